@@ -1,0 +1,22 @@
+# All third-party packages come from Debian 12 (scripts/setup.sh installs them).
+
+# Qt's `slots`/`signals`/`emit` macros collide with LibTorch (c10::ivalue::Object::slots())
+# and AUTOMOC's aggregate defeats include-order tricks (STACK_NOTES §2): no keywords anywhere.
+add_compile_definitions(QT_NO_KEYWORDS)
+
+find_package(Boost 1.74 REQUIRED)                # Boost.Math, header-only
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(SQLite3 REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+# TorchConfigVersion.cmake of Debian's 1.13.1 says 1.13.0: ask for no version (STACK_NOTES §1).
+find_package(Torch REQUIRED)
+find_package(Threads REQUIRED)
+
+if(DPMIX_BUILD_GUI OR DPMIX_BUILD_TESTS)
+  # PrintSupport must be found before QCustomPlotQt6, whose config file does not (pitfall 1).
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets PrintSupport Test Concurrent Svg)
+endif()
+if(DPMIX_BUILD_GUI)
+  find_package(QCustomPlotQt6 REQUIRED)
+endif()

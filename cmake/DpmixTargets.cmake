@@ -1,0 +1,41 @@
+# Helpers that keep each module's CMakeLists short and uniform.
+
+# dpmix_engine_library(NAME SOURCES ... [DEPS ...] [PRIVATE_DEPS ...] [TORCH])
+#   A library of the Qt-free engine: target dpmix_<NAME>, alias dpmix::<NAME>.
+#   TORCH links LibTorch privately (its leaked definitions stay inside) and puts the
+#   library's compiles in the heavy job pool.
+function(dpmix_engine_library name)
+  cmake_parse_arguments(ARG "TORCH" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(dpmix_${name} STATIC ${ARG_SOURCES})
+  add_library(dpmix::${name} ALIAS dpmix_${name})
+  target_include_directories(dpmix_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_compile_features(dpmix_${name} PUBLIC cxx_std_20)
+  set_target_properties(dpmix_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_link_libraries(dpmix_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  if(ARG_TORCH)
+    target_link_libraries(dpmix_${name} PRIVATE torch)
+    set_property(TARGET dpmix_${name} PROPERTY JOB_POOL_COMPILE heavy_compile)
+  endif()
+endfunction()
+
+# dpmix_add_qtest(NAME SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s])
+#   One Qt Test executable per unit, registered with CTest, run offscreen.
+function(dpmix_add_qtest name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  set_target_properties(${name} PROPERTIES AUTOMOC ON
+                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
+  target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    DPMIX_SOURCE_DIR="${PROJECT_SOURCE_DIR}" DPMIX_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data")
+endfunction()

@@ -1,0 +1,83 @@
+#include "engine/privacy/gaussian_rdp.h"
+
+#include "engine/privacy/log_math.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace dpmix::privacy {
+namespace {
+
+// log A_α for integer α: A_α = Σ_{i=0}^{α} C(α,i) q^i (1-q)^{α-i} exp((i²-i)/(2σ²)).
+double logAIntegerOrder(double q, double sigma, int alpha) {
+    double logA = kNegInf;
+    const double logQ = std::log(q);
+    const double log1mQ = std::log1p(-q);
+    for (int i = 0; i <= alpha; ++i) {
+        const double logCoef = logBinomial(alpha, i) + i * logQ + (alpha - i) * log1mQ;
+        logA = logAdd(logA, logCoef + (static_cast<double>(i) * i - i) / (2.0 * sigma * sigma));
+    }
+    return logA;
+}
+
+// log A_α for fractional α: the series of MTZ §3.4, split at z0 = σ² log(1/q - 1) + 1/2
+// into two sums with erfc weights. Generalised binomial coefficients alternate in sign
+// once i > α, so positive and negative terms are accumulated with logAdd / logSub.
+// Terms are added until both are below e^{-30} (A_α >= 1, so the tail is negligible).
+double logAFractionalOrder(double q, double sigma, double alpha) {
+    double logA0 = kNegInf;
+    double logA1 = kNegInf;
+    const double z0 = sigma * sigma * std::log(1.0 / q - 1.0) + 0.5;
+    const double logQ = std::log(q);
+    const double log1mQ = std::log1p(-q);
+    const double sqrt2Sigma = std::sqrt(2.0) * sigma;
+    double coef = 1.0;  // C(α, i), updated by the recurrence C(α,i) = C(α,i-1)(α-i+1)/i
+    for (int i = 0;; ++i) {
+        if (i > 0) coef *= (alpha - i + 1.0) / i;
+        const double logCoef = std::log(std::fabs(coef));
+        const double j = alpha - i;
+        const double logT0 = logCoef + i * logQ + j * log1mQ;
+        const double logT1 = logCoef + j * logQ + i * log1mQ;
+        const double logE0 = std::log(0.5) + logErfc((i - z0) / sqrt2Sigma);
+        const double logE1 = std::log(0.5) + logErfc((z0 - j) / sqrt2Sigma);
+        const double logS0 = logT0 + (static_cast<double>(i) * i - i) / (2.0 * sigma * sigma) + logE0;
+        const double logS1 = logT1 + (j * j - j) / (2.0 * sigma * sigma) + logE1;
+        if (coef > 0) {
+            logA0 = logAdd(logA0, logS0);
+            logA1 = logAdd(logA1, logS1);
+        } else {
+            logA0 = logSub(logA0, logS0);
+            logA1 = logSub(logA1, logS1);
+        }
+        if (std::max(logS0, logS1) < -30.0) break;
+        if (i > 100000) throw std::runtime_error("subsampledGaussianRdp: series did not converge");
+    }
+    return logAdd(logA0, logA1);
+}
+
+}  // namespace
+
+double subsampledGaussianRdp(double q, double sigma, double order) {
+    if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("subsampledGaussianRdp: q must lie in [0, 1]");
+    if (!(sigma >= 0.0)) throw std::invalid_argument("subsampledGaussianRdp: sigma must be >= 0");
+    if (!(order > 1.0)) throw std::invalid_argument("subsampledGaussianRdp: order must be > 1");
+    if (q == 0.0) return 0.0;
+    if (sigma == 0.0) return std::numeric_limits<double>::infinity();
+    if (q == 1.0) return order / (2.0 * sigma * sigma);
+    if (std::isinf(order)) return std::numeric_limits<double>::infinity();
+    const double rounded = std::round(order);
+    const double logA = (order == rounded) ? logAIntegerOrder(q, sigma, static_cast<int>(rounded))
+                                           : logAFractionalOrder(q, sigma, order);
+    return logA / (order - 1.0);
+}
+
+std::vector<double> subsampledGaussianRdp(double q, double sigma, long long steps, const std::vector<double>& orders) {
+    std::vector<double> rdp;
+    rdp.reserve(orders.size());
+    for (double a : orders) rdp.push_back(subsampledGaussianRdp(q, sigma, a) * static_cast<double>(steps));
+    return rdp;
+}
+
+}  // namespace dpmix::privacy

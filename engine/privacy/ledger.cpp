@@ -1,0 +1,224 @@
+#include "engine/privacy/ledger.h"
+
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/dirichlet_rdp.h"
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/gaussian_rdp.h"
+#include "engine/privacy/rdp_conversion.h"
+#include "engine/privacy/rdp_orders.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace dpmix::privacy {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kMaxDirichletOrder = 256;
+
+const char* const kGaussianAccountant = "rdp-subsampled-gaussian (Mironov-Talwar-Zhang 2019; Opacus order grid; "
+                                        "Balle et al. 2020 conversion)";
+const char* const kDirichletAccountant = "rdp-subsampled-dirichlet (Rao et al. 2026 Thm 10; Zhu-Wang 2019 Thm 5; "
+                                         "integer orders 2..256; Canonne-Kamath-Steinke 2020 conversion)";
+
+// RDP of one entry at one order (already multiplied by its steps).
+double entryRdp(const LedgerEntry& e, double order) {
+    switch (e.mechanism) {
+    case MechanismKind::SubsampledGaussian:
+        return subsampledGaussianRdp(e.q, e.sigma, order) * static_cast<double>(e.steps);
+    case MechanismKind::SubsampledDirichlet: {
+        const int l = static_cast<int>(order);
+        if (static_cast<double>(l) != order) return kInf;  // Theorem 10 covers integer orders only
+        return subsampledDirichletRdp(e.dirichletAlpha, e.dirichletR, e.q, l) * static_cast<double>(e.steps);
+    }
+    case MechanismKind::NonPrivate:
+        return kInf;
+    }
+    return kInf;
+}
+
+// Sequential composition of a group of entries: add RDP curves, convert once.
+SplitTotal composeSequentially(const std::string& split, const std::vector<const LedgerEntry*>& group, double delta) {
+    bool anyDirichlet = false;
+    for (const auto* e : group) {
+        if (e->mechanism == MechanismKind::NonPrivate) return {split, kInf, delta, std::nan("")};
+        anyDirichlet = anyDirichlet || e->mechanism == MechanismKind::SubsampledDirichlet;
+    }
+    if (group.size() == 1 && anyDirichlet) {
+        const auto& e = *group.front();
+        const auto r = dirichletEpsilon({e.dirichletAlpha, e.dirichletR, e.q, e.steps}, delta, kMaxDirichletOrder);
+        return {split, r.epsilon, delta, r.order};
+    }
+    // Dirichlet bounds exist at integer orders only, so a mixed group uses integer orders.
+    const std::vector<double> orders = anyDirichlet ? integerOrders(2, kMaxDirichletOrder) : defaultRdpOrders();
+    std::vector<double> rdp(orders.size(), 0.0);
+    for (const auto* e : group)
+        for (std::size_t i = 0; i < orders.size(); ++i) rdp[i] += entryRdp(*e, orders[i]);
+    const auto r = rdpToEpsilon(orders, rdp, delta);
+    return {split, r.epsilon, delta, r.order};
+}
+
+bool closeEnough(double a, double b, double rtol) {
+    if (std::isinf(a) || std::isinf(b)) return a == b;
+    return std::fabs(a - b) <= rtol * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+}  // namespace
+
+std::string toString(MechanismKind kind) {
+    switch (kind) {
+    case MechanismKind::SubsampledGaussian: return "subsampled-gaussian";
+    case MechanismKind::SubsampledDirichlet: return "subsampled-dirichlet";
+    case MechanismKind::NonPrivate: return "non-private";
+    }
+    return "unknown";
+}
+
+std::string toString(PrivacyUnit unit) { return unit == PrivacyUnit::User ? "user" : "example"; }
+std::string toString(Composition c) { return c == Composition::Sequential ? "sequential" : "parallel"; }
+
+bool parseMechanismKind(const std::string& text, MechanismKind& out) {
+    for (auto k : {MechanismKind::SubsampledGaussian, MechanismKind::SubsampledDirichlet, MechanismKind::NonPrivate})
+        if (toString(k) == text) { out = k; return true; }
+    return false;
+}
+
+bool parsePrivacyUnit(const std::string& text, PrivacyUnit& out) {
+    if (text == "example") { out = PrivacyUnit::Example; return true; }
+    if (text == "user") { out = PrivacyUnit::User; return true; }
+    return false;
+}
+
+bool parseComposition(const std::string& text, Composition& out) {
+    if (text == "parallel") { out = Composition::Parallel; return true; }
+    if (text == "sequential") { out = Composition::Sequential; return true; }
+    return false;
+}
+
+double recomputeEpsilon(const LedgerEntry& e) {
+    switch (e.mechanism) {
+    case MechanismKind::SubsampledGaussian:
+        return gaussianEpsilon({e.q, e.sigma, e.steps}, e.delta).epsilon;
+    case MechanismKind::SubsampledDirichlet:
+        return dirichletEpsilon({e.dirichletAlpha, e.dirichletR, e.q, e.steps}, e.delta, kMaxDirichletOrder).epsilon;
+    case MechanismKind::NonPrivate:
+        return kInf;
+    }
+    return kInf;
+}
+
+LedgerEntry gaussianEntry(std::string stage, std::string split, PrivacyUnit unit, double q, double sigma,
+                          long long steps, double delta, double clipNorm) {
+    LedgerEntry e;
+    e.stage = std::move(stage);
+    e.mechanism = MechanismKind::SubsampledGaussian;
+    e.unit = unit;
+    e.split = std::move(split);
+    e.q = q;
+    e.sigma = sigma;
+    e.steps = steps;
+    e.delta = delta;
+    e.clipNorm = clipNorm;
+    e.accountant = kGaussianAccountant;
+    e.assumptions = unit == PrivacyUnit::User
+                        ? "add/remove of one user's data; Poisson sampling of users; each user's contribution clipped"
+                        : "add/remove of one example; Poisson sampling; each example's gradient clipped";
+    e.epsilon = recomputeEpsilon(e);
+    return e;
+}
+
+LedgerEntry dirichletEntry(std::string stage, std::string split, double alpha, double r, double q, long long steps,
+                           double delta) {
+    LedgerEntry e;
+    e.stage = std::move(stage);
+    e.mechanism = MechanismKind::SubsampledDirichlet;
+    e.unit = PrivacyUnit::Example;
+    e.split = std::move(split);
+    e.dirichletAlpha = alpha;
+    e.dirichletR = r;
+    e.q = q;
+    e.steps = steps;
+    e.delta = delta;
+    e.accountant = kDirichletAccountant;
+    e.established = false;
+    e.assumptions =
+        "protects training inputs only: labels are treated as public. The epsilon is claimed by the mechanism's "
+        "authors, not established: it treats back-propagation as post-processing of the Dirichlet samples, but the "
+        "parameter gradient also carries the network's Jacobian at the private input";
+    e.epsilon = recomputeEpsilon(e);
+    return e;
+}
+
+LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string why) {
+    LedgerEntry e;
+    e.stage = std::move(stage);
+    e.mechanism = MechanismKind::NonPrivate;
+    e.split = std::move(split);
+    e.epsilon = kInf;
+    e.accountant = "none";
+    e.established = true;
+    e.assumptions = std::move(why);
+    return e;
+}
+
+LedgerTotal Ledger::total() const {
+    LedgerTotal t;
+    t.composition = composition_;
+    if (entries_.empty()) return t;
+    double delta = 0.0;
+    for (const auto& e : entries_) {
+        delta = std::max(delta, e.delta);
+        if (!e.established) t.established = false;
+        if (!e.assumptions.empty() &&
+            std::find(t.assumptions.begin(), t.assumptions.end(), e.assumptions) == t.assumptions.end())
+            t.assumptions.push_back(e.assumptions);
+    }
+    if (delta <= 0.0) delta = 1e-5;  // only non-private entries: ε is ∞ whatever δ
+    // Group by split, keeping first-seen order.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const LedgerEntry*>> groups;
+    for (const auto& e : entries_) {
+        const std::string key = composition_ == Composition::Sequential ? std::string("all") : e.split;
+        if (!groups.count(key)) order.push_back(key);
+        groups[key].push_back(&e);
+    }
+    // Within a group the summed RDP curve is converted once, at the largest δ recorded there.
+    for (const auto& key : order) {
+        double groupDelta = 0.0;
+        for (const auto* e : groups[key]) groupDelta = std::max(groupDelta, e->delta);
+        if (groupDelta <= 0.0) groupDelta = delta;
+        t.perSplit.push_back(composeSequentially(key, groups[key], groupDelta));
+    }
+    for (const auto& s : t.perSplit) {
+        t.epsilon = std::max(t.epsilon, s.epsilon);
+        t.delta = std::max(t.delta, s.delta);
+    }
+    return t;
+}
+
+LedgerVerification Ledger::verify(double recordedTotal, double rtol) const {
+    LedgerVerification v;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const double again = recomputeEpsilon(entries_[i]);
+        const bool same = closeEnough(entries_[i].epsilon, again, rtol);
+        v.entries.push_back({i, entries_[i].epsilon, again, same});
+        if (!same) {
+            v.ok = false;
+            v.problems.push_back("entry " + std::to_string(i + 1) + " (" + entries_[i].stage + ", split " +
+                                 entries_[i].split + "): recorded epsilon " + std::to_string(entries_[i].epsilon) +
+                                 " but its parameters give " + std::to_string(again));
+        }
+    }
+    v.total = total();
+    if (recordedTotal >= 0.0 && !closeEnough(recordedTotal, v.total.epsilon, rtol)) {
+        v.ok = false;
+        v.problems.push_back("recorded total epsilon " + std::to_string(recordedTotal) +
+                             " but the entries compose to " + std::to_string(v.total.epsilon));
+    }
+    return v;
+}
+
+}  // namespace dpmix::privacy

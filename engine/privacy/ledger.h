@@ -1,0 +1,116 @@
+#pragma once
+// The privacy ledger of a run: every mechanism that touched sensitive data, with the
+// parameters needed to recompute its ε from scratch. A reviewer's "Verify" recomputes each
+// entry and the composed total and compares them with what was recorded.
+//
+// Composition rules:
+//  - entries on the same data split compose sequentially: their RDP curves add order by order
+//    and the sum is converted to (ε, δ) once;
+//  - with Composition::Parallel, different splits are disjoint sets of people, so the run's
+//    guarantee is (max ε, max δ) over splits (parallel composition);
+//  - with Composition::Sequential, all entries are summed as if on one data set.
+#include <string>
+#include <vector>
+
+namespace dpmix::privacy {
+
+enum class MechanismKind {
+    SubsampledGaussian,   // DP-SGD / DP-MixMin: Poisson sampling, clipping, Gaussian noise
+    SubsampledDirichlet,  // Dirichlet mechanism (Rao et al. 2026), labels public
+    NonPrivate,           // a step that used sensitive data without a DP mechanism (ε = ∞)
+};
+
+enum class PrivacyUnit { Example, User };
+enum class Composition { Parallel, Sequential };
+
+std::string toString(MechanismKind kind);
+std::string toString(PrivacyUnit unit);
+std::string toString(Composition composition);
+bool parseMechanismKind(const std::string& text, MechanismKind& out);
+bool parsePrivacyUnit(const std::string& text, PrivacyUnit& out);
+bool parseComposition(const std::string& text, Composition& out);
+
+struct LedgerEntry {
+    std::string stage;                  // e.g. "mixture", "finetune", "random-search"
+    MechanismKind mechanism = MechanismKind::SubsampledGaussian;
+    PrivacyUnit unit = PrivacyUnit::Example;
+    std::string split;                  // which data it touched, e.g. "A", "B", "train"
+    double q = 1.0;                     // Poisson sampling rate (per unit)
+    long long steps = 1;
+    double sigma = 0.0;                 // Gaussian noise multiplier
+    double clipNorm = 0.0;              // informational: C (ε does not depend on it)
+    double dirichletAlpha = 0.0;        // Dirichlet α
+    double dirichletR = 0.0;            // Dirichlet r
+    double delta = 0.0;                 // δ the entry was accounted at
+    double epsilon = 0.0;               // ε recorded when the stage ran (+inf for NonPrivate)
+    std::string accountant;             // e.g. "rdp-gaussian (Opacus order grid, Balle 2020 conversion)"
+    bool established = true;            // false when the guarantee is only claimed by its authors
+    std::string assumptions;            // plain-language assumptions the guarantee rests on
+};
+
+/// ε of one entry recomputed from its parameters at its own δ (+inf for NonPrivate).
+double recomputeEpsilon(const LedgerEntry& entry);
+
+/// An entry for a Poisson-subsampled Gaussian mechanism with ε computed now.
+LedgerEntry gaussianEntry(std::string stage, std::string split, PrivacyUnit unit, double q, double sigma,
+                          long long steps, double delta, double clipNorm);
+
+/// An entry for the subsampled Dirichlet mechanism, marked not established (see docs).
+LedgerEntry dirichletEntry(std::string stage, std::string split, double alpha, double r, double q, long long steps,
+                           double delta);
+
+/// A non-private use of sensitive data (e.g. Random Search selecting λ on split A).
+LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string why);
+
+struct SplitTotal {
+    std::string split;
+    double epsilon;
+    double delta;
+    double order;       // order attaining ε (NaN for a single NonPrivate/empty group)
+};
+
+struct LedgerTotal {
+    double epsilon = 0.0;  // 0 for an empty ledger
+    double delta = 0.0;
+    Composition composition = Composition::Parallel;
+    std::vector<SplitTotal> perSplit;  // one row per split (one row "all" when sequential)
+    bool established = true;           // false if any entry's guarantee is only claimed
+    std::vector<std::string> assumptions;
+};
+
+struct EntryCheck {
+    std::size_t index;
+    double recorded;
+    double recomputed;
+    bool matches;
+};
+
+struct LedgerVerification {
+    bool ok = true;
+    std::vector<EntryCheck> entries;
+    LedgerTotal total;
+    std::vector<std::string> problems;  // plain-language discrepancies
+};
+
+class Ledger {
+public:
+    explicit Ledger(Composition composition = Composition::Parallel) : composition_(composition) {}
+
+    void record(LedgerEntry entry) { entries_.push_back(std::move(entry)); }
+    const std::vector<LedgerEntry>& entries() const { return entries_; }
+    Composition composition() const { return composition_; }
+    void setComposition(Composition c) { composition_ = c; }
+
+    /// The run's guarantee, recomputed from the recorded parameters.
+    LedgerTotal total() const;
+
+    /// Recompute every entry and compare with the recorded ε (relative tolerance `rtol`).
+    /// `recordedTotal`, when given (≥ 0), is compared with the recomputed total too.
+    LedgerVerification verify(double recordedTotal = -1.0, double rtol = 1e-9) const;
+
+private:
+    Composition composition_;
+    std::vector<LedgerEntry> entries_;
+};
+
+}  // namespace dpmix::privacy

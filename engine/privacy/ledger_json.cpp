@@ -1,0 +1,110 @@
+#include "engine/privacy/ledger_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace dpmix::privacy {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) {
+    if (std::isinf(v)) return v > 0 ? json("inf") : json("-inf");
+    if (std::isnan(v)) return json(nullptr);
+    return json(v);
+}
+
+bool readNumber(const json& j, const char* key, double& out, std::string& err, const std::string& where) {
+    if (!j.contains(key)) { err = where + ": missing field '" + key + "'"; return false; }
+    const json& v = j.at(key);
+    if (v.is_number()) { out = v.get<double>(); return true; }
+    if (v.is_string() && v.get<std::string>() == "inf") { out = std::numeric_limits<double>::infinity(); return true; }
+    if (v.is_null()) { out = std::nan(""); return true; }
+    err = where + ": field '" + key + "' must be a number";
+    return false;
+}
+
+}  // namespace
+
+std::string ledgerToJson(const Ledger& ledger, int indent) {
+    json entries = json::array();
+    for (const auto& e : ledger.entries()) {
+        entries.push_back({{"stage", e.stage},
+                           {"mechanism", toString(e.mechanism)},
+                           {"unit", toString(e.unit)},
+                           {"split", e.split},
+                           {"q", e.q},
+                           {"steps", e.steps},
+                           {"sigma", e.sigma},
+                           {"clip_norm", e.clipNorm},
+                           {"dirichlet_alpha", e.dirichletAlpha},
+                           {"dirichlet_r", e.dirichletR},
+                           {"delta", e.delta},
+                           {"epsilon", number(e.epsilon)},
+                           {"accountant", e.accountant},
+                           {"established", e.established},
+                           {"assumptions", e.assumptions}});
+    }
+    json j{{"format", "dpmix-ledger/1"}, {"composition", toString(ledger.composition())}, {"entries", entries}};
+    return j.dump(indent);
+}
+
+Result<Ledger> ledgerFromJson(const std::string& text) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return Error{"ledger: not a JSON object"};
+    Composition comp = Composition::Parallel;
+    if (j.contains("composition") && (!j["composition"].is_string() || !parseComposition(j["composition"], comp)))
+        return Error{"ledger: composition must be \"parallel\" or \"sequential\""};
+    if (!j.contains("entries") || !j["entries"].is_array()) return Error{"ledger: missing array 'entries'"};
+    Ledger ledger(comp);
+    int index = 0;
+    for (const auto& je : j["entries"]) {
+        ++index;
+        const std::string where = "ledger entry " + std::to_string(index);
+        if (!je.is_object()) return Error{where + ": not an object"};
+        LedgerEntry e;
+        std::string err;
+        auto str = [&](const char* key, std::string& out) {
+            if (je.contains(key) && je[key].is_string()) out = je[key].get<std::string>();
+        };
+        str("stage", e.stage);
+        str("split", e.split);
+        str("accountant", e.accountant);
+        str("assumptions", e.assumptions);
+        if (!je.contains("mechanism") || !je["mechanism"].is_string() || !parseMechanismKind(je["mechanism"], e.mechanism))
+            return Error{where + ": 'mechanism' must be subsampled-gaussian, subsampled-dirichlet or non-private"};
+        if (je.contains("unit") && (!je["unit"].is_string() || !parsePrivacyUnit(je["unit"], e.unit)))
+            return Error{where + ": 'unit' must be example or user"};
+        double steps = 1;
+        if (!readNumber(je, "epsilon", e.epsilon, err, where)) return Error{err};
+        if (e.mechanism != MechanismKind::NonPrivate) {
+            if (!readNumber(je, "q", e.q, err, where) || !readNumber(je, "steps", steps, err, where) ||
+                !readNumber(je, "delta", e.delta, err, where))
+                return Error{err};
+            e.steps = static_cast<long long>(steps);
+        }
+        if (e.mechanism == MechanismKind::SubsampledGaussian && !readNumber(je, "sigma", e.sigma, err, where))
+            return Error{err};
+        if (e.mechanism == MechanismKind::SubsampledDirichlet &&
+            (!readNumber(je, "dirichlet_alpha", e.dirichletAlpha, err, where) ||
+             !readNumber(je, "dirichlet_r", e.dirichletR, err, where)))
+            return Error{err};
+        if (je.contains("clip_norm") && je["clip_norm"].is_number()) e.clipNorm = je["clip_norm"].get<double>();
+        if (je.contains("established") && je["established"].is_boolean()) e.established = je["established"].get<bool>();
+        ledger.record(std::move(e));
+    }
+    return ledger;
+}
+
+std::string ledgerTotalToJson(const LedgerTotal& t, int indent) {
+    json splits = json::array();
+    for (const auto& s : t.perSplit)
+        splits.push_back({{"split", s.split}, {"epsilon", number(s.epsilon)}, {"delta", s.delta}, {"order", number(s.order)}});
+    json j{{"epsilon", number(t.epsilon)}, {"delta", t.delta},       {"composition", toString(t.composition)},
+           {"per_split", splits},        {"established", t.established}, {"assumptions", t.assumptions}};
+    return j.dump(indent);
+}
+
+}  // namespace dpmix::privacy

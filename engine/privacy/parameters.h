@@ -1,0 +1,122 @@
+#pragma once
+// Validating builders for every DP parameter set a user can type. They never assert: a bad
+// value comes back as an Error naming the field, the value and the allowed range, in words a
+// user can act on ("q = 1.5 is out of range: expected a sampling rate in (0, 1]").
+// Field names are those of the CLI flags and CSV columns (q, sigma, steps, delta, ...).
+#include "engine/core/result.h"
+#include "engine/privacy/audit_bound.h"
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/gaussian_accountant.h"
+
+#include <optional>
+#include <string>
+
+namespace dpmix::privacy {
+
+/// Per-field checks, reusable by other builders (mixture learning, fine-tuning).
+std::optional<Error> checkSamplingRate(const std::string& field, double q);        // (0, 1]
+std::optional<Error> checkDelta(const std::string& field, double delta);          // (0, 1)
+std::optional<Error> checkPositive(const std::string& field, double value);       // > 0, finite
+std::optional<Error> checkSteps(const std::string& field, long long steps);       // >= 1
+std::optional<Error> checkCount(const std::string& field, long long value);       // >= 0
+
+/// Formats a double the way messages show it (shortest round-trip form).
+std::string formatNumber(double value);
+
+struct GaussianEpsilonQuery {
+    GaussianMechanism mechanism;
+    double delta;
+};
+
+class GaussianEpsilonQueryBuilder {
+public:
+    GaussianEpsilonQueryBuilder& q(double v) { q_ = v; return *this; }
+    GaussianEpsilonQueryBuilder& sigma(double v) { sigma_ = v; return *this; }
+    GaussianEpsilonQueryBuilder& steps(long long v) { steps_ = v; return *this; }
+    GaussianEpsilonQueryBuilder& delta(double v) { delta_ = v; return *this; }
+    Result<GaussianEpsilonQuery> build() const;
+
+private:
+    std::optional<double> q_, sigma_, delta_;
+    std::optional<long long> steps_;
+};
+
+struct SigmaQuery {
+    double epsilon;
+    double delta;
+    double q;
+    long long steps;
+};
+
+class SigmaQueryBuilder {
+public:
+    SigmaQueryBuilder& epsilon(double v) { epsilon_ = v; return *this; }
+    SigmaQueryBuilder& delta(double v) { delta_ = v; return *this; }
+    SigmaQueryBuilder& q(double v) { q_ = v; return *this; }
+    SigmaQueryBuilder& steps(long long v) { steps_ = v; return *this; }
+    Result<SigmaQuery> build() const;
+
+private:
+    std::optional<double> epsilon_, delta_, q_;
+    std::optional<long long> steps_;
+};
+
+struct DirichletRQuery {
+    double epsilon;
+    double delta;
+    double alpha;
+    double q;
+    long long steps;
+};
+
+class DirichletRQueryBuilder {
+public:
+    DirichletRQueryBuilder& epsilon(double v) { epsilon_ = v; return *this; }
+    DirichletRQueryBuilder& delta(double v) { delta_ = v; return *this; }
+    DirichletRQueryBuilder& alpha(double v) { alpha_ = v; return *this; }
+    DirichletRQueryBuilder& q(double v) { q_ = v; return *this; }
+    DirichletRQueryBuilder& steps(long long v) { steps_ = v; return *this; }
+    Result<DirichletRQuery> build() const;
+
+private:
+    std::optional<double> epsilon_, delta_, alpha_, q_;
+    std::optional<long long> steps_;
+};
+
+/// A Dirichlet mechanism with a given scale r (for ledger entries and ε queries).
+class DirichletMechanismBuilder {
+public:
+    DirichletMechanismBuilder& alpha(double v) { alpha_ = v; return *this; }
+    DirichletMechanismBuilder& r(double v) { r_ = v; return *this; }
+    DirichletMechanismBuilder& q(double v) { q_ = v; return *this; }
+    DirichletMechanismBuilder& steps(long long v) { steps_ = v; return *this; }
+    Result<DirichletMechanism> build() const;
+
+private:
+    std::optional<double> alpha_, r_, q_;
+    std::optional<long long> steps_;
+};
+
+struct AuditBoundQuery {
+    AuditCounts counts;
+    double delta;
+    double confidence;
+};
+
+class AuditBoundQueryBuilder {
+public:
+    AuditBoundQueryBuilder& fp(long long v) { fp_ = v; return *this; }
+    AuditBoundQueryBuilder& fn(long long v) { fn_ = v; return *this; }
+    AuditBoundQueryBuilder& negatives(long long v) { negatives_ = v; return *this; }
+    AuditBoundQueryBuilder& positives(long long v) { positives_ = v; return *this; }
+    AuditBoundQueryBuilder& delta(double v) { delta_ = v; return *this; }
+    AuditBoundQueryBuilder& confidence(double v) { confidence_ = v; return *this; }
+    Result<AuditBoundQuery> build() const;
+
+private:
+    std::optional<long long> fp_, fn_, negatives_, positives_;
+    std::optional<double> delta_;
+    double confidence_ = 0.95;
+};
+
+}  // namespace dpmix::privacy
