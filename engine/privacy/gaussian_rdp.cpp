@@ -10,17 +10,24 @@
 namespace dpmix::privacy {
 namespace {
 
-// log A_α for integer α: A_α = Σ_{i=0}^{α} C(α,i) q^i (1-q)^{α-i} exp((i²-i)/(2σ²)).
-double logAIntegerOrder(double q, double sigma, int alpha) {
-    double logA = kNegInf;
+// log(A_α − 1) for integer α, where A_α = Σ_{i=0}^{α} C(α,i) q^i (1-q)^{α-i} exp((i²-i)/(2σ²)).
+// The binomial weights sum to one, so A_α − 1 = Σ_{i>=2} C(α,i) q^i (1-q)^{α-i} expm1((i²-i)/(2σ²)):
+// every term is positive, and tiny RDP values (large σ, small q) keep full relative precision
+// instead of being lost in log(1 + tiny).
+double logAMinusOneIntegerOrder(double q, double sigma, int alpha) {
+    double logAm1 = kNegInf;
     const double logQ = std::log(q);
     const double log1mQ = std::log1p(-q);
-    for (int i = 0; i <= alpha; ++i) {
-        const double logCoef = logBinomial(alpha, i) + i * logQ + (alpha - i) * log1mQ;
-        logA = logAdd(logA, logCoef + (static_cast<double>(i) * i - i) / (2.0 * sigma * sigma));
+    for (int i = 2; i <= alpha; ++i) {
+        const double z = (static_cast<double>(i) * i - i) / (2.0 * sigma * sigma);
+        const double logExpm1 = z > 30.0 ? z + std::log1p(-std::exp(-z)) : std::log(std::expm1(z));
+        logAm1 = logAdd(logAm1, logBinomial(alpha, i) + i * logQ + (alpha - i) * log1mQ + logExpm1);
     }
-    return logA;
+    return logAm1;
 }
+
+// log(1 + e^x) without overflow.
+double softplus(double x) { return x > 0.0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
 
 // log A_α for fractional α: the series of MTZ §3.4, split at z0 = σ² log(1/q - 1) + 1/2
 // into two sums with erfc weights. Generalised binomial coefficients alternate in sign
@@ -68,7 +75,7 @@ double subsampledGaussianRdp(double q, double sigma, double order) {
     if (q == 1.0) return order / (2.0 * sigma * sigma);
     if (std::isinf(order)) return std::numeric_limits<double>::infinity();
     const double rounded = std::round(order);
-    const double logA = (order == rounded) ? logAIntegerOrder(q, sigma, static_cast<int>(rounded))
+    const double logA = (order == rounded) ? softplus(logAMinusOneIntegerOrder(q, sigma, static_cast<int>(rounded)))
                                            : logAFractionalOrder(q, sigma, order);
     return logA / (order - 1.0);
 }

@@ -1,0 +1,86 @@
+#include "engine/privacy/gaussian_rdp.h"
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/rdp_orders.h"
+#include "reference_table.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix::privacy;
+
+namespace {
+bool relClose(double a, double b, double rtol) { return std::fabs(a - b) <= rtol * std::fabs(b); }
+}
+
+class TestGaussianRdp : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fullBatchIsTheGaussianClosedForm() {
+        for (double sigma : {0.5, 1.0, 3.7})
+            for (double a : {1.5, 2.0, 7.3, 63.0}) QCOMPARE(subsampledGaussianRdp(1.0, sigma, a), a / (2 * sigma * sigma));
+    }
+    void orderTwoClosedForm() {
+        // For α = 2 the binomial sum is (1-q)² + 2q(1-q) + q² e^{1/σ²} = 1 + q²(e^{1/σ²} - 1).
+        for (double q : {0.001, 0.05, 0.5, 0.9})
+            for (double sigma : {0.6, 1.0, 4.0}) {
+                const double expected = std::log1p(q * q * std::expm1(1.0 / (sigma * sigma)));
+                QVERIFY2(relClose(subsampledGaussianRdp(q, sigma, 2.0), expected, 1e-12),
+                         qPrintable(QString("q=%1 sigma=%2").arg(q).arg(sigma)));
+            }
+    }
+    void fractionalSeriesAgreesWithIntegerSumNearIntegers() {
+        // Two different formulas (MTZ §3.3 vs §3.4) must agree where they meet.
+        for (double q : {0.01, 0.2})
+            for (double sigma : {0.8, 2.0})
+                for (int a : {2, 3, 8, 20}) {
+                    const double integer = subsampledGaussianRdp(q, sigma, static_cast<double>(a));
+                    const double nearby = subsampledGaussianRdp(q, sigma, a + 1e-9);
+                    QVERIFY2(relClose(nearby, integer, 1e-6), qPrintable(QString("q=%1 s=%2 a=%3").arg(q).arg(sigma).arg(a)));
+                }
+    }
+    void edgeCases() {
+        QCOMPARE(subsampledGaussianRdp(0.0, 1.0, 2.0), 0.0);
+        QVERIFY(std::isinf(subsampledGaussianRdp(0.1, 0.0, 2.0)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, subsampledGaussianRdp(1.5, 1.0, 2.0));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, subsampledGaussianRdp(0.5, 1.0, 1.0));
+    }
+    void compositionIsLinearInSteps() {
+        const auto orders = defaultRdpOrders();
+        const auto one = subsampledGaussianRdp(0.03, 1.1, 1, orders);
+        const auto many = subsampledGaussianRdp(0.03, 1.1, 250, orders);
+        for (std::size_t i = 0; i < orders.size(); ++i) QVERIFY(relClose(many[i], 250 * one[i], 1e-14));
+    }
+    void defaultOrderGridIsOpacusGrid() {
+        const auto orders = defaultRdpOrders();
+        QCOMPARE(orders.size(), std::size_t(99 + 52));
+        QCOMPARE(orders.front(), 1.1);
+        QCOMPARE(orders[98], 10.9);
+        QCOMPARE(orders[99], 12.0);
+        QCOMPARE(orders.back(), 63.0);
+    }
+    void publishedExample() {
+        // The example: q = 0.01, σ = 1, T = 1000, δ = 1e-6 → ε = 2.43669380 at order 8.
+        const auto r = gaussianEpsilon({0.01, 1.0, 1000}, 1e-6);
+        QVERIFY(std::fabs(r.epsilon - 2.43669380) < 5e-9);
+        QCOMPARE(r.order, 8.0);
+    }
+    void matchesIndependentReferenceTable() {
+        const auto rows = readReferenceTable(QStringLiteral(DPMIX_PRIVACY_REFERENCE_DIR "/rdp_reference.csv"));
+        QVERIFY(rows.size() >= 50);
+        int onLastOrder = 0;
+        for (const auto& row : rows) {
+            const auto r = gaussianEpsilon({row["q"], row["sigma"], static_cast<long long>(row["steps"])}, row["delta"]);
+            const QString where = QString("q=%1 sigma=%2 T=%3 delta=%4: got %5 want %6")
+                                      .arg(row["q"]).arg(row["sigma"]).arg(row["steps"]).arg(row["delta"])
+                                      .arg(r.epsilon, 0, 'g', 12).arg(row["epsilon"], 0, 'g', 12);
+            QVERIFY2(relClose(r.epsilon, row["epsilon"], 1e-6), qPrintable(where));
+            QVERIFY2(r.order == row["order"], qPrintable(where + QString(" order %1 vs %2").arg(r.order).arg(row["order"])));
+            if (row["order"] == 63.0) ++onLastOrder;
+        }
+        QVERIFY(onLastOrder >= 3);  // the table includes optima on the grid's last order
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGaussianRdp)
+#include "tst_gaussian_rdp.moc"

@@ -1,0 +1,131 @@
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/ledger.h"
+#include "engine/privacy/ledger_json.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix::privacy;
+
+class TestLedger : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void emptyLedgerSpendsNothing() {
+        const Ledger ledger;
+        QCOMPARE(ledger.total().epsilon, 0.0);
+        QVERIFY(ledger.verify().ok);
+    }
+    void gaussianEntryRecordsItsEpsilon() {
+        const auto e = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-6, 13.0);
+        QVERIFY(std::fabs(e.epsilon - 2.43669380) < 5e-9);
+        QVERIFY(e.established);
+    }
+    void parallelCompositionTakesTheMaximum() {
+        Ledger ledger(Composition::Parallel);
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, 8.0, 100, 1e-5, 13.0));
+        ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-5, 2.0));
+        const auto t = ledger.total();
+        const double a = ledger.entries()[0].epsilon, b = ledger.entries()[1].epsilon;
+        QVERIFY(std::fabs(t.epsilon - std::max(a, b)) < 1e-12);
+        QCOMPARE(t.perSplit.size(), std::size_t(2));
+        QCOMPARE(t.delta, 1e-5);
+    }
+    void sameSplitComposesByAddingRdp() {
+        // Two identical T-step entries on one split = one 2T-step mechanism (RDP is additive).
+        Ledger ledger(Composition::Parallel);
+        ledger.record(gaussianEntry("s1", "A", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
+        ledger.record(gaussianEntry("s2", "A", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
+        const double expected = gaussianEpsilon({0.05, 1.2, 600}, 1e-5).epsilon;
+        QVERIFY(std::fabs(ledger.total().epsilon - expected) < 1e-12 * expected);
+        // ... which is less than adding the two ε's (the point of RDP composition).
+        QVERIFY(ledger.total().epsilon < 2 * ledger.entries()[0].epsilon);
+    }
+    void sequentialCompositionSumsAcrossSplits() {
+        Ledger ledger(Composition::Sequential);
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
+        ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
+        const double expected = gaussianEpsilon({0.05, 1.2, 600}, 1e-5).epsilon;
+        QVERIFY(std::fabs(ledger.total().epsilon - expected) < 1e-12 * expected);
+        ledger.setComposition(Composition::Parallel);
+        QVERIFY(ledger.total().epsilon < expected);
+    }
+    void dirichletIsMarkedNotEstablished() {
+        Ledger ledger;
+        ledger.record(dirichletEntry("finetune", "B", 3.0, 0.277, 250.0 / 60000, 9600, 1e-5));
+        const auto t = ledger.total();
+        QVERIFY(!t.established);
+        QVERIFY(t.epsilon <= 1.0 + 1e-3 && t.epsilon > 0.9);
+        QVERIFY(QString::fromStdString(t.assumptions.front()).contains("labels are treated as public"));
+        QVERIFY(QString::fromStdString(t.assumptions.front()).contains("not established"));
+    }
+    void mixedMechanismsOnOneSplitUseIntegerOrders() {
+        Ledger ledger;
+        ledger.record(dirichletEntry("d", "B", 3.0, 0.3, 0.01, 100, 1e-5));
+        ledger.record(gaussianEntry("g", "B", PrivacyUnit::Example, 0.01, 1.0, 100, 1e-5, 1.0));
+        const auto t = ledger.total();
+        QVERIFY(t.epsilon > std::max(ledger.entries()[0].epsilon, ledger.entries()[1].epsilon));
+        QVERIFY(t.epsilon < ledger.entries()[0].epsilon + ledger.entries()[1].epsilon);
+        QCOMPARE(t.perSplit.front().order, std::round(t.perSplit.front().order));
+    }
+    void nonPrivateUseIsInfinite() {
+        Ledger ledger;
+        ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.01, 1.0, 100, 1e-5, 1.0));
+        ledger.record(nonPrivateEntry("random-search", "A", "lambda selected on split A without DP"));
+        QVERIFY(std::isinf(ledger.total().epsilon));
+    }
+    void jsonRoundTripPreservesEverything() {
+        Ledger ledger(Composition::Sequential);
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::User, 0.2, 8.278, 100, 1e-5, 0.01));
+        ledger.record(dirichletEntry("finetune", "B", 3.0, 0.5, 0.004, 1000, 1e-5));
+        ledger.record(nonPrivateEntry("random-search", "A", "why"));
+        const auto back = ledgerFromJson(ledgerToJson(ledger));
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(back->composition() == Composition::Sequential);
+        QCOMPARE(back->entries().size(), std::size_t(3));
+        for (std::size_t i = 0; i < 3; ++i) {
+            const auto& x = ledger.entries()[i];
+            const auto& y = back->entries()[i];
+            QCOMPARE(y.stage, x.stage);
+            QVERIFY(y.mechanism == x.mechanism);
+            QVERIFY(y.unit == x.unit);
+            QCOMPARE(y.q, x.q);
+            QCOMPARE(y.sigma, x.sigma);
+            QCOMPARE(y.steps, x.steps);
+            QCOMPARE(y.dirichletR, x.dirichletR);
+            QCOMPARE(y.established, x.established);
+            QVERIFY(y.epsilon == x.epsilon);  // also ∞ == ∞
+        }
+        QVERIFY(back->verify().ok);
+    }
+    void verifyDetectsAnEditedEntry() {
+        Ledger ledger;
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, 8.278, 100, 1e-5, 13.0));
+        std::string json = ledgerToJson(ledger);
+        // A reviewer's file where someone lowered σ after the fact but kept the old ε.
+        const auto pos = json.find("\"sigma\":8.278");
+        QVERIFY(pos != std::string::npos);
+        json.replace(pos, 13, "\"sigma\":4.000");
+        const auto edited = ledgerFromJson(json);
+        QVERIFY(edited.ok());
+        const auto v = edited->verify();
+        QVERIFY(!v.ok);
+        QVERIFY(!v.entries.front().matches);
+        QVERIFY(v.entries.front().recomputed > v.entries.front().recorded);
+        QVERIFY(!v.problems.empty());
+        // A recorded total that disagrees is reported too.
+        QVERIFY(!ledger.verify(ledger.total().epsilon * 0.5).ok);
+        QVERIFY(ledger.verify(ledger.total().epsilon).ok);
+    }
+    void malformedJsonNamesTheProblem() {
+        auto r = ledgerFromJson("{\"entries\":[{\"mechanism\":\"subsampled-gaussian\",\"epsilon\":1}]}");
+        QVERIFY(!r.ok());
+        QVERIFY(QString::fromStdString(r.error().message).contains("entry 1"));
+        QVERIFY(QString::fromStdString(r.error().message).contains("'q'"));
+        QVERIFY(!ledgerFromJson("not json").ok());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLedger)
+#include "tst_ledger.moc"
