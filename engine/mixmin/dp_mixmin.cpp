@@ -1,0 +1,167 @@
+#include "engine/mixmin/dp_mixmin.h"
+
+#include "engine/mixmin/poisson_sampling.h"
+#include "engine/mixmin/simplex.h"
+#include "engine/privacy/parameters.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace dpmix::mixmin {
+namespace {
+
+// Independent streams for sampling and noise, both derived from the run seed: a zero-noise
+// control with the same seed then sees exactly the same batches as the private run.
+std::mt19937_64 streamFor(std::uint64_t seed, std::uint32_t stream) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), stream};
+    return std::mt19937_64(seq);
+}
+
+// Optional tangent projection, clip each row to norm C, and return the column sum.
+void clipAndSum(RowMatrix& g, const DpMixMinParams& p, Eigen::VectorXd& sum) {
+    if (g.rows() == 0) {
+        sum.setZero();
+        return;
+    }
+    if (p.clipped == ClippedGradient::TangentProjected) g.colwise() -= g.rowwise().mean();
+    // min(1, C/‖g‖): a zero row gives C/0 = inf and keeps factor 1.
+    const Eigen::VectorXd factor = (p.clipNorm / g.rowwise().norm().array()).min(1.0).matrix();
+    sum.noalias() = g.transpose() * factor;
+}
+
+std::optional<Error> checkRunnable(const MixtureObjective& objective, const DpMixMinParams& p, long long units,
+                                   privacy::PrivacyUnit unit) {
+    const bool user = unit == privacy::PrivacyUnit::User;
+    if (p.unit != unit)
+        return Error{std::string("parameters were built for ") + (user ? "example" : "user") + "-level DP-MixMin: build them with " +
+                     (user ? "PrivacyUnit::User and max-examples-per-user" : "PrivacyUnit::Example")};
+    if (p.units != units)
+        return Error{std::string("parameters were built for ") + std::to_string(p.units) + (user ? " users" : " examples") +
+                     " but the data have " + std::to_string(units) + ": rebuild them so that q refers to these data"};
+    if (objective.sources() < 2) return Error{"objective has fewer than 2 sources: expected k >= 2"};
+    if (!(p.q > 0.0 && p.q <= 1.0) || !(p.clipNorm > 0.0) || !(p.stepSize > 0.0) || p.steps < 1 ||
+        p.trajectoryEvery < 1 || (p.noise == NoiseMode::Gaussian && !(p.sigma > 0.0)))
+        return Error{"parameters were not produced by DpMixMinParamsBuilder::build (q, clip, eta, steps, sigma invalid)"};
+    return std::nullopt;
+}
+
+// The noisy mirror-descent loop shared by both algorithms. `clippedSum(t, λ, sum)` must put the
+// sum of the step's clipped per-unit gradients into `sum`.
+template <typename ClippedSum>
+DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& clippedSum, const ProgressCallback& progress,
+                       const CancellationToken& cancel) {
+    std::mt19937_64 noiseRng = streamFor(p.seed, 2);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    const bool noisy = p.noise == NoiseMode::Gaussian;
+    const double noiseStd = noisy ? p.sigma * p.clipNorm : 0.0;
+    const double expectedBatch = p.q * static_cast<double>(p.units);
+
+    DpMixMinResult r;
+    Eigen::VectorXd logLambda = uniformWeights(k).array().log().matrix();
+    Eigen::VectorXd lambda = uniformWeights(k);
+    Eigen::VectorXd sum(k), average = Eigen::VectorXd::Zero(k);
+    r.trajectory.push_back({0, lambda});
+    const long long reportEvery = std::max<long long>(1, p.steps / 100);
+
+    for (long long t = 0; t < p.steps; ++t) {
+        throwIfCancelled(cancel);
+        clippedSum(t, lambda, sum);
+        if (noisy)
+            for (Eigen::Index i = 0; i < k; ++i) sum(i) += noiseStd * gauss(noiseRng);
+        sum /= expectedBatch;  // divide by the expected, not the realised, batch size (A.3 step 3.4)
+        mirrorStep(logLambda, sum, p.stepSize);
+        lambda = weightsFromLog(logLambda);
+        average += lambda;
+        const long long done = t + 1;
+        if (done % p.trajectoryEvery == 0 || done == p.steps) r.trajectory.push_back({done, lambda});
+        if (done % reportEvery == 0 || done == p.steps)
+            report(progress, {"mixture", done, p.steps, "step " + std::to_string(done) + " of " + std::to_string(p.steps)});
+    }
+    r.lambdaLast = lambda;
+    r.lambdaAverage = average / static_cast<double>(p.steps);
+    r.released = p.release;
+    r.lambda = p.release == ReleasedIterate::Last ? r.lambdaLast : r.lambdaAverage;
+    r.noise = p.noise;
+    r.sigma = noisy ? p.sigma : 0.0;
+    r.delta = p.delta;
+    r.steps = p.steps;
+    return r;
+}
+
+Result<DpMixMinResult> finish(DpMixMinResult r, const DpMixMinParams& p, privacy::Ledger* ledger) {
+    if (p.noise == NoiseMode::Gaussian) {
+        r.ledgerEntry = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm);
+        // The builder calibrated σ on the grid the ledger uses, so this cannot fail unless the
+        // parameters were edited by hand; refuse to release rather than under-report ε.
+        if (!(r.ledgerEntry.epsilon <= p.epsilon * (1.0 + 1e-9)))
+            return Error{"sigma = " + privacy::formatNumber(p.sigma) + " gives epsilon " +
+                         privacy::formatNumber(r.ledgerEntry.epsilon) + " above the target " +
+                         privacy::formatNumber(p.epsilon) + ": the parameters were not calibrated by the builder"};
+    } else {
+        r.ledgerEntry = privacy::nonPrivateEntry(
+            "mixture", p.split,
+            "zero-noise control run of DP-MixMin (clipping without Gaussian noise): no differential privacy guarantee");
+    }
+    r.epsilon = r.ledgerEntry.epsilon;
+    if (ledger) ledger->record(r.ledgerEntry);
+    return r;
+}
+
+}  // namespace
+
+Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& p, privacy::Ledger* ledger,
+                                   const ProgressCallback& progress, const CancellationToken& cancel) {
+    if (auto e = checkRunnable(objective, p, objective.examples(), privacy::PrivacyUnit::Example)) return *e;
+    std::mt19937_64 samplingRng = streamFor(p.seed, 1);
+    std::vector<Index> batch;
+    RowMatrix grads;
+    auto clippedSum = [&](long long, const Eigen::VectorXd& lambda, Eigen::VectorXd& sum) {
+        poissonSample(objective.examples(), p.q, samplingRng, batch);
+        objective.exampleGradients(lambda, batch, grads);
+        clipAndSum(grads, p, sum);
+    };
+    return finish(runLoop(objective.sources(), p, clippedSum, progress, cancel), p, ledger);
+}
+
+Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, const UserGroups& users,
+                                            const DpMixMinParams& p, privacy::Ledger* ledger,
+                                            const ProgressCallback& progress, const CancellationToken& cancel,
+                                            const UserStepObserver* observer) {
+    if (users.examples() != objective.examples())
+        return Error{"users: the user partition covers " + std::to_string(users.examples()) +
+                     " examples but the objective has " + std::to_string(objective.examples())};
+    if (auto e = checkRunnable(objective, p, users.users(), privacy::PrivacyUnit::User)) return *e;
+    if (p.maxExamplesPerUser < 1) return Error{"max-examples-per-user must be >= 1 at user level"};
+
+    std::mt19937_64 samplingRng = streamFor(p.seed, 1);
+    const auto cap = static_cast<std::size_t>(p.maxExamplesPerUser);
+    std::vector<Index> sampledUsers, chosen, allExamples, segmentEnd;
+    RowMatrix exampleGrads, userGrads;
+    auto clippedSum = [&](long long t, const Eigen::VectorXd& lambda, Eigen::VectorXd& sum) {
+        poissonSample(users.users(), p.q, samplingRng, sampledUsers);
+        allExamples.clear();
+        segmentEnd.clear();
+        for (Index u : sampledUsers) {
+            sampleWithoutReplacement(users.examplesOf(u), cap, samplingRng, chosen);
+            if (observer && observer->onUser) observer->onUser(t, u, chosen);
+            allExamples.insert(allExamples.end(), chosen.begin(), chosen.end());
+            segmentEnd.push_back(static_cast<Index>(allExamples.size()));
+        }
+        objective.exampleGradients(lambda, allExamples, exampleGrads);
+        // The user's gradient is the mean over the examples used (gradient of the user's mean loss).
+        userGrads.resize(static_cast<Index>(sampledUsers.size()), objective.sources());
+        Index start = 0;
+        for (std::size_t r = 0; r < sampledUsers.size(); ++r) {
+            const Index len = segmentEnd[r] - start;
+            userGrads.row(static_cast<Index>(r)) = exampleGrads.middleRows(start, len).colwise().mean();
+            start = segmentEnd[r];
+        }
+        clipAndSum(userGrads, p, sum);
+    };
+    return finish(runLoop(objective.sources(), p, clippedSum, progress, cancel), p, ledger);
+}
+
+}  // namespace dpmix::mixmin

@@ -1,0 +1,71 @@
+#pragma once
+// DP-MixMin: differentially private mixture learning by noisy entropic mirror descent on the
+// simplex (ALGORITHMS.md A.3 Algorithm 1, example level; A.4 Algorithm 2, user level).
+//
+// Each step: Poisson-sample units with rate q; per unit the closed-form gradient of its loss
+// w.r.t. λ (user level: the mean over at most G of the user's examples); clip each to L2 norm C;
+// sum, add N(0, σ²C² I_k), divide by the EXPECTED batch q·units (Opacus's convention for Poisson
+// sampling); then λ ← λ ⊙ exp(−η g̃) / Z, in log space. λ_0 is uniform.
+//
+// Released: λ_T (or the iterate average, see ReleasedIterate). The trajectory holds λ iterates
+// only — post-processing of the noisy updates, so as private as λ_T. The loss F(λ_t) on split A
+// is deliberately NOT part of the result: it is a function of the private data, not of the
+// private output, and would leak.
+//
+// On success the run's privacy::LedgerEntry is returned and, if a ledger is given, recorded.
+// On cancellation dpmix::Cancelled is thrown and nothing is recorded or released.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/mixmin/objective.h"
+#include "engine/mixmin/params.h"
+#include "engine/mixmin/user_groups.h"
+#include "engine/privacy/ledger.h"
+
+#include <Eigen/Dense>
+
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace dpmix::mixmin {
+
+struct LambdaSnapshot {
+    long long step;          // t: λ after t updates (0 = the uniform start)
+    Eigen::VectorXd lambda;
+};
+
+struct DpMixMinResult {
+    Eigen::VectorXd lambda;         // the released mixture (params.release)
+    Eigen::VectorXd lambdaLast;     // λ_T
+    Eigen::VectorXd lambdaAverage;  // (1/T) Σ_{t=1..T} λ_t
+    ReleasedIterate released = ReleasedIterate::Last;
+    NoiseMode noise = NoiseMode::Gaussian;
+    double sigma = 0.0;             // noise multiplier actually used (0 for NoiseMode::None)
+    double epsilon = 0.0;           // recorded ε (+inf for NoiseMode::None)
+    double delta = 0.0;
+    long long steps = 0;
+    privacy::LedgerEntry ledgerEntry;
+    std::vector<LambdaSnapshot> trajectory;  // every params.trajectoryEvery steps, plus λ_0 and λ_T
+};
+
+/// Algorithm 1. `params` must come from DpMixMinParamsBuilder::build(objective.examples()).
+Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& params,
+                                   privacy::Ledger* ledger = nullptr, const ProgressCallback& progress = {},
+                                   const CancellationToken& cancel = {});
+
+/// Test instrumentation for Algorithm 2 (exposes which private examples were used: never wire
+/// it to anything that is released). Called once per sampled user per step.
+struct UserStepObserver {
+    std::function<void(long long step, Eigen::Index user, std::span<const Eigen::Index> examplesUsed)> onUser;
+};
+
+/// Algorithm 2. `params` must come from build(users.users(), PrivacyUnit::User); `users` must
+/// partition (part of) the objective's examples.
+Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, const UserGroups& users,
+                                            const DpMixMinParams& params, privacy::Ledger* ledger = nullptr,
+                                            const ProgressCallback& progress = {},
+                                            const CancellationToken& cancel = {},
+                                            const UserStepObserver* observer = nullptr);
+
+}  // namespace dpmix::mixmin

@@ -1,0 +1,30 @@
+#include "engine/mixmin/poisson_sampling.h"
+
+#include <algorithm>
+
+namespace dpmix::mixmin {
+
+void poissonSample(Eigen::Index n, double q, std::mt19937_64& rng, std::vector<Eigen::Index>& out) {
+    out.clear();
+    if (q >= 1.0) {
+        for (Eigen::Index j = 0; j < n; ++j) out.push_back(j);
+        return;
+    }
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (Eigen::Index j = 0; j < n; ++j)
+        if (u(rng) < q) out.push_back(j);
+}
+
+void sampleWithoutReplacement(const std::vector<Eigen::Index>& pool, std::size_t cap, std::mt19937_64& rng,
+                              std::vector<Eigen::Index>& out) {
+    out = pool;
+    if (pool.size() <= cap) return;
+    // Partial Fisher–Yates: the first `cap` slots become a uniform sample without replacement.
+    for (std::size_t i = 0; i < cap; ++i) {
+        std::uniform_int_distribution<std::size_t> pick(i, out.size() - 1);
+        std::swap(out[i], out[pick(rng)]);
+    }
+    out.resize(cap);
+}
+
+}  // namespace dpmix::mixmin
