@@ -1,0 +1,15 @@
+#pragma once
+// Each `dpmix` subcommand lives in its own file and registers itself here. A command's
+// callback stores its exit status in `exitCode` (0 ok, 1 failure, 2 bad input).
+#include <CLI/CLI.hpp>
+
+namespace dpmix::cli {
+
+struct CommandContext {
+    int exitCode = 0;
+};
+
+void registerDoctorCommand(CLI::App& app, CommandContext& ctx);
+void registerPrivacyCommand(CLI::App& app, CommandContext& ctx);
+
+}  // namespace dpmix::cli

@@ -1,0 +1,43 @@
+// `dpmix doctor`: what the engine will compute with (LibTorch, BLAS, threads, CUDA).
+#include "app/cli/command.h"
+#include "engine/core/version.h"
+#include "engine/runtime/runtime_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace dpmix::cli {
+
+void registerDoctorCommand(CLI::App& app, CommandContext& ctx) {
+    auto* doctor = app.add_subcommand("doctor", "Report the compute runtime: LibTorch, BLAS, threads, CUDA");
+    static bool json = false;
+    doctor->add_flag("--json", json, "print one JSON object");
+    doctor->callback([&ctx] {
+        const auto info = runtime::probeRuntime();
+        // The reference BLAS needs ~100 ms for this matmul; OpenBLAS a few ms (STACK_NOTES §8).
+        const bool slowBlas = info.blasName == "reference BLAS" || info.matmulMs > 50.0;
+        if (json) {
+            nlohmann::ordered_json j{{"dpmix", versionString()},        {"torch", info.torchVersion},
+                                     {"blas", info.blasName},           {"blas_path", info.blasPath},
+                                     {"threads", info.threads},         {"parallel_backend", info.parallelBackend},
+                                     {"cuda_available", info.cudaAvailable}, {"cuda_devices", info.cudaDevices},
+                                     {"matmul_512_ms", info.matmulMs},  {"blas_ok", !slowBlas}};
+            std::cout << j.dump(2) << '\n';
+        } else {
+            std::cout << "dpmix            " << versionString() << '\n'
+                      << "LibTorch         " << info.torchVersion << '\n'
+                      << "BLAS             " << info.blasName << (info.blasPath.empty() ? "" : "  (" + info.blasPath + ")")
+                      << '\n'
+                      << "threads          " << info.threads << "  (" << info.parallelBackend << ")\n"
+                      << "CUDA             " << (info.cudaAvailable ? "available, " + std::to_string(info.cudaDevices) + " device(s)" : "not available")
+                      << '\n'
+                      << "512x512 matmul   " << info.matmulMs << " ms\n";
+            if (slowBlas)
+                std::cout << "WARNING: a slow BLAS is in use; install libopenblas0-pthread (scripts/setup.sh does)\n";
+        }
+        ctx.exitCode = 0;
+    });
+}
+
+}  // namespace dpmix::cli

@@ -1,0 +1,116 @@
+#include "cli_runner.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+class TestCliPrivacy : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void epsilonJsonPrintsThePublishedExample() {
+        const auto r = runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1.0", "--steps", "1000", "--delta", "1e-6", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto j = r.json();
+        QVERIFY(std::fabs(j["epsilon"].toDouble() - 2.43669380) < 5e-9);
+        QCOMPARE(j["order"].toDouble(), 8.0);
+        QCOMPARE(j["q"].toDouble(), 0.01);
+        QCOMPARE(j["steps"].toInt(), 1000);
+    }
+    void sigmaJsonMeetsTarget() {
+        const auto r = runDpmix({"privacy", "sigma", "--epsilon", "1", "--delta", "1e-5", "--q", "0.2", "--steps", "100", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(std::fabs(r.json()["sigma"].toDouble() - 8.278) < 1e-3);  // ALGORITHMS.md A.11
+    }
+    void dirichletJsonReproducesTable7() {
+        const auto r = runDpmix({"privacy", "dirichlet-r", "--epsilon", "2", "--delta", "1e-5", "--alpha", "3", "--q",
+                                 QString::number(250.0 / 60000.0, 'g', 17), "--steps", "9600", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(std::fabs(r.json()["r_star"].toDouble() - 0.472) <= 0.002);
+    }
+    void auditBoundJson() {
+        const auto r = runDpmix({"privacy", "audit-bound", "--fp", "0", "--fn", "0", "--negatives", "1000", "--positives",
+                                 "1000", "--delta", "1e-5", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(std::fabs(r.json()["epsilon_lb"].toDouble() - 5.6006) < 5e-5);
+    }
+    void badInputNamesArgumentValueAndRange_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("q>1") << QStringList{"epsilon", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = 1.5 is out of range: expected a sampling rate in (0, 1]";
+        QTest::newRow("sigma<=0") << QStringList{"epsilon", "--q", "0.1", "--sigma", "0", "--steps", "10", "--delta", "1e-5"} << "--sigma = 0 is out of range";
+        QTest::newRow("delta") << QStringList{"sigma", "--epsilon", "1", "--delta", "2", "--q", "0.1", "--steps", "10"} << "--delta = 2 is out of range: expected a probability in (0, 1)";
+        QTest::newRow("eps<=0") << QStringList{"sigma", "--epsilon", "-1", "--delta", "1e-5", "--q", "0.1", "--steps", "10"} << "--epsilon = -1 is out of range";
+        QTest::newRow("T<1") << QStringList{"epsilon", "--q", "0.1", "--sigma", "1", "--steps", "0", "--delta", "1e-5"} << "--steps = 0 is out of range";
+        QTest::newRow("r>=alpha") << QStringList{"dirichlet-r", "--epsilon", "1", "--delta", "1e-5", "--alpha", "-3", "--q", "0.1", "--steps", "10"} << "--alpha = -3 is out of range";
+        QTest::newRow("text") << QStringList{"epsilon", "--q", "abc", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = 'abc' is not a number";
+        QTest::newRow("missing") << QStringList{"epsilon", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "missing --q";
+        QTest::newRow("fp>N0") << QStringList{"audit-bound", "--fp", "5", "--fn", "0", "--negatives", "4", "--positives", "4", "--delta", "1e-5"} << "--fp = 5 is out of range: expected at most negatives = 4";
+    }
+    void badInputNamesArgumentValueAndRange() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const auto r = runDpmix(QStringList{"privacy"} + args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);  // one line
+    }
+    void csvTabulatesAGridAndSkipsBadRows() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("grid.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("q,sigma,steps,delta\n0.01,1.0,1000,1e-6\n0.02,abc,10,1e-5\n1,2,10,1e-5\n");
+        f.close();
+        const auto r = runDpmix({"privacy", "epsilon", "--csv", f.fileName()});
+        QCOMPARE(r.exitCode, 2);
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);  // header + two good rows; nothing for the bad one
+        QCOMPARE(lines[0], QString("q,sigma,steps,delta,epsilon,order"));
+        QVERIFY(lines[1].startsWith("0.01,1,1000,1e-06,2.43669380"));
+        QVERIFY(r.err.contains("row 3, column sigma = 'abc' is not a number"));
+        // q = 1: closed form, optimum over the grid computed here.
+        double best = INFINITY;
+        for (int x = 1; x < 100; ++x) {
+            const double a = 1 + x / 10.0;
+            best = std::min(best, 10 * a / 8 + std::log((a - 1) / a) - (std::log(1e-5) + std::log(a)) / (a - 1));
+        }
+        for (int a = 12; a < 64; ++a)
+            best = std::min(best, 10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
+        QVERIFY(std::fabs(lines[2].split(',')[4].toDouble() - best) < 1e-8 * best);
+    }
+    void csvJsonAndMissingColumn() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("grid.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("epsilon,delta,q,steps\n1,1e-5,0.2,100\n2,1e-5,0.2,100\n");
+        f.close();
+        const auto r = runDpmix({"privacy", "sigma", "--csv", f.fileName(), "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const double s1 = QJsonDocument::fromJson(lines[0].toUtf8()).object()["sigma"].toDouble();
+        const double s2 = QJsonDocument::fromJson(lines[1].toUtf8()).object()["sigma"].toDouble();
+        QVERIFY(s1 > s2);  // a larger budget needs less noise
+        QFile g(dir.filePath("bad.csv"));
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("epsilon,q,steps\n1,0.2,100\n");
+        g.close();
+        const auto bad = runDpmix({"privacy", "sigma", "--csv", g.fileName()});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("missing column 'delta'"));
+        QVERIFY(bad.out.isEmpty());
+    }
+    void doctorReportsTheRuntime() {
+        const auto r = runDpmix({"doctor", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto j = r.json();
+        QVERIFY(j["torch"].toString().startsWith("1."));
+        QVERIFY(!j["blas"].toString().isEmpty());
+        QVERIFY(j["threads"].toInt() >= 1);
+        QVERIFY(j.contains("cuda_available"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliPrivacy)
+#include "tst_cli_privacy.moc"
