@@ -1,0 +1,138 @@
+#include "engine/project/hash_chain.h"
+
+#include "engine/project/sha256.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace dpmix::project {
+namespace {
+
+void appendField(Sha256& h, char tag, const std::string& bytes) {
+    // tag, decimal length, ':' and the bytes: unambiguous whatever the content.
+    const std::string head = std::string(1, tag) + std::to_string(bytes.size()) + ":";
+    h.update(head);
+    h.update(bytes);
+}
+
+std::string selectColumns(const ChainedTable& table) {
+    std::string cols;
+    for (const char* c : table.columns) {
+        if (!cols.empty()) cols += ", ";
+        cols += c;
+    }
+    return cols;
+}
+
+std::vector<SqlValue> rowValues(const Statement& s, std::size_t count) {
+    std::vector<SqlValue> values;
+    values.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) values.push_back(s.value(static_cast<int>(i)));
+    return values;
+}
+
+}  // namespace
+
+const std::vector<ChainedTable>& chainedTables() {
+    static const std::vector<ChainedTable> tables = {
+        {"spec", {"id", "spec_json", "created_at", "created_by"}},
+        {"sources", {"id", "role", "name", "loader", "path", "options_json", "user_level", "kind", "examples", "users",
+                     "label_names_json", "domains_json", "channels", "height", "width", "content_hash"}},
+        // Only a run's identity is sealed: status, timestamps and message change as it runs.
+        {"runs", {"id", "method", "task", "epsilon", "seed", "config_json", "build_version", "created_at"}},
+        {"ledgers", {"id", "run_id", "recorded_at", "ledger_json", "recorded_epsilon", "recorded_delta"}},
+        {"lambdas", {"id", "run_id", "kind", "names_json", "values_json"}},
+        {"metrics", {"id", "run_id", "name", "class_name", "value"}},
+        {"curves", {"id", "run_id", "name", "step", "value"}},
+        {"audits", {"id", "run_id", "name", "false_positives", "false_negatives", "negatives", "positives", "delta",
+                    "confidence", "epsilon_lower_bound", "details_json"}},
+        {"logs", {"id", "run_id", "at", "level", "message"}},
+        {"models", {"id", "run_id", "name", "content_hash", "file_name", "bytes"}},
+    };
+    return tables;
+}
+
+const ChainedTable& chainedTable(const std::string& name) {
+    for (const ChainedTable& t : chainedTables())
+        if (name == t.name) return t;
+    throw std::logic_error("not a chained table: " + name);
+}
+
+const std::string& genesisHash() {
+    static const std::string zeros(64, '0');
+    return zeros;
+}
+
+std::string rowHash(const std::string& previousHash, const std::string& table, const std::vector<SqlValue>& values) {
+    Sha256 h;
+    h.update("dpmix-row/1\n");
+    appendField(h, 'P', previousHash);
+    appendField(h, 'S', table);
+    for (const SqlValue& v : values) {
+        if (std::holds_alternative<std::monostate>(v)) {
+            appendField(h, 'N', "");
+        } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
+            appendField(h, 'I', std::to_string(*i));
+        } else if (const auto* d = std::get_if<double>(&v)) {
+            char buffer[40];
+            std::snprintf(buffer, sizeof buffer, "%.17g", *d);  // round-trips every double
+            appendField(h, 'R', buffer);
+        } else {
+            appendField(h, 'T', std::get<std::string>(v));
+        }
+    }
+    return h.hexDigest();
+}
+
+void sealRow(Database& db, const ChainedTable& table, std::int64_t rowId) {
+    const std::string name = table.name;
+    std::string previous = genesisHash();
+    {
+        Statement prev(db.handle(), "SELECT row_hash FROM " + name + " WHERE id < ? ORDER BY id DESC LIMIT 1");
+        prev.bind(1, rowId);
+        if (prev.step()) previous = prev.text(0);
+    }
+    Statement row(db.handle(), "SELECT " + selectColumns(table) + " FROM " + name + " WHERE id = ?");
+    row.bind(1, rowId);
+    if (!row.step()) throw SqliteError(name + " row " + std::to_string(rowId) + " vanished before sealing");
+    const std::string hash = rowHash(previous, name, rowValues(row, table.columns.size()));
+    Statement update(db.handle(), "UPDATE " + name + " SET row_hash = ? WHERE id = ?");
+    update.bind(1, hash).bind(2, rowId).run();
+}
+
+void sealAllRows(Database& db) {
+    for (const ChainedTable& table : chainedTables()) {
+        const std::string name = table.name;
+        Statement rows(db.handle(), "SELECT " + selectColumns(table) + " FROM " + name + " ORDER BY id");
+        Statement update(db.handle(), "UPDATE " + name + " SET row_hash = ? WHERE id = ?");
+        std::string previous = genesisHash();
+        while (rows.step()) {
+            previous = rowHash(previous, name, rowValues(rows, table.columns.size()));
+            update.bind(1, previous).bind(2, rows.integer(0)).run();
+        }
+    }
+}
+
+ChainVerification verifyChains(Database& db) {
+    ChainVerification result;
+    for (const ChainedTable& table : chainedTables()) {
+        const std::string name = table.name;
+        Statement rows(db.handle(), "SELECT " + selectColumns(table) + ", row_hash FROM " + name + " ORDER BY id");
+        const auto n = table.columns.size();
+        std::string previous = genesisHash();
+        while (rows.step()) {
+            ++result.rowsChecked;
+            const std::string expected = rowHash(previous, name, rowValues(rows, n));
+            const std::string stored = rows.isNull(static_cast<int>(n)) ? "" : rows.text(static_cast<int>(n));
+            if (stored != expected) {
+                result.ok = false;
+                result.firstBreak = ChainBreak{name, rows.integer(0), stored, expected};
+                return result;
+            }
+            previous = stored;
+        }
+    }
+    return result;
+}
+
+}  // namespace dpmix::project

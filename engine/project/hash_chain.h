@@ -1,0 +1,51 @@
+#pragma once
+// Tamper evidence for the project file: every spec/source/run/ledger/result row stores
+// row_hash = SHA-256 over the previous row's hash (same table, by id) and the row's own
+// content, so editing, reordering or deleting a row (other than the last) breaks the chain at
+// that row. It detects accidental or casual edits; it is not a signature (anyone can reseal).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/project/sqlite_db.h"
+
+namespace dpmix::project {
+
+struct ChainedTable {
+    const char* name;
+    std::vector<const char*> columns;  // hashed columns in order (id first)
+};
+
+/// The chained tables in the order verification walks them.
+const std::vector<ChainedTable>& chainedTables();
+const ChainedTable& chainedTable(const std::string& name);
+
+/// The hash that precedes a table's first row.
+const std::string& genesisHash();
+
+/// SHA-256 over previous hash, table name and the values (type-tagged, length-prefixed).
+std::string rowHash(const std::string& previousHash, const std::string& table, const std::vector<SqlValue>& values);
+
+/// Computes and stores row_hash of one freshly inserted row (caller holds a transaction).
+void sealRow(Database& db, const ChainedTable& table, std::int64_t rowId);
+
+/// Reseals every row of every chained table (used by the v1 → v2 migration).
+void sealAllRows(Database& db);
+
+struct ChainBreak {
+    std::string table;
+    std::int64_t rowId = 0;
+    std::string storedHash;
+    std::string expectedHash;
+};
+
+struct ChainVerification {
+    bool ok = true;
+    long long rowsChecked = 0;
+    std::optional<ChainBreak> firstBreak;  // the first row (in chainedTables() order) that fails
+};
+
+ChainVerification verifyChains(Database& db);
+
+}  // namespace dpmix::project

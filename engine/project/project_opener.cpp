@@ -1,0 +1,55 @@
+#include "engine/project/project_opener.h"
+
+#include "engine/project/spec_json.h"
+
+namespace dpmix::project {
+
+namespace fs = std::filesystem;
+
+fs::path projectPathForSpec(const fs::path& specFile) {
+    return fs::absolute(specFile).parent_path() / (specFile.stem().string() + ".dpmix");
+}
+
+Result<std::vector<SourceFacts>> summarizeSources(const ProjectSpec& spec, const SourceSummarizer& summarize) {
+    std::vector<SourceFacts> facts;
+    auto one = [&](const SpecSource& source, const std::string& where) -> std::optional<Error> {
+        auto summary = summarize(source.resolved.path.empty() ? source.written : source.resolved);
+        if (!summary) return Error{where + " \"" + source.written.name + "\": " + summary.error().message};
+        facts.push_back(std::move(summary).value());
+        return std::nullopt;
+    };
+    for (std::size_t i = 0; i < spec.publicSources.size(); ++i)
+        if (auto e = one(spec.publicSources[i], "public_sources[" + std::to_string(i) + "]")) return *e;
+    if (auto e = one(spec.sensitive, "sensitive")) return *e;
+    return facts;
+}
+
+Result<ProjectFile> createProjectFromSpecFile(const fs::path& specFile, const fs::path& projectFile,
+                                              const SourceSummarizer& summarize, bool replace) {
+    auto spec = loadProjectSpecFile(specFile);
+    if (!spec) return spec.error();
+    if (fs::exists(projectFile) && !replace)  // before the (slow) summaries
+        return Error{projectFile.string() + " already exists (choose another name, or replace it with --force)"};
+    auto facts = summarizeSources(*spec, summarize);
+    if (!facts) return Error{specFile.string() + ": " + facts.error().message};
+    auto created = ProjectFile::create(projectFile, *spec, *facts, replace);
+    if (!created) return created.error();
+    return created;
+}
+
+Result<ProjectFile> openOrCreateFromSpecOrProject(const fs::path& path, const SourceSummarizer& summarize) {
+    if (!fs::exists(path)) return Error{path.string() + ": no such file (expected a .dpmix project or a spec .json)"};
+    if (isSqliteFile(path)) return ProjectFile::open(path);
+    auto spec = loadProjectSpecFile(path);
+    if (!spec) return spec.error();
+    const fs::path projectFile = projectPathForSpec(path);
+    if (!fs::exists(projectFile)) return createProjectFromSpecFile(path, projectFile, summarize);
+    auto project = ProjectFile::open(projectFile);
+    if (!project) return project.error();
+    if (project->specJson() != projectSpecToJson(*spec))
+        return Error{projectFile.string() + " was created from a different version of " + path.string() +
+                     "; open the project file itself, or remove it to start over from the spec"};
+    return project;
+}
+
+}  // namespace dpmix::project

@@ -1,0 +1,74 @@
+#pragma once
+// The study a project file holds, as the user writes it in a spec JSON (docs/PROJECT_FILE.md):
+// data sources, tasks, privacy targets, stage hyper-parameters and seeds.
+#include "engine/data/source_spec.h"
+#include "engine/privacy/ledger.h"
+
+#include <string>
+#include <vector>
+
+namespace dpmix::project {
+
+/// A data source as written in the spec and as resolved on this machine.
+struct SpecSource {
+    data::SourceSpec written;   // path/options exactly as in the spec (relative paths stay relative)
+    data::SourceSpec resolved;  // path and path-valued options made absolute (empty if not resolved)
+    bool userLevel = false;     // sensitive source only: privacy unit is the user, not the example
+};
+
+/// A binary label task: an example is positive when its class is one of `classes`.
+struct LabelTask {
+    std::string name;
+    std::vector<std::string> classes;
+};
+
+struct PrivacyTargets {
+    std::vector<double> epsilons;  // one run per ε (the spec may give a number or a list)
+    double delta = 0.0;
+    double rho = 0.0;              // fraction of the sensitive training data used to learn λ
+    privacy::Composition composition = privacy::Composition::Parallel;
+};
+
+struct MixtureStage {
+    double clip = 13.0;
+    long long batch = 1000;  // expected batch; q = min(1, batch / n_mix)
+    double lr = 1.0;         // EG step size η
+    long long steps = 100;
+    long long userGroupSize = 0;  // G_ULS for user-level data; 0 = not given
+};
+
+struct FinetuneStage {
+    std::string mechanism = "dp-sgd";  // "dp-sgd" or "dirichlet"
+    double clip = 2.0;
+    long long batch = 256;
+    double lr = 1e-4;
+    long long steps = 1000;
+    long long userGroupSize = 0;
+};
+
+struct PretrainStage {
+    long long batch = 256;
+    double lr = 0.1;
+    long long steps = 1000;
+};
+
+struct ProjectSpec {
+    std::string name;
+    std::string description;
+    std::vector<SpecSource> publicSources;
+    SpecSource sensitive;
+    std::vector<LabelTask> publicTasks;     // label tasks over the public images (may be empty)
+    std::vector<LabelTask> sensitiveTasks;  // tasks on the sensitive data (may be empty)
+    PrivacyTargets privacy;
+    MixtureStage mixture;
+    FinetuneStage finetune;
+    PretrainStage pretrain;
+    std::vector<long long> seeds;
+
+    /// k: the number of mixture components (public label tasks if any, else public sources).
+    std::size_t mixtureComponents() const {
+        return publicTasks.empty() ? publicSources.size() : publicTasks.size();
+    }
+};
+
+}  // namespace dpmix::project

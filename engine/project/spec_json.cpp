@@ -1,0 +1,406 @@
+#include "engine/project/spec_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace dpmix::project {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+// Thrown inside the parser, caught once at the API boundary and turned into an Error.
+struct SpecError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+const std::set<std::string> kLoaders = {"idx", "mnist-json", "csv-images", "jsonl",
+                                        "text-folder", "spam-assassin", "mbox", "maildir"};
+
+// Options that name a file or folder, per loader (engine/data/source_loader.h); they are
+// resolved like `path`. Other options are passed through untouched.
+std::set<std::string> pathOptions(const std::string& loader) {
+    if (loader == "idx") return {"labels"};
+    if (loader == "csv-images") return {"image_root"};
+    return {};
+}
+
+std::string show(const Json& value) {
+    std::string text = value.dump();
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+}
+
+std::string typeName(const Json& value) {
+    if (value.is_null()) return "null";
+    if (value.is_boolean()) return "a boolean";
+    if (value.is_number()) return "a number";
+    if (value.is_string()) return "a string";
+    if (value.is_array()) return "an array";
+    return "an object";
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) { throw SpecError(path + ": " + problem); }
+
+[[noreturn]] void wrongType(const std::string& path, const Json& value, const std::string& expected) {
+    fail(path, show(value) + " is " + typeName(value) + ": expected " + expected);
+}
+
+std::string child(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string element(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+void checkKeys(const Json& object, const std::string& path, const std::vector<std::string>& allowed) {
+    for (const auto& item : object.items()) {
+        bool known = false;
+        for (const auto& a : allowed) known = known || item.key() == a;
+        if (!known) {
+            std::string list;
+            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+            fail(child(path, item.key()), "unknown key (expected one of: " + list + ")");
+        }
+    }
+}
+
+const Json& requireObject(const Json& parent, const std::string& path, const std::string& key) {
+    if (!parent.contains(key)) fail(child(path, key), "missing (expected an object)");
+    const Json& v = parent.at(key);
+    if (!v.is_object()) wrongType(child(path, key), v, "an object");
+    return v;
+}
+
+std::string requireString(const Json& parent, const std::string& path, const std::string& key, bool allowEmpty = false) {
+    if (!parent.contains(key)) fail(child(path, key), "missing (expected a string)");
+    const Json& v = parent.at(key);
+    if (!v.is_string()) wrongType(child(path, key), v, "a string");
+    std::string s = v.get<std::string>();
+    if (!allowEmpty && s.empty()) fail(child(path, key), "is empty: expected a non-empty string");
+    return s;
+}
+
+double numberValue(const Json& v, const std::string& path) {
+    if (!v.is_number()) wrongType(path, v, "a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) fail(path, show(v) + " is not a finite number");
+    return d;
+}
+
+long long integerValue(const Json& v, const std::string& path) {
+    if (v.is_number_integer()) return v.get<long long>();
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<long long>(d);
+    }
+    wrongType(path, v, "an integer");
+}
+
+void readPositive(const Json& stage, const std::string& path, const std::string& key, double& out) {
+    if (!stage.contains(key)) return;
+    const double d = numberValue(stage.at(key), child(path, key));
+    if (d <= 0) fail(child(path, key), show(stage.at(key)) + " is out of range: expected a number > 0");
+    out = d;
+}
+
+void readAtLeast(const Json& stage, const std::string& path, const std::string& key, long long minimum, long long& out) {
+    if (!stage.contains(key)) return;
+    const long long v = integerValue(stage.at(key), child(path, key));
+    if (v < minimum)
+        fail(child(path, key), show(stage.at(key)) + " is out of range: expected an integer >= " + std::to_string(minimum));
+    out = v;
+}
+
+double openUnitInterval(const Json& parent, const std::string& path, const std::string& key, const std::string& what) {
+    if (!parent.contains(key)) fail(child(path, key), "missing (expected " + what + " in (0, 1))");
+    const double d = numberValue(parent.at(key), child(path, key));
+    if (!(d > 0.0 && d < 1.0)) fail(child(path, key), show(parent.at(key)) + " is out of range: expected " + what + " in (0, 1)");
+    return d;
+}
+
+// A relative path is looked up in the spec's folder first, then in the data folder.
+std::string resolvePath(const std::string& written, const std::string& path, const SpecLocation& where) {
+    const fs::path p(written);
+    if (p.is_absolute()) {
+        if (!fs::exists(p)) fail(path, "\"" + written + "\" does not exist");
+        return p.lexically_normal().string();
+    }
+    const fs::path inSpecDir = where.specDir / p;
+    if (fs::exists(inSpecDir)) return fs::absolute(inSpecDir).lexically_normal().string();
+    const fs::path inDataDir = where.dataDir / p;
+    if (fs::exists(inDataDir)) return fs::absolute(inDataDir).lexically_normal().string();
+    fail(path, "\"" + written + "\" not found (looked in " + inSpecDir.lexically_normal().string() + " and " +
+                   inDataDir.lexically_normal().string() +
+                   "; relative paths are relative to the spec's folder or to the data folder, "
+                   "DPMIX_DATA_DIR or <spec folder>/../data)");
+}
+
+SpecSource readSource(const Json& v, const std::string& path, const SpecLocation& where, bool sensitive) {
+    if (!v.is_object()) wrongType(path, v, "an object {name, loader, path, options}");
+    std::vector<std::string> keys = {"name", "loader", "path", "options"};
+    if (sensitive) keys.push_back("user_level");
+    checkKeys(v, path, keys);
+    SpecSource s;
+    s.written.name = requireString(v, path, "name");
+    s.written.loader = requireString(v, path, "loader");
+    if (!kLoaders.count(s.written.loader)) {
+        std::string list;
+        for (const auto& l : kLoaders) list += (list.empty() ? "" : ", ") + l;
+        fail(child(path, "loader"), "\"" + s.written.loader + "\" is not a known loader (expected one of: " + list + ")");
+    }
+    s.written.path = requireString(v, path, "path");
+    if (v.contains("options")) {
+        const Json& options = v.at("options");
+        if (!options.is_object()) wrongType(child(path, "options"), options, "an object of strings");
+        for (const auto& item : options.items()) {
+            if (!item.value().is_string())
+                wrongType(child(child(path, "options"), item.key()), item.value(),
+                          "a string (options are passed to the loader as text: write numbers in quotes)");
+            s.written.options[item.key()] = item.value().get<std::string>();
+        }
+    }
+    if (v.contains("user_level")) {
+        if (!v.at("user_level").is_boolean()) wrongType(child(path, "user_level"), v.at("user_level"), "true or false");
+        s.userLevel = v.at("user_level").get<bool>();
+    }
+    if (where.checkFiles) {
+        s.resolved = s.written;
+        s.resolved.path = resolvePath(s.written.path, child(path, "path"), where);
+        for (const auto& key : pathOptions(s.written.loader)) {
+            auto it = s.written.options.find(key);
+            if (it != s.written.options.end())
+                s.resolved.options[key] = resolvePath(it->second, child(child(path, "options"), key), where);
+        }
+    }
+    return s;
+}
+
+std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, const std::string& key) {
+    std::vector<LabelTask> tasks;
+    if (!parent.contains(key)) return tasks;
+    const std::string listPath = child(path, key);
+    const Json& list = parent.at(key);
+    if (!list.is_array()) wrongType(listPath, list, "an array of {name, classes}");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string tp = element(listPath, i);
+        const Json& t = list.at(i);
+        if (!t.is_object()) wrongType(tp, t, "an object {name, classes}");
+        checkKeys(t, tp, {"name", "classes"});
+        LabelTask task;
+        task.name = requireString(t, tp, "name");
+        if (!names.insert(task.name).second) fail(child(tp, "name"), "\"" + task.name + "\" is used by an earlier task");
+        if (!t.contains("classes")) fail(child(tp, "classes"), "missing (expected a non-empty array of class names)");
+        const Json& classes = t.at("classes");
+        if (!classes.is_array() || classes.empty())
+            wrongType(child(tp, "classes"), classes, "a non-empty array of class names");
+        std::set<std::string> seen;
+        for (std::size_t c = 0; c < classes.size(); ++c) {
+            const std::string cp = element(child(tp, "classes"), c);
+            if (!classes.at(c).is_string() || classes.at(c).get<std::string>().empty())
+                wrongType(cp, classes.at(c), "a non-empty class name");
+            const std::string name = classes.at(c).get<std::string>();
+            if (!seen.insert(name).second) fail(cp, "\"" + name + "\" appears twice in this task");
+            task.classes.push_back(name);
+        }
+        tasks.push_back(std::move(task));
+    }
+    return tasks;
+}
+
+PrivacyTargets readPrivacy(const Json& root) {
+    const std::string path = "privacy";
+    const Json& p = requireObject(root, "", path);
+    checkKeys(p, path, {"epsilon", "delta", "rho", "composition"});
+    PrivacyTargets out;
+    if (!p.contains("epsilon")) fail("privacy.epsilon", "missing (expected a number > 0 or an array of them)");
+    const Json& eps = p.at("epsilon");
+    auto readEpsilon = [&](const Json& v, const std::string& ep) {
+        const double e = numberValue(v, ep);
+        if (e <= 0) fail(ep, show(v) + " is out of range: expected ε > 0");
+        for (double seen : out.epsilons)
+            if (seen == e) fail(ep, show(v) + " appears twice");
+        out.epsilons.push_back(e);
+    };
+    if (eps.is_array()) {
+        if (eps.empty()) fail("privacy.epsilon", "is an empty array: expected at least one ε > 0");
+        for (std::size_t i = 0; i < eps.size(); ++i) readEpsilon(eps.at(i), element("privacy.epsilon", i));
+    } else {
+        readEpsilon(eps, "privacy.epsilon");
+    }
+    out.delta = openUnitInterval(p, path, "delta", "a probability δ");
+    out.rho = openUnitInterval(p, path, "rho", "a fraction ρ");
+    if (p.contains("composition")) {
+        const Json& c = p.at("composition");
+        if (!c.is_string() || !privacy::parseComposition(c.get<std::string>(), out.composition))
+            fail("privacy.composition", show(c) + " is not allowed: expected \"parallel\" or \"sequential\"");
+    }
+    return out;
+}
+
+void readStages(const Json& root, ProjectSpec& spec) {
+    if (!root.contains("stages")) return;  // every stage parameter has a documented default
+    const Json& stages = requireObject(root, "", "stages");
+    checkKeys(stages, "stages", {"mixture", "finetune", "pretrain"});
+    if (stages.contains("mixture")) {
+        const std::string path = "stages.mixture";
+        const Json& m = requireObject(stages, "stages", "mixture");
+        checkKeys(m, path, {"clip", "batch", "lr", "steps", "user_group_size"});
+        readPositive(m, path, "clip", spec.mixture.clip);
+        readAtLeast(m, path, "batch", 1, spec.mixture.batch);
+        readPositive(m, path, "lr", spec.mixture.lr);
+        readAtLeast(m, path, "steps", 1, spec.mixture.steps);
+        readAtLeast(m, path, "user_group_size", 1, spec.mixture.userGroupSize);
+    }
+    if (stages.contains("finetune")) {
+        const std::string path = "stages.finetune";
+        const Json& f = requireObject(stages, "stages", "finetune");
+        checkKeys(f, path, {"mechanism", "clip", "batch", "lr", "steps", "user_group_size"});
+        if (f.contains("mechanism")) {
+            const Json& m = f.at("mechanism");
+            if (!m.is_string() || (m.get<std::string>() != "dp-sgd" && m.get<std::string>() != "dirichlet"))
+                fail("stages.finetune.mechanism", show(m) + " is not allowed: expected \"dp-sgd\" or \"dirichlet\"");
+            spec.finetune.mechanism = m.get<std::string>();
+        }
+        readPositive(f, path, "clip", spec.finetune.clip);
+        readAtLeast(f, path, "batch", 1, spec.finetune.batch);
+        readPositive(f, path, "lr", spec.finetune.lr);
+        readAtLeast(f, path, "steps", 1, spec.finetune.steps);
+        readAtLeast(f, path, "user_group_size", 1, spec.finetune.userGroupSize);
+    }
+    if (stages.contains("pretrain")) {
+        const std::string path = "stages.pretrain";
+        const Json& p = requireObject(stages, "stages", "pretrain");
+        checkKeys(p, path, {"batch", "lr", "steps"});
+        readAtLeast(p, path, "batch", 1, spec.pretrain.batch);
+        readPositive(p, path, "lr", spec.pretrain.lr);
+        readAtLeast(p, path, "steps", 1, spec.pretrain.steps);
+    }
+}
+
+ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
+    if (!root.is_object()) wrongType("(top level)", root, "an object");
+    checkKeys(root, "", {"name", "description", "public_sources", "sensitive", "tasks", "privacy", "stages", "seeds"});
+    ProjectSpec spec;
+    spec.name = requireString(root, "", "name");
+    if (root.contains("description")) spec.description = requireString(root, "", "description", true);
+
+    if (!root.contains("public_sources")) fail("public_sources", "missing (expected a non-empty array of sources)");
+    const Json& sources = root.at("public_sources");
+    if (!sources.is_array() || sources.empty()) wrongType("public_sources", sources, "a non-empty array of sources");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const std::string sp = element("public_sources", i);
+        spec.publicSources.push_back(readSource(sources.at(i), sp, where, false));
+        const std::string& name = spec.publicSources.back().written.name;
+        if (!names.insert(name).second) fail(child(sp, "name"), "\"" + name + "\" is used by an earlier source");
+    }
+    if (!root.contains("sensitive")) fail("sensitive", "missing (expected the sensitive data source)");
+    spec.sensitive = readSource(root.at("sensitive"), "sensitive", where, true);
+    if (names.count(spec.sensitive.written.name))
+        fail("sensitive.name", "\"" + spec.sensitive.written.name + "\" is also the name of a public source");
+
+    if (root.contains("tasks")) {
+        const Json& tasks = requireObject(root, "", "tasks");
+        checkKeys(tasks, "tasks", {"public", "sensitive"});
+        spec.publicTasks = readTasks(tasks, "tasks", "public");
+        spec.sensitiveTasks = readTasks(tasks, "tasks", "sensitive");
+    }
+    spec.privacy = readPrivacy(root);
+    readStages(root, spec);
+
+    if (!root.contains("seeds")) fail("seeds", "missing (expected a non-empty array of integers >= 0)");
+    const Json& seeds = root.at("seeds");
+    if (!seeds.is_array() || seeds.empty()) wrongType("seeds", seeds, "a non-empty array of integers >= 0");
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+        const long long s = integerValue(seeds.at(i), element("seeds", i));
+        if (s < 0) fail(element("seeds", i), show(seeds.at(i)) + " is out of range: expected an integer >= 0");
+        for (long long seen : spec.seeds)
+            if (seen == s) fail(element("seeds", i), show(seeds.at(i)) + " appears twice");
+        spec.seeds.push_back(s);
+    }
+    return spec;
+}
+
+Json sourceJson(const SpecSource& s, bool sensitive) {
+    Json j;
+    j["name"] = s.written.name;
+    j["loader"] = s.written.loader;
+    j["path"] = s.written.path;
+    Json options = Json::object();
+    for (const auto& [key, value] : s.written.options) options[key] = value;
+    j["options"] = options;
+    if (sensitive) j["user_level"] = s.userLevel;
+    return j;
+}
+
+Json tasksJson(const std::vector<LabelTask>& tasks) {
+    Json list = Json::array();
+    for (const auto& t : tasks) list.push_back(Json{{"name", t.name}, {"classes", t.classes}});
+    return list;
+}
+
+}  // namespace
+
+fs::path defaultDataDir(const fs::path& specFile) {
+    if (const char* env = std::getenv("DPMIX_DATA_DIR"); env && *env) return fs::path(env);
+    return fs::absolute(specFile).parent_path().parent_path() / "data";
+}
+
+Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation& where, const std::string& origin) {
+    Json root;
+    try {
+        root = Json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        return Error{origin + ": not valid JSON (" + e.what() + ")"};
+    }
+    try {
+        return readSpec(root, where);
+    } catch (const SpecError& e) {
+        return Error{origin + ": " + e.what()};
+    }
+}
+
+Result<ProjectSpec> loadProjectSpecFile(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return Error{file.string() + ": cannot read the spec file"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    SpecLocation where{fs::absolute(file).parent_path(), defaultDataDir(file), true};
+    return parseProjectSpec(text.str(), where, file.string());
+}
+
+std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
+    Json root;
+    root["name"] = spec.name;
+    root["description"] = spec.description;
+    Json sources = Json::array();
+    for (const auto& s : spec.publicSources) sources.push_back(sourceJson(s, false));
+    root["public_sources"] = sources;
+    root["sensitive"] = sourceJson(spec.sensitive, true);
+    root["tasks"] = Json{{"public", tasksJson(spec.publicTasks)}, {"sensitive", tasksJson(spec.sensitiveTasks)}};
+    Json privacy;
+    if (spec.privacy.epsilons.size() == 1)
+        privacy["epsilon"] = spec.privacy.epsilons.front();
+    else
+        privacy["epsilon"] = spec.privacy.epsilons;
+    privacy["delta"] = spec.privacy.delta;
+    privacy["rho"] = spec.privacy.rho;
+    privacy["composition"] = privacy::toString(spec.privacy.composition);
+    root["privacy"] = privacy;
+    Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
+                 {"steps", spec.mixture.steps}};
+    if (spec.mixture.userGroupSize > 0) mixture["user_group_size"] = spec.mixture.userGroupSize;
+    Json finetune{{"mechanism", spec.finetune.mechanism}, {"clip", spec.finetune.clip}, {"batch", spec.finetune.batch},
+                  {"lr", spec.finetune.lr}, {"steps", spec.finetune.steps}};
+    if (spec.finetune.userGroupSize > 0) finetune["user_group_size"] = spec.finetune.userGroupSize;
+    Json pretrain{{"batch", spec.pretrain.batch}, {"lr", spec.pretrain.lr}, {"steps", spec.pretrain.steps}};
+    root["stages"] = Json{{"mixture", mixture}, {"finetune", finetune}, {"pretrain", pretrain}};
+    root["seeds"] = spec.seeds;
+    return root.dump(indent);
+}
+
+}  // namespace dpmix::project

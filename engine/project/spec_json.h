@@ -1,0 +1,33 @@
+#pragma once
+// Reading, validating and writing the human-editable project spec JSON. Validation is strict:
+// unknown keys, wrong types and out-of-range values are rejected with one message naming the
+// JSON path (e.g. "privacy.delta"), the value and what is expected.
+#include "engine/core/result.h"
+#include "engine/project/project_spec.h"
+
+#include <filesystem>
+#include <string>
+
+namespace dpmix::project {
+
+/// Where relative paths in a spec are looked up: first the spec's folder, then the data folder.
+struct SpecLocation {
+    std::filesystem::path specDir;
+    std::filesystem::path dataDir;
+    bool checkFiles = true;  // false: keep paths unresolved (e.g. a spec read back from a project)
+};
+
+/// The data folder for a spec file: $DPMIX_DATA_DIR if set, else <spec dir>/../data.
+std::filesystem::path defaultDataDir(const std::filesystem::path& specFile);
+
+/// Parses and validates spec text; messages start with `origin` (e.g. the file name).
+Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation& where,
+                                     const std::string& origin = "spec");
+
+/// Reads a spec file and resolves its paths (spec folder, then defaultDataDir).
+Result<ProjectSpec> loadProjectSpecFile(const std::filesystem::path& file);
+
+/// The spec as JSON, with paths and options as written (what `dpmix export-spec` prints).
+std::string projectSpecToJson(const ProjectSpec& spec, int indent = 2);
+
+}  // namespace dpmix::project

@@ -1,0 +1,92 @@
+#pragma once
+// A thin RAII layer over the SQLite C API for the project module: one connection, prepared
+// statements, and transactions that roll back unless committed. Errors are thrown as
+// SqliteError inside the module and turned into dpmix::Error at the public API boundary, so a
+// failed write never leaves a half-applied transaction behind.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace dpmix::project {
+
+struct SqliteError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// One column value as SQLite returned it (NULL, INTEGER, REAL, TEXT; BLOBs are read as text).
+using SqlValue = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+class Statement {
+public:
+    Statement(sqlite3* db, const std::string& sql);
+    ~Statement();
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    Statement& bind(int index, std::int64_t value);
+    Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+    Statement& bind(int index, double value);
+    Statement& bind(int index, const std::string& value);
+    Statement& bind(int index, const char* value) { return bind(index, std::string(value)); }
+    Statement& bindNull(int index);
+    Statement& bind(int index, const std::optional<double>& value);
+
+    /// Advances to the next row; false when done. Throws on error.
+    bool step();
+    /// Runs a statement that returns no rows.
+    void run();
+    void reset();
+
+    int columnCount() const;
+    bool isNull(int column) const;
+    std::int64_t integer(int column) const;
+    double real(int column) const;
+    std::string text(int column) const;
+    SqlValue value(int column) const;
+
+private:
+    sqlite3* db_;
+    sqlite3_stmt* stmt_ = nullptr;
+    std::string sql_;
+};
+
+class Database {
+public:
+    enum class Mode { ReadWrite, ReadWriteCreate };
+    Database(const std::string& path, Mode mode);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    void exec(const std::string& sql);
+    std::int64_t pragmaInteger(const std::string& name);
+    std::int64_t lastInsertRowId() const;
+    sqlite3* handle() const { return db_; }
+    const std::string& path() const { return path_; }
+
+private:
+    sqlite3* db_ = nullptr;
+    std::string path_;
+};
+
+/// BEGIN IMMEDIATE on construction, ROLLBACK on destruction unless commit() was called.
+class Transaction {
+public:
+    explicit Transaction(Database& db);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit();
+
+private:
+    Database& db_;
+    bool done_ = false;
+};
+
+}  // namespace dpmix::project
