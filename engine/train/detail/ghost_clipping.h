@@ -1,0 +1,28 @@
+#pragma once
+// Internal (torch) header: vectorised per-example gradient clipping.
+//
+// Given a forward pass recorded on a Tape and the per-example losses ℓ_b, one backward pass
+// (autograd for d Σℓ / d output of each recorded layer, no parameter gradients) yields, per
+// layer, the inputs a and output gradients g. From them each layer computes its per-example
+// squared gradient norms (rank-one product, Gram trick or materialised gradients, whichever
+// is cheaper), the norms are summed over layers, and the clipped sum
+//     Σ_b min(1, C / ‖∇ℓ_b‖) ∇ℓ_b
+// is formed by reweighting g ("book-keeping", Bu et al. 2023) — no loop over examples and no
+// second backward pass. Li et al. 2022 ("ghost clipping") for the Gram trick.
+#include "engine/train/detail/layers.h"
+
+namespace dpmix::train::detail {
+
+/// Writes the clipped gradient sum into .grad() of every parameter of every recorded layer
+/// (overwriting it) and returns the unclipped per-example gradient norms, shape (B).
+/// `clipNorm` = +inf gives the plain per-example-sum gradient (for tests).
+/// Throws std::logic_error if a layer was applied more than once in the pass (weight sharing
+/// makes per-layer norms non-additive; none of our models does it).
+Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clipNorm);
+
+/// Per-example losses, shape (B): binary (logits (B,1), targets (B) in [0,1]) by BCE with
+/// logits; multi-class (logits (B,K), targets (B) long) by cross-entropy.
+Tensor binaryLossPerExample(const Tensor& logits, const Tensor& targets);
+Tensor multiclassLossPerExample(const Tensor& logits, const Tensor& targets);
+
+}  // namespace dpmix::train::detail

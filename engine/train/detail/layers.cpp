@@ -1,0 +1,285 @@
+// Layer wrappers and their per-example gradient algebra (see layers.h for why they exist).
+//
+// Notation: B examples; a = the layer input a parameter multiplies, g = d(Σ_b ℓ_b)/d output.
+// Because the loss is a sum of per-example losses, example b's gradient involves only a_b, g_b.
+#include "engine/train/detail/layers.h"
+
+#include <stdexcept>
+
+namespace dpmix::train::detail {
+
+namespace {
+
+at::Generator& requireGenerator(const InitOptions& init) {
+    // Never fall back to torch's global generator: it is shared by every job in the process.
+    if (init.generator == nullptr) throw std::invalid_argument("layer initialisation needs an explicit generator");
+    return *init.generator;
+}
+
+Tensor uniformParameter(at::IntArrayRef sizes, double bound, const InitOptions& init) {
+    Tensor t = at::empty(sizes, init.tensor);
+    t.uniform_(-bound, bound, requireGenerator(init));
+    return t.set_requires_grad(true);
+}
+
+// Σ_b weights_b · perExample_b, reshaped to `like`.
+Tensor weightedSum(const Tensor& weights, const Tensor& perExample, const Tensor& like) {
+    const int64_t b = perExample.size(0);
+    return weights.unsqueeze(0).mm(perExample.reshape({b, -1})).reshape(like.sizes());
+}
+
+bool useGhost(NormStrategy strategy, double ghostCost, double materialiseCost) {
+    if (strategy == NormStrategy::Ghost) return true;
+    if (strategy == NormStrategy::Materialise) return false;
+    return ghostCost < materialiseCost;
+}
+
+}  // namespace
+
+// ---- TrainableLayer ----------------------------------------------------------------------------
+
+void TrainableLayer::setFrozen(bool frozen) {
+    frozen_ = frozen;
+    for (Tensor* p : parameters()) p->set_requires_grad(!frozen);
+}
+
+Tensor TrainableLayer::record(Tape* tape, const Tensor& input, const Tensor& output) {
+    if (tape != nullptr && !frozen_) tape->captures.push_back(Capture{this, input, output, {}});
+    return output;
+}
+
+// ---- Linear ------------------------------------------------------------------------------------
+
+Linear::Linear(int64_t in, int64_t out, const InitOptions& init, bool withBias) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+    weight = uniformParameter({out, in}, bound, init);
+    if (withBias) bias = uniformParameter({out}, bound, init);
+}
+
+Tensor Linear::forward(const Tensor& x, Tape* tape) {
+    return record(tape, x, at::linear(x, weight, bias.defined() ? c10::optional<Tensor>(bias) : c10::nullopt));
+}
+
+std::vector<Tensor*> Linear::parameters() {
+    if (bias.defined()) return {&weight, &bias};
+    return {&weight};
+}
+
+Tensor Linear::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = c.input.size(0), in = weight.size(1), out = weight.size(0);
+    if (c.input.dim() == 2) {
+        // ∇W_b = g_b a_bᵀ is rank one: ‖∇W_b‖² = ‖g_b‖²‖a_b‖², ‖∇bias_b‖² = ‖g_b‖².
+        Tensor gsq = gradOutput.pow(2).sum(1);
+        Tensor n = gsq * c.input.pow(2).sum(1);
+        return bias.defined() ? n + gsq : n;
+    }
+    // With a sequence dimension ∇W_b = Σ_t g_bt a_btᵀ.
+    Tensor a = c.input.reshape({b, -1, in});
+    Tensor g = gradOutput.reshape({b, -1, out});
+    const double t = static_cast<double>(a.size(1));
+    Tensor n;
+    if (useGhost(strategy_, t * t * static_cast<double>(in + out), t * static_cast<double>(in * out))) {
+        // Gram trick: ‖Σ_t g_t a_tᵀ‖²_F = Σ_{t,s} (a_t·a_s)(g_t·g_s).
+        n = (at::bmm(a, a.transpose(1, 2)) * at::bmm(g, g.transpose(1, 2))).sum({1, 2});
+    } else {
+        Tensor perExample = at::bmm(g.transpose(1, 2), a);  // (B, out, in)
+        n = perExample.pow(2).sum({1, 2});
+        c.perExampleGrads = {perExample};
+    }
+    if (bias.defined()) n = n + g.sum(1).pow(2).sum(1);
+    return n;
+}
+
+std::vector<Tensor> Linear::weightedGradients(Capture& c, const Tensor& gradOutput, const Tensor& w) {
+    const int64_t b = c.input.size(0), in = weight.size(1), out = weight.size(0);
+    std::vector<Tensor> grads;
+    // Scaling each example's output gradient by its weight turns the ordinary batch gradient
+    // into the weighted sum (the "book-keeping" trick: no second backward pass).
+    std::vector<int64_t> shape(static_cast<size_t>(gradOutput.dim()), 1);
+    shape[0] = b;
+    Tensor gw = (gradOutput * w.reshape(shape)).reshape({-1, out});
+    if (!c.perExampleGrads.empty()) {
+        grads.push_back(weightedSum(w, c.perExampleGrads[0], weight));
+    } else {
+        grads.push_back(gw.t().mm(c.input.reshape({-1, in})));
+    }
+    if (bias.defined()) grads.push_back(gw.sum(0));
+    return grads;
+}
+
+// ---- Conv2d ------------------------------------------------------------------------------------
+
+Conv2d::Conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, const InitOptions& init, bool withBias)
+    : kernel(k), stride(s), padding(p) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in * k * k));
+    weight = uniformParameter({out, in, k, k}, bound, init);
+    if (withBias) bias = uniformParameter({out}, bound, init);
+}
+
+Tensor Conv2d::forward(const Tensor& x, Tape* tape) {
+    return record(tape, x,
+                  at::conv2d(x, weight, bias.defined() ? c10::optional<Tensor>(bias) : c10::nullopt, {stride, stride},
+                             {padding, padding}));
+}
+
+std::vector<Tensor*> Conv2d::parameters() {
+    if (bias.defined()) return {&weight, &bias};
+    return {&weight};
+}
+
+Tensor Conv2d::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = c.input.size(0), out = weight.size(0);
+    // unfold: (B, C_in·k², L) patches, so the convolution is a per-example matrix product
+    // and ∇W_b = g_b U_bᵀ with g_b of shape (C_out, L).
+    Tensor u = at::im2col(c.input, {kernel, kernel}, {1, 1}, {padding, padding}, {stride, stride});
+    Tensor g = gradOutput.reshape({b, out, -1});
+    const double d = static_cast<double>(u.size(1)), l = static_cast<double>(u.size(2));
+    Tensor n;
+    if (useGhost(strategy_, l * l * (d + static_cast<double>(out)), static_cast<double>(out) * d * l)) {
+        n = (at::bmm(u.transpose(1, 2), u) * at::bmm(g.transpose(1, 2), g)).sum({1, 2});
+    } else {
+        Tensor perExample = at::bmm(g, u.transpose(1, 2));  // (B, C_out, C_in·k²)
+        n = perExample.pow(2).sum({1, 2});
+        c.perExampleGrads = {perExample};
+    }
+    if (bias.defined()) n = n + g.sum(2).pow(2).sum(1);
+    return n;
+}
+
+std::vector<Tensor> Conv2d::weightedGradients(Capture& c, const Tensor& gradOutput, const Tensor& w) {
+    const int64_t b = c.input.size(0);
+    std::vector<Tensor> grads;
+    if (!c.perExampleGrads.empty()) {
+        grads.push_back(weightedSum(w, c.perExampleGrads[0], weight));
+        if (bias.defined()) grads.push_back(w.unsqueeze(0).mm(gradOutput.sum({2, 3})).reshape({-1}));
+        return grads;
+    }
+    // Ghost path: the native convolution weight gradient of the reweighted output gradient.
+    Tensor gw = gradOutput * w.reshape({b, 1, 1, 1});
+    auto [unusedInput, gradWeight, gradBias] =
+        at::convolution_backward(gw, c.input, weight, bias.defined() ? c10::optional<at::IntArrayRef>(bias.sizes())
+                                                                     : c10::nullopt,
+                                 {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, 1,
+                                 {false, true, bias.defined()});
+    grads.push_back(gradWeight);
+    if (bias.defined()) grads.push_back(gradBias);
+    return grads;
+}
+
+// ---- GroupNorm ---------------------------------------------------------------------------------
+
+GroupNorm::GroupNorm(int64_t g, int64_t channels, const InitOptions& init, double e) : groups(g), eps(e) {
+    weight = at::ones({channels}, init.tensor).set_requires_grad(true);
+    bias = at::zeros({channels}, init.tensor).set_requires_grad(true);
+}
+
+Tensor GroupNorm::forward(const Tensor& x, Tape* tape) {
+    // Normalise without the affine map, then apply γ, β ourselves: the parameters then act on
+    // the normalised input x̂ exactly like a per-channel diagonal linear layer.
+    Tensor xhat = at::group_norm(x, groups, {}, {}, eps);
+    std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1);
+    shape[1] = x.size(1);
+    return record(tape, xhat, xhat * weight.reshape(shape) + bias.reshape(shape));
+}
+
+std::vector<Tensor*> GroupNorm::parameters() { return {&weight, &bias}; }
+
+Tensor GroupNorm::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = gradOutput.size(0), ch = gradOutput.size(1);
+    Tensor g = gradOutput.reshape({b, ch, -1});
+    Tensor gw = (g * c.input.reshape({b, ch, -1})).sum(2);  // ∇γ_b, (B, C)
+    Tensor gb = g.sum(2);                                     // ∇β_b, (B, C)
+    c.perExampleGrads = {gw, gb};
+    return gw.pow(2).sum(1) + gb.pow(2).sum(1);
+}
+
+std::vector<Tensor> GroupNorm::weightedGradients(Capture& c, const Tensor&, const Tensor& w) {
+    return {weightedSum(w, c.perExampleGrads.at(0), weight), weightedSum(w, c.perExampleGrads.at(1), bias)};
+}
+
+// ---- Embedding ---------------------------------------------------------------------------------
+
+Embedding::Embedding(int64_t count, int64_t dim, const InitOptions& init) {
+    weight = at::empty({count, dim}, init.tensor);
+    weight.normal_(0.0, 1.0, requireGenerator(init));
+    weight.set_requires_grad(true);
+}
+
+Tensor Embedding::forward(const Tensor& indices, Tape* tape) {
+    return record(tape, indices, at::embedding(weight, indices));
+}
+
+std::vector<Tensor*> Embedding::parameters() { return {&weight}; }
+
+Tensor Embedding::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = c.input.size(0), dim = weight.size(1);
+    Tensor idx = c.input.reshape({b, -1});
+    Tensor g = gradOutput.reshape({b, -1, dim});
+    // ∇W_b = Σ_t e_{idx_t} g_tᵀ: rows add up when an index repeats, so
+    // ‖∇W_b‖² = Σ_{t,s} [idx_t = idx_s] g_t·g_s.
+    Tensor same = idx.unsqueeze(2).eq(idx.unsqueeze(1)).to(g.scalar_type());
+    return (same * at::bmm(g, g.transpose(1, 2))).sum({1, 2});
+}
+
+std::vector<Tensor> Embedding::weightedGradients(Capture& c, const Tensor& gradOutput, const Tensor& w) {
+    const int64_t b = c.input.size(0), dim = weight.size(1);
+    Tensor gw = gradOutput.reshape({b, -1, dim}) * w.reshape({b, 1, 1});
+    Tensor grad = at::zeros_like(weight);
+    grad.index_add_(0, c.input.reshape({-1}), gw.reshape({-1, dim}));
+    return {grad};
+}
+
+// ---- parameter-free layers and containers ----------------------------------------------------
+
+Tensor ReLU::forward(const Tensor& x, Tape*) { return at::relu(x); }
+Tensor MaxPool2d::forward(const Tensor& x, Tape*) { return at::max_pool2d(x, {kernel_, kernel_}); }
+Tensor GlobalAvgPool::forward(const Tensor& x, Tape*) { return x.mean({2, 3}); }
+Tensor Flatten::forward(const Tensor& x, Tape*) { return x.flatten(1); }
+
+Tensor Sequential::forward(const Tensor& x, Tape* tape) {
+    Tensor h = x;
+    for (const auto& layer : layers_) h = layer->forward(h, tape);
+    return h;
+}
+
+std::vector<Tensor*> Sequential::parameters() {
+    std::vector<Tensor*> out;
+    for (const auto& layer : layers_)
+        for (Tensor* p : layer->parameters()) out.push_back(p);
+    return out;
+}
+
+void Sequential::setFrozen(bool frozen) {
+    for (const auto& layer : layers_) layer->setFrozen(frozen);
+}
+
+std::vector<Layer*> Sequential::children() {
+    std::vector<Layer*> out;
+    for (const auto& layer : layers_) out.push_back(layer.get());
+    return out;
+}
+
+std::vector<Layer*> Residual::children() {
+    std::vector<Layer*> out{main_.get()};
+    if (shortcut_) out.push_back(shortcut_.get());
+    return out;
+}
+
+Tensor Residual::forward(const Tensor& x, Tape* tape) {
+    Tensor skip = shortcut_ && !shortcut_->layers().empty() ? shortcut_->forward(x, tape) : x;
+    return at::relu(main_->forward(x, tape) + skip);
+}
+
+std::vector<Tensor*> Residual::parameters() {
+    std::vector<Tensor*> out = main_->parameters();
+    if (shortcut_)
+        for (Tensor* p : shortcut_->parameters()) out.push_back(p);
+    return out;
+}
+
+void Residual::setFrozen(bool frozen) {
+    main_->setFrozen(frozen);
+    if (shortcut_) shortcut_->setFrozen(frozen);
+}
+
+}  // namespace dpmix::train::detail

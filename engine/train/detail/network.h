@@ -1,0 +1,45 @@
+#pragma once
+// Internal (torch) header: a network is a list of blocks (the unit of "fine-tune only the
+// last N blocks"), built from a ModelSpec out of the layer wrappers in layers.h.
+#include "engine/train/detail/layers.h"
+#include "engine/train/images.h"
+#include "engine/train/model_spec.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dpmix::train::detail {
+
+class Network {
+public:
+    Network() = default;
+    explicit Network(std::vector<LayerPtr> blocks) : blocks_(std::move(blocks)) {}
+
+    Tensor forward(const Tensor& x, Tape* tape = nullptr);
+    std::vector<Tensor*> parameters();
+    /// Parameters that currently require a gradient (the unfrozen blocks).
+    std::vector<Tensor*> trainableParameters();
+    /// Freeze all blocks except the last `count` (count ≤ 0 or ≥ block count: train all).
+    void trainOnlyLastBlocks(int count);
+    int blockCount() const { return static_cast<int>(blocks_.size()); }
+    const std::vector<LayerPtr>& blocks() const { return blocks_; }
+    void setNormStrategy(NormStrategy strategy);
+
+private:
+    std::vector<LayerPtr> blocks_;
+};
+
+/// Builds the network a spec describes, with parameters initialised from `generator`.
+Network buildNetwork(const ModelSpec& spec, at::Generator& generator,
+                     at::TensorOptions options = at::TensorOptions().dtype(at::kFloat));
+
+/// The device every run uses: CUDA when this LibTorch build has it, otherwise the CPU.
+at::Device preferredDevice();
+
+/// The rows `indices` of `images` as an (n, C, H, W) float tensor on `device`.
+Tensor gatherImages(const ImageView& images, const std::vector<int64_t>& indices, at::Device device);
+
+/// The logits of `images` in evaluation batches of `batchSize` (no autograd), shape (N, outputs).
+Tensor predictLogits(Network& net, const ImageView& images, at::Device device, int64_t batchSize = 512);
+
+}  // namespace dpmix::train::detail

@@ -1,0 +1,51 @@
+#pragma once
+// A trained or freshly initialised network behind a torch-free handle (pimpl), so callers
+// outside engine/train never compile torch headers.
+#include "engine/core/result.h"
+#include "engine/train/images.h"
+#include "engine/train/model_spec.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::train {
+
+/// Sets LibTorch's intra-op thread count. Call once at program start-up (STACK_NOTES §4):
+/// changing it while a job runs oversubscribes the cores.
+void setTorchThreads(int threads);
+
+/// "cuda" when this LibTorch build sees a GPU, else "cpu"; every run uses that device.
+std::string preferredDeviceName();
+
+class Model {
+public:
+    /// A new network for `spec`, initialised with PyTorch's default schemes from `seed`.
+    static Model create(const ModelSpec& spec, std::uint64_t seed);
+
+    const ModelSpec& spec() const;
+    std::string device() const;
+    std::int64_t parameterCount() const;
+
+    /// All parameters flattened in a fixed order (for saving in a project file).
+    std::vector<float> parameters() const;
+    /// Restores parameters saved by parameters(); an error (and no change) on a size mismatch.
+    std::optional<Error> setParameters(const std::vector<float>& values);
+
+    /// Logits, row-major N × spec().outputs. Images must match the spec's C×H×W.
+    Result<std::vector<float>> logits(const ImageView& images) const;
+
+    /// A deep copy (Model is a handle: copies share one network).
+    Model clone() const;
+
+    struct Impl;
+    Impl& impl() const { return *impl_; }
+
+private:
+    explicit Model(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace dpmix::train

@@ -1,0 +1,196 @@
+// Vectorised per-example clipping against the definition: a loop over examples, one backward
+// pass each, clip each gradient to C, sum. Double precision, every layer type and both norm
+// strategies (Gram trick and materialised per-example gradients).
+#include "engine/train/detail/ghost_clipping.h"
+#include "engine/train/detail/network.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <functional>
+
+using namespace dpmix::train;
+using namespace dpmix::train::detail;
+
+namespace {
+
+const at::TensorOptions kDouble = at::TensorOptions().dtype(at::kDouble);
+
+struct MeanOverTime : Layer {  // (B, T, D) → (B, D)
+    Tensor forward(const Tensor& x, Tape*) override { return x.mean(1); }
+    std::string name() const override { return "MeanOverTime"; }
+};
+
+struct TransposeTime : Layer {  // (B, T, D) → (B, D, T), so GroupNorm sees channels second
+    Tensor forward(const Tensor& x, Tape*) override { return x.transpose(1, 2); }
+    std::string name() const override { return "TransposeTime"; }
+};
+
+using LossFn = std::function<Tensor(const Tensor& logits, const Tensor& targets)>;
+
+// Σ_b min(1, C/‖∇ℓ_b‖) ∇ℓ_b by the definition, one example at a time.
+std::vector<Tensor> naiveClippedSum(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss, double c,
+                                    std::vector<double>* norms = nullptr) {
+    std::vector<Tensor*> params = net.trainableParameters();
+    std::vector<Tensor> inputs;
+    for (Tensor* p : params) inputs.push_back(*p);
+    std::vector<Tensor> sum;
+    for (Tensor* p : params) sum.push_back(at::zeros_like(*p));
+    for (int64_t b = 0; b < x.size(0); ++b) {
+        Tensor lb = loss(net.forward(x.narrow(0, b, 1)), y.narrow(0, b, 1)).sum();
+        auto grads = torch::autograd::grad({lb}, inputs, {}, false, false, true);
+        double sq = 0;
+        for (auto& g : grads)
+            if (g.defined()) sq += g.pow(2).sum().item<double>();
+        const double n = std::sqrt(sq);
+        if (norms) norms->push_back(n);
+        const double f = std::isinf(c) ? 1.0 : std::min(1.0, c / std::max(n, 1e-12));
+        for (std::size_t i = 0; i < grads.size(); ++i)
+            if (grads[i].defined()) sum[i] += f * grads[i];
+    }
+    return sum;
+}
+
+double maxRelativeError(Network& net, const std::vector<Tensor>& expected) {
+    std::vector<Tensor*> params = net.trainableParameters();
+    double worst = 0;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        if (!params[i]->grad().defined()) return 1e9;
+        const double scale = std::max(1.0, expected[i].abs().max().item<double>());
+        worst = std::max(worst, (params[i]->grad() - expected[i]).abs().max().item<double>() / scale);
+    }
+    return worst;
+}
+
+double vectorisedError(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss, double c,
+                       const std::vector<Tensor>& expected, Tensor* normsOut = nullptr) {
+    for (Tensor* p : net.parameters()) p->mutable_grad() = Tensor();
+    Tape tape;
+    Tensor perExample = loss(net.forward(x, &tape), y);
+    Tensor norms = clipAndSumGradients(tape, perExample, c);
+    if (normsOut) *normsOut = norms;
+    return maxRelativeError(net, expected);
+}
+
+double medianOf(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Checks C = median norm (half the examples clipped), a tiny C (all clipped), and C = ∞.
+void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss) {
+    std::vector<double> norms;
+    naiveClippedSum(net, x, y, loss, INFINITY, &norms);
+    for (NormStrategy s : {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise}) {
+        net.setNormStrategy(s);
+        for (double c : {medianOf(norms), 1e-3 * medianOf(norms), static_cast<double>(INFINITY)}) {
+            std::vector<Tensor> expected = naiveClippedSum(net, x, y, loss, c);
+            Tensor got;
+            const double err = vectorisedError(net, x, y, loss, c, expected, &got);
+            QVERIFY2(err < 1e-5, qPrintable(QString("strategy %1, C %2: max relative error %3")
+                                                .arg(int(s)).arg(c).arg(err)));
+            for (std::size_t b = 0; b < norms.size(); ++b)
+                QVERIFY(std::abs(got[static_cast<int64_t>(b)].item<double>() - norms[b]) <= 1e-8 * (1 + norms[b]));
+        }
+    }
+}
+
+LossFn multiclass() { return [](const Tensor& l, const Tensor& t) { return multiclassLossPerExample(l, t); }; }
+LossFn binary() { return [](const Tensor& l, const Tensor& t) { return binaryLossPerExample(l, t); }; }
+
+}  // namespace
+
+class TestPerExampleClipping : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void convGroupNormLinear() {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(11);
+        InitOptions init{kDouble, &gen};
+        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Conv2d>(2, 4, 3, 1, 1, init), std::make_shared<GroupNorm>(2, 4, init),
+                         std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Conv2d>(4, 6, 3, 2, 1, init), std::make_shared<GroupNorm>(3, 6, init),
+                         std::make_shared<ReLU>(), std::make_shared<Flatten>()}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Linear>(24, 5, init), std::make_shared<ReLU>(),
+                         std::make_shared<Linear>(5, 3, init)})});
+        // Non-trivial GroupNorm affine parameters, so their gradients are not degenerate.
+        for (Tensor* p : net.parameters()) {
+            at::NoGradGuard g;
+            p->add_(at::randn(p->sizes(), gen, kDouble) * 0.3);
+        }
+        Tensor x = at::randn({7, 2, 8, 8}, gen, kDouble);
+        Tensor y = at::randint(0, 3, {7}, gen, at::TensorOptions().dtype(at::kLong));
+        checkAgainstNaive(net, x, y, multiclass());
+    }
+
+    void embeddingSequenceLinear() {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(12);
+        InitOptions init{kDouble, &gen};
+        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Embedding>(7, 4, init)}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Linear>(4, 6, init), std::make_shared<TransposeTime>(),
+                         std::make_shared<GroupNorm>(3, 6, init), std::make_shared<TransposeTime>(),
+                         std::make_shared<ReLU>(), std::make_shared<MeanOverTime>()}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Linear>(6, 1, init)})});
+        // Sequences of 5 tokens over a vocabulary of 7: repeated tokens in most rows; row 0
+        // repeats one token throughout (the Embedding's index-coincidence term at its largest).
+        Tensor idx = at::randint(0, 7, {6, 5}, gen, at::TensorOptions().dtype(at::kLong));
+        idx[0].fill_(3);
+        Tensor y = at::randint(0, 2, {6}, gen, kDouble);
+        checkAgainstNaive(net, idx, y, binary());
+    }
+
+    void resnet18WithFrozenBlocks() {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(13);
+        ModelSpec spec = ModelSpecBuilder().kind(ModelKind::ResNet18).input(3, 8, 8).outputs(2).resnetWidth(4)
+                             .normGroups(2).build().value();
+        Network net = buildNetwork(spec, gen, kDouble);
+        Tensor x = at::randn({5, 3, 8, 8}, gen, kDouble);
+        Tensor y = at::randint(0, 2, {5}, gen, at::TensorOptions().dtype(at::kLong));
+        checkAgainstNaive(net, x, y, multiclass());
+        // Fine-tune only the last 3 blocks (two basic blocks + head): the frozen ones get no gradient.
+        net.trainOnlyLastBlocks(3);
+        QVERIFY(net.trainableParameters().size() < net.parameters().size());
+        checkAgainstNaive(net, x, y, multiclass());
+        for (Tensor* p : net.parameters())
+            if (!p->requires_grad()) QVERIFY(!p->grad().defined());
+    }
+
+    void mlpAndSmallCnnFromSpecs() {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(14);
+        Network mlp = buildNetwork(ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 4, 4).outputs(3)
+                                       .mlpHidden({6, 5}).build().value(), gen, kDouble);
+        Tensor x = at::randn({6, 1, 4, 4}, gen, kDouble);
+        Tensor y = at::randint(0, 3, {6}, gen, at::TensorOptions().dtype(at::kLong));
+        checkAgainstNaive(mlp, x, y, multiclass());
+        Network cnn = buildNetwork(ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1)
+                                       .convWidths(4, 4).hidden(5).normGroups(2).build().value(), gen, kDouble);
+        Tensor yb = at::randint(0, 2, {6}, gen, kDouble);
+        checkAgainstNaive(cnn, at::randn({6, 1, 8, 8}, gen, kDouble), yb, binary());
+    }
+
+    void clippedContributionNeverExceedsC() {
+        // With a single example the clipped sum is that example's clipped gradient: norm ≤ C.
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(15);
+        Network net = buildNetwork(ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 3, 3).outputs(2)
+                                       .mlpHidden({4}).build().value(), gen, kDouble);
+        for (int trial = 0; trial < 20; ++trial) {
+            Tape tape;
+            Tensor x = at::randn({1, 1, 3, 3}, gen, kDouble) * 10;
+            Tensor loss = multiclassLossPerExample(net.forward(x, &tape), at::zeros({1}, at::kLong));
+            Tensor norms = clipAndSumGradients(tape, loss, 0.05);
+            double sq = 0;
+            for (Tensor* p : net.trainableParameters()) sq += p->grad().pow(2).sum().item<double>();
+            QVERIFY(std::sqrt(sq) <= 0.05 * (1 + 1e-9));
+            if (norms.item<double>() > 0.05) QVERIFY(std::abs(std::sqrt(sq) - 0.05) < 1e-9);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPerExampleClipping)
+#include "tst_per_example_clipping.moc"
