@@ -1,6 +1,9 @@
 #include "app/cli/command.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
+#include "engine/runtime/runtime_info.h"
+
+#include <thread>
 
 #include <iostream>
 
@@ -9,6 +12,11 @@ int main(int argc, char** argv) {
     CLI::App app{"dpmix — differentially private learning with public data (headless)"};
     app.set_version_flag("--version", "dpmix " + dpmix::versionString());
     app.require_subcommand(1);
+    // Torch defaults to one intra-op thread on small VMs; use every core unless told otherwise.
+    dpmix::runtime::setThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    app.add_option_function<int>("--threads", [](int n) { dpmix::runtime::setThreads(n); },
+                                 "compute threads for torch (default: all cores)")
+        ->check(CLI::PositiveNumber);
 
     dpmix::cli::CommandContext ctx;
     // Register subcommands (one file each under app/cli/).

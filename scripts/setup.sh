@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One-command set-up on Debian 12: install the packages dpmix needs, then configure and build
+# Release into build/. Idempotent: installs only what is missing, rebuilds only what changed.
+#   scripts/setup.sh            # packages + build
+#   scripts/setup.sh --no-build # packages only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 libgl-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libtorch-dev libopenblas0-pthread          # OpenBLAS: Debian's torch otherwise uses the ~10x slower reference BLAS
+  libeigen3-dev libsqlite3-dev sqlite3 libboost-dev nlohmann-json3-dev libcli11-dev
+  libstb-dev libsentencepiece-dev zlib1g-dev
+  xvfb xauth fonts-dejavu-core               # headless GUI tests and screenshots with real glyphs
+  file dpkg-dev                              # cpack -G DEB
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  say "installing ${#missing[@]} Debian package(s): ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  say "all ${#PACKAGES[@]} Debian packages already installed"
+fi
+
+# Make sure torch picks up OpenBLAS, not the reference BLAS (STACK_NOTES §8).
+blas=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || true)
+say "libblas.so.3 -> ${blas:-unknown}"
+case "$blas" in
+  *openblas*) ;;
+  *) say "WARNING: libblas.so.3 is not OpenBLAS; run: update-alternatives --config libblas.so.3-x86_64-linux-gnu" ;;
+esac
+
+[ "${1:-}" = "--no-build" ] && exit 0
+
+BUILD_DIR=${BUILD_DIR:-build}
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  say "configuring Release build in $BUILD_DIR/"
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+say "building with $(nproc) job(s) (torch translation units are limited to one at a time)"
+start=$(date +%s)
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+say "build done in $(( $(date +%s) - start )) s; programs are in $BUILD_DIR/bin/"
