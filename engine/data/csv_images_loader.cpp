@@ -1,0 +1,177 @@
+// "csv-images" loader: a CSV manifest (NIH ChestX-ray14 / CheXpert / MIMIC-CXR layout) with an
+// image path column, one column per label (1, 0, -1 = uncertain, blank = not mentioned) and an
+// optional patient column, plus the image files it names.
+#include "engine/data/csv_table.h"
+#include "engine/data/file_bytes.h"
+#include "engine/data/image_file.h"
+#include "engine/data/image_loaders.h"
+#include "engine/data/loader_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+namespace dpmix::data {
+namespace {
+
+enum class Policy { Zero, One, Mask };
+
+Result<Policy> parsePolicy(const SourceSpec& spec, const std::string& key, const std::string& fallback) {
+    const std::string value = optionOr(spec, key, fallback);
+    if (value == "zero") return Policy::Zero;
+    if (value == "one") return Policy::One;
+    if (value == "mask") return Policy::Mask;
+    return Error{sourceContext(spec) + "option '" + key + "' = '" + value +
+                 "' is not valid, expected zero, one or mask"};
+}
+
+Result<std::pair<int, int>> parseSize(const SourceSpec& spec) {
+    const std::string text = trim(optionOr(spec, "size", "64"));
+    const auto x = text.find_first_of("xX");
+    const std::string hText = x == std::string::npos ? text : text.substr(0, x);
+    const std::string wText = x == std::string::npos ? text : text.substr(x + 1);
+    int h = 0, w = 0;
+    const auto rh = std::from_chars(hText.data(), hText.data() + hText.size(), h);
+    const auto rw = std::from_chars(wText.data(), wText.data() + wText.size(), w);
+    if (rh.ec != std::errc() || rw.ec != std::errc() || rh.ptr != hText.data() + hText.size() ||
+        rw.ptr != wText.data() + wText.size() || h < 1 || w < 1 || h > 4096 || w > 4096)
+        return Error{sourceContext(spec) + "option 'size' = '" + text +
+                     "' is not valid, expected H or HxW with sides in 1..4096"};
+    return std::pair{h, w};
+}
+
+}  // namespace
+
+Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec) {
+    if (auto known = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
+                                              "size", "channels", "uncertain", "blank", "image_root"},
+                                       {"uncertain.", "blank."});
+        !known)
+        return known.error();
+    auto limit = limitOption(spec);
+    if (!limit) return limit.error();
+    auto size = parseSize(spec);
+    if (!size) return size.error();
+    auto channels = integerOption(spec, "channels", 1, 1, 3);
+    if (!channels) return channels.error();
+    if (*channels == 2)
+        return Error{sourceContext(spec) + "option 'channels' = '2' is not valid, expected 1 (grey) or 3 (RGB)"};
+
+    auto text = readFileMaybeGzip(spec.path);
+    if (!text) return Error{sourceContext(spec) + text.error().message};
+    auto table = parseCsv(*text, spec.path);
+    if (!table) return Error{sourceContext(spec) + table.error().message};
+
+    const std::string pathColumn = optionOr(spec, "path_column", "Path");
+    const int pathIndex = table->column(pathColumn);
+    if (pathIndex < 0)
+        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no image path column '" +
+                     pathColumn + "' (set option path_column)"};
+    const std::string userColumn = optionOr(spec, "user_column", "");
+    const int userIndex = userColumn.empty() ? -1 : table->column(userColumn);
+    if (!userColumn.empty() && userIndex < 0)
+        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no user column '" + userColumn + "'"};
+
+    std::vector<std::string> labelNames;
+    if (spec.options.count("labels")) {
+        labelNames = splitList(spec.options.at("labels"));
+    } else {
+        const auto ignored = splitList(optionOr(spec, "ignore_columns", ""));
+        for (const auto& name : table->header)
+            if (name != pathColumn && name != userColumn &&
+                std::find(ignored.begin(), ignored.end(), name) == ignored.end())
+                labelNames.push_back(name);
+    }
+    if (labelNames.empty()) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no label columns"};
+    std::vector<int> labelIndex;
+    std::vector<Policy> uncertainPolicy, blankPolicy;
+    auto uncertainDefault = parsePolicy(spec, "uncertain", "zero");
+    if (!uncertainDefault) return uncertainDefault.error();
+    auto blankDefault = parsePolicy(spec, "blank", "zero");
+    if (!blankDefault) return blankDefault.error();
+    for (const auto& name : labelNames) {
+        const int index = table->column(name);
+        if (index < 0)
+            return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no label column '" + name + "'"};
+        labelIndex.push_back(index);
+        auto u = spec.options.count("uncertain." + name) ? parsePolicy(spec, "uncertain." + name, "")
+                                                         : Result<Policy>(*uncertainDefault);
+        auto b = spec.options.count("blank." + name) ? parsePolicy(spec, "blank." + name, "")
+                                                     : Result<Policy>(*blankDefault);
+        if (!u) return u.error();
+        if (!b) return b.error();
+        uncertainPolicy.push_back(*u);
+        blankPolicy.push_back(*b);
+    }
+    for (const auto& [key, value] : spec.options)
+        for (const char* prefix : {"uncertain.", "blank."})
+            if (key.rfind(prefix, 0) == 0 &&
+                std::find(labelNames.begin(), labelNames.end(), key.substr(std::string(prefix).size())) ==
+                    labelNames.end())
+                return Error{sourceContext(spec) + "option '" + key + "' names no label column"};
+
+    const std::size_t n = std::min(table->rows.size(), *limit);
+    if (n == 0) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' lists no images (empty data set)"};
+    const std::string imageRoot =
+        optionOr(spec, "image_root", std::filesystem::path(spec.path).parent_path().string());
+
+    ImageDataset out;
+    out.channels = static_cast<int>(*channels);
+    out.height = size->first;
+    out.width = size->second;
+    out.labelNames = labelNames;
+    const std::size_t l = labelNames.size(), imageSize = out.imageSize();
+    out.pixels.resize(n * imageSize);
+    out.labels.assign(n * l, 0.0f);
+    out.labelMask.assign(n * l, 1);
+    bool anyMasked = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& row = table->rows[i];
+        const std::string where = "CSV file '" + spec.path + "', line " + std::to_string(table->rowLines[i]);
+        for (std::size_t j = 0; j < l; ++j) {
+            const std::string cell = trim(row[labelIndex[j]]);
+            Policy policy = Policy::Zero;
+            bool usePolicy = true;
+            if (cell.empty()) {
+                policy = blankPolicy[j];
+            } else {
+                double value = 0;
+                const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+                if (ec != std::errc() || end != cell.data() + cell.size() || (value != 1 && value != 0 && value != -1))
+                    return Error{sourceContext(spec) + where + ", column '" + labelNames[j] + "': value '" + cell +
+                                 "' is not a label, expected 1, 0, -1 (uncertain) or blank"};
+                if (value == -1) {
+                    policy = uncertainPolicy[j];
+                } else {
+                    out.labels[i * l + j] = static_cast<float>(value);
+                    usePolicy = false;
+                }
+            }
+            if (usePolicy) {
+                if (policy == Policy::One) out.labels[i * l + j] = 1.0f;
+                if (policy == Policy::Mask) {
+                    out.labelMask[i * l + j] = 0;
+                    anyMasked = true;
+                }
+            }
+        }
+        const std::string imagePath = trim(row[pathIndex]);
+        if (imagePath.empty()) return Error{sourceContext(spec) + where + ": empty image path"};
+        const std::string full = std::filesystem::path(imagePath).is_absolute()
+                                     ? imagePath
+                                     : (std::filesystem::path(imageRoot) / imagePath).string();
+        auto image = decodeImageFile(full, out.channels);
+        if (!image) return Error{sourceContext(spec) + where + ": " + image.error().message};
+        const DecodedImage resized = resizeImage(*image, out.height, out.width);
+        std::copy(resized.pixels.begin(), resized.pixels.end(), out.pixels.begin() + i * imageSize);
+        if (userIndex >= 0) {
+            out.users.push_back(trim(row[userIndex]));
+            if (out.users.back().empty())
+                return Error{sourceContext(spec) + where + ": empty user id in column '" + userColumn + "'"};
+        }
+    }
+    if (!anyMasked) out.labelMask.clear();  // empty = all known
+    return out;
+}
+
+}  // namespace dpmix::data

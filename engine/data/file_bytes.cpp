@@ -1,0 +1,83 @@
+#include "engine/data/file_bytes.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace dpmix::data {
+namespace {
+
+Result<std::string> gunzip(const std::string& path, const std::string& compressed) {
+    z_stream stream{};
+    if (inflateInit2(&stream, 15 + 32) != Z_OK)  // +32: accept gzip and zlib headers
+        return Error{"file '" + path + "': cannot initialise zlib"};
+    std::string out;
+    out.resize(std::max<std::size_t>(compressed.size() * 4, 1 << 16));
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+    stream.avail_in = static_cast<uInt>(compressed.size());
+    std::size_t produced = 0;
+    int rc = Z_OK;
+    while (true) {
+        if (produced == out.size()) out.resize(out.size() * 2);
+        stream.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+        stream.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, 1u << 30));
+        const uInt before = stream.avail_out;
+        rc = inflate(&stream, Z_NO_FLUSH);
+        produced += before - stream.avail_out;
+        if (rc == Z_STREAM_END) {
+            // Concatenated gzip members (allowed by RFC 1952): continue with the next one.
+            if (stream.avail_in > 0 && inflateReset(&stream) == Z_OK) continue;
+            break;
+        }
+        if (rc == Z_BUF_ERROR && stream.avail_in == 0) {
+            inflateEnd(&stream);
+            return Error{"file '" + path + "': truncated gzip data (the compressed stream ends early)"};
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            const std::string why = stream.msg ? stream.msg : "corrupt data";
+            inflateEnd(&stream);
+            return Error{"file '" + path + "': invalid gzip data (" + why + ")"};
+        }
+    }
+    inflateEnd(&stream);
+    out.resize(produced);
+    return out;
+}
+
+}  // namespace
+
+Result<std::string> readFileRaw(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return Error{"file '" + path + "' does not exist"};
+    if (std::filesystem::is_directory(path, ec))
+        return Error{"'" + path + "' is a folder, expected a file"};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error{"cannot open file '" + path + "': " + std::strerror(errno)};
+    std::string bytes;
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    if (size > 0) {
+        bytes.resize(static_cast<std::size_t>(size));
+        in.seekg(0);
+        in.read(bytes.data(), size);
+        if (!in) return Error{"cannot read file '" + path + "'"};
+    }
+    return bytes;
+}
+
+Result<std::string> readFileMaybeGzip(const std::string& path) {
+    auto raw = readFileRaw(path);
+    if (!raw) return raw;
+    const std::string& bytes = *raw;
+    if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+        static_cast<unsigned char>(bytes[1]) == 0x8b)
+        return gunzip(path, bytes);
+    return raw;
+}
+
+}  // namespace dpmix::data

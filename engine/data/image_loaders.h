@@ -1,0 +1,20 @@
+#pragma once
+// The image loaders behind loadImageSource (options are documented in source_loader.h).
+#include "engine/core/result.h"
+#include "engine/data/source_loader.h"
+
+#include <vector>
+
+namespace dpmix::data {
+
+Result<ImageDataset> loadIdxSource(const SourceSpec& spec);
+Result<ImageDataset> loadMnistJsonSource(const SourceSpec& spec);
+Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec);
+
+/// Sets labelNames/labels from class ids using the "classes" and "tasks" options
+/// (shared by the class-labelled loaders idx and mnist-json). Without "classes" the names are
+/// "0".."K-1", K = max(max id + 1, defaultClassCount).
+Result<bool> attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds,
+                                ImageDataset& dataset, int defaultClassCount = 0);
+
+}  // namespace dpmix::data

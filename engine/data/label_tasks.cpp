@@ -1,0 +1,138 @@
+#include "engine/data/label_tasks.h"
+
+#include "engine/data/loader_options.h"
+
+#include <algorithm>
+#include <set>
+
+namespace dpmix::data {
+
+Result<std::vector<LabelTask>> parseLabelTasks(const std::string& text) {
+    std::vector<LabelTask> tasks;
+    std::set<std::string> names;
+    for (const std::string& item : splitList(text, ';')) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+            return Error{"label task '" + item + "' is not valid, expected name=classA|classB"};
+        LabelTask task{trim(item.substr(0, eq)), splitList(item.substr(eq + 1), '|')};
+        if (task.name.empty())
+            return Error{"label task '" + item + "' has an empty name, expected name=classA|classB"};
+        if (task.classes.empty())
+            return Error{"label task '" + task.name + "' lists no classes, expected name=classA|classB"};
+        if (!names.insert(task.name).second)
+            return Error{"label task '" + task.name + "' is defined twice"};
+        tasks.push_back(std::move(task));
+    }
+    if (tasks.empty()) return Error{"no label tasks in '" + text + "', expected name=classA|classB;..."};
+    return tasks;
+}
+
+Result<LabelMatrix> oneHotTargets(const std::vector<int>& classIds,
+                                  const std::vector<std::string>& classNames) {
+    const std::size_t k = classNames.size();
+    LabelMatrix m{classNames, std::vector<float>(classIds.size() * k, 0.0f)};
+    for (std::size_t i = 0; i < classIds.size(); ++i) {
+        if (classIds[i] < 0 || static_cast<std::size_t>(classIds[i]) >= k)
+            return Error{"example " + std::to_string(i) + " has class " + std::to_string(classIds[i]) +
+                         ", expected 0.." + std::to_string(int(k) - 1) + " (" + std::to_string(k) +
+                         " class names)"};
+        m.values[i * k + static_cast<std::size_t>(classIds[i])] = 1.0f;
+    }
+    return m;
+}
+
+Result<LabelMatrix> taskTargets(const std::vector<int>& classIds,
+                                const std::vector<std::string>& classNames,
+                                const std::vector<LabelTask>& tasks) {
+    const std::size_t k = classNames.size(), t = tasks.size();
+    // member[c * t + j]: does class c belong to task j?
+    std::vector<unsigned char> member(k * t, 0);
+    std::set<std::string> seen;
+    LabelMatrix m;
+    for (std::size_t j = 0; j < t; ++j) {
+        if (!seen.insert(tasks[j].name).second)
+            return Error{"label task '" + tasks[j].name + "' is defined twice"};
+        m.names.push_back(tasks[j].name);
+        for (const auto& cls : tasks[j].classes) {
+            const auto it = std::find(classNames.begin(), classNames.end(), cls);
+            if (it == classNames.end()) {
+                std::string known;
+                for (const auto& c : classNames) known += (known.empty() ? "" : ", ") + c;
+                return Error{"label task '" + tasks[j].name + "': unknown class '" + cls +
+                             "' (classes: " + known + ")"};
+            }
+            member[static_cast<std::size_t>(it - classNames.begin()) * t + j] = 1;
+        }
+    }
+    m.values.assign(classIds.size() * t, 0.0f);
+    for (std::size_t i = 0; i < classIds.size(); ++i) {
+        if (classIds[i] < 0 || static_cast<std::size_t>(classIds[i]) >= k)
+            return Error{"example " + std::to_string(i) + " has class " + std::to_string(classIds[i]) +
+                         ", expected 0.." + std::to_string(int(k) - 1)};
+        const std::size_t c = static_cast<std::size_t>(classIds[i]);
+        for (std::size_t j = 0; j < t; ++j) m.values[i * t + j] = member[c * t + j];
+    }
+    return m;
+}
+
+Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,
+                                     const std::vector<LabelTask>& tasks) {
+    const std::size_t n = singleLabel.size(), k = singleLabel.numLabels();
+    std::vector<int> classIds(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        int positives = 0;
+        for (std::size_t c = 0; c < k; ++c) {
+            if (!singleLabel.labelMask.empty() && !singleLabel.labelMask[i * k + c])
+                return Error{"example " + std::to_string(i) + " has a missing label '" +
+                             singleLabel.labelNames[c] + "'; label tasks need a fully labelled single-label data set"};
+            if (singleLabel.labels[i * k + c] > 0.5f) {
+                ++positives;
+                classIds[i] = static_cast<int>(c);
+            }
+        }
+        if (positives != 1)
+            return Error{"example " + std::to_string(i) + " has " + std::to_string(positives) +
+                         " positive labels; label tasks need a single-label data set (exactly one)"};
+    }
+    auto targets = taskTargets(classIds, singleLabel.labelNames, tasks);
+    if (!targets) return targets.error();
+    ImageDataset out = singleLabel;
+    out.labelNames = targets->names;
+    out.labels = std::move(targets).value().values;
+    out.labelMask.clear();
+    return out;
+}
+
+Result<ImageDataset> selectLabelColumns(const ImageDataset& dataset,
+                                        const std::vector<std::size_t>& columns) {
+    const std::size_t n = dataset.size(), l = dataset.numLabels(), m = columns.size();
+    if (columns.empty()) return Error{"no label columns selected, expected at least one"};
+    for (std::size_t c : columns)
+        if (c >= l)
+            return Error{"label column " + std::to_string(c) + " does not exist (the data set has " +
+                         std::to_string(l) + " labels)"};
+    ImageDataset out;
+    out.channels = dataset.channels;
+    out.height = dataset.height;
+    out.width = dataset.width;
+    out.pixels = dataset.pixels;
+    out.users = dataset.users;
+    for (std::size_t c : columns) out.labelNames.push_back(dataset.labelNames[c]);
+    out.labels.resize(n * m);
+    if (!dataset.labelMask.empty()) out.labelMask.resize(n * m);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < m; ++j) {
+            out.labels[i * m + j] = dataset.labels[i * l + columns[j]];
+            if (!dataset.labelMask.empty()) out.labelMask[i * m + j] = dataset.labelMask[i * l + columns[j]];
+        }
+    }
+    return out;
+}
+
+const std::vector<std::string>& fashionMnistClassNames() {
+    static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                                   "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"};
+    return names;
+}
+
+}  // namespace dpmix::data

@@ -1,0 +1,82 @@
+#include "engine/data/loader_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <limits>
+
+namespace dpmix::data {
+
+std::string sourceContext(const SourceSpec& spec) {
+    return "source '" + spec.name + "' (loader " + spec.loader + "): ";
+}
+
+std::string optionOr(const SourceSpec& spec, const std::string& key, const std::string& fallback) {
+    const auto it = spec.options.find(key);
+    return it == spec.options.end() ? fallback : it->second;
+}
+
+Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback,
+                                long long minimum, long long maximum) {
+    const auto it = spec.options.find(key);
+    if (it == spec.options.end()) return fallback;
+    const std::string text = trim(it->second);
+    long long value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value < minimum ||
+        value > maximum)
+        return Error{sourceContext(spec) + "option '" + key + "' = '" + it->second +
+                     "' is not valid, expected an integer in [" + std::to_string(minimum) + ", " +
+                     std::to_string(maximum) + "]"};
+    return value;
+}
+
+Result<std::size_t> limitOption(const SourceSpec& spec) {
+    auto limit = integerOption(spec, "limit", -1, 1, std::numeric_limits<long long>::max());
+    if (!limit) return limit.error();
+    if (*limit < 0) return std::numeric_limits<std::size_t>::max();
+    return static_cast<std::size_t>(*limit);
+}
+
+Result<bool> checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
+                               const std::vector<std::string>& prefixes) {
+    for (const auto& [key, value] : spec.options) {
+        if (key == "limit" || std::find(known.begin(), known.end(), key) != known.end()) continue;
+        const bool prefixed = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
+            return key.size() > p.size() && key.compare(0, p.size(), p) == 0;
+        });
+        if (prefixed) continue;
+        std::string list = "limit";
+        for (const auto& k : known) list += ", " + k;
+        for (const auto& p : prefixes) list += ", " + p + "<label>";
+        return Error{sourceContext(spec) + "unknown option '" + key + "' (known options: " + list + ")"};
+    }
+    return true;
+}
+
+std::string trim(const std::string& text) {
+    const auto begin = text.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos) return {};
+    const auto end = text.find_last_not_of(" \t\r\n");
+    return text.substr(begin, end - begin + 1);
+}
+
+std::vector<std::string> splitList(const std::string& text, char separator) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto stop = std::min(text.find(separator, start), text.size());
+        std::string item = trim(text.substr(start, stop - start));
+        if (!item.empty()) items.push_back(std::move(item));
+        start = stop + 1;
+    }
+    return items;
+}
+
+std::string resolveNextTo(const SourceSpec& spec, const std::string& path) {
+    const std::filesystem::path p(path);
+    if (p.is_absolute()) return path;
+    return (std::filesystem::path(spec.path).parent_path() / p).string();
+}
+
+}  // namespace dpmix::data

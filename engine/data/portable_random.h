@@ -1,0 +1,41 @@
+#pragma once
+// Random helpers whose output is fixed by the C++ standard's mt19937_64 alone. std::shuffle and
+// std::uniform_*_distribution are implementation-defined, so splits made with them could differ
+// between standard libraries; these do not.
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace dpmix::data {
+
+/// Uniform double in [0, 1) with 53 random bits.
+inline double uniform01(std::mt19937_64& gen) { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }
+
+/// Uniform integer in [0, bound), bound > 0, without modulo bias (rejection sampling).
+inline std::uint64_t uniformBelow(std::mt19937_64& gen, std::uint64_t bound) {
+    const std::uint64_t threshold = (0 - bound) % bound;  // 2^64 mod bound
+    while (true) {
+        const std::uint64_t r = gen();
+        if (r >= threshold) return r % bound;
+    }
+}
+
+/// Fisher–Yates shuffle.
+template <typename T>
+void portableShuffle(std::vector<T>& items, std::mt19937_64& gen) {
+    for (std::size_t i = items.size(); i > 1; --i) {
+        const std::size_t j = static_cast<std::size_t>(uniformBelow(gen, i));
+        std::swap(items[i - 1], items[j]);
+    }
+}
+
+/// SplitMix64 of (seed, purpose): independent streams for different uses of one run seed.
+inline std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t purpose) {
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (purpose + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+}  // namespace dpmix::data

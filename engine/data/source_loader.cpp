@@ -1,0 +1,105 @@
+// Dispatch from SourceSpec::loader to the loaders, and the summary a project file records.
+#include "engine/data/source_loader.h"
+
+#include "engine/data/image_loaders.h"
+#include "engine/data/loader_options.h"
+#include "engine/data/text_loaders.h"
+
+#include <algorithm>
+#include <set>
+
+namespace dpmix::data {
+namespace {
+
+const std::vector<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images"};
+const std::vector<std::string> kTextLoaders = {"jsonl", "text-folder", "spam-assassin", "mbox", "maildir"};
+
+std::string knownLoaders() {
+    std::string list;
+    for (const auto& l : kImageLoaders) list += (list.empty() ? "" : ", ") + l;
+    for (const auto& l : kTextLoaders) list += ", " + l;
+    return list;
+}
+
+long long distinctUsers(const std::vector<std::string>& users) {
+    std::set<std::string> distinct;
+    for (const auto& u : users)
+        if (!u.empty()) distinct.insert(u);
+    return static_cast<long long>(distinct.size());
+}
+
+}  // namespace
+
+std::size_t ImageDataset::size() const {
+    const std::size_t perImage = imageSize();
+    return perImage == 0 ? 0 : pixels.size() / perImage;
+}
+
+std::size_t ImageDataset::numLabels() const { return labelNames.size(); }
+
+bool isImageLoader(const std::string& loader) {
+    return std::find(kImageLoaders.begin(), kImageLoaders.end(), loader) != kImageLoaders.end();
+}
+
+bool isTextLoader(const std::string& loader) {
+    return std::find(kTextLoaders.begin(), kTextLoaders.end(), loader) != kTextLoaders.end();
+}
+
+Result<ImageDataset> loadImageSource(const SourceSpec& spec) {
+    if (spec.path.empty()) return Error{sourceContext(spec) + "no path given"};
+    Result<ImageDataset> loaded = Error{""};
+    if (spec.loader == "idx") loaded = loadIdxSource(spec);
+    else if (spec.loader == "mnist-json") loaded = loadMnistJsonSource(spec);
+    else if (spec.loader == "csv-images") loaded = loadCsvImagesSource(spec);
+    else if (isTextLoader(spec.loader))
+        return Error{sourceContext(spec) + "'" + spec.loader + "' loads text, expected an image loader (idx, mnist-json, csv-images)"};
+    else
+        return Error{"source '" + spec.name + "': unknown loader '" + spec.loader + "' (known: " + knownLoaders() + ")"};
+    if (loaded && loaded->size() == 0) return Error{sourceContext(spec) + "'" + spec.path + "' holds no images (empty data set)"};
+    return loaded;
+}
+
+Result<TextCorpus> loadTextSource(const SourceSpec& spec) {
+    if (spec.path.empty()) return Error{sourceContext(spec) + "no path given"};
+    if (spec.loader == "jsonl") return loadJsonlSource(spec);
+    if (spec.loader == "text-folder") return loadTextFolderSource(spec);
+    if (spec.loader == "spam-assassin") return loadSpamAssassinSource(spec);
+    if (spec.loader == "mbox") return loadMboxSource(spec);
+    if (spec.loader == "maildir") return loadMaildirSource(spec);
+    if (isImageLoader(spec.loader))
+        return Error{sourceContext(spec) + "'" + spec.loader + "' loads images, expected a text loader"};
+    return Error{"source '" + spec.name + "': unknown loader '" + spec.loader + "' (known: " + knownLoaders() + ")"};
+}
+
+Result<SourceSummary> summarizeSource(const SourceSpec& spec) {
+    SourceSummary summary;
+    if (isImageLoader(spec.loader)) {
+        auto images = loadImageSource(spec);
+        if (!images) return images.error();
+        summary.kind = "images";
+        summary.examples = static_cast<long long>(images->size());
+        summary.labelNames = images->labelNames;
+        summary.users = distinctUsers(images->users);
+        summary.contentHash = contentHash(*images);
+        summary.channels = images->channels;
+        summary.height = images->height;
+        summary.width = images->width;
+        return summary;
+    }
+    auto corpus = loadTextSource(spec);
+    if (!corpus) return corpus.error();
+    summary.kind = "text";
+    summary.examples = static_cast<long long>(corpus->documents.size());
+    std::set<std::string> domains;
+    std::vector<std::string> users;
+    for (const auto& doc : corpus->documents) {
+        domains.insert(doc.domain);
+        users.push_back(doc.user);
+    }
+    summary.domains.assign(domains.begin(), domains.end());
+    summary.users = distinctUsers(users);
+    summary.contentHash = contentHash(*corpus);
+    return summary;
+}
+
+}  // namespace dpmix::data

@@ -1,0 +1,20 @@
+#pragma once
+// The text loaders behind loadTextSource (options are documented in source_loader.h).
+#include "engine/core/result.h"
+#include "engine/data/source_loader.h"
+
+#include <string>
+
+namespace dpmix::data {
+
+Result<TextCorpus> loadJsonlSource(const SourceSpec& spec);
+Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec);
+Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec);
+Result<TextCorpus> loadMboxSource(const SourceSpec& spec);
+Result<TextCorpus> loadMaildirSource(const SourceSpec& spec);
+
+/// Applies the "encoding_errors" option (error = default, or replace) to one document's text;
+/// `where` names the file and record in the error.
+Result<std::string> checkedUtf8(const SourceSpec& spec, std::string text, const std::string& where);
+
+}  // namespace dpmix::data
