@@ -1,13 +1,72 @@
+// dpmix-workbench: the desktop program. `dpmix-workbench [FILE] [--screenshot OUT.png [--view NAME]]`.
+#include "app/workbench/main_window.h"
+#include "app/workbench/project_store.h"
+#include "app/workbench/run_controller.h"
+#include "app/workbench/screenshot.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/version.h"
+#include "engine/runtime/runtime_info.h"
 
 #include <QApplication>
-#include <QMainWindow>
+#include <QCommandLineParser>
+#include <QTextStream>
+
+#include <cstring>
+
+namespace {
+// --screenshot renders without a display: pick the offscreen platform before QApplication
+// exists (it reads QT_QPA_PLATFORM once), unless the user chose one.
+void preferOffscreenForScreenshots(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+}  // namespace
 
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
+    preferOffscreenForScreenshots(argc, argv);
     QApplication app(argc, argv);
-    QMainWindow window;
-    window.setWindowTitle("dpmix workbench");
+    QApplication::setOrganizationName(QStringLiteral("dpmix"));
+    QApplication::setApplicationName(QStringLiteral("dpmix-workbench"));
+    QApplication::setApplicationDisplayName(QStringLiteral("dpmix workbench"));
+    QApplication::setApplicationVersion(QString::fromStdString(dpmix::versionString()));
+    QApplication::setDesktopFileName(QStringLiteral("dpmix-workbench"));
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription(QStringLiteral("dpmix workbench: differentially private learning with public data"));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    cli.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .dpmix project to open."), QStringLiteral("[FILE]"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Render the window offscreen to OUT.png and exit."),
+                                        QStringLiteral("OUT.png"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("With --screenshot, the view to show: %1.")
+                                      .arg(dpmix::workbench::screenshotViews().join(", ")),
+                                  QStringLiteral("NAME"), QStringLiteral("main"));
+    cli.addOption(screenshot);
+    cli.addOption(view);
+    cli.process(app);
+
+    dpmix::workbench::UnavailableRunController runs;
+    dpmix::workbench::UnavailableProjectStore projects;
+    dpmix::workbench::WorkbenchServices services{
+        &runs, &projects, [] { return QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion); }};
+    dpmix::workbench::MainWindow window(services);
+
+    QTextStream err(stderr);
+    if (const QStringList files = cli.positionalArguments(); !files.isEmpty()) {
+        if (const QString error = window.openFile(files.first()); !error.isEmpty()) err << error << Qt::endl;
+    }
+    if (cli.isSet(screenshot)) {
+        const QString error = dpmix::workbench::renderScreenshot(window, cli.value(screenshot), cli.value(view));
+        if (!error.isEmpty()) {
+            err << "dpmix-workbench: " << error << Qt::endl;
+            return 2;
+        }
+        return 0;
+    }
     window.show();
     return app.exec();
 }

@@ -1,0 +1,116 @@
+#pragma once
+// The workbench's one main window: project tree dock (left), tabbed analysis area (centre,
+// starting with the privacy calculator), parameter panel dock (right), jobs dock (bottom),
+// File/Edit/View/Run/Help menus, status bar. Engine access goes through the two seams in
+// WorkbenchServices, so the window runs (and is tested) without the pipeline or project file.
+#include "app/workbench/about_info.h"
+#include "app/workbench/job_runner.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <functional>
+
+class QMenu;
+class QTabWidget;
+class QTreeWidget;
+class QTreeWidgetItem;
+class QLabel;
+
+namespace dpmix::widgets {
+class JobListWidget;
+class ParameterPanel;
+class PrivacyCalculatorPanel;
+}  // namespace dpmix::widgets
+
+namespace dpmix::workbench {
+
+class LatestResultRunner;
+class ParameterDocument;
+class ProjectStore;
+class RunController;
+struct StageJob;
+
+struct WorkbenchServices {
+    RunController* runs = nullptr;         // not owned; must outlive the window
+    ProjectStore* projects = nullptr;      // not owned; must outlive the window
+    std::function<QString()> torchVersion; // asked when the About box opens
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(WorkbenchServices services, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ParameterDocument* document() const { return document_; }
+    widgets::ParameterPanel* parameterPanel() const { return parameters_; }
+    widgets::PrivacyCalculatorPanel* calculatorPanel() const { return calculator_; }
+    widgets::JobListWidget* jobList() const { return jobs_; }
+    JobRunner* jobRunner() const { return runner_; }
+    QTabWidget* analysisTabs() const { return tabs_; }
+    QTreeWidget* projectTree() const { return tree_; }
+
+    QString currentFile() const { return currentFile_; }
+    QStringList recentFiles() const;
+
+    /// File operations without dialogs; return an empty string or the error shown to the user.
+    QString openFile(const QString& path);
+    QString saveTo(const QString& path);
+    void newProject();
+
+    /// Starts the jobs of a run one after another (each when the previous one succeeded).
+    void startStages(const QList<StageJob>& stages);
+
+    /// Brings a part of the window to the front: "main", "calculator", "parameters", "jobs".
+    bool showView(const QString& name);
+    static QStringList viewNames();
+    /// Adds a closable tab to the analysis area and shows it.
+    void addAnalysisTab(QWidget* page, const QString& title);
+
+    AboutInfo aboutInfo() const;
+    /// True when no live calculation is pending (for screenshots and tests).
+    bool calculationsIdle() const;
+
+    /// Re-validates now (synchronously) and, if valid, asks the RunController for the jobs.
+    void requestRun();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildDocks();
+    void buildMenus();
+    void restoreWindowState();
+    void saveWindowState();
+    void onParametersChanged();
+    void onCalculatorInputs();
+    void updateTitle();
+    void rememberRecent(const QString& path);
+    void rebuildRecentMenu();
+    bool maybeSave();
+    bool saveWithDialog(bool forceDialog);
+    void openWithDialog();
+    void showAbout();
+    void onJobFinished(int jobId, JobOutcome outcome, const QString& message);
+    void startNextStage();
+
+    WorkbenchServices services_;
+    ParameterDocument* document_;
+    JobRunner* runner_;
+    LatestResultRunner* planRunner_;
+    LatestResultRunner* calculatorRunner_;
+    QTabWidget* tabs_;
+    QTreeWidget* tree_;
+    widgets::ParameterPanel* parameters_;
+    widgets::PrivacyCalculatorPanel* calculator_;
+    widgets::JobListWidget* jobs_;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* jobStatus_ = nullptr;
+    QString currentFile_;
+    QList<StageJob> pendingStages_;
+    int currentStageJob_ = 0;
+};
+
+}  // namespace dpmix::workbench

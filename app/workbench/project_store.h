@@ -1,0 +1,31 @@
+#pragma once
+// The seam to the .dpmix project file (engine/project, being written separately): open and
+// save the run parameters, and the schema version for the About box. The workbench ships
+// UnavailableProjectStore until engine/project lands; tests plug in fakes.
+#include "engine/core/result.h"
+#include "widgets/run_parameters.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace dpmix::workbench {
+
+class ProjectStore {
+public:
+    virtual ~ProjectStore() = default;
+    /// e.g. "3"; shown in the About box.
+    virtual QString schemaVersion() const = 0;
+    virtual Result<widgets::RunParameters> open(const QString& path) = 0;
+    /// Writes atomically: on error the file on disk is unchanged.
+    virtual std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) = 0;
+};
+
+class UnavailableProjectStore : public ProjectStore {
+public:
+    QString schemaVersion() const override;
+    Result<widgets::RunParameters> open(const QString& path) override;
+    std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) override;
+};
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,32 @@
+#pragma once
+// The seam between the workbench and the engine's pipeline (engine/pipeline, not yet built):
+// turns validated run parameters into the stage jobs the JobRunner executes. The workbench
+// ships UnavailableRunController until the pipeline lands; tests plug in fakes.
+#include "app/workbench/job_runner.h"
+#include "engine/core/result.h"
+#include "widgets/run_parameters.h"
+
+#include <QList>
+#include <QString>
+
+namespace dpmix::workbench {
+
+struct StageJob {
+    QString stage;  // shown in the jobs dock, e.g. "Mixture learning (seed 0)"
+    JobWork work;
+};
+
+class RunController {
+public:
+    virtual ~RunController() = default;
+    /// The jobs for one run, in order, or an Error saying why this run cannot start.
+    virtual Result<QList<StageJob>> planRun(const widgets::RunParameters& parameters) = 0;
+};
+
+/// Says plainly that runs need the engine pipeline, which this build does not have yet.
+class UnavailableRunController : public RunController {
+public:
+    Result<QList<StageJob>> planRun(const widgets::RunParameters& parameters) override;
+};
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,127 @@
+#include "widgets/bar_chart_widget.h"
+
+#include "widgets/chart_palette.h"
+#include "widgets/qcp.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::widgets {
+
+QString validateBarChartData(const BarChartData& data) {
+    const auto n = data.categories.size();
+    for (const BarSeries& s : data.series) {
+        if (s.values.size() != n)
+            return QStringLiteral("series \"%1\" has %2 values for %3 categories").arg(s.name).arg(s.values.size()).arg(n);
+        if (!s.errors.isEmpty() && s.errors.size() != n)
+            return QStringLiteral("series \"%1\" has %2 error bars for %3 categories")
+                .arg(s.name).arg(s.errors.size()).arg(n);
+        for (double e : s.errors)
+            if (!(e >= 0.0))
+                return QStringLiteral("series \"%1\" has an error bar of %2: expected a half-width >= 0")
+                    .arg(s.name, formatExact(e));
+    }
+    return {};
+}
+
+BarChartWidget::BarChartWidget(QWidget* parent) : ChartWidget(parent) {
+    plot()->legend->setVisible(true);
+    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+QString BarChartWidget::setData(const BarChartData& data) {
+    if (QString error = validateBarChartData(data); !error.isEmpty()) return error;
+    data_ = data;
+    plot()->clearPlottables();
+    bars_.clear();
+
+    auto* group = new QCPBarsGroup(plot());
+    group->setSpacingType(QCPBarsGroup::stAbsolute);
+    group->setSpacing(2);
+    QVector<double> ticks;
+    for (int i = 0; i < data_.categories.size(); ++i) ticks << i + 1;
+    const int k = std::max(1, static_cast<int>(data_.series.size()));
+    const double width = 0.8 / k;
+
+    for (int s = 0; s < data_.series.size(); ++s) {
+        const BarSeries& series = data_.series[s];
+        auto* bars = new QCPBars(plot()->xAxis, plot()->yAxis);
+        bars->setName(series.name);
+        bars->setWidth(width);
+        const QColor color = seriesColor(s);
+        bars->setPen(QPen(color.darker(130)));
+        bars->setBrush(color);
+        bars->setData(ticks, series.values, true);
+        bars->setBarsGroup(group);
+        bars_ << bars;
+        if (!series.errors.isEmpty()) {
+            auto* errors = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
+            errors->removeFromLegend();
+            errors->setDataPlottable(bars);
+            errors->setData(series.errors);
+            errors->setPen(QPen(QColor(40, 40, 40), 1.2));
+            errors->setWhiskerWidth(std::max(4.0, 40.0 * width));
+        }
+    }
+
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    ticker->setTicks(ticks, data_.categories.toVector());
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setSubTicks(false);
+    plot()->xAxis->grid()->setVisible(false);
+    rescaleToData();
+    return {};
+}
+
+void BarChartWidget::rescaleToData() {
+    plot()->xAxis->setRange(0.4, data_.categories.size() + 0.6);
+    double lo = 0.0, hi = 0.0;
+    for (const BarSeries& s : data_.series)
+        for (int i = 0; i < s.values.size(); ++i) {
+            const double e = s.errors.isEmpty() ? 0.0 : s.errors[i];
+            lo = std::min(lo, s.values[i] - e);
+            hi = std::max(hi, s.values[i] + e);
+        }
+    if (hi <= lo) hi = lo + 1.0;
+    const double pad = 0.08 * (hi - lo);
+    plot()->yAxis->setRange(lo < 0.0 ? lo - pad : 0.0, hi + pad);
+    plot()->replot();
+}
+
+PlotTable BarChartWidget::plottedTable() const {
+    PlotTable table;
+    table.columns << QStringLiteral("category");
+    for (const BarSeries& s : data_.series) {
+        table.columns << s.name;
+        if (!s.errors.isEmpty()) table.columns << s.name + QStringLiteral(" error");
+    }
+    for (int i = 0; i < data_.categories.size(); ++i) {
+        QStringList row{data_.categories[i]};
+        for (const BarSeries& s : data_.series) {
+            row << formatExact(s.values[i]);
+            if (!s.errors.isEmpty()) row << formatExact(s.errors[i]);
+        }
+        table.rows << row;
+    }
+    return table;
+}
+
+QString BarChartWidget::tooltipAt(const QPointF& pos) const {
+    for (int s = 0; s < bars_.size(); ++s) {
+        QVariant details;
+        if (bars_[s]->selectTest(pos, false, &details) < 0) continue;
+        const auto selection = details.value<QCPDataSelection>();
+        if (selection.isEmpty()) continue;
+        const int i = selection.dataRange().begin();
+        if (i < 0 || i >= data_.categories.size()) continue;
+        const BarSeries& series = data_.series[s];
+        QString text = QStringLiteral("<b>%1</b><br>%2: %3").arg(series.name.toHtmlEscaped(),
+                                                                 data_.categories[i].toHtmlEscaped())
+                           .arg(series.values[i], 0, 'g', 4);
+        if (!series.errors.isEmpty()) text += QStringLiteral(" ± %1").arg(series.errors[i], 0, 'g', 3);
+        return text;
+    }
+    return {};
+}
+
+}  // namespace dpmix::widgets

@@ -1,0 +1,50 @@
+#pragma once
+// Grouped bars with error bars and a legend, e.g. macro AUC per method per ε.
+#include "widgets/chart_widget.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+class QCPBars;
+
+namespace dpmix::widgets {
+
+struct BarSeries {
+    QString name;             // legend entry, e.g. "DP-MixMin"
+    QVector<double> values;   // one per category
+    QVector<double> errors;   // ± half-widths, one per category; empty = no error bars
+};
+
+struct BarChartData {
+    QStringList categories;   // x tick labels, e.g. "ε = 1", "ε = 2"
+    QList<BarSeries> series;
+};
+
+/// Returns an empty string if every series has one value (and zero or one error >= 0) per
+/// category, else a message naming the series and the mismatch.
+QString validateBarChartData(const BarChartData& data);
+
+class BarChartWidget : public ChartWidget {
+    Q_OBJECT
+
+public:
+    explicit BarChartWidget(QWidget* parent = nullptr);
+
+    /// Replaces the plotted data; invalid data is rejected (returns the reason, plot unchanged).
+    QString setData(const BarChartData& data);
+    const BarChartData& data() const { return data_; }
+
+    PlotTable plottedTable() const override;
+    void rescaleToData() override;
+
+protected:
+    QString tooltipAt(const QPointF& pos) const override;
+
+private:
+    BarChartData data_;
+    QList<QCPBars*> bars_;
+};
+
+}  // namespace dpmix::widgets

@@ -1,0 +1,77 @@
+#include "widgets/chart_widget.h"
+
+#include "widgets/qcp.h"
+
+#include <QFileDialog>
+#include <QMenu>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+namespace dpmix::widgets {
+
+ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->setContextMenuPolicy(Qt::CustomContextMenu);
+    plot_->setMouseTracking(true);
+    plot_->setMinimumSize(320, 220);
+    plot_->legend->setVisible(true);
+    plot_->legend->setBrush(QColor(255, 255, 255, 220));
+    plot_->legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    connect(plot_, &QWidget::customContextMenuRequested, this, &ChartWidget::showContextMenu);
+    connect(plot_, &QCustomPlot::mouseMove, this, &ChartWidget::onMouseMove);
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { rescaleToData(); });
+}
+
+ChartWidget::~ChartWidget() = default;
+
+void ChartWidget::setTitle(const QString& title) {
+    title_ = title;
+    if (!titleElement_) {
+        plot_->plotLayout()->insertRow(0);
+        titleElement_ = new QCPTextElement(plot_, title, QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+        plot_->plotLayout()->addElement(0, 0, titleElement_);
+    } else {
+        titleElement_->setText(title);
+    }
+    plot_->replot();
+}
+
+void ChartWidget::setAxisLabels(const QString& x, const QString& y) {
+    plot_->xAxis->setLabel(x);
+    plot_->yAxis->setLabel(y);
+    plot_->replot();
+}
+
+QString ChartWidget::exportTo(const QString& path, ExportFormat format, const ExportSize& size) {
+    const QString error = exportPlot(*plot_, plottedTable(), path, format, size);
+    if (error.isEmpty()) Q_EMIT exported(path);
+    else Q_EMIT exportFailed(error);
+    return error;
+}
+
+void ChartWidget::showContextMenu(const QPoint& pos) {
+    QMenu menu(this);
+    menu.addAction(tr("Export PNG (2x)…"), this, [this] { exportWithDialog(ExportFormat::Png); });
+    menu.addAction(tr("Export PDF…"), this, [this] { exportWithDialog(ExportFormat::Pdf); });
+    menu.addAction(tr("Export SVG…"), this, [this] { exportWithDialog(ExportFormat::Svg); });
+    menu.addAction(tr("Export CSV (plotted numbers)…"), this, [this] { exportWithDialog(ExportFormat::Csv); });
+    menu.addSeparator();
+    menu.addAction(tr("Reset zoom"), this, [this] { rescaleToData(); });
+    menu.exec(plot_->mapToGlobal(pos));
+}
+
+void ChartWidget::exportWithDialog(ExportFormat format) {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QString(), exportFilter(format));
+    if (!path.isEmpty()) exportTo(path, format);
+}
+
+void ChartWidget::onMouseMove(QMouseEvent* event) {
+    const QString text = tooltipAt(event->position());
+    if (text.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+}  // namespace dpmix::widgets

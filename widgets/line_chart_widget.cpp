@@ -1,0 +1,112 @@
+#include "widgets/line_chart_widget.h"
+
+#include "widgets/chart_palette.h"
+#include "widgets/qcp.h"
+
+namespace dpmix::widgets {
+
+QString validateLineSeries(const QList<LineSeries>& series) {
+    for (const LineSeries& s : series) {
+        const auto n = s.x.size();
+        if (s.mean.size() != n)
+            return QStringLiteral("series \"%1\": %2 means for %3 x values").arg(s.name).arg(s.mean.size()).arg(n);
+        const bool band = !s.lower.isEmpty() || !s.upper.isEmpty();
+        if (band && (s.lower.size() != n || s.upper.size() != n))
+            return QStringLiteral("series \"%1\": the band needs %2 lower and upper values, got %3 and %4")
+                .arg(s.name).arg(n).arg(s.lower.size()).arg(s.upper.size());
+        for (qsizetype i = 0; i < n; ++i) {
+            if (i > 0 && !(s.x[i] > s.x[i - 1]))
+                return QStringLiteral("series \"%1\": x[%2] = %3 does not increase (previous %4)")
+                    .arg(s.name).arg(i).arg(formatExact(s.x[i]), formatExact(s.x[i - 1]));
+            if (band && !(s.lower[i] <= s.mean[i] && s.mean[i] <= s.upper[i]))
+                return QStringLiteral("series \"%1\": at x = %2 the band [%3, %4] does not contain the mean %5")
+                    .arg(s.name, formatExact(s.x[i]), formatExact(s.lower[i]), formatExact(s.upper[i]),
+                         formatExact(s.mean[i]));
+        }
+    }
+    return {};
+}
+
+LineChartWidget::LineChartWidget(QWidget* parent) : ChartWidget(parent) {
+    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+QString LineChartWidget::setSeries(const QList<LineSeries>& series) {
+    if (QString error = validateLineSeries(series); !error.isEmpty()) return error;
+    series_ = series;
+    plot()->clearGraphs();
+    meanGraphs_.clear();
+    for (int s = 0; s < series_.size(); ++s) {
+        const LineSeries& line = series_[s];
+        const QColor color = seriesColor(s);
+        if (!line.lower.isEmpty()) {
+            QCPGraph* lower = plot()->addGraph();
+            lower->setData(line.x, line.lower, true);
+            lower->setPen(Qt::NoPen);
+            lower->removeFromLegend();
+            QCPGraph* upper = plot()->addGraph();
+            upper->setData(line.x, line.upper, true);
+            upper->setPen(Qt::NoPen);
+            QColor fill = color;
+            fill.setAlpha(50);
+            upper->setBrush(fill);
+            upper->setChannelFillGraph(lower);
+            upper->removeFromLegend();
+        }
+        QCPGraph* mean = plot()->addGraph();
+        mean->setName(line.name);
+        mean->setData(line.x, line.mean, true);
+        mean->setPen(QPen(color, 2.0));
+        meanGraphs_ << mean;
+    }
+    rescaleToData();
+    return {};
+}
+
+void LineChartWidget::rescaleToData() {
+    plot()->rescaleAxes(true);
+    // A little headroom so the band's edge is not drawn on the frame.
+    const QCPRange y = plot()->yAxis->range();
+    const double pad = y.size() > 0 ? 0.05 * y.size() : 1.0;
+    plot()->yAxis->setRange(y.lower - pad, y.upper + pad);
+    plot()->replot();
+}
+
+PlotTable LineChartWidget::plottedTable() const {
+    PlotTable table;
+    table.columns = {QStringLiteral("series"), QStringLiteral("x"), QStringLiteral("mean"), QStringLiteral("lower"),
+                     QStringLiteral("upper")};
+    for (const LineSeries& s : series_)
+        for (qsizetype i = 0; i < s.x.size(); ++i) {
+            const bool band = !s.lower.isEmpty();
+            table.rows << QStringList{s.name, formatExact(s.x[i]), formatExact(s.mean[i]),
+                                      band ? formatExact(s.lower[i]) : QString(),
+                                      band ? formatExact(s.upper[i]) : QString()};
+        }
+    return table;
+}
+
+QString LineChartWidget::tooltipAt(const QPointF& pos) const {
+    double best = -1.0;
+    QString text;
+    for (int s = 0; s < meanGraphs_.size(); ++s) {
+        QVariant details;
+        const double distance = meanGraphs_[s]->selectTest(pos, false, &details);
+        if (distance < 0 || distance > 8.0 || (best >= 0 && distance >= best)) continue;
+        const auto selection = details.value<QCPDataSelection>();
+        if (selection.isEmpty()) continue;
+        const int i = selection.dataRange().begin();
+        const LineSeries& line = series_[s];
+        if (i < 0 || i >= line.x.size()) continue;
+        best = distance;
+        text = QStringLiteral("<b>%1</b><br>x = %2<br>mean = %3")
+                   .arg(line.name.toHtmlEscaped())
+                   .arg(line.x[i], 0, 'g', 6)
+                   .arg(line.mean[i], 0, 'g', 4);
+        if (!line.lower.isEmpty())
+            text += QStringLiteral("<br>band [%1, %2]").arg(line.lower[i], 0, 'g', 4).arg(line.upper[i], 0, 'g', 4);
+    }
+    return text;
+}
+
+}  // namespace dpmix::widgets

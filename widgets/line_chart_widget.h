@@ -1,0 +1,47 @@
+#pragma once
+// Mean lines with a shaded band (e.g. ±1 std over seeds, or a confidence interval),
+// e.g. loss or λ weight per step.
+#include "widgets/chart_widget.h"
+
+#include <QList>
+#include <QString>
+#include <QVector>
+
+class QCPGraph;
+
+namespace dpmix::widgets {
+
+struct LineSeries {
+    QString name;
+    QVector<double> x;       // strictly increasing
+    QVector<double> mean;
+    QVector<double> lower;   // band; empty (with upper) = no band
+    QVector<double> upper;
+};
+
+/// Returns an empty string when every series is plottable (equal lengths, x increasing,
+/// lower <= mean <= upper), else a message naming the series, point and problem.
+QString validateLineSeries(const QList<LineSeries>& series);
+
+class LineChartWidget : public ChartWidget {
+    Q_OBJECT
+
+public:
+    explicit LineChartWidget(QWidget* parent = nullptr);
+
+    /// Replaces the plotted data; invalid data is rejected (returns the reason, plot unchanged).
+    QString setSeries(const QList<LineSeries>& series);
+    const QList<LineSeries>& series() const { return series_; }
+
+    PlotTable plottedTable() const override;
+    void rescaleToData() override;
+
+protected:
+    QString tooltipAt(const QPointF& pos) const override;
+
+private:
+    QList<LineSeries> series_;
+    QList<QCPGraph*> meanGraphs_;
+};
+
+}  // namespace dpmix::widgets

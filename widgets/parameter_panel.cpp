@@ -1,0 +1,249 @@
+#include "widgets/parameter_panel.h"
+
+#include "widgets/log_slider_spin_box.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace dpmix::widgets {
+namespace {
+
+// An editor with its message label underneath; the label takes no space while hidden.
+QWidget* withMessage(QWidget* editor, QLabel* message) {
+    auto* box = new QWidget;
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(editor);
+    layout->addWidget(message);
+    return box;
+}
+
+QFormLayout* makeForm(QGroupBox* group) {
+    auto* form = new QFormLayout(group);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    return form;
+}
+
+constexpr int kRhoSliderSteps = 100;  // ρ slider in whole percent; the spin box takes finer values
+
+}  // namespace
+
+ParameterPanel::ParameterPanel(QWidget* parent)
+    : QWidget(parent),
+      epsilon_(new LogSliderSpinBox(0.01, 100.0, 3)),
+      delta_(new QLineEdit),
+      count_(new QSpinBox),
+      rhoSlider_(new QSlider(Qt::Horizontal)),
+      rho_(new QDoubleSpinBox),
+      splitSummary_(new QLabel),
+      seeds_(new QLineEdit),
+      composition_(new QComboBox),
+      advanced_(new QGroupBox(tr("Advanced: mixture learning stage"))),
+      clip_(new QDoubleSpinBox),
+      batch_(new QSpinBox),
+      learningRate_(new QDoubleSpinBox),
+      steps_(new QSpinBox),
+      summary_(new QLabel),
+      run_(new QPushButton(tr("Run DP-MixMin"))) {
+    auto* layout = new QVBoxLayout(this);
+
+    // --- privacy budget -------------------------------------------------------------------
+    auto* budget = new QGroupBox(tr("Privacy budget"));
+    auto* budgetForm = makeForm(budget);
+    epsilon_->setToolTip(tr("How much any one person's data may change what the run releases. Smaller ε = "
+                            "stronger privacy, noisier results. The slider is logarithmic (0.01 to 100).\n"
+                            "Paper: ε ∈ {1, 2, 5}; default 2."));
+    budgetForm->addRow(fieldLabel(ParameterField::Epsilon), withMessage(epsilon_, addMessageLabel(ParameterField::Epsilon)));
+    delta_->setToolTip(tr("The small probability with which the ε guarantee may fail. Keep it well below 1/n "
+                          "(n = number of sensitive examples).\nPaper default: 1e-5."));
+    delta_->setPlaceholderText(tr("e.g. 1e-5"));
+    budgetForm->addRow(fieldLabel(ParameterField::Delta), withMessage(delta_, addMessageLabel(ParameterField::Delta)));
+    composition_->addItem(tr("Parallel (disjoint splits A and B)"), static_cast<int>(CompositionMode::Parallel));
+    composition_->addItem(tr("Sequential (budgets add up)"), static_cast<int>(CompositionMode::Sequential));
+    composition_->setToolTip(tr("Parallel: mixture learning uses split A and fine-tuning split B, different people, so "
+                                "the run costs max(ε_A, ε_B) = ε.\nSequential: both stages are charged to the same "
+                                "budget, so each stage gets half of ε and δ.\nPaper default: parallel."));
+    budgetForm->addRow(fieldLabel(ParameterField::Composition),
+                       withMessage(composition_, addMessageLabel(ParameterField::Composition)));
+    layout->addWidget(budget);
+
+    // --- data split -----------------------------------------------------------------------
+    auto* split = new QGroupBox(tr("Sensitive data split"));
+    auto* splitForm = makeForm(split);
+    count_->setRange(0, 2'000'000'000);
+    count_->setGroupSeparatorShown(true);
+    count_->setToolTip(tr("How many sensitive training examples (or users, for user-level privacy) there are. "
+                          "It is read from the project's data once a data set is attached.\n"
+                          "Paper: 89,696 NIH chest X-ray training images."));
+    splitForm->addRow(fieldLabel(ParameterField::SensitiveCount),
+                      withMessage(count_, addMessageLabel(ParameterField::SensitiveCount)));
+    rhoSlider_->setRange(1, kRhoSliderSteps - 1);
+    rho_->setRange(0.0, 1.0);
+    rho_->setDecimals(3);
+    rho_->setSingleStep(0.01);
+    const QString rhoTip = tr("The fraction of the sensitive data used to learn the mixture weights (split A); the rest "
+                              "(split B) is used to fine-tune. Larger ρ = better weights, less fine-tuning data.\n"
+                              "Paper default: 0.1 for images, 0.3 for Enron.");
+    rhoSlider_->setToolTip(rhoTip);
+    rho_->setToolTip(rhoTip);
+    auto* rhoRow = new QWidget;
+    auto* rhoLayout = new QHBoxLayout(rhoRow);
+    rhoLayout->setContentsMargins(0, 0, 0, 0);
+    rhoLayout->addWidget(rhoSlider_, 1);
+    rhoLayout->addWidget(rho_);
+    auto* rhoBox = withMessage(rhoRow, addMessageLabel(ParameterField::Rho));
+    splitSummary_->setObjectName("splitSummary");
+    splitSummary_->setWordWrap(true);
+    splitSummary_->setStyleSheet("color: #505860;");
+    qobject_cast<QVBoxLayout*>(rhoBox->layout())->insertWidget(1, splitSummary_);
+    splitForm->addRow(fieldLabel(ParameterField::Rho), rhoBox);
+    seeds_->setToolTip(tr("Each seed repeats the whole run with fresh randomness (sampling, noise, initialisation); "
+                          "results are reported as mean ± std over seeds. Whole numbers, separated by commas.\n"
+                          "Paper: several seeds per setting."));
+    splitForm->addRow(fieldLabel(ParameterField::Seeds), withMessage(seeds_, addMessageLabel(ParameterField::Seeds)));
+    layout->addWidget(split);
+
+    // --- advanced: mixture learning (Algorithm 1) -------------------------------------------
+    auto* advancedForm = makeForm(advanced_);
+    clip_->setRange(0.0, 1e6);
+    clip_->setDecimals(3);
+    clip_->setToolTip(tr("Each example's gradient is shortened to at most this length before noise is added, which "
+                         "bounds how much one person can move the weights. Noise scales with it.\nPaper default: 13."));
+    advancedForm->addRow(fieldLabel(ParameterField::ClipNorm), withMessage(clip_, addMessageLabel(ParameterField::ClipNorm)));
+    batch_->setRange(0, 100'000'000);
+    batch_->setGroupSeparatorShown(true);
+    batch_->setToolTip(tr("How many examples of split A each step looks at on average (each is picked independently "
+                          "with probability B / n_A). Larger batches average away more noise.\nPaper default: 1000."));
+    advancedForm->addRow(fieldLabel(ParameterField::BatchSize), withMessage(batch_, addMessageLabel(ParameterField::BatchSize)));
+    learningRate_->setRange(0.0, 1000.0);
+    learningRate_->setDecimals(3);
+    learningRate_->setSingleStep(0.1);
+    learningRate_->setToolTip(tr("How far each step moves the mixture weights (exponentiated-gradient step size). Too "
+                                 "large oscillates, too small does not converge.\nPaper: 0.5, 1 or 2; default 1."));
+    advancedForm->addRow(fieldLabel(ParameterField::LearningRate),
+                         withMessage(learningRate_, addMessageLabel(ParameterField::LearningRate)));
+    steps_->setRange(0, 10'000'000);
+    steps_->setToolTip(tr("How many noisy steps mixture learning takes. Every step spends privacy, so more steps "
+                          "need more noise per step for the same ε.\nDefault: 100 (the paper does not report it)."));
+    advancedForm->addRow(fieldLabel(ParameterField::Steps), withMessage(steps_, addMessageLabel(ParameterField::Steps)));
+    layout->addWidget(advanced_);
+
+    // --- live privacy summary and Run ------------------------------------------------------
+    auto* calculator = new QGroupBox(tr("Privacy of this run"));
+    auto* calcLayout = new QVBoxLayout(calculator);
+    summary_->setObjectName("privacySummary");
+    summary_->setWordWrap(true);
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setMinimumHeight(summary_->fontMetrics().height() * 4);
+    calcLayout->addWidget(summary_);
+    layout->addWidget(calculator);
+    run_->setToolTip(tr("Start mixture learning, pretraining and fine-tuning with these parameters."));
+    run_->setDefault(true);
+    layout->addWidget(run_);
+    layout->addStretch(1);
+
+    setValues(values_);
+
+    connect(epsilon_, &LogSliderSpinBox::valueEdited, this,
+            [this](double v) { emitEdit(ParameterField::Epsilon, v); });
+    connect(delta_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::Delta, t); });
+    connect(count_, &QSpinBox::valueChanged, this,
+            [this](int v) { emitEdit(ParameterField::SensitiveCount, static_cast<qint64>(v)); });
+    connect(rho_, &QDoubleSpinBox::valueChanged, this, [this](double v) { emitEdit(ParameterField::Rho, v); });
+    connect(rhoSlider_, &QSlider::valueChanged, this, [this](int percent) {
+        if (!applying_) emitEdit(ParameterField::Rho, static_cast<double>(percent) / kRhoSliderSteps);
+    });
+    connect(seeds_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::Seeds, t); });
+    connect(composition_, &QComboBox::activated, this,
+            [this](int index) { emitEdit(ParameterField::Composition, composition_->itemData(index).toInt()); });
+    connect(clip_, &QDoubleSpinBox::valueChanged, this, [this](double v) { emitEdit(ParameterField::ClipNorm, v); });
+    connect(batch_, &QSpinBox::valueChanged, this, [this](int v) { emitEdit(ParameterField::BatchSize, v); });
+    connect(learningRate_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { emitEdit(ParameterField::LearningRate, v); });
+    connect(steps_, &QSpinBox::valueChanged, this, [this](int v) { emitEdit(ParameterField::Steps, v); });
+    connect(run_, &QPushButton::clicked, this, &ParameterPanel::runRequested);
+}
+
+QLabel* ParameterPanel::addMessageLabel(ParameterField field) {
+    auto* label = new QLabel;
+    label->setObjectName(QStringLiteral("message_") + fieldKey(field));
+    label->setWordWrap(true);
+    label->setVisible(false);
+    messageLabels_.insert(field, label);
+    return label;
+}
+
+void ParameterPanel::emitEdit(ParameterField field, const QVariant& value) {
+    if (applying_) return;
+    setFieldValue(values_, field, value);
+    Q_EMIT fieldEdited(field, value);
+}
+
+void ParameterPanel::setValues(const RunParameters& v) {
+    applying_ = true;
+    values_ = v;
+    // Only touch controls that show something else: re-setting a spin box reformats its text
+    // and would move the cursor while the user types.
+    if (epsilon_->value() != v.epsilon) epsilon_->setValue(v.epsilon);
+    if (delta_->text() != v.delta) delta_->setText(v.delta);
+    if (count_->value() != v.sensitiveCount) count_->setValue(static_cast<int>(v.sensitiveCount));
+    if (rho_->value() != v.rho) rho_->setValue(v.rho);
+    rhoSlider_->setValue(static_cast<int>(std::lround(v.rho * kRhoSliderSteps)));
+    if (seeds_->text() != v.seeds) seeds_->setText(v.seeds);
+    composition_->setCurrentIndex(composition_->findData(static_cast<int>(v.composition)));
+    if (clip_->value() != v.clipNorm) clip_->setValue(v.clipNorm);
+    if (batch_->value() != v.batchSize) batch_->setValue(v.batchSize);
+    if (learningRate_->value() != v.learningRate) learningRate_->setValue(v.learningRate);
+    if (steps_->value() != v.steps) steps_->setValue(v.steps);
+    applying_ = false;
+}
+
+void ParameterPanel::setMessages(const QList<FieldMessage>& messages) {
+    for (QLabel* label : std::as_const(messageLabels_)) {
+        label->clear();
+        label->setVisible(false);
+    }
+    for (const FieldMessage& m : messages) {
+        QLabel* label = messageLabels_.value(m.field);
+        if (!label) continue;
+        const bool error = m.severity == MessageSeverity::Error;
+        const QString text = (label->text().isEmpty() ? QString() : label->text() + "\n") + m.text;
+        label->setText(text);
+        label->setStyleSheet(error ? "color: #b00020;" : "color: #8a5a00;");
+        label->setProperty("severity", error ? "error" : "warning");
+        label->setVisible(true);
+    }
+}
+
+QString ParameterPanel::messageFor(ParameterField field) const {
+    const QLabel* label = messageLabels_.value(field);
+    return label ? label->text() : QString();
+}
+
+void ParameterPanel::setSplitSummary(const QString& text) { splitSummary_->setText(text); }
+
+void ParameterPanel::setPrivacySummary(const QString& html, bool valid) {
+    summary_->setText(html);
+    summary_->setEnabled(valid);
+}
+
+QString ParameterPanel::privacySummary() const { return summary_->text(); }
+
+void ParameterPanel::setRunEnabled(bool enabled) { run_->setEnabled(enabled); }
+
+}  // namespace dpmix::widgets

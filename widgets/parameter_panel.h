@@ -1,0 +1,99 @@
+#pragma once
+// The parameter panel: privacy budget, data split, seeds, composition and the mixture stage's
+// advanced hyper-parameters, with messages shown in place under each field, a live privacy
+// summary, and the Run button. It edits nothing itself: every change goes out as
+// fieldEdited() (so the owner can make it undoable) and comes back through setValues().
+#include "widgets/run_parameters.h"
+
+#include <QMap>
+#include <QList>
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+
+namespace dpmix::widgets {
+
+class LogSliderSpinBox;
+
+enum class MessageSeverity { Warning, Error };
+
+struct FieldMessage {
+    ParameterField field;
+    MessageSeverity severity;
+    QString text;
+};
+
+class ParameterPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ParameterPanel(QWidget* parent = nullptr);
+
+    /// Shows `values` without emitting fieldEdited (controls already showing them are left
+    /// alone, so typing is never interrupted).
+    void setValues(const RunParameters& values);
+    RunParameters values() const { return values_; }
+
+    /// Replaces all in-place messages (empty list = everything fine).
+    void setMessages(const QList<FieldMessage>& messages);
+    QString messageFor(ParameterField field) const;
+
+    /// "Split A: 8,970 · Split B: 80,726" under the ρ slider.
+    void setSplitSummary(const QString& text);
+    /// The live privacy calculator's result (rich text), or the reason it cannot be computed.
+    void setPrivacySummary(const QString& html, bool valid);
+    QString privacySummary() const;
+
+    void setRunEnabled(bool enabled);
+    QPushButton* runButton() const { return run_; }
+
+    // Controls, for tests and focus handling.
+    LogSliderSpinBox* epsilonEditor() const { return epsilon_; }
+    QLineEdit* deltaEditor() const { return delta_; }
+    QSpinBox* countEditor() const { return count_; }
+    QSlider* rhoSlider() const { return rhoSlider_; }
+    QDoubleSpinBox* rhoEditor() const { return rho_; }
+    QLineEdit* seedsEditor() const { return seeds_; }
+    QComboBox* compositionEditor() const { return composition_; }
+    QDoubleSpinBox* clipEditor() const { return clip_; }
+    QSpinBox* batchEditor() const { return batch_; }
+    QDoubleSpinBox* learningRateEditor() const { return learningRate_; }
+    QSpinBox* stepsEditor() const { return steps_; }
+    QGroupBox* advancedGroup() const { return advanced_; }
+
+Q_SIGNALS:
+    void fieldEdited(dpmix::widgets::ParameterField field, const QVariant& value);
+    void runRequested();
+
+private:
+    QLabel* addMessageLabel(ParameterField field);
+    void emitEdit(ParameterField field, const QVariant& value);
+
+    RunParameters values_;
+    bool applying_ = false;
+    LogSliderSpinBox* epsilon_;
+    QLineEdit* delta_;
+    QSpinBox* count_;
+    QSlider* rhoSlider_;
+    QDoubleSpinBox* rho_;
+    QLabel* splitSummary_;
+    QLineEdit* seeds_;
+    QComboBox* composition_;
+    QGroupBox* advanced_;
+    QDoubleSpinBox* clip_;
+    QSpinBox* batch_;
+    QDoubleSpinBox* learningRate_;
+    QSpinBox* steps_;
+    QLabel* summary_;
+    QPushButton* run_;
+    QMap<ParameterField, QLabel*> messageLabels_;
+};
+
+}  // namespace dpmix::widgets

@@ -1,0 +1,77 @@
+#include "widgets/run_parameters.h"
+
+#include <QObject>
+
+namespace dpmix::widgets {
+
+QString fieldKey(ParameterField field) {
+    switch (field) {
+    case ParameterField::Epsilon: return QStringLiteral("epsilon");
+    case ParameterField::Delta: return QStringLiteral("delta");
+    case ParameterField::SensitiveCount: return QStringLiteral("n");
+    case ParameterField::Rho: return QStringLiteral("rho");
+    case ParameterField::Seeds: return QStringLiteral("seeds");
+    case ParameterField::Composition: return QStringLiteral("composition");
+    case ParameterField::ClipNorm: return QStringLiteral("clip");
+    case ParameterField::BatchSize: return QStringLiteral("batch");
+    case ParameterField::LearningRate: return QStringLiteral("lr");
+    case ParameterField::Steps: return QStringLiteral("steps");
+    }
+    return {};
+}
+
+QString fieldLabel(ParameterField field) {
+    switch (field) {
+    case ParameterField::Epsilon: return QObject::tr("Privacy budget ε");
+    case ParameterField::Delta: return QObject::tr("Failure probability δ");
+    case ParameterField::SensitiveCount: return QObject::tr("Sensitive examples n");
+    case ParameterField::Rho: return QObject::tr("Mixture split ρ");
+    case ParameterField::Seeds: return QObject::tr("Seeds");
+    case ParameterField::Composition: return QObject::tr("Composition");
+    case ParameterField::ClipNorm: return QObject::tr("Clip norm C");
+    case ParameterField::BatchSize: return QObject::tr("Expected batch B");
+    case ParameterField::LearningRate: return QObject::tr("Step size η");
+    case ParameterField::Steps: return QObject::tr("Steps T");
+    }
+    return {};
+}
+
+QVariant fieldValue(const RunParameters& v, ParameterField field) {
+    switch (field) {
+    case ParameterField::Epsilon: return v.epsilon;
+    case ParameterField::Delta: return v.delta;
+    case ParameterField::SensitiveCount: return v.sensitiveCount;
+    case ParameterField::Rho: return v.rho;
+    case ParameterField::Seeds: return v.seeds;
+    case ParameterField::Composition: return static_cast<int>(v.composition);
+    case ParameterField::ClipNorm: return v.clipNorm;
+    case ParameterField::BatchSize: return v.batchSize;
+    case ParameterField::LearningRate: return v.learningRate;
+    case ParameterField::Steps: return v.steps;
+    }
+    return {};
+}
+
+bool setFieldValue(RunParameters& v, ParameterField field, const QVariant& value) {
+    bool ok = true;
+    switch (field) {
+    case ParameterField::Epsilon: v.epsilon = value.toDouble(&ok); break;
+    case ParameterField::Delta: ok = value.canConvert<QString>(); if (ok) v.delta = value.toString(); break;
+    case ParameterField::SensitiveCount: v.sensitiveCount = value.toLongLong(&ok); break;
+    case ParameterField::Rho: v.rho = value.toDouble(&ok); break;
+    case ParameterField::Seeds: ok = value.canConvert<QString>(); if (ok) v.seeds = value.toString(); break;
+    case ParameterField::Composition: {
+        const int c = value.toInt(&ok);
+        ok = ok && (c == 0 || c == 1);
+        if (ok) v.composition = static_cast<CompositionMode>(c);
+        break;
+    }
+    case ParameterField::ClipNorm: v.clipNorm = value.toDouble(&ok); break;
+    case ParameterField::BatchSize: v.batchSize = value.toInt(&ok); break;
+    case ParameterField::LearningRate: v.learningRate = value.toDouble(&ok); break;
+    case ParameterField::Steps: v.steps = value.toInt(&ok); break;
+    }
+    return ok;
+}
+
+}  // namespace dpmix::widgets

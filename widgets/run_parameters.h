@@ -1,0 +1,57 @@
+#pragma once
+// The values the parameter panel edits, as plain Qt-side data (no engine types): the
+// workbench validates them through the engine's builders and shows the verdict in place.
+#include <QString>
+#include <QVariant>
+
+#include <array>
+
+namespace dpmix::widgets {
+
+enum class CompositionMode { Parallel, Sequential };
+
+enum class ParameterField {
+    Epsilon,
+    Delta,
+    SensitiveCount,
+    Rho,
+    Seeds,
+    Composition,
+    ClipNorm,
+    BatchSize,
+    LearningRate,
+    Steps,
+};
+
+inline constexpr std::array<ParameterField, 10> kAllParameterFields = {
+    ParameterField::Epsilon,  ParameterField::Delta,     ParameterField::SensitiveCount, ParameterField::Rho,
+    ParameterField::Seeds,    ParameterField::Composition, ParameterField::ClipNorm,   ParameterField::BatchSize,
+    ParameterField::LearningRate, ParameterField::Steps};
+
+/// Defaults are the paper's image setting (ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
+/// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1.
+struct RunParameters {
+    double epsilon = 2.0;
+    QString delta = QStringLiteral("1e-5");   // text: what the user typed, validated later
+    qint64 sensitiveCount = 89696;            // n: sensitive training examples (or users)
+    double rho = 0.1;                         // fraction of n in split A (mixture learning)
+    QString seeds = QStringLiteral("0, 1, 2");
+    CompositionMode composition = CompositionMode::Parallel;
+    double clipNorm = 13.0;
+    int batchSize = 1000;
+    double learningRate = 1.0;
+    int steps = 100;
+
+    bool operator==(const RunParameters&) const = default;
+};
+
+/// The field's name as messages and CLI flags spell it ("epsilon", "delta", "rho", ...).
+QString fieldKey(ParameterField field);
+/// The label a user reads ("Privacy budget ε", ...).
+QString fieldLabel(ParameterField field);
+
+QVariant fieldValue(const RunParameters& values, ParameterField field);
+/// Sets one field from a QVariant of the field's type; returns false on a type mismatch.
+bool setFieldValue(RunParameters& values, ParameterField field, const QVariant& value);
+
+}  // namespace dpmix::widgets
