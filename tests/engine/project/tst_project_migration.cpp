@@ -1,0 +1,168 @@
+// Opening a file written by the previous schema (v1, no hash chain) migrates it to v2: the
+// data stays, every row gets sealed, and the result has the same columns as a fresh v2 file.
+#include "engine/project/project_file.h"
+#include "engine/project/spec_json.h"
+#include "project_fixture.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+
+using namespace dpmix;
+using namespace dpmix::project;
+using namespace dpmix::project::testing;
+
+namespace {
+
+// The v1 schema as dpmix 0.1 (schema 1) wrote it: kept here verbatim as "an old file".
+const char* kSchemaV1 = R"SQL(
+PRAGMA application_id = 1146113368;
+CREATE TABLE spec(id INTEGER PRIMARY KEY, spec_json TEXT NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL);
+CREATE TABLE sources(id INTEGER PRIMARY KEY, role TEXT NOT NULL CHECK(role IN ('public', 'sensitive')),
+  name TEXT NOT NULL UNIQUE, loader TEXT NOT NULL, path TEXT NOT NULL, options_json TEXT NOT NULL,
+  user_level INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL, examples INTEGER NOT NULL, users INTEGER NOT NULL,
+  label_names_json TEXT NOT NULL, domains_json TEXT NOT NULL, channels INTEGER NOT NULL, height INTEGER NOT NULL,
+  width INTEGER NOT NULL, content_hash TEXT NOT NULL);
+CREATE TABLE runs(id INTEGER PRIMARY KEY, method TEXT NOT NULL, task TEXT NOT NULL, epsilon REAL,
+  seed INTEGER NOT NULL, config_json TEXT NOT NULL, build_version TEXT NOT NULL, created_at TEXT NOT NULL,
+  status TEXT NOT NULL CHECK(status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+  started_at TEXT, finished_at TEXT, message TEXT NOT NULL DEFAULT '');
+CREATE TABLE ledgers(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), recorded_at TEXT NOT NULL,
+  ledger_json TEXT NOT NULL, recorded_epsilon REAL, recorded_delta REAL);
+CREATE TABLE lambdas(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), kind TEXT NOT NULL,
+  names_json TEXT NOT NULL, values_json TEXT NOT NULL);
+CREATE TABLE metrics(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
+  class_name TEXT NOT NULL, value REAL);
+CREATE TABLE curves(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
+  step INTEGER NOT NULL, value REAL);
+CREATE TABLE audits(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
+  false_positives INTEGER NOT NULL, false_negatives INTEGER NOT NULL, negatives INTEGER NOT NULL,
+  positives INTEGER NOT NULL, delta REAL NOT NULL, confidence REAL NOT NULL, epsilon_lower_bound REAL NOT NULL,
+  details_json TEXT NOT NULL);
+CREATE TABLE logs(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), at TEXT NOT NULL,
+  level TEXT NOT NULL, message TEXT NOT NULL);
+CREATE TABLE models(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
+  content_hash TEXT NOT NULL, file_name TEXT NOT NULL, bytes INTEGER NOT NULL);
+CREATE INDEX ledgers_run ON ledgers(run_id);
+CREATE INDEX lambdas_run ON lambdas(run_id);
+CREATE INDEX metrics_run ON metrics(run_id);
+CREATE INDEX curves_run ON curves(run_id, name, step);
+CREATE INDEX audits_run ON audits(run_id);
+CREATE INDEX logs_run ON logs(run_id);
+CREATE INDEX models_run ON models(run_id);
+PRAGMA user_version = 1;
+)SQL";
+
+std::string sqlQuote(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
+}
+
+// PRAGMA table_info of every table as one string: names, types, NOT NULL, defaults.
+std::string columnsOf(const std::string& file) {
+    std::string out;
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* tables = nullptr;
+    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name", -1, &tables, nullptr);
+    while (sqlite3_step(tables) == SQLITE_ROW) {
+        const std::string table = reinterpret_cast<const char*>(sqlite3_column_text(tables, 0));
+        sqlite3_stmt* info = nullptr;
+        sqlite3_prepare_v2(db, ("PRAGMA table_info(" + table + ")").c_str(), -1, &info, nullptr);
+        while (sqlite3_step(info) == SQLITE_ROW) {
+            out += table + "." + reinterpret_cast<const char*>(sqlite3_column_text(info, 1)) + " " +
+                   reinterpret_cast<const char*>(sqlite3_column_text(info, 2)) + " " +
+                   std::to_string(sqlite3_column_int(info, 3)) + "\n";
+        }
+        sqlite3_finalize(info);
+    }
+    sqlite3_finalize(tables);
+    sqlite3_close(db);
+    return out;
+}
+
+}  // namespace
+
+class TestProjectMigration : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    std::string writeV1File(const char* name) {
+        const std::string f = dir_.path().toStdString() + "/" + name;
+        rawExec(f, kSchemaV1);
+        rawExec(f, "INSERT INTO spec(spec_json, created_at, created_by) VALUES(" +
+                       sqlQuote(projectSpecToJson(tinySpec())) + ", '2026-01-01T00:00:00.000Z', '0.0.9');"
+                   "INSERT INTO sources VALUES(1, 'public', 'public-images', 'idx', '/data/p.idx', '{}', 0, 'images', 60, 0,"
+                   " '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'aaaa');"
+                   "INSERT INTO sources VALUES(2, 'sensitive', 'private-images', 'idx', '/data/s.idx', '{}', 0, 'images', 40,"
+                   " 0, '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'bbbb');"
+                   "INSERT INTO runs VALUES(1, 'dp-mixmin', 'ac', 1.0, 3, '{}', '0.0.9', '2026-01-01T00:00:01.000Z',"
+                   " 'done', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:03.000Z', '');"
+                   "INSERT INTO lambdas VALUES(1, 1, 'private', '[\"ab\",\"cd\"]', '[0.25,0.75]');"
+                   "INSERT INTO metrics VALUES(1, 1, 'auc', 'a', 0.75);"
+                   "INSERT INTO metrics VALUES(2, 1, 'auc', 'c', 0.5);"
+                   "INSERT INTO curves VALUES(1, 1, 'loss', 0, 0.69);"
+                   "INSERT INTO logs VALUES(1, 1, '2026-01-01T00:00:02.500Z', 'info', 'hello');");
+        return f;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void migratesV1ToV2() {
+        const std::string f = writeV1File("old.dpmix");
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 1LL);
+        auto opened = ProjectFile::open(f);
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
+        ProjectFile project = std::move(opened).value();
+        ProjectFile* p = &project;
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 2LL);
+        // The data survived.
+        QCOMPARE(p->spec().name, std::string("tiny"));
+        QCOMPARE(p->createdBy(), std::string("0.0.9"));
+        auto runs = p->runs().value();
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(toString(runs[0].status), toString(RunStatus::Done));
+        QCOMPARE(runs[0].seed, 3LL);
+        QCOMPARE(p->lambdas(1).value()[0].values, (std::vector<double>{0.25, 0.75}));
+        QCOMPARE(p->metrics(1).value().size(), std::size_t(2));
+        QCOMPARE(p->logs(1).value()[0].message, std::string("hello"));
+        // Every old row was sealed, and the chain verifies.
+        QCOMPARE(rawInteger(f, "SELECT count(*) FROM metrics WHERE row_hash IS NULL"), 0LL);
+        auto v = p->verifyChain().value();
+        QVERIFY(v.ok);
+        QCOMPARE(v.rowsChecked, 9LL);  // 1 spec, 2 sources, 1 run, 1 λ, 2 metrics, 1 curve point, 1 log
+        // New writes extend the migrated chain.
+        QVERIFY(p->addMetrics({{1, "macro-auc", "", 0.625}}).ok());
+        QVERIFY(p->verifyChain()->ok);
+        // Tampering with a migrated row is detected like any other.
+        rawExec(f, "UPDATE metrics SET class_name = 'b' WHERE id = 1");
+        QCOMPARE(p->verifyChain()->firstBreak->table, std::string("metrics"));
+        QCOMPARE(p->verifyChain()->firstBreak->rowId, 1LL);
+    }
+
+    void migratedFileHasTheCurrentColumns() {
+        const std::string old = writeV1File("old2.dpmix");
+        { auto p = ProjectFile::open(old); QVERIFY(p.ok()); }
+        const std::string fresh = dir_.path().toStdString() + "/fresh.dpmix";
+        { auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        QCOMPARE(columnsOf(old), columnsOf(fresh));
+    }
+
+    void migrationIsAtomic() {
+        // A v1 file whose logs table already has a row_hash column cannot be migrated: the
+        // failed migration must leave it at v1, unchanged.
+        const std::string f = writeV1File("broken.dpmix");
+        rawExec(f, "ALTER TABLE logs ADD COLUMN row_hash TEXT");
+        auto p = ProjectFile::open(f);
+        QVERIFY(!p.ok());
+        QVERIFY2(p.error().message.find("row_hash") != std::string::npos, p.error().message.c_str());
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 1LL);
+        QCOMPARE(rawInteger(f, "SELECT count(*) FROM pragma_table_info('metrics') WHERE name = 'row_hash'"), 0LL);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestProjectMigration)
+#include "tst_project_migration.moc"

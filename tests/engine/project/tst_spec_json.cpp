@@ -1,0 +1,220 @@
+// The spec JSON builder: a valid spec parses to the right values and round-trips; every kind
+// of bad input gives one message naming the JSON path and the value.
+#include "engine/project/spec_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace dpmix;
+using namespace dpmix::project;
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+Json validSpec() {
+    return Json::parse(R"({
+      "name": "toy",
+      "description": "a toy study",
+      "public_sources": [
+        {"name": "pub", "loader": "idx", "path": "pub-images.idx",
+         "options": {"labels": "pub-labels.idx", "classes": "a,b,c"}}
+      ],
+      "sensitive": {"name": "priv", "loader": "idx", "path": "shared/priv-images.idx",
+                    "options": {"classes": "a,b,c"}, "user_level": false},
+      "tasks": {"public": [{"name": "ab", "classes": ["a", "b"]}, {"name": "c", "classes": ["c"]}],
+                "sensitive": [{"name": "bc", "classes": ["b", "c"]}]},
+      "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.1, "composition": "parallel"},
+      "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 100},
+                 "finetune": {"mechanism": "dp-sgd", "clip": 2.0, "batch": 64, "lr": 0.001, "steps": 50},
+                 "pretrain": {"batch": 128, "lr": 0.1, "steps": 200}},
+      "seeds": [0, 1, 2]
+    })");
+}
+
+}  // namespace
+
+class TestSpecJson : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    fs::path specDir_, dataDir_;
+
+    SpecLocation where() const { return {specDir_, dataDir_, true}; }
+    Result<ProjectSpec> parse(const Json& j) const { return parseProjectSpec(j.dump(), where(), "toy.json"); }
+
+    static void touch(const fs::path& p) {
+        fs::create_directories(p.parent_path());
+        std::ofstream(p) << "x";
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        specDir_ = fs::path(dir_.path().toStdString()) / "projects";
+        dataDir_ = fs::path(dir_.path().toStdString()) / "data";
+        touch(specDir_ / "pub-images.idx");  // next to the spec
+        touch(specDir_ / "pub-labels.idx");
+        touch(dataDir_ / "shared" / "priv-images.idx");  // only in the data folder
+    }
+
+    void parsesAValidSpec() {
+        auto spec = parse(validSpec());
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->name, std::string("toy"));
+        QCOMPARE(spec->publicSources.size(), std::size_t(1));
+        QCOMPARE(spec->publicSources[0].written.path, std::string("pub-images.idx"));
+        QCOMPARE(spec->publicSources[0].resolved.path, (specDir_ / "pub-images.idx").string());
+        QCOMPARE(spec->publicSources[0].resolved.options.at("labels"), (specDir_ / "pub-labels.idx").string());
+        QCOMPARE(spec->publicSources[0].resolved.options.at("classes"), std::string("a,b,c"));  // not a path option
+        QCOMPARE(spec->sensitive.resolved.path, (dataDir_ / "shared" / "priv-images.idx").string());
+        QCOMPARE(spec->publicTasks.size(), std::size_t(2));
+        QCOMPARE(spec->mixtureComponents(), std::size_t(2));
+        QCOMPARE(spec->sensitiveTasks[0].classes, (std::vector<std::string>{"b", "c"}));
+        QCOMPARE(spec->privacy.epsilons, std::vector<double>{1.0});
+        QCOMPARE(spec->privacy.delta, 1e-5);
+        QCOMPARE(spec->privacy.rho, 0.1);
+        QCOMPARE(spec->mixture.batch, 1000LL);
+        QCOMPARE(spec->finetune.lr, 0.001);
+        QCOMPARE(spec->pretrain.steps, 200LL);
+        QCOMPARE(spec->seeds, (std::vector<long long>{0, 1, 2}));
+    }
+
+    void roundTrips() {
+        Json j = validSpec();
+        j["privacy"]["epsilon"] = {1, 2, 5};
+        j["privacy"]["composition"] = "sequential";
+        j["stages"]["mixture"]["user_group_size"] = 15;
+        auto spec = parse(j);
+        QVERIFY(spec.ok());
+        const std::string once = projectSpecToJson(*spec);
+        auto again = parseProjectSpec(once, where(), "export");
+        QVERIFY2(again.ok(), again.ok() ? "" : again.error().message.c_str());
+        QCOMPARE(projectSpecToJson(*again), once);
+        QCOMPARE(again->privacy.epsilons, (std::vector<double>{1, 2, 5}));
+        QVERIFY(again->privacy.composition == privacy::Composition::Sequential);
+        QCOMPARE(again->mixture.userGroupSize, 15LL);
+        // The export equals the input up to key order and explicit defaults.
+        Json exported = Json::parse(once);
+        QCOMPARE(exported["public_sources"], j["public_sources"]);
+        QCOMPARE(exported["tasks"], j["tasks"]);
+        QCOMPARE(exported["seeds"], j["seeds"]);
+        QCOMPARE(exported["privacy"], j["privacy"]);
+    }
+
+    void stagesHaveDefaults() {
+        Json j = validSpec();
+        j.erase("stages");
+        j["tasks"].erase("sensitive");
+        auto spec = parse(j);
+        QVERIFY(spec.ok());
+        QCOMPARE(spec->mixture.clip, 13.0);
+        QCOMPARE(spec->mixture.batch, 1000LL);
+        QCOMPARE(spec->mixture.lr, 1.0);
+        QCOMPARE(spec->mixture.steps, 100LL);
+        QCOMPARE(spec->finetune.mechanism, std::string("dp-sgd"));
+        QVERIFY(spec->sensitiveTasks.empty());
+    }
+
+    void storedSpecNeedsNoFiles() {
+        Json j = validSpec();
+        j["sensitive"]["path"] = "nowhere/at/all.idx";
+        auto spec = parseProjectSpec(j.dump(), SpecLocation{specDir_, dataDir_, false}, "stored");
+        QVERIFY(spec.ok());
+        QVERIFY(spec->sensitive.resolved.path.empty());
+        QCOMPARE(spec->sensitive.written.path, std::string("nowhere/at/all.idx"));
+    }
+
+    void rejectsBadInput_data() {
+        QTest::addColumn<QString>("pointer");  // JSON pointer to change ("" = replace the whole spec)
+        QTest::addColumn<QString>("value");    // new value as JSON ("DELETE" removes the key)
+        QTest::addColumn<QString>("expected"); // substring of the message
+
+        QTest::newRow("unknown top-level key") << "/epsilon" << "1" << "epsilon: unknown key";
+        QTest::newRow("unknown privacy key") << "/privacy/sigma" << "1" << "privacy.sigma: unknown key";
+        QTest::newRow("unknown stage key") << "/stages/mixture/batchsize" << "10" << "stages.mixture.batchsize: unknown key";
+        QTest::newRow("epsilon zero") << "/privacy/epsilon" << "0" << "privacy.epsilon: 0 is out of range: expected ε > 0";
+        QTest::newRow("epsilon negative in list") << "/privacy/epsilon" << "[1, -2]" << "privacy.epsilon[1]: -2 is out of range";
+        QTest::newRow("epsilon duplicate") << "/privacy/epsilon" << "[1, 1]" << "privacy.epsilon[1]: 1 appears twice";
+        QTest::newRow("epsilon string") << "/privacy/epsilon" << "\"1\"" << "privacy.epsilon: \"1\" is a string: expected a number";
+        QTest::newRow("delta zero") << "/privacy/delta" << "0" << "privacy.delta: 0 is out of range: expected a probability δ in (0, 1)";
+        QTest::newRow("delta one") << "/privacy/delta" << "1" << "privacy.delta: 1 is out of range";
+        QTest::newRow("delta 1.5") << "/privacy/delta" << "1.5" << "privacy.delta: 1.5 is out of range";
+        QTest::newRow("delta missing") << "/privacy/delta" << "DELETE" << "privacy.delta: missing";
+        QTest::newRow("rho one") << "/privacy/rho" << "1.0" << "privacy.rho: 1.0 is out of range: expected a fraction ρ in (0, 1)";
+        QTest::newRow("rho zero") << "/privacy/rho" << "0" << "privacy.rho: 0 is out of range";
+        QTest::newRow("composition") << "/privacy/composition" << "\"serial\"" << "privacy.composition: \"serial\" is not allowed";
+        QTest::newRow("missing file") << "/public_sources/0/path" << "\"missing.idx\"" << "public_sources[0].path: \"missing.idx\" not found";
+        QTest::newRow("missing option file") << "/public_sources/0/options/labels" << "\"nolabels.idx\"" << "public_sources[0].options.labels: \"nolabels.idx\" not found";
+        QTest::newRow("option not a string") << "/public_sources/0/options/limit" << "100" << "public_sources[0].options.limit: 100 is a number: expected a string";
+        QTest::newRow("unknown loader") << "/sensitive/loader" << "\"png\"" << "sensitive.loader: \"png\" is not a known loader";
+        QTest::newRow("user_level type") << "/sensitive/user_level" << "\"yes\"" << "sensitive.user_level: \"yes\" is a string: expected true or false";
+        QTest::newRow("user_level on public") << "/public_sources/0/user_level" << "true" << "public_sources[0].user_level: unknown key";
+        QTest::newRow("no public sources") << "/public_sources" << "[]" << "public_sources: [] is an array: expected a non-empty array";
+        QTest::newRow("duplicate source") << "/sensitive/name" << "\"pub\"" << "sensitive.name: \"pub\" is also the name of a public source";
+        QTest::newRow("task classes empty") << "/tasks/public/1/classes" << "[]" << "tasks.public[1].classes: [] is an array";
+        QTest::newRow("task class repeated") << "/tasks/sensitive/0/classes" << "[\"b\", \"b\"]" << "tasks.sensitive[0].classes[1]: \"b\" appears twice";
+        QTest::newRow("task name repeated") << "/tasks/public/1/name" << "\"ab\"" << "tasks.public[1].name: \"ab\" is used by an earlier task";
+        QTest::newRow("steps zero") << "/stages/mixture/steps" << "0" << "stages.mixture.steps: 0 is out of range: expected an integer >= 1";
+        QTest::newRow("batch fractional") << "/stages/finetune/batch" << "2.5" << "stages.finetune.batch: 2.5 is a number: expected an integer";
+        QTest::newRow("clip negative") << "/stages/mixture/clip" << "-1" << "stages.mixture.clip: -1 is out of range: expected a number > 0";
+        QTest::newRow("mechanism") << "/stages/finetune/mechanism" << "\"laplace\"" << "stages.finetune.mechanism: \"laplace\" is not allowed";
+        QTest::newRow("seed negative") << "/seeds/1" << "-1" << "seeds[1]: -1 is out of range";
+        QTest::newRow("seed duplicate") << "/seeds/2" << "0" << "seeds[2]: 0 appears twice";
+        QTest::newRow("no seeds") << "/seeds" << "DELETE" << "seeds: missing";
+        QTest::newRow("name type") << "/name" << "3" << "name: 3 is a number: expected a string";
+        QTest::newRow("top level array") << "" << "[1]" << "(top level): [1] is an array: expected an object";
+    }
+
+    void rejectsBadInput() {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        Json j = validSpec();
+        const Json::json_pointer ptr(pointer.toStdString());
+        if (value == "DELETE")
+            j[ptr.parent_pointer()].erase(ptr.back());
+        else if (pointer.isEmpty())
+            j = Json::parse(value.toStdString());
+        else
+            j[ptr] = Json::parse(value.toStdString());
+        auto spec = parse(j);
+        QVERIFY(!spec.ok());
+        const std::string message = spec.error().message;
+        QVERIFY2(message.rfind("toy.json: ", 0) == 0, message.c_str());
+        QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
+    }
+
+    void rejectsInvalidJson() {
+        auto spec = parseProjectSpec("{\"name\": \"x\",}", where(), "broken.json");
+        QVERIFY(!spec.ok());
+        QVERIFY2(spec.error().message.find("broken.json: not valid JSON") == 0, spec.error().message.c_str());
+    }
+
+    void loadsAFileWithTheDataDirFromTheEnvironment() {
+        const fs::path file = specDir_ / "toy.json";
+        std::ofstream(file) << validSpec().dump(2);
+        setenv("DPMIX_DATA_DIR", dataDir_.c_str(), 1);
+        auto spec = loadProjectSpecFile(file);
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->sensitive.resolved.path, (dataDir_ / "shared" / "priv-images.idx").string());
+        // Without the variable: <spec dir>/../data, which here is the same folder.
+        unsetenv("DPMIX_DATA_DIR");
+        QCOMPARE(defaultDataDir(file).lexically_normal(), dataDir_.lexically_normal());
+        QVERIFY(loadProjectSpecFile(file).ok());
+        setenv("DPMIX_DATA_DIR", (dataDir_ / "elsewhere").c_str(), 1);
+        auto missing = loadProjectSpecFile(file);
+        QVERIFY(!missing.ok());
+        QVERIFY2(missing.error().message.find(file.string() + ": sensitive.path") == 0, missing.error().message.c_str());
+        unsetenv("DPMIX_DATA_DIR");
+        QVERIFY(!loadProjectSpecFile(specDir_ / "absent.json").ok());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSpecJson)
+#include "tst_spec_json.moc"
