@@ -1,0 +1,168 @@
+// The reusable charts: each export format writes a file of the right kind; CSV holds exactly
+// the plotted numbers; invalid data is refused with a reason and leaves the plot unchanged.
+#include "widgets/bar_chart_widget.h"
+#include "widgets/line_chart_widget.h"
+
+#include <QImage>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace dpmix::widgets;
+
+namespace {
+
+QList<QStringList> readCsv(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+    QList<QStringList> rows;
+    // The test data has no commas or quotes in cells, so a plain split is an exact parser here.
+    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts)) rows << line.split(',');
+    return rows;
+}
+
+QByteArray head(const QString& path, int n) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.read(n) : QByteArray();
+}
+
+BarChartData sampleBars() {
+    BarChartData d;
+    d.categories = {"eps 1", "eps 2", "eps 5"};
+    d.series = {{"DP-MixMin", {0.712, 0.731, 0.1 + 0.2}, {0.006, 0.005, 0.004}},
+                {"Uniform", {0.69, 0.702, 0.716}, {}}};
+    return d;
+}
+
+QList<LineSeries> sampleLines() {
+    return {{"sigma 1", {0, 10, 20}, {0.8, 0.6, 0.5}, {0.7, 0.55, 0.45}, {0.9, 0.65, 0.55}},
+            {"no band", {1, 2}, {3.25, -1e-9}, {}, {}}};
+}
+
+void checkImageFormats(ChartWidget& chart, const QString& dir) {
+    const ExportSize size{400, 300, 2.0};
+    const QString png = dir + "/plot.png", pdf = dir + "/plot.pdf", svg = dir + "/plot.svg";
+    QCOMPARE(chart.exportTo(png, ExportFormat::Png, size), QString());
+    QCOMPARE(chart.exportTo(pdf, ExportFormat::Pdf, size), QString());
+    QCOMPARE(chart.exportTo(svg, ExportFormat::Svg, size), QString());
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(800, 600));  // 2x for hi-DPI screens
+    QCOMPARE(head(pdf, 5), QByteArray("%PDF-"));
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    const QByteArray svgText = svgFile.readAll();
+    QVERIFY(svgText.contains("<svg"));
+    QVERIFY2(svgText.size() > 2000, "the SVG should contain the drawn plot, not just a header");
+}
+
+}  // namespace
+
+class TstChartExport : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void barChartExportsEveryFormat() {
+        QTemporaryDir dir;
+        BarChartWidget chart;
+        chart.resize(500, 350);
+        QCOMPARE(chart.setData(sampleBars()), QString());
+        checkImageFormats(chart, dir.path());
+    }
+
+    void barChartCsvEqualsInput() {
+        QTemporaryDir dir;
+        BarChartWidget chart;
+        const BarChartData data = sampleBars();
+        QCOMPARE(chart.setData(data), QString());
+        const QString csv = dir.path() + "/bars.csv";
+        QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
+        const auto rows = readCsv(csv);
+        QCOMPARE(rows.size(), 4);
+        QCOMPARE(rows[0], (QStringList{"category", "DP-MixMin", "DP-MixMin error", "Uniform"}));
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(rows[i + 1][0], data.categories[i]);
+            QCOMPARE(rows[i + 1][1].toDouble(), data.series[0].values[i]);   // exact, not approximate
+            QCOMPARE(rows[i + 1][2].toDouble(), data.series[0].errors[i]);
+            QCOMPARE(rows[i + 1][3].toDouble(), data.series[1].values[i]);
+        }
+    }
+
+    void barChartRejectsMismatchedData() {
+        BarChartWidget chart;
+        QCOMPARE(chart.setData(sampleBars()), QString());
+        BarChartData bad = sampleBars();
+        bad.series[1].values.removeLast();
+        const QString error = chart.setData(bad);
+        QVERIFY2(error.contains("Uniform") && error.contains("2 values for 3 categories"), qPrintable(error));
+        QCOMPARE(chart.data().series[1].values.size(), 3);  // unchanged
+        bad = sampleBars();
+        bad.series[0].errors[1] = -0.1;
+        QVERIFY(chart.setData(bad).contains("expected a half-width >= 0"));
+    }
+
+    void lineChartExportsEveryFormat() {
+        QTemporaryDir dir;
+        LineChartWidget chart;
+        chart.resize(500, 350);
+        QCOMPARE(chart.setSeries(sampleLines()), QString());
+        checkImageFormats(chart, dir.path());
+    }
+
+    void lineChartCsvEqualsInput() {
+        QTemporaryDir dir;
+        LineChartWidget chart;
+        const auto lines = sampleLines();
+        QCOMPARE(chart.setSeries(lines), QString());
+        const QString csv = dir.path() + "/lines.csv";
+        QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
+        const auto rows = readCsv(csv);
+        QCOMPARE(rows.size(), 1 + 3 + 2);
+        QCOMPARE(rows[0], (QStringList{"series", "x", "mean", "lower", "upper"}));
+        int r = 1;
+        for (const LineSeries& s : lines)
+            for (int i = 0; i < s.x.size(); ++i, ++r) {
+                QCOMPARE(rows[r][0], s.name);
+                QCOMPARE(rows[r][1].toDouble(), s.x[i]);
+                QCOMPARE(rows[r][2].toDouble(), s.mean[i]);
+                if (s.lower.isEmpty()) {
+                    // No band: the two band cells are present but empty.
+                    QCOMPARE(rows[r].size(), 5);
+                    QCOMPARE(rows[r][3], QString());
+                    QCOMPARE(rows[r][4], QString());
+                } else {
+                    QCOMPARE(rows[r][3].toDouble(), s.lower[i]);
+                    QCOMPARE(rows[r][4].toDouble(), s.upper[i]);
+                }
+            }
+    }
+
+    void lineChartRejectsBadBandAndOrder() {
+        LineChartWidget chart;
+        auto bad = sampleLines();
+        bad[0].lower[1] = 0.7;  // above the mean 0.6
+        QVERIFY(chart.setSeries(bad).contains("does not contain the mean"));
+        bad = sampleLines();
+        bad[0].x[2] = 10;
+        QVERIFY(chart.setSeries(bad).contains("does not increase"));
+        QVERIFY(chart.series().isEmpty());
+    }
+
+    void failedExportNamesTheFileAndWritesNothing() {
+        QTemporaryDir dir;
+        BarChartWidget chart;
+        QCOMPARE(chart.setData(sampleBars()), QString());
+        const QString path = dir.path() + "/missing-folder/bars.csv";
+        const QString error = chart.exportTo(path, ExportFormat::Csv);
+        QVERIFY2(error.contains(path), qPrintable(error));
+        QVERIFY(!QFile::exists(path));
+    }
+
+    void formatFromSuffix() {
+        ExportFormat f{};
+        QVERIFY(exportFormatFromPath("a/b.SVG", f) && f == ExportFormat::Svg);
+        QVERIFY(exportFormatFromPath("x.csv", f) && f == ExportFormat::Csv);
+        QVERIFY(!exportFormatFromPath("x.jpeg", f));
+    }
+};
+
+QTEST_MAIN(TstChartExport)
+#include "tst_chart_export.moc"

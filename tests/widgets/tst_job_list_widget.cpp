@@ -1,0 +1,73 @@
+// The jobs dock's list: rows, progress, elapsed/ETA formatting, Cancel.
+#include "widgets/job_list_widget.h"
+
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace dpmix::widgets;
+
+class TstJobListWidget : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void durationFormatting() {
+        QCOMPARE(formatDuration(0), QString("0:00"));
+        QCOMPARE(formatDuration(7'999), QString("0:07"));
+        QCOMPARE(formatDuration(754'000), QString("12:34"));
+        QCOMPARE(formatDuration(3'723'000), QString("1:02:03"));
+    }
+
+    void etaByLinearExtrapolation() {
+        // 25 of 100 done in 10 s: 75 remain at 0.4 s each = 30 s.
+        QCOMPARE(estimateRemainingMs(10'000, 25, 100), qint64(30'000));
+        QCOMPARE(estimateRemainingMs(10'000, 100, 100), qint64(0));
+        QCOMPARE(estimateRemainingMs(10'000, 0, 100), qint64(-1));   // nothing done yet
+        QCOMPARE(estimateRemainingMs(10'000, 5, 0), qint64(-1));     // total unknown
+    }
+
+    void rowLifecycleAndCancel() {
+        JobListWidget list;
+        list.show();
+        QSignalSpy cancels(&list, &JobListWidget::cancelRequested);
+        list.addJob(7, "Mixture learning");
+        list.addJob(8, "Fine-tuning");
+        QCOMPARE(list.rowCount(), 2);
+        QCOMPARE(list.rowOf(8), 1);
+        QCOMPARE(list.state(7), JobState::Running);
+
+        list.setProgress(7, 30, 120, "loss 0.41");
+        QCOMPARE(list.progressBar(7)->value(), 250);  // 30/120 in per-mille
+        QCOMPARE(list.progressBar(7)->text(), QString("30 / 120"));
+        QCOMPARE(list.statusText(7), QString("loss 0.41"));
+
+        QTest::mouseClick(list.cancelButton(8), Qt::LeftButton);
+        QCOMPARE(cancels.count(), 1);
+        QCOMPARE(cancels.at(0).at(0).toInt(), 8);
+
+        list.setFinished(8, JobState::Cancelled, QString());
+        QCOMPARE(list.state(8), JobState::Cancelled);
+        QVERIFY(!list.cancelButton(8)->isEnabled());
+        QCOMPARE(list.etaText(8), QString("–"));
+        list.setFinished(7, JobState::Failed, "out of memory");
+        QCOMPARE(list.statusText(7), QString("Failed: out of memory"));
+
+        list.addJob(9, "Evaluation");
+        list.clearFinished();
+        QCOMPARE(list.rowCount(), 1);
+        QCOMPARE(list.rowOf(9), 0);
+    }
+
+    void progressAfterFinishIsIgnored() {
+        JobListWidget list;
+        list.addJob(1, "stage");
+        list.setFinished(1, JobState::Succeeded, QString());
+        list.setProgress(1, 1, 10, "late");
+        QCOMPARE(list.statusText(1), QString("Done"));
+        QCOMPARE(list.progressBar(1)->value(), list.progressBar(1)->maximum());
+    }
+};
+
+QTEST_MAIN(TstJobListWidget)
+#include "tst_job_list_widget.moc"
