@@ -113,15 +113,28 @@ Result<DpMixMinResult> finish(DpMixMinResult r, const DpMixMinParams& p, privacy
 }  // namespace
 
 Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& p, privacy::Ledger* ledger,
-                                   const ProgressCallback& progress, const CancellationToken& cancel) {
+                                   const ProgressCallback& progress, const CancellationToken& cancel,
+                                   const ExtraUnit* extra) {
     if (auto e = checkRunnable(objective, p, objective.examples(), privacy::PrivacyUnit::Example)) return *e;
     std::mt19937_64 samplingRng = streamFor(p.seed, 1);
     std::vector<Index> batch;
     RowMatrix grads;
+    // Audit canary (ExtraUnit): its own sampling stream, so the other streams are unchanged.
+    std::mt19937_64 extraRng = streamFor(p.seed, 3);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    Eigen::VectorXd extraGradient(objective.sources()), extraSum(objective.sources());
+    RowMatrix extraRow;
     auto clippedSum = [&](long long, const Eigen::VectorXd& lambda, Eigen::VectorXd& sum) {
         poissonSample(objective.examples(), p.q, samplingRng, batch);
         objective.exampleGradients(lambda, batch, grads);
         clipAndSum(grads, p, sum);
+        if (extra && extra->gradient && (p.q >= 1.0 || u01(extraRng) < p.q)) {
+            extraGradient.setZero();
+            extra->gradient(lambda, extraGradient);
+            extraRow = extraGradient.transpose();
+            clipAndSum(extraRow, p, extraSum);
+            sum += extraSum;
+        }
     };
     return finish(runLoop(objective.sources(), p, clippedSum, progress, cancel), p, ledger);
 }

@@ -49,10 +49,23 @@ struct DpMixMinResult {
     std::vector<LambdaSnapshot> trajectory;  // every params.trajectoryEvery steps, plus λ_0 and λ_T
 };
 
+/// Audit instrumentation (engine/audit, ALGORITHMS.md B.2): one privacy unit that is not a row
+/// of the objective — the canary of the "in" world of a membership audit (add/remove adjacency).
+/// Each step it is Poisson-sampled with the same rate q from its own stream of the run seed (so
+/// the objective's batches and the noise are exactly those of the same seed without it); when
+/// sampled, `gradient(λ_t, g)` puts its per-example gradient into g (size k), which then goes
+/// through the same tangent projection and clipping as every other unit. The normaliser q·n
+/// keeps n = objective.examples(), a public constant of the mechanism. Never wire it to a run
+/// whose λ is released.
+struct ExtraUnit {
+    std::function<void(const Eigen::VectorXd& lambda, Eigen::VectorXd& gradient)> gradient;
+};
+
 /// Algorithm 1. `params` must come from DpMixMinParamsBuilder::build(objective.examples()).
+/// `extra` (audit only) adds one canary unit, see ExtraUnit.
 Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& params,
                                    privacy::Ledger* ledger = nullptr, const ProgressCallback& progress = {},
-                                   const CancellationToken& cancel = {});
+                                   const CancellationToken& cancel = {}, const ExtraUnit* extra = nullptr);
 
 /// Test instrumentation for Algorithm 2 (exposes which private examples were used: never wire
 /// it to anything that is released). Called once per sampled user per step.
