@@ -91,28 +91,28 @@ if [[ ! -f "$data/email/spam-assassin/.complete" ]]; then
 fi
 
 # --- Public text domains (one Debian package each) -> data/text/<domain>.jsonl ----------------
-# domain|package|kind|where   (kinds are converted by scripts/text_domain_to_jsonl.py)
+# domain|package|kind|where[|suffix]   (kinds are converted by scripts/text_domain_to_jsonl.py)
 domains=(
     "gcide|dict-gcide|dictd|usr/share/dictd/gcide"
     "jargon|dict-jargon|dictd|usr/share/dictd/jargon"
     "foldoc|dict-foldoc|dictd|usr/share/dictd/foldoc"
     "devil|dict-devil|dictd|usr/share/dictd/devil"
     "vera|dict-vera|dictd|usr/share/dictd/vera"
-    "perl-doc|perl-doc|files|usr/share/perl"
+    "perl-doc|perl-doc|files|usr/share/perl|.pod"
     "fortunes|fortunes|fortunes|usr/share/games/fortunes"
     "manpages|manpages|files|usr/share/man"
     "licenses|base-files|files|usr/share/common-licenses"
-    "c-headers|linux-libc-dev|files|usr/include"
-    "python-stdlib|libpython3.11-stdlib|files|usr/lib/python3.11"
+    "c-headers|linux-libc-dev|files|usr/include|.h"
+    "python-stdlib|libpython3.11-stdlib|files|usr/lib/python3.11|.py"
 )
 for entry in "${domains[@]}"; do
-    IFS='|' read -r domain pkg kind where <<<"$entry"
+    IFS='|' read -r domain pkg kind where suffix <<<"$entry"
     out="$data/text/$domain.jsonl"
     [[ -f "$out" ]] && continue
     root=$(deb_root "$pkg") || continue
     log "converting $pkg -> text/$domain.jsonl"
     python3 "$repo/scripts/text_domain_to_jsonl.py" --kind "$kind" --domain "$domain" \
-        --cap "$text_cap_bytes" --out "$out.tmp" "$root/$where"
+        --cap "$text_cap_bytes" --suffix "${suffix:-}" --out "$out.tmp" "$root/$where"
     mv "$out.tmp" "$out"
 done
 

@@ -6,7 +6,8 @@ deterministic order (sorted paths / file order), stopping once --cap bytes of te
 Kinds:
   dictd     <where> is the dictd base path (X.index + X.dict.dz): one document per headword entry.
   fortunes  <where> is a folder of fortune files: one document per %-separated fortune.
-  files     <where> is a folder: one document per regular file (.gz files are decompressed);
+  files     <where> is a folder: one document per regular file (.gz files are decompressed),
+            optionally only names ending with --suffix;
             binary files (NUL bytes) and the fortune .dat indexes are skipped.
 Text that is not UTF-8 is decoded as Latin-1 (old dictionary and man page sources), so every
 document written is valid UTF-8.
@@ -69,13 +70,13 @@ def fortune_documents(folder: str):
                 yield block
 
 
-def file_documents(folder: str):
+def file_documents(folder: str, suffix: str = ""):
     paths = []
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         for name in files:
             path = os.path.join(root, name)
-            if not os.path.islink(path) and os.path.isfile(path):
+            if not os.path.islink(path) and os.path.isfile(path) and name.endswith(suffix):
                 paths.append(path)
     for path in sorted(paths):
         with open(path, "rb") as f:
@@ -93,11 +94,16 @@ def main() -> int:
     parser.add_argument("--domain", required=True)
     parser.add_argument("--cap", type=int, required=True, help="bytes of text per domain")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--suffix", default="", help="files kind: only names ending so")
     parser.add_argument("where")
     args = parser.parse_args()
 
-    source = {"dictd": dictd_documents, "fortunes": fortune_documents,
-              "files": file_documents}[args.kind](args.where)
+    if args.kind == "dictd":
+        source = dictd_documents(args.where)
+    elif args.kind == "fortunes":
+        source = fortune_documents(args.where)
+    else:
+        source = file_documents(args.where, args.suffix)
     written, count = 0, 0
     with open(args.out, "w", encoding="utf-8") as out:
         for text in source:

@@ -15,6 +15,13 @@ bool isAddressChar(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._%+-=!#$&'*/?^`{|}~@").find(c) != std::string_view::npos;
 }
 
+// mbox writers put an empty line before each "From " line; it is not part of the message.
+std::string withoutSeparatorLine(std::string message) {
+    if (message.size() >= 4 && message.compare(message.size() - 4, 4, "\r\n\r\n") == 0) message.resize(message.size() - 2);
+    else if (message.size() >= 2 && message.compare(message.size() - 2, 2, "\n\n") == 0) message.pop_back();
+    return message;
+}
+
 }  // namespace
 
 std::string senderAddress(std::string_view value) {
@@ -80,7 +87,7 @@ std::vector<std::string> splitMbox(std::string_view mbox) {
         const std::size_t next = eol == std::string_view::npos ? mbox.size() : eol + 1;
         std::string_view line = mbox.substr(i, next - i);
         if (line.substr(0, 5) == "From ") {
-            if (started) messages.push_back(std::move(current));
+            if (started) messages.push_back(withoutSeparatorLine(std::move(current)));
             current.clear();
             started = true;  // the envelope line itself is not part of the message
         } else if (started) {
@@ -92,7 +99,7 @@ std::vector<std::string> splitMbox(std::string_view mbox) {
         }
         i = next;
     }
-    if (started) messages.push_back(std::move(current));
+    if (started) messages.push_back(withoutSeparatorLine(std::move(current)));
     return messages;
 }
 

