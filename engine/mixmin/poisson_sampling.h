@@ -10,8 +10,8 @@
 
 namespace dpmix::mixmin {
 
-/// Fills `out` with the indices j in [0, n) for which an independent U[0,1) draw is < q
-/// (q = 1 selects every index). One draw per unit, in index order, from `rng`.
+/// Fills `out` with the indices j in [0, n) for which an independent uniform draw is < q
+/// (q = 1 selects every index). One 64-bit draw per unit, in index order, from `rng`.
 void poissonSample(Eigen::Index n, double q, std::mt19937_64& rng, std::vector<Eigen::Index>& out);
 
 /// Up to `cap` distinct elements of `pool`, uniformly without replacement (all of them, in

@@ -34,6 +34,7 @@ private Q_SLOTS:
             cosines << QString::number(w.cosine, 'f', 3);
             if (w.cosine >= 0.9) ++good;
         }
+        qInfo("cos(lambda_DP, lambda*) per seed: %s", qPrintable(cosines.join(", ")));
         QVERIFY2(good >= 9, qPrintable("cos per seed: " + cosines.join(", ")));
     }
 
@@ -57,6 +58,7 @@ private Q_SLOTS:
         }
         const double expected = 50.0 * p.sigma * p.sigma * (1.0 - 1.0 / k) / std::pow(0.1 * n, 2);
         const double variance = sumSq / static_cast<double>(count);  // mean is 0 by construction
+        qInfo("EG drift variance %g, closed form %g (ratio %.3f)", variance, expected, variance / expected);
         QVERIFY2(std::abs(variance / expected - 1.0) < 0.1,
                  qPrintable(QString("variance %1, expected %2").arg(variance).arg(expected)));
         QVERIFY(std::abs(sum) < 1e-9);
