@@ -1,6 +1,6 @@
 #include "engine/project/hash_chain.h"
 
-#include "engine/project/sha256.h"
+#include "engine/data/sha256.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -8,7 +8,7 @@
 namespace dpmix::project {
 namespace {
 
-void appendField(Sha256& h, char tag, const std::string& bytes) {
+void appendField(data::Sha256& h, char tag, const std::string& bytes) {
     // tag, decimal length, ':' and the bytes: unambiguous whatever the content.
     const std::string head = std::string(1, tag) + std::to_string(bytes.size()) + ":";
     h.update(head);
@@ -64,7 +64,7 @@ const std::string& genesisHash() {
 }
 
 std::string rowHash(const std::string& previousHash, const std::string& table, const std::vector<SqlValue>& values) {
-    Sha256 h;
+    data::Sha256 h;
     h.update("dpmix-row/1\n");
     appendField(h, 'P', previousHash);
     appendField(h, 'S', table);

@@ -3,7 +3,7 @@
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/schema.h"
-#include "engine/project/sha256.h"
+#include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/sqlite_db.h"
 
@@ -512,7 +512,7 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
     ModelRecord m;
     m.runId = runId;
     m.name = name;
-    m.contentHash = sha256Hex(bytes);
+    m.contentHash = data::sha256Hex(bytes);
     m.fileName = m.contentHash + ".bin";
     m.bytes = static_cast<long long>(bytes.size());
     try {
@@ -551,7 +551,7 @@ Result<std::string> ProjectFile::loadModel(const ModelRecord& model) const {
     std::ostringstream bytes;
     bytes << in.rdbuf();
     const std::string data = bytes.str();
-    if (sha256Hex(data) != model.contentHash)
+    if (data::sha256Hex(data) != model.contentHash)
         return Error{file.string() + ": content does not match its recorded SHA-256 " + model.contentHash};
     return data;
 }

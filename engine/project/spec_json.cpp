@@ -121,21 +121,22 @@ double openUnitInterval(const Json& parent, const std::string& path, const std::
     return d;
 }
 
-// A relative path is looked up in the spec's folder first, then in the data folder.
-std::string resolvePath(const std::string& written, const std::string& path, const SpecLocation& where) {
+// A relative path is looked up in each folder of `bases` in turn (the first that has it wins).
+std::string resolvePath(const std::string& written, const std::string& path, const std::vector<fs::path>& bases) {
     const fs::path p(written);
     if (p.is_absolute()) {
         if (!fs::exists(p)) fail(path, "\"" + written + "\" does not exist");
         return p.lexically_normal().string();
     }
-    const fs::path inSpecDir = where.specDir / p;
-    if (fs::exists(inSpecDir)) return fs::absolute(inSpecDir).lexically_normal().string();
-    const fs::path inDataDir = where.dataDir / p;
-    if (fs::exists(inDataDir)) return fs::absolute(inDataDir).lexically_normal().string();
-    fail(path, "\"" + written + "\" not found (looked in " + inSpecDir.lexically_normal().string() + " and " +
-                   inDataDir.lexically_normal().string() +
-                   "; relative paths are relative to the spec's folder or to the data folder, "
-                   "DPMIX_DATA_DIR or <spec folder>/../data)");
+    std::string looked;
+    for (const fs::path& base : bases) {
+        const fs::path candidate = fs::absolute(base / p).lexically_normal();
+        if (fs::exists(candidate)) return candidate.string();
+        looked += (looked.empty() ? "" : ", ") + candidate.string();
+    }
+    fail(path, "\"" + written + "\" not found (looked for " + looked +
+                   "; relative paths are looked up next to the spec, then in the data folder: "
+                   "$DPMIX_DATA_DIR, else <spec folder>/../data)");
 }
 
 SpecSource readSource(const Json& v, const std::string& path, const SpecLocation& where, bool sensitive) {
@@ -168,11 +169,15 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
     }
     if (where.checkFiles) {
         s.resolved = s.written;
-        s.resolved.path = resolvePath(s.written.path, child(path, "path"), where);
+        // `path`: the spec's folder, then the data folder. Path options: next to `path` first
+        // (as the loaders read them), then the same two folders.
+        s.resolved.path = resolvePath(s.written.path, child(path, "path"), {where.specDir, where.dataDir});
+        const fs::path sourceDir = fs::path(s.resolved.path).parent_path();
         for (const auto& key : pathOptions(s.written.loader)) {
             auto it = s.written.options.find(key);
             if (it != s.written.options.end())
-                s.resolved.options[key] = resolvePath(it->second, child(child(path, "options"), key), where);
+                s.resolved.options[key] = resolvePath(it->second, child(child(path, "options"), key),
+                                                      {sourceDir, where.specDir, where.dataDir});
         }
     }
     return s;

@@ -5,7 +5,7 @@
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
 #include "engine/project/schema.h"
-#include "engine/project/sha256.h"
+#include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "project_fixture.h"
 
@@ -245,7 +245,7 @@ private Q_SLOTS:
         const std::string bytes = "not a pickle: raw weights \x01\x02\x03";
         auto m = p.storeModel(run, "finetuned", bytes);
         QVERIFY(m.ok());
-        QCOMPARE(m->contentHash, sha256Hex(bytes));
+        QCOMPARE(m->contentHash, data::sha256Hex(bytes));
         QCOMPARE(m->bytes, static_cast<long long>(bytes.size()));
         const fs::path stored = p.modelsDir() / m->fileName;
         QVERIFY(fs::exists(stored));

@@ -27,7 +27,7 @@ Json validSpec() {
          "options": {"labels": "pub-labels.idx", "classes": "a,b,c"}}
       ],
       "sensitive": {"name": "priv", "loader": "idx", "path": "shared/priv-images.idx",
-                    "options": {"classes": "a,b,c"}, "user_level": false},
+                    "options": {"classes": "a,b,c", "labels": "priv-labels.idx"}, "user_level": false},
       "tasks": {"public": [{"name": "ab", "classes": ["a", "b"]}, {"name": "c", "classes": ["c"]}],
                 "sensitive": [{"name": "bc", "classes": ["b", "c"]}]},
       "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.1, "composition": "parallel"},
@@ -61,6 +61,7 @@ private Q_SLOTS:
         touch(specDir_ / "pub-images.idx");  // next to the spec
         touch(specDir_ / "pub-labels.idx");
         touch(dataDir_ / "shared" / "priv-images.idx");  // only in the data folder
+        touch(dataDir_ / "shared" / "priv-labels.idx");  // next to its images
     }
 
     void parsesAValidSpec() {
@@ -73,6 +74,7 @@ private Q_SLOTS:
         QCOMPARE(spec->publicSources[0].resolved.options.at("labels"), (specDir_ / "pub-labels.idx").string());
         QCOMPARE(spec->publicSources[0].resolved.options.at("classes"), std::string("a,b,c"));  // not a path option
         QCOMPARE(spec->sensitive.resolved.path, (dataDir_ / "shared" / "priv-images.idx").string());
+        QCOMPARE(spec->sensitive.resolved.options.at("labels"), (dataDir_ / "shared" / "priv-labels.idx").string());
         QCOMPARE(spec->publicTasks.size(), std::size_t(2));
         QCOMPARE(spec->mixtureComponents(), std::size_t(2));
         QCOMPARE(spec->sensitiveTasks[0].classes, (std::vector<std::string>{"b", "c"}));
