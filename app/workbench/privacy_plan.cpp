@@ -55,7 +55,11 @@ bool PrivacyPlan::hasError(ParameterField field) const {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString num(double v) { return qs(privacy::formatNumber(v)); }
+// Shortest round-trip form, with the exponent written as people write it ("1e-5", not "1e-05").
+QString num(double v) {
+    static const QRegularExpression paddedExponent(QStringLiteral("e([+-]?)0+(\\d)"));
+    return qs(privacy::formatNumber(v)).replace(paddedExponent, QStringLiteral("e\\1\\2"));
+}
 QString count(long long v) { return QLocale(QLocale::English).toString(v); }
 
 }  // namespace
@@ -86,6 +90,7 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         error(ParameterField::SensitiveCount,
               QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
                              "splits are non-empty").arg(p.sensitiveCount));
+    // δ >= 1/n allows "release one random record" mechanisms; suggest a power of ten <= 1/(10 n).
     if (deltaOk && countOk && delta >= 1.0 / static_cast<double>(p.sensitiveCount))
         plan.messages << FieldMessage{ParameterField::Delta, MessageSeverity::Warning,
                                       QStringLiteral("δ = %1 is not below 1/n = %2: with δ that large a mechanism may "

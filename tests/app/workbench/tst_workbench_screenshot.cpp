@@ -1,0 +1,52 @@
+// `dpmix-workbench --screenshot OUT.png [--view NAME]` renders and exits; a bad view is refused.
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+const QString kProgram = QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix-workbench");
+
+int runWorkbench(const QStringList& args, QString* stderrText) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", QDir::tempPath() + "/dpmix-screenshot-test-config");
+    p.setProcessEnvironment(env);
+    p.start(kProgram, args);
+    if (!p.waitForFinished(60000)) return -1;
+    if (stderrText) *stderrText = QString::fromUtf8(p.readAllStandardError());
+    return p.exitCode();
+}
+}  // namespace
+
+class TstWorkbenchScreenshot : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void rendersEachView_data() {
+        QTest::addColumn<QString>("view");
+        for (const char* v : {"main", "calculator", "parameters", "jobs", "bar-chart", "line-chart"}) QTest::newRow(v) << v;
+    }
+    void rendersEachView() {
+        QFETCH(QString, view);
+        QTemporaryDir dir;
+        const QString out = dir.path() + "/shot.png";
+        QString err;
+        QCOMPARE(runWorkbench({"--screenshot", out, "--view", view}, &err), 0);
+        const QImage image(out);
+        QVERIFY2(!image.isNull(), qPrintable(err));
+        QVERIFY(image.width() >= 800 && image.height() >= 600);
+    }
+    void unknownViewIsRefused() {
+        QTemporaryDir dir;
+        const QString out = dir.path() + "/shot.png";
+        QString err;
+        QCOMPARE(runWorkbench({"--screenshot", out, "--view", "nonsense"}, &err), 2);
+        QVERIFY2(err.contains("--view nonsense is unknown: expected one of main, calculator"), qPrintable(err));
+        QVERIFY(!QFile::exists(out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstWorkbenchScreenshot)
+#include "tst_workbench_screenshot.moc"
