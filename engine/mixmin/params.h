@@ -74,7 +74,8 @@ public:
     /// reported; 100 is the synthetic reference's). ε must still be given.
     static DpMixMinParamsBuilder imagingDefaults();
     /// Paper defaults for language (A.8): T = 200, η = 5, δ = 1e-5, C = 0.01 at user level
-    /// (Enron), 0.2 at example level (OpenWebMath). Batch / users per step must still be given.
+    /// (Enron), 0.2 at example level (OpenWebMath); at user level G_ULS = 15 (the paper's value
+    /// for fine-tuning; F.6). Batch / users per step and ε must still be given.
     static DpMixMinParamsBuilder languageDefaults(bool userLevel);
 
     /// Validates every field against `units` (n examples, or m users when unit is User) and

@@ -43,7 +43,7 @@ private Q_SLOTS:
     }
 
     void userLevelUsesTheUserSamplingRate() {
-        const auto p = DpMixMinParamsBuilder::languageDefaults(true).epsilon(1).expectedBatch(30).maxExamplesPerUser(15)
+        const auto p = DpMixMinParamsBuilder::languageDefaults(true).epsilon(1).expectedBatch(30)
                            .build(150, privacy::PrivacyUnit::User).value();
         QCOMPARE(p.q, 0.2);
         QCOMPARE(p.clipNorm, 0.01);
