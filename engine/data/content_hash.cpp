@@ -36,7 +36,8 @@ std::string contentHash(const ImageDataset& d) {
     for (std::size_t i = 0; i < n; ++i) {
         const float* px = d.pixels.data() + i * buffer.size();
         for (std::size_t k = 0; k < buffer.size(); ++k)
-            buffer[k] = static_cast<std::uint8_t>(std::lround(std::clamp(px[k], 0.0f, 1.0f) * 255.0f));
+            // double(x)·255 + 0.5 is exact, so the floor is round-half-up on every machine.
+            buffer[k] = static_cast<std::uint8_t>(double(std::clamp(px[k], 0.0f, 1.0f)) * 255.0 + 0.5);
         h.update(buffer.data(), buffer.size());
     }
     // Labels as 0/1/2 (2 = unknown), so an empty mask and an all-known mask hash the same.

@@ -15,8 +15,15 @@ Result<std::string> gunzip(const std::string& path, const std::string& compresse
     z_stream stream{};
     if (inflateInit2(&stream, 15 + 32) != Z_OK)  // +32: accept gzip and zlib headers
         return Error{"file '" + path + "': cannot initialise zlib"};
+    // The gzip trailer's ISIZE (uncompressed size mod 2^32) sizes the buffer in one go.
+    std::size_t guess = compressed.size() * 4;
+    if (compressed.size() >= 18) {
+        const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+        guess = std::max<std::size_t>(guess / 4, std::size_t(tail[0]) | std::size_t(tail[1]) << 8 |
+                                                     std::size_t(tail[2]) << 16 | std::size_t(tail[3]) << 24);
+    }
     std::string out;
-    out.resize(std::max<std::size_t>(compressed.size() * 4, 1 << 16));
+    out.resize(std::max<std::size_t>(guess + 1, 1 << 16));  // +1: reaching the end is detected, not a resize
     stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
     stream.avail_in = static_cast<uInt>(compressed.size());
     std::size_t produced = 0;

