@@ -33,6 +33,9 @@ public:
 
     QCustomPlot* plot() const { return plot_; }
 
+    /// What hovering at `pos` (plot pixel coordinates) shows; empty off the data.
+    QString tooltipTextAt(const QPointF& pos) const { return tooltipAt(pos); }
+
 Q_SIGNALS:
     void exported(const QString& path);
     void exportFailed(const QString& message);

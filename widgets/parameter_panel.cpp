@@ -120,7 +120,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     // --- advanced: mixture learning (Algorithm 1) -------------------------------------------
     auto* advancedForm = makeForm(advanced_);
     clip_->setRange(0.0, 1e6);
-    clip_->setDecimals(3);
+    clip_->setDecimals(2);
     clip_->setToolTip(tr("Each example's gradient is shortened to at most this length before noise is added, which "
                          "bounds how much one person can move the weights. Noise scales with it.\nPaper default: 13."));
     advancedForm->addRow(fieldLabel(ParameterField::ClipNorm), withMessage(clip_, addMessageLabel(ParameterField::ClipNorm)));
@@ -130,7 +130,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
                           "with probability B / n_A). Larger batches average away more noise.\nPaper default: 1000."));
     advancedForm->addRow(fieldLabel(ParameterField::BatchSize), withMessage(batch_, addMessageLabel(ParameterField::BatchSize)));
     learningRate_->setRange(0.0, 1000.0);
-    learningRate_->setDecimals(3);
+    learningRate_->setDecimals(2);
     learningRate_->setSingleStep(0.1);
     learningRate_->setToolTip(tr("How far each step moves the mixture weights (exponentiated-gradient step size). Too "
                                  "large oscillates, too small does not converge.\nPaper: 0.5, 1 or 2; default 1."));

@@ -97,6 +97,7 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     connect(calculator_, &widgets::PrivacyCalculatorPanel::inputsEdited, this, &MainWindow::onCalculatorInputs);
 
     connect(runner_, &JobRunner::started, jobs_, &widgets::JobListWidget::addJob);
+    connect(runner_, &JobRunner::started, this, &MainWindow::updateJobStatus);
     connect(runner_, &JobRunner::progressed, jobs_, &widgets::JobListWidget::setProgress);
     connect(runner_, &JobRunner::finished, this, &MainWindow::onJobFinished);
     connect(jobs_, &widgets::JobListWidget::cancelRequested, runner_, &JobRunner::cancel);
@@ -241,6 +242,11 @@ void MainWindow::onCalculatorInputs() {
 }
 
 bool MainWindow::calculationsIdle() const { return planRunner_->isIdle() && calculatorRunner_->isIdle(); }
+
+void MainWindow::updateJobStatus() {
+    const int running = runner_->runningCount();
+    jobStatus_->setText(running == 0 ? tr("No jobs running") : tr("%n job(s) running", nullptr, running));
+}
 
 void MainWindow::updateTitle() {
     const QString name = currentFile_.isEmpty() ? tr("Untitled") : QFileInfo(currentFile_).fileName();
@@ -389,13 +395,11 @@ void MainWindow::startNextStage() {
     }
     StageJob next = pendingStages_.takeFirst();
     currentStageJob_ = runner_->start(next.stage, std::move(next.work));
-    jobStatus_->setText(tr("%n job(s) running", nullptr, runner_->runningCount()));
 }
 
 void MainWindow::onJobFinished(int jobId, JobOutcome outcome, const QString& message) {
     jobs_->setFinished(jobId, toJobState(outcome), message);
-    const int running = runner_->runningCount();
-    jobStatus_->setText(running == 0 ? tr("No jobs running") : tr("%n job(s) running", nullptr, running));
+    updateJobStatus();
     if (jobId != currentStageJob_) return;
     currentStageJob_ = 0;
     if (outcome == JobOutcome::Succeeded) {

@@ -87,6 +87,7 @@ private:
     void onParametersChanged();
     void onCalculatorInputs();
     void updateTitle();
+    void updateJobStatus();
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     bool maybeSave();

@@ -2,6 +2,7 @@
 // the plotted numbers; invalid data is refused with a reason and leaves the plot unchanged.
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
+#include "widgets/qcp.h"
 
 #include <QImage>
 #include <QTemporaryDir>
@@ -154,6 +155,36 @@ private Q_SLOTS:
         const QString error = chart.exportTo(path, ExportFormat::Csv);
         QVERIFY2(error.contains(path), qPrintable(error));
         QVERIFY(!QFile::exists(path));
+    }
+
+    void hoverTooltipsNameTheDataPoint() {
+        BarChartWidget bars;
+        bars.resize(600, 400);
+        bars.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&bars));
+        QCOMPARE(bars.setData(sampleBars()), QString());
+        bars.plot()->replot();
+        // Just below the top of the second "Uniform" bar (value 0.702 at "eps 2").
+        QCPBars* uniform = nullptr;
+        for (int i = 0; i < bars.plot()->plottableCount(); ++i)
+            if (auto* b = qobject_cast<QCPBars*>(bars.plot()->plottable(i)); b && b->name() == "Uniform") uniform = b;
+        QVERIFY(uniform);
+        const QPointF top = uniform->dataPixelPosition(1);
+        const QString tip = bars.tooltipTextAt(top + QPointF(0, 5));
+        QVERIFY2(tip.contains("Uniform") && tip.contains("eps 2") && tip.contains("0.702"), qPrintable(tip));
+        QCOMPARE(bars.tooltipTextAt(QPointF(2, 2)), QString());  // outside the axes
+
+        LineChartWidget lines;
+        lines.resize(600, 400);
+        lines.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&lines));
+        QCOMPARE(lines.setSeries(sampleLines()), QString());
+        lines.plot()->replot();
+        // The mean graph of "sigma 1" is the third graph (lower band, upper band, mean).
+        const QPointF point = lines.plot()->graph(2)->dataPixelPosition(1);
+        const QString lineTip = lines.tooltipTextAt(point);
+        QVERIFY2(lineTip.contains("sigma 1") && lineTip.contains("x = 10") && lineTip.contains("mean = 0.6"),
+                 qPrintable(lineTip));
     }
 
     void formatFromSuffix() {
