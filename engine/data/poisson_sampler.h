@@ -1,6 +1,7 @@
 #pragma once
 // Poisson subsampling, the sampler of every DP stage: each example (or user) is included
-// independently with probability q (u_j < q, u_j ~ U[0,1)), so the batch size is random.
+// independently with probability q (u_j < q, u_j ~ U[0,1), here u_j = r_j / 2^64 for a raw
+// 64-bit draw r_j), so the batch size is random.
 // Never replace it by fixed-size shuffling: the privacy accounting assumes this sampler.
 #include <cstddef>
 #include <random>
