@@ -1,7 +1,8 @@
 #include "engine/mixmin/dp_mixmin.h"
 
-#include "engine/mixmin/poisson_sampling.h"
+#include "engine/data/poisson_sampler.h"
 #include "engine/mixmin/simplex.h"
+#include "engine/mixmin/user_sampling.h"
 #include "engine/privacy/parameters.h"
 
 #include <cmath>
@@ -18,6 +19,12 @@ namespace {
 std::mt19937_64 streamFor(std::uint64_t seed, std::uint32_t stream) {
     std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), stream};
     return std::mt19937_64(seq);
+}
+
+// engine/data's Poisson sampler (u_j < q, one draw per unit in index order), as Eigen indices.
+void poissonSample(Index n, double q, std::mt19937_64& rng, std::vector<Index>& out) {
+    const std::vector<std::size_t> picked = data::poissonSample(static_cast<std::size_t>(n), q, rng);
+    out.assign(picked.begin(), picked.end());
 }
 
 // Optional tangent projection, clip each row to norm C, and return the column sum.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace dpmix::mixmin {
@@ -146,7 +147,18 @@ void MixtureObjective::exampleGradients(const Eigen::VectorXd& lambda, std::span
 // ---------------------------------------------------------------------------------------------
 // Full (weighted) objective, used by the non-private solver and Random Search.
 
+namespace {
+// Program errors (sizes are validated where users enter data), reported instead of reading
+// out of bounds.
+void checkSizes(const Eigen::VectorXd& lambda, const Eigen::VectorXd& weights, Index k, Index n) {
+    if (lambda.size() != k) throw std::invalid_argument("MixtureObjective: lambda has the wrong number of sources");
+    if (weights.size() != 0 && weights.size() != n)
+        throw std::invalid_argument("MixtureObjective: weights need one entry per example");
+}
+}  // namespace
+
 double MixtureObjective::loss(const Eigen::VectorXd& lambda, const Eigen::VectorXd& weights) const {
+    checkSizes(lambda, weights, sources_, examples_);
     const bool uniform = weights.size() == 0;
     const double w0 = 1.0 / static_cast<double>(examples_);
     double total = 0.0;
@@ -165,6 +177,7 @@ double MixtureObjective::loss(const Eigen::VectorXd& lambda, const Eigen::Vector
 }
 
 Eigen::VectorXd MixtureObjective::gradient(const Eigen::VectorXd& lambda, const Eigen::VectorXd& weights) const {
+    checkSizes(lambda, weights, sources_, examples_);
     const bool uniform = weights.size() == 0;
     const double w0 = 1.0 / static_cast<double>(examples_);
     switch (kind_) {

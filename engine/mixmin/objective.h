@@ -40,10 +40,12 @@ public:
     double exampleLoss(const Eigen::VectorXd& lambda, Index j) const;
 
     /// Row r of `out` becomes ∇_λ ℓ_{idx[r]}(λ); `out` is resized to idx.size() × k.
+    /// Indices must be in [0, n) (the samplers guarantee it; not re-checked in the hot loop).
     /// Vectorised over the batch: this is the inner loop of DP-MixMin.
     void exampleGradients(const Eigen::VectorXd& lambda, std::span<const Index> idx, RowMatrix& out) const;
 
-    /// F(λ) = Σ_j w_j ℓ_j(λ); an empty `weights` means w_j = 1/n (the plain mean).
+    /// F(λ) = Σ_j w_j ℓ_j(λ); an empty `weights` means w_j = 1/n (the plain mean). Throws
+    /// std::invalid_argument if λ does not have k entries or weights not n.
     double loss(const Eigen::VectorXd& lambda, const Eigen::VectorXd& weights = {}) const;
 
     /// ∇F(λ) with the same weighting.

@@ -1,5 +1,7 @@
 #include "engine/mixmin/simplex.h"
 
+#include "engine/data/portable_random.h"
+
 #include <cmath>
 
 namespace dpmix::mixmin {
@@ -21,9 +23,9 @@ Eigen::VectorXd weightsFromLog(const Eigen::VectorXd& logLambda) {
 }
 
 Eigen::VectorXd sampleUniformSimplex(Eigen::Index k, std::mt19937_64& rng) {
-    std::exponential_distribution<double> exp1(1.0);
+    // Exp(1) = −log(1 − U), U ∈ [0, 1): portable, unlike std::exponential_distribution.
     Eigen::VectorXd w(k);
-    for (Eigen::Index i = 0; i < k; ++i) w(i) = exp1(rng);
+    for (Eigen::Index i = 0; i < k; ++i) w(i) = -std::log1p(-data::uniform01(rng));
     return w / w.sum();
 }
 

@@ -1,8 +1,7 @@
 #pragma once
-// Poisson sampling for DP-MixMin: every unit (example or user) joins a step's batch
-// independently with probability q, so batch sizes are random (the subsampled-Gaussian
-// accountant assumes exactly this; fixed-size shuffled batches would void its guarantee).
-// A small private sampler: engine/data had none when this module was written.
+// The per-user cap of user-level DP-MixMin (Algorithm 2, G_ULS): a sampled user contributes at
+// most G of their examples per step, drawn uniformly without replacement. (Poisson sampling of
+// examples and users is engine/data's sampler, the one every DP stage uses.)
 #include <Eigen/Core>
 
 #include <random>
@@ -10,12 +9,8 @@
 
 namespace dpmix::mixmin {
 
-/// Fills `out` with the indices j in [0, n) for which an independent uniform draw is < q
-/// (q = 1 selects every index). One 64-bit draw per unit, in index order, from `rng`.
-void poissonSample(Eigen::Index n, double q, std::mt19937_64& rng, std::vector<Eigen::Index>& out);
-
 /// Up to `cap` distinct elements of `pool`, uniformly without replacement (all of them, in
-/// order, when pool.size() <= cap). Used for the per-user cap G_ULS of Algorithm 2.
+/// order, when pool.size() <= cap). Portable: the draws depend on mt19937_64 alone.
 void sampleWithoutReplacement(const std::vector<Eigen::Index>& pool, std::size_t cap, std::mt19937_64& rng,
                               std::vector<Eigen::Index>& out);
 

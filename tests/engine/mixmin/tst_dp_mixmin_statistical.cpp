@@ -2,10 +2,10 @@
 // error, no seed hand-picked):
 //  - the A.11 synthetic sanity check: at ε = 1 the DP λ has cos >= 0.9 to λ* in >= 9 of 10 seeds;
 //  - the injected noise has the calibrated scale σC/(qn) (closed-form variance of the EG drift);
-//  - the Poisson sampler's batch sizes and the Dirichlet(1) sampler's moments.
+//  - the Poisson sampler's batch sizes (engine/data's, which DP-MixMin uses) and the Dirichlet(1) sampler's moments.
+#include "engine/data/poisson_sampler.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
-#include "engine/mixmin/poisson_sampling.h"
 #include "engine/mixmin/simplex.h"
 #include "engine/mixmin/weight_metrics.h"
 #include "synthetic_proxies.h"
@@ -65,13 +65,13 @@ private Q_SLOTS:
     }
 
     void poissonBatchSizes() {
-        // |B| ~ Binomial(n, q): mean nq = 100, variance nq(1 − q) = 90.
+        // The sampler DP-MixMin uses (engine/data): |B| ~ Binomial(n, q), mean nq = 100,
+        // variance nq(1 − q) = 90.
         std::mt19937_64 rng(12345);
-        std::vector<Index> batch;
         double s = 0, s2 = 0;
         const int reps = 4000;
         for (int r = 0; r < reps; ++r) {
-            poissonSample(1000, 0.1, rng, batch);
+            const auto batch = dpmix::data::poissonSample(1000, 0.1, rng);
             s += static_cast<double>(batch.size());
             s2 += static_cast<double>(batch.size() * batch.size());
         }
