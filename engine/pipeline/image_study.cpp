@@ -1,0 +1,92 @@
+#include "engine/pipeline/image_study.h"
+
+#include "engine/data/label_tasks.h"
+
+#include <algorithm>
+
+namespace dpmix::pipeline {
+namespace {
+
+data::SourceSpec toSourceSpec(const project::SourceRecord& record, const std::map<std::string, std::string>& options) {
+    return data::SourceSpec{record.name, record.loader, record.path, options};
+}
+
+std::vector<data::LabelTask> toDataTasks(const std::vector<project::LabelTask>& tasks) {
+    std::vector<data::LabelTask> out;
+    for (const auto& t : tasks) out.push_back({t.name, t.classes});
+    return out;
+}
+
+// Loads an image source and turns its single-label classes into the given tasks.
+Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
+                                         const std::map<std::string, std::string>& options,
+                                         const std::vector<project::LabelTask>& tasks, const std::string& role) {
+    if (record.facts.kind != "images")
+        return Error{role + " source '" + record.name + "' is " + record.facts.kind + " data: this study needs images"};
+    auto loaded = data::loadImageSource(toSourceSpec(record, options));
+    if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
+    if (tasks.empty()) return std::move(loaded).value();
+    auto derived = data::applyLabelTasks(*loaded, toDataTasks(tasks));
+    if (!derived) return Error{role + " tasks on '" + record.name + "': " + derived.error().message};
+    return std::move(derived).value();
+}
+
+}  // namespace
+
+Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
+                                  std::uint64_t studySeed) {
+    const project::SourceRecord* publicSource = nullptr;
+    const project::SourceRecord* sensitiveSource = nullptr;
+    std::size_t publicCount = 0;
+    for (const auto& s : sources) {
+        if (s.role == "public") { publicSource = publicSource ? publicSource : &s; ++publicCount; }
+        if (s.role == "sensitive") sensitiveSource = &s;
+    }
+    if (!publicSource || !sensitiveSource) return Error{"the project needs one public and one sensitive image source"};
+    if (publicCount != 1)
+        return Error{"an image study takes its k components as label tasks of ONE public image source; this project "
+                     "registers " + std::to_string(publicCount) + " public sources"};
+
+    ImageStudy study;
+    // Options are stored as JSON in the project; the spec keeps the same options as written.
+    auto optionsOf = [&](const std::string& name) -> std::map<std::string, std::string> {
+        for (const auto& s : spec.publicSources) if (s.written.name == name) return s.written.options;
+        if (spec.sensitive.written.name == name) return spec.sensitive.written.options;
+        return {};
+    };
+    auto pub = loadWithTasks(*publicSource, optionsOf(publicSource->name), spec.publicTasks, "public");
+    if (!pub) return pub.error();
+    auto sens = loadWithTasks(*sensitiveSource, optionsOf(sensitiveSource->name), spec.sensitiveTasks, "sensitive");
+    if (!sens) return sens.error();
+    study.publicImages = std::move(pub).value();
+    study.sensitiveImages = std::move(sens).value();
+    study.componentNames = study.publicImages.labelNames;
+    study.taskNames = study.sensitiveImages.labelNames;
+    if (study.components() < 2) return Error{"the public source gives " + std::to_string(study.components()) +
+                                             " label task(s): mixing needs at least 2 components"};
+    if (study.tasks() < 1) return Error{"the sensitive source has no task to learn"};
+    if (study.publicImages.imageSize() != study.sensitiveImages.imageSize() ||
+        study.publicImages.channels != study.sensitiveImages.channels)
+        return Error{"public and sensitive images differ in shape (" + std::to_string(study.publicImages.channels) + "x" +
+                     std::to_string(study.publicImages.height) + "x" + std::to_string(study.publicImages.width) + " vs " +
+                     std::to_string(study.sensitiveImages.channels) + "x" + std::to_string(study.sensitiveImages.height) +
+                     "x" + std::to_string(study.sensitiveImages.width) + "): one model must read both"};
+    if (spec.sensitive.userLevel) study.grouping.users = study.sensitiveImages.users;
+    auto split = data::trainValidationTestSplit(study.sensitiveImages.size(), studySeed, study.grouping);
+    if (!split) return Error{"splitting the sensitive data: " + split.error().message};
+    study.sensitiveSplit = std::move(split).value();
+    return study;
+}
+
+Result<RhoSplit> splitForRun(const ImageStudy& study, double rho, std::uint64_t runSeed) {
+    const auto& train = study.sensitiveSplit.train;
+    const data::SplitGrouping grouping = data::subsetGrouping(study.grouping, train);
+    auto split = data::rhoSplit(train.size(), rho, runSeed, grouping);
+    if (!split) return Error{"the rho split: " + split.error().message};
+    RhoSplit out;
+    for (auto i : split->first) out.a.push_back(train[i]);
+    for (auto i : split->second) out.b.push_back(train[i]);
+    return out;
+}
+
+}  // namespace dpmix::pipeline

@@ -1,0 +1,50 @@
+#pragma once
+// The inputs of an image study, loaded once per project: the public images with their k label
+// tasks (the mixture components), the sensitive images with their tasks, and the splits of the
+// sensitive data (train / validation / test from the study seed, then A / B by ρ per run seed).
+#include "engine/core/result.h"
+#include "engine/data/source_loader.h"
+#include "engine/data/splits.h"
+#include "engine/project/project_records.h"
+#include "engine/project/project_spec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+struct ImageStudy {
+    data::ImageDataset publicImages;       // labels: the k public label tasks (N_pub × k)
+    data::ImageDataset sensitiveImages;    // labels: the sensitive tasks (N × T)
+    std::vector<std::string> componentNames;  // k public tasks (mixture components)
+    std::vector<std::string> taskNames;       // T sensitive tasks
+    data::SplitGrouping grouping;          // users of the sensitive data (empty: example level)
+    data::ThreeWaySplit sensitiveSplit;    // train / validation / test indices into sensitiveImages
+
+    std::size_t components() const { return componentNames.size(); }
+    std::size_t tasks() const { return taskNames.size(); }
+    /// Label (0/1) of sensitive example `index` for task `task`.
+    float sensitiveLabel(std::size_t index, std::size_t task) const {
+        return sensitiveImages.labels[index * sensitiveImages.numLabels() + task];
+    }
+};
+
+/// Split A (mixture learning) and split B (fine-tuning) of the sensitive training set for one
+/// run seed, as indices into sensitiveImages.
+struct RhoSplit {
+    std::vector<std::size_t> a;
+    std::vector<std::size_t> b;
+};
+
+/// Loads the study from a project's registered sources and spec. The public image source's
+/// classes become the k components through spec.publicTasks (or its own label columns when
+/// there are none); likewise the sensitive tasks. The train / validation / test split uses
+/// `studySeed` (the spec's first seed), so every run of a project shares one test set.
+Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
+                                  std::uint64_t studySeed);
+
+/// The ρ split of the study's training set for a run seed (user boundaries when user-level).
+Result<RhoSplit> splitForRun(const ImageStudy& study, double rho, std::uint64_t runSeed);
+
+}  // namespace dpmix::pipeline

@@ -1,0 +1,89 @@
+#include "engine/pipeline/mixture_stage.h"
+
+#include "engine/mixmin/dp_mixmin.h"
+#include "engine/mixmin/nonprivate_mixmin.h"
+#include "engine/mixmin/objective.h"
+#include "engine/mixmin/params.h"
+#include "engine/mixmin/random_search.h"
+#include "engine/mixmin/weight_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::pipeline {
+
+Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureRequest& request,
+                                       const ProgressCallback& progress, const CancellationToken& cancel) {
+    auto objective = mixmin::makeBinaryObjective(in.proxyProbabilities, in.labels);
+    if (!objective) return Error{"task '" + in.task + "': " + objective.error().message};
+    const auto k = objective->sources();
+    const auto n = objective->examples();
+
+    MixtureOutcome out;
+    out.task = in.task;
+    out.componentNames = in.componentNames;
+    out.examples = n;
+
+    auto star = mixmin::solveNonPrivateMixMin(*objective, {}, {}, {}, cancel);
+    if (!star) return Error{"task '" + in.task + "', non-private MixMin: " + star.error().message};
+    out.lambdaStar = star->lambda;
+    out.lambdaStarGap = star->gap;
+
+    out.lambdaUniform = Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k));
+    const auto uq = mixmin::compareWithReference(out.lambdaUniform, out.lambdaStar);
+    out.uniformCosine = uq.cosine;
+    out.uniformL1 = uq.l1;
+
+    mixmin::RandomSearchOptions rs;
+    rs.candidates = request.randomSearchCandidates;
+    rs.seed = request.seeds.empty() ? 0 : request.seeds.front();
+    auto search = mixmin::randomSearch(*objective, rs, {}, {}, cancel);
+    if (!search) return Error{"task '" + in.task + "', random search: " + search.error().message};
+    out.lambdaRandomSearch = search->lambda;
+    const auto sq = mixmin::compareWithReference(out.lambdaRandomSearch, out.lambdaStar);
+    out.randomSearchCosine = sq.cosine;
+    out.randomSearchL1 = sq.l1;
+
+    const long long total = static_cast<long long>(request.epsilons.size() * request.seeds.size());
+    long long done = 0;
+    for (double eps : request.epsilons) {
+        for (auto seed : request.seeds) {
+            throwIfCancelled(cancel);
+            // q = B / n, capped at 1 when split A is smaller than the expected batch.
+            const double batch = std::min<double>(static_cast<double>(request.stage.batch), static_cast<double>(n));
+            auto params = mixmin::DpMixMinParamsBuilder()
+                              .epsilon(eps)
+                              .delta(request.delta)
+                              .expectedBatch(batch)
+                              .clipNorm(request.stage.clip)
+                              .stepSize(request.stage.lr)
+                              .steps(request.stage.steps)
+                              .seed(seed)
+                              .split("A")
+                              .build(n);
+            if (!params) return Error{"task '" + in.task + "', mixture parameters: " + params.error().message};
+            auto dp = mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
+            if (!dp) return Error{"task '" + in.task + "', DP-MixMin: " + dp.error().message};
+            PrivateLambda p;
+            p.epsilon = eps;
+            p.seed = seed;
+            p.lambda = dp->lambda;
+            p.sigma = dp->sigma;
+            p.epsilonSpent = dp->epsilon;
+            p.delta = dp->delta;
+            p.ledgerEntry = dp->ledgerEntry;
+            const auto q = mixmin::compareWithReference(p.lambda, out.lambdaStar);
+            p.cosine = q.cosine;
+            p.l1 = q.l1;
+            for (const auto& snap : dp->trajectory) {
+                p.trajectorySteps.push_back(snap.step);
+                p.trajectory.emplace_back(snap.lambda.data(), snap.lambda.data() + snap.lambda.size());
+            }
+            out.privateLambdas.push_back(std::move(p));
+            report(progress, {"mixture", ++done, total, "task " + in.task});
+        }
+    }
+    return out;
+}
+
+}  // namespace dpmix::pipeline

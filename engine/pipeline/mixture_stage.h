@@ -1,0 +1,65 @@
+#pragma once
+// The mixture stage for one sensitive binary task: from the proxies' predictions on split A,
+// the non-private reference λ*, the uniform λ, the Random Search λ and DP-MixMin's λ for each
+// (ε, seed) asked for, with their weight quality against λ* and their ledger entries.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/privacy/ledger.h"
+#include "engine/project/project_spec.h"
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+struct MixtureInputs {
+    std::string task;
+    Eigen::MatrixXd proxyProbabilities;  // n_A × k: P(source i positive | x_j), from public proxies
+    std::vector<int> labels;             // n_A sensitive labels (0/1) of the task
+    std::vector<std::string> componentNames;
+};
+
+struct PrivateLambda {
+    double epsilon = 0.0;
+    std::uint64_t seed = 0;
+    Eigen::VectorXd lambda;       // released λ_DP
+    double sigma = 0.0;
+    double epsilonSpent = 0.0;    // the ledger's ε for this step (≤ target)
+    double delta = 0.0;
+    double cosine = 0.0, l1 = 0.0;  // against λ*
+    privacy::LedgerEntry ledgerEntry;
+    std::vector<long long> trajectorySteps;       // t of each stored iterate
+    std::vector<std::vector<double>> trajectory;  // λ_t (post-processing of the DP output)
+};
+
+struct MixtureOutcome {
+    std::string task;
+    std::vector<std::string> componentNames;
+    long long examples = 0;                 // n_A
+    Eigen::VectorXd lambdaStar;             // non-private MixMin on split A
+    double lambdaStarGap = 0.0;             // Frank–Wolfe certificate of λ*
+    Eigen::VectorXd lambdaUniform;
+    double uniformCosine = 0.0, uniformL1 = 0.0;
+    Eigen::VectorXd lambdaRandomSearch;     // best of m random λ, chosen non-privately on split A
+    double randomSearchCosine = 0.0, randomSearchL1 = 0.0;
+    std::vector<PrivateLambda> privateLambdas;  // one per (ε, seed)
+};
+
+struct MixtureRequest {
+    std::vector<double> epsilons;
+    std::vector<std::uint64_t> seeds;
+    double delta = 1e-5;
+    project::MixtureStage stage;      // clip, batch, lr, steps
+    long long randomSearchCandidates = 100;
+};
+
+/// Runs the whole mixture stage for one task. Progress counts DP runs; cancellation is checked
+/// between and inside the runs.
+Result<MixtureOutcome> runMixtureStage(const MixtureInputs& inputs, const MixtureRequest& request,
+                                       const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+
+}  // namespace dpmix::pipeline
