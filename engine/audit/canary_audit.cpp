@@ -1,0 +1,134 @@
+#include "engine/audit/canary_audit.h"
+
+#include "engine/audit/parallel_runs.h"
+#include "engine/mixmin/dp_mixmin.h"
+#include "engine/mixmin/nonprivate_mixmin.h"
+#include "engine/privacy/parameters.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace dpmix::audit {
+namespace {
+
+constexpr std::uint64_t kOutWorld = 0;
+constexpr std::uint64_t kInWorld = 1;
+
+std::optional<Error> checkOptions(const CanaryAuditOptions& o) {
+    if (o.runsPerWorld < 2)
+        return Error{"runs-per-world: " + std::to_string(o.runsPerWorld) +
+                     "; expected at least 2 (one SELECT and one EVAL run per world)"};
+    if (!(o.selectFraction > 0.0 && o.selectFraction < 1.0))
+        return Error{"select-fraction: " + privacy::formatNumber(o.selectFraction) + "; expected a value in (0, 1)"};
+    if (!(o.confidence > 0.0 && o.confidence < 1.0))
+        return Error{"confidence: " + privacy::formatNumber(o.confidence) + "; expected a value in (0, 1), e.g. 0.95"};
+    if (o.canary == CanaryKind::Natural && !o.naturalExample)
+        return Error{"natural-canary: a natural canary audit needs the held-out example (proxy row and label)"};
+    if (o.threads < 0) return Error{"threads: " + std::to_string(o.threads) + "; expected 0 (all cores) or more"};
+    return std::nullopt;
+}
+
+std::vector<double> gather(const std::vector<double>& v, const std::vector<long long>& idx) {
+    std::vector<double> out;
+    out.reserve(idx.size());
+    for (long long i : idx) out.push_back(v[static_cast<std::size_t>(i)]);
+    return out;
+}
+
+}  // namespace
+
+Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                                         const CanaryAuditOptions& options, const ProgressCallback& progress,
+                                         const CancellationToken& cancel) {
+    if (auto e = checkOptions(options)) return *e;
+    if (params.units != splitA.examples() || params.unit != privacy::PrivacyUnit::Example)
+        return Error{"audit parameters were built for " + std::to_string(params.units) +
+                     " units but split A has " + std::to_string(splitA.examples()) +
+                     " examples: build them with DpMixMinParamsBuilder::build(splitA.examples())"};
+
+    // The canary. Max-clip points along the top source of the non-private solution on split A
+    // (λ_0 is uniform, so "the source with the highest weight" can only mean λ*; F.10).
+    std::optional<Canary> canary;
+    if (options.canary == CanaryKind::Natural) {
+        auto c = Canary::natural(splitA, *options.naturalExample);
+        if (!c) return c.error();
+        canary = std::move(c).value();
+    } else {
+        auto star = mixmin::solveNonPrivateMixMin(splitA, {}, {}, {}, cancel);
+        if (!star) return Error{"audit: non-private MixMin on split A failed: " + star.error().message};
+        Eigen::Index top = 0;
+        star->lambda.maxCoeff(&top);
+        auto c = Canary::maxClip(splitA.sources(), top, params.clipNorm, options.maxClipSign);
+        if (!c) return c.error();
+        canary = std::move(c).value();
+    }
+
+    const long long R = options.runsPerWorld;
+    std::vector<double> scoresOut(static_cast<std::size_t>(R)), scoresIn(static_cast<std::size_t>(R));
+    std::atomic<long long> canarySamples{0};
+    const mixmin::ExtraUnit baseUnit = canary->extraUnit();
+    // Job j < R is out-world run j; job R + j is in-world run j. Each writes only its own slot.
+    auto job = [&](long long jobIndex) -> std::optional<Error> {
+        const bool in = jobIndex >= R;
+        const long long run = in ? jobIndex - R : jobIndex;
+        mixmin::DpMixMinParams p = params;
+        p.seed = deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run));
+        p.trajectoryEvery = p.steps;  // keep only λ_0 and λ_T: nothing else is scored
+        long long sampled = 0;
+        mixmin::ExtraUnit unit{[&](const Eigen::VectorXd& l, Eigen::VectorXd& g) {
+            ++sampled;
+            baseUnit.gradient(l, g);
+        }};
+        auto r = mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel, in ? &unit : nullptr);
+        if (!r) return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + r.error().message};
+        (in ? scoresIn : scoresOut)[static_cast<std::size_t>(run)] = canary->score(r->lambda);
+        canarySamples += sampled;
+        return std::nullopt;
+    };
+    if (auto e = runIndexedJobs(2 * R, options.threads, job, "audit", progress, cancel)) return *e;
+
+    CanaryAuditResult res;
+    const long long S = std::clamp<long long>(std::llround(static_cast<double>(R) * options.selectFraction), 1, R - 1);
+    for (long long i = 0; i < R; ++i) (i < S ? res.selectRuns : res.evalRuns).push_back(i);
+
+    const ThresholdChoice choice = selectThreshold(gather(scoresIn, res.selectRuns), gather(scoresOut, res.selectRuns),
+                                                   params.delta, options.confidence);
+    const auto counts = countErrors(gather(scoresIn, res.evalRuns), gather(scoresOut, res.evalRuns), choice.threshold,
+                                    choice.direction);
+    const auto bound = privacy::auditEpsilonLowerBound(counts, params.delta, options.confidence);
+
+    res.epsilonLB = bound.epsilonLB;
+    res.fprUpper = bound.fprUpper;
+    res.fnrUpper = bound.fnrUpper;
+    res.falsePositives = counts.falsePositives;
+    res.falseNegatives = counts.falseNegatives;
+    res.evalOut = counts.negatives;
+    res.evalIn = counts.positives;
+    res.fpr = static_cast<double>(counts.falsePositives) / static_cast<double>(counts.negatives);
+    res.fnr = static_cast<double>(counts.falseNegatives) / static_cast<double>(counts.positives);
+    res.threshold = choice.threshold;
+    res.direction = choice.direction;
+    res.selectEpsilonLB = choice.epsilonLB;
+    res.runsPerWorld = R;
+    res.canary = options.canary;
+    res.maxClipSign = options.maxClipSign;
+    res.topSource = canary->topSource();
+    res.noise = params.noise;
+    res.sigma = params.noise == mixmin::NoiseMode::Gaussian ? params.sigma : 0.0;
+    res.claimedEpsilon =
+        params.noise == mixmin::NoiseMode::Gaussian ? params.epsilon : std::numeric_limits<double>::infinity();
+    res.delta = params.delta;
+    res.confidence = options.confidence;
+    res.seed = options.seed;
+    res.meanCanarySamples = static_cast<double>(canarySamples.load()) / static_cast<double>(R);
+    if (options.keepScores) {
+        res.scoresIn = std::move(scoresIn);
+        res.scoresOut = std::move(scoresOut);
+    }
+    return res;
+}
+
+}  // namespace dpmix::audit

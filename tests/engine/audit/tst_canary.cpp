@@ -1,0 +1,64 @@
+// Canary construction and scores. Expected values derived by hand in the comments.
+#include "engine/audit/canary.h"
+
+#include "audit_fixtures.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix;
+using namespace dpmix::audit;
+
+class TestCanary : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void maxClipVectorHasNormCAndTheChosenSign() {
+        auto lower = Canary::maxClip(4, 2, 13.0, MaxClipSign::LowerTopSource).value();
+        QCOMPARE(lower.maxClipVector(), Eigen::Vector4d(0, 0, 13.0, 0).eval());
+        auto raise = Canary::maxClip(4, 2, 13.0, MaxClipSign::RaiseTopSource).value();
+        QCOMPARE(raise.maxClipVector(), Eigen::Vector4d(0, 0, -13.0, 0).eval());
+        Eigen::VectorXd g;
+        raise.extraUnit().gradient(Eigen::VectorXd::Constant(4, 0.25), g);
+        QCOMPARE(g, raise.maxClipVector());
+        // Score: log λ_{i*}.
+        const Eigen::Vector4d l(0.1, 0.2, 0.3, 0.4);
+        QCOMPARE(raise.score(l), std::log(0.3));
+    }
+
+    void naturalCanaryDirectionByHand() {
+        // Row (0.2, 0.5, 0.8), label 1, at λ_0 = 1/3: f = 0.5, g = −(1/f)·P = (−0.4, −1, −1.6);
+        // centred (0.6, 0, −0.6); d = −centred / ‖·‖ = (−1, 0, 1)/√2.
+        const auto splitA = testing::objectiveOf(testing::informativeSourceData(20, 3, 1));
+        auto example = makeNaturalCanary(Eigen::Vector3d(0.2, 0.5, 0.8), 1).value();
+        auto c = Canary::natural(splitA, example).value();
+        const double r = 1.0 / std::sqrt(2.0);
+        QVERIFY((c.scoreDirection() - Eigen::Vector3d(-r, 0, r)).norm() < 1e-14);
+        const Eigen::Vector3d l(0.2, 0.3, 0.5);
+        QVERIFY(std::fabs(c.score(l) - (std::log(0.5) - std::log(0.2)) * r) < 1e-14);
+        // The extra unit returns the canary's own gradient at the λ it is given.
+        Eigen::VectorXd g;
+        c.extraUnit().gradient(Eigen::Vector3d::Constant(1.0 / 3), g);
+        QVERIFY((g - Eigen::Vector3d(-0.4, -1.0, -1.6)).norm() < 1e-12);
+    }
+
+    void badCanariesAreRejectedWithTheField() {
+        const auto splitA = testing::objectiveOf(testing::informativeSourceData(20, 3, 1));
+        auto wrongK = makeNaturalCanary(Eigen::Vector4d(0.1, 0.2, 0.3, 0.4), 0).value();
+        auto e = Canary::natural(splitA, wrongK);
+        QVERIFY(!e);
+        QVERIFY(QString::fromStdString(e.error().message).contains("natural-canary"));
+        QVERIFY(QString::fromStdString(e.error().message).contains("4 sources"));
+        auto badLabel = makeNaturalCanary(Eigen::Vector3d(0.1, 0.2, 0.3), 2);
+        QVERIFY(!badLabel);
+        QVERIFY(QString::fromStdString(badLabel.error().message).contains("label is 2"));
+        auto badProb = makeNaturalCanary(Eigen::Vector3d(0.1, 1.2, 0.3), 1);
+        QVERIFY(!badProb);
+        QVERIFY(QString::fromStdString(badProb.error().message).contains("natural-canary"));
+        QVERIFY(!Canary::maxClip(3, 3, 1.0, MaxClipSign::LowerTopSource));
+        QVERIFY(!Canary::maxClip(3, 0, 0.0, MaxClipSign::LowerTopSource));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCanary)
+#include "tst_canary.moc"

@@ -1,0 +1,80 @@
+// The run pool: every job exactly once whatever the thread count, errors by job index,
+// cancellation, progress, and distinct derived seeds.
+#include "engine/audit/parallel_runs.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+#include <vector>
+
+using namespace dpmix;
+using namespace dpmix::audit;
+
+class TestParallelRuns : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void derivedSeedsAreDistinctAndStable() {
+        std::set<std::uint64_t> seen;
+        for (std::uint64_t stream = 0; stream < 3; ++stream)
+            for (std::uint64_t i = 0; i < 5000; ++i) seen.insert(deriveSeed(42, stream, i));
+        QCOMPARE(seen.size(), std::size_t(15000));
+        QCOMPARE(deriveSeed(42, 1, 7), deriveSeed(42, 1, 7));
+        QVERIFY(deriveSeed(42, 1, 7) != deriveSeed(43, 1, 7));
+    }
+
+    void everyJobRunsExactlyOnce() {
+        for (int threads : {1, 2, 5}) {
+            std::vector<std::atomic<int>> hits(1000);
+            auto r = runIndexedJobs(1000, threads, [&](long long i) -> std::optional<Error> {
+                hits[static_cast<std::size_t>(i)]++;
+                return std::nullopt;
+            }, "test");
+            QVERIFY(!r);
+            for (auto& h : hits) QCOMPARE(h.load(), 1);
+        }
+    }
+
+    void firstErrorByIndexIsReturned() {
+        auto r = runIndexedJobs(100, 1, [](long long i) -> std::optional<Error> {
+            if (i == 5 || i == 9) return Error{"job " + std::to_string(i)};
+            return std::nullopt;
+        }, "test");
+        QVERIFY(r.has_value());
+        QCOMPARE(QString::fromStdString(r->message), QString("job 5"));
+    }
+
+    void cancellationThrowsAndStops() {
+        CancellationToken token;
+        std::atomic<long long> started{0};
+        const auto t0 = std::chrono::steady_clock::now();
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            token.cancel();
+        });
+        QVERIFY_THROWS_EXCEPTION(Cancelled, runIndexedJobs(1000000, 2, [&](long long) -> std::optional<Error> {
+            started++;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return std::nullopt;
+        }, "test", {}, token));
+        canceller.join();
+        QVERIFY(started.load() < 1000000);
+        QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    }
+
+    void progressEndsAtTheTotal() {
+        std::vector<ProgressEvent> events;
+        auto r = runIndexedJobs(50, 2, [](long long) -> std::optional<Error> { return std::nullopt; }, "audit",
+                                [&](const ProgressEvent& e) { events.push_back(e); });
+        QVERIFY(!r);
+        QVERIFY(!events.empty());
+        QCOMPARE(events.back().done, 50LL);
+        QCOMPARE(events.back().total, 50LL);
+        QCOMPARE(QString::fromStdString(events.back().stage), QString("audit"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestParallelRuns)
+#include "tst_parallel_runs.moc"
