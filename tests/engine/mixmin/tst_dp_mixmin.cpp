@@ -171,6 +171,33 @@ private Q_SLOTS:
         QVERIFY(ledger.entries().empty());  // nothing released, nothing recorded
     }
 
+    void extraUnitActsLikeOneMoreExample() {
+        // The audit hook: with q = 1, no noise and no clipping, an extra unit carrying example z's
+        // gradient equals running on the data with z appended — up to the divisor, which stays
+        // q·n (not n + 1), so the appended run uses η·(n + 1)/n.
+        const auto d = testing::randomBinaryData(50, 3, 12);
+        Eigen::MatrixXd pz(51, 3);
+        pz << d.p, Eigen::RowVector3d(0.9, 0.2, 0.5);
+        std::vector<int> yz = d.y;
+        yz.push_back(1);
+        const auto base = makeBinaryObjective(d.p, d.y).value();
+        const auto withZ = makeBinaryObjective(pz, yz).value();
+        const auto zOnly = makeBinaryObjective(pz.bottomRows(1), {1}).value();
+        ExtraUnit extra{[&](const Eigen::VectorXd& lambda, Eigen::VectorXd& g) {
+            RowMatrix row;
+            const std::vector<Index> first{0};
+            zOnly.exampleGradients(lambda, first, row);
+            g = row.row(0).transpose();
+        }};
+        const auto a = runDpMixMin(base, controlBuilder().samplingRate(1.0).steps(50).build(50).value(), nullptr, {}, {}, &extra)
+                           .value();
+        const auto b = runDpMixMin(withZ, controlBuilder().samplingRate(1.0).steps(50).stepSize(51.0 / 50.0).build(51).value())
+                           .value();
+        QVERIFY((a.lambdaLast - b.lambdaLast).cwiseAbs().maxCoeff() < 1e-12);
+        const auto none = runDpMixMin(base, controlBuilder().samplingRate(1.0).steps(50).build(50).value()).value();
+        QVERIFY((a.lambdaLast - none.lambdaLast).cwiseAbs().maxCoeff() > 1e-4);  // z matters
+    }
+
     void paramsForOtherDataAreRefused() {
         const auto d = testing::randomBinaryData(100, 3, 4);
         const auto o = makeBinaryObjective(d.p, d.y).value();
