@@ -11,5 +11,8 @@ struct CommandContext {
 
 void registerDoctorCommand(CLI::App& app, CommandContext& ctx);
 void registerPrivacyCommand(CLI::App& app, CommandContext& ctx);
+void registerNewCommand(CLI::App& app, CommandContext& ctx);
+void registerExportSpecCommand(CLI::App& app, CommandContext& ctx);
+void registerInspectCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace dpmix::cli

@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
     // Register subcommands (one file each under app/cli/).
     dpmix::cli::registerDoctorCommand(app, ctx);
     dpmix::cli::registerPrivacyCommand(app, ctx);
+    dpmix::cli::registerNewCommand(app, ctx);
+    dpmix::cli::registerExportSpecCommand(app, ctx);
+    dpmix::cli::registerInspectCommand(app, ctx);
 
     try {
         app.parse(argc, argv);

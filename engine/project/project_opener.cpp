@@ -39,7 +39,8 @@ Result<ProjectFile> createProjectFromSpecFile(const fs::path& specFile, const fs
 
 Result<ProjectFile> openOrCreateFromSpecOrProject(const fs::path& path, const SourceSummarizer& summarize) {
     if (!fs::exists(path)) return Error{path.string() + ": no such file (expected a .dpmix project or a spec .json)"};
-    if (isSqliteFile(path)) return ProjectFile::open(path);
+    // A spec is a .json file; anything else is opened as a project (and refused if it is not one).
+    if (isSqliteFile(path) || path.extension() != ".json") return ProjectFile::open(path);
     auto spec = loadProjectSpecFile(path);
     if (!spec) return spec.error();
     const fs::path projectFile = projectPathForSpec(path);

@@ -25,7 +25,7 @@ Result<ProjectFile> createProjectFromSpecFile(const std::filesystem::path& specF
                                               const std::filesystem::path& projectFile,
                                               const SourceSummarizer& summarize, bool replace = false);
 
-/// A project file is opened. A spec is validated; its project (projectPathForSpec) is opened
+/// An SQLite file, or any file not named *.json, is opened as a project. A spec (*.json) is validated; its project (projectPathForSpec) is opened
 /// when it exists and was made from the same spec, created when it does not exist, and
 /// refused when it was made from a different spec.
 Result<ProjectFile> openOrCreateFromSpecOrProject(const std::filesystem::path& path, const SourceSummarizer& summarize);

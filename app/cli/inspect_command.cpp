@@ -1,0 +1,362 @@
+// `dpmix inspect FILE.dpmix [--json]`: what a reviewer needs to read a project: the spec, the
+// sources with their content hashes, every run with its results, its privacy ledger with the
+// total ε recomputed here (privacy::Ledger::verify), and the hash chain's verdict.
+// Exit status 1 when a ledger or the hash chain does not verify.
+#include "app/cli/command.h"
+#include "app/cli/project_commands.h"
+#include "engine/privacy/ledger_json.h"
+#include "engine/privacy/parameters.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace dpmix::cli {
+namespace {
+
+using nlohmann::ordered_json;
+using privacy::formatNumber;
+
+ordered_json number(double v) {
+    if (std::isinf(v)) return v > 0 ? ordered_json("inf") : ordered_json("-inf");
+    if (std::isnan(v)) return ordered_json(nullptr);
+    return ordered_json(v);
+}
+
+std::string eps(double v) { return std::isinf(v) ? "∞" : formatNumber(v); }
+
+struct LedgerCheck {
+    project::LedgerRecord record;
+    bool parsed = false;
+    privacy::Ledger ledger;
+    privacy::LedgerVerification verification;
+    std::string parseError;
+    bool ok() const { return parsed && verification.ok; }
+};
+
+LedgerCheck checkLedger(const project::LedgerRecord& record) {
+    LedgerCheck c;
+    c.record = record;
+    auto ledger = privacy::ledgerFromJson(record.ledgerJson);
+    if (!ledger) {
+        c.parseError = ledger.error().message;
+        return c;
+    }
+    c.parsed = true;
+    c.ledger = *ledger;
+    c.verification = c.ledger.verify(std::isnan(record.recordedEpsilon) ? -1.0 : record.recordedEpsilon, 1e-6);
+    return c;
+}
+
+struct RunView {
+    project::RunRecord run;
+    std::vector<LedgerCheck> ledgers;
+    std::vector<project::LambdaRecord> lambdas;
+    std::vector<project::MetricRecord> metrics;
+    std::vector<std::pair<std::string, std::vector<project::CurvePoint>>> curves;
+    std::vector<project::AuditRecord> audits;
+    std::vector<project::LogRecord> logs;
+    std::vector<project::ModelRecord> models;
+};
+
+struct ProjectView {
+    std::vector<project::SourceRecord> sources;
+    std::vector<RunView> runs;
+    project::ChainVerification chain;
+    bool allLedgersOk = true;
+};
+
+// Reads everything once; an Error if the file cannot be read.
+Result<ProjectView> readProject(const project::ProjectFile& p) {
+    ProjectView view;
+    auto sources = p.sources();
+    if (!sources) return sources.error();
+    view.sources = *sources;
+    auto runs = p.runs();
+    if (!runs) return runs.error();
+    for (const auto& run : *runs) {
+        RunView r;
+        r.run = run;
+        auto ledgers = p.ledgers(run.id);
+        auto lambdas = p.lambdas(run.id);
+        auto metrics = p.metrics(run.id);
+        auto curveNames = p.curveNames(run.id);
+        auto audits = p.audits(run.id);
+        auto logs = p.logs(run.id);
+        auto models = p.models(run.id);
+        for (const Error* e : {ledgers ? nullptr : &ledgers.error(), lambdas ? nullptr : &lambdas.error(),
+                               metrics ? nullptr : &metrics.error(), curveNames ? nullptr : &curveNames.error(),
+                               audits ? nullptr : &audits.error(), logs ? nullptr : &logs.error(),
+                               models ? nullptr : &models.error()})
+            if (e) return *e;
+        for (const auto& l : *ledgers) {
+            r.ledgers.push_back(checkLedger(l));
+            view.allLedgersOk = view.allLedgersOk && r.ledgers.back().ok();
+        }
+        r.lambdas = *lambdas;
+        r.metrics = *metrics;
+        for (const auto& name : *curveNames) {
+            auto points = p.curve(run.id, name);
+            if (!points) return points.error();
+            r.curves.emplace_back(name, *points);
+        }
+        r.audits = *audits;
+        r.logs = *logs;
+        r.models = *models;
+        view.runs.push_back(std::move(r));
+    }
+    auto chain = p.verifyChain();
+    if (!chain) return chain.error();
+    view.chain = *chain;
+    return view;
+}
+
+std::string joinStrings(const std::vector<std::string>& items, const std::string& separator = ", ") {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "" : separator) + s;
+    return out;
+}
+
+void printTasks(std::ostream& out, const char* scope, const std::vector<project::LabelTask>& tasks) {
+    out << "  " << scope << " (" << tasks.size() << ")";
+    if (tasks.empty()) out << ": none";
+    out << "\n";
+    for (const auto& t : tasks) out << "    " << t.name << " = {" << joinStrings(t.classes) << "}\n";
+}
+
+void printText(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
+    const project::ProjectSpec& s = p.spec();
+    out << "Project " << s.name << "  (" << p.path().string() << ")\n";
+    out << "  created " << p.createdAt() << " by dpmix " << p.createdBy() << "\n";
+    if (!s.description.empty()) out << "  " << s.description << "\n";
+
+    out << "\nSources\n";
+    for (const auto& src : view.sources) {
+        const auto& f = src.facts;
+        out << "  [" << src.role << "] " << src.name << "  loader " << src.loader << "  " << src.path << "\n";
+        out << "      " << f.kind << ", " << f.examples << " examples";
+        if (f.users > 0) out << ", " << f.users << " users";
+        if (f.height > 0) out << ", " << f.channels << "x" << f.height << "x" << f.width;
+        if (src.userLevel) out << ", user-level privacy";
+        out << "\n";
+        if (!f.labelNames.empty()) out << "      labels: " << joinStrings(f.labelNames) << "\n";
+        if (!f.domains.empty()) out << "      domains: " << joinStrings(f.domains) << "\n";
+        out << "      sha256 " << f.contentHash << "\n";
+    }
+
+    out << "\nTasks (mixture components k = " << s.mixtureComponents() << ")\n";
+    printTasks(out, "public", s.publicTasks);
+    printTasks(out, "sensitive", s.sensitiveTasks);
+
+    std::vector<std::string> epsilons, seeds;
+    for (double e : s.privacy.epsilons) epsilons.push_back(formatNumber(e));
+    for (long long seed : s.seeds) seeds.push_back(std::to_string(seed));
+    out << "\nPrivacy  ε ∈ {" << joinStrings(epsilons) << "}  δ = " << formatNumber(s.privacy.delta)
+        << "  ρ = " << formatNumber(s.privacy.rho) << "  composition " << privacy::toString(s.privacy.composition) << "\n";
+    out << "Stages   mixture: clip " << formatNumber(s.mixture.clip) << ", batch " << s.mixture.batch << ", lr "
+        << formatNumber(s.mixture.lr) << ", steps " << s.mixture.steps;
+    if (s.mixture.userGroupSize > 0) out << ", user group " << s.mixture.userGroupSize;
+    out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip) << ", batch "
+        << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps " << s.finetune.steps;
+    if (s.finetune.userGroupSize > 0) out << ", user group " << s.finetune.userGroupSize;
+    out << "\n         pretrain: batch " << s.pretrain.batch << ", lr " << formatNumber(s.pretrain.lr) << ", steps "
+        << s.pretrain.steps << "\n";
+    out << "Seeds    " << joinStrings(seeds) << "\n";
+
+    out << "\nRuns (" << view.runs.size() << ")\n";
+    if (view.runs.empty()) out << "  none yet\n";
+    for (const auto& r : view.runs) {
+        const auto& run = r.run;
+        out << "  #" << run.id << " " << run.method;
+        if (!run.task.empty()) out << "  task " << run.task;
+        out << "  ε " << (run.epsilon ? formatNumber(*run.epsilon) : std::string("none")) << "  seed " << run.seed
+            << "  " << project::toString(run.status) << "  (dpmix " << run.buildVersion << ")\n";
+        out << "      created " << run.createdAt;
+        if (!run.startedAt.empty()) out << ", started " << run.startedAt;
+        if (!run.finishedAt.empty()) out << ", finished " << run.finishedAt;
+        out << "\n";
+        if (!run.message.empty()) out << "      message: " << run.message << "\n";
+        for (const auto& l : r.ledgers) {
+            if (!l.parsed) {
+                out << "      ledger ✗ unreadable: " << l.parseError << "\n";
+                continue;
+            }
+            const auto& t = l.verification.total;
+            out << "      ledger: recorded ε = " << eps(l.record.recordedEpsilon) << ", recomputed ε = " << eps(t.epsilon)
+                << " (δ = " << formatNumber(t.delta) << ", " << privacy::toString(t.composition) << ") "
+                << (l.verification.ok ? "✓" : "✗") << (t.established ? "" : "  [rests on a claimed, unestablished guarantee]")
+                << "\n";
+            for (const auto& problem : l.verification.problems) out << "        ✗ " << problem << "\n";
+            for (const auto& e : l.ledger.entries()) {
+                out << "        " << e.stage << "  " << privacy::toString(e.mechanism) << "  split " << e.split << "  "
+                    << privacy::toString(e.unit) << "-level";
+                if (e.mechanism == privacy::MechanismKind::SubsampledGaussian)
+                    out << "  q " << formatNumber(e.q) << "  σ " << formatNumber(e.sigma) << "  T " << e.steps;
+                if (e.mechanism == privacy::MechanismKind::SubsampledDirichlet)
+                    out << "  q " << formatNumber(e.q) << "  α " << formatNumber(e.dirichletAlpha) << "  r "
+                        << formatNumber(e.dirichletR) << "  T " << e.steps;
+                out << "  ε " << eps(e.epsilon) << "\n";
+            }
+        }
+        for (const auto& l : r.lambdas) {
+            out << "      λ " << l.kind << ":";
+            for (std::size_t i = 0; i < l.values.size(); ++i)
+                out << " " << (i < l.names.size() ? l.names[i] + "=" : "") << formatNumber(l.values[i]);
+            out << "\n";
+        }
+        for (const auto& m : r.metrics)
+            out << "      " << m.name << (m.className.empty() ? "" : " [" + m.className + "]") << " = "
+                << formatNumber(m.value) << "\n";
+        for (const auto& [name, points] : r.curves) {
+            out << "      curve " << name << ": " << points.size() << " points";
+            if (!points.empty())
+                out << ", last " << formatNumber(points.back().value) << " at step " << points.back().step;
+            out << "\n";
+        }
+        for (const auto& a : r.audits)
+            out << "      audit " << a.name << ": ε lower bound " << formatNumber(a.epsilonLowerBound) << " at "
+                << formatNumber(a.confidence * 100) << "% (FP " << a.counts.falsePositives << "/" << a.counts.negatives
+                << ", FN " << a.counts.falseNegatives << "/" << a.counts.positives << ", δ "
+                << formatNumber(a.delta) << ")\n";
+        for (const auto& m : r.models)
+            out << "      model " << m.name << ": " << m.fileName << " (" << m.bytes << " bytes)\n";
+        for (const auto& l : r.logs) out << "      log " << l.at << " " << l.level << ": " << l.message << "\n";
+    }
+
+    out << "\nIntegrity  ";
+    if (view.chain.ok)
+        out << "hash chain ✓ (" << view.chain.rowsChecked << " rows)";
+    else
+        out << "hash chain ✗ first mismatch: table " << view.chain.firstBreak->table << ", row id "
+            << view.chain.firstBreak->rowId << " (stored " << view.chain.firstBreak->storedHash.substr(0, 12)
+            << "…, expected " << view.chain.firstBreak->expectedHash.substr(0, 12) << "…)";
+    out << ";  ledgers " << (view.allLedgersOk ? "✓" : "✗") << "\n";
+}
+
+ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
+    ordered_json j;
+    j["file"] = p.path().string();
+    j["created_at"] = p.createdAt();
+    j["created_by"] = p.createdBy();
+    j["spec"] = ordered_json::parse(p.specJson());
+    ordered_json sources = ordered_json::array();
+    for (const auto& s : view.sources)
+        sources.push_back({{"role", s.role}, {"name", s.name}, {"loader", s.loader}, {"path", s.path},
+                           {"options", ordered_json::parse(s.optionsJson)}, {"user_level", s.userLevel},
+                           {"kind", s.facts.kind}, {"examples", s.facts.examples}, {"users", s.facts.users},
+                           {"label_names", s.facts.labelNames}, {"domains", s.facts.domains},
+                           {"channels", s.facts.channels}, {"height", s.facts.height}, {"width", s.facts.width},
+                           {"content_hash", s.facts.contentHash}});
+    j["sources"] = sources;
+    ordered_json runs = ordered_json::array();
+    for (const auto& r : view.runs) {
+        ordered_json run{{"id", r.run.id},
+                         {"method", r.run.method},
+                         {"task", r.run.task},
+                         {"epsilon", r.run.epsilon ? ordered_json(*r.run.epsilon) : ordered_json(nullptr)},
+                         {"seed", r.run.seed},
+                         {"status", project::toString(r.run.status)},
+                         {"created_at", r.run.createdAt},
+                         {"started_at", r.run.startedAt},
+                         {"finished_at", r.run.finishedAt},
+                         {"build_version", r.run.buildVersion},
+                         {"message", r.run.message},
+                         {"config", ordered_json::parse(r.run.configJson, nullptr, false)}};
+        ordered_json ledgers = ordered_json::array();
+        for (const auto& l : r.ledgers) {
+            ordered_json lj{{"recorded_at", l.record.recordedAt}, {"recorded_epsilon", number(l.record.recordedEpsilon)}};
+            if (l.parsed) {
+                lj["recomputed"] = ordered_json::parse(privacy::ledgerTotalToJson(l.verification.total));
+                lj["verified"] = l.verification.ok;
+                lj["problems"] = l.verification.problems;
+                lj["ledger"] = ordered_json::parse(l.record.ledgerJson);
+            } else {
+                lj["verified"] = false;
+                lj["problems"] = {l.parseError};
+            }
+            ledgers.push_back(lj);
+        }
+        run["ledgers"] = ledgers;
+        ordered_json lambdas = ordered_json::array();
+        for (const auto& l : r.lambdas) {
+            ordered_json values = ordered_json::array();
+            for (double v : l.values) values.push_back(number(v));
+            lambdas.push_back({{"kind", l.kind}, {"names", l.names}, {"values", values}});
+        }
+        run["lambdas"] = lambdas;
+        ordered_json metrics = ordered_json::array();
+        for (const auto& m : r.metrics)
+            metrics.push_back({{"name", m.name}, {"class", m.className}, {"value", number(m.value)}});
+        run["metrics"] = metrics;
+        ordered_json curves = ordered_json::object();
+        for (const auto& [name, points] : r.curves) {
+            ordered_json pts = ordered_json::array();
+            for (const auto& pt : points) pts.push_back({pt.step, number(pt.value)});
+            curves[name] = pts;
+        }
+        run["curves"] = curves;
+        ordered_json audits = ordered_json::array();
+        for (const auto& a : r.audits)
+            audits.push_back({{"name", a.name},
+                              {"false_positives", a.counts.falsePositives},
+                              {"false_negatives", a.counts.falseNegatives},
+                              {"negatives", a.counts.negatives},
+                              {"positives", a.counts.positives},
+                              {"delta", a.delta},
+                              {"confidence", a.confidence},
+                              {"epsilon_lower_bound", number(a.epsilonLowerBound)},
+                              {"details", ordered_json::parse(a.detailsJson, nullptr, false)}});
+        run["audits"] = audits;
+        ordered_json models = ordered_json::array();
+        for (const auto& m : r.models)
+            models.push_back({{"name", m.name}, {"content_hash", m.contentHash}, {"file", m.fileName}, {"bytes", m.bytes}});
+        run["models"] = models;
+        ordered_json logs = ordered_json::array();
+        for (const auto& l : r.logs) logs.push_back({{"at", l.at}, {"level", l.level}, {"message", l.message}});
+        run["logs"] = logs;
+        runs.push_back(run);
+    }
+    j["runs"] = runs;
+    ordered_json integrity{{"hash_chain_ok", view.chain.ok}, {"rows_checked", view.chain.rowsChecked},
+                           {"ledgers_ok", view.allLedgersOk}};
+    if (view.chain.firstBreak)
+        integrity["first_break"] = {{"table", view.chain.firstBreak->table},
+                                    {"row_id", view.chain.firstBreak->rowId},
+                                    {"stored_hash", view.chain.firstBreak->storedHash},
+                                    {"expected_hash", view.chain.firstBreak->expectedHash}};
+    j["integrity"] = integrity;
+    return j;
+}
+
+}  // namespace
+
+void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
+    auto* cmd = app.add_subcommand("inspect", "Show a project: spec, sources, runs, results, ledgers (ε recomputed), integrity");
+    static std::string projectPath;
+    static bool json = false;
+    cmd->add_option("project", projectPath, "project file (.dpmix) or spec (.json)")->required();
+    cmd->add_flag("--json", json, "print one JSON object");
+    cmd->callback([&ctx] {
+        auto project = openProjectArgument(projectPath);
+        if (!project) {
+            std::cerr << "dpmix inspect: " << project.error().message << '\n';
+            ctx.exitCode = 2;
+            return;
+        }
+        auto view = readProject(*project);
+        if (!view) {
+            std::cerr << "dpmix inspect: " << view.error().message << '\n';
+            ctx.exitCode = 1;
+            return;
+        }
+        if (json)
+            std::cout << toJson(*project, *view).dump(2) << '\n';
+        else
+            printText(std::cout, *project, *view);
+        ctx.exitCode = view->chain.ok && view->allLedgersOk ? 0 : 1;
+    });
+}
+
+}  // namespace dpmix::cli

@@ -1,0 +1,53 @@
+// `dpmix new SPEC.json [-o FILE.dpmix] [--force]`: validate a spec, load each source once to
+// record its size, labels and content hash, and create the project file.
+#include "app/cli/command.h"
+#include "app/cli/project_commands.h"
+#include "engine/project/project_file.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace dpmix::cli {
+
+void registerNewCommand(CLI::App& app, CommandContext& ctx) {
+    auto* cmd = app.add_subcommand("new", "Create a project file (.dpmix) from a project spec (JSON)");
+    static std::string specPath, outputPath;
+    static bool force = false;
+    cmd->add_option("spec", specPath, "project spec, e.g. projects/fashion-mnist.json")->required();
+    cmd->add_option("-o,--output", outputPath, "project file to create (default: the spec's name with .dpmix, next to it)");
+    cmd->add_flag("--force", force, "replace the project file if it exists");
+    cmd->callback([&ctx] {
+        if (project::isSqliteFile(specPath)) {
+            std::cerr << "dpmix new: " << specPath << " is a project file, not a spec (export its spec with "
+                      << "`dpmix export-spec " << specPath << "`)\n";
+            ctx.exitCode = 2;
+            return;
+        }
+        const std::filesystem::path output =
+            outputPath.empty() ? project::projectPathForSpec(specPath) : std::filesystem::path(outputPath);
+        auto created = project::createProjectFromSpecFile(specPath, output, dataLayerSummarizer(), force);
+        if (!created) {
+            std::cerr << "dpmix new: " << created.error().message << '\n';
+            ctx.exitCode = 2;
+            return;
+        }
+        const project::ProjectSpec& spec = created->spec();
+        std::cout << "created " << output.string() << " (\"" << spec.name << "\")\n";
+        auto sources = created->sources();
+        if (sources) {
+            for (const auto& s : *sources) {
+                std::cout << "  " << s.role << " source \"" << s.name << "\": " << s.facts.examples << " examples";
+                if (s.facts.users > 0) std::cout << ", " << s.facts.users << " users";
+                if (!s.facts.labelNames.empty()) std::cout << ", " << s.facts.labelNames.size() << " labels";
+                if (!s.facts.domains.empty()) std::cout << ", " << s.facts.domains.size() << " domains";
+                std::cout << ", sha256 " << s.facts.contentHash.substr(0, 12) << "\n";
+            }
+        }
+        std::cout << "  mixture components k = " << spec.mixtureComponents() << ", sensitive tasks "
+                  << spec.sensitiveTasks.size() << ", ε values " << spec.privacy.epsilons.size() << ", seeds "
+                  << spec.seeds.size() << "\n";
+        ctx.exitCode = 0;
+    });
+}
+
+}  // namespace dpmix::cli

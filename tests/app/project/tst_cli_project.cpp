@@ -1,0 +1,255 @@
+// `dpmix new`, `dpmix export-spec` and `dpmix inspect` run as a user would, on a tiny study
+// whose IDX files the test writes itself (no real data needed).
+#include "../cli/cli_runner.h"
+#include "engine/privacy/ledger.h"
+#include "engine/project/project_file.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <cmath>
+
+using namespace dpmix;
+
+namespace {
+
+QByteArray bigEndian(quint32 v) {
+    QByteArray b(4, 0);
+    for (int i = 0; i < 4; ++i) b[i] = char((v >> (24 - 8 * i)) & 0xFF);
+    return b;
+}
+
+void writeIdxImages(const QString& path, int n, int seed) {
+    QByteArray data = bigEndian(0x803) + bigEndian(n) + bigEndian(4) + bigEndian(4);
+    for (int i = 0; i < n * 16; ++i) data.append(char((i * 37 + seed * 11) % 256));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(data);
+}
+
+void writeIdxLabels(const QString& path, int n) {
+    QByteArray data = bigEndian(0x801) + bigEndian(n);
+    for (int i = 0; i < n; ++i) data.append(char(i % 4));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(data);
+}
+
+const char* kSpec = R"({
+  "name": "tiny",
+  "description": "tiny fixture study",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "tiny/pub-images.idx",
+                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
+  "sensitive": {"name": "priv", "loader": "idx", "path": "tiny/priv-images.idx",
+                "options": {"labels": "priv-labels.idx", "classes": "a,b,c,d"}},
+  "tasks": {"public": [{"name": "ab", "classes": ["a", "b"]}, {"name": "cd", "classes": ["c", "d"]}],
+            "sensitive": [{"name": "ac", "classes": ["a", "c"]}]},
+  "privacy": {"epsilon": [1, 2], "delta": 1e-6, "rho": 0.1, "composition": "parallel"},
+  "stages": {"mixture": {"clip": 13, "batch": 4, "lr": 1.0, "steps": 10}},
+  "seeds": [0, 1]
+})";
+
+void rawExec(const QString& file, const QString& sql) {
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(file.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+QByteArray fileBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class TestCliProject : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString spec_;
+
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+    void writeSpec(const QString& name, const QByteArray& text) {
+        QFile f(path(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        QVERIFY(QDir(dir_.path()).mkpath("tiny"));
+        writeIdxImages(path("tiny/pub-images.idx"), 60, 1);
+        writeIdxLabels(path("tiny/pub-labels.idx"), 60);
+        writeIdxImages(path("tiny/priv-images.idx"), 40, 2);
+        writeIdxLabels(path("tiny/priv-labels.idx"), 40);
+        spec_ = path("tiny.json");
+        writeSpec("tiny.json", kSpec);
+    }
+
+    void newCreatesAProject() {
+        const auto r = runDpmix({"new", spec_, "-o", path("study.dpmix")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("created"));
+        QVERIFY(r.out.contains("60 examples"));
+        QVERIFY(QFile::exists(path("study.dpmix")));
+        const auto again = runDpmix({"new", spec_, "-o", path("study.dpmix")});
+        QCOMPARE(again.exitCode, 2);
+        QVERIFY(again.err.contains("already exists"));
+    }
+
+    void inspectJsonShowsSpecAndSources() {
+        const auto r = runDpmix({"inspect", path("study.dpmix"), "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject j = r.json();
+        QCOMPARE(j["spec"].toObject()["name"].toString(), QString("tiny"));
+        const QJsonArray sources = j["sources"].toArray();
+        QCOMPARE(sources.size(), 2);
+        QCOMPARE(sources[0].toObject()["examples"].toInt(), 60);
+        QCOMPARE(sources[1].toObject()["examples"].toInt(), 40);
+        QCOMPARE(sources[1].toObject()["role"].toString(), QString("sensitive"));
+        QCOMPARE(sources[0].toObject()["label_names"].toArray().size(), 4);
+        QCOMPARE(sources[0].toObject()["content_hash"].toString().size(), 64);
+        QVERIFY(sources[0].toObject()["content_hash"] != sources[1].toObject()["content_hash"]);
+        QCOMPARE(j["runs"].toArray().size(), 0);
+        QCOMPARE(j["integrity"].toObject()["hash_chain_ok"].toBool(), true);
+    }
+
+    void inspectRecomputesTheLedger() {
+        // A run with the published example ε(q = 0.01, σ = 1, T = 1000, δ = 1e-6) = 2.43669380
+        // (Opacus RDP accountant; also used by tst_cli_privacy).
+        auto opened = project::ProjectFile::open(path("study.dpmix").toStdString());
+        QVERIFY(opened.ok());
+        project::ProjectFile p = std::move(opened).value();
+        const long long run = *p.addRun({"dp-mixmin", "ac", 2.5, 0, "{}"});
+        privacy::LedgerEntry e;
+        e.stage = "mixture";
+        e.split = "A";
+        e.q = 0.01;
+        e.sigma = 1.0;
+        e.steps = 1000;
+        e.delta = 1e-6;
+        e.epsilon = 2.43669380;
+        e.accountant = "rdp-gaussian";
+        privacy::Ledger ledger;
+        ledger.record(e);
+        QVERIFY(p.recordLedger(run, ledger, 2.43669380).ok());
+        QVERIFY(p.addLambda({run, "private", {"ab", "cd"}, {0.25, 0.75}}).ok());
+        QVERIFY(p.addMetrics({{run, "auc", "a", 0.8125}}).ok());
+
+        auto r = runDpmix({"inspect", path("study.dpmix"), "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QJsonObject runJson = r.json()["runs"].toArray()[0].toObject();
+        const QJsonObject ledgerJson = runJson["ledgers"].toArray()[0].toObject();
+        QCOMPARE(ledgerJson["verified"].toBool(), true);
+        QVERIFY(std::fabs(ledgerJson["recomputed"].toObject()["epsilon"].toDouble() - 2.43669380) < 5e-8);
+        QCOMPARE(runJson["lambdas"].toArray()[0].toObject()["values"].toArray()[1].toDouble(), 0.75);
+
+        r = runDpmix({"inspect", path("study.dpmix")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("recorded ε = 2.4366938, recomputed ε = 2.43669"), qPrintable(r.out));
+        QVERIFY(r.out.contains("✓"));
+        QVERIFY(r.out.contains("λ private: ab=0.25 cd=0.75"));
+
+        // A second ledger whose reported total disagrees with its entries: shown, exit 1.
+        QVERIFY(p.recordLedger(run, ledger, 1.0).ok());
+        r = runDpmix({"inspect", path("study.dpmix")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains("✗ recorded total epsilon 1.000000 but the entries compose to 2.43669"), qPrintable(r.out));
+    }
+
+    void exportSpecRoundTrips() {
+        const auto first = runDpmix({"export-spec", path("study.dpmix")});
+        QCOMPARE(first.exitCode, 0);
+        QVERIFY(first.out.contains("\"tiny/pub-images.idx\""));  // paths as written
+        // Written next to the original spec, so its relative paths resolve the same way.
+        const auto toFile = runDpmix({"export-spec", path("study.dpmix"), "-o", path("exported.json")});
+        QCOMPARE(toFile.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(fileBytes(path("exported.json"))), first.out);
+        QCOMPARE(runDpmix({"new", path("exported.json"), "-o", path("again.dpmix")}).exitCode, 0);
+        QCOMPARE(runDpmix({"export-spec", path("again.dpmix")}).out, first.out);
+    }
+
+    void aSpecIsAcceptedWhereAProjectIsExpected() {
+        QVERIFY(!QFile::exists(path("tiny.dpmix")));
+        auto r = runDpmix({"inspect", spec_});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(QFile::exists(path("tiny.dpmix")));  // created next to the spec
+        r = runDpmix({"inspect", spec_});             // and reused
+        QCOMPARE(r.exitCode, 0);
+        // An edited spec no longer matches its project: refused, nothing changed.
+        writeSpec("tiny.json", QByteArray(kSpec).replace("\"seeds\": [0, 1]", "\"seeds\": [0, 1, 2]"));
+        const QByteArray before = fileBytes(path("tiny.dpmix"));
+        r = runDpmix({"inspect", spec_});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("different version"), qPrintable(r.err));
+        QCOMPARE(fileBytes(path("tiny.dpmix")), before);
+        writeSpec("tiny.json", kSpec);
+    }
+
+    void badSpecIsRefusedWithoutWriting_data() {
+        QTest::addColumn<QByteArray>("from");
+        QTest::addColumn<QByteArray>("to");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("delta") << QByteArray("\"delta\": 1e-6") << QByteArray("\"delta\": 2") << "privacy.delta: 2 is out of range";
+        QTest::newRow("epsilon") << QByteArray("\"epsilon\": [1, 2]") << QByteArray("\"epsilon\": 0") << "privacy.epsilon: 0 is out of range";
+        QTest::newRow("rho") << QByteArray("\"rho\": 0.1") << QByteArray("\"rho\": 1") << "privacy.rho: 1 is out of range";
+        QTest::newRow("unknown key") << QByteArray("\"seeds\"") << QByteArray("\"seed\"") << "seed: unknown key";
+        QTest::newRow("wrong type") << QByteArray("\"steps\": 10") << QByteArray("\"steps\": \"10\"") << "stages.mixture.steps: \"10\" is a string: expected an integer";
+        QTest::newRow("missing file") << QByteArray("tiny/priv-images.idx") << QByteArray("tiny/gone.idx") << "sensitive.path: \"tiny/gone.idx\" not found";
+        QTest::newRow("unknown class") << QByteArray("[\"a\", \"c\"]") << QByteArray("[\"a\", \"e\"]") << "tasks.sensitive[0].classes[1]: \"e\" is not a label";
+    }
+
+    void badSpecIsRefusedWithoutWriting() {
+        QFETCH(QByteArray, from);
+        QFETCH(QByteArray, to);
+        QFETCH(QString, expected);
+        QVERIFY(QByteArray(kSpec).contains(from));
+        writeSpec("bad.json", QByteArray(kSpec).replace(from, to));
+        const auto r = runDpmix({"new", path("bad.json"), "-o", path("bad.dpmix")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(!QFile::exists(path("bad.dpmix")));
+        const QStringList leftovers = QDir(dir_.path()).entryList({"bad.dpmix*"});
+        QVERIFY2(leftovers.isEmpty(), qPrintable(leftovers.join(", ")));
+    }
+
+    void notAProjectIsRefused() {
+        writeSpec("notes.dpmix", "hello, I am not a database\n");
+        for (const char* command : {"inspect", "export-spec"}) {
+            const auto r = runDpmix({command, path("notes.dpmix")});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("not a dpmix project file"), qPrintable(r.err));
+        }
+        QCOMPARE(fileBytes(path("notes.dpmix")), QByteArray("hello, I am not a database\n"));
+    }
+
+    void newerSchemaIsRefused() {
+        QVERIFY(QFile::copy(path("again.dpmix"), path("future.dpmix")));
+        rawExec(path("future.dpmix"), "PRAGMA journal_mode = DELETE; PRAGMA user_version = 7;");
+        const QByteArray before = fileBytes(path("future.dpmix"));
+        const auto r = runDpmix({"inspect", path("future.dpmix")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("newer dpmix (schema version 7"), qPrintable(r.err));
+        QCOMPARE(fileBytes(path("future.dpmix")), before);
+    }
+
+    void tamperingIsReported() {
+        rawExec(path("study.dpmix"), "UPDATE metrics SET value = 0.99");
+        const auto r = runDpmix({"inspect", path("study.dpmix")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains("hash chain ✗ first mismatch: table metrics, row id 1"), qPrintable(r.out));
+        const auto j = runDpmix({"inspect", path("study.dpmix"), "--json"}).json();
+        QCOMPARE(j["integrity"].toObject()["first_break"].toObject()["table"].toString(), QString("metrics"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCliProject)
+#include "tst_cli_project.moc"
