@@ -6,6 +6,7 @@
 #include "engine/data/image_file.h"
 #include "engine/data/image_loaders.h"
 #include "engine/data/loader_options.h"
+#include "engine/data/text_loaders.h"  // loadStep
 
 #include <algorithm>
 #include <charconv>
@@ -42,7 +43,7 @@ Result<std::pair<int, int>> parseSize(const SourceSpec& spec) {
 
 }  // namespace
 
-Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec) {
+Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control) {
     if (auto known = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
                                               "size", "channels", "uncertain", "blank", "image_root"},
                                        {"uncertain.", "blank."});
@@ -126,6 +127,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec) {
     out.labelMask.assign(n * l, 1);
     bool anyMasked = false;
     for (std::size_t i = 0; i < n; ++i) {
+        loadStep(spec, control, i, n);
         const auto& row = table->rows[i];
         const std::string where = "CSV file '" + spec.path + "', line " + std::to_string(table->rowLines[i]);
         for (std::size_t j = 0; j < l; ++j) {
@@ -170,6 +172,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec) {
                 return Error{sourceContext(spec) + where + ": empty user id in column '" + userColumn + "'"};
         }
     }
+    loadStep(spec, control, n, n);
     if (!anyMasked) out.labelMask.clear();  // empty = all known
     return out;
 }

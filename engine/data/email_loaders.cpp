@@ -53,7 +53,7 @@ Result<TextCorpus> nonEmpty(const SourceSpec& spec, TextCorpus corpus) {
 
 }  // namespace
 
-Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec) {
+Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadControl& control) {
     auto options = kEmailOptions;
     options.push_back("groups");
     if (auto known = checkKnownOptions(spec, options); !known) return known.error();
@@ -76,8 +76,10 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec) {
         files.push_back(spec.path);  // one JSON array, or one record per line
     }
     TextCorpus corpus;
-    for (const auto& file : files) {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        const std::string& file = files[f];
         if (corpus.documents.size() >= *limit) break;
+        loadStep(spec, control, f, files.size(), 256);
         auto bytes = readFileMaybeGzip(file);
         if (!bytes) return Error{sourceContext(spec) + bytes.error().message};
         std::vector<nlohmann::json> records;
@@ -116,6 +118,7 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec) {
                 return ok.error();
         }
     }
+    loadStep(spec, control, files.size(), files.size());
     return nonEmpty(spec, std::move(corpus));
 }
 
@@ -138,7 +141,7 @@ Result<TextCorpus> loadMboxSource(const SourceSpec& spec) {
     return nonEmpty(spec, std::move(corpus));
 }
 
-Result<TextCorpus> loadMaildirSource(const SourceSpec& spec) {
+Result<TextCorpus> loadMaildirSource(const SourceSpec& spec, const LoadControl& control) {
     if (auto known = checkKnownOptions(spec, kEmailOptions); !known) return known.error();
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
@@ -161,13 +164,16 @@ Result<TextCorpus> loadMaildirSource(const SourceSpec& spec) {
     }
     if (ec) return Error{sourceContext(spec) + "cannot list folder '" + spec.path + "': " + ec.message()};
     TextCorpus corpus;
-    for (const auto& file : files) {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        const std::string& file = files[f];
         if (corpus.documents.size() >= *limit) break;
+        loadStep(spec, control, f, files.size(), 256);
         auto bytes = readFileRaw(file);
         if (!bytes) return Error{sourceContext(spec) + bytes.error().message};
         if (auto ok = addMessage(spec, std::move(bytes).value(), *keepHeaders, "file '" + file + "'", corpus); !ok)
             return ok.error();
     }
+    loadStep(spec, control, files.size(), files.size());
     return nonEmpty(spec, std::move(corpus));
 }
 

@@ -9,7 +9,7 @@ namespace dpmix::data {
 
 Result<ImageDataset> loadIdxSource(const SourceSpec& spec);
 Result<ImageDataset> loadMnistJsonSource(const SourceSpec& spec);
-Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec);
+Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control = {});
 
 /// Sets labelNames/labels from class ids using the "classes" and "tasks" options
 /// (shared by the class-labelled loaders idx and mnist-json). Without "classes" the names are

@@ -45,12 +45,23 @@ bool isTextLoader(const std::string& loader) {
     return std::find(kTextLoaders.begin(), kTextLoaders.end(), loader) != kTextLoaders.end();
 }
 
-Result<ImageDataset> loadImageSource(const SourceSpec& spec) {
+void loadStep(const SourceSpec& spec, const LoadControl& control, std::size_t done, std::size_t total,
+              std::size_t every) {
+    throwIfCancelled(control.cancel);
+    if (control.progress && (done % every == 0 || done == total))
+        report(control.progress, {"load " + spec.name, static_cast<long long>(done), static_cast<long long>(total), ""});
+}
+
+Result<ImageDataset> loadImageSource(const SourceSpec& spec) { return loadImageSource(spec, LoadControl{}); }
+Result<TextCorpus> loadTextSource(const SourceSpec& spec) { return loadTextSource(spec, LoadControl{}); }
+Result<SourceSummary> summarizeSource(const SourceSpec& spec) { return summarizeSource(spec, LoadControl{}); }
+
+Result<ImageDataset> loadImageSource(const SourceSpec& spec, const LoadControl& control) {
     if (spec.path.empty()) return Error{sourceContext(spec) + "no path given"};
     Result<ImageDataset> loaded = Error{""};
     if (spec.loader == "idx") loaded = loadIdxSource(spec);
     else if (spec.loader == "mnist-json") loaded = loadMnistJsonSource(spec);
-    else if (spec.loader == "csv-images") loaded = loadCsvImagesSource(spec);
+    else if (spec.loader == "csv-images") loaded = loadCsvImagesSource(spec, control);
     else if (isTextLoader(spec.loader))
         return Error{sourceContext(spec) + "'" + spec.loader + "' loads text, expected an image loader (idx, mnist-json, csv-images)"};
     else
@@ -59,22 +70,23 @@ Result<ImageDataset> loadImageSource(const SourceSpec& spec) {
     return loaded;
 }
 
-Result<TextCorpus> loadTextSource(const SourceSpec& spec) {
+Result<TextCorpus> loadTextSource(const SourceSpec& spec, const LoadControl& control) {
     if (spec.path.empty()) return Error{sourceContext(spec) + "no path given"};
+    throwIfCancelled(control.cancel);
     if (spec.loader == "jsonl") return loadJsonlSource(spec);
-    if (spec.loader == "text-folder") return loadTextFolderSource(spec);
-    if (spec.loader == "spam-assassin") return loadSpamAssassinSource(spec);
+    if (spec.loader == "text-folder") return loadTextFolderSource(spec, control);
+    if (spec.loader == "spam-assassin") return loadSpamAssassinSource(spec, control);
     if (spec.loader == "mbox") return loadMboxSource(spec);
-    if (spec.loader == "maildir") return loadMaildirSource(spec);
+    if (spec.loader == "maildir") return loadMaildirSource(spec, control);
     if (isImageLoader(spec.loader))
         return Error{sourceContext(spec) + "'" + spec.loader + "' loads images, expected a text loader"};
     return Error{"source '" + spec.name + "': unknown loader '" + spec.loader + "' (known: " + knownLoaders() + ")"};
 }
 
-Result<SourceSummary> summarizeSource(const SourceSpec& spec) {
+Result<SourceSummary> summarizeSource(const SourceSpec& spec, const LoadControl& control) {
     SourceSummary summary;
     if (isImageLoader(spec.loader)) {
-        auto images = loadImageSource(spec);
+        auto images = loadImageSource(spec, control);
         if (!images) return images.error();
         summary.kind = "images";
         summary.examples = static_cast<long long>(images->size());
@@ -86,7 +98,7 @@ Result<SourceSummary> summarizeSource(const SourceSpec& spec) {
         summary.width = images->width;
         return summary;
     }
-    auto corpus = loadTextSource(spec);
+    auto corpus = loadTextSource(spec, control);
     if (!corpus) return corpus.error();
     summary.kind = "text";
     summary.examples = static_cast<long long>(corpus->documents.size());

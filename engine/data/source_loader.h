@@ -51,6 +51,8 @@
 // Every text loader: "encoding_errors" = "error" (default: a document that is not valid UTF-8 is
 // an error naming the file and line/record) or "replace" (invalid bytes become U+FFFD).
 // Documents keep file order (folders: sorted paths); an empty result is an error.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/data/source_spec.h"
 
@@ -95,6 +97,17 @@ struct SourceSummary {
 Result<ImageDataset> loadImageSource(const SourceSpec& spec);
 Result<TextCorpus> loadTextSource(const SourceSpec& spec);
 Result<SourceSummary> summarizeSource(const SourceSpec& spec);  // loads, counts, hashes
+
+/// For long loads (a CSV manifest of 100k X-rays, a large maildir): progress events (stage
+/// "load <name>", done/total files or images) and a token polled between files; a cancelled
+/// load throws dpmix::Cancelled.
+struct LoadControl {
+    ProgressCallback progress;
+    CancellationToken cancel;
+};
+Result<ImageDataset> loadImageSource(const SourceSpec& spec, const LoadControl& control);
+Result<TextCorpus> loadTextSource(const SourceSpec& spec, const LoadControl& control);
+Result<SourceSummary> summarizeSource(const SourceSpec& spec, const LoadControl& control);
 
 /// Stable across machines: hashes a canonical little-endian encoding of the decoded examples
 /// (pixels quantised to u8 = round(255·x), labels, mask, users / texts, domains, users).

@@ -72,7 +72,7 @@ Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
     return corpus;
 }
 
-Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec) {
+Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadControl& control) {
     if (auto known = checkKnownOptions(spec, {"domain", "split", "encoding_errors"}); !known) return known.error();
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
@@ -97,8 +97,10 @@ Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec) {
     std::sort(files.begin(), files.end());
 
     TextCorpus corpus;
-    for (const auto& file : files) {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        const std::string& file = files[f];
         if (corpus.documents.size() >= *limit) break;
+        loadStep(spec, control, f, files.size());
         auto bytes = readFileMaybeGzip(file);
         if (!bytes) return Error{sourceContext(spec) + bytes.error().message};
         std::vector<std::pair<std::string, std::string>> pieces;  // (text, where)
@@ -135,6 +137,7 @@ Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec) {
             corpus.documents.push_back({std::move(checked).value(), domain, ""});
         }
     }
+    loadStep(spec, control, files.size(), files.size());
     if (corpus.documents.empty()) return Error{sourceContext(spec) + "folder '" + spec.path + "' holds no documents (empty data set)"};
     return corpus;
 }

@@ -8,10 +8,15 @@
 namespace dpmix::data {
 
 Result<TextCorpus> loadJsonlSource(const SourceSpec& spec);
-Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec);
-Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec);
+Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadControl& control = {});
+Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadControl& control = {});
 Result<TextCorpus> loadMboxSource(const SourceSpec& spec);
-Result<TextCorpus> loadMaildirSource(const SourceSpec& spec);
+Result<TextCorpus> loadMaildirSource(const SourceSpec& spec, const LoadControl& control = {});
+
+/// Between files/images of a long load: reports progress every `every` items and at the end,
+/// and throws dpmix::Cancelled when the token is set.
+void loadStep(const SourceSpec& spec, const LoadControl& control, std::size_t done, std::size_t total,
+              std::size_t every = 64);
 
 /// Applies the "encoding_errors" option (error = default, or replace) to one document's text;
 /// `where` names the file and record in the error.

@@ -106,6 +106,22 @@ private Q_SLOTS:
         QCOMPARE(d->pixels[44], 0.0f);       // B plane
     }
 
+    void progressAndCancellation() {
+        fx::writeFile(path("manifest.csv"), "Path,Edema\nimages/p1/a.png,1\nimages/p2/red.png,0\nimages/p2/flat.jpg,1\n");
+        const SourceSpec spec{"cxr", "csv-images", path("manifest.csv"), {{"size", "4"}}};
+        std::vector<dpmix::ProgressEvent> events;
+        LoadControl control;
+        control.progress = [&](const dpmix::ProgressEvent& e) { events.push_back(e); };
+        auto d = loadImageSource(spec, control);
+        QVERIFY(d.ok());
+        QVERIFY(!events.empty());
+        QCOMPARE(events.back().stage, std::string("load cxr"));
+        QCOMPARE(events.back().done, 3LL);
+        QCOMPARE(events.back().total, 3LL);
+        control.cancel.cancel();
+        QVERIFY_THROWS_EXCEPTION(dpmix::Cancelled, (void)loadImageSource(spec, control));
+    }
+
     void badInputs_data() {
         QTest::addColumn<QString>("csv");
         QTest::addColumn<QString>("optionKey");

@@ -95,6 +95,12 @@ private Q_SLOTS:
         QCOMPARE(blocks->documents[2].domain, std::string("lit"));
     }
 
+    void textFolderCancellation() {
+        LoadControl control;
+        control.cancel.cancel();
+        QVERIFY_THROWS_EXCEPTION(dpmix::Cancelled, (void)loadTextSource({"b", "text-folder", path("books"), {}}, control));
+    }
+
     void textFolderBadInputs() {
         fx::writeFile(path("latin1/x.txt"), "ok\n\nna\xefve\n");
         auto c = loadTextSource({"t", "text-folder", path("latin1"), {{"split", "blank-line"}}});
