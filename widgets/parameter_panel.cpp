@@ -6,6 +6,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -177,6 +178,21 @@ ParameterPanel::ParameterPanel(QWidget* parent)
             [this](double v) { emitEdit(ParameterField::LearningRate, v); });
     connect(steps_, &QSpinBox::valueChanged, this, [this](int v) { emitEdit(ParameterField::Steps, v); });
     connect(run_, &QPushButton::clicked, this, &ParameterPanel::runRequested);
+
+    // Ctrl+Z in a field must undo the document's last edit, not the field's private text
+    // history (which would leave panel and document disagreeing).
+    for (QLineEdit* edit : findChildren<QLineEdit*>()) edit->installEventFilter(this);
+}
+
+bool ParameterPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)) {
+            event->ignore();  // not taken by the field: the window's Undo/Redo shortcut fires
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QLabel* ParameterPanel::addMessageLabel(ParameterField field) {

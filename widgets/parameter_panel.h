@@ -72,6 +72,9 @@ Q_SIGNALS:
     void fieldEdited(dpmix::widgets::ParameterField field, const QVariant& value);
     void runRequested();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     QLabel* addMessageLabel(ParameterField field);
     void emitEdit(ParameterField field, const QVariant& value);

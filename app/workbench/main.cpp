@@ -5,6 +5,7 @@
 #include "app/workbench/screenshot.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
+#include "engine/project/schema.h"
 #include "engine/runtime/runtime_info.h"
 
 #include <QApplication>
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
     cli.process(app);
 
     dpmix::workbench::UnavailableRunController runs;
-    dpmix::workbench::UnavailableProjectStore projects;
+    dpmix::workbench::UnavailableProjectStore projects(QString::number(dpmix::project::kSchemaVersion));
     dpmix::workbench::WorkbenchServices services{
         &runs, &projects, [] { return QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion); }};
     dpmix::workbench::MainWindow window(services);

@@ -23,9 +23,14 @@ public:
 
 class UnavailableProjectStore : public ProjectStore {
 public:
+    /// `schemaVersion`: the engine's current .dpmix schema (engine/project/schema.h).
+    explicit UnavailableProjectStore(QString schemaVersion = {}) : schemaVersion_(std::move(schemaVersion)) {}
     QString schemaVersion() const override;
     Result<widgets::RunParameters> open(const QString& path) override;
     std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) override;
+
+private:
+    QString schemaVersion_;
 };
 
 }  // namespace dpmix::workbench

@@ -10,19 +10,19 @@ Result<QList<StageJob>> UnavailableRunController::planRun(const widgets::RunPara
 }
 
 QString UnavailableProjectStore::schemaVersion() const {
-    return QStringLiteral("none (project files are not part of this build yet)");
+    const QString note = QStringLiteral("opening and saving projects is not wired into the workbench yet");
+    return schemaVersion_.isEmpty() ? note : QStringLiteral("%1 (%2)").arg(schemaVersion_, note);
 }
 
 Result<widgets::RunParameters> UnavailableProjectStore::open(const QString& path) {
     return Error{("Cannot open " + path +
-                  ": project files (.dpmix) are not supported by this build yet (engine/project pending).")
+                  ": opening .dpmix projects is not wired into the workbench yet.")
                      .toStdString()};
 }
 
 std::optional<Error> UnavailableProjectStore::save(const QString& path, const widgets::RunParameters&) {
     return Error{("Cannot save " + path +
-                  ": project files (.dpmix) are not supported by this build yet (engine/project pending); "
-                  "nothing was written.").toStdString()};
+                  ": saving .dpmix projects is not wired into the workbench yet; nothing was written.").toStdString()};
 }
 
 }  // namespace dpmix::workbench

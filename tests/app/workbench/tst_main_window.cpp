@@ -108,6 +108,23 @@ private Q_SLOTS:
         QVERIFY(!w.isWindowModified());
     }
 
+    void ctrlZInsideAFieldUndoesTheDocument() {
+        MainWindow w(services());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.activateWindow();
+        QLineEdit* seeds = w.parameterPanel()->seedsEditor();
+        seeds->setFocus();
+        seeds->end(false);
+        QTest::keyClicks(seeds, ", 3");
+        QCOMPARE(w.document()->values().seeds, QString("0, 1, 2, 3"));
+        QCOMPARE(w.document()->undoStack()->count(), 1);  // three keystrokes, one undo step
+        QTest::keyClick(seeds, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.document()->values().seeds, QString("0, 1, 2"));
+        QCOMPARE(seeds->text(), QString("0, 1, 2"));
+        QVERIFY(!w.isWindowModified());
+    }
+
     void runStartsAJobAndCancelStopsIt() {
         MainWindow w(services());
         w.show();
@@ -185,6 +202,20 @@ private Q_SLOTS:
         QCOMPARE(info.schemaVersion, QString("test-schema-7"));
         const QString html = aboutHtml(info);
         QVERIFY(html.contains(qVersion()) && html.contains("9.8.7-test") && html.contains("test-schema-7"));
+    }
+
+    void shippedPlaceholdersSayWhatIsMissing() {
+        UnavailableProjectStore store("2");
+        QVERIFY(store.schemaVersion().startsWith("2 (opening and saving projects is not wired"));
+        const QString path = QDir::temp().filePath("dpmix-placeholder-test.dpmix");
+        QFile::remove(path);
+        QVERIFY(QString::fromStdString(store.save(path, {})->message).contains(path));
+        QVERIFY(!QFile::exists(path));  // nothing written
+        QVERIFY(!store.open(path).ok());
+        UnavailableRunController runs;
+        const auto planned = runs.planRun({});
+        QVERIFY(!planned.ok());
+        QVERIFY(QString::fromStdString(planned.error().message).contains("engine/pipeline"));
     }
 
     void windowStateIsRestored() {
