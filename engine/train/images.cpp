@@ -30,4 +30,21 @@ std::optional<Error> checkImageShape(const std::string& what, const ImageView& i
     return std::nullopt;
 }
 
+std::optional<Error> checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
+                                       int sources) {
+    if (sources < 1) return Error{what + ": sources = " + std::to_string(sources) + ", expected at least 1"};
+    const auto expected = static_cast<std::size_t>(count) * static_cast<std::size_t>(sources);
+    if (labels.size() != expected)
+        return Error{what + ": got " + std::to_string(labels.size()) + " label values, expected images x sources = " +
+                     std::to_string(count) + " x " + std::to_string(sources) + " = " + std::to_string(expected)};
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const float v = labels[i];
+        if (!(v == -1.0f || (v >= 0.0f && v <= 1.0f)))
+            return Error{what + ": label " + std::to_string(v) + " of image " + std::to_string(i / sources) +
+                         ", source " + std::to_string(i % sources) +
+                         " is out of range: expected a value in [0, 1], or -1 for uncertain"};
+    }
+    return std::nullopt;
+}
+
 }  // namespace dpmix::train

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string>
 
 namespace dpmix::train {
 
@@ -25,5 +26,9 @@ std::optional<Error> checkImages(const std::string& what, const ImageView& image
 /// Error when the view's C×H×W differs from the model's expected input.
 std::optional<Error> checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
                                      int width);
+
+/// Error unless `labels` holds count × sources values, each in [0, 1] or exactly −1 (uncertain).
+std::optional<Error> checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
+                                       int sources);
 
 }  // namespace dpmix::train

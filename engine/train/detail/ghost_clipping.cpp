@@ -45,6 +45,21 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
     return norms;
 }
 
+void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double denominator,
+                        at::Generator& generator) {
+    at::NoGradGuard noGrad;
+    for (Tensor* p : params) {
+        if (!p->grad().defined()) p->mutable_grad() = at::zeros_like(*p);
+        Tensor g = p->grad();
+        if (noiseStd > 0) {
+            // Draw on the CPU from the job's own generator, then move: reproducible on any device.
+            Tensor noise = at::randn(p->sizes(), generator, at::TensorOptions().dtype(p->scalar_type()));
+            g.add_(noise.to(p->device()), noiseStd);
+        }
+        g.div_(denominator);
+    }
+}
+
 Tensor binaryLossPerExample(const Tensor& logits, const Tensor& targets) {
     return at::binary_cross_entropy_with_logits(logits.reshape({-1}), targets.to(logits.scalar_type()), {}, {},
                                                 at::Reduction::None);

@@ -20,6 +20,12 @@ namespace dpmix::train::detail {
 /// makes per-layer norms non-additive; none of our models does it).
 Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clipNorm);
 
+/// The Gaussian mechanism on the clipped sum: grad ← (grad + N(0, noiseStd² I)) / denominator
+/// for every parameter in `params` (a missing gradient counts as zero: noise is still added).
+/// DP-SGD passes noiseStd = σC and denominator = q·N (the expected batch, as Opacus does).
+void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double denominator,
+                        at::Generator& generator);
+
 /// Per-example losses, shape (B): binary (logits (B,1), targets (B) in [0,1]) by BCE with
 /// logits; multi-class (logits (B,K), targets (B) long) by cross-entropy.
 Tensor binaryLossPerExample(const Tensor& logits, const Tensor& targets);

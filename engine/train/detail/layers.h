@@ -109,6 +109,8 @@ public:
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
     std::string name() const override { return "Conv2d"; }
+    /// Unfolded input patches, (B, L, C_in·k²), columns in the weight's (C_in, k, k) order.
+    Tensor patches(const Tensor& x) const;
     Tensor weight, bias;
     int64_t kernel, stride, padding;
 };

@@ -1,0 +1,121 @@
+#include "engine/train/dirichlet_training.h"
+
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/train/detail/dirichlet_loss.h"
+#include "engine/train/detail/model_impl.h"
+#include "engine/train/detail/optimizer.h"
+#include "engine/train/detail/poisson_sampler.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace dpmix::train {
+
+namespace detail {
+
+at::Tensor asTwoClassLogits(const at::Tensor& logits) {
+    return at::cat({at::zeros_like(logits), logits}, 1);
+}
+
+at::Tensor dirichletLossPerExample(const at::Tensor& logits, const at::Tensor& targets, double r, double alpha,
+                                   at::Generator& generator) {
+    at::Tensor s = at::softmax(logits, 1);
+    at::Tensor eta = s * r + alpha;
+    // Gamma(η, 1) draws on the CPU generator; _standard_gamma's derivative w.r.t. η (the
+    // implicit reparameterisation gradient, _standard_gamma_grad) carries ∂/∂logits.
+    at::Tensor g = at::_standard_gamma(eta.to(at::kCPU), generator).to(eta.device());
+    // Tiny floor: for α ≥ ~0.1 Gamma draws essentially never underflow, but a log(0) would
+    // poison the whole step.
+    const double tiny = logits.scalar_type() == at::kDouble ? 1e-300 : 1e-30;
+    g = g.clamp_min(tiny);
+    at::Tensor logG = g.log();
+    return at::logsumexp(logG, 1) - logG.gather(1, targets.unsqueeze(1)).squeeze(1);  // −log(G_y / ΣG)
+}
+
+}  // namespace detail
+
+namespace {
+
+struct FrozenBlocks {
+    FrozenBlocks(detail::Network& n, int lastBlocks) : net(n) { net.trainOnlyLastBlocks(lastBlocks); }
+    ~FrozenBlocks() { net.trainOnlyLastBlocks(0); }
+    detail::Network& net;
+};
+
+}  // namespace
+
+Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, std::span<const int> labels,
+                                         const DirichletParams& params, privacy::Ledger& ledger,
+                                         const ProgressCallback& progress, const CancellationToken& cancel) {
+    auto& impl = model.impl();
+    const ModelSpec& spec = impl.spec;
+    if (auto e = checkImages("fine-tuning images", images)) return *e;
+    if (auto e = checkImageShape("fine-tuning images", images, spec.channels, spec.height, spec.width)) return *e;
+    if (auto e = checkFinetuneLabels(labels, images.count, spec.outputs)) return *e;
+    if (params.expectedBatchSize > images.count)
+        return Error{"expectedBatchSize = " + std::to_string(params.expectedBatchSize) + " exceeds the " +
+                     std::to_string(images.count) + " fine-tuning examples: the sampling rate q = B/N must be <= 1"};
+    if (params.trainLastBlocks > spec.blockCount())
+        return Error{"trainLastBlocks = " + std::to_string(params.trainLastBlocks) + " exceeds the " +
+                     std::to_string(spec.blockCount()) + " blocks of the " + toString(spec.kind) + " model"};
+
+    const std::int64_t n = images.count;
+    const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(n);
+    const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, n, params.expectedBatchSize);
+    double r = 0.0;
+    if (params.r) {
+        r = *params.r;
+    } else {
+        try {
+            r = privacy::calibrateDirichletR(params.epsilon, params.delta, params.alpha, q, steps).r;
+        } catch (const std::domain_error& e) {
+            return Error{"Dirichlet mechanism: no scale r meets epsilon = " + std::to_string(params.epsilon) +
+                         " with alpha = " + std::to_string(params.alpha) + ", q = " + std::to_string(q) + " and " +
+                         std::to_string(steps) + " steps (" + e.what() + ")"};
+        }
+    }
+
+    FinetuneResult result;
+    result.steps = steps;
+    result.q = q;
+    result.noise = r;
+    result.entry = privacy::dirichletEntry("finetune", params.split, params.alpha, r, q, steps, params.delta);
+    ledger.record(result.entry);
+
+    detail::Network& net = impl.network;
+    FrozenBlocks frozen(net, params.trainLastBlocks);
+    std::vector<at::Tensor*> trainable = net.trainableParameters();
+    detail::SgdOptimizer sgd(trainable, params.learningRate);
+    detail::AdamOptimizer adam(trainable, params.learningRate);
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
+    detail::PoissonSampler sampler(n, q, params.seed ^ 0x9E3779B97F4A7C15ULL);
+    result.stepLoss.reserve(static_cast<std::size_t>(steps));
+
+    for (long long t = 0; t < steps; ++t) {
+        throwIfCancelled(cancel);
+        std::vector<std::int64_t> batch = sampler.next();
+        if (batch.empty()) {  // ξ is an average over the realised batch: nothing to average
+            result.stepLoss.push_back(std::numeric_limits<double>::quiet_NaN());
+            continue;
+        }
+        at::Tensor x = detail::gatherImages(images, batch, impl.device);
+        std::vector<std::int64_t> y(batch.size());
+        for (std::size_t i = 0; i < batch.size(); ++i) y[i] = labels[static_cast<std::size_t>(batch[i])];
+        at::Tensor target = at::tensor(y, at::kLong).to(impl.device);
+        at::Tensor logits = net.forward(x);
+        if (spec.outputs == 1) logits = detail::asTwoClassLogits(logits);
+        at::Tensor loss = detail::dirichletLossPerExample(logits, target, r, params.alpha, gen).mean();
+        detail::zeroGradients(trainable);
+        loss.backward();
+        if (params.optimizer == OptimizerKind::Sgd) sgd.step();
+        else adam.step();
+        result.stepLoss.push_back(loss.item<double>());
+        if (t % 10 == 0 || t + 1 == steps)
+            report(progress, {"finetune", t + 1, steps, "Dirichlet loss " + std::to_string(result.stepLoss.back())});
+    }
+    return result;
+}
+
+}  // namespace dpmix::train

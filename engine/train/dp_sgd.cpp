@@ -1,0 +1,107 @@
+#include "engine/train/dp_sgd.h"
+
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/train/detail/ghost_clipping.h"
+#include "engine/train/detail/model_impl.h"
+#include "engine/train/detail/optimizer.h"
+#include "engine/train/detail/poisson_sampler.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace dpmix::train {
+
+namespace {
+
+// Keeps the requested blocks frozen during the run and unfreezes them on every exit path.
+struct FrozenBlocks {
+    FrozenBlocks(detail::Network& n, int lastBlocks) : net(n) { net.trainOnlyLastBlocks(lastBlocks); }
+    ~FrozenBlocks() { net.trainOnlyLastBlocks(0); }
+    detail::Network& net;
+};
+
+}  // namespace
+
+Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std::span<const int> labels,
+                                     const DpSgdParams& params, privacy::Ledger& ledger,
+                                     const ProgressCallback& progress, const CancellationToken& cancel) {
+    auto& impl = model.impl();
+    const ModelSpec& spec = impl.spec;
+    if (auto e = checkImages("fine-tuning images", images)) return *e;
+    if (auto e = checkImageShape("fine-tuning images", images, spec.channels, spec.height, spec.width)) return *e;
+    if (auto e = checkFinetuneLabels(labels, images.count, spec.outputs)) return *e;
+    if (params.expectedBatchSize > images.count)
+        return Error{"expectedBatchSize = " + std::to_string(params.expectedBatchSize) + " exceeds the " +
+                     std::to_string(images.count) + " fine-tuning examples: the sampling rate q = B/N must be <= 1"};
+    if (params.trainLastBlocks > spec.blockCount())
+        return Error{"trainLastBlocks = " + std::to_string(params.trainLastBlocks) + " exceeds the " +
+                     std::to_string(spec.blockCount()) + " blocks of the " + toString(spec.kind) + " model"};
+
+    const std::int64_t n = images.count;
+    const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(n);
+    const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, n, params.expectedBatchSize);
+    double sigma = 0.0;
+    if (params.sigma) {
+        sigma = *params.sigma;
+    } else {
+        try {
+            sigma = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, steps).sigma;
+        } catch (const std::domain_error& e) {
+            return Error{"DP-SGD: no noise multiplier meets epsilon = " + std::to_string(params.epsilon) + " with q = " +
+                         std::to_string(q) + " and " + std::to_string(steps) + " steps (" + e.what() + ")"};
+        }
+    }
+
+    FinetuneResult result;
+    result.steps = steps;
+    result.q = q;
+    result.noise = sigma;
+    result.entry = privacy::gaussianEntry("finetune", params.split, privacy::PrivacyUnit::Example, q, sigma, steps,
+                                          params.delta, params.clipNorm);
+    ledger.record(result.entry);
+
+    detail::Network& net = impl.network;
+    FrozenBlocks frozen(net, params.trainLastBlocks);
+    std::vector<at::Tensor*> trainable = net.trainableParameters();
+    detail::SgdOptimizer optimizer(trainable, params.learningRate, params.momentum);
+    at::Generator noiseGen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
+    detail::PoissonSampler sampler(n, q, params.seed ^ 0x9E3779B97F4A7C15ULL);  // independent stream
+    const bool binary = spec.outputs == 1;
+    const double expectedBatch = q * static_cast<double>(n);
+    long long sampled = 0, clipped = 0;
+    result.stepLoss.reserve(static_cast<std::size_t>(steps));
+
+    for (long long t = 0; t < steps; ++t) {
+        throwIfCancelled(cancel);
+        std::vector<std::int64_t> batch = sampler.next();
+        if (batch.empty()) {
+            // An empty Poisson batch still releases noise: the mechanism runs every step.
+            detail::zeroGradients(trainable);
+            result.stepLoss.push_back(std::numeric_limits<double>::quiet_NaN());
+        } else {
+            at::Tensor x = detail::gatherImages(images, batch, impl.device);
+            std::vector<std::int64_t> y(batch.size());
+            for (std::size_t i = 0; i < batch.size(); ++i) y[i] = labels[static_cast<std::size_t>(batch[i])];
+            at::Tensor target = at::tensor(y, at::kLong).to(impl.device);
+            detail::Tape tape;
+            at::Tensor logits = net.forward(x, &tape);
+            at::Tensor perExample = binary ? detail::binaryLossPerExample(logits, target.to(at::kFloat))
+                                           : detail::multiclassLossPerExample(logits, target);
+            result.stepLoss.push_back(perExample.detach().mean().item<double>());
+            at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
+            sampled += static_cast<long long>(batch.size());
+            clipped += norms.gt(params.clipNorm).sum().item<long long>();
+        }
+        detail::privatiseGradients(trainable, sigma * params.clipNorm, expectedBatch, noiseGen);
+        optimizer.step();
+        if (t % 10 == 0 || t + 1 == steps)
+            report(progress, {"finetune", t + 1, steps, "DP-SGD loss " + std::to_string(result.stepLoss.back())});
+    }
+    result.clippedFraction = sampled > 0 ? static_cast<double>(clipped) / static_cast<double>(sampled) : 0.0;
+    return result;
+}
+
+}  // namespace dpmix::train

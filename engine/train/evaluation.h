@@ -1,0 +1,39 @@
+#pragma once
+// Evaluation metrics (issue #5 D). Plain C++, no torch.
+#include "engine/core/result.h"
+
+#include <span>
+#include <vector>
+
+namespace dpmix::train {
+
+/// ROC AUC of `scores` for binary `labels` (0/1) by the Mann–Whitney statistic: the share of
+/// (positive, negative) pairs where the positive scores higher, ties counted ½. O(n log n)
+/// via mid-ranks. Error when the sizes differ, a label is not 0/1, a score is NaN, or one of
+/// the two classes is absent (AUC undefined).
+Result<double> rocAuc(std::span<const double> scores, std::span<const int> labels);
+
+struct MacroAuc {
+    double macro = 0.0;            // mean over the classes whose AUC is defined
+    std::vector<double> perClass;  // NaN where a class has only positives or only negatives
+    int classesUsed = 0;
+};
+
+/// Per-class AUC and their mean for n × c row-major scores and 0/1 labels. Error on size
+/// mismatch or when no class has both positives and negatives.
+Result<MacroAuc> macroAuc(std::span<const double> scores, std::span<const int> labels, int classes);
+
+struct MeanStd {
+    double mean = 0.0;
+    double std = 0.0;  // sample standard deviation (n − 1); 0 for a single value
+    int count = 0;
+};
+
+/// Across-seed summary of a metric. Error for an empty list or a non-finite value.
+Result<MeanStd> meanAndStd(std::span<const double> values);
+
+/// exp(mean per-token negative log-likelihood, in nats). Error for no tokens or a value that
+/// is negative or not finite.
+Result<double> perplexity(std::span<const double> tokenNll);
+
+}  // namespace dpmix::train

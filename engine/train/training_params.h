@@ -1,0 +1,121 @@
+#pragma once
+// Parameters of the training stages, with validating builders (plain C++, no torch).
+// Field names match the CLI flags / spec keys (epochs, batchSize, learningRate, ...).
+#include "engine/core/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dpmix::train {
+
+enum class OptimizerKind { Sgd, Adam };
+std::string toString(OptimizerKind kind);
+bool parseOptimizerKind(const std::string& text, OptimizerKind& out);  // "sgd", "adam"
+
+/// Non-private training on public data: proxies (issue #4) and pretraining (issue #5 B).
+struct SupervisedParams {
+    int epochs = 3;
+    int batchSize = 128;
+    double learningRate = 1e-3;
+    OptimizerKind optimizer = OptimizerKind::Adam;
+    double momentum = 0.9;          // SGD only
+    double weightDecay = 0.0;
+    std::int64_t maxExamples = 0;   // > 0: train on a random subsample of this many examples
+    std::uint64_t seed = 1;
+};
+
+class SupervisedParamsBuilder {
+public:
+    SupervisedParamsBuilder& epochs(int v) { p_.epochs = v; return *this; }
+    SupervisedParamsBuilder& batchSize(int v) { p_.batchSize = v; return *this; }
+    SupervisedParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
+    SupervisedParamsBuilder& optimizer(OptimizerKind v) { p_.optimizer = v; return *this; }
+    SupervisedParamsBuilder& momentum(double v) { p_.momentum = v; return *this; }
+    SupervisedParamsBuilder& weightDecay(double v) { p_.weightDecay = v; return *this; }
+    SupervisedParamsBuilder& maxExamples(std::int64_t v) { p_.maxExamples = v; return *this; }
+    SupervisedParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
+    Result<SupervisedParams> build() const;
+
+private:
+    SupervisedParams p_;
+};
+
+/// DP-SGD fine-tuning (issue #5 C.1–C.3): Poisson sampling at q = expectedBatchSize / N,
+/// per-example clipping to clipNorm, Gaussian noise σ·clipNorm, sum divided by q·N.
+struct DpSgdParams {
+    double epsilon = 1.0;
+    double delta = 1e-5;
+    std::optional<double> sigma;    // set: use this noise multiplier instead of calibrating to ε
+    double clipNorm = 1.0;
+    double learningRate = 0.5;
+    double momentum = 0.0;
+    int expectedBatchSize = 256;
+    int epochs = 10;                // steps T = ceil(epochs · N / expectedBatchSize) ...
+    long long steps = 0;            // ... unless steps > 0
+    int trainLastBlocks = 0;        // > 0: fine-tune only the last N blocks (the head is the last)
+    std::string split = "B";        // ledger: which data split this touches
+    std::uint64_t seed = 1;
+};
+
+class DpSgdParamsBuilder {
+public:
+    DpSgdParamsBuilder& epsilon(double v) { p_.epsilon = v; return *this; }
+    DpSgdParamsBuilder& delta(double v) { p_.delta = v; return *this; }
+    DpSgdParamsBuilder& sigma(double v) { p_.sigma = v; return *this; }
+    DpSgdParamsBuilder& clipNorm(double v) { p_.clipNorm = v; return *this; }
+    DpSgdParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
+    DpSgdParamsBuilder& momentum(double v) { p_.momentum = v; return *this; }
+    DpSgdParamsBuilder& expectedBatchSize(int v) { p_.expectedBatchSize = v; return *this; }
+    DpSgdParamsBuilder& epochs(int v) { p_.epochs = v; return *this; }
+    DpSgdParamsBuilder& steps(long long v) { p_.steps = v; return *this; }
+    DpSgdParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
+    DpSgdParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
+    DpSgdParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
+    Result<DpSgdParams> build() const;
+
+private:
+    DpSgdParams p_;
+};
+
+/// Dirichlet-mechanism fine-tuning (Rao et al. 2026; ALGORITHMS.md C): labels public,
+/// no clipping, p̃ ~ Dir(r·softmax + α), loss −log p̃_y averaged over the realised batch.
+struct DirichletParams {
+    double epsilon = 1.0;
+    double delta = 1e-5;
+    double alpha = 3.0;
+    std::optional<double> r;        // set: use this scale instead of calibrating r* to ε
+    double learningRate = 0.1;
+    OptimizerKind optimizer = OptimizerKind::Sgd;  // the paper: plain SGD (Adam variant lr 1e-3)
+    int expectedBatchSize = 250;
+    int epochs = 40;
+    long long steps = 0;
+    int trainLastBlocks = 0;
+    std::string split = "B";
+    std::uint64_t seed = 1;
+};
+
+class DirichletParamsBuilder {
+public:
+    DirichletParamsBuilder& epsilon(double v) { p_.epsilon = v; return *this; }
+    DirichletParamsBuilder& delta(double v) { p_.delta = v; return *this; }
+    DirichletParamsBuilder& alpha(double v) { p_.alpha = v; return *this; }
+    DirichletParamsBuilder& r(double v) { p_.r = v; return *this; }
+    DirichletParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
+    DirichletParamsBuilder& optimizer(OptimizerKind v) { p_.optimizer = v; return *this; }
+    DirichletParamsBuilder& expectedBatchSize(int v) { p_.expectedBatchSize = v; return *this; }
+    DirichletParamsBuilder& epochs(int v) { p_.epochs = v; return *this; }
+    DirichletParamsBuilder& steps(long long v) { p_.steps = v; return *this; }
+    DirichletParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
+    DirichletParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
+    DirichletParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
+    Result<DirichletParams> build() const;
+
+private:
+    DirichletParams p_;
+};
+
+/// Steps T for `epochs` passes at expected batch B over N examples: ceil(epochs·N/B).
+long long stepsForEpochs(int epochs, std::int64_t examples, int expectedBatchSize);
+
+}  // namespace dpmix::train
