@@ -192,6 +192,27 @@ private Q_SLOTS:
         QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
     }
 
+    void sampleSpecsAreValid() {
+        // The specs users open first must parse (files are checked by tst_cli_sample_projects).
+        for (const char* name : {"fashion-mnist.json", "spam-mail.json"}) {
+            std::ifstream in(fs::path(DPMIX_SOURCE_DIR) / "projects" / name);
+            QVERIFY(in.good());
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            auto spec = parseProjectSpec(text, SpecLocation{{}, {}, false}, name);
+            QVERIFY2(spec.ok(), spec.ok() ? name : spec.error().message.c_str());
+        }
+        std::ifstream in(fs::path(DPMIX_SOURCE_DIR) / "projects" / "fashion-mnist.json");
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto fm = parseProjectSpec(text, SpecLocation{{}, {}, false}, "fashion-mnist.json");
+        QCOMPARE(fm->mixtureComponents(), std::size_t(14));
+        QCOMPARE(fm->sensitiveTasks.size(), std::size_t(4));
+        QCOMPARE(fm->privacy.epsilons, std::vector<double>{1.0});
+        QCOMPARE(fm->privacy.delta, 1e-5);
+        QCOMPARE(fm->privacy.rho, 0.1);
+        QCOMPARE(fm->mixture.clip, 13.0);
+        QCOMPARE(fm->mixture.batch, 1000LL);
+    }
+
     void rejectsInvalidJson() {
         auto spec = parseProjectSpec("{\"name\": \"x\",}", where(), "broken.json");
         QVERIFY(!spec.ok());
