@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <set>
 
 namespace dpmix::data {
 namespace {
@@ -41,11 +42,49 @@ Result<std::pair<int, int>> parseSize(const SourceSpec& spec) {
     return std::pair{h, w};
 }
 
+// NIH ChestX-ray14's Data_Entry_2017.csv lists findings in one column ("Effusion|Mass", or
+// "No Finding"): turn it into one 0/1 column per finding, appended to the table. The findings
+// are the "labels" option, or else every finding that occurs, sorted.
+Result<bool> expandFindingColumn(const SourceSpec& spec, const std::string& column, CsvTable& table) {
+    const int index = table.column(column);
+    if (index < 0)
+        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no finding column '" + column + "'"};
+    const std::string separator = optionOr(spec, "finding_separator", "|");
+    if (separator.size() != 1)
+        return Error{sourceContext(spec) + "option 'finding_separator' = '" + separator + "' is not valid, expected one character"};
+    const std::string none = optionOr(spec, "no_finding", "No Finding");
+    std::vector<std::vector<std::string>> findings(table.rows.size());
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+        for (auto& f : splitList(table.rows[i][index], separator[0]))
+            if (f != none) {
+                seen.insert(f);
+                findings[i].push_back(std::move(f));
+            }
+    }
+    std::vector<std::string> names = spec.options.count("labels") ? splitList(spec.options.at("labels"))
+                                                                   : std::vector<std::string>(seen.begin(), seen.end());
+    for (const auto& name : names)
+        if (table.column(name) >= 0)
+            return Error{sourceContext(spec) + "finding '" + name + "' clashes with a CSV column of the same name"};
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+        for (const auto& f : findings[i])
+            if (std::find(names.begin(), names.end(), f) == names.end() && spec.options.count("labels"))
+                return Error{sourceContext(spec) + "CSV file '" + spec.path + "', line " + std::to_string(table.rowLines[i]) +
+                             ", column '" + column + "': finding '" + f + "' is not in option 'labels'"};
+        for (const auto& name : names)
+            table.rows[i].push_back(std::find(findings[i].begin(), findings[i].end(), name) != findings[i].end() ? "1" : "0");
+    }
+    table.header.insert(table.header.end(), names.begin(), names.end());
+    return true;
+}
+
 }  // namespace
 
 Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control) {
     if (auto known = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
-                                              "size", "channels", "uncertain", "blank", "image_root"},
+                                              "size", "channels", "uncertain", "blank", "image_root",
+                                              "finding_column", "finding_separator", "no_finding"},
                                        {"uncertain.", "blank."});
         !known)
         return known.error();
@@ -60,8 +99,10 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
 
     auto text = readFileMaybeGzip(spec.path);
     if (!text) return Error{sourceContext(spec) + text.error().message};
-    auto table = parseCsv(*text, spec.path);
-    if (!table) return Error{sourceContext(spec) + table.error().message};
+    auto parsed = parseCsv(*text, spec.path);
+    if (!parsed) return Error{sourceContext(spec) + parsed.error().message};
+    CsvTable csv = std::move(parsed).value();
+    const CsvTable* table = &csv;
 
     const std::string pathColumn = optionOr(spec, "path_column", "Path");
     const int pathIndex = table->column(pathColumn);
@@ -73,13 +114,17 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
     if (!userColumn.empty() && userIndex < 0)
         return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no user column '" + userColumn + "'"};
 
+    const std::string findingColumn = optionOr(spec, "finding_column", "");
+    if (!findingColumn.empty()) {
+        if (auto expanded = expandFindingColumn(spec, findingColumn, csv); !expanded) return expanded.error();
+    }
     std::vector<std::string> labelNames;
     if (spec.options.count("labels")) {
         labelNames = splitList(spec.options.at("labels"));
     } else {
         const auto ignored = splitList(optionOr(spec, "ignore_columns", ""));
         for (const auto& name : table->header)
-            if (name != pathColumn && name != userColumn &&
+            if (name != pathColumn && name != userColumn && name != findingColumn &&
                 std::find(ignored.begin(), ignored.end(), name) == ignored.end())
                 labelNames.push_back(name);
     }

@@ -31,6 +31,10 @@
 //                  "uncertain"   = policy for -1: "zero" (default), "one" or "mask" (unknown);
 //                  "blank"       = policy for an empty cell: "zero" (default), "one" or "mask";
 //                  "uncertain.<Label>" / "blank.<Label>" override the policy for one label.
+//                  NIH ChestX-ray14's native Data_Entry_2017.csv: "finding_column" = the column
+//                  listing findings ("Finding Labels": "Effusion|Mass" or "No Finding"); it becomes
+//                  one 0/1 column per finding ("labels" if given, else all findings, sorted).
+//                  "finding_separator" (default "|"), "no_finding" (default "No Finding").
 // Text loaders (give a TextCorpus of UTF-8 documents):
 //   "jsonl"        path = file (raw or .gz) of one JSON object per line {"text":…, "user":…,
 //                  "domain":…}; user/domain may be strings or integers, or absent;

@@ -106,6 +106,29 @@ private Q_SLOTS:
         QCOMPARE(d->pixels[44], 0.0f);       // B plane
     }
 
+    void nihFindingColumn() {
+        // NIH layout: "Image Index", "Finding Labels" (pipe-separated), "Patient ID".
+        const std::string csv =
+            "Image Index,Finding Labels,Follow-up #,Patient ID\n"
+            "images/p1/a.png,Effusion|Mass,0,1\n"
+            "images/p2/red.png,No Finding,0,2\n"
+            "images/p2/flat.jpg,Mass,1,2\n";
+        std::map<std::string, std::string> options{{"path_column", "Image Index"}, {"finding_column", "Finding Labels"},
+                                                   {"user_column", "Patient ID"}, {"ignore_columns", "Follow-up #"}, {"size", "2"}};
+        auto d = load(csv, options);
+        QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
+        QCOMPARE(d->labelNames, (std::vector<std::string>{"Effusion", "Mass"}));
+        QCOMPARE(d->labels, (std::vector<float>{1, 1, 0, 0, 0, 1}));
+        QCOMPARE(d->users, (std::vector<std::string>{"1", "2", "2"}));
+        options["labels"] = "Mass,Hernia,Effusion";  // fixed label order, a finding absent from the file
+        auto fixed = load(csv, options);
+        QVERIFY(fixed.ok());
+        QCOMPARE(fixed->labels, (std::vector<float>{1, 0, 1, 0, 0, 0, 1, 0, 0}));
+        options["labels"] = "Effusion";
+        auto missing = load(csv, options);
+        QVERIFY(!missing.ok() && missing.error().message.find("line 2, column 'Finding Labels': finding 'Mass' is not in option 'labels'") != std::string::npos);
+    }
+
     void progressAndCancellation() {
         fx::writeFile(path("manifest.csv"), "Path,Edema\nimages/p1/a.png,1\nimages/p2/red.png,0\nimages/p2/flat.jpg,1\n");
         const SourceSpec spec{"cxr", "csv-images", path("manifest.csv"), {{"size", "4"}}};
