@@ -93,7 +93,7 @@ Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std:
             result.stepLoss.push_back(perExample.detach().mean().item<double>());
             at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
             sampled += static_cast<long long>(batch.size());
-            clipped += norms.gt(params.clipNorm).sum().item<long long>();
+            clipped += norms.gt(params.clipNorm).sum().item<int64_t>();
         }
         detail::privatiseGradients(trainable, sigma * params.clipNorm, expectedBatch, noiseGen);
         optimizer.step();

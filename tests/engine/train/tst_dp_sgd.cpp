@@ -1,0 +1,248 @@
+// DP-SGD and Dirichlet fine-tuning through the public API. Deterministic checks use q = 1
+// (every example sampled) and σ = 0 on logistic / softmax regression, whose per-example
+// gradients are known in closed form: (σ(z) − y)·[x, 1] and (softmax(z) − e_y) ⊗ [x, 1].
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/train/dirichlet_training.h"
+#include "engine/train/dp_sgd.h"
+#include "engine/train/evaluation.h"
+#include "synthetic_images.h"
+
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+using namespace dpmix;
+using namespace dpmix::train;
+
+namespace {
+
+ModelSpec linearModel(int side, int outputs) {
+    return ModelSpecBuilder().kind(ModelKind::Mlp).input(1, side, side).outputs(outputs).mlpHidden({}).build().value();
+}
+
+ImageView viewOf(const testing::SyntheticImages& s) {
+    return ImageView{s.pixels, s.count, 1, s.side, s.side};
+}
+
+std::vector<int> sourceLabels(const testing::SyntheticImages& s, int source) {
+    std::vector<int> y(static_cast<std::size_t>(s.count));
+    for (std::int64_t j = 0; j < s.count; ++j) y[j] = s.labels[j * s.sources + source] > 0.5f ? 1 : 0;
+    return y;
+}
+
+// Σ_b min(1, C/‖g_b‖) g_b for softmax / logistic regression, parameters [W (K×D), b (K)].
+std::vector<double> handClippedSum(const std::vector<float>& params, const std::vector<float>& x, int d, int k,
+                                   const std::vector<int>& y, double c) {
+    const std::size_t n = y.size();
+    std::vector<double> sum(params.size(), 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+        std::vector<double> z(k);
+        for (int o = 0; o < k; ++o) {
+            z[o] = params[static_cast<std::size_t>(k * d + o)];
+            for (int i = 0; i < d; ++i) z[o] += params[static_cast<std::size_t>(o * d + i)] * x[j * d + i];
+        }
+        std::vector<double> delta(k);  // d loss / d z
+        if (k == 1) {
+            delta[0] = 1.0 / (1.0 + std::exp(-z[0])) - y[j];
+        } else {
+            double m = *std::max_element(z.begin(), z.end()), tot = 0;
+            for (int o = 0; o < k; ++o) tot += std::exp(z[o] - m);
+            for (int o = 0; o < k; ++o) delta[o] = std::exp(z[o] - m) / tot - (o == y[j] ? 1.0 : 0.0);
+        }
+        double xsq = 1.0, dsq = 0.0;  // ‖[x, 1]‖², ‖δ‖²
+        for (int i = 0; i < d; ++i) xsq += double(x[j * d + i]) * x[j * d + i];
+        for (double v : delta) dsq += v * v;
+        const double f = std::min(1.0, c / std::sqrt(xsq * dsq));
+        for (int o = 0; o < k; ++o) {
+            for (int i = 0; i < d; ++i) sum[static_cast<std::size_t>(o * d + i)] += f * delta[o] * x[j * d + i];
+            sum[static_cast<std::size_t>(k * d + o)] += f * delta[o];
+        }
+    }
+    return sum;
+}
+
+void checkOneStep(int outputs) {
+    auto data = testing::makeQuadrantImages(40, 4, 2, 1.0f, 5);
+    std::vector<int> y = sourceLabels(data, 0);
+    if (outputs > 2)
+        for (std::size_t j = 0; j < y.size(); ++j) y[j] = static_cast<int>(j % outputs);
+    Model model = Model::create(linearModel(4, outputs), 3);
+    const std::vector<float> before = model.parameters();
+    const double c = 1.5, lr = 0.7;
+    auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(c).learningRate(lr).expectedBatchSize(40).steps(1)
+                      .build().value();
+    privacy::Ledger ledger;
+    auto result = finetuneDpSgd(model, viewOf(data), y, params, ledger);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+    QVERIFY2(result->clippedFraction > 0.0 && result->clippedFraction < 1.0,  // C cuts some, not all
+             qPrintable(QString::number(result->clippedFraction)));
+    std::vector<double> g = handClippedSum(before, data.pixels, 16, outputs, y, c);
+    const std::vector<float> after = model.parameters();
+    for (std::size_t i = 0; i < after.size(); ++i)  // θ' = θ − lr · Σ clip(g_b) / (q·N), q·N = 40
+        QVERIFY2(std::abs(after[i] - (before[i] - lr * g[i] / 40.0)) < 1e-5,
+                 qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - lr * g[i] / 40.0)));
+}
+
+}  // namespace
+
+class TestDpSgd : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void binaryStepMatchesHandComputation() { checkOneStep(1); }
+    void multiclassStepMatchesHandComputation() { checkOneStep(3); }
+
+    void noiseHasStdSigmaCOverExpectedBatch() {
+        // Same data, seed and q = 1: runs with σ = 0 and σ = 2 differ by lr·σC·ξ/(qN), ξ ~ N(0, I).
+        auto data = testing::makeQuadrantImages(20, 4, 1, 1.0f, 6);
+        std::vector<int> y = sourceLabels(data, 0);
+        std::vector<double> z;
+        for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+            std::vector<float> runs[2];
+            for (int noisy = 0; noisy < 2; ++noisy) {
+                Model model = Model::create(linearModel(4, 1), 1);
+                auto p = DpSgdParamsBuilder().sigma(noisy ? 2.0 : 0.0).clipNorm(0.3).learningRate(1.0)
+                             .expectedBatchSize(20).steps(1).seed(seed).build().value();
+                privacy::Ledger ledger;
+                QVERIFY(finetuneDpSgd(model, viewOf(data), y, p, ledger).ok());
+                runs[noisy] = model.parameters();
+            }
+            for (std::size_t i = 0; i < runs[0].size(); ++i)
+                z.push_back((runs[0][i] - runs[1][i]) / (1.0 * 2.0 * 0.3 / 20.0));
+        }
+        auto ms = meanAndStd(z);  // 60 × 17 standard normals
+        QVERIFY2(std::abs(ms->mean) < 0.15 && std::abs(ms->std - 1.0) < 0.1,
+                 qPrintable(QString("mean %1 std %2").arg(ms->mean).arg(ms->std)));
+    }
+
+    void ledgerRecordsCalibratedGaussian() {
+        auto data = testing::makeQuadrantImages(1000, 4, 1, 1.0f, 7);
+        Model model = Model::create(linearModel(4, 1), 1);
+        auto p = DpSgdParamsBuilder().epsilon(2.0).delta(1e-5).clipNorm(1.5).expectedBatchSize(100).epochs(2)
+                     .build().value();
+        privacy::Ledger ledger;
+        auto r = finetuneDpSgd(model, viewOf(data), sourceLabels(data, 0), p, ledger);
+        QVERIFY(r.ok());
+        QCOMPARE(ledger.entries().size(), std::size_t(1));
+        const auto& e = ledger.entries()[0];
+        QCOMPARE(e.stage, std::string("finetune"));
+        QCOMPARE(e.split, std::string("B"));
+        QVERIFY(e.mechanism == privacy::MechanismKind::SubsampledGaussian);
+        QCOMPARE(e.q, 0.1);
+        QCOMPARE(e.steps, 20LL);  // 2 epochs × 1000 / 100
+        QCOMPARE(e.clipNorm, 1.5);
+        QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, 0.1, 20).sigma);
+        QVERIFY(e.epsilon <= 2.0 && e.epsilon > 1.9);
+        QCOMPARE(r->stepLoss.size(), std::size_t(20));
+    }
+
+    void onlyLastBlocksChange() {
+        auto data = testing::makeQuadrantImages(64, 8, 1, 1.0f, 8);
+        ModelSpec spec = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1).convWidths(4, 4)
+                             .hidden(6).normGroups(2).build().value();
+        Model model = Model::create(spec, 2);
+        const std::vector<float> before = model.parameters();
+        auto p = DpSgdParamsBuilder().sigma(1.0).learningRate(0.5).expectedBatchSize(16).steps(3).trainLastBlocks(1)
+                     .build().value();
+        privacy::Ledger ledger;
+        QVERIFY(finetuneDpSgd(model, viewOf(data), sourceLabels(data, 0), p, ledger).ok());
+        const std::vector<float> after = model.parameters();
+        const std::size_t head = 6 + 1;  // Linear(6 → 1): the last 7 parameters
+        for (std::size_t i = 0; i < after.size() - head; ++i) QCOMPARE(after[i], before[i]);
+        bool headMoved = false;
+        for (std::size_t i = after.size() - head; i < after.size(); ++i) headMoved |= after[i] != before[i];
+        QVERIFY(headMoved);
+    }
+
+    void badInputIsAnErrorAndLeavesLedgerUnchanged() {
+        auto data = testing::makeQuadrantImages(30, 4, 1, 1.0f, 9);
+        Model model = Model::create(linearModel(4, 1), 1);
+        const std::vector<float> before = model.parameters();
+        privacy::Ledger ledger;
+        auto ok = DpSgdParamsBuilder().expectedBatchSize(10).steps(2).build().value();
+        auto tooBig = DpSgdParamsBuilder().expectedBatchSize(31).steps(2).build().value();
+        std::vector<int> y = sourceLabels(data, 0);
+        auto r1 = finetuneDpSgd(model, viewOf(data), y, tooBig, ledger);
+        QVERIFY(!r1.ok() && r1.error().message.find("expectedBatchSize = 31") != std::string::npos);
+        std::vector<int> bad = y;
+        bad[4] = 2;
+        auto r2 = finetuneDpSgd(model, viewOf(data), bad, ok, ledger);
+        QVERIFY(!r2.ok() && r2.error().message.find("index 4") != std::string::npos);
+        ImageView wrongShape{data.pixels, 30, 1, 2, 8};
+        QVERIFY(!finetuneDpSgd(model, wrongShape, y, ok, ledger).ok());
+        auto deep = DpSgdParamsBuilder().trainLastBlocks(5).build().value();
+        QVERIFY(!finetuneDpSgd(model, viewOf(data), y, deep, ledger).ok());
+        QVERIFY(ledger.entries().empty());
+        QVERIFY(model.parameters() == before);
+        // Builders reject bad values with the field's name.
+        QVERIFY(DpSgdParamsBuilder().clipNorm(0).build().error().message.find("clipNorm") != std::string::npos);
+        QVERIFY(DpSgdParamsBuilder().learningRate(-1).build().error().message.find("learningRate") !=
+                std::string::npos);
+        QVERIFY(DpSgdParamsBuilder().expectedBatchSize(0).build().error().message.find("expectedBatchSize") !=
+                std::string::npos);
+        QVERIFY(DirichletParamsBuilder().alpha(1.0).r(1.5).build().error().message.find("r = 1.5") !=
+                std::string::npos);
+    }
+
+    void cancellationStopsTraining() {
+        auto data = testing::makeQuadrantImages(30, 4, 1, 1.0f, 10);
+        Model model = Model::create(linearModel(4, 1), 1);
+        CancellationToken token;
+        int reports = 0;
+        auto p = DpSgdParamsBuilder().expectedBatchSize(10).steps(1000).build().value();
+        privacy::Ledger ledger;
+        bool cancelled = false;
+        try {
+            (void)finetuneDpSgd(model, viewOf(data), sourceLabels(data, 0), p, ledger, [&](const ProgressEvent& e) {
+                ++reports;
+                if (e.done >= 21) token.cancel();
+            }, token);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        QCOMPARE(reports, 3);  // steps 1, 11, 21 reported; cancelled before step 22
+    }
+
+    void dpSgdLearnsASeparableTask() {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 100 + seed);
+            auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 200 + seed);
+            Model model = Model::create(linearModel(4, 1), seed);
+            auto p = DpSgdParamsBuilder().epsilon(4.0).clipNorm(1.0).learningRate(2.0).expectedBatchSize(200)
+                         .epochs(10).seed(seed).build().value();
+            privacy::Ledger ledger;
+            QVERIFY(finetuneDpSgd(model, viewOf(train), sourceLabels(train, 0), p, ledger).ok());
+            std::vector<float> logits = model.logits(viewOf(test)).value();
+            auto auc = rocAuc(std::vector<double>(logits.begin(), logits.end()), sourceLabels(test, 0));
+            QVERIFY2(*auc > 0.9, qPrintable(QString("seed %1: AUC %2").arg(seed).arg(*auc)));
+        }
+    }
+
+    void dirichletRecordsClaimedEntryAndLearns() {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 300 + seed);
+            auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 400 + seed);
+            Model model = Model::create(linearModel(4, 2), seed);
+            auto p = DirichletParamsBuilder().epsilon(4.0).alpha(3.0).learningRate(0.5).expectedBatchSize(100)
+                         .epochs(10).seed(seed).build().value();
+            privacy::Ledger ledger;
+            auto r = finetuneDirichlet(model, viewOf(train), sourceLabels(train, 0), p, ledger);
+            QVERIFY(r.ok());
+            const auto& e = ledger.entries().at(0);
+            QVERIFY(e.mechanism == privacy::MechanismKind::SubsampledDirichlet);
+            QVERIFY(!e.established);
+            QCOMPARE(e.steps, 200LL);
+            QCOMPARE(e.dirichletR, privacy::calibrateDirichletR(4.0, 1e-5, 3.0, 0.05, 200).r);
+            QVERIFY(e.epsilon <= 4.0);
+            std::vector<float> logits = model.logits(viewOf(test)).value();  // (n, 2)
+            std::vector<double> score;
+            for (std::size_t j = 0; j < logits.size(); j += 2) score.push_back(logits[j + 1] - logits[j]);
+            auto auc = rocAuc(score, sourceLabels(test, 0));
+            QVERIFY2(*auc > 0.9, qPrintable(QString("seed %1: AUC %2").arg(seed).arg(*auc)));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDpSgd)
+#include "tst_dp_sgd.moc"
