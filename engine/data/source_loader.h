@@ -33,7 +33,8 @@
 //                  "uncertain.<Label>" / "blank.<Label>" override the policy for one label.
 //                  NIH ChestX-ray14's native Data_Entry_2017.csv: "finding_column" = the column
 //                  listing findings ("Finding Labels": "Effusion|Mass" or "No Finding"); it becomes
-//                  one 0/1 column per finding ("labels" if given, else all findings, sorted).
+//                  one 0/1 column per finding, and these are the labels ("labels" if given, else
+//                  all findings that occur, sorted; other columns are ignored).
 //                  "finding_separator" (default "|"), "no_finding" (default "No Finding").
 // Text loaders (give a TextCorpus of UTF-8 documents):
 //   "jsonl"        path = file (raw or .gz) of one JSON object per line {"text":…, "user":…,

@@ -114,7 +114,7 @@ private Q_SLOTS:
             "images/p2/red.png,No Finding,0,2\n"
             "images/p2/flat.jpg,Mass,1,2\n";
         std::map<std::string, std::string> options{{"path_column", "Image Index"}, {"finding_column", "Finding Labels"},
-                                                   {"user_column", "Patient ID"}, {"ignore_columns", "Follow-up #"}, {"size", "2"}};
+                                                   {"user_column", "Patient ID"}, {"size", "2"}};
         auto d = load(csv, options);
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
         QCOMPARE(d->labelNames, (std::vector<std::string>{"Effusion", "Mass"}));
@@ -127,6 +127,25 @@ private Q_SLOTS:
         options["labels"] = "Effusion";
         auto missing = load(csv, options);
         QVERIFY(!missing.ok() && missing.error().message.find("line 2, column 'Finding Labels': finding 'Mass' is not in option 'labels'") != std::string::npos);
+    }
+
+    void parallelDecodeKeepsRowOrderAndNamesTheFirstBadRow() {
+        // 40 rows of 4 distinct flat images; decoded on several threads, each must land in its row.
+        for (int v = 0; v < 4; ++v)
+            fx::writePng(path("flat/" + std::to_string(v) + ".png"), 3, 3, 1, std::vector<std::uint8_t>(9, std::uint8_t(60 * v)));
+        std::string csv = "Path,Edema\n";
+        for (int i = 0; i < 40; ++i) csv += "flat/" + std::to_string(i % 4) + ".png,1\n";
+        auto d = load(csv, {{"size", "3"}});
+        QVERIFY(d.ok());
+        for (int i = 0; i < 40; ++i) QCOMPARE(d->pixels[i * 9 + 4], (60.0f * (i % 4)) / 255.0f);
+        // Rows 25 and 31 (CSV lines 27 and 33) are missing: always line 27 is reported.
+        std::string bad = "Path,Edema\n";
+        for (int i = 0; i < 40; ++i) bad += (i == 25 || i == 31 ? "flat/missing.png" : "flat/1.png") + std::string(",1\n");
+        for (int repeat = 0; repeat < 20; ++repeat) {
+            auto r = load(bad);
+            QVERIFY(!r.ok());
+            QVERIFY2(r.error().message.find("line 27:") != std::string::npos, r.error().message.c_str());
+        }
     }
 
     void progressAndCancellation() {
