@@ -40,6 +40,7 @@ Result<DomainProxies> buildDomainProxies(const data::TextCorpus& publicText, con
     report(progress, {"proxies", 0, static_cast<long long>(domains.size()), "training the tokenizer"});
     auto tokenizer = trainTokenizer(tokenizerTrainingSample(publicText, options.tokenizerSample), options.tokenizer, cancel);
     if (!tokenizer) return tokenizer.error();
+    report(progress, {"proxies", 0, static_cast<long long>(domains.size()), "tokenizer ready"});
 
     std::map<std::string, std::vector<std::size_t>> byDomain;
     for (std::size_t i = 0; i < publicText.documents.size(); ++i)

@@ -53,7 +53,8 @@ Result<DomainProxies> makeDomainProxies(Tokenizer tokenizer, std::vector<std::st
                                         std::vector<std::shared_ptr<const LanguageModel>> proxies);
 
 /// Trains the tokenizer on a sample of `publicText`, then one proxy per domain on that domain's
-/// documents. Progress stage "proxies": done = domains finished of k. Polls `cancel` throughout.
+/// documents. Progress stage "proxies": done = domains finished of k (messages "training the
+/// tokenizer", "tokenizer ready", then "domain <name>"). Polls `cancel` throughout.
 Result<DomainProxies> buildDomainProxies(const data::TextCorpus& publicText, const DomainProxyOptions& options = {},
                                          const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 

@@ -103,14 +103,15 @@ Result<KneserNeyModel> trainKneserNey(std::span<const std::vector<TokenId>> docu
             table.contexts.push_back({inverse, (d[0] * n1 + d[1] * n2 + d[2] * n3) * inverse});
             i = j;
         }
+        table.keyIndex.build(table.keys);
+        table.contextIndex.build(table.contextKeys);
     }
     return model;
 }
 
 std::uint64_t KneserNeyModel::lookupCount(const OrderTable& table, std::uint64_t key) const {
-    const auto it = std::lower_bound(table.keys.begin(), table.keys.end(), key);
-    if (it == table.keys.end() || *it != key) return 0;
-    return table.counts[static_cast<std::size_t>(it - table.keys.begin())];
+    const std::size_t at = table.keyIndex.find(table.keys, key);
+    return at == KeyIndex::npos ? 0 : table.counts[at];
 }
 
 double KneserNeyModel::probability(std::span<const TokenId> context, TokenId token) const {
@@ -127,10 +128,10 @@ double KneserNeyModel::probability(std::span<const TokenId> context, TokenId tok
             contextKey |= static_cast<std::uint64_t>(older) << (bits_ * (m - 2));
         }
         const OrderTable& table = tables_[static_cast<std::size_t>(m - 1)];
-        const auto it = std::lower_bound(table.contextKeys.begin(), table.contextKeys.end(), contextKey);
+        const std::size_t at = table.contextIndex.find(table.contextKeys, contextKey);
         // An unseen context at order m implies unseen longer contexts too (their suffixes are stored).
-        if (it == table.contextKeys.end() || *it != contextKey) break;
-        const ContextEntry& entry = table.contexts[static_cast<std::size_t>(it - table.contextKeys.begin())];
+        if (at == KeyIndex::npos) break;
+        const ContextEntry& entry = table.contexts[at];
         const std::uint64_t c = lookupCount(table, (contextKey << bits_) | static_cast<std::uint64_t>(token));
         const double discounted = std::max(static_cast<double>(c) - table.discounts.forCount(c), 0.0);
         p = discounted * entry.inverseTotal + entry.gamma * p;
