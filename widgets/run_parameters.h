@@ -4,8 +4,6 @@
 #include <QString>
 #include <QVariant>
 
-#include <array>
-
 namespace dpmix::widgets {
 
 enum class CompositionMode { Parallel, Sequential };
@@ -22,11 +20,6 @@ enum class ParameterField {
     LearningRate,
     Steps,
 };
-
-inline constexpr std::array<ParameterField, 10> kAllParameterFields = {
-    ParameterField::Epsilon,  ParameterField::Delta,     ParameterField::SensitiveCount, ParameterField::Rho,
-    ParameterField::Seeds,    ParameterField::Composition, ParameterField::ClipNorm,   ParameterField::BatchSize,
-    ParameterField::LearningRate, ParameterField::Steps};
 
 /// Defaults are the paper's image setting (ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
 /// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1.

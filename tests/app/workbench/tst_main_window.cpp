@@ -97,6 +97,9 @@ private Q_SLOTS:
                  QString("delta = 2 is out of range: expected a probability in (0, 1)"));
         QVERIFY(w.parameterPanel()->privacySummary().contains("Cannot compute"));
         QVERIFY(w.isWindowModified());
+        // To look at the in-place message: DPMIX_TEST_SCREENSHOT_DIR=/tmp ctest -R tst_main_window
+        if (const QString dir = qEnvironmentVariable("DPMIX_TEST_SCREENSHOT_DIR"); !dir.isEmpty())
+            w.grab().save(dir + "/invalid-delta.png");
         QVERIFY(w.windowTitle().contains("[*]"));
 
         // Ctrl+Z (the Edit menu's shortcut) restores δ, the message goes, Run comes back.
