@@ -4,9 +4,12 @@
 // slow answer never overwrites a fresher one.
 #include <QObject>
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <memory>
 
+class QThreadPool;
 class QTimer;
 
 namespace dpmix::workbench {
@@ -36,8 +39,11 @@ private:
     void launch();
 
     QTimer* debounce_;
+    QThreadPool* pool_;  // one thread: computations run one at a time, in order
     Computation pending_;
-    quint64 generation_ = 0;
+    // The newest request's number, shared with the worker so a superseded request that has
+    // not started yet is skipped instead of computed.
+    std::shared_ptr<std::atomic<quint64>> generation_;
     int inFlight_ = 0;
 };
 
