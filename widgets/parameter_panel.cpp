@@ -229,10 +229,31 @@ void ParameterPanel::setValues(const RunParameters& v) {
     applying_ = false;
 }
 
+QWidget* ParameterPanel::editorFor(ParameterField field) const {
+    switch (field) {
+    case ParameterField::Epsilon: return epsilon_->spinBox();
+    case ParameterField::Delta: return delta_;
+    case ParameterField::SensitiveCount: return count_;
+    case ParameterField::Rho: return rho_;
+    case ParameterField::Seeds: return seeds_;
+    case ParameterField::Composition: return composition_;
+    case ParameterField::ClipNorm: return clip_;
+    case ParameterField::BatchSize: return batch_;
+    case ParameterField::LearningRate: return learningRate_;
+    case ParameterField::Steps: return steps_;
+    }
+    return nullptr;
+}
+
 void ParameterPanel::setMessages(const QList<FieldMessage>& messages) {
     for (QLabel* label : std::as_const(messageLabels_)) {
         label->clear();
         label->setVisible(false);
+    }
+    for (auto it = messageLabels_.cbegin(); it != messageLabels_.cend(); ++it) {
+        QWidget* editor = editorFor(it.key());
+        editor->setProperty("invalid", false);
+        editor->setPalette(QPalette());  // back to the inherited colours
     }
     for (const FieldMessage& m : messages) {
         QLabel* label = messageLabels_.value(m.field);
@@ -243,6 +264,14 @@ void ParameterPanel::setMessages(const QList<FieldMessage>& messages) {
         label->setStyleSheet(error ? "color: #b00020;" : "color: #8a5a00;");
         label->setProperty("severity", error ? "error" : "warning");
         label->setVisible(true);
+        if (error) {
+            // A tinted background marks the field without restyling its frame or arrows.
+            QWidget* editor = editorFor(m.field);
+            QPalette tinted = editor->palette();
+            tinted.setColor(QPalette::Base, QColor(0xfd, 0xe7, 0xea));
+            editor->setPalette(tinted);
+            editor->setProperty("invalid", true);
+        }
     }
 }
 

@@ -44,6 +44,8 @@ public:
     /// Replaces all in-place messages (empty list = everything fine).
     void setMessages(const QList<FieldMessage>& messages);
     QString messageFor(ParameterField field) const;
+    /// The control that edits `field` (its background is tinted while the field has an error).
+    QWidget* editorFor(ParameterField field) const;
 
     /// "Split A: 8,970 · Split B: 80,726" under the ρ slider.
     void setSplitSummary(const QString& text);

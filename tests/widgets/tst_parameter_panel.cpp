@@ -66,7 +66,12 @@ private Q_SLOTS:
                            {ParameterField::Delta, MessageSeverity::Warning, "and a warning"}});
         QCOMPARE(panel.messageFor(ParameterField::Delta), QString("delta = 2 is out of range\nand a warning"));
         QCOMPARE(panel.messageFor(ParameterField::Epsilon), QString());
+        QVERIFY(panel.editorFor(ParameterField::Delta)->property("invalid").toBool());
+        QVERIFY(panel.editorFor(ParameterField::Delta)->palette().color(QPalette::Base) !=
+                panel.editorFor(ParameterField::Seeds)->palette().color(QPalette::Base));
+        QVERIFY(!panel.editorFor(ParameterField::Seeds)->property("invalid").toBool());
         panel.setMessages({});
+        QVERIFY(!panel.editorFor(ParameterField::Delta)->property("invalid").toBool());
         QCOMPARE(panel.messageFor(ParameterField::Delta), QString());
         panel.setRunEnabled(false);
         QVERIFY(!panel.runButton()->isEnabled());
