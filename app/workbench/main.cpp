@@ -53,7 +53,11 @@ int main(int argc, char** argv) {
     dpmix::workbench::UnavailableRunController runs;
     dpmix::workbench::UnavailableProjectStore projects(QString::number(dpmix::project::kSchemaVersion));
     dpmix::workbench::WorkbenchServices services{
-        &runs, &projects, [] { return QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion); }};
+        &runs, &projects, [] {
+            // Probed once, on first use (the probe runs a small matmul).
+            static const QString version = QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion);
+            return version;
+        }};
     dpmix::workbench::MainWindow window(services);
 
     QTextStream err(stderr);
