@@ -3,6 +3,7 @@
 // largest), then scores mails (SpamAssassin ham) into the LM mixture-objective inputs, solves
 // non-private MixMin on them and reports the times.
 //   build/bin/bench_text [data dir = <source>/data] [mails = 1000] [vocab = 8000] [order = 3]
+//                        [tokenizer sample bytes per domain = 1048576]
 #include "engine/data/source_loader.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/objective.h"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
     text::DomainProxyOptions options;
     options.tokenizer.vocabularySize = argc > 3 ? std::atoi(argv[3]) : 8000;
     options.ngram.order = argc > 4 ? std::atoi(argv[4]) : 3;
+    if (argc > 5) options.tokenizerSample.bytesPerDomain = std::strtoul(argv[5], nullptr, 10);
 
     // Public domains: the 10 largest data/text/*.jsonl files.
     std::vector<std::pair<std::uintmax_t, fs::path>> files;
@@ -94,9 +96,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", proxies.error().message.c_str());
         return 1;
     }
-    std::printf("tokenizer (vocab %d): %.1f s wall (%.1f s CPU); %zu KN-%d proxies (tokenize + count): %.1f s wall "
+    std::printf("tokenizer (vocab %d, sample %zu B/domain): %.1f s wall (%.1f s CPU); %zu KN-%d proxies (tokenize + count): %.1f s wall "
                 "(%.1f s CPU); total %.1f s wall\n",
-                proxies->tokenizer().vocabulary().size, tokenizerSeconds, tokenizerCpu, proxies->size(),
+                proxies->tokenizer().vocabulary().size, options.tokenizerSample.bytesPerDomain, tokenizerSeconds, tokenizerCpu, proxies->size(),
                 options.ngram.order, buildSeconds - tokenizerSeconds, buildCpu - tokenizerCpu, buildSeconds);
 
     t0 = std::chrono::steady_clock::now();

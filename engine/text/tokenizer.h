@@ -1,7 +1,8 @@
 #pragma once
 // The one sentencepiece tokenizer the domain proxies share, trained on a sample of all public
-// domains (training_sample.h). Deterministic: the sample is chosen by our own seeded generator in
-// a fixed order, sentencepiece's input shuffling is off and its generator is seeded.
+// domains (training_sample.h). Deterministic for fixed options (seed and thread count included):
+// the sample is chosen by our own seeded generator in a fixed order, sentencepiece's input
+// shuffling is off and its generator is seeded.
 //
 // Normalisation is sentencepiece's "nmt_nfkc" (NFKC, control characters and newlines become
 // spaces, runs of spaces collapse, no leading/trailing space), with byte fallback on: a character
@@ -32,7 +33,9 @@ struct TokenizerOptions {
     TokenizerModel model = TokenizerModel::Unigram;
     double characterCoverage = 0.9995;  // rarer characters go through byte fallback
     std::uint64_t seed = 1;
-    int threads = 2;             // sentencepiece's EM threads (its result does not depend on them)
+    int threads = 2;             // sentencepiece's threads; part of the recipe: the trained model
+                                 // depends on it (EM sums are split by thread), so never default it
+                                 // to the machine's core count
 };
 
 Result<TokenizerModel> parseTokenizerModel(const std::string& name);  // "unigram" | "bpe"
