@@ -58,6 +58,7 @@ Result<DomainProxies> buildDomainProxies(const data::TextCorpus& publicText, con
             auto ids = tokenizer->encode(text);
             if (!ids.empty()) tokens.push_back(std::move(ids));  // empty documents carry no text
         }
+        if (tokens.empty()) return Error{"domain \"" + domains[k] + "\": no text to train its proxy on"};
         auto model = trainKneserNey(tokens, tokenizer->vocabulary(), options.ngram, cancel);
         if (!model) return Error{"domain \"" + domains[k] + "\": " + model.error().message};
         proxies.push_back(std::make_shared<const KneserNeyModel>(std::move(model).value()));

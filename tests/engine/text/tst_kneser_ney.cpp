@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <random>
+#include <set>
 
 using namespace dpmix::text;
 
@@ -150,6 +151,24 @@ private Q_SLOTS:
         const auto g = estimateKneserNeyDiscounts({0, 3, 0, 0});
         QVERIFY(g.fallback);
         QCOMPARE(g.d[0], 0.5);
+    }
+
+    // The hash index finds exactly the stored keys (brute force against std::set).
+    void keyIndexFindsExactlyTheStoredKeys() {
+        std::mt19937_64 gen(3);
+        std::set<std::uint64_t> stored;
+        while (stored.size() < 5000) stored.insert(gen() >> (gen() % 40));  // mixed magnitudes
+        const std::vector<std::uint64_t> keys(stored.begin(), stored.end());
+        KeyIndex index;
+        index.build(keys);
+        for (std::size_t i = 0; i < keys.size(); ++i) QCOMPARE(index.find(keys, keys[i]), i);
+        for (int t = 0; t < 20000; ++t) {
+            const std::uint64_t probe = gen() % 2 ? gen() : gen() >> 50;
+            QCOMPARE(index.find(keys, probe) != KeyIndex::npos, stored.count(probe) == 1);
+        }
+        KeyIndex empty;
+        empty.build({});
+        QCOMPARE(empty.find({}, 0), KeyIndex::npos);
     }
 
     void rejectsBadInput() {

@@ -41,6 +41,15 @@ private Q_SLOTS:
         QCOMPARE(proxies_->size(), std::size_t{2});
         QCOMPARE(proxies_->domains(), (std::vector<std::string>{"code", "pets"}));
         QCOMPARE(proxies_->proxy(0).order(), 3);
+        // The trained proxies are distributions over the tokenizer's vocabulary.
+        const auto seen = proxies_->tokenizer().encode("the cat sleeps");
+        const int v = proxies_->tokenizer().vocabulary().size;
+        for (std::size_t i = 0; i < 2; ++i)
+            for (const std::vector<TokenId>& context : {std::vector<TokenId>{1, 1}, seen, std::vector<TokenId>{v - 1, 5}}) {
+                double sum = 0.0;
+                for (TokenId w = 0; w < v; ++w) sum += proxies_->proxy(i).probability(context, w);
+                QVERIFY(std::abs(sum - 1.0) < 1e-9);
+            }
         // Each proxy has the lower perplexity on held-out text of its own domain.
         std::vector<std::vector<TokenId>> pets, code;
         for (const auto& t : testing::generateDocuments(testing::petWords(), 20, 99)) pets.push_back(proxies_->tokenizer().encode(t));
@@ -143,6 +152,13 @@ private Q_SLOTS:
         const std::vector<data::TextDocument> empty{{"", "mail", ""}};
         QVERIFY(!computeLmMixtureInputs(*proxies_, empty).ok());
         QVERIFY(!parseProxyKind("lstm").ok());
+        auto corpus = testing::twoDomainCorpus(50, 4);
+        corpus.documents.push_back({"  \n ", "blank", ""});  // a domain without any text
+        DomainProxyOptions small;
+        small.tokenizer.vocabularySize = 300;
+        auto blank = buildDomainProxies(corpus, small);
+        QVERIFY(!blank.ok());
+        QVERIFY2(blank.error().message.find("domain \"blank\"") != std::string::npos, blank.error().message.c_str());
         DomainProxyOptions transformer;
         transformer.kind = ProxyKind::Transformer;
         auto notYet = buildDomainProxies(testing::twoDomainCorpus(5, 1), transformer);
