@@ -84,21 +84,28 @@ std::string rowHash(const std::string& previousHash, const std::string& table, c
     return h.hexDigest();
 }
 
-void sealRow(Database& db, const ChainedTable& table, std::int64_t rowId) {
-    const std::string name = table.name;
-    std::string previous = genesisHash();
-    {
-        Statement prev(db.handle(), "SELECT row_hash FROM " + name + " WHERE id < ? ORDER BY id DESC LIMIT 1");
+RowSealer::RowSealer(Database& db, const ChainedTable& table)
+    : table_(table),
+      select_(db.handle(), "SELECT " + selectColumns(table) + " FROM " + table.name + " WHERE id = ?"),
+      update_(db.handle(), "UPDATE " + std::string(table.name) + " SET row_hash = ? WHERE id = ?") {}
+
+void RowSealer::seal(std::int64_t rowId) {
+    if (previous_.empty()) {  // first row of this batch: chain onto the table's last sealed row
+        previous_ = genesisHash();
+        Statement prev(select_.database(),
+                       "SELECT row_hash FROM " + std::string(table_.name) + " WHERE id < ? ORDER BY id DESC LIMIT 1");
         prev.bind(1, rowId);
-        if (prev.step()) previous = prev.text(0);
+        if (prev.step()) previous_ = prev.text(0);
     }
-    Statement row(db.handle(), "SELECT " + selectColumns(table) + " FROM " + name + " WHERE id = ?");
-    row.bind(1, rowId);
-    if (!row.step()) throw SqliteError(name + " row " + std::to_string(rowId) + " vanished before sealing");
-    const std::string hash = rowHash(previous, name, rowValues(row, table.columns.size()));
-    Statement update(db.handle(), "UPDATE " + name + " SET row_hash = ? WHERE id = ?");
-    update.bind(1, hash).bind(2, rowId).run();
+    select_.bind(1, rowId);
+    if (!select_.step())
+        throw SqliteError(std::string(table_.name) + " row " + std::to_string(rowId) + " vanished before sealing");
+    previous_ = rowHash(previous_, table_.name, rowValues(select_, table_.columns.size()));
+    select_.reset();
+    update_.bind(1, previous_).bind(2, rowId).run();
 }
+
+void sealRow(Database& db, const ChainedTable& table, std::int64_t rowId) { RowSealer(db, table).seal(rowId); }
 
 void sealAllRows(Database& db) {
     for (const ChainedTable& table : chainedTables()) {

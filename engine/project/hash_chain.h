@@ -30,6 +30,19 @@ std::string rowHash(const std::string& previousHash, const std::string& table, c
 /// Computes and stores row_hash of one freshly inserted row (caller holds a transaction).
 void sealRow(Database& db, const ChainedTable& table, std::int64_t rowId);
 
+/// Seals rows appended one after another to one table within one transaction: the previous
+/// hash is carried forward and the statements are prepared once (for batches like curves).
+class RowSealer {
+public:
+    RowSealer(Database& db, const ChainedTable& table);
+    void seal(std::int64_t rowId);  // rowId must be larger than every id sealed before
+
+private:
+    const ChainedTable& table_;
+    Statement select_, update_;
+    std::string previous_;
+};
+
 /// Reseals every row of every chained table (used by the v1 → v2 migration).
 void sealAllRows(Database& db);
 

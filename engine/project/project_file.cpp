@@ -441,10 +441,11 @@ Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metri
     try {
         Transaction t(*db_);
         Statement s(db_->handle(), "INSERT INTO metrics(run_id, name, class_name, value) VALUES(?,?,?,?)");
+        RowSealer sealer(*db_, chainedTable("metrics"));
         for (const MetricRecord& m : metrics) {
             requireRun(*db_, m.runId);
             s.bind(1, static_cast<std::int64_t>(m.runId)).bind(2, m.name).bind(3, m.className).bind(4, m.value).run();
-            sealRow(*db_, chainedTable("metrics"), db_->lastInsertRowId());
+            sealer.seal(db_->lastInsertRowId());
         }
         t.commit();
         return static_cast<long long>(metrics.size());
@@ -459,10 +460,11 @@ Result<long long> ProjectFile::addCurve(long long runId, const std::string& name
         Transaction t(*db_);
         requireRun(*db_, runId);
         Statement s(db_->handle(), "INSERT INTO curves(run_id, name, step, value) VALUES(?,?,?,?)");
+        RowSealer sealer(*db_, chainedTable("curves"));
         for (const CurvePoint& p : points) {
             s.bind(1, static_cast<std::int64_t>(runId)).bind(2, name).bind(3, static_cast<std::int64_t>(p.step));
             s.bind(4, p.value).run();
-            sealRow(*db_, chainedTable("curves"), db_->lastInsertRowId());
+            sealer.seal(db_->lastInsertRowId());
         }
         t.commit();
         return static_cast<long long>(points.size());

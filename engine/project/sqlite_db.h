@@ -49,6 +49,7 @@ public:
     double real(int column) const;
     std::string text(int column) const;
     SqlValue value(int column) const;
+    sqlite3* database() const { return db_; }
 
 private:
     sqlite3* db_;
