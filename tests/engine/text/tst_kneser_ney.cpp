@@ -4,6 +4,7 @@
 
 #include <QtTest/QtTest>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -16,6 +17,61 @@ double sumOverVocabulary(const KneserNeyModel& model, const std::vector<TokenId>
     for (TokenId w = 0; w < model.vocabulary().size; ++w) sum += model.probability(context, w);
     return sum;
 }
+
+// Brute-force modified Kneser–Ney straight from the definitions (maps of id vectors, recursion),
+// sharing nothing with the packed-key implementation: the reference for orders 3 and 4.
+class BruteForceKneserNey {
+public:
+    BruteForceKneserNey(const std::vector<std::vector<TokenId>>& docs, int v, int n) : v_(v), n_(n), counts_(n + 1) {
+        for (const auto& doc : docs) {
+            std::vector<TokenId> seq(static_cast<std::size_t>(n - 1), 0);  // BOS = 0
+            seq.insert(seq.end(), doc.begin(), doc.end());
+            seq.push_back(1);  // EOS = 1
+            for (std::size_t p = static_cast<std::size_t>(n - 1); p < seq.size(); ++p)
+                ++counts_[n][std::vector<TokenId>(seq.begin() + static_cast<long>(p) - (n - 1), seq.begin() + static_cast<long>(p) + 1)];
+        }
+        for (int m = n - 1; m >= 1; --m) {  // continuation counts: distinct left neighbours
+            std::map<std::vector<TokenId>, std::set<TokenId>> left;
+            for (const auto& [gram, c] : counts_[m + 1]) left[std::vector<TokenId>(gram.begin() + 1, gram.end())].insert(gram[0]);
+            for (const auto& [gram, set] : left) counts_[m][gram] = set.size();
+        }
+        discounts_.resize(static_cast<std::size_t>(n + 1));
+        for (int m = 1; m <= n; ++m) {
+            double r[5] = {0, 0, 0, 0, 0};
+            for (const auto& [gram, c] : counts_[m])
+                if (c <= 4) r[c] += 1;
+            if (r[1] > 0 && r[2] > 0 && r[3] > 0 && r[4] > 0) {
+                const double y = r[1] / (r[1] + 2 * r[2]);
+                discounts_[m] = {std::clamp(1 - 2 * y * r[2] / r[1], 0.0, 1.0), std::clamp(2 - 3 * y * r[3] / r[2], 0.0, 2.0),
+                                 std::clamp(3 - 4 * y * r[4] / r[3], 0.0, 3.0)};
+            } else {
+                const double d = r[1] > 0 ? r[1] / (r[1] + 2 * r[2]) : 0.5;
+                discounts_[m] = {d, d, d};
+            }
+        }
+    }
+    // p_m(w | h), h = the last m − 1 ids.
+    double p(int m, std::vector<TokenId> h, TokenId w) const {
+        if (m == 0) return 1.0 / v_;
+        const std::vector<TokenId> shorter(h.begin() + (h.empty() ? 0 : 1), h.end());
+        double total = 0, n1 = 0, n2 = 0, n3 = 0, c = 0;
+        for (const auto& [gram, count] : counts_[m]) {
+            if (!std::equal(h.begin(), h.end(), gram.begin())) continue;
+            total += count;
+            (count == 1 ? n1 : count == 2 ? n2 : n3) += 1;
+            if (gram.back() == w) c = static_cast<double>(count);
+        }
+        if (total == 0) return p(m - 1, shorter, w);
+        const auto& d = discounts_[static_cast<std::size_t>(m)];
+        const double dc = c == 0 ? 0 : d[c >= 3 ? 2 : static_cast<std::size_t>(c) - 1];
+        return std::max(c - dc, 0.0) / total + (d[0] * n1 + d[1] * n2 + d[2] * n3) / total * p(m - 1, shorter, w);
+    }
+
+private:
+    int v_, n_;
+    std::vector<std::map<std::vector<TokenId>, std::size_t>> counts_;
+    std::vector<std::array<double, 3>> discounts_;
+};
 
 }  // namespace
 
@@ -57,6 +113,37 @@ private Q_SLOTS:
         }
         // Every outcome has positive probability (the uniform base), even an unseen id.
         QVERIFY(model->probability(std::vector<TokenId>{2, 2, 2}, 39) > 0.0);
+    }
+
+    void matchesBruteForceAtOrders3And4() {
+        const int v = 7;  // 0 = BOS, 1 = EOS, 2..6 words
+        std::mt19937_64 gen(5);
+        std::vector<std::vector<TokenId>> docs(400);
+        for (auto& doc : docs) {
+            const int length = static_cast<int>(gen() % 12);
+            for (int t = 0; t < length; ++t) doc.push_back(2 + static_cast<TokenId>(gen() % 3 == 0 ? gen() % 5 : gen() % 2));
+        }
+        for (const int n : {3, 4}) {
+            auto model = trainKneserNey(docs, {v, 0, 1}, {n});
+            QVERIFY(model.ok());
+            // The full formulas at orders 2..n (with only 7 unigram types, order 1 lacks some n_r and falls back).
+            for (int m = 2; m <= n; ++m) QVERIFY(!model->discounts(m).fallback);
+            const BruteForceKneserNey reference(docs, v, n);
+            std::vector<TokenId> context(static_cast<std::size_t>(n - 1), 0);
+            int compared = 0;
+            // Every context over the 7 ids (7^(n−1) of them) and every outcome.
+            for (long code = 0; code < static_cast<long>(std::pow(v, n - 1)); ++code) {
+                long rest = code;
+                for (auto& id : context) { id = static_cast<TokenId>(rest % v); rest /= v; }
+                for (TokenId w = 0; w < v; ++w) {
+                    const double expected = reference.p(n, context, w);
+                    QVERIFY2(std::abs(model->probability(context, w) - expected) < 1e-12,
+                             qPrintable(QString("order %1 context code %2 token %3").arg(n).arg(code).arg(w)));
+                    ++compared;
+                }
+            }
+            QCOMPARE(compared, static_cast<int>(std::pow(v, n)));
+        }
     }
 
     // Order 1 on raw counts, the full modified-KN discount formulas.
