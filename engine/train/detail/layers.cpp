@@ -30,7 +30,7 @@ Tensor weightedSum(const Tensor& weights, const Tensor& perExample, const Tensor
 
 bool useGhost(NormStrategy strategy, double ghostCost, double materialiseCost) {
     if (strategy == NormStrategy::Ghost) return true;
-    if (strategy == NormStrategy::Materialise) return false;
+    if (strategy == NormStrategy::Materialise || strategy == NormStrategy::MaterialiseGrouped) return false;
     return ghostCost < materialiseCost;
 }
 
@@ -137,6 +137,13 @@ Tensor Conv2d::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
         // ‖∇W_b‖² = Σ_{p,q} (U_b U_bᵀ)_{pq} (g_bᵀ g_b)_{pq}: cheap when L is small.
         Tensor u = patches(c.input);
         n = (at::bmm(u, u.transpose(1, 2)) * at::bmm(g.transpose(1, 2), g)).sum({1, 2});
+    } else if (d <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
+        // Few input channels (e.g. the first layer on grey images): the patches are small, and
+        // one batched product g_b U_b is cheap. (The grouped convolution below was measured
+        // several times slower here: with one channel per group it cannot use wide kernels.)
+        Tensor perExample = at::bmm(g, patches(c.input));  // (B, C_out, C_in·k²)
+        n = perExample.pow(2).sum({1, 2});
+        c.perExampleGrads = {perExample};
     } else {
         // Per-example gradients in one native call: treat the batch as B convolution groups,
         // whose weight gradient, group by group, is each example's own gradient. Measured as

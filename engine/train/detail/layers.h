@@ -40,6 +40,7 @@ enum class NormStrategy {
     Auto,         // the cheaper of the two by a flop count
     Ghost,        // never materialise per-example gradients (Gram-matrix trick)
     Materialise,  // build per-example gradients, then take their norms
+    MaterialiseGrouped,  // as Materialise, convolutions always by the grouped-convolution route (tests)
 };
 
 class Layer {

@@ -84,7 +84,8 @@ double medianOf(std::vector<double> v) {
 void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss) {
     std::vector<double> norms;
     naiveClippedSum(net, x, y, loss, INFINITY, &norms);
-    for (NormStrategy s : {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise}) {
+    for (NormStrategy s : {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise,
+                           NormStrategy::MaterialiseGrouped}) {
         net.setNormStrategy(s);
         for (double c : {medianOf(norms), 1e-3 * medianOf(norms), static_cast<double>(INFINITY)}) {
             std::vector<Tensor> expected = naiveClippedSum(net, x, y, loss, c);
