@@ -14,5 +14,6 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx);
 void registerNewCommand(CLI::App& app, CommandContext& ctx);
 void registerExportSpecCommand(CLI::App& app, CommandContext& ctx);
 void registerInspectCommand(CLI::App& app, CommandContext& ctx);
+void registerRunCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace dpmix::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     dpmix::cli::registerNewCommand(app, ctx);
     dpmix::cli::registerExportSpecCommand(app, ctx);
     dpmix::cli::registerInspectCommand(app, ctx);
+    dpmix::cli::registerRunCommand(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,185 @@
+// `dpmix run SPEC_OR_PROJECT --stages proxies,mixture [--epsilon E[,E...]] [--rho R]
+//  [--seed S[,S...]] [--json]`: runs the study's stages, stores every result in the project, and
+// prints per sensitive task the private λ against λ* and uniform. Progress goes to stderr.
+#include "app/cli/command.h"
+#include "app/cli/number_parsing.h"
+#include "app/cli/project_commands.h"
+#include "engine/pipeline/study_runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace dpmix::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    std::string item;
+    while (std::getline(s, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+ordered_json vec(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+std::string fmtVector(const Eigen::VectorXd& v) {
+    std::ostringstream s;
+    s.precision(3);
+    s << std::fixed << '[';
+    for (Eigen::Index i = 0; i < v.size(); ++i) s << (i ? " " : "") << v[i];
+    s << ']';
+    return s.str();
+}
+
+// Ctrl-C asks the running stage to stop at its next check; the run is marked cancelled.
+CancellationToken* gCancel = nullptr;
+extern "C" void onInterrupt(int) {
+    if (gCancel) gCancel->cancel();
+}
+
+struct RunArgs {
+    std::string project;
+    std::string stages = "proxies,mixture";
+    std::string epsilons;
+    std::string rho;
+    std::string seeds;
+    int proxyEpochs = 3;
+    long long proxyExamples = 0;
+    bool json = false;
+};
+
+}  // namespace
+
+void registerRunCommand(CLI::App& app, CommandContext& ctx) {
+    static RunArgs args;
+    auto* run = app.add_subcommand("run", "Run a study's stages and store the results in its project");
+    run->add_option("project", args.project, "a .dpmix project, or a spec JSON (its project is created next to it)")->required();
+    run->add_option("--stages", args.stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
+    run->add_option("--epsilon,--epsilons", args.epsilons, "target epsilon(s), comma-separated (default: the spec's)");
+    run->add_option("--rho", args.rho, "fraction of the sensitive training data for mixture learning (default: the spec's)");
+    run->add_option("--seed,--seeds", args.seeds, "run seed(s), comma-separated (default: the spec's)");
+    run->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training on the public data (default 3)");
+    run->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
+    run->add_flag("--json", args.json, "print the results as one JSON object");
+    run->callback([&ctx] {
+        pipeline::StudyRunOptions options;
+        options.stages = splitList(args.stages);
+        for (const auto& e : splitList(args.epsilons)) {
+            auto v = parseReal(e, "--epsilon");
+            if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; ctx.exitCode = 2; return; }
+            options.epsilons.push_back(*v);
+        }
+        if (!args.rho.empty()) {
+            auto v = parseReal(args.rho, "--rho");
+            if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; ctx.exitCode = 2; return; }
+            options.rho = *v;
+        }
+        for (const auto& s : splitList(args.seeds)) {
+            auto v = parseInteger(s, "--seed");
+            if (!v || *v < 0) {
+                std::cerr << "dpmix run: " << (v ? "--seed = " + s + " is out of range: expected an integer >= 0" : v.error().message) << '\n';
+                ctx.exitCode = 2;
+                return;
+            }
+            options.seeds.push_back(static_cast<std::uint64_t>(*v));
+        }
+        options.proxy.epochs = args.proxyEpochs;
+        options.proxy.maxExamples = args.proxyExamples;
+        if (auto err = pipeline::checkStudyRunOptions(options)) {
+            std::cerr << "dpmix run: " << err->message << '\n';
+            ctx.exitCode = 2;
+            return;
+        }
+        auto opened = openProjectArgument(args.project);
+        if (!opened) {
+            std::cerr << "dpmix run: " << opened.error().message << '\n';
+            ctx.exitCode = 2;
+            return;
+        }
+        project::ProjectFile project = std::move(opened).value();
+        CancellationToken cancel;
+        gCancel = &cancel;
+        std::signal(SIGINT, onInterrupt);
+        int lastPercent = -1;
+        std::string lastStage;
+        auto progress = [&](const ProgressEvent& e) {
+            const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
+            if (percent == lastPercent && e.stage == lastStage) return;
+            lastPercent = percent;
+            lastStage = e.stage;
+            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message) << '\n';
+        };
+        auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
+        Result<pipeline::StudyRunReport> report = Error{""};
+        try {
+            report = pipeline::runStudy(project, options, progress, cancel, log);
+        } catch (const Cancelled&) {
+            std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << project.path() << '\n';
+            ctx.exitCode = 130;
+            return;
+        }
+        gCancel = nullptr;
+        if (!report) {
+            std::cerr << "dpmix run: " << report.error().message << '\n';
+            ctx.exitCode = 1;
+            return;
+        }
+        if (args.json) {
+            ordered_json tasks = ordered_json::array();
+            for (const auto& m : report->mixtures) {
+                const auto& o = m.outcome;
+                for (const auto& p : o.privateLambdas) {
+                    tasks.push_back({{"task", o.task},
+                                     {"seed", p.seed},
+                                     {"epsilon", p.epsilon},
+                                     {"rho", m.rho},
+                                     {"split_a", m.splitA},
+                                     {"split_b", m.splitB},
+                                     {"components", o.componentNames},
+                                     {"lambda_dp", vec(p.lambda)},
+                                     {"lambda_star", vec(o.lambdaStar)},
+                                     {"lambda_uniform", vec(o.lambdaUniform)},
+                                     {"lambda_random_search", vec(o.lambdaRandomSearch)},
+                                     {"cos_dp", p.cosine},
+                                     {"l1_dp", p.l1},
+                                     {"cos_uniform", o.uniformCosine},
+                                     {"l1_uniform", o.uniformL1},
+                                     {"cos_random_search", o.randomSearchCosine},
+                                     {"sigma", p.sigma},
+                                     {"epsilon_spent", p.epsilonSpent},
+                                     {"delta", p.delta}});
+                }
+            }
+            ordered_json out{{"project", report->project},
+                             {"proxy_public_auc", report->proxyPublicAuc},
+                             {"tasks", tasks}};
+            std::cout << out.dump(2) << '\n';
+        } else {
+            std::cout << "project " << report->project << "\ncomponents:";
+            for (const auto& c : report->componentNames) std::cout << " [" << c << "]";
+            std::cout << "\nproxy: mean AUC on held-out public images " << report->proxyPublicAuc << "\n\n";
+            for (const auto& m : report->mixtures) {
+                const auto& o = m.outcome;
+                std::cout << "task " << o.task << "  (seed " << m.seed << ", rho " << m.rho << ": split A " << m.splitA
+                          << ", split B " << m.splitB << ")\n"
+                          << "  lambda*        " << fmtVector(o.lambdaStar) << "\n"
+                          << "  uniform        " << fmtVector(o.lambdaUniform) << "  cos " << o.uniformCosine << "  L1 " << o.uniformL1 << "\n"
+                          << "  random search  " << fmtVector(o.lambdaRandomSearch) << "  cos " << o.randomSearchCosine << "  (chosen non-privately)\n";
+                for (const auto& p : o.privateLambdas)
+                    std::cout << "  DP eps=" << p.epsilon << "   " << fmtVector(p.lambda) << "  cos " << p.cosine << "  L1 " << p.l1
+                              << "  (sigma " << p.sigma << ", epsilon spent " << p.epsilonSpent << ", delta " << p.delta << ")\n";
+                std::cout << '\n';
+            }
+        }
+        ctx.exitCode = 0;
+    });
+}
+
+}  // namespace dpmix::cli

@@ -1,0 +1,51 @@
+#pragma once
+// The proxy stage: one multi-class proxy trained on the public images over the concatenated
+// label space of the k public label tasks (ALGORITHMS.md A.2(a); issue #4 A.1), and its
+// predictions P(source i positive | x) on sensitive examples.
+//
+// The proxy sees public data only, so training it costs no privacy. Its predictions on
+// sensitive examples are features of private data: they are inputs of the DP mixture stage
+// and are never stored in the project file or shown (only the proxy's weights are stored).
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/image_study.h"
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+struct ProxyOptions {
+    int epochs = 3;
+    long long batch = 128;
+    double lr = 1e-3;
+    long long maxExamples = 0;  // 0: all public images
+};
+
+class Proxy {
+public:
+    Proxy();
+    Proxy(Proxy&&) noexcept;
+    Proxy& operator=(Proxy&&) noexcept;
+    ~Proxy();
+
+    /// n × k probabilities for the given sensitive examples.
+    Result<Eigen::MatrixXd> predict(const data::ImageDataset& images, const std::vector<std::size_t>& indices) const;
+    /// Weights for storage (public-data only).
+    std::vector<float> parameters() const;
+    /// Held-out quality on public images it did not train on: mean AUC over the k sources.
+    double publicValidationAuc = 0.0;
+
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
+Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, std::uint64_t seed,
+                         const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+
+}  // namespace dpmix::pipeline

@@ -1,0 +1,216 @@
+#include "engine/pipeline/study_runner.h"
+
+#include "engine/privacy/ledger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace dpmix::pipeline {
+namespace {
+
+const std::vector<std::string> kKnownStages = {"proxies", "mixture"};
+
+std::vector<double> toStd(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
+
+std::string floatsToBytes(const std::vector<float>& values) {
+    std::string bytes(values.size() * sizeof(float), '\0');
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+// Runs `body` inside a stored run: running → done, or failed / cancelled with the reason.
+template <typename Body>
+Result<long long> storedRun(project::ProjectFile& project, const project::NewRun& spec, Body&& body) {
+    auto id = project.addRun(spec);
+    if (!id) return id.error();
+    if (auto s = project.setRunStatus(*id, project::RunStatus::Running); !s) return s.error();
+    try {
+        if (auto err = body(*id)) {
+            (void)project.setRunStatus(*id, project::RunStatus::Failed, err->message);
+            return *err;
+        }
+    } catch (const Cancelled&) {
+        (void)project.setRunStatus(*id, project::RunStatus::Cancelled, "cancelled by the user");
+        throw;
+    }
+    if (auto s = project.setRunStatus(*id, project::RunStatus::Done); !s) return s.error();
+    return *id;
+}
+
+std::optional<Error> check(const Result<long long>& r) {
+    if (!r) return r.error();
+    return std::nullopt;
+}
+
+std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method) {
+    nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},          {"delta", delta},
+                             {"clip", m.clip},     {"batch", m.batch},   {"lr", m.lr},          {"steps", m.steps},
+                             {"released_iterate", "last"}};
+    return j.dump();
+}
+
+}  // namespace
+
+std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
+    if (o.stages.empty()) return Error{"--stages: give at least one of proxies, mixture"};
+    for (const auto& s : o.stages)
+        if (std::find(kKnownStages.begin(), kKnownStages.end(), s) == kKnownStages.end())
+            return Error{"--stages: unknown stage '" + s + "': expected proxies or mixture"};
+    for (double e : o.epsilons)
+        if (!(e > 0.0) || !std::isfinite(e)) return Error{"--epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0"};
+    if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
+        return Error{"--rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)"};
+    if (o.proxy.epochs < 1) return Error{"proxy epochs must be >= 1"};
+    return std::nullopt;
+}
+
+Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
+                                const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+    if (auto err = checkStudyRunOptions(options)) return *err;
+    auto say = [&](const std::string& line) { if (log) log(line); };
+    const auto& spec = project.spec();
+    const bool wantMixture = std::find(options.stages.begin(), options.stages.end(), "mixture") != options.stages.end();
+
+    std::vector<std::uint64_t> seeds = options.seeds;
+    if (seeds.empty())
+        for (auto s : spec.seeds) seeds.push_back(static_cast<std::uint64_t>(s));
+    if (seeds.empty()) seeds.push_back(0);
+    const std::vector<double> epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
+    const double rho = options.rho.value_or(spec.privacy.rho);
+    const double delta = spec.privacy.delta;
+    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    say("loading the study's data");
+    auto study = loadImageStudy(*sources, spec, studySeed);
+    if (!study) return study.error();
+    say("public: " + std::to_string(study->publicImages.size()) + " images, k = " + std::to_string(study->components()) +
+        " label tasks; sensitive: " + std::to_string(study->sensitiveImages.size()) + " images, " +
+        std::to_string(study->tasks()) + " task(s); train/validation/test " +
+        std::to_string(study->sensitiveSplit.train.size()) + "/" + std::to_string(study->sensitiveSplit.validation.size()) +
+        "/" + std::to_string(study->sensitiveSplit.test.size()));
+
+    StudyRunReport report;
+    report.project = project.path().string();
+    report.componentNames = study->componentNames;
+
+    // Proxies: public data only, no privacy cost, stored as a run of its own with its weights.
+    say("training the proxy on public data (no privacy cost)");
+    Proxy proxy;
+    auto proxyRun = storedRun(project, {"proxy", "", std::nullopt, static_cast<long long>(studySeed),
+                                        nlohmann::json{{"stage", "proxies"}, {"epochs", options.proxy.epochs},
+                                                       {"batch", options.proxy.batch}, {"lr", options.proxy.lr}}.dump()},
+                              [&](long long runId) -> std::optional<Error> {
+                                  auto trained = trainProxy(*study, options.proxy, studySeed, progress, cancel);
+                                  if (!trained) return trained.error();
+                                  proxy = std::move(trained).value();
+                                  if (auto e = check(project.addMetrics({{runId, "public-validation-auc", "", proxy.publicValidationAuc}}))) return e;
+                                  auto stored = project.storeModel(runId, "proxy", floatsToBytes(proxy.parameters()));
+                                  if (!stored) return stored.error();
+                                  return std::nullopt;
+                              });
+    if (!proxyRun) return proxyRun.error();
+    report.proxyPublicAuc = proxy.publicValidationAuc;
+    say("proxy ready: mean AUC over the k public tasks on held-out public images = " +
+        std::to_string(proxy.publicValidationAuc));
+    if (!wantMixture) return report;
+
+    MixtureRequest request;
+    request.epsilons = epsilons;
+    request.delta = delta;
+    request.stage = spec.mixture;
+    request.randomSearchCandidates = options.randomSearchCandidates;
+
+    const long long totalRuns = static_cast<long long>(seeds.size() * study->tasks() * epsilons.size());
+    long long doneRuns = 0;
+    for (auto seed : seeds) {
+        throwIfCancelled(cancel);
+        auto split = splitForRun(*study, rho, seed);
+        if (!split) return split.error();
+        auto probabilities = proxy.predict(study->sensitiveImages, split->a);
+        if (!probabilities) return probabilities.error();
+        for (std::size_t t = 0; t < study->tasks(); ++t) {
+            MixtureInputs in;
+            in.task = study->taskNames[t];
+            in.componentNames = study->componentNames;
+            in.proxyProbabilities = *probabilities;
+            for (auto i : split->a) in.labels.push_back(study->sensitiveLabel(i, t) > 0.5f ? 1 : 0);
+            request.seeds = {seed};
+            say("task '" + in.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
+                std::to_string(split->a.size()) + ")");
+            auto outcome = runMixtureStage(in, request,
+                                           [&](const ProgressEvent& e) {
+                                               dpmix::report(progress, {"mixture", doneRuns + e.done, totalRuns, e.message});
+                                           },
+                                           cancel);
+            if (!outcome) return outcome.error();
+            doneRuns += static_cast<long long>(epsilons.size());
+            const auto& o = *outcome;
+            const auto names = o.componentNames;
+            const long long s = static_cast<long long>(seed);
+
+            // The non-private reference and the baselines' λ, each a run of its own.
+            auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "non-private-mixmin")},
+                                [&](long long id) -> std::optional<Error> {
+                                    privacy::Ledger ledger(spec.privacy.composition);
+                                    ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
+                                    if (auto e = check(project.recordLedger(id, ledger))) return e;
+                                    if (auto e = check(project.addLambda({id, "non-private", names, toStd(o.lambdaStar)}))) return e;
+                                    return check(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
+                                });
+            if (!r1) return r1.error();
+            auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "uniform")},
+                                [&](long long id) -> std::optional<Error> {
+                                    if (auto e = check(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
+                                    if (auto e = check(project.addLambda({id, "uniform", names, toStd(o.lambdaUniform)}))) return e;
+                                    return check(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
+                                                                     {id, "l1-to-lambda-star", "", o.uniformL1}}));
+                                });
+            if (!r2) return r2.error();
+            auto r3 = storedRun(project, {"random-search", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "random-search")},
+                                [&](long long id) -> std::optional<Error> {
+                                    privacy::Ledger ledger(spec.privacy.composition);
+                                    ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
+                                    if (auto e = check(project.recordLedger(id, ledger))) return e;
+                                    if (auto e = check(project.addLambda({id, "random-search", names, toStd(o.lambdaRandomSearch)}))) return e;
+                                    return check(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
+                                                                     {id, "l1-to-lambda-star", "", o.randomSearchL1}}));
+                                });
+            if (!r3) return r3.error();
+            for (const auto& p : o.privateLambdas) {
+                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfigJson(spec.mixture, rho, delta, "dp-mixmin")},
+                                   [&](long long id) -> std::optional<Error> {
+                                       privacy::Ledger ledger(spec.privacy.composition);
+                                       ledger.record(p.ledgerEntry);
+                                       if (auto e = check(project.recordLedger(id, ledger))) return e;
+                                       if (auto e = check(project.addLambda({id, "private", names, toStd(p.lambda)}))) return e;
+                                       if (auto e = check(project.addLambda({id, "non-private", names, toStd(o.lambdaStar)}))) return e;
+                                       if (auto e = check(project.addLambda({id, "uniform", names, toStd(o.lambdaUniform)}))) return e;
+                                       if (auto e = check(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
+                                                                              {id, "l1-to-lambda-star", "", p.l1},
+                                                                              {id, "sigma", "", p.sigma},
+                                                                              {id, "epsilon-spent", "", p.epsilonSpent}})))
+                                           return e;
+                                       // λ iterates: post-processing of the private output, safe to store.
+                                       for (std::size_t c = 0; c < names.size(); ++c) {
+                                           std::vector<project::CurvePoint> points;
+                                           for (std::size_t i = 0; i < p.trajectory.size(); ++i)
+                                               points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
+                                           if (auto e = check(project.addCurve(id, "lambda/" + names[c], points))) return e;
+                                       }
+                                       return std::nullopt;
+                                   });
+                if (!r) return r.error();
+            }
+            report.mixtures.push_back({seed, rho, static_cast<long long>(split->a.size()),
+                                       static_cast<long long>(split->b.size()), o});
+        }
+    }
+    return report;
+}
+
+}  // namespace dpmix::pipeline

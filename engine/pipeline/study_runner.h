@@ -1,0 +1,53 @@
+#pragma once
+// Runs the stages of a study on a project and stores every result as it is produced (a crash
+// loses at most the stage in flight). Stages: proxies → mixture (→ pretrain → finetune →
+// evaluate, once engine/train provides them). The runner owns all storage; stages are pure.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/mixture_stage.h"
+#include "engine/pipeline/proxy_stage.h"
+#include "engine/project/project_file.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+struct StudyRunOptions {
+    std::vector<std::string> stages = {"proxies", "mixture"};
+    std::vector<double> epsilons;            // empty: the spec's
+    std::optional<double> rho;               // unset: the spec's
+    std::vector<std::uint64_t> seeds;        // empty: the spec's
+    ProxyOptions proxy;
+    long long randomSearchCandidates = 100;
+};
+
+/// Validates the stage names and values; the message names the option.
+std::optional<Error> checkStudyRunOptions(const StudyRunOptions& options);
+
+struct MixtureReport {
+    std::uint64_t seed = 0;
+    double rho = 0.0;
+    long long splitA = 0, splitB = 0;
+    MixtureOutcome outcome;
+};
+
+struct StudyRunReport {
+    std::string project;
+    std::vector<std::string> componentNames;
+    double proxyPublicAuc = 0.0;
+    std::vector<MixtureReport> mixtures;  // one per (task, seed)
+};
+
+/// Log lines for the user (the CLI prints them to stderr, the GUI to its log view).
+using LogSink = std::function<void(const std::string&)>;
+
+Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
+                                const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
+                                const LogSink& log = {});
+
+}  // namespace dpmix::pipeline
