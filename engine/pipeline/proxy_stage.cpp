@@ -60,25 +60,60 @@ Result<Eigen::MatrixXd> Proxy::predict(const data::ImageDataset& images, const s
 
 std::vector<float> Proxy::parameters() const { return impl ? impl->model.parameters() : std::vector<float>{}; }
 
-Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, std::uint64_t seed,
-                         const ProgressCallback& progress, const CancellationToken& cancel) {
-    const auto& pub = study.publicImages;
-    const int k = static_cast<int>(study.components());
-    // Hold out 10% of the public images (deterministic from the seed) to report the proxy's
-    // quality; public data, so this costs no privacy.
+namespace {
+
+struct PublicSplit {
+    std::vector<std::size_t> training, validation;
+};
+
+// 10% of the public images (deterministic from the seed) are held out to report the proxy's
+// quality; public data, so this costs no privacy.
+PublicSplit splitPublic(const data::ImageDataset& pub, std::uint64_t seed) {
     std::vector<std::size_t> order(pub.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::mt19937_64 rng(seed ^ 0x70726f7879ULL);  // "proxy"
     std::shuffle(order.begin(), order.end(), rng);
     const std::size_t held = std::max<std::size_t>(1, pub.size() / 10);
-    std::vector<std::size_t> validation(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(held));
-    std::vector<std::size_t> training(order.begin() + static_cast<std::ptrdiff_t>(held), order.end());
-    std::sort(validation.begin(), validation.end());
-    std::sort(training.begin(), training.end());
+    PublicSplit s;
+    s.validation.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(held));
+    s.training.assign(order.begin() + static_cast<std::ptrdiff_t>(held), order.end());
+    std::sort(s.validation.begin(), s.validation.end());
+    std::sort(s.training.begin(), s.training.end());
+    return s;
+}
 
+Result<train::ModelSpec> proxySpec(const ImageStudy& study) {
+    const auto& pub = study.publicImages;
     auto spec = train::ModelSpecBuilder().kind(train::ModelKind::SmallCnn).input(pub.channels, pub.height, pub.width)
-                    .outputs(2 * k).build();
+                    .outputs(2 * static_cast<int>(study.components())).build();
     if (!spec) return Error{"proxy model: " + spec.error().message};
+    return spec;
+}
+
+double heldOutAuc(const Proxy& proxy, const data::ImageDataset& pub, const std::vector<std::size_t>& validation, int k) {
+    auto heldOut = proxy.predict(pub, validation);
+    if (!heldOut) return 0.0;
+    std::vector<double> scores(static_cast<std::size_t>(heldOut->size()));
+    std::vector<int> truth(scores.size());
+    for (Eigen::Index j = 0; j < heldOut->rows(); ++j)
+        for (Eigen::Index i = 0; i < k; ++i) {
+            const auto at = static_cast<std::size_t>(j * k + i);
+            scores[at] = (*heldOut)(j, i);
+            truth[at] = pub.labels[validation[static_cast<std::size_t>(j)] * pub.numLabels() + static_cast<std::size_t>(i)] > 0.5f;
+        }
+    auto auc = train::macroAuc(scores, truth, k);
+    return auc ? auc->macro : 0.0;
+}
+
+}  // namespace
+
+Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, std::uint64_t seed,
+                         const ProgressCallback& progress, const CancellationToken& cancel) {
+    const auto& pub = study.publicImages;
+    const int k = static_cast<int>(study.components());
+    const PublicSplit split = splitPublic(pub, seed);
+    auto spec = proxySpec(study);
+    if (!spec) return spec.error();
     auto params = train::SupervisedParamsBuilder()
                       .epochs(options.epochs)
                       .batchSize(static_cast<int>(options.batch))
@@ -88,25 +123,26 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
                       .build();
     if (!params) return Error{"proxy training: " + params.error().message};
 
-    const auto pixels = gatherPixels(pub, training);
-    const auto labels = gatherLabels(pub, training);
-    auto model = train::trainProxy(viewOf(pixels, pub, training.size()), labels, k, *spec, *params, progress, cancel);
+    const auto pixels = gatherPixels(pub, split.training);
+    const auto labels = gatherLabels(pub, split.training);
+    auto model = train::trainProxy(viewOf(pixels, pub, split.training.size()), labels, k, *spec, *params, progress, cancel);
     if (!model) return Error{"proxy training: " + model.error().message};
 
     Proxy proxy;
     proxy.impl = std::make_unique<Proxy::Impl>(Proxy::Impl{std::move(model).value(), k});
-    auto heldOut = proxy.predict(pub, validation);
-    if (!heldOut) return heldOut.error();
-    std::vector<double> scores(heldOut->size());
-    std::vector<int> truth(heldOut->size());
-    for (Eigen::Index j = 0; j < heldOut->rows(); ++j)
-        for (Eigen::Index i = 0; i < k; ++i) {
-            scores[static_cast<std::size_t>(j * k + i)] = (*heldOut)(j, i);
-            truth[static_cast<std::size_t>(j * k + i)] =
-                pub.labels[validation[static_cast<std::size_t>(j)] * pub.numLabels() + static_cast<std::size_t>(i)] > 0.5f;
-        }
-    auto auc = train::macroAuc(scores, truth, k);
-    proxy.publicValidationAuc = auc ? auc->macro : 0.0;
+    proxy.publicValidationAuc = heldOutAuc(proxy, pub, split.validation, k);
+    return proxy;
+}
+
+Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& parameters, std::uint64_t seed) {
+    auto spec = proxySpec(study);
+    if (!spec) return spec.error();
+    auto model = train::Model::create(*spec, seed);
+    if (auto err = model.setParameters(parameters)) return Error{"stored proxy weights: " + err->message};
+    const int k = static_cast<int>(study.components());
+    Proxy proxy;
+    proxy.impl = std::make_unique<Proxy::Impl>(Proxy::Impl{std::move(model), k});
+    proxy.publicValidationAuc = heldOutAuc(proxy, study.publicImages, splitPublic(study.publicImages, seed).validation, k);
     return proxy;
 }
 

@@ -48,4 +48,8 @@ public:
 Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, std::uint64_t seed,
                          const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
+/// A proxy from weights saved by Proxy::parameters() (same study shape); its held-out public
+/// AUC is recomputed on the same held-out public images trainProxy used for `seed`.
+Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& parameters, std::uint64_t seed);
+
 }  // namespace dpmix::pipeline

@@ -67,6 +67,87 @@ std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
     return std::nullopt;
 }
 
+namespace {
+
+std::string proxyConfigJson(const ProxyOptions& o) {
+    return nlohmann::json{{"stage", "proxies"}, {"model", "small-cnn"}, {"epochs", o.epochs}, {"batch", o.batch},
+                          {"lr", o.lr}, {"max_examples", o.maxExamples}}
+        .dump();
+}
+
+std::vector<float> bytesToFloats(const std::string& bytes) {
+    std::vector<float> values(bytes.size() / sizeof(float));
+    std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+    return values;
+}
+
+}  // namespace
+
+Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
+                                   const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+    auto say = [&](const std::string& line) { if (log) log(line); };
+    const auto& spec = project.spec();
+    PreparedStudy prepared;
+    prepared.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    say("loading the study's data");
+    auto study = loadImageStudy(*sources, spec, prepared.studySeed);
+    if (!study) return study.error();
+    prepared.study = std::move(study).value();
+    const auto& st = prepared.study;
+    say("public: " + std::to_string(st.publicImages.size()) + " images, k = " + std::to_string(st.components()) +
+        " label tasks; sensitive: " + std::to_string(st.sensitiveImages.size()) + " images, " +
+        std::to_string(st.tasks()) + " task(s); train/validation/test " + std::to_string(st.sensitiveSplit.train.size()) +
+        "/" + std::to_string(st.sensitiveSplit.validation.size()) + "/" + std::to_string(st.sensitiveSplit.test.size()));
+
+    const std::string config = proxyConfigJson(proxyOptions);
+    auto runs = project.runs();
+    if (!runs) return runs.error();
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+        if (it->method != "proxy" || it->status != project::RunStatus::Done || it->configJson != config ||
+            it->seed != static_cast<long long>(prepared.studySeed))
+            continue;
+        auto models = project.models(it->id);
+        if (!models || models->empty()) continue;
+        auto bytes = project.loadModel(models->front());  // verifies the content hash
+        if (!bytes) {
+            say("stored proxy of run " + std::to_string(it->id) + " not usable (" + bytes.error().message + "); retraining");
+            break;
+        }
+        auto proxy = restoreProxy(st, bytesToFloats(*bytes), prepared.studySeed);
+        if (!proxy) {
+            say("stored proxy of run " + std::to_string(it->id) + " not usable (" + proxy.error().message + "); retraining");
+            break;
+        }
+        prepared.proxy = std::move(proxy).value();
+        prepared.proxyRunId = it->id;
+        prepared.proxyReused = true;
+        say("reusing the proxy of run " + std::to_string(it->id) + " (held-out public AUC " +
+            std::to_string(prepared.proxy.publicValidationAuc) + ")");
+        return prepared;
+    }
+
+    // Proxies: public data only, no privacy cost, stored as a run of its own with its weights.
+    say("training the proxy on public data (no privacy cost)");
+    auto proxyRun = storedRun(project, {"proxy", "", std::nullopt, static_cast<long long>(prepared.studySeed), config},
+                              [&](long long runId) -> std::optional<Error> {
+                                  auto trained = trainProxy(st, proxyOptions, prepared.studySeed, progress, cancel);
+                                  if (!trained) return trained.error();
+                                  prepared.proxy = std::move(trained).value();
+                                  if (auto e = check(project.addMetrics({{runId, "public-validation-auc", "", prepared.proxy.publicValidationAuc}}))) return e;
+                                  auto stored = project.storeModel(runId, "proxy", floatsToBytes(prepared.proxy.parameters()));
+                                  if (!stored) return stored.error();
+                                  return std::nullopt;
+                              });
+    if (!proxyRun) return proxyRun.error();
+    prepared.proxyRunId = *proxyRun;
+    say("proxy ready: mean AUC over the k public tasks on held-out public images = " +
+        std::to_string(prepared.proxy.publicValidationAuc));
+    return prepared;
+}
+
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto err = checkStudyRunOptions(options)) return *err;
@@ -81,42 +162,16 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     const std::vector<double> epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
     const double rho = options.rho.value_or(spec.privacy.rho);
     const double delta = spec.privacy.delta;
-    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
 
-    auto sources = project.sources();
-    if (!sources) return sources.error();
-    say("loading the study's data");
-    auto study = loadImageStudy(*sources, spec, studySeed);
-    if (!study) return study.error();
-    say("public: " + std::to_string(study->publicImages.size()) + " images, k = " + std::to_string(study->components()) +
-        " label tasks; sensitive: " + std::to_string(study->sensitiveImages.size()) + " images, " +
-        std::to_string(study->tasks()) + " task(s); train/validation/test " +
-        std::to_string(study->sensitiveSplit.train.size()) + "/" + std::to_string(study->sensitiveSplit.validation.size()) +
-        "/" + std::to_string(study->sensitiveSplit.test.size()));
+    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
+    if (!prepared) return prepared.error();
+    const ImageStudy* study = &prepared->study;
+    const Proxy& proxy = prepared->proxy;
 
     StudyRunReport report;
     report.project = project.path().string();
     report.componentNames = study->componentNames;
-
-    // Proxies: public data only, no privacy cost, stored as a run of its own with its weights.
-    say("training the proxy on public data (no privacy cost)");
-    Proxy proxy;
-    auto proxyRun = storedRun(project, {"proxy", "", std::nullopt, static_cast<long long>(studySeed),
-                                        nlohmann::json{{"stage", "proxies"}, {"epochs", options.proxy.epochs},
-                                                       {"batch", options.proxy.batch}, {"lr", options.proxy.lr}}.dump()},
-                              [&](long long runId) -> std::optional<Error> {
-                                  auto trained = trainProxy(*study, options.proxy, studySeed, progress, cancel);
-                                  if (!trained) return trained.error();
-                                  proxy = std::move(trained).value();
-                                  if (auto e = check(project.addMetrics({{runId, "public-validation-auc", "", proxy.publicValidationAuc}}))) return e;
-                                  auto stored = project.storeModel(runId, "proxy", floatsToBytes(proxy.parameters()));
-                                  if (!stored) return stored.error();
-                                  return std::nullopt;
-                              });
-    if (!proxyRun) return proxyRun.error();
     report.proxyPublicAuc = proxy.publicValidationAuc;
-    say("proxy ready: mean AUC over the k public tasks on held-out public images = " +
-        std::to_string(proxy.publicValidationAuc));
     if (!wantMixture) return report;
 
     MixtureRequest request;

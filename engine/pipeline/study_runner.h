@@ -46,6 +46,22 @@ struct StudyRunReport {
 /// Log lines for the user (the CLI prints them to stderr, the GUI to its log view).
 using LogSink = std::function<void(const std::string&)>;
 
+/// A project's data and its trained proxy, ready for the private stages.
+struct PreparedStudy {
+    ImageStudy study;
+    Proxy proxy;
+    std::uint64_t studySeed = 0;
+    long long proxyRunId = 0;
+    bool proxyReused = false;  // weights loaded from an earlier proxy run of this project
+};
+
+/// Loads the study's data and obtains its proxy: the weights of an earlier finished proxy run
+/// with the same settings are reused (checked against their content hash); otherwise the proxy
+/// is trained on the public data and stored as a run of its own.
+Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
+                                   const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
+                                   const LogSink& log = {});
+
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                 const LogSink& log = {});
