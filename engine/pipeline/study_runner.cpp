@@ -151,6 +151,13 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto err = checkStudyRunOptions(options)) return *err;
+    // A text study (sensitive source of kind "text") runs in engine/pipeline/text_study.h, which cannot share a
+    // process with LibTorch (sentencepiece's embedded protobuf 3.14 vs LibTorch's 3.21 abort at start-up).
+    if (auto srcs = project.sources(); srcs)
+        for (const auto& s : *srcs)
+            if (s.role == "sensitive" && s.facts.kind == "text")
+                return Error{"'" + project.path().string() + "' is a text study (sensitive source '" + s.name + "' is text): run it with "
+                             "bench_text_study SPEC [PROJECT] (bench/bench_text_study.cpp), which does not load LibTorch; see docs/RESULTS.md"};
     auto say = [&](const std::string& line) { if (log) log(line); };
     const auto& spec = project.spec();
     const bool wantMixture = std::find(options.stages.begin(), options.stages.end(), "mixture") != options.stages.end();

@@ -1,0 +1,74 @@
+#pragma once
+// The language-modelling study's mixture stage (issue #4 A.2/B/C on text): public text domains
+// (one mixture component per public source) and a sensitive text corpus (e.g. mail, user level).
+//
+//   public text ──tokenizer + one Kneser–Ney proxy per domain──► DomainProxies   (no privacy cost)
+//   sensitive corpus ──train/validation/test (study seed, along users)──► train ──ρ split (run seed)──► A | B
+//   proxies × split A ──sequence log-likelihoods + user groups──► MixMin objective (sequence level)
+//       → λ* (non-private), uniform, Random Search (non-private), DP-MixMin (Algorithm 2 when user level)
+//   each λ ──λ-mixture of the domain proxies──► perplexity on the test users' documents
+//
+// Every run is stored like the image study's (method, task, ε, seed) with λ records, metrics
+// (cosine / L1 to λ*, σ, ε spent, test perplexity) and ledgers. The task name is the sensitive
+// source's name.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/study_runner.h"
+#include "engine/project/project_file.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+/// Knobs of the text study that the project spec does not carry (the defaults keep the mail
+/// study's proxies to minutes on a 2-core machine).
+struct TextStudySettings {
+    int vocabularySize = 8000;                    // sentencepiece target (smaller if the sample cannot support it)
+    std::size_t tokenizerBytesPerDomain = 256 * 1024;  // tokenizer training sample per domain
+    int ngramOrder = 3;                           // Kneser–Ney order of each domain proxy
+    std::size_t maxTrainingBytesPerDomain = 0;    // cap on each proxy's training text (0 = all)
+    std::size_t maxTokensPerDocument = 256;       // scored positions per document (objective and perplexity)
+    long long defaultUserGroupSize = 15;          // G_ULS when the spec gives none (the paper's value)
+};
+
+/// What one run seed produced beyond the common MixtureOutcome.
+struct TextSeedDetails {
+    std::uint64_t seed = 0;
+    long long usersA = 0, usersB = 0;             // distinct users (user level) in split A / B
+    long long documentsA = 0;                     // documents of split A kept (non-empty after tokenization)
+    // Test perplexity of the λ-mixture of the domain proxies on the test users' documents.
+    double perplexityStar = 0.0, perplexityUniform = 0.0, perplexityRandomSearch = 0.0;
+    std::vector<double> perplexityDp;             // one per MixtureOutcome::privateLambdas entry
+    // User ids of split A and split B (sorted, distinct): kept in memory for checks, never stored.
+    std::vector<std::string> userIdsA, userIdsB;
+};
+
+struct TextStudyReport {
+    StudyRunReport study;                         // componentNames = domains, mixtures per seed
+    std::vector<TextSeedDetails> seeds;           // parallel to study.mixtures
+    long long testDocuments = 0;                  // test documents scored (non-empty)
+    long long testUsers = 0;
+    std::vector<std::string> testUserIds;         // sorted, distinct
+    int vocabularySize = 0;                       // of the trained tokenizer
+};
+
+/// True when the project's sensitive source is text (its facts' kind is "text").
+bool isTextStudy(const std::vector<project::SourceRecord>& sources);
+
+/// Runs the text study's proxies and mixture stages and stores every run in the project.
+/// `options.stages` must include "proxies" and "mixture" is optional (proxies only: the tokenizer
+/// run is stored, nothing private is touched). Image-proxy options are ignored.
+Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
+                                     const TextStudySettings& settings, const ProgressCallback& progress = {},
+                                     const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// The same with default settings, returning the common report (the study runner's dispatch).
+Result<StudyRunReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
+                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
+                                    const LogSink& log = {});
+
+}  // namespace dpmix::pipeline

@@ -1,0 +1,241 @@
+// The text study end to end on a tiny generated project: three public domains with disjoint
+// word lists, one of which ("letters") generates the sensitive mail of 40 users.
+#include "engine/pipeline/text_study.h"
+#include "engine/data/source_loader.h"
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/ledger_json.h"
+#include "engine/project/project_opener.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+using namespace dpmix;
+using namespace dpmix::pipeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kCode = {"int", "return", "void", "struct", "static", "const", "while", "break", "switch", "case"};
+const std::vector<std::string> kPoems = {"moon", "river", "silver", "dream", "autumn", "whisper", "shadow", "golden", "wind", "night"};
+const std::vector<std::string> kLetters = {"dear", "thanks", "meeting", "tomorrow", "regards", "please", "attached", "office", "call", "friday"};
+
+std::string sentence(const std::vector<std::string>& words, std::mt19937_64& rng, int length) {
+    std::uniform_int_distribution<std::size_t> pick(0, words.size() - 1);
+    std::string s;
+    for (int i = 0; i < length; ++i) s += (i ? " " : "") + words[pick(rng)];
+    return s;
+}
+
+std::string jsonString(const std::string& s) { return "\"" + s + "\""; }  // generated text has no quotes
+
+void writeDomain(const fs::path& file, const std::vector<std::string>& words, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::ofstream out(file);
+    for (int d = 0; d < 150; ++d) out << "{\"text\": " << jsonString(sentence(words, rng, 30)) << "}\n";
+}
+
+void writeMail(const fs::path& file, int users, int perUser, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::ofstream out(file);
+    for (int u = 0; u < users; ++u)
+        for (int m = 0; m < perUser; ++m)
+            out << "{\"text\": " << jsonString(sentence(kLetters, rng, 25)) << ", \"user\": \"user" << u << "@example.org\"}\n";
+}
+
+project::SourceSummarizer summarizer() {
+    return [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
+        auto s = data::summarizeSource(spec);
+        if (!s) return s.error();
+        project::SourceFacts f;
+        f.kind = s->kind;
+        f.examples = s->examples;
+        f.domains = s->domains;
+        f.users = s->users;
+        f.contentHash = s->contentHash;
+        return f;
+    };
+}
+
+constexpr double kRho = 0.5;
+constexpr long long kBatch = 8;
+constexpr long long kSteps = 50;
+
+// A spec in the same format as projects/spam-mail.json.
+fs::path writeProject(const fs::path& dir) {
+    writeDomain(dir / "code.jsonl", kCode, 1);
+    writeDomain(dir / "poems.jsonl", kPoems, 2);
+    writeDomain(dir / "letters.jsonl", kLetters, 3);
+    writeMail(dir / "mail.jsonl", 40, 3, 4);
+    const std::string spec = R"({
+  "name": "tiny-mail",
+  "public_sources": [
+    {"name": "code", "loader": "jsonl", "path": "code.jsonl", "options": {}},
+    {"name": "poems", "loader": "jsonl", "path": "poems.jsonl", "options": {}},
+    {"name": "letters", "loader": "jsonl", "path": "letters.jsonl", "options": {}}
+  ],
+  "sensitive": {"name": "mail", "loader": "jsonl", "path": "mail.jsonl", "options": {}, "user_level": true},
+  "tasks": {"public": [], "sensitive": []},
+  "privacy": {"epsilon": 1, "delta": 1e-05, "rho": 0.5, "composition": "parallel"},
+  "stages": {"mixture": {"clip": 0.01, "batch": 8, "lr": 5.0, "steps": 50, "user_group_size": 2}},
+  "seeds": [0, 1]
+})";
+    std::ofstream(dir / "tiny.json") << spec;
+    return dir / "tiny.json";
+}
+
+TextStudySettings tinySettings() {
+    TextStudySettings s;
+    s.vocabularySize = 300;
+    s.tokenizerBytesPerDomain = 1 << 20;
+    s.maxTokensPerDocument = 64;
+    return s;
+}
+
+}  // namespace
+
+class TestTextStudy : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void runsTheMixtureStageOnText() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project::ProjectFile proj = std::move(created).value();
+        auto sources = proj.sources();
+        QVERIFY(sources.ok());
+        QVERIFY(isTextStudy(*sources));
+
+        StudyRunOptions options;
+        options.randomSearchCandidates = 20;
+        auto report = runTextStudy(proj, options, tinySettings());
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        const auto& r = *report;
+        QCOMPARE(r.study.componentNames, (std::vector<std::string>{"code", "letters", "poems"}));
+        QCOMPARE(r.study.mixtures.size(), std::size_t(2));
+        QCOMPARE(r.seeds.size(), std::size_t(2));
+
+        // 40 users: train 32 (80%), validation 4, test 4 (whole users, 3 mails each).
+        QCOMPARE(r.testUsers, 4LL);
+        QCOMPARE(r.testDocuments, 12LL);
+        std::set<std::string> test(r.testUserIds.begin(), r.testUserIds.end());
+        for (std::size_t i = 0; i < r.seeds.size(); ++i) {
+            const auto& d = r.seeds[i];
+            const auto& m = r.study.mixtures[i];
+            // Split A and B share no user, and neither touches the test users.
+            std::set<std::string> a(d.userIdsA.begin(), d.userIdsA.end());
+            for (const auto& u : d.userIdsB) QVERIFY2(!a.count(u), u.c_str());
+            for (const auto& u : a) QVERIFY(!test.count(u));
+            for (const auto& u : d.userIdsB) QVERIFY(!test.count(u));
+            QCOMPARE(d.usersA, 16LL);  // round(0.5 · 32)
+            QCOMPARE(d.usersB, 16LL);
+            QCOMPARE(m.splitA, 48LL);  // 3 mails per user
+            QCOMPARE(m.splitB, 48LL);
+
+            const auto& o = m.outcome;
+            // λ* puts its weight on the domain that generated the mail (index 1 = "letters").
+            QVERIFY2(o.lambdaStar[1] > 0.95, std::to_string(o.lambdaStar[1]).c_str());
+            QCOMPARE(o.privateLambdas.size(), std::size_t(1));
+            const auto& p = o.privateLambdas[0];
+            QVERIFY(std::abs(p.lambda.sum() - 1.0) < 1e-9);
+            // The DP ledger entry is user level, on split A, with ε at most the target, and that
+            // ε agrees with an independent RDP evaluation at q = users per step / users of A.
+            QVERIFY(p.ledgerEntry.unit == privacy::PrivacyUnit::User);
+            QCOMPARE(p.ledgerEntry.split, std::string("A"));
+            QVERIFY(p.epsilonSpent <= 1.0);
+            QVERIFY(p.epsilonSpent > 0.99);
+            const double q = static_cast<double>(kBatch) / 16.0;
+            QVERIFY(std::abs(p.ledgerEntry.q - q) < 1e-12);
+            const double independent = privacy::gaussianEpsilon({q, p.sigma, kSteps}, 1e-5).epsilon;
+            QVERIFY(std::abs(independent - p.epsilonSpent) < 1e-9);
+
+            // Perplexities: every λ's mixture is a proper model on 300 ids, and λ* (almost all on
+            // the generating domain) beats the uniform mixture on the test users' mail.
+            QVERIFY(d.perplexityStar > 1.0);
+            QVERIFY(d.perplexityStar < d.perplexityUniform);
+            QVERIFY(d.perplexityRandomSearch >= d.perplexityStar * (1 - 1e-9) || d.perplexityRandomSearch < d.perplexityUniform);
+            QCOMPARE(d.perplexityDp.size(), std::size_t(1));
+            QVERIFY(std::isfinite(d.perplexityDp[0]) && d.perplexityDp[0] > 1.0);
+        }
+
+        // Storage: per seed one run each of non-private, uniform, random search and DP-MixMin
+        // (task = the sensitive source's name), plus the proxies run; the DP ledger as above.
+        auto runs = proj.runs();
+        QVERIFY(runs.ok());
+        int dpRuns = 0, proxyRuns = 0;
+        for (const auto& run : *runs) {
+            QCOMPARE(toString(run.status), toString(project::RunStatus::Done));
+            if (run.method == "text-proxies") { ++proxyRuns; continue; }
+            QCOMPARE(run.task, std::string("mail"));
+            auto metrics = proj.metrics(run.id);
+            QVERIFY(metrics.ok());
+            bool hasPerplexity = false;
+            for (const auto& mr : *metrics) hasPerplexity |= mr.name == "test-perplexity";
+            QVERIFY2(hasPerplexity, run.method.c_str());
+            if (run.method != "dp-mixmin") continue;
+            ++dpRuns;
+            QVERIFY(run.epsilon && *run.epsilon == 1.0);
+            auto ledgers = proj.ledgers(run.id);
+            QVERIFY(ledgers.ok() && ledgers->size() == 1);
+            auto ledger = privacy::ledgerFromJson(ledgers->front().ledgerJson);
+            QVERIFY(ledger.ok());
+            QCOMPARE(ledger->entries().size(), std::size_t(1));
+            QVERIFY(ledger->entries()[0].unit == privacy::PrivacyUnit::User);
+            QVERIFY(ledger->entries()[0].epsilon <= 1.0);
+        }
+        QCOMPARE(dpRuns, 2);
+        QCOMPARE(proxyRuns, 1);
+    }
+
+    void proxiesOnlyTouchesNoSensitiveRun() {
+        // Stage "proxies" alone: the tokenizer run is stored, no mixture run exists.
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
+        QVERIFY(created.ok());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.stages = {"proxies"};
+        auto report = runTextStudy(proj, options, tinySettings());
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QCOMPARE(report->study.componentNames.size(), std::size_t(3));
+        QVERIFY(report->study.mixtures.empty());
+        auto runs = proj.runs();
+        QVERIFY(runs.ok());
+        QCOMPARE(runs->size(), std::size_t(1));
+        QCOMPARE(runs->front().method, std::string("text-proxies"));
+        QCOMPARE(proj.models(runs->front().id)->size(), std::size_t(1));  // the tokenizer
+        // An unknown stage is refused before anything is stored.
+        options.stages = {"finetune"};
+        auto refused = runTextStudy(proj, options, tinySettings());
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("finetune") != std::string::npos, refused.error().message.c_str());
+        QCOMPARE(proj.runs()->size(), std::size_t(1));
+    }
+
+    void userLevelNeedsUsers() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        writeProject(root);
+        // Same mail without its users: the spec still says user_level, the project refuses it
+        // (no users in the facts) or the study does; either way nothing runs.
+        std::ofstream(root / "mail.jsonl") << "{\"text\": \"dear friday\"}\n{\"text\": \"thanks office\"}\n";
+        auto created = project::createProjectFromSpecFile(root / "tiny.json", root / "tiny.dpmix", summarizer());
+        if (!created) {
+            QVERIFY2(created.error().message.find("user") != std::string::npos, created.error().message.c_str());
+            return;
+        }
+        project::ProjectFile proj = std::move(created).value();
+        auto report = runTextStudy(proj, {}, tinySettings());
+        QVERIFY(!report.ok());
+        QVERIFY2(report.error().message.find("user") != std::string::npos, report.error().message.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTextStudy)
+#include "tst_text_study.moc"
