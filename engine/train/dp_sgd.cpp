@@ -77,9 +77,9 @@ Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std:
     for (long long t = 0; t < steps; ++t) {
         throwIfCancelled(cancel);
         std::vector<std::int64_t> batch = sampler.next();
+        detail::zeroGradients(trainable);  // no stale gradient can survive into this step
         if (batch.empty()) {
             // An empty Poisson batch still releases noise: the mechanism runs every step.
-            detail::zeroGradients(trainable);
             result.stepLoss.push_back(std::numeric_limits<double>::quiet_NaN());
         } else {
             at::Tensor x = detail::gatherImages(images, batch, impl.device);
