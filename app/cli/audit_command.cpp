@@ -1,0 +1,173 @@
+// `dpmix audit SPEC_OR_PROJECT --task T --canary natural|max-clip [--runs R] [--no-noise]
+//  [--epsilon E] [--seed S] [--threads N] [--json]`: the canary audit of the mixture step on
+// the study's split A (docs/AUDIT.md); prints ε_LB, FPR, FNR and the threshold and stores the
+// audit in the project as a run of method "audit". Progress goes to stderr.
+#include "app/cli/command.h"
+#include "app/cli/number_parsing.h"
+#include "app/cli/project_commands.h"
+#include "engine/pipeline/audit_stage.h"
+#include "engine/project/spec_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cmath>
+#include <iostream>
+
+namespace dpmix::cli {
+namespace {
+
+CancellationToken* gAuditCancel = nullptr;
+extern "C" void onAuditInterrupt(int) {
+    if (gAuditCancel) gAuditCancel->cancel();
+}
+
+struct AuditArgs {
+    std::string project;
+    std::string task;
+    std::string canary;
+    std::string runs = "2000";
+    bool noNoise = false;
+    std::string epsilon;
+    std::string seed = "0";
+    int threads = 0;
+    bool json = false;
+};
+
+int badInput(const std::string& message) {
+    std::cerr << "dpmix audit: " << message << '\n';
+    return 2;
+}
+
+// A spec given where a project is expected would create its project on open: check the task
+// against the spec first, so that a wrong --task changes nothing on disk.
+std::optional<std::string> taskMissingFromSpec(const std::string& path, const std::string& task) {
+    if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return std::nullopt;
+    auto spec = project::loadProjectSpecFile(path);
+    if (!spec || spec->sensitiveTasks.empty()) return std::nullopt;  // the opener reports a bad spec
+    std::string names;
+    for (const auto& t : spec->sensitiveTasks) {
+        if (t.name == task) return std::nullopt;
+        names += (names.empty() ? "'" : ", '") + t.name + "'";
+    }
+    return "--task: unknown task '" + task + "': expected one of " + names;
+}
+
+}  // namespace
+
+void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
+    static AuditArgs args;
+    auto* cmd = app.add_subcommand("audit", "Canary audit of the mixture step on a study: an empirical lower bound on epsilon");
+    cmd->add_option("project", args.project, "a .dpmix project, or a spec JSON (its project is created next to it)")->required();
+    cmd->add_option("--task", args.task, "the sensitive task to audit")->required();
+    cmd->add_option("--canary", args.canary, "natural (a held-out example of split B) or max-clip (a gradient of norm C)")->required();
+    cmd->add_option("--runs", args.runs, "runs per world (half choose the threshold, half evaluate it; default 2000)");
+    cmd->add_flag("--no-noise", args.noNoise, "audit the mechanism without noise (the control: epsilon = inf)");
+    cmd->add_option("--epsilon", args.epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
+    cmd->add_option("--seed", args.seed, "rho split, natural canary and audit seed (default 0)");
+    cmd->add_option("--threads", args.threads, "threads for the audit runs (default: all cores)");
+    cmd->add_flag("--json", args.json, "print the result as one JSON object");
+    cmd->callback([&ctx] {
+        pipeline::AuditStageOptions options;
+        options.task = args.task;
+        if (args.canary == "natural") options.canary = audit::CanaryKind::Natural;
+        else if (args.canary == "max-clip") options.canary = audit::CanaryKind::MaxClip;
+        else { ctx.exitCode = badInput("--canary = '" + args.canary + "' is not a canary: expected natural or max-clip"); return; }
+        auto runs = parseInteger(args.runs, "--runs");
+        if (!runs) { ctx.exitCode = badInput(runs.error().message); return; }
+        options.runs = *runs;
+        if (!args.epsilon.empty()) {
+            auto e = parseReal(args.epsilon, "--epsilon");
+            if (!e) { ctx.exitCode = badInput(e.error().message); return; }
+            options.epsilon = *e;
+        }
+        auto seed = parseInteger(args.seed, "--seed");
+        if (!seed) { ctx.exitCode = badInput(seed.error().message); return; }
+        if (*seed < 0) { ctx.exitCode = badInput("--seed = " + args.seed + " is out of range: expected an integer >= 0"); return; }
+        options.seed = static_cast<std::uint64_t>(*seed);
+        if (args.threads < 0) { ctx.exitCode = badInput("--threads = " + std::to_string(args.threads) + " is out of range: expected >= 1"); return; }
+        options.threads = args.threads;
+        options.noNoise = args.noNoise;
+        if (options.runs < 2 || (options.epsilon && !(*options.epsilon > 0.0))) {
+            // Value checks that need no project: fail before anything is opened or created.
+            if (options.runs < 2) { ctx.exitCode = badInput("--runs = " + args.runs + " is out of range: expected an integer >= 2 (runs per world)"); return; }
+            ctx.exitCode = badInput("--epsilon = " + args.epsilon + " is out of range: expected a finite number > 0");
+            return;
+        }
+        if (auto missing = taskMissingFromSpec(args.project, args.task)) { ctx.exitCode = badInput(*missing); return; }
+
+        auto opened = openProjectArgument(args.project);
+        if (!opened) { ctx.exitCode = badInput(opened.error().message); return; }
+        project::ProjectFile project = std::move(opened).value();
+        if (auto err = pipeline::checkAuditStageOptions(project, options)) { ctx.exitCode = badInput(err->message); return; }
+
+        CancellationToken cancel;
+        gAuditCancel = &cancel;
+        std::signal(SIGINT, onAuditInterrupt);
+        int lastPercent = -1;
+        std::string lastStage;
+        auto progress = [&](const ProgressEvent& e) {
+            const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
+            if (percent == lastPercent && e.stage == lastStage) return;
+            lastPercent = percent;
+            lastStage = e.stage;
+            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
+        };
+        auto log = [](const std::string& line) { std::cerr << "dpmix audit: " << line << '\n'; };
+        Result<pipeline::AuditStageReport> report = Error{""};
+        try {
+            report = pipeline::runAuditStage(project, options, progress, cancel, log);
+        } catch (const Cancelled&) {
+            std::cerr << "dpmix audit: cancelled; the audit run is marked cancelled in " << project.path() << '\n';
+            ctx.exitCode = 130;
+            return;
+        }
+        gAuditCancel = nullptr;
+        if (!report) { std::cerr << "dpmix audit: " << report.error().message << '\n'; ctx.exitCode = 1; return; }
+        const auto& r = report->result;
+        const bool inf = std::isinf(r.claimedEpsilon) || options.noNoise;
+        if (args.json) {
+            nlohmann::ordered_json out{{"project", project.path().string()},
+                                       {"run_id", report->runId},
+                                       {"task", report->task},
+                                       {"audit", report->name},
+                                       {"epsilon_lb", r.epsilonLB},
+                                       {"fpr", r.fpr},
+                                       {"fnr", r.fnr},
+                                       {"fpr_upper", r.fprUpper},
+                                       {"fnr_upper", r.fnrUpper},
+                                       {"false_positives", r.falsePositives},
+                                       {"false_negatives", r.falseNegatives},
+                                       {"eval_out", r.evalOut},
+                                       {"eval_in", r.evalIn},
+                                       {"threshold", r.threshold},
+                                       {"direction", audit::toString(r.direction)},
+                                       {"runs", r.runsPerWorld},
+                                       {"claimed_epsilon", inf ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(r.claimedEpsilon)},
+                                       {"sigma", r.sigma},
+                                       {"delta", r.delta},
+                                       {"split_a", report->splitA},
+                                       {"seed", r.seed}};
+            if (options.canary == audit::CanaryKind::Natural) {
+                out["canary_example"] = report->canaryExample;
+                out["canary_label"] = report->canaryLabel;
+            } else {
+                out["top_source"] = r.topSource;
+            }
+            std::cout << out.dump(2) << '\n';
+        } else {
+            std::cout << "audit " << report->name << " of task '" << report->task << "' (run " << report->runId << " in "
+                      << project.path().string() << ")\n"
+                      << "  claimed epsilon " << (inf ? std::string("inf (no noise)") : std::to_string(r.claimedEpsilon))
+                      << ", sigma " << r.sigma << ", delta " << r.delta << ", split A " << report->splitA << "\n"
+                      << "  runs " << r.runsPerWorld << " per world (" << r.evalOut << " + " << r.evalIn << " evaluate)\n"
+                      << "  threshold " << r.threshold << " (" << audit::toString(r.direction) << ")\n"
+                      << "  FPR " << r.fpr << " (" << r.falsePositives << "), FNR " << r.fnr << " (" << r.falseNegatives << ")\n"
+                      << "  epsilon_LB " << r.epsilonLB << "  (" << r.confidence * 100 << "% Clopper-Pearson)\n";
+        }
+        ctx.exitCode = 0;
+    });
+}
+
+}  // namespace dpmix::cli

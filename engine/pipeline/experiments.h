@@ -1,0 +1,117 @@
+#pragma once
+// The study-level experiments of issue #7 on a project's real data (cores in engine/audit):
+//  - k-scaling (ALGORITHMS.md A.10): excess error of DP-MixMin vs the number of sources k, the
+//    sources being class-subset tasks of a 10-class proxy derived from the study's proxy;
+//  - rho-sweep (A.9, a-posteriori check of ρ) and epsilon-sweep (A.11 weight recovery): cos / L1
+//    of λ_DP to λ*, per sensitive task.
+// All three compare private outputs with non-private references computed on sensitive data:
+// they are diagnostics, never releases, and each stored run's ledger says so (NonPrivate entry).
+#include "engine/audit/k_scaling.h"
+#include "engine/audit/epsilon_sweep.h"
+#include "engine/audit/rho_sweep.h"
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/study_runner.h"
+#include "engine/project/project_file.h"
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+/// The 10-class (C-class) view of a study for k-scaling: p(c | x) on split A and the raw class
+/// of each split-A example.
+struct ClassView {
+    std::vector<std::string> classes;        // C class names of the sensitive source
+    std::vector<std::size_t> componentOfClass;  // public component holding exactly class c
+    Eigen::MatrixXd probabilities;           // n_A × C, rows sum to 1
+    std::vector<int> classOf;                // n_A raw class ids
+};
+
+/// p(c | x) ∝ P(component componentOfClass[c] positive | x), renormalised over the C classes.
+/// `componentProbabilities` is n × k. Rows whose C probabilities sum to 0 become uniform.
+Eigen::MatrixXd classProbabilitiesFromComponents(const Eigen::MatrixXd& componentProbabilities,
+                                                 const std::vector<std::size_t>& componentOfClass);
+
+/// For each class name, the public task (component) whose classes are exactly {name}; the
+/// error names the first class without one.
+Result<std::vector<std::size_t>> singleClassComponents(const project::ProjectSpec& spec,
+                                                       const std::vector<std::string>& componentNames,
+                                                       const std::vector<std::string>& classes);
+
+struct KScalingStageOptions {
+    std::vector<long long> ks{2, 4, 8, 16, 32, 64, 128, 256, 512};
+    long long seeds = 5;                     // DP seeds 0..seeds-1 per (class, k)
+    std::optional<double> epsilon;           // unset: the spec's first
+    std::optional<std::uint64_t> splitSeed;  // ρ split; unset: the study seed
+    int threads = 0;
+    ProxyOptions proxy;
+};
+
+struct KScalingStageReport {
+    long long runId = 0;
+    std::vector<std::string> classes;        // the one-vs-rest tasks
+    long long splitA = 0;
+    double epsilon = 0.0;
+    std::vector<long long> ks;
+    std::vector<double> meanExcess;          // per k, averaged over the classes' seed means
+    std::vector<double> stdOverClasses;      // per k, std of the classes' means
+    std::vector<audit::KScalingResult> perClass;
+    audit::SlopeFit fit;
+    bool fitted = false;
+    std::string fitError;
+};
+
+/// Errors name the flag (--ks, --seeds, --epsilon).
+std::optional<Error> checkKScalingStageOptions(const KScalingStageOptions& options);
+
+Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
+                                                  const ProgressCallback& progress = {},
+                                                  const CancellationToken& cancel = {}, const LogSink& log = {});
+
+struct SweepStageOptions {
+    std::vector<double> values;              // ρ values (rho-sweep) or ε values (epsilon-sweep; +inf allowed)
+    long long seeds = 3;                     // DP seeds 0..seeds-1
+    std::optional<double> epsilon;           // rho-sweep: the ε of the DP runs; unset: the spec's first
+    std::optional<std::uint64_t> splitSeed;  // epsilon-sweep: ρ split; unset: the study seed
+    int threads = 0;
+    ProxyOptions proxy;
+};
+
+struct RhoSweepStageReport {
+    double epsilon = 0.0;
+    std::vector<std::string> tasks;
+    std::vector<audit::RhoSweepResult> perTask;
+    std::vector<std::vector<long long>> runIds;  // [task][rho]
+};
+
+struct EpsilonSweepStageReport {
+    long long splitA = 0;
+    std::vector<std::string> tasks;
+    std::vector<audit::EpsilonSweepResult> perTask;
+    std::vector<std::vector<long long>> runIds;  // [task][epsilon]
+};
+
+/// Errors name --rhos / --epsilons / --seeds.
+std::optional<Error> checkRhoSweepStageOptions(const SweepStageOptions& options);
+std::optional<Error> checkEpsilonSweepStageOptions(const SweepStageOptions& options);
+
+/// One stored run per (task, ρ): method "rho-sweep", metrics cosine/l1/excess mean and std.
+Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project, const SweepStageOptions& options,
+                                                  const ProgressCallback& progress = {},
+                                                  const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// One stored run per (task, ε): method "epsilon-sweep" (ε = +inf: no run ε, config
+/// "non_private": true), metrics cosine/l1 mean and std and sigma.
+Result<EpsilonSweepStageReport> runEpsilonSweepExperiment(project::ProjectFile& project,
+                                                          const SweepStageOptions& options,
+                                                          const ProgressCallback& progress = {},
+                                                          const CancellationToken& cancel = {},
+                                                          const LogSink& log = {});
+
+}  // namespace dpmix::pipeline
