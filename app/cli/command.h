@@ -15,5 +15,7 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx);
 void registerExportSpecCommand(CLI::App& app, CommandContext& ctx);
 void registerInspectCommand(CLI::App& app, CommandContext& ctx);
 void registerRunCommand(CLI::App& app, CommandContext& ctx);
+void registerAuditCommand(CLI::App& app, CommandContext& ctx);
+void registerExperimentCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace dpmix::cli

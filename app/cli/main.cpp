@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     dpmix::cli::registerExportSpecCommand(app, ctx);
     dpmix::cli::registerInspectCommand(app, ctx);
     dpmix::cli::registerRunCommand(app, ctx);
+    dpmix::cli::registerAuditCommand(app, ctx);
+    dpmix::cli::registerExperimentCommand(app, ctx);
 
     try {
         app.parse(argc, argv);
