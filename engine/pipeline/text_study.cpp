@@ -109,6 +109,34 @@ std::string mixtureConfigJson(const project::MixtureStage& m, long long groupSiz
     return j.dump();
 }
 
+// Quantiles 0.1 / 0.5 / 0.9 of ‖g_u − mean(g_u)·1‖₂ with g_u the mean gradient over the user's
+// first G examples (or of each example at example level): what Algorithm 2 clips.
+std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& objective,
+                                              const std::optional<mixmin::UserGroups>& users, long long groupSize,
+                                              const Eigen::VectorXd& lambda) {
+    std::vector<std::vector<Eigen::Index>> units;
+    if (users) {
+        for (Eigen::Index u = 0; u < users->users(); ++u) {
+            const auto& ex = users->examplesOf(u);
+            units.emplace_back(ex.begin(), ex.begin() + std::min<std::size_t>(ex.size(), static_cast<std::size_t>(groupSize)));
+        }
+    } else {
+        for (Eigen::Index j = 0; j < objective.examples(); ++j) units.push_back({j});
+    }
+    std::vector<double> norms;
+    mixmin::RowMatrix g;
+    for (const auto& idx : units) {
+        objective.exampleGradients(lambda, idx, g);
+        Eigen::VectorXd mean = g.colwise().mean().transpose();
+        mean.array() -= mean.mean();
+        norms.push_back(mean.norm());
+    }
+    std::sort(norms.begin(), norms.end());
+    std::vector<double> q;
+    for (double p : {0.1, 0.5, 0.9}) q.push_back(norms.empty() ? 0.0 : norms[static_cast<std::size_t>(p * static_cast<double>(norms.size() - 1) + 0.5)]);
+    return q;
+}
+
 }  // namespace
 
 bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
@@ -284,6 +312,8 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
         o.lambdaStar = star->lambda;
         o.lambdaStarGap = star->gap;
         o.lambdaUniform = Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k));
+        details.userGradientNormQuantilesUniform = userGradientNormQuantiles(*objective, inputs->users, groupSize, o.lambdaUniform);
+        details.userGradientNormQuantilesStar = userGradientNormQuantiles(*objective, inputs->users, groupSize, o.lambdaStar);
         const auto uq = mixmin::compareWithReference(o.lambdaUniform, o.lambdaStar);
         o.uniformCosine = uq.cosine;
         o.uniformL1 = uq.l1;

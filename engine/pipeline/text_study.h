@@ -43,6 +43,10 @@ struct TextSeedDetails {
     // Test perplexity of the λ-mixture of the domain proxies on the test users' documents.
     double perplexityStar = 0.0, perplexityUniform = 0.0, perplexityRandomSearch = 0.0;
     std::vector<double> perplexityDp;             // one per MixtureOutcome::privateLambdas entry
+    // NON-PRIVATE diagnostic for choosing / justifying C (never stored, never released): the L2
+    // norms of the per-user clipped quantity of Algorithm 2 (tangent-projected mean gradient over
+    // the user's first G documents) on split A, at λ = uniform and at λ*; quantiles 0.1/0.5/0.9.
+    std::vector<double> userGradientNormQuantilesUniform, userGradientNormQuantilesStar;
     // User ids of split A and split B (sorted, distinct): kept in memory for checks, never stored.
     std::vector<std::string> userIdsA, userIdsB;
 };
