@@ -1,6 +1,10 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/calculator_evaluation.h"
+#include "app/workbench/chart_views.h"
+#include "app/workbench/engine_run_controller.h"
+#include "app/workbench/ledger_view.h"
+#include "app/workbench/result_data.h"
 #include "app/workbench/latest_result_runner.h"
 #include "app/workbench/parameter_document.h"
 #include "app/workbench/privacy_plan.h"
@@ -20,6 +24,9 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QTime>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -41,6 +48,10 @@ const char* const kRecentKey = "recentFiles";
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const QString kProjectFilter = QStringLiteral("dpmix project (*.dpmix)");
+const QString kSpecFilter = QStringLiteral("dpmix spec (*.json)");
+const QStringList kResultViews = {"lambda", "ledger", "trajectory", "tradeoff"};
+
+QString groupedCount(long long n) { return QLocale::c().toString(n).replace(',', QChar(0x2009)); }
 
 widgets::JobState toJobState(JobOutcome outcome) {
     switch (outcome) {
@@ -101,6 +112,9 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     connect(runner_, &JobRunner::progressed, jobs_, &widgets::JobListWidget::setProgress);
     connect(runner_, &JobRunner::finished, this, &MainWindow::onJobFinished);
     connect(jobs_, &widgets::JobListWidget::cancelRequested, runner_, &JobRunner::cancel);
+    // The engine's study log arrives from the worker thread (queued by the auto connection).
+    if (auto* engineRuns = dynamic_cast<EngineRunController*>(services_.runs))
+        connect(engineRuns, &EngineRunController::logged, this, &MainWindow::appendLog);
 
     restoreWindowState();
     updateTitle();
@@ -123,20 +137,7 @@ void MainWindow::buildDocks() {
     auto* projectDock = new QDockWidget(tr("Project"), this);
     projectDock->setObjectName("projectDock");
     tree_->setHeaderHidden(true);
-    const QStringList groups = {tr("Public sources"), tr("Sensitive data"), tr("Tasks"), tr("Runs")};
-    const QStringList hints = {tr("Add public data sets or label tasks"), tr("Attach the sensitive data set"),
-                               tr("Define what the model should predict"), tr("Runs appear here as they start")};
-    for (int i = 0; i < groups.size(); ++i) {
-        auto* group = new QTreeWidgetItem(tree_, {groups[i]});
-        QFont bold = group->font(0);
-        bold.setBold(true);
-        group->setFont(0, bold);
-        auto* placeholder = new QTreeWidgetItem(group, {tr("(none yet)")});
-        placeholder->setToolTip(0, hints[i]);
-        placeholder->setForeground(0, palette().brush(QPalette::Disabled, QPalette::Text));
-        placeholder->setFlags(Qt::ItemIsEnabled);
-        group->setExpanded(true);
-    }
+    populateTree();
     projectDock->setWidget(tree_);
     projectDock->setMinimumWidth(200);
     addDockWidget(Qt::LeftDockWidgetArea, projectDock);
@@ -156,6 +157,17 @@ void MainWindow::buildDocks() {
     jobsDock->setObjectName("jobsDock");
     jobsDock->setWidget(jobs_);
     addDockWidget(Qt::BottomDockWidgetArea, jobsDock);
+
+    auto* logDock = new QDockWidget(tr("Log"), this);
+    logDock->setObjectName("logDock");
+    log_ = new QPlainTextEdit;
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(5000);
+    log_->setPlaceholderText(tr("Messages of running studies appear here."));
+    logDock->setWidget(log_);
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    tabifyDockWidget(jobsDock, logDock);
+    jobsDock->raise();
     resizeDocks({jobsDock}, {170}, Qt::Vertical);
     resizeDocks({projectDock, parameterDock}, {220, 460}, Qt::Horizontal);
 }
@@ -168,12 +180,24 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
         if (maybeSave()) openWithDialog();
     });
+    file->addAction(tr("New from &spec…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N), this, [this] {
+        if (!maybeSave()) return;
+        const QString spec = QFileDialog::getOpenFileName(this, tr("New project from spec"), QString(), kSpecFilter);
+        if (spec.isEmpty()) return;
+        if (QString e = newFromSpec(spec); !e.isEmpty()) QMessageBox::warning(this, tr("New project from spec"), e);
+    });
+    file->addAction(tr("Open &read-only…"), this, [this] {
+        if (!maybeSave()) return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open project read-only"), QString(), kProjectFilter);
+        if (path.isEmpty()) return;
+        if (QString e = openFile(path, true); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
+    });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
     file->addSeparator();
-    file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { saveWithDialog(false); });
-    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveWithDialog(true); });
+    writeActions_ << file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { saveWithDialog(false); });
+    writeActions_ << file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveWithDialog(true); });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setMenuRole(QAction::QuitRole);
@@ -192,11 +216,11 @@ void MainWindow::buildMenus() {
     view->addAction(tr("Privacy &calculator"), this, [this] { showView("calculator"); });
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    QAction* runAction = run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);
-    runAction->setEnabled(false);
-    // The menu item follows the panel's Run button, which follows validation.
-    connect(planRunner_, &LatestResultRunner::applied, runAction,
-            [this, runAction] { runAction->setEnabled(parameters_->runButton()->isEnabled()); });
+    runAction_ = run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);
+    runAction_->setEnabled(false);
+    // The menu item follows the panel's Run button, which follows validation and read-only.
+    connect(planRunner_, &LatestResultRunner::applied, runAction_,
+            [this] { runAction_->setEnabled(parameters_->runButton()->isEnabled()); });
     run->addAction(tr("&Cancel all jobs"), this, [this] { runner_->cancelAll(); });
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
 
@@ -221,15 +245,15 @@ void MainWindow::saveWindowState() {
 
 void MainWindow::onParametersChanged() {
     parameters_->setValues(document_->values());
-    planRunner_->submit([values = document_->values(), panel = parameters_] {
+    planRunner_->submit([this, values = document_->values(), panel = parameters_] {
         const PrivacyPlan plan = planPrivacy(values);
         const QString summary = privacySummaryHtml(plan, values);
         const QString split = splitSummaryText(plan);
-        return [panel, plan, summary, split] {
+        return [this, panel, plan, summary, split] {
             panel->setMessages(plan.messages);
             panel->setSplitSummary(split);
             panel->setPrivacySummary(summary, plan.valid);
-            panel->setRunEnabled(plan.valid);
+            panel->setRunEnabled(plan.valid && !readOnly_);
         };
     });
 }
@@ -249,7 +273,8 @@ void MainWindow::updateJobStatus() {
 }
 
 void MainWindow::updateTitle() {
-    const QString name = currentFile_.isEmpty() ? tr("Untitled") : QFileInfo(currentFile_).fileName();
+    QString name = currentFile_.isEmpty() ? tr("Untitled") : QFileInfo(currentFile_).fileName();
+    if (readOnly_) name += tr(" (read-only)");
     setWindowTitle(tr("%1[*] — dpmix workbench").arg(name));
     setWindowModified(!document_->undoStack()->isClean());
 }
@@ -287,12 +312,18 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::newProject() {
     currentFile_.clear();
+    project_.reset();
+    readOnly_ = false;
+    services_.runs->setProject({}, false);
+    populateTree();
+    rebuildResultTabs();
+    applyReadOnly();
     document_->reset(widgets::RunParameters{});
     updateTitle();
     statusBar()->showMessage(tr("New project"), 3000);
 }
 
-QString MainWindow::openFile(const QString& path) {
+QString MainWindow::openFile(const QString& path, bool readOnly) {
     auto opened = services_.projects->open(path);
     if (!opened) {
         const QString message = QString::fromStdString(opened.error().message);
@@ -300,14 +331,145 @@ QString MainWindow::openFile(const QString& path) {
         return message;
     }
     currentFile_ = QFileInfo(path).absoluteFilePath();
+    readOnly_ = readOnly;
     document_->reset(*opened);
     rememberRecent(path);
+    services_.runs->setProject(currentFile_, readOnly_);
+    refreshProject();
+    applyReadOnly();
     updateTitle();
-    statusBar()->showMessage(tr("Opened %1").arg(path), 3000);
+    statusBar()->showMessage(readOnly ? tr("Opened %1 read-only").arg(path) : tr("Opened %1").arg(path), 3000);
     return {};
 }
 
+QString MainWindow::newFromSpec(const QString& specPath) {
+    auto created = services_.projects->createFromSpec(specPath);
+    if (!created) {
+        const QString message = QString::fromStdString(created.error().message);
+        statusBar()->showMessage(message, 10000);
+        return message;
+    }
+    return openFile(*created);
+}
+
+void MainWindow::refreshProject() {
+    project_.reset();
+    if (!currentFile_.isEmpty()) {
+        auto loaded = services_.projects->load(currentFile_);
+        if (loaded) project_ = std::move(loaded).value();
+        else appendLog(tr("Cannot read the project's results: %1").arg(QString::fromStdString(loaded.error().message)));
+    }
+    populateTree();
+    rebuildResultTabs();
+}
+
+void MainWindow::applyReadOnly() {
+    for (QAction* a : writeActions_) a->setEnabled(!readOnly_);
+    if (readOnly_) {
+        parameters_->setRunEnabled(false);
+        runAction_->setEnabled(false);
+    } else {
+        onParametersChanged();  // re-validates and re-enables Run when the values are valid
+    }
+}
+
+void MainWindow::appendLog(const QString& line) {
+    log_->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString("HH:mm:ss"), line));
+}
+
+void MainWindow::populateTree() {
+    tree_->clear();
+    const QStringList groups = {tr("Public sources"), tr("Sensitive data"), tr("Tasks"), tr("Runs")};
+    const QStringList hints = {tr("Add public data sets or label tasks"), tr("Attach the sensitive data set"),
+                               tr("Define what the model should predict"), tr("Runs appear here as they start")};
+    QList<QTreeWidgetItem*> group;
+    for (const QString& name : groups) {
+        auto* item = new QTreeWidgetItem(tree_, {name});
+        QFont bold = item->font(0);
+        bold.setBold(true);
+        item->setFont(0, bold);
+        item->setExpanded(true);
+        group << item;
+    }
+    auto addChild = [](QTreeWidgetItem* parent, const QString& text, const QString& tip) {
+        auto* item = new QTreeWidgetItem(parent, {text});
+        item->setToolTip(0, tip);
+        return item;
+    };
+    if (project_) {
+        const ProjectSnapshot& p = *project_;
+        group[0]->setText(0, tr("Public sources (k = %1 components)").arg(p.spec.mixtureComponents()));
+        for (const auto& s : p.sources) {
+            const auto& f = s.facts;
+            const auto count = static_cast<long long>(f.kind == "text" ? f.domains.size() : f.labelNames.size());
+            const QString unit = f.kind == "text" ? (count == 1 ? tr("domain") : tr("domains"))
+                                                  : (count == 1 ? tr("class") : tr("classes"));
+            const QString what = QStringLiteral("%1 %2").arg(count).arg(unit);
+            QString text = tr("%1 — %2 examples, %3").arg(QString::fromStdString(s.name), groupedCount(f.examples), what);
+            if (s.userLevel) text += tr(", %1 users (user-level)").arg(groupedCount(f.users));
+            const QString tip = tr("%1 source (%2)\nloader: %3\npath: %4\ncontent hash (SHA-256): %5")
+                                    .arg(QString::fromStdString(s.role), QString::fromStdString(f.kind),
+                                         QString::fromStdString(s.loader), QString::fromStdString(s.path),
+                                         QString::fromStdString(f.contentHash));
+            addChild(s.role == "sensitive" ? group[1] : group[0], text, tip);
+        }
+        for (const auto& t : p.spec.publicTasks) {
+            QStringList classes;
+            for (const auto& c : t.classes) classes << QString::fromStdString(c);
+            addChild(group[2], tr("public: %1").arg(QString::fromStdString(t.name)), classes.join(", "));
+        }
+        for (const auto& t : p.spec.sensitiveTasks) {
+            QStringList classes;
+            for (const auto& c : t.classes) classes << QString::fromStdString(c);
+            addChild(group[2], tr("sensitive: %1").arg(QString::fromStdString(t.name)), classes.join(", "));
+        }
+        for (const auto& r : p.runs) {
+            const QString status = QString::fromStdString(project::toString(r.run.status));
+            auto* item = addChild(group[3], runLabel(r.run) + QStringLiteral(" — ") + status,
+                                  tr("created %1, finished %2%3")
+                                      .arg(QString::fromStdString(r.run.createdAt),
+                                           QString::fromStdString(r.run.finishedAt),
+                                           r.run.message.empty() ? QString()
+                                                                 : QStringLiteral("\n") + QString::fromStdString(r.run.message)));
+            item->setData(0, Qt::UserRole, static_cast<qlonglong>(r.run.id));
+        }
+        group[3]->setExpanded(p.runs.size() <= 40);
+    }
+    for (int i = 0; i < group.size(); ++i) {
+        if (group[i]->childCount() > 0) continue;
+        auto* placeholder = addChild(group[i], tr("(none yet)"), hints[i]);
+        placeholder->setForeground(0, palette().brush(QPalette::Disabled, QPalette::Text));
+        placeholder->setFlags(Qt::ItemIsEnabled);
+    }
+}
+
+void MainWindow::rebuildResultTabs() {
+    const QString current = tabs_->currentIndex() > 0 ? tabs_->tabText(tabs_->currentIndex()) : QString();
+    for (QWidget* page : resultTabs_) {
+        if (int i = tabs_->indexOf(page); i >= 0) tabs_->removeTab(i);
+        page->deleteLater();
+    }
+    resultTabs_.clear();
+    if (!project_) return;
+    const QList<QPair<QWidget*, QString>> pages = {{new LambdaView(*project_), tr("λ by task")},
+                                                   {new LedgerView(*project_), tr("Privacy ledger")},
+                                                   {new TrajectoryView(*project_), tr("λ trajectory")},
+                                                   {new TradeoffView(*project_), tr("Privacy–utility")}};
+    for (int i = 0; i < pages.size(); ++i) {
+        pages[i].first->setObjectName(kResultViews[i] + "View");
+        const int index = tabs_->addTab(pages[i].first, pages[i].second);
+        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
+        resultTabs_ << pages[i].first;
+        if (pages[i].second == current) tabs_->setCurrentIndex(index);
+    }
+}
+
 QString MainWindow::saveTo(const QString& path) {
+    if (readOnly_) {
+        const QString message = tr("%1 is open read-only: nothing was saved.").arg(currentFile_);
+        statusBar()->showMessage(message, 10000);
+        return message;
+    }
     if (auto error = services_.projects->save(path, document_->values())) {
         const QString message = QString::fromStdString(error->message);
         statusBar()->showMessage(message, 10000);
@@ -370,6 +532,10 @@ AboutInfo MainWindow::aboutInfo() const {
 void MainWindow::showAbout() { QMessageBox::about(this, tr("About dpmix workbench"), aboutHtml(aboutInfo())); }
 
 void MainWindow::requestRun() {
+    if (readOnly_) {
+        statusBar()->showMessage(tr("This project is open read-only: runs are disabled."), 5000);
+        return;
+    }
     const PrivacyPlan plan = planPrivacy(document_->values());
     if (!plan.valid) {
         statusBar()->showMessage(tr("Fix the highlighted parameters before running."), 5000);
@@ -402,6 +568,8 @@ void MainWindow::onJobFinished(int jobId, JobOutcome outcome, const QString& mes
     updateJobStatus();
     if (jobId != currentStageJob_) return;
     currentStageJob_ = 0;
+    // A stage stores its results as it goes, so even a failed or cancelled one changes them.
+    if (!currentFile_.isEmpty()) refreshProject();
     if (outcome == JobOutcome::Succeeded) {
         startNextStage();
     } else {
@@ -412,12 +580,17 @@ void MainWindow::onJobFinished(int jobId, JobOutcome outcome, const QString& mes
     }
 }
 
-QStringList MainWindow::viewNames() { return {"main", "calculator", "parameters", "jobs"}; }
+QStringList MainWindow::viewNames() { return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews; }
 
 bool MainWindow::showView(const QString& name) {
     if (name == "main") return true;
     if (name == "calculator") {
         tabs_->setCurrentIndex(0);
+        return true;
+    }
+    if (const int view = kResultViews.indexOf(name); view >= 0) {
+        if (view >= resultTabs_.size()) return false;  // no project open
+        tabs_->setCurrentWidget(resultTabs_[view]);
         return true;
     }
     const QString dockName = name == "parameters" ? "parametersDock" : name == "jobs" ? "jobsDock" : QString();

@@ -5,17 +5,21 @@
 // WorkbenchServices, so the window runs (and is tested) without the pipeline or project file.
 #include "app/workbench/about_info.h"
 #include "app/workbench/job_runner.h"
+#include "app/workbench/project_snapshot.h"
 
 #include <QMainWindow>
 #include <QStringList>
 
 #include <functional>
+#include <optional>
 
 class QMenu;
 class QTabWidget;
 class QTreeWidget;
 class QTreeWidgetItem;
 class QLabel;
+class QAction;
+class QPlainTextEdit;
 
 namespace dpmix::widgets {
 class JobListWidget;
@@ -54,16 +58,29 @@ public:
 
     QString currentFile() const { return currentFile_; }
     QStringList recentFiles() const;
+    bool isReadOnly() const { return readOnly_; }
+    QAction* runAction() const { return runAction_; }
+    QPlainTextEdit* logView() const { return log_; }
+    /// The project's data as last read (null when no project is open).
+    const ProjectSnapshot* project() const { return project_ ? &*project_ : nullptr; }
 
     /// File operations without dialogs; return an empty string or the error shown to the user.
-    QString openFile(const QString& path);
+    /// `readOnly`: nothing is run or saved; run actions are disabled and the title says so.
+    QString openFile(const QString& path, bool readOnly = false);
+    /// File ▸ New from spec without the dialog: creates the project next to the spec and opens it.
+    QString newFromSpec(const QString& specPath);
+    /// Rereads the project and rebuilds the tree and the result tabs.
+    void refreshProject();
+    /// Appends a line to the log dock (GUI thread).
+    void appendLog(const QString& line);
     QString saveTo(const QString& path);
     void newProject();
 
     /// Starts the jobs of a run one after another (each when the previous one succeeded).
     void startStages(const QList<StageJob>& stages);
 
-    /// Brings a part of the window to the front: "main", "calculator", "parameters", "jobs".
+    /// Brings a part of the window to the front: "main", "calculator", "parameters", "jobs",
+    /// and with a project open the result tabs "lambda", "ledger", "trajectory", "tradeoff".
     bool showView(const QString& name);
     static QStringList viewNames();
     /// Adds a closable tab to the analysis area and shows it.
@@ -96,6 +113,9 @@ private:
     void showAbout();
     void onJobFinished(int jobId, JobOutcome outcome, const QString& message);
     void startNextStage();
+    void populateTree();
+    void rebuildResultTabs();
+    void applyReadOnly();
 
     WorkbenchServices services_;
     ParameterDocument* document_;
@@ -112,6 +132,12 @@ private:
     QString currentFile_;
     QList<StageJob> pendingStages_;
     int currentStageJob_ = 0;
+    bool readOnly_ = false;
+    std::optional<ProjectSnapshot> project_;
+    QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)
+    QAction* runAction_ = nullptr;
+    QList<QAction*> writeActions_;  // disabled while read-only
+    QPlainTextEdit* log_ = nullptr;
 };
 
 }  // namespace dpmix::workbench

@@ -2,6 +2,7 @@
 // The seam to the .dpmix project file (engine/project, being written separately): open and
 // save the run parameters, and the schema version for the About box. The workbench ships
 // UnavailableProjectStore until engine/project lands; tests plug in fakes.
+#include "app/workbench/project_snapshot.h"
 #include "engine/core/result.h"
 #include "widgets/run_parameters.h"
 
@@ -19,6 +20,11 @@ public:
     virtual Result<widgets::RunParameters> open(const QString& path) = 0;
     /// Writes atomically: on error the file on disk is unchanged.
     virtual std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) = 0;
+    /// The project's sources, tasks, runs and results (for the tree and the result views).
+    virtual Result<ProjectSnapshot> load(const QString& path);
+    /// File ▸ New from spec: validates a spec JSON and creates (or reopens) the project next
+    /// to it; returns the project's path.
+    virtual Result<QString> createFromSpec(const QString& specPath);
 };
 
 class UnavailableProjectStore : public ProjectStore {

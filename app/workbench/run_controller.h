@@ -21,6 +21,11 @@ public:
     virtual ~RunController() = default;
     /// The jobs for one run, in order, or an Error saying why this run cannot start.
     virtual Result<QList<StageJob>> planRun(const widgets::RunParameters& parameters) = 0;
+    /// The project runs go into (empty: none open); a read-only project refuses runs.
+    virtual void setProject(const QString& path, bool readOnly) {
+        (void)path;
+        (void)readOnly;
+    }
 };
 
 /// Says plainly that runs need the engine pipeline, which this build does not have yet.

@@ -80,7 +80,8 @@ QString renderScreenshot(MainWindow& window, const QString& outPath, const QStri
     window.show();
     if (view == "bar-chart") addExampleBarChart(window);
     else if (view == "line-chart") addExampleLineChart(window);
-    else window.showView(view);
+    else if (!window.showView(view))
+        return QStringLiteral("--view %1 needs an open project with results (give FILE.dpmix)").arg(view);
     if (view == "jobs") startExampleJobs(window);
     settle(window, view == "jobs" ? 1500 : 300);
     const QPixmap pixmap = window.grab();

@@ -26,3 +26,15 @@ std::optional<Error> UnavailableProjectStore::save(const QString& path, const wi
 }
 
 }  // namespace dpmix::workbench
+
+namespace dpmix::workbench {
+
+Result<ProjectSnapshot> ProjectStore::load(const QString& path) {
+    return Error{("Cannot read the results of " + path + ": this build has no project file backend.").toStdString()};
+}
+
+Result<QString> ProjectStore::createFromSpec(const QString& specPath) {
+    return Error{("Cannot create a project from " + specPath + ": this build has no project file backend.").toStdString()};
+}
+
+}  // namespace dpmix::workbench

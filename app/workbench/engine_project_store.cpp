@@ -1,0 +1,59 @@
+#include "app/workbench/engine_project_store.h"
+
+#include "engine/project/schema.h"
+
+#include <QFileInfo>
+#include <QStringList>
+
+namespace dpmix::workbench {
+
+widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
+    const project::ProjectSpec& spec = project.spec;
+    widgets::RunParameters p;
+    if (!spec.privacy.epsilons.empty()) p.epsilon = spec.privacy.epsilons.front();
+    p.delta = QString::number(spec.privacy.delta, 'g', 6);
+    p.rho = spec.privacy.rho;
+    QStringList seeds;
+    for (long long s : spec.seeds) seeds << QString::number(s);
+    if (!seeds.isEmpty()) p.seeds = seeds.join(", ");
+    p.composition = spec.privacy.composition == privacy::Composition::Sequential ? widgets::CompositionMode::Sequential
+                                                                                  : widgets::CompositionMode::Parallel;
+    p.clipNorm = spec.mixture.clip;
+    p.batchSize = static_cast<int>(spec.mixture.batch);
+    p.learningRate = spec.mixture.lr;
+    p.steps = static_cast<int>(spec.mixture.steps);
+    for (const auto& source : project.sources)
+        if (source.role == "sensitive")
+            p.sensitiveCount = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
+    return p;
+}
+
+QString EngineProjectStore::schemaVersion() const { return QString::number(project::kSchemaVersion); }
+
+Result<widgets::RunParameters> EngineProjectStore::open(const QString& path) {
+    auto snapshot = load(path);
+    if (!snapshot) return snapshot.error();
+    return parametersFromProject(*snapshot);
+}
+
+std::optional<Error> EngineProjectStore::save(const QString& path, const widgets::RunParameters&) {
+    return Error{("Nothing was written to " + path +
+                  ": a .dpmix project keeps the parameters of each run with that run. Run the study to record "
+                  "these parameters; the spec itself is edited in its JSON file.")
+                     .toStdString()};
+}
+
+Result<ProjectSnapshot> EngineProjectStore::load(const QString& path) {
+    if (!QFileInfo::exists(path)) return Error{(path + ": no such file").toStdString()};
+    return loadProjectSnapshot(path);
+}
+
+Result<QString> EngineProjectStore::createFromSpec(const QString& specPath) {
+    if (!specPath.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+        return Error{(specPath + ": a spec must be a .json file").toStdString()};
+    auto file = project::openOrCreateFromSpecOrProject(specPath.toStdString(), summarize_);
+    if (!file) return file.error();
+    return QString::fromStdString(file->path().string());
+}
+
+}  // namespace dpmix::workbench

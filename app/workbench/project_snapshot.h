@@ -1,0 +1,46 @@
+#pragma once
+// Everything the workbench shows about a .dpmix project, read once on the GUI thread (a few
+// thousand rows) so the tree and the result views draw from plain values and never hold the
+// SQLite connection (ProjectFile is one-per-thread; the run job opens its own).
+#include "engine/core/result.h"
+#include "engine/project/project_records.h"
+#include "engine/project/project_spec.h"
+
+#include <QString>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dpmix::workbench {
+
+struct RunResults {
+    project::RunRecord run;
+    std::vector<project::LambdaRecord> lambdas;
+    std::vector<project::MetricRecord> metrics;
+    std::vector<project::LedgerRecord> ledgers;
+    std::map<std::string, std::vector<project::CurvePoint>> curves;  // "lambda/<component>" ...
+
+    /// The λ record of `kind` ("private", "non-private", "uniform", "random-search"), or null.
+    const project::LambdaRecord* lambda(const std::string& kind) const;
+    /// The first whole-task metric called `name`, or NaN.
+    double metric(const std::string& name) const;
+};
+
+struct ProjectSnapshot {
+    QString path;
+    project::ProjectSpec spec;
+    std::vector<project::SourceRecord> sources;
+    std::vector<RunResults> runs;  // by run id
+
+    /// Task names in spec order ("" when the study has a single unnamed task).
+    std::vector<std::string> taskNames() const;
+};
+
+/// Opens `path` with engine/project and reads every run's results.
+Result<ProjectSnapshot> loadProjectSnapshot(const QString& path);
+
+/// "dp-mixmin" → "DP-MixMin", "random-search" → "Random search", ...
+QString methodLabel(const std::string& method);
+
+}  // namespace dpmix::workbench
