@@ -109,8 +109,8 @@ std::string mixtureConfigJson(const project::MixtureStage& m, long long groupSiz
     return j.dump();
 }
 
-// Quantiles 0.1 / 0.5 / 0.9 of ‖g_u − mean(g_u)·1‖₂ with g_u the mean gradient over the user's
-// first G examples (or of each example at example level): what Algorithm 2 clips.
+}  // namespace
+
 std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& objective,
                                               const std::optional<mixmin::UserGroups>& users, long long groupSize,
                                               const Eigen::VectorXd& lambda) {
@@ -136,8 +136,6 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
     for (double p : {0.1, 0.5, 0.9}) q.push_back(norms.empty() ? 0.0 : norms[static_cast<std::size_t>(p * static_cast<double>(norms.size() - 1) + 0.5)]);
     return q;
 }
-
-}  // namespace
 
 bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
     for (const auto& s : sources)

@@ -14,11 +14,14 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/mixmin/objective.h"
+#include "engine/mixmin/user_groups.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_file.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +62,13 @@ struct TextStudyReport {
     std::vector<std::string> testUserIds;         // sorted, distinct
     int vocabularySize = 0;                       // of the trained tokenizer
 };
+
+/// NON-PRIVATE diagnostic: quantiles 0.1 / 0.5 / 0.9 (nearest rank) of ‖g_u − mean(g_u)·1‖₂, g_u the
+/// mean gradient at λ over user u's first `groupSize` examples (each example alone when `users`
+/// is empty): the quantity Algorithm 2 clips with ClippedGradient::TangentProjected.
+std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& objective,
+                                              const std::optional<mixmin::UserGroups>& users, long long groupSize,
+                                              const Eigen::VectorXd& lambda);
 
 /// True when the project's sensitive source is text (its facts' kind is "text").
 bool isTextStudy(const std::vector<project::SourceRecord>& sources);

@@ -2,6 +2,8 @@
 // word lists, one of which ("letters") generates the sensitive mail of 40 users.
 #include "engine/pipeline/text_study.h"
 #include "engine/data/source_loader.h"
+#include "engine/mixmin/objective.h"
+#include "engine/mixmin/user_groups.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
@@ -66,7 +68,7 @@ constexpr long long kBatch = 8;
 constexpr long long kSteps = 50;
 
 // A spec in the same format as projects/spam-mail.json.
-fs::path writeProject(const fs::path& dir) {
+fs::path writeProject(const fs::path& dir, bool userLevel = true) {
     writeDomain(dir / "code.jsonl", kCode, 1);
     writeDomain(dir / "poems.jsonl", kPoems, 2);
     writeDomain(dir / "letters.jsonl", kLetters, 3);
@@ -78,7 +80,7 @@ fs::path writeProject(const fs::path& dir) {
     {"name": "poems", "loader": "jsonl", "path": "poems.jsonl", "options": {}},
     {"name": "letters", "loader": "jsonl", "path": "letters.jsonl", "options": {}}
   ],
-  "sensitive": {"name": "mail", "loader": "jsonl", "path": "mail.jsonl", "options": {}, "user_level": true},
+  "sensitive": {"name": "mail", "loader": "jsonl", "path": "mail.jsonl", "options": {}, "user_level": )" + std::string(userLevel ? "true" : "false") + R"(},
   "tasks": {"public": [], "sensitive": []},
   "privacy": {"epsilon": 1, "delta": 1e-05, "rho": 0.5, "composition": "parallel"},
   "stages": {"mixture": {"clip": 0.01, "batch": 8, "lr": 5.0, "steps": 50, "user_group_size": 2}},
@@ -216,6 +218,55 @@ private Q_SLOTS:
         QVERIFY(!refused.ok());
         QVERIFY2(refused.error().message.find("finetune") != std::string::npos, refused.error().message.c_str());
         QCOMPARE(proj.runs()->size(), std::size_t(1));
+    }
+
+    void gradientNormDiagnosticMatchesClosedForm() {
+        // Sequence objective, k = 2: ∂ℓ_j/∂λ_i = −(1/L_j) e^{LL_ji} / Σ_l λ_l e^{LL_jl}. At λ = (½, ½)
+        // a mail dominated by one domain (the other's LL = −200, e^−200 ≈ 1e−87) has gradient
+        // −(2/L) e_i, tangent-projected (∓1/L, ±1/L), norm √2/L; equal LLs give a multiple of 1: norm 0.
+        Eigen::MatrixXd ll(4, 2);
+        ll << 0, -200, -5, -5, -200, 0, -200, 0;
+        auto objective = mixmin::makeSequenceObjective(ll, {10, 4, 20, 5});
+        QVERIFY(objective.ok());
+        auto users = mixmin::makeUserGroups({{0, 2}, {1}, {3}}, 4);
+        QVERIFY(users.ok());
+        const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(2, 0.5);
+        const double r2 = std::sqrt(2.0);
+        // G = 1: user 0 uses mail 0 only → √2/10; user 1 → 0; user 2 → √2/5. Nearest-rank quantiles.
+        auto q1 = userGradientNormQuantiles(*objective, *users, 1, uniform);
+        QCOMPARE(q1.size(), std::size_t(3));
+        QVERIFY(std::abs(q1[0] - 0.0) < 1e-12);
+        QVERIFY(std::abs(q1[1] - r2 / 10) < 1e-12);
+        QVERIFY(std::abs(q1[2] - r2 / 5) < 1e-12);
+        // G = 2: user 0 averages (−0.2, 0) and (0, −0.1) → (−0.1, −0.05) → projected norm 0.025·√2.
+        auto q2 = userGradientNormQuantiles(*objective, *users, 2, uniform);
+        QVERIFY(std::abs(q2[1] - 0.025 * r2) < 1e-12);
+        // Example level: norms √2/10, 0, √2/20, √2/5 → sorted 0, √2/20, √2/10, √2/5; ranks 0, 2, 3.
+        auto q3 = userGradientNormQuantiles(*objective, std::nullopt, 1, uniform);
+        QVERIFY(std::abs(q3[1] - r2 / 10) < 1e-12);
+        QVERIFY(std::abs(q3[2] - r2 / 5) < 1e-12);
+    }
+
+    void exampleLevelStudyUsesAlgorithmOne() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        auto created = project::createProjectFromSpecFile(writeProject(root, false), root / "tiny.dpmix", summarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.seeds = {3};
+        options.randomSearchCandidates = 10;
+        auto report = runTextStudy(proj, options, tinySettings());
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        // 120 mails: train 96, split A = 48 mails; q = expected batch 8 / 48.
+        const auto& m = report->study.mixtures.at(0);
+        QCOMPARE(m.splitA, 48LL);
+        QCOMPARE(report->seeds.at(0).usersA, 0LL);
+        const auto& p = m.outcome.privateLambdas.at(0);
+        QVERIFY(p.ledgerEntry.unit == privacy::PrivacyUnit::Example);
+        QVERIFY(std::abs(p.ledgerEntry.q - 8.0 / 48.0) < 1e-12);
+        QVERIFY(p.epsilonSpent <= 1.0);
+        QVERIFY(m.outcome.lambdaStar[1] > 0.95);
     }
 
     void userLevelNeedsUsers() {
