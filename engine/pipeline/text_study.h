@@ -74,13 +74,17 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
 bool isTextStudy(const std::vector<project::SourceRecord>& sources);
 
 /// Runs the text study's proxies and mixture stages and stores every run in the project.
-/// `options.stages` must include "proxies" and "mixture" is optional (proxies only: the tokenizer
-/// run is stored, nothing private is touched). Image-proxy options are ignored.
+/// `options.stages`: "proxies" and/or "mixture" (anything else is refused before anything is
+/// stored). The proxies are always built (the mixture needs them; they are not reused from an
+/// earlier run: ~15 s); without "mixture" only their run (with the tokenizer) is stored and no
+/// sensitive text is scored. Image-proxy options are ignored.
+/// This library must not share a process with LibTorch (sentencepiece's embedded protobuf 3.14
+/// against LibTorch's 3.21: start-up abort), so `dpmix run` cannot call it; bench_text_study does.
 Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                      const TextStudySettings& settings, const ProgressCallback& progress = {},
                                      const CancellationToken& cancel = {}, const LogSink& log = {});
 
-/// The same with default settings, returning the common report (the study runner's dispatch).
+/// The same with default settings, returning the common report.
 Result<StudyRunReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                     const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                     const LogSink& log = {});
