@@ -1,6 +1,6 @@
-// `dpmix run SPEC_OR_PROJECT --stages proxies,mixture [--epsilon E[,E...]] [--rho R]
-//  [--seed S[,S...]] [--json]`: runs the study's stages, stores every result in the project, and
-// prints per sensitive task the private λ against λ* and uniform. Progress goes to stderr.
+// `dpmix run SPEC_OR_PROJECT [--stages proxies,mixture[,pretrain,finetune,evaluate]] [--methods ...]
+//  [--tasks ...] [--epsilon E[,E...]] [--rho R] [--seed S[,S...]] [--json]`: runs the study's stages,
+// stores every result in the project and prints λ against λ* (and the downstream AUCs).
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
+#include <map>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -44,9 +47,47 @@ extern "C" void onInterrupt(int) {
     if (gCancel) gCancel->cancel();
 }
 
+struct SummaryRow {
+    std::string method;
+    double epsilon = 0.0;
+    double mean = 0.0, std = 0.0;
+    int seeds = 0;
+};
+
+// Macro AUC (mean over the tasks run) per (ε, method, seed), then mean ± sample std over seeds.
+std::vector<SummaryRow> summarize(const pipeline::StudyRunReport& report) {
+    std::map<std::pair<double, std::string>, std::map<std::uint64_t, std::vector<double>>> byKey;
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& d : report.downstream) {
+        const auto key = std::make_pair(d.epsilon, d.method);
+        if (!byKey.count(key)) order.push_back(key);
+        byKey[key][d.seed].push_back(d.testAuc);
+    }
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<SummaryRow> rows;
+    for (const auto& key : order) {
+        std::vector<double> macro;
+        for (const auto& [seed, aucs] : byKey[key]) {
+            double sum = 0;
+            for (double a : aucs) sum += a;
+            macro.push_back(sum / static_cast<double>(aucs.size()));
+        }
+        double mean = 0;
+        for (double m : macro) mean += m;
+        mean /= static_cast<double>(macro.size());
+        double var = 0;
+        for (double m : macro) var += (m - mean) * (m - mean);
+        const double sd = macro.size() > 1 ? std::sqrt(var / static_cast<double>(macro.size() - 1)) : 0.0;
+        rows.push_back({key.second, key.first, mean, sd, static_cast<int>(macro.size())});
+    }
+    return rows;
+}
+
 struct RunArgs {
     std::string project;
     std::string stages = "proxies,mixture";
+    std::string methods = "dpmixmin,uniform,random-search,random-init,nonprivate";
+    std::string tasks;
     std::string epsilons;
     std::string rho;
     std::string seeds;
@@ -61,7 +102,13 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     static RunArgs args;
     auto* run = app.add_subcommand("run", "Run a study's stages and store the results in its project");
     run->add_option("project", args.project, "a .dpmix project, or a spec JSON (its project is created next to it)")->required();
-    run->add_option("--stages", args.stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
+    run->add_option("--stages", args.stages,
+                    "comma-separated stages: proxies, mixture, pretrain, finetune, evaluate (or downstream = the last "
+                    "three) (default: proxies,mixture)");
+    run->add_option("--methods", args.methods,
+                    "methods for the downstream stages: dpmixmin, uniform, random-search, random-init, nonprivate "
+                    "(default: all five)");
+    run->add_option("--tasks", args.tasks, "comma-separated sensitive task names (default: every task)");
     run->add_option("--epsilon,--epsilons", args.epsilons, "target epsilon(s), comma-separated (default: the spec's)");
     run->add_option("--rho", args.rho, "fraction of the sensitive training data for mixture learning (default: the spec's)");
     run->add_option("--seed,--seeds", args.seeds, "run seed(s), comma-separated (default: the spec's)");
@@ -71,6 +118,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     run->callback([&ctx] {
         pipeline::StudyRunOptions options;
         options.stages = splitList(args.stages);
+        options.methods = splitList(args.methods);
+        options.tasks = splitList(args.tasks);
         for (const auto& e : splitList(args.epsilons)) {
             auto v = parseReal(e, "--epsilon");
             if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; ctx.exitCode = 2; return; }
@@ -157,9 +206,28 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                                      {"delta", p.delta}});
                 }
             }
+            ordered_json downstream = ordered_json::array();
+            for (const auto& d : report->downstream)
+                downstream.push_back({{"method", d.method},
+                                      {"task", d.task},
+                                      {"seed", d.seed},
+                                      {"epsilon", d.epsilon},
+                                      {"test_auc", d.testAuc},
+                                      {"pretrained_test_auc", std::isfinite(d.pretrainedTestAuc) ? ordered_json(d.pretrainedTestAuc) : ordered_json(nullptr)},
+                                      {"ledger_epsilon", std::isinf(d.ledgerEpsilon) ? ordered_json("inf") : ordered_json(d.ledgerEpsilon)},
+                                      {"established", d.established},
+                                      {"run", d.runId}});
+            ordered_json summary = ordered_json::array();
+            for (const auto& row : summarize(*report))
+                summary.push_back({{"method", row.method}, {"epsilon", row.epsilon}, {"macro_auc_mean", row.mean},
+                                   {"macro_auc_std", row.std}, {"seeds", row.seeds}});
             ordered_json out{{"project", report->project},
                              {"proxy_public_auc", report->proxyPublicAuc},
                              {"tasks", tasks}};
+            if (!report->downstream.empty()) {
+                out["downstream"] = downstream;
+                out["summary"] = summary;
+            }
             std::cout << out.dump(2) << '\n';
         } else {
             std::cout << "project " << report->project << "\ncomponents:";
@@ -176,6 +244,12 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                     std::cout << "  DP eps=" << p.epsilon << "   " << fmtVector(p.lambda) << "  cos " << p.cosine << "  L1 " << p.l1
                               << "  (sigma " << p.sigma << ", epsilon spent " << p.epsilonSpent << ", delta " << p.delta << ")\n";
                 std::cout << '\n';
+            }
+            if (!report->downstream.empty()) {
+                std::cout << "macro AUC on the sensitive test split (mean over tasks; mean ± std over seeds)\n";
+                for (const auto& row : summarize(*report))
+                    std::cout << "  eps " << row.epsilon << "  " << row.method << std::string(20 - std::min<std::size_t>(19, row.method.size()), ' ')
+                              << row.mean << " ± " << row.std << "  (" << row.seeds << " seed(s))\n";
             }
         }
         ctx.exitCode = 0;

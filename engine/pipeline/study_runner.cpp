@@ -1,5 +1,6 @@
 #include "engine/pipeline/study_runner.h"
 
+#include "engine/pipeline/downstream_stage.h"
 #include "engine/privacy/ledger.h"
 
 #include <nlohmann/json.hpp>
@@ -11,7 +12,8 @@
 namespace dpmix::pipeline {
 namespace {
 
-const std::vector<std::string> kKnownStages = {"proxies", "mixture"};
+const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
+const std::vector<std::string> kMethods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
 
 std::vector<double> toStd(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
@@ -54,11 +56,20 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
 
 }  // namespace
 
+Result<std::string> canonicalMethod(const std::string& name) {
+    if (name == "dpmixmin" || name == "dp-mixmin") return std::string("dp-mixmin");
+    if (name == "nonprivate" || name == "non-private" || name == "non-private-mixmin") return std::string("non-private-mixmin");
+    if (std::find(kMethods.begin(), kMethods.end(), name) != kMethods.end()) return name;
+    return Error{"--methods: unknown method '" + name + "': expected dpmixmin, uniform, random-search, random-init or nonprivate"};
+}
+
 std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
-    if (o.stages.empty()) return Error{"--stages: give at least one of proxies, mixture"};
+    if (o.stages.empty()) return Error{"--stages: give at least one of proxies, mixture, pretrain, finetune, evaluate"};
     for (const auto& s : o.stages)
         if (std::find(kKnownStages.begin(), kKnownStages.end(), s) == kKnownStages.end())
-            return Error{"--stages: unknown stage '" + s + "': expected proxies or mixture"};
+            return Error{"--stages: unknown stage '" + s + "': expected proxies, mixture, pretrain, finetune, evaluate or downstream"};
+    for (const auto& m : o.methods)
+        if (auto c = canonicalMethod(m); !c) return c.error();
     for (double e : o.epsilons)
         if (!(e > 0.0) || !std::isfinite(e)) return Error{"--epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
@@ -160,7 +171,13 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                              "bench_text_study SPEC [PROJECT] (bench/bench_text_study.cpp), which does not load LibTorch; see docs/RESULTS.md"};
     auto say = [&](const std::string& line) { if (log) log(line); };
     const auto& spec = project.spec();
-    const bool wantMixture = std::find(options.stages.begin(), options.stages.end(), "mixture") != options.stages.end();
+    auto wants = [&](const char* stage) {
+        return std::find(options.stages.begin(), options.stages.end(), stage) != options.stages.end();
+    };
+    const bool wantDownstream = wants("pretrain") || wants("finetune") || wants("evaluate") || wants("downstream");
+    const bool wantMixture = wants("mixture") || wantDownstream;
+    std::vector<std::string> methods;
+    for (const auto& m : options.methods) methods.push_back(*canonicalMethod(m));
 
     std::vector<std::uint64_t> seeds = options.seeds;
     if (seeds.empty())
@@ -181,13 +198,25 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     report.proxyPublicAuc = proxy.publicValidationAuc;
     if (!wantMixture) return report;
 
+    std::vector<std::size_t> taskIndices;
+    for (std::size_t t = 0; t < study->tasks(); ++t)
+        if (options.tasks.empty() ||
+            std::find(options.tasks.begin(), options.tasks.end(), study->taskNames[t]) != options.tasks.end())
+            taskIndices.push_back(t);
+    for (const auto& name : options.tasks)
+        if (std::find(study->taskNames.begin(), study->taskNames.end(), name) == study->taskNames.end()) {
+            std::string known;
+            for (const auto& t : study->taskNames) known += (known.empty() ? "'" : ", '") + t + "'";
+            return Error{"--tasks: the study has no task '" + name + "': its tasks are " + known};
+        }
+
     MixtureRequest request;
     request.epsilons = epsilons;
     request.delta = delta;
     request.stage = spec.mixture;
     request.randomSearchCandidates = options.randomSearchCandidates;
 
-    const long long totalRuns = static_cast<long long>(seeds.size() * study->tasks() * epsilons.size());
+    const long long totalRuns = static_cast<long long>(seeds.size() * taskIndices.size() * epsilons.size());
     long long doneRuns = 0;
     for (auto seed : seeds) {
         throwIfCancelled(cancel);
@@ -195,7 +224,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
         if (!split) return split.error();
         auto probabilities = proxy.predict(study->sensitiveImages, split->a);
         if (!probabilities) return probabilities.error();
-        for (std::size_t t = 0; t < study->tasks(); ++t) {
+        for (std::size_t t : taskIndices) {
             MixtureInputs in;
             in.task = study->taskNames[t];
             in.componentNames = study->componentNames;
@@ -214,6 +243,92 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             const auto& o = *outcome;
             const auto names = o.componentNames;
             const long long s = static_cast<long long>(seed);
+            if (wantDownstream) {
+                std::vector<std::size_t> wholeTrain = split->a;
+                wholeTrain.insert(wholeTrain.end(), split->b.begin(), split->b.end());
+                std::sort(wholeTrain.begin(), wholeTrain.end());
+                for (std::size_t e = 0; e < epsilons.size(); ++e) {
+                    for (const auto& method : methods) {
+                        throwIfCancelled(cancel);
+                        DownstreamRequest req;
+                        req.task = t;
+                        req.epsilon = epsilons[e];
+                        req.delta = delta;
+                        req.seed = seed;
+                        req.pretrain = spec.pretrain;
+                        req.finetune = spec.finetune;
+                        privacy::Ledger ledger(spec.privacy.composition);
+                        std::vector<project::LambdaRecord> lambdas;
+                        // DP-MixMin and Random Search reserve split A for choosing λ and fine-tune on
+                        // split B; the others fine-tune on the whole sensitive training set (A.7).
+                        if (method == "dp-mixmin") {
+                            const auto& p = o.privateLambdas[e];
+                            req.lambda = p.lambda;
+                            req.finetuneIndices = split->b;
+                            ledger.record(p.ledgerEntry);
+                            lambdas.push_back({0, "private", names, toStd(p.lambda)});
+                        } else if (method == "random-search") {
+                            req.lambda = o.lambdaRandomSearch;
+                            req.finetuneIndices = split->b;
+                            ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
+                            lambdas.push_back({0, "random-search", names, toStd(o.lambdaRandomSearch)});
+                        } else if (method == "non-private-mixmin") {
+                            req.lambda = o.lambdaStar;
+                            req.finetuneIndices = wholeTrain;
+                            req.finetuneSplit = "train";
+                            ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
+                            lambdas.push_back({0, "non-private", names, toStd(o.lambdaStar)});
+                        } else if (method == "uniform") {
+                            req.lambda = o.lambdaUniform;
+                            req.finetuneIndices = wholeTrain;
+                            req.finetuneSplit = "train";
+                            lambdas.push_back({0, "uniform", names, toStd(o.lambdaUniform)});
+                        } else {  // random-init: no pretraining
+                            req.finetuneIndices = wholeTrain;
+                            req.finetuneSplit = "train";
+                        }
+                        say(method + ", task '" + o.task + "', eps " + std::to_string(epsilons[e]) + ", seed " +
+                            std::to_string(seed) + ": " + (req.lambda ? "pretraining on the mixture, " : "") +
+                            "private fine-tuning on " + std::to_string(req.finetuneIndices.size()) + " examples");
+                        DownstreamOutcome result;
+                        auto run = storedRun(project, {method, o.task, epsilons[e], s,
+                                                       nlohmann::ordered_json{{"stage", "downstream"}, {"method", method}, {"rho", rho},
+                                                                              {"delta", delta}, {"finetune_split", req.finetuneSplit},
+                                                                              {"finetune_mechanism", spec.finetune.mechanism},
+                                                                              {"finetune_steps", spec.finetune.steps},
+                                                                              {"pretrain_steps", spec.pretrain.steps}}.dump()},
+                                             [&](long long id) -> std::optional<Error> {
+                                                 auto r = runDownstream(*study, req, ledger, progress, cancel);
+                                                 if (!r) return r.error();
+                                                 result = std::move(r).value();
+                                                 if (auto err = check(project.recordLedger(id, ledger))) return err;
+                                                 for (auto l : lambdas) {
+                                                     l.runId = id;
+                                                     if (auto err = check(project.addLambda(l))) return err;
+                                                 }
+                                                 std::vector<project::MetricRecord> metrics{
+                                                     {id, "test-auc", o.task, result.testAuc},
+                                                     {id, "finetune-noise", "", result.noise},
+                                                     {id, "clipped-fraction", "", result.clippedFraction}};
+                                                 if (std::isfinite(result.pretrainedTestAuc))
+                                                     metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
+                                                 if (auto err = check(project.addMetrics(metrics))) return err;
+                                                 auto stored = project.storeModel(id, "finetuned", floatsToBytes(result.weights));
+                                                 if (!stored) return stored.error();
+                                                 return std::nullopt;
+                                             });
+                        if (!run) return run.error();
+                        const auto total = ledger.total();
+                        report.downstream.push_back({method, o.task, seed, epsilons[e], result.testAuc,
+                                                     result.pretrainedTestAuc, total.epsilon, total.established, *run});
+                        say("  test AUC " + std::to_string(result.testAuc) + " (ledger epsilon " +
+                            (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) + ")");
+                    }
+                }
+                report.mixtures.push_back({seed, rho, static_cast<long long>(split->a.size()),
+                                           static_cast<long long>(split->b.size()), o});
+                continue;
+            }
 
             // The non-private reference and the baselines' λ, each a run of its own.
             auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "non-private-mixmin")},

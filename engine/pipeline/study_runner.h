@@ -17,8 +17,14 @@
 
 namespace dpmix::pipeline {
 
+/// Stages: "proxies", "mixture", and the downstream stages "pretrain", "finetune", "evaluate"
+/// (any of the three, or "downstream", runs all three for each method). Methods (downstream
+/// only): "dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"
+/// (aliases dpmixmin, nonprivate).
 struct StudyRunOptions {
     std::vector<std::string> stages = {"proxies", "mixture"};
+    std::vector<std::string> methods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
+    std::vector<std::string> tasks;          // empty: every sensitive task
     std::vector<double> epsilons;            // empty: the spec's
     std::optional<double> rho;               // unset: the spec's
     std::vector<std::uint64_t> seeds;        // empty: the spec's
@@ -36,12 +42,29 @@ struct MixtureReport {
     MixtureOutcome outcome;
 };
 
+/// One downstream run: a method's model after pretraining and private fine-tuning.
+struct DownstreamReport {
+    std::string method;
+    std::string task;
+    std::uint64_t seed = 0;
+    double epsilon = 0.0;          // target ε of the private stages
+    double testAuc = 0.0;
+    double pretrainedTestAuc = 0.0;
+    double ledgerEpsilon = 0.0;    // the run's total from its ledger (∞ when a step was non-private)
+    bool established = true;       // false when the ledger's guarantee is only claimed (Dirichlet)
+    long long runId = 0;
+};
+
 struct StudyRunReport {
     std::string project;
     std::vector<std::string> componentNames;
     double proxyPublicAuc = 0.0;
     std::vector<MixtureReport> mixtures;  // one per (task, seed)
+    std::vector<DownstreamReport> downstream;  // one per (method, task, ε, seed) when downstream ran
 };
+
+/// The canonical method name for a user's spelling, or an Error naming the allowed ones.
+Result<std::string> canonicalMethod(const std::string& name);
 
 /// Log lines for the user (the CLI prints them to stderr, the GUI to its log view).
 using LogSink = std::function<void(const std::string&)>;

@@ -1,0 +1,129 @@
+#include "engine/pipeline/downstream_stage.h"
+
+#include "engine/train/dirichlet_training.h"
+#include "engine/train/dp_sgd.h"
+#include "engine/train/evaluation.h"
+#include "engine/train/model.h"
+#include "engine/train/model_spec.h"
+#include "engine/train/pretrain.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::pipeline {
+namespace {
+
+std::vector<float> gather(const data::ImageDataset& images, const std::vector<std::size_t>& indices) {
+    const std::size_t size = images.imageSize();
+    std::vector<float> out(indices.size() * size);
+    for (std::size_t r = 0; r < indices.size(); ++r)
+        std::copy_n(images.pixels.begin() + static_cast<std::ptrdiff_t>(indices[r] * size), size,
+                    out.begin() + static_cast<std::ptrdiff_t>(r * size));
+    return out;
+}
+
+train::ImageView view(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count) {
+    return {pixels, static_cast<std::int64_t>(count), like.channels, like.height, like.width};
+}
+
+std::vector<int> taskLabels(const ImageStudy& study, const std::vector<std::size_t>& indices, std::size_t task) {
+    std::vector<int> labels;
+    labels.reserve(indices.size());
+    for (auto i : indices) labels.push_back(study.sensitiveLabel(i, task) > 0.5f ? 1 : 0);
+    return labels;
+}
+
+Result<double> testAuc(const train::Model& model, const std::vector<float>& testPixels, const ImageStudy& study,
+                       const std::vector<int>& testLabels) {
+    auto logits = model.logits(view(testPixels, study.sensitiveImages, testLabels.size()));
+    if (!logits) return logits.error();
+    const std::vector<double> scores(logits->begin(), logits->end());  // AUC is rank-based: logits suffice
+    return train::rocAuc(scores, testLabels);
+}
+
+}  // namespace
+
+Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
+                                        const ProgressCallback& progress, const CancellationToken& cancel) {
+    const auto& pub = study.publicImages;
+    auto spec = train::ModelSpecBuilder().kind(train::ModelKind::SmallCnn).input(pub.channels, pub.height, pub.width)
+                    .outputs(1).build();
+    if (!spec) return Error{"downstream model: " + spec.error().message};
+
+    DownstreamOutcome out;
+    const auto& testIdx = study.sensitiveSplit.test;
+    const auto testPixels = gather(study.sensitiveImages, testIdx);
+    const auto testLabels = taskLabels(study, testIdx, req.task);
+
+    // Pretraining on the public data mixed by λ (public only: no privacy cost).
+    train::Model model = train::Model::create(*spec, req.seed);
+    out.pretrainedTestAuc = std::nan("");
+    if (req.lambda) {
+        const long long n = static_cast<long long>(pub.size());
+        const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
+        auto params = train::SupervisedParamsBuilder()
+                          .epochs(epochs)
+                          .batchSize(static_cast<int>(req.pretrain.batch))
+                          .learningRate(req.pretrain.lr)
+                          .optimizer(train::OptimizerKind::Sgd)
+                          .seed(req.seed)
+                          .build();
+        if (!params) return Error{"pretraining: " + params.error().message};
+        const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
+        auto pretrained = train::pretrainOnMixture(view(pub.pixels, pub, pub.size()), pub.labels,
+                                                   static_cast<int>(study.components()), lambda, *spec, *params,
+                                                   [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); },
+                                                   cancel);
+        if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
+        model = std::move(pretrained).value();
+        auto auc = testAuc(model, testPixels, study, testLabels);
+        if (auc) out.pretrainedTestAuc = *auc;
+    }
+
+    // Private fine-tuning on the method's split.
+    const auto ftPixels = gather(study.sensitiveImages, req.finetuneIndices);
+    const auto ftLabels = taskLabels(study, req.finetuneIndices, req.task);
+    const auto ftView = view(ftPixels, study.sensitiveImages, req.finetuneIndices.size());
+    auto ftProgress = [&](const ProgressEvent& e) { report(progress, {"finetune", e.done, e.total, e.message}); };
+    Result<train::FinetuneResult> ft = Error{""};
+    if (req.finetune.mechanism == "dirichlet") {
+        auto params = train::DirichletParamsBuilder()
+                          .epsilon(req.epsilon)
+                          .delta(req.delta)
+                          .learningRate(req.finetune.lr)
+                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
+                          .steps(req.finetune.steps)
+                          .split(req.finetuneSplit)
+                          .seed(req.seed)
+                          .build();
+        if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
+        ft = train::finetuneDirichlet(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
+    } else {
+        auto params = train::DpSgdParamsBuilder()
+                          .epsilon(req.epsilon)
+                          .delta(req.delta)
+                          .clipNorm(req.finetune.clip)
+                          .learningRate(req.finetune.lr)
+                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
+                          .steps(req.finetune.steps)
+                          .split(req.finetuneSplit)
+                          .seed(req.seed)
+                          .build();
+        if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
+        ft = train::finetuneDpSgd(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
+    }
+    if (!ft) return Error{"fine-tuning: " + ft.error().message};
+    out.finetuneSteps = ft->steps;
+    out.noise = ft->noise;
+    out.clippedFraction = ft->clippedFraction;
+    for (std::size_t t = 0; t < ft->stepLoss.size(); ++t)
+        if (std::isfinite(ft->stepLoss[t])) out.finetuneLoss.push_back({static_cast<long long>(t + 1), ft->stepLoss[t]});
+
+    auto auc = testAuc(model, testPixels, study, testLabels);
+    if (!auc) return Error{"evaluation: " + auc.error().message};
+    out.testAuc = *auc;
+    out.weights = model.parameters();
+    return out;
+}
+
+}  // namespace dpmix::pipeline

@@ -1,0 +1,50 @@
+#pragma once
+// The downstream stages for one sensitive task and one method's λ (issue #5): pretrain a fresh
+// single-logit model on the public images with the importance-weighted target Σ_i λ_i y_i(x)
+// (skipped for Random Init), DP fine-tune it on the method's private split (DP-SGD, or the
+// Dirichlet mechanism when the spec says so), and evaluate the ROC AUC on the test split.
+// The fine-tuning mechanism records itself in the given ledger.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/image_study.h"
+#include "engine/privacy/ledger.h"
+#include "engine/project/project_records.h"
+#include "engine/project/project_spec.h"
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+struct DownstreamRequest {
+    std::size_t task = 0;                        // index into study.taskNames
+    std::optional<Eigen::VectorXd> lambda;       // none: Random Init (no pretraining)
+    std::vector<std::size_t> finetuneIndices;    // the method's private fine-tuning split
+    std::string finetuneSplit = "B";             // its name in the ledger
+    double epsilon = 1.0;
+    double delta = 1e-5;
+    std::uint64_t seed = 0;
+    project::PretrainStage pretrain;
+    project::FinetuneStage finetune;
+};
+
+struct DownstreamOutcome {
+    double testAuc = 0.0;
+    double pretrainedTestAuc = 0.0;              // AUC before fine-tuning (NaN for Random Init)
+    long long finetuneSteps = 0;
+    double noise = 0.0;                          // σ (DP-SGD) or r (Dirichlet)
+    double clippedFraction = 0.0;
+    std::vector<project::CurvePoint> finetuneLoss;  // mean batch loss per step (private: not stored)
+    std::vector<float> weights;                  // final model parameters
+};
+
+Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& request,
+                                        privacy::Ledger& ledger, const ProgressCallback& progress = {},
+                                        const CancellationToken& cancel = {});
+
+}  // namespace dpmix::pipeline
