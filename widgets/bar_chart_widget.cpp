@@ -67,6 +67,10 @@ QString BarChartWidget::setData(const BarChartData& data) {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     ticker->setTicks(ticks, data_.categories.toVector());
     plot()->xAxis->setTicker(ticker);
+    // Many or long category names would overlap side by side: slant them.
+    int characters = 0;
+    for (const QString& c : data_.categories) characters += static_cast<int>(c.size()) + 2;
+    plot()->xAxis->setTickLabelRotation(characters > 70 ? 35.0 : 0.0);
     plot()->xAxis->setSubTicks(false);
     plot()->xAxis->grid()->setVisible(false);
     rescaleToData();
@@ -84,7 +88,9 @@ void BarChartWidget::rescaleToData() {
         }
     if (hi <= lo) hi = lo + 1.0;
     const double pad = 0.08 * (hi - lo);
-    plot()->yAxis->setRange(lo < 0.0 ? lo - pad : 0.0, hi + pad);
+    // Headroom above the tallest bar for the legend (inset at the top), one line per series.
+    const double legendRoom = 0.08 * static_cast<double>(data_.series.size()) * (hi - lo);
+    plot()->yAxis->setRange(lo < 0.0 ? lo - pad : 0.0, hi + pad + legendRoom);
     plot()->replot();
 }
 

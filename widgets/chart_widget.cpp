@@ -45,6 +45,11 @@ void ChartWidget::setAxisLabels(const QString& x, const QString& y) {
     plot_->replot();
 }
 
+void ChartWidget::setLegendCorner(Qt::Alignment corner) {
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, corner);
+    plot_->replot();
+}
+
 QString ChartWidget::exportTo(const QString& path, ExportFormat format, const ExportSize& size) {
     const QString error = exportPlot(*plot_, plottedTable(), path, format, size);
     if (error.isEmpty()) Q_EMIT exported(path);

@@ -21,6 +21,8 @@ public:
 
     void setTitle(const QString& title);
     void setAxisLabels(const QString& x, const QString& y);
+    /// Where the legend sits inside the plot (default top right), e.g. Qt::AlignBottom | Qt::AlignRight.
+    void setLegendCorner(Qt::Alignment corner);
 
     /// The numbers currently plotted (what Export CSV writes).
     virtual PlotTable plottedTable() const = 0;

@@ -56,7 +56,10 @@ QString LineChartWidget::setSeries(const QList<LineSeries>& series) {
         QCPGraph* mean = plot()->addGraph();
         mean->setName(line.name);
         mean->setData(line.x, line.mean, true);
-        mean->setPen(QPen(color, 2.0));
+        // The palette has 8 colours; later series repeat them dashed so each line stays distinct.
+        mean->setPen(QPen(color, 2.0, s >= 8 ? Qt::DashLine : Qt::SolidLine));
+        // Few points (e.g. one per ε): mark them, a line alone hides where the data are.
+        if (line.x.size() <= 12) mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
         meanGraphs_ << mean;
     }
     rescaleToData();
@@ -69,6 +72,15 @@ void LineChartWidget::rescaleToData() {
     const QCPRange y = plot()->yAxis->range();
     const double pad = y.size() > 0 ? 0.05 * y.size() : 1.0;
     plot()->yAxis->setRange(y.lower - pad, y.upper + pad);
+    const QCPRange x = plot()->xAxis->range();
+    if (x.size() <= 0) {
+        plot()->xAxis->setRange(x.lower - 1.0, x.upper + 1.0);  // one x value: centre it
+    } else if (series_.size() > 6) {
+        // A long legend sits in the top-right corner: leave it room beside the lines.
+        plot()->xAxis->setRange(x.lower, x.upper + 0.5 * x.size());
+    } else if (series_.size() > 0 && meanGraphs_.first()->dataCount() <= 12) {
+        plot()->xAxis->setRange(x.lower - 0.04 * x.size(), x.upper + 0.04 * x.size());  // markers off the frame
+    }
     plot()->replot();
 }
 

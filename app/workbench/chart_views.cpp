@@ -38,10 +38,21 @@ LambdaView::LambdaView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::BarChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("mixture component"), tr("weight λ_j"));
-    for (const auto& s : lambdaSelections(project_)) selector_->addItem(s.label());
+    // Start on the first (task, ε) with several DP runs (usually the spec's ε over its seeds).
+    int start = 0, most = -1;
+    for (const auto& s : lambdaSelections(project_)) {
+        const auto data = lambdaChartData(project_, s);
+        const int runs = data.series.isEmpty() || data.series[0].errors.isEmpty() ? 1 : 2;
+        if (runs > most) {
+            most = runs;
+            start = selector_->count();
+        }
+        selector_->addItem(s.label());
+    }
     connect(selector_, &QComboBox::currentIndexChanged, this, &LambdaView::showSelection);
     if (selector_->count() == 0) showNote(note_, tr("No finished DP-MixMin run yet: run DP-MixMin to learn λ."));
-    else showSelection(0);
+    else if (start == 0) showSelection(0);
+    else selector_->setCurrentIndex(start);
 }
 
 void LambdaView::showSelection(int index) {
@@ -74,6 +85,7 @@ TradeoffView::TradeoffView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("privacy budget ε"), tr("cosine similarity to λ*"));
+    chart_->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);  // DP-MixMin climbs towards 1 at the top
     selector_->addItem(tr("All tasks"));
     for (const auto& t : project_.taskNames())
         selector_->addItem(t.empty() ? tr("(single task)") : QString::fromStdString(t));
@@ -85,7 +97,7 @@ void TradeoffView::showTask(int index) {
     const auto tasks = project_.taskNames();
     std::optional<std::string> task;
     if (index > 0 && index <= static_cast<int>(tasks.size())) task = tasks[index - 1];
-    chart_->setTitle(tr("Privacy–utility: cosine similarity of λ to λ* (mean ± std over seeds)"));
+    chart_->setTitle(tr("Privacy–utility: cosine similarity of λ to λ* (mean ± std over runs)"));
     const auto series = tradeoffSeries(project_, task);
     const auto epsilons = runEpsilons(project_);
     QString note;

@@ -3,6 +3,8 @@
 #include "engine/project/schema.h"
 
 #include <QFileInfo>
+
+#include <cmath>
 #include <QStringList>
 
 namespace dpmix::workbench {
@@ -22,9 +24,14 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     p.batchSize = static_cast<int>(spec.mixture.batch);
     p.learningRate = spec.mixture.lr;
     p.steps = static_cast<int>(spec.mixture.steps);
+    // n is the sensitive *training* set: the study runner keeps 80% of the examples (or users)
+    // for training and holds out the rest for validation and test (data::trainValidationTestSplit).
+    constexpr double kTrainFraction = 0.8;
     for (const auto& source : project.sources)
-        if (source.role == "sensitive")
-            p.sensitiveCount = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
+        if (source.role == "sensitive") {
+            const long long all = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
+            p.sensitiveCount = std::llround(kTrainFraction * static_cast<double>(all));
+        }
     return p;
 }
 

@@ -7,7 +7,8 @@
 namespace dpmix::workbench {
 
 /// The panel's values for a project: the spec's first ε, δ, ρ, seeds, composition and mixture
-/// stage; n is the sensitive source's example (or user) count.
+/// stage; n is the sensitive training set: 80% of the sensitive examples (or users), as the
+/// study runner splits them.
 widgets::RunParameters parametersFromProject(const ProjectSnapshot& project);
 
 class EngineProjectStore : public ProjectStore {

@@ -116,7 +116,10 @@ void LedgerView::showRun(int index) {
         }
     }
     table_->resizeColumnsToContents();
+    // Assumptions are sentences: a narrow wrapped column keeps the numbers on screen.
+    table_->setColumnWidth(10, 260);
     table_->horizontalHeader()->setStretchLastSection(true);
+    table_->resizeRowsToContents();
     const privacy::LedgerTotal total = ledger->total();
     total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5")
                         .arg(QString::fromStdString(privacy::toString(total.composition)), num(total.epsilon),

@@ -169,7 +169,7 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(jobsDock, logDock);
     jobsDock->raise();
     resizeDocks({jobsDock}, {170}, Qt::Vertical);
-    resizeDocks({projectDock, parameterDock}, {220, 460}, Qt::Horizontal);
+    resizeDocks({projectDock, parameterDock}, {300, 460}, Qt::Horizontal);
 }
 
 void MainWindow::buildMenus() {
@@ -433,6 +433,7 @@ void MainWindow::populateTree() {
                                                                  : QStringLiteral("\n") + QString::fromStdString(r.run.message)));
             item->setData(0, Qt::UserRole, static_cast<qlonglong>(r.run.id));
         }
+        group[3]->setText(0, tr("Runs (%1)").arg(p.runs.size()));
         group[3]->setExpanded(p.runs.size() <= 40);
     }
     for (int i = 0; i < group.size(); ++i) {

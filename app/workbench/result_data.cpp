@@ -80,7 +80,8 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         if (!c.cosines.empty())
             series.name += QObject::tr(" · cos %1, L1 %2").arg(number(meanAndStd(c.cosines).first),
                                                                number(meanAndStd(c.l1s).first));
-        if (c.vectors.size() > 1) series.name += QObject::tr(" (%n seeds)", nullptr, static_cast<int>(c.vectors.size()));
+        // Runs, not seeds: a project run twice holds two runs of the same seed.
+        if (c.vectors.size() > 1) series.name += QObject::tr(" (%1 runs)").arg(c.vectors.size());
         for (std::size_t j = 0; j < names.size(); ++j) {
             std::vector<double> column;
             for (const auto& v : c.vectors) column.push_back(v[j]);
@@ -160,8 +161,9 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
         const auto [mean, sd] = meanAndStd(values);
         s.x << x;
         s.mean << mean;
-        s.lower << mean - sd;
-        s.upper << mean + sd;
+        // A cosine similarity lies in [-1, 1]: the ± std band is cut there.
+        s.lower << std::max(-1.0, mean - sd);
+        s.upper << std::min(1.0, mean + sd);
     };
     QList<widgets::LineSeries> out;
     widgets::LineSeries dp{QObject::tr("DP-MixMin"), {}, {}, {}, {}};

@@ -31,7 +31,8 @@ QList<widgets::LineSeries> trajectorySeries(const RunResults& run);
 
 /// Cosine similarity to λ* against ε: DP-MixMin per ε (mean ± std over seeds and the chosen
 /// task, or all tasks when `task` is empty), the ε-free baselines as flat lines over the same
-/// ε range. Empty when no DP-MixMin run has finished.
+/// ε range; the ± std band is clipped to the cosine's range [-1, 1]. Empty when no DP-MixMin
+/// run has finished.
 QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const std::optional<std::string>& task);
 /// The distinct ε of finished DP-MixMin runs, ascending.
 std::vector<double> runEpsilons(const ProjectSnapshot& project);

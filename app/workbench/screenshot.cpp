@@ -1,5 +1,6 @@
 #include "app/workbench/screenshot.h"
 
+#include "app/workbench/ledger_view.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_controller.h"
 #include "widgets/bar_chart_widget.h"
@@ -83,6 +84,9 @@ QString renderScreenshot(MainWindow& window, const QString& outPath, const QStri
     else if (!window.showView(view))
         return QStringLiteral("--view %1 needs an open project with results (give FILE.dpmix)").arg(view);
     if (view == "jobs") startExampleJobs(window);
+    // The ledger is shown with its verification done, as a user would check it.
+    if (view == "ledger")
+        if (auto* ledger = window.findChild<LedgerView*>()) ledger->verify();
     settle(window, view == "jobs" ? 1500 : 300);
     const QPixmap pixmap = window.grab();
     const bool saved = pixmap.save(outPath);

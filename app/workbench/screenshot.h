@@ -9,7 +9,8 @@ namespace dpmix::workbench {
 class MainWindow;
 
 /// Views: those of MainWindow::showView plus "bar-chart" and "line-chart" (example data,
-/// marked as such) and "jobs" (with example jobs running).
+/// marked as such) and "jobs" (with example jobs running); the result views "lambda", "ledger"
+/// (verified), "trajectory", "tradeoff" need a project with results.
 QStringList screenshotViews();
 
 /// Shows `view`, waits for live calculations, grabs the window into `outPath`.

@@ -105,11 +105,11 @@ private Q_SLOTS:
         for (int i = 0; i < runs->childCount(); ++i)
             sawDp = sawDp || runs->child(i)->text(0).contains("DP-MixMin · ac · ε = 2 · seed 0 — done");
         QVERIFY(sawDp);
-        // The spec's first ε, its ρ and seeds, and n from the sensitive source.
+        // The spec's first ε, its ρ and seeds, and n = the 80% training share of the 40 sensitive examples.
         QCOMPARE(w.document()->values().epsilon, 1.0);
         QCOMPARE(w.document()->values().rho, 0.1);
         QCOMPARE(w.document()->values().seeds, QString("0, 1"));
-        QCOMPARE(w.document()->values().sensitiveCount, qint64(40));
+        QCOMPARE(w.document()->values().sensitiveCount, qint64(32));
         // The result tabs exist and can be brought forward by name.
         for (const char* view : {"lambda", "ledger", "trajectory", "tradeoff"}) QVERIFY(w.showView(view));
         QVERIFY(w.findChild<QWidget*>("lambdaView"));

@@ -1,4 +1,6 @@
 // `dpmix-workbench --screenshot OUT.png [--view NAME]` renders and exits; a bad view is refused.
+#include "generated_project.h"
+
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -37,6 +39,28 @@ private Q_SLOTS:
         const QImage image(out);
         QVERIFY2(!image.isNull(), qPrintable(err));
         QVERIFY(image.width() >= 800 && image.height() >= 600);
+    }
+    void rendersResultViewsOfAProject_data() {
+        QTest::addColumn<QString>("view");
+        for (const char* v : {"lambda", "ledger", "trajectory", "tradeoff"}) QTest::newRow(v) << v;
+    }
+    void rendersResultViewsOfAProject() {
+        QFETCH(QString, view);
+        QTemporaryDir dir;
+        const QString project = dir.path() + "/study.dpmix";
+        dpmix::workbench::testing::generateProject(project);
+        const QString out = dir.path() + "/shot.png";
+        QString err;
+        QCOMPARE(runWorkbench({"--read-only", project, "--screenshot", out, "--view", view}, &err), 0);
+        QVERIFY2(!QImage(out).isNull(), qPrintable(err));
+    }
+    void resultViewNeedsAProject() {
+        QTemporaryDir dir;
+        const QString out = dir.path() + "/shot.png";
+        QString err;
+        QCOMPARE(runWorkbench({"--screenshot", out, "--view", "lambda"}, &err), 2);
+        QVERIFY2(err.contains("--view lambda needs an open project"), qPrintable(err));
+        QVERIFY(!QFile::exists(out));
     }
     void unknownViewIsRefused() {
         QTemporaryDir dir;
