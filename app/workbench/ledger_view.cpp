@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace dpmix::workbench {
@@ -116,8 +117,10 @@ void LedgerView::showRun(int index) {
         }
     }
     table_->resizeColumnsToContents();
-    // Assumptions are sentences: a narrow wrapped column keeps the numbers on screen.
-    table_->setColumnWidth(10, 260);
+    // Assumptions are sentences: wrapped in what is left of the width, so the numbers stay on screen.
+    int used = 0;
+    for (int c = 0; c < 10; ++c) used += table_->columnWidth(c);
+    table_->setColumnWidth(10, std::max(200, table_->viewport()->width() - used));
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->resizeRowsToContents();
     const privacy::LedgerTotal total = ledger->total();
