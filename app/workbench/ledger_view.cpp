@@ -124,10 +124,18 @@ void LedgerView::showRun(int index) {
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->resizeRowsToContents();
     const privacy::LedgerTotal total = ledger->total();
-    total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5")
+    // The assumptions column is narrow in a small window; the sentences are repeated here in full.
+    QString assumptions;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        assumptions += tr("<br><b>Entry %1 (%2):</b> %3 <i>(%4)</i>")
+                           .arg(i + 1)
+                           .arg(QString::fromStdString(entries[i].stage).toHtmlEscaped(),
+                                QString::fromStdString(entries[i].assumptions).toHtmlEscaped(),
+                                QString::fromStdString(entries[i].accountant).toHtmlEscaped());
+    total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6")
                         .arg(QString::fromStdString(privacy::toString(total.composition)), num(total.epsilon),
                              num(total.delta), total.established ? QString() : tr(" — rests on a claimed guarantee"),
-                             num(record.recordedEpsilon)));
+                             num(record.recordedEpsilon), assumptions));
 }
 
 bool LedgerView::verify() {
