@@ -10,7 +10,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
 #include <map>
 #include <cstdio>
 #include <iostream>
@@ -45,6 +49,32 @@ std::string fmtVector(const Eigen::VectorXd& v) {
 CancellationToken* gCancel = nullptr;
 extern "C" void onInterrupt(int) {
     if (gCancel) gCancel->cancel();
+}
+
+bool isTextProject(const project::ProjectFile& project) {
+    auto sources = project.sources();
+    if (!sources) return false;
+    for (const auto& s : *sources)
+        if (s.role == "sensitive" && s.facts.kind == "text") return true;
+    return false;
+}
+
+// Replaces this process with dpmix-text from the same folder; returns only on failure.
+int execTextStudy(const std::vector<std::string>& args) {
+    char self[4096];
+    const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    std::filesystem::path dir = len > 0 ? std::filesystem::path(std::string(self, static_cast<std::size_t>(len))).parent_path()
+                                        : std::filesystem::path(".");
+    const std::string program = (dir / "dpmix-text").string();
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    std::cout.flush();
+    std::cerr.flush();
+    ::execv(program.c_str(), argv.data());
+    std::cerr << "dpmix run: this is a text study, which runs in " << program << ", but it cannot be started: "
+              << std::strerror(errno) << '\n';
+    return 1;
 }
 
 struct SummaryRow {
@@ -92,6 +122,8 @@ struct RunArgs {
     std::string rho;
     std::string seeds;
     int proxyEpochs = 3;
+    long long pretrainSteps = 0;
+    long long finetuneSteps = 0;
     long long proxyExamples = 0;
     bool json = false;
 };
@@ -113,6 +145,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     run->add_option("--rho", args.rho, "fraction of the sensitive training data for mixture learning (default: the spec's)");
     run->add_option("--seed,--seeds", args.seeds, "run seed(s), comma-separated (default: the spec's)");
     run->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training on the public data (default 3)");
+    run->add_option("--pretrain-steps", args.pretrainSteps, "override the spec's pretraining steps");
+    run->add_option("--finetune-steps", args.finetuneSteps, "override the spec's fine-tuning steps");
     run->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
     run->add_flag("--json", args.json, "print the results as one JSON object");
     run->callback([&ctx] {
@@ -140,6 +174,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             options.seeds.push_back(static_cast<std::uint64_t>(*v));
         }
         options.proxy.epochs = args.proxyEpochs;
+        if (args.pretrainSteps != 0) options.pretrainSteps = args.pretrainSteps;
+        if (args.finetuneSteps != 0) options.finetuneSteps = args.finetuneSteps;
         options.proxy.maxExamples = args.proxyExamples;
         if (auto err = pipeline::checkStudyRunOptions(options)) {
             std::cerr << "dpmix run: " << err->message << '\n';
@@ -153,6 +189,16 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             return;
         }
         project::ProjectFile project = std::move(opened).value();
+        if (isTextProject(project)) {
+            // Text studies run in dpmix-text, a process without LibTorch (see text_study_main.cpp).
+            std::vector<std::string> textArgs{"dpmix-text", "run", project.path().string(), "--stages", args.stages};
+            if (!args.epsilons.empty()) textArgs.insert(textArgs.end(), {"--epsilon", args.epsilons});
+            if (!args.rho.empty()) textArgs.insert(textArgs.end(), {"--rho", args.rho});
+            if (!args.seeds.empty()) textArgs.insert(textArgs.end(), {"--seed", args.seeds});
+            if (args.json) textArgs.emplace_back("--json");
+            ctx.exitCode = execTextStudy(textArgs);
+            return;
+        }
         CancellationToken cancel;
         gCancel = &cancel;
         std::signal(SIGINT, onInterrupt);

@@ -74,7 +74,9 @@ std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
         if (!(e > 0.0) || !std::isfinite(e)) return Error{"--epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
         return Error{"--rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)"};
-    if (o.proxy.epochs < 1) return Error{"proxy epochs must be >= 1"};
+    if (o.proxy.epochs < 1) return Error{"--proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1"};
+    if (o.pretrainSteps && *o.pretrainSteps < 1) return Error{"--pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1"};
+    if (o.finetuneSteps && *o.finetuneSteps < 1) return Error{"--finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1"};
     return std::nullopt;
 }
 
@@ -168,7 +170,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
         for (const auto& s : *srcs)
             if (s.role == "sensitive" && s.facts.kind == "text")
                 return Error{"'" + project.path().string() + "' is a text study (sensitive source '" + s.name + "' is text): run it with "
-                             "bench_text_study SPEC [PROJECT] (bench/bench_text_study.cpp), which does not load LibTorch; see docs/RESULTS.md"};
+                             "`dpmix run` (which hands it to dpmix-text, a process without LibTorch) or dpmix-text run PROJECT"};
     auto say = [&](const std::string& line) { if (log) log(line); };
     const auto& spec = project.spec();
     auto wants = [&](const char* stage) {
@@ -257,6 +259,8 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                         req.seed = seed;
                         req.pretrain = spec.pretrain;
                         req.finetune = spec.finetune;
+                        if (options.pretrainSteps) req.pretrain.steps = *options.pretrainSteps;
+                        if (options.finetuneSteps) req.finetune.steps = *options.finetuneSteps;
                         privacy::Ledger ledger(spec.privacy.composition);
                         std::vector<project::LambdaRecord> lambdas;
                         // DP-MixMin and Random Search reserve split A for choosing λ and fine-tune on
@@ -295,8 +299,8 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                        nlohmann::ordered_json{{"stage", "downstream"}, {"method", method}, {"rho", rho},
                                                                               {"delta", delta}, {"finetune_split", req.finetuneSplit},
                                                                               {"finetune_mechanism", spec.finetune.mechanism},
-                                                                              {"finetune_steps", spec.finetune.steps},
-                                                                              {"pretrain_steps", spec.pretrain.steps}}.dump()},
+                                                                              {"finetune_steps", req.finetune.steps},
+                                                                              {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}.dump()},
                                              [&](long long id) -> std::optional<Error> {
                                                  auto r = runDownstream(*study, req, ledger, progress, cancel);
                                                  if (!r) return r.error();

@@ -28,6 +28,8 @@ struct StudyRunOptions {
     std::vector<double> epsilons;            // empty: the spec's
     std::optional<double> rho;               // unset: the spec's
     std::vector<std::uint64_t> seeds;        // empty: the spec's
+    std::optional<long long> pretrainSteps;  // unset: the spec's
+    std::optional<long long> finetuneSteps;  // unset: the spec's
     ProxyOptions proxy;
     long long randomSearchCandidates = 100;
 };

@@ -1,0 +1,142 @@
+// dpmix-text: runs a text (language-modelling) study's stages — the process `dpmix run` hands a
+// text project to. A separate program because Debian's sentencepiece carries its own protobuf
+// (3.14) and exports its symbols, while LibTorch loads the system protobuf (3.21): one process
+// holding both aborts at start-up. This program links no LibTorch.
+//   dpmix-text run SPEC_OR_PROJECT [--stages proxies,mixture] [--epsilon E,...] [--rho R]
+//                  [--seed S,...] [--json]
+#include "app/cli/number_parsing.h"
+#include "app/cli/project_commands.h"
+#include "engine/core/malloc_tuning.h"
+#include "engine/core/version.h"
+#include "engine/pipeline/text_study.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <iostream>
+#include <sstream>
+
+using namespace dpmix;
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    std::string item;
+    while (std::getline(s, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
+
+CancellationToken* gCancel = nullptr;
+extern "C" void onInterrupt(int) {
+    if (gCancel) gCancel->cancel();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    tuneMallocForTraining();
+    CLI::App app{"dpmix-text — the text (language-modelling) studies of dpmix; `dpmix run` calls it for text projects"};
+    app.set_version_flag("--version", "dpmix-text " + versionString());
+    app.require_subcommand(1);
+    std::string projectArg, stages = "proxies,mixture", epsilons, rho, seeds;
+    bool json = false;
+    auto* run = app.add_subcommand("run", "Run a text study's stages and store the results in its project");
+    run->add_option("project", projectArg, "a .dpmix project, or a spec JSON")->required();
+    run->add_option("--stages", stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
+    run->add_option("--epsilon,--epsilons", epsilons, "target epsilon(s), comma-separated (default: the spec's)");
+    run->add_option("--rho", rho, "fraction of the sensitive training users for mixture learning (default: the spec's)");
+    run->add_option("--seed,--seeds", seeds, "run seed(s), comma-separated (default: the spec's)");
+    run->add_flag("--json", json, "print the results as one JSON object");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+
+    pipeline::StudyRunOptions options;
+    options.stages = splitList(stages);
+    for (const auto& e : splitList(epsilons)) {
+        auto v = cli::parseReal(e, "--epsilon");
+        if (!v || !(*v > 0)) {
+            std::cerr << "dpmix run: " << (v ? "--epsilon = " + e + " is out of range: expected a number > 0" : v.error().message) << '\n';
+            return 2;
+        }
+        options.epsilons.push_back(*v);
+    }
+    if (!rho.empty()) {
+        auto v = cli::parseReal(rho, "--rho");
+        if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; return 2; }
+        options.rho = *v;
+    }
+    for (const auto& s : splitList(seeds)) {
+        auto v = cli::parseInteger(s, "--seed");
+        if (!v || *v < 0) { std::cerr << "dpmix run: --seed = " << s << " is out of range: expected an integer >= 0\n"; return 2; }
+        options.seeds.push_back(static_cast<std::uint64_t>(*v));
+    }
+    auto opened = cli::openProjectArgument(projectArg);
+    if (!opened) {
+        std::cerr << "dpmix run: " << opened.error().message << '\n';
+        return 2;
+    }
+    project::ProjectFile project = std::move(opened).value();
+    CancellationToken cancel;
+    gCancel = &cancel;
+    std::signal(SIGINT, onInterrupt);
+    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
+    auto progress = [](const ProgressEvent& e) {
+        if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
+            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
+    };
+    Result<pipeline::TextStudyReport> report = Error{""};
+    try {
+        report = pipeline::runTextStudy(project, options, pipeline::TextStudySettings{}, progress, cancel, log);
+    } catch (const Cancelled&) {
+        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << project.path() << '\n';
+        return 130;
+    }
+    if (!report) {
+        std::cerr << "dpmix run: " << report.error().message << '\n';
+        return 1;
+    }
+    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < report->study.mixtures.size(); ++i) {
+        const auto& m = report->study.mixtures[i];
+        const auto& d = report->seeds[i];
+        const auto& o = m.outcome;
+        for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
+            const auto& p = o.privateLambdas[pi];
+            tasks.push_back({{"task", o.task}, {"seed", p.seed}, {"epsilon", p.epsilon}, {"rho", m.rho},
+                             {"split_a", m.splitA}, {"split_b", m.splitB}, {"users_a", d.usersA}, {"users_b", d.usersB},
+                             {"components", o.componentNames}, {"lambda_dp", vec(p.lambda)},
+                             {"lambda_star", vec(o.lambdaStar)}, {"lambda_uniform", vec(o.lambdaUniform)},
+                             {"lambda_random_search", vec(o.lambdaRandomSearch)}, {"cos_dp", p.cosine}, {"l1_dp", p.l1},
+                             {"cos_uniform", o.uniformCosine}, {"l1_uniform", o.uniformL1},
+                             {"cos_random_search", o.randomSearchCosine}, {"sigma", p.sigma},
+                             {"epsilon_spent", p.epsilonSpent}, {"delta", p.delta},
+                             {"perplexity_dp", d.perplexityDp[pi]}, {"perplexity_star", d.perplexityStar},
+                             {"perplexity_uniform", d.perplexityUniform},
+                             {"perplexity_random_search", d.perplexityRandomSearch}});
+        }
+    }
+    if (json) {
+        nlohmann::ordered_json out{{"project", report->study.project}, {"vocabulary", report->vocabularySize},
+                                   {"test_documents", report->testDocuments}, {"test_users", report->testUsers},
+                                   {"tasks", tasks}};
+        std::cout << out.dump(2) << '\n';
+    } else {
+        std::cout << "project " << report->study.project << "  (vocabulary " << report->vocabularySize << ", test: "
+                  << report->testUsers << " users, " << report->testDocuments << " mails)\n";
+        for (const auto& t : tasks)
+            std::cout << "task " << t["task"].get<std::string>() << " seed " << t["seed"] << " eps " << t["epsilon"]
+                      << ": cos(DP, λ*) " << t["cos_dp"] << " vs uniform " << t["cos_uniform"]
+                      << "; test perplexity DP-MixMin " << t["perplexity_dp"] << ", λ* " << t["perplexity_star"]
+                      << ", uniform " << t["perplexity_uniform"] << ", random search " << t["perplexity_random_search"] << '\n';
+    }
+    return 0;
+}
