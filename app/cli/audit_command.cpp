@@ -32,6 +32,8 @@ struct AuditArgs {
     std::string epsilon;
     std::string seed = "0";
     int threads = 0;
+    int proxyEpochs = 3;
+    long long proxyExamples = 0;
     bool json = false;
 };
 
@@ -67,6 +69,8 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--epsilon", args.epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
     cmd->add_option("--seed", args.seed, "rho split, natural canary and audit seed (default 0)");
     cmd->add_option("--threads", args.threads, "threads for the audit runs (default: all cores)");
+    cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
+    cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args.json, "print the result as one JSON object");
     cmd->callback([&ctx] {
         pipeline::AuditStageOptions options;
@@ -89,6 +93,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         if (args.threads < 0) { ctx.exitCode = badInput("--threads = " + std::to_string(args.threads) + " is out of range: expected >= 1"); return; }
         options.threads = args.threads;
         options.noNoise = args.noNoise;
+        options.proxy.epochs = args.proxyEpochs;
+        options.proxy.maxExamples = args.proxyExamples;
+        if (args.proxyEpochs < 1) { ctx.exitCode = badInput("--proxy-epochs = " + std::to_string(args.proxyEpochs) + " is out of range: expected >= 1"); return; }
         if (options.runs < 2 || (options.epsilon && !(*options.epsilon > 0.0))) {
             // Value checks that need no project: fail before anything is opened or created.
             if (options.runs < 2) { ctx.exitCode = badInput("--runs = " + args.runs + " is out of range: expected an integer >= 2 (runs per world)"); return; }

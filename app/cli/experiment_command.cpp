@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -39,6 +40,8 @@ struct CommonArgs {
     std::string seeds;
     std::string epsilon;
     int threads = 0;
+    int proxyEpochs = 3;
+    long long proxyExamples = 0;
     bool json = false;
 };
 
@@ -107,9 +110,15 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
     auto* cmd = parent.add_subcommand("k-scaling", "Excess error of DP-MixMin vs the number of sources k (class-subset sources)");
     cmd->add_option("project", args.project, "a .dpmix project, or a spec JSON")->required();
     cmd->add_option("--ks", ks, "values of k, comma-separated (default 2,4,...,512)");
+    static double gapTolerance = 1e-6;
+    static long long maxClasses = 0;
+    cmd->add_option("--gap-tolerance", gapTolerance, "Frank-Wolfe gap of the non-private reference lambda* (default 1e-6)");
+    cmd->add_option("--classes", maxClasses, "run the first N one-vs-rest class tasks (default 0 = all)");
     cmd->add_option("--seeds", args.seeds, "DP seeds per (class, k) (default 5)");
     cmd->add_option("--epsilon", args.epsilon, "epsilon of the DP runs (default: the spec's first)");
     cmd->add_option("--threads", args.threads, "threads for the runs (default: all cores)");
+    cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
+    cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args.json, "print the results as one JSON object");
     cmd->callback([&ctx] {
         const std::string what = "k-scaling";
@@ -127,6 +136,10 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
         options.epsilon = parseOptionalEpsilon(args.epsilon, error);
         if (!error.empty()) { ctx.exitCode = badInput(what, error); return; }
         options.threads = args.threads;
+        options.proxy.epochs = std::max(1, args.proxyEpochs);
+        options.proxy.maxExamples = args.proxyExamples;
+        options.gapTolerance = gapTolerance;
+        options.maxClasses = maxClasses;
         if (auto err = pipeline::checkKScalingStageOptions(options)) { ctx.exitCode = badInput(what, err->message); return; }
         ctx.exitCode = runExperiment(what, args.project, [&](project::ProjectFile& project, const ProgressCallback& progress,
                                                             const CancellationToken& cancel, const pipeline::LogSink& log) -> std::optional<Error> {
@@ -137,7 +150,7 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
                 for (std::size_t i = 0; i < r->ks.size(); ++i) {
                     ordered_json perClass = ordered_json::object();
                     for (std::size_t c = 0; c < r->classes.size(); ++c) perClass[r->classes[c]] = r->perClass[c].rows[i].meanExcess.mean;
-                    rows.push_back({{"k", r->ks[i]}, {"mean_excess", r->meanExcess[i]}, {"std_over_classes", r->stdOverClasses[i]}, {"per_class", perClass}});
+                    rows.push_back({{"k", r->ks[i]}, {"mean_excess", r->meanExcess[i]}, {"std_over_classes", r->stdOverClasses[i]}, {"max_gap", r->maxGap[i]}, {"per_class", perClass}});
                 }
                 ordered_json out{{"project", project.path().string()}, {"run_id", r->runId}, {"epsilon", r->epsilon},
                                  {"split_a", r->splitA}, {"seeds", options.seeds}, {"classes", r->classes}, {"rows", rows}};
@@ -147,10 +160,10 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
             } else {
                 std::cout << "k-scaling (run " << r->runId << "): epsilon " << r->epsilon << ", split A " << r->splitA << ", "
                           << options.seeds << " seeds x " << r->classes.size() << " one-vs-rest class tasks\n"
-                          << "       k   mean excess   std over classes\n";
+                          << "       k   mean excess   std over classes   max FW gap of lambda*\n";
                 for (std::size_t i = 0; i < r->ks.size(); ++i) {
                     char line[128];
-                    std::snprintf(line, sizeof line, "%8lld   %11.3e   %11.3e\n", r->ks[i], r->meanExcess[i], r->stdOverClasses[i]);
+                    std::snprintf(line, sizeof line, "%8lld   %11.3e   %11.3e        %9.1e\n", r->ks[i], r->meanExcess[i], r->stdOverClasses[i], r->maxGap[i]);
                     std::cout << line;
                 }
                 if (r->fitted)
@@ -178,6 +191,8 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
     cmd->add_option("--seeds", args.seeds, "DP seeds per value (default 3)");
     if (rho) cmd->add_option("--epsilon", args.epsilon, "epsilon of the DP runs (default: the spec's first)");
     cmd->add_option("--threads", args.threads, "threads for the runs (default: all cores)");
+    cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
+    cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args.json, "print the results as one JSON object");
     cmd->callback([&ctx, &args, &values, rho, what, flag] {
         pipeline::SweepStageOptions options;
@@ -194,6 +209,8 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
         options.epsilon = parseOptionalEpsilon(args.epsilon, error);
         if (!error.empty()) { ctx.exitCode = badInput(what, error); return; }
         options.threads = args.threads;
+        options.proxy.epochs = std::max(1, args.proxyEpochs);
+        options.proxy.maxExamples = args.proxyExamples;
         const auto check = rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
         if (check) { ctx.exitCode = badInput(what, check->message); return; }
         ctx.exitCode = runExperiment(what, args.project, [&](project::ProjectFile& project, const ProgressCallback& progress,

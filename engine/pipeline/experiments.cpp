@@ -119,6 +119,8 @@ std::optional<Error> checkKScalingStageOptions(const KScalingStageOptions& o) {
     if (auto e = checkSeeds(o.seeds)) return e;
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
         return Error{"--epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0"};
+    if (!(o.gapTolerance > 0.0)) return Error{"--gap-tolerance = " + number(o.gapTolerance) + " is out of range: expected > 0"};
+    if (o.maxClasses < 0) return Error{"--classes = " + std::to_string(o.maxClasses) + " is out of range: expected >= 1 (0 = all)"};
     return std::nullopt;
 }
 
@@ -160,8 +162,11 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
     if (!raw) return Error{"sensitive source '" + sensitive->name + "': " + raw.error().message};
     if (raw->size() != study.sensitiveImages.size())
         return Error{"sensitive source '" + sensitive->name + "' changed size since the study was loaded"};
-    const auto classes = raw->labelNames;
-    auto components = singleClassComponents(spec, study.componentNames, classes);
+    auto classes = raw->labelNames;
+    if (options.maxClasses > 0 && options.maxClasses < static_cast<long long>(classes.size()))
+        classes.resize(static_cast<std::size_t>(options.maxClasses));
+    // p(c | x) is renormalised over ALL the source's classes, whichever tasks are run.
+    auto components = singleClassComponents(spec, study.componentNames, raw->labelNames);
     if (!components) return components.error();
 
     KScalingStageReport report;
@@ -181,6 +186,7 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
     ko.ks = options.ks;
     ko.seeds = seedList(options.seeds);
     ko.threads = options.threads;
+    ko.gapTolerance = options.gapTolerance;
     const auto base = baseBuilder(spec, report.epsilon, n);
     const long long perClass = static_cast<long long>(options.ks.size()) * options.seeds;
     const long long total = perClass * static_cast<long long>(classes.size());
@@ -205,6 +211,9 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
         const auto ms = audit::meanStd(means);
         report.meanExcess.push_back(ms.mean);
         report.stdOverClasses.push_back(ms.std);
+        double gap = 0.0;
+        for (const auto& pc : report.perClass) gap = std::max(gap, pc.rows[r].nonPrivateGap);
+        report.maxGap.push_back(gap);
     }
     std::vector<double> kx(options.ks.begin(), options.ks.end());
     auto fit = audit::fitLogLogSlope(kx, report.meanExcess, 32.0);
@@ -213,7 +222,7 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
 
     const nlohmann::json config{{"stage", "k-scaling"}, {"ks", options.ks}, {"seeds", options.seeds},
                                 {"epsilon", report.epsilon}, {"delta", spec.privacy.delta}, {"rho", spec.privacy.rho},
-                                {"split_a", n}, {"classes", classes}, {"min_k_for_fit", 32},
+                                {"split_a", n}, {"classes", classes}, {"min_k_for_fit", 32}, {"gap_tolerance", options.gapTolerance},
                                 {"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
                                 {"steps", spec.mixture.steps}};
     auto run = storedDiagnosticRun(

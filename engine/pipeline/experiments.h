@@ -50,6 +50,11 @@ struct KScalingStageOptions {
     std::optional<double> epsilon;           // unset: the spec's first
     std::optional<std::uint64_t> splitSeed;  // ρ split; unset: the study seed
     int threads = 0;
+    // The non-private reference: α = F(λ_DP) − F(λ*) is exact to this FW-gap certificate. The
+    // solver's cost grows as the gap shrinks (nested class subsets are nearly collinear), so the
+    // default is looser than audit::KScalingOptions' 1e-8; the gaps reached are reported.
+    double gapTolerance = 1e-6;
+    long long maxClasses = 0;                // 0: every class; else the first N one-vs-rest tasks
     ProxyOptions proxy;
 };
 
@@ -61,6 +66,7 @@ struct KScalingStageReport {
     std::vector<long long> ks;
     std::vector<double> meanExcess;          // per k, averaged over the classes' seed means
     std::vector<double> stdOverClasses;      // per k, std of the classes' means
+    std::vector<double> maxGap;              // per k, the largest FW gap of the classes' λ*
     std::vector<audit::KScalingResult> perClass;
     audit::SlopeFit fit;
     bool fitted = false;

@@ -6,6 +6,7 @@
 #include "app/workbench/engine_run_controller.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameter_document.h"
+#include "engine/project/spec_json.h"
 #include "generated_project.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/parameter_panel.h"
@@ -132,6 +133,37 @@ private Q_SLOTS:
         QCOMPARE(study_.calls.load(), before);
         QVERIFY(w.saveTo(generated_.path).contains("read-only"));
         QVERIFY(runs_.planRun(w.document()->values()).error().message.find("read-only") != std::string::npos);
+    }
+
+    void newFromSpecMakesTheProjectNextToIt() {
+        // The summariser stands in for the data layer: it reports the tiny facts by role.
+        EngineProjectStore store([](const dpmix::data::SourceSpec& spec) -> dpmix::Result<dpmix::project::SourceFacts> {
+            const auto facts = dpmix::project::testing::tinyFacts();
+            return spec.name == "public-images" ? facts[0] : facts[1];
+        });
+        MainWindow w({&runs_, &store, [] { return QStringLiteral("test"); }});
+        const QString notSpec = dir_.path() + "/notes.txt";
+        QVERIFY(w.newFromSpec(notSpec).contains("a spec must be a .json file"));
+        QVERIFY(!QFile::exists(dir_.path() + "/notes.dpmix"));
+
+        dpmix::project::ProjectSpec spec = dpmix::project::testing::tinySpec();
+        spec.mixture.batch = 2;
+        // The spec's paths must exist (the summariser above never reads them).
+        QVERIFY(QDir(dir_.path()).mkpath("public") && QDir(dir_.path()).mkpath("private"));
+        for (const char* name : {"public/images.idx", "public/labels.idx", "private/images.idx"}) {
+            QFile data(dir_.path() + "/" + name);
+            QVERIFY(data.open(QIODevice::WriteOnly));
+        }
+        const QString specPath = dir_.path() + "/fresh.json";
+        QFile file(specPath);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(dpmix::project::projectSpecToJson(spec)));
+        file.close();
+        QCOMPARE(w.newFromSpec(specPath), QString());
+        QCOMPARE(w.currentFile(), dir_.path() + "/fresh.dpmix");
+        QVERIFY(QFile::exists(dir_.path() + "/fresh.dpmix"));
+        QCOMPARE(group(w.projectTree(), "Public sources")->child(0)->text(0).left(13), QString("public-images"));
+        QCOMPARE(group(w.projectTree(), "Runs")->text(0), QString("Runs (0)"));
     }
 
     void controllerRefusesWithoutAProject() {
