@@ -1,0 +1,87 @@
+// `dpmix audit` and `dpmix experiment` refuse bad input with exit 2, a message naming the flag,
+// and nothing written next to the spec.
+#include "cli_runner.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+QByteArray bigEndian(quint32 v) {
+    QByteArray b(4, '\0');
+    for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (24 - 8 * i)) & 0xff);
+    return b;
+}
+
+// Uncompressed IDX: magic 0x0000 08 <dims>, then big-endian sizes, then unsigned bytes.
+void writeIdx(const QString& path, const QList<quint32>& dims, const QByteArray& data) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QByteArray bytes;
+    bytes.append('\0').append('\0').append(char(0x08)).append(char(dims.size()));
+    for (auto d : dims) bytes.append(bigEndian(d));
+    bytes.append(data);
+    f.write(bytes);
+}
+
+const char* kSpec = R"({
+  "name": "cli-audit",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "images.idx",
+                      "options": {"labels": "labels.idx", "classes": "a,b"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "images.idx",
+                "options": {"labels": "labels.idx", "classes": "a,b"}},
+  "tasks": {"public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}],
+            "sensitive": [{"name": "is-a", "classes": ["a"]}]},
+  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.2},
+  "seeds": [0]
+})";
+
+}  // namespace
+
+class TestCliAudit : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString spec_;
+
+    void expectBadInput(const QStringList& args, const QString& flag) {
+        const auto r = runDpmix(args, dir_.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(flag), qPrintable(r.err));
+        QVERIFY2(!QFile::exists(dir_.filePath("spec.dpmix")), "bad input must not create the project");
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        QByteArray pixels(20 * 8 * 8, char(100)), labels;
+        for (int i = 0; i < 20; ++i) labels.append(char(i % 2));
+        writeIdx(dir_.filePath("images.idx"), {20, 8, 8}, pixels);
+        writeIdx(dir_.filePath("labels.idx"), {20}, labels);
+        spec_ = dir_.filePath("spec.json");
+        QFile f(spec_);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kSpec);
+    }
+    void unknownTaskNamesTheFlagAndTheTasks() {
+        const auto r = runDpmix({"audit", spec_, "--task", "nope", "--canary", "max-clip"}, dir_.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--task") && r.err.contains("'is-a'"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(dir_.filePath("spec.dpmix")));
+    }
+    void badCanary() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "loud"}, "--canary"); }
+    void zeroRuns() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--runs", "0"}, "--runs"); }
+    void negativeEpsilon() {
+        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--epsilon", "-1"}, "--epsilon");
+    }
+    void experimentFlags() {
+        expectBadInput({"experiment", "rho-sweep", spec_, "--rhos", "0.1,1.5"}, "--rhos");
+        expectBadInput({"experiment", "epsilon-sweep", spec_, "--epsilons", "1,-2"}, "--epsilons");
+        expectBadInput({"experiment", "k-scaling", spec_, "--ks", "2,x"}, "--ks");
+        expectBadInput({"experiment", "k-scaling", spec_, "--seeds", "0"}, "--seeds");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliAudit)
+#include "tst_cli_audit.moc"

@@ -1,0 +1,282 @@
+// The audit stage and the experiments on a tiny generated image study (IDX files, a spec, a
+// project): what they store, where the natural canary comes from, and their input checks.
+#include "engine/pipeline/audit_stage.h"
+#include "engine/pipeline/experiments.h"
+#include "engine/privacy/audit_bound.h"
+#include "engine/project/project_opener.h"
+#include "../data/data_fixtures.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+using namespace dpmix;
+using namespace dpmix::pipeline;
+namespace fx = dpmix::data::fixtures;
+
+namespace {
+
+constexpr int kSide = 8;
+
+// n images of 4 classes; class c brightens quadrant c, so a proxy can tell them apart.
+void writeStudyImages(const std::string& dir, const std::string& stem, int n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint8_t> pixels, labels;
+    for (int i = 0; i < n; ++i) {
+        const int c = i % 4;
+        labels.push_back(static_cast<std::uint8_t>(c));
+        for (int y = 0; y < kSide; ++y)
+            for (int x = 0; x < kSide; ++x) {
+                const int quadrant = (y >= kSide / 2) * 2 + (x >= kSide / 2);
+                pixels.push_back(static_cast<std::uint8_t>((quadrant == c ? 180 : 30) + rng() % 50));
+            }
+    }
+    fx::writeFile(dir + "/" + stem + "-images.idx", fx::idxBytes({static_cast<std::uint32_t>(n), kSide, kSide}, pixels));
+    fx::writeFile(dir + "/" + stem + "-labels.idx", fx::idxBytes({static_cast<std::uint32_t>(n)}, labels));
+}
+
+const char* kSpec = R"({
+  "name": "tiny-audit",
+  "description": "4 classes, 3 public tasks of which 2 single classes are missing",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
+                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
+                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
+  "tasks": {
+    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
+  },
+  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
+  "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 20}},
+  "seeds": [0]
+})";
+
+project::SourceSummarizer summarizer() {
+    return [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
+        auto s = data::summarizeSource(spec);
+        if (!s) return s.error();
+        project::SourceFacts f;
+        f.kind = s->kind;
+        f.examples = s->examples;
+        f.labelNames = s->labelNames;
+        f.contentHash = s->contentHash;
+        f.channels = s->channels;
+        f.height = s->height;
+        f.width = s->width;
+        return f;
+    };
+}
+
+ProxyOptions quickProxy() {
+    ProxyOptions p;
+    p.epochs = 1;
+    p.batch = 32;
+    return p;
+}
+
+}  // namespace
+
+class TestAuditStage : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string projectFile_;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const std::string d = dir_.path().toStdString();
+        writeStudyImages(d, "pub", 200, 1);
+        writeStudyImages(d, "sens", 600, 2);  // train 480 → split A 120 at ρ = 0.25
+        std::ofstream(d + "/tiny.json") << kSpec;
+        projectFile_ = d + "/tiny.dpmix";
+        auto created = project::createProjectFromSpecFile(d + "/tiny.json", projectFile_, summarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+    }
+
+    // q = 1 (the expected batch exceeds split A) and no noise: every run of a world is the same
+    // deterministic computation, so the attack separates the worlds perfectly on the 20 + 20
+    // EVAL runs. Hand-derived bound: Clopper–Pearson upper limit for 0 of 20 at 95% (two-sided)
+    // is 1 − 0.025^(1/20) = 0.168433, and ε_LB = log((1 − δ − 0.168433) / 0.168433) = 1.59677.
+    void noNoiseMaxClipAuditIsStoredWithItsRecordAndLedger() {
+        auto opened = project::ProjectFile::open(projectFile_);
+        QVERIFY(opened.ok());
+        auto projectFile = std::move(opened).value();
+        auto* project = &projectFile;
+        AuditStageOptions o;
+        o.task = "ac";
+        o.canary = audit::CanaryKind::MaxClip;
+        o.runs = 40;
+        o.noNoise = true;
+        o.seed = 3;
+        o.proxy = quickProxy();
+        auto report = runAuditStage(*project, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        const auto& r = report->result;
+        QCOMPARE(report->name, std::string("max-clip-no-noise"));
+        QCOMPARE(report->splitA, 120LL);
+        QCOMPARE(r.falsePositives + r.falseNegatives, 0LL);
+        QCOMPARE(r.evalIn, 20LL);
+        QVERIFY(std::abs(r.epsilonLB - 1.59677) < 2e-4);
+
+        auto run = project->run(report->runId);
+        QVERIFY(run.ok());
+        QCOMPARE(run->method, std::string("audit"));
+        QCOMPARE(run->task, std::string("ac"));
+        QVERIFY(!run->epsilon.has_value());  // the control claims no ε
+        QCOMPARE(run->seed, 3LL);
+        QVERIFY(run->status == project::RunStatus::Done);
+        auto audits = project->audits(report->runId);
+        QVERIFY(audits.ok());
+        QCOMPARE(audits->size(), std::size_t(1));
+        const auto& a = audits->front();
+        QCOMPARE(a.name, std::string("max-clip-no-noise"));
+        QCOMPARE(a.counts.positives, 20LL);
+        QCOMPARE(a.counts.negatives, 20LL);
+        QVERIFY(std::abs(a.epsilonLowerBound - r.epsilonLB) < 1e-12);
+        const auto details = nlohmann::json::parse(a.detailsJson);
+        QVERIFY(details.contains("threshold"));
+        QVERIFY(details.contains("direction"));
+        const double sigma = details["sigma"].get<double>();
+        QCOMPARE(sigma, 0.0);
+        const std::string claimed = details["claimed_epsilon"].get<std::string>();
+        QCOMPARE(claimed, std::string("inf"));
+        // The audit is recorded as a non-private use of split A, not as a release.
+        auto ledgers = project->ledgers(report->runId);
+        QVERIFY(ledgers.ok());
+        QCOMPARE(ledgers->size(), std::size_t(1));
+        const auto ledger = nlohmann::json::parse(ledgers->front().ledgerJson);
+        const std::string text = ledger.dump();
+        QVERIFY2(text.find("audit runs of the mixture mechanism on split A") != std::string::npos, text.c_str());
+    }
+
+    void naturalCanaryIsAHeldOutExampleOfSplitB() {
+        auto opened = project::ProjectFile::open(projectFile_);
+        QVERIFY(opened.ok());
+        auto projectFile = std::move(opened).value();
+        auto* project = &projectFile;
+        AuditStageOptions o;
+        o.task = "ab";
+        o.canary = audit::CanaryKind::Natural;
+        o.runs = 10;
+        o.seed = 5;
+        o.proxy = quickProxy();
+        auto report = runAuditStage(*project, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QCOMPARE(report->name, std::string("natural"));
+        auto sources = project->sources();
+        QVERIFY(sources.ok());
+        auto study = loadImageStudy(*sources, project->spec(), 0);
+        QVERIFY(study.ok());
+        auto split = splitForRun(*study, 0.25, 5);
+        QVERIFY(split.ok());
+        const auto ex = static_cast<std::size_t>(report->canaryExample);
+        QVERIFY(std::find(split->a.begin(), split->a.end(), ex) == split->a.end());
+        QVERIFY(std::find(split->b.begin(), split->b.end(), ex) != split->b.end());
+        // Its label is the task's: class a or b (example i has class i mod 4).
+        QCOMPARE(report->canaryLabel, (ex % 4 == 0 || ex % 4 == 1) ? 1 : 0);
+        // Deterministic from the seed.
+        QCOMPARE(naturalCanaryExample(*split, 5), ex);
+        auto run = project->run(report->runId);
+        QVERIFY(run.ok());
+        QVERIFY(run->epsilon.has_value());
+        QCOMPARE(*run->epsilon, 1.0);
+        auto audits = project->audits(report->runId);
+        QVERIFY(audits.ok() && audits->size() == 1);
+        const std::string from = nlohmann::json::parse(audits->front().detailsJson)["canary_from"].get<std::string>();
+        QCOMPARE(from, std::string("split B"));
+    }
+
+    void badOptionsNameTheFlagAndStoreNothing() {
+        auto opened = project::ProjectFile::open(projectFile_);
+        QVERIFY(opened.ok());
+        auto projectFile = std::move(opened).value();
+        auto* project = &projectFile;
+        const auto before = project->runs()->size();
+        AuditStageOptions o;
+        o.task = "no such task";
+        o.runs = 10;
+        auto r = runAuditStage(*project, o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("--task") != std::string::npos, r.error().message.c_str());
+        QVERIFY(r.error().message.find("'ab'") != std::string::npos);
+        o.task = "ab";
+        o.runs = 1;
+        r = runAuditStage(*project, o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("--runs") != std::string::npos, r.error().message.c_str());
+        o.runs = 10;
+        o.epsilon = -1.0;
+        r = runAuditStage(*project, o);
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().message.find("--epsilon") != std::string::npos);
+        QCOMPARE(project->runs()->size(), before);
+    }
+
+    // p(c | x) ∝ P(component of c | x): hand case with a component that is not a class.
+    void classProbabilitiesRenormaliseTheSingleClassComponents() {
+        Eigen::MatrixXd comp(2, 3);
+        comp << 0.2, 0.9, 0.6,   // components: class a, union, class b
+            0.0, 0.5, 0.0;
+        const auto p = classProbabilitiesFromComponents(comp, {0, 2});
+        QCOMPARE(p.cols(), Eigen::Index(2));
+        QVERIFY(std::abs(p(0, 0) - 0.25) < 1e-12);
+        QVERIFY(std::abs(p(0, 1) - 0.75) < 1e-12);
+        QVERIFY(std::abs(p(1, 0) - 0.5) < 1e-12);  // nothing to renormalise: uniform
+    }
+
+    void kScalingNeedsASingleClassTaskPerClass() {
+        auto opened = project::ProjectFile::open(projectFile_);
+        QVERIFY(opened.ok());
+        auto projectFile = std::move(opened).value();
+        auto* project = &projectFile;
+        auto comps = singleClassComponents(project->spec(), {"a", "b", "cd"}, {"a", "b", "c", "d"});
+        QVERIFY(!comps.ok());
+        QVERIFY2(comps.error().message.find("'c'") != std::string::npos, comps.error().message.c_str());
+        auto ok = singleClassComponents(project->spec(), {"a", "b", "cd"}, {"b", "a"});
+        QVERIFY(ok.ok());
+        QCOMPARE(*ok, (std::vector<std::size_t>{1, 0}));
+        KScalingStageOptions o;
+        o.ks = {2};
+        QVERIFY(checkKScalingStageOptions(o).has_value());
+        o.ks = {2, 4};
+        o.seeds = 0;
+        QVERIFY(checkKScalingStageOptions(o)->message.find("--seeds") != std::string::npos);
+    }
+
+    // Weight recovery stored per (task, ε); ε = inf is λ* itself (cos 1, L1 0 by definition).
+    void epsilonSweepStoresOneRunPerTaskAndEpsilon() {
+        auto opened = project::ProjectFile::open(projectFile_);
+        QVERIFY(opened.ok());
+        auto projectFile = std::move(opened).value();
+        auto* project = &projectFile;
+        SweepStageOptions o;
+        o.values = {1.0, std::numeric_limits<double>::infinity()};
+        o.seeds = 2;
+        o.proxy = quickProxy();
+        auto r = runEpsilonSweepExperiment(*project, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(r->runIds.size(), std::size_t(2));
+        for (std::size_t t = 0; t < 2; ++t) {
+            QCOMPARE(r->runIds[t].size(), std::size_t(2));
+            auto inf = project->run(r->runIds[t][1]);
+            QVERIFY(inf.ok());
+            QCOMPARE(inf->method, std::string("epsilon-sweep"));
+            QVERIFY(!inf->epsilon.has_value());
+            auto metrics = project->metrics(r->runIds[t][1]);
+            QVERIFY(metrics.ok());
+            for (const auto& m : *metrics)
+                if (m.name == "cosine-to-lambda-star") QVERIFY(std::abs(m.value - 1.0) < 1e-12);
+            auto ledgers = project->ledgers(r->runIds[t][0]);
+            QVERIFY(ledgers.ok() && ledgers->size() == 1);
+            QVERIFY(ledgers->front().ledgerJson.find("not a release") != std::string::npos);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAuditStage)
+#include "tst_audit_stage.moc"
