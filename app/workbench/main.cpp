@@ -2,14 +2,13 @@
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
 #include "app/workbench/engine_project_store.h"
 #include "app/workbench/engine_run_controller.h"
+#include "app/workbench/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/project_store.h"
 #include "app/workbench/run_controller.h"
 #include "app/workbench/screenshot.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
-#include "engine/data/source_loader.h"
-#include "engine/pipeline/study_runner.h"
 #include "engine/project/schema.h"
 #include "engine/runtime/runtime_info.h"
 
@@ -28,40 +27,6 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
-// The data layer's summary of a source, as the project file stores it (same adapter as the CLI's).
-dpmix::Result<dpmix::project::SourceFacts> summarizeWithDataLayer(const dpmix::data::SourceSpec& spec) {
-    auto summary = dpmix::data::summarizeSource(spec);
-    if (!summary) return summary.error();
-    const dpmix::data::SourceSummary& s = *summary;
-    dpmix::project::SourceFacts facts;
-    facts.kind = s.kind;
-    facts.examples = s.examples;
-    facts.labelNames = s.labelNames;
-    facts.domains = s.domains;
-    facts.users = s.users;
-    facts.contentHash = s.contentHash;
-    facts.channels = s.channels;
-    facts.height = s.height;
-    facts.width = s.width;
-    return facts;
-}
-
-// The panel's request → the engine's study runner (proxies → mixture, ε/ρ/seeds overriding the spec).
-std::optional<dpmix::Error> runStudyWithEngine(dpmix::project::ProjectFile& project,
-                                               const dpmix::workbench::StudyRequest& request,
-                                               const dpmix::ProgressCallback& progress,
-                                               const dpmix::CancellationToken& cancel,
-                                               const dpmix::workbench::StudyLog& log) {
-    dpmix::pipeline::StudyRunOptions options;
-    options.stages = request.stages;
-    options.epsilons = request.epsilons;
-    options.rho = request.rho;
-    for (long long seed : request.seeds) options.seeds.push_back(static_cast<std::uint64_t>(seed));
-    if (auto error = dpmix::pipeline::checkStudyRunOptions(options)) return error;
-    auto report = dpmix::pipeline::runStudy(project, options, progress, cancel, log);
-    if (!report) return report.error();
-    return std::nullopt;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,8 +58,8 @@ int main(int argc, char** argv) {
     cli.addOption(view);
     cli.process(app);
 
-    dpmix::workbench::EngineRunController runs(runStudyWithEngine);
-    dpmix::workbench::EngineProjectStore projects(summarizeWithDataLayer);
+    dpmix::workbench::EngineRunController runs(dpmix::workbench::runStudyWithEngine);
+    dpmix::workbench::EngineProjectStore projects(dpmix::workbench::summarizeWithDataLayer);
     dpmix::workbench::WorkbenchServices services{
         &runs, &projects, [] {
             // Probed once, on first use (the probe runs a small matmul).

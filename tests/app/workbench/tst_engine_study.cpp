@@ -1,0 +1,91 @@
+// The real engine behind Run (label data): on a copy of the Fashion-MNIST demo project the
+// workbench runs proxies → mixture through pipeline::runStudy on the worker thread, rereads
+// the new runs, and a cancelled run is stored as cancelled. Skipped without the demo project
+// (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json` makes it).
+#include "app/workbench/engine_project_store.h"
+#include "app/workbench/engine_run_controller.h"
+#include "app/workbench/engine_study.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameter_document.h"
+
+#include <QAction>
+#include <QDir>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+
+namespace {
+bool copyTree(const QString& from, const QString& to) {
+    QDir().mkpath(to);
+    for (const QFileInfo& f : QDir(from).entryInfoList(QDir::Files))
+        if (!QFile::copy(f.absoluteFilePath(), to + "/" + f.fileName())) return false;
+    return true;
+}
+}  // namespace
+
+class TstEngineStudy : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QString project_;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_engine_study");
+        QSettings().clear();
+        const QString data = qEnvironmentVariable("DPMIX_DATA_DIR");
+        const QString demo = QDir(data).absoluteFilePath("../projects/fashion-mnist.dpmix");
+        if (data.isEmpty() || !QFile::exists(demo)) QSKIP("needs the demo project projects/fashion-mnist.dpmix");
+        project_ = dir_.path() + "/fashion-mnist.dpmix";
+        QVERIFY(QFile::copy(demo, project_));
+        const QString models = QDir(data).absoluteFilePath("../projects/fashion-mnist.models");
+        if (QDir(models).exists()) QVERIFY(copyTree(models, dir_.path() + "/fashion-mnist.models"));
+    }
+
+    void runsTheStudyAndCancels() {
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        MainWindow w({&runs, &store, [] { return QStringLiteral("test"); }});
+        QCOMPARE(w.openFile(project_), QString());
+        const std::size_t before = w.project()->runs.size();
+        dpmix::widgets::RunParameters values = w.document()->values();
+        values.seeds = QStringLiteral("5");
+        values.epsilon = 3.0;
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+
+        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        w.requestRun();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 15 * 60 * 1000);
+        QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+        QVERIFY(w.logView()->toPlainText().contains("Study finished."));
+        // Every task got its four methods at seed 5; the DP runs at ε = 3 (the panel's value).
+        int dpAtThree = 0;
+        for (const auto& r : w.project()->runs)
+            if (r.run.method == "dp-mixmin" && r.run.seed == 5 && r.run.epsilon && *r.run.epsilon == 3.0 &&
+                r.run.status == dpmix::project::RunStatus::Done)
+                ++dpAtThree;
+        QCOMPARE(dpAtThree, 4);
+        QVERIFY(w.project()->runs.size() >= before + 16);
+
+        // Cancel a second run after it has started: its run row ends up cancelled.
+        values.seeds = QStringLiteral("6");
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        w.requestRun();
+        QTest::qWait(3000);
+        w.jobRunner()->cancelAll();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60 * 1000);
+        QCOMPARE(finished[1][1].value<JobOutcome>(), JobOutcome::Cancelled);
+        QVERIFY(w.project()->runs.back().run.status == dpmix::project::RunStatus::Cancelled);
+    }
+};
+
+QTEST_MAIN(TstEngineStudy)
+#include "tst_engine_study.moc"
