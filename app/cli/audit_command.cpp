@@ -32,6 +32,7 @@ struct AuditArgs {
     std::string epsilon;
     std::string seed = "0";
     int threads = 0;
+    std::string maxClipSign = "lower";
     int proxyEpochs = 3;
     long long proxyExamples = 0;
     bool json = false;
@@ -68,6 +69,7 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--no-noise", args.noNoise, "audit the mechanism without noise (the control: epsilon = inf)");
     cmd->add_option("--epsilon", args.epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
     cmd->add_option("--seed", args.seed, "rho split, natural canary and audit seed (default 0)");
+    cmd->add_option("--max-clip-sign", args.maxClipSign, "max-clip canary: lower (default) or raise the top source's weight");
     cmd->add_option("--threads", args.threads, "threads for the audit runs (default: all cores)");
     cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
     cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
@@ -78,6 +80,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         if (args.canary == "natural") options.canary = audit::CanaryKind::Natural;
         else if (args.canary == "max-clip") options.canary = audit::CanaryKind::MaxClip;
         else { ctx.exitCode = badInput("--canary = '" + args.canary + "' is not a canary: expected natural or max-clip"); return; }
+        if (args.maxClipSign == "lower") options.maxClipSign = audit::MaxClipSign::LowerTopSource;
+        else if (args.maxClipSign == "raise") options.maxClipSign = audit::MaxClipSign::RaiseTopSource;
+        else { ctx.exitCode = badInput("--max-clip-sign = '" + args.maxClipSign + "' is not a sign: expected lower or raise"); return; }
         auto runs = parseInteger(args.runs, "--runs");
         if (!runs) { ctx.exitCode = badInput(runs.error().message); return; }
         options.runs = *runs;
@@ -155,12 +160,17 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
                                        {"sigma", r.sigma},
                                        {"delta", r.delta},
                                        {"split_a", report->splitA},
-                                       {"seed", r.seed}};
+                                       {"seed", r.seed},
+                                       {"score_in_mean", report->scoreMeanIn},
+                                       {"score_in_std", report->scoreStdIn},
+                                       {"score_out_mean", report->scoreMeanOut},
+                                       {"score_out_std", report->scoreStdOut}};
             if (options.canary == audit::CanaryKind::Natural) {
                 out["canary_example"] = report->canaryExample;
                 out["canary_label"] = report->canaryLabel;
             } else {
                 out["top_source"] = r.topSource;
+                out["max_clip_sign"] = audit::toString(r.maxClipSign);
             }
             std::cout << out.dump(2) << '\n';
         } else {
@@ -171,6 +181,8 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
                       << "  runs " << r.runsPerWorld << " per world (" << r.evalOut << " + " << r.evalIn << " evaluate)\n"
                       << "  threshold " << r.threshold << " (" << audit::toString(r.direction) << ")\n"
                       << "  FPR " << r.fpr << " (" << r.falsePositives << "), FNR " << r.fnr << " (" << r.falseNegatives << ")\n"
+                      << "  score in " << report->scoreMeanIn << " +- " << report->scoreStdIn << ", out "
+                      << report->scoreMeanOut << " +- " << report->scoreStdOut << "\n"
                       << "  epsilon_LB " << r.epsilonLB << "  (" << r.confidence * 100 << "% Clopper-Pearson)\n";
         }
         ctx.exitCode = 0;

@@ -1,6 +1,7 @@
 #include "engine/pipeline/audit_stage.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/audit/summary_stats.h"
 #include "engine/audit/threshold_attack.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"
@@ -37,7 +38,9 @@ std::string joined(const std::vector<std::string>& items) {
 }  // namespace
 
 std::string auditName(const AuditStageOptions& o) {
-    return std::string(o.canary == audit::CanaryKind::Natural ? "natural" : "max-clip") + (o.noNoise ? "-no-noise" : "");
+    std::string name = o.canary == audit::CanaryKind::Natural ? "natural" : "max-clip";
+    if (o.canary == audit::CanaryKind::MaxClip && o.maxClipSign == audit::MaxClipSign::RaiseTopSource) name += "-raise";
+    return name + (o.noNoise ? "-no-noise" : "");
 }
 
 std::size_t naturalCanaryExample(const RhoSplit& split, std::uint64_t seed) {
@@ -95,6 +98,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     ao.runsPerWorld = options.runs;
     ao.seed = options.seed;
     ao.threads = options.threads;
+    ao.maxClipSign = options.maxClipSign;
+    ao.keepScores = true;
     if (options.canary == audit::CanaryKind::Natural) {
         const std::size_t example = naturalCanaryExample(*split, options.seed);
         auto row = prepared->proxy.predict(study.sensitiveImages, {example});
@@ -148,6 +153,11 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     if (!result) return fail(result.error());
     report.result = std::move(result).value();
     const auto& r = report.result;
+    const auto in = audit::meanStd(r.scoresIn), out = audit::meanStd(r.scoresOut);
+    report.scoreMeanIn = in.mean;
+    report.scoreStdIn = in.std;
+    report.scoreMeanOut = out.mean;
+    report.scoreStdOut = out.std;
 
     privacy::Ledger ledger(spec.privacy.composition);
     ledger.record(privacy::nonPrivateEntry(
@@ -169,7 +179,11 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
                            {"fpr_upper", r.fprUpper},
                            {"fnr_upper", r.fnrUpper},
                            {"split_a", n},
-                           {"mean_canary_samples", r.meanCanarySamples}};
+                           {"mean_canary_samples", r.meanCanarySamples},
+                           {"score_in_mean", in.mean},
+                           {"score_in_std", in.std},
+                           {"score_out_mean", out.mean},
+                           {"score_out_std", out.std}};
     if (options.canary == audit::CanaryKind::MaxClip) {
         details["top_source"] = r.topSource;
         details["top_source_name"] = study.componentNames[static_cast<std::size_t>(r.topSource)];

@@ -24,6 +24,7 @@ namespace dpmix::pipeline {
 struct AuditStageOptions {
     std::string task;                         // sensitive task name (required)
     audit::CanaryKind canary = audit::CanaryKind::MaxClip;
+    audit::MaxClipSign maxClipSign = audit::MaxClipSign::LowerTopSource;  // docs/AUDIT.md
     long long runs = 2000;                    // R, per world
     bool noNoise = false;                     // the no-noise control (claimed ε = +inf)
     std::optional<double> epsilon;            // claimed ε; unset: the spec's first
@@ -36,7 +37,8 @@ struct AuditStageOptions {
 /// (or its sensitive source's labels). Messages name the flag: --task, --runs, --epsilon.
 std::optional<Error> checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& options);
 
-/// The AuditRecord name: "max-clip", "natural", with "-no-noise" for the control.
+/// The AuditRecord name: "max-clip" ("max-clip-raise" for the raising sign), "natural", with
+/// "-no-noise" for the control.
 std::string auditName(const AuditStageOptions& options);
 
 struct AuditStageReport {
@@ -47,6 +49,9 @@ struct AuditStageReport {
     long long canaryExample = -1;             // natural: index into the sensitive images
     int canaryLabel = -1;                     // natural: its label for the task
     audit::CanaryAuditResult result;
+    // Spread of the attack score in each world over all R runs: separation needs the shift of
+    // the means to be large against the standard deviations.
+    double scoreMeanIn = 0.0, scoreStdIn = 0.0, scoreMeanOut = 0.0, scoreStdOut = 0.0;
 };
 
 /// Loads the study (reusing its proxy), runs the audit and stores it. Progress: "audit" stage.

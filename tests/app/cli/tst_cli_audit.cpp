@@ -71,6 +71,9 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(dir_.filePath("spec.dpmix")));
     }
     void badCanary() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "loud"}, "--canary"); }
+    void badMaxClipSign() {
+        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--max-clip-sign", "up"}, "--max-clip-sign");
+    }
     void zeroRuns() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--runs", "0"}, "--runs"); }
     void negativeEpsilon() {
         expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--epsilon", "-1"}, "--epsilon");

@@ -122,6 +122,10 @@ private Q_SLOTS:
         QCOMPARE(r.falsePositives + r.falseNegatives, 0LL);
         QCOMPARE(r.evalIn, 20LL);
         QVERIFY(std::abs(r.epsilonLB - 1.59677) < 2e-4);
+        // Deterministic worlds: no spread of the score within a world, a gap between them.
+        QVERIFY(report->scoreStdIn < 1e-12);
+        QVERIFY(report->scoreStdOut < 1e-12);
+        QVERIFY(std::abs(report->scoreMeanIn - report->scoreMeanOut) > 1e-6);
 
         auto run = project->run(report->runId);
         QVERIFY(run.ok());
@@ -145,6 +149,9 @@ private Q_SLOTS:
         QCOMPARE(sigma, 0.0);
         const std::string claimed = details["claimed_epsilon"].get<std::string>();
         QCOMPARE(claimed, std::string("inf"));
+        QVERIFY(details.contains("score_in_std"));
+        const std::string sign = details["max_clip_sign"].get<std::string>();
+        QCOMPARE(sign, std::string(audit::toString(audit::MaxClipSign::LowerTopSource)));  // the default
         // The audit is recorded as a non-private use of split A, not as a release.
         auto ledgers = project->ledgers(report->runId);
         QVERIFY(ledgers.ok());
