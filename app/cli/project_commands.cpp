@@ -1,6 +1,6 @@
 #include "app/cli/project_commands.h"
 
-#include "engine/data/source_loader.h"
+#include "engine/pipeline/run_storage.h"
 
 #include <filesystem>
 #include <fstream>
@@ -9,24 +9,7 @@
 
 namespace dpmix::cli {
 
-project::SourceSummarizer dataLayerSummarizer() {
-    return [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
-        auto summary = data::summarizeSource(spec);
-        if (!summary) return summary.error();
-        const data::SourceSummary& s = *summary;
-        project::SourceFacts facts;
-        facts.kind = s.kind;
-        facts.examples = s.examples;
-        facts.labelNames = s.labelNames;
-        facts.domains = s.domains;
-        facts.users = s.users;
-        facts.contentHash = s.contentHash;
-        facts.channels = s.channels;
-        facts.height = s.height;
-        facts.width = s.width;
-        return facts;
-    };
-}
+project::SourceSummarizer dataLayerSummarizer() { return pipeline::summarizeWithDataLayer; }
 
 Result<project::ProjectFile> openProjectArgument(const std::string& path) {
     return project::openOrCreateFromSpecOrProject(path, dataLayerSummarizer());

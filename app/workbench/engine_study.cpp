@@ -1,25 +1,13 @@
 #include "app/workbench/engine_study.h"
 
 #include "engine/data/source_loader.h"
+#include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/study_runner.h"
 
 namespace dpmix::workbench {
 
 Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec) {
-    auto summary = data::summarizeSource(spec);
-    if (!summary) return summary.error();
-    const data::SourceSummary& s = *summary;
-    project::SourceFacts facts;
-    facts.kind = s.kind;
-    facts.examples = s.examples;
-    facts.labelNames = s.labelNames;
-    facts.domains = s.domains;
-    facts.users = s.users;
-    facts.contentHash = s.contentHash;
-    facts.channels = s.channels;
-    facts.height = s.height;
-    facts.width = s.width;
-    return facts;
+    return pipeline::summarizeWithDataLayer(spec);
 }
 
 std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,

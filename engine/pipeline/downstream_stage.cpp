@@ -1,5 +1,7 @@
 #include "engine/pipeline/downstream_stage.h"
 
+#include "engine/pipeline/run_storage.h"
+
 #include "engine/train/dirichlet_training.h"
 #include "engine/train/dp_sgd.h"
 #include "engine/train/evaluation.h"
@@ -13,14 +15,6 @@
 namespace dpmix::pipeline {
 namespace {
 
-std::vector<float> gather(const data::ImageDataset& images, const std::vector<std::size_t>& indices) {
-    const std::size_t size = images.imageSize();
-    std::vector<float> out(indices.size() * size);
-    for (std::size_t r = 0; r < indices.size(); ++r)
-        std::copy_n(images.pixels.begin() + static_cast<std::ptrdiff_t>(indices[r] * size), size,
-                    out.begin() + static_cast<std::ptrdiff_t>(r * size));
-    return out;
-}
 
 train::ImageView view(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count) {
     return {pixels, static_cast<std::int64_t>(count), like.channels, like.height, like.width};
@@ -52,7 +46,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
 
     DownstreamOutcome out;
     const auto& testIdx = study.sensitiveSplit.test;
-    const auto testPixels = gather(study.sensitiveImages, testIdx);
+    const auto testPixels = gatherImages(study.sensitiveImages, testIdx);
     const auto testLabels = taskLabels(study, testIdx, req.task);
 
     // Pretraining on the public data mixed by λ (public only: no privacy cost).
@@ -81,7 +75,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     }
 
     // Private fine-tuning on the method's split.
-    const auto ftPixels = gather(study.sensitiveImages, req.finetuneIndices);
+    const auto ftPixels = gatherImages(study.sensitiveImages, req.finetuneIndices);
     const auto ftLabels = taskLabels(study, req.finetuneIndices, req.task);
     const auto ftView = view(ftPixels, study.sensitiveImages, req.finetuneIndices.size());
     auto ftProgress = [&](const ProgressEvent& e) { report(progress, {"finetune", e.done, e.total, e.message}); };

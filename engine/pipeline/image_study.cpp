@@ -1,6 +1,7 @@
 #include "engine/pipeline/image_study.h"
 
 #include "engine/data/label_tasks.h"
+#include "engine/pipeline/run_storage.h"
 
 #include <algorithm>
 
@@ -48,15 +49,9 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
                      "registers " + std::to_string(publicCount) + " public sources"};
 
     ImageStudy study;
-    // Options are stored as JSON in the project; the spec keeps the same options as written.
-    auto optionsOf = [&](const std::string& name) -> std::map<std::string, std::string> {
-        for (const auto& s : spec.publicSources) if (s.written.name == name) return s.written.options;
-        if (spec.sensitive.written.name == name) return spec.sensitive.written.options;
-        return {};
-    };
-    auto pub = loadWithTasks(*publicSource, optionsOf(publicSource->name), spec.publicTasks, "public");
+    auto pub = loadWithTasks(*publicSource, sourceOptions(spec, publicSource->name), spec.publicTasks, "public");
     if (!pub) return pub.error();
-    auto sens = loadWithTasks(*sensitiveSource, optionsOf(sensitiveSource->name), spec.sensitiveTasks, "sensitive");
+    auto sens = loadWithTasks(*sensitiveSource, sourceOptions(spec, sensitiveSource->name), spec.sensitiveTasks, "sensitive");
     if (!sens) return sens.error();
     study.publicImages = std::move(pub).value();
     study.sensitiveImages = std::move(sens).value();

@@ -1,5 +1,7 @@
 #include "engine/pipeline/proxy_stage.h"
 
+#include "engine/pipeline/run_storage.h"
+
 #include "engine/train/evaluation.h"
 #include "engine/train/model_spec.h"
 #include "engine/train/proxy.h"
@@ -23,14 +25,6 @@ Proxy::~Proxy() = default;
 namespace {
 
 // Gathers the rows `indices` of an image set into a contiguous buffer.
-std::vector<float> gatherPixels(const data::ImageDataset& images, const std::vector<std::size_t>& indices) {
-    const std::size_t size = images.imageSize();
-    std::vector<float> out(indices.size() * size);
-    for (std::size_t r = 0; r < indices.size(); ++r)
-        std::copy_n(images.pixels.begin() + static_cast<std::ptrdiff_t>(indices[r] * size), size,
-                    out.begin() + static_cast<std::ptrdiff_t>(r * size));
-    return out;
-}
 
 std::vector<float> gatherLabels(const data::ImageDataset& images, const std::vector<std::size_t>& indices) {
     const std::size_t k = images.numLabels();
@@ -49,7 +43,7 @@ train::ImageView viewOf(const std::vector<float>& pixels, const data::ImageDatas
 
 Result<Eigen::MatrixXd> Proxy::predict(const data::ImageDataset& images, const std::vector<std::size_t>& indices) const {
     if (!impl) return Error{"the proxy has not been trained"};
-    const auto pixels = gatherPixels(images, indices);
+    const auto pixels = gatherImages(images, indices);
     auto p = train::predictProxy(impl->model, viewOf(pixels, images, indices.size()));
     if (!p) return p.error();
     Eigen::MatrixXd out(static_cast<Eigen::Index>(indices.size()), impl->sources);
@@ -123,7 +117,7 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
                       .build();
     if (!params) return Error{"proxy training: " + params.error().message};
 
-    const auto pixels = gatherPixels(pub, split.training);
+    const auto pixels = gatherImages(pub, split.training);
     const auto labels = gatherLabels(pub, split.training);
     auto model = train::trainProxy(viewOf(pixels, pub, split.training.size()), labels, k, *spec, *params, progress, cancel);
     if (!model) return Error{"proxy training: " + model.error().message};

@@ -1,6 +1,7 @@
 #include "engine/pipeline/study_runner.h"
 
 #include "engine/pipeline/downstream_stage.h"
+#include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 
 #include <nlohmann/json.hpp>
@@ -14,38 +15,6 @@ namespace {
 
 const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
 const std::vector<std::string> kMethods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
-
-std::vector<double> toStd(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
-
-std::string floatsToBytes(const std::vector<float>& values) {
-    std::string bytes(values.size() * sizeof(float), '\0');
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
-
-// Runs `body` inside a stored run: running → done, or failed / cancelled with the reason.
-template <typename Body>
-Result<long long> storedRun(project::ProjectFile& project, const project::NewRun& spec, Body&& body) {
-    auto id = project.addRun(spec);
-    if (!id) return id.error();
-    if (auto s = project.setRunStatus(*id, project::RunStatus::Running); !s) return s.error();
-    try {
-        if (auto err = body(*id)) {
-            (void)project.setRunStatus(*id, project::RunStatus::Failed, err->message);
-            return *err;
-        }
-    } catch (const Cancelled&) {
-        (void)project.setRunStatus(*id, project::RunStatus::Cancelled, "cancelled by the user");
-        throw;
-    }
-    if (auto s = project.setRunStatus(*id, project::RunStatus::Done); !s) return s.error();
-    return *id;
-}
-
-std::optional<Error> check(const Result<long long>& r) {
-    if (!r) return r.error();
-    return std::nullopt;
-}
 
 std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method) {
     nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},          {"delta", delta},
@@ -88,11 +57,6 @@ std::string proxyConfigJson(const ProxyOptions& o) {
         .dump();
 }
 
-std::vector<float> bytesToFloats(const std::string& bytes) {
-    std::vector<float> values(bytes.size() / sizeof(float));
-    std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
-    return values;
-}
 
 }  // namespace
 
@@ -149,7 +113,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
                                   auto trained = trainProxy(st, proxyOptions, prepared.studySeed, progress, cancel);
                                   if (!trained) return trained.error();
                                   prepared.proxy = std::move(trained).value();
-                                  if (auto e = check(project.addMetrics({{runId, "public-validation-auc", "", prepared.proxy.publicValidationAuc}}))) return e;
+                                  if (auto e = errorOf(project.addMetrics({{runId, "public-validation-auc", "", prepared.proxy.publicValidationAuc}}))) return e;
                                   auto stored = project.storeModel(runId, "proxy", floatsToBytes(prepared.proxy.parameters()));
                                   if (!stored) return stored.error();
                                   return std::nullopt;
@@ -270,23 +234,23 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                             req.lambda = p.lambda;
                             req.finetuneIndices = split->b;
                             ledger.record(p.ledgerEntry);
-                            lambdas.push_back({0, "private", names, toStd(p.lambda)});
+                            lambdas.push_back({0, "private", names, toStdVector(p.lambda)});
                         } else if (method == "random-search") {
                             req.lambda = o.lambdaRandomSearch;
                             req.finetuneIndices = split->b;
                             ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
-                            lambdas.push_back({0, "random-search", names, toStd(o.lambdaRandomSearch)});
+                            lambdas.push_back({0, "random-search", names, toStdVector(o.lambdaRandomSearch)});
                         } else if (method == "non-private-mixmin") {
                             req.lambda = o.lambdaStar;
                             req.finetuneIndices = wholeTrain;
                             req.finetuneSplit = "train";
                             ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
-                            lambdas.push_back({0, "non-private", names, toStd(o.lambdaStar)});
+                            lambdas.push_back({0, "non-private", names, toStdVector(o.lambdaStar)});
                         } else if (method == "uniform") {
                             req.lambda = o.lambdaUniform;
                             req.finetuneIndices = wholeTrain;
                             req.finetuneSplit = "train";
-                            lambdas.push_back({0, "uniform", names, toStd(o.lambdaUniform)});
+                            lambdas.push_back({0, "uniform", names, toStdVector(o.lambdaUniform)});
                         } else {  // random-init: no pretraining
                             req.finetuneIndices = wholeTrain;
                             req.finetuneSplit = "train";
@@ -305,10 +269,10 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                  auto r = runDownstream(*study, req, ledger, progress, cancel);
                                                  if (!r) return r.error();
                                                  result = std::move(r).value();
-                                                 if (auto err = check(project.recordLedger(id, ledger))) return err;
+                                                 if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
                                                  for (auto l : lambdas) {
                                                      l.runId = id;
-                                                     if (auto err = check(project.addLambda(l))) return err;
+                                                     if (auto err = errorOf(project.addLambda(l))) return err;
                                                  }
                                                  std::vector<project::MetricRecord> metrics{
                                                      {id, "test-auc", o.task, result.testAuc},
@@ -316,7 +280,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                      {id, "clipped-fraction", "", result.clippedFraction}};
                                                  if (std::isfinite(result.pretrainedTestAuc))
                                                      metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
-                                                 if (auto err = check(project.addMetrics(metrics))) return err;
+                                                 if (auto err = errorOf(project.addMetrics(metrics))) return err;
                                                  auto stored = project.storeModel(id, "finetuned", floatsToBytes(result.weights));
                                                  if (!stored) return stored.error();
                                                  return std::nullopt;
@@ -339,16 +303,16 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 [&](long long id) -> std::optional<Error> {
                                     privacy::Ledger ledger(spec.privacy.composition);
                                     ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
-                                    if (auto e = check(project.recordLedger(id, ledger))) return e;
-                                    if (auto e = check(project.addLambda({id, "non-private", names, toStd(o.lambdaStar)}))) return e;
-                                    return check(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
+                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                    if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
+                                    return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
                                 });
             if (!r1) return r1.error();
             auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "uniform")},
                                 [&](long long id) -> std::optional<Error> {
-                                    if (auto e = check(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
-                                    if (auto e = check(project.addLambda({id, "uniform", names, toStd(o.lambdaUniform)}))) return e;
-                                    return check(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
+                                    if (auto e = errorOf(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
+                                    if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
+                                    return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
                                                                      {id, "l1-to-lambda-star", "", o.uniformL1}}));
                                 });
             if (!r2) return r2.error();
@@ -356,9 +320,9 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 [&](long long id) -> std::optional<Error> {
                                     privacy::Ledger ledger(spec.privacy.composition);
                                     ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
-                                    if (auto e = check(project.recordLedger(id, ledger))) return e;
-                                    if (auto e = check(project.addLambda({id, "random-search", names, toStd(o.lambdaRandomSearch)}))) return e;
-                                    return check(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
+                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                    if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
+                                    return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
                                                                      {id, "l1-to-lambda-star", "", o.randomSearchL1}}));
                                 });
             if (!r3) return r3.error();
@@ -367,11 +331,11 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                    [&](long long id) -> std::optional<Error> {
                                        privacy::Ledger ledger(spec.privacy.composition);
                                        ledger.record(p.ledgerEntry);
-                                       if (auto e = check(project.recordLedger(id, ledger))) return e;
-                                       if (auto e = check(project.addLambda({id, "private", names, toStd(p.lambda)}))) return e;
-                                       if (auto e = check(project.addLambda({id, "non-private", names, toStd(o.lambdaStar)}))) return e;
-                                       if (auto e = check(project.addLambda({id, "uniform", names, toStd(o.lambdaUniform)}))) return e;
-                                       if (auto e = check(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
+                                       if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                       if (auto e = errorOf(project.addLambda({id, "private", names, toStdVector(p.lambda)}))) return e;
+                                       if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
+                                       if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
+                                       if (auto e = errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
                                                                               {id, "l1-to-lambda-star", "", p.l1},
                                                                               {id, "sigma", "", p.sigma},
                                                                               {id, "epsilon-spent", "", p.epsilonSpent}})))
@@ -381,7 +345,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                            std::vector<project::CurvePoint> points;
                                            for (std::size_t i = 0; i < p.trajectory.size(); ++i)
                                                points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
-                                           if (auto e = check(project.addCurve(id, "lambda/" + names[c], points))) return e;
+                                           if (auto e = errorOf(project.addCurve(id, "lambda/" + names[c], points))) return e;
                                        }
                                        return std::nullopt;
                                    });

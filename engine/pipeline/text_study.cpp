@@ -1,5 +1,7 @@
 #include "engine/pipeline/text_study.h"
 
+#include "engine/pipeline/run_storage.h"
+
 #include "engine/data/splits.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
@@ -23,45 +25,12 @@ namespace {
 
 using LoadControl = data::LoadControl;
 
-std::vector<double> toStd(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
-
-std::optional<Error> check(const Result<long long>& r) {
-    if (!r) return r.error();
-    return std::nullopt;
-}
-
-// Runs `body` inside a stored run: running → done, or failed / cancelled with the reason
-// (the same life cycle as the image study's runs).
-template <typename Body>
-Result<long long> storedRun(project::ProjectFile& project, const project::NewRun& spec, Body&& body) {
-    auto id = project.addRun(spec);
-    if (!id) return id.error();
-    if (auto s = project.setRunStatus(*id, project::RunStatus::Running); !s) return s.error();
-    try {
-        if (auto err = body(*id)) {
-            (void)project.setRunStatus(*id, project::RunStatus::Failed, err->message);
-            return *err;
-        }
-    } catch (const Cancelled&) {
-        (void)project.setRunStatus(*id, project::RunStatus::Cancelled, "cancelled by the user");
-        throw;
-    }
-    if (auto s = project.setRunStatus(*id, project::RunStatus::Done); !s) return s.error();
-    return *id;
-}
-
-std::map<std::string, std::string> optionsOf(const project::ProjectSpec& spec, const std::string& name) {
-    for (const auto& s : spec.publicSources)
-        if (s.written.name == name) return s.written.options;
-    if (spec.sensitive.written.name == name) return spec.sensitive.written.options;
-    return {};
-}
 
 Result<data::TextCorpus> loadText(const project::ProjectSpec& spec, const project::SourceRecord& record,
                                   const std::string& role, const LoadControl& control) {
     if (record.facts.kind != "text")
         return Error{role + " source '" + record.name + "' is " + record.facts.kind + " data: a text study needs text"};
-    auto loaded = data::loadTextSource(data::SourceSpec{record.name, record.loader, record.path, optionsOf(spec, record.name)},
+    auto loaded = data::loadTextSource(data::SourceSpec{record.name, record.loader, record.path, sourceOptions(spec, record.name)},
                                        control);
     if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
     return std::move(loaded).value();
@@ -235,7 +204,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                                   auto built = text::buildDomainProxies(publicText, proxyOptions, progress, cancel);
                                   if (!built) return built.error();
                                   proxies = std::move(built).value();
-                                  if (auto e = check(project.addMetrics({{id, "vocabulary-size", "", static_cast<double>(proxies->tokenizer().vocabulary().size)}}))) return e;
+                                  if (auto e = errorOf(project.addMetrics({{id, "vocabulary-size", "", static_cast<double>(proxies->tokenizer().vocabulary().size)}}))) return e;
                                   auto stored = project.storeModel(id, "tokenizer", proxies->tokenizer().serializedModel());
                                   if (!stored) return stored.error();
                                   return std::nullopt;
@@ -387,17 +356,17 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                             [&](long long id) -> std::optional<Error> {
                                 privacy::Ledger ledger(spec.privacy.composition);
                                 ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
-                                if (auto e = check(project.recordLedger(id, ledger))) return e;
-                                if (auto e = check(project.addLambda({id, "non-private", names, toStd(o.lambdaStar)}))) return e;
-                                return check(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap},
+                                if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
+                                return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap},
                                                                  {id, "test-perplexity", "", details.perplexityStar}}));
                             });
         if (!r1) return r1.error();
         auto r2 = storedRun(project, {"uniform", task, std::nullopt, s, config("uniform")},
                             [&](long long id) -> std::optional<Error> {
-                                if (auto e = check(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
-                                if (auto e = check(project.addLambda({id, "uniform", names, toStd(o.lambdaUniform)}))) return e;
-                                return check(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
+                                if (auto e = errorOf(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
+                                if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
+                                return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
                                                                  {id, "l1-to-lambda-star", "", o.uniformL1},
                                                                  {id, "test-perplexity", "", details.perplexityUniform}}));
                             });
@@ -406,9 +375,9 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                             [&](long long id) -> std::optional<Error> {
                                 privacy::Ledger ledger(spec.privacy.composition);
                                 ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
-                                if (auto e = check(project.recordLedger(id, ledger))) return e;
-                                if (auto e = check(project.addLambda({id, "random-search", names, toStd(o.lambdaRandomSearch)}))) return e;
-                                return check(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
+                                if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
+                                return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
                                                                  {id, "l1-to-lambda-star", "", o.randomSearchL1},
                                                                  {id, "test-perplexity", "", details.perplexityRandomSearch}}));
                             });
@@ -419,11 +388,11 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                                [&](long long id) -> std::optional<Error> {
                                    privacy::Ledger ledger(spec.privacy.composition);
                                    ledger.record(p.ledgerEntry);
-                                   if (auto e = check(project.recordLedger(id, ledger))) return e;
-                                   if (auto e = check(project.addLambda({id, "private", names, toStd(p.lambda)}))) return e;
-                                   if (auto e = check(project.addLambda({id, "non-private", names, toStd(o.lambdaStar)}))) return e;
-                                   if (auto e = check(project.addLambda({id, "uniform", names, toStd(o.lambdaUniform)}))) return e;
-                                   if (auto e = check(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
+                                   if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                   if (auto e = errorOf(project.addLambda({id, "private", names, toStdVector(p.lambda)}))) return e;
+                                   if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
+                                   if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
+                                   if (auto e = errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
                                                                           {id, "l1-to-lambda-star", "", p.l1},
                                                                           {id, "sigma", "", p.sigma},
                                                                           {id, "epsilon-spent", "", p.epsilonSpent},
@@ -434,7 +403,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                                        std::vector<project::CurvePoint> points;
                                        for (std::size_t i = 0; i < p.trajectory.size(); ++i)
                                            points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
-                                       if (auto e = check(project.addCurve(id, "lambda/" + names[c], points))) return e;
+                                       if (auto e = errorOf(project.addCurve(id, "lambda/" + names[c], points))) return e;
                                    }
                                    return std::nullopt;
                                });
