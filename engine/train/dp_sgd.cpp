@@ -14,31 +14,12 @@
 
 namespace dpmix::train {
 
-namespace {
-
-// Keeps the requested blocks frozen during the run and unfreezes them on every exit path.
-struct FrozenBlocks {
-    FrozenBlocks(detail::Network& n, int lastBlocks) : net(n) { net.trainOnlyLastBlocks(lastBlocks); }
-    ~FrozenBlocks() { net.trainOnlyLastBlocks(0); }
-    detail::Network& net;
-};
-
-}  // namespace
-
 Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std::span<const int> labels,
                                      const DpSgdParams& params, privacy::Ledger& ledger,
                                      const ProgressCallback& progress, const CancellationToken& cancel) {
     auto& impl = model.impl();
     const ModelSpec& spec = impl.spec;
-    if (auto e = checkImages("fine-tuning images", images)) return *e;
-    if (auto e = checkImageShape("fine-tuning images", images, spec.channels, spec.height, spec.width)) return *e;
-    if (auto e = checkFinetuneLabels(labels, images.count, spec.outputs)) return *e;
-    if (params.expectedBatchSize > images.count)
-        return Error{"expectedBatchSize = " + std::to_string(params.expectedBatchSize) + " exceeds the " +
-                     std::to_string(images.count) + " fine-tuning examples: the sampling rate q = B/N must be <= 1"};
-    if (params.trainLastBlocks > spec.blockCount())
-        return Error{"trainLastBlocks = " + std::to_string(params.trainLastBlocks) + " exceeds the " +
-                     std::to_string(spec.blockCount()) + " blocks of the " + toString(spec.kind) + " model"};
+    if (auto e = checkFinetuneInputs(spec, images, labels, params.expectedBatchSize, params.trainLastBlocks)) return *e;
 
     const std::int64_t n = images.count;
     const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(n);
@@ -64,7 +45,7 @@ Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std:
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;
-    FrozenBlocks frozen(net, params.trainLastBlocks);
+    detail::FrozenBlocks frozen(net, params.trainLastBlocks);
     std::vector<at::Tensor*> trainable = net.trainableParameters();
     detail::SgdOptimizer optimizer(trainable, params.learningRate, params.momentum);
     at::Generator noiseGen = at::make_generator<at::CPUGeneratorImpl>(params.seed);

@@ -18,4 +18,18 @@ std::optional<Error> checkFinetuneLabels(std::span<const int> labels, std::int64
     return std::nullopt;
 }
 
+std::optional<Error> checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
+                                         int expectedBatchSize, int trainLastBlocks) {
+    if (auto e = checkImages("fine-tuning images", images)) return e;
+    if (auto e = checkImageShape("fine-tuning images", images, spec.channels, spec.height, spec.width)) return e;
+    if (auto e = checkFinetuneLabels(labels, images.count, spec.outputs)) return e;
+    if (expectedBatchSize > images.count)
+        return Error{"expectedBatchSize = " + std::to_string(expectedBatchSize) + " exceeds the " +
+                     std::to_string(images.count) + " fine-tuning examples: the sampling rate q = B/N must be <= 1"};
+    if (trainLastBlocks > spec.blockCount())
+        return Error{"trainLastBlocks = " + std::to_string(trainLastBlocks) + " exceeds the " +
+                     std::to_string(spec.blockCount()) + " blocks of the " + toString(spec.kind) + " model"};
+    return std::nullopt;
+}
+
 }  // namespace dpmix::train

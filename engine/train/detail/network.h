@@ -42,4 +42,14 @@ Tensor gatherImages(const ImageView& images, const std::vector<int64_t>& indices
 /// The logits of `images` in evaluation batches of `batchSize` (no autograd), shape (N, outputs).
 Tensor predictLogits(Network& net, const ImageView& images, at::Device device, int64_t batchSize = 512);
 
+/// Keeps all but the last `lastBlocks` blocks frozen for a scope (0 = train all) and unfreezes
+/// them on every exit path.
+struct FrozenBlocks {
+    FrozenBlocks(Network& n, int lastBlocks) : net(n) { net.trainOnlyLastBlocks(lastBlocks); }
+    ~FrozenBlocks() { net.trainOnlyLastBlocks(0); }
+    FrozenBlocks(const FrozenBlocks&) = delete;
+    FrozenBlocks& operator=(const FrozenBlocks&) = delete;
+    Network& net;
+};
+
 }  // namespace dpmix::train::detail
