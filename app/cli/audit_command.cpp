@@ -2,6 +2,7 @@
 //  [--epsilon E] [--seed S] [--threads N] [--json]`: the canary audit of the mixture step on
 // the study's split A (docs/AUDIT.md); prints ε_LB, FPR, FNR and the threshold and stores the
 // audit in the project as a run of method "audit". Progress goes to stderr.
+#include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
@@ -18,10 +19,6 @@
 namespace dpmix::cli {
 namespace {
 
-CancellationToken* gAuditCancel = nullptr;
-extern "C" void onAuditInterrupt(int) {
-    if (gAuditCancel) gAuditCancel->cancel();
-}
 
 struct AuditArgs {
     std::string project;
@@ -115,17 +112,8 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         if (auto err = pipeline::checkAuditStageOptions(project, options)) { ctx.exitCode = badInput(err->message); return; }
 
         CancellationToken cancel;
-        gAuditCancel = &cancel;
-        std::signal(SIGINT, onAuditInterrupt);
-        int lastPercent = -1;
-        std::string lastStage;
-        auto progress = [&](const ProgressEvent& e) {
-            const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
-            if (percent == lastPercent && e.stage == lastStage) return;
-            lastPercent = percent;
-            lastStage = e.stage;
-            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
-        };
+        InterruptCancels ctrlC(cancel);
+        auto progress = stderrProgress();
         auto log = [](const std::string& line) { std::cerr << "dpmix audit: " << line << '\n'; };
         Result<pipeline::AuditStageReport> report = Error{""};
         try {
@@ -135,7 +123,6 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 130;
             return;
         }
-        gAuditCancel = nullptr;
         if (!report) { std::cerr << "dpmix audit: " << report.error().message << '\n'; ctx.exitCode = 1; return; }
         const auto& r = report->result;
         const bool inf = std::isinf(r.claimedEpsilon) || options.noNoise;

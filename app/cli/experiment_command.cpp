@@ -1,6 +1,7 @@
 // `dpmix experiment k-scaling|rho-sweep|epsilon-sweep SPEC_OR_PROJECT ...`: the study-level
 // experiments of issue #7 (engine/pipeline/experiments.h). Each prints its table (or --json) and
 // stores its runs in the project. Progress goes to stderr.
+#include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
@@ -21,19 +22,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-CancellationToken* gExperimentCancel = nullptr;
-extern "C" void onExperimentInterrupt(int) {
-    if (gExperimentCancel) gExperimentCancel->cancel();
-}
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    std::string item;
-    while (std::getline(s, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 
 struct CommonArgs {
     std::string project;
@@ -64,21 +53,11 @@ int runExperiment(const std::string& what, const std::string& projectArg, Body&&
     if (!opened) return badInput(what, opened.error().message);
     project::ProjectFile project = std::move(opened).value();
     CancellationToken cancel;
-    gExperimentCancel = &cancel;
-    std::signal(SIGINT, onExperimentInterrupt);
-    int lastPercent = -1;
-    std::string lastStage;
-    ProgressCallback progress = [&](const ProgressEvent& e) {
-        const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
-        if (percent == lastPercent && e.stage == lastStage) return;
-        lastPercent = percent;
-        lastStage = e.stage;
-        std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message) << '\n';
-    };
+    InterruptCancels ctrlC(cancel);
+    ProgressCallback progress = stderrProgress();
     pipeline::LogSink log = [what](const std::string& line) { std::cerr << "dpmix experiment " << what << ": " << line << '\n'; };
     try {
         auto err = body(project, progress, cancel, log);
-        gExperimentCancel = nullptr;
         if (err) {
             std::cerr << "dpmix experiment " << what << ": " << err->message << '\n';
             return 1;

@@ -1,6 +1,7 @@
 // `dpmix run SPEC_OR_PROJECT [--stages proxies,mixture[,pretrain,finetune,evaluate]] [--methods ...]
 //  [--tasks ...] [--epsilon E[,E...]] [--rho R] [--seed S[,S...]] [--json]`: runs the study's stages,
 // stores every result in the project and prints λ against λ* (and the downstream AUCs).
+#include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
@@ -25,14 +26,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    std::string item;
-    while (std::getline(s, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 
 ordered_json vec(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
@@ -45,11 +38,6 @@ std::string fmtVector(const Eigen::VectorXd& v) {
     return s.str();
 }
 
-// Ctrl-C asks the running stage to stop at its next check; the run is marked cancelled.
-CancellationToken* gCancel = nullptr;
-extern "C" void onInterrupt(int) {
-    if (gCancel) gCancel->cancel();
-}
 
 bool isTextProject(const project::ProjectFile& project) {
     auto sources = project.sources();
@@ -200,17 +188,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             return;
         }
         CancellationToken cancel;
-        gCancel = &cancel;
-        std::signal(SIGINT, onInterrupt);
-        int lastPercent = -1;
-        std::string lastStage;
-        auto progress = [&](const ProgressEvent& e) {
-            const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
-            if (percent == lastPercent && e.stage == lastStage) return;
-            lastPercent = percent;
-            lastStage = e.stage;
-            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message) << '\n';
-        };
+        InterruptCancels ctrlC(cancel);  // Ctrl-C stops the stage in flight; its run is marked cancelled
+        auto progress = stderrProgress();
         auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
         Result<pipeline::StudyRunReport> report = Error{""};
         try {
@@ -220,7 +199,6 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 130;
             return;
         }
-        gCancel = nullptr;
         if (!report) {
             std::cerr << "dpmix run: " << report.error().message << '\n';
             ctx.exitCode = 1;

@@ -4,6 +4,7 @@
 // holding both aborts at start-up. This program links no LibTorch.
 //   dpmix-text run SPEC_OR_PROJECT [--stages proxies,mixture] [--epsilon E,...] [--rho R]
 //                  [--seed S,...] [--json]
+#include "app/cli/cli_support.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/core/malloc_tuning.h"
@@ -21,21 +22,9 @@ using namespace dpmix;
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    std::string item;
-    while (std::getline(s, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 
 std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
-CancellationToken* gCancel = nullptr;
-extern "C" void onInterrupt(int) {
-    if (gCancel) gCancel->cancel();
-}
 
 }  // namespace
 
@@ -60,8 +49,8 @@ int main(int argc, char** argv) {
     }
 
     pipeline::StudyRunOptions options;
-    options.stages = splitList(stages);
-    for (const auto& e : splitList(epsilons)) {
+    options.stages = cli::splitList(stages);
+    for (const auto& e : cli::splitList(epsilons)) {
         auto v = cli::parseReal(e, "--epsilon");
         if (!v || !(*v > 0)) {
             std::cerr << "dpmix run: " << (v ? "--epsilon = " + e + " is out of range: expected a number > 0" : v.error().message) << '\n';
@@ -74,7 +63,7 @@ int main(int argc, char** argv) {
         if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; return 2; }
         options.rho = *v;
     }
-    for (const auto& s : splitList(seeds)) {
+    for (const auto& s : cli::splitList(seeds)) {
         auto v = cli::parseInteger(s, "--seed");
         if (!v || *v < 0) { std::cerr << "dpmix run: --seed = " << s << " is out of range: expected an integer >= 0\n"; return 2; }
         options.seeds.push_back(static_cast<std::uint64_t>(*v));
@@ -86,8 +75,7 @@ int main(int argc, char** argv) {
     }
     project::ProjectFile project = std::move(opened).value();
     CancellationToken cancel;
-    gCancel = &cancel;
-    std::signal(SIGINT, onInterrupt);
+    cli::InterruptCancels ctrlC(cancel);
     auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
     auto progress = [](const ProgressEvent& e) {
         if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
