@@ -1,5 +1,7 @@
 #include "engine/pipeline/mixture_stage.h"
 
+#include "engine/pipeline/mixture_records.h"
+
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/objective.h"
@@ -64,21 +66,7 @@ Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureReq
             if (!params) return Error{"task '" + in.task + "', mixture parameters: " + params.error().message};
             auto dp = mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
             if (!dp) return Error{"task '" + in.task + "', DP-MixMin: " + dp.error().message};
-            PrivateLambda p;
-            p.epsilon = eps;
-            p.seed = seed;
-            p.lambda = dp->lambda;
-            p.sigma = dp->sigma;
-            p.epsilonSpent = dp->epsilon;
-            p.delta = dp->delta;
-            p.ledgerEntry = dp->ledgerEntry;
-            const auto q = mixmin::compareWithReference(p.lambda, out.lambdaStar);
-            p.cosine = q.cosine;
-            p.l1 = q.l1;
-            for (const auto& snap : dp->trajectory) {
-                p.trajectorySteps.push_back(snap.step);
-                p.trajectory.emplace_back(snap.lambda.data(), snap.lambda.data() + snap.lambda.size());
-            }
+            PrivateLambda p = privateLambdaFrom(*dp, eps, seed, out.lambdaStar);
             out.privateLambdas.push_back(std::move(p));
             report(progress, {"mixture", ++done, total, "task " + in.task});
         }

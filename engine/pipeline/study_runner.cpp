@@ -1,6 +1,7 @@
 #include "engine/pipeline/study_runner.h"
 
 #include "engine/pipeline/downstream_stage.h"
+#include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 
@@ -332,22 +333,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                        privacy::Ledger ledger(spec.privacy.composition);
                                        ledger.record(p.ledgerEntry);
                                        if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                       if (auto e = errorOf(project.addLambda({id, "private", names, toStdVector(p.lambda)}))) return e;
-                                       if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
-                                       if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
-                                       if (auto e = errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
-                                                                              {id, "l1-to-lambda-star", "", p.l1},
-                                                                              {id, "sigma", "", p.sigma},
-                                                                              {id, "epsilon-spent", "", p.epsilonSpent}})))
-                                           return e;
-                                       // λ iterates: post-processing of the private output, safe to store.
-                                       for (std::size_t c = 0; c < names.size(); ++c) {
-                                           std::vector<project::CurvePoint> points;
-                                           for (std::size_t i = 0; i < p.trajectory.size(); ++i)
-                                               points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
-                                           if (auto e = errorOf(project.addCurve(id, "lambda/" + names[c], points))) return e;
-                                       }
-                                       return std::nullopt;
+                                       return storePrivateLambda(project, id, o, p);
                                    });
                 if (!r) return r.error();
             }

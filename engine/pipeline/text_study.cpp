@@ -1,5 +1,6 @@
 #include "engine/pipeline/text_study.h"
 
+#include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/run_storage.h"
 
 #include "engine/data/splits.h"
@@ -317,21 +318,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
             auto dp = userLevel ? mixmin::runUserLevelDpMixMin(*objective, *inputs->users, *params, nullptr, {}, cancel)
                                 : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
             if (!dp) return Error{"task '" + task + "', DP-MixMin: " + dp.error().message};
-            PrivateLambda p;
-            p.epsilon = eps;
-            p.seed = seed;
-            p.lambda = dp->lambda;
-            p.sigma = dp->sigma;
-            p.epsilonSpent = dp->epsilon;
-            p.delta = dp->delta;
-            p.ledgerEntry = dp->ledgerEntry;
-            const auto q = mixmin::compareWithReference(p.lambda, o.lambdaStar);
-            p.cosine = q.cosine;
-            p.l1 = q.l1;
-            for (const auto& snap : dp->trajectory) {
-                p.trajectorySteps.push_back(snap.step);
-                p.trajectory.emplace_back(snap.lambda.data(), snap.lambda.data() + snap.lambda.size());
-            }
+            PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
             auto ppl = testPerplexity(p.lambda);
             if (!ppl) return ppl.error();
             details.perplexityDp.push_back(*ppl);
@@ -389,23 +376,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                                    privacy::Ledger ledger(spec.privacy.composition);
                                    ledger.record(p.ledgerEntry);
                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                   if (auto e = errorOf(project.addLambda({id, "private", names, toStdVector(p.lambda)}))) return e;
-                                   if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
-                                   if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
-                                   if (auto e = errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", p.cosine},
-                                                                          {id, "l1-to-lambda-star", "", p.l1},
-                                                                          {id, "sigma", "", p.sigma},
-                                                                          {id, "epsilon-spent", "", p.epsilonSpent},
-                                                                          {id, "test-perplexity", "", details.perplexityDp[pi]}})))
-                                       return e;
-                                   // λ iterates: post-processing of the private output, safe to store.
-                                   for (std::size_t c = 0; c < names.size(); ++c) {
-                                       std::vector<project::CurvePoint> points;
-                                       for (std::size_t i = 0; i < p.trajectory.size(); ++i)
-                                           points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
-                                       if (auto e = errorOf(project.addCurve(id, "lambda/" + names[c], points))) return e;
-                                   }
-                                   return std::nullopt;
+                                   return storePrivateLambda(project, id, o, p, {{id, "test-perplexity", "", details.perplexityDp[pi]}});
                                });
             if (!r) return r.error();
         }
