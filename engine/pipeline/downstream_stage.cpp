@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace dpmix::pipeline {
 namespace {
@@ -37,6 +38,36 @@ Result<double> testAuc(const train::Model& model, const std::vector<float>& test
 
 }  // namespace
 
+std::string PretrainCache::key(const Eigen::VectorXd& lambda, std::uint64_t seed, const project::PretrainStage& stage) {
+    // %a prints doubles exactly, so two λ's share a key only when they are bit-identical.
+    std::string k = "seed=" + std::to_string(seed) + ";steps=" + std::to_string(stage.steps) +
+                    ";batch=" + std::to_string(stage.batch);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, ";lr=%a;lambda=", stage.lr);
+    k += buf;
+    for (Eigen::Index i = 0; i < lambda.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%s%a", i ? "," : "", lambda[i]);
+        k += buf;
+    }
+    return k;
+}
+
+const PretrainCache::Entry* PretrainCache::find(const std::string& key) const {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+}
+
+void PretrainCache::store(const std::string& key, std::vector<float> weights) {
+    entries_[key] = Entry{std::move(weights), 0};
+}
+
+void PretrainCache::noteHit(const std::string& key) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return;
+    ++it->second.hits;
+    ++hits_;
+}
+
 Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
                                         const ProgressCallback& progress, const CancellationToken& cancel) {
     const auto& pub = study.publicImages;
@@ -53,23 +84,32 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     train::Model model = train::Model::create(*spec, req.seed);
     out.pretrainedTestAuc = std::nan("");
     if (req.lambda) {
-        const long long n = static_cast<long long>(pub.size());
-        const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
-        auto params = train::SupervisedParamsBuilder()
-                          .epochs(epochs)
-                          .batchSize(static_cast<int>(req.pretrain.batch))
-                          .learningRate(req.pretrain.lr)
-                          .optimizer(train::OptimizerKind::Sgd)
-                          .seed(req.seed)
-                          .build();
-        if (!params) return Error{"pretraining: " + params.error().message};
-        const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
-        auto pretrained = train::pretrainOnMixture(view(pub.pixels, pub, pub.size()), pub.labels,
-                                                   static_cast<int>(study.components()), lambda, *spec, *params,
-                                                   [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); },
-                                                   cancel);
-        if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
-        model = std::move(pretrained).value();
+        const std::string cacheKey = req.pretrainCache ? PretrainCache::key(*req.lambda, req.seed, req.pretrain) : std::string();
+        const PretrainCache::Entry* cached = req.pretrainCache ? req.pretrainCache->find(cacheKey) : nullptr;
+        if (cached) {
+            if (auto err = model.setParameters(cached->weights)) return Error{"pretraining cache: " + err->message};
+            req.pretrainCache->noteHit(cacheKey);
+            out.pretrainingReused = true;
+        } else {
+            const long long n = static_cast<long long>(pub.size());
+            const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
+            auto params = train::SupervisedParamsBuilder()
+                              .epochs(epochs)
+                              .batchSize(static_cast<int>(req.pretrain.batch))
+                              .learningRate(req.pretrain.lr)
+                              .optimizer(train::OptimizerKind::Sgd)
+                              .seed(req.seed)
+                              .build();
+            if (!params) return Error{"pretraining: " + params.error().message};
+            const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
+            auto pretrained = train::pretrainOnMixture(view(pub.pixels, pub, pub.size()), pub.labels,
+                                                       static_cast<int>(study.components()), lambda, *spec, *params,
+                                                       [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); },
+                                                       cancel);
+            if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
+            model = std::move(pretrained).value();
+            if (req.pretrainCache) req.pretrainCache->store(cacheKey, model.parameters());
+        }
         auto auc = testAuc(model, testPixels, study, testLabels);
         if (auc) out.pretrainedTestAuc = *auc;
     }

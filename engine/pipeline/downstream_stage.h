@@ -15,11 +15,34 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dpmix::pipeline {
+
+// Pretrained weights keyed by everything pretraining depends on (λ, seed, pretraining settings,
+// model input shape). Pretraining touches public data only, so a model pretrained for one ε or
+// one task is the same model for another: the runner shares one cache across a study's ε's and
+// methods instead of pretraining the uniform, λ* and Random Search mixtures again per ε.
+class PretrainCache {
+public:
+    struct Entry {
+        std::vector<float> weights;
+        long long hits = 0;
+    };
+    static std::string key(const Eigen::VectorXd& lambda, std::uint64_t seed, const project::PretrainStage& stage);
+    const Entry* find(const std::string& key) const;
+    void store(const std::string& key, std::vector<float> weights);
+    void noteHit(const std::string& key);
+    long long hits() const { return hits_; }
+    std::size_t size() const { return entries_.size(); }
+
+private:
+    std::map<std::string, Entry> entries_;
+    long long hits_ = 0;
+};
 
 struct DownstreamRequest {
     std::size_t task = 0;                        // index into study.taskNames
@@ -31,11 +54,13 @@ struct DownstreamRequest {
     std::uint64_t seed = 0;
     project::PretrainStage pretrain;
     project::FinetuneStage finetune;
+    PretrainCache* pretrainCache = nullptr;      // optional: reuse pretraining across ε and tasks
 };
 
 struct DownstreamOutcome {
     double testAuc = 0.0;
     double pretrainedTestAuc = 0.0;              // AUC before fine-tuning (NaN for Random Init)
+    bool pretrainingReused = false;              // the pretrained model came from the cache
     long long finetuneSteps = 0;
     double noise = 0.0;                          // σ (DP-SGD) or r (Dirichlet)
     double clippedFraction = 0.0;

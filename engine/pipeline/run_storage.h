@@ -48,6 +48,16 @@ Result<long long> storedRun(project::ProjectFile& project, const project::NewRun
     return *id;
 }
 
+/// Records a run that was cancelled before its results existed (e.g. during mixture learning,
+/// whose runs are otherwise written when the stage finishes), so the project shows what was
+/// interrupted. The run row carries no results: nothing computed on sensitive data was released.
+inline void recordCancelledRun(project::ProjectFile& project, const project::NewRun& spec, const std::string& stage) {
+    auto id = project.addRun(spec);
+    if (!id) return;  // the cancellation itself is what the caller reports
+    (void)project.setRunStatus(*id, project::RunStatus::Cancelled,
+                               "cancelled by the user during " + stage + "; no result was released or stored");
+}
+
 /// Model weights as stored bytes (native float layout: the file is read back on this build).
 inline std::string floatsToBytes(const std::vector<float>& values) {
     std::string bytes(values.size() * sizeof(float), '\0');

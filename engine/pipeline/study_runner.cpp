@@ -183,6 +183,9 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     request.stage = spec.mixture;
     request.randomSearchCandidates = options.randomSearchCandidates;
 
+    // Pretraining sees public data only, so one pretrained model serves every ε and task with the
+    // same λ and seed (uniform, λ*, Random Search; DP-MixMin's λ differs per ε).
+    PretrainCache pretrainCache;
     const long long totalRuns = static_cast<long long>(seeds.size() * taskIndices.size() * epsilons.size());
     long long doneRuns = 0;
     for (auto seed : seeds) {
@@ -200,11 +203,20 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             request.seeds = {seed};
             say("task '" + in.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
                 std::to_string(split->a.size()) + ")");
-            auto outcome = runMixtureStage(in, request,
-                                           [&](const ProgressEvent& e) {
-                                               dpmix::report(progress, {"mixture", doneRuns + e.done, totalRuns, e.message});
-                                           },
-                                           cancel);
+            Result<MixtureOutcome> outcome = Error{""};
+            try {
+                outcome = runMixtureStage(in, request,
+                                          [&](const ProgressEvent& e) {
+                                              dpmix::report(progress, {"mixture", doneRuns + e.done, totalRuns, e.message});
+                                          },
+                                          cancel);
+            } catch (const Cancelled&) {
+                for (double eps : epsilons)
+                    recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
+                                                 mixtureConfigJson(spec.mixture, rho, delta, "dp-mixmin")},
+                                       "mixture learning on split A");
+                throw;
+            }
             if (!outcome) return outcome.error();
             doneRuns += static_cast<long long>(epsilons.size());
             const auto& o = *outcome;
@@ -224,6 +236,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                         req.seed = seed;
                         req.pretrain = spec.pretrain;
                         req.finetune = spec.finetune;
+                        req.pretrainCache = &pretrainCache;
                         if (options.pretrainSteps) req.pretrain.steps = *options.pretrainSteps;
                         if (options.finetuneSteps) req.finetune.steps = *options.finetuneSteps;
                         privacy::Ledger ledger(spec.privacy.composition);
@@ -290,7 +303,9 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                         const auto total = ledger.total();
                         report.downstream.push_back({method, o.task, seed, epsilons[e], result.testAuc,
                                                      result.pretrainedTestAuc, total.epsilon, total.established, *run});
-                        say("  test AUC " + std::to_string(result.testAuc) + " (ledger epsilon " +
+                        say("  test AUC " + std::to_string(result.testAuc) +
+                            (result.pretrainingReused ? " (pretrained model reused from an earlier run of this study)" : "") +
+                            " (ledger epsilon " +
                             (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) + ")");
                     }
                 }

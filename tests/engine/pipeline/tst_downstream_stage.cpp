@@ -1,0 +1,135 @@
+// The downstream stage's pretraining cache: a cached pretrained model must give exactly the run
+// a fresh pretraining gives (same fine-tuned weights, same AUC), and only bit-identical λ, seed
+// and pretraining settings may share a cache entry.
+#include "engine/pipeline/downstream_stage.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace dpmix;
+using namespace dpmix::pipeline;
+
+namespace {
+
+constexpr int kSide = 8;
+
+// n 8×8 images of 4 classes (class c brightens quadrant c); labels: one column per entry of
+// `tasks`, each a set of classes.
+data::ImageDataset images(int n, std::uint64_t seed, const std::vector<std::vector<int>>& tasks) {
+    data::ImageDataset d;
+    d.channels = 1;
+    d.height = d.width = kSide;
+    std::mt19937_64 rng(seed);
+    for (std::size_t t = 0; t < tasks.size(); ++t) d.labelNames.push_back("t" + std::to_string(t));
+    for (int i = 0; i < n; ++i) {
+        const int c = static_cast<int>(rng() % 4);
+        for (int y = 0; y < kSide; ++y)
+            for (int x = 0; x < kSide; ++x) {
+                const int quadrant = (y >= kSide / 2) * 2 + (x >= kSide / 2);
+                d.pixels.push_back(static_cast<float>((quadrant == c ? 0.7 : 0.1) + 0.2 * static_cast<double>(rng() % 100) / 100.0));
+            }
+        for (const auto& classes : tasks)
+            d.labels.push_back(std::find(classes.begin(), classes.end(), c) != classes.end() ? 1.0f : 0.0f);
+    }
+    return d;
+}
+
+ImageStudy tinyStudy() {
+    ImageStudy s;
+    s.publicImages = images(96, 1, {{0}, {1}, {2, 3}});
+    s.sensitiveImages = images(160, 2, {{0, 1}});
+    s.componentNames = {"a", "b", "cd"};
+    s.taskNames = {"ab"};
+    for (std::size_t i = 0; i < 160; ++i) (i < 120 ? s.sensitiveSplit.train : s.sensitiveSplit.test).push_back(i);
+    return s;
+}
+
+DownstreamRequest request(const ImageStudy& s, Eigen::VectorXd lambda) {
+    DownstreamRequest r;
+    r.task = 0;
+    r.lambda = std::move(lambda);
+    r.finetuneIndices = s.sensitiveSplit.train;
+    r.epsilon = 2.0;
+    r.delta = 1e-5;
+    r.seed = 7;
+    r.pretrain.batch = 16;
+    r.pretrain.steps = 6;
+    r.pretrain.lr = 0.1;
+    r.finetune.batch = 32;
+    r.finetune.steps = 4;
+    r.finetune.lr = 0.05;
+    r.finetune.clip = 1.0;
+    return r;
+}
+
+}  // namespace
+
+class TestDownstreamStage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void cachedPretrainingGivesTheSameRun() {
+        const auto study = tinyStudy();
+        Eigen::VectorXd lambda(3);
+        lambda << 0.5, 0.3, 0.2;
+
+        privacy::Ledger plainLedger(privacy::Composition::Parallel);
+        auto plain = runDownstream(study, request(study, lambda), plainLedger);
+        QVERIFY2(plain, plain ? "" : plain.error().message.c_str());
+        QVERIFY(!plain->pretrainingReused);
+
+        PretrainCache cache;
+        auto req = request(study, lambda);
+        req.pretrainCache = &cache;
+        privacy::Ledger l1(privacy::Composition::Parallel), l2(privacy::Composition::Parallel);
+        auto first = runDownstream(study, req, l1);
+        QVERIFY(first);
+        QVERIFY(!first->pretrainingReused);
+        QCOMPARE(cache.size(), std::size_t{1});
+        auto second = runDownstream(study, req, l2);
+        QVERIFY(second);
+        QVERIFY(second->pretrainingReused);
+        QCOMPARE(cache.hits(), 1LL);
+
+        // Bit-identical: the cache must not change what fine-tuning sees.
+        QCOMPARE(first->weights, plain->weights);
+        QCOMPARE(second->weights, plain->weights);
+        QCOMPARE(second->testAuc, plain->testAuc);
+        QCOMPARE(second->pretrainedTestAuc, plain->pretrainedTestAuc);
+        // Each run still records its own fine-tuning mechanism.
+        QCOMPARE(l2.entries().size(), plainLedger.entries().size());
+    }
+
+    void anotherLambdaOrSeedIsAMiss() {
+        const auto study = tinyStudy();
+        Eigen::VectorXd a(3), b(3);
+        a << 0.5, 0.3, 0.2;
+        b = a;
+        b[2] = std::nextafter(b[2], 1.0);  // one ulp apart
+        project::PretrainStage stage;
+        QVERIFY(PretrainCache::key(a, 0, stage) != PretrainCache::key(b, 0, stage));
+        QVERIFY(PretrainCache::key(a, 0, stage) != PretrainCache::key(a, 1, stage));
+        auto other = stage;
+        other.steps += 1;
+        QVERIFY(PretrainCache::key(a, 0, stage) != PretrainCache::key(a, 0, other));
+        other = stage;
+        other.lr = std::nextafter(stage.lr, 1.0);
+        QVERIFY(PretrainCache::key(a, 0, stage) != PretrainCache::key(a, 0, other));
+        QCOMPARE(PretrainCache::key(a, 3, stage), PretrainCache::key(Eigen::VectorXd(a), 3, stage));
+
+        PretrainCache cache;
+        auto req = request(study, a);
+        req.pretrainCache = &cache;
+        privacy::Ledger l1(privacy::Composition::Parallel), l2(privacy::Composition::Parallel);
+        QVERIFY(runDownstream(study, req, l1));
+        req.lambda = b;
+        auto r = runDownstream(study, req, l2);
+        QVERIFY(r);
+        QVERIFY(!r->pretrainingReused);
+        QCOMPARE(cache.size(), std::size_t{2});
+        QCOMPARE(cache.hits(), 0LL);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDownstreamStage)
+#include "tst_downstream_stage.moc"
