@@ -20,7 +20,13 @@ QString validateBarChartData(const BarChartData& data) {
             if (!(e >= 0.0))
                 return QStringLiteral("series \"%1\" has an error bar of %2: expected a half-width >= 0")
                     .arg(s.name, formatExact(e));
+        if (!s.details.isEmpty() && s.details.size() != n)
+            return QStringLiteral("series \"%1\" has %2 tooltip details for %3 categories")
+                .arg(s.name).arg(s.details.size()).arg(n);
     }
+    for (const ReferenceLine& r : data.references)
+        if (!std::isfinite(r.value))
+            return QStringLiteral("reference line \"%1\" is at %2: expected a finite value").arg(r.name, formatExact(r.value));
     return {};
 }
 
@@ -32,7 +38,7 @@ BarChartWidget::BarChartWidget(QWidget* parent) : ChartWidget(parent) {
 QString BarChartWidget::setData(const BarChartData& data) {
     if (QString error = validateBarChartData(data); !error.isEmpty()) return error;
     data_ = data;
-    plot()->clearPlottables();
+    plot()->clearPlottables();  // also the reference graphs
     bars_.clear();
 
     auto* group = new QCPBarsGroup(plot());
@@ -51,17 +57,31 @@ QString BarChartWidget::setData(const BarChartData& data) {
         const QColor color = seriesColor(s);
         bars->setPen(QPen(color.darker(130)));
         bars->setBrush(color);
-        bars->setData(ticks, series.values, true);
+        // Missing bars (NaN) are left out of the plottable; the tooltip maps keys back to categories.
+        for (int i = 0; i < series.values.size(); ++i)
+            if (!std::isnan(series.values[i])) bars->addData(ticks[i], series.values[i]);
         bars->setBarsGroup(group);
         bars_ << bars;
         if (!series.errors.isEmpty()) {
             auto* errors = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
             errors->removeFromLegend();
             errors->setDataPlottable(bars);
-            errors->setData(series.errors);
+            QVector<double> present;
+            for (int i = 0; i < series.values.size(); ++i)
+                if (!std::isnan(series.values[i])) present << series.errors[i];
+            errors->setData(present);
             errors->setPen(QPen(QColor(40, 40, 40), 1.2));
             errors->setWhiskerWidth(std::max(4.0, 40.0 * width));
         }
+    }
+
+    // Reference lines: a two-point dashed graph across all categories, so each has a legend entry.
+    for (int r = 0; r < data_.references.size(); ++r) {
+        QCPGraph* line = plot()->addGraph();
+        line->setName(data_.references[r].name);
+        line->setData({0.5, data_.categories.size() + 0.5}, {data_.references[r].value, data_.references[r].value});
+        line->setPen(QPen(QColor(200, 30, 30).darker(100 + 40 * r), 1.8, Qt::DashLine));
+        line->setSelectable(QCP::stNone);
     }
 
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -82,14 +102,19 @@ void BarChartWidget::rescaleToData() {
     double lo = 0.0, hi = 0.0;
     for (const BarSeries& s : data_.series)
         for (int i = 0; i < s.values.size(); ++i) {
+            if (std::isnan(s.values[i])) continue;
             const double e = s.errors.isEmpty() ? 0.0 : s.errors[i];
             lo = std::min(lo, s.values[i] - e);
             hi = std::max(hi, s.values[i] + e);
         }
+    for (const ReferenceLine& r : data_.references) {
+        lo = std::min(lo, r.value);
+        hi = std::max(hi, r.value);
+    }
     if (hi <= lo) hi = lo + 1.0;
     const double pad = 0.08 * (hi - lo);
     // Headroom above the tallest bar for the legend (inset at the top), one line per series.
-    const double legendRoom = 0.08 * static_cast<double>(data_.series.size()) * (hi - lo);
+    const double legendRoom = 0.08 * static_cast<double>(data_.series.size() + data_.references.size()) * (hi - lo);
     plot()->yAxis->setRange(lo < 0.0 ? lo - pad : 0.0, hi + pad + legendRoom);
     plot()->replot();
 }
@@ -101,12 +126,14 @@ PlotTable BarChartWidget::plottedTable() const {
         table.columns << s.name;
         if (!s.errors.isEmpty()) table.columns << s.name + QStringLiteral(" error");
     }
+    for (const ReferenceLine& r : data_.references) table.columns << r.name;
     for (int i = 0; i < data_.categories.size(); ++i) {
         QStringList row{data_.categories[i]};
         for (const BarSeries& s : data_.series) {
             row << formatExact(s.values[i]);
             if (!s.errors.isEmpty()) row << formatExact(s.errors[i]);
         }
+        for (const ReferenceLine& r : data_.references) row << formatExact(r.value);
         table.rows << row;
     }
     return table;
@@ -118,13 +145,18 @@ QString BarChartWidget::tooltipAt(const QPointF& pos) const {
         if (bars_[s]->selectTest(pos, false, &details) < 0) continue;
         const auto selection = details.value<QCPDataSelection>();
         if (selection.isEmpty()) continue;
-        const int i = selection.dataRange().begin();
+        const int point = selection.dataRange().begin();
+        if (point < 0 || point >= bars_[s]->dataCount()) continue;
+        // Keys are 1-based category positions (missing bars are not in the data).
+        const int i = static_cast<int>(std::lround(bars_[s]->data()->at(point)->key)) - 1;
         if (i < 0 || i >= data_.categories.size()) continue;
         const BarSeries& series = data_.series[s];
         QString text = QStringLiteral("<b>%1</b><br>%2: %3").arg(series.name.toHtmlEscaped(),
                                                                  data_.categories[i].toHtmlEscaped())
                            .arg(series.values[i], 0, 'g', 4);
         if (!series.errors.isEmpty()) text += QStringLiteral(" ± %1").arg(series.errors[i], 0, 'g', 3);
+        if (!series.details.isEmpty() && !series.details[i].isEmpty())
+            text += QStringLiteral("<br>") + series.details[i].toHtmlEscaped().replace('\n', QStringLiteral("<br>"));
         return text;
     }
     return {};

@@ -15,15 +15,24 @@ struct BarSeries {
     QString name;             // legend entry, e.g. "DP-MixMin"
     QVector<double> values;   // one per category
     QVector<double> errors;   // ± half-widths, one per category; empty = no error bars
+    QStringList details;      // extra tooltip text per category (plain text); empty = none
+};
+
+/// A horizontal line across the plot, e.g. the claimed ε an audit is measured against.
+struct ReferenceLine {
+    QString name;   // legend entry and CSV column, e.g. "claimed ε = 1"
+    double value = 0.0;
 };
 
 struct BarChartData {
     QStringList categories;   // x tick labels, e.g. "ε = 1", "ε = 2"
-    QList<BarSeries> series;
+    QList<BarSeries> series;  // a NaN value is a missing bar (nothing drawn, "nan" in the CSV)
+    QList<ReferenceLine> references;
 };
 
-/// Returns an empty string if every series has one value (and zero or one error >= 0) per
-/// category, else a message naming the series and the mismatch.
+/// Returns an empty string if every series has one value (and zero or one error >= 0, zero or
+/// one detail) per category and every reference line is finite, else a message naming the
+/// series or line and the mismatch.
 QString validateBarChartData(const BarChartData& data);
 
 class BarChartWidget : public ChartWidget {

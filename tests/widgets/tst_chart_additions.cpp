@@ -1,0 +1,169 @@
+// The chart features the analysis views need: the log-log chart (points with ± error bars and
+// dashed reference lines; CSV of exactly the plotted numbers; rejects what a log axis cannot
+// show), and the bar chart's reference lines, missing bars and per-bar tooltip details.
+#include "widgets/bar_chart_widget.h"
+#include "widgets/log_log_chart_widget.h"
+#include "widgets/qcp.h"
+
+#include <QImage>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix::widgets;
+
+namespace {
+
+QList<QStringList> readCsv(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+    QList<QStringList> rows;
+    // The test data has no commas or quotes in cells, so a plain split is an exact parser here.
+    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts)) rows << line.split(',');
+    return rows;
+}
+
+QList<LogLogSeries> sampleLogLog() {
+    LogLogSeries measured{"excess", {8, 32, 128}, {0.05, 0.1 + 0.2, 0.7}, {0.01, 0.4, 0.1}, false};
+    LogLogSeries reference{"sqrt k", {8, 32, 128}, {0.15, 0.3, 0.6}, {}, true};
+    return {measured, reference};
+}
+
+BarChartData barsWithReference() {
+    BarChartData d;
+    d.categories = {"ac", "bd"};
+    d.series = {{"natural", {0.05, std::nan("")}, {}, {"FPR 0.49", ""}},
+                {"max-clip", {0.12, 0.2}, {0.0, 0.1}, {"FPR 0.45", "mean of 2 audits"}}};
+    d.references = {{"claimed eps 1", 1.0}};
+    return d;
+}
+
+}  // namespace
+
+class TstChartAdditions : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void logLogAxesAreLogarithmic() {
+        LogLogChartWidget chart;
+        QCOMPARE(chart.setSeries(sampleLogLog()), QString());
+        QCOMPARE(chart.plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(chart.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        // Every point (and the upper whiskers) inside the visible range.
+        QVERIFY(chart.plot()->xAxis->range().contains(8) && chart.plot()->xAxis->range().contains(128));
+        QVERIFY(chart.plot()->yAxis->range().contains(0.04) && chart.plot()->yAxis->range().contains(0.8));
+        QCOMPARE(chart.plot()->graphCount(), 2);
+        QCOMPARE(chart.plot()->graph(1)->pen().style(), Qt::DashLine);  // the reference
+    }
+
+    void logLogExportsEveryFormatAndTheNumbers() {
+        QTemporaryDir dir;
+        LogLogChartWidget chart;
+        chart.resize(500, 350);
+        const auto series = sampleLogLog();
+        QCOMPARE(chart.setSeries(series), QString());
+        for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{
+                 {"png", ExportFormat::Png}, {"pdf", ExportFormat::Pdf}, {"svg", ExportFormat::Svg}}) {
+            const QString path = dir.path() + "/plot." + suffix;
+            QCOMPARE(chart.exportTo(path, format, {400, 300, 2.0}), QString());
+            QVERIFY(QFileInfo(path).size() > 1000);
+        }
+        QCOMPARE(QImage(dir.path() + "/plot.png").size(), QSize(800, 600));
+        const QString csv = dir.path() + "/plot.csv";
+        QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
+        const auto rows = readCsv(csv);
+        QCOMPARE(rows.size(), 1 + 3 + 3);
+        QCOMPARE(rows[0], (QStringList{"series", "x", "y", "error"}));
+        QCOMPARE(rows[2], (QStringList{"excess", "32", "0.30000000000000004", "0.4"}));  // 0.1 + 0.2, exactly
+        QCOMPARE(rows[6], (QStringList{"sqrt k", "128", "0.6", ""}));
+    }
+
+    void logLogRejectsWhatALogAxisCannotShow() {
+        LogLogChartWidget chart;
+        QCOMPARE(chart.setSeries(sampleLogLog()), QString());
+        auto bad = sampleLogLog();
+        bad[0].y[1] = 0.0;
+        const QString error = chart.setSeries(bad);
+        QVERIFY2(error.contains("\"excess\"") && error.contains("at x = 32") && error.contains("> 0"), qPrintable(error));
+        QCOMPARE(chart.series()[0].y[1], 0.1 + 0.2);  // unchanged
+        bad = sampleLogLog();
+        bad[1].x[0] = -1;
+        QVERIFY(chart.setSeries(bad).contains("x[0] = -1"));
+        bad = sampleLogLog();
+        bad[0].errors.removeLast();
+        QVERIFY(chart.setSeries(bad).contains("2 error bars for 3 points"));
+        bad = sampleLogLog();
+        bad[0].x[2] = 32;
+        QVERIFY(chart.setSeries(bad).contains("does not increase"));
+    }
+
+    void logLogTooltipNamesThePoint() {
+        LogLogChartWidget chart;
+        chart.resize(600, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QCOMPARE(chart.setSeries(sampleLogLog()), QString());
+        chart.plot()->replot();
+        const QPointF point = chart.plot()->graph(0)->dataPixelPosition(2);
+        const QString tip = chart.tooltipTextAt(point);
+        QVERIFY2(tip.contains("excess") && tip.contains("x = 128") && tip.contains("y = 0.7") && tip.contains("± 0.1"),
+                 qPrintable(tip));
+        QCOMPARE(chart.tooltipTextAt(QPointF(2, 2)), QString());
+    }
+
+    void barReferenceLineIsDrawnAndExported() {
+        QTemporaryDir dir;
+        BarChartWidget chart;
+        QCOMPARE(chart.setData(barsWithReference()), QString());
+        // The reference is a dashed graph at y = 1 across the categories, with a legend entry.
+        QCOMPARE(chart.plot()->graphCount(), 1);
+        QCPGraph* line = chart.plot()->graph(0);
+        QCOMPARE(line->name(), QString("claimed eps 1"));
+        QCOMPARE(line->data()->size(), 2);
+        QCOMPARE(line->data()->at(0)->value, 1.0);
+        QCOMPARE(line->data()->at(1)->value, 1.0);
+        QVERIFY(chart.plot()->yAxis->range().contains(1.0));
+        const QString csv = dir.path() + "/bars.csv";
+        QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
+        const auto rows = readCsv(csv);
+        QCOMPARE(rows[0], (QStringList{"category", "natural", "max-clip", "max-clip error", "claimed eps 1"}));
+        QCOMPARE(rows[1], (QStringList{"ac", "0.05", "0.12", "0", "1"}));
+        QCOMPARE(rows[2], (QStringList{"bd", "nan", "0.2", "0.1", "1"}));
+    }
+
+    void missingBarsAreNotDrawnAndTooltipsKeepTheirCategory() {
+        BarChartWidget chart;
+        chart.resize(600, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QCOMPARE(chart.setData(barsWithReference()), QString());
+        chart.plot()->replot();
+        QList<QCPBars*> bars;
+        for (int i = 0; i < chart.plot()->plottableCount(); ++i)
+            if (auto* b = qobject_cast<QCPBars*>(chart.plot()->plottable(i))) bars << b;
+        QCOMPARE(bars.size(), 2);
+        QCOMPARE(bars[0]->dataCount(), 1);  // "natural" has no bar on bd
+        QCOMPARE(bars[1]->dataCount(), 2);
+        // Hover the second max-clip bar (bd): its own value and detail, not the first category's.
+        const QString tip = chart.tooltipTextAt(bars[1]->dataPixelPosition(1) + QPointF(0, 5));
+        QVERIFY2(tip.contains("max-clip") && tip.contains("bd") && tip.contains("0.2") && tip.contains("mean of 2 audits"),
+                 qPrintable(tip));
+        const QString natural = chart.tooltipTextAt(bars[0]->dataPixelPosition(0) + QPointF(0, 3));
+        QVERIFY2(natural.contains("natural") && natural.contains("ac") && natural.contains("FPR 0.49"), qPrintable(natural));
+    }
+
+    void barValidationChecksDetailsAndReferences() {
+        BarChartWidget chart;
+        auto bad = barsWithReference();
+        bad.series[1].details.removeLast();
+        QVERIFY(chart.setData(bad).contains("1 tooltip details for 2 categories"));
+        bad = barsWithReference();
+        bad.references[0].value = std::numeric_limits<double>::infinity();
+        QVERIFY(chart.setData(bad).contains("expected a finite value"));
+        QVERIFY(chart.data().categories.isEmpty());  // nothing was taken
+    }
+};
+
+QTEST_MAIN(TstChartAdditions)
+#include "tst_chart_additions.moc"
