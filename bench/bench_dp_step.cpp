@@ -6,8 +6,12 @@
 // vectorised per-example clipping (detail/ghost_clipping), Gaussian noise, SGD update.
 // With --proxy it instead times trainProxy (issue #4 A.1): the demo small CNN, k = 14 sources,
 // on 60,000 random 28×28 images (timing does not depend on the pixel values).
-// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--proxy EPOCHS]
+// With --model transformer it times the demo causal LM instead (vocabulary 8000, 2 blocks,
+// width 128, 4 heads, context 64; B windows of random tokens; next-token loss per window), all
+// parameters trainable and only the last two blocks + head (the paper's LM fine-tuning).
+// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--proxy EPOCHS] [--model transformer]
 #include "engine/core/malloc_tuning.h"
+#include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/optimizer.h"
@@ -20,6 +24,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -82,6 +88,45 @@ Timing measure(const ModelSpec& spec, int batch, int steps) {
     return {median(plain), median(dp), minimum(plain), minimum(dp)};
 }
 
+Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int lastBlocks) {
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    Network net = buildCausalLm(spec, gen);
+    FrozenBlocks frozen(net, lastBlocks);
+    std::vector<Tensor*> params = net.trainableParameters();
+    SgdOptimizer opt(params, 0.01);
+    std::vector<std::vector<std::int32_t>> streams(static_cast<std::size_t>(batch));
+    std::mt19937 rng(4);
+    for (auto& s : streams)
+        for (int t = 0; t <= spec.context; ++t) s.push_back(static_cast<std::int32_t>(rng() % static_cast<unsigned>(spec.vocabulary)));
+    std::vector<std::span<const std::int32_t>> spans(streams.begin(), streams.end());
+    WindowBatch wb = makeWindows(spans, std::vector<std::int64_t>(spans.size(), 0), spec.context, at::kCPU);
+    auto plainStep = [&] {
+        zeroGradients(params);
+        windowLoss(net.forward(wb.inputs), wb).sum().backward();
+        opt.step();
+    };
+    auto dpStep = [&] {
+        Tape tape;
+        clipAndSumGradients(tape, windowLoss(net.forward(wb.inputs, &tape), wb), 1.0);
+        privatiseGradients(params, 1.0, static_cast<double>(batch), gen);
+        opt.step();
+    };
+    for (int i = 0; i < 3; ++i) {
+        plainStep();
+        dpStep();
+    }
+    std::vector<double> plain, dp;
+    for (int i = 0; i < steps; ++i) {
+        auto t0 = Clock::now();
+        plainStep();
+        plain.push_back(msSince(t0));
+        t0 = Clock::now();
+        dpStep();
+        dp.push_back(msSince(t0));
+    }
+    return {median(plain), median(dp), minimum(plain), minimum(dp)};
+}
+
 double matmulMs() {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(2);
     Tensor a = at::rand({1024, 1024}, gen), b = at::rand({1024, 1024}, gen);
@@ -96,7 +141,9 @@ double matmulMs() {
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     int threads = 2, batch = 256, steps = 30, proxyEpochs = 0;
+    std::string model;
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
         if (!std::strcmp(argv[i], "--threads")) threads = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--batch")) batch = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--steps")) steps = std::stoi(argv[i + 1]);
@@ -124,6 +171,17 @@ int main(int argc, char** argv) {
     }
     std::printf("threads %d, batch %d, %d timed steps each\n", threads, batch, steps);
     std::printf("BLAS check: 1024x1024 matmul %.1f ms (OpenBLAS: a few ms; reference BLAS: ~1 s)\n", matmulMs());
+    if (model == "transformer") {
+        TransformerSpec lm;  // the demo defaults
+        std::printf("%-24s %14s %14s %8s %14s %14s %8s\n", "transformer", "plain median", "DP median", "ratio",
+                    "plain min", "DP min", "ratio");
+        for (auto [name, last] : {std::pair<const char*, int>{"all parameters", 0}, {"last 2 blocks + head", 3}}) {
+            Timing t = measureTransformer(lm, batch, steps, last);
+            std::printf("%-24s %11.1f ms %11.1f ms %8.2f %11.1f ms %11.1f ms %8.2f\n", name, t.plainMs, t.dpMs,
+                        t.dpMs / t.plainMs, t.plainMinMs, t.dpMinMs, t.dpMinMs / t.plainMinMs);
+        }
+        return 0;
+    }
 
     ModelSpec cnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 28, 28).outputs(10).convWidths(32, 64)
                         .hidden(128).groupNorm(false).build().value();

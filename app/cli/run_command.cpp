@@ -6,6 +6,8 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/pipeline/text_downstream.h"
+#include "engine/pipeline/text_downstream_tokens.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <map>
 #include <cstdio>
@@ -47,8 +50,11 @@ bool isTextProject(const project::ProjectFile& project) {
     return false;
 }
 
-// Replaces this process with dpmix-text from the same folder; returns only on failure.
-int execTextStudy(const std::vector<std::string>& args) {
+// Runs dpmix-text (from this program's folder) as a child process and waits for it: text studies
+// tokenise with sentencepiece, which cannot share a process with LibTorch. Returns its exit
+// status (128 + signal when it was killed). With `stdoutToStderr` the child's report goes to
+// stderr, so that this process's stdout carries only its own (e.g. --json) output.
+int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr) {
     char self[4096];
     const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
     std::filesystem::path dir = len > 0 ? std::filesystem::path(std::string(self, static_cast<std::size_t>(len))).parent_path()
@@ -59,10 +65,149 @@ int execTextStudy(const std::vector<std::string>& args) {
     argv.push_back(nullptr);
     std::cout.flush();
     std::cerr.flush();
-    ::execv(program.c_str(), argv.data());
-    std::cerr << "dpmix run: this is a text study, which runs in " << program << ", but it cannot be started: "
-              << std::strerror(errno) << '\n';
+    const pid_t child = ::fork();
+    if (child < 0) {
+        std::cerr << "dpmix run: cannot start " << program << ": " << std::strerror(errno) << '\n';
+        return 1;
+    }
+    if (child == 0) {
+        if (stdoutToStderr) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+        ::execv(program.c_str(), argv.data());
+        const std::string msg = "dpmix run: this is a text study, which runs in " + program + ", but it cannot be started: " +
+                                std::strerror(errno) + "\n";
+        (void)!::write(STDERR_FILENO, msg.data(), msg.size());
+        ::_exit(127);
+    }
+    // Ctrl-C reaches the child too (same process group), which marks its run cancelled and exits:
+    // this process ignores it meanwhile and reports the child's status.
+    auto previous = std::signal(SIGINT, SIG_IGN);
+    int status = 0;
+    pid_t waited;
+    while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {
+    }
+    std::signal(SIGINT, previous);
+    if (waited < 0) return 1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return 1;
+}
+
+struct PerplexityRow {
+    std::string method;
+    double epsilon = 0.0;
+    double mean = 0.0, std = 0.0;
+    int seeds = 0;
+};
+
+// Test perplexity per (ε, method): mean ± sample std over seeds, in the order the runs ran.
+std::vector<PerplexityRow> summarizePerplexity(const pipeline::TextDownstreamReport& report) {
+    std::vector<PerplexityRow> rows;
+    std::map<std::pair<double, std::string>, std::vector<double>> byKey;
+    for (const auto& r : report.runs) {
+        const auto key = std::make_pair(r.epsilon, r.method);
+        if (!byKey.count(key)) rows.push_back({r.method, r.epsilon});
+        byKey[key].push_back(r.testPerplexity);
+    }
+    for (auto& row : rows) {
+        const auto& v = byKey[{row.epsilon, row.method}];
+        double mean = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        double var = 0;
+        for (double x : v) var += (x - mean) * (x - mean);
+        row.mean = mean;
+        row.std = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0;
+        row.seeds = static_cast<int>(v.size());
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.epsilon < b.epsilon; });
+    return rows;
+}
+
+// The text study: dpmix-text runs the proxies and mixture stages (and exports tokens); the
+// language-model stages then run here, in the LibTorch process. Returns the exit code.
+int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOptions& options, const std::string& epsilons,
+                   const std::string& rho, const std::string& seeds, bool json) {
+    std::vector<std::string> childStages;
+    bool downstream = false;
+    for (const auto& s : options.stages) {
+        if (s == "proxies" || s == "mixture") childStages.push_back(s);
+        else downstream = true;  // pretrain, finetune, evaluate, downstream: the LM stages
+    }
+    if (downstream && std::find(childStages.begin(), childStages.end(), "mixture") == childStages.end())
+        childStages.push_back("mixture");  // the LM stages need this run's λ and splits
+    std::string stageList;
+    for (const auto& s : childStages) stageList += (stageList.empty() ? "" : ",") + s;
+    std::vector<std::string> textArgs{"dpmix-text", "run", project.path().string(), "--stages", stageList};
+    if (!epsilons.empty()) textArgs.insert(textArgs.end(), {"--epsilon", epsilons});
+    if (!rho.empty()) textArgs.insert(textArgs.end(), {"--rho", rho});
+    if (!seeds.empty()) textArgs.insert(textArgs.end(), {"--seed", seeds});
+    if (downstream) textArgs.emplace_back("--export-tokens");
+    else if (json) textArgs.emplace_back("--json");
+    const int code = runTextStudyChild(textArgs, downstream);
+    if (code != 0 || !downstream) return code;
+
+    auto reopened = openProjectArgument(project.path().string());  // the child wrote runs: read them fresh
+    if (!reopened) {
+        std::cerr << "dpmix run: " << reopened.error().message << '\n';
+        return 1;
+    }
+    project::ProjectFile fresh = std::move(reopened).value();
+    auto cache = pipeline::readTokenCache(pipeline::tokenCacheDir(fresh.path()));
+    if (!cache) {
+        std::cerr << "dpmix run: " << cache.error().message << '\n';
+        return 1;
+    }
+    std::vector<std::string> methods;
+    for (const auto& m : options.methods.empty() ? splitList("dpmixmin,uniform,random-search,random-init,nonprivate")
+                                                 : options.methods)
+        methods.push_back(*pipeline::canonicalMethod(m));
+    const auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
+    CancellationToken cancel;
+    InterruptCancels ctrlC(cancel);
+    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
+    Result<pipeline::TextDownstreamReport> report = Error{""};
+    try {
+        report = pipeline::runTextDownstream(fresh, *cache, methods, options.epsilons, settings, stderrProgress(), cancel, log);
+    } catch (const Cancelled&) {
+        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << fresh.path() << '\n';
+        return 130;
+    }
+    if (!report) {
+        std::cerr << "dpmix run: " << report.error().message << '\n';
+        return 1;
+    }
+    const auto rows = summarizePerplexity(*report);
+    if (json) {
+        ordered_json runs = ordered_json::array();
+        for (const auto& r : report->runs)
+            runs.push_back({{"method", r.method}, {"seed", r.seed}, {"epsilon", r.epsilon},
+                            {"test_perplexity", r.testPerplexity},
+                            {"pretrained_test_perplexity", std::isfinite(r.pretrainedPerplexity) ? ordered_json(r.pretrainedPerplexity) : ordered_json(nullptr)},
+                            {"finetune_users", r.finetuneUsers}, {"q", r.q}, {"sigma", r.sigma},
+                            {"ledger_epsilon", std::isinf(r.ledgerEpsilon) ? ordered_json("inf") : ordered_json(r.ledgerEpsilon)},
+                            {"established", r.established}, {"run", r.runId}});
+        ordered_json summary = ordered_json::array();
+        for (const auto& row : rows)
+            summary.push_back({{"method", row.method}, {"epsilon", row.epsilon}, {"test_perplexity_mean", row.mean},
+                               {"test_perplexity_std", row.std}, {"seeds", row.seeds}});
+        std::cout << ordered_json{{"project", fresh.path().string()}, {"task", cache->task}, {"downstream", runs}, {"summary", summary}}.dump(2) << '\n';
+    } else {
+        std::cout << "project " << fresh.path().string() << "  (task " << cache->task << ", " << cache->testUsers.size()
+                  << " test users)\n"
+                  << "method               eps    seed  ft users  sigma    ppl before ft  test ppl  ledger eps\n";
+        for (const auto& r : report->runs) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%-20s %-6g %-5llu %-9lld %-8.3f %-14.2f %-9.2f %s\n", r.method.c_str(), r.epsilon,
+                          static_cast<unsigned long long>(r.seed), r.finetuneUsers, r.sigma, r.pretrainedPerplexity,
+                          r.testPerplexity, std::isinf(r.ledgerEpsilon) ? "inf (non-private step)" : std::to_string(r.ledgerEpsilon).c_str());
+            std::cout << line;
+        }
+        std::cout << "\ntest perplexity on the test users' mail (lower is better; mean ± std over seeds)\n";
+        for (const auto& row : rows)
+            std::cout << "  eps " << row.epsilon << "  " << row.method << std::string(20 - std::min<std::size_t>(19, row.method.size()), ' ')
+                      << row.mean << " ± " << row.std << "  (" << row.seeds << " seed(s))\n";
+    }
+    return 0;
 }
 
 struct SummaryRow {
@@ -178,13 +323,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
         }
         project::ProjectFile project = std::move(opened).value();
         if (isTextProject(project)) {
-            // Text studies run in dpmix-text, a process without LibTorch (see text_study_main.cpp).
-            std::vector<std::string> textArgs{"dpmix-text", "run", project.path().string(), "--stages", args.stages};
-            if (!args.epsilons.empty()) textArgs.insert(textArgs.end(), {"--epsilon", args.epsilons});
-            if (!args.rho.empty()) textArgs.insert(textArgs.end(), {"--rho", args.rho});
-            if (!args.seeds.empty()) textArgs.insert(textArgs.end(), {"--seed", args.seeds});
-            if (args.json) textArgs.emplace_back("--json");
-            ctx.exitCode = execTextStudy(textArgs);
+            ctx.exitCode = runTextProject(project, options, args.epsilons, args.rho, args.seeds, args.json);
             return;
         }
         CancellationToken cancel;

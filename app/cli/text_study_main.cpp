@@ -3,12 +3,15 @@
 // (3.14) and exports its symbols, while LibTorch loads the system protobuf (3.21): one process
 // holding both aborts at start-up. This program links no LibTorch.
 //   dpmix-text run SPEC_OR_PROJECT [--stages proxies,mixture] [--epsilon E,...] [--rho R]
-//                  [--seed S,...] [--json]
+//                  [--seed S,...] [--json] [--export-tokens]
+// --export-tokens writes the token cache <project>.tokens/ (text_downstream_tokens.h) that the
+// LibTorch process (`dpmix run ... --stages ...,pretrain,finetune,evaluate`) trains the LM from.
 #include "app/cli/cli_support.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
+#include "engine/pipeline/text_downstream_export.h"
 #include "engine/pipeline/text_study.h"
 
 #include <CLI/CLI.hpp>
@@ -34,7 +37,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "dpmix-text " + versionString());
     app.require_subcommand(1);
     std::string projectArg, stages = "proxies,mixture", epsilons, rho, seeds;
-    bool json = false;
+    bool json = false, exportTokens = false;
     auto* run = app.add_subcommand("run", "Run a text study's stages and store the results in its project");
     run->add_option("project", projectArg, "a .dpmix project, or a spec JSON")->required();
     run->add_option("--stages", stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
@@ -42,6 +45,9 @@ int main(int argc, char** argv) {
     run->add_option("--rho", rho, "fraction of the sensitive training users for mixture learning (default: the spec's)");
     run->add_option("--seed,--seeds", seeds, "run seed(s), comma-separated (default: the spec's)");
     run->add_flag("--json", json, "print the results as one JSON object");
+    run->add_flag("--export-tokens", exportTokens,
+                  "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
+                  "for the language-model stages of `dpmix run`");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -92,6 +98,27 @@ int main(int argc, char** argv) {
         std::cerr << "dpmix run: " << report.error().message << '\n';
         return 1;
     }
+    std::string tokenCache;
+    if (exportTokens) {
+        log("tokenising the public domains and the sensitive mail for the language-model stages");
+        Result<pipeline::TokenCache> cache = Error{""};
+        try {
+            cache = pipeline::buildTokenCache(project, *report, cancel);
+        } catch (const Cancelled&) {
+            std::cerr << "dpmix run: cancelled while exporting tokens; no token cache was written\n";
+            return 130;
+        }
+        if (!cache) {
+            std::cerr << "dpmix run: " << cache.error().message << '\n';
+            return 1;
+        }
+        tokenCache = pipeline::tokenCacheDir(project.path()).string();
+        if (auto e = pipeline::writeTokenCache(tokenCache, *cache)) {
+            std::cerr << "dpmix run: " << e->message << '\n';
+            return 1;
+        }
+        log("token cache written to " + tokenCache);
+    }
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < report->study.mixtures.size(); ++i) {
         const auto& m = report->study.mixtures[i];
@@ -116,6 +143,7 @@ int main(int argc, char** argv) {
         nlohmann::ordered_json out{{"project", report->study.project}, {"vocabulary", report->vocabularySize},
                                    {"test_documents", report->testDocuments}, {"test_users", report->testUsers},
                                    {"tasks", tasks}};
+        if (!tokenCache.empty()) out["token_cache"] = tokenCache;
         std::cout << out.dump(2) << '\n';
     } else {
         std::cout << "project " << report->study.project << "  (vocabulary " << report->vocabularySize << ", test: "
