@@ -4,6 +4,10 @@
 #include "app/workbench/chart_views.h"
 #include "app/workbench/engine_run_controller.h"
 #include "app/workbench/ledger_view.h"
+#include "app/workbench/auc_view.h"
+#include "app/workbench/audit_view.h"
+#include "app/workbench/kscaling_view.h"
+#include "app/workbench/perplexity_view.h"
 #include "app/workbench/result_data.h"
 #include "app/workbench/latest_result_runner.h"
 #include "app/workbench/parameter_document.h"
@@ -49,7 +53,7 @@ const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const QString kProjectFilter = QStringLiteral("dpmix project (*.dpmix)");
 const QString kSpecFilter = QStringLiteral("dpmix spec (*.json)");
-const QStringList kResultViews = {"lambda", "ledger", "trajectory", "tradeoff"};
+const QStringList kResultViews = {"lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling"};
 
 QString groupedCount(long long n) { return QLocale::c().toString(n).replace(',', QChar(0x2009)); }
 
@@ -455,7 +459,11 @@ void MainWindow::rebuildResultTabs() {
     const QList<QPair<QWidget*, QString>> pages = {{new LambdaView(*project_), tr("λ by task")},
                                                    {new LedgerView(*project_), tr("Privacy ledger")},
                                                    {new TrajectoryView(*project_), tr("λ trajectory")},
-                                                   {new TradeoffView(*project_), tr("Privacy–utility")}};
+                                                   {new TradeoffView(*project_), tr("Privacy–utility")},
+                                                   {new AucView(*project_), tr("Per-class AUC")},
+                                                   {new PerplexityView(*project_), tr("Perplexity")},
+                                                   {new AuditView(*project_), tr("Audit")},
+                                                   {new KScalingView(*project_), tr("k-scaling")}};
     for (int i = 0; i < pages.size(); ++i) {
         pages[i].first->setObjectName(kResultViews[i] + "View");
         const int index = tabs_->addTab(pages[i].first, pages[i].second);

@@ -80,7 +80,8 @@ public:
     void startStages(const QList<StageJob>& stages);
 
     /// Brings a part of the window to the front: "main", "calculator", "parameters", "jobs",
-    /// and with a project open the result tabs "lambda", "ledger", "trajectory", "tradeoff".
+    /// and with a project open the result tabs "lambda", "ledger", "trajectory", "tradeoff",
+    /// "auc", "perplexity", "audit", "kscaling".
     bool showView(const QString& name);
     static QStringList viewNames();
     /// Adds a closable tab to the analysis area and shows it.

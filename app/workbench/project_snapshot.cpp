@@ -50,13 +50,16 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         auto metrics = file->metrics(run.id);
         auto ledgers = file->ledgers(run.id);
         auto names = file->curveNames(run.id);
+        auto audits = file->audits(run.id);
         if (!lambdas) return lambdas.error();
         if (!metrics) return metrics.error();
         if (!ledgers) return ledgers.error();
         if (!names) return names.error();
+        if (!audits) return audits.error();
         r.lambdas = *lambdas;
         r.metrics = *metrics;
         r.ledgers = *ledgers;
+        r.audits = *audits;
         for (const auto& name : *names) {
             auto points = file->curve(run.id, name);
             if (!points) return points.error();
@@ -73,6 +76,7 @@ QString methodLabel(const std::string& method) {
     if (method == "uniform") return QStringLiteral("Uniform");
     if (method == "random-search") return QStringLiteral("Random search");
     if (method == "proxy") return QStringLiteral("Proxy training");
+    if (method == "random-init") return QStringLiteral("Random Init");
     return QString::fromStdString(method);
 }
 

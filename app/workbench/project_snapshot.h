@@ -20,6 +20,7 @@ struct RunResults {
     std::vector<project::MetricRecord> metrics;
     std::vector<project::LedgerRecord> ledgers;
     std::map<std::string, std::vector<project::CurvePoint>> curves;  // "lambda/<component>" ...
+    std::vector<project::AuditRecord> audits;  // canary audits (method "audit")
 
     /// The λ record of `kind` ("private", "non-private", "uniform", "random-search"), or null.
     const project::LambdaRecord* lambda(const std::string& kind) const;

@@ -10,7 +10,8 @@ class MainWindow;
 
 /// Views: those of MainWindow::showView plus "bar-chart" and "line-chart" (example data,
 /// marked as such) and "jobs" (with example jobs running); the result views "lambda", "ledger"
-/// (verified), "trajectory", "tradeoff" need a project with results.
+/// (verified), "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling" need a project
+/// (each shows its empty state when the project has no data for it).
 QStringList screenshotViews();
 
 /// Shows `view`, waits for live calculations, grabs the window into `outPath`.

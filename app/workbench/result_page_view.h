@@ -1,0 +1,44 @@
+#pragma once
+// The frame every plotted result view shares: a row of selectors on top, a note line for
+// warnings (e.g. points a log axis cannot show), and either the chart or — when the project has
+// no data for the view yet — a plain-language empty state saying which action produces it.
+#include <QWidget>
+
+class QHBoxLayout;
+class QLabel;
+class QStackedWidget;
+
+namespace dpmix::widgets {
+class ChartWidget;
+}
+
+namespace dpmix::workbench {
+
+class ResultPageView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ResultPageView(QWidget* parent = nullptr);
+
+    QLabel* note() const { return note_; }
+    QLabel* emptyState() const { return emptyState_; }
+    /// True while the empty-state message is shown instead of the chart.
+    bool showsEmptyState() const;
+
+protected:
+    /// Adds a selector (or its label) to the top row, after those added before.
+    void addControl(QWidget* widget);
+    void setChart(widgets::ChartWidget* chart);
+    void showEmptyState(const QString& text);
+    void showChart();
+    /// Shows `text` above the chart; an empty text hides the line.
+    void setNote(const QString& text);
+
+private:
+    QHBoxLayout* controls_;
+    QLabel* note_;
+    QLabel* emptyState_;
+    QStackedWidget* stack_;
+};
+
+}  // namespace dpmix::workbench
