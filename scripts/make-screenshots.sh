@@ -1,30 +1,43 @@
 #!/usr/bin/env bash
-# Renders the workbench's result views of the Fashion-MNIST demo project into
-# docs/screenshots/*.png (offscreen, no display needed).
+# Renders the workbench's result views of a finished project into docs/screenshots/*.png
+# (offscreen, no display needed).
 #
-#   scripts/make-screenshots.sh [BUILD_DIR]        (default: build)
+#   scripts/make-screenshots.sh [BUILD_DIR] [PROJECT.dpmix]     (default: build, the demo)
 #
-# The demo project is made when missing (`dpmix run projects/fashion-mnist.json`, a few
-# minutes); a copy under BUILD_DIR/screenshots-demo then gets the mixture stage at several ε so
-# the privacy–utility view has a curve. projects/fashion-mnist.dpmix itself is not modified.
+# With PROJECT (e.g. a finished demo project with downstream runs, audits and a k-scaling
+# experiment) every view is rendered from it, opened read-only. Without it, the Fashion-MNIST
+# demo project is made when missing (`dpmix run projects/fashion-mnist.json`, a few minutes); a
+# copy under BUILD_DIR/screenshots-demo then gets the mixture stage at several ε so the
+# privacy–utility view has a curve. Neither project file is modified.
+# A view the project has no data for shows its empty state; its picture is not written, so
+# docs/screenshots keeps the previous one (the script says which).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
+given_project="${2:-}"
+if [[ -n "$given_project" ]]; then
+    [[ -f "$given_project" ]] || { echo "make-screenshots: project $given_project does not exist" >&2; exit 1; }
+    given_project="$(cd "$(dirname "$given_project")" && pwd)/$(basename "$given_project")"
+fi
 dpmix="$build/bin/dpmix"
 workbench="$build/bin/dpmix-workbench"
-for program in "$dpmix" "$workbench"; do
+programs=("$workbench")
+[[ -n "$given_project" ]] || programs+=("$dpmix")  # only the demo needs making
+for program in "${programs[@]}"; do
     [[ -x "$program" ]] || { echo "make-screenshots: $program is missing; build it first" >&2; exit 1; }
 done
 
 project="$root/projects/fashion-mnist.dpmix"
-if [[ ! -f "$project" ]]; then
+if [[ -n "$given_project" ]]; then
+    demo="$given_project"
+elif [[ ! -f "$project" ]]; then
     echo "make-screenshots: making the demo project $project"
     "$dpmix" run "$root/projects/fashion-mnist.json" --seed 0 --proxy-epochs 1
 fi
 
 demo_dir="$build/screenshots-demo"
-demo="$demo_dir/fashion-mnist.dpmix"
-if [[ ! -f "$demo" ]]; then
+[[ -n "$given_project" ]] || demo="$demo_dir/fashion-mnist.dpmix"
+if [[ -z "$given_project" && ! -f "$demo" ]]; then
     mkdir -p "$demo_dir"
     cp "$project" "$demo.tmp"
     [[ -d "${project%.dpmix}.models" ]] && cp -r "${project%.dpmix}.models" "$demo_dir/"
@@ -37,7 +50,17 @@ out="$root/docs/screenshots"
 mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen
 export XDG_CONFIG_HOME="$build/screenshots-config"  # fresh window layout, not the user's
-for view in lambda ledger trajectory tradeoff; do
-    "$workbench" --read-only "$demo" --screenshot "$out/workbench-$view.png" --view "$view"
+staging="$(mktemp -d)"
+trap 'rm -rf "$staging"' EXIT
+for view in lambda ledger trajectory tradeoff auc perplexity audit kscaling; do
+    "$workbench" --read-only "$demo" --screenshot "$staging/$view.png" --view "$view" 2> "$staging/$view.log" || {
+        cat "$staging/$view.log" >&2
+        exit 1
+    }
+    if grep -q "shows its empty state" "$staging/$view.log"; then
+        echo "make-screenshots: $view: no data in $demo (empty state); kept $out/workbench-$view.png as it was"
+        continue
+    fi
+    mv "$staging/$view.png" "$out/workbench-$view.png"
     echo "make-screenshots: wrote $out/workbench-$view.png"
 done

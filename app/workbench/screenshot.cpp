@@ -2,16 +2,20 @@
 
 #include "app/workbench/ledger_view.h"
 #include "app/workbench/main_window.h"
+#include "app/workbench/result_page_view.h"
 #include "app/workbench/run_controller.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 
 #include <QApplication>
+#include <QLabel>
+#include <QTabWidget>
 #include <QDeadlineTimer>
 #include <QPixmap>
 #include <QThread>
 
 #include <cmath>
+#include <cstdio>
 
 namespace dpmix::workbench {
 namespace {
@@ -88,6 +92,11 @@ QString renderScreenshot(MainWindow& window, const QString& outPath, const QStri
     if (view == "ledger")
         if (auto* ledger = window.findChild<LedgerView*>()) ledger->verify();
     settle(window, view == "jobs" ? 1500 : 300);
+    // A view without data shows its empty state: say so, so scripts can keep such a picture out
+    // of the documentation (scripts/make-screenshots.sh).
+    if (auto* page = qobject_cast<ResultPageView*>(window.analysisTabs()->currentWidget()); page && page->showsEmptyState())
+        std::fprintf(stderr, "dpmix-workbench: --view %s shows its empty state: %s\n", qPrintable(view),
+                     qPrintable(page->emptyState()->text()));
     const QPixmap pixmap = window.grab();
     const bool saved = pixmap.save(outPath);
     if (view == "jobs") {

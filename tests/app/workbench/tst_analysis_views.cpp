@@ -21,6 +21,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QSettings>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -366,6 +367,13 @@ private Q_SLOTS:
         }
         QVERIFY(window.findChild<AucView*>("aucView"));
         QVERIFY(!window.findChild<AuditView*>("auditView")->showsEmptyState());
+
+        // A project without audits: the screenshot shows the empty state, not an empty plot.
+        QCOMPARE(window.openFile(emptySnapshot_.path, true), QString());
+        QCOMPARE(renderScreenshot(window, dir_.path() + "/empty-audit.png", "audit"), QString());
+        auto* audit = qobject_cast<AuditView*>(window.analysisTabs()->currentWidget());
+        QVERIFY(audit);
+        QVERIFY(audit->showsEmptyState());
     }
 };
 
