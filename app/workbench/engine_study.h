@@ -3,6 +3,7 @@
 // summary (for File ▸ New from spec) and the study runner (for Run). Kept out of
 // dpmix_workbench_lib so that library and its tests do not link LibTorch.
 #include "app/workbench/engine_run_controller.h"
+#include "app/workbench/run_requests.h"
 #include "engine/project/project_opener.h"
 
 namespace dpmix::workbench {
@@ -10,8 +11,16 @@ namespace dpmix::workbench {
 /// data::summarizeSource, as the project file stores it (same adapter as the CLI's).
 Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec);
 
-/// pipeline::runStudy with the request's stages, ε, ρ and seeds overriding the spec.
+/// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds and step counts
+/// overriding the spec. The mixture stage's values cannot be overridden by this engine yet
+/// (pipeline::StudyRunOptions has no field for them): a request whose mixture values differ
+/// from the spec's is refused with a message naming the values, never run with others.
 std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
+                                        const ProgressCallback& progress, const CancellationToken& cancel,
+                                        const StudyLog& log);
+
+/// pipeline::runAuditStage with the dialog's choices.
+std::optional<Error> runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);
 

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     cli.process(app);
 
     dpmix::workbench::EngineRunController runs(dpmix::workbench::runStudyWithEngine);
+    runs.setAuditFunction(dpmix::workbench::runAuditWithEngine);
     dpmix::workbench::EngineProjectStore projects(dpmix::workbench::summarizeWithDataLayer);
     dpmix::workbench::WorkbenchServices services{
         &runs, &projects, [] {

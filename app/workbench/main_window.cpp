@@ -13,6 +13,7 @@
 #include "app/workbench/parameter_document.h"
 #include "app/workbench/privacy_plan.h"
 #include "app/workbench/project_store.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/run_controller.h"
 #include "engine/core/version.h"
 #include "widgets/job_list_widget.h"
@@ -211,6 +212,8 @@ void MainWindow::buildMenus() {
     undo->setShortcut(QKeySequence::Undo);
     QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
+    undo->setStatusTip(spentPrivacyNotice());  // undo reverts spec edits, never a run
+    undo->setToolTip(spentPrivacyNotice());
     edit->addAction(undo);
     edit->addAction(redo);
 
@@ -225,6 +228,8 @@ void MainWindow::buildMenus() {
     // The menu item follows the panel's Run button, which follows validation and read-only.
     connect(planRunner_, &LatestResultRunner::applied, runAction_,
             [this] { runAction_->setEnabled(parameters_->runButton()->isEnabled()); });
+    runActions_ = new RunActions(this, services_.runs);
+    runActions_->addToMenus(file, quit, run);
     run->addAction(tr("&Cancel all jobs"), this, [this] { runner_->cancelAll(); });
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
 
@@ -561,6 +566,7 @@ void MainWindow::requestRun() {
 void MainWindow::startStages(const QList<StageJob>& stages) {
     pendingStages_ += stages;
     if (currentStageJob_ == 0) startNextStage();
+    statusBar()->showMessage(spentPrivacyNotice(), 15000);
 }
 
 void MainWindow::startNextStage() {

@@ -30,6 +30,7 @@ class PrivacyCalculatorPanel;
 namespace dpmix::workbench {
 
 class LatestResultRunner;
+class RunActions;
 class ParameterDocument;
 class ProjectStore;
 class RunController;
@@ -60,6 +61,8 @@ public:
     QStringList recentFiles() const;
     bool isReadOnly() const { return readOnly_; }
     QAction* runAction() const { return runAction_; }
+    /// Compare with baselines, ε sweep, Audit, re-run, run comparison, report (run_actions.h).
+    RunActions* runActions() const { return runActions_; }
     QPlainTextEdit* logView() const { return log_; }
     /// The project's data as last read (null when no project is open).
     const ProjectSnapshot* project() const { return project_ ? &*project_ : nullptr; }
@@ -137,6 +140,7 @@ private:
     std::optional<ProjectSnapshot> project_;
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)
     QAction* runAction_ = nullptr;
+    RunActions* runActions_ = nullptr;
     QList<QAction*> writeActions_;  // disabled while read-only
     QPlainTextEdit* log_ = nullptr;
 };

@@ -1,5 +1,6 @@
 #include "app/workbench/project_snapshot.h"
 
+#include "app/workbench/pinned_baseline.h"
 #include "engine/project/project_file.h"
 
 #include <cmath>
@@ -30,6 +31,18 @@ std::vector<std::string> ProjectSnapshot::taskNames() const {
         if (!known) names.push_back(r.run.task);
     }
     return names;
+}
+
+std::optional<long long> ProjectSnapshot::pinnedBaselineRunId() const {
+    const auto id = workbench::pinnedBaselineRunId(path);
+    if (!id || !findRun(*id)) return std::nullopt;  // a pin left over from another file at this path
+    return id;
+}
+
+const RunResults* ProjectSnapshot::findRun(long long runId) const {
+    for (const auto& r : runs)
+        if (r.run.id == runId) return &r;
+    return nullptr;
 }
 
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {

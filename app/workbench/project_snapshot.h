@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct ProjectSnapshot {
 
     /// Task names in spec order ("" when the study has a single unnamed task).
     std::vector<std::string> taskNames() const;
+    /// The run pinned as the baseline of comparisons (pinned_baseline.h), if it is in this project.
+    std::optional<long long> pinnedBaselineRunId() const;
+    /// The run with this id, or null.
+    const RunResults* findRun(long long runId) const;
 };
 
 /// Opens `path` with engine/project and reads every run's results.

@@ -1,0 +1,41 @@
+#pragma once
+// What one Run-menu action asks for, as plain values the GUI fills in and a RunController
+// turns into stage jobs: a DP-MixMin run, the comparison with the four baselines, the ε sweep
+// (teaching demo), a canary audit, or a re-run of a stored run.
+#include "engine/project/project_records.h"
+#include "widgets/run_parameters.h"
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace dpmix::workbench {
+
+enum class RunKind { DpMixMin, CompareBaselines, EpsilonSweep, Audit, Rerun };
+
+/// "Run DP-MixMin", "Compare with baselines", ... (for messages and job names).
+QString runKindLabel(RunKind kind);
+
+/// The Audit dialog's choices (engine/pipeline/audit_stage.h AuditStageOptions).
+struct AuditSettings {
+    QString task;               // a sensitive task of the project's spec
+    bool naturalCanary = false; // false: the max-clip canary
+    long long runs = 2000;      // R, runs per world
+    bool noNoise = false;       // the no-noise control (claimed ε = +inf)
+    long long seed = 0;         // ρ split, natural canary choice and audit seed
+
+    bool operator==(const AuditSettings&) const = default;
+};
+
+struct RunAction {
+    RunKind kind = RunKind::DpMixMin;
+    widgets::RunParameters parameters;      // the panel's values (every kind but Rerun)
+    std::vector<double> sweepEpsilons;      // EpsilonSweep: the ε values, at least two
+    bool sweepFullPipeline = false;         // EpsilonSweep: also pretrain, fine-tune, evaluate
+    AuditSettings audit;                    // Audit
+    std::optional<project::RunRecord> rerun;  // Rerun: the stored run to repeat
+    std::optional<long long> rerunSeed;     // Rerun: a new seed (unset: the run's own)
+};
+
+}  // namespace dpmix::workbench
