@@ -2,6 +2,8 @@
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
 #include "app/workbench/engine_project_store.h"
 #include "app/workbench/engine_run_controller.h"
+#include "app/workbench/engine_source_preview.h"
+#include "app/workbench/engine_study_creator.h"
 #include "app/workbench/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/project_store.h"
@@ -67,6 +69,11 @@ int main(int argc, char** argv) {
             static const QString version = QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion);
             return version;
         }};
+    // Source registration (Study menu, drops on the project tree): previews and project creation.
+    const dpmix::workbench::EngineSourcePreviewer previews;
+    dpmix::workbench::EngineStudyCreator studies(dpmix::workbench::summarizeWithDataLayer);
+    services.sources = &previews;
+    services.studies = &studies;
     dpmix::workbench::MainWindow window(services);
 
     QTextStream err(stderr);

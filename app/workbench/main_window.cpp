@@ -15,6 +15,7 @@
 #include "app/workbench/project_store.h"
 #include "app/workbench/run_actions.h"
 #include "app/workbench/run_controller.h"
+#include "app/workbench/study_controller.h"
 #include "engine/core/version.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/parameter_panel.h"
@@ -100,6 +101,12 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     });
     setCentralWidget(tabs_);
 
+    // Registrations share the parameters' undo stack, so Edit ▸ Undo walks back through both.
+    study_ = new StudyController(tree_, document_->undoStack(), services_.sources, services_.studies, this);
+    connect(study_, &StudyController::draftChanged, this, [this] {
+        if (!project_) populateTree();
+    });
+    connect(study_, &StudyController::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     buildDocks();
     buildMenus();
     jobStatus_ = new QLabel(tr("No jobs running"));
@@ -217,6 +224,10 @@ void MainWindow::buildMenus() {
     edit->addAction(undo);
     edit->addAction(redo);
 
+    QMenu* study = menuBar()->addMenu(tr("&Study"));
+    study->addAction(study_->addPublicAction());
+    study->addAction(study_->setSensitiveAction());
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
@@ -324,6 +335,8 @@ void MainWindow::newProject() {
     project_.reset();
     readOnly_ = false;
     services_.runs->setProject({}, false);
+    study_->clear();
+    study_->setEditable(true);
     populateTree();
     rebuildResultTabs();
     applyReadOnly();
@@ -341,6 +354,8 @@ QString MainWindow::openFile(const QString& path, bool readOnly) {
     }
     currentFile_ = QFileInfo(path).absoluteFilePath();
     readOnly_ = readOnly;
+    study_->clear();  // a project's sources are fixed when it is created
+    study_->setEditable(false);
     document_->reset(*opened);
     rememberRecent(path);
     services_.runs->setProject(currentFile_, readOnly_);
@@ -445,6 +460,7 @@ void MainWindow::populateTree() {
         group[3]->setText(0, tr("Runs (%1)").arg(p.runs.size()));
         group[3]->setExpanded(p.runs.size() <= 40);
     }
+    if (!project_) study_->addDraftRows(group[0], group[1], group[2]);  // a new study's registrations
     for (int i = 0; i < group.size(); ++i) {
         if (group[i]->childCount() > 0) continue;
         auto* placeholder = addChild(group[i], tr("(none yet)"), hints[i]);
@@ -483,6 +499,19 @@ QString MainWindow::saveTo(const QString& path) {
         const QString message = tr("%1 is open read-only: nothing was saved.").arg(currentFile_);
         statusBar()->showMessage(message, 10000);
         return message;
+    }
+    if (currentFile_.isEmpty() && !study_->builder()->draft().empty()) {
+        // A new study: the engine loads and hashes every registered source once more and creates
+        // the .dpmix from them and the panel's parameters (nothing is written on an error).
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        auto created = study_->createProject(path, document_->values());
+        QApplication::restoreOverrideCursor();
+        if (!created) {
+            const QString message = QString::fromStdString(created.error().message);
+            statusBar()->showMessage(message, 15000);
+            return message;
+        }
+        return openFile(*created);
     }
     if (auto error = services_.projects->save(path, document_->values())) {
         const QString message = QString::fromStdString(error->message);

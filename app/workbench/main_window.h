@@ -34,12 +34,17 @@ class RunActions;
 class ParameterDocument;
 class ProjectStore;
 class RunController;
+class SourcePreviewer;
+class StudyController;
+class StudyCreator;
 struct StageJob;
 
 struct WorkbenchServices {
     RunController* runs = nullptr;         // not owned; must outlive the window
     ProjectStore* projects = nullptr;      // not owned; must outlive the window
     std::function<QString()> torchVersion; // asked when the About box opens
+    const SourcePreviewer* sources = nullptr;  // not owned; previews in the registration dialogs (null: off)
+    StudyCreator* studies = nullptr;           // not owned; saves a registered study as a .dpmix
 };
 
 class MainWindow : public QMainWindow {
@@ -64,6 +69,8 @@ public:
     /// Compare with baselines, ε sweep, Audit, re-run, run comparison, report (run_actions.h).
     RunActions* runActions() const { return runActions_; }
     QPlainTextEdit* logView() const { return log_; }
+    /// Building a new study: registration dialogs, drops on the tree, the draft (study_controller.h).
+    StudyController* study() const { return study_; }
     /// The project's data as last read (null when no project is open).
     const ProjectSnapshot* project() const { return project_ ? &*project_ : nullptr; }
 
@@ -143,6 +150,7 @@ private:
     RunActions* runActions_ = nullptr;
     QList<QAction*> writeActions_;  // disabled while read-only
     QPlainTextEdit* log_ = nullptr;
+    StudyController* study_ = nullptr;
 };
 
 }  // namespace dpmix::workbench

@@ -1,0 +1,210 @@
+// The registration dialog with the data layer behind it, on small generated files: the preview
+// shows the count, labels, content hash (computed here independently) and thumbnails; a broken
+// file shows the loader's error in place and OK stays disabled; text sources show snippets.
+#include "app/workbench/engine_source_preview.h"
+#include "app/workbench/source_dialog.h"
+#include "app/workbench/source_preview_widget.h"
+#include "app/workbench/task_editor.h"
+#include "engine/data/source_loader.h"
+#include "source_fixtures.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+using dpmix::workbench::testing::IdxFixture;
+
+namespace {
+constexpr int kLoadTimeoutMs = 10000;
+
+dpmix::data::SourceSpec idxSpec(const IdxFixture& f, const char* classes = "cat,dog,bird") {
+    dpmix::data::SourceSpec s;
+    s.name = "pets";
+    s.loader = "idx";
+    s.path = f.images.toStdString();
+    s.options = {{"labels", QFileInfo(f.labelFile).fileName().toStdString()}, {"classes", classes}};
+    return s;
+}
+}  // namespace
+
+class TstSourceDialog : public QObject {
+    Q_OBJECT
+
+    EngineSourcePreviewer previewer_;
+
+private Q_SLOTS:
+    void idxPreviewShowsCountLabelsHashAndThumbnails() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        QVERIFY(!d.okButton()->isEnabled());
+        d.setSource(idxSpec(f));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+
+        SourcePreviewWidget* p = d.previewWidget();
+        QVERIFY2(p->statusLabel()->text().startsWith("5 examples"), qPrintable(p->statusLabel()->text()));
+        QVERIFY(p->statusLabel()->text().contains(QString::fromUtf8("1×4×3 images")));
+        QVERIFY2(p->labelsLabel()->text().contains("cat, dog, bird"), qPrintable(p->labelsLabel()->text()));
+        QCOMPARE(p->hashLabel()->text(), "Content hash: " + f.hash());
+
+        // One thumbnail per example, captioned with its class; the pixels are the file's bytes.
+        QListWidget* thumbs = p->thumbnails();
+        QCOMPARE(thumbs->count(), IdxFixture::n);
+        const QStringList expected = {"bird", "cat", "dog", "bird", "cat"};
+        for (int i = 0; i < IdxFixture::n; ++i) QCOMPARE(thumbs->item(i)->text(), expected[i]);
+        const QImage first = thumbs->item(0)->icon().pixmap(QSize(56, 56)).toImage();
+        // Nearest-neighbour 4×3 → 56×42: the top-left block is pixel 0, the bottom-right pixel 11.
+        QCOMPARE(qGray(first.pixel(0, 0)), static_cast<int>(static_cast<uchar>(f.pixels[0])));
+        QCOMPARE(qGray(first.pixel(first.width() - 1, first.height() - 1)),
+                 static_cast<int>(static_cast<uchar>(f.pixels[11])));
+
+        QVERIFY(d.okButton()->isEnabled());
+        const SourceRegistration r = d.registration();
+        QCOMPARE(r.facts.examples, 5LL);
+        QCOMPARE(QString::fromStdString(r.facts.contentHash), f.hash());
+        QCOMPARE(r.source.loader, std::string("idx"));
+        QVERIFY(QFileInfo(QString::fromStdString(r.source.path)).isAbsolute());
+        // The task editor offers the source's classes.
+        QCOMPARE(d.taskEditor()->classList()->count(), 3);
+        QCOMPARE(d.taskEditor()->classList()->item(2)->text(), QString("bird"));
+    }
+
+    void previewFactsAreWhatTheProjectRecords() {
+        // The dialog's facts come from its own load; they must equal data::summarizeSource's,
+        // which ProjectFile::create stores.
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        auto preview = previewer_.preview(idxSpec(f), {});
+        QVERIFY(preview.ok());
+        auto summary = dpmix::data::summarizeSource(idxSpec(f));
+        QVERIFY(summary.ok());
+        QCOMPARE(preview->facts.contentHash, summary->contentHash);
+        QCOMPARE(preview->facts.examples, summary->examples);
+        QCOMPARE(preview->facts.labelNames, summary->labelNames);
+        QCOMPARE(preview->facts.users, summary->users);
+        QCOMPARE(preview->facts.kind, summary->kind);
+    }
+
+    void truncatedFileShowsErrorAndOkStaysDisabled() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        QVERIFY(testing::writeIdxImages(f.images, 5, 4, 3, f.pixels.left(20)));  // header says 60 bytes
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        d.setSource(idxSpec(f));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        const QString status = d.previewWidget()->statusLabel()->text();
+        QVERIFY2(status.contains(QFileInfo(f.images).fileName()), qPrintable(status));
+        QVERIFY(!d.okButton()->isEnabled());
+        QCOMPARE(d.previewWidget()->thumbnails()->count(), 0);
+        QVERIFY(!d.canAccept());
+    }
+
+    void tooFewClassNamesShowsTheOptionError() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        d.setSource(idxSpec(f, "cat,dog"));  // labels go up to 2
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        const QString status = d.previewWidget()->statusLabel()->text();
+        QVERIFY2(status.contains("classes") && status.contains("2"), qPrintable(status));
+        QVERIFY(!d.okButton()->isEnabled());
+        // Fixing the option in the form reloads and enables OK.
+        d.optionField("classes")->setText("cat,dog,bird");
+        d.refreshPreview();
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QVERIFY(d.okButton()->isEnabled());
+    }
+
+    void editingThePathDisablesOkUntilItLoads() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        d.setSource(idxSpec(f));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QVERIFY(d.okButton()->isEnabled());
+        d.pathField()->selectAll();
+        QTest::keyClicks(d.pathField(), dir.path() + "/missing-idx3-ubyte");
+        QVERIFY(!d.okButton()->isEnabled());  // at once, before the reload
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QVERIFY(!d.okButton()->isEnabled());
+        QVERIFY(d.previewWidget()->statusLabel()->text().contains("missing-idx3-ubyte"));
+    }
+
+    void takenNameKeepsOkDisabled() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Sensitive, &previewer_, {"pets"});
+        d.setSource(idxSpec(f));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QVERIFY(!d.okButton()->isEnabled());
+        d.nameField()->clear();
+        QTest::keyClicks(d.nameField(), "pets-private");
+        QVERIFY(d.okButton()->isEnabled());
+        QCOMPARE(d.registration().source.name, std::string("pets-private"));
+    }
+
+    void tasksAreEditedInTheDialog() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        d.setSource(idxSpec(f));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        TaskEditor* t = d.taskEditor();
+        QVERIFY(!t->addTask("", {"cat"}).isEmpty());
+        QVERIFY(!t->addTask("pets", {}).isEmpty());
+        // Through the widgets: name, tick cat and dog, Add.
+        QTest::keyClicks(t->nameField(), "mammal");
+        t->classList()->item(0)->setCheckState(Qt::Checked);
+        t->classList()->item(1)->setCheckState(Qt::Checked);
+        QTest::keyClick(t->nameField(), Qt::Key_Return);
+        QCOMPARE(d.tasks().size(), std::size_t(1));
+        QCOMPARE(d.tasks()[0].name, std::string("mammal"));
+        QCOMPARE(d.tasks()[0].classes, (std::vector<std::string>{"cat", "dog"}));
+        QVERIFY(!t->addTask("mammal", {"bird"}).isEmpty());  // names are unique
+        QCOMPARE(t->taskList()->item(0)->text(), QString("mammal = cat | dog"));
+    }
+
+    void textSourceShowsSnippetsWithDomainAndUser() {
+        QTemporaryDir dir;
+        const QString file = dir.path() + "/notes.jsonl";
+        QVERIFY(testing::writeFile(file, "{\"text\": \"hello   world\", \"user\": \"ann\", \"domain\": \"chat\"}\n"
+                                         "{\"text\": \"second\\nline\", \"user\": \"bob\"}\n"
+                                         "{\"text\": \"third\", \"user\": \"ann\", \"domain\": \"chat\"}\n"));
+        SourceDialog d(SourceRole::Sensitive, &previewer_, {});
+        dpmix::data::SourceSpec s{"notes", "jsonl", file.toStdString(), {}};
+        d.setSource(s);
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        SourcePreviewWidget* p = d.previewWidget();
+        QVERIFY2(p->statusLabel()->text().startsWith("3 examples"), qPrintable(p->statusLabel()->text()));
+        QVERIFY(p->statusLabel()->text().contains("2 users"));
+        // Domains: "chat" and the file stem "notes" for the record without one.
+        QVERIFY2(p->labelsLabel()->text().contains("2 domains: chat, notes"), qPrintable(p->labelsLabel()->text()));
+        QTableWidget* rows = p->snippets();
+        QCOMPARE(rows->rowCount(), 3);
+        QCOMPARE(rows->item(0, 0)->text(), QString("chat"));
+        QCOMPARE(rows->item(0, 1)->text(), QString("ann"));
+        QCOMPARE(rows->item(0, 2)->text(), QString("hello world"));  // whitespace collapsed
+        QCOMPARE(rows->item(1, 0)->text(), QString("notes"));
+        QCOMPARE(rows->item(1, 2)->text(), QString("second line"));
+        QVERIFY(d.okButton()->isEnabled());
+        auto summary = dpmix::data::summarizeSource(s);
+        QVERIFY(summary.ok());
+        QVERIFY(p->hashLabel()->text().endsWith(QString::fromStdString(summary->contentHash)));
+    }
+};
+
+QTEST_MAIN(TstSourceDialog)
+#include "tst_source_dialog.moc"
