@@ -30,6 +30,7 @@ struct AuditArgs {
     std::string seed = "0";
     int threads = 0;
     std::string maxClipSign = "lower";
+    std::string maxClipTarget = "top";
     int proxyEpochs = 3;
     long long proxyExamples = 0;
     bool json = false;
@@ -67,6 +68,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--epsilon", args.epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
     cmd->add_option("--seed", args.seed, "rho split, natural canary and audit seed (default 0)");
     cmd->add_option("--max-clip-sign", args.maxClipSign, "max-clip canary: lower (default) or raise the top source's weight");
+    cmd->add_option("--max-clip-target", args.maxClipTarget,
+                    "max-clip canary: top (default; the source with the largest lambda*, as the paper) or quietest "
+                    "(the source whose clipped gradient varies least over split A: the stronger attack)");
     cmd->add_option("--threads", args.threads, "threads for the audit runs (default: all cores)");
     cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
     cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
@@ -80,6 +84,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         if (args.maxClipSign == "lower") options.maxClipSign = audit::MaxClipSign::LowerTopSource;
         else if (args.maxClipSign == "raise") options.maxClipSign = audit::MaxClipSign::RaiseTopSource;
         else { ctx.exitCode = badInput("--max-clip-sign = '" + args.maxClipSign + "' is not a sign: expected lower or raise"); return; }
+        if (args.maxClipTarget == "top") options.maxClipTarget = audit::MaxClipTarget::TopSource;
+        else if (args.maxClipTarget == "quietest") options.maxClipTarget = audit::MaxClipTarget::QuietestSource;
+        else { ctx.exitCode = badInput("--max-clip-target = '" + args.maxClipTarget + "' is not a target: expected top or quietest"); return; }
         auto runs = parseInteger(args.runs, "--runs");
         if (!runs) { ctx.exitCode = badInput(runs.error().message); return; }
         options.runs = *runs;
@@ -158,6 +165,7 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
             } else {
                 out["top_source"] = r.topSource;
                 out["max_clip_sign"] = audit::toString(r.maxClipSign);
+                out["max_clip_target"] = audit::toString(r.maxClipTarget);
             }
             std::cout << out.dump(2) << '\n';
         } else {

@@ -1,5 +1,8 @@
 #include "engine/audit/canary.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "engine/privacy/parameters.h"
 
 #include <cmath>
@@ -48,6 +51,37 @@ Result<Canary> Canary::natural(const mixmin::MixtureObjective& splitA, mixmin::M
     c.direction_ = norm > 0.0 ? Eigen::VectorXd(d / norm) : Eigen::VectorXd(Eigen::VectorXd::Zero(k));
     c.example_ = std::make_shared<const mixmin::MixtureObjective>(std::move(example));
     return c;
+}
+
+const char* toString(MaxClipTarget t) {
+    return t == MaxClipTarget::TopSource ? "top-source" : "quietest-source";
+}
+
+Eigen::Index quietestSource(const mixmin::MixtureObjective& splitA, const Eigen::VectorXd& lambda, double clipNorm,
+                            bool tangentProjected) {
+    const Eigen::Index n = splitA.examples(), k = splitA.sources();
+    Eigen::VectorXd sum = Eigen::VectorXd::Zero(k), sumSq = Eigen::VectorXd::Zero(k);
+    std::vector<Eigen::Index> idx;
+    mixmin::RowMatrix g;
+    constexpr Eigen::Index kChunk = 4096;  // bounded memory for large split A
+    for (Eigen::Index start = 0; start < n; start += kChunk) {
+        idx.clear();
+        for (Eigen::Index j = start; j < std::min(n, start + kChunk); ++j) idx.push_back(j);
+        splitA.exampleGradients(lambda, idx, g);
+        if (tangentProjected) g.colwise() -= g.rowwise().mean();
+        for (Eigen::Index r = 0; r < g.rows(); ++r) {
+            const double norm = g.row(r).norm();
+            if (norm > clipNorm) g.row(r) *= clipNorm / norm;
+        }
+        sum += g.colwise().sum().transpose();
+        sumSq += g.array().square().matrix().colwise().sum().transpose();
+    }
+    const Eigen::VectorXd mean = sum / static_cast<double>(n);
+    const Eigen::VectorXd variance = (sumSq / static_cast<double>(n) - mean.cwiseProduct(mean)).cwiseMax(0.0);
+    Eigen::Index best = 0;
+    for (Eigen::Index i = 1; i < k; ++i)
+        if (variance(i) < variance(best)) best = i;
+    return best;
 }
 
 Result<Canary> Canary::maxClip(Eigen::Index sources, Eigen::Index topSource, double clipNorm, MaxClipSign sign) {

@@ -27,8 +27,22 @@ enum class CanaryKind { Natural, MaxClip };
 /// the measurement behind the default.
 enum class MaxClipSign { RaiseTopSource, LowerTopSource };
 
+/// Which source the max-clip canary pushes (docs/AUDIT.md "Max-clip target"). TopSource is the
+/// paper's choice (argmax λ*). QuietestSource is the source whose clipped per-example gradient
+/// coordinate varies least over split A at λ*: there Poisson sampling hides a fixed push of norm
+/// C least, so it is the stronger attack where the top source sits in a steep valley of F.
+/// Both are canaries the clipping allows; the auditor may pick either before seeing a run.
+enum class MaxClipTarget { TopSource, QuietestSource };
+
 const char* toString(CanaryKind k);
 const char* toString(MaxClipSign s);
+const char* toString(MaxClipTarget t);
+
+/// argmin over sources i of the variance, over split A's examples, of coordinate i of the
+/// per-example gradient at `lambda`, after the same centring (when `tangentProjected`) and
+/// clipping to `clipNorm` that DP-MixMin applies. Ties keep the lowest index.
+Eigen::Index quietestSource(const mixmin::MixtureObjective& splitA, const Eigen::VectorXd& lambda, double clipNorm,
+                            bool tangentProjected);
 
 /// A one-example objective for a natural canary of a binary task: the canary's proxy
 /// predictions (k values in [0, 1]) and its label (0 or 1).
@@ -41,7 +55,8 @@ public:
     /// Natural canary: `example` must have exactly one example, objective.sources() sources and
     /// the objective's kind. Errors name the field "natural-canary".
     static Result<Canary> natural(const mixmin::MixtureObjective& splitA, mixmin::MixtureObjective example);
-    /// Max-clip canary of norm `clipNorm` along source `topSource` (the caller finds i*).
+    /// Max-clip canary of norm `clipNorm` along source `topSource` (the caller picks the source:
+    /// i* = argmax λ*, or quietestSource).
     static Result<Canary> maxClip(Eigen::Index sources, Eigen::Index topSource, double clipNorm, MaxClipSign sign);
 
     CanaryKind kind() const { return kind_; }

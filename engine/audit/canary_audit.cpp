@@ -61,6 +61,9 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
         if (!star) return Error{"audit: non-private MixMin on split A failed: " + star.error().message};
         Eigen::Index top = 0;
         star->lambda.maxCoeff(&top);
+        if (options.maxClipTarget == MaxClipTarget::QuietestSource)
+            top = quietestSource(splitA, star->lambda, params.clipNorm,
+                                 params.clipped == mixmin::ClippedGradient::TangentProjected);
         auto c = Canary::maxClip(splitA.sources(), top, params.clipNorm, options.maxClipSign);
         if (!c) return c.error();
         canary = std::move(c).value();
@@ -115,6 +118,7 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
     res.runsPerWorld = R;
     res.canary = options.canary;
     res.maxClipSign = options.maxClipSign;
+    res.maxClipTarget = options.maxClipTarget;
     res.topSource = canary->topSource();
     res.noise = params.noise;
     res.sigma = params.noise == mixmin::NoiseMode::Gaussian ? params.sigma : 0.0;

@@ -32,6 +32,7 @@ struct CanaryAuditOptions {
     /// e.g. from makeNaturalCanary.
     std::optional<mixmin::MixtureObjective> naturalExample;
     MaxClipSign maxClipSign = MaxClipSign::LowerTopSource;  // docs/AUDIT.md, "Max-clip sign"
+    MaxClipTarget maxClipTarget = MaxClipTarget::TopSource; // docs/AUDIT.md, "Max-clip target"
     long long runsPerWorld = 2000;  // R (F.11: per world; 1000 EVAL runs each give the 5.60 ceiling)
     double selectFraction = 0.5;    // share of each world's runs used to choose τ
     double confidence = 0.95;       // of the Clopper–Pearson intervals (two-sided per rate)
@@ -55,7 +56,8 @@ struct CanaryAuditResult {
     long long runsPerWorld = 0;
     CanaryKind canary = CanaryKind::MaxClip;
     MaxClipSign maxClipSign = MaxClipSign::LowerTopSource;
-    Eigen::Index topSource = -1;            // max-clip: i* = argmax λ*
+    MaxClipTarget maxClipTarget = MaxClipTarget::TopSource;
+    Eigen::Index topSource = -1;            // max-clip: the pushed source (argmax λ* or the quietest)
     mixmin::NoiseMode noise = mixmin::NoiseMode::Gaussian;
     double sigma = 0.0;
     double claimedEpsilon = 0.0;            // +inf for the no-noise control

@@ -39,6 +39,7 @@ std::string joined(const std::vector<std::string>& items) {
 
 std::string auditName(const AuditStageOptions& o) {
     std::string name = o.canary == audit::CanaryKind::Natural ? "natural" : "max-clip";
+    if (o.canary == audit::CanaryKind::MaxClip && o.maxClipTarget == audit::MaxClipTarget::QuietestSource) name += "-quietest";
     if (o.canary == audit::CanaryKind::MaxClip && o.maxClipSign == audit::MaxClipSign::RaiseTopSource) name += "-raise";
     return name + (o.noNoise ? "-no-noise" : "");
 }
@@ -99,6 +100,7 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     ao.seed = options.seed;
     ao.threads = options.threads;
     ao.maxClipSign = options.maxClipSign;
+    ao.maxClipTarget = options.maxClipTarget;
     ao.keepScores = true;
     if (options.canary == audit::CanaryKind::Natural) {
         const std::size_t example = naturalCanaryExample(*split, options.seed);
@@ -188,6 +190,7 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
         details["top_source"] = r.topSource;
         details["top_source_name"] = study.componentNames[static_cast<std::size_t>(r.topSource)];
         details["max_clip_sign"] = audit::toString(r.maxClipSign);
+        details["max_clip_target"] = audit::toString(r.maxClipTarget);
     } else {
         details["canary_example"] = report.canaryExample;
         details["canary_label"] = report.canaryLabel;

@@ -25,6 +25,7 @@ struct AuditStageOptions {
     std::string task;                         // sensitive task name (required)
     audit::CanaryKind canary = audit::CanaryKind::MaxClip;
     audit::MaxClipSign maxClipSign = audit::MaxClipSign::LowerTopSource;  // docs/AUDIT.md
+    audit::MaxClipTarget maxClipTarget = audit::MaxClipTarget::TopSource;  // docs/AUDIT.md
     long long runs = 2000;                    // R, per world
     bool noNoise = false;                     // the no-noise control (claimed ε = +inf)
     std::optional<double> epsilon;            // claimed ε; unset: the spec's first
@@ -37,8 +38,8 @@ struct AuditStageOptions {
 /// (or its sensitive source's labels). Messages name the flag: --task, --runs, --epsilon.
 std::optional<Error> checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& options);
 
-/// The AuditRecord name: "max-clip" ("max-clip-raise" for the raising sign), "natural", with
-/// "-no-noise" for the control.
+/// The AuditRecord name: "max-clip" ("max-clip-quietest" for the quietest-source target, then
+/// "-raise" for the raising sign), "natural", with "-no-noise" for the control.
 std::string auditName(const AuditStageOptions& options);
 
 struct AuditStageReport {

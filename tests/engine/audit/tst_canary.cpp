@@ -26,6 +26,25 @@ private Q_SLOTS:
         QCOMPARE(raise.score(l), std::log(0.3));
     }
 
+    void quietestSourceByHand() {
+        // At λ = 1/3, BCE gradient g = −P/f (y = 1) or P/(1 − f) (y = 0), f = mean of the row:
+        //   x1 P = (0.5, 0.2, 0.8), y 1: f 0.5, g = (−1, −0.4, −1.6)
+        //   x2 P = (0.1, 0.2, 0.3), y 0: f 0.2, g = (0.125, 0.25, 0.375)
+        //   x3 P = (0.3, 0.2, 0.1), y 1: f 0.2, g = (−1.5, −1, −0.5)
+        // Unclipped population variances per source: 0.4618, 0.2606, 0.6529 → source 1.
+        Eigen::MatrixXd p(3, 3);
+        p << 0.5, 0.2, 0.8,  0.1, 0.2, 0.3,  0.3, 0.2, 0.1;
+        const auto splitA = mixmin::makeBinaryObjective(p, {1, 0, 1}).value();
+        const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(3, 1.0 / 3.0);
+        QCOMPARE(quietestSource(splitA, uniform, 100.0, false), Eigen::Index{1});
+        // Clipped to C = 1 (x1 by 1/1.9287, x3 by 1/1.8708; x2 has norm 0.4677 and is kept):
+        // variances 0.1504, 0.1035, 0.2422 → still source 1.
+        QCOMPARE(quietestSource(splitA, uniform, 1.0, false), Eigen::Index{1});
+        // Tangent projection removes each row's mean first: x1 (−0.0, 0.6, −0.6), x2 (−0.125, 0,
+        // 0.125), x3 (−0.5, 0, 0.5) → variances 0.0451, 0.08, 0.2085 → source 0.
+        QCOMPARE(quietestSource(splitA, uniform, 100.0, true), Eigen::Index{0});
+    }
+
     void naturalCanaryDirectionByHand() {
         // Row (0.2, 0.5, 0.8), label 1, at λ_0 = 1/3: f = 0.5, g = −(1/f)·P = (−0.4, −1, −1.6);
         // centred (0.6, 0, −0.6); d = −centred / ‖·‖ = (−1, 0, 1)/√2.
