@@ -106,6 +106,7 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
     split->addWidget(left);
     split->addWidget(previewBox);
     split->setStretchFactor(1, 1);
+    split->setSizes({460, 640});  // the preview gets the room: thumbnails and the 64-digit hash
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split, 1);

@@ -1,5 +1,6 @@
 #include "app/workbench/source_preview_widget.h"
 
+#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -35,6 +36,9 @@ SourcePreviewWidget::SourcePreviewWidget(QWidget* parent)
     labels_->setObjectName("previewLabels");
     labels_->setWordWrap(true);
     hash_->setObjectName("previewHash");
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSizeF(mono.pointSizeF() * 0.9);
+    hash_->setFont(mono);
     hash_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     hash_->setToolTip(tr("SHA-256 over the decoded examples: the project file records it, so a reviewer can tell "
                          "whether the data changed."));

@@ -18,6 +18,7 @@ TaskEditor::TaskEditor(QWidget* parent)
       remove_(new QPushButton(tr("Remove"))),
       message_(new QLabel) {
     list_->setObjectName("taskList");
+    list_->setWordWrap(true);  // "upper-body garment = T-shirt/top | Pullover | Coat | Shirt" is long
     name_->setObjectName("taskName");
     name_->setPlaceholderText(tr("task name, e.g. footwear"));
     classes_->setObjectName("taskClasses");
@@ -109,7 +110,9 @@ void TaskEditor::rebuildList() {
     for (const auto& t : tasks_) {
         QStringList classes;
         for (const auto& c : t.classes) classes << QString::fromStdString(c);
-        list_->addItem(QStringLiteral("%1 = %2").arg(QString::fromStdString(t.name), classes.join(QStringLiteral(" | "))));
+        const QString text = QStringLiteral("%1 = %2").arg(QString::fromStdString(t.name), classes.join(QStringLiteral(" | ")));
+        auto* item = new QListWidgetItem(text, list_);
+        item->setToolTip(text);
     }
     const QStringList unknown = unknownClasses();
     message_->setText(unknown.isEmpty() || classNames_.isEmpty()
