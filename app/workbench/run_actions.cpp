@@ -206,11 +206,12 @@ QMenu* RunActions::contextMenuForRun(long long runId) {
     QAction* same = menu->addAction(tr("&Re-run with the same settings"), this, [this, runId] {
         if (QString e = rerun(runId); !e.isEmpty()) showStatus(e, 15000);
     });
-    QAction* newSeed = menu->addAction(tr("Re-run with a &new seed…"), this, [this, runId, project] {
-        const RunResults* run = project ? project->findRun(runId) : nullptr;
+    const RunResults* stored = project ? project->findRun(runId) : nullptr;
+    const int suggestedSeed = stored ? static_cast<int>(stored->run.seed) + 1 : 0;
+    QAction* newSeed = menu->addAction(tr("Re-run with a &new seed…"), this, [this, runId, suggestedSeed] {
         bool ok = false;
-        const int seed = QInputDialog::getInt(window_, tr("Re-run with a new seed"), tr("Seed:"),
-                                              run ? static_cast<int>(run->run.seed) + 1 : 0, 0, 1000000000, 1, &ok);
+        const int seed = QInputDialog::getInt(window_, tr("Re-run with a new seed"), tr("Seed:"), suggestedSeed, 0,
+                                              1000000000, 1, &ok);
         if (!ok) return;
         if (QString e = rerun(runId, seed); !e.isEmpty()) showStatus(e, 15000);
     });
@@ -243,9 +244,10 @@ void RunActions::runSweepDialog() {
 void RunActions::runAuditDialog() {
     QStringList tasks;
     if (const ProjectSnapshot* project = window_->project())
-        for (const auto& t : project->spec.sensitiveTasks) tasks << QString::fromStdString(t.name);
+        for (const auto& t : project->taskNames())  // the spec's tasks, then any a run names
+            if (!t.empty()) tasks << QString::fromStdString(t);
     if (tasks.isEmpty()) {
-        showStatus(tr("Audit: open a project whose spec names a sensitive task first."));
+        showStatus(tr("Audit: open a project with a named sensitive task first."));
         return;
     }
     AuditDialog dialog(tasks, window_);
