@@ -21,6 +21,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -188,6 +189,11 @@ private Q_SLOTS:
         QCOMPARE(project->spec().privacy.rho, 0.1);  // the panel's default
         // The window shows the project's sources now.
         QVERIFY(!w.projectTree()->topLevelItem(0)->child(0)->text(0).contains("not saved"));
+        // With a project open, a drop registers nothing and says why.
+        QVERIFY(!w.study()->addPublicAction()->isEnabled());
+        QVERIFY(dropOnTree(w.projectTree(), 0, {pub.images}));
+        QVERIFY(!w.study()->activeDialog() || !w.study()->activeDialog()->isVisible());
+        QVERIFY(w.statusBar()->currentMessage().contains("fixed when it is created"));
     }
 
     void badInputChangesNothingOnDisk() {
