@@ -97,6 +97,25 @@ QString runHtml(const RunResults& r) {
                               : ok(false, QStringLiteral("Discrepancy: ") + check.problems.join("; ")));
     return html;
 }
+/// One line per run: what it is, the ε its ledger composes to, and whether that verifies.
+QString summaryHtml(const ProjectSnapshot& p) {
+    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
+    html += row({"run", "method", "task", "target ε", "seed", "status", "ledger ε (composed)", "verify"}, "th");
+    for (const auto& r : p.runs) {
+        QString composed = QStringLiteral("—");
+        if (!r.ledgers.empty())
+            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson)) composed = num(ledger->total().epsilon);
+        QString verdict = QStringLiteral("no ledger");
+        if (!r.ledgers.empty()) {
+            const RunLedgerCheck check = checkRunLedgers(r);
+            verdict = check.ok ? ok(true, QStringLiteral("verified")) : ok(false, QStringLiteral("discrepancy"));
+        }
+        html += row({QString::number(r.run.id), esc(methodLabel(r.run.method)), esc(r.run.task),
+                     r.run.epsilon ? num(*r.run.epsilon) : QStringLiteral("—"), QString::number(r.run.seed),
+                     esc(project::toString(r.run.status)), composed, verdict});
+    }
+    return html + QStringLiteral("</table>\n");
+}
 }  // namespace
 
 QString reportHtml(const ReportInput& input, PlotImages images) {
@@ -105,7 +124,7 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     QString html = QStringLiteral("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>%1</title>\n"
                                   "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
                                   "table{border-collapse:collapse;font-size:90%}th{background:#eee}"
-                                  "code,pre{font-size:85%}</style></head><body>\n")
+                                  "code,pre{font-size:85%}pre{white-space:pre-wrap}</style></head><body>\n")
                        .arg(title);
     html += QStringLiteral("<h1>%1</h1>\n").arg(title);
     html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
@@ -127,8 +146,6 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
                      QStringLiteral("<code>%1</code>").arg(esc(s.facts.contentHash))});
     html += QStringLiteral("</table>\n");
 
-    html += QStringLiteral("<h2>Spec</h2>\n<pre>%1</pre>\n").arg(esc(project::projectSpecToJson(p.spec)));
-
     if (!input.plots.isEmpty()) {
         html += QStringLiteral("<h2>Plots</h2>\n");
         for (int i = 0; i < input.plots.size(); ++i) {
@@ -143,7 +160,9 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
 
     html += QStringLiteral("<h2>Runs (%1)</h2>\n").arg(p.runs.size());
     if (const auto pinned = p.pinnedBaselineRunId()) html += QStringLiteral("<p>Pinned baseline: run %1.</p>\n").arg(*pinned);
+    html += summaryHtml(p);
     for (const auto& r : p.runs) html += runHtml(r);
+    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(project::projectSpecToJson(p.spec)));
     html += QStringLiteral("</body></html>\n");
     return html;
 }

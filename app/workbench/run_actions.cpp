@@ -263,6 +263,7 @@ QList<ReportPlot> RunActions::reportPlots() const {
     for (int t = 1; t < tabs->count(); ++t) {  // tab 0 is the calculator
         const QList<widgets::ChartWidget*> charts = tabs->widget(t)->findChildren<widgets::ChartWidget*>();
         for (int c = 0; c < charts.size(); ++c) {
+            if (charts[c]->plottedTable().rows.isEmpty()) continue;  // a view with nothing to show yet
             // Exported at a fixed size, so the report does not depend on the window's layout.
             const QString file = scratch.filePath(QStringLiteral("plot-%1-%2.png").arg(t).arg(c));
             if (!charts[c]->exportTo(file, widgets::ExportFormat::Png, {900, 520, 1.0}).isEmpty()) continue;

@@ -69,6 +69,12 @@ private Q_SLOTS:
                                 .arg(QString::number(epsilon, 'g', 6));
         QVERIFY2(html.contains(row), qPrintable(row));
         QVERIFY(html.contains(QStringLiteral("ε recorded by the run: %1").arg(QString::number(dp->ledgers.front().recordedEpsilon, 'g', 6))));
+        // The summary line of that run: its composed ε and the verdict.
+        const QString summary = QStringLiteral("<tr><td>%1</td><td>DP-MixMin</td><td>ac</td><td>1</td><td>0</td><td>done</td><td>%2</td>")
+                                    .arg(generated_.dpRunEpsilon1Seed0)
+                                    .arg(QString::number(ledger->total().epsilon, 'g', 6));
+        QVERIFY2(html.contains(summary), qPrintable(summary));
+        QVERIFY(html.contains("✔ verified"));
         // Random Search's non-private step is shown as such.
         QVERIFY(html.contains("∞ (not private)"));
         // Verification: both DP runs and both Random Search runs verify; the chain is intact.
