@@ -227,6 +227,7 @@ void MainWindow::buildMenus() {
     QMenu* study = menuBar()->addMenu(tr("&Study"));
     study->addAction(study_->addPublicAction());
     study->addAction(study_->setSensitiveAction());
+    study->addAction(study_->removeSelectedAction());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());

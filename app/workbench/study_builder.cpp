@@ -27,7 +27,7 @@ void StudyBuilder::push(const QString& text, StudyDraft after) {
 }
 
 void StudyBuilder::registerSource(SourceRole role, const SourceRegistration& registration,
-                                  const std::vector<project::LabelTask>& tasks) {
+                                  const std::vector<project::LabelTask>& tasks, const std::string& replaces) {
     StudyDraft after = draft_;
     const QString name = QString::fromStdString(registration.source.name);
     QString text;
@@ -36,8 +36,9 @@ void StudyBuilder::registerSource(SourceRole role, const SourceRegistration& reg
         after.sensitive = registration;
         after.sensitiveTasks = tasks;
     } else {
+        const std::string& key = replaces.empty() ? registration.source.name : replaces;
         auto same = std::find_if(after.publicSources.begin(), after.publicSources.end(),
-                                 [&](const SourceRegistration& s) { return s.source.name == registration.source.name; });
+                                 [&](const SourceRegistration& s) { return s.source.name == key; });
         if (same != after.publicSources.end()) {
             *same = registration;
             text = tr("Change public source %1").arg(name);
@@ -58,6 +59,22 @@ bool StudyBuilder::removePublicSource(const std::string& name) {
     sources.erase(it);
     push(tr("Remove public source %1").arg(QString::fromStdString(name)), std::move(after));
     return true;
+}
+
+bool StudyBuilder::removeSensitive() {
+    if (!draft_.sensitive) return false;
+    StudyDraft after = draft_;
+    const QString name = QString::fromStdString(after.sensitive->source.name);
+    after.sensitive.reset();
+    push(tr("Remove sensitive data %1").arg(name), std::move(after));
+    return true;
+}
+
+const SourceRegistration* StudyBuilder::find(SourceRole role, const std::string& name) const {
+    if (role == SourceRole::Sensitive) return draft_.sensitive && draft_.sensitive->source.name == name ? &*draft_.sensitive : nullptr;
+    for (const auto& s : draft_.publicSources)
+        if (s.source.name == name) return &s;
+    return nullptr;
 }
 
 void StudyBuilder::setTasks(SourceRole role, const std::vector<project::LabelTask>& tasks) {

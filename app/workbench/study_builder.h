@@ -51,12 +51,17 @@ public:
     const StudyDraft& draft() const { return draft_; }
     QUndoStack* undoStack() const { return undo_; }
 
-    /// Undoable. Public: adds the source, or replaces the public source of the same name.
+    /// Undoable. Public: adds the source, or replaces (in place) the public source named
+    /// `replaces` (default: the registration's own name), so an edit may rename it.
     /// Sensitive: sets (or replaces) the sensitive data set. `tasks` become the role's tasks.
     void registerSource(SourceRole role, const SourceRegistration& registration,
-                        const std::vector<project::LabelTask>& tasks);
+                        const std::vector<project::LabelTask>& tasks, const std::string& replaces = {});
     /// Undoable. Returns false when no public source has that name.
     bool removePublicSource(const std::string& name);
+    /// Undoable. Returns false when there is no sensitive data set.
+    bool removeSensitive();
+    /// The registered source of that role and name, or null.
+    const SourceRegistration* find(SourceRole role, const std::string& name) const;
     /// Undoable. Replaces the label tasks of one role.
     void setTasks(SourceRole role, const std::vector<project::LabelTask>& tasks);
     /// Not undoable (File ▸ New / Open start from nothing and clear the undo history themselves).

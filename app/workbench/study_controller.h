@@ -31,6 +31,8 @@ public:
     StudyBuilder* builder() const { return builder_; }
     QAction* addPublicAction() const { return addPublic_; }
     QAction* setSensitiveAction() const { return setSensitive_; }
+    /// Removes the draft source selected in the tree (undoable).
+    QAction* removeSelectedAction() const { return removeSelected_; }
 
     /// Registration happens in a new study only (a project's sources are fixed when it is
     /// created); the window turns this off while a project is open.
@@ -40,9 +42,16 @@ public:
     void clear() { builder_->clear(); }
 
     /// Opens the registration dialog (window-modal, returns at once); prefilled when `source`
-    /// has a loader or path. Accepting it pushes the registration on the undo stack.
-    SourceDialog* openSourceDialog(SourceRole role, const data::SourceSpec& source = {}, const QString& note = {});
+    /// has a loader or path. Accepting it pushes the registration on the undo stack; with
+    /// `replaces`, it replaces that public source in place.
+    SourceDialog* openSourceDialog(SourceRole role, const data::SourceSpec& source = {}, const QString& note = {},
+                                   bool userLevel = false, const std::string& replaces = {});
     SourceDialog* activeDialog() const { return dialog_; }
+    /// Reopens the dialog on a registered draft source (double-click on its tree row); accepting
+    /// replaces it in place (it may be renamed). Null when there is no such source.
+    SourceDialog* editSource(SourceRole role, const std::string& name);
+    /// Removes a draft source of a tree row (undoable); false when the row is not one.
+    bool removeSourceRow(QTreeWidgetItem* item);
 
     /// A drop of local paths at `position` (viewport coordinates): on "Sensitive data" it sets
     /// the sensitive data set, anywhere else it adds a public source. Returns the message shown
@@ -69,6 +78,7 @@ private:
     StudyBuilder* builder_;
     QAction* addPublic_;
     QAction* setSensitive_;
+    QAction* removeSelected_;
     QPointer<SourceDialog> dialog_;
     bool editable_ = true;
 };

@@ -73,6 +73,25 @@ private Q_SLOTS:
         QCOMPARE(b.draft().publicSources[0].source.name, std::string("a"));
     }
 
+    void editRenamesInPlaceAndSensitiveIsRemovable() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.registerSource(SourceRole::Public, source("a", 10), {});
+        b.registerSource(SourceRole::Public, source("b", 20), {});
+        b.registerSource(SourceRole::Public, source("a2", 12), {}, "a");
+        QCOMPARE(b.draft().publicSources.size(), std::size_t(2));
+        QCOMPARE(b.draft().publicSources[0].source.name, std::string("a2"));  // same position
+        QVERIFY(b.find(SourceRole::Public, "a") == nullptr);
+        QCOMPARE(b.find(SourceRole::Public, "a2")->facts.examples, 12LL);
+        QVERIFY(!b.removeSensitive());
+        b.registerSource(SourceRole::Sensitive, source("s", 5), {});
+        QVERIFY(b.find(SourceRole::Sensitive, "s"));
+        QVERIFY(b.removeSensitive());
+        QVERIFY(!b.draft().sensitive);
+        stack.undo();
+        QCOMPARE(b.draft().sensitive->source.name, std::string("s"));
+    }
+
     void specCarriesSourcesAndParameters() {
         QUndoStack stack;
         StudyBuilder b(&stack);

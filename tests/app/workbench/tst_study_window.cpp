@@ -140,6 +140,46 @@ private Q_SLOTS:
         QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
     }
 
+    void aDraftSourceIsEditedAndRemovedFromTheTree() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        MainWindow w(services());
+        SourceDialog* d = dropAndWait(w, 0, f.images);
+        QVERIFY(d);
+        const std::string first = d->registration().source.name;
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        QTreeWidgetItem* row = w.projectTree()->topLevelItem(0)->child(0);
+
+        // Double-click: the dialog reopens on the registered source; a new name replaces it in place.
+        Q_EMIT w.projectTree()->itemDoubleClicked(row, 0);
+        d = w.study()->activeDialog();
+        QVERIFY(d && d->isVisible());
+        QCOMPARE(d->pathField()->text(), QFileInfo(f.images).absoluteFilePath());
+        QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        QVERIFY(d->okButton()->isEnabled());  // its own name is not "taken"
+        d->nameField()->clear();
+        QTest::keyClicks(d->nameField(), "renamed");
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        const auto& sources = w.study()->builder()->draft().publicSources;
+        QCOMPARE(sources.size(), std::size_t(1));
+        QCOMPARE(sources[0].source.name, std::string("renamed"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.study()->builder()->draft().publicSources.at(0).source.name, first);
+
+        // Study ▸ Remove selected source, undoable.
+        w.projectTree()->setCurrentItem(w.projectTree()->topLevelItem(0)->child(0));
+        w.study()->removeSelectedAction()->trigger();
+        QVERIFY(w.study()->builder()->draft().publicSources.empty());
+        QCOMPARE(w.projectTree()->topLevelItem(0)->child(0)->text(0), QString("(none yet)"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
+        // A group row is not a source: nothing is removed.
+        w.projectTree()->setCurrentItem(w.projectTree()->topLevelItem(0));
+        w.study()->removeSelectedAction()->trigger();
+        QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
+    }
+
     void savingCreatesAProjectWhoseSourcesMatch() {
         QTemporaryDir dir;
         IdxFixture pub, sens;
