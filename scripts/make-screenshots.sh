@@ -10,7 +10,8 @@
 # copy under BUILD_DIR/screenshots-demo then gets the mixture stage at several ε so the
 # privacy–utility view has a curve. Neither project file is modified.
 # A view the project has no data for shows its empty state; its picture is not written, so
-# docs/screenshots keeps the previous one (the script says which).
+# docs/screenshots keeps the previous one (the script says which). VIEWS="audit kscaling"
+# renders only those views (e.g. from a project that holds just an audit).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
@@ -43,7 +44,7 @@ if [[ -z "$given_project" && ! -f "$demo" ]]; then
     [[ -d "${project%.dpmix}.models" ]] && cp -r "${project%.dpmix}.models" "$demo_dir/"
     mv "$demo.tmp" "$demo"
     echo "make-screenshots: adding ε = 0.25, 0.5, 2, 4 (seed 0) to the copy for the trade-off view"
-    "$dpmix" run "$demo" --stages proxies,mixture --epsilon 0.25,0.5,2,4 --seeds 0 --proxy-epochs 1
+    "$dpmix" run "$demo" --stages proxies,mixture --epsilon 0.25,0.5,2,4 --seed 0 --proxy-epochs 1
 fi
 
 out="$root/docs/screenshots"
@@ -52,7 +53,7 @@ export QT_QPA_PLATFORM=offscreen
 export XDG_CONFIG_HOME="$build/screenshots-config"  # fresh window layout, not the user's
 staging="$(mktemp -d)"
 trap 'rm -rf "$staging"' EXIT
-for view in lambda ledger trajectory tradeoff auc perplexity audit kscaling; do
+for view in ${VIEWS:-lambda ledger trajectory tradeoff auc perplexity audit kscaling}; do
     "$workbench" --read-only "$demo" --screenshot "$staging/$view.png" --view "$view" 2> "$staging/$view.log" || {
         cat "$staging/$view.log" >&2
         exit 1

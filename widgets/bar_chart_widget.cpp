@@ -24,6 +24,8 @@ QString validateBarChartData(const BarChartData& data) {
             return QStringLiteral("series \"%1\" has %2 tooltip details for %3 categories")
                 .arg(s.name).arg(s.details.size()).arg(n);
     }
+    if (!std::isfinite(data.axisFloor))
+        return QStringLiteral("the axis floor is %1: expected a finite value").arg(formatExact(data.axisFloor));
     for (const ReferenceLine& r : data.references)
         if (!std::isfinite(r.value))
             return QStringLiteral("reference line \"%1\" is at %2: expected a finite value").arg(r.name, formatExact(r.value));
@@ -99,7 +101,7 @@ QString BarChartWidget::setData(const BarChartData& data) {
 
 void BarChartWidget::rescaleToData() {
     plot()->xAxis->setRange(0.4, data_.categories.size() + 0.6);
-    double lo = 0.0, hi = 0.0;
+    double lo = data_.axisFloor, hi = data_.axisFloor;
     for (const BarSeries& s : data_.series)
         for (int i = 0; i < s.values.size(); ++i) {
             if (std::isnan(s.values[i])) continue;
@@ -115,7 +117,7 @@ void BarChartWidget::rescaleToData() {
     const double pad = 0.08 * (hi - lo);
     // Headroom above the tallest bar for the legend (inset at the top), one line per series.
     const double legendRoom = 0.08 * static_cast<double>(data_.series.size() + data_.references.size()) * (hi - lo);
-    plot()->yAxis->setRange(lo < 0.0 ? lo - pad : 0.0, hi + pad + legendRoom);
+    plot()->yAxis->setRange(lo < data_.axisFloor ? lo - pad : data_.axisFloor, hi + pad + legendRoom);
     plot()->replot();
 }
 

@@ -28,6 +28,8 @@ struct BarChartData {
     QStringList categories;   // x tick labels, e.g. "ε = 1", "ε = 2"
     QList<BarSeries> series;  // a NaN value is a missing bar (nothing drawn, "nan" in the CSV)
     QList<ReferenceLine> references;
+    double axisFloor = 0.0;   // the value axis starts here unless something plotted is lower
+                              // (e.g. 0.5 = the AUC of a random guess)
 };
 
 /// Returns an empty string if every series has one value (and zero or one error >= 0, zero or

@@ -139,9 +139,19 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
     }
     chart.title = gain ? QObject::tr("Relative gain in test AUC over Random Init (%), %1 — mean ± std over seeds").arg(at)
                        : QObject::tr("Test AUC per task, %1 — mean ± std over seeds").arg(at);
-    if (!macros.isEmpty())
-        chart.title += QStringLiteral("\n") + (gain ? QObject::tr("macro gain: ") : QObject::tr("macro AUC: ")) +
-                       macros.join(QStringLiteral(" · "));
+    // The macro values on the following lines, wrapped so a long method list stays readable.
+    QString line = gain ? QObject::tr("macro gain: ") : QObject::tr("macro AUC: ");
+    for (int i = 0; i < macros.size(); ++i) {
+        const QString item = macros[i] + (i + 1 < macros.size() ? QStringLiteral(" · ") : QString());
+        if (line.size() + item.size() > 70 && i > 0) {
+            chart.title += QStringLiteral("\n") + line.trimmed();
+            line.clear();
+        }
+        line += item;
+    }
+    if (!macros.isEmpty()) chart.title += QStringLiteral("\n") + line.trimmed();
+    // AUC 0.5 is a random guess: the axis starts there, so the differences between methods show.
+    if (!gain) chart.data.axisFloor = 0.5;
     return chart;
 }
 
@@ -182,7 +192,8 @@ void AucView::refresh() {
     }
     showChart();
     chart_->setTitle(result.title);
-    chart_->setAxisLabels(tr("sensitive task"), wantGain ? tr("gain over Random Init (%)") : tr("test AUC"));
+    chart_->setAxisLabels(tr("sensitive task"),
+                          wantGain ? tr("gain over Random Init (%)") : tr("test AUC (axis from 0.5 = chance)"));
     setNote(chart_->setData(result.data));
 }
 

@@ -59,11 +59,10 @@ KScalingChart kScalingChartData(const RunResults& run) {
     const double threshold = fitThreshold(run);
     const double slope = run.metric("slope");
     const double points = run.metric("slope-points");
-    measured.name = perTask.size() > 1
-                        ? QObject::tr("excess F(λ_DP) − F(λ*), mean ± std over %1 tasks").arg(perTask.size())
-                        : QObject::tr("excess F(λ_DP) − F(λ*)");
+    measured.name = perTask.size() > 1 ? QObject::tr("mean excess ± std over %1 tasks").arg(perTask.size())
+                                       : QObject::tr("excess");
     if (!std::isnan(slope)) {
-        measured.name += QObject::tr(" · fitted slope %1 (k ≥ %2").arg(slope, 0, 'f', 2).arg(threshold);
+        measured.name += QObject::tr(" · slope %1 (k ≥ %2").arg(slope, 0, 'f', 2).arg(threshold);
         measured.name += std::isnan(points) ? QStringLiteral(")") : QObject::tr(", %1 points)").arg(points);
     }
     if (!measured.x.isEmpty()) chart.series << measured;

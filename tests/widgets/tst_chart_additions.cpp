@@ -153,6 +153,21 @@ private Q_SLOTS:
         QVERIFY2(natural.contains("natural") && natural.contains("ac") && natural.contains("FPR 0.49"), qPrintable(natural));
     }
 
+    void valueAxisStartsAtTheFloor() {
+        BarChartWidget chart;
+        BarChartData d = barsWithReference();
+        d.series[1].values = {0.7, 0.9};
+        d.series[0].values = {0.6, std::nan("")};
+        d.references.clear();
+        d.axisFloor = 0.5;
+        QCOMPARE(chart.setData(d), QString());
+        QCOMPARE(chart.plot()->yAxis->range().lower, 0.5);
+        QVERIFY(chart.plot()->yAxis->range().upper > 0.9 + 0.1);  // the top error bar fits
+        d.series[1].values = {0.4, 0.9};  // below the base: the axis extends under it
+        QCOMPARE(chart.setData(d), QString());
+        QVERIFY(chart.plot()->yAxis->range().lower < 0.4);
+    }
+
     void barValidationChecksDetailsAndReferences() {
         BarChartWidget chart;
         auto bad = barsWithReference();
@@ -161,6 +176,9 @@ private Q_SLOTS:
         bad = barsWithReference();
         bad.references[0].value = std::numeric_limits<double>::infinity();
         QVERIFY(chart.setData(bad).contains("expected a finite value"));
+        bad = barsWithReference();
+        bad.axisFloor = std::nan("");
+        QVERIFY(chart.setData(bad).contains("axis floor"));
         QVERIFY(chart.data().categories.isEmpty());  // nothing was taken
     }
 };

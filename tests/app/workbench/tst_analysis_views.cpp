@@ -136,6 +136,7 @@ private Q_SLOTS:
         QVERIFY(near(ri.values[0], 0.55) && near(ri.values[1], 0.80));
         QVERIFY2(chart.title.contains("ε = 1") && chart.title.contains("macro AUC: DP-MixMin 0.765"), qPrintable(chart.title));
         QCOMPARE(dp.details[0], QString("seeds 0, 1"));
+        QCOMPARE(chart.data.axisFloor, 0.5);  // the axis starts at chance level
     }
 
     void aucGainIsPairedBySeed() {
@@ -150,6 +151,7 @@ private Q_SLOTS:
         QVERIFY(near(uniform.values[0], 10.0) && near(uniform.values[1], 5.0));
         QVERIFY2(uniform.name.contains("macro +7.5%"), qPrintable(uniform.name));
         QVERIFY(chart.title.contains("Relative gain"));
+        QCOMPARE(chart.data.axisFloor, 0.0);
     }
 
     void aucAtAnotherEpsilonHasOnlyItsRuns() {
@@ -258,7 +260,7 @@ private Q_SLOTS:
             QVERIFY(near(measured.y[i], 0.02 * root));
             QVERIFY(near(measured.errors[i], 0.02 * root / kRoot2));  // std of {0.01√k, 0.03√k}
         }
-        QVERIFY2(measured.name.contains("fitted slope 0.50 (k ≥ 32, 3 points)") && measured.name.contains("2 tasks"),
+        QVERIFY2(measured.name.contains("slope 0.50 (k ≥ 32, 3 points)") && measured.name.contains("2 tasks"),
                  qPrintable(measured.name));
         const auto& reference = chart.series[1];
         QVERIFY(reference.reference);
