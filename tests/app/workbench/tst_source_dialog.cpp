@@ -8,13 +8,17 @@
 #include "engine/data/source_loader.h"
 #include "source_fixtures.h"
 
+#include <atomic>
+
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QSemaphore>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 using namespace dpmix::workbench;
@@ -31,6 +35,25 @@ dpmix::data::SourceSpec idxSpec(const IdxFixture& f, const char* classes = "cat,
     s.options = {{"labels", QFileInfo(f.labelFile).fileName().toStdString()}, {"classes", classes}};
     return s;
 }
+// A previewer whose loads wait until the test releases them; each answer names the path it was
+// asked for, so the test sees which load a shown preview came from.
+class GatedPreviewer : public SourcePreviewer {
+public:
+    mutable QSemaphore gate;
+    mutable std::atomic<int> calls{0};
+    mutable std::atomic<int> cancelledSeen{0};
+    dpmix::Result<SourcePreview> preview(const dpmix::data::SourceSpec& spec, const dpmix::CancellationToken& cancel) const override {
+        ++calls;
+        gate.acquire();
+        if (cancel.isCancelled()) ++cancelledSeen;
+        SourcePreview p;
+        p.facts.kind = "images";
+        p.facts.examples = static_cast<long long>(spec.path.size());
+        p.facts.labelNames = {spec.path};
+        p.facts.contentHash = "hash-of-" + QFileInfo(QString::fromStdString(spec.path)).fileName().toStdString();
+        return p;
+    }
+};
 }  // namespace
 
 class TstSourceDialog : public QObject {
@@ -175,6 +198,49 @@ private Q_SLOTS:
         QCOMPARE(d.tasks()[0].classes, (std::vector<std::string>{"cat", "dog"}));
         QVERIFY(!t->addTask("mammal", {"bird"}).isEmpty());  // names are unique
         QCOMPARE(t->taskList()->item(0)->text(), QString("mammal = cat | dog"));
+    }
+
+    void slowLoadRunsOffTheGuiThreadAndOnlyTheNewestIsShown() {
+        GatedPreviewer gated;
+        SourceDialog d(SourceRole::Public, &gated, {});
+        d.setSource({"x", "idx", "/nowhere/old-idx3-ubyte", {}});
+        QTRY_COMPARE(gated.calls.load(), 1);
+        // The load blocks, the GUI does not: a timer fires, OK is off, the status says loading.
+        bool fired = false;
+        QTimer::singleShot(10, [&] { fired = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(fired, 1000);
+        QVERIFY(d.previewPending());
+        QVERIFY(!d.okButton()->isEnabled());
+        QVERIFY(d.previewWidget()->statusLabel()->text().startsWith("Loading"));
+        // A new path while the old load runs: the old one is cancelled and its answer dropped.
+        d.pathField()->setText("/nowhere/new-idx3-ubyte");
+        d.refreshPreview();
+        gated.gate.release(2);
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QCOMPARE(gated.calls.load(), 2);
+        QCOMPARE(gated.cancelledSeen.load(), 1);
+        QCOMPARE(d.previewWidget()->hashLabel()->text(), QString("Content hash: hash-of-new-idx3-ubyte"));
+        QCOMPARE(d.registration().facts.contentHash, std::string("hash-of-new-idx3-ubyte"));
+        QVERIFY(d.okButton()->isEnabled());
+    }
+
+    void mailSnippetsShowTheSender() {
+        QTemporaryDir dir;
+        const QString file = dir.path() + "/inbox.mbox";
+        QVERIFY(testing::writeFile(file, "From alice@example.org Mon Jan  1 00:00:00 2024\n"
+                                         "From: Alice <alice@example.org>\nSubject: hi\n\nLunch at noon?\n\n"
+                                         "From bob@example.org Mon Jan  1 00:01:00 2024\n"
+                                         "From: bob@example.org\nSubject: re\n\nYes.\n"));
+        SourceDialog d(SourceRole::Sensitive, &previewer_, {});
+        d.setSource({"inbox", "mbox", file.toStdString(), {}});
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QTableWidget* rows = d.previewWidget()->snippets();
+        QVERIFY2(rows->rowCount() == 2, qPrintable(d.previewWidget()->statusLabel()->text()));
+        QCOMPARE(rows->item(0, 0)->text(), QString("email"));
+        QCOMPARE(rows->item(0, 1)->text(), QString("alice@example.org"));
+        QCOMPARE(rows->item(0, 2)->text(), QString("Lunch at noon?"));
+        QCOMPARE(rows->item(1, 1)->text(), QString("bob@example.org"));
+        QVERIFY(d.previewWidget()->statusLabel()->text().contains("2 users"));
     }
 
     void textSourceShowsSnippetsWithDomainAndUser() {
