@@ -1,5 +1,6 @@
 #include "app/workbench/source_dialog.h"
 
+#include "app/workbench/drop_source_guess.h"
 #include "app/workbench/source_loader_catalog.h"
 #include "app/workbench/source_preview_widget.h"
 #include "app/workbench/task_editor.h"
@@ -20,6 +21,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <exception>
 
 namespace dpmix::workbench {
@@ -222,8 +224,10 @@ void SourceDialog::onLoaderChanged() {
 
 void SourceDialog::onEdited() {
     if (!nameEdited_ && !path_->text().trimmed().isEmpty()) {
+        // The name a drop of this path would get ("fashion-mnist-t10k"), until the user types one.
+        const SourceGuess guess = guessSource(path_->text().trimmed());
         const QFileInfo info(path_->text().trimmed());
-        name_->setText(info.isDir() ? info.fileName() : info.fileName().section(QLatin1Char('.'), 0, 0));
+        name_->setText(!guess.source.name.empty() ? QString::fromStdString(guess.source.name) : info.completeBaseName());
     }
     updateOk();
     debounce_->start();
@@ -237,6 +241,13 @@ void SourceDialog::browsePath(bool folder) {
                                                                  info ? info->fileFilter : QString());
     if (chosen.isEmpty()) return;
     path_->setText(chosen);
+    // Options the guess knows for this loader (the IDX label file next to the images) fill
+    // fields the user left empty.
+    const SourceGuess guess = guessSource(chosen);
+    if (guess.source.loader == loader_->currentData().toString().toStdString())
+        for (const auto& [key, value] : guess.source.options)
+            if (QLineEdit* field = options_.value(QString::fromStdString(key)); field && field->text().trimmed().isEmpty())
+                field->setText(QString::fromStdString(value));
     onEdited();
 }
 

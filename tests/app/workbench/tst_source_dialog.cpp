@@ -164,6 +164,26 @@ private Q_SLOTS:
         QVERIFY(d.previewWidget()->statusLabel()->text().contains("missing-idx3-ubyte"));
     }
 
+    void typingAPathSuggestsTheNameAndPreviews() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        QCOMPARE(d.loaderBox()->currentData().toString(), QString("idx"));  // the first loader
+        QTest::keyClicks(d.pathField(), f.images);
+        QCOMPARE(d.nameField()->text(), QFileInfo(dir.path()).fileName() + "-pets");
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);  // after the typing pause
+        // Without a label file the images load unlabelled: 5 examples, no labels.
+        QVERIFY2(d.previewWidget()->statusLabel()->text().startsWith("5 examples"),
+                 qPrintable(d.previewWidget()->statusLabel()->text()));
+        QVERIFY(d.okButton()->isEnabled());
+        // A name the user typed is kept when the path changes.
+        d.nameField()->clear();
+        QTest::keyClicks(d.nameField(), "mine");
+        QTest::keyClick(d.pathField(), Qt::Key_Backspace);
+        QCOMPARE(d.nameField()->text(), QString("mine"));
+    }
+
     void takenNameKeepsOkDisabled() {
         QTemporaryDir dir;
         IdxFixture f;
