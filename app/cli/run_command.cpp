@@ -254,6 +254,7 @@ struct RunArgs {
     std::string epsilons;
     std::string rho;
     std::string seeds;
+    std::string seedCount;
     int proxyEpochs = 3;
     long long pretrainSteps = 0;
     long long finetuneSteps = 0;
@@ -276,7 +277,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     run->add_option("--tasks", args.tasks, "comma-separated sensitive task names (default: every task)");
     run->add_option("--epsilon,--epsilons", args.epsilons, "target epsilon(s), comma-separated (default: the spec's)");
     run->add_option("--rho", args.rho, "fraction of the sensitive training data for mixture learning (default: the spec's)");
-    run->add_option("--seed,--seeds", args.seeds, "run seed(s), comma-separated (default: the spec's)");
+    run->add_option("--seed", args.seeds, "run seed(s), comma-separated, e.g. 0,1,2 (default: the spec's)");
+    run->add_option("--seeds", args.seedCount, "number of seeds N: runs seeds 0 .. N-1 (instead of --seed)");
     run->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training on the public data (default 3)");
     run->add_option("--pretrain-steps", args.pretrainSteps, "override the spec's pretraining steps");
     run->add_option("--finetune-steps", args.finetuneSteps, "override the spec's fine-tuning steps");
@@ -296,6 +298,19 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             auto v = parseReal(args.rho, "--rho");
             if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; ctx.exitCode = 2; return; }
             options.rho = *v;
+        }
+        if (!args.seedCount.empty()) {
+            auto n = parseInteger(args.seedCount, "--seeds");
+            if (!n || *n < 1 || *n > 1000 || !args.seeds.empty()) {
+                std::cerr << "dpmix run: "
+                          << (!args.seeds.empty() ? std::string("--seed and --seeds are alternatives: give a list with --seed or a count with --seeds")
+                              : n ? "--seeds = " + args.seedCount + " is out of range: expected a number of seeds from 1 to 1000"
+                                  : n.error().message)
+                          << '\n';
+                ctx.exitCode = 2;
+                return;
+            }
+            for (long long s = 0; s < *n; ++s) args.seeds += (s ? "," : "") + std::to_string(s);
         }
         for (const auto& s : splitList(args.seeds)) {
             auto v = parseInteger(s, "--seed");

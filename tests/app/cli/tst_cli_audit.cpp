@@ -1,4 +1,4 @@
-// `dpmix audit` and `dpmix experiment` refuse bad input with exit 2, a message naming the flag,
+// `dpmix audit`, `dpmix experiment` and `dpmix run`'s seed flags refuse bad input with exit 2, a message naming the flag,
 // and nothing written next to the spec.
 #include "cli_runner.h"
 
@@ -73,6 +73,16 @@ private Q_SLOTS:
     void badCanary() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "loud"}, "--canary"); }
     void badMaxClipSign() {
         expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--max-clip-sign", "up"}, "--max-clip-sign");
+    }
+    void badMaxClipTarget() {
+        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--max-clip-target", "loudest"},
+                       "--max-clip-target");
+    }
+    void runSeedFlags() {
+        expectBadInput({"run", spec_, "--seeds", "0"}, "--seeds");
+        expectBadInput({"run", spec_, "--seeds", "three"}, "--seeds");
+        expectBadInput({"run", spec_, "--seeds", "2", "--seed", "5"}, "--seed and --seeds");
+        expectBadInput({"run", spec_, "--seed", "-1"}, "--seed");
     }
     void zeroRuns() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--runs", "0"}, "--runs"); }
     void negativeEpsilon() {
