@@ -263,6 +263,31 @@ private Q_SLOTS:
         QVERIFY(d.previewWidget()->statusLabel()->text().contains("2 users"));
     }
 
+    void csvManifestShowsColourThumbnails() {
+        QTemporaryDir dir;
+        QImage red(8, 8, QImage::Format_RGB32), blue(8, 8, QImage::Format_RGB32);
+        red.fill(qRgb(255, 0, 0));
+        blue.fill(qRgb(0, 0, 255));
+        QVERIFY(red.save(dir.path() + "/red.png"));
+        QVERIFY(blue.save(dir.path() + "/blue.png"));
+        const QString csv = dir.path() + "/manifest.csv";
+        QVERIFY(testing::writeFile(csv, "Path,Warm\nred.png,1\nblue.png,0\n"));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        d.setSource({"colours", "csv-images", csv.toStdString(), {{"channels", "3"}, {"size", "4"}}});
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        SourcePreviewWidget* p = d.previewWidget();
+        QVERIFY2(p->statusLabel()->text().startsWith(QString::fromUtf8("2 examples · 3×4×4 images")),
+                 qPrintable(p->statusLabel()->text()));
+        QCOMPARE(p->thumbnails()->count(), 2);
+        QCOMPARE(p->thumbnails()->item(0)->text(), QString("Warm"));
+        QCOMPARE(p->thumbnails()->item(1)->text(), QString::fromUtf8("—"));  // no positive label
+        // A solid colour stays that colour through resizing and the thumbnail.
+        const QImage first = p->thumbnails()->item(0)->icon().pixmap(QSize(56, 56)).toImage();
+        const QImage second = p->thumbnails()->item(1)->icon().pixmap(QSize(56, 56)).toImage();
+        QCOMPARE(QColor(first.pixel(10, 10)), QColor(255, 0, 0));
+        QCOMPARE(QColor(second.pixel(10, 10)), QColor(0, 0, 255));
+    }
+
     void textSourceShowsSnippetsWithDomainAndUser() {
         QTemporaryDir dir;
         const QString file = dir.path() + "/notes.jsonl";
