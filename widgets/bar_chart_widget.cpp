@@ -41,6 +41,7 @@ QString BarChartWidget::setData(const BarChartData& data) {
     if (QString error = validateBarChartData(data); !error.isEmpty()) return error;
     data_ = data;
     plot()->clearPlottables();  // also the reference graphs
+    plot()->clearItems();       // value labels
     bars_.clear();
 
     auto* group = new QCPBarsGroup(plot());
@@ -64,6 +65,25 @@ QString BarChartWidget::setData(const BarChartData& data) {
             if (!std::isnan(series.values[i])) bars->addData(ticks[i], series.values[i]);
         bars->setBarsGroup(group);
         bars_ << bars;
+        if (data_.valueLabels) {
+            // Centred on the bar: the group places bars side by side, `width` apart (the 2 px
+            // spacing is negligible for a label).
+            const double offset = (s - (k - 1) / 2.0) * width;
+            for (int i = 0; i < series.values.size(); ++i) {
+                if (std::isnan(series.values[i])) continue;
+                auto* label = new QCPItemText(plot());
+                label->position->setType(QCPItemPosition::ptPlotCoords);
+                label->position->setCoords(ticks[i] + offset, series.values[i]);
+                label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+                label->setText(QString::number(series.values[i], 'g', 3));
+                QFont small = font();
+                small.setPointSizeF(small.pointSizeF() * 0.8);
+                label->setFont(small);
+                label->setPadding(QMargins(0, 0, 0, 2));
+                label->setClipToAxisRect(true);
+                label->setSelectable(false);
+            }
+        }
         if (!series.errors.isEmpty()) {
             auto* errors = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
             errors->removeFromLegend();

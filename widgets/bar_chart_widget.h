@@ -30,6 +30,7 @@ struct BarChartData {
     QList<ReferenceLine> references;
     double axisFloor = 0.0;   // the value axis starts here unless something plotted is lower
                               // (e.g. 0.5 = the AUC of a random guess)
+    bool valueLabels = false; // print each bar's value above it (a bar of height 0 stays visible)
 };
 
 /// Returns an empty string if every series has one value (and zero or one error >= 0, zero or

@@ -132,6 +132,7 @@ widgets::BarChartData auditChartData(const ProjectSnapshot& project, std::option
         if (!several) series.errors.clear();
         data.series << series;
     }
+    data.valueLabels = true;  // ε_LB = 0 is the common, good outcome: a bar of height 0 must still read "0"
     if (claimedEpsilon) data.references << widgets::ReferenceLine{QObject::tr("claimed ε = %1").arg(*claimedEpsilon), *claimedEpsilon};
     return data;
 }

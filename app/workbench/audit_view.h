@@ -20,7 +20,8 @@ std::vector<double> auditEpsilons(const ProjectSnapshot& project);
 /// "-no-noise" controls, then any other name), the private audits at `claimedEpsilon` (none:
 /// only the controls) plus every no-noise control. A bar is the mean ε_LB of the matching audits
 /// (± sample std when there are several); its tooltip gives FPR, FNR and the runs. With a
-/// claimed ε the reference line "claimed ε = …" is drawn. Empty when there are no audits.
+/// claimed ε the reference line "claimed ε = …" is drawn; each bar is labelled with its value.
+/// Empty when there are no audits.
 widgets::BarChartData auditChartData(const ProjectSnapshot& project, std::optional<double> claimedEpsilon);
 
 /// Legend name of an audit kind, e.g. "max-clip-no-noise" → "max-clip canary, no noise (control)".

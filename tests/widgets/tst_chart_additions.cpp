@@ -153,6 +153,26 @@ private Q_SLOTS:
         QVERIFY2(natural.contains("natural") && natural.contains("ac") && natural.contains("FPR 0.49"), qPrintable(natural));
     }
 
+    void valueLabelsSitOnTheirBars() {
+        BarChartWidget chart;
+        BarChartData d = barsWithReference();  // natural {0.05, missing}, max-clip {0.12, 0.2}
+        d.valueLabels = true;
+        QCOMPARE(chart.setData(d), QString());
+        QCOMPARE(chart.plot()->itemCount(), 3);  // no label for the missing bar
+        // Two series, bar width 0.8 / 2 = 0.4: centres at tick − 0.2 and tick + 0.2.
+        const QList<std::tuple<QString, double, double>> expected = {{"0.05", 0.8, 0.05}, {"0.12", 1.2, 0.12}, {"0.2", 2.2, 0.2}};
+        for (int i = 0; i < 3; ++i) {
+            auto* label = qobject_cast<QCPItemText*>(chart.plot()->item(i));
+            QVERIFY(label);
+            QCOMPARE(label->text(), std::get<0>(expected[i]));
+            QVERIFY(std::abs(label->position->key() - std::get<1>(expected[i])) < 1e-12);
+            QCOMPARE(label->position->value(), std::get<2>(expected[i]));
+        }
+        d.valueLabels = false;
+        QCOMPARE(chart.setData(d), QString());
+        QCOMPARE(chart.plot()->itemCount(), 0);  // replaced, not accumulated
+    }
+
     void valueAxisStartsAtTheFloor() {
         BarChartWidget chart;
         BarChartData d = barsWithReference();

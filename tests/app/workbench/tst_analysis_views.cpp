@@ -222,6 +222,7 @@ private Q_SLOTS:
         QCOMPARE(data.references.size(), 1);
         QCOMPARE(data.references[0].name, QString("claimed ε = 1"));
         QCOMPARE(data.references[0].value, 1.0);
+        QVERIFY(data.valueLabels);  // ε_LB = 0 bars must read "0", not look missing
         const QString natural = data.series[0].details[0];
         QVERIFY2(natural.contains("FPR 0.49 (490/1000)") && natural.contains("FNR 0.505 (505/1000)") &&
                      natural.contains("2000 per world"),
