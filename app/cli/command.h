@@ -17,5 +17,6 @@ void registerInspectCommand(CLI::App& app, CommandContext& ctx);
 void registerRunCommand(CLI::App& app, CommandContext& ctx);
 void registerAuditCommand(CLI::App& app, CommandContext& ctx);
 void registerExperimentCommand(CLI::App& app, CommandContext& ctx);
+void registerResultsCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace dpmix::cli

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     dpmix::cli::registerRunCommand(app, ctx);
     dpmix::cli::registerAuditCommand(app, ctx);
     dpmix::cli::registerExperimentCommand(app, ctx);
+    dpmix::cli::registerResultsCommand(app, ctx);
 
     try {
         app.parse(argc, argv);

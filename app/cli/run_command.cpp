@@ -6,6 +6,7 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/project/result_summary.h"
 #include "engine/pipeline/text_downstream.h"
 #include "engine/pipeline/text_downstream_tokens.h"
 
@@ -210,40 +211,12 @@ int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOption
     return 0;
 }
 
-struct SummaryRow {
-    std::string method;
-    double epsilon = 0.0;
-    double mean = 0.0, std = 0.0;
-    int seeds = 0;
-};
-
 // Macro AUC (mean over the tasks run) per (ε, method, seed), then mean ± sample std over seeds.
-std::vector<SummaryRow> summarize(const pipeline::StudyRunReport& report) {
-    std::map<std::pair<double, std::string>, std::map<std::uint64_t, std::vector<double>>> byKey;
-    std::vector<std::pair<double, std::string>> order;
-    for (const auto& d : report.downstream) {
-        const auto key = std::make_pair(d.epsilon, d.method);
-        if (!byKey.count(key)) order.push_back(key);
-        byKey[key][d.seed].push_back(d.testAuc);
-    }
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<SummaryRow> rows;
-    for (const auto& key : order) {
-        std::vector<double> macro;
-        for (const auto& [seed, aucs] : byKey[key]) {
-            double sum = 0;
-            for (double a : aucs) sum += a;
-            macro.push_back(sum / static_cast<double>(aucs.size()));
-        }
-        double mean = 0;
-        for (double m : macro) mean += m;
-        mean /= static_cast<double>(macro.size());
-        double var = 0;
-        for (double m : macro) var += (m - mean) * (m - mean);
-        const double sd = macro.size() > 1 ? std::sqrt(var / static_cast<double>(macro.size() - 1)) : 0.0;
-        rows.push_back({key.second, key.first, mean, sd, static_cast<int>(macro.size())});
-    }
-    return rows;
+std::vector<project::ResultSummaryRow> summarize(const pipeline::StudyRunReport& report) {
+    std::vector<project::ResultObservation> observations;
+    for (const auto& d : report.downstream)
+        observations.push_back({d.method, d.task, static_cast<long long>(d.seed), d.epsilon, d.testAuc, d.runId});
+    return project::summarizeResults(observations);
 }
 
 struct RunArgs {

@@ -1,0 +1,73 @@
+// `dpmix results PROJECT [--metric NAME] [--json]`: the study's results table recomputed from
+// every finished downstream run stored in the project (project/result_summary.h): per ε and
+// method, the mean over tasks within each seed, then mean ± sample std over seeds. Reads only.
+#include "app/cli/command.h"
+#include "app/cli/project_commands.h"
+#include "engine/project/result_summary.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace dpmix::cli {
+
+void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
+    static std::string projectPath, metric, methodFilter;
+    static bool json = false;
+    auto* cmd = app.add_subcommand("results", "The results table (mean ± std over seeds) of the downstream runs stored in a project");
+    cmd->add_option("project", projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
+    cmd->add_option("--metric", metric,
+                    "the stored per-run metric to summarise (default: test-auc, or test-perplexity for a text study)");
+    cmd->add_flag("--json", json, "print the table as one JSON object");
+    cmd->callback([&ctx] {
+        auto project = openProjectArgument(projectPath);
+        if (!project) {
+            std::cerr << "dpmix results: " << project.error().message << '\n';
+            ctx.exitCode = 2;
+            return;
+        }
+        std::string name = metric.empty() ? "test-auc" : metric;
+        auto observations = project::storedResults(*project, name);
+        if (observations && observations->empty() && metric.empty()) {
+            name = "test-perplexity";
+            observations = project::storedResults(*project, name);
+        }
+        if (!observations) {
+            std::cerr << "dpmix results: " << observations.error().message << '\n';
+            ctx.exitCode = 1;
+            return;
+        }
+        if (observations->empty()) {
+            std::cerr << "dpmix results: " << project->path().string() << " has no finished run with the metric '" << name
+                      << "' (downstream runs store test-auc or test-perplexity: dpmix run --stages ...,pretrain,finetune,evaluate)\n";
+            ctx.exitCode = 1;
+            return;
+        }
+        const auto rows = project::summarizeResults(*observations);
+        if (json) {
+            nlohmann::ordered_json out{{"project", project->path().string()}, {"metric", name},
+                                       {"runs", observations->size()}, {"summary", nlohmann::ordered_json::array()}};
+            for (const auto& r : rows)
+                out["summary"].push_back({{"method", r.method}, {"epsilon", r.epsilon}, {"mean", r.mean}, {"std", r.std},
+                                          {"seeds", r.seeds}, {"tasks", r.tasks},
+                                          {"every_seed_has_every_task", r.fewestTasksInASeed == r.tasks}});
+            std::cout << out.dump(2) << '\n';
+        } else {
+            std::cout << name << " of " << observations->size() << " finished runs in " << project->path().string()
+                      << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";
+            double lastEpsilon = -1.0;
+            for (const auto& r : rows) {
+                if (r.epsilon != lastEpsilon) std::printf("eps %g\n", r.epsilon);
+                lastEpsilon = r.epsilon;
+                std::printf("  %-20s %.4f ± %.4f  (%d seed%s, %d task%s%s)\n", r.method.c_str(), r.mean, r.std, r.seeds,
+                            r.seeds == 1 ? "" : "s", r.tasks, r.tasks == 1 ? "" : "s",
+                            r.fewestTasksInASeed < r.tasks ? "; INCOMPLETE: a seed lacks some tasks" : "");
+            }
+            std::fflush(stdout);
+        }
+        ctx.exitCode = 0;
+    });
+}
+
+}  // namespace dpmix::cli
