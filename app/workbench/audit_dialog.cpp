@@ -10,6 +10,11 @@
 #include <QVBoxLayout>
 
 namespace dpmix::workbench {
+namespace {
+
+enum class CanaryChoice { MaxClipTop, MaxClipQuietest, Natural };
+
+}  // namespace
 
 AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
     : QDialog(parent),
@@ -22,10 +27,13 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
     setWindowTitle(tr("Audit the mixture step"));
     task_->addItems(tasks);
     task_->setToolTip(tr("The sensitive task whose mixture learning is audited"));
-    canary_->addItem(tr("max-clip (worst-case gradient)"), false);
-    canary_->addItem(tr("natural (a held-out real example)"), true);
-    canary_->setToolTip(tr("Max-clip inserts a gradient of norm C in the most telling direction (the strongest "
-                           "test); natural inserts a real held-out example (what an attacker could plausibly do)."));
+    canary_->addItem(tr("max-clip at the top source (worst-case gradient, as the paper)"), int(CanaryChoice::MaxClipTop));
+    canary_->addItem(tr("max-clip at the quietest source (strongest on curved objectives)"), int(CanaryChoice::MaxClipQuietest));
+    canary_->addItem(tr("natural (a held-out real example)"), int(CanaryChoice::Natural));
+    canary_->setToolTip(tr("Max-clip inserts a gradient of norm C: at the source with the largest λ* (the paper's "
+                           "canary), or at the source whose gradient varies least over split A, where sampling hides "
+                           "it least (the stronger test when λ* sits in a steep valley). Natural inserts a real "
+                           "held-out example (what an attacker could plausibly do)."));
     runs_->setRange(2, 1000000);
     runs_->setValue(2000);
     runs_->setToolTip(tr("Mixture-learning runs per world (with and without the canary). More runs give a tighter "
@@ -54,7 +62,9 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
 AuditSettings AuditDialog::settings() const {
     AuditSettings s;
     s.task = task_->currentText();
-    s.naturalCanary = canary_->currentData().toBool();
+    const auto choice = static_cast<CanaryChoice>(canary_->currentData().toInt());
+    s.naturalCanary = choice == CanaryChoice::Natural;
+    s.quietestSource = choice == CanaryChoice::MaxClipQuietest;
     s.runs = runs_->value();
     s.noNoise = noNoise_->isChecked();
     s.seed = seed_->value();

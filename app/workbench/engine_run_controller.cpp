@@ -84,7 +84,9 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
         if (!request) return request.error();
         return QList<StageJob>{auditJob(tr("Audit of task %1: %2 canary%3, %4 runs per world")
                                             .arg(action.audit.task,
-                                                 action.audit.naturalCanary ? tr("natural") : tr("max-clip"),
+                                                 action.audit.naturalCanary    ? tr("natural")
+                                                 : action.audit.quietestSource ? tr("max-clip (quietest source)")
+                                                                               : tr("max-clip"),
                                                  action.audit.noNoise ? tr(" (no-noise control)") : QString())
                                             .arg(action.audit.runs),
                                         *request)};

@@ -45,6 +45,7 @@ struct AuditRequest {
     std::string task;
     bool naturalCanary = false;
     bool raiseTopSource = false;    // max-clip sign; the default lowers the top source (docs/AUDIT.md)
+    bool quietestSource = false;    // max-clip target: the quietest source instead of argmax λ* (docs/AUDIT.md)
     long long runs = 2000;          // per world
     bool noNoise = false;
     std::optional<double> epsilon;  // claimed ε; unset: the spec's first

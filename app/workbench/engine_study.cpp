@@ -6,6 +6,22 @@
 #include "engine/pipeline/study_runner.h"
 
 namespace dpmix::workbench {
+namespace {
+
+// The panel's Advanced values as the engine's mixture stage; what the panel does not set (the
+// user-level group size) stays the spec's.
+std::optional<project::MixtureStage> mixtureStageFor(const project::MixtureStage& spec,
+                                                     const std::optional<MixtureSettings>& requested) {
+    if (!requested) return std::nullopt;
+    project::MixtureStage stage = spec;
+    stage.clip = requested->clip;
+    stage.batch = requested->batch;
+    stage.lr = requested->lr;
+    stage.steps = requested->steps;
+    return stage;
+}
+
+}  // namespace
 
 Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec) {
     return pipeline::summarizeWithDataLayer(spec);
@@ -14,10 +30,9 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
 std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log) {
-    // Refuse rather than run (and record a ledger for) other hyper-parameters than asked for.
-    if (request.mixture)
-        if (auto error = mixtureOverrideError(project.spec().mixture, *request.mixture)) return error;
+    // The panel's Advanced values run as given; the stored run config and ledger record them.
     pipeline::StudyRunOptions options;
+    options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.stages = request.stages;
     if (!request.methods.empty()) options.methods = request.methods;
     options.tasks = request.tasks;
@@ -35,12 +50,12 @@ std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const Stu
 std::optional<Error> runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log) {
-    if (request.mixture)
-        if (auto error = mixtureOverrideError(project.spec().mixture, *request.mixture)) return error;
     pipeline::AuditStageOptions options;
+    options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.task = request.task;
     options.canary = request.naturalCanary ? audit::CanaryKind::Natural : audit::CanaryKind::MaxClip;
     options.maxClipSign = request.raiseTopSource ? audit::MaxClipSign::RaiseTopSource : audit::MaxClipSign::LowerTopSource;
+    options.maxClipTarget = request.quietestSource ? audit::MaxClipTarget::QuietestSource : audit::MaxClipTarget::TopSource;
     options.runs = request.runs;
     options.noNoise = request.noNoise;
     options.epsilon = request.epsilon;

@@ -11,10 +11,8 @@ namespace dpmix::workbench {
 /// data::summarizeSource, as the project file stores it (same adapter as the CLI's).
 Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec);
 
-/// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds and step counts
-/// overriding the spec. The mixture stage's values cannot be overridden by this engine yet
-/// (pipeline::StudyRunOptions has no field for them): a request whose mixture values differ
-/// from the spec's is refused with a message naming the values, never run with others.
+/// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
+/// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
 std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);

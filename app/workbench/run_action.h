@@ -24,6 +24,7 @@ struct AuditSettings {
     long long runs = 2000;      // R, runs per world
     bool noNoise = false;       // the no-noise control (claimed ε = +inf)
     long long seed = 0;         // ρ split, natural canary choice and audit seed
+    bool quietestSource = false; // max-clip: push the quietest source instead of the top one (docs/AUDIT.md)
 
     bool operator==(const AuditSettings&) const = default;
 };

@@ -81,29 +81,13 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
     AuditRequest request;
     request.task = settings.task.trimmed().toStdString();
     request.naturalCanary = settings.naturalCanary;
+    request.quietestSource = !settings.naturalCanary && settings.quietestSource;
     request.runs = settings.runs;
     request.noNoise = settings.noNoise;
     if (!settings.noNoise) request.epsilon = parameters.epsilon;
     request.seed = settings.seed;
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;
-}
-
-std::optional<Error> mixtureOverrideError(const project::MixtureStage& spec, const MixtureSettings& requested) {
-    const MixtureSettings fromSpec{spec.clip, spec.batch, spec.lr, spec.steps};
-    if (requested == fromSpec) return std::nullopt;
-    return fieldError(QStringLiteral("The Advanced mixture values (clip %1, batch %2, step size %3, steps %4) differ from "
-                                     "the project's spec (clip %5, batch %6, step size %7, steps %8), and this engine runs "
-                                     "the mixture stage with the spec's values only. Nothing was run: set the Advanced "
-                                     "values back to the spec's, or edit the spec's \"mixture\" section.")
-                          .arg(requested.clip)
-                          .arg(requested.batch)
-                          .arg(requested.lr)
-                          .arg(requested.steps)
-                          .arg(spec.clip)
-                          .arg(spec.batch)
-                          .arg(spec.lr)
-                          .arg(spec.steps));
 }
 
 Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long long> newSeed) {
@@ -130,7 +114,8 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
         AuditRequest audit;
         audit.task = run.task;
         audit.naturalCanary = canary.startsWith("natural");
-        audit.raiseTopSource = canary.startsWith("max-clip-raise");
+        audit.quietestSource = canary.startsWith("max-clip-quietest");
+        audit.raiseTopSource = canary.startsWith("max-clip") && canary.contains("-raise");
         audit.noNoise = config.value("no_noise").toBool() || canary.endsWith("-no-noise");
         audit.runs = config.value("runs_per_world").toInteger(0);
         if (!audit.noNoise && run.epsilon) audit.epsilon = *run.epsilon;

@@ -29,11 +29,6 @@ Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, c
 /// control). The Error names the field (task, runs, seed).
 Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, const AuditSettings& settings);
 
-/// Until pipeline::StudyRunOptions can take the mixture stage's values, the engine runs the
-/// spec's: this is the message refusing `requested` values that differ from them (nothing when
-/// equal), so a run never records a ledger for other hyper-parameters than the user asked for.
-std::optional<Error> mixtureOverrideError(const project::MixtureStage& spec, const MixtureSettings& requested);
-
 /// A stored run repeated: exactly one of `study` / `audit` is set.
 struct RerunPlan {
     std::optional<StudyRequest> study;

@@ -114,15 +114,17 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
         report.canaryLabel = label;
     }
 
-    // The mechanism exactly as the study runs it: q = B / n capped at 1, the spec's C, η, T.
-    const double batch = std::min<double>(static_cast<double>(spec.mixture.batch), static_cast<double>(n));
+    // The mechanism exactly as the study runs it: q = B / n capped at 1, the spec's C, η, T (or
+    // the caller's override, e.g. the workbench's Advanced values).
+    const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
+    const double batch = std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(n));
     auto params = mixmin::DpMixMinParamsBuilder()
                       .epsilon(epsilon)
                       .delta(delta)
                       .expectedBatch(batch)
-                      .clipNorm(spec.mixture.clip)
-                      .stepSize(spec.mixture.lr)
-                      .steps(spec.mixture.steps)
+                      .clipNorm(mixture.clip)
+                      .stepSize(mixture.lr)
+                      .steps(mixture.steps)
                       .split("A")
                       .noise(options.noNoise ? mixmin::NoiseMode::None : mixmin::NoiseMode::Gaussian)
                       .build(n);
@@ -133,8 +135,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
 
     const nlohmann::json config{{"stage", "audit"},        {"canary", report.name},   {"runs_per_world", options.runs},
                                 {"no_noise", options.noNoise}, {"claimed_epsilon", epsilon}, {"delta", delta},
-                                {"rho", spec.privacy.rho},  {"clip", spec.mixture.clip}, {"batch", spec.mixture.batch},
-                                {"lr", spec.mixture.lr},    {"steps", spec.mixture.steps}};
+                                {"rho", spec.privacy.rho},  {"clip", mixture.clip}, {"batch", mixture.batch},
+                                {"lr", mixture.lr},    {"steps", mixture.steps}};
     const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
     auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed), config.dump()});
     if (!runId) return runId.error();

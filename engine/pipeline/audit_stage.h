@@ -31,6 +31,7 @@ struct AuditStageOptions {
     std::optional<double> epsilon;            // claimed ε; unset: the spec's first
     std::uint64_t seed = 0;                   // ρ split, natural canary choice and audit seed
     int threads = 0;                          // 0 = all cores
+    std::optional<project::MixtureStage> mixture;  // unset: the spec's C, B, η, T
     ProxyOptions proxy;
 };
 

@@ -47,6 +47,14 @@ std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
     if (o.proxy.epochs < 1) return Error{"--proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1"};
     if (o.pretrainSteps && *o.pretrainSteps < 1) return Error{"--pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1"};
     if (o.finetuneSteps && *o.finetuneSteps < 1) return Error{"--finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1"};
+    if (o.mixture) {
+        const auto& m = *o.mixture;
+        if (!(m.clip > 0.0) || !std::isfinite(m.clip)) return Error{"mixture clip = " + std::to_string(m.clip) + " is out of range: expected a finite number > 0"};
+        if (m.batch < 1) return Error{"mixture batch = " + std::to_string(m.batch) + " is out of range: expected an expected batch size >= 1"};
+        if (!(m.lr > 0.0) || !std::isfinite(m.lr)) return Error{"mixture lr = " + std::to_string(m.lr) + " is out of range: expected a finite step size > 0"};
+        if (m.steps < 1) return Error{"mixture steps = " + std::to_string(m.steps) + " is out of range: expected >= 1"};
+        if (m.userGroupSize < 0) return Error{"mixture user group size = " + std::to_string(m.userGroupSize) + " is out of range: expected >= 0"};
+    }
     return std::nullopt;
 }
 
@@ -153,6 +161,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     const std::vector<double> epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
     const double rho = options.rho.value_or(spec.privacy.rho);
     const double delta = spec.privacy.delta;
+    const project::MixtureStage mixtureStage = options.mixture.value_or(spec.mixture);
 
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
@@ -180,7 +189,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     MixtureRequest request;
     request.epsilons = epsilons;
     request.delta = delta;
-    request.stage = spec.mixture;
+    request.stage = mixtureStage;
     request.randomSearchCandidates = options.randomSearchCandidates;
 
     // Pretraining sees public data only, so one pretrained model serves every ε and task with the
@@ -213,7 +222,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             } catch (const Cancelled&) {
                 for (double eps : epsilons)
                     recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
-                                                 mixtureConfigJson(spec.mixture, rho, delta, "dp-mixmin")},
+                                                 mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin")},
                                        "mixture learning on split A");
                 throw;
             }
@@ -315,7 +324,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             }
 
             // The non-private reference and the baselines' λ, each a run of its own.
-            auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "non-private-mixmin")},
+            auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfigJson(mixtureStage, rho, delta, "non-private-mixmin")},
                                 [&](long long id) -> std::optional<Error> {
                                     privacy::Ledger ledger(spec.privacy.composition);
                                     ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
@@ -324,7 +333,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                     return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
                                 });
             if (!r1) return r1.error();
-            auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "uniform")},
+            auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfigJson(mixtureStage, rho, delta, "uniform")},
                                 [&](long long id) -> std::optional<Error> {
                                     if (auto e = errorOf(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
                                     if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
@@ -332,7 +341,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                                      {id, "l1-to-lambda-star", "", o.uniformL1}}));
                                 });
             if (!r2) return r2.error();
-            auto r3 = storedRun(project, {"random-search", o.task, std::nullopt, s, mixtureConfigJson(spec.mixture, rho, delta, "random-search")},
+            auto r3 = storedRun(project, {"random-search", o.task, std::nullopt, s, mixtureConfigJson(mixtureStage, rho, delta, "random-search")},
                                 [&](long long id) -> std::optional<Error> {
                                     privacy::Ledger ledger(spec.privacy.composition);
                                     ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
@@ -343,7 +352,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 });
             if (!r3) return r3.error();
             for (const auto& p : o.privateLambdas) {
-                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfigJson(spec.mixture, rho, delta, "dp-mixmin")},
+                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin")},
                                    [&](long long id) -> std::optional<Error> {
                                        privacy::Ledger ledger(spec.privacy.composition);
                                        ledger.record(p.ledgerEntry);

@@ -30,6 +30,7 @@ struct StudyRunOptions {
     std::vector<std::uint64_t> seeds;        // empty: the spec's
     std::optional<long long> pretrainSteps;  // unset: the spec's
     std::optional<long long> finetuneSteps;  // unset: the spec's
+    std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
     ProxyOptions proxy;
     long long randomSearchCandidates = 100;
 };

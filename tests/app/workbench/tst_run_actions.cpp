@@ -184,8 +184,10 @@ private Q_SLOTS:
         AuditDialog dialog({"ac", "bd"});
         QVERIFY(dialog.buttons()->button(QDialogButtonBox::Ok)->isEnabled());
         QCOMPARE(dialog.settings(), (AuditSettings{"ac", false, 2000, false, 0}));  // max-clip, R = 2000 by default
+        dialog.canaryBox()->setCurrentIndex(1);  // max-clip at the quietest source
+        QCOMPARE(dialog.settings(), (AuditSettings{"ac", false, 2000, false, 0, true}));
         dialog.taskBox()->setCurrentIndex(1);
-        dialog.canaryBox()->setCurrentIndex(1);
+        dialog.canaryBox()->setCurrentIndex(2);  // natural
         dialog.runsBox()->setValue(300);
         dialog.noNoiseBox()->setChecked(true);
         dialog.seedBox()->setValue(4);

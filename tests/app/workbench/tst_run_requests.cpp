@@ -123,16 +123,6 @@ private Q_SLOTS:
         QVERIFY(!noTask && mentions(noTask.error(), "task"));
     }
 
-    void mixtureValuesOtherThanTheSpecsAreRefusedByName() {
-        dpmix::project::MixtureStage spec;  // clip 13, batch 1000, η 1, steps 100
-        QVERIFY(!mixtureOverrideError(spec, MixtureSettings{13.0, 1000, 1.0, 100}));
-        const auto e = mixtureOverrideError(spec, MixtureSettings{7.5, 1000, 1.0, 100});
-        QVERIFY(e);
-        QVERIFY(mentions(*e, "clip 7.5"));
-        QVERIFY(mentions(*e, "clip 13"));
-        QVERIFY(mentions(*e, "Nothing was run"));
-    }
-
     void rerunOfAMixtureRunRepeatsItsConfiguration() {
         const auto run = storedRun("dp-mixmin", 2.0,
                                    R"({"stage":"mixture","method":"dp-mixmin","rho":0.15,"delta":1e-05,"clip":9.0,)"
@@ -178,6 +168,7 @@ private Q_SLOTS:
         QCOMPARE(plan->audit->task, std::string("ac"));
         QVERIFY(!plan->audit->naturalCanary);
         QVERIFY(plan->audit->raiseTopSource);
+        QVERIFY(!plan->audit->quietestSource);
         QCOMPARE(plan->audit->runs, 300LL);
         QCOMPARE(plan->audit->seed, 8LL);
         QVERIFY(plan->audit->epsilon && *plan->audit->epsilon == 1.0);
@@ -186,6 +177,19 @@ private Q_SLOTS:
                                        R"({"stage":"audit","canary":"natural-no-noise","runs_per_world":300,"no_noise":true})");
         const auto c = rerunPlanFor(control, std::nullopt);
         QVERIFY(c->audit->naturalCanary && c->audit->noNoise && !c->audit->epsilon);
+        const auto quietest = storedRun("audit", std::nullopt,
+                                        R"({"stage":"audit","canary":"max-clip-quietest-raise-no-noise","runs_per_world":300,"no_noise":true})");
+        const auto q = rerunPlanFor(quietest, std::nullopt);
+        QVERIFY(q && q->audit && !q->audit->naturalCanary && q->audit->quietestSource && q->audit->raiseTopSource && q->audit->noNoise);
+    }
+
+    void auditQuietestTargetOnlyForMaxClip() {
+        AuditSettings s{"ac", false, 500, false, 9, true};
+        const auto maxClip = auditRequestFor(panel(), s);
+        QVERIFY(maxClip && maxClip->quietestSource && !maxClip->naturalCanary);
+        s.naturalCanary = true;  // a natural canary has no target: the flag is dropped
+        const auto natural = auditRequestFor(panel(), s);
+        QVERIFY(natural && natural->naturalCanary && !natural->quietestSource);
     }
 
     void rerunRefusesWhatItCannotRepeat() {
