@@ -9,7 +9,7 @@
 // With --model transformer it times the demo causal LM instead (vocabulary 8000, 2 blocks,
 // width 128, 4 heads, context 64; B windows of random tokens; next-token loss per window), all
 // parameters trainable and only the last two blocks + head (the paper's LM fine-tuning).
-// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--proxy EPOCHS] [--model transformer]
+// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|transformer] [--proxy EPOCHS]
 #include "engine/core/malloc_tuning.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     std::string model;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
-        if (!std::strcmp(argv[i], "--threads")) threads = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--threads")) threads = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--batch")) batch = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--steps")) steps = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--proxy")) proxyEpochs = std::stoi(argv[i + 1]);
@@ -187,11 +187,18 @@ int main(int argc, char** argv) {
                         .hidden(128).groupNorm(false).build().value();
     ModelSpec mlp = ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 28, 28).outputs(10).mlpHidden({512, 512})
                         .build().value();
-    std::printf("%-5s %14s %14s %8s %14s %14s %8s\n", "model", "plain median", "DP median", "ratio", "plain min",
+    // The demo models as the pipeline builds them (GroupNorm): the downstream small CNN with its
+    // default widths, and a narrow ResNet-18 on the same 28×28 inputs (--model demo).
+    ModelSpec demoCnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 28, 28).outputs(2).build().value();
+    ModelSpec demoResNet =
+        ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(2).resnetWidth(16).build().value();
+    std::vector<std::pair<const char*, ModelSpec>> models{{"CNN", cnn}, {"MLP", mlp}};
+    if (model == "demo") models = {{"demo small CNN (GN)", demoCnn}, {"ResNet-18 w16 (GN)", demoResNet}};
+    std::printf("%-20s %14s %14s %8s %14s %14s %8s\n", "model", "plain median", "DP median", "ratio", "plain min",
                 "DP min", "ratio");
-    for (auto& [name, spec] : {std::pair<const char*, ModelSpec>{"CNN", cnn}, {"MLP", mlp}}) {
+    for (auto& [name, spec] : models) {
         Timing t = measure(spec, batch, steps);
-        std::printf("%-5s %11.1f ms %11.1f ms %8.2f %11.1f ms %11.1f ms %8.2f\n", name, t.plainMs, t.dpMs,
+        std::printf("%-20s %11.1f ms %11.1f ms %8.2f %11.1f ms %11.1f ms %8.2f\n", name, t.plainMs, t.dpMs,
                     t.dpMs / t.plainMs, t.plainMinMs, t.dpMinMs, t.dpMinMs / t.plainMinMs);
     }
     return 0;
