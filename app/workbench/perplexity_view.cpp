@@ -106,7 +106,7 @@ PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
 
 void PerplexityView::showSelection(int index) {
     if (index < 0 || index >= static_cast<int>(selections_.size())) return;
-    chart_->setTitle(tr("Test perplexity during fine-tuning — %1 (mean; band: min–max over runs)")
+    chart_->setTitle(tr("Test perplexity during fine-tuning — %1\n(mean over runs; band: min–max)")
                          .arg(selections_[index].label()));
     setNote(chart_->setSeries(perplexitySeries(project_, selections_[index])));
 }
