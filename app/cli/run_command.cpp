@@ -93,35 +93,12 @@ int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr)
     return 1;
 }
 
-struct PerplexityRow {
-    std::string method;
-    double epsilon = 0.0;
-    double mean = 0.0, std = 0.0;
-    int seeds = 0;
-};
-
 // Test perplexity per (ε, method): mean ± sample std over seeds, in the order the runs ran.
-std::vector<PerplexityRow> summarizePerplexity(const pipeline::TextDownstreamReport& report) {
-    std::vector<PerplexityRow> rows;
-    std::map<std::pair<double, std::string>, std::vector<double>> byKey;
-    for (const auto& r : report.runs) {
-        const auto key = std::make_pair(r.epsilon, r.method);
-        if (!byKey.count(key)) rows.push_back({r.method, r.epsilon});
-        byKey[key].push_back(r.testPerplexity);
-    }
-    for (auto& row : rows) {
-        const auto& v = byKey[{row.epsilon, row.method}];
-        double mean = 0;
-        for (double x : v) mean += x;
-        mean /= static_cast<double>(v.size());
-        double var = 0;
-        for (double x : v) var += (x - mean) * (x - mean);
-        row.mean = mean;
-        row.std = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0;
-        row.seeds = static_cast<int>(v.size());
-    }
-    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.epsilon < b.epsilon; });
-    return rows;
+std::vector<project::ResultSummaryRow> summarizePerplexity(const pipeline::TextDownstreamReport& report, const std::string& task) {
+    std::vector<project::ResultObservation> observations;
+    for (const auto& r : report.runs)
+        observations.push_back({r.method, task, static_cast<long long>(r.seed), r.epsilon, r.testPerplexity, r.runId});
+    return project::summarizeResults(observations);
 }
 
 // The text study: dpmix-text runs the proxies and mixture stages (and exports tokens); the
@@ -177,7 +154,7 @@ int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOption
         std::cerr << "dpmix run: " << report.error().message << '\n';
         return 1;
     }
-    const auto rows = summarizePerplexity(*report);
+    const auto rows = summarizePerplexity(*report, cache->task);
     if (json) {
         ordered_json runs = ordered_json::array();
         for (const auto& r : report->runs)
