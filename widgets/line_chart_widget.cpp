@@ -31,8 +31,51 @@ LineChartWidget::LineChartWidget(QWidget* parent) : ChartWidget(parent) {
     plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }
 
+namespace {
+
+// The first value <= 0 of the means and bands, as a message; empty when all are positive.
+QString nonPositiveValue(const QList<LineSeries>& series) {
+    for (const LineSeries& s : series)
+        for (const QVector<double>* values : {&s.mean, &s.lower, &s.upper})
+            for (qsizetype i = 0; i < values->size(); ++i)
+                if (!((*values)[i] > 0.0))
+                    return QStringLiteral("series \"%1\": value %2 at x = %3 cannot be shown on a logarithmic axis")
+                        .arg(s.name, formatExact((*values)[i]), formatExact(s.x[i]));
+    return {};
+}
+
+}  // namespace
+
+QString LineChartWidget::setLogarithmicY(bool on) {
+    if (on && !logY_)
+        if (QString error = nonPositiveValue(series_); !error.isEmpty()) return error;
+    logY_ = on;
+    QCPAxis* y = plot()->yAxis;
+    if (on) {
+        y->setScaleType(QCPAxis::stLogarithmic);
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(10);
+        ticker->setSubTickCount(8);
+        y->setTicker(ticker);
+        y->setNumberFormat("gb");
+        y->setNumberPrecision(3);
+        y->grid()->setSubGridVisible(true);
+    } else {
+        y->setScaleType(QCPAxis::stLinear);
+        y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        y->setNumberFormat("g");
+        y->setNumberPrecision(6);
+        y->grid()->setSubGridVisible(false);
+    }
+    rescaleToData();
+    plot()->replot();
+    return {};
+}
+
 QString LineChartWidget::setSeries(const QList<LineSeries>& series) {
     if (QString error = validateLineSeries(series); !error.isEmpty()) return error;
+    if (logY_)
+        if (QString error = nonPositiveValue(series); !error.isEmpty()) return error;
     series_ = series;
     plot()->clearGraphs();
     meanGraphs_.clear();
@@ -70,8 +113,12 @@ void LineChartWidget::rescaleToData() {
     plot()->rescaleAxes(true);
     // A little headroom so the band's edge is not drawn on the frame.
     const QCPRange y = plot()->yAxis->range();
-    const double pad = y.size() > 0 ? 0.05 * y.size() : 1.0;
-    plot()->yAxis->setRange(y.lower - pad, y.upper + pad);
+    if (logY_) {
+        plot()->yAxis->setRange(y.lower / 1.15, y.upper * 1.15);  // multiplicative headroom
+    } else {
+        const double pad = y.size() > 0 ? 0.05 * y.size() : 1.0;
+        plot()->yAxis->setRange(y.lower - pad, y.upper + pad);
+    }
     const QCPRange x = plot()->xAxis->range();
     if (x.size() <= 0) {
         plot()->xAxis->setRange(x.lower - 1.0, x.upper + 1.0);  // one x value: centre it

@@ -30,7 +30,13 @@ public:
     explicit LineChartWidget(QWidget* parent = nullptr);
 
     /// Replaces the plotted data; invalid data is rejected (returns the reason, plot unchanged).
+    /// On a logarithmic y axis every mean and band value must be > 0.
     QString setSeries(const QList<LineSeries>& series);
+
+    /// A logarithmic y axis (e.g. perplexity, where methods differ by factors). Refused, with the
+    /// reason, when the current data has a value <= 0; the plot is then unchanged.
+    QString setLogarithmicY(bool on);
+    bool logarithmicY() const { return logY_; }
     const QList<LineSeries>& series() const { return series_; }
 
     PlotTable plottedTable() const override;
@@ -42,6 +48,7 @@ protected:
 private:
     QList<LineSeries> series_;
     QList<QCPGraph*> meanGraphs_;
+    bool logY_ = false;
 };
 
 }  // namespace dpmix::widgets

@@ -93,7 +93,10 @@ PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
     addControl(new QLabel(tr("Task:")));
     selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     addControl(selector_);
-    chart_->setAxisLabels(tr("fine-tuning step"), tr("test perplexity"));
+    chart_->setAxisLabels(tr("fine-tuning step"), tr("test perplexity (log scale)"));
+    // Perplexity is ≥ 1 and methods differ by factors (Random Init ~10× the others): log y keeps
+    // every curve readable.
+    chart_->setLogarithmicY(true);
     setChart(chart_);
     for (const auto& s : selections_) selector_->addItem(s.label());
     connect(selector_, &QComboBox::currentIndexChanged, this, &PerplexityView::showSelection);

@@ -2,6 +2,7 @@
 // dashed reference lines; CSV of exactly the plotted numbers; rejects what a log axis cannot
 // show), and the bar chart's reference lines, missing bars and per-bar tooltip details.
 #include "widgets/bar_chart_widget.h"
+#include "widgets/line_chart_widget.h"
 #include "widgets/log_log_chart_widget.h"
 #include "widgets/qcp.h"
 
@@ -55,6 +56,30 @@ private Q_SLOTS:
         QVERIFY(chart.plot()->yAxis->range().contains(0.04) && chart.plot()->yAxis->range().contains(0.8));
         QCOMPARE(chart.plot()->graphCount(), 2);
         QCOMPARE(chart.plot()->graph(1)->pen().style(), Qt::DashLine);  // the reference
+    }
+
+    void lineChartLogarithmicY() {
+        LineChartWidget chart;
+        LineSeries ppl{QStringLiteral("DP-MixMin"), {0, 25, 40}, {9000, 700, 600}, {8000, 650, 580}, {9500, 720, 610}};
+        QCOMPARE(chart.setSeries({ppl}), QString());
+        QCOMPARE(chart.setLogarithmicY(true), QString());
+        QVERIFY(chart.logarithmicY());
+        QCOMPARE(chart.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        // Every band value inside the range, which stays positive.
+        QVERIFY(chart.plot()->yAxis->range().lower > 0.0);
+        QVERIFY(chart.plot()->yAxis->range().contains(580) && chart.plot()->yAxis->range().contains(9500));
+        // A value a log axis cannot show is refused, naming it; the plotted data stay.
+        LineSeries zero{QStringLiteral("broken"), {0, 1}, {1.0, 0.0}, {}, {}};
+        const QString error = chart.setSeries({zero});
+        QVERIFY2(error.contains("broken") && error.contains("logarithmic"), qPrintable(error));
+        QCOMPARE(chart.series().size(), 1);
+        QCOMPARE(chart.series()[0].name, QStringLiteral("DP-MixMin"));
+        // Back to linear accepts it; switching to log with it plotted is refused.
+        QCOMPARE(chart.setLogarithmicY(false), QString());
+        QCOMPARE(chart.plot()->yAxis->scaleType(), QCPAxis::stLinear);
+        QCOMPARE(chart.setSeries({zero}), QString());
+        QVERIFY(!chart.setLogarithmicY(true).isEmpty());
+        QVERIFY(!chart.logarithmicY());
     }
 
     void logLogExportsEveryFormatAndTheNumbers() {
