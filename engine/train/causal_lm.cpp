@@ -91,33 +91,15 @@ CausalLm CausalLm::create(const TransformerSpec& spec, std::uint64_t seed) {
 
 const TransformerSpec& CausalLm::spec() const { return impl_->spec; }
 
-std::int64_t CausalLm::parameterCount() const {
-    std::int64_t n = 0;
-    for (at::Tensor* p : impl_->network.parameters()) n += p->numel();
-    return n;
-}
+std::int64_t CausalLm::parameterCount() const { return impl_->network.parameterCount(); }
 
-std::vector<float> CausalLm::parameters() const {
-    std::vector<float> out;
-    out.reserve(static_cast<std::size_t>(parameterCount()));
-    for (at::Tensor* p : impl_->network.parameters()) {
-        at::Tensor c = p->detach().to(at::kCPU, at::kFloat).contiguous();
-        out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    }
-    return out;
-}
+std::vector<float> CausalLm::parameters() const { return impl_->network.flatParameters(); }
 
 std::optional<Error> CausalLm::setParameters(const std::vector<float>& values) {
     if (static_cast<std::int64_t>(values.size()) != parameterCount())
         return Error{"language model parameters: got " + std::to_string(values.size()) + " values, the model has " +
                      std::to_string(parameterCount())};
-    at::NoGradGuard noGrad;
-    std::size_t offset = 0;
-    for (at::Tensor* p : impl_->network.parameters()) {
-        at::Tensor src = at::from_blob(const_cast<float*>(values.data() + offset), p->sizes(), at::kFloat);
-        p->copy_(src);
-        offset += static_cast<std::size_t>(p->numel());
-    }
+    impl_->network.loadFlatParameters(values);
     return std::nullopt;
 }
 

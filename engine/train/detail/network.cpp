@@ -101,6 +101,32 @@ std::vector<Tensor*> Network::parameters() {
     return out;
 }
 
+std::int64_t Network::parameterCount() {
+    std::int64_t n = 0;
+    for (Tensor* p : parameters()) n += p->numel();
+    return n;
+}
+
+std::vector<float> Network::flatParameters() {
+    std::vector<float> out;
+    out.reserve(static_cast<std::size_t>(parameterCount()));
+    for (Tensor* p : parameters()) {
+        Tensor c = p->detach().to(at::kCPU, at::kFloat).contiguous();
+        out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    }
+    return out;
+}
+
+void Network::loadFlatParameters(const std::vector<float>& values) {
+    at::NoGradGuard noGrad;
+    std::size_t offset = 0;
+    for (Tensor* p : parameters()) {
+        Tensor src = at::from_blob(const_cast<float*>(values.data() + offset), p->sizes(), at::kFloat);
+        p->copy_(src);
+        offset += static_cast<std::size_t>(p->numel());
+    }
+}
+
 std::vector<Tensor*> Network::trainableParameters() {
     std::vector<Tensor*> out;
     for (Tensor* p : parameters())
@@ -179,33 +205,15 @@ Model Model::create(const ModelSpec& spec, std::uint64_t seed) {
 const ModelSpec& Model::spec() const { return impl_->spec; }
 std::string Model::device() const { return impl_->device.str(); }
 
-std::int64_t Model::parameterCount() const {
-    std::int64_t n = 0;
-    for (at::Tensor* p : impl_->network.parameters()) n += p->numel();
-    return n;
-}
+std::int64_t Model::parameterCount() const { return impl_->network.parameterCount(); }
 
-std::vector<float> Model::parameters() const {
-    std::vector<float> out;
-    out.reserve(static_cast<std::size_t>(parameterCount()));
-    for (at::Tensor* p : impl_->network.parameters()) {
-        at::Tensor c = p->detach().to(at::kCPU, at::kFloat).contiguous();
-        out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    }
-    return out;
-}
+std::vector<float> Model::parameters() const { return impl_->network.flatParameters(); }
 
 std::optional<Error> Model::setParameters(const std::vector<float>& values) {
     if (static_cast<std::int64_t>(values.size()) != parameterCount())
         return Error{"model parameters: got " + std::to_string(values.size()) + " values, the " +
                      toString(impl_->spec.kind) + " model has " + std::to_string(parameterCount())};
-    at::NoGradGuard noGrad;
-    std::size_t offset = 0;
-    for (at::Tensor* p : impl_->network.parameters()) {
-        at::Tensor src = at::from_blob(const_cast<float*>(values.data() + offset), p->sizes(), at::kFloat);
-        p->copy_(src);
-        offset += static_cast<std::size_t>(p->numel());
-    }
+    impl_->network.loadFlatParameters(values);
     return std::nullopt;
 }
 

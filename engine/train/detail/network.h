@@ -17,6 +17,12 @@ public:
 
     Tensor forward(const Tensor& x, Tape* tape = nullptr);
     std::vector<Tensor*> parameters();
+    /// The number of parameter values, and all of them flattened in parameters() order (how
+    /// models are stored in a project file).
+    std::int64_t parameterCount();
+    std::vector<float> flatParameters();
+    /// Restores flatParameters(); the caller checks values.size() == parameterCount().
+    void loadFlatParameters(const std::vector<float>& values);
     /// Parameters that currently require a gradient (the unfrozen blocks).
     std::vector<Tensor*> trainableParameters();
     /// Freeze all blocks except the last `count` (count ≤ 0 or ≥ block count: train all).
