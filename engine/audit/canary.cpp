@@ -1,12 +1,11 @@
 #include "engine/audit/canary.h"
 
-#include <algorithm>
-#include <vector>
-
 #include "engine/privacy/parameters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace dpmix::audit {
 
@@ -68,13 +67,11 @@ Eigen::Index quietestSource(const mixmin::MixtureObjective& splitA, const Eigen:
         idx.clear();
         for (Eigen::Index j = start; j < std::min(n, start + kChunk); ++j) idx.push_back(j);
         splitA.exampleGradients(lambda, idx, g);
-        if (tangentProjected) g.colwise() -= g.rowwise().mean();
-        for (Eigen::Index r = 0; r < g.rows(); ++r) {
-            const double norm = g.row(r).norm();
-            if (norm > clipNorm) g.row(r) *= clipNorm / norm;
-        }
-        sum += g.colwise().sum().transpose();
-        sumSq += g.array().square().matrix().colwise().sum().transpose();
+        // The rows exactly as DP-MixMin clips them: row r becomes factor(r)·g.row(r).
+        const Eigen::VectorXd factor = mixmin::clippingFactors(
+            g, tangentProjected ? mixmin::ClippedGradient::TangentProjected : mixmin::ClippedGradient::Raw, clipNorm);
+        sum.noalias() += g.transpose() * factor;
+        sumSq.noalias() += g.array().square().matrix().transpose() * factor.cwiseAbs2();
     }
     const Eigen::VectorXd mean = sum / static_cast<double>(n);
     const Eigen::VectorXd variance = (sumSq / static_cast<double>(n) - mean.cwiseProduct(mean)).cwiseMax(0.0);

@@ -27,15 +27,23 @@ void poissonSample(Index n, double q, std::mt19937_64& rng, std::vector<Index>& 
     out.assign(picked.begin(), picked.end());
 }
 
+}  // namespace
+
+Eigen::VectorXd clippingFactors(RowMatrix& g, ClippedGradient mode, double clipNorm) {
+    if (mode == ClippedGradient::TangentProjected) g.colwise() -= g.rowwise().mean();
+    // min(1, C/‖g‖): a zero row gives C/0 = inf and keeps factor 1.
+    return (clipNorm / g.rowwise().norm().array()).min(1.0).matrix();
+}
+
+namespace {
+
 // Optional tangent projection, clip each row to norm C, and return the column sum.
 void clipAndSum(RowMatrix& g, const DpMixMinParams& p, Eigen::VectorXd& sum) {
     if (g.rows() == 0) {
         sum.setZero();
         return;
     }
-    if (p.clipped == ClippedGradient::TangentProjected) g.colwise() -= g.rowwise().mean();
-    // min(1, C/‖g‖): a zero row gives C/0 = inf and keeps factor 1.
-    const Eigen::VectorXd factor = (p.clipNorm / g.rowwise().norm().array()).min(1.0).matrix();
+    const Eigen::VectorXd factor = clippingFactors(g, p.clipped, p.clipNorm);
     sum.noalias() = g.transpose() * factor;
 }
 

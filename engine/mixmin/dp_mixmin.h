@@ -61,6 +61,11 @@ struct ExtraUnit {
     std::function<void(const Eigen::VectorXd& lambda, Eigen::VectorXd& gradient)> gradient;
 };
 
+/// DP-MixMin's clipping of per-unit gradients (one row each): centres each row first when
+/// `mode` is TangentProjected (in place), then returns the per-row factors min(1, C/‖row‖), so
+/// that row r clipped is factor(r)·g.row(r). The mechanism and the audit share this one rule.
+Eigen::VectorXd clippingFactors(RowMatrix& g, ClippedGradient mode, double clipNorm);
+
 /// Algorithm 1. `params` must come from DpMixMinParamsBuilder::build(objective.examples()).
 /// `extra` (audit only) adds one canary unit, see ExtraUnit.
 Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& params,
