@@ -4,6 +4,7 @@
 // run re-run on a new seed stores the same configuration for the same task and ε; the ε sweep
 // stores one DP run per task and ε; an audit is stored with the dialog's choices. Skipped
 // without the demo project (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json`).
+#include "demo_project_copy.h"
 #include "app/workbench/engine_project_store.h"
 #include "app/workbench/engine_run_controller.h"
 #include "app/workbench/engine_study.h"
@@ -24,12 +25,6 @@
 using namespace dpmix::workbench;
 
 namespace {
-bool copyTree(const QString& from, const QString& to) {
-    QDir().mkpath(to);
-    for (const QFileInfo& f : QDir(from).entryInfoList(QDir::Files))
-        if (!QFile::copy(f.absoluteFilePath(), to + "/" + f.fileName())) return false;
-    return true;
-}
 
 int countRuns(const ProjectSnapshot& p, const std::string& method, long long seed, std::optional<double> epsilon = {}) {
     int n = 0;
@@ -62,13 +57,9 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName("dpmix-tests");
         QCoreApplication::setApplicationName("tst_engine_run_actions");
         QSettings().clear();
-        const QString data = qEnvironmentVariable("DPMIX_DATA_DIR");
-        const QString demo = QDir(data).absoluteFilePath("../projects/fashion-mnist.dpmix");
-        if (data.isEmpty() || !QFile::exists(demo)) QSKIP("needs the demo project projects/fashion-mnist.dpmix");
-        project_ = dir_.path() + "/fashion-mnist.dpmix";
-        QVERIFY(QFile::copy(demo, project_));
-        const QString models = QDir(data).absoluteFilePath("../projects/fashion-mnist.models");
-        if (QDir(models).exists()) QVERIFY(copyTree(models, dir_.path() + "/fashion-mnist.models"));
+        if (testing::demoProject().isEmpty()) QSKIP("needs the demo project projects/fashion-mnist.dpmix");
+        project_ = testing::copyDemoProject(dir_.path());
+        QVERIFY(!project_.isEmpty());
         runs_.setAuditFunction(runAuditWithEngine);
     }
 

@@ -2,6 +2,7 @@
 // workbench runs proxies → mixture through pipeline::runStudy on the worker thread, rereads
 // the new runs; a cancelled study stops and leaves no run running. Skipped without the demo project
 // (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json` makes it).
+#include "demo_project_copy.h"
 #include "app/workbench/engine_project_store.h"
 #include "app/workbench/engine_run_controller.h"
 #include "app/workbench/engine_study.h"
@@ -18,14 +19,6 @@
 
 using namespace dpmix::workbench;
 
-namespace {
-bool copyTree(const QString& from, const QString& to) {
-    QDir().mkpath(to);
-    for (const QFileInfo& f : QDir(from).entryInfoList(QDir::Files))
-        if (!QFile::copy(f.absoluteFilePath(), to + "/" + f.fileName())) return false;
-    return true;
-}
-}  // namespace
 
 class TstEngineStudy : public QObject {
     Q_OBJECT
@@ -39,13 +32,9 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName("dpmix-tests");
         QCoreApplication::setApplicationName("tst_engine_study");
         QSettings().clear();
-        const QString data = qEnvironmentVariable("DPMIX_DATA_DIR");
-        const QString demo = QDir(data).absoluteFilePath("../projects/fashion-mnist.dpmix");
-        if (data.isEmpty() || !QFile::exists(demo)) QSKIP("needs the demo project projects/fashion-mnist.dpmix");
-        project_ = dir_.path() + "/fashion-mnist.dpmix";
-        QVERIFY(QFile::copy(demo, project_));
-        const QString models = QDir(data).absoluteFilePath("../projects/fashion-mnist.models");
-        if (QDir(models).exists()) QVERIFY(copyTree(models, dir_.path() + "/fashion-mnist.models"));
+        if (testing::demoProject().isEmpty()) QSKIP("needs the demo project projects/fashion-mnist.dpmix");
+        project_ = testing::copyDemoProject(dir_.path());
+        QVERIFY(!project_.isEmpty());
     }
 
     void runsTheStudyAndCancels() {
