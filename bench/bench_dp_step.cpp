@@ -9,8 +9,12 @@
 // With --model transformer it times the demo causal LM instead (vocabulary 8000, 2 blocks,
 // width 128, 4 heads, context 64; B windows of random tokens; next-token loss per window), all
 // parameters trainable and only the last two blocks + head (the paper's LM fine-tuning).
+// The DP step is timed with its noise from each generator: the secure ChaCha20 stream in secret
+// and in seeded mode (the engine's), and torch's mt19937 randn (the engine's generator before
+// secret randomness), interleaved in one run.
 // Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|transformer] [--proxy EPOCHS]
 #include "engine/core/malloc_tuning.h"
+#include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
@@ -47,9 +51,55 @@ double median(std::vector<double> v) {
 double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
 struct Timing {
-    double plainMs, dpMs;        // medians
+    double plainMs, dpMs;        // medians (DP: secret ChaCha20 noise, the engine's default)
     double plainMinMs, dpMinMs;  // fastest step: less sensitive to other load on the machine
+    double seededMs, seededMinMs;  // DP step, seeded ChaCha20 noise
+    double torchMs, torchMinMs;    // DP step, torch mt19937 randn noise (not secure)
 };
+
+// The noise of the pre-secret-randomness engine: torch's CPU generator, for comparison only.
+void privatiseWithTorchRandn(const std::vector<Tensor*>& params, double noiseStd, double denominator, at::Generator& gen) {
+    at::NoGradGuard noGrad;
+    for (Tensor* p : params) {
+        if (!p->grad().defined()) p->mutable_grad() = at::zeros_like(*p);
+        p->grad().add_(at::randn(p->sizes(), gen, at::TensorOptions().dtype(p->scalar_type())), noiseStd).div_(denominator);
+    }
+}
+
+// Times plain, DP (secret), DP (seeded) and DP (torch randn) steps, interleaved.
+template <typename Plain, typename Dp>
+Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
+    using dpmix::privacy::MechanismRng;
+    using dpmix::privacy::RandomnessSource;
+    MechanismRng secret(RandomnessSource::secret(), "noise");
+    MechanismRng seeded(RandomnessSource::seeded(1, "bench"), "noise");
+    at::Generator torchGen = at::make_generator<at::CPUGeneratorImpl>(5);
+    enum Kind { Secret, Seeded, Torch };
+    auto dp = [&](Kind kind) {
+        dpStep([&](const std::vector<Tensor*>& params, double noiseStd, double denominator) {
+            if (kind == Torch) privatiseWithTorchRandn(params, noiseStd, denominator, torchGen);
+            else privatiseGradients(params, noiseStd, denominator, kind == Secret ? secret : seeded);
+        });
+    };
+    for (int i = 0; i < 3; ++i) {  // warm-up: allocator pools, OpenBLAS threads
+        plainStep();
+        dp(Secret);
+        dp(Torch);
+    }
+    std::vector<double> plain, dpSecret, dpSeeded, dpTorch;
+    for (int i = 0; i < steps; ++i) {  // interleaved, so load changes hit all alike
+        auto t0 = Clock::now();
+        plainStep();
+        plain.push_back(msSince(t0));
+        for (auto [kind, out] : {std::pair{Secret, &dpSecret}, std::pair{Seeded, &dpSeeded}, std::pair{Torch, &dpTorch}}) {
+            t0 = Clock::now();
+            dp(kind);
+            out->push_back(msSince(t0));
+        }
+    }
+    return {median(plain), median(dpSecret), minimum(plain), minimum(dpSecret),
+            median(dpSeeded), minimum(dpSeeded), median(dpTorch), minimum(dpTorch)};
+}
 
 Timing measure(const ModelSpec& spec, int batch, int steps) {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
@@ -65,27 +115,14 @@ Timing measure(const ModelSpec& spec, int batch, int steps) {
         loss.backward();
         opt.step();
     };
-    auto dpStep = [&] {
+    auto dpStep = [&](auto&& privatise) {
         Tape tape;
         Tensor perExample = multiclassLossPerExample(net.forward(x, &tape), y);
         clipAndSumGradients(tape, perExample, 1.0);
-        privatiseGradients(params, 1.0 * 1.0, static_cast<double>(batch), gen);
+        privatise(params, 1.0 * 1.0, static_cast<double>(batch));
         opt.step();
     };
-    for (int i = 0; i < 3; ++i) {  // warm-up: allocator pools, OpenBLAS threads
-        plainStep();
-        dpStep();
-    }
-    std::vector<double> plain, dp;
-    for (int i = 0; i < steps; ++i) {  // interleaved, so load changes hit both alike
-        auto t0 = Clock::now();
-        plainStep();
-        plain.push_back(msSince(t0));
-        t0 = Clock::now();
-        dpStep();
-        dp.push_back(msSince(t0));
-    }
-    return {median(plain), median(dp), minimum(plain), minimum(dp)};
+    return timeSteps(steps, plainStep, dpStep);
 }
 
 Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int lastBlocks) {
@@ -105,26 +142,13 @@ Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int
         windowLoss(net.forward(wb.inputs), wb).sum().backward();
         opt.step();
     };
-    auto dpStep = [&] {
+    auto dpStep = [&](auto&& privatise) {
         Tape tape;
         clipAndSumGradients(tape, windowLoss(net.forward(wb.inputs, &tape), wb), 1.0);
-        privatiseGradients(params, 1.0, static_cast<double>(batch), gen);
+        privatise(params, 1.0, static_cast<double>(batch));
         opt.step();
     };
-    for (int i = 0; i < 3; ++i) {
-        plainStep();
-        dpStep();
-    }
-    std::vector<double> plain, dp;
-    for (int i = 0; i < steps; ++i) {
-        auto t0 = Clock::now();
-        plainStep();
-        plain.push_back(msSince(t0));
-        t0 = Clock::now();
-        dpStep();
-        dp.push_back(msSince(t0));
-    }
-    return {median(plain), median(dp), minimum(plain), minimum(dp)};
+    return timeSteps(steps, plainStep, dpStep);
 }
 
 double matmulMs() {
@@ -134,6 +158,18 @@ double matmulMs() {
     auto t0 = Clock::now();
     a.mm(b);
     return msSince(t0);
+}
+
+// Median (fastest) per step: plain, DP with secret / seeded ChaCha20 noise, DP with torch randn.
+void printHeader(const char* first) {
+    std::printf("%-24s %18s %18s %18s %18s %10s\n", first, "plain", "DP secret", "DP seeded", "DP torch randn",
+                "secret/plain");
+}
+
+void printRow(const char* name, const Timing& t) {
+    std::printf("%-24s %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %10.2f   ms median (fastest)\n", name,
+                t.plainMs, t.plainMinMs, t.dpMs, t.dpMinMs, t.seededMs, t.seededMinMs, t.torchMs, t.torchMinMs,
+                t.dpMs / t.plainMs);
 }
 
 }  // namespace
@@ -173,13 +209,9 @@ int main(int argc, char** argv) {
     std::printf("BLAS check: 1024x1024 matmul %.1f ms (OpenBLAS: a few ms; reference BLAS: ~1 s)\n", matmulMs());
     if (model == "transformer") {
         TransformerSpec lm;  // the demo defaults
-        std::printf("%-24s %14s %14s %8s %14s %14s %8s\n", "transformer", "plain median", "DP median", "ratio",
-                    "plain min", "DP min", "ratio");
-        for (auto [name, last] : {std::pair<const char*, int>{"all parameters", 0}, {"last 2 blocks + head", 3}}) {
-            Timing t = measureTransformer(lm, batch, steps, last);
-            std::printf("%-24s %11.1f ms %11.1f ms %8.2f %11.1f ms %11.1f ms %8.2f\n", name, t.plainMs, t.dpMs,
-                        t.dpMs / t.plainMs, t.plainMinMs, t.dpMinMs, t.dpMinMs / t.plainMinMs);
-        }
+        printHeader("transformer");
+        for (auto [name, last] : {std::pair<const char*, int>{"all parameters", 0}, {"last 2 blocks + head", 3}})
+            printRow(name, measureTransformer(lm, batch, steps, last));
         return 0;
     }
 
@@ -194,12 +226,7 @@ int main(int argc, char** argv) {
         ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(2).resnetWidth(16).build().value();
     std::vector<std::pair<const char*, ModelSpec>> models{{"CNN", cnn}, {"MLP", mlp}};
     if (model == "demo") models = {{"demo small CNN (GN)", demoCnn}, {"ResNet-18 w16 (GN)", demoResNet}};
-    std::printf("%-20s %14s %14s %8s %14s %14s %8s\n", "model", "plain median", "DP median", "ratio", "plain min",
-                "DP min", "ratio");
-    for (auto& [name, spec] : models) {
-        Timing t = measure(spec, batch, steps);
-        std::printf("%-20s %11.1f ms %11.1f ms %8.2f %11.1f ms %11.1f ms %8.2f\n", name, t.plainMs, t.dpMs,
-                    t.dpMs / t.plainMs, t.plainMinMs, t.dpMinMs, t.dpMinMs / t.plainMinMs);
-    }
+    printHeader("model");
+    for (auto& [name, spec] : models) printRow(name, measure(spec, batch, steps));
     return 0;
 }

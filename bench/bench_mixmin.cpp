@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
 
     Eigen::VectorXd lambda;
     timeIt("DP-MixMin Alg. 1: n = 10000, k = 16, T = 1000, B = 1000", repeats, [&] {
-        params.seed += 1;
+        // Secret randomness (the default): fresh sampling and noise each repeat.
         lambda = runDpMixMin(objective, params).value().lambda;
     });
 

@@ -12,6 +12,9 @@ find_package(CLI11 REQUIRED)
 # TorchConfigVersion.cmake of Debian's 1.13.1 says 1.13.0: ask for no version (STACK_NOTES §1).
 find_package(Torch REQUIRED)
 find_package(Threads REQUIRED)
+# libsodium: the ChaCha20 generator and OS entropy behind every DP mechanism's randomness.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
 
 if(DPMIX_BUILD_GUI OR DPMIX_BUILD_TESTS)
   # PrintSupport must be found before QCustomPlotQt6, whose config file does not (pitfall 1).

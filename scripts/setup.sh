@@ -15,6 +15,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread          # OpenBLAS: Debian's torch otherwise uses the ~10x slower reference BLAS
   libeigen3-dev libsqlite3-dev sqlite3 libboost-dev nlohmann-json3-dev libcli11-dev
   libstb-dev libsentencepiece-dev zlib1g-dev
+  libsodium-dev                              # ChaCha20 + OS entropy: the secret randomness of DP mechanisms
   xvfb xauth fonts-dejavu-core               # headless GUI tests and screenshots with real glyphs
   file dpkg-dev                              # cpack -G DEB
 )

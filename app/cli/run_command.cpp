@@ -119,6 +119,7 @@ int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOption
     if (!epsilons.empty()) textArgs.insert(textArgs.end(), {"--epsilon", epsilons});
     if (!rho.empty()) textArgs.insert(textArgs.end(), {"--rho", rho});
     if (!seeds.empty()) textArgs.insert(textArgs.end(), {"--seed", seeds});
+    if (options.reproducible.value_or(false)) textArgs.emplace_back("--reproducible");
     if (downstream) textArgs.emplace_back("--export-tokens");
     else if (json) textArgs.emplace_back("--json");
     const int code = runTextStudyChild(textArgs, downstream);
@@ -139,7 +140,8 @@ int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOption
     for (const auto& m : options.methods.empty() ? splitList("dpmixmin,uniform,random-search,random-init,nonprivate")
                                                  : options.methods)
         methods.push_back(*pipeline::canonicalMethod(m));
-    const auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
+    auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
+    if (options.reproducible) settings.reproducible = *options.reproducible;
     CancellationToken cancel;
     InterruptCancels ctrlC(cancel);
     auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
@@ -210,6 +212,7 @@ struct RunArgs {
     long long finetuneSteps = 0;
     long long proxyExamples = 0;
     bool json = false;
+    bool reproducible = false;
 };
 
 }  // namespace
@@ -234,6 +237,10 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     run->add_option("--finetune-steps", args.finetuneSteps, "override the spec's fine-tuning steps");
     run->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
     run->add_flag("--json", args.json, "print the results as one JSON object");
+    run->add_flag("--reproducible", args.reproducible,
+                  "seed every DP mechanism from the run seed (and the release's identity): results can be re-derived, "
+                  "but the file stores the seed, so no run is a release (default: secret randomness, or the spec's "
+                  "privacy.reproducible)");
     run->callback([&ctx] {
         pipeline::StudyRunOptions options;
         options.stages = splitList(args.stages);
@@ -275,6 +282,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
         if (args.pretrainSteps != 0) options.pretrainSteps = args.pretrainSteps;
         if (args.finetuneSteps != 0) options.finetuneSteps = args.finetuneSteps;
         options.proxy.maxExamples = args.proxyExamples;
+        if (args.reproducible) options.reproducible = true;
         if (auto err = pipeline::checkStudyRunOptions(options)) {
             std::cerr << "dpmix run: " << err->message << '\n';
             ctx.exitCode = 2;

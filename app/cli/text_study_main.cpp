@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "dpmix-text " + versionString());
     app.require_subcommand(1);
     std::string projectArg, stages = "proxies,mixture", epsilons, rho, seeds;
-    bool json = false, exportTokens = false;
+    bool json = false, exportTokens = false, reproducible = false;
     auto* run = app.add_subcommand("run", "Run a text study's stages and store the results in its project");
     run->add_option("project", projectArg, "a .dpmix project, or a spec JSON")->required();
     run->add_option("--stages", stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     run->add_option("--rho", rho, "fraction of the sensitive training users for mixture learning (default: the spec's)");
     run->add_option("--seed,--seeds", seeds, "run seed(s), comma-separated (default: the spec's)");
     run->add_flag("--json", json, "print the results as one JSON object");
+    run->add_flag("--reproducible", reproducible,
+                  "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
     run->add_flag("--export-tokens", exportTokens,
                   "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
                   "for the language-model stages of `dpmix run`");
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
 
     pipeline::StudyRunOptions options;
     options.stages = cli::splitList(stages);
+    if (reproducible) options.reproducible = true;
     for (const auto& e : cli::splitList(epsilons)) {
         auto v = cli::parseReal(e, "--epsilon");
         if (!v || !(*v > 0)) {

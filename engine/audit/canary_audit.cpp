@@ -78,7 +78,10 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
         const bool in = jobIndex >= R;
         const long long run = in ? jobIndex - R : jobIndex;
         mixmin::DpMixMinParams p = params;
-        p.seed = deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run));
+        // An audit is a simulation by the data owner, not a release: its runs are seeded so that the
+        // audit can be re-run and checked (docs/AUDIT.md).
+        p.randomness = privacy::RandomnessSource::seeded(
+            deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run)), "canary-audit");
         p.trajectoryEvery = p.steps;  // keep only λ_0 and λ_T: nothing else is scored
         long long sampled = 0;
         mixmin::ExtraUnit unit{[&](const Eigen::VectorXd& l, Eigen::VectorXd& g) {

@@ -86,7 +86,9 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
         row.excess.assign(S, 0.0);
         auto job = [&](long long s) -> std::optional<Error> {
             auto p = p0;
-            p.seed = options.seeds[static_cast<std::size_t>(s)];
+            // An experiment run by the data owner, not a release: seeded (docs/PRIVACY.md).
+            p.randomness = privacy::RandomnessSource::seeded(options.seeds[static_cast<std::size_t>(s)],
+                                                             "k-scaling/k=" + std::to_string(k));
             auto run = mixmin::runDpMixMin(*objective, p, nullptr, {}, cancel);
             if (!run) return Error{"k = " + std::to_string(k) + ": " + run.error().message};
             row.excess[static_cast<std::size_t>(s)] = objective->loss(run->lambda) - star->loss;

@@ -148,7 +148,11 @@ Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, co
         auto objective = pilot.build(rows);
         if (!objective) return Error{"pilot subset: " + objective.error().message};
         auto b = base;
-        auto p = b.epsilon(options.epsilons[ei]).seed(options.seeds[s]).build(n);
+        // A pilot simulation, not a release: seeded (docs/PRIVACY.md).
+        auto p = b.epsilon(options.epsilons[ei])
+                     .reproducible(options.seeds[s], "rho-guidance/n=" + std::to_string(n) + "/eps=" +
+                                                         privacy::formatNumber(options.epsilons[ei]))
+                     .build(n);
         if (!p) return Error{"pilot n = " + std::to_string(n) + ": " + p.error().message};
         auto params = std::move(p).value();
         params.trajectoryEvery = params.steps;

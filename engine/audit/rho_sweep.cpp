@@ -43,7 +43,8 @@ Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin:
         auto splitA = fullTrain.build(split->first);
         if (!splitA) return Error{where + splitA.error().message};
         auto b = base;
-        auto p = b.seed(seed).build(splitA->examples());
+        // A sweep is a simulation run by the data owner, not a release: seeded (docs/PRIVACY.md).
+        auto p = b.reproducible(seed, "rho-sweep/rho=" + privacy::formatNumber(rho)).build(splitA->examples());
         if (!p) return Error{where + p.error().message};
         auto params = std::move(p).value();
         params.trajectoryEvery = params.steps;

@@ -9,11 +9,15 @@
 
 namespace dpmix::data {
 
-/// Uniform double in [0, 1) with 53 random bits.
-inline double uniform01(std::mt19937_64& gen) { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }
+/// Uniform double in [0, 1) with 53 random bits. `Gen` is any generator of 64 random bits per
+/// call: mt19937_64 for public-data work, privacy::MechanismRng inside a DP mechanism.
+template <typename Gen>
+double uniform01(Gen& gen) { return static_cast<double>(std::uint64_t{gen()} >> 11) * 0x1.0p-53; }
 
 /// Uniform integer in [0, bound), bound > 0, without modulo bias (rejection sampling).
-inline std::uint64_t uniformBelow(std::mt19937_64& gen, std::uint64_t bound) {
+template <typename Gen>
+std::uint64_t uniformBelow(Gen& gen, std::uint64_t bound) {
+    static_assert(Gen::min() == 0 && Gen::max() == ~std::uint64_t{0}, "expects 64 random bits per call");
     const std::uint64_t threshold = (0 - bound) % bound;  // 2^64 mod bound
     while (true) {
         const std::uint64_t r = gen();
@@ -22,8 +26,8 @@ inline std::uint64_t uniformBelow(std::mt19937_64& gen, std::uint64_t bound) {
 }
 
 /// Fisher–Yates shuffle.
-template <typename T>
-void portableShuffle(std::vector<T>& items, std::mt19937_64& gen) {
+template <typename T, typename Gen>
+void portableShuffle(std::vector<T>& items, Gen& gen) {
     for (std::size_t i = items.size(); i > 1; --i) {
         const std::size_t j = static_cast<std::size_t>(uniformBelow(gen, i));
         std::swap(items[i - 1], items[j]);

@@ -8,21 +8,21 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <random>
 #include <string>
+#include <string_view>
 
 namespace dpmix::mixmin {
 namespace {
 
-// Independent streams for sampling and noise, both derived from the run seed: a zero-noise
-// control with the same seed then sees exactly the same batches as the private run.
-std::mt19937_64 streamFor(std::uint64_t seed, std::uint32_t stream) {
-    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), stream};
-    return std::mt19937_64(seq);
+// Independent streams for sampling, noise and the audit canary, all of one invocation: secret by
+// default; seeded, a zero-noise control of the same seed and invocation sees exactly the same
+// batches as the private run.
+privacy::MechanismRng streamFor(const DpMixMinParams& p, std::string_view purpose) {
+    return privacy::MechanismRng(p.randomness, purpose);
 }
 
 // engine/data's Poisson sampler (u_j < q, one draw per unit in index order), as Eigen indices.
-void poissonSample(Index n, double q, std::mt19937_64& rng, std::vector<Index>& out) {
+void poissonSample(Index n, double q, privacy::MechanismRng& rng, std::vector<Index>& out) {
     const std::vector<std::size_t> picked = data::poissonSample(static_cast<std::size_t>(n), q, rng);
     out.assign(picked.begin(), picked.end());
 }
@@ -30,6 +30,11 @@ void poissonSample(Index n, double q, std::mt19937_64& rng, std::vector<Index>& 
 }  // namespace
 
 Eigen::VectorXd clippingFactors(RowMatrix& g, ClippedGradient mode, double clipNorm) {
+    // A unit whose gradient is not finite contributes nothing: its row becomes zero (so that
+    // factor·row is 0, not 0·inf = NaN), and a NaN never reaches the released λ only when that
+    // unit is sampled — which would be a membership signal. docs/PRIVACY.md, "Non-finite gradients".
+    for (Index r = 0; r < g.rows(); ++r)
+        if (!g.row(r).allFinite()) g.row(r).setZero();
     if (mode == ClippedGradient::TangentProjected) g.colwise() -= g.rowwise().mean();
     // min(1, C/‖g‖): a zero row gives C/0 = inf and keeps factor 1.
     return (clipNorm / g.rowwise().norm().array()).min(1.0).matrix();
@@ -68,8 +73,7 @@ std::optional<Error> checkRunnable(const MixtureObjective& objective, const DpMi
 template <typename ClippedSum>
 DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& clippedSum, const ProgressCallback& progress,
                        const CancellationToken& cancel) {
-    std::mt19937_64 noiseRng = streamFor(p.seed, 2);
-    std::normal_distribution<double> gauss(0.0, 1.0);
+    privacy::MechanismRng noiseRng = streamFor(p, "noise");
     const bool noisy = p.noise == NoiseMode::Gaussian;
     const double noiseStd = noisy ? p.sigma * p.clipNorm : 0.0;
     const double expectedBatch = p.q * static_cast<double>(p.units);
@@ -85,7 +89,7 @@ DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& cli
         throwIfCancelled(cancel);
         clippedSum(t, lambda, sum);
         if (noisy)
-            for (Eigen::Index i = 0; i < k; ++i) sum(i) += noiseStd * gauss(noiseRng);
+            for (Eigen::Index i = 0; i < k; ++i) sum(i) += noiseStd * noiseRng.gaussian();
         sum /= expectedBatch;  // divide by the expected, not the realised, batch size (A.3 step 3.4)
         mirrorStep(logLambda, sum, p.stepSize);
         lambda = weightsFromLog(logLambda);
@@ -109,6 +113,7 @@ DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& cli
 Result<DpMixMinResult> finish(DpMixMinResult r, const DpMixMinParams& p, privacy::Ledger* ledger) {
     if (p.noise == NoiseMode::Gaussian) {
         r.ledgerEntry = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm);
+        privacy::setRandomness(r.ledgerEntry, p.randomness.mode);
         // The builder calibrated σ on the grid the ledger uses, so this cannot fail unless the
         // parameters were edited by hand; refuse to release rather than under-report ε.
         if (!(r.ledgerEntry.epsilon <= p.epsilon * (1.0 + 1e-9)))
@@ -131,19 +136,18 @@ Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMi
                                    const ProgressCallback& progress, const CancellationToken& cancel,
                                    const ExtraUnit* extra) {
     if (auto e = checkRunnable(objective, p, objective.examples(), privacy::PrivacyUnit::Example)) return *e;
-    std::mt19937_64 samplingRng = streamFor(p.seed, 1);
+    privacy::MechanismRng samplingRng = streamFor(p, "sampling");
     std::vector<Index> batch;
     RowMatrix grads;
     // Audit canary (ExtraUnit): its own sampling stream, so the other streams are unchanged.
-    std::mt19937_64 extraRng = streamFor(p.seed, 3);
-    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    privacy::MechanismRng extraRng = streamFor(p, "canary sampling");
     Eigen::VectorXd extraGradient(objective.sources()), extraSum(objective.sources());
     RowMatrix extraRow;
     auto clippedSum = [&](long long, const Eigen::VectorXd& lambda, Eigen::VectorXd& sum) {
         poissonSample(objective.examples(), p.q, samplingRng, batch);
         objective.exampleGradients(lambda, batch, grads);
         clipAndSum(grads, p, sum);
-        if (extra && extra->gradient && (p.q >= 1.0 || u01(extraRng) < p.q)) {
+        if (extra && extra->gradient && (p.q >= 1.0 || extraRng.uniform01() < p.q)) {
             extraGradient.setZero();
             extra->gradient(lambda, extraGradient);
             extraRow = extraGradient.transpose();
@@ -164,7 +168,7 @@ Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, c
     if (auto e = checkRunnable(objective, p, users.users(), privacy::PrivacyUnit::User)) return *e;
     if (p.maxExamplesPerUser < 1) return Error{"max-examples-per-user must be >= 1 at user level"};
 
-    std::mt19937_64 samplingRng = streamFor(p.seed, 1);
+    privacy::MechanismRng samplingRng = streamFor(p, "sampling");
     const auto cap = static_cast<std::size_t>(p.maxExamplesPerUser);
     std::vector<Index> sampledUsers, chosen, allExamples, segmentEnd;
     RowMatrix exampleGrads, userGrads;

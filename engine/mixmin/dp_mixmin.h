@@ -51,8 +51,9 @@ struct DpMixMinResult {
 
 /// Audit instrumentation (engine/audit, ALGORITHMS.md B.2): one privacy unit that is not a row
 /// of the objective — the canary of the "in" world of a membership audit (add/remove adjacency).
-/// Each step it is Poisson-sampled with the same rate q from its own stream of the run seed (so
-/// the objective's batches and the noise are exactly those of the same seed without it); when
+/// Each step it is Poisson-sampled with the same rate q from its own stream of the invocation's
+/// randomness (so with seeded randomness the objective's batches and the noise are exactly those
+/// of the same seed without it); when
 /// sampled, `gradient(λ_t, g)` puts its per-example gradient into g (size k), which then goes
 /// through the same tangent projection and clipping as every other unit. The normaliser q·n
 /// keeps n = objective.examples(), a public constant of the mechanism. Never wire it to a run

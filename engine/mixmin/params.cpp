@@ -84,7 +84,7 @@ Result<DpMixMinParams> DpMixMinParamsBuilder::build(long long units, privacy::Pr
     p.clipNorm = *clip_;
     p.stepSize = *eta_;
     p.steps = *steps_;
-    p.seed = seed_;
+    p.randomness = randomness_;
     p.noise = noise_;
     p.clipped = clipped_;
     p.release = release_;

@@ -5,6 +5,7 @@
 // eta, steps, max-examples-per-user, ...).
 #include "engine/core/result.h"
 #include "engine/privacy/ledger.h"
+#include "engine/privacy/mechanism_random.h"
 
 #include <cstdint>
 #include <optional>
@@ -41,7 +42,7 @@ struct DpMixMinParams {
     double clipNorm = 0.0;                // C
     double stepSize = 0.0;                // η of the EG step
     long long steps = 0;                  // T
-    std::uint64_t seed = 0;               // the run seed
+    privacy::RandomnessSource randomness; // sampling and noise: secret unless seeded on purpose
     NoiseMode noise = NoiseMode::Gaussian;
     ClippedGradient clipped = ClippedGradient::Raw;
     ReleasedIterate release = ReleasedIterate::Last;
@@ -61,7 +62,13 @@ public:
     DpMixMinParamsBuilder& clipNorm(double v) { clip_ = v; return *this; }
     DpMixMinParamsBuilder& stepSize(double v) { eta_ = v; return *this; }
     DpMixMinParamsBuilder& steps(long long v) { steps_ = v; return *this; }
-    DpMixMinParamsBuilder& seed(std::uint64_t v) { seed_ = v; return *this; }
+    /// Where sampling and noise come from; the default is secret OS randomness (a release).
+    DpMixMinParamsBuilder& randomness(privacy::RandomnessSource v) { randomness_ = std::move(v); return *this; }
+    /// Seeded randomness keyed by (seed, invocation): reproducible, and its ledger entry says
+    /// it is no release. For tests, audits and teaching.
+    DpMixMinParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-mixmin") {
+        return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
+    }
     DpMixMinParamsBuilder& noise(NoiseMode v) { noise_ = v; return *this; }
     DpMixMinParamsBuilder& clippedGradient(ClippedGradient v) { clipped_ = v; return *this; }
     DpMixMinParamsBuilder& release(ReleasedIterate v) { release_ = v; return *this; }
@@ -86,7 +93,7 @@ public:
 private:
     std::optional<double> epsilon_, delta_, q_, batch_, clip_, eta_;
     std::optional<long long> steps_, maxPerUser_;
-    std::uint64_t seed_ = 0;
+    privacy::RandomnessSource randomness_;
     NoiseMode noise_ = NoiseMode::Gaussian;
     ClippedGradient clipped_ = ClippedGradient::Raw;
     ReleasedIterate release_ = ReleasedIterate::Last;

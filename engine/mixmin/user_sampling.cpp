@@ -6,7 +6,7 @@
 
 namespace dpmix::mixmin {
 
-void sampleWithoutReplacement(const std::vector<Eigen::Index>& pool, std::size_t cap, std::mt19937_64& rng,
+void sampleWithoutReplacement(const std::vector<Eigen::Index>& pool, std::size_t cap, privacy::MechanismRng& rng,
                               std::vector<Eigen::Index>& out) {
     out = pool;
     if (pool.size() <= cap) return;

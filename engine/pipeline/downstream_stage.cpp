@@ -128,7 +128,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
                           .expectedBatchSize(static_cast<int>(req.finetune.batch))
                           .steps(req.finetune.steps)
                           .split(req.finetuneSplit)
-                          .seed(req.seed)
+                          .randomness(req.finetuneRandomness)
                           .build();
         if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
         ft = train::finetuneDirichlet(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
@@ -141,7 +141,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
                           .expectedBatchSize(static_cast<int>(req.finetune.batch))
                           .steps(req.finetune.steps)
                           .split(req.finetuneSplit)
-                          .seed(req.seed)
+                          .randomness(req.finetuneRandomness)
                           .build();
         if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
         ft = train::finetuneDpSgd(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);

@@ -51,7 +51,8 @@ struct DownstreamRequest {
     std::string finetuneSplit = "B";             // its name in the ledger
     double epsilon = 1.0;
     double delta = 1e-5;
-    std::uint64_t seed = 0;
+    std::uint64_t seed = 0;                      // public work: model initialisation, pretraining
+    privacy::RandomnessSource finetuneRandomness;  // the private fine-tuning's sampling and noise
     project::PretrainStage pretrain;
     project::FinetuneStage finetune;
     PretrainCache* pretrainCache = nullptr;      // optional: reuse pretraining across ε and tasks

@@ -1,6 +1,7 @@
 #include "engine/pipeline/mixture_stage.h"
 
 #include "engine/pipeline/mixture_records.h"
+#include "engine/pipeline/release_randomness.h"
 
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
@@ -60,7 +61,8 @@ Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureReq
                               .clipNorm(request.stage.clip)
                               .stepSize(request.stage.lr)
                               .steps(request.stage.steps)
-                              .seed(seed)
+                              .randomness(releaseRandomness(request.reproducible, seed,
+                                                            releaseIdentity("mixture", "dp-mixmin", in.task, eps, seed)))
                               .split("A")
                               .build(n);
             if (!params) return Error{"task '" + in.task + "', mixture parameters: " + params.error().message};

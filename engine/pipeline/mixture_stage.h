@@ -55,6 +55,7 @@ struct MixtureRequest {
     double delta = 1e-5;
     project::MixtureStage stage;      // clip, batch, lr, steps
     long long randomSearchCandidates = 100;
+    bool reproducible = false;        // seeded DP-MixMin randomness (not a release); default secret
 };
 
 /// Runs the whole mixture stage for one task. Progress counts DP runs; cancellation is checked

@@ -2,6 +2,7 @@
 
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/pipeline/mixture_records.h"
+#include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 
@@ -17,10 +18,12 @@ namespace {
 const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
 const std::vector<std::string> kMethods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
 
-std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method) {
+std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
+                              std::optional<bool> reproducible = std::nullopt) {
     nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},          {"delta", delta},
                              {"clip", m.clip},     {"batch", m.batch},   {"lr", m.lr},          {"steps", m.steps},
                              {"released_iterate", "last"}};
+    if (reproducible) j["randomness"] = *reproducible ? "seeded" : "secret";  // DP runs only
     return j.dump();
 }
 
@@ -162,6 +165,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     const double rho = options.rho.value_or(spec.privacy.rho);
     const double delta = spec.privacy.delta;
     const project::MixtureStage mixtureStage = options.mixture.value_or(spec.mixture);
+    const bool reproducible = options.reproducible.value_or(spec.privacy.reproducible);
 
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
@@ -191,6 +195,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     request.delta = delta;
     request.stage = mixtureStage;
     request.randomSearchCandidates = options.randomSearchCandidates;
+    request.reproducible = reproducible;
 
     // Pretraining sees public data only, so one pretrained model serves every ε and task with the
     // same λ and seed (uniform, λ*, Random Search; DP-MixMin's λ differs per ε).
@@ -222,7 +227,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             } catch (const Cancelled&) {
                 for (double eps : epsilons)
                     recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
-                                                 mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin")},
+                                                 mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin", reproducible)},
                                        "mixture learning on split A");
                 throw;
             }
@@ -243,6 +248,8 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                         req.epsilon = epsilons[e];
                         req.delta = delta;
                         req.seed = seed;
+                        req.finetuneRandomness = releaseRandomness(
+                            reproducible, seed, releaseIdentity("finetune", method, in.task, epsilons[e], seed));
                         req.pretrain = spec.pretrain;
                         req.finetune = spec.finetune;
                         req.pretrainCache = &pretrainCache;
@@ -287,6 +294,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                                               {"delta", delta}, {"finetune_split", req.finetuneSplit},
                                                                               {"finetune_mechanism", spec.finetune.mechanism},
                                                                               {"finetune_steps", req.finetune.steps},
+                                                                              {"randomness", reproducible ? "seeded" : "secret"},
                                                                               {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}.dump()},
                                              [&](long long id) -> std::optional<Error> {
                                                  auto r = runDownstream(*study, req, ledger, progress, cancel);
@@ -352,7 +360,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 });
             if (!r3) return r3.error();
             for (const auto& p : o.privateLambdas) {
-                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin")},
+                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin", reproducible)},
                                    [&](long long id) -> std::optional<Error> {
                                        privacy::Ledger ledger(spec.privacy.composition);
                                        ledger.record(p.ledgerEntry);

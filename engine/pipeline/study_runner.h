@@ -31,6 +31,7 @@ struct StudyRunOptions {
     std::optional<long long> pretrainSteps;  // unset: the spec's
     std::optional<long long> finetuneSteps;  // unset: the spec's
     std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
+    std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
     ProxyOptions proxy;
     long long randomSearchCandidates = 100;
 };

@@ -1,5 +1,6 @@
 #include "engine/pipeline/text_downstream.h"
 
+#include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/train/lm_training.h"
@@ -50,6 +51,7 @@ TextDownstreamSettings textDownstreamSettings(const project::ProjectSpec& spec, 
     s.finetuneUsers = static_cast<int>(spec.finetune.batch);
     s.finetuneLr = spec.finetune.lr;
     s.clip = spec.finetune.clip;
+    s.reproducible = spec.privacy.reproducible;
     return s;
 }
 
@@ -139,7 +141,8 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                 ft.steps = settings.finetuneSteps;
                 ft.trainLastBlocks = settings.trainLastBlocks;
                 ft.split = split;
-                ft.seed = seedMix.seed * 7919 + 17;
+                ft.randomness = releaseRandomness(settings.reproducible, seedMix.seed,
+                                                  releaseIdentity("finetune", method, cache.task, eps, seedMix.seed));
                 ft.evaluateEvery = settings.evaluateEvery;
                 nlohmann::ordered_json config{
                     {"stage", "downstream"}, {"method", method}, {"model", "causal-transformer"},
@@ -151,7 +154,8 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                     {"finetune_steps", ft.steps}, {"finetune_users_per_step", ft.expectedUsers}, {"finetune_lr", ft.learningRate},
                     {"finetune_optimizer", "adam"}, {"clip", ft.clipNorm}, {"train_last_blocks", ft.trainLastBlocks},
                     {"delta", ft.delta}, {"evaluation_tokens", settings.evaluationTokens},
-                    {"tokenizer_sha256", cache.tokenizerSha256}};
+                    {"tokenizer_sha256", cache.tokenizerSha256},
+                    {"randomness", settings.reproducible ? "seeded" : "secret"}};
                 say(method + ", eps " + std::to_string(eps) + ", seed " + std::to_string(seedMix.seed) + ": " +
                     (lambda ? "pretraining on the mixture, " : "no pretraining, ") + "user-level DP fine-tuning on " +
                     std::to_string(users->size()) + " users (split " + split + ")");

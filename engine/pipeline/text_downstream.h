@@ -37,6 +37,7 @@ struct TextDownstreamSettings {
     int trainLastBlocks = 3;          // the last two blocks + head (the paper's LM setting)
     long long evaluateEvery = 25;     // curve points (fine-tuning steps)
     long long evaluationTokens = 16384;  // predicted test tokens per evaluation (0 = all)
+    bool reproducible = false;        // seeded fine-tuning randomness (not a release); default secret
 };
 
 /// The spec's pretrain/finetune batch, lr, clip and steps, with the CLI's step overrides.

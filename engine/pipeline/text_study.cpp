@@ -1,6 +1,7 @@
 #include "engine/pipeline/text_study.h"
 
 #include "engine/pipeline/mixture_records.h"
+#include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 
 #include "engine/data/splits.h"
@@ -142,6 +143,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
     const double rho = options.rho.value_or(spec.privacy.rho);
     const double delta = spec.privacy.delta;
     const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    const bool reproducible = options.reproducible.value_or(spec.privacy.reproducible);
     const long long groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : settings.defaultUserGroupSize;
 
     // --- Data: every public source is one domain (= one mixture component), named after the source.
@@ -307,7 +309,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                 .clipNorm(spec.mixture.clip)
                 .stepSize(spec.mixture.lr)
                 .steps(spec.mixture.steps)
-                .seed(seed)
+                .randomness(releaseRandomness(reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, eps, seed)))
                 // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
                 // component, which the EG step ignores; projecting it out spends C on direction.
                 .clippedGradient(mixmin::ClippedGradient::TangentProjected)

@@ -68,6 +68,18 @@ bool closeEnough(double a, double b, double rtol) {
 
 }  // namespace
 
+const char* const kSeededRandomnessNotice =
+    "seeded randomness: the guarantee holds only while the seed stays secret - this file stores it, so this is "
+    "not a release";
+
+void setRandomness(LedgerEntry& entry, RandomnessMode mode) {
+    entry.randomness = entry.mechanism == MechanismKind::NonPrivate ? RandomnessMode::Secret : mode;
+}
+
+bool isSeededRelease(const LedgerEntry& entry) {
+    return entry.mechanism != MechanismKind::NonPrivate && entry.randomness == RandomnessMode::Seeded;
+}
+
 std::string toString(MechanismKind kind) {
     switch (kind) {
     case MechanismKind::SubsampledGaussian: return "subsampled-gaussian";
@@ -172,10 +184,12 @@ LedgerTotal Ledger::total() const {
     for (const auto& e : entries_) {
         delta = std::max(delta, e.delta);
         if (!e.established) t.established = false;
+        if (isSeededRelease(e)) t.seeded = true;
         if (!e.assumptions.empty() &&
             std::find(t.assumptions.begin(), t.assumptions.end(), e.assumptions) == t.assumptions.end())
             t.assumptions.push_back(e.assumptions);
     }
+    if (t.seeded) t.assumptions.insert(t.assumptions.begin(), kSeededRandomnessNotice);
     if (delta <= 0.0) delta = 1e-5;  // only non-private entries: ε is ∞ whatever δ
     // Group by split, keeping first-seen order.
     std::vector<std::string> order;

@@ -9,6 +9,8 @@
 //  - with Composition::Parallel, different splits are disjoint sets of people, so the run's
 //    guarantee is (max ε, max δ) over splits (parallel composition);
 //  - with Composition::Sequential, all entries are summed as if on one data set.
+#include "engine/privacy/mechanism_random.h"
+
 #include <string>
 #include <vector>
 
@@ -46,7 +48,18 @@ struct LedgerEntry {
     std::string accountant;             // e.g. "rdp-gaussian (Opacus order grid, Balle 2020 conversion)"
     bool established = true;            // false when the guarantee is only claimed by its authors
     std::string assumptions;            // plain-language assumptions the guarantee rests on
+    RandomnessMode randomness = RandomnessMode::Secret;  // seeded: regenerable from the stored seed, no release
 };
+
+/// What a ledger says of an entry (and a run) whose mechanism drew seeded randomness.
+extern const char* const kSeededRandomnessNotice;
+
+/// Marks `entry` as drawn from `mode` (a DP entry only; non-private entries stay secret, as there
+/// is nothing to regenerate).
+void setRandomness(LedgerEntry& entry, RandomnessMode mode);
+
+/// True when the entry is a DP mechanism whose randomness was seeded.
+bool isSeededRelease(const LedgerEntry& entry);
 
 /// ε of one entry recomputed from its parameters at its own δ (+inf for NonPrivate).
 double recomputeEpsilon(const LedgerEntry& entry);
@@ -76,6 +89,7 @@ struct LedgerTotal {
     std::vector<SplitTotal> perSplit;  // one row per split (one row "all" when sequential)
     bool established = true;           // false if any entry's guarantee is only claimed
     std::vector<std::string> assumptions;
+    bool seeded = false;               // some DP entry used seeded randomness: not a release
 };
 
 struct EntryCheck {

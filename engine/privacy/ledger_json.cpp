@@ -45,7 +45,8 @@ std::string ledgerToJson(const Ledger& ledger, int indent) {
                            {"epsilon", number(e.epsilon)},
                            {"accountant", e.accountant},
                            {"established", e.established},
-                           {"assumptions", e.assumptions}});
+                           {"assumptions", e.assumptions},
+                           {"randomness", toString(e.randomness)}});
     }
     json j{{"format", "dpmix-ledger/1"}, {"composition", toString(ledger.composition())}, {"entries", entries}};
     return j.dump(indent);
@@ -93,6 +94,11 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
             return Error{err};
         if (je.contains("clip_norm") && je["clip_norm"].is_number()) e.clipNorm = je["clip_norm"].get<double>();
         if (je.contains("established") && je["established"].is_boolean()) e.established = je["established"].get<bool>();
+        // Ledgers written before secret randomness carry no field: their mechanisms were seeded.
+        RandomnessMode randomness = RandomnessMode::Seeded;
+        if (je.contains("randomness") && (!je["randomness"].is_string() || !parseRandomnessMode(je["randomness"], randomness)))
+            return Error{where + ": 'randomness' must be \"secret\" or \"seeded\""};
+        setRandomness(e, randomness);
         ledger.record(std::move(e));
     }
     return ledger;
@@ -103,7 +109,8 @@ std::string ledgerTotalToJson(const LedgerTotal& t, int indent) {
     for (const auto& s : t.perSplit)
         splits.push_back({{"split", s.split}, {"epsilon", number(s.epsilon)}, {"delta", s.delta}, {"order", number(s.order)}});
     json j{{"epsilon", number(t.epsilon)}, {"delta", t.delta},       {"composition", toString(t.composition)},
-           {"per_split", splits},        {"established", t.established}, {"assumptions", t.assumptions}};
+           {"per_split", splits},        {"established", t.established}, {"assumptions", t.assumptions},
+           {"randomness", t.seeded ? "seeded" : "secret"}};
     return j.dump(indent);
 }
 

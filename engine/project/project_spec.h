@@ -27,6 +27,7 @@ struct PrivacyTargets {
     double delta = 0.0;
     double rho = 0.0;              // fraction of the sensitive training data used to learn λ
     privacy::Composition composition = privacy::Composition::Parallel;
+    bool reproducible = false;     // seeded DP randomness: results can be re-derived, but are no release
 };
 
 struct MixtureStage {

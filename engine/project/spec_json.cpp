@@ -219,7 +219,7 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
 PrivacyTargets readPrivacy(const Json& root) {
     const std::string path = "privacy";
     const Json& p = requireObject(root, "", path);
-    checkKeys(p, path, {"epsilon", "delta", "rho", "composition"});
+    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible"});
     PrivacyTargets out;
     if (!p.contains("epsilon")) fail("privacy.epsilon", "missing (expected a number > 0 or an array of them)");
     const Json& eps = p.at("epsilon");
@@ -242,6 +242,12 @@ PrivacyTargets readPrivacy(const Json& root) {
         const Json& c = p.at("composition");
         if (!c.is_string() || !privacy::parseComposition(c.get<std::string>(), out.composition))
             fail("privacy.composition", show(c) + " is not allowed: expected \"parallel\" or \"sequential\"");
+    }
+    if (p.contains("reproducible")) {
+        const Json& r = p.at("reproducible");
+        if (!r.is_boolean())
+            fail("privacy.reproducible", show(r) + " is not allowed: expected true (seeded randomness, no release) or false");
+        out.reproducible = r.get<bool>();
     }
     return out;
 }
@@ -395,6 +401,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     privacy["delta"] = spec.privacy.delta;
     privacy["rho"] = spec.privacy.rho;
     privacy["composition"] = privacy::toString(spec.privacy.composition);
+    if (spec.privacy.reproducible) privacy["reproducible"] = true;  // absent means secret, the default
     root["privacy"] = privacy;
     Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
                  {"steps", spec.mixture.steps}};

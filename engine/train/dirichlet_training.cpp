@@ -6,8 +6,6 @@
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/detail/poisson_sampler.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <limits>
 #include <stdexcept>
 
@@ -20,12 +18,20 @@ at::Tensor asTwoClassLogits(const at::Tensor& logits) {
 }
 
 at::Tensor dirichletLossPerExample(const at::Tensor& logits, const at::Tensor& targets, double r, double alpha,
-                                   at::Generator& generator) {
+                                   privacy::MechanismRng& gammaDraws) {
     at::Tensor s = at::softmax(logits, 1);
     at::Tensor eta = s * r + alpha;
-    // Gamma(η, 1) draws on the CPU generator; _standard_gamma's derivative w.r.t. η (the
-    // implicit reparameterisation gradient, _standard_gamma_grad) carries ∂/∂logits.
-    at::Tensor g = at::_standard_gamma(eta.to(at::kCPU), generator).to(eta.device());
+    // Gamma(η, 1) draws from the secure stream on the CPU. The value is the draw; its derivative
+    // w.r.t. η is the implicit reparameterisation gradient _standard_gamma_grad(η, draw), which
+    // carries ∂/∂logits (the same gradient at::_standard_gamma's backward uses).
+    at::Tensor etaCpu = eta.detach().to(at::kCPU, at::kDouble).contiguous();
+    at::Tensor drawCpu = at::empty_like(etaCpu);
+    const double* shape = etaCpu.data_ptr<double>();
+    double* draw = drawCpu.data_ptr<double>();
+    for (std::int64_t i = 0; i < etaCpu.numel(); ++i) draw[i] = gammaDraws.gamma(shape[i]);
+    at::Tensor sample = drawCpu.to(eta.device(), eta.scalar_type());
+    at::Tensor slope = at::_standard_gamma_grad(eta.detach(), sample);
+    at::Tensor g = sample + (eta - eta.detach()) * slope;
     // Tiny floor: for α ≥ ~0.1 Gamma draws essentially never underflow, but a log(0) would
     // poison the whole step.
     const double tiny = logits.scalar_type() == at::kDouble ? 1e-300 : 1e-30;
@@ -64,6 +70,7 @@ Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, 
     result.q = q;
     result.noise = r;
     result.entry = privacy::dirichletEntry("finetune", params.split, params.alpha, r, q, steps, params.delta);
+    privacy::setRandomness(result.entry, params.randomness.mode);
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;
@@ -71,8 +78,8 @@ Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, 
     std::vector<at::Tensor*> trainable = net.trainableParameters();
     detail::SgdOptimizer sgd(trainable, params.learningRate);
     detail::AdamOptimizer adam(trainable, params.learningRate);
-    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
-    detail::PoissonSampler sampler(n, q, params.seed ^ 0x9E3779B97F4A7C15ULL);
+    privacy::MechanismRng gen(params.randomness, "gamma draws");
+    detail::PoissonSampler sampler(n, q, params.randomness);
     result.stepLoss.reserve(static_cast<std::size_t>(steps));
 
     for (long long t = 0; t < steps; ++t) {

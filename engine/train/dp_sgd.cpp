@@ -6,8 +6,6 @@
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/detail/poisson_sampler.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -42,14 +40,15 @@ Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std:
     result.noise = sigma;
     result.entry = privacy::gaussianEntry("finetune", params.split, privacy::PrivacyUnit::Example, q, sigma, steps,
                                           params.delta, params.clipNorm);
+    privacy::setRandomness(result.entry, params.randomness.mode);
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;
     detail::FrozenBlocks frozen(net, params.trainLastBlocks);
     std::vector<at::Tensor*> trainable = net.trainableParameters();
     detail::SgdOptimizer optimizer(trainable, params.learningRate, params.momentum);
-    at::Generator noiseGen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
-    detail::PoissonSampler sampler(n, q, params.seed ^ 0x9E3779B97F4A7C15ULL);  // independent stream
+    privacy::MechanismRng noiseGen(params.randomness, "noise");
+    detail::PoissonSampler sampler(n, q, params.randomness);
     const bool binary = spec.outputs == 1;
     const double expectedBatch = q * static_cast<double>(n);
     long long sampled = 0, clipped = 0;

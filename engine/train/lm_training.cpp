@@ -8,7 +8,6 @@
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/detail/poisson_sampler.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
 #include <limits>
@@ -55,8 +54,10 @@ Result<LmDpParams> checkLmDpParams(const LmDpParams& p) {
 
 namespace {
 
-// A uniformly random window start in a stream (0 when the stream is no longer than T+1).
-std::int64_t randomStart(std::span<const std::int32_t> s, int context, std::mt19937_64& rng) {
+// A uniformly random window start in a stream (0 when the stream is no longer than T+1). On
+// private streams `rng` is the mechanism's secret sampling randomness.
+template <typename Gen>
+std::int64_t randomStart(std::span<const std::int32_t> s, int context, Gen& rng) {
     const auto last = static_cast<std::int64_t>(s.size()) - (context + 1);
     if (last <= 0) return 0;
     return std::uniform_int_distribution<std::int64_t>(0, last)(rng);
@@ -155,15 +156,16 @@ Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStrea
     // bounded by C, so the accounting is per user.
     result.entry = privacy::gaussianEntry("finetune", params.split, privacy::PrivacyUnit::User, q, sigma, params.steps,
                                           params.delta, params.clipNorm);
+    privacy::setRandomness(result.entry, params.randomness.mode);
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;
     detail::FrozenBlocks frozen(net, params.trainLastBlocks);
     std::vector<at::Tensor*> trainable = net.trainableParameters();
     detail::AdamOptimizer optimizer(trainable, params.learningRate);
-    at::Generator noiseGen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
-    detail::PoissonSampler sampler(m, q, params.seed ^ 0x9E3779B97F4A7C15ULL);
-    std::mt19937_64 windowRng(params.seed ^ 0xD1B54A32D192ED03ULL);
+    privacy::MechanismRng noiseGen(params.randomness, "noise");
+    detail::PoissonSampler sampler(m, q, params.randomness);
+    privacy::MechanismRng windowRng(params.randomness, "window starts");
     const double expected = q * static_cast<double>(m);
     long long sampled = 0, clipped = 0;
     const bool hook = evaluate && params.evaluateEvery > 0;

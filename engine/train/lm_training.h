@@ -44,7 +44,7 @@ struct LmDpParams {
     long long steps = 100;
     int trainLastBlocks = 0;      // > 0: only the last N freezable units (TransformerSpec::blockCount)
     std::string split = "B";      // ledger: the data split touched
-    std::uint64_t seed = 1;
+    privacy::RandomnessSource randomness;  // user sampling, window starts, noise: secret unless seeded
     long long evaluateEvery = 0;  // > 0: call the evaluation hook at step 0, every K steps and at the end
 };
 

@@ -2,6 +2,7 @@
 // Parameters of the training stages, with validating builders (plain C++, no torch).
 // Field names match the CLI flags / spec keys (epochs, batchSize, learningRate, ...).
 #include "engine/core/result.h"
+#include "engine/privacy/mechanism_random.h"
 
 #include <cstdint>
 #include <optional>
@@ -55,7 +56,7 @@ struct DpSgdParams {
     long long steps = 0;            // ... unless steps > 0
     int trainLastBlocks = 0;        // > 0: fine-tune only the last N blocks (the head is the last)
     std::string split = "B";        // ledger: which data split this touches
-    std::uint64_t seed = 1;
+    privacy::RandomnessSource randomness;  // sampling and noise: secret unless seeded on purpose
 };
 
 class DpSgdParamsBuilder {
@@ -71,7 +72,11 @@ public:
     DpSgdParamsBuilder& steps(long long v) { p_.steps = v; return *this; }
     DpSgdParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
     DpSgdParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
-    DpSgdParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
+    DpSgdParamsBuilder& randomness(privacy::RandomnessSource v) { p_.randomness = std::move(v); return *this; }
+    /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
+    DpSgdParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-sgd") {
+        return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
+    }
     Result<DpSgdParams> build() const;
 
 private:
@@ -92,7 +97,7 @@ struct DirichletParams {
     long long steps = 0;
     int trainLastBlocks = 0;
     std::string split = "B";
-    std::uint64_t seed = 1;
+    privacy::RandomnessSource randomness;  // sampling and Gamma draws: secret unless seeded on purpose
 };
 
 class DirichletParamsBuilder {
@@ -108,7 +113,11 @@ public:
     DirichletParamsBuilder& steps(long long v) { p_.steps = v; return *this; }
     DirichletParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
     DirichletParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
-    DirichletParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
+    DirichletParamsBuilder& randomness(privacy::RandomnessSource v) { p_.randomness = std::move(v); return *this; }
+    /// Seeded sampling and Gamma draws keyed by (seed, invocation): reproducible, marked as no release.
+    DirichletParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dirichlet") {
+        return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
+    }
     Result<DirichletParams> build() const;
 
 private:

@@ -46,15 +46,19 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
 }
 
 void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double denominator,
-                        at::Generator& generator) {
+                        privacy::MechanismRng& noise) {
     at::NoGradGuard noGrad;
     for (Tensor* p : params) {
         if (!p->grad().defined()) p->mutable_grad() = at::zeros_like(*p);
         Tensor g = p->grad();
         if (noiseStd > 0) {
-            // Draw on the CPU from the job's own generator, then move: reproducible on any device.
-            Tensor noise = at::randn(p->sizes(), generator, at::TensorOptions().dtype(p->scalar_type()));
-            g.add_(noise.to(p->device()), noiseStd);
+            // Drawn on the CPU from the secure stream (no GPU generator is a CSPRNG), then moved.
+            const bool dbl = p->scalar_type() == at::kDouble;
+            Tensor draw = at::empty(p->sizes(), at::TensorOptions().dtype(dbl ? at::kDouble : at::kFloat));
+            const auto count = static_cast<std::size_t>(draw.numel());
+            if (dbl) noise.fillGaussian(std::span<double>(draw.data_ptr<double>(), count), noiseStd);
+            else noise.fillGaussian(std::span<float>(draw.data_ptr<float>(), count), noiseStd);
+            g.add_(draw.to(p->device(), p->scalar_type()));
         }
         g.div_(denominator);
     }

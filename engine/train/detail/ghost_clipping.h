@@ -9,6 +9,7 @@
 //     Σ_b min(1, C / ‖∇ℓ_b‖) ∇ℓ_b
 // is formed by reweighting g ("book-keeping", Bu et al. 2023) — no loop over examples and no
 // second backward pass. Li et al. 2022 ("ghost clipping") for the Gram trick.
+#include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/layers.h"
 
 namespace dpmix::train::detail {
@@ -23,8 +24,10 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
 /// The Gaussian mechanism on the clipped sum: grad ← (grad + N(0, noiseStd² I)) / denominator
 /// for every parameter in `params` (a missing gradient counts as zero: noise is still added).
 /// DP-SGD passes noiseStd = σC and denominator = q·N (the expected batch, as Opacus does).
+/// The noise comes from the mechanism's noise stream (drawn in bulk on the CPU, then moved to
+/// the parameter's device).
 void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double denominator,
-                        at::Generator& generator);
+                        privacy::MechanismRng& noise);
 
 /// Per-example losses, shape (B): binary (logits (B,1), targets (B) in [0,1]) by BCE with
 /// logits; multi-class (logits (B,K), targets (B) long) by cross-entropy.

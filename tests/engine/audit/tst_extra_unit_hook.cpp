@@ -87,7 +87,7 @@ private Q_SLOTS:
         const auto d = audit::testing::informativeSourceData(400, 4, 9);
         const auto objective = makeBinaryObjective(d.p, d.y).value();
         auto params = DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(40).clipNorm(5.0)
-                          .stepSize(1.0).steps(50).seed(123).build(400).value();
+                          .stepSize(1.0).steps(50).reproducible(123).build(400).value();
         ExtraUnit zero{[](const Eigen::VectorXd&, Eigen::VectorXd& g) { g.setZero(); }};
         const auto a = runDpMixMin(objective, params).value();
         const auto b = runDpMixMin(objective, params, nullptr, {}, {}, &zero).value();
@@ -104,7 +104,7 @@ private Q_SLOTS:
         ExtraUnit unit{[&](const Eigen::VectorXd&, Eigen::VectorXd& g) { ++calls; g.setZero(); }};
         const int seeds = 50;
         for (int s = 0; s < seeds; ++s) {
-            params.seed = static_cast<std::uint64_t>(s);
+            params.randomness = dpmix::privacy::RandomnessSource::seeded(static_cast<std::uint64_t>(s), "dp-mixmin");
             QVERIFY(runDpMixMin(objective, params, nullptr, {}, {}, &unit).ok());
         }
         const double trials = 200.0 * seeds, mean = trials * 0.1, sd = std::sqrt(trials * 0.1 * 0.9);

@@ -31,7 +31,7 @@ private Q_SLOTS:
         for (std::uint64_t seed : {31u, 32u, 33u}) {
             const auto d = testing::randomBinaryData(200, 3, seed);
             const auto o = makeBinaryObjective(d.p, d.y).value();
-            const auto p = controlBuilder().samplingRate(1.0).steps(3000).seed(seed).build(200).value();
+            const auto p = controlBuilder().samplingRate(1.0).steps(3000).reproducible(seed).build(200).value();
             const auto r = runDpMixMin(o, p).value();
             const Eigen::Vector3d grid = testing::gridMinimiser3(
                 [&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 400);
@@ -49,7 +49,7 @@ private Q_SLOTS:
         const auto o = makeBinaryObjective(d.p, d.y).value();
         const auto star = solveNonPrivateMixMin(o).value();
         for (std::uint64_t seed = 0; seed < 5; ++seed) {
-            const auto p = controlBuilder().expectedBatch(200).stepSize(0.3).steps(1500).seed(seed).build(2000).value();
+            const auto p = controlBuilder().expectedBatch(200).stepSize(0.3).steps(1500).reproducible(seed).build(2000).value();
             const auto r = runDpMixMin(o, p).value();
             const double excess = testing::referenceBceLoss(d, r.lambdaAverage) - testing::referenceBceLoss(d, star.lambda);
             QVERIFY2(excess >= 0.0 && excess < 1e-3, qPrintable(QString("seed %1: excess %2").arg(seed).arg(excess)));
@@ -77,8 +77,8 @@ private Q_SLOTS:
     void tangentProjectionIsInvisibleWithoutClippingAndNoise() {
         const auto d = testing::randomBinaryData(300, 4, 8);
         const auto o = makeBinaryObjective(d.p, d.y).value();
-        const auto raw = runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).seed(4).build(300).value()).value();
-        const auto tan = runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).seed(4)
+        const auto raw = runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).reproducible(4).build(300).value()).value();
+        const auto tan = runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).reproducible(4)
                                             .clippedGradient(ClippedGradient::TangentProjected).build(300).value()).value();
         QVERIFY((raw.lambdaLast - tan.lambdaLast).cwiseAbs().maxCoeff() < 1e-12);
     }
@@ -87,7 +87,7 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(1000, 3, 2);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         DpMixMinParamsBuilder b = DpMixMinParamsBuilder::imagingDefaults();
-        const auto p = b.epsilon(2.0).expectedBatch(100).seed(1).build(1000).value();
+        const auto p = b.epsilon(2.0).expectedBatch(100).reproducible(1).build(1000).value();
         dpmix::privacy::Ledger ledger;
         const auto r = runDpMixMin(o, p, &ledger).value();
         QCOMPARE(ledger.entries().size(), std::size_t(1));
@@ -123,7 +123,7 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(500, 4, 3);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         auto run = [&](std::uint64_t seed) {
-            return runDpMixMin(o, DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(50).seed(seed).build(500).value())
+            return runDpMixMin(o, DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(50).reproducible(seed).build(500).value())
                 .value()
                 .lambda;
         };

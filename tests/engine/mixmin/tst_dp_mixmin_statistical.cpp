@@ -26,7 +26,7 @@ private Q_SLOTS:
             const auto o = makeBinaryObjective(d.p, d.y).value();
             const auto star = solveNonPrivateMixMin(o).value();
             QVERIFY(star.converged);
-            const auto p = DpMixMinParamsBuilder::imagingDefaults().epsilon(1.0).seed(seed).build(5000).value();
+            const auto p = DpMixMinParamsBuilder::imagingDefaults().epsilon(1.0).reproducible(seed).build(5000).value();
             QCOMPARE(p.q, 0.2);
             const auto r = runDpMixMin(o, p).value();
             const auto w = compareWithReference(r.lambda, star.lambda);
@@ -49,7 +49,7 @@ private Q_SLOTS:
         DpMixMinParams p;
         for (std::uint64_t seed = 0; seed < 200; ++seed) {
             p = DpMixMinParamsBuilder{}.epsilon(1).delta(1e-5).samplingRate(0.1).clipNorm(1.0).stepSize(1.0).steps(50)
-                    .seed(seed).build(n).value();
+                    .reproducible(seed).build(n).value();
             const auto r = runDpMixMin(o, p).value();
             const Eigen::ArrayXd centred = r.lambdaLast.array().log() - r.lambdaLast.array().log().mean();
             sum += centred.sum();

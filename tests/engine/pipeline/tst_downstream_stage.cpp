@@ -53,6 +53,8 @@ DownstreamRequest request(const ImageStudy& s, Eigen::VectorXd lambda) {
     r.epsilon = 2.0;
     r.delta = 1e-5;
     r.seed = 7;
+    // Seeded: the test compares runs bit for bit (secret randomness would differ every run).
+    r.finetuneRandomness = privacy::RandomnessSource::seeded(7, "finetune/test");
     r.pretrain.batch = 16;
     r.pretrain.steps = 6;
     r.pretrain.lr = 0.1;

@@ -46,7 +46,7 @@ private Q_SLOTS:
         at::Tensor expectedGrad = kappa * (s - ey);
 
         for (uint64_t seed = 1; seed <= 4; ++seed) {
-            at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+            dpmix::privacy::MechanismRng gen(dpmix::privacy::RandomnessSource::seeded(seed), "gamma draws");
             at::Tensor z = z0.unsqueeze(0).repeat({n, 1}).set_requires_grad(true);
             at::Tensor y = at::full({n}, label, at::TensorOptions().dtype(at::kLong));
             at::Tensor loss = dirichletLossPerExample(z, y, r, alpha, gen);

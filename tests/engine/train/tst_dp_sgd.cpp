@@ -102,7 +102,7 @@ private Q_SLOTS:
             for (int noisy = 0; noisy < 2; ++noisy) {
                 Model model = Model::create(linearModel(4, 1), 1);
                 auto p = DpSgdParamsBuilder().sigma(noisy ? 2.0 : 0.0).clipNorm(0.3).learningRate(1.0)
-                             .expectedBatchSize(20).steps(1).seed(seed).build().value();
+                             .expectedBatchSize(20).steps(1).reproducible(seed).build().value();
                 privacy::Ledger ledger;
                 QVERIFY(finetuneDpSgd(model, viewOf(data), y, p, ledger).ok());
                 runs[noisy] = model.parameters();
@@ -204,13 +204,52 @@ private Q_SLOTS:
         QCOMPARE(reports, 3);  // steps 1, 11, 21 reported; cancelled before step 22
     }
 
+    void secretRandomnessIsNotRegeneratedBySeededMode() {
+        // The same data, model and configuration: secret noise differs run to run; seeded noise
+        // repeats and is marked as no release (for DP-SGD and the Dirichlet mechanism alike).
+        auto train = testing::makeQuadrantImages(400, 4, 1, 1.5f, 11);
+        // Weights (empty if the run failed, which fails every comparison below) and the ledger's mark.
+        auto run = [&](auto builder, bool dirichlet) -> std::pair<std::vector<float>, privacy::RandomnessMode> {
+            Model model = Model::create(linearModel(4, dirichlet ? 2 : 1), 5);  // the same public initialisation
+            privacy::Ledger ledger;
+            auto p = builder.build().value();
+            bool ok = false;
+            if constexpr (std::is_same_v<decltype(p), DirichletParams>)
+                ok = finetuneDirichlet(model, viewOf(train), sourceLabels(train, 0), p, ledger).ok();
+            else
+                ok = finetuneDpSgd(model, viewOf(train), sourceLabels(train, 0), p, ledger).ok();
+            if (!ok || ledger.entries().empty()) return {{}, privacy::RandomnessMode::Secret};
+            return {model.parameters(), ledger.entries().front().randomness};
+        };
+        auto dpSgd = [] { return DpSgdParamsBuilder().epsilon(2.0).expectedBatchSize(50).steps(5); };
+        auto dirichlet = [] { return DirichletParamsBuilder().epsilon(2.0).alpha(3.0).expectedBatchSize(50).steps(5); };
+        const auto s1 = run(dpSgd(), false), s2 = run(dpSgd(), false);
+        QVERIFY(!s1.first.empty() && !s2.first.empty());
+        QVERIFY(s1.first != s2.first);
+        QVERIFY(s1.second == (privacy::RandomnessMode::Secret));
+        const auto r1 = run(dpSgd().reproducible(0, "finetune/dp-mixmin/task=t/eps=2/seed=0"), false);
+        const auto r2 = run(dpSgd().reproducible(0, "finetune/dp-mixmin/task=t/eps=2/seed=0"), false);
+        QVERIFY(!r1.first.empty());
+        QCOMPARE(r1.first, r2.first);
+        QVERIFY(r1.second == (privacy::RandomnessMode::Seeded));
+        QVERIFY(run(dpSgd().reproducible(0, "finetune/uniform/task=t/eps=2/seed=0"), false).first != r1.first);
+        const auto d1 = run(dirichlet(), true), d2 = run(dirichlet(), true);
+        QVERIFY(!d1.first.empty() && !d2.first.empty());
+        QVERIFY(d1.first != d2.first);
+        QVERIFY(d1.second == (privacy::RandomnessMode::Secret));
+        const auto e1 = run(dirichlet().reproducible(4), true), e2 = run(dirichlet().reproducible(4), true);
+        QVERIFY(!e1.first.empty());
+        QCOMPARE(e1.first, e2.first);
+        QVERIFY(e1.second == (privacy::RandomnessMode::Seeded));
+    }
+
     void dpSgdLearnsASeparableTask() {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 100 + seed);
             auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 200 + seed);
             Model model = Model::create(linearModel(4, 1), seed);
             auto p = DpSgdParamsBuilder().epsilon(4.0).clipNorm(1.0).learningRate(2.0).expectedBatchSize(200)
-                         .epochs(10).seed(seed).build().value();
+                         .epochs(10).reproducible(seed).build().value();
             privacy::Ledger ledger;
             QVERIFY(finetuneDpSgd(model, viewOf(train), sourceLabels(train, 0), p, ledger).ok());
             std::vector<float> logits = model.logits(viewOf(test)).value();
@@ -225,7 +264,7 @@ private Q_SLOTS:
             auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 400 + seed);
             Model model = Model::create(linearModel(4, 2), seed);
             auto p = DirichletParamsBuilder().epsilon(4.0).alpha(3.0).learningRate(0.5).expectedBatchSize(100)
-                         .epochs(10).seed(seed).build().value();
+                         .epochs(10).reproducible(seed).build().value();
             privacy::Ledger ledger;
             auto r = finetuneDirichlet(model, viewOf(train), sourceLabels(train, 0), p, ledger);
             QVERIFY(r.ok());
