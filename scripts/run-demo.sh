@@ -16,6 +16,6 @@ start=$(date +%s)
 "$B" run projects/fashion-mnist.json \
   --stages proxies,mixture,pretrain,finetune,evaluate \
   --methods dpmixmin,uniform,random-search,random-init,nonprivate \
-  ${tasks:+--tasks "$tasks"} --epsilon 1 --seed 0 \
+  ${tasks:+--tasks "$tasks"} --epsilon 1 --seed 0 --reproducible \
   --proxy-epochs 1 --pretrain-steps 100 --finetune-steps 100
 echo "[demo] finished in $(( $(date +%s) - start )) s; inspect it with: $B inspect projects/fashion-mnist.dpmix"

@@ -2,6 +2,7 @@
 
 #include "widgets/log_slider_spin_box.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -53,6 +54,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
       splitSummary_(new QLabel),
       seeds_(new QLineEdit),
       composition_(new QComboBox),
+      reproducible_(new QCheckBox(tr("Reproducible (seeded: not a release)"))),
       advanced_(new QGroupBox(tr("Advanced: mixture learning stage"))),
       clip_(new QDoubleSpinBox),
       batch_(new QSpinBox),
@@ -80,6 +82,13 @@ ParameterPanel::ParameterPanel(QWidget* parent)
                                 "budget, so each stage gets half of ε and δ.\nPaper default: parallel."));
     budgetForm->addRow(fieldLabel(ParameterField::Composition),
                        withMessage(composition_, addMessageLabel(ParameterField::Composition)));
+    reproducible_->setToolTip(tr("Off (the default): every DP step draws secret randomness from the operating system, "
+                                 "stored nowhere, so the results are a release.\nOn: sampling and noise are derived "
+                                 "from the run seed, which the project file stores - anyone holding the file can "
+                                 "regenerate the noise, so the guarantee does not hold for it. For teaching, research "
+                                 "and checking results only; the ledger marks every such run \"not a release\"."));
+    budgetForm->addRow(fieldLabel(ParameterField::Reproducible),
+                       withMessage(reproducible_, addMessageLabel(ParameterField::Reproducible)));
     layout->addWidget(budget);
 
     // --- data split -----------------------------------------------------------------------
@@ -172,6 +181,8 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     connect(seeds_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::Seeds, t); });
     connect(composition_, &QComboBox::activated, this,
             [this](int index) { emitEdit(ParameterField::Composition, composition_->itemData(index).toInt()); });
+    connect(reproducible_, &QCheckBox::toggled, this,
+            [this](bool on) { emitEdit(ParameterField::Reproducible, on); });
     connect(clip_, &QDoubleSpinBox::valueChanged, this, [this](double v) { emitEdit(ParameterField::ClipNorm, v); });
     connect(batch_, &QSpinBox::valueChanged, this, [this](int v) { emitEdit(ParameterField::BatchSize, v); });
     connect(learningRate_, &QDoubleSpinBox::valueChanged, this,
@@ -222,6 +233,7 @@ void ParameterPanel::setValues(const RunParameters& v) {
     rhoSlider_->setValue(static_cast<int>(std::lround(v.rho * kRhoSliderSteps)));
     if (seeds_->text() != v.seeds) seeds_->setText(v.seeds);
     composition_->setCurrentIndex(composition_->findData(static_cast<int>(v.composition)));
+    if (reproducible_->isChecked() != v.reproducible) reproducible_->setChecked(v.reproducible);
     if (clip_->value() != v.clipNorm) clip_->setValue(v.clipNorm);
     if (batch_->value() != v.batchSize) batch_->setValue(v.batchSize);
     if (learningRate_->value() != v.learningRate) learningRate_->setValue(v.learningRate);
@@ -237,6 +249,7 @@ QWidget* ParameterPanel::editorFor(ParameterField field) const {
     case ParameterField::Rho: return rho_;
     case ParameterField::Seeds: return seeds_;
     case ParameterField::Composition: return composition_;
+    case ParameterField::Reproducible: return reproducible_;
     case ParameterField::ClipNorm: return clip_;
     case ParameterField::BatchSize: return batch_;
     case ParameterField::LearningRate: return learningRate_;

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QGroupBox;
@@ -91,6 +92,7 @@ private:
     QLabel* splitSummary_;
     QLineEdit* seeds_;
     QComboBox* composition_;
+    QCheckBox* reproducible_;
     QGroupBox* advanced_;
     QDoubleSpinBox* clip_;
     QSpinBox* batch_;

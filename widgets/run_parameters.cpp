@@ -12,6 +12,7 @@ QString fieldKey(ParameterField field) {
     case ParameterField::Rho: return QStringLiteral("rho");
     case ParameterField::Seeds: return QStringLiteral("seeds");
     case ParameterField::Composition: return QStringLiteral("composition");
+    case ParameterField::Reproducible: return QStringLiteral("reproducible");
     case ParameterField::ClipNorm: return QStringLiteral("clip");
     case ParameterField::BatchSize: return QStringLiteral("batch");
     case ParameterField::LearningRate: return QStringLiteral("lr");
@@ -28,6 +29,7 @@ QString fieldLabel(ParameterField field) {
     case ParameterField::Rho: return QObject::tr("Mixture split ρ");
     case ParameterField::Seeds: return QObject::tr("Seeds");
     case ParameterField::Composition: return QObject::tr("Composition");
+    case ParameterField::Reproducible: return QObject::tr("Randomness");
     case ParameterField::ClipNorm: return QObject::tr("Clip norm C");
     case ParameterField::BatchSize: return QObject::tr("Expected batch B");
     case ParameterField::LearningRate: return QObject::tr("Step size η");
@@ -44,6 +46,7 @@ QVariant fieldValue(const RunParameters& v, ParameterField field) {
     case ParameterField::Rho: return v.rho;
     case ParameterField::Seeds: return v.seeds;
     case ParameterField::Composition: return static_cast<int>(v.composition);
+    case ParameterField::Reproducible: return v.reproducible;
     case ParameterField::ClipNorm: return v.clipNorm;
     case ParameterField::BatchSize: return v.batchSize;
     case ParameterField::LearningRate: return v.learningRate;
@@ -66,6 +69,7 @@ bool setFieldValue(RunParameters& v, ParameterField field, const QVariant& value
         if (ok) v.composition = static_cast<CompositionMode>(c);
         break;
     }
+    case ParameterField::Reproducible: ok = value.typeId() == QMetaType::Bool; if (ok) v.reproducible = value.toBool(); break;
     case ParameterField::ClipNorm: v.clipNorm = value.toDouble(&ok); break;
     case ParameterField::BatchSize: v.batchSize = value.toInt(&ok); break;
     case ParameterField::LearningRate: v.learningRate = value.toDouble(&ok); break;

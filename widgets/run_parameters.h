@@ -15,6 +15,7 @@ enum class ParameterField {
     Rho,
     Seeds,
     Composition,
+    Reproducible,
     ClipNorm,
     BatchSize,
     LearningRate,
@@ -30,6 +31,7 @@ struct RunParameters {
     double rho = 0.1;                         // fraction of n in split A (mixture learning)
     QString seeds = QStringLiteral("0, 1, 2");
     CompositionMode composition = CompositionMode::Parallel;
+    bool reproducible = false;                // seeded DP randomness: re-derivable, but no release
     double clipNorm = 13.0;
     int batchSize = 1000;
     double learningRate = 1.0;

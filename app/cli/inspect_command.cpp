@@ -187,7 +187,8 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
             out << "      ledger: recorded ε = " << eps(l.record.recordedEpsilon) << ", recomputed ε = " << eps(t.epsilon)
                 << " (δ = " << formatNumber(t.delta) << ", " << privacy::toString(t.composition) << ") "
                 << (l.verification.ok ? "✓" : "✗") << (t.established ? "" : "  [rests on a claimed, unestablished guarantee]")
-                << "\n";
+                << (t.seeded ? "  [NOT A RELEASE: seeded randomness, the seed is in this file]" : "") << "\n";
+            if (t.seeded) out << "        " << privacy::kSeededRandomnessNotice << "\n";
             for (const auto& problem : l.verification.problems) out << "        ✗ " << problem << "\n";
             for (const auto& e : l.ledger.entries()) {
                 out << "        " << e.stage << "  " << privacy::toString(e.mechanism) << "  split " << e.split << "  "
@@ -197,7 +198,9 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
                 if (e.mechanism == privacy::MechanismKind::SubsampledDirichlet)
                     out << "  q " << formatNumber(e.q) << "  α " << formatNumber(e.dirichletAlpha) << "  r "
                         << formatNumber(e.dirichletR) << "  T " << e.steps;
-                out << "  ε " << eps(e.epsilon) << "\n";
+                out << "  ε " << eps(e.epsilon);
+                if (e.mechanism != privacy::MechanismKind::NonPrivate) out << "  randomness " << privacy::toString(e.randomness);
+                out << "\n";
             }
         }
         for (const auto& l : r.lambdas) {

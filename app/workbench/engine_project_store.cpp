@@ -18,6 +18,7 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     QStringList seeds;
     for (long long s : spec.seeds) seeds << QString::number(s);
     if (!seeds.isEmpty()) p.seeds = seeds.join(", ");
+    p.reproducible = spec.privacy.reproducible;
     p.composition = spec.privacy.composition == privacy::Composition::Sequential ? widgets::CompositionMode::Sequential
                                                                                   : widgets::CompositionMode::Parallel;
     p.clipNorm = spec.mixture.clip;

@@ -22,6 +22,7 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     request.epsilons = {parameters.epsilon};
     request.rho = parameters.rho;
     request.seeds = *seeds;
+    request.reproducible = parameters.reproducible;
     // The panel's Advanced values are the mixture stage's hyper-parameters.
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;

@@ -38,6 +38,7 @@ struct StudyRequest {
     std::optional<MixtureSettings> mixture;  // unset: the spec's
     std::optional<long long> pretrainSteps;  // unset: the spec's
     std::optional<long long> finetuneSteps;  // unset: the spec's
+    bool reproducible = false;               // seeded DP randomness (not a release); default secret
 };
 
 /// What the Audit dialog asks the audit stage for (engine/pipeline/audit_stage.h).

@@ -41,6 +41,7 @@ std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const Stu
     for (long long seed : request.seeds) options.seeds.push_back(static_cast<std::uint64_t>(seed));
     options.pretrainSteps = request.pretrainSteps;
     options.finetuneSteps = request.finetuneSteps;
+    options.reproducible = request.reproducible;
     if (auto error = pipeline::checkStudyRunOptions(options)) return error;
     auto report = pipeline::runStudy(project, options, progress, cancel, log);
     if (!report) return report.error();

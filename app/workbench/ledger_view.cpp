@@ -108,7 +108,8 @@ void LedgerView::showRun(int index) {
                                    QString::number(e.steps),
                                    nonPrivate ? QStringLiteral("—") : num(e.delta),
                                    nonPrivate ? tr("∞ (not private)") : num(e.epsilon),
-                                   e.established ? tr("yes") : tr("no (claimed)"),
+                                   QString(e.established ? tr("yes") : tr("no (claimed)")) +
+                                       (privacy::isSeededRelease(e) ? tr("; seeded: not a release") : QString()),
                                    QString::fromStdString(e.assumptions)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -134,7 +135,11 @@ void LedgerView::showRun(int index) {
                                 QString::fromStdString(entries[i].accountant).toHtmlEscaped());
     total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6")
                         .arg(QString::fromStdString(privacy::toString(total.composition)), num(total.epsilon),
-                             num(total.delta), total.established ? QString() : tr(" — rests on a claimed guarantee"),
+                             num(total.delta),
+                             QString(total.established ? QString() : tr(" — rests on a claimed guarantee")) +
+                                 (total.seeded ? tr(" — <span style='color:#b00020'><b>not a release</b>: seeded "
+                                                    "randomness, the seed is stored in this project</span>")
+                                               : QString()),
                              num(record.recordedEpsilon), assumptions));
 }
 

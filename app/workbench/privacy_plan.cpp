@@ -182,6 +182,11 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
                                                "max(ε<sub>A</sub>, ε<sub>B</sub>).")
                               : QStringLiteral("sequential composition: each stage spends half of ε and δ, and the "
                                                "halves add up."));
+    if (p.reproducible)
+        html += QStringLiteral("<br><span style='color:#b00020'><b>Reproducible randomness</b>: sampling and noise "
+                               "are derived from the seed this project stores, so anyone holding the file can "
+                               "regenerate the noise. The guarantee above holds only while the seed stays secret: "
+                               "these runs are <b>not a release</b>.</span>");
     return html;
 }
 

@@ -60,14 +60,19 @@ QString ledgerHtml(const project::LedgerRecord& record) {
         html += row({esc(e.stage), esc(privacy::toString(e.mechanism)), esc(privacy::toString(e.unit)), esc(e.split),
                      nonPrivate ? QStringLiteral("—") : num(e.q), noise, QString::number(e.steps),
                      nonPrivate ? QStringLiteral("—") : num(e.delta), nonPrivate ? QStringLiteral("∞ (not private)") : num(e.epsilon),
-                     e.established ? QStringLiteral("yes") : QStringLiteral("no (claimed)"), esc(e.accountant),
+                     QString(e.established ? QStringLiteral("yes") : QStringLiteral("no (claimed)")) +
+                         (privacy::isSeededRelease(e) ? QStringLiteral("; seeded: not a release") : QString()),
+                     esc(e.accountant),
                      esc(e.assumptions)});
     }
     html += QStringLiteral("</table>\n");
     const privacy::LedgerTotal total = ledger->total();
     html += QStringLiteral("<p>Composed total (%1 composition): ε = %2, δ = %3%4; ε recorded by the run: %5; recorded %6.</p>\n")
                 .arg(esc(privacy::toString(total.composition)), num(total.epsilon), num(total.delta),
-                     total.established ? QString() : QStringLiteral(" — rests on a claimed guarantee"),
+                     QString(total.established ? QString() : QStringLiteral(" — rests on a claimed guarantee")) +
+                         (total.seeded ? QStringLiteral(" — <b>not a release</b>: seeded randomness, the seed is stored "
+                                                        "in the project")
+                                       : QString()),
                      num(record.recordedEpsilon), esc(record.recordedAt));
     return html;
 }

@@ -140,6 +140,8 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
     StudyRequest study;
     study.rho = config.value("rho").toDouble();
     study.seeds = {seed};
+    // A re-run keeps the run's randomness mode: seeded runs repeat, secret runs draw afresh.
+    study.reproducible = config.value("randomness").toString() == QLatin1String("seeded");
     if (!run.task.empty()) study.tasks = {run.task};
     if (run.epsilon) study.epsilons = {*run.epsilon};
     if (stage == "mixture") {

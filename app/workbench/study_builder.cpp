@@ -112,6 +112,7 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     spec.privacy.rho = p.rho;
     spec.privacy.composition =
         p.composition == widgets::CompositionMode::Sequential ? privacy::Composition::Sequential : privacy::Composition::Parallel;
+    spec.privacy.reproducible = p.reproducible;
     spec.mixture.clip = p.clipNorm;
     spec.mixture.batch = p.batchSize;
     spec.mixture.lr = p.learningRate;

@@ -12,6 +12,8 @@
 
 namespace dpmix::audit {
 
+std::string epsilonSweepIdentity(double epsilon) { return "epsilon-sweep/eps=" + privacy::formatNumber(epsilon); }
+
 Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParamsBuilder& base,
                                         const EpsilonSweepOptions& options, const ProgressCallback& progress,
                                         const CancellationToken& cancel) {
@@ -46,9 +48,7 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, 
         const auto r = static_cast<std::size_t>(index) / S, s = static_cast<std::size_t>(index) % S;
         if (std::isinf(options.epsilons[r])) return std::nullopt;  // λ* itself: cos 1, L1 0
         auto p = params[r];
-        // A sweep run by the data owner, not a release: seeded (docs/PRIVACY.md).
-        p.randomness = privacy::RandomnessSource::seeded(options.seeds[s],
-                                                         "epsilon-sweep/eps=" + privacy::formatNumber(options.epsilons[r]));
+        p.randomness = privacy::RandomnessSource::seeded(options.seeds[s], epsilonSweepIdentity(options.epsilons[r]));
         auto run = mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel);
         if (!run) return Error{"epsilon " + privacy::formatNumber(options.epsilons[r]) + ", seed " +
                                std::to_string(options.seeds[s]) + ": " + run.error().message};

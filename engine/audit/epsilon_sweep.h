@@ -11,6 +11,7 @@
 #include "engine/mixmin/params.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dpmix::audit {
@@ -38,6 +39,10 @@ struct EpsilonSweepResult {
 /// `base` carries every DP-MixMin setting except ε and the seed, which the sweep sets per run.
 /// Errors name "epsilons" or "seeds", or come from the builder (naming its field).
 /// Progress: stage "epsilon-sweep", one unit per (ε, seed) run. Cancellation: dpmix::Cancelled.
+/// The sweep is a simulation by the data owner, not a release: the run for (ε, seed) is seeded
+/// with RandomnessSource::seeded(seed, epsilonSweepIdentity(ε)).
+std::string epsilonSweepIdentity(double epsilon);
+
 Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParamsBuilder& base,
                                         const EpsilonSweepOptions& options, const ProgressCallback& progress = {},
                                         const CancellationToken& cancel = {});

@@ -12,6 +12,8 @@
 
 namespace dpmix::audit {
 
+std::string rhoSweepIdentity(double rho) { return "rho-sweep/rho=" + privacy::formatNumber(rho); }
+
 Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin::DpMixMinParamsBuilder& base,
                                 const RhoSweepOptions& options, const ProgressCallback& progress,
                                 const CancellationToken& cancel) {
@@ -43,8 +45,7 @@ Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin:
         auto splitA = fullTrain.build(split->first);
         if (!splitA) return Error{where + splitA.error().message};
         auto b = base;
-        // A sweep is a simulation run by the data owner, not a release: seeded (docs/PRIVACY.md).
-        auto p = b.reproducible(seed, "rho-sweep/rho=" + privacy::formatNumber(rho)).build(splitA->examples());
+        auto p = b.randomness(privacy::RandomnessSource::seeded(seed, rhoSweepIdentity(rho))).build(splitA->examples());
         if (!p) return Error{where + p.error().message};
         auto params = std::move(p).value();
         params.trajectoryEvery = params.steps;

@@ -16,6 +16,7 @@
 #include "engine/privacy/ledger.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dpmix::audit {
@@ -44,6 +45,9 @@ struct RhoSweepResult {
 /// `fullTrain`: the objective builder over the whole sensitive train set. `base`: every DP-MixMin
 /// setting (ε included; give q through expectedBatch or samplingRate); the seed is set per run.
 /// Errors name "rhos", "seeds", or the builder's field. Progress: stage "rho-sweep".
+/// Not a release: the run for (ρ, seed) is seeded with RandomnessSource::seeded(seed, rhoSweepIdentity(ρ)).
+std::string rhoSweepIdentity(double rho);
+
 Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin::DpMixMinParamsBuilder& base,
                                 const RhoSweepOptions& options, const ProgressCallback& progress = {},
                                 const CancellationToken& cancel = {});

@@ -48,7 +48,7 @@ private Q_SLOTS:
         QCOMPARE(r.rows[2].cosine.mean, 1.0);
         QCOMPARE(r.rows[2].l1.mean, 0.0);
         // One entry re-derived: same ε and seed run directly, cosine computed here.
-        auto p = base().epsilon(5.0).reproducible(3).build(2000).value();
+        auto p = base().epsilon(5.0).reproducible(3, epsilonSweepIdentity(5.0)).build(2000).value();
         const auto run = mixmin::runDpMixMin(splitA, p).value();
         QVERIFY(std::fabs(r.rows[1].cosines[2] - testCosine(run.lambda, r.reference)) < 1e-12);
         QVERIFY(std::fabs(r.rows[1].l1s[2] - (run.lambda - r.reference).cwiseAbs().sum()) < 1e-12);
@@ -82,7 +82,7 @@ private Q_SLOTS:
         // One entry re-derived with the pipeline's ρ split of the same seed.
         const auto split = data::rhoSplit(10000, 0.5, 2).value();
         const auto splitA = train.build(split.first).value();
-        const auto run = mixmin::runDpMixMin(splitA, base().epsilon(1.0).reproducible(2).build(5000).value()).value();
+        const auto run = mixmin::runDpMixMin(splitA, base().epsilon(1.0).reproducible(2, rhoSweepIdentity(0.5)).build(5000).value()).value();
         QVERIFY(std::fabs(r.rows[1].cosines[1] - testCosine(run.lambda, r.reference)) < 1e-12);
         const auto full = buildAll(train).value();
         QVERIFY(std::fabs(r.rows[1].excesses[1] - (full.loss(run.lambda) - r.referenceLoss)) < 1e-12);
