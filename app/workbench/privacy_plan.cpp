@@ -192,7 +192,9 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
 
 QString splitSummaryText(const PrivacyPlan& plan) {
     if (!plan.split) return QStringLiteral("Split A: – · Split B: –");
-    return QStringLiteral("Split A (mixture): %1 · Split B (fine-tuning): %2").arg(count(plan.split->a), count(plan.split->b));
+    // Expected sizes: each unit's side is drawn on its own (a stable split), so the realised sizes
+    // vary by about √n around these; the mechanisms use the realised ones.
+    return QStringLiteral("Split A (mixture): ≈ %1 · Split B (fine-tuning): ≈ %2").arg(count(plan.split->a), count(plan.split->b));
 }
 
 }  // namespace dpmix::workbench

@@ -3,6 +3,7 @@
 #include "engine/data/poisson_sampler.h"
 #include "engine/mixmin/simplex.h"
 #include "engine/mixmin/user_sampling.h"
+#include "engine/privacy/mechanism_random.h"
 #include "engine/privacy/parameters.h"
 
 #include <cmath>

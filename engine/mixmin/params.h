@@ -5,7 +5,7 @@
 // eta, steps, max-examples-per-user, ...).
 #include "engine/core/result.h"
 #include "engine/privacy/ledger.h"
-#include "engine/privacy/mechanism_random.h"
+#include "engine/privacy/randomness_source.h"
 
 #include <cstdint>
 #include <optional>

@@ -66,7 +66,10 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
                      std::to_string(study.publicImages.height) + "x" + std::to_string(study.publicImages.width) + " vs " +
                      std::to_string(study.sensitiveImages.channels) + "x" + std::to_string(study.sensitiveImages.height) +
                      "x" + std::to_string(study.sensitiveImages.width) + "): one model must read both"};
+    // The unit of each split: the user, or the example by its content, so that a unit's side
+    // never depends on the other units (docs/PRIVACY.md, "Stable splits").
     if (spec.sensitive.userLevel) study.grouping.users = study.sensitiveImages.users;
+    else study.grouping.keys = data::contentKeys(study.sensitiveImages);
     auto split = data::trainValidationTestSplit(study.sensitiveImages.size(), studySeed, study.grouping);
     if (!split) return Error{"splitting the sensitive data: " + split.error().message};
     study.sensitiveSplit = std::move(split).value();

@@ -4,7 +4,7 @@
 // privacy.reproducible, dpmix run --reproducible, the workbench's checkbox) seed each invocation
 // from the run seed *and* the invocation's identity — stage, method, task, ε — so no two stored
 // releases share a batch or a noise draw even then. docs/PRIVACY.md, "Secret randomness".
-#include "engine/privacy/mechanism_random.h"
+#include "engine/privacy/randomness_source.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -5,6 +5,7 @@
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
+#include "engine/privacy/parameters.h"
 
 #include <nlohmann/json.hpp>
 
@@ -215,6 +216,10 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             in.proxyProbabilities = *probabilities;
             for (auto i : split->a) in.labels.push_back(study->sensitiveLabel(i, t) > 0.5f ? 1 : 0);
             request.seeds = {seed};
+            for (const auto& [part, size] : {std::pair{"A", split->a.size()}, std::pair{"B", split->b.size()}})
+                if (auto w = privacy::deltaWarning(delta, static_cast<long long>(size), study->grouping.users.empty() ? "examples" : "users");
+                    !w.empty())
+                    say("warning: split " + std::string(part) + ": " + w);
             say("task '" + in.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
                 std::to_string(split->a.size()) + ")");
             Result<MixtureOutcome> outcome = Error{""};

@@ -4,6 +4,7 @@
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 
+#include "engine/data/sha256.h"
 #include "engine/data/splits.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
@@ -187,6 +188,9 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                              " has no user, but sensitive.user_level is true (every document needs its user)"};
             grouping.users.push_back(mail[i].user);
         }
+    } else {
+        // Example level: each document's side follows its content alone (a stable split).
+        for (const auto& doc : mail) grouping.keys.push_back(data::sha256Hex(doc.text));
     }
     auto threeWay = data::trainValidationTestSplit(mail.size(), studySeed, grouping);
     if (!threeWay) return Error{"splitting the sensitive text: " + threeWay.error().message};

@@ -136,8 +136,10 @@ LedgerEntry gaussianEntry(std::string stage, std::string split, PrivacyUnit unit
     e.clipNorm = clipNorm;
     e.accountant = kGaussianAccountant;
     e.assumptions = unit == PrivacyUnit::User
-                        ? "add/remove of one user's data; Poisson sampling of users; each user's contribution clipped"
-                        : "add/remove of one example; Poisson sampling; each example's gradient clipped";
+                        ? "add/remove of one user's data; Poisson sampling of users; each user's contribution clipped; "
+                          "treated as public: the number of users and the split sizes (they set q)"
+                        : "add/remove of one example; Poisson sampling; each example's gradient clipped; treated as "
+                          "public: the number of examples and the split sizes (they set q)";
     e.epsilon = recomputeEpsilon(e);
     return e;
 }

@@ -9,7 +9,7 @@
 //  - with Composition::Parallel, different splits are disjoint sets of people, so the run's
 //    guarantee is (max ε, max δ) over splits (parallel composition);
 //  - with Composition::Sequential, all entries are summed as if on one data set.
-#include "engine/privacy/mechanism_random.h"
+#include "engine/privacy/randomness_source.h"
 
 #include <string>
 #include <vector>

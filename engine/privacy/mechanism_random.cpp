@@ -38,6 +38,16 @@ void deriveSeededKey(std::uint64_t seed, std::string_view invocation, std::strin
     crypto_generichash_final(&state, key.data(), key.size());
 }
 
+std::uint64_t load64le(const unsigned char* p) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+    return v;
+}
+
+// ChaCha20 (64-bit nonce, 64-bit block counter): the key is unique per stream, so a zero nonce
+// is safe; the counter counts 64-byte blocks.
+constexpr unsigned char kNonce[crypto_stream_chacha20_NONCEBYTES] = {};
+
 }  // namespace
 
 std::string toString(RandomnessMode mode) { return mode == RandomnessMode::Secret ? "secret" : "seeded"; }
@@ -102,9 +112,6 @@ void MechanismRng::wipe() noexcept {
 }
 
 void MechanismRng::refill() {
-    // ChaCha20 (64-bit nonce, 64-bit block counter): the key is unique per stream, so a zero
-    // nonce is safe; the counter advances by the 64 blocks of the buffer.
-    static constexpr unsigned char kNonce[crypto_stream_chacha20_NONCEBYTES] = {};
     std::memset(buffer_.data(), 0, buffer_.size());
     crypto_stream_chacha20_xor_ic(buffer_.data(), buffer_.data(), buffer_.size(), kNonce, blockCounter_, key_.data());
     blockCounter_ += buffer_.size() / 64;
@@ -113,10 +120,27 @@ void MechanismRng::refill() {
 
 MechanismRng::result_type MechanismRng::operator()() {
     if (used_ + 8 > buffer_.size()) refill();
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(buffer_[used_ + i]) << (8 * i);
+    const std::uint64_t v = load64le(buffer_.data() + used_);
     used_ += 8;
     return v;
+}
+
+void MechanismRng::fillUniform(std::span<double> out, bool positive) {
+    const std::uint64_t offset = positive ? 1 : 0;
+    auto toUniform = [offset](std::uint64_t r) { return static_cast<double>((r >> 11) + offset) * 0x1.0p-53; };
+    std::size_t i = 0;
+    while (i < out.size() && used_ + 8 <= buffer_.size()) out[i++] = toUniform((*this)());  // what is buffered
+    // Then whole blocks straight into the output — the same key stream, in the same order, as
+    // draw-by-draw calls would give (the buffer is empty here, and the counter is past it).
+    if (const std::size_t blocks = (out.size() - i) / 8; blocks > 0) {
+        auto* bytes = reinterpret_cast<unsigned char*>(out.data() + i);
+        std::memset(bytes, 0, blocks * 64);
+        crypto_stream_chacha20_xor_ic(bytes, bytes, blocks * 64, kNonce, blockCounter_, key_.data());
+        blockCounter_ += blocks;
+        for (std::size_t j = 0; j < blocks * 8; ++j) out[i + j] = toUniform(load64le(bytes + 8 * j));
+        i += blocks * 8;
+    }
+    while (i < out.size()) out[i++] = toUniform((*this)());
 }
 
 double MechanismRng::boxMuller() {

@@ -7,6 +7,8 @@
 // (seed, invocation, purpose) instead — for tests, teaching and research — and every ledger entry
 // of such a run says that the release is not private to anyone who holds the seed.
 // docs/PRIVACY.md, "Secret randomness", explains the choices.
+#include "engine/privacy/randomness_source.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -15,31 +17,6 @@
 #include <string_view>
 
 namespace dpmix::privacy {
-
-enum class RandomnessMode {
-    Secret,  // OS entropy, never stored: the default for every release
-    Seeded,  // derived from a seed the project file stores: reproducible, not a release
-};
-
-std::string toString(RandomnessMode mode);  // "secret", "seeded"
-bool parseRandomnessMode(const std::string& text, RandomnessMode& out);
-
-/// Where one mechanism invocation's randomness comes from.
-struct RandomnessSource {
-    RandomnessMode mode = RandomnessMode::Secret;
-    std::uint64_t seed = 0;   // seeded mode only
-    std::string invocation;   // seeded mode only: the release's identity, e.g. "mixture/task=t1/eps=1"
-
-    static RandomnessSource secret() { return {}; }
-    /// Seeded randomness. Two invocations with the same seed but different `invocation`
-    /// strings get unrelated streams, so no two stored releases share a noise draw.
-    static RandomnessSource seeded(std::uint64_t seed, std::string invocation = {});
-
-    bool isSecret() const { return mode == RandomnessMode::Secret; }
-    /// The source of a part of this invocation (one run of an audit, one sweep point): secret
-    /// stays secret (fresh keys anyway), seeded appends "/part" to the identity.
-    RandomnessSource child(std::string_view part) const;
-};
 
 /// A cryptographically secure random bit generator for one purpose ("sampling", "noise", ...)
 /// of one invocation. Satisfies UniformRandomBitGenerator. Not copyable: a copy would replay
@@ -71,6 +48,10 @@ public:
     void fillGaussian(std::span<double> out, double stddev);
     void fillGaussian(std::span<float> out, double stddev);
 
+    /// Bulk uniforms for vectorised samplers (engine/train's noise): `positive` = false gives
+    /// the grid of uniform01(), true the grid {2^-53, 2·2^-53, ..., 1} (never 0, for logs).
+    void fillUniform(std::span<double> out, bool positive);
+
     /// A Gamma(shape, 1) draw (Marsaglia–Tsang; shape < 1 by the boost U^{1/shape}), shape > 0.
     double gamma(double shape);
 
@@ -82,8 +63,8 @@ private:
     RandomnessMode mode_ = RandomnessMode::Secret;
     std::array<unsigned char, 32> key_{};
     std::uint64_t blockCounter_ = 0;
-    std::array<unsigned char, 4096> buffer_{};
-    std::size_t used_ = 4096;
+    std::array<unsigned char, 16384> buffer_{};
+    std::size_t used_ = 16384;
     double spare_ = 0.0;
     bool hasSpare_ = false;
 };

@@ -30,6 +30,14 @@ std::optional<Error> checkDelta(const std::string& field, double delta) {
     return std::nullopt;
 }
 
+std::string deltaWarning(double delta, long long units, const std::string& unitName) {
+    if (units < 1 || !(delta >= 1.0 / (10.0 * static_cast<double>(units)))) return {};
+    return "delta = " + formatNumber(delta) + " is not well below 1/n = " + formatNumber(1.0 / static_cast<double>(units)) +
+           " for n = " + std::to_string(units) + " " + unitName +
+           ": a mechanism with delta >= 1/n may reveal one of them outright; choose delta < 1/(10 n) = " +
+           formatNumber(1.0 / (10.0 * static_cast<double>(units)));
+}
+
 std::optional<Error> checkPositive(const std::string& field, double value) {
     if (!(value > 0.0) || !std::isfinite(value))
         return outOfRange(field, formatNumber(value), "a finite number > 0");

@@ -1,6 +1,7 @@
 #include "engine/train/dirichlet_training.h"
 
 #include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/dirichlet_loss.h"
 #include "engine/train/detail/model_impl.h"
 #include "engine/train/detail/optimizer.h"

@@ -1,6 +1,7 @@
 #include "engine/train/dp_sgd.h"
 
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/model_impl.h"
 #include "engine/train/detail/optimizer.h"

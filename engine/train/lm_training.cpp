@@ -3,6 +3,7 @@
 
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
+#include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/optimizer.h"

@@ -2,7 +2,7 @@
 // Parameters of the training stages, with validating builders (plain C++, no torch).
 // Field names match the CLI flags / spec keys (epochs, batchSize, learningRate, ...).
 #include "engine/core/result.h"
-#include "engine/privacy/mechanism_random.h"
+#include "engine/privacy/randomness_source.h"
 
 #include <cstdint>
 #include <optional>

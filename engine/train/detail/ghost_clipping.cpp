@@ -1,5 +1,7 @@
 #include "engine/train/detail/ghost_clipping.h"
 
+#include "engine/train/detail/secure_noise.h"
+
 #include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
@@ -31,6 +33,26 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
     Tensor norms = squared.clamp_min(0).sqrt();
     Tensor weights = std::isinf(clipNorm) ? at::ones_like(norms)
                                           : (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
+    // An example whose gradient is not finite contributes nothing: weight 0 and its rows zeroed
+    // (0·inf would still be NaN), so a NaN never reaches the model only when that example is
+    // sampled — a membership signal (docs/PRIVACY.md, "Non-finite gradients").
+    const Tensor finite = norms.isfinite();
+    if (!finite.all().item<bool>()) {
+        weights = at::where(finite, weights, at::zeros_like(weights));
+        const int64_t b = norms.size(0);
+        auto zeroRows = [&](Tensor& t) {
+            if (!t.defined() || t.dim() == 0 || t.size(0) != b || !t.is_floating_point()) return;
+            std::vector<int64_t> shape(static_cast<std::size_t>(t.dim()), 1);
+            shape[0] = b;
+            t = t.masked_fill(finite.logical_not().reshape(shape), 0);
+        };
+        for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+            Capture& c = tape.captures[l];
+            zeroRows(c.input);
+            zeroRows(gradOutputs[l]);
+            for (Tensor& g : c.perExampleGrads) zeroRows(g);
+        }
+    }
     for (std::size_t l = 0; l < tape.captures.size(); ++l) {
         Capture& c = tape.captures[l];
         std::vector<Tensor*> params = c.layer->parameters();
@@ -53,12 +75,7 @@ void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, dou
         Tensor g = p->grad();
         if (noiseStd > 0) {
             // Drawn on the CPU from the secure stream (no GPU generator is a CSPRNG), then moved.
-            const bool dbl = p->scalar_type() == at::kDouble;
-            Tensor draw = at::empty(p->sizes(), at::TensorOptions().dtype(dbl ? at::kDouble : at::kFloat));
-            const auto count = static_cast<std::size_t>(draw.numel());
-            if (dbl) noise.fillGaussian(std::span<double>(draw.data_ptr<double>(), count), noiseStd);
-            else noise.fillGaussian(std::span<float>(draw.data_ptr<float>(), count), noiseStd);
-            g.add_(draw.to(p->device(), p->scalar_type()));
+            g.add_(secureGaussian(noise, p->sizes(), p->scalar_type()).to(p->device()), noiseStd);
         }
         g.div_(denominator);
     }

@@ -65,7 +65,7 @@ private Q_SLOTS:
         QCOMPARE(plan.totalDelta, 1e-5);
         const QString html = privacySummaryHtml(plan, RunParameters{});
         QVERIFY2(html.contains(QString::number(expected.sigma, 'g', 5)), qPrintable(html));
-        QCOMPARE(splitSummaryText(plan), QString("Split A (mixture): 8,970 · Split B (fine-tuning): 80,726"));
+        QCOMPARE(splitSummaryText(plan), QString("Split A (mixture): ≈ 8,970 · Split B (fine-tuning): ≈ 80,726"));
     }
 
     void sequentialCompositionHalvesTheStageBudget() {

@@ -83,9 +83,9 @@ private Q_SLOTS:
         }
     }
     void rhoSplitIsUniformOverExamples() {
-        // Each example is in split A in exactly round(ρn) of n-choose-k subsets: P = k/n.
-        const std::size_t n = 20, seeds = 4000;
-        const double p = 5.0 / 20.0;
+        // A stable split puts each example in split A with probability ρ, independently of the others.
+        const std::size_t n = 200, seeds = 2000;
+        const double p = 0.25;
         std::vector<double> count(n, 0);
         for (std::uint64_t seed = 0; seed < seeds; ++seed) {
             const auto split = rhoSplit(n, 0.25, seed);

@@ -9,6 +9,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace dpmix::mixmin;
 using dpmix::privacy::MechanismKind;
@@ -40,6 +41,27 @@ private Q_SLOTS:
             const auto star = solveNonPrivateMixMin(o, {.gapTolerance = 1e-10}).value();
             QVERIFY((r.lambdaLast - star.lambda).cwiseAbs().maxCoeff() < 1e-4);
         }
+    }
+
+    void nonFiniteUnitsContributeNothing() {
+        RowMatrix g(3, 2);
+        g << 3.0, 4.0, std::nan(""), 1.0, std::numeric_limits<double>::infinity(), 0.0;
+        const Eigen::VectorXd f = clippingFactors(g, ClippedGradient::Raw, 2.5);
+        QVERIFY(g.row(1).isZero() && g.row(2).isZero());
+        QCOMPARE(f(0), 0.5);  // min(1, 2.5 / 5)
+        const Eigen::VectorXd sum = g.transpose() * f;
+        QVERIFY(sum.allFinite());
+        QCOMPARE(sum(0), 1.5);
+        QCOMPARE(sum(1), 2.0);
+        // End to end: a unit whose gradient is NaN whenever it is sampled leaves λ finite.
+        const auto d = testing::randomBinaryData(200, 3, 8);
+        const auto o = makeBinaryObjective(d.p, d.y).value();
+        const ExtraUnit poisoned{[](const Eigen::VectorXd&, Eigen::VectorXd& grad) { grad.setConstant(std::nan("")); }};
+        const auto p = DpMixMinParamsBuilder().epsilon(1).delta(1e-5).samplingRate(1.0).clipNorm(1.0).stepSize(1.0)
+                           .steps(20).build(200).value();
+        const auto r = runDpMixMin(o, p, nullptr, {}, {}, &poisoned).value();
+        QVERIFY(r.lambda.allFinite());
+        QVERIFY(std::abs(r.lambda.sum() - 1.0) < 1e-9);
     }
 
     void poissonBatchesWithoutNoiseApproachLambdaStar() {

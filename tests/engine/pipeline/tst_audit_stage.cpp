@@ -91,7 +91,7 @@ private Q_SLOTS:
         QVERIFY(dir_.isValid());
         const std::string d = dir_.path().toStdString();
         writeStudyImages(d, "pub", 200, 1);
-        writeStudyImages(d, "sens", 600, 2);  // train 480 → split A 120 at ρ = 0.25
+        writeStudyImages(d, "sens", 600, 2);  // train ≈ 480 → split A ≈ 120 at ρ = 0.25
         std::ofstream(d + "/tiny.json") << kSpec;
         projectFile_ = d + "/tiny.dpmix";
         auto created = project::createProjectFromSpecFile(d + "/tiny.json", projectFile_, summarizer());
@@ -118,7 +118,8 @@ private Q_SLOTS:
         QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
         const auto& r = report->result;
         QCOMPARE(report->name, std::string("max-clip-no-noise"));
-        QCOMPARE(report->splitA, 120LL);
+        // About 480 × 0.25 = 120: the stable split's sizes are Binomial (6 standard deviations).
+        QVERIFY(std::abs(report->splitA - 120) <= 60);
         QCOMPARE(r.falsePositives + r.falseNegatives, 0LL);
         QCOMPARE(r.evalIn, 20LL);
         QVERIFY(std::abs(r.epsilonLB - 1.59677) < 2e-4);

@@ -77,6 +77,23 @@ private Q_SLOTS:
         }
     }
 
+    void bulkUniformsAreTheSameStreamAsSingleDraws() {
+        // fillUniform writes whole blocks straight to the output: it must still be the stream
+        // draw-by-draw calls give, across buffer boundaries and odd lengths.
+        const auto s = RandomnessSource::seeded(5, "bulk");
+        MechanismRng bulk(s, "u"), single(s, "u");
+        (void)bulk();
+        (void)single();
+        std::vector<double> a(5003), b(7), c(40000);
+        bulk.fillUniform(a, false);
+        bulk.fillUniform(b, true);
+        bulk.fillUniform(c, false);
+        for (double v : a) QCOMPARE(v, single.uniform01());
+        for (double v : b) QCOMPARE(v, static_cast<double>((single() >> 11) + 1) * 0x1.0p-53);
+        for (double v : c) QCOMPARE(v, single.uniform01());
+        QCOMPARE(bulk(), single());
+    }
+
     void gaussianBoundIsTheBoxMullerMaximum() {
         // Independent value: the largest Box–Muller radius from a uniform >= 2^-53, four summed, halved.
         const double radius = std::sqrt(-2.0 * std::log(0x1.0p-53));

@@ -192,6 +192,23 @@ private Q_SLOTS:
         QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
     }
 
+    void sensitiveFindingsMustBeDeclared() {
+        // The label set of a sensitive finding column is not read from the data (it would reveal
+        // which findings occur); a public one may be.
+        Json j = validSpec();
+        j["sensitive"] = Json{{"name", "priv"}, {"loader", "csv-images"}, {"path", "shared/priv-images.idx"},
+                              {"options", {{"finding_column", "Finding Labels"}}}};
+        auto refused = parse(j);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("sensitive.options: a sensitive CSV source with a finding_column must "
+                                              "declare its label set in option \"labels\"") != std::string::npos,
+                 refused.error().message.c_str());
+        j["sensitive"]["options"]["labels"] = "Effusion,Mass,Hernia";
+        auto declared = parse(j);
+        QVERIFY2(declared.ok() || declared.error().message.find("finding_column") == std::string::npos,
+                 declared.ok() ? "" : declared.error().message.c_str());
+    }
+
     void sampleSpecsAreValid() {
         // The specs users open first must parse (files are checked by tst_cli_sample_projects).
         for (const char* name : {"fashion-mnist.json", "spam-mail.json"}) {

@@ -11,6 +11,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace dpmix;
 using namespace dpmix::train;
@@ -90,6 +91,38 @@ class TestDpSgd : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void binaryStepMatchesHandComputation() { checkOneStep(1); }
+
+    void nonFiniteExamplesContributeNothing() {
+        // Inputs must be finite (checked up front), but a finite input can still give a gradient
+        // whose norm is not finite: pixels of 1e30 make ‖∇ℓ‖² overflow float. Such examples (7 and
+        // 20) contribute nothing: the step must be the hand-computed clipped sum over the other 38,
+        // still divided by q·N = 40.
+        auto data = testing::makeQuadrantImages(40, 4, 1, 1.0f, 5);
+        const std::vector<int> y = sourceLabels(data, 0);
+        auto bad = data;
+        bad.pixels[7 * 16 + 3] = 1e30f;
+        bad.pixels[20 * 16] = 3e38f;
+        Model model = Model::create(linearModel(4, 1), 3);
+        const std::vector<float> before = model.parameters();
+        auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(1.5).learningRate(0.7).expectedBatchSize(40).steps(1)
+                          .build().value();
+        privacy::Ledger ledger;
+        QVERIFY(finetuneDpSgd(model, viewOf(bad), y, params, ledger).ok());
+        std::vector<float> keptPixels;
+        std::vector<int> keptLabels;
+        for (int j = 0; j < 40; ++j)
+            if (j != 7 && j != 20) {
+                keptPixels.insert(keptPixels.end(), data.pixels.begin() + j * 16, data.pixels.begin() + (j + 1) * 16);
+                keptLabels.push_back(y[j]);
+            }
+        const std::vector<double> g = handClippedSum(before, keptPixels, 16, 1, keptLabels, 1.5);
+        const std::vector<float> after = model.parameters();
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            QVERIFY(std::isfinite(after[i]));
+            QVERIFY2(std::abs(after[i] - (before[i] - 0.7 * g[i] / 40.0)) < 1e-5,
+                     qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - 0.7 * g[i] / 40.0)));
+        }
+    }
     void multiclassStepMatchesHandComputation() { checkOneStep(3); }
 
     void noiseHasStdSigmaCOverExpectedBatch() {

@@ -1,0 +1,74 @@
+// Statistical tests (label "statistical") of DP-SGD's vectorised secure Gaussian noise
+// (engine/train/detail/secure_noise), drawn from the SECRET stream: mean, variance, tail
+// frequencies beyond 3σ and 5σ, the hard bound, and that privatiseGradients adds σC·N(0, I)
+// and divides by the expected batch. Bounds: 6 standard errors or Poisson quantiles at 1e-6.
+#include "engine/train/detail/ghost_clipping.h"
+#include "engine/train/detail/secure_noise.h"
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/poisson.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix;
+
+namespace {
+double twoSidedTail(double k) { return 2.0 * boost::math::cdf(boost::math::complement(boost::math::normal(), k)); }
+}  // namespace
+
+class TestSecureNoiseStatistical : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void momentsTailsAndBound() {
+        const std::int64_t n = 20'000'000;
+        privacy::MechanismRng rng(privacy::RandomnessSource::secret(), "noise");
+        const at::Tensor z = train::detail::secureGaussian(rng, {n / 4, 4}, at::kDouble).reshape({-1});
+        QCOMPARE(z.numel(), n);
+        const double nd = static_cast<double>(n);
+        const double mean = z.mean().item<double>(), var = z.var(/*unbiased=*/false).item<double>();
+        QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), qPrintable(QString("mean %1").arg(mean)));
+        QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), qPrintable(QString("variance %1").arg(var)));
+        QVERIFY(z.abs().max().item<double>() <= privacy::kGaussianBound);
+        QVERIFY(z.isfinite().all().item<bool>());
+        const double p3 = twoSidedTail(3.0);
+        const double beyond3 = z.abs().gt(3.0).sum().item<double>();
+        QVERIFY2(std::fabs(beyond3 - nd * p3) < 6.0 * std::sqrt(nd * p3 * (1 - p3)),
+                 qPrintable(QString("|z| > 3: %1, expected %2").arg(beyond3).arg(nd * p3)));
+        const boost::math::poisson tail5(nd * twoSidedTail(5.0));
+        const double beyond5 = z.abs().gt(5.0).sum().item<double>();
+        QVERIFY2(beyond5 >= std::floor(boost::math::quantile(tail5, 1e-6)) &&
+                     beyond5 <= std::ceil(boost::math::quantile(boost::math::complement(tail5, 1e-6))),
+                 qPrintable(QString("|z| > 5: %1, expected about %2").arg(beyond5).arg(nd * twoSidedTail(5.0))));
+    }
+
+    void privatiseAddsScaledNoiseAndDivides() {
+        // A zero gradient: what is left is σC·z / denominator, z ~ N(0, 1) per coordinate.
+        at::Tensor w = at::zeros({1000, 1000}, at::kFloat);
+        w.mutable_grad() = at::zeros_like(w);
+        std::vector<at::Tensor*> params{&w};
+        privacy::MechanismRng rng(privacy::RandomnessSource::secret(), "noise");
+        train::detail::privatiseGradients(params, /*noiseStd=*/3.0, /*denominator=*/2.0, rng);
+        const at::Tensor g = w.grad().to(at::kDouble);
+        const double sd = g.std(/*unbiased=*/false).item<double>(), mean = g.mean().item<double>();
+        QVERIFY2(std::fabs(sd / 1.5 - 1.0) < 6.0 * std::sqrt(0.5 / 1e6), qPrintable(QString("sd %1, expected 1.5").arg(sd)));
+        QVERIFY(std::fabs(mean) < 6.0 * 1.5 / 1e3);
+        // Parameters without a gradient still get noise.
+        at::Tensor b = at::zeros({10}, at::kFloat);
+        std::vector<at::Tensor*> bare{&b};
+        train::detail::privatiseGradients(bare, 1.0, 1.0, rng);
+        QVERIFY(b.grad().defined() && b.grad().abs().sum().item<double>() > 0);
+    }
+
+    void seededNoiseRepeatsSecretNoiseDoesNot() {
+        using privacy::RandomnessSource;
+        privacy::MechanismRng a(RandomnessSource::seeded(1, "x"), "noise"), b(RandomnessSource::seeded(1, "x"), "noise");
+        QVERIFY(at::equal(train::detail::secureGaussian(a, {64}, at::kFloat), train::detail::secureGaussian(b, {64}, at::kFloat)));
+        privacy::MechanismRng c(RandomnessSource::secret(), "noise"), d(RandomnessSource::secret(), "noise");
+        QVERIFY(!at::equal(train::detail::secureGaussian(c, {64}, at::kFloat), train::detail::secureGaussian(d, {64}, at::kFloat)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSecureNoiseStatistical)
+#include "tst_secure_noise_statistical.moc"
