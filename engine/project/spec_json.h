@@ -15,6 +15,9 @@ struct SpecLocation {
     std::filesystem::path specDir;
     std::filesystem::path dataDir;
     bool checkFiles = true;  // false: keep paths unresolved (e.g. a spec read back from a project)
+    /// false: stage values need only be > 0 (>= 1 for integers), not within today's sane
+    /// ranges: a spec read back from a project that an older dpmix created must still open.
+    bool checkRanges = true;
 };
 
 /// The data folder for a spec file: $DPMIX_DATA_DIR if set, else <spec dir>/../data.
