@@ -31,6 +31,11 @@ std::set<std::string> pathOptions(const std::string& loader) {
     return {};
 }
 
+std::string showNumberText(double v) {
+    if (std::isnan(v)) return "nan";
+    return v > 0 ? "inf" : "-inf";
+}
+
 std::string show(const Json& value) {
     std::string text = value.dump();
     if (text.size() > 60) text = text.substr(0, 57) + "...";
@@ -385,6 +390,31 @@ Json tasksJson(const std::vector<LabelTask>& tasks) {
 }
 
 }  // namespace
+
+std::optional<Error> checkStageValue(const std::string& path, const std::string& key, double value) {
+    // The same readers as the spec's, on a one-key stage object.
+    Json stage;
+    if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e15)
+        stage[key] = static_cast<long long>(value);
+    else
+        stage[key] = value;
+    const auto dot = path.rfind('.');
+    const std::string parent = dot == std::string::npos ? std::string() : path.substr(0, dot);
+    try {
+        if (!std::isfinite(value)) fail(path, showNumberText(value) + " is not a finite number");
+        double real = 0.0;
+        long long integer = 0;
+        if (key == "clip") readPositive(stage, parent, key, kClip, true, real);
+        else if (key == "lr") readPositive(stage, parent, key, kLearningRate, true, real);
+        else if (key == "steps") readInteger(stage, parent, key, kSteps, true, integer);
+        else if (key == "batch") readInteger(stage, parent, key, kBatch, true, integer);
+        else if (key == "user_group_size") readInteger(stage, parent, key, kUserGroupSize, true, integer);
+        else fail(path, "not a stage value (expected clip, lr, steps, batch or user_group_size)");
+    } catch (const SpecError& e) {
+        return Error{e.what()};
+    }
+    return std::nullopt;
+}
 
 fs::path defaultDataDir(const fs::path& specFile) {
     if (const char* env = std::getenv("DPMIX_DATA_DIR"); env && *env) return fs::path(env);

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,23 @@ private Q_SLOTS:
         QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
         QCOMPARE(spec->mixture.clip, 1e6);
         QCOMPARE(spec->mixture.steps, 10000000LL);
+    }
+
+    // The same ranges for values that reach a stage without a spec (a panel, an override).
+    void checksSingleStageValues() {
+        QVERIFY(!checkStageValue("stages.mixture.clip", "clip", 13.0));
+        QVERIFY(!checkStageValue("stages.mixture.steps", "steps", 100));
+        auto clip = checkStageValue("stages.mixture.clip", "clip", 1e308);
+        QVERIFY(clip);
+        QCOMPARE(clip->message, std::string("stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]"));
+        auto lr = checkStageValue("stages.finetune.lr", "lr", std::nan(""));
+        QVERIFY(lr && lr->message == "stages.finetune.lr: nan is not a finite number");
+        auto steps = checkStageValue("stages.pretrain.steps", "steps", 2.5);
+        QVERIFY(steps && steps->message.find("expected an integer") != std::string::npos);
+        auto batch = checkStageValue("stages.finetune.batch", "batch", 1e9);
+        QVERIFY2(batch && batch->message.find("1000000000 is out of range") != std::string::npos,
+                 batch ? batch->message.c_str() : "accepted");
+        QVERIFY(checkStageValue("stages.mixture.sigma", "sigma", 1.0));
     }
 
     // A project made by an older dpmix may hold a spec outside today's ranges: read back from
