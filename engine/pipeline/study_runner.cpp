@@ -127,7 +127,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
                                   if (!trained) return trained.error();
                                   prepared.proxy = std::move(trained).value();
                                   if (auto e = errorOf(project.addMetrics({{runId, "public-validation-auc", "", prepared.proxy.publicValidationAuc}}))) return e;
-                                  auto stored = project.storeModel(runId, "proxy", floatsToBytes(prepared.proxy.parameters()));
+                                  auto stored = project.storeWeights(runId, "proxy", prepared.proxy.parameters());
                                   if (!stored) return stored.error();
                                   return std::nullopt;
                               });
@@ -317,7 +317,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                  if (std::isfinite(result.pretrainedTestAuc))
                                                      metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
                                                  if (auto err = errorOf(project.addMetrics(metrics))) return err;
-                                                 auto stored = project.storeModel(id, "finetuned", floatsToBytes(result.weights));
+                                                 auto stored = project.storeWeights(id, "finetuned", result.weights);
                                                  if (!stored) return stored.error();
                                                  return std::nullopt;
                                              });

@@ -207,7 +207,7 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                             metrics.push_back({id, "pretrained-test-perplexity", "", out.pretrainedPerplexity});
                         if (auto e = errorOf(project.addMetrics(metrics))) return e;
                         if (auto e = errorOf(project.addCurve(id, "test-perplexity", curve))) return e;
-                        auto stored = project.storeModel(id, "finetuned", floatsToBytes(lm.parameters()));
+                        auto stored = project.storeWeights(id, "finetuned", lm.parameters());
                         if (!stored) return stored.error();
                         return std::nullopt;
                     });

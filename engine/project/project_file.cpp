@@ -2,6 +2,7 @@
 
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/process_identity.h"
 #include "engine/project/schema.h"
 #include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
@@ -9,14 +10,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace dpmix::project {
@@ -44,7 +50,122 @@ std::optional<double> optionalReal(const Statement& s, int column) {
 std::string optionalText(const Statement& s, int column) { return s.isNull(column) ? std::string() : s.text(column); }
 
 Error storageError(const fs::path& file, const std::string& action, const std::exception& e) {
+    if (const auto* sql = dynamic_cast<const SqliteError*>(&e)) {
+        const int primary = sql->code & 0xff;
+        if (sql->busy())
+            return Error{file.string() + ": project busy: another dpmix process holds " + file.filename().string() +
+                         "; try again (could not " + action + ": " + e.what() + ")"};
+        if (primary == 13 /* SQLITE_FULL */)
+            return Error{file.string() + ": cannot " + action + ": the disk is full (" + e.what() +
+                         "); nothing of this call was stored"};
+        if (primary == 8 /* SQLITE_READONLY */)
+            return Error{file.string() + ": cannot " + action + ": the project is read-only (" + e.what() + ")"};
+    }
     return Error{file.string() + ": cannot " + action + ": " + e.what()};
+}
+
+bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
+
+// Holds an exclusive flock on a folder while a new project is published into it, so that two
+// processes creating the same file (and clearing the side files of an earlier one) take turns.
+// Best effort where the file system has no flock on folders: the no-replace publish still
+// guarantees that no project is replaced.
+class FolderLock {
+public:
+    explicit FolderLock(const fs::path& folder) {
+        fd_ = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd_ < 0) return;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(Database::kDefaultBusyTimeoutMs);
+        while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            if (errno == EINTR) continue;
+            if (errno != EWOULDBLOCK) {  // not supported here
+                ::close(fd_);
+                fd_ = -1;
+                return;
+            }
+            if (std::chrono::steady_clock::now() > deadline)
+                throw SqliteError("another process is creating a project in " + folder.string(), 5 /* SQLITE_BUSY */);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+    ~FolderLock() {
+        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+    }
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+// Moves a finished temporary project to `file` unless `file` exists. False: it exists (the
+// temporary file is left for the caller to remove). Holds the folder lock throughout.
+bool publishNoReplace(const fs::path& temp, const fs::path& file) {
+    FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(file, ec))) return false;
+    // Side files of an earlier project of this name (deleted without its -wal) would be
+    // replayed into ours: nobody can be using them, since the file is absent and we hold the lock.
+    for (const char* side : {"-wal", "-shm", "-journal"}) fs::remove(file.string() + side, ec);
+#ifdef RENAME_NOREPLACE
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, file.c_str(), RENAME_NOREPLACE) == 0) return true;
+    if (errno == EEXIST) return false;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + std::strerror(errno));
+#endif
+    // No renameat2 here: a hard link fails atomically when the name is taken.
+    if (::link(temp.c_str(), file.c_str()) == 0) {
+        ::unlink(temp.c_str());
+        return true;
+    }
+    if (errno == EEXIST) return false;
+    // No hard links either (some network or FAT file systems): rename under the folder lock.
+    if (fs::exists(fs::symlink_status(file, ec))) return false;
+    fs::rename(temp, file);
+    return true;
+}
+
+// Writes `bytes` to `file` and syncs it; on any failure (ENOSPC on a full disk) the partial
+// file is removed and the error thrown names the cause.
+void writeFileDurably(const fs::path& file, const std::string& bytes) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot create " + file.string() + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    int error = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = errno;
+            break;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (!error && ::fsync(fd) != 0) error = errno;
+    if (::close(fd) != 0 && !error) error = errno;
+    if (error) {
+        ::unlink(file.c_str());
+        throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(error) +
+                                 (error == ENOSPC || error == EDQUOT || error == EFBIG
+                                      ? " (the disk is full; the partial file was removed)"
+                                      : " (the partial file was removed)"));
+    }
+}
+
+std::string showNumber(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.17g", v);
+    return buffer;
+}
+
+void bindOwner(Statement& s, int first, const ProcessIdentity& p) {
+    s.bind(first, p.host).bind(first + 1, static_cast<std::int64_t>(p.pid));
+    if (p.start.empty())
+        s.bindNull(first + 2);
+    else
+        s.bind(first + 2, p.start);
 }
 
 void removeDatabaseFiles(const fs::path& file) {
@@ -118,10 +239,30 @@ void insertSource(Database& db, const std::string& role, const SpecSource& sourc
 
 bool allowedTransition(RunStatus from, RunStatus to) {
     switch (from) {
-    case RunStatus::Queued: return to == RunStatus::Running || to == RunStatus::Cancelled || to == RunStatus::Failed;
-    case RunStatus::Running: return to == RunStatus::Done || to == RunStatus::Failed || to == RunStatus::Cancelled;
-    default: return false;
+    case RunStatus::Queued:
+        return to == RunStatus::Running || to == RunStatus::Cancelled || to == RunStatus::Failed ||
+               to == RunStatus::Interrupted;
+    case RunStatus::Running:
+        return to == RunStatus::Done || to == RunStatus::Failed || to == RunStatus::Cancelled ||
+               to == RunStatus::Interrupted;
+    default: return false;  // done, failed, cancelled and interrupted are final
     }
+}
+
+// Why a run cannot be done: a result SQLite holds as NULL (a NaN metric; a NaN/∞ λ weight,
+// which JSON writes as null) or a ledger without a number for ε or δ. Empty: nothing wrong.
+std::string nonFiniteResultOf(Database& db, long long runId) {
+    auto count = [&](const std::string& sql) {
+        Statement s(db.handle(), sql);
+        s.bind(1, static_cast<std::int64_t>(runId));
+        return s.step() ? s.integer(0) : 0;
+    };
+    if (count("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NULL") > 0) return "a metric that is not a number";
+    if (count("SELECT count(*) FROM lambdas WHERE run_id = ? AND values_json LIKE '%null%'") > 0)
+        return "a λ weight that is not a finite number";
+    if (count("SELECT count(*) FROM ledgers WHERE run_id = ? AND (recorded_epsilon IS NULL OR recorded_delta IS NULL)") > 0)
+        return "a ledger whose ε or δ is not a number";
+    return {};
 }
 
 RunRecord readRun(const Statement& s) {
@@ -153,12 +294,14 @@ std::string toString(RunStatus status) {
     case RunStatus::Done: return "done";
     case RunStatus::Failed: return "failed";
     case RunStatus::Cancelled: return "cancelled";
+    case RunStatus::Interrupted: return "interrupted";
     }
     return "queued";
 }
 
 bool parseRunStatus(const std::string& text, RunStatus& out) {
-    for (RunStatus s : {RunStatus::Queued, RunStatus::Running, RunStatus::Done, RunStatus::Failed, RunStatus::Cancelled})
+    for (RunStatus s : {RunStatus::Queued, RunStatus::Running, RunStatus::Done, RunStatus::Failed, RunStatus::Cancelled,
+                        RunStatus::Interrupted})
         if (toString(s) == text) {
             out = s;
             return true;
@@ -186,25 +329,59 @@ bool isSqliteFile(const fs::path& file) {
     return std::string(header, sizeof header) == std::string("SQLite format 3\0", 16);
 }
 
-ProjectFile::ProjectFile(fs::path path, std::unique_ptr<Database> db) : path_(std::move(path)), db_(std::move(db)) {}
+ProjectFile::ProjectFile(fs::path path, std::unique_ptr<Database> db, bool readOnly)
+    : path_(std::move(path)), db_(std::move(db)), readOnly_(readOnly) {}
 ProjectFile::ProjectFile(ProjectFile&&) noexcept = default;
 ProjectFile& ProjectFile::operator=(ProjectFile&&) noexcept = default;
 ProjectFile::~ProjectFile() = default;
 
 fs::path ProjectFile::modelsDir() const { return path_.parent_path() / (path_.stem().string() + ".models"); }
 
+void ProjectFile::setBusyTimeout(int milliseconds) { db_->setBusyTimeout(milliseconds); }
+
+std::optional<Error> ProjectFile::refuseWrite(const std::string& action) const {
+    if (!readOnly_) return std::nullopt;
+    return Error{path_.string() + ": cannot " + action +
+                 ": the project is open read-only (the file or its folder is not writable, or it was opened "
+                 "read-only); open a writable copy to add runs"};
+}
+
 Result<ProjectFile> ProjectFile::create(const fs::path& file, const ProjectSpec& spec,
                                         const std::vector<SourceFacts>& facts, bool replace) {
+    return createImpl(file, spec, facts, replace ? IfExists::Replace : IfExists::Fail, nullptr);
+}
+
+Result<ProjectFile> ProjectFile::createOrOpen(const fs::path& file, const ProjectSpec& spec,
+                                              const std::vector<SourceFacts>& facts, bool* created) {
+    return createImpl(file, spec, facts, IfExists::Open, created);
+}
+
+Result<ProjectFile> ProjectFile::openExisting(const fs::path& file, const ProjectSpec& spec) {
+    auto project = open(file);
+    if (!project) return project.error();
+    if (project->specJson() != projectSpecToJson(spec))
+        return Error{file.string() + " exists and was created from a different spec; open the project file itself, "
+                                     "or remove it to start over from the spec"};
+    return project;
+}
+
+Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectSpec& spec,
+                                            const std::vector<SourceFacts>& facts, IfExists ifExists, bool* created) {
+    if (created) *created = false;
     if (facts.size() != spec.publicSources.size() + 1)
         return Error{"internal: " + std::to_string(facts.size()) + " source summaries for " +
                      std::to_string(spec.publicSources.size() + 1) + " sources"};
     if (auto e = checkTasksAgainstFacts(spec, facts)) return *e;
-    if (fs::exists(file) && !replace)
-        return Error{file.string() + " already exists (choose another name, or replace it with --force)"};
     if (fs::is_directory(file)) return Error{file.string() + " is a folder"};
+    const std::string exists = file.string() + " already exists (choose another name, or replace it with --force)";
+    if (fs::exists(file)) {  // a fast answer; publishing below is what makes it safe
+        if (ifExists == IfExists::Fail) return Error{exists};
+        if (ifExists == IfExists::Open) return openExisting(file, spec);
+    }
 
-    const fs::path temp = file.string() + ".tmp-" + std::to_string(::getpid());
+    const fs::path temp = file.string() + temporarySuffix();
     removeDatabaseFiles(temp);
+    bool published = false;
     try {
         {
             Database db(temp.string(), Database::Mode::ReadWriteCreate);
@@ -219,17 +396,62 @@ Result<ProjectFile> ProjectFile::create(const fs::path& file, const ProjectSpec&
             insertSource(db, "sensitive", spec.sensitive, facts.back());
             t.commit();
         }  // closing the last connection checkpoints the WAL into the file
-        // A stale -wal of the file being replaced would be replayed into the new one: drop it.
-        removeDatabaseFiles(file);
-        fs::rename(temp, file);
+        if (ifExists == IfExists::Replace) {
+            FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
+            // A stale -wal of the file being replaced would be replayed into the new one: drop it.
+            removeDatabaseFiles(file);
+            fs::rename(temp, file);
+            published = true;
+        } else {
+            // Another process may have published this file since the check above (two `dpmix
+            // run S.json` started together): never replace it.
+            published = publishNoReplace(temp, file);
+        }
     } catch (const std::exception& e) {
         removeDatabaseFiles(temp);
         return storageError(file, "create the project", e);
     }
+    if (!published) {
+        removeDatabaseFiles(temp);
+        if (ifExists == IfExists::Fail) return Error{exists};
+        return openExisting(file, spec);  // the other process's project, if it is the same study
+    }
+    if (created) *created = true;
     return open(file);
 }
 
-Result<ProjectFile> ProjectFile::open(const fs::path& file) {
+namespace {
+
+// Opens `name` read-only. A WAL file needs its -shm, which SQLite creates next to it when it
+// can; in a read-only folder without one, a file whose -wal is absent or empty holds all of its
+// data, and is opened as immutable (no locks, no side files).
+std::unique_ptr<Database> openReadOnlyDatabase(const std::string& name) {
+    auto probe = [](Database& db) { (void)db.pragmaInteger("application_id"); (void)db.pragmaInteger("user_version"); };
+    try {
+        auto db = std::make_unique<Database>(name, Database::Mode::ReadOnly);
+        probe(*db);
+        Statement s(db->handle(), "SELECT count(*) FROM sqlite_master");
+        (void)s.step();
+        return db;
+    } catch (const SqliteError& first) {
+        std::error_code ec;
+        const fs::path wal = name + "-wal";
+        const bool walHoldsData = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
+        if (walHoldsData)
+            throw SqliteError(std::string(first.what()) + "; its write-ahead log " + wal.string() +
+                                  " holds changes that are not in the file yet, and reading them needs " + name +
+                                  "-shm, which cannot be created here: copy the project file together with its -wal "
+                                  "to a writable folder and open the copy",
+                              first.code);
+        auto db = std::make_unique<Database>(name, Database::Mode::ReadOnlyImmutable);
+        probe(*db);
+        return db;
+    }
+}
+
+}  // namespace
+
+Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
     const std::string name = file.string();
     std::error_code ec;
     if (!fs::exists(file, ec)) return Error{name + ": no such project file"};
@@ -237,11 +459,18 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file) {
     if (!isSqliteFile(file))
         return Error{name + ": not a dpmix project file (not an SQLite database; a project file is made with "
                             "`dpmix new SPEC.json -o FILE.dpmix`)"};
+    const fs::path folder = fs::absolute(file).parent_path();
+    const bool canWrite = writable(file) && writable(folder);
+    if (mode == OpenMode::ReadWrite && !canWrite)
+        return Error{name + ": cannot open the project for writing: " +
+                     (writable(file) ? "its folder " + folder.string() : std::string("the file")) +
+                     " is not writable (it can still be read: dpmix inspect, dpmix-workbench --read-only)"};
+    const bool readOnly = mode == OpenMode::ReadOnly || (mode == OpenMode::Auto && !canWrite);
     try {
-        auto db = std::make_unique<Database>(name, Database::Mode::ReadWrite);
+        auto db = readOnly ? openReadOnlyDatabase(name) : std::make_unique<Database>(name, Database::Mode::ReadWrite);
         // Only reads until the file is known to be ours and not newer than this build.
         const auto applicationId = db->pragmaInteger("application_id");
-        const auto version = db->pragmaInteger("user_version");
+        auto version = db->pragmaInteger("user_version");
         if (applicationId != kApplicationId)
             return Error{name + ": an SQLite database, but not a dpmix project (application_id " +
                          std::to_string(applicationId) + ", expected " + std::to_string(kApplicationId) + ")"};
@@ -252,18 +481,88 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file) {
         if (version < 1)
             return Error{name + ": a dpmix project without a schema version (user_version " + std::to_string(version) +
                          "); the file is damaged"};
-        configureConnection(*db);
-        if (version < kSchemaVersion) {
-            Transaction t(*db);
-            migrateToCurrent(*db, version);
-            t.commit();
+        if (readOnly && version < 2)
+            return Error{name + ": written by an older dpmix (schema version " + std::to_string(version) +
+                         "); reading it needs a migration, which writes: open a writable copy"};
+        if (!readOnly) {
+            configureConnection(*db);
+            if (version < kSchemaVersion) {
+                // Rebuilding a parent table needs foreign keys off, which only takes effect
+                // outside a transaction. Another process may have migrated the file since the
+                // version was read: read it again under the write lock.
+                db->exec("PRAGMA foreign_keys = OFF");
+                {
+                    Transaction t(*db);
+                    version = db->pragmaInteger("user_version");
+                    if (version < kSchemaVersion) migrateToCurrent(*db, version);
+                    t.commit();
+                }
+                db->exec("PRAGMA foreign_keys = ON");
+            }
         }
-        ProjectFile project(fs::absolute(file), std::move(db));
+        ProjectFile project(fs::absolute(file), std::move(db), readOnly);
         if (auto loaded = project.loadSpec(); !loaded) return loaded.error();
+        if (!readOnly) {
+            project.recoverInterruptedRuns();
+            project.removeStaleTemporaryFiles();
+        }
         return project;
     } catch (const std::exception& e) {
         return storageError(file, "open the project", e);
     }
+}
+
+void ProjectFile::recoverInterruptedRuns() {
+    // A cheap look first (no lock): is any queued or running run owned by a dead process?
+    auto deadRuns = [&] {
+        std::vector<std::pair<long long, ProcessIdentity>> dead;
+        Statement s(db_->handle(),
+                    "SELECT id, owner_host, owner_pid, owner_start FROM runs WHERE status IN ('queued', 'running') "
+                    "AND owner_pid IS NOT NULL ORDER BY id");
+        while (s.step()) {
+            ProcessIdentity owner{s.text(1), s.integer(2), optionalText(s, 3)};
+            if (processLiveness(owner) == Liveness::Dead) dead.emplace_back(s.integer(0), owner);
+        }
+        return dead;
+    };
+    if (deadRuns().empty()) return;
+    Transaction t(*db_);
+    const auto dead = deadRuns();  // again under the write lock: another process may have taken one
+    Statement update(db_->handle(),
+                     "UPDATE runs SET status = 'interrupted', finished_at = ?, message = ? WHERE id = ?");
+    Statement log(db_->handle(), "INSERT INTO logs(run_id, at, level, message) VALUES(?,?,?,?)");
+    RowSealer sealer(*db_, chainedTable("logs"));
+    const std::string now = utcTimestamp();
+    for (const auto& [id, owner] : dead) {
+        const std::string message = "interrupted: the process that ran it (pid " + std::to_string(owner.pid) +
+                                    " on " + owner.host +
+                                    ") ended without finishing it (killed, crashed or out of disk space); its "
+                                    "ledgers are kept, and what it released stays accounted for";
+        update.bind(1, now).bind(2, message).bind(3, static_cast<std::int64_t>(id)).run();
+        log.bind(1, static_cast<std::int64_t>(id)).bind(2, now).bind(3, "warning").bind(4, message).run();
+        sealer.seal(db_->lastInsertRowId());
+        interruptedOnOpen_.push_back(id);
+    }
+    t.commit();
+}
+
+void ProjectFile::removeStaleTemporaryFiles() {
+    auto sweep = [&](const fs::path& folder, const std::string& prefixOfBase) {
+        std::error_code ec;
+        for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            const auto at = name.find(".tmp-");
+            if (at == std::string::npos || name.rfind(prefixOfBase, 0) != 0) continue;
+            if (!isStaleTemporaryFile(name, name.substr(0, at))) continue;
+            std::error_code removeError;
+            if (fs::remove(it->path(), removeError))
+                removedTemporaryFiles_.push_back(fs::relative(it->path(), path_.parent_path(), removeError).string());
+        }
+    };
+    // The project's own (an interrupted `dpmix new`: F.dpmix.tmp-..., with -wal/-shm) and the
+    // models folder's (a model write that failed or was killed: <sha256>.bin.tmp-...).
+    sweep(path_.parent_path(), path_.filename().string() + ".tmp-");
+    sweep(modelsDir(), "");
 }
 
 Result<bool> ProjectFile::loadSpec() {
@@ -272,7 +571,8 @@ Result<bool> ProjectFile::loadSpec() {
     specJson_ = s.text(0);
     createdAt_ = s.text(1);
     createdBy_ = s.text(2);
-    auto spec = parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false}, path_.string() + " (stored spec)");
+    auto spec = parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false},
+                                 path_.string() + " (stored spec)");
     if (!spec) return spec.error();
     spec_ = std::move(spec).value();
     return true;
@@ -314,13 +614,16 @@ Result<long long> ProjectFile::addRun(const NewRun& run) {
     if (run.epsilon && !(*run.epsilon > 0)) return Error{"run epsilon: expected ε > 0 or none"};
     if (json::parse(run.configJson, nullptr, false).is_discarded())
         return Error{"run config: not valid JSON: " + run.configJson.substr(0, 60)};
+    if (auto e = refuseWrite("add a run")) return *e;
     try {
         Transaction t(*db_);
         Statement s(db_->handle(),
-                    "INSERT INTO runs(method, task, epsilon, seed, config_json, build_version, created_at, status) "
-                    "VALUES(?,?,?,?,?,?,?,'queued')");
+                    "INSERT INTO runs(method, task, epsilon, seed, config_json, build_version, created_at, status, "
+                    "owner_host, owner_pid, owner_start) VALUES(?,?,?,?,?,?,?,'queued',?,?,?)");
         s.bind(1, run.method).bind(2, run.task).bind(3, run.epsilon).bind(4, static_cast<std::int64_t>(run.seed));
-        s.bind(5, run.configJson).bind(6, versionString()).bind(7, utcTimestamp()).run();
+        s.bind(5, run.configJson).bind(6, versionString()).bind(7, utcTimestamp());
+        bindOwner(s, 8, currentProcess());
+        s.run();
         const auto id = db_->lastInsertRowId();
         sealRow(*db_, chainedTable("runs"), id);
         t.commit();
@@ -353,7 +656,9 @@ Result<std::vector<RunRecord>> ProjectFile::runs() const {
 }
 
 Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, const std::string& message) {
+    if (auto e = refuseWrite("update run " + std::to_string(runId))) return *e;
     try {
+        std::optional<Error> refused;
         {
             Transaction t(*db_);
             auto current = run(runId);
@@ -361,12 +666,28 @@ Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, c
             if (!allowedTransition(current->status, status))
                 return Error{"run " + std::to_string(runId) + " is " + toString(current->status) + "; it cannot become " +
                              toString(status)};
-            const std::string column = status == RunStatus::Running ? "started_at" : "finished_at";
+            RunStatus stored = status;
+            std::string storedMessage = message;
+            if (status == RunStatus::Done) {
+                if (const std::string why = nonFiniteResultOf(*db_, runId); !why.empty()) {
+                    stored = RunStatus::Failed;
+                    storedMessage = "failed: it has " + why + "; a run with such a result is never done";
+                    refused = Error{path_.string() + ": run " + std::to_string(runId) + " cannot be done: it has " + why +
+                                    "; it is marked failed"};
+                }
+            }
+            const std::string column = stored == RunStatus::Running ? "started_at" : "finished_at";
             Statement s(db_->handle(), "UPDATE runs SET status = ?, message = ?, " + column + " = ? WHERE id = ?");
-            s.bind(1, toString(status)).bind(2, message).bind(3, utcTimestamp()).bind(4, static_cast<std::int64_t>(runId));
+            s.bind(1, toString(stored)).bind(2, storedMessage).bind(3, utcTimestamp()).bind(4, static_cast<std::int64_t>(runId));
             s.run();
+            if (stored == RunStatus::Running) {  // whoever starts a run owns it from now on
+                Statement owner(db_->handle(), "UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ? WHERE id = ?");
+                bindOwner(owner, 1, currentProcess());
+                owner.bind(4, static_cast<std::int64_t>(runId)).run();
+            }
             t.commit();
         }
+        if (refused) return *refused;
         return run(runId);
     } catch (const std::exception& e) {
         return storageError(path_, "update run " + std::to_string(runId), e);
@@ -375,6 +696,7 @@ Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, c
 
 Result<long long> ProjectFile::recordLedger(long long runId, const privacy::Ledger& ledger,
                                             std::optional<double> reportedEpsilon) {
+    if (auto e = refuseWrite("record the ledger of run " + std::to_string(runId))) return *e;
     try {
         const privacy::LedgerTotal total = ledger.total();
         Transaction t(*db_);
@@ -422,6 +744,12 @@ Result<long long> ProjectFile::addLambda(const LambdaRecord& lambda) {
     if (!lambda.names.empty() && lambda.names.size() != lambda.values.size())
         return Error{"λ (" + lambda.kind + "): " + std::to_string(lambda.names.size()) + " names for " +
                      std::to_string(lambda.values.size()) + " weights"};
+    if (auto e = refuseWrite("add λ")) return *e;
+    for (std::size_t i = 0; i < lambda.values.size(); ++i)
+        if (!std::isfinite(lambda.values[i]))
+            return refuseNonFinite(lambda.runId, "λ (" + lambda.kind + "): weight " + std::to_string(i) +
+                                                     (lambda.names.size() > i ? " (" + lambda.names[i] + ")" : "") +
+                                                     " is " + showNumber(lambda.values[i]) + ", not a finite number");
     try {
         Transaction t(*db_);
         requireRun(*db_, lambda.runId);
@@ -438,6 +766,11 @@ Result<long long> ProjectFile::addLambda(const LambdaRecord& lambda) {
 }
 
 Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metrics) {
+    if (auto e = refuseWrite("add metrics")) return *e;
+    for (const MetricRecord& m : metrics)
+        if (!std::isfinite(m.value))
+            return refuseNonFinite(m.runId, "metric \"" + m.name + "\"" + (m.className.empty() ? "" : " (" + m.className + ")") +
+                                                " is " + showNumber(m.value) + ", not a finite number");
     try {
         Transaction t(*db_);
         Statement s(db_->handle(), "INSERT INTO metrics(run_id, name, class_name, value) VALUES(?,?,?,?)");
@@ -456,6 +789,7 @@ Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metri
 
 Result<long long> ProjectFile::addCurve(long long runId, const std::string& name, const std::vector<CurvePoint>& points) {
     if (name.empty()) return Error{"curve name: empty"};
+    if (auto e = refuseWrite("add curve \"" + name + "\"")) return *e;
     try {
         Transaction t(*db_);
         requireRun(*db_, runId);
@@ -475,6 +809,7 @@ Result<long long> ProjectFile::addCurve(long long runId, const std::string& name
 
 Result<long long> ProjectFile::addAudit(const AuditRecord& a) {
     if (json::parse(a.detailsJson, nullptr, false).is_discarded()) return Error{"audit details: not valid JSON"};
+    if (auto e = refuseWrite("add an audit")) return *e;
     try {
         Transaction t(*db_);
         requireRun(*db_, a.runId);
@@ -496,6 +831,7 @@ Result<long long> ProjectFile::addAudit(const AuditRecord& a) {
 }
 
 Result<long long> ProjectFile::addLog(long long runId, const std::string& level, const std::string& message) {
+    if (auto e = refuseWrite("add a log line")) return *e;
     try {
         Transaction t(*db_);
         requireRun(*db_, runId);
@@ -511,6 +847,7 @@ Result<long long> ProjectFile::addLog(long long runId, const std::string& level,
 }
 
 Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& name, const std::string& bytes) {
+    if (auto e = refuseWrite("store model \"" + name + "\"")) return *e;
     ModelRecord m;
     m.runId = runId;
     m.name = name;
@@ -520,18 +857,19 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
     try {
         requireRun(*db_, runId);
         const fs::path dir = modelsDir();
-        fs::create_directories(dir);
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec) throw std::runtime_error("cannot create the models folder " + dir.string() + ": " + ec.message());
         const fs::path target = dir / m.fileName;
         // Content-addressed: an existing file with this name already holds these bytes.
         if (!fs::exists(target)) {
-            const fs::path temp = target.string() + ".tmp-" + std::to_string(::getpid());
-            {
-                std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-                out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-                out.flush();
-                if (!out) throw std::runtime_error("cannot write " + temp.string());
+            const fs::path temp = target.string() + temporarySuffix();
+            writeFileDurably(temp, bytes);  // removes its partial file on failure
+            fs::rename(temp, target, ec);
+            if (ec) {
+                fs::remove(temp, ec);
+                throw std::runtime_error("cannot rename " + temp.string() + " to " + target.string());
             }
-            fs::rename(temp, target);
         }
         Transaction t(*db_);
         Statement s(db_->handle(),
@@ -544,6 +882,39 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
     } catch (const std::exception& e) {
         return storageError(path_, "store model \"" + name + "\"", e);
     }
+}
+
+Result<ModelRecord> ProjectFile::storeWeights(long long runId, const std::string& name, const std::vector<float>& weights) {
+    if (auto e = refuseWrite("store model \"" + name + "\"")) return *e;
+    std::size_t bad = 0;
+    for (const float w : weights) bad += std::isfinite(w) ? 0 : 1;
+    if (bad > 0) {
+        std::size_t first = 0;
+        while (std::isfinite(weights[first])) ++first;
+        return refuseNonFinite(runId, "model \"" + name + "\": " + std::to_string(bad) + " of " +
+                                          std::to_string(weights.size()) + " weights are not finite (the first, " +
+                                          std::to_string(first) + ", is " + showNumber(weights[first]) + ")");
+    }
+    std::string bytes(weights.size() * sizeof(float), '\0');
+    if (!bytes.empty()) std::memcpy(bytes.data(), weights.data(), bytes.size());
+    return storeModel(runId, name, bytes);
+}
+
+Error ProjectFile::refuseNonFinite(long long runId, const std::string& what) {
+    std::string outcome = "nothing was stored";
+    try {
+        Transaction t(*db_);
+        auto current = run(runId);
+        if (current && (current->status == RunStatus::Queued || current->status == RunStatus::Running)) {
+            Statement s(db_->handle(), "UPDATE runs SET status = 'failed', message = ?, finished_at = ? WHERE id = ?");
+            s.bind(1, "failed: refused to store a result that is not a finite number: " + what);
+            s.bind(2, utcTimestamp()).bind(3, static_cast<std::int64_t>(runId)).run();
+            t.commit();
+            outcome += "; the run is marked failed";
+        }
+    } catch (const std::exception&) {  // the refusal itself is what the caller reports
+    }
+    return Error{path_.string() + ": run " + std::to_string(runId) + ": refused to store " + what + "; " + outcome};
 }
 
 Result<std::string> ProjectFile::loadModel(const ModelRecord& model) const {

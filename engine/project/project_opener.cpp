@@ -44,12 +44,18 @@ Result<ProjectFile> openOrCreateFromSpecOrProject(const fs::path& path, const So
     auto spec = loadProjectSpecFile(path);
     if (!spec) return spec.error();
     const fs::path projectFile = projectPathForSpec(path);
-    if (!fs::exists(projectFile)) return createProjectFromSpecFile(path, projectFile, summarize);
+    const std::string differs = projectFile.string() + " was created from a different version of " + path.string() +
+                                "; open the project file itself, or remove it to start over from the spec";
+    if (!fs::exists(projectFile)) {
+        auto facts = summarizeSources(*spec, summarize);
+        if (!facts) return Error{path.string() + ": " + facts.error().message};
+        // Create-if-absent is atomic: when another process (a second `dpmix run S.json`, the
+        // workbench) publishes the project first, this opens that one instead of replacing it.
+        return ProjectFile::createOrOpen(projectFile, *spec, *facts);
+    }
     auto project = ProjectFile::open(projectFile);
     if (!project) return project.error();
-    if (project->specJson() != projectSpecToJson(*spec))
-        return Error{projectFile.string() + " was created from a different version of " + path.string() +
-                     "; open the project file itself, or remove it to start over from the spec"};
+    if (project->specJson() != projectSpecToJson(*spec)) return Error{differs};
     return project;
 }
 

@@ -30,7 +30,9 @@ struct SourceRecord {
     SourceFacts facts;
 };
 
-enum class RunStatus { Queued, Running, Done, Failed, Cancelled };
+/// queued → running → done | failed | cancelled; interrupted: its process ended (killed,
+/// crashed, out of disk) before it finished, found so when the project was next opened.
+enum class RunStatus { Queued, Running, Done, Failed, Cancelled, Interrupted };
 std::string toString(RunStatus status);
 bool parseRunStatus(const std::string& text, RunStatus& out);
 

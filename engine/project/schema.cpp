@@ -8,9 +8,11 @@
 namespace dpmix::project {
 namespace {
 
-// The current (v2) schema. Rows of every table except `runs`' mutable status columns are
-// covered by the hash chain; `runs.status`, timestamps and message change while a run goes on.
-constexpr const char* kCurrentSchemaSql = R"SQL(
+// The current (v3) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
+// shared with the v2 → v3 rebuild), the tables after it. Rows of every table except `runs`'
+// mutable columns are covered by the hash chain; `runs.status`, timestamps, message and owner
+// change while a run goes on.
+constexpr const char* kSchemaBeforeRuns = R"SQL(
 CREATE TABLE spec(
   id INTEGER PRIMARY KEY,
   spec_json TEXT NOT NULL,
@@ -35,20 +37,9 @@ CREATE TABLE sources(
   width INTEGER NOT NULL,
   content_hash TEXT NOT NULL,
   row_hash TEXT);
-CREATE TABLE runs(
-  id INTEGER PRIMARY KEY,
-  method TEXT NOT NULL,
-  task TEXT NOT NULL,
-  epsilon REAL,
-  seed INTEGER NOT NULL,
-  config_json TEXT NOT NULL,
-  build_version TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  status TEXT NOT NULL CHECK(status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
-  started_at TEXT,
-  finished_at TEXT,
-  message TEXT NOT NULL DEFAULT '',
-  row_hash TEXT);
+)SQL";
+
+constexpr const char* kSchemaAfterRuns = R"SQL(
 CREATE TABLE ledgers(
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -115,6 +106,29 @@ CREATE INDEX logs_run ON logs(run_id);
 CREATE INDEX models_run ON models(run_id);
 )SQL";
 
+// `runs` as of v3. The owner (process_identity.h) is the process that queued or last started
+// the run; it tells a later open whether a queued or running row still has a live process.
+std::string runsTableSql(const std::string& name) {
+    return "CREATE TABLE " + name + R"SQL((
+  id INTEGER PRIMARY KEY,
+  method TEXT NOT NULL,
+  task TEXT NOT NULL,
+  epsilon REAL,
+  seed INTEGER NOT NULL,
+  config_json TEXT NOT NULL,
+  build_version TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  status TEXT NOT NULL CHECK(status IN ('queued', 'running', 'done', 'failed', 'cancelled', 'interrupted')),
+  started_at TEXT,
+  finished_at TEXT,
+  message TEXT NOT NULL DEFAULT '',
+  row_hash TEXT,
+  owner_host TEXT,
+  owner_pid INTEGER,
+  owner_start TEXT);
+)SQL";
+}
+
 void setVersion(Database& db, std::int64_t version) {
     db.exec("PRAGMA user_version = " + std::to_string(version));
 }
@@ -127,10 +141,28 @@ void migrateV1ToV2(Database& db) {
     setVersion(db, 2);
 }
 
+// v2 → v3: rebuild `runs` with the owner columns and the 'interrupted' status (SQLite's
+// documented procedure for a changed constraint: new table, copy, drop, rename; foreign keys
+// are off, so the rows of the other tables that reference runs(id) stay as they are). Ids and
+// row hashes are copied, so the chain is unchanged. A run still queued or running in a v2 file
+// has no recorded process; no later process can finish it, so it becomes interrupted.
+void migrateV2ToV3(Database& db) {
+    db.exec(runsTableSql("runs_v3"));
+    db.exec("INSERT INTO runs_v3(id, method, task, epsilon, seed, config_json, build_version, created_at, status, "
+            "started_at, finished_at, message, row_hash) SELECT id, method, task, epsilon, seed, config_json, "
+            "build_version, created_at, status, started_at, finished_at, message, row_hash FROM runs ORDER BY id");
+    db.exec("DROP TABLE runs");
+    db.exec("ALTER TABLE runs_v3 RENAME TO runs");
+    db.exec("UPDATE runs SET status = 'interrupted', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+            "message = 'interrupted: left unfinished by a dpmix older than schema 3, which recorded no process "
+            "for it; its ledgers are kept' WHERE status IN ('queued', 'running')");
+    setVersion(db, 3);
+}
+
 }  // namespace
 
 void createCurrentSchema(Database& db) {
-    db.exec(kCurrentSchemaSql);
+    db.exec(std::string(kSchemaBeforeRuns) + runsTableSql("runs") + kSchemaAfterRuns);
     db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     setVersion(db, kSchemaVersion);
 }
@@ -138,8 +170,16 @@ void createCurrentSchema(Database& db) {
 void migrateToCurrent(Database& db, std::int64_t fromVersion) {
     if (fromVersion < 1 || fromVersion >= kSchemaVersion)
         throw SqliteError("no migration from schema version " + std::to_string(fromVersion));
-    if (fromVersion == 1) migrateV1ToV2(db);
-    // Future steps: if (version == 2) migrateV2ToV3(db); ...
+    std::int64_t version = fromVersion;
+    if (version == 1) {
+        migrateV1ToV2(db);
+        version = 2;
+    }
+    if (version == 2) {
+        migrateV2ToV3(db);
+        version = 3;
+    }
+    // Future steps: if (version == 3) { migrateV3ToV4(db); version = 4; } ...
 }
 
 }  // namespace dpmix::project

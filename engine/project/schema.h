@@ -8,20 +8,26 @@
 //   v2  every spec/source/run/ledger/result row carries row_hash, a SHA-256 chained over the
 //       previous row's hash and the row's own content (hash_chain.h); migrating a v1 file
 //       seals its existing rows in id order.
+//   v3  runs record the process that runs them (owner_host, owner_pid, owner_start:
+//       process_identity.h) and may be 'interrupted' (their process ended without finishing
+//       them). Migrating a v2 file rebuilds `runs` (SQLite cannot change a CHECK constraint in
+//       place), keeping every row, id and row_hash; queued or running rows, which no process
+//       can be known to own, become interrupted.
 #include <cstdint>
 
 namespace dpmix::project {
 
 class Database;
 
-inline constexpr std::int64_t kSchemaVersion = 2;
+inline constexpr std::int64_t kSchemaVersion = 3;
 inline constexpr std::int64_t kApplicationId = 0x44504D58;  // "DPMX"
 
 /// Creates every table of the current schema in an empty database (caller holds a transaction).
 void createCurrentSchema(Database& db);
 
 /// Upgrades a file at `fromVersion` (1 <= fromVersion < kSchemaVersion) step by step to the
-/// current version (caller holds a transaction, so a failed step changes nothing).
+/// current version (caller holds a transaction, so a failed step changes nothing, and has
+/// turned foreign keys off: the v2 → v3 step rebuilds a parent table).
 void migrateToCurrent(Database& db, std::int64_t fromVersion);
 
 }  // namespace dpmix::project

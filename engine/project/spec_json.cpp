@@ -31,6 +31,11 @@ std::set<std::string> pathOptions(const std::string& loader) {
     return {};
 }
 
+std::string showNumberText(double v) {
+    if (std::isnan(v)) return "nan";
+    return v > 0 ? "inf" : "-inf";
+}
+
 std::string show(const Json& value) {
     std::string text = value.dump();
     if (text.size() > 60) text = text.substr(0, 57) + "...";
@@ -99,18 +104,48 @@ long long integerValue(const Json& v, const std::string& path) {
     wrongType(path, v, "an integer");
 }
 
-void readPositive(const Json& stage, const std::string& path, const std::string& key, double& out) {
+// The sane range of a stage value (docs/PROJECT_FILE.md, "Stages"): finite extremes such as
+// "clip": 1e308 overflow the mechanisms into NaN, so they are refused with the range.
+struct RealRange {
+    double max;
+    const char* maxText;  // as the message writes it, e.g. "1e6"
+    const char* what;     // e.g. "a clipping norm"
+};
+struct IntegerRange {
+    long long min, max;
+    const char* maxText;
+    const char* what;
+};
+
+constexpr RealRange kClip{1e6, "1e6", "a clipping norm"};
+constexpr RealRange kLearningRate{1e3, "1e3", "a learning rate"};
+constexpr IntegerRange kSteps{1, 10'000'000, "1e7", "a number of steps"};
+constexpr IntegerRange kBatch{1, 100'000'000, "1e8", "an expected batch size"};
+constexpr IntegerRange kUserGroupSize{1, 1'000'000, "1e6", "a user group size"};
+
+// `checkRanges` false: a spec read back from a project file made by an older dpmix, which may
+// hold values outside today's ranges; it must still open (and inspect), so only the old rules
+// (> 0, >= 1) apply.
+void readPositive(const Json& stage, const std::string& path, const std::string& key, const RealRange& range,
+                  bool checkRanges, double& out) {
     if (!stage.contains(key)) return;
     const double d = numberValue(stage.at(key), child(path, key));
+    if (checkRanges && !(d > 0 && d <= range.max))
+        fail(child(path, key), show(stage.at(key)) + " is out of range: expected " + range.what + " in (0, " +
+                                   range.maxText + "]");
     if (d <= 0) fail(child(path, key), show(stage.at(key)) + " is out of range: expected a number > 0");
     out = d;
 }
 
-void readAtLeast(const Json& stage, const std::string& path, const std::string& key, long long minimum, long long& out) {
+void readInteger(const Json& stage, const std::string& path, const std::string& key, const IntegerRange& range,
+                 bool checkRanges, long long& out) {
     if (!stage.contains(key)) return;
     const long long v = integerValue(stage.at(key), child(path, key));
-    if (v < minimum)
-        fail(child(path, key), show(stage.at(key)) + " is out of range: expected an integer >= " + std::to_string(minimum));
+    if (checkRanges && !(v >= range.min && v <= range.max))
+        fail(child(path, key), show(stage.at(key)) + " is out of range: expected " + range.what + ", an integer in [" +
+                                   std::to_string(range.min) + ", " + range.maxText + "]");
+    if (v < range.min)
+        fail(child(path, key), show(stage.at(key)) + " is out of range: expected an integer >= " + std::to_string(range.min));
     out = v;
 }
 
@@ -259,7 +294,7 @@ PrivacyTargets readPrivacy(const Json& root) {
     return out;
 }
 
-void readStages(const Json& root, ProjectSpec& spec) {
+void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (!root.contains("stages")) return;  // every stage parameter has a documented default
     const Json& stages = requireObject(root, "", "stages");
     checkKeys(stages, "stages", {"mixture", "finetune", "pretrain"});
@@ -267,11 +302,11 @@ void readStages(const Json& root, ProjectSpec& spec) {
         const std::string path = "stages.mixture";
         const Json& m = requireObject(stages, "stages", "mixture");
         checkKeys(m, path, {"clip", "batch", "lr", "steps", "user_group_size"});
-        readPositive(m, path, "clip", spec.mixture.clip);
-        readAtLeast(m, path, "batch", 1, spec.mixture.batch);
-        readPositive(m, path, "lr", spec.mixture.lr);
-        readAtLeast(m, path, "steps", 1, spec.mixture.steps);
-        readAtLeast(m, path, "user_group_size", 1, spec.mixture.userGroupSize);
+        readPositive(m, path, "clip", kClip, checkRanges, spec.mixture.clip);
+        readInteger(m, path, "batch", kBatch, checkRanges, spec.mixture.batch);
+        readPositive(m, path, "lr", kLearningRate, checkRanges, spec.mixture.lr);
+        readInteger(m, path, "steps", kSteps, checkRanges, spec.mixture.steps);
+        readInteger(m, path, "user_group_size", kUserGroupSize, checkRanges, spec.mixture.userGroupSize);
     }
     if (stages.contains("finetune")) {
         const std::string path = "stages.finetune";
@@ -283,19 +318,19 @@ void readStages(const Json& root, ProjectSpec& spec) {
                 fail("stages.finetune.mechanism", show(m) + " is not allowed: expected \"dp-sgd\" or \"dirichlet\"");
             spec.finetune.mechanism = m.get<std::string>();
         }
-        readPositive(f, path, "clip", spec.finetune.clip);
-        readAtLeast(f, path, "batch", 1, spec.finetune.batch);
-        readPositive(f, path, "lr", spec.finetune.lr);
-        readAtLeast(f, path, "steps", 1, spec.finetune.steps);
-        readAtLeast(f, path, "user_group_size", 1, spec.finetune.userGroupSize);
+        readPositive(f, path, "clip", kClip, checkRanges, spec.finetune.clip);
+        readInteger(f, path, "batch", kBatch, checkRanges, spec.finetune.batch);
+        readPositive(f, path, "lr", kLearningRate, checkRanges, spec.finetune.lr);
+        readInteger(f, path, "steps", kSteps, checkRanges, spec.finetune.steps);
+        readInteger(f, path, "user_group_size", kUserGroupSize, checkRanges, spec.finetune.userGroupSize);
     }
     if (stages.contains("pretrain")) {
         const std::string path = "stages.pretrain";
         const Json& p = requireObject(stages, "stages", "pretrain");
         checkKeys(p, path, {"batch", "lr", "steps"});
-        readAtLeast(p, path, "batch", 1, spec.pretrain.batch);
-        readPositive(p, path, "lr", spec.pretrain.lr);
-        readAtLeast(p, path, "steps", 1, spec.pretrain.steps);
+        readInteger(p, path, "batch", kBatch, checkRanges, spec.pretrain.batch);
+        readPositive(p, path, "lr", kLearningRate, checkRanges, spec.pretrain.lr);
+        readInteger(p, path, "steps", kSteps, checkRanges, spec.pretrain.steps);
     }
 }
 
@@ -328,7 +363,7 @@ ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
         spec.sensitiveTasks = readTasks(tasks, "tasks", "sensitive");
     }
     spec.privacy = readPrivacy(root);
-    readStages(root, spec);
+    readStages(root, spec, where.checkRanges);
 
     if (!root.contains("seeds")) fail("seeds", "missing (expected a non-empty array of integers >= 0)");
     const Json& seeds = root.at("seeds");
@@ -362,6 +397,31 @@ Json tasksJson(const std::vector<LabelTask>& tasks) {
 }
 
 }  // namespace
+
+std::optional<Error> checkStageValue(const std::string& path, const std::string& key, double value) {
+    // The same readers as the spec's, on a one-key stage object.
+    Json stage;
+    if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e15)
+        stage[key] = static_cast<long long>(value);
+    else
+        stage[key] = value;
+    const auto dot = path.rfind('.');
+    const std::string parent = dot == std::string::npos ? std::string() : path.substr(0, dot);
+    try {
+        if (!std::isfinite(value)) fail(path, showNumberText(value) + " is not a finite number");
+        double real = 0.0;
+        long long integer = 0;
+        if (key == "clip") readPositive(stage, parent, key, kClip, true, real);
+        else if (key == "lr") readPositive(stage, parent, key, kLearningRate, true, real);
+        else if (key == "steps") readInteger(stage, parent, key, kSteps, true, integer);
+        else if (key == "batch") readInteger(stage, parent, key, kBatch, true, integer);
+        else if (key == "user_group_size") readInteger(stage, parent, key, kUserGroupSize, true, integer);
+        else fail(path, "not a stage value (expected clip, lr, steps, batch or user_group_size)");
+    } catch (const SpecError& e) {
+        return Error{e.what()};
+    }
+    return std::nullopt;
+}
 
 fs::path defaultDataDir(const fs::path& specFile) {
     if (const char* env = std::getenv("DPMIX_DATA_DIR"); env && *env) return fs::path(env);

@@ -6,6 +6,7 @@
 #include "engine/project/project_spec.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace dpmix::project {
@@ -15,6 +16,9 @@ struct SpecLocation {
     std::filesystem::path specDir;
     std::filesystem::path dataDir;
     bool checkFiles = true;  // false: keep paths unresolved (e.g. a spec read back from a project)
+    /// false: stage values need only be > 0 (>= 1 for integers), not within today's sane
+    /// ranges: a spec read back from a project that an older dpmix created must still open.
+    bool checkRanges = true;
 };
 
 /// The data folder for a spec file: $DPMIX_DATA_DIR if set, else <spec dir>/../data.
@@ -26,6 +30,12 @@ Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation
 
 /// Reads a spec file and resolves its paths (spec folder, then defaultDataDir).
 Result<ProjectSpec> loadProjectSpecFile(const std::filesystem::path& file);
+
+/// The sane range of a stage value (docs/PROJECT_FILE.md, "Stages"), for values that reach a
+/// stage without passing through a spec (a workbench panel, a command-line override): `key` is
+/// "clip", "lr", "steps", "batch" or "user_group_size"; the error names `path`, the value and
+/// the range, as spec validation does. An unknown key is an error too.
+std::optional<Error> checkStageValue(const std::string& path, const std::string& key, double value);
 
 /// The spec as JSON, with paths and options as written (what `dpmix export-spec` prints).
 std::string projectSpecToJson(const ProjectSpec& spec, int indent = 2);

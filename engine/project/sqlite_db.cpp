@@ -2,14 +2,39 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+
 namespace dpmix::project {
 namespace {
 
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-    throw SqliteError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+    throw SqliteError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"),
+                      db ? sqlite3_extended_errcode(db) : SQLITE_NOMEM);
+}
+
+// A file: URI for sqlite3_open_v2 (SQLITE_OPEN_URI): every byte outside [A-Za-z0-9/._~-]
+// percent-encoded, so '?', '#' and '%' in a path are not read as URI syntax.
+std::string fileUri(const std::string& path, const std::string& query) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string uri = "file:";
+    for (unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '~' || c == '-') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    return uri + "?" + query;
 }
 
 }  // namespace
+
+bool SqliteError::busy() const {
+    const int primary = code & 0xff;
+    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
 
 Statement::Statement(sqlite3* db, const std::string& sql) : db_(db), sql_(sql) {
     if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
@@ -76,17 +101,34 @@ SqlValue Statement::value(int column) const {
 }
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
-    if (mode == Mode::ReadWriteCreate) flags |= SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    int flags = SQLITE_OPEN_FULLMUTEX;
+    std::string name = path;
+    switch (mode) {
+    case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
+    case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case Mode::ReadOnly:
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        name = fileUri(path, "mode=ro");
+        break;
+    case Mode::ReadOnlyImmutable:
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        name = fileUri(path, "mode=ro&immutable=1");
+        break;
+    }
+    if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+        const int code = db_ ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM;
         sqlite3_close(db_);
         db_ = nullptr;
-        throw SqliteError("cannot open " + path + ": " + message);
+        throw SqliteError("cannot open " + path + ": " + message, code);
     }
     sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, 5000);  // another process (the workbench) may be reading
+    // Another process (the workbench, a second `dpmix run`) may hold the write lock for the
+    // length of one transaction; wait that long before reporting the project busy.
+    sqlite3_busy_timeout(db_, kDefaultBusyTimeoutMs);
 }
+
+void Database::setBusyTimeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
@@ -95,7 +137,7 @@ void Database::exec(const std::string& sql) {
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
         const std::string text = message ? message : sqlite3_errmsg(db_);
         sqlite3_free(message);
-        throw SqliteError(text);
+        throw SqliteError(text, sqlite3_extended_errcode(db_));
     }
 }
 

@@ -16,7 +16,10 @@ struct sqlite3_stmt;
 namespace dpmix::project {
 
 struct SqliteError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit SqliteError(const std::string& what, int code = 0) : std::runtime_error(what), code(code) {}
+    int code;  // SQLite's extended result code (0: not from SQLite)
+    /// Another connection held the lock for longer than the busy timeout.
+    bool busy() const;
 };
 
 /// One column value as SQLite returned it (NULL, INTEGER, REAL, TEXT; BLOBs are read as text).
@@ -59,7 +62,11 @@ private:
 
 class Database {
 public:
-    enum class Mode { ReadWrite, ReadWriteCreate };
+    /// ReadOnly: SQLITE_OPEN_READONLY (a WAL file still needs its -shm, which SQLite creates
+    /// next to it when the folder allows). ReadOnlyImmutable: `immutable=1`, no locks and no
+    /// -shm at all, for a file nobody can change (a read-only folder without a -wal).
+    enum class Mode { ReadWrite, ReadWriteCreate, ReadOnly, ReadOnlyImmutable };
+    static constexpr int kDefaultBusyTimeoutMs = 10000;
     Database(const std::string& path, Mode mode);
     ~Database();
     Database(const Database&) = delete;
@@ -68,6 +75,7 @@ public:
     void exec(const std::string& sql);
     std::int64_t pragmaInteger(const std::string& name);
     std::int64_t lastInsertRowId() const;
+    void setBusyTimeout(int milliseconds);
     sqlite3* handle() const { return db_; }
     const std::string& path() const { return path_; }
 

@@ -13,8 +13,10 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <unistd.h>
 
@@ -48,7 +50,7 @@ private Q_SLOTS:
     void createsCurrentSchema() {
         const std::string f = file("schema.dpmix");
         { auto p = makeProject("schema.dpmix"); }
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 2LL);
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 3LL);
         QCOMPARE(rawInteger(f, "PRAGMA application_id"), 0x44504D58LL);
         for (const char* table : {"spec", "sources", "runs", "ledgers", "lambdas", "metrics", "curves", "audits", "logs", "models"})
             QCOMPARE(rawInteger(f, std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") + table + "'"), 1LL);
@@ -90,6 +92,131 @@ private Q_SLOTS:
         QCOMPARE(readBytes(file("twice.dpmix")), before);
         auto replaced = ProjectFile::create(file("twice.dpmix"), tinySpec(), tinyFacts(), true);
         QVERIFY(replaced.ok());
+    }
+
+    // Create-if-absent (what `dpmix run SPEC.json` does): an existing project of the same
+    // spec is opened, never replaced; one of another spec is refused.
+    void createOrOpenNeverReplaces() {
+        bool created = false;
+        auto first = ProjectFile::createOrOpen(file("either.dpmix"), tinySpec(), tinyFacts(), &created);
+        QVERIFY2(first.ok(), first.ok() ? "" : first.error().message.c_str());
+        QVERIFY(created);
+        ProjectFile p = std::move(first).value();
+        const long long run = *p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"});
+        auto second = ProjectFile::createOrOpen(file("either.dpmix"), tinySpec(), tinyFacts(), &created);
+        QVERIFY(second.ok());
+        QVERIFY(!created);
+        QVERIFY(second->run(run).ok());  // the same file, with its run
+        ProjectSpec other = tinySpec();
+        other.seeds = {5};
+        auto third = ProjectFile::createOrOpen(file("either.dpmix"), other, tinyFacts(), &created);
+        QVERIFY(!third.ok());
+        QVERIFY2(third.error().message.find("created from a different spec") != std::string::npos, third.error().message.c_str());
+        QVERIFY(p.run(run).ok());
+    }
+
+    // The -wal of an earlier project of the same name, deleted without it, must not be
+    // replayed into a new project: it is cleared, under the folder lock, before publishing.
+    void orphanWalIsNotReplayedIntoANewProject() {
+        QTemporaryDir own;
+        const std::string a = own.path().toStdString() + "/a.dpmix", b = own.path().toStdString() + "/b.dpmix";
+        auto writer = ProjectFile::create(a, tinySpec(), tinyFacts());
+        QVERIFY(writer.ok());
+        ProjectFile w = std::move(writer).value();
+        QVERIFY(w.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"}).ok());
+        QVERIFY(fs::file_size(a + "-wal") > 0);
+        fs::copy_file(a + "-wal", b + "-wal");  // b.dpmix itself does not exist
+        auto created = ProjectFile::create(b, tinySpec(), tinyFacts());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        QCOMPARE(created->runs()->size(), std::size_t(0));
+        QCOMPARE(rawText(b, "PRAGMA integrity_check"), std::string("ok"));
+    }
+
+    // A write that cannot get the lock within the busy timeout fails clearly and stores nothing.
+    void busyProjectFailsClearly() {
+        auto p = makeProject("busy.dpmix");
+        sqlite3* other = nullptr;
+        QCOMPARE(sqlite3_open_v2(p.path().c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);  // another process writing
+        p.setBusyTimeout(100);
+        auto r = p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("project busy: another dpmix process holds busy.dpmix; try again") != std::string::npos,
+                 r.error().message.c_str());
+        QCOMPARE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(other);
+        QCOMPARE(p.runs()->size(), std::size_t(0));  // nothing half-written
+        QVERIFY(p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"}).ok());  // and free again
+    }
+
+    // Issue 13, item 4: a NaN or infinite λ weight, metric or model weight is refused with an
+    // error naming it; the run is marked failed and can never become done.
+    void nonFiniteResultsAreRefused() {
+        auto p = makeProject("nonfinite.dpmix");
+        auto started = [&](long long seed) {
+            const long long id = *p.addRun({"dp-mixmin", "ac", 1.0, seed, "{}"});
+            (void)p.setRunStatus(id, RunStatus::Running).value();
+            return id;
+        };
+        const long long lambdaRun = started(0);
+        auto l = p.addLambda({lambdaRun, "private", {"ab", "cd"}, {0.5, std::nan("")}});
+        QVERIFY(!l.ok());
+        QVERIFY2(l.error().message.find("refused to store λ (private): weight 1 (cd) is nan, not a finite number") !=
+                     std::string::npos, l.error().message.c_str());
+        QVERIFY2(l.error().message.find("the run is marked failed") != std::string::npos, l.error().message.c_str());
+        QCOMPARE(p.lambdas(lambdaRun)->size(), std::size_t(0));
+        QCOMPARE(toString(p.run(lambdaRun)->status), std::string("failed"));
+        QVERIFY(!p.setRunStatus(lambdaRun, RunStatus::Done).ok());
+
+        const long long metricRun = started(1);
+        auto m = p.addMetrics({{metricRun, "auc", "", 0.5}, {metricRun, "macro-auc", "", HUGE_VAL}});
+        QVERIFY(!m.ok());
+        QVERIFY2(m.error().message.find("metric \"macro-auc\" is inf") != std::string::npos, m.error().message.c_str());
+        QCOMPARE(p.metrics(metricRun)->size(), std::size_t(0));  // all or nothing
+        QCOMPARE(toString(p.run(metricRun)->status), std::string("failed"));
+
+        const long long modelRun = started(2);
+        std::vector<float> weights(100, 0.25f);
+        weights[7] = -std::numeric_limits<float>::infinity();
+        auto w = p.storeWeights(modelRun, "finetuned", weights);
+        QVERIFY(!w.ok());
+        QVERIFY2(w.error().message.find("model \"finetuned\": 1 of 100 weights are not finite (the first, 7, is -inf)") !=
+                     std::string::npos, w.error().message.c_str());
+        QVERIFY(!fs::exists(p.modelsDir()) || fs::is_empty(p.modelsDir()));
+        QCOMPARE(toString(p.run(modelRun)->status), std::string("failed"));
+
+        // Finite weights are stored in the native float layout.
+        const long long goodRun = started(3);
+        weights[7] = 1.5f;
+        auto stored = p.storeWeights(goodRun, "finetuned", weights);
+        QVERIFY(stored.ok());
+        const std::string bytes = p.loadModel(*stored).value();
+        QCOMPARE(bytes.size(), weights.size() * sizeof(float));
+        QCOMPARE(std::memcmp(bytes.data(), weights.data(), bytes.size()), 0);
+        QVERIFY(p.setRunStatus(goodRun, RunStatus::Done).ok());
+
+        QVERIFY(p.verifyChain()->ok);  // refusals wrote nothing but status changes
+        // A NULL metric written behind the API (an older dpmix) still keeps the run from done.
+        const long long legacyRun = started(4);
+        rawExec(p.path().string(), "INSERT INTO metrics(run_id, name, class_name, value) VALUES(" +
+                                       std::to_string(legacyRun) + ", 'auc', '', NULL)");
+        auto done = p.setRunStatus(legacyRun, RunStatus::Done);
+        QVERIFY(!done.ok());
+        QVERIFY2(done.error().message.find("a metric that is not a number") != std::string::npos, done.error().message.c_str());
+        QCOMPARE(toString(p.run(legacyRun)->status), std::string("failed"));
+
+        // A ledger whose ε is NaN (its accountant overflowed): the ledger is kept, the run is not done.
+        const long long ledgerRun = started(5);
+        privacy::Ledger ledger;
+        ledger.record(privacy::nonPrivateEntry("mixture", "A", "test"));
+        QVERIFY(p.recordLedger(ledgerRun, ledger, std::nan("")).ok());
+        QVERIFY(!p.setRunStatus(ledgerRun, RunStatus::Done).ok());
+        QCOMPARE(toString(p.run(ledgerRun)->status), std::string("failed"));
+        QCOMPARE(p.ledgers(ledgerRun)->size(), std::size_t(1));
+        // ε = ∞ (a non-private method) is a number: that run may be done.
+        const long long infiniteRun = started(6);
+        QVERIFY(p.recordLedger(infiniteRun, ledger).ok());
+        QVERIFY(p.setRunStatus(infiniteRun, RunStatus::Done).ok());
     }
 
     void taskClassesMustBeLabels() {
@@ -284,13 +411,13 @@ private Q_SLOTS:
         QTemporaryDir own;
         const std::string f = own.path().toStdString() + "/newer.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        // A future dpmix: schema 3, rollback journal so that reading leaves no side files.
-        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 3;");
+        // A future dpmix: schema 4, rollback journal so that reading leaves no side files.
+        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 4;");
         const std::string before = readBytes(f);
         const auto filesBefore = filesInDir(own.path().toStdString());
         auto p = ProjectFile::open(f);
         QVERIFY(!p.ok());
-        QVERIFY2(p.error().message.find("newer dpmix (schema version 3") != std::string::npos, p.error().message.c_str());
+        QVERIFY2(p.error().message.find("newer dpmix (schema version 4") != std::string::npos, p.error().message.c_str());
         QCOMPARE(readBytes(f), before);
         QCOMPARE(filesInDir(own.path().toStdString()), filesBefore);
     }

@@ -1,13 +1,20 @@
-// Opening a file written by the previous schema (v1, no hash chain) migrates it to v2: the
-// data stays, every row gets sealed, and the result has the same columns as a fresh v2 file.
+// Opening a file written by an older schema migrates it to the current one (v3): from v1 (no
+// hash chain) every row gets sealed; from v2 (no run owner, no 'interrupted') `runs` is rebuilt
+// with its ids and row hashes, and runs left queued or running become interrupted. The data
+// stays, and the result has the same columns as a fresh file.
+#include "engine/project/hash_chain.h"
 #include "engine/project/project_file.h"
+#include "engine/project/schema.h"
 #include "engine/project/spec_json.h"
+#include "engine/project/sqlite_db.h"
 #include "project_fixture.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <filesystem>
+
+#include <unistd.h>
 
 using namespace dpmix;
 using namespace dpmix::project;
@@ -108,6 +115,25 @@ class TestProjectMigration : public QObject {
         return f;
     }
 
+    // A v2 file as dpmix 0.2 (schema 2) left it: the v1 tables with row_hash, every row sealed,
+    // and three runs: done, running (with its ledger: its process was killed) and queued.
+    std::string writeV2File(const char* name) {
+        const std::string f = writeV1File(name);
+        for (const ChainedTable& table : chainedTables())
+            rawExec(f, "ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
+        rawExec(f, "INSERT INTO runs VALUES(2, 'dp-mixmin', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:01.000Z',"
+                   " 'running', '2026-01-02T00:00:02.000Z', NULL, '', NULL);"
+                   "INSERT INTO runs VALUES(3, 'uniform', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:03.000Z',"
+                   " 'queued', NULL, NULL, '', NULL);"
+                   "INSERT INTO ledgers VALUES(1, 2, '2026-01-02T00:00:04.000Z', '{\"entries\":[]}', 2.0, 1e-5, NULL);"
+                   "PRAGMA user_version = 2;");
+        Database db(f, Database::Mode::ReadWrite);
+        Transaction t(db);
+        sealAllRows(db);
+        t.commit();
+        return f;
+    }
+
 private Q_SLOTS:
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
@@ -118,7 +144,7 @@ private Q_SLOTS:
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
         ProjectFile project = std::move(opened).value();
         ProjectFile* p = &project;
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 2LL);
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v1 → v2 → v3
         // The data survived.
         QCOMPARE(p->spec().name, std::string("tiny"));
         QCOMPARE(p->createdBy(), std::string("0.0.9"));
@@ -141,6 +167,46 @@ private Q_SLOTS:
         rawExec(f, "UPDATE metrics SET class_name = 'b' WHERE id = 1");
         QCOMPARE(p->verifyChain()->firstBreak->table, std::string("metrics"));
         QCOMPARE(p->verifyChain()->firstBreak->rowId, 1LL);
+    }
+
+    void migratesV2ToV3() {
+        const std::string f = writeV2File("v2.dpmix");
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 2LL);
+        const std::string hashesBefore = rawText(f, "SELECT group_concat(row_hash, ',') FROM (SELECT row_hash FROM runs ORDER BY id)");
+        QVERIFY(!hashesBefore.empty());
+        auto opened = ProjectFile::open(f);
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
+        ProjectFile project = std::move(opened).value();
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 3LL);
+        auto runs = project.runs().value();
+        QCOMPARE(runs.size(), std::size_t(3));
+        QCOMPARE(toString(runs[0].status), std::string("done"));
+        // Nobody can finish a run a v2 process left behind: it is interrupted, its ledger kept.
+        QCOMPARE(toString(runs[1].status), std::string("interrupted"));
+        QCOMPARE(toString(runs[2].status), std::string("interrupted"));
+        QVERIFY2(runs[1].message.find("older than schema 3") != std::string::npos, runs[1].message.c_str());
+        QVERIFY(!runs[1].finishedAt.empty());
+        QCOMPARE(project.ledgers(2)->size(), std::size_t(1));
+        QCOMPARE(project.lambdas(1)->size(), std::size_t(1));  // rows referencing runs survive the rebuild
+        // Ids and row hashes were copied: the chain is the same chain.
+        QCOMPARE(rawText(f, "SELECT group_concat(row_hash, ',') FROM (SELECT row_hash FROM runs ORDER BY id)"), hashesBefore);
+        QVERIFY(project.verifyChain()->ok);
+        QCOMPARE(rawText(f, "PRAGMA foreign_key_check"), std::string());
+        QCOMPARE(rawText(f, "PRAGMA integrity_check"), std::string("ok"));
+        // The new schema: runs record their owner.
+        const long long id = project.addRun({"dp-mixmin", "ac", 1.0, 4, "{}"}).value();
+        QCOMPARE(rawInteger(f, "SELECT owner_pid FROM runs WHERE id = " + std::to_string(id)), static_cast<long long>(::getpid()));
+        QVERIFY(project.verifyChain()->ok);
+    }
+
+    void migratedV2FileHasTheCurrentColumns() {
+        const std::string old = writeV2File("v2b.dpmix");
+        { auto p = ProjectFile::open(old); QVERIFY(p.ok()); }
+        const std::string fresh = dir_.path().toStdString() + "/fresh-v3.dpmix";
+        { auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        QCOMPARE(columnsOf(old), columnsOf(fresh));
+        // The rebuilt table has the current CHECK: 'interrupted' is a status.
+        QVERIFY(rawText(old, "SELECT sql FROM sqlite_master WHERE name = 'runs'").find("'interrupted'") != std::string::npos);
     }
 
     void migratedFileHasTheCurrentColumns() {

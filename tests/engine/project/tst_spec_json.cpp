@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -132,6 +133,53 @@ private Q_SLOTS:
         QCOMPARE(spec->sensitive.written.path, std::string("nowhere/at/all.idx"));
     }
 
+    void acceptsTheEdgesOfTheStageRanges() {
+        Json j = validSpec();
+        j["stages"]["mixture"]["clip"] = 1e6;
+        j["stages"]["mixture"]["lr"] = 1e3;
+        j["stages"]["mixture"]["steps"] = 10000000;
+        j["stages"]["mixture"]["batch"] = 100000000;
+        j["stages"]["mixture"]["user_group_size"] = 1000000;
+        j["stages"]["finetune"]["clip"] = 1e-9;  // tiny but positive: allowed
+        j["stages"]["finetune"]["lr"] = 1e-12;
+        j["stages"]["pretrain"]["steps"] = 1;
+        auto spec = parse(j);
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->mixture.clip, 1e6);
+        QCOMPARE(spec->mixture.steps, 10000000LL);
+    }
+
+    // The same ranges for values that reach a stage without a spec (a panel, an override).
+    void checksSingleStageValues() {
+        QVERIFY(!checkStageValue("stages.mixture.clip", "clip", 13.0));
+        QVERIFY(!checkStageValue("stages.mixture.steps", "steps", 100));
+        auto clip = checkStageValue("stages.mixture.clip", "clip", 1e308);
+        QVERIFY(clip);
+        QCOMPARE(clip->message, std::string("stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]"));
+        auto lr = checkStageValue("stages.finetune.lr", "lr", std::nan(""));
+        QVERIFY(lr && lr->message == "stages.finetune.lr: nan is not a finite number");
+        auto steps = checkStageValue("stages.pretrain.steps", "steps", 2.5);
+        QVERIFY(steps && steps->message.find("expected an integer") != std::string::npos);
+        auto batch = checkStageValue("stages.finetune.batch", "batch", 1e9);
+        QVERIFY2(batch && batch->message.find("1000000000 is out of range") != std::string::npos,
+                 batch ? batch->message.c_str() : "accepted");
+        QVERIFY(checkStageValue("stages.mixture.sigma", "sigma", 1.0));
+    }
+
+    // A project made by an older dpmix may hold a spec outside today's ranges: read back from
+    // the file (checkRanges false), it still parses, so the project opens and can be inspected.
+    void storedSpecOutsideTheRangesStillReads() {
+        Json j = validSpec();
+        j["stages"]["mixture"]["clip"] = 1e308;
+        j["stages"]["finetune"]["steps"] = 100000000;
+        QVERIFY(!parse(j).ok());
+        auto stored = parseProjectSpec(j.dump(), SpecLocation{specDir_, dataDir_, false, false}, "stored");
+        QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
+        QCOMPARE(stored->mixture.clip, 1e308);
+        j["stages"]["mixture"]["clip"] = -1;  // the old rules still hold
+        QVERIFY(!parseProjectSpec(j.dump(), SpecLocation{specDir_, dataDir_, false, false}, "stored").ok());
+    }
+
     void rejectsBadInput_data() {
         QTest::addColumn<QString>("pointer");  // JSON pointer to change ("" = replace the whole spec)
         QTest::addColumn<QString>("value");    // new value as JSON ("DELETE" removes the key)
@@ -162,9 +210,25 @@ private Q_SLOTS:
         QTest::newRow("task classes empty") << "/tasks/public/1/classes" << "[]" << "tasks.public[1].classes: [] is an array";
         QTest::newRow("task class repeated") << "/tasks/sensitive/0/classes" << "[\"b\", \"b\"]" << "tasks.sensitive[0].classes[1]: \"b\" appears twice";
         QTest::newRow("task name repeated") << "/tasks/public/1/name" << "\"ab\"" << "tasks.public[1].name: \"ab\" is used by an earlier task";
-        QTest::newRow("steps zero") << "/stages/mixture/steps" << "0" << "stages.mixture.steps: 0 is out of range: expected an integer >= 1";
+        QTest::newRow("steps zero") << "/stages/mixture/steps" << "0" << "stages.mixture.steps: 0 is out of range: expected a number of steps, an integer in [1, 1e7]";
         QTest::newRow("batch fractional") << "/stages/finetune/batch" << "2.5" << "stages.finetune.batch: 2.5 is a number: expected an integer";
-        QTest::newRow("clip negative") << "/stages/mixture/clip" << "-1" << "stages.mixture.clip: -1 is out of range: expected a number > 0";
+        QTest::newRow("clip negative") << "/stages/mixture/clip" << "-1" << "stages.mixture.clip: -1 is out of range: expected a clipping norm in (0, 1e6]";
+        // Finite extremes (issue 13, item 4): they overflowed DP-MixMin into a NaN λ that was
+        // stored as a finished run. Every stage value has a sane range (docs/PROJECT_FILE.md).
+        QTest::newRow("mixture clip 1e308") << "/stages/mixture/clip" << "1e308" << "stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]";
+        QTest::newRow("mixture lr 1e308") << "/stages/mixture/lr" << "1e308" << "stages.mixture.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]";
+        QTest::newRow("finetune clip") << "/stages/finetune/clip" << "1000001" << "stages.finetune.clip: 1000001 is out of range: expected a clipping norm in (0, 1e6]";
+        QTest::newRow("finetune lr") << "/stages/finetune/lr" << "1e308" << "stages.finetune.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]";
+        QTest::newRow("pretrain lr") << "/stages/pretrain/lr" << "1000.5" << "stages.pretrain.lr: 1000.5 is out of range: expected a learning rate in (0, 1e3]";
+        QTest::newRow("pretrain lr zero") << "/stages/pretrain/lr" << "0" << "stages.pretrain.lr: 0 is out of range: expected a learning rate in (0, 1e3]";
+        QTest::newRow("mixture steps") << "/stages/mixture/steps" << "10000001" << "stages.mixture.steps: 10000001 is out of range: expected a number of steps, an integer in [1, 1e7]";
+        QTest::newRow("finetune steps") << "/stages/finetune/steps" << "1e15" << "stages.finetune.steps: 1e+15 is out of range: expected a number of steps, an integer in [1, 1e7]";
+        QTest::newRow("pretrain steps") << "/stages/pretrain/steps" << "-3" << "stages.pretrain.steps: -3 is out of range: expected a number of steps";
+        QTest::newRow("mixture batch") << "/stages/mixture/batch" << "100000001" << "stages.mixture.batch: 100000001 is out of range: expected an expected batch size, an integer in [1, 1e8]";
+        QTest::newRow("finetune batch zero") << "/stages/finetune/batch" << "0" << "stages.finetune.batch: 0 is out of range: expected an expected batch size";
+        QTest::newRow("pretrain batch") << "/stages/pretrain/batch" << "1000000000" << "stages.pretrain.batch: 1000000000 is out of range";
+        QTest::newRow("user group size") << "/stages/mixture/user_group_size" << "2000000" << "stages.mixture.user_group_size: 2000000 is out of range: expected a user group size, an integer in [1, 1e6]";
+        QTest::newRow("finetune user group zero") << "/stages/finetune/user_group_size" << "0" << "stages.finetune.user_group_size: 0 is out of range";
         QTest::newRow("mechanism") << "/stages/finetune/mechanism" << "\"laplace\"" << "stages.finetune.mechanism: \"laplace\" is not allowed";
         QTest::newRow("seed negative") << "/seeds/1" << "-1" << "seeds[1]: -1 is out of range";
         QTest::newRow("seed duplicate") << "/seeds/2" << "0" << "seeds[2]: 0 appears twice";
