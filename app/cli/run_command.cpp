@@ -103,8 +103,22 @@ std::vector<project::ResultSummaryRow> summarizePerplexity(const pipeline::TextD
 
 // The text study: dpmix-text runs the proxies and mixture stages (and exports tokens); the
 // language-model stages then run here, in the LibTorch process. Returns the exit code.
+// The token cache holds the whole tokenised sensitive corpus with its users' ids: it is removed
+// when the language-model stages are done (whatever their outcome) unless the user keeps it.
+struct TokenCacheRemoval {
+    std::filesystem::path dir;
+    bool keep = false;
+    ~TokenCacheRemoval() {
+        if (keep || dir.empty()) return;
+        std::error_code ec;
+        if (std::filesystem::remove_all(dir, ec) > 0 && !ec)
+            std::cerr << "dpmix run: removed the token cache " << dir
+                      << " (it holds the tokenised sensitive text; --keep-tokens keeps it)\n";
+    }
+};
+
 int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOptions& options, const std::string& epsilons,
-                   const std::string& rho, const std::string& seeds, bool json) {
+                   const std::string& rho, const std::string& seeds, bool json, bool keepTokens) {
     std::vector<std::string> childStages;
     bool downstream = false;
     for (const auto& s : options.stages) {
@@ -122,6 +136,7 @@ int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOption
     if (options.reproducible.value_or(false)) textArgs.emplace_back("--reproducible");
     if (downstream) textArgs.emplace_back("--export-tokens");
     else if (json) textArgs.emplace_back("--json");
+    TokenCacheRemoval removal{downstream ? pipeline::tokenCacheDir(project.path()) : std::filesystem::path(), keepTokens};
     const int code = runTextStudyChild(textArgs, downstream);
     if (code != 0 || !downstream) return code;
 
@@ -213,6 +228,7 @@ struct RunArgs {
     long long proxyExamples = 0;
     bool json = false;
     bool reproducible = false;
+    bool keepTokens = false;
 };
 
 }  // namespace
@@ -241,6 +257,9 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "seed every DP mechanism from the run seed (and the release's identity): results can be re-derived, "
                   "but the file stores the seed, so no run is a release (default: secret randomness, or the spec's "
                   "privacy.reproducible)");
+    run->add_flag("--keep-tokens", args.keepTokens,
+                  "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "
+                  "language-model stages (default: removed; it is sensitive data)");
     run->callback([&ctx] {
         pipeline::StudyRunOptions options;
         options.stages = splitList(args.stages);
@@ -296,7 +315,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
         }
         project::ProjectFile project = std::move(opened).value();
         if (isTextProject(project)) {
-            ctx.exitCode = runTextProject(project, options, args.epsilons, args.rho, args.seeds, args.json);
+            ctx.exitCode = runTextProject(project, options, args.epsilons, args.rho, args.seeds, args.json, args.keepTokens);
             return;
         }
         CancellationToken cancel;

@@ -6,6 +6,7 @@
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
+#include "engine/project/spec_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,7 +59,15 @@ std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
         if (!(m.lr > 0.0) || !std::isfinite(m.lr)) return Error{"mixture lr = " + std::to_string(m.lr) + " is out of range: expected a finite step size > 0"};
         if (m.steps < 1) return Error{"mixture steps = " + std::to_string(m.steps) + " is out of range: expected >= 1"};
         if (m.userGroupSize < 0) return Error{"mixture user group size = " + std::to_string(m.userGroupSize) + " is out of range: expected >= 0"};
+        // The spec's sane ranges too (a clip of 1e308 would give a NaN mixture).
+        for (auto [key, value] : {std::pair<const char*, double>{"clip", m.clip}, {"batch", static_cast<double>(m.batch)},
+                                  {"lr", m.lr}, {"steps", static_cast<double>(m.steps)}})
+            if (auto e = project::checkStageValue("mixture", key, value)) return e;
     }
+    if (o.pretrainSteps)
+        if (auto e = project::checkStageValue("pretrain", "steps", static_cast<double>(*o.pretrainSteps))) return e;
+    if (o.finetuneSteps)
+        if (auto e = project::checkStageValue("finetune", "steps", static_cast<double>(*o.finetuneSteps))) return e;
     return std::nullopt;
 }
 
@@ -310,10 +319,11 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                      l.runId = id;
                                                      if (auto err = errorOf(project.addLambda(l))) return err;
                                                  }
+                                                 // Not stored: the fraction of clipped gradients is a
+                                                 // non-private statistic of split B (docs/PRIVACY.md).
                                                  std::vector<project::MetricRecord> metrics{
                                                      {id, "test-auc", o.task, result.testAuc},
-                                                     {id, "finetune-noise", "", result.noise},
-                                                     {id, "clipped-fraction", "", result.clippedFraction}};
+                                                     {id, "finetune-noise", "", result.noise}};
                                                  if (std::isfinite(result.pretrainedTestAuc))
                                                      metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
                                                  if (auto err = errorOf(project.addMetrics(metrics))) return err;

@@ -200,9 +200,9 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                         if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
                         if (lambda)
                             if (auto e = errorOf(project.addLambda({id, lambdaKind, cache.domains, *lambda}))) return e;
+                        // The clipped fraction is a non-private statistic of split B: not stored.
                         std::vector<project::MetricRecord> metrics{{id, "test-perplexity", "", out.testPerplexity},
-                                                                   {id, "finetune-noise", "", ft_->sigma},
-                                                                   {id, "clipped-fraction", "", ft_->clippedFraction}};
+                                                                   {id, "finetune-noise", "", ft_->sigma}};
                         if (std::isfinite(out.pretrainedPerplexity))
                             metrics.push_back({id, "pretrained-test-perplexity", "", out.pretrainedPerplexity});
                         if (auto e = errorOf(project.addMetrics(metrics))) return e;
