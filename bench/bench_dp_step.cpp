@@ -12,11 +12,13 @@
 // The DP step is timed with its noise from each generator: the secure ChaCha20 stream in secret
 // and in seeded mode (the engine's), and torch's mt19937 randn (the engine's generator before
 // secret randomness), interleaved in one run.
-// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|transformer] [--proxy EPOCHS]
+// With --noise P it times the noise alone for P parameters.
+// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|transformer] [--proxy EPOCHS] [--noise P]
 #include "engine/core/malloc_tuning.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
+#include "engine/train/detail/secure_noise.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/proxy.h"
@@ -160,6 +162,32 @@ double matmulMs() {
     return msSince(t0);
 }
 
+// The noise alone for `count` parameters: the ChaCha20 uniforms, the whole hardened sampler, and
+// torch's randn, interleaved; median (fastest) of `repeats`.
+void measureNoise(std::int64_t count, int repeats) {
+    using dpmix::privacy::MechanismRng;
+    using dpmix::privacy::RandomnessSource;
+    MechanismRng rng(RandomnessSource::secret(), "noise");
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(7);
+    std::vector<double> uniforms(static_cast<std::size_t>(4 * count));
+    std::vector<double> chacha, secure, torchRandn;
+    for (int r = 0; r < repeats; ++r) {
+        auto t0 = Clock::now();
+        rng.fillUniform(uniforms, false);
+        chacha.push_back(msSince(t0));
+        t0 = Clock::now();
+        (void)secureGaussian(rng, {count}, at::kFloat);
+        secure.push_back(msSince(t0));
+        t0 = Clock::now();
+        (void)at::randn({count}, gen, at::TensorOptions().dtype(at::kFloat));
+        torchRandn.push_back(msSince(t0));
+    }
+    std::printf("noise for %lld parameters: ChaCha20 uniforms (4 per value) %.1f (%.1f) ms, hardened sampler %.1f (%.1f) ms, "
+                "torch randn %.1f (%.1f) ms   median (fastest)\n",
+                static_cast<long long>(count), median(chacha), minimum(chacha), median(secure), minimum(secure),
+                median(torchRandn), minimum(torchRandn));
+}
+
 // Median (fastest) per step: plain, DP with secret / seeded ChaCha20 noise, DP with torch randn.
 void printHeader(const char* first) {
     std::printf("%-24s %18s %18s %18s %18s %10s\n", first, "plain", "DP secret", "DP seeded", "DP torch randn",
@@ -177,6 +205,7 @@ void printRow(const char* name, const Timing& t) {
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     int threads = 2, batch = 256, steps = 30, proxyEpochs = 0;
+    long long noiseCount = 0;
     std::string model;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
@@ -184,8 +213,13 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--batch")) batch = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--steps")) steps = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--proxy")) proxyEpochs = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--noise")) noiseCount = std::stoll(argv[i + 1]);
     }
     at::set_num_threads(threads);
+    if (noiseCount > 0) {
+        measureNoise(noiseCount, steps);
+        return 0;
+    }
     if (proxyEpochs > 0) {
         const int n = 60000, k = 14;
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(3);

@@ -15,10 +15,11 @@ at::Tensor secureGaussian(privacy::MechanismRng& rng, at::IntArrayRef sizes, at:
     at::Tensor u1 = at::empty({2 * m}, options), u2 = at::empty({2 * m}, options);
     rng.fillUniform(std::span<double>(u1.data_ptr<double>(), static_cast<std::size_t>(2 * m)), /*positive=*/true);
     rng.fillUniform(std::span<double>(u2.data_ptr<double>(), static_cast<std::size_t>(2 * m)), /*positive=*/false);
+    // Pair k gives R_k cos θ_k and R_k sin θ_k; value j sums pairs j and m + j: four normals.
     at::Tensor radius = u1.log_().mul_(-2.0).sqrt_();
     at::Tensor angle = u2.mul_(2.0 * std::numbers::pi);
-    at::Tensor normals = at::cat({radius * angle.cos(), radius.mul_(angle.sin())});  // 4m independent N(0, 1)
-    return normals.view({4, m}).sum(0).mul_(0.5).view(sizes).to(dtype);
+    at::Tensor normals = radius.mul_(angle.cos() + angle.sin());  // R(cos θ + sin θ): two normals summed
+    return normals.view({2, m}).sum(0).mul_(0.5).view(sizes).to(dtype);
 }
 
 }  // namespace dpmix::train::detail
