@@ -170,11 +170,11 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
     const MixtureStagePlan& m = *plan.mixture;
     const bool parallel = p.composition == CompositionMode::Parallel;
     QString html;
-    html += QStringLiteral("<b>Mixture learning</b> (split A, n<sub>A</sub> = %1): noise σ = <b>%2</b> "
+    html += QStringLiteral("<b>Mixture learning</b> (split A, n<sub>A</sub> ≈ %1): noise σ = <b>%2</b> "
                            "for T = %3 steps at q = %4 → ε = %5 (order α = %6)<br>")
                 .arg(count(plan.split->a), QString::number(m.sigma, 'g', 5), count(m.steps),
                      QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4), QString::number(m.order, 'g', 4));
-    html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> = %1): calibrated to ε = %2, δ = %3 when it runs<br>")
+    html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated to ε = %2, δ = %3 when it runs<br>")
                 .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta));
     html += QStringLiteral("<b>Total guarantee</b>: (ε, δ) = (<b>%1</b>, <b>%2</b>) — %3")
                 .arg(num(plan.totalEpsilon), num(plan.totalDelta),
