@@ -174,14 +174,20 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
                            "for T = %3 steps at q = %4 → ε = %5 (order α = %6)<br>")
                 .arg(count(plan.split->a), QString::number(m.sigma, 'g', 5), count(m.steps),
                      QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4), QString::number(m.order, 'g', 4));
-    html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated to ε = %2, δ = %3 when it runs<br>")
-                .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta));
+    if (parallel)
+        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated to ε = %2, δ = %3 when it runs<br>")
+                    .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta));
+    else
+        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated when it runs to the rest of "
+                               "the budget, so that both stages compose (by RDP) to ε = %2, δ = %3<br>")
+                    .arg(count(plan.split->b), num(plan.totalEpsilon), num(plan.totalDelta));
     html += QStringLiteral("<b>Total guarantee</b>: (ε, δ) = (<b>%1</b>, <b>%2</b>) — %3")
                 .arg(num(plan.totalEpsilon), num(plan.totalDelta),
                      parallel ? QStringLiteral("parallel composition: A and B hold different people, so the run costs "
                                                "max(ε<sub>A</sub>, ε<sub>B</sub>).")
-                              : QStringLiteral("sequential composition: each stage spends half of ε and δ, and the "
-                                               "halves add up."));
+                              : QStringLiteral("sequential composition: both stages charge the same budget; mixture "
+                                               "learning spends half of ε and δ, fine-tuning the rest (DP-MixMin runs; "
+                                               "methods with one private stage spend the whole budget on it)."));
     if (p.reproducible)
         html += QStringLiteral("<br><span style='color:#b00020'><b>Reproducible randomness</b>: sampling and noise "
                                "are derived from the seed this project stores, so anyone holding the file can "

@@ -1,6 +1,7 @@
 #include "engine/pipeline/downstream_stage.h"
 
 #include "engine/pipeline/run_storage.h"
+#include "engine/privacy/parameters.h"
 
 #include "engine/train/dirichlet_training.h"
 #include "engine/train/dp_sgd.h"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace dpmix::pipeline {
 namespace {
@@ -120,6 +122,18 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     const auto ftView = view(ftPixels, study.sensitiveImages, req.finetuneIndices.size());
     auto ftProgress = [&](const ProgressEvent& e) { report(progress, {"finetune", e.done, e.total, e.message}); };
     Result<train::FinetuneResult> ft = Error{""};
+    if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
+        return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
+                     "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
+    std::optional<double> sequentialSigma;
+    if (!req.spentBefore.empty()) {
+        const double q = std::min(1.0, static_cast<double>(req.finetune.batch) / static_cast<double>(req.finetuneIndices.size()));
+        privacy::SigmaAfterPrior s;
+        if (!privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps, s))
+            return Error{"fine-tuning: under sequential composition the earlier stage leaves no budget: no noise "
+                         "multiplier up to 1e6 brings the composed total to epsilon = " + privacy::formatNumber(req.epsilon)};
+        sequentialSigma = s.sigma;
+    }
     if (req.finetune.mechanism == "dirichlet") {
         auto params = train::DirichletParamsBuilder()
                           .epsilon(req.epsilon)
@@ -133,16 +147,17 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
         if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
         ft = train::finetuneDirichlet(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
     } else {
-        auto params = train::DpSgdParamsBuilder()
-                          .epsilon(req.epsilon)
-                          .delta(req.delta)
-                          .clipNorm(req.finetune.clip)
-                          .learningRate(req.finetune.lr)
-                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
-                          .steps(req.finetune.steps)
-                          .split(req.finetuneSplit)
-                          .randomness(req.finetuneRandomness)
-                          .build();
+        train::DpSgdParamsBuilder builder;
+        builder.epsilon(req.epsilon)
+            .delta(req.delta)
+            .clipNorm(req.finetune.clip)
+            .learningRate(req.finetune.lr)
+            .expectedBatchSize(static_cast<int>(req.finetune.batch))
+            .steps(req.finetune.steps)
+            .split(req.finetuneSplit)
+            .randomness(req.finetuneRandomness);
+        if (sequentialSigma) builder.sigma(*sequentialSigma);  // the rest of the budget, by RDP
+        auto params = builder.build();
         if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
         ft = train::finetuneDpSgd(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
     }

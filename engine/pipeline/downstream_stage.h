@@ -53,6 +53,9 @@ struct DownstreamRequest {
     double delta = 1e-5;
     std::uint64_t seed = 0;                      // public work: model initialisation, pretraining
     privacy::RandomnessSource finetuneRandomness;  // the private fine-tuning's sampling and noise
+    // Sequential composition: what earlier stages spent on the same people (DP-MixMin's entry);
+    // fine-tuning then gets the σ that makes the composed total meet (ε, δ). Empty: full (ε, δ).
+    std::vector<privacy::LedgerEntry> spentBefore;
     project::PretrainStage pretrain;
     project::FinetuneStage finetune;
     PretrainCache* pretrainCache = nullptr;      // optional: reuse pretraining across ε and tasks

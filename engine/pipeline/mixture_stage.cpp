@@ -55,8 +55,8 @@ Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureReq
             // q = B / n, capped at 1 when split A is smaller than the expected batch.
             const double batch = std::min<double>(static_cast<double>(request.stage.batch), static_cast<double>(n));
             auto params = mixmin::DpMixMinParamsBuilder()
-                              .epsilon(eps)
-                              .delta(request.delta)
+                              .epsilon(eps * request.budgetShare)
+                              .delta(request.delta * request.budgetShare)
                               .expectedBatch(batch)
                               .clipNorm(request.stage.clip)
                               .stepSize(request.stage.lr)

@@ -56,6 +56,9 @@ struct MixtureRequest {
     project::MixtureStage stage;      // clip, batch, lr, steps
     long long randomSearchCandidates = 100;
     bool reproducible = false;        // seeded DP-MixMin randomness (not a release); default secret
+    // Share of each target (ε, δ) mixture learning may spend: 1 under parallel composition, ½ under
+    // sequential composition (fine-tuning then spends the rest on the same people).
+    double budgetShare = 1.0;
 };
 
 /// Runs the whole mixture stage for one task. Progress counts DP runs; cancellation is checked

@@ -206,6 +206,10 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     request.stage = mixtureStage;
     request.randomSearchCandidates = options.randomSearchCandidates;
     request.reproducible = reproducible;
+    // Sequential composition: DP-MixMin and DP fine-tuning both charge the same people, so mixture
+    // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Composition").
+    const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
+    request.budgetShare = sequential ? 0.5 : 1.0;
 
     // Pretraining sees public data only, so one pretrained model serves every ε and task with the
     // same λ and seed (uniform, λ*, Random Search; DP-MixMin's λ differs per ε).
@@ -278,6 +282,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                             req.lambda = p.lambda;
                             req.finetuneIndices = split->b;
                             ledger.record(p.ledgerEntry);
+                            if (sequential) req.spentBefore = {p.ledgerEntry};
                             lambdas.push_back({0, "private", names, toStdVector(p.lambda)});
                         } else if (method == "random-search") {
                             req.lambda = o.lambdaRandomSearch;

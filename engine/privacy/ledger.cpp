@@ -178,6 +178,38 @@ LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string wh
     return e;
 }
 
+bool calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon, double delta, double q,
+                                 long long steps, SigmaAfterPrior& out) {
+    auto composed = [&](double sigma) {
+        Ledger ledger(Composition::Sequential);
+        for (const auto& e : prior) ledger.record(e);
+        LedgerEntry next = gaussianEntry("next", "same", PrivacyUnit::Example, q, sigma, steps, delta, 1.0);
+        ledger.record(next);
+        return ledger.total().epsilon;
+    };
+    constexpr double kMaxSigma = 1e6;
+    double lo = 0.0, hi = 1.0;
+    double atHi = composed(hi);
+    while (!(atHi <= targetEpsilon)) {
+        lo = hi;
+        hi *= 2.0;
+        if (hi > kMaxSigma) return false;
+        atHi = composed(hi);
+    }
+    while (hi - lo > 1e-10 * hi) {  // the composed ε is non-increasing in σ
+        const double mid = 0.5 * (lo + hi);
+        const double atMid = composed(mid);
+        if (atMid <= targetEpsilon) {
+            hi = mid;
+            atHi = atMid;
+        } else {
+            lo = mid;
+        }
+    }
+    out = {hi, atHi};
+    return true;
+}
+
 LedgerTotal Ledger::total() const {
     LedgerTotal t;
     t.composition = composition_;

@@ -75,6 +75,17 @@ LedgerEntry dirichletEntry(std::string stage, std::string split, double alpha, d
 /// A non-private use of sensitive data (e.g. Random Search selecting λ on split A).
 LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string why);
 
+/// Sequential composition on the same data, calibrated: the smallest σ such that the `prior`
+/// entries followed by a Poisson-subsampled Gaussian (q, σ, steps) compose — RDP curves added,
+/// converted once at δ — to ε <= targetEpsilon. Bisection to a relative 1e-10 in σ. Returns an
+/// empty optional when no σ up to 1e6 meets the target (the prior entries spent it already).
+struct SigmaAfterPrior {
+    double sigma = 0.0;
+    double composedEpsilon = 0.0;  // the total at that σ (<= target)
+};
+bool calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon, double delta, double q,
+                                 long long steps, SigmaAfterPrior& out);
+
 struct SplitTotal {
     std::string split;
     double epsilon;

@@ -2,6 +2,7 @@
 // a fresh pretraining gives (same fine-tuned weights, same AUC), and only bit-identical λ, seed
 // and pretraining settings may share a cache entry.
 #include "engine/pipeline/downstream_stage.h"
+#include "engine/privacy/gaussian_accountant.h"
 
 #include <QtTest>
 
@@ -130,6 +131,33 @@ private Q_SLOTS:
         QVERIFY(!r->pretrainingReused);
         QCOMPARE(cache.size(), std::size_t{2});
         QCOMPARE(cache.hits(), 0LL);
+    }
+
+    void sequentialCompositionSpendsTheRestOfTheBudget() {
+        // DP-MixMin spent (ε/2, δ/2) on the same people: fine-tuning gets the σ that brings the
+        // sequentially composed ledger to the target ε (≤ ε, to 1e-9), with more noise than alone.
+        const auto study = tinyStudy();
+        Eigen::VectorXd lambda(3);
+        lambda << 0.5, 0.3, 0.2;
+        auto req = request(study, lambda);
+        const double sigmaA = privacy::calibrateGaussianSigma(1.0, 0.5e-5, 0.2, 50).sigma;
+        const auto mixture = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.2, sigmaA, 50, 0.5e-5, 13.0);
+        req.spentBefore = {mixture};
+        privacy::Ledger ledger(privacy::Composition::Sequential);
+        ledger.record(mixture);
+        auto r = runDownstream(study, req, ledger);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        const auto total = ledger.total();
+        QVERIFY2(total.epsilon <= 2.0 + 1e-9 && total.epsilon > 2.0 - 1e-6, qPrintable(QString::number(total.epsilon, 'g', 12)));
+        privacy::Ledger alone(privacy::Composition::Parallel);
+        auto plain = runDownstream(study, request(study, lambda), alone);
+        QVERIFY(plain);
+        QVERIFY(r->noise > plain->noise);
+        // The Dirichlet mechanism is not calibrated against an earlier stage: refused.
+        req.finetune.mechanism = "dirichlet";
+        privacy::Ledger refused(privacy::Composition::Sequential);
+        auto d = runDownstream(study, req, refused);
+        QVERIFY(!d && d.error().message.find("sequential composition with the Dirichlet mechanism") != std::string::npos);
     }
 };
 

@@ -22,6 +22,34 @@ private Q_SLOTS:
         QVERIFY(std::fabs(e.epsilon - 2.43669380) < 5e-9);
         QVERIFY(e.established);
     }
+    void sequentialCalibrationSpendsExactlyTheRest() {
+        // No prior: the same σ as the single-mechanism calibration (independent search).
+        SigmaAfterPrior alone;
+        QVERIFY(calibrateGaussianSigmaAfter({}, 1.0, 1e-5, 0.01, 1000, alone));
+        const double reference = calibrateGaussianSigma(1.0, 1e-5, 0.01, 1000).sigma;
+        QVERIFY2(std::fabs(alone.sigma - reference) < 1e-8 * reference,
+                 qPrintable(QString("%1 vs %2").arg(alone.sigma).arg(reference)));
+        // After DP-MixMin at (ε/2, δ/2): the composed total meets ε, and a slightly smaller σ would not.
+        const double sigmaA = calibrateGaussianSigma(0.5, 0.5e-5, 0.2, 100).sigma;
+        const LedgerEntry mixture = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0);
+        SigmaAfterPrior rest;
+        QVERIFY(calibrateGaussianSigmaAfter({mixture}, 1.0, 1e-5, 0.005, 500, rest));
+        Ledger ledger(Composition::Sequential);
+        ledger.record(mixture);
+        ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest.sigma, 500, 1e-5, 2.0));
+        const auto t = ledger.total();
+        QVERIFY(t.epsilon <= 1.0 + 1e-9);
+        QVERIFY(t.epsilon > 1.0 - 1e-6);
+        QCOMPARE(t.delta, 1e-5);
+        Ledger tighter(Composition::Sequential);
+        tighter.record(mixture);
+        tighter.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest.sigma * (1 - 1e-6), 500, 1e-5, 2.0));
+        QVERIFY(tighter.total().epsilon > 1.0);
+        // A prior that spent everything leaves nothing.
+        const LedgerEntry greedy = gaussianEntry("mixture", "A", PrivacyUnit::Example, 1.0, 0.5, 100, 1e-5, 13.0);
+        QVERIFY(!calibrateGaussianSigmaAfter({greedy}, 1.0, 1e-5, 0.005, 500, rest));
+    }
+
     void parallelCompositionTakesTheMaximum() {
         Ledger ledger(Composition::Parallel);
         ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, 8.0, 100, 1e-5, 13.0));
