@@ -4,7 +4,7 @@
 #include "engine/pipeline/experiments.h"
 #include "engine/privacy/audit_bound.h"
 #include "engine/project/project_opener.h"
-#include "../data/data_fixtures.h"
+#include "tiny_image_study.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,28 +17,10 @@
 
 using namespace dpmix;
 using namespace dpmix::pipeline;
-namespace fx = dpmix::data::fixtures;
 
 namespace {
 
-constexpr int kSide = 8;
-
-// n images of 4 classes; class c brightens quadrant c, so a proxy can tell them apart.
-void writeStudyImages(const std::string& dir, const std::string& stem, int n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::uint8_t> pixels, labels;
-    for (int i = 0; i < n; ++i) {
-        const int c = i % 4;
-        labels.push_back(static_cast<std::uint8_t>(c));
-        for (int y = 0; y < kSide; ++y)
-            for (int x = 0; x < kSide; ++x) {
-                const int quadrant = (y >= kSide / 2) * 2 + (x >= kSide / 2);
-                pixels.push_back(static_cast<std::uint8_t>((quadrant == c ? 180 : 30) + rng() % 50));
-            }
-    }
-    fx::writeFile(dir + "/" + stem + "-images.idx", fx::idxBytes({static_cast<std::uint32_t>(n), kSide, kSide}, pixels));
-    fx::writeFile(dir + "/" + stem + "-labels.idx", fx::idxBytes({static_cast<std::uint32_t>(n)}, labels));
-}
+using testing::writeStudyImages;
 
 const char* kSpec = R"({
   "name": "tiny-audit",
@@ -56,28 +38,9 @@ const char* kSpec = R"({
   "seeds": [0]
 })";
 
-project::SourceSummarizer summarizer() {
-    return [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
-        auto s = data::summarizeSource(spec);
-        if (!s) return s.error();
-        project::SourceFacts f;
-        f.kind = s->kind;
-        f.examples = s->examples;
-        f.labelNames = s->labelNames;
-        f.contentHash = s->contentHash;
-        f.channels = s->channels;
-        f.height = s->height;
-        f.width = s->width;
-        return f;
-    };
-}
+project::SourceSummarizer summarizer() { return testing::dataLayerSummarizer(); }
 
-ProxyOptions quickProxy() {
-    ProxyOptions p;
-    p.epochs = 1;
-    p.batch = 32;
-    return p;
-}
+ProxyOptions quickProxy() { return testing::quickProxy(); }
 
 }  // namespace
 

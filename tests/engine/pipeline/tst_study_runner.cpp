@@ -1,0 +1,192 @@
+// pipeline::runStudy, the image-study orchestrator, on a tiny generated project (no downloaded
+// data): the runs each method stores, their statuses, ledgers and λ rows, proxy reuse, the
+// randomness mode, sequential composition, and a cancellation that leaves no run "running".
+#include "engine/pipeline/study_runner.h"
+#include "engine/privacy/ledger_json.h"
+#include "engine/project/project_opener.h"
+#include "tiny_image_study.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+using namespace dpmix;
+using namespace dpmix::pipeline;
+
+namespace {
+
+std::string specText(const std::string& composition) {
+    return R"({
+  "name": "tiny-study",
+  "description": "4 classes; 3 public tasks; 2 sensitive tasks",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
+                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
+                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
+  "tasks": {
+    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
+  },
+  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "composition": ")" + composition + R"("},
+  "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
+             "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
+             "finetune": {"batch": 64, "lr": 0.05, "steps": 2, "clip": 1.0}},
+  "seeds": [0]
+})";
+}
+
+privacy::Ledger onlyLedger(const project::ProjectFile& p, long long runId) {
+    const auto records = p.ledgers(runId).value();
+    if (records.size() != 1) return privacy::Ledger();
+    return privacy::ledgerFromJson(records.front().ledgerJson).value();
+}
+
+std::map<std::string, int> countByMethod(const std::vector<project::RunRecord>& runs) {
+    std::map<std::string, int> n;
+    for (const auto& r : runs) ++n[r.method];
+    return n;
+}
+
+}  // namespace
+
+class TestStudyRunner : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    project::ProjectFile freshProject(const std::string& name, const std::string& composition) {
+        const std::string d = dir_.path().toStdString();
+        std::ofstream(d + "/" + name + ".json") << specText(composition);
+        auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
+                                                          testing::dataLayerSummarizer());
+        if (!created) qFatal("%s", created.error().message.c_str());
+        return std::move(created).value();
+    }
+
+    static StudyRunOptions quick(std::vector<std::string> stages) {
+        StudyRunOptions o;
+        o.stages = std::move(stages);
+        o.proxy = testing::quickProxy();
+        o.randomSearchCandidates = 5;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const std::string d = dir_.path().toStdString();
+        testing::writeStudyImages(d, "pub", 200, 1);
+        testing::writeStudyImages(d, "sens", 600, 2);
+    }
+
+    void mixtureStageStoresEveryMethodAndReusesTheProxy() {
+        auto p = freshProject("mixture", "parallel");
+        auto report = runStudy(p, quick({"proxies", "mixture"}));
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QCOMPARE(report->mixtures.size(), std::size_t(2));  // one per task, one seed
+        const auto runs = p.runs().value();
+        auto n = countByMethod(runs);
+        QCOMPARE(n["proxy"], 1);
+        for (const char* m : {"non-private-mixmin", "uniform", "random-search", "dp-mixmin"}) QCOMPARE(n[m], 2);
+        for (const auto& r : runs) {
+            QVERIFY2(r.status == project::RunStatus::Done, r.method.c_str());
+            if (r.method == "proxy") continue;
+            QVERIFY2(!p.lambdas(r.id).value().empty(), r.method.c_str());
+            const auto ledger = onlyLedger(p, r.id);
+            if (r.method == "dp-mixmin") {
+                QCOMPARE(ledger.entries().size(), std::size_t(1));
+                const auto& e = ledger.entries().front();
+                QVERIFY(e.mechanism == privacy::MechanismKind::SubsampledGaussian);
+                QCOMPARE(e.split, std::string("A"));
+                QVERIFY(e.randomness == privacy::RandomnessMode::Secret);  // the default: a release
+                QVERIFY(e.epsilon <= 2.0);
+                QVERIFY(!ledger.total().seeded);
+            } else if (r.method == "uniform") {
+                QVERIFY(ledger.entries().empty());  // nothing touched the sensitive data
+            } else {
+                QVERIFY(std::isinf(ledger.total().epsilon));  // λ* and random search are not private
+            }
+        }
+        // A second call trains no new proxy.
+        auto again = runStudy(p, quick({"proxies", "mixture"}));
+        QVERIFY(again.ok());
+        QCOMPARE(countByMethod(p.runs().value())["proxy"], 1);
+        QCOMPARE(countByMethod(p.runs().value())["dp-mixmin"], 4);
+    }
+
+    void downstreamRunsTheFiveMethodsWithTheirLedgers() {
+        auto p = freshProject("downstream", "parallel");
+        auto o = quick({"proxies", "mixture", "downstream"});
+        o.tasks = {"ab"};
+        o.reproducible = true;
+        auto report = runStudy(p, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QCOMPARE(report->downstream.size(), std::size_t(5));
+        for (const auto& d : report->downstream) {
+            const auto run = p.run(d.runId).value();
+            QVERIFY2(run.status == project::RunStatus::Done, d.method.c_str());
+            const auto ledger = onlyLedger(p, d.runId);
+            const auto total = ledger.total();
+            QVERIFY2(total.seeded, d.method.c_str());  // --reproducible reaches every mechanism
+            QVERIFY(run.configJson.find("\"randomness\":\"seeded\"") != std::string::npos);
+            if (d.method == "dp-mixmin") {
+                QCOMPARE(ledger.entries().size(), std::size_t(2));  // mixture on A, fine-tuning on B
+                QCOMPARE(ledger.entries()[0].split, std::string("A"));
+                QCOMPARE(ledger.entries()[1].split, std::string("B"));
+                QVERIFY(total.epsilon <= 2.0 + 1e-9);  // parallel: max over disjoint splits
+            } else if (d.method == "uniform" || d.method == "random-init") {
+                QCOMPARE(ledger.entries().size(), std::size_t(1));
+                QCOMPARE(ledger.entries()[0].split, std::string("train"));
+            } else {
+                QVERIFY(std::isinf(total.epsilon));  // random search, λ*: non-private choices
+            }
+            QVERIFY(!p.models(d.runId).value().empty());
+        }
+    }
+
+    void sequentialCompositionMeetsTheTarget() {
+        auto p = freshProject("sequential", "sequential");
+        auto o = quick({"proxies", "mixture", "downstream"});
+        o.tasks = {"ac"};
+        o.methods = {"dp-mixmin", "uniform"};
+        auto report = runStudy(p, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        for (const auto& d : report->downstream) {
+            const auto ledger = onlyLedger(p, d.runId);
+            const auto total = ledger.total();
+            QVERIFY(total.composition == privacy::Composition::Sequential);
+            QVERIFY2(total.epsilon <= 2.0 + 1e-9, qPrintable(QString::number(total.epsilon, 'g', 12)));
+            QVERIFY2(total.epsilon > 2.0 - 1e-3, qPrintable(QString::number(total.epsilon, 'g', 12)));  // spent, not wasted
+            QCOMPARE(d.ledgerEpsilon, total.epsilon);
+            if (d.method == "dp-mixmin") QVERIFY(ledger.entries()[0].epsilon <= 1.0 + 1e-9);  // half for λ
+        }
+    }
+
+    void cancellationLeavesNoRunningRow() {
+        auto p = freshProject("cancel", "parallel");
+        CancellationToken token;
+        auto progress = [&](const ProgressEvent& e) {
+            if (e.stage == "mixture") token.cancel();
+        };
+        bool cancelled = false;
+        try {
+            (void)runStudy(p, quick({"proxies", "mixture", "downstream"}), progress, token);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        // Cancelled after the first task's mixture learning: nothing of it was released, nothing
+        // is left queued or running, and the proxy run (finished before) stays done.
+        const auto runs = p.runs().value();
+        QVERIFY(!runs.empty());
+        for (const auto& r : runs) {
+            QVERIFY2(r.status != project::RunStatus::Running && r.status != project::RunStatus::Queued, r.method.c_str());
+            if (r.method == "proxy") QVERIFY(r.status == project::RunStatus::Done);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStudyRunner)
+#include "tst_study_runner.moc"
