@@ -36,6 +36,14 @@ Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
 
 Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
                                   std::uint64_t studySeed) {
+    // The image study's mechanisms clip and sample single images. Running them for a study that
+    // asks for user-level privacy would protect each image, not each patient, while the panel,
+    // the report and the split say "users": refuse instead of downgrading silently.
+    if (spec.sensitive.userLevel)
+        return Error{"sensitive.user_level = true: user-level DP is not available for image studies yet - DP-MixMin "
+                     "and DP-SGD here protect single images, not users, so the run refuses rather than promise "
+                     "user-level privacy. Set user_level to false for example-level DP (each image protected); "
+                     "docs/PRIVACY.md, \"Unit of privacy\""};
     const project::SourceRecord* publicSource = nullptr;
     const project::SourceRecord* sensitiveSource = nullptr;
     std::size_t publicCount = 0;

@@ -1,6 +1,7 @@
 // pipeline::runStudy, the image-study orchestrator, on a tiny generated project (no downloaded
 // data): the runs each method stores, their statuses, ledgers and λ rows, proxy reuse, the
 // randomness mode, sequential composition, and a cancellation that leaves no run "running".
+#include "engine/pipeline/image_study.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
@@ -162,6 +163,16 @@ private Q_SLOTS:
             QCOMPARE(d.ledgerEpsilon, total.epsilon);
             if (d.method == "dp-mixmin") QVERIFY(ledger.entries()[0].epsilon <= 1.0 + 1e-9);  // half for λ
         }
+    }
+
+    void userLevelImageStudiesAreRefusedNotDowngraded() {
+        // The image mechanisms protect single images: a user-level spec must not run them.
+        project::ProjectSpec spec;
+        spec.sensitive.userLevel = true;
+        auto study = loadImageStudy({}, spec, 0);
+        QVERIFY(!study.ok());
+        QVERIFY2(study.error().message.find("user-level DP is not available for image studies") != std::string::npos,
+                 study.error().message.c_str());
     }
 
     void cancellationLeavesNoRunningRow() {
