@@ -90,11 +90,12 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         error(ParameterField::SensitiveCount,
               QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
                              "splits are non-empty").arg(p.sensitiveCount));
-    // δ >= 1/n allows "release one random record" mechanisms; suggest a power of ten <= 1/(10 n).
-    if (deltaOk && countOk && delta >= 1.0 / static_cast<double>(p.sensitiveCount))
+    // δ >= 1/n allows "release one random record" mechanisms; warn from 1/(10 n), the engine's
+    // threshold too (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
+    if (deltaOk && countOk && delta >= 1.0 / (10.0 * static_cast<double>(p.sensitiveCount)))
         plan.messages << FieldMessage{ParameterField::Delta, MessageSeverity::Warning,
-                                      QStringLiteral("δ = %1 is not below 1/n = %2: with δ that large a mechanism may "
-                                                     "reveal some person's data outright. Use δ < 1/n, e.g. %3.")
+                                      QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
+                                                     "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
                                           .arg(num(delta), num(1.0 / static_cast<double>(p.sensitiveCount)),
                                                num(std::pow(10.0, std::floor(std::log10(
                                                                       0.1 / static_cast<double>(p.sensitiveCount))))))};

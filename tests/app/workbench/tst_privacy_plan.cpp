@@ -53,7 +53,10 @@ private Q_SLOTS:
     void defaultsAreValidAndAskTheAccountantTheRightQuestion() {
         const PrivacyPlan plan = planPrivacy(RunParameters{});
         QVERIFY(plan.valid);
-        QVERIFY(plan.messages.isEmpty());
+        // The paper's δ = 1e-5 with n = 89,696 is δ·n ≈ 0.9: valid, but not well below 1/n, so
+        // the one message is that warning.
+        QCOMPARE(plan.messages.size(), qsizetype(1));
+        QVERIFY(plan.messages.front().field == ParameterField::Delta && plan.messages.front().severity == MessageSeverity::Warning);
         QVERIFY(plan.mixture.has_value());
         // q = B / n_A = 1000 / 8970, T = 100, target (ε, δ) = (2, 1e-5).
         QCOMPARE(plan.mixture->q, 1000.0 / 8970.0);
@@ -96,7 +99,7 @@ private Q_SLOTS:
                  QString("delta = \"1e-5x\" is not a number: expected a probability in (0, 1), e.g. 1e-5"));
     }
 
-    void deltaAtOrAboveOneOverNIsAWarningOnly() {
+    void deltaNotWellBelowOneOverNIsAWarningOnly() {
         RunParameters p;
         p.sensitiveCount = 1000;
         p.batchSize = 50;
@@ -104,9 +107,11 @@ private Q_SLOTS:
         const PrivacyPlan plan = planPrivacy(p);
         QVERIFY(plan.valid);
         const QString warning = messagesOf(plan, ParameterField::Delta, MessageSeverity::Warning);
-        QVERIFY2(warning.startsWith("δ = 0.001 is not below 1/n = 0.001"), qPrintable(warning));
-        QVERIFY2(warning.endsWith("Use δ < 1/n, e.g. 1e-4."), qPrintable(warning));  // 1/(10n) = 1e-4
-        p.delta = "0.0009";
+        QVERIFY2(warning.startsWith("δ = 0.001 is not well below 1/n = 0.001"), qPrintable(warning));
+        QVERIFY2(warning.endsWith("Use δ < 1/(10 n), e.g. 1e-4."), qPrintable(warning));  // 1/(10n) = 1e-4
+        p.delta = "0.0001";  // exactly 1/(10 n): still warned
+        QVERIFY(!messagesOf(planPrivacy(p), ParameterField::Delta, MessageSeverity::Warning).isEmpty());
+        p.delta = "0.00009";
         QVERIFY(planPrivacy(p).messages.isEmpty());
     }
 
