@@ -96,7 +96,7 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         plan.messages << FieldMessage{ParameterField::Delta, MessageSeverity::Warning,
                                       QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
                                                      "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
-                                          .arg(num(delta), num(1.0 / static_cast<double>(p.sensitiveCount)),
+                                          .arg(num(delta), QString::number(1.0 / static_cast<double>(p.sensitiveCount), 'g', 3),
                                                num(std::pow(10.0, std::floor(std::log10(
                                                                       0.1 / static_cast<double>(p.sensitiveCount))))))};
 
