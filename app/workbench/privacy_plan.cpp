@@ -91,8 +91,8 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
               QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
                              "splits are non-empty").arg(p.sensitiveCount));
     // δ >= 1/n allows "release one random record" mechanisms; warn from 1/(10 n), the engine's
-    // threshold too (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
-    if (deltaOk && countOk && delta >= 1.0 / (10.0 * static_cast<double>(p.sensitiveCount)))
+    // own test (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
+    if (deltaOk && countOk && !privacy::deltaWarning(delta, p.sensitiveCount, "examples").empty())
         plan.messages << FieldMessage{ParameterField::Delta, MessageSeverity::Warning,
                                       QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
                                                      "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")

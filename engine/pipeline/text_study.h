@@ -1,5 +1,5 @@
 #pragma once
-// The language-modelling study's mixture stage (issue #4 A.2/B/C on text): public text domains
+// The language-modelling study's mixture stage (docs/TEXT.md): public text domains
 // (one mixture component per public source) and a sensitive text corpus (e.g. mail, user level).
 //
 //   public text ──tokenizer + one Kneser–Ney proxy per domain──► DomainProxies   (no privacy cost)

@@ -12,7 +12,8 @@ struct BlasLibrary {
 
 /// Looks at the shared objects mapped into this process (call after a torch matmul so the
 /// lazily-loaded BLAS is in). Debian's torch calls whatever libblas.so.3 the alternatives
-/// system points at; the reference BLAS there is ~10x slower (STACK_NOTES §8).
+/// system points at; the reference BLAS there is ~10x slower than OpenBLAS, which
+/// scripts/setup.sh installs (libopenblas0-pthread) and `dpmix doctor` checks for.
 BlasLibrary loadedBlas();
 
 }  // namespace dpmix::runtime

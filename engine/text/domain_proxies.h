@@ -1,6 +1,6 @@
 #pragma once
 // One language-model proxy per public text domain, all sharing one tokenizer trained on a sample
-// of every domain (issue #4, A.2). The proxy kind is an option: a modified Kneser–Ney n-gram per
+// of every domain (docs/TEXT.md, "Pipeline"). The proxy kind is an option: a modified Kneser–Ney n-gram per
 // domain (the CPU default, minutes for the mail study) or, later, a small causal transformer.
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"

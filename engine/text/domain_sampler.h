@@ -1,5 +1,5 @@
 #pragma once
-// Sampling public documents by the learned mixture λ for LM pretraining (ALGORITHMS.md A.6.2):
+// Sampling public documents by the learned mixture λ for LM pretraining (docs/TEXT.md, "Sampler"):
 // domain i with probability λ_i, then a document of that domain uniformly, i.e. a document of
 // domain g has probability λ_g / n_g (as in MixMin's code). Driven by an explicit generator;
 // uses only the standard's mt19937_64 output (data/portable_random.h), so the draws are the same

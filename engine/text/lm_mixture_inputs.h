@@ -7,7 +7,8 @@
 // Memory bound: each document contributes at most maxTokensPerDocument scored positions (its
 // first tokens; EOS counts as a position, language_model.h), so the token matrix has at most
 // n · cap · k doubles (1000 mails, cap 256, k = 10: 20 MB). The proxies see the sensitive text
-// only as a deterministic per-document map: no privacy cost here (ALGORITHMS.md A.2(a)6).
+// only as a deterministic per-document map: no privacy cost here (docs/TEXT.md, "Mixture-objective
+// inputs").
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"

@@ -1,8 +1,8 @@
 #pragma once
 // A tiny generated image study for the pipeline's tests (no downloaded data): IDX files of 8×8
 // images in 4 classes, class c brightening quadrant c, so a proxy can tell them apart.
-#include "engine/data/source_loader.h"
 #include "engine/pipeline/proxy_stage.h"
+#include "engine/pipeline/run_storage.h"
 #include "engine/project/project_opener.h"
 #include "../data/data_fixtures.h"
 
@@ -35,21 +35,7 @@ inline void writeStudyImages(const std::string& dir, const std::string& stem, in
 }
 
 /// The data layer's summary of a source, as the CLI gives it to project creation.
-inline project::SourceSummarizer dataLayerSummarizer() {
-    return [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
-        auto s = data::summarizeSource(spec);
-        if (!s) return s.error();
-        project::SourceFacts f;
-        f.kind = s->kind;
-        f.examples = s->examples;
-        f.labelNames = s->labelNames;
-        f.contentHash = s->contentHash;
-        f.channels = s->channels;
-        f.height = s->height;
-        f.width = s->width;
-        return f;
-    };
-}
+inline project::SourceSummarizer dataLayerSummarizer() { return pipeline::summarizeWithDataLayer; }
 
 /// One epoch, small batches: a proxy in well under a second.
 inline pipeline::ProxyOptions quickProxy() {
