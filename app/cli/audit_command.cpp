@@ -25,6 +25,7 @@ struct AuditArgs {
     std::string task;
     std::string canary;
     std::string runs = "2000";
+    std::string canaryExamples = "1";
     bool noNoise = false;
     std::string epsilon;
     std::string seed = "0";
@@ -63,6 +64,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("project", args.project, "a .dpmix project, or a spec JSON (its project is created next to it)")->required();
     cmd->add_option("--task", args.task, "the sensitive task to audit")->required();
     cmd->add_option("--canary", args.canary, "natural (a held-out example of split B) or max-clip (a gradient of norm C)")->required();
+    cmd->add_option("--canary-examples", args.canaryExamples,
+                    "max-clip canary: images of the canary user (default 1); at user level the mechanism clips the "
+                    "user once, at example level each image counts on its own");
     cmd->add_option("--runs", args.runs, "runs per world (half choose the threshold, half evaluate it; default 2000)");
     cmd->add_flag("--no-noise", args.noNoise, "audit the mechanism without noise (the control: epsilon = inf)");
     cmd->add_option("--epsilon", args.epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
@@ -90,6 +94,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         auto runs = parseInteger(args.runs, "--runs");
         if (!runs) { ctx.exitCode = badInput(runs.error().message); return; }
         options.runs = *runs;
+        auto copies = parseInteger(args.canaryExamples, "--canary-examples");
+        if (!copies) { ctx.exitCode = badInput(copies.error().message); return; }
+        options.canaryExamples = *copies;
         if (!args.epsilon.empty()) {
             auto e = parseReal(args.epsilon, "--epsilon");
             if (!e) { ctx.exitCode = badInput(e.error().message); return; }
@@ -154,6 +161,8 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
                                        {"sigma", r.sigma},
                                        {"delta", r.delta},
                                        {"split_a", report->splitA},
+                                       {"privacy_unit", privacy::toString(r.unit)},
+                                       {"canary_examples", r.canaryExamples},
                                        {"seed", r.seed},
                                        {"score_in_mean", report->scoreMeanIn},
                                        {"score_in_std", report->scoreStdIn},
@@ -172,7 +181,10 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
             std::cout << "audit " << report->name << " of task '" << report->task << "' (run " << report->runId << " in "
                       << project.path().string() << ")\n"
                       << "  claimed epsilon " << (inf ? std::string("inf (no noise)") : std::to_string(r.claimedEpsilon))
-                      << ", sigma " << r.sigma << ", delta " << r.delta << ", split A " << report->splitA << "\n"
+                      << ", sigma " << r.sigma << ", delta " << r.delta << ", split A " << report->splitA
+                      << ", unit " << privacy::toString(r.unit)
+                      << (r.canaryExamples > 1 ? ", canary user of " + std::to_string(r.canaryExamples) + " images" : std::string())
+                      << "\n"
                       << "  runs " << r.runsPerWorld << " per world (" << r.evalOut << " + " << r.evalIn << " evaluate)\n"
                       << "  threshold " << r.threshold << " (" << audit::toString(r.direction) << ")\n"
                       << "  FPR " << r.fpr << " (" << r.falsePositives << "), FNR " << r.fnr << " (" << r.falseNegatives << ")\n"

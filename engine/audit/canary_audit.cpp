@@ -44,10 +44,23 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
                                          const CanaryAuditOptions& options, const ProgressCallback& progress,
                                          const CancellationToken& cancel) {
     if (auto e = checkOptions(options)) return *e;
-    if (params.units != splitA.examples() || params.unit != privacy::PrivacyUnit::Example)
+    const bool userLevel = options.users.has_value();
+    if (userLevel) {
+        if (params.units != options.users->users() || params.unit != privacy::PrivacyUnit::User)
+            return Error{"audit parameters were built for " + std::to_string(params.units) + " " +
+                         privacy::toString(params.unit) + " units but split A has " +
+                         std::to_string(options.users->users()) +
+                         " users: build them with DpMixMinParamsBuilder::build(users, PrivacyUnit::User)"};
+        if (options.users->examples() != splitA.examples())
+            return Error{"audit users cover " + std::to_string(options.users->examples()) + " examples but split A has " +
+                         std::to_string(splitA.examples())};
+    } else if (params.units != splitA.examples() || params.unit != privacy::PrivacyUnit::Example) {
         return Error{"audit parameters were built for " + std::to_string(params.units) +
                      " units but split A has " + std::to_string(splitA.examples()) +
                      " examples: build them with DpMixMinParamsBuilder::build(splitA.examples())"};
+    }
+    if (options.canaryExamples < 1)
+        return Error{"canary-examples: " + std::to_string(options.canaryExamples) + "; expected at least 1"};
 
     // The canary. Max-clip points along the top source of the non-private solution on split A
     // (λ_0 is uniform, so "the source with the highest weight" can only mean λ*; F.10).
@@ -57,7 +70,9 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
         if (!c) return c.error();
         canary = std::move(c).value();
     } else {
-        auto star = mixmin::solveNonPrivateMixMin(splitA, {}, {}, {}, cancel);
+        // At user level λ* is the minimiser of what Algorithm 2 estimates: the mean over users.
+        const Eigen::VectorXd weights = userLevel ? options.users->userMeanWeights() : Eigen::VectorXd();
+        auto star = mixmin::solveNonPrivateMixMin(splitA, {}, weights, {}, cancel);
         if (!star) return Error{"audit: non-private MixMin on split A failed: " + star.error().message};
         Eigen::Index top = 0;
         star->lambda.maxCoeff(&top);
@@ -85,10 +100,13 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
         p.trajectoryEvery = p.steps;  // keep only λ_0 and λ_T: nothing else is scored
         long long sampled = 0;
         mixmin::ExtraUnit unit{[&](const Eigen::VectorXd& l, Eigen::VectorXd& g) {
-            ++sampled;
-            baseUnit.gradient(l, g);
-        }};
-        auto r = mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel, in ? &unit : nullptr);
+                                   ++sampled;
+                                   baseUnit.gradient(l, g);
+                               },
+                               options.canaryExamples};
+        const mixmin::ExtraUnit* extra = in ? &unit : nullptr;
+        auto r = userLevel ? mixmin::runUserLevelDpMixMin(splitA, *options.users, p, nullptr, {}, cancel, nullptr, extra)
+                           : mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel, extra);
         if (!r) return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + r.error().message};
         (in ? scoresIn : scoresOut)[static_cast<std::size_t>(run)] = canary->score(r->lambda);
         canarySamples += sampled;
@@ -130,6 +148,8 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
     res.delta = params.delta;
     res.confidence = options.confidence;
     res.seed = options.seed;
+    res.canaryExamples = options.canaryExamples;
+    res.unit = params.unit;
     res.meanCanarySamples = static_cast<double>(canarySamples.load()) / static_cast<double>(R);
     if (options.keepScores) {
         res.scoresIn = std::move(scoresIn);

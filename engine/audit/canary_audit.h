@@ -19,6 +19,7 @@
 #include "engine/core/result.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"
+#include "engine/mixmin/user_groups.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +40,12 @@ struct CanaryAuditOptions {
     std::uint64_t seed = 0;         // audit seed; run seeds derive from it
     int threads = 0;                // 0 = all cores
     bool keepScores = false;        // return every run's score
+    /// Copies of the canary example the canary unit holds (> 1: a canary *user* with that many
+    /// identical examples; mixmin::ExtraUnit says how each algorithm treats them).
+    long long canaryExamples = 1;
+    /// Set: audit Algorithm 2 (user level) on these users of split A; `params` must then come from
+    /// build(users->users(), PrivacyUnit::User). Unset: Algorithm 1 on split A's examples.
+    std::optional<mixmin::UserGroups> users;
 };
 
 struct CanaryAuditResult {
@@ -65,14 +72,17 @@ struct CanaryAuditResult {
     double confidence = 0.95;
     std::uint64_t seed = 0;
     double meanCanarySamples = 0.0;         // mean number of steps the canary was sampled in ("in" runs)
+    long long canaryExamples = 1;           // copies of the canary example (a canary user when > 1)
+    privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example;  // the audited algorithm's unit
     // Instrumentation: run indices (within each world) of the two halves, and (keepScores)
     // every run's score, indexed by run.
     std::vector<long long> selectRuns, evalRuns;
     std::vector<double> scoresIn, scoresOut;
 };
 
-/// `params` must come from DpMixMinParamsBuilder::build(splitA.examples()) — Gaussian at the
-/// claimed ε, or NoiseMode::None for the no-noise control; its seed is replaced per run.
+/// `params` must come from DpMixMinParamsBuilder::build(splitA.examples()) — or, for a user-level
+/// audit, build(options.users->users(), PrivacyUnit::User) — Gaussian at the claimed ε, or
+/// NoiseMode::None for the no-noise control; its randomness is replaced per run.
 /// Errors name the option (runs-per-world, select-fraction, confidence, natural-canary).
 Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
                                          const CanaryAuditOptions& options, const ProgressCallback& progress = {},

@@ -34,6 +34,21 @@ void portableShuffle(std::vector<T>& items, Gen& gen) {
     }
 }
 
+/// Up to `cap` distinct elements of `pool`, uniformly without replacement, into `out` (all of
+/// them, in order, when pool.size() <= cap). User-level DP uses it for the at most G examples a
+/// sampled user contributes per step; the draws then come from the mechanism's sampling stream.
+template <typename T, typename Gen>
+void sampleWithoutReplacement(const std::vector<T>& pool, std::size_t cap, Gen& gen, std::vector<T>& out) {
+    out = pool;
+    if (pool.size() <= cap) return;
+    // Partial Fisher–Yates: the first `cap` slots become a uniform sample without replacement.
+    for (std::size_t i = 0; i < cap; ++i) {
+        const auto j = i + static_cast<std::size_t>(uniformBelow(gen, out.size() - i));
+        std::swap(out[i], out[j]);
+    }
+    out.resize(cap);
+}
+
 /// SplitMix64 of (seed, purpose): independent streams for different uses of one run seed.
 inline std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t purpose) {
     std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (purpose + 1);

@@ -1,11 +1,12 @@
 #include "engine/mixmin/dp_mixmin.h"
 
 #include "engine/data/poisson_sampler.h"
+#include "engine/data/portable_random.h"
 #include "engine/mixmin/simplex.h"
-#include "engine/mixmin/user_sampling.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/privacy/parameters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -52,6 +53,39 @@ void clipAndSum(RowMatrix& g, const DpMixMinParams& p, Eigen::VectorXd& sum) {
     const Eigen::VectorXd factor = clippingFactors(g, p.clipped, p.clipNorm);
     sum.noalias() = g.transpose() * factor;
 }
+
+// The audit's canary (ExtraUnit), drawn from its own sampling stream so that the objective's
+// batches and the noise are those of the same invocation without it.
+class CanaryUnit {
+public:
+    CanaryUnit(const ExtraUnit* extra, const DpMixMinParams& p, Index k)
+        : extra_(extra && extra->gradient ? extra : nullptr), p_(p), rng_(streamFor(p, "canary sampling")),
+          gradient_(k), clipped_(k) {}
+    long long examples() const { return extra_ ? std::max<long long>(1, extra_->examples) : 0; }
+    // How many of `units` independent Poisson draws at rate q include the canary.
+    long long sampledCopies(long long units) {
+        long long sampled = 0;
+        for (long long c = 0; c < units; ++c)
+            if (p_.q >= 1.0 || rng_.uniform01() < p_.q) ++sampled;
+        return sampled;
+    }
+    // sum += copies · clip(canary gradient at λ).
+    void addClipped(const Eigen::VectorXd& lambda, long long copies, Eigen::VectorXd& sum) {
+        if (!extra_ || copies == 0) return;
+        gradient_.setZero();
+        extra_->gradient(lambda, gradient_);
+        row_ = gradient_.transpose();
+        clipAndSum(row_, p_, clipped_);
+        sum += static_cast<double>(copies) * clipped_;
+    }
+
+private:
+    const ExtraUnit* extra_;
+    const DpMixMinParams& p_;
+    privacy::MechanismRng rng_;
+    Eigen::VectorXd gradient_, clipped_;
+    RowMatrix row_;
+};
 
 std::optional<Error> checkRunnable(const MixtureObjective& objective, const DpMixMinParams& p, long long units,
                                    privacy::PrivacyUnit unit) {
@@ -140,21 +174,13 @@ Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMi
     privacy::MechanismRng samplingRng = streamFor(p, "sampling");
     std::vector<Index> batch;
     RowMatrix grads;
-    // Audit canary (ExtraUnit): its own sampling stream, so the other streams are unchanged.
-    privacy::MechanismRng extraRng = streamFor(p, "canary sampling");
-    Eigen::VectorXd extraGradient(objective.sources()), extraSum(objective.sources());
-    RowMatrix extraRow;
+    CanaryUnit canary(extra, p, objective.sources());
     auto clippedSum = [&](long long, const Eigen::VectorXd& lambda, Eigen::VectorXd& sum) {
         poissonSample(objective.examples(), p.q, samplingRng, batch);
         objective.exampleGradients(lambda, batch, grads);
         clipAndSum(grads, p, sum);
-        if (extra && extra->gradient && (p.q >= 1.0 || extraRng.uniform01() < p.q)) {
-            extraGradient.setZero();
-            extra->gradient(lambda, extraGradient);
-            extraRow = extraGradient.transpose();
-            clipAndSum(extraRow, p, extraSum);
-            sum += extraSum;
-        }
+        // Example level: each copy of the canary is a unit of its own.
+        canary.addClipped(lambda, canary.sampledCopies(canary.examples()), sum);
     };
     return finish(runLoop(objective.sources(), p, clippedSum, progress, cancel), p, ledger);
 }
@@ -162,7 +188,7 @@ Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMi
 Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, const UserGroups& users,
                                             const DpMixMinParams& p, privacy::Ledger* ledger,
                                             const ProgressCallback& progress, const CancellationToken& cancel,
-                                            const UserStepObserver* observer) {
+                                            const UserStepObserver* observer, const ExtraUnit* extra) {
     if (users.examples() != objective.examples())
         return Error{"users: the user partition covers " + std::to_string(users.examples()) +
                      " examples but the objective has " + std::to_string(objective.examples())};
@@ -173,12 +199,13 @@ Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, c
     const auto cap = static_cast<std::size_t>(p.maxExamplesPerUser);
     std::vector<Index> sampledUsers, chosen, allExamples, segmentEnd;
     RowMatrix exampleGrads, userGrads;
+    CanaryUnit canary(extra, p, objective.sources());
     auto clippedSum = [&](long long t, const Eigen::VectorXd& lambda, Eigen::VectorXd& sum) {
         poissonSample(users.users(), p.q, samplingRng, sampledUsers);
         allExamples.clear();
         segmentEnd.clear();
         for (Index u : sampledUsers) {
-            sampleWithoutReplacement(users.examplesOf(u), cap, samplingRng, chosen);
+            data::sampleWithoutReplacement(users.examplesOf(u), cap, samplingRng, chosen);
             if (observer && observer->onUser) observer->onUser(t, u, chosen);
             allExamples.insert(allExamples.end(), chosen.begin(), chosen.end());
             segmentEnd.push_back(static_cast<Index>(allExamples.size()));
@@ -193,6 +220,8 @@ Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, c
             start = segmentEnd[r];
         }
         clipAndSum(userGrads, p, sum);
+        // User level: the canary user is one unit, whatever the number of its copies.
+        canary.addClipped(lambda, canary.sampledCopies(canary.examples() > 0 ? 1 : 0), sum);
     };
     return finish(runLoop(objective.sources(), p, clippedSum, progress, cancel), p, ledger);
 }

@@ -58,8 +58,15 @@ struct DpMixMinResult {
 /// through the same tangent projection and clipping as every other unit. The normaliser q·n
 /// keeps n = objective.examples(), a public constant of the mechanism. Never wire it to a run
 /// whose λ is released.
+///
+/// `examples` > 1 makes the canary a *user* holding that many identical copies of the example.
+/// Algorithm 1 (example level) treats each copy as a unit of its own: Poisson-sampled
+/// independently and clipped on its own, so the copies can move the sum by up to examples·C.
+/// Algorithm 2 (user level) samples the canary user once and clips the mean of its copies'
+/// gradients (which is the copy's gradient) once: at most C, as for every other user.
 struct ExtraUnit {
     std::function<void(const Eigen::VectorXd& lambda, Eigen::VectorXd& gradient)> gradient;
+    long long examples = 1;
 };
 
 /// DP-MixMin's clipping of per-unit gradients (one row each): centres each row first when
@@ -80,11 +87,13 @@ struct UserStepObserver {
 };
 
 /// Algorithm 2. `params` must come from build(users.users(), PrivacyUnit::User); `users` must
-/// partition (part of) the objective's examples.
+/// partition (part of) the objective's examples. `extra` (audit only) adds one canary user, see
+/// ExtraUnit; the normaliser q·m keeps m = users.users().
 Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, const UserGroups& users,
                                             const DpMixMinParams& params, privacy::Ledger* ledger = nullptr,
                                             const ProgressCallback& progress = {},
                                             const CancellationToken& cancel = {},
-                                            const UserStepObserver* observer = nullptr);
+                                            const UserStepObserver* observer = nullptr,
+                                            const ExtraUnit* extra = nullptr);
 
 }  // namespace dpmix::mixmin

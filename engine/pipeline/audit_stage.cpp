@@ -1,5 +1,7 @@
 #include "engine/pipeline/audit_stage.h"
 
+#include "engine/pipeline/mixture_stage.h"
+
 #include "engine/audit/parallel_runs.h"
 #include "engine/audit/summary_stats.h"
 #include "engine/audit/threshold_attack.h"
@@ -59,6 +61,15 @@ std::optional<Error> checkAuditStageOptions(const project::ProjectFile& project,
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
         return Error{"--epsilon = " + std::to_string(*o.epsilon) + " is out of range: expected a finite number > 0"};
     if (o.threads < 0) return Error{"--threads = " + std::to_string(o.threads) + " is out of range: expected >= 1"};
+    if (o.canaryExamples < 1 || o.canaryExamples > 1000)
+        return Error{"--canary-examples = " + std::to_string(o.canaryExamples) +
+                     " is out of range: expected the canary user's number of images, 1 to 1000"};
+    if (o.canaryExamples > 1 && o.canary == audit::CanaryKind::Natural)
+        return Error{"--canary-examples: the natural canary is one held-out image; use the max-clip canary for a canary "
+                     "user with several images"};
+    if (o.canary == audit::CanaryKind::Natural && project.spec().sensitive.userLevel)
+        return Error{"--canary natural: at user level the canary must be a user; the natural canary is one held-out image. "
+                     "Use the max-clip canary (with --canary-examples for the user's images)"};
     return std::nullopt;
 }
 
@@ -88,6 +99,17 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     auto splitA = mixmin::makeBinaryObjective(*probabilities, labels);
     if (!splitA) return Error{"task '" + options.task + "': " + splitA.error().message};
     const long long n = splitA->examples();
+    // User level: Algorithm 2 on split A's users, exactly as the study runs it.
+    std::optional<mixmin::UserGroups> users;
+    if (study.userLevel()) {
+        std::vector<std::string> ids;
+        for (auto i : split->a) ids.push_back(study.grouping.users[i]);
+        auto groups = userGroupsOf(ids, n);
+        if (!groups) return Error{"task '" + options.task + "': " + groups.error().message};
+        users = std::move(groups).value();
+    }
+    const long long units = users ? users->users() : n;
+    const long long groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
 
     AuditStageReport report;
     report.task = options.task;
@@ -102,6 +124,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     ao.maxClipSign = options.maxClipSign;
     ao.maxClipTarget = options.maxClipTarget;
     ao.keepScores = true;
+    ao.canaryExamples = options.canaryExamples;
+    ao.users = users;
     if (options.canary == audit::CanaryKind::Natural) {
         const std::size_t example = naturalCanaryExample(*split, options.seed);
         auto row = prepared->proxy.predict(study.sensitiveImages, {example});
@@ -117,26 +141,32 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     // The mechanism exactly as the study runs it: q = B / n capped at 1, the spec's C, η, T (or
     // the caller's override, e.g. the workbench's Advanced values).
     const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
-    const double batch = std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(n));
-    auto params = mixmin::DpMixMinParamsBuilder()
-                      .epsilon(epsilon)
-                      .delta(delta)
-                      .expectedBatch(batch)
-                      .clipNorm(mixture.clip)
-                      .stepSize(mixture.lr)
-                      .steps(mixture.steps)
-                      .split("A")
-                      .noise(options.noNoise ? mixmin::NoiseMode::None : mixmin::NoiseMode::Gaussian)
-                      .build(n);
+    const double batch = std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(units));
+    mixmin::DpMixMinParamsBuilder builder;
+    builder.epsilon(epsilon)
+        .delta(delta)
+        .expectedBatch(batch)
+        .clipNorm(mixture.clip)
+        .stepSize(mixture.lr)
+        .steps(mixture.steps)
+        .split("A")
+        .noise(options.noNoise ? mixmin::NoiseMode::None : mixmin::NoiseMode::Gaussian);
+    if (users) builder.maxExamplesPerUser(groupSize);
+    auto params = builder.build(units, users ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
     if (!params) return Error{"audit parameters: " + params.error().message};
 
-    say("auditing task '" + options.task + "' with the " + report.name + " canary: " + std::to_string(options.runs) +
-        " runs per world on split A (n = " + std::to_string(n) + ", k = " + std::to_string(splitA->sources()) + ")");
+    say("auditing task '" + options.task + "' with the " + report.name + " canary" +
+        (options.canaryExamples > 1 ? " (a canary user with " + std::to_string(options.canaryExamples) + " images)" : "") +
+        ": " + std::to_string(options.runs) + " runs per world on split A (n = " + std::to_string(n) +
+        (users ? " images of " + std::to_string(units) + " users, user-level DP-MixMin" : std::string()) +
+        ", k = " + std::to_string(splitA->sources()) + ")");
 
-    const nlohmann::json config{{"stage", "audit"},        {"canary", report.name},   {"runs_per_world", options.runs},
-                                {"no_noise", options.noNoise}, {"claimed_epsilon", epsilon}, {"delta", delta},
-                                {"rho", spec.privacy.rho},  {"clip", mixture.clip}, {"batch", mixture.batch},
-                                {"lr", mixture.lr},    {"steps", mixture.steps}};
+    nlohmann::json config{{"stage", "audit"},        {"canary", report.name},   {"runs_per_world", options.runs},
+                          {"no_noise", options.noNoise}, {"claimed_epsilon", epsilon}, {"delta", delta},
+                          {"rho", spec.privacy.rho},  {"clip", mixture.clip}, {"batch", mixture.batch},
+                          {"lr", mixture.lr},    {"steps", mixture.steps},
+                          {"privacy_unit", users ? "user" : "example"}, {"canary_examples", options.canaryExamples}};
+    if (users) config["user_group_size"] = groupSize;
     const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
     auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed), config.dump()});
     if (!runId) return runId.error();
@@ -183,6 +213,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
                            {"fpr_upper", r.fprUpper},
                            {"fnr_upper", r.fnrUpper},
                            {"split_a", n},
+                           {"privacy_unit", users ? "user" : "example"},
+                           {"canary_examples", options.canaryExamples},
                            {"mean_canary_samples", r.meanCanarySamples},
                            {"score_in_mean", in.mean},
                            {"score_in_std", in.std},
@@ -194,8 +226,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
         details["max_clip_sign"] = audit::toString(r.maxClipSign);
         details["max_clip_target"] = audit::toString(r.maxClipTarget);
     } else {
-        details["canary_example"] = report.canaryExample;
-        details["canary_label"] = report.canaryLabel;
+        // Which real split-B image was the canary, and its label, stay out of the project: they
+        // are facts about a sensitive record that no ledger covers (docs/PRIVACY.md).
         details["canary_from"] = "split B";
     }
     project::AuditRecord record;

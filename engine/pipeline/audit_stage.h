@@ -33,6 +33,9 @@ struct AuditStageOptions {
     int threads = 0;                          // 0 = all cores
     std::optional<project::MixtureStage> mixture;  // unset: the spec's C, B, η, T
     ProxyOptions proxy;
+    // Images of the canary user (max-clip copies). At user level the mechanism clips a user's
+    // mean gradient once; at example level each copy is a unit of its own (docs/AUDIT.md).
+    long long canaryExamples = 1;
 };
 
 /// Checks the values (runs >= 2, ε finite > 0) and that the task exists in the project's spec

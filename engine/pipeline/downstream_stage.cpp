@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 
 namespace dpmix::pipeline {
@@ -70,6 +71,23 @@ void PretrainCache::noteHit(const std::string& key) {
     ++hits_;
 }
 
+std::optional<Error> finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune) {
+    if (userLevel && finetune.mechanism == "dirichlet")
+        return Error{"finetune.mechanism = \"dirichlet\" cannot protect users: the Dirichlet mechanism's guarantee "
+                     "is for one example whose label is private, and a user's several examples are not one draw. "
+                     "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false"};
+    return std::nullopt;
+}
+
+std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector<std::size_t>& indices) {
+    std::map<std::string, std::int64_t> number;
+    std::vector<std::int64_t> out;
+    out.reserve(indices.size());
+    for (auto i : indices)
+        out.push_back(number.emplace(study.grouping.users.at(i), static_cast<std::int64_t>(number.size())).first->second);
+    return out;
+}
+
 Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
                                         const ProgressCallback& progress, const CancellationToken& cancel) {
     const auto& pub = study.publicImages;
@@ -122,12 +140,20 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     const auto ftView = view(ftPixels, study.sensitiveImages, req.finetuneIndices.size());
     auto ftProgress = [&](const ProgressEvent& e) { report(progress, {"finetune", e.done, e.total, e.message}); };
     Result<train::FinetuneResult> ft = Error{""};
+    if (auto refusal = finetuneUnitRefusal(study.userLevel(), req.finetune)) return *refusal;
+    // User level: the users of the fine-tuning images, numbered 0..m-1; q counts users.
+    std::vector<std::int64_t> userOfImage;
+    if (study.userLevel()) userOfImage = numberUsers(study, req.finetuneIndices);
+    const std::size_t units = study.userLevel()
+                                  ? static_cast<std::size_t>(userOfImage.empty() ? 0 : *std::max_element(userOfImage.begin(), userOfImage.end()) + 1)
+                                  : req.finetuneIndices.size();
+    if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
     if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
         return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
                      "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
     std::optional<double> sequentialSigma;
     if (!req.spentBefore.empty()) {
-        const double q = std::min(1.0, static_cast<double>(req.finetune.batch) / static_cast<double>(req.finetuneIndices.size()));
+        const double q = std::min(1.0, static_cast<double>(req.finetune.batch) / static_cast<double>(units));
         privacy::SigmaAfterPrior s;
         if (!privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps, s))
             return Error{"fine-tuning: under sequential composition the earlier stage leaves no budget: no noise "
@@ -155,11 +181,14 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
             .expectedBatchSize(static_cast<int>(req.finetune.batch))
             .steps(req.finetune.steps)
             .split(req.finetuneSplit)
-            .randomness(req.finetuneRandomness);
+            .randomness(req.finetuneRandomness)
+            .maxExamplesPerUser(req.finetune.userGroupSize > 0 ? req.finetune.userGroupSize : kDefaultUserGroupSize);
         if (sequentialSigma) builder.sigma(*sequentialSigma);  // the rest of the budget, by RDP
         auto params = builder.build();
         if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
-        ft = train::finetuneDpSgd(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
+        ft = study.userLevel()
+                 ? train::finetuneUserLevelDpSgd(model, ftView, ftLabels, userOfImage, *params, ledger, ftProgress, cancel)
+                 : train::finetuneDpSgd(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
     }
     if (!ft) return Error{"fine-tuning: " + ft.error().message};
     out.finetuneSteps = ft->steps;

@@ -72,6 +72,16 @@ struct DownstreamOutcome {
     std::vector<float> weights;                  // final model parameters
 };
 
+/// Why the study's unit of privacy rules out the fine-tuning mechanism (the Dirichlet mechanism
+/// at user level), or nothing. The runner asks before any run starts.
+std::optional<Error> finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune);
+
+/// The users of the given sensitive images, numbered 0..m−1 in order of first appearance.
+std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector<std::size_t>& indices);
+
+/// At user level (study.userLevel()) fine-tuning is user-level DP-SGD over the users of
+/// finetuneIndices (finetune.batch counts users; at most finetune.userGroupSize images of a
+/// sampled user per step, kDefaultUserGroupSize when 0).
 Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& request,
                                         privacy::Ledger& ledger, const ProgressCallback& progress = {},
                                         const CancellationToken& cancel = {});

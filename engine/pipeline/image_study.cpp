@@ -36,14 +36,6 @@ Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
 
 Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
                                   std::uint64_t studySeed) {
-    // The image study's mechanisms clip and sample single images. Running them for a study that
-    // asks for user-level privacy would protect each image, not each patient, while the panel,
-    // the report and the split say "users": refuse instead of downgrading silently.
-    if (spec.sensitive.userLevel)
-        return Error{"sensitive.user_level = true: user-level DP is not available for image studies yet - DP-MixMin "
-                     "and DP-SGD here protect single images, not users, so the run refuses rather than promise "
-                     "user-level privacy. Set user_level to false for example-level DP (each image protected); "
-                     "docs/PRIVACY.md, \"Unit of privacy\""};
     const project::SourceRecord* publicSource = nullptr;
     const project::SourceRecord* sensitiveSource = nullptr;
     std::size_t publicCount = 0;
@@ -76,7 +68,19 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
                      "x" + std::to_string(study.sensitiveImages.width) + "): one model must read both"};
     // The unit of each split: the user, or the example by its content, so that a unit's side
     // never depends on the other units (docs/PRIVACY.md, "Stable splits").
-    if (spec.sensitive.userLevel) study.grouping.users = study.sensitiveImages.users;
+    if (spec.sensitive.userLevel) {
+        // Every image needs its user: an image without one would be a unit of its own, and a
+        // patient's other images would not be protected together with it.
+        const auto& users = study.sensitiveImages.users;
+        if (users.size() != study.sensitiveImages.size())
+            return Error{"sensitive.user_level = true, but sensitive source '" + sensitiveSource->name +
+                         "' gives no user per image: set its user column (option user_column)"};
+        for (std::size_t i = 0; i < users.size(); ++i)
+            if (users[i].empty())
+                return Error{"sensitive.user_level = true, but image " + std::to_string(i) + " of '" +
+                             sensitiveSource->name + "' has an empty user: every image needs its user"};
+        study.grouping.users = users;
+    }
     else study.grouping.keys = data::contentKeys(study.sensitiveImages);
     auto split = data::trainValidationTestSplit(study.sensitiveImages.size(), studySeed, study.grouping);
     if (!split) return Error{"splitting the sensitive data: " + split.error().message};

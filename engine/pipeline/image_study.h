@@ -22,6 +22,8 @@ struct ImageStudy {
     data::SplitGrouping grouping;          // users of the sensitive data (empty: example level)
     data::ThreeWaySplit sensitiveSplit;    // train / validation / test indices into sensitiveImages
 
+    /// User-level DP: every mechanism's unit is the user (grouping.users holds each image's user).
+    bool userLevel() const { return !grouping.users.empty(); }
     std::size_t components() const { return componentNames.size(); }
     std::size_t tasks() const { return taskNames.size(); }
     /// Label (0/1) of sensitive example `index` for task `task`.
@@ -43,6 +45,10 @@ struct RhoSplit {
 /// `studySeed` (the spec's first seed), so every run of a project shares one test set.
 Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
                                   std::uint64_t studySeed);
+
+/// G_ULS when the spec gives none: the most images of a sampled user per step (the paper's value
+/// for user-level fine-tuning; docs/PRIVACY.md, "Unit of privacy").
+inline constexpr long long kDefaultUserGroupSize = 15;
 
 /// The ρ split of the study's training set for a run seed (user boundaries when user-level).
 Result<RhoSplit> splitForRun(const ImageStudy& study, double rho, std::uint64_t runSeed);

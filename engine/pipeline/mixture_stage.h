@@ -5,6 +5,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/mixmin/user_groups.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_spec.h"
 
@@ -21,6 +22,8 @@ struct MixtureInputs {
     Eigen::MatrixXd proxyProbabilities;  // n_A × k: P(source i positive | x_j), from public proxies
     std::vector<int> labels;             // n_A sensitive labels (0/1) of the task
     std::vector<std::string> componentNames;
+    // User level: the user of each row of split A (n_A ids). Empty: example level.
+    std::vector<std::string> users;
 };
 
 struct PrivateLambda {
@@ -40,6 +43,7 @@ struct MixtureOutcome {
     std::string task;
     std::vector<std::string> componentNames;
     long long examples = 0;                 // n_A
+    long long users = 0;                    // m_A users at user level (0 at example level)
     Eigen::VectorXd lambdaStar;             // non-private MixMin on split A
     double lambdaStarGap = 0.0;             // Frank–Wolfe certificate of λ*
     Eigen::VectorXd lambdaUniform;
@@ -59,9 +63,17 @@ struct MixtureRequest {
     // Share of each target (ε, δ) mixture learning may spend: 1 under parallel composition, ½ under
     // sequential composition (fine-tuning then spends the rest on the same people).
     double budgetShare = 1.0;
+    // User level (MixtureInputs::users given): Algorithm 2, with stage.batch counting users and
+    // at most this many examples of a sampled user per step (G_ULS).
+    long long maxExamplesPerUser = 15;
 };
 
-/// Runs the whole mixture stage for one task. Progress counts DP runs; cancellation is checked
+/// The users of split A's rows as a partition (ids numbered in order of first appearance);
+/// errors for a row without a user.
+Result<mixmin::UserGroups> userGroupsOf(const std::vector<std::string>& userOfRow, long long rows);
+
+/// Runs the whole mixture stage for one task. At user level λ*, Random Search and DP-MixMin all
+/// target the mean over users of each user's mean loss, and DP-MixMin protects users. Progress counts DP runs; cancellation is checked
 /// between and inside the runs.
 Result<MixtureOutcome> runMixtureStage(const MixtureInputs& inputs, const MixtureRequest& request,
                                        const ProgressCallback& progress = {}, const CancellationToken& cancel = {});

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <set>
 
 namespace dpmix::pipeline {
 namespace {
@@ -21,12 +22,22 @@ const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain",
 const std::vector<std::string> kMethods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
 
 std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
-                              std::optional<bool> reproducible = std::nullopt) {
+                              std::optional<bool> reproducible, std::optional<long long> userGroupSize) {
     nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},          {"delta", delta},
                              {"clip", m.clip},     {"batch", m.batch},   {"lr", m.lr},          {"steps", m.steps},
                              {"released_iterate", "last"}};
     if (reproducible) j["randomness"] = *reproducible ? "seeded" : "secret";  // DP runs only
+    // The unit every mechanism of the run protects (docs/PRIVACY.md, "Unit of privacy").
+    j["privacy_unit"] = userGroupSize ? "user" : "example";
+    if (userGroupSize) j["user_group_size"] = *userGroupSize;
     return j.dump();
+}
+
+// Distinct users among the given sensitive images.
+long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>& indices) {
+    std::set<std::string> users;
+    for (auto i : indices) users.insert(study.grouping.users.at(i));
+    return static_cast<long long>(users.size());
 }
 
 }  // namespace
@@ -177,10 +188,22 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     const project::MixtureStage mixtureStage = options.mixture.value_or(spec.mixture);
     const bool reproducible = options.reproducible.value_or(spec.privacy.reproducible);
 
+    // One unit of privacy for every mechanism of the run: refuse before anything runs (or is
+    // stored) if one cannot honour it, rather than downgrade it silently.
+    if (wantDownstream)
+        if (auto refusal = finetuneUnitRefusal(spec.sensitive.userLevel, spec.finetune)) return *refusal;
+
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
     const ImageStudy* study = &prepared->study;
     const Proxy& proxy = prepared->proxy;
+    const bool userLevel = study->userLevel();
+    const std::optional<long long> mixtureGroupSize =
+        userLevel ? std::optional<long long>(spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize)
+                  : std::nullopt;
+    auto mixtureConfig = [&](const std::string& method, std::optional<bool> dp = std::nullopt) {
+        return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize);
+    };
 
     StudyRunReport report;
     report.project = project.path().string();
@@ -210,6 +233,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Composition").
     const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
     request.budgetShare = sequential ? 0.5 : 1.0;
+    if (mixtureGroupSize) request.maxExamplesPerUser = *mixtureGroupSize;
 
     // Pretraining sees public data only, so one pretrained model serves every ε and task with the
     // same λ and seed (uniform, λ*, Random Search; DP-MixMin's λ differs per ε).
@@ -228,13 +252,17 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             in.componentNames = study->componentNames;
             in.proxyProbabilities = *probabilities;
             for (auto i : split->a) in.labels.push_back(study->sensitiveLabel(i, t) > 0.5f ? 1 : 0);
+            if (userLevel)
+                for (auto i : split->a) in.users.push_back(study->grouping.users[i]);
             request.seeds = {seed};
-            for (const auto& [part, size] : {std::pair{"A", split->a.size()}, std::pair{"B", split->b.size()}})
-                if (auto w = privacy::deltaWarning(delta, static_cast<long long>(size), study->grouping.users.empty() ? "examples" : "users");
-                    !w.empty())
+            const long long unitsA = userLevel ? distinctUsers(*study, split->a) : static_cast<long long>(split->a.size());
+            const long long unitsB = userLevel ? distinctUsers(*study, split->b) : static_cast<long long>(split->b.size());
+            for (const auto& [part, size] : {std::pair{"A", unitsA}, std::pair{"B", unitsB}})
+                if (auto w = privacy::deltaWarning(delta, size, userLevel ? "users" : "examples"); !w.empty())
                     say("warning: split " + std::string(part) + ": " + w);
             say("task '" + in.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
-                std::to_string(split->a.size()) + ")");
+                std::to_string(split->a.size()) +
+                (userLevel ? " images of " + std::to_string(unitsA) + " users, user-level DP" : std::string()) + ")");
             Result<MixtureOutcome> outcome = Error{""};
             try {
                 outcome = runMixtureStage(in, request,
@@ -245,7 +273,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             } catch (const Cancelled&) {
                 for (double eps : epsilons)
                     recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
-                                                 mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin", reproducible)},
+                                                 mixtureConfig("dp-mixmin", reproducible)},
                                        "mixture learning on split A");
                 throw;
             }
@@ -306,7 +334,10 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                         }
                         say(method + ", task '" + o.task + "', eps " + std::to_string(epsilons[e]) + ", seed " +
                             std::to_string(seed) + ": " + (req.lambda ? "pretraining on the mixture, " : "") +
-                            "private fine-tuning on " + std::to_string(req.finetuneIndices.size()) + " examples");
+                            "private fine-tuning on " +
+                            (userLevel ? std::to_string(distinctUsers(*study, req.finetuneIndices)) + " users (" +
+                                             std::to_string(req.finetuneIndices.size()) + " images)"
+                                       : std::to_string(req.finetuneIndices.size()) + " examples"));
                         DownstreamOutcome result;
                         auto run = storedRun(project, {method, o.task, epsilons[e], s,
                                                        nlohmann::ordered_json{{"stage", "downstream"}, {"method", method}, {"rho", rho},
@@ -314,6 +345,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                                               {"finetune_mechanism", spec.finetune.mechanism},
                                                                               {"finetune_steps", req.finetune.steps},
                                                                               {"randomness", reproducible ? "seeded" : "secret"},
+                                                                              {"privacy_unit", userLevel ? "user" : "example"},
                                                                               {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}.dump()},
                                              [&](long long id) -> std::optional<Error> {
                                                  auto r = runDownstream(*study, req, ledger, progress, cancel);
@@ -352,7 +384,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             }
 
             // The non-private reference and the baselines' λ, each a run of its own.
-            auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfigJson(mixtureStage, rho, delta, "non-private-mixmin")},
+            auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfig("non-private-mixmin")},
                                 [&](long long id) -> std::optional<Error> {
                                     privacy::Ledger ledger(spec.privacy.composition);
                                     ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
@@ -361,7 +393,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                     return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
                                 });
             if (!r1) return r1.error();
-            auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfigJson(mixtureStage, rho, delta, "uniform")},
+            auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfig("uniform")},
                                 [&](long long id) -> std::optional<Error> {
                                     if (auto e = errorOf(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
                                     if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
@@ -369,7 +401,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                                      {id, "l1-to-lambda-star", "", o.uniformL1}}));
                                 });
             if (!r2) return r2.error();
-            auto r3 = storedRun(project, {"random-search", o.task, std::nullopt, s, mixtureConfigJson(mixtureStage, rho, delta, "random-search")},
+            auto r3 = storedRun(project, {"random-search", o.task, std::nullopt, s, mixtureConfig("random-search")},
                                 [&](long long id) -> std::optional<Error> {
                                     privacy::Ledger ledger(spec.privacy.composition);
                                     ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
@@ -380,7 +412,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 });
             if (!r3) return r3.error();
             for (const auto& p : o.privateLambdas) {
-                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfigJson(mixtureStage, rho, delta, "dp-mixmin", reproducible)},
+                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfig("dp-mixmin", reproducible)},
                                    [&](long long id) -> std::optional<Error> {
                                        privacy::Ledger ledger(spec.privacy.composition);
                                        ledger.record(p.ledgerEntry);

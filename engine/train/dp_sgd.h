@@ -15,14 +15,27 @@
 #include "engine/train/model.h"
 #include "engine/train/training_params.h"
 
+#include <cstdint>
 #include <span>
 
 namespace dpmix::train {
 
-/// Trains `model` in place. Errors (nothing trained, ledger unchanged) for images that do not
+/// Example level. Trains `model` in place. Errors (nothing trained, ledger unchanged) for images that do not
 /// match the model, bad labels, or expectedBatchSize > N. Throws dpmix::Cancelled when cancelled.
 Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std::span<const int> labels,
                                      const DpSgdParams& params, privacy::Ledger& ledger,
                                      const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+
+/// User level: `userOfImage` numbers each image's user 0..m−1 (every user owns at least one
+/// image). Users are Poisson-sampled at q = expectedBatchSize / m; a sampled user contributes
+/// the mean gradient of at most params.maxExamplesPerUser of its images (drawn without
+/// replacement), clipped to C as ONE unit — so adding or removing a user, with all their images,
+/// moves the clipped sum by at most C. Noise N(0, σ²C²), sum divided by q·m; σ calibrated on
+/// (ε, δ, q, T) of users, and the ledger entry's unit is "user". Errors as finetuneDpSgd, and for
+/// a user list that does not match the images.
+Result<FinetuneResult> finetuneUserLevelDpSgd(Model& model, const ImageView& images, std::span<const int> labels,
+                                              std::span<const std::int64_t> userOfImage, const DpSgdParams& params,
+                                              privacy::Ledger& ledger, const ProgressCallback& progress = {},
+                                              const CancellationToken& cancel = {});
 
 }  // namespace dpmix::train

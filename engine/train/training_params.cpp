@@ -71,6 +71,9 @@ Result<DpSgdParams> DpSgdParamsBuilder::build() const {
         return Error{"steps = " + std::to_string(p_.steps) + " is out of range: expected 0 (from epochs) or >= 1"};
     if (p_.sigma && !(*p_.sigma >= 0.0 && std::isfinite(*p_.sigma)))
         return Error{"sigma = " + formatNumber(*p_.sigma) + " is out of range: expected a finite noise multiplier >= 0"};
+    if (p_.maxExamplesPerUser < 1)
+        return Error{"maxExamplesPerUser = " + std::to_string(p_.maxExamplesPerUser) +
+                     " is out of range: expected at least 1 image of a sampled user per step"};
     if (p_.split.empty()) return Error{"split: expected the name of the data split (e.g. \"B\"), got an empty name"};
     return p_;
 }

@@ -57,6 +57,9 @@ struct DpSgdParams {
     int trainLastBlocks = 0;        // > 0: fine-tune only the last N blocks (the head is the last)
     std::string split = "B";        // ledger: which data split this touches
     privacy::RandomnessSource randomness;  // sampling and noise: secret unless seeded on purpose
+    // User level only (finetuneUserLevelDpSgd): at most this many images of a sampled user enter
+    // a step (G); expectedBatchSize then counts users.
+    long long maxExamplesPerUser = 15;
 };
 
 class DpSgdParamsBuilder {
@@ -73,6 +76,7 @@ public:
     DpSgdParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
     DpSgdParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
     DpSgdParamsBuilder& randomness(privacy::RandomnessSource v) { p_.randomness = std::move(v); return *this; }
+    DpSgdParamsBuilder& maxExamplesPerUser(long long v) { p_.maxExamplesPerUser = v; return *this; }
     /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
     DpSgdParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-sgd") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));

@@ -5,24 +5,34 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
 namespace dpmix::train::detail {
 
-Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clipNorm) {
+namespace {
+
+// d(Σ_b ℓ_b)/d output of every recorded layer, in one backward pass; rejects shared layers.
+std::vector<Tensor> outputGradients(Tape& tape, const Tensor& perExampleLoss, const char* caller) {
     std::set<TrainableLayer*> seen;
     std::vector<Tensor> outputs;
     for (const Capture& c : tape.captures) {
         if (!seen.insert(c.layer).second)
-            throw std::logic_error("clipAndSumGradients: layer " + c.layer->name() + " was applied twice");
+            throw std::logic_error(std::string(caller) + ": layer " + c.layer->name() + " was applied twice");
         outputs.push_back(c.output);
     }
-    if (outputs.empty()) return at::zeros_like(perExampleLoss);
+    if (outputs.empty()) return {};
+    return torch::autograd::grad({perExampleLoss.sum()}, outputs, {}, /*retain_graph=*/false,
+                                 /*create_graph=*/false, /*allow_unused=*/true);
+}
+
+}  // namespace
+
+Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clipNorm) {
     // d(Σ_b ℓ_b)/d output_l: row b only depends on example b, so it is example b's own gradient.
-    std::vector<Tensor> gradOutputs = torch::autograd::grad({perExampleLoss.sum()}, outputs, {},
-                                                            /*retain_graph=*/false, /*create_graph=*/false,
-                                                            /*allow_unused=*/true);
+    std::vector<Tensor> gradOutputs = outputGradients(tape, perExampleLoss, "clipAndSumGradients");
+    if (gradOutputs.empty()) return at::zeros_like(perExampleLoss);
     at::NoGradGuard noGrad;
     Tensor squared = at::zeros_like(perExampleLoss);
     for (std::size_t l = 0; l < tape.captures.size(); ++l) {
@@ -63,6 +73,64 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
         std::vector<Tensor> grads = c.layer->weightedGradients(c, gradOutputs[l], weights);
         for (std::size_t i = 0; i < params.size(); ++i) params[i]->mutable_grad() = grads[i];
         c.perExampleGrads.clear();  // free the (possibly large) materialised gradients early
+    }
+    return norms;
+}
+
+
+Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
+                               double clipNorm) {
+    const int64_t b = perExampleLoss.size(0);
+    if (userOfRow.dim() != 1 || userOfRow.size(0) != b)
+        throw std::logic_error("clipAndSumUserGradients: one user per row expected");
+    std::vector<Tensor> gradOutputs = outputGradients(tape, perExampleLoss, "clipAndSumUserGradients");
+    at::NoGradGuard noGrad;
+    const auto real = perExampleLoss.options();
+    const Tensor rowUser = userOfRow.to(at::kLong).to(perExampleLoss.device());
+    const Tensor rows = at::bincount(rowUser, {}, users).to(real.dtype());
+    if (rows.size(0) != users || !rows.gt(0).all().item<bool>())
+        throw std::logic_error("clipAndSumUserGradients: every user needs at least one row");
+    // mean[u, b] = 1/|u| when row b belongs to user u: mean.mm(perExample) gives every ḡ_u at once.
+    Tensor mean = at::zeros({users, b}, real);
+    mean.index_put_({rowUser, at::arange(b, rowUser.options())}, rows.index_select(0, rowUser).reciprocal());
+    Tensor badRow = at::zeros({b}, real.dtype(at::kBool));
+    Tensor squared = at::zeros({users}, real);
+    struct ParameterGradient {
+        Tensor* parameter;
+        Tensor perUser;  // (users, P), or undefined: the layer does not affect the loss
+    };
+    std::vector<ParameterGradient> parts;
+    for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+        Capture& c = tape.captures[l];
+        std::vector<Tensor*> params = c.layer->parameters();
+        if (!gradOutputs[l].defined()) {
+            for (Tensor* p : params) parts.push_back({p, {}});
+            continue;
+        }
+        std::vector<Tensor> perExample = c.layer->perExampleGradients(c, gradOutputs[l]);
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            Tensor flat = perExample[i].reshape({b, -1});
+            // A non-finite row is zeroed before the product (0·NaN would reach every user's sum);
+            // its user is dropped below.
+            const Tensor finite = flat.isfinite().all(1);
+            if (!finite.all().item<bool>()) {
+                badRow = badRow.logical_or(finite.logical_not());
+                flat = flat.masked_fill(finite.logical_not().unsqueeze(1), 0);
+            }
+            Tensor perUser = mean.mm(flat);
+            squared = squared + perUser.pow(2).sum(1);
+            parts.push_back({params[i], perUser});
+        }
+    }
+    Tensor norms = squared.clamp_min(0).sqrt();
+    Tensor factor = std::isinf(clipNorm) ? at::ones_like(norms) : (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
+    const Tensor badUser = at::bincount(rowUser, badRow.to(real.dtype()), users).gt(0);
+    factor = at::where(badUser, at::zeros_like(factor), factor);
+    norms = at::where(badUser, at::full_like(norms, std::numeric_limits<double>::quiet_NaN()), norms);
+    for (const ParameterGradient& part : parts) {
+        Tensor& p = *part.parameter;
+        p.mutable_grad() = part.perUser.defined() ? factor.unsqueeze(0).mm(part.perUser).reshape(p.sizes())
+                                                  : at::zeros_like(p);
     }
     return norms;
 }

@@ -21,6 +21,16 @@ namespace dpmix::train::detail {
 /// makes per-layer norms non-additive; none of our models does it).
 Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clipNorm);
 
+/// User-level clipping: rows of the batch belong to users (`userOfRow`, long (B), values in
+/// [0, users)). User u's gradient is the mean of its rows' gradients, ḡ_u = (1/|u|) Σ_{b∈u} ∇ℓ_b
+/// (the gradient of the user's mean loss); the clipped sum Σ_u min(1, C/‖ḡ_u‖) ḡ_u is written
+/// into .grad() of every recorded layer's parameters, and the unclipped per-user norms, shape
+/// (users), are returned. Every user in [0, users) must have at least one row. A user with a
+/// non-finite gradient in any row contributes nothing (as clipAndSumGradients does per example).
+/// Per-example gradients are materialised layer by layer (B × P floats at a time).
+Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
+                               double clipNorm);
+
 /// The Gaussian mechanism on the clipped sum: grad ← (grad + N(0, noiseStd² I)) / denominator
 /// for every parameter in `params` (a missing gradient counts as zero: noise is still added).
 /// DP-SGD passes noiseStd = σC and denominator = q·N (the expected batch, as Opacus does).

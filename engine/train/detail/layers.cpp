@@ -107,6 +107,15 @@ std::vector<Tensor> Linear::weightedGradients(Capture& c, const Tensor& gradOutp
     return grads;
 }
 
+std::vector<Tensor> Linear::perExampleGradients(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = c.input.size(0), in = weight.size(1), out = weight.size(0);
+    Tensor a = c.input.reshape({b, -1, in});
+    Tensor g = gradOutput.reshape({b, -1, out});
+    std::vector<Tensor> grads{at::bmm(g.transpose(1, 2), a).reshape({b, -1})};  // Σ_t g_bt a_btᵀ
+    if (bias.defined()) grads.push_back(g.sum(1));
+    return grads;
+}
+
 // ---- Conv2d ------------------------------------------------------------------------------------
 
 Conv2d::Conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, const InitOptions& init, bool withBias)
@@ -137,29 +146,40 @@ Tensor Conv2d::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
         // ‖∇W_b‖² = Σ_{p,q} (U_b U_bᵀ)_{pq} (g_bᵀ g_b)_{pq}: cheap when L is small.
         Tensor u = patches(c.input);
         n = (at::bmm(u, u.transpose(1, 2)) * at::bmm(g.transpose(1, 2), g)).sum({1, 2});
-    } else if (d <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
-        // Few input channels (e.g. the first layer on grey images): the patches are small, and
-        // one batched product g_b U_b is cheap. (The grouped convolution below was measured
-        // several times slower here: with one channel per group it cannot use wide kernels.)
-        Tensor perExample = at::bmm(g, patches(c.input));  // (B, C_out, C_in·k²)
-        n = perExample.pow(2).sum({1, 2});
-        c.perExampleGrads = {perExample};
     } else {
-        // Per-example gradients in one native call: treat the batch as B convolution groups,
-        // whose weight gradient, group by group, is each example's own gradient. Measured as
-        // fast as the ordinary (summed) weight gradient, and far faster than unfold + bmm.
-        const int64_t h = c.input.size(2), w = c.input.size(3);
-        Tensor groupedWeight = at::zeros({b * out, in, kernel, kernel}, weight.options());
-        auto grads = at::convolution_backward(gradOutput.reshape({1, b * out, gradOutput.size(2), gradOutput.size(3)}),
-                                              c.input.reshape({1, b * in, h, w}), groupedWeight, c10::nullopt,
-                                              {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, b,
-                                              {false, true, false});
-        Tensor perExample = std::get<1>(grads).reshape({b, out, in * kernel * kernel});
+        Tensor perExample = perExampleWeightGradients(c, gradOutput);
         n = perExample.pow(2).sum({1, 2});
         c.perExampleGrads = {perExample};
     }
     if (bias.defined()) n = n + g.sum(2).pow(2).sum(1);
     return n;
+}
+
+Tensor Conv2d::perExampleWeightGradients(const Capture& c, const Tensor& gradOutput) const {
+    const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0);
+    if (in * kernel * kernel <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
+        // Few input channels (e.g. the first layer on grey images): the patches are small, and
+        // one batched product g_b U_b is cheap. (The grouped convolution below was measured
+        // several times slower here: with one channel per group it cannot use wide kernels.)
+        return at::bmm(gradOutput.reshape({b, out, -1}), patches(c.input));  // (B, C_out, C_in·k²)
+    }
+    // Per-example gradients in one native call: treat the batch as B convolution groups,
+    // whose weight gradient, group by group, is each example's own gradient. Measured as
+    // fast as the ordinary (summed) weight gradient, and far faster than unfold + bmm.
+    const int64_t h = c.input.size(2), w = c.input.size(3);
+    Tensor groupedWeight = at::zeros({b * out, in, kernel, kernel}, weight.options());
+    auto grads = at::convolution_backward(gradOutput.reshape({1, b * out, gradOutput.size(2), gradOutput.size(3)}),
+                                          c.input.reshape({1, b * in, h, w}), groupedWeight, c10::nullopt,
+                                          {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, b,
+                                          {false, true, false});
+    return std::get<1>(grads).reshape({b, out, in * kernel * kernel});
+}
+
+std::vector<Tensor> Conv2d::perExampleGradients(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = c.input.size(0), out = weight.size(0);
+    std::vector<Tensor> grads{perExampleWeightGradients(c, gradOutput).reshape({b, -1})};
+    if (bias.defined()) grads.push_back(gradOutput.reshape({b, out, -1}).sum(2));
+    return grads;
 }
 
 Tensor Conv2d::patches(const Tensor& x) const {
@@ -223,6 +243,12 @@ std::vector<Tensor> GroupNorm::weightedGradients(Capture& c, const Tensor&, cons
     return {weightedSum(w, c.perExampleGrads.at(0), weight), weightedSum(w, c.perExampleGrads.at(1), bias)};
 }
 
+std::vector<Tensor> GroupNorm::perExampleGradients(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = gradOutput.size(0), ch = gradOutput.size(1);
+    Tensor g = gradOutput.reshape({b, ch, -1});
+    return {(g * c.input.reshape({b, ch, -1})).sum(2), g.sum(2)};
+}
+
 // ---- Embedding ---------------------------------------------------------------------------------
 
 Embedding::Embedding(int64_t count, int64_t dim, const InitOptions& init) {
@@ -253,6 +279,15 @@ std::vector<Tensor> Embedding::weightedGradients(Capture& c, const Tensor& gradO
     Tensor grad = at::zeros_like(weight);
     grad.index_add_(0, c.input.reshape({-1}), gw.reshape({-1, dim}));
     return {grad};
+}
+
+std::vector<Tensor> Embedding::perExampleGradients(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = c.input.size(0), count = weight.size(0), dim = weight.size(1);
+    // Row (b, idx) of a (B·count, dim) table: one index_add for the whole batch.
+    Tensor idx = c.input.reshape({b, -1}) + at::arange(b, c.input.options()).unsqueeze(1) * count;
+    Tensor grad = at::zeros({b * count, dim}, gradOutput.options());
+    grad.index_add_(0, idx.reshape({-1}), gradOutput.reshape({-1, dim}));
+    return {grad.reshape({b, count * dim})};
 }
 
 // ---- parameter-free layers and containers ----------------------------------------------------

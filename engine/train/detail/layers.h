@@ -73,6 +73,10 @@ public:
     /// Σ_b weights_b ∇θ ℓ_b for each parameter, in parameters() order.
     virtual std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput,
                                                   const Tensor& weights) = 0;
+    /// Each example's own gradient of each parameter, in parameters() order, shape (B, P_i):
+    /// what user-level clipping sums within users before taking norms (a user's gradient is the
+    /// mean of its examples' gradients, whose norm is not a function of their norms).
+    virtual std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) = 0;
 
 protected:
     /// Adds a capture when recording; returns the output unchanged.
@@ -96,6 +100,7 @@ public:
     std::vector<Tensor*> parameters() override;
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
+    std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
     std::string name() const override { return "Linear"; }
     Tensor weight, bias;
 };
@@ -109,9 +114,12 @@ public:
     std::vector<Tensor*> parameters() override;
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
+    std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
     std::string name() const override { return "Conv2d"; }
     /// Unfolded input patches, (B, L, C_in·k²), columns in the weight's (C_in, k, k) order.
     Tensor patches(const Tensor& x) const;
+    /// Each example's weight gradient, (B, C_out, C_in·k²), by the cheaper of two routes.
+    Tensor perExampleWeightGradients(const Capture& capture, const Tensor& gradOutput) const;
     Tensor weight, bias;
     int64_t kernel, stride, padding;
 };
@@ -127,6 +135,7 @@ public:
     std::vector<Tensor*> parameters() override;
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
+    std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
     std::string name() const override { return "GroupNorm"; }
     Tensor weight, bias;
     int64_t groups;
@@ -141,6 +150,7 @@ public:
     std::vector<Tensor*> parameters() override;
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
+    std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
     std::string name() const override { return "Embedding"; }
     Tensor weight;
 };

@@ -47,6 +47,12 @@ std::vector<Tensor> LayerNorm::weightedGradients(Capture& c, const Tensor&, cons
     return {weightedRows(w, c.perExampleGrads.at(0), weight), weightedRows(w, c.perExampleGrads.at(1), bias)};
 }
 
+std::vector<Tensor> LayerNorm::perExampleGradients(Capture& c, const Tensor& gradOutput) {
+    const int64_t b = gradOutput.size(0), d = weight.size(0);
+    Tensor g = gradOutput.reshape({b, -1, d});
+    return {(g * c.input.reshape({b, -1, d})).sum(1), g.sum(1)};
+}
+
 // ---- PositionalEmbedding -----------------------------------------------------------------------
 
 PositionalEmbedding::PositionalEmbedding(int64_t positions, int64_t dim, const InitOptions& init) {
@@ -75,6 +81,13 @@ std::vector<Tensor> PositionalEmbedding::weightedGradients(Capture&, const Tenso
     Tensor grad = at::zeros_like(weight);
     grad.narrow(0, 0, t).copy_(w.unsqueeze(0).mm(gradOutput.reshape({b, t * d})).reshape({t, d}));
     return {grad};
+}
+
+std::vector<Tensor> PositionalEmbedding::perExampleGradients(Capture&, const Tensor& gradOutput) {
+    const int64_t b = gradOutput.size(0), t = gradOutput.size(1), d = gradOutput.size(2);
+    Tensor grad = at::zeros({b, weight.size(0), d}, gradOutput.options());
+    grad.narrow(1, 0, t).copy_(gradOutput);  // rows below T stay zero
+    return {grad.reshape({b, -1})};
 }
 
 // ---- CausalSelfAttention -----------------------------------------------------------------------

@@ -21,6 +21,7 @@ public:
     std::vector<Tensor*> parameters() override;
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
+    std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
     std::string name() const override { return "LayerNorm"; }
     Tensor weight, bias;
     double eps;
@@ -36,6 +37,7 @@ public:
     std::vector<Tensor*> parameters() override;
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
+    std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
     std::string name() const override { return "PositionalEmbedding"; }
     Tensor weight;
 };

@@ -34,6 +34,30 @@ inline void writeStudyImages(const std::string& dir, const std::string& stem, in
     fx::writeFile(dir + "/" + stem + "-labels.idx", fx::idxBytes({static_cast<std::uint32_t>(n)}, labels));
 }
 
+/// Writes <dir>/<stem>/manifest.csv and n 8×8 PNG images (class i mod 4, as writeStudyImages)
+/// for a csv-images source with a user column: columns Path, Patient, ab (class a or b), ac (a
+/// or c); image i belongs to patient i / perUser, so each patient has `perUser` images.
+inline void writeUserLevelImages(const std::string& dir, const std::string& stem, int n, int perUser,
+                                 std::uint64_t seed) {
+    namespace fx = dpmix::data::fixtures;
+    std::mt19937_64 rng(seed);
+    std::string csv = "Path,Patient,ab,ac\n";
+    for (int i = 0; i < n; ++i) {
+        const int c = i % 4;
+        std::vector<std::uint8_t> pixels;
+        for (int y = 0; y < kTinySide; ++y)
+            for (int x = 0; x < kTinySide; ++x) {
+                const int quadrant = (y >= kTinySide / 2) * 2 + (x >= kTinySide / 2);
+                pixels.push_back(static_cast<std::uint8_t>((quadrant == c ? 180 : 30) + rng() % 50));
+            }
+        const std::string file = "img" + std::to_string(i) + ".png";
+        fx::writePng(dir + "/" + stem + "/" + file, kTinySide, kTinySide, 1, pixels);
+        csv += file + ",p" + std::to_string(i / perUser) + "," + (c <= 1 ? "1" : "0") + "," +
+               (c == 0 || c == 2 ? "1" : "0") + "\n";
+    }
+    fx::writeFile(dir + "/" + stem + "/manifest.csv", csv);
+}
+
 /// The data layer's summary of a source, as the CLI gives it to project creation.
 inline project::SourceSummarizer dataLayerSummarizer() { return pipeline::summarizeWithDataLayer; }
 

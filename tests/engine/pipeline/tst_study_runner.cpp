@@ -3,6 +3,7 @@
 // randomness mode, sequential composition, and a cancellation that leaves no run "running".
 #include "engine/pipeline/image_study.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
 #include "tiny_image_study.h"
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace dpmix;
 using namespace dpmix::pipeline;
@@ -66,6 +68,30 @@ class TestStudyRunner : public QObject {
         return std::move(created).value();
     }
 
+    // The user-level study: sensitive PNGs with a Patient column, 3 images per patient.
+    project::ProjectFile userLevelProject(const std::string& name, const std::string& mechanism) {
+        const std::string d = dir_.path().toStdString();
+        std::string spec = specText("parallel");
+        auto replace = [&](const std::string& from, const std::string& to) {
+            const auto at = spec.find(from);
+            if (at == std::string::npos) qFatal("fixture: '%s' not in the spec", from.c_str());
+            spec.replace(at, from.size(), to);
+        };
+        replace(R"("sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
+                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false})",
+                R"("sensitive": {"name": "sens", "loader": "csv-images", "path": "patients/manifest.csv",
+                "options": {"user_column": "Patient", "size": "8", "channels": "1"}, "user_level": true})");
+        replace(R"(,
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}])", "");
+        replace(R"("mixture": {"clip": 13, "batch": 1000,)", R"("mixture": {"clip": 13, "batch": 20,)");
+        replace(R"("clip": 1.0})", R"("clip": 1.0, "mechanism": ")" + mechanism + R"("})");
+        std::ofstream(d + "/" + name + ".json") << spec;
+        auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
+                                                          testing::dataLayerSummarizer());
+        if (!created) qFatal("%s", created.error().message.c_str());
+        return std::move(created).value();
+    }
+
     static StudyRunOptions quick(std::vector<std::string> stages) {
         StudyRunOptions o;
         o.stages = std::move(stages);
@@ -80,6 +106,7 @@ private Q_SLOTS:
         const std::string d = dir_.path().toStdString();
         testing::writeStudyImages(d, "pub", 200, 1);
         testing::writeStudyImages(d, "sens", 600, 2);
+        testing::writeUserLevelImages(d, "patients", 600, 3, 3);
     }
 
     void mixtureStageStoresEveryMethodAndReusesTheProxy() {
@@ -165,14 +192,58 @@ private Q_SLOTS:
         }
     }
 
-    void userLevelImageStudiesAreRefusedNotDowngraded() {
-        // The image mechanisms protect single images: a user-level spec must not run them.
-        project::ProjectSpec spec;
-        spec.sensitive.userLevel = true;
-        auto study = loadImageStudy({}, spec, 0);
-        QVERIFY(!study.ok());
-        QVERIFY2(study.error().message.find("user-level DP is not available for image studies") != std::string::npos,
-                 study.error().message.c_str());
+    void userLevelStudyProtectsPatientsInEveryMechanism() {
+        // 600 images of 200 patients (3 each): every Gaussian entry counts patients — q is the
+        // spec's batch over the patients of the split, σ is calibrated for that q.
+        auto p = userLevelProject("patients", "dp-sgd");
+        auto o = quick({"proxies", "mixture", "downstream"});
+        o.tasks = {"ab"};
+        o.reproducible = true;
+        auto report = runStudy(p, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QCOMPARE(report->downstream.size(), std::size_t(5));
+        const auto sources = p.sources().value();
+        auto study = loadImageStudy(sources, p.spec(), 0);
+        QVERIFY(study.ok() && study->userLevel());
+        auto split = splitForRun(*study, p.spec().privacy.rho, 0);
+        QVERIFY(split.ok());
+        auto patients = [&](const std::vector<std::size_t>& idx) {
+            std::set<std::string> u;
+            for (auto i : idx) u.insert(study->grouping.users[i]);
+            return static_cast<double>(u.size());
+        };
+        std::vector<std::size_t> train = split->a;
+        train.insert(train.end(), split->b.begin(), split->b.end());
+        const double mA = patients(split->a), mB = patients(split->b), mTrain = patients(train);
+        QVERIFY(mA > 20 && mB > 64 && mTrain <= 200);
+        QCOMPARE(report->mixtures.front().outcome.users, static_cast<long long>(mA));
+        int gaussian = 0;
+        for (const auto& d : report->downstream) {
+            const auto run = p.run(d.runId).value();
+            QVERIFY2(run.configJson.find("\"privacy_unit\":\"user\"") != std::string::npos, run.configJson.c_str());
+            const privacy::Ledger ledger = onlyLedger(p, d.runId);
+            for (const auto& e : ledger.entries()) {
+                if (e.mechanism != privacy::MechanismKind::SubsampledGaussian) continue;
+                ++gaussian;
+                QVERIFY2(e.unit == privacy::PrivacyUnit::User, (d.method + " " + e.stage).c_str());
+                const double m = e.stage == "mixture" ? mA : (e.split == "B" ? mB : mTrain);
+                const double batch = e.stage == "mixture" ? 20.0 : 64.0;
+                QCOMPARE(e.q, batch / m);
+                QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, batch / m, e.steps).sigma);
+            }
+        }
+        QCOMPARE(gaussian, 6);  // DP-MixMin's λ, and each method's fine-tuning
+    }
+
+    void userLevelDirichletIsRefusedBeforeAnythingIsStored() {
+        auto p = userLevelProject("dirichlet-users", "dirichlet");
+        auto report = runStudy(p, quick({"proxies", "mixture", "downstream"}));
+        QVERIFY(!report.ok());
+        QVERIFY2(report.error().message.find("cannot protect users") != std::string::npos, report.error().message.c_str());
+        QVERIFY(p.runs().value().empty());
+        // Mixture learning alone has no Dirichlet step: it runs, at user level.
+        auto mixture = runStudy(p, quick({"proxies", "mixture"}));
+        QVERIFY2(mixture.ok(), mixture.ok() ? "" : mixture.error().message.c_str());
     }
 
     void cancellationLeavesNoRunningRow() {

@@ -11,6 +11,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace dpmix;
@@ -32,35 +33,72 @@ std::vector<int> sourceLabels(const testing::SyntheticImages& s, int source) {
     return y;
 }
 
-// Σ_b min(1, C/‖g_b‖) g_b for softmax / logistic regression, parameters [W (K×D), b (K)].
+// Example j's gradient for softmax / logistic regression, parameters [W (K×D), b (K)]:
+// (softmax(z) − e_y) ⊗ [x, 1], or (σ(z) − y)·[x, 1] for one output.
+std::vector<double> handGradient(const std::vector<float>& params, const std::vector<float>& x, int d, int k,
+                                 std::size_t j, int y) {
+    std::vector<double> z(k);
+    for (int o = 0; o < k; ++o) {
+        z[o] = params[static_cast<std::size_t>(k * d + o)];
+        for (int i = 0; i < d; ++i) z[o] += params[static_cast<std::size_t>(o * d + i)] * x[j * d + i];
+    }
+    std::vector<double> delta(k);  // d loss / d z
+    if (k == 1) {
+        delta[0] = 1.0 / (1.0 + std::exp(-z[0])) - y;
+    } else {
+        double m = *std::max_element(z.begin(), z.end()), tot = 0;
+        for (int o = 0; o < k; ++o) tot += std::exp(z[o] - m);
+        for (int o = 0; o < k; ++o) delta[o] = std::exp(z[o] - m) / tot - (o == y ? 1.0 : 0.0);
+    }
+    std::vector<double> g(params.size(), 0.0);
+    for (int o = 0; o < k; ++o) {
+        for (int i = 0; i < d; ++i) g[static_cast<std::size_t>(o * d + i)] = delta[o] * x[j * d + i];
+        g[static_cast<std::size_t>(k * d + o)] = delta[o];
+    }
+    return g;
+}
+
+// sum += min(1, C/‖g‖) g.
+void addClipped(const std::vector<double>& g, double c, std::vector<double>& sum) {
+    double sq = 0.0;
+    for (double v : g) sq += v * v;
+    const double f = std::min(1.0, c / std::sqrt(sq));
+    for (std::size_t i = 0; i < g.size(); ++i) sum[i] += f * g[i];
+}
+
+// Σ_b min(1, C/‖g_b‖) g_b.
 std::vector<double> handClippedSum(const std::vector<float>& params, const std::vector<float>& x, int d, int k,
                                    const std::vector<int>& y, double c) {
-    const std::size_t n = y.size();
     std::vector<double> sum(params.size(), 0.0);
-    for (std::size_t j = 0; j < n; ++j) {
-        std::vector<double> z(k);
-        for (int o = 0; o < k; ++o) {
-            z[o] = params[static_cast<std::size_t>(k * d + o)];
-            for (int i = 0; i < d; ++i) z[o] += params[static_cast<std::size_t>(o * d + i)] * x[j * d + i];
+    for (std::size_t j = 0; j < y.size(); ++j) addClipped(handGradient(params, x, d, k, j, y[j]), c, sum);
+    return sum;
+}
+
+// Σ_u min(1, C/‖ḡ_u‖) ḡ_u with ḡ_u the mean of user u's example gradients (every example used).
+std::vector<double> handUserClippedSum(const std::vector<float>& params, const std::vector<float>& x, int d, int k,
+                                       const std::vector<int>& y, const std::vector<std::int64_t>& userOf, double c) {
+    const std::int64_t users = *std::max_element(userOf.begin(), userOf.end()) + 1;
+    std::vector<double> sum(params.size(), 0.0);
+    for (std::int64_t u = 0; u < users; ++u) {
+        std::vector<double> mean(params.size(), 0.0);
+        double count = 0;
+        for (std::size_t j = 0; j < y.size(); ++j) {
+            if (userOf[j] != u) continue;
+            const auto g = handGradient(params, x, d, k, j, y[j]);
+            for (std::size_t i = 0; i < g.size(); ++i) mean[i] += g[i];
+            ++count;
         }
-        std::vector<double> delta(k);  // d loss / d z
-        if (k == 1) {
-            delta[0] = 1.0 / (1.0 + std::exp(-z[0])) - y[j];
-        } else {
-            double m = *std::max_element(z.begin(), z.end()), tot = 0;
-            for (int o = 0; o < k; ++o) tot += std::exp(z[o] - m);
-            for (int o = 0; o < k; ++o) delta[o] = std::exp(z[o] - m) / tot - (o == y[j] ? 1.0 : 0.0);
-        }
-        double xsq = 1.0, dsq = 0.0;  // ‖[x, 1]‖², ‖δ‖²
-        for (int i = 0; i < d; ++i) xsq += double(x[j * d + i]) * x[j * d + i];
-        for (double v : delta) dsq += v * v;
-        const double f = std::min(1.0, c / std::sqrt(xsq * dsq));
-        for (int o = 0; o < k; ++o) {
-            for (int i = 0; i < d; ++i) sum[static_cast<std::size_t>(o * d + i)] += f * delta[o] * x[j * d + i];
-            sum[static_cast<std::size_t>(k * d + o)] += f * delta[o];
-        }
+        for (double& v : mean) v /= count;
+        addClipped(mean, c, sum);
     }
     return sum;
+}
+
+// 40 images of 13 users with 1 to 5 images each, interleaved.
+std::vector<std::int64_t> thirteenUsers() {
+    std::vector<std::int64_t> userOf;
+    for (std::int64_t j = 0; j < 40; ++j) userOf.push_back((j * 5) % 13);
+    return userOf;
 }
 
 void checkOneStep(int outputs) {
@@ -83,6 +121,29 @@ void checkOneStep(int outputs) {
     for (std::size_t i = 0; i < after.size(); ++i)  // θ' = θ − lr · Σ clip(g_b) / (q·N), q·N = 40
         QVERIFY2(std::abs(after[i] - (before[i] - lr * g[i] / 40.0)) < 1e-5,
                  qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - lr * g[i] / 40.0)));
+}
+
+// One step with σ = 0 and σ = 2 of the same seed, 60 seeds: (θ_0 − θ_2)·expected/(lr·σC) must be
+// standard normal. `train` runs one step with the given parameters (it sets the batch).
+void checkNoiseIsStandardised(double expectedBatch,
+                              const std::function<bool(Model&, const DpSgdParams&, privacy::Ledger&)>& train) {
+    std::vector<double> z;
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+        std::vector<float> runs[2];
+        for (int noisy = 0; noisy < 2; ++noisy) {
+            Model model = Model::create(linearModel(4, 1), 1);
+            auto p = DpSgdParamsBuilder().sigma(noisy ? 2.0 : 0.0).clipNorm(0.3).learningRate(1.0).steps(1)
+                         .reproducible(seed).build().value();
+            privacy::Ledger ledger;
+            QVERIFY(train(model, p, ledger));
+            runs[noisy] = model.parameters();
+        }
+        for (std::size_t i = 0; i < runs[0].size(); ++i)
+            z.push_back((runs[0][i] - runs[1][i]) / (1.0 * 2.0 * 0.3 / expectedBatch));
+    }
+    auto ms = meanAndStd(z);  // 60 × 17 standard normals
+    QVERIFY2(std::abs(ms->mean) < 0.15 && std::abs(ms->std - 1.0) < 0.1,
+             qPrintable(QString("mean %1 std %2").arg(ms->mean).arg(ms->std)));
 }
 
 }  // namespace
@@ -128,24 +189,89 @@ private Q_SLOTS:
     void noiseHasStdSigmaCOverExpectedBatch() {
         // Same data, seed and q = 1: runs with σ = 0 and σ = 2 differ by lr·σC·ξ/(qN), ξ ~ N(0, I).
         auto data = testing::makeQuadrantImages(20, 4, 1, 1.0f, 6);
-        std::vector<int> y = sourceLabels(data, 0);
-        std::vector<double> z;
-        for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-            std::vector<float> runs[2];
-            for (int noisy = 0; noisy < 2; ++noisy) {
-                Model model = Model::create(linearModel(4, 1), 1);
-                auto p = DpSgdParamsBuilder().sigma(noisy ? 2.0 : 0.0).clipNorm(0.3).learningRate(1.0)
-                             .expectedBatchSize(20).steps(1).reproducible(seed).build().value();
-                privacy::Ledger ledger;
-                QVERIFY(finetuneDpSgd(model, viewOf(data), y, p, ledger).ok());
-                runs[noisy] = model.parameters();
-            }
-            for (std::size_t i = 0; i < runs[0].size(); ++i)
-                z.push_back((runs[0][i] - runs[1][i]) / (1.0 * 2.0 * 0.3 / 20.0));
+        const std::vector<int> y = sourceLabels(data, 0);
+        checkNoiseIsStandardised(20.0, [&](Model& model, const DpSgdParams& p, privacy::Ledger& ledger) {
+            DpSgdParams full = p;
+            full.expectedBatchSize = 20;
+            return finetuneDpSgd(model, viewOf(data), y, full, ledger).ok();
+        });
+    }
+    void userLevelStepMatchesHandComputation() {
+        // q = 1 (all 13 users), G = 5 (every image of every user), σ = 0: one step is
+        // θ − lr · Σ_u clip(mean of user u's gradients) / m.
+        auto data = testing::makeQuadrantImages(40, 4, 1, 1.0f, 5);
+        const std::vector<int> y = sourceLabels(data, 0);
+        const auto userOf = thirteenUsers();
+        Model model = Model::create(linearModel(4, 1), 3);
+        const std::vector<float> before = model.parameters();
+        auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(0.3).learningRate(0.7).expectedBatchSize(13).steps(1)
+                          .maxExamplesPerUser(5).build().value();
+        privacy::Ledger ledger;
+        auto result = finetuneUserLevelDpSgd(model, viewOf(data), y, userOf, params, ledger);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const std::vector<double> g = handUserClippedSum(before, data.pixels, 16, 1, y, userOf, 0.3);
+        const std::vector<double> perExample = handClippedSum(before, data.pixels, 16, 1, y, 0.3);
+        const std::vector<float> after = model.parameters();
+        double differs = 0;
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            QVERIFY2(std::abs(after[i] - (before[i] - 0.7 * g[i] / 13.0)) < 1e-5,
+                     qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - 0.7 * g[i] / 13.0)));
+            differs = std::max(differs, std::abs(g[i] - perExample[i]));
         }
-        auto ms = meanAndStd(z);  // 60 × 17 standard normals
-        QVERIFY2(std::abs(ms->mean) < 0.15 && std::abs(ms->std - 1.0) < 0.1,
-                 qPrintable(QString("mean %1 std %2").arg(ms->mean).arg(ms->std)));
+        QVERIFY(differs > 1e-3);  // the user rule is not the example rule on these data
+    }
+
+    void userLevelLedgerCountsUsers() {
+        // 1000 images of 250 users (4 each): q = B/m = 25/250, σ calibrated for (ε, δ, q, T) of users.
+        auto data = testing::makeQuadrantImages(1000, 4, 1, 1.0f, 7);
+        std::vector<std::int64_t> userOf;
+        for (std::int64_t j = 0; j < 1000; ++j) userOf.push_back(j % 250);
+        Model model = Model::create(linearModel(4, 1), 1);
+        auto p = DpSgdParamsBuilder().epsilon(2.0).delta(1e-5).clipNorm(1.5).expectedBatchSize(25).steps(20)
+                     .maxExamplesPerUser(2).build().value();
+        privacy::Ledger ledger;
+        auto r = finetuneUserLevelDpSgd(model, viewOf(data), sourceLabels(data, 0), userOf, p, ledger);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(ledger.entries().size(), std::size_t(1));
+        const auto& e = ledger.entries()[0];
+        QVERIFY(e.unit == privacy::PrivacyUnit::User);
+        QCOMPARE(e.q, 0.1);
+        QCOMPARE(e.steps, 20LL);
+        QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, 0.1, 20).sigma);
+        QVERIFY(e.epsilon <= 2.0 && e.epsilon > 1.9);
+        // The example-level rate on the same data would be 25/1000: a different mechanism.
+        QVERIFY(std::abs(e.sigma - privacy::calibrateGaussianSigma(2.0, 1e-5, 0.025, 20).sigma) > 0.1);
+    }
+
+    void userLevelBadInputIsAnError() {
+        auto data = testing::makeQuadrantImages(40, 4, 1, 1.0f, 5);
+        const std::vector<int> y = sourceLabels(data, 0);
+        Model model = Model::create(linearModel(4, 1), 3);
+        privacy::Ledger ledger;
+        auto p = DpSgdParamsBuilder().sigma(0.0).expectedBatchSize(14).steps(1).build().value();
+        auto tooMany = finetuneUserLevelDpSgd(model, viewOf(data), y, thirteenUsers(), p, ledger);
+        QVERIFY(!tooMany.ok());
+        QVERIFY(tooMany.error().message.find("13 fine-tuning users") != std::string::npos);
+        std::vector<std::int64_t> gap = thirteenUsers();
+        for (auto& u : gap) if (u == 4) u = 12;  // user 4 owns nothing
+        p.expectedBatchSize = 2;
+        QVERIFY(!finetuneUserLevelDpSgd(model, viewOf(data), y, gap, p, ledger).ok());
+        QVERIFY(!finetuneUserLevelDpSgd(model, viewOf(data), y, std::vector<std::int64_t>(39, 0), p, ledger).ok());
+        QVERIFY(ledger.entries().empty());
+        QVERIFY(!DpSgdParamsBuilder().maxExamplesPerUser(0).build().ok());
+    }
+
+    void userLevelNoiseHasStdSigmaCOverExpectedUsers() {
+        // Same seed (same users and images each step), σ = 0 vs σ = 2, q = 5/13: the runs differ
+        // by lr·σC·ξ/(q·m), ξ ~ N(0, I), whatever the sampled batch.
+        auto data = testing::makeQuadrantImages(40, 4, 1, 1.0f, 6);
+        const std::vector<int> y = sourceLabels(data, 0);
+        checkNoiseIsStandardised(5.0, [&](Model& model, const DpSgdParams& p, privacy::Ledger& ledger) {
+            DpSgdParams users = p;
+            users.expectedBatchSize = 5;
+            users.maxExamplesPerUser = 2;
+            return finetuneUserLevelDpSgd(model, viewOf(data), y, thirteenUsers(), users, ledger).ok();
+        });
     }
 
     void ledgerRecordsCalibratedGaussian() {
