@@ -146,19 +146,14 @@ DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& cli
 }
 
 Result<DpMixMinResult> finish(DpMixMinResult r, const DpMixMinParams& p, privacy::Ledger* ledger) {
+    r.ledgerEntry = plannedLedgerEntry(p);
     if (p.noise == NoiseMode::Gaussian) {
-        r.ledgerEntry = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm);
-        privacy::setRandomness(r.ledgerEntry, p.randomness.mode);
         // The builder calibrated σ on the grid the ledger uses, so this cannot fail unless the
         // parameters were edited by hand; refuse to release rather than under-report ε.
         if (!(r.ledgerEntry.epsilon <= p.epsilon * (1.0 + 1e-9)))
             return Error{"sigma = " + privacy::formatNumber(p.sigma) + " gives epsilon " +
                          privacy::formatNumber(r.ledgerEntry.epsilon) + " above the target " +
                          privacy::formatNumber(p.epsilon) + ": the parameters were not calibrated by the builder"};
-    } else {
-        r.ledgerEntry = privacy::nonPrivateEntry(
-            "mixture", p.split,
-            "zero-noise control run of DP-MixMin (clipping without Gaussian noise): no differential privacy guarantee");
     }
     r.epsilon = r.ledgerEntry.epsilon;
     if (ledger) ledger->record(r.ledgerEntry);
@@ -166,6 +161,16 @@ Result<DpMixMinResult> finish(DpMixMinResult r, const DpMixMinParams& p, privacy
 }
 
 }  // namespace
+
+privacy::LedgerEntry plannedLedgerEntry(const DpMixMinParams& p) {
+    if (p.noise != NoiseMode::Gaussian)
+        return privacy::nonPrivateEntry(
+            "mixture", p.split,
+            "zero-noise control run of DP-MixMin (clipping without Gaussian noise): no differential privacy guarantee");
+    privacy::LedgerEntry e = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm);
+    privacy::setRandomness(e, p.randomness.mode);
+    return e;
+}
 
 Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& p, privacy::Ledger* ledger,
                                    const ProgressCallback& progress, const CancellationToken& cancel,

@@ -74,6 +74,12 @@ struct ExtraUnit {
 /// that row r clipped is factor(r)·g.row(r). The mechanism and the audit share this one rule.
 Eigen::VectorXd clippingFactors(RowMatrix& g, ClippedGradient mode, double clipNorm);
 
+/// The ledger entry a run with these parameters records: the subsampled Gaussian of (q, σ, T)
+/// with its unit and randomness, or NonPrivate for the zero-noise control. Known before the run,
+/// so a caller can store it before the mechanism touches the data (a run cancelled or killed
+/// midway has spent at most this).
+privacy::LedgerEntry plannedLedgerEntry(const DpMixMinParams& params);
+
 /// Algorithm 1. `params` must come from DpMixMinParamsBuilder::build(objective.examples()).
 /// `extra` (audit only) adds one canary unit, see ExtraUnit.
 Result<DpMixMinResult> runDpMixMin(const MixtureObjective& objective, const DpMixMinParams& params,

@@ -97,6 +97,8 @@ Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureReq
             if (users) builder.maxExamplesPerUser(request.maxExamplesPerUser);
             auto params = builder.build(units, users ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
             if (!params) return Error{"task '" + in.task + "', mixture parameters: " + params.error().message};
+            if (request.beforeMechanism)
+                if (auto e = request.beforeMechanism(eps, seed, mixmin::plannedLedgerEntry(*params))) return *e;
             auto dp = users ? mixmin::runUserLevelDpMixMin(*objective, *users, *params, nullptr, {}, cancel)
                             : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
             if (!dp) return Error{"task '" + in.task + "', DP-MixMin: " + dp.error().message};

@@ -12,6 +12,8 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,10 @@ struct MixtureRequest {
     // User level (MixtureInputs::users given): Algorithm 2, with stage.batch counting users and
     // at most this many examples of a sampled user per step (G_ULS).
     long long maxExamplesPerUser = 15;
+    // Called with each DP-MixMin run's ledger entry just before its mechanism starts on split A
+    // (so the caller can store the run and its conservative ledger first); an error aborts.
+    std::function<std::optional<Error>(double epsilon, std::uint64_t seed, const privacy::LedgerEntry& planned)>
+        beforeMechanism;
 };
 
 /// The users of split A's rows as a partition (ids numbered in order of first appearance);

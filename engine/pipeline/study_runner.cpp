@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace dpmix::pipeline {
@@ -31,6 +32,23 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
     j["privacy_unit"] = userGroupSize ? "user" : "example";
     if (userGroupSize) j["user_group_size"] = *userGroupSize;
     return j.dump();
+}
+
+// Stores a DP-MixMin run as running with the ledger its mechanism is about to spend; `id` gets
+// the run's id.
+std::optional<Error> startMixtureRun(project::ProjectFile& project, const project::NewRun& run,
+                                     privacy::Composition composition, const privacy::LedgerEntry& planned, long long& id) {
+    auto added = project.addRun(run);
+    if (!added) return added.error();
+    id = *added;
+    if (auto s = project.setRunStatus(id, project::RunStatus::Running); !s) return s.error();
+    privacy::Ledger ledger(composition);
+    ledger.record(planned);
+    if (auto r = project.recordLedger(id, ledger); !r) {
+        (void)project.setRunStatus(id, project::RunStatus::Failed, r.error().message);
+        return r.error();
+    }
+    return std::nullopt;
 }
 
 // Distinct users among the given sensitive images.
@@ -263,6 +281,16 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             say("task '" + in.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
                 std::to_string(split->a.size()) +
                 (userLevel ? " images of " + std::to_string(unitsA) + " users, user-level DP" : std::string()) + ")");
+            // Mixture runs are stored with their conservative ledger before the mechanism touches
+            // split A: a run cancelled, failed or killed midway keeps the entry it may have spent.
+            std::map<double, long long> started;  // ε → its dp-mixmin run (mixture-only runs)
+            request.beforeMechanism = nullptr;
+            if (!wantDownstream)
+                request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) {
+                    return startMixtureRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
+                                                     mixtureConfig("dp-mixmin", reproducible)},
+                                           spec.privacy.composition, planned, started[eps]);
+                };
             Result<MixtureOutcome> outcome = Error{""};
             try {
                 outcome = runMixtureStage(in, request,
@@ -271,13 +299,23 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                           },
                                           cancel);
             } catch (const Cancelled&) {
-                for (double eps : epsilons)
-                    recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
-                                                 mixtureConfig("dp-mixmin", reproducible)},
-                                       "mixture learning on split A");
+                for (double eps : epsilons) {
+                    if (auto it = started.find(eps); it != started.end() && it->second > 0)
+                        (void)project.setRunStatus(it->second, project::RunStatus::Cancelled,
+                                                   "cancelled by the user during mixture learning on split A; the "
+                                                   "mechanism had started, so its ledger is kept; no lambda was released");
+                    else
+                        recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
+                                                     mixtureConfig("dp-mixmin", reproducible)},
+                                           "mixture learning on split A");
+                }
                 throw;
             }
-            if (!outcome) return outcome.error();
+            if (!outcome) {
+                for (const auto& [eps, id] : started)
+                    if (id > 0) (void)project.setRunStatus(id, project::RunStatus::Failed, outcome.error().message);
+                return outcome.error();
+            }
             doneRuns += static_cast<long long>(epsilons.size());
             const auto& o = *outcome;
             const auto names = o.componentNames;
@@ -348,8 +386,19 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                                               {"privacy_unit", userLevel ? "user" : "example"},
                                                                               {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}.dump()},
                                              [&](long long id) -> std::optional<Error> {
-                                                 auto r = runDownstream(*study, req, ledger, progress, cancel);
-                                                 if (!r) return r.error();
+                                                 // A cancelled or failed run keeps what its mechanisms
+                                                 // recorded before they touched the data.
+                                                 Result<DownstreamOutcome> r = Error{""};
+                                                 try {
+                                                     r = runDownstream(*study, req, ledger, progress, cancel);
+                                                 } catch (const Cancelled&) {
+                                                     if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
+                                                     throw;
+                                                 }
+                                                 if (!r) {
+                                                     if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
+                                                     return r.error();
+                                                 }
                                                  result = std::move(r).value();
                                                  if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
                                                  for (auto l : lambdas) {
@@ -412,14 +461,13 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 });
             if (!r3) return r3.error();
             for (const auto& p : o.privateLambdas) {
-                auto r = storedRun(project, {"dp-mixmin", o.task, p.epsilon, s, mixtureConfig("dp-mixmin", reproducible)},
-                                   [&](long long id) -> std::optional<Error> {
-                                       privacy::Ledger ledger(spec.privacy.composition);
-                                       ledger.record(p.ledgerEntry);
-                                       if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                       return storePrivateLambda(project, id, o, p);
-                                   });
-                if (!r) return r.error();
+                // The run and its ledger were stored when the mechanism started (startMixtureRun).
+                const long long id = started.at(p.epsilon);
+                if (auto e = storePrivateLambda(project, id, o, p)) {
+                    (void)project.setRunStatus(id, project::RunStatus::Failed, e->message);
+                    return *e;
+                }
+                if (auto done = project.setRunStatus(id, project::RunStatus::Done); !done) return done.error();
             }
             report.mixtures.push_back({seed, rho, static_cast<long long>(split->a.size()),
                                        static_cast<long long>(split->b.size()), o});

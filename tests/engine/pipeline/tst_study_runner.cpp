@@ -246,6 +246,37 @@ private Q_SLOTS:
         QVERIFY2(mixture.ok(), mixture.ok() ? "" : mixture.error().message.c_str());
     }
 
+    void aCancelledMixtureRunKeepsItsLedger() {
+        // Two ε: cancelled after the first DP-MixMin mechanism ran (its run was stored, with its
+        // ledger, before it touched split A) and before the second started.
+        auto p = freshProject("cancel-ledger", "parallel");
+        CancellationToken token;
+        auto progress = [&](const ProgressEvent& e) {
+            if (e.stage == "mixture") token.cancel();
+        };
+        auto o = quick({"proxies", "mixture"});
+        o.tasks = {"ab"};
+        o.epsilons = {2.0, 3.0};
+        bool cancelled = false;
+        try {
+            (void)runStudy(p, o, progress, token);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        std::map<double, project::RunRecord> dp;
+        for (const auto& r : p.runs().value())
+            if (r.method == "dp-mixmin") dp[*r.epsilon] = r;
+        QCOMPARE(dp.size(), std::size_t(2));
+        for (const auto& [eps, run] : dp) QVERIFY(run.status == project::RunStatus::Cancelled);
+        const auto spent = onlyLedger(p, dp[2.0].id);
+        QCOMPARE(spent.entries().size(), std::size_t(1));
+        QVERIFY(spent.entries().front().mechanism == privacy::MechanismKind::SubsampledGaussian);
+        QVERIFY(spent.total().epsilon > 1.9 && spent.total().epsilon <= 2.0);
+        QVERIFY(p.lambdas(dp[2.0].id).value().empty());        // nothing released
+        QVERIFY(p.ledgers(dp[3.0].id).value().empty());        // never started: nothing spent
+    }
+
     void cancellationLeavesNoRunningRow() {
         auto p = freshProject("cancel", "parallel");
         CancellationToken token;
