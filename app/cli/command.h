@@ -18,5 +18,6 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx);
 void registerAuditCommand(CLI::App& app, CommandContext& ctx);
 void registerExperimentCommand(CLI::App& app, CommandContext& ctx);
 void registerResultsCommand(CLI::App& app, CommandContext& ctx);
+void registerBudgetCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace dpmix::cli

@@ -5,6 +5,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/project_budget.h"
 #include "engine/privacy/parameters.h"
 
 #include <nlohmann/json.hpp>
@@ -236,6 +237,8 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
             << view.chain.firstBreak->rowId << " (stored " << view.chain.firstBreak->storedHash.substr(0, 12)
             << "…, expected " << view.chain.firstBreak->expectedHash.substr(0, 12) << "…)";
     out << ";  ledgers " << (view.allLedgersOk ? "✓" : "✗") << "\n";
+    if (auto budget = project::projectBudget(p)) out << "\n" << project::describeBudget(*budget);
+    else out << "\nprivacy budget: " << budget.error().message << "\n";
 }
 
 ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
@@ -330,6 +333,14 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
                                     {"stored_hash", view.chain.firstBreak->storedHash},
                                     {"expected_hash", view.chain.firstBreak->expectedHash}};
     j["integrity"] = integrity;
+    if (auto budget = project::projectBudget(p)) {
+        j["budget"] = {{"epsilon", std::isinf(budget->total.epsilon) ? ordered_json("inf") : ordered_json(budget->total.epsilon)},
+                       {"delta", budget->total.delta},
+                       {"releases", budget->total.releases},
+                       {"unit", budget->unit},
+                       {"cap", budget->cap ? ordered_json(*budget->cap) : ordered_json(nullptr)},
+                       {"not_counted", budget->uncounted.size()}};
+    }
     return j;
 }
 

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     dpmix::cli::registerAuditCommand(app, ctx);
     dpmix::cli::registerExperimentCommand(app, ctx);
     dpmix::cli::registerResultsCommand(app, ctx);
+    dpmix::cli::registerBudgetCommand(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -5,6 +5,7 @@
 #include "app/workbench/engine_source_preview.h"
 #include "app/workbench/engine_study_creator.h"
 #include "app/workbench/engine_study.h"
+#include "app/workbench/budget_reading.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/project_store.h"
 #include "app/workbench/run_controller.h"
@@ -15,6 +16,7 @@
 #include "engine/runtime/runtime_info.h"
 
 #include <QApplication>
+#include <QMessageBox>
 #include <QCommandLineParser>
 #include <QTextStream>
 
@@ -74,6 +76,18 @@ int main(int argc, char** argv) {
     dpmix::workbench::EngineStudyCreator studies(dpmix::workbench::summarizeWithDataLayer);
     services.sources = &previews;
     services.studies = &studies;
+    // Before a run spends privacy budget: what it spends, before → after, and Run / Cancel (or,
+    // over the cap, why it is refused).
+    services.confirmSpend = [](const dpmix::workbench::SpendPreview& preview) {
+        QWidget* parent = QApplication::activeWindow();
+        const QString text = dpmix::workbench::spendPreviewText(preview);
+        if (preview.overCap) {
+            QMessageBox::warning(parent, QObject::tr("Privacy budget exceeded"), text);
+            return false;
+        }
+        return QMessageBox::question(parent, QObject::tr("Spend privacy budget?"), text,
+                                     QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Ok) == QMessageBox::Ok;
+    };
     dpmix::workbench::MainWindow window(services);
 
     QTextStream err(stderr);

@@ -1,5 +1,6 @@
 #include "app/workbench/main_window.h"
 
+#include "app/workbench/budget_reading.h"
 #include "app/workbench/calculator_evaluation.h"
 #include "app/workbench/chart_views.h"
 #include "app/workbench/engine_run_controller.h"
@@ -17,6 +18,7 @@
 #include "app/workbench/run_controller.h"
 #include "app/workbench/study_controller.h"
 #include "engine/core/version.h"
+#include "widgets/budget_meter.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/parameter_panel.h"
 #include "widgets/privacy_calculator_panel.h"
@@ -40,6 +42,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTreeWidget>
+#include <QVBoxLayout>
 #include <QUndoStack>
 
 // Resources compiled into a static library are only linked in when referenced
@@ -80,7 +83,8 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
       tree_(new QTreeWidget),
       parameters_(new widgets::ParameterPanel),
       calculator_(new widgets::PrivacyCalculatorPanel),
-      jobs_(new widgets::JobListWidget) {
+      jobs_(new widgets::JobListWidget),
+      budgetMeter_(new widgets::BudgetMeter) {
     initWorkbenchResources();
     setWindowIcon(QIcon(QStringLiteral(":/dpmix/icons/dpmix-workbench.svg")));
     tabs_->setDocumentMode(true);
@@ -160,7 +164,15 @@ void MainWindow::buildDocks() {
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setWidget(parameters_);
+    // The budget meter sits above the parameters: what the data has spent, next to what a run
+    // would spend.
+    auto* parameterPage = new QWidget;
+    auto* parameterLayout = new QVBoxLayout(parameterPage);
+    parameterLayout->setContentsMargins(6, 6, 6, 0);
+    budgetMeter_->setObjectName("budgetMeter");
+    parameterLayout->addWidget(budgetMeter_);
+    parameterLayout->addWidget(parameters_, 1);
+    scroll->setWidget(parameterPage);
     parameterDock->setWidget(scroll);
     parameterDock->setMinimumWidth(440);
     addDockWidget(Qt::RightDockWidgetArea, parameterDock);
@@ -340,6 +352,7 @@ void MainWindow::newProject() {
     study_->setEditable(true);
     populateTree();
     rebuildResultTabs();
+    updateBudgetMeter();
     applyReadOnly();
     document_->reset(widgets::RunParameters{});
     updateTitle();
@@ -386,6 +399,17 @@ void MainWindow::refreshProject() {
     }
     populateTree();
     rebuildResultTabs();
+    updateBudgetMeter();
+}
+
+void MainWindow::updateBudgetMeter() {
+    if (!project_) {
+        budgetMeter_->setUnavailable(tr("Open a project to see what its sensitive data has spent."));
+        return;
+    }
+    auto reading = budgetReadingOf(*project_);
+    if (reading) budgetMeter_->setReading(*reading);
+    else budgetMeter_->setUnavailable(tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
 }
 
 void MainWindow::applyReadOnly() {
@@ -584,6 +608,28 @@ void MainWindow::requestRun() {
     if (!plan.valid) {
         statusBar()->showMessage(tr("Fix the highlighted parameters before running."), 5000);
         return;
+    }
+    // What the run would spend: confirmed before it starts, refused when over the cap (the
+    // engine checks again, exactly, before any mechanism touches the data).
+    if (project_) {
+        if (auto preview = previewSpend(*project_, document_->values(), plan, false)) {
+            const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
+            if (preview->overCap) {
+                const QString why = tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its "
+                                       "cap %4. Nothing was run.")
+                                        .arg(preview->dataset)
+                                        .arg(preview->before, 0, 'f', 3)
+                                        .arg(preview->after, 0, 'f', 3)
+                                        .arg(*preview->cap);
+                statusBar()->showMessage(why, 15000);
+                appendLog(why);
+                return;
+            }
+            if (!go) {
+                statusBar()->showMessage(tr("Run not started."), 5000);
+                return;
+            }
+        }
     }
     auto stages = services_.runs->planRun(document_->values());
     if (!stages) {

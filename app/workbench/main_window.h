@@ -23,6 +23,7 @@ class QPlainTextEdit;
 
 namespace dpmix::widgets {
 class JobListWidget;
+class BudgetMeter;
 class ParameterPanel;
 class PrivacyCalculatorPanel;
 }  // namespace dpmix::widgets
@@ -38,6 +39,7 @@ class SourcePreviewer;
 class StudyController;
 class StudyCreator;
 struct StageJob;
+struct SpendPreview;
 
 struct WorkbenchServices {
     RunController* runs = nullptr;         // not owned; must outlive the window
@@ -45,6 +47,10 @@ struct WorkbenchServices {
     std::function<QString()> torchVersion; // asked when the About box opens
     const SourcePreviewer* sources = nullptr;  // not owned; previews in the registration dialogs (null: off)
     StudyCreator* studies = nullptr;           // not owned; saves a registered study as a .dpmix
+    /// Asked before a run that spends privacy budget, with what it would spend; false cancels.
+    /// With preview.overCap it only informs (the run is refused). Unset: no question asked (the
+    /// over-cap refusal still stands). The program sets a dialog; tests set a recorder.
+    std::function<bool(const SpendPreview&)> confirmSpend;
 };
 
 class MainWindow : public QMainWindow {
@@ -58,6 +64,7 @@ public:
     widgets::ParameterPanel* parameterPanel() const { return parameters_; }
     widgets::PrivacyCalculatorPanel* calculatorPanel() const { return calculator_; }
     widgets::JobListWidget* jobList() const { return jobs_; }
+    widgets::BudgetMeter* budgetMeter() const { return budgetMeter_; }
     JobRunner* jobRunner() const { return runner_; }
     QTabWidget* analysisTabs() const { return tabs_; }
     QTreeWidget* projectTree() const { return tree_; }
@@ -81,6 +88,7 @@ public:
     QString newFromSpec(const QString& specPath);
     /// Rereads the project and rebuilds the tree and the result tabs.
     void refreshProject();
+    void updateBudgetMeter();
     /// Appends a line to the log dock (GUI thread).
     void appendLog(const QString& line);
     QString saveTo(const QString& path);
@@ -138,6 +146,7 @@ private:
     widgets::ParameterPanel* parameters_;
     widgets::PrivacyCalculatorPanel* calculator_;
     widgets::JobListWidget* jobs_;
+    widgets::BudgetMeter* budgetMeter_;
     QMenu* recentMenu_ = nullptr;
     QLabel* jobStatus_ = nullptr;
     QString currentFile_;

@@ -88,12 +88,79 @@ std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector
     return out;
 }
 
+Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& req) {
+    if (auto refusal = finetuneUnitRefusal(study.userLevel(), req.finetune)) return *refusal;
+    FinetunePlan plan;
+    // User level: the users of the fine-tuning images, numbered 0..m-1; q counts users.
+    if (study.userLevel()) plan.userOfImage = numberUsers(study, req.finetuneIndices);
+    const std::int64_t units =
+        study.userLevel() ? (plan.userOfImage.empty() ? 0 : *std::max_element(plan.userOfImage.begin(), plan.userOfImage.end()) + 1)
+                          : static_cast<std::int64_t>(req.finetuneIndices.size());
+    if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
+    if (req.finetune.batch > units)
+        return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " + std::to_string(units) +
+                     (study.userLevel() ? " users" : " examples") + " of fine-tuning split " + req.finetuneSplit +
+                     ": the sampling rate q = batch / n must be <= 1"};
+    if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
+        return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
+                     "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
+    if (req.finetune.mechanism == "dirichlet") {
+        auto params = train::DirichletParamsBuilder()
+                          .epsilon(req.epsilon)
+                          .delta(req.delta)
+                          .learningRate(req.finetune.lr)
+                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
+                          .steps(req.finetune.steps)
+                          .split(req.finetuneSplit)
+                          .randomness(req.finetuneRandomness)
+                          .build();
+        if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
+        auto entry = train::plannedDirichletEntry(*params, units);
+        if (!entry) return Error{"fine-tuning: " + entry.error().message};
+        plan.dirichlet = *params;
+        plan.entry = std::move(entry).value();
+        return plan;
+    }
+    train::DpSgdParamsBuilder builder;
+    builder.epsilon(req.epsilon)
+        .delta(req.delta)
+        .clipNorm(req.finetune.clip)
+        .learningRate(req.finetune.lr)
+        .expectedBatchSize(static_cast<int>(req.finetune.batch))
+        .steps(req.finetune.steps)
+        .split(req.finetuneSplit)
+        .randomness(req.finetuneRandomness)
+        .maxExamplesPerUser(req.finetune.userGroupSize > 0 ? req.finetune.userGroupSize : kDefaultUserGroupSize);
+    if (!req.spentBefore.empty()) {
+        // Sequential composition: the rest of the budget after the earlier stage, by RDP.
+        const double q = static_cast<double>(req.finetune.batch) / static_cast<double>(units);
+        privacy::SigmaAfterPrior s;
+        if (!privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps, s))
+            return Error{"fine-tuning: under sequential composition the earlier stage leaves no budget: no noise "
+                         "multiplier up to 1e6 brings the composed total to epsilon = " + privacy::formatNumber(req.epsilon)};
+        builder.sigma(s.sigma);
+    }
+    auto params = builder.build();
+    if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
+    auto entry = train::plannedDpSgdEntry(*params, units, study.userLevel() ? privacy::PrivacyUnit::User
+                                                                             : privacy::PrivacyUnit::Example);
+    if (!entry) return Error{"fine-tuning: " + entry.error().message};
+    plan.dpSgd = *params;
+    plan.entry = std::move(entry).value();
+    return plan;
+}
+
 Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
                                         const ProgressCallback& progress, const CancellationToken& cancel) {
     const auto& pub = study.publicImages;
     auto spec = train::ModelSpecBuilder().kind(train::ModelKind::SmallCnn).input(pub.channels, pub.height, pub.width)
                     .outputs(1).build();
     if (!spec) return Error{"downstream model: " + spec.error().message};
+
+    // The fine-tuning mechanism and its ledger entry are settled before any work: a refusal
+    // (unit, budget) costs nothing.
+    auto plan = planFinetune(study, req);
+    if (!plan) return plan.error();
 
     DownstreamOutcome out;
     const auto& testIdx = study.sensitiveSplit.test;
@@ -140,56 +207,12 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     const auto ftView = view(ftPixels, study.sensitiveImages, req.finetuneIndices.size());
     auto ftProgress = [&](const ProgressEvent& e) { report(progress, {"finetune", e.done, e.total, e.message}); };
     Result<train::FinetuneResult> ft = Error{""};
-    if (auto refusal = finetuneUnitRefusal(study.userLevel(), req.finetune)) return *refusal;
-    // User level: the users of the fine-tuning images, numbered 0..m-1; q counts users.
-    std::vector<std::int64_t> userOfImage;
-    if (study.userLevel()) userOfImage = numberUsers(study, req.finetuneIndices);
-    const std::size_t units = study.userLevel()
-                                  ? static_cast<std::size_t>(userOfImage.empty() ? 0 : *std::max_element(userOfImage.begin(), userOfImage.end()) + 1)
-                                  : req.finetuneIndices.size();
-    if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
-    if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
-        return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
-                     "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
-    std::optional<double> sequentialSigma;
-    if (!req.spentBefore.empty()) {
-        const double q = std::min(1.0, static_cast<double>(req.finetune.batch) / static_cast<double>(units));
-        privacy::SigmaAfterPrior s;
-        if (!privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps, s))
-            return Error{"fine-tuning: under sequential composition the earlier stage leaves no budget: no noise "
-                         "multiplier up to 1e6 brings the composed total to epsilon = " + privacy::formatNumber(req.epsilon)};
-        sequentialSigma = s.sigma;
-    }
-    if (req.finetune.mechanism == "dirichlet") {
-        auto params = train::DirichletParamsBuilder()
-                          .epsilon(req.epsilon)
-                          .delta(req.delta)
-                          .learningRate(req.finetune.lr)
-                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
-                          .steps(req.finetune.steps)
-                          .split(req.finetuneSplit)
-                          .randomness(req.finetuneRandomness)
-                          .build();
-        if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
-        ft = train::finetuneDirichlet(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
-    } else {
-        train::DpSgdParamsBuilder builder;
-        builder.epsilon(req.epsilon)
-            .delta(req.delta)
-            .clipNorm(req.finetune.clip)
-            .learningRate(req.finetune.lr)
-            .expectedBatchSize(static_cast<int>(req.finetune.batch))
-            .steps(req.finetune.steps)
-            .split(req.finetuneSplit)
-            .randomness(req.finetuneRandomness)
-            .maxExamplesPerUser(req.finetune.userGroupSize > 0 ? req.finetune.userGroupSize : kDefaultUserGroupSize);
-        if (sequentialSigma) builder.sigma(*sequentialSigma);  // the rest of the budget, by RDP
-        auto params = builder.build();
-        if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
-        ft = study.userLevel()
-                 ? train::finetuneUserLevelDpSgd(model, ftView, ftLabels, userOfImage, *params, ledger, ftProgress, cancel)
-                 : train::finetuneDpSgd(model, ftView, ftLabels, *params, ledger, ftProgress, cancel);
-    }
+    if (plan->dirichlet)
+        ft = train::finetuneDirichlet(model, ftView, ftLabels, *plan->dirichlet, ledger, ftProgress, cancel);
+    else if (study.userLevel())
+        ft = train::finetuneUserLevelDpSgd(model, ftView, ftLabels, plan->userOfImage, *plan->dpSgd, ledger, ftProgress, cancel);
+    else
+        ft = train::finetuneDpSgd(model, ftView, ftLabels, *plan->dpSgd, ledger, ftProgress, cancel);
     if (!ft) return Error{"fine-tuning: " + ft.error().message};
     out.finetuneSteps = ft->steps;
     out.noise = ft->noise;

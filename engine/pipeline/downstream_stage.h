@@ -11,6 +11,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_records.h"
 #include "engine/project/project_spec.h"
+#include "engine/train/training_params.h"
 
 #include <Eigen/Dense>
 
@@ -78,6 +79,18 @@ std::optional<Error> finetuneUnitRefusal(bool userLevel, const project::Finetune
 
 /// The users of the given sensitive images, numbered 0..m−1 in order of first appearance.
 std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector<std::size_t>& indices);
+
+/// The private fine-tuning a request will run, settled before any work: the mechanism's
+/// parameters and the exact ledger entry it will record (so the runner can check the privacy
+/// budget first). Errors for a unit the mechanism cannot honour, a batch over the split's units,
+/// or a budget no σ meets.
+struct FinetunePlan {
+    std::vector<std::int64_t> userOfImage;            // user level: each fine-tuning image's user, 0..m-1
+    std::optional<train::DpSgdParams> dpSgd;          // DP-SGD (example or user level), or ...
+    std::optional<train::DirichletParams> dirichlet;  // ... the Dirichlet mechanism
+    privacy::LedgerEntry entry;                       // what the mechanism records
+};
+Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& request);
 
 /// At user level (study.userLevel()) fine-tuning is user-level DP-SGD over the users of
 /// finetuneIndices (finetune.batch counts users; at most finetune.userGroupSize images of a

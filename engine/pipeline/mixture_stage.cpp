@@ -33,6 +33,26 @@ Result<mixmin::UserGroups> userGroupsOf(const std::vector<std::string>& userOfRo
     return mixmin::makeUserGroupsFromIds(ids);
 }
 
+Result<mixmin::DpMixMinParams> dpMixMinParams(const MixtureRequest& request, long long units, bool userLevel,
+                                              const std::string& task, double epsilon, std::uint64_t seed) {
+    // q = B / units (examples, or users at user level), capped at 1 when split A is smaller
+    // than the expected batch.
+    const double batch = std::min<double>(static_cast<double>(request.stage.batch), static_cast<double>(units));
+    mixmin::DpMixMinParamsBuilder builder;
+    builder.epsilon(epsilon * request.budgetShare)
+        .delta(request.delta * request.budgetShare)
+        .expectedBatch(batch)
+        .clipNorm(request.stage.clip)
+        .stepSize(request.stage.lr)
+        .steps(request.stage.steps)
+        .randomness(releaseRandomness(request.reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, epsilon, seed)))
+        .split("A");
+    if (userLevel) builder.maxExamplesPerUser(request.maxExamplesPerUser);
+    auto params = builder.build(units, userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
+    if (!params) return Error{"task '" + task + "', mixture parameters: " + params.error().message};
+    return params;
+}
+
 Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureRequest& request,
                                        const ProgressCallback& progress, const CancellationToken& cancel) {
     auto objective = mixmin::makeBinaryObjective(in.proxyProbabilities, in.labels);
@@ -80,23 +100,8 @@ Result<MixtureOutcome> runMixtureStage(const MixtureInputs& in, const MixtureReq
     for (double eps : request.epsilons) {
         for (auto seed : request.seeds) {
             throwIfCancelled(cancel);
-            // q = B / units (examples, or users at user level), capped at 1 when split A is
-            // smaller than the expected batch.
-            const long long units = users ? users->users() : n;
-            const double batch = std::min<double>(static_cast<double>(request.stage.batch), static_cast<double>(units));
-            mixmin::DpMixMinParamsBuilder builder;
-            builder.epsilon(eps * request.budgetShare)
-                .delta(request.delta * request.budgetShare)
-                .expectedBatch(batch)
-                .clipNorm(request.stage.clip)
-                .stepSize(request.stage.lr)
-                .steps(request.stage.steps)
-                .randomness(releaseRandomness(request.reproducible, seed,
-                                              releaseIdentity("mixture", "dp-mixmin", in.task, eps, seed)))
-                .split("A");
-            if (users) builder.maxExamplesPerUser(request.maxExamplesPerUser);
-            auto params = builder.build(units, users ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
-            if (!params) return Error{"task '" + in.task + "', mixture parameters: " + params.error().message};
+            auto params = dpMixMinParams(request, users ? users->users() : n, users.has_value(), in.task, eps, seed);
+            if (!params) return params.error();
             if (request.beforeMechanism)
                 if (auto e = request.beforeMechanism(eps, seed, mixmin::plannedLedgerEntry(*params))) return *e;
             auto dp = users ? mixmin::runUserLevelDpMixMin(*objective, *users, *params, nullptr, {}, cancel)

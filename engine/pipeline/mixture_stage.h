@@ -5,6 +5,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/mixmin/params.h"
 #include "engine/mixmin/user_groups.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_spec.h"
@@ -77,6 +78,11 @@ struct MixtureRequest {
 /// The users of split A's rows as a partition (ids numbered in order of first appearance);
 /// errors for a row without a user.
 Result<mixmin::UserGroups> userGroupsOf(const std::vector<std::string>& userOfRow, long long rows);
+
+/// DP-MixMin's parameters for one (ε, seed) on `units` examples (users at user level): what
+/// runMixtureStage runs, so mixmin::plannedLedgerEntry of them is what it will record.
+Result<mixmin::DpMixMinParams> dpMixMinParams(const MixtureRequest& request, long long units, bool userLevel,
+                                              const std::string& task, double epsilon, std::uint64_t seed);
 
 /// Runs the whole mixture stage for one task. At user level λ*, Random Search and DP-MixMin all
 /// target the mean over users of each user's mean loss, and DP-MixMin protects users. Progress counts DP runs; cancellation is checked

@@ -6,7 +6,10 @@
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
+#include "engine/project/project_budget.h"
 #include "engine/project/spec_json.h"
+#include "engine/mixmin/dp_mixmin.h"
+#include "engine/privacy/privacy_budget.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,11 +54,92 @@ std::optional<Error> startMixtureRun(project::ProjectFile& project, const projec
     return std::nullopt;
 }
 
+// The fine-tuning a method's downstream run does: DP-MixMin and Random Search reserve split A for
+// choosing λ and fine-tune on split B; the others fine-tune on the whole training set (A.7).
+DownstreamRequest downstreamRequest(const std::string& method, std::size_t task, const std::string& taskName,
+                                    double epsilon, std::uint64_t seed, const RhoSplit& split,
+                                    const std::vector<std::size_t>& wholeTrain, const project::ProjectSpec& spec,
+                                    const StudyRunOptions& options, bool reproducible) {
+    DownstreamRequest req;
+    req.task = task;
+    req.epsilon = epsilon;
+    req.delta = spec.privacy.delta;
+    req.seed = seed;
+    req.finetuneRandomness =
+        releaseRandomness(reproducible, seed, releaseIdentity("finetune", method, taskName, epsilon, seed));
+    req.pretrain = spec.pretrain;
+    req.finetune = spec.finetune;
+    if (options.pretrainSteps) req.pretrain.steps = *options.pretrainSteps;
+    if (options.finetuneSteps) req.finetune.steps = *options.finetuneSteps;
+    if (method == "dp-mixmin" || method == "random-search") {
+        req.finetuneIndices = split.b;
+    } else {
+        req.finetuneIndices = wholeTrain;
+        req.finetuneSplit = "train";
+    }
+    return req;
+}
+
+std::vector<std::size_t> wholeTrainOf(const RhoSplit& split) {
+    std::vector<std::size_t> all = split.a;
+    all.insert(all.end(), split.b.begin(), split.b.end());
+    std::sort(all.begin(), all.end());
+    return all;
+}
+
 // Distinct users among the given sensitive images.
 long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>& indices) {
     std::set<std::string> users;
     for (auto i : indices) users.insert(study.grouping.users.at(i));
     return static_cast<long long>(users.size());
+}
+
+// Every DP release a study run will make, with the exact ledger entries its mechanisms will
+// record: DP-MixMin's λ for each (seed, task, ε), and each method's fine-tuned model (Random
+// Search and λ* runs are not private: they are never releases and are not counted).
+Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& study, const std::vector<std::uint64_t>& seeds,
+                                                            const std::vector<std::size_t>& tasks,
+                                                            const std::vector<double>& epsilons,
+                                                            const std::vector<std::string>& methods, bool downstream,
+                                                            const MixtureRequest& request, double rho,
+                                                            const project::ProjectSpec& spec, const StudyRunOptions& options,
+                                                            bool reproducible) {
+    const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
+    std::vector<privacy::BudgetRelease> out;
+    for (auto seed : seeds) {
+        auto split = splitForRun(study, rho, seed);
+        if (!split) return split.error();
+        const std::string partition = sequential ? std::string() : privacy::rhoPartition(static_cast<long long>(seed), rho);
+        const long long unitsA = study.userLevel() ? distinctUsers(study, split->a) : static_cast<long long>(split->a.size());
+        const auto wholeTrain = wholeTrainOf(*split);
+        for (std::size_t t : tasks) {
+            const std::string& task = study.taskNames[t];
+            for (double eps : epsilons) {
+                auto params = dpMixMinParams(request, unitsA, study.userLevel(), task, eps, seed);
+                if (!params) return params.error();
+                const privacy::LedgerEntry mixture = mixmin::plannedLedgerEntry(*params);
+                const std::string what = "'" + task + "' eps " + privacy::formatNumber(eps) + " seed " + std::to_string(seed);
+                if (!downstream) {
+                    out.push_back({0, "dp-mixmin " + what + " (planned)", partition, mixture});
+                    continue;
+                }
+                for (const auto& method : methods) {
+                    if (method == "random-search" || method == "non-private-mixmin") continue;
+                    DownstreamRequest req = downstreamRequest(method, t, task, eps, seed, *split, wholeTrain, spec, options,
+                                                              reproducible);
+                    if (method == "dp-mixmin") {
+                        out.push_back({0, "dp-mixmin " + what + " (planned)", partition, mixture});
+                        if (sequential) req.spentBefore = {mixture};
+                    }
+                    auto plan = planFinetune(study, req);
+                    if (!plan) return Error{method + ", task '" + task + "': " + plan.error().message};
+                    out.push_back({0, method + " " + what + " (planned)", req.finetuneSplit == "train" ? std::string() : partition,
+                                   plan->entry});
+                }
+            }
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -112,7 +196,8 @@ std::string proxyConfigJson(const ProxyOptions& o) {
 }  // namespace
 
 Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
-                                   const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+                                   const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log,
+                                   const std::function<std::optional<Error>(const ImageStudy&)>& beforeProxy) {
     auto say = [&](const std::string& line) { if (log) log(line); };
     const auto& spec = project.spec();
     PreparedStudy prepared;
@@ -129,6 +214,8 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
         " label tasks; sensitive: " + std::to_string(st.sensitiveImages.size()) + " images, " +
         std::to_string(st.tasks()) + " task(s); train/validation/test " + std::to_string(st.sensitiveSplit.train.size()) +
         "/" + std::to_string(st.sensitiveSplit.validation.size()) + "/" + std::to_string(st.sensitiveSplit.test.size()));
+    if (beforeProxy)
+        if (auto e = beforeProxy(st)) return *e;
 
     const std::string config = proxyConfigJson(proxyOptions);
     auto runs = project.runs();
@@ -211,36 +298,13 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     if (wantDownstream)
         if (auto refusal = finetuneUnitRefusal(spec.sensitive.userLevel, spec.finetune)) return *refusal;
 
-    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
-    if (!prepared) return prepared.error();
-    const ImageStudy* study = &prepared->study;
-    const Proxy& proxy = prepared->proxy;
-    const bool userLevel = study->userLevel();
+    const bool userLevel = spec.sensitive.userLevel;
     const std::optional<long long> mixtureGroupSize =
         userLevel ? std::optional<long long>(spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize)
                   : std::nullopt;
     auto mixtureConfig = [&](const std::string& method, std::optional<bool> dp = std::nullopt) {
         return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize);
     };
-
-    StudyRunReport report;
-    report.project = project.path().string();
-    report.componentNames = study->componentNames;
-    report.proxyPublicAuc = proxy.publicValidationAuc;
-    if (!wantMixture) return report;
-
-    std::vector<std::size_t> taskIndices;
-    for (std::size_t t = 0; t < study->tasks(); ++t)
-        if (options.tasks.empty() ||
-            std::find(options.tasks.begin(), options.tasks.end(), study->taskNames[t]) != options.tasks.end())
-            taskIndices.push_back(t);
-    for (const auto& name : options.tasks)
-        if (std::find(study->taskNames.begin(), study->taskNames.end(), name) == study->taskNames.end()) {
-            std::string known;
-            for (const auto& t : study->taskNames) known += (known.empty() ? "'" : ", '") + t + "'";
-            return Error{"--tasks: the study has no task '" + name + "': its tasks are " + known};
-        }
-
     MixtureRequest request;
     request.epsilons = epsilons;
     request.delta = delta;
@@ -252,6 +316,48 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
     request.budgetShare = sequential ? 0.5 : 1.0;
     if (mixtureGroupSize) request.maxExamplesPerUser = *mixtureGroupSize;
+
+    // The tasks asked for, checked against the study's.
+    std::vector<std::size_t> taskIndices;
+    auto chooseTasks = [&](const ImageStudy& st) -> std::optional<Error> {
+        for (const auto& name : options.tasks)
+            if (std::find(st.taskNames.begin(), st.taskNames.end(), name) == st.taskNames.end()) {
+                std::string known;
+                for (const auto& t : st.taskNames) known += (known.empty() ? "'" : ", '") + t + "'";
+                return Error{"--tasks: the study has no task '" + name + "': its tasks are " + known};
+            }
+        taskIndices.clear();
+        for (std::size_t t = 0; t < st.tasks(); ++t)
+            if (options.tasks.empty() || std::find(options.tasks.begin(), options.tasks.end(), st.taskNames[t]) != options.tasks.end())
+                taskIndices.push_back(t);
+        return std::nullopt;
+    };
+    // The privacy budget: with a cap, every DP release this run will make is composed with what
+    // the project has spent, and a run that would exceed it stops here, before anything is stored.
+    auto checkBudget = [&](const ImageStudy& st) -> std::optional<Error> {
+        if (auto e = chooseTasks(st)) return e;
+        if (!spec.privacy.budget || !wantMixture) return std::nullopt;
+        auto current = project::projectBudget(project);
+        if (!current) return current.error();
+        auto planned = plannedReleases(st, seeds, taskIndices, epsilons, methods, wantDownstream, request, rho, spec,
+                                       options, reproducible);
+        if (!planned) return planned.error();
+        const auto forecast = project::forecastBudget(*current, *planned);
+        say("privacy budget: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
+            privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*spec.privacy.budget));
+        return project::refuseOverBudget(*current, *planned);
+    };
+
+    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log, checkBudget);
+    if (!prepared) return prepared.error();
+    const ImageStudy* study = &prepared->study;
+    const Proxy& proxy = prepared->proxy;
+
+    StudyRunReport report;
+    report.project = project.path().string();
+    report.componentNames = study->componentNames;
+    report.proxyPublicAuc = proxy.publicValidationAuc;
+    if (!wantMixture) return report;
 
     // Pretraining sees public data only, so one pretrained model serves every ε and task with the
     // same λ and seed (uniform, λ*, Random Search; DP-MixMin's λ differs per ε).
@@ -321,55 +427,33 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             const auto names = o.componentNames;
             const long long s = static_cast<long long>(seed);
             if (wantDownstream) {
-                std::vector<std::size_t> wholeTrain = split->a;
-                wholeTrain.insert(wholeTrain.end(), split->b.begin(), split->b.end());
-                std::sort(wholeTrain.begin(), wholeTrain.end());
+                const std::vector<std::size_t> wholeTrain = wholeTrainOf(*split);
                 for (std::size_t e = 0; e < epsilons.size(); ++e) {
                     for (const auto& method : methods) {
                         throwIfCancelled(cancel);
-                        DownstreamRequest req;
-                        req.task = t;
-                        req.epsilon = epsilons[e];
-                        req.delta = delta;
-                        req.seed = seed;
-                        req.finetuneRandomness = releaseRandomness(
-                            reproducible, seed, releaseIdentity("finetune", method, in.task, epsilons[e], seed));
-                        req.pretrain = spec.pretrain;
-                        req.finetune = spec.finetune;
+                        DownstreamRequest req = downstreamRequest(method, t, in.task, epsilons[e], seed, *split, wholeTrain,
+                                                                  spec, options, reproducible);
                         req.pretrainCache = &pretrainCache;
-                        if (options.pretrainSteps) req.pretrain.steps = *options.pretrainSteps;
-                        if (options.finetuneSteps) req.finetune.steps = *options.finetuneSteps;
                         privacy::Ledger ledger(spec.privacy.composition);
                         std::vector<project::LambdaRecord> lambdas;
-                        // DP-MixMin and Random Search reserve split A for choosing λ and fine-tune on
-                        // split B; the others fine-tune on the whole sensitive training set (A.7).
                         if (method == "dp-mixmin") {
                             const auto& p = o.privateLambdas[e];
                             req.lambda = p.lambda;
-                            req.finetuneIndices = split->b;
                             ledger.record(p.ledgerEntry);
                             if (sequential) req.spentBefore = {p.ledgerEntry};
                             lambdas.push_back({0, "private", names, toStdVector(p.lambda)});
                         } else if (method == "random-search") {
                             req.lambda = o.lambdaRandomSearch;
-                            req.finetuneIndices = split->b;
                             ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
                             lambdas.push_back({0, "random-search", names, toStdVector(o.lambdaRandomSearch)});
                         } else if (method == "non-private-mixmin") {
                             req.lambda = o.lambdaStar;
-                            req.finetuneIndices = wholeTrain;
-                            req.finetuneSplit = "train";
                             ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
                             lambdas.push_back({0, "non-private", names, toStdVector(o.lambdaStar)});
                         } else if (method == "uniform") {
                             req.lambda = o.lambdaUniform;
-                            req.finetuneIndices = wholeTrain;
-                            req.finetuneSplit = "train";
                             lambdas.push_back({0, "uniform", names, toStdVector(o.lambdaUniform)});
-                        } else {  // random-init: no pretraining
-                            req.finetuneIndices = wholeTrain;
-                            req.finetuneSplit = "train";
-                        }
+                        }  // random-init: no pretraining
                         say(method + ", task '" + o.task + "', eps " + std::to_string(epsilons[e]) + ", seed " +
                             std::to_string(seed) + ": " + (req.lambda ? "pretraining on the mixture, " : "") +
                             "private fine-tuning on " +

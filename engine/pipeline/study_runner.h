@@ -85,9 +85,12 @@ struct PreparedStudy {
 /// Loads the study's data and obtains its proxy: the weights of an earlier finished proxy run
 /// with the same settings are reused (checked against their content hash); otherwise the proxy
 /// is trained on the public data and stored as a run of its own.
+/// `beforeProxy`, when given, sees the loaded study before anything is stored (the runner checks
+/// the privacy budget there); its error stops the call.
 Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
-                                   const LogSink& log = {});
+                                   const LogSink& log = {},
+                                   const std::function<std::optional<Error>(const ImageStudy&)>& beforeProxy = {});
 
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},

@@ -1,5 +1,7 @@
 #include "engine/privacy/ledger.h"
 
+#include "engine/privacy/entry_rdp.h"
+
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/dirichlet_rdp.h"
 #include "engine/privacy/gaussian_accountant.h"
@@ -17,28 +19,11 @@ namespace dpmix::privacy {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kMaxDirichletOrder = 256;
 
 const char* const kGaussianAccountant = "rdp-subsampled-gaussian (Mironov-Talwar-Zhang 2019; Opacus order grid; "
                                         "Balle et al. 2020 conversion)";
 const char* const kDirichletAccountant = "rdp-subsampled-dirichlet (Rao et al. 2026 Thm 10; Zhu-Wang 2019 Thm 5; "
                                          "integer orders 2..256; Canonne-Kamath-Steinke 2020 conversion)";
-
-// RDP of one entry at one order (already multiplied by its steps).
-double entryRdp(const LedgerEntry& e, double order) {
-    switch (e.mechanism) {
-    case MechanismKind::SubsampledGaussian:
-        return subsampledGaussianRdp(e.q, e.sigma, order) * static_cast<double>(e.steps);
-    case MechanismKind::SubsampledDirichlet: {
-        const int l = static_cast<int>(order);
-        if (static_cast<double>(l) != order) return kInf;  // Theorem 10 covers integer orders only
-        return subsampledDirichletRdp(e.dirichletAlpha, e.dirichletR, e.q, l) * static_cast<double>(e.steps);
-    }
-    case MechanismKind::NonPrivate:
-        return kInf;
-    }
-    return kInf;
-}
 
 // Sequential composition of a group of entries: add RDP curves, convert once.
 SplitTotal composeSequentially(const std::string& split, const std::vector<const LedgerEntry*>& group, double delta) {
@@ -53,7 +38,7 @@ SplitTotal composeSequentially(const std::string& split, const std::vector<const
         return {split, r.epsilon, delta, r.order};
     }
     // Dirichlet bounds exist at integer orders only, so a mixed group uses integer orders.
-    const std::vector<double> orders = anyDirichlet ? integerOrders(2, kMaxDirichletOrder) : defaultRdpOrders();
+    const std::vector<double> orders = compositionOrders(group);
     std::vector<double> rdp(orders.size(), 0.0);
     for (const auto* e : group)
         for (std::size_t i = 0; i < orders.size(); ++i) rdp[i] += entryRdp(*e, orders[i]);

@@ -4,6 +4,7 @@
 #include "engine/data/source_spec.h"
 #include "engine/privacy/ledger.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct PrivacyTargets {
     double rho = 0.0;              // fraction of the sensitive training data used to learn λ
     privacy::Composition composition = privacy::Composition::Parallel;
     bool reproducible = false;     // seeded DP randomness: results can be re-derived, but are no release
+    std::optional<double> budget;  // cap on the ε all DP releases spend on the sensitive data together
 };
 
 struct MixtureStage {

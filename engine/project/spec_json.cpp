@@ -261,7 +261,7 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
 PrivacyTargets readPrivacy(const Json& root) {
     const std::string path = "privacy";
     const Json& p = requireObject(root, "", path);
-    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible"});
+    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible", "budget"});
     PrivacyTargets out;
     if (!p.contains("epsilon")) fail("privacy.epsilon", "missing (expected a number > 0 or an array of them)");
     const Json& eps = p.at("epsilon");
@@ -290,6 +290,14 @@ PrivacyTargets readPrivacy(const Json& root) {
         if (!r.is_boolean())
             fail("privacy.reproducible", show(r) + " is not allowed: expected true (seeded randomness, no release) or false");
         out.reproducible = r.get<bool>();
+    }
+    if (p.contains("budget")) {
+        // The cap on what all the project's DP releases may spend on the sensitive data together.
+        const double cap = numberValue(p.at("budget"), "privacy.budget");
+        if (!(cap > 0.0))
+            fail("privacy.budget", show(p.at("budget")) + " is out of range: expected the total ε the sensitive data may "
+                                                          "spend over all runs, a number > 0");
+        out.budget = cap;
     }
     return out;
 }
@@ -469,6 +477,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     privacy["rho"] = spec.privacy.rho;
     privacy["composition"] = privacy::toString(spec.privacy.composition);
     if (spec.privacy.reproducible) privacy["reproducible"] = true;  // absent means secret, the default
+    if (spec.privacy.budget) privacy["budget"] = *spec.privacy.budget;
     root["privacy"] = privacy;
     Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
                  {"steps", spec.mixture.steps}};

@@ -43,14 +43,7 @@ at::Tensor dirichletLossPerExample(const at::Tensor& logits, const at::Tensor& t
 
 }  // namespace detail
 
-Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, std::span<const int> labels,
-                                         const DirichletParams& params, privacy::Ledger& ledger,
-                                         const ProgressCallback& progress, const CancellationToken& cancel) {
-    auto& impl = model.impl();
-    const ModelSpec& spec = impl.spec;
-    if (auto e = checkFinetuneInputs(spec, images, labels, params.expectedBatchSize, params.trainLastBlocks)) return *e;
-
-    const std::int64_t n = images.count;
+Result<privacy::LedgerEntry> plannedDirichletEntry(const DirichletParams& params, std::int64_t n) {
     const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(n);
     const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, n, params.expectedBatchSize);
     double r = 0.0;
@@ -65,13 +58,29 @@ Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, 
                          std::to_string(steps) + " steps (" + e.what() + ")"};
         }
     }
+    privacy::LedgerEntry e = privacy::dirichletEntry("finetune", params.split, params.alpha, r, q, steps, params.delta);
+    privacy::setRandomness(e, params.randomness.mode);
+    return e;
+}
 
+Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, std::span<const int> labels,
+                                         const DirichletParams& params, privacy::Ledger& ledger,
+                                         const ProgressCallback& progress, const CancellationToken& cancel) {
+    auto& impl = model.impl();
+    const ModelSpec& spec = impl.spec;
+    if (auto e = checkFinetuneInputs(spec, images, labels, params.expectedBatchSize, params.trainLastBlocks)) return *e;
+
+    const std::int64_t n = images.count;
+    auto planned = plannedDirichletEntry(params, n);
+    if (!planned) return planned.error();
     FinetuneResult result;
-    result.steps = steps;
-    result.q = q;
-    result.noise = r;
-    result.entry = privacy::dirichletEntry("finetune", params.split, params.alpha, r, q, steps, params.delta);
-    privacy::setRandomness(result.entry, params.randomness.mode);
+    result.entry = std::move(planned).value();
+    result.steps = result.entry.steps;
+    result.q = result.entry.q;
+    result.noise = result.entry.dirichletR;
+    const long long steps = result.steps;
+    const double q = result.q;
+    const double r = result.noise;
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;

@@ -15,9 +15,14 @@
 #include "engine/train/model.h"
 #include "engine/train/training_params.h"
 
+#include <cstdint>
 #include <span>
 
 namespace dpmix::train {
+
+/// The ledger entry finetuneDirichlet records for these parameters on n examples (r calibrated
+/// to (ε, δ, α, q, T) unless given), known before any data is touched.
+Result<privacy::LedgerEntry> plannedDirichletEntry(const DirichletParams& params, std::int64_t n);
 
 Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, std::span<const int> labels,
                                          const DirichletParams& params, privacy::Ledger& ledger,

@@ -43,17 +43,16 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
                                 ClipBatch&& clip, const ProgressCallback& progress, const CancellationToken& cancel,
                                 privacy::Ledger& ledger) {
     auto& impl = model.impl();
-    const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(units);
-    const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, units, params.expectedBatchSize);
-    auto sigma = noiseMultiplier(params, q, steps);
-    if (!sigma) return sigma.error();
-
+    auto planned = plannedDpSgdEntry(params, units, unit);
+    if (!planned) return planned.error();
     FinetuneResult result;
-    result.steps = steps;
-    result.q = q;
-    result.noise = *sigma;
-    result.entry = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta, params.clipNorm);
-    privacy::setRandomness(result.entry, params.randomness.mode);
+    result.entry = std::move(planned).value();
+    result.steps = result.entry.steps;
+    result.q = result.entry.q;
+    result.noise = result.entry.sigma;
+    const long long steps = result.steps;
+    const double q = result.q;
+    const double* sigma = &result.noise;
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;
@@ -101,6 +100,16 @@ at::Tensor batchLosses(Model::Impl& impl, const ImageView& images, std::span<con
 }
 
 }  // namespace
+
+Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::int64_t units, privacy::PrivacyUnit unit) {
+    const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(units);
+    const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, units, params.expectedBatchSize);
+    auto sigma = noiseMultiplier(params, q, steps);
+    if (!sigma) return sigma.error();
+    privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta, params.clipNorm);
+    privacy::setRandomness(e, params.randomness.mode);
+    return e;
+}
 
 Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std::span<const int> labels,
                                      const DpSgdParams& params, privacy::Ledger& ledger,

@@ -277,6 +277,29 @@ private Q_SLOTS:
         QVERIFY(p.ledgers(dp[3.0].id).value().empty());        // never started: nothing spent
     }
 
+    void aRunOverTheBudgetCapIsRefusedBeforeAnythingIsStored() {
+        // Cap 3: one mixture-only run at ε = 2 (two tasks) fits; a second at ε = 2.5 would not.
+        const std::string d = dir_.path().toStdString();
+        std::string spec = specText("parallel");
+        spec.replace(spec.find(R"("composition": "parallel"})"), std::string(R"("composition": "parallel"})").size(),
+                     R"("composition": "parallel", "budget": 3})");
+        std::ofstream(d + "/capped2.json") << spec;
+        auto created = project::createProjectFromSpecFile(d + "/capped2.json", d + "/capped2.dpmix",
+                                                          testing::dataLayerSummarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project::ProjectFile q = std::move(created).value();
+        auto first = runStudy(q, quick({"proxies", "mixture"}));
+        QVERIFY2(first.ok(), first.ok() ? "" : first.error().message.c_str());
+        const auto before = q.runs().value().size();
+        auto o = quick({"proxies", "mixture"});
+        o.epsilons = {2.5};
+        auto second = runStudy(q, o);
+        QVERIFY(!second.ok());
+        QVERIFY2(second.error().message.find("privacy.budget = 3") != std::string::npos, second.error().message.c_str());
+        QVERIFY(second.error().message.find("nothing was run") != std::string::npos);
+        QCOMPARE(q.runs().value().size(), before);
+    }
+
     void cancellationLeavesNoRunningRow() {
         auto p = freshProject("cancel", "parallel");
         CancellationToken token;

@@ -1,0 +1,65 @@
+// `dpmix budget PROJECT [--json]`: what every DP release stored in the project has spent on the
+// sensitive data together (project/project_budget.h), against the spec's cap. Reads only.
+#include "app/cli/command.h"
+#include "app/cli/project_commands.h"
+#include "engine/project/project_budget.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <iostream>
+
+namespace dpmix::cli {
+namespace {
+
+nlohmann::ordered_json number(double v) { return std::isinf(v) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(v); }
+
+nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const project::ProjectBudget& b) {
+    nlohmann::ordered_json out{{"project", project.path().string()},
+                               {"unit", b.unit},
+                               {"epsilon", number(b.total.epsilon)},
+                               {"delta", b.total.delta},
+                               {"releases", b.total.releases},
+                               {"cap", b.cap ? nlohmann::ordered_json(*b.cap) : nlohmann::ordered_json(nullptr)},
+                               {"seeded", b.total.seeded},
+                               {"established", b.total.established},
+                               {"parts", nlohmann::ordered_json::array()},
+                               {"counted", nlohmann::ordered_json::array()},
+                               {"not_counted", nlohmann::ordered_json::array()}};
+    for (const auto& g : b.total.groups)
+        out["parts"].push_back({{"partition", g.partition.empty() ? "whole set" : g.partition}, {"split", g.split},
+                                {"releases", g.releases}, {"epsilon", number(g.epsilon)}});
+    for (const auto& r : b.releases)
+        out["counted"].push_back({{"run_id", r.runId}, {"what", r.label}, {"epsilon", number(r.entry.epsilon)}});
+    for (const auto& u : b.uncounted) out["not_counted"].push_back({{"run_id", u.runId}, {"method", u.method}, {"why", u.why}});
+    return out;
+}
+
+}  // namespace
+
+void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
+    static std::string projectPath;
+    static bool json = false;
+    auto* cmd = app.add_subcommand("budget", "The privacy budget: what all DP releases of a project spent on its sensitive data together");
+    cmd->add_option("project", projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
+    cmd->add_flag("--json", json, "print the budget as one JSON object");
+    cmd->callback([&ctx] {
+        auto project = openProjectArgument(projectPath);
+        if (!project) {
+            std::cerr << "dpmix budget: " << project.error().message << '\n';
+            ctx.exitCode = 2;
+            return;
+        }
+        auto budget = project::projectBudget(*project);
+        if (!budget) {
+            std::cerr << "dpmix budget: " << budget.error().message << '\n';
+            ctx.exitCode = 1;
+            return;
+        }
+        if (json) std::cout << budgetJson(*project, *budget).dump(2) << '\n';
+        else std::cout << project->path().string() << '\n' << project::describeBudget(*budget);
+        ctx.exitCode = 0;
+    });
+}
+
+}  // namespace dpmix::cli

@@ -1,0 +1,59 @@
+#pragma once
+// The privacy budget of a project's sensitive dataset (an odometer): every DP release stored in
+// the project — DP-MixMin mixtures, fine-tuned models, every point of a sweep, and the runs that
+// were cancelled, failed or interrupted after their mechanism started — composed by the
+// accountant (privacy::composeBudget), against the spec's optional cap `privacy.budget`.
+// Not counted, and listed as such: runs whose ledger is not private (λ*, Random Search: ε = ∞,
+// computed for the analyst, never to be released), audits (experiments on the mechanism), and
+// test-set metrics (computed for the analyst; no ledger). docs/PRIVACY.md, "Privacy budget".
+#include "engine/core/result.h"
+#include "engine/privacy/privacy_budget.h"
+#include "engine/project/project_file.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::project {
+
+struct UncountedRun {
+    long long runId = 0;
+    std::string method;
+    std::string why;
+};
+
+struct ProjectBudget {
+    privacy::PrivacyBudget total;                  // what the counted releases spent together
+    std::vector<privacy::BudgetRelease> releases;  // the counted releases, in run order
+    std::vector<UncountedRun> uncounted;           // runs that used sensitive data but are no DP release
+    std::optional<double> cap;                     // spec privacy.budget
+    std::string unit;                              // "users" or "examples": what each ε protects
+};
+
+/// The budget as the project's runs and ledgers say (the last ledger of each run).
+Result<ProjectBudget> projectBudget(const ProjectFile& project);
+
+/// The same from records already read (the workbench's snapshot): each run with its ledgers.
+struct RunLedgers {
+    RunRecord run;
+    std::vector<LedgerRecord> ledgers;
+};
+Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs);
+
+/// The releases of one run's ledger (empty when the ledger is not private: see uncounted).
+std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger);
+
+/// The budget after adding `planned` releases, and whether that exceeds the cap: an error with
+/// the figures (spent so far, this run, after, cap) when it would.
+struct BudgetForecast {
+    double before = 0.0, after = 0.0;
+    std::optional<double> cap;
+};
+BudgetForecast forecastBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned);
+std::optional<Error> refuseOverBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned);
+
+/// The budget as plain text (for `dpmix budget` and `dpmix inspect`): the dataset total, each
+/// part of the data, the cap, and what is not counted and why.
+std::string describeBudget(const ProjectBudget& budget);
+
+}  // namespace dpmix::project

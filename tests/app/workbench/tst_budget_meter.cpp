@@ -1,0 +1,161 @@
+// The privacy budget in the workbench, through the real engine on a tiny generated study (no
+// downloaded data): after four "Run DP-MixMin" runs on the same split A the meter shows the
+// composed total (the accountant's, equal to one sequential ledger of every stored DP entry,
+// and below the sum of their ε's); each run was confirmed with its before → after; a run over
+// the spec's cap is refused before it starts and writes no run row. With DPMIX_SCREENSHOT_DIR
+// set, the meter and the refusal dialog are saved there as PNG (docs/screenshots).
+#include "app/workbench/budget_reading.h"
+#include "app/workbench/engine_project_store.h"
+#include "app/workbench/engine_run_controller.h"
+#include "app/workbench/engine_study.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameter_document.h"
+#include "engine/privacy/ledger_json.h"
+#include "engine/project/project_opener.h"
+#include "tests/engine/pipeline/tiny_image_study.h"
+#include "widgets/budget_meter.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace dpmix;
+using namespace dpmix::workbench;
+
+namespace {
+
+const char* kSpec = R"({
+  "name": "budget-study",
+  "description": "4 classes; 3 public tasks; 2 sensitive tasks; a privacy budget cap of 6",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
+                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
+  "sensitive": {"name": "clinic", "loader": "idx", "path": "sens-images.idx",
+                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
+  "tasks": {
+    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
+  },
+  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
+  "stages": {"mixture": {"clip": 13, "batch": 40, "lr": 1.0, "steps": 20}},
+  "seeds": [0]
+})";
+
+}  // namespace
+
+class TstBudgetMeter : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString project_;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_budget_meter");
+        QSettings().clear();
+        QVERIFY(dir_.isValid());
+        const std::string d = dir_.path().toStdString();
+        dpmix::testing::writeStudyImages(d, "pub", 200, 1);
+        dpmix::testing::writeStudyImages(d, "sens", 600, 2);
+        std::ofstream(d + "/budget.json") << kSpec;
+        auto created = project::createProjectFromSpecFile(d + "/budget.json", d + "/budget.dpmix",
+                                                          dpmix::testing::dataLayerSummarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project_ = QString::fromStdString(d + "/budget.dpmix");
+    }
+
+    void fourRunsComposeAndARunOverTheCapIsRefused() {
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        QList<SpendPreview> asked;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview& p) {
+            asked << p;
+            return true;
+        };
+        MainWindow w(services);
+        w.resize(1400, 900);
+        QCOMPARE(w.openFile(project_), QString());
+        QVERIFY(w.budgetMeter()->text().contains("ε 0.00 of 6 spent"));
+
+        widgets::RunParameters values = w.document()->values();
+        values.seeds = QStringLiteral("0");
+        values.epsilon = 0.5;
+        w.document()->reset(values);
+        double lastSpent = 0.0;
+        for (int run = 0; run < 4; ++run) {
+            QTRY_VERIFY(w.runAction()->isEnabled());
+            QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+            w.requestRun();
+            QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
+            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+            QCOMPARE(asked.size(), run + 1);
+            QVERIFY(!asked.back().overCap);
+            QCOMPARE(asked.back().before, lastSpent);           // the meter's figure before the run
+            QCOMPARE(asked.back().releases, 2LL);               // one DP-MixMin λ per task
+            lastSpent = budgetReadingOf(*w.project()).value().spent;
+            QVERIFY(lastSpent > asked.back().before);
+        }
+
+        // The composed total of the 8 stored DP releases (4 runs × 2 tasks, all on split A of seed 0).
+        privacy::Ledger sameSplit(privacy::Composition::Sequential);
+        double sum = 0.0;
+        for (const auto& r : w.project()->runs) {
+            if (r.run.method != "dp-mixmin") continue;
+            QCOMPARE(r.ledgers.size(), std::size_t(1));
+            const privacy::Ledger ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson).value();
+            for (const auto& e : ledger.entries()) {
+                sameSplit.record(e);
+                sum += e.epsilon;
+            }
+        }
+        QCOMPARE(sameSplit.entries().size(), std::size_t(8));
+        const double composed = sameSplit.total().epsilon;
+        QVERIFY(std::abs(lastSpent - composed) < 1e-9);
+        QVERIFY(composed < sum);   // composed by the accountant, not added
+        QVERIFY(composed < 6.0);
+        QVERIFY2(w.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(composed, 0, 'f', 2)),
+                 qPrintable(w.budgetMeter()->text()));
+        QVERIFY(w.budgetMeter()->percentSpent() > 0 && !w.budgetMeter()->overCap());
+        saveScreenshot(w.findChild<QDockWidget*>("parametersDock"), "budget-meter.png");
+
+        // ε = 7 (each release alone is over the cap of 6): refused before anything starts or is stored.
+        const std::size_t rowsBefore = w.project()->runs.size();
+        values.epsilon = 7.0;
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        w.requestRun();
+        QCOMPARE(asked.size(), 5);
+        QVERIFY(asked.back().overCap);
+        QVERIFY(asked.back().after > 6.0);
+        QCOMPARE(asked.back().before, lastSpent);
+        QTest::qWait(200);
+        QCOMPARE(started.count(), 0);
+        QVERIFY(w.logView()->toPlainText().contains("over its cap 6"));
+        QCOMPARE(loadProjectSnapshot(project_).value().runs.size(), rowsBefore);
+        QMessageBox refusal(QMessageBox::Warning, tr("Privacy budget exceeded"), spendPreviewText(asked.back()),
+                            QMessageBox::Ok, &w);
+        refusal.show();
+        saveScreenshot(&refusal, "budget-refusal.png");
+    }
+
+private:
+    static void saveScreenshot(QWidget* widget, const QString& name) {
+        const QString dir = qEnvironmentVariable("DPMIX_SCREENSHOT_DIR");
+        if (dir.isEmpty() || !widget) return;
+        QCoreApplication::processEvents();
+        QVERIFY(widget->grab().save(dir + "/" + name));
+    }
+};
+
+QTEST_MAIN(TstBudgetMeter)
+#include "tst_budget_meter.moc"
