@@ -1,5 +1,7 @@
 #include "app/workbench/report_writer.h"
 
+#include "app/workbench/budget_reading.h"
+
 #include "app/workbench/ledger_check.h"
 #include "app/workbench/result_data.h"
 #include "engine/privacy/ledger_json.h"
@@ -134,6 +136,21 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += QStringLiteral("<h1>%1</h1>\n").arg(title);
     html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
     html += QStringLiteral("<p>%1</p>\n").arg(esc(p.spec.description));
+    // First page: the privacy budget of the sensitive data, over every DP release stored.
+    if (auto budget = budgetReadingOf(p)) {
+        const QString spent = std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3);
+        html += QStringLiteral("<h2>Privacy budget</h2>\n<p><b>%1</b> (unit: %2): ε <b>%3</b> at δ = %4 over %5 DP "
+                               "release(s)%6, composed by the RDP accountant (releases on one split add; the two sides of a ρ "
+                               "split cost their larger; other splits add). Not counted: %7 run(s) that are no DP release "
+                               "(non-private baselines, audits) and the test-set metrics (for the analyst).</p>\n")
+                    .arg(esc(p.spec.sensitive.written.name), budget->unit, spent)
+                    .arg(budget->delta, 0, 'g', 3)
+                    .arg(budget->releases)
+                    .arg(budget->cap ? QStringLiteral(", against a cap of %1").arg(*budget->cap) : QString())
+                    .arg(budget->notCounted);
+    } else {
+        html += QStringLiteral("<h2>Privacy budget</h2>\n<p>%1</p>\n").arg(ok(false, QString::fromStdString(budget.error().message)));
+    }
 
     html += QStringLiteral("<h2>Software</h2>\n<table border='1' cellspacing='0' cellpadding='3'>\n");
     html += row({"dpmix", esc(input.versions.appVersion)}) + row({"Qt", esc(input.versions.qtVersion)}) +

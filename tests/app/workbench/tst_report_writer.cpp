@@ -3,6 +3,7 @@
 // Verify outcome, the hash-chain check, the plots (inlined PNG that decode to what was given)
 // and the software versions; the PDF is written next to it; a tampered ledger shows as a
 // discrepancy; a bad output path is refused with a message and leaves the folder untouched.
+#include "app/workbench/budget_reading.h"
 #include "app/workbench/report_writer.h"
 #include "engine/privacy/ledger_json.h"
 #include "generated_project.h"
@@ -56,6 +57,12 @@ private Q_SLOTS:
         QVERIFY(html.contains(QString(64, 'b')));
         // The spec (its name and tasks).
         QVERIFY(html.contains("&quot;name&quot;: &quot;tiny&quot;") || html.contains("\"name\": \"tiny\""));
+        // The first page states the privacy budget: the DP-MixMin ledgers composed, before the runs.
+        const auto budget = budgetReadingOf(in.project).value();
+        QVERIFY(budget.releases > 0 && budget.spent > 0.0);
+        const int budgetAt = html.indexOf("<h2>Privacy budget</h2>");
+        QVERIFY(budgetAt > 0 && budgetAt < html.indexOf("<h2>Runs"));
+        QVERIFY(html.contains(QString("ε <b>%1</b>").arg(budget.spent, 0, 'f', 3)));
         // Every run is listed (9 in the fixture).
         QCOMPARE(html.count(QRegularExpression("<h3>Run \\d+: ")), 9);
         // The DP run's ledger as the fixture recorded it: q = 0.25, σ = 1.5, 100 steps, δ = 1e-5,
