@@ -99,8 +99,9 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     count_->setToolTip(tr("How many sensitive training examples (or users, for user-level privacy) there are. "
                           "It is read from the project's data once a data set is attached.\n"
                           "Paper: 89,696 NIH chest X-ray training images."));
-    splitForm->addRow(fieldLabel(ParameterField::SensitiveCount),
-                      withMessage(count_, addMessageLabel(ParameterField::SensitiveCount)));
+    QWidget* countRow = withMessage(count_, addMessageLabel(ParameterField::SensitiveCount));
+    splitForm->addRow(fieldLabel(ParameterField::SensitiveCount), countRow);
+    countLabel_ = qobject_cast<QLabel*>(splitForm->labelForField(countRow));
     rhoSlider_->setRange(1, kRhoSliderSteps - 1);
     rho_->setRange(0.0, 1.0);
     rho_->setDecimals(3);
@@ -303,5 +304,11 @@ void ParameterPanel::setPrivacySummary(const QString& html, bool valid) {
 QString ParameterPanel::privacySummary() const { return summary_->text(); }
 
 void ParameterPanel::setRunEnabled(bool enabled) { run_->setEnabled(enabled); }
+
+void ParameterPanel::setUnitName(const QString& plural) {
+    unitName_ = plural.isEmpty() ? QStringLiteral("examples") : plural;
+    // The count row's label: "Sensitive patients n" for a study whose unit is the patient.
+    if (countLabel_) countLabel_->setText(tr("Sensitive %1 n").arg(unitName_));
+}
 
 }  // namespace dpmix::widgets

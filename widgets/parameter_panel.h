@@ -55,6 +55,9 @@ public:
     QString privacySummary() const;
 
     void setRunEnabled(bool enabled);
+    /// What n counts, from the study's unit of privacy: "examples" (default), "users", "patients".
+    void setUnitName(const QString& plural);
+    QString unitName() const { return unitName_; }
     QPushButton* runButton() const { return run_; }
 
     // Controls, for tests and focus handling.
@@ -87,6 +90,8 @@ private:
     LogSliderSpinBox* epsilon_;
     QLineEdit* delta_;
     QSpinBox* count_;
+    QString unitName_ = QStringLiteral("examples");
+    QLabel* countLabel_ = nullptr;
     QSlider* rhoSlider_;
     QDoubleSpinBox* rho_;
     QLabel* splitSummary_;

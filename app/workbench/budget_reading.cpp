@@ -15,8 +15,11 @@ Result<project::ProjectBudget> budgetOfSnapshot(const ProjectSnapshot& s) {
     return project::budgetOf(s.spec, runs);
 }
 
-// "patients" from a user column called "Patient"; else "users" / "examples".
-QString unitLabel(const project::ProjectSpec& spec) {
+QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'f', 3); }
+
+}  // namespace
+
+QString unitLabelOf(const project::ProjectSpec& spec) {
     if (!spec.sensitive.userLevel) return QObject::tr("examples");
     const auto& options = spec.sensitive.written.options;
     if (auto it = options.find("user_column"); it != options.end() && !it->second.empty()) {
@@ -27,16 +30,12 @@ QString unitLabel(const project::ProjectSpec& spec) {
     return QObject::tr("users");
 }
 
-QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'f', 3); }
-
-}  // namespace
-
 Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot) {
     auto b = budgetOfSnapshot(snapshot);
     if (!b) return b.error();
     widgets::BudgetReading r;
     r.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
-    r.unit = unitLabel(snapshot.spec);
+    r.unit = unitLabelOf(snapshot.spec);
     r.spent = b->total.epsilon;
     r.delta = b->total.delta;
     r.releases = b->total.releases;
@@ -67,7 +66,7 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
     const auto forecast = project::forecastBudget(*current, planned);
     SpendPreview out;
     out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
-    out.unit = unitLabel(snapshot.spec);
+    out.unit = unitLabelOf(snapshot.spec);
     out.before = forecast.before;
     out.after = forecast.after;
     out.cap = current->cap;

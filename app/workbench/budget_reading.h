@@ -13,6 +13,10 @@
 
 namespace dpmix::workbench {
 
+/// What one ε protects, as the spec names it: "examples", or at user level the user column's
+/// name in the plural ("patients" for a column "Patient"), else "users".
+QString unitLabelOf(const project::ProjectSpec& spec);
+
 /// The meter's reading, or the reason there is none.
 Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot);
 

@@ -403,6 +403,7 @@ void MainWindow::refreshProject() {
 }
 
 void MainWindow::updateBudgetMeter() {
+    parameters_->setUnitName(project_ ? unitLabelOf(project_->spec) : QString());
     if (!project_) {
         budgetMeter_->setUnavailable(tr("Open a project to see what its sensitive data has spent."));
         return;

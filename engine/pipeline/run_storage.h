@@ -58,6 +58,24 @@ inline void recordCancelledRun(project::ProjectFile& project, const project::New
                                "cancelled by the user during " + stage + "; no result was released or stored");
 }
 
+/// Mail studies at user level protect a sender address, not a person: the ledger states it.
+inline constexpr const char* kSenderAddressUnit =
+    "a user is one sender address (the From: header): a person writing from several addresses is several users, "
+    "and the guarantee holds per address";
+
+inline privacy::LedgerEntry withSenderAddressUnit(privacy::LedgerEntry e) {
+    if (e.unit == privacy::PrivacyUnit::User && e.mechanism != privacy::MechanismKind::NonPrivate &&
+        e.assumptions.find(kSenderAddressUnit) == std::string::npos)
+        e.assumptions += std::string(e.assumptions.empty() ? "" : "; ") + kSenderAddressUnit;
+    return e;
+}
+
+inline privacy::Ledger withSenderAddressUnit(const privacy::Ledger& ledger) {
+    privacy::Ledger out(ledger.composition());
+    for (const auto& e : ledger.entries()) out.record(withSenderAddressUnit(e));
+    return out;
+}
+
 /// Model weights as stored bytes (native float layout: the file is read back on this build).
 inline std::string floatsToBytes(const std::vector<float>& values) {
     std::string bytes(values.size() * sizeof(float), '\0');

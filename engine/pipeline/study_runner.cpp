@@ -392,8 +392,10 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             std::map<double, long long> started;  // ε → its dp-mixmin run (mixture-only runs)
             request.beforeMechanism = nullptr;
             if (!wantDownstream)
+                // Labelled with what the run spends: under sequential composition the mixture stage
+                // is half of the target (ε/2), and its ledger says so.
                 request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) {
-                    return startMixtureRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
+                    return startMixtureRun(project, {"dp-mixmin", in.task, eps * request.budgetShare, static_cast<long long>(seed),
                                                      mixtureConfig("dp-mixmin", reproducible)},
                                            spec.privacy.composition, planned, started[eps]);
                 };
@@ -411,7 +413,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                                    "cancelled by the user during mixture learning on split A; the "
                                                    "mechanism had started, so its ledger is kept; no lambda was released");
                     else
-                        recordCancelledRun(project, {"dp-mixmin", in.task, eps, static_cast<long long>(seed),
+                        recordCancelledRun(project, {"dp-mixmin", in.task, eps * request.budgetShare, static_cast<long long>(seed),
                                                      mixtureConfig("dp-mixmin", reproducible)},
                                            "mixture learning on split A");
                 }

@@ -197,6 +197,7 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                         out.sigma = ft_->sigma;
                         out.q = ft_->q;
                         out.finetuneUsers = static_cast<long long>(users->size());
+                        ledger = withSenderAddressUnit(ledger);  // every entry here is at user level
                         if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
                         if (lambda)
                             if (auto e = errorOf(project.addLambda({id, lambdaKind, cache.domains, *lambda}))) return e;

@@ -330,6 +330,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
                                 : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
             if (!dp) return Error{"task '" + task + "', DP-MixMin: " + dp.error().message};
             PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
+            p.ledgerEntry = withSenderAddressUnit(p.ledgerEntry);
             auto ppl = testPerplexity(p.lambda);
             if (!ppl) return ppl.error();
             details.perplexityDp.push_back(*ppl);

@@ -122,9 +122,11 @@ LedgerEntry gaussianEntry(std::string stage, std::string split, PrivacyUnit unit
     e.accountant = kGaussianAccountant;
     e.assumptions = unit == PrivacyUnit::User
                         ? "add/remove of one user's data; Poisson sampling of users; each user's contribution clipped; "
-                          "treated as public: the number of users and the split sizes (they set q)"
+                          "treated as public: the number of users and the split sizes (they set q), and the label set "
+                          "(declared in the spec, never read from the sensitive data)"
                         : "add/remove of one example; Poisson sampling; each example's gradient clipped; treated as "
-                          "public: the number of examples and the split sizes (they set q)";
+                          "public: the number of examples and the split sizes (they set q), and the label set "
+                          "(declared in the spec, never read from the sensitive data)";
     e.epsilon = recomputeEpsilon(e);
     return e;
 }

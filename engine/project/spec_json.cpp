@@ -1,5 +1,7 @@
 #include "engine/project/spec_json.h"
 
+#include "engine/data/file_bytes.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -451,12 +453,14 @@ Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation
 }
 
 Result<ProjectSpec> loadProjectSpecFile(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error{file.string() + ": cannot read the spec file"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    SpecLocation where{fs::absolute(file).parent_path(), defaultDataDir(file), true};
-    return parseProjectSpec(text.str(), where, file.string());
+    // The data layer's reader: a FIFO, a symlink loop or a path too long is a clear error.
+    auto text = data::readFileRaw(file.string());
+    if (!text) return Error{file.string() + ": cannot read the spec file: " + text.error().message};
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(file, ec);
+    if (ec) return Error{file.string() + ": cannot resolve the spec's folder: " + ec.message()};
+    SpecLocation where{absolute.parent_path(), defaultDataDir(file), true};
+    return parseProjectSpec(*text, where, file.string());
 }
 
 std::string projectSpecToJson(const ProjectSpec& spec, int indent) {

@@ -14,9 +14,11 @@
 #include "engine/project/project_opener.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/budget_meter.h"
+#include "widgets/parameter_panel.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -146,6 +148,20 @@ private Q_SLOTS:
                             QMessageBox::Ok, &w);
         refusal.show();
         saveScreenshot(&refusal, "budget-refusal.png");
+    }
+
+    void theUnitIsNamedFromTheSpec() {
+        project::ProjectSpec spec;
+        QCOMPARE(unitLabelOf(spec), QStringLiteral("examples"));
+        spec.sensitive.userLevel = true;
+        QCOMPARE(unitLabelOf(spec), QStringLiteral("users"));
+        spec.sensitive.written.options["user_column"] = "Patient";
+        QCOMPARE(unitLabelOf(spec), QStringLiteral("patients"));
+        widgets::ParameterPanel panel;
+        panel.setUnitName(unitLabelOf(spec));
+        bool relabelled = false;
+        for (auto* label : panel.findChildren<QLabel*>()) relabelled = relabelled || label->text() == "Sensitive patients n";
+        QVERIFY(relabelled);
     }
 
 private:

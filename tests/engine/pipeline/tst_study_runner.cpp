@@ -192,6 +192,22 @@ private Q_SLOTS:
         }
     }
 
+    void sequentialMixtureOnlyRunsAreLabelledWithWhatTheySpend() {
+        auto p = freshProject("sequential-mixture", "sequential");
+        auto o = quick({"proxies", "mixture"});
+        o.tasks = {"ab"};
+        QVERIFY(runStudy(p, o).ok());
+        int dp = 0;
+        for (const auto& r : p.runs().value()) {
+            if (r.method != "dp-mixmin") continue;
+            ++dp;
+            const auto ledger = onlyLedger(p, r.id);
+            QCOMPARE(*r.epsilon, 1.0);  // the spec's ε = 2, half of it for the mixture stage
+            QVERIFY(ledger.total().epsilon <= *r.epsilon + 1e-9 && ledger.total().epsilon > *r.epsilon - 1e-3);
+        }
+        QCOMPARE(dp, 1);
+    }
+
     void userLevelStudyProtectsPatientsInEveryMechanism() {
         // 600 images of 200 patients (3 each): every Gaussian entry counts patients — q is the
         // spec's batch over the patients of the split, σ is calibrated for that q.

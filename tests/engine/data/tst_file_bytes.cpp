@@ -1,0 +1,78 @@
+// Reading data files safely (issue #13, items 2, 3 and 8): a FIFO is refused instead of blocking
+// forever, a symbolic-link loop and a path too long are clear errors (not exceptions), and a
+// gzip file whose size field is forged cannot make the reader allocate what the file cannot
+// hold. Every case names the file.
+#include "engine/data/file_bytes.h"
+
+#include "data_fixtures.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+using namespace dpmix::data;
+
+class TestFileBytes : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string path(const char* name) const { return dir_.path().toStdString() + "/" + name; }
+
+private Q_SLOTS:
+    void aFifoIsRefusedNotReadForever() {
+        const std::string fifo = path("pipe");
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        auto r = readFileMaybeGzip(fifo);  // would block in open() or read() if it were tried
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("not a regular file") != std::string::npos, r.error().message.c_str());
+        QVERIFY(r.error().message.find(fifo) != std::string::npos);
+    }
+
+    void aSymlinkLoopAndALongPathAreErrors() {
+        const std::string a = path("loop-a"), b = path("loop-b");
+        QCOMPARE(::symlink(b.c_str(), a.c_str()), 0);
+        QCOMPARE(::symlink(a.c_str(), b.c_str()), 0);
+        auto loop = readFileRaw(a);
+        QVERIFY(!loop.ok());
+        QVERIFY2(loop.error().message.find(a) != std::string::npos, loop.error().message.c_str());
+        const std::string longPath = path("") + std::string(5000, 'x');
+        auto tooLong = readFileRaw(longPath);
+        QVERIFY(!tooLong.ok());
+        QVERIFY(tooLong.error().message.find("cannot open") != std::string::npos ||
+                tooLong.error().message.find("does not exist") != std::string::npos);
+    }
+
+    void aForgedGzipSizeDoesNotAllocateIt() {
+        // 1 MiB of zeros compresses to ~1 KiB; its ISIZE field is set to 4 GiB - 1. With memory
+        // capped at 512 MiB, reading must end in zlib's own verdict on the file (the length check
+        // fails), not in an allocation of the forged size (std::bad_alloc, before the fix).
+        std::string gz = fixtures::gzipBytes(std::string(1 << 20, '\0'));
+        for (int i = 1; i <= 4; ++i) gz[gz.size() - static_cast<std::size_t>(i)] = static_cast<char>(0xff);
+        fixtures::writeFile(path("forged.gz"), gz);
+        rlimit old{};
+        QCOMPARE(::getrlimit(RLIMIT_AS, &old), 0);
+        rlimit capped = old;
+        capped.rlim_cur = std::size_t(512) << 20;
+        if (old.rlim_max != RLIM_INFINITY && old.rlim_max < capped.rlim_cur) capped.rlim_cur = old.rlim_max;
+        QCOMPARE(::setrlimit(RLIMIT_AS, &capped), 0);
+        auto r = readFileMaybeGzip(path("forged.gz"));
+        ::setrlimit(RLIMIT_AS, &old);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("invalid gzip data") != std::string::npos, r.error().message.c_str());
+        QVERIFY(r.error().message.find("forged.gz") != std::string::npos);
+        // The honest file reads back in full under the same cap.
+        fixtures::writeFile(path("honest.gz"), fixtures::gzipBytes(std::string(1 << 20, 'z')));
+        QCOMPARE(::setrlimit(RLIMIT_AS, &capped), 0);
+        auto honest = readFileMaybeGzip(path("honest.gz"));
+        ::setrlimit(RLIMIT_AS, &old);
+        QVERIFY(honest.ok());
+        QCOMPARE(honest->size(), std::size_t(1) << 20);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFileBytes)
+#include "tst_file_bytes.moc"
