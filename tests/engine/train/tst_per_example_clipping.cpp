@@ -3,6 +3,7 @@
 // strategies (Gram trick and materialised per-example gradients).
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
+#include "clipping_reference.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -34,24 +35,8 @@ using LossFn = std::function<Tensor(const Tensor& logits, const Tensor& targets)
 // Σ_b min(1, C/‖∇ℓ_b‖) ∇ℓ_b by the definition, one example at a time.
 std::vector<Tensor> naiveClippedSum(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss, double c,
                                     std::vector<double>* norms = nullptr) {
-    std::vector<Tensor*> params = net.trainableParameters();
-    std::vector<Tensor> inputs;
-    for (Tensor* p : params) inputs.push_back(*p);
-    std::vector<Tensor> sum;
-    for (Tensor* p : params) sum.push_back(at::zeros_like(*p));
-    for (int64_t b = 0; b < x.size(0); ++b) {
-        Tensor lb = loss(net.forward(x.narrow(0, b, 1)), y.narrow(0, b, 1)).sum();
-        auto grads = torch::autograd::grad({lb}, inputs, {}, false, false, true);
-        double sq = 0;
-        for (auto& g : grads)
-            if (g.defined()) sq += g.pow(2).sum().item<double>();
-        const double n = std::sqrt(sq);
-        if (norms) norms->push_back(n);
-        const double f = std::isinf(c) ? 1.0 : std::min(1.0, c / std::max(n, 1e-12));
-        for (std::size_t i = 0; i < grads.size(); ++i)
-            if (grads[i].defined()) sum[i] += f * grads[i];
-    }
-    return sum;
+    return testing::naiveClippedSum(
+        net, x.size(0), [&](int64_t b) { return loss(net.forward(x.narrow(0, b, 1)), y.narrow(0, b, 1)).sum(); }, c, norms);
 }
 
 double maxRelativeError(Network& net, const std::vector<Tensor>& expected) {
@@ -75,10 +60,6 @@ double vectorisedError(Network& net, const Tensor& x, const Tensor& y, const Los
     return maxRelativeError(net, expected);
 }
 
-double medianOf(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 // Checks C = median norm (half the examples clipped), a tiny C (all clipped), and C = ∞.
 void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss) {
@@ -87,7 +68,7 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const Los
     for (NormStrategy s : {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise,
                            NormStrategy::MaterialiseGrouped}) {
         net.setNormStrategy(s);
-        for (double c : {medianOf(norms), 1e-3 * medianOf(norms), static_cast<double>(INFINITY)}) {
+        for (double c : {testing::medianOf(norms), 1e-3 * testing::medianOf(norms), static_cast<double>(INFINITY)}) {
             std::vector<Tensor> expected = naiveClippedSum(net, x, y, loss, c);
             Tensor got;
             const double err = vectorisedError(net, x, y, loss, c, expected, &got);

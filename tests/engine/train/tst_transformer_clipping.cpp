@@ -6,6 +6,7 @@
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/transformer_layers.h"
+#include "clipping_reference.h"
 #include "engine/train/lm_training.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -33,40 +34,18 @@ using PerExampleLoss = std::function<Tensor(const Tensor& output, int64_t first,
 
 std::vector<Tensor> naiveClippedSum(Network& net, const Tensor& x, const PerExampleLoss& loss, double c,
                                     std::vector<double>* norms = nullptr) {
-    std::vector<Tensor*> params = net.trainableParameters();
-    std::vector<Tensor> inputs, sum;
-    for (Tensor* p : params) {
-        inputs.push_back(*p);
-        sum.push_back(at::zeros_like(*p));
-    }
-    for (int64_t b = 0; b < x.size(0); ++b) {
-        Tensor lb = loss(net.forward(x.narrow(0, b, 1)), b, 1).sum();
-        auto grads = torch::autograd::grad({lb}, inputs, {}, false, false, true);
-        double sq = 0;
-        for (auto& g : grads)
-            if (g.defined()) sq += g.pow(2).sum().item<double>();
-        const double n = std::sqrt(sq);
-        if (norms) norms->push_back(n);
-        const double f = std::isinf(c) ? 1.0 : std::min(1.0, c / std::max(n, 1e-12));
-        for (std::size_t i = 0; i < grads.size(); ++i)
-            if (grads[i].defined()) sum[i] += f * grads[i];
-    }
-    return sum;
-}
-
-double medianOf(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return testing::naiveClippedSum(
+        net, x.size(0), [&](int64_t b) { return loss(net.forward(x.narrow(0, b, 1)), b, 1).sum(); }, c, norms);
 }
 
 // C = median norm (some clipped), tiny C (all clipped), C = ∞; every strategy; norms too.
 void checkAgainstNaive(Network& net, const Tensor& x, const PerExampleLoss& loss) {
     std::vector<double> norms;
     naiveClippedSum(net, x, loss, INFINITY, &norms);
-    QVERIFY(medianOf(norms) > 0);
+    QVERIFY(testing::medianOf(norms) > 0);
     for (NormStrategy s : {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise}) {
         net.setNormStrategy(s);
-        for (double c : {medianOf(norms), 1e-3 * medianOf(norms), static_cast<double>(INFINITY)}) {
+        for (double c : {testing::medianOf(norms), 1e-3 * testing::medianOf(norms), static_cast<double>(INFINITY)}) {
             std::vector<Tensor> expected = naiveClippedSum(net, x, loss, c);
             for (Tensor* p : net.parameters()) p->mutable_grad() = Tensor();
             Tape tape;

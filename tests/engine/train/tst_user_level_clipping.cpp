@@ -5,6 +5,7 @@
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/transformer_layers.h"
+#include "clipping_reference.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -30,28 +31,14 @@ LossFn multiclass() { return [](const Tensor& l, const Tensor& t) { return multi
 // Σ_u min(1, C/‖ḡ_u‖) ḡ_u with ḡ_u = ∇ mean_{b∈u} ℓ_b, one user at a time.
 std::vector<Tensor> naiveUserClippedSum(Network& net, const Tensor& x, const Tensor& y, const std::vector<int64_t>& userOf,
                                         int64_t users, const LossFn& loss, double c, std::vector<double>* norms = nullptr) {
-    std::vector<Tensor*> params = net.trainableParameters();
-    std::vector<Tensor> inputs;
-    for (Tensor* p : params) inputs.push_back(*p);
-    std::vector<Tensor> sum;
-    for (Tensor* p : params) sum.push_back(at::zeros_like(*p));
-    for (int64_t u = 0; u < users; ++u) {
+    auto userLoss = [&](int64_t u) {
         std::vector<int64_t> rows;
         for (std::size_t b = 0; b < userOf.size(); ++b)
             if (userOf[b] == u) rows.push_back(static_cast<int64_t>(b));
         Tensor idx = at::tensor(rows, kLong);
-        Tensor lu = loss(net.forward(x.index_select(0, idx)), y.index_select(0, idx)).mean();
-        auto grads = torch::autograd::grad({lu}, inputs, {}, false, false, true);
-        double sq = 0;
-        for (auto& g : grads)
-            if (g.defined()) sq += g.pow(2).sum().item<double>();
-        const double n = std::sqrt(sq);
-        if (norms) norms->push_back(n);
-        const double f = std::isinf(c) ? 1.0 : std::min(1.0, c / std::max(n, 1e-12));
-        for (std::size_t i = 0; i < grads.size(); ++i)
-            if (grads[i].defined()) sum[i] += f * grads[i];
-    }
-    return sum;
+        return loss(net.forward(x.index_select(0, idx)), y.index_select(0, idx)).mean();
+    };
+    return testing::naiveClippedSum(net, users, userLoss, c, norms);
 }
 
 Tensor vectorisedUserSum(Network& net, const Tensor& x, const Tensor& y, const std::vector<int64_t>& userOf,
@@ -96,9 +83,7 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const std
                        int64_t users, const LossFn& loss) {
     std::vector<double> norms;
     naiveUserClippedSum(net, x, y, userOf, users, loss, INFINITY, &norms);
-    std::vector<double> sorted = norms;
-    std::sort(sorted.begin(), sorted.end());
-    const double median = sorted[sorted.size() / 2];
+    const double median = testing::medianOf(norms);
     for (double c : {median, 1e-3 * median, static_cast<double>(INFINITY)}) {
         const auto expected = naiveUserClippedSum(net, x, y, userOf, users, loss, c);
         Tensor got = vectorisedUserSum(net, x, y, userOf, users, loss, c);

@@ -1,0 +1,47 @@
+#pragma once
+// The brute-force reference of every clipping test: clip each unit's gradient by the definition,
+// one unit (an example, or a user's examples) at a time with its own backward pass, and sum.
+#include "engine/train/detail/network.h"
+
+#include <torch/csrc/autograd/autograd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+namespace dpmix::train::testing {
+
+using detail::Network;
+using detail::Tensor;
+
+/// Σ_u min(1, C/‖∇L_u‖) ∇L_u over units u = 0..units−1, where `unitLoss(u)` is unit u's scalar
+/// loss from a forward pass of that unit's rows alone. `norms` (optional) gets the unclipped ‖∇L_u‖.
+inline std::vector<Tensor> naiveClippedSum(Network& net, std::int64_t units, const std::function<Tensor(std::int64_t)>& unitLoss,
+                                           double c, std::vector<double>* norms = nullptr) {
+    std::vector<Tensor*> params = net.trainableParameters();
+    std::vector<Tensor> inputs, sum;
+    for (Tensor* p : params) {
+        inputs.push_back(*p);
+        sum.push_back(at::zeros_like(*p));
+    }
+    for (std::int64_t u = 0; u < units; ++u) {
+        auto grads = torch::autograd::grad({unitLoss(u)}, inputs, {}, false, false, true);
+        double sq = 0;
+        for (auto& g : grads)
+            if (g.defined()) sq += g.pow(2).sum().item<double>();
+        const double n = std::sqrt(sq);
+        if (norms) norms->push_back(n);
+        const double f = std::isinf(c) ? 1.0 : std::min(1.0, c / std::max(n, 1e-12));
+        for (std::size_t i = 0; i < grads.size(); ++i)
+            if (grads[i].defined()) sum[i] += f * grads[i];
+    }
+    return sum;
+}
+
+inline double medianOf(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace dpmix::train::testing
