@@ -56,9 +56,16 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 1;
             return;
         }
-        if (json) std::cout << budgetJson(*project, *budget).dump(2) << '\n';
-        else std::cout << project->path().string() << '\n' << project::describeBudget(*budget);
-        ctx.exitCode = 0;
+        const auto integrity = checkIntegrity(*project);
+        if (json) {
+            auto out = budgetJson(*project, *budget);
+            out["hash_chain_ok"] = integrity.ok;
+            out["integrity"] = integrity.line;
+            std::cout << out.dump(2) << '\n';
+        } else {
+            std::cout << project->path().string() << '\n' << integrity.line << '\n' << project::describeBudget(*budget);
+        }
+        ctx.exitCode = integrity.ok ? 0 : 1;
     });
 }
 

@@ -1,4 +1,5 @@
 #include "app/cli/command.h"
+#include "app/cli/terminal_safe.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
 #include "engine/runtime/runtime_info.h"
@@ -9,6 +10,7 @@
 
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
+    dpmix::cli::installTerminalSafeOutput();
     CLI::App app{"dpmix — differentially private learning with public data (headless)"};
     app.set_version_flag("--version", "dpmix " + dpmix::versionString());
     app.require_subcommand(1);

@@ -36,4 +36,12 @@ Result<bool> writeTextFile(const std::string& path, const std::string& text) {
     return true;
 }
 
+IntegrityVerdict checkIntegrity(const project::ProjectFile& project) {
+    auto chain = project.verifyChain();
+    if (!chain) return {false, "hash chain not checked: " + chain.error().message};
+    if (chain->ok) return {true, "hash chain ✓ (" + std::to_string(chain->rowsChecked) + " rows): the stored results are as written"};
+    return {false, "hash chain ✗ at table " + chain->firstBreak->table + ", row id " + std::to_string(chain->firstBreak->rowId) +
+                       ": the project was altered after it was written; the figures below cannot be trusted"};
+}
+
 }  // namespace dpmix::cli

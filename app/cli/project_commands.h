@@ -16,6 +16,15 @@ project::SourceSummarizer dataLayerSummarizer();
 /// created (project::openOrCreateFromSpecOrProject).
 Result<project::ProjectFile> openProjectArgument(const std::string& path);
 
+/// The hash chain's verdict for commands that print stored results (`results`, `budget`): one
+/// line ("hash chain ✓ (N rows)" or where it breaks), and whether it held. A command whose
+/// chain does not verify still prints, says so first, and exits with 1.
+struct IntegrityVerdict {
+    bool ok = false;
+    std::string line;
+};
+IntegrityVerdict checkIntegrity(const project::ProjectFile& project);
+
 /// Writes text to a file atomically (temporary file + rename); an Error names the file.
 Result<bool> writeTextFile(const std::string& path, const std::string& text);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <string>
 #include <iostream>
 
 namespace dpmix::cli {
@@ -44,29 +45,39 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 1;
             return;
         }
+        const auto integrity = checkIntegrity(*project);
         const auto rows = project::summarizeResults(*observations);
         if (json) {
             nlohmann::ordered_json out{{"project", project->path().string()}, {"metric", name},
-                                       {"runs", observations->size()}, {"summary", nlohmann::ordered_json::array()}};
+                                       {"runs", observations->size()}, {"hash_chain_ok", integrity.ok},
+                                       {"integrity", integrity.line}, {"summary", nlohmann::ordered_json::array()}};
             for (const auto& r : rows)
                 out["summary"].push_back({{"method", r.method}, {"epsilon", r.epsilon}, {"mean", r.mean}, {"std", r.std},
                                           {"seeds", r.seeds}, {"tasks", r.tasks},
                                           {"every_seed_has_every_task", r.fewestTasksInASeed == r.tasks}});
             std::cout << out.dump(2) << '\n';
         } else {
+            std::cout << integrity.line << '\n';
             std::cout << name << " of " << observations->size() << " finished runs in " << project->path().string()
                       << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";
             double lastEpsilon = -1.0;
-            for (const auto& r : rows) {
-                if (r.epsilon != lastEpsilon) std::printf("eps %g\n", r.epsilon);
+            char line[512];
+            for (const auto& r : rows) {  // through std::cout, whose filter escapes control characters
+                if (r.epsilon != lastEpsilon) {
+                    std::snprintf(line, sizeof line, "eps %g\n", r.epsilon);
+                    std::cout << line;
+                }
                 lastEpsilon = r.epsilon;
-                std::printf("  %-20s %.4f ± %.4f  (%d seed%s, %d task%s%s)\n", r.method.c_str(), r.mean, r.std, r.seeds,
-                            r.seeds == 1 ? "" : "s", r.tasks, r.tasks == 1 ? "" : "s",
-                            r.fewestTasksInASeed < r.tasks ? "; INCOMPLETE: a seed lacks some tasks" : "");
+                std::snprintf(line, sizeof line, "%.4f ± %.4f  (%d seed%s, %d task%s%s)\n", r.mean, r.std, r.seeds,
+                              r.seeds == 1 ? "" : "s", r.tasks, r.tasks == 1 ? "" : "s",
+                              r.fewestTasksInASeed < r.tasks ? "; INCOMPLETE: a seed lacks some tasks" : "");
+                std::string method = r.method;
+                if (method.size() < 20) method.resize(20, ' ');
+                std::cout << "  " << method << ' ' << line;
             }
-            std::fflush(stdout);
+            std::cout.flush();
         }
-        ctx.exitCode = 0;
+        ctx.exitCode = integrity.ok ? 0 : 1;
     });
 }
 

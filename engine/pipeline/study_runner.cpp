@@ -263,6 +263,317 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     return prepared;
 }
 
+namespace {
+
+// Everything a study run resolves once from its options and the spec: the seeds, ε's, tasks and
+// methods it covers, and the mixture request every (seed, task) shares.
+struct StudyRun {
+    project::ProjectFile& project;
+    const StudyRunOptions& options;
+    const project::ProjectSpec& spec;
+    const ProgressCallback& progress;
+    const CancellationToken& cancel;
+    std::function<void(const std::string&)> say;
+    bool downstream = false, mixture = false;
+    std::vector<std::string> methods;
+    std::vector<std::uint64_t> seeds;
+    std::vector<double> epsilons;
+    std::vector<std::size_t> tasks;  // chosen once the study is loaded
+    double rho = 0.0, delta = 0.0;
+    project::MixtureStage mixtureStage;
+    bool reproducible = false, userLevel = false, sequential = false;
+    std::optional<long long> mixtureGroupSize;  // G_ULS at user level
+    MixtureRequest request;
+    long long totalRuns = 0, doneRuns = 0;
+
+    std::string mixtureConfig(const std::string& method, std::optional<bool> dp = std::nullopt) const {
+        return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize);
+    }
+};
+
+StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ProgressCallback& progress,
+                         const CancellationToken& cancel, const LogSink& log) {
+    StudyRun r{project, options, project.spec(), progress, cancel, [log](const std::string& line) { if (log) log(line); }};
+    const auto& spec = r.spec;
+    auto wants = [&](const char* stage) {
+        return std::find(options.stages.begin(), options.stages.end(), stage) != options.stages.end();
+    };
+    r.downstream = wants("pretrain") || wants("finetune") || wants("evaluate") || wants("downstream");
+    r.mixture = wants("mixture") || r.downstream;
+    for (const auto& m : options.methods) r.methods.push_back(*canonicalMethod(m));
+    r.seeds = options.seeds;
+    if (r.seeds.empty())
+        for (auto s : spec.seeds) r.seeds.push_back(static_cast<std::uint64_t>(s));
+    if (r.seeds.empty()) r.seeds.push_back(0);
+    r.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
+    r.rho = options.rho.value_or(spec.privacy.rho);
+    r.delta = spec.privacy.delta;
+    r.mixtureStage = options.mixture.value_or(spec.mixture);
+    r.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
+    r.userLevel = spec.sensitive.userLevel;
+    if (r.userLevel) r.mixtureGroupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
+    // Sequential composition: DP-MixMin and DP fine-tuning both charge the same people, so mixture
+    // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Composition").
+    r.sequential = spec.privacy.composition == privacy::Composition::Sequential;
+    r.request.epsilons = r.epsilons;
+    r.request.delta = r.delta;
+    r.request.stage = r.mixtureStage;
+    r.request.randomSearchCandidates = options.randomSearchCandidates;
+    r.request.reproducible = r.reproducible;
+    r.request.budgetShare = r.sequential ? 0.5 : 1.0;
+    if (r.mixtureGroupSize) r.request.maxExamplesPerUser = *r.mixtureGroupSize;
+    return r;
+}
+
+// The tasks asked for, checked against the study's.
+std::optional<Error> chooseTasks(StudyRun& run, const ImageStudy& st) {
+    for (const auto& name : run.options.tasks)
+        if (std::find(st.taskNames.begin(), st.taskNames.end(), name) == st.taskNames.end()) {
+            std::string known;
+            for (const auto& t : st.taskNames) known += (known.empty() ? "'" : ", '") + t + "'";
+            return Error{"--tasks: the study has no task '" + name + "': its tasks are " + known};
+        }
+    run.tasks.clear();
+    for (std::size_t t = 0; t < st.tasks(); ++t)
+        if (run.options.tasks.empty() ||
+            std::find(run.options.tasks.begin(), run.options.tasks.end(), st.taskNames[t]) != run.options.tasks.end())
+            run.tasks.push_back(t);
+    run.totalRuns = static_cast<long long>(run.seeds.size() * run.tasks.size() * run.epsilons.size());
+    return std::nullopt;
+}
+
+// The privacy budget: with a cap, every DP release this run will make is composed with what the
+// project has spent, and a run that would exceed it stops here, before anything is stored.
+std::optional<Error> checkBudget(const StudyRun& run, const ImageStudy& st) {
+    if (!run.spec.privacy.budget || !run.mixture) return std::nullopt;
+    auto current = project::projectBudget(run.project);
+    if (!current) return current.error();
+    auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request, run.rho,
+                                   run.spec, run.options, run.reproducible);
+    if (!planned) return planned.error();
+    const auto forecast = project::forecastBudget(*current, *planned);
+    run.say("privacy budget: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
+            privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*run.spec.privacy.budget));
+    return project::refuseOverBudget(*current, *planned);
+}
+
+// Split A of one seed for one task, through the proxies: the mixture stage's inputs.
+MixtureInputs mixtureInputs(const StudyRun& run, const ImageStudy& study, const RhoSplit& split,
+                            const Eigen::MatrixXd& probabilities, std::size_t t) {
+    MixtureInputs in;
+    in.task = study.taskNames[t];
+    in.componentNames = study.componentNames;
+    in.proxyProbabilities = probabilities;
+    for (auto i : split.a) in.labels.push_back(study.sensitiveLabel(i, t) > 0.5f ? 1 : 0);
+    if (run.userLevel)
+        for (auto i : split.a) in.users.push_back(study.grouping.users[i]);
+    return in;
+}
+
+// DP-MixMin on split A for every ε of one (seed, task). In a mixture-only run each DP-MixMin run
+// is stored with its conservative ledger before its mechanism touches split A (`started`: ε →
+// run id), so a run cancelled, failed or killed midway keeps the entry it may have spent; runs
+// are labelled with what they spend (ε/2 under sequential composition).
+Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std::uint64_t seed,
+                                     std::map<double, long long>& started) {
+    auto& project = run.project;
+    const long long s = static_cast<long long>(seed);
+    run.request.seeds = {seed};
+    run.request.beforeMechanism = nullptr;
+    if (!run.downstream)
+        run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) {
+            return startMixtureRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
+                                             run.mixtureConfig("dp-mixmin", run.reproducible)},
+                                   run.spec.privacy.composition, planned, started[eps]);
+        };
+    Result<MixtureOutcome> outcome = Error{""};
+    try {
+        outcome = runMixtureStage(in, run.request,
+                                  [&](const ProgressEvent& e) {
+                                      dpmix::report(run.progress, {"mixture", run.doneRuns + e.done, run.totalRuns, e.message});
+                                  },
+                                  run.cancel);
+    } catch (const Cancelled&) {
+        for (double eps : run.epsilons) {
+            if (auto it = started.find(eps); it != started.end() && it->second > 0)
+                (void)project.setRunStatus(it->second, project::RunStatus::Cancelled,
+                                           "cancelled by the user during mixture learning on split A; the mechanism had "
+                                           "started, so its ledger is kept; no lambda was released");
+            else
+                recordCancelledRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
+                                             run.mixtureConfig("dp-mixmin", run.reproducible)},
+                                   "mixture learning on split A");
+        }
+        throw;
+    }
+    if (!outcome) {
+        for (const auto& [eps, id] : started)
+            if (id > 0) (void)project.setRunStatus(id, project::RunStatus::Failed, outcome.error().message);
+        return outcome.error();
+    }
+    run.doneRuns += static_cast<long long>(run.epsilons.size());
+    return outcome;
+}
+
+// Stores a run whose whole content is written by `body`, with the given ledger.
+template <typename Body>
+std::optional<Error> storeBaselineRun(StudyRun& run, const std::string& method, const std::string& task, long long seed,
+                                      const privacy::Ledger& ledger, Body&& body) {
+    auto stored = storedRun(run.project, {method, task, std::nullopt, seed, run.mixtureConfig(method)},
+                            [&](long long id) -> std::optional<Error> {
+                                if (auto e = errorOf(run.project.recordLedger(id, ledger))) return e;
+                                return body(id);
+                            });
+    return errorOf(stored);
+}
+
+// A mixture-only (seed, task): λ*, Uniform and Random Search as runs of their own, and the
+// DP-MixMin runs (stored when their mechanism started) completed with their λ.
+std::optional<Error> storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+                                      const std::map<double, long long>& started) {
+    auto& project = run.project;
+    const long long s = static_cast<long long>(seed);
+    const auto& names = o.componentNames;
+    const privacy::Composition c = run.spec.privacy.composition;
+    privacy::Ledger starLedger(c), searchLedger(c);
+    starLedger.record(lambdaStarEntry());
+    searchLedger.record(randomSearchEntry());
+    if (auto e = storeBaselineRun(run, "non-private-mixmin", o.task, s, starLedger, [&](long long id) -> std::optional<Error> {
+            if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
+            return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
+        }))
+        return e;
+    if (auto e = storeBaselineRun(run, "uniform", o.task, s, privacy::Ledger(c), [&](long long id) -> std::optional<Error> {
+            if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
+            return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
+                                               {id, "l1-to-lambda-star", "", o.uniformL1}}));
+        }))
+        return e;
+    if (auto e = storeBaselineRun(run, "random-search", o.task, s, searchLedger, [&](long long id) -> std::optional<Error> {
+            if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
+            return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
+                                               {id, "l1-to-lambda-star", "", o.randomSearchL1}}));
+        }))
+        return e;
+    for (const auto& p : o.privateLambdas) {
+        const long long id = started.at(p.epsilon);
+        if (auto e = storePrivateLambda(project, id, o, p)) {
+            (void)project.setRunStatus(id, project::RunStatus::Failed, e->message);
+            return e;
+        }
+        if (auto done = project.setRunStatus(id, project::RunStatus::Done); !done) return done.error();
+    }
+    return std::nullopt;
+}
+
+// What a method brings to its downstream run: the λ it pretrains on (none: Random Init), the
+// ledger entries of how λ was chosen, and the λ record stored with the run.
+struct MethodMixture {
+    std::optional<Eigen::VectorXd> lambda;
+    std::vector<privacy::LedgerEntry> entries;
+    std::optional<std::string> lambdaKind;
+};
+
+MethodMixture methodMixture(const std::string& method, const MixtureOutcome& o, std::size_t e) {
+    if (method == "dp-mixmin") return {o.privateLambdas[e].lambda, {o.privateLambdas[e].ledgerEntry}, "private"};
+    if (method == "random-search") return {o.lambdaRandomSearch, {randomSearchEntry()}, "random-search"};
+    if (method == "non-private-mixmin") return {o.lambdaStar, {lambdaStarEntry()}, "non-private"};
+    if (method == "uniform") return {o.lambdaUniform, {}, "uniform"};
+    return {};  // random-init: no pretraining
+}
+
+std::string downstreamConfigJson(const StudyRun& run, const std::string& method, const DownstreamRequest& req) {
+    return nlohmann::ordered_json{{"stage", "downstream"},
+                                  {"method", method},
+                                  {"rho", run.rho},
+                                  {"delta", run.delta},
+                                  {"finetune_split", req.finetuneSplit},
+                                  {"finetune_mechanism", run.spec.finetune.mechanism},
+                                  {"finetune_steps", req.finetune.steps},
+                                  {"randomness", run.reproducible ? "seeded" : "secret"},
+                                  {"privacy_unit", run.userLevel ? "user" : "example"},
+                                  {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}
+        .dump();
+}
+
+// One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
+// store. A cancelled or failed run keeps what its mechanisms recorded before touching the data.
+std::optional<Error> runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o,
+                                         const RhoSplit& split, const std::vector<std::size_t>& wholeTrain,
+                                         std::size_t t, std::size_t e, std::uint64_t seed, const std::string& method,
+                                         PretrainCache& pretrainCache, StudyRunReport& report) {
+    auto& project = run.project;
+    const double eps = run.epsilons[e];
+    DownstreamRequest req = downstreamRequest(method, t, o.task, eps, seed, split, wholeTrain, run.spec, run.options,
+                                              run.reproducible);
+    req.pretrainCache = &pretrainCache;
+    const MethodMixture mix = methodMixture(method, o, e);
+    req.lambda = mix.lambda;
+    privacy::Ledger ledger(run.spec.privacy.composition);
+    for (const auto& entry : mix.entries) ledger.record(entry);
+    if (method == "dp-mixmin" && run.sequential) req.spentBefore = mix.entries;
+    run.say(method + ", task '" + o.task + "', eps " + std::to_string(eps) + ", seed " + std::to_string(seed) + ": " +
+            (req.lambda ? "pretraining on the mixture, " : "") + "private fine-tuning on " +
+            (run.userLevel ? std::to_string(distinctUsers(study, req.finetuneIndices)) + " users (" +
+                                 std::to_string(req.finetuneIndices.size()) + " images)"
+                           : std::to_string(req.finetuneIndices.size()) + " examples"));
+    DownstreamOutcome result;
+    auto stored = storedRun(project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req)},
+                            [&](long long id) -> std::optional<Error> {
+                                Result<DownstreamOutcome> r = Error{""};
+                                try {
+                                    r = runDownstream(study, req, ledger, run.progress, run.cancel);
+                                } catch (const Cancelled&) {
+                                    if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
+                                    throw;
+                                }
+                                if (!r) {
+                                    if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
+                                    return r.error();
+                                }
+                                result = std::move(r).value();
+                                if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
+                                if (mix.lambdaKind && mix.lambda)
+                                    if (auto err = errorOf(project.addLambda(
+                                            {id, *mix.lambdaKind, o.componentNames, toStdVector(*mix.lambda)})))
+                                        return err;
+                                // Not stored: the fraction of clipped gradients is a non-private
+                                // statistic of split B (docs/PRIVACY.md).
+                                std::vector<project::MetricRecord> metrics{{id, "test-auc", o.task, result.testAuc},
+                                                                           {id, "finetune-noise", "", result.noise}};
+                                if (std::isfinite(result.pretrainedTestAuc))
+                                    metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
+                                if (auto err = errorOf(project.addMetrics(metrics))) return err;
+                                auto weights = project.storeWeights(id, "finetuned", result.weights);
+                                if (!weights) return weights.error();
+                                return std::nullopt;
+                            });
+    if (!stored) return stored.error();
+    const auto total = ledger.total();
+    report.downstream.push_back({method, o.task, seed, eps, result.testAuc, result.pretrainedTestAuc, total.epsilon,
+                                 total.established, *stored});
+    run.say("  test AUC " + std::to_string(result.testAuc) +
+            (result.pretrainingReused ? " (pretrained model reused from an earlier run of this study)" : "") +
+            " (ledger epsilon " +
+            (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) + ")");
+    return std::nullopt;
+}
+
+// δ checked against each split's units, and what mixture learning is about to see.
+void announceSplit(const StudyRun& run, const ImageStudy& study, const RhoSplit& split, const std::string& task,
+                   std::uint64_t seed) {
+    const long long unitsA = run.userLevel ? distinctUsers(study, split.a) : static_cast<long long>(split.a.size());
+    const long long unitsB = run.userLevel ? distinctUsers(study, split.b) : static_cast<long long>(split.b.size());
+    for (const auto& [part, size] : {std::pair{"A", unitsA}, std::pair{"B", unitsB}})
+        if (auto w = privacy::deltaWarning(run.delta, size, run.userLevel ? "users" : "examples"); !w.empty())
+            run.say("warning: split " + std::string(part) + ": " + w);
+    run.say("task '" + task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
+            std::to_string(split.a.size()) +
+            (run.userLevel ? " images of " + std::to_string(unitsA) + " users, user-level DP" : std::string()) + ")");
+}
+
+}  // namespace
+
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto err = checkStudyRunOptions(options)) return *err;
@@ -273,290 +584,55 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             if (s.role == "sensitive" && s.facts.kind == "text")
                 return Error{"'" + project.path().string() + "' is a text study (sensitive source '" + s.name + "' is text): run it with "
                              "`dpmix run` (which hands it to dpmix-text, a process without LibTorch) or dpmix-text run PROJECT"};
-    auto say = [&](const std::string& line) { if (log) log(line); };
-    const auto& spec = project.spec();
-    auto wants = [&](const char* stage) {
-        return std::find(options.stages.begin(), options.stages.end(), stage) != options.stages.end();
-    };
-    const bool wantDownstream = wants("pretrain") || wants("finetune") || wants("evaluate") || wants("downstream");
-    const bool wantMixture = wants("mixture") || wantDownstream;
-    std::vector<std::string> methods;
-    for (const auto& m : options.methods) methods.push_back(*canonicalMethod(m));
-
-    std::vector<std::uint64_t> seeds = options.seeds;
-    if (seeds.empty())
-        for (auto s : spec.seeds) seeds.push_back(static_cast<std::uint64_t>(s));
-    if (seeds.empty()) seeds.push_back(0);
-    const std::vector<double> epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
-    const double rho = options.rho.value_or(spec.privacy.rho);
-    const double delta = spec.privacy.delta;
-    const project::MixtureStage mixtureStage = options.mixture.value_or(spec.mixture);
-    const bool reproducible = options.reproducible.value_or(spec.privacy.reproducible);
-
+    StudyRun run = resolveStudyRun(project, options, progress, cancel, log);
     // One unit of privacy for every mechanism of the run: refuse before anything runs (or is
     // stored) if one cannot honour it, rather than downgrade it silently.
-    if (wantDownstream)
-        if (auto refusal = finetuneUnitRefusal(spec.sensitive.userLevel, spec.finetune)) return *refusal;
+    if (run.downstream)
+        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
 
-    const bool userLevel = spec.sensitive.userLevel;
-    const std::optional<long long> mixtureGroupSize =
-        userLevel ? std::optional<long long>(spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize)
-                  : std::nullopt;
-    auto mixtureConfig = [&](const std::string& method, std::optional<bool> dp = std::nullopt) {
-        return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize);
-    };
-    MixtureRequest request;
-    request.epsilons = epsilons;
-    request.delta = delta;
-    request.stage = mixtureStage;
-    request.randomSearchCandidates = options.randomSearchCandidates;
-    request.reproducible = reproducible;
-    // Sequential composition: DP-MixMin and DP fine-tuning both charge the same people, so mixture
-    // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Composition").
-    const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
-    request.budgetShare = sequential ? 0.5 : 1.0;
-    if (mixtureGroupSize) request.maxExamplesPerUser = *mixtureGroupSize;
-
-    // The tasks asked for, checked against the study's.
-    std::vector<std::size_t> taskIndices;
-    auto chooseTasks = [&](const ImageStudy& st) -> std::optional<Error> {
-        for (const auto& name : options.tasks)
-            if (std::find(st.taskNames.begin(), st.taskNames.end(), name) == st.taskNames.end()) {
-                std::string known;
-                for (const auto& t : st.taskNames) known += (known.empty() ? "'" : ", '") + t + "'";
-                return Error{"--tasks: the study has no task '" + name + "': its tasks are " + known};
-            }
-        taskIndices.clear();
-        for (std::size_t t = 0; t < st.tasks(); ++t)
-            if (options.tasks.empty() || std::find(options.tasks.begin(), options.tasks.end(), st.taskNames[t]) != options.tasks.end())
-                taskIndices.push_back(t);
-        return std::nullopt;
-    };
-    // The privacy budget: with a cap, every DP release this run will make is composed with what
-    // the project has spent, and a run that would exceed it stops here, before anything is stored.
-    auto checkBudget = [&](const ImageStudy& st) -> std::optional<Error> {
-        if (auto e = chooseTasks(st)) return e;
-        if (!spec.privacy.budget || !wantMixture) return std::nullopt;
-        auto current = project::projectBudget(project);
-        if (!current) return current.error();
-        auto planned = plannedReleases(st, seeds, taskIndices, epsilons, methods, wantDownstream, request, rho, spec,
-                                       options, reproducible);
-        if (!planned) return planned.error();
-        const auto forecast = project::forecastBudget(*current, *planned);
-        say("privacy budget: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
-            privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*spec.privacy.budget));
-        return project::refuseOverBudget(*current, *planned);
-    };
-
-    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log, checkBudget);
+    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log, [&](const ImageStudy& st) {
+        if (auto e = chooseTasks(run, st)) return e;
+        return checkBudget(run, st);
+    });
     if (!prepared) return prepared.error();
-    const ImageStudy* study = &prepared->study;
+    const ImageStudy& study = prepared->study;
     const Proxy& proxy = prepared->proxy;
 
     StudyRunReport report;
     report.project = project.path().string();
-    report.componentNames = study->componentNames;
+    report.componentNames = study.componentNames;
     report.proxyPublicAuc = proxy.publicValidationAuc;
-    if (!wantMixture) return report;
+    if (!run.mixture) return report;
 
     // Pretraining sees public data only, so one pretrained model serves every ε and task with the
     // same λ and seed (uniform, λ*, Random Search; DP-MixMin's λ differs per ε).
     PretrainCache pretrainCache;
-    const long long totalRuns = static_cast<long long>(seeds.size() * taskIndices.size() * epsilons.size());
-    long long doneRuns = 0;
-    for (auto seed : seeds) {
+    for (auto seed : run.seeds) {
         throwIfCancelled(cancel);
-        auto split = splitForRun(*study, rho, seed);
+        auto split = splitForRun(study, run.rho, seed);
         if (!split) return split.error();
-        auto probabilities = proxy.predict(study->sensitiveImages, split->a);
+        auto probabilities = proxy.predict(study.sensitiveImages, split->a);
         if (!probabilities) return probabilities.error();
-        for (std::size_t t : taskIndices) {
-            MixtureInputs in;
-            in.task = study->taskNames[t];
-            in.componentNames = study->componentNames;
-            in.proxyProbabilities = *probabilities;
-            for (auto i : split->a) in.labels.push_back(study->sensitiveLabel(i, t) > 0.5f ? 1 : 0);
-            if (userLevel)
-                for (auto i : split->a) in.users.push_back(study->grouping.users[i]);
-            request.seeds = {seed};
-            const long long unitsA = userLevel ? distinctUsers(*study, split->a) : static_cast<long long>(split->a.size());
-            const long long unitsB = userLevel ? distinctUsers(*study, split->b) : static_cast<long long>(split->b.size());
-            for (const auto& [part, size] : {std::pair{"A", unitsA}, std::pair{"B", unitsB}})
-                if (auto w = privacy::deltaWarning(delta, size, userLevel ? "users" : "examples"); !w.empty())
-                    say("warning: split " + std::string(part) + ": " + w);
-            say("task '" + in.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
-                std::to_string(split->a.size()) +
-                (userLevel ? " images of " + std::to_string(unitsA) + " users, user-level DP" : std::string()) + ")");
-            // Mixture runs are stored with their conservative ledger before the mechanism touches
-            // split A: a run cancelled, failed or killed midway keeps the entry it may have spent.
-            std::map<double, long long> started;  // ε → its dp-mixmin run (mixture-only runs)
-            request.beforeMechanism = nullptr;
-            if (!wantDownstream)
-                // Labelled with what the run spends: under sequential composition the mixture stage
-                // is half of the target (ε/2), and its ledger says so.
-                request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) {
-                    return startMixtureRun(project, {"dp-mixmin", in.task, eps * request.budgetShare, static_cast<long long>(seed),
-                                                     mixtureConfig("dp-mixmin", reproducible)},
-                                           spec.privacy.composition, planned, started[eps]);
-                };
-            Result<MixtureOutcome> outcome = Error{""};
-            try {
-                outcome = runMixtureStage(in, request,
-                                          [&](const ProgressEvent& e) {
-                                              dpmix::report(progress, {"mixture", doneRuns + e.done, totalRuns, e.message});
-                                          },
-                                          cancel);
-            } catch (const Cancelled&) {
-                for (double eps : epsilons) {
-                    if (auto it = started.find(eps); it != started.end() && it->second > 0)
-                        (void)project.setRunStatus(it->second, project::RunStatus::Cancelled,
-                                                   "cancelled by the user during mixture learning on split A; the "
-                                                   "mechanism had started, so its ledger is kept; no lambda was released");
-                    else
-                        recordCancelledRun(project, {"dp-mixmin", in.task, eps * request.budgetShare, static_cast<long long>(seed),
-                                                     mixtureConfig("dp-mixmin", reproducible)},
-                                           "mixture learning on split A");
-                }
-                throw;
-            }
-            if (!outcome) {
-                for (const auto& [eps, id] : started)
-                    if (id > 0) (void)project.setRunStatus(id, project::RunStatus::Failed, outcome.error().message);
-                return outcome.error();
-            }
-            doneRuns += static_cast<long long>(epsilons.size());
-            const auto& o = *outcome;
-            const auto names = o.componentNames;
-            const long long s = static_cast<long long>(seed);
-            if (wantDownstream) {
-                const std::vector<std::size_t> wholeTrain = wholeTrainOf(*split);
-                for (std::size_t e = 0; e < epsilons.size(); ++e) {
-                    for (const auto& method : methods) {
+        const std::vector<std::size_t> wholeTrain = wholeTrainOf(*split);
+        for (std::size_t t : run.tasks) {
+            const MixtureInputs in = mixtureInputs(run, study, *split, *probabilities, t);
+            announceSplit(run, study, *split, in.task, seed);
+            std::map<double, long long> started;
+            auto outcome = learnMixtures(run, in, seed, started);
+            if (!outcome) return outcome.error();
+            if (run.downstream) {
+                for (std::size_t e = 0; e < run.epsilons.size(); ++e)
+                    for (const auto& method : run.methods) {
                         throwIfCancelled(cancel);
-                        DownstreamRequest req = downstreamRequest(method, t, in.task, epsilons[e], seed, *split, wholeTrain,
-                                                                  spec, options, reproducible);
-                        req.pretrainCache = &pretrainCache;
-                        privacy::Ledger ledger(spec.privacy.composition);
-                        std::vector<project::LambdaRecord> lambdas;
-                        if (method == "dp-mixmin") {
-                            const auto& p = o.privateLambdas[e];
-                            req.lambda = p.lambda;
-                            ledger.record(p.ledgerEntry);
-                            if (sequential) req.spentBefore = {p.ledgerEntry};
-                            lambdas.push_back({0, "private", names, toStdVector(p.lambda)});
-                        } else if (method == "random-search") {
-                            req.lambda = o.lambdaRandomSearch;
-                            ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
-                            lambdas.push_back({0, "random-search", names, toStdVector(o.lambdaRandomSearch)});
-                        } else if (method == "non-private-mixmin") {
-                            req.lambda = o.lambdaStar;
-                            ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
-                            lambdas.push_back({0, "non-private", names, toStdVector(o.lambdaStar)});
-                        } else if (method == "uniform") {
-                            req.lambda = o.lambdaUniform;
-                            lambdas.push_back({0, "uniform", names, toStdVector(o.lambdaUniform)});
-                        }  // random-init: no pretraining
-                        say(method + ", task '" + o.task + "', eps " + std::to_string(epsilons[e]) + ", seed " +
-                            std::to_string(seed) + ": " + (req.lambda ? "pretraining on the mixture, " : "") +
-                            "private fine-tuning on " +
-                            (userLevel ? std::to_string(distinctUsers(*study, req.finetuneIndices)) + " users (" +
-                                             std::to_string(req.finetuneIndices.size()) + " images)"
-                                       : std::to_string(req.finetuneIndices.size()) + " examples"));
-                        DownstreamOutcome result;
-                        auto run = storedRun(project, {method, o.task, epsilons[e], s,
-                                                       nlohmann::ordered_json{{"stage", "downstream"}, {"method", method}, {"rho", rho},
-                                                                              {"delta", delta}, {"finetune_split", req.finetuneSplit},
-                                                                              {"finetune_mechanism", spec.finetune.mechanism},
-                                                                              {"finetune_steps", req.finetune.steps},
-                                                                              {"randomness", reproducible ? "seeded" : "secret"},
-                                                                              {"privacy_unit", userLevel ? "user" : "example"},
-                                                                              {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}.dump()},
-                                             [&](long long id) -> std::optional<Error> {
-                                                 // A cancelled or failed run keeps what its mechanisms
-                                                 // recorded before they touched the data.
-                                                 Result<DownstreamOutcome> r = Error{""};
-                                                 try {
-                                                     r = runDownstream(*study, req, ledger, progress, cancel);
-                                                 } catch (const Cancelled&) {
-                                                     if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
-                                                     throw;
-                                                 }
-                                                 if (!r) {
-                                                     if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
-                                                     return r.error();
-                                                 }
-                                                 result = std::move(r).value();
-                                                 if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
-                                                 for (auto l : lambdas) {
-                                                     l.runId = id;
-                                                     if (auto err = errorOf(project.addLambda(l))) return err;
-                                                 }
-                                                 // Not stored: the fraction of clipped gradients is a
-                                                 // non-private statistic of split B (docs/PRIVACY.md).
-                                                 std::vector<project::MetricRecord> metrics{
-                                                     {id, "test-auc", o.task, result.testAuc},
-                                                     {id, "finetune-noise", "", result.noise}};
-                                                 if (std::isfinite(result.pretrainedTestAuc))
-                                                     metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
-                                                 if (auto err = errorOf(project.addMetrics(metrics))) return err;
-                                                 auto stored = project.storeWeights(id, "finetuned", result.weights);
-                                                 if (!stored) return stored.error();
-                                                 return std::nullopt;
-                                             });
-                        if (!run) return run.error();
-                        const auto total = ledger.total();
-                        report.downstream.push_back({method, o.task, seed, epsilons[e], result.testAuc,
-                                                     result.pretrainedTestAuc, total.epsilon, total.established, *run});
-                        say("  test AUC " + std::to_string(result.testAuc) +
-                            (result.pretrainingReused ? " (pretrained model reused from an earlier run of this study)" : "") +
-                            " (ledger epsilon " +
-                            (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) + ")");
+                        if (auto err = runMethodDownstream(run, study, *outcome, *split, wholeTrain, t, e, seed, method,
+                                                           pretrainCache, report))
+                            return *err;
                     }
-                }
-                report.mixtures.push_back({seed, rho, static_cast<long long>(split->a.size()),
-                                           static_cast<long long>(split->b.size()), o});
-                continue;
+            } else if (auto err = storeMixtureRuns(run, *outcome, seed, started)) {
+                return *err;
             }
-
-            // The non-private reference and the baselines' λ, each a run of its own.
-            auto r1 = storedRun(project, {"non-private-mixmin", o.task, std::nullopt, s, mixtureConfig("non-private-mixmin")},
-                                [&](long long id) -> std::optional<Error> {
-                                    privacy::Ledger ledger(spec.privacy.composition);
-                                    ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
-                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                    if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
-                                    return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
-                                });
-            if (!r1) return r1.error();
-            auto r2 = storedRun(project, {"uniform", o.task, std::nullopt, s, mixtureConfig("uniform")},
-                                [&](long long id) -> std::optional<Error> {
-                                    if (auto e = errorOf(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
-                                    if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
-                                    return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
-                                                                     {id, "l1-to-lambda-star", "", o.uniformL1}}));
-                                });
-            if (!r2) return r2.error();
-            auto r3 = storedRun(project, {"random-search", o.task, std::nullopt, s, mixtureConfig("random-search")},
-                                [&](long long id) -> std::optional<Error> {
-                                    privacy::Ledger ledger(spec.privacy.composition);
-                                    ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
-                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                    if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
-                                    return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
-                                                                     {id, "l1-to-lambda-star", "", o.randomSearchL1}}));
-                                });
-            if (!r3) return r3.error();
-            for (const auto& p : o.privateLambdas) {
-                // The run and its ledger were stored when the mechanism started (startMixtureRun).
-                const long long id = started.at(p.epsilon);
-                if (auto e = storePrivateLambda(project, id, o, p)) {
-                    (void)project.setRunStatus(id, project::RunStatus::Failed, e->message);
-                    return *e;
-                }
-                if (auto done = project.setRunStatus(id, project::RunStatus::Done); !done) return done.error();
-            }
-            report.mixtures.push_back({seed, rho, static_cast<long long>(split->a.size()),
-                                       static_cast<long long>(split->b.size()), o});
+            report.mixtures.push_back({seed, run.rho, static_cast<long long>(split->a.size()),
+                                       static_cast<long long>(split->b.size()), *outcome});
         }
     }
     return report;

@@ -117,13 +117,13 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                     split = "B";
                     pretrainKey += "@" + std::to_string(eps);
                 } else if (method == "random-search") {
-                    ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
+                    ledger.record(randomSearchEntry());
                     lambda = seedMix.lambdaRandomSearch;
                     lambdaKind = "random-search";
                     users = &streamsB;
                     split = "B";
                 } else if (method == "non-private-mixmin") {
-                    ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
+                    ledger.record(lambdaStarEntry());
                     lambda = seedMix.lambdaStar;
                     lambdaKind = "non-private";
                 } else if (method == "uniform") {

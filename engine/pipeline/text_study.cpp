@@ -354,7 +354,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
         auto r1 = storedRun(project, {"non-private-mixmin", task, std::nullopt, s, config("non-private-mixmin")},
                             [&](long long id) -> std::optional<Error> {
                                 privacy::Ledger ledger(spec.privacy.composition);
-                                ledger.record(privacy::nonPrivateEntry("mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)"));
+                                ledger.record(lambdaStarEntry());
                                 if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
                                 if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
                                 return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap},
@@ -373,7 +373,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
         auto r3 = storedRun(project, {"random-search", task, std::nullopt, s, config("random-search")},
                             [&](long long id) -> std::optional<Error> {
                                 privacy::Ledger ledger(spec.privacy.composition);
-                                ledger.record(privacy::nonPrivateEntry("random-search", "A", "the best of the random mixtures is chosen on split A without differential privacy, as in the paper's baseline"));
+                                ledger.record(randomSearchEntry());
                                 if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
                                 if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
                                 return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},

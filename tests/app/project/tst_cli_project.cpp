@@ -157,6 +157,16 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("✓"));
         QVERIFY(r.out.contains("λ private: ab=0.25 cd=0.75"));
 
+        // The budget composes the stored DP entries: here the one published example.
+        auto budget = runDpmix({"budget", path("study.dpmix"), "--json"});
+        QVERIFY2(budget.exitCode == 0, qPrintable(budget.err + budget.out));
+        QVERIFY(std::fabs(budget.json()["epsilon"].toDouble() - 2.43669380) < 5e-8);
+        QCOMPARE(budget.json()["releases"].toInt(), 1);
+        QCOMPARE(budget.json()["hash_chain_ok"].toBool(), true);
+        budget = runDpmix({"budget", path("study.dpmix")});
+        QVERIFY2(budget.out.contains("epsilon 2.437 at delta 1e-06 over 1 DP release(s)"), qPrintable(budget.out));
+        QVERIFY(budget.out.contains("hash chain ✓"));
+
         // A second ledger whose reported total disagrees with its entries: shown, exit 1.
         QVERIFY(p.recordLedger(run, ledger, 1.0).ok());
         r = runDpmix({"inspect", path("study.dpmix")});
@@ -241,8 +251,24 @@ private Q_SLOTS:
         QCOMPARE(fileBytes(path("future.dpmix")), before);
     }
 
+    void controlCharactersArePrintedVisibly() {
+        // A received project's task name with ESC[8m (conceal) would hide every later line.
+        auto opened = project::ProjectFile::open(path("study.dpmix").toStdString());
+        QVERIFY(opened.ok());
+        project::ProjectFile p = std::move(opened).value();
+        QVERIFY(p.addRun({"uniform", "ac\x1b[8mhidden", std::nullopt, 3, "{}"}).ok());
+        const auto r = runDpmix({"inspect", path("study.dpmix")});
+        QVERIFY(!r.out.contains(QChar(0x1b)));
+        QVERIFY2(r.out.contains("ac\\x1b[8mhidden"), qPrintable(r.out));
+        const auto j = runDpmix({"inspect", path("study.dpmix"), "--json"});
+        QVERIFY(!j.out.contains(QChar(0x1b)));  // JSON escapes it as \u001b
+    }
+
     void tamperingIsReported() {
         rawExec(path("study.dpmix"), "UPDATE metrics SET value = 0.99");
+        const auto budget = runDpmix({"budget", path("study.dpmix")});
+        QCOMPARE(budget.exitCode, 1);
+        QVERIFY2(budget.out.contains("hash chain ✗ at table metrics"), qPrintable(budget.out));
         const auto r = runDpmix({"inspect", path("study.dpmix")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains("hash chain ✗ first mismatch: table metrics, row id 1"), qPrintable(r.out));
