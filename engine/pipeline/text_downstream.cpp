@@ -3,6 +3,8 @@
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/privacy_budget.h"
+#include "engine/project/project_budget.h"
 #include "engine/train/lm_training.h"
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,23 @@
 
 namespace dpmix::pipeline {
 namespace {
+
+// The cap of privacy.budget for one text downstream run: its λ's entries and its planned
+// fine-tuning, composed with the project's releases. Counted as the stored run will be: its
+// config names no ρ split, so its entries count against everyone (conservative). A run with a
+// non-private step is no release and is not counted.
+std::optional<Error> refuseTextRunOverBudget(const project::ProjectFile& project, const privacy::Ledger& ledger,
+                                             const privacy::LedgerEntry& finetune) {
+    std::vector<privacy::BudgetRelease> planned;
+    for (const auto& e : ledger.entries()) {
+        if (e.mechanism == privacy::MechanismKind::NonPrivate) return std::nullopt;
+        planned.push_back({0, "planned", "", e});
+    }
+    planned.push_back({0, "planned", "", withSenderAddressUnit(finetune)});
+    auto current = project::projectBudget(project);
+    if (!current) return current.error();
+    return project::refuseOverBudget(*current, planned);
+}
 
 std::vector<std::int32_t> unionOf(std::vector<std::int32_t> a, const std::vector<std::int32_t>& b) {
     a.insert(a.end(), b.begin(), b.end());
@@ -156,6 +175,13 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
                     {"delta", ft.delta}, {"evaluation_tokens", settings.evaluationTokens},
                     {"tokenizer_sha256", cache.tokenizerSha256},
                     {"randomness", settings.reproducible ? "seeded" : "secret"}};
+                // The privacy budget's cap: this run's releases (its λ's entries and the fine-tuning
+                // about to run) against what the project has spent, before anything is stored.
+                if (spec.privacy.budget) {
+                    auto fine = train::plannedLmDpEntry(ft, static_cast<std::int64_t>(users->size()));
+                    if (!fine) return Error{method + ", eps " + std::to_string(eps) + ": " + fine.error().message};
+                    if (auto e = refuseTextRunOverBudget(project, ledger, *fine)) return *e;
+                }
                 say(method + ", eps " + std::to_string(eps) + ", seed " + std::to_string(seedMix.seed) + ": " +
                     (lambda ? "pretraining on the mixture, " : "no pretraining, ") + "user-level DP fine-tuning on " +
                     std::to_string(users->size()) + " users (split " + split + ")");

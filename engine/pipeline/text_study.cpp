@@ -3,6 +3,8 @@
 #include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/privacy/privacy_budget.h"
+#include "engine/project/project_budget.h"
 
 #include "engine/data/sha256.h"
 #include "engine/data/splits.h"
@@ -326,6 +328,17 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
             if (userLevel) builder.maxExamplesPerUser(groupSize);
             auto params = builder.build(units, userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
             if (!params) return Error{"task '" + task + "', mixture parameters: " + params.error().message};
+            // The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin
+            // λ's computed so far (stored after the loop) and this one, against what is stored.
+            if (spec.privacy.budget) {
+                const std::string part = privacy::rhoPartition(static_cast<long long>(seed), rho);
+                std::vector<privacy::BudgetRelease> planned;
+                for (const auto& earlier : o.privateLambdas) planned.push_back({0, "planned", part, earlier.ledgerEntry});
+                planned.push_back({0, "planned", part, withSenderAddressUnit(mixmin::plannedLedgerEntry(*params))});
+                auto current = project::projectBudget(project);
+                if (!current) return current.error();
+                if (auto e = project::refuseOverBudget(*current, planned)) return *e;
+            }
             auto dp = userLevel ? mixmin::runUserLevelDpMixMin(*objective, *inputs->users, *params, nullptr, {}, cancel)
                                 : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
             if (!dp) return Error{"task '" + task + "', DP-MixMin: " + dp.error().message};

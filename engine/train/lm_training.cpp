@@ -120,6 +120,27 @@ Result<double> pretrainCausalLm(CausalLm& model, const TokenStreams& domains, st
     return tailLoss;
 }
 
+Result<privacy::LedgerEntry> plannedLmDpEntry(const LmDpParams& params, std::int64_t users) {
+    const double q = static_cast<double>(params.expectedUsers) / static_cast<double>(users);
+    double sigma = 0.0;
+    if (params.sigma) {
+        sigma = *params.sigma;
+    } else {
+        try {
+            sigma = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, params.steps).sigma;
+        } catch (const std::domain_error& e) {
+            return Error{"DP fine-tuning: no noise multiplier meets epsilon = " + formatNumber(params.epsilon) + " with q = " +
+                         formatNumber(q) + " and " + std::to_string(params.steps) + " steps (" + e.what() + ")"};
+        }
+    }
+    // One window per sampled user, clipped as a whole: each user's contribution to a step is
+    // bounded by C, so the accounting is per user.
+    privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, privacy::PrivacyUnit::User, q, sigma,
+                                                    params.steps, params.delta, params.clipNorm);
+    privacy::setRandomness(e, params.randomness.mode);
+    return e;
+}
+
 Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStreams& users, const LmDpParams& rawParams,
                                                privacy::Ledger& ledger, const std::function<void(long long)>& evaluate,
                                                const ProgressCallback& progress, const CancellationToken& cancel) {
@@ -137,27 +158,15 @@ Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStrea
                      std::to_string(impl.spec.blockCount()) + " freezable units of the transformer"};
     if (auto e = checkTokenIds(users, impl.spec.vocabulary, "fine-tuning text")) return *e;
 
-    const double q = static_cast<double>(params.expectedUsers) / static_cast<double>(m);
-    double sigma = 0.0;
-    if (params.sigma) {
-        sigma = *params.sigma;
-    } else {
-        try {
-            sigma = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, params.steps).sigma;
-        } catch (const std::domain_error& e) {
-            return Error{"DP fine-tuning: no noise multiplier meets epsilon = " + formatNumber(params.epsilon) + " with q = " +
-                         formatNumber(q) + " and " + std::to_string(params.steps) + " steps (" + e.what() + ")"};
-        }
-    }
+    auto planned = plannedLmDpEntry(params, m);
+    if (!planned) return planned.error();
     LmFinetuneResult result;
+    result.entry = std::move(planned).value();
     result.steps = params.steps;
-    result.q = q;
-    result.sigma = sigma;
-    // One window per sampled user, clipped as a whole: each user's contribution to a step is
-    // bounded by C, so the accounting is per user.
-    result.entry = privacy::gaussianEntry("finetune", params.split, privacy::PrivacyUnit::User, q, sigma, params.steps,
-                                          params.delta, params.clipNorm);
-    privacy::setRandomness(result.entry, params.randomness.mode);
+    result.q = result.entry.q;
+    result.sigma = result.entry.sigma;
+    const double q = result.q;
+    const double sigma = result.sigma;
     ledger.record(result.entry);
 
     detail::Network& net = impl.network;

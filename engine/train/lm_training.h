@@ -71,6 +71,10 @@ Result<double> pretrainCausalLm(CausalLm& model, const TokenStreams& domains, st
 /// `evaluate(step)` is called (if set and params.evaluateEvery > 0) before the first step with
 /// step 0, after every evaluateEvery-th step and after the last one. Errors (nothing trained,
 /// ledger unchanged) for bad parameters, token ids outside the vocabulary, or expectedUsers > m.
+/// The ledger entry finetuneCausalLmDpSgd records for these parameters on `users` users (σ
+/// calibrated to (ε, δ, q = expectedUsers/m, T) unless given), known before any data is touched.
+Result<privacy::LedgerEntry> plannedLmDpEntry(const LmDpParams& params, std::int64_t users);
+
 Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStreams& users, const LmDpParams& params,
                                                privacy::Ledger& ledger,
                                                const std::function<void(long long step)>& evaluate = {},

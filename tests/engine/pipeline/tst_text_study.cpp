@@ -199,6 +199,37 @@ private Q_SLOTS:
         QCOMPARE(proxyRuns, 1);
     }
 
+    void theBudgetCapStopsTheSecondSeedBeforeItsMechanism() {
+        // Cap 1 at ε = 1 per seed: seed 0's DP-MixMin fits; seed 1 cuts the mail differently, so
+        // composed with seed 0 it would pass the cap: refused before its mechanism, no run stored.
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const fs::path specFile = writeProject(root);
+        std::string text;
+        {
+            std::ifstream in(specFile);
+            text.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        const std::string from = R"("composition": "parallel"})";
+        text.replace(text.find(from), from.size(), R"("composition": "parallel", "budget": 1})");
+        std::ofstream(specFile) << text;
+        auto created = project::createProjectFromSpecFile(specFile, root / "tiny.dpmix", summarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.randomSearchCandidates = 5;
+        auto report = runTextStudy(proj, options, tinySettings());
+        QVERIFY(!report.ok());
+        QVERIFY2(report.error().message.find("privacy.budget = 1:") != std::string::npos, report.error().message.c_str());
+        int dp = 0;
+        for (const auto& r : *proj.runs()) {
+            if (r.method != "dp-mixmin") continue;
+            ++dp;
+            QCOMPARE(r.seed, 0LL);
+        }
+        QCOMPARE(dp, 1);
+    }
+
     void proxiesOnlyTouchesNoSensitiveRun() {
         // Stage "proxies" alone: the tokenizer run is stored, no mixture run exists.
         QTemporaryDir dir;
