@@ -158,8 +158,52 @@ private Q_SLOTS:
         QCOMPARE(*run->epsilon, 1.0);
         auto audits = project->audits(report->runId);
         QVERIFY(audits.ok() && audits->size() == 1);
-        const std::string from = nlohmann::json::parse(audits->front().detailsJson)["canary_from"].get<std::string>();
-        QCOMPARE(from, std::string("split B"));
+        const auto details = nlohmann::json::parse(audits->front().detailsJson);
+        QCOMPARE(details["canary_from"].get<std::string>(), std::string("split B"));
+        // Which real image it was, and its label, are not stored (no ledger covers them).
+        QVERIFY(!details.contains("canary_example") && !details.contains("canary_label"));
+    }
+
+    void userLevelAuditUsesACanaryUser() {
+        // The same study at user level (3 images per patient): the audit runs Algorithm 2 with a
+        // canary user of 3 images; the natural canary (one image) is refused.
+        const std::string d = dir_.path().toStdString();
+        testing::writeUserLevelImages(d, "patients", 600, 3, 4);
+        std::string spec = kSpec;
+        const std::string from = R"("sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
+                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},)";
+        spec.replace(spec.find(from), from.size(),
+                     R"("sensitive": {"name": "sens", "loader": "csv-images", "path": "patients/manifest.csv",
+                "options": {"user_column": "Patient", "size": "8", "channels": "1"}, "user_level": true},)");
+        const std::string tasks = R"(,
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}])";
+        spec.replace(spec.find(tasks), tasks.size(), "");
+        spec.replace(spec.find(R"("batch": 1000)"), std::string(R"("batch": 1000)").size(), R"("batch": 20)");
+        std::ofstream(d + "/patients.json") << spec;
+        auto created = project::createProjectFromSpecFile(d + "/patients.json", d + "/patients.dpmix", summarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project::ProjectFile project = std::move(created).value();
+        AuditStageOptions o;
+        o.task = "ab";
+        o.canary = audit::CanaryKind::MaxClip;
+        o.canaryExamples = 3;
+        o.runs = 60;
+        o.seed = 2;
+        o.proxy = quickProxy();
+        auto report = runAuditStage(project, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QVERIFY(report->result.unit == privacy::PrivacyUnit::User);
+        QCOMPARE(report->result.canaryExamples, 3LL);
+        QVERIFY(report->result.epsilonLB <= 1.0);
+        const auto run = project.run(report->runId).value();
+        QVERIFY2(run.configJson.find("\"privacy_unit\":\"user\"") != std::string::npos, run.configJson.c_str());
+        o.canary = audit::CanaryKind::Natural;
+        o.canaryExamples = 1;
+        const auto before = project.runs().value().size();
+        auto natural = runAuditStage(project, o);
+        QVERIFY(!natural.ok());
+        QVERIFY2(natural.error().message.find("must be a user") != std::string::npos, natural.error().message.c_str());
+        QCOMPARE(project.runs().value().size(), before);
     }
 
     void badOptionsNameTheFlagAndStoreNothing() {
