@@ -7,6 +7,11 @@
 namespace dpmix::cli {
 
 Result<double> parseReal(const std::string& text, const std::string& where) {
+    // Decimal notation only: strtod alone would also take hex floats ("0x1p-7"), "inf", "nan"
+    // and leading blanks, none of which a user means as a privacy parameter.
+    for (char c : text)
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+            return Error{where + " = '" + text + "' is not a number: expected a finite decimal number such as 0.01 or 1e-5"};
     const char* begin = text.c_str();
     char* end = nullptr;
     errno = 0;

@@ -223,8 +223,8 @@ struct RunArgs {
     std::string seeds;
     std::string seedCount;
     int proxyEpochs = 3;
-    long long pretrainSteps = 0;
-    long long finetuneSteps = 0;
+    long long pretrainSteps = -1;  // -1: not given (0 is given, and refused)
+    long long finetuneSteps = -1;
     long long proxyExamples = 0;
     bool json = false;
     bool reproducible = false;
@@ -298,8 +298,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             options.seeds.push_back(static_cast<std::uint64_t>(*v));
         }
         options.proxy.epochs = args.proxyEpochs;
-        if (args.pretrainSteps != 0) options.pretrainSteps = args.pretrainSteps;
-        if (args.finetuneSteps != 0) options.finetuneSteps = args.finetuneSteps;
+        if (args.pretrainSteps != -1) options.pretrainSteps = args.pretrainSteps;
+        if (args.finetuneSteps != -1) options.finetuneSteps = args.finetuneSteps;
         options.proxy.maxExamples = args.proxyExamples;
         if (args.reproducible) options.reproducible = true;
         if (auto err = pipeline::checkStudyRunOptions(options)) {

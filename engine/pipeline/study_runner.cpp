@@ -158,8 +158,16 @@ std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
             return Error{"--stages: unknown stage '" + s + "': expected proxies, mixture, pretrain, finetune, evaluate or downstream"};
     for (const auto& m : o.methods)
         if (auto c = canonicalMethod(m); !c) return c.error();
-    for (double e : o.epsilons)
+    for (std::size_t i = 0; i < o.epsilons.size(); ++i) {
+        const double e = o.epsilons[i];
         if (!(e > 0.0) || !std::isfinite(e)) return Error{"--epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0"};
+        // The same ε twice would run (and spend) the same release twice.
+        if (std::find(o.epsilons.begin(), o.epsilons.begin() + static_cast<std::ptrdiff_t>(i), e) != o.epsilons.begin() + static_cast<std::ptrdiff_t>(i))
+            return Error{"--epsilon: " + privacy::formatNumber(e) + " is given twice: expected each epsilon once"};
+    }
+    for (std::size_t i = 0; i < o.seeds.size(); ++i)
+        if (std::find(o.seeds.begin(), o.seeds.begin() + static_cast<std::ptrdiff_t>(i), o.seeds[i]) != o.seeds.begin() + static_cast<std::ptrdiff_t>(i))
+            return Error{"--seed: " + std::to_string(o.seeds[i]) + " is given twice: expected each seed once"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
         return Error{"--rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)"};
     if (o.proxy.epochs < 1) return Error{"--proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1"};

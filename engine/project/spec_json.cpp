@@ -438,12 +438,51 @@ fs::path defaultDataDir(const fs::path& specFile) {
     return fs::absolute(specFile).parent_path().parent_path() / "data";
 }
 
+namespace {
+
+// Lenient JSON is refused while it is parsed: a key given twice in one object (the last would
+// silently win) and nesting deeper than any spec needs (a hostile file nested 100k levels deep
+// would otherwise exhaust the stack). A NUL byte is not JSON and never valid in a spec.
+struct StrictJsonError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+constexpr int kMaxSpecDepth = 64;
+
+Json parseStrictJson(const std::string& text) {
+    if (text.find('\0') != std::string::npos)
+        throw StrictJsonError("a NUL byte at offset " + std::to_string(text.find('\0')) + ": expected JSON text only");
+    std::vector<std::set<std::string>> keys;  // one set per open object
+    auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+        if (depth > kMaxSpecDepth)
+            throw StrictJsonError("nested more than " + std::to_string(kMaxSpecDepth) + " levels deep: not a spec");
+        switch (event) {
+        case Json::parse_event_t::object_start: keys.emplace_back(); break;
+        case Json::parse_event_t::object_end:
+            if (!keys.empty()) keys.pop_back();
+            break;
+        case Json::parse_event_t::key:
+            if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+                throw StrictJsonError("key \"" + parsed.get<std::string>() +
+                                      "\" appears twice in one object: expected each key once (the last would silently win)");
+            break;
+        default: break;
+        }
+        return true;
+    };
+    return Json::parse(text, callback);
+}
+
+}  // namespace
+
 Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation& where, const std::string& origin) {
     Json root;
     try {
-        root = Json::parse(text);
+        root = parseStrictJson(text);
     } catch (const nlohmann::json::parse_error& e) {
         return Error{origin + ": not valid JSON (" + e.what() + ")"};
+    } catch (const StrictJsonError& e) {
+        return Error{origin + ": not a valid spec: " + e.what()};
     }
     try {
         return readSpec(root, where);

@@ -44,6 +44,8 @@ private Q_SLOTS:
         QTest::newRow("T<1") << QStringList{"epsilon", "--q", "0.1", "--sigma", "1", "--steps", "0", "--delta", "1e-5"} << "--steps = 0 is out of range";
         QTest::newRow("r>=alpha") << QStringList{"dirichlet-r", "--epsilon", "1", "--delta", "1e-5", "--alpha", "-3", "--q", "0.1", "--steps", "10"} << "--alpha = -3 is out of range";
         QTest::newRow("text") << QStringList{"epsilon", "--q", "abc", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = 'abc' is not a number";
+        QTest::newRow("hex float") << QStringList{"epsilon", "--q", "0x1p-7", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = '0x1p-7' is not a number";
+        QTest::newRow("blank first") << QStringList{"epsilon", "--q", " 0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "is not a number";
         QTest::newRow("missing") << QStringList{"epsilon", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "missing --q";
         QTest::newRow("fp>N0") << QStringList{"audit-bound", "--fp", "5", "--fn", "0", "--negatives", "4", "--positives", "4", "--delta", "1e-5"} << "--fp = 5 is out of range: expected at most negatives = 4";
     }

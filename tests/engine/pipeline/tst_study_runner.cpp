@@ -316,6 +316,21 @@ private Q_SLOTS:
         QCOMPARE(q.runs().value().size(), before);
     }
 
+    void optionsRefuseRepeatsAndZeroSteps() {
+        StudyRunOptions o = quick({"proxies", "mixture"});
+        QVERIFY(!checkStudyRunOptions(o));
+        o.epsilons = {1.0, 1.0};
+        auto twice = checkStudyRunOptions(o);
+        QVERIFY(twice && twice->message.find("given twice") != std::string::npos);
+        o.epsilons = {1.0};
+        o.seeds = {3, 3};
+        QVERIFY(checkStudyRunOptions(o));
+        o.seeds = {3};
+        o.finetuneSteps = 0;
+        auto zero = checkStudyRunOptions(o);
+        QVERIFY(zero && zero->message.find("--finetune-steps = 0") != std::string::npos);
+    }
+
     void cancellationLeavesNoRunningRow() {
         auto p = freshProject("cancel", "parallel");
         CancellationToken token;

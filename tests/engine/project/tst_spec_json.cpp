@@ -180,6 +180,30 @@ private Q_SLOTS:
         QVERIFY(!parseProjectSpec(j.dump(), SpecLocation{specDir_, dataDir_, false, false}, "stored").ok());
     }
 
+    void lenientJsonIsRefused() {
+        const std::string good = validSpec().dump();
+        QVERIFY(parseProjectSpec(good, where(), "toy.json").ok());
+        // A key twice: the last would silently win.
+        std::string dup = good;
+        dup.replace(dup.find("{"), 1, R"({"name": "first",)");
+        auto twice = parseProjectSpec(dup, where(), "toy.json");
+        QVERIFY(!twice.ok());
+        QVERIFY2(twice.error().message.find("key \"name\" appears twice") != std::string::npos, twice.error().message.c_str());
+        // A NUL byte after the document.
+        auto nul = parseProjectSpec(good + std::string(1, '\0') + "junk", where(), "toy.json");
+        QVERIFY(!nul.ok());
+        QVERIFY2(nul.error().message.find("NUL byte") != std::string::npos, nul.error().message.c_str());
+        // Nesting 100k levels deep: refused at 64, no stack overflow.
+        Json deep = validSpec();
+        std::string nested = deep.dump();
+        const std::string inner = std::string(100000, '[') + std::string(100000, ']');
+        nested.replace(nested.rfind('}'), 1, R"(, "description2": )" + inner + "}");
+        auto tooDeep = parseProjectSpec(nested, where(), "toy.json");
+        QVERIFY(!tooDeep.ok());
+        QVERIFY2(tooDeep.error().message.find("nested more than 64 levels") != std::string::npos,
+                 tooDeep.error().message.c_str());
+    }
+
     void rejectsBadInput_data() {
         QTest::addColumn<QString>("pointer");  // JSON pointer to change ("" = replace the whole spec)
         QTest::addColumn<QString>("value");    // new value as JSON ("DELETE" removes the key)
