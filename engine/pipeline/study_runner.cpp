@@ -387,13 +387,33 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     auto& project = run.project;
     const long long s = static_cast<long long>(seed);
     run.request.seeds = {seed};
-    run.request.beforeMechanism = nullptr;
-    if (!run.downstream)
-        run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) {
-            return startMixtureRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
-                                             run.mixtureConfig("dp-mixmin", run.reproducible)},
-                                   run.spec.privacy.composition, planned, started[eps]);
-        };
+    // In a downstream run the λ feeds the DP-MixMin method's run, stored after fine-tuning; what
+    // each mechanism was about to spend is remembered, so a cancelled or failed mixture stage
+    // still charges it (a kill midway cannot: docs/PRIVACY.md, "Cancelled, failed and interrupted runs").
+    std::map<double, privacy::LedgerEntry> spending;
+    const bool released = !run.downstream || std::find(run.methods.begin(), run.methods.end(), "dp-mixmin") != run.methods.end();
+    run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) -> std::optional<Error> {
+        if (run.downstream) {
+            if (released) spending[eps] = planned;
+            return std::nullopt;
+        }
+        return startMixtureRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
+                                         run.mixtureConfig("dp-mixmin", run.reproducible)},
+                               run.spec.privacy.composition, planned, started[eps]);
+    };
+    // A downstream study's mixture stage stopped: the DP-MixMin runs that started keep a row
+    // with their ledger, marked as `status`.
+    auto keepSpent = [&](project::RunStatus status, const std::string& why) {
+        for (const auto& [eps, entry] : spending) {
+            auto id = project.addRun({"dp-mixmin", in.task, eps, s, run.mixtureConfig("dp-mixmin", run.reproducible)});
+            if (!id) continue;
+            privacy::Ledger ledger(run.spec.privacy.composition);
+            ledger.record(entry);
+            (void)project.setRunStatus(*id, project::RunStatus::Running);
+            (void)project.recordLedger(*id, ledger);
+            (void)project.setRunStatus(*id, status, why);
+        }
+    };
     Result<MixtureOutcome> outcome = Error{""};
     try {
         outcome = runMixtureStage(in, run.request,
@@ -402,12 +422,13 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
                                   },
                                   run.cancel);
     } catch (const Cancelled&) {
+        const std::string kept = "cancelled by the user during mixture learning on split A; the mechanism had started, "
+                                 "so its ledger is kept; no lambda was released";
+        keepSpent(project::RunStatus::Cancelled, kept);
         for (double eps : run.epsilons) {
             if (auto it = started.find(eps); it != started.end() && it->second > 0)
-                (void)project.setRunStatus(it->second, project::RunStatus::Cancelled,
-                                           "cancelled by the user during mixture learning on split A; the mechanism had "
-                                           "started, so its ledger is kept; no lambda was released");
-            else
+                (void)project.setRunStatus(it->second, project::RunStatus::Cancelled, kept);
+            else if (!spending.count(eps))
                 recordCancelledRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
                                              run.mixtureConfig("dp-mixmin", run.reproducible)},
                                    "mixture learning on split A");
@@ -415,6 +436,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
         throw;
     }
     if (!outcome) {
+        keepSpent(project::RunStatus::Failed, outcome.error().message);
         for (const auto& [eps, id] : started)
             if (id > 0) (void)project.setRunStatus(id, project::RunStatus::Failed, outcome.error().message);
         return outcome.error();

@@ -5,6 +5,7 @@
 #include "engine/pipeline/study_runner.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
 #include "tiny_image_study.h"
 
@@ -262,15 +263,23 @@ private Q_SLOTS:
         QVERIFY2(mixture.ok(), mixture.ok() ? "" : mixture.error().message.c_str());
     }
 
+    void aCancelledMixtureRunKeepsItsLedger_data() {
+        QTest::addColumn<bool>("downstream");
+        QTest::newRow("mixture only") << false;
+        QTest::newRow("downstream study") << true;
+    }
+
     void aCancelledMixtureRunKeepsItsLedger() {
-        // Two ε: cancelled after the first DP-MixMin mechanism ran (its run was stored, with its
-        // ledger, before it touched split A) and before the second started.
-        auto p = freshProject("cancel-ledger", "parallel");
+        // Two ε: cancelled after the first DP-MixMin mechanism ran (in a mixture-only study its run
+        // was stored with its ledger before it touched split A; in a downstream study its entry is
+        // charged to a cancelled run) and before the second started.
+        QFETCH(bool, downstream);
+        auto p = freshProject(downstream ? "cancel-ledger-ds" : "cancel-ledger", "parallel");
         CancellationToken token;
         auto progress = [&](const ProgressEvent& e) {
             if (e.stage == "mixture") token.cancel();
         };
-        auto o = quick({"proxies", "mixture"});
+        auto o = downstream ? quick({"proxies", "mixture", "downstream"}) : quick({"proxies", "mixture"});
         o.tasks = {"ab"};
         o.epsilons = {2.0, 3.0};
         bool cancelled = false;
@@ -291,6 +300,8 @@ private Q_SLOTS:
         QVERIFY(spent.total().epsilon > 1.9 && spent.total().epsilon <= 2.0);
         QVERIFY(p.lambdas(dp[2.0].id).value().empty());        // nothing released
         QVERIFY(p.ledgers(dp[3.0].id).value().empty());        // never started: nothing spent
+        // The budget counts what was spent.
+        QCOMPARE(project::projectBudget(p).value().total.releases, 1LL);
     }
 
     void aRunOverTheBudgetCapIsRefusedBeforeAnythingIsStored() {
