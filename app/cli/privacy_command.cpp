@@ -41,6 +41,18 @@ struct Calculator {
     std::function<Result<Outputs>(const Values&)> compute;
 };
 
+// A value the accountants cannot evaluate (e.g. alpha = 1e-200: trigamma overflows) is a clear
+// error naming the inputs, never an uncaught exception.
+Result<Outputs> computeSafely(const Calculator& calc, const Values& values) {
+    try {
+        return calc.compute(values);
+    } catch (const std::exception& e) {
+        std::string inputs;
+        for (const auto& [name, value] : values) inputs += (inputs.empty() ? "" : ", ") + name + " = " + privacy::formatNumber(value);
+        return Error{"these inputs are outside what the accountant can evaluate (" + inputs + "): " + e.what()};
+    }
+}
+
 long long asInt(const Values& v, const char* key) { return static_cast<long long>(v.at(key)); }
 
 std::vector<Calculator> calculators() {
@@ -201,7 +213,7 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
         for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) raw[header[i]] = cells[i];
         const std::string where = path + ": row " + std::to_string(rowNumber) + ", column ";
         auto values = parseValues(calc, raw, where);
-        Result<Outputs> out = values ? calc.compute(*values) : Result<Outputs>(values.error());
+        Result<Outputs> out = values ? computeSafely(calc, *values) : Result<Outputs>(values.error());
         if (!out) {
             const std::string msg = out.error().message;
             std::cerr << (msg.rfind(path, 0) == 0 ? msg : path + ": row " + std::to_string(rowNumber) + ": " + msg) << '\n';
@@ -256,7 +268,7 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
             for (const auto& [k, v] : *raw)
                 if (!v.empty()) given[k] = v;
             auto values = parseValues(calc, given, "--");
-            Result<Outputs> out = values ? calc.compute(*values) : Result<Outputs>(values.error());
+            Result<Outputs> out = values ? computeSafely(calc, *values) : Result<Outputs>(values.error());
             if (!out) {
                 std::string msg = out.error().message;
                 // Builder messages name the field bare ("q = 2 ..."): show it as the flag.

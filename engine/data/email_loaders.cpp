@@ -87,7 +87,7 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
             auto parsed = nlohmann::json::parse(*bytes);
             if (parsed.is_array()) records.assign(parsed.begin(), parsed.end());
             else records.push_back(std::move(parsed));
-        } catch (const nlohmann::json::parse_error&) {
+        } catch (const nlohmann::json::exception&) {
             // Not one JSON document: try one record per line.
             std::size_t lineNo = 0;
             const std::string& s = *bytes;
@@ -99,7 +99,7 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
                 if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
                 try {
                     records.push_back(nlohmann::json::parse(line));
-                } catch (const nlohmann::json::parse_error& e) {
+                } catch (const nlohmann::json::exception& e) {
                     return Error{sourceContext(spec) + "file '" + file + "', line " + std::to_string(lineNo) +
                                  ": not valid JSON (" + e.what() + ")"};
                 }

@@ -3,6 +3,7 @@
 #include "engine/data/file_bytes.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace dpmix::data {
 namespace {
@@ -41,6 +42,9 @@ Result<IdxArray> parseIdx(std::string bytes, const std::string& path) {
         const std::size_t dim = (std::size_t(at(o)) << 24) | (std::size_t(at(o + 1)) << 16) |
                                 (std::size_t(at(o + 2)) << 8) | std::size_t(at(o + 3));
         array.dims.push_back(dim);
+        // Dimensions are a claim of the file: their product must not wrap around.
+        if (dim != 0 && count > std::numeric_limits<std::size_t>::max() / dim)
+            return Error{"IDX file '" + path + "': dimensions overflow (their product does not fit in memory sizes)"};
         count *= dim;
     }
     const std::size_t have = bytes.size() - header;

@@ -51,7 +51,7 @@ Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
         nlohmann::json record;
         try {
             record = nlohmann::json::parse(isValidUtf8(line) ? std::string(line) : replaceInvalidUtf8(line));
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {
             return Error{sourceContext(spec) + where + ": not valid JSON (" + e.what() + ")"};
         }
         if (!record.is_object() || !record.contains("text") || !record["text"].is_string())

@@ -479,7 +479,7 @@ Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation
     Json root;
     try {
         root = parseStrictJson(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // syntax, and numbers beyond double range
         return Error{origin + ": not valid JSON (" + e.what() + ")"};
     } catch (const StrictJsonError& e) {
         return Error{origin + ": not a valid spec: " + e.what()};

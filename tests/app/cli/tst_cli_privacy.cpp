@@ -58,6 +58,15 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
         QCOMPARE(r.err.count('\n'), 1);  // one line
     }
+    void inputsTheAccountantCannotEvaluateAreAnErrorNotACrash() {
+        // alpha = 1e-200 overflows trigamma in the Dirichlet bound (an uncaught exception before).
+        const auto r = runDpmix({"privacy", "dirichlet-r", "--epsilon", "1", "--delta", "1e-5", "--alpha", "1e-200",
+                                 "--q", "0.1", "--steps", "10"});
+        QVERIFY2(r.exitCode == 2, qPrintable(QString::number(r.exitCode) + r.err));
+        QVERIFY2(r.err.contains("outside what the accountant can evaluate"), qPrintable(r.err));
+        QVERIFY(r.err.contains("alpha = 1e-200"));
+    }
+
     void csvTabulatesAGridAndSkipsBadRows() {
         QTemporaryDir dir;
         QFile f(dir.filePath("grid.csv"));

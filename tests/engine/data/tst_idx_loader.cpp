@@ -43,6 +43,8 @@ private Q_SLOTS:
         fx::writeFile(path("truncated.idx"), images.substr(0, images.size() - 1));
         fx::writeFile(path("truncated.idx.gz"), fx::gzipBytes(images).substr(0, 20));
         fx::writeFile(path("shortheader.idx"), images.substr(0, 9));
+        // Four dimensions of 2^32 - 1: their product overflows 64 bits (a 20-byte file).
+        fx::writeFile(path("overflow.idx"), std::string("\x00\x00\x08\x04", 4) + std::string(16, '\xff'));
     }
     void pixelsAndOneHotLabels() {
         auto d = loadImageSource(spec("img.idx", {{"labels", "lab.idx"}}));
@@ -97,6 +99,7 @@ private Q_SLOTS:
         QTest::newRow("wrong magic") << "badmagic.idx" << "" << "" << "" << "wrong magic number";
         QTest::newRow("truncated data") << "truncated.idx" << "" << "" << "" << "truncated data";
         QTest::newRow("truncated header") << "shortheader.idx" << "" << "" << "" << "truncated header";
+        QTest::newRow("dimensions overflow") << "overflow.idx" << "" << "" << "" << "dimensions overflow";
         QTest::newRow("truncated gzip") << "truncated.idx.gz" << "" << "" << "" << "truncated gzip";
         QTest::newRow("count mismatch") << "img.idx" << "lab4.idx" << "" << "" << "image/label count mismatch";
         QTest::newRow("missing file") << "nothere.idx" << "" << "" << "" << "does not exist";

@@ -193,6 +193,12 @@ private Q_SLOTS:
         auto nul = parseProjectSpec(good + std::string(1, '\0') + "junk", where(), "toy.json");
         QVERIFY(!nul.ok());
         QVERIFY2(nul.error().message.find("NUL byte") != std::string::npos, nul.error().message.c_str());
+        // A number beyond double range.
+        std::string huge = good;
+        huge.replace(huge.find(R"("epsilon":)"), std::string(R"("epsilon":)").size(), R"("epsilon":1e400,"x":)");
+        auto beyond = parseProjectSpec(huge, where(), "toy.json");
+        QVERIFY(!beyond.ok());
+        QVERIFY2(beyond.error().message.find("1e400") != std::string::npos, beyond.error().message.c_str());
         // Nesting 100k levels deep: refused at 64, no stack overflow.
         Json deep = validSpec();
         std::string nested = deep.dump();
