@@ -610,34 +610,35 @@ void MainWindow::requestRun() {
         statusBar()->showMessage(tr("Fix the highlighted parameters before running."), 5000);
         return;
     }
-    // What the run would spend: confirmed before it starts, refused when over the cap (the
-    // engine checks again, exactly, before any mechanism touches the data).
-    if (project_) {
-        if (auto preview = previewSpend(*project_, document_->values(), plan, false)) {
-            const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
-            if (preview->overCap) {
-                const QString why = tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its "
-                                       "cap %4. Nothing was run.")
-                                        .arg(preview->dataset)
-                                        .arg(preview->before, 0, 'f', 3)
-                                        .arg(preview->after, 0, 'f', 3)
-                                        .arg(*preview->cap);
-                statusBar()->showMessage(why, 15000);
-                appendLog(why);
-                return;
-            }
-            if (!go) {
-                statusBar()->showMessage(tr("Run not started."), 5000);
-                return;
-            }
-        }
-    }
+    if (!confirmSpending(document_->values(), plan, false)) return;
     auto stages = services_.runs->planRun(document_->values());
     if (!stages) {
         statusBar()->showMessage(QString::fromStdString(stages.error().message), 15000);
         return;
     }
     startStages(*stages);
+}
+
+bool MainWindow::confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes) {
+    // What the run would spend: confirmed before it starts, refused when over the cap (the
+    // engine checks again, exactly, before any mechanism touches the data).
+    if (!project_) return true;
+    auto preview = previewSpend(*project_, values, plan, alsoFineTunes);
+    if (!preview) return true;  // nothing to preview (no mixture stage): the engine still checks
+    const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
+    if (preview->overCap) {
+        const QString why = tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its cap %4. "
+                               "Nothing was run.")
+                                .arg(preview->dataset)
+                                .arg(preview->before, 0, 'f', 3)
+                                .arg(preview->after, 0, 'f', 3)
+                                .arg(*preview->cap);
+        statusBar()->showMessage(why, 15000);
+        appendLog(why);
+        return false;
+    }
+    if (!go) statusBar()->showMessage(tr("Run not started."), 5000);
+    return go;
 }
 
 void MainWindow::startStages(const QList<StageJob>& stages) {

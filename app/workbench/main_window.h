@@ -6,6 +6,7 @@
 #include "app/workbench/about_info.h"
 #include "app/workbench/job_runner.h"
 #include "app/workbench/project_snapshot.h"
+#include "widgets/run_parameters.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -40,6 +41,7 @@ class StudyController;
 class StudyCreator;
 struct StageJob;
 struct SpendPreview;
+struct PrivacyPlan;
 
 struct WorkbenchServices {
     RunController* runs = nullptr;         // not owned; must outlive the window
@@ -111,6 +113,9 @@ public:
 
     /// Re-validates now (synchronously) and, if valid, asks the RunController for the jobs.
     void requestRun();
+    /// Before a run that spends privacy budget: what it would spend (before → after) is shown
+    /// through WorkbenchServices::confirmSpend; false when declined or over the cap.
+    bool confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -100,11 +100,17 @@ QString RunActions::start(const RunAction& action) {
         showStatus(message);
         return message;
     }
-    if (action.kind != RunKind::Rerun && !planPrivacy(action.parameters).valid) {
+    const PrivacyPlan plan = action.kind != RunKind::Rerun ? planPrivacy(action.parameters) : PrivacyPlan{};
+    if (action.kind != RunKind::Rerun && !plan.valid) {
         const QString message = tr("Fix the highlighted parameters before running.");
         showStatus(message);
         return message;
     }
+    // Runs at the panel's ε are previewed and confirmed (sweeps, re-runs and audits are not: the
+    // engine checks the cap for every run before any mechanism starts).
+    if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&
+        !window_->confirmSpending(action.parameters, plan, action.kind == RunKind::CompareBaselines))
+        return tr("Not started: the privacy budget was not confirmed.");
     auto stages = runs_->planAction(action);
     if (!stages) {
         const QString message = QString::fromStdString(stages.error().message);

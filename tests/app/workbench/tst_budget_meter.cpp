@@ -10,6 +10,7 @@
 #include "app/workbench/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameter_document.h"
+#include "app/workbench/run_actions.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
@@ -78,10 +79,11 @@ private Q_SLOTS:
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
         QList<SpendPreview> asked;
+        bool accept = true;
         WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
         services.confirmSpend = [&](const SpendPreview& p) {
             asked << p;
-            return true;
+            return accept;
         };
         MainWindow w(services);
         w.resize(1400, 900);
@@ -144,7 +146,17 @@ private Q_SLOTS:
         QCOMPARE(started.count(), 0);
         QVERIFY(w.logView()->toPlainText().contains("over its cap 6"));
         QCOMPARE(loadProjectSnapshot(project_).value().runs.size(), rowsBefore);
-        QMessageBox refusal(QMessageBox::Warning, tr("Privacy budget exceeded"), spendPreviewText(asked.back()),
+        // "Compare with baselines" asks too (it also fine-tunes: the preview says it is a lower
+        // bound); declined, nothing starts.
+        values.epsilon = 0.5;
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        accept = false;
+        QVERIFY(!w.runActions()->startCompareWithBaselines().isEmpty());
+        QCOMPARE(asked.size(), 6);
+        QVERIFY(asked.back().fineTuningNotShown && !asked.back().overCap);
+        QCOMPARE(started.count(), 0);
+        QMessageBox refusal(QMessageBox::Warning, tr("Privacy budget exceeded"), spendPreviewText(asked[4]),
                             QMessageBox::Ok, &w);
         refusal.show();
         saveScreenshot(&refusal, "budget-refusal.png");
