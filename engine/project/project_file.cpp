@@ -203,10 +203,16 @@ RunRecord readRun(const Statement& s) {
     r.configJson = s.text(5);
     r.buildVersion = s.text(6);
     r.createdAt = s.text(7);
-    parseRunStatus(s.text(8), r.status);
+    const std::string status = s.text(8);
     r.startedAt = optionalText(s, 9);
     r.finishedAt = optionalText(s, 10);
     r.message = s.text(11);
+    // A status outside the schema (only possible behind the API) is never read as a state the
+    // run could be in: it reads as failed, and the message says what was stored.
+    if (!parseRunStatus(status, r.status)) {
+        r.status = RunStatus::Failed;
+        r.message = "invalid status '" + status + "' stored in the file (outside the schema); " + r.message;
+    }
     return r;
 }
 

@@ -422,6 +422,16 @@ private Q_SLOTS:
         QCOMPARE(filesInDir(own.path().toStdString()), filesBefore);
     }
 
+    void aStatusOutsideTheSchemaReadsAsInvalid() {
+        auto p = makeProject("bad-status.dpmix");
+        const long long run = *p.addRun({"dp-mixmin", "", 1.0, 0, "{}"});
+        rawExec(p.path().string(), "PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = 'bogus' WHERE id = " +
+                                       std::to_string(run));
+        const auto r = p.run(run).value();
+        QVERIFY(r.status == RunStatus::Failed);  // never shown as queued (or any real state)
+        QVERIFY2(r.message.find("invalid status 'bogus'") != std::string::npos, r.message.c_str());
+    }
+
     void tamperedRowIsReported() {
         auto p = makeProject("tamper.dpmix");
         const long long run = *p.addRun({"dp-mixmin", "", 1.0, 0, "{}"});
