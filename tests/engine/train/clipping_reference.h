@@ -39,6 +39,19 @@ inline std::vector<Tensor> naiveClippedSum(Network& net, std::int64_t units, con
     return sum;
 }
 
+/// The largest difference between each trainable parameter's .grad() and `expected`, relative to
+/// max(1, |expected|); 1e9 when a gradient is missing.
+inline double maxRelativeError(Network& net, const std::vector<Tensor>& expected) {
+    std::vector<Tensor*> params = net.trainableParameters();
+    double worst = 0;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        if (!params[i]->grad().defined()) return 1e9;
+        const double scale = std::max(1.0, expected[i].abs().max().item<double>());
+        worst = std::max(worst, (params[i]->grad() - expected[i]).abs().max().item<double>() / scale);
+    }
+    return worst;
+}
+
 inline double medianOf(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];

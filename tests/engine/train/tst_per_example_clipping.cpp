@@ -39,16 +39,7 @@ std::vector<Tensor> naiveClippedSum(Network& net, const Tensor& x, const Tensor&
         net, x.size(0), [&](int64_t b) { return loss(net.forward(x.narrow(0, b, 1)), y.narrow(0, b, 1)).sum(); }, c, norms);
 }
 
-double maxRelativeError(Network& net, const std::vector<Tensor>& expected) {
-    std::vector<Tensor*> params = net.trainableParameters();
-    double worst = 0;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        if (!params[i]->grad().defined()) return 1e9;
-        const double scale = std::max(1.0, expected[i].abs().max().item<double>());
-        worst = std::max(worst, (params[i]->grad() - expected[i]).abs().max().item<double>() / scale);
-    }
-    return worst;
-}
+using testing::maxRelativeError;
 
 double vectorisedError(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss, double c,
                        const std::vector<Tensor>& expected, Tensor* normsOut = nullptr) {

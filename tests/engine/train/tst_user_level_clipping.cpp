@@ -49,16 +49,7 @@ Tensor vectorisedUserSum(Network& net, const Tensor& x, const Tensor& y, const s
     return clipAndSumUserGradients(tape, perExample, at::tensor(userOf, kLong), users, c);
 }
 
-double maxRelativeError(Network& net, const std::vector<Tensor>& expected) {
-    std::vector<Tensor*> params = net.trainableParameters();
-    double worst = 0;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        if (!params[i]->grad().defined()) return 1e9;
-        const double scale = std::max(1.0, expected[i].abs().max().item<double>());
-        worst = std::max(worst, (params[i]->grad() - expected[i]).abs().max().item<double>() / scale);
-    }
-    return worst;
-}
+using testing::maxRelativeError;
 
 double gradNorm(Network& net) {
     double sq = 0;
