@@ -308,47 +308,77 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
         o.randomSearchCosine = sq.cosine;
         o.randomSearchL1 = sq.l1;
 
-        for (double eps : epsilons) {
-            throwIfCancelled(cancel);
-            const long long units = userLevel ? inputs->users->users() : objective->examples();
-            // Expected units per step: the spec's batch (users at user level), capped at all units.
-            const double batch = std::min<double>(static_cast<double>(spec.mixture.batch), static_cast<double>(units));
-            auto builder = mixmin::DpMixMinParamsBuilder::languageDefaults(userLevel);
-            builder.epsilon(eps)
-                .delta(delta)
-                .expectedBatch(batch)
-                .clipNorm(spec.mixture.clip)
-                .stepSize(spec.mixture.lr)
-                .steps(spec.mixture.steps)
-                .randomness(releaseRandomness(reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, eps, seed)))
-                // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
-                // component, which the EG step ignores; projecting it out spends C on direction.
-                .clippedGradient(mixmin::ClippedGradient::TangentProjected)
-                .split("A");
-            if (userLevel) builder.maxExamplesPerUser(groupSize);
-            auto params = builder.build(units, userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
-            if (!params) return Error{"task '" + task + "', mixture parameters: " + params.error().message};
-            // The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin
-            // λ's computed so far (stored after the loop) and this one, against what is stored.
-            if (spec.privacy.budget) {
-                const std::string part = privacy::rhoPartition(static_cast<long long>(seed), rho);
-                std::vector<privacy::BudgetRelease> planned;
-                for (const auto& earlier : o.privateLambdas) planned.push_back({0, "planned", part, earlier.ledgerEntry});
-                planned.push_back({0, "planned", part, withSenderAddressUnit(mixmin::plannedLedgerEntry(*params))});
-                auto current = project::projectBudget(project);
-                if (!current) return current.error();
-                if (auto e = project::refuseOverBudget(*current, planned)) return *e;
+        // The DP-MixMin λ's of this seed are stored after the loop; if the loop stops (cancelled,
+        // or a later step fails), each mechanism that had started is stored as a cancelled or
+        // failed run with its ledger, so the budget counts what was spent.
+        std::vector<std::pair<double, privacy::LedgerEntry>> spent;
+        auto keepSpent = [&](project::RunStatus status, const std::string& why) {
+            for (const auto& [e, entry] : spent) {
+                auto id = project.addRun({"dp-mixmin", task, e, static_cast<long long>(seed),
+                                          mixtureConfigJson(spec.mixture, groupSize, rho, delta, "dp-mixmin", settings, userLevel)});
+                if (!id) continue;
+                privacy::Ledger ledger(spec.privacy.composition);
+                ledger.record(entry);
+                (void)project.setRunStatus(*id, project::RunStatus::Running);
+                (void)project.recordLedger(*id, ledger);
+                (void)project.setRunStatus(*id, status, why);
             }
-            auto dp = userLevel ? mixmin::runUserLevelDpMixMin(*objective, *inputs->users, *params, nullptr, {}, cancel)
-                                : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
-            if (!dp) return Error{"task '" + task + "', DP-MixMin: " + dp.error().message};
-            PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
-            p.ledgerEntry = withSenderAddressUnit(p.ledgerEntry);
-            auto ppl = testPerplexity(p.lambda);
-            if (!ppl) return ppl.error();
-            details.perplexityDp.push_back(*ppl);
-            o.privateLambdas.push_back(std::move(p));
-            report(progress, {"mixture", ++doneRuns, totalRuns, "task " + task});
+        };
+        auto learnPrivately = [&]() -> std::optional<Error> {
+            for (double eps : epsilons) {
+                throwIfCancelled(cancel);
+                const long long units = userLevel ? inputs->users->users() : objective->examples();
+                // Expected units per step: the spec's batch (users at user level), capped at all units.
+                const double batch = std::min<double>(static_cast<double>(spec.mixture.batch), static_cast<double>(units));
+                auto builder = mixmin::DpMixMinParamsBuilder::languageDefaults(userLevel);
+                builder.epsilon(eps)
+                    .delta(delta)
+                    .expectedBatch(batch)
+                    .clipNorm(spec.mixture.clip)
+                    .stepSize(spec.mixture.lr)
+                    .steps(spec.mixture.steps)
+                    .randomness(releaseRandomness(reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, eps, seed)))
+                    // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
+                    // component, which the EG step ignores; projecting it out spends C on direction.
+                    .clippedGradient(mixmin::ClippedGradient::TangentProjected)
+                    .split("A");
+                if (userLevel) builder.maxExamplesPerUser(groupSize);
+                auto params = builder.build(units, userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
+                if (!params) return Error{"task '" + task + "', mixture parameters: " + params.error().message};
+                // The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin
+                // λ's computed so far (stored after the loop) and this one, against what is stored.
+                if (spec.privacy.budget) {
+                    const std::string part = privacy::rhoPartition(static_cast<long long>(seed), rho);
+                    std::vector<privacy::BudgetRelease> planned;
+                    for (const auto& earlier : o.privateLambdas) planned.push_back({0, "planned", part, earlier.ledgerEntry});
+                    planned.push_back({0, "planned", part, withSenderAddressUnit(mixmin::plannedLedgerEntry(*params))});
+                    auto current = project::projectBudget(project);
+                    if (!current) return current.error();
+                    if (auto e = project::refuseOverBudget(*current, planned)) return *e;
+                }
+                spent.push_back({eps, withSenderAddressUnit(mixmin::plannedLedgerEntry(*params))});
+                auto dp = userLevel ? mixmin::runUserLevelDpMixMin(*objective, *inputs->users, *params, nullptr, {}, cancel)
+                                    : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
+                if (!dp) return Error{"task '" + task + "', DP-MixMin: " + dp.error().message};
+                PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
+                p.ledgerEntry = withSenderAddressUnit(p.ledgerEntry);
+                auto ppl = testPerplexity(p.lambda);
+                if (!ppl) return ppl.error();
+                details.perplexityDp.push_back(*ppl);
+                o.privateLambdas.push_back(std::move(p));
+                report(progress, {"mixture", ++doneRuns, totalRuns, "task " + task});
+            }
+            return std::nullopt;
+        };
+        try {
+            if (auto e = learnPrivately()) {
+                keepSpent(project::RunStatus::Failed, e->message);
+                return *e;
+            }
+        } catch (const Cancelled&) {
+            keepSpent(project::RunStatus::Cancelled, "cancelled by the user during mixture learning on split A; the "
+                                                     "mechanism had started, so its ledger is kept; no lambda was released");
+            throw;
         }
         for (auto [lambda, target] : {std::pair{&o.lambdaStar, &details.perplexityStar},
                                       std::pair{&o.lambdaUniform, &details.perplexityUniform},

@@ -6,6 +6,7 @@
 #include "engine/mixmin/user_groups.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
 
 #include <QTemporaryDir>
@@ -228,6 +229,39 @@ private Q_SLOTS:
             QCOMPARE(r.seed, 0LL);
         }
         QCOMPARE(dp, 1);
+    }
+
+    void aCancelledMixtureKeepsWhatItSpent() {
+        // Cancelled after seed 0's first DP-MixMin mechanism (its λ is stored only after the
+        // seed's loop): that mechanism is stored as a cancelled run with its ledger.
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
+        QVERIFY(created.ok());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.randomSearchCandidates = 5;
+        options.epsilons = {1.0, 2.0};
+        CancellationToken token;
+        auto progress = [&](const ProgressEvent& e) {
+            if (e.stage == "mixture") token.cancel();
+        };
+        bool cancelled = false;
+        try {
+            (void)runTextStudy(proj, options, tinySettings(), progress, token);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        std::vector<project::RunRecord> dp;
+        for (const auto& r : *proj.runs())
+            if (r.method == "dp-mixmin") dp.push_back(r);
+        QCOMPARE(dp.size(), std::size_t(1));
+        QVERIFY(dp[0].status == project::RunStatus::Cancelled);
+        QCOMPARE(*dp[0].epsilon, 1.0);
+        QCOMPARE(proj.ledgers(dp[0].id)->size(), std::size_t(1));
+        QVERIFY(proj.lambdas(dp[0].id)->empty());
+        QCOMPARE(project::projectBudget(proj).value().total.releases, 1LL);
     }
 
     void proxiesOnlyTouchesNoSensitiveRun() {
