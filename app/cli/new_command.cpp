@@ -14,7 +14,8 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
     static std::string specPath, outputPath;
     static bool force = false;
     cmd->add_option("spec", specPath, "project spec, e.g. projects/fashion-mnist.json")->required();
-    cmd->add_option("-o,--output", outputPath, "project file to create (default: the spec's name with .dpmix, next to it)");
+    static CLI::Option* outputOption =
+        cmd->add_option("-o,--output", outputPath, "project file to create (default: the spec's name with .dpmix, next to it)");
     cmd->add_flag("--force", force, "replace the project file if it exists");
     cmd->callback([&ctx] {
         if (project::isSqliteFile(specPath)) {
@@ -23,8 +24,22 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 2;
             return;
         }
+        if (outputOption->count() > 0 && outputPath.empty()) {
+            std::cerr << "dpmix new: -o '': expected the path of the project file to create (leave -o out for "
+                      << project::projectPathForSpec(specPath).string() << ")\n";
+            ctx.exitCode = 2;
+            return;
+        }
         const std::filesystem::path output =
             outputPath.empty() ? project::projectPathForSpec(specPath) : std::filesystem::path(outputPath);
+        // --force replaces the output; it must never be the spec itself.
+        std::error_code same;
+        if (std::filesystem::equivalent(output, specPath, same)) {
+            std::cerr << "dpmix new: -o " << output.string() << " is the spec itself: expected a different file for the "
+                      << "project (nothing was written)\n";
+            ctx.exitCode = 2;
+            return;
+        }
         auto created = project::createProjectFromSpecFile(specPath, output, dataLayerSummarizer(), force);
         if (!created) {
             std::cerr << "dpmix new: " << created.error().message << '\n';

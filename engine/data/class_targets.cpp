@@ -16,6 +16,11 @@ Result<bool> attachClassTargets(const SourceSpec& spec, const std::vector<int>& 
         classNames = fashionMnistClassNames();
     } else if (!classes.empty()) {
         classNames = splitList(classes);
+        for (std::size_t i = 0; i < classNames.size(); ++i)
+            if (std::find(classNames.begin(), classNames.begin() + static_cast<std::ptrdiff_t>(i), classNames[i]) !=
+                classNames.begin() + static_cast<std::ptrdiff_t>(i))
+                return Error{sourceContext(spec) + "option 'classes' names '" + classNames[i] +
+                             "' twice: expected one distinct name per label value"};
     } else {
         for (int c = 0; c <= std::max(maxId, defaultClassCount - 1); ++c) classNames.push_back(std::to_string(c));
     }

@@ -158,6 +158,13 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
     if (!parsed) return Error{sourceContext(spec) + parsed.error().message};
     CsvTable csv = std::move(parsed).value();
     const CsvTable* table = &csv;
+    // A column named twice would silently read one of them.
+    for (std::size_t i = 0; i < table->header.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (table->header[i] == table->header[j])
+                return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has two columns named '" + table->header[i] +
+                             "' (columns " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                             "): expected each column once"};
 
     const std::string pathColumn = optionOr(spec, "path_column", "Path");
     const int pathIndex = table->column(pathColumn);

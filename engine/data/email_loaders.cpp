@@ -124,6 +124,7 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
 
 Result<TextCorpus> loadMboxSource(const SourceSpec& spec) {
     if (auto known = checkKnownOptions(spec, kEmailOptions); !known) return known.error();
+    if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     auto keepHeaders = keepHeadersOption(spec);
@@ -143,6 +144,7 @@ Result<TextCorpus> loadMboxSource(const SourceSpec& spec) {
 
 Result<TextCorpus> loadMaildirSource(const SourceSpec& spec, const LoadControl& control) {
     if (auto known = checkKnownOptions(spec, kEmailOptions); !known) return known.error();
+    if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     auto keepHeaders = keepHeadersOption(spec);

@@ -12,6 +12,13 @@
 
 namespace dpmix::data {
 
+std::optional<Error> checkEncodingErrorsOption(const SourceSpec& spec) {
+    const std::string policy = optionOr(spec, "encoding_errors", "error");
+    if (policy != "error" && policy != "replace")
+        return Error{sourceContext(spec) + "option 'encoding_errors' = '" + policy + "' is not valid, expected error or replace"};
+    return std::nullopt;
+}
+
 Result<std::string> checkedUtf8(const SourceSpec& spec, std::string text, const std::string& where) {
     std::size_t bad = 0;
     if (isValidUtf8(text, &bad)) return text;
@@ -26,6 +33,7 @@ Result<std::string> checkedUtf8(const SourceSpec& spec, std::string text, const 
 
 Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
     if (auto known = checkKnownOptions(spec, {"domain", "encoding_errors"}); !known) return known.error();
+    if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     auto bytes = readFileMaybeGzip(spec.path);
@@ -74,6 +82,7 @@ Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
 
 Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadControl& control) {
     if (auto known = checkKnownOptions(spec, {"domain", "split", "encoding_errors"}); !known) return known.error();
+    if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     namespace fs = std::filesystem;

@@ -3,6 +3,7 @@
 #include "engine/core/result.h"
 #include "engine/data/source_loader.h"
 
+#include <optional>
 #include <string>
 
 namespace dpmix::data {
@@ -20,6 +21,10 @@ void loadStep(const SourceSpec& spec, const LoadControl& control, std::size_t do
 
 /// Applies the "encoding_errors" option (error = default, or replace) to one document's text;
 /// `where` names the file and record in the error.
+/// The option encoding_errors: absent, "error" or "replace"; anything else is an error at once,
+/// not only when an invalid byte is met.
+std::optional<Error> checkEncodingErrorsOption(const SourceSpec& spec);
+
 Result<std::string> checkedUtf8(const SourceSpec& spec, std::string text, const std::string& where);
 
 }  // namespace dpmix::data

@@ -203,6 +203,17 @@ private Q_SLOTS:
         writeSpec("tiny.json", kSpec);
     }
 
+    void outputPathsThatWouldLoseDataAreRefused() {
+        const QByteArray spec = fileBytes(path("tiny.json"));
+        auto empty = runDpmix({"new", path("tiny.json"), "-o", ""});
+        QCOMPARE(empty.exitCode, 2);
+        QVERIFY2(empty.err.contains("-o '': expected the path"), qPrintable(empty.err));
+        auto self = runDpmix({"new", path("tiny.json"), "-o", path("tiny.json"), "--force"});
+        QCOMPARE(self.exitCode, 2);
+        QVERIFY2(self.err.contains("is the spec itself"), qPrintable(self.err));
+        QCOMPARE(fileBytes(path("tiny.json")), spec);  // the spec is untouched
+    }
+
     void badSpecIsRefusedWithoutWriting_data() {
         QTest::addColumn<QByteArray>("from");
         QTest::addColumn<QByteArray>("to");

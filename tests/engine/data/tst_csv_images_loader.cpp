@@ -170,6 +170,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("optionValue");
         QTest::addColumn<QString>("expected");
         QTest::newRow("no path column") << "File,Edema\nimages/p1/a.png,1\n" << "" << "" << "no image path column 'Path'";
+        QTest::newRow("column twice") << "Path,Cat,Cat\nimages/p1/a.png,1,0\n" << "" << "" << "two columns named 'Cat'";
         QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n" << "" << "" << "line 2, column 'Edema': value 'yes'";
         QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n" << "" << "" << "expected 1, 0, -1";
         QTest::newRow("empty data set") << "Path,Edema\n" << "" << "" << "empty data set";

@@ -106,6 +106,7 @@ private Q_SLOTS:
         QTest::newRow("missing labels") << "img.idx" << "nolabels.idx" << "" << "" << "does not exist";
         QTest::newRow("labels as images") << "lab.idx" << "" << "" << "" << "expected 3 (N×H×W)";
         QTest::newRow("too few classes") << "img.idx" << "lab.idx" << "classes" << "a,b" << "one name per label value";
+        QTest::newRow("class named twice") << "img.idx" << "lab.idx" << "classes" << "a,a,b" << "names 'a' twice";
         QTest::newRow("unknown task class") << "img.idx" << "lab.idx" << "tasks" << "x=9" << "unknown class '9'";
         QTest::newRow("typo in option") << "img.idx" << "lab.idx" << "lables" << "x" << "unknown option 'lables'";
         QTest::newRow("bad limit") << "img.idx" << "lab.idx" << "limit" << "ten" << "option 'limit' = 'ten'";

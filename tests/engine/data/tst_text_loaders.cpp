@@ -72,6 +72,10 @@ private Q_SLOTS:
         QVERIFY(err("empty.jsonl").find("empty data set") != std::string::npos);
         QVERIFY(err("none.jsonl").find("does not exist") != std::string::npos);
         QVERIFY(err("bad1.jsonl", {{"encodng_errors", "replace"}}).find("unknown option 'encodng_errors'") != std::string::npos);
+        // An invalid policy is an error at once, also on a file whose text is all valid UTF-8.
+        fx::writeFile(path("good.jsonl"), "{\"text\": \"ok\"}\n");
+        QVERIFY(err("good.jsonl", {{"encoding_errors", "ignore"}}).find("option 'encoding_errors' = 'ignore' is not valid") !=
+                std::string::npos);
         auto replaced = loadTextSource({"src", "jsonl", path("bad1.jsonl"), {{"encoding_errors", "replace"}}});
         QVERIFY(replaced.ok());
         QCOMPARE(replaced->documents[1].text, std::string("x\xef\xbf\xbd"));
