@@ -1,6 +1,5 @@
 #include "app/workbench/main_window.h"
 
-#include "app/workbench/budget_reading.h"
 #include "app/workbench/calculator_evaluation.h"
 #include "app/workbench/chart_views.h"
 #include "app/workbench/engine_run_controller.h"
@@ -402,16 +401,6 @@ void MainWindow::refreshProject() {
     updateBudgetMeter();
 }
 
-void MainWindow::updateBudgetMeter() {
-    parameters_->setUnitName(project_ ? unitLabelOf(project_->spec) : QString());
-    if (!project_) {
-        budgetMeter_->setUnavailable(tr("Open a project to see what its sensitive data has spent."));
-        return;
-    }
-    auto reading = budgetReadingOf(*project_);
-    if (reading) budgetMeter_->setReading(*reading);
-    else budgetMeter_->setUnavailable(tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
-}
 
 void MainWindow::applyReadOnly() {
     for (QAction* a : writeActions_) a->setEnabled(!readOnly_);
@@ -619,27 +608,6 @@ void MainWindow::requestRun() {
     startStages(*stages);
 }
 
-bool MainWindow::confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes) {
-    // What the run would spend: confirmed before it starts, refused when over the cap (the
-    // engine checks again, exactly, before any mechanism touches the data).
-    if (!project_) return true;
-    auto preview = previewSpend(*project_, values, plan, alsoFineTunes);
-    if (!preview) return true;  // nothing to preview (no mixture stage): the engine still checks
-    const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
-    if (preview->overCap) {
-        const QString why = tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its cap %4. "
-                               "Nothing was run.")
-                                .arg(preview->dataset)
-                                .arg(preview->before, 0, 'f', 3)
-                                .arg(preview->after, 0, 'f', 3)
-                                .arg(*preview->cap);
-        statusBar()->showMessage(why, 15000);
-        appendLog(why);
-        return false;
-    }
-    if (!go) statusBar()->showMessage(tr("Run not started."), 5000);
-    return go;
-}
 
 void MainWindow::startStages(const QList<StageJob>& stages) {
     pendingStages_ += stages;

@@ -1,5 +1,5 @@
 #pragma once
-// The downstream stages for one sensitive task and one method's λ (issue #5): pretrain a fresh
+// The downstream stages for one sensitive task and one method's λ (docs/TRAINING.md): pretrain a fresh
 // single-logit model on the public images with the importance-weighted target Σ_i λ_i y_i(x)
 // (skipped for Random Init), DP fine-tune it on the method's private split (DP-SGD, or the
 // Dirichlet mechanism when the spec says so), and evaluate the ROC AUC on the test split.

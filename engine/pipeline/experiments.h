@@ -1,8 +1,9 @@
 #pragma once
-// The study-level experiments of issue #7 on a project's real data (cores in engine/audit):
-//  - k-scaling (ALGORITHMS.md A.10): excess error of DP-MixMin vs the number of sources k, the
-//    sources being class-subset tasks of a 10-class proxy derived from the study's proxy;
-//  - rho-sweep (A.9, a-posteriori check of ρ) and epsilon-sweep (A.11 weight recovery): cos / L1
+// The study-level experiments on a project's real data (cores in engine/audit; docs/AUDIT.md,
+// docs/RHO_GUIDANCE.md):
+//  - k-scaling (docs/RESULTS.md, "k-scaling"): excess error of DP-MixMin vs the number of
+//    sources k, the sources being class-subset tasks of a 10-class proxy derived from the study's;
+//  - rho-sweep (the a-posteriori check of ρ) and epsilon-sweep (weight recovery): cos / L1
 //    of λ_DP to λ*, per sensitive task.
 // All three compare private outputs with non-private references computed on sensitive data:
 // they are diagnostics, never releases, and each stored run's ledger says so (NonPrivate entry).

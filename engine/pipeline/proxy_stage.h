@@ -1,6 +1,6 @@
 #pragma once
 // The proxy stage: one multi-class proxy trained on the public images over the concatenated
-// label space of the k public label tasks (ALGORITHMS.md A.2(a); issue #4 A.1), and its
+// label space of the k public label tasks (docs/METHODS.md §1, docs/TRAINING.md "Proxy"), and its
 // predictions P(source i positive | x) on sensitive examples.
 //
 // The proxy sees public data only, so training it costs no privacy. Its predictions on

@@ -1,5 +1,5 @@
 #pragma once
-// The mail study's downstream stages (issue #5 B–E on text), in the LibTorch process:
+// The mail study's downstream stages (docs/TEXT.md, "Pipeline"), in the LibTorch process:
 //
 //   token cache (dpmix-text) ──► for each seed, ε, method:
 //     pretrain a fresh causal transformer on public windows drawn by domain with probability λ_i

@@ -35,18 +35,10 @@ using namespace dpmix::workbench;
 
 namespace {
 
-const char* kSpec = R"({
+const std::string kSpec = R"({
   "name": "budget-study",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks; a privacy budget cap of 6",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
-  "sensitive": {"name": "clinic", "loader": "idx", "path": "sens-images.idx",
-                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
-  "tasks": {
-    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
-    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
-  },
-  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
+)" + dpmix::testing::tinyStudyData("clinic") + R"(  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
   "stages": {"mixture": {"clip": 13, "batch": 40, "lr": 1.0, "steps": 20}},
   "seeds": [0]
 })";

@@ -58,6 +58,24 @@ inline void writeUserLevelImages(const std::string& dir, const std::string& stem
     fx::writeFile(dir + "/" + stem + "/manifest.csv", csv);
 }
 
+/// The spec members of the generated study's data (writeStudyImages "pub" and "sens"): the
+/// public IDX source, the sensitive one (named `sensitive`), and the tasks — public a, b, cd;
+/// sensitive ab, ac. Each test adds its name, privacy targets, stages and seeds around it.
+inline std::string tinyStudyData(const std::string& sensitive = "sens") {
+    std::string data = R"(  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
+                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
+                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
+  "tasks": {
+    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
+  },
+)";
+    const std::string name = R"("name": "sens", "loader")";
+    data.replace(data.find(name), name.size(), R"("name": ")" + sensitive + R"(", "loader")");
+    return data;
+}
+
 /// The data layer's summary of a source, as the CLI gives it to project creation.
 inline project::SourceSummarizer dataLayerSummarizer() { return pipeline::summarizeWithDataLayer; }
 

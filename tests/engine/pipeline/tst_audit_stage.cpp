@@ -22,18 +22,10 @@ namespace {
 
 using testing::writeStudyImages;
 
-const char* kSpec = R"({
+const std::string kSpec = R"({
   "name": "tiny-audit",
   "description": "4 classes, 3 public tasks of which 2 single classes are missing",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
-  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
-                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
-  "tasks": {
-    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
-    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
-  },
-  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
+)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 20}},
   "seeds": [0]
 })";

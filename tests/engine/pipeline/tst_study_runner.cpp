@@ -26,15 +26,7 @@ std::string specText(const std::string& composition) {
     return R"({
   "name": "tiny-study",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
-  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
-                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
-  "tasks": {
-    "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
-    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
-  },
-  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "composition": ")" + composition + R"("},
+)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "composition": ")" + composition + R"("},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
              "finetune": {"batch": 64, "lr": 0.05, "steps": 2, "clip": 1.0}},

@@ -1,0 +1,47 @@
+// The main window's privacy-budget side: the meter above the parameters and the confirmation
+// before a run that spends (docs/PRIVACY.md, "Privacy budget"; docs/WORKBENCH.md).
+#include "app/workbench/main_window.h"
+
+#include "app/workbench/budget_reading.h"
+#include "app/workbench/privacy_plan.h"
+#include "widgets/budget_meter.h"
+#include "widgets/parameter_panel.h"
+
+#include <QStatusBar>
+
+namespace dpmix::workbench {
+
+void MainWindow::updateBudgetMeter() {
+    parameters_->setUnitName(project_ ? unitLabelOf(project_->spec) : QString());
+    if (!project_) {
+        budgetMeter_->setUnavailable(tr("Open a project to see what its sensitive data has spent."));
+        return;
+    }
+    auto reading = budgetReadingOf(*project_);
+    if (reading) budgetMeter_->setReading(*reading);
+    else budgetMeter_->setUnavailable(tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
+}
+
+bool MainWindow::confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes) {
+    // What the run would spend: confirmed before it starts, refused when over the cap (the
+    // engine checks again, exactly, before any mechanism touches the data).
+    if (!project_) return true;
+    auto preview = previewSpend(*project_, values, plan, alsoFineTunes);
+    if (!preview) return true;  // nothing to preview (no mixture stage): the engine still checks
+    const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
+    if (preview->overCap) {
+        const QString why = tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its cap %4. "
+                               "Nothing was run.")
+                                .arg(preview->dataset)
+                                .arg(preview->before, 0, 'f', 3)
+                                .arg(preview->after, 0, 'f', 3)
+                                .arg(*preview->cap);
+        statusBar()->showMessage(why, 15000);
+        appendLog(why);
+        return false;
+    }
+    if (!go) statusBar()->showMessage(tr("Run not started."), 5000);
+    return go;
+}
+
+}  // namespace dpmix::workbench
