@@ -15,6 +15,7 @@ namespace dpmix::project {
 struct ChainedTable {
     const char* name;
     std::vector<const char*> columns;  // hashed columns in order (id first)
+    bool sinceV4 = false;              // absent from an older file read without migrating it
 };
 
 /// The chained tables in the order verification walks them.

@@ -2,6 +2,7 @@
 
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/file_publishing.h"
 #include "engine/project/process_identity.h"
 #include "engine/project/project_file_support.h"
 #include "engine/project/schema.h"
@@ -35,87 +36,12 @@ using nlohmann::json;
 
 bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
 
-// Holds an exclusive flock on a folder while a new project is published into it, so that two
-// processes creating the same file (and clearing the side files of an earlier one) take turns.
-// Best effort where the file system has no flock on folders: the no-replace publish still
-// guarantees that no project is replaced.
-class FolderLock {
-public:
-    explicit FolderLock(const fs::path& folder) {
-        fd_ = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd_ < 0) return;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(Database::kDefaultBusyTimeoutMs);
-        while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-            if (errno == EINTR) continue;
-            if (errno != EWOULDBLOCK) {  // not supported here
-                ::close(fd_);
-                fd_ = -1;
-                return;
-            }
-            if (std::chrono::steady_clock::now() > deadline)
-                throw SqliteError("another process is creating a project in " + folder.string(), 5 /* SQLITE_BUSY */);
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-    }
-    ~FolderLock() {
-        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-    }
-    FolderLock(const FolderLock&) = delete;
-    FolderLock& operator=(const FolderLock&) = delete;
-
-private:
-    int fd_ = -1;
-};
-
-// Moves a finished temporary project to `file` unless `file` exists. False: it exists (the
-// temporary file is left for the caller to remove). Holds the folder lock throughout.
-bool publishNoReplace(const fs::path& temp, const fs::path& file) {
-    FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(file, ec))) return false;
-    // Side files of an earlier project of this name (deleted without its -wal) would be
-    // replayed into ours: nobody can be using them, since the file is absent and we hold the lock.
-    for (const char* side : {"-wal", "-shm", "-journal"}) fs::remove(file.string() + side, ec);
-#ifdef RENAME_NOREPLACE
-    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, file.c_str(), RENAME_NOREPLACE) == 0) return true;
-    if (errno == EEXIST) return false;
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-        throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + std::strerror(errno));
-#endif
-    // No renameat2 here: a hard link fails atomically when the name is taken.
-    if (::link(temp.c_str(), file.c_str()) == 0) {
-        ::unlink(temp.c_str());
-        return true;
-    }
-    if (errno == EEXIST) return false;
-    // No hard links either (some network or FAT file systems): rename under the folder lock.
-    if (fs::exists(fs::symlink_status(file, ec))) return false;
-    fs::rename(temp, file);
-    return true;
-}
-
 void bindOwner(Statement& s, int first, const ProcessIdentity& p) {
     s.bind(first, p.host).bind(first + 1, static_cast<std::int64_t>(p.pid));
     if (p.start.empty())
         s.bindNull(first + 2);
     else
         s.bind(first + 2, p.start);
-}
-
-void removeDatabaseFiles(const fs::path& file) {
-    std::error_code ignored;
-    fs::remove(file, ignored);
-    fs::remove(file.string() + "-wal", ignored);
-    fs::remove(file.string() + "-shm", ignored);
-    fs::remove(file.string() + "-journal", ignored);
-}
-
-void configureConnection(Database& db) {
-    db.exec("PRAGMA journal_mode = WAL");
-    // FULL: a commit is on disk before the call returns (NORMAL would survive a process kill
-    // but could lose the last commits on power loss).
-    db.exec("PRAGMA synchronous = FULL");
-    db.exec("PRAGMA foreign_keys = ON");
 }
 
 // Checks that every task class is a label of the data it is defined over.
@@ -275,6 +201,10 @@ void ProjectFile::setBusyTimeout(int milliseconds) { db_->setBusyTimeout(millise
 
 std::optional<Error> ProjectFile::refuseWrite(const std::string& action) const {
     if (!readOnly_) return std::nullopt;
+    if (isRelease())
+        return Error{path_.string() + ": cannot " + action +
+                     ": the file is a DP release (made by dpmix export-release), which is read-only; add runs to the "
+                     "project it was exported from"};
     return Error{path_.string() + ": cannot " + action +
                  ": the project is open read-only (the file or its folder is not writable, or it was opened "
                  "read-only); open a writable copy to add runs"};
@@ -436,7 +366,14 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         }
         ProjectFile project(fs::absolute(file), std::move(db), readOnly);
         if (auto loaded = project.loadSpec(); !loaded) return loaded.error();
-        if (!readOnly) {
+        project.loadReleaseManifest();
+        if (project.isRelease()) {
+            if (mode == OpenMode::ReadWrite)
+                return Error{name + ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
+                                    "are added to the project it was exported from"};
+            project.readOnly_ = true;  // nothing ever writes to a release
+        }
+        if (!project.readOnly_) {
             project.recoverInterruptedRuns();
             project.removeStaleTemporaryFiles();
         }

@@ -78,6 +78,10 @@ public:
     std::filesystem::path modelsDir() const;
     /// Opened read-only: every write call returns an error saying so.
     bool readOnly() const { return readOnly_; }
+    /// A DP release made by `dpmix export-release` (release_export.h): always read-only. Its
+    /// manifest (release_manifest.h) as stored; empty for a project.
+    bool isRelease() const { return !releaseManifestJson_.empty(); }
+    const std::string& releaseManifestJson() const { return releaseManifestJson_; }
     /// Runs this open marked interrupted (their process had ended without finishing them).
     const std::vector<long long>& interruptedOnOpen() const { return interruptedOnOpen_; }
     /// Temporary files of dead processes this open removed (names relative to the folder).
@@ -140,6 +144,7 @@ private:
     static Result<ProjectFile> openExisting(const std::filesystem::path& file, const ProjectSpec& spec);
     ProjectFile(std::filesystem::path path, std::unique_ptr<Database> db, bool readOnly);
     Result<bool> loadSpec();
+    void loadReleaseManifest();  // release_manifest.cpp
     std::optional<Error> refuseWrite(const std::string& action) const;
     void recoverInterruptedRuns();
     void removeStaleTemporaryFiles();
@@ -150,6 +155,7 @@ private:
     bool readOnly_ = false;
     ProjectSpec spec_;
     std::string specJson_, createdAt_, createdBy_;
+    std::string releaseManifestJson_;
     std::vector<long long> interruptedOnOpen_;
     std::vector<std::string> removedTemporaryFiles_;
 };

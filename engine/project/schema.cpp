@@ -8,7 +8,7 @@
 namespace dpmix::project {
 namespace {
 
-// The current (v3) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
+// The current (v4) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
 // shared with the v2 → v3 rebuild), the tables after it. Rows of every table except `runs`'
 // mutable columns are covered by the hash chain; `runs.status`, timestamps, message and owner
 // change while a run goes on.
@@ -97,6 +97,10 @@ CREATE TABLE models(
   file_name TEXT NOT NULL,
   bytes INTEGER NOT NULL,
   row_hash TEXT);
+CREATE TABLE release(
+  id INTEGER PRIMARY KEY,
+  manifest_json TEXT NOT NULL,
+  row_hash TEXT);
 CREATE INDEX ledgers_run ON ledgers(run_id);
 CREATE INDEX lambdas_run ON lambdas(run_id);
 CREATE INDEX metrics_run ON metrics(run_id);
@@ -136,7 +140,7 @@ void setVersion(Database& db, std::int64_t version) {
 // v1 → v2: add the hash-chain column everywhere and seal the rows that are already there.
 void migrateV1ToV2(Database& db) {
     for (const ChainedTable& table : chainedTables())
-        db.exec("ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
+        if (!table.sinceV4) db.exec("ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
     sealAllRows(db);
     setVersion(db, 2);
 }
@@ -159,6 +163,12 @@ void migrateV2ToV3(Database& db) {
     setVersion(db, 3);
 }
 
+// v3 → v4: the `release` table (empty in a project; one manifest row in an exported release).
+void migrateV3ToV4(Database& db) {
+    db.exec("CREATE TABLE release(id INTEGER PRIMARY KEY, manifest_json TEXT NOT NULL, row_hash TEXT)");
+    setVersion(db, 4);
+}
+
 }  // namespace
 
 void createCurrentSchema(Database& db) {
@@ -179,7 +189,11 @@ void migrateToCurrent(Database& db, std::int64_t fromVersion) {
         migrateV2ToV3(db);
         version = 3;
     }
-    // Future steps: if (version == 3) { migrateV3ToV4(db); version = 4; } ...
+    if (version == 3) {
+        migrateV3ToV4(db);
+        version = 4;
+    }
+    // Future steps: if (version == 4) { migrateV4ToV5(db); version = 5; } ...
 }
 
 }  // namespace dpmix::project

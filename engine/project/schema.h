@@ -13,13 +13,15 @@
 //       them). Migrating a v2 file rebuilds `runs` (SQLite cannot change a CHECK constraint in
 //       place), keeping every row, id and row_hash; queued or running rows, which no process
 //       can be known to own, become interrupted.
+//   v4  `release`: empty in a project; in a DP release made by `dpmix export-release`, one row
+//       with the export's manifest (release_manifest.h), which makes the file read-only.
 #include <cstdint>
 
 namespace dpmix::project {
 
 class Database;
 
-inline constexpr std::int64_t kSchemaVersion = 3;
+inline constexpr std::int64_t kSchemaVersion = 4;
 inline constexpr std::int64_t kApplicationId = 0x44504D58;  // "DPMX"
 
 /// Creates every table of the current schema in an empty database (caller holds a transaction).

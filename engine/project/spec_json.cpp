@@ -25,14 +25,6 @@ struct SpecError : std::runtime_error {
 const std::set<std::string> kLoaders = {"idx", "mnist-json", "csv-images", "jsonl",
                                         "text-folder", "spam-assassin", "mbox", "maildir"};
 
-// Options that name a file or folder, per loader (engine/data/source_loader.h); they are
-// resolved like `path`. Other options are passed through untouched.
-std::set<std::string> pathOptions(const std::string& loader) {
-    if (loader == "idx") return {"labels"};
-    if (loader == "csv-images") return {"image_root"};
-    return {};
-}
-
 std::string showNumberText(double v) {
     if (std::isnan(v)) return "nan";
     return v > 0 ? "inf" : "-inf";
@@ -217,7 +209,7 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
         // (as the loaders read them), then the same two folders.
         s.resolved.path = resolvePath(s.written.path, child(path, "path"), {where.specDir, where.dataDir});
         const fs::path sourceDir = fs::path(s.resolved.path).parent_path();
-        for (const auto& key : pathOptions(s.written.loader)) {
+        for (const auto& key : pathOptionsOf(s.written.loader)) {
             auto it = s.written.options.find(key);
             if (it != s.written.options.end())
                 s.resolved.options[key] = resolvePath(it->second, child(child(path, "options"), key),
@@ -431,6 +423,12 @@ std::optional<Error> checkStageValue(const std::string& path, const std::string&
         return Error{e.what()};
     }
     return std::nullopt;
+}
+
+std::set<std::string> pathOptionsOf(const std::string& loader) {
+    if (loader == "idx") return {"labels"};
+    if (loader == "csv-images") return {"image_root"};
+    return {};
 }
 
 fs::path defaultDataDir(const fs::path& specFile) {

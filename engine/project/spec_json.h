@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace dpmix::project {
@@ -20,6 +21,10 @@ struct SpecLocation {
     /// ranges: a spec read back from a project that an older dpmix created must still open.
     bool checkRanges = true;
 };
+
+/// Options that name a file or folder, per loader (engine/data/source_loader.h); they are
+/// resolved like `path`. Other options are passed through untouched.
+std::set<std::string> pathOptionsOf(const std::string& loader);
 
 /// The data folder for a spec file: $DPMIX_DATA_DIR if set, else <spec dir>/../data.
 std::filesystem::path defaultDataDir(const std::filesystem::path& specFile);

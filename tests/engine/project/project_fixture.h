@@ -82,4 +82,9 @@ inline std::string readBytes(const std::string& file) {
     return s.str();
 }
 
+inline void writeBytes(const std::string& file, const std::string& bytes) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << bytes;
+}
+
 }  // namespace dpmix::project::testing

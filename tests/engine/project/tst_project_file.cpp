@@ -50,7 +50,7 @@ private Q_SLOTS:
     void createsCurrentSchema() {
         const std::string f = file("schema.dpmix");
         { auto p = makeProject("schema.dpmix"); }
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 3LL);
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);
         QCOMPARE(rawInteger(f, "PRAGMA application_id"), 0x44504D58LL);
         for (const char* table : {"spec", "sources", "runs", "ledgers", "lambdas", "metrics", "curves", "audits", "logs", "models"})
             QCOMPARE(rawInteger(f, std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") + table + "'"), 1LL);
@@ -411,13 +411,13 @@ private Q_SLOTS:
         QTemporaryDir own;
         const std::string f = own.path().toStdString() + "/newer.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        // A future dpmix: schema 4, rollback journal so that reading leaves no side files.
-        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 4;");
+        // A future dpmix: schema 5, rollback journal so that reading leaves no side files.
+        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 5;");
         const std::string before = readBytes(f);
         const auto filesBefore = filesInDir(own.path().toStdString());
         auto p = ProjectFile::open(f);
         QVERIFY(!p.ok());
-        QVERIFY2(p.error().message.find("newer dpmix (schema version 4") != std::string::npos, p.error().message.c_str());
+        QVERIFY2(p.error().message.find("newer dpmix (schema version 5") != std::string::npos, p.error().message.c_str());
         QCOMPARE(readBytes(f), before);
         QCOMPARE(filesInDir(own.path().toStdString()), filesBefore);
     }

@@ -144,7 +144,7 @@ private Q_SLOTS:
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
         ProjectFile project = std::move(opened).value();
         ProjectFile* p = &project;
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v1 → v2 → v3
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v1 → v2 → v3 → v4
         // The data survived.
         QCOMPARE(p->spec().name, std::string("tiny"));
         QCOMPARE(p->createdBy(), std::string("0.0.9"));
@@ -177,7 +177,7 @@ private Q_SLOTS:
         auto opened = ProjectFile::open(f);
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
         ProjectFile project = std::move(opened).value();
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), 3LL);
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);
         auto runs = project.runs().value();
         QCOMPARE(runs.size(), std::size_t(3));
         QCOMPARE(toString(runs[0].status), std::string("done"));
