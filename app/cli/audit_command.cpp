@@ -120,7 +120,7 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         }
         if (auto missing = taskMissingFromSpec(args.project, args.task)) { ctx.exitCode = badInput(*missing); return; }
 
-        auto opened = openProjectArgument(args.project);
+        auto opened = openProjectForRuns(args.project);
         if (!opened) { ctx.exitCode = badInput(opened.error().message); return; }
         project::ProjectFile project = std::move(opened).value();
         if (auto err = pipeline::checkAuditStageOptions(project, options)) { ctx.exitCode = badInput(err->message); return; }

@@ -19,5 +19,6 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx);
 void registerExperimentCommand(CLI::App& app, CommandContext& ctx);
 void registerResultsCommand(CLI::App& app, CommandContext& ctx);
 void registerBudgetCommand(CLI::App& app, CommandContext& ctx);
+void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace dpmix::cli

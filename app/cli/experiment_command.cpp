@@ -49,7 +49,7 @@ int badInput(const std::string& what, const std::string& message) {
 // Runs `body` with Ctrl-C wired to the token and progress on stderr; maps errors to exit codes.
 template <typename Body>
 int runExperiment(const std::string& what, const std::string& projectArg, Body&& body) {
-    auto opened = openProjectArgument(projectArg);
+    auto opened = openProjectForRuns(projectArg);
     if (!opened) return badInput(what, opened.error().message);
     project::ProjectFile project = std::move(opened).value();
     CancellationToken cancel;

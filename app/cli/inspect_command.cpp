@@ -6,11 +6,14 @@
 #include "app/cli/project_commands.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_budget.h"
+#include "engine/project/release_manifest.h"
+#include "engine/project/trust_verdict.h"
 #include "engine/privacy/parameters.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <map>
 #include <iostream>
 #include <sstream>
 
@@ -127,11 +130,59 @@ void printTasks(std::ostream& out, const char* scope, const std::vector<project:
     for (const auto& t : tasks) out << "    " << t.name << " = {" << joinStrings(t.classes) << "}\n";
 }
 
+// The file-level verdict: what sharing this file shares (docs/PRIVACY.md, "Trust boundary").
+void printTrust(std::ostream& out, const project::ProjectFile& p) {
+    auto verdict = project::trustVerdict(p);
+    out << "\nTrust boundary  " << (verdict ? verdict->headline() : "cannot tell: " + verdict.error().message) << "\n";
+    if (!p.isRelease()) return;
+    auto m = project::releaseManifestFromJson(p.releaseManifestJson());
+    if (!m) return;
+    out << "  a DP release (read-only), exported " << m->exportedAt << " by dpmix " << m->exportedBy << " from "
+        << m->fromProject << ": runs";
+    for (long long id : m->runs) out << " " << id;
+    out << "; test metrics " << (m->includesTestMetrics ? "included (not covered by the guarantee)" : "not included")
+        << "\n";
+    for (const auto& c : m->unestablished)
+        out << "  run " << c.runId << " released although its guarantee is not established: " << c.reason << "\n";
+}
+
+ordered_json trustJson(const project::ProjectFile& p, const ProjectView& view) {
+    ordered_json t;
+    if (auto v = project::trustVerdict(p)) {
+        t = {{"verdict", v->dpOnly ? (v->release ? "dp-release" : "dp-releases-only") : "keep-inside"},
+             {"headline", v->headline()},
+             {"non_private", v->nonPrivate},
+             {"includes_test_metrics", v->testMetrics},
+             {"epsilon", number(v->epsilon)},
+             {"delta", v->delta},
+             {"unit", v->unit}};
+    } else {
+        t = {{"verdict", "unknown"}, {"error", v.error().message}};
+    }
+    if (p.isRelease()) t["release_manifest"] = ordered_json::parse(p.releaseManifestJson(), nullptr, false);
+    // What the file holds, table by table (curve points and model files counted one by one).
+    std::map<std::string, long long> rows{{"runs", 0}, {"ledgers", 0}, {"lambdas", 0}, {"metrics", 0},
+                                          {"curve_points", 0}, {"audits", 0}, {"logs", 0}, {"models", 0}};
+    for (const auto& r : view.runs) {
+        ++rows["runs"];
+        rows["ledgers"] += static_cast<long long>(r.ledgers.size());
+        rows["lambdas"] += static_cast<long long>(r.lambdas.size());
+        rows["metrics"] += static_cast<long long>(r.metrics.size());
+        for (const auto& c : r.curves) rows["curve_points"] += static_cast<long long>(c.second.size());
+        rows["audits"] += static_cast<long long>(r.audits.size());
+        rows["logs"] += static_cast<long long>(r.logs.size());
+        rows["models"] += static_cast<long long>(r.models.size());
+    }
+    t["contents"] = rows;
+    return t;
+}
+
 void printText(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
     const project::ProjectSpec& s = p.spec();
     out << "Project " << s.name << "  (" << p.path().string() << ")\n";
     out << "  created " << p.createdAt() << " by dpmix " << p.createdBy() << "\n";
     if (!s.description.empty()) out << "  " << s.description << "\n";
+    printTrust(out, p);
 
     out << "\nSources\n";
     for (const auto& src : view.sources) {
@@ -144,7 +195,7 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
         out << "\n";
         if (!f.labelNames.empty()) out << "      labels: " << joinStrings(f.labelNames) << "\n";
         if (!f.domains.empty()) out << "      domains: " << joinStrings(f.domains) << "\n";
-        out << "      sha256 " << f.contentHash << "\n";
+        out << "      sha256 " << (f.contentHash.empty() ? "(withheld: a release never holds the sensitive data's hash)" : f.contentHash) << "\n";
     }
 
     out << "\nTasks (mixture components k = " << s.mixtureComponents() << ")\n";
@@ -246,6 +297,7 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
     j["file"] = p.path().string();
     j["created_at"] = p.createdAt();
     j["created_by"] = p.createdBy();
+    j["trust"] = trustJson(p, view);
     j["spec"] = ordered_json::parse(p.specJson());
     ordered_json sources = ordered_json::array();
     for (const auto& s : view.sources)

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     dpmix::cli::registerExperimentCommand(app, ctx);
     dpmix::cli::registerResultsCommand(app, ctx);
     dpmix::cli::registerBudgetCommand(app, ctx);
+    dpmix::cli::registerExportReleaseCommand(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -15,6 +15,16 @@ Result<project::ProjectFile> openProjectArgument(const std::string& path) {
     return project::openOrCreateFromSpecOrProject(path, dataLayerSummarizer());
 }
 
+Result<project::ProjectFile> openProjectForRuns(const std::string& path) {
+    auto project = openProjectArgument(path);
+    if (!project || !project->readOnly()) return project;
+    if (project->isRelease())
+        return Error{path + ": is a DP release (made by dpmix export-release), which is read-only: run this on the "
+                            "project it was exported from (`dpmix inspect` names it)"};
+    return Error{path + ": the project is read-only here (the file or its folder is not writable): nothing can be "
+                        "run into it; copy it to a writable folder"};
+}
+
 Result<bool> writeTextFile(const std::string& path, const std::string& text) {
     const std::string temp = path + ".tmp-" + std::to_string(::getpid());
     {

@@ -16,6 +16,10 @@ project::SourceSummarizer dataLayerSummarizer();
 /// created (project::openOrCreateFromSpecOrProject).
 Result<project::ProjectFile> openProjectArgument(const std::string& path);
 
+/// openProjectArgument for the commands that add runs (`run`, `audit`, `experiment`): a
+/// read-only project, or a DP release, is refused at once, before any data is loaded.
+Result<project::ProjectFile> openProjectForRuns(const std::string& path);
+
 /// The hash chain's verdict for commands that print stored results (`results`, `budget`): one
 /// line ("hash chain ✓ (N rows)" or where it breaks), and whether it held. A command whose
 /// chain does not verify still prints, says so first, and exits with 1.

@@ -307,7 +307,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 2;
             return;
         }
-        auto opened = openProjectArgument(args.project);
+        auto opened = openProjectForRuns(args.project);
         if (!opened) {
             std::cerr << "dpmix run: " << opened.error().message << '\n';
             ctx.exitCode = 2;

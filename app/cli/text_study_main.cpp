@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         if (!v || *v < 0) { std::cerr << "dpmix run: --seed = " << s << " is out of range: expected an integer >= 0\n"; return 2; }
         options.seeds.push_back(static_cast<std::uint64_t>(*v));
     }
-    auto opened = cli::openProjectArgument(projectArg);
+    auto opened = cli::openProjectForRuns(projectArg);
     if (!opened) {
         std::cerr << "dpmix run: " << opened.error().message << '\n';
         return 2;

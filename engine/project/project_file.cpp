@@ -348,7 +348,14 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         if (readOnly && version < 2)
             return Error{name + ": written by an older dpmix (schema version " + std::to_string(version) +
                          "); reading it needs a migration, which writes: open a writable copy"};
-        if (!readOnly) {
+        // A release is never written, not even to switch its journal to WAL: it keeps its
+        // rollback journal, so reading it creates no side files (a reviewer's read-only copy).
+        const bool release = holdsReleaseManifest(*db);
+        if (release && mode == OpenMode::ReadWrite)
+            return Error{name + ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
+                                "are added to the project it was exported from"};
+        const bool readOnlyNow = readOnly || release;
+        if (!readOnlyNow) {
             configureConnection(*db);
             if (version < kSchemaVersion) {
                 // Rebuilding a parent table needs foreign keys off, which only takes effect
@@ -364,16 +371,10 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
                 db->exec("PRAGMA foreign_keys = ON");
             }
         }
-        ProjectFile project(fs::absolute(file), std::move(db), readOnly);
+        ProjectFile project(fs::absolute(file), std::move(db), readOnlyNow);
         if (auto loaded = project.loadSpec(); !loaded) return loaded.error();
         project.loadReleaseManifest();
-        if (project.isRelease()) {
-            if (mode == OpenMode::ReadWrite)
-                return Error{name + ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
-                                    "are added to the project it was exported from"};
-            project.readOnly_ = true;  // nothing ever writes to a release
-        }
-        if (!project.readOnly_) {
+        if (!readOnlyNow) {
             project.recoverInterruptedRuns();
             project.removeStaleTemporaryFiles();
         }

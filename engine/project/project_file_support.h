@@ -22,6 +22,8 @@ Error storageError(const std::filesystem::path& file, const std::string& action,
 void writeFileDurably(const std::filesystem::path& file, const std::string& bytes);
 /// Round-trip text of a double ("nan", "inf" spelled out).
 std::string showNumber(double v);
+/// True when the file has a `release` table with a manifest row (an exported DP release).
+bool holdsReleaseManifest(Database& db);
 /// Throws SqliteError unless run `runId` exists.
 void requireRun(Database& db, long long runId);
 

@@ -342,6 +342,9 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
             insert.bind(1, releaseManifestToJson(manifest)).run();
             sealAllRows(db);
             t.commit();
+            // Nothing writes to a release again: a rollback journal lets it be read with no side
+            // files (WAL would make every reader create -shm next to it).
+            db.exec("PRAGMA journal_mode = DELETE");
             summary.rows = writer.rows();
             summary.modelFiles = static_cast<long long>(writer.writtenFiles().size());
         }

@@ -1,6 +1,7 @@
 #include "engine/project/release_manifest.h"
 
 #include "engine/project/project_file.h"
+#include "engine/project/project_file_support.h"
 #include "engine/project/sqlite_db.h"
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,17 @@ Result<ReleaseManifest> releaseManifestFromJson(const std::string& text) {
         return Error{std::string("release manifest: ") + e.what()};
     }
 }
+
+namespace detail {
+
+bool holdsReleaseManifest(Database& db) {
+    Statement exists(db.handle(), "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'release'");
+    if (!exists.step() || exists.integer(0) == 0) return false;  // an older file read without migrating
+    Statement rows(db.handle(), "SELECT count(*) FROM release");
+    return rows.step() && rows.integer(0) > 0;
+}
+
+}  // namespace detail
 
 void ProjectFile::loadReleaseManifest() {
     releaseManifestJson_.clear();

@@ -37,22 +37,25 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
     return out;
 }
 
-// The phrases of the verdict, in a fixed order; each collects the runs it was found in.
+// The phrases of the verdict, in a fixed order; each collects the runs it was found in and
+// the names of what was found ("statistics no ledger covers: cosine-to-lambda-star, ...").
 class Findings {
 public:
-    void add(int order, const std::string& phrase, long long runId = 0) {
-        auto& runs = found_[{order, phrase}];
-        if (runId > 0) runs.insert(runId);
+    void add(int order, const std::string& phrase, long long runId = 0, const std::string& detail = "") {
+        auto& f = found_[{order, phrase}];
+        if (runId > 0) f.runs.insert(runId);
+        if (!detail.empty()) f.details.insert(detail);
     }
     std::vector<std::string> phrases() const {
         std::vector<std::string> out;
-        for (const auto& [key, runs] : found_) {
+        for (const auto& [key, f] : found_) {
             std::string text = key.second;
-            if (!runs.empty()) {
+            if (!f.details.empty()) text += ": " + join({f.details.begin(), f.details.end()}, ", ");
+            if (!f.runs.empty()) {
                 std::vector<std::string> ids;
-                for (long long id : runs) ids.push_back(std::to_string(id));
+                for (long long id : f.runs) ids.push_back(std::to_string(id));
                 if (ids.size() > 6) ids = {ids[0], ids[1], ids[2], "...", ids.back()};
-                text += " (run" + std::string(runs.size() > 1 ? "s " : " ") + join(ids, ", ") + ")";
+                text += " (run" + std::string(f.runs.size() > 1 ? "s " : " ") + join(ids, ", ") + ")";
             }
             out.push_back(text);
         }
@@ -61,7 +64,11 @@ public:
     bool empty() const { return found_.empty(); }
 
 private:
-    std::map<std::pair<int, std::string>, std::set<long long>> found_;
+    struct Found {
+        std::set<long long> runs;
+        std::set<std::string> details;
+    };
+    std::map<std::pair<int, std::string>, Found> found_;
 };
 
 }  // namespace
@@ -160,21 +167,21 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
             if (classifyLambda(l.kind) != Disclosure::NonPrivate) continue;
             if (l.kind == "non-private") found.add(1, "lambda* (non-private MixMin)", run.id);
             else if (l.kind == "random-search") found.add(2, "Random Search's choice", run.id);
-            else found.add(9, "mixture weights of kind '" + l.kind + "'", run.id);
+            else found.add(9, "mixture weights no ledger covers", run.id, l.kind);
         }
         auto metrics = project.metrics(run.id);
         if (!metrics) return metrics.error();
         for (const auto& m : *metrics) {
             const Disclosure d = classifyMetric(m.name);
             if (d == Disclosure::TestMetric && !v.release) found.add(4, "test metrics", run.id);
-            if (d == Disclosure::NonPrivate) found.add(9, "statistics no ledger covers (" + m.name + ")", run.id);
+            if (d == Disclosure::NonPrivate) found.add(9, "statistics no ledger covers", run.id, m.name);
         }
         auto curves = project.curveNames(run.id);
         if (!curves) return curves.error();
         for (const auto& c : *curves) {
             const Disclosure d = classifyCurve(c);
             if (d == Disclosure::TestMetric && !v.release) found.add(4, "test metrics", run.id);
-            if (d == Disclosure::NonPrivate) found.add(9, "curves no ledger covers (" + c + ")", run.id);
+            if (d == Disclosure::NonPrivate) found.add(9, "curves no ledger covers", run.id, c);
         }
         auto audits = project.audits(run.id);
         if (!audits) return audits.error();
@@ -185,7 +192,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         auto models = project.models(run.id);
         if (!models) return models.error();
         if (!models->empty() && runClass == Disclosure::NonPrivate)
-            found.add(3, "models trained without a DP guarantee", run.id);
+            found.add(3, "models no DP guarantee covers", run.id);
         // A release states that it includes test metrics; one that holds them unannounced does not.
         if (v.release && !v.testMetrics) {
             bool test = false;

@@ -1,4 +1,4 @@
-// Opening a file written by an older schema migrates it to the current one (v3): from v1 (no
+// Opening a file written by an older schema migrates it to the current one (v4): from v1 (no
 // hash chain) every row gets sealed; from v2 (no run owner, no 'interrupted') `runs` is rebuilt
 // with its ids and row hashes, and runs left queued or running become interrupted. The data
 // stays, and the result has the same columns as a fresh file.
@@ -120,7 +120,7 @@ class TestProjectMigration : public QObject {
     std::string writeV2File(const char* name) {
         const std::string f = writeV1File(name);
         for (const ChainedTable& table : chainedTables())
-            rawExec(f, "ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
+            if (!table.sinceV4) rawExec(f, "ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
         rawExec(f, "INSERT INTO runs VALUES(2, 'dp-mixmin', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:01.000Z',"
                    " 'running', '2026-01-02T00:00:02.000Z', NULL, '', NULL);"
                    "INSERT INTO runs VALUES(3, 'uniform', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:03.000Z',"
@@ -207,6 +207,19 @@ private Q_SLOTS:
         QCOMPARE(columnsOf(old), columnsOf(fresh));
         // The rebuilt table has the current CHECK: 'interrupted' is a status.
         QVERIFY(rawText(old, "SELECT sql FROM sqlite_master WHERE name = 'runs'").find("'interrupted'") != std::string::npos);
+    }
+
+    void migratesV3ToV4() {
+        const std::string f = dir_.path().toStdString() + "/v3.dpmix";
+        { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        rawExec(f, "DROP TABLE release; PRAGMA user_version = 3;");
+        auto p = ProjectFile::open(f);
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);
+        QCOMPARE(rawInteger(f, "SELECT count(*) FROM release"), 0LL);  // a project, not a release
+        QVERIFY(!p->isRelease());
+        QVERIFY(!p->readOnly());
+        QVERIFY(p->verifyChain()->ok);
     }
 
     void migratedFileHasTheCurrentColumns() {

@@ -178,7 +178,7 @@ private Q_SLOTS:
         const std::string h = v.headline();
         for (const char* part : {"lambda* (non-private MixMin)", "Random Search's choice", "non-private baselines",
                                  "test metrics", "audits", "experiments", "seeded (reproducible) runs", "content hash",
-                                 "run logs", "statistics no ledger covers (cosine-to-lambda-star)"})
+                                 "run logs", "statistics no ledger covers: cosine-to-lambda-star, epsilon-lower-bound"})
             QVERIFY2(contains(h, part), (std::string(part) + " missing from: " + h).c_str());
         QVERIFY2(contains(h, "test metrics (run " + std::to_string(k.dpDownstream) + ")"), h.c_str());
     }
