@@ -64,4 +64,25 @@ Result<QString> EngineProjectStore::createFromSpec(const QString& specPath) {
     return QString::fromStdString(file->path().string());
 }
 
+Result<QString> EngineProjectStore::exportRelease(const QString& projectPath, const QString& target,
+                                                  const project::ReleaseOptions& options) {
+    auto source = project::ProjectFile::open(projectPath.toStdString(), project::OpenMode::ReadOnly);
+    if (!source) return source.error();
+    auto chain = source->verifyChain();
+    if (!chain) return chain.error();
+    if (!chain->ok)
+        return Error{(projectPath + ": its hash chain does not verify: a release is only exported from an intact project")
+                         .toStdString()};
+    auto summary = project::exportRelease(*source, target.toStdString(), options);
+    if (!summary) return summary.error();
+    const auto& m = summary->manifest;
+    return QStringLiteral("Wrote %1: %2 run(s), %3 DP release(s) composed to ε %4 at δ %5%6")
+        .arg(QString::fromStdString(summary->file.string()))
+        .arg(m.runs.size())
+        .arg(m.releases)
+        .arg(m.epsilon, 0, 'f', 3)
+        .arg(m.delta, 0, 'g', 3)
+        .arg(m.includesTestMetrics ? QStringLiteral("; includes test metrics, NOT covered by the guarantee") : QString());
+}
+
 }  // namespace dpmix::workbench

@@ -23,6 +23,8 @@ public:
     std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) override;
     Result<ProjectSnapshot> load(const QString& path) override;
     Result<QString> createFromSpec(const QString& specPath) override;
+    Result<QString> exportRelease(const QString& projectPath, const QString& target,
+                                  const project::ReleaseOptions& options) override;
 
 private:
     project::SourceSummarizer summarize_;

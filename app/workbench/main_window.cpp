@@ -153,7 +153,17 @@ void MainWindow::buildDocks() {
     projectDock->setObjectName("projectDock");
     tree_->setHeaderHidden(true);
     populateTree();
-    projectDock->setWidget(tree_);
+    trustBanner_ = new QLabel;
+    trustBanner_->setObjectName("trustBanner");
+    trustBanner_->setWordWrap(true);
+    trustBanner_->setTextFormat(Qt::RichText);
+    trustBanner_->hide();
+    auto* projectPane = new QWidget;
+    auto* projectLayout = new QVBoxLayout(projectPane);
+    projectLayout->setContentsMargins(0, 0, 0, 0);
+    projectLayout->addWidget(trustBanner_);
+    projectLayout->addWidget(tree_, 1);
+    projectDock->setWidget(projectPane);
     projectDock->setMinimumWidth(200);
     addDockWidget(Qt::LeftDockWidgetArea, projectDock);
 
@@ -215,6 +225,10 @@ void MainWindow::buildMenus() {
         if (path.isEmpty()) return;
         if (QString e = openFile(path, true); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
     });
+    exportReleaseAction_ = file->addAction(tr("Export &release…"), this, [this] { exportReleaseWithDialog(); });
+    exportReleaseAction_->setStatusTip(tr("Write a new file with only the chosen DP runs' outputs and ledgers, to share "
+                                          "outside the data owner's trust boundary"));
+    exportReleaseAction_->setEnabled(false);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
@@ -307,6 +321,7 @@ void MainWindow::updateJobStatus() {
 void MainWindow::updateTitle() {
     QString name = currentFile_.isEmpty() ? tr("Untitled") : QFileInfo(currentFile_).fileName();
     if (readOnly_) name += tr(" (read-only)");
+    if (project_) name += QStringLiteral(" — ") + project_->trust.shortLabel;
     setWindowTitle(tr("%1[*] — dpmix workbench").arg(name));
     setWindowModified(!document_->undoStack()->isClean());
 }
@@ -352,6 +367,7 @@ void MainWindow::newProject() {
     populateTree();
     rebuildResultTabs();
     updateBudgetMeter();
+    updateTrustBanner();
     applyReadOnly();
     document_->reset(widgets::RunParameters{});
     updateTitle();
@@ -373,9 +389,13 @@ QString MainWindow::openFile(const QString& path, bool readOnly) {
     rememberRecent(path);
     services_.runs->setProject(currentFile_, readOnly_);
     refreshProject();
+    if (project_ && project_->trust.release && !readOnly_) {  // a DP release is never written
+        readOnly_ = true;
+        services_.runs->setProject(currentFile_, true);
+    }
     applyReadOnly();
     updateTitle();
-    statusBar()->showMessage(readOnly ? tr("Opened %1 read-only").arg(path) : tr("Opened %1").arg(path), 3000);
+    statusBar()->showMessage(readOnly_ ? tr("Opened %1 read-only").arg(path) : tr("Opened %1").arg(path), 3000);
     return {};
 }
 
@@ -399,6 +419,8 @@ void MainWindow::refreshProject() {
     populateTree();
     rebuildResultTabs();
     updateBudgetMeter();
+    updateTrustBanner();
+    updateTitle();
 }
 
 

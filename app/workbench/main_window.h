@@ -29,6 +29,10 @@ class ParameterPanel;
 class PrivacyCalculatorPanel;
 }  // namespace dpmix::widgets
 
+namespace dpmix::project {
+struct ReleaseOptions;
+}
+
 namespace dpmix::workbench {
 
 class LatestResultRunner;
@@ -70,6 +74,9 @@ public:
     JobRunner* jobRunner() const { return runner_; }
     QTabWidget* analysisTabs() const { return tabs_; }
     QTreeWidget* projectTree() const { return tree_; }
+    /// The file's trust verdict above the project tree (hidden with no project open).
+    QLabel* trustBanner() const { return trustBanner_; }
+    QAction* exportReleaseAction() const { return exportReleaseAction_; }
 
     QString currentFile() const { return currentFile_; }
     QStringList recentFiles() const;
@@ -88,6 +95,9 @@ public:
     QString openFile(const QString& path, bool readOnly = false);
     /// File ▸ New from spec without the dialog: creates the project next to the spec and opens it.
     QString newFromSpec(const QString& specPath);
+    /// File ▸ Export release… without the dialog: writes a DP release of the open project's
+    /// chosen runs (main_window_release.cpp); returns an empty string or the error shown.
+    QString exportRelease(const QString& target, const project::ReleaseOptions& options);
     /// Rereads the project and rebuilds the tree and the result tabs.
     void refreshProject();
     void updateBudgetMeter();
@@ -140,6 +150,8 @@ private:
     void populateTree();
     void rebuildResultTabs();
     void applyReadOnly();
+    void updateTrustBanner();
+    void exportReleaseWithDialog();
 
     WorkbenchServices services_;
     ParameterDocument* document_;
@@ -154,6 +166,8 @@ private:
     widgets::BudgetMeter* budgetMeter_;
     QMenu* recentMenu_ = nullptr;
     QLabel* jobStatus_ = nullptr;
+    QLabel* trustBanner_ = nullptr;
+    QAction* exportReleaseAction_ = nullptr;
     QString currentFile_;
     QList<StageJob> pendingStages_;
     int currentStageJob_ = 0;

@@ -2,6 +2,7 @@
 
 #include "app/workbench/pinned_baseline.h"
 #include "engine/project/project_file.h"
+#include "engine/project/trust_verdict.h"
 
 #include <cmath>
 #include <limits>
@@ -79,6 +80,13 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
             r.curves[name] = *points;
         }
         s.runs.push_back(std::move(r));
+    }
+    if (auto v = project::trustVerdict(*file)) {
+        s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()),
+                   QString::fromStdString(v->shortLabel())};
+    } else {
+        s.trust.headline = QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
+        s.trust.shortLabel = QStringLiteral("trust verdict unavailable");
     }
     return s;
 }

@@ -29,8 +29,19 @@ struct RunResults {
     double metric(const std::string& name) const;
 };
 
+/// The file's trust verdict (engine/project/trust_verdict.h): what sharing the file shares.
+struct TrustReading {
+    bool known = false;        // false: it could not be computed (the message says why)
+    bool release = false;      // an exported DP release (read-only)
+    bool dpOnly = false;       // nothing non-private in it
+    bool testMetrics = false;  // a release with test metrics the guarantee does not cover
+    QString headline;          // "keep inside the data owner's trust boundary: ..." or "DP release: ..."
+    QString shortLabel;        // for the title bar
+};
+
 struct ProjectSnapshot {
     QString path;
+    TrustReading trust;
     project::ProjectSpec spec;
     std::vector<project::SourceRecord> sources;
     std::vector<RunResults> runs;  // by run id

@@ -4,6 +4,7 @@
 // UnavailableProjectStore until engine/project lands; tests plug in fakes.
 #include "app/workbench/project_snapshot.h"
 #include "engine/core/result.h"
+#include "engine/project/release_export.h"
 #include "widgets/run_parameters.h"
 
 #include <QString>
@@ -25,6 +26,10 @@ public:
     /// File ▸ New from spec: validates a spec JSON and creates (or reopens) the project next
     /// to it; returns the project's path.
     virtual Result<QString> createFromSpec(const QString& specPath);
+    /// File ▸ Export release…: writes a DP release of `projectPath`'s chosen runs at `target`
+    /// (engine/project/release_export.h); returns a one-line summary of what it holds.
+    virtual Result<QString> exportRelease(const QString& projectPath, const QString& target,
+                                          const project::ReleaseOptions& options);
 };
 
 class UnavailableProjectStore : public ProjectStore {

@@ -136,7 +136,15 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += QStringLiteral("<h1>%1</h1>\n").arg(title);
     html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
     html += QStringLiteral("<p>%1</p>\n").arg(esc(p.spec.description));
-    // First page: the privacy budget of the sensitive data, over every DP release stored.
+    // First page: what sharing this file (and this report) shares — the trust verdict.
+    const bool inside = !p.trust.known || !p.trust.dpOnly;
+    html += QStringLiteral("<h2>Trust boundary</h2>\n<p style='padding:6px;border:1px solid %1;background:%2'><b>%3</b> %4</p>\n")
+                .arg(inside ? QStringLiteral("#e0c36b") : QStringLiteral("#8fc9a9"),
+                     inside ? QStringLiteral("#fff3cd") : QStringLiteral("#d1e7dd"),
+                     inside ? QStringLiteral("Keep this file and this report inside the data owner's trust boundary.")
+                            : (p.trust.release ? QStringLiteral("DP release.") : QStringLiteral("DP releases only.")),
+                     p.trust.headline.toHtmlEscaped());
+    // Then the privacy budget of the sensitive data, over every DP release stored.
     if (auto budget = budgetReadingOf(p)) {
         const QString spent = std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3);
         html += QStringLiteral("<h2>Privacy budget</h2>\n<p><b>%1</b> (unit: %2): ε <b>%3</b> at δ = %4 over %5 DP "

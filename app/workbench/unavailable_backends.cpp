@@ -37,4 +37,8 @@ Result<QString> ProjectStore::createFromSpec(const QString& specPath) {
     return Error{("Cannot create a project from " + specPath + ": this build has no project file backend.").toStdString()};
 }
 
+Result<QString> ProjectStore::exportRelease(const QString& projectPath, const QString&, const project::ReleaseOptions&) {
+    return Error{("Cannot export a release of " + projectPath + ": this build has no project file backend.").toStdString()};
+}
+
 }  // namespace dpmix::workbench
