@@ -1,10 +1,10 @@
-// DP-SGD step vs plain SGD step on the two reference models (issue #5 C.5), in one run:
+// DP-SGD step vs plain SGD step on the two reference models (goal: docs/BENCHMARKS.md), in one run:
 //   CNN: Conv(1→32,3×3,pad1)-ReLU-MaxPool2 → Conv(32→64,3×3,pad1)-ReLU-MaxPool2
 //        → Linear(3136→128)-ReLU → Linear(128→10), 28×28×1
 //   MLP: 784-512-512-10
 // Batch 256, 2 threads by default. The DP step is the real engine path: taped forward,
 // vectorised per-example clipping (detail/ghost_clipping), Gaussian noise, SGD update.
-// With --proxy it instead times trainProxy (issue #4 A.1): the demo small CNN, k = 14 sources,
+// With --proxy it instead times trainProxy (docs/BENCHMARKS.md): the demo small CNN, k = 14 sources,
 // on 60,000 random 28×28 images (timing does not depend on the pixel values).
 // With --model transformer it times the demo causal LM instead (vocabulary 8000, 2 blocks,
 // width 128, 4 heads, context 64; B windows of random tokens; next-token loss per window), all

@@ -1,4 +1,4 @@
-// Mixture learning speed (issue #4 C.5): with cached proxy predictions, DP-MixMin for
+// Mixture learning speed (goal: docs/BENCHMARKS.md): with cached proxy predictions, DP-MixMin for
 // n = 10,000, k = 16, T = 1000 must run in under 0.5 s on the reference box.
 // Usage: bench_mixmin [repeats=5]
 #include "engine/mixmin/dp_mixmin.h"

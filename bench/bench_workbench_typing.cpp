@@ -1,4 +1,4 @@
-// Workbench responsiveness while typing (issue #2: "typing stays smooth").
+// Workbench responsiveness while typing (the goal "typing stays smooth", docs/BENCHMARKS.md).
 // Measures (1) the cost of one live-calculator evaluation (parameter plan, privacy calculator),
 // which runs on a worker thread, and (2) with the real main window offscreen: the time from an
 // ε edit to the new σ on screen, and the longest stall of the GUI event loop meanwhile

@@ -34,7 +34,7 @@ else
   say "all ${#PACKAGES[@]} Debian packages already installed"
 fi
 
-# Make sure torch picks up OpenBLAS, not the reference BLAS (STACK_NOTES §8).
+# Make sure torch picks up OpenBLAS, not the reference BLAS (docs/DEVELOPING.md, "BLAS and malloc").
 blas=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || true)
 say "libblas.so.3 -> ${blas:-unknown}"
 case "$blas" in

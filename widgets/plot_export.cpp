@@ -42,7 +42,8 @@ QString writeCsv(const PlotTable& table, const QString& path) {
 }
 
 QString writeSvg(QCustomPlot& plot, const QString& path, const ExportSize& size) {
-    // QCustomPlot 2.1 has no saveSvg: paint it into a QSvgGenerator (STACK_NOTES §6).
+    // QCustomPlot 2.1 has no saveSvg: paint it into a QSvgGenerator (docs/DEVELOPING.md,
+    // "SVG export of plots").
     QSvgGenerator generator;
     generator.setFileName(path);
     generator.setSize(QSize(size.width, size.height));

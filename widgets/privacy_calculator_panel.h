@@ -1,5 +1,5 @@
 #pragma once
-// The privacy calculator (issue #2): for T steps of the Poisson-subsampled Gaussian mechanism
+// The privacy calculator: for T steps of the Poisson-subsampled Gaussian mechanism
 // with rate q, it shows ε(σ, δ) with the best RDP order, and the σ that meets a target ε.
 // Inputs are plain text so a mistyped value can be shown with its reason; the owner computes.
 #include <QWidget>

@@ -22,7 +22,7 @@ enum class ParameterField {
     Steps,
 };
 
-/// Defaults are the paper's image setting (ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
+/// Defaults are the paper's image setting (docs/ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
 /// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1.
 struct RunParameters {
     double epsilon = 2.0;

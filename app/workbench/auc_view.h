@@ -1,5 +1,5 @@
 #pragma once
-// Per-class test AUC of the downstream models (issue #6, the paper's Figure 3): grouped bars per
+// Per-class test AUC of the downstream models (the paper's Figure 3): grouped bars per
 // task, one bar per method, mean ± sample std over seeds, macro AUC per method; or the relative
 // gain over Random Init, (AUC − AUC_RandomInit) / AUC_RandomInit in %, paired by seed.
 #include "app/workbench/project_snapshot.h"

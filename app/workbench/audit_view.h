@@ -1,5 +1,5 @@
 #pragma once
-// The canary audits of the mixture step (issue #6/#7): per task, the empirical ε lower bound
+// The canary audits of the mixture step (docs/AUDIT.md): per task, the empirical ε lower bound
 // (Clopper–Pearson, 95%) of the natural and max-clip canaries and their no-noise controls as
 // grouped bars, with the claimed ε as a horizontal reference line.
 #include "app/workbench/project_snapshot.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The privacy calculator's computation (issue #2), separate from any widget so it can run on
+// The privacy calculator's computation, separate from any widget so it can run on
 // a worker thread: parse the typed inputs, validate them with the engine's builders
 // (engine/privacy/parameters.h), then call the accountant.
 #include "widgets/privacy_calculator_panel.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The excess-error-vs-k experiment (issue #7 part B, the paper's Appendix A.6): the excess
+// The excess-error-vs-k experiment (docs/ALGORITHMS.md A.10, the paper's Appendix A.6): the excess
 // error F(λ_DP) − F(λ*) against the number of sources k on log-log axes, mean over the one-vs-rest
 // tasks with ± std error bars, a √k reference line and the fitted slope in the legend.
 #include "app/workbench/project_snapshot.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Test perplexity over the fine-tuning steps of the text study (issue #6): per method the mean
+// Test perplexity over the fine-tuning steps of the text study: per method the mean
 // over its runs at each step, with a min–max band over the runs (seeds).
 #include "app/workbench/project_snapshot.h"
 #include "app/workbench/result_page_view.h"

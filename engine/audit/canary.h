@@ -1,5 +1,5 @@
 #pragma once
-// The canary z* of the mixture-learning audit (ALGORITHMS.md B.2, B.4; decisions in
+// The canary z* of the mixture-learning audit (docs/ALGORITHMS.md B.2, B.4; decisions in
 // docs/AUDIT.md) and the attack score it is judged by.
 //
 //  - Natural: a real held-out example (not in split A), given as a one-example MixtureObjective
@@ -22,7 +22,7 @@ namespace dpmix::audit {
 
 enum class CanaryKind { Natural, MaxClip };
 
-/// Max-clip canary sign (ALGORITHMS.md F.10). The EG step moves log λ against the gradient:
+/// Max-clip canary sign (docs/ALGORITHMS.md F.10). The EG step moves log λ against the gradient:
 /// v = −C e_{i*} RAISES the top source's weight, v = +C e_{i*} LOWERS it. See docs/AUDIT.md for
 /// the measurement behind the default.
 enum class MaxClipSign { RaiseTopSource, LowerTopSource };

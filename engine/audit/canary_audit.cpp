@@ -63,7 +63,8 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
         return Error{"canary-examples: " + std::to_string(options.canaryExamples) + "; expected at least 1"};
 
     // The canary. Max-clip points along the top source of the non-private solution on split A
-    // (λ_0 is uniform, so "the source with the highest weight" can only mean λ*; F.10).
+    // (λ_0 is uniform, so "the source with the highest weight" can only mean λ*;
+    // docs/ALGORITHMS.md F.10).
     std::optional<Canary> canary;
     if (options.canary == CanaryKind::Natural) {
         auto c = Canary::natural(splitA, *options.naturalExample);

@@ -1,5 +1,5 @@
 #pragma once
-// Canary audit of the mixture-learning step M_mix (ALGORITHMS.md B; Jagielski et al. 2020 style,
+// Canary audit of the mixture-learning step M_mix (docs/ALGORITHMS.md B; Jagielski et al. 2020 style,
 // Nasr et al. 2021 bound). Decisions where the spec is silent: docs/AUDIT.md.
 //
 //  1. Worlds (add/remove adjacency): "out" runs DP-MixMin on split A; "in" runs it on split A

@@ -1,5 +1,5 @@
 #pragma once
-// Part D core: weight recovery as a function of ε (ALGORITHMS.md A.11 "weight recovery"). For
+// Weight recovery as a function of ε (docs/ALGORITHMS.md A.11 "weight recovery"). For
 // each ε and seed, DP-MixMin on split A; cos and L1 to the non-private λ* on the same split,
 // mean ± std over seeds. ε = +inf stands for the non-private solution itself (cos 1, L1 0: the
 // ceiling of the plot), not for a no-noise DP-MixMin run.

@@ -1,5 +1,5 @@
 #pragma once
-// Part B core: excess error of DP-MixMin vs the number of sources k (ALGORITHMS.md A.10, paper
+// Excess error of DP-MixMin vs the number of sources k (docs/ALGORITHMS.md A.10, paper
 // Appendix A.6). Sources are subset tasks of a 10-class proxy (subset_sources.h). For each k:
 // non-private λ* and, per seed, DP-MixMin (ε from `base`, normally 1) on the same sensitive
 // examples; excess α = F(λ_DP) − F(λ*). Then the log-log slope of mean α vs k for k ≥ minK

@@ -1,7 +1,7 @@
 #pragma once
-// Part C: choosing ρ, the share of the sensitive train set spent on mixture learning.
+// Choosing ρ, the share of the sensitive train set spent on mixture learning.
 //
-// A-priori guidance (ALGORITHMS.md A.9 reconstruction — the paper's Appendix A.2 gives the
+// A-priori guidance (docs/ALGORITHMS.md A.9 reconstruction — the paper's Appendix A.2 gives the
 // idea, not usable constants; see docs/RHO_GUIDANCE.md). From the DP-SCO excess-risk bound for
 // an L-Lipschitz convex loss on Δ_k with n = ρN examples:
 //     E[F(λ_DP)] − F(λ*) ≲ c1·L/√n  +  c2·L·√(k·log(1/δ)) / (n·ε)

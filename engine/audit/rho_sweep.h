@@ -1,5 +1,5 @@
 #pragma once
-// Part C, a-posteriori check of ρ (the paper's check, ALGORITHMS.md A.9): for each ρ and seed,
+// A-posteriori check of ρ (the paper's check, docs/ALGORITHMS.md A.9): for each ρ and seed,
 // split the full sensitive train set with data::rhoSplit (a stable split of the same law as the
 // pipeline's, its units identified by index), run DP-MixMin on split A, and compare λ_DP with the non-private λ* of the FULL train
 // set: cos, L1 and the excess F_full(λ_DP) − F_full(λ*), mean ± std over seeds.

@@ -1,5 +1,5 @@
 #pragma once
-// Many sources from one multi-class proxy (Part B, ALGORITHMS.md A.10 / F.12): source S is the
+// Many sources from one multi-class proxy (docs/ALGORITHMS.md A.10, F.12): source S is the
 // binary task "class ∈ S" for a non-empty subset S of the C base classes, and its proxy
 // prediction is Σ_{c∈S} p(c | x). With C = 10 (Fashion-MNIST) there are 2^10 − 1 = 1,023 such
 // sources. Subsets are bit masks: bit c set ⇔ class c ∈ S.

@@ -1,5 +1,5 @@
 #pragma once
-// The threshold membership attack of the canary audit (ALGORITHMS.md B.4–B.7): a scalar score
+// The threshold membership attack of the canary audit (docs/ALGORITHMS.md B.4–B.7): a scalar score
 // per run, "in" predicted iff the score is on one side of a threshold τ. τ and the side are
 // chosen on the SELECT runs to maximise ε_LB there; the error counts are then taken on the
 // disjoint EVAL runs, which alone give the reported bound (Nasr et al. 2021; jax_privacy

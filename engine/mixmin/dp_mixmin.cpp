@@ -125,7 +125,7 @@ DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& cli
         clippedSum(t, lambda, sum);
         if (noisy)
             for (Eigen::Index i = 0; i < k; ++i) sum(i) += noiseStd * noiseRng.gaussian();
-        sum /= expectedBatch;  // divide by the expected, not the realised, batch size (A.3 step 3.4)
+        sum /= expectedBatch;  // divide by the expected, not the realised, batch size (docs/ALGORITHMS.md A.3 step 3.4)
         mirrorStep(logLambda, sum, p.stepSize);
         lambda = weightsFromLog(logLambda);
         average += lambda;

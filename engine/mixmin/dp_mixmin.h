@@ -1,6 +1,6 @@
 #pragma once
 // DP-MixMin: differentially private mixture learning by noisy entropic mirror descent on the
-// simplex (ALGORITHMS.md A.3 Algorithm 1, example level; A.4 Algorithm 2, user level).
+// simplex (docs/ALGORITHMS.md A.3 Algorithm 1, example level; A.4 Algorithm 2, user level).
 //
 // Each step: Poisson-sample units with rate q; per unit the closed-form gradient of its loss
 // w.r.t. λ (user level: the mean over at most G of the user's examples); clip each to L2 norm C;
@@ -49,7 +49,7 @@ struct DpMixMinResult {
     std::vector<LambdaSnapshot> trajectory;  // every params.trajectoryEvery steps, plus λ_0 and λ_T
 };
 
-/// Audit instrumentation (engine/audit, ALGORITHMS.md B.2): one privacy unit that is not a row
+/// Audit instrumentation (engine/audit, docs/ALGORITHMS.md B.2): one privacy unit that is not a row
 /// of the objective — the canary of the "in" world of a membership audit (add/remove adjacency).
 /// Each step it is Poisson-sampled with the same rate q from its own stream of the invocation's
 /// randomness (so with seeded randomness the objective's batches and the noise are exactly those

@@ -1,7 +1,7 @@
 #pragma once
 // The MixMin objective F(λ) = mean_j ℓ_j(λ) over split A, for the proxy predictions of k public
 // sources, and its closed-form per-example gradients (no autograd): the convex reduction of
-// ALGORITHMS.md A.1–A.2. λ is a point of the simplex Δ_k; the formulas are also evaluated just
+// docs/ALGORITHMS.md A.1–A.2. λ is a point of the simplex Δ_k; the formulas are also evaluated just
 // off the simplex (finite-difference checks), where λ must stay > 0.
 //
 // Build an objective with one of the make...Objective functions: they validate the proxy data
@@ -18,7 +18,7 @@ namespace dpmix::mixmin {
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Index = Eigen::Index;
 
-/// Mixture probabilities are clamped to [κ, 1 − κ] before the log (ALGORITHMS.md A.2(a)3).
+/// Mixture probabilities are clamped to [κ, 1 − κ] before the log (docs/ALGORITHMS.md A.2(a)3).
 inline constexpr double kProbabilityFloor = 1e-6;
 
 enum class ObjectiveKind {

@@ -28,7 +28,7 @@ DpMixMinParamsBuilder DpMixMinParamsBuilder::imagingDefaults() {
 DpMixMinParamsBuilder DpMixMinParamsBuilder::languageDefaults(bool userLevel) {
     DpMixMinParamsBuilder b;
     b.steps(200).stepSize(5.0).delta(1e-5).clipNorm(userLevel ? 0.01 : 0.2);
-    if (userLevel) b.maxExamplesPerUser(15);  // G_ULS of the paper's fine-tuning (F.6: not given for λ)
+    if (userLevel) b.maxExamplesPerUser(15);  // G_ULS of the paper's fine-tuning (docs/ALGORITHMS.md F.6: not given for λ)
     return b;
 }
 

@@ -17,7 +17,7 @@ namespace dpmix::mixmin {
 /// and the no-noise audit baseline; its ledger entry is NonPrivate (ε = ∞).
 enum class NoiseMode { Gaussian, None };
 
-/// Which per-unit gradient is clipped (ALGORITHMS.md F.16, docs/METHODS.md). Raw: the
+/// Which per-unit gradient is clipped (docs/ALGORITHMS.md F.16, docs/METHODS.md). Raw: the
 /// objective's own gradient (BCE form for binary tasks) — the default, as in the reference the
 /// paper's C = 13 was set for. TangentProjected: g − mean(g)·1, which the EG step ignores the
 /// difference of, and which never has a larger norm, so clipping biases less at the same C.

@@ -1,5 +1,5 @@
 #pragma once
-// The Random Search baseline (ALGORITHMS.md A.7.3, F.13): score the uniform λ and m candidates
+// The Random Search baseline (docs/ALGORITHMS.md A.7.3, F.13): score the uniform λ and m candidates
 // drawn uniformly from the simplex (Dirichlet(1)) by F on split A and keep the best. This
 // selection uses the sensitive split WITHOUT differential privacy; the result's ledger entry
 // says so (NonPrivate, ε = ∞), as the paper's baseline does.

@@ -6,7 +6,7 @@
 
 namespace dpmix::mixmin {
 
-/// λ = (1/k, ..., 1/k), the starting point of every solver (ALGORITHMS.md A.3 step 2).
+/// λ = (1/k, ..., 1/k), the starting point of every solver (docs/ALGORITHMS.md A.3 step 2).
 Eigen::VectorXd uniformWeights(Eigen::Index k);
 
 /// One entropic mirror-descent (exponentiated-gradient) step in log space:

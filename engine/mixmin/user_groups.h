@@ -17,7 +17,7 @@ public:
     }
 
     /// w_j = 1 / (m · |E_u|) for example j of user u: the weights under which F is the mean over
-    /// users of each user's mean loss — the objective Algorithm 2 estimates (ALGORITHMS.md A.4).
+    /// users of each user's mean loss — the objective Algorithm 2 estimates (docs/ALGORITHMS.md A.4).
     Eigen::VectorXd userMeanWeights() const;
 
 private:

@@ -1,5 +1,5 @@
 #pragma once
-// How close a mixture is to the non-private reference λ* (ALGORITHMS.md A.11 "weight recovery").
+// How close a mixture is to the non-private reference λ* (docs/ALGORITHMS.md A.11 "weight recovery").
 #include <Eigen/Dense>
 
 namespace dpmix::mixmin {

@@ -55,7 +55,8 @@ std::optional<Error> startMixtureRun(project::ProjectFile& project, const projec
 }
 
 // The fine-tuning a method's downstream run does: DP-MixMin and Random Search reserve split A for
-// choosing λ and fine-tune on split B; the others fine-tune on the whole training set (A.7).
+// choosing λ and fine-tune on split B; the others fine-tune on the whole training set
+// (docs/ALGORITHMS.md A.7).
 DownstreamRequest downstreamRequest(const std::string& method, std::size_t task, const std::string& taskName,
                                     double epsilon, std::uint64_t seed, const RhoSplit& split,
                                     const std::vector<std::size_t>& wholeTrain, const project::ProjectSpec& spec,

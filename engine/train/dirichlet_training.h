@@ -1,5 +1,5 @@
 #pragma once
-// Dirichlet-mechanism fine-tuning (Rao, Hawkins, Benvenuti, Hale 2026; ALGORITHMS.md C).
+// Dirichlet-mechanism fine-tuning (Rao, Hawkins, Benvenuti, Hale 2026; docs/ALGORITHMS.md C).
 // Each step: Poisson-sample the batch; for every sampled example replace the model's softmax
 // output s by p̃ ~ Dir(r·s + α·1) (reparameterised Gamma draws, so the gradient flows through
 // the sample); minimise −log p̃_y averaged over the realised batch; no clipping, no Gaussian

@@ -1,5 +1,5 @@
 #pragma once
-// DP-SGD fine-tuning on the private split (issue #5 C): Poisson sampling at q = B/N,
+// DP-SGD fine-tuning on the private split (docs/TRAINING.md, "DP-SGD"): Poisson sampling at q = B/N,
 // per-example gradients clipped to C — vectorised, no loop over examples (see
 // detail/ghost_clipping.h) — Gaussian noise N(0, σ²C²), sum divided by the expected batch q·N,
 // SGD (optionally with momentum, which is post-processing). σ is calibrated to (ε, δ, q, T) by

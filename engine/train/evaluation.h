@@ -1,5 +1,5 @@
 #pragma once
-// Evaluation metrics (issue #5 D). Plain C++, no torch.
+// Evaluation metrics (docs/TRAINING.md, "Evaluation"). Plain C++, no torch.
 #include "engine/core/result.h"
 
 #include <span>

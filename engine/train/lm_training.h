@@ -2,7 +2,7 @@
 // Training and evaluating the causal LM on token streams (plain C++ header, no torch):
 //   pretrainCausalLm       public text: each window's domain is drawn with probability λ_i, then a
 //                          uniformly random window of T+1 tokens of that domain's stream; Adam on
-//                          next-token cross-entropy (ALGORITHMS.md A.6.2). No privacy cost.
+//                          next-token cross-entropy (docs/ALGORITHMS.md A.6.2). No privacy cost.
 //   finetuneCausalLmDpSgd  private text, USER level: Poisson-sample users at q = expectedUsers/m,
 //                          one random window per sampled user, per-user (= per-window) gradient
 //                          clipped to C by the vectorised clipping, Gaussian noise σC, sum divided

@@ -13,8 +13,8 @@
 
 namespace dpmix::train {
 
-/// Sets LibTorch's intra-op thread count. Call once at program start-up (STACK_NOTES §4):
-/// changing it while a job runs oversubscribes the cores.
+/// Sets LibTorch's intra-op thread count. Call once at program start-up: changing it while a
+/// job runs oversubscribes the cores (docs/DEVELOPING.md, "Threads inside LibTorch").
 void setTorchThreads(int threads);
 
 /// "cuda" when this LibTorch build sees a GPU, else "cpu"; every run uses that device.

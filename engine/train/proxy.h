@@ -1,5 +1,5 @@
 #pragma once
-// The classification proxy of DP-MixMin (issue #4 A.1; ALGORITHMS.md A.2 a): one multi-class
+// The classification proxy of DP-MixMin (docs/ALGORITHMS.md A.2 (a)): one multi-class
 // network over the concatenated label space of the k public sources. Source i (a binary label
 // of the public data) owns logits (i,0) and (i,1); the proxy's P(y_i = 1 | x) is the softmax of
 // that pair, σ(z_i1 − z_i0): k two-way softmaxes, trained jointly by the sum of their
@@ -17,7 +17,7 @@
 
 namespace dpmix::train {
 
-/// `labels`: N × k row-major; 1 positive, 0 negative, −1 (uncertain) counted as 0 (ALGORITHMS
+/// `labels`: N × k row-major; 1 positive, 0 negative, −1 (uncertain) counted as 0 (docs/ALGORITHMS.md
 /// A.2.7). `architecture`'s outputs are replaced by 2k. Default: small CNN for 28×28 inputs.
 Result<Model> trainProxy(const ImageView& images, std::span<const float> labels, int sources,
                          const ModelSpec& architecture, const SupervisedParams& params,

@@ -14,7 +14,7 @@ enum class OptimizerKind { Sgd, Adam };
 std::string toString(OptimizerKind kind);
 bool parseOptimizerKind(const std::string& text, OptimizerKind& out);  // "sgd", "adam"
 
-/// Non-private training on public data: proxies (issue #4) and pretraining (issue #5 B).
+/// Non-private training on public data: proxies and pretraining (docs/TRAINING.md).
 struct SupervisedParams {
     int epochs = 3;
     int batchSize = 128;
@@ -42,7 +42,7 @@ private:
     SupervisedParams p_;
 };
 
-/// DP-SGD fine-tuning (issue #5 C.1–C.3): Poisson sampling at q = expectedBatchSize / N,
+/// DP-SGD fine-tuning (docs/TRAINING.md, "DP-SGD"): Poisson sampling at q = expectedBatchSize / N,
 /// per-example clipping to clipNorm, Gaussian noise σ·clipNorm, sum divided by q·N.
 struct DpSgdParams {
     double epsilon = 1.0;
@@ -87,7 +87,7 @@ private:
     DpSgdParams p_;
 };
 
-/// Dirichlet-mechanism fine-tuning (Rao et al. 2026; ALGORITHMS.md C): labels public,
+/// Dirichlet-mechanism fine-tuning (Rao et al. 2026; docs/ALGORITHMS.md C): labels public,
 /// no clipping, p̃ ~ Dir(r·softmax + α), loss −log p̃_y averaged over the realised batch.
 struct DirichletParams {
     double epsilon = 1.0;

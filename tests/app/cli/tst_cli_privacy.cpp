@@ -20,7 +20,7 @@ private Q_SLOTS:
     void sigmaJsonMeetsTarget() {
         const auto r = runDpmix({"privacy", "sigma", "--epsilon", "1", "--delta", "1e-5", "--q", "0.2", "--steps", "100", "--json"});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(std::fabs(r.json()["sigma"].toDouble() - 8.278) < 1e-3);  // ALGORITHMS.md A.11
+        QVERIFY(std::fabs(r.json()["sigma"].toDouble() - 8.278) < 1e-3);  // docs/ALGORITHMS.md A.11
     }
     void dirichletJsonReproducesTable7() {
         const auto r = runDpmix({"privacy", "dirichlet-r", "--epsilon", "2", "--delta", "1e-5", "--alpha", "3", "--q",

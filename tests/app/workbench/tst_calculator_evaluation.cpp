@@ -1,4 +1,4 @@
-// The privacy calculator's computation (issue #2). The ε check uses the one case with a closed
+// The privacy calculator's computation. The ε check uses the one case with a closed
 // form: q = 1, T = 1 is the plain Gaussian mechanism, RDP(α) = α / (2σ²) (Mironov 2017), turned
 // into (ε, δ) by the Balle et al. 2020 conversion and minimised here by brute force over the
 // Opacus order grid — computed in this file, not by the accountant under test.

@@ -25,7 +25,7 @@ class TstPrivacyPlan : public QObject {
 
 private Q_SLOTS:
     void splitSizesReproduceThePaper() {
-        // ALGORITHMS.md A.5: NIH train split n = 89,696; Table 12 gives n_A ≈ 4,485 / 8,970 / 17,939.
+        // docs/ALGORITHMS.md A.5.1: NIH train split n = 89,696; Table 12 gives n_A ≈ 4,485 / 8,970 / 17,939.
         QCOMPARE(splitSizes(89696, 0.05).a, 4485LL);
         QCOMPARE(splitSizes(89696, 0.1).a, 8970LL);
         QCOMPARE(splitSizes(89696, 0.2).a, 17939LL);

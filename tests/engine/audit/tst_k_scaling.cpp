@@ -1,5 +1,5 @@
-// Part B core: the log-log slope fit on synthetic data with a known slope (unit), and the
-// experiment's wiring on a small 10-class problem (statistical).
+// k-scaling core (docs/ALGORITHMS.md A.10): the log-log slope fit on synthetic data with a known
+// slope (unit), and the experiment's wiring on a small 10-class problem (statistical).
 #include "engine/audit/k_scaling.h"
 #include "engine/audit/subset_sources.h"
 #include "engine/mixmin/nonprivate_mixmin.h"

@@ -1,5 +1,6 @@
-// Part C: the a-priori ρ formula (hand-computed cases), the constants' fit (recovery of known
-// constants from exact data), and the pilot calibration's wiring.
+// ρ guidance (docs/RHO_GUIDANCE.md): the a-priori ρ formula (hand-computed cases), the
+// constants' fit (recovery of known constants from exact data), and the pilot calibration's
+// wiring.
 #include "engine/audit/rho_guidance.h"
 
 #include "audit_fixtures.h"

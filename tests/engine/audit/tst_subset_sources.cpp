@@ -1,4 +1,5 @@
-// Subset sources of a multi-class proxy (Part B): hand-computed sums, subset choice properties.
+// Subset sources of a multi-class proxy (docs/ALGORITHMS.md F.12): hand-computed sums, subset
+// choice properties.
 #include "engine/audit/subset_sources.h"
 
 #include <QtTest>

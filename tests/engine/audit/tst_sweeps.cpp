@@ -1,6 +1,7 @@
-// Part D (ε sweep) and Part C a-posteriori (ρ sweep) on a synthetic task: each table entry is
-// re-derived here from an independent run of the same seed and a test-side cosine, and the
-// statistical trends (more ε / more data → closer to λ*) are checked over several seeds.
+// The ε sweep (docs/ALGORITHMS.md A.11) and the a-posteriori ρ sweep (A.9) on a synthetic
+// task: each table entry is re-derived here from an independent run of the same seed and a
+// test-side cosine, and the statistical trends (more ε / more data → closer to λ*) are checked
+// over several seeds.
 #include "engine/audit/epsilon_sweep.h"
 #include "engine/audit/rho_sweep.h"
 #include "engine/data/splits.h"

@@ -1,7 +1,7 @@
-// Reading data files safely (issue #13, items 2, 3 and 8): a FIFO is refused instead of blocking
-// forever, a symbolic-link loop and a path too long are clear errors (not exceptions), and a
-// gzip file whose size field is forged cannot make the reader allocate what the file cannot
-// hold. Every case names the file.
+// Reading data files safely (docs/RELIABILITY.md, items 2, 3 and 8): a FIFO is refused instead
+// of blocking forever, a symbolic-link loop and a path too long are clear errors (not
+// exceptions), and a gzip file whose size field is forged cannot make the reader allocate what
+// the file cannot hold. Every case names the file.
 #include "engine/data/file_bytes.h"
 
 #include "data_fixtures.h"

@@ -13,7 +13,7 @@ struct BinaryData {
     std::vector<int> y;
 };
 
-/// ALGORITHMS.md A.11 "synthetic sanity check": k sources of which source 0 is informative
+/// docs/ALGORITHMS.md A.11 "synthetic sanity check": k sources of which source 0 is informative
 /// (but over-confident), the others are weak, near the 30% base rate. Mixing calibrates the
 /// informative source, so λ* is interior (about 0.64 on source 0; cos(uniform, λ*) ≈ 0.47,
 /// close to the reference's 0.486), not a vertex a trivial solver could hit.

@@ -1,5 +1,5 @@
 // DP-MixMin parameters: the published σ of the synthetic reference configuration
-// (ALGORITHMS.md A.11: n = 5000, B = 1000 ⇒ q = 0.2, T = 100, δ = 1e-5, integer orders 2..256),
+// (docs/ALGORITHMS.md A.11: n = 5000, B = 1000 ⇒ q = 0.2, T = 100, δ = 1e-5, integer orders 2..256),
 // the builder's calibration, and errors that name the field.
 #include "engine/mixmin/params.h"
 #include "engine/privacy/gaussian_accountant.h"

@@ -1,6 +1,7 @@
 // Statistical checks of DP-MixMin (label `statistical`: many seeds, tolerances from the sampling
 // error, no seed hand-picked):
-//  - the A.11 synthetic sanity check: at ε = 1 the DP λ has cos >= 0.9 to λ* in >= 9 of 10 seeds;
+//  - the synthetic sanity check of docs/ALGORITHMS.md A.11: at ε = 1 the DP λ has cos >= 0.9
+//    to λ* in >= 9 of 10 seeds;
 //  - the injected noise has the calibrated scale σC/(qn) (closed-form variance of the EG drift);
 //  - the Poisson sampler's batch sizes (engine/data's, which DP-MixMin uses) and the Dirichlet(1) sampler's moments.
 #include "engine/data/poisson_sampler.h"

@@ -1,5 +1,6 @@
 // MixMin objectives: hand-derived loss values, closed-form gradients against central finite
-// differences (h = 1e-6), the binary BCE vs multi-class relation (A.2(a)5) and input validation.
+// differences (h = 1e-6), the binary BCE vs multi-class relation (docs/ALGORITHMS.md A.2(a)5)
+// and input validation.
 #include "engine/mixmin/objective.h"
 #include "synthetic_proxies.h"
 

@@ -54,7 +54,7 @@ private Q_SLOTS:
                      qPrintable(QString("eps=%1: r*=%2 (order %3), paper %4").arg(eps[i]).arg(c.r, 0, 'f', 5).arg(c.order).arg(rStar[i])));
             QVERIFY(c.epsilon <= eps[i]);
         }
-        // ALGORITHMS.md C.2: at ε = 0.5 the optimal order is 21.
+        // docs/ALGORITHMS.md C.2: at ε = 0.5 the optimal order is 21.
         QCOMPARE(calibrateDirichletR(0.5, 1e-5, 3.0, q, 9600).order, 21.0);
     }
     void rStarIsTheSupremum() {

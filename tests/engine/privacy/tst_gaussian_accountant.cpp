@@ -51,7 +51,7 @@ private Q_SLOTS:
         }
     }
     void publishedSyntheticSigmaTable() {
-        // ALGORITHMS.md A.11: NumPy reference of Algorithm 1, n = 5000, B = 1000 (q = 0.2), T = 100,
+        // docs/ALGORITHMS.md A.11: NumPy reference of Algorithm 1, n = 5000, B = 1000 (q = 0.2), T = 100,
         // δ = 1e-5, RDP with integer orders 2..256.
         const double eps[] = {0.2, 0.5, 1.0, 2.0, 5.0};
         const double sigma[] = {35.976, 15.506, 8.278, 4.502, 2.147};

@@ -60,7 +60,8 @@ private Q_SLOTS:
         QCOMPARE(orders.back(), 63.0);
     }
     void publishedExample() {
-        // The example: q = 0.01, σ = 1, T = 1000, δ = 1e-6 → ε = 2.43669380 at order 8.
+        // The example in docs/PRIVACY.md ("Agreement with Opacus"): q = 0.01, σ = 1, T = 1000,
+        // δ = 1e-6 → ε = 2.43669380 at order 8.
         const auto r = gaussianEpsilon({0.01, 1.0, 1000}, 1e-6);
         QVERIFY(std::fabs(r.epsilon - 2.43669380) < 5e-9);
         QCOMPARE(r.order, 8.0);

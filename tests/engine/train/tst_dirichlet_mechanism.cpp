@@ -1,4 +1,4 @@
-// Monte-Carlo checks of the Dirichlet-mechanism loss against Theorem 11 (ALGORITHMS.md C.3):
+// Monte-Carlo checks of the Dirichlet-mechanism loss against Theorem 11 (docs/ALGORITHMS.md C.3):
 //   E[L] = ψ(r + dα) − ψ(r s_y + α),  Var[L] = ψ′(r s_y + α) − ψ′(r + dα),
 //   E[∂L/∂z] = κ (s − e_y),  κ = r s_y ψ′(r s_y + α).
 // Closed forms evaluated with Boost.Math; several seeds, 5-standard-error tolerances.
