@@ -65,3 +65,16 @@ for view in ${VIEWS:-lambda ledger trajectory tradeoff auc perplexity audit ksca
     mv "$staging/$view.png" "$out/workbench-$view.png"
     echo "make-screenshots: wrote $out/workbench-$view.png"
 done
+
+# The trust verdict of the demo project and of its DP release (scripts/run-demo.sh exports it).
+release="$root/projects/fashion-mnist-release.dpmix"
+if [[ -z "$given_project" && -f "$project" ]]; then
+    "$workbench" --read-only "$project" --screenshot "$out/trust-project.png" --view main 2> /dev/null &&
+        echo "make-screenshots: wrote $out/trust-project.png"
+    if [[ -f "$release" ]]; then
+        "$workbench" "$release" --screenshot "$out/trust-release.png" --view main 2> /dev/null &&
+            echo "make-screenshots: wrote $out/trust-release.png"
+    else
+        echo "make-screenshots: no $release (scripts/run-demo.sh exports it); kept trust-release.png as it was"
+    fi
+fi

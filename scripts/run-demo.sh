@@ -2,7 +2,10 @@
 # Set up (packages + build + data), then run the main job: the Fashion-MNIST demo study —
 # proxy on public data, DP-MixMin at ε = 1 against λ*, then all five methods (DP-MixMin, Uniform,
 # Random Search, Random Init, non-private MixMin) pretrained and DP fine-tuned on one sensitive
-# task, with their test AUCs. Everything is stored in projects/fashion-mnist.dpmix.
+# task, with their test AUCs. Everything is stored in projects/fashion-mnist.dpmix. Those runs are
+# seeded (reproducible: their figures can be re-derived, so they are no release); a last
+# DP-MixMin run with secret randomness is then exported as the DP release
+# projects/fashion-mnist-release.dpmix (docs/PRIVACY.md, "Trust boundary").
 #   scripts/run-demo.sh                # the demo (one task, one seed, ε = 1)
 #   DEMO_TASKS= scripts/run-demo.sh    # every task of the spec
 set -euo pipefail
@@ -18,4 +21,10 @@ start=$(date +%s)
   --methods dpmixmin,uniform,random-search,random-init,nonprivate \
   ${tasks:+--tasks "$tasks"} --epsilon 1 --seed 0 --reproducible \
   --proxy-epochs 1 --pretrain-steps 100 --finetune-steps 100
+# A DP release: one mixture run with secret randomness (the default), exported alone.
+"$B" run projects/fashion-mnist.dpmix --stages proxies,mixture --methods dpmixmin \
+  ${tasks:+--tasks "$tasks"} --epsilon 1 --seed 0 --proxy-epochs 1
+release_run=$("$B" inspect projects/fashion-mnist.dpmix --json | python3 -c \
+  'import json,sys; runs=json.load(sys.stdin)["runs"]; print([r["id"] for r in runs if r["method"]=="dp-mixmin" and r["config"].get("randomness")=="secret"][-1])')
+"$B" export-release projects/fashion-mnist.dpmix --runs "$release_run" -o projects/fashion-mnist-release.dpmix --force
 echo "[demo] finished in $(( $(date +%s) - start )) s; inspect it with: $B inspect projects/fashion-mnist.dpmix"

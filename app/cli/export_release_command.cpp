@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -102,8 +103,10 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
                                        {"model_files", summary->modelFiles}};
             std::cout << out.dump(2) << '\n';
         } else {
+            char epsilon[32];
+            std::snprintf(epsilon, sizeof epsilon, "%.4f", m.epsilon);
             std::cout << "wrote " << summary->file.string() << ": " << m.runs.size() << " run(s), " << m.releases
-                      << " DP release(s) composed to epsilon " << privacy::formatNumber(m.epsilon) << " at delta "
+                      << " DP release(s) composed to epsilon " << epsilon << " at delta "
                       << privacy::formatNumber(m.delta) << " per " << (m.unit == "users" ? "user" : "example") << "\n";
             for (const auto& [table, n] : summary->rows) std::cout << "  " << table << ": " << n << "\n";
             if (m.includesTestMetrics)

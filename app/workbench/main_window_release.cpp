@@ -23,9 +23,10 @@ void MainWindow::updateTrustBanner() {
     // Amber: the file must stay with the data owner; green: it holds only what a DP guarantee covers.
     trustBanner_->setStyleSheet(inside ? QStringLiteral("QLabel{background:#fff3cd;color:#664d03;border:1px solid #e0c36b;padding:4px}")
                                        : QStringLiteral("QLabel{background:#d1e7dd;color:#0f5132;border:1px solid #8fc9a9;padding:4px}"));
-    trustBanner_->setText(inside ? tr("<b>Keep inside the trust boundary.</b> %1").arg(t.headline.toHtmlEscaped())
+    const QString summary = t.known ? t.summary : t.headline;
+    trustBanner_->setText(inside ? tr("<b>Keep inside the trust boundary.</b> %1").arg(summary.toHtmlEscaped())
                                  : tr("<b>%1.</b> %2").arg(t.release ? tr("DP release") : tr("DP releases only"),
-                                                           t.headline.toHtmlEscaped()));
+                                                           summary.toHtmlEscaped()));
     trustBanner_->setToolTip(t.headline);
     trustBanner_->show();
     exportReleaseAction_->setEnabled(!t.release);

@@ -2,7 +2,10 @@
 
 #include "app/workbench/pinned_baseline.h"
 #include "engine/project/project_file.h"
+#include "engine/project/release_manifest.h"
 #include "engine/project/trust_verdict.h"
+
+#include <QStringList>
 
 #include <cmath>
 #include <limits>
@@ -46,6 +49,33 @@ const RunResults* ProjectSnapshot::findRun(long long runId) const {
     return nullptr;
 }
 
+namespace {
+
+// The banner's sentence: what kind of non-private content the file holds (the runs are in the
+// tooltip), or the guarantee of a DP-only file and where a release came from.
+QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile& file) {
+    if (!v.dpOnly) {
+        QStringList kinds;
+        for (const auto& k : v.nonPrivateKinds) kinds << QString::fromStdString(k);
+        return QStringLiteral("It holds non-private results of the sensitive data: %1. Share only a release "
+                              "(File ▸ Export release…). Hover for the runs.")
+            .arg(kinds.join(QStringLiteral("; ")));
+    }
+    QString text = v.releases == 0 ? QStringLiteral("No DP release and nothing non-private.")
+                                   : QStringLiteral("Only DP releases, at (ε, δ) = (%1, %2) per %3.")
+                                         .arg(v.epsilon, 0, 'f', 3)
+                                         .arg(v.delta, 0, 'g', 3)
+                                         .arg(v.unit == "users" ? QStringLiteral("user") : QStringLiteral("example"));
+    if (v.testMetrics) text += QStringLiteral(" Includes test metrics of the sensitive test split, NOT covered by the guarantee.");
+    if (v.unestablished) text += QStringLiteral(" Includes a mechanism whose guarantee is only claimed by its authors.");
+    if (auto m = project::releaseManifestFromJson(file.releaseManifestJson()); v.release && m)
+        text += QStringLiteral(" Read-only; exported from %1 on %2.")
+                    .arg(QString::fromStdString(m->fromProject), QString::fromStdString(m->exportedAt.substr(0, 10)));
+    return text;
+}
+
+}  // namespace
+
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
     auto file = project::ProjectFile::open(path.toStdString());
     if (!file) return file.error();
@@ -82,8 +112,9 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         s.runs.push_back(std::move(r));
     }
     if (auto v = project::trustVerdict(*file)) {
-        s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()),
+        s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()), {},
                    QString::fromStdString(v->shortLabel())};
+        s.trust.summary = trustSummary(*v, *file);
     } else {
         s.trust.headline = QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
         s.trust.shortLabel = QStringLiteral("trust verdict unavailable");

@@ -36,6 +36,7 @@ struct TrustReading {
     bool dpOnly = false;       // nothing non-private in it
     bool testMetrics = false;  // a release with test metrics the guarantee does not cover
     QString headline;          // "keep inside the data owner's trust boundary: ..." or "DP release: ..."
+    QString summary;           // a short sentence for the banner (the headline is its tooltip)
     QString shortLabel;        // for the title bar
 };
 

@@ -61,6 +61,11 @@ public:
         }
         return out;
     }
+    std::vector<std::string> kinds() const {
+        std::vector<std::string> out;
+        for (const auto& [key, f] : found_) out.push_back(key.second);
+        return out;
+    }
     bool empty() const { return found_.empty(); }
 
 private:
@@ -202,6 +207,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         }
     }
     v.nonPrivate = found.phrases();
+    v.nonPrivateKinds = found.kinds();
     v.dpOnly = found.empty();
     auto budget = projectBudget(project);
     if (!budget) return budget.error();

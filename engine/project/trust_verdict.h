@@ -40,6 +40,7 @@ struct TrustVerdict {
     bool release = false;           // the file is an exported DP release (release_manifest.h)
     bool dpOnly = false;            // nothing non-private: only DP releases and public artefacts
     std::vector<std::string> nonPrivate;  // what it holds that no guarantee covers, one phrase each
+    std::vector<std::string> nonPrivateKinds;  // the same phrases without their runs and names
     bool testMetrics = false;       // a release that includes test metrics at the user's request
     bool unestablished = false;     // a release includes a mechanism whose guarantee is only claimed
     double epsilon = 0.0;           // the composed guarantee of its DP releases (project_budget.h)

@@ -57,7 +57,8 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(generated_.path), QString());
         QVERIFY(!w.trustBanner()->isHidden());
         QVERIFY2(w.trustBanner()->text().contains("Keep inside the trust boundary"), qPrintable(w.trustBanner()->text()));
-        QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin)"));
+        QVERIFY(w.trustBanner()->text().contains("lambda* (non-private MixMin)"));
+        QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
         QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));
         QVERIFY(w.exportReleaseAction()->isEnabled());
     }
@@ -117,6 +118,7 @@ private Q_SLOTS:
         QVERIFY(!w.exportReleaseAction()->isEnabled());
         QVERIFY2(w.trustBanner()->text().contains("DP release"), qPrintable(w.trustBanner()->text()));
         QVERIFY(!w.trustBanner()->text().contains("Keep inside"));
+        QVERIFY2(w.trustBanner()->text().contains("Read-only; exported from study.dpmix"), qPrintable(w.trustBanner()->text()));
         QVERIFY2(w.windowTitle().contains("read-only") && w.windowTitle().contains("DP release (epsilon"),
                  qPrintable(w.windowTitle()));
         QCOMPARE(w.project()->runs.size(), std::size_t(1));
