@@ -1,7 +1,7 @@
 # All third-party packages come from Debian 12 (scripts/setup.sh installs them).
 
 # Qt's `slots`/`signals`/`emit` macros collide with LibTorch (c10::ivalue::Object::slots())
-# and AUTOMOC's aggregate defeats include-order tricks (STACK_NOTES §2): no keywords anywhere.
+# and AUTOMOC's aggregate defeats include-order tricks (docs/DEVELOPING.md, "Qt keywords and LibTorch"): no keywords anywhere.
 add_compile_definitions(QT_NO_KEYWORDS)
 
 find_package(Boost 1.74 REQUIRED)                # Boost.Math, header-only
@@ -9,7 +9,7 @@ find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
-# TorchConfigVersion.cmake of Debian's 1.13.1 says 1.13.0: ask for no version (STACK_NOTES §1).
+# TorchConfigVersion.cmake of Debian's 1.13.1 says 1.13.0: ask for no version (docs/DEVELOPING.md, "Finding LibTorch").
 find_package(Torch REQUIRED)
 find_package(Threads REQUIRED)
 # libsodium: the ChaCha20 generator and OS entropy behind every DP mechanism's randomness.

@@ -15,7 +15,7 @@ void registerDoctorCommand(CLI::App& app, CommandContext& ctx) {
     doctor->add_flag("--json", json, "print one JSON object");
     doctor->callback([&ctx] {
         const auto info = runtime::probeRuntime();
-        // The reference BLAS needs ~100 ms for this matmul; OpenBLAS a few ms (STACK_NOTES §8).
+        // The reference BLAS needs ~100 ms for this matmul; OpenBLAS a few ms (docs/DEVELOPING.md, "BLAS and malloc").
         const bool slowBlas = info.blasName == "reference BLAS" || info.matmulMs > 50.0;
         if (json) {
             nlohmann::ordered_json j{{"dpmix", versionString()},        {"torch", info.torchVersion},

@@ -1,5 +1,5 @@
 // `dpmix experiment k-scaling|rho-sweep|epsilon-sweep SPEC_OR_PROJECT ...`: the study-level
-// experiments of issue #7 (engine/pipeline/experiments.h). Each prints its table (or --json) and
+// experiments of docs/ALGORITHMS.md A.9–A.10 (engine/pipeline/experiments.h). Each prints its table (or --json) and
 // stores its runs in the project. Progress goes to stderr.
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"

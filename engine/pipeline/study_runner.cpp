@@ -322,7 +322,7 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     r.userLevel = spec.sensitive.userLevel;
     if (r.userLevel) r.mixtureGroupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
     // Sequential composition: DP-MixMin and DP fine-tuning both charge the same people, so mixture
-    // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Composition").
+    // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Sequential composition").
     r.sequential = spec.privacy.composition == privacy::Composition::Sequential;
     r.request.epsilons = r.epsilons;
     r.request.delta = r.delta;

@@ -1,4 +1,4 @@
-// Several processes on one project at once (issue 13, item 1): `dpmix run S.json` started
+// Several processes on one project at once (docs/RELIABILITY.md, item 1): `dpmix run S.json` started
 // twice before S.dpmix exists, or the workbench and the CLI on one file. Each trial forks
 // kProcesses children that are released together; each child creates-or-opens the project
 // from the same spec (project::openOrCreateFromSpecOrProject, as `dpmix run` does) and

@@ -1,7 +1,7 @@
 // kill -9 in the middle of a run: a child process writes results in a loop, the parent kills
 // it with SIGKILL at an arbitrary point, reopens the file and finds the last committed state:
 // every acknowledged write present, every multi-row write all-or-nothing, the chain intact —
-// and the run, whose process is gone, interrupted rather than running forever (issue 13,
+// and the run, whose process is gone, interrupted rather than running forever (docs/RELIABILITY.md,
 // item 5). A full disk (RLIMIT_FSIZE) in the middle of a model write leaves no temporary file,
 // and temporary files of dead processes are removed on open.
 #include "engine/project/project_file.h"

@@ -1,5 +1,5 @@
 // A project a reviewer received on a read-only medium, or in a folder they cannot write
-// (issue 13, item 5): it opens read-only, everything reads (spec, runs, ledgers, results, the
+// (docs/RELIABILITY.md, item 5): it opens read-only, everything reads (spec, runs, ledgers, results, the
 // hash chain), nothing is written (no -wal, no -shm, no migration, no recovery), and every
 // write call says the project is read-only. Before, opening failed with "attempt to write a
 // readonly database".

@@ -243,7 +243,7 @@ private Q_SLOTS:
         QTest::newRow("steps zero") << "/stages/mixture/steps" << "0" << "stages.mixture.steps: 0 is out of range: expected a number of steps, an integer in [1, 1e7]";
         QTest::newRow("batch fractional") << "/stages/finetune/batch" << "2.5" << "stages.finetune.batch: 2.5 is a number: expected an integer";
         QTest::newRow("clip negative") << "/stages/mixture/clip" << "-1" << "stages.mixture.clip: -1 is out of range: expected a clipping norm in (0, 1e6]";
-        // Finite extremes (issue 13, item 4): they overflowed DP-MixMin into a NaN λ that was
+        // Finite extremes (docs/RELIABILITY.md, item 4): they overflowed DP-MixMin into a NaN λ that was
         // stored as a finished run. Every stage value has a sane range (docs/PROJECT_FILE.md).
         QTest::newRow("mixture clip 1e308") << "/stages/mixture/clip" << "1e308" << "stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]";
         QTest::newRow("mixture lr 1e308") << "/stages/mixture/lr" << "1e308" << "stages.mixture.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]";
