@@ -63,6 +63,11 @@ private Q_SLOTS:
         const int budgetAt = html.indexOf("<h2>Privacy budget</h2>");
         QVERIFY(budgetAt > 0 && budgetAt < html.indexOf("<h2>Runs"));
         QVERIFY(html.contains(QString("ε <b>%1</b>").arg(budget.spent, 0, 'f', 3)));
+        // Before it, what sharing the report shares: this project holds λ* and Random Search's choice.
+        const int trustAt = html.indexOf("<h2>Trust boundary</h2>");
+        QVERIFY(trustAt > 0 && trustAt < budgetAt);
+        QVERIFY(html.contains("Keep this file and this report inside the data owner's trust boundary."));
+        QVERIFY(html.contains("lambda* (non-private MixMin)"));
         // Every run is listed (9 in the fixture).
         QCOMPARE(html.count(QRegularExpression("<h3>Run \\d+: ")), 9);
         // The DP run's ledger as the fixture recorded it: q = 0.25, σ = 1.5, 100 steps, δ = 1e-5,
