@@ -18,6 +18,7 @@ PACKAGES=(
   libsodium-dev                              # ChaCha20 + OS entropy: the secret randomness of DP mechanisms
   xvfb xauth fonts-dejavu-core               # headless GUI tests and screenshots with real glyphs
   file dpkg-dev                              # cpack -G DEB
+  clang libclang-rt-14-dev                   # libFuzzer + sanitizers: the fuzz build (docs/DEVELOPING.md, "Fuzzing")
 )
 
 missing=()

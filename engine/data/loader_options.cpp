@@ -40,7 +40,8 @@ Result<std::size_t> limitOption(const SourceSpec& spec) {
 
 Result<bool> checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
                                const std::vector<std::string>& prefixes) {
-    for (const auto& [key, value] : spec.options) {
+    for (const auto& option : spec.options) {
+        const std::string& key = option.first;  // a plain reference: clang 14 cannot capture a structured binding
         if (key == "limit" || std::find(known.begin(), known.end(), key) != known.end()) continue;
         const bool prefixed = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
             return key.size() > p.size() && key.compare(0, p.size(), p) == 0;

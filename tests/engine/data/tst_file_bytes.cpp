@@ -17,6 +17,15 @@
 
 using namespace dpmix::data;
 
+// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer) (the fuzz build).
+#if defined(__SANITIZE_ADDRESS__)
+#define DPMIX_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DPMIX_UNDER_ASAN 1
+#endif
+#endif
+
 class TestFileBytes : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
@@ -50,6 +59,11 @@ private Q_SLOTS:
         // 1 MiB of zeros compresses to ~1 KiB; its ISIZE field is set to 4 GiB - 1. With memory
         // capped at 512 MiB, reading must end in zlib's own verdict on the file (the length check
         // fails), not in an allocation of the forged size (std::bad_alloc, before the fix).
+#ifdef DPMIX_UNDER_ASAN
+        // AddressSanitizer reserves terabytes of address space up front, so an RLIMIT_AS cap
+        // cannot be combined with it; the fuzz harness fuzz_idx covers the forged size instead.
+        QSKIP("capping the address space is not possible under AddressSanitizer");
+#endif
         std::string gz = fixtures::gzipBytes(std::string(1 << 20, '\0'));
         for (int i = 1; i <= 4; ++i) gz[gz.size() - static_cast<std::size_t>(i)] = static_cast<char>(0xff);
         fixtures::writeFile(path("forged.gz"), gz);

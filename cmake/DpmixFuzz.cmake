@@ -1,0 +1,36 @@
+# DPMIX_FUZZ=ON: the libFuzzer build (tests/fuzz). Only the torch- and Qt-free modules the
+# harnesses reach — core, privacy, data, project — are built, every file instrumented with
+# ASan + UBSan (and libFuzzer's coverage), so a finding points at our code, not at a harness.
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "DPMIX_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++ "
+                      "(Debian: apt-get install clang)")
+endif()
+add_compile_options(-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined
+                    -fno-omit-frame-pointer -g)
+add_link_options(-fsanitize=address,undefined)
+add_compile_definitions(QT_NO_KEYWORDS)
+
+find_package(Boost 1.74 REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+include(DpmixTargets)
+
+add_subdirectory(engine/core)
+add_subdirectory(engine/privacy)
+add_subdirectory(engine/data)
+add_subdirectory(engine/project)
+enable_testing()
+add_subdirectory(tests/fuzz)
+
+# The same modules' unit tests under the sanitizers (Qt is not instrumented; our code is).
+option(DPMIX_SANITIZE_UNIT_TESTS "Also build and run the core, privacy, data and project unit tests with ASan + UBSan" ON)
+if(DPMIX_SANITIZE_UNIT_TESTS)
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Test)
+  add_subdirectory(tests/engine/core ${CMAKE_BINARY_DIR}/tests/engine/core)
+  add_subdirectory(tests/engine/privacy ${CMAKE_BINARY_DIR}/tests/engine/privacy)
+  add_subdirectory(tests/engine/data ${CMAKE_BINARY_DIR}/tests/engine/data)
+  add_subdirectory(tests/engine/project ${CMAKE_BINARY_DIR}/tests/engine/project)
+endif()
