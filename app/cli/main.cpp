@@ -1,5 +1,6 @@
 #include "app/cli/command.h"
 #include "app/cli/terminal_safe.h"
+#include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
 #include "engine/runtime/runtime_info.h"
@@ -10,6 +11,7 @@
 
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
+    dpmix::reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
     CLI::App app{"dpmix — differentially private learning with public data (headless)"};
     app.set_version_flag("--version", "dpmix " + dpmix::versionString());

@@ -193,6 +193,27 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
         return 2;
     }
     const auto header = splitCsvLine(line);
+    // Every column must be a flag of this calculator, named once: a column that is ignored (a
+    // typo, a value meant for another calculator) or named twice (which one counts?) is refused.
+    std::vector<std::string> names;
+    for (const auto& f : calc.fields) names.push_back(f.name);
+    auto expected = [&] {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        return list;
+    };
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        if (std::find(names.begin(), names.end(), header[i]) == names.end()) {
+            std::cerr << path << ": column " << i + 1 << " of the header is '" << header[i] << "', not a flag of `privacy "
+                      << calc.name << "` (the columns are: " << expected() << ")\n";
+            return 2;
+        }
+        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
+            header.begin() + static_cast<std::ptrdiff_t>(i)) {
+            std::cerr << path << ": column '" << header[i] << "' is named twice in the header\n";
+            return 2;
+        }
+    }
     for (const auto& f : calc.fields) {
         if (!f.defaultValue.empty()) continue;
         if (std::find(header.begin(), header.end(), f.name) == header.end()) {
@@ -204,11 +225,18 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
     }
     int status = 0;
     bool headerPrinted = json;
-    long long rowNumber = 1;
+    long long rowNumber = 1, dataRows = 0;
     while (std::getline(in, line)) {
         ++rowNumber;
         if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
+        ++dataRows;
         const auto cells = splitCsvLine(line);
+        if (cells.size() > header.size()) {
+            std::cerr << path << ": row " << rowNumber << " has " << cells.size() << " cells, the header "
+                      << header.size() << " columns\n";
+            status = 2;
+            continue;
+        }
         std::map<std::string, std::string> raw;
         for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) raw[header[i]] = cells[i];
         const std::string where = path + ": row " + std::to_string(rowNumber) + ", column ";
@@ -234,6 +262,10 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
             for (const auto& [k, v] : *out) std::cout << ',' << humanNumber(v);
             std::cout << '\n';
         }
+    }
+    if (dataRows == 0) {
+        std::cerr << path << ": only a header, no row to compute (one query per row after the header)\n";
+        return 2;
     }
     return status;
 }
@@ -261,6 +293,15 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
         sub->add_option("--csv", mode->second, "read many queries from a CSV file whose header names the flags");
         sub->callback([&calc, raw, mode, &ctx] {
             if (!mode->second.empty()) {
+                // Values come from the file or from flags, never both (a flag beside --csv was
+                // silently ignored).
+                for (const auto& [k, v] : *raw)
+                    if (!v.empty()) {
+                        std::cerr << "dpmix privacy " << calc.name << ": --" << k << " and --csv: give the values "
+                                  << "either as flags or as columns of the CSV file, not both\n";
+                        ctx.exitCode = 2;
+                        return;
+                    }
                 ctx.exitCode = runCsv(calc, mode->second, mode->first);
                 return;
             }

@@ -10,6 +10,7 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/terminal_safe.h"
+#include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
 #include "engine/pipeline/text_downstream_export.h"
@@ -34,6 +35,7 @@ std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() +
 
 int main(int argc, char** argv) {
     tuneMallocForTraining();
+    reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
     CLI::App app{"dpmix-text — the text (language-modelling) studies of dpmix; `dpmix run` calls it for text projects"};
     app.set_version_flag("--version", "dpmix-text " + versionString());

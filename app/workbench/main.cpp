@@ -10,6 +10,7 @@
 #include "app/workbench/project_store.h"
 #include "app/workbench/run_controller.h"
 #include "app/workbench/screenshot.h"
+#include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/version.h"
 #include "engine/project/schema.h"
@@ -35,6 +36,7 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
+    dpmix::reportFileSizeLimitAsError();
     preferOffscreenForScreenshots(argc, argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("dpmix"));

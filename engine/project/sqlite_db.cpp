@@ -9,7 +9,7 @@ namespace {
 
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
     throw SqliteError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"),
-                      db ? sqlite3_extended_errcode(db) : SQLITE_NOMEM);
+                      db ? sqlite3_extended_errcode(db) : SQLITE_NOMEM, db ? sqlite3_system_errno(db) : 0);
 }
 
 // A file: URI for sqlite3_open_v2 (SQLITE_OPEN_URI): every byte outside [A-Za-z0-9/._~-]
@@ -137,7 +137,7 @@ void Database::exec(const std::string& sql) {
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
         const std::string text = message ? message : sqlite3_errmsg(db_);
         sqlite3_free(message);
-        throw SqliteError(text, sqlite3_extended_errcode(db_));
+        throw SqliteError(text, sqlite3_extended_errcode(db_), sqlite3_system_errno(db_));
     }
 }
 

@@ -16,8 +16,10 @@ struct sqlite3_stmt;
 namespace dpmix::project {
 
 struct SqliteError : std::runtime_error {
-    explicit SqliteError(const std::string& what, int code = 0) : std::runtime_error(what), code(code) {}
-    int code;  // SQLite's extended result code (0: not from SQLite)
+    explicit SqliteError(const std::string& what, int code = 0, int systemErrno = 0)
+        : std::runtime_error(what), code(code), systemErrno(systemErrno) {}
+    int code;         // SQLite's extended result code (0: not from SQLite)
+    int systemErrno;  // the OS error behind an I/O error (EFBIG: the file-size limit), or 0
     /// Another connection held the lock for longer than the busy timeout.
     bool busy() const;
 };

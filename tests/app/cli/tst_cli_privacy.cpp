@@ -112,6 +112,36 @@ private Q_SLOTS:
         QVERIFY(bad.err.contains("missing column 'delta'"));
         QVERIFY(bad.out.isEmpty());
     }
+    void csvColumnsAndFlagsAreStrict_data() {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("message");
+        const QByteArray good = "q,sigma,steps,delta\n0.01,1.0,1000,1e-6\n";
+        QTest::newRow("unknown column") << QByteArray("q,sigma,steps,delta,epsilon\n0.01,1,1000,1e-6,3\n") << QStringList()
+                                        << "column 5 of the header is 'epsilon', not a flag of `privacy epsilon`";
+        QTest::newRow("column named twice") << QByteArray("q,sigma,steps,delta,q\n0.01,1,1000,1e-6,0.5\n") << QStringList()
+                                            << "column 'q' is named twice";
+        QTest::newRow("header only") << QByteArray("q,sigma,steps,delta\n") << QStringList()
+                                     << "only a header, no row to compute";
+        QTest::newRow("row longer than the header") << QByteArray("q,sigma,steps,delta\n0.01,1,1000,1e-6,7\n")
+                                                    << QStringList() << "row 2 has 5 cells, the header 4 columns";
+        QTest::newRow("flag beside --csv") << good << QStringList{"--sigma", "2"}
+                                           << "--sigma and --csv: give the values either as flags or as columns";
+    }
+    void csvColumnsAndFlagsAreStrict() {
+        QFETCH(QByteArray, csv);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QFile f(dir.filePath("in.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(csv);
+        f.close();
+        const auto r = runDpmix(QStringList{"privacy", "epsilon", "--csv", f.fileName()} + extra);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        if (QString(QTest::currentDataTag()) != "row longer than the header") QVERIFY(r.out.isEmpty());
+    }
     void doctorReportsTheRuntime() {
         const auto r = runDpmix({"doctor", "--json"});
         QCOMPARE(r.exitCode, 0);

@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -201,6 +202,22 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("different version"), qPrintable(r.err));
         QCOMPARE(fileBytes(path("tiny.dpmix")), before);
         writeSpec("tiny.json", kSpec);
+    }
+
+    void aFileSizeLimitIsAnErrorNotASignal() {
+        // `ulimit -f 16`: 16 KiB, less than an empty project needs. Before, SIGXFSZ killed the
+        // process (exit 153, no message) and left its temporary file behind.
+        QProcess p;
+        p.setWorkingDirectory(dir_.path());
+        p.start("bash", {"-c", "ulimit -f 16; exec \"$0\" new \"$1\" -o \"$2\"",
+                         QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix"), spec_, path("limited.dpmix")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains("the file-size limit of this process (ulimit -f) was reached"), qPrintable(err));
+        QVERIFY(!QFile::exists(path("limited.dpmix")));
+        QCOMPARE(QDir(dir_.path()).entryList({"limited.dpmix*"}, QDir::Files | QDir::Hidden).size(), 0);
     }
 
     void outputPathsThatWouldLoseDataAreRefused() {
