@@ -2,9 +2,9 @@
 // λ, metrics and a curve) is patched byte by byte as the input says — every 5 input bytes are
 // one patch (a 32-bit offset into the file, then the byte to write there) — and then opened
 // read-only and read the way `dpmix inspect` reads it: sources, runs, ledgers, results, the
-// hash chain, the budget and the trust verdict. Each step must return a value or an Error.
+// hash chain and the trust verdict (which composes the privacy budget with the accountant, on
+// whatever q, σ and T the damaged ledger now says). Each step must return a value or an Error.
 #include "engine/privacy/ledger.h"
-#include "engine/project/project_budget.h"
 #include "engine/project/project_file.h"
 #include "engine/project/trust_verdict.h"
 #include "fuzz_support.h"
@@ -93,8 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 }
             }
             (void)project->verifyChain();
-            (void)projectBudget(*project);
-            (void)trustVerdict(*project);
+            (void)trustVerdict(*project);  // composes the budget too (project_budget.h)
         }
     }
     return 0;
