@@ -1,6 +1,7 @@
 // `dpmix new`, `dpmix export-spec` and `dpmix inspect` run as a user would, on a tiny study
 // whose IDX files the test writes itself (no real data needed).
 #include "../cli/cli_runner.h"
+#include "tiny_cli_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 
@@ -16,58 +17,7 @@
 #include <cmath>
 
 using namespace dpmix;
-
-namespace {
-
-QByteArray bigEndian(quint32 v) {
-    QByteArray b(4, 0);
-    for (int i = 0; i < 4; ++i) b[i] = char((v >> (24 - 8 * i)) & 0xFF);
-    return b;
-}
-
-void writeIdxImages(const QString& path, int n, int seed) {
-    QByteArray data = bigEndian(0x803) + bigEndian(n) + bigEndian(4) + bigEndian(4);
-    for (int i = 0; i < n * 16; ++i) data.append(char((i * 37 + seed * 11) % 256));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(data);
-}
-
-void writeIdxLabels(const QString& path, int n) {
-    QByteArray data = bigEndian(0x801) + bigEndian(n);
-    for (int i = 0; i < n; ++i) data.append(char(i % 4));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(data);
-}
-
-const char* kSpec = R"({
-  "name": "tiny",
-  "description": "tiny fixture study",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "tiny/pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
-  "sensitive": {"name": "priv", "loader": "idx", "path": "tiny/priv-images.idx",
-                "options": {"labels": "priv-labels.idx", "classes": "a,b,c,d"}},
-  "tasks": {"public": [{"name": "ab", "classes": ["a", "b"]}, {"name": "cd", "classes": ["c", "d"]}],
-            "sensitive": [{"name": "ac", "classes": ["a", "c"]}]},
-  "privacy": {"epsilon": [1, 2], "delta": 1e-6, "rho": 0.1, "composition": "parallel"},
-  "stages": {"mixture": {"clip": 13, "batch": 4, "lr": 1.0, "steps": 10}},
-  "seeds": [0, 1]
-})";
-
-void rawExec(const QString& file, const QString& sql) {
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(file.toUtf8().constData(), &db), SQLITE_OK);
-    QCOMPARE(sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-}
-
-QByteArray fileBytes(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-}  // namespace
+using namespace dpmix::testing;
 
 class TestCliProject : public QObject {
     Q_OBJECT
@@ -85,13 +35,8 @@ class TestCliProject : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        QVERIFY(QDir(dir_.path()).mkpath("tiny"));
-        writeIdxImages(path("tiny/pub-images.idx"), 60, 1);
-        writeIdxLabels(path("tiny/pub-labels.idx"), 60);
-        writeIdxImages(path("tiny/priv-images.idx"), 40, 2);
-        writeIdxLabels(path("tiny/priv-labels.idx"), 40);
-        spec_ = path("tiny.json");
-        writeSpec("tiny.json", kSpec);
+        spec_ = writeTinyStudy(dir_.path());
+        QVERIFY(!spec_.isEmpty());
     }
 
     void newCreatesAProject() {
