@@ -191,7 +191,8 @@ private Q_SLOTS:
         o.tasks = {"ab"};
         QVERIFY(runStudy(p, o).ok());
         int dp = 0;
-        for (const auto& r : p.runs().value()) {
+        const auto runs = p.runs().value();  // a local: iterating into the temporary Result would dangle
+        for (const auto& r : runs) {
             if (r.method != "dp-mixmin") continue;
             ++dp;
             const auto ledger = onlyLedger(p, r.id);
@@ -282,7 +283,8 @@ private Q_SLOTS:
         }
         QVERIFY(cancelled);
         std::map<double, project::RunRecord> dp;
-        for (const auto& r : p.runs().value())
+        const auto runs = p.runs().value();
+        for (const auto& r : runs)
             if (r.method == "dp-mixmin") dp[*r.epsilon] = r;
         QCOMPARE(dp.size(), std::size_t(2));
         for (const auto& [eps, run] : dp) QVERIFY(run.status == project::RunStatus::Cancelled);

@@ -223,7 +223,8 @@ private Q_SLOTS:
         QVERIFY(!report.ok());
         QVERIFY2(report.error().message.find("privacy.budget = 1:") != std::string::npos, report.error().message.c_str());
         int dp = 0;
-        for (const auto& r : *proj.runs()) {
+        const auto storedRuns = *proj.runs();  // a local: the temporary Result dies before the loop
+        for (const auto& r : storedRuns) {
             if (r.method != "dp-mixmin") continue;
             ++dp;
             QCOMPARE(r.seed, 0LL);
@@ -254,7 +255,8 @@ private Q_SLOTS:
         }
         QVERIFY(cancelled);
         std::vector<project::RunRecord> dp;
-        for (const auto& r : *proj.runs())
+        const auto storedRunsAgain = *proj.runs();
+        for (const auto& r : storedRunsAgain)
             if (r.method == "dp-mixmin") dp.push_back(r);
         QCOMPARE(dp.size(), std::size_t(1));
         QVERIFY(dp[0].status == project::RunStatus::Cancelled);
