@@ -64,6 +64,14 @@ bool publishNoReplace(const fs::path& temp, const fs::path& file) {
     return true;
 }
 
+bool publish(const fs::path& temp, const fs::path& file, bool replace) {
+    if (!replace) return publishNoReplace(temp, file);
+    FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
+    removeDatabaseFiles(file);
+    fs::rename(temp, file);
+    return true;
+}
+
 void removeDatabaseFiles(const fs::path& file) {
     std::error_code ignored;
     fs::remove(file, ignored);

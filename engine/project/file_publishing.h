@@ -29,6 +29,10 @@ private:
 /// temporary file is left for the caller to remove). Holds the folder lock throughout.
 bool publishNoReplace(const std::filesystem::path& temp, const std::filesystem::path& file);
 
+/// Publishes `temp` as `file`: with `replace`, over an existing file (its stale -wal and -shm
+/// removed first, so they are not replayed into the new one), else as publishNoReplace.
+bool publish(const std::filesystem::path& temp, const std::filesystem::path& file, bool replace);
+
 /// Removes a database file and its -wal, -shm and -journal side files (errors ignored).
 void removeDatabaseFiles(const std::filesystem::path& file);
 

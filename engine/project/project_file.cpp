@@ -260,17 +260,9 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
             insertSource(db, "sensitive", spec.sensitive, facts.back());
             t.commit();
         }  // closing the last connection checkpoints the WAL into the file
-        if (ifExists == IfExists::Replace) {
-            FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
-            // A stale -wal of the file being replaced would be replayed into the new one: drop it.
-            removeDatabaseFiles(file);
-            fs::rename(temp, file);
-            published = true;
-        } else {
-            // Another process may have published this file since the check above (two `dpmix
-            // run S.json` started together): never replace it.
-            published = publishNoReplace(temp, file);
-        }
+        // Without Replace, another process may have published this file since the check above
+        // (two `dpmix run S.json` started together): it is never replaced.
+        published = publish(temp, file, ifExists == IfExists::Replace);
     } catch (const std::exception& e) {
         removeDatabaseFiles(temp);
         return storageError(file, "create the project", e);

@@ -364,14 +364,7 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
     }
     bool published = false;
     try {
-        if (options.replace) {
-            FolderLock lock(absoluteTarget.parent_path());
-            removeDatabaseFiles(absoluteTarget);
-            fs::rename(temp, absoluteTarget);
-            published = true;
-        } else {
-            published = publishNoReplace(temp, absoluteTarget);
-        }
+        published = publish(temp, absoluteTarget, options.replace);
     } catch (const std::exception& e) {
         cleanUp();
         return storageError(absoluteTarget, "publish the release", e);

@@ -174,18 +174,25 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
             else if (l.kind == "random-search") found.add(2, "Random Search's choice", run.id);
             else found.add(9, "mixture weights no ledger covers", run.id, l.kind);
         }
+        // Test metrics are non-private in a project; a release may hold them only when its
+        // manifest declares them (they are then stated on every view, not listed here).
+        const bool testMetricsDeclared = v.release && v.testMetrics;
+        auto noteTestMetric = [&] {
+            if (!testMetricsDeclared)
+                found.add(4, v.release ? "test metrics the release does not declare" : "test metrics", run.id);
+        };
         auto metrics = project.metrics(run.id);
         if (!metrics) return metrics.error();
         for (const auto& m : *metrics) {
             const Disclosure d = classifyMetric(m.name);
-            if (d == Disclosure::TestMetric && !v.release) found.add(4, "test metrics", run.id);
+            if (d == Disclosure::TestMetric) noteTestMetric();
             if (d == Disclosure::NonPrivate) found.add(9, "statistics no ledger covers", run.id, m.name);
         }
         auto curves = project.curveNames(run.id);
         if (!curves) return curves.error();
         for (const auto& c : *curves) {
             const Disclosure d = classifyCurve(c);
-            if (d == Disclosure::TestMetric && !v.release) found.add(4, "test metrics", run.id);
+            if (d == Disclosure::TestMetric) noteTestMetric();
             if (d == Disclosure::NonPrivate) found.add(9, "curves no ledger covers", run.id, c);
         }
         auto audits = project.audits(run.id);
@@ -198,13 +205,6 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         if (!models) return models.error();
         if (!models->empty() && runClass == Disclosure::NonPrivate)
             found.add(3, "models no DP guarantee covers", run.id);
-        // A release states that it includes test metrics; one that holds them unannounced does not.
-        if (v.release && !v.testMetrics) {
-            bool test = false;
-            for (const auto& m : *metrics) test = test || classifyMetric(m.name) == Disclosure::TestMetric;
-            for (const auto& c : *curves) test = test || classifyCurve(c) == Disclosure::TestMetric;
-            if (test) found.add(4, "test metrics the release does not declare", run.id);
-        }
     }
     v.nonPrivate = found.phrases();
     v.nonPrivateKinds = found.kinds();
