@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <limits>
 #include <sstream>
 
@@ -155,86 +156,106 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
     });
 }
 
+// The sweep's values, seeds and ε from the command line, checked.
+Result<pipeline::SweepStageOptions> sweepOptions(const CommonArgs& args, const std::string& values, bool rho,
+                                                 const std::string& flag) {
+    pipeline::SweepStageOptions options;
+    for (const auto& item : splitList(values)) {
+        if (!rho && (item == "inf" || item == "+inf")) {
+            options.values.push_back(std::numeric_limits<double>::infinity());
+            continue;
+        }
+        auto v = parseReal(item, flag);
+        if (!v) return v.error();
+        options.values.push_back(*v);
+    }
+    std::string error;
+    auto seeds = parseCount(args.seeds, "--seeds", 3, error);
+    if (!seeds) return Error{error};
+    options.seeds = *seeds;
+    options.epsilon = parseOptionalEpsilon(args.epsilon, error);
+    if (!error.empty()) return Error{error};
+    options.threads = args.threads;
+    options.proxy.epochs = std::max(1, args.proxyEpochs);
+    options.proxy.maxExamples = args.proxyExamples;
+    const auto check = rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
+    if (check) return *check;
+    return options;
+}
+
+// Runs the sweep and prints its table (or JSON).
+std::optional<Error> runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions& options, bool rho, bool json,
+                              const ProgressCallback& progress, const CancellationToken& cancel, const pipeline::LogSink& log) {
+    ordered_json tasks = ordered_json::array();
+    std::ostringstream table;
+    auto addRow = [&](ordered_json& rows, const std::string& key, double value, long long n, const audit::MeanStd& cos,
+                      const audit::MeanStd& l1, long long runId) {
+        ordered_json row{{key, std::isinf(value) ? ordered_json("inf") : ordered_json(value)}, {"split_a", n},
+                         {"cos_mean", cos.mean}, {"cos_std", cos.std}, {"l1_mean", l1.mean}, {"l1_std", l1.std}, {"run_id", runId}};
+        rows.push_back(row);
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-6s %7lld   cos %.4f ± %.4f   L1 %.4f ± %.4f\n",
+                      valueText(value).c_str(), n, cos.mean, cos.std, l1.mean, l1.std);
+        table << line;
+    };
+    if (rho) {
+        auto r = pipeline::runRhoSweepExperiment(project, options, progress, cancel, log);
+        if (!r) return r.error();
+        for (std::size_t t = 0; t < r->tasks.size(); ++t) {
+            const auto& res = r->perTask[t];
+            table << "task '" << r->tasks[t] << "' (uniform cos " << res.uniformCosine << ")\n     rho  split A\n";
+            ordered_json rows = ordered_json::array();
+            for (std::size_t i = 0; i < res.rows.size(); ++i)
+                addRow(rows, "rho", res.rows[i].rho, res.rows[i].examples, res.rows[i].cosine, res.rows[i].l1, r->runIds[t][i]);
+            tasks.push_back({{"task", r->tasks[t]}, {"uniform_cos", res.uniformCosine}, {"rows", rows}});
+        }
+        if (json) std::cout << ordered_json{{"project", project.path().string()}, {"epsilon", r->epsilon}, {"seeds", options.seeds}, {"tasks", tasks}}.dump(2) << '\n';
+        else std::cout << "rho sweep at epsilon " << r->epsilon << ", " << options.seeds << " seeds (reference: lambda* of the full train set)\n" << table.str();
+    } else {
+        auto r = pipeline::runEpsilonSweepExperiment(project, options, progress, cancel, log);
+        if (!r) return r.error();
+        for (std::size_t t = 0; t < r->tasks.size(); ++t) {
+            const auto& res = r->perTask[t];
+            table << "task '" << r->tasks[t] << "' (uniform cos " << res.uniformCosine << ", L1 " << res.uniformL1 << ")\n     eps  split A\n";
+            ordered_json rows = ordered_json::array();
+            for (std::size_t i = 0; i < res.rows.size(); ++i)
+                addRow(rows, "epsilon", res.rows[i].epsilon, r->splitA, res.rows[i].cosine, res.rows[i].l1, r->runIds[t][i]);
+            tasks.push_back({{"task", r->tasks[t]}, {"uniform_cos", res.uniformCosine}, {"uniform_l1", res.uniformL1}, {"rows", rows}});
+        }
+        if (json) std::cout << ordered_json{{"project", project.path().string()}, {"split_a", r->splitA}, {"seeds", options.seeds}, {"tasks", tasks}}.dump(2) << '\n';
+        else std::cout << "epsilon sweep on split A (" << r->splitA << "), " << options.seeds << " seeds\n" << table.str();
+    }
+    return std::nullopt;
+}
+
 void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
-    static CommonArgs rhoArgs, epsArgs;
-    static std::string rhoValues = "0.05,0.1,0.2,0.3", epsValues = "0.2,0.5,1,2,5,inf";
-    CommonArgs& args = rho ? rhoArgs : epsArgs;
-    std::string& values = rho ? rhoValues : epsValues;
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<CommonArgs>();
+    auto values = std::make_shared<std::string>(rho ? "0.05,0.1,0.2,0.3" : "0.2,0.5,1,2,5,inf");
     const std::string what = rho ? "rho-sweep" : "epsilon-sweep";
     const std::string flag = rho ? "--rhos" : "--epsilons";
     auto* cmd = parent.add_subcommand(what, rho ? "cos / L1 of lambda_DP to the full-train lambda* for each rho"
                                                 : "cos / L1 of lambda_DP to lambda* on split A for each epsilon");
-    cmd->add_option("project", args.project, "a .dpmix project, or a spec JSON")->required();
-    cmd->add_option(flag, values, rho ? "fractions, comma-separated (default 0.05,0.1,0.2,0.3)"
-                                      : "epsilons, comma-separated; inf = the non-private solution (default 0.2,0.5,1,2,5,inf)");
-    cmd->add_option("--seeds", args.seeds, "DP seeds per value (default 3)");
-    if (rho) cmd->add_option("--epsilon", args.epsilon, "epsilon of the DP runs (default: the spec's first)");
-    cmd->add_option("--threads", args.threads, "threads for the runs (default: all cores)");
-    cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
-    cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
-    cmd->add_flag("--json", args.json, "print the results as one JSON object");
-    cmd->callback([&ctx, &args, &values, rho, what, flag] {
-        pipeline::SweepStageOptions options;
-        for (const auto& item : splitList(values)) {
-            if (!rho && (item == "inf" || item == "+inf")) { options.values.push_back(std::numeric_limits<double>::infinity()); continue; }
-            auto v = parseReal(item, flag);
-            if (!v) { ctx.exitCode = badInput(what, v.error().message); return; }
-            options.values.push_back(*v);
+    cmd->add_option("project", args->project, "a .dpmix project, or a spec JSON")->required();
+    cmd->add_option(flag, *values, rho ? "fractions, comma-separated (default 0.05,0.1,0.2,0.3)"
+                                       : "epsilons, comma-separated; inf = the non-private solution (default 0.2,0.5,1,2,5,inf)");
+    cmd->add_option("--seeds", args->seeds, "DP seeds per value (default 3)");
+    if (rho) cmd->add_option("--epsilon", args->epsilon, "epsilon of the DP runs (default: the spec's first)");
+    cmd->add_option("--threads", args->threads, "threads for the runs (default: all cores)");
+    cmd->add_option("--proxy-epochs", args->proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
+    cmd->add_option("--proxy-examples", args->proxyExamples, "train the proxy on at most this many public images (0 = all)");
+    cmd->add_flag("--json", args->json, "print the results as one JSON object");
+    cmd->callback([&ctx, args, values, rho, what, flag] {
+        auto options = sweepOptions(*args, *values, rho, flag);
+        if (!options) {
+            ctx.exitCode = badInput(what, options.error().message);
+            return;
         }
-        std::string error;
-        auto seeds = parseCount(args.seeds, "--seeds", 3, error);
-        if (!seeds) { ctx.exitCode = badInput(what, error); return; }
-        options.seeds = *seeds;
-        options.epsilon = parseOptionalEpsilon(args.epsilon, error);
-        if (!error.empty()) { ctx.exitCode = badInput(what, error); return; }
-        options.threads = args.threads;
-        options.proxy.epochs = std::max(1, args.proxyEpochs);
-        options.proxy.maxExamples = args.proxyExamples;
-        const auto check = rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
-        if (check) { ctx.exitCode = badInput(what, check->message); return; }
-        ctx.exitCode = runExperiment(what, args.project, [&](project::ProjectFile& project, const ProgressCallback& progress,
-                                                            const CancellationToken& cancel, const pipeline::LogSink& log) -> std::optional<Error> {
-            ordered_json tasks = ordered_json::array();
-            std::ostringstream table;
-            auto addRow = [&](ordered_json& rows, const std::string& key, double value, long long n, const audit::MeanStd& cos,
-                              const audit::MeanStd& l1, long long runId) {
-                ordered_json row{{key, std::isinf(value) ? ordered_json("inf") : ordered_json(value)}, {"split_a", n},
-                                 {"cos_mean", cos.mean}, {"cos_std", cos.std}, {"l1_mean", l1.mean}, {"l1_std", l1.std}, {"run_id", runId}};
-                rows.push_back(row);
-                char line[160];
-                std::snprintf(line, sizeof line, "  %-6s %7lld   cos %.4f ± %.4f   L1 %.4f ± %.4f\n",
-                              valueText(value).c_str(), n, cos.mean, cos.std, l1.mean, l1.std);
-                table << line;
-            };
-            if (rho) {
-                auto r = pipeline::runRhoSweepExperiment(project, options, progress, cancel, log);
-                if (!r) return r.error();
-                for (std::size_t t = 0; t < r->tasks.size(); ++t) {
-                    const auto& res = r->perTask[t];
-                    table << "task '" << r->tasks[t] << "' (uniform cos " << res.uniformCosine << ")\n     rho  split A\n";
-                    ordered_json rows = ordered_json::array();
-                    for (std::size_t i = 0; i < res.rows.size(); ++i)
-                        addRow(rows, "rho", res.rows[i].rho, res.rows[i].examples, res.rows[i].cosine, res.rows[i].l1, r->runIds[t][i]);
-                    tasks.push_back({{"task", r->tasks[t]}, {"uniform_cos", res.uniformCosine}, {"rows", rows}});
-                }
-                if (args.json) std::cout << ordered_json{{"project", project.path().string()}, {"epsilon", r->epsilon}, {"seeds", options.seeds}, {"tasks", tasks}}.dump(2) << '\n';
-                else std::cout << "rho sweep at epsilon " << r->epsilon << ", " << options.seeds << " seeds (reference: lambda* of the full train set)\n" << table.str();
-            } else {
-                auto r = pipeline::runEpsilonSweepExperiment(project, options, progress, cancel, log);
-                if (!r) return r.error();
-                for (std::size_t t = 0; t < r->tasks.size(); ++t) {
-                    const auto& res = r->perTask[t];
-                    table << "task '" << r->tasks[t] << "' (uniform cos " << res.uniformCosine << ", L1 " << res.uniformL1 << ")\n     eps  split A\n";
-                    ordered_json rows = ordered_json::array();
-                    for (std::size_t i = 0; i < res.rows.size(); ++i)
-                        addRow(rows, "epsilon", res.rows[i].epsilon, r->splitA, res.rows[i].cosine, res.rows[i].l1, r->runIds[t][i]);
-                    tasks.push_back({{"task", r->tasks[t]}, {"uniform_cos", res.uniformCosine}, {"uniform_l1", res.uniformL1}, {"rows", rows}});
-                }
-                if (args.json) std::cout << ordered_json{{"project", project.path().string()}, {"split_a", r->splitA}, {"seeds", options.seeds}, {"tasks", tasks}}.dump(2) << '\n';
-                else std::cout << "epsilon sweep on split A (" << r->splitA << "), " << options.seeds << " seeds\n" << table.str();
-            }
-            return std::nullopt;
-        });
+        ctx.exitCode = runExperiment(what, args->project,
+                                     [&](project::ProjectFile& project, const ProgressCallback& progress,
+                                         const CancellationToken& cancel, const pipeline::LogSink& log) {
+                                         return runSweep(project, *options, rho, args->json, progress, cancel, log);
+                                     });
     });
 }
 

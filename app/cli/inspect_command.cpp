@@ -177,13 +177,7 @@ ordered_json trustJson(const project::ProjectFile& p, const ProjectView& view) {
     return t;
 }
 
-void printText(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
-    const project::ProjectSpec& s = p.spec();
-    out << "Project " << s.name << "  (" << p.path().string() << ")\n";
-    out << "  created " << p.createdAt() << " by dpmix " << p.createdBy() << "\n";
-    if (!s.description.empty()) out << "  " << s.description << "\n";
-    printTrust(out, p);
-
+void printSources(std::ostream& out, const ProjectView& view) {
     out << "\nSources\n";
     for (const auto& src : view.sources) {
         const auto& f = src.facts;
@@ -197,7 +191,9 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
         if (!f.domains.empty()) out << "      domains: " << joinStrings(f.domains) << "\n";
         out << "      sha256 " << (f.contentHash.empty() ? "(withheld: a release never holds the sensitive data's hash)" : f.contentHash) << "\n";
     }
+}
 
+void printSpecSummary(std::ostream& out, const project::ProjectSpec& s) {
     out << "\nTasks (mixture components k = " << s.mixtureComponents() << ")\n";
     printTasks(out, "public", s.publicTasks);
     printTasks(out, "sensitive", s.sensitiveTasks);
@@ -216,70 +212,73 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
     out << "\n         pretrain: batch " << s.pretrain.batch << ", lr " << formatNumber(s.pretrain.lr) << ", steps "
         << s.pretrain.steps << "\n";
     out << "Seeds    " << joinStrings(seeds) << "\n";
+}
 
-    out << "\nRuns (" << view.runs.size() << ")\n";
-    if (view.runs.empty()) out << "  none yet\n";
-    for (const auto& r : view.runs) {
-        const auto& run = r.run;
-        out << "  #" << run.id << " " << run.method;
-        if (!run.task.empty()) out << "  task " << run.task;
-        out << "  ε " << (run.epsilon ? formatNumber(*run.epsilon) : std::string("none")) << "  seed " << run.seed
-            << "  " << project::toString(run.status) << "  (dpmix " << run.buildVersion << ")\n";
-        out << "      created " << run.createdAt;
-        if (!run.startedAt.empty()) out << ", started " << run.startedAt;
-        if (!run.finishedAt.empty()) out << ", finished " << run.finishedAt;
-        out << "\n";
-        if (!run.message.empty()) out << "      message: " << run.message << "\n";
-        for (const auto& l : r.ledgers) {
-            if (!l.parsed) {
-                out << "      ledger ✗ unreadable: " << l.parseError << "\n";
-                continue;
-            }
-            const auto& t = l.verification.total;
-            out << "      ledger: recorded ε = " << eps(l.record.recordedEpsilon) << ", recomputed ε = " << eps(t.epsilon)
-                << " (δ = " << formatNumber(t.delta) << ", " << privacy::toString(t.composition) << ") "
-                << (l.verification.ok ? "✓" : "✗") << (t.established ? "" : "  [rests on a claimed, unestablished guarantee]")
-                << (t.seeded ? "  [NOT A RELEASE: seeded randomness, the seed is in this file]" : "") << "\n";
-            if (t.seeded) out << "        " << privacy::kSeededRandomnessNotice << "\n";
-            for (const auto& problem : l.verification.problems) out << "        ✗ " << problem << "\n";
-            for (const auto& e : l.ledger.entries()) {
-                out << "        " << e.stage << "  " << privacy::toString(e.mechanism) << "  split " << e.split << "  "
-                    << privacy::toString(e.unit) << "-level";
-                if (e.mechanism == privacy::MechanismKind::SubsampledGaussian)
-                    out << "  q " << formatNumber(e.q) << "  σ " << formatNumber(e.sigma) << "  T " << e.steps;
-                if (e.mechanism == privacy::MechanismKind::SubsampledDirichlet)
-                    out << "  q " << formatNumber(e.q) << "  α " << formatNumber(e.dirichletAlpha) << "  r "
-                        << formatNumber(e.dirichletR) << "  T " << e.steps;
-                out << "  ε " << eps(e.epsilon);
-                if (e.mechanism != privacy::MechanismKind::NonPrivate) out << "  randomness " << privacy::toString(e.randomness);
-                out << "\n";
-            }
-        }
-        for (const auto& l : r.lambdas) {
-            out << "      λ " << l.kind << ":";
-            for (std::size_t i = 0; i < l.values.size(); ++i)
-                out << " " << (i < l.names.size() ? l.names[i] + "=" : "") << formatNumber(l.values[i]);
-            out << "\n";
-        }
-        for (const auto& m : r.metrics)
-            out << "      " << m.name << (m.className.empty() ? "" : " [" + m.className + "]") << " = "
-                << formatNumber(m.value) << "\n";
-        for (const auto& [name, points] : r.curves) {
-            out << "      curve " << name << ": " << points.size() << " points";
-            if (!points.empty())
-                out << ", last " << formatNumber(points.back().value) << " at step " << points.back().step;
-            out << "\n";
-        }
-        for (const auto& a : r.audits)
-            out << "      audit " << a.name << ": ε lower bound " << formatNumber(a.epsilonLowerBound) << " at "
-                << formatNumber(a.confidence * 100) << "% (FP " << a.counts.falsePositives << "/" << a.counts.negatives
-                << ", FN " << a.counts.falseNegatives << "/" << a.counts.positives << ", δ "
-                << formatNumber(a.delta) << ")\n";
-        for (const auto& m : r.models)
-            out << "      model " << m.name << ": " << m.fileName << " (" << m.bytes << " bytes)\n";
-        for (const auto& l : r.logs) out << "      log " << l.at << " " << l.level << ": " << l.message << "\n";
+// One ledger record: recorded against recomputed ε, then each entry's mechanism and parameters.
+void printLedger(std::ostream& out, const LedgerCheck& l) {
+    if (!l.parsed) {
+        out << "      ledger ✗ unreadable: " << l.parseError << "\n";
+        return;
     }
+    const auto& t = l.verification.total;
+    out << "      ledger: recorded ε = " << eps(l.record.recordedEpsilon) << ", recomputed ε = " << eps(t.epsilon)
+        << " (δ = " << formatNumber(t.delta) << ", " << privacy::toString(t.composition) << ") "
+        << (l.verification.ok ? "✓" : "✗") << (t.established ? "" : "  [rests on a claimed, unestablished guarantee]")
+        << (t.seeded ? "  [NOT A RELEASE: seeded randomness, the seed is in this file]" : "") << "\n";
+    if (t.seeded) out << "        " << privacy::kSeededRandomnessNotice << "\n";
+    for (const auto& problem : l.verification.problems) out << "        ✗ " << problem << "\n";
+    for (const auto& e : l.ledger.entries()) {
+        out << "        " << e.stage << "  " << privacy::toString(e.mechanism) << "  split " << e.split << "  "
+            << privacy::toString(e.unit) << "-level";
+        if (e.mechanism == privacy::MechanismKind::SubsampledGaussian)
+            out << "  q " << formatNumber(e.q) << "  σ " << formatNumber(e.sigma) << "  T " << e.steps;
+        if (e.mechanism == privacy::MechanismKind::SubsampledDirichlet)
+            out << "  q " << formatNumber(e.q) << "  α " << formatNumber(e.dirichletAlpha) << "  r "
+                << formatNumber(e.dirichletR) << "  T " << e.steps;
+        out << "  ε " << eps(e.epsilon);
+        if (e.mechanism != privacy::MechanismKind::NonPrivate) out << "  randomness " << privacy::toString(e.randomness);
+        out << "\n";
+    }
+}
 
+void printRun(std::ostream& out, const RunView& r) {
+    const auto& run = r.run;
+    out << "  #" << run.id << " " << run.method;
+    if (!run.task.empty()) out << "  task " << run.task;
+    out << "  ε " << (run.epsilon ? formatNumber(*run.epsilon) : std::string("none")) << "  seed " << run.seed
+        << "  " << project::toString(run.status) << "  (dpmix " << run.buildVersion << ")\n";
+    out << "      created " << run.createdAt;
+    if (!run.startedAt.empty()) out << ", started " << run.startedAt;
+    if (!run.finishedAt.empty()) out << ", finished " << run.finishedAt;
+    out << "\n";
+    if (!run.message.empty()) out << "      message: " << run.message << "\n";
+    for (const auto& l : r.ledgers) printLedger(out, l);
+    for (const auto& l : r.lambdas) {
+        out << "      λ " << l.kind << ":";
+        for (std::size_t i = 0; i < l.values.size(); ++i)
+            out << " " << (i < l.names.size() ? l.names[i] + "=" : "") << formatNumber(l.values[i]);
+        out << "\n";
+    }
+    for (const auto& m : r.metrics)
+        out << "      " << m.name << (m.className.empty() ? "" : " [" + m.className + "]") << " = "
+            << formatNumber(m.value) << "\n";
+    for (const auto& [name, points] : r.curves) {
+        out << "      curve " << name << ": " << points.size() << " points";
+        if (!points.empty())
+            out << ", last " << formatNumber(points.back().value) << " at step " << points.back().step;
+        out << "\n";
+    }
+    for (const auto& a : r.audits)
+        out << "      audit " << a.name << ": ε lower bound " << formatNumber(a.epsilonLowerBound) << " at "
+            << formatNumber(a.confidence * 100) << "% (FP " << a.counts.falsePositives << "/" << a.counts.negatives
+            << ", FN " << a.counts.falseNegatives << "/" << a.counts.positives << ", δ "
+            << formatNumber(a.delta) << ")\n";
+    for (const auto& m : r.models)
+        out << "      model " << m.name << ": " << m.fileName << " (" << m.bytes << " bytes)\n";
+    for (const auto& l : r.logs) out << "      log " << l.at << " " << l.level << ": " << l.message << "\n";
+}
+
+void printIntegrity(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
     out << "\nIntegrity  ";
     if (view.chain.ok)
         out << "hash chain ✓ (" << view.chain.rowsChecked << " rows)";
@@ -290,6 +289,90 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
     out << ";  ledgers " << (view.allLedgersOk ? "✓" : "✗") << "\n";
     if (auto budget = project::projectBudget(p)) out << "\n" << project::describeBudget(*budget);
     else out << "\nprivacy budget: " << budget.error().message << "\n";
+}
+
+void printText(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
+    const project::ProjectSpec& s = p.spec();
+    out << "Project " << s.name << "  (" << p.path().string() << ")\n";
+    out << "  created " << p.createdAt() << " by dpmix " << p.createdBy() << "\n";
+    if (!s.description.empty()) out << "  " << s.description << "\n";
+    printTrust(out, p);
+    printSources(out, view);
+    printSpecSummary(out, s);
+    out << "\nRuns (" << view.runs.size() << ")\n";
+    if (view.runs.empty()) out << "  none yet\n";
+    for (const auto& r : view.runs) printRun(out, r);
+    printIntegrity(out, p, view);
+}
+
+ordered_json ledgerJson(const LedgerCheck& l) {
+    ordered_json lj{{"recorded_at", l.record.recordedAt}, {"recorded_epsilon", number(l.record.recordedEpsilon)}};
+    if (l.parsed) {
+        lj["recomputed"] = ordered_json::parse(privacy::ledgerTotalToJson(l.verification.total));
+        lj["verified"] = l.verification.ok;
+        lj["problems"] = l.verification.problems;
+        lj["ledger"] = ordered_json::parse(l.record.ledgerJson);
+    } else {
+        lj["verified"] = false;
+        lj["problems"] = {l.parseError};
+    }
+    return lj;
+}
+
+ordered_json runJson(const RunView& r) {
+    ordered_json run{{"id", r.run.id},
+                     {"method", r.run.method},
+                     {"task", r.run.task},
+                     {"epsilon", r.run.epsilon ? ordered_json(*r.run.epsilon) : ordered_json(nullptr)},
+                     {"seed", r.run.seed},
+                     {"status", project::toString(r.run.status)},
+                     {"created_at", r.run.createdAt},
+                     {"started_at", r.run.startedAt},
+                     {"finished_at", r.run.finishedAt},
+                     {"build_version", r.run.buildVersion},
+                     {"message", r.run.message},
+                     {"config", ordered_json::parse(r.run.configJson, nullptr, false)}};
+    ordered_json ledgers = ordered_json::array();
+    for (const auto& l : r.ledgers) ledgers.push_back(ledgerJson(l));
+    run["ledgers"] = ledgers;
+    ordered_json lambdas = ordered_json::array();
+    for (const auto& l : r.lambdas) {
+        ordered_json values = ordered_json::array();
+        for (double v : l.values) values.push_back(number(v));
+        lambdas.push_back({{"kind", l.kind}, {"names", l.names}, {"values", values}});
+    }
+    run["lambdas"] = lambdas;
+    ordered_json metrics = ordered_json::array();
+    for (const auto& m : r.metrics)
+        metrics.push_back({{"name", m.name}, {"class", m.className}, {"value", number(m.value)}});
+    run["metrics"] = metrics;
+    ordered_json curves = ordered_json::object();
+    for (const auto& [name, points] : r.curves) {
+        ordered_json pts = ordered_json::array();
+        for (const auto& pt : points) pts.push_back({pt.step, number(pt.value)});
+        curves[name] = pts;
+    }
+    run["curves"] = curves;
+    ordered_json audits = ordered_json::array();
+    for (const auto& a : r.audits)
+        audits.push_back({{"name", a.name},
+                          {"false_positives", a.counts.falsePositives},
+                          {"false_negatives", a.counts.falseNegatives},
+                          {"negatives", a.counts.negatives},
+                          {"positives", a.counts.positives},
+                          {"delta", a.delta},
+                          {"confidence", a.confidence},
+                          {"epsilon_lower_bound", number(a.epsilonLowerBound)},
+                          {"details", ordered_json::parse(a.detailsJson, nullptr, false)}});
+    run["audits"] = audits;
+    ordered_json models = ordered_json::array();
+    for (const auto& m : r.models)
+        models.push_back({{"name", m.name}, {"content_hash", m.contentHash}, {"file", m.fileName}, {"bytes", m.bytes}});
+    run["models"] = models;
+    ordered_json logs = ordered_json::array();
+    for (const auto& l : r.logs) logs.push_back({{"at", l.at}, {"level", l.level}, {"message", l.message}});
+    run["logs"] = logs;
+    return run;
 }
 
 ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
@@ -309,73 +392,7 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
                            {"content_hash", s.facts.contentHash}});
     j["sources"] = sources;
     ordered_json runs = ordered_json::array();
-    for (const auto& r : view.runs) {
-        ordered_json run{{"id", r.run.id},
-                         {"method", r.run.method},
-                         {"task", r.run.task},
-                         {"epsilon", r.run.epsilon ? ordered_json(*r.run.epsilon) : ordered_json(nullptr)},
-                         {"seed", r.run.seed},
-                         {"status", project::toString(r.run.status)},
-                         {"created_at", r.run.createdAt},
-                         {"started_at", r.run.startedAt},
-                         {"finished_at", r.run.finishedAt},
-                         {"build_version", r.run.buildVersion},
-                         {"message", r.run.message},
-                         {"config", ordered_json::parse(r.run.configJson, nullptr, false)}};
-        ordered_json ledgers = ordered_json::array();
-        for (const auto& l : r.ledgers) {
-            ordered_json lj{{"recorded_at", l.record.recordedAt}, {"recorded_epsilon", number(l.record.recordedEpsilon)}};
-            if (l.parsed) {
-                lj["recomputed"] = ordered_json::parse(privacy::ledgerTotalToJson(l.verification.total));
-                lj["verified"] = l.verification.ok;
-                lj["problems"] = l.verification.problems;
-                lj["ledger"] = ordered_json::parse(l.record.ledgerJson);
-            } else {
-                lj["verified"] = false;
-                lj["problems"] = {l.parseError};
-            }
-            ledgers.push_back(lj);
-        }
-        run["ledgers"] = ledgers;
-        ordered_json lambdas = ordered_json::array();
-        for (const auto& l : r.lambdas) {
-            ordered_json values = ordered_json::array();
-            for (double v : l.values) values.push_back(number(v));
-            lambdas.push_back({{"kind", l.kind}, {"names", l.names}, {"values", values}});
-        }
-        run["lambdas"] = lambdas;
-        ordered_json metrics = ordered_json::array();
-        for (const auto& m : r.metrics)
-            metrics.push_back({{"name", m.name}, {"class", m.className}, {"value", number(m.value)}});
-        run["metrics"] = metrics;
-        ordered_json curves = ordered_json::object();
-        for (const auto& [name, points] : r.curves) {
-            ordered_json pts = ordered_json::array();
-            for (const auto& pt : points) pts.push_back({pt.step, number(pt.value)});
-            curves[name] = pts;
-        }
-        run["curves"] = curves;
-        ordered_json audits = ordered_json::array();
-        for (const auto& a : r.audits)
-            audits.push_back({{"name", a.name},
-                              {"false_positives", a.counts.falsePositives},
-                              {"false_negatives", a.counts.falseNegatives},
-                              {"negatives", a.counts.negatives},
-                              {"positives", a.counts.positives},
-                              {"delta", a.delta},
-                              {"confidence", a.confidence},
-                              {"epsilon_lower_bound", number(a.epsilonLowerBound)},
-                              {"details", ordered_json::parse(a.detailsJson, nullptr, false)}});
-        run["audits"] = audits;
-        ordered_json models = ordered_json::array();
-        for (const auto& m : r.models)
-            models.push_back({{"name", m.name}, {"content_hash", m.contentHash}, {"file", m.fileName}, {"bytes", m.bytes}});
-        run["models"] = models;
-        ordered_json logs = ordered_json::array();
-        for (const auto& l : r.logs) logs.push_back({{"at", l.at}, {"level", l.level}, {"message", l.message}});
-        run["logs"] = logs;
-        runs.push_back(run);
-    }
+    for (const auto& r : view.runs) runs.push_back(runJson(r));
     j["runs"] = runs;
     ordered_json integrity{{"hash_chain_ok", view.chain.ok}, {"rows_checked", view.chain.rowsChecked},
                            {"ledgers_ok", view.allLedgersOk}};

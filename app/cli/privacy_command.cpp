@@ -180,6 +180,41 @@ std::vector<std::string> splitCsvLine(const std::string& line) {
     return cells;
 }
 
+// Every column must be a flag of this calculator, named once: a column that is ignored (a typo,
+// a value meant for another calculator) or named twice (which one counts?) is refused, and every
+// flag without a default needs its column. Prints what is wrong.
+bool headerIsValid(const Calculator& calc, const std::vector<std::string>& header, const std::string& path) {
+    std::vector<std::string> names;
+    for (const auto& f : calc.fields) names.push_back(f.name);
+    auto expected = [&] {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        return list;
+    };
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        if (std::find(names.begin(), names.end(), header[i]) == names.end()) {
+            std::cerr << path << ": column " << i + 1 << " of the header is '" << header[i] << "', not a flag of `privacy "
+                      << calc.name << "` (the columns are: " << expected() << ")\n";
+            return false;
+        }
+        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
+            header.begin() + static_cast<std::ptrdiff_t>(i)) {
+            std::cerr << path << ": column '" << header[i] << "' is named twice in the header\n";
+            return false;
+        }
+    }
+    for (const auto& f : calc.fields) {
+        if (!f.defaultValue.empty()) continue;
+        if (std::find(header.begin(), header.end(), f.name) == header.end()) {
+            std::cerr << path << ": missing column '" << f.name << "' (" << f.help << "); the header needs:";
+            for (const auto& g : calc.fields) std::cerr << ' ' << g.name;
+            std::cerr << '\n';
+            return false;
+        }
+    }
+    return true;
+}
+
 // Runs the calculator over every row of a CSV file; returns the exit status.
 int runCsv(const Calculator& calc, const std::string& path, bool json) {
     std::ifstream in(path);
@@ -193,36 +228,7 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
         return 2;
     }
     const auto header = splitCsvLine(line);
-    // Every column must be a flag of this calculator, named once: a column that is ignored (a
-    // typo, a value meant for another calculator) or named twice (which one counts?) is refused.
-    std::vector<std::string> names;
-    for (const auto& f : calc.fields) names.push_back(f.name);
-    auto expected = [&] {
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        return list;
-    };
-    for (std::size_t i = 0; i < header.size(); ++i) {
-        if (std::find(names.begin(), names.end(), header[i]) == names.end()) {
-            std::cerr << path << ": column " << i + 1 << " of the header is '" << header[i] << "', not a flag of `privacy "
-                      << calc.name << "` (the columns are: " << expected() << ")\n";
-            return 2;
-        }
-        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
-            header.begin() + static_cast<std::ptrdiff_t>(i)) {
-            std::cerr << path << ": column '" << header[i] << "' is named twice in the header\n";
-            return 2;
-        }
-    }
-    for (const auto& f : calc.fields) {
-        if (!f.defaultValue.empty()) continue;
-        if (std::find(header.begin(), header.end(), f.name) == header.end()) {
-            std::cerr << path << ": missing column '" << f.name << "' (" << f.help << "); the header needs:";
-            for (const auto& g : calc.fields) std::cerr << ' ' << g.name;
-            std::cerr << '\n';
-            return 2;
-        }
-    }
+    if (!headerIsValid(calc, header, path)) return 2;
     int status = 0;
     bool headerPrinted = json;
     long long rowNumber = 1, dataRows = 0;

@@ -27,109 +27,65 @@ using namespace dpmix;
 
 namespace {
 
-
 std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    tuneMallocForTraining();
-    reportFileSizeLimitAsError();
-    dpmix::cli::installTerminalSafeOutput();
-    CLI::App app{"dpmix-text — the text (language-modelling) studies of dpmix; `dpmix run` calls it for text projects"};
-    app.set_version_flag("--version", "dpmix-text " + versionString());
-    app.require_subcommand(1);
-    std::string projectArg, stages = "proxies,mixture", epsilons, rho, seeds;
+struct TextArgs {
+    std::string project, stages = "proxies,mixture", epsilons, rho, seeds;
     bool json = false, exportTokens = false, reproducible = false;
-    auto* run = app.add_subcommand("run", "Run a text study's stages and store the results in its project");
-    run->add_option("project", projectArg, "a .dpmix project, or a spec JSON")->required();
-    run->add_option("--stages", stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
-    run->add_option("--epsilon,--epsilons", epsilons, "target epsilon(s), comma-separated (default: the spec's)");
-    run->add_option("--rho", rho, "fraction of the sensitive training users for mixture learning (default: the spec's)");
-    run->add_option("--seed,--seeds", seeds, "run seed(s), comma-separated (default: the spec's)");
-    run->add_flag("--json", json, "print the results as one JSON object");
-    run->add_flag("--reproducible", reproducible,
-                  "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
-    run->add_flag("--export-tokens", exportTokens,
-                  "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
-                  "for the language-model stages of `dpmix run`");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+};
 
+Result<pipeline::StudyRunOptions> textStudyOptions(const TextArgs& args) {
     pipeline::StudyRunOptions options;
-    options.stages = cli::splitList(stages);
-    if (reproducible) options.reproducible = true;
-    for (const auto& e : cli::splitList(epsilons)) {
+    options.stages = cli::splitList(args.stages);
+    if (args.reproducible) options.reproducible = true;
+    for (const auto& e : cli::splitList(args.epsilons)) {
         auto v = cli::parseReal(e, "--epsilon");
-        if (!v || !(*v > 0)) {
-            std::cerr << "dpmix run: " << (v ? "--epsilon = " + e + " is out of range: expected a number > 0" : v.error().message) << '\n';
-            return 2;
-        }
+        if (!v) return v.error();
+        if (!(*v > 0)) return Error{"--epsilon = " + e + " is out of range: expected a number > 0"};
         options.epsilons.push_back(*v);
     }
-    if (!rho.empty()) {
-        auto v = cli::parseReal(rho, "--rho");
-        if (!v) { std::cerr << "dpmix run: " << v.error().message << '\n'; return 2; }
+    if (!args.rho.empty()) {
+        auto v = cli::parseReal(args.rho, "--rho");
+        if (!v) return v.error();
         options.rho = *v;
     }
-    for (const auto& s : cli::splitList(seeds)) {
+    for (const auto& s : cli::splitList(args.seeds)) {
         auto v = cli::parseInteger(s, "--seed");
-        if (!v || *v < 0) { std::cerr << "dpmix run: --seed = " << s << " is out of range: expected an integer >= 0\n"; return 2; }
+        if (!v || *v < 0) return Error{"--seed = " + s + " is out of range: expected an integer >= 0"};
         options.seeds.push_back(static_cast<std::uint64_t>(*v));
     }
-    auto opened = cli::openProjectForRuns(projectArg);
-    if (!opened) {
-        std::cerr << "dpmix run: " << opened.error().message << '\n';
-        return 2;
-    }
-    project::ProjectFile project = std::move(opened).value();
-    CancellationToken cancel;
-    cli::InterruptCancels ctrlC(cancel);
-    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
-    auto progress = [](const ProgressEvent& e) {
-        if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
-            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
-    };
-    Result<pipeline::TextStudyReport> report = Error{""};
+    return options;
+}
+
+// The token cache for the language-model stages; returns an exit code, `written` its folder.
+int exportTokenCache(project::ProjectFile& project, const pipeline::TextStudyReport& report, const CancellationToken& cancel,
+                     std::string& written) {
+    std::cerr << "dpmix run: tokenising the public domains and the sensitive mail for the language-model stages\n";
+    Result<pipeline::TokenCache> cache = Error{""};
     try {
-        report = pipeline::runTextStudy(project, options, pipeline::TextStudySettings{}, progress, cancel, log);
+        cache = pipeline::buildTokenCache(project, report, cancel);
     } catch (const Cancelled&) {
-        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << project.path() << '\n';
+        std::cerr << "dpmix run: cancelled while exporting tokens; no token cache was written\n";
         return 130;
     }
-    if (!report) {
-        std::cerr << "dpmix run: " << report.error().message << '\n';
+    if (!cache) {
+        std::cerr << "dpmix run: " << cache.error().message << '\n';
         return 1;
     }
-    std::string tokenCache;
-    if (exportTokens) {
-        log("tokenising the public domains and the sensitive mail for the language-model stages");
-        Result<pipeline::TokenCache> cache = Error{""};
-        try {
-            cache = pipeline::buildTokenCache(project, *report, cancel);
-        } catch (const Cancelled&) {
-            std::cerr << "dpmix run: cancelled while exporting tokens; no token cache was written\n";
-            return 130;
-        }
-        if (!cache) {
-            std::cerr << "dpmix run: " << cache.error().message << '\n';
-            return 1;
-        }
-        tokenCache = pipeline::tokenCacheDir(project.path()).string();
-        if (auto e = pipeline::writeTokenCache(tokenCache, *cache)) {
-            std::cerr << "dpmix run: " << e->message << '\n';
-            return 1;
-        }
-        log("token cache written to " + tokenCache);
+    written = pipeline::tokenCacheDir(project.path()).string();
+    if (auto e = pipeline::writeTokenCache(written, *cache)) {
+        std::cerr << "dpmix run: " << e->message << '\n';
+        return 1;
     }
+    std::cerr << "dpmix run: token cache written to " << written << '\n';
+    return 0;
+}
+
+void printTextStudy(const pipeline::TextStudyReport& report, const std::string& tokenCache, bool json) {
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < report->study.mixtures.size(); ++i) {
-        const auto& m = report->study.mixtures[i];
-        const auto& d = report->seeds[i];
+    for (std::size_t i = 0; i < report.study.mixtures.size(); ++i) {
+        const auto& m = report.study.mixtures[i];
+        const auto& d = report.seeds[i];
         const auto& o = m.outcome;
         for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
             const auto& p = o.privateLambdas[pi];
@@ -147,19 +103,86 @@ int main(int argc, char** argv) {
         }
     }
     if (json) {
-        nlohmann::ordered_json out{{"project", report->study.project}, {"vocabulary", report->vocabularySize},
-                                   {"test_documents", report->testDocuments}, {"test_users", report->testUsers},
+        nlohmann::ordered_json out{{"project", report.study.project}, {"vocabulary", report.vocabularySize},
+                                   {"test_documents", report.testDocuments}, {"test_users", report.testUsers},
                                    {"tasks", tasks}};
         if (!tokenCache.empty()) out["token_cache"] = tokenCache;
         std::cout << out.dump(2) << '\n';
-    } else {
-        std::cout << "project " << report->study.project << "  (vocabulary " << report->vocabularySize << ", test: "
-                  << report->testUsers << " users, " << report->testDocuments << " mails)\n";
-        for (const auto& t : tasks)
-            std::cout << "task " << t["task"].get<std::string>() << " seed " << t["seed"] << " eps " << t["epsilon"]
-                      << ": cos(DP, λ*) " << t["cos_dp"] << " vs uniform " << t["cos_uniform"]
-                      << "; test perplexity DP-MixMin " << t["perplexity_dp"] << ", λ* " << t["perplexity_star"]
-                      << ", uniform " << t["perplexity_uniform"] << ", random search " << t["perplexity_random_search"] << '\n';
+        return;
     }
+    std::cout << "project " << report.study.project << "  (vocabulary " << report.vocabularySize << ", test: "
+              << report.testUsers << " users, " << report.testDocuments << " mails)\n";
+    for (const auto& t : tasks)
+        std::cout << "task " << t["task"].get<std::string>() << " seed " << t["seed"] << " eps " << t["epsilon"]
+                  << ": cos(DP, λ*) " << t["cos_dp"] << " vs uniform " << t["cos_uniform"]
+                  << "; test perplexity DP-MixMin " << t["perplexity_dp"] << ", λ* " << t["perplexity_star"]
+                  << ", uniform " << t["perplexity_uniform"] << ", random search " << t["perplexity_random_search"] << '\n';
+}
+
+// `dpmix-text run` once its arguments are parsed; returns the exit code.
+int executeTextRun(const TextArgs& args) {
+    auto options = textStudyOptions(args);
+    if (!options) {
+        std::cerr << "dpmix run: " << options.error().message << '\n';
+        return 2;
+    }
+    auto opened = cli::openProjectForRuns(args.project);
+    if (!opened) {
+        std::cerr << "dpmix run: " << opened.error().message << '\n';
+        return 2;
+    }
+    project::ProjectFile project = std::move(opened).value();
+    CancellationToken cancel;
+    cli::InterruptCancels ctrlC(cancel);
+    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
+    auto progress = [](const ProgressEvent& e) {
+        if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
+            std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
+    };
+    Result<pipeline::TextStudyReport> report = Error{""};
+    try {
+        report = pipeline::runTextStudy(project, *options, pipeline::TextStudySettings{}, progress, cancel, log);
+    } catch (const Cancelled&) {
+        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << project.path() << '\n';
+        return 130;
+    }
+    if (!report) {
+        std::cerr << "dpmix run: " << report.error().message << '\n';
+        return 1;
+    }
+    std::string tokenCache;
+    if (args.exportTokens)
+        if (const int code = exportTokenCache(project, *report, cancel, tokenCache); code != 0) return code;
+    printTextStudy(*report, tokenCache, args.json);
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    tuneMallocForTraining();
+    reportFileSizeLimitAsError();
+    dpmix::cli::installTerminalSafeOutput();
+    CLI::App app{"dpmix-text — the text (language-modelling) studies of dpmix; `dpmix run` calls it for text projects"};
+    app.set_version_flag("--version", "dpmix-text " + versionString());
+    app.require_subcommand(1);
+    TextArgs args;
+    auto* run = app.add_subcommand("run", "Run a text study's stages and store the results in its project");
+    run->add_option("project", args.project, "a .dpmix project, or a spec JSON")->required();
+    run->add_option("--stages", args.stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
+    run->add_option("--epsilon,--epsilons", args.epsilons, "target epsilon(s), comma-separated (default: the spec's)");
+    run->add_option("--rho", args.rho, "fraction of the sensitive training users for mixture learning (default: the spec's)");
+    run->add_option("--seed,--seeds", args.seeds, "run seed(s), comma-separated (default: the spec's)");
+    run->add_flag("--json", args.json, "print the results as one JSON object");
+    run->add_flag("--reproducible", args.reproducible,
+                  "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
+    run->add_flag("--export-tokens", args.exportTokens,
+                  "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
+                  "for the language-model stages of `dpmix run`");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    return executeTextRun(args);
 }

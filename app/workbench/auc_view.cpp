@@ -1,6 +1,7 @@
 #include "app/workbench/auc_view.h"
 
 #include "app/workbench/result_data.h"
+#include "engine/methods/method_plan.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -31,10 +32,8 @@ bool atEpsilon(const RunResults& r, std::optional<double> epsilon) {
 
 // The paper's order: the private method first, then the baselines, Random Init last.
 int methodRank(const std::string& method) {
-    static const std::vector<std::string> order = {"dp-mixmin", "non-private-mixmin", "random-search", "uniform",
-                                                   "random-init"};
-    const auto it = std::find(order.begin(), order.end(), method);
-    return static_cast<int>(it - order.begin());
+    const auto m = methods::methodOfRun(method);
+    return m ? methods::paperRank(*m) : 5;
 }
 
 QString taskLabel(const std::string& task) {
@@ -82,13 +81,13 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
             if (byTask.count(t) && std::find(tasks.begin(), tasks.end(), t) == tasks.end()) tasks.push_back(t);
 
     AucChart chart;
-    chart.hasRandomInit = table.count("random-init") > 0;
+    chart.hasRandomInit = table.count(methods::nameOf(methods::Method::RandomInit)) > 0;
     for (const auto& t : tasks) chart.data.categories << taskLabel(t);
     const bool gain = mode == AucMode::GainOverRandomInit;
     const QString at = epsilon ? QObject::tr("ε = %1").arg(*epsilon) : QObject::tr("all ε");
     QStringList macros;
     for (const auto& method : methods) {
-        if (gain && (method == "random-init" || !chart.hasRandomInit)) continue;
+        if (gain && (method == methods::nameOf(methods::Method::RandomInit) || !chart.hasRandomInit)) continue;
         widgets::BarSeries series;
         std::vector<double> taskMeans;
         int mostSeeds = 0;
@@ -101,7 +100,7 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
                 for (const auto& [seed, values] : methodTask->second) {
                     double value = average(values);
                     if (gain) {
-                        const auto& reference = table["random-init"][t];
+                        const auto& reference = table[methods::nameOf(methods::Method::RandomInit)][t];
                         const auto ri = reference.find(seed);
                         if (ri == reference.end()) continue;  // no Random Init of this seed to compare with
                         const double base = average(ri->second);

@@ -62,7 +62,7 @@ LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
     // Open on a DP run when there is one: that is the ledger people come to check.
     int first = 0;
     for (std::size_t i = 0; i < runs_.size(); ++i)
-        if (runs_[i]->run.method == "dp-mixmin") {
+        if (isMethod(runs_[i]->run, methods::Method::DpMixMin)) {
             first = static_cast<int>(i);
             break;
         }

@@ -1,4 +1,5 @@
 #include "app/workbench/perplexity_view.h"
+#include "engine/methods/method_plan.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -25,9 +26,8 @@ bool sameEpsilon(const std::optional<double>& a, const std::optional<double>& b)
 }
 
 int methodRank(const std::string& method) {
-    static const std::vector<std::string> order = {"dp-mixmin", "non-private-mixmin", "random-search", "uniform",
-                                                   "random-init"};
-    return static_cast<int>(std::find(order.begin(), order.end(), method) - order.begin());
+    const auto m = methods::methodOfRun(method);
+    return m ? methods::paperRank(*m) : 5;
 }
 
 }  // namespace

@@ -123,13 +123,11 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
 }
 
 QString methodLabel(const std::string& method) {
-    if (method == "dp-mixmin") return QStringLiteral("DP-MixMin");
-    if (method == "non-private-mixmin") return QStringLiteral("Non-private MixMin (λ*)");
-    if (method == "uniform") return QStringLiteral("Uniform");
-    if (method == "random-search") return QStringLiteral("Random search");
+    if (auto m = methods::methodOfRun(method)) return QString::fromUtf8(methods::traitsOf(*m).label);
     if (method == "proxy") return QStringLiteral("Proxy training");
-    if (method == "random-init") return QStringLiteral("Random Init");
     return QString::fromStdString(method);
 }
+
+bool isMethod(const project::RunRecord& run, methods::Method m) { return methods::methodOfRun(run.method) == m; }
 
 }  // namespace dpmix::workbench

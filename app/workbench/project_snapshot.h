@@ -3,6 +3,7 @@
 // thousand rows) so the tree and the result views draw from plain values and never hold the
 // SQLite connection (ProjectFile is one-per-thread; the run job opens its own).
 #include "engine/core/result.h"
+#include "engine/methods/method_plan.h"
 #include "engine/project/project_records.h"
 #include "engine/project/project_spec.h"
 
@@ -58,7 +59,9 @@ struct ProjectSnapshot {
 /// Opens `path` with engine/project and reads every run's results.
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& path);
 
-/// "dp-mixmin" → "DP-MixMin", "random-search" → "Random search", ...
+/// "dp-mixmin" → "DP-MixMin", "random-search" → "Random search", ... (engine/methods).
 QString methodLabel(const std::string& method);
+/// Whether a stored run is one of method `m`'s.
+bool isMethod(const project::RunRecord& run, methods::Method m);
 
 }  // namespace dpmix::workbench

@@ -1,5 +1,9 @@
 #include "app/workbench/result_data.h"
 
+#include "engine/methods/method_plan.h"
+
+#include <QCoreApplication>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -41,8 +45,8 @@ std::vector<LambdaSelection> lambdaSelections(const ProjectSnapshot& project) {
     for (const std::string& task : project.taskNames()) {
         std::set<double> epsilons;
         for (const auto& r : project.runs)
-            if (finished(r) && r.run.method == "dp-mixmin" && r.run.task == task && r.run.epsilon &&
-                r.lambda("private"))
+            if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && r.run.task == task && r.run.epsilon &&
+                r.lambda(std::string(methods::traitsOf(methods::Method::DpMixMin).lambdaKind)))
                 epsilons.insert(*r.run.epsilon);
         for (double e : epsilons) out.push_back({task, e});
     }
@@ -54,14 +58,19 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         std::string method, kind;
         QString name;
         bool atEpsilon;
+        int rank;
     };
-    const std::vector<Method> methods = {{"dp-mixmin", "private", QObject::tr("λ_DP (DP-MixMin)"), true},
-                                         {"non-private-mixmin", "non-private", QObject::tr("λ* (non-private)"), false},
-                                         {"uniform", "uniform", QObject::tr("uniform"), false},
-                                         {"random-search", "random-search", QObject::tr("random search"), false}};
+    // The private λ first, then the reference λ*, then the others in the table's order.
+    std::vector<Method> shown;
+    for (const auto& t : methods::allMethods())
+        if (!t.lambdaKind.empty())
+            shown.push_back({std::string(t.name), std::string(t.lambdaKind),
+                             QCoreApplication::translate("methods", std::string(t.lambdaLabel).c_str()),
+                             t.choice == methods::Choice::Private, t.choice == methods::Choice::Private ? 0 : t.reference ? 1 : 2});
+    std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
     widgets::BarChartData data;
     std::vector<std::string> names;
-    for (const Method& m : methods) {
+    for (const Method& m : shown) {
         Collected c;
         for (const auto& r : project.runs) {
             if (!finished(r) || r.run.method != m.method || r.run.task != selection.task) continue;
@@ -106,7 +115,7 @@ QString runLabel(const project::RunRecord& run) {
 std::vector<const RunResults*> trajectoryRuns(const ProjectSnapshot& project) {
     std::vector<const RunResults*> out;
     for (const auto& r : project.runs) {
-        if (r.run.method != "dp-mixmin") continue;
+        if (!isMethod(r.run, methods::Method::DpMixMin)) continue;
         for (const auto& [name, points] : r.curves)
             if (name.rfind("lambda/", 0) == 0 && !points.empty()) {
                 out.push_back(&r);
@@ -141,7 +150,7 @@ QList<widgets::LineSeries> trajectorySeries(const RunResults& run) {
 std::vector<double> runEpsilons(const ProjectSnapshot& project) {
     std::set<double> e;
     for (const auto& r : project.runs)
-        if (finished(r) && r.run.method == "dp-mixmin" && r.run.epsilon) e.insert(*r.run.epsilon);
+        if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && r.run.epsilon) e.insert(*r.run.epsilon);
     return {e.begin(), e.end()};
 }
 
@@ -168,10 +177,18 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
     QList<widgets::LineSeries> out;
     widgets::LineSeries dp{QObject::tr("DP-MixMin"), {}, {}, {}, {}};
     for (double e : epsilons)
-        if (auto v = cosines("dp-mixmin", e); !v.empty()) addPoint(dp, e, v);
+        if (auto v = cosines(methods::nameOf(methods::Method::DpMixMin), e); !v.empty()) addPoint(dp, e, v);
     if (!dp.x.isEmpty()) out << dp;
-    for (const auto& [method, name] : std::vector<std::pair<std::string, QString>>{
-             {"random-search", QObject::tr("random search (not private)")}, {"uniform", QObject::tr("uniform")}}) {
+    // The other λ's with a distance to λ* (not the reference itself), in the paper's order.
+    std::vector<const methods::MethodTraits*> others;
+    for (const auto& t : methods::allMethods())
+        if (!t.lambdaKind.empty() && !t.reference && t.choice != methods::Choice::Private) others.push_back(&t);
+    std::stable_sort(others.begin(), others.end(),
+                     [](const auto* a, const auto* b) { return methods::paperRank(a->method) < methods::paperRank(b->method); });
+    for (const auto* t : others) {
+        const std::string method(t->name);
+        QString name = QCoreApplication::translate("methods", std::string(t->lambdaLabel).c_str());
+        if (t->choice == methods::Choice::NonPrivate) name += QObject::tr(" (not private)");
         const auto v = cosines(method, std::nullopt);
         if (v.empty()) continue;
         widgets::LineSeries s{name, {}, {}, {}, {}};

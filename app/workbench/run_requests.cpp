@@ -1,4 +1,5 @@
 #include "app/workbench/run_requests.h"
+#include "engine/methods/method_plan.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -29,9 +30,8 @@ QString runKindLabel(RunKind kind) {
 }
 
 const std::vector<std::string>& comparisonMethods() {
-    static const std::vector<std::string> methods = {"dp-mixmin", "uniform", "random-search", "random-init",
-                                                     "non-private-mixmin"};
-    return methods;
+    static const std::vector<std::string> names = methods::allMethodNames();
+    return names;
 }
 
 Result<StudyRequest> compareRequestFor(const widgets::RunParameters& parameters) {

@@ -73,75 +73,70 @@ std::optional<Error> checkAuditStageOptions(const project::ProjectFile& project,
     return std::nullopt;
 }
 
-Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const AuditStageOptions& options,
-                                       const ProgressCallback& progress, const CancellationToken& cancel,
-                                       const LogSink& log) {
-    if (auto err = checkAuditStageOptions(project, options)) return *err;
-    auto say = [&](const std::string& line) { if (log) log(line); };
-    const auto& spec = project.spec();
-    const double epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
-    const double delta = spec.privacy.delta;
+namespace {
 
-    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
-    if (!prepared) return prepared.error();
-    const ImageStudy& study = prepared->study;
+// Split A of the audited task through the proxies: the objective the mechanism runs on, and at
+// user level split A's users (Algorithm 2, exactly as the study runs it).
+struct AuditInputs {
+    std::size_t task = 0;
+    RhoSplit split;
+    std::optional<mixmin::MixtureObjective> splitA;
+    std::optional<mixmin::UserGroups> users;
+    long long n = 0, units = 0, groupSize = 0;
+};
+
+Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const PreparedStudy& prepared, const AuditStageOptions& options) {
+    const ImageStudy& study = prepared.study;
     const auto taskIt = std::find(study.taskNames.begin(), study.taskNames.end(), options.task);
-    if (taskIt == study.taskNames.end()) return Error{"--task: unknown task '" + options.task + "': expected one of " + joined(study.taskNames)};
-    const std::size_t task = static_cast<std::size_t>(taskIt - study.taskNames.begin());
-
+    if (taskIt == study.taskNames.end())
+        return Error{"--task: unknown task '" + options.task + "': expected one of " + joined(study.taskNames)};
+    AuditInputs in;
+    in.task = static_cast<std::size_t>(taskIt - study.taskNames.begin());
     auto split = splitForRun(study, spec.privacy.rho, options.seed);
     if (!split) return split.error();
     if (split->b.empty()) return Error{"split B is empty: a natural canary needs a held-out example (raise the data or lower rho)"};
-    auto probabilities = prepared->proxy.predict(study.sensitiveImages, split->a);
+    in.split = std::move(split).value();
+    auto probabilities = prepared.proxy.predict(study.sensitiveImages, in.split.a);
     if (!probabilities) return probabilities.error();
     std::vector<int> labels;
-    for (auto i : split->a) labels.push_back(study.sensitiveLabel(i, task) > 0.5f ? 1 : 0);
+    for (auto i : in.split.a) labels.push_back(study.sensitiveLabel(i, in.task) > 0.5f ? 1 : 0);
     auto splitA = mixmin::makeBinaryObjective(*probabilities, labels);
     if (!splitA) return Error{"task '" + options.task + "': " + splitA.error().message};
-    const long long n = splitA->examples();
-    // User level: Algorithm 2 on split A's users, exactly as the study runs it.
-    std::optional<mixmin::UserGroups> users;
+    in.n = splitA->examples();
+    in.splitA = std::move(splitA).value();
     if (study.userLevel()) {
         std::vector<std::string> ids;
-        for (auto i : split->a) ids.push_back(study.grouping.users[i]);
-        auto groups = userGroupsOf(ids, n);
+        for (auto i : in.split.a) ids.push_back(study.grouping.users[i]);
+        auto groups = userGroupsOf(ids, in.n);
         if (!groups) return Error{"task '" + options.task + "': " + groups.error().message};
-        users = std::move(groups).value();
+        in.users = std::move(groups).value();
     }
-    const long long units = users ? users->users() : n;
-    const long long groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
+    in.units = in.users ? in.users->users() : in.n;
+    in.groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
+    return in;
+}
 
-    AuditStageReport report;
-    report.task = options.task;
-    report.name = auditName(options);
-    report.splitA = n;
+// The natural canary: one held-out image of split B, scored by the proxies.
+std::optional<Error> addNaturalCanary(const PreparedStudy& prepared, const AuditInputs& in, const AuditStageOptions& options,
+                                      audit::CanaryAuditOptions& ao, AuditStageReport& report) {
+    const ImageStudy& study = prepared.study;
+    const std::size_t example = naturalCanaryExample(in.split, options.seed);
+    auto row = prepared.proxy.predict(study.sensitiveImages, {example});
+    if (!row) return row.error();
+    const int label = study.sensitiveLabel(example, in.task) > 0.5f ? 1 : 0;
+    auto canary = audit::makeNaturalCanary(row->row(0).transpose(), label);
+    if (!canary) return canary.error();
+    ao.naturalExample = std::move(canary).value();
+    report.canaryExample = static_cast<long long>(example);
+    report.canaryLabel = label;
+    return std::nullopt;
+}
 
-    audit::CanaryAuditOptions ao;
-    ao.canary = options.canary;
-    ao.runsPerWorld = options.runs;
-    ao.seed = options.seed;
-    ao.threads = options.threads;
-    ao.maxClipSign = options.maxClipSign;
-    ao.maxClipTarget = options.maxClipTarget;
-    ao.keepScores = true;
-    ao.canaryExamples = options.canaryExamples;
-    ao.users = users;
-    if (options.canary == audit::CanaryKind::Natural) {
-        const std::size_t example = naturalCanaryExample(*split, options.seed);
-        auto row = prepared->proxy.predict(study.sensitiveImages, {example});
-        if (!row) return row.error();
-        const int label = study.sensitiveLabel(example, task) > 0.5f ? 1 : 0;
-        auto canary = audit::makeNaturalCanary(row->row(0).transpose(), label);
-        if (!canary) return canary.error();
-        ao.naturalExample = std::move(canary).value();
-        report.canaryExample = static_cast<long long>(example);
-        report.canaryLabel = label;
-    }
-
-    // The mechanism exactly as the study runs it: q = B / n capped at 1, the spec's C, η, T (or
-    // the caller's override, e.g. the workbench's Advanced values).
-    const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
-    const double batch = std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(units));
+// The mechanism exactly as the study runs it: q = B / n capped at 1, the spec's C, η, T (or the
+// caller's override, e.g. the workbench's Advanced values).
+Result<mixmin::DpMixMinParams> auditMechanism(const project::MixtureStage& mixture, const AuditInputs& in,
+                                              const AuditStageOptions& options, double epsilon, double delta) {
+    const double batch = std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(in.units));
     mixmin::DpMixMinParamsBuilder builder;
     builder.epsilon(epsilon)
         .delta(delta)
@@ -151,75 +146,46 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
         .steps(mixture.steps)
         .split("A")
         .noise(options.noNoise ? mixmin::NoiseMode::None : mixmin::NoiseMode::Gaussian);
-    if (users) builder.maxExamplesPerUser(groupSize);
-    auto params = builder.build(units, users ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
+    if (in.users) builder.maxExamplesPerUser(in.groupSize);
+    auto params = builder.build(in.units, in.users ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
     if (!params) return Error{"audit parameters: " + params.error().message};
+    return params;
+}
 
-    say("auditing task '" + options.task + "' with the " + report.name + " canary" +
-        (options.canaryExamples > 1 ? " (a canary user with " + std::to_string(options.canaryExamples) + " images)" : "") +
-        ": " + std::to_string(options.runs) + " runs per world on split A (n = " + std::to_string(n) +
-        (users ? " images of " + std::to_string(units) + " users, user-level DP-MixMin" : std::string()) +
-        ", k = " + std::to_string(splitA->sources()) + ")");
-
-    nlohmann::json config{{"stage", "audit"},        {"canary", report.name},   {"runs_per_world", options.runs},
-                          {"no_noise", options.noNoise}, {"claimed_epsilon", epsilon}, {"delta", delta},
+std::string auditConfigJson(const project::ProjectSpec& spec, const project::MixtureStage& mixture, const AuditInputs& in,
+                            const AuditStageOptions& options, const std::string& name, double epsilon) {
+    nlohmann::json config{{"stage", "audit"},        {"canary", name},   {"runs_per_world", options.runs},
+                          {"no_noise", options.noNoise}, {"claimed_epsilon", epsilon}, {"delta", spec.privacy.delta},
                           {"rho", spec.privacy.rho},  {"clip", mixture.clip}, {"batch", mixture.batch},
                           {"lr", mixture.lr},    {"steps", mixture.steps},
-                          {"privacy_unit", users ? "user" : "example"}, {"canary_examples", options.canaryExamples}};
-    if (users) config["user_group_size"] = groupSize;
-    const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
-    auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed), config.dump()});
-    if (!runId) return runId.error();
-    if (auto s = project.setRunStatus(*runId, project::RunStatus::Running); !s) return s.error();
-    report.runId = *runId;
-    auto fail = [&](const Error& e) -> Error {
-        (void)project.setRunStatus(*runId, project::RunStatus::Failed, e.message);
-        return e;
-    };
+                          {"privacy_unit", in.users ? "user" : "example"}, {"canary_examples", options.canaryExamples}};
+    if (in.users) config["user_group_size"] = in.groupSize;
+    return config.dump();
+}
 
-    Result<audit::CanaryAuditResult> result = Error{""};
-    try {
-        result = audit::runCanaryAudit(*splitA, *params, ao, progress, cancel);
-    } catch (const Cancelled&) {
-        (void)project.setRunStatus(*runId, project::RunStatus::Cancelled, "cancelled by the user");
-        throw;
-    }
-    if (!result) return fail(result.error());
-    report.result = std::move(result).value();
+// The audit's record: the counts and bound, the details a reviewer needs to re-derive them,
+// and its figures as metrics. No λ and nothing about the canary image itself.
+project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStudy& study, const AuditInputs& in,
+                                 const AuditStageOptions& options, double epsilon) {
     const auto& r = report.result;
-    const auto in = audit::meanStd(r.scoresIn), out = audit::meanStd(r.scoresOut);
-    report.scoreMeanIn = in.mean;
-    report.scoreStdIn = in.std;
-    report.scoreMeanOut = out.mean;
-    report.scoreStdOut = out.std;
-
-    privacy::Ledger ledger(spec.privacy.composition);
-    ledger.record(privacy::nonPrivateEntry(
-        "audit", "A",
-        "audit runs of the mixture mechanism on split A" +
-            std::string(options.canary == audit::CanaryKind::Natural ? " plus one held-out example of split B" : "") +
-            "; results are empirical bounds, not releases"));
-    if (auto s = project.recordLedger(*runId, ledger); !s) return fail(s.error());
-
-    const double claimed = options.noNoise ? std::numeric_limits<double>::infinity() : epsilon;
     nlohmann::json details{{"threshold", r.threshold},
                            {"direction", audit::toString(r.direction)},
                            {"sigma", r.sigma},
-                           {"claimed_epsilon", options.noNoise ? nlohmann::json("inf") : nlohmann::json(claimed)},
+                           {"claimed_epsilon", options.noNoise ? nlohmann::json("inf") : nlohmann::json(epsilon)},
                            {"runs_per_world", r.runsPerWorld},
                            {"select_epsilon_lb", r.selectEpsilonLB},
                            {"fpr", r.fpr},
                            {"fnr", r.fnr},
                            {"fpr_upper", r.fprUpper},
                            {"fnr_upper", r.fnrUpper},
-                           {"split_a", n},
-                           {"privacy_unit", users ? "user" : "example"},
+                           {"split_a", in.n},
+                           {"privacy_unit", in.users ? "user" : "example"},
                            {"canary_examples", options.canaryExamples},
                            {"mean_canary_samples", r.meanCanarySamples},
-                           {"score_in_mean", in.mean},
-                           {"score_in_std", in.std},
-                           {"score_out_mean", out.mean},
-                           {"score_out_std", out.std}};
+                           {"score_in_mean", report.scoreMeanIn},
+                           {"score_in_std", report.scoreStdIn},
+                           {"score_out_mean", report.scoreMeanOut},
+                           {"score_out_std", report.scoreStdOut}};
     if (options.canary == audit::CanaryKind::MaxClip) {
         details["top_source"] = r.topSource;
         details["top_source_name"] = study.componentNames[static_cast<std::size_t>(r.topSource)];
@@ -231,21 +197,102 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
         details["canary_from"] = "split B";
     }
     project::AuditRecord record;
-    record.runId = *runId;
+    record.runId = report.runId;
     record.name = report.name;
     record.counts = {r.falsePositives, r.falseNegatives, r.evalOut, r.evalIn};
     record.delta = r.delta;
     record.confidence = r.confidence;
     record.epsilonLowerBound = r.epsilonLB;
     record.detailsJson = details.dump();
-    if (auto s = project.addAudit(record); !s) return fail(s.error());
-    if (auto s = project.addMetrics({{*runId, "epsilon-lower-bound", "", r.epsilonLB},
-                                     {*runId, "fpr", "", r.fpr},
-                                     {*runId, "fnr", "", r.fnr},
-                                     {*runId, "threshold", "", r.threshold},
-                                     {*runId, "sigma", "", r.sigma}});
+    return record;
+}
+
+std::optional<Error> storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const ImageStudy& study,
+                                       const AuditInputs& in, const AuditStageOptions& options, double epsilon) {
+    const long long runId = report.runId;
+    privacy::Ledger ledger(project.spec().privacy.composition);
+    ledger.record(privacy::nonPrivateEntry(
+        "audit", "A",
+        "audit runs of the mixture mechanism on split A" +
+            std::string(options.canary == audit::CanaryKind::Natural ? " plus one held-out example of split B" : "") +
+            "; results are empirical bounds, not releases"));
+    if (auto s = project.recordLedger(runId, ledger); !s) return s.error();
+    if (auto s = project.addAudit(auditRecord(report, study, in, options, epsilon)); !s) return s.error();
+    const auto& r = report.result;
+    if (auto s = project.addMetrics({{runId, "epsilon-lower-bound", "", r.epsilonLB},
+                                     {runId, "fpr", "", r.fpr},
+                                     {runId, "fnr", "", r.fnr},
+                                     {runId, "threshold", "", r.threshold},
+                                     {runId, "sigma", "", r.sigma}});
         !s)
-        return fail(s.error());
+        return s.error();
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const AuditStageOptions& options,
+                                       const ProgressCallback& progress, const CancellationToken& cancel,
+                                       const LogSink& log) {
+    if (auto err = checkAuditStageOptions(project, options)) return *err;
+    const auto& spec = project.spec();
+    const double epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
+    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
+    if (!prepared) return prepared.error();
+    auto in = auditInputs(spec, *prepared, options);
+    if (!in) return in.error();
+
+    AuditStageReport report;
+    report.task = options.task;
+    report.name = auditName(options);
+    report.splitA = in->n;
+    audit::CanaryAuditOptions ao;
+    ao.canary = options.canary;
+    ao.runsPerWorld = options.runs;
+    ao.seed = options.seed;
+    ao.threads = options.threads;
+    ao.maxClipSign = options.maxClipSign;
+    ao.maxClipTarget = options.maxClipTarget;
+    ao.keepScores = true;
+    ao.canaryExamples = options.canaryExamples;
+    ao.users = in->users;
+    if (options.canary == audit::CanaryKind::Natural)
+        if (auto e = addNaturalCanary(*prepared, *in, options, ao, report)) return *e;
+    const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
+    auto params = auditMechanism(mixture, *in, options, epsilon, spec.privacy.delta);
+    if (!params) return params.error();
+
+    if (log)
+        log("auditing task '" + options.task + "' with the " + report.name + " canary" +
+            (options.canaryExamples > 1 ? " (a canary user with " + std::to_string(options.canaryExamples) + " images)" : "") +
+            ": " + std::to_string(options.runs) + " runs per world on split A (n = " + std::to_string(in->n) +
+            (in->users ? " images of " + std::to_string(in->units) + " users, user-level DP-MixMin" : std::string()) +
+            ", k = " + std::to_string(in->splitA->sources()) + ")");
+    const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
+    auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+                                 auditConfigJson(spec, mixture, *in, options, report.name, epsilon)});
+    if (!runId) return runId.error();
+    if (auto s = project.setRunStatus(*runId, project::RunStatus::Running); !s) return s.error();
+    report.runId = *runId;
+    auto fail = [&](const Error& e) -> Error {
+        (void)project.setRunStatus(*runId, project::RunStatus::Failed, e.message);
+        return e;
+    };
+    Result<audit::CanaryAuditResult> result = Error{""};
+    try {
+        result = audit::runCanaryAudit(*in->splitA, *params, ao, progress, cancel);
+    } catch (const Cancelled&) {
+        (void)project.setRunStatus(*runId, project::RunStatus::Cancelled, "cancelled by the user");
+        throw;
+    }
+    if (!result) return fail(result.error());
+    report.result = std::move(result).value();
+    const auto inWorld = audit::meanStd(report.result.scoresIn), outWorld = audit::meanStd(report.result.scoresOut);
+    report.scoreMeanIn = inWorld.mean;
+    report.scoreStdIn = inWorld.std;
+    report.scoreMeanOut = outWorld.mean;
+    report.scoreStdOut = outWorld.std;
+    if (auto e = storeAuditResults(project, report, prepared->study, *in, options, epsilon)) return fail(*e);
     if (auto s = project.setRunStatus(*runId, project::RunStatus::Done); !s) return s.error();
     return report;
 }

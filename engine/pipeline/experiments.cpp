@@ -140,28 +140,88 @@ std::optional<Error> checkEpsilonSweepStageOptions(const SweepStageOptions& o) {
     return checkSeeds(o.seeds);
 }
 
+namespace {
+
+// The raw classes of the sensitive examples: the study's sensitive labels are the derived
+// tasks, so the source is read again without them (its one-hot class columns).
+Result<data::ImageDataset> rawSensitiveSource(project::ProjectFile& project, const ImageStudy& study, const LogSink& log) {
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    const project::SourceRecord* sensitive = nullptr;
+    for (const auto& s : *sources)
+        if (s.role == "sensitive") sensitive = &s;
+    if (!sensitive) return Error{"the project has no sensitive source"};
+    if (log) log("reading the sensitive source's raw classes");
+    auto raw = data::loadImageSource({sensitive->name, sensitive->loader, sensitive->path, project.spec().sensitive.written.options});
+    if (!raw) return Error{"sensitive source '" + sensitive->name + "': " + raw.error().message};
+    if (raw->size() != study.sensitiveImages.size())
+        return Error{"sensitive source '" + sensitive->name + "' changed size since the study was loaded"};
+    return raw;
+}
+
+// Mean excess over the classes at each k, the largest non-private gap, and the log-log slope.
+void summariseKScaling(KScalingStageReport& report, const std::vector<long long>& ks) {
+    for (std::size_t r = 0; r < ks.size(); ++r) {
+        std::vector<double> means;
+        for (const auto& pc : report.perClass) means.push_back(pc.rows[r].meanExcess.mean);
+        const auto ms = audit::meanStd(means);
+        report.meanExcess.push_back(ms.mean);
+        report.stdOverClasses.push_back(ms.std);
+        double gap = 0.0;
+        for (const auto& pc : report.perClass) gap = std::max(gap, pc.rows[r].nonPrivateGap);
+        report.maxGap.push_back(gap);
+    }
+    std::vector<double> kx(ks.begin(), ks.end());
+    auto fit = audit::fitLogLogSlope(kx, report.meanExcess, 32.0);
+    if (fit) {
+        report.fit = *fit;
+        report.fitted = true;
+    } else {
+        report.fitError = fit.error().message;
+    }
+}
+
+Result<long long> storeKScaling(project::ProjectFile& project, const KScalingStageReport& report,
+                                const KScalingStageOptions& options, std::uint64_t splitSeed) {
+    const auto& spec = project.spec();
+    const auto& classes = report.classes;
+    const nlohmann::json config{{"stage", "k-scaling"}, {"ks", options.ks}, {"seeds", options.seeds},
+                                {"epsilon", report.epsilon}, {"delta", spec.privacy.delta}, {"rho", spec.privacy.rho},
+                                {"split_a", report.splitA}, {"classes", classes}, {"min_k_for_fit", 32}, {"gap_tolerance", options.gapTolerance},
+                                {"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
+                                {"steps", spec.mixture.steps}};
+    return storedDiagnosticRun(
+        project, {"k-scaling", "", report.epsilon, static_cast<long long>(splitSeed), config.dump()},
+        "excess error of DP-MixMin against the non-private lambda* on split A, per class-subset source set; a "
+        "diagnostic of the mechanism, not a release",
+        [&](long long id) -> std::optional<Error> {
+            std::vector<project::CurvePoint> excess;
+            for (std::size_t r = 0; r < options.ks.size(); ++r) excess.push_back({options.ks[r], report.meanExcess[r]});
+            if (auto e = checked(project.addCurve(id, "excess", excess))) return e;
+            for (std::size_t c = 0; c < classes.size(); ++c) {
+                std::vector<project::CurvePoint> points;
+                for (const auto& row : report.perClass[c].rows) points.push_back({row.k, row.meanExcess.mean});
+                if (auto e = checked(project.addCurve(id, "excess/" + classes[c], points))) return e;
+            }
+            if (!report.fitted) return std::nullopt;
+            return checked(project.addMetrics({{id, "slope", "", report.fit.slope},
+                                               {id, "slope-r-squared", "", report.fit.rSquared},
+                                               {id, "slope-points", "", static_cast<double>(report.fit.points)}}));
+        });
+}
+
+}  // namespace
+
 Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
                                                   const ProgressCallback& progress, const CancellationToken& cancel,
                                                   const LogSink& log) {
     if (auto err = checkKScalingStageOptions(options)) return *err;
-    auto say = [&](const std::string& line) { if (log) log(line); };
     const auto& spec = project.spec();
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
     const ImageStudy& study = prepared->study;
-
-    // The raw classes of the sensitive examples: the study's sensitive labels are the derived
-    // tasks, so the source is read again without them (its one-hot class columns).
-    auto sources = project.sources();
-    if (!sources) return sources.error();
-    const project::SourceRecord* sensitive = nullptr;
-    for (const auto& s : *sources) if (s.role == "sensitive") sensitive = &s;
-    if (!sensitive) return Error{"the project has no sensitive source"};
-    say("reading the sensitive source's raw classes");
-    auto raw = data::loadImageSource({sensitive->name, sensitive->loader, sensitive->path, spec.sensitive.written.options});
-    if (!raw) return Error{"sensitive source '" + sensitive->name + "': " + raw.error().message};
-    if (raw->size() != study.sensitiveImages.size())
-        return Error{"sensitive source '" + sensitive->name + "' changed size since the study was loaded"};
+    auto raw = rawSensitiveSource(project, study, log);
+    if (!raw) return raw.error();
     auto classes = raw->labelNames;
     if (options.maxClasses > 0 && options.maxClasses < static_cast<long long>(classes.size()))
         classes.resize(static_cast<std::size_t>(options.maxClasses));
@@ -194,8 +254,9 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
         throwIfCancelled(cancel);
         std::vector<int> labels;
         for (auto i : split->a) labels.push_back(raw->labels[i * raw->numLabels() + c] > 0.5f ? 1 : 0);
-        say("k-scaling, one-vs-rest task '" + classes[c] + "' (" + std::to_string(c + 1) + "/" +
-            std::to_string(classes.size()) + ")");
+        if (log)
+            log("k-scaling, one-vs-rest task '" + classes[c] + "' (" + std::to_string(c + 1) + "/" +
+                std::to_string(classes.size()) + ")");
         const long long offset = perClass * static_cast<long long>(c);
         auto result = audit::runKScaling(classProbabilities, labels, base, ko,
                                          [&](const ProgressEvent& e) {
@@ -205,44 +266,8 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
         if (!result) return Error{"k-scaling, task '" + classes[c] + "': " + result.error().message};
         report.perClass.push_back(std::move(result).value());
     }
-    for (std::size_t r = 0; r < options.ks.size(); ++r) {
-        std::vector<double> means;
-        for (const auto& pc : report.perClass) means.push_back(pc.rows[r].meanExcess.mean);
-        const auto ms = audit::meanStd(means);
-        report.meanExcess.push_back(ms.mean);
-        report.stdOverClasses.push_back(ms.std);
-        double gap = 0.0;
-        for (const auto& pc : report.perClass) gap = std::max(gap, pc.rows[r].nonPrivateGap);
-        report.maxGap.push_back(gap);
-    }
-    std::vector<double> kx(options.ks.begin(), options.ks.end());
-    auto fit = audit::fitLogLogSlope(kx, report.meanExcess, 32.0);
-    if (fit) { report.fit = *fit; report.fitted = true; }
-    else report.fitError = fit.error().message;
-
-    const nlohmann::json config{{"stage", "k-scaling"}, {"ks", options.ks}, {"seeds", options.seeds},
-                                {"epsilon", report.epsilon}, {"delta", spec.privacy.delta}, {"rho", spec.privacy.rho},
-                                {"split_a", n}, {"classes", classes}, {"min_k_for_fit", 32}, {"gap_tolerance", options.gapTolerance},
-                                {"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
-                                {"steps", spec.mixture.steps}};
-    auto run = storedDiagnosticRun(
-        project, {"k-scaling", "", report.epsilon, static_cast<long long>(splitSeed), config.dump()},
-        "excess error of DP-MixMin against the non-private lambda* on split A, per class-subset source set; a "
-        "diagnostic of the mechanism, not a release",
-        [&](long long id) -> std::optional<Error> {
-            std::vector<project::CurvePoint> excess;
-            for (std::size_t r = 0; r < options.ks.size(); ++r) excess.push_back({options.ks[r], report.meanExcess[r]});
-            if (auto e = checked(project.addCurve(id, "excess", excess))) return e;
-            for (std::size_t c = 0; c < classes.size(); ++c) {
-                std::vector<project::CurvePoint> points;
-                for (const auto& row : report.perClass[c].rows) points.push_back({row.k, row.meanExcess.mean});
-                if (auto e = checked(project.addCurve(id, "excess/" + classes[c], points))) return e;
-            }
-            if (!report.fitted) return std::nullopt;
-            return checked(project.addMetrics({{id, "slope", "", report.fit.slope},
-                                               {id, "slope-r-squared", "", report.fit.rSquared},
-                                               {id, "slope-points", "", static_cast<double>(report.fit.points)}}));
-        });
+    summariseKScaling(report, options.ks);
+    auto run = storeKScaling(project, report, options, splitSeed);
     if (!run) return run.error();
     report.runId = *run;
     return report;

@@ -1,11 +1,14 @@
 #pragma once
-// How one DP-MixMin run becomes a PrivateLambda and a stored "dp-mixmin" run — shared by the
-// image and text studies. Header-only: the torch-free text-study library uses it too.
+// How the mixture stage's outcome becomes stored runs — DP-MixMin's private λ and the baselines'
+// runs — and the method plans of a downstream run, shared by the image and text studies.
+// Header-only: the torch-free text-study library uses it too.
+#include "engine/methods/method_plan.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/weight_metrics.h"
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/pipeline/run_storage.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +42,15 @@ inline PrivateLambda privateLambdaFrom(const mixmin::DpMixMinResult& dp, double 
 inline std::optional<Error> storePrivateLambda(project::ProjectFile& project, long long runId, const MixtureOutcome& o,
                                                const PrivateLambda& p,
                                                const std::vector<project::MetricRecord>& extraMetrics = {}) {
+    using methods::Method;
+    using methods::traitsOf;
     const auto& names = o.componentNames;
-    if (auto e = errorOf(project.addLambda({runId, "private", names, toStdVector(p.lambda)}))) return e;
-    if (auto e = errorOf(project.addLambda({runId, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
-    if (auto e = errorOf(project.addLambda({runId, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
+    const std::string privateKind(traitsOf(Method::DpMixMin).lambdaKind);
+    const std::string starKind(traitsOf(Method::NonPrivateMixMin).lambdaKind);
+    const std::string uniformKind(traitsOf(Method::Uniform).lambdaKind);
+    if (auto e = errorOf(project.addLambda({runId, privateKind, names, toStdVector(p.lambda)}))) return e;
+    if (auto e = errorOf(project.addLambda({runId, starKind, names, toStdVector(o.lambdaStar)}))) return e;
+    if (auto e = errorOf(project.addLambda({runId, uniformKind, names, toStdVector(o.lambdaUniform)}))) return e;
     std::vector<project::MetricRecord> metrics{{runId, "cosine-to-lambda-star", "", p.cosine},
                                                {runId, "l1-to-lambda-star", "", p.l1},
                                                {runId, "sigma", "", p.sigma},
@@ -53,6 +61,67 @@ inline std::optional<Error> storePrivateLambda(project::ProjectFile& project, lo
         std::vector<project::CurvePoint> points;
         for (std::size_t i = 0; i < p.trajectory.size(); ++i) points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
         if (auto e = errorOf(project.addCurve(runId, "lambda/" + names[c], points))) return e;
+    }
+    return std::nullopt;
+}
+
+/// The mixture stage's choices as the method plan reads them; `p` is DP-MixMin's release at
+/// the ε of the run (none in a mixture-only run, where only the baselines are planned).
+inline methods::MixtureChoices choicesOf(const MixtureOutcome& o, const PrivateLambda* p) {
+    methods::MixtureChoices c;
+    c.lambdaStar = toStdVector(o.lambdaStar);
+    c.lambdaUniform = toStdVector(o.lambdaUniform);
+    c.lambdaRandomSearch = toStdVector(o.lambdaRandomSearch);
+    if (p) {
+        c.lambdaPrivate = toStdVector(p->lambda);
+        c.privateEntries = {p->ledgerEntry};
+    }
+    return c;
+}
+
+/// A front end's own figures for a baseline's stored run (the text study's test perplexity).
+using BaselineMetrics = std::function<std::vector<project::MetricRecord>(methods::Method, long long runId)>;
+
+/// Stores a mixture-only (seed, task)'s baselines as runs of their own: every method the table
+/// marks as a mixture-stage run whose λ is not a DP release — the reference λ* first, then the
+/// others in table order, each measured against it — with its ledger (the plan's entries), its λ
+/// record and its distances to λ* (λ*: its Frank–Wolfe gap). DP-MixMin's runs are stored by the
+/// caller, which started them before their mechanism ran.
+inline std::optional<Error> storeMixtureBaselines(project::ProjectFile& project, const MixtureOutcome& o, long long seed,
+                                                  privacy::Composition composition,
+                                                  const std::function<std::string(const std::string& method)>& config,
+                                                  const BaselineMetrics& extraMetrics = {}) {
+    std::vector<const methods::MethodTraits*> baselines;
+    for (const auto& t : methods::allMethods())
+        if (t.mixtureStageRun && t.choice != methods::Choice::Private) baselines.push_back(&t);
+    std::stable_partition(baselines.begin(), baselines.end(), [](const auto* t) { return t->reference; });
+    const methods::MixtureChoices choices = choicesOf(o, nullptr);
+    for (const auto* t : baselines) {
+        const methods::MethodPlan plan = methods::planMethod(t->method, choices);
+        const std::string name(t->name);
+        auto stored = storedRun(project, {name, o.task, std::nullopt, seed, config(name)},
+                                [&](long long id) -> std::optional<Error> {
+                                    privacy::Ledger ledger(composition);
+                                    for (const auto& e : plan.mixtureEntries) ledger.record(e);
+                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+                                    if (plan.lambda)
+                                        if (auto e = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
+                                            return e;
+                                    std::vector<project::MetricRecord> metrics;
+                                    if (t->reference) {
+                                        metrics.push_back({id, "frank-wolfe-gap", "", o.lambdaStarGap});
+                                    } else if (plan.lambda) {
+                                        const Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(
+                                            plan.lambda->data(), static_cast<Eigen::Index>(plan.lambda->size()));
+                                        const auto q = mixmin::compareWithReference(lambda, o.lambdaStar);
+                                        metrics.push_back({id, "cosine-to-lambda-star", "", q.cosine});
+                                        metrics.push_back({id, "l1-to-lambda-star", "", q.l1});
+                                    }
+                                    if (extraMetrics)
+                                        for (auto& m : extraMetrics(t->method, id)) metrics.push_back(std::move(m));
+                                    return errorOf(project.addMetrics(metrics));
+                                });
+        if (!stored) return stored.error();
     }
     return std::nullopt;
 }

@@ -58,18 +58,6 @@ inline void recordCancelledRun(project::ProjectFile& project, const project::New
                                "cancelled by the user during " + stage + "; no result was released or stored");
 }
 
-/// The ledger entries of the two non-private baselines, one wording everywhere: λ* (the upper
-/// bound) and Random Search's choice, both fitted on split A without differential privacy.
-inline privacy::LedgerEntry lambdaStarEntry() {
-    return privacy::nonPrivateEntry("mixture", "A",
-                                    "lambda* is fitted on split A without differential privacy (the upper-bound baseline)");
-}
-inline privacy::LedgerEntry randomSearchEntry() {
-    return privacy::nonPrivateEntry("random-search", "A",
-                                    "the best of the random mixtures is chosen on split A without differential privacy, "
-                                    "as in the paper's baseline");
-}
-
 /// Mail studies at user level protect a sender address, not a person: the ledger states it.
 inline constexpr const char* kSenderAddressUnit =
     "a user is one sender address (the From: header): a person writing from several addresses is several users, "

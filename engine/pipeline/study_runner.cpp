@@ -1,5 +1,6 @@
 #include "engine/pipeline/study_runner.h"
 
+#include "engine/methods/method_plan.h"
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/release_randomness.h"
@@ -23,7 +24,6 @@ namespace dpmix::pipeline {
 namespace {
 
 const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
-const std::vector<std::string> kMethods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
 
 std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
                               std::optional<bool> reproducible, std::optional<long long> userGroupSize) {
@@ -54,10 +54,9 @@ std::optional<Error> startMixtureRun(project::ProjectFile& project, const projec
     return std::nullopt;
 }
 
-// The fine-tuning a method's downstream run does: DP-MixMin and Random Search reserve split A for
-// choosing λ and fine-tune on split B; the others fine-tune on the whole training set
-// (docs/ALGORITHMS.md A.7).
-DownstreamRequest downstreamRequest(const std::string& method, std::size_t task, const std::string& taskName,
+// The fine-tuning a method's downstream run does, on the data its plan names: methods that chose
+// λ on split A fine-tune on split B, the others on the whole training set (docs/ALGORITHMS.md A.7).
+DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, const std::string& taskName,
                                     double epsilon, std::uint64_t seed, const RhoSplit& split,
                                     const std::vector<std::size_t>& wholeTrain, const project::ProjectSpec& spec,
                                     const StudyRunOptions& options, bool reproducible) {
@@ -67,12 +66,12 @@ DownstreamRequest downstreamRequest(const std::string& method, std::size_t task,
     req.delta = spec.privacy.delta;
     req.seed = seed;
     req.finetuneRandomness =
-        releaseRandomness(reproducible, seed, releaseIdentity("finetune", method, taskName, epsilon, seed));
+        releaseRandomness(reproducible, seed, releaseIdentity("finetune", methods::nameOf(method), taskName, epsilon, seed));
     req.pretrain = spec.pretrain;
     req.finetune = spec.finetune;
     if (options.pretrainSteps) req.pretrain.steps = *options.pretrainSteps;
     if (options.finetuneSteps) req.finetune.steps = *options.finetuneSteps;
-    if (method == "dp-mixmin" || method == "random-search") {
+    if (methods::traitsOf(method).finetuneOn == methods::FinetuneData::SplitB) {
         req.finetuneIndices = split.b;
     } else {
         req.finetuneIndices = wholeTrain;
@@ -101,7 +100,7 @@ long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>&
 Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& study, const std::vector<std::uint64_t>& seeds,
                                                             const std::vector<std::size_t>& tasks,
                                                             const std::vector<double>& epsilons,
-                                                            const std::vector<std::string>& methods, bool downstream,
+                                                            const std::vector<methods::Method>& chosen, bool downstream,
                                                             const MixtureRequest& request, double rho,
                                                             const project::ProjectSpec& spec, const StudyRunOptions& options,
                                                             bool reproducible) {
@@ -124,17 +123,19 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& st
                     out.push_back({0, "dp-mixmin " + what + " (planned)", partition, mixture});
                     continue;
                 }
-                for (const auto& method : methods) {
-                    if (method == "random-search" || method == "non-private-mixmin") continue;
+                for (const auto method : chosen) {
+                    const auto& traits = methods::traitsOf(method);
+                    if (traits.choice == methods::Choice::NonPrivate) continue;  // never a release, not counted
+                    const std::string name(traits.name);
                     DownstreamRequest req = downstreamRequest(method, t, task, eps, seed, *split, wholeTrain, spec, options,
                                                               reproducible);
-                    if (method == "dp-mixmin") {
-                        out.push_back({0, "dp-mixmin " + what + " (planned)", partition, mixture});
+                    if (traits.choice == methods::Choice::Private) {
+                        out.push_back({0, name + " " + what + " (planned)", partition, mixture});
                         if (sequential) req.spentBefore = {mixture};
                     }
                     auto plan = planFinetune(study, req);
-                    if (!plan) return Error{method + ", task '" + task + "': " + plan.error().message};
-                    out.push_back({0, method + " " + what + " (planned)", req.finetuneSplit == "train" ? std::string() : partition,
+                    if (!plan) return Error{name + ", task '" + task + "': " + plan.error().message};
+                    out.push_back({0, name + " " + what + " (planned)", req.finetuneSplit == "train" ? std::string() : partition,
                                    plan->entry});
                 }
             }
@@ -146,10 +147,9 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& st
 }  // namespace
 
 Result<std::string> canonicalMethod(const std::string& name) {
-    if (name == "dpmixmin" || name == "dp-mixmin") return std::string("dp-mixmin");
-    if (name == "nonprivate" || name == "non-private" || name == "non-private-mixmin") return std::string("non-private-mixmin");
-    if (std::find(kMethods.begin(), kMethods.end(), name) != kMethods.end()) return name;
-    return Error{"--methods: unknown method '" + name + "': expected dpmixmin, uniform, random-search, random-init or nonprivate"};
+    auto method = methods::parseMethod(name);
+    if (!method) return Error{"--methods: " + method.error().message};
+    return methods::nameOf(*method);
 }
 
 std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
@@ -284,7 +284,7 @@ struct StudyRun {
     const CancellationToken& cancel;
     std::function<void(const std::string&)> say;
     bool downstream = false, mixture = false;
-    std::vector<std::string> methods;
+    std::vector<methods::Method> methods;
     std::vector<std::uint64_t> seeds;
     std::vector<double> epsilons;
     std::vector<std::size_t> tasks;  // chosen once the study is loaded
@@ -309,7 +309,7 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     };
     r.downstream = wants("pretrain") || wants("finetune") || wants("evaluate") || wants("downstream");
     r.mixture = wants("mixture") || r.downstream;
-    for (const auto& m : options.methods) r.methods.push_back(*canonicalMethod(m));
+    for (const auto& m : options.methods) r.methods.push_back(*methods::parseMethod(m));
     r.seeds = options.seeds;
     if (r.seeds.empty())
         for (auto s : spec.seeds) r.seeds.push_back(static_cast<std::uint64_t>(s));
@@ -392,7 +392,8 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     // each mechanism was about to spend is remembered, so a cancelled or failed mixture stage
     // still charges it (a kill midway cannot: docs/PRIVACY.md, "Cancelled, failed and interrupted runs").
     std::map<double, privacy::LedgerEntry> spending;
-    const bool released = !run.downstream || std::find(run.methods.begin(), run.methods.end(), "dp-mixmin") != run.methods.end();
+    const bool released =
+        !run.downstream || std::find(run.methods.begin(), run.methods.end(), methods::Method::DpMixMin) != run.methods.end();
     run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) -> std::optional<Error> {
         if (run.downstream) {
             if (released) spending[eps] = planned;
@@ -446,45 +447,13 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     return outcome;
 }
 
-// Stores a run whose whole content is written by `body`, with the given ledger.
-template <typename Body>
-std::optional<Error> storeBaselineRun(StudyRun& run, const std::string& method, const std::string& task, long long seed,
-                                      const privacy::Ledger& ledger, Body&& body) {
-    auto stored = storedRun(run.project, {method, task, std::nullopt, seed, run.mixtureConfig(method)},
-                            [&](long long id) -> std::optional<Error> {
-                                if (auto e = errorOf(run.project.recordLedger(id, ledger))) return e;
-                                return body(id);
-                            });
-    return errorOf(stored);
-}
-
-// A mixture-only (seed, task): λ*, Uniform and Random Search as runs of their own, and the
-// DP-MixMin runs (stored when their mechanism started) completed with their λ.
+// A mixture-only (seed, task): the baselines as runs of their own, and the DP-MixMin runs
+// (stored when their mechanism started) completed with their λ.
 std::optional<Error> storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
                                       const std::map<double, long long>& started) {
     auto& project = run.project;
-    const long long s = static_cast<long long>(seed);
-    const auto& names = o.componentNames;
-    const privacy::Composition c = run.spec.privacy.composition;
-    privacy::Ledger starLedger(c), searchLedger(c);
-    starLedger.record(lambdaStarEntry());
-    searchLedger.record(randomSearchEntry());
-    if (auto e = storeBaselineRun(run, "non-private-mixmin", o.task, s, starLedger, [&](long long id) -> std::optional<Error> {
-            if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
-            return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap}}));
-        }))
-        return e;
-    if (auto e = storeBaselineRun(run, "uniform", o.task, s, privacy::Ledger(c), [&](long long id) -> std::optional<Error> {
-            if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
-            return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
-                                               {id, "l1-to-lambda-star", "", o.uniformL1}}));
-        }))
-        return e;
-    if (auto e = storeBaselineRun(run, "random-search", o.task, s, searchLedger, [&](long long id) -> std::optional<Error> {
-            if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
-            return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
-                                               {id, "l1-to-lambda-star", "", o.randomSearchL1}}));
-        }))
+    if (auto e = storeMixtureBaselines(project, o, static_cast<long long>(seed), run.spec.privacy.composition,
+                                       [&](const std::string& method) { return run.mixtureConfig(method); }))
         return e;
     for (const auto& p : o.privateLambdas) {
         const long long id = started.at(p.epsilon);
@@ -495,22 +464,6 @@ std::optional<Error> storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, st
         if (auto done = project.setRunStatus(id, project::RunStatus::Done); !done) return done.error();
     }
     return std::nullopt;
-}
-
-// What a method brings to its downstream run: the λ it pretrains on (none: Random Init), the
-// ledger entries of how λ was chosen, and the λ record stored with the run.
-struct MethodMixture {
-    std::optional<Eigen::VectorXd> lambda;
-    std::vector<privacy::LedgerEntry> entries;
-    std::optional<std::string> lambdaKind;
-};
-
-MethodMixture methodMixture(const std::string& method, const MixtureOutcome& o, std::size_t e) {
-    if (method == "dp-mixmin") return {o.privateLambdas[e].lambda, {o.privateLambdas[e].ledgerEntry}, "private"};
-    if (method == "random-search") return {o.lambdaRandomSearch, {randomSearchEntry()}, "random-search"};
-    if (method == "non-private-mixmin") return {o.lambdaStar, {lambdaStarEntry()}, "non-private"};
-    if (method == "uniform") return {o.lambdaUniform, {}, "uniform"};
-    return {};  // random-init: no pretraining
 }
 
 std::string downstreamConfigJson(const StudyRun& run, const std::string& method, const DownstreamRequest& req) {
@@ -531,18 +484,21 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
 // store. A cancelled or failed run keeps what its mechanisms recorded before touching the data.
 std::optional<Error> runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o,
                                          const RhoSplit& split, const std::vector<std::size_t>& wholeTrain,
-                                         std::size_t t, std::size_t e, std::uint64_t seed, const std::string& method,
+                                         std::size_t t, std::size_t e, std::uint64_t seed, methods::Method m,
                                          PretrainCache& pretrainCache, StudyRunReport& report) {
     auto& project = run.project;
     const double eps = run.epsilons[e];
-    DownstreamRequest req = downstreamRequest(method, t, o.task, eps, seed, split, wholeTrain, run.spec, run.options,
+    const std::string method = methods::nameOf(m);
+    DownstreamRequest req = downstreamRequest(m, t, o.task, eps, seed, split, wholeTrain, run.spec, run.options,
                                               run.reproducible);
     req.pretrainCache = &pretrainCache;
-    const MethodMixture mix = methodMixture(method, o, e);
-    req.lambda = mix.lambda;
+    const methods::MethodPlan plan = methods::planMethod(m, choicesOf(o, &o.privateLambdas[e]));
+    if (plan.lambda)
+        req.lambda = Eigen::Map<const Eigen::VectorXd>(plan.lambda->data(), static_cast<Eigen::Index>(plan.lambda->size()));
     privacy::Ledger ledger(run.spec.privacy.composition);
-    for (const auto& entry : mix.entries) ledger.record(entry);
-    if (method == "dp-mixmin" && run.sequential) req.spentBefore = mix.entries;
+    for (const auto& entry : plan.mixtureEntries) ledger.record(entry);
+    // Sequential composition: fine-tuning is calibrated after what choosing λ spent on the same people.
+    if (methods::traitsOf(m).choice == methods::Choice::Private && run.sequential) req.spentBefore = plan.mixtureEntries;
     run.say(method + ", task '" + o.task + "', eps " + std::to_string(eps) + ", seed " + std::to_string(seed) + ": " +
             (req.lambda ? "pretraining on the mixture, " : "") + "private fine-tuning on " +
             (run.userLevel ? std::to_string(distinctUsers(study, req.finetuneIndices)) + " users (" +
@@ -564,9 +520,8 @@ std::optional<Error> runMethodDownstream(StudyRun& run, const ImageStudy& study,
                                 }
                                 result = std::move(r).value();
                                 if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
-                                if (mix.lambdaKind && mix.lambda)
-                                    if (auto err = errorOf(project.addLambda(
-                                            {id, *mix.lambdaKind, o.componentNames, toStdVector(*mix.lambda)})))
+                                if (!plan.lambdaKind.empty() && plan.lambda)
+                                    if (auto err = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
                                         return err;
                                 // Not stored: the fraction of clipped gradients is a non-private
                                 // statistic of split B (docs/PRIVACY.md).
@@ -653,7 +608,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
             if (!outcome) return outcome.error();
             if (run.downstream) {
                 for (std::size_t e = 0; e < run.epsilons.size(); ++e)
-                    for (const auto& method : run.methods) {
+                    for (const auto method : run.methods) {
                         throwIfCancelled(cancel);
                         if (auto err = runMethodDownstream(run, study, *outcome, *split, wholeTrain, t, e, seed, method,
                                                            pretrainCache, report))

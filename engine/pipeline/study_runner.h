@@ -5,6 +5,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/methods/method_plan.h"
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/pipeline/proxy_stage.h"
 #include "engine/project/project_file.h"
@@ -19,11 +20,10 @@ namespace dpmix::pipeline {
 
 /// Stages: "proxies", "mixture", and the downstream stages "pretrain", "finetune", "evaluate"
 /// (any of the three, or "downstream", runs all three for each method). Methods (downstream
-/// only): "dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"
-/// (aliases dpmixmin, nonprivate).
+/// only): any spelling engine/methods/method_plan.h accepts; by default every method.
 struct StudyRunOptions {
     std::vector<std::string> stages = {"proxies", "mixture"};
-    std::vector<std::string> methods = {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
+    std::vector<std::string> methods = methods::allMethodNames();
     std::vector<std::string> tasks;          // empty: every sensitive task
     std::vector<double> epsilons;            // empty: the spec's
     std::optional<double> rho;               // unset: the spec's

@@ -1,5 +1,6 @@
 #include "engine/pipeline/text_downstream.h"
 
+#include "engine/methods/method_plan.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger_json.h"
@@ -74,12 +75,196 @@ TextDownstreamSettings textDownstreamSettings(const project::ProjectSpec& spec, 
     return s;
 }
 
+namespace {
+
+// Everything the text downstream runs of one call share.
+struct TextDownstreamContext {
+    project::ProjectFile& project;
+    const project::ProjectSpec& spec;
+    const TokenCache& cache;
+    const TextDownstreamSettings& settings;
+    const ProgressCallback& progress;
+    const CancellationToken& cancel;
+    std::function<void(const std::string&)> say;
+    train::TransformerSpec model;
+    train::LmPretrainParams pretrainBase;
+    train::TokenStreams domains;
+    std::vector<std::vector<std::int32_t>> testStreams;
+    long long total = 0, done = 0;
+};
+
+// One seed's fine-tuning data and the models pretrained so far (same λ, same seed → same model).
+struct SeedData {
+    const SeedMixtures& mixtures;
+    std::vector<std::vector<std::int32_t>> streamsB, streamsTrain;
+    std::map<std::string, std::vector<float>> pretrained;
+};
+
+train::LmDpParams finetuneParams(const TextDownstreamContext& c, const std::string& method, double eps,
+                                 std::uint64_t seed, const std::string& split) {
+    const auto& settings = c.settings;
+    train::LmDpParams ft;
+    ft.epsilon = eps;
+    ft.delta = c.spec.privacy.delta;
+    ft.clipNorm = settings.clip;
+    ft.learningRate = settings.finetuneLr;
+    ft.expectedUsers = settings.finetuneUsers;
+    ft.steps = settings.finetuneSteps;
+    ft.trainLastBlocks = settings.trainLastBlocks;
+    ft.split = split;
+    ft.randomness = releaseRandomness(settings.reproducible, seed, releaseIdentity("finetune", method, c.cache.task, eps, seed));
+    ft.evaluateEvery = settings.evaluateEvery;
+    return ft;
+}
+
+std::string textDownstreamConfig(const TextDownstreamContext& c, const std::string& method, const methods::MethodPlan& plan,
+                                 const train::LmDpParams& ft) {
+    const auto& settings = c.settings;
+    const auto& model = c.model;
+    return nlohmann::ordered_json{
+        {"stage", "downstream"}, {"method", method}, {"model", "causal-transformer"},
+        {"layers", model.layers}, {"width", model.width}, {"heads", model.heads},
+        {"context", model.context}, {"vocabulary", model.vocabulary},
+        {"pretrain_steps", plan.lambda ? settings.pretrainSteps : 0}, {"pretrain_batch", settings.pretrainBatch},
+        {"pretrain_lr", settings.pretrainLr}, {"pretrain_sampling", "domain by lambda, then a uniform window of the domain's token stream"},
+        {"finetune_split", ft.split}, {"privacy_unit", "user"}, {"windows_per_user", 1},
+        {"finetune_steps", ft.steps}, {"finetune_users_per_step", ft.expectedUsers}, {"finetune_lr", ft.learningRate},
+        {"finetune_optimizer", "adam"}, {"clip", ft.clipNorm}, {"train_last_blocks", ft.trainLastBlocks},
+        {"delta", ft.delta}, {"evaluation_tokens", settings.evaluationTokens},
+        {"tokenizer_sha256", c.cache.tokenizerSha256},
+        {"randomness", settings.reproducible ? "seeded" : "secret"}}
+        .dump();
+}
+
+// The method plan of one (seed, ε): the cache's λ's, and DP-MixMin's ledger as it was stored.
+Result<methods::MethodPlan> textMethodPlan(methods::Method m, const SeedMixtures& mix, const SeedMixtures::Private& priv) {
+    methods::MixtureChoices choices;
+    choices.lambdaStar = mix.lambdaStar;
+    choices.lambdaUniform = mix.lambdaUniform;
+    choices.lambdaRandomSearch = mix.lambdaRandomSearch;
+    if (methods::traitsOf(m).choice == methods::Choice::Private) {
+        auto mixLedger = privacy::ledgerFromJson(priv.ledgerJson);
+        if (!mixLedger) return Error{"token cache, seed " + std::to_string(mix.seed) + ": " + mixLedger.error().message};
+        choices.lambdaPrivate = priv.lambda;
+        choices.privateEntries = mixLedger->entries();
+    }
+    return methods::planMethod(m, choices);
+}
+
+// Pretrains (or reuses) the model on λ, fine-tunes it with user-level DP-SGD, evaluates and stores
+// the run's results; `out` gets the figures.
+std::optional<Error> trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::MethodPlan& plan,
+                                  const std::string& pretrainKey, const std::vector<std::vector<std::int32_t>>& users,
+                                  const train::LmDpParams& ft, privacy::Ledger& ledger, long long id, TextDownstreamRun& out) {
+    auto& project = c.project;
+    train::CausalLm lm = train::CausalLm::create(c.model, seed.mixtures.seed * 1000003 + 11);
+    if (plan.lambda) {
+        if (auto it = seed.pretrained.find(pretrainKey); it != seed.pretrained.end()) {
+            if (auto e = lm.setParameters(it->second)) return e;
+        } else {
+            train::LmPretrainParams pp = c.pretrainBase;
+            pp.seed = seed.mixtures.seed * 104729 + 3;
+            auto loss = train::pretrainCausalLm(lm, c.domains, *plan.lambda, pp, c.progress, c.cancel);
+            if (!loss) return loss.error();
+            seed.pretrained[pretrainKey] = lm.parameters();
+        }
+    }
+    const auto test = spans(c.testStreams);
+    std::vector<project::CurvePoint> curve;
+    std::optional<Error> evalError;
+    auto evaluate = [&](long long step) {
+        auto ppl = train::causalLmPerplexity(lm, test, c.settings.evaluationTokens);
+        if (!ppl) { evalError = ppl.error(); return; }
+        curve.push_back({step, *ppl});
+        c.say("  step " + std::to_string(step) + ": test perplexity " + std::to_string(*ppl));
+    };
+    auto tuned = train::finetuneCausalLmDpSgd(lm, spans(users), ft, ledger, evaluate, c.progress, c.cancel);
+    if (!tuned) return tuned.error();
+    if (evalError) return evalError;
+    if (curve.size() < 2) {  // evaluation every K steps was off: evaluate the end
+        evaluate(ft.steps);
+        if (evalError) return evalError;
+    }
+    out.testPerplexity = curve.back().value;
+    out.pretrainedPerplexity = curve.front().step == 0 ? curve.front().value : NAN;
+    out.sigma = tuned->sigma;
+    out.q = tuned->q;
+    out.finetuneUsers = static_cast<long long>(users.size());
+    ledger = withSenderAddressUnit(ledger);  // every entry here is at user level
+    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+    if (plan.lambda)
+        if (auto e = errorOf(project.addLambda({id, plan.lambdaKind, c.cache.domains, *plan.lambda}))) return e;
+    // The clipped fraction is a non-private statistic of split B: not stored.
+    std::vector<project::MetricRecord> metrics{{id, "test-perplexity", "", out.testPerplexity},
+                                               {id, "finetune-noise", "", tuned->sigma}};
+    if (std::isfinite(out.pretrainedPerplexity))
+        metrics.push_back({id, "pretrained-test-perplexity", "", out.pretrainedPerplexity});
+    if (auto e = errorOf(project.addMetrics(metrics))) return e;
+    if (auto e = errorOf(project.addCurve(id, "test-perplexity", curve))) return e;
+    auto stored = project.storeWeights(id, "finetuned", lm.parameters());
+    if (!stored) return stored.error();
+    return std::nullopt;
+}
+
+// One method's downstream run for (seed, ε): its plan, the budget's cap, the stored run.
+std::optional<Error> runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixtures::Private& priv,
+                                   methods::Method m, TextDownstreamReport& report) {
+    const double eps = priv.epsilon;
+    const std::string method = methods::nameOf(m);
+    auto plan = textMethodPlan(m, seed.mixtures, priv);
+    if (!plan) return plan.error();
+    privacy::Ledger ledger(c.spec.privacy.composition);
+    for (const auto& e : plan->mixtureEntries) ledger.record(e);
+    const bool onB = plan->finetuneOn == methods::FinetuneData::SplitB;
+    const auto& users = onB ? seed.streamsB : seed.streamsTrain;
+    const std::string pretrainKey = method + (plan->lambdaPerEpsilon ? "@" + std::to_string(eps) : std::string());
+    const train::LmDpParams ft = finetuneParams(c, method, eps, seed.mixtures.seed, plan->finetuneSplit());
+    // The privacy budget's cap: this run's releases (its λ's entries and the fine-tuning about
+    // to run) against what the project has spent, before anything is stored.
+    if (c.spec.privacy.budget) {
+        auto fine = train::plannedLmDpEntry(ft, static_cast<std::int64_t>(users.size()));
+        if (!fine) return Error{method + ", eps " + std::to_string(eps) + ": " + fine.error().message};
+        if (auto e = refuseTextRunOverBudget(c.project, ledger, *fine)) return e;
+    }
+    c.say(method + ", eps " + std::to_string(eps) + ", seed " + std::to_string(seed.mixtures.seed) + ": " +
+          (plan->lambda ? "pretraining on the mixture, " : "no pretraining, ") + "user-level DP fine-tuning on " +
+          std::to_string(users.size()) + " users (split " + ft.split + ")");
+    TextDownstreamRun out;
+    out.method = method;
+    out.seed = seed.mixtures.seed;
+    out.epsilon = eps;
+    auto run = storedRun(c.project, {method, c.cache.task, eps, static_cast<long long>(seed.mixtures.seed),
+                                     textDownstreamConfig(c, method, *plan, ft)},
+                         [&](long long id) { return trainTextRun(c, seed, *plan, pretrainKey, users, ft, ledger, id, out); });
+    if (!run) return run.error();
+    const auto totalPrivacy = ledger.total();
+    out.ledgerEpsilon = totalPrivacy.epsilon;
+    out.established = totalPrivacy.established;
+    out.runId = *run;
+    report.runs.push_back(out);
+    dpmix::report(c.progress, {"downstream", ++c.done, c.total, method});
+    c.say("  test perplexity " + std::to_string(out.testPerplexity) + " (before fine-tuning " +
+          std::to_string(out.pretrainedPerplexity) + "), ledger epsilon " +
+          (std::isinf(out.ledgerEpsilon) ? std::string("inf: a step was non-private") : std::to_string(out.ledgerEpsilon)));
+    return std::nullopt;
+}
+
+bool wanted(const std::vector<double>& epsilons, double eps) {
+    return epsilons.empty() || std::find(epsilons.begin(), epsilons.end(), eps) != epsilons.end();
+}
+
+}  // namespace
+
 Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, const TokenCache& cache,
-                                               const std::vector<std::string>& methods, const std::vector<double>& epsilons,
+                                               const std::vector<std::string>& methodNames, const std::vector<double>& epsilons,
                                                const TextDownstreamSettings& settings, const ProgressCallback& progress,
                                                const CancellationToken& cancel, const LogSink& log) {
-    auto say = [&](const std::string& line) { if (log) log(line); };
-    const auto& spec = project.spec();
+    std::vector<methods::Method> chosen;
+    for (const auto& name : methodNames) {
+        auto m = methods::parseMethod(name);
+        if (!m) return Error{"text downstream: " + m.error().message};
+        chosen.push_back(*m);
+    }
     auto hash = projectTokenizerHash(project);
     if (!hash) return hash.error();
     if (*hash != cache.tokenizerSha256)
@@ -94,160 +279,26 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
         .context(settings.model.context);
     auto model = modelBuilder.build();
     if (!model) return model.error();
-    train::LmPretrainParams pretrainBase;
-    pretrainBase.steps = settings.pretrainSteps;
-    pretrainBase.batchSize = settings.pretrainBatch;
-    pretrainBase.learningRate = settings.pretrainLr;
-    if (auto p = train::checkLmPretrainParams(pretrainBase); !p) return p.error();
-
-    train::TokenStreams domains;
-    for (const auto& d : cache.publicDomains) domains.emplace_back(d.tokens);
-    const auto testStreams = cache.userStreams(cache.testUsers);
-    const auto test = spans(testStreams);
-
-    TextDownstreamReport report;
-    long long total = 0, done = 0;
+    TextDownstreamContext c{project, project.spec(), cache, settings, progress, cancel,
+                            [log](const std::string& line) { if (log) log(line); }, *model};
+    c.pretrainBase.steps = settings.pretrainSteps;
+    c.pretrainBase.batchSize = settings.pretrainBatch;
+    c.pretrainBase.learningRate = settings.pretrainLr;
+    if (auto p = train::checkLmPretrainParams(c.pretrainBase); !p) return p.error();
+    for (const auto& d : cache.publicDomains) c.domains.emplace_back(d.tokens);
+    c.testStreams = cache.userStreams(cache.testUsers);
     for (const auto& s : cache.seeds)
         for (const auto& p : s.privateLambdas)
-            if (epsilons.empty() || std::find(epsilons.begin(), epsilons.end(), p.epsilon) != epsilons.end())
-                total += static_cast<long long>(methods.size());
+            if (wanted(epsilons, p.epsilon)) c.total += static_cast<long long>(chosen.size());
 
+    TextDownstreamReport report;
     for (const auto& seedMix : cache.seeds) {
-        const auto trainUsers = unionOf(seedMix.usersA, seedMix.usersB);
-        const auto streamsB = cache.userStreams(seedMix.usersB);
-        const auto streamsTrain = cache.userStreams(trainUsers);
-        std::map<std::string, std::vector<float>> pretrained;  // same λ, same seed → same model
+        SeedData seed{seedMix, cache.userStreams(seedMix.usersB), cache.userStreams(unionOf(seedMix.usersA, seedMix.usersB)), {}};
         for (const auto& priv : seedMix.privateLambdas) {
-            const double eps = priv.epsilon;
-            if (!epsilons.empty() && std::find(epsilons.begin(), epsilons.end(), eps) == epsilons.end()) continue;
-            for (const auto& method : methods) {
+            if (!wanted(epsilons, priv.epsilon)) continue;
+            for (const auto m : chosen) {
                 throwIfCancelled(cancel);
-                privacy::Ledger ledger(spec.privacy.composition);
-                std::optional<std::vector<double>> lambda;
-                std::string lambdaKind, split = "train", pretrainKey = method;
-                const std::vector<std::vector<std::int32_t>>* users = &streamsTrain;
-                if (method == "dp-mixmin") {
-                    auto mixLedger = privacy::ledgerFromJson(priv.ledgerJson);
-                    if (!mixLedger) return Error{"token cache, seed " + std::to_string(seedMix.seed) + ": " + mixLedger.error().message};
-                    for (const auto& e : mixLedger->entries()) ledger.record(e);
-                    lambda = priv.lambda;
-                    lambdaKind = "private";
-                    users = &streamsB;
-                    split = "B";
-                    pretrainKey += "@" + std::to_string(eps);
-                } else if (method == "random-search") {
-                    ledger.record(randomSearchEntry());
-                    lambda = seedMix.lambdaRandomSearch;
-                    lambdaKind = "random-search";
-                    users = &streamsB;
-                    split = "B";
-                } else if (method == "non-private-mixmin") {
-                    ledger.record(lambdaStarEntry());
-                    lambda = seedMix.lambdaStar;
-                    lambdaKind = "non-private";
-                } else if (method == "uniform") {
-                    lambda = seedMix.lambdaUniform;
-                    lambdaKind = "uniform";
-                } else if (method != "random-init") {
-                    return Error{"text downstream: unknown method '" + method + "'"};
-                }
-                train::LmDpParams ft;
-                ft.epsilon = eps;
-                ft.delta = spec.privacy.delta;
-                ft.clipNorm = settings.clip;
-                ft.learningRate = settings.finetuneLr;
-                ft.expectedUsers = settings.finetuneUsers;
-                ft.steps = settings.finetuneSteps;
-                ft.trainLastBlocks = settings.trainLastBlocks;
-                ft.split = split;
-                ft.randomness = releaseRandomness(settings.reproducible, seedMix.seed,
-                                                  releaseIdentity("finetune", method, cache.task, eps, seedMix.seed));
-                ft.evaluateEvery = settings.evaluateEvery;
-                nlohmann::ordered_json config{
-                    {"stage", "downstream"}, {"method", method}, {"model", "causal-transformer"},
-                    {"layers", model->layers}, {"width", model->width}, {"heads", model->heads},
-                    {"context", model->context}, {"vocabulary", model->vocabulary},
-                    {"pretrain_steps", lambda ? settings.pretrainSteps : 0}, {"pretrain_batch", settings.pretrainBatch},
-                    {"pretrain_lr", settings.pretrainLr}, {"pretrain_sampling", "domain by lambda, then a uniform window of the domain's token stream"},
-                    {"finetune_split", split}, {"privacy_unit", "user"}, {"windows_per_user", 1},
-                    {"finetune_steps", ft.steps}, {"finetune_users_per_step", ft.expectedUsers}, {"finetune_lr", ft.learningRate},
-                    {"finetune_optimizer", "adam"}, {"clip", ft.clipNorm}, {"train_last_blocks", ft.trainLastBlocks},
-                    {"delta", ft.delta}, {"evaluation_tokens", settings.evaluationTokens},
-                    {"tokenizer_sha256", cache.tokenizerSha256},
-                    {"randomness", settings.reproducible ? "seeded" : "secret"}};
-                // The privacy budget's cap: this run's releases (its λ's entries and the fine-tuning
-                // about to run) against what the project has spent, before anything is stored.
-                if (spec.privacy.budget) {
-                    auto fine = train::plannedLmDpEntry(ft, static_cast<std::int64_t>(users->size()));
-                    if (!fine) return Error{method + ", eps " + std::to_string(eps) + ": " + fine.error().message};
-                    if (auto e = refuseTextRunOverBudget(project, ledger, *fine)) return *e;
-                }
-                say(method + ", eps " + std::to_string(eps) + ", seed " + std::to_string(seedMix.seed) + ": " +
-                    (lambda ? "pretraining on the mixture, " : "no pretraining, ") + "user-level DP fine-tuning on " +
-                    std::to_string(users->size()) + " users (split " + split + ")");
-                TextDownstreamRun out;
-                out.method = method;
-                out.seed = seedMix.seed;
-                out.epsilon = eps;
-                std::vector<project::CurvePoint> curve;
-                auto run = storedRun(project, {method, cache.task, eps, static_cast<long long>(seedMix.seed), config.dump()},
-                    [&](long long id) -> std::optional<Error> {
-                        train::CausalLm lm = train::CausalLm::create(*model, seedMix.seed * 1000003 + 11);
-                        if (lambda) {
-                            if (auto it = pretrained.find(pretrainKey); it != pretrained.end()) {
-                                if (auto e = lm.setParameters(it->second)) return e;
-                            } else {
-                                train::LmPretrainParams pp = pretrainBase;
-                                pp.seed = seedMix.seed * 104729 + 3;
-                                auto loss = train::pretrainCausalLm(lm, domains, *lambda, pp, progress, cancel);
-                                if (!loss) return loss.error();
-                                pretrained[pretrainKey] = lm.parameters();
-                            }
-                        }
-                        std::optional<Error> evalError;
-                        auto evaluate = [&](long long step) {
-                            auto ppl = train::causalLmPerplexity(lm, test, settings.evaluationTokens);
-                            if (!ppl) { evalError = ppl.error(); return; }
-                            curve.push_back({step, *ppl});
-                            say("  step " + std::to_string(step) + ": test perplexity " + std::to_string(*ppl));
-                        };
-                        auto ft_ = train::finetuneCausalLmDpSgd(lm, spans(*users), ft, ledger, evaluate, progress, cancel);
-                        if (!ft_) return ft_.error();
-                        if (evalError) return evalError;
-                        if (curve.size() < 2) {  // evaluation every K steps was off: evaluate the end
-                            evaluate(ft.steps);
-                            if (evalError) return evalError;
-                        }
-                        out.testPerplexity = curve.back().value;
-                        out.pretrainedPerplexity = curve.front().step == 0 ? curve.front().value : NAN;
-                        out.sigma = ft_->sigma;
-                        out.q = ft_->q;
-                        out.finetuneUsers = static_cast<long long>(users->size());
-                        ledger = withSenderAddressUnit(ledger);  // every entry here is at user level
-                        if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                        if (lambda)
-                            if (auto e = errorOf(project.addLambda({id, lambdaKind, cache.domains, *lambda}))) return e;
-                        // The clipped fraction is a non-private statistic of split B: not stored.
-                        std::vector<project::MetricRecord> metrics{{id, "test-perplexity", "", out.testPerplexity},
-                                                                   {id, "finetune-noise", "", ft_->sigma}};
-                        if (std::isfinite(out.pretrainedPerplexity))
-                            metrics.push_back({id, "pretrained-test-perplexity", "", out.pretrainedPerplexity});
-                        if (auto e = errorOf(project.addMetrics(metrics))) return e;
-                        if (auto e = errorOf(project.addCurve(id, "test-perplexity", curve))) return e;
-                        auto stored = project.storeWeights(id, "finetuned", lm.parameters());
-                        if (!stored) return stored.error();
-                        return std::nullopt;
-                    });
-                if (!run) return run.error();
-                const auto totalPrivacy = ledger.total();
-                out.ledgerEpsilon = totalPrivacy.epsilon;
-                out.established = totalPrivacy.established;
-                out.runId = *run;
-                report.runs.push_back(out);
-                dpmix::report(progress, {"downstream", ++done, total, method});
-                say("  test perplexity " + std::to_string(out.testPerplexity) + " (before fine-tuning " +
-                    std::to_string(out.pretrainedPerplexity) + "), ledger epsilon " +
-                    (std::isinf(out.ledgerEpsilon) ? std::string("inf: a step was non-private") : std::to_string(out.ledgerEpsilon)));
+                if (auto e = runTextMethod(c, seed, priv, m, report)) return *e;
             }
         }
     }

@@ -1,5 +1,6 @@
 #include "engine/pipeline/text_study.h"
 
+#include "engine/methods/method_plan.h"
 #include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
@@ -117,10 +118,10 @@ bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
     return false;
 }
 
-Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
-                                     const TextStudySettings& settings, const ProgressCallback& progress,
-                                     const CancellationToken& cancel, const LogSink& log) {
-    // The study runner's checks, repeated here: this library must not link the (LibTorch) runner.
+namespace {
+
+// The study runner's checks, repeated here: this library must not link the (LibTorch) runner.
+std::optional<Error> checkTextStudyOptions(const StudyRunOptions& options, const TextStudySettings& settings) {
     if (options.stages.empty()) return Error{"--stages: give at least one of proxies, mixture"};
     for (const auto& stage : options.stages)
         if (stage != "proxies" && stage != "mixture")
@@ -133,35 +134,70 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
         return Error{"random search candidates = " + std::to_string(options.randomSearchCandidates) + ": expected >= 0"};
     if (settings.maxTokensPerDocument < 1) return Error{"max tokens per document must be >= 1"};
     if (settings.defaultUserGroupSize < 1) return Error{"default user group size must be >= 1"};
-    auto say = [&](const std::string& line) { if (log) log(line); };
-    const auto& spec = project.spec();
-    // The text study's stages calibrate each stage at the full budget: under sequential
-    // composition that would report a target the ledger exceeds, so the run refuses.
-    if (spec.privacy.composition == privacy::Composition::Sequential)
-        return Error{"privacy.composition = sequential is not supported for text studies yet: the mixture and "
-                     "fine-tuning stages are calibrated at the full budget each; choose parallel composition"};
-    const bool wantMixture = std::find(options.stages.begin(), options.stages.end(), "mixture") != options.stages.end();
-    const bool userLevel = spec.sensitive.userLevel;
+    return std::nullopt;
+}
 
-    std::vector<std::uint64_t> seeds = options.seeds;
-    if (seeds.empty())
-        for (auto s : spec.seeds) seeds.push_back(static_cast<std::uint64_t>(s));
-    if (seeds.empty()) seeds.push_back(0);
-    const std::vector<double> epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
-    const double rho = options.rho.value_or(spec.privacy.rho);
-    const double delta = spec.privacy.delta;
-    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
-    const bool reproducible = options.reproducible.value_or(spec.privacy.reproducible);
-    const long long groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : settings.defaultUserGroupSize;
+// Everything a text study run resolves once from its options and the spec.
+struct TextStudyRun {
+    project::ProjectFile& project;
+    const project::ProjectSpec& spec;
+    const StudyRunOptions& options;
+    const TextStudySettings& settings;
+    const ProgressCallback& progress;
+    const CancellationToken& cancel;
+    std::function<void(const std::string&)> say;
+    bool userLevel = false, reproducible = false;
+    std::vector<std::uint64_t> seeds;
+    std::vector<double> epsilons;
+    double rho = 0.0, delta = 0.0;
+    std::uint64_t studySeed = 0;
+    long long groupSize = 0;
+    long long totalRuns = 0, doneRuns = 0;
 
-    // --- Data: every public source is one domain (= one mixture component), named after the source.
-    auto sources = project.sources();
-    if (!sources) return sources.error();
-    const LoadControl control{progress, cancel};
+    std::string mixtureConfig(const std::string& method) const {
+        return mixtureConfigJson(spec.mixture, groupSize, rho, delta, method, settings, userLevel);
+    }
+};
+
+TextStudyRun resolveTextStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
+                                 const TextStudySettings& settings, const ProgressCallback& progress,
+                                 const CancellationToken& cancel, const LogSink& log) {
+    TextStudyRun r{project, project.spec(), options, settings, progress, cancel, [log](const std::string& line) { if (log) log(line); }};
+    const auto& spec = r.spec;
+    r.userLevel = spec.sensitive.userLevel;
+    r.seeds = options.seeds;
+    if (r.seeds.empty())
+        for (auto s : spec.seeds) r.seeds.push_back(static_cast<std::uint64_t>(s));
+    if (r.seeds.empty()) r.seeds.push_back(0);
+    r.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
+    r.rho = options.rho.value_or(spec.privacy.rho);
+    r.delta = spec.privacy.delta;
+    r.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    r.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
+    r.groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : settings.defaultUserGroupSize;
+    r.totalRuns = static_cast<long long>(r.seeds.size() * r.epsilons.size());
+    return r;
+}
+
+// The study's text: every public source is one domain (= one mixture component, named after the
+// source), and the sensitive corpus split train/validation/test by the study seed.
+struct TextStudyData {
     data::TextCorpus publicText;
+    std::vector<data::TextDocument> mail;
+    std::string task;  // the sensitive source's name
+    data::SplitGrouping grouping;
+    data::ThreeWaySplit threeWay;
+};
+
+Result<TextStudyData> loadTextStudyData(const TextStudyRun& run) {
+    const auto& spec = run.spec;
+    auto sources = run.project.sources();
+    if (!sources) return sources.error();
+    const LoadControl control{run.progress, run.cancel};
+    TextStudyData d;
     const project::SourceRecord* sensitiveRecord = nullptr;
     std::size_t publicCount = 0;
-    say("loading the public text domains");
+    run.say("loading the public text domains");
     for (const auto& s : *sources) {
         if (s.role == "sensitive") { sensitiveRecord = &s; continue; }
         if (s.role != "public") continue;
@@ -169,10 +205,10 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
         if (!loaded) return loaded.error();
         data::TextCorpus corpus = std::move(loaded).value();
         std::size_t kept = 0;
-        for (auto& d : corpus.documents) {
-            if (d.text.empty()) continue;
-            d.domain = s.name;  // decision: the source is the component, whatever domain field its records carry
-            publicText.documents.push_back(std::move(d));
+        for (auto& doc : corpus.documents) {
+            if (doc.text.empty()) continue;
+            doc.domain = s.name;  // decision: the source is the component, whatever domain field its records carry
+            d.publicText.documents.push_back(std::move(doc));
             ++kept;
         }
         if (kept == 0) return Error{"public source '" + s.name + "' (" + s.path + ") has no non-empty document"};
@@ -182,264 +218,330 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
     if (publicCount < 2)
         return Error{"a text study mixes its public sources: this project registers " + std::to_string(publicCount) +
                      " public text source(s), expected at least 2"};
-    say("loading the sensitive text '" + sensitiveRecord->name + "'");
+    run.say("loading the sensitive text '" + sensitiveRecord->name + "'");
     auto sensitiveLoaded = loadText(spec, *sensitiveRecord, "sensitive", control);
     if (!sensitiveLoaded) return sensitiveLoaded.error();
-    const std::vector<data::TextDocument>& mail = sensitiveLoaded->documents;
-    if (mail.empty()) return Error{"sensitive source '" + sensitiveRecord->name + "' has no document"};
-    data::SplitGrouping grouping;
-    if (userLevel) {
-        for (std::size_t i = 0; i < mail.size(); ++i) {
-            if (mail[i].user.empty())
+    d.mail = std::move(sensitiveLoaded->documents);
+    if (d.mail.empty()) return Error{"sensitive source '" + sensitiveRecord->name + "' has no document"};
+    if (run.userLevel) {
+        for (std::size_t i = 0; i < d.mail.size(); ++i) {
+            if (d.mail[i].user.empty())
                 return Error{"sensitive source '" + sensitiveRecord->name + "': document " + std::to_string(i) +
                              " has no user, but sensitive.user_level is true (every document needs its user)"};
-            grouping.users.push_back(mail[i].user);
+            d.grouping.users.push_back(d.mail[i].user);
         }
     } else {
         // Example level: each document's side follows its content alone (a stable split).
-        for (const auto& doc : mail) grouping.keys.push_back(data::sha256Hex(doc.text));
+        for (const auto& doc : d.mail) d.grouping.keys.push_back(data::sha256Hex(doc.text));
     }
-    auto threeWay = data::trainValidationTestSplit(mail.size(), studySeed, grouping);
+    auto threeWay = data::trainValidationTestSplit(d.mail.size(), run.studySeed, d.grouping);
     if (!threeWay) return Error{"splitting the sensitive text: " + threeWay.error().message};
-    const std::string task = sensitiveRecord->name;
+    d.threeWay = std::move(threeWay).value();
+    d.task = sensitiveRecord->name;
+    return d;
+}
 
-    // --- Proxies: public text only, no privacy cost; the tokenizer is stored with its run.
+// Proxies: public text only, no privacy cost; the tokenizer is stored with its run.
+Result<text::DomainProxies> buildProxies(const TextStudyRun& run, const data::TextCorpus& publicText) {
+    const auto& settings = run.settings;
     text::DomainProxyOptions proxyOptions;
     proxyOptions.tokenizer.vocabularySize = settings.vocabularySize;
-    proxyOptions.tokenizer.seed = studySeed;
+    proxyOptions.tokenizer.seed = run.studySeed;
     proxyOptions.tokenizerSample.bytesPerDomain = settings.tokenizerBytesPerDomain;
-    proxyOptions.tokenizerSample.seed = studySeed;
+    proxyOptions.tokenizerSample.seed = run.studySeed;
     proxyOptions.ngram.order = settings.ngramOrder;
     proxyOptions.maxTrainingBytesPerDomain = settings.maxTrainingBytesPerDomain;
-    say("training the tokenizer and one Kneser-Ney proxy per public domain (public data only, no privacy cost)");
+    run.say("training the tokenizer and one Kneser-Ney proxy per public domain (public data only, no privacy cost)");
+    auto& project = run.project;
     std::optional<text::DomainProxies> proxies;
-    auto proxyRun = storedRun(project, {"text-proxies", "", std::nullopt, static_cast<long long>(studySeed), proxiesConfigJson(settings)},
+    auto proxyRun = storedRun(project, {"text-proxies", "", std::nullopt, static_cast<long long>(run.studySeed),
+                                        proxiesConfigJson(settings)},
                               [&](long long id) -> std::optional<Error> {
-                                  auto built = text::buildDomainProxies(publicText, proxyOptions, progress, cancel);
+                                  auto built = text::buildDomainProxies(publicText, proxyOptions, run.progress, run.cancel);
                                   if (!built) return built.error();
                                   proxies = std::move(built).value();
-                                  if (auto e = errorOf(project.addMetrics({{id, "vocabulary-size", "", static_cast<double>(proxies->tokenizer().vocabulary().size)}}))) return e;
+                                  const double vocabulary = static_cast<double>(proxies->tokenizer().vocabulary().size);
+                                  if (auto e = errorOf(project.addMetrics({{id, "vocabulary-size", "", vocabulary}}))) return e;
                                   auto stored = project.storeModel(id, "tokenizer", proxies->tokenizer().serializedModel());
                                   if (!stored) return stored.error();
                                   return std::nullopt;
                               });
     if (!proxyRun) return proxyRun.error();
-    publicText = {};  // the proxies hold what they need
+    return std::move(*proxies);
+}
+
+// Test perplexity: the test users' documents, scored once (token matrix only).
+Result<text::LmMixtureInputs> scoreTestDocuments(const TextStudyRun& run, const text::DomainProxies& proxies,
+                                                 const TextStudyData& d, TextStudyReport& out) {
+    const auto testDocs = pick(d.mail, d.threeWay.test);
+    out.testUserIds = distinctUsers(d.mail, d.threeWay.test);
+    out.testUsers = run.userLevel ? static_cast<long long>(out.testUserIds.size()) : 0;
+    text::LmInputOptions testOptions;
+    testOptions.maxTokensPerDocument = run.settings.maxTokensPerDocument;
+    testOptions.sequenceLikelihoods = false;
+    auto testInputs = text::computeLmMixtureInputs(proxies, testDocs, testOptions, {}, run.cancel);
+    if (!testInputs) return Error{"scoring the test documents: " + testInputs.error().message};
+    out.testDocuments = static_cast<long long>(testInputs->documents.size());
+    if (out.testDocuments == 0) return Error{"the test split of '" + d.task + "' has no document with text"};
+    return testInputs;
+}
+
+// One seed's split A through the proxies, as the MixMin objective (no privacy cost here).
+struct SeedObjective {
+    std::vector<std::size_t> a, b;  // indices into the sensitive corpus
+    text::LmMixtureInputs inputs;
+    std::optional<mixmin::MixtureObjective> objective;
+    Eigen::VectorXd weights;  // user level: F is the mean over users of each user's mean loss
+};
+
+Result<SeedObjective> seedObjective(const TextStudyRun& run, const text::DomainProxies& proxies, const TextStudyData& d,
+                                    std::uint64_t seed, TextSeedDetails& details) {
+    const auto& train = d.threeWay.train;
+    const data::SplitGrouping trainGrouping = data::subsetGrouping(d.grouping, train);
+    auto rhoSplit = data::rhoSplit(train.size(), run.rho, seed, trainGrouping);
+    if (!rhoSplit) return Error{"the rho split: " + rhoSplit.error().message};
+    SeedObjective so;
+    for (auto i : rhoSplit->first) so.a.push_back(train[i]);
+    for (auto i : rhoSplit->second) so.b.push_back(train[i]);
+    details.seed = seed;
+    details.userIdsA = distinctUsers(d.mail, so.a);
+    details.userIdsB = distinctUsers(d.mail, so.b);
+    details.usersA = run.userLevel ? static_cast<long long>(details.userIdsA.size()) : 0;
+    details.usersB = run.userLevel ? static_cast<long long>(details.userIdsB.size()) : 0;
+    const auto docsA = pick(d.mail, so.a);
+    text::LmInputOptions inputOptions;
+    inputOptions.maxTokensPerDocument = run.settings.maxTokensPerDocument;
+    inputOptions.tokenMatrix = false;
+    inputOptions.userLevel = run.userLevel;
+    auto inputs = text::computeLmMixtureInputs(proxies, docsA, inputOptions, {}, run.cancel);
+    if (!inputs) return Error{"scoring split A: " + inputs.error().message};
+    so.inputs = std::move(inputs).value();
+    details.documentsA = static_cast<long long>(so.inputs.documents.size());
+    auto objective = mixmin::makeSequenceObjective(so.inputs.logLikelihoods, so.inputs.tokenCounts);
+    if (!objective) return Error{"task '" + d.task + "': " + objective.error().message};
+    so.objective = std::move(objective).value();
+    if (run.userLevel) so.weights = so.inputs.users->userMeanWeights();
+    return so;
+}
+
+// The non-private reference λ*, uniform and Random Search's pick, with their distances to λ*.
+Result<MixtureOutcome> baselineMixtures(const TextStudyRun& run, const SeedObjective& so, const std::string& task,
+                                        const std::vector<std::string>& componentNames, std::uint64_t seed,
+                                        TextSeedDetails& details) {
+    const auto& objective = *so.objective;
+    MixtureOutcome o;
+    o.task = task;
+    o.componentNames = componentNames;
+    o.examples = objective.examples();
+    const auto k = objective.sources();
+    auto star = mixmin::solveNonPrivateMixMin(objective, {}, so.weights, {}, run.cancel);
+    if (!star) return Error{"task '" + task + "', non-private MixMin: " + star.error().message};
+    o.lambdaStar = star->lambda;
+    o.lambdaStarGap = star->gap;
+    o.lambdaUniform = Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k));
+    details.userGradientNormQuantilesUniform = userGradientNormQuantiles(objective, so.inputs.users, run.groupSize, o.lambdaUniform);
+    details.userGradientNormQuantilesStar = userGradientNormQuantiles(objective, so.inputs.users, run.groupSize, o.lambdaStar);
+    const auto uq = mixmin::compareWithReference(o.lambdaUniform, o.lambdaStar);
+    o.uniformCosine = uq.cosine;
+    o.uniformL1 = uq.l1;
+    mixmin::RandomSearchOptions rs;
+    rs.candidates = run.options.randomSearchCandidates;
+    rs.seed = seed;
+    auto search = mixmin::randomSearch(objective, rs, so.weights, {}, run.cancel);
+    if (!search) return Error{"task '" + task + "', random search: " + search.error().message};
+    o.lambdaRandomSearch = search->lambda;
+    const auto sq = mixmin::compareWithReference(o.lambdaRandomSearch, o.lambdaStar);
+    o.randomSearchCosine = sq.cosine;
+    o.randomSearchL1 = sq.l1;
+    return o;
+}
+
+// The DP-MixMin mechanism's parameters for one ε on split A.
+Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const SeedObjective& so, const std::string& task,
+                                                 double eps, std::uint64_t seed) {
+    const long long units = run.userLevel ? so.inputs.users->users() : so.objective->examples();
+    // Expected units per step: the spec's batch (users at user level), capped at all units.
+    const double batch = std::min<double>(static_cast<double>(run.spec.mixture.batch), static_cast<double>(units));
+    const std::string method = methods::nameOf(methods::Method::DpMixMin);
+    auto builder = mixmin::DpMixMinParamsBuilder::languageDefaults(run.userLevel);
+    builder.epsilon(eps)
+        .delta(run.delta)
+        .expectedBatch(batch)
+        .clipNorm(run.spec.mixture.clip)
+        .stepSize(run.spec.mixture.lr)
+        .steps(run.spec.mixture.steps)
+        .randomness(releaseRandomness(run.reproducible, seed, releaseIdentity("mixture", method, task, eps, seed)))
+        // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
+        // component, which the EG step ignores; projecting it out spends C on direction.
+        .clippedGradient(mixmin::ClippedGradient::TangentProjected)
+        .split("A");
+    if (run.userLevel) builder.maxExamplesPerUser(run.groupSize);
+    auto params = builder.build(units, run.userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
+    if (!params) return Error{"task '" + task + "', mixture parameters: " + params.error().message};
+    return params;
+}
+
+// The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin λ's
+// computed so far (stored after the loop) and this one, against what is stored.
+std::optional<Error> refuseMixtureOverBudget(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+                                             const privacy::LedgerEntry& planned) {
+    if (!run.spec.privacy.budget) return std::nullopt;
+    const std::string part = privacy::rhoPartition(static_cast<long long>(seed), run.rho);
+    std::vector<privacy::BudgetRelease> releases;
+    for (const auto& earlier : o.privateLambdas) releases.push_back({0, "planned", part, earlier.ledgerEntry});
+    releases.push_back({0, "planned", part, planned});
+    auto current = project::projectBudget(run.project);
+    if (!current) return current.error();
+    return project::refuseOverBudget(*current, releases);
+}
+
+// DP-MixMin on split A for every ε of one seed. The λ's are stored after the loop; if it stops
+// (cancelled, or a later step fails), each mechanism that had started is stored as a cancelled
+// or failed run with its ledger, so the budget counts what was spent.
+std::optional<Error> learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
+                                         const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
+                                         MixtureOutcome& o, TextSeedDetails& details) {
+    const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
+    std::vector<std::pair<double, privacy::LedgerEntry>> spent;
+    auto keepSpent = [&](project::RunStatus status, const std::string& why) {
+        for (const auto& [e, entry] : spent) {
+            auto id = run.project.addRun({dpName, o.task, e, static_cast<long long>(seed), run.mixtureConfig(dpName)});
+            if (!id) continue;
+            privacy::Ledger ledger(run.spec.privacy.composition);
+            ledger.record(entry);
+            (void)run.project.setRunStatus(*id, project::RunStatus::Running);
+            (void)run.project.recordLedger(*id, ledger);
+            (void)run.project.setRunStatus(*id, status, why);
+        }
+    };
+    auto learnPrivately = [&]() -> std::optional<Error> {
+        for (double eps : run.epsilons) {
+            throwIfCancelled(run.cancel);
+            auto params = textMixtureParams(run, so, o.task, eps, seed);
+            if (!params) return params.error();
+            const privacy::LedgerEntry planned = withSenderAddressUnit(mixmin::plannedLedgerEntry(*params));
+            if (auto e = refuseMixtureOverBudget(run, o, seed, planned)) return e;
+            spent.push_back({eps, planned});
+            auto dp = run.userLevel ? mixmin::runUserLevelDpMixMin(*so.objective, *so.inputs.users, *params, nullptr, {}, run.cancel)
+                                    : mixmin::runDpMixMin(*so.objective, *params, nullptr, {}, run.cancel);
+            if (!dp) return Error{"task '" + o.task + "', DP-MixMin: " + dp.error().message};
+            PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
+            p.ledgerEntry = withSenderAddressUnit(p.ledgerEntry);
+            auto ppl = testPerplexity(p.lambda);
+            if (!ppl) return ppl.error();
+            details.perplexityDp.push_back(*ppl);
+            o.privateLambdas.push_back(std::move(p));
+            report(run.progress, {"mixture", ++run.doneRuns, run.totalRuns, "task " + o.task});
+        }
+        return std::nullopt;
+    };
+    try {
+        if (auto e = learnPrivately()) {
+            keepSpent(project::RunStatus::Failed, e->message);
+            return e;
+        }
+    } catch (const Cancelled&) {
+        keepSpent(project::RunStatus::Cancelled, "cancelled by the user during mixture learning on split A; the "
+                                                 "mechanism had started, so its ledger is kept; no lambda was released");
+        throw;
+    }
+    return std::nullopt;
+}
+
+// Storage: one run per method (and per ε for DP-MixMin), as in the image study.
+std::optional<Error> storeTextSeedRuns(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+                                       const TextSeedDetails& details) {
+    auto& project = run.project;
+    const long long s = static_cast<long long>(seed);
+    auto config = [&](const std::string& method) { return run.mixtureConfig(method); };
+    auto perplexityOf = [&](methods::Method m, long long id) -> std::vector<project::MetricRecord> {
+        switch (m) {
+        case methods::Method::NonPrivateMixMin: return {{id, "test-perplexity", "", details.perplexityStar}};
+        case methods::Method::Uniform: return {{id, "test-perplexity", "", details.perplexityUniform}};
+        case methods::Method::RandomSearch: return {{id, "test-perplexity", "", details.perplexityRandomSearch}};
+        default: return {};
+        }
+    };
+    if (auto e = storeMixtureBaselines(project, o, s, run.spec.privacy.composition, config, perplexityOf)) return e;
+    const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
+    for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
+        const auto& p = o.privateLambdas[pi];
+        auto r = storedRun(project, {dpName, o.task, p.epsilon, s, config(dpName)}, [&](long long id) -> std::optional<Error> {
+            privacy::Ledger ledger(run.spec.privacy.composition);
+            ledger.record(p.ledgerEntry);
+            if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+            return storePrivateLambda(project, id, o, p, {{id, "test-perplexity", "", details.perplexityDp[pi]}});
+        });
+        if (!r) return r.error();
+    }
+    return std::nullopt;
+}
+
+// One seed: split A's objective, the baselines, DP-MixMin for every ε, test perplexities, storage.
+std::optional<Error> runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const TextStudyData& d,
+                                 const text::LmMixtureInputs& testInputs, std::uint64_t seed, TextStudyReport& out) {
+    TextSeedDetails details;
+    auto so = seedObjective(run, proxies, d, seed, details);
+    if (!so) return so.error();
+    run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": mixture learning on split A (" +
+            std::to_string(details.documentsA) + " documents" +
+            (run.userLevel ? ", " + std::to_string(so->inputs.users->users()) + " users" : std::string()) + ")");
+    auto baselines = baselineMixtures(run, *so, d.task, out.study.componentNames, seed, details);
+    if (!baselines) return baselines.error();
+    MixtureOutcome o = std::move(baselines).value();
+    auto testPerplexity = [&](const Eigen::VectorXd& lambda) -> Result<double> {
+        return text::mixturePerplexity(testInputs, lambda);
+    };
+    if (auto e = learnPrivateLambdas(run, *so, seed, testPerplexity, o, details)) return e;
+    for (auto [lambda, target] : {std::pair{&o.lambdaStar, &details.perplexityStar},
+                                  std::pair{&o.lambdaUniform, &details.perplexityUniform},
+                                  std::pair{&o.lambdaRandomSearch, &details.perplexityRandomSearch}}) {
+        auto ppl = testPerplexity(*lambda);
+        if (!ppl) return ppl.error();
+        *target = *ppl;
+    }
+    if (auto e = storeTextSeedRuns(run, o, seed, details)) return e;
+    run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +
+            std::to_string(details.perplexityStar) + ", uniform " + std::to_string(details.perplexityUniform) +
+            ", random search " + std::to_string(details.perplexityRandomSearch));
+    out.study.mixtures.push_back({seed, run.rho, static_cast<long long>(so->a.size()), static_cast<long long>(so->b.size()),
+                                  std::move(o)});
+    out.seeds.push_back(std::move(details));
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
+                                     const TextStudySettings& settings, const ProgressCallback& progress,
+                                     const CancellationToken& cancel, const LogSink& log) {
+    if (auto e = checkTextStudyOptions(options, settings)) return *e;
+    // The text study's stages calibrate each stage at the full budget: under sequential
+    // composition that would report a target the ledger exceeds, so the run refuses.
+    if (project.spec().privacy.composition == privacy::Composition::Sequential)
+        return Error{"privacy.composition = sequential is not supported for text studies yet: the mixture and "
+                     "fine-tuning stages are calibrated at the full budget each; choose parallel composition"};
+    TextStudyRun run = resolveTextStudyRun(project, options, settings, progress, cancel, log);
+    auto loaded = loadTextStudyData(run);
+    if (!loaded) return loaded.error();
+    TextStudyData data = std::move(loaded).value();
+    auto proxies = buildProxies(run, data.publicText);
+    if (!proxies) return proxies.error();
+    data.publicText = {};  // the proxies hold what they need
 
     TextStudyReport out;
     out.study.project = project.path().string();
     out.study.componentNames = proxies->domains();
     out.vocabularySize = proxies->tokenizer().vocabulary().size;
-    say("proxies ready: k = " + std::to_string(proxies->size()) + " domains, vocabulary " + std::to_string(out.vocabularySize));
-    if (!wantMixture) return out;
+    run.say("proxies ready: k = " + std::to_string(proxies->size()) + " domains, vocabulary " +
+            std::to_string(out.vocabularySize));
+    if (std::find(options.stages.begin(), options.stages.end(), "mixture") == options.stages.end()) return out;
 
-    // --- Test perplexity inputs: the test users' documents, scored once (token matrix only).
-    const auto testDocs = pick(mail, threeWay->test);
-    out.testUserIds = distinctUsers(mail, threeWay->test);
-    out.testUsers = userLevel ? static_cast<long long>(out.testUserIds.size()) : 0;
-    text::LmInputOptions testOptions;
-    testOptions.maxTokensPerDocument = settings.maxTokensPerDocument;
-    testOptions.sequenceLikelihoods = false;
-    auto testInputs = text::computeLmMixtureInputs(*proxies, testDocs, testOptions, {}, cancel);
-    if (!testInputs) return Error{"scoring the test documents: " + testInputs.error().message};
-    out.testDocuments = static_cast<long long>(testInputs->documents.size());
-    if (out.testDocuments == 0) return Error{"the test split of '" + task + "' has no document with text"};
-    auto testPerplexity = [&](const Eigen::VectorXd& lambda) -> Result<double> {
-        return text::mixturePerplexity(*testInputs, lambda);
-    };
-
-    const long long totalRuns = static_cast<long long>(seeds.size() * epsilons.size());
-    long long doneRuns = 0;
-    const auto& train = threeWay->train;
-    const data::SplitGrouping trainGrouping = data::subsetGrouping(grouping, train);
-    for (auto seed : seeds) {
+    auto testInputs = scoreTestDocuments(run, *proxies, data, out);
+    if (!testInputs) return testInputs.error();
+    for (auto seed : run.seeds) {
         throwIfCancelled(cancel);
-        auto rhoSplit = data::rhoSplit(train.size(), rho, seed, trainGrouping);
-        if (!rhoSplit) return Error{"the rho split: " + rhoSplit.error().message};
-        std::vector<std::size_t> a, b;
-        for (auto i : rhoSplit->first) a.push_back(train[i]);
-        for (auto i : rhoSplit->second) b.push_back(train[i]);
-        TextSeedDetails details;
-        details.seed = seed;
-        details.userIdsA = distinctUsers(mail, a);
-        details.userIdsB = distinctUsers(mail, b);
-        details.usersA = userLevel ? static_cast<long long>(details.userIdsA.size()) : 0;
-        details.usersB = userLevel ? static_cast<long long>(details.userIdsB.size()) : 0;
-
-        // Split A through the proxies: a deterministic per-document map (no privacy cost here).
-        const auto docsA = pick(mail, a);
-        text::LmInputOptions inputOptions;
-        inputOptions.maxTokensPerDocument = settings.maxTokensPerDocument;
-        inputOptions.tokenMatrix = false;
-        inputOptions.userLevel = userLevel;
-        auto inputs = text::computeLmMixtureInputs(*proxies, docsA, inputOptions, {}, cancel);
-        if (!inputs) return Error{"scoring split A: " + inputs.error().message};
-        details.documentsA = static_cast<long long>(inputs->documents.size());
-        auto objective = mixmin::makeSequenceObjective(inputs->logLikelihoods, inputs->tokenCounts);
-        if (!objective) return Error{"task '" + task + "': " + objective.error().message};
-        const auto k = objective->sources();
-        // User level: F is the mean over users of each user's mean loss (what Algorithm 2 estimates).
-        const Eigen::VectorXd weights = userLevel ? inputs->users->userMeanWeights() : Eigen::VectorXd();
-        say("task '" + task + "', seed " + std::to_string(seed) + ": mixture learning on split A (" +
-            std::to_string(details.documentsA) + " documents" +
-            (userLevel ? ", " + std::to_string(inputs->users->users()) + " users" : std::string()) + ")");
-
-        MixtureOutcome o;
-        o.task = task;
-        o.componentNames = out.study.componentNames;
-        o.examples = objective->examples();
-        auto star = mixmin::solveNonPrivateMixMin(*objective, {}, weights, {}, cancel);
-        if (!star) return Error{"task '" + task + "', non-private MixMin: " + star.error().message};
-        o.lambdaStar = star->lambda;
-        o.lambdaStarGap = star->gap;
-        o.lambdaUniform = Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k));
-        details.userGradientNormQuantilesUniform = userGradientNormQuantiles(*objective, inputs->users, groupSize, o.lambdaUniform);
-        details.userGradientNormQuantilesStar = userGradientNormQuantiles(*objective, inputs->users, groupSize, o.lambdaStar);
-        const auto uq = mixmin::compareWithReference(o.lambdaUniform, o.lambdaStar);
-        o.uniformCosine = uq.cosine;
-        o.uniformL1 = uq.l1;
-        mixmin::RandomSearchOptions rs;
-        rs.candidates = options.randomSearchCandidates;
-        rs.seed = seed;
-        auto search = mixmin::randomSearch(*objective, rs, weights, {}, cancel);
-        if (!search) return Error{"task '" + task + "', random search: " + search.error().message};
-        o.lambdaRandomSearch = search->lambda;
-        const auto sq = mixmin::compareWithReference(o.lambdaRandomSearch, o.lambdaStar);
-        o.randomSearchCosine = sq.cosine;
-        o.randomSearchL1 = sq.l1;
-
-        // The DP-MixMin λ's of this seed are stored after the loop; if the loop stops (cancelled,
-        // or a later step fails), each mechanism that had started is stored as a cancelled or
-        // failed run with its ledger, so the budget counts what was spent.
-        std::vector<std::pair<double, privacy::LedgerEntry>> spent;
-        auto keepSpent = [&](project::RunStatus status, const std::string& why) {
-            for (const auto& [e, entry] : spent) {
-                auto id = project.addRun({"dp-mixmin", task, e, static_cast<long long>(seed),
-                                          mixtureConfigJson(spec.mixture, groupSize, rho, delta, "dp-mixmin", settings, userLevel)});
-                if (!id) continue;
-                privacy::Ledger ledger(spec.privacy.composition);
-                ledger.record(entry);
-                (void)project.setRunStatus(*id, project::RunStatus::Running);
-                (void)project.recordLedger(*id, ledger);
-                (void)project.setRunStatus(*id, status, why);
-            }
-        };
-        auto learnPrivately = [&]() -> std::optional<Error> {
-            for (double eps : epsilons) {
-                throwIfCancelled(cancel);
-                const long long units = userLevel ? inputs->users->users() : objective->examples();
-                // Expected units per step: the spec's batch (users at user level), capped at all units.
-                const double batch = std::min<double>(static_cast<double>(spec.mixture.batch), static_cast<double>(units));
-                auto builder = mixmin::DpMixMinParamsBuilder::languageDefaults(userLevel);
-                builder.epsilon(eps)
-                    .delta(delta)
-                    .expectedBatch(batch)
-                    .clipNorm(spec.mixture.clip)
-                    .stepSize(spec.mixture.lr)
-                    .steps(spec.mixture.steps)
-                    .randomness(releaseRandomness(reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, eps, seed)))
-                    // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
-                    // component, which the EG step ignores; projecting it out spends C on direction.
-                    .clippedGradient(mixmin::ClippedGradient::TangentProjected)
-                    .split("A");
-                if (userLevel) builder.maxExamplesPerUser(groupSize);
-                auto params = builder.build(units, userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
-                if (!params) return Error{"task '" + task + "', mixture parameters: " + params.error().message};
-                // The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin
-                // λ's computed so far (stored after the loop) and this one, against what is stored.
-                if (spec.privacy.budget) {
-                    const std::string part = privacy::rhoPartition(static_cast<long long>(seed), rho);
-                    std::vector<privacy::BudgetRelease> planned;
-                    for (const auto& earlier : o.privateLambdas) planned.push_back({0, "planned", part, earlier.ledgerEntry});
-                    planned.push_back({0, "planned", part, withSenderAddressUnit(mixmin::plannedLedgerEntry(*params))});
-                    auto current = project::projectBudget(project);
-                    if (!current) return current.error();
-                    if (auto e = project::refuseOverBudget(*current, planned)) return *e;
-                }
-                spent.push_back({eps, withSenderAddressUnit(mixmin::plannedLedgerEntry(*params))});
-                auto dp = userLevel ? mixmin::runUserLevelDpMixMin(*objective, *inputs->users, *params, nullptr, {}, cancel)
-                                    : mixmin::runDpMixMin(*objective, *params, nullptr, {}, cancel);
-                if (!dp) return Error{"task '" + task + "', DP-MixMin: " + dp.error().message};
-                PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
-                p.ledgerEntry = withSenderAddressUnit(p.ledgerEntry);
-                auto ppl = testPerplexity(p.lambda);
-                if (!ppl) return ppl.error();
-                details.perplexityDp.push_back(*ppl);
-                o.privateLambdas.push_back(std::move(p));
-                report(progress, {"mixture", ++doneRuns, totalRuns, "task " + task});
-            }
-            return std::nullopt;
-        };
-        try {
-            if (auto e = learnPrivately()) {
-                keepSpent(project::RunStatus::Failed, e->message);
-                return *e;
-            }
-        } catch (const Cancelled&) {
-            keepSpent(project::RunStatus::Cancelled, "cancelled by the user during mixture learning on split A; the "
-                                                     "mechanism had started, so its ledger is kept; no lambda was released");
-            throw;
-        }
-        for (auto [lambda, target] : {std::pair{&o.lambdaStar, &details.perplexityStar},
-                                      std::pair{&o.lambdaUniform, &details.perplexityUniform},
-                                      std::pair{&o.lambdaRandomSearch, &details.perplexityRandomSearch}}) {
-            auto ppl = testPerplexity(*lambda);
-            if (!ppl) return ppl.error();
-            *target = *ppl;
-        }
-
-        // --- Storage: one run per method (and per ε for DP-MixMin), as in the image study.
-        const auto& names = o.componentNames;
-        const long long s = static_cast<long long>(seed);
-        auto config = [&](const std::string& method) {
-            return mixtureConfigJson(spec.mixture, groupSize, rho, delta, method, settings, userLevel);
-        };
-        auto r1 = storedRun(project, {"non-private-mixmin", task, std::nullopt, s, config("non-private-mixmin")},
-                            [&](long long id) -> std::optional<Error> {
-                                privacy::Ledger ledger(spec.privacy.composition);
-                                ledger.record(lambdaStarEntry());
-                                if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                if (auto e = errorOf(project.addLambda({id, "non-private", names, toStdVector(o.lambdaStar)}))) return e;
-                                return errorOf(project.addMetrics({{id, "frank-wolfe-gap", "", o.lambdaStarGap},
-                                                                 {id, "test-perplexity", "", details.perplexityStar}}));
-                            });
-        if (!r1) return r1.error();
-        auto r2 = storedRun(project, {"uniform", task, std::nullopt, s, config("uniform")},
-                            [&](long long id) -> std::optional<Error> {
-                                if (auto e = errorOf(project.recordLedger(id, privacy::Ledger(spec.privacy.composition)))) return e;
-                                if (auto e = errorOf(project.addLambda({id, "uniform", names, toStdVector(o.lambdaUniform)}))) return e;
-                                return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.uniformCosine},
-                                                                 {id, "l1-to-lambda-star", "", o.uniformL1},
-                                                                 {id, "test-perplexity", "", details.perplexityUniform}}));
-                            });
-        if (!r2) return r2.error();
-        auto r3 = storedRun(project, {"random-search", task, std::nullopt, s, config("random-search")},
-                            [&](long long id) -> std::optional<Error> {
-                                privacy::Ledger ledger(spec.privacy.composition);
-                                ledger.record(randomSearchEntry());
-                                if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                if (auto e = errorOf(project.addLambda({id, "random-search", names, toStdVector(o.lambdaRandomSearch)}))) return e;
-                                return errorOf(project.addMetrics({{id, "cosine-to-lambda-star", "", o.randomSearchCosine},
-                                                                 {id, "l1-to-lambda-star", "", o.randomSearchL1},
-                                                                 {id, "test-perplexity", "", details.perplexityRandomSearch}}));
-                            });
-        if (!r3) return r3.error();
-        for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
-            const auto& p = o.privateLambdas[pi];
-            auto r = storedRun(project, {"dp-mixmin", task, p.epsilon, s, config("dp-mixmin")},
-                               [&](long long id) -> std::optional<Error> {
-                                   privacy::Ledger ledger(spec.privacy.composition);
-                                   ledger.record(p.ledgerEntry);
-                                   if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                   return storePrivateLambda(project, id, o, p, {{id, "test-perplexity", "", details.perplexityDp[pi]}});
-                               });
-            if (!r) return r.error();
-        }
-        say("task '" + task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +
-            std::to_string(details.perplexityStar) + ", uniform " + std::to_string(details.perplexityUniform) +
-            ", random search " + std::to_string(details.perplexityRandomSearch));
-        out.study.mixtures.push_back({seed, rho, static_cast<long long>(a.size()), static_cast<long long>(b.size()), std::move(o)});
-        out.seeds.push_back(std::move(details));
+        if (auto e = runTextSeed(run, *proxies, data, *testInputs, seed, out)) return *e;
     }
     return out;
 }

@@ -3,9 +3,12 @@
 #include "engine/privacy/log_math.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace dpmix::privacy {
 namespace {
@@ -64,12 +67,7 @@ double logAFractionalOrder(double q, double sigma, double alpha) {
     return logAdd(logA0, logA1);
 }
 
-}  // namespace
-
-double subsampledGaussianRdp(double q, double sigma, double order) {
-    if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("subsampledGaussianRdp: q must lie in [0, 1]");
-    if (!(sigma >= 0.0)) throw std::invalid_argument("subsampledGaussianRdp: sigma must be >= 0");
-    if (!(order > 1.0)) throw std::invalid_argument("subsampledGaussianRdp: order must be > 1");
+double computeRdp(double q, double sigma, double order) {
     if (q == 0.0) return 0.0;
     if (sigma == 0.0) return std::numeric_limits<double>::infinity();
     if (q == 1.0) return order / (2.0 * sigma * sigma);
@@ -78,6 +76,43 @@ double subsampledGaussianRdp(double q, double sigma, double order) {
     const double logA = (order == rounded) ? softplus(logAMinusOneIntegerOrder(q, sigma, static_cast<int>(rounded)))
                                            : logAFractionalOrder(q, sigma, order);
     return logA / (order - 1.0);
+}
+
+// The same (q, σ, α) is asked for again and again: every reading of a ledger's total, every
+// budget composition and every trust verdict recomputes the curves of the same entries, and
+// the fractional-order series costs up to thousands of erfc evaluations. The function is pure,
+// so a per-thread memo keyed by the exact bit patterns returns the identical double; it is
+// bounded (cleared when full) so calibration's bisection over σ cannot grow it without end.
+struct RdpKey {
+    std::uint64_t q, sigma, order;
+    bool operator==(const RdpKey&) const = default;
+};
+
+struct RdpKeyHash {
+    std::size_t operator()(const RdpKey& k) const {
+        std::uint64_t h = k.q * 0x9E3779B97F4A7C15ull;
+        h ^= k.sigma + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h ^= k.order + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        return static_cast<std::size_t>(h);
+    }
+};
+
+constexpr std::size_t kMemoCapacity = 1 << 16;
+
+}  // namespace
+
+double subsampledGaussianRdp(double q, double sigma, double order) {
+    if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("subsampledGaussianRdp: q must lie in [0, 1]");
+    if (!(sigma >= 0.0)) throw std::invalid_argument("subsampledGaussianRdp: sigma must be >= 0");
+    if (!(order > 1.0)) throw std::invalid_argument("subsampledGaussianRdp: order must be > 1");
+    thread_local std::unordered_map<RdpKey, double, RdpKeyHash> memo;
+    const RdpKey key{std::bit_cast<std::uint64_t>(q), std::bit_cast<std::uint64_t>(sigma),
+                     std::bit_cast<std::uint64_t>(order)};
+    if (const auto hit = memo.find(key); hit != memo.end()) return hit->second;
+    const double rdp = computeRdp(q, sigma, order);  // may throw (a series that does not converge): not stored
+    if (memo.size() >= kMemoCapacity) memo.clear();
+    memo.emplace(key, rdp);
+    return rdp;
 }
 
 std::vector<double> subsampledGaussianRdp(double q, double sigma, long long steps, const std::vector<double>& orders) {

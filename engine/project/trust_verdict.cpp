@@ -2,6 +2,7 @@
 
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
+#include "engine/methods/method_plan.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/release_manifest.h"
 
@@ -79,9 +80,15 @@ private:
 }  // namespace
 
 Disclosure classifyLambda(const std::string& kind) {
-    if (kind == "private") return Disclosure::DpRelease;
-    if (kind == "uniform") return Disclosure::Public;
-    return Disclosure::NonPrivate;  // "non-private" (λ*), "random-search", anything unknown
+    const auto method = methods::methodOfLambdaKind(kind);
+    if (!method) return Disclosure::NonPrivate;  // a kind no method stores: nothing vouches for it
+    switch (methods::traitsOf(*method).choice) {
+    case methods::Choice::Private: return Disclosure::DpRelease;
+    case methods::Choice::Public: return Disclosure::Public;
+    case methods::Choice::NonPrivate:
+    case methods::Choice::None: return Disclosure::NonPrivate;
+    }
+    return Disclosure::NonPrivate;
 }
 
 Disclosure classifyMetric(const std::string& name) {
@@ -163,15 +170,16 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         const Disclosure runClass = classifyRun(run, ledger);
         if (run.method == "audit") found.add(5, "audits", run.id);
         else if (kDiagnosticMethods.count(run.method)) found.add(6, "experiments (sweeps, k-scaling)", run.id);
-        else if (run.method == "non-private-mixmin" || run.method == "random-search")
+        else if (auto m = methods::methodOfRun(run.method); m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
             found.add(3, "non-private baselines", run.id);
 
         auto lambdas = project.lambdas(run.id);
         if (!lambdas) return lambdas.error();
         for (const auto& l : *lambdas) {
             if (classifyLambda(l.kind) != Disclosure::NonPrivate) continue;
-            if (l.kind == "non-private") found.add(1, "lambda* (non-private MixMin)", run.id);
-            else if (l.kind == "random-search") found.add(2, "Random Search's choice", run.id);
+            const auto of = methods::methodOfLambdaKind(l.kind);
+            if (of == methods::Method::NonPrivateMixMin) found.add(1, "lambda* (non-private MixMin)", run.id);
+            else if (of == methods::Method::RandomSearch) found.add(2, "Random Search's choice", run.id);
             else found.add(9, "mixture weights no ledger covers", run.id, l.kind);
         }
         // Test metrics are non-private in a project; a release may hold them only when its

@@ -29,6 +29,23 @@ private Q_SLOTS:
                          qPrintable(QString("q=%1 sigma=%2").arg(q).arg(sigma)));
             }
     }
+    // The values are memoised per thread: interleaved queries must each get their own closed
+    // form back, also after the memo has been cleared for being full.
+    void repeatedAndInterleavedQueriesKeepTheirOwnValues() {
+        auto closedFormOrderTwo = [](double q, double sigma) {
+            return std::log1p(q * q * std::expm1(1.0 / (sigma * sigma)));
+        };
+        for (int pass = 0; pass < 2; ++pass)
+            for (double q : {0.01, 0.1, 0.5})
+                for (double sigma : {0.8, 1.0, 2.0})
+                    QVERIFY(std::fabs(subsampledGaussianRdp(q, sigma, 2.0) - closedFormOrderTwo(q, sigma)) <
+                            1e-12 * closedFormOrderTwo(q, sigma));
+        const double first = subsampledGaussianRdp(0.05, 1.3, 2.5);
+        for (int i = 0; i < 70000; ++i) (void)subsampledGaussianRdp(0.05, 1.0 + i * 1e-6, 2.0);  // overfills it
+        QCOMPARE(subsampledGaussianRdp(0.05, 1.3, 2.5), first);
+        QVERIFY(std::fabs(subsampledGaussianRdp(0.1, 1.0, 2.0) - closedFormOrderTwo(0.1, 1.0)) < 1e-12);
+    }
+
     void fractionalSeriesAgreesWithIntegerSumNearIntegers() {
         // Two different formulas (MTZ §3.3 vs §3.4) must agree where they meet.
         for (double q : {0.01, 0.2})

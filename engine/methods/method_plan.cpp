@@ -1,0 +1,118 @@
+#include "engine/methods/method_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dpmix::methods {
+
+const std::vector<MethodTraits>& allMethods() {
+    static const std::vector<MethodTraits> table = {
+        {Method::DpMixMin, "dp-mixmin", "dpmixmin", {}, "DP-MixMin", "private", "λ_DP (DP-MixMin)", Choice::Private,
+         FinetuneData::SplitB, /*mixtureStageRun=*/true, /*reference=*/false},
+        {Method::Uniform, "uniform", "uniform", {}, "Uniform", "uniform", "uniform", Choice::Public,
+         FinetuneData::WholeTrain, true, false},
+        {Method::RandomSearch, "random-search", "random-search", {}, "Random search", "random-search", "random search",
+         Choice::NonPrivate, FinetuneData::SplitB, true, false},
+        {Method::RandomInit, "random-init", "random-init", {}, "Random Init", "", "", Choice::None,
+         FinetuneData::WholeTrain, false, false},
+        {Method::NonPrivateMixMin, "non-private-mixmin", "nonprivate", {"non-private"}, "Non-private MixMin (λ*)",
+         "non-private", "λ* (non-private)", Choice::NonPrivate, FinetuneData::WholeTrain, true, true},
+    };
+    return table;
+}
+
+const MethodTraits& traitsOf(Method m) {
+    for (const auto& t : allMethods())
+        if (t.method == m) return t;
+    throw std::logic_error("methods::traitsOf: a Method without a row in the table");
+}
+
+std::string nameOf(Method m) { return std::string(traitsOf(m).name); }
+
+std::vector<std::string> allMethodNames() {
+    std::vector<std::string> names;
+    for (const auto& t : allMethods()) names.emplace_back(t.name);
+    return names;
+}
+
+Result<Method> parseMethod(std::string_view spelling) {
+    for (const auto& t : allMethods()) {
+        if (spelling == t.name || spelling == t.shortName) return t.method;
+        if (std::find(t.aliases.begin(), t.aliases.end(), spelling) != t.aliases.end()) return t.method;
+    }
+    return Error{"unknown method '" + std::string(spelling) + "': expected " + shortNameList()};
+}
+
+std::optional<Method> methodOfRun(std::string_view storedName) {
+    for (const auto& t : allMethods())
+        if (storedName == t.name) return t.method;
+    return std::nullopt;
+}
+
+std::optional<Method> methodOfLambdaKind(std::string_view kind) {
+    if (kind.empty()) return std::nullopt;
+    for (const auto& t : allMethods())
+        if (kind == t.lambdaKind) return t.method;
+    return std::nullopt;
+}
+
+std::string shortNameList() {
+    const auto& all = allMethods();
+    std::string out;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (i > 0) out += i + 1 == all.size() ? " or " : ", ";
+        out += all[i].shortName;
+    }
+    return out;
+}
+
+int paperRank(Method m) {
+    const MethodTraits& t = traitsOf(m);
+    switch (t.choice) {
+    case Choice::Private: return 0;
+    case Choice::NonPrivate: return t.reference ? 1 : 2;
+    case Choice::Public: return 3;
+    case Choice::None: return 4;
+    }
+    return 5;
+}
+
+privacy::LedgerEntry lambdaStarEntry() {
+    return privacy::nonPrivateEntry("mixture", "A",
+                                    "lambda* is fitted on split A without differential privacy (the upper-bound baseline)");
+}
+
+privacy::LedgerEntry randomSearchEntry() {
+    return privacy::nonPrivateEntry("random-search", "A",
+                                    "the best of the random mixtures is chosen on split A without differential privacy, "
+                                    "as in the paper's baseline");
+}
+
+MethodPlan planMethod(Method m, const MixtureChoices& c) {
+    const MethodTraits& t = traitsOf(m);
+    MethodPlan plan;
+    plan.method = m;
+    plan.lambdaKind = std::string(t.lambdaKind);
+    plan.finetuneOn = t.finetuneOn;
+    plan.release = t.choice != Choice::NonPrivate;
+    switch (m) {
+    case Method::DpMixMin:
+        plan.lambda = c.lambdaPrivate;
+        plan.mixtureEntries = c.privateEntries;
+        plan.lambdaPerEpsilon = true;
+        break;
+    case Method::Uniform: plan.lambda = c.lambdaUniform; break;
+    case Method::RandomSearch:
+        plan.lambda = c.lambdaRandomSearch;
+        plan.mixtureEntries = {randomSearchEntry()};
+        break;
+    case Method::NonPrivateMixMin:
+        plan.lambda = c.lambdaStar;
+        plan.mixtureEntries = {lambdaStarEntry()};
+        break;
+    case Method::RandomInit: break;  // no pretraining
+    }
+    return plan;
+}
+
+}  // namespace dpmix::methods
