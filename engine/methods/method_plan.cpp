@@ -5,18 +5,53 @@
 
 namespace dpmix::methods {
 
+// One row per method; a new method or baseline is a row here (and a case of planMethod below).
 const std::vector<MethodTraits>& allMethods() {
     static const std::vector<MethodTraits> table = {
-        {Method::DpMixMin, "dp-mixmin", "dpmixmin", {}, "DP-MixMin", "private", "λ_DP (DP-MixMin)", Choice::Private,
-         FinetuneData::SplitB, /*mixtureStageRun=*/true, /*reference=*/false},
-        {Method::Uniform, "uniform", "uniform", {}, "Uniform", "uniform", "uniform", Choice::Public,
-         FinetuneData::WholeTrain, true, false},
-        {Method::RandomSearch, "random-search", "random-search", {}, "Random search", "random-search", "random search",
-         Choice::NonPrivate, FinetuneData::SplitB, true, false},
-        {Method::RandomInit, "random-init", "random-init", {}, "Random Init", "", "", Choice::None,
-         FinetuneData::WholeTrain, false, false},
-        {Method::NonPrivateMixMin, "non-private-mixmin", "nonprivate", {"non-private"}, "Non-private MixMin (λ*)",
-         "non-private", "λ* (non-private)", Choice::NonPrivate, FinetuneData::WholeTrain, true, true},
+        {.method = Method::DpMixMin,
+         .name = "dp-mixmin",
+         .shortName = "dpmixmin",
+         .label = "DP-MixMin",
+         .lambdaKind = "private",
+         .lambdaLabel = "λ_DP (DP-MixMin)",
+         .choice = Choice::Private,
+         .finetuneOn = FinetuneData::SplitB,
+         .mixtureStageRun = true},
+        {.method = Method::Uniform,
+         .name = "uniform",
+         .shortName = "uniform",
+         .label = "Uniform",
+         .lambdaKind = "uniform",
+         .lambdaLabel = "uniform",
+         .choice = Choice::Public,
+         .finetuneOn = FinetuneData::WholeTrain,
+         .mixtureStageRun = true},
+        {.method = Method::RandomSearch,
+         .name = "random-search",
+         .shortName = "random-search",
+         .label = "Random search",
+         .lambdaKind = "random-search",
+         .lambdaLabel = "random search",
+         .choice = Choice::NonPrivate,
+         .finetuneOn = FinetuneData::SplitB,
+         .mixtureStageRun = true},
+        {.method = Method::RandomInit,
+         .name = "random-init",
+         .shortName = "random-init",
+         .label = "Random Init",
+         .choice = Choice::None,
+         .finetuneOn = FinetuneData::WholeTrain},
+        {.method = Method::NonPrivateMixMin,
+         .name = "non-private-mixmin",
+         .shortName = "nonprivate",
+         .aliases = {"non-private"},
+         .label = "Non-private MixMin (λ*)",
+         .lambdaKind = "non-private",
+         .lambdaLabel = "λ* (non-private)",
+         .choice = Choice::NonPrivate,
+         .finetuneOn = FinetuneData::WholeTrain,
+         .mixtureStageRun = true,
+         .reference = true},
     };
     return table;
 }
@@ -69,23 +104,24 @@ std::string shortNameList() {
 int paperRank(Method m) {
     const MethodTraits& t = traitsOf(m);
     switch (t.choice) {
-    case Choice::Private: return 0;
-    case Choice::NonPrivate: return t.reference ? 1 : 2;
-    case Choice::Public: return 3;
-    case Choice::None: return 4;
+        case Choice::Private: return 0;
+        case Choice::NonPrivate: return t.reference ? 1 : 2;
+        case Choice::Public: return 3;
+        case Choice::None: return 4;
     }
     return 5;
 }
 
 privacy::LedgerEntry lambdaStarEntry() {
-    return privacy::nonPrivateEntry("mixture", "A",
-                                    "lambda* is fitted on split A without differential privacy (the upper-bound baseline)");
+    return privacy::nonPrivateEntry(
+        "mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)");
 }
 
 privacy::LedgerEntry randomSearchEntry() {
-    return privacy::nonPrivateEntry("random-search", "A",
-                                    "the best of the random mixtures is chosen on split A without differential privacy, "
-                                    "as in the paper's baseline");
+    return privacy::nonPrivateEntry(
+        "random-search", "A",
+        "the best of the random mixtures is chosen on split A without differential privacy, "
+        "as in the paper's baseline");
 }
 
 MethodPlan planMethod(Method m, const MixtureChoices& c) {
@@ -96,21 +132,21 @@ MethodPlan planMethod(Method m, const MixtureChoices& c) {
     plan.finetuneOn = t.finetuneOn;
     plan.release = t.choice != Choice::NonPrivate;
     switch (m) {
-    case Method::DpMixMin:
-        plan.lambda = c.lambdaPrivate;
-        plan.mixtureEntries = c.privateEntries;
-        plan.lambdaPerEpsilon = true;
-        break;
-    case Method::Uniform: plan.lambda = c.lambdaUniform; break;
-    case Method::RandomSearch:
-        plan.lambda = c.lambdaRandomSearch;
-        plan.mixtureEntries = {randomSearchEntry()};
-        break;
-    case Method::NonPrivateMixMin:
-        plan.lambda = c.lambdaStar;
-        plan.mixtureEntries = {lambdaStarEntry()};
-        break;
-    case Method::RandomInit: break;  // no pretraining
+        case Method::DpMixMin:
+            plan.lambda = c.lambdaPrivate;
+            plan.mixtureEntries = c.privateEntries;
+            plan.lambdaPerEpsilon = true;
+            break;
+        case Method::Uniform: plan.lambda = c.lambdaUniform; break;
+        case Method::RandomSearch:
+            plan.lambda = c.lambdaRandomSearch;
+            plan.mixtureEntries = {randomSearchEntry()};
+            break;
+        case Method::NonPrivateMixMin:
+            plan.lambda = c.lambdaStar;
+            plan.mixtureEntries = {lambdaStarEntry()};
+            break;
+        case Method::RandomInit: break;  // no pretraining
     }
     return plan;
 }

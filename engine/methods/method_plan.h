@@ -33,17 +33,17 @@ enum class Choice {
 };
 
 struct MethodTraits {
-    Method method;
-    std::string_view name;        // canonical, as stored in run rows: "dp-mixmin"
-    std::string_view shortName;   // the spelling the command line lists: "dpmixmin"
+    Method method = Method::RandomInit;
+    std::string_view name;                  // canonical, as stored in run rows: "dp-mixmin"
+    std::string_view shortName;             // the spelling the command line lists: "dpmixmin"
     std::vector<std::string_view> aliases;  // further accepted spellings
-    std::string_view label;       // for people: "DP-MixMin"
-    std::string_view lambdaKind;  // the λ record its runs store; empty: none
-    std::string_view lambdaLabel; // that λ for people: "λ_DP (DP-MixMin)"
-    Choice choice;
-    FinetuneData finetuneOn;
-    bool mixtureStageRun;         // a mixture-only study stores it as a run of its own
-    bool reference;               // the non-private optimum every other λ is compared with
+    std::string_view label;                 // for people: "DP-MixMin"
+    std::string_view lambdaKind;            // the λ record its runs store; empty: none
+    std::string_view lambdaLabel;           // that λ for people: "λ_DP (DP-MixMin)"
+    Choice choice = Choice::None;
+    FinetuneData finetuneOn = FinetuneData::WholeTrain;
+    bool mixtureStageRun = false;  // a mixture-only study stores it as a run of its own
+    bool reference = false;        // the non-private optimum every other λ is compared with
 };
 
 /// Every method, in the order a study runs them by default.
@@ -76,8 +76,8 @@ struct MixtureChoices {
     std::vector<double> lambdaStar;
     std::vector<double> lambdaUniform;
     std::vector<double> lambdaRandomSearch;
-    std::vector<double> lambdaPrivate;                   // DP-MixMin's release at this ε
-    std::vector<privacy::LedgerEntry> privateEntries;    // what releasing it spent
+    std::vector<double> lambdaPrivate;                 // DP-MixMin's release at this ε
+    std::vector<privacy::LedgerEntry> privateEntries;  // what releasing it spent
 };
 
 /// One method's downstream run: what it pretrains on and what its ledger starts with.

@@ -18,7 +18,8 @@ methods::MixtureChoices sampleChoices() {
     c.lambdaUniform = {1.0 / 3, 1.0 / 3, 1.0 / 3};
     c.lambdaRandomSearch = {0.5, 0.4, 0.1};
     c.lambdaPrivate = {0.6, 0.3, 0.1};
-    c.privateEntries = {privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 100, 1e-5, 1.0)};
+    c.privateEntries = {
+        privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 100, 1e-5, 1.0)};
     return c;
 }
 
@@ -28,11 +29,14 @@ class TestMethodPlan : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void everySpellingParsesToItsMethod() {
-        const std::vector<std::pair<std::string, Method>> spellings = {
-            {"dp-mixmin", Method::DpMixMin},           {"dpmixmin", Method::DpMixMin},
-            {"uniform", Method::Uniform},              {"random-search", Method::RandomSearch},
-            {"random-init", Method::RandomInit},       {"non-private-mixmin", Method::NonPrivateMixMin},
-            {"nonprivate", Method::NonPrivateMixMin},  {"non-private", Method::NonPrivateMixMin}};
+        const std::vector<std::pair<std::string, Method>> spellings = {{"dp-mixmin", Method::DpMixMin},
+                                                                       {"dpmixmin", Method::DpMixMin},
+                                                                       {"uniform", Method::Uniform},
+                                                                       {"random-search", Method::RandomSearch},
+                                                                       {"random-init", Method::RandomInit},
+                                                                       {"non-private-mixmin", Method::NonPrivateMixMin},
+                                                                       {"nonprivate", Method::NonPrivateMixMin},
+                                                                       {"non-private", Method::NonPrivateMixMin}};
         for (const auto& [spelling, method] : spellings) {
             auto parsed = methods::parseMethod(spelling);
             QVERIFY2(parsed.ok(), spelling.c_str());
@@ -43,8 +47,10 @@ private Q_SLOTS:
     void anUnknownSpellingNamesTheAllowedOnes() {
         auto parsed = methods::parseMethod("best-guess");
         QVERIFY(!parsed.ok());
-        QCOMPARE(parsed.error().message,
-                 std::string("unknown method 'best-guess': expected dpmixmin, uniform, random-search, random-init or nonprivate"));
+        QCOMPARE(
+            parsed.error().message,
+            std::string(
+                "unknown method 'best-guess': expected dpmixmin, uniform, random-search, random-init or nonprivate"));
         QVERIFY(!methods::parseMethod("").ok());
         QVERIFY(!methods::parseMethod("DP-MixMin").ok());  // a label is not a spelling
     }
@@ -57,8 +63,8 @@ private Q_SLOTS:
             QCOMPARE(methods::nameOf(t.method), std::string(t.name));
             if (!t.lambdaKind.empty()) QVERIFY(methods::methodOfLambdaKind(t.lambdaKind) == t.method);
         }
-        QCOMPARE(methods::allMethodNames(),
-                 (std::vector<std::string>{"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"}));
+        QCOMPARE(methods::allMethodNames(), (std::vector<std::string>{"dp-mixmin", "uniform", "random-search",
+                                                                      "random-init", "non-private-mixmin"}));
         QVERIFY(!methods::methodOfRun("proxy"));
         QVERIFY(!methods::methodOfLambdaKind(""));
         QVERIFY(!methods::methodOfLambdaKind("made-up"));

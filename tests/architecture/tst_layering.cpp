@@ -1,0 +1,187 @@
+// The layering rules of docs/ARCHITECTURE.md, checked on the source tree itself: no Qt in the
+// engine, no LibTorch in the widgets or the programs, and the engine modules include each other
+// only along the dependencies the architecture table declares (engine/core is everyone's), so
+// the module graph stays acyclic.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+// Every pattern is a plain (escaped) string: moc's parser does not take raw string literals.
+
+namespace {
+
+const fs::path kRoot = DPMIX_SOURCE_DIR;
+
+std::string readAll(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<fs::path> sourcesUnder(const std::string& folder) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / folder)) {
+        const auto ext = e.path().extension();
+        if (e.is_regular_file() && (ext == ".h" || ext == ".cpp")) out.push_back(e.path());
+    }
+    return out;
+}
+
+// "file: line" for every include matching `pattern` in the folder's sources.
+std::vector<std::string> includesMatching(const std::string& folder, const std::regex& pattern) {
+    std::vector<std::string> hits;
+    for (const auto& file : sourcesUnder(folder)) {
+        std::istringstream lines(readAll(file));
+        std::string line;
+        while (std::getline(lines, line))
+            if (std::regex_search(line, pattern)) hits.push_back(fs::relative(file, kRoot).string() + ": " + line);
+    }
+    return hits;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += "\n  " + s;
+    return out;
+}
+
+using Graph = std::map<std::string, std::set<std::string>>;
+
+// engine/X → the engine modules its sources include.
+Graph includeGraph() {
+    Graph g;
+    const std::regex include("#\\s*include\\s*\"engine/([a-z_]+)/");
+    for (const auto& dir : fs::directory_iterator(kRoot / "engine")) {
+        if (!dir.is_directory()) continue;
+        const std::string module = dir.path().filename().string();
+        auto& deps = g[module];
+        for (const auto& file : sourcesUnder("engine/" + module)) {
+            const std::string text = readAll(file);
+            for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it)
+                if ((*it)[1] != module) deps.insert((*it)[1]);
+        }
+    }
+    return g;
+}
+
+// The architecture table's rows `engine/X/` → the engine modules named in its last column
+// ("all of the above": every module of an earlier row).
+Graph declaredGraph(const std::set<std::string>& modules) {
+    Graph g;
+    std::vector<std::string> above;
+    const std::regex row("^\\| `engine/([a-z_]+)/` \\|.*\\|([^|]*)\\|\\s*$");
+    std::istringstream lines(readAll(kRoot / "docs" / "ARCHITECTURE.md"));
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::smatch m;
+        if (!std::regex_match(line, m, row)) continue;
+        const std::string module = m[1];
+        const std::string declared = m[2];
+        auto& deps = g[module];
+        if (declared.find("all of the above") != std::string::npos) deps.insert(above.begin(), above.end());
+        for (const auto& name : modules)
+            if (std::regex_search(declared, std::regex("(^|[^a-z_])" + name + "([^a-z_]|$)"))) deps.insert(name);
+        above.push_back(module);
+    }
+    return g;
+}
+
+std::set<std::string> closure(const Graph& g, const std::string& from) {
+    std::set<std::string> seen;
+    std::function<void(const std::string&)> visit = [&](const std::string& m) {
+        auto it = g.find(m);
+        if (it == g.end()) return;
+        for (const auto& d : it->second)
+            if (seen.insert(d).second) visit(d);
+    };
+    visit(from);
+    return seen;
+}
+
+const std::regex& qtInclude() {
+    static const std::regex r("#\\s*include\\s*[<\"](Q[A-Z]|Qt[A-Z])");
+    return r;
+}
+const std::regex& torchInclude() {
+    static const std::regex r("#\\s*include\\s*[<\"](torch|ATen|c10|caffe2)/");
+    return r;
+}
+const std::regex& engineInclude() {
+    static const std::regex r("#\\s*include\\s*\"engine/");
+    return r;
+}
+
+}  // namespace
+
+class TestLayering : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void theEngineIncludesNoQt() {
+        const auto hits = includesMatching("engine", qtInclude());
+        QVERIFY2(hits.empty(), ("Qt in the engine:" + joined(hits)).c_str());
+    }
+
+    void widgetsAndProgramsIncludeNoTorch() {
+        for (const char* folder : {"widgets", "app"}) {
+            const auto hits = includesMatching(folder, torchInclude());
+            QVERIFY2(hits.empty(), (std::string("LibTorch in ") + folder + ":" + joined(hits)).c_str());
+        }
+    }
+
+    void widgetsIncludeNoEngine() {
+        const auto hits = includesMatching("widgets", engineInclude());
+        QVERIFY2(hits.empty(), ("engine headers in widgets/ (it takes plain values):" + joined(hits)).c_str());
+    }
+
+    void engineModulesIncludeOnlyWhatTheTableDeclares() {
+        const Graph actual = includeGraph();
+        std::set<std::string> modules;
+        for (const auto& [m, deps] : actual) modules.insert(m);
+        QVERIFY(modules.count("core") && modules.count("pipeline"));  // the walk found the tree
+        const Graph declared = declaredGraph(modules);
+        std::vector<std::string> problems;
+        for (const auto& [m, deps] : actual) {
+            if (!declared.count(m)) {
+                problems.push_back("engine/" + m + "/ has no row in docs/ARCHITECTURE.md");
+                continue;
+            }
+            const auto allowed = closure(declared, m);
+            for (const auto& d : deps)
+                if (d != "core" && !allowed.count(d))
+                    problems.push_back("engine/" + m + "/ includes engine/" + d + "/, which its row does not declare");
+        }
+        QVERIFY2(problems.empty(), ("layering:" + joined(problems)).c_str());
+    }
+
+    void theEngineModuleGraphIsAcyclic() {
+        const Graph g = includeGraph();
+        std::vector<std::string> cycles;
+        for (const auto& [m, deps] : g)
+            if (closure(g, m).count(m)) cycles.push_back("engine/" + m + "/ reaches itself");
+        QVERIFY2(cycles.empty(), ("include cycles:" + joined(cycles)).c_str());
+    }
+
+    // The checks above must be able to fail: a made-up graph with a cycle and an undeclared edge.
+    void theChecksDetectWhatTheyLookFor() {
+        const Graph g{{"a", {"b"}}, {"b", {"a"}}, {"c", {}}};
+        QVERIFY(closure(g, "a").count("a"));
+        QVERIFY(!closure(g, "c").count("c"));
+        QVERIFY(std::regex_search(std::string("#include <QString>"), qtInclude()));
+        QVERIFY(!std::regex_search(std::string("#include <queue>"), qtInclude()));
+        QVERIFY(std::regex_search(std::string("#include <torch/torch.h>"), torchInclude()));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLayering)
+#include "tst_layering.moc"
