@@ -3,6 +3,7 @@
 // configuration (new seed optional) and is off in read-only mode; Audit reaches the audit
 // function with the dialog's choices; selected runs open a comparison tab; the pinned baseline
 // survives reopening the project; File ▸ Export report writes the report of the open project.
+#include "engine/methods/method_plan.h"
 #include "app/workbench/engine_project_store.h"
 #include "app/workbench/engine_run_controller.h"
 #include "app/workbench/main_window.h"
@@ -175,7 +176,7 @@ private Q_SLOTS:
         QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(recorder_.study.stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
-        QCOMPARE(recorder_.study.methods.size(), std::size_t(5));
+        QCOMPARE(recorder_.study.methods.size(), methods::allMethods().size());  // every method
         // The Advanced values are the spec's (batch 2 in the fixture) and travel with the request.
         QCOMPARE(*recorder_.study.mixture, (MixtureSettings{13.0, 2, 1.0, 100}));
     }

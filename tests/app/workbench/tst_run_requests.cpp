@@ -2,6 +2,7 @@
 // Advanced values travel with every study request, the comparison runs the five methods
 // downstream, the ε sweep parses and checks its list, the audit takes the panel's ε as the
 // claimed one, and a stored run's configuration becomes the request that repeats it.
+#include "engine/methods/method_plan.h"
 #include "app/workbench/run_requests.h"
 
 #include <QtTest>
@@ -98,7 +99,7 @@ private Q_SLOTS:
         QVERIFY(full);
         QCOMPARE(full->epsilons, std::vector<double>({0.5, 1, 2}));
         QCOMPARE(full->stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
-        QCOMPARE(full->methods.size(), std::size_t(5));
+        QCOMPARE(full->methods.size(), methods::allMethods().size());  // every method
         QVERIFY(!sweepRequestFor(panel(), {1.0}, false));
     }
 
