@@ -25,11 +25,14 @@ public:
         if (!ok()) throw std::logic_error("Result::value() on an error: " + error().message);
         return std::get<T>(data_);
     }
-    T&& value() && {
+    // A temporary Result hands out its value, not a reference into itself: `for (auto& x :
+    // *makeResult())` would otherwise iterate a container destroyed before the loop starts.
+    T value() && {
         if (!ok()) throw std::logic_error("Result::value() on an error: " + error().message);
         return std::get<T>(std::move(data_));
     }
     const T& operator*() const& { return value(); }
+    T operator*() && { return std::move(*this).value(); }
     const T* operator->() const { return &value(); }
     const Error& error() const { return std::get<Error>(data_); }
 
