@@ -1,5 +1,6 @@
 #pragma once
 // Synthetic split-A data for the audit tests (test-only, header-only).
+#include "../mixmin/synthetic_proxies.h"
 #include "engine/mixmin/objective.h"
 
 #include <Eigen/Dense>
@@ -10,28 +11,9 @@
 
 namespace dpmix::audit::testing {
 
-struct BinaryData {
-    Eigen::MatrixXd p;  // n × k, P(y = 1 | x) of each proxy
-    std::vector<int> y;
-};
-
-/// k proxies for a binary task with a 30% base rate: source 0 is informative but over-confident
-/// (right 85% of the time), the others weak. λ* is then interior, with source 0 on top.
-inline BinaryData informativeSourceData(int n, int k, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::bernoulli_distribution label(0.3);
-    std::normal_distribution<double> noise(0.0, 1.0);
-    std::uniform_real_distribution<double> u01(0.0, 1.0);
-    BinaryData d{Eigen::MatrixXd(n, k), std::vector<int>(static_cast<std::size_t>(n))};
-    for (int j = 0; j < n; ++j) {
-        const int y = label(rng) ? 1 : 0;
-        d.y[static_cast<std::size_t>(j)] = y;
-        const bool right = u01(rng) < 0.85;
-        d.p(j, 0) = (right == (y == 1)) ? 0.9 + 0.09 * u01(rng) : 0.01 + 0.09 * u01(rng);
-        for (int i = 1; i < k; ++i) d.p(j, i) = 1.0 / (1.0 + std::exp(-(0.3 * (2 * y - 1) - 0.85 + 0.5 * noise(rng))));
-    }
-    return d;
-}
+// The mixture tests' generator, shared: λ* interior with source 0 on top.
+using mixmin::testing::BinaryData;
+using mixmin::testing::informativeSourceData;
 
 inline mixmin::MixtureObjective objectiveOf(const BinaryData& d) {
     return mixmin::makeBinaryObjective(d.p, d.y).value();
