@@ -79,8 +79,10 @@ inline methods::MixtureChoices choicesOf(const MixtureOutcome& o, const PrivateL
     return c;
 }
 
-/// A front end's own figures for a baseline's stored run (the text study's test perplexity).
-using BaselineMetrics = std::function<std::vector<project::MetricRecord>(methods::Method, long long runId)>;
+/// A front end's own figures for a baseline's stored run, from its λ (the text study's test
+/// perplexity of the λ-mixture).
+using BaselineMetrics =
+    std::function<Result<std::vector<project::MetricRecord>>(const std::vector<double>& lambda, long long runId)>;
 
 /// Stores a mixture-only (seed, task)'s baselines as runs of their own: every method the table
 /// marks as a mixture-stage run whose λ is not a DP release — the reference λ* first, then the
@@ -117,8 +119,11 @@ inline std::optional<Error> storeMixtureBaselines(project::ProjectFile& project,
                                         metrics.push_back({id, "cosine-to-lambda-star", "", q.cosine});
                                         metrics.push_back({id, "l1-to-lambda-star", "", q.l1});
                                     }
-                                    if (extraMetrics)
-                                        for (auto& m : extraMetrics(t->method, id)) metrics.push_back(std::move(m));
+                                    if (extraMetrics && plan.lambda) {
+                                        auto extra = extraMetrics(*plan.lambda, id);
+                                        if (!extra) return extra.error();
+                                        for (auto& m : *extra) metrics.push_back(m);
+                                    }
                                     return errorOf(project.addMetrics(metrics));
                                 });
         if (!stored) return stored.error();

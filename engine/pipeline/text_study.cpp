@@ -448,19 +448,18 @@ std::optional<Error> learnPrivateLambdas(TextStudyRun& run, const SeedObjective&
     return std::nullopt;
 }
 
-// Storage: one run per method (and per ε for DP-MixMin), as in the image study.
+// Storage: one run per method (and per ε for DP-MixMin), as in the image study; every baseline's
+// run carries the test perplexity of its λ-mixture.
 std::optional<Error> storeTextSeedRuns(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
-                                       const TextSeedDetails& details) {
+                                       const TextSeedDetails& details, const text::LmMixtureInputs& testInputs) {
     auto& project = run.project;
     const long long s = static_cast<long long>(seed);
     auto config = [&](const std::string& method) { return run.mixtureConfig(method); };
-    auto perplexityOf = [&](methods::Method m, long long id) -> std::vector<project::MetricRecord> {
-        switch (m) {
-        case methods::Method::NonPrivateMixMin: return {{id, "test-perplexity", "", details.perplexityStar}};
-        case methods::Method::Uniform: return {{id, "test-perplexity", "", details.perplexityUniform}};
-        case methods::Method::RandomSearch: return {{id, "test-perplexity", "", details.perplexityRandomSearch}};
-        default: return {};
-        }
+    auto perplexityOf = [&](const std::vector<double>& lambda, long long id) -> Result<std::vector<project::MetricRecord>> {
+        const Eigen::VectorXd l = Eigen::Map<const Eigen::VectorXd>(lambda.data(), static_cast<Eigen::Index>(lambda.size()));
+        auto ppl = text::mixturePerplexity(testInputs, l);
+        if (!ppl) return ppl.error();
+        return std::vector<project::MetricRecord>{{id, "test-perplexity", "", *ppl}};
     };
     if (auto e = storeMixtureBaselines(project, o, s, run.spec.privacy.composition, config, perplexityOf)) return e;
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
@@ -500,7 +499,7 @@ std::optional<Error> runTextSeed(TextStudyRun& run, const text::DomainProxies& p
         if (!ppl) return ppl.error();
         *target = *ppl;
     }
-    if (auto e = storeTextSeedRuns(run, o, seed, details)) return e;
+    if (auto e = storeTextSeedRuns(run, o, seed, details, testInputs)) return e;
     run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +
             std::to_string(details.perplexityStar) + ", uniform " + std::to_string(details.perplexityUniform) +
             ", random search " + std::to_string(details.perplexityRandomSearch));

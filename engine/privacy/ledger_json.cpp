@@ -1,9 +1,12 @@
 #include "engine/privacy/ledger_json.h"
 
+#include "engine/privacy/parameters.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace dpmix::privacy {
 namespace {
@@ -24,6 +27,30 @@ bool readNumber(const json& j, const char* key, double& out, std::string& err, c
     if (v.is_null()) { out = std::nan(""); return true; }
     err = where + ": field '" + key + "' must be a number";
     return false;
+}
+
+// A ledger read from a file may be damaged or forged: a mechanism's parameters must be ones a
+// mechanism can have before the accountant is asked about them (it refuses the others, and a
+// reader such as `dpmix inspect` must answer with an error, not stop).
+std::optional<std::string> outOfRange(const LedgerEntry& e, double steps) {
+    auto bad = [](const char* field, double v, const char* expected) {
+        return std::optional<std::string>(std::string("'") + field + "' = " + (std::isnan(v) ? std::string("null") : formatNumber(v)) +
+                                          " is out of range: expected " + expected);
+    };
+    if (e.mechanism == MechanismKind::NonPrivate) return std::nullopt;
+    const bool dirichlet = e.mechanism == MechanismKind::SubsampledDirichlet;
+    if (dirichlet ? !(e.q > 0.0 && e.q <= 1.0) : !(e.q >= 0.0 && e.q <= 1.0))
+        return bad("q", e.q, dirichlet ? "a sampling rate in (0, 1]" : "a sampling rate in [0, 1]");
+    if (!(steps >= 0.0 && steps <= 1e12) || steps != std::floor(steps))
+        return bad("steps", steps, "a whole number of steps from 0 to 1e12");
+    if (!(e.delta >= 0.0 && e.delta < 1.0)) return bad("delta", e.delta, "a number in [0, 1)");
+    if (!dirichlet && !(e.sigma >= 0.0 && std::isfinite(e.sigma)))
+        return bad("sigma", e.sigma, "a finite noise multiplier >= 0");
+    if (dirichlet && !(e.dirichletAlpha > 0.0 && std::isfinite(e.dirichletAlpha)))
+        return bad("dirichlet_alpha", e.dirichletAlpha, "a finite concentration > 0");
+    if (dirichlet && !(e.dirichletR > 0.0 && e.dirichletR < e.dirichletAlpha))
+        return bad("dirichlet_r", e.dirichletR, "a number in (0, dirichlet_alpha)");
+    return std::nullopt;
 }
 
 }  // namespace
@@ -84,7 +111,6 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
             if (!readNumber(je, "q", e.q, err, where) || !readNumber(je, "steps", steps, err, where) ||
                 !readNumber(je, "delta", e.delta, err, where))
                 return Error{err};
-            e.steps = static_cast<long long>(steps);
         }
         if (e.mechanism == MechanismKind::SubsampledGaussian && !readNumber(je, "sigma", e.sigma, err, where))
             return Error{err};
@@ -92,6 +118,8 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
             (!readNumber(je, "dirichlet_alpha", e.dirichletAlpha, err, where) ||
              !readNumber(je, "dirichlet_r", e.dirichletR, err, where)))
             return Error{err};
+        if (auto problem = outOfRange(e, steps)) return Error{where + ": " + *problem};
+        if (e.mechanism != MechanismKind::NonPrivate) e.steps = static_cast<long long>(steps);
         if (je.contains("clip_norm") && je["clip_norm"].is_number()) e.clipNorm = je["clip_norm"].get<double>();
         if (je.contains("established") && je["established"].is_boolean()) e.established = je["established"].get<bool>();
         // Ledgers written before secret randomness carry no field: their mechanisms were seeded.

@@ -153,6 +153,36 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(r.error().message).contains("'q'"));
         QVERIFY(!ledgerFromJson("not json").ok());
     }
+    // A damaged or forged file: parameters no mechanism can have are an error naming the field,
+    // never a question to the accountant (which refuses them by throwing).
+    void parametersNoMechanismCanHaveAreRefused() {
+        Ledger ledger;
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, 8.278, 100, 1e-5, 13.0));
+        ledger.record(dirichletEntry("finetune", "B", 3.0, 0.5, 0.004, 1000, 1e-5));
+        const std::string good = ledgerToJson(ledger);
+        QVERIFY(ledgerFromJson(good).ok());
+        const std::vector<std::pair<std::string, std::string>> damaged = {
+            {"\"q\":0.2", "\"q\":2.0"},          {"\"q\":0.2", "\"q\":-0.1"},
+            {"\"sigma\":8.278", "\"sigma\":-1"}, {"\"sigma\":8.278", "\"sigma\":\"inf\""},
+            {"\"steps\":100", "\"steps\":1e300"}, {"\"steps\":100", "\"steps\":2.5"},
+            {"\"steps\":100", "\"steps\":-3"},    {"\"dirichlet_r\":0.5", "\"dirichlet_r\":3.5"},
+            {"\"q\":0.004", "\"q\":0"},          {"\"dirichlet_alpha\":3.0", "\"dirichlet_alpha\":null"}};
+        for (const auto& [from, to] : damaged) {
+            std::string text = good;
+            const auto at = text.find(from);
+            QVERIFY2(at != std::string::npos, from.c_str());
+            text.replace(at, from.size(), to);
+            const auto read = ledgerFromJson(text);
+            QVERIFY2(!read.ok(), to.c_str());
+            const std::string field = to.substr(0, to.find(':'));
+            QVERIFY2(read.error().message.find("out of range") != std::string::npos, read.error().message.c_str());
+            QVERIFY2(read.error().message.find(field.substr(1, field.size() - 2)) != std::string::npos,
+                     read.error().message.c_str());
+        }
+        std::string delta = good;
+        delta.replace(delta.find("\"delta\":1e-05"), 14, "\"delta\":1.5");
+        QVERIFY(!ledgerFromJson(delta).ok());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestLedger)
