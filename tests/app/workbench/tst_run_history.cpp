@@ -176,7 +176,7 @@ private Q_SLOTS:
         QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(recorder_.study.stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
-        QCOMPARE(recorder_.study.methods.size(), methods::allMethods().size());  // every method
+        QCOMPARE(recorder_.study.methods.size(), dpmix::methods::allMethods().size());  // every method
         // The Advanced values are the spec's (batch 2 in the fixture) and travel with the request.
         QCOMPARE(*recorder_.study.mixture, (MixtureSettings{13.0, 2, 1.0, 100}));
     }

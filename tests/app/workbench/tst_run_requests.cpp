@@ -99,7 +99,7 @@ private Q_SLOTS:
         QVERIFY(full);
         QCOMPARE(full->epsilons, std::vector<double>({0.5, 1, 2}));
         QCOMPARE(full->stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
-        QCOMPARE(full->methods.size(), methods::allMethods().size());  // every method
+        QCOMPARE(full->methods.size(), dpmix::methods::allMethods().size());  // every method
         QVERIFY(!sweepRequestFor(panel(), {1.0}, false));
     }
 
