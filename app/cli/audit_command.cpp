@@ -168,22 +168,15 @@ int executeAudit(const AuditArgs& args) {
     project::ProjectFile project = std::move(opened).value();
     if (auto err = pipeline::checkAuditStageOptions(project, *options)) return badInput(err->message);
 
-    CancellationToken cancel;
-    InterruptCancels ctrlC(cancel);
-    auto log = [](const std::string& line) { std::cerr << "dpmix audit: " << line << '\n'; };
-    Result<pipeline::AuditStageReport> report = Error{""};
-    try {
-        report = pipeline::runAuditStage(project, *options, stderrProgress(), cancel, log);
-    } catch (const Cancelled&) {
-        std::cerr << "dpmix audit: cancelled; the audit run is marked cancelled in " << project.path() << '\n';
-        return 130;
-    }
-    if (!report) {
-        std::cerr << "dpmix audit: " << report.error().message << '\n';
-        return 1;
-    }
-    if (args.json) printAuditJson(project, *report, *options);
-    else printAuditText(project, *report, *options);
+    pipeline::AuditStageReport report;
+    const int code = runInterruptible("dpmix audit", "the audit run is marked cancelled in " + project.path().string(),
+                                      CancellationToken{}, stderrProgress(), report,
+                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return pipeline::runAuditStage(project, *options, progress, cancel, log);
+                                      });
+    if (code != 0) return code;
+    if (args.json) printAuditJson(project, report, *options);
+    else printAuditText(project, report, *options);
     return 0;
 }
 

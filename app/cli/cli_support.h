@@ -4,7 +4,10 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 
+#include <functional>
+#include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dpmix::cli {
@@ -27,5 +30,29 @@ private:
 
 /// Progress to stderr as "[stage] done/total  message", one line per whole percent.
 ProgressCallback stderrProgress();
+
+/// Runs one long stage the way every command does: Ctrl-C cancels `cancel`, its log lines go to
+/// stderr as "<command>: line". Returns 0 with the stage's value in `out`; 130 after
+/// "<command>: cancelled; <cancelledNote>"; 1 after the stage's error message.
+template <typename T, typename Stage>
+int runInterruptible(const std::string& command, const std::string& cancelledNote, const CancellationToken& cancel,
+                     const ProgressCallback& progress, T& out, Stage&& stage) {
+    InterruptCancels ctrlC(cancel);
+    const std::function<void(const std::string&)> log = [&command](const std::string& line) {
+        std::cerr << command << ": " << line << '\n';
+    };
+    try {
+        auto result = std::forward<Stage>(stage)(progress, cancel, log);
+        if (!result) {
+            std::cerr << command << ": " << result.error().message << '\n';
+            return 1;
+        }
+        out = std::move(result).value();
+    } catch (const Cancelled&) {
+        std::cerr << command << ": cancelled; " << cancelledNote << '\n';
+        return 130;
+    }
+    return 0;
+}
 
 }  // namespace dpmix::cli

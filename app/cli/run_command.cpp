@@ -197,22 +197,16 @@ int executeRun(const RunArgs& args) {
     project::ProjectFile project = std::move(opened).value();
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
-    CancellationToken cancel;
-    InterruptCancels ctrlC(cancel);  // Ctrl-C stops the stage in flight; its run is marked cancelled
-    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
-    Result<pipeline::StudyRunReport> report = Error{""};
-    try {
-        report = pipeline::runStudy(project, *options, stderrProgress(), cancel, log);
-    } catch (const Cancelled&) {
-        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << project.path() << '\n';
-        return 130;
-    }
-    if (!report) {
-        std::cerr << "dpmix run: " << report.error().message << '\n';
-        return 1;
-    }
-    if (args.json) printStudyJson(*report);
-    else printStudyText(*report);
+    // Ctrl-C stops the stage in flight; its run is marked cancelled.
+    pipeline::StudyRunReport report;
+    const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + project.path().string(),
+                                      CancellationToken{}, stderrProgress(), report,
+                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return pipeline::runStudy(project, *options, progress, cancel, log);
+                                      });
+    if (code != 0) return code;
+    if (args.json) printStudyJson(report);
+    else printStudyText(report);
     return 0;
 }
 

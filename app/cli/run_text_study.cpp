@@ -175,21 +175,15 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
         chosen.push_back(*pipeline::canonicalMethod(m));
     auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
     if (options.reproducible) settings.reproducible = *options.reproducible;
-    CancellationToken cancel;
-    InterruptCancels ctrlC(cancel);
-    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
-    Result<pipeline::TextDownstreamReport> report = Error{""};
-    try {
-        report = pipeline::runTextDownstream(fresh, *cache, chosen, options.epsilons, settings, stderrProgress(), cancel, log);
-    } catch (const Cancelled&) {
-        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << fresh.path() << '\n';
-        return 130;
-    }
-    if (!report) {
-        std::cerr << "dpmix run: " << report.error().message << '\n';
-        return 1;
-    }
-    printTextDownstream(fresh, *cache, *report, json);
+    pipeline::TextDownstreamReport report;
+    const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + fresh.path().string(),
+                                      CancellationToken{}, stderrProgress(), report,
+                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return pipeline::runTextDownstream(fresh, *cache, chosen, options.epsilons,
+                                                                             settings, progress, cancel, log);
+                                      });
+    if (code != 0) return code;
+    printTextDownstream(fresh, *cache, report, json);
     return 0;
 }
 

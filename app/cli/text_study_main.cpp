@@ -132,28 +132,24 @@ int executeTextRun(const TextArgs& args) {
         return 2;
     }
     project::ProjectFile project = std::move(opened).value();
-    CancellationToken cancel;
-    cli::InterruptCancels ctrlC(cancel);
-    auto log = [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; };
-    auto progress = [](const ProgressEvent& e) {
+    const CancellationToken cancel;
+    ProgressCallback progress = [](const ProgressEvent& e) {
         if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
             std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
     };
-    Result<pipeline::TextStudyReport> report = Error{""};
-    try {
-        report = pipeline::runTextStudy(project, *options, pipeline::TextStudySettings{}, progress, cancel, log);
-    } catch (const Cancelled&) {
-        std::cerr << "dpmix run: cancelled; the run in flight is marked cancelled in " << project.path() << '\n';
-        return 130;
-    }
-    if (!report) {
-        std::cerr << "dpmix run: " << report.error().message << '\n';
-        return 1;
-    }
+    pipeline::TextStudyReport report;
+    const int code = cli::runInterruptible("dpmix run", "the run in flight is marked cancelled in " + project.path().string(), cancel,
+                                           progress, report, [&](const auto& p, const auto& c, const auto& log) {
+                                               return pipeline::runTextStudy(project, *options,
+                                                                             pipeline::TextStudySettings{}, p, c, log);
+                                           });
+    if (code != 0) return code;
     std::string tokenCache;
-    if (args.exportTokens)
-        if (const int code = exportTokenCache(project, *report, cancel, tokenCache); code != 0) return code;
-    printTextStudy(*report, tokenCache, args.json);
+    if (args.exportTokens) {
+        cli::InterruptCancels ctrlC(cancel);
+        if (const int exported = exportTokenCache(project, report, cancel, tokenCache); exported != 0) return exported;
+    }
+    printTextStudy(report, tokenCache, args.json);
     return 0;
 }
 

@@ -310,15 +310,13 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     r.downstream = wants("pretrain") || wants("finetune") || wants("evaluate") || wants("downstream");
     r.mixture = wants("mixture") || r.downstream;
     for (const auto& m : options.methods) r.methods.push_back(*methods::parseMethod(m));
-    r.seeds = options.seeds;
-    if (r.seeds.empty())
-        for (auto s : spec.seeds) r.seeds.push_back(static_cast<std::uint64_t>(s));
-    if (r.seeds.empty()) r.seeds.push_back(0);
-    r.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
-    r.rho = options.rho.value_or(spec.privacy.rho);
-    r.delta = spec.privacy.delta;
+    auto choices = resolveRunChoices(spec, options);
+    r.seeds = std::move(choices.seeds);
+    r.epsilons = std::move(choices.epsilons);
+    r.rho = choices.rho;
+    r.delta = choices.delta;
+    r.reproducible = choices.reproducible;
     r.mixtureStage = options.mixture.value_or(spec.mixture);
-    r.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
     r.userLevel = spec.sensitive.userLevel;
     if (r.userLevel) r.mixtureGroupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
     // Sequential composition: DP-MixMin and DP fine-tuning both charge the same people, so mixture

@@ -36,6 +36,28 @@ struct StudyRunOptions {
     long long randomSearchCandidates = 100;
 };
 
+/// The run's seeds, ε list, ρ, δ and reproducibility: the options where given, otherwise the
+/// spec's (seed 0 when neither names one). Image and text studies resolve them alike.
+struct RunChoices {
+    std::vector<std::uint64_t> seeds;
+    std::vector<double> epsilons;
+    double rho = 0.0, delta = 0.0;
+    bool reproducible = false;
+};
+
+inline RunChoices resolveRunChoices(const project::ProjectSpec& spec, const StudyRunOptions& options) {
+    RunChoices c;
+    c.seeds = options.seeds;
+    if (c.seeds.empty())
+        for (auto s : spec.seeds) c.seeds.push_back(static_cast<std::uint64_t>(s));
+    if (c.seeds.empty()) c.seeds.push_back(0);
+    c.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
+    c.rho = options.rho.value_or(spec.privacy.rho);
+    c.delta = spec.privacy.delta;
+    c.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
+    return c;
+}
+
 /// Validates the stage names and values; the message names the option.
 std::optional<Error> checkStudyRunOptions(const StudyRunOptions& options);
 

@@ -165,15 +165,13 @@ TextStudyRun resolveTextStudyRun(project::ProjectFile& project, const StudyRunOp
     TextStudyRun r{project, project.spec(), options, settings, progress, cancel, [log](const std::string& line) { if (log) log(line); }};
     const auto& spec = r.spec;
     r.userLevel = spec.sensitive.userLevel;
-    r.seeds = options.seeds;
-    if (r.seeds.empty())
-        for (auto s : spec.seeds) r.seeds.push_back(static_cast<std::uint64_t>(s));
-    if (r.seeds.empty()) r.seeds.push_back(0);
-    r.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
-    r.rho = options.rho.value_or(spec.privacy.rho);
-    r.delta = spec.privacy.delta;
+    auto choices = resolveRunChoices(spec, options);
+    r.seeds = std::move(choices.seeds);
+    r.epsilons = std::move(choices.epsilons);
+    r.rho = choices.rho;
+    r.delta = choices.delta;
+    r.reproducible = choices.reproducible;
     r.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
-    r.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
     r.groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : settings.defaultUserGroupSize;
     r.totalRuns = static_cast<long long>(r.seeds.size() * r.epsilons.size());
     return r;
@@ -187,6 +185,7 @@ struct TextStudyData {
     std::string task;  // the sensitive source's name
     data::SplitGrouping grouping;
     data::ThreeWaySplit threeWay;
+    data::SplitGrouping trainGrouping;  // grouping restricted to the training split (every seed's ρ split)
 };
 
 Result<TextStudyData> loadTextStudyData(const TextStudyRun& run) {
@@ -237,6 +236,7 @@ Result<TextStudyData> loadTextStudyData(const TextStudyRun& run) {
     auto threeWay = data::trainValidationTestSplit(d.mail.size(), run.studySeed, d.grouping);
     if (!threeWay) return Error{"splitting the sensitive text: " + threeWay.error().message};
     d.threeWay = std::move(threeWay).value();
+    d.trainGrouping = data::subsetGrouping(d.grouping, d.threeWay.train);
     d.task = sensitiveRecord->name;
     return d;
 }
@@ -297,8 +297,7 @@ struct SeedObjective {
 Result<SeedObjective> seedObjective(const TextStudyRun& run, const text::DomainProxies& proxies, const TextStudyData& d,
                                     std::uint64_t seed, TextSeedDetails& details) {
     const auto& train = d.threeWay.train;
-    const data::SplitGrouping trainGrouping = data::subsetGrouping(d.grouping, train);
-    auto rhoSplit = data::rhoSplit(train.size(), run.rho, seed, trainGrouping);
+    auto rhoSplit = data::rhoSplit(train.size(), run.rho, seed, d.trainGrouping);
     if (!rhoSplit) return Error{"the rho split: " + rhoSplit.error().message};
     SeedObjective so;
     for (auto i : rhoSplit->first) so.a.push_back(train[i]);

@@ -153,9 +153,11 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
     }
     auto runs = project.runs();
     if (!runs) return runs.error();
+    std::vector<RunLedgers> runLedgers;  // read once, for the budget below too
     for (const auto& run : *runs) {
         auto records = project.ledgers(run.id);
         if (!records) return records.error();
+        runLedgers.push_back({run, *records});
         std::optional<privacy::Ledger> ledger;
         if (!records->empty()) {
             auto parsed = privacy::ledgerFromJson(records->back().ledgerJson);
@@ -217,7 +219,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
     v.nonPrivate = found.phrases();
     v.nonPrivateKinds = found.kinds();
     v.dpOnly = found.empty();
-    auto budget = projectBudget(project);
+    auto budget = budgetOf(project.spec(), runLedgers);
     if (!budget) return budget.error();
     v.epsilon = budget->total.epsilon;
     v.delta = budget->total.delta;
