@@ -166,7 +166,7 @@ int executeAudit(const AuditArgs& args) {
     auto opened = openProjectForRuns(args.project);
     if (!opened) return badInput(opened.error().message);
     project::ProjectFile project = std::move(opened).value();
-    if (auto err = pipeline::checkAuditStageOptions(project, *options)) return badInput(err->message);
+    if (auto err = pipeline::checkAuditStageOptions(project, *options)) return badInput(cliMessage(*err));
 
     pipeline::AuditStageReport report;
     const int code = runInterruptible("dpmix audit", "the audit run is marked cancelled in " + project.path().string(),

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <memory>
 
 namespace dpmix::cli {
 namespace {
@@ -35,16 +36,21 @@ nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const pro
     return out;
 }
 
+struct BudgetArgs {
+    std::string projectPath;
+    bool json = false;
+};
+
 }  // namespace
 
 void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
-    static std::string projectPath;
-    static bool json = false;
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<BudgetArgs>();
     auto* cmd = app.add_subcommand("budget", "The privacy budget: what all DP releases of a project spent on its sensitive data together");
-    cmd->add_option("project", projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
-    cmd->add_flag("--json", json, "print the budget as one JSON object");
-    cmd->callback([&ctx] {
-        auto project = openProjectArgument(projectPath);
+    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
+    cmd->add_flag("--json", args->json, "print the budget as one JSON object");
+    cmd->callback([&ctx, args] {
+        auto project = openProjectArgument(args->projectPath);
         if (!project) {
             std::cerr << "dpmix budget: " << project.error().message << '\n';
             ctx.exitCode = 2;
@@ -57,7 +63,7 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
             return;
         }
         const auto integrity = checkIntegrity(*project);
-        if (json) {
+        if (args->json) {
             auto out = budgetJson(*project, *budget);
             out["hash_chain_ok"] = integrity.ok;
             out["integrity"] = integrity.line;

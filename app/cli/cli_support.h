@@ -3,6 +3,7 @@
 // cancel, and progress lines on stderr.
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
+#include "engine/core/result.h"
 
 #include <functional>
 #include <iostream>
@@ -28,6 +29,10 @@ private:
     void (*previous_)(int);
 };
 
+/// An engine error in the command line's words: a message about an option gets the flag's
+/// dashes ("epsilon = 0 is out of range" → "--epsilon = 0 is out of range").
+inline std::string cliMessage(const Error& e) { return e.field.empty() ? e.message : "--" + e.message; }
+
 /// Progress to stderr as "[stage] done/total  message", one line per whole percent.
 ProgressCallback stderrProgress();
 
@@ -44,7 +49,7 @@ int runInterruptible(const std::string& command, const std::string& cancelledNot
     try {
         auto result = std::forward<Stage>(stage)(progress, cancel, log);
         if (!result) {
-            std::cerr << command << ": " << result.error().message << '\n';
+            std::cerr << command << ": " << cliMessage(result.error()) << '\n';
             return 1;
         }
         out = std::move(result).value();

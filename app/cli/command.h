@@ -21,4 +21,8 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx);
 void registerBudgetCommand(CLI::App& app, CommandContext& ctx);
 void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx);
 
+/// Every sub-command above, in the order `dpmix --help` lists them. main() and the in-process
+/// tests share it; each registration owns its arguments, so it may run on several Apps.
+void registerCommands(CLI::App& app, CommandContext& ctx);
+
 }  // namespace dpmix::cli

@@ -6,18 +6,28 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <memory>
 
 namespace dpmix::cli {
 
+namespace {
+
+struct DoctorArgs {
+    bool json = false;
+};
+
+}  // namespace
+
 void registerDoctorCommand(CLI::App& app, CommandContext& ctx) {
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<DoctorArgs>();
     auto* doctor = app.add_subcommand("doctor", "Report the compute runtime: LibTorch, BLAS, threads, CUDA");
-    static bool json = false;
-    doctor->add_flag("--json", json, "print one JSON object");
-    doctor->callback([&ctx] {
+    doctor->add_flag("--json", args->json, "print one JSON object");
+    doctor->callback([&ctx, args] {
         const auto info = runtime::probeRuntime();
         // The reference BLAS needs ~100 ms for this matmul; OpenBLAS a few ms (docs/DEVELOPING.md, "BLAS and malloc").
         const bool slowBlas = info.blasName == "reference BLAS" || info.matmulMs > 50.0;
-        if (json) {
+        if (args->json) {
             nlohmann::ordered_json j{{"dpmix", versionString()},        {"torch", info.torchVersion},
                                      {"blas", info.blasName},           {"blas_path", info.blasPath},
                                      {"threads", info.threads},         {"parallel_backend", info.parallelBackend},

@@ -60,7 +60,7 @@ int runExperiment(const std::string& what, const std::string& projectArg, Body&&
     try {
         auto err = body(project, progress, cancel, log);
         if (err) {
-            std::cerr << "dpmix experiment " << what << ": " << err->message << '\n';
+            std::cerr << "dpmix experiment " << what << ": " << cliMessage(*err) << '\n';
             return 1;
         }
     } catch (const Cancelled&) {
@@ -84,27 +84,33 @@ std::optional<double> parseOptionalEpsilon(const std::string& text, std::string&
     return v ? std::optional<double>(*v) : std::nullopt;
 }
 
+struct KScalingArgs : CommonArgs {
+    std::string ks = "2,4,8,16,32,64,128,256,512";
+    double gapTolerance = 1e-6;
+    long long maxClasses = 0;
+};
+
 void registerKScaling(CLI::App& parent, CommandContext& ctx) {
-    static CommonArgs args;
-    static std::string ks = "2,4,8,16,32,64,128,256,512";
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto held = std::make_shared<KScalingArgs>();
+    KScalingArgs& args = *held;
     auto* cmd = parent.add_subcommand("k-scaling", "Excess error of DP-MixMin vs the number of sources k (class-subset sources)");
     cmd->add_option("project", args.project, "a .dpmix project, or a spec JSON")->required();
-    cmd->add_option("--ks", ks, "values of k, comma-separated (default 2,4,...,512)");
-    static double gapTolerance = 1e-6;
-    static long long maxClasses = 0;
-    cmd->add_option("--gap-tolerance", gapTolerance, "Frank-Wolfe gap of the non-private reference lambda* (default 1e-6)");
-    cmd->add_option("--classes", maxClasses, "run the first N one-vs-rest class tasks (default 0 = all)");
+    cmd->add_option("--ks", args.ks, "values of k, comma-separated (default 2,4,...,512)");
+    cmd->add_option("--gap-tolerance", args.gapTolerance, "Frank-Wolfe gap of the non-private reference lambda* (default 1e-6)");
+    cmd->add_option("--classes", args.maxClasses, "run the first N one-vs-rest class tasks (default 0 = all)");
     cmd->add_option("--seeds", args.seeds, "DP seeds per (class, k) (default 5)");
     cmd->add_option("--epsilon", args.epsilon, "epsilon of the DP runs (default: the spec's first)");
     cmd->add_option("--threads", args.threads, "threads for the runs (default: all cores)");
     cmd->add_option("--proxy-epochs", args.proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
     cmd->add_option("--proxy-examples", args.proxyExamples, "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args.json, "print the results as one JSON object");
-    cmd->callback([&ctx] {
+    cmd->callback([&ctx, held] {
+        const KScalingArgs& args = *held;
         const std::string what = "k-scaling";
         pipeline::KScalingStageOptions options;
         options.ks.clear();
-        for (const auto& item : splitList(ks)) {
+        for (const auto& item : splitList(args.ks)) {
             auto v = parseInteger(item, "--ks");
             if (!v) { ctx.exitCode = badInput(what, v.error().message); return; }
             options.ks.push_back(*v);
@@ -118,11 +124,11 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
         options.threads = args.threads;
         options.proxy.epochs = std::max(1, args.proxyEpochs);
         options.proxy.maxExamples = args.proxyExamples;
-        options.gapTolerance = gapTolerance;
-        options.maxClasses = maxClasses;
-        if (auto err = pipeline::checkKScalingStageOptions(options)) { ctx.exitCode = badInput(what, err->message); return; }
+        options.gapTolerance = args.gapTolerance;
+        options.maxClasses = args.maxClasses;
+        if (auto err = pipeline::checkKScalingStageOptions(options)) { ctx.exitCode = badInput(what, cliMessage(*err)); return; }
         ctx.exitCode = runExperiment(what, args.project, [&](project::ProjectFile& project, const ProgressCallback& progress,
-                                                            const CancellationToken& cancel, const pipeline::LogSink& log) -> std::optional<Error> {
+                                                            const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
             auto r = pipeline::runKScalingExperiment(project, options, progress, cancel, log);
             if (!r) return r.error();
             if (args.json) {
@@ -179,12 +185,12 @@ Result<pipeline::SweepStageOptions> sweepOptions(const CommonArgs& args, const s
     options.proxy.epochs = std::max(1, args.proxyEpochs);
     options.proxy.maxExamples = args.proxyExamples;
     const auto check = rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
-    if (check) return *check;
+    if (check) return Error{cliMessage(*check)};
     return options;
 }
 
 // Runs the sweep and prints its table (or JSON).
-std::optional<Error> runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions& options, bool rho, bool json,
+Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions& options, bool rho, bool json,
                               const ProgressCallback& progress, const CancellationToken& cancel, const pipeline::LogSink& log) {
     ordered_json tasks = ordered_json::array();
     std::ostringstream table;

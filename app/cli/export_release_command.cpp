@@ -2,6 +2,7 @@
 // only the chosen DP runs' released outputs and their ledgers (project/release_export.h), for
 // sharing outside the data owner's trust boundary. Refuses non-private, reproducible-mode,
 // audit and unfinished runs, and runs whose guarantee is not established unless confirmed.
+#include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "engine/privacy/parameters.h"
@@ -12,6 +13,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace dpmix::cli {
@@ -49,50 +51,59 @@ Result<project::ReleaseConfirmation> parseConfirmation(const std::string& text) 
     return project::ReleaseConfirmation{ids->front(), text.substr(eq + 1)};
 }
 
+struct ExportReleaseArgs {
+    std::string projectPath;
+    std::string runs;
+    std::string output;
+    std::vector<std::string> confirmations;
+    bool testMetrics = false;
+    bool force = false;
+    bool json = false;
+};
+
 }  // namespace
 
 void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
-    static std::string projectPath, runs, output;
-    static std::vector<std::string> confirmations;
-    static bool testMetrics = false, force = false, json = false;
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<ExportReleaseArgs>();
     auto* cmd = app.add_subcommand("export-release",
                                    "Write a DP release: a new project file with only the chosen DP runs' outputs and "
                                    "ledgers, safe to share outside the data owner's trust boundary");
-    cmd->add_option("project", projectPath, "the project (.dpmix) to export from")->required();
-    cmd->add_option("--runs", runs, "the DP runs to release, e.g. 2,3 (`dpmix inspect` lists them)")->required();
-    cmd->add_option("-o,--output", output, "the release file to write (.dpmix)")->required();
-    cmd->add_flag("--include-test-metrics", testMetrics,
+    cmd->add_option("project", args->projectPath, "the project (.dpmix) to export from")->required();
+    cmd->add_option("--runs", args->runs, "the DP runs to release, e.g. 2,3 (`dpmix inspect` lists them)")->required();
+    cmd->add_option("-o,--output", args->output, "the release file to write (.dpmix)")->required();
+    cmd->add_flag("--include-test-metrics", args->testMetrics,
                   "also copy the runs' metrics of the sensitive test split (NOT covered by the guarantee; every view "
                   "of the release says so)");
-    cmd->add_option("--confirm-unestablished", confirmations,
+    cmd->add_option("--confirm-unestablished", args->confirmations,
                     "RUN=REASON: release a run whose guarantee is only claimed by its authors (the Dirichlet "
                     "mechanism); the reason is recorded in the release");
-    cmd->add_flag("--force", force, "replace the output file if it exists");
-    cmd->add_flag("--json", json, "print the result as one JSON object");
-    cmd->callback([&ctx] {
+    cmd->add_flag("--force", args->force, "replace the output file if it exists");
+    cmd->add_flag("--json", args->json, "print the result as one JSON object");
+    cmd->callback([&ctx, args] {
         auto fail = [&ctx](const std::string& message, int code) {
             std::cerr << "dpmix export-release: " << message << '\n';
             ctx.exitCode = code;
         };
         project::ReleaseOptions options;
-        auto ids = parseRunIds(runs);
+        auto ids = parseRunIds(args->runs);
         if (!ids) return fail(ids.error().message, 2);
         options.runIds = *ids;
-        for (const auto& c : confirmations) {
+        for (const auto& c : args->confirmations) {
             auto parsed = parseConfirmation(c);
             if (!parsed) return fail(parsed.error().message, 2);
             options.confirmUnestablished.push_back(*parsed);
         }
-        options.includeTestMetrics = testMetrics;
-        options.replace = force;
-        auto project = project::ProjectFile::open(projectPath, project::OpenMode::ReadOnly);
+        options.includeTestMetrics = args->testMetrics;
+        options.replace = args->force;
+        auto project = project::ProjectFile::open(args->projectPath, project::OpenMode::ReadOnly);
         if (!project) return fail(project.error().message, 2);
         if (const auto integrity = checkIntegrity(*project); !integrity.ok)
-            return fail(projectPath + ": " + integrity.line + ": a release is only exported from an intact project", 1);
-        auto summary = project::exportRelease(*project, output, options);
-        if (!summary) return fail(summary.error().message, 2);
+            return fail(args->projectPath + ": " + integrity.line + ": a release is only exported from an intact project", 1);
+        auto summary = project::exportRelease(*project, args->output, options);
+        if (!summary) return fail(cliMessage(summary.error()), 2);
         const auto& m = summary->manifest;
-        if (json) {
+        if (args->json) {
             nlohmann::ordered_json out{{"release", summary->file.string()},
                                        {"runs", m.runs},
                                        {"epsilon", m.epsilon},
@@ -111,7 +122,7 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
             for (const auto& [table, n] : summary->rows) std::cout << "  " << table << ": " << n << "\n";
             if (m.includesTestMetrics)
                 std::cout << "  includes test metrics of the sensitive test split: NOT covered by the guarantee\n";
-            std::cout << "  read it with: dpmix inspect " << output << "\n";
+            std::cout << "  read it with: dpmix inspect " << args->output << "\n";
         }
         ctx.exitCode = 0;
     });

@@ -5,35 +5,46 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 namespace dpmix::cli {
 
+namespace {
+
+struct ExportSpecArgs {
+    std::string projectPath;
+    std::string outputPath;
+};
+
+}  // namespace
+
 void registerExportSpecCommand(CLI::App& app, CommandContext& ctx) {
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<ExportSpecArgs>();
     auto* cmd = app.add_subcommand("export-spec", "Write a project's spec as JSON (to stdout or -o FILE)");
-    static std::string projectPath, outputPath;
-    cmd->add_option("project", projectPath, "project file (.dpmix) or spec (.json)")->required();
-    cmd->add_option("-o,--output", outputPath, "write the spec to this file instead of stdout");
-    cmd->callback([&ctx] {
-        auto project = openProjectArgument(projectPath);
+    cmd->add_option("project", args->projectPath, "project file (.dpmix) or spec (.json)")->required();
+    cmd->add_option("-o,--output", args->outputPath, "write the spec to this file instead of stdout");
+    cmd->callback([&ctx, args] {
+        auto project = openProjectArgument(args->projectPath);
         if (!project) {
             std::cerr << "dpmix export-spec: " << project.error().message << '\n';
             ctx.exitCode = 2;
             return;
         }
         const std::string text = project->specJson() + "\n";
-        if (outputPath.empty()) {
+        if (args->outputPath.empty()) {
             std::cout << text;
             ctx.exitCode = 0;
             return;
         }
         std::error_code ec;
-        if (std::filesystem::equivalent(outputPath, project->path(), ec)) {
-            std::cerr << "dpmix export-spec: -o " << outputPath << " is the project file itself\n";
+        if (std::filesystem::equivalent(args->outputPath, project->path(), ec)) {
+            std::cerr << "dpmix export-spec: -o " << args->outputPath << " is the project file itself\n";
             ctx.exitCode = 2;
             return;
         }
-        if (auto written = writeTextFile(outputPath, text); !written) {
-            std::cerr << "dpmix export-spec: " << written.error().message << '\n';
+        if (auto failed = writeTextFile(args->outputPath, text)) {
+            std::cerr << "dpmix export-spec: " << failed->message << '\n';
             ctx.exitCode = 1;
             return;
         }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <map>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace dpmix::cli {
@@ -413,16 +414,21 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
     return j;
 }
 
+struct InspectArgs {
+    std::string projectPath;
+    bool json = false;
+};
+
 }  // namespace
 
 void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<InspectArgs>();
     auto* cmd = app.add_subcommand("inspect", "Show a project: spec, sources, runs, results, ledgers (ε recomputed), integrity");
-    static std::string projectPath;
-    static bool json = false;
-    cmd->add_option("project", projectPath, "project file (.dpmix) or spec (.json)")->required();
-    cmd->add_flag("--json", json, "print one JSON object");
-    cmd->callback([&ctx] {
-        auto project = openProjectArgument(projectPath);
+    cmd->add_option("project", args->projectPath, "project file (.dpmix) or spec (.json)")->required();
+    cmd->add_flag("--json", args->json, "print one JSON object");
+    cmd->callback([&ctx, args] {
+        auto project = openProjectArgument(args->projectPath);
         if (!project) {
             std::cerr << "dpmix inspect: " << project.error().message << '\n';
             ctx.exitCode = 2;
@@ -434,7 +440,7 @@ void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 1;
             return;
         }
-        if (json)
+        if (args->json)
             std::cout << toJson(*project, *view).dump(2) << '\n';
         else
             printText(std::cout, *project, *view);

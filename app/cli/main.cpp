@@ -23,18 +23,7 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
 
     dpmix::cli::CommandContext ctx;
-    // Register subcommands (one file each under app/cli/).
-    dpmix::cli::registerDoctorCommand(app, ctx);
-    dpmix::cli::registerPrivacyCommand(app, ctx);
-    dpmix::cli::registerNewCommand(app, ctx);
-    dpmix::cli::registerExportSpecCommand(app, ctx);
-    dpmix::cli::registerInspectCommand(app, ctx);
-    dpmix::cli::registerRunCommand(app, ctx);
-    dpmix::cli::registerAuditCommand(app, ctx);
-    dpmix::cli::registerExperimentCommand(app, ctx);
-    dpmix::cli::registerResultsCommand(app, ctx);
-    dpmix::cli::registerBudgetCommand(app, ctx);
-    dpmix::cli::registerExportReleaseCommand(app, ctx);
+    dpmix::cli::registerCommands(app, ctx);  // one file each under app/cli/
 
     try {
         app.parse(argc, argv);

@@ -6,18 +6,31 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 namespace dpmix::cli {
 
+namespace {
+
+struct NewArgs {
+    std::string specPath;
+    std::string outputPath;
+    bool force = false;
+    CLI::Option* outputOption = nullptr;  // to tell "-o ''" from no -o
+};
+
+}  // namespace
+
 void registerNewCommand(CLI::App& app, CommandContext& ctx) {
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<NewArgs>();
     auto* cmd = app.add_subcommand("new", "Create a project file (.dpmix) from a project spec (JSON)");
-    static std::string specPath, outputPath;
-    static bool force = false;
-    cmd->add_option("spec", specPath, "project spec, e.g. projects/fashion-mnist.json")->required();
-    static CLI::Option* outputOption =
-        cmd->add_option("-o,--output", outputPath, "project file to create (default: the spec's name with .dpmix, next to it)");
-    cmd->add_flag("--force", force, "replace the project file if it exists");
-    cmd->callback([&ctx] {
+    cmd->add_option("spec", args->specPath, "project spec, e.g. projects/fashion-mnist.json")->required();
+    args->outputOption = cmd->add_option("-o,--output", args->outputPath,
+                                         "project file to create (default: the spec's name with .dpmix, next to it)");
+    cmd->add_flag("--force", args->force, "replace the project file if it exists");
+    cmd->callback([&ctx, args] {
+        const auto& [specPath, outputPath, force, outputOption] = *args;
         if (project::isSqliteFile(specPath)) {
             std::cerr << "dpmix new: " << specPath << " is a project file, not a spec (export its spec with "
                       << "`dpmix export-spec " << specPath << "`)\n";

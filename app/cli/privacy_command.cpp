@@ -76,12 +76,9 @@ std::vector<Calculator> calculators() {
              auto p = privacy::SigmaQueryBuilder().epsilon(v.at("epsilon")).delta(v.at("delta")).q(v.at("q"))
                           .steps(asInt(v, "steps")).build();
              if (!p) return p.error();
-             try {
-                 const auto c = privacy::calibrateGaussianSigma(p->epsilon, p->delta, p->q, p->steps);
-                 return Outputs{{"sigma", c.sigma}, {"epsilon_achieved", c.epsilon}, {"order", c.order}};
-             } catch (const std::domain_error& e) {
-                 return Error{e.what()};
-             }
+             const auto c = privacy::calibrateGaussianSigma(p->epsilon, p->delta, p->q, p->steps);
+             if (!c) return c.error();
+             return Outputs{{"sigma", c->sigma}, {"epsilon_achieved", c->epsilon}, {"order", c->order}};
          }},
         {"dirichlet-r", "largest Dirichlet-mechanism scale r* reaching a target epsilon (Rao et al. 2026)",
          {epsilon, delta, {"alpha", FieldKind::Real, "concentration offset alpha > 0 (paper: 3)", ""}, q, steps},
@@ -89,12 +86,9 @@ std::vector<Calculator> calculators() {
              auto p = privacy::DirichletRQueryBuilder().epsilon(v.at("epsilon")).delta(v.at("delta")).alpha(v.at("alpha"))
                           .q(v.at("q")).steps(asInt(v, "steps")).build();
              if (!p) return p.error();
-             try {
-                 const auto c = privacy::calibrateDirichletR(p->epsilon, p->delta, p->alpha, p->q, p->steps);
-                 return Outputs{{"r_star", c.r}, {"epsilon_achieved", c.epsilon}, {"order", c.order}};
-             } catch (const std::domain_error& e) {
-                 return Error{e.what()};
-             }
+             const auto c = privacy::calibrateDirichletR(p->epsilon, p->delta, p->alpha, p->q, p->steps);
+             if (!c) return c.error();
+             return Outputs{{"r_star", c->r}, {"epsilon_achieved", c->epsilon}, {"order", c->order}};
          }},
         {"audit-bound", "empirical epsilon lower bound from a membership attack's errors (Clopper-Pearson)",
          {{"fp", FieldKind::Integer, "false positives (runs without the canary judged 'in')", ""},
@@ -276,28 +270,36 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
     return status;
 }
 
+struct CalculatorArgs {
+    Calculator calc;
+    std::map<std::string, std::string> raw;  // flag name → the text given ("" when absent)
+    std::pair<bool, std::string> mode;       // --json, --csv
+};
+
 }  // namespace
 
 void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
     auto* privacy = app.add_subcommand("privacy", "Privacy calculator: epsilon, sigma, Dirichlet r*, audit bounds");
     privacy->require_subcommand(1);
-    // The calculators and each sub-command's raw flag values live as long as the App.
-    static const std::vector<Calculator> calcs = calculators();
-    static std::vector<std::unique_ptr<std::map<std::string, std::string>>> rawStore;
-    static std::vector<std::unique_ptr<std::pair<bool, std::string>>> modeStore;  // --json, --csv
-    for (const auto& calc : calcs) {
+    // One calculator per sub-command, with its raw flag values; each callback holds its own
+    // (CLI11 writes into them when it parses, so they live as long as the command).
+    for (const auto& definition : calculators()) {
+        auto state = std::make_shared<CalculatorArgs>();
+        state->calc = definition;
+        const Calculator& calc = state->calc;
         auto* sub = privacy->add_subcommand(calc.name, calc.description);
-        rawStore.push_back(std::make_unique<std::map<std::string, std::string>>());
-        modeStore.push_back(std::make_unique<std::pair<bool, std::string>>(false, ""));
-        auto* raw = rawStore.back().get();
-        auto* mode = modeStore.back().get();
+        auto* raw = &state->raw;
+        auto* mode = &state->mode;
         for (const auto& f : calc.fields) {
             const std::string help = f.help + (f.defaultValue.empty() ? "" : " (default " + f.defaultValue + ")");
             sub->add_option("--" + f.name, (*raw)[f.name], help);
         }
         sub->add_flag("--json", mode->first, "print one JSON object per result");
         sub->add_option("--csv", mode->second, "read many queries from a CSV file whose header names the flags");
-        sub->callback([&calc, raw, mode, &ctx] {
+        sub->callback([state, &ctx] {
+            const Calculator& calc = state->calc;
+            const auto* raw = &state->raw;
+            const auto* mode = &state->mode;
             if (!mode->second.empty()) {
                 // Values come from the file or from flags, never both (a flag beside --csv was
                 // silently ignored).
@@ -318,8 +320,13 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
             Result<Outputs> out = values ? computeSafely(calc, *values) : Result<Outputs>(values.error());
             if (!out) {
                 std::string msg = out.error().message;
-                // Builder messages name the field bare ("q = 2 ..."): show it as the flag.
-                if (msg.rfind("--", 0) != 0 && msg.rfind("missing", 0) != 0) msg = "--" + msg;
+                // Builder messages name the field bare ("q = 2 ..."): show it as the flag. Other
+                // messages (the accountant's "no noise multiplier ...") stay as they are.
+                for (const auto& f : calc.fields)
+                    if (msg.rfind(f.name + " ", 0) == 0 || msg.rfind(f.name + ":", 0) == 0) {
+                        msg = "--" + msg;
+                        break;
+                    }
                 std::cerr << "dpmix privacy " << calc.name << ": " << msg << '\n';
                 ctx.exitCode = 2;
                 return;

@@ -25,7 +25,7 @@ Result<project::ProjectFile> openProjectForRuns(const std::string& path) {
                         "run into it; copy it to a writable folder"};
 }
 
-Result<bool> writeTextFile(const std::string& path, const std::string& text) {
+Status writeTextFile(const std::string& path, const std::string& text) {
     const std::string temp = path + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -43,7 +43,7 @@ Result<bool> writeTextFile(const std::string& path, const std::string& text) {
         std::filesystem::remove(temp, ec);
         return Error{path + ": cannot write the file (" + ec.message() + ")"};
     }
-    return true;
+    return std::nullopt;
 }
 
 IntegrityVerdict checkIntegrity(const project::ProjectFile& project) {

@@ -30,6 +30,6 @@ struct IntegrityVerdict {
 IntegrityVerdict checkIntegrity(const project::ProjectFile& project);
 
 /// Writes text to a file atomically (temporary file + rename); an Error names the file.
-Result<bool> writeTextFile(const std::string& path, const std::string& text);
+Status writeTextFile(const std::string& path, const std::string& text);
 
 }  // namespace dpmix::cli

@@ -10,27 +10,39 @@
 #include <cstdio>
 #include <string>
 #include <iostream>
+#include <memory>
 
 namespace dpmix::cli {
 
+namespace {
+
+struct ResultsArgs {
+    std::string projectPath;
+    std::string metric;
+    std::string methodFilter;
+    bool json = false;
+};
+
+}  // namespace
+
 void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
-    static std::string projectPath, metric, methodFilter;
-    static bool json = false;
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto args = std::make_shared<ResultsArgs>();
     auto* cmd = app.add_subcommand("results", "The results table (mean ± std over seeds) of the downstream runs stored in a project");
-    cmd->add_option("project", projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
-    cmd->add_option("--metric", metric,
+    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
+    cmd->add_option("--metric", args->metric,
                     "the stored per-run metric to summarise (default: test-auc, or test-perplexity for a text study)");
-    cmd->add_flag("--json", json, "print the table as one JSON object");
-    cmd->callback([&ctx] {
-        auto project = openProjectArgument(projectPath);
+    cmd->add_flag("--json", args->json, "print the table as one JSON object");
+    cmd->callback([&ctx, args] {
+        auto project = openProjectArgument(args->projectPath);
         if (!project) {
             std::cerr << "dpmix results: " << project.error().message << '\n';
             ctx.exitCode = 2;
             return;
         }
-        std::string name = metric.empty() ? "test-auc" : metric;
+        std::string name = args->metric.empty() ? "test-auc" : args->metric;
         auto observations = project::storedResults(*project, name);
-        if (observations && observations->empty() && metric.empty()) {
+        if (observations && observations->empty() && args->metric.empty()) {
             name = "test-perplexity";
             observations = project::storedResults(*project, name);
         }
@@ -47,7 +59,7 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
         }
         const auto integrity = checkIntegrity(*project);
         const auto rows = project::summarizeResults(*observations);
-        if (json) {
+        if (args->json) {
             nlohmann::ordered_json out{{"project", project->path().string()}, {"metric", name},
                                        {"runs", observations->size()}, {"hash_chain_ok", integrity.ok},
                                        {"integrity", integrity.line}, {"summary", nlohmann::ordered_json::array()}};

@@ -106,7 +106,7 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
     if (args.finetuneSteps != -1) options.finetuneSteps = args.finetuneSteps;
     options.proxy.maxExamples = args.proxyExamples;
     if (args.reproducible) options.reproducible = true;
-    if (auto err = pipeline::checkStudyRunOptions(options)) return *err;
+    if (auto err = pipeline::checkStudyRunOptions(options)) return Error{cliMessage(*err)};
     return options;
 }
 

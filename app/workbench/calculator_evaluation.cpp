@@ -4,7 +4,6 @@
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
 
-#include <stdexcept>
 
 namespace dpmix::workbench {
 namespace {
@@ -63,14 +62,14 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
         if (!query) {
             out.sigmaError = qs(query.error().message);
         } else {
-            try {
-                const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
+            const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
+            if (c) {
                 out.sigmaOk = true;
-                out.sigma = c.sigma;
-                out.sigmaEpsilon = c.epsilon;
-                out.sigmaOrder = c.order;
-            } catch (const std::domain_error& e) {
-                out.sigmaError = qs(e.what());
+                out.sigma = c->sigma;
+                out.sigmaEpsilon = c->epsilon;
+                out.sigmaOrder = c->order;
+            } else {
+                out.sigmaError = qs(c.error().message);
             }
         }
     }

@@ -44,7 +44,7 @@ Result<widgets::RunParameters> EngineProjectStore::open(const QString& path) {
     return parametersFromProject(*snapshot);
 }
 
-std::optional<Error> EngineProjectStore::save(const QString& path, const widgets::RunParameters&) {
+Status EngineProjectStore::save(const QString& path, const widgets::RunParameters&) {
     return Error{("Nothing was written to " + path +
                   ": a .dpmix project keeps the parameters of each run with that run. Run the study to record "
                   "these parameters; the spec itself is edited in its JSON file.")

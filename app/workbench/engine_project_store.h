@@ -20,7 +20,7 @@ public:
     Result<widgets::RunParameters> open(const QString& path) override;
     /// The project file stores parameters with each run (in the run's configuration), not as
     /// editable settings: refuses with that explanation and writes nothing.
-    std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) override;
+    Status save(const QString& path, const widgets::RunParameters& parameters) override;
     Result<ProjectSnapshot> load(const QString& path) override;
     Result<QString> createFromSpec(const QString& specPath) override;
     Result<QString> exportRelease(const QString& projectPath, const QString& target,

@@ -36,7 +36,7 @@ void EngineRunController::setProject(const QString& path, bool readOnly) {
     readOnly_ = readOnly;
 }
 
-std::optional<Error> EngineRunController::checkProject() const {
+Status EngineRunController::checkProject() const {
     if (project_.isEmpty())
         return Error{"No project is open: open a .dpmix project (or create one from a spec) before running."};
     if (readOnly_) return Error{("The project " + project_ + " is open read-only: runs are disabled.").toStdString()};
@@ -109,18 +109,18 @@ StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& 
     StageJob job;
     job.stage = name;
     job.work = [this, path = project_.toStdString(), study = study_, request](const CancellationToken& token,
-                                                                             const ProgressCallback& progress) {
+                                                                             const ProgressCallback& progress) -> Status {
         const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
         log("Opening " + path);
         auto file = project::ProjectFile::open(path);
-        if (!file) throw std::runtime_error(file.error().message);
+        if (!file) return file.error();
         project::ProjectFile project = std::move(file).value();
         if (auto error = study(project, request, progress, token, log)) {
             log("Stopped: " + error->message);
-            if (token.isCancelled()) return;  // the runner marked the run cancelled
-            throw std::runtime_error(error->message);
+            return error;  // after a cancel the job is cancelled (the runner marked the run so)
         }
         log("Study finished.");
+        return std::nullopt;
     };
     return job;
 }
@@ -129,19 +129,19 @@ StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& 
     StageJob job;
     job.stage = name;
     job.work = [this, path = project_.toStdString(), audit = audit_, request](const CancellationToken& token,
-                                                                             const ProgressCallback& progress) {
+                                                                             const ProgressCallback& progress) -> Status {
         const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
-        if (!audit) throw std::runtime_error("this build of the workbench has no audit stage");
+        if (!audit) return Error{"this build of the workbench has no audit stage"};
         log("Opening " + path);
         auto file = project::ProjectFile::open(path);
-        if (!file) throw std::runtime_error(file.error().message);
+        if (!file) return file.error();
         project::ProjectFile project = std::move(file).value();
         if (auto error = audit(project, request, progress, token, log)) {
             log("Stopped: " + error->message);
-            if (token.isCancelled()) return;
-            throw std::runtime_error(error->message);
+            return error;
         }
         log("Audit finished.");
+        return std::nullopt;
     };
     return job;
 }

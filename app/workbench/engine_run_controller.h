@@ -56,12 +56,12 @@ struct AuditRequest {
 
 using StudyLog = std::function<void(const std::string&)>;
 /// Runs the study on an open project; returns an error message, or nothing on success.
-using StudyFunction = std::function<std::optional<Error>(project::ProjectFile&, const StudyRequest&,
+using StudyFunction = std::function<Status(project::ProjectFile&, const StudyRequest&,
                                                          const ProgressCallback&, const CancellationToken&,
                                                          const StudyLog&)>;
 
 /// Runs a canary audit on an open project; returns an error message, or nothing on success.
-using AuditFunction = std::function<std::optional<Error>(project::ProjectFile&, const AuditRequest&,
+using AuditFunction = std::function<Status(project::ProjectFile&, const AuditRequest&,
                                                          const ProgressCallback&, const CancellationToken&,
                                                          const StudyLog&)>;
 
@@ -87,7 +87,7 @@ Q_SIGNALS:
     void logged(const QString& line);
 
 private:
-    std::optional<Error> checkProject() const;
+    Status checkProject() const;
     StageJob studyJob(const QString& name, const StudyRequest& request);
     StageJob auditJob(const QString& name, const AuditRequest& request);
 

@@ -27,7 +27,7 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
     return pipeline::summarizeWithDataLayer(spec);
 }
 
-std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
+Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log) {
     // The panel's Advanced values run as given; the stored run config and ledger record them.
@@ -48,7 +48,7 @@ std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const Stu
     return std::nullopt;
 }
 
-std::optional<Error> runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
+Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log) {
     pipeline::AuditStageOptions options;

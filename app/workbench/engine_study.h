@@ -13,12 +13,12 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
 
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
-std::optional<Error> runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
+Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);
 
 /// pipeline::runAuditStage with the dialog's choices.
-std::optional<Error> runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
+Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);
 

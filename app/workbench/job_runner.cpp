@@ -50,8 +50,13 @@ int JobRunner::start(const QString& stage, JobWork work) {
         JobOutcome outcome = JobOutcome::Succeeded;
         QString error;
         try {
-            work(token, progress);
-            if (token.isCancelled()) outcome = JobOutcome::Cancelled;  // stopped early without throwing
+            const Status failed = work(token, progress);
+            if (token.isCancelled()) {
+                outcome = JobOutcome::Cancelled;  // stopped early (its error, if any, is the cancel's)
+            } else if (failed) {
+                outcome = JobOutcome::Failed;
+                error = QString::fromStdString(failed->message);
+            }
         } catch (const Cancelled&) {
             outcome = JobOutcome::Cancelled;
         } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 // next poll (stages poll at least once a second, DEVELOPING.md).
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
+#include "engine/core/result.h"
 
 #include <QHash>
 #include <QObject>
@@ -16,7 +17,9 @@ class QThread;
 
 namespace dpmix::workbench {
 
-using JobWork = std::function<void(const CancellationToken&, const ProgressCallback&)>;
+/// A job's work: returns its error, or nothing when it finished. A stage that throws (LibTorch
+/// does) fails with the exception's message; one that returns after a cancel is cancelled.
+using JobWork = std::function<Status(const CancellationToken&, const ProgressCallback&)>;
 
 enum class JobOutcome { Succeeded, Failed, Cancelled };
 

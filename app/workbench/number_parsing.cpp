@@ -1,8 +1,6 @@
 #include "app/workbench/number_parsing.h"
 
-#include <QLocale>
-
-#include <cmath>
+#include "engine/core/number_text.h"
 
 namespace dpmix::workbench {
 namespace {
@@ -13,17 +11,13 @@ Error notANumber(const QString& field, const QString& text, const QString& kind,
 }  // namespace
 
 Result<double> parseDouble(const QString& field, const QString& text, const QString& expected) {
-    bool ok = false;
-    const double value = QLocale::c().toDouble(text.trimmed(), &ok);
-    if (!ok || !std::isfinite(value)) return notANumber(field, text, QStringLiteral("a number"), expected);
-    return value;
+    if (auto value = parseDecimalText(text.trimmed().toStdString())) return *value;  // a form field: blanks around are dropped
+    return notANumber(field, text, QStringLiteral("a number"), expected);
 }
 
 Result<long long> parseInteger(const QString& field, const QString& text, const QString& expected) {
-    bool ok = false;
-    const long long value = QLocale::c().toLongLong(text.trimmed(), &ok);
-    if (!ok) return notANumber(field, text, QStringLiteral("a whole number"), expected);
-    return value;
+    if (auto value = parseWholeNumberText(text.trimmed().toStdString())) return *value;
+    return notANumber(field, text, QStringLiteral("a whole number"), expected);
 }
 
 }  // namespace dpmix::workbench

@@ -1,6 +1,7 @@
 #include "app/workbench/privacy_plan.h"
 
 #include "app/workbench/number_parsing.h"
+#include "engine/core/number_text.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
 
@@ -9,7 +10,6 @@
 
 #include <cmath>
 #include <set>
-#include <stdexcept>
 
 namespace dpmix::workbench {
 
@@ -35,10 +35,10 @@ Result<std::vector<long long>> parseSeeds(const QString& text) {
     std::vector<long long> seeds;
     std::set<long long> seen;
     for (const QString& part : parts) {
-        bool ok = false;
-        const long long seed = QLocale::c().toLongLong(part, &ok);
-        if (!ok || seed < 0)
+        const auto parsed = parseWholeNumberText(part.toStdString());
+        if (!parsed || *parsed < 0)
             return Error{("seeds: \"" + part + "\" is not a whole number >= 0").toStdString()};
+        const long long seed = *parsed;
         if (!seen.insert(seed).second)
             return Error{("seeds: " + part + " appears twice: each seed should run once").toStdString()};
         seeds.push_back(seed);
@@ -69,7 +69,7 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
     auto error = [&plan](ParameterField f, const QString& text) {
         plan.messages << FieldMessage{f, MessageSeverity::Error, text};
     };
-    auto engineCheck = [&](ParameterField f, const std::optional<Error>& e) {
+    auto engineCheck = [&](ParameterField f, const Status& e) {
         if (e) error(f, qs(e->message));
         return !e;
     };
@@ -139,12 +139,9 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         if (!query) {
             error(ParameterField::Epsilon, qs(query.error().message));
         } else {
-            try {
-                const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
-                plan.mixture = MixtureStagePlan{q, p.steps, c.sigma, c.epsilon, c.order, budget};
-            } catch (const std::domain_error& e) {
-                error(ParameterField::Epsilon, qs(e.what()));
-            }
+            const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
+            if (c) plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
+            else error(ParameterField::Epsilon, qs(c.error().message));
         }
         // Parallel: max over disjoint splits, each at the target; sequential: the halves add up.
         plan.totalEpsilon = p.epsilon;

@@ -20,7 +20,7 @@ public:
     virtual QString schemaVersion() const = 0;
     virtual Result<widgets::RunParameters> open(const QString& path) = 0;
     /// Writes atomically: on error the file on disk is unchanged.
-    virtual std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) = 0;
+    virtual Status save(const QString& path, const widgets::RunParameters& parameters) = 0;
     /// The project's sources, tasks, runs and results (for the tree and the result views).
     virtual Result<ProjectSnapshot> load(const QString& path);
     /// File ▸ New from spec: validates a spec JSON and creates (or reopens) the project next
@@ -38,7 +38,7 @@ public:
     explicit UnavailableProjectStore(QString schemaVersion = {}) : schemaVersion_(std::move(schemaVersion)) {}
     QString schemaVersion() const override;
     Result<widgets::RunParameters> open(const QString& path) override;
-    std::optional<Error> save(const QString& path, const widgets::RunParameters& parameters) override;
+    Status save(const QString& path, const widgets::RunParameters& parameters) override;
 
 private:
     QString schemaVersion_;

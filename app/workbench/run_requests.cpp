@@ -1,4 +1,5 @@
 #include "app/workbench/run_requests.h"
+#include "engine/core/number_text.h"
 #include "engine/methods/method_plan.h"
 
 #include <QJsonDocument>
@@ -47,9 +48,9 @@ Result<std::vector<double>> parseEpsilonList(const QString& text) {
     const QStringList parts = text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
     std::vector<double> values;
     for (const QString& part : parts) {
-        bool ok = false;
-        const double value = part.toDouble(&ok);
-        if (!ok || !std::isfinite(value) || value <= 0.0)
+        const auto parsed = parseDecimalText(part.toStdString());
+        const double value = parsed.value_or(0.0);
+        if (!parsed || value <= 0.0)
             return fieldError(QStringLiteral("ε values: '%1' is not a number > 0 (expected e.g. \"0.5, 1, 2, 4\")").arg(part));
         if (std::find(values.begin(), values.end(), value) != values.end())
             return fieldError(QStringLiteral("ε values: %1 is listed twice").arg(part));

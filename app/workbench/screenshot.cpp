@@ -64,11 +64,12 @@ void addExampleLineChart(MainWindow& window) {
 
 void startExampleJobs(MainWindow& window) {
     auto slowStage = [](long long total) {
-        return [total](const CancellationToken& token, const ProgressCallback& progress) {
+        return [total](const CancellationToken& token, const ProgressCallback& progress) -> Status {
             for (long long i = 0; i <= total && !token.isCancelled(); ++i) {
                 report(progress, {"example", i, total, "example job"});
                 QThread::msleep(20);
             }
+            return std::nullopt;
         };
     };
     window.startStages({{QObject::tr("Example: mixture learning"), slowStage(400)}});

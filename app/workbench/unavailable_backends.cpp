@@ -20,7 +20,7 @@ Result<widgets::RunParameters> UnavailableProjectStore::open(const QString& path
                      .toStdString()};
 }
 
-std::optional<Error> UnavailableProjectStore::save(const QString& path, const widgets::RunParameters&) {
+Status UnavailableProjectStore::save(const QString& path, const widgets::RunParameters&) {
     return Error{("Cannot save " + path +
                   ": saving .dpmix projects is not wired into the workbench yet; nothing was written.").toStdString()};
 }

@@ -17,7 +17,7 @@ namespace {
 constexpr std::uint64_t kOutWorld = 0;
 constexpr std::uint64_t kInWorld = 1;
 
-std::optional<Error> checkOptions(const CanaryAuditOptions& o) {
+Status checkOptions(const CanaryAuditOptions& o) {
     if (o.runsPerWorld < 2)
         return Error{"runs-per-world: " + std::to_string(o.runsPerWorld) +
                      "; expected at least 2 (one SELECT and one EVAL run per world)"};
@@ -90,7 +90,7 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
     std::atomic<long long> canarySamples{0};
     const mixmin::ExtraUnit baseUnit = canary->extraUnit();
     // Job j < R is out-world run j; job R + j is in-world run j. Each writes only its own slot.
-    auto job = [&](long long jobIndex) -> std::optional<Error> {
+    auto job = [&](long long jobIndex) -> Status {
         const bool in = jobIndex >= R;
         const long long run = in ? jobIndex - R : jobIndex;
         mixmin::DpMixMinParams p = params;

@@ -44,7 +44,7 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, 
 
     const std::size_t S = options.seeds.size();
     std::vector<double> cos(options.epsilons.size() * S, 1.0), l1(options.epsilons.size() * S, 0.0);
-    auto job = [&](long long index) -> std::optional<Error> {
+    auto job = [&](long long index) -> Status {
         const auto r = static_cast<std::size_t>(index) / S, s = static_cast<std::size_t>(index) % S;
         if (std::isinf(options.epsilons[r])) return std::nullopt;  // λ* itself: cos 1, L1 0
         auto p = params[r];

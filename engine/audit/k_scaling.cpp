@@ -84,7 +84,7 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
         p0.trajectoryEvery = p0.steps;
 
         row.excess.assign(S, 0.0);
-        auto job = [&](long long s) -> std::optional<Error> {
+        auto job = [&](long long s) -> Status {
             auto p = p0;
             // An experiment run by the data owner, not a release: seeded (docs/PRIVACY.md).
             p.randomness = privacy::RandomnessSource::seeded(options.seeds[static_cast<std::size_t>(s)],

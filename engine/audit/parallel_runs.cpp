@@ -31,7 +31,7 @@ int resolveThreads(int threads) {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-std::optional<Error> runIndexedJobs(long long count, int threads, const IndexedJob& job, const std::string& stage,
+Status runIndexedJobs(long long count, int threads, const IndexedJob& job, const std::string& stage,
                                     const ProgressCallback& progress, const CancellationToken& cancel) {
     if (count <= 0) return std::nullopt;
     const int workers = static_cast<int>(std::min<long long>(resolveThreads(threads), count));

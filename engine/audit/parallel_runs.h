@@ -27,12 +27,12 @@ int resolveThreads(int threads);
 
 /// A job returns nothing on success, or an Error that stops the batch. It may throw
 /// dpmix::Cancelled (it should poll the token) — the batch then stops.
-using IndexedJob = std::function<std::optional<Error>(long long index)>;
+using IndexedJob = std::function<Status(long long index)>;
 
 /// Runs job(0..count-1) on `threads` threads. Returns the first Error (by job index) if any job
 /// failed; throws dpmix::Cancelled if the token was set; rethrows any other exception.
 /// Reports {stage, done, count} about every 0.2 s and once at the end.
-std::optional<Error> runIndexedJobs(long long count, int threads, const IndexedJob& job, const std::string& stage,
+Status runIndexedJobs(long long count, int threads, const IndexedJob& job, const std::string& stage,
                                     const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
 }  // namespace dpmix::audit

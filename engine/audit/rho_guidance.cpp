@@ -15,7 +15,7 @@
 namespace dpmix::audit {
 namespace {
 
-std::optional<Error> positive(const char* field, double v) {
+Status positive(const char* field, double v) {
     if (!(v > 0.0) || !std::isfinite(v))
         return Error{std::string(field) + ": " + privacy::formatNumber(v) + "; expected a positive finite number"};
     return std::nullopt;
@@ -139,7 +139,7 @@ Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, co
     const std::size_t E = options.epsilons.size(), S = options.seeds.size();
     const std::size_t cells = options.sampleSizes.size() * E;
     std::vector<double> excess(cells * S, 0.0);
-    auto job = [&](long long index) -> std::optional<Error> {
+    auto job = [&](long long index) -> Status {
         const auto i = static_cast<std::size_t>(index);
         const std::size_t cell = i / S, s = i % S, ni = cell / E, ei = cell % E;
         const long long n = options.sampleSizes[ni];

@@ -35,7 +35,7 @@ Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin:
     const std::size_t S = options.seeds.size(), R = options.rhos.size();
     std::vector<double> cos(R * S), l1(R * S), excess(R * S);
     std::vector<long long> sizes(R * S);
-    auto job = [&](long long index) -> std::optional<Error> {
+    auto job = [&](long long index) -> Status {
         const auto i = static_cast<std::size_t>(index);
         const double rho = options.rhos[i / S];
         const std::uint64_t seed = options.seeds[i % S];

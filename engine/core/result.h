@@ -1,6 +1,7 @@
 #pragma once
 // A value or an error message, for everything that validates user input.
 // (C++20 has no std::expected; this is the small subset the engine needs.)
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -10,7 +11,15 @@ namespace dpmix {
 
 struct Error {
     std::string message;
+    // The option a validation message is about, as the engine's options name it ("epsilon",
+    // "stages", "canary-examples"); the message then begins with it. Empty for other errors.
+    // Each front end words it its own way (the CLI: "--epsilon = …"; docs/ARCHITECTURE.md).
+    std::string field;
 };
+
+/// Success without a value, or the error: the one spelling of "did it work" (an engaged Status
+/// is the failure, so `if (auto e = step()) return e;` reads as "on error, pass it on").
+using Status = std::optional<Error>;
 
 template <typename T>
 class [[nodiscard]] Result {

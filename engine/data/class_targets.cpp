@@ -7,7 +7,7 @@
 
 namespace dpmix::data {
 
-Result<bool> attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds,
+Status attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds,
                                 ImageDataset& dataset, int defaultClassCount) {
     const int maxId = classIds.empty() ? -1 : *std::max_element(classIds.begin(), classIds.end());
     std::vector<std::string> classNames;
@@ -39,7 +39,7 @@ Result<bool> attachClassTargets(const SourceSpec& spec, const std::vector<int>& 
     if (!targets) return Error{sourceContext(spec) + targets.error().message};
     dataset.labelNames = targets->names;
     dataset.labels = std::move(targets).value().values;
-    return true;
+    return std::nullopt;
 }
 
 }  // namespace dpmix::data

@@ -85,7 +85,7 @@ Result<std::vector<std::string>> expandFindingColumn(const SourceSpec& spec, con
 // dominates the load (≈10–20 ms each), so it runs on all cores. Rows are handed out in increasing
 // order and a started row is always finished, so when rows fail the one reported is the first
 // failing row, as in a sequential load. Progress callbacks run only on the caller's thread.
-Result<bool> decodeAll(const SourceSpec& spec, const LoadControl& control, const std::vector<std::string>& files,
+Status decodeAll(const SourceSpec& spec, const LoadControl& control, const std::vector<std::string>& files,
                        const std::vector<std::string>& where, ImageDataset& out) {
     const std::size_t n = files.size(), imageSize = out.imageSize();
     const std::size_t workers =
@@ -131,18 +131,17 @@ Result<bool> decodeAll(const SourceSpec& spec, const LoadControl& control, const
     throwIfCancelled(control.cancel);
     if (errorRow < n) return Error{sourceContext(spec) + where[errorRow] + ": " + errorMessage};
     report(control.progress, {"load " + spec.name, static_cast<long long>(n), static_cast<long long>(n), ""});
-    return true;
+    return std::nullopt;
 }
 
 }  // namespace
 
 Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control) {
-    if (auto known = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
-                                              "size", "channels", "uncertain", "blank", "image_root",
-                                              "finding_column", "finding_separator", "no_finding"},
-                                       {"uncertain.", "blank."});
-        !known)
-        return known.error();
+    if (auto unknown = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
+                                                "size", "channels", "uncertain", "blank", "image_root",
+                                                "finding_column", "finding_separator", "no_finding"},
+                                         {"uncertain.", "blank."}))
+        return *unknown;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     auto size = parseSize(spec);
@@ -277,7 +276,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
                 return Error{sourceContext(spec) + where + ": empty user id in column '" + userColumn + "'"};
         }
     }
-    if (auto decoded = decodeAll(spec, control, imageFiles, imageWhere, out); !decoded) return decoded.error();
+    if (auto failed = decodeAll(spec, control, imageFiles, imageWhere, out)) return *failed;
     if (!anyMasked) out.labelMask.clear();  // empty = all known
     return out;
 }

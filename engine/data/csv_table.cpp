@@ -16,7 +16,7 @@ Result<CsvTable> parseCsv(std::string_view text, const std::string& path) {
     std::string field;
     std::size_t line = 1, rowStart = 1;
     bool inQuotes = false, fieldQuoted = false, rowHasContent = false;
-    auto endRow = [&]() -> Result<bool> {
+    auto endRow = [&]() -> Status {
         row.push_back(std::move(field));
         field.clear();
         fieldQuoted = false;
@@ -36,7 +36,7 @@ Result<CsvTable> parseCsv(std::string_view text, const std::string& path) {
         row.clear();
         rowHasContent = false;
         rowStart = line;
-        return true;
+        return std::nullopt;
     };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -64,7 +64,7 @@ Result<CsvTable> parseCsv(std::string_view text, const std::string& path) {
         } else if (c == '\n' || c == '\r') {
             if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
             ++line;
-            if (auto ok = endRow(); !ok) return ok.error();
+            if (auto failed = endRow()) return *failed;
         } else {
             field.push_back(c);
             rowHasContent = true;
@@ -74,7 +74,7 @@ Result<CsvTable> parseCsv(std::string_view text, const std::string& path) {
         return Error{"CSV file '" + path + "', line " + std::to_string(rowStart) +
                      ": a quoted field is not closed before the end of the file"};
     if (!field.empty() || !row.empty() || rowHasContent) {
-        if (auto ok = endRow(); !ok) return ok.error();
+        if (auto failed = endRow()) return *failed;
     }
     if (table.header.empty()) return Error{"CSV file '" + path + "' is empty, expected a header row"};
     return table;

@@ -24,13 +24,13 @@ Result<bool> keepHeadersOption(const SourceSpec& spec) {
 }
 
 // Parses one raw message and appends it (after the UTF-8 check) to the corpus.
-Result<bool> addMessage(const SourceSpec& spec, std::string raw, bool keepHeaders, const std::string& where,
+Status addMessage(const SourceSpec& spec, std::string raw, bool keepHeaders, const std::string& where,
                         TextCorpus& corpus) {
     auto checked = checkedUtf8(spec, std::move(raw), where);
     if (!checked) return checked.error();
     EmailMessage message = parseEmail(*checked, keepHeaders);
     corpus.documents.push_back({std::move(message.text), optionOr(spec, "domain", "email"), std::move(message.sender)});
-    return true;
+    return std::nullopt;
 }
 
 std::vector<std::string> sortedFilesUnder(const std::string& folder, std::error_code& ec) {
@@ -56,7 +56,7 @@ Result<TextCorpus> nonEmpty(const SourceSpec& spec, TextCorpus corpus) {
 Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadControl& control) {
     auto options = kEmailOptions;
     options.push_back("groups");
-    if (auto known = checkKnownOptions(spec, options); !known) return known.error();
+    if (auto unknown = checkKnownOptions(spec, options)) return *unknown;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     auto keepHeaders = keepHeadersOption(spec);
@@ -114,8 +114,8 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
                 const std::string group = rec.contains("group") && rec["group"].is_string() ? rec["group"].get<std::string>() : "";
                 if (!groups.count(group)) continue;
             }
-            if (auto ok = addMessage(spec, rec["text"].get<std::string>(), *keepHeaders, where, corpus); !ok)
-                return ok.error();
+            if (auto failed = addMessage(spec, rec["text"].get<std::string>(), *keepHeaders, where, corpus))
+                return *failed;
         }
     }
     loadStep(spec, control, files.size(), files.size());
@@ -123,7 +123,7 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
 }
 
 Result<TextCorpus> loadMboxSource(const SourceSpec& spec) {
-    if (auto known = checkKnownOptions(spec, kEmailOptions); !known) return known.error();
+    if (auto unknown = checkKnownOptions(spec, kEmailOptions)) return *unknown;
     if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
@@ -137,13 +137,13 @@ Result<TextCorpus> loadMboxSource(const SourceSpec& spec) {
     TextCorpus corpus;
     for (std::size_t m = 0; m < messages.size() && corpus.documents.size() < *limit; ++m) {
         const std::string where = "file '" + spec.path + "', message " + std::to_string(m + 1);
-        if (auto ok = addMessage(spec, std::move(messages[m]), *keepHeaders, where, corpus); !ok) return ok.error();
+        if (auto failed = addMessage(spec, std::move(messages[m]), *keepHeaders, where, corpus)) return *failed;
     }
     return nonEmpty(spec, std::move(corpus));
 }
 
 Result<TextCorpus> loadMaildirSource(const SourceSpec& spec, const LoadControl& control) {
-    if (auto known = checkKnownOptions(spec, kEmailOptions); !known) return known.error();
+    if (auto unknown = checkKnownOptions(spec, kEmailOptions)) return *unknown;
     if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
@@ -172,8 +172,8 @@ Result<TextCorpus> loadMaildirSource(const SourceSpec& spec, const LoadControl& 
         loadStep(spec, control, f, files.size(), 256);
         auto bytes = readFileRaw(file);
         if (!bytes) return Error{sourceContext(spec) + bytes.error().message};
-        if (auto ok = addMessage(spec, std::move(bytes).value(), *keepHeaders, "file '" + file + "'", corpus); !ok)
-            return ok.error();
+        if (auto failed = addMessage(spec, std::move(bytes).value(), *keepHeaders, "file '" + file + "'", corpus))
+            return *failed;
     }
     loadStep(spec, control, files.size(), files.size());
     return nonEmpty(spec, std::move(corpus));

@@ -8,7 +8,7 @@
 namespace dpmix::data {
 
 Result<ImageDataset> loadIdxSource(const SourceSpec& spec) {
-    if (auto known = checkKnownOptions(spec, {"labels", "classes", "tasks"}); !known) return known.error();
+    if (auto unknown = checkKnownOptions(spec, {"labels", "classes", "tasks"})) return *unknown;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
     auto images = readIdxFile(spec.path);
@@ -59,7 +59,7 @@ Result<ImageDataset> loadIdxSource(const SourceSpec& spec) {
                      std::to_string(labels->dims[0]) + " labels"};
     std::vector<int> classIds(n);
     for (std::size_t i = 0; i < n; ++i) classIds[i] = labels->data()[i];
-    if (auto attached = attachClassTargets(spec, classIds, out); !attached) return attached.error();
+    if (auto failed = attachClassTargets(spec, classIds, out)) return *failed;
     return out;
 }
 

@@ -38,7 +38,7 @@ Result<std::size_t> limitOption(const SourceSpec& spec) {
     return static_cast<std::size_t>(*limit);
 }
 
-Result<bool> checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
+Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
                                const std::vector<std::string>& prefixes) {
     for (const auto& option : spec.options) {
         const std::string& key = option.first;  // a plain reference: clang 14 cannot capture a structured binding
@@ -52,7 +52,7 @@ Result<bool> checkKnownOptions(const SourceSpec& spec, const std::vector<std::st
         for (const auto& p : prefixes) list += ", " + p + "<label>";
         return Error{sourceContext(spec) + "unknown option '" + key + "' (known options: " + list + ")"};
     }
-    return true;
+    return std::nullopt;
 }
 
 std::string trim(const std::string& text) {

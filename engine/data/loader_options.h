@@ -23,7 +23,7 @@ Result<long long> integerOption(const SourceSpec& spec, const std::string& key, 
 
 /// Rejects options the loader does not know (catches typos such as "lables").
 /// `prefixes` lists families such as "uncertain." that accept any suffix.
-Result<bool> checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
+Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
                                const std::vector<std::string>& prefixes = {});
 
 /// Splits "a,b , c" into {"a","b","c"} (trimmed; empty items dropped).

@@ -17,7 +17,7 @@ constexpr std::uint64_t kRhoSplitStream = 1, kTrainSplitStream = 2;
 // fraction·2^64 as an integer threshold (fraction in (0, 1)).
 std::uint64_t thresholdOf(double fraction) { return static_cast<std::uint64_t>(std::ldexp(fraction, 64)); }
 
-std::optional<Error> checkGrouping(std::size_t n, const SplitGrouping& grouping) {
+Status checkGrouping(std::size_t n, const SplitGrouping& grouping) {
     if (n == 0) return Error{"cannot split an empty data set"};
     if (!grouping.users.empty() && grouping.users.size() != n)
         return Error{"user ids: " + std::to_string(grouping.users.size()) + " given for " + std::to_string(n) +

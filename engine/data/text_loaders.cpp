@@ -12,7 +12,7 @@
 
 namespace dpmix::data {
 
-std::optional<Error> checkEncodingErrorsOption(const SourceSpec& spec) {
+Status checkEncodingErrorsOption(const SourceSpec& spec) {
     const std::string policy = optionOr(spec, "encoding_errors", "error");
     if (policy != "error" && policy != "replace")
         return Error{sourceContext(spec) + "option 'encoding_errors' = '" + policy + "' is not valid, expected error or replace"};
@@ -32,7 +32,7 @@ Result<std::string> checkedUtf8(const SourceSpec& spec, std::string text, const 
 }
 
 Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
-    if (auto known = checkKnownOptions(spec, {"domain", "encoding_errors"}); !known) return known.error();
+    if (auto unknown = checkKnownOptions(spec, {"domain", "encoding_errors"})) return *unknown;
     if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
@@ -81,7 +81,7 @@ Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
 }
 
 Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadControl& control) {
-    if (auto known = checkKnownOptions(spec, {"domain", "split", "encoding_errors"}); !known) return known.error();
+    if (auto unknown = checkKnownOptions(spec, {"domain", "split", "encoding_errors"})) return *unknown;
     if (auto e = checkEncodingErrorsOption(spec)) return *e;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();

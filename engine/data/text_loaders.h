@@ -23,7 +23,7 @@ void loadStep(const SourceSpec& spec, const LoadControl& control, std::size_t do
 /// `where` names the file and record in the error.
 /// The option encoding_errors: absent, "error" or "replace"; anything else is an error at once,
 /// not only when an invalid byte is met.
-std::optional<Error> checkEncodingErrorsOption(const SourceSpec& spec);
+Status checkEncodingErrorsOption(const SourceSpec& spec);
 
 Result<std::string> checkedUtf8(const SourceSpec& spec, std::string text, const std::string& where);
 

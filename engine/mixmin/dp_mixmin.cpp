@@ -87,7 +87,7 @@ private:
     RowMatrix row_;
 };
 
-std::optional<Error> checkRunnable(const MixtureObjective& objective, const DpMixMinParams& p, long long units,
+Status checkRunnable(const MixtureObjective& objective, const DpMixMinParams& p, long long units,
                                    privacy::PrivacyUnit unit) {
     const bool user = unit == privacy::PrivacyUnit::User;
     if (p.unit != unit)

@@ -12,7 +12,7 @@ double frankWolfeGap(const Eigen::VectorXd& lambda, const Eigen::VectorXd& gradi
     return lambda.dot(gradient) - gradient.minCoeff();
 }
 
-std::optional<Error> checkExampleWeights(const Eigen::VectorXd& w, Eigen::Index examples) {
+Status checkExampleWeights(const Eigen::VectorXd& w, Eigen::Index examples) {
     if (w.size() == 0) return std::nullopt;
     if (w.size() != examples)
         return Error{"weights: " + std::to_string(w.size()) + " weights for " + std::to_string(examples) +

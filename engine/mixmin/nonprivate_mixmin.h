@@ -48,6 +48,6 @@ Result<NonPrivateResult> solveNonPrivateMixMin(const MixtureObjective& objective
                                                const CancellationToken& cancel = {});
 
 /// Checks per-example weights: one per example, finite, >= 0, summing to 1 (within 1e-9).
-std::optional<Error> checkExampleWeights(const Eigen::VectorXd& weights, Eigen::Index examples);
+Status checkExampleWeights(const Eigen::VectorXd& weights, Eigen::Index examples);
 
 }  // namespace dpmix::mixmin

@@ -18,14 +18,14 @@ Error badEntry(const std::string& field, Index row, Index col, double value, con
                  ") = " + formatNumber(value) + " is out of range: expected " + expected};
 }
 
-std::optional<Error> checkShape(const std::string& field, Index rows, Index cols) {
+Status checkShape(const std::string& field, Index rows, Index cols) {
     if (rows < 1) return Error{field + " has no rows: expected at least one example (n >= 1)"};
     if (cols < 2)
         return Error{field + " has " + std::to_string(cols) + " column(s): expected one column per public source, k >= 2"};
     return std::nullopt;
 }
 
-std::optional<Error> checkProbabilities(const std::string& field, const Eigen::MatrixXd& m) {
+Status checkProbabilities(const std::string& field, const Eigen::MatrixXd& m) {
     for (Index j = 0; j < m.rows(); ++j)
         for (Index i = 0; i < m.cols(); ++i) {
             const double v = m(j, i);
@@ -34,7 +34,7 @@ std::optional<Error> checkProbabilities(const std::string& field, const Eigen::M
     return std::nullopt;
 }
 
-std::optional<Error> checkLabels(const std::vector<int>& labels, Index rows, int classes) {
+Status checkLabels(const std::vector<int>& labels, Index rows, int classes) {
     if (static_cast<Index>(labels.size()) != rows)
         return Error{"labels: " + std::to_string(labels.size()) + " labels for " + std::to_string(rows) +
                      " examples: expected one label per row of the proxy matrix"};

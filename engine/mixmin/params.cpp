@@ -4,7 +4,6 @@
 #include "engine/privacy/parameters.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace dpmix::mixmin {
 namespace {
@@ -90,13 +89,10 @@ Result<DpMixMinParams> DpMixMinParamsBuilder::build(long long units, privacy::Pr
     p.release = release_;
     p.trajectoryEvery = every_ > 0 ? every_ : std::max<long long>(1, p.steps / 100);
     p.split = split_;
-    try {
-        const auto cal = privacy::calibrateGaussianSigma(p.epsilon, p.delta, p.q, p.steps);
-        p.sigma = cal.sigma;
-        p.calibratedEpsilon = cal.epsilon;
-    } catch (const std::domain_error& e) {
-        return Error{"epsilon = " + formatNumber(p.epsilon) + " cannot be met: " + e.what()};
-    }
+    const auto cal = privacy::calibrateGaussianSigma(p.epsilon, p.delta, p.q, p.steps);
+    if (!cal) return Error{"epsilon = " + formatNumber(p.epsilon) + " cannot be met: " + cal.error().message};
+    p.sigma = cal->sigma;
+    p.calibratedEpsilon = cal->epsilon;
     return p;
 }
 

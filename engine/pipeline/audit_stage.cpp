@@ -50,26 +50,26 @@ std::size_t naturalCanaryExample(const RhoSplit& split, std::uint64_t seed) {
     return split.b[audit::deriveSeed(seed, kNaturalCanaryStream, 0) % split.b.size()];
 }
 
-std::optional<Error> checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& o) {
+Status checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& o) {
     const auto tasks = knownTasks(project);
-    if (o.task.empty()) return Error{"--task: give the sensitive task to audit, one of " + joined(tasks)};
+    if (o.task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
     if (std::find(tasks.begin(), tasks.end(), o.task) == tasks.end())
-        return Error{"--task: unknown task '" + o.task + "': expected one of " + joined(tasks)};
+        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(tasks), "task"};
     if (o.runs < 2)
-        return Error{"--runs = " + std::to_string(o.runs) +
-                     " is out of range: expected an integer >= 2 (runs per world, half select and half evaluate)"};
+        return Error{"runs = " + std::to_string(o.runs) +
+                     " is out of range: expected an integer >= 2 (runs per world, half select and half evaluate)", "runs"};
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
-        return Error{"--epsilon = " + std::to_string(*o.epsilon) + " is out of range: expected a finite number > 0"};
-    if (o.threads < 0) return Error{"--threads = " + std::to_string(o.threads) + " is out of range: expected >= 1"};
+        return Error{"epsilon = " + std::to_string(*o.epsilon) + " is out of range: expected a finite number > 0", "epsilon"};
+    if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 1", "threads"};
     if (o.canaryExamples < 1 || o.canaryExamples > 1000)
-        return Error{"--canary-examples = " + std::to_string(o.canaryExamples) +
-                     " is out of range: expected the canary user's number of images, 1 to 1000"};
+        return Error{"canary-examples = " + std::to_string(o.canaryExamples) +
+                     " is out of range: expected the canary user's number of images, 1 to 1000", "canary-examples"};
     if (o.canaryExamples > 1 && o.canary == audit::CanaryKind::Natural)
-        return Error{"--canary-examples: the natural canary is one held-out image; use the max-clip canary for a canary "
-                     "user with several images"};
+        return Error{"canary-examples: the natural canary is one held-out image; use the max-clip canary for a canary "
+                     "user with several images", "canary-examples"};
     if (o.canary == audit::CanaryKind::Natural && project.spec().sensitive.userLevel)
-        return Error{"--canary natural: at user level the canary must be a user; the natural canary is one held-out image. "
-                     "Use the max-clip canary (with --canary-examples for the user's images)"};
+        return Error{"canary natural: at user level the canary must be a user; the natural canary is one held-out image. "
+                     "Use the max-clip canary (with canary-examples for the user's images)", "canary"};
     return std::nullopt;
 }
 
@@ -89,7 +89,7 @@ Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const Prepared
     const ImageStudy& study = prepared.study;
     const auto taskIt = std::find(study.taskNames.begin(), study.taskNames.end(), options.task);
     if (taskIt == study.taskNames.end())
-        return Error{"--task: unknown task '" + options.task + "': expected one of " + joined(study.taskNames)};
+        return Error{"task: unknown task '" + options.task + "': expected one of " + joined(study.taskNames), "task"};
     AuditInputs in;
     in.task = static_cast<std::size_t>(taskIt - study.taskNames.begin());
     auto split = splitForRun(study, spec.privacy.rho, options.seed);
@@ -117,7 +117,7 @@ Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const Prepared
 }
 
 // The natural canary: one held-out image of split B, scored by the proxies.
-std::optional<Error> addNaturalCanary(const PreparedStudy& prepared, const AuditInputs& in, const AuditStageOptions& options,
+Status addNaturalCanary(const PreparedStudy& prepared, const AuditInputs& in, const AuditStageOptions& options,
                                       audit::CanaryAuditOptions& ao, AuditStageReport& report) {
     const ImageStudy& study = prepared.study;
     const std::size_t example = naturalCanaryExample(in.split, options.seed);
@@ -207,7 +207,7 @@ project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStud
     return record;
 }
 
-std::optional<Error> storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const ImageStudy& study,
+Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const ImageStudy& study,
                                        const AuditInputs& in, const AuditStageOptions& options, double epsilon) {
     const long long runId = report.runId;
     privacy::Ledger ledger(project.spec().privacy.composition);

@@ -40,7 +40,7 @@ struct AuditStageOptions {
 
 /// Checks the values (runs >= 2, ε finite > 0) and that the task exists in the project's spec
 /// (or its sensitive source's labels). Messages name the flag: --task, --runs, --epsilon.
-std::optional<Error> checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& options);
+Status checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& options);
 
 /// The AuditRecord name: "max-clip" ("max-clip-quietest" for the quietest-source target, then
 /// "-raise" for the raising sign), "natural", with "-no-noise" for the control.

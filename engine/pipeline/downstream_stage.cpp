@@ -71,7 +71,7 @@ void PretrainCache::noteHit(const std::string& key) {
     ++hits_;
 }
 
-std::optional<Error> finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune) {
+Status finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune) {
     if (userLevel && finetune.mechanism == "dirichlet")
         return Error{"finetune.mechanism = \"dirichlet\" cannot protect users: the Dirichlet mechanism's guarantee "
                      "is for one example whose label is private, and a user's several examples are not one draw. "
@@ -134,11 +134,9 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
     if (!req.spentBefore.empty()) {
         // Sequential composition: the rest of the budget after the earlier stage, by RDP.
         const double q = static_cast<double>(req.finetune.batch) / static_cast<double>(units);
-        privacy::SigmaAfterPrior s;
-        if (!privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps, s))
-            return Error{"fine-tuning: under sequential composition the earlier stage leaves no budget: no noise "
-                         "multiplier up to 1e6 brings the composed total to epsilon = " + privacy::formatNumber(req.epsilon)};
-        builder.sigma(s.sigma);
+        auto s = privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps);
+        if (!s) return Error{"fine-tuning under sequential composition: " + s.error().message};
+        builder.sigma(s->sigma);
     }
     auto params = builder.build();
     if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};

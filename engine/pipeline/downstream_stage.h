@@ -75,7 +75,7 @@ struct DownstreamOutcome {
 
 /// Why the study's unit of privacy rules out the fine-tuning mechanism (the Dirichlet mechanism
 /// at user level), or nothing. The runner asks before any run starts.
-std::optional<Error> finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune);
+Status finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune);
 
 /// The users of the given sensitive images, numbered 0..m−1 in order of first appearance.
 std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector<std::size_t>& indices);

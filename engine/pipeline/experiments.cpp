@@ -65,13 +65,13 @@ Result<long long> storedDiagnosticRun(project::ProjectFile& project, const proje
     return *id;
 }
 
-std::optional<Error> checked(const Result<long long>& r) {
+Status checked(const Result<long long>& r) {
     if (!r) return r.error();
     return std::nullopt;
 }
 
-std::optional<Error> checkSeeds(long long seeds) {
-    if (seeds < 1) return Error{"--seeds = " + std::to_string(seeds) + " is out of range: expected an integer >= 1"};
+Status checkSeeds(long long seeds) {
+    if (seeds < 1) return Error{"seeds = " + std::to_string(seeds) + " is out of range: expected an integer >= 1", "seeds"};
     return std::nullopt;
 }
 
@@ -112,31 +112,31 @@ Result<std::vector<std::size_t>> singleClassComponents(const project::ProjectSpe
     return out;
 }
 
-std::optional<Error> checkKScalingStageOptions(const KScalingStageOptions& o) {
-    if (o.ks.size() < 2) return Error{"--ks: give at least 2 values of k"};
+Status checkKScalingStageOptions(const KScalingStageOptions& o) {
+    if (o.ks.size() < 2) return Error{"ks: give at least 2 values of k", "ks"};
     for (auto k : o.ks)
-        if (k < 2) return Error{"--ks: k = " + std::to_string(k) + " is out of range: expected an integer >= 2"};
+        if (k < 2) return Error{"ks: k = " + std::to_string(k) + " is out of range: expected an integer >= 2", "ks"};
     if (auto e = checkSeeds(o.seeds)) return e;
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
-        return Error{"--epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0"};
-    if (!(o.gapTolerance > 0.0)) return Error{"--gap-tolerance = " + number(o.gapTolerance) + " is out of range: expected > 0"};
-    if (o.maxClasses < 0) return Error{"--classes = " + std::to_string(o.maxClasses) + " is out of range: expected >= 1 (0 = all)"};
+        return Error{"epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0", "epsilon"};
+    if (!(o.gapTolerance > 0.0)) return Error{"gap-tolerance = " + number(o.gapTolerance) + " is out of range: expected > 0", "gap-tolerance"};
+    if (o.maxClasses < 0) return Error{"classes = " + std::to_string(o.maxClasses) + " is out of range: expected >= 1 (0 = all)", "classes"};
     return std::nullopt;
 }
 
-std::optional<Error> checkRhoSweepStageOptions(const SweepStageOptions& o) {
-    if (o.values.empty()) return Error{"--rhos: give at least one fraction"};
+Status checkRhoSweepStageOptions(const SweepStageOptions& o) {
+    if (o.values.empty()) return Error{"rhos: give at least one fraction", "rhos"};
     for (double r : o.values)
-        if (!(r > 0.0 && r < 1.0)) return Error{"--rhos: rho = " + number(r) + " is out of range: expected a fraction in (0, 1)"};
+        if (!(r > 0.0 && r < 1.0)) return Error{"rhos: rho = " + number(r) + " is out of range: expected a fraction in (0, 1)", "rhos"};
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
-        return Error{"--epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0"};
+        return Error{"epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0", "epsilon"};
     return checkSeeds(o.seeds);
 }
 
-std::optional<Error> checkEpsilonSweepStageOptions(const SweepStageOptions& o) {
-    if (o.values.empty()) return Error{"--epsilons: give at least one epsilon"};
+Status checkEpsilonSweepStageOptions(const SweepStageOptions& o) {
+    if (o.values.empty()) return Error{"epsilons: give at least one epsilon", "epsilons"};
     for (double e : o.values)
-        if (!(e > 0.0)) return Error{"--epsilons: epsilon = " + number(e) + " is out of range: expected a number > 0 or inf"};
+        if (!(e > 0.0)) return Error{"epsilons: epsilon = " + number(e) + " is out of range: expected a number > 0 or inf", "epsilons"};
     return checkSeeds(o.seeds);
 }
 
@@ -194,7 +194,7 @@ Result<long long> storeKScaling(project::ProjectFile& project, const KScalingSta
         project, {"k-scaling", "", report.epsilon, static_cast<long long>(splitSeed), config.dump()},
         "excess error of DP-MixMin against the non-private lambda* on split A, per class-subset source set; a "
         "diagnostic of the mechanism, not a release",
-        [&](long long id) -> std::optional<Error> {
+        [&](long long id) -> Status {
             std::vector<project::CurvePoint> excess;
             for (std::size_t r = 0; r < options.ks.size(); ++r) excess.push_back({options.ks[r], report.meanExcess[r]});
             if (auto e = checked(project.addCurve(id, "excess", excess))) return e;
@@ -323,7 +323,7 @@ Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project,
                 project, {"rho-sweep", study.taskNames[t], report.epsilon, 0, config.dump()},
                 "lambda_DP compared with the non-private lambda* of the full sensitive train set: a diagnostic for "
                 "choosing rho, not a release",
-                [&](long long id) -> std::optional<Error> {
+                [&](long long id) -> Status {
                     return checked(project.addMetrics({{id, "rho", "", row.rho},
                                                        {id, "split-a", "", static_cast<double>(row.examples)},
                                                        {id, "cosine-to-lambda-star", "", row.cosine.mean},
@@ -383,7 +383,7 @@ Result<EpsilonSweepStageReport> runEpsilonSweepExperiment(project::ProjectFile& 
             auto run = storedDiagnosticRun(
                 project, {"epsilon-sweep", study.taskNames[t], eps, static_cast<long long>(splitSeed), config.dump()},
                 "lambda_DP compared with the non-private lambda* on split A (weight recovery): a diagnostic, not a release",
-                [&](long long id) -> std::optional<Error> {
+                [&](long long id) -> Status {
                     return checked(project.addMetrics({{id, "cosine-to-lambda-star", "", row.cosine.mean},
                                                        {id, "cosine-to-lambda-star-std", "", row.cosine.std},
                                                        {id, "l1-to-lambda-star", "", row.l1.mean},

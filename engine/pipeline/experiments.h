@@ -75,7 +75,7 @@ struct KScalingStageReport {
 };
 
 /// Errors name the flag (--ks, --seeds, --epsilon).
-std::optional<Error> checkKScalingStageOptions(const KScalingStageOptions& options);
+Status checkKScalingStageOptions(const KScalingStageOptions& options);
 
 Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
                                                   const ProgressCallback& progress = {},
@@ -105,8 +105,8 @@ struct EpsilonSweepStageReport {
 };
 
 /// Errors name --rhos / --epsilons / --seeds.
-std::optional<Error> checkRhoSweepStageOptions(const SweepStageOptions& options);
-std::optional<Error> checkEpsilonSweepStageOptions(const SweepStageOptions& options);
+Status checkRhoSweepStageOptions(const SweepStageOptions& options);
+Status checkEpsilonSweepStageOptions(const SweepStageOptions& options);
 
 /// One stored run per (task, ρ): method "rho-sweep", metrics cosine/l1/excess mean and std.
 Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project, const SweepStageOptions& options,

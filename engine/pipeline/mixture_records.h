@@ -39,7 +39,7 @@ inline PrivateLambda privateLambdaFrom(const mixmin::DpMixMinResult& dp, double 
 /// Stores a dp-mixmin run's results: the private λ with λ* and uniform for reference, its
 /// metrics (plus `extraMetrics`), and the λ iterates as curves "lambda/<component>" — the
 /// iterates are post-processing of the private output, so they are safe to store.
-inline std::optional<Error> storePrivateLambda(project::ProjectFile& project, long long runId, const MixtureOutcome& o,
+inline Status storePrivateLambda(project::ProjectFile& project, long long runId, const MixtureOutcome& o,
                                                const PrivateLambda& p,
                                                const std::vector<project::MetricRecord>& extraMetrics = {}) {
     using methods::Method;
@@ -89,7 +89,7 @@ using BaselineMetrics =
 /// others in table order, each measured against it — with its ledger (the plan's entries), its λ
 /// record and its distances to λ* (λ*: its Frank–Wolfe gap). DP-MixMin's runs are stored by the
 /// caller, which started them before their mechanism ran.
-inline std::optional<Error> storeMixtureBaselines(project::ProjectFile& project, const MixtureOutcome& o, long long seed,
+inline Status storeMixtureBaselines(project::ProjectFile& project, const MixtureOutcome& o, long long seed,
                                                   privacy::Composition composition,
                                                   const std::function<std::string(const std::string& method)>& config,
                                                   const BaselineMetrics& extraMetrics = {}) {
@@ -102,7 +102,7 @@ inline std::optional<Error> storeMixtureBaselines(project::ProjectFile& project,
         const methods::MethodPlan plan = methods::planMethod(t->method, choices);
         const std::string name(t->name);
         auto stored = storedRun(project, {name, o.task, std::nullopt, seed, config(name)},
-                                [&](long long id) -> std::optional<Error> {
+                                [&](long long id) -> Status {
                                     privacy::Ledger ledger(composition);
                                     for (const auto& e : plan.mixtureEntries) ledger.record(e);
                                     if (auto e = errorOf(project.recordLedger(id, ledger))) return e;

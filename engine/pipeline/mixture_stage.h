@@ -71,7 +71,7 @@ struct MixtureRequest {
     long long maxExamplesPerUser = 15;
     // Called with each DP-MixMin run's ledger entry just before its mechanism starts on split A
     // (so the caller can store the run and its conservative ledger first); an error aborts.
-    std::function<std::optional<Error>(double epsilon, std::uint64_t seed, const privacy::LedgerEntry& planned)>
+    std::function<Status(double epsilon, std::uint64_t seed, const privacy::LedgerEntry& planned)>
         beforeMechanism;
 };
 

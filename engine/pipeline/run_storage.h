@@ -23,7 +23,7 @@ namespace dpmix::pipeline {
 inline std::vector<double> toStdVector(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
 /// The error of a storage call, if any (storage calls return the new row id).
-inline std::optional<Error> errorOf(const Result<long long>& r) {
+inline Status errorOf(const Result<long long>& r) {
     if (!r) return r.error();
     return std::nullopt;
 }

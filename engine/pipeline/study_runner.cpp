@@ -39,7 +39,7 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
 
 // Stores a DP-MixMin run as running with the ledger its mechanism is about to spend; `id` gets
 // the run's id.
-std::optional<Error> startMixtureRun(project::ProjectFile& project, const project::NewRun& run,
+Status startMixtureRun(project::ProjectFile& project, const project::NewRun& run,
                                      privacy::Composition composition, const privacy::LedgerEntry& planned, long long& id) {
     auto added = project.addRun(run);
     if (!added) return added.error();
@@ -148,32 +148,32 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& st
 
 Result<std::string> canonicalMethod(const std::string& name) {
     auto method = methods::parseMethod(name);
-    if (!method) return Error{"--methods: " + method.error().message};
+    if (!method) return Error{"methods: " + method.error().message, "methods"};
     return methods::nameOf(*method);
 }
 
-std::optional<Error> checkStudyRunOptions(const StudyRunOptions& o) {
-    if (o.stages.empty()) return Error{"--stages: give at least one of proxies, mixture, pretrain, finetune, evaluate"};
+Status checkStudyRunOptions(const StudyRunOptions& o) {
+    if (o.stages.empty()) return Error{"stages: give at least one of proxies, mixture, pretrain, finetune, evaluate", "stages"};
     for (const auto& s : o.stages)
         if (std::find(kKnownStages.begin(), kKnownStages.end(), s) == kKnownStages.end())
-            return Error{"--stages: unknown stage '" + s + "': expected proxies, mixture, pretrain, finetune, evaluate or downstream"};
+            return Error{"stages: unknown stage '" + s + "': expected proxies, mixture, pretrain, finetune, evaluate or downstream", "stages"};
     for (const auto& m : o.methods)
         if (auto c = canonicalMethod(m); !c) return c.error();
     for (std::size_t i = 0; i < o.epsilons.size(); ++i) {
         const double e = o.epsilons[i];
-        if (!(e > 0.0) || !std::isfinite(e)) return Error{"--epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0"};
+        if (!(e > 0.0) || !std::isfinite(e)) return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0", "epsilon"};
         // The same ε twice would run (and spend) the same release twice.
         if (std::find(o.epsilons.begin(), o.epsilons.begin() + static_cast<std::ptrdiff_t>(i), e) != o.epsilons.begin() + static_cast<std::ptrdiff_t>(i))
-            return Error{"--epsilon: " + privacy::formatNumber(e) + " is given twice: expected each epsilon once"};
+            return Error{"epsilon: " + privacy::formatNumber(e) + " is given twice: expected each epsilon once", "epsilon"};
     }
     for (std::size_t i = 0; i < o.seeds.size(); ++i)
         if (std::find(o.seeds.begin(), o.seeds.begin() + static_cast<std::ptrdiff_t>(i), o.seeds[i]) != o.seeds.begin() + static_cast<std::ptrdiff_t>(i))
-            return Error{"--seed: " + std::to_string(o.seeds[i]) + " is given twice: expected each seed once"};
+            return Error{"seed: " + std::to_string(o.seeds[i]) + " is given twice: expected each seed once", "seed"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
-        return Error{"--rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)"};
-    if (o.proxy.epochs < 1) return Error{"--proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1"};
-    if (o.pretrainSteps && *o.pretrainSteps < 1) return Error{"--pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1"};
-    if (o.finetuneSteps && *o.finetuneSteps < 1) return Error{"--finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1"};
+        return Error{"rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)", "rho"};
+    if (o.proxy.epochs < 1) return Error{"proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1", "proxy-epochs"};
+    if (o.pretrainSteps && *o.pretrainSteps < 1) return Error{"pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1", "pretrain-steps"};
+    if (o.finetuneSteps && *o.finetuneSteps < 1) return Error{"finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1", "finetune-steps"};
     if (o.mixture) {
         const auto& m = *o.mixture;
         if (!(m.clip > 0.0) || !std::isfinite(m.clip)) return Error{"mixture clip = " + std::to_string(m.clip) + " is out of range: expected a finite number > 0"};
@@ -206,7 +206,7 @@ std::string proxyConfigJson(const ProxyOptions& o) {
 
 Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
                                    const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log,
-                                   const std::function<std::optional<Error>(const ImageStudy&)>& beforeProxy) {
+                                   const std::function<Status(const ImageStudy&)>& beforeProxy) {
     auto say = [&](const std::string& line) { if (log) log(line); };
     const auto& spec = project.spec();
     PreparedStudy prepared;
@@ -256,7 +256,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     // Proxies: public data only, no privacy cost, stored as a run of its own with its weights.
     say("training the proxy on public data (no privacy cost)");
     auto proxyRun = storedRun(project, {"proxy", "", std::nullopt, static_cast<long long>(prepared.studySeed), config},
-                              [&](long long runId) -> std::optional<Error> {
+                              [&](long long runId) -> Status {
                                   auto trained = trainProxy(st, proxyOptions, prepared.studySeed, progress, cancel);
                                   if (!trained) return trained.error();
                                   prepared.proxy = std::move(trained).value();
@@ -333,12 +333,12 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
 }
 
 // The tasks asked for, checked against the study's.
-std::optional<Error> chooseTasks(StudyRun& run, const ImageStudy& st) {
+Status chooseTasks(StudyRun& run, const ImageStudy& st) {
     for (const auto& name : run.options.tasks)
         if (std::find(st.taskNames.begin(), st.taskNames.end(), name) == st.taskNames.end()) {
             std::string known;
             for (const auto& t : st.taskNames) known += (known.empty() ? "'" : ", '") + t + "'";
-            return Error{"--tasks: the study has no task '" + name + "': its tasks are " + known};
+            return Error{"tasks: the study has no task '" + name + "': its tasks are " + known, "tasks"};
         }
     run.tasks.clear();
     for (std::size_t t = 0; t < st.tasks(); ++t)
@@ -351,7 +351,7 @@ std::optional<Error> chooseTasks(StudyRun& run, const ImageStudy& st) {
 
 // The privacy budget: with a cap, every DP release this run will make is composed with what the
 // project has spent, and a run that would exceed it stops here, before anything is stored.
-std::optional<Error> checkBudget(const StudyRun& run, const ImageStudy& st) {
+Status checkBudget(const StudyRun& run, const ImageStudy& st) {
     if (!run.spec.privacy.budget || !run.mixture) return std::nullopt;
     auto current = project::projectBudget(run.project);
     if (!current) return current.error();
@@ -392,7 +392,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     std::map<double, privacy::LedgerEntry> spending;
     const bool released =
         !run.downstream || std::find(run.methods.begin(), run.methods.end(), methods::Method::DpMixMin) != run.methods.end();
-    run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) -> std::optional<Error> {
+    run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) -> Status {
         if (run.downstream) {
             if (released) spending[eps] = planned;
             return std::nullopt;
@@ -447,7 +447,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
 
 // A mixture-only (seed, task): the baselines as runs of their own, and the DP-MixMin runs
 // (stored when their mechanism started) completed with their λ.
-std::optional<Error> storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+Status storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
                                       const std::map<double, long long>& started) {
     auto& project = run.project;
     if (auto e = storeMixtureBaselines(project, o, static_cast<long long>(seed), run.spec.privacy.composition,
@@ -480,7 +480,7 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
 
 // One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
 // store. A cancelled or failed run keeps what its mechanisms recorded before touching the data.
-std::optional<Error> runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o,
+Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o,
                                          const RhoSplit& split, const std::vector<std::size_t>& wholeTrain,
                                          std::size_t t, std::size_t e, std::uint64_t seed, methods::Method m,
                                          PretrainCache& pretrainCache, StudyRunReport& report) {
@@ -504,7 +504,7 @@ std::optional<Error> runMethodDownstream(StudyRun& run, const ImageStudy& study,
                            : std::to_string(req.finetuneIndices.size()) + " examples"));
     DownstreamOutcome result;
     auto stored = storedRun(project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req)},
-                            [&](long long id) -> std::optional<Error> {
+                            [&](long long id) -> Status {
                                 Result<DownstreamOutcome> r = Error{""};
                                 try {
                                     r = runDownstream(study, req, ledger, run.progress, run.cancel);

@@ -59,7 +59,7 @@ inline RunChoices resolveRunChoices(const project::ProjectSpec& spec, const Stud
 }
 
 /// Validates the stage names and values; the message names the option.
-std::optional<Error> checkStudyRunOptions(const StudyRunOptions& options);
+Status checkStudyRunOptions(const StudyRunOptions& options);
 
 struct MixtureReport {
     std::uint64_t seed = 0;
@@ -112,7 +112,7 @@ struct PreparedStudy {
 Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                    const LogSink& log = {},
-                                   const std::function<std::optional<Error>(const ImageStudy&)>& beforeProxy = {});
+                                   const std::function<Status(const ImageStudy&)>& beforeProxy = {});
 
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},

@@ -21,7 +21,7 @@ namespace {
 // fine-tuning, composed with the project's releases. Counted as the stored run will be: its
 // config names no ρ split, so its entries count against everyone (conservative). A run with a
 // non-private step is no release and is not counted.
-std::optional<Error> refuseTextRunOverBudget(const project::ProjectFile& project, const privacy::Ledger& ledger,
+Status refuseTextRunOverBudget(const project::ProjectFile& project, const privacy::Ledger& ledger,
                                              const privacy::LedgerEntry& finetune) {
     std::vector<privacy::BudgetRelease> planned;
     for (const auto& e : ledger.entries()) {
@@ -153,7 +153,7 @@ Result<methods::MethodPlan> textMethodPlan(methods::Method m, const SeedMixtures
 
 // Pretrains (or reuses) the model on λ, fine-tunes it with user-level DP-SGD, evaluates and stores
 // the run's results; `out` gets the figures.
-std::optional<Error> trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::MethodPlan& plan,
+Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::MethodPlan& plan,
                                   const std::string& pretrainKey, const std::vector<std::vector<std::int32_t>>& users,
                                   const train::LmDpParams& ft, privacy::Ledger& ledger, long long id, TextDownstreamRun& out) {
     auto& project = c.project;
@@ -171,7 +171,7 @@ std::optional<Error> trainTextRun(TextDownstreamContext& c, SeedData& seed, cons
     }
     const auto test = spans(c.testStreams);
     std::vector<project::CurvePoint> curve;
-    std::optional<Error> evalError;
+    Status evalError;
     auto evaluate = [&](long long step) {
         auto ppl = train::causalLmPerplexity(lm, test, c.settings.evaluationTokens);
         if (!ppl) { evalError = ppl.error(); return; }
@@ -207,7 +207,7 @@ std::optional<Error> trainTextRun(TextDownstreamContext& c, SeedData& seed, cons
 }
 
 // One method's downstream run for (seed, ε): its plan, the budget's cap, the stored run.
-std::optional<Error> runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixtures::Private& priv,
+Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixtures::Private& priv,
                                    methods::Method m, TextDownstreamReport& report) {
     const double eps = priv.epsilon;
     const std::string method = methods::nameOf(m);

@@ -100,7 +100,7 @@ Result<std::map<std::string, std::int32_t>> encodeSensitive(const project::Proje
 }
 
 // Each seed's splits (as user indices) and the λ's the mixture stage chose.
-std::optional<Error> addSeedMixtures(const project::ProjectSpec& spec, const TextStudyReport& report,
+Status addSeedMixtures(const project::ProjectSpec& spec, const TextStudyReport& report,
                                      const std::map<std::string, std::int32_t>& userIndex, TokenCache& cache) {
     auto indicesOf = [&](const std::vector<std::string>& ids) -> Result<std::vector<std::int32_t>> {
         std::vector<std::int32_t> out;

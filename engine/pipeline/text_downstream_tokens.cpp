@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kFormat = "dpmix-tokens/1";
 
 template <typename T>
-std::optional<Error> writeArray(const fs::path& file, const std::vector<T>& values) {
+Status writeArray(const fs::path& file, const std::vector<T>& values) {
     std::ofstream out(file, std::ios::binary);
     out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
     out.close();
@@ -38,7 +38,7 @@ Result<std::vector<T>> readArray(const fs::path& file, std::size_t expectedCount
     return values;
 }
 
-std::optional<Error> checkCorpus(const TokenCorpus& c, const std::string& name, int vocabulary) {
+Status checkCorpus(const TokenCorpus& c, const std::string& name, int vocabulary) {
     if (c.offsets.empty() || c.offsets.front() != 0)
         return Error{"token cache: " + name + ".offsets must start with 0"};
     for (std::size_t d = 0; d + 1 < c.offsets.size(); ++d)
@@ -55,7 +55,7 @@ std::optional<Error> checkCorpus(const TokenCorpus& c, const std::string& name, 
     return std::nullopt;
 }
 
-std::optional<Error> checkUserList(const std::vector<std::int32_t>& list, std::size_t users, const std::string& what) {
+Status checkUserList(const std::vector<std::int32_t>& list, std::size_t users, const std::string& what) {
     for (auto u : list)
         if (u < 0 || static_cast<std::size_t>(u) >= users)
             return Error{"token cache: index.json " + what + " lists user " + std::to_string(u) + ", but there are " +
@@ -85,7 +85,7 @@ std::vector<std::vector<std::int32_t>> TokenCache::userStreams(const std::vector
 
 fs::path tokenCacheDir(const fs::path& projectPath) { return fs::path(projectPath.string() + ".tokens"); }
 
-std::optional<Error> checkTokenCache(const TokenCache& c) {
+Status checkTokenCache(const TokenCache& c) {
     if (c.vocabulary < 1) return Error{"token cache: vocabulary = " + std::to_string(c.vocabulary) + ", expected >= 1"};
     if (c.domains.size() != c.publicDomains.size() || c.domains.size() < 1)
         return Error{"token cache: " + std::to_string(c.domains.size()) + " domain names for " +
@@ -110,13 +110,13 @@ std::optional<Error> checkTokenCache(const TokenCache& c) {
     return std::nullopt;
 }
 
-std::optional<Error> writeTokenCache(const fs::path& dir, const TokenCache& c) {
+Status writeTokenCache(const fs::path& dir, const TokenCache& c) {
     if (auto e = checkTokenCache(c)) return e;
     const fs::path tmp = fs::path(dir.string() + ".tmp-" + std::to_string(::getpid()));
     std::error_code ec;
     fs::remove_all(tmp, ec);
     if (!fs::create_directories(tmp, ec) || ec) return Error{"token cache: cannot create " + tmp.string() + ": " + ec.message()};
-    auto fail = [&](Error e) { fs::remove_all(tmp, ec); return std::optional<Error>(std::move(e)); };
+    auto fail = [&](Error e) { fs::remove_all(tmp, ec); return Status(std::move(e)); };
     json domains = json::array();
     for (std::size_t i = 0; i < c.publicDomains.size(); ++i) {
         const std::string base = "public-" + std::to_string(i);

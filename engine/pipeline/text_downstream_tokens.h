@@ -67,11 +67,11 @@ struct TokenCache {
 std::filesystem::path tokenCacheDir(const std::filesystem::path& projectPath);
 
 /// Checks the cache's internal consistency (sizes, offsets, indices, token ids < vocabulary).
-std::optional<Error> checkTokenCache(const TokenCache& cache);
+Status checkTokenCache(const TokenCache& cache);
 
 /// Writes into a temporary folder beside `dir` and then replaces `dir`, so a failed write
 /// leaves an existing cache unchanged.
-std::optional<Error> writeTokenCache(const std::filesystem::path& dir, const TokenCache& cache);
+Status writeTokenCache(const std::filesystem::path& dir, const TokenCache& cache);
 
 /// Reads and checks a cache; an error names the file and what is wrong with it.
 Result<TokenCache> readTokenCache(const std::filesystem::path& dir);

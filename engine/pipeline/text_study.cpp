@@ -121,15 +121,15 @@ bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
 namespace {
 
 // The study runner's checks, repeated here: this library must not link the (LibTorch) runner.
-std::optional<Error> checkTextStudyOptions(const StudyRunOptions& options, const TextStudySettings& settings) {
-    if (options.stages.empty()) return Error{"--stages: give at least one of proxies, mixture"};
+Status checkTextStudyOptions(const StudyRunOptions& options, const TextStudySettings& settings) {
+    if (options.stages.empty()) return Error{"stages: give at least one of proxies, mixture", "stages"};
     for (const auto& stage : options.stages)
         if (stage != "proxies" && stage != "mixture")
-            return Error{"--stages: stage '" + stage + "' is not available for a text study: expected proxies or mixture"};
+            return Error{"stages: stage '" + stage + "' is not available for a text study: expected proxies or mixture", "stages"};
     for (double e : options.epsilons)
-        if (!(e > 0.0) || !std::isfinite(e)) return Error{"--epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0"};
+        if (!(e > 0.0) || !std::isfinite(e)) return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0", "epsilon"};
     if (options.rho && !(*options.rho > 0.0 && *options.rho < 1.0))
-        return Error{"--rho = " + std::to_string(*options.rho) + " is out of range: expected a fraction in (0, 1)"};
+        return Error{"rho = " + std::to_string(*options.rho) + " is out of range: expected a fraction in (0, 1)", "rho"};
     if (options.randomSearchCandidates < 0)
         return Error{"random search candidates = " + std::to_string(options.randomSearchCandidates) + ": expected >= 0"};
     if (settings.maxTokensPerDocument < 1) return Error{"max tokens per document must be >= 1"};
@@ -256,7 +256,7 @@ Result<text::DomainProxies> buildProxies(const TextStudyRun& run, const data::Te
     std::optional<text::DomainProxies> proxies;
     auto proxyRun = storedRun(project, {"text-proxies", "", std::nullopt, static_cast<long long>(run.studySeed),
                                         proxiesConfigJson(settings)},
-                              [&](long long id) -> std::optional<Error> {
+                              [&](long long id) -> Status {
                                   auto built = text::buildDomainProxies(publicText, proxyOptions, run.progress, run.cancel);
                                   if (!built) return built.error();
                                   proxies = std::move(built).value();
@@ -382,7 +382,7 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
 
 // The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin λ's
 // computed so far (stored after the loop) and this one, against what is stored.
-std::optional<Error> refuseMixtureOverBudget(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+Status refuseMixtureOverBudget(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
                                              const privacy::LedgerEntry& planned) {
     if (!run.spec.privacy.budget) return std::nullopt;
     const std::string part = privacy::rhoPartition(static_cast<long long>(seed), run.rho);
@@ -397,7 +397,7 @@ std::optional<Error> refuseMixtureOverBudget(const TextStudyRun& run, const Mixt
 // DP-MixMin on split A for every ε of one seed. The λ's are stored after the loop; if it stops
 // (cancelled, or a later step fails), each mechanism that had started is stored as a cancelled
 // or failed run with its ledger, so the budget counts what was spent.
-std::optional<Error> learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
+Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
                                          const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
                                          MixtureOutcome& o, TextSeedDetails& details) {
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
@@ -413,7 +413,7 @@ std::optional<Error> learnPrivateLambdas(TextStudyRun& run, const SeedObjective&
             (void)run.project.setRunStatus(*id, status, why);
         }
     };
-    auto learnPrivately = [&]() -> std::optional<Error> {
+    auto learnPrivately = [&]() -> Status {
         for (double eps : run.epsilons) {
             throwIfCancelled(run.cancel);
             auto params = textMixtureParams(run, so, o.task, eps, seed);
@@ -449,7 +449,7 @@ std::optional<Error> learnPrivateLambdas(TextStudyRun& run, const SeedObjective&
 
 // Storage: one run per method (and per ε for DP-MixMin), as in the image study; every baseline's
 // run carries the test perplexity of its λ-mixture.
-std::optional<Error> storeTextSeedRuns(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+Status storeTextSeedRuns(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
                                        const TextSeedDetails& details, const text::LmMixtureInputs& testInputs) {
     auto& project = run.project;
     const long long s = static_cast<long long>(seed);
@@ -464,7 +464,7 @@ std::optional<Error> storeTextSeedRuns(const TextStudyRun& run, const MixtureOut
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
     for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
         const auto& p = o.privateLambdas[pi];
-        auto r = storedRun(project, {dpName, o.task, p.epsilon, s, config(dpName)}, [&](long long id) -> std::optional<Error> {
+        auto r = storedRun(project, {dpName, o.task, p.epsilon, s, config(dpName)}, [&](long long id) -> Status {
             privacy::Ledger ledger(run.spec.privacy.composition);
             ledger.record(p.ledgerEntry);
             if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
@@ -476,7 +476,7 @@ std::optional<Error> storeTextSeedRuns(const TextStudyRun& run, const MixtureOut
 }
 
 // One seed: split A's objective, the baselines, DP-MixMin for every ε, test perplexities, storage.
-std::optional<Error> runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const TextStudyData& d,
+Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const TextStudyData& d,
                                  const text::LmMixtureInputs& testInputs, std::uint64_t seed, TextStudyReport& out) {
     TextSeedDetails details;
     auto so = seedObjective(run, proxies, d, seed, details);

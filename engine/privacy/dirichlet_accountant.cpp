@@ -1,13 +1,13 @@
 #include "engine/privacy/dirichlet_accountant.h"
 
 #include "engine/privacy/dirichlet_rdp.h"
+#include "engine/privacy/parameters.h"
 
 #include <boost/math/tools/toms748_solve.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 namespace dpmix::privacy {
@@ -23,7 +23,7 @@ EpsilonAtOrder dirichletEpsilon(const DirichletMechanism& m, double delta, int m
     return best;
 }
 
-DirichletCalibration calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q, long long steps,
+Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q, long long steps,
                                          int maxOrder) {
     int evaluations = 0;
     auto eps = [&](double r) {
@@ -34,11 +34,11 @@ DirichletCalibration calibrateDirichletR(double targetEpsilon, double delta, dou
     const double hi = alpha * (1.0 - 1e-9);
     const EpsilonAtOrder atLo = eps(lo);
     if (atLo.epsilon > targetEpsilon)
-        throw std::domain_error("even r = alpha/256 = " + std::to_string(lo) + " gives epsilon " +
-                                std::to_string(atLo.epsilon) + " > target " + std::to_string(targetEpsilon) +
-                                ": raise epsilon, lower q or steps");
+        return Error{"even r = alpha/256 = " + formatNumber(lo) + " gives epsilon " + formatNumber(atLo.epsilon) +
+                     " > target " + formatNumber(targetEpsilon) + " (q = " + formatNumber(q) + ", " +
+                     std::to_string(steps) + " steps): raise epsilon, lower q or steps"};
     const EpsilonAtOrder atHi = eps(hi);
-    if (atHi.epsilon <= targetEpsilon) return {hi, atHi.epsilon, atHi.order, evaluations};
+    if (atHi.epsilon <= targetEpsilon) return DirichletCalibration{hi, atHi.epsilon, atHi.order, evaluations};
 
     auto f = [&](double r) { return eps(r).epsilon - targetEpsilon; };
     std::uintmax_t maxIter = 200;
@@ -52,7 +52,7 @@ DirichletCalibration calibrateDirichletR(double targetEpsilon, double delta, dou
         r = lo;
         at = atLo;
     }
-    return {r, at.epsilon, at.order, evaluations};
+    return DirichletCalibration{r, at.epsilon, at.order, evaluations};
 }
 
 }  // namespace dpmix::privacy

@@ -1,6 +1,7 @@
 #pragma once
 // (ε, δ) of T Poisson-subsampled applications of the Dirichlet mechanism, and the largest
 // scale r* that meets a target ε (the paper's Table 7).
+#include "engine/core/result.h"
 #include "engine/privacy/rdp_conversion.h"
 
 namespace dpmix::privacy {
@@ -25,9 +26,9 @@ struct DirichletCalibration {
 
 /// r* = sup{ r ∈ (0, α) : ε(r) <= target }, by Brent-type root finding (Boost's TOMS 748)
 /// on ε(r) − target over [α/256, α(1 − 1e−9)], to 1e-12 relative, keeping the end of the
-/// final bracket on the safe side (ε <= target). Throws std::domain_error when even r = α/256
-/// exceeds the target.
-DirichletCalibration calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q, long long steps,
+/// final bracket on the safe side (ε <= target). An error (the budget is too small) when even
+/// r = α/256 exceeds the target.
+Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q, long long steps,
                                          int maxOrder = 256);
 
 }  // namespace dpmix::privacy

@@ -1,9 +1,9 @@
 #include "engine/privacy/gaussian_accountant.h"
 
 #include "engine/privacy/gaussian_rdp.h"
+#include "engine/privacy/parameters.h"
 #include "engine/privacy/rdp_orders.h"
 
-#include <stdexcept>
 #include <string>
 
 namespace dpmix::privacy {
@@ -13,7 +13,7 @@ EpsilonAtOrder gaussianEpsilon(const GaussianMechanism& m, double delta, const s
     return rdpToEpsilon(grid, subsampledGaussianRdp(m.q, m.sigma, m.steps, grid), delta);
 }
 
-SigmaCalibration calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
+Result<SigmaCalibration> calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
                                         const std::vector<double>& orders) {
     const std::vector<double> grid = orders.empty() ? defaultRdpOrders() : orders;
     int evaluations = 0;
@@ -29,8 +29,9 @@ SigmaCalibration calibrateGaussianSigma(double targetEpsilon, double delta, doub
         lo = hi;
         hi *= 2.0;
         if (hi > kMaxSigma)
-            throw std::domain_error("no noise multiplier up to 1e6 reaches epsilon " + std::to_string(targetEpsilon) +
-                                    " with these q, steps and delta: the privacy budget is too small");
+            return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(targetEpsilon) + " with q = " +
+                         formatNumber(q) + ", " + std::to_string(steps) + " steps and delta = " + formatNumber(delta) +
+                         ": the privacy budget is too small"};
         atHi = eps(hi);
     }
     // ε(σ) is non-increasing in σ (each order's RDP is), so bisection keeps ε(hi) <= target.
@@ -44,7 +45,7 @@ SigmaCalibration calibrateGaussianSigma(double targetEpsilon, double delta, doub
             lo = mid;
         }
     }
-    return {hi, atHi.epsilon, atHi.order, evaluations};
+    return SigmaCalibration{hi, atHi.epsilon, atHi.order, evaluations};
 }
 
 }  // namespace dpmix::privacy

@@ -2,6 +2,7 @@
 // (ε, δ) of T compositions of the Poisson-subsampled Gaussian mechanism, and the inverse:
 // the noise multiplier that meets a target ε. Inputs are assumed valid (see parameters.h for
 // the validating builders that turn user input into these structs).
+#include "engine/core/result.h"
 #include "engine/privacy/rdp_conversion.h"
 
 #include <vector>
@@ -28,8 +29,9 @@ struct SigmaCalibration {
 /// Smallest σ with ε(σ) <= targetEpsilon for (δ, q, steps). Doubles σ from 1 until the
 /// target is met, then bisects to a relative bracket width of 1e-10 — far tighter than
 /// Opacus's get_noise_multiplier (0.01 in ε), so the σ returned is never larger than its.
-/// Throws std::domain_error if even σ = 1e6 cannot meet the target.
-SigmaCalibration calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
+/// An error (the budget is too small for these q, steps and δ) when even σ = 1e6 cannot meet
+/// the target: a budget a user can type, so no exception.
+Result<SigmaCalibration> calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
                                         const std::vector<double>& orders = {});
 
 }  // namespace dpmix::privacy

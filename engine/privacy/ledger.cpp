@@ -6,6 +6,7 @@
 #include "engine/privacy/dirichlet_rdp.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/gaussian_rdp.h"
+#include "engine/privacy/parameters.h"
 #include "engine/privacy/rdp_conversion.h"
 #include "engine/privacy/rdp_orders.h"
 
@@ -165,8 +166,8 @@ LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string wh
     return e;
 }
 
-bool calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon, double delta, double q,
-                                 long long steps, SigmaAfterPrior& out) {
+Result<SigmaAfterPrior> calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon,
+                                                    double delta, double q, long long steps) {
     auto composed = [&](double sigma) {
         Ledger ledger(Composition::Sequential);
         for (const auto& e : prior) ledger.record(e);
@@ -180,7 +181,9 @@ bool calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double t
     while (!(atHi <= targetEpsilon)) {
         lo = hi;
         hi *= 2.0;
-        if (hi > kMaxSigma) return false;
+        if (hi > kMaxSigma)
+            return Error{"the earlier stages leave no budget: no noise multiplier up to 1e6 brings the composed total to "
+                         "epsilon " + formatNumber(targetEpsilon)};
         atHi = composed(hi);
     }
     while (hi - lo > 1e-10 * hi) {  // the composed ε is non-increasing in σ
@@ -193,8 +196,7 @@ bool calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double t
             lo = mid;
         }
     }
-    out = {hi, atHi};
-    return true;
+    return SigmaAfterPrior{hi, atHi};
 }
 
 LedgerTotal Ledger::total() const {

@@ -9,6 +9,7 @@
 //  - with Composition::Parallel, different splits are disjoint sets of people, so the run's
 //    guarantee is (max ε, max δ) over splits (parallel composition);
 //  - with Composition::Sequential, all entries are summed as if on one data set.
+#include "engine/core/result.h"
 #include "engine/privacy/randomness_source.h"
 
 #include <string>
@@ -77,14 +78,14 @@ LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string wh
 
 /// Sequential composition on the same data, calibrated: the smallest σ such that the `prior`
 /// entries followed by a Poisson-subsampled Gaussian (q, σ, steps) compose — RDP curves added,
-/// converted once at δ — to ε <= targetEpsilon. Bisection to a relative 1e-10 in σ. Returns an
-/// empty optional when no σ up to 1e6 meets the target (the prior entries spent it already).
+/// converted once at δ — to ε <= targetEpsilon. Bisection to a relative 1e-10 in σ. An error
+/// when no σ up to 1e6 meets the target (the prior entries spent it already).
 struct SigmaAfterPrior {
     double sigma = 0.0;
     double composedEpsilon = 0.0;  // the total at that σ (<= target)
 };
-bool calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon, double delta, double q,
-                                 long long steps, SigmaAfterPrior& out);
+Result<SigmaAfterPrior> calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon,
+                                                    double delta, double q, long long steps);
 
 struct SplitTotal {
     std::string split;

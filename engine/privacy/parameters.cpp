@@ -20,12 +20,12 @@ std::string formatNumber(double value) {
     return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
 }
 
-std::optional<Error> checkSamplingRate(const std::string& field, double q) {
+Status checkSamplingRate(const std::string& field, double q) {
     if (!(q > 0.0 && q <= 1.0)) return outOfRange(field, formatNumber(q), "a sampling rate in (0, 1]");
     return std::nullopt;
 }
 
-std::optional<Error> checkDelta(const std::string& field, double delta) {
+Status checkDelta(const std::string& field, double delta) {
     if (!(delta > 0.0 && delta < 1.0)) return outOfRange(field, formatNumber(delta), "a probability in (0, 1)");
     return std::nullopt;
 }
@@ -38,18 +38,18 @@ std::string deltaWarning(double delta, long long units, const std::string& unitN
            formatNumber(1.0 / (10.0 * static_cast<double>(units)));
 }
 
-std::optional<Error> checkPositive(const std::string& field, double value) {
+Status checkPositive(const std::string& field, double value) {
     if (!(value > 0.0) || !std::isfinite(value))
         return outOfRange(field, formatNumber(value), "a finite number > 0");
     return std::nullopt;
 }
 
-std::optional<Error> checkSteps(const std::string& field, long long steps) {
+Status checkSteps(const std::string& field, long long steps) {
     if (steps < 1) return outOfRange(field, std::to_string(steps), "a whole number of steps >= 1");
     return std::nullopt;
 }
 
-std::optional<Error> checkCount(const std::string& field, long long value) {
+Status checkCount(const std::string& field, long long value) {
     if (value < 0) return outOfRange(field, std::to_string(value), "a count >= 0");
     return std::nullopt;
 }

@@ -14,15 +14,15 @@
 namespace dpmix::privacy {
 
 /// Per-field checks, reusable by other builders (mixture learning, fine-tuning).
-std::optional<Error> checkSamplingRate(const std::string& field, double q);        // (0, 1]
-std::optional<Error> checkDelta(const std::string& field, double delta);          // (0, 1)
+Status checkSamplingRate(const std::string& field, double q);        // (0, 1]
+Status checkDelta(const std::string& field, double delta);          // (0, 1)
 /// A warning (not an error) when δ is not well below 1/units: (ε, δ)-DP with δ ≥ 1/n allows
 /// releasing one unit's data outright; dpmix warns from δ ≥ 1/(10·n). `unitName` is "examples",
 /// "users", "patients", ...; empty when δ is small enough.
 std::string deltaWarning(double delta, long long units, const std::string& unitName);
-std::optional<Error> checkPositive(const std::string& field, double value);       // > 0, finite
-std::optional<Error> checkSteps(const std::string& field, long long steps);       // >= 1
-std::optional<Error> checkCount(const std::string& field, long long value);       // >= 0
+Status checkPositive(const std::string& field, double value);       // > 0, finite
+Status checkSteps(const std::string& field, long long steps);       // >= 1
+Status checkCount(const std::string& field, long long value);       // >= 0
 
 /// Formats a double the way messages show it (shortest round-trip form).
 std::string formatNumber(double value);

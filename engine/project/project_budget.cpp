@@ -82,7 +82,7 @@ BudgetForecast forecastBudget(const ProjectBudget& current, const std::vector<pr
     return {current.total.epsilon, privacy::composeBudget(all).epsilon, current.cap};
 }
 
-std::optional<Error> refuseOverBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned) {
+Status refuseOverBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned) {
     if (!current.cap || planned.empty()) return std::nullopt;
     const BudgetForecast f = forecastBudget(current, planned);
     if (f.after <= *current.cap * (1.0 + 1e-12)) return std::nullopt;

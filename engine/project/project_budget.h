@@ -50,7 +50,7 @@ struct BudgetForecast {
     std::optional<double> cap;
 };
 BudgetForecast forecastBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned);
-std::optional<Error> refuseOverBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned);
+Status refuseOverBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned);
 
 /// The budget as plain text (for `dpmix budget` and `dpmix inspect`): the dataset total, each
 /// part of the data, the cap, and what is not counted and why.

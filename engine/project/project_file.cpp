@@ -45,14 +45,14 @@ void bindOwner(Statement& s, int first, const ProcessIdentity& p) {
 }
 
 // Checks that every task class is a label of the data it is defined over.
-std::optional<Error> checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
+Status checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
     std::set<std::string> publicLabels;
     for (std::size_t i = 0; i < spec.publicSources.size(); ++i)
         publicLabels.insert(facts[i].labelNames.begin(), facts[i].labelNames.end());
     const SourceFacts& sensitive = facts.back();
     const std::set<std::string> sensitiveLabels(sensitive.labelNames.begin(), sensitive.labelNames.end());
     auto check = [](const std::vector<LabelTask>& tasks, const std::set<std::string>& labels,
-                    const std::string& scope, const std::string& what) -> std::optional<Error> {
+                    const std::string& scope, const std::string& what) -> Status {
         for (std::size_t t = 0; t < tasks.size(); ++t)
             for (std::size_t c = 0; c < tasks[t].classes.size(); ++c)
                 if (!labels.count(tasks[t].classes[c])) {
@@ -199,7 +199,7 @@ fs::path ProjectFile::modelsDir() const { return path_.parent_path() / (path_.st
 
 void ProjectFile::setBusyTimeout(int milliseconds) { db_->setBusyTimeout(milliseconds); }
 
-std::optional<Error> ProjectFile::refuseWrite(const std::string& action) const {
+Status ProjectFile::refuseWrite(const std::string& action) const {
     if (!readOnly_) return std::nullopt;
     if (isRelease())
         return Error{path_.string() + ": cannot " + action +
@@ -364,7 +364,7 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
             }
         }
         ProjectFile project(fs::absolute(file), std::move(db), readOnlyNow);
-        if (auto loaded = project.loadSpec(); !loaded) return loaded.error();
+        if (auto failed = project.loadSpec()) return *failed;
         project.loadReleaseManifest();
         if (!readOnlyNow) {
             project.recoverInterruptedRuns();
@@ -429,7 +429,7 @@ void ProjectFile::removeStaleTemporaryFiles() {
     sweep(modelsDir(), "");
 }
 
-Result<bool> ProjectFile::loadSpec() {
+Status ProjectFile::loadSpec() {
     Statement s(db_->handle(), "SELECT spec_json, created_at, created_by FROM spec ORDER BY id LIMIT 1");
     if (!s.step()) return Error{path_.string() + ": the project has no spec"};
     specJson_ = s.text(0);
@@ -439,7 +439,7 @@ Result<bool> ProjectFile::loadSpec() {
                                  path_.string() + " (stored spec)");
     if (!spec) return spec.error();
     spec_ = std::move(spec).value();
-    return true;
+    return std::nullopt;
 }
 
 Result<std::vector<SourceRecord>> ProjectFile::sources() const {
@@ -522,7 +522,7 @@ Result<std::vector<RunRecord>> ProjectFile::runs() const {
 Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, const std::string& message) {
     if (auto e = refuseWrite("update run " + std::to_string(runId))) return *e;
     try {
-        std::optional<Error> refused;
+        Status refused;
         {
             Transaction t(*db_);
             auto current = run(runId);

@@ -143,9 +143,9 @@ private:
                                           const std::vector<SourceFacts>& facts, IfExists ifExists, bool* created);
     static Result<ProjectFile> openExisting(const std::filesystem::path& file, const ProjectSpec& spec);
     ProjectFile(std::filesystem::path path, std::unique_ptr<Database> db, bool readOnly);
-    Result<bool> loadSpec();
+    Status loadSpec();
     void loadReleaseManifest();  // release_manifest.cpp
-    std::optional<Error> refuseWrite(const std::string& action) const;
+    Status refuseWrite(const std::string& action) const;
     void recoverInterruptedRuns();
     void removeStaleTemporaryFiles();
     Error refuseNonFinite(long long runId, const std::string& what);

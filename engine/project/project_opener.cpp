@@ -12,7 +12,7 @@ fs::path projectPathForSpec(const fs::path& specFile) {
 
 Result<std::vector<SourceFacts>> summarizeSources(const ProjectSpec& spec, const SourceSummarizer& summarize) {
     std::vector<SourceFacts> facts;
-    auto one = [&](const SpecSource& source, const std::string& where) -> std::optional<Error> {
+    auto one = [&](const SpecSource& source, const std::string& where) -> Status {
         auto summary = summarize(source.resolved.path.empty() ? source.written : source.resolved);
         if (!summary) return Error{where + " \"" + source.written.name + "\": " + summary.error().message};
         facts.push_back(std::move(summary).value());

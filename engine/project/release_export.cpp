@@ -99,15 +99,15 @@ struct ChosenRun {
 
 // Reads and checks every chosen run; all refusals in one message.
 Result<std::vector<ChosenRun>> chooseRuns(const ProjectFile& project, const ReleaseOptions& options) {
-    if (options.runIds.empty()) return Error{"--runs: no run chosen (give the ids of DP runs, e.g. --runs 2,3)"};
+    if (options.runIds.empty()) return Error{"runs: no run chosen (give the ids of DP runs, e.g. runs 2,3)", "runs"};
     std::set<long long> confirmed;
     for (const auto& c : options.confirmUnestablished) {
         if (c.reason.find_first_not_of(" \t") == std::string::npos)
-            return Error{"--confirm-unestablished " + std::to_string(c.runId) + ": the reason is empty (say why the "
-                         "claimed guarantee is acceptable here; it is recorded in the release)"};
+            return Error{"confirm-unestablished " + std::to_string(c.runId) + ": the reason is empty (say why the "
+                         "claimed guarantee is acceptable here; it is recorded in the release)", "confirm-unestablished"};
         if (std::find(options.runIds.begin(), options.runIds.end(), c.runId) == options.runIds.end())
-            return Error{"--confirm-unestablished " + std::to_string(c.runId) + ": run " + std::to_string(c.runId) +
-                         " is not among --runs"};
+            return Error{"confirm-unestablished " + std::to_string(c.runId) + ": run " + std::to_string(c.runId) +
+                         " is not among the runs chosen", "confirm-unestablished"};
         confirmed.insert(c.runId);
     }
     std::vector<ChosenRun> chosen;
@@ -133,8 +133,8 @@ Result<std::vector<ChosenRun>> chooseRuns(const ProjectFile& project, const Rele
                 bool unestablished = false;
                 for (const auto& e : ledger->entries()) unestablished = unestablished || !e.established;
                 if (!unestablished)
-                    return Error{"--confirm-unestablished " + std::to_string(id) + ": run " + std::to_string(id) +
-                                 "'s guarantee is established; nothing to confirm"};
+                    return Error{"confirm-unestablished " + std::to_string(id) + ": run " + std::to_string(id) +
+                                 "'s guarantee is established; nothing to confirm", "confirm-unestablished"};
             }
         }
         if (auto why = whyNotReleasable(*run, ledger, confirmed.count(id) > 0))
@@ -176,7 +176,7 @@ public:
                (d == Disclosure::TestMetric && options_.includeTestMetrics);
     }
 
-    std::optional<Error> write(const ChosenRun& c) {
+    Status write(const ChosenRun& c) {
         const long long id = c.run.id;
         insertRun(db_, c.run);
         ++rows_["runs"];

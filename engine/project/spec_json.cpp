@@ -400,7 +400,7 @@ Json tasksJson(const std::vector<LabelTask>& tasks) {
 
 }  // namespace
 
-std::optional<Error> checkStageValue(const std::string& path, const std::string& key, double value) {
+Status checkStageValue(const std::string& path, const std::string& key, double value) {
     // The same readers as the spec's, on a one-key stage object.
     Json stage;
     if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e15)

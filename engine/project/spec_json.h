@@ -40,7 +40,7 @@ Result<ProjectSpec> loadProjectSpecFile(const std::filesystem::path& file);
 /// stage without passing through a spec (a workbench panel, a command-line override): `key` is
 /// "clip", "lr", "steps", "batch" or "user_group_size"; the error names `path`, the value and
 /// the range, as spec validation does. An unknown key is an error too.
-std::optional<Error> checkStageValue(const std::string& path, const std::string& key, double value);
+Status checkStageValue(const std::string& path, const std::string& key, double value);
 
 /// The spec as JSON, with paths and options as written (what `dpmix export-spec` prints).
 std::string projectSpecToJson(const ProjectSpec& spec, int indent = 2);

@@ -5,7 +5,7 @@
 namespace dpmix::text {
 namespace {
 
-std::optional<Error> checkLambda(const Eigen::VectorXd& lambda, std::size_t models) {
+Status checkLambda(const Eigen::VectorXd& lambda, std::size_t models) {
     if (static_cast<std::size_t>(lambda.size()) != models)
         return Error{"mixture weights λ: got " + std::to_string(lambda.size()) + " weights, expected " +
                      std::to_string(models) + " (one per model)"};

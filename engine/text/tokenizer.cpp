@@ -105,7 +105,7 @@ Result<Tokenizer> loadTokenizer(std::string serializedModel) {
     return tokenizer;
 }
 
-Result<bool> saveTokenizerFile(const Tokenizer& tokenizer, const std::string& path) {
+Status saveTokenizerFile(const Tokenizer& tokenizer, const std::string& path) {
     const std::string temporary = path + ".tmp";
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -121,7 +121,7 @@ Result<bool> saveTokenizerFile(const Tokenizer& tokenizer, const std::string& pa
         std::remove(temporary.c_str());
         return Error{"tokenizer file " + path + ": cannot replace it (" + ec.message() + ")"};
     }
-    return true;
+    return std::nullopt;
 }
 
 Result<Tokenizer> loadTokenizerFile(const std::string& path) {

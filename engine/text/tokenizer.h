@@ -68,7 +68,7 @@ Result<Tokenizer> loadTokenizer(std::string serializedModel);
 
 /// Saves / loads the serialized model to / from a file. Saving writes a temporary file beside the
 /// target and renames it, so a failed save leaves any existing file unchanged.
-Result<bool> saveTokenizerFile(const Tokenizer& tokenizer, const std::string& path);
+Status saveTokenizerFile(const Tokenizer& tokenizer, const std::string& path);
 Result<Tokenizer> loadTokenizerFile(const std::string& path);
 
 }  // namespace dpmix::text

@@ -95,7 +95,7 @@ std::int64_t CausalLm::parameterCount() const { return impl_->network.parameterC
 
 std::vector<float> CausalLm::parameters() const { return impl_->network.flatParameters(); }
 
-std::optional<Error> CausalLm::setParameters(const std::vector<float>& values) {
+Status CausalLm::setParameters(const std::vector<float>& values) {
     if (static_cast<std::int64_t>(values.size()) != parameterCount())
         return Error{"language model parameters: got " + std::to_string(values.size()) + " values, the model has " +
                      std::to_string(parameterCount())};

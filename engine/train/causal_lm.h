@@ -50,7 +50,7 @@ public:
     /// All parameters flattened in a fixed order (for storing in a project file).
     std::vector<float> parameters() const;
     /// Restores parameters(); an error (and no change) on a size mismatch.
-    std::optional<Error> setParameters(const std::vector<float>& values);
+    Status setParameters(const std::vector<float>& values);
 
     struct Impl;
     Impl& impl() const { return *impl_; }

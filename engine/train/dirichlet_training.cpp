@@ -1,6 +1,7 @@
 #include "engine/train/dirichlet_training.h"
 
 #include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/parameters.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/dirichlet_loss.h"
 #include "engine/train/detail/model_impl.h"
@@ -50,13 +51,11 @@ Result<privacy::LedgerEntry> plannedDirichletEntry(const DirichletParams& params
     if (params.r) {
         r = *params.r;
     } else {
-        try {
-            r = privacy::calibrateDirichletR(params.epsilon, params.delta, params.alpha, q, steps).r;
-        } catch (const std::domain_error& e) {
-            return Error{"Dirichlet mechanism: no scale r meets epsilon = " + std::to_string(params.epsilon) +
-                         " with alpha = " + std::to_string(params.alpha) + ", q = " + std::to_string(q) + " and " +
-                         std::to_string(steps) + " steps (" + e.what() + ")"};
-        }
+        auto calibrated = privacy::calibrateDirichletR(params.epsilon, params.delta, params.alpha, q, steps);
+        if (!calibrated)
+            return Error{"Dirichlet mechanism (alpha = " + privacy::formatNumber(params.alpha) +
+                         "): no scale r meets the budget: " + calibrated.error().message};
+        r = calibrated->r;
     }
     privacy::LedgerEntry e = privacy::dirichletEntry("finetune", params.split, params.alpha, r, q, steps, params.delta);
     privacy::setRandomness(e, params.randomness.mode);

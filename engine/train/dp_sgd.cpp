@@ -27,12 +27,9 @@ struct ClippedStep {
 // σ for (ε, δ, q, T), or the caller's σ.
 Result<double> noiseMultiplier(const DpSgdParams& params, double q, long long steps) {
     if (params.sigma) return *params.sigma;
-    try {
-        return privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, steps).sigma;
-    } catch (const std::domain_error& e) {
-        return Error{"DP-SGD: no noise multiplier meets epsilon = " + std::to_string(params.epsilon) + " with q = " +
-                     std::to_string(q) + " and " + std::to_string(steps) + " steps (" + e.what() + ")"};
-    }
+    auto calibrated = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, steps);
+    if (!calibrated) return Error{"DP-SGD: " + calibrated.error().message};
+    return calibrated->sigma;
 }
 
 // The loop both units share: Poisson-sample `units` at rate q; `clip(batch)` puts the

@@ -4,7 +4,7 @@
 
 namespace dpmix::train {
 
-std::optional<Error> checkFinetuneLabels(std::span<const int> labels, std::int64_t examples, int outputs) {
+Status checkFinetuneLabels(std::span<const int> labels, std::int64_t examples, int outputs) {
     if (static_cast<std::int64_t>(labels.size()) != examples)
         return Error{"fine-tuning labels: got " + std::to_string(labels.size()) + " labels for " +
                      std::to_string(examples) + " images; expected one label per image"};
@@ -18,7 +18,7 @@ std::optional<Error> checkFinetuneLabels(std::span<const int> labels, std::int64
     return std::nullopt;
 }
 
-std::optional<Error> checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
+Status checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
                                          int expectedBatchSize, int trainLastBlocks) {
     if (auto e = checkImages("fine-tuning images", images)) return e;
     if (auto e = checkImageShape("fine-tuning images", images, spec.channels, spec.height, spec.width)) return e;

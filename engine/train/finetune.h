@@ -15,12 +15,12 @@ namespace dpmix::train {
 
 /// Labels for fine-tuning: with a single-logit model (spec.outputs = 1) each label is 0 or 1
 /// (binary task, BCE); with K > 1 outputs each label is a class in 0..K−1 (cross-entropy).
-std::optional<Error> checkFinetuneLabels(std::span<const int> labels, std::int64_t examples, int outputs);
+Status checkFinetuneLabels(std::span<const int> labels, std::int64_t examples, int outputs);
 
 /// Everything both fine-tuning mechanisms check before touching the model or the ledger: the
 /// images match the model, one valid label per image, q = B/N <= 1, and no more frozen-block
 /// request than the model has blocks.
-std::optional<Error> checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
+Status checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
                                          int expectedBatchSize, int trainLastBlocks);
 
 struct FinetuneResult {

@@ -4,7 +4,7 @@
 
 namespace dpmix::train {
 
-std::optional<Error> checkImages(const std::string& what, const ImageView& images) {
+Status checkImages(const std::string& what, const ImageView& images) {
     if (images.count < 1 || images.channels < 1 || images.height < 1 || images.width < 1)
         return Error{what + ": count, channels, height and width must all be at least 1 (got " +
                      std::to_string(images.count) + " images of " + std::to_string(images.channels) + "x" +
@@ -21,7 +21,7 @@ std::optional<Error> checkImages(const std::string& what, const ImageView& image
     return std::nullopt;
 }
 
-std::optional<Error> checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
+Status checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
                                      int width) {
     if (images.channels != channels || images.height != height || images.width != width)
         return Error{what + ": images are " + std::to_string(images.channels) + "x" + std::to_string(images.height) +
@@ -30,7 +30,7 @@ std::optional<Error> checkImageShape(const std::string& what, const ImageView& i
     return std::nullopt;
 }
 
-std::optional<Error> checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
+Status checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
                                        int sources) {
     if (sources < 1) return Error{what + ": sources = " + std::to_string(sources) + ", expected at least 1"};
     const auto expected = static_cast<std::size_t>(count) * static_cast<std::size_t>(sources);

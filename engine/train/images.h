@@ -21,14 +21,14 @@ struct ImageView {
 
 /// Error when sizes are not positive, the buffer length is not count·C·H·W, or a pixel is
 /// not finite. `what` names the data in the message (e.g. "public images").
-std::optional<Error> checkImages(const std::string& what, const ImageView& images);
+Status checkImages(const std::string& what, const ImageView& images);
 
 /// Error when the view's C×H×W differs from the model's expected input.
-std::optional<Error> checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
+Status checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
                                      int width);
 
 /// Error unless `labels` holds count × sources values, each in [0, 1] or exactly −1 (uncertain).
-std::optional<Error> checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
+Status checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
                                        int sources);
 
 }  // namespace dpmix::train

@@ -19,7 +19,7 @@ namespace dpmix::train {
 
 using privacy::formatNumber;
 
-std::optional<Error> checkTokenIds(const TokenStreams& streams, int vocabulary, const std::string& what) {
+Status checkTokenIds(const TokenStreams& streams, int vocabulary, const std::string& what) {
     for (std::size_t i = 0; i < streams.size(); ++i)
         for (std::size_t j = 0; j < streams[i].size(); ++j)
             if (streams[i][j] < 0 || streams[i][j] >= vocabulary)
@@ -126,12 +126,9 @@ Result<privacy::LedgerEntry> plannedLmDpEntry(const LmDpParams& params, std::int
     if (params.sigma) {
         sigma = *params.sigma;
     } else {
-        try {
-            sigma = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, params.steps).sigma;
-        } catch (const std::domain_error& e) {
-            return Error{"DP fine-tuning: no noise multiplier meets epsilon = " + formatNumber(params.epsilon) + " with q = " +
-                         formatNumber(q) + " and " + std::to_string(params.steps) + " steps (" + e.what() + ")"};
-        }
+        auto calibrated = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, params.steps);
+        if (!calibrated) return Error{"DP fine-tuning: " + calibrated.error().message};
+        sigma = calibrated->sigma;
     }
     // One window per sampled user, clipped as a whole: each user's contribution to a step is
     // bounded by C, so the accounting is per user.

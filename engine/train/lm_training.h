@@ -87,6 +87,6 @@ Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStrea
 Result<double> causalLmPerplexity(const CausalLm& model, const TokenStreams& streams, long long maxTargets = 0);
 
 /// The first stream, if any, holding a token outside [0, vocabulary): "stream i, position j: id".
-std::optional<Error> checkTokenIds(const TokenStreams& streams, int vocabulary, const std::string& what);
+Status checkTokenIds(const TokenStreams& streams, int vocabulary, const std::string& what);
 
 }  // namespace dpmix::train

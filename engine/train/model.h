@@ -32,7 +32,7 @@ public:
     /// All parameters flattened in a fixed order (for saving in a project file).
     std::vector<float> parameters() const;
     /// Restores parameters saved by parameters(); an error (and no change) on a size mismatch.
-    std::optional<Error> setParameters(const std::vector<float>& values);
+    Status setParameters(const std::vector<float>& values);
 
     /// Logits, row-major N × spec().outputs. Images must match the spec's C×H×W.
     Result<std::vector<float>> logits(const ImageView& images) const;

@@ -31,13 +31,13 @@ int ModelSpec::blockCount() const {
 
 namespace {
 
-std::optional<Error> atLeast(const std::string& field, int value, int minimum) {
+Status atLeast(const std::string& field, int value, int minimum) {
     if (value >= minimum) return std::nullopt;
     return Error{"model: " + field + " = " + std::to_string(value) + " is out of range: expected at least " +
                  std::to_string(minimum)};
 }
 
-std::optional<Error> groupsDivide(int groups, int width, const std::string& widthField) {
+Status groupsDivide(int groups, int width, const std::string& widthField) {
     if (width % groups == 0) return std::nullopt;
     return Error{"model: normGroups = " + std::to_string(groups) + " does not divide " + widthField + " = " +
                  std::to_string(width) + ": GroupNorm needs the channel count to be a multiple of the groups"};

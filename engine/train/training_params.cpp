@@ -26,22 +26,22 @@ long long stepsForEpochs(int epochs, std::int64_t examples, int expectedBatchSiz
 
 namespace {
 
-std::optional<Error> atLeastOne(const std::string& field, long long v) {
+Status atLeastOne(const std::string& field, long long v) {
     if (v >= 1) return std::nullopt;
     return Error{field + " = " + std::to_string(v) + " is out of range: expected an integer of at least 1"};
 }
 
-std::optional<Error> inUnitInterval(const std::string& field, double v) {  // [0, 1)
+Status inUnitInterval(const std::string& field, double v) {  // [0, 1)
     if (v >= 0.0 && v < 1.0) return std::nullopt;
     return Error{field + " = " + formatNumber(v) + " is out of range: expected a value in [0, 1)"};
 }
 
-std::optional<Error> nonNegative(const std::string& field, double v) {
+Status nonNegative(const std::string& field, double v) {
     if (v >= 0.0 && std::isfinite(v)) return std::nullopt;
     return Error{field + " = " + formatNumber(v) + " is out of range: expected a finite value >= 0"};
 }
 
-std::optional<Error> firstError(std::initializer_list<std::optional<Error>> checks) {
+Status firstError(std::initializer_list<Status> checks) {
     for (const auto& c : checks)
         if (c) return c;
     return std::nullopt;

@@ -209,7 +209,7 @@ std::int64_t Model::parameterCount() const { return impl_->network.parameterCoun
 
 std::vector<float> Model::parameters() const { return impl_->network.flatParameters(); }
 
-std::optional<Error> Model::setParameters(const std::vector<float>& values) {
+Status Model::setParameters(const std::vector<float>& values) {
     if (static_cast<std::int64_t>(values.size()) != parameterCount())
         return Error{"model parameters: got " + std::to_string(values.size()) + " values, the " +
                      toString(impl_->spec.kind) + " model has " + std::to_string(parameterCount())};

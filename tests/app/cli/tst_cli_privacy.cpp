@@ -65,6 +65,14 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 2, qPrintable(QString::number(r.exitCode) + r.err));
         QVERIFY2(r.err.contains("outside what the accountant can evaluate"), qPrintable(r.err));
         QVERIFY(r.err.contains("alpha = 1e-200"));
+        QVERIFY2(r.err.startsWith("dpmix privacy dirichlet-r: these inputs"), qPrintable(r.err));  // no flag dashes
+    }
+
+    void aBudgetNoNoiseCanMeetIsAClearRefusal() {
+        const auto r = runDpmix({"privacy", "sigma", "--epsilon", "1e-9", "--delta", "1e-12", "--q", "1", "--steps", "100000"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.startsWith("dpmix privacy sigma: no noise multiplier up to 1e6 reaches epsilon 1e-09"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("the privacy budget is too small"), qPrintable(r.err));
     }
 
     void csvTabulatesAGridAndSkipsBadRows() {

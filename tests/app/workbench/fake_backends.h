@@ -31,7 +31,7 @@ public:
         ++runs;
         lastParameters = p;
         StageJob job{QStringLiteral("Mixture learning (fake)"),
-                     [](const CancellationToken& token, const ProgressCallback& progress) {
+                     [](const CancellationToken& token, const ProgressCallback& progress) -> Status {
                          for (long long i = 0;; ++i) {
                              throwIfCancelled(token);
                              report(progress, {"mixture", i % 100, 100, "fake step"});

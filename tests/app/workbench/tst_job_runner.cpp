@@ -18,7 +18,7 @@ namespace {
 // A fake stage: busy CPU work in small chunks, reporting every chunk (far more often than
 // the GUI needs), polling the token between chunks like a real stage.
 JobWork busyStage(std::atomic<bool>* exited = nullptr, long long maxChunks = 1'000'000) {
-    return [exited, maxChunks](const CancellationToken& token, const ProgressCallback& progress) {
+    return [exited, maxChunks](const CancellationToken& token, const ProgressCallback& progress) -> Status {
         volatile double sink = 0;
         for (long long chunk = 0; chunk < maxChunks; ++chunk) {
             throwIfCancelled(token);
@@ -26,6 +26,7 @@ JobWork busyStage(std::atomic<bool>* exited = nullptr, long long maxChunks = 1'0
             report(progress, {"fake", chunk, maxChunks, "working"});
         }
         if (exited) exited->store(true);
+        return std::nullopt;
     };
 }
 
@@ -81,8 +82,9 @@ private Q_SLOTS:
             done << d;
         });
         QSignalSpy finished(&runner, &JobRunner::finished);
-        runner.start("count", [](const CancellationToken&, const ProgressCallback& progress) {
+        runner.start("count", [](const CancellationToken&, const ProgressCallback& progress) -> Status {
             for (int i = 1; i <= 5; ++i) report(progress, {"count", i, 5, "step"});
+            return std::nullopt;
         });
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(done, (QList<long long>{1, 2, 3, 4, 5}));  // completion comes after all progress
@@ -95,8 +97,9 @@ private Q_SLOTS:
         QList<long long> done;
         connect(&runner, &JobRunner::progressed, this, [&](int, long long d, long long, const QString&) { done << d; });
         QSignalSpy finished(&runner, &JobRunner::finished);
-        runner.start("many", [](const CancellationToken&, const ProgressCallback& progress) {
+        runner.start("many", [](const CancellationToken&, const ProgressCallback& progress) -> Status {
             for (int i = 1; i <= 1000; ++i) report(progress, {"many", i, 1000, {}});
+            return std::nullopt;
         });
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(done, (QList<long long>{1, 1000}));
@@ -105,7 +108,7 @@ private Q_SLOTS:
     void exceptionsBecomeFailuresWithTheirMessage() {
         JobRunner runner;
         QSignalSpy finished(&runner, &JobRunner::finished);
-        runner.start("boom", [](const CancellationToken&, const ProgressCallback&) {
+        runner.start("boom", [](const CancellationToken&, const ProgressCallback&) -> Status {
             throw std::runtime_error("cannot read data/train.csv: no such file");
         });
         QTRY_COMPARE(finished.count(), 1);
@@ -113,11 +116,23 @@ private Q_SLOTS:
         QCOMPARE(finished.at(0).at(2).toString(), QString("cannot read data/train.csv: no such file"));
     }
 
+    void returnedErrorsBecomeFailuresWithTheirMessage() {
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.start("refused", [](const CancellationToken&, const ProgressCallback&) -> Status {
+            return Error{"epsilon = 0 is out of range"};
+        });
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(1).value<JobOutcome>(), JobOutcome::Failed);
+        QCOMPARE(finished.at(0).at(2).toString(), QString("epsilon = 0 is out of range"));
+    }
+
     void stageThatReturnsEarlyOnCancelIsCancelled() {
         JobRunner runner;
         QSignalSpy finished(&runner, &JobRunner::finished);
-        const int id = runner.start("polite", [](const CancellationToken& token, const ProgressCallback&) {
+        const int id = runner.start("polite", [](const CancellationToken& token, const ProgressCallback&) -> Status {
             while (!token.isCancelled()) QThread::msleep(5);
+            return Error{"stopped"};  // an error after a cancel is the cancel's: still Cancelled
         });
         QTest::qWait(20);
         runner.cancel(id);
@@ -128,9 +143,10 @@ private Q_SLOTS:
     void destroyingTheRunnerCancelsAndJoins() {
         std::atomic<bool> stopped{false};
         auto* runner = new JobRunner;
-        runner->start("long", [&stopped](const CancellationToken& token, const ProgressCallback&) {
+        runner->start("long", [&stopped](const CancellationToken& token, const ProgressCallback&) -> Status {
             while (!token.isCancelled()) QThread::msleep(5);
             stopped.store(true);
+            return std::nullopt;
         });
         QElapsedTimer clock;
         clock.start();

@@ -37,7 +37,7 @@ class TstMainWindow : public QObject {
     }
 
     static QString sigmaFor(double epsilon) {
-        const auto c = dpmix::privacy::calibrateGaussianSigma(epsilon, 1e-5, 1000.0 / 8970.0, 100);
+        const auto c = dpmix::privacy::calibrateGaussianSigma(epsilon, 1e-5, 1000.0 / 8970.0, 100).value();
         return QString::number(c.sigma, 'g', 5);
     }
 

@@ -61,7 +61,7 @@ private Q_SLOTS:
         // q = B / n_A = 1000 / 8970, T = 100, target (ε, δ) = (2, 1e-5).
         QCOMPARE(plan.mixture->q, 1000.0 / 8970.0);
         QCOMPARE(plan.mixture->steps, 100LL);
-        const auto expected = dpmix::privacy::calibrateGaussianSigma(2.0, 1e-5, 1000.0 / 8970.0, 100);
+        const auto expected = dpmix::privacy::calibrateGaussianSigma(2.0, 1e-5, 1000.0 / 8970.0, 100).value();
         QCOMPARE(plan.mixture->sigma, expected.sigma);
         QVERIFY(plan.mixture->epsilon <= 2.0);
         QCOMPARE(plan.totalEpsilon, 2.0);

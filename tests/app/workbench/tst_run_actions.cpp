@@ -43,7 +43,7 @@ public:
     dpmix::Result<QList<StageJob>> planAction(const RunAction& a) override {
         actions.push_back(a);
         StageJob job{runKindLabel(a.kind) + QStringLiteral(" (fake)"),
-                     [](const dpmix::CancellationToken& token, const dpmix::ProgressCallback& progress) {
+                     [](const dpmix::CancellationToken& token, const dpmix::ProgressCallback& progress) -> dpmix::Status {
                          for (long long i = 0;; ++i) {
                              dpmix::throwIfCancelled(token);
                              dpmix::report(progress, {"stage", 1 + i % 99, 100, "fake step"});

@@ -1,6 +1,8 @@
-// The small shared pieces of engine/core: cancellation, progress, version, the file-size limit.
+// The small shared pieces of engine/core: cancellation, progress, version, the file-size limit,
+// the one rule for numbers typed by users.
 #include "engine/core/cancellation.h"
 #include "engine/core/file_size_limit.h"
+#include "engine/core/number_text.h"
 #include "engine/core/progress.h"
 #include "engine/core/version.h"
 
@@ -53,6 +55,27 @@ private Q_SLOTS:
         QCOMPARE(sigaction(SIGXFSZ, nullptr, &after), 0);
         QVERIFY(after.sa_handler == SIG_IGN);  // a write past RLIMIT_FSIZE now fails with EFBIG
         (void)sigaction(SIGXFSZ, &before, nullptr);
+    }
+
+    void decimalTextIsReadOneWay() {
+        using dpmix::parseDecimalText;
+        QCOMPARE(parseDecimalText("0.25").value(), 0.25);
+        QCOMPARE(parseDecimalText("-3").value(), -3.0);
+        QCOMPARE(parseDecimalText("1E3").value(), 1000.0);
+        for (const char* refused : {"", " ", "abc", "0x1p-7", "inf", "nan", "-inf", "1e400", "1,5", "1 000", "2.5x",
+                                    "1e", "--1", ".", " 0.01", "0.01 "})
+            QVERIFY2(!parseDecimalText(refused).has_value(), refused);
+    }
+
+    void wholeNumbersAcceptExactlyWholeDecimalText() {
+        using dpmix::parseWholeNumberText;
+        QCOMPARE(parseWholeNumberText("1000").value(), 1000LL);
+        QCOMPARE(parseWholeNumberText("1e3").value(), 1000LL);  // the CLI and the workbench agree on this
+        QCOMPARE(parseWholeNumberText("1000.0").value(), 1000LL);
+        QCOMPARE(parseWholeNumberText("-7").value(), -7LL);
+        QCOMPARE(parseWholeNumberText("9e15").value(), 9'000'000'000'000'000LL);
+        for (const char* refused : {"2.5", "1e-3", "1e16", "x", "", "0x10"})
+            QVERIFY2(!parseWholeNumberText(refused).has_value(), refused);
     }
 };
 

@@ -140,7 +140,7 @@ private Q_SLOTS:
         Eigen::VectorXd lambda(3);
         lambda << 0.5, 0.3, 0.2;
         auto req = request(study, lambda);
-        const double sigmaA = privacy::calibrateGaussianSigma(1.0, 0.5e-5, 0.2, 50).sigma;
+        const double sigmaA = privacy::calibrateGaussianSigma(1.0, 0.5e-5, 0.2, 50)->sigma;
         const auto mixture = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.2, sigmaA, 50, 0.5e-5, 13.0);
         req.spentBefore = {mixture};
         privacy::Ledger ledger(privacy::Composition::Sequential);

@@ -247,7 +247,7 @@ private Q_SLOTS:
                 const double m = e.stage == "mixture" ? mA : (e.split == "B" ? mB : mTrain);
                 const double batch = e.stage == "mixture" ? 20.0 : 64.0;
                 QCOMPARE(e.q, batch / m);
-                QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, batch / m, e.steps).sigma);
+                QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, batch / m, e.steps)->sigma);
             }
         }
         // Each method's fine-tuning, and the λ of each method whose choice is a DP release (DP-MixMin).
@@ -344,7 +344,8 @@ private Q_SLOTS:
         o.seeds = {3};
         o.finetuneSteps = 0;
         auto zero = checkStudyRunOptions(o);
-        QVERIFY(zero && zero->message.find("--finetune-steps = 0") != std::string::npos);
+        QVERIFY(zero && zero->message.rfind("finetune-steps = 0", 0) == 0);
+        QCOMPARE(zero->field, std::string("finetune-steps"));
     }
 
     void cancellationLeavesNoRunningRow() {

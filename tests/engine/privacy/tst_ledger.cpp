@@ -24,16 +24,18 @@ private Q_SLOTS:
     }
     void sequentialCalibrationSpendsExactlyTheRest() {
         // No prior: the same σ as the single-mechanism calibration (independent search).
-        SigmaAfterPrior alone;
-        QVERIFY(calibrateGaussianSigmaAfter({}, 1.0, 1e-5, 0.01, 1000, alone));
-        const double reference = calibrateGaussianSigma(1.0, 1e-5, 0.01, 1000).sigma;
+        const auto aloneResult = calibrateGaussianSigmaAfter({}, 1.0, 1e-5, 0.01, 1000);
+        QVERIFY(aloneResult);
+        const SigmaAfterPrior alone = *aloneResult;
+        const double reference = calibrateGaussianSigma(1.0, 1e-5, 0.01, 1000)->sigma;
         QVERIFY2(std::fabs(alone.sigma - reference) < 1e-8 * reference,
                  qPrintable(QString("%1 vs %2").arg(alone.sigma).arg(reference)));
         // After DP-MixMin at (ε/2, δ/2): the composed total meets ε, and a slightly smaller σ would not.
-        const double sigmaA = calibrateGaussianSigma(0.5, 0.5e-5, 0.2, 100).sigma;
+        const double sigmaA = calibrateGaussianSigma(0.5, 0.5e-5, 0.2, 100)->sigma;
         const LedgerEntry mixture = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0);
-        SigmaAfterPrior rest;
-        QVERIFY(calibrateGaussianSigmaAfter({mixture}, 1.0, 1e-5, 0.005, 500, rest));
+        const auto restResult = calibrateGaussianSigmaAfter({mixture}, 1.0, 1e-5, 0.005, 500);
+        QVERIFY(restResult);
+        const SigmaAfterPrior rest = *restResult;
         Ledger ledger(Composition::Sequential);
         ledger.record(mixture);
         ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest.sigma, 500, 1e-5, 2.0));
@@ -47,7 +49,9 @@ private Q_SLOTS:
         QVERIFY(tighter.total().epsilon > 1.0);
         // A prior that spent everything leaves nothing.
         const LedgerEntry greedy = gaussianEntry("mixture", "A", PrivacyUnit::Example, 1.0, 0.5, 100, 1e-5, 13.0);
-        QVERIFY(!calibrateGaussianSigmaAfter({greedy}, 1.0, 1e-5, 0.005, 500, rest));
+        const auto none = calibrateGaussianSigmaAfter({greedy}, 1.0, 1e-5, 0.005, 500);
+        QVERIFY(!none);
+        QVERIFY(none.error().message.find("leave no budget") != std::string::npos);
     }
 
     void parallelCompositionTakesTheMaximum() {

@@ -237,10 +237,10 @@ private Q_SLOTS:
         QVERIFY(e.unit == privacy::PrivacyUnit::User);
         QCOMPARE(e.q, 0.1);
         QCOMPARE(e.steps, 20LL);
-        QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, 0.1, 20).sigma);
+        QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, 0.1, 20)->sigma);
         QVERIFY(e.epsilon <= 2.0 && e.epsilon > 1.9);
         // The example-level rate on the same data would be 25/1000: a different mechanism.
-        QVERIFY(std::abs(e.sigma - privacy::calibrateGaussianSigma(2.0, 1e-5, 0.025, 20).sigma) > 0.1);
+        QVERIFY(std::abs(e.sigma - privacy::calibrateGaussianSigma(2.0, 1e-5, 0.025, 20)->sigma) > 0.1);
     }
 
     void userLevelBadInputIsAnError() {
@@ -290,7 +290,7 @@ private Q_SLOTS:
         QCOMPARE(e.q, 0.1);
         QCOMPARE(e.steps, 20LL);  // 2 epochs × 1000 / 100
         QCOMPARE(e.clipNorm, 1.5);
-        QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, 0.1, 20).sigma);
+        QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, 0.1, 20)->sigma);
         QVERIFY(e.epsilon <= 2.0 && e.epsilon > 1.9);
         QCOMPARE(r->stepLoss.size(), std::size_t(20));
     }
@@ -431,7 +431,7 @@ private Q_SLOTS:
             QVERIFY(e.mechanism == privacy::MechanismKind::SubsampledDirichlet);
             QVERIFY(!e.established);
             QCOMPARE(e.steps, 200LL);
-            QCOMPARE(e.dirichletR, privacy::calibrateDirichletR(4.0, 1e-5, 3.0, 0.05, 200).r);
+            QCOMPARE(e.dirichletR, privacy::calibrateDirichletR(4.0, 1e-5, 3.0, 0.05, 200)->r);
             QVERIFY(e.epsilon <= 4.0);
             std::vector<float> logits = model.logits(viewOf(test)).value();  // (n, 2)
             std::vector<double> score;

@@ -1,0 +1,19 @@
+#include "app/cli/command.h"
+
+namespace dpmix::cli {
+
+void registerCommands(CLI::App& app, CommandContext& ctx) {
+    registerDoctorCommand(app, ctx);
+    registerPrivacyCommand(app, ctx);
+    registerNewCommand(app, ctx);
+    registerExportSpecCommand(app, ctx);
+    registerInspectCommand(app, ctx);
+    registerRunCommand(app, ctx);
+    registerAuditCommand(app, ctx);
+    registerExperimentCommand(app, ctx);
+    registerResultsCommand(app, ctx);
+    registerBudgetCommand(app, ctx);
+    registerExportReleaseCommand(app, ctx);
+}
+
+}  // namespace dpmix::cli
