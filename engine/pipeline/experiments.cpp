@@ -172,7 +172,7 @@ void summariseKScaling(KScalingStageReport& report, const std::vector<long long>
         report.maxGap.push_back(gap);
     }
     std::vector<double> kx(ks.begin(), ks.end());
-    auto fit = audit::fitLogLogSlope(kx, report.meanExcess, 32.0);
+    auto fit = experiments::fitLogLogSlope(kx, report.meanExcess, 32.0);
     if (fit) {
         report.fit = *fit;
         report.fitted = true;
@@ -242,7 +242,7 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
     const long long n = static_cast<long long>(split->a.size());
     report.splitA = n;
 
-    audit::KScalingOptions ko;
+    experiments::KScalingOptions ko;
     ko.ks = options.ks;
     ko.seeds = seedList(options.seeds);
     ko.threads = options.threads;
@@ -258,7 +258,7 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
             log("k-scaling, one-vs-rest task '" + classes[c] + "' (" + std::to_string(c + 1) + "/" +
                 std::to_string(classes.size()) + ")");
         const long long offset = perClass * static_cast<long long>(c);
-        auto result = audit::runKScaling(classProbabilities, labels, base, ko,
+        auto result = experiments::runKScaling(classProbabilities, labels, base, ko,
                                          [&](const ProgressEvent& e) {
                                              dpmix::report(progress, {"k-scaling", offset + e.done, total, classes[c]});
                                          },
@@ -301,7 +301,7 @@ Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project,
     RhoSweepStageReport report;
     report.epsilon = firstEpsilon(spec, options.epsilon);
     report.tasks = study.taskNames;
-    audit::RhoSweepOptions ro;
+    experiments::RhoSweepOptions ro;
     ro.rhos = options.values;
     ro.seeds = seedList(options.seeds);
     ro.threads = options.threads;
@@ -312,7 +312,7 @@ Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project,
         say("rho sweep, task '" + study.taskNames[t] + "'");
         // q = B / n_A is set per ρ by the sweep from the expected batch.
         auto base = baseBuilder(spec, report.epsilon, static_cast<long long>(train.size()));
-        auto result = audit::rhoSweep(*builder, base, ro, progress, cancel);
+        auto result = experiments::rhoSweep(*builder, base, ro, progress, cancel);
         if (!result) return Error{"rho sweep, task '" + study.taskNames[t] + "': " + result.error().message};
         std::vector<long long> ids;
         for (const auto& row : result->rows) {
@@ -363,7 +363,7 @@ Result<EpsilonSweepStageReport> runEpsilonSweepExperiment(project::ProjectFile& 
     EpsilonSweepStageReport report;
     report.splitA = n;
     report.tasks = study.taskNames;
-    audit::EpsilonSweepOptions eo;
+    experiments::EpsilonSweepOptions eo;
     eo.epsilons = options.values;
     eo.seeds = seedList(options.seeds);
     eo.threads = options.threads;
@@ -372,7 +372,7 @@ Result<EpsilonSweepStageReport> runEpsilonSweepExperiment(project::ProjectFile& 
         auto objective = mixmin::makeBinaryObjective(*probabilities, taskLabels(study, split->a, t));
         if (!objective) return Error{"task '" + study.taskNames[t] + "': " + objective.error().message};
         say("epsilon sweep, task '" + study.taskNames[t] + "'");
-        auto result = audit::epsilonSweep(*objective, baseBuilder(spec, 1.0, n), eo, progress, cancel);
+        auto result = experiments::epsilonSweep(*objective, baseBuilder(spec, 1.0, n), eo, progress, cancel);
         if (!result) return Error{"epsilon sweep, task '" + study.taskNames[t] + "': " + result.error().message};
         std::vector<long long> ids;
         for (const auto& row : result->rows) {

@@ -7,9 +7,9 @@
 //    of λ_DP to λ*, per sensitive task.
 // All three compare private outputs with non-private references computed on sensitive data:
 // they are diagnostics, never releases, and each stored run's ledger says so (NonPrivate entry).
-#include "engine/audit/k_scaling.h"
-#include "engine/audit/epsilon_sweep.h"
-#include "engine/audit/rho_sweep.h"
+#include "engine/experiments/k_scaling.h"
+#include "engine/experiments/epsilon_sweep.h"
+#include "engine/experiments/rho_sweep.h"
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
@@ -53,7 +53,7 @@ struct KScalingStageOptions {
     int threads = 0;
     // The non-private reference: α = F(λ_DP) − F(λ*) is exact to this FW-gap certificate. The
     // solver's cost grows as the gap shrinks (nested class subsets are nearly collinear), so the
-    // default is looser than audit::KScalingOptions' 1e-8; the gaps reached are reported.
+    // default is looser than experiments::KScalingOptions' 1e-8; the gaps reached are reported.
     double gapTolerance = 1e-6;
     long long maxClasses = 0;                // 0: every class; else the first N one-vs-rest tasks
     ProxyOptions proxy;
@@ -68,8 +68,8 @@ struct KScalingStageReport {
     std::vector<double> meanExcess;          // per k, averaged over the classes' seed means
     std::vector<double> stdOverClasses;      // per k, std of the classes' means
     std::vector<double> maxGap;              // per k, the largest FW gap of the classes' λ*
-    std::vector<audit::KScalingResult> perClass;
-    audit::SlopeFit fit;
+    std::vector<experiments::KScalingResult> perClass;
+    experiments::SlopeFit fit;
     bool fitted = false;
     std::string fitError;
 };
@@ -93,14 +93,14 @@ struct SweepStageOptions {
 struct RhoSweepStageReport {
     double epsilon = 0.0;
     std::vector<std::string> tasks;
-    std::vector<audit::RhoSweepResult> perTask;
+    std::vector<experiments::RhoSweepResult> perTask;
     std::vector<std::vector<long long>> runIds;  // [task][rho]
 };
 
 struct EpsilonSweepStageReport {
     long long splitA = 0;
     std::vector<std::string> tasks;
-    std::vector<audit::EpsilonSweepResult> perTask;
+    std::vector<experiments::EpsilonSweepResult> perTask;
     std::vector<std::vector<long long>> runIds;  // [task][epsilon]
 };
 

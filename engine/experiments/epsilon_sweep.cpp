@@ -1,4 +1,4 @@
-#include "engine/audit/epsilon_sweep.h"
+#include "engine/experiments/epsilon_sweep.h"
 
 #include "engine/audit/parallel_runs.h"
 #include "engine/mixmin/dp_mixmin.h"
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <string>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 std::string epsilonSweepIdentity(double epsilon) { return "epsilon-sweep/eps=" + privacy::formatNumber(epsilon); }
 
@@ -56,7 +56,7 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, 
         l1[static_cast<std::size_t>(index)] = mixmin::l1Distance(run->lambda, res.reference);
         return std::nullopt;
     };
-    if (auto e = runIndexedJobs(static_cast<long long>(cos.size()), options.threads, job, "epsilon-sweep", progress, cancel))
+    if (auto e = audit::runIndexedJobs(static_cast<long long>(cos.size()), options.threads, job, "epsilon-sweep", progress, cancel))
         return *e;
 
     for (std::size_t r = 0; r < options.epsilons.size(); ++r) {
@@ -66,11 +66,11 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, 
         row.sigma = row.nonPrivate ? 0.0 : params[r].sigma;
         row.cosines.assign(cos.begin() + static_cast<long>(r * S), cos.begin() + static_cast<long>((r + 1) * S));
         row.l1s.assign(l1.begin() + static_cast<long>(r * S), l1.begin() + static_cast<long>((r + 1) * S));
-        row.cosine = meanStd(row.cosines);
-        row.l1 = meanStd(row.l1s);
+        row.cosine = audit::meanStd(row.cosines);
+        row.l1 = audit::meanStd(row.l1s);
         res.rows.push_back(std::move(row));
     }
     return res;
 }
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

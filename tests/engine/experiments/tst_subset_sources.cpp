@@ -1,13 +1,13 @@
 // Subset sources of a multi-class proxy (docs/ALGORITHMS.md F.12): hand-computed sums, subset
 // choice properties.
-#include "engine/audit/subset_sources.h"
+#include "engine/experiments/subset_sources.h"
 
 #include <QtTest>
 
 #include <set>
 
 using namespace dpmix;
-using namespace dpmix::audit;
+using namespace dpmix::experiments;
 
 class TestSubsetSources : public QObject {
     Q_OBJECT

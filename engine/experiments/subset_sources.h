@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 /// k distinct non-empty subsets of `classes` base classes, chosen uniformly without replacement
 /// from the seed. Nested: the subsets for k are the first k of those for any larger k (one
@@ -24,4 +24,4 @@ Result<std::vector<std::uint32_t>> chooseClassSubsets(int classes, long long k, 
 Result<Eigen::MatrixXd> subsetSourceProbabilities(const Eigen::MatrixXd& classProbabilities,
                                                   const std::vector<std::uint32_t>& masks);
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

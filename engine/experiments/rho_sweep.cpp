@@ -1,4 +1,4 @@
-#include "engine/audit/rho_sweep.h"
+#include "engine/experiments/rho_sweep.h"
 
 #include "engine/audit/parallel_runs.h"
 #include "engine/data/splits.h"
@@ -10,11 +10,11 @@
 
 #include <string>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 std::string rhoSweepIdentity(double rho) { return "rho-sweep/rho=" + privacy::formatNumber(rho); }
 
-Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin::DpMixMinParamsBuilder& base,
+Result<RhoSweepResult> rhoSweep(const audit::ObjectiveBuilder& fullTrain, const mixmin::DpMixMinParamsBuilder& base,
                                 const RhoSweepOptions& options, const ProgressCallback& progress,
                                 const CancellationToken& cancel) {
     if (options.rhos.empty()) return Error{"rhos: the list is empty; expected fractions in (0, 1)"};
@@ -22,7 +22,7 @@ Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin:
         if (!(r > 0.0 && r < 1.0)) return Error{"rhos: " + privacy::formatNumber(r) + "; expected a fraction in (0, 1)"};
     if (options.seeds.empty()) return Error{"seeds: the list is empty; expected at least one seed"};
 
-    auto full = buildAll(fullTrain);
+    auto full = audit::buildAll(fullTrain);
     if (!full) return Error{"train set: " + full.error().message};
     auto star = mixmin::solveNonPrivateMixMin(*full, {}, {}, {}, cancel);
     if (!star) return Error{"non-private MixMin on the train set: " + star.error().message};
@@ -57,7 +57,7 @@ Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin:
         excess[i] = full->loss(run->lambda) - res.referenceLoss;
         return std::nullopt;
     };
-    if (auto e = runIndexedJobs(static_cast<long long>(R * S), options.threads, job, "rho-sweep", progress, cancel))
+    if (auto e = audit::runIndexedJobs(static_cast<long long>(R * S), options.threads, job, "rho-sweep", progress, cancel))
         return *e;
 
     for (std::size_t r = 0; r < R; ++r) {
@@ -70,12 +70,12 @@ Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin:
         row.cosines = slice(cos);
         row.l1s = slice(l1);
         row.excesses = slice(excess);
-        row.cosine = meanStd(row.cosines);
-        row.l1 = meanStd(row.l1s);
-        row.excess = meanStd(row.excesses);
+        row.cosine = audit::meanStd(row.cosines);
+        row.l1 = audit::meanStd(row.l1s);
+        row.excess = audit::meanStd(row.excesses);
         res.rows.push_back(std::move(row));
     }
     return res;
 }
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

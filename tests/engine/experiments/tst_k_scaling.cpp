@@ -1,7 +1,7 @@
 // k-scaling core (docs/ALGORITHMS.md A.10): the log-log slope fit on synthetic data with a known
 // slope (unit), and the experiment's wiring on a small 10-class problem (statistical).
-#include "engine/audit/k_scaling.h"
-#include "engine/audit/subset_sources.h"
+#include "engine/experiments/k_scaling.h"
+#include "engine/experiments/subset_sources.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/objective.h"
 
@@ -12,6 +12,7 @@
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using namespace dpmix::experiments;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "engine/audit/rho_guidance.h"
+#include "engine/experiments/rho_guidance.h"
 
 #include "engine/audit/parallel_runs.h"
 #include "engine/audit/summary_stats.h"
@@ -12,7 +12,7 @@
 #include <random>
 #include <string>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 namespace {
 
 Status positive(const char* field, double v) {
@@ -114,7 +114,7 @@ Result<RhoConstants> fitRhoConstants(const std::vector<PilotPoint>& points, doub
     return c;
 }
 
-Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, const mixmin::DpMixMinParamsBuilder& base,
+Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pilot, const mixmin::DpMixMinParamsBuilder& base,
                                                double lipschitz, const PilotOptions& options,
                                                const ProgressCallback& progress, const CancellationToken& cancel) {
     if (options.sampleSizes.empty()) return Error{"sample-sizes: the list is empty; expected pilot subset sizes"};
@@ -129,7 +129,7 @@ Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, co
     auto probe = mixmin::DpMixMinParamsBuilder(base).epsilon(options.epsilons.front()).build(smallest);
     if (!probe) return Error{"pilot n = " + std::to_string(smallest) + ": " + probe.error().message};
     const double delta = probe->delta;
-    auto full = buildAll(pilot);
+    auto full = audit::buildAll(pilot);
     if (!full) return Error{"pilot: " + full.error().message};
     mixmin::NonPrivateOptions np;
     np.gapTolerance = 1e-8;
@@ -144,7 +144,7 @@ Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, co
         const std::size_t cell = i / S, s = i % S, ni = cell / E, ei = cell % E;
         const long long n = options.sampleSizes[ni];
         const auto rows = randomSubset(pilot.examples, static_cast<std::size_t>(n),
-                                       deriveSeed(options.seeds[s], 0x9170ULL, static_cast<std::uint64_t>(n)));
+                                       audit::deriveSeed(options.seeds[s], 0x9170ULL, static_cast<std::uint64_t>(n)));
         auto objective = pilot.build(rows);
         if (!objective) return Error{"pilot subset: " + objective.error().message};
         auto b = base;
@@ -161,14 +161,14 @@ Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, co
         excess[i] = full->loss(run->lambda) - star->loss;
         return std::nullopt;
     };
-    if (auto e = runIndexedJobs(static_cast<long long>(excess.size()), options.threads, job, "rho-calibration", progress,
+    if (auto e = audit::runIndexedJobs(static_cast<long long>(excess.size()), options.threads, job, "rho-calibration", progress,
                                 cancel))
         return *e;
 
     PilotCalibration cal;
     for (std::size_t cell = 0; cell < cells; ++cell) {
         std::vector<double> v(excess.begin() + static_cast<long>(cell * S), excess.begin() + static_cast<long>((cell + 1) * S));
-        cal.points.push_back({static_cast<double>(options.sampleSizes[cell / E]), options.epsilons[cell % E], meanStd(v).mean});
+        cal.points.push_back({static_cast<double>(options.sampleSizes[cell / E]), options.epsilons[cell % E], audit::meanStd(v).mean});
     }
     auto c = fitRhoConstants(cal.points, delta, full->sources(), lipschitz);
     if (!c) return c.error();
@@ -176,4 +176,4 @@ Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, co
     return cal;
 }
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

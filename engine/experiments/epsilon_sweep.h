@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 struct EpsilonSweepOptions {
     std::vector<double> epsilons;          // > 0; +inf allowed (the non-private solution)
@@ -26,7 +26,7 @@ struct EpsilonSweepRow {
     double epsilon = 0.0;
     bool nonPrivate = false;               // ε = +inf: λ* itself
     double sigma = 0.0;                    // calibrated noise multiplier (0 for +inf)
-    MeanStd cosine, l1;                    // over seeds
+    audit::MeanStd cosine, l1;                    // over seeds
     std::vector<double> cosines, l1s;      // per seed, in options.seeds order
 };
 
@@ -47,4 +47,4 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, 
                                         const EpsilonSweepOptions& options, const ProgressCallback& progress = {},
                                         const CancellationToken& cancel = {});
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

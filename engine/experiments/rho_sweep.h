@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 struct RhoSweepOptions {
     std::vector<double> rhos{0.05, 0.1, 0.2, 0.3, 0.5};
@@ -30,7 +30,7 @@ struct RhoSweepOptions {
 struct RhoSweepRow {
     double rho = 0.0;
     long long examples = 0;             // |split A| = round(ρN)
-    MeanStd cosine, l1, excess;         // over seeds
+    audit::MeanStd cosine, l1, excess;         // over seeds
     std::vector<double> cosines, l1s, excesses;  // per seed
 };
 
@@ -48,8 +48,8 @@ struct RhoSweepResult {
 /// Not a release: the run for (ρ, seed) is seeded with RandomnessSource::seeded(seed, rhoSweepIdentity(ρ)).
 std::string rhoSweepIdentity(double rho);
 
-Result<RhoSweepResult> rhoSweep(const ObjectiveBuilder& fullTrain, const mixmin::DpMixMinParamsBuilder& base,
+Result<RhoSweepResult> rhoSweep(const audit::ObjectiveBuilder& fullTrain, const mixmin::DpMixMinParamsBuilder& base,
                                 const RhoSweepOptions& options, const ProgressCallback& progress = {},
                                 const CancellationToken& cancel = {});
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

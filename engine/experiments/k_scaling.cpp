@@ -1,7 +1,7 @@
-#include "engine/audit/k_scaling.h"
+#include "engine/experiments/k_scaling.h"
 
 #include "engine/audit/parallel_runs.h"
-#include "engine/audit/subset_sources.h"
+#include "engine/experiments/subset_sources.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/objective.h"
@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 Result<SlopeFit> fitLogLogSlope(const std::vector<double>& x, const std::vector<double>& y, double minX) {
     if (x.size() != y.size())
@@ -98,10 +98,10 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
         auto forward = [&](const ProgressEvent& e) {
             report(progress, {"k-scaling", before + e.done, totalRuns, "k = " + std::to_string(k)});
         };
-        if (auto e = runIndexedJobs(static_cast<long long>(S), options.threads, job, "k-scaling", forward, cancel))
+        if (auto e = audit::runIndexedJobs(static_cast<long long>(S), options.threads, job, "k-scaling", forward, cancel))
             return *e;
         doneRuns += static_cast<long long>(S);
-        row.meanExcess = meanStd(row.excess);
+        row.meanExcess = audit::meanStd(row.excess);
         res.rows.push_back(std::move(row));
     }
 
@@ -120,4 +120,4 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
     return res;
 }
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

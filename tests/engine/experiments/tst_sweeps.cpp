@@ -2,13 +2,13 @@
 // task: each table entry is re-derived here from an independent run of the same seed and a
 // test-side cosine, and the statistical trends (more ε / more data → closer to λ*) are checked
 // over several seeds.
-#include "engine/audit/epsilon_sweep.h"
-#include "engine/audit/rho_sweep.h"
+#include "engine/experiments/epsilon_sweep.h"
+#include "engine/experiments/rho_sweep.h"
 #include "engine/data/splits.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 
-#include "audit_fixtures.h"
+#include "tests/engine/audit/audit_fixtures.h"
 
 #include <QtTest>
 
@@ -17,6 +17,7 @@
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using namespace dpmix::experiments;
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 struct RhoConstants {
     double c1 = 1.0;          // statistical term
@@ -85,9 +85,9 @@ struct PilotCalibration {
 /// pilot set stands in for the population). `base`: DP-MixMin settings (ε, seed set here; give
 /// q through expectedBatch, which must not exceed the smallest n). Lipschitz = base's clip norm.
 /// Progress: stage "rho-calibration".
-Result<PilotCalibration> calibrateRhoConstants(const ObjectiveBuilder& pilot, const mixmin::DpMixMinParamsBuilder& base,
+Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pilot, const mixmin::DpMixMinParamsBuilder& base,
                                                double lipschitz, const PilotOptions& options,
                                                const ProgressCallback& progress = {},
                                                const CancellationToken& cancel = {});
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

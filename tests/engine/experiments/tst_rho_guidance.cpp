@@ -1,9 +1,9 @@
 // ρ guidance (docs/RHO_GUIDANCE.md): the a-priori ρ formula (hand-computed cases), the
 // constants' fit (recovery of known constants from exact data), and the pilot calibration's
 // wiring.
-#include "engine/audit/rho_guidance.h"
+#include "engine/experiments/rho_guidance.h"
 
-#include "audit_fixtures.h"
+#include "tests/engine/audit/audit_fixtures.h"
 
 #include <QtTest>
 
@@ -11,6 +11,7 @@
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using namespace dpmix::experiments;
 
 class TestRhoGuidance : public QObject {
     Q_OBJECT

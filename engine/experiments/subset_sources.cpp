@@ -1,4 +1,4 @@
-#include "engine/audit/subset_sources.h"
+#include "engine/experiments/subset_sources.h"
 
 #include "engine/audit/parallel_runs.h"
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 Result<std::vector<std::uint32_t>> chooseClassSubsets(int classes, long long k, std::uint64_t seed) {
     if (classes < 2 || classes > 20)
@@ -20,7 +20,7 @@ Result<std::vector<std::uint32_t>> chooseClassSubsets(int classes, long long k, 
     std::vector<std::uint32_t> masks(static_cast<std::size_t>(available));
     std::iota(masks.begin(), masks.end(), 1u);
     // Fisher–Yates with our own index draws (std::shuffle's algorithm is implementation-defined).
-    std::mt19937_64 rng(deriveSeed(seed, 0x5B5E7ULL, 0));
+    std::mt19937_64 rng(audit::deriveSeed(seed, 0x5B5E7ULL, 0));
     for (std::size_t i = masks.size() - 1; i > 0; --i) {
         const std::size_t j = static_cast<std::size_t>(rng() % (i + 1));
         std::swap(masks[i], masks[j]);
@@ -52,4 +52,4 @@ Result<Eigen::MatrixXd> subsetSourceProbabilities(const Eigen::MatrixXd& p, cons
     return Eigen::MatrixXd(out.array().min(1.0).max(0.0));
 }
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments

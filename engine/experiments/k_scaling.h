@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace dpmix::audit {
+namespace dpmix::experiments {
 
 struct SlopeFit {
     double slope = 0.0;       // b in log α = a + b log k
@@ -44,7 +44,7 @@ struct KScalingRow {
     double nonPrivateLoss = 0.0;         // F(λ*)
     double nonPrivateGap = 0.0;          // its Frank–Wolfe certificate
     std::vector<double> excess;          // per seed: F(λ_DP) − F(λ*)
-    MeanStd meanExcess;
+    audit::MeanStd meanExcess;
 };
 
 struct KScalingResult {
@@ -61,4 +61,4 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
                                    const mixmin::DpMixMinParamsBuilder& base, const KScalingOptions& options,
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
-}  // namespace dpmix::audit
+}  // namespace dpmix::experiments
