@@ -44,13 +44,13 @@ int main(int argc, char** argv) {
     std::printf("%-48s %10s %10s %8s %12s\n", "calibration", "median ms", "max ms", "evals", "result");
     for (const auto& c : gauss) {
         SigmaCalibration out{};
-        const auto t = timeIt(reps, [&] { out = calibrateGaussianSigma(c.eps, c.delta, c.q, c.steps); });
+        const auto t = timeIt(reps, [&] { out = calibrateGaussianSigma(c.eps, c.delta, c.q, c.steps).value(); });
         std::printf("%-48s %10.2f %10.2f %8d sigma=%.5f\n", c.what, t.medianMs, t.maxMs, out.evaluations, out.sigma);
     }
     struct DirCase { const char* what; double eps; };
     for (const DirCase& c : {DirCase{"Dirichlet r* (MNIST, T=9600, eps=0.5)", 0.5}, DirCase{"Dirichlet r* (MNIST, T=9600, eps=4)", 4.0}}) {
         DirichletCalibration out{};
-        const auto t = timeIt(reps, [&] { out = calibrateDirichletR(c.eps, 1e-5, 3.0, 250.0 / 60000.0, 9600); });
+        const auto t = timeIt(reps, [&] { out = calibrateDirichletR(c.eps, 1e-5, 3.0, 250.0 / 60000.0, 9600).value(); });
         std::printf("%-48s %10.2f %10.2f %8d r*=%.5f\n", c.what, t.medianMs, t.maxMs, out.evaluations, out.r);
     }
     return 0;
