@@ -4,12 +4,12 @@
 // ε edit to the new σ on screen, and the longest stall of the GUI event loop meanwhile
 // (a 5 ms timer's worst gap).
 //   build/bin/bench_workbench_typing [edits=30]
-#include "app/workbench/calculator_evaluation.h"
+#include "app/workbench/parameters/calculator_evaluation.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameter_document.h"
-#include "app/workbench/privacy_plan.h"
-#include "app/workbench/project_store.h"
-#include "app/workbench/run_controller.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/run_controller.h"
 #include "widgets/parameter_panel.h"
 
 #include <QApplication>

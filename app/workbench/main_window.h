@@ -4,8 +4,8 @@
 // File/Edit/View/Run/Help menus, status bar. Engine access goes through the two seams in
 // WorkbenchServices, so the window runs (and is tested) without the pipeline or project file.
 #include "app/workbench/about_info.h"
-#include "app/workbench/job_runner.h"
-#include "app/workbench/project_snapshot.h"
+#include "app/workbench/runs/job_runner.h"
+#include "app/workbench/project/project_snapshot.h"
 #include "widgets/run_parameters.h"
 
 #include <QMainWindow>

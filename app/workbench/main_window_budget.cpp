@@ -2,8 +2,8 @@
 // before a run that spends (docs/PRIVACY.md, "Privacy budget"; docs/WORKBENCH.md).
 #include "app/workbench/main_window.h"
 
-#include "app/workbench/budget_reading.h"
-#include "app/workbench/privacy_plan.h"
+#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/parameters/privacy_plan.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
 

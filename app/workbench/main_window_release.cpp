@@ -2,8 +2,8 @@
 // release… (release_dialog.h; the engine's export through WorkbenchServices::projects).
 #include "app/workbench/main_window.h"
 
-#include "app/workbench/project_store.h"
-#include "app/workbench/release_dialog.h"
+#include "app/workbench/project/project_store.h"
+#include "app/workbench/project/release_dialog.h"
 
 #include <QAction>
 #include <QLabel>

@@ -1,9 +1,9 @@
 #include "app/workbench/screenshot.h"
 
-#include "app/workbench/ledger_view.h"
+#include "app/workbench/views/ledger_view.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/result_page_view.h"
-#include "app/workbench/run_controller.h"
+#include "app/workbench/views/result_page_view.h"
+#include "app/workbench/runs/run_controller.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 

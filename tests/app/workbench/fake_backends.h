@@ -1,7 +1,7 @@
 #pragma once
 // Test doubles for the workbench's two engine seams.
-#include "app/workbench/project_store.h"
-#include "app/workbench/run_controller.h"
+#include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/run_controller.h"
 
 #include <QMap>
 #include <QThread>

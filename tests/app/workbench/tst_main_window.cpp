@@ -2,10 +2,10 @@
 // says why, undo restores, the title marks unsaved changes, a job starts and cancels, the
 // About box names the versions, window state is restored.
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameter_document.h"
-#include "app/workbench/privacy_plan.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/parameters/privacy_plan.h"
 #include "engine/privacy/gaussian_accountant.h"
-#include "fake_backends.h"
+#include "tests/app/workbench/fake_backends.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/log_slider_spin_box.h"
 #include "widgets/parameter_panel.h"

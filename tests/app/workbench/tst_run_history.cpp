@@ -4,12 +4,12 @@
 // function with the dialog's choices; selected runs open a comparison tab; the pinned baseline
 // survives reopening the project; File ▸ Export report writes the report of the open project.
 #include "engine/methods/method_plan.h"
-#include "app/workbench/engine_project_store.h"
-#include "app/workbench/engine_run_controller.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/run_actions.h"
-#include "app/workbench/run_comparison_view.h"
-#include "generated_project.h"
+#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/views/run_comparison_view.h"
+#include "tests/app/workbench/generated_project.h"
 
 #include <QAction>
 #include <QDir>

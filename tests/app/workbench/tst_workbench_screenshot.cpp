@@ -1,5 +1,5 @@
 // `dpmix-workbench --screenshot OUT.png [--view NAME]` renders and exits; a bad view is refused.
-#include "generated_project.h"
+#include "tests/app/workbench/generated_project.h"
 
 #include <QImage>
 #include <QProcess>

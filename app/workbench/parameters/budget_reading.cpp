@@ -1,0 +1,96 @@
+#include "app/workbench/parameters/budget_reading.h"
+
+#include "engine/privacy/ledger.h"
+#include "engine/privacy/privacy_budget.h"
+#include "engine/project/project_budget.h"
+
+#include <cmath>
+
+namespace dpmix::workbench {
+namespace {
+
+Result<project::ProjectBudget> budgetOfSnapshot(const ProjectSnapshot& s) {
+    std::vector<project::RunLedgers> runs;
+    for (const auto& r : s.runs) runs.push_back({r.run, r.ledgers});
+    return project::budgetOf(s.spec, runs);
+}
+
+QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'f', 3); }
+
+}  // namespace
+
+QString unitLabelOf(const project::ProjectSpec& spec) {
+    if (!spec.sensitive.userLevel) return QObject::tr("examples");
+    const auto& options = spec.sensitive.written.options;
+    if (auto it = options.find("user_column"); it != options.end() && !it->second.empty()) {
+        QString name = QString::fromStdString(it->second).toLower();
+        if (!name.endsWith('s')) name += 's';
+        return name;
+    }
+    return QObject::tr("users");
+}
+
+Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot) {
+    auto b = budgetOfSnapshot(snapshot);
+    if (!b) return b.error();
+    widgets::BudgetReading r;
+    r.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
+    r.unit = unitLabelOf(snapshot.spec);
+    r.spent = b->total.epsilon;
+    r.delta = b->total.delta;
+    r.releases = b->total.releases;
+    r.cap = b->cap;
+    r.notCounted = static_cast<long long>(b->uncounted.size());
+    return r;
+}
+
+Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p, const PrivacyPlan& plan,
+                                  bool alsoFineTunes) {
+    if (!plan.mixture) return Error{"the parameters do not give a mixture stage to preview"};
+    auto current = budgetOfSnapshot(snapshot);
+    if (!current) return current.error();
+    auto seeds = parseSeeds(p.seeds);
+    if (!seeds) return seeds.error();
+    const std::size_t tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
+    const bool parallel = p.composition == widgets::CompositionMode::Parallel;
+    std::vector<privacy::BudgetRelease> planned;
+    for (long long seed : *seeds) {
+        auto entry = privacy::gaussianEntry("mixture", "A",
+                                            snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User
+                                                                              : privacy::PrivacyUnit::Example,
+                                            plan.mixture->q, plan.mixture->sigma, plan.mixture->steps,
+                                            plan.mixture->target.delta, p.clipNorm);
+        for (std::size_t t = 0; t < tasks; ++t)
+            planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
+    }
+    const auto forecast = project::forecastBudget(*current, planned);
+    SpendPreview out;
+    out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
+    out.unit = unitLabelOf(snapshot.spec);
+    out.before = forecast.before;
+    out.after = forecast.after;
+    out.cap = current->cap;
+    out.releases = static_cast<long long>(planned.size());
+    out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
+    out.fineTuningNotShown = alsoFineTunes;
+    return out;
+}
+
+QString spendPreviewText(const SpendPreview& s) {
+    QString text = QObject::tr("<p>This run makes <b>%1 DP release(s)</b> on <b>%2</b> (unit: %3).</p>"
+                               "<p>Privacy budget spent on %2: ε <b>%4</b> now → <b>%5</b> after this run")
+                       .arg(s.releases)
+                       .arg(s.dataset.toHtmlEscaped(), s.unit, num(s.before), num(s.after));
+    text += s.cap ? QObject::tr(" (cap %1).</p>").arg(*s.cap) : QObject::tr(" (no cap).</p>");
+    if (s.fineTuningNotShown)
+        text += QObject::tr("<p>Fine-tuning spends more on top of this; the engine adds it and checks the cap exactly "
+                            "before any mechanism runs.</p>");
+    text += QObject::tr("<p>Releases are composed by the RDP accountant, not added up. Estimated from the panel "
+                        "(split A ≈ round(ρ·n)); the ledger records the realised figures.</p>");
+    if (s.overCap)
+        text += QObject::tr("<p><b>Over the cap: nothing will be run.</b> Raise privacy.budget in the spec, or spend "
+                            "less (a smaller ε, fewer seeds).</p>");
+    return text;
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,40 @@
+#pragma once
+// The workbench's view of the privacy budget (engine/project/project_budget.h): the meter's
+// reading from the open project's snapshot, and the preview of what a run would spend, shown
+// before it starts. The engine checks the cap again, exactly, before any mechanism runs.
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/project/project_snapshot.h"
+#include "widgets/budget_meter.h"
+#include "widgets/run_parameters.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace dpmix::workbench {
+
+/// What one ε protects, as the spec names it: "examples", or at user level the user column's
+/// name in the plural ("patients" for a column "Patient"), else "users".
+QString unitLabelOf(const project::ProjectSpec& spec);
+
+/// The meter's reading, or the reason there is none.
+Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot);
+
+/// What "Run DP-MixMin" with these values would spend, before and after, against the cap. The
+/// DP-MixMin releases (one per seed and task) are estimated from the panel's plan (split A as
+/// round(ρ·n)); runs that also fine-tune spend more, which the engine adds and checks itself.
+struct SpendPreview {
+    QString dataset, unit;
+    double before = 0.0, after = 0.0;
+    std::optional<double> cap;
+    long long releases = 0;      // planned DP releases counted in `after`
+    bool overCap = false;
+    bool fineTuningNotShown = false;  // the run also fine-tunes: `after` is a lower bound
+};
+Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
+                                  const PrivacyPlan& plan, bool alsoFineTunes);
+
+/// The confirmation's text (rich text), and the refusal's when over the cap.
+QString spendPreviewText(const SpendPreview& preview);
+
+}  // namespace dpmix::workbench

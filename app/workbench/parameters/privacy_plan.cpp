@@ -1,0 +1,204 @@
+#include "app/workbench/parameters/privacy_plan.h"
+
+#include "app/workbench/parameters/number_parsing.h"
+#include "engine/core/number_text.h"
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/parameters.h"
+
+#include <QLocale>
+#include <QRegularExpression>
+
+#include <cmath>
+#include <set>
+
+namespace dpmix::workbench {
+
+using widgets::CompositionMode;
+using widgets::FieldMessage;
+using widgets::MessageSeverity;
+using widgets::ParameterField;
+
+SplitSizes splitSizes(long long n, double rho) {
+    const long long a = std::llround(rho * static_cast<double>(n));
+    return {a, n - a};
+}
+
+StageBudget stageBudget(double epsilon, double delta, CompositionMode mode) {
+    if (mode == CompositionMode::Sequential) return {epsilon / 2.0, delta / 2.0};
+    return {epsilon, delta};
+}
+
+Result<std::vector<long long>> parseSeeds(const QString& text) {
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    const QStringList parts = text.split(separators, Qt::SkipEmptyParts);
+    if (parts.isEmpty()) return Error{"seeds: none given: expected at least one whole number >= 0, e.g. 0, 1, 2"};
+    std::vector<long long> seeds;
+    std::set<long long> seen;
+    for (const QString& part : parts) {
+        const auto parsed = parseWholeNumberText(part.toStdString());
+        if (!parsed || *parsed < 0)
+            return Error{("seeds: \"" + part + "\" is not a whole number >= 0").toStdString()};
+        const long long seed = *parsed;
+        if (!seen.insert(seed).second)
+            return Error{("seeds: " + part + " appears twice: each seed should run once").toStdString()};
+        seeds.push_back(seed);
+    }
+    return seeds;
+}
+
+bool PrivacyPlan::hasError(ParameterField field) const {
+    for (const FieldMessage& m : messages)
+        if (m.field == field && m.severity == MessageSeverity::Error) return true;
+    return false;
+}
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+// Shortest round-trip form, with the exponent written as people write it ("1e-5", not "1e-05").
+QString num(double v) {
+    static const QRegularExpression paddedExponent(QStringLiteral("e([+-]?)0+(\\d)"));
+    return qs(privacy::formatNumber(v)).replace(paddedExponent, QStringLiteral("e\\1\\2"));
+}
+QString count(long long v) { return QLocale(QLocale::English).toString(v); }
+
+}  // namespace
+
+PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
+    PrivacyPlan plan;
+    auto error = [&plan](ParameterField f, const QString& text) {
+        plan.messages << FieldMessage{f, MessageSeverity::Error, text};
+    };
+    auto engineCheck = [&](ParameterField f, const Status& e) {
+        if (e) error(f, qs(e->message));
+        return !e;
+    };
+
+    const bool epsilonOk = engineCheck(ParameterField::Epsilon, privacy::checkPositive("epsilon", p.epsilon));
+
+    bool deltaOk = false;
+    double delta = 0.0;
+    if (auto parsed = parseDouble("delta", p.delta, "a probability in (0, 1), e.g. 1e-5"); !parsed) {
+        error(ParameterField::Delta, qs(parsed.error().message));
+    } else {
+        delta = *parsed;
+        deltaOk = engineCheck(ParameterField::Delta, privacy::checkDelta("delta", delta));
+    }
+
+    const bool countOk = p.sensitiveCount >= 2;
+    if (!countOk)
+        error(ParameterField::SensitiveCount,
+              QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
+                             "splits are non-empty").arg(p.sensitiveCount));
+    // δ >= 1/n allows "release one random record" mechanisms; warn from 1/(10 n), the engine's
+    // own test (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
+    if (deltaOk && countOk && !privacy::deltaWarning(delta, p.sensitiveCount, "examples").empty())
+        plan.messages << FieldMessage{ParameterField::Delta, MessageSeverity::Warning,
+                                      QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
+                                                     "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
+                                          .arg(num(delta), QString::number(1.0 / static_cast<double>(p.sensitiveCount), 'g', 3),
+                                               num(std::pow(10.0, std::floor(std::log10(
+                                                                      0.1 / static_cast<double>(p.sensitiveCount))))))};
+
+    bool rhoOk = p.rho > 0.0 && p.rho < 1.0;
+    if (!rhoOk)
+        error(ParameterField::Rho, QStringLiteral("rho = %1 is out of range: expected a fraction in (0, 1)").arg(num(p.rho)));
+    if (rhoOk && countOk) {
+        const SplitSizes s = splitSizes(p.sensitiveCount, p.rho);
+        if (s.a < 1 || s.b < 1) {
+            error(ParameterField::Rho, QStringLiteral("rho = %1 leaves split %2 empty (n_A = %3, n_B = %4 of n = %5): "
+                                                      "move ρ towards 0.5 or add data")
+                                           .arg(num(p.rho), s.a < 1 ? "A" : "B", count(s.a), count(s.b),
+                                                count(p.sensitiveCount)));
+            rhoOk = false;
+        } else {
+            plan.split = s;
+        }
+    }
+
+    if (auto seeds = parseSeeds(p.seeds); !seeds) error(ParameterField::Seeds, qs(seeds.error().message));
+
+    engineCheck(ParameterField::ClipNorm, privacy::checkPositive("clip", p.clipNorm));
+    bool batchOk = p.batchSize >= 1;
+    if (!batchOk)
+        error(ParameterField::BatchSize,
+              QStringLiteral("batch = %1 is out of range: expected an expected batch size >= 1").arg(p.batchSize));
+    if (batchOk && plan.split && p.batchSize > plan.split->a) {
+        error(ParameterField::BatchSize, QStringLiteral("batch = %1 is larger than split A (n_A = %2): expected "
+                                                        "batch <= n_A; lower the batch, or raise ρ or n")
+                                             .arg(count(p.batchSize), count(plan.split->a)));
+        batchOk = false;
+    }
+    engineCheck(ParameterField::LearningRate, privacy::checkPositive("lr", p.learningRate));
+    const bool stepsOk = engineCheck(ParameterField::Steps, privacy::checkSteps("steps", p.steps));
+
+    if (epsilonOk && deltaOk && plan.split && batchOk && stepsOk) {
+        const StageBudget budget = stageBudget(p.epsilon, delta, p.composition);
+        const double q = static_cast<double>(p.batchSize) / static_cast<double>(plan.split->a);
+        const auto query = privacy::SigmaQueryBuilder().epsilon(budget.epsilon).delta(budget.delta).q(q).steps(p.steps).build();
+        if (!query) {
+            error(ParameterField::Epsilon, qs(query.error().message));
+        } else {
+            const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
+            if (c) plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
+            else error(ParameterField::Epsilon, qs(c.error().message));
+        }
+        // Parallel: max over disjoint splits, each at the target; sequential: the halves add up.
+        plan.totalEpsilon = p.epsilon;
+        plan.totalDelta = delta;
+    }
+
+    plan.valid = plan.mixture.has_value();
+    for (const FieldMessage& m : std::as_const(plan.messages))
+        if (m.severity == MessageSeverity::Error) plan.valid = false;
+    return plan;
+}
+
+QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters& p) {
+    if (!plan.valid || !plan.mixture || !plan.split) {
+        QString first;
+        for (const FieldMessage& m : plan.messages)
+            if (m.severity == MessageSeverity::Error) {
+                first = m.text;
+                break;
+            }
+        return QStringLiteral("<span style='color:#b00020'>Cannot compute the privacy of this run: %1</span>")
+            .arg(first.toHtmlEscaped());
+    }
+    const MixtureStagePlan& m = *plan.mixture;
+    const bool parallel = p.composition == CompositionMode::Parallel;
+    QString html;
+    html += QStringLiteral("<b>Mixture learning</b> (split A, n<sub>A</sub> ≈ %1): noise σ = <b>%2</b> "
+                           "for T = %3 steps at q = %4 → ε = %5 (order α = %6)<br>")
+                .arg(count(plan.split->a), QString::number(m.sigma, 'g', 5), count(m.steps),
+                     QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4), QString::number(m.order, 'g', 4));
+    if (parallel)
+        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated to ε = %2, δ = %3 when it runs<br>")
+                    .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta));
+    else
+        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated when it runs to the rest of "
+                               "the budget, so that both stages compose (by RDP) to ε = %2, δ = %3<br>")
+                    .arg(count(plan.split->b), num(plan.totalEpsilon), num(plan.totalDelta));
+    html += QStringLiteral("<b>Total guarantee</b>: (ε, δ) = (<b>%1</b>, <b>%2</b>) — %3")
+                .arg(num(plan.totalEpsilon), num(plan.totalDelta),
+                     parallel ? QStringLiteral("parallel composition: A and B hold different people, so the run costs "
+                                               "max(ε<sub>A</sub>, ε<sub>B</sub>).")
+                              : QStringLiteral("sequential composition: both stages charge the same budget; mixture "
+                                               "learning spends half of ε and δ, fine-tuning the rest (DP-MixMin runs; "
+                                               "methods with one private stage spend the whole budget on it)."));
+    if (p.reproducible)
+        html += QStringLiteral("<br><span style='color:#b00020'><b>Reproducible randomness</b>: sampling and noise "
+                               "are derived from the seed this project stores, so anyone holding the file can "
+                               "regenerate the noise. The guarantee above holds only while the seed stays secret: "
+                               "these runs are <b>not a release</b>.</span>");
+    return html;
+}
+
+QString splitSummaryText(const PrivacyPlan& plan) {
+    if (!plan.split) return QStringLiteral("Split A: – · Split B: –");
+    // Expected sizes: each unit's side is drawn on its own (a stable split), so the realised sizes
+    // vary by about √n around these; the mechanisms use the realised ones.
+    return QStringLiteral("Split A (mixture): ≈ %1 · Split B (fine-tuning): ≈ %2").arg(count(plan.split->a), count(plan.split->b));
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,88 @@
+#include "app/workbench/project/engine_project_store.h"
+
+#include "engine/project/schema.h"
+
+#include <QFileInfo>
+
+#include <cmath>
+#include <QStringList>
+
+namespace dpmix::workbench {
+
+widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
+    const project::ProjectSpec& spec = project.spec;
+    widgets::RunParameters p;
+    if (!spec.privacy.epsilons.empty()) p.epsilon = spec.privacy.epsilons.front();
+    p.delta = QString::number(spec.privacy.delta, 'g', 6);
+    p.rho = spec.privacy.rho;
+    QStringList seeds;
+    for (long long s : spec.seeds) seeds << QString::number(s);
+    if (!seeds.isEmpty()) p.seeds = seeds.join(", ");
+    p.reproducible = spec.privacy.reproducible;
+    p.composition = spec.privacy.composition == privacy::Composition::Sequential ? widgets::CompositionMode::Sequential
+                                                                                  : widgets::CompositionMode::Parallel;
+    p.clipNorm = spec.mixture.clip;
+    p.batchSize = static_cast<int>(spec.mixture.batch);
+    p.learningRate = spec.mixture.lr;
+    p.steps = static_cast<int>(spec.mixture.steps);
+    // n is the sensitive *training* set: the study runner keeps 80% of the examples (or users)
+    // for training and holds out the rest for validation and test (data::trainValidationTestSplit).
+    constexpr double kTrainFraction = 0.8;
+    for (const auto& source : project.sources)
+        if (source.role == "sensitive") {
+            const long long all = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
+            p.sensitiveCount = std::llround(kTrainFraction * static_cast<double>(all));
+        }
+    return p;
+}
+
+QString EngineProjectStore::schemaVersion() const { return QString::number(project::kSchemaVersion); }
+
+Result<widgets::RunParameters> EngineProjectStore::open(const QString& path) {
+    auto snapshot = load(path);
+    if (!snapshot) return snapshot.error();
+    return parametersFromProject(*snapshot);
+}
+
+Status EngineProjectStore::save(const QString& path, const widgets::RunParameters&) {
+    return Error{("Nothing was written to " + path +
+                  ": a .dpmix project keeps the parameters of each run with that run. Run the study to record "
+                  "these parameters; the spec itself is edited in its JSON file.")
+                     .toStdString()};
+}
+
+Result<ProjectSnapshot> EngineProjectStore::load(const QString& path) {
+    if (!QFileInfo::exists(path)) return Error{(path + ": no such file").toStdString()};
+    return loadProjectSnapshot(path);
+}
+
+Result<QString> EngineProjectStore::createFromSpec(const QString& specPath) {
+    if (!specPath.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+        return Error{(specPath + ": a spec must be a .json file").toStdString()};
+    auto file = project::openOrCreateFromSpecOrProject(specPath.toStdString(), summarize_);
+    if (!file) return file.error();
+    return QString::fromStdString(file->path().string());
+}
+
+Result<QString> EngineProjectStore::exportRelease(const QString& projectPath, const QString& target,
+                                                  const project::ReleaseOptions& options) {
+    auto source = project::ProjectFile::open(projectPath.toStdString(), project::OpenMode::ReadOnly);
+    if (!source) return source.error();
+    auto chain = source->verifyChain();
+    if (!chain) return chain.error();
+    if (!chain->ok)
+        return Error{(projectPath + ": its hash chain does not verify: a release is only exported from an intact project")
+                         .toStdString()};
+    auto summary = project::exportRelease(*source, target.toStdString(), options);
+    if (!summary) return summary.error();
+    const auto& m = summary->manifest;
+    return QStringLiteral("Wrote %1: %2 run(s), %3 DP release(s) composed to ε %4 at δ %5%6")
+        .arg(QString::fromStdString(summary->file.string()))
+        .arg(m.runs.size())
+        .arg(m.releases)
+        .arg(m.epsilon, 0, 'f', 3)
+        .arg(m.delta, 0, 'g', 3)
+        .arg(m.includesTestMetrics ? QStringLiteral("; includes test metrics, NOT covered by the guarantee") : QString());
+}
+
+}  // namespace dpmix::workbench

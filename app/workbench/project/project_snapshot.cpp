@@ -1,0 +1,133 @@
+#include "app/workbench/project/project_snapshot.h"
+
+#include "app/workbench/views/pinned_baseline.h"
+#include "engine/project/project_file.h"
+#include "engine/project/release_manifest.h"
+#include "engine/project/trust_verdict.h"
+
+#include <QStringList>
+
+#include <cmath>
+#include <limits>
+
+namespace dpmix::workbench {
+
+const project::LambdaRecord* RunResults::lambda(const std::string& kind) const {
+    for (const auto& l : lambdas)
+        if (l.kind == kind) return &l;
+    return nullptr;
+}
+
+double RunResults::metric(const std::string& name) const {
+    for (const auto& m : metrics)
+        if (m.name == name && m.className.empty()) return m.value;
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<std::string> ProjectSnapshot::taskNames() const {
+    std::vector<std::string> names;
+    for (const auto& t : spec.sensitiveTasks) names.push_back(t.name);
+    // Runs may name tasks the spec does not list (e.g. the single unnamed task).
+    for (const auto& r : runs) {
+        if (r.run.method == "proxy") continue;
+        bool known = false;
+        for (const auto& n : names) known = known || n == r.run.task;
+        if (!known) names.push_back(r.run.task);
+    }
+    return names;
+}
+
+std::optional<long long> ProjectSnapshot::pinnedBaselineRunId() const {
+    const auto id = workbench::pinnedBaselineRunId(path);
+    if (!id || !findRun(*id)) return std::nullopt;  // a pin left over from another file at this path
+    return id;
+}
+
+const RunResults* ProjectSnapshot::findRun(long long runId) const {
+    for (const auto& r : runs)
+        if (r.run.id == runId) return &r;
+    return nullptr;
+}
+
+namespace {
+
+// The banner's sentence: what kind of non-private content the file holds (the runs are in the
+// tooltip), or the guarantee of a DP-only file and where a release came from.
+QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile& file) {
+    if (!v.dpOnly) {
+        QStringList kinds;
+        for (const auto& k : v.nonPrivateKinds) kinds << QString::fromStdString(k);
+        return QStringLiteral("It holds non-private results of the sensitive data: %1. Share only a release "
+                              "(File ▸ Export release…). Hover for the runs.")
+            .arg(kinds.join(QStringLiteral("; ")));
+    }
+    QString text = v.releases == 0 ? QStringLiteral("No DP release and nothing non-private.")
+                                   : QStringLiteral("Only DP releases, at (ε, δ) = (%1, %2) per %3.")
+                                         .arg(v.epsilon, 0, 'f', 3)
+                                         .arg(v.delta, 0, 'g', 3)
+                                         .arg(v.unit == "users" ? QStringLiteral("user") : QStringLiteral("example"));
+    if (v.testMetrics) text += QStringLiteral(" Includes test metrics of the sensitive test split, NOT covered by the guarantee.");
+    if (v.unestablished) text += QStringLiteral(" Includes a mechanism whose guarantee is only claimed by its authors.");
+    if (auto m = project::releaseManifestFromJson(file.releaseManifestJson()); v.release && m)
+        text += QStringLiteral(" Read-only; exported from %1 on %2.")
+                    .arg(QString::fromStdString(m->fromProject), QString::fromStdString(m->exportedAt.substr(0, 10)));
+    return text;
+}
+
+}  // namespace
+
+Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
+    auto file = project::ProjectFile::open(path.toStdString());
+    if (!file) return file.error();
+    ProjectSnapshot s;
+    s.path = path;
+    s.spec = file->spec();
+    auto sources = file->sources();
+    if (!sources) return sources.error();
+    s.sources = *sources;
+    auto runs = file->runs();
+    if (!runs) return runs.error();
+    for (const auto& run : *runs) {
+        RunResults r;
+        r.run = run;
+        auto lambdas = file->lambdas(run.id);
+        auto metrics = file->metrics(run.id);
+        auto ledgers = file->ledgers(run.id);
+        auto names = file->curveNames(run.id);
+        auto audits = file->audits(run.id);
+        if (!lambdas) return lambdas.error();
+        if (!metrics) return metrics.error();
+        if (!ledgers) return ledgers.error();
+        if (!names) return names.error();
+        if (!audits) return audits.error();
+        r.lambdas = *lambdas;
+        r.metrics = *metrics;
+        r.ledgers = *ledgers;
+        r.audits = *audits;
+        for (const auto& name : *names) {
+            auto points = file->curve(run.id, name);
+            if (!points) return points.error();
+            r.curves[name] = *points;
+        }
+        s.runs.push_back(std::move(r));
+    }
+    if (auto v = project::trustVerdict(*file)) {
+        s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()), {},
+                   QString::fromStdString(v->shortLabel())};
+        s.trust.summary = trustSummary(*v, *file);
+    } else {
+        s.trust.headline = QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
+        s.trust.shortLabel = QStringLiteral("trust verdict unavailable");
+    }
+    return s;
+}
+
+QString methodLabel(const std::string& method) {
+    if (auto m = methods::methodOfRun(method)) return QString::fromUtf8(methods::traitsOf(*m).label);
+    if (method == "proxy") return QStringLiteral("Proxy training");
+    return QString::fromStdString(method);
+}
+
+bool isMethod(const project::RunRecord& run, methods::Method m) { return methods::methodOfRun(run.method) == m; }
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,44 @@
+// The honest placeholders for the two engine seams that are not built yet.
+#include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/run_controller.h"
+
+namespace dpmix::workbench {
+
+Result<QList<StageJob>> UnavailableRunController::planRun(const widgets::RunParameters&) {
+    return Error{"Runs are not available in this build: the DP-MixMin stages (engine/pipeline) are not part of "
+                 "it yet. The parameters and the privacy calculator work; running will come with the pipeline."};
+}
+
+QString UnavailableProjectStore::schemaVersion() const {
+    const QString note = QStringLiteral("opening and saving projects is not wired into the workbench yet");
+    return schemaVersion_.isEmpty() ? note : QStringLiteral("%1 (%2)").arg(schemaVersion_, note);
+}
+
+Result<widgets::RunParameters> UnavailableProjectStore::open(const QString& path) {
+    return Error{("Cannot open " + path +
+                  ": opening .dpmix projects is not wired into the workbench yet.")
+                     .toStdString()};
+}
+
+Status UnavailableProjectStore::save(const QString& path, const widgets::RunParameters&) {
+    return Error{("Cannot save " + path +
+                  ": saving .dpmix projects is not wired into the workbench yet; nothing was written.").toStdString()};
+}
+
+}  // namespace dpmix::workbench
+
+namespace dpmix::workbench {
+
+Result<ProjectSnapshot> ProjectStore::load(const QString& path) {
+    return Error{("Cannot read the results of " + path + ": this build has no project file backend.").toStdString()};
+}
+
+Result<QString> ProjectStore::createFromSpec(const QString& specPath) {
+    return Error{("Cannot create a project from " + specPath + ": this build has no project file backend.").toStdString()};
+}
+
+Result<QString> ProjectStore::exportRelease(const QString& projectPath, const QString&, const project::ReleaseOptions&) {
+    return Error{("Cannot export a release of " + projectPath + ": this build has no project file backend.").toStdString()};
+}
+
+}  // namespace dpmix::workbench

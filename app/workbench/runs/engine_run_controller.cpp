@@ -1,0 +1,149 @@
+#include "app/workbench/runs/engine_run_controller.h"
+
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/runs/run_requests.h"
+
+#include <stdexcept>
+
+namespace dpmix::workbench {
+
+namespace {
+QString listText(const std::vector<double>& values) {
+    QStringList parts;
+    for (double v : values) parts << QString::number(v);
+    return parts.join(", ");
+}
+}  // namespace
+
+Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
+    auto seeds = parseSeeds(parameters.seeds);
+    if (!seeds) return seeds.error();
+    StudyRequest request;
+    request.epsilons = {parameters.epsilon};
+    request.rho = parameters.rho;
+    request.seeds = *seeds;
+    request.reproducible = parameters.reproducible;
+    // The panel's Advanced values are the mixture stage's hyper-parameters.
+    request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
+    return request;
+}
+
+EngineRunController::EngineRunController(StudyFunction study, QObject* parent)
+    : QObject(parent), study_(std::move(study)) {}
+
+void EngineRunController::setProject(const QString& path, bool readOnly) {
+    project_ = path;
+    readOnly_ = readOnly;
+}
+
+Status EngineRunController::checkProject() const {
+    if (project_.isEmpty())
+        return Error{"No project is open: open a .dpmix project (or create one from a spec) before running."};
+    if (readOnly_) return Error{("The project " + project_ + " is open read-only: runs are disabled.").toStdString()};
+    return std::nullopt;
+}
+
+Result<QList<StageJob>> EngineRunController::planRun(const widgets::RunParameters& parameters) {
+    RunAction action;
+    action.parameters = parameters;
+    return planAction(action);
+}
+
+Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action) {
+    if (auto error = checkProject()) return *error;
+    const widgets::RunParameters& p = action.parameters;
+    switch (action.kind) {
+    case RunKind::DpMixMin: {
+        auto request = studyRequestFor(p);
+        if (!request) return request.error();
+        return QList<StageJob>{studyJob(tr("DP-MixMin: proxies → mixture (ε = %1, ρ = %2, seeds %3)")
+                                            .arg(p.epsilon)
+                                            .arg(p.rho)
+                                            .arg(p.seeds),
+                                        *request)};
+    }
+    case RunKind::CompareBaselines: {
+        auto request = compareRequestFor(p);
+        if (!request) return request.error();
+        return QList<StageJob>{studyJob(tr("Compare with baselines: 5 methods through pretrain → finetune → evaluate "
+                                           "(ε = %1, seeds %2)")
+                                            .arg(p.epsilon)
+                                            .arg(p.seeds),
+                                        *request)};
+    }
+    case RunKind::EpsilonSweep: {
+        auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
+        if (!request) return request.error();
+        return QList<StageJob>{studyJob(tr("ε sweep (%1): ε = %2, seeds %3")
+                                            .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
+                                                 listText(action.sweepEpsilons), p.seeds),
+                                        *request)};
+    }
+    case RunKind::Audit: {
+        if (!audit_) return Error{"Audit: this workbench was started without the audit stage (no audit function)."};
+        auto request = auditRequestFor(p, action.audit);
+        if (!request) return request.error();
+        return QList<StageJob>{auditJob(tr("Audit of task %1: %2 canary%3, %4 runs per world")
+                                            .arg(action.audit.task,
+                                                 action.audit.naturalCanary    ? tr("natural")
+                                                 : action.audit.quietestSource ? tr("max-clip (quietest source)")
+                                                                               : tr("max-clip"),
+                                                 action.audit.noNoise ? tr(" (no-noise control)") : QString())
+                                            .arg(action.audit.runs),
+                                        *request)};
+    }
+    case RunKind::Rerun: {
+        if (!action.rerun) return Error{"Re-run: no stored run was chosen."};
+        auto plan = rerunPlanFor(*action.rerun, action.rerunSeed);
+        if (!plan) return plan.error();
+        if (plan->audit && !audit_)
+            return Error{"Re-run of an audit: this workbench was started without the audit stage (no audit function)."};
+        if (plan->audit) return QList<StageJob>{auditJob(plan->description, *plan->audit)};
+        return QList<StageJob>{studyJob(plan->description, *plan->study)};
+    }
+    }
+    return Error{"unknown run kind"};
+}
+
+StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& request) {
+    StageJob job;
+    job.stage = name;
+    job.work = [this, path = project_.toStdString(), study = study_, request](const CancellationToken& token,
+                                                                             const ProgressCallback& progress) -> Status {
+        const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
+        log("Opening " + path);
+        auto file = project::ProjectFile::open(path);
+        if (!file) return file.error();
+        project::ProjectFile project = std::move(file).value();
+        if (auto error = study(project, request, progress, token, log)) {
+            log("Stopped: " + error->message);
+            return error;  // after a cancel the job is cancelled (the runner marked the run so)
+        }
+        log("Study finished.");
+        return std::nullopt;
+    };
+    return job;
+}
+
+StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& request) {
+    StageJob job;
+    job.stage = name;
+    job.work = [this, path = project_.toStdString(), audit = audit_, request](const CancellationToken& token,
+                                                                             const ProgressCallback& progress) -> Status {
+        const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
+        if (!audit) return Error{"this build of the workbench has no audit stage"};
+        log("Opening " + path);
+        auto file = project::ProjectFile::open(path);
+        if (!file) return file.error();
+        project::ProjectFile project = std::move(file).value();
+        if (auto error = audit(project, request, progress, token, log)) {
+            log("Stopped: " + error->message);
+            return error;
+        }
+        log("Audit finished.");
+        return std::nullopt;
+    };
+    return job;
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,100 @@
+#pragma once
+// RunController backed by the engine's study runner: each Run-menu action becomes one job that
+// opens the project on the JobRunner's worker thread (ProjectFile is one-per-thread) and runs
+// the stages with the panel's ε, ρ, seeds and Advanced mixture values overriding the spec
+// (run_requests.h builds each action's request). The study and audit functions are injected
+// (main.cpp passes engine/pipeline's runStudy and runAuditStage), so the window and its tests
+// do not link LibTorch.
+#include "app/workbench/runs/run_controller.h"
+#include "engine/project/project_file.h"
+
+#include <QObject>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::workbench {
+
+/// The mixture stage's hyper-parameters (the panel's "Advanced" values).
+struct MixtureSettings {
+    double clip = 13.0;
+    long long batch = 1000;
+    double lr = 1.0;
+    long long steps = 100;
+
+    bool operator==(const MixtureSettings&) const = default;
+};
+
+/// What the panel (or a stored run, for a re-run) asks the study runner for.
+struct StudyRequest {
+    std::vector<std::string> stages = {"proxies", "mixture"};
+    std::vector<std::string> methods;        // downstream methods; empty: all five
+    std::vector<std::string> tasks;          // empty: every sensitive task
+    std::vector<double> epsilons;            // empty: the spec's
+    double rho = 0.0;
+    std::vector<long long> seeds;            // empty: the spec's
+    std::optional<MixtureSettings> mixture;  // unset: the spec's
+    std::optional<long long> pretrainSteps;  // unset: the spec's
+    std::optional<long long> finetuneSteps;  // unset: the spec's
+    bool reproducible = false;               // seeded DP randomness (not a release); default secret
+};
+
+/// What the Audit dialog asks the audit stage for (engine/pipeline/audit_stage.h).
+struct AuditRequest {
+    std::string task;
+    bool naturalCanary = false;
+    bool raiseTopSource = false;    // max-clip sign; the default lowers the top source (docs/AUDIT.md)
+    bool quietestSource = false;    // max-clip target: the quietest source instead of argmax λ* (docs/AUDIT.md)
+    long long runs = 2000;          // per world
+    bool noNoise = false;
+    std::optional<double> epsilon;  // claimed ε; unset: the spec's first
+    long long seed = 0;
+    std::optional<MixtureSettings> mixture;  // the mechanism audited; unset: the spec's
+};
+
+using StudyLog = std::function<void(const std::string&)>;
+/// Runs the study on an open project; returns an error message, or nothing on success.
+using StudyFunction = std::function<Status(project::ProjectFile&, const StudyRequest&,
+                                                         const ProgressCallback&, const CancellationToken&,
+                                                         const StudyLog&)>;
+
+/// Runs a canary audit on an open project; returns an error message, or nothing on success.
+using AuditFunction = std::function<Status(project::ProjectFile&, const AuditRequest&,
+                                                         const ProgressCallback&, const CancellationToken&,
+                                                         const StudyLog&)>;
+
+/// The request for the panel's values (ε, ρ, seeds and the Advanced mixture values); an Error
+/// names the field (seeds) when they do not parse.
+Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters);
+
+class EngineRunController : public QObject, public RunController {
+    Q_OBJECT
+
+public:
+    explicit EngineRunController(StudyFunction study, QObject* parent = nullptr);
+
+    Result<QList<StageJob>> planRun(const widgets::RunParameters& parameters) override;
+    /// Every RunKind: the study kinds go to the study function, Audit to the audit function
+    /// (refused with a message when none was given), Rerun to whichever the stored run used.
+    Result<QList<StageJob>> planAction(const RunAction& action) override;
+    void setProject(const QString& path, bool readOnly) override;
+    void setAuditFunction(AuditFunction audit) { audit_ = std::move(audit); }
+
+Q_SIGNALS:
+    /// One line of the study's log; emitted from the worker thread (connect queued/auto).
+    void logged(const QString& line);
+
+private:
+    Status checkProject() const;
+    StageJob studyJob(const QString& name, const StudyRequest& request);
+    StageJob auditJob(const QString& name, const AuditRequest& request);
+
+    StudyFunction study_;
+    AuditFunction audit_;
+    QString project_;
+    bool readOnly_ = false;
+};
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,25 @@
+#pragma once
+// The two engine functions the program injects into the workbench: the data layer's source
+// summary (for File ▸ New from spec) and the study runner (for Run). Kept out of
+// dpmix_workbench_lib so that library and its tests do not link LibTorch.
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/runs/run_requests.h"
+#include "engine/project/project_opener.h"
+
+namespace dpmix::workbench {
+
+/// data::summarizeSource, as the project file stores it (same adapter as the CLI's).
+Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec);
+
+/// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
+/// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
+Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
+                                        const ProgressCallback& progress, const CancellationToken& cancel,
+                                        const StudyLog& log);
+
+/// pipeline::runAuditStage with the dialog's choices.
+Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
+                                        const ProgressCallback& progress, const CancellationToken& cancel,
+                                        const StudyLog& log);
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,306 @@
+#include "app/workbench/runs/run_actions.h"
+
+#include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/views/run_comparison_view.h"
+#include "app/workbench/runs/run_controller.h"
+#include "widgets/chart_widget.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
+
+namespace dpmix::workbench {
+
+QString spentPrivacyNotice() {
+    return QObject::tr("Runs cannot be undone: the privacy they spent on sensitive data is spent for good. "
+                       "Undo reverts parameter edits only.");
+}
+
+RunActions::RunActions(MainWindow* window, RunController* runs)
+    : QObject(window),
+      window_(window),
+      runs_(runs),
+      compare_(new QAction(tr("Compare with &baselines"), this)),
+      sweep_(new QAction(tr("ε &sweep…"), this)),
+      audit_(new QAction(tr("&Audit…"), this)),
+      compareRuns_(new QAction(tr("Compare selected r&uns"), this)),
+      exportReport_(new QAction(tr("Export &report…"), this)) {
+    compare_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    compare_->setToolTip(tr("Run DP-MixMin and the four baselines (Uniform, Random Search, Random Init, non-private "
+                            "MixMin) through pretraining, private fine-tuning and evaluation"));
+    sweep_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    sweep_->setToolTip(tr("Run the same study at several ε and plot utility against ε (the teaching demo)"));
+    audit_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    audit_->setToolTip(tr("Measure an empirical lower bound on the mixture step's ε with a canary"));
+    compareRuns_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    compareRuns_->setToolTip(tr("Select two runs or more in the project tree, then compare their settings and metrics"));
+    exportReport_->setToolTip(tr("Write an HTML and PDF report of the study for a reviewer: spec, data hashes, every run "
+                                 "with its ledger and verification, plots, software versions"));
+    for (QAction* a : {compare_, sweep_, audit_}) a->setStatusTip(a->toolTip());
+
+    connect(compare_, &QAction::triggered, this, [this] { startCompareWithBaselines(); });
+    connect(sweep_, &QAction::triggered, this, &RunActions::runSweepDialog);
+    connect(audit_, &QAction::triggered, this, &RunActions::runAuditDialog);
+    connect(compareRuns_, &QAction::triggered, this, [this] {
+        if (QString e = compareRuns(selectedRunIds()); !e.isEmpty()) showStatus(e);
+    });
+    connect(exportReport_, &QAction::triggered, this, &RunActions::exportReportWithDialog);
+    // The run actions follow "Run DP-MixMin", which follows validation and read-only mode.
+    connect(window_->runAction(), &QAction::enabledChanged, this, &RunActions::updateEnabled);
+    updateEnabled();
+
+    QTreeWidget* tree = window_->projectTree();
+    tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(tree, &QTreeWidget::customContextMenuRequested, this, &RunActions::onTreeContextMenu);
+    compareRuns_->setEnabled(false);
+    connect(tree, &QTreeWidget::itemSelectionChanged, this,
+            [this] { compareRuns_->setEnabled(selectedRunIds().size() >= 2); });
+}
+
+void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMenu) {
+    fileMenu->insertAction(beforeInFile, exportReport_);
+    fileMenu->insertSeparator(beforeInFile);
+    const QList<QAction*> existing = runMenu->actions();
+    QAction* before = existing.size() > 1 ? existing[1] : nullptr;  // after "Run DP-MixMin"
+    runMenu->insertActions(before, {compare_, sweep_, audit_});
+    runMenu->insertSeparator(before);
+    runMenu->insertAction(before, compareRuns_);
+    runMenu->insertSeparator(before);
+    toolBar_ = window_->addToolBar(tr("Run"));
+    toolBar_->setObjectName("runToolBar");
+    toolBar_->addAction(window_->runAction());
+    toolBar_->addActions({compare_, sweep_, audit_});
+}
+
+void RunActions::updateEnabled() {
+    const bool canRun = window_->runAction()->isEnabled() && !window_->isReadOnly();
+    for (QAction* a : {compare_, sweep_, audit_}) a->setEnabled(canRun);
+}
+
+void RunActions::showStatus(const QString& message, int timeoutMs) { window_->statusBar()->showMessage(message, timeoutMs); }
+
+QString RunActions::start(const RunAction& action) {
+    if (window_->isReadOnly()) {
+        const QString message = tr("This project is open read-only: runs are disabled.");
+        showStatus(message);
+        return message;
+    }
+    const PrivacyPlan plan = action.kind != RunKind::Rerun ? planPrivacy(action.parameters) : PrivacyPlan{};
+    if (action.kind != RunKind::Rerun && !plan.valid) {
+        const QString message = tr("Fix the highlighted parameters before running.");
+        showStatus(message);
+        return message;
+    }
+    // Runs at the panel's ε are previewed and confirmed (sweeps, re-runs and audits are not: the
+    // engine checks the cap for every run before any mechanism starts).
+    if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&
+        !window_->confirmSpending(action.parameters, plan, action.kind == RunKind::CompareBaselines))
+        return tr("Not started: the privacy budget was not confirmed.");
+    auto stages = runs_->planAction(action);
+    if (!stages) {
+        const QString message = QString::fromStdString(stages.error().message);
+        showStatus(message, 15000);
+        return message;
+    }
+    window_->startStages(*stages);
+    return {};
+}
+
+QString RunActions::startCompareWithBaselines() {
+    RunAction action;
+    action.kind = RunKind::CompareBaselines;
+    action.parameters = window_->document()->values();
+    return start(action);
+}
+
+QString RunActions::startEpsilonSweep(const std::vector<double>& epsilons, bool fullPipeline) {
+    RunAction action;
+    action.kind = RunKind::EpsilonSweep;
+    action.parameters = window_->document()->values();
+    action.sweepEpsilons = epsilons;
+    action.sweepFullPipeline = fullPipeline;
+    return start(action);
+}
+
+QString RunActions::startAudit(const AuditSettings& settings) {
+    RunAction action;
+    action.kind = RunKind::Audit;
+    action.parameters = window_->document()->values();
+    action.audit = settings;
+    return start(action);
+}
+
+QString RunActions::rerun(long long runId, std::optional<long long> newSeed) {
+    if (window_->isReadOnly()) {
+        const QString message = tr("This project is open read-only: runs are disabled.");
+        showStatus(message);
+        return message;
+    }
+    const ProjectSnapshot* project = window_->project();
+    const RunResults* run = project ? project->findRun(runId) : nullptr;
+    if (!run) {
+        const QString message = tr("Re-run: the open project has no run %1.").arg(runId);
+        showStatus(message);
+        return message;
+    }
+    RunAction action;
+    action.kind = RunKind::Rerun;
+    action.parameters = window_->document()->values();
+    action.rerun = run->run;
+    action.rerunSeed = newSeed;
+    return start(action);
+}
+
+std::vector<long long> RunActions::selectedRunIds() const {
+    std::vector<long long> ids;
+    for (QTreeWidgetItemIterator it(window_->projectTree(), QTreeWidgetItemIterator::Selected); *it; ++it) {
+        const QVariant id = (*it)->data(0, Qt::UserRole);
+        if (id.isValid()) ids.push_back(id.toLongLong());
+    }
+    return ids;
+}
+
+QString RunActions::compareRuns(const std::vector<long long>& runIds) {
+    const ProjectSnapshot* project = window_->project();
+    if (!project) return tr("Run comparison: no project is open.");
+    auto comparison = workbench::compareRuns(*project, runIds);
+    if (!comparison) return QString::fromStdString(comparison.error().message);
+    auto* view = new RunComparisonView(*project, std::move(comparison).value());
+    view->setObjectName("runComparisonView");
+    QStringList ids;
+    for (long long id : view->comparison().runIds) ids << QString::number(id);
+    window_->addAnalysisTab(view, tr("Compare runs %1").arg(ids.join(", ")));
+    return {};
+}
+
+QString RunActions::pinBaseline(long long runId) {
+    const ProjectSnapshot* project = window_->project();
+    if (!project || !project->findRun(runId)) return tr("Pin as baseline: the open project has no run %1.").arg(runId);
+    setPinnedBaselineRunId(project->path, runId);
+    window_->refreshProject();  // the views read the pin when they are rebuilt
+    showStatus(tr("Run %1 is the baseline of comparisons.").arg(runId));
+    return {};
+}
+
+QString RunActions::unpinBaseline() {
+    const ProjectSnapshot* project = window_->project();
+    if (!project) return tr("No project is open.");
+    clearPinnedBaseline(project->path);
+    window_->refreshProject();
+    return {};
+}
+
+QMenu* RunActions::contextMenuForRun(long long runId) {
+    auto* menu = new QMenu(window_);
+    const ProjectSnapshot* project = window_->project();
+    const bool writable = !window_->isReadOnly();
+    QAction* same = menu->addAction(tr("&Re-run with the same settings"), this, [this, runId] {
+        if (QString e = rerun(runId); !e.isEmpty()) showStatus(e, 15000);
+    });
+    const RunResults* stored = project ? project->findRun(runId) : nullptr;
+    const int suggestedSeed = stored ? static_cast<int>(stored->run.seed) + 1 : 0;
+    QAction* newSeed = menu->addAction(tr("Re-run with a &new seed…"), this, [this, runId, suggestedSeed] {
+        bool ok = false;
+        const int seed = QInputDialog::getInt(window_, tr("Re-run with a new seed"), tr("Seed:"), suggestedSeed, 0,
+                                              1000000000, 1, &ok);
+        if (!ok) return;
+        if (QString e = rerun(runId, seed); !e.isEmpty()) showStatus(e, 15000);
+    });
+    same->setEnabled(writable);
+    newSeed->setEnabled(writable);
+    menu->addSeparator();
+    const bool pinned = project && project->pinnedBaselineRunId() == runId;
+    if (pinned) menu->addAction(tr("&Unpin baseline"), this, [this] { unpinBaseline(); });
+    else menu->addAction(tr("&Pin as baseline"), this, [this, runId] { pinBaseline(runId); });
+    menu->addAction(compareRuns_);
+    compareRuns_->setEnabled(selectedRunIds().size() >= 2);
+    return menu;
+}
+
+void RunActions::onTreeContextMenu(const QPoint& pos) {
+    QTreeWidget* tree = window_->projectTree();
+    QTreeWidgetItem* item = tree->itemAt(pos);
+    if (!item || !item->data(0, Qt::UserRole).isValid()) return;
+    QMenu* menu = contextMenuForRun(item->data(0, Qt::UserRole).toLongLong());
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(tree->viewport()->mapToGlobal(pos));
+}
+
+void RunActions::runSweepDialog() {
+    EpsilonSweepDialog dialog(window_);
+    if (dialog.exec() != QDialog::Accepted) return;
+    startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline());
+}
+
+void RunActions::runAuditDialog() {
+    QStringList tasks;
+    if (const ProjectSnapshot* project = window_->project())
+        for (const auto& t : project->taskNames())  // the spec's tasks, then any a run names
+            if (!t.empty()) tasks << QString::fromStdString(t);
+    if (tasks.isEmpty()) {
+        showStatus(tr("Audit: open a project with a named sensitive task first."));
+        return;
+    }
+    AuditDialog dialog(tasks, window_);
+    if (dialog.exec() != QDialog::Accepted) return;
+    startAudit(dialog.settings());
+}
+
+QList<ReportPlot> RunActions::reportPlots() const {
+    QList<ReportPlot> plots;
+    QTemporaryDir scratch;
+    if (!scratch.isValid()) return plots;
+    QTabWidget* tabs = window_->analysisTabs();
+    for (int t = 1; t < tabs->count(); ++t) {  // tab 0 is the calculator
+        const QList<widgets::ChartWidget*> charts = tabs->widget(t)->findChildren<widgets::ChartWidget*>();
+        for (int c = 0; c < charts.size(); ++c) {
+            if (charts[c]->plottedTable().rows.isEmpty()) continue;  // a view with nothing to show yet
+            // Exported at a fixed size, so the report does not depend on the window's layout.
+            const QString file = scratch.filePath(QStringLiteral("plot-%1-%2.png").arg(t).arg(c));
+            if (!charts[c]->exportTo(file, widgets::ExportFormat::Png, {900, 520, 1.0}).isEmpty()) continue;
+            QImage image(file);
+            if (image.isNull()) continue;
+            const QString title = charts.size() == 1 ? tabs->tabText(t) : QStringLiteral("%1 (%2)").arg(tabs->tabText(t)).arg(c + 1);
+            plots << ReportPlot{title, image};
+        }
+    }
+    return plots;
+}
+
+QString RunActions::exportReport(const QString& htmlPath, bool withPdf) {
+    const ProjectSnapshot* project = window_->project();
+    if (!project) return tr("Report: no project is open.");
+    ReportInput input{*project, window_->aboutInfo(), reportPlots(), {}};
+    const QString error = writeReport(input, htmlPath, withPdf);
+    showStatus(error.isEmpty() ? tr("Report written to %1").arg(htmlPath) : error, 15000);
+    return error;
+}
+
+void RunActions::exportReportWithDialog() {
+    if (!window_->project()) {
+        QMessageBox::information(window_, tr("Export report"), tr("Open a project first."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(window_, tr("Export report"), QString(), tr("HTML report (*.html)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".html");
+    if (QString e = exportReport(path, true); !e.isEmpty()) QMessageBox::warning(window_, tr("Export report"), e);
+    else QMessageBox::information(window_, tr("Export report"), tr("Wrote %1 and %2.").arg(path, pdfPathFor(path)));
+}
+
+}  // namespace dpmix::workbench

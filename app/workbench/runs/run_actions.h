@@ -1,0 +1,90 @@
+#pragma once
+// The workbench's run actions beyond "Run DP-MixMin": Compare with baselines, ε sweep, Audit
+// (Run menu and toolbar), Re-run / Pin as baseline / Compare on the runs of the project tree
+// (context menu), and File ▸ Export report…. Each run action becomes a background job of the
+// window's JobRunner (stage, progress, elapsed, ETA, Cancel in the jobs dock). The run actions
+// follow "Run DP-MixMin"'s enabled state, so they are off while the spec is invalid and in
+// read-only mode. The dialog-free entry points return an empty string or the message the
+// status bar shows; the tests drive those.
+#include "app/workbench/project/report_writer.h"
+#include "app/workbench/runs/run_action.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+class QAction;
+class QMenu;
+class QToolBar;
+
+namespace dpmix::workbench {
+
+class MainWindow;
+class RunController;
+
+/// What the status bar and the Undo action say: runs are never undone.
+QString spentPrivacyNotice();
+
+class RunActions : public QObject {
+    Q_OBJECT
+
+public:
+    RunActions(MainWindow* window, RunController* runs);
+
+    /// Adds the run actions to `runMenu` and a "Run" toolbar, the run-comparison action to
+    /// `runMenu`, and Export report… to `fileMenu` before `beforeInFile`.
+    void addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMenu);
+
+    QAction* compareAction() const { return compare_; }
+    QAction* sweepAction() const { return sweep_; }
+    QAction* auditAction() const { return audit_; }
+    QAction* compareRunsAction() const { return compareRuns_; }
+    QAction* exportReportAction() const { return exportReport_; }
+    QToolBar* toolBar() const { return toolBar_; }
+
+    /// Plans `action` with the RunController and starts its jobs (refused in read-only mode,
+    /// and, except for re-runs, while the panel's values are invalid).
+    QString start(const RunAction& action);
+    QString startCompareWithBaselines();
+    QString startEpsilonSweep(const std::vector<double>& epsilons, bool fullPipeline);
+    QString startAudit(const AuditSettings& settings);
+    /// Repeats a stored run with its stored configuration, on `newSeed` if given.
+    QString rerun(long long runId, std::optional<long long> newSeed = std::nullopt);
+
+    /// Opens a comparison tab for these runs (two or more).
+    QString compareRuns(const std::vector<long long>& runIds);
+    /// The runs selected in the project tree, in tree order.
+    std::vector<long long> selectedRunIds() const;
+    QString pinBaseline(long long runId);
+    QString unpinBaseline();
+
+    /// The context menu of a run item (caller owns it): Re-run, Re-run with a new seed…,
+    /// Pin as baseline, Compare selected runs.
+    QMenu* contextMenuForRun(long long runId);
+
+    /// The result views as images (each chart of each result tab), for the report.
+    QList<ReportPlot> reportPlots() const;
+    QString exportReport(const QString& htmlPath, bool withPdf = true);
+
+private:
+    void showStatus(const QString& message, int timeoutMs = 8000);
+    void onTreeContextMenu(const QPoint& pos);
+    void runSweepDialog();
+    void runAuditDialog();
+    void exportReportWithDialog();
+    void updateEnabled();
+
+    MainWindow* window_;
+    RunController* runs_;
+    QAction* compare_;
+    QAction* sweep_;
+    QAction* audit_;
+    QAction* compareRuns_;
+    QAction* exportReport_;
+    QToolBar* toolBar_ = nullptr;
+};
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,45 @@
+#pragma once
+// The seam between the workbench and the engine's pipeline (engine/pipeline, not yet built):
+// turns validated run parameters into the stage jobs the JobRunner executes. The workbench
+// ships UnavailableRunController until the pipeline lands; tests plug in fakes.
+#include "app/workbench/runs/job_runner.h"
+#include "app/workbench/runs/run_action.h"
+#include "engine/core/result.h"
+#include "widgets/run_parameters.h"
+
+#include <QList>
+#include <QString>
+
+namespace dpmix::workbench {
+
+struct StageJob {
+    QString stage;  // shown in the jobs dock, e.g. "Mixture learning (seed 0)"
+    JobWork work;
+};
+
+class RunController {
+public:
+    virtual ~RunController() = default;
+    /// The jobs for one run, in order, or an Error saying why this run cannot start.
+    virtual Result<QList<StageJob>> planRun(const widgets::RunParameters& parameters) = 0;
+    /// The jobs for any Run-menu action. The default runs DP-MixMin through planRun and
+    /// refuses the other kinds with a message naming them.
+    virtual Result<QList<StageJob>> planAction(const RunAction& action) {
+        if (action.kind == RunKind::DpMixMin) return planRun(action.parameters);
+        return Error{("\"" + runKindLabel(action.kind) + "\" needs the engine pipeline, which this build does not have.")
+                         .toStdString()};
+    }
+    /// The project runs go into (empty: none open); a read-only project refuses runs.
+    virtual void setProject(const QString& path, bool readOnly) {
+        (void)path;
+        (void)readOnly;
+    }
+};
+
+/// Says plainly that runs need the engine pipeline, which this build does not have yet.
+class UnavailableRunController : public RunController {
+public:
+    Result<QList<StageJob>> planRun(const widgets::RunParameters& parameters) override;
+};
+
+}  // namespace dpmix::workbench

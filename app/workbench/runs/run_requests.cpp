@@ -1,0 +1,168 @@
+#include "app/workbench/runs/run_requests.h"
+#include "engine/core/number_text.h"
+#include "engine/methods/method_plan.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::workbench {
+
+namespace {
+Error fieldError(const QString& text) { return Error{text.toStdString()}; }
+
+bool isExperiment(const std::string& method) {
+    return method == "epsilon-sweep" || method == "rho-sweep" || method == "k-scaling";
+}
+}  // namespace
+
+QString runKindLabel(RunKind kind) {
+    switch (kind) {
+    case RunKind::DpMixMin: return QStringLiteral("Run DP-MixMin");
+    case RunKind::CompareBaselines: return QStringLiteral("Compare with baselines");
+    case RunKind::EpsilonSweep: return QStringLiteral("ε sweep");
+    case RunKind::Audit: return QStringLiteral("Audit");
+    case RunKind::Rerun: return QStringLiteral("Re-run");
+    }
+    return {};
+}
+
+const std::vector<std::string>& comparisonMethods() {
+    static const std::vector<std::string> names = methods::allMethodNames();
+    return names;
+}
+
+Result<StudyRequest> compareRequestFor(const widgets::RunParameters& parameters) {
+    auto built = studyRequestFor(parameters);
+    if (!built) return built.error();
+    StudyRequest request = std::move(built).value();
+    request.stages = {"proxies", "mixture", "downstream"};
+    request.methods = comparisonMethods();
+    return request;
+}
+
+Result<std::vector<double>> parseEpsilonList(const QString& text) {
+    const QStringList parts = text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
+    std::vector<double> values;
+    for (const QString& part : parts) {
+        const auto parsed = parseDecimalText(part.toStdString());
+        const double value = parsed.value_or(0.0);
+        if (!parsed || value <= 0.0)
+            return fieldError(QStringLiteral("ε values: '%1' is not a number > 0 (expected e.g. \"0.5, 1, 2, 4\")").arg(part));
+        if (std::find(values.begin(), values.end(), value) != values.end())
+            return fieldError(QStringLiteral("ε values: %1 is listed twice").arg(part));
+        values.push_back(value);
+    }
+    if (values.size() < 2)
+        return fieldError(QStringLiteral("ε values: '%1' gives %2 value(s); a sweep needs at least two (e.g. \"0.5, 1, 2, 4\")")
+                              .arg(text)
+                              .arg(values.size()));
+    std::sort(values.begin(), values.end());
+    return values;
+}
+
+Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, const std::vector<double>& epsilons,
+                                     bool fullPipeline) {
+    if (epsilons.size() < 2) return fieldError(QStringLiteral("ε values: a sweep needs at least two"));
+    auto built = fullPipeline ? compareRequestFor(parameters) : studyRequestFor(parameters);
+    if (!built) return built.error();
+    StudyRequest request = std::move(built).value();
+    request.epsilons = epsilons;
+    return request;
+}
+
+Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, const AuditSettings& settings) {
+    if (settings.task.trimmed().isEmpty()) return fieldError(QStringLiteral("task: choose the sensitive task to audit"));
+    if (settings.runs < 2)
+        return fieldError(QStringLiteral("runs: %1 runs per world is too few; the audit needs at least 2").arg(settings.runs));
+    if (settings.seed < 0) return fieldError(QStringLiteral("seed: %1 is negative; expected a whole number >= 0").arg(settings.seed));
+    AuditRequest request;
+    request.task = settings.task.trimmed().toStdString();
+    request.naturalCanary = settings.naturalCanary;
+    request.quietestSource = !settings.naturalCanary && settings.quietestSource;
+    request.runs = settings.runs;
+    request.noNoise = settings.noNoise;
+    if (!settings.noNoise) request.epsilon = parameters.epsilon;
+    request.seed = settings.seed;
+    request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
+    return request;
+}
+
+Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long long> newSeed) {
+    const QString label = QStringLiteral("run %1 (%2)").arg(run.id).arg(QString::fromStdString(run.method));
+    if (run.method == "proxy")
+        return fieldError(QStringLiteral("%1: proxies are trained (or reused) by every study run; re-run a DP-MixMin or "
+                                         "baseline run instead").arg(label));
+    if (isExperiment(run.method))
+        return fieldError(QStringLiteral("%1 is an experiment of `dpmix experiment`; re-run it from the command line "
+                                         "(the workbench re-runs study runs and audits)").arg(label));
+    if (newSeed && *newSeed < 0)
+        return fieldError(QStringLiteral("seed: %1 is negative; expected a whole number >= 0").arg(*newSeed));
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson), &parseError);
+    if (!doc.isObject())
+        return fieldError(QStringLiteral("%1: its stored configuration is not a JSON object (%2)")
+                              .arg(label, parseError.errorString()));
+    const QJsonObject config = doc.object();
+    const QString stage = config.value("stage").toString();
+    const long long seed = newSeed.value_or(run.seed);
+    RerunPlan plan;
+    if (stage == "audit") {
+        const QString canary = config.value("canary").toString();
+        AuditRequest audit;
+        audit.task = run.task;
+        audit.naturalCanary = canary.startsWith("natural");
+        audit.quietestSource = canary.startsWith("max-clip-quietest");
+        audit.raiseTopSource = canary.startsWith("max-clip") && canary.contains("-raise");
+        audit.noNoise = config.value("no_noise").toBool() || canary.endsWith("-no-noise");
+        audit.runs = config.value("runs_per_world").toInteger(0);
+        if (!audit.noNoise && run.epsilon) audit.epsilon = *run.epsilon;
+        audit.seed = seed;
+        if (config.contains("clip"))
+            audit.mixture = MixtureSettings{config.value("clip").toDouble(), config.value("batch").toInteger(),
+                                            config.value("lr").toDouble(), config.value("steps").toInteger()};
+        if (audit.runs < 2) return fieldError(QStringLiteral("%1: its configuration has no runs_per_world").arg(label));
+        plan.audit = audit;
+        plan.description = QStringLiteral("Re-run of run %1: audit '%2', %3 runs per world, seed %4")
+                               .arg(run.id)
+                               .arg(canary)
+                               .arg(audit.runs)
+                               .arg(seed);
+        return plan;
+    }
+    if (stage != "mixture" && stage != "downstream")
+        return fieldError(QStringLiteral("%1: its configuration names stage '%2'; only mixture, downstream and audit "
+                                         "runs can be re-run").arg(label, stage));
+    if (!config.contains("rho"))
+        return fieldError(QStringLiteral("%1: its configuration has no rho").arg(label));
+    StudyRequest study;
+    study.rho = config.value("rho").toDouble();
+    study.seeds = {seed};
+    // A re-run keeps the run's randomness mode: seeded runs repeat, secret runs draw afresh.
+    study.reproducible = config.value("randomness").toString() == QLatin1String("seeded");
+    if (!run.task.empty()) study.tasks = {run.task};
+    if (run.epsilon) study.epsilons = {*run.epsilon};
+    if (stage == "mixture") {
+        study.stages = {"proxies", "mixture"};
+        if (config.contains("clip"))
+            study.mixture = MixtureSettings{config.value("clip").toDouble(), config.value("batch").toInteger(),
+                                            config.value("lr").toDouble(), config.value("steps").toInteger()};
+    } else {
+        study.stages = {"proxies", "mixture", "downstream"};
+        study.methods = {run.method};
+        if (const long long f = config.value("finetune_steps").toInteger(0); f > 0) study.finetuneSteps = f;
+        if (const long long p = config.value("pretrain_steps").toInteger(0); p > 0) study.pretrainSteps = p;
+    }
+    plan.study = study;
+    plan.description = QStringLiteral("Re-run of run %1: %2%3, seed %4")
+                           .arg(run.id)
+                           .arg(QString::fromStdString(run.method))
+                           .arg(run.epsilon ? QStringLiteral(" at ε = %1").arg(*run.epsilon) : QString())
+                           .arg(seed);
+    return plan;
+}
+
+}  // namespace dpmix::workbench

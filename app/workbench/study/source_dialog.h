@@ -1,0 +1,119 @@
+#pragma once
+// "Add public source…" / "Set sensitive data…": choose a loader, pick the path with a file
+// dialog, set the loader's options, and see a preview loaded off the GUI thread (thumbnails or
+// text snippets, the example count, label names, the content hash). The loader's error is shown
+// in place, and OK stays disabled until the source as written has loaded. Label tasks for the
+// role are edited in the same dialog.
+#include "app/workbench/study/source_preview.h"
+#include "app/workbench/study/study_builder.h"
+
+#include <QDialog>
+#include <QFuture>
+#include <QFutureWatcher>
+#include <QMap>
+#include <QThreadPool>
+
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QDialogButtonBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTimer;
+
+namespace dpmix::workbench {
+
+class SourcePreviewWidget;
+class TaskEditor;
+
+/// What one preview run produced (default-constructible, for QFuture).
+struct PreviewOutcome {
+    quint64 generation = 0;
+    std::optional<SourcePreview> preview;
+    QString error;
+    bool cancelled = false;
+};
+
+class SourceDialog : public QDialog {
+    Q_OBJECT
+
+public:
+    /// `previewer` must outlive the dialog. `takenNames`: names of the study's other sources.
+    SourceDialog(SourceRole role, const SourcePreviewer* previewer, QStringList takenNames,
+                 QWidget* parent = nullptr);
+    ~SourceDialog() override;
+
+    SourceRole role() const { return role_; }
+    /// Prefills the form (a drop, or editing a registered source); starts a preview.
+    void setSource(const data::SourceSpec& source, bool userLevel = false);
+    void setTasks(const std::vector<project::LabelTask>& tasks);
+    /// Shown above the form (e.g. why a dropped file got this loader).
+    void setNote(const QString& note);
+
+    /// The source as the form says now (path made absolute).
+    data::SourceSpec currentSpec() const;
+    /// Valid once accepted (or whenever OK is enabled).
+    SourceRegistration registration() const;
+    std::vector<project::LabelTask> tasks() const;
+
+    /// Starts the preview now instead of after the typing pause.
+    void refreshPreview();
+    /// True while a preview is loading or waiting for the typing pause (tests wait on this).
+    bool previewPending() const;
+    bool canAccept() const;
+
+    // Parts, for tests and screenshots.
+    QComboBox* loaderBox() const { return loader_; }
+    QLineEdit* nameField() const { return name_; }
+    QLineEdit* pathField() const { return path_; }
+    QLineEdit* optionField(const QString& key) const { return options_.value(key, nullptr); }
+    QPushButton* okButton() const;
+    SourcePreviewWidget* previewWidget() const { return preview_; }
+    TaskEditor* taskEditor() const { return tasks_; }
+
+Q_SIGNALS:
+    /// A preview finished and was shown (successfully or with an error).
+    void previewFinished();
+
+private:
+    void rebuildOptionForm();
+    void onLoaderChanged();
+    void onEdited();
+    void onPreviewDone();
+    void browsePath(bool folder);
+    void browseOption(const QString& key);
+    void updateOk();
+
+    SourceRole role_;
+    const SourcePreviewer* previewer_;
+    QStringList takenNames_;
+    QLabel* note_;
+    QLineEdit* name_;
+    QComboBox* loader_;
+    QLineEdit* path_;
+    QPushButton* browseFile_;
+    QPushButton* browseFolder_;
+    QCheckBox* userLevel_ = nullptr;
+    QFormLayout* optionForm_;
+    QMap<QString, QLineEdit*> options_;
+    std::map<std::string, std::string> extraOptions_;  // prefilled options the catalog does not list
+    SourcePreviewWidget* preview_;
+    TaskEditor* tasks_;
+    QLabel* problem_;
+    QDialogButtonBox* buttons_;
+    QTimer* debounce_;
+
+    QThreadPool pool_;  // one thread: previews run one at a time
+    QFutureWatcher<PreviewOutcome> watcher_;
+    CancellationToken cancel_;
+    quint64 generation_ = 0;
+    bool loading_ = false;
+    std::optional<SourcePreview> shown_;   // the preview of previewedSpec_
+    std::optional<data::SourceSpec> previewedSpec_;
+    bool nameEdited_ = false;
+};
+
+}  // namespace dpmix::workbench

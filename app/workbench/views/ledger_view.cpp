@@ -1,0 +1,191 @@
+#include "app/workbench/views/ledger_view.h"
+
+#include "app/workbench/views/result_data.h"
+#include "engine/privacy/ledger_json.h"
+#include "engine/project/project_file.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::workbench {
+namespace {
+
+QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'g', 6); }
+
+const QStringList kColumns = {"stage", "mechanism", "unit", "split", "q", "σ or (α, r)", "steps",
+                              "δ", "ε", "established", "assumptions"};
+
+}  // namespace
+
+LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
+    : QWidget(parent), project_(std::move(project)), selector_(new QComboBox), table_(new QTableWidget),
+      total_(new QLabel), verify_(new QPushButton(tr("Verify"))), verdict_(new QLabel) {
+    auto* layout = new QVBoxLayout(this);
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Run:")));
+    selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    row->addWidget(selector_);
+    row->addWidget(verify_);
+    verify_->setToolTip(tr("Recompute every ε from its recorded parameters and recheck the project's hash chain"));
+    row->addStretch(1);
+    layout->addLayout(row);
+    table_->setColumnCount(kColumns.size());
+    table_->setHorizontalHeaderLabels(kColumns);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->hide();
+    table_->setWordWrap(true);
+    layout->addWidget(table_, 1);
+    total_->setWordWrap(true);
+    total_->setTextFormat(Qt::RichText);
+    layout->addWidget(total_);
+    verdict_->setWordWrap(true);
+    verdict_->setTextFormat(Qt::RichText);
+    layout->addWidget(verdict_);
+
+    for (const auto& r : project_.runs)
+        if (!r.ledgers.empty()) {
+            runs_.push_back(&r);
+            selector_->addItem(runLabel(r.run));
+        }
+    connect(selector_, &QComboBox::currentIndexChanged, this, &LedgerView::showRun);
+    connect(verify_, &QPushButton::clicked, this, &LedgerView::verify);
+    verify_->setEnabled(!runs_.empty());
+    // Open on a DP run when there is one: that is the ledger people come to check.
+    int first = 0;
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (isMethod(runs_[i]->run, methods::Method::DpMixMin)) {
+            first = static_cast<int>(i);
+            break;
+        }
+    if (runs_.empty()) total_->setText(tr("No run has recorded a privacy ledger yet."));
+    else if (first == 0) showRun(0);
+    else selector_->setCurrentIndex(first);
+}
+
+bool LedgerView::selectRun(long long runId) {
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i]->run.id == runId) {
+            selector_->setCurrentIndex(static_cast<int>(i));
+            showRun(static_cast<int>(i));
+            return true;
+        }
+    return false;
+}
+
+void LedgerView::showRun(int index) {
+    verdict_->clear();
+    table_->setRowCount(0);
+    if (index < 0 || index >= static_cast<int>(runs_.size())) return;
+    const project::LedgerRecord& record = runs_[index]->ledgers.back();
+    auto ledger = privacy::ledgerFromJson(record.ledgerJson);
+    if (!ledger) {
+        total_->setText(tr("The stored ledger cannot be read: %1").arg(QString::fromStdString(ledger.error().message)));
+        return;
+    }
+    const auto& entries = ledger->entries();
+    table_->setRowCount(static_cast<int>(entries.size()));
+    for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
+        const privacy::LedgerEntry& e = entries[i];
+        const bool nonPrivate = e.mechanism == privacy::MechanismKind::NonPrivate;
+        QString noise = e.mechanism == privacy::MechanismKind::SubsampledDirichlet
+                            ? QStringLiteral("(%1, %2)").arg(num(e.dirichletAlpha), num(e.dirichletR))
+                            : nonPrivate ? QStringLiteral("—") : num(e.sigma);
+        const QStringList cells = {QString::fromStdString(e.stage),
+                                   QString::fromStdString(privacy::toString(e.mechanism)),
+                                   QString::fromStdString(privacy::toString(e.unit)),
+                                   QString::fromStdString(e.split),
+                                   nonPrivate ? QStringLiteral("—") : num(e.q),
+                                   noise,
+                                   QString::number(e.steps),
+                                   nonPrivate ? QStringLiteral("—") : num(e.delta),
+                                   nonPrivate ? tr("∞ (not private)") : num(e.epsilon),
+                                   QString(e.established ? tr("yes") : tr("no (claimed)")) +
+                                       (privacy::isSeededRelease(e) ? tr("; seeded: not a release") : QString()),
+                                   QString::fromStdString(e.assumptions)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(c == 10 || c == 1 ? cells[c] + "\n" + QString::fromStdString(e.accountant) : cells[c]);
+            table_->setItem(i, c, item);
+        }
+    }
+    table_->resizeColumnsToContents();
+    // Assumptions are sentences: wrapped in what is left of the width, so the numbers stay on screen.
+    int used = 0;
+    for (int c = 0; c < 10; ++c) used += table_->columnWidth(c);
+    table_->setColumnWidth(10, std::max(200, table_->viewport()->width() - used));
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->resizeRowsToContents();
+    const privacy::LedgerTotal total = ledger->total();
+    // The assumptions column is narrow in a small window; the sentences are repeated here in full.
+    QString assumptions;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        assumptions += tr("<br><b>Entry %1 (%2):</b> %3 <i>(%4)</i>")
+                           .arg(i + 1)
+                           .arg(QString::fromStdString(entries[i].stage).toHtmlEscaped(),
+                                QString::fromStdString(entries[i].assumptions).toHtmlEscaped(),
+                                QString::fromStdString(entries[i].accountant).toHtmlEscaped());
+    total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6")
+                        .arg(QString::fromStdString(privacy::toString(total.composition)), num(total.epsilon),
+                             num(total.delta),
+                             QString(total.established ? QString() : tr(" — rests on a claimed guarantee")) +
+                                 (total.seeded ? tr(" — <span style='color:#b00020'><b>not a release</b>: seeded "
+                                                    "randomness, the seed is stored in this project</span>")
+                                               : QString()),
+                             num(record.recordedEpsilon), assumptions));
+}
+
+bool LedgerView::verify() {
+    const int index = selector_->currentIndex();
+    if (index < 0 || index >= static_cast<int>(runs_.size())) return false;
+    QStringList problems;
+    long long checked = 0;
+    for (const project::LedgerRecord& record : runs_[index]->ledgers) {
+        auto ledger = privacy::ledgerFromJson(record.ledgerJson);
+        if (!ledger) {
+            problems << tr("ledger %1 cannot be read: %2").arg(record.id).arg(QString::fromStdString(ledger.error().message));
+            continue;
+        }
+        const privacy::LedgerVerification v = ledger->verify(record.recordedEpsilon);
+        checked += static_cast<long long>(v.entries.size());
+        for (const auto& p : v.problems) problems << QString::fromStdString(p);
+        if (!v.ok && v.problems.empty()) problems << tr("ledger %1 does not verify").arg(record.id);
+    }
+    QString chainText;
+    auto file = project::ProjectFile::open(project_.path.toStdString());
+    if (!file) {
+        problems << tr("cannot reopen the project to check its hash chain: %1").arg(QString::fromStdString(file.error().message));
+    } else if (auto chain = file->verifyChain(); !chain) {
+        problems << QString::fromStdString(chain.error().message);
+    } else if (!chain->ok && chain->firstBreak) {
+        const auto& b = *chain->firstBreak;
+        problems << tr("hash chain broken at table %1, row %2 (stored %3…, expected %4…): the file was edited "
+                       "after it was written")
+                        .arg(QString::fromStdString(b.table))
+                        .arg(b.rowId)
+                        .arg(QString::fromStdString(b.storedHash.substr(0, 12)),
+                             QString::fromStdString(b.expectedHash.substr(0, 12)));
+    } else if (!chain->ok) {
+        problems << tr("hash chain does not verify");
+    } else {
+        chainText = tr("hash chain intact (%1 rows)").arg(chain->rowsChecked);
+    }
+    if (problems.isEmpty()) {
+        verdict_->setText(tr("<span style='color:#1a7f37'>✔ Verified: %n ε recomputed and matching the record; %1.</span>",
+                             nullptr, static_cast<int>(checked))
+                              .arg(chainText));
+        return true;
+    }
+    verdict_->setText(tr("<span style='color:#b42318'>✘ Discrepancy: %1</span>").arg(problems.join("; ").toHtmlEscaped()));
+    return false;
+}
+
+}  // namespace dpmix::workbench

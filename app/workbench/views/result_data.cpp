@@ -1,0 +1,202 @@
+#include "app/workbench/views/result_data.h"
+
+#include "engine/methods/method_plan.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace dpmix::workbench {
+namespace {
+
+bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
+
+bool sameEpsilon(const std::optional<double>& a, double b) { return a && std::abs(*a - b) <= 1e-12 * std::max(1.0, b); }
+
+QString number(double v) { return QString::number(v, 'g', 3); }
+
+struct Collected {
+    std::vector<std::vector<double>> vectors;  // one λ per seed
+    std::vector<double> cosines, l1s;
+};
+
+}  // namespace
+
+std::pair<double, double> meanAndStd(const std::vector<double>& values) {
+    if (values.empty()) return {std::nan(""), 0.0};
+    double sum = 0.0;
+    for (double v : values) sum += v;
+    const double mean = sum / static_cast<double>(values.size());
+    if (values.size() < 2) return {mean, 0.0};
+    double squares = 0.0;
+    for (double v : values) squares += (v - mean) * (v - mean);
+    return {mean, std::sqrt(squares / static_cast<double>(values.size() - 1))};
+}
+
+QString LambdaSelection::label() const {
+    const QString name = task.empty() ? QObject::tr("(single task)") : QString::fromStdString(task);
+    return QObject::tr("%1 — ε = %2").arg(name, number(epsilon));
+}
+
+std::vector<LambdaSelection> lambdaSelections(const ProjectSnapshot& project) {
+    std::vector<LambdaSelection> out;
+    for (const std::string& task : project.taskNames()) {
+        std::set<double> epsilons;
+        for (const auto& r : project.runs)
+            if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && r.run.task == task && r.run.epsilon &&
+                r.lambda(std::string(methods::traitsOf(methods::Method::DpMixMin).lambdaKind)))
+                epsilons.insert(*r.run.epsilon);
+        for (double e : epsilons) out.push_back({task, e});
+    }
+    return out;
+}
+
+widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const LambdaSelection& selection) {
+    struct Method {
+        std::string method, kind;
+        QString name;
+        bool atEpsilon;
+        int rank;
+    };
+    // The private λ first, then the reference λ*, then the others in the table's order.
+    std::vector<Method> shown;
+    for (const auto& t : methods::allMethods())
+        if (!t.lambdaKind.empty())
+            shown.push_back({std::string(t.name), std::string(t.lambdaKind),
+                             QCoreApplication::translate("methods", std::string(t.lambdaLabel).c_str()),
+                             t.choice == methods::Choice::Private, t.choice == methods::Choice::Private ? 0 : t.reference ? 1 : 2});
+    std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
+    widgets::BarChartData data;
+    std::vector<std::string> names;
+    for (const Method& m : shown) {
+        Collected c;
+        for (const auto& r : project.runs) {
+            if (!finished(r) || r.run.method != m.method || r.run.task != selection.task) continue;
+            if (m.atEpsilon && !sameEpsilon(r.run.epsilon, selection.epsilon)) continue;
+            const project::LambdaRecord* l = r.lambda(m.kind);
+            if (!l) continue;
+            if (names.empty()) names = l->names;
+            if (l->names != names) continue;  // a run over other components cannot share the bars
+            c.vectors.push_back(l->values);
+            if (double cos = r.metric("cosine-to-lambda-star"); !std::isnan(cos)) c.cosines.push_back(cos);
+            if (double l1 = r.metric("l1-to-lambda-star"); !std::isnan(l1)) c.l1s.push_back(l1);
+        }
+        if (c.vectors.empty()) continue;
+        widgets::BarSeries series;
+        series.name = m.name;
+        if (!c.cosines.empty())
+            series.name += QObject::tr(" · cos %1, L1 %2").arg(number(meanAndStd(c.cosines).first),
+                                                               number(meanAndStd(c.l1s).first));
+        // Runs, not seeds: a project run twice holds two runs of the same seed.
+        if (c.vectors.size() > 1) series.name += QObject::tr(" (%1 runs)").arg(c.vectors.size());
+        for (std::size_t j = 0; j < names.size(); ++j) {
+            std::vector<double> column;
+            for (const auto& v : c.vectors) column.push_back(v[j]);
+            const auto [mean, sd] = meanAndStd(column);
+            series.values << mean;
+            if (c.vectors.size() > 1) series.errors << sd;
+        }
+        data.series << series;
+    }
+    for (const auto& n : names) data.categories << QString::fromStdString(n);
+    return data;
+}
+
+QString runLabel(const project::RunRecord& run) {
+    QString text = QStringLiteral("#%1 %2").arg(run.id).arg(methodLabel(run.method));
+    if (!run.task.empty()) text += QStringLiteral(" · ") + QString::fromStdString(run.task);
+    if (run.epsilon) text += QStringLiteral(" · ε = ") + number(*run.epsilon);
+    if (run.method != "proxy") text += QObject::tr(" · seed %1").arg(run.seed);
+    return text;
+}
+
+std::vector<const RunResults*> trajectoryRuns(const ProjectSnapshot& project) {
+    std::vector<const RunResults*> out;
+    for (const auto& r : project.runs) {
+        if (!isMethod(r.run, methods::Method::DpMixMin)) continue;
+        for (const auto& [name, points] : r.curves)
+            if (name.rfind("lambda/", 0) == 0 && !points.empty()) {
+                out.push_back(&r);
+                break;
+            }
+    }
+    return out;
+}
+
+QList<widgets::LineSeries> trajectorySeries(const RunResults& run) {
+    // Components in the order of the run's λ record, so colours match the λ view's categories.
+    std::vector<std::string> order;
+    if (const auto* l = run.lambda("private")) order = l->names;
+    for (const auto& [name, points] : run.curves)
+        if (name.rfind("lambda/", 0) == 0 && std::find(order.begin(), order.end(), name.substr(7)) == order.end())
+            order.push_back(name.substr(7));
+    QList<widgets::LineSeries> out;
+    for (const auto& component : order) {
+        auto it = run.curves.find("lambda/" + component);
+        if (it == run.curves.end()) continue;
+        widgets::LineSeries s;
+        s.name = QString::fromStdString(component);
+        for (const auto& p : it->second) {
+            s.x << static_cast<double>(p.step);
+            s.mean << p.value;
+        }
+        out << s;
+    }
+    return out;
+}
+
+std::vector<double> runEpsilons(const ProjectSnapshot& project) {
+    std::set<double> e;
+    for (const auto& r : project.runs)
+        if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && r.run.epsilon) e.insert(*r.run.epsilon);
+    return {e.begin(), e.end()};
+}
+
+QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const std::optional<std::string>& task) {
+    const std::vector<double> epsilons = runEpsilons(project);
+    if (epsilons.empty()) return {};
+    auto cosines = [&](const std::string& method, std::optional<double> epsilon) {
+        std::vector<double> out;
+        for (const auto& r : project.runs) {
+            if (!finished(r) || r.run.method != method || (task && r.run.task != *task)) continue;
+            if (epsilon && !sameEpsilon(r.run.epsilon, *epsilon)) continue;
+            if (double c = r.metric("cosine-to-lambda-star"); !std::isnan(c)) out.push_back(c);
+        }
+        return out;
+    };
+    auto addPoint = [](widgets::LineSeries& s, double x, const std::vector<double>& values) {
+        const auto [mean, sd] = meanAndStd(values);
+        s.x << x;
+        s.mean << mean;
+        // A cosine similarity lies in [-1, 1]: the ± std band is cut there.
+        s.lower << std::max(-1.0, mean - sd);
+        s.upper << std::min(1.0, mean + sd);
+    };
+    QList<widgets::LineSeries> out;
+    widgets::LineSeries dp{QObject::tr("DP-MixMin"), {}, {}, {}, {}};
+    for (double e : epsilons)
+        if (auto v = cosines(methods::nameOf(methods::Method::DpMixMin), e); !v.empty()) addPoint(dp, e, v);
+    if (!dp.x.isEmpty()) out << dp;
+    // The other λ's with a distance to λ* (not the reference itself), in the paper's order.
+    std::vector<const methods::MethodTraits*> others;
+    for (const auto& t : methods::allMethods())
+        if (!t.lambdaKind.empty() && !t.reference && t.choice != methods::Choice::Private) others.push_back(&t);
+    std::stable_sort(others.begin(), others.end(),
+                     [](const auto* a, const auto* b) { return methods::paperRank(a->method) < methods::paperRank(b->method); });
+    for (const auto* t : others) {
+        const std::string method(t->name);
+        QString name = QCoreApplication::translate("methods", std::string(t->lambdaLabel).c_str());
+        if (t->choice == methods::Choice::NonPrivate) name += QObject::tr(" (not private)");
+        const auto v = cosines(method, std::nullopt);
+        if (v.empty()) continue;
+        widgets::LineSeries s{name, {}, {}, {}, {}};
+        addPoint(s, epsilons.front(), v);
+        if (epsilons.size() > 1) addPoint(s, epsilons.back(), v);
+        out << s;
+    }
+    return out;
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,202 @@
+// The window over a real project file (generated, no training): the tree lists sources,
+// tasks and runs; the panel takes the spec's values; read-only disables running and saving
+// and says so in the title; Run goes through EngineRunController to an injected study
+// function on a worker thread, which Cancel stops, and the results are reread afterwards.
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "engine/project/spec_json.h"
+#include "tests/app/workbench/generated_project.h"
+#include "widgets/job_list_widget.h"
+#include "widgets/parameter_panel.h"
+
+#include <QAction>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <atomic>
+
+using namespace dpmix::workbench;
+
+namespace {
+dpmix::Result<dpmix::project::SourceFacts> noData(const dpmix::data::SourceSpec& spec) {
+    return dpmix::Error{"no data in this test: " + spec.name};
+}
+
+QTreeWidgetItem* group(QTreeWidget* tree, const QString& prefix) {
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        if (tree->topLevelItem(i)->text(0).startsWith(prefix)) return tree->topLevelItem(i);
+    return nullptr;
+}
+
+/// Stands in for the study runner: records what it was asked and where it ran, reports
+/// progress until cancelled, then stores a cancelled run as the real runner would.
+struct FakeStudy {
+    std::atomic<bool> ranOffGuiThread{false};
+    std::atomic<int> calls{0};
+    StudyRequest lastRequest;
+    QThread* guiThread = nullptr;
+
+    StudyFunction function() {
+        return [this](dpmix::project::ProjectFile& file, const StudyRequest& request, const dpmix::ProgressCallback& progress,
+                      const dpmix::CancellationToken& cancel, const StudyLog& log) -> std::optional<dpmix::Error> {
+            ++calls;
+            lastRequest = request;
+            ranOffGuiThread = QThread::currentThread() != guiThread;
+            const long long id = file.addRun({"dp-mixmin", "ac", request.epsilons.front(), 7, "{}"}).value();
+            (void)file.setRunStatus(id, dpmix::project::RunStatus::Running).value();
+            log("fake study started");
+            for (long long step = 0; !cancel.isCancelled(); ++step) {
+                dpmix::report(progress, {"mixture", step % 100, 100, "fake step"});
+                QThread::msleep(5);
+            }
+            (void)file.setRunStatus(id, dpmix::project::RunStatus::Cancelled, "cancelled by the user").value();
+            return dpmix::Error{"cancelled"};
+        };
+    }
+};
+}  // namespace
+
+class TstProjectWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    testing::GeneratedProject generated_;
+    EngineProjectStore store_{noData};
+    FakeStudy study_;
+    EngineRunController runs_{study_.function()};
+
+    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_project_window");
+        QSettings().clear();
+        study_.guiThread = QThread::currentThread();
+        generated_ = testing::generateProject(dir_.path() + "/study.dpmix");
+    }
+
+    void treeAndPanelShowTheProject() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        QTreeWidget* tree = w.projectTree();
+        QTreeWidgetItem* sources = group(tree, "Public sources");
+        QVERIFY(sources);
+        QCOMPARE(sources->text(0), QString("Public sources (k = 2 components)"));
+        QCOMPARE(sources->childCount(), 1);
+        QVERIFY2(sources->child(0)->text(0).startsWith("public-images — 60 examples, 4 classes"), qPrintable(sources->child(0)->text(0)));
+        QVERIFY(sources->child(0)->toolTip(0).contains(QString(64, 'a')));  // content hash
+        QTreeWidgetItem* sensitive = group(tree, "Sensitive data");
+        QVERIFY(sensitive->child(0)->text(0).startsWith("private-images — 40 examples"));
+        QTreeWidgetItem* tasks = group(tree, "Tasks");
+        QCOMPARE(tasks->childCount(), 3);  // ab, cd public; ac sensitive
+        QTreeWidgetItem* runs = group(tree, "Runs");
+        QCOMPARE(runs->childCount(), 9);
+        bool sawDp = false;
+        for (int i = 0; i < runs->childCount(); ++i)
+            sawDp = sawDp || runs->child(i)->text(0).contains("DP-MixMin · ac · ε = 2 · seed 0 — done");
+        QVERIFY(sawDp);
+        // The spec's first ε, its ρ and seeds, and n = the 80% training share of the 40 sensitive examples.
+        QCOMPARE(w.document()->values().epsilon, 1.0);
+        QCOMPARE(w.document()->values().rho, 0.1);
+        QCOMPARE(w.document()->values().seeds, QString("0, 1"));
+        QCOMPARE(w.document()->values().sensitiveCount, qint64(32));
+        // The result tabs exist and can be brought forward by name.
+        for (const char* view : {"lambda", "ledger", "trajectory", "tradeoff"}) QVERIFY(w.showView(view));
+        QVERIFY(w.findChild<QWidget*>("lambdaView"));
+        QVERIFY(!w.windowTitle().contains("read-only"));
+        QTRY_VERIFY(w.calculationsIdle());
+        QTRY_VERIFY(w.runAction()->isEnabled());
+    }
+
+    void readOnlyDisablesRunningAndSaysSo() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path, true), QString());
+        QVERIFY2(w.windowTitle().contains("read-only"), qPrintable(w.windowTitle()));
+        QTRY_VERIFY(w.calculationsIdle());
+        QTest::qWait(50);
+        QVERIFY(!w.runAction()->isEnabled());
+        QVERIFY(!w.parameterPanel()->runButton()->isEnabled());
+        const int before = study_.calls;
+        w.requestRun();
+        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(study_.calls.load(), before);
+        QVERIFY(w.saveTo(generated_.path).contains("read-only"));
+        QVERIFY(runs_.planRun(w.document()->values()).error().message.find("read-only") != std::string::npos);
+    }
+
+    void newFromSpecMakesTheProjectNextToIt() {
+        // The summariser stands in for the data layer: it reports the tiny facts by role.
+        EngineProjectStore store([](const dpmix::data::SourceSpec& spec) -> dpmix::Result<dpmix::project::SourceFacts> {
+            const auto facts = dpmix::project::testing::tinyFacts();
+            return spec.name == "public-images" ? facts[0] : facts[1];
+        });
+        MainWindow w({&runs_, &store, [] { return QStringLiteral("test"); }});
+        const QString notSpec = dir_.path() + "/notes.txt";
+        QVERIFY(w.newFromSpec(notSpec).contains("a spec must be a .json file"));
+        QVERIFY(!QFile::exists(dir_.path() + "/notes.dpmix"));
+
+        dpmix::project::ProjectSpec spec = dpmix::project::testing::tinySpec();
+        spec.mixture.batch = 2;
+        // The spec's paths must exist (the summariser above never reads them).
+        QVERIFY(QDir(dir_.path()).mkpath("public") && QDir(dir_.path()).mkpath("private"));
+        for (const char* name : {"public/images.idx", "public/labels.idx", "private/images.idx"}) {
+            QFile data(dir_.path() + "/" + name);
+            QVERIFY(data.open(QIODevice::WriteOnly));
+        }
+        const QString specPath = dir_.path() + "/fresh.json";
+        QFile file(specPath);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(dpmix::project::projectSpecToJson(spec)));
+        file.close();
+        QCOMPARE(w.newFromSpec(specPath), QString());
+        QCOMPARE(w.currentFile(), dir_.path() + "/fresh.dpmix");
+        QVERIFY(QFile::exists(dir_.path() + "/fresh.dpmix"));
+        QCOMPARE(group(w.projectTree(), "Public sources")->child(0)->text(0).left(13), QString("public-images"));
+        QCOMPARE(group(w.projectTree(), "Runs")->text(0), QString("Runs (0)"));
+    }
+
+    void controllerRefusesWithoutAProject() {
+        EngineRunController runs(study_.function());
+        auto plan = runs.planRun({});
+        QVERIFY(!plan);
+        QVERIFY(plan.error().message.find("No project is open") != std::string::npos);
+    }
+
+    void runStartsOnAWorkerThreadCancelsAndRefreshes() {
+        const QString copy = dir_.path() + "/run.dpmix";
+        testing::generateProject(copy);
+        MainWindow w(services());
+        QCOMPARE(w.openFile(copy), QString());
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        w.requestRun();
+        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        QTRY_VERIFY(w.logView()->toPlainText().contains("fake study started"));
+        QVERIFY(study_.ranOffGuiThread);
+        QCOMPARE(study_.lastRequest.epsilons, std::vector<double>({1.0}));
+        QCOMPARE(study_.lastRequest.rho, 0.1);
+        QCOMPARE(study_.lastRequest.seeds, std::vector<long long>({0, 1}));
+        QCOMPARE(study_.lastRequest.stages, std::vector<std::string>({"proxies", "mixture"}));
+        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        w.jobRunner()->cancelAll();
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(finished[0][1].value<JobOutcome>(), JobOutcome::Cancelled);
+        // The window reread the project: the new run is listed as cancelled.
+        QTreeWidgetItem* runs = group(w.projectTree(), "Runs");
+        QCOMPARE(runs->childCount(), 10);
+        QVERIFY2(runs->child(9)->text(0).endsWith("— cancelled"), qPrintable(runs->child(9)->text(0)));
+    }
+};
+
+QTEST_MAIN(TstProjectWindow)
+#include "tst_project_window.moc"

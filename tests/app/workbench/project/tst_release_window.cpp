@@ -1,0 +1,132 @@
+// The trust boundary in the window, over a real project file (generated, no training): the
+// verdict banner and title of a project with non-private results, File ▸ Export release…'s
+// choice of runs, and the release itself opened read-only with its own verdict.
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/project/release_dialog.h"
+#include "tests/app/workbench/generated_project.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+
+namespace {
+dpmix::Result<dpmix::project::SourceFacts> noData(const dpmix::data::SourceSpec& spec) {
+    return dpmix::Error{"no data in this test: " + spec.name};
+}
+
+StudyFunction noStudy() {
+    return [](dpmix::project::ProjectFile&, const StudyRequest&, const dpmix::ProgressCallback&,
+              const dpmix::CancellationToken&, const StudyLog&) -> std::optional<dpmix::Error> {
+        return dpmix::Error{"no study in this test"};
+    };
+}
+}  // namespace
+
+class TstReleaseWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    testing::GeneratedProject generated_;
+    EngineProjectStore store_{noData};
+    EngineRunController runs_{noStudy()};
+
+    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_release_window");
+        QSettings().clear();
+        generated_ = testing::generateProject(dir_.path() + "/study.dpmix");
+    }
+
+    void aProjectWithNonPrivateResultsSaysKeepInside() {
+        MainWindow w(services());
+        QVERIFY(!w.exportReleaseAction()->isEnabled());  // nothing open
+        QCOMPARE(w.openFile(generated_.path), QString());
+        QVERIFY(!w.trustBanner()->isHidden());
+        QVERIFY2(w.trustBanner()->text().contains("Keep inside the trust boundary"), qPrintable(w.trustBanner()->text()));
+        QVERIFY(w.trustBanner()->text().contains("lambda* (non-private MixMin)"));
+        QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
+        QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));
+        QVERIFY(w.exportReleaseAction()->isEnabled());
+    }
+
+    void theDialogOffersOnlyReleasableRuns() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        ReleaseDialog dialog(*w.project());
+        QTreeWidget* list = dialog.runList();
+        QVERIFY(list->topLevelItemCount() > 0);
+        int offered = 0, refused = 0;
+        for (int i = 0; i < list->topLevelItemCount(); ++i) {
+            auto* item = list->topLevelItem(i);
+            const bool checkable = item->flags() & Qt::ItemIsUserCheckable;
+            if (checkable) {
+                ++offered;
+                QVERIFY2(item->text(0).contains("DP-MixMin") || item->text(0).contains("Uniform") ||
+                             item->text(0).contains("Proxy"),
+                         qPrintable(item->text(0)));
+            } else {
+                ++refused;
+                QVERIFY(!item->text(1).isEmpty());  // says why
+            }
+        }
+        QVERIFY(offered > 0);
+        QVERIFY(refused > 0);
+        QVERIFY(!dialog.canAccept());  // nothing ticked
+        for (int i = 0; i < list->topLevelItemCount(); ++i)
+            if (list->topLevelItem(i)->flags() & Qt::ItemIsUserCheckable) {
+                list->topLevelItem(i)->setCheckState(0, Qt::Checked);
+                break;
+            }
+        QVERIFY(dialog.canAccept());
+        QCOMPARE(dialog.options().runIds.size(), std::size_t(1));
+        dialog.targetEdit()->clear();
+        QVERIFY(!dialog.canAccept());
+    }
+
+    void theReleaseOpensReadOnlyWithItsVerdict() {
+        const QString release = dir_.path() + "/release.dpmix";
+        const long long dpRun = generated_.dpRunEpsilon1Seed0;
+        {
+            MainWindow w(services());
+            QCOMPARE(w.openFile(generated_.path), QString());
+            dpmix::project::ReleaseOptions refused{{dpRun}};
+            for (const auto& r : w.project()->runs)
+                if (r.run.method == "random-search") refused.runIds.push_back(r.run.id);
+            QVERIFY(w.exportRelease(release, refused).contains("not private"));
+            QVERIFY(!QFileInfo::exists(release));
+            QCOMPARE(w.exportRelease(release, {{dpRun}}), QString());
+            QVERIFY(QFileInfo::exists(release));
+        }
+        MainWindow w(services());
+        QCOMPARE(w.openFile(release), QString());
+        QVERIFY(w.isReadOnly());
+        QVERIFY(!w.runAction()->isEnabled());
+        QVERIFY(!w.exportReleaseAction()->isEnabled());
+        QVERIFY2(w.trustBanner()->text().contains("DP release"), qPrintable(w.trustBanner()->text()));
+        QVERIFY(!w.trustBanner()->text().contains("Keep inside"));
+        QVERIFY2(w.trustBanner()->text().contains("Read-only; exported from study.dpmix"), qPrintable(w.trustBanner()->text()));
+        QVERIFY2(w.windowTitle().contains("read-only") && w.windowTitle().contains("DP release (epsilon"),
+                 qPrintable(w.windowTitle()));
+        QCOMPARE(w.project()->runs.size(), std::size_t(1));
+        QCOMPARE(w.project()->runs[0].run.id, dpRun);
+        QVERIFY(w.project()->runs[0].lambda("non-private") == nullptr);  // λ* stays home
+        QVERIFY(w.exportRelease(dir_.path() + "/again.dpmix", {{dpRun}}).contains("release already"));
+    }
+};
+
+QTEST_MAIN(TstReleaseWindow)
+#include "tst_release_window.moc"

@@ -1,0 +1,156 @@
+// The study report of a fixture project (generated_project.h, numbers chosen by hand): the
+// HTML holds the spec, the sources' content hashes, every run's ledger numbers with the
+// Verify outcome, the hash-chain check, the plots (inlined PNG that decode to what was given)
+// and the software versions; the PDF is written next to it; a tampered ledger shows as a
+// discrepancy; a bad output path is refused with a message and leaves the folder untouched.
+#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/project/report_writer.h"
+#include "engine/privacy/ledger_json.h"
+#include "tests/app/workbench/generated_project.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+
+namespace {
+AboutInfo versions() { return {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9"}; }
+
+QImage redSquare() {
+    QImage image(40, 30, QImage::Format_RGB32);
+    image.fill(QColor(200, 10, 20));
+    return image;
+}
+
+QString readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(f.readAll());
+}
+}  // namespace
+
+class TstReportWriter : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    testing::GeneratedProject generated_;
+
+    ReportInput input(const QString& path) {
+        auto snapshot = loadProjectSnapshot(path);
+        if (!snapshot) qFatal("%s", snapshot.error().message.c_str());
+        return ReportInput{*snapshot, versions(), {{"λ by task", redSquare()}}, "2026-01-02T03:04:05Z"};
+    }
+
+private Q_SLOTS:
+    void initTestCase() { generated_ = testing::generateProject(dir_.path() + "/study.dpmix"); }
+
+    void htmlHoldsSpecSourcesLedgersVerificationAndVersions() {
+        const ReportInput in = input(generated_.path);
+        const QString html = reportHtml(in);
+        // Sources with their content hashes (tinyFacts: 64 × 'a' public, 64 × 'b' sensitive).
+        QVERIFY(html.contains("public-images"));
+        QVERIFY(html.contains("private-images"));
+        QVERIFY(html.contains(QString(64, 'a')));
+        QVERIFY(html.contains(QString(64, 'b')));
+        // The spec (its name and tasks).
+        QVERIFY(html.contains("&quot;name&quot;: &quot;tiny&quot;") || html.contains("\"name\": \"tiny\""));
+        // The first page states the privacy budget: the DP-MixMin ledgers composed, before the runs.
+        const auto budget = budgetReadingOf(in.project).value();
+        QVERIFY(budget.releases > 0 && budget.spent > 0.0);
+        const int budgetAt = html.indexOf("<h2>Privacy budget</h2>");
+        QVERIFY(budgetAt > 0 && budgetAt < html.indexOf("<h2>Runs"));
+        QVERIFY(html.contains(QString("ε <b>%1</b>").arg(budget.spent, 0, 'f', 3)));
+        // Before it, what sharing the report shares: this project holds λ* and Random Search's choice.
+        const int trustAt = html.indexOf("<h2>Trust boundary</h2>");
+        QVERIFY(trustAt > 0 && trustAt < budgetAt);
+        QVERIFY(html.contains("Keep this file and this report inside the data owner's trust boundary."));
+        QVERIFY(html.contains("lambda* (non-private MixMin)"));
+        // Every run is listed (9 in the fixture).
+        QCOMPARE(html.count(QRegularExpression("<h3>Run \\d+: ")), 9);
+        // The DP run's ledger as the fixture recorded it: q = 0.25, σ = 1.5, 100 steps, δ = 1e-5,
+        // and the ε stored in its ledger (compared with the stored JSON, not recomputed here).
+        const RunResults* dp = in.project.findRun(generated_.dpRunEpsilon1Seed0);
+        QVERIFY(dp && dp->ledgers.size() == 1);
+        const auto ledger = dpmix::privacy::ledgerFromJson(dp->ledgers.front().ledgerJson);
+        QVERIFY(ledger);
+        const double epsilon = ledger->entries().front().epsilon;
+        const QString row = QStringLiteral("<td>0.25</td><td>1.5</td><td>100</td><td>1e-05</td><td>%1</td>")
+                                .arg(QString::number(epsilon, 'g', 6));
+        QVERIFY2(html.contains(row), qPrintable(row));
+        QVERIFY(html.contains(QStringLiteral("ε recorded by the run: %1").arg(QString::number(dp->ledgers.front().recordedEpsilon, 'g', 6))));
+        // The summary line of that run: its composed ε and the verdict.
+        const QString summary = QStringLiteral("<tr><td>%1</td><td>DP-MixMin</td><td>ac</td><td>1</td><td>0</td><td>done</td><td>%2</td>")
+                                    .arg(generated_.dpRunEpsilon1Seed0)
+                                    .arg(QString::number(ledger->total().epsilon, 'g', 6));
+        QVERIFY2(html.contains(summary), qPrintable(summary));
+        QVERIFY(html.contains("✔ verified"));
+        // Random Search's non-private step is shown as such.
+        QVERIFY(html.contains("∞ (not private)"));
+        // Verification: both DP runs and both Random Search runs verify; the chain is intact.
+        QCOMPARE(html.count("✔ Verified: 1 ε recomputed"), 4);
+        QVERIFY(!html.contains("✘"));
+        QVERIFY(html.contains(QRegularExpression("hash chain intact \\(\\d+ rows\\)")));
+        // Software versions and the generation time.
+        for (const QString& v : {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9", "2026-01-02T03:04:05Z"})
+            QVERIFY2(html.contains(v), qPrintable(v));
+    }
+
+    void plotsAreInlinedAsPng() {
+        const QString html = reportHtml(input(generated_.path));
+        const QRegularExpression data("src='data:image/png;base64,([A-Za-z0-9+/=]+)'");
+        const auto match = data.match(html);
+        QVERIFY(match.hasMatch());
+        const QImage decoded = QImage::fromData(QByteArray::fromBase64(match.captured(1).toLatin1()), "PNG");
+        QCOMPARE(decoded.size(), QSize(40, 30));
+        QCOMPARE(decoded.pixelColor(5, 5), QColor(200, 10, 20));
+        // The PDF's document refers to the plot as a resource instead.
+        QVERIFY(reportHtml(input(generated_.path), PlotImages::Resources).contains("src='plot-0.png'"));
+    }
+
+    void writesHtmlAndPdf() {
+        const QString html = dir_.path() + "/out/report.html";
+        QVERIFY(QDir(dir_.path()).mkpath("out"));
+        QCOMPARE(writeReport(input(generated_.path), html, true), QString());
+        QVERIFY(readAll(html).contains("✔ Verified"));
+        const QString pdf = dir_.path() + "/out/report.pdf";
+        QCOMPARE(pdfPathFor(html), pdf);
+        QFile file(pdf);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.size() > 1000);
+        QCOMPARE(file.read(5), QByteArray("%PDF-"));
+        QCOMPARE(QDir(dir_.path() + "/out").entryList(QDir::Files), QStringList({"report.html", "report.pdf"}));
+    }
+
+    void aTamperedLedgerShowsAsADiscrepancy() {
+        const QString copy = dir_.path() + "/tampered.dpmix";
+        const auto g = testing::generateProject(copy);
+        dpmix::project::testing::rawExec(
+            copy.toStdString(),
+            "UPDATE ledgers SET ledger_json = replace(ledger_json, '\"sigma\":1.5', '\"sigma\":3.0') WHERE run_id = " +
+                std::to_string(g.dpRunEpsilon1Seed0));
+        const QString html = reportHtml(input(copy));
+        QVERIFY(html.contains("✘ Discrepancy"));
+        QVERIFY(html.contains("hash chain broken at table ledgers"));
+    }
+
+    void badOutputPathsWriteNothing() {
+        QVERIFY(QDir(dir_.path()).mkpath("bad"));
+        const QString folder = dir_.path() + "/bad";
+        const ReportInput in = input(generated_.path);
+        const QString missing = folder + "/no/such/folder/report.html";
+        const QString e1 = writeReport(in, missing, true);
+        QVERIFY2(e1.contains("does not exist") && e1.contains(folder + "/no/such/folder"), qPrintable(e1));
+        const QString e2 = writeReport(in, folder + "/report.txt", true);
+        QVERIFY2(e2.contains("report.txt") && e2.contains(".html"), qPrintable(e2));
+        const QString e3 = writeReport(in, folder, true);
+        QVERIFY2(e3.contains("is a folder"), qPrintable(e3));
+        QVERIFY(writeReport(in, "", true).contains("no output file"));
+        QCOMPARE(QDir(folder).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList());
+    }
+};
+
+QTEST_MAIN(TstReportWriter)
+#include "tst_report_writer.moc"

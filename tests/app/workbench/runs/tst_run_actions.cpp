@@ -1,0 +1,246 @@
+// The Run menu's actions, offscreen: Compare with baselines, ε sweep and Audit are background
+// jobs (stage, progress, elapsed, Cancel in the jobs dock) carrying the panel's values,
+// Advanced ones included; they are off while the spec is invalid and in read-only mode; their
+// dialogs validate in place; starting a run says that runs cannot be undone, and Undo indeed
+// leaves the run alone.
+#include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/runs/run_actions.h"
+#include "tests/app/workbench/fake_backends.h"
+#include "widgets/job_list_widget.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+using dpmix::widgets::ParameterField;
+
+namespace {
+/// Records every action it is asked to plan and answers with one stage that runs until cancelled.
+class RecordingController : public RunController {
+public:
+    dpmix::Result<QList<StageJob>> planRun(const dpmix::widgets::RunParameters& p) override {
+        RunAction a;
+        a.parameters = p;
+        return planAction(a);
+    }
+    dpmix::Result<QList<StageJob>> planAction(const RunAction& a) override {
+        actions.push_back(a);
+        StageJob job{runKindLabel(a.kind) + QStringLiteral(" (fake)"),
+                     [](const dpmix::CancellationToken& token, const dpmix::ProgressCallback& progress) -> dpmix::Status {
+                         for (long long i = 0;; ++i) {
+                             dpmix::throwIfCancelled(token);
+                             dpmix::report(progress, {"stage", 1 + i % 99, 100, "fake step"});
+                             QThread::msleep(5);
+                         }
+                     }};
+        return QList<StageJob>{job};
+    }
+    std::vector<RunAction> actions;
+};
+
+QMenu* menuNamed(QMainWindow& w, const QString& title) {
+    for (QAction* a : w.menuBar()->actions())
+        if (a->text() == title) return a->menu();
+    return nullptr;
+}
+}  // namespace
+
+class TstRunActions : public QObject {
+    Q_OBJECT
+
+    testing::MemoryProjectStore store_;
+    RecordingController runs_;
+
+    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_run_actions");
+        QSettings().clear();
+        store_.files.insert("/tmp/study.dpmix", dpmix::widgets::RunParameters{});
+    }
+
+    void actionsAreInTheRunMenuTheToolbarAndTheFileMenu() {
+        MainWindow w(services());
+        RunActions* actions = w.runActions();
+        QVERIFY(actions);
+        QMenu* run = menuNamed(w, "&Run");
+        QVERIFY(run);
+        for (QAction* a : {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
+            QVERIFY2(run->actions().contains(a), qPrintable(a->text()));
+        QCOMPARE(run->actions().first(), w.runAction());  // Run DP-MixMin stays first
+        for (QAction* a : {w.runAction(), actions->compareAction(), actions->sweepAction(), actions->auditAction()})
+            QVERIFY(actions->toolBar()->actions().contains(a));
+        QVERIFY(menuNamed(w, "&File")->actions().contains(actions->exportReportAction()));
+        // Every action is reachable from the keyboard.
+        for (QAction* a : {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
+            QVERIFY(!a->shortcut().isEmpty());
+    }
+
+    void actionsFollowValidationAndReadOnly() {
+        MainWindow w(services());
+        RunActions* actions = w.runActions();
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        QVERIFY(actions->compareAction()->isEnabled() && actions->sweepAction()->isEnabled() && actions->auditAction()->isEnabled());
+        const auto before = runs_.actions.size();
+
+        w.document()->edit(ParameterField::Epsilon, 0.0);  // ε must be > 0
+        QTRY_VERIFY(!w.runAction()->isEnabled());
+        QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() && !actions->auditAction()->isEnabled());
+        QVERIFY(actions->startCompareWithBaselines().contains("Fix the highlighted parameters"));
+        QVERIFY(actions->startEpsilonSweep({1, 2}, false).contains("Fix the highlighted parameters"));
+        QCOMPARE(runs_.actions.size(), before);
+        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        w.document()->edit(ParameterField::Epsilon, 2.0);
+        QTRY_VERIFY(actions->compareAction()->isEnabled());
+
+        QCOMPARE(w.openFile("/tmp/study.dpmix", true), QString());
+        QTRY_VERIFY(w.calculationsIdle());
+        QTest::qWait(50);
+        QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() && !actions->auditAction()->isEnabled());
+        QVERIFY(actions->startCompareWithBaselines().contains("read-only"));
+        QVERIFY(actions->startAudit({"ac", false, 10, false, 0}).contains("read-only"));
+        QVERIFY(actions->rerun(1).contains("read-only"));
+        QCOMPARE(runs_.actions.size(), before);
+        QCOMPARE(w.jobRunner()->runningCount(), 0);
+    }
+
+    void compareIsABackgroundJobWithTheAdvancedValues() {
+        MainWindow w(services());
+        w.document()->edit(ParameterField::ClipNorm, 7.0);
+        w.document()->edit(ParameterField::Steps, 30);
+        QTRY_VERIFY(w.runActions()->compareAction()->isEnabled());
+        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        w.runActions()->compareAction()->trigger();
+        QCOMPARE(started.count(), 1);
+        const RunAction& asked = runs_.actions.back();
+        QCOMPARE(asked.kind, RunKind::CompareBaselines);
+        QCOMPARE(asked.parameters.clipNorm, 7.0);
+        QCOMPARE(asked.parameters.steps, 30);
+        const int job = started[0][0].toInt();
+        QVERIFY(started[0][1].toString().contains("Compare with baselines"));
+        auto* jobs = w.jobList();
+        QCOMPARE(jobs->rowCount(), 1);
+        QTRY_VERIFY(jobs->progressBar(job)->value() > 0);
+        QTRY_VERIFY(!jobs->elapsedText(job).isEmpty());
+        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QElapsedTimer clock;
+        clock.start();
+        jobs->cancelButton(job)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 1000);
+        QVERIFY(clock.elapsed() < 1000);
+        QCOMPARE(finished[0][1].value<JobOutcome>(), JobOutcome::Cancelled);
+    }
+
+    void sweepDialogValidatesInPlace() {
+        EpsilonSweepDialog dialog;
+        QPushButton* ok = dialog.buttons()->button(QDialogButtonBox::Ok);
+        QVERIFY(ok->isEnabled());  // the default list is valid
+        QVERIFY(!dialog.fullPipelineBox()->isChecked());  // the mixture stage by default
+        dialog.epsilonEdit()->setText("1, x");
+        QVERIFY(!ok->isEnabled());
+        QVERIFY2(dialog.errorLabel()->text().contains("'x'"), qPrintable(dialog.errorLabel()->text()));
+        QVERIFY(dialog.epsilons().empty());
+        dialog.epsilonEdit()->setText("4, 0.5");
+        QVERIFY(ok->isEnabled());
+        QVERIFY(dialog.errorLabel()->text().isEmpty());
+        QCOMPARE(dialog.epsilons(), std::vector<double>({0.5, 4.0}));
+        dialog.fullPipelineBox()->setChecked(true);
+
+        MainWindow w(services());
+        QTRY_VERIFY(w.runActions()->sweepAction()->isEnabled());
+        QCOMPARE(w.runActions()->startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline()), QString());
+        const RunAction& asked = runs_.actions.back();
+        QCOMPARE(asked.kind, RunKind::EpsilonSweep);
+        QCOMPARE(asked.sweepEpsilons, std::vector<double>({0.5, 4.0}));
+        QVERIFY(asked.sweepFullPipeline);
+        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        w.jobRunner()->cancelAll();
+        w.jobRunner()->waitForAll();
+    }
+
+    void auditDialogCollectsTheChoices() {
+        AuditDialog none(QStringList{});
+        QVERIFY(!none.buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+        AuditDialog dialog({"ac", "bd"});
+        QVERIFY(dialog.buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+        QCOMPARE(dialog.settings(), (AuditSettings{"ac", false, 2000, false, 0}));  // max-clip, R = 2000 by default
+        dialog.canaryBox()->setCurrentIndex(1);  // max-clip at the quietest source
+        QCOMPARE(dialog.settings(), (AuditSettings{"ac", false, 2000, false, 0, true}));
+        dialog.taskBox()->setCurrentIndex(1);
+        dialog.canaryBox()->setCurrentIndex(2);  // natural
+        dialog.runsBox()->setValue(300);
+        dialog.noNoiseBox()->setChecked(true);
+        dialog.seedBox()->setValue(4);
+        const AuditSettings chosen{"bd", true, 300, true, 4};
+        QCOMPARE(dialog.settings(), chosen);
+
+        MainWindow w(services());
+        QTRY_VERIFY(w.runActions()->auditAction()->isEnabled());
+        QCOMPARE(w.runActions()->startAudit(dialog.settings()), QString());
+        QCOMPARE(runs_.actions.back().kind, RunKind::Audit);
+        QCOMPARE(runs_.actions.back().audit, chosen);
+        w.jobRunner()->cancelAll();
+        w.jobRunner()->waitForAll();
+    }
+
+    void spentPrivacyIsNotUndoable() {
+        MainWindow w(services());
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        QUndoStack* undo = w.document()->undoStack();
+        w.document()->edit(ParameterField::Rho, 0.2);
+        QCOMPARE(undo->count(), 1);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        const auto asked = runs_.actions.size();
+        QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
+        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        // The UI says so, in the status bar and on the Undo action.
+        QVERIFY2(w.statusBar()->currentMessage().contains("cannot be undone"), qPrintable(w.statusBar()->currentMessage()));
+        QAction* undoAction = nullptr;
+        for (QAction* a : menuNamed(w, "&Edit")->actions())
+            if (a->shortcut() == QKeySequence(QKeySequence::Undo)) undoAction = a;
+        QVERIFY(undoAction);
+        QVERIFY(undoAction->statusTip().contains("Undo reverts parameter edits only"));
+        // The run is not on the undo stack, and undoing the edit leaves the run running.
+        QCOMPARE(undo->count(), 1);
+        undo->undo();
+        QCOMPARE(w.document()->values().rho, 0.1);
+        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        QCOMPARE(runs_.actions.size(), asked + 1);
+        QVERIFY(!undo->canUndo());
+        w.jobRunner()->cancelAll();
+        w.jobRunner()->waitForAll();
+    }
+
+    void plainRunAlsoSaysItCannotBeUndone() {
+        MainWindow w(services());
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        w.runAction()->trigger();
+        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        QVERIFY(w.statusBar()->currentMessage().contains("cannot be undone"));
+        w.jobRunner()->cancelAll();
+        w.jobRunner()->waitForAll();
+    }
+};
+
+QTEST_MAIN(TstRunActions)
+#include "tst_run_actions.moc"

@@ -1,0 +1,157 @@
+// The study draft: each registration is one undo step (undo removes it, redo brings it back),
+// replacing the sensitive set and removing a public source are undoable too, and the project
+// spec carries the registrations plus the panel's parameters or says what is missing.
+#include "app/workbench/study/study_builder.h"
+
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+
+namespace {
+SourceRegistration source(const std::string& name, long long examples) {
+    SourceRegistration r;
+    r.source = {name, "idx", "/data/" + name + "-images-idx3-ubyte", {{"labels", name + "-labels-idx1-ubyte"}}};
+    r.facts.kind = "images";
+    r.facts.examples = examples;
+    return r;
+}
+}  // namespace
+
+class TstStudyBuilder : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void registrationIsOneUndoStep() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        QSignalSpy changed(&b, &StudyBuilder::changed);
+        b.registerSource(SourceRole::Public, source("a", 10), {{"odd", {"1", "3"}}});
+        QCOMPARE(stack.count(), 1);
+        QCOMPARE(stack.undoText(), QString("Add public source a"));
+        QCOMPARE(b.draft().publicSources.size(), std::size_t(1));
+        QCOMPARE(b.draft().publicTasks.size(), std::size_t(1));
+        stack.undo();
+        QVERIFY(b.draft().empty());
+        stack.redo();
+        QCOMPARE(b.draft().publicSources.at(0).source.name, std::string("a"));
+        QCOMPARE(b.draft().publicTasks.at(0).classes, (std::vector<std::string>{"1", "3"}));
+        QCOMPARE(changed.count(), 3);  // push (redo), undo, redo
+    }
+
+    void sensitiveIsReplacedAndRestored() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.registerSource(SourceRole::Sensitive, source("s1", 100), {});
+        auto second = source("s2", 200);
+        second.userLevel = true;
+        b.registerSource(SourceRole::Sensitive, second, {{"t", {"0"}}});
+        QCOMPARE(stack.undoText(), QString("Replace sensitive data with s2"));
+        QCOMPARE(b.draft().sensitive->source.name, std::string("s2"));
+        QVERIFY(b.draft().sensitive->userLevel);
+        stack.undo();
+        QCOMPARE(b.draft().sensitive->source.name, std::string("s1"));
+        QVERIFY(b.draft().sensitiveTasks.empty());
+        stack.undo();
+        QVERIFY(!b.draft().sensitive);
+    }
+
+    void samePublicNameReplacesAndRemoveIsUndoable() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.registerSource(SourceRole::Public, source("a", 10), {});
+        b.registerSource(SourceRole::Public, source("b", 20), {});
+        b.registerSource(SourceRole::Public, source("a", 11), {});
+        QCOMPARE(b.draft().publicSources.size(), std::size_t(2));
+        QCOMPARE(b.draft().publicSources[0].facts.examples, 11LL);
+        QVERIFY(!b.removePublicSource("zzz"));
+        QCOMPARE(stack.count(), 3);
+        QVERIFY(b.removePublicSource("a"));
+        QCOMPARE(b.draft().publicSources.size(), std::size_t(1));
+        stack.undo();
+        QCOMPARE(b.draft().publicSources.size(), std::size_t(2));
+        QCOMPARE(b.draft().publicSources[0].source.name, std::string("a"));
+    }
+
+    void editRenamesInPlaceAndSensitiveIsRemovable() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.registerSource(SourceRole::Public, source("a", 10), {});
+        b.registerSource(SourceRole::Public, source("b", 20), {});
+        b.registerSource(SourceRole::Public, source("a2", 12), {}, "a");
+        QCOMPARE(b.draft().publicSources.size(), std::size_t(2));
+        QCOMPARE(b.draft().publicSources[0].source.name, std::string("a2"));  // same position
+        QVERIFY(b.find(SourceRole::Public, "a") == nullptr);
+        QCOMPARE(b.find(SourceRole::Public, "a2")->facts.examples, 12LL);
+        QVERIFY(!b.removeSensitive());
+        b.registerSource(SourceRole::Sensitive, source("s", 5), {});
+        QVERIFY(b.find(SourceRole::Sensitive, "s"));
+        QVERIFY(b.removeSensitive());
+        QVERIFY(!b.draft().sensitive);
+        stack.undo();
+        QCOMPARE(b.draft().sensitive->source.name, std::string("s"));
+    }
+
+    void specCarriesSourcesAndParameters() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.registerSource(SourceRole::Public, source("pub", 10), {{"odd", {"1", "3"}}});
+        auto s = source("sens", 50);
+        s.userLevel = true;
+        b.registerSource(SourceRole::Sensitive, s, {{"low", {"0", "1"}}});
+        dpmix::widgets::RunParameters p;
+        p.epsilon = 4.0;
+        p.delta = "1e-6";
+        p.rho = 0.25;
+        p.seeds = "3, 5 8";
+        p.composition = dpmix::widgets::CompositionMode::Sequential;
+        p.clipNorm = 7.0;
+        p.batchSize = 64;
+        p.learningRate = 0.5;
+        p.steps = 12;
+        auto spec = b.projectSpec("study", p);
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->name, std::string("study"));
+        QCOMPARE(spec->publicSources.size(), std::size_t(1));
+        QCOMPARE(spec->publicSources[0].written.options.at("labels"), std::string("pub-labels-idx1-ubyte"));
+        QCOMPARE(spec->sensitive.written.name, std::string("sens"));
+        QVERIFY(spec->sensitive.userLevel);
+        QCOMPARE(spec->publicTasks.at(0).name, std::string("odd"));
+        QCOMPARE(spec->sensitiveTasks.at(0).name, std::string("low"));
+        QCOMPARE(spec->privacy.epsilons, std::vector<double>{4.0});
+        QCOMPARE(spec->privacy.delta, 1e-6);
+        QCOMPARE(spec->privacy.rho, 0.25);
+        QVERIFY(spec->privacy.composition == dpmix::privacy::Composition::Sequential);
+        QCOMPARE(spec->seeds, (std::vector<long long>{3, 5, 8}));
+        QCOMPARE(spec->mixture.clip, 7.0);
+        QCOMPARE(spec->mixture.batch, 64LL);
+        QCOMPARE(spec->mixture.lr, 0.5);
+        QCOMPARE(spec->mixture.steps, 12LL);
+    }
+
+    void specSaysWhatIsMissingOrWrong() {
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        dpmix::widgets::RunParameters p;
+        auto none = b.projectSpec("x", p);
+        QVERIFY(!none.ok());
+        QVERIFY(QString::fromStdString(none.error().message).contains("no public source"));
+        b.registerSource(SourceRole::Public, source("pub", 10), {});
+        auto noSensitive = b.projectSpec("x", p);
+        QVERIFY(!noSensitive.ok());
+        QVERIFY(QString::fromStdString(noSensitive.error().message).contains("no sensitive data set"));
+        b.registerSource(SourceRole::Sensitive, source("s", 10), {});
+        p.delta = "tiny";
+        auto badDelta = b.projectSpec("x", p);
+        QVERIFY(!badDelta.ok());
+        QVERIFY(QString::fromStdString(badDelta.error().message).contains("delta = \"tiny\""));
+        p.delta = "1e-5";
+        p.seeds = "1, two";
+        auto badSeed = b.projectSpec("x", p);
+        QVERIFY(!badSeed.ok());
+        QVERIFY(QString::fromStdString(badSeed.error().message).contains("seeds = \"two\""));
+    }
+};
+
+QTEST_MAIN(TstStudyBuilder)
+#include "tst_study_builder.moc"

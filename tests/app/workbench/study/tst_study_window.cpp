@@ -1,0 +1,279 @@
+// Building a study in the main window without typing a path: a fixture IDX file dropped on the
+// project tree opens the IDX dialog prefilled; OK registers it (one undo step in Edit ▸ Undo);
+// saving creates a .dpmix through the engine whose sources match the registrations; bad input
+// leaves nothing on disk.
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/study/engine_source_preview.h"
+#include "app/workbench/study/engine_study_creator.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/study/source_dialog.h"
+#include "app/workbench/study/study_controller.h"
+#include "app/workbench/study/task_editor.h"
+#include "engine/project/project_file.h"
+#include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/source_fixtures.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QUrl>
+#include <QtTest>
+
+using namespace dpmix::workbench;
+using dpmix::workbench::testing::IdxFixture;
+
+namespace {
+constexpr int kLoadTimeoutMs = 10000;
+
+// Sends a drag-enter and a drop of `paths` onto the tree row `row`, as a file manager would.
+bool dropOnTree(QTreeWidget* tree, int row, const QStringList& paths) {
+    QMimeData mime;
+    QList<QUrl> urls;
+    for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
+    mime.setUrls(urls);
+    const QPoint at = tree->visualItemRect(tree->topLevelItem(row)).center();
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(tree->viewport(), &enter);
+    if (!enter.isAccepted()) return false;
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(tree->viewport(), &drop);
+    return drop.isAccepted();
+}
+}  // namespace
+
+class TstStudyWindow : public QObject {
+    Q_OBJECT
+
+    EngineSourcePreviewer previewer_;
+    dpmix::project::SourceSummarizer summarize_ = [this](const dpmix::data::SourceSpec& spec)
+        -> dpmix::Result<dpmix::project::SourceFacts> {
+        auto p = previewer_.preview(spec, {});
+        if (!p) return p.error();
+        return p->facts;
+    };
+    EngineProjectStore store_{summarize_};
+    EngineStudyCreator creator_{summarize_};
+    testing::EndlessStageController runs_;
+
+    WorkbenchServices services() {
+        WorkbenchServices s{&runs_, &store_, [] { return QStringLiteral("test"); }};
+        s.sources = &previewer_;
+        s.studies = &creator_;
+        return s;
+    }
+
+    // Drops the file on row `row`, waits for the preview and presses OK.
+    static SourceDialog* dropAndWait(MainWindow& w, int row, const QString& file) {
+        if (!dropOnTree(w.projectTree(), row, {file})) return nullptr;
+        SourceDialog* d = w.study()->activeDialog();
+        if (!d) return nullptr;
+        if (!QTest::qWaitFor([d] { return !d->previewPending(); }, kLoadTimeoutMs)) return nullptr;
+        return d;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_study_window");
+        QSettings().clear();
+    }
+
+    void dropOpensTheIdxDialogPrefilled() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        MainWindow w(services());
+        QVERIFY(w.study()->addPublicAction()->isEnabled());
+        QVERIFY(dropOnTree(w.projectTree(), 0, {f.images}));
+        SourceDialog* d = w.study()->activeDialog();
+        QVERIFY(d);
+        QVERIFY(d->isVisible());
+        QCOMPARE(d->role(), SourceRole::Public);
+        QCOMPARE(d->loaderBox()->currentData().toString(), QString("idx"));
+        QCOMPARE(d->pathField()->text(), QFileInfo(f.images).absoluteFilePath());
+        QCOMPARE(d->optionField("labels")->text(), QString("pets-labels-idx1-ubyte"));
+        QCOMPARE(d->nameField()->text(), QFileInfo(dir.path()).fileName() + "-pets");
+        QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        QVERIFY(d->okButton()->isEnabled());
+        QCOMPARE(d->previewWidget() != nullptr, true);
+
+        // On "Sensitive data" the drop opens the sensitive dialog instead.
+        QVERIFY(dropOnTree(w.projectTree(), 1, {f.labelFile}));  // the label file means its images
+        QTRY_VERIFY(w.study()->activeDialog() && w.study()->activeDialog() != d);
+        QCOMPARE(w.study()->activeDialog()->role(), SourceRole::Sensitive);
+        QCOMPARE(w.study()->activeDialog()->pathField()->text(), QFileInfo(f.images).absoluteFilePath());
+    }
+
+    void registrationUndoAndRedoInTheWindow() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        MainWindow w(services());
+        SourceDialog* d = dropAndWait(w, 0, f.images);
+        QVERIFY(d);
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        QTreeWidgetItem* publicGroup = w.projectTree()->topLevelItem(0);
+        QCOMPARE(publicGroup->childCount(), 1);
+        QVERIFY2(publicGroup->child(0)->text(0).contains("5 examples, 3 classes (not saved)"),
+                 qPrintable(publicGroup->child(0)->text(0)));
+        QVERIFY(w.isWindowModified());
+        QUndoStack* stack = w.document()->undoStack();
+        QVERIFY(stack->undoText().startsWith("Add public source"));
+        stack->undo();
+        publicGroup = w.projectTree()->topLevelItem(0);
+        QCOMPARE(publicGroup->child(0)->text(0), QString("(none yet)"));
+        QVERIFY(w.study()->builder()->draft().empty());
+        stack->redo();
+        publicGroup = w.projectTree()->topLevelItem(0);
+        QVERIFY(publicGroup->child(0)->text(0).contains("5 examples"));
+        QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
+    }
+
+    void aDraftSourceIsEditedAndRemovedFromTheTree() {
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        MainWindow w(services());
+        SourceDialog* d = dropAndWait(w, 0, f.images);
+        QVERIFY(d);
+        const std::string first = d->registration().source.name;
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        QTreeWidgetItem* row = w.projectTree()->topLevelItem(0)->child(0);
+
+        // Double-click: the dialog reopens on the registered source; a new name replaces it in place.
+        Q_EMIT w.projectTree()->itemDoubleClicked(row, 0);
+        d = w.study()->activeDialog();
+        QVERIFY(d && d->isVisible());
+        QCOMPARE(d->pathField()->text(), QFileInfo(f.images).absoluteFilePath());
+        QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        QVERIFY(d->okButton()->isEnabled());  // its own name is not "taken"
+        d->nameField()->clear();
+        QTest::keyClicks(d->nameField(), "renamed");
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        const auto& sources = w.study()->builder()->draft().publicSources;
+        QCOMPARE(sources.size(), std::size_t(1));
+        QCOMPARE(sources[0].source.name, std::string("renamed"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.study()->builder()->draft().publicSources.at(0).source.name, first);
+
+        // Study ▸ Remove selected source, undoable.
+        w.projectTree()->setCurrentItem(w.projectTree()->topLevelItem(0)->child(0));
+        w.study()->removeSelectedAction()->trigger();
+        QVERIFY(w.study()->builder()->draft().publicSources.empty());
+        QCOMPARE(w.projectTree()->topLevelItem(0)->child(0)->text(0), QString("(none yet)"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
+        // A group row is not a source: nothing is removed.
+        w.projectTree()->setCurrentItem(w.projectTree()->topLevelItem(0));
+        w.study()->removeSelectedAction()->trigger();
+        QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
+    }
+
+    void savingCreatesAProjectWhoseSourcesMatch() {
+        QTemporaryDir dir;
+        IdxFixture pub, sens;
+        QVERIFY(pub.write(dir.path(), "pub"));
+        sens.labels = {0, 1, 1, 0, 2};
+        QVERIFY(sens.write(dir.path(), "sens"));
+        MainWindow w(services());
+
+        SourceDialog* d = dropAndWait(w, 0, pub.images);
+        QVERIFY(d);
+        d->optionField("classes")->setText("cat,dog,bird");
+        d->refreshPreview();
+        QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        QVERIFY(d->taskEditor()->addTask("mammal", {"cat", "dog"}).isEmpty());
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        d = dropAndWait(w, 1, sens.images);
+        QVERIFY(d);
+        d->optionField("classes")->setText("cat,dog,bird");
+        d->refreshPreview();
+        QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        const StudyDraft draft = w.study()->builder()->draft();
+        QVERIFY(draft.sensitive);
+
+        const QString path = dir.path() + "/study.dpmix";
+        const QString error = w.saveTo(path);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(w.currentFile(), QFileInfo(path).absoluteFilePath());
+        QVERIFY(!w.study()->isEditable());  // a project's sources are fixed
+
+        auto project = dpmix::project::ProjectFile::open(path.toStdString());
+        QVERIFY(project.ok());
+        auto sources = project->sources();
+        QVERIFY(sources.ok());
+        QCOMPARE(sources->size(), std::size_t(2));
+        const auto& p = sources->at(0);
+        QCOMPARE(p.role, std::string("public"));
+        QCOMPARE(p.name, draft.publicSources[0].source.name);
+        QCOMPARE(p.loader, std::string("idx"));
+        QCOMPARE(p.facts.examples, 5LL);
+        QCOMPARE(QString::fromStdString(p.facts.contentHash), pub.hash());
+        const auto& s = sources->at(1);
+        QCOMPARE(s.role, std::string("sensitive"));
+        QCOMPARE(QString::fromStdString(s.facts.contentHash), sens.hash());
+        QCOMPARE(project->spec().publicTasks.size(), std::size_t(1));
+        QCOMPARE(project->spec().publicTasks[0].name, std::string("mammal"));
+        QCOMPARE(project->spec().privacy.rho, 0.1);  // the panel's default
+        // The window shows the project's sources now.
+        QVERIFY(!w.projectTree()->topLevelItem(0)->child(0)->text(0).contains("not saved"));
+        // With a project open, a drop registers nothing and says why.
+        QVERIFY(!w.study()->addPublicAction()->isEnabled());
+        QVERIFY(dropOnTree(w.projectTree(), 0, {pub.images}));
+        QVERIFY(!w.study()->activeDialog() || !w.study()->activeDialog()->isVisible());
+        QVERIFY(w.statusBar()->currentMessage().contains("fixed when it is created"));
+    }
+
+    void badInputChangesNothingOnDisk() {
+        QTemporaryDir dir;
+        IdxFixture pub, sens;
+        QVERIFY(pub.write(dir.path(), "pub"));
+        QVERIFY(sens.write(dir.path(), "sens"));
+        MainWindow w(services());
+        SourceDialog* d = dropAndWait(w, 0, pub.images);
+        QVERIFY(d);
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+
+        const QString path = dir.path() + "/study.dpmix";
+        QString error = w.saveTo(path);
+        QVERIFY2(error.contains("no sensitive data set"), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
+
+        d = dropAndWait(w, 1, sens.images);
+        QVERIFY(d);
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        const QStringList before = QDir(dir.path()).entryList(QDir::Files);
+        // The sensitive images change into a broken file after registration: the save re-loads.
+        QVERIFY(testing::writeIdxImages(sens.images, 5, 4, 3, sens.pixels.left(7)));
+        error = w.saveTo(path);
+        QVERIFY2(error.contains("sens-images-idx3-ubyte"), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), before);  // no temporary left behind
+
+        // An existing file is never overwritten.
+        QVERIFY(testing::writeIdxImages(sens.images, 5, 4, 3, sens.pixels));
+        QVERIFY(testing::writeFile(path, "keep"));
+        error = w.saveTo(path);
+        QVERIFY2(error.contains("exists"), qPrintable(error));
+        QFile kept(path);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("keep"));
+        QVERIFY(w.currentFile().isEmpty());
+        QVERIFY(!w.study()->builder()->draft().empty());  // the draft survives a failed save
+    }
+};
+
+QTEST_MAIN(TstStudyWindow)
+#include "tst_study_window.moc"

@@ -1,0 +1,172 @@
+// The result views read a generated project (generated_project.h, numbers chosen by hand):
+// λ bars are the means and sample standard deviations over seeds, the ledger table shows the
+// stored entries, Verify passes on a clean file and reports a tampered ledger, every plot
+// exports to PNG, PDF, SVG and CSV.
+#include "app/workbench/views/chart_views.h"
+#include "app/workbench/views/ledger_view.h"
+#include "app/workbench/views/result_data.h"
+#include "tests/app/workbench/generated_project.h"
+#include "widgets/bar_chart_widget.h"
+#include "widgets/line_chart_widget.h"
+#include "widgets/plot_export.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix::workbench;
+using dpmix::widgets::ExportFormat;
+
+namespace {
+const double kStd = std::sqrt(0.02);  // sample std of {0.7, 0.5} (and of {0.3, 0.5}, {0.8, 0.6}, ...)
+
+bool near(double a, double b) { return std::abs(a - b) < 1e-12; }
+}  // namespace
+
+class TstResultViews : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    testing::GeneratedProject generated_;
+    ProjectSnapshot snapshot_;
+
+    ProjectSnapshot reload() { return loadProjectSnapshot(generated_.path).value(); }
+
+private Q_SLOTS:
+    void init() {
+        generated_ = testing::generateProject(dir_.path() + "/study.dpmix");
+        snapshot_ = reload();
+    }
+
+    void lambdaBarsAreSeedMeansWithStdErrorBars() {
+        const auto selections = lambdaSelections(snapshot_);
+        QCOMPARE(selections.size(), std::size_t(2));
+        QCOMPARE(selections[0].epsilon, 1.0);
+        QCOMPARE(selections[1].epsilon, 2.0);
+        const auto data = lambdaChartData(snapshot_, selections[0]);
+        QCOMPARE(data.categories, QStringList({"ab", "cd"}));
+        QCOMPARE(data.series.size(), 4);
+        const auto& dp = data.series[0];
+        QVERIFY2(dp.name.startsWith("λ_DP") && dp.name.contains("cos 0.8") && dp.name.contains("L1 0.2"), qPrintable(dp.name));
+        QVERIFY(near(dp.values[0], 0.6) && near(dp.values[1], 0.4));
+        QVERIFY(near(dp.errors[0], kStd) && near(dp.errors[1], kStd));
+        const auto& star = data.series[1];
+        QVERIFY(star.name.startsWith("λ*"));
+        QVERIFY(near(star.values[0], 0.7) && near(star.values[1], 0.3));
+        QVERIFY(near(star.errors[0], kStd));
+        QVERIFY(data.series[2].name.startsWith("uniform") && data.series[2].name.contains("cos 0.5"));
+        QVERIFY(near(data.series[2].values[0], 0.5) && near(data.series[2].errors[0], 0.0));
+        QVERIFY(data.series[3].name.startsWith("random search") && data.series[3].name.contains("cos 0.3"));
+        QVERIFY(near(data.series[3].values[1], 0.7));
+        // One seed at ε = 2: no error bars.
+        const auto single = lambdaChartData(snapshot_, selections[1]);
+        QVERIFY(near(single.series[0].values[0], 0.8));
+        QVERIFY(single.series[0].errors.isEmpty());
+    }
+
+    void lambdaViewShowsTheStoredData() {
+        LambdaView view(snapshot_);
+        QCOMPARE(view.selector()->count(), 2);
+        QCOMPARE(view.selector()->itemText(0), QString("ac — ε = 1"));
+        QCOMPARE(view.chart()->data().categories, QStringList({"ab", "cd"}));
+        QVERIFY(near(view.chart()->data().series[0].values[0], 0.6));
+        view.selector()->setCurrentIndex(1);
+        QVERIFY(near(view.chart()->data().series[0].values[0], 0.8));
+    }
+
+    void trajectoryShowsEachComponentPerStep() {
+        TrajectoryView view(snapshot_);
+        QCOMPARE(view.selector()->count(), 2);  // the two ε = 1 runs stored iterates
+        const auto& series = view.chart()->series();
+        QCOMPARE(series.size(), 2);
+        QCOMPARE(series[0].name, QString("ab"));
+        QCOMPARE(series[0].x, QVector<double>({0, 1, 2}));
+        QCOMPARE(series[0].mean, QVector<double>({0.5, 0.6, 0.7}));
+        QCOMPARE(series[1].mean, QVector<double>({0.5, 0.4, 0.3}));
+        view.selector()->setCurrentIndex(1);
+        QCOMPARE(view.chart()->series()[0].mean.last(), 0.5);  // seed 1
+    }
+
+    void tradeoffIsCosineAgainstEpsilon() {
+        TradeoffView view(snapshot_);
+        const auto& series = view.chart()->series();
+        QCOMPARE(series.size(), 3);
+        QCOMPARE(series[0].name, QString("DP-MixMin"));
+        QCOMPARE(series[0].x, QVector<double>({1.0, 2.0}));
+        QVERIFY(near(series[0].mean[0], 0.8) && near(series[0].mean[1], 0.95));
+        QVERIFY(near(series[0].lower[0], 0.8 - kStd) && near(series[0].upper[0], 0.8 + kStd));
+        QVERIFY(near(series[1].mean[0], 0.3) && series[1].x == QVector<double>({1.0, 2.0}));  // random search, flat
+        QVERIFY(near(series[2].mean[1], 0.5));                                                  // uniform, flat
+        QVERIFY(view.note()->isHidden());  // two ε: no "run several ε" note
+    }
+
+    void ledgerTableShowsEntriesAndTotal() {
+        LedgerView view(snapshot_);
+        QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
+        const auto entry = dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.25, 1.5,
+                                                         100, 1e-5, 13.0);
+        QCOMPARE(view.table()->rowCount(), 1);
+        QCOMPARE(view.table()->item(0, 0)->text(), QString("mixture"));
+        QCOMPARE(view.table()->item(0, 4)->text(), QString("0.25"));
+        QCOMPARE(view.table()->item(0, 5)->text(), QString("1.5"));
+        QCOMPARE(view.table()->item(0, 6)->text(), QString("100"));
+        QCOMPARE(view.table()->item(0, 8)->text(), QString::number(entry.epsilon, 'g', 6));
+        QVERIFY(view.totalLabel()->text().contains("ε = " + QString::number(entry.epsilon, 'g', 6)));
+
+        QVERIFY(view.selectRun(generated_.randomSearchRun));
+        QCOMPARE(view.table()->item(0, 8)->text(), QString("∞ (not private)"));
+        QVERIFY(view.table()->item(0, 10)->text().contains("without DP"));
+    }
+
+    void verifyPassesOnACleanProject() {
+        LedgerView view(snapshot_);
+        QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
+        QVERIFY2(view.verify(), qPrintable(view.verdictLabel()->text()));
+        QVERIFY(view.verdictLabel()->text().contains("✔ Verified"));
+        QVERIFY(view.verdictLabel()->text().contains("hash chain intact"));
+        QVERIFY(view.selectRun(generated_.randomSearchRun));
+        QVERIFY2(view.verify(), qPrintable(view.verdictLabel()->text()));
+    }
+
+    void verifyReportsATamperedLedger() {
+        // Halve nothing, just claim more noise than was added: σ 1.5 → 3 in the stored JSON.
+        dpmix::project::testing::rawExec(
+            generated_.path.toStdString(),
+            "UPDATE ledgers SET ledger_json = replace(ledger_json, '\"sigma\":1.5', '\"sigma\":3.0') WHERE run_id = " +
+                std::to_string(generated_.dpRunEpsilon1Seed0));
+        LedgerView view(reload());
+        QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
+        QCOMPARE(view.table()->item(0, 5)->text(), QString("3"));  // the edit took
+        QVERIFY(!view.verify());
+        const QString verdict = view.verdictLabel()->text();
+        QVERIFY2(verdict.contains("✘ Discrepancy"), qPrintable(verdict));
+        QVERIFY2(verdict.contains("hash chain broken at table ledgers"), qPrintable(verdict));
+    }
+
+    void everyPlotExports() {
+        LambdaView lambda(snapshot_);
+        TrajectoryView trajectory(snapshot_);
+        TradeoffView tradeoff(snapshot_);
+        const QList<QPair<QString, dpmix::widgets::ChartWidget*>> charts = {
+            {"lambda", lambda.chart()}, {"trajectory", trajectory.chart()}, {"tradeoff", tradeoff.chart()}};
+        for (const auto& [name, chart] : charts) {
+            for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{
+                     {"png", ExportFormat::Png}, {"pdf", ExportFormat::Pdf}, {"svg", ExportFormat::Svg}, {"csv", ExportFormat::Csv}}) {
+                const QString path = dir_.path() + "/" + name + "." + suffix;
+                QCOMPARE(chart->exportTo(path, format), QString());
+                QVERIFY2(QFileInfo(path).size() > 0, qPrintable(path));
+            }
+        }
+        QFile csv(dir_.path() + "/lambda.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(csv.readAll());
+        QVERIFY2(text.contains("0.6") && text.contains("ab"), qPrintable(text));
+    }
+};
+
+QTEST_MAIN(TstResultViews)
+#include "tst_result_views.moc"
