@@ -26,6 +26,8 @@ function(dpmix_add_qtest name)
   set_target_properties(${name} PROPERTIES AUTOMOC ON
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
   target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
+  # Tests include shared helpers by their path from the root (tests/support/test_support.h).
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE
     DPMIX_SOURCE_DIR="${PROJECT_SOURCE_DIR}" DPMIX_BINARY_DIR="${CMAKE_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})

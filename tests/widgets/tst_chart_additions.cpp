@@ -8,6 +8,8 @@
 
 #include <QImage>
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -15,15 +17,6 @@
 using namespace dpmix::widgets;
 
 namespace {
-
-QList<QStringList> readCsv(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
-    QList<QStringList> rows;
-    // The test data has no commas or quotes in cells, so a plain split is an exact parser here.
-    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts)) rows << line.split(',');
-    return rows;
-}
 
 QList<LogLogSeries> sampleLogLog() {
     LogLogSeries measured{"excess", {8, 32, 128}, {0.05, 0.1 + 0.2, 0.7}, {0.01, 0.4, 0.1}, false};
@@ -97,7 +90,7 @@ private Q_SLOTS:
         QCOMPARE(QImage(dir.path() + "/plot.png").size(), QSize(800, 600));
         const QString csv = dir.path() + "/plot.csv";
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
-        const auto rows = readCsv(csv);
+        const auto rows = dpmix::test_support::readCsvFile(csv);
         QCOMPARE(rows.size(), 1 + 3 + 3);
         QCOMPARE(rows[0], (QStringList{"series", "x", "y", "error"}));
         QCOMPARE(rows[2], (QStringList{"excess", "32", "0.30000000000000004", "0.4"}));  // 0.1 + 0.2, exactly
@@ -151,7 +144,7 @@ private Q_SLOTS:
         QVERIFY(chart.plot()->yAxis->range().contains(1.0));
         const QString csv = dir.path() + "/bars.csv";
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
-        const auto rows = readCsv(csv);
+        const auto rows = dpmix::test_support::readCsvFile(csv);
         QCOMPARE(rows[0], (QStringList{"category", "natural", "max-clip", "max-clip error", "claimed eps 1"}));
         QCOMPARE(rows[1], (QStringList{"ac", "0.05", "0.12", "0", "1"}));
         QCOMPARE(rows[2], (QStringList{"bd", "nan", "0.2", "0.1", "1"}));
@@ -190,7 +183,7 @@ private Q_SLOTS:
             auto* label = qobject_cast<QCPItemText*>(chart.plot()->item(i));
             QVERIFY(label);
             QCOMPARE(label->text(), std::get<0>(expected[i]));
-            QVERIFY(std::abs(label->position->key() - std::get<1>(expected[i])) < 1e-12);
+            DPMIX_COMPARE_NEAR(label->position->key(), std::get<1>(expected[i]), 1e-12);
             QCOMPARE(label->position->value(), std::get<2>(expected[i]));
         }
         d.valueLabels = false;

@@ -6,25 +6,13 @@
 
 #include <QImage>
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 using namespace dpmix::widgets;
 
 namespace {
-
-QList<QStringList> readCsv(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
-    QList<QStringList> rows;
-    // The test data has no commas or quotes in cells, so a plain split is an exact parser here.
-    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts)) rows << line.split(',');
-    return rows;
-}
-
-QByteArray head(const QString& path, int n) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.read(n) : QByteArray();
-}
 
 BarChartData sampleBars() {
     BarChartData d;
@@ -47,7 +35,7 @@ void checkImageFormats(ChartWidget& chart, const QString& dir) {
     QCOMPARE(chart.exportTo(svg, ExportFormat::Svg, size), QString());
     const QImage image(png);
     QCOMPARE(image.size(), QSize(800, 600));  // 2x for hi-DPI screens
-    QCOMPARE(head(pdf, 5), QByteArray("%PDF-"));
+    QCOMPARE(dpmix::test_support::fileHead(pdf, 5), QByteArray("%PDF-"));
     QFile svgFile(svg);
     QVERIFY(svgFile.open(QIODevice::ReadOnly));
     const QByteArray svgText = svgFile.readAll();
@@ -76,7 +64,7 @@ private Q_SLOTS:
         QCOMPARE(chart.setData(data), QString());
         const QString csv = dir.path() + "/bars.csv";
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
-        const auto rows = readCsv(csv);
+        const auto rows = dpmix::test_support::readCsvFile(csv);
         QCOMPARE(rows.size(), 4);
         QCOMPARE(rows[0], (QStringList{"category", "DP-MixMin", "DP-MixMin error", "Uniform"}));
         for (int i = 0; i < 3; ++i) {
@@ -115,7 +103,7 @@ private Q_SLOTS:
         QCOMPARE(chart.setSeries(lines), QString());
         const QString csv = dir.path() + "/lines.csv";
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
-        const auto rows = readCsv(csv);
+        const auto rows = dpmix::test_support::readCsvFile(csv);
         QCOMPARE(rows.size(), 1 + 3 + 2);
         QCOMPARE(rows[0], (QStringList{"series", "x", "mean", "lower", "upper"}));
         int r = 1;

@@ -1,6 +1,8 @@
 #include "cli_runner.h"
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -12,7 +14,7 @@ private Q_SLOTS:
         const auto r = runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1.0", "--steps", "1000", "--delta", "1e-6", "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = r.json();
-        QVERIFY(std::fabs(j["epsilon"].toDouble() - 2.43669380) < 5e-9);
+        DPMIX_COMPARE_NEAR(j["epsilon"].toDouble(), 2.43669380, 5e-9);
         QCOMPARE(j["order"].toDouble(), 8.0);
         QCOMPARE(j["q"].toDouble(), 0.01);
         QCOMPARE(j["steps"].toInt(), 1000);
@@ -20,7 +22,7 @@ private Q_SLOTS:
     void sigmaJsonMeetsTarget() {
         const auto r = runDpmix({"privacy", "sigma", "--epsilon", "1", "--delta", "1e-5", "--q", "0.2", "--steps", "100", "--json"});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(std::fabs(r.json()["sigma"].toDouble() - 8.278) < 1e-3);  // docs/ALGORITHMS.md A.11
+        DPMIX_COMPARE_NEAR(r.json()["sigma"].toDouble(), 8.278, 1e-3);  // docs/ALGORITHMS.md A.11
     }
     void dirichletJsonReproducesTable7() {
         const auto r = runDpmix({"privacy", "dirichlet-r", "--epsilon", "2", "--delta", "1e-5", "--alpha", "3", "--q",
@@ -32,7 +34,7 @@ private Q_SLOTS:
         const auto r = runDpmix({"privacy", "audit-bound", "--fp", "0", "--fn", "0", "--negatives", "1000", "--positives",
                                  "1000", "--delta", "1e-5", "--json"});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(std::fabs(r.json()["epsilon_lb"].toDouble() - 5.6006) < 5e-5);
+        DPMIX_COMPARE_NEAR(r.json()["epsilon_lb"].toDouble(), 5.6006, 5e-5);
     }
     void badInputNamesArgumentValueAndRange_data() {
         QTest::addColumn<QStringList>("args");
@@ -96,7 +98,7 @@ private Q_SLOTS:
         }
         for (int a = 12; a < 64; ++a)
             best = std::min(best, 10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
-        QVERIFY(std::fabs(lines[2].split(',')[4].toDouble() - best) < 1e-8 * best);
+        DPMIX_COMPARE_NEAR(lines[2].split(',')[4].toDouble(), best, 1e-8 * best);
     }
     void csvJsonAndMissingColumn() {
         QTemporaryDir dir;

@@ -10,6 +10,8 @@
 #include <QJsonArray>
 #include <QProcess>
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <sqlite3.h>
@@ -94,7 +96,7 @@ private Q_SLOTS:
         const QJsonObject runJson = r.json()["runs"].toArray()[0].toObject();
         const QJsonObject ledgerJson = runJson["ledgers"].toArray()[0].toObject();
         QCOMPARE(ledgerJson["verified"].toBool(), true);
-        QVERIFY(std::fabs(ledgerJson["recomputed"].toObject()["epsilon"].toDouble() - 2.43669380) < 5e-8);
+        DPMIX_COMPARE_NEAR(ledgerJson["recomputed"].toObject()["epsilon"].toDouble(), 2.43669380, 5e-8);
         QCOMPARE(runJson["lambdas"].toArray()[0].toObject()["values"].toArray()[1].toDouble(), 0.75);
 
         r = runDpmix({"inspect", path("study.dpmix")});
@@ -106,7 +108,7 @@ private Q_SLOTS:
         // The budget composes the stored DP entries: here the one published example.
         auto budget = runDpmix({"budget", path("study.dpmix"), "--json"});
         QVERIFY2(budget.exitCode == 0, qPrintable(budget.err + budget.out));
-        QVERIFY(std::fabs(budget.json()["epsilon"].toDouble() - 2.43669380) < 5e-8);
+        DPMIX_COMPARE_NEAR(budget.json()["epsilon"].toDouble(), 2.43669380, 5e-8);
         QCOMPARE(budget.json()["releases"].toInt(), 1);
         QCOMPARE(budget.json()["hash_chain_ok"].toBool(), true);
         budget = runDpmix({"budget", path("study.dpmix")});

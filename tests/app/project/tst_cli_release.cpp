@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <sqlite3.h>
@@ -91,7 +93,7 @@ private Q_SLOTS:
                            path("release.dpmix"), "--json"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // ε of the one entry, as recorded when it was computed.
-        QVERIFY(std::abs(r.json()["epsilon"].toDouble() - mixtureEntry(privacy::RandomnessMode::Secret).epsilon) < 1e-9);
+        DPMIX_COMPARE_NEAR(r.json()["epsilon"].toDouble(), mixtureEntry(privacy::RandomnessMode::Secret).epsilon, 1e-9);
         QCOMPARE(r.json()["rows"].toObject()["metrics"].toInt(), 0);  // test-auc stays out
 
         r = runDpmix({"inspect", path("release.dpmix"), "--json"});

@@ -16,6 +16,7 @@
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
+#include "tests/support/test_support.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -25,6 +26,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <cmath>
@@ -115,7 +117,7 @@ private Q_SLOTS:
         }
         QCOMPARE(sameSplit.entries().size(), std::size_t(8));
         const double composed = sameSplit.total().epsilon;
-        QVERIFY(std::abs(lastSpent - composed) < 1e-9);
+        DPMIX_COMPARE_NEAR(lastSpent, composed, 1e-9);
         QVERIFY(composed < sum);   // composed by the accountant, not added
         QVERIFY(composed < 6.0);
         QVERIFY2(w.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(composed, 0, 'f', 2)),

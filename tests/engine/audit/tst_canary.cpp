@@ -3,6 +3,8 @@
 
 #include "audit_fixtures.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -54,7 +56,7 @@ private Q_SLOTS:
         const double r = 1.0 / std::sqrt(2.0);
         QVERIFY((c.scoreDirection() - Eigen::Vector3d(-r, 0, r)).norm() < 1e-14);
         const Eigen::Vector3d l(0.2, 0.3, 0.5);
-        QVERIFY(std::fabs(c.score(l) - (std::log(0.5) - std::log(0.2)) * r) < 1e-14);
+        DPMIX_COMPARE_NEAR(c.score(l), (std::log(0.5) - std::log(0.2)) * r, 1e-14);
         // The extra unit returns the canary's own gradient at the λ it is given.
         Eigen::VectorXd g;
         c.extraUnit().gradient(Eigen::Vector3d::Constant(1.0 / 3), g);

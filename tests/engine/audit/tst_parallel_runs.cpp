@@ -47,20 +47,17 @@ private Q_SLOTS:
     }
 
     void cancellationThrowsAndStops() {
+        // The cancel comes from inside the work (the 100th job), not from a timer: what is
+        // asserted is that the jobs stop, whatever the machine's speed.
         CancellationToken token;
         std::atomic<long long> started{0};
         const auto t0 = std::chrono::steady_clock::now();
-        std::thread canceller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            token.cancel();
-        });
         QVERIFY_THROWS_EXCEPTION(Cancelled, runIndexedJobs(1000000, 2, [&](long long) -> std::optional<Error> {
-            started++;
+            if (++started == 100) token.cancel();
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             return std::nullopt;
         }, "test", {}, token));
-        canceller.join();
-        QVERIFY(started.load() < 1000000);
+        QVERIFY2(started.load() < 1000, qPrintable(QString::number(started.load())));  // at most a few in flight after the cancel
         QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     }
 

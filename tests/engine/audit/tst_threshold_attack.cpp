@@ -2,6 +2,8 @@
 // closed-form zero-error Clopper–Pearson ceiling, and a brute-force search written here.
 #include "engine/audit/threshold_attack.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -49,7 +51,7 @@ private Q_SLOTS:
         const auto c = selectThreshold(in, out, delta);
         // FP = FN = 0 on 200 + 200 runs: FPR_ub = FNR_ub = 1 − 0.025^{1/200}.
         const double p = 1.0 - std::pow(0.025, 1.0 / 200.0);
-        QVERIFY(std::fabs(c.epsilonLB - std::log((1.0 - delta - p) / p)) < 1e-9);
+        DPMIX_COMPARE_NEAR(c.epsilonLB, std::log((1.0 - delta - p) / p), 1e-9);
         QVERIFY(c.direction == AttackDirection::HigherIsIn);
         QVERIFY(c.threshold > -1.0 && c.threshold <= 10.0);
     }

@@ -5,6 +5,8 @@
 #include "engine/data/source_loader.h"
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -53,15 +55,15 @@ private Q_SLOTS:
         DecodedImage in{1, 1, 4, {0.0f, 0.4f, 0.8f, 1.0f}};
         const DecodedImage out = resizeImage(in, 1, 2);
         QCOMPARE(out.pixels.size(), std::size_t(2));
-        QVERIFY(std::fabs(out.pixels[0] - (0.75f * 0.0f + 0.75f * 0.4f + 0.25f * 0.8f) / 1.75f) < 1e-6);
-        QVERIFY(std::fabs(out.pixels[1] - (0.25f * 0.4f + 0.75f * 0.8f + 0.75f * 1.0f) / 1.75f) < 1e-6);
+        DPMIX_COMPARE_NEAR(out.pixels[0], (0.75f * 0.0f + 0.75f * 0.4f + 0.25f * 0.8f) / 1.75f, 1e-6);
+        DPMIX_COMPARE_NEAR(out.pixels[1], (0.25f * 0.4f + 0.75f * 0.8f + 0.75f * 1.0f) / 1.75f, 1e-6);
         // 2 → 4 (upscale, plain bilinear): output 1 centred at 0.75 → 0.75·a + 0.25·b.
         DecodedImage small{1, 1, 2, {0.0f, 1.0f}};
         const DecodedImage big = resizeImage(small, 1, 4);
-        QVERIFY(std::fabs(big.pixels[0] - 0.0f) < 1e-6);   // clamps at the edge
-        QVERIFY(std::fabs(big.pixels[1] - 0.25f) < 1e-6);
-        QVERIFY(std::fabs(big.pixels[2] - 0.75f) < 1e-6);
-        QVERIFY(std::fabs(big.pixels[3] - 1.0f) < 1e-6);
+        DPMIX_COMPARE_NEAR(big.pixels[0], 0.0f, 1e-6);   // clamps at the edge
+        DPMIX_COMPARE_NEAR(big.pixels[1], 0.25f, 1e-6);
+        DPMIX_COMPARE_NEAR(big.pixels[2], 0.75f, 1e-6);
+        DPMIX_COMPARE_NEAR(big.pixels[3], 1.0f, 1e-6);
         // A constant image stays constant at any size.
         DecodedImage flat{3, 5, 7, std::vector<float>(105, 0.3f)};
         for (float v : resizeImage(flat, 3, 2).pixels) QVERIFY(std::fabs(v - 0.3f) < 1e-6);
@@ -86,12 +88,12 @@ private Q_SLOTS:
         QCOMPARE(d->height, 2);
         // Halves image 4×4 → 2×2: each output column averages inputs 0..2 or 1..3 (weights
         // .75,.75,.25 / 1.75): left = (0.25·255/255)/1.75 = 1/7, right = 6/7.
-        QVERIFY(std::fabs(d->pixels[0] - 1.0f / 7.0f) < 1e-5);
-        QVERIFY(std::fabs(d->pixels[1] - 6.0f / 7.0f) < 1e-5);
+        DPMIX_COMPARE_NEAR(d->pixels[0], 1.0f / 7.0f, 1e-5);
+        DPMIX_COMPARE_NEAR(d->pixels[1], 6.0f / 7.0f, 1e-5);
         // Pure red in grey = stb's luminance (77·255)>>8 = 76 → 76/255.
-        QVERIFY(std::fabs(d->pixels[4] - 76.0f / 255.0f) < 1e-5);
+        DPMIX_COMPARE_NEAR(d->pixels[4], 76.0f / 255.0f, 1e-5);
         // JPEG at quality 100 of a flat 200 decodes within a couple of levels of 200.
-        QVERIFY(std::fabs(d->pixels[8] - 200.0f / 255.0f) < 3.0f / 255.0f);
+        DPMIX_COMPARE_NEAR(d->pixels[8], 200.0f / 255.0f, 3.0f / 255.0f);
     }
 
     void rgbAndRectangularSize() {

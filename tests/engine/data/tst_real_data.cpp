@@ -5,6 +5,8 @@
 
 #include <QDir>
 #include <QFile>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -43,7 +45,7 @@ private Q_SLOTS:
         QCOMPARE(d->labels[9], 1.0f);  // the first training image is an ankle boot (label 9)
         // Python: sum of the first image's bytes = 76247.
         const double firstSum = std::accumulate(d->pixels.begin(), d->pixels.begin() + 784, 0.0);
-        QVERIFY(std::fabs(firstSum * 255.0 - 76247.0) < 0.05);
+        DPMIX_COMPARE_NEAR(firstSum * 255.0, 76247.0, 0.05);
 
         spec.path = path("fashion-mnist/t10k-images-idx3-ubyte.gz");
         spec.options["labels"] = "t10k-labels-idx1-ubyte.gz";

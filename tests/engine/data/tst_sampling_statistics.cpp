@@ -3,6 +3,8 @@
 #include "engine/data/poisson_sampler.h"
 #include "engine/data/splits.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -40,7 +42,7 @@ private Q_SLOTS:
             pooled += m;
         }
         pooled /= 25;
-        QVERIFY(std::fabs(pooled - mean) < 4 * std::sqrt(var / (25 * draws)));
+        DPMIX_COMPARE_NEAR(pooled, mean, 4 * std::sqrt(var / (25 * draws)));
     }
     void eachIndexIncludedIndependentlyWithRateQ() {
         // Per-index inclusion ~ Binomial(T, q); pairs (0,1) both included ~ Binomial(T, q²).
@@ -56,7 +58,7 @@ private Q_SLOTS:
                 if (batch.size() >= 2 && batch[0] == 0 && batch[1] == 1) ++both;
             }
             for (double c : count) QVERIFY(std::fabs(c - draws * q) < 5 * std::sqrt(draws * q * (1 - q)));
-            QVERIFY(std::fabs(both - draws * q * q) < 5 * std::sqrt(draws * q * q * (1 - q * q)));
+            DPMIX_COMPARE_NEAR(both, draws * q * q, 5 * std::sqrt(draws * q * q * (1 - q * q)));
         }
     }
     void userLevelSamplesWholeUsers() {
@@ -79,7 +81,7 @@ private Q_SLOTS:
                 }
                 sumUsers += perUser.size();
             }
-            QVERIFY(std::fabs(sumUsers / draws - q * m) < 5 * std::sqrt(m * q * (1 - q) / draws));
+            DPMIX_COMPARE_NEAR(sumUsers / draws, q * m, 5 * std::sqrt(m * q * (1 - q) / draws));
         }
     }
     void rhoSplitIsUniformOverExamples() {

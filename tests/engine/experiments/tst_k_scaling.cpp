@@ -5,6 +5,8 @@
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/objective.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -43,16 +45,16 @@ private Q_SLOTS:
         std::vector<double> k{2, 4, 8, 16, 32, 64, 128, 256, 512}, a;
         for (double x : k) a.push_back(x < 32 ? 100.0 / x : 3.0 * std::sqrt(x));
         const auto f = fitLogLogSlope(k, a, 32.0).value();
-        QVERIFY(std::fabs(f.slope - 0.5) < 1e-12);
-        QVERIFY(std::fabs(f.intercept - std::log(3.0)) < 1e-12);
-        QVERIFY(std::fabs(f.rSquared - 1.0) < 1e-12);
+        DPMIX_COMPARE_NEAR(f.slope, 0.5, 1e-12);
+        DPMIX_COMPARE_NEAR(f.intercept, std::log(3.0), 1e-12);
+        DPMIX_COMPARE_NEAR(f.rSquared, 1.0, 1e-12);
         QCOMPARE(f.points, 5LL);
     }
 
     void slopeByHandOnTwoPoints() {
         // Through (32, 1) and (128, 8): slope = ln 8 / ln 4 = 1.5.
         const auto f = fitLogLogSlope({32, 128}, {1, 8}, 32.0).value();
-        QVERIFY(std::fabs(f.slope - 1.5) < 1e-12);
+        DPMIX_COMPARE_NEAR(f.slope, 1.5, 1e-12);
     }
 
     void noisyPowerLawRecoversTheSlope() {
@@ -78,7 +80,7 @@ private Q_SLOTS:
     void nonPositiveExcessIsSkippedAndTooFewPointsFail() {
         const auto f = fitLogLogSlope({32, 64, 128}, {1.0, -1e-7, 4.0}, 32.0).value();
         QCOMPARE(f.points, 2LL);
-        QVERIFY(std::fabs(f.slope - 1.0) < 1e-12);  // ln 4 / ln 4
+        DPMIX_COMPARE_NEAR(f.slope, 1.0, 1e-12);  // ln 4 / ln 4
         QVERIFY(!fitLogLogSlope({32, 64}, {1.0, 0.0}, 32.0));
         QVERIFY(!fitLogLogSlope({2, 4, 8}, {1.0, 2.0, 3.0}, 32.0));
     }
@@ -104,7 +106,7 @@ private Q_SLOTS:
             const auto P = subsetSourceProbabilities(p, row.subsets).value();
             const auto obj = mixmin::makeBinaryObjective(P, y).value();
             const auto star = mixmin::solveNonPrivateMixMin(obj).value();
-            QVERIFY(std::fabs(star.loss - row.nonPrivateLoss) < 1e-5);
+            DPMIX_COMPARE_NEAR(star.loss, row.nonPrivateLoss, 1e-5);
         }
         QVERIFY(r.fitted);
         QCOMPARE(r.fit.points, 2LL);

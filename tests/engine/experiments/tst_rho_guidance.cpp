@@ -5,6 +5,8 @@
 
 #include "tests/engine/audit/audit_fixtures.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -21,10 +23,10 @@ private Q_SLOTS:
         // n_stat = (2·0.1/0.05)² = 16; n_priv = 2·0.5·√(14·ln 1e5)/0.05 = 253.914124466981.
         RhoGuidanceInputs in{100000, 1.0, 1e-5, 14, 1.0, 0.05, {0.1, 0.5, false}};
         const auto g = rhoGuidance(in).value();
-        QVERIFY(std::fabs(g.nStatistical - 16.0) < 1e-9);
-        QVERIFY(std::fabs(g.nPrivacy - 253.914124466981) < 1e-9);
+        DPMIX_COMPARE_NEAR(g.nStatistical, 16.0, 1e-9);
+        DPMIX_COMPARE_NEAR(g.nPrivacy, 253.914124466981, 1e-9);
         QVERIFY(g.regime == RhoRegime::PrivacyLimited);
-        QVERIFY(std::fabs(g.rho - 253.914124466981 / 1e5) < 1e-14);
+        DPMIX_COMPARE_NEAR(g.rho, 253.914124466981 / 1e5, 1e-14);
         QVERIFY(g.feasible);
     }
 
@@ -33,11 +35,11 @@ private Q_SLOTS:
         RhoGuidanceInputs in{100000, 1.0, 1e-5, 14, 1.0, 0.01, {1.0, 0.01, false}};
         auto g = rhoGuidance(in).value();
         QVERIFY(g.regime == RhoRegime::StatisticsLimited);
-        QVERIFY(std::fabs(g.rho - 0.4) < 1e-12);
+        DPMIX_COMPARE_NEAR(g.rho, 0.4, 1e-12);
         in.trainExamples = 20000;  // needs 40000 of 20000
         g = rhoGuidance(in).value();
         QVERIFY(!g.feasible);
-        QVERIFY(std::fabs(g.rho - 2.0) < 1e-12);
+        DPMIX_COMPARE_NEAR(g.rho, 2.0, 1e-12);
     }
 
     void badInputNamesTheField() {
@@ -64,8 +66,8 @@ private Q_SLOTS:
                 pts.push_back({n, e, a});
             }
         const auto c = fitRhoConstants(pts, 1e-5, 14, 13.0).value();
-        QVERIFY(std::fabs(c.c1 - 0.03) < 1e-10);
-        QVERIFY(std::fabs(c.c2 - 0.4) < 1e-10);
+        DPMIX_COMPARE_NEAR(c.c1, 0.03, 1e-10);
+        DPMIX_COMPARE_NEAR(c.c2, 0.4, 1e-10);
         QVERIFY(c.calibrated);
     }
 

@@ -10,6 +10,8 @@
 
 #include "tests/engine/audit/audit_fixtures.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -52,14 +54,14 @@ private Q_SLOTS:
         // One entry re-derived: same ε and seed run directly, cosine computed here.
         auto p = base().epsilon(5.0).reproducible(3, epsilonSweepIdentity(5.0)).build(2000).value();
         const auto run = mixmin::runDpMixMin(splitA, p).value();
-        QVERIFY(std::fabs(r.rows[1].cosines[2] - testCosine(run.lambda, r.reference)) < 1e-12);
-        QVERIFY(std::fabs(r.rows[1].l1s[2] - (run.lambda - r.reference).cwiseAbs().sum()) < 1e-12);
+        DPMIX_COMPARE_NEAR(r.rows[1].cosines[2], testCosine(run.lambda, r.reference), 1e-12);
+        DPMIX_COMPARE_NEAR(r.rows[1].l1s[2], (run.lambda - r.reference).cwiseAbs().sum(), 1e-12);
         QCOMPARE(r.rows[1].sigma, p.sigma);
         // Mean ± std as defined (sample std).
         double m = 0;
         for (double c : r.rows[0].cosines) m += c;
         m /= 6;
-        QVERIFY(std::fabs(r.rows[0].cosine.mean - m) < 1e-15);
+        DPMIX_COMPARE_NEAR(r.rows[0].cosine.mean, m, 1e-15);
         // Trend over 6 seeds: ε = 5 recovers λ* better than ε = 0.2.
         QVERIFY(r.rows[1].cosine.mean > r.rows[0].cosine.mean);
         QVERIFY(r.rows[1].l1.mean < r.rows[0].l1.mean);
@@ -86,9 +88,9 @@ private Q_SLOTS:
         const auto split = data::rhoSplit(10000, 0.5, 2).value();
         const auto splitA = train.build(split.first).value();
         const auto run = mixmin::runDpMixMin(splitA, base().epsilon(1.0).reproducible(2, rhoSweepIdentity(0.5)).build(splitA.examples()).value()).value();
-        QVERIFY(std::fabs(r.rows[1].cosines[1] - testCosine(run.lambda, r.reference)) < 1e-12);
+        DPMIX_COMPARE_NEAR(r.rows[1].cosines[1], testCosine(run.lambda, r.reference), 1e-12);
         const auto full = buildAll(train).value();
-        QVERIFY(std::fabs(r.rows[1].excesses[1] - (full.loss(run.lambda) - r.referenceLoss)) < 1e-12);
+        DPMIX_COMPARE_NEAR(r.rows[1].excesses[1], (full.loss(run.lambda) - r.referenceLoss), 1e-12);
         // Trend over 6 seeds: ρ = 0.5 (10× the data, 10× less relative noise) beats ρ = 0.05.
         QVERIFY(r.rows[1].cosine.mean > r.rows[0].cosine.mean);
         QVERIFY(r.rows[1].excess.mean < r.rows[0].excess.mean);

@@ -5,6 +5,7 @@
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/weight_metrics.h"
 #include "synthetic_proxies.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -61,7 +62,7 @@ private Q_SLOTS:
                            .steps(20).build(200).value();
         const auto r = runDpMixMin(o, p, nullptr, {}, {}, &poisoned).value();
         QVERIFY(r.lambda.allFinite());
-        QVERIFY(std::abs(r.lambda.sum() - 1.0) < 1e-9);
+        DPMIX_COMPARE_NEAR(r.lambda.sum(), 1.0, 1e-9);
     }
 
     void poissonBatchesWithoutNoiseApproachLambdaStar() {
@@ -92,8 +93,8 @@ private Q_SLOTS:
         const auto r = runDpMixMin(o, b.build(1).value()).value();
         const double s = 0.5 / std::sqrt(2.5);
         const double a = std::exp(2.0 * 0.5 * s), c = std::exp(2.0 * 1.5 * s);
-        QVERIFY(std::abs(r.lambdaLast(0) - a / (a + c)) < 1e-14);
-        QVERIFY(std::abs(r.lambdaLast(1) - c / (a + c)) < 1e-14);
+        DPMIX_COMPARE_NEAR(r.lambdaLast(0), a / (a + c), 1e-14);
+        DPMIX_COMPARE_NEAR(r.lambdaLast(1), c / (a + c), 1e-14);
     }
 
     void tangentProjectionIsInvisibleWithoutClippingAndNoise() {
@@ -126,7 +127,7 @@ private Q_SLOTS:
         QVERIFY(e.epsilon > 2.0 * (1 - 1e-6));
         QCOMPARE(r.epsilon, e.epsilon);
         QVERIFY(ledger.verify().ok);
-        QVERIFY(std::abs(ledger.total().epsilon - e.epsilon) < 1e-12);
+        DPMIX_COMPARE_NEAR(ledger.total().epsilon, e.epsilon, 1e-12);
     }
 
     void zeroNoiseRunIsRecordedAsNonPrivate() {

@@ -10,6 +10,7 @@
 #include "engine/mixmin/simplex.h"
 #include "engine/mixmin/weight_metrics.h"
 #include "synthetic_proxies.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -93,8 +94,8 @@ private Q_SLOTS:
         }
         const Eigen::Vector4d mean = s / reps, var = s2 / reps - mean.cwiseProduct(mean);
         for (int i = 0; i < 4; ++i) {
-            QVERIFY(std::abs(mean(i) - 0.25) < 4 * std::sqrt(0.0375 / reps));
-            QVERIFY(std::abs(var(i) / 0.0375 - 1.0) < 0.06);
+            DPMIX_COMPARE_NEAR(mean(i), 0.25, 4 * std::sqrt(0.0375 / reps));
+            DPMIX_COMPARE_NEAR(var(i) / 0.0375, 1.0, 0.06);
         }
     }
 };

@@ -3,6 +3,7 @@
 // and input validation.
 #include "engine/mixmin/objective.h"
 #include "synthetic_proxies.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -95,13 +96,13 @@ private Q_SLOTS:
         Eigen::MatrixXd ll(1, 2);
         ll << -10.0, -12.0;
         const auto seq = makeSequenceObjective(ll, {4}).value();
-        QVERIFY(std::abs(seq.exampleLoss(Eigen::Vector2d(0.5, 0.5), 0) - 2.6415547923792433) < 1e-14);
+        DPMIX_COMPARE_NEAR(seq.exampleLoss(Eigen::Vector2d(0.5, 0.5), 0), 2.6415547923792433, 1e-14);
 
         // Two tokens, mixture probability 0.3 each: −(1/2)(2 log 0.3) = −log 0.3.
         Eigen::MatrixXd tok(2, 2);
         tok << 0.5, 0.1, 0.2, 0.4;
         const auto tk = makeTokenObjective(tok, {0, 2}).value();
-        QVERIFY(std::abs(tk.exampleLoss(Eigen::Vector2d(0.5, 0.5), 0) - 1.2039728043259361) < 1e-14);
+        DPMIX_COMPARE_NEAR(tk.exampleLoss(Eigen::Vector2d(0.5, 0.5), 0), 1.2039728043259361, 1e-14);
     }
 
     void sequenceGradientSurvivesTinyLikelihoods() {
@@ -174,7 +175,7 @@ private Q_SLOTS:
         const auto ce = makeTrueClassObjective(binaryTrueClassProbabilities(d.p, d.y).value()).value();
         std::mt19937_64 rng(1);
         const Eigen::VectorXd l = randomInteriorLambda(4, rng);
-        QVERIFY(std::abs(bce.loss(l) - ce.loss(l)) < 1e-12);
+        DPMIX_COMPARE_NEAR(bce.loss(l), ce.loss(l), 1e-12);
         std::vector<Index> all(20);
         for (Index j = 0; j < 20; ++j) all[static_cast<std::size_t>(j)] = j;
         RowMatrix gb, gc;

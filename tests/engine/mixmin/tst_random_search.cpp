@@ -2,6 +2,7 @@
 // brute-force optimum, and its non-private ledger entry.
 #include "engine/mixmin/random_search.h"
 #include "synthetic_proxies.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -16,7 +17,7 @@ private Q_SLOTS:
         QCOMPARE(r.chosenIndex, 0LL);
         QCOMPARE(r.evaluated, 1LL);
         QCOMPARE(r.lambda, Eigen::VectorXd(Eigen::VectorXd::Constant(4, 0.25)));
-        QVERIFY(std::abs(r.loss - testing::referenceBceLoss(d, r.lambda)) < 1e-12);
+        DPMIX_COMPARE_NEAR(r.loss, testing::referenceBceLoss(d, r.lambda), 1e-12);
     }
 
     void manyCandidatesFindTheOptimumOnThreeSources() {

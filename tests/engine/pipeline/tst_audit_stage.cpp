@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -77,7 +79,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(report->splitA - 120) <= 60);
         QCOMPARE(r.falsePositives + r.falseNegatives, 0LL);
         QCOMPARE(r.evalIn, 20LL);
-        QVERIFY(std::abs(r.epsilonLB - 1.59677) < 2e-4);
+        DPMIX_COMPARE_NEAR(r.epsilonLB, 1.59677, 2e-4);
         // Deterministic worlds: no spread of the score within a world, a gap between them.
         QVERIFY(report->scoreStdIn < 1e-12);
         QVERIFY(report->scoreStdOut < 1e-12);
@@ -97,7 +99,7 @@ private Q_SLOTS:
         QCOMPARE(a.name, std::string("max-clip-no-noise"));
         QCOMPARE(a.counts.positives, 20LL);
         QCOMPARE(a.counts.negatives, 20LL);
-        QVERIFY(std::abs(a.epsilonLowerBound - r.epsilonLB) < 1e-12);
+        DPMIX_COMPARE_NEAR(a.epsilonLowerBound, r.epsilonLB, 1e-12);
         const auto details = nlohmann::json::parse(a.detailsJson);
         QVERIFY(details.contains("threshold"));
         QVERIFY(details.contains("direction"));
@@ -235,9 +237,9 @@ private Q_SLOTS:
             0.0, 0.5, 0.0;
         const auto p = classProbabilitiesFromComponents(comp, {0, 2});
         QCOMPARE(p.cols(), Eigen::Index(2));
-        QVERIFY(std::abs(p(0, 0) - 0.25) < 1e-12);
-        QVERIFY(std::abs(p(0, 1) - 0.75) < 1e-12);
-        QVERIFY(std::abs(p(1, 0) - 0.5) < 1e-12);  // nothing to renormalise: uniform
+        DPMIX_COMPARE_NEAR(p(0, 0), 0.25, 1e-12);
+        DPMIX_COMPARE_NEAR(p(0, 1), 0.75, 1e-12);
+        DPMIX_COMPARE_NEAR(p(1, 0), 0.5, 1e-12);  // nothing to renormalise: uniform
     }
 
     void kScalingNeedsASingleClassTaskPerClass() {

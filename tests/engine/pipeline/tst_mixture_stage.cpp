@@ -6,6 +6,8 @@
 #include "engine/mixmin/params.h"
 #include "engine/privacy/gaussian_accountant.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <random>
@@ -99,10 +101,10 @@ private Q_SLOTS:
         QVERIFY((out->lambdaStar - truth).lpNorm<1>() < 0.15);
         QVERIFY(out->lambdaStarGap <= 1e-6);
         QCOMPARE(out->lambdaUniform.size(), Eigen::Index(4));
-        QVERIFY(std::abs(out->lambdaUniform.sum() - 1.0) < 1e-12);
+        DPMIX_COMPARE_NEAR(out->lambdaUniform.sum(), 1.0, 1e-12);
         QCOMPARE(out->privateLambdas.size(), std::size_t(2));
         for (const auto& p : out->privateLambdas) {
-            QVERIFY(std::abs(p.lambda.sum() - 1.0) < 1e-9);
+            DPMIX_COMPARE_NEAR(p.lambda.sum(), 1.0, 1e-9);
             QVERIFY((p.lambda.array() >= 0).all());
             // The ledger entry is the mixture step's own: split A, its σ, ε at most the target.
             QCOMPARE(p.ledgerEntry.split, std::string("A"));
@@ -110,7 +112,7 @@ private Q_SLOTS:
             QVERIFY(p.epsilonSpent <= p.epsilon);
             QVERIFY(p.epsilonSpent >= p.epsilon * (1 - 1e-3));
             const double independent = privacy::gaussianEpsilon({1000.0 / 20000.0, p.sigma, 100}, 1e-5).epsilon;
-            QVERIFY(std::abs(independent - p.epsilonSpent) < 1e-9);
+            DPMIX_COMPARE_NEAR(independent, p.epsilonSpent, 1e-9);
             QVERIFY(!p.trajectory.empty());
             QCOMPARE(p.trajectorySteps.back(), 100LL);
         }
@@ -119,7 +121,7 @@ private Q_SLOTS:
         // Cosines are reported against λ* and agree with a direct computation.
         const auto& p = out->privateLambdas[1];
         const double cos = p.lambda.dot(out->lambdaStar) / (p.lambda.norm() * out->lambdaStar.norm());
-        QVERIFY(std::abs(cos - p.cosine) < 1e-12);
+        DPMIX_COMPARE_NEAR(cos, p.cosine, 1e-12);
     }
     void batchLargerThanSplitAIsCapped() {
         Eigen::VectorXd truth(3);

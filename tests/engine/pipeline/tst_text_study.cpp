@@ -10,6 +10,8 @@
 #include "engine/project/project_opener.h"
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <filesystem>
@@ -150,7 +152,7 @@ private Q_SLOTS:
             QVERIFY2(o.lambdaStar[1] > 0.95, std::to_string(o.lambdaStar[1]).c_str());
             QCOMPARE(o.privateLambdas.size(), std::size_t(1));
             const auto& p = o.privateLambdas[0];
-            QVERIFY(std::abs(p.lambda.sum() - 1.0) < 1e-9);
+            DPMIX_COMPARE_NEAR(p.lambda.sum(), 1.0, 1e-9);
             // The DP ledger entry is user level, on split A, with ε at most the target, and that
             // ε agrees with an independent RDP evaluation at q = users per step / users of A.
             QVERIFY(p.ledgerEntry.unit == privacy::PrivacyUnit::User);
@@ -158,9 +160,9 @@ private Q_SLOTS:
             QVERIFY(p.epsilonSpent <= 1.0);
             QVERIFY(p.epsilonSpent > 0.99);
             const double q = static_cast<double>(kBatch) / static_cast<double>(d.usersA);  // the realised size
-            QVERIFY(std::abs(p.ledgerEntry.q - q) < 1e-12);
+            DPMIX_COMPARE_NEAR(p.ledgerEntry.q, q, 1e-12);
             const double independent = privacy::gaussianEpsilon({q, p.sigma, kSteps}, 1e-5).epsilon;
-            QVERIFY(std::abs(independent - p.epsilonSpent) < 1e-9);
+            DPMIX_COMPARE_NEAR(independent, p.epsilonSpent, 1e-9);
 
             // Perplexities: every λ's mixture is a proper model on 300 ids, and λ* (almost all on
             // the generating domain) beats the uniform mixture on the test users' mail.
@@ -307,16 +309,16 @@ private Q_SLOTS:
         // G = 1: user 0 uses mail 0 only → √2/10; user 1 → 0; user 2 → √2/5. Nearest-rank quantiles.
         auto q1 = userGradientNormQuantiles(*objective, *users, 1, uniform);
         QCOMPARE(q1.size(), std::size_t(3));
-        QVERIFY(std::abs(q1[0] - 0.0) < 1e-12);
-        QVERIFY(std::abs(q1[1] - r2 / 10) < 1e-12);
-        QVERIFY(std::abs(q1[2] - r2 / 5) < 1e-12);
+        DPMIX_COMPARE_NEAR(q1[0], 0.0, 1e-12);
+        DPMIX_COMPARE_NEAR(q1[1], r2 / 10, 1e-12);
+        DPMIX_COMPARE_NEAR(q1[2], r2 / 5, 1e-12);
         // G = 2: user 0 averages (−0.2, 0) and (0, −0.1) → (−0.1, −0.05) → projected norm 0.025·√2.
         auto q2 = userGradientNormQuantiles(*objective, *users, 2, uniform);
-        QVERIFY(std::abs(q2[1] - 0.025 * r2) < 1e-12);
+        DPMIX_COMPARE_NEAR(q2[1], 0.025 * r2, 1e-12);
         // Example level: norms √2/10, 0, √2/20, √2/5 → sorted 0, √2/20, √2/10, √2/5; ranks 0, 2, 3.
         auto q3 = userGradientNormQuantiles(*objective, std::nullopt, 1, uniform);
-        QVERIFY(std::abs(q3[1] - r2 / 10) < 1e-12);
-        QVERIFY(std::abs(q3[2] - r2 / 5) < 1e-12);
+        DPMIX_COMPARE_NEAR(q3[1], r2 / 10, 1e-12);
+        DPMIX_COMPARE_NEAR(q3[2], r2 / 5, 1e-12);
     }
 
     void exampleLevelStudyUsesAlgorithmOne() {
@@ -337,7 +339,7 @@ private Q_SLOTS:
         QCOMPARE(report->seeds.at(0).usersA, 0LL);
         const auto& p = m.outcome.privateLambdas.at(0);
         QVERIFY(p.ledgerEntry.unit == privacy::PrivacyUnit::Example);
-        QVERIFY(std::abs(p.ledgerEntry.q - 8.0 / static_cast<double>(m.splitA)) < 1e-12);
+        DPMIX_COMPARE_NEAR(p.ledgerEntry.q, 8.0 / static_cast<double>(m.splitA), 1e-12);
         QVERIFY(p.epsilonSpent <= 1.0);
         QVERIFY(m.outcome.lambdaStar[1] > 0.95);
     }

@@ -1,5 +1,7 @@
 #include "engine/privacy/audit_bound.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -11,21 +13,21 @@ class TestAuditBound : public QObject {
 private Q_SLOTS:
     void zeroErrorsClosedForm() {
         // Beta(1, n) quantile at 0.975 is 1 − 0.025^{1/n}.
-        QVERIFY(std::fabs(clopperPearsonUpper(0, 1000) - (1 - std::pow(0.025, 1.0 / 1000))) < 1e-14);
+        DPMIX_COMPARE_NEAR(clopperPearsonUpper(0, 1000), (1 - std::pow(0.025, 1.0 / 1000)), 1e-14);
         // Paper ceiling: 1000 EVAL runs per world, no errors, δ = 1e-5 → ε_LB = 5.6006.
         const auto b = auditEpsilonLowerBound({0, 0, 1000, 1000}, 1e-5);
         const double p = 1 - std::pow(0.025, 1.0 / 1000);
-        QVERIFY(std::fabs(b.epsilonLB - std::log((1 - 1e-5 - p) / p)) < 1e-10);
-        QVERIFY(std::fabs(b.epsilonLB - 5.6006) < 5e-5);
+        DPMIX_COMPARE_NEAR(b.epsilonLB, std::log((1 - 1e-5 - p) / p), 1e-10);
+        DPMIX_COMPARE_NEAR(b.epsilonLB, 5.6006, 5e-5);
     }
     void oneBelowAllClosedForm() {
         // k = n−1 errors: Beta(n, 1) quantile at p is p^{1/n}.
-        QVERIFY(std::fabs(clopperPearsonUpper(99, 100) - std::pow(0.975, 1.0 / 100)) < 1e-13);
+        DPMIX_COMPARE_NEAR(clopperPearsonUpper(99, 100), std::pow(0.975, 1.0 / 100), 1e-13);
     }
     void interiorCountsMatchScipy() {
         // scipy.stats.beta.ppf(0.975, 6, 95) and beta.ppf(0.995, 4, 997).
-        QVERIFY(std::fabs(clopperPearsonUpper(5, 100) - 0.11283491110546275) < 1e-12);
-        QVERIFY(std::fabs(clopperPearsonUpper(3, 1000, 0.99) - 0.01093377742040524) < 1e-12);
+        DPMIX_COMPARE_NEAR(clopperPearsonUpper(5, 100), 0.11283491110546275, 1e-12);
+        DPMIX_COMPARE_NEAR(clopperPearsonUpper(3, 1000, 0.99), 0.01093377742040524, 1e-12);
     }
     void allErrorsGiveZero() {
         const auto b = auditEpsilonLowerBound({500, 500, 500, 500}, 1e-5);
@@ -41,7 +43,7 @@ private Q_SLOTS:
         const auto b = auditEpsilonLowerBound({0, 600, 1000, 1000}, 1e-5);
         const double fpr = 1 - std::pow(0.025, 1.0 / 1000);
         const double expected = std::log((1 - 1e-5 - b.fnrUpper) / fpr);
-        QVERIFY(std::fabs(b.epsilonLB - expected) < 1e-12);
+        DPMIX_COMPARE_NEAR(b.epsilonLB, expected, 1e-12);
         QVERIFY(b.epsilonLB > 0);
     }
     void badCountsThrow() {

@@ -1,6 +1,8 @@
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/dirichlet_rdp.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -15,8 +17,8 @@ private Q_SLOTS:
         // ε̂(λ) = λ r² ψ′(α − (λ−1) r). α = 3, r = 0.5:
         // λ = 2: 2·0.25·ψ′(2.5), ψ′(2.5) = 0.49035775610023486 (mpmath);
         // λ = 3: 3·0.25·ψ′(2) with ψ′(2) = π²/6 − 1.
-        QVERIFY(std::fabs(dirichletRdp(3.0, 0.5, 2) - 0.5 * 0.49035775610023486) < 1e-13);
-        QVERIFY(std::fabs(dirichletRdp(3.0, 0.5, 3) - 0.75 * (std::numbers::pi * std::numbers::pi / 6 - 1)) < 1e-13);
+        DPMIX_COMPARE_NEAR(dirichletRdp(3.0, 0.5, 2), 0.5 * 0.49035775610023486, 1e-13);
+        DPMIX_COMPARE_NEAR(dirichletRdp(3.0, 0.5, 3), 0.75 * (std::numbers::pi * std::numbers::pi / 6 - 1), 1e-13);
     }
     void admissibleOrdersAreStrict() {
         // λ < 1 + α/r: α = 3, r = 0.5 → λ < 7, so 6 is the largest; 7 is not admissible.
@@ -30,7 +32,7 @@ private Q_SLOTS:
         const double q = 0.1, a = 3.0, r = 0.5;
         const double e2 = 0.5 * 0.49035775610023486;
         const double expected = std::log((1 - q) * (q + 1) + q * q * std::exp(e2));
-        QVERIFY(std::fabs(subsampledDirichletRdp(a, r, q, 2) - expected) < 1e-13);
+        DPMIX_COMPARE_NEAR(subsampledDirichletRdp(a, r, q, 2), expected, 1e-13);
     }
     void subsampledOrderThreeByHand() {
         // λ = 3: A = (1−q)²(2q+1) + 3q²(1−q)e^{ε̂(2)} + 3q³e^{2ε̂(3)}; ε = log A / 2.
@@ -38,7 +40,7 @@ private Q_SLOTS:
         const double e2 = 0.5 * 0.49035775610023486;
         const double e3 = 0.75 * (std::numbers::pi * std::numbers::pi / 6 - 1);
         const double A = (1 - q) * (1 - q) * (2 * q + 1) + 3 * q * q * (1 - q) * std::exp(e2) + 3 * q * q * q * std::exp(2 * e3);
-        QVERIFY(std::fabs(subsampledDirichletRdp(a, r, q, 3) - std::log(A) / 2) < 1e-13);
+        DPMIX_COMPARE_NEAR(subsampledDirichletRdp(a, r, q, 3), std::log(A) / 2, 1e-13);
     }
     void fullSamplingIsTheBaseMechanism() {
         QCOMPARE(subsampledDirichletRdp(3.0, 0.4, 1.0, 4), dirichletRdp(3.0, 0.4, 4));

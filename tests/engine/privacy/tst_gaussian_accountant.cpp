@@ -3,6 +3,8 @@
 #include "engine/privacy/rdp_orders.h"
 #include "reference_table.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -15,7 +17,7 @@ private Q_SLOTS:
     void conversionAtOneOrderByHand() {
         // Balle et al. 2020: ε = rdp + log((α-1)/α) - (log δ + log α)/(α-1).
         // α = 2, rdp = 1, δ = e^{-10}: 1 + log(1/2) - (-10 + log 2) = 11 - 2 log 2.
-        QVERIFY(std::fabs(rdpToEpsilonAtOrder(2.0, 1.0, std::exp(-10.0)) - (11.0 - 2.0 * std::log(2.0))) < 1e-12);
+        DPMIX_COMPARE_NEAR(rdpToEpsilonAtOrder(2.0, 1.0, std::exp(-10.0)), (11.0 - 2.0 * std::log(2.0)), 1e-12);
     }
     void fullBatchMatchesClosedFormMinimum() {
         // q = 1: RDP(α) = Tα/(2σ²); minimise the conversion over the grid independently here.
@@ -27,7 +29,7 @@ private Q_SLOTS:
             if (e < best) { best = e; bestOrder = a; }
         }
         const auto r = gaussianEpsilon({1.0, sigma, steps}, delta);
-        QVERIFY(std::fabs(r.epsilon - best) < 1e-12 * best);
+        DPMIX_COMPARE_NEAR(r.epsilon, best, 1e-12 * best);
         QCOMPARE(r.order, bestOrder);
     }
     void calibrationMeetsTargetTightly() {

@@ -3,6 +3,8 @@
 #include "engine/privacy/rdp_orders.h"
 #include "reference_table.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -43,7 +45,7 @@ private Q_SLOTS:
         const double first = subsampledGaussianRdp(0.05, 1.3, 2.5);
         for (int i = 0; i < 70000; ++i) (void)subsampledGaussianRdp(0.05, 1.0 + i * 1e-6, 2.0);  // overfills it
         QCOMPARE(subsampledGaussianRdp(0.05, 1.3, 2.5), first);
-        QVERIFY(std::fabs(subsampledGaussianRdp(0.1, 1.0, 2.0) - closedFormOrderTwo(0.1, 1.0)) < 1e-12);
+        DPMIX_COMPARE_NEAR(subsampledGaussianRdp(0.1, 1.0, 2.0), closedFormOrderTwo(0.1, 1.0), 1e-12);
     }
 
     void fractionalSeriesAgreesWithIntegerSumNearIntegers() {
@@ -80,7 +82,7 @@ private Q_SLOTS:
         // The example in docs/PRIVACY.md ("Agreement with Opacus"): q = 0.01, σ = 1, T = 1000,
         // δ = 1e-6 → ε = 2.43669380 at order 8.
         const auto r = gaussianEpsilon({0.01, 1.0, 1000}, 1e-6);
-        QVERIFY(std::fabs(r.epsilon - 2.43669380) < 5e-9);
+        DPMIX_COMPARE_NEAR(r.epsilon, 2.43669380, 5e-9);
         QCOMPARE(r.order, 8.0);
     }
     void matchesIndependentReferenceTable() {

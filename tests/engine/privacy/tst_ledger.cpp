@@ -3,6 +3,8 @@
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -19,7 +21,7 @@ private Q_SLOTS:
     }
     void gaussianEntryRecordsItsEpsilon() {
         const auto e = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-6, 13.0);
-        QVERIFY(std::fabs(e.epsilon - 2.43669380) < 5e-9);
+        DPMIX_COMPARE_NEAR(e.epsilon, 2.43669380, 5e-9);
         QVERIFY(e.established);
     }
     void sequentialCalibrationSpendsExactlyTheRest() {
@@ -60,7 +62,7 @@ private Q_SLOTS:
         ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-5, 2.0));
         const auto t = ledger.total();
         const double a = ledger.entries()[0].epsilon, b = ledger.entries()[1].epsilon;
-        QVERIFY(std::fabs(t.epsilon - std::max(a, b)) < 1e-12);
+        DPMIX_COMPARE_NEAR(t.epsilon, std::max(a, b), 1e-12);
         QCOMPARE(t.perSplit.size(), std::size_t(2));
         QCOMPARE(t.delta, 1e-5);
     }
@@ -70,7 +72,7 @@ private Q_SLOTS:
         ledger.record(gaussianEntry("s1", "A", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
         ledger.record(gaussianEntry("s2", "A", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
         const double expected = gaussianEpsilon({0.05, 1.2, 600}, 1e-5).epsilon;
-        QVERIFY(std::fabs(ledger.total().epsilon - expected) < 1e-12 * expected);
+        DPMIX_COMPARE_NEAR(ledger.total().epsilon, expected, 1e-12 * expected);
         // ... which is less than adding the two ε's (the point of RDP composition).
         QVERIFY(ledger.total().epsilon < 2 * ledger.entries()[0].epsilon);
     }
@@ -79,7 +81,7 @@ private Q_SLOTS:
         ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
         ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.05, 1.2, 300, 1e-5, 1.0));
         const double expected = gaussianEpsilon({0.05, 1.2, 600}, 1e-5).epsilon;
-        QVERIFY(std::fabs(ledger.total().epsilon - expected) < 1e-12 * expected);
+        DPMIX_COMPARE_NEAR(ledger.total().epsilon, expected, 1e-12 * expected);
         ledger.setComposition(Composition::Parallel);
         QVERIFY(ledger.total().epsilon < expected);
     }

@@ -5,6 +5,8 @@
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/privacy_budget.h"
 
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -55,7 +57,7 @@ private Q_SLOTS:
         std::vector<BudgetRelease> four;
         for (int i = 0; i < 4; ++i) four.push_back(release(rhoPartition(0, 0.3), gaussian("A", 4.0), i + 1));
         const auto b = composeBudget(four);
-        QVERIFY(std::abs(b.epsilon - recomputeEpsilon(gaussian("A", 2.0))) < 1e-12);
+        DPMIX_COMPARE_NEAR(b.epsilon, recomputeEpsilon(gaussian("A", 2.0)), 1e-12);
         const double closedForm = continuousGaussianEpsilon(2.0, 1e-5);
         QVERIFY2(b.epsilon >= closedForm - 1e-9 && b.epsilon <= closedForm * 1.02,
                  qPrintable(QString("%1 vs %2").arg(b.epsilon).arg(closedForm)));
@@ -81,7 +83,7 @@ private Q_SLOTS:
         const auto b = composeBudget({release(rhoPartition(0, 0.3), gaussian("A", s)),
                                       release(rhoPartition(1, 0.3), gaussian("A", s)),
                                       release("", gaussian("train", s))});
-        QVERIFY(std::abs(b.epsilon - recomputeEpsilon(gaussian("A", 2.0))) < 1e-9);
+        DPMIX_COMPARE_NEAR(b.epsilon, recomputeEpsilon(gaussian("A", 2.0)), 1e-9);
         // Without a known ρ split, A and B are not known to be disjoint: they add (conservative).
         const auto unknown = composeBudget({release("", gaussian("A", s)), release("", gaussian("B", s))});
         QVERIFY(unknown.epsilon > recomputeEpsilon(gaussian("A", s)) * 1.1);

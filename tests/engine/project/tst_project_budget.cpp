@@ -9,6 +9,8 @@
 #include "project_fixture.h"
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -66,7 +68,7 @@ private Q_SLOTS:
         QCOMPARE(b.total.releases, 4LL);
         QCOMPARE(b.releases.size(), std::size_t(4));
         QCOMPARE(b.uncounted.size(), std::size_t(2));
-        QVERIFY(std::abs(b.total.epsilon - sameData.total().epsilon) < 1e-12);
+        DPMIX_COMPARE_NEAR(b.total.epsilon, sameData.total().epsilon, 1e-12);
         QVERIFY(b.total.epsilon < sum);
         QCOMPARE(b.unit, std::string("examples"));
         QVERIFY(describeBudget(b).find("4 DP release(s)") != std::string::npos);

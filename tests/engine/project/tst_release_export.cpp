@@ -10,6 +10,8 @@
 #include "project_fixture.h"
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -238,7 +240,7 @@ private Q_SLOTS:
         // total is the budget of the two runs, and the release file recomputes the same.
         const auto m = releaseManifestFromJson(opened->releaseManifestJson()).value();
         QCOMPARE(m.releases, 3LL);
-        QVERIFY(std::abs(m.epsilon - v.epsilon) < 1e-12);
+        DPMIX_COMPARE_NEAR(m.epsilon, v.epsilon, 1e-12);
         QVERIFY(m.epsilon > mixtureEntry().epsilon);  // two mixture releases on A compose
     }
 
@@ -248,7 +250,7 @@ private Q_SLOTS:
         auto exported = exportRelease(p, path("one-release.dpmix"), {{k.dpMixture}});
         QVERIFY(exported.ok());
         // Recomputed from the entry's parameters alone, not from the code that composed it.
-        QVERIFY(std::abs(exported->manifest.epsilon - privacy::recomputeEpsilon(mixtureEntry())) < 1e-9);
+        DPMIX_COMPARE_NEAR(exported->manifest.epsilon, privacy::recomputeEpsilon(mixtureEntry()), 1e-9);
         QCOMPARE(exported->manifest.delta, 1e-5);
     }
 

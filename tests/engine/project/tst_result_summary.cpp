@@ -5,6 +5,8 @@
 #include "project_fixture.h"
 
 #include <QTemporaryDir>
+#include "tests/support/test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -33,14 +35,14 @@ private Q_SLOTS:
         QCOMPARE(rows[0].epsilon, 0.5);
         QCOMPARE(rows[0].method, std::string("dp-mixmin"));
         QCOMPARE(rows[1].method, std::string("dp-mixmin"));
-        QVERIFY(std::fabs(rows[1].mean - 0.80) < 1e-12);
-        QVERIFY(std::fabs(rows[1].std - 0.1 / std::sqrt(2.0)) < 1e-12);
+        DPMIX_COMPARE_NEAR(rows[1].mean, 0.80, 1e-12);
+        DPMIX_COMPARE_NEAR(rows[1].std, 0.1 / std::sqrt(2.0), 1e-12);
         QCOMPARE(rows[1].seeds, 2);
         QCOMPARE(rows[1].tasks, 2);
         QCOMPARE(rows[1].fewestTasksInASeed, 2);
         QCOMPARE(rows[0].fewestTasksInASeed, 1);
         QCOMPARE(rows[2].method, std::string("uniform"));
-        QVERIFY(std::fabs(rows[2].mean - 0.65) < 1e-12);
+        DPMIX_COMPARE_NEAR(rows[2].mean, 0.65, 1e-12);
         QCOMPARE(rows[2].std, 0.0);
         QCOMPARE(rows[2].seeds, 1);
         QVERIFY(summarizeResults({}).empty());
@@ -48,7 +50,7 @@ private Q_SLOTS:
         const auto partial = summarizeResults({{"m", "a", 0, 1.0, 0.5, 1}, {"m", "b", 0, 1.0, 0.7, 2}, {"m", "a", 1, 1.0, 0.9, 3}});
         QCOMPARE(partial[0].tasks, 2);
         QCOMPARE(partial[0].fewestTasksInASeed, 1);
-        QVERIFY(std::fabs(partial[0].mean - (0.6 + 0.9) / 2) < 1e-12);
+        DPMIX_COMPARE_NEAR(partial[0].mean, (0.6 + 0.9) / 2, 1e-12);
     }
 
     void storedResultsTakeFinishedRunsWithTheMetric() {

@@ -1,6 +1,7 @@
 // Modified Kneser–Ney: normalisation over the vocabulary, hand-computed probabilities on tiny
 // corpora (counts, continuation counts, discounts written out below), discount estimation.
 #include "engine/text/kneser_ney_model.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -163,12 +164,12 @@ private Q_SLOTS:
         QCOMPARE(model->discounts(1).d[2], 1.0);
         const double gammaBase = 3.5 / 11.0 / 6.0;
         const std::vector<TokenId> none;
-        QVERIFY(std::abs(model->probability(none, 2) - (0.5 / 11 + gammaBase)) < 1e-15);
-        QVERIFY(std::abs(model->probability(none, 3) - (1.5 / 11 + gammaBase)) < 1e-15);
-        QVERIFY(std::abs(model->probability(none, 4) - (2.0 / 11 + gammaBase)) < 1e-15);
-        QVERIFY(std::abs(model->probability(none, 5) - (3.0 / 11 + gammaBase)) < 1e-15);
-        QVERIFY(std::abs(model->probability(none, 1) - (0.5 / 11 + gammaBase)) < 1e-15);
-        QVERIFY(std::abs(model->probability(none, 0) - gammaBase) < 1e-15);
+        DPMIX_COMPARE_NEAR(model->probability(none, 2), (0.5 / 11 + gammaBase), 1e-15);
+        DPMIX_COMPARE_NEAR(model->probability(none, 3), (1.5 / 11 + gammaBase), 1e-15);
+        DPMIX_COMPARE_NEAR(model->probability(none, 4), (2.0 / 11 + gammaBase), 1e-15);
+        DPMIX_COMPARE_NEAR(model->probability(none, 5), (3.0 / 11 + gammaBase), 1e-15);
+        DPMIX_COMPARE_NEAR(model->probability(none, 1), (0.5 / 11 + gammaBase), 1e-15);
+        DPMIX_COMPARE_NEAR(model->probability(none, 0), gammaBase, 1e-15);
     }
 
     // Order 2 with continuation counts. Vocabulary: 0 = BOS <s>, 1 = EOS </s>, a = 2, b = 3, c = 4.
@@ -196,23 +197,23 @@ private Q_SLOTS:
         QCOMPARE(model->count(std::vector<TokenId>{c}), std::uint64_t{0});
         QCOMPARE(model->types(2), std::size_t{6});
         QVERIFY(model->discounts(2).fallback);
-        QVERIFY(std::abs(model->discounts(2).d[0] - 1.0 / 3) < 1e-15);
+        DPMIX_COMPARE_NEAR(model->discounts(2).d[0], 1.0 / 3, 1e-15);
         QCOMPARE(model->discounts(1).d[0], 0.5);
 
         auto p = [&](TokenId context, TokenId w) { return model->probability(std::vector<TokenId>{context}, w); };
         const double tol = 1e-14;
-        QVERIFY(std::abs(p(bos, a) - 28.0 / 45) < tol);
-        QVERIFY(std::abs(p(bos, b) - 13.0 / 45) < tol);
-        QVERIFY(std::abs(p(bos, c) - 1.0 / 90) < tol);
-        QVERIFY(std::abs(p(bos, eos) - 1.0 / 15) < tol);
-        QVERIFY(std::abs(p(a, b) - 28.0 / 45) < tol);
-        QVERIFY(std::abs(p(a, eos) - 13.0 / 45) < tol);
-        QVERIFY(std::abs(p(b, eos) - 28.0 / 45) < tol);
-        QVERIFY(std::abs(p(b, a) - 13.0 / 45) < tol);
-        QVERIFY(std::abs(p(b, b) - 1.0 / 15) < tol);
-        QVERIFY(std::abs(p(c, a) - 0.3) < tol);
-        QVERIFY(std::abs(p(c, c) - 0.05) < tol);
-        QVERIFY(std::abs(model->probability(std::vector<TokenId>{}, bos) - 0.05) < tol);
+        DPMIX_COMPARE_NEAR(p(bos, a), 28.0 / 45, tol);
+        DPMIX_COMPARE_NEAR(p(bos, b), 13.0 / 45, tol);
+        DPMIX_COMPARE_NEAR(p(bos, c), 1.0 / 90, tol);
+        DPMIX_COMPARE_NEAR(p(bos, eos), 1.0 / 15, tol);
+        DPMIX_COMPARE_NEAR(p(a, b), 28.0 / 45, tol);
+        DPMIX_COMPARE_NEAR(p(a, eos), 13.0 / 45, tol);
+        DPMIX_COMPARE_NEAR(p(b, eos), 28.0 / 45, tol);
+        DPMIX_COMPARE_NEAR(p(b, a), 13.0 / 45, tol);
+        DPMIX_COMPARE_NEAR(p(b, b), 1.0 / 15, tol);
+        DPMIX_COMPARE_NEAR(p(c, a), 0.3, tol);
+        DPMIX_COMPARE_NEAR(p(c, c), 0.05, tol);
+        DPMIX_COMPARE_NEAR(model->probability(std::vector<TokenId>{}, bos), 0.05, tol);
         QCOMPARE(model->trainingPositions(), std::uint64_t{9});
     }
 
@@ -221,16 +222,16 @@ private Q_SLOTS:
         // D3+ = 3 − 4·(10/18)·(1/2) = 17/9.
         const auto d = estimateKneserNeyDiscounts({10, 4, 2, 1});
         QVERIFY(!d.fallback);
-        QVERIFY(std::abs(d.d[0] - 5.0 / 9) < 1e-15);
-        QVERIFY(std::abs(d.d[1] - 7.0 / 6) < 1e-15);
-        QVERIFY(std::abs(d.d[2] - 17.0 / 9) < 1e-15);
+        DPMIX_COMPARE_NEAR(d.d[0], 5.0 / 9, 1e-15);
+        DPMIX_COMPARE_NEAR(d.d[1], 7.0 / 6, 1e-15);
+        DPMIX_COMPARE_NEAR(d.d[2], 17.0 / 9, 1e-15);
         QCOMPARE(d.forCount(0), 0.0);
         QCOMPARE(d.forCount(1), d.d[0]);
         QCOMPARE(d.forCount(7), d.d[2]);
         // n = (1, 10, 1, 1): Y = 1/21, D1 = 1 − 20/21 = 1/21 (not clamped); D2 = 2 − 3/21·1/10 = 2 − 1/70.
         const auto e = estimateKneserNeyDiscounts({1, 10, 1, 1});
-        QVERIFY(std::abs(e.d[0] - 1.0 / 21) < 1e-15);
-        QVERIFY(std::abs(e.d[1] - (2.0 - 1.0 / 70)) < 1e-15);
+        DPMIX_COMPARE_NEAR(e.d[0], 1.0 / 21, 1e-15);
+        DPMIX_COMPARE_NEAR(e.d[1], (2.0 - 1.0 / 70), 1e-15);
         // n = (1, 1, 100, 1): D2 = 2 − 3·(1/3)·100 = −98 → clamped to 0.
         const auto f = estimateKneserNeyDiscounts({1, 1, 100, 1});
         QCOMPARE(f.d[1], 0.0);

@@ -6,6 +6,7 @@
 #include "engine/text/lm_mixture_inputs.h"
 #include "engine/text/perplexity.h"
 #include "text_fixtures.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -48,7 +49,7 @@ private Q_SLOTS:
             for (const std::vector<TokenId>& context : {std::vector<TokenId>{1, 1}, seen, std::vector<TokenId>{v - 1, 5}}) {
                 double sum = 0.0;
                 for (TokenId w = 0; w < v; ++w) sum += proxies_->proxy(i).probability(context, w);
-                QVERIFY(std::abs(sum - 1.0) < 1e-9);
+                DPMIX_COMPARE_NEAR(sum, 1.0, 1e-9);
             }
         // Each proxy has the lower perplexity on held-out text of its own domain.
         std::vector<std::vector<TokenId>> pets, code;
@@ -87,7 +88,7 @@ private Q_SLOTS:
                     QCOMPARE(inputs->tokenProbabilities(inputs->offsets[j] + static_cast<Eigen::Index>(t), i), direct[t]);
                     ll += std::log(direct[t]);
                 }
-                QVERIFY(std::abs(inputs->logLikelihoods(static_cast<Eigen::Index>(j), i) - ll) < 1e-9 * std::abs(ll));
+                DPMIX_COMPARE_NEAR(inputs->logLikelihoods(static_cast<Eigen::Index>(j), i), ll, 1e-9 * std::abs(ll));
             }
         }
         QVERIFY(!inputs->users.has_value());

@@ -1,5 +1,6 @@
 // Perplexity and λ-mixture perplexity against closed forms.
 #include "engine/text/perplexity.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -33,10 +34,10 @@ private Q_SLOTS:
             const std::vector<std::vector<TokenId>> docs{{1, 1, 0}, {}, {v - 1, 0, 1, 1, 1, 1, 1}};
             auto ppl = perplexity(uniform, docs);
             QVERIFY(ppl.ok());
-            QVERIFY(std::abs(*ppl - v) < 1e-9 * v);
+            DPMIX_COMPARE_NEAR(*ppl, v, 1e-9 * v);
             auto capped = perplexity(uniform, docs, 2);
             QVERIFY(capped.ok());
-            QVERIFY(std::abs(*capped - v) < 1e-9 * v);
+            DPMIX_COMPARE_NEAR(*capped, v, 1e-9 * v);
         }
     }
 
@@ -51,11 +52,11 @@ private Q_SLOTS:
         const std::vector<std::vector<TokenId>> docs{{0, 1}};
         auto mixed = mixturePerplexity(models, Eigen::Vector2d(0.5, 0.5), docs);
         QVERIFY(mixed.ok());
-        QVERIFY(std::abs(*mixed - std::pow(9.0 / 512.0, -1.0 / 3.0)) < 1e-12);
+        DPMIX_COMPARE_NEAR(*mixed, std::pow(9.0 / 512.0, -1.0 / 3.0), 1e-12);
         auto onlyA = mixturePerplexity(models, Eigen::Vector2d(1.0, 0.0), docs);
-        QVERIFY(std::abs(*onlyA - 4.0) < 1e-12);
+        DPMIX_COMPARE_NEAR(*onlyA, 4.0, 1e-12);
         auto cappedA = perplexity(a, docs, 2);
-        QVERIFY(std::abs(*cappedA - std::sqrt(8.0)) < 1e-12);
+        DPMIX_COMPARE_NEAR(*cappedA, std::sqrt(8.0), 1e-12);
 
         // The same from a token matrix (rows = positions, columns = models).
         LmMixtureInputs inputs;
@@ -63,7 +64,7 @@ private Q_SLOTS:
         inputs.tokenProbabilities << 0.5, 0.25, 0.25, 0.25, 0.125, 0.25;
         auto fromMatrix = mixturePerplexity(inputs, Eigen::Vector2d(0.5, 0.5));
         QVERIFY(fromMatrix.ok());
-        QVERIFY(std::abs(*fromMatrix - std::pow(9.0 / 512.0, -1.0 / 3.0)) < 1e-12);
+        DPMIX_COMPARE_NEAR(*fromMatrix, std::pow(9.0 / 512.0, -1.0 / 3.0), 1e-12);
     }
 
     void rejectsBadWeightsAndTokens() {

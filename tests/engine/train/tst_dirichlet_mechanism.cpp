@@ -3,6 +3,7 @@
 //   E[∂L/∂z] = κ (s − e_y),  κ = r s_y ψ′(r s_y + α).
 // Closed forms evaluated with Boost.Math; several seeds, 5-standard-error tolerances.
 #include "engine/train/detail/dirichlet_loss.h"
+#include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <boost/math/special_functions/digamma.hpp>
@@ -75,8 +76,8 @@ private Q_SLOTS:
         at::Tensor z = at::tensor({0.7, -1.2}, at::kDouble).reshape({2, 1});
         at::Tensor two = asTwoClassLogits(z);
         at::Tensor p = at::softmax(two, 1);
-        QVERIFY(std::abs(p[0][1].item<double>() - 1.0 / (1.0 + std::exp(-0.7))) < 1e-12);
-        QVERIFY(std::abs(p[1][1].item<double>() - 1.0 / (1.0 + std::exp(1.2))) < 1e-12);
+        DPMIX_COMPARE_NEAR(p[0][1].item<double>(), 1.0 / (1.0 + std::exp(-0.7)), 1e-12);
+        DPMIX_COMPARE_NEAR(p[1][1].item<double>(), 1.0 / (1.0 + std::exp(1.2)), 1e-12);
     }
 };
 

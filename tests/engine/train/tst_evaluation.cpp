@@ -1,6 +1,7 @@
 // AUC (Mann–Whitney, ties ½) against a brute-force pairwise count, and the other metrics
 // against hand-computed values.
 #include "engine/train/evaluation.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -51,7 +52,7 @@ private Q_SLOTS:
             }
             y[0] = 0;
             y[1] = 1;
-            QVERIFY(std::abs(*rocAuc(s, y) - bruteForceAuc(s, y)) < 1e-12);
+            DPMIX_COMPARE_NEAR(*rocAuc(s, y), bruteForceAuc(s, y), 1e-12);
         }
     }
 
@@ -82,11 +83,11 @@ private Q_SLOTS:
         std::vector<double> v{2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0};  // mean 5, Σ(x−5)² = 32
         auto ms = meanAndStd(v);
         QCOMPARE(ms->mean, 5.0);
-        QVERIFY(std::abs(ms->std - std::sqrt(32.0 / 7.0)) < 1e-12);
+        DPMIX_COMPARE_NEAR(ms->std, std::sqrt(32.0 / 7.0), 1e-12);
         QCOMPARE(meanAndStd(std::vector<double>{3.0})->std, 0.0);
         QVERIFY(!meanAndStd(std::vector<double>{}).ok());
         // NLLs ln 2 and ln 8: mean ln 4, perplexity 4.
-        QVERIFY(std::abs(*perplexity(std::vector<double>{std::log(2.0), std::log(8.0)}) - 4.0) < 1e-12);
+        DPMIX_COMPARE_NEAR(*perplexity(std::vector<double>{std::log(2.0), std::log(8.0)}), 4.0, 1e-12);
         QVERIFY(!perplexity(std::vector<double>{-1.0}).ok());
         QVERIFY(!perplexity(std::vector<double>{}).ok());
     }

@@ -4,6 +4,7 @@
 #include "engine/train/pretrain.h"
 #include "engine/train/proxy.h"
 #include "synthetic_images.h"
+#include "tests/support/test_support.h"
 
 #include <QtTest/QtTest>
 
@@ -131,8 +132,8 @@ private Q_SLOTS:
         std::vector<double> lambda{0.5, 0.3, 0.2};
         std::vector<float> t = mixtureTargets(labels, 3, lambda);
         QCOMPARE(t.size(), std::size_t(2));
-        QVERIFY(std::abs(t[0] - 0.7f) < 1e-6);
-        QVERIFY(std::abs(t[1] - 0.5f) < 1e-6);
+        DPMIX_COMPARE_NEAR(t[0], 0.7f, 1e-6);
+        DPMIX_COMPARE_NEAR(t[1], 0.5f, 1e-6);
     }
 
     void pretrainingFollowsLambda() {
@@ -147,7 +148,7 @@ private Q_SLOTS:
         std::vector<float> z = model->logits(viewOf(test)).value();
         std::vector<double> s(z.begin(), z.end());
         QVERIFY(*rocAuc(s, column(test.labels, 2, 0)) > 0.95);
-        QVERIFY(std::abs(*rocAuc(s, column(test.labels, 2, 1)) - 0.5) < 0.1);
+        DPMIX_COMPARE_NEAR(*rocAuc(s, column(test.labels, 2, 1)), 0.5, 0.1);
         // λ off the simplex, wrong count, wrong head: errors naming the problem.
         std::vector<double> notSimplex{0.7, 0.7}, three{0.2, 0.3, 0.5};
         QVERIFY(pretrainOnMixture(viewOf(train), train.labels, 2, notSimplex, tinyCnn(8), params)

@@ -70,8 +70,11 @@ private Q_SLOTS:
         values.seeds = QStringLiteral("6");
         w.document()->reset(values);
         QTRY_VERIFY(w.runAction()->isEnabled());
+        QSignalSpy progressed(w.jobRunner(), &JobRunner::progressed);
         w.requestRun();
-        QTest::qWait(3000);
+        // Cancel once the second study reports progress (it is surely running), not after a
+        // fixed wait that a slow machine might not fill.
+        QTRY_VERIFY_WITH_TIMEOUT(progressed.count() > 0, 5 * 60 * 1000);
         w.jobRunner()->cancelAll();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60 * 1000);
         QCOMPARE(finished[1][1].value<JobOutcome>(), JobOutcome::Cancelled);

@@ -15,6 +15,7 @@
 #include "app/workbench/screenshot.h"
 #include "tests/app/workbench/generated_project.h"
 #include "widgets/plot_export.h"
+#include "tests/support/test_support.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -24,6 +25,7 @@
 #include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <cmath>
@@ -38,47 +40,6 @@ bool near(double a, double b) { return std::abs(a - b) < 1e-9; }
 const double kRoot2 = std::sqrt(2.0);
 
 /// RFC 4180 reader for the exported files (cells may be quoted: legend names hold commas).
-QList<QStringList> readCsv(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QString text = QString::fromUtf8(f.readAll());
-    QList<QStringList> rows;
-    QStringList row;
-    QString cell;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                cell += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cell += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row << cell;
-            cell.clear();
-        } else if (c == '\n') {
-            row << cell;
-            rows << row;
-            row.clear();
-            cell.clear();
-        } else {
-            cell += c;
-        }
-    }
-    return rows;
-}
-
-QByteArray head(const QString& path, int n) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.read(n) : QByteArray();
-}
-
 /// Every format writes a file of its kind; returns the CSV rows.
 QList<QStringList> exportAll(dpmix::widgets::ChartWidget* chart, const QString& stem) {
     for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{
@@ -88,9 +49,9 @@ QList<QStringList> exportAll(dpmix::widgets::ChartWidget* chart, const QString& 
         if (!error.isEmpty()) qWarning("%s", qPrintable(error));
         if (!error.isEmpty() || QFileInfo(path).size() == 0) return {};
     }
-    if (QImage(stem + ".png").isNull() || head(stem + ".pdf", 5) != "%PDF-" || !head(stem + ".svg", 4000).contains("<svg"))
+    if (QImage(stem + ".png").isNull() || dpmix::test_support::fileHead(stem + ".pdf", 5) != "%PDF-" || !dpmix::test_support::fileHead(stem + ".svg", 4000).contains("<svg"))
         return {};
-    return readCsv(stem + ".csv");
+    return dpmix::test_support::readCsvFile(stem + ".csv");
 }
 
 }  // namespace
