@@ -1,6 +1,7 @@
 // `dpmix budget PROJECT [--json]`: what every DP release stored in the project has spent on the
 // sensitive data together (project/project_budget.h), against the spec's cap. Reads only.
 #include "app/cli/command.h"
+#include "app/cli/read_project_command.h"
 #include "app/cli/project_commands.h"
 #include "engine/project/project_budget.h"
 
@@ -8,7 +9,6 @@
 
 #include <cmath>
 #include <iostream>
-#include <memory>
 
 namespace dpmix::cli {
 namespace {
@@ -36,43 +36,30 @@ nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const pro
     return out;
 }
 
-struct BudgetArgs {
-    std::string projectPath;
-    bool json = false;
-};
-
 }  // namespace
 
 void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
-    // The arguments live as long as the command (CLI11 writes into them when it parses).
-    auto args = std::make_shared<BudgetArgs>();
-    auto* cmd = app.add_subcommand("budget", "The privacy budget: what all DP releases of a project spent on its sensitive data together");
-    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
-    cmd->add_flag("--json", args->json, "print the budget as one JSON object");
-    cmd->callback([&ctx, args] {
-        auto project = openProjectArgument(args->projectPath);
-        if (!project) {
-            std::cerr << "dpmix budget: " << project.error().message << '\n';
-            ctx.exitCode = 2;
-            return;
-        }
-        auto budget = project::projectBudget(*project);
-        if (!budget) {
-            std::cerr << "dpmix budget: " << budget.error().message << '\n';
-            ctx.exitCode = 1;
-            return;
-        }
-        const auto integrity = checkIntegrity(*project);
-        if (args->json) {
-            auto out = budgetJson(*project, *budget);
-            out["hash_chain_ok"] = integrity.ok;
-            out["integrity"] = integrity.line;
-            std::cout << out.dump(2) << '\n';
-        } else {
-            std::cout << project->path().string() << '\n' << integrity.line << '\n' << project::describeBudget(*budget);
-        }
-        ctx.exitCode = integrity.ok ? 0 : 1;
-    });
+    addReadProjectCommand(
+        app, ctx,
+        {"budget", "The privacy budget: what all DP releases of a project spent on its sensitive data together",
+         "a .dpmix project (a spec JSON opens the project next to it)", "print the budget as one JSON object"},
+        [](const project::ProjectFile& project, bool json) {
+            auto budget = project::projectBudget(project);
+            if (!budget) {
+                std::cerr << "dpmix budget: " << budget.error().message << '\n';
+                return 1;
+            }
+            const auto integrity = checkIntegrity(project);
+            if (json) {
+                auto out = budgetJson(project, *budget);
+                out["hash_chain_ok"] = integrity.ok;
+                out["integrity"] = integrity.line;
+                std::cout << out.dump(2) << '\n';
+            } else {
+                std::cout << project.path().string() << '\n' << integrity.line << '\n' << project::describeBudget(*budget);
+            }
+            return integrity.ok ? 0 : 1;
+        });
 }
 
 }  // namespace dpmix::cli

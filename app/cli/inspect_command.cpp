@@ -3,6 +3,7 @@
 // total ε recomputed here (privacy::Ledger::verify), and the hash chain's verdict.
 // Exit status 1 when a ledger or the hash chain does not verify.
 #include "app/cli/command.h"
+#include "app/cli/read_project_command.h"
 #include "app/cli/project_commands.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_budget.h"
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <map>
 #include <iostream>
-#include <memory>
 #include <sstream>
 
 namespace dpmix::cli {
@@ -414,38 +414,24 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
     return j;
 }
 
-struct InspectArgs {
-    std::string projectPath;
-    bool json = false;
-};
-
 }  // namespace
 
 void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
-    // The arguments live as long as the command (CLI11 writes into them when it parses).
-    auto args = std::make_shared<InspectArgs>();
-    auto* cmd = app.add_subcommand("inspect", "Show a project: spec, sources, runs, results, ledgers (ε recomputed), integrity");
-    cmd->add_option("project", args->projectPath, "project file (.dpmix) or spec (.json)")->required();
-    cmd->add_flag("--json", args->json, "print one JSON object");
-    cmd->callback([&ctx, args] {
-        auto project = openProjectArgument(args->projectPath);
-        if (!project) {
-            std::cerr << "dpmix inspect: " << project.error().message << '\n';
-            ctx.exitCode = 2;
-            return;
-        }
-        auto view = readProject(*project);
-        if (!view) {
-            std::cerr << "dpmix inspect: " << view.error().message << '\n';
-            ctx.exitCode = 1;
-            return;
-        }
-        if (args->json)
-            std::cout << toJson(*project, *view).dump(2) << '\n';
-        else
-            printText(std::cout, *project, *view);
-        ctx.exitCode = view->chain.ok && view->allLedgersOk ? 0 : 1;
-    });
+    addReadProjectCommand(app, ctx,
+                          {"inspect", "Show a project: spec, sources, runs, results, ledgers (ε recomputed), integrity",
+                           "project file (.dpmix) or spec (.json)", "print one JSON object"},
+                          [](const project::ProjectFile& project, bool json) {
+                              auto view = readProject(project);
+                              if (!view) {
+                                  std::cerr << "dpmix inspect: " << view.error().message << '\n';
+                                  return 1;
+                              }
+                              if (json)
+                                  std::cout << toJson(project, *view).dump(2) << '\n';
+                              else
+                                  printText(std::cout, project, *view);
+                              return view->chain.ok && view->allLedgersOk ? 0 : 1;
+                          });
 }
 
 }  // namespace dpmix::cli
