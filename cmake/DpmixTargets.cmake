@@ -18,10 +18,12 @@ function(dpmix_engine_library name)
   endif()
 endfunction()
 
-# dpmix_add_qtest(NAME SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s])
-#   One Qt Test executable per unit, registered with CTest, run offscreen.
+# dpmix_add_qtest(NAME SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [STATISTICAL_PARTS])
+#   One Qt Test executable per unit, registered with CTest, run offscreen. STATISTICAL_PARTS:
+#   the executable also holds Monte-Carlo tests (tests/support/test_support.h, inThisTestPart):
+#   NAME runs the deterministic ones under LABELS, NAME_statistical the others under `statistical`.
 function(dpmix_add_qtest name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "STATISTICAL_PARTS" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES AUTOMOC ON
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
@@ -37,7 +39,12 @@ function(dpmix_add_qtest name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  set_tests_properties(${name} PROPERTIES
-    LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data")
+  set(_env "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data")
+  if(ARG_STATISTICAL_PARTS)
+    add_test(NAME ${name}_statistical COMMAND ${name})
+    set_tests_properties(${name}_statistical PROPERTIES
+      LABELS statistical TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${_env};DPMIX_TEST_PART=statistical")
+    set(_env "${_env};DPMIX_TEST_PART=deterministic")
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${_env}")
 endfunction()

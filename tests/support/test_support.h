@@ -7,6 +7,9 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
+#include <cstring>
 
 /// Verifies |actual − expected| < tolerance; on failure prints actual, expected, their difference
 /// and the tolerance (QVERIFY(std::abs(a - b) < t) says only "false").
@@ -65,6 +68,20 @@ inline QList<QStringList> readCsvFile(const QString& path) {
     }
     if (!cell.isEmpty() || !row.isEmpty()) rows << (row << cell);
     return rows;
+}
+
+/// An executable with deterministic tests and Monte-Carlo ones is registered twice
+/// (dpmix_add_qtest(... STATISTICAL_PARTS)): as NAME under its labels, and as NAME_statistical
+/// under the label `statistical`, with DPMIX_TEST_PART=statistical. Its init() slot calls this
+/// with the names of its Monte-Carlo functions: true when the current function belongs to the
+/// part being run (QSKIP it otherwise), so each function runs in exactly one of the two.
+inline bool inThisTestPart(std::initializer_list<const char*> statisticalFunctions) {
+    const char* part = std::getenv("DPMIX_TEST_PART");
+    const bool statisticalRun = part && std::strcmp(part, "statistical") == 0;
+    bool statistical = false;
+    for (const char* f : statisticalFunctions)
+        if (std::strcmp(f, QTest::currentTestFunction()) == 0) statistical = true;
+    return statistical == statisticalRun || !part;  // run by hand (no part): everything runs
 }
 
 /// The first `n` bytes of a file (a format's magic: "%PDF-", "<svg"); empty when unreadable.

@@ -3,6 +3,7 @@
 // Expected values: one EG step computed by hand (test-side BCE gradient, clip, sum, softmax).
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/params.h"
+#include "tests/support/test_support.h"
 
 #include "audit_fixtures.h"
 
@@ -47,6 +48,12 @@ DpMixMinParams oneFullStep(long long n, double clip) {
 class TestExtraUnitHook : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Monte-Carlo tests run under the `statistical` label, the rest under `unit` (one executable).
+    void init() {
+        if (!dpmix::test_support::inThisTestPart({"unitIsSampledAtRateQ"}))
+            QSKIP("runs in the other part of this executable (DPMIX_TEST_PART)");
+    }
+
     void oneStepMatchesHandComputation() {
         Eigen::MatrixXd p(3, 3);
         p << 0.2, 0.5, 0.8,

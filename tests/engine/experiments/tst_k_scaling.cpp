@@ -40,6 +40,12 @@ void tenClassProxy(int n, std::uint64_t seed, Eigen::MatrixXd& p, std::vector<in
 class TestKScaling : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Monte-Carlo tests run under the `statistical` label, the rest under `unit` (one executable).
+    void init() {
+        if (!dpmix::test_support::inThisTestPart({"noisyPowerLawRecoversTheSlope", "experimentRunsAndMeasuresExcessAgainstTheNonPrivateOptimum"}))
+            QSKIP("runs in the other part of this executable (DPMIX_TEST_PART)");
+    }
+
     void slopeOfAnExactPowerLaw() {
         // α = 3·k^0.5 for k >= 32; the small-k points follow another law and must be left out.
         std::vector<double> k{2, 4, 8, 16, 32, 64, 128, 256, 512}, a;

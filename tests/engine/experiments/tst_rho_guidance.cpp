@@ -18,6 +18,12 @@ using namespace dpmix::experiments;
 class TestRhoGuidance : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Monte-Carlo tests run under the `statistical` label, the rest under `unit` (one executable).
+    void init() {
+        if (!dpmix::test_support::inThisTestPart({"pilotCalibrationProducesPositiveConstants"}))
+            QSKIP("runs in the other part of this executable (DPMIX_TEST_PART)");
+    }
+
     void privacyLimitedCaseByHand() {
         // N = 1e5, ε = 1, δ = 1e-5, k = 14, L = 1, α = 0.05, c1 = 0.1, c2 = 0.5:
         // n_stat = (2·0.1/0.05)² = 16; n_priv = 2·0.5·√(14·ln 1e5)/0.05 = 253.914124466981.
