@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <iostream>
 #include <memory>
 
@@ -61,15 +61,24 @@ std::optional<std::string> taskMissingFromSpec(const std::string& path, const st
 Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
     pipeline::AuditStageOptions options;
     options.task = args.task;
-    if (args.canary == "natural") options.canary = audit::CanaryKind::Natural;
-    else if (args.canary == "max-clip") options.canary = audit::CanaryKind::MaxClip;
-    else return Error{"--canary = '" + args.canary + "' is not a canary: expected natural or max-clip"};
-    if (args.maxClipSign == "lower") options.maxClipSign = audit::MaxClipSign::LowerTopSource;
-    else if (args.maxClipSign == "raise") options.maxClipSign = audit::MaxClipSign::RaiseTopSource;
-    else return Error{"--max-clip-sign = '" + args.maxClipSign + "' is not a sign: expected lower or raise"};
-    if (args.maxClipTarget == "top") options.maxClipTarget = audit::MaxClipTarget::TopSource;
-    else if (args.maxClipTarget == "quietest") options.maxClipTarget = audit::MaxClipTarget::QuietestSource;
-    else return Error{"--max-clip-target = '" + args.maxClipTarget + "' is not a target: expected top or quietest"};
+    if (args.canary == "natural")
+        options.canary = audit::CanaryKind::Natural;
+    else if (args.canary == "max-clip")
+        options.canary = audit::CanaryKind::MaxClip;
+    else
+        return Error{"--canary = '" + args.canary + "' is not a canary: expected natural or max-clip"};
+    if (args.maxClipSign == "lower")
+        options.maxClipSign = audit::MaxClipSign::LowerTopSource;
+    else if (args.maxClipSign == "raise")
+        options.maxClipSign = audit::MaxClipSign::RaiseTopSource;
+    else
+        return Error{"--max-clip-sign = '" + args.maxClipSign + "' is not a sign: expected lower or raise"};
+    if (args.maxClipTarget == "top")
+        options.maxClipTarget = audit::MaxClipTarget::TopSource;
+    else if (args.maxClipTarget == "quietest")
+        options.maxClipTarget = audit::MaxClipTarget::QuietestSource;
+    else
+        return Error{"--max-clip-target = '" + args.maxClipTarget + "' is not a target: expected top or quietest"};
     auto runs = parseInteger(args.runs, "--runs");
     if (!runs) return runs.error();
     options.runs = *runs;
@@ -85,13 +94,16 @@ Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
     if (!seed) return seed.error();
     if (*seed < 0) return Error{"--seed = " + args.seed + " is out of range: expected an integer >= 0"};
     options.seed = static_cast<std::uint64_t>(*seed);
-    if (args.threads < 0) return Error{"--threads = " + std::to_string(args.threads) + " is out of range: expected >= 1"};
+    if (args.threads < 0)
+        return Error{"--threads = " + std::to_string(args.threads) + " is out of range: expected >= 1"};
     options.threads = args.threads;
     options.noNoise = args.noNoise;
     options.proxy.epochs = args.proxyEpochs;
     options.proxy.maxExamples = args.proxyExamples;
-    if (args.proxyEpochs < 1) return Error{"--proxy-epochs = " + std::to_string(args.proxyEpochs) + " is out of range: expected >= 1"};
-    if (options.runs < 2) return Error{"--runs = " + args.runs + " is out of range: expected an integer >= 2 (runs per world)"};
+    if (args.proxyEpochs < 1)
+        return Error{"--proxy-epochs = " + std::to_string(args.proxyEpochs) + " is out of range: expected >= 1"};
+    if (options.runs < 2)
+        return Error{"--runs = " + args.runs + " is out of range: expected an integer >= 2 (runs per world)"};
     if (options.epsilon && !(*options.epsilon > 0.0))
         return Error{"--epsilon = " + args.epsilon + " is out of range: expected a finite number > 0"};
     return options;
@@ -101,33 +113,34 @@ void printAuditJson(const project::ProjectFile& project, const pipeline::AuditSt
                     const pipeline::AuditStageOptions& options) {
     const auto& r = report.result;
     const bool inf = std::isinf(r.claimedEpsilon) || options.noNoise;
-    nlohmann::ordered_json out{{"project", project.path().string()},
-                               {"run_id", report.runId},
-                               {"task", report.task},
-                               {"audit", report.name},
-                               {"epsilon_lb", r.epsilonLB},
-                               {"fpr", r.fpr},
-                               {"fnr", r.fnr},
-                               {"fpr_upper", r.fprUpper},
-                               {"fnr_upper", r.fnrUpper},
-                               {"false_positives", r.falsePositives},
-                               {"false_negatives", r.falseNegatives},
-                               {"eval_out", r.evalOut},
-                               {"eval_in", r.evalIn},
-                               {"threshold", r.threshold},
-                               {"direction", audit::toString(r.direction)},
-                               {"runs", r.runsPerWorld},
-                               {"claimed_epsilon", inf ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(r.claimedEpsilon)},
-                               {"sigma", r.sigma},
-                               {"delta", r.delta},
-                               {"split_a", report.splitA},
-                               {"privacy_unit", privacy::toString(r.unit)},
-                               {"canary_examples", r.canaryExamples},
-                               {"seed", r.seed},
-                               {"score_in_mean", report.scoreMeanIn},
-                               {"score_in_std", report.scoreStdIn},
-                               {"score_out_mean", report.scoreMeanOut},
-                               {"score_out_std", report.scoreStdOut}};
+    nlohmann::ordered_json out{
+        {"project", project.path().string()},
+        {"run_id", report.runId},
+        {"task", report.task},
+        {"audit", report.name},
+        {"epsilon_lb", r.epsilonLB},
+        {"fpr", r.fpr},
+        {"fnr", r.fnr},
+        {"fpr_upper", r.fprUpper},
+        {"fnr_upper", r.fnrUpper},
+        {"false_positives", r.falsePositives},
+        {"false_negatives", r.falseNegatives},
+        {"eval_out", r.evalOut},
+        {"eval_in", r.evalIn},
+        {"threshold", r.threshold},
+        {"direction", audit::toString(r.direction)},
+        {"runs", r.runsPerWorld},
+        {"claimed_epsilon", inf ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(r.claimedEpsilon)},
+        {"sigma", r.sigma},
+        {"delta", r.delta},
+        {"split_a", report.splitA},
+        {"privacy_unit", privacy::toString(r.unit)},
+        {"canary_examples", r.canaryExamples},
+        {"seed", r.seed},
+        {"score_in_mean", report.scoreMeanIn},
+        {"score_in_std", report.scoreStdIn},
+        {"score_out_mean", report.scoreMeanOut},
+        {"score_out_std", report.scoreStdOut}};
     if (options.canary == audit::CanaryKind::Natural) {
         out["canary_example"] = report.canaryExample;
         out["canary_label"] = report.canaryLabel;
@@ -146,15 +159,17 @@ void printAuditText(const project::ProjectFile& project, const pipeline::AuditSt
     std::cout << "audit " << report.name << " of task '" << report.task << "' (run " << report.runId << " in "
               << project.path().string() << ")\n"
               << "  claimed epsilon " << (inf ? std::string("inf (no noise)") : std::to_string(r.claimedEpsilon))
-              << ", sigma " << r.sigma << ", delta " << r.delta << ", split A " << report.splitA
-              << ", unit " << privacy::toString(r.unit)
-              << (r.canaryExamples > 1 ? ", canary user of " + std::to_string(r.canaryExamples) + " images" : std::string())
+              << ", sigma " << r.sigma << ", delta " << r.delta << ", split A " << report.splitA << ", unit "
+              << privacy::toString(r.unit)
+              << (r.canaryExamples > 1 ? ", canary user of " + std::to_string(r.canaryExamples) + " images"
+                                       : std::string())
               << "\n"
               << "  runs " << r.runsPerWorld << " per world (" << r.evalOut << " + " << r.evalIn << " evaluate)\n"
               << "  threshold " << r.threshold << " (" << audit::toString(r.direction) << ")\n"
-              << "  FPR " << r.fpr << " (" << r.falsePositives << "), FNR " << r.fnr << " (" << r.falseNegatives << ")\n"
-              << "  score in " << report.scoreMeanIn << " +- " << report.scoreStdIn << ", out "
-              << report.scoreMeanOut << " +- " << report.scoreStdOut << "\n"
+              << "  FPR " << r.fpr << " (" << r.falsePositives << "), FNR " << r.fnr << " (" << r.falseNegatives
+              << ")\n"
+              << "  score in " << report.scoreMeanIn << " +- " << report.scoreStdIn << ", out " << report.scoreMeanOut
+              << " +- " << report.scoreStdOut << "\n"
               << "  epsilon_LB " << r.epsilonLB << "  (" << r.confidence * 100 << "% Clopper-Pearson)\n";
 }
 
@@ -175,8 +190,10 @@ int executeAudit(const AuditArgs& args) {
                                           return pipeline::runAuditStage(project, *options, progress, cancel, log);
                                       });
     if (code != 0) return code;
-    if (args.json) printAuditJson(project, report, *options);
-    else printAuditText(project, report, *options);
+    if (args.json)
+        printAuditJson(project, report, *options);
+    else
+        printAuditText(project, report, *options);
     return 0;
 }
 
@@ -185,10 +202,14 @@ int executeAudit(const AuditArgs& args) {
 void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<AuditArgs>();
-    auto* cmd = app.add_subcommand("audit", "Canary audit of the mixture step on a study: an empirical lower bound on epsilon");
-    cmd->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)")->required();
+    auto* cmd =
+        app.add_subcommand("audit", "Canary audit of the mixture step on a study: an empirical lower bound on epsilon");
+    cmd->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)")
+        ->required();
     cmd->add_option("--task", args->task, "the sensitive task to audit")->required();
-    cmd->add_option("--canary", args->canary, "natural (a held-out example of split B) or max-clip (a gradient of norm C)")->required();
+    cmd->add_option("--canary", args->canary,
+                    "natural (a held-out example of split B) or max-clip (a gradient of norm C)")
+        ->required();
     cmd->add_option("--canary-examples", args->canaryExamples,
                     "max-clip canary: images of the canary user (default 1); at user level the mechanism clips the "
                     "user once, at example level each image counts on its own");
@@ -196,13 +217,16 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--no-noise", args->noNoise, "audit the mechanism without noise (the control: epsilon = inf)");
     cmd->add_option("--epsilon", args->epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
     cmd->add_option("--seed", args->seed, "rho split, natural canary and audit seed (default 0)");
-    cmd->add_option("--max-clip-sign", args->maxClipSign, "max-clip canary: lower (default) or raise the top source's weight");
+    cmd->add_option("--max-clip-sign", args->maxClipSign,
+                    "max-clip canary: lower (default) or raise the top source's weight");
     cmd->add_option("--max-clip-target", args->maxClipTarget,
                     "max-clip canary: top (default; the source with the largest lambda*, as the paper) or quietest "
                     "(the source whose clipped gradient varies least over split A: the stronger attack)");
     cmd->add_option("--threads", args->threads, "threads for the audit runs (default: all cores)");
-    cmd->add_option("--proxy-epochs", args->proxyEpochs, "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
-    cmd->add_option("--proxy-examples", args->proxyExamples, "train the proxy on at most this many public images (0 = all)");
+    cmd->add_option("--proxy-epochs", args->proxyEpochs,
+                    "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
+    cmd->add_option("--proxy-examples", args->proxyExamples,
+                    "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args->json, "print the result as one JSON object");
     cmd->callback([&ctx, args] { ctx.exitCode = executeAudit(*args); });
 }

@@ -1,8 +1,8 @@
 // `dpmix budget PROJECT [--json]`: what every DP release stored in the project has spent on the
 // sensitive data together (project/project_budget.h), against the spec's cap. Reads only.
 #include "app/cli/command.h"
-#include "app/cli/read_project_command.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/read_project_command.h"
 #include "engine/project/project_budget.h"
 
 #include <nlohmann/json.hpp>
@@ -13,7 +13,9 @@
 namespace dpmix::cli {
 namespace {
 
-nlohmann::ordered_json number(double v) { return std::isinf(v) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(v); }
+nlohmann::ordered_json number(double v) {
+    return std::isinf(v) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(v);
+}
 
 nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const project::ProjectBudget& b) {
     nlohmann::ordered_json out{{"project", project.path().string()},
@@ -28,11 +30,14 @@ nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const pro
                                {"counted", nlohmann::ordered_json::array()},
                                {"not_counted", nlohmann::ordered_json::array()}};
     for (const auto& g : b.total.groups)
-        out["parts"].push_back({{"partition", g.partition.empty() ? "whole set" : g.partition}, {"split", g.split},
-                                {"releases", g.releases}, {"epsilon", number(g.epsilon)}});
+        out["parts"].push_back({{"partition", g.partition.empty() ? "whole set" : g.partition},
+                                {"split", g.split},
+                                {"releases", g.releases},
+                                {"epsilon", number(g.epsilon)}});
     for (const auto& r : b.releases)
         out["counted"].push_back({{"run_id", r.runId}, {"what", r.label}, {"epsilon", number(r.entry.epsilon)}});
-    for (const auto& u : b.uncounted) out["not_counted"].push_back({{"run_id", u.runId}, {"method", u.method}, {"why", u.why}});
+    for (const auto& u : b.uncounted)
+        out["not_counted"].push_back({{"run_id", u.runId}, {"method", u.method}, {"why", u.why}});
     return out;
 }
 
@@ -56,7 +61,9 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
                 out["integrity"] = integrity.line;
                 std::cout << out.dump(2) << '\n';
             } else {
-                std::cout << project.path().string() << '\n' << integrity.line << '\n' << project::describeBudget(*budget);
+                std::cout << project.path().string() << '\n'
+                          << integrity.line << '\n'
+                          << project::describeBudget(*budget);
             }
             return integrity.ok ? 0 : 1;
         });

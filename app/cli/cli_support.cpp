@@ -44,7 +44,8 @@ ProgressCallback stderrProgress() {
         const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
         if (percent == last->first && e.stage == last->second) return;
         *last = {percent, e.stage};
-        std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message) << '\n';
+        std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message)
+                  << '\n';
     };
 }
 

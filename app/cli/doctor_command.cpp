@@ -28,19 +28,26 @@ void registerDoctorCommand(CLI::App& app, CommandContext& ctx) {
         // The reference BLAS needs ~100 ms for this matmul; OpenBLAS a few ms (docs/DEVELOPING.md, "BLAS and malloc").
         const bool slowBlas = info.blasName == "reference BLAS" || info.matmulMs > 50.0;
         if (args->json) {
-            nlohmann::ordered_json j{{"dpmix", versionString()},        {"torch", info.torchVersion},
-                                     {"blas", info.blasName},           {"blas_path", info.blasPath},
-                                     {"threads", info.threads},         {"parallel_backend", info.parallelBackend},
-                                     {"cuda_available", info.cudaAvailable}, {"cuda_devices", info.cudaDevices},
-                                     {"matmul_512_ms", info.matmulMs},  {"blas_ok", !slowBlas}};
+            nlohmann::ordered_json j{{"dpmix", versionString()},
+                                     {"torch", info.torchVersion},
+                                     {"blas", info.blasName},
+                                     {"blas_path", info.blasPath},
+                                     {"threads", info.threads},
+                                     {"parallel_backend", info.parallelBackend},
+                                     {"cuda_available", info.cudaAvailable},
+                                     {"cuda_devices", info.cudaDevices},
+                                     {"matmul_512_ms", info.matmulMs},
+                                     {"blas_ok", !slowBlas}};
             std::cout << j.dump(2) << '\n';
         } else {
             std::cout << "dpmix            " << versionString() << '\n'
                       << "LibTorch         " << info.torchVersion << '\n'
-                      << "BLAS             " << info.blasName << (info.blasPath.empty() ? "" : "  (" + info.blasPath + ")")
-                      << '\n'
+                      << "BLAS             " << info.blasName
+                      << (info.blasPath.empty() ? "" : "  (" + info.blasPath + ")") << '\n'
                       << "threads          " << info.threads << "  (" << info.parallelBackend << ")\n"
-                      << "CUDA             " << (info.cudaAvailable ? "available, " + std::to_string(info.cudaDevices) + " device(s)" : "not available")
+                      << "CUDA             "
+                      << (info.cudaAvailable ? "available, " + std::to_string(info.cudaDevices) + " device(s)"
+                                             : "not available")
                       << '\n'
                       << "512x512 matmul   " << info.matmulMs << " ms\n";
             if (slowBlas)

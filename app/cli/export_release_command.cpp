@@ -33,7 +33,8 @@ Result<std::vector<long long>> parseRunIds(const std::string& text) {
             used = 0;
         }
         if (used == 0 || used != piece.size() || id <= 0)
-            return Error{"--runs: \"" + piece + "\" is not a run id (expected positive integers separated by commas, "
+            return Error{"--runs: \"" + piece +
+                         "\" is not a run id (expected positive integers separated by commas, "
                          "e.g. --runs 2,3; `dpmix inspect` lists the runs)"};
         ids.push_back(id);
     }
@@ -46,7 +47,8 @@ Result<project::ReleaseConfirmation> parseConfirmation(const std::string& text) 
     const auto eq = text.find('=');
     auto ids = parseRunIds(text.substr(0, eq));
     if (eq == std::string::npos || !ids || ids->size() != 1)
-        return Error{"--confirm-unestablished: \"" + text + "\" is not RUN=REASON (e.g. --confirm-unestablished "
+        return Error{"--confirm-unestablished: \"" + text +
+                     "\" is not RUN=REASON (e.g. --confirm-unestablished "
                      "7=\"accepted by the ethics board, ref. 2026-14\")"};
     return project::ReleaseConfirmation{ids->front(), text.substr(eq + 1)};
 }
@@ -99,7 +101,8 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
         auto project = project::ProjectFile::open(args->projectPath, project::OpenMode::ReadOnly);
         if (!project) return fail(project.error().message, 2);
         if (const auto integrity = checkIntegrity(*project); !integrity.ok)
-            return fail(args->projectPath + ": " + integrity.line + ": a release is only exported from an intact project", 1);
+            return fail(
+                args->projectPath + ": " + integrity.line + ": a release is only exported from an intact project", 1);
         auto summary = project::exportRelease(*project, args->output, options);
         if (!summary) return fail(cliMessage(summary.error()), 2);
         const auto& m = summary->manifest;

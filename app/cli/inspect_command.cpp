@@ -3,19 +3,19 @@
 // total ε recomputed here (privacy::Ledger::verify), and the hash chain's verdict.
 // Exit status 1 when a ledger or the hash chain does not verify.
 #include "app/cli/command.h"
-#include "app/cli/read_project_command.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/read_project_command.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/release_manifest.h"
 #include "engine/project/trust_verdict.h"
-#include "engine/privacy/parameters.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <map>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace dpmix::cli {
@@ -91,10 +91,10 @@ Result<ProjectView> readProject(const project::ProjectFile& p) {
         auto audits = p.audits(run.id);
         auto logs = p.logs(run.id);
         auto models = p.models(run.id);
-        for (const Error* e : {ledgers ? nullptr : &ledgers.error(), lambdas ? nullptr : &lambdas.error(),
-                               metrics ? nullptr : &metrics.error(), curveNames ? nullptr : &curveNames.error(),
-                               audits ? nullptr : &audits.error(), logs ? nullptr : &logs.error(),
-                               models ? nullptr : &models.error()})
+        for (const Error* e :
+             {ledgers ? nullptr : &ledgers.error(), lambdas ? nullptr : &lambdas.error(),
+              metrics ? nullptr : &metrics.error(), curveNames ? nullptr : &curveNames.error(),
+              audits ? nullptr : &audits.error(), logs ? nullptr : &logs.error(), models ? nullptr : &models.error()})
             if (e) return *e;
         for (const auto& l : *ledgers) {
             r.ledgers.push_back(checkLedger(l));
@@ -162,8 +162,8 @@ ordered_json trustJson(const project::ProjectFile& p, const ProjectView& view) {
     }
     if (p.isRelease()) t["release_manifest"] = ordered_json::parse(p.releaseManifestJson(), nullptr, false);
     // What the file holds, table by table (curve points and model files counted one by one).
-    std::map<std::string, long long> rows{{"runs", 0}, {"ledgers", 0}, {"lambdas", 0}, {"metrics", 0},
-                                          {"curve_points", 0}, {"audits", 0}, {"logs", 0}, {"models", 0}};
+    std::map<std::string, long long> rows{{"runs", 0},         {"ledgers", 0}, {"lambdas", 0}, {"metrics", 0},
+                                          {"curve_points", 0}, {"audits", 0},  {"logs", 0},    {"models", 0}};
     for (const auto& r : view.runs) {
         ++rows["runs"];
         rows["ledgers"] += static_cast<long long>(r.ledgers.size());
@@ -190,7 +190,9 @@ void printSources(std::ostream& out, const ProjectView& view) {
         out << "\n";
         if (!f.labelNames.empty()) out << "      labels: " << joinStrings(f.labelNames) << "\n";
         if (!f.domains.empty()) out << "      domains: " << joinStrings(f.domains) << "\n";
-        out << "      sha256 " << (f.contentHash.empty() ? "(withheld: a release never holds the sensitive data's hash)" : f.contentHash) << "\n";
+        out << "      sha256 "
+            << (f.contentHash.empty() ? "(withheld: a release never holds the sensitive data's hash)" : f.contentHash)
+            << "\n";
     }
 }
 
@@ -203,7 +205,8 @@ void printSpecSummary(std::ostream& out, const project::ProjectSpec& s) {
     for (double e : s.privacy.epsilons) epsilons.push_back(formatNumber(e));
     for (long long seed : s.seeds) seeds.push_back(std::to_string(seed));
     out << "\nPrivacy  ε ∈ {" << joinStrings(epsilons) << "}  δ = " << formatNumber(s.privacy.delta)
-        << "  ρ = " << formatNumber(s.privacy.rho) << "  composition " << privacy::toString(s.privacy.composition) << "\n";
+        << "  ρ = " << formatNumber(s.privacy.rho) << "  composition " << privacy::toString(s.privacy.composition)
+        << "\n";
     out << "Stages   mixture: clip " << formatNumber(s.mixture.clip) << ", batch " << s.mixture.batch << ", lr "
         << formatNumber(s.mixture.lr) << ", steps " << s.mixture.steps;
     if (s.mixture.userGroupSize > 0) out << ", user group " << s.mixture.userGroupSize;
@@ -237,7 +240,8 @@ void printLedger(std::ostream& out, const LedgerCheck& l) {
             out << "  q " << formatNumber(e.q) << "  α " << formatNumber(e.dirichletAlpha) << "  r "
                 << formatNumber(e.dirichletR) << "  T " << e.steps;
         out << "  ε " << eps(e.epsilon);
-        if (e.mechanism != privacy::MechanismKind::NonPrivate) out << "  randomness " << privacy::toString(e.randomness);
+        if (e.mechanism != privacy::MechanismKind::NonPrivate)
+            out << "  randomness " << privacy::toString(e.randomness);
         out << "\n";
     }
 }
@@ -246,8 +250,8 @@ void printRun(std::ostream& out, const RunView& r) {
     const auto& run = r.run;
     out << "  #" << run.id << " " << run.method;
     if (!run.task.empty()) out << "  task " << run.task;
-    out << "  ε " << (run.epsilon ? formatNumber(*run.epsilon) : std::string("none")) << "  seed " << run.seed
-        << "  " << project::toString(run.status) << "  (dpmix " << run.buildVersion << ")\n";
+    out << "  ε " << (run.epsilon ? formatNumber(*run.epsilon) : std::string("none")) << "  seed " << run.seed << "  "
+        << project::toString(run.status) << "  (dpmix " << run.buildVersion << ")\n";
     out << "      created " << run.createdAt;
     if (!run.startedAt.empty()) out << ", started " << run.startedAt;
     if (!run.finishedAt.empty()) out << ", finished " << run.finishedAt;
@@ -265,15 +269,14 @@ void printRun(std::ostream& out, const RunView& r) {
             << formatNumber(m.value) << "\n";
     for (const auto& [name, points] : r.curves) {
         out << "      curve " << name << ": " << points.size() << " points";
-        if (!points.empty())
-            out << ", last " << formatNumber(points.back().value) << " at step " << points.back().step;
+        if (!points.empty()) out << ", last " << formatNumber(points.back().value) << " at step " << points.back().step;
         out << "\n";
     }
     for (const auto& a : r.audits)
         out << "      audit " << a.name << ": ε lower bound " << formatNumber(a.epsilonLowerBound) << " at "
             << formatNumber(a.confidence * 100) << "% (FP " << a.counts.falsePositives << "/" << a.counts.negatives
-            << ", FN " << a.counts.falseNegatives << "/" << a.counts.positives << ", δ "
-            << formatNumber(a.delta) << ")\n";
+            << ", FN " << a.counts.falseNegatives << "/" << a.counts.positives << ", δ " << formatNumber(a.delta)
+            << ")\n";
     for (const auto& m : r.models)
         out << "      model " << m.name << ": " << m.fileName << " (" << m.bytes << " bytes)\n";
     for (const auto& l : r.logs) out << "      log " << l.at << " " << l.level << ": " << l.message << "\n";
@@ -288,8 +291,10 @@ void printIntegrity(std::ostream& out, const project::ProjectFile& p, const Proj
             << view.chain.firstBreak->rowId << " (stored " << view.chain.firstBreak->storedHash.substr(0, 12)
             << "…, expected " << view.chain.firstBreak->expectedHash.substr(0, 12) << "…)";
     out << ";  ledgers " << (view.allLedgersOk ? "✓" : "✗") << "\n";
-    if (auto budget = project::projectBudget(p)) out << "\n" << project::describeBudget(*budget);
-    else out << "\nprivacy budget: " << budget.error().message << "\n";
+    if (auto budget = project::projectBudget(p))
+        out << "\n" << project::describeBudget(*budget);
+    else
+        out << "\nprivacy budget: " << budget.error().message << "\n";
 }
 
 void printText(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
@@ -385,18 +390,27 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
     j["spec"] = ordered_json::parse(p.specJson());
     ordered_json sources = ordered_json::array();
     for (const auto& s : view.sources)
-        sources.push_back({{"role", s.role}, {"name", s.name}, {"loader", s.loader}, {"path", s.path},
-                           {"options", ordered_json::parse(s.optionsJson)}, {"user_level", s.userLevel},
-                           {"kind", s.facts.kind}, {"examples", s.facts.examples}, {"users", s.facts.users},
-                           {"label_names", s.facts.labelNames}, {"domains", s.facts.domains},
-                           {"channels", s.facts.channels}, {"height", s.facts.height}, {"width", s.facts.width},
+        sources.push_back({{"role", s.role},
+                           {"name", s.name},
+                           {"loader", s.loader},
+                           {"path", s.path},
+                           {"options", ordered_json::parse(s.optionsJson)},
+                           {"user_level", s.userLevel},
+                           {"kind", s.facts.kind},
+                           {"examples", s.facts.examples},
+                           {"users", s.facts.users},
+                           {"label_names", s.facts.labelNames},
+                           {"domains", s.facts.domains},
+                           {"channels", s.facts.channels},
+                           {"height", s.facts.height},
+                           {"width", s.facts.width},
                            {"content_hash", s.facts.contentHash}});
     j["sources"] = sources;
     ordered_json runs = ordered_json::array();
     for (const auto& r : view.runs) runs.push_back(runJson(r));
     j["runs"] = runs;
-    ordered_json integrity{{"hash_chain_ok", view.chain.ok}, {"rows_checked", view.chain.rowsChecked},
-                           {"ledgers_ok", view.allLedgersOk}};
+    ordered_json integrity{
+        {"hash_chain_ok", view.chain.ok}, {"rows_checked", view.chain.rowsChecked}, {"ledgers_ok", view.allLedgersOk}};
     if (view.chain.firstBreak)
         integrity["first_break"] = {{"table", view.chain.firstBreak->table},
                                     {"row_id", view.chain.firstBreak->rowId},
@@ -404,12 +418,13 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
                                     {"expected_hash", view.chain.firstBreak->expectedHash}};
     j["integrity"] = integrity;
     if (auto budget = project::projectBudget(p)) {
-        j["budget"] = {{"epsilon", std::isinf(budget->total.epsilon) ? ordered_json("inf") : ordered_json(budget->total.epsilon)},
-                       {"delta", budget->total.delta},
-                       {"releases", budget->total.releases},
-                       {"unit", budget->unit},
-                       {"cap", budget->cap ? ordered_json(*budget->cap) : ordered_json(nullptr)},
-                       {"not_counted", budget->uncounted.size()}};
+        j["budget"] = {
+            {"epsilon", std::isinf(budget->total.epsilon) ? ordered_json("inf") : ordered_json(budget->total.epsilon)},
+            {"delta", budget->total.delta},
+            {"releases", budget->total.releases},
+            {"unit", budget->unit},
+            {"cap", budget->cap ? ordered_json(*budget->cap) : ordered_json(nullptr)},
+            {"not_counted", budget->uncounted.size()}};
     }
     return j;
 }

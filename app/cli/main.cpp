@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     // Torch defaults to one intra-op thread on small VMs; use every core unless told otherwise.
     dpmix::runtime::setThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    app.add_option_function<int>("--threads", [](int n) { dpmix::runtime::setThreads(n); },
-                                 "compute threads for torch (default: all cores)")
+    app.add_option_function<int>(
+           "--threads", [](int n) { dpmix::runtime::setThreads(n); }, "compute threads for torch (default: all cores)")
         ->check(CLI::PositiveNumber);
 
     dpmix::cli::CommandContext ctx;

@@ -48,7 +48,8 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
         // --force replaces the output; it must never be the spec itself.
         std::error_code same;
         if (std::filesystem::equivalent(output, specPath, same)) {
-            std::cerr << "dpmix new: -o " << output.string() << " is the spec itself: expected a different file for the "
+            std::cerr << "dpmix new: -o " << output.string()
+                      << " is the spec itself: expected a different file for the "
                       << "project (nothing was written)\n";
             ctx.exitCode = 2;
             return;

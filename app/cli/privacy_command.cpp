@@ -48,7 +48,8 @@ Result<Outputs> computeSafely(const Calculator& calc, const Values& values) {
         return calc.compute(values);
     } catch (const std::exception& e) {
         std::string inputs;
-        for (const auto& [name, value] : values) inputs += (inputs.empty() ? "" : ", ") + name + " = " + privacy::formatNumber(value);
+        for (const auto& [name, value] : values)
+            inputs += (inputs.empty() ? "" : ", ") + name + " = " + privacy::formatNumber(value);
         return Error{"these inputs are outside what the accountant can evaluate (" + inputs + "): " + e.what()};
     }
 }
@@ -61,36 +62,53 @@ std::vector<Calculator> calculators() {
     const Field delta{"delta", FieldKind::Real, "target delta in (0, 1)", ""};
     const Field epsilon{"epsilon", FieldKind::Real, "target epsilon > 0", ""};
     return {
-        {"epsilon", "epsilon of the Poisson-subsampled Gaussian mechanism (RDP, Opacus order grid)",
+        {"epsilon",
+         "epsilon of the Poisson-subsampled Gaussian mechanism (RDP, Opacus order grid)",
          {q, {"sigma", FieldKind::Real, "noise multiplier (noise std / clip norm) > 0", ""}, steps, delta},
          [](const Values& v) -> Result<Outputs> {
-             auto p = privacy::GaussianEpsilonQueryBuilder().q(v.at("q")).sigma(v.at("sigma")).steps(asInt(v, "steps"))
-                          .delta(v.at("delta")).build();
+             auto p = privacy::GaussianEpsilonQueryBuilder()
+                          .q(v.at("q"))
+                          .sigma(v.at("sigma"))
+                          .steps(asInt(v, "steps"))
+                          .delta(v.at("delta"))
+                          .build();
              if (!p) return p.error();
              const auto r = privacy::gaussianEpsilon(p->mechanism, p->delta);
              return Outputs{{"epsilon", r.epsilon}, {"order", r.order}};
          }},
-        {"sigma", "smallest noise multiplier reaching a target epsilon (subsampled Gaussian, RDP)",
+        {"sigma",
+         "smallest noise multiplier reaching a target epsilon (subsampled Gaussian, RDP)",
          {epsilon, delta, q, steps},
          [](const Values& v) -> Result<Outputs> {
-             auto p = privacy::SigmaQueryBuilder().epsilon(v.at("epsilon")).delta(v.at("delta")).q(v.at("q"))
-                          .steps(asInt(v, "steps")).build();
+             auto p = privacy::SigmaQueryBuilder()
+                          .epsilon(v.at("epsilon"))
+                          .delta(v.at("delta"))
+                          .q(v.at("q"))
+                          .steps(asInt(v, "steps"))
+                          .build();
              if (!p) return p.error();
              const auto c = privacy::calibrateGaussianSigma(p->epsilon, p->delta, p->q, p->steps);
              if (!c) return c.error();
              return Outputs{{"sigma", c->sigma}, {"epsilon_achieved", c->epsilon}, {"order", c->order}};
          }},
-        {"dirichlet-r", "largest Dirichlet-mechanism scale r* reaching a target epsilon (Rao et al. 2026)",
+        {"dirichlet-r",
+         "largest Dirichlet-mechanism scale r* reaching a target epsilon (Rao et al. 2026)",
          {epsilon, delta, {"alpha", FieldKind::Real, "concentration offset alpha > 0 (paper: 3)", ""}, q, steps},
          [](const Values& v) -> Result<Outputs> {
-             auto p = privacy::DirichletRQueryBuilder().epsilon(v.at("epsilon")).delta(v.at("delta")).alpha(v.at("alpha"))
-                          .q(v.at("q")).steps(asInt(v, "steps")).build();
+             auto p = privacy::DirichletRQueryBuilder()
+                          .epsilon(v.at("epsilon"))
+                          .delta(v.at("delta"))
+                          .alpha(v.at("alpha"))
+                          .q(v.at("q"))
+                          .steps(asInt(v, "steps"))
+                          .build();
              if (!p) return p.error();
              const auto c = privacy::calibrateDirichletR(p->epsilon, p->delta, p->alpha, p->q, p->steps);
              if (!c) return c.error();
              return Outputs{{"r_star", c->r}, {"epsilon_achieved", c->epsilon}, {"order", c->order}};
          }},
-        {"audit-bound", "empirical epsilon lower bound from a membership attack's errors (Clopper-Pearson)",
+        {"audit-bound",
+         "empirical epsilon lower bound from a membership attack's errors (Clopper-Pearson)",
          {{"fp", FieldKind::Integer, "false positives (runs without the canary judged 'in')", ""},
           {"fn", FieldKind::Integer, "false negatives (runs with the canary judged 'out')", ""},
           {"negatives", FieldKind::Integer, "runs without the canary (N0)", ""},
@@ -98,9 +116,14 @@ std::vector<Calculator> calculators() {
           delta,
           {"confidence", FieldKind::Real, "confidence level of the Clopper-Pearson bounds", "0.95"}},
          [](const Values& v) -> Result<Outputs> {
-             auto p = privacy::AuditBoundQueryBuilder().fp(asInt(v, "fp")).fn(asInt(v, "fn"))
-                          .negatives(asInt(v, "negatives")).positives(asInt(v, "positives")).delta(v.at("delta"))
-                          .confidence(v.at("confidence")).build();
+             auto p = privacy::AuditBoundQueryBuilder()
+                          .fp(asInt(v, "fp"))
+                          .fn(asInt(v, "fn"))
+                          .negatives(asInt(v, "negatives"))
+                          .positives(asInt(v, "positives"))
+                          .delta(v.at("delta"))
+                          .confidence(v.at("confidence"))
+                          .build();
              if (!p) return p.error();
              const auto b = privacy::auditEpsilonLowerBound(p->counts, p->delta, p->confidence);
              return Outputs{{"epsilon_lb", b.epsilonLB}, {"fpr_ub", b.fprUpper}, {"fnr_ub", b.fnrUpper}};
@@ -147,14 +170,17 @@ void printResult(const Calculator& calc, const Values& in, const Outputs& out, b
     if (json) {
         ordered_json j;
         for (const auto& f : calc.fields) {
-            if (f.kind == FieldKind::Integer) j[f.name] = static_cast<long long>(in.at(f.name));
-            else j[f.name] = in.at(f.name);
+            if (f.kind == FieldKind::Integer)
+                j[f.name] = static_cast<long long>(in.at(f.name));
+            else
+                j[f.name] = in.at(f.name);
         }
         for (const auto& [k, v] : out) j[k] = numberJson(v);
         std::cout << j.dump() << '\n';
         return;
     }
-    for (std::size_t i = 0; i < out.size(); ++i) std::cout << (i ? ", " : "") << out[i].first << " = " << humanNumber(out[i].second);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        std::cout << (i ? ", " : "") << out[i].first << " = " << humanNumber(out[i].second);
     std::cout << "   (";
     for (std::size_t i = 0; i < calc.fields.size(); ++i)
         std::cout << (i ? ", " : "") << calc.fields[i].name << "=" << humanNumber(in.at(calc.fields[i].name));
@@ -187,8 +213,8 @@ bool headerIsValid(const Calculator& calc, const std::vector<std::string>& heade
     };
     for (std::size_t i = 0; i < header.size(); ++i) {
         if (std::find(names.begin(), names.end(), header[i]) == names.end()) {
-            std::cerr << path << ": column " << i + 1 << " of the header is '" << header[i] << "', not a flag of `privacy "
-                      << calc.name << "` (the columns are: " << expected() << ")\n";
+            std::cerr << path << ": column " << i + 1 << " of the header is '" << header[i]
+                      << "', not a flag of `privacy " << calc.name << "` (the columns are: " << expected() << ")\n";
             return false;
         }
         if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
@@ -244,7 +270,8 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
         Result<Outputs> out = values ? computeSafely(calc, *values) : Result<Outputs>(values.error());
         if (!out) {
             const std::string msg = out.error().message;
-            std::cerr << (msg.rfind(path, 0) == 0 ? msg : path + ": row " + std::to_string(rowNumber) + ": " + msg) << '\n';
+            std::cerr << (msg.rfind(path, 0) == 0 ? msg : path + ": row " + std::to_string(rowNumber) + ": " + msg)
+                      << '\n';
             status = 2;
             continue;
         }

@@ -19,10 +19,12 @@ Result<project::ProjectFile> openProjectForRuns(const std::string& path) {
     auto project = openProjectArgument(path);
     if (!project || !project->readOnly()) return project;
     if (project->isRelease())
-        return Error{path + ": is a DP release (made by dpmix export-release), which is read-only: run this on the "
-                            "project it was exported from (`dpmix inspect` names it)"};
-    return Error{path + ": the project is read-only here (the file or its folder is not writable): nothing can be "
-                        "run into it; copy it to a writable folder"};
+        return Error{path +
+                     ": is a DP release (made by dpmix export-release), which is read-only: run this on the "
+                     "project it was exported from (`dpmix inspect` names it)"};
+    return Error{path +
+                 ": the project is read-only here (the file or its folder is not writable): nothing can be "
+                 "run into it; copy it to a writable folder"};
 }
 
 Status writeTextFile(const std::string& path, const std::string& text) {
@@ -49,8 +51,11 @@ Status writeTextFile(const std::string& path, const std::string& text) {
 IntegrityVerdict checkIntegrity(const project::ProjectFile& project) {
     auto chain = project.verifyChain();
     if (!chain) return {false, "hash chain not checked: " + chain.error().message};
-    if (chain->ok) return {true, "hash chain ✓ (" + std::to_string(chain->rowsChecked) + " rows): the stored results are as written"};
-    return {false, "hash chain ✗ at table " + chain->firstBreak->table + ", row id " + std::to_string(chain->firstBreak->rowId) +
+    if (chain->ok)
+        return {true,
+                "hash chain ✓ (" + std::to_string(chain->rowsChecked) + " rows): the stored results are as written"};
+    return {false, "hash chain ✗ at table " + chain->firstBreak->table + ", row id " +
+                       std::to_string(chain->firstBreak->rowId) +
                        ": the project was altered after it was written; the figures below cannot be trusted"};
 }
 

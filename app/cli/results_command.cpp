@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <string>
 #include <iostream>
 #include <memory>
+#include <string>
 
 namespace dpmix::cli {
 
@@ -28,8 +28,10 @@ struct ResultsArgs {
 void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<ResultsArgs>();
-    auto* cmd = app.add_subcommand("results", "The results table (mean ± std over seeds) of the downstream runs stored in a project");
-    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
+    auto* cmd = app.add_subcommand(
+        "results", "The results table (mean ± std over seeds) of the downstream runs stored in a project");
+    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")
+        ->required();
     cmd->add_option("--metric", args->metric,
                     "the stored per-run metric to summarise (default: test-auc, or test-perplexity for a text study)");
     cmd->add_flag("--json", args->json, "print the table as one JSON object");
@@ -52,20 +54,27 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             return;
         }
         if (observations->empty()) {
-            std::cerr << "dpmix results: " << project->path().string() << " has no finished run with the metric '" << name
-                      << "' (downstream runs store test-auc or test-perplexity: dpmix run --stages ...,pretrain,finetune,evaluate)\n";
+            std::cerr << "dpmix results: " << project->path().string() << " has no finished run with the metric '"
+                      << name
+                      << "' (downstream runs store test-auc or test-perplexity: dpmix run --stages "
+                         "...,pretrain,finetune,evaluate)\n";
             ctx.exitCode = 1;
             return;
         }
         const auto integrity = checkIntegrity(*project);
         const auto rows = project::summarizeResults(*observations);
         if (args->json) {
-            nlohmann::ordered_json out{{"project", project->path().string()}, {"metric", name},
-                                       {"runs", observations->size()}, {"hash_chain_ok", integrity.ok},
-                                       {"integrity", integrity.line}, {"summary", nlohmann::ordered_json::array()}};
+            nlohmann::ordered_json out{
+                {"project", project->path().string()}, {"metric", name},
+                {"runs", observations->size()},        {"hash_chain_ok", integrity.ok},
+                {"integrity", integrity.line},         {"summary", nlohmann::ordered_json::array()}};
             for (const auto& r : rows)
-                out["summary"].push_back({{"method", r.method}, {"epsilon", r.epsilon}, {"mean", r.mean}, {"std", r.std},
-                                          {"seeds", r.seeds}, {"tasks", r.tasks},
+                out["summary"].push_back({{"method", r.method},
+                                          {"epsilon", r.epsilon},
+                                          {"mean", r.mean},
+                                          {"std", r.std},
+                                          {"seeds", r.seeds},
+                                          {"tasks", r.tasks},
                                           {"every_seed_has_every_task", r.fewestTasksInASeed == r.tasks}});
             std::cout << out.dump(2) << '\n';
         } else {

@@ -137,19 +137,24 @@ void printStudyJson(const pipeline::StudyRunReport& report) {
     }
     ordered_json downstream = ordered_json::array();
     for (const auto& d : report.downstream)
-        downstream.push_back({{"method", d.method},
-                              {"task", d.task},
-                              {"seed", d.seed},
-                              {"epsilon", d.epsilon},
-                              {"test_auc", d.testAuc},
-                              {"pretrained_test_auc", std::isfinite(d.pretrainedTestAuc) ? ordered_json(d.pretrainedTestAuc) : ordered_json(nullptr)},
-                              {"ledger_epsilon", std::isinf(d.ledgerEpsilon) ? ordered_json("inf") : ordered_json(d.ledgerEpsilon)},
-                              {"established", d.established},
-                              {"run", d.runId}});
+        downstream.push_back(
+            {{"method", d.method},
+             {"task", d.task},
+             {"seed", d.seed},
+             {"epsilon", d.epsilon},
+             {"test_auc", d.testAuc},
+             {"pretrained_test_auc",
+              std::isfinite(d.pretrainedTestAuc) ? ordered_json(d.pretrainedTestAuc) : ordered_json(nullptr)},
+             {"ledger_epsilon", std::isinf(d.ledgerEpsilon) ? ordered_json("inf") : ordered_json(d.ledgerEpsilon)},
+             {"established", d.established},
+             {"run", d.runId}});
     ordered_json summary = ordered_json::array();
     for (const auto& row : summarize(report))
-        summary.push_back({{"method", row.method}, {"epsilon", row.epsilon}, {"macro_auc_mean", row.mean},
-                           {"macro_auc_std", row.std}, {"seeds", row.seeds}});
+        summary.push_back({{"method", row.method},
+                           {"epsilon", row.epsilon},
+                           {"macro_auc_mean", row.mean},
+                           {"macro_auc_std", row.std},
+                           {"seeds", row.seeds}});
     ordered_json out{{"project", report.project}, {"proxy_public_auc", report.proxyPublicAuc}, {"tasks", tasks}};
     if (!report.downstream.empty()) {
         out["downstream"] = downstream;
@@ -167,18 +172,22 @@ void printStudyText(const pipeline::StudyRunReport& report) {
         std::cout << "task " << o.task << "  (seed " << m.seed << ", rho " << m.rho << ": split A " << m.splitA
                   << ", split B " << m.splitB << ")\n"
                   << "  lambda*        " << fmtVector(o.lambdaStar) << "\n"
-                  << "  uniform        " << fmtVector(o.lambdaUniform) << "  cos " << o.uniformCosine << "  L1 " << o.uniformL1 << "\n"
-                  << "  random search  " << fmtVector(o.lambdaRandomSearch) << "  cos " << o.randomSearchCosine << "  (chosen non-privately)\n";
+                  << "  uniform        " << fmtVector(o.lambdaUniform) << "  cos " << o.uniformCosine << "  L1 "
+                  << o.uniformL1 << "\n"
+                  << "  random search  " << fmtVector(o.lambdaRandomSearch) << "  cos " << o.randomSearchCosine
+                  << "  (chosen non-privately)\n";
         for (const auto& p : o.privateLambdas)
-            std::cout << "  DP eps=" << p.epsilon << "   " << fmtVector(p.lambda) << "  cos " << p.cosine << "  L1 " << p.l1
-                      << "  (sigma " << p.sigma << ", epsilon spent " << p.epsilonSpent << ", delta " << p.delta << ")\n";
+            std::cout << "  DP eps=" << p.epsilon << "   " << fmtVector(p.lambda) << "  cos " << p.cosine << "  L1 "
+                      << p.l1 << "  (sigma " << p.sigma << ", epsilon spent " << p.epsilonSpent << ", delta " << p.delta
+                      << ")\n";
         std::cout << '\n';
     }
     if (report.downstream.empty()) return;
     std::cout << "macro AUC on the sensitive test split (mean over tasks; mean ± std over seeds)\n";
     for (const auto& row : summarize(report))
-        std::cout << "  eps " << row.epsilon << "  " << row.method << std::string(20 - std::min<std::size_t>(19, row.method.size()), ' ')
-                  << row.mean << " ± " << row.std << "  (" << row.seeds << " seed(s))\n";
+        std::cout << "  eps " << row.epsilon << "  " << row.method
+                  << std::string(20 - std::min<std::size_t>(19, row.method.size()), ' ') << row.mean << " ± " << row.std
+                  << "  (" << row.seeds << " seed(s))\n";
 }
 
 // `dpmix run` once its arguments are parsed; returns the exit code.
@@ -199,14 +208,16 @@ int executeRun(const RunArgs& args) {
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
     // Ctrl-C stops the stage in flight; its run is marked cancelled.
     pipeline::StudyRunReport report;
-    const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + project.path().string(),
-                                      CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::runStudy(project, *options, progress, cancel, log);
-                                      });
+    const int code = runInterruptible(
+        "dpmix run", "the run in flight is marked cancelled in " + project.path().string(), CancellationToken{},
+        stderrProgress(), report, [&](const auto& progress, const auto& cancel, const auto& log) {
+            return pipeline::runStudy(project, *options, progress, cancel, log);
+        });
     if (code != 0) return code;
-    if (args.json) printStudyJson(report);
-    else printStudyText(report);
+    if (args.json)
+        printStudyJson(report);
+    else
+        printStudyText(report);
     return 0;
 }
 
@@ -216,7 +227,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<RunArgs>();
     auto* run = app.add_subcommand("run", "Run a study's stages and store the results in its project");
-    run->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)")->required();
+    run->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)")
+        ->required();
     run->add_option("--stages", args->stages,
                     "comma-separated stages: proxies, mixture, pretrain, finetune, evaluate (or downstream = the last "
                     "three) (default: proxies,mixture)");
@@ -224,13 +236,15 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                     "methods for the downstream stages: " + methods::shortNameList() + " (default: all of them)");
     run->add_option("--tasks", args->tasks, "comma-separated sensitive task names (default: every task)");
     run->add_option("--epsilon,--epsilons", args->epsilons, "target epsilon(s), comma-separated (default: the spec's)");
-    run->add_option("--rho", args->rho, "fraction of the sensitive training data for mixture learning (default: the spec's)");
+    run->add_option("--rho", args->rho,
+                    "fraction of the sensitive training data for mixture learning (default: the spec's)");
     run->add_option("--seed", args->seeds, "run seed(s), comma-separated, e.g. 0,1,2 (default: the spec's)");
     run->add_option("--seeds", args->seedCount, "number of seeds N: runs seeds 0 .. N-1 (instead of --seed)");
     run->add_option("--proxy-epochs", args->proxyEpochs, "epochs of proxy training on the public data (default 3)");
     run->add_option("--pretrain-steps", args->pretrainSteps, "override the spec's pretraining steps");
     run->add_option("--finetune-steps", args->finetuneSteps, "override the spec's fine-tuning steps");
-    run->add_option("--proxy-examples", args->proxyExamples, "train the proxy on at most this many public images (0 = all)");
+    run->add_option("--proxy-examples", args->proxyExamples,
+                    "train the proxy on at most this many public images (0 = all)");
     run->add_flag("--json", args->json, "print the results as one JSON object");
     run->add_flag("--reproducible", args->reproducible,
                   "seed every DP mechanism from the run seed (and the release's identity): results can be re-derived, "

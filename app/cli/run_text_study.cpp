@@ -42,8 +42,9 @@ namespace {
 int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr) {
     char self[4096];
     const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    std::filesystem::path dir = len > 0 ? std::filesystem::path(std::string(self, static_cast<std::size_t>(len))).parent_path()
-                                        : std::filesystem::path(".");
+    std::filesystem::path dir =
+        len > 0 ? std::filesystem::path(std::string(self, static_cast<std::size_t>(len))).parent_path()
+                : std::filesystem::path(".");
     const std::string program = (dir / "dpmix-text").string();
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -58,8 +59,8 @@ int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr)
     if (child == 0) {
         if (stdoutToStderr) ::dup2(STDERR_FILENO, STDOUT_FILENO);
         ::execv(program.c_str(), argv.data());
-        const std::string msg = "dpmix run: this is a text study, which runs in " + program + ", but it cannot be started: " +
-                                std::strerror(errno) + "\n";
+        const std::string msg = "dpmix run: this is a text study, which runs in " + program +
+                                ", but it cannot be started: " + std::strerror(errno) + "\n";
         (void)!::write(STDERR_FILENO, msg.data(), msg.size());
         ::_exit(127);
     }
@@ -68,8 +69,7 @@ int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr)
     auto previous = std::signal(SIGINT, SIG_IGN);
     int status = 0;
     pid_t waited;
-    while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {
-    }
+    while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {}
     std::signal(SIGINT, previous);
     if (waited < 0) return 1;
     if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -78,7 +78,8 @@ int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr)
 }
 
 // Test perplexity per (ε, method): mean ± sample std over seeds, in the order the runs ran.
-std::vector<project::ResultSummaryRow> summarizePerplexity(const pipeline::TextDownstreamReport& report, const std::string& task) {
+std::vector<project::ResultSummaryRow> summarizePerplexity(const pipeline::TextDownstreamReport& report,
+                                                           const std::string& task) {
     std::vector<project::ResultObservation> observations;
     for (const auto& r : report.runs)
         observations.push_back({r.method, task, static_cast<long long>(r.seed), r.epsilon, r.testPerplexity, r.runId});
@@ -103,8 +104,9 @@ struct TokenCacheRemoval {
 
 // The child's command line: the stages it runs (the mixture whenever the LM stages follow: they
 // need this run's λ and splits) and the user's own spelling of ε, ρ and seeds.
-std::vector<std::string> textChildArguments(const project::ProjectFile& project, const pipeline::StudyRunOptions& options,
-                                            const TextRunArguments& given, bool downstream) {
+std::vector<std::string> textChildArguments(const project::ProjectFile& project,
+                                            const pipeline::StudyRunOptions& options, const TextRunArguments& given,
+                                            bool downstream) {
     std::vector<std::string> childStages;
     for (const auto& s : options.stages)
         if (s == "proxies" || s == "mixture") childStages.push_back(s);
@@ -117,8 +119,10 @@ std::vector<std::string> textChildArguments(const project::ProjectFile& project,
     if (!given.rho.empty()) args.insert(args.end(), {"--rho", given.rho});
     if (!given.seeds.empty()) args.insert(args.end(), {"--seed", given.seeds});
     if (options.reproducible.value_or(false)) args.emplace_back("--reproducible");
-    if (downstream) args.emplace_back("--export-tokens");
-    else if (given.json) args.emplace_back("--json");
+    if (downstream)
+        args.emplace_back("--export-tokens");
+    else if (given.json)
+        args.emplace_back("--json");
     return args;
 }
 
@@ -128,17 +132,32 @@ void printTextDownstream(const project::ProjectFile& project, const pipeline::To
     if (json) {
         ordered_json runs = ordered_json::array();
         for (const auto& r : report.runs)
-            runs.push_back({{"method", r.method}, {"seed", r.seed}, {"epsilon", r.epsilon},
-                            {"test_perplexity", r.testPerplexity},
-                            {"pretrained_test_perplexity", std::isfinite(r.pretrainedPerplexity) ? ordered_json(r.pretrainedPerplexity) : ordered_json(nullptr)},
-                            {"finetune_users", r.finetuneUsers}, {"q", r.q}, {"sigma", r.sigma},
-                            {"ledger_epsilon", std::isinf(r.ledgerEpsilon) ? ordered_json("inf") : ordered_json(r.ledgerEpsilon)},
-                            {"established", r.established}, {"run", r.runId}});
+            runs.push_back(
+                {{"method", r.method},
+                 {"seed", r.seed},
+                 {"epsilon", r.epsilon},
+                 {"test_perplexity", r.testPerplexity},
+                 {"pretrained_test_perplexity",
+                  std::isfinite(r.pretrainedPerplexity) ? ordered_json(r.pretrainedPerplexity) : ordered_json(nullptr)},
+                 {"finetune_users", r.finetuneUsers},
+                 {"q", r.q},
+                 {"sigma", r.sigma},
+                 {"ledger_epsilon", std::isinf(r.ledgerEpsilon) ? ordered_json("inf") : ordered_json(r.ledgerEpsilon)},
+                 {"established", r.established},
+                 {"run", r.runId}});
         ordered_json summary = ordered_json::array();
         for (const auto& row : rows)
-            summary.push_back({{"method", row.method}, {"epsilon", row.epsilon}, {"test_perplexity_mean", row.mean},
-                               {"test_perplexity_std", row.std}, {"seeds", row.seeds}});
-        std::cout << ordered_json{{"project", project.path().string()}, {"task", cache.task}, {"downstream", runs}, {"summary", summary}}.dump(2) << '\n';
+            summary.push_back({{"method", row.method},
+                               {"epsilon", row.epsilon},
+                               {"test_perplexity_mean", row.mean},
+                               {"test_perplexity_std", row.std},
+                               {"seeds", row.seeds}});
+        std::cout << ordered_json{{"project", project.path().string()},
+                                  {"task", cache.task},
+                                  {"downstream", runs},
+                                  {"summary", summary}}
+                         .dump(2)
+                  << '\n';
         return;
     }
     std::cout << "project " << project.path().string() << "  (task " << cache.task << ", " << cache.testUsers.size()
@@ -146,15 +165,17 @@ void printTextDownstream(const project::ProjectFile& project, const pipeline::To
               << "method               eps    seed  ft users  sigma    ppl before ft  test ppl  ledger eps\n";
     for (const auto& r : report.runs) {
         char line[256];
-        std::snprintf(line, sizeof line, "%-20s %-6g %-5llu %-9lld %-8.3f %-14.2f %-9.2f %s\n", r.method.c_str(), r.epsilon,
-                      static_cast<unsigned long long>(r.seed), r.finetuneUsers, r.sigma, r.pretrainedPerplexity,
-                      r.testPerplexity, std::isinf(r.ledgerEpsilon) ? "inf (non-private step)" : std::to_string(r.ledgerEpsilon).c_str());
+        std::snprintf(line, sizeof line, "%-20s %-6g %-5llu %-9lld %-8.3f %-14.2f %-9.2f %s\n", r.method.c_str(),
+                      r.epsilon, static_cast<unsigned long long>(r.seed), r.finetuneUsers, r.sigma,
+                      r.pretrainedPerplexity, r.testPerplexity,
+                      std::isinf(r.ledgerEpsilon) ? "inf (non-private step)" : std::to_string(r.ledgerEpsilon).c_str());
         std::cout << line;
     }
     std::cout << "\ntest perplexity on the test users' mail (lower is better; mean ± std over seeds)\n";
     for (const auto& row : rows)
-        std::cout << "  eps " << row.epsilon << "  " << row.method << std::string(20 - std::min<std::size_t>(19, row.method.size()), ' ')
-                  << row.mean << " ± " << row.std << "  (" << row.seeds << " seed(s))\n";
+        std::cout << "  eps " << row.epsilon << "  " << row.method
+                  << std::string(20 - std::min<std::size_t>(19, row.method.size()), ' ') << row.mean << " ± " << row.std
+                  << "  (" << row.seeds << " seed(s))\n";
 }
 
 // The language-model stages on the token cache the child exported; returns the exit code.
@@ -189,11 +210,14 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
 
 }  // namespace
 
-int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOptions& options, const TextRunArguments& given) {
+int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
+                   const TextRunArguments& given) {
     bool downstream = false;
     for (const auto& s : options.stages)
-        if (s != "proxies" && s != "mixture") downstream = true;  // pretrain, finetune, evaluate, downstream: the LM stages
-    TokenCacheRemoval removal{downstream ? pipeline::tokenCacheDir(project.path()) : std::filesystem::path(), given.keepTokens};
+        if (s != "proxies" && s != "mixture")
+            downstream = true;  // pretrain, finetune, evaluate, downstream: the LM stages
+    TokenCacheRemoval removal{downstream ? pipeline::tokenCacheDir(project.path()) : std::filesystem::path(),
+                              given.keepTokens};
     const int code = runTextStudyChild(textChildArguments(project, options, given, downstream), downstream);
     if (code != 0 || !downstream) return code;
     return runTextDownstreamStages(project.path(), options, given.json);

@@ -20,6 +20,7 @@ struct TextRunArguments {
 };
 
 /// Runs the text study's stages; returns the exit code (0 ok, 1 failure, 130 cancelled).
-int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOptions& options, const TextRunArguments& given);
+int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
+                   const TextRunArguments& given);
 
 }  // namespace dpmix::cli

@@ -21,7 +21,8 @@ protected:
             std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
             return target_->sputn(escaped, 4) == 4 ? ch : traits_type::eof();
         }
-        return traits_type::eq_int_type(target_->sputc(static_cast<char>(c)), traits_type::eof()) ? traits_type::eof() : ch;
+        return traits_type::eq_int_type(target_->sputc(static_cast<char>(c)), traits_type::eof()) ? traits_type::eof()
+                                                                                                  : ch;
     }
     int sync() override { return target_->pubsync(); }
 

@@ -58,8 +58,8 @@ Result<pipeline::StudyRunOptions> textStudyOptions(const TextArgs& args) {
 }
 
 // The token cache for the language-model stages; returns an exit code, `written` its folder.
-int exportTokenCache(project::ProjectFile& project, const pipeline::TextStudyReport& report, const CancellationToken& cancel,
-                     std::string& written) {
+int exportTokenCache(project::ProjectFile& project, const pipeline::TextStudyReport& report,
+                     const CancellationToken& cancel, std::string& written) {
     std::cerr << "dpmix run: tokenising the public domains and the sensitive mail for the language-model stages\n";
     Result<pipeline::TokenCache> cache = Error{""};
     try {
@@ -89,34 +89,51 @@ void printTextStudy(const pipeline::TextStudyReport& report, const std::string& 
         const auto& o = m.outcome;
         for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
             const auto& p = o.privateLambdas[pi];
-            tasks.push_back({{"task", o.task}, {"seed", p.seed}, {"epsilon", p.epsilon}, {"rho", m.rho},
-                             {"split_a", m.splitA}, {"split_b", m.splitB}, {"users_a", d.usersA}, {"users_b", d.usersB},
-                             {"components", o.componentNames}, {"lambda_dp", vec(p.lambda)},
-                             {"lambda_star", vec(o.lambdaStar)}, {"lambda_uniform", vec(o.lambdaUniform)},
-                             {"lambda_random_search", vec(o.lambdaRandomSearch)}, {"cos_dp", p.cosine}, {"l1_dp", p.l1},
-                             {"cos_uniform", o.uniformCosine}, {"l1_uniform", o.uniformL1},
-                             {"cos_random_search", o.randomSearchCosine}, {"sigma", p.sigma},
-                             {"epsilon_spent", p.epsilonSpent}, {"delta", p.delta},
-                             {"perplexity_dp", d.perplexityDp[pi]}, {"perplexity_star", d.perplexityStar},
+            tasks.push_back({{"task", o.task},
+                             {"seed", p.seed},
+                             {"epsilon", p.epsilon},
+                             {"rho", m.rho},
+                             {"split_a", m.splitA},
+                             {"split_b", m.splitB},
+                             {"users_a", d.usersA},
+                             {"users_b", d.usersB},
+                             {"components", o.componentNames},
+                             {"lambda_dp", vec(p.lambda)},
+                             {"lambda_star", vec(o.lambdaStar)},
+                             {"lambda_uniform", vec(o.lambdaUniform)},
+                             {"lambda_random_search", vec(o.lambdaRandomSearch)},
+                             {"cos_dp", p.cosine},
+                             {"l1_dp", p.l1},
+                             {"cos_uniform", o.uniformCosine},
+                             {"l1_uniform", o.uniformL1},
+                             {"cos_random_search", o.randomSearchCosine},
+                             {"sigma", p.sigma},
+                             {"epsilon_spent", p.epsilonSpent},
+                             {"delta", p.delta},
+                             {"perplexity_dp", d.perplexityDp[pi]},
+                             {"perplexity_star", d.perplexityStar},
                              {"perplexity_uniform", d.perplexityUniform},
                              {"perplexity_random_search", d.perplexityRandomSearch}});
         }
     }
     if (json) {
-        nlohmann::ordered_json out{{"project", report.study.project}, {"vocabulary", report.vocabularySize},
-                                   {"test_documents", report.testDocuments}, {"test_users", report.testUsers},
+        nlohmann::ordered_json out{{"project", report.study.project},
+                                   {"vocabulary", report.vocabularySize},
+                                   {"test_documents", report.testDocuments},
+                                   {"test_users", report.testUsers},
                                    {"tasks", tasks}};
         if (!tokenCache.empty()) out["token_cache"] = tokenCache;
         std::cout << out.dump(2) << '\n';
         return;
     }
-    std::cout << "project " << report.study.project << "  (vocabulary " << report.vocabularySize << ", test: "
-              << report.testUsers << " users, " << report.testDocuments << " mails)\n";
+    std::cout << "project " << report.study.project << "  (vocabulary " << report.vocabularySize
+              << ", test: " << report.testUsers << " users, " << report.testDocuments << " mails)\n";
     for (const auto& t : tasks)
         std::cout << "task " << t["task"].get<std::string>() << " seed " << t["seed"] << " eps " << t["epsilon"]
                   << ": cos(DP, λ*) " << t["cos_dp"] << " vs uniform " << t["cos_uniform"]
                   << "; test perplexity DP-MixMin " << t["perplexity_dp"] << ", λ* " << t["perplexity_star"]
-                  << ", uniform " << t["perplexity_uniform"] << ", random search " << t["perplexity_random_search"] << '\n';
+                  << ", uniform " << t["perplexity_uniform"] << ", random search " << t["perplexity_random_search"]
+                  << '\n';
 }
 
 // `dpmix-text run` once its arguments are parsed; returns the exit code.
@@ -138,11 +155,11 @@ int executeTextRun(const TextArgs& args) {
             std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
     };
     pipeline::TextStudyReport report;
-    const int code = cli::runInterruptible("dpmix run", "the run in flight is marked cancelled in " + project.path().string(), cancel,
-                                           progress, report, [&](const auto& p, const auto& c, const auto& log) {
-                                               return pipeline::runTextStudy(project, *options,
-                                                                             pipeline::TextStudySettings{}, p, c, log);
-                                           });
+    const int code = cli::runInterruptible(
+        "dpmix run", "the run in flight is marked cancelled in " + project.path().string(), cancel, progress, report,
+        [&](const auto& p, const auto& c, const auto& log) {
+            return pipeline::runTextStudy(project, *options, pipeline::TextStudySettings{}, p, c, log);
+        });
     if (code != 0) return code;
     std::string tokenCache;
     if (args.exportTokens) {
@@ -167,11 +184,13 @@ int main(int argc, char** argv) {
     run->add_option("project", args.project, "a .dpmix project, or a spec JSON")->required();
     run->add_option("--stages", args.stages, "comma-separated stages: proxies, mixture (default: proxies,mixture)");
     run->add_option("--epsilon,--epsilons", args.epsilons, "target epsilon(s), comma-separated (default: the spec's)");
-    run->add_option("--rho", args.rho, "fraction of the sensitive training users for mixture learning (default: the spec's)");
+    run->add_option("--rho", args.rho,
+                    "fraction of the sensitive training users for mixture learning (default: the spec's)");
     run->add_option("--seed,--seeds", args.seeds, "run seed(s), comma-separated (default: the spec's)");
     run->add_flag("--json", args.json, "print the results as one JSON object");
-    run->add_flag("--reproducible", args.reproducible,
-                  "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
+    run->add_flag(
+        "--reproducible", args.reproducible,
+        "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
     run->add_flag("--export-tokens", args.exportTokens,
                   "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
                   "for the language-model stages of `dpmix run`");

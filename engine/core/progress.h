@@ -6,10 +6,10 @@
 namespace dpmix {
 
 struct ProgressEvent {
-    std::string stage;     // e.g. "mixture"
-    long long done = 0;    // units finished (steps, runs, examples)
-    long long total = 0;   // 0 when unknown
-    std::string message;   // optional human-readable detail, e.g. "loss 0.412"
+    std::string stage;    // e.g. "mixture"
+    long long done = 0;   // units finished (steps, runs, examples)
+    long long total = 0;  // 0 when unknown
+    std::string message;  // optional human-readable detail, e.g. "loss 0.412"
 };
 
 using ProgressCallback = std::function<void(const ProgressEvent&)>;

@@ -24,8 +24,8 @@ using Status = std::optional<Error>;
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : data_(std::move(value)) {}          // NOLINT(implicit)
-    Result(Error error) : data_(std::move(error)) {}      // NOLINT(implicit)
+    Result(T value) : data_(std::move(value)) {}      // NOLINT(implicit)
+    Result(Error error) : data_(std::move(error)) {}  // NOLINT(implicit)
 
     bool ok() const { return std::holds_alternative<T>(data_); }
     explicit operator bool() const { return ok(); }

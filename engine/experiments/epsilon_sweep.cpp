@@ -14,10 +14,11 @@ namespace dpmix::experiments {
 
 std::string epsilonSweepIdentity(double epsilon) { return "epsilon-sweep/eps=" + privacy::formatNumber(epsilon); }
 
-Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParamsBuilder& base,
-                                        const EpsilonSweepOptions& options, const ProgressCallback& progress,
-                                        const CancellationToken& cancel) {
-    if (options.epsilons.empty()) return Error{"epsilons: the list is empty; expected at least one ε > 0 (inf allowed)"};
+Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA,
+                                        const mixmin::DpMixMinParamsBuilder& base, const EpsilonSweepOptions& options,
+                                        const ProgressCallback& progress, const CancellationToken& cancel) {
+    if (options.epsilons.empty())
+        return Error{"epsilons: the list is empty; expected at least one ε > 0 (inf allowed)"};
     for (double e : options.epsilons)
         if (!(e > 0.0))
             return Error{"epsilons: " + privacy::formatNumber(e) + " is not a valid ε; expected ε > 0 or inf"};
@@ -50,13 +51,15 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, 
         auto p = params[r];
         p.randomness = privacy::RandomnessSource::seeded(options.seeds[s], epsilonSweepIdentity(options.epsilons[r]));
         auto run = mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel);
-        if (!run) return Error{"epsilon " + privacy::formatNumber(options.epsilons[r]) + ", seed " +
-                               std::to_string(options.seeds[s]) + ": " + run.error().message};
+        if (!run)
+            return Error{"epsilon " + privacy::formatNumber(options.epsilons[r]) + ", seed " +
+                         std::to_string(options.seeds[s]) + ": " + run.error().message};
         cos[static_cast<std::size_t>(index)] = mixmin::cosineSimilarity(run->lambda, res.reference);
         l1[static_cast<std::size_t>(index)] = mixmin::l1Distance(run->lambda, res.reference);
         return std::nullopt;
     };
-    if (auto e = audit::runIndexedJobs(static_cast<long long>(cos.size()), options.threads, job, "epsilon-sweep", progress, cancel))
+    if (auto e = audit::runIndexedJobs(static_cast<long long>(cos.size()), options.threads, job, "epsilon-sweep",
+                                       progress, cancel))
         return *e;
 
     for (std::size_t r = 0; r < options.epsilons.size(); ++r) {

@@ -17,23 +17,23 @@
 namespace dpmix::experiments {
 
 struct EpsilonSweepOptions {
-    std::vector<double> epsilons;          // > 0; +inf allowed (the non-private solution)
-    std::vector<std::uint64_t> seeds;      // one DP-MixMin run per (ε, seed), with this run seed
-    int threads = 0;                       // 0 = all cores
+    std::vector<double> epsilons;      // > 0; +inf allowed (the non-private solution)
+    std::vector<std::uint64_t> seeds;  // one DP-MixMin run per (ε, seed), with this run seed
+    int threads = 0;                   // 0 = all cores
 };
 
 struct EpsilonSweepRow {
     double epsilon = 0.0;
-    bool nonPrivate = false;               // ε = +inf: λ* itself
-    double sigma = 0.0;                    // calibrated noise multiplier (0 for +inf)
-    audit::MeanStd cosine, l1;                    // over seeds
-    std::vector<double> cosines, l1s;      // per seed, in options.seeds order
+    bool nonPrivate = false;           // ε = +inf: λ* itself
+    double sigma = 0.0;                // calibrated noise multiplier (0 for +inf)
+    audit::MeanStd cosine, l1;         // over seeds
+    std::vector<double> cosines, l1s;  // per seed, in options.seeds order
 };
 
 struct EpsilonSweepResult {
-    Eigen::VectorXd reference;             // λ* (non-private MixMin on split A)
+    Eigen::VectorXd reference;                    // λ* (non-private MixMin on split A)
     double uniformCosine = 0.0, uniformL1 = 0.0;  // the uniform mixture's cos / L1 to λ*
-    std::vector<EpsilonSweepRow> rows;     // in options.epsilons order
+    std::vector<EpsilonSweepRow> rows;            // in options.epsilons order
 };
 
 /// `base` carries every DP-MixMin setting except ε and the seed, which the sweep sets per run.
@@ -43,8 +43,8 @@ struct EpsilonSweepResult {
 /// with RandomnessSource::seeded(seed, epsilonSweepIdentity(ε)).
 std::string epsilonSweepIdentity(double epsilon);
 
-Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParamsBuilder& base,
-                                        const EpsilonSweepOptions& options, const ProgressCallback& progress = {},
-                                        const CancellationToken& cancel = {});
+Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA,
+                                        const mixmin::DpMixMinParamsBuilder& base, const EpsilonSweepOptions& options,
+                                        const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
 }  // namespace dpmix::experiments

@@ -14,7 +14,8 @@ namespace dpmix::experiments {
 
 Result<SlopeFit> fitLogLogSlope(const std::vector<double>& x, const std::vector<double>& y, double minX) {
     if (x.size() != y.size())
-        return Error{"slope fit: " + std::to_string(x.size()) + " x values but " + std::to_string(y.size()) + " y values"};
+        return Error{"slope fit: " + std::to_string(x.size()) + " x values but " + std::to_string(y.size()) +
+                     " y values"};
     std::vector<double> lx, ly;
     for (std::size_t i = 0; i < x.size(); ++i)
         if (x[i] >= minX && x[i] > 0.0 && y[i] > 0.0 && std::isfinite(y[i])) {
@@ -98,7 +99,8 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
         auto forward = [&](const ProgressEvent& e) {
             report(progress, {"k-scaling", before + e.done, totalRuns, "k = " + std::to_string(k)});
         };
-        if (auto e = audit::runIndexedJobs(static_cast<long long>(S), options.threads, job, "k-scaling", forward, cancel))
+        if (auto e =
+                audit::runIndexedJobs(static_cast<long long>(S), options.threads, job, "k-scaling", forward, cancel))
             return *e;
         doneRuns += static_cast<long long>(S);
         row.meanExcess = audit::meanStd(row.excess);

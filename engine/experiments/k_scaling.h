@@ -19,10 +19,10 @@
 namespace dpmix::experiments {
 
 struct SlopeFit {
-    double slope = 0.0;       // b in log α = a + b log k
-    double intercept = 0.0;   // a
+    double slope = 0.0;      // b in log α = a + b log k
+    double intercept = 0.0;  // a
     double rSquared = 0.0;
-    long long points = 0;     // points used (k >= minK and α > 0)
+    long long points = 0;  // points used (k >= minK and α > 0)
 };
 
 /// Least squares of log y on log x over the points with x >= minX and y > 0 (α ≤ 0 has no
@@ -34,7 +34,7 @@ struct KScalingOptions {
     std::vector<std::uint64_t> seeds{0, 1, 2, 3, 4};
     std::uint64_t subsetSeed = 0;  // which subsets become the sources
     double minKForFit = 32.0;
-    double gapTolerance = 1e-8;    // of the non-private solve: α is exact to this
+    double gapTolerance = 1e-8;  // of the non-private solve: α is exact to this
     int threads = 0;
 };
 
@@ -49,8 +49,8 @@ struct KScalingRow {
 
 struct KScalingResult {
     std::vector<KScalingRow> rows;
-    SlopeFit fit;                        // over the rows' mean excess
-    bool fitted = false;                 // false when fewer than 2 usable rows (fitError says why)
+    SlopeFit fit;         // over the rows' mean excess
+    bool fitted = false;  // false when fewer than 2 usable rows (fitError says why)
     std::string fitError;
 };
 

@@ -80,14 +80,16 @@ Result<RhoConstants> fitRhoConstants(const std::vector<PilotPoint>& points, doub
         s11 += u * u, s12 += u * v, s22 += v * v, b1 += u, b2 += v;
         ++used;
     }
-    if (used < 2) return Error{"pilot: fewer than 2 points with a positive excess; expected more sample sizes or seeds"};
+    if (used < 2)
+        return Error{"pilot: fewer than 2 points with a positive excess; expected more sample sizes or seeds"};
     // Non-negative LS in 2 variables: the unconstrained solution if both are >= 0, else the
     // better of the two one-term fits (the KKT point lies on an axis).
     auto residual = [&](double c1, double c2) {
         double r = 0;
         for (const auto& p : points) {
             if (!(p.excess > 0.0) || !(p.n > 0.0) || !(p.epsilon > 0.0)) continue;
-            const double f = c1 * statisticalTerm(p.n, lipschitz) + c2 * privacyTerm(p.n, p.epsilon, delta, sources, lipschitz);
+            const double f =
+                c1 * statisticalTerm(p.n, lipschitz) + c2 * privacyTerm(p.n, p.epsilon, delta, sources, lipschitz);
             r += (f / p.excess - 1.0) * (f / p.excess - 1.0);
         }
         return r;
@@ -114,9 +116,10 @@ Result<RhoConstants> fitRhoConstants(const std::vector<PilotPoint>& points, doub
     return c;
 }
 
-Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pilot, const mixmin::DpMixMinParamsBuilder& base,
-                                               double lipschitz, const PilotOptions& options,
-                                               const ProgressCallback& progress, const CancellationToken& cancel) {
+Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pilot,
+                                               const mixmin::DpMixMinParamsBuilder& base, double lipschitz,
+                                               const PilotOptions& options, const ProgressCallback& progress,
+                                               const CancellationToken& cancel) {
     if (options.sampleSizes.empty()) return Error{"sample-sizes: the list is empty; expected pilot subset sizes"};
     if (options.epsilons.empty()) return Error{"epsilons: the list is empty"};
     if (options.seeds.empty()) return Error{"seeds: the list is empty"};
@@ -150,8 +153,8 @@ Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pi
         auto b = base;
         // A pilot simulation, not a release: seeded (docs/PRIVACY.md).
         auto p = b.epsilon(options.epsilons[ei])
-                     .reproducible(options.seeds[s], "rho-guidance/n=" + std::to_string(n) + "/eps=" +
-                                                         privacy::formatNumber(options.epsilons[ei]))
+                     .reproducible(options.seeds[s], "rho-guidance/n=" + std::to_string(n) +
+                                                         "/eps=" + privacy::formatNumber(options.epsilons[ei]))
                      .build(n);
         if (!p) return Error{"pilot n = " + std::to_string(n) + ": " + p.error().message};
         auto params = std::move(p).value();
@@ -161,14 +164,16 @@ Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pi
         excess[i] = full->loss(run->lambda) - star->loss;
         return std::nullopt;
     };
-    if (auto e = audit::runIndexedJobs(static_cast<long long>(excess.size()), options.threads, job, "rho-calibration", progress,
-                                cancel))
+    if (auto e = audit::runIndexedJobs(static_cast<long long>(excess.size()), options.threads, job, "rho-calibration",
+                                       progress, cancel))
         return *e;
 
     PilotCalibration cal;
     for (std::size_t cell = 0; cell < cells; ++cell) {
-        std::vector<double> v(excess.begin() + static_cast<long>(cell * S), excess.begin() + static_cast<long>((cell + 1) * S));
-        cal.points.push_back({static_cast<double>(options.sampleSizes[cell / E]), options.epsilons[cell % E], audit::meanStd(v).mean});
+        std::vector<double> v(excess.begin() + static_cast<long>(cell * S),
+                              excess.begin() + static_cast<long>((cell + 1) * S));
+        cal.points.push_back(
+            {static_cast<double>(options.sampleSizes[cell / E]), options.epsilons[cell % E], audit::meanStd(v).mean});
     }
     auto c = fitRhoConstants(cal.points, delta, full->sources(), lipschitz);
     if (!c) return c.error();

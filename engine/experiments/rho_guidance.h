@@ -31,9 +31,9 @@ struct RhoGuidanceInputs {
     long long trainExamples = 0;  // N: the sensitive train set split into A (ρN) and B
     double epsilon = 1.0;
     double delta = 1e-5;
-    long long sources = 0;        // k
-    double lipschitz = 0.0;       // L: the clip norm C bounds the clipped objective's slope
-    double targetExcess = 0.0;    // α: tolerated excess F(λ_DP) − F(λ*)
+    long long sources = 0;      // k
+    double lipschitz = 0.0;     // L: the clip norm C bounds the clipped objective's slope
+    double targetExcess = 0.0;  // α: tolerated excess F(λ_DP) − F(λ*)
     RhoConstants constants;
 };
 
@@ -41,25 +41,25 @@ enum class RhoRegime { StatisticsLimited, PrivacyLimited };
 const char* toString(RhoRegime r);
 
 struct RhoGuidance {
-    double nStatistical = 0.0;   // examples for the statistical term to reach α/2
-    double nPrivacy = 0.0;       // ... for the privacy term
-    double nRequired = 0.0;      // max of the two
-    double rho = 0.0;            // nRequired / N (may exceed 1: then α is out of reach)
-    bool feasible = false;       // rho <= 1
+    double nStatistical = 0.0;                        // examples for the statistical term to reach α/2
+    double nPrivacy = 0.0;                            // ... for the privacy term
+    double nRequired = 0.0;                           // max of the two
+    double rho = 0.0;                                 // nRequired / N (may exceed 1: then α is out of reach)
+    bool feasible = false;                            // rho <= 1
     RhoRegime regime = RhoRegime::StatisticsLimited;  // which term sets n
 };
 
 /// The bound's two terms at n examples (the model calibrateRhoConstants fits).
-double statisticalTerm(double n, double lipschitz);                                       // L/√n
+double statisticalTerm(double n, double lipschitz);                                               // L/√n
 double privacyTerm(double n, double epsilon, double delta, long long sources, double lipschitz);  // L√(k log 1/δ)/(nε)
 
 /// Errors name the field (train-examples, epsilon, delta, sources, lipschitz, target-excess, c1, c2).
 Result<RhoGuidance> rhoGuidance(const RhoGuidanceInputs& in);
 
 struct PilotPoint {
-    double n = 0.0;        // examples of the pilot subset
+    double n = 0.0;  // examples of the pilot subset
     double epsilon = 0.0;
-    double excess = 0.0;   // measured mean excess F(λ_DP) − F(λ*) (on the whole pilot set)
+    double excess = 0.0;  // measured mean excess F(λ_DP) − F(λ*) (on the whole pilot set)
 };
 
 /// Non-negative weighted least squares of excess ≈ c1·statisticalTerm + c2·privacyTerm, with
@@ -69,14 +69,14 @@ Result<RhoConstants> fitRhoConstants(const std::vector<PilotPoint>& points, doub
                                      double lipschitz);
 
 struct PilotOptions {
-    std::vector<long long> sampleSizes;   // n values (each < pilot size)
+    std::vector<long long> sampleSizes;  // n values (each < pilot size)
     std::vector<double> epsilons{0.5, 1.0, 2.0};
     std::vector<std::uint64_t> seeds{0, 1, 2};
     int threads = 0;
 };
 
 struct PilotCalibration {
-    std::vector<PilotPoint> points;       // mean over seeds per (n, ε)
+    std::vector<PilotPoint> points;  // mean over seeds per (n, ε)
     RhoConstants constants;
 };
 
@@ -85,9 +85,9 @@ struct PilotCalibration {
 /// pilot set stands in for the population). `base`: DP-MixMin settings (ε, seed set here; give
 /// q through expectedBatch, which must not exceed the smallest n). Lipschitz = base's clip norm.
 /// Progress: stage "rho-calibration".
-Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pilot, const mixmin::DpMixMinParamsBuilder& base,
-                                               double lipschitz, const PilotOptions& options,
-                                               const ProgressCallback& progress = {},
+Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pilot,
+                                               const mixmin::DpMixMinParamsBuilder& base, double lipschitz,
+                                               const PilotOptions& options, const ProgressCallback& progress = {},
                                                const CancellationToken& cancel = {});
 
 }  // namespace dpmix::experiments

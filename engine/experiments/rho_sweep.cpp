@@ -19,7 +19,8 @@ Result<RhoSweepResult> rhoSweep(const audit::ObjectiveBuilder& fullTrain, const 
                                 const CancellationToken& cancel) {
     if (options.rhos.empty()) return Error{"rhos: the list is empty; expected fractions in (0, 1)"};
     for (double r : options.rhos)
-        if (!(r > 0.0 && r < 1.0)) return Error{"rhos: " + privacy::formatNumber(r) + "; expected a fraction in (0, 1)"};
+        if (!(r > 0.0 && r < 1.0))
+            return Error{"rhos: " + privacy::formatNumber(r) + "; expected a fraction in (0, 1)"};
     if (options.seeds.empty()) return Error{"seeds: the list is empty; expected at least one seed"};
 
     auto full = audit::buildAll(fullTrain);
@@ -57,7 +58,8 @@ Result<RhoSweepResult> rhoSweep(const audit::ObjectiveBuilder& fullTrain, const 
         excess[i] = full->loss(run->lambda) - res.referenceLoss;
         return std::nullopt;
     };
-    if (auto e = audit::runIndexedJobs(static_cast<long long>(R * S), options.threads, job, "rho-sweep", progress, cancel))
+    if (auto e =
+            audit::runIndexedJobs(static_cast<long long>(R * S), options.threads, job, "rho-sweep", progress, cancel))
         return *e;
 
     for (std::size_t r = 0; r < R; ++r) {
@@ -65,7 +67,8 @@ Result<RhoSweepResult> rhoSweep(const audit::ObjectiveBuilder& fullTrain, const 
         row.rho = options.rhos[r];
         row.examples = sizes[r * S];
         auto slice = [&](const std::vector<double>& v) {
-            return std::vector<double>(v.begin() + static_cast<long>(r * S), v.begin() + static_cast<long>((r + 1) * S));
+            return std::vector<double>(v.begin() + static_cast<long>(r * S),
+                                       v.begin() + static_cast<long>((r + 1) * S));
         };
         row.cosines = slice(cos);
         row.l1s = slice(l1);

@@ -1,8 +1,8 @@
 #pragma once
 // A-posteriori check of ρ (the paper's check, docs/ALGORITHMS.md A.9): for each ρ and seed,
 // split the full sensitive train set with data::rhoSplit (a stable split of the same law as the
-// pipeline's, its units identified by index), run DP-MixMin on split A, and compare λ_DP with the non-private λ* of the FULL train
-// set: cos, L1 and the excess F_full(λ_DP) − F_full(λ*), mean ± std over seeds.
+// pipeline's, its units identified by index), run DP-MixMin on split A, and compare λ_DP with the non-private λ* of the
+// FULL train set: cos, L1 and the excess F_full(λ_DP) − F_full(λ*), mean ± std over seeds.
 //
 // NOT private: λ* and F_full are computed on sensitive data without noise. This is a diagnostic
 // for choosing ρ (as in the paper), never something to release; `referenceEntry` is the
@@ -29,17 +29,17 @@ struct RhoSweepOptions {
 
 struct RhoSweepRow {
     double rho = 0.0;
-    long long examples = 0;             // |split A| = round(ρN)
-    audit::MeanStd cosine, l1, excess;         // over seeds
+    long long examples = 0;                      // |split A| = round(ρN)
+    audit::MeanStd cosine, l1, excess;           // over seeds
     std::vector<double> cosines, l1s, excesses;  // per seed
 };
 
 struct RhoSweepResult {
-    Eigen::VectorXd reference;          // λ* on the full train set
-    double referenceLoss = 0.0;         // F_full(λ*)
-    double uniformCosine = 0.0;         // cos(1/k, λ*)
+    Eigen::VectorXd reference;   // λ* on the full train set
+    double referenceLoss = 0.0;  // F_full(λ*)
+    double uniformCosine = 0.0;  // cos(1/k, λ*)
     privacy::LedgerEntry referenceEntry;
-    std::vector<RhoSweepRow> rows;      // in options.rhos order
+    std::vector<RhoSweepRow> rows;  // in options.rhos order
 };
 
 /// `fullTrain`: the objective builder over the whole sensitive train set. `base`: every DP-MixMin

@@ -31,7 +31,8 @@ Result<std::vector<std::uint32_t>> chooseClassSubsets(int classes, long long k, 
 
 Result<Eigen::MatrixXd> subsetSourceProbabilities(const Eigen::MatrixXd& p, const std::vector<std::uint32_t>& masks) {
     const Eigen::Index n = p.rows(), C = p.cols();
-    if (C < 2 || C > 20) return Error{"class probabilities: " + std::to_string(C) + " columns; expected 2 to 20 classes"};
+    if (C < 2 || C > 20)
+        return Error{"class probabilities: " + std::to_string(C) + " columns; expected 2 to 20 classes"};
     for (std::size_t i = 0; i < masks.size(); ++i)
         if (masks[i] == 0 || (masks[i] >> C) != 0)
             return Error{"subsets: mask " + std::to_string(masks[i]) + " (source " + std::to_string(i) +
@@ -40,8 +41,8 @@ Result<Eigen::MatrixXd> subsetSourceProbabilities(const Eigen::MatrixXd& p, cons
         if (!((p.row(j).array() >= 0.0).all() && (p.row(j).array() <= 1.0).all()))
             return Error{"class probabilities: row " + std::to_string(j) + " has a value outside [0, 1]"};
         if (std::fabs(p.row(j).sum() - 1.0) > 1e-3)
-            return Error{"class probabilities: row " + std::to_string(j) + " sums to " + std::to_string(p.row(j).sum()) +
-                         "; expected 1 (within 1e-3)"};
+            return Error{"class probabilities: row " + std::to_string(j) + " sums to " +
+                         std::to_string(p.row(j).sum()) + "; expected 1 (within 1e-3)"};
     }
     // Indicator matrix M (C × k), M(c, i) = 1 iff c ∈ S_i, so P = p · M.
     Eigen::MatrixXd m = Eigen::MatrixXd::Zero(C, static_cast<Eigen::Index>(masks.size()));

@@ -36,8 +36,10 @@ BlasLibrary loadedBlas() {
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
         if (contains(lower, "openblas")) return {"OpenBLAS", real};
         if (contains(lower, "libmkl")) return {"MKL", real};
-        if (contains(lower, "blis")) found = {"BLIS", real};
-        else if (contains(lower, "atlas")) found = {"ATLAS", real};
+        if (contains(lower, "blis"))
+            found = {"BLIS", real};
+        else if (contains(lower, "atlas"))
+            found = {"ATLAS", real};
         else if (contains(lower, "/blas/libblas") || contains(lower, "libblas.so")) {
             if (found.name == "unknown") found = {"reference BLAS", real};
         }

@@ -8,11 +8,11 @@ struct RuntimeInfo {
     std::string torchVersion;
     std::string blasName;
     std::string blasPath;
-    int threads = 0;             // torch intra-op threads
-    std::string parallelBackend; // at::get_parallel_info(), first line
+    int threads = 0;              // torch intra-op threads
+    std::string parallelBackend;  // at::get_parallel_info(), first line
     bool cudaAvailable = false;
     int cudaDevices = 0;
-    double matmulMs = 0.0;       // one 512x512 float matmul; reference BLAS takes ~100x longer
+    double matmulMs = 0.0;  // one 512x512 float matmul; reference BLAS takes ~100x longer
 };
 
 /// Probes the runtime (runs one small matmul, so it takes a few milliseconds).

@@ -8,25 +8,25 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <initializer_list>
 #include <cstring>
+#include <initializer_list>
 
 /// Verifies |actual − expected| < tolerance; on failure prints actual, expected, their difference
 /// and the tolerance (QVERIFY(std::abs(a - b) < t) says only "false").
-#define DPMIX_COMPARE_NEAR(actual, expected, tolerance)                                                      \
-    do {                                                                                                     \
-        const double dpmixActual_ = static_cast<double>(actual);                                             \
-        const double dpmixExpected_ = static_cast<double>(expected);                                         \
-        const double dpmixTolerance_ = static_cast<double>(tolerance);                                       \
-        const double dpmixDiff_ = std::abs(dpmixActual_ - dpmixExpected_);                                  \
-        QVERIFY2(dpmixDiff_ < dpmixTolerance_,                                                               \
-                 qPrintable(QStringLiteral("%1 = %2, %3 = %4: difference %5, expected < %6")                 \
-                                .arg(QStringLiteral(#actual))                                                \
-                                .arg(dpmixActual_, 0, 'g', 17)                                               \
-                                .arg(QStringLiteral(#expected))                                              \
-                                .arg(dpmixExpected_, 0, 'g', 17)                                             \
-                                .arg(dpmixDiff_, 0, 'g', 6)                                                  \
-                                .arg(dpmixTolerance_, 0, 'g', 6)));                                          \
+#define DPMIX_COMPARE_NEAR(actual, expected, tolerance)                                      \
+    do {                                                                                     \
+        const double dpmixActual_ = static_cast<double>(actual);                             \
+        const double dpmixExpected_ = static_cast<double>(expected);                         \
+        const double dpmixTolerance_ = static_cast<double>(tolerance);                       \
+        const double dpmixDiff_ = std::abs(dpmixActual_ - dpmixExpected_);                   \
+        QVERIFY2(dpmixDiff_ < dpmixTolerance_,                                               \
+                 qPrintable(QStringLiteral("%1 = %2, %3 = %4: difference %5, expected < %6") \
+                                .arg(QStringLiteral(#actual))                                \
+                                .arg(dpmixActual_, 0, 'g', 17)                               \
+                                .arg(QStringLiteral(#expected))                              \
+                                .arg(dpmixExpected_, 0, 'g', 17)                             \
+                                .arg(dpmixDiff_, 0, 'g', 6)                                  \
+                                .arg(dpmixTolerance_, 0, 'g', 6)));                          \
     } while (false)
 
 namespace dpmix::test_support {

@@ -1,5 +1,5 @@
-// `dpmix audit`, `dpmix experiment` and `dpmix run`'s seed flags refuse bad input with exit 2, a message naming the flag,
-// and nothing written next to the spec.
+// `dpmix audit`, `dpmix experiment` and `dpmix run`'s seed flags refuse bad input with exit 2, a message naming the
+// flag, and nothing written next to the spec.
 #include "cli_runner.h"
 
 #include <QDir>
@@ -72,7 +72,8 @@ private Q_SLOTS:
     }
     void badCanary() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "loud"}, "--canary"); }
     void badMaxClipSign() {
-        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--max-clip-sign", "up"}, "--max-clip-sign");
+        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--max-clip-sign", "up"},
+                       "--max-clip-sign");
     }
     void badMaxClipTarget() {
         expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--max-clip-target", "loudest"},
@@ -84,7 +85,9 @@ private Q_SLOTS:
         expectBadInput({"run", spec_, "--seeds", "2", "--seed", "5"}, "--seed and --seeds");
         expectBadInput({"run", spec_, "--seed", "-1"}, "--seed");
     }
-    void zeroRuns() { expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--runs", "0"}, "--runs"); }
+    void zeroRuns() {
+        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--runs", "0"}, "--runs");
+    }
     void negativeEpsilon() {
         expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "natural", "--epsilon", "-1"}, "--epsilon");
     }

@@ -54,8 +54,10 @@ class TestCliInProcess : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void twoAppsParseTheirOwnValues() {
-        const auto a = runInProcess({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--json"});
-        const auto b = runInProcess({"privacy", "epsilon", "--q", "0.01", "--sigma", "2", "--steps", "100", "--delta", "1e-5", "--json"});
+        const auto a = runInProcess(
+            {"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--json"});
+        const auto b = runInProcess(
+            {"privacy", "epsilon", "--q", "0.01", "--sigma", "2", "--steps", "100", "--delta", "1e-5", "--json"});
         QCOMPARE(a.exitCode, 0);
         QCOMPARE(b.exitCode, 0);
         // Each equals the accountant's own value for its σ (computed here, not by the command).
@@ -63,7 +65,8 @@ private Q_SLOTS:
         QCOMPARE(epsilonOf(b), dpmix::privacy::gaussianEpsilon({0.01, 2.0, 100}, 1e-5).epsilon);
         QVERIFY(epsilonOf(b) < epsilonOf(a));
         // A third App without --json prints text: the flag of the earlier Apps did not stick.
-        const auto c = runInProcess({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"});
+        const auto c =
+            runInProcess({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"});
         QCOMPARE(c.exitCode, 0);
         QVERIFY2(c.out.rfind("{", 0) != 0, c.out.c_str());
     }
@@ -74,7 +77,8 @@ private Q_SLOTS:
         for (int round = 0; round < 2; ++round) {
             const auto r = runInProcess({"new", "no-such-spec.json", "-o", ""});
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.find("-o '': expected the path of the project file to create") != std::string::npos, r.err.c_str());
+            QVERIFY2(r.err.find("-o '': expected the path of the project file to create") != std::string::npos,
+                     r.err.c_str());
         }
         const auto without = runInProcess({"new", "no-such-spec.json"});
         QCOMPARE(without.exitCode, 2);
@@ -85,7 +89,8 @@ private Q_SLOTS:
         // The engine says "ks: k = 1 is out of range" (field "ks"); the command line adds "--".
         const auto r = runInProcess({"experiment", "k-scaling", "no-such-spec.json", "--ks", "1,2"});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.find("--ks: k = 1 is out of range: expected an integer >= 2") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("--ks: k = 1 is out of range: expected an integer >= 2") != std::string::npos,
+                 r.err.c_str());
     }
 };
 

@@ -11,7 +11,8 @@ class TestCliPrivacy : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void epsilonJsonPrintsThePublishedExample() {
-        const auto r = runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1.0", "--steps", "1000", "--delta", "1e-6", "--json"});
+        const auto r = runDpmix(
+            {"privacy", "epsilon", "--q", "0.01", "--sigma", "1.0", "--steps", "1000", "--delta", "1e-6", "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = r.json();
         DPMIX_COMPARE_NEAR(j["epsilon"].toDouble(), 2.43669380, 5e-9);
@@ -20,7 +21,8 @@ private Q_SLOTS:
         QCOMPARE(j["steps"].toInt(), 1000);
     }
     void sigmaJsonMeetsTarget() {
-        const auto r = runDpmix({"privacy", "sigma", "--epsilon", "1", "--delta", "1e-5", "--q", "0.2", "--steps", "100", "--json"});
+        const auto r = runDpmix(
+            {"privacy", "sigma", "--epsilon", "1", "--delta", "1e-5", "--q", "0.2", "--steps", "100", "--json"});
         QCOMPARE(r.exitCode, 0);
         DPMIX_COMPARE_NEAR(r.json()["sigma"].toDouble(), 8.278, 1e-3);  // docs/ALGORITHMS.md A.11
     }
@@ -31,25 +33,43 @@ private Q_SLOTS:
         QVERIFY(std::fabs(r.json()["r_star"].toDouble() - 0.472) <= 0.002);
     }
     void auditBoundJson() {
-        const auto r = runDpmix({"privacy", "audit-bound", "--fp", "0", "--fn", "0", "--negatives", "1000", "--positives",
-                                 "1000", "--delta", "1e-5", "--json"});
+        const auto r = runDpmix({"privacy", "audit-bound", "--fp", "0", "--fn", "0", "--negatives", "1000",
+                                 "--positives", "1000", "--delta", "1e-5", "--json"});
         QCOMPARE(r.exitCode, 0);
         DPMIX_COMPARE_NEAR(r.json()["epsilon_lb"].toDouble(), 5.6006, 5e-5);
     }
     void badInputNamesArgumentValueAndRange_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("q>1") << QStringList{"epsilon", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = 1.5 is out of range: expected a sampling rate in (0, 1]";
-        QTest::newRow("sigma<=0") << QStringList{"epsilon", "--q", "0.1", "--sigma", "0", "--steps", "10", "--delta", "1e-5"} << "--sigma = 0 is out of range";
-        QTest::newRow("delta") << QStringList{"sigma", "--epsilon", "1", "--delta", "2", "--q", "0.1", "--steps", "10"} << "--delta = 2 is out of range: expected a probability in (0, 1)";
-        QTest::newRow("eps<=0") << QStringList{"sigma", "--epsilon", "-1", "--delta", "1e-5", "--q", "0.1", "--steps", "10"} << "--epsilon = -1 is out of range";
-        QTest::newRow("T<1") << QStringList{"epsilon", "--q", "0.1", "--sigma", "1", "--steps", "0", "--delta", "1e-5"} << "--steps = 0 is out of range";
-        QTest::newRow("r>=alpha") << QStringList{"dirichlet-r", "--epsilon", "1", "--delta", "1e-5", "--alpha", "-3", "--q", "0.1", "--steps", "10"} << "--alpha = -3 is out of range";
-        QTest::newRow("text") << QStringList{"epsilon", "--q", "abc", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = 'abc' is not a number";
-        QTest::newRow("hex float") << QStringList{"epsilon", "--q", "0x1p-7", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "--q = '0x1p-7' is not a number";
-        QTest::newRow("blank first") << QStringList{"epsilon", "--q", " 0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "is not a number";
-        QTest::newRow("missing") << QStringList{"epsilon", "--sigma", "1", "--steps", "10", "--delta", "1e-5"} << "missing --q";
-        QTest::newRow("fp>N0") << QStringList{"audit-bound", "--fp", "5", "--fn", "0", "--negatives", "4", "--positives", "4", "--delta", "1e-5"} << "--fp = 5 is out of range: expected at most negatives = 4";
+        QTest::newRow("q>1") << QStringList{"epsilon", "--q", "1.5", "--sigma", "1", "--steps", "10", "--delta", "1e-5"}
+                             << "--q = 1.5 is out of range: expected a sampling rate in (0, 1]";
+        QTest::newRow("sigma<=0") << QStringList{"epsilon", "--q", "0.1",     "--sigma", "0",
+                                                 "--steps", "10",  "--delta", "1e-5"}
+                                  << "--sigma = 0 is out of range";
+        QTest::newRow("delta") << QStringList{"sigma", "--epsilon", "1", "--delta", "2", "--q", "0.1", "--steps", "10"}
+                               << "--delta = 2 is out of range: expected a probability in (0, 1)";
+        QTest::newRow("eps<=0") << QStringList{"sigma", "--epsilon", "-1",      "--delta", "1e-5",
+                                               "--q",   "0.1",       "--steps", "10"}
+                                << "--epsilon = -1 is out of range";
+        QTest::newRow("T<1") << QStringList{"epsilon", "--q", "0.1", "--sigma", "1", "--steps", "0", "--delta", "1e-5"}
+                             << "--steps = 0 is out of range";
+        QTest::newRow("r>=alpha") << QStringList{"dirichlet-r", "--epsilon", "1",   "--delta", "1e-5", "--alpha",
+                                                 "-3",          "--q",       "0.1", "--steps", "10"}
+                                  << "--alpha = -3 is out of range";
+        QTest::newRow("text") << QStringList{"epsilon", "--q", "abc",     "--sigma", "1",
+                                             "--steps", "10",  "--delta", "1e-5"}
+                              << "--q = 'abc' is not a number";
+        QTest::newRow("hex float") << QStringList{"epsilon", "--q", "0x1p-7",  "--sigma", "1",
+                                                  "--steps", "10",  "--delta", "1e-5"}
+                                   << "--q = '0x1p-7' is not a number";
+        QTest::newRow("blank first") << QStringList{"epsilon", "--q", " 0.01",   "--sigma", "1",
+                                                    "--steps", "10",  "--delta", "1e-5"}
+                                     << "is not a number";
+        QTest::newRow("missing") << QStringList{"epsilon", "--sigma", "1", "--steps", "10", "--delta", "1e-5"}
+                                 << "missing --q";
+        QTest::newRow("fp>N0") << QStringList{"audit-bound", "--fp",        "5", "--fn",    "0",   "--negatives",
+                                              "4",           "--positives", "4", "--delta", "1e-5"}
+                               << "--fp = 5 is out of range: expected at most negatives = 4";
     }
     void badInputNamesArgumentValueAndRange() {
         QFETCH(QStringList, args);
@@ -71,9 +91,11 @@ private Q_SLOTS:
     }
 
     void aBudgetNoNoiseCanMeetIsAClearRefusal() {
-        const auto r = runDpmix({"privacy", "sigma", "--epsilon", "1e-9", "--delta", "1e-12", "--q", "1", "--steps", "100000"});
+        const auto r =
+            runDpmix({"privacy", "sigma", "--epsilon", "1e-9", "--delta", "1e-12", "--q", "1", "--steps", "100000"});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.startsWith("dpmix privacy sigma: no noise multiplier up to 1e6 reaches epsilon 1e-09"), qPrintable(r.err));
+        QVERIFY2(r.err.startsWith("dpmix privacy sigma: no noise multiplier up to 1e6 reaches epsilon 1e-09"),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains("the privacy budget is too small"), qPrintable(r.err));
     }
 
@@ -97,7 +119,8 @@ private Q_SLOTS:
             best = std::min(best, 10 * a / 8 + std::log((a - 1) / a) - (std::log(1e-5) + std::log(a)) / (a - 1));
         }
         for (int a = 12; a < 64; ++a)
-            best = std::min(best, 10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
+            best = std::min(best,
+                            10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
         DPMIX_COMPARE_NEAR(lines[2].split(',')[4].toDouble(), best, 1e-8 * best);
     }
     void csvJsonAndMissingColumn() {
@@ -127,10 +150,11 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("message");
         const QByteArray good = "q,sigma,steps,delta\n0.01,1.0,1000,1e-6\n";
-        QTest::newRow("unknown column") << QByteArray("q,sigma,steps,delta,epsilon\n0.01,1,1000,1e-6,3\n") << QStringList()
+        QTest::newRow("unknown column") << QByteArray("q,sigma,steps,delta,epsilon\n0.01,1,1000,1e-6,3\n")
+                                        << QStringList()
                                         << "column 5 of the header is 'epsilon', not a flag of `privacy epsilon`";
-        QTest::newRow("column named twice") << QByteArray("q,sigma,steps,delta,q\n0.01,1,1000,1e-6,0.5\n") << QStringList()
-                                            << "column 'q' is named twice";
+        QTest::newRow("column named twice") << QByteArray("q,sigma,steps,delta,q\n0.01,1,1000,1e-6,0.5\n")
+                                            << QStringList() << "column 'q' is named twice";
         QTest::newRow("header only") << QByteArray("q,sigma,steps,delta\n") << QStringList()
                                      << "only a header, no row to compute";
         QTest::newRow("row longer than the header") << QByteArray("q,sigma,steps,delta\n0.01,1,1000,1e-6,7\n")

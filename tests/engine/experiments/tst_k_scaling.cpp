@@ -42,7 +42,8 @@ class TestKScaling : public QObject {
 private Q_SLOTS:
     // Monte-Carlo tests run under the `statistical` label, the rest under `unit` (one executable).
     void init() {
-        if (!dpmix::test_support::inThisTestPart({"noisyPowerLawRecoversTheSlope", "experimentRunsAndMeasuresExcessAgainstTheNonPrivateOptimum"}))
+        if (!dpmix::test_support::inThisTestPart(
+                {"noisyPowerLawRecoversTheSlope", "experimentRunsAndMeasuresExcessAgainstTheNonPrivateOptimum"}))
             QSKIP("runs in the other part of this executable (DPMIX_TEST_PART)");
     }
 
@@ -80,7 +81,8 @@ private Q_SLOTS:
             sumSq += s * s;
         }
         const double mean = sum / draws, sd = std::sqrt(sumSq / draws - mean * mean);
-        QVERIFY2(std::fabs(mean - 0.49) < 4.0 * sd / std::sqrt(double(draws)) + 1e-9, qPrintable(QString::number(mean)));
+        QVERIFY2(std::fabs(mean - 0.49) < 4.0 * sd / std::sqrt(double(draws)) + 1e-9,
+                 qPrintable(QString::number(mean)));
     }
 
     void nonPositiveExcessIsSkippedAndTooFewPointsFail() {
@@ -99,8 +101,13 @@ private Q_SLOTS:
         o.ks = {2, 8, 32, 64};
         o.seeds = {0, 1, 2};
         o.subsetSeed = 9;
-        const auto base = mixmin::DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(300).clipNorm(13.0)
-                              .stepSize(1.0).steps(100);
+        const auto base = mixmin::DpMixMinParamsBuilder()
+                              .epsilon(1.0)
+                              .delta(1e-5)
+                              .expectedBatch(300)
+                              .clipNorm(13.0)
+                              .stepSize(1.0)
+                              .steps(100);
         const auto r = runKScaling(p, y, base, o).value();
         QCOMPARE(r.rows.size(), std::size_t(4));
         for (const auto& row : r.rows) {

@@ -96,7 +96,8 @@ private Q_SLOTS:
         o.sampleSizes = {500, 1000, 2000};
         o.epsilons = {0.5, 2.0};
         o.seeds = {0, 1};
-        const auto base = mixmin::DpMixMinParamsBuilder().delta(1e-5).expectedBatch(100).clipNorm(5.0).stepSize(1.0).steps(50);
+        const auto base =
+            mixmin::DpMixMinParamsBuilder().delta(1e-5).expectedBatch(100).clipNorm(5.0).stepSize(1.0).steps(50);
         const auto cal = calibrateRhoConstants(pilot, base, 5.0, o).value();
         QCOMPARE(cal.points.size(), std::size_t(6));
         for (const auto& p : cal.points) QVERIFY(p.excess > -1e-7);  // λ* of the pilot is its minimiser

@@ -14,14 +14,12 @@ class TestSubsetSources : public QObject {
 private Q_SLOTS:
     void probabilitiesAreSumsOverTheSubsetByHand() {
         Eigen::MatrixXd p(2, 4);
-        p << 0.1, 0.2, 0.3, 0.4,
-             0.7, 0.0, 0.25, 0.05;
+        p << 0.1, 0.2, 0.3, 0.4, 0.7, 0.0, 0.25, 0.05;
         // {0}, {1,2}, {0,1,2,3}, {1,3}
         const std::vector<std::uint32_t> masks{0b0001, 0b0110, 0b1111, 0b1010};
         const auto P = subsetSourceProbabilities(p, masks).value();
         Eigen::MatrixXd expected(2, 4);
-        expected << 0.1, 0.5, 1.0, 0.6,
-                    0.7, 0.25, 1.0, 0.05;
+        expected << 0.1, 0.5, 1.0, 0.6, 0.7, 0.25, 1.0, 0.05;
         QVERIFY((P - expected).cwiseAbs().maxCoeff() < 1e-15);
     }
 
@@ -37,7 +35,7 @@ private Q_SLOTS:
         const auto big = chooseClassSubsets(10, 512, 7).value();
         const auto small = chooseClassSubsets(10, 8, 7).value();
         QVERIFY(std::equal(small.begin(), small.end(), big.begin()));
-        QCOMPARE(chooseClassSubsets(10, 8, 7).value(), small);  // deterministic
+        QCOMPARE(chooseClassSubsets(10, 8, 7).value(), small);   // deterministic
         QVERIFY(chooseClassSubsets(10, 8, 8).value() != small);  // depends on the seed
     }
 

@@ -2,9 +2,9 @@
 // task: each table entry is re-derived here from an independent run of the same seed and a
 // test-side cosine, and the statistical trends (more ε / more data → closer to λ*) are checked
 // over several seeds.
+#include "engine/data/splits.h"
 #include "engine/experiments/epsilon_sweep.h"
 #include "engine/experiments/rho_sweep.h"
-#include "engine/data/splits.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 
@@ -87,7 +87,10 @@ private Q_SLOTS:
         // One entry re-derived with the pipeline's ρ split of the same seed.
         const auto split = data::rhoSplit(10000, 0.5, 2).value();
         const auto splitA = train.build(split.first).value();
-        const auto run = mixmin::runDpMixMin(splitA, base().epsilon(1.0).reproducible(2, rhoSweepIdentity(0.5)).build(splitA.examples()).value()).value();
+        const auto run =
+            mixmin::runDpMixMin(
+                splitA, base().epsilon(1.0).reproducible(2, rhoSweepIdentity(0.5)).build(splitA.examples()).value())
+                .value();
         DPMIX_COMPARE_NEAR(r.rows[1].cosines[1], testCosine(run.lambda, r.reference), 1e-12);
         const auto full = buildAll(train).value();
         DPMIX_COMPARE_NEAR(r.rows[1].excesses[1], (full.loss(run.lambda) - r.referenceLoss), 1e-12);
