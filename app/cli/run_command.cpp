@@ -3,6 +3,7 @@
 // stores every result in the project and prints λ against λ* (and the downstream AUCs).
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
+#include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/run_text_study.h"
@@ -22,8 +23,6 @@ namespace dpmix::cli {
 namespace {
 
 using nlohmann::ordered_json;
-
-ordered_json vec(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
 std::string fmtVector(const Eigen::VectorXd& v) {
     std::ostringstream s;
@@ -114,26 +113,7 @@ void printStudyJson(const pipeline::StudyRunReport& report) {
     ordered_json tasks = ordered_json::array();
     for (const auto& m : report.mixtures) {
         const auto& o = m.outcome;
-        for (const auto& p : o.privateLambdas)
-            tasks.push_back({{"task", o.task},
-                             {"seed", p.seed},
-                             {"epsilon", p.epsilon},
-                             {"rho", m.rho},
-                             {"split_a", m.splitA},
-                             {"split_b", m.splitB},
-                             {"components", o.componentNames},
-                             {"lambda_dp", vec(p.lambda)},
-                             {"lambda_star", vec(o.lambdaStar)},
-                             {"lambda_uniform", vec(o.lambdaUniform)},
-                             {"lambda_random_search", vec(o.lambdaRandomSearch)},
-                             {"cos_dp", p.cosine},
-                             {"l1_dp", p.l1},
-                             {"cos_uniform", o.uniformCosine},
-                             {"l1_uniform", o.uniformL1},
-                             {"cos_random_search", o.randomSearchCosine},
-                             {"sigma", p.sigma},
-                             {"epsilon_spent", p.epsilonSpent},
-                             {"delta", p.delta}});
+        for (const auto& p : o.privateLambdas) tasks.push_back(privateLambdaJson(m, p));
     }
     ordered_json downstream = ordered_json::array();
     for (const auto& d : report.downstream)

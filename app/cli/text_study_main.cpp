@@ -7,6 +7,7 @@
 // --export-tokens writes the token cache <project>.tokens/ (text_downstream_tokens.h) that the
 // LibTorch process (`dpmix run ... --stages ...,pretrain,finetune,evaluate`) trains the LM from.
 #include "app/cli/cli_support.h"
+#include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/terminal_safe.h"
@@ -26,8 +27,6 @@
 using namespace dpmix;
 
 namespace {
-
-std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
 struct TextArgs {
     std::string project, stages = "proxies,mixture", epsilons, rho, seeds;
@@ -89,31 +88,14 @@ void printTextStudy(const pipeline::TextStudyReport& report, const std::string& 
         const auto& o = m.outcome;
         for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
             const auto& p = o.privateLambdas[pi];
-            tasks.push_back({{"task", o.task},
-                             {"seed", p.seed},
-                             {"epsilon", p.epsilon},
-                             {"rho", m.rho},
-                             {"split_a", m.splitA},
-                             {"split_b", m.splitB},
-                             {"users_a", d.usersA},
-                             {"users_b", d.usersB},
-                             {"components", o.componentNames},
-                             {"lambda_dp", vec(p.lambda)},
-                             {"lambda_star", vec(o.lambdaStar)},
-                             {"lambda_uniform", vec(o.lambdaUniform)},
-                             {"lambda_random_search", vec(o.lambdaRandomSearch)},
-                             {"cos_dp", p.cosine},
-                             {"l1_dp", p.l1},
-                             {"cos_uniform", o.uniformCosine},
-                             {"l1_uniform", o.uniformL1},
-                             {"cos_random_search", o.randomSearchCosine},
-                             {"sigma", p.sigma},
-                             {"epsilon_spent", p.epsilonSpent},
-                             {"delta", p.delta},
-                             {"perplexity_dp", d.perplexityDp[pi]},
-                             {"perplexity_star", d.perplexityStar},
-                             {"perplexity_uniform", d.perplexityUniform},
-                             {"perplexity_random_search", d.perplexityRandomSearch}});
+            auto row = cli::privateLambdaJson(m, p);
+            row["users_a"] = d.usersA;
+            row["users_b"] = d.usersB;
+            row["perplexity_dp"] = d.perplexityDp[pi];
+            row["perplexity_star"] = d.perplexityStar;
+            row["perplexity_uniform"] = d.perplexityUniform;
+            row["perplexity_random_search"] = d.perplexityRandomSearch;
+            tasks.push_back(std::move(row));
         }
     }
     if (json) {

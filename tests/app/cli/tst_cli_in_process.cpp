@@ -2,6 +2,7 @@
 // registration owns its arguments (no function-local statics), so a second App parses its own
 // values and an option of a destroyed App is never consulted.
 #include "app/cli/command.h"
+#include "app/cli/mixture_json.h"
 #include "engine/privacy/gaussian_accountant.h"
 
 #include <QtTest>
@@ -83,6 +84,61 @@ private Q_SLOTS:
         const auto without = runInProcess({"new", "no-such-spec.json"});
         QCOMPARE(without.exitCode, 2);
         QVERIFY2(without.err.find("-o ''") == std::string::npos, without.err.c_str());
+    }
+
+    void aPrivateLambdaPrintsAsTheJsonDocumentsSay() {
+        // The object `dpmix run --json` and `dpmix-text run --json` print per (ε, seed), from
+        // one helper: every field, in this order, with the values given.
+        dpmix::pipeline::MixtureReport m;
+        m.rho = 0.2;
+        m.splitA = 100;
+        m.splitB = 400;
+        m.outcome.task = "ab";
+        m.outcome.componentNames = {"a", "b"};
+        m.outcome.lambdaStar = Eigen::Vector2d(0.9, 0.1);
+        m.outcome.lambdaUniform = Eigen::Vector2d(0.5, 0.5);
+        m.outcome.lambdaRandomSearch = Eigen::Vector2d(0.7, 0.3);
+        m.outcome.uniformCosine = 0.8;
+        m.outcome.uniformL1 = 0.8;
+        m.outcome.randomSearchCosine = 0.95;
+        dpmix::pipeline::PrivateLambda p;
+        p.epsilon = 2.0;
+        p.seed = 3;
+        p.lambda = Eigen::Vector2d(0.85, 0.15);
+        p.sigma = 1.5;
+        p.epsilonSpent = 1.99;
+        p.delta = 1e-5;
+        p.cosine = 0.99;
+        p.l1 = 0.1;
+        const auto j = dpmix::cli::privateLambdaJson(m, p);
+        std::vector<std::string> keys;
+        for (const auto& [k, v] : j.items()) keys.push_back(k);
+        const std::vector<std::string> expected{"task",
+                                                "seed",
+                                                "epsilon",
+                                                "rho",
+                                                "split_a",
+                                                "split_b",
+                                                "components",
+                                                "lambda_dp",
+                                                "lambda_star",
+                                                "lambda_uniform",
+                                                "lambda_random_search",
+                                                "cos_dp",
+                                                "l1_dp",
+                                                "cos_uniform",
+                                                "l1_uniform",
+                                                "cos_random_search",
+                                                "sigma",
+                                                "epsilon_spent",
+                                                "delta"};
+        QVERIFY(keys == expected);
+        QCOMPARE(j["task"].get<std::string>(), std::string("ab"));
+        QCOMPARE(j["seed"].get<int>(), 3);
+        QCOMPARE(j["split_b"].get<long long>(), 400LL);
+        QCOMPARE(j["lambda_dp"][0].get<double>(), 0.85);
+        QCOMPARE(j["lambda_random_search"][1].get<double>(), 0.3);
+        QCOMPARE(j["epsilon_spent"].get<double>(), 1.99);
     }
 
     void engineMessagesGetTheFlagsDashesHere() {
