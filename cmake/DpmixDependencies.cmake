@@ -15,6 +15,8 @@ find_package(Threads REQUIRED)
 # libsodium: the ChaCha20 generator and OS entropy behind every DP mechanism's randomness.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+# FFTW3: the PRV accountant composes privacy-loss distributions by FFT.
+pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 
 if(DPMIX_BUILD_GUI OR DPMIX_BUILD_TESTS)
   # PrintSupport must be found before QCustomPlotQt6, whose config file does not (pitfall 1).

@@ -16,6 +16,7 @@ PACKAGES=(
   libeigen3-dev libsqlite3-dev sqlite3 libboost-dev nlohmann-json3-dev libcli11-dev
   libstb-dev libsentencepiece-dev zlib1g-dev
   libsodium-dev                              # ChaCha20 + OS entropy: the secret randomness of DP mechanisms
+  libfftw3-dev                               # FFT convolutions of the PRV accountant
   xvfb xauth fonts-dejavu-core               # headless GUI tests and screenshots with real glyphs
   file dpkg-dev                              # cpack -G DEB
   clang libclang-rt-14-dev                   # libFuzzer + sanitizers: the fuzz build (docs/DEVELOPING.md, "Fuzzing")

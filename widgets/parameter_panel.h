@@ -68,6 +68,7 @@ public:
     QDoubleSpinBox* rhoEditor() const { return rho_; }
     QLineEdit* seedsEditor() const { return seeds_; }
     QComboBox* compositionEditor() const { return composition_; }
+    QComboBox* accountantEditor() const { return accountant_; }
     QDoubleSpinBox* clipEditor() const { return clip_; }
     QSpinBox* batchEditor() const { return batch_; }
     QDoubleSpinBox* learningRateEditor() const { return learningRate_; }
@@ -97,6 +98,7 @@ private:
     QLabel* splitSummary_;
     QLineEdit* seeds_;
     QComboBox* composition_;
+    QComboBox* accountant_;
     QCheckBox* reproducible_;
     QGroupBox* advanced_;
     QDoubleSpinBox* clip_;

@@ -47,10 +47,15 @@ PrivacyCalculatorPanel::PrivacyCalculatorPanel(QWidget* parent)
       epsilonError_(makeErrorLabel()),
       sigmaOut_(makeResultLabel()),
       sigmaDetail_(new QLabel),
-      sigmaError_(makeErrorLabel()) {
+      sigmaError_(makeErrorLabel()),
+      prvEpsilonOut_(makeResultLabel()),
+      prvEpsilonDetail_(new QLabel),
+      prvSigmaOut_(makeResultLabel()),
+      prvSigmaDetail_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(tr("Privacy of T steps of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-MixMin), "
-                                "by Rényi DP with the Balle et al. 2020 conversion."));
+                                "by two accountants: Rényi DP (RDP, Balle et al. 2020 conversion) and privacy loss "
+                                "distributions (PRV, Gopi et al. 2021), whose certified ε is tighter."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
@@ -68,8 +73,10 @@ PrivacyCalculatorPanel::PrivacyCalculatorPanel(QWidget* parent)
     auto* forwardForm = new QFormLayout(forward);
     sigma_->setToolTip(tr("Noise multiplier σ: noise standard deviation divided by the clip norm."));
     forwardForm->addRow(tr("Noise multiplier σ"), sigma_);
-    forwardForm->addRow(tr("ε ="), epsilonOut_);
+    forwardForm->addRow(tr("ε (RDP) ="), epsilonOut_);
     forwardForm->addRow(QString(), epsilonDetail_);
+    forwardForm->addRow(tr("ε (PRV) ="), prvEpsilonOut_);
+    forwardForm->addRow(QString(), prvEpsilonDetail_);
     forwardForm->addRow(QString(), epsilonError_);
     layout->addWidget(forward);
 
@@ -77,14 +84,21 @@ PrivacyCalculatorPanel::PrivacyCalculatorPanel(QWidget* parent)
     auto* inverseForm = new QFormLayout(inverse);
     target_->setToolTip(tr("The ε you want to meet; the calculator finds the smallest σ that meets it."));
     inverseForm->addRow(tr("Target ε"), target_);
-    inverseForm->addRow(tr("σ ="), sigmaOut_);
+    inverseForm->addRow(tr("σ (RDP) ="), sigmaOut_);
     inverseForm->addRow(QString(), sigmaDetail_);
+    inverseForm->addRow(tr("σ (PRV) ="), prvSigmaOut_);
+    inverseForm->addRow(QString(), prvSigmaDetail_);
     inverseForm->addRow(QString(), sigmaError_);
     layout->addWidget(inverse);
     layout->addStretch(1);
 
     epsilonOut_->setObjectName("epsilonResult");
     sigmaOut_->setObjectName("sigmaResult");
+    prvEpsilonOut_->setObjectName("prvEpsilonResult");
+    prvSigmaOut_->setObjectName("prvSigmaResult");
+    prvEpsilonOut_->setToolTip(tr("Certified by the PRV accountant: the smaller of its upper bound (within 0.01 of "
+                                  "the true ε) and the RDP bound; both are valid guarantees."));
+    prvSigmaOut_->setToolTip(tr("The smallest σ (to 0.01%) whose PRV-certified ε meets the target."));
     setInputs(CalculatorInputs{});
     for (QLineEdit* edit : {q_, sigma_, steps_, delta_, target_})
         connect(edit, &QLineEdit::textEdited, this, &PrivacyCalculatorPanel::inputsEdited);
@@ -133,6 +147,37 @@ void PrivacyCalculatorPanel::showSigmaError(const QString& message) {
     sigmaError_->setText(message);
     sigmaError_->setVisible(true);
 }
+
+void PrivacyCalculatorPanel::showPrvEpsilon(double epsilon, double lower, double upper) {
+    prvEpsilonOut_->setEnabled(true);
+    prvEpsilonOut_->setText(std::isfinite(epsilon) ? QString::number(epsilon, 'g', 5) : QStringLiteral("∞"));
+    prvEpsilonDetail_->setText(tr("certified; the true ε lies in [%1, %2]").arg(lower, 0, 'g', 4).arg(upper, 0, 'g', 4));
+}
+
+void PrivacyCalculatorPanel::showPrvEpsilonError(const QString& message) {
+    prvEpsilonOut_->setEnabled(false);
+    prvEpsilonOut_->setText(QStringLiteral("—"));
+    prvEpsilonDetail_->setText(message);
+}
+
+void PrivacyCalculatorPanel::showPrvSigma(double sigma, double epsilonAtSigma, double rdpSigma) {
+    prvSigmaOut_->setEnabled(true);
+    prvSigmaOut_->setText(QString::number(sigma, 'g', 6));
+    QString detail = tr("certifies ε = %1").arg(epsilonAtSigma, 0, 'g', 5);
+    if (rdpSigma > 0.0)
+        detail += tr("; %1% less noise than RDP").arg(100.0 * (1.0 - sigma / rdpSigma), 0, 'f', 1);
+    prvSigmaDetail_->setText(detail);
+}
+
+void PrivacyCalculatorPanel::showPrvSigmaError(const QString& message) {
+    prvSigmaOut_->setEnabled(false);
+    prvSigmaOut_->setText(QStringLiteral("—"));
+    prvSigmaDetail_->setText(message);
+}
+
+QString PrivacyCalculatorPanel::prvEpsilonText() const { return prvEpsilonOut_->text(); }
+QString PrivacyCalculatorPanel::prvSigmaText() const { return prvSigmaOut_->text(); }
+QString PrivacyCalculatorPanel::prvSigmaDetail() const { return prvSigmaDetail_->text(); }
 
 QString PrivacyCalculatorPanel::epsilonText() const { return epsilonOut_->text(); }
 QString PrivacyCalculatorPanel::sigmaText() const { return sigmaOut_->text(); }

@@ -1,6 +1,7 @@
 #pragma once
 // The privacy calculator: for T steps of the Poisson-subsampled Gaussian mechanism
-// with rate q, it shows ε(σ, δ) with the best RDP order, and the σ that meets a target ε.
+// with rate q, it shows ε(σ, δ) and the σ that meets a target ε by both accountants side by
+// side: RDP (with its best order) and PRV (certified, with its bracket and the noise it saves).
 // Inputs are plain text so a mistyped value can be shown with its reason; the owner computes.
 #include <QWidget>
 
@@ -31,6 +32,15 @@ public:
     void showEpsilonError(const QString& message);
     void showSigma(double sigma, double epsilonAtSigma, double order);
     void showSigmaError(const QString& message);
+    /// The PRV accountant's answers: certified ε with its [lower, upper] bracket; the smallest
+    /// certified σ, its ε, and the saving against `rdpSigma` (0: unknown).
+    void showPrvEpsilon(double epsilon, double lower, double upper);
+    void showPrvEpsilonError(const QString& message);
+    void showPrvSigma(double sigma, double epsilonAtSigma, double rdpSigma);
+    void showPrvSigmaError(const QString& message);
+    QString prvEpsilonText() const;
+    QString prvSigmaText() const;
+    QString prvSigmaDetail() const;
 
     QString epsilonText() const;
     QString sigmaText() const;
@@ -60,6 +70,10 @@ private:
     QLabel* sigmaOut_;
     QLabel* sigmaDetail_;
     QLabel* sigmaError_;
+    QLabel* prvEpsilonOut_;
+    QLabel* prvEpsilonDetail_;
+    QLabel* prvSigmaOut_;
+    QLabel* prvSigmaDetail_;
 };
 
 }  // namespace dpmix::widgets

@@ -12,6 +12,7 @@ QString fieldKey(ParameterField field) {
     case ParameterField::Rho: return QStringLiteral("rho");
     case ParameterField::Seeds: return QStringLiteral("seeds");
     case ParameterField::Composition: return QStringLiteral("composition");
+    case ParameterField::Accountant: return QStringLiteral("accountant");
     case ParameterField::Reproducible: return QStringLiteral("reproducible");
     case ParameterField::ClipNorm: return QStringLiteral("clip");
     case ParameterField::BatchSize: return QStringLiteral("batch");
@@ -29,6 +30,7 @@ QString fieldLabel(ParameterField field) {
     case ParameterField::Rho: return QObject::tr("Mixture split ρ");
     case ParameterField::Seeds: return QObject::tr("Seeds");
     case ParameterField::Composition: return QObject::tr("Composition");
+    case ParameterField::Accountant: return QObject::tr("Accountant");
     case ParameterField::Reproducible: return QObject::tr("Randomness");
     case ParameterField::ClipNorm: return QObject::tr("Clip norm C");
     case ParameterField::BatchSize: return QObject::tr("Expected batch B");
@@ -46,6 +48,7 @@ QVariant fieldValue(const RunParameters& v, ParameterField field) {
     case ParameterField::Rho: return v.rho;
     case ParameterField::Seeds: return v.seeds;
     case ParameterField::Composition: return static_cast<int>(v.composition);
+    case ParameterField::Accountant: return static_cast<int>(v.accountant);
     case ParameterField::Reproducible: return v.reproducible;
     case ParameterField::ClipNorm: return v.clipNorm;
     case ParameterField::BatchSize: return v.batchSize;
@@ -67,6 +70,12 @@ bool setFieldValue(RunParameters& v, ParameterField field, const QVariant& value
         const int c = value.toInt(&ok);
         ok = ok && (c == 0 || c == 1);
         if (ok) v.composition = static_cast<CompositionMode>(c);
+        break;
+    }
+    case ParameterField::Accountant: {
+        const int a = value.toInt(&ok);
+        ok = ok && (a == 0 || a == 1);
+        if (ok) v.accountant = static_cast<AccountantChoice>(a);
         break;
     }
     case ParameterField::Reproducible: ok = value.typeId() == QMetaType::Bool; if (ok) v.reproducible = value.toBool(); break;

@@ -7,6 +7,8 @@
 namespace dpmix::widgets {
 
 enum class CompositionMode { Parallel, Sequential };
+/// The accountant that calibrates σ and certifies ε: privacy loss distributions (tighter) or Rényi DP.
+enum class AccountantChoice { Prv, Rdp };
 
 enum class ParameterField {
     Epsilon,
@@ -15,6 +17,7 @@ enum class ParameterField {
     Rho,
     Seeds,
     Composition,
+    Accountant,
     Reproducible,
     ClipNorm,
     BatchSize,
@@ -31,6 +34,7 @@ struct RunParameters {
     double rho = 0.1;                         // fraction of n in split A (mixture learning)
     QString seeds = QStringLiteral("0, 1, 2");
     CompositionMode composition = CompositionMode::Parallel;
+    AccountantChoice accountant = AccountantChoice::Prv;  // new studies: PRV; a project keeps its spec's
     bool reproducible = false;                // seeded DP randomness: re-derivable, but no release
     double clipNorm = 13.0;
     int batchSize = 1000;

@@ -28,6 +28,7 @@ struct AuditArgs {
     std::string canaryExamples = "1";
     bool noNoise = false;
     std::string epsilon;
+    std::string accountant;  // empty: the spec's
     std::string seed = "0";
     int threads = 0;
     std::string maxClipSign = "lower";
@@ -98,6 +99,11 @@ Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
         return Error{"--threads = " + std::to_string(args.threads) + " is out of range: expected >= 1"};
     options.threads = args.threads;
     options.noNoise = args.noNoise;
+    if (!args.accountant.empty()) {
+        privacy::Accountant accountant;
+        privacy::parseAccountant(args.accountant, accountant);  // CLI11 admitted only rdp and prv
+        options.accountant = accountant;
+    }
     options.proxy.epochs = args.proxyEpochs;
     options.proxy.maxExamples = args.proxyExamples;
     if (args.proxyEpochs < 1)
@@ -216,6 +222,10 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--runs", args->runs, "runs per world (half choose the threshold, half evaluate it; default 2000)");
     cmd->add_flag("--no-noise", args->noNoise, "audit the mechanism without noise (the control: epsilon = inf)");
     cmd->add_option("--epsilon", args->epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
+    cmd->add_option("--accountant", args->accountant,
+                    "rdp or prv: the accountant that certifies the claimed epsilon and calibrates the mechanism's "
+                    "noise (default: the spec's privacy.accountant)")
+        ->check(CLI::IsMember({"rdp", "prv"}));
     cmd->add_option("--seed", args->seed, "rho split, natural canary and audit seed (default 0)");
     cmd->add_option("--max-clip-sign", args->maxClipSign,
                     "max-clip canary: lower (default) or raise the top source's weight");

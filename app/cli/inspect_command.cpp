@@ -235,7 +235,8 @@ void printLedger(std::ostream& out, const LedgerCheck& l) {
         out << "        " << e.stage << "  " << privacy::toString(e.mechanism) << "  split " << e.split << "  "
             << privacy::toString(e.unit) << "-level";
         if (e.mechanism == privacy::MechanismKind::SubsampledGaussian)
-            out << "  q " << formatNumber(e.q) << "  σ " << formatNumber(e.sigma) << "  T " << e.steps;
+            out << "  q " << formatNumber(e.q) << "  σ " << formatNumber(e.sigma) << "  T " << e.steps
+                << "  accountant " << privacy::toString(e.accounting);
         if (e.mechanism == privacy::MechanismKind::SubsampledDirichlet)
             out << "  q " << formatNumber(e.q) << "  α " << formatNumber(e.dirichletAlpha) << "  r "
                 << formatNumber(e.dirichletR) << "  T " << e.steps;

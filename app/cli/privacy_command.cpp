@@ -1,10 +1,12 @@
 // `dpmix privacy ...`: the privacy calculator on the command line, one query or a CSV grid.
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/audit_bound.h"
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
+#include "engine/privacy/prv_accountant.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,14 +40,15 @@ struct Calculator {
     std::string name;
     std::string description;
     std::vector<Field> fields;
-    std::function<Result<Outputs>(const Values&)> compute;
+    std::function<Result<Outputs>(const Values&, privacy::Accountant)> compute;
+    bool choosesAccountant = false;  // takes --accountant rdp|prv
 };
 
 // A value the accountants cannot evaluate (e.g. alpha = 1e-200: trigamma overflows) is a clear
 // error naming the inputs, never an uncaught exception.
-Result<Outputs> computeSafely(const Calculator& calc, const Values& values) {
+Result<Outputs> computeSafely(const Calculator& calc, const Values& values, privacy::Accountant accountant) {
     try {
-        return calc.compute(values);
+        return calc.compute(values, accountant);
     } catch (const std::exception& e) {
         std::string inputs;
         for (const auto& [name, value] : values)
@@ -56,6 +59,28 @@ Result<Outputs> computeSafely(const Calculator& calc, const Values& values) {
 
 long long asInt(const Values& v, const char* key) { return static_cast<long long>(v.at(key)); }
 
+// ε by the PRV accountant: the certified value (the smaller of the PRV upper bound and RDP), the
+// PRV bracket with its stated error, and the RDP value beside it.
+Result<Outputs> prvEpsilonOutputs(const privacy::GaussianMechanism& m, double delta) {
+    auto c = privacy::prvCertifiedEpsilon({m}, delta);
+    if (!c) return c.error();
+    return Outputs{{"epsilon", c->epsilon},         {"epsilon_upper", c->prv.upper},
+                   {"epsilon_lower", c->prv.lower}, {"epsilon_error", c->prv.epsilonError},
+                   {"epsilon_rdp", c->rdpEpsilon}};
+}
+
+Result<Outputs> prvSigmaOutputs(const privacy::SigmaQuery& p) {
+    auto c = privacy::calibrateGaussianSigmaPrv(p.epsilon, p.delta, p.q, p.steps);
+    if (!c) return c.error();
+    return Outputs{{"sigma", c->sigma},
+                   {"epsilon_achieved", c->certificate.epsilon},
+                   {"epsilon_upper", c->certificate.prv.upper},
+                   {"epsilon_lower", c->certificate.prv.lower},
+                   {"epsilon_error", c->certificate.prv.epsilonError},
+                   {"sigma_rdp", c->rdpSigma},
+                   {"saving_percent", 100.0 * (1.0 - c->sigma / c->rdpSigma)}};
+}
+
 std::vector<Calculator> calculators() {
     const Field q{"q", FieldKind::Real, "Poisson sampling rate in (0, 1]", ""};
     const Field steps{"steps", FieldKind::Integer, "number of steps (compositions), >= 1", ""};
@@ -63,9 +88,9 @@ std::vector<Calculator> calculators() {
     const Field epsilon{"epsilon", FieldKind::Real, "target epsilon > 0", ""};
     return {
         {"epsilon",
-         "epsilon of the Poisson-subsampled Gaussian mechanism (RDP, Opacus order grid)",
+         "epsilon of the Poisson-subsampled Gaussian mechanism (RDP with the Opacus order grid, or PRV)",
          {q, {"sigma", FieldKind::Real, "noise multiplier (noise std / clip norm) > 0", ""}, steps, delta},
-         [](const Values& v) -> Result<Outputs> {
+         [](const Values& v, privacy::Accountant accountant) -> Result<Outputs> {
              auto p = privacy::GaussianEpsilonQueryBuilder()
                           .q(v.at("q"))
                           .sigma(v.at("sigma"))
@@ -73,13 +98,15 @@ std::vector<Calculator> calculators() {
                           .delta(v.at("delta"))
                           .build();
              if (!p) return p.error();
+             if (accountant == privacy::Accountant::Prv) return prvEpsilonOutputs(p->mechanism, p->delta);
              const auto r = privacy::gaussianEpsilon(p->mechanism, p->delta);
              return Outputs{{"epsilon", r.epsilon}, {"order", r.order}};
-         }},
+         },
+         true},
         {"sigma",
-         "smallest noise multiplier reaching a target epsilon (subsampled Gaussian, RDP)",
+         "smallest noise multiplier reaching a target epsilon (subsampled Gaussian, RDP or PRV)",
          {epsilon, delta, q, steps},
-         [](const Values& v) -> Result<Outputs> {
+         [](const Values& v, privacy::Accountant accountant) -> Result<Outputs> {
              auto p = privacy::SigmaQueryBuilder()
                           .epsilon(v.at("epsilon"))
                           .delta(v.at("delta"))
@@ -87,14 +114,16 @@ std::vector<Calculator> calculators() {
                           .steps(asInt(v, "steps"))
                           .build();
              if (!p) return p.error();
+             if (accountant == privacy::Accountant::Prv) return prvSigmaOutputs(*p);
              const auto c = privacy::calibrateGaussianSigma(p->epsilon, p->delta, p->q, p->steps);
              if (!c) return c.error();
              return Outputs{{"sigma", c->sigma}, {"epsilon_achieved", c->epsilon}, {"order", c->order}};
-         }},
+         },
+         true},
         {"dirichlet-r",
          "largest Dirichlet-mechanism scale r* reaching a target epsilon (Rao et al. 2026)",
          {epsilon, delta, {"alpha", FieldKind::Real, "concentration offset alpha > 0 (paper: 3)", ""}, q, steps},
-         [](const Values& v) -> Result<Outputs> {
+         [](const Values& v, privacy::Accountant) -> Result<Outputs> {
              auto p = privacy::DirichletRQueryBuilder()
                           .epsilon(v.at("epsilon"))
                           .delta(v.at("delta"))
@@ -115,7 +144,7 @@ std::vector<Calculator> calculators() {
           {"positives", FieldKind::Integer, "runs with the canary (N1)", ""},
           delta,
           {"confidence", FieldKind::Real, "confidence level of the Clopper-Pearson bounds", "0.95"}},
-         [](const Values& v) -> Result<Outputs> {
+         [](const Values& v, privacy::Accountant) -> Result<Outputs> {
              auto p = privacy::AuditBoundQueryBuilder()
                           .fp(asInt(v, "fp"))
                           .fn(asInt(v, "fn"))
@@ -166,7 +195,8 @@ std::string humanNumber(double v) {
     return s.str();
 }
 
-void printResult(const Calculator& calc, const Values& in, const Outputs& out, bool json) {
+void printResult(const Calculator& calc, const Values& in, const Outputs& out, bool json,
+                 privacy::Accountant accountant) {
     if (json) {
         ordered_json j;
         for (const auto& f : calc.fields) {
@@ -175,6 +205,7 @@ void printResult(const Calculator& calc, const Values& in, const Outputs& out, b
             else
                 j[f.name] = in.at(f.name);
         }
+        if (calc.choosesAccountant) j["accountant"] = privacy::toString(accountant);
         for (const auto& [k, v] : out) j[k] = numberJson(v);
         std::cout << j.dump() << '\n';
         return;
@@ -184,6 +215,7 @@ void printResult(const Calculator& calc, const Values& in, const Outputs& out, b
     std::cout << "   (";
     for (std::size_t i = 0; i < calc.fields.size(); ++i)
         std::cout << (i ? ", " : "") << calc.fields[i].name << "=" << humanNumber(in.at(calc.fields[i].name));
+    if (calc.choosesAccountant) std::cout << ", accountant=" << privacy::toString(accountant);
     std::cout << ")\n";
 }
 
@@ -236,7 +268,7 @@ bool headerIsValid(const Calculator& calc, const std::vector<std::string>& heade
 }
 
 // Runs the calculator over every row of a CSV file; returns the exit status.
-int runCsv(const Calculator& calc, const std::string& path, bool json) {
+int runCsv(const Calculator& calc, const std::string& path, bool json, privacy::Accountant accountant) {
     std::ifstream in(path);
     if (!in) {
         std::cerr << "dpmix privacy " << calc.name << ": cannot open CSV file '" << path << "'\n";
@@ -267,7 +299,7 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
         for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) raw[header[i]] = cells[i];
         const std::string where = path + ": row " + std::to_string(rowNumber) + ", column ";
         auto values = parseValues(calc, raw, where);
-        Result<Outputs> out = values ? computeSafely(calc, *values) : Result<Outputs>(values.error());
+        Result<Outputs> out = values ? computeSafely(calc, *values, accountant) : Result<Outputs>(values.error());
         if (!out) {
             const std::string msg = out.error().message;
             std::cerr << (msg.rfind(path, 0) == 0 ? msg : path + ": row " + std::to_string(rowNumber) + ": " + msg)
@@ -277,15 +309,17 @@ int runCsv(const Calculator& calc, const std::string& path, bool json) {
         }
         if (!headerPrinted) {  // output header: the input columns, then the results
             for (std::size_t i = 0; i < calc.fields.size(); ++i) std::cout << (i ? "," : "") << calc.fields[i].name;
+            if (calc.choosesAccountant) std::cout << ",accountant";
             for (const auto& [k, v] : *out) std::cout << ',' << k;
             std::cout << '\n';
             headerPrinted = true;
         }
         if (json) {
-            printResult(calc, *values, *out, true);
+            printResult(calc, *values, *out, true, accountant);
         } else {
             for (std::size_t i = 0; i < calc.fields.size(); ++i)
                 std::cout << (i ? "," : "") << humanNumber(values->at(calc.fields[i].name));
+            if (calc.choosesAccountant) std::cout << ',' << privacy::toString(accountant);
             for (const auto& [k, v] : *out) std::cout << ',' << humanNumber(v);
             std::cout << '\n';
         }
@@ -301,6 +335,7 @@ struct CalculatorArgs {
     Calculator calc;
     std::map<std::string, std::string> raw;  // flag name → the text given ("" when absent)
     std::pair<bool, std::string> mode;       // --json, --csv
+    std::string accountant = "rdp";          // --accountant (epsilon, sigma)
 };
 
 }  // namespace
@@ -323,10 +358,17 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
         }
         sub->add_flag("--json", mode->first, "print one JSON object per result");
         sub->add_option("--csv", mode->second, "read many queries from a CSV file whose header names the flags");
+        if (calc.choosesAccountant)
+            sub->add_option("--accountant", state->accountant,
+                            "rdp (Renyi DP, the default here) or prv (privacy loss distributions: a certified "
+                            "upper bound with error 0.01 in epsilon, and its lower bound)")
+                ->check(CLI::IsMember({"rdp", "prv"}));
         sub->callback([state, &ctx] {
             const Calculator& calc = state->calc;
             const auto* raw = &state->raw;
             const auto* mode = &state->mode;
+            privacy::Accountant accountant = privacy::Accountant::Rdp;
+            privacy::parseAccountant(state->accountant, accountant);  // CLI11 admitted only rdp and prv
             if (!mode->second.empty()) {
                 // Values come from the file or from flags, never both (a flag beside --csv was
                 // silently ignored).
@@ -337,14 +379,14 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
                         ctx.exitCode = 2;
                         return;
                     }
-                ctx.exitCode = runCsv(calc, mode->second, mode->first);
+                ctx.exitCode = runCsv(calc, mode->second, mode->first, accountant);
                 return;
             }
             std::map<std::string, std::string> given;
             for (const auto& [k, v] : *raw)
                 if (!v.empty()) given[k] = v;
             auto values = parseValues(calc, given, "--");
-            Result<Outputs> out = values ? computeSafely(calc, *values) : Result<Outputs>(values.error());
+            Result<Outputs> out = values ? computeSafely(calc, *values, accountant) : Result<Outputs>(values.error());
             if (!out) {
                 std::string msg = out.error().message;
                 // Builder messages name the field bare ("q = 2 ..."): show it as the flag. Other
@@ -358,7 +400,7 @@ void registerPrivacyCommand(CLI::App& app, CommandContext& ctx) {
                 ctx.exitCode = 2;
                 return;
             }
-            printResult(calc, *values, *out, mode->first);
+            printResult(calc, *values, *out, mode->first, accountant);
         });
     }
 }

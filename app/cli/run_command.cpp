@@ -57,6 +57,7 @@ struct RunArgs {
     bool json = false;
     bool reproducible = false;
     bool keepTokens = false;
+    std::string accountant;  // empty: the spec's
 };
 
 // The run seeds: a list (--seed) or a count (--seeds N = 0 .. N-1), never both.
@@ -105,6 +106,11 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
     if (args.finetuneSteps != -1) options.finetuneSteps = args.finetuneSteps;
     options.proxy.maxExamples = args.proxyExamples;
     if (args.reproducible) options.reproducible = true;
+    if (!args.accountant.empty()) {
+        privacy::Accountant accountant;
+        privacy::parseAccountant(args.accountant, accountant);  // CLI11 admitted only rdp and prv
+        options.accountant = accountant;
+    }
     if (auto err = pipeline::checkStudyRunOptions(options)) return Error{cliMessage(*err)};
     return options;
 }
@@ -230,6 +236,8 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "seed every DP mechanism from the run seed (and the release's identity): results can be re-derived, "
                   "but the file stores the seed, so no run is a release (default: secret randomness, or the spec's "
                   "privacy.reproducible)");
+    run->add_option("--accountant", args->accountant, "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger entry (default: the spec's privacy.accountant)")
+        ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--keep-tokens", args->keepTokens,
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "
                   "language-model stages (default: removed; it is sensitive data)");

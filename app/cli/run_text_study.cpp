@@ -119,6 +119,7 @@ std::vector<std::string> textChildArguments(const project::ProjectFile& project,
     if (!given.rho.empty()) args.insert(args.end(), {"--rho", given.rho});
     if (!given.seeds.empty()) args.insert(args.end(), {"--seed", given.seeds});
     if (options.reproducible.value_or(false)) args.emplace_back("--reproducible");
+    if (options.accountant) args.insert(args.end(), {"--accountant", privacy::toString(*options.accountant)});
     if (downstream)
         args.emplace_back("--export-tokens");
     else if (given.json)
@@ -196,6 +197,7 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
         chosen.push_back(*pipeline::canonicalMethod(m));
     auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
     if (options.reproducible) settings.reproducible = *options.reproducible;
+    if (options.accountant) settings.accountant = *options.accountant;
     pipeline::TextDownstreamReport report;
     const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + fresh.path().string(),
                                       CancellationToken{}, stderrProgress(), report,

@@ -31,12 +31,18 @@ namespace {
 struct TextArgs {
     std::string project, stages = "proxies,mixture", epsilons, rho, seeds;
     bool json = false, exportTokens = false, reproducible = false;
+    std::string accountant;  // empty: the spec's
 };
 
 Result<pipeline::StudyRunOptions> textStudyOptions(const TextArgs& args) {
     pipeline::StudyRunOptions options;
     options.stages = cli::splitList(args.stages);
     if (args.reproducible) options.reproducible = true;
+    if (!args.accountant.empty()) {
+        privacy::Accountant accountant;
+        privacy::parseAccountant(args.accountant, accountant);  // CLI11 admitted only rdp and prv
+        options.accountant = accountant;
+    }
     for (const auto& e : cli::splitList(args.epsilons)) {
         auto v = cli::parseReal(e, "--epsilon");
         if (!v) return v.error();
@@ -173,6 +179,8 @@ int main(int argc, char** argv) {
     run->add_flag(
         "--reproducible", args.reproducible,
         "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
+    run->add_option("--accountant", args.accountant, "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger entry (default: the spec's privacy.accountant)")
+        ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--export-tokens", args.exportTokens,
                   "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
                   "for the language-model stages of `dpmix run`");

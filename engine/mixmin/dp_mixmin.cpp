@@ -167,7 +167,8 @@ privacy::LedgerEntry plannedLedgerEntry(const DpMixMinParams& p) {
         return privacy::nonPrivateEntry(
             "mixture", p.split,
             "zero-noise control run of DP-MixMin (clipping without Gaussian noise): no differential privacy guarantee");
-    privacy::LedgerEntry e = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm);
+    privacy::LedgerEntry e = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm,
+                                                    p.accountant);
     privacy::setRandomness(e, p.randomness.mode);
     return e;
 }

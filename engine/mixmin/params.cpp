@@ -1,6 +1,6 @@
 #include "engine/mixmin/params.h"
 
-#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/parameters.h"
 
 #include <algorithm>
@@ -89,7 +89,8 @@ Result<DpMixMinParams> DpMixMinParamsBuilder::build(long long units, privacy::Pr
     p.release = release_;
     p.trajectoryEvery = every_ > 0 ? every_ : std::max<long long>(1, p.steps / 100);
     p.split = split_;
-    const auto cal = privacy::calibrateGaussianSigma(p.epsilon, p.delta, p.q, p.steps);
+    p.accountant = accountant_;
+    const auto cal = privacy::calibrateSigma(p.accountant, p.epsilon, p.delta, p.q, p.steps);
     if (!cal) return Error{"epsilon = " + formatNumber(p.epsilon) + " cannot be met: " + cal.error().message};
     p.sigma = cal->sigma;
     p.calibratedEpsilon = cal->epsilon;

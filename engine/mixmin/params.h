@@ -48,6 +48,7 @@ struct DpMixMinParams {
     ReleasedIterate release = ReleasedIterate::Last;
     long long trajectoryEvery = 1;        // keep λ_t every this many steps (plus λ_0 and λ_T)
     std::string split = "A";              // ledger: the data split mixture learning touches
+    privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ and certifies the ledger entry
     double sigma = 0.0;                   // calibrated noise multiplier for (ε, δ, q, T)
     double calibratedEpsilon = 0.0;       // ε at that σ (<= epsilon)
 };
@@ -74,6 +75,7 @@ public:
     DpMixMinParamsBuilder& release(ReleasedIterate v) { release_ = v; return *this; }
     DpMixMinParamsBuilder& trajectoryEvery(long long v) { every_ = v; return *this; }
     DpMixMinParamsBuilder& split(std::string v) { split_ = std::move(v); return *this; }
+    DpMixMinParamsBuilder& accountant(privacy::Accountant v) { accountant_ = v; return *this; }
     /// User level (Algorithm 2): at most G examples of a sampled user per step.
     DpMixMinParamsBuilder& maxExamplesPerUser(long long v) { maxPerUser_ = v; return *this; }
 
@@ -86,8 +88,8 @@ public:
     static DpMixMinParamsBuilder languageDefaults(bool userLevel);
 
     /// Validates every field against `units` (n examples, or m users when unit is User) and
-    /// calibrates σ with privacy::calibrateGaussianSigma over the default RDP order grid (the
-    /// grid the ledger recomputes ε on, so the recorded ε is exactly the calibrated one).
+    /// calibrates σ with the chosen accountant (privacy::calibrateSigma; RDP unless set), the one
+    /// the ledger entry records and recomputes ε with, so the recorded ε is the calibrated one.
     Result<DpMixMinParams> build(long long units, privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example) const;
 
 private:
@@ -99,6 +101,7 @@ private:
     ReleasedIterate release_ = ReleasedIterate::Last;
     long long every_ = 0;  // 0: about 100 snapshots
     std::string split_ = "A";
+    privacy::Accountant accountant_ = privacy::Accountant::Rdp;
 };
 
 }  // namespace dpmix::mixmin

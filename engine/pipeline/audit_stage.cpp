@@ -135,7 +135,8 @@ Status addNaturalCanary(const PreparedStudy& prepared, const AuditInputs& in, co
 // The mechanism exactly as the study runs it: q = B / n capped at 1, the spec's C, η, T (or the
 // caller's override, e.g. the workbench's Advanced values).
 Result<mixmin::DpMixMinParams> auditMechanism(const project::MixtureStage& mixture, const AuditInputs& in,
-                                              const AuditStageOptions& options, double epsilon, double delta) {
+                                              const AuditStageOptions& options, double epsilon, double delta,
+                                              privacy::Accountant accountant) {
     const double batch = std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(in.units));
     mixmin::DpMixMinParamsBuilder builder;
     builder.epsilon(epsilon)
@@ -145,6 +146,7 @@ Result<mixmin::DpMixMinParams> auditMechanism(const project::MixtureStage& mixtu
         .stepSize(mixture.lr)
         .steps(mixture.steps)
         .split("A")
+        .accountant(accountant)
         .noise(options.noNoise ? mixmin::NoiseMode::None : mixmin::NoiseMode::Gaussian);
     if (in.users) builder.maxExamplesPerUser(in.groupSize);
     auto params = builder.build(in.units, in.users ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
@@ -259,7 +261,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     if (options.canary == audit::CanaryKind::Natural)
         if (auto e = addNaturalCanary(*prepared, *in, options, ao, report)) return *e;
     const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
-    auto params = auditMechanism(mixture, *in, options, epsilon, spec.privacy.delta);
+    auto params = auditMechanism(mixture, *in, options, epsilon, spec.privacy.delta,
+                                 options.accountant.value_or(spec.privacy.accountant));
     if (!params) return params.error();
 
     if (log)

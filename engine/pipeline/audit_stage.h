@@ -29,6 +29,9 @@ struct AuditStageOptions {
     long long runs = 2000;                    // R, per world
     bool noNoise = false;                     // the no-noise control (claimed ε = +inf)
     std::optional<double> epsilon;            // claimed ε; unset: the spec's first
+    // The accountant that certifies the claimed ε (and calibrates σ): the audit's ε_LB is
+    // compared with what that accountant certified. Unset: the spec's.
+    std::optional<privacy::Accountant> accountant;
     std::uint64_t seed = 0;                   // ρ split, natural canary choice and audit seed
     int threads = 0;                          // 0 = all cores
     std::optional<project::MixtureStage> mixture;  // unset: the spec's C, B, η, T

@@ -130,11 +130,13 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
         .steps(req.finetune.steps)
         .split(req.finetuneSplit)
         .randomness(req.finetuneRandomness)
+        .accountant(req.accountant)
         .maxExamplesPerUser(req.finetune.userGroupSize > 0 ? req.finetune.userGroupSize : kDefaultUserGroupSize);
     if (!req.spentBefore.empty()) {
-        // Sequential composition: the rest of the budget after the earlier stage, by RDP.
+        // Sequential composition: the rest of the budget after the earlier stage, by the run's accountant.
         const double q = static_cast<double>(req.finetune.batch) / static_cast<double>(units);
-        auto s = privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps);
+        auto s = privacy::calibrateGaussianSigmaAfter(req.spentBefore, req.epsilon, req.delta, q, req.finetune.steps,
+                                                      req.accountant);
         if (!s) return Error{"fine-tuning under sequential composition: " + s.error().message};
         builder.sigma(s->sigma);
     }

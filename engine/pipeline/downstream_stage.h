@@ -54,6 +54,7 @@ struct DownstreamRequest {
     double delta = 1e-5;
     std::uint64_t seed = 0;                      // public work: model initialisation, pretraining
     privacy::RandomnessSource finetuneRandomness;  // the private fine-tuning's sampling and noise
+    privacy::Accountant accountant = privacy::Accountant::Rdp;  // DP-SGD's σ calibration and ledger entry
     // Sequential composition: what earlier stages spent on the same people (DP-MixMin's entry);
     // fine-tuning then gets the σ that makes the composed total meet (ε, δ). Empty: full (ε, δ).
     std::vector<privacy::LedgerEntry> spentBefore;

@@ -42,6 +42,7 @@ mixmin::DpMixMinParamsBuilder baseBuilder(const project::ProjectSpec& spec, doub
         .clipNorm(spec.mixture.clip)
         .stepSize(spec.mixture.lr)
         .steps(spec.mixture.steps)
+        .accountant(spec.privacy.accountant)
         .split("A");
 }
 

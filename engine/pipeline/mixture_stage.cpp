@@ -46,6 +46,7 @@ Result<mixmin::DpMixMinParams> dpMixMinParams(const MixtureRequest& request, lon
         .stepSize(request.stage.lr)
         .steps(request.stage.steps)
         .randomness(releaseRandomness(request.reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, epsilon, seed)))
+        .accountant(request.accountant)
         .split("A");
     if (userLevel) builder.maxExamplesPerUser(request.maxExamplesPerUser);
     auto params = builder.build(units, userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);

@@ -63,6 +63,7 @@ struct MixtureRequest {
     project::MixtureStage stage;      // clip, batch, lr, steps
     long long randomSearchCandidates = 100;
     bool reproducible = false;        // seeded DP-MixMin randomness (not a release); default secret
+    privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ, certifies the ledger entry
     // Share of each target (ε, δ) mixture learning may spend: 1 under parallel composition, ½ under
     // sequential composition (fine-tuning then spends the rest on the same people).
     double budgetShare = 1.0;

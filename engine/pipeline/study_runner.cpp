@@ -26,11 +26,15 @@ namespace {
 const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
 
 std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
-                              std::optional<bool> reproducible, std::optional<long long> userGroupSize) {
+                              std::optional<bool> reproducible, std::optional<long long> userGroupSize,
+                              privacy::Accountant accountant) {
     nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},          {"delta", delta},
                              {"clip", m.clip},     {"batch", m.batch},   {"lr", m.lr},          {"steps", m.steps},
                              {"released_iterate", "last"}};
-    if (reproducible) j["randomness"] = *reproducible ? "seeded" : "secret";  // DP runs only
+    if (reproducible) {  // DP runs only
+        j["randomness"] = *reproducible ? "seeded" : "secret";
+        j["accountant"] = privacy::toString(accountant);
+    }
     // The unit every mechanism of the run protects (docs/PRIVACY.md, "Unit of privacy").
     j["privacy_unit"] = userGroupSize ? "user" : "example";
     if (userGroupSize) j["user_group_size"] = *userGroupSize;
@@ -61,6 +65,7 @@ DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, co
                                     const std::vector<std::size_t>& wholeTrain, const project::ProjectSpec& spec,
                                     const StudyRunOptions& options, bool reproducible) {
     DownstreamRequest req;
+    req.accountant = options.accountant.value_or(spec.privacy.accountant);
     req.task = task;
     req.epsilon = epsilon;
     req.delta = spec.privacy.delta;
@@ -296,7 +301,7 @@ struct StudyRun {
     long long totalRuns = 0, doneRuns = 0;
 
     std::string mixtureConfig(const std::string& method, std::optional<bool> dp = std::nullopt) const {
-        return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize);
+        return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize, request.accountant);
     }
 };
 
@@ -327,6 +332,7 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     r.request.stage = r.mixtureStage;
     r.request.randomSearchCandidates = options.randomSearchCandidates;
     r.request.reproducible = r.reproducible;
+    r.request.accountant = choices.accountant;
     r.request.budgetShare = r.sequential ? 0.5 : 1.0;
     if (r.mixtureGroupSize) r.request.maxExamplesPerUser = *r.mixtureGroupSize;
     return r;

@@ -32,17 +32,19 @@ struct StudyRunOptions {
     std::optional<long long> finetuneSteps;  // unset: the spec's
     std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
     std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
+    std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
     ProxyOptions proxy;
     long long randomSearchCandidates = 100;
 };
 
-/// The run's seeds, ε list, ρ, δ and reproducibility: the options where given, otherwise the
+/// The run's seeds, ε list, ρ, δ, reproducibility and accountant: the options where given, otherwise the
 /// spec's (seed 0 when neither names one). Image and text studies resolve them alike.
 struct RunChoices {
     std::vector<std::uint64_t> seeds;
     std::vector<double> epsilons;
     double rho = 0.0, delta = 0.0;
     bool reproducible = false;
+    privacy::Accountant accountant = privacy::Accountant::Rdp;
 };
 
 inline RunChoices resolveRunChoices(const project::ProjectSpec& spec, const StudyRunOptions& options) {
@@ -55,6 +57,7 @@ inline RunChoices resolveRunChoices(const project::ProjectSpec& spec, const Stud
     c.rho = options.rho.value_or(spec.privacy.rho);
     c.delta = spec.privacy.delta;
     c.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
+    c.accountant = options.accountant.value_or(spec.privacy.accountant);
     return c;
 }
 

@@ -72,6 +72,7 @@ TextDownstreamSettings textDownstreamSettings(const project::ProjectSpec& spec, 
     s.finetuneLr = spec.finetune.lr;
     s.clip = spec.finetune.clip;
     s.reproducible = spec.privacy.reproducible;
+    s.accountant = spec.privacy.accountant;
     return s;
 }
 
@@ -114,6 +115,7 @@ train::LmDpParams finetuneParams(const TextDownstreamContext& c, const std::stri
     ft.split = split;
     ft.randomness = releaseRandomness(settings.reproducible, seed, releaseIdentity("finetune", method, c.cache.task, eps, seed));
     ft.evaluateEvery = settings.evaluateEvery;
+    ft.accountant = settings.accountant;
     return ft;
 }
 

@@ -147,6 +147,7 @@ struct TextStudyRun {
     const CancellationToken& cancel;
     std::function<void(const std::string&)> say;
     bool userLevel = false, reproducible = false;
+    privacy::Accountant accountant = privacy::Accountant::Rdp;
     std::vector<std::uint64_t> seeds;
     std::vector<double> epsilons;
     double rho = 0.0, delta = 0.0;
@@ -171,6 +172,7 @@ TextStudyRun resolveTextStudyRun(project::ProjectFile& project, const StudyRunOp
     r.rho = choices.rho;
     r.delta = choices.delta;
     r.reproducible = choices.reproducible;
+    r.accountant = choices.accountant;
     r.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
     r.groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : settings.defaultUserGroupSize;
     r.totalRuns = static_cast<long long>(r.seeds.size() * r.epsilons.size());
@@ -373,6 +375,7 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
         // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
         // component, which the EG step ignores; projecting it out spends C on direction.
         .clippedGradient(mixmin::ClippedGradient::TangentProjected)
+        .accountant(run.accountant)
         .split("A");
     if (run.userLevel) builder.maxExamplesPerUser(run.groupSize);
     auto params = builder.build(units, run.userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);

@@ -5,11 +5,13 @@
 //
 // Composition rules:
 //  - entries on the same data split compose sequentially: their RDP curves add order by order
-//    and the sum is converted to (ε, δ) once;
+//    and the sum is converted to (ε, δ) once — or, when every entry of the group is a Gaussian
+//    certified by the PRV accountant, their privacy loss distributions are composed by FFT;
 //  - with Composition::Parallel, different splits are disjoint sets of people, so the run's
 //    guarantee is (max ε, max δ) over splits (parallel composition);
 //  - with Composition::Sequential, all entries are summed as if on one data set.
 #include "engine/core/result.h"
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/randomness_source.h"
 
 #include <string>
@@ -46,7 +48,8 @@ struct LedgerEntry {
     double dirichletR = 0.0;            // Dirichlet r
     double delta = 0.0;                 // δ the entry was accounted at
     double epsilon = 0.0;               // ε recorded when the stage ran (+inf for NonPrivate)
-    std::string accountant;             // e.g. "rdp-gaussian (Opacus order grid, Balle 2020 conversion)"
+    std::string accountant;             // how ε was certified, in words ("rdp-subsampled-gaussian (...)")
+    Accountant accounting = Accountant::Rdp;  // the accountant that certifies it (Gaussian entries)
     bool established = true;            // false when the guarantee is only claimed by its authors
     std::string assumptions;            // plain-language assumptions the guarantee rests on
     RandomnessMode randomness = RandomnessMode::Secret;  // seeded: regenerable from the stored seed, no release
@@ -62,12 +65,13 @@ void setRandomness(LedgerEntry& entry, RandomnessMode mode);
 /// True when the entry is a DP mechanism whose randomness was seeded.
 bool isSeededRelease(const LedgerEntry& entry);
 
-/// ε of one entry recomputed from its parameters at its own δ (+inf for NonPrivate).
+/// ε of one entry recomputed from its parameters at its own δ, with the accountant it records
+/// (+inf for NonPrivate).
 double recomputeEpsilon(const LedgerEntry& entry);
 
-/// An entry for a Poisson-subsampled Gaussian mechanism with ε computed now.
+/// An entry for a Poisson-subsampled Gaussian mechanism with ε computed now by `accountant`.
 LedgerEntry gaussianEntry(std::string stage, std::string split, PrivacyUnit unit, double q, double sigma,
-                          long long steps, double delta, double clipNorm);
+                          long long steps, double delta, double clipNorm, Accountant accountant = Accountant::Rdp);
 
 /// An entry for the subsampled Dirichlet mechanism, marked not established (see docs).
 LedgerEntry dirichletEntry(std::string stage, std::string split, double alpha, double r, double q, long long steps,
@@ -77,15 +81,17 @@ LedgerEntry dirichletEntry(std::string stage, std::string split, double alpha, d
 LedgerEntry nonPrivateEntry(std::string stage, std::string split, std::string why);
 
 /// Sequential composition on the same data, calibrated: the smallest σ such that the `prior`
-/// entries followed by a Poisson-subsampled Gaussian (q, σ, steps) compose — RDP curves added,
-/// converted once at δ — to ε <= targetEpsilon. Bisection to a relative 1e-10 in σ. An error
-/// when no σ up to 1e6 meets the target (the prior entries spent it already).
+/// entries followed by a Poisson-subsampled Gaussian (q, σ, steps) recorded with `accountant`
+/// compose (as Ledger::total composes a group) to ε <= targetEpsilon. RDP: bisection to 1e-10
+/// relative in σ; PRV with only PRV Gaussian priors: the PRV calibration (1e-4 relative). An
+/// error when no σ up to 1e6 meets the target (the prior entries spent it already).
 struct SigmaAfterPrior {
     double sigma = 0.0;
     double composedEpsilon = 0.0;  // the total at that σ (<= target)
 };
 Result<SigmaAfterPrior> calibrateGaussianSigmaAfter(const std::vector<LedgerEntry>& prior, double targetEpsilon,
-                                                    double delta, double q, long long steps);
+                                                    double delta, double q, long long steps,
+                                                    Accountant accountant = Accountant::Rdp);
 
 struct SplitTotal {
     std::string split;

@@ -71,6 +71,7 @@ std::string ledgerToJson(const Ledger& ledger, int indent) {
                            {"delta", e.delta},
                            {"epsilon", number(e.epsilon)},
                            {"accountant", e.accountant},
+                           {"accounting", toString(e.accounting)},
                            {"established", e.established},
                            {"assumptions", e.assumptions},
                            {"randomness", toString(e.randomness)}});
@@ -127,6 +128,9 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
         if (je.contains("randomness") && (!je["randomness"].is_string() || !parseRandomnessMode(je["randomness"], randomness)))
             return Error{where + ": 'randomness' must be \"secret\" or \"seeded\""};
         setRandomness(e, randomness);
+        // Ledgers written before the PRV accountant carry no field: RDP certified them.
+        if (je.contains("accounting") && (!je["accounting"].is_string() || !parseAccountant(je["accounting"], e.accounting)))
+            return Error{where + ": 'accounting' must be \"rdp\" or \"prv\""};
         ledger.record(std::move(e));
     }
     return ledger;

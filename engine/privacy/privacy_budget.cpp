@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace dpmix::privacy {
@@ -23,6 +24,50 @@ Curve curveOf(const std::vector<const LedgerEntry*>& entries, const std::vector<
 
 double epsilonOf(const Curve& curve, const std::vector<double>& orders, double delta) {
     return rdpToEpsilon(orders, curve, delta).epsilon;
+}
+
+bool isPrvGaussian(const LedgerEntry& e) {
+    return e.mechanism == MechanismKind::SubsampledGaussian && e.accounting == Accountant::Prv;
+}
+
+std::vector<GaussianMechanism> gaussianParts(const std::vector<const LedgerEntry*>& entries) {
+    std::vector<GaussianMechanism> parts;
+    for (const auto* e : entries) parts.push_back({e->q, e->sigma, e->steps});
+    return parts;
+}
+
+// Above this many ρ splits, the PRV bound for the worst-placed person (one side of every split,
+// 2^splits combinations) is not tried: the RDP bound stands alone.
+constexpr std::size_t kMaxPrvPartitions = 4;
+
+/// The worst-placed person's ε when every release is certified by PRV: the whole-set releases
+/// plus one side of every ρ split, maximised over the choices of side. Empty when not applicable.
+std::optional<double> prvWorstPerson(
+    const std::vector<std::pair<std::string, std::string>>& keys,
+    const std::map<std::pair<std::string, std::string>, std::vector<const LedgerEntry*>>& groups, double delta) {
+    std::vector<const LedgerEntry*> whole;
+    std::map<std::string, std::vector<std::vector<const LedgerEntry*>>> sides;  // partition → its sides' entries
+    for (const auto& key : keys) {
+        if (key.first.empty()) whole.insert(whole.end(), groups.at(key).begin(), groups.at(key).end());
+        else sides[key.first].push_back(groups.at(key));
+    }
+    if (sides.size() > kMaxPrvPartitions) return std::nullopt;
+    std::vector<const std::vector<std::vector<const LedgerEntry*>>*> choices;
+    for (const auto& [partition, s] : sides) choices.push_back(&s);
+    double worst = 0.0;
+    // Enumerate one side per partition (each partition has one or two sides).
+    std::vector<std::size_t> pick(choices.size(), 0);
+    while (true) {
+        std::vector<const LedgerEntry*> person = whole;
+        for (std::size_t i = 0; i < choices.size(); ++i)
+            person.insert(person.end(), (*choices[i])[pick[i]].begin(), (*choices[i])[pick[i]].end());
+        if (!person.empty())
+            worst = std::max(worst, certifiedGaussianEpsilon(Accountant::Prv, gaussianParts(person), delta));
+        std::size_t i = 0;
+        while (i < pick.size() && ++pick[i] == choices[i]->size()) pick[i++] = 0;
+        if (i == pick.size()) break;
+    }
+    return worst;
 }
 
 }  // namespace
@@ -58,9 +103,12 @@ PrivacyBudget composeBudget(const std::vector<BudgetRelease>& releases) {
     }
     Curve worst(orders.size(), 0.0);
     std::map<std::string, Curve> worstSide;  // per partition: per order, the larger side
+    const bool allPrv = std::all_of(releases.begin(), releases.end(), [](const BudgetRelease& r) { return isPrvGaussian(r.entry); });
     for (const auto& key : keys) {
         const Curve c = curveOf(groups[key], orders);
-        b.groups.push_back({key.first, key.second, static_cast<long long>(groups[key].size()), epsilonOf(c, orders, b.delta)});
+        double groupEpsilon = epsilonOf(c, orders, b.delta);
+        if (allPrv) groupEpsilon = certifiedGaussianEpsilon(Accountant::Prv, gaussianParts(groups[key]), b.delta);
+        b.groups.push_back({key.first, key.second, static_cast<long long>(groups[key].size()), groupEpsilon});
         if (key.first.empty()) {
             for (std::size_t i = 0; i < orders.size(); ++i) worst[i] += c[i];
         } else {
@@ -71,6 +119,9 @@ PrivacyBudget composeBudget(const std::vector<BudgetRelease>& releases) {
     for (const auto& [partition, w] : worstSide)
         for (std::size_t i = 0; i < orders.size(); ++i) worst[i] += w[i];
     b.epsilon = epsilonOf(worst, orders, b.delta);
+    // Both are valid bounds on the worst-placed person: keep the smaller.
+    if (allPrv)
+        if (const auto prv = prvWorstPerson(keys, groups, b.delta)) b.epsilon = std::min(b.epsilon, *prv);
     return b;
 }
 

@@ -8,7 +8,9 @@
 //  - different ρ splits (other seeds or ρ) cut the data differently, so a person is on one side
 //    of every one of them: their worst sides add up; and whole-set splits ("train", or anything
 //    not A/B of a known ρ split) add to everyone.
-// The result is the guarantee of the worst-placed person, converted once at δ.
+// The result is the guarantee of the worst-placed person, converted once at δ. When every release
+// is a Gaussian certified by the PRV accountant, the worst-placed person's releases (one side of
+// each ρ split, up to four splits) are also composed by PRV and the smaller bound is kept.
 #include "engine/privacy/ledger.h"
 
 #include <optional>

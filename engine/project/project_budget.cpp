@@ -105,8 +105,9 @@ std::string describeBudget(const ProjectBudget& b) {
                       std::to_string(b.total.releases) + " DP release(s)";
     out += b.cap ? ", cap " + privacy::formatNumber(*b.cap) + " (" + fixed(std::max(0.0, *b.cap - b.total.epsilon)) + " left)\n"
                  : ", no cap (set privacy.budget in the spec)\n";
-    out += "  composed by the RDP accountant: releases on one part add, the two sides of a rho split cost their "
-           "larger, different rho splits and the whole training set add\n";
+    out += "  composed by the RDP accountant (and, when every release is certified by PRV, also by PRV, keeping the "
+           "smaller): releases on one part add, the two sides of a rho split cost their larger, different rho splits "
+           "and the whole training set add\n";
     for (const auto& g : b.total.groups)
         out += "  " + (g.partition.empty() ? std::string("whole set") : g.partition) + ", split " + g.split + ": " +
                std::to_string(g.releases) + " release(s), epsilon " + fixed(g.epsilon) + " alone\n";

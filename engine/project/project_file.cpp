@@ -223,7 +223,11 @@ Result<ProjectFile> ProjectFile::createOrOpen(const fs::path& file, const Projec
 Result<ProjectFile> ProjectFile::openExisting(const fs::path& file, const ProjectSpec& spec) {
     auto project = open(file);
     if (!project) return project.error();
-    if (project->specJson() != projectSpecToJson(spec))
+    // A spec that does not name its accountant continues the project with the one it has (a
+    // project an older dpmix created keeps RDP); the rest must be the same spec.
+    ProjectSpec incoming = spec;
+    if (!incoming.privacy.accountantNamed) incoming.privacy.accountant = project->spec().privacy.accountant;
+    if (projectSpecToJson(project->spec()) != projectSpecToJson(incoming))
         return Error{file.string() + " exists and was created from a different spec; open the project file itself, "
                                      "or remove it to start over from the spec"};
     return project;
@@ -435,7 +439,8 @@ Status ProjectFile::loadSpec() {
     specJson_ = s.text(0);
     createdAt_ = s.text(1);
     createdBy_ = s.text(2);
-    auto spec = parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false},
+    // Stored specs without privacy.accountant predate the PRV accountant: RDP certified them.
+    auto spec = parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false, privacy::Accountant::Rdp},
                                  path_.string() + " (stored spec)");
     if (!spec) return spec.error();
     spec_ = std::move(spec).value();

@@ -30,6 +30,11 @@ struct PrivacyTargets {
     privacy::Composition composition = privacy::Composition::Parallel;
     bool reproducible = false;     // seeded DP randomness: results can be re-derived, but are no release
     std::optional<double> budget;  // cap on the ε all DP releases spend on the sensitive data together
+    // Certifies every Gaussian mechanism's ε and calibrates its σ (docs/PRIVACY.md, "Choosing the
+    // accountant"). A spec without the field: PRV for a new project, RDP for a stored spec
+    // (projects created before the PRV accountant) — see SpecLocation::defaultAccountant.
+    privacy::Accountant accountant = privacy::Accountant::Prv;
+    bool accountantNamed = false;  // the spec text named it (else it is the default above)
 };
 
 struct MixtureStage {

@@ -252,11 +252,12 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
     return tasks;
 }
 
-PrivacyTargets readPrivacy(const Json& root) {
+PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccountant) {
     const std::string path = "privacy";
     const Json& p = requireObject(root, "", path);
-    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible", "budget"});
+    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible", "budget", "accountant"});
     PrivacyTargets out;
+    out.accountant = defaultAccountant;
     if (!p.contains("epsilon")) fail("privacy.epsilon", "missing (expected a number > 0 or an array of them)");
     const Json& eps = p.at("epsilon");
     auto readEpsilon = [&](const Json& v, const std::string& ep) {
@@ -292,6 +293,13 @@ PrivacyTargets readPrivacy(const Json& root) {
             fail("privacy.budget", show(p.at("budget")) + " is out of range: expected the total ε the sensitive data may "
                                                           "spend over all runs, a number > 0");
         out.budget = cap;
+    }
+    if (p.contains("accountant")) {
+        const Json& a = p.at("accountant");
+        out.accountantNamed = true;
+        if (!a.is_string() || !privacy::parseAccountant(a.get<std::string>(), out.accountant))
+            fail("privacy.accountant", show(a) + " is not allowed: expected \"prv\" (privacy loss distributions, the "
+                                                 "tighter) or \"rdp\" (Renyi DP)");
     }
     return out;
 }
@@ -364,7 +372,7 @@ ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
         spec.publicTasks = readTasks(tasks, "tasks", "public");
         spec.sensitiveTasks = readTasks(tasks, "tasks", "sensitive");
     }
-    spec.privacy = readPrivacy(root);
+    spec.privacy = readPrivacy(root, where.defaultAccountant);
     readStages(root, spec, where.checkRanges);
 
     if (!root.contains("seeds")) fail("seeds", "missing (expected a non-empty array of integers >= 0)");
@@ -519,6 +527,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     privacy["composition"] = privacy::toString(spec.privacy.composition);
     if (spec.privacy.reproducible) privacy["reproducible"] = true;  // absent means secret, the default
     if (spec.privacy.budget) privacy["budget"] = *spec.privacy.budget;
+    privacy["accountant"] = privacy::toString(spec.privacy.accountant);  // always explicit once stored
     root["privacy"] = privacy;
     Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
                  {"steps", spec.mixture.steps}};

@@ -20,6 +20,10 @@ struct SpecLocation {
     /// false: stage values need only be > 0 (>= 1 for integers), not within today's sane
     /// ranges: a spec read back from a project that an older dpmix created must still open.
     bool checkRanges = true;
+    /// privacy.accountant when the spec does not name one: PRV for a spec that starts a project;
+    /// RDP for a spec read back from a project file, since projects that an older dpmix created
+    /// were certified by RDP and keep being so.
+    privacy::Accountant defaultAccountant = privacy::Accountant::Prv;
 };
 
 /// Options that name a file or folder, per loader (engine/data/source_loader.h); they are

@@ -1,7 +1,7 @@
 #include "engine/train/dp_sgd.h"
 
 #include "engine/data/portable_random.h"
-#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/model_impl.h"
@@ -27,7 +27,7 @@ struct ClippedStep {
 // σ for (ε, δ, q, T), or the caller's σ.
 Result<double> noiseMultiplier(const DpSgdParams& params, double q, long long steps) {
     if (params.sigma) return *params.sigma;
-    auto calibrated = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, steps);
+    auto calibrated = privacy::calibrateSigma(params.accountant, params.epsilon, params.delta, q, steps);
     if (!calibrated) return Error{"DP-SGD: " + calibrated.error().message};
     return calibrated->sigma;
 }
@@ -103,7 +103,8 @@ Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::i
     const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, units, params.expectedBatchSize);
     auto sigma = noiseMultiplier(params, q, steps);
     if (!sigma) return sigma.error();
-    privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta, params.clipNorm);
+    privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta, params.clipNorm,
+                                                    params.accountant);
     privacy::setRandomness(e, params.randomness.mode);
     return e;
 }

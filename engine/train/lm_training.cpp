@@ -1,7 +1,7 @@
 // Pretraining, user-level DP fine-tuning and perplexity of the causal LM (see lm_training.h).
 #include "engine/train/lm_training.h"
 
-#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
@@ -126,14 +126,14 @@ Result<privacy::LedgerEntry> plannedLmDpEntry(const LmDpParams& params, std::int
     if (params.sigma) {
         sigma = *params.sigma;
     } else {
-        auto calibrated = privacy::calibrateGaussianSigma(params.epsilon, params.delta, q, params.steps);
+        auto calibrated = privacy::calibrateSigma(params.accountant, params.epsilon, params.delta, q, params.steps);
         if (!calibrated) return Error{"DP fine-tuning: " + calibrated.error().message};
         sigma = calibrated->sigma;
     }
     // One window per sampled user, clipped as a whole: each user's contribution to a step is
     // bounded by C, so the accounting is per user.
     privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, privacy::PrivacyUnit::User, q, sigma,
-                                                    params.steps, params.delta, params.clipNorm);
+                                                    params.steps, params.delta, params.clipNorm, params.accountant);
     privacy::setRandomness(e, params.randomness.mode);
     return e;
 }

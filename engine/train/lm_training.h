@@ -38,6 +38,7 @@ struct LmDpParams {
     double epsilon = 1.0;
     double delta = 1e-5;
     std::optional<double> sigma;  // set: this noise multiplier instead of calibrating to ε
+    privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ, certifies the ledger entry
     double clipNorm = 1.0;
     double learningRate = 1e-3;   // Adam
     int expectedUsers = 64;       // q = expectedUsers / m

@@ -2,6 +2,7 @@
 // Parameters of the training stages, with validating builders (plain C++, no torch).
 // Field names match the CLI flags / spec keys (epochs, batchSize, learningRate, ...).
 #include "engine/core/result.h"
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/randomness_source.h"
 
 #include <cstdint>
@@ -48,6 +49,7 @@ struct DpSgdParams {
     double epsilon = 1.0;
     double delta = 1e-5;
     std::optional<double> sigma;    // set: use this noise multiplier instead of calibrating to ε
+    privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ, certifies the ledger entry
     double clipNorm = 1.0;
     double learningRate = 0.5;
     double momentum = 0.0;
@@ -67,6 +69,7 @@ public:
     DpSgdParamsBuilder& epsilon(double v) { p_.epsilon = v; return *this; }
     DpSgdParamsBuilder& delta(double v) { p_.delta = v; return *this; }
     DpSgdParamsBuilder& sigma(double v) { p_.sigma = v; return *this; }
+    DpSgdParamsBuilder& accountant(privacy::Accountant v) { p_.accountant = v; return *this; }
     DpSgdParamsBuilder& clipNorm(double v) { p_.clipNorm = v; return *this; }
     DpSgdParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
     DpSgdParamsBuilder& momentum(double v) { p_.momentum = v; return *this; }

@@ -59,7 +59,9 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
                                             snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User
                                                                               : privacy::PrivacyUnit::Example,
                                             plan.mixture->q, plan.mixture->sigma, plan.mixture->steps,
-                                            plan.mixture->target.delta, p.clipNorm);
+                                            plan.mixture->target.delta, p.clipNorm,
+                                            p.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
+                                                                                           : privacy::Accountant::Prv);
         for (std::size_t t = 0; t < tasks; ++t)
             planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
     }

@@ -3,6 +3,7 @@
 #include "app/workbench/parameters/number_parsing.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
+#include "engine/privacy/prv_accountant.h"
 
 
 namespace dpmix::workbench {
@@ -48,6 +49,14 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
             out.epsilonOk = true;
             out.epsilon = e.epsilon;
             out.epsilonOrder = e.order;
+            if (const auto c = privacy::prvCertifiedEpsilon({query->mechanism}, query->delta)) {
+                out.prvEpsilonOk = true;
+                out.prvEpsilon = c->epsilon;
+                out.prvEpsilonLower = c->prv.lower;
+                out.prvEpsilonUpper = c->prv.upper;
+            } else {
+                out.prvEpsilonError = qs(c.error().message);
+            }
         }
     }
 
@@ -71,8 +80,17 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
             } else {
                 out.sigmaError = qs(c.error().message);
             }
+            if (const auto p = privacy::calibrateGaussianSigmaPrv(query->epsilon, query->delta, query->q, query->steps)) {
+                out.prvSigmaOk = true;
+                out.prvSigma = p->sigma;
+                out.prvSigmaEpsilon = p->certificate.epsilon;
+            } else {
+                out.prvSigmaError = qs(p.error().message);
+            }
         }
     }
+    if (!out.epsilonOk) out.prvEpsilonError = out.epsilonError;
+    if (!out.sigmaOk && out.prvSigmaError.isEmpty()) out.prvSigmaError = out.sigmaError;
     return out;
 }
 
@@ -81,6 +99,10 @@ void applyCalculatorResult(widgets::PrivacyCalculatorPanel& panel, const Calcula
     else panel.showEpsilonError(r.epsilonError);
     if (r.sigmaOk) panel.showSigma(r.sigma, r.sigmaEpsilon, r.sigmaOrder);
     else panel.showSigmaError(r.sigmaError);
+    if (r.prvEpsilonOk) panel.showPrvEpsilon(r.prvEpsilon, r.prvEpsilonLower, r.prvEpsilonUpper);
+    else panel.showPrvEpsilonError(r.prvEpsilonError);
+    if (r.prvSigmaOk) panel.showPrvSigma(r.prvSigma, r.prvSigmaEpsilon, r.sigmaOk ? r.sigma : 0.0);
+    else panel.showPrvSigmaError(r.prvSigmaError);
 }
 
 }  // namespace dpmix::workbench

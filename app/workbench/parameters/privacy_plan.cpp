@@ -4,6 +4,7 @@
 #include "engine/core/number_text.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
+#include "engine/privacy/prv_accountant.h"
 
 #include <QLocale>
 #include <QRegularExpression>
@@ -139,9 +140,18 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         if (!query) {
             error(ParameterField::Epsilon, qs(query.error().message));
         } else {
-            const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
-            if (c) plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
-            else error(ParameterField::Epsilon, qs(c.error().message));
+            // The accountant the run will use: its σ is what the mechanism will add.
+            if (p.accountant == widgets::AccountantChoice::Prv) {
+                const auto c = privacy::calibrateGaussianSigmaPrv(query->epsilon, query->delta, query->q, query->steps);
+                if (c)
+                    plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->certificate.epsilon, std::nan(""), budget};
+                else
+                    error(ParameterField::Epsilon, qs(c.error().message));
+            } else {
+                const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
+                if (c) plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
+                else error(ParameterField::Epsilon, qs(c.error().message));
+            }
         }
         // Parallel: max over disjoint splits, each at the target; sequential: the halves add up.
         plan.totalEpsilon = p.epsilon;
@@ -168,17 +178,21 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
     const MixtureStagePlan& m = *plan.mixture;
     const bool parallel = p.composition == CompositionMode::Parallel;
     QString html;
+    const bool prv = p.accountant == widgets::AccountantChoice::Prv;
     html += QStringLiteral("<b>Mixture learning</b> (split A, n<sub>A</sub> ≈ %1): noise σ = <b>%2</b> "
-                           "for T = %3 steps at q = %4 → ε = %5 (order α = %6)<br>")
+                           "for T = %3 steps at q = %4 → ε = %5 (%6)<br>")
                 .arg(count(plan.split->a), QString::number(m.sigma, 'g', 5), count(m.steps),
-                     QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4), QString::number(m.order, 'g', 4));
+                     QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4),
+                     prv ? QStringLiteral("certified by the PRV accountant")
+                         : QStringLiteral("RDP accountant, order α = %1").arg(QString::number(m.order, 'g', 4)));
     if (parallel)
         html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated to ε = %2, δ = %3 when it runs<br>")
                     .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta));
     else
         html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated when it runs to the rest of "
-                               "the budget, so that both stages compose (by RDP) to ε = %2, δ = %3<br>")
-                    .arg(count(plan.split->b), num(plan.totalEpsilon), num(plan.totalDelta));
+                               "the budget, so that both stages compose (by %4) to ε = %2, δ = %3<br>")
+                    .arg(count(plan.split->b), num(plan.totalEpsilon), num(plan.totalDelta),
+                         prv ? QStringLiteral("PRV") : QStringLiteral("RDP"));
     html += QStringLiteral("<b>Total guarantee</b>: (ε, δ) = (<b>%1</b>, <b>%2</b>) — %3")
                 .arg(num(plan.totalEpsilon), num(plan.totalDelta),
                      parallel ? QStringLiteral("parallel composition: A and B hold different people, so the run costs "

@@ -19,6 +19,8 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     for (long long s : spec.seeds) seeds << QString::number(s);
     if (!seeds.isEmpty()) p.seeds = seeds.join(", ");
     p.reproducible = spec.privacy.reproducible;
+    p.accountant = spec.privacy.accountant == privacy::Accountant::Rdp ? widgets::AccountantChoice::Rdp
+                                                                       : widgets::AccountantChoice::Prv;
     p.composition = spec.privacy.composition == privacy::Composition::Sequential ? widgets::CompositionMode::Sequential
                                                                                   : widgets::CompositionMode::Parallel;
     p.clipNorm = spec.mixture.clip;

@@ -23,6 +23,8 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     request.rho = parameters.rho;
     request.seeds = *seeds;
     request.reproducible = parameters.reproducible;
+    request.accountant = parameters.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
+                                                                                 : privacy::Accountant::Prv;
     // The panel's Advanced values are the mixture stage's hyper-parameters.
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;

@@ -39,6 +39,7 @@ struct StudyRequest {
     std::optional<long long> pretrainSteps;  // unset: the spec's
     std::optional<long long> finetuneSteps;  // unset: the spec's
     bool reproducible = false;               // seeded DP randomness (not a release); default secret
+    std::optional<privacy::Accountant> accountant;  // certifies every DP mechanism; unset: the spec's
 };
 
 /// What the Audit dialog asks the audit stage for (engine/pipeline/audit_stage.h).
@@ -52,6 +53,7 @@ struct AuditRequest {
     std::optional<double> epsilon;  // claimed ε; unset: the spec's first
     long long seed = 0;
     std::optional<MixtureSettings> mixture;  // the mechanism audited; unset: the spec's
+    std::optional<privacy::Accountant> accountant;  // certifies the claimed ε; unset: the spec's
 };
 
 using StudyLog = std::function<void(const std::string&)>;

@@ -42,6 +42,7 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     options.pretrainSteps = request.pretrainSteps;
     options.finetuneSteps = request.finetuneSteps;
     options.reproducible = request.reproducible;
+    options.accountant = request.accountant;
     if (auto error = pipeline::checkStudyRunOptions(options)) return error;
     auto report = pipeline::runStudy(project, options, progress, cancel, log);
     if (!report) return report.error();
@@ -60,6 +61,7 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
     options.runs = request.runs;
     options.noNoise = request.noNoise;
     options.epsilon = request.epsilon;
+    options.accountant = request.accountant;
     options.seed = static_cast<std::uint64_t>(request.seed);
     if (auto error = pipeline::checkAuditStageOptions(project, options)) return error;
     auto report = pipeline::runAuditStage(project, options, progress, cancel, log);

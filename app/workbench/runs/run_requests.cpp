@@ -86,6 +86,8 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
     request.runs = settings.runs;
     request.noNoise = settings.noNoise;
     if (!settings.noNoise) request.epsilon = parameters.epsilon;
+    request.accountant = parameters.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
+                                                                                 : privacy::Accountant::Prv;
     request.seed = settings.seed;
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;
@@ -143,6 +145,10 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
     study.seeds = {seed};
     // A re-run keeps the run's randomness mode: seeded runs repeat, secret runs draw afresh.
     study.reproducible = config.value("randomness").toString() == QLatin1String("seeded");
+    // ... and its accountant, when its configuration names one (older runs: the spec's).
+    privacy::Accountant accountant;
+    if (privacy::parseAccountant(config.value("accountant").toString().toStdString(), accountant))
+        study.accountant = accountant;
     if (!run.task.empty()) study.tasks = {run.task};
     if (run.epsilon) study.epsilons = {*run.epsilon};
     if (stage == "mixture") {

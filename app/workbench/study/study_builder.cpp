@@ -113,6 +113,9 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     spec.privacy.composition =
         p.composition == widgets::CompositionMode::Sequential ? privacy::Composition::Sequential : privacy::Composition::Parallel;
     spec.privacy.reproducible = p.reproducible;
+    spec.privacy.accountant = p.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
+                                                                             : privacy::Accountant::Prv;
+    spec.privacy.accountantNamed = true;
     spec.mixture.clip = p.clipNorm;
     spec.mixture.batch = p.batchSize;
     spec.mixture.lr = p.learningRate;

@@ -26,6 +26,50 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         DPMIX_COMPARE_NEAR(r.json()["sigma"].toDouble(), 8.278, 1e-3);  // docs/ALGORITHMS.md A.11
     }
+    void thePrvAccountantPrintsItsBracketBesideRdp() {
+        // q = 0.001, σ = 0.5, one step: RDP says 2.84; the true ε is about 0.34.
+        const auto r = runDpmix({"privacy", "epsilon", "--q", "0.001", "--sigma", "0.5", "--steps", "1", "--delta",
+                                 "1e-5", "--accountant", "prv", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto j = r.json();
+        QCOMPARE(j["accountant"].toString(), QStringLiteral("prv"));
+        QVERIFY(j["epsilon_lower"].toDouble() <= j["epsilon_upper"].toDouble());
+        QVERIFY(j["epsilon_upper"].toDouble() < 0.36 && j["epsilon_lower"].toDouble() > 0.32);
+        QCOMPARE(j["epsilon"].toDouble(), std::min(j["epsilon_upper"].toDouble(), j["epsilon_rdp"].toDouble()));
+        QCOMPARE(j["epsilon_error"].toDouble(), 0.01);
+        DPMIX_COMPARE_NEAR(j["epsilon_rdp"].toDouble(), 2.8356, 1e-3);
+        // σ for a target: less noise than RDP, with the saving.
+        const auto s = runDpmix({"privacy", "sigma", "--epsilon", "1", "--delta", "1e-5", "--q", "0.2", "--steps",
+                                 "100", "--accountant", "prv", "--json"});
+        QCOMPARE(s.exitCode, 0);
+        const auto k = s.json();
+        QVERIFY(k["sigma"].toDouble() < k["sigma_rdp"].toDouble());
+        DPMIX_COMPARE_NEAR(k["sigma_rdp"].toDouble(), 8.278, 1e-3);
+        QVERIFY(k["epsilon_achieved"].toDouble() <= 1.0);
+        QVERIFY(k["saving_percent"].toDouble() > 3.0);
+        // The default stays RDP, and an unknown accountant is refused.
+        QCOMPARE(runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5",
+                           "--json"}).json()["accountant"].toString(),
+                 QStringLiteral("rdp"));
+        const auto bad = runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta",
+                                   "1e-5", "--accountant", "moments"});
+        QVERIFY(bad.exitCode != 0);
+        QVERIFY2(bad.err.contains("--accountant"), qPrintable(bad.err));
+    }
+    void csvWithThePrvAccountant() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("grid.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("q,sigma,steps,delta\n0.01,1.0,1000,1e-6\n1,2,100,1e-5\n");
+        f.close();
+        const auto r = runDpmix({"privacy", "epsilon", "--csv", f.fileName(), "--accountant", "prv"});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0], QStringLiteral("q,sigma,steps,delta,accountant,epsilon,epsilon_upper,epsilon_lower,"
+                                          "epsilon_error,epsilon_rdp"));
+        QVERIFY(lines[1].contains(",prv,"));
+    }
     void dirichletJsonReproducesTable7() {
         const auto r = runDpmix({"privacy", "dirichlet-r", "--epsilon", "2", "--delta", "1e-5", "--alpha", "3", "--q",
                                  QString::number(250.0 / 60000.0, 'g', 17), "--steps", "9600", "--json"});
@@ -109,8 +153,8 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         const QStringList lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 3);  // header + two good rows; nothing for the bad one
-        QCOMPARE(lines[0], QString("q,sigma,steps,delta,epsilon,order"));
-        QVERIFY(lines[1].startsWith("0.01,1,1000,1e-06,2.43669380"));
+        QCOMPARE(lines[0], QString("q,sigma,steps,delta,accountant,epsilon,order"));
+        QVERIFY(lines[1].startsWith("0.01,1,1000,1e-06,rdp,2.43669380"));
         QVERIFY(r.err.contains("row 3, column sigma = 'abc' is not a number"));
         // q = 1: closed form, optimum over the grid computed here.
         double best = INFINITY;
@@ -121,7 +165,7 @@ private Q_SLOTS:
         for (int a = 12; a < 64; ++a)
             best = std::min(best,
                             10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
-        DPMIX_COMPARE_NEAR(lines[2].split(',')[4].toDouble(), best, 1e-8 * best);
+        DPMIX_COMPARE_NEAR(lines[2].split(QLatin1Char(','))[5].toDouble(), best, 1e-8 * best);  // after the accountant column
     }
     void csvJsonAndMissingColumn() {
         QTemporaryDir dir;

@@ -5,6 +5,7 @@
 #include "engine/pipeline/image_study.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/prv_accountant.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
@@ -247,7 +248,9 @@ private Q_SLOTS:
                 const double m = e.stage == "mixture" ? mA : (e.split == "B" ? mB : mTrain);
                 const double batch = e.stage == "mixture" ? 20.0 : 64.0;
                 QCOMPARE(e.q, batch / m);
-                QCOMPARE(e.sigma, privacy::calibrateGaussianSigma(2.0, 1e-5, batch / m, e.steps)->sigma);
+                // The spec names no accountant: a new project's, PRV, reaches every mechanism.
+                QVERIFY2(e.accounting == privacy::Accountant::Prv, (d.method + " " + e.stage).c_str());
+                QCOMPARE(e.sigma, privacy::calibrateGaussianSigmaPrv(2.0, 1e-5, batch / m, e.steps)->sigma);
             }
         }
         // Each method's fine-tuning, and the λ of each method whose choice is a DP release (DP-MixMin).

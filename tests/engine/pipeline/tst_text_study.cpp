@@ -5,6 +5,7 @@
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/user_groups.h"
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/prv_accountant.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
@@ -154,14 +155,17 @@ private Q_SLOTS:
             const auto& p = o.privateLambdas[0];
             DPMIX_COMPARE_NEAR(p.lambda.sum(), 1.0, 1e-9);
             // The DP ledger entry is user level, on split A, with ε at most the target, and that
-            // ε agrees with an independent RDP evaluation at q = users per step / users of A.
+            // ε agrees with an evaluation by the accountant of a new project (PRV: the smaller of
+            // its upper bound and RDP) at q = users per step / users of A.
             QVERIFY(p.ledgerEntry.unit == privacy::PrivacyUnit::User);
             QCOMPARE(p.ledgerEntry.split, std::string("A"));
             QVERIFY(p.epsilonSpent <= 1.0);
-            QVERIFY(p.epsilonSpent > 0.99);
+            QVERIFY2(p.epsilonSpent > 0.99, std::to_string(p.epsilonSpent).c_str());
             const double q = static_cast<double>(kBatch) / static_cast<double>(d.usersA);  // the realised size
             DPMIX_COMPARE_NEAR(p.ledgerEntry.q, q, 1e-12);
-            const double independent = privacy::gaussianEpsilon({q, p.sigma, kSteps}, 1e-5).epsilon;
+            QVERIFY(p.ledgerEntry.accounting == privacy::Accountant::Prv);
+            const double independent = std::min(privacy::prvEpsilon({{q, p.sigma, kSteps}}, 1e-5)->upper,
+                                                privacy::gaussianEpsilon({q, p.sigma, kSteps}, 1e-5).epsilon);
             DPMIX_COMPARE_NEAR(independent, p.epsilonSpent, 1e-9);
 
             // Perplexities: every λ's mixture is a proper model on 300 ids, and λ* (almost all on

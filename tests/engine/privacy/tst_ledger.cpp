@@ -2,6 +2,7 @@
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/prv_accountant.h"
 
 #include "tests/support/test_support.h"
 
@@ -151,6 +152,79 @@ private Q_SLOTS:
         // A recorded total that disagrees is reported too.
         QVERIFY(!ledger.verify(ledger.total().epsilon * 0.5).ok);
         QVERIFY(ledger.verify(ledger.total().epsilon).ok);
+    }
+    void aPrvEntryIsCertifiedAndRecomputedByPrv() {
+        const auto e = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-6, 13.0, Accountant::Prv);
+        QVERIFY(e.accounting == Accountant::Prv);
+        QVERIFY(QString::fromStdString(e.accountant).startsWith("prv-"));
+        // The certificate is the PRV upper bound here (RDP says 2.4367): computed independently.
+        const auto prv = prvEpsilon({{0.01, 1.0, 1000}}, 1e-6).value();
+        DPMIX_COMPARE_NEAR(e.epsilon, prv.upper, 1e-12);
+        QVERIFY(e.epsilon < 2.43669380 - 0.2);
+        DPMIX_COMPARE_NEAR(recomputeEpsilon(e), e.epsilon, 1e-12);
+    }
+    void prvEntriesOnOneSplitComposeTheirLossDistributions() {
+        // Two PRV entries on split A compose as one PRV composition, tighter than RDP's sum and
+        // never the max of the entries' ε.
+        Ledger ledger;
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 500, 1e-5, 1.0, Accountant::Prv));
+        ledger.record(gaussianEntry("extra", "A", PrivacyUnit::Example, 0.02, 2.0, 300, 1e-5, 1.0, Accountant::Prv));
+        const auto together = prvEpsilon({{0.01, 1.0, 500}, {0.02, 2.0, 300}}, 1e-5).value();
+        DPMIX_COMPARE_NEAR(ledger.total().epsilon, together.upper, 1e-12);
+        QVERIFY(ledger.total().epsilon > std::max(ledger.entries()[0].epsilon, ledger.entries()[1].epsilon));
+        // The same entries recorded by RDP compose by RDP, to a larger ε.
+        Ledger rdp;
+        rdp.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 500, 1e-5, 1.0));
+        rdp.record(gaussianEntry("extra", "A", PrivacyUnit::Example, 0.02, 2.0, 300, 1e-5, 1.0));
+        QVERIFY(rdp.total().epsilon > ledger.total().epsilon);
+        // A group with one RDP entry composes by RDP: the mixed group equals the all-RDP one.
+        Ledger mixed;
+        mixed.record(ledger.entries()[0]);
+        mixed.record(rdp.entries()[1]);
+        DPMIX_COMPARE_NEAR(mixed.total().epsilon, rdp.total().epsilon, 1e-12);
+    }
+    void prvSequentialCalibrationMeetsTheTargetByPrv() {
+        const double sigmaA = calibrateGaussianSigmaPrv(0.5, 0.5e-5, 0.2, 100)->sigma;
+        const LedgerEntry mixture =
+            gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0, Accountant::Prv);
+        const auto rest = calibrateGaussianSigmaAfter({mixture}, 1.0, 1e-5, 0.005, 500, Accountant::Prv);
+        QVERIFY2(rest.ok(), rest.ok() ? "" : rest.error().message.c_str());
+        Ledger ledger(Composition::Sequential);
+        ledger.record(mixture);
+        ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest->sigma, 500, 1e-5, 2.0,
+                                    Accountant::Prv));
+        QVERIFY(ledger.total().epsilon <= 1.0);
+        // Less noise than the RDP calibration of the same rest.
+        const LedgerEntry rdpMixture = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0);
+        QVERIFY(rest->sigma < calibrateGaussianSigmaAfter({rdpMixture}, 1.0, 1e-5, 0.005, 500)->sigma);
+    }
+    void theAccountantSurvivesJsonAndOldLedgersReadAsRdp() {
+        Ledger ledger;
+        ledger.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, 8.0, 100, 1e-5, 13.0, Accountant::Prv));
+        const std::string json = ledgerToJson(ledger);
+        QVERIFY(json.find("\"accounting\":\"prv\"") != std::string::npos);
+        const auto back = ledgerFromJson(json);
+        QVERIFY(back.ok());
+        QVERIFY(back->entries().front().accounting == Accountant::Prv);
+        QVERIFY(back->verify().ok);
+        // A ledger written before the PRV accountant has no field: RDP certified it.
+        Ledger old;
+        old.record(gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, 8.0, 100, 1e-5, 13.0));
+        std::string oldJson = ledgerToJson(old);
+        const auto field = oldJson.find(",\"accounting\":\"rdp\"");
+        QVERIFY(field != std::string::npos);
+        oldJson.erase(field, std::string(",\"accounting\":\"rdp\"").size());
+        const auto oldBack = ledgerFromJson(oldJson);
+        QVERIFY(oldBack.ok());
+        QVERIFY(oldBack->entries().front().accounting == Accountant::Rdp);
+        QVERIFY(oldBack->verify().ok);
+        // A PRV entry whose recorded ε was the RDP one does not verify: recomputation uses PRV.
+        std::string swapped = oldJson;
+        swapped.replace(swapped.find("\"stage\""), 0, "\"accounting\":\"prv\",");
+        const auto forged = ledgerFromJson(swapped);
+        QVERIFY(forged.ok());
+        QVERIFY(!forged->verify().ok);
+        QVERIFY(!ledgerFromJson(std::string(json).replace(json.find("\"prv\""), 5, "\"xyz\"")).ok());
     }
     void malformedJsonNamesTheProblem() {
         auto r = ledgerFromJson("{\"entries\":[{\"mechanism\":\"subsampled-gaussian\",\"epsilon\":1}]}");

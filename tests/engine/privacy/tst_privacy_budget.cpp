@@ -52,6 +52,33 @@ private Q_SLOTS:
         QCOMPARE(b.releases, 1LL);
     }
 
+    void prvReleasesComposeByPrvForTheWorstPlacedPerson() {
+        // Full-batch Gaussians compose exactly as one Gaussian with μ² = Σ 1/σ² (Balle & Wang's
+        // closed form is checked in tst_prv_accountant). Two ρ splits, each with an A side (σ = 4)
+        // and a B side (σ = 3), plus one whole-set release (σ = 6): the worst-placed person is on
+        // both B sides and pays 1/9 + 1/9 + 1/36.
+        auto prv = [](const std::string& split, double sigma) {
+            return gaussianEntry("m", split, PrivacyUnit::Example, 1.0, sigma, 1, 1e-5, 1.0, Accountant::Prv);
+        };
+        const std::vector<BudgetRelease> releases{
+            release(rhoPartition(0, 0.3), prv("A", 4.0), 1), release(rhoPartition(0, 0.3), prv("B", 3.0), 2),
+            release(rhoPartition(1, 0.3), prv("A", 4.0), 3), release(rhoPartition(1, 0.3), prv("B", 3.0), 4),
+            release("", prv("train", 6.0), 5)};
+        const auto b = composeBudget(releases);
+        const double mu = std::sqrt(1.0 / 9 + 1.0 / 9 + 1.0 / 36);
+        auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+        double lo = 0, hi = 100;  // Balle & Wang: δ(ε) = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ)
+        for (int i = 0; i < 200; ++i) {
+            const double e = 0.5 * (lo + hi);
+            (phi(mu / 2 - e / mu) - std::exp(e) * phi(-mu / 2 - e / mu) > 1e-5 ? lo : hi) = e;
+        }
+        QVERIFY2(hi <= b.epsilon && b.epsilon <= hi + 0.011, qPrintable(QString("%1 vs exact %2").arg(b.epsilon).arg(hi)));
+        // Tighter than the same releases certified by RDP.
+        std::vector<BudgetRelease> rdp = releases;
+        for (auto& r : rdp) r.entry.accounting = Accountant::Rdp;
+        QVERIFY(composeBudget(rdp).epsilon > b.epsilon);
+    }
+
     void releasesOnOneSplitComposeByRdpNotBySum() {
         // Four Gaussian releases (q = 1) at σ = 4 on split A = one at σ = 2 (RDP α/(2σ²) adds).
         std::vector<BudgetRelease> four;

@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 
 #include <unistd.h>
@@ -100,7 +102,7 @@ class TestProjectMigration : public QObject {
         const std::string f = dir_.path().toStdString() + "/" + name;
         rawExec(f, kSchemaV1);
         rawExec(f, "INSERT INTO spec(spec_json, created_at, created_by) VALUES(" +
-                       sqlQuote(projectSpecToJson(tinySpec())) + ", '2026-01-01T00:00:00.000Z', '0.0.9');"
+                       sqlQuote(legacySpecJson()) + ", '2026-01-01T00:00:00.000Z', '0.0.9');"
                    "INSERT INTO sources VALUES(1, 'public', 'public-images', 'idx', '/data/p.idx', '{}', 0, 'images', 60, 0,"
                    " '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'aaaa');"
                    "INSERT INTO sources VALUES(2, 'sensitive', 'private-images', 'idx', '/data/s.idx', '{}', 0, 'images', 40,"
@@ -113,6 +115,13 @@ class TestProjectMigration : public QObject {
                    "INSERT INTO curves VALUES(1, 1, 'loss', 0, 0.69);"
                    "INSERT INTO logs VALUES(1, 1, '2026-01-01T00:00:02.500Z', 'info', 'hello');");
         return f;
+    }
+
+    // The spec as dpmix before the PRV accountant stored it: no privacy.accountant.
+    static std::string legacySpecJson() {
+        auto j = nlohmann::json::parse(projectSpecToJson(tinySpec()));
+        j["privacy"].erase("accountant");
+        return j.dump(2);
     }
 
     // A v2 file as dpmix 0.2 (schema 2) left it: the v1 tables with row_hash, every row sealed,
@@ -197,6 +206,33 @@ private Q_SLOTS:
         const long long id = project.addRun({"dp-mixmin", "ac", 1.0, 4, "{}"}).value();
         QCOMPARE(rawInteger(f, "SELECT owner_pid FROM runs WHERE id = " + std::to_string(id)), static_cast<long long>(::getpid()));
         QVERIFY(project.verifyChain()->ok);
+    }
+
+    void anOldProjectKeepsTheRdpAccountant() {
+        // A v2 project's stored spec names no accountant: it was certified by RDP and stays so,
+        // and running its own spec file again (which names none either) continues it.
+        const std::string f = writeV2File("v2-accountant.dpmix");
+        {
+            auto opened = ProjectFile::open(f);
+            QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
+            QVERIFY(opened->spec().privacy.accountant == privacy::Accountant::Rdp);
+        }
+        ProjectSpec fromFile = tinySpec();
+        fromFile.privacy.accountantNamed = false;  // as parsed from a spec file without the field
+        auto continued = ProjectFile::createOrOpen(f, fromFile, tinyFacts());
+        QVERIFY2(continued.ok(), continued.ok() ? "" : continued.error().message.c_str());
+        QVERIFY(continued->spec().privacy.accountant == privacy::Accountant::Rdp);
+        // A spec that names another accountant is another spec.
+        ProjectSpec named = tinySpec();
+        named.privacy.accountant = privacy::Accountant::Prv;
+        named.privacy.accountantNamed = true;
+        QVERIFY(!ProjectFile::createOrOpen(f, named, tinyFacts()).ok());
+        // A new project from the same spec gets PRV, stored explicitly.
+        const std::string fresh = dir_.path().toStdString() + "/fresh-accountant.dpmix";
+        auto created = ProjectFile::create(fresh, fromFile, tinyFacts());
+        QVERIFY(created.ok());
+        QVERIFY(created->spec().privacy.accountant == privacy::Accountant::Prv);
+        QVERIFY(created->specJson().find("\"accountant\": \"prv\"") != std::string::npos);
     }
 
     void migratedV2FileHasTheCurrentColumns() {

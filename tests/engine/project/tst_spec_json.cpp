@@ -107,7 +107,9 @@ private Q_SLOTS:
         QCOMPARE(exported["public_sources"], j["public_sources"]);
         QCOMPARE(exported["tasks"], j["tasks"]);
         QCOMPARE(exported["seeds"], j["seeds"]);
-        QCOMPARE(exported["privacy"], j["privacy"]);
+        Json privacyWithDefaults = j["privacy"];
+        privacyWithDefaults["accountant"] = "prv";  // a new project's accountant, stored explicitly
+        QCOMPARE(exported["privacy"], privacyWithDefaults);
     }
 
     void stagesHaveDefaults() {
@@ -122,6 +124,36 @@ private Q_SLOTS:
         QCOMPARE(spec->mixture.steps, 100LL);
         QCOMPARE(spec->finetune.mechanism, std::string("dp-sgd"));
         QVERIFY(spec->sensitiveTasks.empty());
+    }
+
+    void theAccountantDefaultsToPrvForANewProjectAndRdpWhenStored() {
+        auto fresh = parse(validSpec());
+        QVERIFY(fresh.ok());
+        QVERIFY(fresh->privacy.accountant == privacy::Accountant::Prv);
+        QVERIFY(!fresh->privacy.accountantNamed);
+        // Read back from a project, a spec without the field predates PRV: RDP certified it.
+        SpecLocation stored{specDir_, dataDir_, false, false, privacy::Accountant::Rdp};
+        auto old = parseProjectSpec(validSpec().dump(), stored, "stored");
+        QVERIFY(old.ok());
+        QVERIFY(old->privacy.accountant == privacy::Accountant::Rdp);
+        // Named, it is what it says, and export names it always.
+        Json j = validSpec();
+        j["privacy"]["accountant"] = "rdp";
+        auto named = parse(j);
+        QVERIFY(named.ok());
+        QVERIFY(named->privacy.accountant == privacy::Accountant::Rdp);
+        QVERIFY(named->privacy.accountantNamed);
+        QVERIFY(projectSpecToJson(*fresh).find("\"accountant\": \"prv\"") != std::string::npos);
+        auto again = parseProjectSpec(projectSpecToJson(*fresh), stored, "stored");
+        QVERIFY(again.ok());
+        QVERIFY(again->privacy.accountant == privacy::Accountant::Prv);
+        // Anything else is refused with the path and the choices.
+        j["privacy"]["accountant"] = "moments";
+        auto bad = parse(j);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.find("privacy.accountant") != std::string::npos &&
+                     bad.error().message.find("\"prv\"") != std::string::npos,
+                 bad.error().message.c_str());
     }
 
     void storedSpecNeedsNoFiles() {

@@ -57,6 +57,32 @@ private Q_SLOTS:
         QVERIFY(plainGaussianEpsilon(r.sigma * 0.999, 1e-5).epsilon > 2.0);
     }
 
+    void bothAccountantsSideBySide() {
+        // One plain Gaussian step (q = 1, T = 1): its exact ε(δ) has the closed form of Balle &
+        // Wang 2018, δ = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ), μ = 1/σ; the PRV value brackets it.
+        const CalculatorInputs in{"1", "2.5", "1", "1e-5", "2"};
+        const auto r = evaluateCalculator(in);
+        QVERIFY2(r.prvEpsilonOk, qPrintable(r.prvEpsilonError));
+        auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+        const double mu = 1 / 2.5;
+        double lo = 0, hi = 50;
+        for (int i = 0; i < 200; ++i) {
+            const double e = 0.5 * (lo + hi);
+            (phi(mu / 2 - e / mu) - std::exp(e) * phi(-mu / 2 - e / mu) > 1e-5 ? lo : hi) = e;
+        }
+        QVERIFY2(r.prvEpsilonLower <= hi && hi <= r.prvEpsilonUpper,
+                 qPrintable(QString("%1 %2 %3").arg(r.prvEpsilonLower).arg(hi).arg(r.prvEpsilonUpper)));
+        QVERIFY(r.prvEpsilon < r.epsilon);  // tighter than RDP here
+        // σ for ε = 2: PRV needs less noise than RDP and certifies the target.
+        QVERIFY2(r.prvSigmaOk, qPrintable(r.prvSigmaError));
+        QVERIFY(r.prvSigma < r.sigma);
+        QVERIFY(r.prvSigmaEpsilon <= 2.0);
+        // A bad input disables both, with the same reason.
+        const auto bad = evaluateCalculator({"abc", "1", "100", "1e-5", "2"});
+        QVERIFY(!bad.prvEpsilonOk && !bad.prvSigmaOk);
+        QCOMPARE(bad.prvEpsilonError, bad.epsilonError);
+    }
+
     void badTextIsReportedWithFieldAndValue() {
         auto r = evaluateCalculator({"abc", "1", "100", "1e-5", "2"});
         QVERIFY(!r.epsilonOk && !r.sigmaOk);

@@ -55,6 +55,20 @@ private Q_SLOTS:
         QCOMPARE(doc.undoStack()->count(), 0);
     }
 
+    void theAccountantChoiceIsUndoable() {
+        ParameterDocument doc;
+        QVERIFY(doc.values().accountant == dpmix::widgets::AccountantChoice::Prv);  // a new study's default
+        doc.edit(ParameterField::Accountant, static_cast<int>(dpmix::widgets::AccountantChoice::Rdp));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QVERIFY(doc.values().accountant == dpmix::widgets::AccountantChoice::Rdp);
+        doc.undoStack()->undo();
+        QVERIFY(doc.values().accountant == dpmix::widgets::AccountantChoice::Prv);
+        doc.undoStack()->redo();
+        QVERIFY(doc.values().accountant == dpmix::widgets::AccountantChoice::Rdp);
+        doc.edit(ParameterField::Accountant, 5);  // not an accountant
+        QCOMPARE(doc.undoStack()->count(), 1);
+    }
+
     void noMergeAcrossSave() {
         ParameterDocument doc;
         doc.edit(ParameterField::Epsilon, 3.0);

@@ -2,6 +2,7 @@
 // the mixture stage's σ query.
 #include "app/workbench/parameters/privacy_plan.h"
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/prv_accountant.h"
 
 #include <QtTest>
 
@@ -61,7 +62,8 @@ private Q_SLOTS:
         // q = B / n_A = 1000 / 8970, T = 100, target (ε, δ) = (2, 1e-5).
         QCOMPARE(plan.mixture->q, 1000.0 / 8970.0);
         QCOMPARE(plan.mixture->steps, 100LL);
-        const auto expected = dpmix::privacy::calibrateGaussianSigma(2.0, 1e-5, 1000.0 / 8970.0, 100).value();
+        // A new study plans with the PRV accountant (tested against closed forms in tst_prv_accountant).
+        const auto expected = dpmix::privacy::calibrateGaussianSigmaPrv(2.0, 1e-5, 1000.0 / 8970.0, 100).value();
         QCOMPARE(plan.mixture->sigma, expected.sigma);
         QVERIFY(plan.mixture->epsilon <= 2.0);
         QCOMPARE(plan.totalEpsilon, 2.0);
@@ -69,6 +71,18 @@ private Q_SLOTS:
         const QString html = privacySummaryHtml(plan, RunParameters{});
         QVERIFY2(html.contains(QString::number(expected.sigma, 'g', 5)), qPrintable(html));
         QCOMPARE(splitSummaryText(plan), QString("Split A (mixture): ≈ 8,970 · Split B (fine-tuning): ≈ 80,726"));
+    }
+
+    void theChosenAccountantSetsTheNoise() {
+        RunParameters p;
+        p.accountant = dpmix::widgets::AccountantChoice::Rdp;
+        const PrivacyPlan rdp = planPrivacy(p);
+        QVERIFY(rdp.valid);
+        QCOMPARE(rdp.mixture->sigma, dpmix::privacy::calibrateGaussianSigma(2.0, 1e-5, 1000.0 / 8970.0, 100)->sigma);
+        QVERIFY(privacySummaryHtml(rdp, p).contains("RDP accountant"));
+        const PrivacyPlan prv = planPrivacy(RunParameters{});
+        QVERIFY(prv.mixture->sigma < rdp.mixture->sigma);
+        QVERIFY(privacySummaryHtml(prv, RunParameters{}).contains("PRV accountant"));
     }
 
     void sequentialCompositionHalvesTheStageBudget() {
