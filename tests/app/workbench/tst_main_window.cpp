@@ -5,6 +5,7 @@
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/prv_accountant.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/log_slider_spin_box.h"
@@ -36,8 +37,9 @@ class TstMainWindow : public QObject {
         return {&runs_, &store_, [] { return QStringLiteral("9.8.7-test"); }};
     }
 
+    // The σ a new study's panel shows: its accountant is PRV (the default for new studies).
     static QString sigmaFor(double epsilon) {
-        const auto c = dpmix::privacy::calibrateGaussianSigma(epsilon, 1e-5, 1000.0 / 8970.0, 100).value();
+        const auto c = dpmix::privacy::calibrateGaussianSigmaPrv(epsilon, 1e-5, 1000.0 / 8970.0, 100).value();
         return QString::number(c.sigma, 'g', 5);
     }
 
