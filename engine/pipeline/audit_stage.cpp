@@ -168,12 +168,16 @@ std::string auditConfigJson(const project::ProjectSpec& spec, const project::Mix
 // The audit's record: the counts and bound, the details a reviewer needs to re-derive them,
 // and its figures as metrics. No λ and nothing about the canary image itself.
 project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStudy& study, const AuditInputs& in,
-                                 const AuditStageOptions& options, double epsilon) {
+                                 const AuditStageOptions& options, double epsilon, privacy::Accountant accountant) {
     const auto& r = report.result;
     nlohmann::json details{{"threshold", r.threshold},
                            {"direction", audit::toString(r.direction)},
                            {"sigma", r.sigma},
                            {"claimed_epsilon", options.noNoise ? nlohmann::json("inf") : nlohmann::json(epsilon)},
+                           // The accountant that certified the claimed ε (and calibrated σ): ε_LB
+                           // is compared with what it certified.
+                           {"accountant", options.noNoise ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(privacy::toString(accountant))},
                            {"runs_per_world", r.runsPerWorld},
                            {"select_epsilon_lb", r.selectEpsilonLB},
                            {"fpr", r.fpr},
@@ -210,7 +214,8 @@ project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStud
 }
 
 Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const ImageStudy& study,
-                                       const AuditInputs& in, const AuditStageOptions& options, double epsilon) {
+                                       const AuditInputs& in, const AuditStageOptions& options, double epsilon,
+                                       privacy::Accountant accountant) {
     const long long runId = report.runId;
     privacy::Ledger ledger(project.spec().privacy.composition);
     ledger.record(privacy::nonPrivateEntry(
@@ -219,7 +224,7 @@ Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& 
             std::string(options.canary == audit::CanaryKind::Natural ? " plus one held-out example of split B" : "") +
             "; results are empirical bounds, not releases"));
     if (auto s = project.recordLedger(runId, ledger); !s) return s.error();
-    if (auto s = project.addAudit(auditRecord(report, study, in, options, epsilon)); !s) return s.error();
+    if (auto s = project.addAudit(auditRecord(report, study, in, options, epsilon, accountant)); !s) return s.error();
     const auto& r = report.result;
     if (auto s = project.addMetrics({{runId, "epsilon-lower-bound", "", r.epsilonLB},
                                      {runId, "fpr", "", r.fpr},
@@ -261,8 +266,8 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     if (options.canary == audit::CanaryKind::Natural)
         if (auto e = addNaturalCanary(*prepared, *in, options, ao, report)) return *e;
     const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
-    auto params = auditMechanism(mixture, *in, options, epsilon, spec.privacy.delta,
-                                 options.accountant.value_or(spec.privacy.accountant));
+    const privacy::Accountant accountant = options.accountant.value_or(spec.privacy.accountant);
+    auto params = auditMechanism(mixture, *in, options, epsilon, spec.privacy.delta, accountant);
     if (!params) return params.error();
 
     if (log)
@@ -295,7 +300,7 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     report.scoreStdIn = inWorld.std;
     report.scoreMeanOut = outWorld.mean;
     report.scoreStdOut = outWorld.std;
-    if (auto e = storeAuditResults(project, report, prepared->study, *in, options, epsilon)) return fail(*e);
+    if (auto e = storeAuditResults(project, report, prepared->study, *in, options, epsilon, accountant)) return fail(*e);
     if (auto s = project.setRunStatus(*runId, project::RunStatus::Done); !s) return s.error();
     return report;
 }

@@ -3,6 +3,8 @@
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/experiments.h"
 #include "engine/privacy/audit_bound.h"
+#include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/prv_accountant.h"
 #include "engine/project/project_opener.h"
 #include "tiny_image_study.h"
 
@@ -198,6 +200,33 @@ private Q_SLOTS:
         QVERIFY(!natural.ok());
         QVERIFY2(natural.error().message.find("must be a user") != std::string::npos, natural.error().message.c_str());
         QCOMPARE(project.runs().value().size(), before);
+    }
+
+    void theAuditCalibratesWithTheRunsAccountant() {
+        // The claimed ε is certified by the accountant the study uses (the spec names none: a new
+        // project's PRV), so the audited mechanism has PRV's smaller σ; asked for RDP, RDP's.
+        auto opened = project::ProjectFile::open(projectFile_);
+        QVERIFY(opened.ok());
+        auto project = std::move(opened).value();
+        AuditStageOptions o;
+        o.task = "ac";
+        o.runs = 6;
+        o.seed = 5;
+        o.proxy = quickProxy();
+        auto prv = runAuditStage(project, o);
+        QVERIFY2(prv.ok(), prv.ok() ? "" : prv.error().message.c_str());
+        o.accountant = privacy::Accountant::Rdp;
+        auto rdp = runAuditStage(project, o);
+        QVERIFY2(rdp.ok(), rdp.ok() ? "" : rdp.error().message.c_str());
+        QVERIFY(prv->result.sigma < rdp->result.sigma);
+        const auto details = [&](long long runId) {
+            return nlohmann::json::parse(project.audits(runId).value().front().detailsJson);
+        };
+        QCOMPARE(details(prv->runId)["accountant"].get<std::string>(), std::string("prv"));
+        QCOMPARE(details(rdp->runId)["accountant"].get<std::string>(), std::string("rdp"));
+        // Each σ is what its accountant calibrates for the audited mechanism (q = 1: B > n_A).
+        QCOMPARE(rdp->result.sigma, privacy::calibrateGaussianSigma(1.0, 1e-5, 1.0, 20)->sigma);
+        QCOMPARE(prv->result.sigma, privacy::calibrateGaussianSigmaPrv(1.0, 1e-5, 1.0, 20)->sigma);
     }
 
     void badOptionsNameTheFlagAndStoreNothing() {
