@@ -202,12 +202,13 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
         out.certificate = c;
         return out;
     }
-    // Walk down until the certificate fails, then shrink the bracket to 1e-4 relative by false
+    // Walk down (by growing factors) until the certificate fails, then shrink the bracket to 1e-4 relative by false
     // position in log σ (Illinois variant), falling back to bisection when a point cannot be
     // certified at all or the bracket stops shrinking. ε(σ) is smooth and decreasing, so a few
     // evaluations suffice; every accepted `hi` has its own certificate.
     double fHi = atHi->epsilon - targetEpsilon;
-    lo = hi / 1.25;
+    double ratio = 1.25;  // squared after each step that still certifies (PRV can need far less noise)
+    lo = hi / ratio;
     std::optional<double> fLo;  // unset: not computable there (treated as "not certified")
     for (;;) {
         ++out.evaluations;
@@ -217,7 +218,8 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
             hi = lo;
             atHi = *c;
             fHi = c->epsilon - targetEpsilon;
-            lo /= 1.25;
+            ratio = std::min(ratio * ratio, 16.0);
+            lo /= ratio;
             continue;
         }
         if (c) fLo = c->epsilon - targetEpsilon;

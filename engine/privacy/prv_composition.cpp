@@ -65,8 +65,7 @@ struct Window {
 };
 
 /// [low, high] holding all but `aliasBound` of the composed mass, from Chernoff bounds
-/// P(S ≥ a) ≤ exp(Λ(λ) − λa) and P(S ≤ b) ≤ exp(Λ(−λ) + λb), minimised over a geometric set of
-/// λ around the Gaussian optimum. Λ is bounded through the components' log-MGF bounds
+/// P(S ≥ a) ≤ exp(Λ(λ) − λa) and P(S ≤ b) ≤ exp(Λ(−λ) + λb), minimised over a set of λ. Λ is bounded through the components' log-MGF bounds
 /// (PrvComponent::logMgfBound), so no pass over the bins is needed per λ.
 Window chernoffWindow(const std::vector<PrvComponent>& components, double h, double aliasBound) {
     double mean = 0.0, variance = 0.0;
@@ -85,8 +84,12 @@ Window chernoffWindow(const std::vector<PrvComponent>& components, double h, dou
     const double lambdaGaussian = std::sqrt(2.0 * logInverseTail) / spread;
     double bestHigh = std::numeric_limits<double>::infinity();
     double bestLow = -std::numeric_limits<double>::infinity();
-    for (int k = -4; k <= 3; ++k) {
-        const double lambda = std::clamp(lambdaGaussian * std::ldexp(1.0, k), 1e-3, 1e3);
+    // Around the Gaussian optimum, and a fixed ladder: with small q the loss has a heavy upper
+    // tail, whose best λ is far below the Gaussian one.
+    std::vector<double> lambdas;
+    for (int k = -4; k <= 3; ++k) lambdas.push_back(std::clamp(lambdaGaussian * std::ldexp(1.0, k), 1e-3, 1e3));
+    for (double l : {0.125, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0}) lambdas.push_back(l);
+    for (const double lambda : lambdas) {
         double up = 0.0, down = 0.0;
         for (const auto& c : components) {
             up += static_cast<double>(c.steps) * c.logMgfBound(lambda);
@@ -98,13 +101,14 @@ Window chernoffWindow(const std::vector<PrvComponent>& components, double h, dou
     return Window{std::min(bestLow, mean), std::max(bestHigh, mean), mean, variance};
 }
 
-std::complex<double> integerPower(std::complex<double> z, long long n) {
+/// z^n for a spectrum value |z| <= 1. Most frequencies of a many-step composition underflow to 0:
+/// they are recognised from |z|² alone (`underflowBelow`, the |z|² whose n-th power is below
+/// e^{−745}), without a logarithm, sine or cosine.
+std::complex<double> integerPower(std::complex<double> z, long long n, double underflowBelow) {
     if (n == 1) return z;
     const double squaredModulus = std::norm(z);
-    if (squaredModulus == 0.0) return {0.0, 0.0};
-    // Most frequencies of a many-step composition underflow to 0: skip their sine and cosine.
+    if (!(squaredModulus > underflowBelow)) return {0.0, 0.0};
     const double logModulus = 0.5 * std::log(squaredModulus) * static_cast<double>(n);
-    if (logModulus < -745.0) return {0.0, 0.0};
     return std::polar(std::exp(logModulus), std::arg(z) * static_cast<double>(n));
 }
 
@@ -145,8 +149,9 @@ Result<ComposedPrv> composePrvs(const std::vector<PrvComponent>& components, dou
         for (std::size_t i = 0; i < c.prv->pmf.size(); ++i)
             fft.real[positiveModulo(c.prv->firstIndex + static_cast<long long>(i), n)] += c.prv->pmf[i];
         fftw_execute(fft.forward);
+        const double underflowBelow = std::exp(-2.0 * 745.0 / static_cast<double>(c.steps));
         for (std::size_t b = 0; b < bins; ++b)
-            product[b] *= integerPower({fft.spectrum[b][0], fft.spectrum[b][1]}, c.steps);
+            product[b] *= integerPower({fft.spectrum[b][0], fft.spectrum[b][1]}, c.steps, underflowBelow);
     }
     for (std::size_t b = 0; b < bins; ++b) {
         fft.spectrum[b][0] = product[b].real();
@@ -178,6 +183,31 @@ Result<ComposedPrv> composePrvs(const std::vector<PrvComponent>& components, dou
     return out;
 }
 
+namespace {
+
+/// e^{−v} of the grid values walking down from the top: one multiplication by e^{h} per bin,
+/// recomputed exactly every 1024 bins so rounding cannot drift (one exp per bin dominated ε(δ)).
+class DescendingExp {
+public:
+    DescendingExp(const ComposedPrv& c) : c_(c), step_(std::exp(c.mesh)) {}
+    double at(std::size_t i) {
+        if (count_++ % 1024 == 0) {
+            value_ = std::exp(-(static_cast<double>(c_.firstIndex + static_cast<long long>(i)) * c_.mesh + c_.shift));
+        } else {
+            value_ *= step_;
+        }
+        return value_;
+    }
+
+private:
+    const ComposedPrv& c_;
+    double step_;
+    double value_ = 0.0;
+    long long count_ = 0;
+};
+
+}  // namespace
+
 double composedDelta(const ComposedPrv& c, double epsilon) {
     double delta = 0.0;
     for (std::size_t i = c.pmf.size(); i-- > 0;) {
@@ -192,13 +222,18 @@ double composedEpsilon(const ComposedPrv& c, double delta) {
     // On [v_{i-1}, v_i) δ(ε) = A − e^ε·B with A, B the sums of p and p·e^{−v} over values ≥ v_i:
     // walk down from the top to the segment where δ crosses the target, then solve exactly.
     double a = 0.0, b = 0.0;
+    DescendingExp expMinus(c);
+    const double expMinusMesh = std::exp(-c.mesh);
     for (std::size_t i = c.pmf.size(); i-- > 0;) {
         const double v = static_cast<double>(c.firstIndex + static_cast<long long>(i)) * c.mesh + c.shift;
         if (v <= 0.0) break;
+        const double e = expMinus.at(i);
+        if (c.pmf[i] == 0.0) continue;
         a += c.pmf[i];
-        b += c.pmf[i] * std::exp(-v);
+        b += c.pmf[i] * e;
         const double below = i == 0 ? 0.0 : std::max(0.0, v - c.mesh);
-        if (a - std::exp(below) * b > delta) return std::max(below, std::log((a - delta) / b));
+        const double expBelow = below > 0.0 ? expMinusMesh / e : 1.0;  // e^{v − h} without an exp
+        if (a - expBelow * b > delta) return std::max(below, std::log((a - delta) / b));
     }
     return 0.0;
 }

@@ -263,6 +263,15 @@ private Q_SLOTS:
                     QVERIFY2(r->upper <= rdp + r->epsilonError, qPrintable(what));
                     // The δ error moves ε more where ε is large: allow for it.
                     QVERIFY2(r->upper - r->lower <= 2 * r->epsilonError + 5e-3 * std::max(1.0, r->upper / 10), qPrintable(what));
+                    // Calibrated to this point's RDP ε, RDP gives back σ; PRV never needs more. (The
+                    // 10⁴-step points take seconds each under the sanitizers: `bench_prv --grid`
+                    // runs all 43, docs/BENCHMARKS.md.)
+                    if (steps <= 100) {
+                        const auto cal = calibrateGaussianSigmaPrv(rdp, delta, q, steps);
+                        QVERIFY2(cal.ok(), qPrintable(what + ": " + QString::fromStdString(cal.ok() ? "" : cal.error().message)));
+                        QVERIFY2(cal->sigma <= cal->rdpSigma && std::abs(cal->rdpSigma - sigma) <= 1e-6 * sigma,
+                                 qPrintable(what + QStringLiteral(": prv sigma %1, rdp sigma %2").arg(cal->sigma).arg(cal->rdpSigma)));
+                    }
                     ++points;
                 }
         QVERIFY(points >= 40);
