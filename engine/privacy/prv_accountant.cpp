@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <map>
 #include <utility>
 
@@ -130,10 +131,17 @@ Result<PrvEpsilon> prvEpsilon(const std::vector<GaussianMechanism>& parts, doubl
     out.mesh = h;
     out.upper = -1.0;
     // With q = 1 both directions have the same PRV, N(μ²/2, μ²) per step: one pass suffices.
-    std::vector<NeighbourDirection> directions{NeighbourDirection::Remove};
-    if (subsampled) directions.push_back(NeighbourDirection::Add);
-    for (NeighbourDirection direction : directions) {
-        auto b = boundsFor(merged, direction, delta, h, tailBound, hoeffding, accuracy);
+    // Otherwise the two directions are independent computations: the add direction runs on a
+    // second thread (FFTW's execute is thread-safe; its planner is locked).
+    auto bounds = [&](NeighbourDirection direction) {
+        return boundsFor(merged, direction, delta, h, tailBound, hoeffding, accuracy);
+    };
+    std::future<Result<DirectionBounds>> add;
+    if (subsampled) add = std::async(std::launch::async, bounds, NeighbourDirection::Add);
+    std::vector<std::pair<NeighbourDirection, Result<DirectionBounds>>> results;
+    results.emplace_back(NeighbourDirection::Remove, bounds(NeighbourDirection::Remove));
+    if (subsampled) results.emplace_back(NeighbourDirection::Add, add.get());
+    for (const auto& [direction, b] : results) {
         if (!b) return b.error();
         if (b->upper > out.upper) {
             out.upper = b->upper;
@@ -202,12 +210,14 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
         out.certificate = c;
         return out;
     }
-    // Walk down (by growing factors) until the certificate fails, then shrink the bracket to 1e-4 relative by false
-    // position in log σ (Illinois variant), falling back to bisection when a point cannot be
-    // certified at all or the bracket stops shrinking. ε(σ) is smooth and decreasing, so a few
-    // evaluations suffice; every accepted `hi` has its own certificate.
-    double fHi = atHi->epsilon - targetEpsilon;
-    double ratio = 1.25;  // squared after each step that still certifies (PRV can need far less noise)
+    // Walk down until the certificate fails, then shrink the bracket to 1e-4 relative by false
+    // position on log ε against log σ (nearly linear: ε falls roughly like a power of σ), in the
+    // Illinois variant, with bisection when a point cannot be certified at all. The first step
+    // down is the power-law guess with exponent 1, 2% further; later ones grow geometrically.
+    // Every accepted `hi` has its own certificate.
+    auto gap = [&](double epsilon) { return std::log(epsilon / targetEpsilon); };
+    double fHi = gap(atHi->epsilon);
+    double ratio = std::max(1.01, targetEpsilon / atHi->epsilon / 0.98);
     lo = hi / ratio;
     std::optional<double> fLo;  // unset: not computable there (treated as "not certified")
     for (;;) {
@@ -217,12 +227,12 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
         if (c && c->epsilon <= targetEpsilon) {
             hi = lo;
             atHi = *c;
-            fHi = c->epsilon - targetEpsilon;
-            ratio = std::min(ratio * ratio, 16.0);
+            fHi = gap(c->epsilon);
+            ratio = std::min(std::max(ratio * ratio, 1.25), 16.0);
             lo /= ratio;
             continue;
         }
-        if (c) fLo = c->epsilon - targetEpsilon;
+        if (c) fLo = gap(c->epsilon);
         break;
     }
     int side = 0;  // Illinois: which end was kept last (halve its value when kept twice)
@@ -231,8 +241,16 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
         double x = 0.5 * (a + b);
         if (fLo && *fLo > 0.0 && fHi <= 0.0) {
             x = b - fHi * (b - a) / (fHi - *fLo);
-            const double margin = 0.02 * (b - a);
-            x = std::clamp(x, a + margin, b - margin);
+            // A root predicted within half the tolerance of an end: test just inside that end,
+            // which closes the bracket in one evaluation when the prediction is right.
+            if (b - x < 0.5e-4) {
+                x = b + std::log1p(-0.99e-4);
+            } else if (x - a < 0.5e-4) {
+                x = a + std::log1p(0.99e-4);
+            } else {
+                const double margin = 0.02 * (b - a);
+                x = std::clamp(x, a + margin, b - margin);
+            }
         }
         const double mid = std::exp(x);
         ++out.evaluations;
@@ -241,12 +259,12 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
         if (c && c->epsilon <= targetEpsilon) {
             hi = mid;
             atHi = *c;
-            fHi = c->epsilon - targetEpsilon;
+            fHi = gap(c->epsilon);
             if (side == 1 && fLo) *fLo *= 0.5;
             side = 1;
         } else {
             lo = mid;
-            if (c) fLo = c->epsilon - targetEpsilon;
+            if (c) fLo = gap(c->epsilon);
             else fLo.reset();
             if (side == -1) fHi *= 0.5;
             side = -1;
