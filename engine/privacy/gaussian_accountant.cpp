@@ -13,6 +13,17 @@ EpsilonAtOrder gaussianEpsilon(const GaussianMechanism& m, double delta, const s
     return rdpToEpsilon(grid, subsampledGaussianRdp(m.q, m.sigma, m.steps, grid), delta);
 }
 
+EpsilonAtOrder gaussianCompositionEpsilon(const std::vector<GaussianMechanism>& parts, double delta) {
+    if (parts.size() == 1) return gaussianEpsilon(parts.front(), delta);
+    const auto& orders = defaultRdpOrders();
+    std::vector<double> rdp(orders.size(), 0.0);
+    for (const auto& p : parts) {
+        const auto curve = subsampledGaussianRdp(p.q, p.sigma, p.steps, orders);
+        for (std::size_t i = 0; i < rdp.size(); ++i) rdp[i] += curve[i];
+    }
+    return rdpToEpsilon(orders, rdp, delta);
+}
+
 Result<SigmaCalibration> calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
                                         const std::vector<double>& orders) {
     const std::vector<double> grid = orders.empty() ? defaultRdpOrders() : orders;

@@ -19,6 +19,10 @@ struct GaussianMechanism {
 /// (defaultRdpOrders() when empty).
 EpsilonAtOrder gaussianEpsilon(const GaussianMechanism& m, double delta, const std::vector<double>& orders = {});
 
+/// ε(δ) by RDP of the sequential composition of `parts` (their curves added on the default
+/// grid, converted once).
+EpsilonAtOrder gaussianCompositionEpsilon(const std::vector<GaussianMechanism>& parts, double delta);
+
 struct SigmaCalibration {
     double sigma;            // the smallest σ (to relative 1e-10) whose ε <= target
     double epsilon;          // ε at that σ (<= target)

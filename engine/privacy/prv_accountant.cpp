@@ -1,11 +1,8 @@
 #include "engine/privacy/prv_accountant.h"
 
 #include "engine/privacy/gaussian_prv.h"
-#include "engine/privacy/gaussian_rdp.h"
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/prv_composition.h"
-#include "engine/privacy/rdp_conversion.h"
-#include "engine/privacy/rdp_orders.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,15 +93,6 @@ Result<DirectionBounds> boundsFor(const std::vector<GaussianMechanism>& parts, N
     return b;
 }
 
-double rdpEpsilonOf(const std::vector<GaussianMechanism>& parts, double delta) {
-    const auto& orders = defaultRdpOrders();
-    std::vector<double> rdp(orders.size(), 0.0);
-    for (const auto& p : parts) {
-        const auto curve = subsampledGaussianRdp(p.q, p.sigma, p.steps, orders);
-        for (std::size_t i = 0; i < rdp.size(); ++i) rdp[i] += curve[i];
-    }
-    return rdpToEpsilon(orders, rdp, delta).epsilon;
-}
 
 }  // namespace
 
@@ -160,10 +148,128 @@ Result<PrvCertificate> prvCertifiedEpsilon(const std::vector<GaussianMechanism>&
     if (!prv) return prv.error();
     PrvCertificate c;
     c.prv = *prv;
-    c.rdpEpsilon = rdpEpsilonOf(parts, delta);
+    c.rdpEpsilon = gaussianCompositionEpsilon(parts, delta).epsilon;
     c.epsilon = std::min(c.prv.upper, c.rdpEpsilon);
     return c;
 }
+
+namespace {
+
+/// One σ calibration: the parts to compose (the last one's σ is searched), the target, and the
+/// PRV evaluations made so far.
+class SigmaSearch {
+public:
+    SigmaSearch(std::vector<GaussianMechanism> parts, double target, double delta, const PrvAccuracy& accuracy)
+        : parts_(std::move(parts)), target_(target), delta_(delta), accuracy_(accuracy) {}
+
+    /// What one PRV evaluation at σ says: the certificate when it meets the target, and
+    /// log(ε / target) when it could be computed (an error, such as a grid too large, is "not
+    /// certified", never "certified").
+    struct Probe {
+        std::optional<PrvCertificate> certificate;
+        std::optional<double> gap;
+    };
+    Probe probe(double sigma) {
+        ++evaluations_;
+        parts_.back().sigma = sigma;
+        auto c = prvCertifiedEpsilon(parts_, delta_, accuracy_);
+        Probe p;
+        if (c) p.gap = std::log(c->epsilon / target_);
+        if (c && c->epsilon <= target_) p.certificate = *c;
+        return p;
+    }
+
+    double rdpEpsilon(double sigma) {
+        parts_.back().sigma = sigma;
+        return gaussianCompositionEpsilon(parts_, delta_).epsilon;
+    }
+
+    /// The smallest σ (to 1e-10 relative) whose RDP ε meets the target, or an error when no σ up
+    /// to 1e6 does.
+    Result<double> rdpSigma() {
+        double hi = 1.0;
+        for (; rdpEpsilon(hi) > target_; hi *= 2.0)
+            if (hi > 1e6)
+                return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(target_) + " with q = " +
+                             formatNumber(parts_.back().q) + ", " + std::to_string(parts_.back().steps) +
+                             " steps and delta = " + formatNumber(delta_) + ": the privacy budget is too small"};
+        double lo = hi / 2.0;
+        while (hi - lo > 1e-10 * hi) {
+            const double mid = 0.5 * (lo + hi);
+            (rdpEpsilon(mid) <= target_ ? hi : lo) = mid;
+        }
+        return hi;
+    }
+
+    int evaluations() const { return evaluations_; }
+
+private:
+    std::vector<GaussianMechanism> parts_;
+    double target_, delta_;
+    PrvAccuracy accuracy_;
+    int evaluations_ = 0;
+};
+
+/// A bracket [lo, hi] of σ: hi certified (its certificate kept), lo not; the gaps log(ε/target)
+/// at both ends where known (a lo that could not be computed has none).
+struct SigmaBracket {
+    double lo, hi;
+    PrvCertificate atHi;
+    std::optional<double> gapLo;
+    double gapHi;
+};
+
+/// From a certified σ, step down until the certificate fails: first to the power-law guess
+/// (ε ∝ 1/σ) 2% further, then by growing factors (PRV can need far less noise than RDP).
+SigmaBracket walkDown(SigmaSearch& search, double hi, const PrvCertificate& atHi, double target) {
+    SigmaBracket b{hi, hi, atHi, std::nullopt, std::log(atHi.epsilon / target)};
+    double ratio = std::max(1.01, target / atHi.epsilon / 0.98);
+    for (b.lo = hi / ratio;; b.lo /= ratio) {
+        const auto p = search.probe(b.lo);
+        if (!p.certificate) {
+            b.gapLo = p.gap;
+            return b;
+        }
+        b.hi = b.lo;
+        b.atHi = *p.certificate;
+        b.gapHi = *p.gap;
+        ratio = std::min(std::max(ratio * ratio, 1.25), 16.0);
+    }
+}
+
+/// Shrinks the bracket to 1e-4 relative by false position on log ε against log σ (nearly linear),
+/// Illinois variant, with bisection where an end has no gap.
+void refine(SigmaSearch& search, SigmaBracket& b) {
+    int kept = 0;  // which end was kept last (+1 hi, −1 lo): Illinois halves its gap when kept twice
+    while (b.hi - b.lo > 1e-4 * b.hi) {
+        const double x0 = std::log(b.lo), x1 = std::log(b.hi);
+        double x = 0.5 * (x0 + x1);
+        if (b.gapLo && *b.gapLo > 0.0 && b.gapHi <= 0.0) {
+            x = x1 - b.gapHi * (x1 - x0) / (b.gapHi - *b.gapLo);
+            // A root predicted within half the tolerance of an end: test just inside that end,
+            // which closes the bracket in one evaluation when the prediction is right.
+            if (x1 - x < 0.5e-4) x = x1 + std::log1p(-0.99e-4);
+            else if (x - x0 < 0.5e-4) x = x0 + std::log1p(0.99e-4);
+            else x = std::clamp(x, x0 + 0.02 * (x1 - x0), x1 - 0.02 * (x1 - x0));
+        }
+        const double mid = std::exp(x);
+        const auto p = search.probe(mid);
+        if (p.certificate) {
+            b.hi = mid;
+            b.atHi = *p.certificate;
+            b.gapHi = *p.gap;
+            if (kept == 1 && b.gapLo) *b.gapLo *= 0.5;
+            kept = 1;
+        } else {
+            b.lo = mid;
+            b.gapLo = p.gap;
+            if (kept == -1) b.gapHi *= 0.5;
+            kept = -1;
+        }
+    }
+}
+
+}  // namespace
 
 Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<GaussianMechanism>& prior,
                                                            double targetEpsilon, double delta, double q,
@@ -173,105 +279,24 @@ Result<PrvSigmaCalibration> calibrateGaussianSigmaPrvAfter(const std::vector<Gau
     parts.push_back({q, 1.0, steps});
     if (auto e = checkParts(parts, delta, accuracy)) return *e;
 
+    SigmaSearch search(parts, targetEpsilon, delta, accuracy);
+    // The RDP calibration is the upper end of the bracket: its ε certifies the target by itself.
+    auto rdpSigma = search.rdpSigma();
+    if (!rdpSigma) return rdpSigma.error();
     PrvSigmaCalibration out;
-    // The certificate at σ, or nothing when the accountant cannot certify it (an error such as a
-    // grid too large is "not certified", never "certified").
-    auto certify = [&](double sigma) -> std::optional<PrvCertificate> {
-        ++out.evaluations;
-        parts.back().sigma = sigma;
-        auto c = prvCertifiedEpsilon(parts, delta, accuracy);
-        if (!c || !(c->epsilon <= targetEpsilon)) return std::nullopt;
-        return *c;
-    };
-
-    // The RDP calibration is an upper end of the bracket: its ε certifies the target by itself.
-    auto rdpOnly = [&](double sigma) {
-        parts.back().sigma = sigma;
-        return rdpEpsilonOf(parts, delta);
-    };
-    double hi = 1.0;
-    for (; rdpOnly(hi) > targetEpsilon; hi *= 2.0)
-        if (hi > 1e6)
-            return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(targetEpsilon) +
-                         " with q = " + formatNumber(q) + ", " + std::to_string(steps) + " steps and delta = " +
-                         formatNumber(delta) + ": the privacy budget is too small"};
-    double lo = hi / 2.0;
-    while (hi - lo > 1e-10 * hi) {
-        const double mid = 0.5 * (lo + hi);
-        (rdpOnly(mid) <= targetEpsilon ? hi : lo) = mid;
-    }
-    out.rdpSigma = hi;
-    auto atHi = certify(hi);
-    if (!atHi) {  // the PRV computation failed where RDP certifies: the RDP certificate stands
-        parts.back().sigma = hi;
-        PrvCertificate c;
-        c.rdpEpsilon = c.epsilon = rdpOnly(hi);
-        out.sigma = hi;
-        out.certificate = c;
+    out.rdpSigma = *rdpSigma;
+    const auto atRdp = search.probe(*rdpSigma);
+    if (!atRdp.certificate) {  // the PRV computation failed where RDP certifies: the RDP certificate stands
+        out.sigma = *rdpSigma;
+        out.certificate.rdpEpsilon = out.certificate.epsilon = search.rdpEpsilon(*rdpSigma);
+        out.evaluations = search.evaluations();
         return out;
     }
-    // Walk down until the certificate fails, then shrink the bracket to 1e-4 relative by false
-    // position on log ε against log σ (nearly linear: ε falls roughly like a power of σ), in the
-    // Illinois variant, with bisection when a point cannot be certified at all. The first step
-    // down is the power-law guess with exponent 1, 2% further; later ones grow geometrically.
-    // Every accepted `hi` has its own certificate.
-    auto gap = [&](double epsilon) { return std::log(epsilon / targetEpsilon); };
-    double fHi = gap(atHi->epsilon);
-    double ratio = std::max(1.01, targetEpsilon / atHi->epsilon / 0.98);
-    lo = hi / ratio;
-    std::optional<double> fLo;  // unset: not computable there (treated as "not certified")
-    for (;;) {
-        ++out.evaluations;
-        parts.back().sigma = lo;
-        auto c = prvCertifiedEpsilon(parts, delta, accuracy);
-        if (c && c->epsilon <= targetEpsilon) {
-            hi = lo;
-            atHi = *c;
-            fHi = gap(c->epsilon);
-            ratio = std::min(std::max(ratio * ratio, 1.25), 16.0);
-            lo /= ratio;
-            continue;
-        }
-        if (c) fLo = gap(c->epsilon);
-        break;
-    }
-    int side = 0;  // Illinois: which end was kept last (halve its value when kept twice)
-    while (hi - lo > 1e-4 * hi) {
-        const double a = std::log(lo), b = std::log(hi);
-        double x = 0.5 * (a + b);
-        if (fLo && *fLo > 0.0 && fHi <= 0.0) {
-            x = b - fHi * (b - a) / (fHi - *fLo);
-            // A root predicted within half the tolerance of an end: test just inside that end,
-            // which closes the bracket in one evaluation when the prediction is right.
-            if (b - x < 0.5e-4) {
-                x = b + std::log1p(-0.99e-4);
-            } else if (x - a < 0.5e-4) {
-                x = a + std::log1p(0.99e-4);
-            } else {
-                const double margin = 0.02 * (b - a);
-                x = std::clamp(x, a + margin, b - margin);
-            }
-        }
-        const double mid = std::exp(x);
-        ++out.evaluations;
-        parts.back().sigma = mid;
-        auto c = prvCertifiedEpsilon(parts, delta, accuracy);
-        if (c && c->epsilon <= targetEpsilon) {
-            hi = mid;
-            atHi = *c;
-            fHi = gap(c->epsilon);
-            if (side == 1 && fLo) *fLo *= 0.5;
-            side = 1;
-        } else {
-            lo = mid;
-            if (c) fLo = gap(c->epsilon);
-            else fLo.reset();
-            if (side == -1) fHi *= 0.5;
-            side = -1;
-        }
-    }
-    out.sigma = hi;
-    out.certificate = *atHi;
+    SigmaBracket bracket = walkDown(search, *rdpSigma, *atRdp.certificate, targetEpsilon);
+    refine(search, bracket);
+    out.sigma = bracket.hi;  // every accepted upper end carries its own certificate
+    out.certificate = bracket.atHi;
+    out.evaluations = search.evaluations();
     return out;
 }
 
