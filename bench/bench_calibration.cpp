@@ -2,6 +2,7 @@
 // mechanism). The GUI's live privacy calculator calls these as the user types, so each must
 // stay well under the ~20 ms a keystroke may cost.
 //   build/bin/bench_calibration [repetitions]
+#include "bench_timing.h"
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/gaussian_accountant.h"
 
@@ -12,25 +13,7 @@
 #include <functional>
 #include <vector>
 
-namespace {
-
-struct Timing {
-    double medianMs;
-    double maxMs;
-};
-
-Timing timeIt(int reps, const std::function<void()>& fn) {
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        fn();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return {ms[ms.size() / 2], ms.back()};
-}
-
-}  // namespace
+using dpmix::bench::timeIt;
 
 int main(int argc, char** argv) {
     const int reps = argc > 1 ? std::atoi(argv[1]) : 20;
@@ -45,13 +28,13 @@ int main(int argc, char** argv) {
     for (const auto& c : gauss) {
         SigmaCalibration out{};
         const auto t = timeIt(reps, [&] { out = calibrateGaussianSigma(c.eps, c.delta, c.q, c.steps).value(); });
-        std::printf("%-48s %10.2f %10.2f %8d sigma=%.5f\n", c.what, t.medianMs, t.maxMs, out.evaluations, out.sigma);
+        std::printf("%-48s %10.2f %10.2f %8d sigma=%.5f\n", c.what, t.medianMs, t.slowestMs, out.evaluations, out.sigma);
     }
     struct DirCase { const char* what; double eps; };
     for (const DirCase& c : {DirCase{"Dirichlet r* (MNIST, T=9600, eps=0.5)", 0.5}, DirCase{"Dirichlet r* (MNIST, T=9600, eps=4)", 4.0}}) {
         DirichletCalibration out{};
         const auto t = timeIt(reps, [&] { out = calibrateDirichletR(c.eps, 1e-5, 3.0, 250.0 / 60000.0, 9600).value(); });
-        std::printf("%-48s %10.2f %10.2f %8d r*=%.5f\n", c.what, t.medianMs, t.maxMs, out.evaluations, out.r);
+        std::printf("%-48s %10.2f %10.2f %8d r*=%.5f\n", c.what, t.medianMs, t.slowestMs, out.evaluations, out.r);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 //   build/bin/bench_prv [repetitions]
 //   build/bin/bench_prv --grid      the 43-point grid of tst_prv_accountant: ε bounds against RDP,
 //                                   and σ calibrated to each point's RDP ε by both accountants
+#include "bench_timing.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/prv_accountant.h"
 
@@ -16,25 +17,7 @@
 #include <functional>
 #include <vector>
 
-namespace {
-
-struct Timing {
-    double medianMs;
-    double fastestMs;
-};
-
-Timing timeIt(int reps, const std::function<void()>& fn) {
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        fn();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return {ms[ms.size() / 2], ms.front()};
-}
-
-}  // namespace
+using dpmix::bench::timeIt;
 
 int grid() {
     using namespace dpmix::privacy;
