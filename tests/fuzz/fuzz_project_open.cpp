@@ -2,8 +2,9 @@
 // λ, metrics and a curve) is patched byte by byte as the input says — every 5 input bytes are
 // one patch (a 32-bit offset into the file, then the byte to write there) — and then opened
 // read-only and read the way `dpmix inspect` reads it: sources, runs, ledgers, results, the
-// hash chain and the trust verdict (which composes the privacy budget with the accountant, on
-// whatever q, σ and T the damaged ledger now says). Each step must return a value or an Error.
+// hash chain and the trust verdict (which composes the privacy budget with the accountants — RDP
+// and PRV, one entry each — on whatever q, σ and T the damaged ledger now says). Each step must
+// return a value or an Error.
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "engine/project/trust_verdict.h"
@@ -47,6 +48,9 @@ std::string makeValidProject() {
         dpmix::privacy::Ledger ledger;
         ledger.record(dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.2, 2.0,
                                                     10, 1e-5, 1.0));
+        // One entry certified by the PRV accountant: the damaged file's q, σ, T reach its FFT grid.
+        ledger.record(dpmix::privacy::gaussianEntry("finetune", "B", dpmix::privacy::PrivacyUnit::Example, 0.05, 1.5,
+                                                    20, 1e-5, 1.0, dpmix::privacy::Accountant::Prv));
         (void)p.recordLedger(id, ledger).value();
         (void)p.setRunStatus(id, RunStatus::Running).value();
         (void)p.addLambda({id, "private", {"a", "b"}, {0.4, 0.6}}).value();
