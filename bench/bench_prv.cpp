@@ -6,6 +6,7 @@
 //   build/bin/bench_prv --grid      the 43-point grid of tst_prv_accountant: ε bounds against RDP,
 //                                   and σ calibrated to each point's RDP ε by both accountants
 #include "bench_timing.h"
+#include "engine/core/malloc_tuning.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/prv_accountant.h"
 
@@ -46,6 +47,7 @@ int grid() {
 }
 
 int main(int argc, char** argv) {
+    dpmix::tuneMallocForTraining();  // as dpmix and the workbench do: the grids are reused heap, not fresh pages
     if (argc > 1 && std::strcmp(argv[1], "--grid") == 0) return grid();
     const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 10;
     using namespace dpmix::privacy;

@@ -240,16 +240,19 @@ SigmaBracket walkDown(SigmaSearch& search, double hi, const PrvCertificate& atHi
 /// Shrinks the bracket to 1e-4 relative by false position on log ε against log σ (nearly linear),
 /// Illinois variant, with bisection where an end has no gap.
 void refine(SigmaSearch& search, SigmaBracket& b) {
-    int kept = 0;  // which end was kept last (+1 hi, −1 lo): Illinois halves its gap when kept twice
+    int kept = 0;  // which end was kept last (+1 hi, −1 lo): Illinois halves its weight when kept twice
+    double weightLo = 1.0, weightHi = 1.0;
     while (b.hi - b.lo > 1e-4 * b.hi) {
         const double x0 = std::log(b.lo), x1 = std::log(b.hi);
         double x = 0.5 * (x0 + x1);
         if (b.gapLo && *b.gapLo > 0.0 && b.gapHi <= 0.0) {
-            x = x1 - b.gapHi * (x1 - x0) / (b.gapHi - *b.gapLo);
-            // A root predicted within half the tolerance of an end: test just inside that end,
-            // which closes the bracket in one evaluation when the prediction is right.
-            if (x1 - x < 0.5e-4) x = x1 + std::log1p(-0.99e-4);
-            else if (x - x0 < 0.5e-4) x = x0 + std::log1p(0.99e-4);
+            // The plain secant's root: when it lies within half the tolerance of an end, test just
+            // inside that end, which closes the bracket in one evaluation if the prediction holds.
+            const double root = x1 - b.gapHi * (x1 - x0) / (b.gapHi - *b.gapLo);
+            const double fLo = weightLo * *b.gapLo, fHi = weightHi * b.gapHi;
+            x = x1 - fHi * (x1 - x0) / (fHi - fLo);
+            if (x1 - root < 0.5e-4) x = x1 + std::log1p(-0.99e-4);
+            else if (root - x0 < 0.5e-4) x = x0 + std::log1p(0.99e-4);
             else x = std::clamp(x, x0 + 0.02 * (x1 - x0), x1 - 0.02 * (x1 - x0));
         }
         const double mid = std::exp(x);
@@ -258,12 +261,14 @@ void refine(SigmaSearch& search, SigmaBracket& b) {
             b.hi = mid;
             b.atHi = *p.certificate;
             b.gapHi = *p.gap;
-            if (kept == 1 && b.gapLo) *b.gapLo *= 0.5;
+            weightHi = 1.0;
+            if (kept == 1) weightLo *= 0.5;
             kept = 1;
         } else {
             b.lo = mid;
             b.gapLo = p.gap;
-            if (kept == -1) b.gapHi *= 0.5;
+            weightLo = 1.0;
+            if (kept == -1) weightHi *= 0.5;
             kept = -1;
         }
     }
