@@ -11,10 +11,10 @@
 #include "engine/privacy/prv_accountant.h"
 
 #include <algorithm>
-#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -22,8 +22,8 @@ using dpmix::bench::timeIt;
 
 int grid() {
     using namespace dpmix::privacy;
-    std::printf("%6s %5s %6s %6s %10s %10s %10s %10s %10s %8s %9s\n", "q", "sigma", "T", "delta", "rdp eps",
-                "prv low", "prv up", "rdp sigma", "prv sigma", "saving", "cal ms");
+    std::printf("%6s %5s %6s %6s %10s %10s %10s %10s %10s %8s %9s\n", "q", "sigma", "T", "delta", "rdp eps", "prv low",
+                "prv up", "rdp sigma", "prv sigma", "saving", "cal ms");
     int points = 0, prvNeverAbove = 0, boundsOrdered = 0;
     for (double q : {0.001, 0.01, 0.1, 0.5})
         for (double sigma : {0.5, 1.0, 2.0, 10.0})
@@ -35,8 +35,9 @@ int grid() {
                 const auto r = prvEpsilon({{q, sigma, steps}}, delta).value();
                 PrvSigmaCalibration c{};
                 const auto t = timeIt(1, [&] { c = calibrateGaussianSigmaPrv(rdp, delta, q, steps).value(); });
-                std::printf("%6g %5g %6lld %6g %10.4f %10.4f %10.4f %10.5f %10.5f %7.2f%% %9.1f\n", q, sigma, steps, delta,
-                            rdp, r.lower, r.upper, c.rdpSigma, c.sigma, 100.0 * (1.0 - c.sigma / c.rdpSigma), t.medianMs);
+                std::printf("%6g %5g %6lld %6g %10.4f %10.4f %10.4f %10.5f %10.5f %7.2f%% %9.1f\n", q, sigma, steps,
+                            delta, rdp, r.lower, r.upper, c.rdpSigma, c.sigma, 100.0 * (1.0 - c.sigma / c.rdpSigma),
+                            t.medianMs);
                 ++points;
                 prvNeverAbove += c.sigma <= c.rdpSigma;
                 boundsOrdered += r.lower <= r.upper && r.upper <= rdp + r.epsilonError;
@@ -52,10 +53,14 @@ int main(int argc, char** argv) {
     const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 10;
     using namespace dpmix::privacy;
 
-    struct EpsilonCase { double q, sigma; long long steps; double delta; };
+    struct EpsilonCase {
+        double q, sigma;
+        long long steps;
+        double delta;
+    };
     const EpsilonCase epsilonCases[] = {
-        {0.001, 0.5, 1, 1e-5}, {0.2, 8.28, 100, 1e-5}, {0.01, 1.0, 1000, 1e-5}, {0.01, 1.0, 10000, 1e-5},
-        {0.004, 1.0, 36000, 1e-5},
+        {0.001, 0.5, 1, 1e-5},    {0.2, 8.28, 100, 1e-5},    {0.01, 1.0, 1000, 1e-5},
+        {0.01, 1.0, 10000, 1e-5}, {0.004, 1.0, 36000, 1e-5},
     };
     std::printf("epsilon for one (q, sigma, T)\n");
     std::printf("%-34s %9s %9s %9s %9s %9s %10s %10s\n", "case", "rdp eps", "prv eps", "prv low", "prv up", "grid N",
@@ -70,10 +75,14 @@ int main(int argc, char** argv) {
                     r.upper, r.gridPoints, t.medianMs, t.fastestMs);
     }
 
-    struct SigmaCase { double epsilon, q; long long steps; double delta; };
+    struct SigmaCase {
+        double epsilon, q;
+        long long steps;
+        double delta;
+    };
     const SigmaCase sigmaCases[] = {
-        {1.0, 0.2, 100, 1e-5}, {1.0, 0.01, 1000, 1e-5}, {1.0, 0.01, 10000, 1e-5}, {3.0, 0.01, 10000, 1e-5},
-        {8.0, 0.01, 10000, 1e-5},
+        {1.0, 0.2, 100, 1e-5},    {1.0, 0.01, 1000, 1e-5},  {1.0, 0.01, 10000, 1e-5},
+        {3.0, 0.01, 10000, 1e-5}, {8.0, 0.01, 10000, 1e-5},
     };
     std::printf("\nsigma calibration to a target epsilon (delta = 1e-5)\n");
     std::printf("%-34s %9s %9s %8s %6s %10s %10s\n", "case", "rdp sigma", "prv sigma", "saving", "evals", "median ms",

@@ -9,8 +9,14 @@ namespace dpmix::privacy {
 std::string toString(Accountant accountant) { return accountant == Accountant::Prv ? "prv" : "rdp"; }
 
 bool parseAccountant(const std::string& text, Accountant& out) {
-    if (text == "rdp") { out = Accountant::Rdp; return true; }
-    if (text == "prv") { out = Accountant::Prv; return true; }
+    if (text == "rdp") {
+        out = Accountant::Rdp;
+        return true;
+    }
+    if (text == "prv") {
+        out = Accountant::Prv;
+        return true;
+    }
     return false;
 }
 

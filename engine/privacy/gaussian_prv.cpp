@@ -122,7 +122,8 @@ Result<DiscretisedPrv> discretisePrv(const SubsampledGaussianPrv& prv, double h,
     double massSum = 0.0, roundedMean = 0.0;
     for (std::size_t i = 0; i < out.pmf.size(); ++i) {
         const long long j = jLow + static_cast<long long>(i);
-        const double x = (i + 1 == out.pmf.size()) ? (remove ? xHigh : xLow) : xAtEdge((static_cast<double>(j) + 0.5) * h);
+        const double x =
+            (i + 1 == out.pmf.size()) ? (remove ? xHigh : xLow) : xAtEdge((static_cast<double>(j) + 0.5) * h);
         const double mass = prv.xMass(std::min(previousX, x), std::max(previousX, x));
         out.pmf[i] = mass;
         massSum += mass;

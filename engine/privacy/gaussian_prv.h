@@ -51,10 +51,10 @@ private:
 /// Y in [(j-½)h, (j+½)h). `shift` is E[Y | truncation] − E[round(Y) | truncation], so that
 /// Y − (round(Y) + shift) has mean zero (the Hoeffding step of the error analysis needs it).
 struct DiscretisedPrv {
-    long long firstIndex = 0;     // grid index of pmf[0]
-    std::vector<double> pmf;      // sums to 1
-    double shift = 0.0;           // |shift| <= h/2
-    double tailMass = 0.0;        // P(X outside [xLow, xHigh]): the truncated-away mass of one step
+    long long firstIndex = 0;  // grid index of pmf[0]
+    std::vector<double> pmf;   // sums to 1
+    double shift = 0.0;        // |shift| <= h/2
+    double tailMass = 0.0;     // P(X outside [xLow, xHigh]): the truncated-away mass of one step
 };
 
 /// Discretises `prv` on mesh `h`, truncating each tail of X at mass <= `tailBound`.

@@ -81,18 +81,18 @@ Result<DirectionBounds> boundsFor(const std::vector<GaussianMechanism>& parts, N
     if (!composed) return composed.error();
     const double slack = tails + hoeffding + composed->aliasBound + composed->negativeMass;
     if (!(slack < delta))
-        return Error{"the PRV accountant's error terms (" + formatNumber(slack) + ") reach delta = " +
-                     formatNumber(delta) + ": lower the delta error"};
+        return Error{"the PRV accountant's error terms (" + formatNumber(slack) +
+                     ") reach delta = " + formatNumber(delta) + ": lower the delta error"};
     const double eta = accuracy.epsilonError;
     DirectionBounds b{};
     b.upper = composedEpsilon(*composed, delta - slack) + eta;
     b.lower = std::max(0.0, composedEpsilon(*composed, delta / (1.0 - tails) + hoeffding + composed->aliasBound +
-                                                           composed->negativeMass) - eta);
+                                                           composed->negativeMass) -
+                                eta);
     b.estimate = composedEpsilon(*composed, delta);
     b.gridPoints = composed->gridPoints;
     return b;
 }
-
 
 }  // namespace
 
@@ -190,8 +190,8 @@ public:
         double hi = 1.0;
         for (; rdpEpsilon(hi) > target_; hi *= 2.0)
             if (hi > 1e6)
-                return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(target_) + " with q = " +
-                             formatNumber(parts_.back().q) + ", " + std::to_string(parts_.back().steps) +
+                return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(target_) +
+                             " with q = " + formatNumber(parts_.back().q) + ", " + std::to_string(parts_.back().steps) +
                              " steps and delta = " + formatNumber(delta_) + ": the privacy budget is too small"};
         double lo = hi / 2.0;
         while (hi - lo > 1e-10 * hi) {
@@ -251,9 +251,12 @@ void refine(SigmaSearch& search, SigmaBracket& b) {
             const double root = x1 - b.gapHi * (x1 - x0) / (b.gapHi - *b.gapLo);
             const double fLo = weightLo * *b.gapLo, fHi = weightHi * b.gapHi;
             x = x1 - fHi * (x1 - x0) / (fHi - fLo);
-            if (x1 - root < 0.5e-4) x = x1 + std::log1p(-0.99e-4);
-            else if (root - x0 < 0.5e-4) x = x0 + std::log1p(0.99e-4);
-            else x = std::clamp(x, x0 + 0.02 * (x1 - x0), x1 - 0.02 * (x1 - x0));
+            if (x1 - root < 0.5e-4)
+                x = x1 + std::log1p(-0.99e-4);
+            else if (root - x0 < 0.5e-4)
+                x = x0 + std::log1p(0.99e-4);
+            else
+                x = std::clamp(x, x0 + 0.02 * (x1 - x0), x1 - 0.02 * (x1 - x0));
         }
         const double mid = std::exp(x);
         const auto p = search.probe(mid);

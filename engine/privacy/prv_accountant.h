@@ -14,8 +14,8 @@ namespace dpmix::privacy {
 
 /// How exact the PRV accountant is asked to be. The defaults are Opacus's.
 struct PrvAccuracy {
-    double epsilonError = 0.01;         // η: upper − true ε <= η (up to the δ error)
-    double deltaErrorFraction = 1e-3;   // δ error = fraction·δ
+    double epsilonError = 0.01;        // η: upper − true ε <= η (up to the δ error)
+    double deltaErrorFraction = 1e-3;  // δ error = fraction·δ
     long long maxGridPoints = 1LL << 23;
 };
 
@@ -25,8 +25,8 @@ struct PrvEpsilon {
     double estimate = 0.0;  // ε(δ) of the discretised composition, without error bars
     double epsilonError = 0.0;
     double deltaError = 0.0;
-    double mesh = 0.0;            // grid step of the privacy-loss axis
-    long long gridPoints = 0;     // FFT length (the larger of the two directions)
+    double mesh = 0.0;              // grid step of the privacy-loss axis
+    long long gridPoints = 0;       // FFT length (the larger of the two directions)
     std::string limitingDirection;  // "remove" or "add": the neighbour relation that attains `upper`
 };
 

@@ -65,8 +65,9 @@ struct Window {
 };
 
 /// [low, high] holding all but `aliasBound` of the composed mass, from Chernoff bounds
-/// P(S ≥ a) ≤ exp(Λ(λ) − λa) and P(S ≤ b) ≤ exp(Λ(−λ) + λb), minimised over a set of λ. Λ is bounded through the components' log-MGF bounds
-/// (PrvComponent::logMgfBound), so no pass over the bins is needed per λ.
+/// P(S ≥ a) ≤ exp(Λ(λ) − λa) and P(S ≤ b) ≤ exp(Λ(−λ) + λb), minimised over a set of λ. Λ is
+/// bounded through the components' log-MGF bounds (PrvComponent::logMgfBound), so no pass over
+/// the bins is needed per λ.
 Window chernoffWindow(const std::vector<PrvComponent>& components, double h, double aliasBound) {
     double mean = 0.0, variance = 0.0;
     for (const auto& c : components) {

@@ -27,11 +27,11 @@ struct PrvComponent {
 struct ComposedPrv {
     long long firstIndex = 0;
     double mesh = 0.0;
-    double shift = 0.0;           // Σ steps·shift of the components
-    std::vector<double> pmf;      // FFT round-off below zero clamped to 0
-    double aliasBound = 0.0;      // certified bound on the mass outside the window
-    double negativeMass = 0.0;    // |mass| clamped to 0: a measure of the FFT's round-off
-    long long gridPoints = 0;     // N
+    double shift = 0.0;         // Σ steps·shift of the components
+    std::vector<double> pmf;    // FFT round-off below zero clamped to 0
+    double aliasBound = 0.0;    // certified bound on the mass outside the window
+    double negativeMass = 0.0;  // |mass| clamped to 0: a measure of the FFT's round-off
+    long long gridPoints = 0;   // N
 };
 
 /// Composes `components` on mesh `h` with at most `aliasBound` mass outside the window.

@@ -35,8 +35,8 @@ double solveEpsilon(const std::function<double(double)>& delta, double target) {
 /// Balle & Wang 2018, Theorem 8: the Gaussian mechanism with sensitivity/σ = μ has
 /// δ(ε) = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ).
 double gaussianMechanismEpsilon(double mu, double delta) {
-    return solveEpsilon([mu](double e) { return normalCdf(mu / 2 - e / mu) - std::exp(e) * normalCdf(-mu / 2 - e / mu); },
-                        delta);
+    return solveEpsilon(
+        [mu](double e) { return normalCdf(mu / 2 - e / mu) - std::exp(e) * normalCdf(-mu / 2 - e / mu); }, delta);
 }
 
 /// ∫_a^b f by composite Simpson with n (even) intervals.
@@ -95,7 +95,8 @@ Bracket bruteForceEpsilon(double q, double sigma, long long steps, double delta,
         auto cdf = [&](double x) { return remove ? (1 - q) * phi(x) + q * phi(x - mu) : phi(x); };
         const double xLow = -12, xHigh = mu + 12;
         const double yA = remove ? loss(xLow) : -loss(xHigh), yB = remove ? loss(xHigh) : -loss(xLow);
-        const long long j0 = static_cast<long long>(std::floor(yA / h)) - 1, j1 = static_cast<long long>(std::ceil(yB / h)) + 1;
+        const long long j0 = static_cast<long long>(std::floor(yA / h)) - 1,
+                        j1 = static_cast<long long>(std::ceil(yB / h)) + 1;
         std::vector<double> pmf(static_cast<std::size_t>(j1 - j0 + 1), 0.0);
         double infinite = 0.0;  // mass at +∞ (pessimistic tails)
         // Mass of Y in ((j-1)h, jh] goes to jh (up) or to (j-1)h (down).
@@ -103,10 +104,12 @@ Bracket bruteForceEpsilon(double q, double sigma, long long steps, double delta,
             const double a = (j - 1) * h, b = j * h;
             double mass;
             if (remove) {
-                const double xa = a <= std::log(1 - q) ? -INFINITY : inverse(a), xb = b <= std::log(1 - q) ? -INFINITY : inverse(b);
+                const double xa = a <= std::log(1 - q) ? -INFINITY : inverse(a),
+                             xb = b <= std::log(1 - q) ? -INFINITY : inverse(b);
                 mass = cdf(xb) - cdf(xa);
             } else {  // Y = −loss(X) in (a, b]  ⇔  loss(X) in [−b, −a)
-                const double xa = -b <= std::log(1 - q) ? -INFINITY : inverse(-b), xb = -a <= std::log(1 - q) ? -INFINITY : inverse(-a);
+                const double xa = -b <= std::log(1 - q) ? -INFINITY : inverse(-b),
+                             xb = -a <= std::log(1 - q) ? -INFINITY : inverse(-a);
                 mass = cdf(xb) - cdf(xa);
             }
             pmf[static_cast<std::size_t>(up ? j - j0 : j - 1 - j0)] += std::max(0.0, mass);
@@ -128,7 +131,8 @@ Bracket bruteForceEpsilon(double q, double sigma, long long steps, double delta,
             double lowMass = 0, highMass = 0;
             for (std::size_t i = 0; i < lo; ++i) lowMass += c[i];
             for (std::size_t i = hi; i < c.size(); ++i) highMass += c[i];
-            std::vector<double> t(c.begin() + static_cast<std::ptrdiff_t>(lo), c.begin() + static_cast<std::ptrdiff_t>(hi));
+            std::vector<double> t(c.begin() + static_cast<std::ptrdiff_t>(lo),
+                                  c.begin() + static_cast<std::ptrdiff_t>(hi));
             outOffset += static_cast<long long>(lo);
             if (up) {
                 t.front() += lowMass;  // rounding up the low end is pessimistic
@@ -198,7 +202,8 @@ private Q_SLOTS:
         // μ² adds: 100 steps at σ = 4 and 20 at σ = 2 are one Gaussian with μ² = 100/16 + 20/4.
         const auto r = prvEpsilon({{1.0, 4.0, 100}, {1.0, 2.0, 20}}, 1e-5).value();
         const double exact = gaussianMechanismEpsilon(std::sqrt(100.0 / 16 + 20.0 / 4), 1e-5);
-        QVERIFY2(r.lower <= exact && exact <= r.upper, qPrintable(QString("%1 %2 %3").arg(r.lower).arg(exact).arg(r.upper)));
+        QVERIFY2(r.lower <= exact && exact <= r.upper,
+                 qPrintable(QString("%1 %2 %3").arg(r.lower).arg(exact).arg(r.upper)));
         // Order and splitting do not matter: the same steps listed differently give the same bounds.
         const auto split = prvEpsilon({{1.0, 2.0, 10}, {1.0, 4.0, 100}, {1.0, 2.0, 10}}, 1e-5).value();
         DPMIX_COMPARE_NEAR(split.upper, r.upper, 1e-12);
@@ -229,11 +234,11 @@ private Q_SLOTS:
                              Case{0.05, 1.0, 40, 1e-6}, Case{0.5, 1.0, 8, 1e-3}}) {
             const auto r = prvEpsilon({{c.q, c.sigma, c.steps}}, c.delta).value();
             const Bracket b = bruteForceEpsilon(c.q, c.sigma, c.steps, c.delta, 2e-3);
-            const QString what = describe({c.q, c.sigma, c.steps}, c.delta) +
-                                 QStringLiteral(": prv [%1, %2], brute force [%3, %4]")
-                                     .arg(r.lower).arg(r.upper).arg(b.low).arg(b.high);
+            const QString what =
+                describe({c.q, c.sigma, c.steps}, c.delta) +
+                QStringLiteral(": prv [%1, %2], brute force [%3, %4]").arg(r.lower).arg(r.upper).arg(b.low).arg(b.high);
             QVERIFY2(b.low <= b.high && b.high - b.low < 0.25, qPrintable(what));  // the reference is informative
-            QVERIFY2(r.upper >= b.low, qPrintable(what));   // never certifies less than is spent
+            QVERIFY2(r.upper >= b.low, qPrintable(what));                          // never certifies less than is spent
             QVERIFY2(r.lower <= b.high, qPrintable(what));
             QVERIFY2(r.upper <= b.high + r.epsilonError, qPrintable(what));
         }
@@ -255,22 +260,29 @@ private Q_SLOTS:
                     const double delta = points % 3 == 0 ? 1e-7 : points % 3 == 1 ? 1e-5 : 1e-3;
                     const GaussianMechanism m{q, sigma, steps};
                     const auto r = prvEpsilon({m}, delta);
-                    QVERIFY2(r.ok(), qPrintable(describe(m, delta) + ": " + QString::fromStdString(r.ok() ? "" : r.error().message)));
+                    QVERIFY2(r.ok(), qPrintable(describe(m, delta) + ": " +
+                                                QString::fromStdString(r.ok() ? "" : r.error().message)));
                     const double rdp = gaussianEpsilon(m, delta).epsilon;
-                    const QString what = describe(m, delta) + QStringLiteral(": lower %1 upper %2 rdp %3")
-                                                                  .arg(r->lower).arg(r->upper).arg(rdp);
+                    const QString what =
+                        describe(m, delta) +
+                        QStringLiteral(": lower %1 upper %2 rdp %3").arg(r->lower).arg(r->upper).arg(rdp);
                     QVERIFY2(r->lower <= r->upper, qPrintable(what));
                     QVERIFY2(r->upper <= rdp + r->epsilonError, qPrintable(what));
                     // The δ error moves ε more where ε is large: allow for it.
-                    QVERIFY2(r->upper - r->lower <= 2 * r->epsilonError + 5e-3 * std::max(1.0, r->upper / 10), qPrintable(what));
+                    QVERIFY2(r->upper - r->lower <= 2 * r->epsilonError + 5e-3 * std::max(1.0, r->upper / 10),
+                             qPrintable(what));
                     // Calibrated to this point's RDP ε, RDP gives back σ; PRV never needs more. (The
                     // 10⁴-step points take seconds each under the sanitizers: `bench_prv --grid`
                     // runs all 43, docs/BENCHMARKS.md.)
                     if (steps <= 100) {
                         const auto cal = calibrateGaussianSigmaPrv(rdp, delta, q, steps);
-                        QVERIFY2(cal.ok(), qPrintable(what + ": " + QString::fromStdString(cal.ok() ? "" : cal.error().message)));
-                        QVERIFY2(cal->sigma <= cal->rdpSigma && std::abs(cal->rdpSigma - sigma) <= 1e-6 * sigma,
-                                 qPrintable(what + QStringLiteral(": prv sigma %1, rdp sigma %2").arg(cal->sigma).arg(cal->rdpSigma)));
+                        QVERIFY2(cal.ok(),
+                                 qPrintable(what + ": " + QString::fromStdString(cal.ok() ? "" : cal.error().message)));
+                        QVERIFY2(
+                            cal->sigma <= cal->rdpSigma && std::abs(cal->rdpSigma - sigma) <= 1e-6 * sigma,
+                            qPrintable(
+                                what +
+                                QStringLiteral(": prv sigma %1, rdp sigma %2").arg(cal->sigma).arg(cal->rdpSigma)));
                     }
                     ++points;
                 }
@@ -294,7 +306,11 @@ private Q_SLOTS:
             const auto cal = calibrateGaussianSigmaPrv(c.epsilon, delta, c.q, c.steps).value();
             const auto rdp = calibrateGaussianSigma(c.epsilon, delta, c.q, c.steps).value();
             const QString what = QStringLiteral("eps=%1 q=%2 T=%3: prv sigma %4, rdp sigma %5")
-                                     .arg(c.epsilon).arg(c.q).arg(c.steps).arg(cal.sigma).arg(rdp.sigma);
+                                     .arg(c.epsilon)
+                                     .arg(c.q)
+                                     .arg(c.steps)
+                                     .arg(cal.sigma)
+                                     .arg(rdp.sigma);
             QVERIFY2(cal.sigma <= rdp.sigma * (1 + 1e-9), qPrintable(what));
             DPMIX_COMPARE_NEAR(cal.rdpSigma, rdp.sigma, 1e-8 * rdp.sigma);
             // Certified at σ, recomputed from scratch; not certified 2e-4 below it (smallest to 1e-4).
