@@ -21,10 +21,9 @@ bool parseAccountant(const std::string& text, Accountant& out) {
 }
 
 double certifiedGaussianEpsilon(Accountant accountant, const std::vector<GaussianMechanism>& parts, double delta) {
-    const double rdp = gaussianCompositionEpsilon(parts, delta).epsilon;
-    if (accountant == Accountant::Rdp) return rdp;
-    const auto prv = prvEpsilon(parts, delta);
-    return prv ? std::min(prv->upper, rdp) : rdp;
+    if (accountant == Accountant::Prv)
+        if (const auto c = prvCertifiedEpsilon(parts, delta)) return c->epsilon;
+    return gaussianCompositionEpsilon(parts, delta).epsilon;
 }
 
 Result<AccountedSigma> calibrateSigma(Accountant accountant, double targetEpsilon, double delta, double q,

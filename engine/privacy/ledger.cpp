@@ -30,10 +30,6 @@ const char* const kPrvGaussianAccountant =
 const char* const kDirichletAccountant = "rdp-subsampled-dirichlet (Rao et al. 2026 Thm 10; Zhu-Wang 2019 Thm 5; "
                                          "integer orders 2..256; Canonne-Kamath-Steinke 2020 conversion)";
 
-bool isPrvGaussian(const LedgerEntry& e) {
-    return e.mechanism == MechanismKind::SubsampledGaussian && e.accounting == Accountant::Prv;
-}
-
 // Sequential composition of a group of entries: PRVs composed when every entry is a PRV-certified
 // Gaussian, otherwise RDP curves added and converted once.
 SplitTotal composeSequentially(const std::string& split, const std::vector<const LedgerEntry*>& group, double delta) {
@@ -76,6 +72,10 @@ const char* const kSeededRandomnessNotice =
 
 void setRandomness(LedgerEntry& entry, RandomnessMode mode) {
     entry.randomness = entry.mechanism == MechanismKind::NonPrivate ? RandomnessMode::Secret : mode;
+}
+
+bool isPrvGaussian(const LedgerEntry& e) {
+    return e.mechanism == MechanismKind::SubsampledGaussian && e.accounting == Accountant::Prv;
 }
 
 bool isSeededRelease(const LedgerEntry& entry) {

@@ -62,6 +62,9 @@ extern const char* const kSeededRandomnessNotice;
 /// is nothing to regenerate).
 void setRandomness(LedgerEntry& entry, RandomnessMode mode);
 
+/// True when the entry is a subsampled Gaussian certified by the PRV accountant.
+bool isPrvGaussian(const LedgerEntry& entry);
+
 /// True when the entry is a DP mechanism whose randomness was seeded.
 bool isSeededRelease(const LedgerEntry& entry);
 

@@ -26,10 +26,6 @@ double epsilonOf(const Curve& curve, const std::vector<double>& orders, double d
     return rdpToEpsilon(orders, curve, delta).epsilon;
 }
 
-bool isPrvGaussian(const LedgerEntry& e) {
-    return e.mechanism == MechanismKind::SubsampledGaussian && e.accounting == Accountant::Prv;
-}
-
 std::vector<GaussianMechanism> gaussianParts(const std::vector<const LedgerEntry*>& entries) {
     std::vector<GaussianMechanism> parts;
     for (const auto* e : entries) parts.push_back({e->q, e->sigma, e->steps});

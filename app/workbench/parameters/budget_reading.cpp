@@ -1,4 +1,5 @@
 #include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/parameters/accountant_choice.h"
 
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/privacy_budget.h"
@@ -60,8 +61,7 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
                                                                               : privacy::PrivacyUnit::Example,
                                             plan.mixture->q, plan.mixture->sigma, plan.mixture->steps,
                                             plan.mixture->target.delta, p.clipNorm,
-                                            p.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
-                                                                                           : privacy::Accountant::Prv);
+                                            engineAccountant(p.accountant));
         for (std::size_t t = 0; t < tasks; ++t)
             planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
     }

@@ -1,4 +1,5 @@
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/parameters/accountant_choice.h"
 
 #include "engine/project/schema.h"
 
@@ -19,8 +20,7 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     for (long long s : spec.seeds) seeds << QString::number(s);
     if (!seeds.isEmpty()) p.seeds = seeds.join(", ");
     p.reproducible = spec.privacy.reproducible;
-    p.accountant = spec.privacy.accountant == privacy::Accountant::Rdp ? widgets::AccountantChoice::Rdp
-                                                                       : widgets::AccountantChoice::Prv;
+    p.accountant = panelAccountant(spec.privacy.accountant);
     p.composition = spec.privacy.composition == privacy::Composition::Sequential ? widgets::CompositionMode::Sequential
                                                                                   : widgets::CompositionMode::Parallel;
     p.clipNorm = spec.mixture.clip;

@@ -1,4 +1,5 @@
 #include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/parameters/accountant_choice.h"
 
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/runs/run_requests.h"
@@ -23,8 +24,7 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     request.rho = parameters.rho;
     request.seeds = *seeds;
     request.reproducible = parameters.reproducible;
-    request.accountant = parameters.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
-                                                                                 : privacy::Accountant::Prv;
+    request.accountant = engineAccountant(parameters.accountant);
     // The panel's Advanced values are the mixture stage's hyper-parameters.
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;

@@ -1,4 +1,5 @@
 #include "app/workbench/runs/run_requests.h"
+#include "app/workbench/parameters/accountant_choice.h"
 #include "engine/core/number_text.h"
 #include "engine/methods/method_plan.h"
 
@@ -86,8 +87,7 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
     request.runs = settings.runs;
     request.noNoise = settings.noNoise;
     if (!settings.noNoise) request.epsilon = parameters.epsilon;
-    request.accountant = parameters.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
-                                                                                 : privacy::Accountant::Prv;
+    request.accountant = engineAccountant(parameters.accountant);
     request.seed = settings.seed;
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;

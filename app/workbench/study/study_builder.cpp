@@ -1,4 +1,5 @@
 #include "app/workbench/study/study_builder.h"
+#include "app/workbench/parameters/accountant_choice.h"
 
 #include "app/workbench/parameters/number_parsing.h"
 
@@ -113,8 +114,7 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     spec.privacy.composition =
         p.composition == widgets::CompositionMode::Sequential ? privacy::Composition::Sequential : privacy::Composition::Parallel;
     spec.privacy.reproducible = p.reproducible;
-    spec.privacy.accountant = p.accountant == widgets::AccountantChoice::Rdp ? privacy::Accountant::Rdp
-                                                                             : privacy::Accountant::Prv;
+    spec.privacy.accountant = engineAccountant(p.accountant);
     spec.privacy.accountantNamed = true;
     spec.mixture.clip = p.clipNorm;
     spec.mixture.batch = p.batchSize;
