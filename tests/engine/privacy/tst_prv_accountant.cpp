@@ -2,6 +2,7 @@
 // Gaussian mechanism (Balle & Wang 2018), which T full-batch steps are (one Gaussian with σ/√T),
 // and numerical integration of the hockey-stick divergence for one subsampled step in both
 // neighbour directions. Plus the RDP accountant as an upper reference on a grid of 43 points.
+#include "engine/privacy/accountant.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/prv_accountant.h"
 #include "engine/privacy/prv_composition.h"
@@ -287,6 +288,31 @@ private Q_SLOTS:
                     ++points;
                 }
         QVERIFY(points >= 40);
+    }
+    void almostNoiselessReleasesKeepTheirBounds() {
+        // σ far above any real run (a damaged or adversarial ledger can say so): the loss nearly
+        // vanishes and its mean integral nearly cancels, which once drove the quadrature to its
+        // maximum depth (seconds per step; tests/fuzz/corpus/project/timeout-prv-entry-huge-sigma).
+        for (const double sigma : {1e3, 1e5, 1e9}) {
+            const auto full = prvEpsilon({{1.0, sigma, 20}}, 1e-5).value();
+            const double exact = gaussianMechanismEpsilon(std::sqrt(20.0) / sigma, 1e-5);
+            QVERIFY2(full.lower <= exact && exact <= full.upper && full.upper <= exact + full.epsilonError + 1e-3,
+                     qPrintable(QString("sigma %1: %2 %3 %4").arg(sigma).arg(full.lower).arg(exact).arg(full.upper)));
+            const auto sub = prvEpsilon({{0.05, sigma, 20}}, 1e-5).value();
+            QVERIFY2(sub.lower <= full.upper && sub.upper <= full.upper + 1e-12,  // subsampling never costs more
+                     qPrintable(QString("sigma %1: %2 %3").arg(sigma).arg(sub.lower).arg(sub.upper)));
+        }
+    }
+    void certifiedEpsilonIsTheSmallerBoundAndRepeatsExactly() {
+        const std::vector<GaussianMechanism> parts{{0.05, 1.5, 20}};
+        const double first = certifiedGaussianEpsilon(Accountant::Prv, parts, 1e-5);
+        QCOMPARE(first, std::min(prvEpsilon(parts, 1e-5).value().upper, gaussianCompositionEpsilon(parts, 1e-5).epsilon));
+        QCOMPARE(certifiedGaussianEpsilon(Accountant::Prv, parts, 1e-5), first);  // the memo's answer is bit-identical
+        QCOMPARE(certifiedGaussianEpsilon(Accountant::Rdp, parts, 1e-5), gaussianCompositionEpsilon(parts, 1e-5).epsilon);
+        // Beyond the PRV grid's limit the certificate is the RDP bound, not an error.
+        const std::vector<GaussianMechanism> huge{{0.5, 0.5, 1'000'000}};
+        QVERIFY(!prvEpsilon(huge, 1e-5));
+        QCOMPARE(certifiedGaussianEpsilon(Accountant::Prv, huge, 1e-5), gaussianCompositionEpsilon(huge, 1e-5).epsilon);
     }
     void aSmallerErrorNarrowsTheBracket() {
         PrvAccuracy fine;
