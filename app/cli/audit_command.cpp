@@ -1,11 +1,13 @@
 // `dpmix audit SPEC_OR_PROJECT --task T --canary natural|max-clip [--runs R] [--no-noise]
 //  [--epsilon E] [--seed S] [--threads N] [--json]`: the canary audit of the mixture step on
-// the study's split A (docs/AUDIT.md); prints ε_LB, FPR, FNR and the threshold and stores the
+// the study's split A (docs/AUDIT.md); with --mechanism dirichlet|dp-sgd|sgd the audit of a
+// fine-tuning mechanism instead (training_audit_command.h). The mixture audit prints ε_LB, FPR, FNR and the threshold and stores the
 // audit in the project as a run of method "audit". Progress goes to stderr.
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/training_audit_command.h"
 #include "engine/pipeline/audit_stage.h"
 #include "engine/project/spec_json.h"
 
@@ -16,6 +18,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <span>
 
 namespace dpmix::cli {
 namespace {
@@ -24,7 +27,8 @@ struct AuditArgs {
     std::string project;
     std::string task;
     std::string canary;
-    std::string runs = "2000";
+    std::string mechanism = "mixture";
+    std::string runs;  // empty: 2000 (mixture), 1000 (training)
     std::string canaryExamples = "1";
     bool noNoise = false;
     std::string epsilon;
@@ -36,6 +40,8 @@ struct AuditArgs {
     int proxyEpochs = 3;
     long long proxyExamples = 0;
     bool json = false;
+    // Training audits (--mechanism dirichlet|dp-sgd|sgd) only.
+    std::string examples = "1000", steps = "50", batch = "100", lr, normMultiple = "10";
 };
 
 int badInput(const std::string& message) {
@@ -80,7 +86,7 @@ Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
         options.maxClipTarget = audit::MaxClipTarget::QuietestSource;
     else
         return Error{"--max-clip-target = '" + args.maxClipTarget + "' is not a target: expected top or quietest"};
-    auto runs = parseInteger(args.runs, "--runs");
+    auto runs = parseInteger(args.runs.empty() ? std::string("2000") : args.runs, "--runs");
     if (!runs) return runs.error();
     options.runs = *runs;
     auto copies = parseInteger(args.canaryExamples, "--canary-examples");
@@ -179,6 +185,43 @@ void printAuditText(const project::ProjectFile& project, const pipeline::AuditSt
               << "  epsilon_LB " << r.epsilonLB << "  (" << r.confidence * 100 << "% Clopper-Pearson)\n";
 }
 
+// Flags that belong to one kind of audit only: given with the other, they are refused rather
+// than ignored.
+const char* const kMixtureOnlyFlags[] = {"--no-noise", "--canary-examples", "--max-clip-sign", "--max-clip-target",
+                                         "--proxy-epochs", "--proxy-examples"};
+const char* const kTrainingOnlyFlags[] = {"--examples", "--steps", "--batch", "--lr", "--norm-multiple"};
+
+std::optional<std::string> misplacedFlag(const CLI::App& cmd, const AuditArgs& args) {
+    const bool mixture = args.mechanism == "mixture";
+    for (const char* flag : mixture ? std::span<const char* const>(kTrainingOnlyFlags)
+                                    : std::span<const char* const>(kMixtureOnlyFlags))
+        if (cmd.count(flag) > 0)
+            return std::string(flag) + (mixture ? " belongs to a training audit (--mechanism dirichlet, dp-sgd or sgd)"
+                                                : " belongs to the mixture audit (--mechanism mixture), not to --mechanism " +
+                                                      args.mechanism);
+    return std::nullopt;
+}
+
+int executeTrainingAuditCommand(const AuditArgs& a) {
+    TrainingAuditCliArgs t;
+    t.project = a.project;
+    t.task = a.task;
+    t.mechanism = a.mechanism;
+    t.canary = a.canary;
+    t.runs = a.runs;
+    t.epsilon = a.epsilon;
+    t.accountant = a.accountant;
+    t.seed = a.seed;
+    t.threads = a.threads;
+    t.examples = a.examples;
+    t.steps = a.steps;
+    t.batch = a.batch;
+    t.lr = a.lr;
+    t.normMultiple = a.normMultiple;
+    t.json = a.json;
+    return executeTrainingAudit(t);
+}
+
 // `dpmix audit` once its arguments are parsed; returns the exit code.
 int executeAudit(const AuditArgs& args) {
     auto options = auditOptions(args);
@@ -209,17 +252,20 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<AuditArgs>();
     auto* cmd =
-        app.add_subcommand("audit", "Canary audit of the mixture step on a study: an empirical lower bound on epsilon");
+        app.add_subcommand("audit", "Canary audit of the mixture step or of a fine-tuning mechanism on a study: an "
+                                    "empirical lower bound on epsilon");
     cmd->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)")
         ->required();
     cmd->add_option("--task", args->task, "the sensitive task to audit")->required();
     cmd->add_option("--canary", args->canary,
-                    "natural (a held-out example of split B) or max-clip (a gradient of norm C)")
+                    "mixture audit: natural (a held-out example of split B) or max-clip (a gradient of norm C); "
+                    "training audit: flipped-label, large-norm or gradient-aligned (docs/AUDIT.md)")
         ->required();
     cmd->add_option("--canary-examples", args->canaryExamples,
                     "max-clip canary: images of the canary user (default 1); at user level the mechanism clips the "
                     "user once, at example level each image counts on its own");
-    cmd->add_option("--runs", args->runs, "runs per world (half choose the threshold, half evaluate it; default 2000)");
+    cmd->add_option("--runs", args->runs,
+                    "runs per world (half choose the threshold, half evaluate it; default 2000, training audits 1000)");
     cmd->add_flag("--no-noise", args->noNoise, "audit the mechanism without noise (the control: epsilon = inf)");
     cmd->add_option("--epsilon", args->epsilon, "claimed epsilon of the audited mechanism (default: the spec's first)");
     cmd->add_option("--accountant", args->accountant,
@@ -238,7 +284,23 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--proxy-examples", args->proxyExamples,
                     "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args->json, "print the result as one JSON object");
-    cmd->callback([&ctx, args] { ctx.exitCode = executeAudit(*args); });
+    cmd->add_option("--mechanism", args->mechanism,
+                    "mixture (default: the mixture step of DP-MixMin), or a fine-tuning mechanism: dirichlet, dp-sgd "
+                    "(the control at the same epsilon) or sgd (the non-private control)")
+        ->check(CLI::IsMember({"mixture", "dirichlet", "dp-sgd", "sgd"}));
+    cmd->add_option("--examples", args->examples, "training audit: images of split B the mechanism trains on (default 1000)");
+    cmd->add_option("--steps", args->steps, "training audit: steps of each training (default 50)");
+    cmd->add_option("--batch", args->batch, "training audit: expected batch size, q = batch / examples (default 100)");
+    cmd->add_option("--lr", args->lr, "training audit: learning rate (default 0.1 Dirichlet, 0.5 DP-SGD and SGD)");
+    cmd->add_option("--norm-multiple", args->normMultiple,
+                    "training audit, large-norm canary: its norm in mean image norms (default 10)");
+    cmd->callback([&ctx, args, cmd] {
+        if (auto flag = misplacedFlag(*cmd, *args)) {
+            ctx.exitCode = badInput(*flag);
+            return;
+        }
+        ctx.exitCode = args->mechanism == "mixture" ? executeAudit(*args) : executeTrainingAuditCommand(*args);
+    });
 }
 
 }  // namespace dpmix::cli

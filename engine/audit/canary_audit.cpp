@@ -1,5 +1,6 @@
 #include "engine/audit/canary_audit.h"
 
+#include "engine/audit/attack_judgement.h"
 #include "engine/audit/parallel_runs.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
@@ -29,13 +30,6 @@ Status checkOptions(const CanaryAuditOptions& o) {
         return Error{"natural-canary: a natural canary audit needs the held-out example (proxy row and label)"};
     if (o.threads < 0) return Error{"threads: " + std::to_string(o.threads) + "; expected 0 (all cores) or more"};
     return std::nullopt;
-}
-
-std::vector<double> gather(const std::vector<double>& v, const std::vector<long long>& idx) {
-    std::vector<double> out;
-    out.reserve(idx.size());
-    for (long long i : idx) out.push_back(v[static_cast<std::size_t>(i)]);
-    return out;
 }
 
 }  // namespace
@@ -116,14 +110,12 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
     if (auto e = runIndexedJobs(2 * R, options.threads, job, "audit", progress, cancel)) return *e;
 
     CanaryAuditResult res;
-    const long long S = std::clamp<long long>(std::llround(static_cast<double>(R) * options.selectFraction), 1, R - 1);
-    for (long long i = 0; i < R; ++i) (i < S ? res.selectRuns : res.evalRuns).push_back(i);
-
-    const ThresholdChoice choice = selectThreshold(gather(scoresIn, res.selectRuns), gather(scoresOut, res.selectRuns),
-                                                   params.delta, options.confidence);
-    const auto counts = countErrors(gather(scoresIn, res.evalRuns), gather(scoresOut, res.evalRuns), choice.threshold,
-                                    choice.direction);
-    const auto bound = privacy::auditEpsilonLowerBound(counts, params.delta, options.confidence);
+    AttackJudgement judged = judgeAttack(scoresIn, scoresOut, options.selectFraction, params.delta, options.confidence);
+    res.selectRuns = std::move(judged.selectRuns);
+    res.evalRuns = std::move(judged.evalRuns);
+    const ThresholdChoice& choice = judged.choice;
+    const privacy::AuditCounts& counts = judged.counts;
+    const privacy::AuditBound& bound = judged.bound;
 
     res.epsilonLB = bound.epsilonLB;
     res.fprUpper = bound.fprUpper;

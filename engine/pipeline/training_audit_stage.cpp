@@ -1,0 +1,324 @@
+#include "engine/pipeline/training_audit_stage.h"
+
+#include "engine/audit/parallel_runs.h"
+#include "engine/pipeline/image_study.h"
+#include "engine/privacy/ledger.h"
+#include "engine/privacy/parameters.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::pipeline {
+namespace {
+
+using training_audit::AuditedMechanism;
+using training_audit::TrainingCanaryKind;
+
+// Stream id of the flipped-label canary's choice among the validation images.
+constexpr std::uint64_t kHeldOutCanaryStream = 0x686f6c646f7574ULL;  // "holdout"
+
+const char* const kAuditKind = "training";
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "'" : ", '") + s + "'";
+    return out;
+}
+
+struct AuditedData {
+    std::vector<float> pixels;
+    std::vector<int> labels;
+    training_audit::TrainingCanary canary;
+    int channels = 1, height = 0, width = 0;
+    long long count = 0;
+    train::ImageView view() const { return {pixels, count, channels, height, width}; }
+};
+
+train::ImageView wholeView(const data::ImageDataset& d) {
+    return {d.pixels, static_cast<std::int64_t>(d.size()), d.channels, d.height, d.width};
+}
+
+Result<AuditedData> auditedData(const ImageStudy& study, const project::ProjectSpec& spec,
+                                const TrainingAuditStageOptions& o) {
+    const auto taskIt = std::find(study.taskNames.begin(), study.taskNames.end(), o.task);
+    if (taskIt == study.taskNames.end())
+        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(study.taskNames), "task"};
+    const auto task = static_cast<std::size_t>(taskIt - study.taskNames.begin());
+    auto split = splitForRun(study, spec.privacy.rho, o.seed);
+    if (!split) return split.error();
+    if (static_cast<long long>(split->b.size()) < o.examples)
+        return Error{"examples = " + std::to_string(o.examples) + " is more than split B's " +
+                         std::to_string(split->b.size()) + " images (seed " + std::to_string(o.seed) + ")",
+                     "examples"};
+    const auto& images = study.sensitiveImages;
+    const std::size_t d = images.imageSize();
+    AuditedData out;
+    out.channels = images.channels;
+    out.height = images.height;
+    out.width = images.width;
+    out.count = o.examples;
+    for (long long i = 0; i < o.examples; ++i) {
+        const std::size_t index = split->b[static_cast<std::size_t>(i)];
+        out.pixels.insert(out.pixels.end(), images.pixels.begin() + static_cast<std::ptrdiff_t>(index * d),
+                          images.pixels.begin() + static_cast<std::ptrdiff_t>((index + 1) * d));
+        out.labels.push_back(study.sensitiveLabel(index, task) > 0.5f ? 1 : 0);
+    }
+    // Crafted canaries carry D's minority label: the one its neighbours pull away from.
+    const long long ones = std::count(out.labels.begin(), out.labels.end(), 1);
+    const int minority = 2 * ones <= o.examples ? 1 : 0;
+    switch (o.canary) {
+    case TrainingCanaryKind::FlippedLabel: {
+        const auto& held = study.sensitiveSplit.validation;
+        if (held.empty()) return Error{"the study has no validation images to draw a held-out canary from", "canary"};
+        const std::size_t index = held[audit::deriveSeed(o.seed, kHeldOutCanaryStream, 0) % held.size()];
+        const std::span<const float> image(images.pixels.data() + index * d, d);
+        out.canary = training_audit::flippedLabelCanary(image, study.sensitiveLabel(index, task) > 0.5f ? 1 : 0);
+        break;
+    }
+    case TrainingCanaryKind::LargeNorm: {
+        auto c = training_audit::largeNormCanary(out.view(), o.normMultiple, minority);
+        if (!c) return c.error();
+        out.canary = std::move(c).value();
+        break;
+    }
+    case TrainingCanaryKind::GradientAligned: {
+        if (study.publicImages.imageSize() != d)
+            return Error{"canary gradient-aligned: the public images are " + std::to_string(study.publicImages.imageSize()) +
+                             " values each, the sensitive images " + std::to_string(d),
+                         "canary"};
+        auto c = training_audit::gradientAlignedCanary(wholeView(study.publicImages), minority);
+        if (!c) return c.error();
+        out.canary = std::move(c).value();
+        break;
+    }
+    }
+    return out;
+}
+
+std::string configJson(const TrainingAuditStageOptions& o, const std::string& name, double epsilon,
+                       privacy::Accountant accountant) {
+    nlohmann::json j;
+    j["stage"] = "audit";
+    j["audit"] = kAuditKind;
+    j["name"] = name;
+    j["mechanism"] = training_audit::toString(o.mechanism);
+    j["canary"] = training_audit::toString(o.canary);
+    if (o.mechanism != AuditedMechanism::Sgd) j["claimed_epsilon"] = epsilon;
+    if (o.mechanism == AuditedMechanism::DpSgd) j["accountant"] = privacy::toString(accountant);
+    j["runs_per_world"] = o.runs;
+    j["examples"] = o.examples;
+    j["steps"] = o.steps;
+    j["batch"] = o.batch;
+    j["seed"] = o.seed;
+    if (o.learningRate) j["lr"] = *o.learningRate;
+    if (o.canary == TrainingCanaryKind::LargeNorm) j["norm_multiple"] = o.normMultiple;
+    return j.dump();
+}
+
+project::AuditRecord auditRecord(const TrainingAuditStageReport& report, const TrainingAuditStageOptions& o) {
+    const auto& r = report.result;
+    nlohmann::json details;
+    details["audit"] = kAuditKind;
+    details["mechanism"] = training_audit::toString(r.mechanism);
+    details["canary"] = training_audit::toString(r.canary);
+    details["canary_description"] = report.canaryDescription;
+    details["neighbouring"] = "add/remove one labelled image (x, y)";
+    details["model"] = "logistic regression (one logit) on the raw pixels, one fixed initialisation";
+    if (std::isfinite(r.claimedEpsilon)) details["claimed_epsilon"] = r.claimedEpsilon;
+    details["task"] = report.task;
+    details["runs_per_world"] = r.runsPerWorld;
+    details["examples"] = r.examples;
+    details["steps"] = r.steps;
+    details["q"] = r.q;
+    details[r.mechanism == AuditedMechanism::Dirichlet ? "r" : "sigma"] = r.noise;
+    if (r.mechanism == AuditedMechanism::DpSgd) details["clip"] = 1.0;
+    details["lr"] = r.learningRate;
+    details["seed"] = r.seed;
+    details["threshold"] = r.threshold;
+    details["direction"] = audit::toString(r.direction);
+    details["select_epsilon_lb"] = r.selectEpsilonLB;
+    details["score"] = "the released model's loss on the canary";
+    details["score_mean_in"] = r.scoreMeanIn;
+    details["score_std_in"] = r.scoreStdIn;
+    details["score_mean_out"] = r.scoreMeanOut;
+    details["score_std_out"] = r.scoreStdOut;
+    if (o.canary == TrainingCanaryKind::FlippedLabel) details["canary_from"] = "validation split";
+    project::AuditRecord record;
+    record.runId = report.runId;
+    record.name = report.name;
+    record.counts = {r.falsePositives, r.falseNegatives, r.evalOut, r.evalIn};
+    record.delta = r.delta;
+    record.confidence = r.confidence;
+    record.epsilonLowerBound = r.epsilonLB;
+    record.detailsJson = details.dump();
+    return record;
+}
+
+Status storeResults(project::ProjectFile& project, const TrainingAuditStageReport& report,
+                    const TrainingAuditStageOptions& o) {
+    privacy::Ledger ledger(project.spec().privacy.composition);
+    ledger.record(privacy::nonPrivateEntry(
+        "audit", "B",
+        "audit trainings of the " + std::string(training_audit::toString(o.mechanism)) + " mechanism on " +
+            std::to_string(o.examples) + " images of split B" +
+            (o.canary == TrainingCanaryKind::FlippedLabel ? " plus one held-out validation image" : "") +
+            "; results are empirical bounds, not releases"));
+    if (auto s = project.recordLedger(report.runId, ledger); !s) return s.error();
+    if (auto s = project.addAudit(auditRecord(report, o)); !s) return s.error();
+    const auto& r = report.result;
+    if (auto s = project.addMetrics({{report.runId, "epsilon-lower-bound", "", r.epsilonLB},
+                                     {report.runId, "fpr", "", r.fpr},
+                                     {report.runId, "fnr", "", r.fnr},
+                                     {report.runId, "threshold", "", r.threshold}});
+        !s)
+        return s.error();
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string trainingAuditName(const TrainingAuditStageOptions& o) {
+    return std::string("finetune-") + training_audit::toString(o.mechanism) + "-" + training_audit::toString(o.canary);
+}
+
+Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const TrainingAuditStageOptions& o) {
+    std::vector<std::string> tasks;
+    for (const auto& t : project.spec().sensitiveTasks) tasks.push_back(t.name);
+    if (auto sources = project.sources())
+        for (const auto& s : *sources)
+            if (s.role == "sensitive") {
+                if (s.facts.kind != "images")
+                    return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
+                                     ": training audits run on image studies; this study's sensitive data is " +
+                                     s.facts.kind,
+                                 "mechanism"};
+                if (tasks.empty()) tasks = s.facts.labelNames;
+            }
+    if (o.task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
+    if (std::find(tasks.begin(), tasks.end(), o.task) == tasks.end())
+        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(tasks), "task"};
+    if (o.runs < 2)
+        return Error{"runs = " + std::to_string(o.runs) + " is out of range: expected an integer >= 2 (runs per world)",
+                     "runs"};
+    if (o.epsilon && !(*o.epsilon > 0.0 && std::isfinite(*o.epsilon)))
+        return Error{"epsilon = " + privacy::formatNumber(*o.epsilon) + " is out of range: expected a finite number > 0",
+                     "epsilon"};
+    if (o.examples < 2 || o.examples > 100000)
+        return Error{"examples = " + std::to_string(o.examples) + " is out of range: expected 2 to 100000 images",
+                     "examples"};
+    if (o.steps < 1 || o.steps > 100000)
+        return Error{"steps = " + std::to_string(o.steps) + " is out of range: expected 1 to 100000", "steps"};
+    if (o.batch < 1 || o.batch > o.examples)
+        return Error{"batch = " + std::to_string(o.batch) + " is out of range: expected 1 to examples (" +
+                         std::to_string(o.examples) + ")",
+                     "batch"};
+    if (o.learningRate && !(*o.learningRate > 0.0 && *o.learningRate <= 100.0))
+        return Error{"lr = " + privacy::formatNumber(*o.learningRate) + " is out of range: expected (0, 100]", "lr"};
+    if (!(o.normMultiple > 0.0 && o.normMultiple <= 1e6))
+        return Error{"norm-multiple = " + privacy::formatNumber(o.normMultiple) + " is out of range: expected (0, 1e6]",
+                     "norm-multiple"};
+    if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 0", "threads"};
+    return std::nullopt;
+}
+
+Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& project,
+                                                       const TrainingAuditStageOptions& options,
+                                                       const ProgressCallback& progress, const CancellationToken& cancel,
+                                                       const LogSink& log) {
+    if (auto e = checkTrainingAuditStageOptions(project, options)) return *e;
+    const auto& spec = project.spec();
+    const double epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
+    const privacy::Accountant accountant = options.accountant.value_or(spec.privacy.accountant);
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    if (log) log("loading the study's images");
+    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    auto study = loadImageStudy(*sources, spec, studySeed);
+    if (!study) return study.error();
+    auto data = auditedData(*study, spec, options);
+    if (!data) return data.error();
+
+    TrainingAuditStageReport report;
+    report.task = options.task;
+    report.name = trainingAuditName(options);
+    report.canaryDescription = data->canary.description;
+    training_audit::TrainingAuditOptions ao;
+    ao.mechanism = options.mechanism;
+    ao.epsilon = epsilon;
+    ao.delta = spec.privacy.delta;
+    ao.accountant = accountant;
+    ao.runsPerWorld = options.runs;
+    ao.seed = options.seed;
+    ao.threads = options.threads;
+    ao.steps = options.steps;
+    ao.expectedBatchSize = options.batch;
+    ao.learningRate = options.learningRate;
+    if (log)
+        log("auditing " + std::string(training_audit::toString(options.mechanism)) +
+            (options.mechanism == AuditedMechanism::Sgd ? std::string(" (non-private control)")
+                                                        : " at claimed epsilon " + privacy::formatNumber(epsilon)) +
+            " on task '" + options.task + "' with the " + training_audit::toString(options.canary) + " canary (" +
+            data->canary.description + "): " + std::to_string(options.runs) + " trainings per world on " +
+            std::to_string(options.examples) + " images of split B, " + std::to_string(options.steps) + " steps each");
+
+    const std::optional<double> runEpsilon =
+        options.mechanism == AuditedMechanism::Sgd ? std::nullopt : std::optional<double>(epsilon);
+    auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+                                 configJson(options, report.name, epsilon, accountant)});
+    if (!runId) return runId.error();
+    if (auto s = project.setRunStatus(*runId, project::RunStatus::Running); !s) return s.error();
+    report.runId = *runId;
+    auto fail = [&](const Error& e) -> Error {
+        (void)project.setRunStatus(*runId, project::RunStatus::Failed, e.message);
+        return e;
+    };
+    Result<training_audit::TrainingAuditResult> result = Error{""};
+    try {
+        result = training_audit::runTrainingAudit({data->view(), data->labels, data->canary}, ao, progress, cancel);
+    } catch (const Cancelled&) {
+        (void)project.setRunStatus(*runId, project::RunStatus::Cancelled, "cancelled by the user");
+        throw;
+    }
+    if (!result) return fail(result.error());
+    report.result = std::move(result).value();
+    if (auto e = storeResults(project, report, options)) return fail(*e);
+    if (auto s = project.setRunStatus(*runId, project::RunStatus::Done); !s) return s.error();
+    return report;
+}
+
+Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project) {
+    std::vector<training_audit::StoredMechanismAudit> out;
+    auto runs = project.runs();
+    if (!runs) return runs.error();
+    for (const auto& run : *runs) {
+        if (run.method != "audit") continue;
+        auto records = project.audits(run.id);
+        if (!records) return records.error();
+        for (const auto& a : *records) {
+            const auto details = nlohmann::json::parse(a.detailsJson, nullptr, false);
+            if (!details.is_object() || !details.contains("mechanism") || !details["mechanism"].is_string() ||
+                !details.contains("claimed_epsilon") || !details["claimed_epsilon"].is_number())
+                continue;  // a mixture audit, a non-private control, or damaged details
+            training_audit::StoredMechanismAudit s;
+            s.runId = run.id;
+            s.name = a.name;
+            s.mechanism = details["mechanism"].get<std::string>();
+            s.claimedEpsilon = details["claimed_epsilon"].get<double>();
+            s.delta = a.delta;
+            s.confidence = a.confidence;
+            s.counts = a.counts;
+            out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+std::string auditedMechanismOf(const privacy::LedgerEntry& entry) {
+    if (entry.mechanism == privacy::MechanismKind::SubsampledDirichlet) return "dirichlet";
+    if (entry.mechanism == privacy::MechanismKind::SubsampledGaussian && entry.stage == "finetune") return "dp-sgd";
+    return "";
+}
+
+}  // namespace dpmix::pipeline

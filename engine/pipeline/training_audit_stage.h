@@ -1,0 +1,71 @@
+#pragma once
+// The canary audit of a fine-tuning mechanism (engine/training_audit, docs/AUDIT.md "Auditing
+// fine-tuning mechanisms") on a real study: the audited training set D is the first `examples`
+// images of split B of one run seed (the data fine-tuning touches), labelled by one sensitive
+// task; the canary is made from a held-out validation image (flipped label), from D's norms
+// (large norm) or from the public images only (gradient-aligned). The result is stored in the
+// project as a run of method "audit" whose AuditRecord names the mechanism and its claimed ε, so
+// the ledger views can show the verdict (storedMechanismAudits, training_audit::claimVerdict).
+//
+// Like the mixture audit this is an experiment on the mechanism, not a release: its ledger holds
+// one NonPrivate entry, and which validation image became the canary is not stored.
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/study_runner.h"
+#include "engine/project/project_file.h"
+#include "engine/training_audit/claim_verdict.h"
+#include "engine/training_audit/training_audit.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::pipeline {
+
+struct TrainingAuditStageOptions {
+    std::string task;                                   // sensitive task (required)
+    training_audit::AuditedMechanism mechanism = training_audit::AuditedMechanism::Dirichlet;
+    training_audit::TrainingCanaryKind canary = training_audit::TrainingCanaryKind::FlippedLabel;
+    long long runs = 1000;                              // R, per world
+    std::optional<double> epsilon;                      // claimed ε; unset: the spec's first
+    std::optional<privacy::Accountant> accountant;      // DP-SGD's σ; unset: the spec's
+    std::uint64_t seed = 0;                             // ρ split, canary choice, audit seed
+    int threads = 0;                                    // 0 = all cores
+    long long examples = 1000;                          // |D|
+    long long steps = 50;                               // T
+    int batch = 100;                                    // expected batch B
+    std::optional<double> learningRate;                 // unset: the mechanism's default
+    double normMultiple = 10.0;                         // large-norm canary: × the mean image norm
+};
+
+/// Values and the task (messages name the option: task, runs, epsilon, examples, steps, batch,
+/// threads, norm-multiple). Image studies only.
+Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const TrainingAuditStageOptions& options);
+
+/// The AuditRecord name: "finetune-<mechanism>-<canary>", e.g. "finetune-dirichlet-large-norm".
+std::string trainingAuditName(const TrainingAuditStageOptions& options);
+
+struct TrainingAuditStageReport {
+    long long runId = 0;
+    std::string task, name;
+    std::string canaryDescription;
+    training_audit::TrainingAuditResult result;
+};
+
+/// Loads the study's images (no proxies needed), runs the audit and stores it. Progress: "audit".
+Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& project,
+                                                       const TrainingAuditStageOptions& options,
+                                                       const ProgressCallback& progress = {},
+                                                       const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// Every stored audit of a mechanism in the project (AuditRecords whose details name a
+/// "mechanism"), for training_audit::claimVerdict. Records with damaged details are skipped.
+Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project);
+
+/// The mechanism name a ledger entry's verdict is looked up under: "dirichlet" for a Dirichlet
+/// entry, "dp-sgd" for a fine-tuning Gaussian entry, "" for entries no training audit covers.
+std::string auditedMechanismOf(const privacy::LedgerEntry& entry);
+
+}  // namespace dpmix::pipeline

@@ -1,0 +1,71 @@
+#include "engine/training_audit/claim_verdict.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace dpmix::training_audit {
+namespace {
+
+bool sameValue(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+/// ε_LB from the stored counts, or nothing when the counts cannot be a valid audit.
+std::optional<double> recomputedBound(const StoredMechanismAudit& a) {
+    const auto& c = a.counts;
+    if (c.negatives < 1 || c.positives < 1 || c.falsePositives < 0 || c.falseNegatives < 0 ||
+        c.falsePositives > c.negatives || c.falseNegatives > c.positives || !(a.delta >= 0.0 && a.delta < 1.0) ||
+        !(a.confidence > 0.0 && a.confidence < 1.0))
+        return std::nullopt;
+    return privacy::auditEpsilonLowerBound(c, a.delta, a.confidence).epsilonLB;
+}
+
+}  // namespace
+
+ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, double delta,
+                          const std::vector<StoredMechanismAudit>& audits) {
+    ClaimVerdict v;
+    for (const auto& a : audits) {
+        if (a.mechanism != mechanism) continue;
+        const auto lb = recomputedBound(a);
+        if (!lb) continue;
+        const AuditEvidence evidence{a.runId, a.name, a.claimedEpsilon, *lb};
+        if (sameValue(a.claimedEpsilon, claimedEpsilon) && sameValue(a.delta, delta)) {
+            ++v.audits;
+            if (!v.strongest || *lb > v.strongest->epsilonLB) v.strongest = evidence;
+        } else if (*lb > a.claimedEpsilon &&
+                   (!v.refutedElsewhere || *lb - a.claimedEpsilon >
+                                               v.refutedElsewhere->epsilonLB - v.refutedElsewhere->claimedEpsilon)) {
+            v.refutedElsewhere = evidence;
+        }
+    }
+    if (v.audits > 0) v.status = v.strongest->epsilonLB > claimedEpsilon ? ClaimStatus::Refuted : ClaimStatus::NotRefuted;
+    return v;
+}
+
+std::string describe(const ClaimVerdict& v, double claimedEpsilon) {
+    std::string text;
+    switch (v.status) {
+    case ClaimStatus::Refuted:
+        text = "claim refuted by audit (ε_LB = " + number(v.strongest->epsilonLB) + " > ε = " + number(claimedEpsilon) +
+               "; audit run #" + std::to_string(v.strongest->runId) + ")";
+        break;
+    case ClaimStatus::NotRefuted:
+        text = "claimed, not refuted (best ε_LB = " + number(v.strongest->epsilonLB) + " in " +
+               std::to_string(v.audits) + (v.audits == 1 ? " audit" : " audits") + "; audit run #" +
+               std::to_string(v.strongest->runId) + ")";
+        break;
+    case ClaimStatus::NotAudited: text = "claimed, not audited"; break;
+    }
+    if (v.status != ClaimStatus::Refuted && v.refutedElsewhere)
+        text += "; the same mechanism's claim ε = " + number(v.refutedElsewhere->claimedEpsilon) +
+                " was refuted (ε_LB = " + number(v.refutedElsewhere->epsilonLB) + ", audit run #" +
+                std::to_string(v.refutedElsewhere->runId) + ")";
+    return text;
+}
+
+}  // namespace dpmix::training_audit

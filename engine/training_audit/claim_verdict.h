@@ -1,0 +1,56 @@
+#pragma once
+// What the stored audits say of a mechanism's claimed (ε, δ) — shown beside its ledger entries
+// (docs/AUDIT.md, "Verdicts"). The verdict is recomputed from the stored error counts every time,
+// never read from a stored ε_LB or a typed-in flag:
+//   - refuted: an audit of the same mechanism at the same claimed (ε, δ) gives ε_LB > ε (ε_LB is
+//     a lower bound at the audit's confidence, 95% by default, so the claim is refuted at that
+//     confidence);
+//   - not refuted: audits at that claim exist, none gives ε_LB > ε (the best ε_LB is shown: an
+//     audit can refute a claim, never establish it);
+//   - not audited: no audit at that claim. Audits of the same mechanism that refuted a different
+//     claim are reported beside it, since they show the mechanism's analysis failing somewhere.
+#include "engine/privacy/audit_bound.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::training_audit {
+
+/// One stored audit of a mechanism, as the project holds it.
+struct StoredMechanismAudit {
+    long long runId = 0;
+    std::string name;              // the audit record's name, e.g. "finetune-dirichlet-large-norm"
+    std::string mechanism;         // "dirichlet", "dp-sgd"
+    double claimedEpsilon = 0.0;
+    double delta = 0.0;
+    double confidence = 0.95;
+    privacy::AuditCounts counts;
+};
+
+enum class ClaimStatus { NotAudited, NotRefuted, Refuted };
+
+struct AuditEvidence {
+    long long runId = 0;
+    std::string name;
+    double claimedEpsilon = 0.0;
+    double epsilonLB = 0.0;        // recomputed from the counts
+};
+
+struct ClaimVerdict {
+    ClaimStatus status = ClaimStatus::NotAudited;
+    int audits = 0;                          // audits at this claim
+    std::optional<AuditEvidence> strongest;  // the highest ε_LB at this claim
+    std::optional<AuditEvidence> refutedElsewhere;  // NotAudited/NotRefuted: a refuted other claim
+};
+
+/// The verdict on `mechanism` claiming (ε, δ), from `audits` (any mechanism; others are ignored).
+/// Claims match when ε and δ agree to 1e-9 relative.
+ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, double delta,
+                          const std::vector<StoredMechanismAudit>& audits);
+
+/// One line for a ledger view: "claim refuted by audit (ε_LB = 5.12 > ε = 4; audit run #7)",
+/// "claimed, not refuted (best ε_LB = 0.31 in 2 audits; audit run #5)", "claimed, not audited".
+std::string describe(const ClaimVerdict& verdict, double claimedEpsilon);
+
+}  // namespace dpmix::training_audit

@@ -1,0 +1,245 @@
+#include "engine/training_audit/training_audit.h"
+
+#include "engine/audit/attack_judgement.h"
+#include "engine/audit/parallel_runs.h"
+#include "engine/audit/summary_stats.h"
+#include "engine/privacy/parameters.h"
+#include "engine/train/dirichlet_training.h"
+#include "engine/train/dp_sgd.h"
+#include "engine/train/model.h"
+#include "engine/train/training_params.h"
+
+#include <cmath>
+#include <limits>
+
+namespace dpmix::training_audit {
+namespace {
+
+constexpr std::uint64_t kOutWorld = 0;
+constexpr std::uint64_t kInWorld = 1;
+constexpr std::uint64_t kInitialisation = 2;
+
+// Non-private SGD through DP-SGD's code: no noise, and a clipping norm no gradient of a
+// logistic-regression head on these images reaches.
+constexpr double kNoClipping = 1e12;
+
+Status checkOptions(const TrainingAuditOptions& o) {
+    using privacy::formatNumber;
+    if (o.runsPerWorld < 2)
+        return Error{"runs = " + std::to_string(o.runsPerWorld) + " is out of range: expected at least 2 per world",
+                     "runs"};
+    if (!(o.selectFraction > 0.0 && o.selectFraction < 1.0))
+        return Error{"select fraction = " + formatNumber(o.selectFraction) + " is out of range: expected (0, 1)",
+                     "select-fraction"};
+    if (!(o.confidence > 0.0 && o.confidence < 1.0))
+        return Error{"confidence = " + formatNumber(o.confidence) + " is out of range: expected (0, 1)", "confidence"};
+    if (o.steps < 1) return Error{"steps = " + std::to_string(o.steps) + " is out of range: expected >= 1", "steps"};
+    if (o.expectedBatchSize < 1)
+        return Error{"batch = " + std::to_string(o.expectedBatchSize) + " is out of range: expected >= 1", "batch"};
+    if (o.mechanism != AuditedMechanism::Sgd && !(o.epsilon > 0.0 && std::isfinite(o.epsilon)))
+        return Error{"epsilon = " + formatNumber(o.epsilon) + " is out of range: expected a finite value > 0", "epsilon"};
+    if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + ": expected 0 (all cores) or more", "threads"};
+    return std::nullopt;
+}
+
+Status checkData(const TrainingAuditData& d) {
+    if (auto e = train::checkImages("audited images", d.images)) return e;
+    if (static_cast<std::int64_t>(d.labels.size()) != d.images.count)
+        return Error{"labels: " + std::to_string(d.labels.size()) + " labels for " + std::to_string(d.images.count) +
+                     " images"};
+    for (int y : d.labels)
+        if (y != 0 && y != 1) return Error{"labels: " + std::to_string(y) + " is not a binary label (0 or 1)"};
+    if (static_cast<std::int64_t>(d.canary.pixels.size()) != d.images.imageSize())
+        return Error{"canary: " + std::to_string(d.canary.pixels.size()) + " pixels, the images have " +
+                     std::to_string(d.images.imageSize())};
+    for (float v : d.canary.pixels)
+        if (!std::isfinite(v)) return Error{"canary: a pixel is not finite"};
+    if (d.canary.label != 0 && d.canary.label != 1) return Error{"canary: its label must be 0 or 1"};
+    return std::nullopt;
+}
+
+double defaultLearningRate(AuditedMechanism m) { return m == AuditedMechanism::Dirichlet ? 0.1 : 0.5; }
+
+/// Binary cross-entropy of one logit, computed without overflow.
+double canaryLoss(double logit, int label) {
+    const double z = label == 1 ? -logit : logit;  // loss = log(1 + e^z)
+    return z > 0.0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z));
+}
+
+/// One training of the audited mechanism, parameters fixed except the run's randomness.
+class Trainer {
+public:
+    static Result<Trainer> make(const TrainingAuditOptions& o, std::int64_t n) {
+        Trainer t;
+        t.mechanism_ = o.mechanism;
+        t.learningRate_ = o.learningRate.value_or(defaultLearningRate(o.mechanism));
+        if (o.mechanism == AuditedMechanism::Dirichlet) {
+            auto p = train::DirichletParamsBuilder()
+                         .epsilon(o.epsilon).delta(o.delta).alpha(o.alpha).learningRate(t.learningRate_)
+                         .expectedBatchSize(o.expectedBatchSize).steps(o.steps).split("audit")
+                         .build();
+            if (!p) return p.error();
+            auto planned = train::plannedDirichletEntry(*p, n);  // r* for |D|, as a run on D would use
+            if (!planned) return planned.error();
+            t.dirichlet_ = *p;
+            t.dirichlet_.r = planned->dirichletR;
+            t.noise_ = planned->dirichletR;
+            t.q_ = planned->q;
+        } else {
+            train::DpSgdParamsBuilder b;
+            b.delta(o.delta).learningRate(t.learningRate_).expectedBatchSize(o.expectedBatchSize).steps(o.steps)
+                .split("audit").accountant(o.accountant);
+            if (o.mechanism == AuditedMechanism::Sgd)
+                b.sigma(0.0).clipNorm(kNoClipping);
+            else
+                b.epsilon(o.epsilon).clipNorm(o.clipNorm);
+            auto p = b.build();
+            if (!p) return p.error();
+            auto planned = train::plannedDpSgdEntry(*p, n, privacy::PrivacyUnit::Example);
+            if (!planned) return planned.error();
+            t.dpSgd_ = *p;
+            t.dpSgd_.sigma = planned->sigma;
+            t.noise_ = planned->sigma;
+            t.q_ = planned->q;
+        }
+        return t;
+    }
+
+    Status train(train::Model& model, const train::ImageView& images, std::span<const int> labels,
+                 std::uint64_t seed, const CancellationToken& cancel) const {
+        // An audit is a simulation by the data owner, not a release: its runs are seeded so that
+        // the audit can be re-run and checked.
+        const auto randomness = privacy::RandomnessSource::seeded(seed, "training-audit");
+        privacy::Ledger ledger;  // each run's own; an audit releases nothing
+        Result<train::FinetuneResult> r = Error{""};
+        if (mechanism_ == AuditedMechanism::Dirichlet) {
+            train::DirichletParams p = dirichlet_;
+            p.randomness = randomness;
+            r = train::finetuneDirichlet(model, images, labels, p, ledger, {}, cancel);
+        } else {
+            train::DpSgdParams p = dpSgd_;
+            p.randomness = randomness;
+            r = train::finetuneDpSgd(model, images, labels, p, ledger, {}, cancel);
+        }
+        if (!r) return r.error();
+        return std::nullopt;
+    }
+
+    double noise() const { return noise_; }
+    double q() const { return q_; }
+    double learningRate() const { return learningRate_; }
+
+private:
+    AuditedMechanism mechanism_ = AuditedMechanism::Dirichlet;
+    train::DirichletParams dirichlet_;
+    train::DpSgdParams dpSgd_;
+    double noise_ = 0.0, q_ = 0.0, learningRate_ = 0.0;
+};
+
+}  // namespace
+
+const char* toString(AuditedMechanism m) {
+    switch (m) {
+    case AuditedMechanism::Dirichlet: return "dirichlet";
+    case AuditedMechanism::DpSgd: return "dp-sgd";
+    case AuditedMechanism::Sgd: return "sgd";
+    }
+    return "?";
+}
+
+bool parseAuditedMechanism(const std::string& text, AuditedMechanism& out) {
+    for (auto m : {AuditedMechanism::Dirichlet, AuditedMechanism::DpSgd, AuditedMechanism::Sgd})
+        if (text == toString(m)) {
+            out = m;
+            return true;
+        }
+    return false;
+}
+
+Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, const TrainingAuditOptions& options,
+                                             const ProgressCallback& progress, const CancellationToken& cancel) {
+    if (auto e = checkOptions(options)) return *e;
+    if (auto e = checkData(data)) return *e;
+    const std::int64_t n = data.images.count;
+    if (options.expectedBatchSize > n)
+        return Error{"batch = " + std::to_string(options.expectedBatchSize) + " is larger than the " +
+                         std::to_string(n) + " audited images",
+                     "batch"};
+    auto trainer = Trainer::make(options, n);
+    if (!trainer) return trainer.error();
+
+    // The "in" world: D followed by the canary.
+    std::vector<float> inPixels(data.images.pixels.begin(), data.images.pixels.end());
+    inPixels.insert(inPixels.end(), data.canary.pixels.begin(), data.canary.pixels.end());
+    std::vector<int> inLabels(data.labels.begin(), data.labels.end());
+    inLabels.push_back(data.canary.label);
+    const train::ImageView outView = data.images;
+    const train::ImageView inView{inPixels, n + 1, data.images.channels, data.images.height, data.images.width};
+    const train::ImageView canaryView{data.canary.pixels, 1, data.images.channels, data.images.height,
+                                      data.images.width};
+
+    auto spec = train::ModelSpecBuilder()
+                    .kind(train::ModelKind::Mlp).mlpHidden({})
+                    .input(data.images.channels, data.images.height, data.images.width).outputs(1)
+                    .build();
+    if (!spec) return spec.error();
+    const train::Model initial = train::Model::create(*spec, audit::deriveSeed(options.seed, kInitialisation, 0));
+
+    const long long R = options.runsPerWorld;
+    std::vector<double> scoresOut(static_cast<std::size_t>(R)), scoresIn(static_cast<std::size_t>(R));
+    // Job j < R is out-world run j; job R + j is in-world run j. Each writes only its own slot.
+    auto job = [&](long long jobIndex) -> Status {
+        const bool in = jobIndex >= R;
+        const long long run = in ? jobIndex - R : jobIndex;
+        train::Model model = initial.clone();
+        const auto seed = audit::deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run));
+        if (auto e = trainer->train(model, in ? inView : outView, in ? std::span<const int>(inLabels) : data.labels,
+                                    seed, cancel))
+            return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + e->message};
+        auto logits = model.logits(canaryView);
+        if (!logits) return logits.error();
+        (in ? scoresIn : scoresOut)[static_cast<std::size_t>(run)] = canaryLoss((*logits)[0], data.canary.label);
+        return std::nullopt;
+    };
+    if (auto e = audit::runIndexedJobs(2 * R, options.threads, job, "audit", progress, cancel)) return *e;
+
+    TrainingAuditResult res;
+    const auto judged = audit::judgeAttack(scoresIn, scoresOut, options.selectFraction, options.delta, options.confidence);
+    res.epsilonLB = judged.bound.epsilonLB;
+    res.fprUpper = judged.bound.fprUpper;
+    res.fnrUpper = judged.bound.fnrUpper;
+    res.falsePositives = judged.counts.falsePositives;
+    res.falseNegatives = judged.counts.falseNegatives;
+    res.evalOut = judged.counts.negatives;
+    res.evalIn = judged.counts.positives;
+    res.fpr = static_cast<double>(res.falsePositives) / static_cast<double>(res.evalOut);
+    res.fnr = static_cast<double>(res.falseNegatives) / static_cast<double>(res.evalIn);
+    res.threshold = judged.choice.threshold;
+    res.direction = judged.choice.direction;
+    res.selectEpsilonLB = judged.choice.epsilonLB;
+    res.mechanism = options.mechanism;
+    res.canary = data.canary.kind;
+    res.claimedEpsilon =
+        options.mechanism == AuditedMechanism::Sgd ? std::numeric_limits<double>::infinity() : options.epsilon;
+    res.delta = options.delta;
+    res.confidence = options.confidence;
+    res.seed = options.seed;
+    res.runsPerWorld = R;
+    res.examples = n;
+    res.steps = options.steps;
+    res.q = trainer->q();
+    res.noise = trainer->noise();
+    res.learningRate = trainer->learningRate();
+    const auto inStats = audit::meanStd(scoresIn), outStats = audit::meanStd(scoresOut);
+    res.scoreMeanIn = inStats.mean;
+    res.scoreStdIn = inStats.std;
+    res.scoreMeanOut = outStats.mean;
+    res.scoreStdOut = outStats.std;
+    if (options.keepScores) {
+        res.scoresIn = std::move(scoresIn);
+        res.scoresOut = std::move(scoresOut);
+    }
+    return res;
+}
+
+}  // namespace dpmix::training_audit

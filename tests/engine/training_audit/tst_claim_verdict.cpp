@@ -1,0 +1,103 @@
+// The verdict on a mechanism's claimed ε, from hand-made stored audit records: refuted, not
+// refuted, not audited, refuted at another claim; records of other mechanisms, other δ and
+// impossible counts are ignored. ε_LB is recomputed from the counts, so the expected bounds here
+// are derived by hand from the Clopper–Pearson closed form for zero errors:
+//   upper(0 of n) = 1 − (α/2)^(1/n),  ε_LB = log((1 − δ − upper_FN) / upper_FP).
+#include "engine/training_audit/claim_verdict.h"
+
+#include "tests/support/test_support.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix::training_audit;
+
+namespace {
+
+constexpr double kDelta = 1e-5;
+
+/// ε_LB of an audit with no error among n runs per world, at 95% (two-sided: α/2 = 0.025).
+double perfectSeparationBound(long long n) {
+    const double upper = 1.0 - std::pow(0.025, 1.0 / static_cast<double>(n));
+    return std::log((1.0 - kDelta - upper) / upper);
+}
+
+StoredMechanismAudit audit(long long runId, const std::string& mechanism, double claimed, long long fp, long long fn,
+                           long long n, double delta = kDelta) {
+    StoredMechanismAudit a;
+    a.runId = runId;
+    a.name = "finetune-" + mechanism + "-large-norm";
+    a.mechanism = mechanism;
+    a.claimedEpsilon = claimed;
+    a.delta = delta;
+    a.counts = {fp, fn, n, n};
+    return a;
+}
+
+}  // namespace
+
+class TestClaimVerdict : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void theHandDerivedBoundIsTheOneUsed() {
+        // 500 EVAL runs per world without an error: ε_LB = 4.905 (hand value of the closed form; 4.91 to 3 digits).
+        DPMIX_COMPARE_NEAR(perfectSeparationBound(500), 4.905, 2e-3);
+        const auto v = claimVerdict("dirichlet", 4.0, kDelta, {audit(7, "dirichlet", 4.0, 0, 0, 500)});
+        QCOMPARE(v.status, ClaimStatus::Refuted);
+        QCOMPARE(v.audits, 1);
+        QVERIFY(v.strongest.has_value());
+        QCOMPARE(v.strongest->runId, 7LL);
+        DPMIX_COMPARE_NEAR(v.strongest->epsilonLB, perfectSeparationBound(500), 1e-9);
+        QCOMPARE(QString::fromStdString(describe(v, 4.0)), QString("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
+    }
+
+    void aBoundBelowTheClaimDoesNotRefuteIt() {
+        // The same perfect separation cannot refute ε = 5: 4.905 < 5.
+        const auto v = claimVerdict("dirichlet", 5.0, kDelta, {audit(3, "dirichlet", 5.0, 0, 0, 500)});
+        QCOMPARE(v.status, ClaimStatus::NotRefuted);
+        QCOMPARE(QString::fromStdString(describe(v, 5.0)), QString("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
+    }
+
+    void theStrongestOfSeveralAuditsDecides() {
+        // Half the runs wrong in each world gives ε_LB = 0; the perfect one refutes ε = 1.
+        const auto v = claimVerdict("dirichlet", 1.0, kDelta,
+                                    {audit(1, "dirichlet", 1.0, 250, 250, 500), audit(2, "dirichlet", 1.0, 0, 0, 500)});
+        QCOMPARE(v.status, ClaimStatus::Refuted);
+        QCOMPARE(v.audits, 2);
+        QCOMPARE(v.strongest->runId, 2LL);
+    }
+
+    void noAuditAtTheClaimIsSaidSo() {
+        const auto none = claimVerdict("dirichlet", 1.0, kDelta, {});
+        QCOMPARE(none.status, ClaimStatus::NotAudited);
+        QCOMPARE(QString::fromStdString(describe(none, 1.0)), QString("claimed, not audited"));
+        // Other mechanisms, other δ and other ε are not this claim...
+        const auto other = claimVerdict("dirichlet", 1.0, kDelta,
+                                        {audit(1, "dp-sgd", 1.0, 0, 0, 500), audit(2, "dirichlet", 1.0, 0, 0, 500, 1e-6)});
+        QCOMPARE(other.status, ClaimStatus::NotAudited);
+        // ... but the δ = 1e-6 audit refuted ε = 1 at its own δ: that is reported beside.
+        QVERIFY(other.refutedElsewhere.has_value());
+        QCOMPARE(other.refutedElsewhere->runId, 2LL);
+    }
+
+    void aRefutationAtAnotherClaimIsReportedBeside() {
+        const auto v = claimVerdict("dirichlet", 0.5, kDelta, {audit(9, "dirichlet", 4.0, 0, 0, 500)});
+        QCOMPARE(v.status, ClaimStatus::NotAudited);
+        QVERIFY(v.refutedElsewhere.has_value());
+        QCOMPARE(v.refutedElsewhere->runId, 9LL);
+        QCOMPARE(QString::fromStdString(describe(v, 0.5)), QString("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
+                                               "(ε_LB = 4.91, audit run #9)"));
+    }
+
+    void impossibleCountsAreNotEvidence() {
+        // A damaged record (more errors than runs, no runs) is skipped, not trusted.
+        const auto v = claimVerdict("dirichlet", 1.0, kDelta,
+                                    {audit(1, "dirichlet", 1.0, 600, 0, 500), audit(2, "dirichlet", 1.0, 0, 0, 0)});
+        QCOMPARE(v.status, ClaimStatus::NotAudited);
+        QCOMPARE(v.audits, 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestClaimVerdict)
+#include "tst_claim_verdict.moc"
