@@ -203,6 +203,7 @@ std::optional<std::string> misplacedFlag(const CLI::App& cmd, const AuditArgs& a
 }
 
 int executeTrainingAuditCommand(const AuditArgs& a) {
+    if (auto missing = taskMissingFromSpec(a.project, a.task)) return badInput(*missing);
     TrainingAuditCliArgs t;
     t.project = a.project;
     t.task = a.task;

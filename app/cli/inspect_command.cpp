@@ -5,6 +5,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/read_project_command.h"
+#include "engine/pipeline/training_audit_stage.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
@@ -71,6 +72,8 @@ struct ProjectView {
     std::vector<RunView> runs;
     project::ChainVerification chain;
     bool allLedgersOk = true;
+    // The stored audits of fine-tuning mechanisms: the verdicts beside their ledger entries.
+    std::vector<training_audit::StoredMechanismAudit> mechanismAudits;
 };
 
 // Reads everything once; an Error if the file cannot be read.
@@ -108,6 +111,8 @@ Result<ProjectView> readProject(const project::ProjectFile& p) {
             r.curves.emplace_back(name, *points);
         }
         r.audits = *audits;
+        if (run.method == "audit")
+            for (auto& a : pipeline::mechanismAuditsOf(r.audits)) view.mechanismAudits.push_back(std::move(a));
         r.logs = *logs;
         r.models = *models;
         view.runs.push_back(std::move(r));
@@ -218,8 +223,22 @@ void printSpecSummary(std::ostream& out, const project::ProjectSpec& s) {
     out << "Seeds    " << joinStrings(seeds) << "\n";
 }
 
+/// The verdict of the stored audits on an entry's claim, when an audit could speak to it: always
+/// for the Dirichlet mechanism (whose ε is claimed, not established), for DP-SGD when audited.
+std::optional<training_audit::ClaimVerdict> verdictOf(const privacy::LedgerEntry& e,
+                                                      const std::vector<training_audit::StoredMechanismAudit>& audits) {
+    const std::string mechanism = pipeline::auditedMechanismOf(e);
+    if (mechanism.empty()) return std::nullopt;
+    auto v = training_audit::claimVerdict(mechanism, e.epsilon, e.delta, audits);
+    if (v.status == training_audit::ClaimStatus::NotAudited && !v.refutedElsewhere &&
+        e.mechanism != privacy::MechanismKind::SubsampledDirichlet)
+        return std::nullopt;
+    return v;
+}
+
 // One ledger record: recorded against recomputed ε, then each entry's mechanism and parameters.
-void printLedger(std::ostream& out, const LedgerCheck& l) {
+void printLedger(std::ostream& out, const LedgerCheck& l,
+                 const std::vector<training_audit::StoredMechanismAudit>& audits) {
     if (!l.parsed) {
         out << "      ledger ✗ unreadable: " << l.parseError << "\n";
         return;
@@ -244,10 +263,13 @@ void printLedger(std::ostream& out, const LedgerCheck& l) {
         if (e.mechanism != privacy::MechanismKind::NonPrivate)
             out << "  randomness " << privacy::toString(e.randomness);
         out << "\n";
+        if (const auto v = verdictOf(e, audits))
+            out << "          audit verdict: " << training_audit::describe(*v, e.epsilon) << "\n";
     }
 }
 
-void printRun(std::ostream& out, const RunView& r) {
+void printRun(std::ostream& out, const RunView& r,
+              const std::vector<training_audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     out << "  #" << run.id << " " << run.method;
     if (!run.task.empty()) out << "  task " << run.task;
@@ -258,7 +280,7 @@ void printRun(std::ostream& out, const RunView& r) {
     if (!run.finishedAt.empty()) out << ", finished " << run.finishedAt;
     out << "\n";
     if (!run.message.empty()) out << "      message: " << run.message << "\n";
-    for (const auto& l : r.ledgers) printLedger(out, l);
+    for (const auto& l : r.ledgers) printLedger(out, l, audits);
     for (const auto& l : r.lambdas) {
         out << "      λ " << l.kind << ":";
         for (std::size_t i = 0; i < l.values.size(); ++i)
@@ -308,17 +330,39 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
     printSpecSummary(out, s);
     out << "\nRuns (" << view.runs.size() << ")\n";
     if (view.runs.empty()) out << "  none yet\n";
-    for (const auto& r : view.runs) printRun(out, r);
+    for (const auto& r : view.runs) printRun(out, r, view.mechanismAudits);
     printIntegrity(out, p, view);
 }
 
-ordered_json ledgerJson(const LedgerCheck& l) {
+const char* toString(training_audit::ClaimStatus s) {
+    switch (s) {
+    case training_audit::ClaimStatus::Refuted: return "refuted";
+    case training_audit::ClaimStatus::NotRefuted: return "not-refuted";
+    case training_audit::ClaimStatus::NotAudited: return "not-audited";
+    }
+    return "?";
+}
+
+ordered_json ledgerJson(const LedgerCheck& l, const std::vector<training_audit::StoredMechanismAudit>& audits) {
     ordered_json lj{{"recorded_at", l.record.recordedAt}, {"recorded_epsilon", number(l.record.recordedEpsilon)}};
     if (l.parsed) {
         lj["recomputed"] = ordered_json::parse(privacy::ledgerTotalToJson(l.verification.total));
         lj["verified"] = l.verification.ok;
         lj["problems"] = l.verification.problems;
         lj["ledger"] = ordered_json::parse(l.record.ledgerJson);
+        ordered_json verdicts = ordered_json::array();
+        for (std::size_t i = 0; i < l.ledger.entries().size(); ++i) {
+            const auto& e = l.ledger.entries()[i];
+            if (const auto v = verdictOf(e, audits))
+                verdicts.push_back({{"entry", i + 1},
+                                    {"mechanism", pipeline::auditedMechanismOf(e)},
+                                    {"status", toString(v->status)},
+                                    {"audits", v->audits},
+                                    {"best_epsilon_lb", v->strongest ? number(v->strongest->epsilonLB) : ordered_json(nullptr)},
+                                    {"audit_run", v->strongest ? ordered_json(v->strongest->runId) : ordered_json(nullptr)},
+                                    {"text", training_audit::describe(*v, e.epsilon)}});
+        }
+        lj["audit_verdicts"] = verdicts;
     } else {
         lj["verified"] = false;
         lj["problems"] = {l.parseError};
@@ -326,7 +370,7 @@ ordered_json ledgerJson(const LedgerCheck& l) {
     return lj;
 }
 
-ordered_json runJson(const RunView& r) {
+ordered_json runJson(const RunView& r, const std::vector<training_audit::StoredMechanismAudit>& mechanismAudits) {
     ordered_json run{{"id", r.run.id},
                      {"method", r.run.method},
                      {"task", r.run.task},
@@ -340,7 +384,7 @@ ordered_json runJson(const RunView& r) {
                      {"message", r.run.message},
                      {"config", ordered_json::parse(r.run.configJson, nullptr, false)}};
     ordered_json ledgers = ordered_json::array();
-    for (const auto& l : r.ledgers) ledgers.push_back(ledgerJson(l));
+    for (const auto& l : r.ledgers) ledgers.push_back(ledgerJson(l, mechanismAudits));
     run["ledgers"] = ledgers;
     ordered_json lambdas = ordered_json::array();
     for (const auto& l : r.lambdas) {
@@ -408,7 +452,7 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
                            {"content_hash", s.facts.contentHash}});
     j["sources"] = sources;
     ordered_json runs = ordered_json::array();
-    for (const auto& r : view.runs) runs.push_back(runJson(r));
+    for (const auto& r : view.runs) runs.push_back(runJson(r, view.mechanismAudits));
     j["runs"] = runs;
     ordered_json integrity{
         {"hash_chain_ok", view.chain.ok}, {"rows_checked", view.chain.rowsChecked}, {"ledgers_ok", view.allLedgersOk}};

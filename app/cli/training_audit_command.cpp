@@ -75,6 +75,7 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
     }
     if (a.threads < 0) return Error{"--threads = " + std::to_string(a.threads) + " is out of range: expected >= 1"};
     o.threads = a.threads;
+    if (auto e = pipeline::checkTrainingAuditValues(o)) return Error{cliMessage(*e)};
     return o;
 }
 

@@ -183,22 +183,7 @@ std::string trainingAuditName(const TrainingAuditStageOptions& o) {
     return std::string("finetune-") + training_audit::toString(o.mechanism) + "-" + training_audit::toString(o.canary);
 }
 
-Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const TrainingAuditStageOptions& o) {
-    std::vector<std::string> tasks;
-    for (const auto& t : project.spec().sensitiveTasks) tasks.push_back(t.name);
-    if (auto sources = project.sources())
-        for (const auto& s : *sources)
-            if (s.role == "sensitive") {
-                if (s.facts.kind != "images")
-                    return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
-                                     ": training audits run on image studies; this study's sensitive data is " +
-                                     s.facts.kind,
-                                 "mechanism"};
-                if (tasks.empty()) tasks = s.facts.labelNames;
-            }
-    if (o.task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
-    if (std::find(tasks.begin(), tasks.end(), o.task) == tasks.end())
-        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(tasks), "task"};
+Status checkTrainingAuditValues(const TrainingAuditStageOptions& o) {
     if (o.runs < 2)
         return Error{"runs = " + std::to_string(o.runs) + " is out of range: expected an integer >= 2 (runs per world)",
                      "runs"};
@@ -220,6 +205,26 @@ Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const
         return Error{"norm-multiple = " + privacy::formatNumber(o.normMultiple) + " is out of range: expected (0, 1e6]",
                      "norm-multiple"};
     if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 0", "threads"};
+    return std::nullopt;
+}
+
+Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const TrainingAuditStageOptions& o) {
+    if (auto e = checkTrainingAuditValues(o)) return e;
+    std::vector<std::string> tasks;
+    for (const auto& t : project.spec().sensitiveTasks) tasks.push_back(t.name);
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    for (const auto& s : *sources)
+        if (s.role == "sensitive") {
+            if (s.facts.kind != "images")
+                return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
+                                 ": training audits run on image studies; this study's sensitive data is " + s.facts.kind,
+                             "mechanism"};
+            if (tasks.empty()) tasks = s.facts.labelNames;
+        }
+    if (o.task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
+    if (std::find(tasks.begin(), tasks.end(), o.task) == tasks.end())
+        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(tasks), "task"};
     return std::nullopt;
 }
 
@@ -288,6 +293,26 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
     return report;
 }
 
+std::vector<training_audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records) {
+    std::vector<training_audit::StoredMechanismAudit> out;
+    for (const auto& a : records) {
+        const auto details = nlohmann::json::parse(a.detailsJson, nullptr, false);
+        if (!details.is_object() || !details.contains("mechanism") || !details["mechanism"].is_string() ||
+            !details.contains("claimed_epsilon") || !details["claimed_epsilon"].is_number())
+            continue;  // a mixture audit, a non-private control, or damaged details
+        training_audit::StoredMechanismAudit s;
+        s.runId = a.runId;
+        s.name = a.name;
+        s.mechanism = details["mechanism"].get<std::string>();
+        s.claimedEpsilon = details["claimed_epsilon"].get<double>();
+        s.delta = a.delta;
+        s.confidence = a.confidence;
+        s.counts = a.counts;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project) {
     std::vector<training_audit::StoredMechanismAudit> out;
     auto runs = project.runs();
@@ -296,21 +321,7 @@ Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(
         if (run.method != "audit") continue;
         auto records = project.audits(run.id);
         if (!records) return records.error();
-        for (const auto& a : *records) {
-            const auto details = nlohmann::json::parse(a.detailsJson, nullptr, false);
-            if (!details.is_object() || !details.contains("mechanism") || !details["mechanism"].is_string() ||
-                !details.contains("claimed_epsilon") || !details["claimed_epsilon"].is_number())
-                continue;  // a mixture audit, a non-private control, or damaged details
-            training_audit::StoredMechanismAudit s;
-            s.runId = run.id;
-            s.name = a.name;
-            s.mechanism = details["mechanism"].get<std::string>();
-            s.claimedEpsilon = details["claimed_epsilon"].get<double>();
-            s.delta = a.delta;
-            s.confidence = a.confidence;
-            s.counts = a.counts;
-            out.push_back(std::move(s));
-        }
+        for (auto& a : mechanismAuditsOf(*records)) out.push_back(std::move(a));
     }
     return out;
 }

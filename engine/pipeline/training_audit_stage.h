@@ -40,8 +40,11 @@ struct TrainingAuditStageOptions {
     double normMultiple = 10.0;                         // large-norm canary: × the mean image norm
 };
 
-/// Values and the task (messages name the option: task, runs, epsilon, examples, steps, batch,
-/// threads, norm-multiple). Image studies only.
+/// The values alone, before any project is opened (messages name the option: runs, epsilon,
+/// examples, steps, batch, lr, norm-multiple, threads).
+Status checkTrainingAuditValues(const TrainingAuditStageOptions& options);
+
+/// checkTrainingAuditValues, the task, and that the study is an image study.
 Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const TrainingAuditStageOptions& options);
 
 /// The AuditRecord name: "finetune-<mechanism>-<canary>", e.g. "finetune-dirichlet-large-norm".
@@ -60,8 +63,11 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
                                                        const ProgressCallback& progress = {},
                                                        const CancellationToken& cancel = {}, const LogSink& log = {});
 
-/// Every stored audit of a mechanism in the project (AuditRecords whose details name a
-/// "mechanism"), for training_audit::claimVerdict. Records with damaged details are skipped.
+/// The audits of a mechanism among `records` (those whose details name a "mechanism" and its
+/// claimed ε), for training_audit::claimVerdict. Records with damaged details are skipped.
+std::vector<training_audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records);
+
+/// mechanismAuditsOf over every audit run of the project.
 Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project);
 
 /// The mechanism name a ledger entry's verdict is looked up under: "dirichlet" for a Dirichlet

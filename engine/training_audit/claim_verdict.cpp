@@ -1,12 +1,13 @@
 #include "engine/training_audit/claim_verdict.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace dpmix::training_audit {
 namespace {
 
-bool sameValue(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+bool sameValue(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b)); }
 
 std::string number(double v) {
     char buf[32];

@@ -45,7 +45,8 @@ struct ClaimVerdict {
 };
 
 /// The verdict on `mechanism` claiming (ε, δ), from `audits` (any mechanism; others are ignored).
-/// Claims match when ε and δ agree to 1e-9 relative.
+/// Claims match when ε and δ agree to 1e-6 relative: a run's ledger records the ε its calibrated
+/// r or σ reaches, which meets the target to about 1e-12, and the audit records the target.
 ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, double delta,
                           const std::vector<StoredMechanismAudit>& audits);
 

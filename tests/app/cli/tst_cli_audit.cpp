@@ -4,6 +4,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -96,6 +99,59 @@ private Q_SLOTS:
         expectBadInput({"experiment", "epsilon-sweep", spec_, "--epsilons", "1,-2"}, "--epsilons");
         expectBadInput({"experiment", "k-scaling", spec_, "--ks", "2,x"}, "--ks");
         expectBadInput({"experiment", "k-scaling", spec_, "--seeds", "0"}, "--seeds");
+    }
+    void trainingAuditFlags() {
+        const QStringList base{"audit", spec_, "--task", "is-a", "--mechanism", "dirichlet"};
+        expectBadInput(base + QStringList{"--canary", "max-clip"}, "--canary");
+        expectBadInput(base + QStringList{"--canary", "large-norm", "--no-noise"}, "--no-noise");
+        expectBadInput(base + QStringList{"--canary", "large-norm", "--max-clip-sign", "raise"}, "--max-clip-sign");
+        expectBadInput(base + QStringList{"--canary", "large-norm", "--batch", "0"}, "--batch");
+        expectBadInput(base + QStringList{"--canary", "large-norm", "--examples", "1"}, "--examples");
+        expectBadInput(base + QStringList{"--canary", "large-norm", "--examples", "10", "--batch", "11"}, "--batch");
+        expectBadInput(base + QStringList{"--canary", "large-norm", "--norm-multiple", "-1"}, "--norm-multiple");
+        expectBadInput({"audit", spec_, "--task", "is-a", "--mechanism", "sgd", "--canary", "large-norm", "--epsilon", "1"},
+                       "--epsilon");
+        expectBadInput({"audit", spec_, "--task", "is-a", "--mechanism", "bogus", "--canary", "large-norm"},
+                       "--mechanism");
+        expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--examples", "10"}, "--examples");
+        expectBadInput({"audit", spec_, "--task", "nope", "--mechanism", "dirichlet", "--canary", "large-norm"}, "--task");
+    }
+    void aTrainingAuditIsStoredAndJudgedInInspect() {
+        // The study in its own folder (this one creates its project), with 80 varied images: enough
+        // for a train / validation / test split and a split B of at least 8.
+        QTemporaryDir work;
+        QByteArray pixels, labels;
+        for (int i = 0; i < 80; ++i) {
+            labels.append(char(i % 2));
+            for (int j = 0; j < 64; ++j) pixels.append(char((i * 37 + j * 11 + (i % 2) * 90) % 256));
+        }
+        writeIdx(work.filePath("images.idx"), {80, 8, 8}, pixels);
+        writeIdx(work.filePath("labels.idx"), {80}, labels);
+        QVERIFY(QFile::copy(dir_.filePath("spec.json"), work.filePath("spec.json")));
+        const auto r = runDpmix({"audit", work.filePath("spec.json"), "--task", "is-a", "--mechanism", "dirichlet",
+                                 "--canary", "large-norm", "--runs", "3", "--examples", "8", "--batch", "4", "--steps",
+                                 "3", "--threads", "1", "--json"},
+                                work.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto audit = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(audit["mechanism"].toString(), QString("dirichlet"));
+        QCOMPARE(audit["canary"].toString(), QString("large-norm"));
+        QCOMPARE(audit["claimed_epsilon"].toDouble(), 1.0);
+        QCOMPARE(audit["runs"].toInt(), 3);
+        QCOMPARE(audit["q"].toDouble(), 0.5);
+        QVERIFY2(audit["verdict"].toString().contains("audit run #1"), qPrintable(audit["verdict"].toString()));
+
+        const auto shown = runDpmix({"inspect", work.filePath("spec.dpmix"), "--json"}, work.path());
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err));
+        const auto runs = QJsonDocument::fromJson(shown.out.toUtf8()).object()["runs"].toArray();
+        QCOMPARE(runs.size(), 1);
+        const auto run = runs[0].toObject();
+        QCOMPARE(run["method"].toString(), QString("audit"));
+        const auto stored = run["audits"].toArray()[0].toObject();
+        QCOMPARE(stored["name"].toString(), QString("finetune-dirichlet-large-norm"));
+        // The audit's own ledger says it released nothing.
+        const auto entry = run["ledgers"].toArray()[0].toObject()["ledger"].toObject()["entries"].toArray()[0].toObject();
+        QCOMPARE(entry["mechanism"].toString(), QString("non-private"));
     }
 };
 
