@@ -73,7 +73,7 @@ struct ProjectView {
     project::ChainVerification chain;
     bool allLedgersOk = true;
     // The stored audits of fine-tuning mechanisms: the verdicts beside their ledger entries.
-    std::vector<training_audit::StoredMechanismAudit> mechanismAudits;
+    std::vector<audit::StoredMechanismAudit> mechanismAudits;
 };
 
 // Reads everything once; an Error if the file cannot be read.
@@ -223,22 +223,9 @@ void printSpecSummary(std::ostream& out, const project::ProjectSpec& s) {
     out << "Seeds    " << joinStrings(seeds) << "\n";
 }
 
-/// The verdict of the stored audits on an entry's claim, when an audit could speak to it: always
-/// for the Dirichlet mechanism (whose ε is claimed, not established), for DP-SGD when audited.
-std::optional<training_audit::ClaimVerdict> verdictOf(const privacy::LedgerEntry& e,
-                                                      const std::vector<training_audit::StoredMechanismAudit>& audits) {
-    const std::string mechanism = pipeline::auditedMechanismOf(e);
-    if (mechanism.empty()) return std::nullopt;
-    auto v = training_audit::claimVerdict(mechanism, e.epsilon, e.delta, audits);
-    if (v.status == training_audit::ClaimStatus::NotAudited && !v.refutedElsewhere &&
-        e.mechanism != privacy::MechanismKind::SubsampledDirichlet)
-        return std::nullopt;
-    return v;
-}
-
 // One ledger record: recorded against recomputed ε, then each entry's mechanism and parameters.
 void printLedger(std::ostream& out, const LedgerCheck& l,
-                 const std::vector<training_audit::StoredMechanismAudit>& audits) {
+                 const std::vector<audit::StoredMechanismAudit>& audits) {
     if (!l.parsed) {
         out << "      ledger ✗ unreadable: " << l.parseError << "\n";
         return;
@@ -263,13 +250,13 @@ void printLedger(std::ostream& out, const LedgerCheck& l,
         if (e.mechanism != privacy::MechanismKind::NonPrivate)
             out << "  randomness " << privacy::toString(e.randomness);
         out << "\n";
-        if (const auto v = verdictOf(e, audits))
-            out << "          audit verdict: " << training_audit::describe(*v, e.epsilon) << "\n";
+        if (const auto v = audit::entryVerdict(e, audits))
+            out << "          audit verdict: " << audit::describe(*v, e.epsilon) << "\n";
     }
 }
 
 void printRun(std::ostream& out, const RunView& r,
-              const std::vector<training_audit::StoredMechanismAudit>& audits) {
+              const std::vector<audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     out << "  #" << run.id << " " << run.method;
     if (!run.task.empty()) out << "  task " << run.task;
@@ -334,16 +321,16 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
     printIntegrity(out, p, view);
 }
 
-const char* toString(training_audit::ClaimStatus s) {
+const char* toString(audit::ClaimStatus s) {
     switch (s) {
-    case training_audit::ClaimStatus::Refuted: return "refuted";
-    case training_audit::ClaimStatus::NotRefuted: return "not-refuted";
-    case training_audit::ClaimStatus::NotAudited: return "not-audited";
+    case audit::ClaimStatus::Refuted: return "refuted";
+    case audit::ClaimStatus::NotRefuted: return "not-refuted";
+    case audit::ClaimStatus::NotAudited: return "not-audited";
     }
     return "?";
 }
 
-ordered_json ledgerJson(const LedgerCheck& l, const std::vector<training_audit::StoredMechanismAudit>& audits) {
+ordered_json ledgerJson(const LedgerCheck& l, const std::vector<audit::StoredMechanismAudit>& audits) {
     ordered_json lj{{"recorded_at", l.record.recordedAt}, {"recorded_epsilon", number(l.record.recordedEpsilon)}};
     if (l.parsed) {
         lj["recomputed"] = ordered_json::parse(privacy::ledgerTotalToJson(l.verification.total));
@@ -353,14 +340,14 @@ ordered_json ledgerJson(const LedgerCheck& l, const std::vector<training_audit::
         ordered_json verdicts = ordered_json::array();
         for (std::size_t i = 0; i < l.ledger.entries().size(); ++i) {
             const auto& e = l.ledger.entries()[i];
-            if (const auto v = verdictOf(e, audits))
+            if (const auto v = audit::entryVerdict(e, audits))
                 verdicts.push_back({{"entry", i + 1},
-                                    {"mechanism", pipeline::auditedMechanismOf(e)},
+                                    {"mechanism", audit::auditedMechanismOf(e)},
                                     {"status", toString(v->status)},
                                     {"audits", v->audits},
                                     {"best_epsilon_lb", v->strongest ? number(v->strongest->epsilonLB) : ordered_json(nullptr)},
                                     {"audit_run", v->strongest ? ordered_json(v->strongest->runId) : ordered_json(nullptr)},
-                                    {"text", training_audit::describe(*v, e.epsilon)}});
+                                    {"text", audit::describe(*v, e.epsilon)}});
         }
         lj["audit_verdicts"] = verdicts;
     } else {
@@ -370,7 +357,7 @@ ordered_json ledgerJson(const LedgerCheck& l, const std::vector<training_audit::
     return lj;
 }
 
-ordered_json runJson(const RunView& r, const std::vector<training_audit::StoredMechanismAudit>& mechanismAudits) {
+ordered_json runJson(const RunView& r, const std::vector<audit::StoredMechanismAudit>& mechanismAudits) {
     ordered_json run{{"id", r.run.id},
                      {"method", r.run.method},
                      {"task", r.run.task},

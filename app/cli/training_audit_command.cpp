@@ -90,8 +90,8 @@ std::string verdictLine(const project::ProjectFile& project, const training_audi
                                                                      "detect membership even without privacy";
     auto audits = pipeline::storedMechanismAudits(project);
     if (!audits) return "verdict unavailable: " + audits.error().message;
-    const auto v = training_audit::claimVerdict(training_audit::toString(r.mechanism), r.claimedEpsilon, r.delta, *audits);
-    return training_audit::describe(v, r.claimedEpsilon);
+    const auto v = audit::claimVerdict(training_audit::toString(r.mechanism), r.claimedEpsilon, r.delta, *audits);
+    return audit::describe(v, r.claimedEpsilon);
 }
 
 void printJson(const project::ProjectFile& project, const pipeline::TrainingAuditStageReport& report) {

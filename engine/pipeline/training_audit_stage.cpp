@@ -293,28 +293,16 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
     return report;
 }
 
-std::vector<training_audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records) {
-    std::vector<training_audit::StoredMechanismAudit> out;
-    for (const auto& a : records) {
-        const auto details = nlohmann::json::parse(a.detailsJson, nullptr, false);
-        if (!details.is_object() || !details.contains("mechanism") || !details["mechanism"].is_string() ||
-            !details.contains("claimed_epsilon") || !details["claimed_epsilon"].is_number())
-            continue;  // a mixture audit, a non-private control, or damaged details
-        training_audit::StoredMechanismAudit s;
-        s.runId = a.runId;
-        s.name = a.name;
-        s.mechanism = details["mechanism"].get<std::string>();
-        s.claimedEpsilon = details["claimed_epsilon"].get<double>();
-        s.delta = a.delta;
-        s.confidence = a.confidence;
-        s.counts = a.counts;
-        out.push_back(std::move(s));
-    }
+std::vector<audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records) {
+    std::vector<audit::StoredMechanismAudit> out;
+    for (const auto& a : records)
+        if (auto m = audit::mechanismAuditFrom(a.runId, a.name, a.detailsJson, a.counts, a.delta, a.confidence))
+            out.push_back(std::move(*m));
     return out;
 }
 
-Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project) {
-    std::vector<training_audit::StoredMechanismAudit> out;
+Result<std::vector<audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project) {
+    std::vector<audit::StoredMechanismAudit> out;
     auto runs = project.runs();
     if (!runs) return runs.error();
     for (const auto& run : *runs) {
@@ -324,12 +312,6 @@ Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(
         for (auto& a : mechanismAuditsOf(*records)) out.push_back(std::move(a));
     }
     return out;
-}
-
-std::string auditedMechanismOf(const privacy::LedgerEntry& entry) {
-    if (entry.mechanism == privacy::MechanismKind::SubsampledDirichlet) return "dirichlet";
-    if (entry.mechanism == privacy::MechanismKind::SubsampledGaussian && entry.stage == "finetune") return "dp-sgd";
-    return "";
 }
 
 }  // namespace dpmix::pipeline

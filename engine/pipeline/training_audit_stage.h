@@ -5,7 +5,7 @@
 // task; the canary is made from a held-out validation image (flipped label), from D's norms
 // (large norm) or from the public images only (gradient-aligned). The result is stored in the
 // project as a run of method "audit" whose AuditRecord names the mechanism and its claimed ε, so
-// the ledger views can show the verdict (storedMechanismAudits, training_audit::claimVerdict).
+// the ledger views can show the verdict (storedMechanismAudits, audit::claimVerdict).
 //
 // Like the mixture audit this is an experiment on the mechanism, not a release: its ledger holds
 // one NonPrivate entry, and which validation image became the canary is not stored.
@@ -14,7 +14,7 @@
 #include "engine/core/result.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_file.h"
-#include "engine/training_audit/claim_verdict.h"
+#include "engine/audit/claim_verdict.h"
 #include "engine/training_audit/training_audit.h"
 
 #include <cstdint>
@@ -64,14 +64,10 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
                                                        const CancellationToken& cancel = {}, const LogSink& log = {});
 
 /// The audits of a mechanism among `records` (those whose details name a "mechanism" and its
-/// claimed ε), for training_audit::claimVerdict. Records with damaged details are skipped.
-std::vector<training_audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records);
+/// claimed ε), for audit::claimVerdict. Records with damaged details are skipped.
+std::vector<audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records);
 
 /// mechanismAuditsOf over every audit run of the project.
-Result<std::vector<training_audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project);
-
-/// The mechanism name a ledger entry's verdict is looked up under: "dirichlet" for a Dirichlet
-/// entry, "dp-sgd" for a fine-tuning Gaussian entry, "" for entries no training audit covers.
-std::string auditedMechanismOf(const privacy::LedgerEntry& entry);
+Result<std::vector<audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project);
 
 }  // namespace dpmix::pipeline

@@ -130,4 +130,13 @@ QString methodLabel(const std::string& method) {
 
 bool isMethod(const project::RunRecord& run, methods::Method m) { return methods::methodOfRun(run.method) == m; }
 
+std::vector<audit::StoredMechanismAudit> mechanismAudits(const ProjectSnapshot& project) {
+    std::vector<audit::StoredMechanismAudit> out;
+    for (const auto& r : project.runs)
+        for (const auto& a : r.audits)
+            if (auto m = audit::mechanismAuditFrom(a.runId, a.name, a.detailsJson, a.counts, a.delta, a.confidence))
+                out.push_back(std::move(*m));
+    return out;
+}
+
 }  // namespace dpmix::workbench

@@ -2,6 +2,7 @@
 // Everything the workbench shows about a .dpmix project, read once on the GUI thread (a few
 // thousand rows) so the tree and the result views draw from plain values and never hold the
 // SQLite connection (ProjectFile is one-per-thread; the run job opens its own).
+#include "engine/audit/claim_verdict.h"
 #include "engine/core/result.h"
 #include "engine/methods/method_plan.h"
 #include "engine/project/project_records.h"
@@ -58,6 +59,10 @@ struct ProjectSnapshot {
 
 /// Opens `path` with engine/project and reads every run's results.
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& path);
+
+/// The snapshot's stored audits of fine-tuning mechanisms (audit::mechanismAuditFrom over every
+/// run's audit records): what the ledger view and the report judge claimed ε by.
+std::vector<audit::StoredMechanismAudit> mechanismAudits(const ProjectSnapshot& project);
 
 /// "dp-mixmin" → "DP-MixMin", "random-search" → "Random search", ... (engine/methods).
 QString methodLabel(const std::string& method);

@@ -47,7 +47,15 @@ QString imageSource(const ReportPlot& plot, int index, PlotImages images) {
     return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
 }
 
-QString ledgerHtml(const project::LedgerRecord& record) {
+/// "; claim refuted by audit (…)" and the like, for the entries an audit speaks to.
+QString verdictHtml(const privacy::LedgerEntry& e, const std::vector<audit::StoredMechanismAudit>& audits) {
+    const auto v = audit::entryVerdict(e, audits);
+    if (!v) return {};
+    const QString text = esc(audit::describe(*v, e.epsilon));
+    return QStringLiteral("; ") + (v->status == audit::ClaimStatus::Refuted ? QStringLiteral("<b>%1</b>").arg(text) : text);
+}
+
+QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit::StoredMechanismAudit>& audits) {
     auto ledger = privacy::ledgerFromJson(record.ledgerJson);
     if (!ledger) return QStringLiteral("<p>Ledger %1 cannot be read: %2</p>").arg(record.id).arg(esc(ledger.error().message));
     QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
@@ -63,7 +71,8 @@ QString ledgerHtml(const project::LedgerRecord& record) {
                      nonPrivate ? QStringLiteral("—") : num(e.q), noise, QString::number(e.steps),
                      nonPrivate ? QStringLiteral("—") : num(e.delta), nonPrivate ? QStringLiteral("∞ (not private)") : num(e.epsilon),
                      QString(e.established ? QStringLiteral("yes") : QStringLiteral("no (claimed)")) +
-                         (privacy::isSeededRelease(e) ? QStringLiteral("; seeded: not a release") : QString()),
+                         (privacy::isSeededRelease(e) ? QStringLiteral("; seeded: not a release") : QString()) +
+                         verdictHtml(e, audits),
                      esc(e.accountant),
                      esc(e.assumptions)});
     }
@@ -79,7 +88,7 @@ QString ledgerHtml(const project::LedgerRecord& record) {
     return html;
 }
 
-QString runHtml(const RunResults& r) {
+QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     QString html = QStringLiteral("<h3>Run %1: %2</h3>\n").arg(run.id).arg(esc(runLabel(run)));
     html += QStringLiteral("<p>Status: %1%2. Created %3, finished %4, by dpmix %5.</p>\n")
@@ -96,7 +105,7 @@ QString runHtml(const RunResults& r) {
         html += QStringLiteral("<p>No privacy ledger: this run did not touch sensitive data through a recorded mechanism.</p>\n");
         return html;
     }
-    for (const auto& record : r.ledgers) html += ledgerHtml(record);
+    for (const auto& record : r.ledgers) html += ledgerHtml(record, audits);
     const RunLedgerCheck check = checkRunLedgers(r);
     html += QStringLiteral("<p>Verify: %1</p>\n")
                 .arg(check.ok ? ok(true, QStringLiteral("Verified: %1 ε recomputed from the recorded parameters and matching "
@@ -191,7 +200,8 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += QStringLiteral("<h2>Runs (%1)</h2>\n").arg(p.runs.size());
     if (const auto pinned = p.pinnedBaselineRunId()) html += QStringLiteral("<p>Pinned baseline: run %1.</p>\n").arg(*pinned);
     html += summaryHtml(p);
-    for (const auto& r : p.runs) html += runHtml(r);
+    const auto audits = mechanismAudits(p);
+    for (const auto& r : p.runs) html += runHtml(r, audits);
     html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(project::projectSpecToJson(p.spec)));
     html += QStringLiteral("</body></html>\n");
     return html;

@@ -20,6 +20,21 @@ namespace {
 
 QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'g', 6); }
 
+/// "; claim refuted by audit (…)" and the like, for the entries an audit speaks to.
+QString verdictText(const privacy::LedgerEntry& e, const std::vector<audit::StoredMechanismAudit>& audits) {
+    const auto v = audit::entryVerdict(e, audits);
+    return v ? QStringLiteral("; ") + QString::fromStdString(audit::describe(*v, e.epsilon)) : QString();
+}
+
+bool hasRefutedEntry(const RunResults& run, const std::vector<audit::StoredMechanismAudit>& audits) {
+    if (run.ledgers.empty()) return false;
+    auto ledger = privacy::ledgerFromJson(run.ledgers.back().ledgerJson);
+    if (!ledger) return false;
+    for (const auto& e : ledger->entries())
+        if (const auto v = audit::entryVerdict(e, audits); v && v->status == audit::ClaimStatus::Refuted) return true;
+    return false;
+}
+
 const QStringList kColumns = {"stage", "mechanism", "unit", "split", "q", "σ or (α, r)", "steps",
                               "δ", "ε", "established", "assumptions"};
 
@@ -51,6 +66,7 @@ LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
     verdict_->setTextFormat(Qt::RichText);
     layout->addWidget(verdict_);
 
+    audits_ = mechanismAudits(project_);
     for (const auto& r : project_.runs)
         if (!r.ledgers.empty()) {
             runs_.push_back(&r);
@@ -59,13 +75,14 @@ LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
     connect(selector_, &QComboBox::currentIndexChanged, this, &LedgerView::showRun);
     connect(verify_, &QPushButton::clicked, this, &LedgerView::verify);
     verify_->setEnabled(!runs_.empty());
-    // Open on a DP run when there is one: that is the ledger people come to check.
-    int first = 0;
-    for (std::size_t i = 0; i < runs_.size(); ++i)
-        if (isMethod(runs_[i]->run, methods::Method::DpMixMin)) {
-            first = static_cast<int>(i);
-            break;
-        }
+    // Open on a run whose claim an audit refuted, else on a DP-MixMin run: those are the ledgers
+    // people come to check.
+    int first = -1;
+    for (std::size_t i = 0; i < runs_.size() && first < 0; ++i)
+        if (hasRefutedEntry(*runs_[i], audits_)) first = static_cast<int>(i);
+    for (std::size_t i = 0; i < runs_.size() && first < 0; ++i)
+        if (isMethod(runs_[i]->run, methods::Method::DpMixMin)) first = static_cast<int>(i);
+    first = std::max(first, 0);
     if (runs_.empty()) total_->setText(tr("No run has recorded a privacy ledger yet."));
     else if (first == 0) showRun(0);
     else selector_->setCurrentIndex(first);
@@ -109,7 +126,8 @@ void LedgerView::showRun(int index) {
                                    nonPrivate ? QStringLiteral("—") : num(e.delta),
                                    nonPrivate ? tr("∞ (not private)") : num(e.epsilon),
                                    QString(e.established ? tr("yes") : tr("no (claimed)")) +
-                                       (privacy::isSeededRelease(e) ? tr("; seeded: not a release") : QString()),
+                                       (privacy::isSeededRelease(e) ? tr("; seeded: not a release") : QString()) +
+                                       verdictText(e, audits_),
                                    QString::fromStdString(e.assumptions)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -125,6 +143,13 @@ void LedgerView::showRun(int index) {
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->resizeRowsToContents();
     const privacy::LedgerTotal total = ledger->total();
+    QString refuted;
+    for (const auto& e : entries)
+        if (const auto v = audit::entryVerdict(e, audits_); v && v->status == audit::ClaimStatus::Refuted)
+            refuted += tr("<br><span style='color:#b00020'><b>%1 (%2): %3</b></span>")
+                           .arg(QString::fromStdString(e.stage).toHtmlEscaped(),
+                                QString::fromStdString(privacy::toString(e.mechanism)).toHtmlEscaped(),
+                                QString::fromStdString(audit::describe(*v, e.epsilon)).toHtmlEscaped());
     // The assumptions column is narrow in a small window; the sentences are repeated here in full.
     QString assumptions;
     for (std::size_t i = 0; i < entries.size(); ++i)
@@ -133,14 +158,14 @@ void LedgerView::showRun(int index) {
                            .arg(QString::fromStdString(entries[i].stage).toHtmlEscaped(),
                                 QString::fromStdString(entries[i].assumptions).toHtmlEscaped(),
                                 QString::fromStdString(entries[i].accountant).toHtmlEscaped());
-    total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6")
+    total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6%7")
                         .arg(QString::fromStdString(privacy::toString(total.composition)), num(total.epsilon),
                              num(total.delta),
                              QString(total.established ? QString() : tr(" — rests on a claimed guarantee")) +
                                  (total.seeded ? tr(" — <span style='color:#b00020'><b>not a release</b>: seeded "
                                                     "randomness, the seed is stored in this project</span>")
                                                : QString()),
-                             num(record.recordedEpsilon), assumptions));
+                             num(record.recordedEpsilon), refuted, assumptions));
 }
 
 bool LedgerView::verify() {

@@ -1,8 +1,10 @@
 #pragma once
 // The privacy ledger of one run as a table (one row per mechanism, then the composed total),
 // with Verify: every ε is recomputed from its parameters (privacy::Ledger::verify) and the
-// project's hash chain is rechecked (ProjectFile::verifyChain).
+// project's hash chain is rechecked (ProjectFile::verifyChain). Entries an audit speaks to (the
+// Dirichlet mechanism always) carry the verdict of the project's stored audits on their claim.
 #include "app/workbench/project/project_snapshot.h"
+#include "engine/audit/claim_verdict.h"
 
 #include <QWidget>
 
@@ -32,6 +34,7 @@ private:
     void showRun(int index);
     ProjectSnapshot project_;
     std::vector<const RunResults*> runs_;  // runs with a ledger, in selector order
+    std::vector<audit::StoredMechanismAudit> audits_;  // the project's audits of fine-tuning mechanisms
     QComboBox* selector_;
     QTableWidget* table_;
     QLabel* total_;

@@ -101,14 +101,14 @@ private Q_SLOTS:
         const double r = privacy::calibrateDirichletR(2.0, 1e-5, 3.0, 0.01, 100).value().r;
         const auto entry = privacy::dirichletEntry("finetune", "B", 3.0, r, 0.01, 100, 1e-5);
         QVERIFY(std::abs(entry.epsilon - 2.0) < 1e-6);
-        QCOMPARE(auditedMechanismOf(entry), std::string("dirichlet"));
-        const auto v = training_audit::claimVerdict(auditedMechanismOf(entry), entry.epsilon, entry.delta, audits);
+        QCOMPARE(audit::auditedMechanismOf(entry), std::string("dirichlet"));
+        const auto v = audit::claimVerdict(audit::auditedMechanismOf(entry), entry.epsilon, entry.delta, audits);
         QCOMPARE(v.audits, 3);
-        QVERIFY(v.status != training_audit::ClaimStatus::NotAudited);
+        QVERIFY(v.status != audit::ClaimStatus::NotAudited);
         // At another claim the same audits are not this claim's evidence.
-        const auto elsewhere = training_audit::claimVerdict("dirichlet", 0.5, 1e-5, audits);
-        QCOMPARE(elsewhere.status, training_audit::ClaimStatus::NotAudited);
-        QCOMPARE(auditedMechanismOf(privacy::nonPrivateEntry("audit", "A", "x")), std::string());
+        const auto elsewhere = audit::claimVerdict("dirichlet", 0.5, 1e-5, audits);
+        QCOMPARE(elsewhere.status, audit::ClaimStatus::NotAudited);
+        QCOMPARE(audit::auditedMechanismOf(privacy::nonPrivateEntry("audit", "A", "x")), std::string());
     }
 
     void badOptionsChangeNothing() {

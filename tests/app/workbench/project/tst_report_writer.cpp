@@ -5,7 +5,10 @@
 // discrepancy; a bad output path is refused with a message and leaves the folder untouched.
 #include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/report_writer.h"
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
 
 #include <QDir>
@@ -134,6 +137,26 @@ private Q_SLOTS:
         const QString html = reportHtml(input(copy));
         QVERIFY(html.contains("✘ Discrepancy"));
         QVERIFY(html.contains("hash chain broken at table ledgers"));
+    }
+
+    void aDirichletClaimRefutedByAStoredAuditSaysSo() {
+        const QString copy = dir_.path() + "/dirichlet.dpmix";
+        (void)testing::generateProject(copy);
+        {
+            auto file = dpmix::project::ProjectFile::open(copy.toStdString()).value();
+            const double r = dpmix::privacy::calibrateDirichletR(1.0, 1e-5, 3.0, 0.01, 100).value().r;
+            const long long run = file.addRun({"uniform", "ac", 1.0, 0, "{}"}).value();
+            dpmix::privacy::Ledger ledger;
+            ledger.record(dpmix::privacy::dirichletEntry("finetune", "B", 3.0, r, 0.01, 100, 1e-5));
+            (void)file.recordLedger(run, ledger).value();
+            const long long audit = file.addRun({"audit", "ac", 1.0, 0, "{}"}).value();
+            (void)file.addAudit({audit, "finetune-dirichlet-large-norm", {0, 0, 500, 500}, 1e-5, 0.95, 4.9,
+                                 R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
+                .value();
+        }
+        const QString html = reportHtml(input(copy));
+        QVERIFY2(html.contains("no (claimed); <b>claim refuted by audit (ε_LB = 4.91 &gt; ε = 1; audit run #"),
+                 qPrintable(html.mid(html.indexOf("no (claimed)"), 200)));
     }
 
     void badOutputPathsWriteNothing() {

@@ -5,6 +5,9 @@
 #include "app/workbench/views/chart_views.h"
 #include "app/workbench/views/ledger_view.h"
 #include "app/workbench/views/result_data.h"
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/ledger.h"
+#include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
@@ -120,6 +123,38 @@ private Q_SLOTS:
         QVERIFY(view.selectRun(generated_.randomSearchRun));
         QCOMPARE(view.table()->item(0, 8)->text(), QString("∞ (not private)"));
         QVERIFY(view.table()->item(0, 10)->text().contains("without DP"));
+    }
+
+    void aDirichletEntryShowsTheVerdictOfTheStoredAudits() {
+        long long dirichletRun = 0, auditRun = 0;
+        {
+            auto file = dpmix::project::ProjectFile::open(generated_.path.toStdString()).value();
+            const double r = dpmix::privacy::calibrateDirichletR(1.0, 1e-5, 3.0, 0.01, 100).value().r;
+            dirichletRun = file.addRun({"uniform", "ac", 1.0, 0, "{}"}).value();
+            dpmix::privacy::Ledger ledger;
+            ledger.record(dpmix::privacy::dirichletEntry("finetune", "B", 3.0, r, 0.01, 100, 1e-5));
+            (void)file.recordLedger(dirichletRun, ledger).value();
+            // Before any training audit: claimed, not audited.
+            LedgerView before(loadProjectSnapshot(generated_.path).value());
+            QVERIFY(before.selectRun(dirichletRun));
+            QVERIFY2(before.table()->item(0, 9)->text().contains("claimed, not audited"),
+                     qPrintable(before.table()->item(0, 9)->text()));
+            // A hand-made audit at the same claim: no error in 500 + 500 runs, ε_LB = 4.91 > 1.
+            auditRun = file.addRun({"audit", "ac", 1.0, 0, "{}"}).value();
+            (void)file.addAudit({auditRun, "finetune-dirichlet-large-norm", {0, 0, 500, 500}, 1e-5, 0.95, 4.9,
+                                 R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
+                .value();
+        }
+        LedgerView view(reload());
+        QVERIFY(view.selectRun(dirichletRun));
+        const QString cell = view.table()->item(0, 9)->text();
+        QVERIFY2(cell.startsWith("no (claimed); claim refuted by audit (ε_LB = 4.91 > ε = 1; audit run #" +
+                                 QString::number(auditRun)),
+                 qPrintable(cell));
+        QVERIFY2(view.totalLabel()->text().contains("claim refuted by audit"), qPrintable(view.totalLabel()->text()));
+        // A DP-SGD run of the generated project is not touched by a Dirichlet audit.
+        QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
+        QVERIFY(!view.table()->item(0, 9)->text().contains("audit"));
     }
 
     void verifyPassesOnACleanProject() {

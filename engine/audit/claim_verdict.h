@@ -10,12 +10,13 @@
 //   - not audited: no audit at that claim. Audits of the same mechanism that refuted a different
 //     claim are reported beside it, since they show the mechanism's analysis failing somewhere.
 #include "engine/privacy/audit_bound.h"
+#include "engine/privacy/ledger.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace dpmix::training_audit {
+namespace dpmix::audit {
 
 /// One stored audit of a mechanism, as the project holds it.
 struct StoredMechanismAudit {
@@ -50,8 +51,24 @@ struct ClaimVerdict {
 ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, double delta,
                           const std::vector<StoredMechanismAudit>& audits);
 
+/// The audit of a mechanism that a stored audit record describes: its details JSON names a
+/// "mechanism" and its "claimed_epsilon" (a training audit, engine/training_audit). Nothing for
+/// a mixture audit, a non-private control or details that do not parse.
+std::optional<StoredMechanismAudit> mechanismAuditFrom(long long runId, const std::string& name,
+                                                       const std::string& detailsJson,
+                                                       const privacy::AuditCounts& counts, double delta,
+                                                       double confidence);
+
+/// The mechanism name a ledger entry's verdict is looked up under: "dirichlet" for a Dirichlet
+/// entry, "dp-sgd" for a fine-tuning Gaussian entry, "" for entries no training audit covers.
+std::string auditedMechanismOf(const privacy::LedgerEntry& entry);
+
+/// The verdict to show beside a ledger entry: always for the Dirichlet mechanism (whose ε is
+/// claimed, not established), for other entries only when some audit speaks to them.
+std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& entry, const std::vector<StoredMechanismAudit>& audits);
+
 /// One line for a ledger view: "claim refuted by audit (ε_LB = 5.12 > ε = 4; audit run #7)",
 /// "claimed, not refuted (best ε_LB = 0.31 in 2 audits; audit run #5)", "claimed, not audited".
 std::string describe(const ClaimVerdict& verdict, double claimedEpsilon);
 
-}  // namespace dpmix::training_audit
+}  // namespace dpmix::audit

@@ -1,10 +1,12 @@
-#include "engine/training_audit/claim_verdict.h"
+#include "engine/audit/claim_verdict.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 
-namespace dpmix::training_audit {
+namespace dpmix::audit {
 namespace {
 
 bool sameValue(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b)); }
@@ -48,6 +50,41 @@ ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, d
     return v;
 }
 
+std::optional<StoredMechanismAudit> mechanismAuditFrom(long long runId, const std::string& name,
+                                                       const std::string& detailsJson,
+                                                       const privacy::AuditCounts& counts, double delta,
+                                                       double confidence) {
+    const auto details = nlohmann::json::parse(detailsJson, nullptr, false);
+    if (!details.is_object() || !details.contains("mechanism") || !details["mechanism"].is_string() ||
+        !details.contains("claimed_epsilon") || !details["claimed_epsilon"].is_number())
+        return std::nullopt;
+    StoredMechanismAudit a;
+    a.runId = runId;
+    a.name = name;
+    a.mechanism = details["mechanism"].get<std::string>();
+    a.claimedEpsilon = details["claimed_epsilon"].get<double>();
+    a.delta = delta;
+    a.confidence = confidence;
+    a.counts = counts;
+    return a;
+}
+
+std::string auditedMechanismOf(const privacy::LedgerEntry& entry) {
+    if (entry.mechanism == privacy::MechanismKind::SubsampledDirichlet) return "dirichlet";
+    if (entry.mechanism == privacy::MechanismKind::SubsampledGaussian && entry.stage == "finetune") return "dp-sgd";
+    return "";
+}
+
+std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& e, const std::vector<StoredMechanismAudit>& audits) {
+    const std::string mechanism = auditedMechanismOf(e);
+    if (mechanism.empty()) return std::nullopt;
+    auto v = claimVerdict(mechanism, e.epsilon, e.delta, audits);
+    if (v.status == ClaimStatus::NotAudited && !v.refutedElsewhere &&
+        e.mechanism != privacy::MechanismKind::SubsampledDirichlet)
+        return std::nullopt;
+    return v;
+}
+
 std::string describe(const ClaimVerdict& v, double claimedEpsilon) {
     std::string text;
     switch (v.status) {
@@ -69,4 +106,4 @@ std::string describe(const ClaimVerdict& v, double claimedEpsilon) {
     return text;
 }
 
-}  // namespace dpmix::training_audit
+}  // namespace dpmix::audit

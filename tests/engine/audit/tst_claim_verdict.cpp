@@ -3,7 +3,7 @@
 // impossible counts are ignored. ε_LB is recomputed from the counts, so the expected bounds here
 // are derived by hand from the Clopper–Pearson closed form for zero errors:
 //   upper(0 of n) = 1 − (α/2)^(1/n),  ε_LB = log((1 − δ − upper_FN) / upper_FP).
-#include "engine/training_audit/claim_verdict.h"
+#include "engine/audit/claim_verdict.h"
 
 #include "tests/support/test_support.h"
 
@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-using namespace dpmix::training_audit;
+using namespace dpmix::audit;
 
 namespace {
 
@@ -96,6 +96,37 @@ private Q_SLOTS:
                                     {audit(1, "dirichlet", 1.0, 600, 0, 500), audit(2, "dirichlet", 1.0, 0, 0, 0)});
         QCOMPARE(v.status, ClaimStatus::NotAudited);
         QCOMPARE(v.audits, 0);
+    }
+
+    void storedRecordsAreReadByWhatTheirDetailsSay() {
+        const auto a = mechanismAuditFrom(4, "finetune-dirichlet-large-norm",
+                                          R"({"mechanism":"dirichlet","claimed_epsilon":4,"q":0.1})", {0, 0, 500, 500},
+                                          kDelta, 0.95);
+        QVERIFY(a.has_value());
+        QCOMPARE(a->mechanism, std::string("dirichlet"));
+        QCOMPARE(a->claimedEpsilon, 4.0);
+        QCOMPARE(a->runId, 4LL);
+        // A mixture audit, the non-private control (no claim) and damaged details are not evidence.
+        for (const char* details : {R"({"canary":"max-clip"})", R"({"mechanism":"sgd"})",
+                                    R"({"mechanism":"dirichlet","claimed_epsilon":"4"})", "{not json", ""})
+            QVERIFY2(!mechanismAuditFrom(1, "x", details, {0, 0, 10, 10}, kDelta, 0.95), details);
+    }
+
+    void aDirichletEntryAlwaysShowsItsVerdictOthersOnlyWhenAudited() {
+        const auto dirichlet = dpmix::privacy::dirichletEntry("finetune", "B", 3.0, 0.3, 0.01, 100, kDelta);
+        const auto gaussian = dpmix::privacy::gaussianEntry("finetune", "B", dpmix::privacy::PrivacyUnit::Example, 0.01,
+                                                            1.0, 100, kDelta, 1.0);
+        const auto mixture = dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.2,
+                                                           2.0, 10, kDelta, 1.0);
+        QCOMPARE(auditedMechanismOf(dirichlet), std::string("dirichlet"));
+        QCOMPARE(auditedMechanismOf(gaussian), std::string("dp-sgd"));
+        QCOMPARE(auditedMechanismOf(mixture), std::string());
+        QVERIFY(entryVerdict(dirichlet, {}).has_value());  // "claimed, not audited" is worth saying
+        QVERIFY(!entryVerdict(gaussian, {}).has_value());  // an established guarantee, nothing said
+        QVERIFY(!entryVerdict(mixture, {}).has_value());
+        const auto audited = entryVerdict(gaussian, {audit(2, "dp-sgd", gaussian.epsilon, 250, 250, 500)});
+        QVERIFY(audited.has_value());
+        QCOMPARE(audited->status, ClaimStatus::NotRefuted);
     }
 };
 
