@@ -41,7 +41,7 @@ struct AuditArgs {
     long long proxyExamples = 0;
     bool json = false;
     // Training audits (--mechanism dirichlet|dp-sgd|sgd) only.
-    std::string examples = "1000", steps = "50", batch = "100", lr, normMultiple = "10";
+    std::string examples, steps = "50", batch, lr, normMultiple = "10";  // empty examples/batch: automatic
 };
 
 int badInput(const std::string& message) {
@@ -289,9 +289,9 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
                     "mixture (default: the mixture step of DP-MixMin), or a fine-tuning mechanism: dirichlet, dp-sgd "
                     "(the control at the same epsilon) or sgd (the non-private control)")
         ->check(CLI::IsMember({"mixture", "dirichlet", "dp-sgd", "sgd"}));
-    cmd->add_option("--examples", args->examples, "training audit: images of split B the mechanism trains on (default 1000)");
+    cmd->add_option("--examples", args->examples, "training audit: images of split B the mechanism trains on (default: 1000, or split B if smaller)");
     cmd->add_option("--steps", args->steps, "training audit: steps of each training (default 50)");
-    cmd->add_option("--batch", args->batch, "training audit: expected batch size, q = batch / examples (default 100)");
+    cmd->add_option("--batch", args->batch, "training audit: expected batch size, q = batch / examples (default: examples / 10)");
     cmd->add_option("--lr", args->lr, "training audit: learning rate (default 0.1 Dirichlet, 0.5 DP-SGD and SGD)");
     cmd->add_option("--norm-multiple", args->normMultiple,
                     "training audit, large-norm canary: its norm in mean image norms (default 10)");

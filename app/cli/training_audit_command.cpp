@@ -39,15 +39,21 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
         long long& out;
     };
     long long runs = 1000, seed = 0, examples = 0, steps = 0, batch = 0;
+    const std::string automatic = "0";  // --examples and --batch unset: chosen on the study
     for (const IntegerFlag f : {IntegerFlag{a.runs.empty() ? std::string("1000") : a.runs, "--runs", runs},
-                                IntegerFlag{a.seed, "--seed", seed}, IntegerFlag{a.examples, "--examples", examples},
-                                IntegerFlag{a.steps, "--steps", steps}, IntegerFlag{a.batch, "--batch", batch}}) {
+                                IntegerFlag{a.seed, "--seed", seed},
+                                IntegerFlag{a.examples.empty() ? automatic : a.examples, "--examples", examples},
+                                IntegerFlag{a.steps, "--steps", steps},
+                                IntegerFlag{a.batch.empty() ? automatic : a.batch, "--batch", batch}}) {
         auto v = integerFlag(f.text, f.flag);
         if (!v) return v.error();
         f.out = *v;
     }
     if (seed < 0) return Error{"--seed = " + a.seed + " is out of range: expected an integer >= 0"};
-    if (batch < 1 || batch > 1'000'000) return Error{"--batch = " + a.batch + " is out of range: expected 1 to examples"};
+    if (!a.batch.empty() && (batch < 1 || batch > 1'000'000))
+        return Error{"--batch = " + a.batch + " is out of range: expected 1 to examples"};
+    if (!a.examples.empty() && examples < 2)
+        return Error{"--examples = " + a.examples + " is out of range: expected 2 to 100000 images"};
     o.runs = runs;
     o.seed = static_cast<std::uint64_t>(seed);
     o.examples = examples;

@@ -21,6 +21,8 @@ constexpr std::uint64_t kHeldOutCanaryStream = 0x686f6c646f7574ULL;  // "holdout
 
 const char* const kAuditKind = "training";
 
+constexpr long long kDefaultExamples = 1000;
+
 std::string joined(const std::vector<std::string>& items) {
     std::string out;
     for (const auto& s : items) out += (out.empty() ? "'" : ", '") + s + "'";
@@ -48,9 +50,11 @@ Result<AuditedData> auditedData(const ImageStudy& study, const project::ProjectS
     const auto task = static_cast<std::size_t>(taskIt - study.taskNames.begin());
     auto split = splitForRun(study, spec.privacy.rho, o.seed);
     if (!split) return split.error();
-    if (static_cast<long long>(split->b.size()) < o.examples)
-        return Error{"examples = " + std::to_string(o.examples) + " is more than split B's " +
-                         std::to_string(split->b.size()) + " images (seed " + std::to_string(o.seed) + ")",
+    const auto splitB = static_cast<long long>(split->b.size());
+    const long long examples = o.examples > 0 ? o.examples : std::min(kDefaultExamples, splitB);
+    if (splitB < examples || examples < 2)
+        return Error{"examples = " + std::to_string(examples) + " is more than split B's " + std::to_string(splitB) +
+                         " images (seed " + std::to_string(o.seed) + ")",
                      "examples"};
     const auto& images = study.sensitiveImages;
     const std::size_t d = images.imageSize();
@@ -58,8 +62,8 @@ Result<AuditedData> auditedData(const ImageStudy& study, const project::ProjectS
     out.channels = images.channels;
     out.height = images.height;
     out.width = images.width;
-    out.count = o.examples;
-    for (long long i = 0; i < o.examples; ++i) {
+    out.count = examples;
+    for (long long i = 0; i < examples; ++i) {
         const std::size_t index = split->b[static_cast<std::size_t>(i)];
         out.pixels.insert(out.pixels.end(), images.pixels.begin() + static_cast<std::ptrdiff_t>(index * d),
                           images.pixels.begin() + static_cast<std::ptrdiff_t>((index + 1) * d));
@@ -67,7 +71,7 @@ Result<AuditedData> auditedData(const ImageStudy& study, const project::ProjectS
     }
     // Crafted canaries carry D's minority label: the one its neighbours pull away from.
     const long long ones = std::count(out.labels.begin(), out.labels.end(), 1);
-    const int minority = 2 * ones <= o.examples ? 1 : 0;
+    const int minority = 2 * ones <= examples ? 1 : 0;
     switch (o.canary) {
     case TrainingCanaryKind::FlippedLabel: {
         const auto& held = study.sensitiveSplit.validation;
@@ -190,12 +194,12 @@ Status checkTrainingAuditValues(const TrainingAuditStageOptions& o) {
     if (o.epsilon && !(*o.epsilon > 0.0 && std::isfinite(*o.epsilon)))
         return Error{"epsilon = " + privacy::formatNumber(*o.epsilon) + " is out of range: expected a finite number > 0",
                      "epsilon"};
-    if (o.examples < 2 || o.examples > 100000)
+    if (o.examples != 0 && (o.examples < 2 || o.examples > 100000))
         return Error{"examples = " + std::to_string(o.examples) + " is out of range: expected 2 to 100000 images",
                      "examples"};
     if (o.steps < 1 || o.steps > 100000)
         return Error{"steps = " + std::to_string(o.steps) + " is out of range: expected 1 to 100000", "steps"};
-    if (o.batch < 1 || o.batch > o.examples)
+    if (o.batch < 0 || (o.batch > 0 && o.examples > 0 && o.batch > o.examples))
         return Error{"batch = " + std::to_string(o.batch) + " is out of range: expected 1 to examples (" +
                          std::to_string(o.examples) + ")",
                      "batch"};
@@ -229,21 +233,30 @@ Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const
 }
 
 Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& project,
-                                                       const TrainingAuditStageOptions& options,
+                                                       const TrainingAuditStageOptions& requested,
                                                        const ProgressCallback& progress, const CancellationToken& cancel,
                                                        const LogSink& log) {
-    if (auto e = checkTrainingAuditStageOptions(project, options)) return *e;
+    if (auto e = checkTrainingAuditStageOptions(project, requested)) return *e;
     const auto& spec = project.spec();
-    const double epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
-    const privacy::Accountant accountant = options.accountant.value_or(spec.privacy.accountant);
+    const double epsilon =
+        requested.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
+    const privacy::Accountant accountant = requested.accountant.value_or(spec.privacy.accountant);
     auto sources = project.sources();
     if (!sources) return sources.error();
     if (log) log("loading the study's images");
     const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
     auto study = loadImageStudy(*sources, spec, studySeed);
     if (!study) return study.error();
-    auto data = auditedData(*study, spec, options);
+    auto data = auditedData(*study, spec, requested);
     if (!data) return data.error();
+    // What "0 = automatic" became on this study: every record below states the resolved values.
+    TrainingAuditStageOptions options = requested;
+    options.examples = data->count;
+    if (options.batch == 0) options.batch = static_cast<int>(std::max<long long>(1, data->count / 10));
+    if (options.batch > options.examples)
+        return Error{"batch = " + std::to_string(options.batch) + " is larger than the " +
+                         std::to_string(options.examples) + " audited images",
+                     "batch"};
 
     TrainingAuditStageReport report;
     report.task = options.task;

@@ -33,9 +33,9 @@ struct TrainingAuditStageOptions {
     std::optional<privacy::Accountant> accountant;      // DP-SGD's σ; unset: the spec's
     std::uint64_t seed = 0;                             // ρ split, canary choice, audit seed
     int threads = 0;                                    // 0 = all cores
-    long long examples = 1000;                          // |D|
+    long long examples = 0;                             // |D|; 0: min(1000, split B)
     long long steps = 50;                               // T
-    int batch = 100;                                    // expected batch B
+    int batch = 0;                                      // expected batch B; 0: |D| / 10 (q = 0.1)
     std::optional<double> learningRate;                 // unset: the mechanism's default
     double normMultiple = 10.0;                         // large-norm canary: × the mean image norm
 };

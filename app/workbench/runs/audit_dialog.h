@@ -1,7 +1,8 @@
 #pragma once
-// The Audit dialog: which sensitive task, which canary (natural: a held-out real example;
-// max-clip: the worst-case gradient), how many runs per world, and the no-noise control that
-// checks the audit can detect a leak at all (docs/AUDIT.md).
+// The Audit dialog: which mechanism (the mixture step, or a fine-tuning mechanism: Dirichlet,
+// DP-SGD, non-private SGD), which sensitive task, which canary (mixture: natural or max-clip;
+// fine-tuning: large-norm, gradient-aligned, flipped-label), how many runs per world, and the
+// mixture audit's no-noise control that checks the audit can detect a leak at all (docs/AUDIT.md).
 #include "app/workbench/runs/run_action.h"
 
 #include <QDialog>
@@ -21,6 +22,7 @@ public:
     /// `tasks`: the project's sensitive tasks (OK stays disabled when there is none).
     explicit AuditDialog(const QStringList& tasks, QWidget* parent = nullptr);
 
+    QComboBox* mechanismBox() const { return mechanism_; }
     QComboBox* taskBox() const { return task_; }
     QComboBox* canaryBox() const { return canary_; }
     QSpinBox* runsBox() const { return runs_; }
@@ -31,6 +33,8 @@ public:
     AuditSettings settings() const;
 
 private:
+    void fillCanaries();  // the canaries of the chosen mechanism
+    QComboBox* mechanism_;
     QComboBox* task_;
     QComboBox* canary_;
     QSpinBox* runs_;

@@ -54,6 +54,10 @@ struct AuditRequest {
     long long seed = 0;
     std::optional<MixtureSettings> mixture;  // the mechanism audited; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies the claimed ε; unset: the spec's
+    // Empty: the mixture step. "dirichlet", "dp-sgd", "sgd": a fine-tuning mechanism
+    // (engine/pipeline/training_audit_stage.h) with this canary; the mixture fields are unused.
+    std::string mechanism;
+    std::string trainingCanary;
 };
 
 using StudyLog = std::function<void(const std::string&)>;

@@ -4,6 +4,9 @@
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/pipeline/training_audit_stage.h"
+
+#include <cmath>
 
 namespace dpmix::workbench {
 namespace {
@@ -49,9 +52,46 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     return std::nullopt;
 }
 
+namespace {
+
+Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
+                                  const ProgressCallback& progress, const CancellationToken& cancel,
+                                  const StudyLog& log) {
+    pipeline::TrainingAuditStageOptions options;
+    options.task = request.task;
+    if (!training_audit::parseAuditedMechanism(request.mechanism, options.mechanism))
+        return Error{"mechanism: '" + request.mechanism + "' is not an audited mechanism", "mechanism"};
+    if (!training_audit::parseTrainingCanaryKind(request.trainingCanary, options.canary))
+        return Error{"canary: '" + request.trainingCanary + "' is not a canary of a training audit", "canary"};
+    options.runs = request.runs;
+    options.epsilon = request.epsilon;
+    options.accountant = request.accountant;
+    options.seed = static_cast<std::uint64_t>(request.seed);
+    // One training at a time: LibTorch already uses the cores inside each, and its thread count
+    // cannot change while the workbench runs (dpmix audit spreads trainings over the cores instead).
+    options.threads = 1;
+    if (auto error = pipeline::checkTrainingAuditStageOptions(project, options)) return error;
+    auto report = pipeline::runTrainingAuditStage(project, options, progress, cancel, log);
+    if (!report) return report.error();
+    if (log) {
+        log("audit '" + report->name + "' of task '" + report->task + "': empirical ε lower bound " +
+            std::to_string(report->result.epsilonLB));
+        if (std::isfinite(report->result.claimedEpsilon))
+            if (auto audits = pipeline::storedMechanismAudits(project))
+                log("verdict on the claim: " +
+                    audit::describe(audit::claimVerdict(request.mechanism, report->result.claimedEpsilon,
+                                                        report->result.delta, *audits),
+                                    report->result.claimedEpsilon));
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log) {
+    if (!request.mechanism.empty()) return runTrainingAuditWithEngine(project, request, progress, cancel, log);
     pipeline::AuditStageOptions options;
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.task = request.task;

@@ -25,6 +25,10 @@ struct AuditSettings {
     bool noNoise = false;       // the no-noise control (claimed ε = +inf)
     long long seed = 0;         // ρ split, natural canary choice and audit seed
     bool quietestSource = false; // max-clip: push the quietest source instead of the top one (docs/AUDIT.md)
+    // Empty: the mixture step (the canaries above). "dirichlet", "dp-sgd" or "sgd": a fine-tuning
+    // mechanism, audited with `trainingCanary` (docs/AUDIT.md, "Auditing fine-tuning mechanisms").
+    QString mechanism;
+    QString trainingCanary = QStringLiteral("large-norm");  // flipped-label, large-norm, gradient-aligned
 
     bool operator==(const AuditSettings&) const = default;
 };

@@ -82,6 +82,16 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
     if (settings.seed < 0) return fieldError(QStringLiteral("seed: %1 is negative; expected a whole number >= 0").arg(settings.seed));
     AuditRequest request;
     request.task = settings.task.trimmed().toStdString();
+    if (!settings.mechanism.isEmpty()) {
+        // A fine-tuning mechanism: the panel's ε is the claim (the non-private control claims none).
+        request.mechanism = settings.mechanism.toStdString();
+        request.trainingCanary = settings.trainingCanary.toStdString();
+        request.runs = settings.runs;
+        request.seed = settings.seed;
+        if (settings.mechanism != QStringLiteral("sgd")) request.epsilon = parameters.epsilon;
+        request.accountant = engineAccountant(parameters.accountant);
+        return request;
+    }
     request.naturalCanary = settings.naturalCanary;
     request.quietestSource = !settings.naturalCanary && settings.quietestSource;
     request.runs = settings.runs;

@@ -193,6 +193,21 @@ private Q_SLOTS:
         dialog.seedBox()->setValue(4);
         const AuditSettings chosen{"bd", true, 300, true, 4};
         QCOMPARE(dialog.settings(), chosen);
+        // A fine-tuning mechanism brings its own canaries and drops the mixture's no-noise control.
+        AuditDialog training({"ac"});
+        training.mechanismBox()->setCurrentIndex(1);  // the Dirichlet mechanism
+        QCOMPARE(training.canaryBox()->count(), 3);
+        QVERIFY(training.noNoiseBox()->isHidden());
+        training.canaryBox()->setCurrentIndex(1);  // gradient-aligned
+        training.runsBox()->setValue(1000);
+        AuditSettings dirichlet{"ac", false, 1000, false, 0};
+        dirichlet.mechanism = "dirichlet";
+        dirichlet.trainingCanary = "gradient-aligned";
+        QCOMPARE(training.settings(), dirichlet);
+        training.mechanismBox()->setCurrentIndex(0);  // back to the mixture step
+        QCOMPARE(training.canaryBox()->count(), 3);
+        QVERIFY(!training.noNoiseBox()->isHidden());
+        QVERIFY(training.settings().mechanism.isEmpty());
 
         MainWindow w(services());
         QTRY_VERIFY(w.runActions()->auditAction()->isEnabled());

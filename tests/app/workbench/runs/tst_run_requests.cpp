@@ -124,6 +124,22 @@ private Q_SLOTS:
         QVERIFY(!noTask && mentions(noTask.error(), "task"));
     }
 
+    void aFineTuningAuditClaimsThePanelEpsilonExceptTheControl() {
+        AuditSettings s{"ac", false, 1000, false, 2};
+        s.mechanism = "dirichlet";
+        s.trainingCanary = "large-norm";
+        const auto a = auditRequestFor(panel(), s);
+        QVERIFY(a);
+        QCOMPARE(a->mechanism, std::string("dirichlet"));
+        QCOMPARE(a->trainingCanary, std::string("large-norm"));
+        QCOMPARE(a->runs, 1000LL);
+        QCOMPARE(a->seed, 2LL);
+        QVERIFY(a->epsilon && *a->epsilon == 3.0);
+        QVERIFY(!a->mixture);  // the mixture stage's settings do not apply
+        s.mechanism = "sgd";
+        QVERIFY(!auditRequestFor(panel(), s)->epsilon);  // non-private: no claim
+    }
+
     void rerunOfAMixtureRunRepeatsItsConfiguration() {
         const auto run = storedRun("dp-mixmin", 2.0,
                                    R"({"stage":"mixture","method":"dp-mixmin","rho":0.15,"delta":1e-05,"clip":9.0,)"
