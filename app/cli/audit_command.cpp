@@ -3,6 +3,7 @@
 // the study's split A (docs/AUDIT.md); with --mechanism dirichlet|dp-sgd|sgd the audit of a
 // fine-tuning mechanism instead (training_audit_command.h). The mixture audit prints ε_LB, FPR, FNR and the threshold and stores the
 // audit in the project as a run of method "audit". Progress goes to stderr.
+#include "app/cli/audit_json.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
@@ -126,22 +127,9 @@ void printAuditJson(const project::ProjectFile& project, const pipeline::AuditSt
     const auto& r = report.result;
     const bool inf = std::isinf(r.claimedEpsilon) || options.noNoise;
     nlohmann::ordered_json out{
-        {"project", project.path().string()},
-        {"run_id", report.runId},
-        {"task", report.task},
-        {"audit", report.name},
-        {"epsilon_lb", r.epsilonLB},
-        {"fpr", r.fpr},
-        {"fnr", r.fnr},
-        {"fpr_upper", r.fprUpper},
-        {"fnr_upper", r.fnrUpper},
-        {"false_positives", r.falsePositives},
-        {"false_negatives", r.falseNegatives},
-        {"eval_out", r.evalOut},
-        {"eval_in", r.evalIn},
-        {"threshold", r.threshold},
-        {"direction", audit::toString(r.direction)},
-        {"runs", r.runsPerWorld},
+        {"project", project.path().string()}, {"run_id", report.runId}, {"task", report.task}, {"audit", report.name}};
+    putAttackOutcome(out, r);
+    out.update(nlohmann::ordered_json{
         {"claimed_epsilon", inf ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(r.claimedEpsilon)},
         {"sigma", r.sigma},
         {"delta", r.delta},
@@ -152,7 +140,7 @@ void printAuditJson(const project::ProjectFile& project, const pipeline::AuditSt
         {"score_in_mean", report.scoreMeanIn},
         {"score_in_std", report.scoreStdIn},
         {"score_out_mean", report.scoreMeanOut},
-        {"score_out_std", report.scoreStdOut}};
+        {"score_out_std", report.scoreStdOut}});
     if (options.canary == audit::CanaryKind::Natural) {
         out["canary_example"] = report.canaryExample;
         out["canary_label"] = report.canaryLabel;

@@ -1,5 +1,6 @@
 #include "app/cli/training_audit_command.h"
 
+#include "app/cli/audit_json.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
@@ -111,30 +112,19 @@ void printJson(const project::ProjectFile& project, const pipeline::TrainingAudi
                                {"canary_description", report.canaryDescription},
                                {"claimed_epsilon", std::isfinite(r.claimedEpsilon) ? nlohmann::ordered_json(r.claimedEpsilon)
                                                                                   : nlohmann::ordered_json("none")},
-                               {"delta", r.delta},
-                               {"epsilon_lb", r.epsilonLB},
-                               {"fpr", r.fpr},
-                               {"fnr", r.fnr},
-                               {"fpr_upper", r.fprUpper},
-                               {"fnr_upper", r.fnrUpper},
-                               {"false_positives", r.falsePositives},
-                               {"false_negatives", r.falseNegatives},
-                               {"eval_out", r.evalOut},
-                               {"eval_in", r.evalIn},
-                               {"threshold", r.threshold},
-                               {"direction", audit::toString(r.direction)},
-                               {"runs", r.runsPerWorld},
-                               {"examples", r.examples},
-                               {"steps", r.steps},
-                               {"q", r.q},
-                               {r.mechanism == AuditedMechanism::Dirichlet ? "r" : "sigma", r.noise},
-                               {"lr", r.learningRate},
-                               {"seed", r.seed},
-                               {"score_in_mean", r.scoreMeanIn},
-                               {"score_in_std", r.scoreStdIn},
-                               {"score_out_mean", r.scoreMeanOut},
-                               {"score_out_std", r.scoreStdOut},
-                               {"verdict", verdictLine(project, r)}};
+                               {"delta", r.delta}};
+    putAttackOutcome(out, r);
+    out.update(nlohmann::ordered_json{{"examples", r.examples},
+                                      {"steps", r.steps},
+                                      {"q", r.q},
+                                      {r.mechanism == AuditedMechanism::Dirichlet ? "r" : "sigma", r.noise},
+                                      {"lr", r.learningRate},
+                                      {"seed", r.seed},
+                                      {"score_in_mean", r.scoreMeanIn},
+                                      {"score_in_std", r.scoreStdIn},
+                                      {"score_out_mean", r.scoreMeanOut},
+                                      {"score_out_std", r.scoreStdOut},
+                                      {"verdict", verdictLine(project, r)}});
     std::cout << out.dump(2) << '\n';
 }
 

@@ -3,6 +3,7 @@
 #include "engine/pipeline/mixture_stage.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/pipeline/audit_records.h"
 #include "engine/audit/summary_stats.h"
 #include "engine/audit/threshold_attack.h"
 #include "engine/mixmin/objective.h"
@@ -202,15 +203,7 @@ project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStud
         // are facts about a sensitive record that no ledger covers (docs/PRIVACY.md).
         details["canary_from"] = "split B";
     }
-    project::AuditRecord record;
-    record.runId = report.runId;
-    record.name = report.name;
-    record.counts = {r.falsePositives, r.falseNegatives, r.evalOut, r.evalIn};
-    record.delta = r.delta;
-    record.confidence = r.confidence;
-    record.epsilonLowerBound = r.epsilonLB;
-    record.detailsJson = details.dump();
-    return record;
+    return auditRecordOf(report.runId, report.name, r, details.dump());
 }
 
 Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const ImageStudy& study,
@@ -277,31 +270,24 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
             (in->users ? " images of " + std::to_string(in->units) + " users, user-level DP-MixMin" : std::string()) +
             ", k = " + std::to_string(in->splitA->sources()) + ")");
     const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
-    auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
-                                 auditConfigJson(spec, mixture, *in, options, report.name, epsilon)});
+    auto runId = runAuditRun(
+        project,
+        {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+         auditConfigJson(spec, mixture, *in, options, report.name, epsilon)},
+        [&](long long id) -> Status {
+            report.runId = id;
+            auto result = audit::runCanaryAudit(*in->splitA, *params, ao, progress, cancel);
+            if (!result) return result.error();
+            report.result = std::move(result).value();
+            const auto inWorld = audit::meanStd(report.result.scoresIn);
+            const auto outWorld = audit::meanStd(report.result.scoresOut);
+            report.scoreMeanIn = inWorld.mean;
+            report.scoreStdIn = inWorld.std;
+            report.scoreMeanOut = outWorld.mean;
+            report.scoreStdOut = outWorld.std;
+            return storeAuditResults(project, report, prepared->study, *in, options, epsilon, accountant);
+        });
     if (!runId) return runId.error();
-    if (auto s = project.setRunStatus(*runId, project::RunStatus::Running); !s) return s.error();
-    report.runId = *runId;
-    auto fail = [&](const Error& e) -> Error {
-        (void)project.setRunStatus(*runId, project::RunStatus::Failed, e.message);
-        return e;
-    };
-    Result<audit::CanaryAuditResult> result = Error{""};
-    try {
-        result = audit::runCanaryAudit(*in->splitA, *params, ao, progress, cancel);
-    } catch (const Cancelled&) {
-        (void)project.setRunStatus(*runId, project::RunStatus::Cancelled, "cancelled by the user");
-        throw;
-    }
-    if (!result) return fail(result.error());
-    report.result = std::move(result).value();
-    const auto inWorld = audit::meanStd(report.result.scoresIn), outWorld = audit::meanStd(report.result.scoresOut);
-    report.scoreMeanIn = inWorld.mean;
-    report.scoreStdIn = inWorld.std;
-    report.scoreMeanOut = outWorld.mean;
-    report.scoreStdOut = outWorld.std;
-    if (auto e = storeAuditResults(project, report, prepared->study, *in, options, epsilon, accountant)) return fail(*e);
-    if (auto s = project.setRunStatus(*runId, project::RunStatus::Done); !s) return s.error();
     return report;
 }
 

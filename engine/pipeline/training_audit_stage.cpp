@@ -1,6 +1,7 @@
 #include "engine/pipeline/training_audit_stage.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/pipeline/audit_records.h"
 #include "engine/pipeline/image_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
@@ -149,15 +150,7 @@ project::AuditRecord auditRecord(const TrainingAuditStageReport& report, const T
     details["score_mean_out"] = r.scoreMeanOut;
     details["score_std_out"] = r.scoreStdOut;
     if (o.canary == TrainingCanaryKind::FlippedLabel) details["canary_from"] = "validation split";
-    project::AuditRecord record;
-    record.runId = report.runId;
-    record.name = report.name;
-    record.counts = {r.falsePositives, r.falseNegatives, r.evalOut, r.evalIn};
-    record.delta = r.delta;
-    record.confidence = r.confidence;
-    record.epsilonLowerBound = r.epsilonLB;
-    record.detailsJson = details.dump();
-    return record;
+    return auditRecordOf(report.runId, report.name, r, details.dump());
 }
 
 Status storeResults(project::ProjectFile& project, const TrainingAuditStageReport& report,
@@ -283,26 +276,18 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
 
     const std::optional<double> runEpsilon =
         options.mechanism == AuditedMechanism::Sgd ? std::nullopt : std::optional<double>(epsilon);
-    auto runId = project.addRun({"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
-                                 configJson(options, report.name, epsilon, accountant)});
+    auto runId = runAuditRun(project,
+                             {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+                              configJson(options, report.name, epsilon, accountant)},
+                             [&](long long id) -> Status {
+                                 report.runId = id;
+                                 auto result = training_audit::runTrainingAudit(
+                                     {data->view(), data->labels, data->canary}, ao, progress, cancel);
+                                 if (!result) return result.error();
+                                 report.result = std::move(result).value();
+                                 return storeResults(project, report, options);
+                             });
     if (!runId) return runId.error();
-    if (auto s = project.setRunStatus(*runId, project::RunStatus::Running); !s) return s.error();
-    report.runId = *runId;
-    auto fail = [&](const Error& e) -> Error {
-        (void)project.setRunStatus(*runId, project::RunStatus::Failed, e.message);
-        return e;
-    };
-    Result<training_audit::TrainingAuditResult> result = Error{""};
-    try {
-        result = training_audit::runTrainingAudit({data->view(), data->labels, data->canary}, ao, progress, cancel);
-    } catch (const Cancelled&) {
-        (void)project.setRunStatus(*runId, project::RunStatus::Cancelled, "cancelled by the user");
-        throw;
-    }
-    if (!result) return fail(result.error());
-    report.result = std::move(result).value();
-    if (auto e = storeResults(project, report, options)) return fail(*e);
-    if (auto s = project.setRunStatus(*runId, project::RunStatus::Done); !s) return s.error();
     return report;
 }
 
