@@ -30,9 +30,11 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
     pipeline::TrainingAuditStageOptions o;
     o.task = a.task;
     if (!training_audit::parseAuditedMechanism(a.mechanism, o.mechanism))
-        return Error{"--mechanism = '" + a.mechanism + "' is not a mechanism: expected mixture, dirichlet, dp-sgd or sgd"};
+        return Error{"--mechanism = '" + a.mechanism +
+                     "' is not a mechanism: expected mixture, dirichlet, dp-sgd or sgd"};
     if (!training_audit::parseTrainingCanaryKind(a.canary, o.canary))
-        return Error{"--canary = '" + a.canary + "' is not a canary of a training audit: expected flipped-label, "
+        return Error{"--canary = '" + a.canary +
+                     "' is not a canary of a training audit: expected flipped-label, "
                      "large-norm or gradient-aligned"};
     struct IntegerFlag {
         const std::string& text;
@@ -87,14 +89,16 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
 }
 
 std::string claimed(const training_audit::TrainingAuditResult& r) {
-    return std::isfinite(r.claimedEpsilon) ? privacy::formatNumber(r.claimedEpsilon) : std::string("none (non-private)");
+    return std::isfinite(r.claimedEpsilon) ? privacy::formatNumber(r.claimedEpsilon)
+                                           : std::string("none (non-private)");
 }
 
 /// The verdict the stored audits now give on this mechanism's claim (this audit included).
 std::string verdictLine(const project::ProjectFile& project, const training_audit::TrainingAuditResult& r) {
-    if (!std::isfinite(r.claimedEpsilon)) return r.epsilonLB > 0.0 ? "leakage found: the canary can detect membership"
-                                                                   : "no leakage found: the canary is too weak to "
-                                                                     "detect membership even without privacy";
+    if (!std::isfinite(r.claimedEpsilon))
+        return r.epsilonLB > 0.0 ? "leakage found: the canary can detect membership"
+                                 : "no leakage found: the canary is too weak to "
+                                   "detect membership even without privacy";
     auto audits = pipeline::storedMechanismAudits(project);
     if (!audits) return "verdict unavailable: " + audits.error().message;
     const auto v = audit::claimVerdict(training_audit::toString(r.mechanism), r.claimedEpsilon, r.delta, *audits);
@@ -103,16 +107,17 @@ std::string verdictLine(const project::ProjectFile& project, const training_audi
 
 void printJson(const project::ProjectFile& project, const pipeline::TrainingAuditStageReport& report) {
     const auto& r = report.result;
-    nlohmann::ordered_json out{{"project", project.path().string()},
-                               {"run_id", report.runId},
-                               {"task", report.task},
-                               {"audit", report.name},
-                               {"mechanism", training_audit::toString(r.mechanism)},
-                               {"canary", training_audit::toString(r.canary)},
-                               {"canary_description", report.canaryDescription},
-                               {"claimed_epsilon", std::isfinite(r.claimedEpsilon) ? nlohmann::ordered_json(r.claimedEpsilon)
-                                                                                  : nlohmann::ordered_json("none")},
-                               {"delta", r.delta}};
+    nlohmann::ordered_json out{
+        {"project", project.path().string()},
+        {"run_id", report.runId},
+        {"task", report.task},
+        {"audit", report.name},
+        {"mechanism", training_audit::toString(r.mechanism)},
+        {"canary", training_audit::toString(r.canary)},
+        {"canary_description", report.canaryDescription},
+        {"claimed_epsilon",
+         std::isfinite(r.claimedEpsilon) ? nlohmann::ordered_json(r.claimedEpsilon) : nlohmann::ordered_json("none")},
+        {"delta", r.delta}};
     putAttackOutcome(out, r);
     out.update(nlohmann::ordered_json{{"examples", r.examples},
                                       {"steps", r.steps},
@@ -136,13 +141,13 @@ void printText(const project::ProjectFile& project, const pipeline::TrainingAudi
               << ", delta " << r.delta << ", " << (r.mechanism == AuditedMechanism::Dirichlet ? "r " : "sigma ")
               << r.noise << ", q " << r.q << ", T " << r.steps << ", lr " << r.learningRate << "\n"
               << "  canary " << report.canaryDescription << "\n"
-              << "  trainings " << r.runsPerWorld << " per world on " << r.examples << " images (" << r.evalOut
-              << " + " << r.evalIn << " evaluate)\n"
+              << "  trainings " << r.runsPerWorld << " per world on " << r.examples << " images (" << r.evalOut << " + "
+              << r.evalIn << " evaluate)\n"
               << "  threshold " << r.threshold << " (" << audit::toString(r.direction) << ")\n"
               << "  FPR " << r.fpr << " (" << r.falsePositives << "), FNR " << r.fnr << " (" << r.falseNegatives
               << ")\n"
-              << "  canary loss in " << r.scoreMeanIn << " +- " << r.scoreStdIn << ", out " << r.scoreMeanOut
-              << " +- " << r.scoreStdOut << "\n"
+              << "  canary loss in " << r.scoreMeanIn << " +- " << r.scoreStdIn << ", out " << r.scoreMeanOut << " +- "
+              << r.scoreStdOut << "\n"
               << "  epsilon_LB " << r.epsilonLB << "  (" << r.confidence * 100 << "% Clopper-Pearson)\n"
               << "  verdict: " << verdictLine(project, r) << "\n";
 }
@@ -160,12 +165,11 @@ int executeTrainingAudit(const TrainingAuditCliArgs& args) {
     if (audit::resolveThreads(options->threads) > 1) runtime::setThreads(1);
 
     pipeline::TrainingAuditStageReport report;
-    const int code = runInterruptible("dpmix audit", "the audit run is marked cancelled in " + project.path().string(),
-                                      CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::runTrainingAuditStage(project, *options, progress, cancel,
-                                                                                 log);
-                                      });
+    const int code = runInterruptible(
+        "dpmix audit", "the audit run is marked cancelled in " + project.path().string(), CancellationToken{},
+        stderrProgress(), report, [&](const auto& progress, const auto& cancel, const auto& log) {
+            return pipeline::runTrainingAuditStage(project, *options, progress, cancel, log);
+        });
     if (code != 0) return code;
     if (args.json)
         printJson(project, report);

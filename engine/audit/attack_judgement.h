@@ -12,9 +12,9 @@
 namespace dpmix::audit {
 
 struct AttackJudgement {
-    ThresholdChoice choice;                  // τ and the side, from the SELECT runs
-    privacy::AuditCounts counts;             // errors on the EVAL runs
-    privacy::AuditBound bound;               // from `counts`
+    ThresholdChoice choice;                       // τ and the side, from the SELECT runs
+    privacy::AuditCounts counts;                  // errors on the EVAL runs
+    privacy::AuditBound bound;                    // from `counts`
     std::vector<long long> selectRuns, evalRuns;  // run indices within each world
 };
 

@@ -41,12 +41,13 @@ ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, d
             ++v.audits;
             if (!v.strongest || *lb > v.strongest->epsilonLB) v.strongest = evidence;
         } else if (*lb > a.claimedEpsilon &&
-                   (!v.refutedElsewhere || *lb - a.claimedEpsilon >
-                                               v.refutedElsewhere->epsilonLB - v.refutedElsewhere->claimedEpsilon)) {
+                   (!v.refutedElsewhere ||
+                    *lb - a.claimedEpsilon > v.refutedElsewhere->epsilonLB - v.refutedElsewhere->claimedEpsilon)) {
             v.refutedElsewhere = evidence;
         }
     }
-    if (v.audits > 0) v.status = v.strongest->epsilonLB > claimedEpsilon ? ClaimStatus::Refuted : ClaimStatus::NotRefuted;
+    if (v.audits > 0)
+        v.status = v.strongest->epsilonLB > claimedEpsilon ? ClaimStatus::Refuted : ClaimStatus::NotRefuted;
     return v;
 }
 
@@ -75,7 +76,8 @@ std::string auditedMechanismOf(const privacy::LedgerEntry& entry) {
     return "";
 }
 
-std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& e, const std::vector<StoredMechanismAudit>& audits) {
+std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& e,
+                                         const std::vector<StoredMechanismAudit>& audits) {
     const std::string mechanism = auditedMechanismOf(e);
     if (mechanism.empty()) return std::nullopt;
     auto v = claimVerdict(mechanism, e.epsilon, e.delta, audits);
@@ -88,16 +90,16 @@ std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& e, const st
 std::string describe(const ClaimVerdict& v, double claimedEpsilon) {
     std::string text;
     switch (v.status) {
-    case ClaimStatus::Refuted:
-        text = "claim refuted by audit (ε_LB = " + number(v.strongest->epsilonLB) + " > ε = " + number(claimedEpsilon) +
-               "; audit run #" + std::to_string(v.strongest->runId) + ")";
-        break;
-    case ClaimStatus::NotRefuted:
-        text = "claimed, not refuted (best ε_LB = " + number(v.strongest->epsilonLB) + " in " +
-               std::to_string(v.audits) + (v.audits == 1 ? " audit" : " audits") + "; audit run #" +
-               std::to_string(v.strongest->runId) + ")";
-        break;
-    case ClaimStatus::NotAudited: text = "claimed, not audited"; break;
+        case ClaimStatus::Refuted:
+            text = "claim refuted by audit (ε_LB = " + number(v.strongest->epsilonLB) +
+                   " > ε = " + number(claimedEpsilon) + "; audit run #" + std::to_string(v.strongest->runId) + ")";
+            break;
+        case ClaimStatus::NotRefuted:
+            text = "claimed, not refuted (best ε_LB = " + number(v.strongest->epsilonLB) + " in " +
+                   std::to_string(v.audits) + (v.audits == 1 ? " audit" : " audits") + "; audit run #" +
+                   std::to_string(v.strongest->runId) + ")";
+            break;
+        case ClaimStatus::NotAudited: text = "claimed, not audited"; break;
     }
     if (v.status != ClaimStatus::Refuted && v.refutedElsewhere)
         text += "; the same mechanism's claim ε = " + number(v.refutedElsewhere->claimedEpsilon) +

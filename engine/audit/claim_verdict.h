@@ -21,8 +21,8 @@ namespace dpmix::audit {
 /// One stored audit of a mechanism, as the project holds it.
 struct StoredMechanismAudit {
     long long runId = 0;
-    std::string name;              // the audit record's name, e.g. "finetune-dirichlet-large-norm"
-    std::string mechanism;         // "dirichlet", "dp-sgd"
+    std::string name;       // the audit record's name, e.g. "finetune-dirichlet-large-norm"
+    std::string mechanism;  // "dirichlet", "dp-sgd"
     double claimedEpsilon = 0.0;
     double delta = 0.0;
     double confidence = 0.95;
@@ -35,13 +35,13 @@ struct AuditEvidence {
     long long runId = 0;
     std::string name;
     double claimedEpsilon = 0.0;
-    double epsilonLB = 0.0;        // recomputed from the counts
+    double epsilonLB = 0.0;  // recomputed from the counts
 };
 
 struct ClaimVerdict {
     ClaimStatus status = ClaimStatus::NotAudited;
-    int audits = 0;                          // audits at this claim
-    std::optional<AuditEvidence> strongest;  // the highest ε_LB at this claim
+    int audits = 0;                                 // audits at this claim
+    std::optional<AuditEvidence> strongest;         // the highest ε_LB at this claim
     std::optional<AuditEvidence> refutedElsewhere;  // NotAudited/NotRefuted: a refuted other claim
 };
 
@@ -65,7 +65,8 @@ std::string auditedMechanismOf(const privacy::LedgerEntry& entry);
 
 /// The verdict to show beside a ledger entry: always for the Dirichlet mechanism (whose ε is
 /// claimed, not established), for other entries only when some audit speaks to them.
-std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& entry, const std::vector<StoredMechanismAudit>& audits);
+std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& entry,
+                                         const std::vector<StoredMechanismAudit>& audits);
 
 /// One line for a ledger view: "claim refuted by audit (ε_LB = 5.12 > ε = 4; audit run #7)",
 /// "claimed, not refuted (best ε_LB = 0.31 in 2 audits; audit run #5)", "claimed, not audited".

@@ -74,30 +74,32 @@ Result<AuditedData> auditedData(const ImageStudy& study, const project::ProjectS
     const long long ones = std::count(out.labels.begin(), out.labels.end(), 1);
     const int minority = 2 * ones <= examples ? 1 : 0;
     switch (o.canary) {
-    case TrainingCanaryKind::FlippedLabel: {
-        const auto& held = study.sensitiveSplit.validation;
-        if (held.empty()) return Error{"the study has no validation images to draw a held-out canary from", "canary"};
-        const std::size_t index = held[audit::deriveSeed(o.seed, kHeldOutCanaryStream, 0) % held.size()];
-        const std::span<const float> image(images.pixels.data() + index * d, d);
-        out.canary = training_audit::flippedLabelCanary(image, study.sensitiveLabel(index, task) > 0.5f ? 1 : 0);
-        break;
-    }
-    case TrainingCanaryKind::LargeNorm: {
-        auto c = training_audit::largeNormCanary(out.view(), o.normMultiple, minority);
-        if (!c) return c.error();
-        out.canary = std::move(c).value();
-        break;
-    }
-    case TrainingCanaryKind::GradientAligned: {
-        if (study.publicImages.imageSize() != d)
-            return Error{"canary gradient-aligned: the public images are " + std::to_string(study.publicImages.imageSize()) +
-                             " values each, the sensitive images " + std::to_string(d),
-                         "canary"};
-        auto c = training_audit::gradientAlignedCanary(wholeView(study.publicImages), minority);
-        if (!c) return c.error();
-        out.canary = std::move(c).value();
-        break;
-    }
+        case TrainingCanaryKind::FlippedLabel: {
+            const auto& held = study.sensitiveSplit.validation;
+            if (held.empty())
+                return Error{"the study has no validation images to draw a held-out canary from", "canary"};
+            const std::size_t index = held[audit::deriveSeed(o.seed, kHeldOutCanaryStream, 0) % held.size()];
+            const std::span<const float> image(images.pixels.data() + index * d, d);
+            out.canary = training_audit::flippedLabelCanary(image, study.sensitiveLabel(index, task) > 0.5f ? 1 : 0);
+            break;
+        }
+        case TrainingCanaryKind::LargeNorm: {
+            auto c = training_audit::largeNormCanary(out.view(), o.normMultiple, minority);
+            if (!c) return c.error();
+            out.canary = std::move(c).value();
+            break;
+        }
+        case TrainingCanaryKind::GradientAligned: {
+            if (study.publicImages.imageSize() != d)
+                return Error{"canary gradient-aligned: the public images are " +
+                                 std::to_string(study.publicImages.imageSize()) +
+                                 " values each, the sensitive images " + std::to_string(d),
+                             "canary"};
+            auto c = training_audit::gradientAlignedCanary(wholeView(study.publicImages), minority);
+            if (!c) return c.error();
+            out.canary = std::move(c).value();
+            break;
+        }
     }
     return out;
 }
@@ -185,8 +187,9 @@ Status checkTrainingAuditValues(const TrainingAuditStageOptions& o) {
         return Error{"runs = " + std::to_string(o.runs) + " is out of range: expected an integer >= 2 (runs per world)",
                      "runs"};
     if (o.epsilon && !(*o.epsilon > 0.0 && std::isfinite(*o.epsilon)))
-        return Error{"epsilon = " + privacy::formatNumber(*o.epsilon) + " is out of range: expected a finite number > 0",
-                     "epsilon"};
+        return Error{
+            "epsilon = " + privacy::formatNumber(*o.epsilon) + " is out of range: expected a finite number > 0",
+            "epsilon"};
     if (o.examples != 0 && (o.examples < 2 || o.examples > 100000))
         return Error{"examples = " + std::to_string(o.examples) + " is out of range: expected 2 to 100000 images",
                      "examples"};
@@ -201,7 +204,8 @@ Status checkTrainingAuditValues(const TrainingAuditStageOptions& o) {
     if (!(o.normMultiple > 0.0 && o.normMultiple <= 1e6))
         return Error{"norm-multiple = " + privacy::formatNumber(o.normMultiple) + " is out of range: expected (0, 1e6]",
                      "norm-multiple"};
-    if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 0", "threads"};
+    if (o.threads < 0)
+        return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 0", "threads"};
     return std::nullopt;
 }
 
@@ -215,7 +219,8 @@ Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const
         if (s.role == "sensitive") {
             if (s.facts.kind != "images")
                 return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
-                                 ": training audits run on image studies; this study's sensitive data is " + s.facts.kind,
+                                 ": training audits run on image studies; this study's sensitive data is " +
+                                 s.facts.kind,
                              "mechanism"};
             if (tasks.empty()) tasks = s.facts.labelNames;
         }
@@ -227,8 +232,8 @@ Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const
 
 Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& project,
                                                        const TrainingAuditStageOptions& requested,
-                                                       const ProgressCallback& progress, const CancellationToken& cancel,
-                                                       const LogSink& log) {
+                                                       const ProgressCallback& progress,
+                                                       const CancellationToken& cancel, const LogSink& log) {
     if (auto e = checkTrainingAuditStageOptions(project, requested)) return *e;
     const auto& spec = project.spec();
     const double epsilon =

@@ -9,12 +9,12 @@
 //
 // Like the mixture audit this is an experiment on the mechanism, not a release: its ledger holds
 // one NonPrivate entry, and which validation image became the canary is not stored.
+#include "engine/audit/claim_verdict.h"
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_file.h"
-#include "engine/audit/claim_verdict.h"
 #include "engine/training_audit/training_audit.h"
 
 #include <cstdint>
@@ -25,19 +25,19 @@
 namespace dpmix::pipeline {
 
 struct TrainingAuditStageOptions {
-    std::string task;                                   // sensitive task (required)
+    std::string task;  // sensitive task (required)
     training_audit::AuditedMechanism mechanism = training_audit::AuditedMechanism::Dirichlet;
     training_audit::TrainingCanaryKind canary = training_audit::TrainingCanaryKind::FlippedLabel;
-    long long runs = 1000;                              // R, per world
-    std::optional<double> epsilon;                      // claimed ε; unset: the spec's first
-    std::optional<privacy::Accountant> accountant;      // DP-SGD's σ; unset: the spec's
-    std::uint64_t seed = 0;                             // ρ split, canary choice, audit seed
-    int threads = 0;                                    // 0 = all cores
-    long long examples = 0;                             // |D|; 0: min(1000, split B)
-    long long steps = 50;                               // T
-    int batch = 0;                                      // expected batch B; 0: |D| / 10 (q = 0.1)
-    std::optional<double> learningRate;                 // unset: the mechanism's default
-    double normMultiple = 10.0;                         // large-norm canary: × the mean image norm
+    long long runs = 1000;                          // R, per world
+    std::optional<double> epsilon;                  // claimed ε; unset: the spec's first
+    std::optional<privacy::Accountant> accountant;  // DP-SGD's σ; unset: the spec's
+    std::uint64_t seed = 0;                         // ρ split, canary choice, audit seed
+    int threads = 0;                                // 0 = all cores
+    long long examples = 0;                         // |D|; 0: min(1000, split B)
+    long long steps = 50;                           // T
+    int batch = 0;                                  // expected batch B; 0: |D| / 10 (q = 0.1)
+    std::optional<double> learningRate;             // unset: the mechanism's default
+    double normMultiple = 10.0;                     // large-norm canary: × the mean image norm
 };
 
 /// The values alone, before any project is opened (messages name the option: runs, epsilon,

@@ -37,8 +37,10 @@ Status checkOptions(const TrainingAuditOptions& o) {
     if (o.expectedBatchSize < 1)
         return Error{"batch = " + std::to_string(o.expectedBatchSize) + " is out of range: expected >= 1", "batch"};
     if (o.mechanism != AuditedMechanism::Sgd && !(o.epsilon > 0.0 && std::isfinite(o.epsilon)))
-        return Error{"epsilon = " + formatNumber(o.epsilon) + " is out of range: expected a finite value > 0", "epsilon"};
-    if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + ": expected 0 (all cores) or more", "threads"};
+        return Error{"epsilon = " + formatNumber(o.epsilon) + " is out of range: expected a finite value > 0",
+                     "epsilon"};
+    if (o.threads < 0)
+        return Error{"threads = " + std::to_string(o.threads) + ": expected 0 (all cores) or more", "threads"};
     return std::nullopt;
 }
 
@@ -75,8 +77,13 @@ public:
         t.learningRate_ = o.learningRate.value_or(defaultLearningRate(o.mechanism));
         if (o.mechanism == AuditedMechanism::Dirichlet) {
             auto p = train::DirichletParamsBuilder()
-                         .epsilon(o.epsilon).delta(o.delta).alpha(o.alpha).learningRate(t.learningRate_)
-                         .expectedBatchSize(o.expectedBatchSize).steps(o.steps).split("audit")
+                         .epsilon(o.epsilon)
+                         .delta(o.delta)
+                         .alpha(o.alpha)
+                         .learningRate(t.learningRate_)
+                         .expectedBatchSize(o.expectedBatchSize)
+                         .steps(o.steps)
+                         .split("audit")
                          .build();
             if (!p) return p.error();
             auto planned = train::plannedDirichletEntry(*p, n);  // r* for |D|, as a run on D would use
@@ -87,8 +94,12 @@ public:
             t.q_ = planned->q;
         } else {
             train::DpSgdParamsBuilder b;
-            b.delta(o.delta).learningRate(t.learningRate_).expectedBatchSize(o.expectedBatchSize).steps(o.steps)
-                .split("audit").accountant(o.accountant);
+            b.delta(o.delta)
+                .learningRate(t.learningRate_)
+                .expectedBatchSize(o.expectedBatchSize)
+                .steps(o.steps)
+                .split("audit")
+                .accountant(o.accountant);
             if (o.mechanism == AuditedMechanism::Sgd)
                 b.sigma(0.0).clipNorm(kNoClipping);
             else
@@ -105,8 +116,8 @@ public:
         return t;
     }
 
-    Status train(train::Model& model, const train::ImageView& images, std::span<const int> labels,
-                 std::uint64_t seed, const CancellationToken& cancel) const {
+    Status train(train::Model& model, const train::ImageView& images, std::span<const int> labels, std::uint64_t seed,
+                 const CancellationToken& cancel) const {
         // An audit is a simulation by the data owner, not a release: its runs are seeded so that
         // the audit can be re-run and checked.
         const auto randomness = privacy::RandomnessSource::seeded(seed, "training-audit");
@@ -140,9 +151,9 @@ private:
 
 const char* toString(AuditedMechanism m) {
     switch (m) {
-    case AuditedMechanism::Dirichlet: return "dirichlet";
-    case AuditedMechanism::DpSgd: return "dp-sgd";
-    case AuditedMechanism::Sgd: return "sgd";
+        case AuditedMechanism::Dirichlet: return "dirichlet";
+        case AuditedMechanism::DpSgd: return "dp-sgd";
+        case AuditedMechanism::Sgd: return "sgd";
     }
     return "?";
 }
@@ -179,8 +190,10 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
                                       data.images.width};
 
     auto spec = train::ModelSpecBuilder()
-                    .kind(train::ModelKind::Mlp).mlpHidden({})
-                    .input(data.images.channels, data.images.height, data.images.width).outputs(1)
+                    .kind(train::ModelKind::Mlp)
+                    .mlpHidden({})
+                    .input(data.images.channels, data.images.height, data.images.width)
+                    .outputs(1)
                     .build();
     if (!spec) return spec.error();
     const train::Model initial = train::Model::create(*spec, audit::deriveSeed(options.seed, kInitialisation, 0));
@@ -204,7 +217,8 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
     if (auto e = audit::runIndexedJobs(2 * R, options.threads, job, "audit", progress, cancel)) return *e;
 
     TrainingAuditResult res;
-    const auto judged = audit::judgeAttack(scoresIn, scoresOut, options.selectFraction, options.delta, options.confidence);
+    const auto judged =
+        audit::judgeAttack(scoresIn, scoresOut, options.selectFraction, options.delta, options.confidence);
     res.epsilonLB = judged.bound.epsilonLB;
     res.fprUpper = judged.bound.fprUpper;
     res.fnrUpper = judged.bound.fnrUpper;

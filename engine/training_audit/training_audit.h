@@ -22,8 +22,8 @@
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/privacy/accountant.h"
-#include "engine/training_audit/training_canary.h"
 #include "engine/train/images.h"
+#include "engine/training_audit/training_canary.h"
 
 #include <cstdint>
 #include <optional>
@@ -40,45 +40,45 @@ bool parseAuditedMechanism(const std::string& text, AuditedMechanism& out);
 
 struct TrainingAuditOptions {
     AuditedMechanism mechanism = AuditedMechanism::Dirichlet;
-    double epsilon = 1.0;             // the claimed ε (Dirichlet, DP-SGD); not used by SGD
+    double epsilon = 1.0;  // the claimed ε (Dirichlet, DP-SGD); not used by SGD
     double delta = 1e-5;
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates DP-SGD's σ
-    long long runsPerWorld = 1000;    // R
+    long long runsPerWorld = 1000;                              // R
     double selectFraction = 0.5;
     double confidence = 0.95;
     std::uint64_t seed = 0;
-    int threads = 0;                  // 0 = all cores
-    long long steps = 50;             // T
-    int expectedBatchSize = 100;      // B: q = B / |D|
+    int threads = 0;                     // 0 = all cores
+    long long steps = 50;                // T
+    int expectedBatchSize = 100;         // B: q = B / |D|
     std::optional<double> learningRate;  // unset: 0.5 (DP-SGD, SGD), 0.1 (Dirichlet, the paper's)
-    double clipNorm = 1.0;            // DP-SGD's C
-    double alpha = 3.0;               // Dirichlet α
+    double clipNorm = 1.0;               // DP-SGD's C
+    double alpha = 3.0;                  // Dirichlet α
     bool keepScores = false;
 };
 
 struct TrainingAuditData {
-    train::ImageView images;          // D, the "out" world's training set
-    std::span<const int> labels;      // 0/1, one per image
-    TrainingCanary canary;            // added in the "in" world
+    train::ImageView images;      // D, the "out" world's training set
+    std::span<const int> labels;  // 0/1, one per image
+    TrainingCanary canary;        // added in the "in" world
 };
 
 struct TrainingAuditResult {
-    double epsilonLB = 0.0;           // from the EVAL runs
+    double epsilonLB = 0.0;  // from the EVAL runs
     double fprUpper = 1.0, fnrUpper = 1.0;
     long long falsePositives = 0, falseNegatives = 0, evalOut = 0, evalIn = 0;
     double fpr = 0.0, fnr = 0.0;
     double threshold = 0.0;
     audit::AttackDirection direction = audit::AttackDirection::LowerIsIn;
-    double selectEpsilonLB = 0.0;     // on the SELECT runs (optimistic; reference only)
+    double selectEpsilonLB = 0.0;  // on the SELECT runs (optimistic; reference only)
     // What was audited.
     AuditedMechanism mechanism = AuditedMechanism::Dirichlet;
     TrainingCanaryKind canary = TrainingCanaryKind::FlippedLabel;
-    double claimedEpsilon = 0.0;      // +inf for SGD
+    double claimedEpsilon = 0.0;  // +inf for SGD
     double delta = 0.0, confidence = 0.95;
     std::uint64_t seed = 0;
     long long runsPerWorld = 0, examples = 0, steps = 0;
-    double q = 0.0;                   // B / |D|
-    double noise = 0.0;               // σ (DP-SGD), r (Dirichlet), 0 (SGD)
+    double q = 0.0;      // B / |D|
+    double noise = 0.0;  // σ (DP-SGD), r (Dirichlet), 0 (SGD)
     double learningRate = 0.0;
     // Spread of the score (loss on the canary) in each world over all R runs.
     double scoreMeanIn = 0.0, scoreStdIn = 0.0, scoreMeanOut = 0.0, scoreStdOut = 0.0;

@@ -33,15 +33,16 @@ Status checkReference(const std::string& what, const train::ImageView& images) {
 
 const char* toString(TrainingCanaryKind kind) {
     switch (kind) {
-    case TrainingCanaryKind::FlippedLabel: return "flipped-label";
-    case TrainingCanaryKind::LargeNorm: return "large-norm";
-    case TrainingCanaryKind::GradientAligned: return "gradient-aligned";
+        case TrainingCanaryKind::FlippedLabel: return "flipped-label";
+        case TrainingCanaryKind::LargeNorm: return "large-norm";
+        case TrainingCanaryKind::GradientAligned: return "gradient-aligned";
     }
     return "?";
 }
 
 bool parseTrainingCanaryKind(const std::string& text, TrainingCanaryKind& out) {
-    for (auto k : {TrainingCanaryKind::FlippedLabel, TrainingCanaryKind::LargeNorm, TrainingCanaryKind::GradientAligned})
+    for (auto k :
+         {TrainingCanaryKind::FlippedLabel, TrainingCanaryKind::LargeNorm, TrainingCanaryKind::GradientAligned})
         if (text == toString(k)) {
             out = k;
             return true;
@@ -61,7 +62,8 @@ TrainingCanary flippedLabelCanary(std::span<const float> image, int trueLabel) {
 Result<TrainingCanary> largeNormCanary(const train::ImageView& reference, double normMultiple, int label) {
     if (auto e = checkReference("reference images", reference)) return *e;
     if (!(normMultiple > 0.0 && std::isfinite(normMultiple)))
-        return Error{"norm multiple = " + std::to_string(normMultiple) + " is out of range: expected a finite value > 0"};
+        return Error{"norm multiple = " + std::to_string(normMultiple) +
+                     " is out of range: expected a finite value > 0"};
     TrainingCanary c;
     c.kind = TrainingCanaryKind::LargeNorm;
     c.label = label;
@@ -90,14 +92,16 @@ Result<TrainingCanary> gradientAlignedCanary(const train::ImageView& publicImage
     const Eigen::MatrixXd x64 = x.cast<double>();
     const Eigen::MatrixXd second = (x64.transpose() * x64) / static_cast<double>(n);
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(second);
-    if (eig.info() != Eigen::Success) return Error{"public images: the eigen-decomposition of their second moment failed"};
+    if (eig.info() != Eigen::Success)
+        return Error{"public images: the eigen-decomposition of their second moment failed"};
     const Eigen::VectorXd direction = eig.eigenvectors().col(0);  // eigenvalues ascend: the least occupied
     const double norm = meanNorm(publicImages, n);
     TrainingCanary c;
     c.kind = TrainingCanaryKind::GradientAligned;
     c.label = label;
     c.pixels.resize(static_cast<std::size_t>(d));
-    for (Eigen::Index j = 0; j < d; ++j) c.pixels[static_cast<std::size_t>(j)] = static_cast<float>(norm * direction(j));
+    for (Eigen::Index j = 0; j < d; ++j)
+        c.pixels[static_cast<std::size_t>(j)] = static_cast<float>(norm * direction(j));
     std::ostringstream s;
     s << "the least-occupied direction of " << n << " public images (second-moment eigenvalue " << eig.eigenvalues()(0)
       << "), L2 norm " << norm << ", label " << label;

@@ -31,21 +31,24 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
                         QStringLiteral("dirichlet"));
     mechanism_->addItem(tr("fine-tuning: DP-SGD (the control at the same ε)"), QStringLiteral("dp-sgd"));
     mechanism_->addItem(tr("fine-tuning: non-private SGD (the control that must find leakage)"), QStringLiteral("sgd"));
-    mechanism_->setToolTip(tr("What is audited: the mixture learning of DP-MixMin, or a fine-tuning mechanism trained "
-                              "on a small logistic-regression task (docs/AUDIT.md, \"Auditing fine-tuning "
-                              "mechanisms\"). Fine-tuning audits claim the panel's ε."));
+    mechanism_->setToolTip(
+        tr("What is audited: the mixture learning of DP-MixMin, or a fine-tuning mechanism trained "
+           "on a small logistic-regression task (docs/AUDIT.md, \"Auditing fine-tuning "
+           "mechanisms\"). Fine-tuning audits claim the panel's ε."));
     task_->addItems(tasks);
     task_->setToolTip(tr("The sensitive task whose mixture learning is audited"));
     fillCanaries();
     runs_->setRange(2, 1000000);
     runs_->setValue(2000);
-    runs_->setToolTip(tr("Runs per world (with and without the canary). More runs give a tighter lower bound on ε "
-                         "and take proportionally longer; 1000 per world are enough to refute a claim up to ε ≈ 4.9."));
+    runs_->setToolTip(
+        tr("Runs per world (with and without the canary). More runs give a tighter lower bound on ε "
+           "and take proportionally longer; 1000 per world are enough to refute a claim up to ε ≈ 4.9."));
     seed_->setRange(0, 1000000000);
     seed_->setToolTip(tr("Seed of the ρ split, the natural canary's choice and the audit's runs"));
     noNoise_->setToolTip(tr("Runs the same audit without noise: a sanity check that the attack would detect a leak."));
-    auto* explanation = new QLabel(tr("The audit runs the mechanism many times with and without a canary and "
-                                      "reports an empirical lower bound ε_LB, to compare with the claimed ε."));
+    auto* explanation =
+        new QLabel(tr("The audit runs the mechanism many times with and without a canary and "
+                      "reports an empirical lower bound ε_LB, to compare with the claimed ε."));
     explanation->setWordWrap(true);
     auto* form = new QFormLayout;
     form->addRow(tr("&Mechanism:"), mechanism_);
@@ -74,19 +77,21 @@ void AuditDialog::fillCanaries() {
         canary_->addItem(tr("gradient-aligned (the direction public images occupy least)"),
                          QStringLiteral("gradient-aligned"));
         canary_->addItem(tr("flipped label (a held-out image with the wrong label)"), QStringLiteral("flipped-label"));
-        canary_->setToolTip(tr("Large norm: a checkerboard ten times the mean image norm. Gradient-aligned: made from "
-                               "public images only, where the other examples' gradients are weakest. Flipped label: "
-                               "a real held-out image contradicting its neighbours."));
+        canary_->setToolTip(
+            tr("Large norm: a checkerboard ten times the mean image norm. Gradient-aligned: made from "
+               "public images only, where the other examples' gradients are weakest. Flipped label: "
+               "a real held-out image contradicting its neighbours."));
     } else {
         canary_->addItem(tr("max-clip at the top source (worst-case gradient, as the paper)"),
                          int(CanaryChoice::MaxClipTop));
         canary_->addItem(tr("max-clip at the quietest source (strongest on curved objectives)"),
                          int(CanaryChoice::MaxClipQuietest));
         canary_->addItem(tr("natural (a held-out real example)"), int(CanaryChoice::Natural));
-        canary_->setToolTip(tr("Max-clip inserts a gradient of norm C: at the source with the largest λ* (the "
-                               "paper's canary), or at the source whose gradient varies least over split A, where "
-                               "sampling hides it least (the stronger test when λ* sits in a steep valley). Natural "
-                               "inserts a real held-out example (what an attacker could plausibly do)."));
+        canary_->setToolTip(
+            tr("Max-clip inserts a gradient of norm C: at the source with the largest λ* (the "
+               "paper's canary), or at the source whose gradient varies least over split A, where "
+               "sampling hides it least (the stronger test when λ* sits in a steep valley). Natural "
+               "inserts a real held-out example (what an attacker could plausibly do)."));
     }
     // The no-noise control is the mixture audit's; fine-tuning has its own control (non-private SGD).
     noNoise_->setVisible(!training);

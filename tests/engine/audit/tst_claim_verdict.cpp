@@ -49,14 +49,16 @@ private Q_SLOTS:
         QVERIFY(v.strongest.has_value());
         QCOMPARE(v.strongest->runId, 7LL);
         DPMIX_COMPARE_NEAR(v.strongest->epsilonLB, perfectSeparationBound(500), 1e-9);
-        QCOMPARE(QString::fromStdString(describe(v, 4.0)), QString("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
+        QCOMPARE(QString::fromStdString(describe(v, 4.0)),
+                 QString("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
     }
 
     void aBoundBelowTheClaimDoesNotRefuteIt() {
         // The same perfect separation cannot refute ε = 5: 4.905 < 5.
         const auto v = claimVerdict("dirichlet", 5.0, kDelta, {audit(3, "dirichlet", 5.0, 0, 0, 500)});
         QCOMPARE(v.status, ClaimStatus::NotRefuted);
-        QCOMPARE(QString::fromStdString(describe(v, 5.0)), QString("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
+        QCOMPARE(QString::fromStdString(describe(v, 5.0)),
+                 QString("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
     }
 
     void theStrongestOfSeveralAuditsDecides() {
@@ -73,8 +75,9 @@ private Q_SLOTS:
         QCOMPARE(none.status, ClaimStatus::NotAudited);
         QCOMPARE(QString::fromStdString(describe(none, 1.0)), QString("claimed, not audited"));
         // Other mechanisms, other δ and other ε are not this claim...
-        const auto other = claimVerdict("dirichlet", 1.0, kDelta,
-                                        {audit(1, "dp-sgd", 1.0, 0, 0, 500), audit(2, "dirichlet", 1.0, 0, 0, 500, 1e-6)});
+        const auto other =
+            claimVerdict("dirichlet", 1.0, kDelta,
+                         {audit(1, "dp-sgd", 1.0, 0, 0, 500), audit(2, "dirichlet", 1.0, 0, 0, 500, 1e-6)});
         QCOMPARE(other.status, ClaimStatus::NotAudited);
         // ... but the δ = 1e-6 audit refuted ε = 1 at its own δ: that is reported beside.
         QVERIFY(other.refutedElsewhere.has_value());
@@ -86,8 +89,9 @@ private Q_SLOTS:
         QCOMPARE(v.status, ClaimStatus::NotAudited);
         QVERIFY(v.refutedElsewhere.has_value());
         QCOMPARE(v.refutedElsewhere->runId, 9LL);
-        QCOMPARE(QString::fromStdString(describe(v, 0.5)), QString("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
-                                               "(ε_LB = 4.91, audit run #9)"));
+        QCOMPARE(QString::fromStdString(describe(v, 0.5)),
+                 QString("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
+                         "(ε_LB = 4.91, audit run #9)"));
     }
 
     void impossibleCountsAreNotEvidence() {

@@ -25,7 +25,8 @@ namespace {
 
 const std::string kSpec = R"({
   "name": "tiny-training-audit",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
+)" + testing::tinyStudyData() +
+                          R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
   "seeds": [0]
 })";
 
@@ -58,7 +59,8 @@ private Q_SLOTS:
         testing::writeStudyImages(d, "sens", 300, 2);  // train ≈ 240 → split B ≈ 180 at ρ = 0.25
         std::ofstream(d + "/tiny.json") << kSpec;
         projectFile_ = d + "/tiny.dpmix";
-        auto created = project::createProjectFromSpecFile(d + "/tiny.json", projectFile_, testing::dataLayerSummarizer());
+        auto created =
+            project::createProjectFromSpecFile(d + "/tiny.json", projectFile_, testing::dataLayerSummarizer());
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
     }
 
@@ -91,7 +93,8 @@ private Q_SLOTS:
         auto project = project::ProjectFile::open(projectFile_).value();
         // A mixture audit's record (no mechanism in its details) is not evidence about fine-tuning.
         const long long mixture = project.addRun({"audit", "ab", 2.0, 0, "{}"}).value();
-        (void)project.addAudit({mixture, "max-clip", {0, 0, 500, 500}, 1e-5, 0.95, 4.9, R"({"canary":"max-clip"})"}).value();
+        (void)project.addAudit({mixture, "max-clip", {0, 0, 500, 500}, 1e-5, 0.95, 4.9, R"({"canary":"max-clip"})"})
+            .value();
 
         const auto audits = storedMechanismAudits(project).value();
         QCOMPARE(audits.size(), std::size_t(3));  // the three Dirichlet audits above, not the mixture one

@@ -100,9 +100,11 @@ private Q_SLOTS:
         for (float& v : data.canary.pixels) v *= 10.0f;
         const auto r = runTrainingAudit(data, o).value();
         const double gap = r.scoreMeanOut - r.scoreMeanIn;
-        QVERIFY2(gap > 5.0 * (r.scoreStdIn + r.scoreStdOut),
-                 qPrintable(QString("in %1 ± %2, out %3 ± %4").arg(r.scoreMeanIn).arg(r.scoreStdIn)
-                                .arg(r.scoreMeanOut).arg(r.scoreStdOut)));
+        QVERIFY2(gap > 5.0 * (r.scoreStdIn + r.scoreStdOut), qPrintable(QString("in %1 ± %2, out %3 ± %4")
+                                                                            .arg(r.scoreMeanIn)
+                                                                            .arg(r.scoreStdIn)
+                                                                            .arg(r.scoreMeanOut)
+                                                                            .arg(r.scoreStdOut)));
         QVERIFY(r.falsePositives + r.falseNegatives <= 1);  // a run that never sampled the canary may err
         QVERIFY(r.epsilonLB > 1.0);
         QCOMPARE(r.direction, audit::AttackDirection::LowerIsIn);  // a trained-on canary has the lower loss
@@ -133,12 +135,14 @@ private Q_SLOTS:
         QCOMPARE(runTrainingAudit(f_.data(), o).error().field, std::string("epsilon"));
         auto data = f_.data();
         data.canary.pixels.pop_back();
-        QVERIFY(runTrainingAudit(data, quick(AuditedMechanism::Sgd)).error().message.find("canary") != std::string::npos);
+        QVERIFY(runTrainingAudit(data, quick(AuditedMechanism::Sgd)).error().message.find("canary") !=
+                std::string::npos);
         std::vector<int> three = f_.labels;
         three[0] = 3;
         data = f_.data();
         data.labels = three;
-        QVERIFY(runTrainingAudit(data, quick(AuditedMechanism::Sgd)).error().message.find("binary") != std::string::npos);
+        QVERIFY(runTrainingAudit(data, quick(AuditedMechanism::Sgd)).error().message.find("binary") !=
+                std::string::npos);
     }
 };
 

@@ -37,7 +37,8 @@ class TestTrainingCanary : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void namesRoundTrip() {
-        for (auto k : {TrainingCanaryKind::FlippedLabel, TrainingCanaryKind::LargeNorm, TrainingCanaryKind::GradientAligned}) {
+        for (auto k :
+             {TrainingCanaryKind::FlippedLabel, TrainingCanaryKind::LargeNorm, TrainingCanaryKind::GradientAligned}) {
             TrainingCanaryKind parsed{};
             QVERIFY(parseTrainingCanaryKind(toString(k), parsed));
             QCOMPARE(parsed, k);
@@ -81,7 +82,8 @@ private Q_SLOTS:
         mean /= 400;
         DPMIX_COMPARE_NEAR(std::abs(c.pixels[5]), mean, 1e-3 * mean);
         for (int j = 0; j < 9; ++j)
-            if (j != 5) QVERIFY2(std::abs(c.pixels[j]) < 1e-3, qPrintable(QString("pixel %1: %2").arg(j).arg(c.pixels[j])));
+            if (j != 5)
+                QVERIFY2(std::abs(c.pixels[j]) < 1e-3, qPrintable(QString("pixel %1: %2").arg(j).arg(c.pixels[j])));
         QCOMPARE(c.label, 0);
     }
 };

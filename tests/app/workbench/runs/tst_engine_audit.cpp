@@ -56,7 +56,7 @@ private Q_SLOTS:
         const auto details = nlohmann::json::parse(record.detailsJson);
         const long long examples = details["examples"].get<long long>();
         QVERIFY2(examples > 100 && examples < 300, qPrintable(QString::number(examples)));  // all of split B (< 1000)
-        QCOMPARE(details["q"].get<double>(), double(examples / 10) / double(examples));    // batch |D| / 10
+        QCOMPARE(details["q"].get<double>(), double(examples / 10) / double(examples));     // batch |D| / 10
     }
 
     void aBadMechanismIsAClearError() {
