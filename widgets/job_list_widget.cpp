@@ -14,6 +14,7 @@ enum Column { kStage, kProgress, kElapsed, kEta, kStatus, kCancel, kColumns };
 
 QString toDisplayString(JobState state) {
     switch (state) {
+    case JobState::Queued: return QObject::tr("Queued");
     case JobState::Running: return QObject::tr("Running");
     case JobState::Succeeded: return QObject::tr("Done");
     case JobState::Failed: return QObject::tr("Failed");
@@ -58,7 +59,11 @@ JobListWidget::JobListWidget(QWidget* parent)
     connect(ticker_, &QTimer::timeout, this, &JobListWidget::refreshTimes);
 }
 
-void JobListWidget::addJob(int jobId, const QString& stage) {
+void JobListWidget::addJob(int jobId, const QString& stage) { insertRow(jobId, stage, JobState::Running); }
+
+void JobListWidget::addQueuedJob(int jobId, const QString& stage) { insertRow(jobId, stage, JobState::Queued); }
+
+void JobListWidget::insertRow(int jobId, const QString& stage, JobState state) {
     if (rows_.contains(jobId)) return;
     const int row = table_->rowCount();
     table_->insertRow(row);
@@ -66,20 +71,35 @@ void JobListWidget::addJob(int jobId, const QString& stage) {
     stageItem->setData(Qt::UserRole, jobId);
     table_->setItem(row, kStage, stageItem);
     auto* bar = new QProgressBar(table_);
-    bar->setRange(0, 0);  // busy until the first progress report says how much there is
+    if (state == JobState::Running) {
+        bar->setRange(0, 0);  // busy until the first progress report says how much there is
+    } else {
+        bar->setRange(0, 1);
+        bar->setValue(0);
+        bar->setFormat(tr("waiting"));
+    }
     bar->setTextVisible(true);
     table_->setCellWidget(row, kProgress, bar);
-    table_->setItem(row, kElapsed, new QTableWidgetItem(formatDuration(0)));
+    table_->setItem(row, kElapsed, new QTableWidgetItem(state == JobState::Running ? formatDuration(0) : QStringLiteral("–")));
     table_->setItem(row, kEta, new QTableWidgetItem(QStringLiteral("–")));
-    table_->setItem(row, kStatus, new QTableWidgetItem(toDisplayString(JobState::Running)));
+    table_->setItem(row, kStatus, new QTableWidgetItem(toDisplayString(state)));
     auto* cancel = new QPushButton(tr("Cancel"), table_);
-    cancel->setToolTip(tr("Ask the job to stop at its next safe point (within a second)."));
+    cancel->setToolTip(state == JobState::Running ? tr("Ask the job to stop at its next safe point (within a second).")
+                                                  : tr("Take the job off the queue (with the later stages of its run)."));
     connect(cancel, &QPushButton::clicked, this, [this, jobId] { Q_EMIT cancelRequested(jobId); });
     table_->setCellWidget(row, kCancel, cancel);
-    Row state;
-    state.clock.start();
-    rows_.insert(jobId, state);
-    if (!ticker_->isActive()) ticker_->start();
+    Row r;
+    r.state = state;
+    if (state == JobState::Running) r.clock.start();
+    rows_.insert(jobId, r);
+    table_->scrollToItem(stageItem);  // the dock follows the newest job
+    if (state == JobState::Running && !ticker_->isActive()) ticker_->start();
+}
+
+void JobListWidget::removeJob(int jobId) {
+    const int row = rowOf(jobId);
+    if (row >= 0) table_->removeRow(row);
+    rows_.remove(jobId);
 }
 
 void JobListWidget::setProgress(int jobId, long long done, long long total, const QString& message) {
@@ -106,7 +126,7 @@ void JobListWidget::setFinished(int jobId, JobState state, const QString& messag
     auto it = rows_.find(jobId);
     if (it == rows_.end()) return;
     it->state = state;
-    it->finishedMs = it->clock.elapsed();
+    it->finishedMs = it->clock.isValid() ? it->clock.elapsed() : -1;
     const int row = rowOf(jobId);
     if (auto* bar = progressBar(jobId)) {
         if (bar->maximum() == 0) bar->setRange(0, 1000);
@@ -126,7 +146,8 @@ void JobListWidget::setFinished(int jobId, JobState state, const QString& messag
 void JobListWidget::clearFinished() {
     for (int row = table_->rowCount() - 1; row >= 0; --row) {
         const int id = table_->item(row, kStage)->data(Qt::UserRole).toInt();
-        if (rows_.value(id).state != JobState::Running) {
+        const JobState state = rows_.value(id).state;
+        if (state != JobState::Running && state != JobState::Queued) {
             table_->removeRow(row);
             rows_.remove(id);
         }
@@ -177,6 +198,7 @@ void JobListWidget::refreshRow(int jobId) {
     const Row& r = rows_[jobId];
     const int row = rowOf(jobId);
     if (row < 0) return;
+    if (!r.clock.isValid()) return;  // never started: no time to show
     const qint64 elapsed = r.finishedMs >= 0 ? r.finishedMs : r.clock.elapsed();
     table_->item(row, kElapsed)->setText(formatDuration(elapsed));
     QString eta = QStringLiteral("–");

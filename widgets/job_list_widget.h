@@ -12,7 +12,7 @@ class QTimer;
 
 namespace dpmix::widgets {
 
-enum class JobState { Running, Succeeded, Failed, Cancelled };
+enum class JobState { Queued, Running, Succeeded, Failed, Cancelled };
 
 QString toDisplayString(JobState state);
 
@@ -29,10 +29,15 @@ class JobListWidget : public QWidget {
 public:
     explicit JobListWidget(QWidget* parent = nullptr);
 
+    /// A running job's row (the dock scrolls to it).
     void addJob(int jobId, const QString& stage);
+    /// A row for a job that waits its turn: status "Queued", its own Cancel, no clock yet.
+    void addQueuedJob(int jobId, const QString& stage);
+    /// Removes a row (a queued job that has started under another id).
+    void removeJob(int jobId);
     void setProgress(int jobId, long long done, long long total, const QString& message);
     void setFinished(int jobId, JobState state, const QString& message);
-    /// Removes finished rows (running jobs stay).
+    /// Removes finished rows (running and queued jobs stay).
     void clearFinished();
 
     int rowCount() const;
@@ -57,6 +62,7 @@ private:
     };
     void refreshTimes();
     void refreshRow(int jobId);
+    void insertRow(int jobId, const QString& stage, JobState state);
 
     QTableWidget* table_;
     QTimer* ticker_;

@@ -15,6 +15,7 @@
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
+#include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/study/study_controller.h"
 #include "engine/core/version.h"
 #include "widgets/budget_meter.h"
@@ -126,7 +127,15 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     connect(runner_, &JobRunner::started, this, &MainWindow::updateJobStatus);
     connect(runner_, &JobRunner::progressed, jobs_, &widgets::JobListWidget::setProgress);
     connect(runner_, &JobRunner::finished, this, &MainWindow::onJobFinished);
-    connect(jobs_, &widgets::JobListWidget::cancelRequested, runner_, &JobRunner::cancel);
+    queue_ = new StageQueue(runner_, jobs_, this);
+    connect(queue_, &StageQueue::logged, this, [this](const QString& line) {
+        appendLog(tr("Jobs: %1").arg(line));
+        updateJobStatus();
+    });
+    // A stage stores its results as it goes, so even a failed or cancelled one changes them.
+    connect(queue_, &StageQueue::stageEnded, this, [this] {
+        if (!currentFile_.isEmpty()) refreshProject();
+    });
     // The engine's study log arrives from the worker thread (queued by the auto connection).
     if (auto* engineRuns = dynamic_cast<EngineRunController*>(services_.runs))
         connect(engineRuns, &EngineRunController::logged, this, &MainWindow::appendLog);
@@ -267,7 +276,7 @@ void MainWindow::buildMenus() {
             [this] { runAction_->setEnabled(parameters_->runButton()->isEnabled()); });
     runActions_ = new RunActions(this, services_.runs);
     runActions_->addToMenus(file, quit, run);
-    run->addAction(tr("&Cancel all jobs"), this, [this] { runner_->cancelAll(); });
+    run->addAction(tr("&Cancel all jobs"), this, [this] { queue_->cancelAll(); });
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -315,7 +324,10 @@ bool MainWindow::calculationsIdle() const { return planRunner_->isIdle() && calc
 
 void MainWindow::updateJobStatus() {
     const int running = runner_->runningCount();
-    jobStatus_->setText(running == 0 ? tr("No jobs running") : tr("%n job(s) running", nullptr, running));
+    const int queued = queue_ ? queue_->queuedCount() : 0;
+    QString text = running == 0 ? tr("No jobs running") : tr("%n job(s) running", nullptr, running);
+    if (queued > 0) text += tr(", %n queued", nullptr, queued);
+    jobStatus_->setText(text);
 }
 
 void MainWindow::updateTitle() {
@@ -598,7 +610,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         return;
     }
     saveWindowState();
-    runner_->cancelAll();
+    queue_->cancelAll();
     runner_->waitForAll();  // stages poll their token at least once a second
     event->accept();
 }
@@ -632,35 +644,13 @@ void MainWindow::requestRun() {
 
 
 void MainWindow::startStages(const QList<StageJob>& stages) {
-    pendingStages_ += stages;
-    if (currentStageJob_ == 0) startNextStage();
+    queue_->enqueue(stages);
     statusBar()->showMessage(spentPrivacyNotice(), 15000);
-}
-
-void MainWindow::startNextStage() {
-    if (pendingStages_.isEmpty()) {
-        currentStageJob_ = 0;
-        return;
-    }
-    StageJob next = pendingStages_.takeFirst();
-    currentStageJob_ = runner_->start(next.stage, std::move(next.work));
 }
 
 void MainWindow::onJobFinished(int jobId, JobOutcome outcome, const QString& message) {
     jobs_->setFinished(jobId, toJobState(outcome), message);
     updateJobStatus();
-    if (jobId != currentStageJob_) return;
-    currentStageJob_ = 0;
-    // A stage stores its results as it goes, so even a failed or cancelled one changes them.
-    if (!currentFile_.isEmpty()) refreshProject();
-    if (outcome == JobOutcome::Succeeded) {
-        startNextStage();
-    } else {
-        // A failed or cancelled stage ends the run: later stages depend on its output.
-        if (!pendingStages_.isEmpty())
-            statusBar()->showMessage(tr("%n later stage(s) not started", nullptr, static_cast<int>(pendingStages_.size())), 8000);
-        pendingStages_.clear();
-    }
 }
 
 QStringList MainWindow::viewNames() { return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews; }

@@ -44,6 +44,7 @@ class SourcePreviewer;
 class StudyController;
 class StudyCreator;
 struct StageJob;
+class StageQueue;
 struct SpendPreview;
 struct PrivacyPlan;
 
@@ -106,8 +107,10 @@ public:
     QString saveTo(const QString& path);
     void newProject();
 
-    /// Starts the jobs of a run one after another (each when the previous one succeeded).
+    /// Queues the jobs of one request (a run, a sweep, an audit): they run one after another, each
+    /// when the previous one succeeded; other requests wait their turn and never share its fate.
     void startStages(const QList<StageJob>& stages);
+    StageQueue* stageQueue() const { return queue_; }
 
     /// Brings a part of the window to the front: "main", "calculator", "parameters", "jobs",
     /// and with a project open the result tabs "lambda", "ledger", "trajectory", "tradeoff",
@@ -146,7 +149,6 @@ private:
     void openWithDialog();
     void showAbout();
     void onJobFinished(int jobId, JobOutcome outcome, const QString& message);
-    void startNextStage();
     void populateTree();
     void rebuildResultTabs();
     void applyReadOnly();
@@ -169,8 +171,7 @@ private:
     QLabel* trustBanner_ = nullptr;
     QAction* exportReleaseAction_ = nullptr;
     QString currentFile_;
-    QList<StageJob> pendingStages_;
-    int currentStageJob_ = 0;
+    StageQueue* queue_ = nullptr;
     bool readOnly_ = false;
     std::optional<ProjectSnapshot> project_;
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)

@@ -59,6 +59,25 @@ private Q_SLOTS:
         QCOMPARE(list.rowOf(9), 0);
     }
 
+    void queuedRowsWaitWithTheirOwnCancelAndSurviveClearing() {
+        JobListWidget list;
+        list.addJob(1, "running");
+        list.addQueuedJob(-1, "waiting");
+        QCOMPARE(list.state(-1), JobState::Queued);
+        QCOMPARE(list.statusText(-1), QString("Queued"));
+        QCOMPARE(list.elapsedText(-1), QString("–"));  // no clock before it starts
+        QSignalSpy cancels(&list, &JobListWidget::cancelRequested);
+        list.cancelButton(-1)->click();
+        QCOMPARE(cancels.takeFirst().at(0).toInt(), -1);
+        list.setFinished(1, JobState::Succeeded, {});
+        list.clearFinished();  // the queued row stays, the finished one goes
+        QCOMPARE(list.rowCount(), 1);
+        QCOMPARE(list.rowOf(-1), 0);
+        list.removeJob(-1);  // it started under the runner's id
+        QCOMPARE(list.rowCount(), 0);
+        QCOMPARE(list.rowOf(-1), -1);
+    }
+
     void progressAfterFinishIsIgnored() {
         JobListWidget list;
         list.addJob(1, "stage");
