@@ -255,6 +255,17 @@ void ParameterPanel::setValues(const RunParameters& v) {
     applying_ = false;
 }
 
+void ParameterPanel::setEditable(bool editable) {
+    editable_ = editable;
+    // The whole ε and ρ controls (spin box and slider), then each field's editor.
+    for (QWidget* w : std::initializer_list<QWidget*>{epsilon_, rhoSlider_}) w->setEnabled(editable);
+    for (ParameterField f : {ParameterField::Delta, ParameterField::SensitiveCount, ParameterField::Rho,
+                             ParameterField::Seeds, ParameterField::Composition, ParameterField::Accountant,
+                             ParameterField::Reproducible, ParameterField::ClipNorm, ParameterField::BatchSize,
+                             ParameterField::LearningRate, ParameterField::Steps})
+        editorFor(f)->setEnabled(editable);
+}
+
 QWidget* ParameterPanel::editorFor(ParameterField field) const {
     switch (field) {
     case ParameterField::Epsilon: return epsilon_->spinBox();

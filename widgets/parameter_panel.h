@@ -55,6 +55,9 @@ public:
     QString privacySummary() const;
 
     void setRunEnabled(bool enabled);
+    /// false: every editor is locked (a project open read-only); the values stay readable.
+    void setEditable(bool editable);
+    bool isEditable() const { return editable_; }
     /// What n counts, from the study's unit of privacy: "examples" (default), "users", "patients".
     void setUnitName(const QString& plural);
     QString unitName() const { return unitName_; }
@@ -88,6 +91,7 @@ private:
 
     RunParameters values_;
     bool applying_ = false;
+    bool editable_ = true;
     LogSliderSpinBox* epsilon_;
     QLineEdit* delta_;
     QSpinBox* count_;

@@ -335,7 +335,7 @@ void MainWindow::updateTitle() {
     if (readOnly_) name += tr(" (read-only)");
     if (project_) name += QStringLiteral(" — ") + project_->trust.shortLabel;
     setWindowTitle(tr("%1[*] — dpmix workbench").arg(name));
-    setWindowModified(!document_->undoStack()->isClean());
+    setWindowModified(!readOnly_ && !document_->undoStack()->isClean());
 }
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
@@ -438,6 +438,7 @@ void MainWindow::refreshProject() {
 
 void MainWindow::applyReadOnly() {
     for (QAction* a : writeActions_) a->setEnabled(!readOnly_);
+    parameters_->setEditable(!readOnly_);  // nothing to edit, so nothing to save or to ask about
     if (readOnly_) {
         parameters_->setRunEnabled(false);
         runAction_->setEnabled(false);
@@ -596,7 +597,7 @@ bool MainWindow::saveWithDialog(bool forceDialog) {
 }
 
 bool MainWindow::maybeSave() {
-    if (document_->undoStack()->isClean()) return true;
+    if (readOnly_ || document_->undoStack()->isClean()) return true;  // read-only: nothing may be saved
     const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
                                              tr("The parameters have unsaved changes. Save them first?"),
                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);

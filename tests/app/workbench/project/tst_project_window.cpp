@@ -20,7 +20,16 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTreeWidget>
+#include <QUndoStack>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QDoubleSpinBox>
+#include <QSlider>
+#include <QComboBox>
 #include <QtTest>
+
+#include "widgets/log_slider_spin_box.h"
+#include "widgets/parameter_panel.h"
 
 #include <atomic>
 
@@ -133,6 +142,32 @@ private Q_SLOTS:
         QCOMPARE(study_.calls.load(), before);
         QVERIFY(w.saveTo(generated_.path).contains("read-only"));
         QVERIFY(runs_.planRun(w.document()->values()).error().message.find("read-only") != std::string::npos);
+    }
+
+    void readOnlyLocksEveryEditorAndNeverAsksToSave() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path, true), QString());
+        QTRY_VERIFY(w.calculationsIdle());
+        auto* panel = w.parameterPanel();
+        QVERIFY(!panel->isEditable());
+        for (QWidget* editor : std::initializer_list<QWidget*>{panel->epsilonEditor(), panel->deltaEditor(),
+                                                              panel->countEditor(), panel->rhoSlider(), panel->rhoEditor(),
+                                                              panel->seedsEditor(), panel->compositionEditor(),
+                                                              panel->accountantEditor(), panel->clipEditor(),
+                                                              panel->batchEditor(), panel->learningRateEditor(),
+                                                              panel->stepsEditor()})
+            QVERIFY2(!editor->isEnabled(), qPrintable(editor->objectName() + " " + editor->metaObject()->className()));
+        // Typing into a locked field changes nothing: no "*", and quitting closes without a prompt.
+        QTest::keyClicks(panel->seedsEditor(), "7");
+        QVERIFY(w.document()->undoStack()->isClean());
+        QVERIFY(!w.isWindowModified());
+        w.show();
+        QVERIFY(w.close());  // a Save/Discard/Cancel prompt would block here (and it used to cancel the quit)
+        // Opened for writing, the same panel is editable again.
+        MainWindow writable(services());
+        QCOMPARE(writable.openFile(generated_.path), QString());
+        QVERIFY(writable.parameterPanel()->isEditable());
+        QVERIFY(writable.parameterPanel()->seedsEditor()->isEnabled());
     }
 
     void newFromSpecMakesTheProjectNextToIt() {
