@@ -107,7 +107,15 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
 QString runLabel(const project::RunRecord& run) {
     QString text = QStringLiteral("#%1 %2").arg(run.id).arg(methodLabel(run.method));
     if (!run.task.empty()) text += QStringLiteral(" · ") + QString::fromStdString(run.task);
-    if (run.epsilon) text += QStringLiteral(" · ε = ") + number(*run.epsilon);
+    const auto method = methods::methodOfRun(run.method);
+    if (method && methods::traitsOf(*method).choice == methods::Choice::NonPrivate) {
+        // Its λ was chosen on sensitive data without DP: the run as a whole has no finite ε,
+        // whatever its fine-tuning spent.
+        text += run.epsilon ? QObject::tr(" · ε = ∞ (non-private λ; fine-tuned at ε = %1)").arg(number(*run.epsilon))
+                            : QObject::tr(" · ε = ∞ (non-private baseline)");
+    } else if (run.epsilon) {
+        text += QStringLiteral(" · ε = ") + number(*run.epsilon);
+    }
     if (run.method != "proxy") text += QObject::tr(" · seed %1").arg(run.seed);
     return text;
 }

@@ -157,6 +157,22 @@ private Q_SLOTS:
         QVERIFY(!view.table()->item(0, 9)->text().contains("audit"));
     }
 
+    void runLabelsSayWhenTheRunAsAWholeIsNotPrivate() {
+        // A baseline whose λ was chosen without DP has no finite ε, even when fine-tuned at ε = 1.
+        dpmix::project::RunRecord run;
+        run.id = 4;
+        run.method = "non-private-mixmin";
+        run.task = "ac";
+        run.epsilon = 1.0;
+        QCOMPARE(runLabel(run), QString("#4 Non-private MixMin (λ*) · ac · ε = ∞ (non-private λ; fine-tuned at ε = 1) · seed 0"));
+        run.epsilon.reset();
+        run.method = "random-search";
+        QVERIFY2(runLabel(run).contains("ε = ∞ (non-private baseline)"), qPrintable(runLabel(run)));
+        run.method = "dp-mixmin";
+        run.epsilon = 2.0;
+        QVERIFY2(runLabel(run).endsWith("· ac · ε = 2 · seed 0"), qPrintable(runLabel(run)));
+    }
+
     void verifyPassesOnACleanProject() {
         LedgerView view(snapshot_);
         QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
