@@ -3,6 +3,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/read_project_command.h"
+#include "engine/pipeline/training_audit_stage.h"
 #include "engine/project/project_budget.h"
 
 #include <nlohmann/json.hpp>
@@ -55,8 +56,15 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
                 return 1;
             }
             const auto integrity = checkIntegrity(project);
+            // What the stored audits say of the claims behind it (docs/AUDIT.md, "Verdicts").
+            auto verdicts = pipeline::projectClaimVerdicts(project);
+            if (!verdicts) {
+                std::cerr << "dpmix budget: " << verdicts.error().message << '\n';
+                return 1;
+            }
             if (json) {
                 auto out = budgetJson(project, *budget);
+                out["audit_verdicts"] = *verdicts;
                 out["hash_chain_ok"] = integrity.ok;
                 out["integrity"] = integrity.line;
                 std::cout << out.dump(2) << '\n';
@@ -64,6 +72,7 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
                 std::cout << project.path().string() << '\n'
                           << integrity.line << '\n'
                           << project::describeBudget(*budget);
+                for (const auto& line : *verdicts) std::cout << "  audit verdict: " << line << '\n';
             }
             return integrity.ok ? 0 : 1;
         });

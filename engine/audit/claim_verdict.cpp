@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 namespace dpmix::audit {
 namespace {
@@ -85,6 +86,25 @@ std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& e,
         e.mechanism != privacy::MechanismKind::SubsampledDirichlet)
         return std::nullopt;
     return v;
+}
+
+std::vector<std::string> claimVerdictLines(const std::vector<privacy::LedgerEntry>& entries,
+                                           const std::vector<StoredMechanismAudit>& audits) {
+    std::vector<std::string> lines;
+    std::vector<std::tuple<std::string, double, double>> seen;
+    for (const auto& e : entries) {
+        const auto v = entryVerdict(e, audits);
+        if (!v) continue;
+        const std::string mechanism = auditedMechanismOf(e);
+        bool repeat = false;
+        for (const auto& [m, eps, delta] : seen)
+            repeat = repeat || (m == mechanism && sameValue(eps, e.epsilon) && sameValue(delta, e.delta));
+        if (repeat) continue;
+        seen.emplace_back(mechanism, e.epsilon, e.delta);
+        lines.push_back((mechanism == "dirichlet" ? std::string("Dirichlet mechanism") : std::string("DP-SGD")) +
+                        " at ε = " + number(e.epsilon) + ", δ = " + number(e.delta) + ": " + describe(*v, e.epsilon));
+    }
+    return lines;
 }
 
 std::string describe(const ClaimVerdict& v, double claimedEpsilon) {

@@ -68,6 +68,11 @@ std::string auditedMechanismOf(const privacy::LedgerEntry& entry);
 std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& entry,
                                          const std::vector<StoredMechanismAudit>& audits);
 
+/// One line per distinct claim among `entries` that a verdict speaks to (entryVerdict), for a
+/// project's summary: "Dirichlet mechanism at ε = 1, δ = 1e-05: claim refuted by audit (…)".
+std::vector<std::string> claimVerdictLines(const std::vector<privacy::LedgerEntry>& entries,
+                                           const std::vector<StoredMechanismAudit>& audits);
+
 /// One line for a ledger view: "claim refuted by audit (ε_LB = 5.12 > ε = 4; audit run #7)",
 /// "claimed, not refuted (best ε_LB = 0.31 in 2 audits; audit run #5)", "claimed, not audited".
 std::string describe(const ClaimVerdict& verdict, double claimedEpsilon);

@@ -4,6 +4,7 @@
 #include "engine/pipeline/audit_records.h"
 #include "engine/pipeline/image_study.h"
 #include "engine/privacy/ledger.h"
+#include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
 
 #include <nlohmann/json.hpp>
@@ -315,6 +316,23 @@ Result<std::vector<audit::StoredMechanismAudit>> storedMechanismAudits(const pro
         for (auto& a : mechanismAuditsOf(*records)) out.push_back(std::move(a));
     }
     return out;
+}
+
+Result<std::vector<std::string>> projectClaimVerdicts(const project::ProjectFile& project) {
+    auto audits = storedMechanismAudits(project);
+    if (!audits) return audits.error();
+    auto runs = project.runs();
+    if (!runs) return runs.error();
+    std::vector<privacy::LedgerEntry> entries;
+    for (const auto& run : *runs) {
+        if (run.method == "audit") continue;
+        auto ledgers = project.ledgers(run.id);
+        if (!ledgers) return ledgers.error();
+        for (const auto& record : *ledgers)
+            if (auto ledger = privacy::ledgerFromJson(record.ledgerJson))
+                for (const auto& e : ledger->entries()) entries.push_back(e);
+    }
+    return audit::claimVerdictLines(entries, *audits);
 }
 
 }  // namespace dpmix::pipeline

@@ -67,6 +67,11 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
 /// claimed ε), for audit::claimVerdict. Records with damaged details are skipped.
 std::vector<audit::StoredMechanismAudit> mechanismAuditsOf(const std::vector<project::AuditRecord>& records);
 
+/// audit::claimVerdictLines for every ledger entry of the project's runs (audits aside), judged by
+/// its stored audits: what `dpmix budget` adds under "includes a mechanism whose guarantee is only
+/// claimed". Ledgers that do not parse are skipped (inspect and Verify report them).
+Result<std::vector<std::string>> projectClaimVerdicts(const project::ProjectFile& project);
+
 /// mechanismAuditsOf over every audit run of the project.
 Result<std::vector<audit::StoredMechanismAudit>> storedMechanismAudits(const project::ProjectFile& project);
 

@@ -1,6 +1,7 @@
 #include "app/workbench/project/project_snapshot.h"
 
 #include "app/workbench/views/pinned_baseline.h"
+#include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
 #include "engine/project/release_manifest.h"
 #include "engine/project/trust_verdict.h"
@@ -115,6 +116,15 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()), {},
                    QString::fromStdString(v->shortLabel())};
         s.trust.summary = trustSummary(*v, *file);
+        // What the stored audits say of the claims its releases rest on (docs/AUDIT.md, "Verdicts").
+        std::vector<privacy::LedgerEntry> entries;
+        for (const auto& r : s.runs)
+            if (r.run.method != "audit")
+                for (const auto& record : r.ledgers)
+                    if (auto ledger = privacy::ledgerFromJson(record.ledgerJson))
+                        entries.insert(entries.end(), ledger->entries().begin(), ledger->entries().end());
+        for (const auto& line : audit::claimVerdictLines(entries, mechanismAudits(s)))
+            s.trust.summary += QStringLiteral(" Audit verdict: %1.").arg(QString::fromStdString(line));
     } else {
         s.trust.headline = QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
         s.trust.shortLabel = QStringLiteral("trust verdict unavailable");

@@ -132,6 +132,19 @@ private Q_SLOTS:
         QVERIFY(audited.has_value());
         QCOMPARE(audited->status, ClaimStatus::NotRefuted);
     }
+
+    void summaryLinesNameEachClaimOnce() {
+        const auto a = dpmix::privacy::dirichletEntry("finetune", "B", 3.0, 0.3, 0.01, 100, kDelta);
+        auto b = a;  // the same claim in a second run
+        const auto other = dpmix::privacy::dirichletEntry("finetune", "B", 3.0, 0.6, 0.01, 100, kDelta);
+        const auto lines = claimVerdictLines({a, b, other}, {audit(5, "dirichlet", a.epsilon, 0, 0, 500)});
+        QCOMPARE(lines.size(), std::size_t(2));
+        QVERIFY2(QString::fromStdString(lines[0]).startsWith("Dirichlet mechanism at ε = ") &&
+                     QString::fromStdString(lines[0]).contains("claim refuted by audit"),
+                 lines[0].c_str());
+        QVERIFY2(QString::fromStdString(lines[1]).contains("claimed, not audited"), lines[1].c_str());
+        QVERIFY(claimVerdictLines({dpmix::privacy::nonPrivateEntry("audit", "A", "x")}, {}).empty());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestClaimVerdict)

@@ -112,6 +112,15 @@ private Q_SLOTS:
         const auto elsewhere = audit::claimVerdict("dirichlet", 0.5, 1e-5, audits);
         QCOMPARE(elsewhere.status, audit::ClaimStatus::NotAudited);
         QCOMPARE(audit::auditedMechanismOf(privacy::nonPrivateEntry("audit", "A", "x")), std::string());
+
+        // The project's summary names the claim of a fine-tuning run's Dirichlet entry once.
+        const long long finetuned = project.addRun({"uniform", "ab", 2.0, 0, "{}"}).value();
+        privacy::Ledger ledger;
+        ledger.record(entry);
+        (void)project.recordLedger(finetuned, ledger).value();
+        const auto lines = projectClaimVerdicts(project).value();
+        QCOMPARE(lines.size(), std::size_t(1));
+        QVERIFY2(lines[0].rfind("Dirichlet mechanism at ε = 2, δ = 1e-05: ", 0) == 0, lines[0].c_str());
     }
 
     void badOptionsChangeNothing() {

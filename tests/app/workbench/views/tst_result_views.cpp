@@ -152,6 +152,10 @@ private Q_SLOTS:
                                  QString::number(auditRun)),
                  qPrintable(cell));
         QVERIFY2(view.totalLabel()->text().contains("claim refuted by audit"), qPrintable(view.totalLabel()->text()));
+        // The trust banner's summary says it too, once per claim.
+        const QString summary = reload().trust.summary;
+        QVERIFY2(summary.contains("Audit verdict: Dirichlet mechanism at ε = 1, δ = 1e-05: claim refuted by audit"),
+                 qPrintable(summary));
         // A DP-SGD run of the generated project is not touched by a Dirichlet audit.
         QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
         QVERIFY(!view.table()->item(0, 9)->text().contains("audit"));
