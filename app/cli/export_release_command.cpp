@@ -5,6 +5,8 @@
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "engine/pipeline/training_audit_stage.h"
+#include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/release_export.h"
 #include "engine/project/trust_verdict.h"
@@ -18,6 +20,21 @@
 
 namespace dpmix::cli {
 namespace {
+
+// A run whose claim a stored audit refuted is not released, confirmed or not (docs/AUDIT.md).
+std::optional<std::string> refutedRun(const project::ProjectFile& project, const std::vector<long long>& runIds) {
+    auto audits = pipeline::storedMechanismAudits(project);
+    if (!audits) return audits.error().message;
+    for (const long long id : runIds) {
+        auto ledgers = project.ledgers(id);
+        if (!ledgers || ledgers->empty()) continue;  // exportRelease reports unknown runs and missing ledgers
+        auto ledger = privacy::ledgerFromJson(ledgers->back().ledgerJson);
+        if (!ledger) continue;
+        if (auto why = audit::refutedClaim(ledger->entries(), *audits))
+            return "run " + std::to_string(id) + " cannot be released as a DP result: " + *why;
+    }
+    return std::nullopt;
+}
 
 // "2,3,7" → {2, 3, 7}; an error names the piece that is not a run id.
 Result<std::vector<long long>> parseRunIds(const std::string& text) {
@@ -103,6 +120,7 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
         if (const auto integrity = checkIntegrity(*project); !integrity.ok)
             return fail(
                 args->projectPath + ": " + integrity.line + ": a release is only exported from an intact project", 1);
+        if (auto refuted = refutedRun(*project, options.runIds)) return fail(*refuted, 2);
         auto summary = project::exportRelease(*project, args->output, options);
         if (!summary) return fail(cliMessage(summary.error()), 2);
         const auto& m = summary->manifest;

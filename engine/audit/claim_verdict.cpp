@@ -107,6 +107,14 @@ std::vector<std::string> claimVerdictLines(const std::vector<privacy::LedgerEntr
     return lines;
 }
 
+std::optional<std::string> refutedClaim(const std::vector<privacy::LedgerEntry>& entries,
+                                        const std::vector<StoredMechanismAudit>& audits) {
+    for (const auto& e : entries)
+        if (const auto v = entryVerdict(e, audits); v && v->status == ClaimStatus::Refuted)
+            return "its " + e.stage + " mechanism: " + describe(*v, e.epsilon);
+    return std::nullopt;
+}
+
 std::string describe(const ClaimVerdict& v, double claimedEpsilon) {
     std::string text;
     switch (v.status) {

@@ -73,6 +73,12 @@ std::optional<ClaimVerdict> entryVerdict(const privacy::LedgerEntry& entry,
 std::vector<std::string> claimVerdictLines(const std::vector<privacy::LedgerEntry>& entries,
                                            const std::vector<StoredMechanismAudit>& audits);
 
+/// Why a run with this ledger cannot be released as a DP result: the first entry whose claim a
+/// stored audit refuted ("its finetune mechanism: claim refuted by audit (…)"); nothing when
+/// no claim is refuted. A refuted guarantee is known not to hold, so no confirmation lifts it.
+std::optional<std::string> refutedClaim(const std::vector<privacy::LedgerEntry>& entries,
+                                        const std::vector<StoredMechanismAudit>& audits);
+
 /// One line for a ledger view: "claim refuted by audit (ε_LB = 5.12 > ε = 4; audit run #7)",
 /// "claimed, not refuted (best ε_LB = 0.31 in 2 audits; audit run #5)", "claimed, not audited".
 std::string describe(const ClaimVerdict& verdict, double claimedEpsilon);

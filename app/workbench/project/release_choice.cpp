@@ -7,6 +7,7 @@ namespace dpmix::workbench {
 
 std::vector<ReleaseCandidate> releaseCandidates(const ProjectSnapshot& project) {
     std::vector<ReleaseCandidate> out;
+    const auto audits = mechanismAudits(project);
     for (const auto& r : project.runs) {
         ReleaseCandidate c;
         c.runId = r.run.id;
@@ -30,6 +31,13 @@ std::vector<ReleaseCandidate> releaseCandidates(const ProjectSnapshot& project) 
         c.needsReason = c.releasable && plain.has_value();
         if (confirmed) c.why = QString::fromStdString(*confirmed);
         else if (plain) c.why = QStringLiteral("its guarantee is only claimed by its authors (not established): a reason is recorded");
+        // A claim an audit refuted is known not to hold: no reason makes it a DP release.
+        if (ledger && c.releasable)
+            if (auto refuted = audit::refutedClaim(ledger->entries(), audits)) {
+                c.releasable = false;
+                c.needsReason = false;
+                c.why = QString::fromStdString(*refuted);
+            }
         out.push_back(c);
     }
     return out;

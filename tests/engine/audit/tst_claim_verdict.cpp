@@ -145,6 +145,15 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(lines[1]).contains("claimed, not audited"), lines[1].c_str());
         QVERIFY(claimVerdictLines({dpmix::privacy::nonPrivateEntry("audit", "A", "x")}, {}).empty());
     }
+
+    void onlyARefutedClaimBlocksARelease() {
+        const auto e = dpmix::privacy::dirichletEntry("finetune", "B", 3.0, 0.3, 0.01, 100, kDelta);
+        QVERIFY(!refutedClaim({e}, {}));  // claimed, not audited: a confirmed reason may release it
+        QVERIFY(!refutedClaim({e}, {audit(1, "dirichlet", e.epsilon, 250, 250, 500)}));  // not refuted
+        const auto why = refutedClaim({e}, {audit(6, "dirichlet", e.epsilon, 0, 0, 500)});
+        QVERIFY(why.has_value());
+        QVERIFY2(why->rfind("its finetune mechanism: claim refuted by audit (ε_LB = 4.91 > ε = ", 0) == 0, why->c_str());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestClaimVerdict)

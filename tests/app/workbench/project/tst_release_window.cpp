@@ -5,6 +5,9 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/project/release_dialog.h"
+#include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/ledger.h"
+#include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
 
 #include <QAction>
@@ -95,6 +98,52 @@ private Q_SLOTS:
         QCOMPARE(dialog.options().runIds.size(), std::size_t(1));
         dialog.targetEdit()->clear();
         QVERIFY(!dialog.canAccept());
+    }
+
+    void aRunWhoseClaimAnAuditRefutedIsNotOffered() {
+        const QString copy = dir_.path() + "/dirichlet.dpmix";
+        (void)testing::generateProject(copy);
+        long long run = 0;
+        {
+            auto file = dpmix::project::ProjectFile::open(copy.toStdString()).value();
+            const double r = dpmix::privacy::calibrateDirichletR(1.0, 1e-5, 3.0, 0.01, 100).value().r;
+            run = file.addRun({"uniform", "ac", 1.0, 0, "{}"}).value();
+            (void)file.setRunStatus(run, dpmix::project::RunStatus::Running).value();
+            dpmix::privacy::Ledger ledger;
+            ledger.record(dpmix::privacy::dirichletEntry("finetune", "train", 3.0, r, 0.01, 100, 1e-5));
+            (void)file.recordLedger(run, ledger).value();
+            (void)file.setRunStatus(run, dpmix::project::RunStatus::Done).value();
+        }
+        auto itemOf = [&](const ReleaseDialog& dialog) -> QTreeWidgetItem* {
+            for (int i = 0; i < dialog.runList()->topLevelItemCount(); ++i)
+                if (dialog.runList()->topLevelItem(i)->text(0).startsWith(QStringLiteral("Run %1:").arg(run)))
+                    return dialog.runList()->topLevelItem(i);
+            return nullptr;
+        };
+        {
+            // Claimed, not audited: offered, with a reason to record.
+            MainWindow w(services());
+            QCOMPARE(w.openFile(copy), QString());
+            ReleaseDialog dialog(*w.project());
+            QTreeWidgetItem* item = itemOf(dialog);
+            QVERIFY(item && (item->flags() & Qt::ItemIsUserCheckable));
+        }
+        {
+            auto file = dpmix::project::ProjectFile::open(copy.toStdString()).value();
+            const long long audit = file.addRun({"audit", "ac", 1.0, 0, "{}"}).value();
+            (void)file.addAudit({audit, "finetune-dirichlet-large-norm", {0, 0, 500, 500}, 1e-5, 0.95, 4.9,
+                                 R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
+                .value();
+        }
+        // Refuted: never offered, whatever reason one would give.
+        MainWindow w(services());
+        QCOMPARE(w.openFile(copy), QString());
+        ReleaseDialog dialog(*w.project());
+        QTreeWidgetItem* item = itemOf(dialog);
+        QVERIFY(item);
+        QVERIFY(!(item->flags() & Qt::ItemIsUserCheckable));
+        QVERIFY2(item->text(1).contains("its finetune mechanism: claim refuted by audit (ε_LB = 4.91 > ε = 1"),
+                 qPrintable(item->text(1)));
     }
 
     void theReleaseOpensReadOnlyWithItsVerdict() {
