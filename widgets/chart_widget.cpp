@@ -2,7 +2,9 @@
 
 #include "widgets/qcp.h"
 
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenu>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -69,8 +71,15 @@ void ChartWidget::showContextMenu(const QPoint& pos) {
 }
 
 void ChartWidget::exportWithDialog(ExportFormat format) {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QString(), exportFilter(format));
-    if (!path.isEmpty()) exportTo(path, format);
+    // Proposes <export name>.<suffix> in the last folder used, and writes the chosen format's
+    // suffix when the typed name lacks it (a dialog's filter does not add it on every platform).
+    static QString lastFolder = QDir::homePath();
+    const QString proposed = QDir(lastFolder).filePath(withFormatSuffix(exportName_, format));
+    const QString chosen = QFileDialog::getSaveFileName(this, tr("Export plot"), proposed, exportFilter(format));
+    if (chosen.isEmpty()) return;
+    const QString path = withFormatSuffix(chosen, format);
+    lastFolder = QFileInfo(path).absolutePath();
+    exportTo(path, format);
 }
 
 void ChartWidget::onMouseMove(QMouseEvent* event) {

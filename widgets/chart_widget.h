@@ -23,6 +23,9 @@ public:
     void setAxisLabels(const QString& x, const QString& y);
     /// Where the legend sits inside the plot (default top right), e.g. Qt::AlignBottom | Qt::AlignRight.
     void setLegendCorner(Qt::Alignment corner);
+    /// The file name the export dialog proposes, without suffix (e.g. "fashion-mnist-lambda").
+    void setExportName(const QString& name) { exportName_ = name; }
+    QString exportName() const { return exportName_; }
 
     /// The numbers currently plotted (what Export CSV writes).
     virtual PlotTable plottedTable() const = 0;
@@ -48,6 +51,7 @@ protected:
     QString title() const { return title_; }
 
 private:
+    QString exportName_ = QStringLiteral("plot");
     void showContextMenu(const QPoint& pos);
     void exportWithDialog(ExportFormat format);
     void onMouseMove(QMouseEvent* event);

@@ -19,6 +19,13 @@ bool exportFormatFromPath(const QString& path, ExportFormat& out) {
     return true;
 }
 
+QString withFormatSuffix(const QString& path, ExportFormat format) {
+    ExportFormat asked{};
+    if (exportFormatFromPath(path, asked) && asked == format) return path;
+    static const char* const suffixes[] = {"png", "pdf", "svg", "csv"};
+    return path + QLatin1Char('.') + QLatin1String(suffixes[static_cast<int>(format)]);
+}
+
 QString exportFilter(ExportFormat format) {
     switch (format) {
     case ExportFormat::Png: return QStringLiteral("PNG image, 2x (*.png)");

@@ -13,6 +13,10 @@ enum class ExportFormat { Png, Pdf, Svg, Csv };
 /// The format a file name asks for by its suffix (case-insensitive); false if none matches.
 bool exportFormatFromPath(const QString& path, ExportFormat& out);
 
+/// `path` with the format's suffix appended unless it already ends in it (case-insensitive):
+/// "lambda" → "lambda.png", "a.PNG" stays, "plot.v2" → "plot.v2.png".
+QString withFormatSuffix(const QString& path, ExportFormat format);
+
 /// File-dialog filter for one format, e.g. "PNG image (*.png)".
 QString exportFilter(ExportFormat format);
 

@@ -19,6 +19,7 @@
 #include "app/workbench/study/study_controller.h"
 #include "engine/core/version.h"
 #include "widgets/budget_meter.h"
+#include "widgets/chart_widget.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/parameter_panel.h"
 #include "widgets/privacy_calculator_panel.h"
@@ -351,6 +352,7 @@ void MainWindow::rememberRecent(const QString& path) {
 
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
+    recentMenu_->setToolTipsVisible(true);  // the full path of each file, on hover
     const QStringList files = recentFiles();
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
@@ -361,6 +363,7 @@ void MainWindow::rebuildRecentMenu() {
                                                          QMessageBox::warning(this, tr("Open project"), e);
                                                  });
         action->setToolTip(path);
+        action->setStatusTip(path);
     }
     if (files.isEmpty()) recentMenu_->addAction(tr("(no recent projects)"))->setEnabled(false);
     else {
@@ -535,8 +538,19 @@ void MainWindow::rebuildResultTabs() {
                                                    {new PerplexityView(*project_), tr("Perplexity")},
                                                    {new AuditView(*project_), tr("Audit")},
                                                    {new KScalingView(*project_), tr("k-scaling")}};
+    const QString study = QFileInfo(project_->path).completeBaseName();
     for (int i = 0; i < pages.size(); ++i) {
         pages[i].first->setObjectName(kResultViews[i] + "View");
+        // Exports propose "<study>-<view>.<suffix>" and say where they went (or why not).
+        for (auto* chart : pages[i].first->findChildren<widgets::ChartWidget*>()) {
+            chart->setExportName(study + QLatin1Char('-') + kResultViews[i]);
+            connect(chart, &widgets::ChartWidget::exported, this,
+                    [this](const QString& path) { statusBar()->showMessage(tr("Plot saved to %1").arg(path), 10000); });
+            connect(chart, &widgets::ChartWidget::exportFailed, this, [this](const QString& message) {
+                statusBar()->showMessage(message, 15000);
+                QMessageBox::warning(this, tr("Export plot"), message);
+            });
+        }
         const int index = tabs_->addTab(pages[i].first, pages[i].second);
         tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
         resultTabs_ << pages[i].first;

@@ -181,6 +181,14 @@ private Q_SLOTS:
         QVERIFY(exportFormatFromPath("x.csv", f) && f == ExportFormat::Csv);
         QVERIFY(!exportFormatFromPath("x.jpeg", f));
     }
+
+    void theChosenFormatsSuffixIsNeverLost() {
+        QCOMPARE(withFormatSuffix("study-lambda", ExportFormat::Png), QString("study-lambda.png"));
+        QCOMPARE(withFormatSuffix("/tmp/a.PNG", ExportFormat::Png), QString("/tmp/a.PNG"));
+        QCOMPARE(withFormatSuffix("/tmp/plot.v2", ExportFormat::Pdf), QString("/tmp/plot.v2.pdf"));
+        QCOMPARE(withFormatSuffix("/tmp/table.png", ExportFormat::Csv), QString("/tmp/table.png.csv"));
+        QCOMPARE(withFormatSuffix("x.svg", ExportFormat::Svg), QString("x.svg"));
+    }
 };
 
 QTEST_MAIN(TstChartExport)

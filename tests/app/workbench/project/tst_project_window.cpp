@@ -26,8 +26,11 @@
 #include <QDoubleSpinBox>
 #include <QSlider>
 #include <QComboBox>
+#include <QStatusBar>
+#include <QFileInfo>
 #include <QtTest>
 
+#include "widgets/chart_widget.h"
 #include "widgets/log_slider_spin_box.h"
 #include "widgets/parameter_panel.h"
 
@@ -142,6 +145,21 @@ private Q_SLOTS:
         QCOMPARE(study_.calls.load(), before);
         QVERIFY(w.saveTo(generated_.path).contains("read-only"));
         QVERIFY(runs_.planRun(w.document()->values()).error().message.find("read-only") != std::string::npos);
+    }
+
+    void plotExportsProposeTheStudyAndViewAndSayWhereTheyWent() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        QVERIFY(w.showView("lambda"));
+        auto* view = w.findChild<QWidget*>("lambdaView");
+        QVERIFY(view);
+        auto* chart = view->findChild<dpmix::widgets::ChartWidget*>();
+        QVERIFY(chart);
+        QCOMPARE(chart->exportName(), QFileInfo(generated_.path).completeBaseName() + "-lambda");
+        const QString path = dir_.path() + "/exported.png";
+        QCOMPARE(chart->exportTo(path, dpmix::widgets::ExportFormat::Png), QString());
+        QVERIFY2(w.statusBar()->currentMessage().contains("Plot saved to " + path),
+                 qPrintable(w.statusBar()->currentMessage()));
     }
 
     void readOnlyLocksEveryEditorAndNeverAsksToSave() {
