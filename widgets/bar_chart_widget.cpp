@@ -134,10 +134,8 @@ void BarChartWidget::rescaleToData() {
         hi = std::max(hi, r.value);
     }
     if (hi <= lo) hi = lo + 1.0;
-    const double pad = 0.08 * (hi - lo);
-    // Headroom above the tallest bar for the legend (inset at the top), one line per series.
-    const double legendRoom = 0.08 * static_cast<double>(data_.series.size() + data_.references.size()) * (hi - lo);
-    plot()->yAxis->setRange(lo < data_.axisFloor ? lo - pad : data_.axisFloor, hi + pad + legendRoom);
+    const double pad = 0.08 * (hi - lo);  // the legend sits beside the axes: only room for value labels
+    setValueRange(lo < data_.axisFloor ? lo - pad : data_.axisFloor, hi + pad);
     plot()->replot();
 }
 

@@ -22,6 +22,21 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     plot_->legend->setVisible(true);
     plot_->legend->setBrush(QColor(255, 255, 255, 220));
     plot_->legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    // The legend gets a column of its own right of the axes, so it never covers a bar or a line:
+    // the legend in one row and an empty element taking the rest of the height in the other.
+    // Axes and legend share one cell of the plot's layout, so a title added above spans both.
+    legendColumn_ = new QCPLayoutGrid;
+    QCPAxisRect* axes = plot_->axisRect();
+    plot_->plotLayout()->take(axes);
+    plot_->plotLayout()->simplify();
+    auto* body = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(0, 0, body);
+    body->addElement(0, 0, axes);
+    body->addElement(0, 1, legendColumn_);
+    body->setColumnStretchFactor(1, 0.001);
+    axes->insetLayout()->take(plot_->legend);
+    legendSpacer_ = new QCPLayoutElement(plot_);
+    placeLegend(Qt::AlignTop);
     connect(plot_, &QWidget::customContextMenuRequested, this, &ChartWidget::showContextMenu);
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartWidget::onMouseMove);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { rescaleToData(); });
@@ -48,8 +63,31 @@ void ChartWidget::setAxisLabels(const QString& x, const QString& y) {
 }
 
 void ChartWidget::setLegendCorner(Qt::Alignment corner) {
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, corner);
+    placeLegend(corner & Qt::AlignBottom ? Qt::AlignBottom : Qt::AlignTop);
     plot_->replot();
+}
+
+void ChartWidget::placeLegend(Qt::Alignment vertical) {
+    legendColumn_->take(plot_->legend);
+    legendColumn_->take(legendSpacer_);
+    legendColumn_->simplify();
+    const bool top = vertical != Qt::AlignBottom;
+    legendColumn_->addElement(0, 0, top ? static_cast<QCPLayoutElement*>(plot_->legend) : legendSpacer_);
+    legendColumn_->addElement(1, 0, top ? legendSpacer_ : static_cast<QCPLayoutElement*>(plot_->legend));
+    legendColumn_->setRowStretchFactor(top ? 0 : 1, 0.001);
+    legendColumn_->setRowStretchFactor(top ? 1 : 0, 1.0);
+}
+
+void ChartWidget::setValueRange(double lo, double hi) {
+    if (domain_) {
+        lo = std::max(lo, domain_->lo);
+        hi = std::min(hi, domain_->hi);
+        if (!(hi > lo)) {
+            lo = domain_->lo;
+            hi = domain_->hi;
+        }
+    }
+    plot_->yAxis->setRange(lo, hi);
 }
 
 QString ChartWidget::exportTo(const QString& path, ExportFormat format, const ExportSize& size) {

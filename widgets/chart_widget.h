@@ -6,7 +6,11 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QCustomPlot;
+class QCPLayoutElement;
+class QCPLayoutGrid;
 class QCPTextElement;
 class QMouseEvent;
 
@@ -21,8 +25,17 @@ public:
 
     void setTitle(const QString& title);
     void setAxisLabels(const QString& x, const QString& y);
-    /// Where the legend sits inside the plot (default top right), e.g. Qt::AlignBottom | Qt::AlignRight.
+    /// Where the legend sits in its column right of the data (default: top), e.g. Qt::AlignBottom.
+    /// The legend never covers the data.
     void setLegendCorner(Qt::Alignment corner);
+    /// The range the value axis may show (e.g. [0, 1] for AUC, cosine or λ): zoom and padding
+    /// stay inside it. Unset: whatever the data needs.
+    void setValueDomain(double lo, double hi) { domain_ = ValueDomain{lo, hi}; }
+    void clearValueDomain() { domain_.reset(); }
+    struct ValueDomain {
+        double lo, hi;
+    };
+    std::optional<ValueDomain> valueDomain() const { return domain_; }
     /// The file name the export dialog proposes, without suffix (e.g. "fashion-mnist-lambda").
     void setExportName(const QString& name) { exportName_ = name; }
     QString exportName() const { return exportName_; }
@@ -50,8 +63,16 @@ protected:
     virtual QString tooltipAt(const QPointF& pos) const = 0;
     QString title() const { return title_; }
 
+protected:
+    /// Sets the value (y) axis to [lo, hi] clamped to the domain (when set).
+    void setValueRange(double lo, double hi);
+
 private:
     QString exportName_ = QStringLiteral("plot");
+    std::optional<ValueDomain> domain_;
+    QCPLayoutGrid* legendColumn_ = nullptr;     // right of the axes: the legend and a spacer
+    QCPLayoutElement* legendSpacer_ = nullptr;
+    void placeLegend(Qt::Alignment vertical);
     void showContextMenu(const QPoint& pos);
     void exportWithDialog(ExportFormat format);
     void onMouseMove(QMouseEvent* event);

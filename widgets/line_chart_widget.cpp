@@ -1,5 +1,7 @@
 #include "widgets/line_chart_widget.h"
 
+#include <limits>
+
 #include "widgets/chart_palette.h"
 #include "widgets/qcp.h"
 
@@ -72,10 +74,39 @@ QString LineChartWidget::setLogarithmicY(bool on) {
     return {};
 }
 
+QString LineChartWidget::setLogarithmicX(bool on) {
+    if (on && !logX_)
+        for (const LineSeries& line : series_)
+            for (double x : line.x)
+                if (!(x > 0.0))
+                    return QStringLiteral("series \"%1\": x = %2 cannot be shown on a logarithmic axis")
+                        .arg(line.name, formatExact(x));
+    logX_ = on;
+    QCPAxis* x = plot()->xAxis;
+    if (on) {
+        x->setScaleType(QCPAxis::stLogarithmic);
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(2);  // privacy budgets are swept by doubling: 0.25, 0.5, 1, 2, 4, 8
+        x->setTicker(ticker);
+        x->setNumberFormat("g");
+    } else {
+        x->setScaleType(QCPAxis::stLinear);
+        x->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+    rescaleToData();
+    return {};
+}
+
 QString LineChartWidget::setSeries(const QList<LineSeries>& series) {
     if (QString error = validateLineSeries(series); !error.isEmpty()) return error;
     if (logY_)
         if (QString error = nonPositiveValue(series); !error.isEmpty()) return error;
+    if (logX_)
+        for (const LineSeries& line : series)
+            for (double x : line.x)
+                if (!(x > 0.0))
+                    return QStringLiteral("series \"%1\": x = %2 cannot be shown on a logarithmic axis")
+                        .arg(line.name, formatExact(x));
     series_ = series;
     plot()->clearGraphs();
     meanGraphs_.clear();
@@ -114,17 +145,27 @@ void LineChartWidget::rescaleToData() {
     // A little headroom so the band's edge is not drawn on the frame.
     const QCPRange y = plot()->yAxis->range();
     if (logY_) {
-        plot()->yAxis->setRange(y.lower / 1.15, y.upper * 1.15);  // multiplicative headroom
+        setValueRange(y.lower / 1.15, y.upper * 1.15);  // multiplicative headroom
     } else {
         const double pad = y.size() > 0 ? 0.05 * y.size() : 1.0;
-        plot()->yAxis->setRange(y.lower - pad, y.upper + pad);
+        setValueRange(y.lower - pad, y.upper + pad);
     }
     const QCPRange x = plot()->xAxis->range();
-    if (x.size() <= 0) {
+    if (logX_) {
+        // From the data (QCustomPlot widens a zero-size log range by decades): markers off the
+        // frame, and a single x value gets a factor of two on each side.
+        double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+        for (const LineSeries& line : series_)
+            for (double v : line.x) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        if (hi > 0.0) {
+            const double factor = hi > lo * 1.01 ? 1.25 : 2.0;
+            plot()->xAxis->setRange(lo / factor, hi * factor);
+        }
+    } else if (x.size() <= 0) {
         plot()->xAxis->setRange(x.lower - 1.0, x.upper + 1.0);  // one x value: centre it
-    } else if (series_.size() > 6) {
-        // A long legend sits in the top-right corner: leave it room beside the lines.
-        plot()->xAxis->setRange(x.lower, x.upper + 0.5 * x.size());
     } else if (series_.size() > 0 && meanGraphs_.first()->dataCount() <= 12) {
         plot()->xAxis->setRange(x.lower - 0.04 * x.size(), x.upper + 0.04 * x.size());  // markers off the frame
     }

@@ -37,6 +37,10 @@ public:
     /// reason, when the current data has a value <= 0; the plot is then unchanged.
     QString setLogarithmicY(bool on);
     bool logarithmicY() const { return logY_; }
+    /// A logarithmic x axis with ticks at powers of two (e.g. ε swept 0.25 … 8). Refused, with
+    /// the reason, when an x value is <= 0.
+    QString setLogarithmicX(bool on);
+    bool logarithmicX() const { return logX_; }
     const QList<LineSeries>& series() const { return series_; }
 
     PlotTable plottedTable() const override;
@@ -49,6 +53,7 @@ private:
     QList<LineSeries> series_;
     QList<QCPGraph*> meanGraphs_;
     bool logY_ = false;
+    bool logX_ = false;
 };
 
 }  // namespace dpmix::widgets

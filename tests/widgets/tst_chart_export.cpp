@@ -182,6 +182,36 @@ private Q_SLOTS:
         QVERIFY(!exportFormatFromPath("x.jpeg", f));
     }
 
+    void axesStayInTheirMetricsDomainAndTheLegendBesideThem() {
+        // AUCs near 1 with error bars and a four-line legend: the axis used to reach 1.15.
+        BarChartWidget bars;
+        bars.resize(640, 400);
+        bars.setValueDomain(0.0, 1.0);
+        BarChartData d;
+        d.categories = {"a", "b"};
+        d.axisFloor = 0.5;
+        for (const char* name : {"DP-MixMin", "Uniform", "λ*", "Random Init"})
+            d.series.append({name, {0.97, 0.99}, {0.02, 0.03}, {}});
+        QCOMPARE(bars.setData(d), QString());
+        QCOMPARE(bars.plot()->yAxis->range().upper, 1.0);
+        QVERIFY(bars.plot()->yAxis->range().lower >= 0.5 - 1e-12);
+        bars.plot()->replot();
+        // The legend has a column of its own: it does not overlap the axes' rectangle.
+        QVERIFY(!bars.plot()->legend->outerRect().intersects(bars.plot()->axisRect()->rect()));
+
+        // ε on a logarithmic axis: positive only, one value centred with a factor of two around it.
+        LineChartWidget lines;
+        QCOMPARE(lines.setLogarithmicX(true), QString());
+        QCOMPARE(lines.setSeries({{"DP-MixMin", {1.0}, {0.9}, {}, {}}}), QString());
+        DPMIX_COMPARE_NEAR(lines.plot()->xAxis->range().lower, 0.5, 1e-12);
+        DPMIX_COMPARE_NEAR(lines.plot()->xAxis->range().upper, 2.0, 1e-12);
+        QVERIFY(lines.setSeries({{"bad", {0.0, 1.0}, {0.5, 0.6}, {}, {}}}).contains("logarithmic"));
+        lines.setValueDomain(0.0, 1.0);  // a cosine
+        QCOMPARE(lines.setSeries({{"DP-MixMin", {0.25, 1.0, 8.0}, {0.4, 0.9, 0.99}, {}, {}}}), QString());
+        QVERIFY(lines.plot()->yAxis->range().upper <= 1.0);
+        QVERIFY(lines.plot()->yAxis->range().lower >= 0.0);
+    }
+
     void theChosenFormatsSuffixIsNeverLost() {
         QCOMPARE(withFormatSuffix("study-lambda", ExportFormat::Png), QString("study-lambda.png"));
         QCOMPARE(withFormatSuffix("/tmp/a.PNG", ExportFormat::Png), QString("/tmp/a.PNG"));

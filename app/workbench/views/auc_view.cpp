@@ -190,6 +190,9 @@ void AucView::refresh() {
         return;
     }
     showChart();
+    // AUC lives in [0, 1]; a gain in % has no fixed range.
+    if (wantGain) chart_->clearValueDomain();
+    else chart_->setValueDomain(0.0, 1.0);
     chart_->setTitle(result.title);
     chart_->setAxisLabels(tr("sensitive task"),
                           wantGain ? tr("gain over Random Init (%)") : tr("test AUC (axis from 0.5 = chance)"));

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <map>
 
+#include <limits>
+
 namespace dpmix::workbench {
 namespace {
 
@@ -147,6 +149,7 @@ AuditView::AuditView(ProjectSnapshot project, QWidget* parent)
     label->setVisible(epsilons_.size() > 1);
     epsilon_->setVisible(epsilons_.size() > 1);
     chart_->setAxisLabels(tr("sensitive task"), tr("empirical ε lower bound ε_LB"));
+    chart_->setValueDomain(0.0, std::numeric_limits<double>::infinity());  // ε_LB >= 0
     setChart(chart_);
     connect(epsilon_, &QComboBox::currentIndexChanged, this, &AuditView::refresh);
     refresh();

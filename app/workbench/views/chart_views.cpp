@@ -38,6 +38,7 @@ LambdaView::LambdaView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::BarChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("mixture component"), tr("weight λ_j"));
+    chart_->setValueDomain(0.0, 1.0);  // weights on the simplex
     // Start on the first (task, ε) with several DP runs (usually the spec's ε over its seeds).
     int start = 0, most = -1;
     for (const auto& s : lambdaSelections(project_)) {
@@ -67,6 +68,7 @@ TrajectoryView::TrajectoryView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("DP run:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("EG step"), tr("weight λ_j"));
+    chart_->setValueDomain(0.0, 1.0);
     for (const RunResults* r : trajectoryRuns(project_)) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &TrajectoryView::showRun);
     if (selector_->count() == 0) showNote(note_, tr("No DP-MixMin run has stored its λ iterates yet."));
@@ -84,8 +86,9 @@ TradeoffView::TradeoffView(ProjectSnapshot project, QWidget* parent)
     : QWidget(parent), project_(std::move(project)), selector_(new QComboBox), note_(new QLabel),
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
-    chart_->setAxisLabels(tr("privacy budget ε"), tr("cosine similarity to λ*"));
-    chart_->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);  // DP-MixMin climbs towards 1 at the top
+    chart_->setAxisLabels(tr("privacy budget ε (log scale)"), tr("cosine similarity to λ*"));
+    chart_->setValueDomain(0.0, 1.0);  // λ ≥ 0, so the cosine of two weight vectors is in [0, 1]
+    chart_->setLogarithmicX(true);      // ε > 0, swept by factors (0.25 … 8)
     selector_->addItem(tr("All tasks"));
     for (const auto& t : project_.taskNames())
         selector_->addItem(t.empty() ? tr("(single task)") : QString::fromStdString(t));
