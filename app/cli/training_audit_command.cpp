@@ -24,8 +24,6 @@ int badInput(const std::string& message) {
     return 2;
 }
 
-Result<long long> integerFlag(const std::string& text, const std::string& flag) { return parseInteger(text, flag); }
-
 Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliArgs& a) {
     pipeline::TrainingAuditStageOptions o;
     o.task = a.task;
@@ -48,7 +46,7 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
                                 IntegerFlag{a.examples.empty() ? automatic : a.examples, "--examples", examples},
                                 IntegerFlag{a.steps, "--steps", steps},
                                 IntegerFlag{a.batch.empty() ? automatic : a.batch, "--batch", batch}}) {
-        auto v = integerFlag(f.text, f.flag);
+        auto v = parseInteger(f.text, f.flag);
         if (!v) return v.error();
         f.out = *v;
     }

@@ -51,11 +51,16 @@ std::size_t naturalCanaryExample(const RhoSplit& split, std::uint64_t seed) {
     return split.b[audit::deriveSeed(seed, kNaturalCanaryStream, 0) % split.b.size()];
 }
 
-Status checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& o) {
+Status checkAuditedTask(const project::ProjectFile& project, const std::string& task) {
     const auto tasks = knownTasks(project);
-    if (o.task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
-    if (std::find(tasks.begin(), tasks.end(), o.task) == tasks.end())
-        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(tasks), "task"};
+    if (task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
+    if (std::find(tasks.begin(), tasks.end(), task) == tasks.end())
+        return Error{"task: unknown task '" + task + "': expected one of " + joined(tasks), "task"};
+    return std::nullopt;
+}
+
+Status checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& o) {
+    if (auto e = checkAuditedTask(project, o.task)) return e;
     if (o.runs < 2)
         return Error{"runs = " + std::to_string(o.runs) +
                      " is out of range: expected an integer >= 2 (runs per world, half select and half evaluate)", "runs"};

@@ -41,6 +41,10 @@ struct AuditStageOptions {
     long long canaryExamples = 1;
 };
 
+/// The task must be one of the spec's sensitive tasks (or its sensitive source's labels); the
+/// message lists them. Shared by the mixture and the training audit.
+Status checkAuditedTask(const project::ProjectFile& project, const std::string& task);
+
 /// Checks the values (runs >= 2, ε finite > 0) and that the task exists in the project's spec
 /// (or its sensitive source's labels). Messages name the flag: --task, --runs, --epsilon.
 Status checkAuditStageOptions(const project::ProjectFile& project, const AuditStageOptions& options);

@@ -2,6 +2,7 @@
 
 #include "engine/audit/parallel_runs.h"
 #include "engine/pipeline/audit_records.h"
+#include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/image_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
@@ -212,23 +213,14 @@ Status checkTrainingAuditValues(const TrainingAuditStageOptions& o) {
 
 Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const TrainingAuditStageOptions& o) {
     if (auto e = checkTrainingAuditValues(o)) return e;
-    std::vector<std::string> tasks;
-    for (const auto& t : project.spec().sensitiveTasks) tasks.push_back(t.name);
     auto sources = project.sources();
     if (!sources) return sources.error();
     for (const auto& s : *sources)
-        if (s.role == "sensitive") {
-            if (s.facts.kind != "images")
-                return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
-                                 ": training audits run on image studies; this study's sensitive data is " +
-                                 s.facts.kind,
-                             "mechanism"};
-            if (tasks.empty()) tasks = s.facts.labelNames;
-        }
-    if (o.task.empty()) return Error{"task: give the sensitive task to audit, one of " + joined(tasks), "task"};
-    if (std::find(tasks.begin(), tasks.end(), o.task) == tasks.end())
-        return Error{"task: unknown task '" + o.task + "': expected one of " + joined(tasks), "task"};
-    return std::nullopt;
+        if (s.role == "sensitive" && s.facts.kind != "images")
+            return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
+                             ": training audits run on image studies; this study's sensitive data is " + s.facts.kind,
+                         "mechanism"};
+    return checkAuditedTask(project, o.task);
 }
 
 Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& project,

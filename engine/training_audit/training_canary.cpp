@@ -23,10 +23,12 @@ double meanNorm(const train::ImageView& images, long long count) {
     return sum / static_cast<double>(count);
 }
 
-Status checkReference(const std::string& what, const train::ImageView& images) {
-    if (auto e = train::checkImages(what, images)) return e;
-    if (!(meanNorm(images, images.count) > 0.0)) return Error{what + ": every image is blank (norm 0)"};
-    return std::nullopt;
+/// The images' mean L2 norm, or an Error for invalid or all-blank images.
+Result<double> checkedMeanNorm(const std::string& what, const train::ImageView& images) {
+    if (auto e = train::checkImages(what, images)) return *e;
+    const double norm = meanNorm(images, images.count);
+    if (!(norm > 0.0)) return Error{what + ": every image is blank (norm 0)"};
+    return norm;
 }
 
 }  // namespace
@@ -60,14 +62,15 @@ TrainingCanary flippedLabelCanary(std::span<const float> image, int trueLabel) {
 }
 
 Result<TrainingCanary> largeNormCanary(const train::ImageView& reference, double normMultiple, int label) {
-    if (auto e = checkReference("reference images", reference)) return *e;
+    const auto referenceNorm = checkedMeanNorm("reference images", reference);
+    if (!referenceNorm) return referenceNorm.error();
     if (!(normMultiple > 0.0 && std::isfinite(normMultiple)))
         return Error{"norm multiple = " + std::to_string(normMultiple) +
                      " is out of range: expected a finite value > 0"};
     TrainingCanary c;
     c.kind = TrainingCanaryKind::LargeNorm;
     c.label = label;
-    const double norm = normMultiple * meanNorm(reference, reference.count);
+    const double norm = normMultiple * *referenceNorm;
     const auto d = reference.imageSize();
     c.pixels.resize(static_cast<std::size_t>(d));
     const double value = norm / std::sqrt(static_cast<double>(d));  // every pixel ±value: the norm is exact
@@ -83,7 +86,7 @@ Result<TrainingCanary> largeNormCanary(const train::ImageView& reference, double
 }
 
 Result<TrainingCanary> gradientAlignedCanary(const train::ImageView& publicImages, int label, long long maxImages) {
-    if (auto e = checkReference("public images", publicImages)) return *e;
+    if (auto checked = checkedMeanNorm("public images", publicImages); !checked) return checked.error();
     const long long n = std::min<long long>(publicImages.count, std::max<long long>(1, maxImages));
     const auto d = static_cast<Eigen::Index>(publicImages.imageSize());
     // The first n images: which public images are used is not a private choice.
