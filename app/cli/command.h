@@ -20,6 +20,7 @@ void registerExperimentCommand(CLI::App& app, CommandContext& ctx);
 void registerResultsCommand(CLI::App& app, CommandContext& ctx);
 void registerBudgetCommand(CLI::App& app, CommandContext& ctx);
 void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx);
+void registerPsgCommand(CLI::App& app, CommandContext& ctx);
 
 /// Every sub-command above, in the order `dpmix --help` lists them. main() and the in-process
 /// tests share it; each registration owns its arguments, so it may run on several Apps.

@@ -11,6 +11,7 @@ void registerCommands(CLI::App& app, CommandContext& ctx) {
     registerRunCommand(app, ctx);
     registerAuditCommand(app, ctx);
     registerExperimentCommand(app, ctx);
+    registerPsgCommand(app, ctx);
     registerResultsCommand(app, ctx);
     registerBudgetCommand(app, ctx);
     registerExportReleaseCommand(app, ctx);

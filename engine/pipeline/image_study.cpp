@@ -43,7 +43,10 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
         if (s.role == "public") { publicSource = publicSource ? publicSource : &s; ++publicCount; }
         if (s.role == "sensitive") sensitiveSource = &s;
     }
-    if (!publicSource || !sensitiveSource) return Error{"the project needs one public and one sensitive image source"};
+    if (!sensitiveSource) return Error{"the project needs one public and one sensitive image source"};
+    if (!publicSource)
+        return Error{"this study registers no public source: DP-MixMin and its baselines pretrain on public data; "
+                     "a study without public data can run Private Set Generation (dpmix psg)"};
     if (publicCount != 1)
         return Error{"an image study takes its k components as label tasks of ONE public image source; this project "
                      "registers " + std::to_string(publicCount) + " public sources"};

@@ -60,6 +60,28 @@ struct PretrainStage {
     long long steps = 1000;
 };
 
+/// Private Set Generation (docs/PSG.md): the spec's optional `psg` section. Defaults are the
+/// method's published ones, except `iterations` (1000 in the paper: hours on a CPU).
+struct PsgSection {
+    long long imagesPerClass = 10;  // 1, 10, 20 or 50
+    long long iterations = 10;
+    long long batchLoop = 10;
+    double clip = 0.1;
+    long long batch = 256;          // expected Poisson batch of real images
+    double lrImage = 0.1;
+    double momentumImage = 0.5;
+    double lrNetwork = 0.01;
+    long long networkWidth = 128;
+    long long networkDepth = 3;
+    double pixelMean = 0.5;         // fixed map to the normalised space: (x - mean) / std
+    double pixelStd = 0.5;
+    long long evaluations = 3;      // fresh networks trained on S per architecture
+    long long evaluationEpochs = 300;
+    long long dpSgdSteps = 300;     // the direct DP-SGD reference (0: none)
+    double dpSgdLr = 0.05;
+    double dpSgdClip = 1.0;
+};
+
 struct ProjectSpec {
     std::string name;
     std::string description;
@@ -71,6 +93,7 @@ struct ProjectSpec {
     MixtureStage mixture;
     FinetuneStage finetune;
     PretrainStage pretrain;
+    std::optional<PsgSection> psg;  // given only by specs that run PSG
     std::vector<long long> seeds;
 
     /// k: the number of mixture components (public label tasks if any, else public sources).

@@ -344,16 +344,71 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
     }
 }
 
+constexpr IntegerRange kIterations{1, 1'000'000, "1e6", "a number of iterations"};
+constexpr IntegerRange kWidth{1, 4096, "4096", "a network width"};
+constexpr IntegerRange kDepth{1, 8, "8", "a network depth"};
+constexpr IntegerRange kEvaluations{1, 100, "100", "a number of evaluation trainings"};
+constexpr IntegerRange kEpochs{1, 100'000, "1e5", "a number of epochs"};
+constexpr RealRange kPixelStd{1e3, "1e3", "a pixel scale"};
+
+// The optional `psg` section (docs/PSG.md, "Spec").
+void readPsg(const Json& root, ProjectSpec& spec, bool checkRanges) {
+    if (!root.contains("psg")) return;
+    const std::string path = "psg";
+    const Json& g = requireObject(root, "", "psg");
+    checkKeys(g, path, {"images_per_class", "iterations", "batch_loop", "clip", "batch", "lr_image", "momentum_image",
+                        "lr_network", "network_width", "network_depth", "pixel_mean", "pixel_std", "evaluations",
+                        "evaluation_epochs", "dp_sgd_steps", "dp_sgd_lr", "dp_sgd_clip"});
+    PsgSection p;
+    if (g.contains("images_per_class")) {
+        p.imagesPerClass = integerValue(g.at("images_per_class"), "psg.images_per_class");
+        if (p.imagesPerClass != 1 && p.imagesPerClass != 10 && p.imagesPerClass != 20 && p.imagesPerClass != 50)
+            fail("psg.images_per_class", show(g.at("images_per_class")) +
+                                             " is not supported: expected 1, 10, 20 or 50 (the values the method "
+                                             "defines its loops for)");
+    }
+    readInteger(g, path, "iterations", kIterations, checkRanges, p.iterations);
+    readInteger(g, path, "batch_loop", kSteps, checkRanges, p.batchLoop);
+    readPositive(g, path, "clip", kClip, checkRanges, p.clip);
+    readInteger(g, path, "batch", kBatch, checkRanges, p.batch);
+    readPositive(g, path, "lr_image", kLearningRate, checkRanges, p.lrImage);
+    if (g.contains("momentum_image")) {
+        p.momentumImage = numberValue(g.at("momentum_image"), "psg.momentum_image");
+        if (!(p.momentumImage >= 0 && p.momentumImage < 1))
+            fail("psg.momentum_image", show(g.at("momentum_image")) + " is out of range: expected a momentum in [0, 1)");
+    }
+    readPositive(g, path, "lr_network", kLearningRate, checkRanges, p.lrNetwork);
+    readInteger(g, path, "network_width", kWidth, checkRanges, p.networkWidth);
+    readInteger(g, path, "network_depth", kDepth, checkRanges, p.networkDepth);
+    if (g.contains("pixel_mean")) {
+        p.pixelMean = numberValue(g.at("pixel_mean"), "psg.pixel_mean");
+        if (!(p.pixelMean >= -1e3 && p.pixelMean <= 1e3))
+            fail("psg.pixel_mean", show(g.at("pixel_mean")) + " is out of range: expected a pixel offset in [-1e3, 1e3]");
+    }
+    readPositive(g, path, "pixel_std", kPixelStd, checkRanges, p.pixelStd);
+    readInteger(g, path, "evaluations", kEvaluations, checkRanges, p.evaluations);
+    readInteger(g, path, "evaluation_epochs", kEpochs, checkRanges, p.evaluationEpochs);
+    if (g.contains("dp_sgd_steps")) {
+        p.dpSgdSteps = integerValue(g.at("dp_sgd_steps"), "psg.dp_sgd_steps");
+        if (p.dpSgdSteps < 0 || p.dpSgdSteps > kSteps.max)
+            fail("psg.dp_sgd_steps", show(g.at("dp_sgd_steps")) +
+                                         " is out of range: expected 0 (no DP-SGD reference) to 1e7 steps");
+    }
+    readPositive(g, path, "dp_sgd_lr", kLearningRate, checkRanges, p.dpSgdLr);
+    readPositive(g, path, "dp_sgd_clip", kClip, checkRanges, p.dpSgdClip);
+    spec.psg = p;
+}
+
 ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
     if (!root.is_object()) wrongType("(top level)", root, "an object");
-    checkKeys(root, "", {"name", "description", "public_sources", "sensitive", "tasks", "privacy", "stages", "seeds"});
+    checkKeys(root, "", {"name", "description", "public_sources", "sensitive", "tasks", "privacy", "stages", "psg", "seeds"});
     ProjectSpec spec;
     spec.name = requireString(root, "", "name");
     if (root.contains("description")) spec.description = requireString(root, "", "description", true);
 
     if (!root.contains("public_sources")) fail("public_sources", "missing (expected a non-empty array of sources)");
     const Json& sources = root.at("public_sources");
-    if (!sources.is_array() || sources.empty()) wrongType("public_sources", sources, "a non-empty array of sources");
+    if (!sources.is_array()) wrongType("public_sources", sources, "an array of sources");
     std::set<std::string> names;
     for (std::size_t i = 0; i < sources.size(); ++i) {
         const std::string sp = element("public_sources", i);
@@ -374,6 +429,10 @@ ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
     }
     spec.privacy = readPrivacy(root, where.defaultAccountant);
     readStages(root, spec, where.checkRanges);
+    readPsg(root, spec, where.checkRanges);
+    if (spec.publicSources.empty() && !spec.psg)
+        fail("public_sources", "is an empty array: expected at least one public source (only a spec with a \"psg\" "
+                               "section, which needs no public data, may register none)");
 
     if (!root.contains("seeds")) fail("seeds", "missing (expected a non-empty array of integers >= 0)");
     const Json& seeds = root.at("seeds");
@@ -537,6 +596,18 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     if (spec.finetune.userGroupSize > 0) finetune["user_group_size"] = spec.finetune.userGroupSize;
     Json pretrain{{"batch", spec.pretrain.batch}, {"lr", spec.pretrain.lr}, {"steps", spec.pretrain.steps}};
     root["stages"] = Json{{"mixture", mixture}, {"finetune", finetune}, {"pretrain", pretrain}};
+    if (spec.psg) {
+        const PsgSection& g = *spec.psg;
+        root["psg"] = Json{{"images_per_class", g.imagesPerClass}, {"iterations", g.iterations},
+                           {"batch_loop", g.batchLoop},           {"clip", g.clip},
+                           {"batch", g.batch},                     {"lr_image", g.lrImage},
+                           {"momentum_image", g.momentumImage},    {"lr_network", g.lrNetwork},
+                           {"network_width", g.networkWidth},      {"network_depth", g.networkDepth},
+                           {"pixel_mean", g.pixelMean},            {"pixel_std", g.pixelStd},
+                           {"evaluations", g.evaluations},         {"evaluation_epochs", g.evaluationEpochs},
+                           {"dp_sgd_steps", g.dpSgdSteps},         {"dp_sgd_lr", g.dpSgdLr},
+                           {"dp_sgd_clip", g.dpSgdClip}};
+    }
     root["seeds"] = spec.seeds;
     return root.dump(indent);
 }

@@ -7,12 +7,13 @@ std::string toString(ModelKind kind) {
         case ModelKind::SmallCnn: return "small-cnn";
         case ModelKind::ResNet18: return "resnet18";
         case ModelKind::Mlp: return "mlp";
+        case ModelKind::ConvNet: return "convnet";
     }
     return "unknown";
 }
 
 bool parseModelKind(const std::string& text, ModelKind& out) {
-    for (ModelKind k : {ModelKind::SmallCnn, ModelKind::ResNet18, ModelKind::Mlp})
+    for (ModelKind k : {ModelKind::SmallCnn, ModelKind::ResNet18, ModelKind::Mlp, ModelKind::ConvNet})
         if (text == toString(k)) {
             out = k;
             return true;
@@ -25,6 +26,7 @@ int ModelSpec::blockCount() const {
         case ModelKind::SmallCnn: return 4;
         case ModelKind::ResNet18: return 10;
         case ModelKind::Mlp: return static_cast<int>(mlpHidden.size()) + 1;
+        case ModelKind::ConvNet: return convNetDepth + 1;
     }
     return 0;
 }
@@ -68,6 +70,17 @@ Result<ModelSpec> ModelSpecBuilder::build() const {
                 if (check) return *check;
             if (auto e = groupsDivide(s.normGroups, s.resnetWidth, "resnetWidth")) return *e;
             break;
+        case ModelKind::ConvNet: {
+            if (auto e = atLeast("convNetWidth", s.convNetWidth, 1)) return *e;
+            if (auto e = atLeast("convNetDepth", s.convNetDepth, 1)) return *e;
+            const int side = 1 << s.convNetDepth;
+            if (s.height < side || s.width < side)
+                return Error{"model: a ConvNet of depth " + std::to_string(s.convNetDepth) + " halves the image " +
+                             std::to_string(s.convNetDepth) + " times: expected images of at least " +
+                             std::to_string(side) + "x" + std::to_string(side) + " pixels, got " +
+                             std::to_string(s.height) + "x" + std::to_string(s.width)};
+            break;
+        }
         case ModelKind::Mlp:
             for (std::size_t i = 0; i < s.mlpHidden.size(); ++i)
                 if (auto e = atLeast("mlpHidden[" + std::to_string(i) + "]", s.mlpHidden[i], 1)) return *e;

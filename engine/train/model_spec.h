@@ -16,10 +16,11 @@ enum class ModelKind {
     SmallCnn,  // Conv(C→c1,3×3)-GN-ReLU-MaxPool2 → Conv(c1→c2,3×3)-GN-ReLU-MaxPool2 → Linear-ReLU → Linear
     ResNet18,  // basic-block ResNet-18 with GroupNorm, configurable width and input size
     Mlp,       // Flatten → [Linear-ReLU]* → Linear
+    ConvNet,   // [Conv(3×3)-InstanceNorm-ReLU-AvgPool2]×depth → Linear (PSG's network, docs/PSG.md)
 };
 
 std::string toString(ModelKind kind);
-bool parseModelKind(const std::string& text, ModelKind& out);  // "small-cnn", "resnet18", "mlp"
+bool parseModelKind(const std::string& text, ModelKind& out);  // "small-cnn", "resnet18", "mlp", "convnet"
 
 struct ModelSpec {
     ModelKind kind = ModelKind::SmallCnn;
@@ -34,9 +35,12 @@ struct ModelSpec {
     int normGroups = 8;          // GroupNorm groups; must divide every normalised width
     // Mlp
     std::vector<int> mlpHidden = {512, 512};
+    // ConvNet: channels per block and number of blocks (each halves the resolution)
+    int convNetWidth = 128, convNetDepth = 3;
 
     /// Trainable blocks from input to output; the last one is the head. SmallCnn: 4
-    /// (conv, conv, hidden, head); ResNet18: 10 (stem, 8 basic blocks, head); Mlp: hidden + 1.
+    /// (conv, conv, hidden, head); ResNet18: 10 (stem, 8 basic blocks, head); Mlp: hidden + 1;
+    /// ConvNet: depth + 1.
     int blockCount() const;
 };
 
@@ -54,6 +58,7 @@ public:
     ModelSpecBuilder& resnetWidth(int v) { spec_.resnetWidth = v; return *this; }
     ModelSpecBuilder& normGroups(int v) { spec_.normGroups = v; return *this; }
     ModelSpecBuilder& mlpHidden(std::vector<int> v) { spec_.mlpHidden = std::move(v); return *this; }
+    ModelSpecBuilder& convNet(int width, int depth) { spec_.convNetWidth = width; spec_.convNetDepth = depth; return *this; }
     Result<ModelSpec> build() const;
 
 private:

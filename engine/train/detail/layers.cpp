@@ -294,6 +294,7 @@ std::vector<Tensor> Embedding::perExampleGradients(Capture& c, const Tensor& gra
 
 Tensor ReLU::forward(const Tensor& x, Tape*) { return at::relu(x); }
 Tensor MaxPool2d::forward(const Tensor& x, Tape*) { return at::max_pool2d(x, {kernel_, kernel_}); }
+Tensor AvgPool2d::forward(const Tensor& x, Tape*) { return at::avg_pool2d(x, {kernel_, kernel_}); }
 Tensor GlobalAvgPool::forward(const Tensor& x, Tape*) { return x.mean({2, 3}); }
 Tensor Flatten::forward(const Tensor& x, Tape*) { return x.flatten(1); }
 

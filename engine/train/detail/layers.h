@@ -171,6 +171,17 @@ private:
     int64_t kernel_;
 };
 
+/// Non-overlapping average pooling (kernel = stride), as PSG's ConvNet pools.
+class AvgPool2d : public Layer {
+public:
+    explicit AvgPool2d(int64_t kernel) : kernel_(kernel) {}
+    Tensor forward(const Tensor& x, Tape*) override;
+    std::string name() const override { return "AvgPool2d"; }
+
+private:
+    int64_t kernel_;
+};
+
 /// (B, C, H, W) → (B, C): mean over the spatial positions.
 class GlobalAvgPool : public Layer {
 public:

@@ -68,6 +68,25 @@ std::vector<LayerPtr> resnet18(const ModelSpec& s, const InitOptions& init) {
     return blocks;
 }
 
+// PSG's ConvNet (Chen et al. 2022; Zhao et al.'s dataset-condensation network): `depth` blocks of
+// Conv(3×3, pad 1) - instance norm - ReLU - AvgPool2, then one linear head. Instance norm is
+// GroupNorm with one group per channel (per-example, so per-example clipping stays valid).
+std::vector<LayerPtr> convNet(const ModelSpec& s, const InitOptions& init) {
+    std::vector<LayerPtr> blocks;
+    int in = s.channels, h = s.height, w = s.width;
+    for (int d = 0; d < s.convNetDepth; ++d) {
+        blocks.push_back(seq({std::make_shared<Conv2d>(in, s.convNetWidth, 3, 1, 1, init),
+                              std::make_shared<GroupNorm>(s.convNetWidth, s.convNetWidth, init),
+                              std::make_shared<ReLU>(), std::make_shared<AvgPool2d>(2)}));
+        in = s.convNetWidth;
+        h /= 2;
+        w /= 2;
+    }
+    const int64_t flat = static_cast<int64_t>(in) * h * w;
+    blocks.push_back(seq({std::make_shared<Flatten>(), std::make_shared<Linear>(flat, s.outputs, init)}));
+    return blocks;
+}
+
 std::vector<LayerPtr> mlp(const ModelSpec& s, const InitOptions& init) {
     std::vector<LayerPtr> blocks;
     int64_t in = static_cast<int64_t>(s.channels) * s.height * s.width;
@@ -156,6 +175,7 @@ Network buildNetwork(const ModelSpec& spec, at::Generator& generator, at::Tensor
         case ModelKind::SmallCnn: return Network(smallCnn(spec, init));
         case ModelKind::ResNet18: return Network(resnet18(spec, init));
         case ModelKind::Mlp: return Network(mlp(spec, init));
+        case ModelKind::ConvNet: return Network(convNet(spec, init));
     }
     throw std::invalid_argument("buildNetwork: unknown model kind");
 }

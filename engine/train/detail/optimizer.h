@@ -15,6 +15,9 @@ public:
         : params_(std::move(params)), lr_(lr), momentum_(momentum), weightDecay_(weightDecay),
           buffers_(params_.size()) {}
 
+    /// A step schedule (e.g. lr × 0.1 at half the epochs) keeps the momentum buffers.
+    void setLearningRate(double lr) { lr_ = lr; }
+
     void step() {
         at::NoGradGuard noGrad;
         for (std::size_t i = 0; i < params_.size(); ++i) {
