@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
 
     dpmix::workbench::EngineRunController runs(dpmix::workbench::runStudyWithEngine);
     runs.setAuditFunction(dpmix::workbench::runAuditWithEngine);
+    runs.setPsgFunction(dpmix::workbench::runPsgWithEngine);
     dpmix::workbench::EngineProjectStore projects(dpmix::workbench::summarizeWithDataLayer);
     dpmix::workbench::WorkbenchServices services{
         &runs, &projects, [] {

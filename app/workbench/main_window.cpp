@@ -8,6 +8,7 @@
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/views/perplexity_view.h"
+#include "app/workbench/views/private_set_view.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/runs/latest_result_runner.h"
 #include "app/workbench/parameters/parameter_document.h"
@@ -138,8 +139,11 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
         if (!currentFile_.isEmpty()) refreshProject();
     });
     // The engine's study log arrives from the worker thread (queued by the auto connection).
-    if (auto* engineRuns = dynamic_cast<EngineRunController*>(services_.runs))
+    if (auto* engineRuns = dynamic_cast<EngineRunController*>(services_.runs)) {
         connect(engineRuns, &EngineRunController::logged, this, &MainWindow::appendLog);
+        qRegisterMetaType<PrivateSetImages>();
+        connect(engineRuns, &EngineRunController::privateSetUpdated, this, &MainWindow::showLivePrivateSet);
+    }
 
     restoreWindowState();
     updateTitle();
@@ -448,6 +452,7 @@ void MainWindow::applyReadOnly() {
     } else {
         onParametersChanged();  // re-validates and re-enables Run when the values are valid
     }
+    if (runActions_) runActions_->updateEnabled();
 }
 
 void MainWindow::appendLog(const QString& line) {
@@ -529,21 +534,33 @@ void MainWindow::rebuildResultTabs() {
         page->deleteLater();
     }
     resultTabs_.clear();
+    privateSetView_ = nullptr;
     if (!project_) return;
-    const QList<QPair<QWidget*, QString>> pages = {{new LambdaView(*project_), tr("λ by task")},
-                                                   {new LedgerView(*project_), tr("Privacy ledger")},
-                                                   {new TrajectoryView(*project_), tr("λ trajectory")},
-                                                   {new TradeoffView(*project_), tr("Privacy–utility")},
-                                                   {new AucView(*project_), tr("Per-class AUC")},
-                                                   {new PerplexityView(*project_), tr("Perplexity")},
-                                                   {new AuditView(*project_), tr("Audit")},
-                                                   {new KScalingView(*project_), tr("k-scaling")}};
+    // A study without public data (a PSG study) has no mixture, λ or fine-tuning to show: only
+    // its ledger and its private set.
+    const bool mixtureStudy = !project_->spec.publicSources.empty();
+    QList<QPair<QWidget*, QString>> pages;
+    QStringList names;
+    auto add = [&](const QString& name, QWidget* page, const QString& title) {
+        names << name;
+        pages.append({page, title});
+    };
+    if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"));
+    add("ledger", new LedgerView(*project_), tr("Privacy ledger"));
+    if (mixtureStudy) {
+        add("trajectory", new TrajectoryView(*project_), tr("λ trajectory"));
+        add("tradeoff", new TradeoffView(*project_), tr("Privacy–utility"));
+        add("auc", new AucView(*project_), tr("Per-class AUC"));
+        add("perplexity", new PerplexityView(*project_), tr("Perplexity"));
+        add("audit", new AuditView(*project_), tr("Audit"));
+        add("kscaling", new KScalingView(*project_), tr("k-scaling"));
+    }
     const QString study = QFileInfo(project_->path).completeBaseName();
     for (int i = 0; i < pages.size(); ++i) {
-        pages[i].first->setObjectName(kResultViews[i] + "View");
+        pages[i].first->setObjectName(names[i] + "View");
         // Exports propose "<study>-<view>.<suffix>" and say where they went (or why not).
         for (auto* chart : pages[i].first->findChildren<widgets::ChartWidget*>()) {
-            chart->setExportName(study + QLatin1Char('-') + kResultViews[i]);
+            chart->setExportName(study + QLatin1Char('-') + names[i]);
             connect(chart, &widgets::ChartWidget::exported, this,
                     [this](const QString& path) { statusBar()->showMessage(tr("Plot saved to %1").arg(path), 10000); });
             connect(chart, &widgets::ChartWidget::exportFailed, this, [this](const QString& message) {
@@ -556,6 +573,29 @@ void MainWindow::rebuildResultTabs() {
         resultTabs_ << pages[i].first;
         if (pages[i].second == current) tabs_->setCurrentIndex(index);
     }
+    // PSG's tab: for a study made for it (a psg section) or one that holds a private set.
+    if (project_->spec.psg || !privateSetRuns(*project_).empty()) {
+        privateSetView_ = new PrivateSetView(*project_);
+        privateSetView_->setObjectName("privatesetView");
+        connect(privateSetView_, &PrivateSetView::exported, this,
+                [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+        const int index = tabs_->addTab(privateSetView_, tr("Private set"));
+        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
+        resultTabs_ << privateSetView_;
+        if (current == tr("Private set") || (current.isEmpty() && !mixtureStudy)) tabs_->setCurrentIndex(index);
+    }
+}
+
+void MainWindow::showLivePrivateSet(const PrivateSetImages& set) {
+    if (!privateSetView_) {  // a study without a psg section: its first set opens the tab
+        if (!project_) return;
+        privateSetView_ = new PrivateSetView(*project_);
+        privateSetView_->setObjectName("privatesetView");
+        const int index = tabs_->addTab(privateSetView_, tr("Private set"));
+        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
+        resultTabs_ << privateSetView_;
+    }
+    privateSetView_->showLive(set);
 }
 
 QString MainWindow::saveTo(const QString& path) {
@@ -668,7 +708,9 @@ void MainWindow::onJobFinished(int jobId, JobOutcome outcome, const QString& mes
     updateJobStatus();
 }
 
-QStringList MainWindow::viewNames() { return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews; }
+QStringList MainWindow::viewNames() {
+    return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews + QStringList{"privateset"};
+}
 
 bool MainWindow::showView(const QString& name) {
     if (name == "main") return true;
@@ -676,10 +718,18 @@ bool MainWindow::showView(const QString& name) {
         tabs_->setCurrentIndex(0);
         return true;
     }
-    if (const int view = kResultViews.indexOf(name); view >= 0) {
-        if (view >= resultTabs_.size()) return false;  // no project open
-        tabs_->setCurrentWidget(resultTabs_[view]);
+    if (name == "privateset") {
+        if (!privateSetView_) return false;
+        tabs_->setCurrentWidget(privateSetView_);
         return true;
+    }
+    if (kResultViews.contains(name)) {
+        for (QWidget* page : resultTabs_)
+            if (page->objectName() == name + "View") {
+                tabs_->setCurrentWidget(page);
+                return true;
+            }
+        return false;  // no project open, or not a view of this kind of study
     }
     const QString dockName = name == "parameters" ? "parametersDock" : name == "jobs" ? "jobsDock" : QString();
     if (dockName.isEmpty()) return false;

@@ -6,6 +6,7 @@
 #include "app/workbench/about_info.h"
 #include "app/workbench/runs/job_runner.h"
 #include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/runs/private_set_images.h"
 #include "widgets/run_parameters.h"
 
 #include <QMainWindow>
@@ -37,6 +38,7 @@ namespace dpmix::workbench {
 
 class LatestResultRunner;
 class RunActions;
+class PrivateSetView;
 class ParameterDocument;
 class ProjectStore;
 class RunController;
@@ -117,6 +119,9 @@ public:
     /// "auc", "perplexity", "audit", "kscaling".
     bool showView(const QString& name);
     static QStringList viewNames();
+    /// S of a running PSG job, in the Private set tab (opened if needed).
+    void showLivePrivateSet(const PrivateSetImages& set);
+    PrivateSetView* privateSetView() const { return privateSetView_; }
     /// Adds a closable tab to the analysis area and shows it.
     void addAnalysisTab(QWidget* page, const QString& title);
 
@@ -174,6 +179,7 @@ private:
     StageQueue* queue_ = nullptr;
     bool readOnly_ = false;
     std::optional<ProjectSnapshot> project_;
+    PrivateSetView* privateSetView_ = nullptr;  // in resultTabs_ when the project has PSG
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)
     QAction* runAction_ = nullptr;
     RunActions* runActions_ = nullptr;

@@ -5,6 +5,7 @@
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/parameters.h"
+#include "engine/project/project_budget.h"
 #include "engine/psg/set_evaluation.h"
 #include "engine/train/dp_sgd.h"
 #include "engine/train/evaluation.h"
@@ -249,7 +250,7 @@ Result<psg::PsgParams> psgParamsFor(const project::ProjectSpec& spec, const PsgS
 
 Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStageOptions& options,
                                    const ProgressCallback& progress, const CancellationToken& cancel,
-                                   const LogSink& log) {
+                                   const LogSink& log, const PsgSnapshot& snapshot) {
     const auto& spec = project.spec();
     auto params = psgParamsFor(spec, options);
     if (!params) return params.error();
@@ -267,6 +268,40 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
     // Everything PSG checks before its ledger, checked here before any run row exists.
     auto planned = psg::plannedPsgEntry(*params, static_cast<std::int64_t>(train.labels.size()));
     if (!planned) return planned.error();
+
+    // The DP-SGD reference's release is planned here too: the budget check covers both.
+    std::optional<train::DpSgdParams> dpSgd;
+    if (options.references && dpSgdSteps > 0) {
+        auto dp = train::DpSgdParamsBuilder()
+                      .epsilon(params->epsilon)
+                      .delta(params->delta)
+                      .accountant(params->accountant)
+                      .clipNorm(g.dpSgdClip)
+                      .learningRate(g.dpSgdLr)
+                      .momentum(0.9)
+                      .expectedBatchSize(static_cast<int>(g.batch))
+                      .steps(dpSgdSteps)
+                      .split("train")
+                      .randomness(releaseRandomness(options.reproducible.value_or(spec.privacy.reproducible), options.seed,
+                                                    "psg-dp-sgd/seed=" + std::to_string(options.seed)))
+                      .build();
+        if (!dp) return dp.error();
+        dpSgd = *dp;
+    }
+    if (spec.privacy.budget) {
+        // With a cap, what this run will release is composed with what the project has spent, and
+        // a run that would exceed it stops here, before anything is stored.
+        auto current = project::projectBudget(project);
+        if (!current) return current.error();
+        std::vector<privacy::BudgetRelease> releases{{0, "psg (this run), psg on split train", "", *planned}};
+        if (dpSgd) {
+            auto entry = train::plannedDpSgdEntry(*dpSgd, static_cast<std::int64_t>(train.labels.size()),
+                                                  privacy::PrivacyUnit::Example);
+            if (!entry) return entry.error();
+            releases.push_back({0, "psg-dp-sgd (this run's reference), finetune on split train", "", *entry});
+        }
+        if (auto refused = project::refuseOverBudget(*current, releases)) return *refused;
+    }
 
     PsgStageReport report;
     report.params = *params;
@@ -294,6 +329,8 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
         psg::PsgControl control;
         control.progress = progress;
         control.cancel = cancel;
+        control.snapshot = snapshot;
+        control.snapshotEvery = 1;
         auto generated = psg::generatePrivateSet(train.view(), train.labels, classes, *params, scratch, control);
         if (!generated) return generated.error();
         report.result = std::move(generated).value();
@@ -353,21 +390,8 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
         if (!id) return id.error();
     }
     // Reference 2: a ConvNet trained directly by DP-SGD on the training split at the same (ε, δ).
-    if (dpSgdSteps > 0) {
-        auto dp = train::DpSgdParamsBuilder()
-                      .epsilon(params->epsilon)
-                      .delta(params->delta)
-                      .accountant(params->accountant)
-                      .clipNorm(g.dpSgdClip)
-                      .learningRate(g.dpSgdLr)
-                      .momentum(0.9)
-                      .expectedBatchSize(static_cast<int>(g.batch))
-                      .steps(dpSgdSteps)
-                      .split("train")
-                      .randomness(releaseRandomness(options.reproducible.value_or(spec.privacy.reproducible), options.seed,
-                                                    "psg-dp-sgd/seed=" + std::to_string(options.seed)))
-                      .build();
-        if (!dp) return dp.error();
+    if (dpSgd) {
+        const train::DpSgdParams* dp = &*dpSgd;
         nlohmann::json c{{"stage", "psg-reference"}, {"reference", "DP-SGD ConvNet on the real training split"},
                          {"steps", dpSgdSteps}, {"clip", g.dpSgdClip}, {"lr", g.dpSgdLr}, {"momentum", 0.9},
                          {"batch", g.batch}, {"psg_run", report.runId}};

@@ -13,6 +13,7 @@
 #include "engine/psg/private_set.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ struct PsgStageReport {
     double dpSgdEpsilon = 0.0;         // what the DP-SGD reference's ledger certifies
 };
 
+/// Receives S while it is generated (every few iterations) and once finished: for a live view.
+using PsgSnapshot = std::function<void(const psg::PrivateSet& set, int iteration)>;
+
 /// Runs PSG and its evaluation on the project's sensitive images and stores the runs. Errors
 /// (nothing stored): a user-level study (PSG protects one example), a sensitive source that is
 /// not images or has no single class per image, bad parameters. A cancelled run is stored as
@@ -71,7 +75,7 @@ struct PsgStageReport {
 /// Progress stages: "load", "psg", "evaluate", "dp-sgd".
 Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStageOptions& options,
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
-                                   const LogSink& log = {});
+                                   const LogSink& log = {}, const PsgSnapshot& snapshot = {});
 
 /// The set a finished PSG run stored (its shape and class count from the run's configuration).
 Result<psg::PrivateSet> loadStoredPrivateSet(const project::ProjectFile& project, long long runId);

@@ -7,6 +7,7 @@
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/privacy/ledger.h"
+#include "engine/psg/private_set_data.h"
 #include "engine/psg/psg_params.h"
 #include "engine/train/images.h"
 
@@ -17,18 +18,6 @@
 #include <vector>
 
 namespace dpmix::psg {
-
-/// The released set: class-major (class 0's images first), pixels in the [0, 1] space of the
-/// sensitive images (x = x̂·pixelStd + pixelMean, not clamped: clamping is an export choice).
-struct PrivateSet {
-    int classes = 0, imagesPerClass = 0;
-    int channels = 0, height = 0, width = 0;
-    std::vector<float> pixels;  // count() × C × H × W
-    std::vector<int> labels;    // count(), image i has class i / imagesPerClass
-
-    std::int64_t count() const { return static_cast<std::int64_t>(classes) * imagesPerClass; }
-    train::ImageView view() const { return {pixels, count(), channels, height, width}; }
-};
 
 /// The untrained start of S (the same N(0, 1) draw in normalised space that generation starts
 /// from, for the same seed): the "noise" reference of the evaluation.

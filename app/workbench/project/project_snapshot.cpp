@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace dpmix::workbench {
@@ -109,6 +110,18 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
             auto points = file->curve(run.id, name);
             if (!points) return points.error();
             r.curves[name] = *points;
+        }
+        if (run.method == "psg" && run.status == project::RunStatus::Done) {
+            // S is small (classes × spc images): read with the results. Checked against its
+            // content hash by loadModel; a missing or damaged file leaves it empty (the view says so).
+            auto models = file->models(run.id);
+            if (!models) return models.error();
+            for (const auto& m : *models)
+                if (m.name == "private-set")
+                    if (auto bytes = file->loadModel(m); bytes && bytes->size() % sizeof(float) == 0) {
+                        r.privateSet.resize(bytes->size() / sizeof(float));
+                        std::memcpy(r.privateSet.data(), bytes->data(), bytes->size());
+                    }
         }
         s.runs.push_back(std::move(r));
     }

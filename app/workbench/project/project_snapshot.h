@@ -24,6 +24,7 @@ struct RunResults {
     std::vector<project::LedgerRecord> ledgers;
     std::map<std::string, std::vector<project::CurvePoint>> curves;  // "lambda/<component>" ...
     std::vector<project::AuditRecord> audits;  // canary audits (method "audit")
+    std::vector<float> privateSet;  // a finished PSG run's S (its model "private-set"; shape in the config)
 
     /// The λ record of `kind` ("private", "non-private", "uniform", "random-search"), or null.
     const project::LambdaRecord* lambda(const std::string& kind) const;

@@ -94,6 +94,26 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
                                             .arg(action.audit.runs),
                                         *request)};
     }
+    case RunKind::PrivateSet: {
+        if (!psg_) return Error{"Private set: this workbench was started without the PSG stage (no PSG function)."};
+        const PsgSettings& g = action.psg;
+        PsgRequest request;
+        request.imagesPerClass = g.imagesPerClass;
+        request.iterations = g.iterations;
+        request.epsilon = p.epsilon;
+        request.evaluations = g.evaluations;
+        request.evaluationEpochs = g.evaluationEpochs;
+        request.references = g.references;
+        request.dpSgdSteps = g.dpSgdSteps;
+        request.seed = g.seed;
+        request.reproducible = p.reproducible;
+        request.accountant = engineAccountant(p.accountant);
+        return QList<StageJob>{psgJob(tr("Private set (PSG): %1 images per class, %2 iterations, ε = %3")
+                                          .arg(g.imagesPerClass)
+                                          .arg(g.iterations)
+                                          .arg(p.epsilon),
+                                      request)};
+    }
     case RunKind::Rerun: {
         if (!action.rerun) return Error{"Re-run: no stored run was chosen."};
         auto plan = rerunPlanFor(*action.rerun, action.rerunSeed);
@@ -143,6 +163,27 @@ StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& 
             return error;
         }
         log("Audit finished.");
+        return std::nullopt;
+    };
+    return job;
+}
+
+StageJob EngineRunController::psgJob(const QString& name, const PsgRequest& request) {
+    StageJob job;
+    job.stage = name;
+    job.work = [this, path = project_.toStdString(), psg = psg_, request](const CancellationToken& token,
+                                                                         const ProgressCallback& progress) -> Status {
+        const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
+        log("Opening " + path);
+        auto file = project::ProjectFile::open(path);
+        if (!file) return file.error();
+        project::ProjectFile project = std::move(file).value();
+        auto snapshot = [this](const PrivateSetImages& set) { Q_EMIT privateSetUpdated(set); };
+        if (auto error = psg(project, request, progress, token, log, snapshot)) {
+            log("Stopped: " + error->message);
+            return error;
+        }
+        log("Private set finished.");
         return std::nullopt;
     };
     return job;

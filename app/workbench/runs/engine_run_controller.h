@@ -5,6 +5,7 @@
 // (run_requests.h builds each action's request). The study and audit functions are injected
 // (main.cpp passes engine/pipeline's runStudy and runAuditStage), so the window and its tests
 // do not link LibTorch.
+#include "app/workbench/runs/private_set_images.h"
 #include "app/workbench/runs/run_controller.h"
 #include "engine/project/project_file.h"
 
@@ -60,6 +61,20 @@ struct AuditRequest {
     std::string trainingCanary;
 };
 
+/// What the Private set dialog and the panel ask the PSG stage for (engine/pipeline/psg_stage.h).
+struct PsgRequest {
+    int imagesPerClass = 10;
+    long long iterations = 3;
+    double epsilon = 10.0;
+    int evaluations = 3;
+    int evaluationEpochs = 300;
+    bool references = true;
+    long long dpSgdSteps = 300;
+    long long seed = 0;
+    bool reproducible = false;
+    std::optional<privacy::Accountant> accountant;  // unset: the spec's
+};
+
 using StudyLog = std::function<void(const std::string&)>;
 /// Runs the study on an open project; returns an error message, or nothing on success.
 using StudyFunction = std::function<Status(project::ProjectFile&, const StudyRequest&,
@@ -70,6 +85,11 @@ using StudyFunction = std::function<Status(project::ProjectFile&, const StudyReq
 using AuditFunction = std::function<Status(project::ProjectFile&, const AuditRequest&,
                                                          const ProgressCallback&, const CancellationToken&,
                                                          const StudyLog&)>;
+
+/// Runs PSG on an open project; `snapshot` receives S as it evolves (on the worker thread).
+using PsgFunction = std::function<Status(project::ProjectFile&, const PsgRequest&, const ProgressCallback&,
+                                         const CancellationToken&, const StudyLog&,
+                                         const std::function<void(const PrivateSetImages&)>& snapshot)>;
 
 /// The request for the panel's values (ε, ρ, seeds and the Advanced mixture values); an Error
 /// names the field (seeds) when they do not parse.
@@ -87,18 +107,23 @@ public:
     Result<QList<StageJob>> planAction(const RunAction& action) override;
     void setProject(const QString& path, bool readOnly) override;
     void setAuditFunction(AuditFunction audit) { audit_ = std::move(audit); }
+    void setPsgFunction(PsgFunction psg) { psg_ = std::move(psg); }
 
 Q_SIGNALS:
     /// One line of the study's log; emitted from the worker thread (connect queued/auto).
     void logged(const QString& line);
+    /// S of a running PSG job as it evolves; emitted from the worker thread (connect queued/auto).
+    void privateSetUpdated(const dpmix::workbench::PrivateSetImages& set);
 
 private:
     Status checkProject() const;
     StageJob studyJob(const QString& name, const StudyRequest& request);
     StageJob auditJob(const QString& name, const AuditRequest& request);
+    StageJob psgJob(const QString& name, const PsgRequest& request);
 
     StudyFunction study_;
     AuditFunction audit_;
+    PsgFunction psg_;
     QString project_;
     bool readOnly_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include "engine/data/source_loader.h"
 #include "engine/pipeline/audit_stage.h"
+#include "engine/pipeline/psg_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/pipeline/training_audit_stage.h"
@@ -109,6 +110,49 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
     if (log)
         log("audit '" + report->name + "' of task '" + report->task + "': empirical ε lower bound " +
             std::to_string(report->result.epsilonLB));
+    return std::nullopt;
+}
+
+Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request, const ProgressCallback& progress,
+                        const CancellationToken& cancel, const StudyLog& log,
+                        const std::function<void(const PrivateSetImages&)>& snapshot) {
+    pipeline::PsgStageOptions options;
+    options.imagesPerClass = request.imagesPerClass;
+    options.iterations = request.iterations;
+    options.epsilon = request.epsilon;
+    options.accountant = request.accountant;
+    options.reproducible = request.reproducible;
+    options.evaluations = request.evaluations;
+    options.evaluationEpochs = request.evaluationEpochs;
+    options.dpSgdSteps = request.references ? request.dpSgdSteps : 0;
+    options.references = request.references;
+    options.seed = static_cast<std::uint64_t>(request.seed);
+    QStringList classNames;
+    if (auto sources = project.sources())
+        for (const auto& source : *sources)
+            if (source.role == "sensitive")
+                for (const auto& name : source.facts.labelNames) classNames << QString::fromStdString(name);
+    auto toImages = [&](const psg::PrivateSet& set, int iteration) {
+        PrivateSetImages images;
+        images.pixels = set.pixels;
+        images.classes = set.classes;
+        images.imagesPerClass = set.imagesPerClass;
+        images.channels = set.channels;
+        images.height = set.height;
+        images.width = set.width;
+        images.iteration = iteration;
+        images.iterations = static_cast<int>(request.iterations);
+        images.classNames = classNames;
+        return images;
+    };
+    auto report = pipeline::runPsgStage(project, options, progress, cancel, log,
+                                        [&](const psg::PrivateSet& set, int iteration) {
+                                            if (snapshot) snapshot(toImages(set, iteration));
+                                        });
+    if (!report) return report.error();
+    if (log)
+        for (const auto& row : report->rows)
+            log("PSG accuracy, " + row.label + ": " + std::to_string(row.mean) + " ± " + std::to_string(row.std));
     return std::nullopt;
 }
 

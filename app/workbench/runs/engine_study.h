@@ -22,4 +22,9 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);
 
+/// pipeline::runPsgStage with the dialog's choices; S reaches `snapshot` after every iteration.
+Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request, const ProgressCallback& progress,
+                        const CancellationToken& cancel, const StudyLog& log,
+                        const std::function<void(const PrivateSetImages&)>& snapshot);
+
 }  // namespace dpmix::workbench

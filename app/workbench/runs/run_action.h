@@ -1,7 +1,7 @@
 #pragma once
 // What one Run-menu action asks for, as plain values the GUI fills in and a RunController
 // turns into stage jobs: a DP-MixMin run, the comparison with the four baselines, the ε sweep
-// (teaching demo), a canary audit, or a re-run of a stored run.
+// (teaching demo), a canary audit, Private Set Generation, or a re-run of a stored run.
 #include "engine/project/project_records.h"
 #include "widgets/run_parameters.h"
 
@@ -12,7 +12,7 @@
 
 namespace dpmix::workbench {
 
-enum class RunKind { DpMixMin, CompareBaselines, EpsilonSweep, Audit, Rerun };
+enum class RunKind { DpMixMin, CompareBaselines, EpsilonSweep, Audit, PrivateSet, Rerun };
 
 /// "Run DP-MixMin", "Compare with baselines", ... (for messages and job names).
 QString runKindLabel(RunKind kind);
@@ -33,12 +33,27 @@ struct AuditSettings {
     bool operator==(const AuditSettings&) const = default;
 };
 
+/// The Private set dialog's choices (engine/pipeline/psg_stage.h PsgStageOptions); ε, δ, the
+/// accountant and reproducibility come from the panel.
+struct PsgSettings {
+    int imagesPerClass = 10;     // 1, 10, 20 or 50
+    long long iterations = 3;    // fresh networks matched (each about 5 minutes on 2 cores at spc 10)
+    int evaluations = 3;         // networks trained on S per architecture
+    int evaluationEpochs = 300;
+    bool references = true;      // the random-real-subset and direct DP-SGD reference runs
+    long long dpSgdSteps = 300;  // the DP-SGD reference's steps
+    long long seed = 0;
+
+    bool operator==(const PsgSettings&) const = default;
+};
+
 struct RunAction {
     RunKind kind = RunKind::DpMixMin;
     widgets::RunParameters parameters;      // the panel's values (every kind but Rerun)
     std::vector<double> sweepEpsilons;      // EpsilonSweep: the ε values, at least two
     bool sweepFullPipeline = false;         // EpsilonSweep: also pretrain, fine-tune, evaluate
     AuditSettings audit;                    // Audit
+    PsgSettings psg;                        // PrivateSet
     std::optional<project::RunRecord> rerun;  // Rerun: the stored run to repeat
     std::optional<long long> rerunSeed;     // Rerun: a new seed (unset: the run's own)
 };

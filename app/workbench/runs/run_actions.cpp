@@ -1,6 +1,7 @@
 #include "app/workbench/runs/run_actions.h"
 
 #include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/psg_dialog.h"
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
@@ -37,6 +38,7 @@ RunActions::RunActions(MainWindow* window, RunController* runs)
       compare_(new QAction(tr("Compare with &baselines"), this)),
       sweep_(new QAction(tr("ε &sweep…"), this)),
       audit_(new QAction(tr("&Audit…"), this)),
+      psg_(new QAction(tr("Generate &private set (PSG)…"), this)),
       compareRuns_(new QAction(tr("Compare selected r&uns"), this)),
       exportReport_(new QAction(tr("Export &report…"), this)) {
     compare_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
@@ -50,11 +52,14 @@ RunActions::RunActions(MainWindow* window, RunController* runs)
     compareRuns_->setToolTip(tr("Select two runs or more in the project tree, then compare their settings and metrics"));
     exportReport_->setToolTip(tr("Write an HTML and PDF report of the study for a reviewer: spec, data hashes, every run "
                                  "with its ledger and verification, plots, software versions"));
-    for (QAction* a : {compare_, sweep_, audit_}) a->setStatusTip(a->toolTip());
+    psg_->setToolTip(tr("Learn a few synthetic images per class from the sensitive images under differential privacy "
+                        "(Private Set Generation), evaluate them, and show them in the Private set tab"));
+    for (QAction* a : {compare_, sweep_, audit_, psg_}) a->setStatusTip(a->toolTip());
 
     connect(compare_, &QAction::triggered, this, [this] { startCompareWithBaselines(); });
     connect(sweep_, &QAction::triggered, this, &RunActions::runSweepDialog);
     connect(audit_, &QAction::triggered, this, &RunActions::runAuditDialog);
+    connect(psg_, &QAction::triggered, this, &RunActions::runPsgDialog);
     connect(compareRuns_, &QAction::triggered, this, [this] {
         if (QString e = compareRuns(selectedRunIds()); !e.isEmpty()) showStatus(e);
     });
@@ -77,7 +82,7 @@ void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMe
     fileMenu->insertSeparator(beforeInFile);
     const QList<QAction*> existing = runMenu->actions();
     QAction* before = existing.size() > 1 ? existing[1] : nullptr;  // after "Run DP-MixMin"
-    runMenu->insertActions(before, {compare_, sweep_, audit_});
+    runMenu->insertActions(before, {compare_, sweep_, audit_, psg_});
     runMenu->insertSeparator(before);
     runMenu->insertAction(before, compareRuns_);
     runMenu->insertSeparator(before);
@@ -90,6 +95,8 @@ void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMe
 void RunActions::updateEnabled() {
     const bool canRun = window_->runAction()->isEnabled() && !window_->isReadOnly();
     for (QAction* a : {compare_, sweep_, audit_}) a->setEnabled(canRun);
+    // PSG needs a writable project, not a valid mixture plan (a PSG study has no mixture at all).
+    psg_->setEnabled(!window_->isReadOnly() && window_->project() != nullptr);
 }
 
 void RunActions::showStatus(const QString& message, int timeoutMs) { window_->statusBar()->showMessage(message, timeoutMs); }
@@ -100,8 +107,11 @@ QString RunActions::start(const RunAction& action) {
         showStatus(message);
         return message;
     }
-    const PrivacyPlan plan = action.kind != RunKind::Rerun ? planPrivacy(action.parameters) : PrivacyPlan{};
-    if (action.kind != RunKind::Rerun && !plan.valid) {
+    // PSG uses the panel's ε, δ and accountant but none of the mixture stage's values, so a
+    // mixture setting that does not fit the data does not block it (the engine checks ε).
+    const bool checksPanel = action.kind != RunKind::Rerun && action.kind != RunKind::PrivateSet;
+    const PrivacyPlan plan = checksPanel ? planPrivacy(action.parameters) : PrivacyPlan{};
+    if (checksPanel && !plan.valid) {
         const QString message = tr("Fix the highlighted parameters before running.");
         showStatus(message);
         return message;
@@ -245,6 +255,20 @@ void RunActions::runSweepDialog() {
     EpsilonSweepDialog dialog(window_);
     if (dialog.exec() != QDialog::Accepted) return;
     startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline());
+}
+
+QString RunActions::startPrivateSet(const PsgSettings& settings) {
+    RunAction action;
+    action.kind = RunKind::PrivateSet;
+    action.parameters = window_->document()->values();
+    action.psg = settings;
+    return start(action);
+}
+
+void RunActions::runPsgDialog() {
+    PsgDialog dialog(window_->document()->values().epsilon, window_);
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (const QString error = startPrivateSet(dialog.settings()); !error.isEmpty()) showStatus(error, 15000);
 }
 
 void RunActions::runAuditDialog() {

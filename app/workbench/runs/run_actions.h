@@ -1,5 +1,6 @@
 #pragma once
-// The workbench's run actions beyond "Run DP-MixMin": Compare with baselines, ε sweep, Audit
+// The workbench's run actions beyond "Run DP-MixMin": Compare with baselines, ε sweep, Audit,
+// Generate private set (PSG)
 // (Run menu and toolbar), Re-run / Pin as baseline / Compare on the runs of the project tree
 // (context menu), and File ▸ Export report…. Each run action becomes a background job of the
 // window's JobRunner (stage, progress, elapsed, ETA, Cancel in the jobs dock). The run actions
@@ -41,6 +42,7 @@ public:
     QAction* compareAction() const { return compare_; }
     QAction* sweepAction() const { return sweep_; }
     QAction* auditAction() const { return audit_; }
+    QAction* privateSetAction() const { return psg_; }
     QAction* compareRunsAction() const { return compareRuns_; }
     QAction* exportReportAction() const { return exportReport_; }
     QToolBar* toolBar() const { return toolBar_; }
@@ -51,6 +53,7 @@ public:
     QString startCompareWithBaselines();
     QString startEpsilonSweep(const std::vector<double>& epsilons, bool fullPipeline);
     QString startAudit(const AuditSettings& settings);
+    QString startPrivateSet(const PsgSettings& settings);
     /// Repeats a stored run with its stored configuration, on `newSeed` if given.
     QString rerun(long long runId, std::optional<long long> newSeed = std::nullopt);
 
@@ -65,6 +68,10 @@ public:
     /// Pin as baseline, Compare selected runs.
     QMenu* contextMenuForRun(long long runId);
 
+    /// Follows "Run DP-MixMin", read-only mode and whether a project is open (MainWindow calls it
+    /// when those change).
+    void updateEnabled();
+
     /// The result views as images (each chart of each result tab), for the report.
     QList<ReportPlot> reportPlots() const;
     QString exportReport(const QString& htmlPath, bool withPdf = true);
@@ -74,14 +81,15 @@ private:
     void onTreeContextMenu(const QPoint& pos);
     void runSweepDialog();
     void runAuditDialog();
+    void runPsgDialog();
     void exportReportWithDialog();
-    void updateEnabled();
 
     MainWindow* window_;
     RunController* runs_;
     QAction* compare_;
     QAction* sweep_;
     QAction* audit_;
+    QAction* psg_;
     QAction* compareRuns_;
     QAction* exportReport_;
     QToolBar* toolBar_ = nullptr;

@@ -26,6 +26,7 @@ QString runKindLabel(RunKind kind) {
     case RunKind::CompareBaselines: return QStringLiteral("Compare with baselines");
     case RunKind::EpsilonSweep: return QStringLiteral("ε sweep");
     case RunKind::Audit: return QStringLiteral("Audit");
+    case RunKind::PrivateSet: return QStringLiteral("Private set (PSG)");
     case RunKind::Rerun: return QStringLiteral("Re-run");
     }
     return {};

@@ -169,6 +169,25 @@ private Q_SLOTS:
         QVERIFY(multi.runs().value().empty());
     }
 
+    void theBudgetCapCoversPsgAndItsReference() {
+        std::string capped = kSpec;
+        const std::string rho = "\"rho\": 0.25";
+        capped.replace(capped.find(rho), rho.size(), rho + ", \"budget\": 12");
+        auto project = createFrom("tiny-capped", capped);
+        // PSG alone (ε 10) fits under 12; with the DP-SGD reference (another ε 10 on the same
+        // images) the composed total does not: refused before anything is stored.
+        auto refused = runPsgStage(project, {});
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("privacy.budget = 12") != std::string::npos, refused.error().message.c_str());
+        QVERIFY(project.runs().value().empty());
+        PsgStageOptions alone;
+        alone.references = false;
+        QVERIFY(runPsgStage(project, alone));
+        QCOMPARE(project.runs().value().size(), std::size_t(1));
+        QVERIFY(!runPsgStage(project, alone));  // a second ε 10 on the same images exceeds 12
+        QCOMPARE(project.runs().value().size(), std::size_t(1));
+    }
+
     void specSectionIsValidatedAndRoundTrips() {
         const project::SpecLocation where{d_, d_, false};
         auto spec = project::parseProjectSpec(kSpec, where, "tiny.json");
