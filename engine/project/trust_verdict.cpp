@@ -15,7 +15,9 @@ namespace dpmix::project {
 namespace {
 
 const std::set<std::string> kTestMetrics = {"test-auc", "pretrained-test-auc", "macro-auc", "test-perplexity",
-                                            "pretrained-test-perplexity"};
+                                            "pretrained-test-perplexity",
+                                            // PSG: networks trained on S (or a reference) scored on the test split
+                                            "accuracy-convnet", "accuracy-mlp", "accuracy-noise-convnet"};
 // Figures a DP run reports that are set by public parameters and the ledger (σ is calibrated
 // from ε, δ, q and T; q from the split sizes the ledger treats as public).
 const std::set<std::string> kDpFigures = {"sigma", "epsilon-spent", "finetune-noise"};
@@ -100,6 +102,8 @@ Disclosure classifyMetric(const std::string& name) {
 
 Disclosure classifyCurve(const std::string& name) {
     if (startsWith(name, "lambda/")) return Disclosure::DpRelease;  // the DP-MixMin trajectory
+    // PSG: distances between S's gradients and the DP gradients, post-processing of the latter
+    if (name == "matching-distance") return Disclosure::DpRelease;
     if (name == "test-perplexity") return Disclosure::TestMetric;
     return Disclosure::NonPrivate;
 }

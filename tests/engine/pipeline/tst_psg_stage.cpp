@@ -7,6 +7,7 @@
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
 #include "engine/project/spec_json.h"
+#include "engine/project/trust_verdict.h"
 #include "engine/psg/set_export.h"
 #include "engine/train/model.h"
 #include "tiny_image_study.h"
@@ -128,6 +129,15 @@ private Q_SLOTS:
         QCOMPARE(report->rows.size(), std::size_t(5));
         for (const auto& row : report->rows) QVERIFY(row.mean >= 0.0 && row.mean <= 1.0);
         QVERIFY(project.verifyChain().value().ok);
+
+        // What the file discloses: S's matching curve is post-processing of the DP gradients; the
+        // accuracies are test metrics; the real-subset reference is the non-private run.
+        const auto verdict = project::trustVerdict(project).value();
+        std::string kinds;
+        for (const auto& k : verdict.nonPrivate) kinds += k + " | ";
+        QVERIFY2(kinds.find("curves no ledger covers") == std::string::npos, kinds.c_str());
+        QVERIFY2(kinds.find("statistics no ledger covers") == std::string::npos, kinds.c_str());
+        QVERIFY2(kinds.find("test metrics") != std::string::npos, kinds.c_str());
     }
 
     void cancellationKeepsTheLedgerAndStoresNoSet() {
