@@ -115,7 +115,6 @@ Result<PsgResult> generatePrivateSet(const train::ImageView& images, std::span<c
     ledger.record(result.entry);
 
     const at::Device device = train::detail::preferredDevice();
-    const auto floatOn = at::TensorOptions().dtype(at::kFloat).device(device);
     // Public randomness (S's start, the networks, the order of S): seeded, data-independent.
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
     Tensor set = initialNormalisedSet(classes, images.channels, images.height, images.width, params, gen)
@@ -136,7 +135,7 @@ Result<PsgResult> generatePrivateSet(const train::ImageView& images, std::span<c
     const PsgLoops loops = params.loops();
     const long long totalSteps = params.compositions();
     for (int it = 0; it < params.iterations; ++it) {
-        train::detail::Network net = train::detail::buildNetwork(spec, gen, floatOn);
+        train::detail::Network net = train::detail::buildNetworkOn(spec, gen, device);
         double lossSum = 0.0;
         int lossCount = 0;
         for (int round = 0; round < loops.outer; ++round) {

@@ -44,8 +44,7 @@ Result<double> accuracyAfterTrainingOn(const train::ModelSpec& spec, const train
 
     const at::Device device = train::detail::preferredDevice();
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
-    train::detail::Network net =
-        train::detail::buildNetwork(spec, gen, at::TensorOptions().dtype(at::kFloat).device(device));
+    train::detail::Network net = train::detail::buildNetworkOn(spec, gen, device);
     const std::vector<float> trainPixels = normalised(trainImages, params.pixelMean, params.pixelStd);
     const Tensor x = at::from_blob(const_cast<float*>(trainPixels.data()),
                                    {trainImages.count, trainImages.channels, trainImages.height, trainImages.width},

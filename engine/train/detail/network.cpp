@@ -180,6 +180,15 @@ Network buildNetwork(const ModelSpec& spec, at::Generator& generator, at::Tensor
     throw std::invalid_argument("buildNetwork: unknown model kind");
 }
 
+Network buildNetworkOn(const ModelSpec& spec, at::Generator& generator, at::Device device, at::ScalarType dtype) {
+    Network net = buildNetwork(spec, generator, at::TensorOptions().dtype(dtype));
+    if (!device.is_cpu()) {
+        at::NoGradGuard noGrad;
+        for (Tensor* p : net.parameters()) *p = p->to(device).set_requires_grad(true);
+    }
+    return net;
+}
+
 at::Device preferredDevice() { return at::hasCUDA() ? at::Device(at::kCUDA) : at::Device(at::kCPU); }
 
 Tensor gatherImages(const ImageView& images, const std::vector<int64_t>& indices, at::Device device) {
@@ -213,12 +222,8 @@ Model Model::create(const ModelSpec& spec, std::uint64_t seed) {
     auto impl = std::make_shared<Impl>();
     impl->spec = spec;
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    impl->network = detail::buildNetwork(spec, gen);
     impl->device = detail::preferredDevice();
-    if (!impl->device.is_cpu()) {
-        at::NoGradGuard noGrad;
-        for (at::Tensor* p : impl->network.parameters()) *p = p->to(impl->device).set_requires_grad(true);
-    }
+    impl->network = detail::buildNetworkOn(spec, gen, impl->device);
     return Model(std::move(impl));
 }
 

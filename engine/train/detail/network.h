@@ -39,6 +39,11 @@ private:
 Network buildNetwork(const ModelSpec& spec, at::Generator& generator,
                      at::TensorOptions options = at::TensorOptions().dtype(at::kFloat));
 
+/// buildNetwork with a CPU generator (seeded initialisation is the same on every device), then
+/// the parameters moved to `device` (leaves that require a gradient).
+Network buildNetworkOn(const ModelSpec& spec, at::Generator& generator, at::Device device,
+                       at::ScalarType dtype = at::kFloat);
+
 /// The device every run uses: CUDA when this LibTorch build has it, otherwise the CPU.
 at::Device preferredDevice();
 
