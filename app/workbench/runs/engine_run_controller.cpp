@@ -127,66 +127,50 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
     return Error{"unknown run kind"};
 }
 
-StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& request) {
+StageJob EngineRunController::projectJob(const QString& name, const std::string& finished, ProjectWork work) {
     StageJob job;
     job.stage = name;
-    job.work = [this, path = project_.toStdString(), study = study_, request](const CancellationToken& token,
-                                                                             const ProgressCallback& progress) -> Status {
+    job.work = [this, path = project_.toStdString(), finished, work = std::move(work)](
+                   const CancellationToken& token, const ProgressCallback& progress) -> Status {
         const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
         log("Opening " + path);
         auto file = project::ProjectFile::open(path);
         if (!file) return file.error();
         project::ProjectFile project = std::move(file).value();
-        if (auto error = study(project, request, progress, token, log)) {
+        if (auto error = work(project, progress, token, log)) {
             log("Stopped: " + error->message);
-            return error;  // after a cancel the job is cancelled (the runner marked the run so)
+            return error;  // after a cancel the job is cancelled (the stage marked its run so)
         }
-        log("Study finished.");
+        log(finished);
         return std::nullopt;
     };
     return job;
+}
+
+StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& request) {
+    return projectJob(name, "Study finished.",
+                      [study = study_, request](project::ProjectFile& project, const ProgressCallback& progress,
+                                                const CancellationToken& token, const StudyLog& log) {
+                          return study(project, request, progress, token, log);
+                      });
 }
 
 StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& request) {
-    StageJob job;
-    job.stage = name;
-    job.work = [this, path = project_.toStdString(), audit = audit_, request](const CancellationToken& token,
-                                                                             const ProgressCallback& progress) -> Status {
-        const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
-        if (!audit) return Error{"this build of the workbench has no audit stage"};
-        log("Opening " + path);
-        auto file = project::ProjectFile::open(path);
-        if (!file) return file.error();
-        project::ProjectFile project = std::move(file).value();
-        if (auto error = audit(project, request, progress, token, log)) {
-            log("Stopped: " + error->message);
-            return error;
-        }
-        log("Audit finished.");
-        return std::nullopt;
-    };
-    return job;
+    return projectJob(name, "Audit finished.",
+                      [audit = audit_, request](project::ProjectFile& project, const ProgressCallback& progress,
+                                                const CancellationToken& token, const StudyLog& log) -> Status {
+                          if (!audit) return Error{"this build of the workbench has no audit stage"};
+                          return audit(project, request, progress, token, log);
+                      });
 }
 
 StageJob EngineRunController::psgJob(const QString& name, const PsgRequest& request) {
-    StageJob job;
-    job.stage = name;
-    job.work = [this, path = project_.toStdString(), psg = psg_, request](const CancellationToken& token,
-                                                                         const ProgressCallback& progress) -> Status {
-        const StudyLog log = [this](const std::string& line) { Q_EMIT logged(QString::fromStdString(line)); };
-        log("Opening " + path);
-        auto file = project::ProjectFile::open(path);
-        if (!file) return file.error();
-        project::ProjectFile project = std::move(file).value();
-        auto snapshot = [this](const PrivateSetImages& set) { Q_EMIT privateSetUpdated(set); };
-        if (auto error = psg(project, request, progress, token, log, snapshot)) {
-            log("Stopped: " + error->message);
-            return error;
-        }
-        log("Private set finished.");
-        return std::nullopt;
-    };
-    return job;
+    return projectJob(name, "Private set finished.",
+                      [this, psg = psg_, request](project::ProjectFile& project, const ProgressCallback& progress,
+                                                  const CancellationToken& token, const StudyLog& log) {
+                          auto snapshot = [this](const PrivateSetImages& set) { Q_EMIT privateSetUpdated(set); };
+                          return psg(project, request, progress, token, log, snapshot);
+                      });
 }
 
 }  // namespace dpmix::workbench

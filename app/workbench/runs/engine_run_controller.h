@@ -117,6 +117,11 @@ Q_SIGNALS:
 
 private:
     Status checkProject() const;
+    using ProjectWork = std::function<Status(project::ProjectFile&, const ProgressCallback&, const CancellationToken&,
+                                             const StudyLog&)>;
+    /// A job that opens the project on the worker thread (ProjectFile is one-per-thread), runs
+    /// `work` on it and logs the outcome ("Stopped: …" or `finished`).
+    StageJob projectJob(const QString& name, const std::string& finished, ProjectWork work);
     StageJob studyJob(const QString& name, const StudyRequest& request);
     StageJob auditJob(const QString& name, const AuditRequest& request);
     StageJob psgJob(const QString& name, const PsgRequest& request);

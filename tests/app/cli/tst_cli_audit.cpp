@@ -1,6 +1,7 @@
 // `dpmix audit`, `dpmix experiment` and `dpmix run`'s seed flags refuse bad input with exit 2, a message naming the
 // flag, and nothing written next to the spec.
 #include "cli_runner.h"
+#include "idx_fixture.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,22 +13,7 @@
 
 namespace {
 
-QByteArray bigEndian(quint32 v) {
-    QByteArray b(4, '\0');
-    for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (24 - 8 * i)) & 0xff);
-    return b;
-}
-
-// Uncompressed IDX: magic 0x0000 08 <dims>, then big-endian sizes, then unsigned bytes.
-void writeIdx(const QString& path, const QList<quint32>& dims, const QByteArray& data) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    QByteArray bytes;
-    bytes.append('\0').append('\0').append(char(0x08)).append(char(dims.size()));
-    for (auto d : dims) bytes.append(bigEndian(d));
-    bytes.append(data);
-    f.write(bytes);
-}
+using dpmix::test_support::writeIdx;
 
 const char* kSpec = R"({
   "name": "cli-audit",
