@@ -92,9 +92,6 @@ void StudyBuilder::apply(const StudyDraft& draft) {
 }
 
 Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, const widgets::RunParameters& p) const {
-    if (draft_.publicSources.empty())
-        return Error{"the study has no public source: add one with Study ▸ Add public source… (or drop a file on the "
-                     "project tree)"};
     if (!draft_.sensitive)
         return Error{"the study has no sensitive data set: set it with Study ▸ Set sensitive data… (or drop a file on "
                      "\"Sensitive data\" in the project tree)"};
@@ -127,6 +124,9 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
         spec.seeds.push_back(*seed);
     }
     if (spec.seeds.empty()) return Error{"seeds = \"" + p.seeds.toStdString() + "\" holds no seed: expected whole numbers >= 0"};
+    // Without public data the study can only run Private Set Generation, which needs none: it
+    // gets the method's default psg section (docs/PSG.md) and opens on the Private set tab.
+    if (spec.publicSources.empty()) spec.psg = project::PsgSection{};
     return spec;
 }
 

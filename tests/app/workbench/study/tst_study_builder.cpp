@@ -135,7 +135,16 @@ private Q_SLOTS:
         dpmix::widgets::RunParameters p;
         auto none = b.projectSpec("x", p);
         QVERIFY(!none.ok());
-        QVERIFY(QString::fromStdString(none.error().message).contains("no public source"));
+        QVERIFY(QString::fromStdString(none.error().message).contains("no sensitive data set"));
+        // Sensitive data alone is a study too: one for Private Set Generation, which needs no
+        // public data (it gets the method's psg section).
+        b.registerSource(SourceRole::Sensitive, source("s", 10), {});
+        auto psgOnly = b.projectSpec("x", p);
+        QVERIFY2(psgOnly.ok(), psgOnly.ok() ? "" : psgOnly.error().message.c_str());
+        QVERIFY(psgOnly->publicSources.empty());
+        QVERIFY(psgOnly->psg.has_value());
+        QCOMPARE(psgOnly->psg->imagesPerClass, 10LL);
+        b.clear();
         b.registerSource(SourceRole::Public, source("pub", 10), {});
         auto noSensitive = b.projectSpec("x", p);
         QVERIFY(!noSensitive.ok());
