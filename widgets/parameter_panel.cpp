@@ -132,6 +132,8 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     splitSummary_->setStyleSheet("color: #505860;");
     qobject_cast<QVBoxLayout*>(rhoBox->layout())->insertWidget(1, splitSummary_);
     splitForm->addRow(fieldLabel(ParameterField::Rho), rhoBox);
+    splitForm_ = splitForm;
+    rhoBox_ = rhoBox;
     seeds_->setToolTip(tr("Each seed repeats the whole run with fresh randomness (sampling, noise, initialisation); "
                           "results are reported as mean ± std over seeds. Whole numbers, separated by commas.\n"
                           "Paper: several seeds per setting."));
@@ -165,6 +167,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
 
     // --- live privacy summary and Run ------------------------------------------------------
     auto* calculator = new QGroupBox(tr("Privacy of this run"));
+    calculator_ = calculator;
     auto* calcLayout = new QVBoxLayout(calculator);
     summary_->setObjectName("privacySummary");
     summary_->setWordWrap(true);
@@ -334,6 +337,14 @@ void ParameterPanel::setUnitName(const QString& plural) {
     unitName_ = plural.isEmpty() ? QStringLiteral("examples") : plural;
     // The count row's label: "Sensitive patients n" for a study whose unit is the patient.
     if (countLabel_) countLabel_->setText(tr("Sensitive %1 n").arg(unitName_));
+}
+
+void ParameterPanel::setMixtureShown(bool shown) {
+    mixtureShown_ = shown;
+    splitForm_->setRowVisible(rhoBox_, shown);
+    advanced_->setVisible(shown);
+    calculator_->setVisible(shown);
+    run_->setVisible(shown);
 }
 
 }  // namespace dpmix::widgets

@@ -12,6 +12,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -58,6 +59,10 @@ public:
     /// false: every editor is locked (a project open read-only); the values stay readable.
     void setEditable(bool editable);
     bool isEditable() const { return editable_; }
+    /// false: a study without public data (Private Set Generation only) — ρ, the mixture stage, its
+    /// privacy summary and Run are hidden, since there is no mixture to learn.
+    void setMixtureShown(bool shown);
+    bool mixtureShown() const { return mixtureShown_; }
     /// What n counts, from the study's unit of privacy: "examples" (default), "users", "patients".
     void setUnitName(const QString& plural);
     QString unitName() const { return unitName_; }
@@ -92,6 +97,10 @@ private:
     RunParameters values_;
     bool applying_ = false;
     bool editable_ = true;
+    bool mixtureShown_ = true;
+    QFormLayout* splitForm_ = nullptr;
+    QWidget* rhoBox_ = nullptr;
+    QGroupBox* calculator_ = nullptr;
     LogSliderSpinBox* epsilon_;
     QLineEdit* delta_;
     QSpinBox* count_;

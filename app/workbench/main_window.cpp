@@ -440,6 +440,8 @@ void MainWindow::refreshProject() {
     updateBudgetMeter();
     updateTrustBanner();
     updateTitle();
+    // A study without public data has no mixture to set up (it runs PSG only).
+    parameters_->setMixtureShown(!project_ || !project_->spec.publicSources.empty());
 }
 
 

@@ -9,6 +9,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QGroupBox>
+#include <QPushButton>
 #include <QtTest>
 
 using namespace dpmix::widgets;
@@ -48,6 +50,20 @@ private Q_SLOTS:
         panel.rhoSlider()->setValue(30);
         QCOMPARE(spy.last().at(0).value<ParameterField>(), ParameterField::Rho);
         QCOMPARE(spy.last().at(1).toDouble(), 0.3);
+    }
+
+    void aStudyWithoutMixtureHidesItsSettings() {
+        ParameterPanel panel;
+        QVERIFY(panel.mixtureShown());
+        QVERIFY(panel.advancedGroup()->isVisibleTo(&panel) && panel.rhoEditor()->isVisibleTo(&panel));
+        panel.setMixtureShown(false);  // a PSG study: no ρ, no mixture stage, no Run DP-MixMin
+        QVERIFY(!panel.advancedGroup()->isVisibleTo(&panel));
+        QVERIFY(!panel.rhoEditor()->isVisibleTo(&panel));
+        QVERIFY(!panel.runButton()->isVisibleTo(&panel));
+        QVERIFY(panel.epsilonEditor()->isVisibleTo(&panel) && panel.deltaEditor()->isVisibleTo(&panel));
+        panel.setMixtureShown(true);
+        QVERIFY(panel.advancedGroup()->isVisibleTo(&panel) && panel.rhoEditor()->isVisibleTo(&panel));
+        QVERIFY(panel.runButton()->isVisibleTo(&panel));
     }
 
     void advancedFieldsExplainThemselves() {

@@ -14,6 +14,7 @@
 #include "engine/project/project_opener.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/image_grid_widget.h"
+#include "widgets/parameter_panel.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -77,6 +78,7 @@ private Q_SLOTS:
         for (const char* mixtureTab : {"lambdaView", "aucView", "tradeoffView"})
             QVERIFY2(!w.findChild<QWidget*>(mixtureTab), mixtureTab);
         QVERIFY(!view->emptyState()->isHidden());
+        QVERIFY(!w.parameterPanel()->mixtureShown());  // no ρ or mixture settings for a PSG study
         QAction* psg = w.runActions()->privateSetAction();
         QVERIFY(psg->isEnabled());
 
