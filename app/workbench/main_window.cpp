@@ -9,6 +9,7 @@
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/views/perplexity_view.h"
 #include "app/workbench/views/private_set_view.h"
+#include "app/workbench/help/help_window.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/runs/latest_result_runner.h"
 #include "app/workbench/parameters/parameter_document.h"
@@ -94,6 +95,7 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     auto* calculatorPage = new QScrollArea;
     calculatorPage->setWidgetResizable(true);
     calculatorPage->setFrameShape(QFrame::NoFrame);
+    calculatorPage->setObjectName("calculatorView");
     calculator_->setMaximumWidth(720);
     calculatorPage->setWidget(calculator_);
     tabs_->addTab(calculatorPage, tr("Privacy calculator"));
@@ -285,6 +287,11 @@ void MainWindow::buildMenus() {
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* manual = help->addAction(tr("&Manual for this view"), this, [this] { showHelp(); });
+    manual->setShortcut(QKeySequence::HelpContents);  // F1
+    manual->setToolTip(tr("Open the manual at the section that explains the current view"));
+    help->addAction(tr("&Glossary"), this, [this] { showHelp(HelpTopic{QStringLiteral("GLOSSARY.md"), {}}); });
+    help->addSeparator();
     QAction* about = help->addAction(tr("&About dpmix workbench"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -670,6 +677,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     queue_->cancelAll();
     runner_->waitForAll();  // stages poll their token at least once a second
     event->accept();
+}
+
+HelpWindow* MainWindow::showHelp(std::optional<HelpTopic> topic) {
+    if (!help_) help_ = new HelpWindow(this);
+    const QWidget* view = tabs_->currentWidget();
+    help_->showTopic(topic.value_or(helpTopicFor(view ? view->objectName() : QString())));
+    return help_;
 }
 
 AboutInfo MainWindow::aboutInfo() const {

@@ -6,6 +6,7 @@
 #include "app/workbench/about_info.h"
 #include "app/workbench/runs/job_runner.h"
 #include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/help/help_topics.h"
 #include "app/workbench/runs/private_set_images.h"
 #include "widgets/run_parameters.h"
 
@@ -39,6 +40,7 @@ namespace dpmix::workbench {
 class LatestResultRunner;
 class RunActions;
 class PrivateSetView;
+class HelpWindow;
 class ParameterDocument;
 class ProjectStore;
 class RunController;
@@ -119,6 +121,8 @@ public:
     /// "auc", "perplexity", "audit", "kscaling".
     bool showView(const QString& name);
     static QStringList viewNames();
+    /// Help ▸ Manual (F1): the bundled manual at `topic`, by default the section of the current view.
+    HelpWindow* showHelp(std::optional<HelpTopic> topic = std::nullopt);
     /// S of a running PSG job, in the Private set tab (opened if needed).
     void showLivePrivateSet(const PrivateSetImages& set);
     PrivateSetView* privateSetView() const { return privateSetView_; }
@@ -179,7 +183,8 @@ private:
     StageQueue* queue_ = nullptr;
     bool readOnly_ = false;
     std::optional<ProjectSnapshot> project_;
-    PrivateSetView* privateSetView_ = nullptr;  // in resultTabs_ when the project has PSG
+    PrivateSetView* privateSetView_ = nullptr;
+    HelpWindow* help_ = nullptr;  // in resultTabs_ when the project has PSG
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)
     QAction* runAction_ = nullptr;
     RunActions* runActions_ = nullptr;

@@ -1,0 +1,36 @@
+#include "app/workbench/help/help_topics.h"
+
+#include <QHash>
+
+namespace dpmix::workbench {
+
+QList<HelpDocument> manualDocuments() {
+    return {{QStringLiteral("WORKBENCH.md"), QStringLiteral("The workbench")},
+            {QStringLiteral("GLOSSARY.md"), QStringLiteral("Glossary")},
+            {QStringLiteral("METHODS.md"), QStringLiteral("Methods and baselines")},
+            {QStringLiteral("PRIVACY.md"), QStringLiteral("Privacy accounting")},
+            {QStringLiteral("RHO_GUIDANCE.md"), QStringLiteral("Choosing ρ")},
+            {QStringLiteral("AUDIT.md"), QStringLiteral("Audits")},
+            {QStringLiteral("PSG.md"), QStringLiteral("Private Set Generation")}};
+}
+
+QString manualUrl(const QString& document) { return QStringLiteral("qrc:/dpmix/manual/") + document; }
+
+HelpTopic helpTopicFor(const QString& viewObjectName) {
+    const QString views = QStringLiteral("Result views (central tabs)");
+    static const QHash<QString, HelpTopic> topics{
+        {QStringLiteral("lambdaView"), {QStringLiteral("WORKBENCH.md"), views}},
+        {QStringLiteral("trajectoryView"), {QStringLiteral("WORKBENCH.md"), views}},
+        {QStringLiteral("tradeoffView"), {QStringLiteral("WORKBENCH.md"), views}},
+        {QStringLiteral("aucView"), {QStringLiteral("WORKBENCH.md"), views}},
+        {QStringLiteral("perplexityView"), {QStringLiteral("WORKBENCH.md"), views}},
+        {QStringLiteral("kscalingView"), {QStringLiteral("WORKBENCH.md"), views}},
+        {QStringLiteral("ledgerView"), {QStringLiteral("PRIVACY.md"), QStringLiteral("The ledger")}},
+        {QStringLiteral("auditView"), {QStringLiteral("AUDIT.md"), QStringLiteral("Audits in a project")}},
+        {QStringLiteral("privatesetView"), {QStringLiteral("PSG.md"), QStringLiteral("Workbench")}},
+        {QStringLiteral("calculatorView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Live privacy calculation")}},
+    };
+    return topics.value(viewObjectName, HelpTopic{QStringLiteral("WORKBENCH.md"), QStringLiteral("The window")});
+}
+
+}  // namespace dpmix::workbench
