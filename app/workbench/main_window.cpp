@@ -9,6 +9,7 @@
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/views/perplexity_view.h"
 #include "app/workbench/views/private_set_view.h"
+#include "app/workbench/views/study_summary.h"
 #include "app/workbench/help/help_window.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/runs/latest_result_runner.h"
@@ -61,7 +62,7 @@ const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const QString kProjectFilter = QStringLiteral("dpmix project (*.dpmix)");
 const QString kSpecFilter = QStringLiteral("dpmix spec (*.json)");
-const QStringList kResultViews = {"lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling"};
+const QStringList kResultViews = {"summary", "lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling"};
 
 QString groupedCount(long long n) { return QLocale::c().toString(n).replace(',', QChar(0x2009)); }
 
@@ -414,7 +415,9 @@ QString MainWindow::openFile(const QString& path, bool readOnly) {
     document_->reset(*opened);
     rememberRecent(path);
     services_.runs->setProject(currentFile_, readOnly_);
+    justOpened_ = true;  // the result tabs open on the study's first view
     refreshProject();
+    justOpened_ = false;
     if (project_ && project_->trust.release && !readOnly_) {  // a DP release is never written
         readOnly_ = true;
         services_.runs->setProject(currentFile_, true);
@@ -554,6 +557,7 @@ void MainWindow::rebuildResultTabs() {
         names << name;
         pages.append({page, title});
     };
+    add("summary", new StudySummaryView(*project_), tr("Study summary"));
     if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"));
     add("ledger", new LedgerView(*project_), tr("Privacy ledger"));
     if (mixtureStudy) {
@@ -581,6 +585,8 @@ void MainWindow::rebuildResultTabs() {
         tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
         resultTabs_ << pages[i].first;
         if (pages[i].second == current) tabs_->setCurrentIndex(index);
+        // A reviewer opening a study sees its summary first (a PSG study: its private set, below).
+        if (justOpened_ && mixtureStudy && names[i] == "summary") tabs_->setCurrentIndex(index);
     }
     // PSG's tab: for a study made for it (a psg section) or one that holds a private set.
     if (project_->spec.psg || !privateSetRuns(*project_).empty()) {
@@ -591,7 +597,7 @@ void MainWindow::rebuildResultTabs() {
         const int index = tabs_->addTab(privateSetView_, tr("Private set"));
         tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
         resultTabs_ << privateSetView_;
-        if (current == tr("Private set") || (current.isEmpty() && !mixtureStudy)) tabs_->setCurrentIndex(index);
+        if (current == tr("Private set") || (justOpened_ && !mixtureStudy)) tabs_->setCurrentIndex(index);
     }
 }
 

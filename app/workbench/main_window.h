@@ -184,7 +184,8 @@ private:
     bool readOnly_ = false;
     std::optional<ProjectSnapshot> project_;
     PrivateSetView* privateSetView_ = nullptr;
-    HelpWindow* help_ = nullptr;  // in resultTabs_ when the project has PSG
+    HelpWindow* help_ = nullptr;
+    bool justOpened_ = false;  // openFile() is rereading the project  // in resultTabs_ when the project has PSG
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)
     QAction* runAction_ = nullptr;
     RunActions* runActions_ = nullptr;

@@ -46,7 +46,7 @@ nlohmann::json configOf(const RunResults& run) {
     }
 }
 
-QString meanStd(const std::vector<double>& v) {
+QString meanStdText(const std::vector<double>& v) {
     if (v.empty()) return QStringLiteral("—");
     double mean = 0;
     for (double x : v) mean += x;
@@ -58,6 +58,29 @@ QString meanStd(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+QString accuracyText(const std::vector<double>& values) { return meanStdText(values); }
+
+std::vector<PsgAccuracyLine> psgAccuracyLines(const ProjectSnapshot& project, const RunResults& psgRun) {
+    std::vector<PsgAccuracyLine> out;
+    for (const AccuracyKind& kind : kRows) {
+        const RunResults* source = nullptr;
+        if (std::string(kind.method) == "psg") {
+            source = &psgRun;
+        } else {
+            for (const auto& r : project.runs)  // the newest reference made for this PSG run
+                if (r.run.method == kind.method && r.run.status == project::RunStatus::Done &&
+                    configOf(r).value("psg_run", 0LL) == psgRun.run.id)
+                    source = &r;
+        }
+        if (!source) continue;
+        std::vector<double> values;
+        for (const auto& m : source->metrics)
+            if (m.name == kind.metric) values.push_back(m.value);
+        if (!values.empty()) out.push_back({QObject::tr(kind.trainedOn), QObject::tr(kind.network), values});
+    }
+    return out;
+}
 
 std::vector<const RunResults*> privateSetRuns(const ProjectSnapshot& project) {
     std::vector<const RunResults*> out;
@@ -222,29 +245,15 @@ void PrivateSetView::showRun(int index) {
 
 void PrivateSetView::fillTable(const RunResults& run) {
     table_->setRowCount(0);
-    for (const AccuracyKind& kind : kRows) {
-        const RunResults* source = nullptr;
-        if (std::string(kind.method) == "psg") {
-            source = &run;
-        } else {
-            for (const auto& r : project_.runs)  // the newest reference made for this PSG run
-                if (r.run.method == kind.method && r.run.status == project::RunStatus::Done &&
-                    configOf(r).value("psg_run", 0LL) == run.run.id)
-                    source = &r;
-        }
-        if (!source) continue;
-        std::vector<double> values;
-        for (const auto& m : source->metrics)
-            if (m.name == kind.metric) values.push_back(m.value);
-        if (values.empty()) continue;
+    for (const PsgAccuracyLine& line : psgAccuracyLines(project_, run)) {
         const int row = table_->rowCount();
         table_->insertRow(row);
-        table_->setItem(row, 0, new QTableWidgetItem(tr(kind.trainedOn)));
-        table_->setItem(row, 1, new QTableWidgetItem(tr(kind.network)));
-        auto* acc = new QTableWidgetItem(meanStd(values));
+        table_->setItem(row, 0, new QTableWidgetItem(line.trainedOn));
+        table_->setItem(row, 1, new QTableWidgetItem(line.network));
+        auto* acc = new QTableWidgetItem(accuracyText(line.values));
         acc->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         table_->setItem(row, 2, acc);
-        table_->setItem(row, 3, new QTableWidgetItem(QString::number(values.size())));
+        table_->setItem(row, 3, new QTableWidgetItem(QString::number(line.values.size())));
     }
     table_->resizeColumnsToContents();
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);

@@ -30,6 +30,18 @@ std::vector<const RunResults*> privateSetRuns(const ProjectSnapshot& project);
 /// (and `error` set) when the configuration or the stored values do not fit together.
 PrivateSetImages privateSetImagesOf(const RunResults& run, QString* error = nullptr);
 
+/// One row of a PSG run's accuracy table: what the networks were trained on, which network, the
+/// test accuracies of its trainings.
+struct PsgAccuracyLine {
+    QString trainedOn, network;
+    std::vector<double> values;
+};
+/// The run's own rows (S with ConvNet and MLP, the untrained noise S) and the references made for
+/// it (random real subset, direct DP-SGD: the newest finished run of each whose config names it).
+std::vector<PsgAccuracyLine> psgAccuracyLines(const ProjectSnapshot& project, const RunResults& psgRun);
+/// "75.0% ± 7.1" (one value: "75.0%"; none: "—").
+QString accuracyText(const std::vector<double>& values);
+
 /// Rows of QImages, one row per class (pixels clamped to [0, 1], 8 bits).
 QList<QList<QImage>> imageRowsOf(const PrivateSetImages& set);
 

@@ -111,6 +111,15 @@ private Q_SLOTS:
         (void)file.setRunStatus(auditRun_, dpmix::project::RunStatus::Done).value();
     }
 
+    void aStudyOpensOnItsSummaryAndARefreshKeepsTheTab() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        QCOMPARE(w.analysisTabs()->currentWidget()->objectName(), QString("summaryView"));
+        w.analysisTabs()->setCurrentIndex(0);  // the calculator
+        w.refreshProject();                    // as after a job: the user's tab stays
+        QCOMPARE(w.analysisTabs()->currentIndex(), 0);
+    }
+
     void rerunHandsTheStoredConfigurationToTheStudy() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());

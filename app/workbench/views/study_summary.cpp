@@ -1,0 +1,265 @@
+#include "app/workbench/views/study_summary.h"
+
+#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/project/ledger_check.h"
+#include "app/workbench/views/private_set_view.h"
+#include "app/workbench/views/result_data.h"
+#include "engine/methods/method_plan.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmix::workbench {
+namespace {
+
+bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
+bool sameEpsilon(const std::optional<double>& a, double b) { return a && std::abs(*a - b) <= 1e-12 * std::max(1.0, b); }
+
+QString num(double v, int decimals = 2) { return QString::number(v, 'f', decimals); }
+QString pm(double mean, double sd, int n, int decimals = 2) {
+    return n > 1 ? QStringLiteral("%1 ± %2").arg(num(mean, decimals), num(sd, decimals)) : num(mean, decimals);
+}
+QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+std::optional<double> meanCosineOf(const ProjectSnapshot& project, methods::Method m) {
+    std::vector<double> values;
+    for (const auto& r : project.runs)
+        if (finished(r) && isMethod(r.run, m))
+            if (double c = r.metric("cosine-to-lambda-star"); !std::isnan(c)) values.push_back(c);
+    if (values.empty()) return std::nullopt;
+    return meanAndStd(values).first;
+}
+
+const project::SourceRecord* sensitiveSource(const ProjectSnapshot& project) {
+    for (const auto& s : project.sources)
+        if (s.role == "sensitive") return &s;
+    return nullptr;
+}
+
+// What split A holds, roughly: ρ of the 80% training part (the splits are drawn per unit).
+long long splitAEstimate(const ProjectSnapshot& project) {
+    const auto* s = sensitiveSource(project);
+    if (!s) return 0;
+    const long long units = project.spec.sensitive.userLevel && s->facts.users > 0 ? s->facts.users : s->facts.examples;
+    return std::llround(static_cast<double>(units) * 0.8 * project.spec.privacy.rho);
+}
+
+const project::ResultSummaryRow* rowOf(const std::vector<project::ResultSummaryRow>& rows, methods::Method m, double e) {
+    for (const auto& r : rows)
+        if (r.method == methods::nameOf(m) && std::abs(r.epsilon - e) <= 1e-12 * std::max(1.0, e)) return &r;
+    return nullptr;
+}
+
+QString psgSentence(const ProjectSnapshot& project) {
+    const auto runs = privateSetRuns(project);
+    if (runs.empty()) return {};
+    const RunResults& run = *runs.front();
+    QStringList parts;
+    for (const auto& line : psgAccuracyLines(project, run))
+        parts << QObject::tr("%1 with %2: %3").arg(line.trainedOn, line.network, accuracyText(line.values));
+    return QObject::tr("Private set (run %1, ε = %2): test accuracy of networks trained on it and the references — %3.")
+        .arg(run.run.id)
+        .arg(run.run.epsilon ? num(*run.run.epsilon, 2) : QStringLiteral("?"))
+        .arg(parts.join(QStringLiteral("; ")));
+}
+
+}  // namespace
+
+std::vector<MixtureComparison> mixtureComparisons(const ProjectSnapshot& project) {
+    std::vector<MixtureComparison> out;
+    const auto uniform = meanCosineOf(project, methods::Method::Uniform);
+    const auto randomSearch = meanCosineOf(project, methods::Method::RandomSearch);
+    for (double e : runEpsilons(project)) {
+        std::vector<double> values;
+        for (const auto& r : project.runs)
+            if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && sameEpsilon(r.run.epsilon, e))
+                if (double c = r.metric("cosine-to-lambda-star"); !std::isnan(c)) values.push_back(c);
+        if (values.empty()) continue;
+        const auto [mean, sd] = meanAndStd(values);
+        out.push_back({e, static_cast<int>(values.size()), mean, sd, uniform, randomSearch});
+    }
+    return out;
+}
+
+std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& project) {
+    for (const char* metric : {"test-auc", "test-perplexity"}) {
+        std::vector<project::ResultObservation> observations;
+        for (const auto& r : project.runs) {
+            if (!finished(r) || !r.run.epsilon) continue;
+            for (const auto& m : r.metrics)
+                if (m.name == metric && (m.className.empty() || m.className == r.run.task))
+                    observations.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, m.value, r.run.id});
+        }
+        if (!observations.empty()) return project::summarizeResults(observations);
+    }
+    return {};
+}
+
+QString studyVerdict(const ProjectSnapshot& project) {
+    QStringList sentences;
+    const bool mixtureStudy = !project.spec.publicSources.empty();
+    const auto comparisons = mixtureComparisons(project);
+    if (mixtureStudy && comparisons.empty())
+        sentences << QObject::tr("No mixture has been learned yet: Run ▸ Run DP-MixMin learns one on split A (about %1 "
+                                 "examples at ρ = %2), and Compare with baselines adds the downstream models.")
+                         .arg(splitAEstimate(project))
+                         .arg(project.spec.privacy.rho);
+    if (!comparisons.empty()) {
+        const MixtureComparison& c = comparisons.back();  // the largest ε run
+        const QString dp = pm(c.privateCosine, c.privateCosineStd, c.runs);
+        if (!c.uniformCosine) {
+            sentences << QObject::tr("At ε = %1 DP-MixMin's mixture has cosine %2 to the non-private optimum λ* (%3 runs); "
+                                     "run Compare with baselines to see uniform weights beside it.")
+                             .arg(num(c.epsilon, 3))
+                             .arg(dp)
+                             .arg(c.runs);
+        } else if (c.privateCosine - c.privateCosineStd > *c.uniformCosine) {
+            sentences << QObject::tr("At ε = %1 DP-MixMin's mixture is closer to the non-private optimum λ* than uniform "
+                                     "weights are (cosine %2 vs %3): the private choice is worth its ε.")
+                             .arg(num(c.epsilon, 3), dp, num(*c.uniformCosine));
+        } else {
+            sentences << QObject::tr("At ε = %1 with split A of about %2 examples, DP-MixMin's mixture is no closer to λ* "
+                                     "than uniform weights (cosine %3 vs %4): raise ε or ρ, or pretrain on uniform "
+                                     "weights.")
+                             .arg(num(c.epsilon, 3))
+                             .arg(splitAEstimate(project))
+                             .arg(dp, num(*c.uniformCosine));
+        }
+    }
+    const auto rows = downstreamRows(project);
+    if (!rows.empty()) {
+        const double e = rows.back().epsilon;
+        QStringList parts;
+        for (methods::Method m : {methods::Method::DpMixMin, methods::Method::Uniform, methods::Method::NonPrivateMixMin,
+                                  methods::Method::RandomInit})
+            if (const auto* r = rowOf(rows, m, e))
+                parts << QStringLiteral("%1 %2").arg(methodLabel(r->method), pm(r->mean, r->std, r->seeds, 3));
+        if (!parts.isEmpty())
+            sentences << QObject::tr("Downstream at ε = %1 (macro test metric, mean ± std over seeds): %2.")
+                             .arg(num(e, 3), parts.join(QStringLiteral(", ")));
+    }
+    if (const QString psg = psgSentence(project); !psg.isEmpty()) sentences << psg;
+    else if (project.spec.psg && !mixtureStudy)
+        sentences << QObject::tr("No private set yet: Run ▸ Generate private set (PSG)… learns one from the sensitive "
+                                 "images.");
+    return sentences.join(QLatin1Char(' '));
+}
+
+QString studySummaryHtml(const ProjectSnapshot& project) {
+    QString h;
+    h += QStringLiteral("<h2>%1</h2>").arg(html(project.spec.name));
+    if (!project.spec.description.empty()) h += QStringLiteral("<p><i>%1</i></p>").arg(html(project.spec.description));
+    h += QStringLiteral("<p style='font-size: large'><b>%1</b></p>").arg(studyVerdict(project).toHtmlEscaped());
+
+    h += QObject::tr("<h3>Data and unit of privacy</h3><ul>");
+    if (const auto* s = sensitiveSource(project)) {
+        h += QObject::tr("<li>Sensitive: <b>%1</b>, %2 examples%3; the guarantee protects one <b>%4</b>.</li>")
+                 .arg(html(s->name))
+                 .arg(s->facts.examples)
+                 .arg(s->facts.users > 0 ? QObject::tr(" of %1 users").arg(s->facts.users) : QString())
+                 .arg(project.spec.sensitive.userLevel ? unitLabelOf(project.spec).chopped(1) : QObject::tr("example"));
+    }
+    if (project.spec.publicSources.empty()) {
+        h += QObject::tr("<li>No public data: this study runs Private Set Generation only.</li>");
+    } else {
+        QStringList names;
+        for (const auto& s : project.spec.publicSources) names << html(s.written.name);
+        h += QObject::tr("<li>Public: %1; k = %2 mixture components.</li>").arg(names.join(", ")).arg(project.spec.mixtureComponents());
+    }
+    QStringList tasks;
+    for (const auto& t : project.spec.sensitiveTasks) tasks << html(t.name);
+    if (!tasks.isEmpty()) h += QObject::tr("<li>Sensitive tasks: %1.</li>").arg(tasks.join(", "));
+    h += QStringLiteral("</ul>");
+
+    h += QObject::tr("<h3>Privacy</h3><ul>");
+    if (auto reading = budgetReadingOf(project)) {
+        h += QObject::tr("<li>%1 DP release(s) spent ε = <b>%2</b> at δ = %3 on %4 together%5.</li>")
+                 .arg(reading->releases)
+                 .arg(std::isinf(reading->spent) ? QStringLiteral("∞") : num(reading->spent, 3))
+                 .arg(reading->delta, 0, 'g', 3)
+                 .arg(reading->dataset.toHtmlEscaped())
+                 .arg(reading->cap ? QObject::tr(" (cap %1)").arg(num(*reading->cap, 3)) : QObject::tr(" (no cap)"));
+        if (reading->notCounted > 0)
+            h += QObject::tr("<li>%1 run(s) are no DP release (non-private references, audits): keep them inside the "
+                             "trust boundary.</li>")
+                     .arg(reading->notCounted);
+    }
+    if (!project.trust.headline.isEmpty()) h += QStringLiteral("<li>%1</li>").arg(project.trust.headline.toHtmlEscaped());
+    h += QStringLiteral("</ul>");
+
+    if (const auto comparisons = mixtureComparisons(project); !comparisons.empty()) {
+        h += QObject::tr("<h3>Mixture: cosine similarity to λ*</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                         "<tr><th>ε</th><th>runs</th><th>DP-MixMin</th><th>uniform</th><th>random search (not "
+                         "private)</th></tr>");
+        for (const auto& c : comparisons)
+            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                     .arg(num(c.epsilon, 3))
+                     .arg(c.runs)
+                     .arg(pm(c.privateCosine, c.privateCosineStd, c.runs))
+                     .arg(c.uniformCosine ? num(*c.uniformCosine) : QStringLiteral("—"))
+                     .arg(c.randomSearchCosine ? num(*c.randomSearchCosine) : QStringLiteral("—"));
+        h += QStringLiteral("</table>");
+    }
+    if (const auto rows = downstreamRows(project); !rows.empty()) {
+        h += QObject::tr("<h3>Downstream: macro test metric</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                         "<tr><th>ε</th><th>method</th><th>mean ± std</th><th>seeds</th></tr>");
+        for (const auto& r : rows)
+            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
+                     .arg(num(r.epsilon, 3), methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
+                     .arg(r.seeds);
+        h += QStringLiteral("</table>");
+    }
+    if (const auto psg = privateSetRuns(project); !psg.empty()) {
+        h += QObject::tr("<h3>Private set (run %1)</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                         "<tr><th>trained on</th><th>network</th><th>test accuracy</th></tr>")
+                 .arg(psg.front()->run.id);
+        for (const auto& line : psgAccuracyLines(project, *psg.front()))
+            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
+                     .arg(line.trainedOn.toHtmlEscaped(), line.network, accuracyText(line.values));
+        h += QStringLiteral("</table>");
+    }
+    h += QObject::tr("<p>The other tabs show each part in detail; Help ▸ Glossary explains the words.</p>");
+    return h;
+}
+
+StudySummaryView::StudySummaryView(ProjectSnapshot project, QWidget* parent)
+    : QWidget(parent), project_(std::move(project)), page_(new QTextBrowser), verify_(new QPushButton(tr("&Verify all"))),
+      result_(new QLabel) {
+    verify_->setToolTip(tr("Recompute the ε of every ledger entry of every run from its recorded parameters and "
+                           "recheck the project's hash chain"));
+    result_->setWordWrap(true);
+    result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    page_->setOpenExternalLinks(false);
+    page_->setHtml(studySummaryHtml(project_));
+    auto* top = new QHBoxLayout;
+    top->addWidget(verify_);
+    top->addWidget(result_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(page_, 1);
+    connect(verify_, &QPushButton::clicked, this, [this] { verifyAll(); });
+}
+
+QString StudySummaryView::verifyAll() {
+    long long entries = 0;
+    QStringList problems;
+    for (const auto& run : project_.runs) {
+        const RunLedgerCheck check = checkRunLedgers(run);
+        entries += check.entriesChecked;
+        for (const QString& p : check.problems) problems << tr("run %1: %2").arg(run.run.id).arg(p);
+    }
+    const ChainCheck chain = checkProjectChain(project_.path);
+    const bool ok = problems.isEmpty() && chain.ok;
+    const QString line = ok ? tr("✔ %1 ledger entries recomputed and matching; %2").arg(entries).arg(chain.text)
+                            : tr("✘ %1").arg((problems + QStringList{chain.ok ? QString() : chain.text}).join("; "));
+    result_->setText(line);
+    result_->setStyleSheet(ok ? QStringLiteral("color: #1b7f3a;") : QStringLiteral("color: #b00020;"));
+    return line;
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,126 @@
+// The Study summary tab: the verdict in plain language (what to run first; the private mixture
+// against uniform weights, both ways; the downstream table; the private set), the downstream table
+// as `dpmix results` computes it, and Verify all on a real project file (✔) and on a missing one (✘).
+#include "app/workbench/views/study_summary.h"
+#include "tests/app/workbench/generated_project.h"
+
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+using namespace dpmix;
+using namespace dpmix::workbench;
+
+namespace {
+
+RunResults run(long long id, const std::string& method, std::optional<double> epsilon, long long seed,
+               const std::string& task, std::vector<project::MetricRecord> metrics) {
+    RunResults r;
+    r.run.id = id;
+    r.run.method = method;
+    r.run.epsilon = epsilon;
+    r.run.seed = seed;
+    r.run.task = task;
+    r.run.status = project::RunStatus::Done;
+    for (auto& m : metrics) m.runId = id;
+    r.metrics = std::move(metrics);
+    return r;
+}
+
+ProjectSnapshot mixtureStudy() {
+    ProjectSnapshot s;
+    s.spec.name = "clinic";
+    s.spec.publicSources.resize(1);
+    s.spec.privacy.rho = 0.1;
+    project::SourceRecord sensitive;
+    sensitive.role = "sensitive";
+    sensitive.name = "xrays";
+    sensitive.facts.examples = 10000;
+    s.sources = {sensitive};
+    return s;
+}
+
+}  // namespace
+
+class TstStudySummary : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void beforeAnyRunItSaysWhatToRunFirst() {
+        const QString v = studyVerdict(mixtureStudy());
+        QVERIFY2(v.contains("No mixture has been learned yet"), qPrintable(v));
+        QVERIFY2(v.contains("about 800 examples"), qPrintable(v));  // 10,000 · 0.8 · ρ 0.1
+    }
+
+    void aMixtureNoBetterThanUniformSaysSo() {
+        ProjectSnapshot s = mixtureStudy();
+        s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "cosine-to-lambda-star", "", 0.70}}),
+                  run(2, "dp-mixmin", 1.0, 1, "t", {{0, "cosine-to-lambda-star", "", 0.74}}),
+                  run(3, "uniform", std::nullopt, 0, "t", {{0, "cosine-to-lambda-star", "", 0.75}})};
+        const auto c = mixtureComparisons(s);
+        QCOMPARE(c.size(), std::size_t(1));
+        QCOMPARE(c[0].runs, 2);
+        QVERIFY(std::abs(c[0].privateCosine - 0.72) < 1e-12);
+        QVERIFY(std::abs(*c[0].uniformCosine - 0.75) < 1e-12);
+        const QString v = studyVerdict(s);
+        QVERIFY2(v.contains("no closer to λ* than uniform weights (cosine 0.72 ± 0.03 vs 0.75)"), qPrintable(v));
+        QVERIFY2(v.contains("raise ε or ρ"), qPrintable(v));
+        QVERIFY2(v.contains("about 800 examples"), qPrintable(v));
+    }
+
+    void aBetterMixtureAndTheDownstreamTableAreStated() {
+        ProjectSnapshot s = mixtureStudy();
+        s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "cosine-to-lambda-star", "", 0.93}}),
+                  run(2, "dp-mixmin", 1.0, 1, "t", {{0, "cosine-to-lambda-star", "", 0.95}}),
+                  run(3, "uniform", std::nullopt, 0, "t", {{0, "cosine-to-lambda-star", "", 0.70}})};
+        // Downstream: 2 seeds × 2 tasks for DP-MixMin, 1 seed for uniform (macro over tasks, then seeds).
+        long long id = 10;
+        for (long long seed : {0LL, 1LL})
+            for (const char* task : {"a", "b"})
+                s.runs.push_back(run(id++, "dp-mixmin", 1.0, seed, task,
+                                     {{0, "test-auc", task, seed == 0 ? (task[0] == 'a' ? 0.80 : 0.84) : 0.86}}));
+        s.runs.push_back(run(id++, "uniform", 1.0, 0, "a", {{0, "test-auc", "a", 0.75}}));
+        const auto rows = downstreamRows(s);
+        QCOMPARE(rows.size(), std::size_t(2));
+        QCOMPARE(rows[0].method, std::string("dp-mixmin"));
+        QVERIFY(std::abs(rows[0].mean - 0.84) < 1e-12);  // seeds: (0.80 + 0.84)/2 = 0.82 and 0.86
+        QCOMPARE(rows[0].seeds, 2);
+        const QString v = studyVerdict(s);
+        QVERIFY2(v.contains("closer to the non-private optimum λ* than uniform weights are (cosine 0.94 ± 0.01 vs 0.70)"),
+                 qPrintable(v));
+        QVERIFY2(v.contains("Downstream at ε = 1.000"), qPrintable(v));
+        QVERIFY2(v.contains("DP-MixMin 0.840 ± 0.028"), qPrintable(v));
+        QVERIFY2(v.contains("0.750"), qPrintable(v));
+        QVERIFY(studySummaryHtml(s).contains("Downstream: macro test metric"));
+    }
+
+    void aPsgStudyPointsToItsSet() {
+        ProjectSnapshot s = mixtureStudy();
+        s.spec.publicSources.clear();
+        s.spec.psg = project::PsgSection{};
+        const QString v = studyVerdict(s);
+        QVERIFY2(v.contains("No private set yet"), qPrintable(v));
+        QVERIFY2(!v.contains("No mixture"), qPrintable(v));
+        QVERIFY(studySummaryHtml(s).contains("No public data"));
+    }
+
+    void verifyAllChecksLedgersAndTheChain() {
+        QTemporaryDir dir;
+        const auto generated = testing::generateProject(dir.filePath("study.dpmix"));
+        auto snapshot = loadProjectSnapshot(generated.path).value();
+        StudySummaryView view(snapshot);
+        // The generated study: DP-MixMin at ε = 2 (cosine 0.95, one run) against uniform 0.5.
+        QVERIFY2(view.page()->toPlainText().contains("cosine 0.95 vs 0.50"), qPrintable(view.page()->toPlainText()));
+        const QString ok = view.verifyAll();
+        QVERIFY2(ok.startsWith("✔"), qPrintable(ok));
+        QVERIFY2(ok.contains("ledger entries recomputed"), qPrintable(ok));
+        snapshot.path = dir.filePath("gone.dpmix");
+        StudySummaryView missing(snapshot);
+        QVERIFY(missing.verifyAll().startsWith("✘"));
+        QCOMPARE(missing.verifyResult()->text().left(1), QString("✘"));
+    }
+};
+
+QTEST_MAIN(TstStudySummary)
+#include "tst_study_summary.moc"
