@@ -4,6 +4,7 @@
 
 #include "app/workbench/project/ledger_check.h"
 #include "app/workbench/views/result_data.h"
+#include "app/workbench/views/study_summary.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/spec_json.h"
 
@@ -17,6 +18,8 @@
 #include <QPrinter>
 #include <QSaveFile>
 #include <QTextDocument>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -88,6 +91,18 @@ QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit:
     return html;
 }
 
+// A run's configuration as a key/value table (nested values as compact JSON): a reviewer reads it,
+// and a PDF does not break it mid-number as it would one long line of JSON.
+QString configHtml(const std::string& configJson) {
+    const auto config = nlohmann::json::parse(configJson, nullptr, /*allow_exceptions=*/false);
+    if (config.is_object() && config.empty()) return QStringLiteral("<p>Configuration: none recorded.</p>\n");
+    if (!config.is_object()) return QStringLiteral("<p>Configuration (not a JSON object): <code>%1</code></p>\n").arg(esc(configJson));
+    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"setting", "value"}, "th");
+    for (const auto& [key, value] : config.items())
+        html += row({esc(key), esc(value.is_string() ? value.get<std::string>() : value.dump())});
+    return html + QStringLiteral("</table>\n");
+}
+
 QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     QString html = QStringLiteral("<h3>Run %1: %2</h3>\n").arg(run.id).arg(esc(runLabel(run)));
@@ -95,7 +110,7 @@ QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAud
                 .arg(esc(project::toString(run.status)),
                      run.message.empty() ? QString() : QStringLiteral(" (%1)").arg(esc(run.message)), esc(run.createdAt),
                      run.finishedAt.empty() ? QStringLiteral("—") : esc(run.finishedAt), esc(run.buildVersion));
-    html += QStringLiteral("<p>Configuration: <code>%1</code></p>\n").arg(esc(run.configJson));
+    html += configHtml(run.configJson);
     if (!r.metrics.empty()) {
         html += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"metric", "class", "value"}, "th");
         for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), num(m.value)});
@@ -145,7 +160,27 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += QStringLiteral("<h1>%1</h1>\n").arg(title);
     html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
     html += QStringLiteral("<p>%1</p>\n").arg(esc(p.spec.description));
-    // First page: what sharing this file (and this report) shares — the trust verdict.
+    // First page: the verdict and the results in brief, whether everything verifies, what sharing
+    // the file shares and what it spent.
+    const ChainCheck chain = checkProjectChain(p.path);
+    long long entries = 0;
+    QStringList problems;
+    for (const auto& r : p.runs) {
+        const RunLedgerCheck check = checkRunLedgers(r);
+        entries += check.entriesChecked;
+        if (!check.ok) problems << QStringLiteral("run %1").arg(r.run.id);
+    }
+    html += QStringLiteral("<h2>Summary</h2>\n<p><b>%1</b></p>\n").arg(studyVerdict(p).toHtmlEscaped());
+    html += QStringLiteral("<p>%1</p>\n")
+                .arg(problems.isEmpty() && chain.ok
+                         ? ok(true, QStringLiteral("Every ledger verifies (%1 ε recomputed from the recorded parameters); %2")
+                                        .arg(entries)
+                                        .arg(chain.text))
+                         : ok(false, QStringLiteral("Discrepancies: %1%2")
+                                         .arg(problems.join(", "))
+                                         .arg(chain.ok ? QString() : QStringLiteral("; ") + chain.text)));
+    html += summaryTablesHtml(p);
+    // What sharing this file (and this report) shares — the trust verdict.
     const bool inside = !p.trust.known || !p.trust.dpOnly;
     html += QStringLiteral("<h2>Trust boundary</h2>\n<p style='padding:6px;border:1px solid %1;background:%2'><b>%3</b> %4</p>\n")
                 .arg(inside ? QStringLiteral("#e0c36b") : QStringLiteral("#8fc9a9"),
@@ -169,12 +204,12 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
         html += QStringLiteral("<h2>Privacy budget</h2>\n<p>%1</p>\n").arg(ok(false, QString::fromStdString(budget.error().message)));
     }
 
+    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
     html += QStringLiteral("<h2>Software</h2>\n<table border='1' cellspacing='0' cellpadding='3'>\n");
     html += row({"dpmix", esc(input.versions.appVersion)}) + row({"Qt", esc(input.versions.qtVersion)}) +
             row({"LibTorch", esc(input.versions.torchVersion)}) +
             row({"project-file schema", esc(input.versions.schemaVersion)}) + QStringLiteral("</table>\n");
 
-    const ChainCheck chain = checkProjectChain(p.path);
     html += QStringLiteral("<h2>Integrity</h2>\n<p>%1</p>\n").arg(ok(chain.ok, chain.text));
 
     html += QStringLiteral("<h2>Data sources</h2>\n<table border='1' cellspacing='0' cellpadding='3'>\n");
@@ -202,7 +237,8 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += summaryHtml(p);
     const auto audits = mechanismAudits(p);
     for (const auto& r : p.runs) html += runHtml(r, audits);
-    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(project::projectSpecToJson(p.spec)));
+    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
+    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(project::projectSpecToJson(p.spec, 2)));
     html += QStringLiteral("</body></html>\n");
     return html;
 }

@@ -150,6 +150,42 @@ QString studyVerdict(const ProjectSnapshot& project) {
     return sentences.join(QLatin1Char(' '));
 }
 
+QString summaryTablesHtml(const ProjectSnapshot& project) {
+    QString h;
+    if (const auto comparisons = mixtureComparisons(project); !comparisons.empty()) {
+        h += QObject::tr("<h3>Mixture: cosine similarity to λ*</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                         "<tr><th>ε</th><th>runs</th><th>DP-MixMin</th><th>uniform</th><th>random search (not "
+                         "private)</th></tr>");
+        for (const auto& c : comparisons)
+            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                     .arg(num(c.epsilon, 3))
+                     .arg(c.runs)
+                     .arg(pm(c.privateCosine, c.privateCosineStd, c.runs))
+                     .arg(c.uniformCosine ? num(*c.uniformCosine) : QStringLiteral("—"))
+                     .arg(c.randomSearchCosine ? num(*c.randomSearchCosine) : QStringLiteral("—"));
+        h += QStringLiteral("</table>");
+    }
+    if (const auto rows = downstreamRows(project); !rows.empty()) {
+        h += QObject::tr("<h3>Downstream: macro test metric</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                         "<tr><th>ε</th><th>method</th><th>mean ± std</th><th>seeds</th></tr>");
+        for (const auto& r : rows)
+            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
+                     .arg(num(r.epsilon, 3), methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
+                     .arg(r.seeds);
+        h += QStringLiteral("</table>");
+    }
+    if (const auto psg = privateSetRuns(project); !psg.empty()) {
+        h += QObject::tr("<h3>Private set (run %1)</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                         "<tr><th>trained on</th><th>network</th><th>test accuracy</th></tr>")
+                 .arg(psg.front()->run.id);
+        for (const auto& line : psgAccuracyLines(project, *psg.front()))
+            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
+                     .arg(line.trainedOn.toHtmlEscaped(), line.network, accuracyText(line.values));
+        h += QStringLiteral("</table>");
+    }
+    return h;
+}
+
 QString studySummaryHtml(const ProjectSnapshot& project) {
     QString h;
     h += QStringLiteral("<h2>%1</h2>").arg(html(project.spec.name));
@@ -192,37 +228,7 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
     if (!project.trust.headline.isEmpty()) h += QStringLiteral("<li>%1</li>").arg(project.trust.headline.toHtmlEscaped());
     h += QStringLiteral("</ul>");
 
-    if (const auto comparisons = mixtureComparisons(project); !comparisons.empty()) {
-        h += QObject::tr("<h3>Mixture: cosine similarity to λ*</h3><table border='1' cellpadding='4' cellspacing='0'>"
-                         "<tr><th>ε</th><th>runs</th><th>DP-MixMin</th><th>uniform</th><th>random search (not "
-                         "private)</th></tr>");
-        for (const auto& c : comparisons)
-            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
-                     .arg(num(c.epsilon, 3))
-                     .arg(c.runs)
-                     .arg(pm(c.privateCosine, c.privateCosineStd, c.runs))
-                     .arg(c.uniformCosine ? num(*c.uniformCosine) : QStringLiteral("—"))
-                     .arg(c.randomSearchCosine ? num(*c.randomSearchCosine) : QStringLiteral("—"));
-        h += QStringLiteral("</table>");
-    }
-    if (const auto rows = downstreamRows(project); !rows.empty()) {
-        h += QObject::tr("<h3>Downstream: macro test metric</h3><table border='1' cellpadding='4' cellspacing='0'>"
-                         "<tr><th>ε</th><th>method</th><th>mean ± std</th><th>seeds</th></tr>");
-        for (const auto& r : rows)
-            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
-                     .arg(num(r.epsilon, 3), methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
-                     .arg(r.seeds);
-        h += QStringLiteral("</table>");
-    }
-    if (const auto psg = privateSetRuns(project); !psg.empty()) {
-        h += QObject::tr("<h3>Private set (run %1)</h3><table border='1' cellpadding='4' cellspacing='0'>"
-                         "<tr><th>trained on</th><th>network</th><th>test accuracy</th></tr>")
-                 .arg(psg.front()->run.id);
-        for (const auto& line : psgAccuracyLines(project, *psg.front()))
-            h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
-                     .arg(line.trainedOn.toHtmlEscaped(), line.network, accuracyText(line.values));
-        h += QStringLiteral("</table>");
-    }
+    h += summaryTablesHtml(project);
     h += QObject::tr("<p>The other tabs show each part in detail; Help ▸ Glossary explains the words.</p>");
     return h;
 }

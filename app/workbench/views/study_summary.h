@@ -35,6 +35,10 @@ std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& pro
 /// One or more plain-language sentences: what the study shows so far, or what to run first.
 QString studyVerdict(const ProjectSnapshot& project);
 
+/// The result tables of the summary (mixture vs references, downstream, private set) as HTML;
+/// empty when nothing has run. The report's first page uses them too.
+QString summaryTablesHtml(const ProjectSnapshot& project);
+
 /// The summary page as HTML (verdict first).
 QString studySummaryHtml(const ProjectSnapshot& project);
 

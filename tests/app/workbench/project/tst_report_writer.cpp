@@ -96,6 +96,17 @@ private Q_SLOTS:
         QCOMPARE(html.count("✔ Verified: 1 ε recomputed"), 4);
         QVERIFY(!html.contains("✘"));
         QVERIFY(html.contains(QRegularExpression("hash chain intact \\(\\d+ rows\\)")));
+        // The first page: the verdict (generated study: DP-MixMin at ε = 2 has cosine 0.95 to λ*
+        // against uniform's 0.50), the overall verification, then the rest after a page break.
+        const int summaryAt = html.indexOf("<h2>Summary</h2>");
+        QVERIFY(summaryAt > 0 && summaryAt < trustAt);
+        QVERIFY(html.indexOf("closer to the non-private optimum λ* than uniform weights are (cosine 0.95 vs 0.50)") > summaryAt);
+        QVERIFY(html.contains("✔ Every ledger verifies (4 ε recomputed from the recorded parameters); hash chain intact"));
+        QVERIFY(html.indexOf("page-break-before: always") > budgetAt);
+        QVERIFY(html.indexOf("page-break-before: always") < html.indexOf("<h2>Software</h2>"));
+        // Run configurations are tables, not one line of JSON that a PDF page would cut.
+        QVERIFY(!html.contains("Configuration: <code>{"));
+        QVERIFY(html.contains("Configuration: none recorded."));  // the fixture's runs store "{}"
         // Software versions and the generation time.
         for (const QString& v : {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9", "2026-01-02T03:04:05Z"})
             QVERIFY2(html.contains(v), qPrintable(v));
