@@ -57,7 +57,7 @@ Result<RunComparison> compareRuns(const ProjectSnapshot& project, std::vector<lo
     }
     for (const RunResults* r : runs) {
         c.runIds.push_back(r->run.id);
-        c.runLabels << QStringLiteral("#%1 %2").arg(r->run.id).arg(runLabel(r->run));
+        c.runLabels << runLabel(r->run);  // "#id method · task · ε · seed"
     }
 
     // Fixed identity keys first, then the union of the configuration keys in first-seen order.

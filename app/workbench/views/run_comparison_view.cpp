@@ -27,6 +27,7 @@ RunComparisonView::RunComparisonView(const ProjectSnapshot& project, RunComparis
       metrics_(new QTableWidget),
       differencesOnly_(new QCheckBox(tr("&Differences only"))),
       curve_(new QComboBox),
+      metric_(new QComboBox),
       metricChart_(new widgets::BarChartWidget),
       curveChart_(new widgets::LineChartWidget) {
     for (long long id : comparison_.runIds)
@@ -61,9 +62,17 @@ RunComparisonView::RunComparisonView(const ProjectSnapshot& project, RunComparis
     auto* right = new QWidget;
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
+    auto* metricRow = new QHBoxLayout;
+    auto* metricLabel = new QLabel(tr("&Metric:"));
+    metricLabel->setBuddy(metric_);
+    metricRow->addWidget(metricLabel);
+    metricRow->addWidget(metric_, 1);
+    rightLayout->addLayout(metricRow);
     rightLayout->addWidget(metricChart_, 1);
     auto* curveRow = new QHBoxLayout;
-    curveRow->addWidget(new QLabel(tr("&Curve:")));
+    auto* curveLabel = new QLabel(tr("&Curve:"));
+    curveLabel->setBuddy(curve_);
+    curveRow->addWidget(curveLabel);
     curveRow->addWidget(curve_, 1);
     rightLayout->addLayout(curveRow);
     rightLayout->addWidget(curveChart_, 1);
@@ -81,6 +90,10 @@ RunComparisonView::RunComparisonView(const ProjectSnapshot& project, RunComparis
             parameters_->setRowHidden(r, only && !comparison_.parameters[r].differs);
     });
     connect(curve_, &QComboBox::currentTextChanged, this, &RunComparisonView::showCurve);
+    for (const auto& m : comparison_.metrics) metric_->addItem(m.name);
+    metric_->setEnabled(!comparison_.metrics.empty());
+    connect(metric_, &QComboBox::currentIndexChanged, this, &RunComparisonView::showMetric);
+    showMetric(0);
     if (!comparison_.curveNames.isEmpty()) showCurve(comparison_.curveNames.front());
 }
 
@@ -113,14 +126,6 @@ void RunComparisonView::fillMetrics() {
     metrics_->setColumnCount(static_cast<int>(comparison_.runIds.size()));
     metrics_->setRowCount(static_cast<int>(ms.size()));
     metrics_->setHorizontalHeaderLabels(comparison_.runLabels);
-    widgets::BarChartData bars;
-    for (const auto& m : ms) bars.categories << m.name;
-    for (int c = 0; c < static_cast<int>(comparison_.runIds.size()); ++c) {
-        widgets::BarSeries series;
-        series.name = comparison_.runLabels[c];
-        for (const auto& m : ms) series.values << m.values[c];
-        bars.series << series;
-    }
     for (int r = 0; r < static_cast<int>(ms.size()); ++r) {
         metrics_->setVerticalHeaderItem(r, new QTableWidgetItem(ms[r].name));
         for (int c = 0; c < static_cast<int>(ms[r].values.size()); ++c) {
@@ -133,10 +138,21 @@ void RunComparisonView::fillMetrics() {
         }
     }
     metrics_->resizeColumnsToContents();
-    metricChart_->setTitle(tr("Metrics of the selected runs"));
-    metricChart_->setAxisLabels(tr("metric"), tr("value"));
-    if (!ms.empty())
-        if (QString e = metricChart_->setData(bars); !e.isEmpty()) qWarning("comparison chart: %s", qPrintable(e));
+}
+
+void RunComparisonView::showMetric(int index) {
+    const auto& ms = comparison_.metrics;
+    if (index < 0 || index >= static_cast<int>(ms.size())) return;
+    const auto& m = ms[static_cast<std::size_t>(index)];
+    widgets::BarChartData bars;
+    bars.categories = comparison_.runLabels;
+    widgets::BarSeries series;
+    series.name = m.name;
+    for (double v : m.values) series.values << v;
+    bars.series << series;
+    metricChart_->setTitle(tr("%1 of the selected runs").arg(m.name));
+    metricChart_->setAxisLabels(tr("run"), m.name);
+    if (QString e = metricChart_->setData(bars); !e.isEmpty()) qWarning("comparison chart: %s", qPrintable(e));
 }
 
 void RunComparisonView::showCurve(const QString& name) {

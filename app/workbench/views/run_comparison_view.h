@@ -1,7 +1,8 @@
 #pragma once
 // The comparison tab: a parameter-diff table (one column per run; the rows whose values differ
 // are bold and highlighted, and "Differences only" hides the rest), the runs' metrics as a
-// table and as grouped bars, and a chosen curve of every run overlaid. The pinned baseline,
+// table and, one metric at a time (each metric its own axis: an AUC and a perplexity never share
+// one), as bars per run, and a chosen curve of every run overlaid. The pinned baseline,
 // when selected, is the first column and the metric cells show the difference to it.
 #include "app/workbench/views/run_comparison.h"
 
@@ -29,6 +30,7 @@ public:
     QTableWidget* metricTable() const { return metrics_; }
     QCheckBox* differencesOnlyBox() const { return differencesOnly_; }
     QComboBox* curveSelector() const { return curve_; }
+    QComboBox* metricSelector() const { return metric_; }
     widgets::BarChartWidget* metricChart() const { return metricChart_; }
     widgets::LineChartWidget* curveChart() const { return curveChart_; }
 
@@ -36,6 +38,7 @@ private:
     void fillParameters();
     void fillMetrics();
     void showCurve(const QString& name);
+    void showMetric(int index);
 
     RunComparison comparison_;
     std::vector<RunResults> runs_;  // copies, in comparison order (the snapshot may be rebuilt)
@@ -43,6 +46,7 @@ private:
     QTableWidget* metrics_;
     QCheckBox* differencesOnly_;
     QComboBox* curve_;
+    QComboBox* metric_;
     widgets::BarChartWidget* metricChart_;
     widgets::LineChartWidget* curveChart_;
 };

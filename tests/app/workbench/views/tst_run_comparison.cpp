@@ -13,6 +13,8 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableWidget>
+#include <QLabel>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -144,7 +146,19 @@ private Q_SLOTS:
         QCOMPARE(m->item(0, 0)->text(), QString("0.95"));
         QCOMPARE(m->item(0, 1)->text(), QString("0.9 (Δ -0.05)"));
         QCOMPARE(m->item(1, 1)->text(), QString("0.7"));  // no baseline value for this metric
-        QCOMPARE(view.metricChart()->data().series.size(), 2);
+        // One metric at a time, each on its own axis: bars per run (categories = the runs).
+        QCOMPARE(view.metricSelector()->count(), 2);
+        QCOMPARE(view.metricChart()->data().series.size(), 1);
+        QCOMPARE(view.metricChart()->data().categories, view.comparison().runLabels);
+        QCOMPARE(view.metricChart()->data().series[0].values, QVector<double>({0.95, 0.9}));
+        view.metricSelector()->setCurrentIndex(1);
+        QCOMPARE(view.metricChart()->data().series[0].name, view.comparison().metrics[1].name);
+        // Each run is labelled once ("#2 DP-MixMin …", never "#2 #2 …"), and the selectors' labels
+        // are mnemonics, not literal ampersands.
+        for (const QString& label : view.comparison().runLabels)
+            QVERIFY2(!label.contains(QRegularExpression("^#\\d+ #\\d+")), qPrintable(label));
+        for (QLabel* label : view.findChildren<QLabel*>())
+            if (label->text().contains('&')) QVERIFY2(label->buddy(), qPrintable(label->text()));
         QCOMPARE(view.curveSelector()->currentText(), QString("lambda/ab"));
         QCOMPARE(view.curveChart()->series().size(), 1);  // only run 1 stored this curve
         QCOMPARE(view.curveChart()->series()[0].mean, QVector<double>({0.5, 0.6, 0.7}));
