@@ -8,6 +8,7 @@
 #include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/help/help_topics.h"
 #include "app/workbench/runs/private_set_images.h"
+#include "app/workbench/runs/run_action.h"
 #include "widgets/run_parameters.h"
 
 #include <QMainWindow>
@@ -138,11 +139,14 @@ public:
     /// Before a run that spends privacy budget: what it would spend (before → after) is shown
     /// through WorkbenchServices::confirmSpend; false when declined or over the cap.
     bool confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes);
+    /// The same before Generate private set (PSG): PSG's release and its DP-SGD reference's.
+    bool confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    bool confirmPreview(const Result<SpendPreview>& preview);
     void buildDocks();
     void buildMenus();
     void restoreWindowState();

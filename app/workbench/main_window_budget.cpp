@@ -23,10 +23,18 @@ void MainWindow::updateBudgetMeter() {
 }
 
 bool MainWindow::confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes) {
+    if (!project_) return true;
+    return confirmPreview(previewSpend(*project_, values, plan, alsoFineTunes));
+}
+
+bool MainWindow::confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings) {
+    if (!project_) return true;
+    return confirmPreview(previewPsgSpend(*project_, values, settings));
+}
+
+bool MainWindow::confirmPreview(const Result<SpendPreview>& preview) {
     // What the run would spend: confirmed before it starts, refused when over the cap (the
     // engine checks again, exactly, before any mechanism touches the data).
-    if (!project_) return true;
-    auto preview = previewSpend(*project_, values, plan, alsoFineTunes);
     if (!preview) return true;  // nothing to preview (no mixture stage): the engine still checks
     const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
     if (preview->overCap) {

@@ -1,7 +1,9 @@
 #include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/parameters/accountant_choice.h"
 
+#include "app/workbench/parameters/number_parsing.h"
 #include "engine/privacy/ledger.h"
+#include "engine/psg/psg_params.h"
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
 
@@ -75,6 +77,51 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
     out.releases = static_cast<long long>(planned.size());
     out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
     out.fineTuningNotShown = alsoFineTunes;
+    return out;
+}
+
+Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
+                                     const PsgSettings& settings) {
+    auto current = budgetOfSnapshot(snapshot);
+    if (!current) return current.error();
+    long long examples = 0;
+    for (const auto& s : snapshot.sources)
+        if (s.role == "sensitive") examples = s.facts.examples;
+    const auto train = static_cast<std::int64_t>(std::llround(0.8 * static_cast<double>(examples)));
+    auto delta = parseDouble(QStringLiteral("delta"), p.delta, QStringLiteral("a number in (0, 1)"));
+    if (!delta) return delta.error();
+    const project::PsgSection g = snapshot.spec.psg.value_or(project::PsgSection{});
+    auto params = psg::PsgParamsBuilder()
+                      .imagesPerClass(settings.imagesPerClass)
+                      .iterations(static_cast<int>(settings.iterations))
+                      .batchLoop(static_cast<int>(g.batchLoop))
+                      .epsilon(p.epsilon)
+                      .delta(*delta)
+                      .accountant(engineAccountant(p.accountant))
+                      .clipNorm(g.clip)
+                      .expectedBatchSize(static_cast<int>(g.batch))
+                      .build();
+    if (!params) return params.error();
+    auto entry = psg::plannedPsgEntry(*params, train);
+    if (!entry) return entry.error();
+    std::vector<privacy::BudgetRelease> planned{{0, "planned psg", "", *entry}};
+    if (settings.references && settings.dpSgdSteps > 0) {
+        const double q = static_cast<double>(g.batch) / static_cast<double>(train);
+        auto sigma = privacy::calibrateSigma(params->accountant, p.epsilon, *delta, q, settings.dpSgdSteps);
+        if (!sigma) return sigma.error();
+        planned.push_back({0, "planned psg-dp-sgd", "",
+                           privacy::gaussianEntry("finetune", "train", privacy::PrivacyUnit::Example, q, sigma->sigma,
+                                                  settings.dpSgdSteps, *delta, g.dpSgdClip, params->accountant)});
+    }
+    const auto forecast = project::forecastBudget(*current, planned);
+    SpendPreview out;
+    out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
+    out.unit = unitLabelOf(snapshot.spec);
+    out.before = forecast.before;
+    out.after = forecast.after;
+    out.cap = current->cap;
+    out.releases = static_cast<long long>(planned.size());
+    out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
     return out;
 }
 

@@ -4,6 +4,7 @@
 // before it starts. The engine checks the cap again, exactly, before any mechanism runs.
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/runs/run_action.h"
 #include "widgets/budget_meter.h"
 #include "widgets/run_parameters.h"
 
@@ -33,6 +34,12 @@ struct SpendPreview {
 };
 Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
                                   const PrivacyPlan& plan, bool alsoFineTunes);
+
+/// What "Generate private set (PSG)" with these settings would spend: PSG's release and, with the
+/// references, the direct DP-SGD reference's, both on the whole training split (estimated as 80% of
+/// the sensitive examples; the engine checks the cap exactly on the realised split).
+Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
+                                     const PsgSettings& settings);
 
 /// The confirmation's text (rich text), and the refusal's when over the cap.
 QString spendPreviewText(const SpendPreview& preview);

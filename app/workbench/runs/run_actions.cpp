@@ -121,6 +121,8 @@ QString RunActions::start(const RunAction& action) {
     if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&
         !window_->confirmSpending(action.parameters, plan, action.kind == RunKind::CompareBaselines))
         return tr("Not started: the privacy budget was not confirmed.");
+    if (action.kind == RunKind::PrivateSet && !window_->confirmPrivateSetSpending(action.parameters, action.psg))
+        return tr("Not started: the privacy budget was not confirmed.");
     auto stages = runs_->planAction(action);
     if (!stages) {
         const QString message = QString::fromStdString(stages.error().message);

@@ -5,6 +5,7 @@
 // stored set, its accuracy table with both references, and the privacy it spent. With
 // DPMIX_SCREENSHOT_DIR set, the window is saved there (docs/screenshots/private-set.png).
 #include "app/workbench/main_window.h"
+#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/runs/engine_run_controller.h"
@@ -69,7 +70,14 @@ private Q_SLOTS:
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
         runs.setPsgFunction(runPsgWithEngine);
-        MainWindow w({&runs, &store, [] { return QStringLiteral("test"); }});
+        QList<SpendPreview> asked;
+        bool accept = false;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview& p) {
+            asked << p;
+            return accept;
+        };
+        MainWindow w(services);
         w.resize(1440, 900);
         QCOMPARE(w.openFile(project_), QString());
         PrivateSetView* view = w.privateSetView();
@@ -90,6 +98,16 @@ private Q_SLOTS:
         settings.evaluations = 1;
         settings.evaluationEpochs = 2;
         settings.dpSgdSteps = 2;
+        // Like every run that spends ε, it is previewed and confirmed first: PSG's release and
+        // its DP-SGD reference's, both at the panel's ε = 8 on the same images, composed.
+        QVERIFY(w.runActions()->startPrivateSet(settings).contains("not confirmed"));
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked[0].releases, 2LL);
+        QCOMPARE(asked[0].before, 0.0);
+        QVERIFY2(asked[0].after > 8.0 && asked[0].after < 16.0, qPrintable(QString::number(asked[0].after)));
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(w.project()->runs.empty());
+        accept = true;
         QCOMPARE(w.runActions()->startPrivateSet(settings), QString());
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
