@@ -49,6 +49,8 @@
 #include <QVBoxLayout>
 #include <QUndoStack>
 
+#include <cmath>
+
 // Resources compiled into a static library are only linked in when referenced
 // (Q_INIT_RESOURCE must be called outside any namespace).
 static void initWorkbenchResources() { Q_INIT_RESOURCE(workbench); }
@@ -113,7 +115,18 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     // Registrations share the parameters' undo stack, so Edit ▸ Undo walks back through both.
     study_ = new StudyController(tree_, document_->undoStack(), services_.sources, services_.studies, this);
     connect(study_, &StudyController::draftChanged, this, [this] {
-        if (!project_) populateTree();
+        if (project_) return;
+        populateTree();
+        // The panel plans with the registered sensitive data as soon as it is registered: n is its
+        // training part (80% of the examples, or of the users at user level), in its unit. Applied
+        // as a consequence of the registration, not as an edit of its own (Undo undoes the
+        // registration; the next registration sets n again).
+        const auto& sensitive = study_->builder()->draft().sensitive;
+        if (!sensitive) return;
+        const bool users = sensitive->userLevel && sensitive->facts.users > 0;
+        const long long all = users ? sensitive->facts.users : sensitive->facts.examples;
+        if (all > 0) document_->apply(widgets::ParameterField::SensitiveCount, static_cast<qint64>(std::llround(0.8 * all)));
+        parameters_->setUnitName(users ? tr("users") : tr("examples"));
     });
     connect(study_, &StudyController::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     buildDocks();

@@ -13,6 +13,7 @@
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/source_fixtures.h"
+#include "widgets/parameter_panel.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -138,6 +139,25 @@ private Q_SLOTS:
         publicGroup = w.projectTree()->topLevelItem(0);
         QVERIFY(publicGroup->child(0)->text(0).contains("5 examples"));
         QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
+    }
+
+    void registeringSensitiveDataFillsN() {
+        // The panel plans with the user's data as soon as it is registered, not with a placeholder.
+        MainWindow w(services());
+        const long long placeholder = w.document()->values().sensitiveCount;
+        SourceRegistration reg;
+        reg.source = {"clinic", "idx", "/nowhere/images.idx", {}};
+        reg.facts.kind = "images";
+        reg.facts.examples = 1000;
+        w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
+        QCOMPARE(w.document()->values().sensitiveCount, 800LL);  // the 80% training part
+        QVERIFY(placeholder != 800);
+        QCOMPARE(w.parameterPanel()->unitName(), QString("examples"));
+        reg.userLevel = true;
+        reg.facts.users = 50;
+        w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
+        QCOMPARE(w.document()->values().sensitiveCount, 40LL);
+        QCOMPARE(w.parameterPanel()->unitName(), QString("users"));
     }
 
     void aDraftSourceIsEditedAndRemovedFromTheTree() {
