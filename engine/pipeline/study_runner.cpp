@@ -355,15 +355,19 @@ Status chooseTasks(StudyRun& run, const ImageStudy& st) {
     return std::nullopt;
 }
 
-// The privacy budget: with a cap, every DP release this run will make is composed with what the
-// project has spent, and a run that would exceed it stops here, before anything is stored.
-Status checkBudget(const StudyRun& run, const ImageStudy& st) {
-    if (!run.spec.privacy.budget || !run.mixture) return std::nullopt;
-    auto current = project::projectBudget(run.project);
-    if (!current) return current.error();
+// Before anything runs or is stored, the whole run is planned: every DP mechanism's parameters
+// on the realised splits of every seed (a batch larger than its split, a budget no noise can
+// meet), so a bad setting fails now and not after minutes of proxies or pretraining. With a cap,
+// the planned releases are then composed with what the project has spent, and a run that would
+// exceed it stops here too.
+Status preflight(const StudyRun& run, const ImageStudy& st) {
+    if (!run.mixture) return std::nullopt;
     auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request, run.rho,
                                    run.spec, run.options, run.reproducible);
     if (!planned) return planned.error();
+    if (!run.spec.privacy.budget) return std::nullopt;
+    auto current = project::projectBudget(run.project);
+    if (!current) return current.error();
     const auto forecast = project::forecastBudget(*current, *planned);
     run.say("privacy budget: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
             privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*run.spec.privacy.budget));
@@ -582,7 +586,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
 
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log, [&](const ImageStudy& st) {
         if (auto e = chooseTasks(run, st)) return e;
-        return checkBudget(run, st);
+        return preflight(run, st);
     });
     if (!prepared) return prepared.error();
     const ImageStudy& study = prepared->study;

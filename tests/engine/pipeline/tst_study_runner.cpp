@@ -335,6 +335,23 @@ private Q_SLOTS:
         QCOMPARE(q.runs().value().size(), before);
     }
 
+    void aFineTuningBatchLargerThanItsSplitFailsBeforeAnythingRuns() {
+        // Found only after minutes of proxies and pretraining before: now the whole run is planned
+        // first, and nothing (not even the proxy) is stored.
+        const std::string d = dir_.path().toStdString();
+        std::string spec = specText("parallel");
+        const std::string batch = R"("finetune": {"batch": 64,)";
+        spec.replace(spec.find(batch), batch.size(), R"("finetune": {"batch": 100000,)");
+        std::ofstream(d + "/bigbatch.json") << spec;
+        auto q = project::createProjectFromSpecFile(d + "/bigbatch.json", d + "/bigbatch.dpmix",
+                                                    testing::dataLayerSummarizer()).value();
+        auto r = runStudy(q, quick({"proxies", "mixture", "downstream"}));
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("stages.finetune.batch = 100000 exceeds") != std::string::npos,
+                 r.error().message.c_str());
+        QVERIFY(q.runs().value().empty());
+    }
+
     void optionsRefuseRepeatsAndZeroSteps() {
         StudyRunOptions o = quick({"proxies", "mixture"});
         QVERIFY(!checkStudyRunOptions(o));
