@@ -267,7 +267,7 @@ private Q_SLOTS:
         QTest::newRow("unknown loader") << "/sensitive/loader" << "\"png\"" << "sensitive.loader: \"png\" is not a known loader";
         QTest::newRow("user_level type") << "/sensitive/user_level" << "\"yes\"" << "sensitive.user_level: \"yes\" is a string: expected true or false";
         QTest::newRow("user_level on public") << "/public_sources/0/user_level" << "true" << "public_sources[0].user_level: unknown key";
-        QTest::newRow("no public sources") << "/public_sources" << "[]" << "public_sources: [] is an array: expected a non-empty array";
+        QTest::newRow("no public sources") << "/public_sources" << "[]" << "public_sources: is an empty array: expected at least one public source";
         QTest::newRow("duplicate source") << "/sensitive/name" << "\"pub\"" << "sensitive.name: \"pub\" is also the name of a public source";
         QTest::newRow("task classes empty") << "/tasks/public/1/classes" << "[]" << "tasks.public[1].classes: [] is an array";
         QTest::newRow("task class repeated") << "/tasks/sensitive/0/classes" << "[\"b\", \"b\"]" << "tasks.sensitive[0].classes[1]: \"b\" appears twice";
