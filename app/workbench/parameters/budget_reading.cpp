@@ -47,6 +47,24 @@ Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot) 
     return r;
 }
 
+namespace {
+// Before → after of the planned releases composed with what the project spent, against its cap.
+SpendPreview previewOf(const ProjectSnapshot& snapshot, const project::ProjectBudget& current,
+                       const std::vector<privacy::BudgetRelease>& planned, bool alsoFineTunes) {
+    const auto forecast = project::forecastBudget(current, planned);
+    SpendPreview out;
+    out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
+    out.unit = unitLabelOf(snapshot.spec);
+    out.before = forecast.before;
+    out.after = forecast.after;
+    out.cap = current.cap;
+    out.releases = static_cast<long long>(planned.size());
+    out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
+    out.fineTuningNotShown = alsoFineTunes;
+    return out;
+}
+}  // namespace
+
 Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p, const PrivacyPlan& plan,
                                   bool alsoFineTunes) {
     if (!plan.mixture) return Error{"the parameters do not give a mixture stage to preview"};
@@ -67,17 +85,7 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
         for (std::size_t t = 0; t < tasks; ++t)
             planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
     }
-    const auto forecast = project::forecastBudget(*current, planned);
-    SpendPreview out;
-    out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
-    out.unit = unitLabelOf(snapshot.spec);
-    out.before = forecast.before;
-    out.after = forecast.after;
-    out.cap = current->cap;
-    out.releases = static_cast<long long>(planned.size());
-    out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
-    out.fineTuningNotShown = alsoFineTunes;
-    return out;
+    return previewOf(snapshot, *current, planned, alsoFineTunes);
 }
 
 Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
@@ -113,16 +121,7 @@ Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widg
                            privacy::gaussianEntry("finetune", "train", privacy::PrivacyUnit::Example, q, sigma->sigma,
                                                   settings.dpSgdSteps, *delta, g.dpSgdClip, params->accountant)});
     }
-    const auto forecast = project::forecastBudget(*current, planned);
-    SpendPreview out;
-    out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
-    out.unit = unitLabelOf(snapshot.spec);
-    out.before = forecast.before;
-    out.after = forecast.after;
-    out.cap = current->cap;
-    out.releases = static_cast<long long>(planned.size());
-    out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
-    return out;
+    return previewOf(snapshot, *current, planned, false);
 }
 
 QString spendPreviewText(const SpendPreview& s) {
