@@ -174,6 +174,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     summary_->setTextFormat(Qt::RichText);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     summary_->setMinimumHeight(summary_->fontMetrics().height() * 4);
+    computingNote_ = new QLabel(tr("<i>computing…</i>"));
+    computingNote_->setObjectName("computingNote");
+    computingNote_->setVisible(false);
+    calcLayout->addWidget(computingNote_);
     calcLayout->addWidget(summary_);
     layout->addWidget(calculator);
     run_->setToolTip(tr("Start mixture learning, pretraining and fine-tuning with these parameters."));
@@ -332,6 +336,12 @@ void ParameterPanel::setPrivacySummary(const QString& html, bool valid) {
 QString ParameterPanel::privacySummary() const { return summary_->text(); }
 
 void ParameterPanel::setRunEnabled(bool enabled) { run_->setEnabled(enabled); }
+
+void ParameterPanel::setComputing(bool computing) {
+    computing_ = computing;
+    computingNote_->setVisible(computing);
+    if (computing) summary_->setEnabled(false);
+}
 
 void ParameterPanel::setUnitName(const QString& plural) {
     unitName_ = plural.isEmpty() ? QStringLiteral("examples") : plural;

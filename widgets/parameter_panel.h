@@ -56,6 +56,10 @@ public:
     QString privacySummary() const;
 
     void setRunEnabled(bool enabled);
+    /// true: the summary belongs to values that have since changed and the new one is still being
+    /// computed — it is greyed out under "computing…" (Run stays off until it is current).
+    void setComputing(bool computing);
+    bool isComputing() const { return computing_; }
     /// false: every editor is locked (a project open read-only); the values stay readable.
     void setEditable(bool editable);
     bool isEditable() const { return editable_; }
@@ -98,6 +102,8 @@ private:
     bool applying_ = false;
     bool editable_ = true;
     bool mixtureShown_ = true;
+    bool computing_ = false;
+    QLabel* computingNote_ = nullptr;
     QFormLayout* splitForm_ = nullptr;
     QWidget* rhoBox_ = nullptr;
     QGroupBox* calculator_ = nullptr;

@@ -45,6 +45,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QUndoStack>
@@ -293,6 +294,12 @@ void MainWindow::buildMenus() {
     runAction_ = run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);
     runAction_->setEnabled(false);
     // The menu item follows the panel's Run button, which follows validation and read-only.
+    computingTimer_ = new QTimer(this);
+    computingTimer_->setSingleShot(true);
+    computingTimer_->setInterval(150);
+    connect(computingTimer_, &QTimer::timeout, this, [this] {
+        if (!planRunner_->isIdle()) parameters_->setComputing(true);
+    });
     connect(planRunner_, &LatestResultRunner::applied, runAction_,
             [this] { runAction_->setEnabled(parameters_->runButton()->isEnabled()); });
     runActions_ = new RunActions(this, services_.runs);
@@ -326,6 +333,10 @@ void MainWindow::saveWindowState() {
 
 void MainWindow::onParametersChanged() {
     parameters_->setValues(document_->values());
+    // Until the new plan is computed the shown summary is stale: Run waits for it, and when the
+    // computation takes long enough to notice, the summary says "computing…".
+    parameters_->setRunEnabled(false);
+    computingTimer_->start();
     planRunner_->submit([this, values = document_->values(), panel = parameters_] {
         const PrivacyPlan plan = planPrivacy(values);
         const QString summary = privacySummaryHtml(plan, values);
@@ -335,6 +346,8 @@ void MainWindow::onParametersChanged() {
             panel->setSplitSummary(split);
             panel->setPrivacySummary(summary, plan.valid);
             panel->setRunEnabled(plan.valid && !readOnly_);
+            computingTimer_->stop();  // applied only for the newest values (the runner drops stale ones)
+            panel->setComputing(false);
         };
     });
 }

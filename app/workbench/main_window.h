@@ -23,6 +23,7 @@ class QTreeWidget;
 class QTreeWidgetItem;
 class QLabel;
 class QAction;
+class QTimer;
 class QPlainTextEdit;
 
 namespace dpmix::widgets {
@@ -172,6 +173,7 @@ private:
     ParameterDocument* document_;
     JobRunner* runner_;
     LatestResultRunner* planRunner_;
+    QTimer* computingTimer_ = nullptr;  // shows "computing…" when a plan takes noticeably long
     LatestResultRunner* calculatorRunner_;
     QTabWidget* tabs_;
     QTreeWidget* tree_;

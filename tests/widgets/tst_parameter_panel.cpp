@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QGroupBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QtTest>
 
@@ -64,6 +65,20 @@ private Q_SLOTS:
         panel.setMixtureShown(true);
         QVERIFY(panel.advancedGroup()->isVisibleTo(&panel) && panel.rhoEditor()->isVisibleTo(&panel));
         QVERIFY(panel.runButton()->isVisibleTo(&panel));
+    }
+
+    void aStaleSummarySaysComputing() {
+        ParameterPanel panel;
+        auto* note = panel.findChild<QLabel*>("computingNote");
+        QVERIFY(note && !note->isVisibleTo(&panel));
+        panel.setPrivacySummary("ε = 1", true);
+        panel.setComputing(true);
+        QVERIFY(panel.isComputing() && note->isVisibleTo(&panel));
+        QVERIFY(!panel.findChild<QLabel*>("privacySummary")->isEnabled());  // greyed: it is stale
+        panel.setPrivacySummary("ε = 2", true);
+        panel.setComputing(false);
+        QVERIFY(!panel.isComputing() && !note->isVisibleTo(&panel));
+        QVERIFY(panel.findChild<QLabel*>("privacySummary")->isEnabled());
     }
 
     void advancedFieldsExplainThemselves() {

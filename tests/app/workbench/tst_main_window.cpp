@@ -79,7 +79,11 @@ private Q_SLOTS:
         QTest::keyClick(spin, Qt::Key_A, Qt::ControlModifier);
         QTest::keyClicks(spin, "5");
         QCOMPARE(w.document()->values().epsilon, 5.0);
+        // Until the summary for ε = 5 is computed, Run waits (it would start with a stale plan).
+        QVERIFY(!w.parameterPanel()->runButton()->isEnabled());
         QTRY_VERIFY_WITH_TIMEOUT(w.parameterPanel()->privacySummary().contains(sigmaFor(5.0)), 2000);
+        QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
+        QVERIFY(!w.parameterPanel()->isComputing());
         QVERIFY(sigmaFor(5.0) != sigmaFor(2.0));
         QVERIFY(w.isWindowModified());
         w.document()->undoStack()->setClean();
@@ -95,8 +99,9 @@ private Q_SLOTS:
         delta->selectAll();
         QTest::keyClicks(delta, "2");
         QTRY_VERIFY(!w.parameterPanel()->runButton()->isEnabled());
-        QCOMPARE(w.parameterPanel()->messageFor(ParameterField::Delta),
-                 QString("delta = 2 is out of range: expected a probability in (0, 1)"));
+        QTRY_COMPARE(w.parameterPanel()->messageFor(ParameterField::Delta),
+                     QString("delta = 2 is out of range: expected a probability in (0, 1)"));
+        QVERIFY(!w.parameterPanel()->runButton()->isEnabled());  // computed, and still off: δ is invalid
         QVERIFY(w.parameterPanel()->privacySummary().contains("Cannot compute"));
         QVERIFY(w.isWindowModified());
         // To look at the in-place message: DPMIX_TEST_SCREENSHOT_DIR=/tmp ctest -R tst_main_window
