@@ -186,6 +186,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     layout->addStretch(1);
 
     setValues(values_);
+    explainLabels();
 
     connect(epsilon_, &LogSliderSpinBox::valueEdited, this,
             [this](double v) { emitEdit(ParameterField::Epsilon, v); });
@@ -355,6 +356,23 @@ void ParameterPanel::setMixtureShown(bool shown) {
     advanced_->setVisible(shown);
     calculator_->setVisible(shown);
     run_->setVisible(shown);
+}
+
+void ParameterPanel::explainLabels() {
+    // What's This (Shift+F1) and the tooltip of each field's label say what its editor's tooltip
+    // says: the plain-language meaning and the paper's value, wherever the user points.
+    for (int f = static_cast<int>(ParameterField::Epsilon); f <= static_cast<int>(ParameterField::Steps); ++f) {
+        QWidget* editor = editorFor(static_cast<ParameterField>(f));
+        QString text;
+        for (QWidget* w = editor; w && w != this && text.isEmpty(); w = w->parentWidget()) text = w->toolTip();
+        if (text.isEmpty()) continue;
+        editor->setWhatsThis(text);
+        for (QLabel* label : findChildren<QLabel*>())
+            if (label->buddy() && (label->buddy() == editor || label->buddy()->isAncestorOf(editor))) {
+                label->setWhatsThis(text);
+                label->setToolTip(text);
+            }
+    }
 }
 
 }  // namespace dpmix::widgets

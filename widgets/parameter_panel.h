@@ -96,6 +96,7 @@ protected:
 
 private:
     QLabel* addMessageLabel(ParameterField field);
+    void explainLabels();
     void emitEdit(ParameterField field, const QVariant& value);
 
     RunParameters values_;

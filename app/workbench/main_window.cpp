@@ -48,6 +48,7 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <QWhatsThis>
 #include <QUndoStack>
 
 #include <cmath>
@@ -312,6 +313,7 @@ void MainWindow::buildMenus() {
     manual->setShortcut(QKeySequence::HelpContents);  // F1
     manual->setToolTip(tr("Open the manual at the section that explains the current view"));
     help->addAction(tr("&Glossary"), this, [this] { showHelp(HelpTopic{QStringLiteral("GLOSSARY.md"), {}}); });
+    help->addAction(QWhatsThis::createAction(this));  // Shift+F1, then click a field
     help->addSeparator();
     QAction* about = help->addAction(tr("&About dpmix workbench"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);

@@ -67,6 +67,21 @@ private Q_SLOTS:
         QVERIFY(panel.runButton()->isVisibleTo(&panel));
     }
 
+    void everyFieldExplainsItselfOnItsLabel() {
+        // Pointing at a label (tooltip) or asking What's This gives the plain-language meaning.
+        ParameterPanel panel;
+        for (int f = static_cast<int>(ParameterField::Epsilon); f <= static_cast<int>(ParameterField::Steps); ++f) {
+            QWidget* editor = panel.editorFor(static_cast<ParameterField>(f));
+            QVERIFY2(!editor->whatsThis().isEmpty(), qPrintable(QString::number(f)));
+            const QLabel* label = nullptr;
+            for (QLabel* l : panel.findChildren<QLabel*>())
+                if (l->buddy() && (l->buddy() == editor || l->buddy()->isAncestorOf(editor))) label = l;
+            QVERIFY2(label, qPrintable(QString::number(f)));
+            QCOMPARE(label->whatsThis(), editor->whatsThis());
+            QCOMPARE(label->toolTip(), editor->whatsThis());
+        }
+    }
+
     void aStaleSummarySaysComputing() {
         ParameterPanel panel;
         auto* note = panel.findChild<QLabel*>("computingNote");

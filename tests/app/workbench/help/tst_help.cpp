@@ -58,6 +58,9 @@ private Q_SLOTS:
         for (QAction* a : w.findChildren<QAction*>())
             if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) manual = a;
         QVERIFY(manual);
+        bool whatsThis = false;  // Shift+F1: the fields' plain-language meanings
+        for (QAction* a : w.findChildren<QAction*>()) whatsThis = whatsThis || a->text().contains("What's This");
+        QVERIFY(whatsThis);
         QCOMPARE(w.analysisTabs()->currentWidget()->objectName(), QString("calculatorView"));
         manual->trigger();
         auto* help = w.findChild<HelpWindow*>();
