@@ -1,5 +1,7 @@
 #include "app/workbench/runs/psg_dialog.h"
 
+#include "engine/psg/psg_params.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -9,20 +11,6 @@
 #include <QVBoxLayout>
 
 namespace dpmix::workbench {
-namespace {
-// Matching rounds and epochs on S per network, by images per class (the method's schedule).
-struct Loops {
-    int outer, inner;
-};
-Loops loopsFor(int spc) {
-    switch (spc) {
-    case 1: return {1, 1};
-    case 20: return {20, 25};
-    case 50: return {50, 10};
-    default: return {10, 50};
-    }
-}
-}  // namespace
 
 PsgDialog::PsgDialog(double epsilon, QWidget* parent)
     : QDialog(parent),
@@ -85,7 +73,7 @@ PsgDialog::PsgDialog(double epsilon, QWidget* parent)
 }
 
 void PsgDialog::updateCost() {
-    const Loops l = loopsFor(spc_->currentData().toInt());
+    const psg::PsgLoops l = psg::loopsForImagesPerClass(spc_->currentData().toInt()).value();
     const long long steps = static_cast<long long>(iterations_->value()) * l.outer * 10;
     cost_->setText(tr("%1 DP gradient steps (%2 iterations × %3 matching rounds × 10), with %4 epochs of training on "
                       "S between rounds. On a 2-core CPU one iteration at 10 images per class takes about 5 minutes.")

@@ -1,0 +1,147 @@
+// The main window's analysis area: the result tabs a study gets (rebuilt with the project), the
+// private set's live view, the named views (--view, tests), the help window.
+#include "app/workbench/main_window.h"
+
+#include "app/workbench/help/help_window.h"
+#include "app/workbench/views/audit_view.h"
+#include "app/workbench/views/auc_view.h"
+#include "app/workbench/views/chart_views.h"
+#include "app/workbench/views/kscaling_view.h"
+#include "app/workbench/views/ledger_view.h"
+#include "app/workbench/views/perplexity_view.h"
+#include "app/workbench/views/private_set_view.h"
+#include "app/workbench/views/study_summary.h"
+#include "widgets/chart_widget.h"
+
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+
+namespace dpmix::workbench {
+
+namespace {
+const QStringList kResultViews = {"summary", "lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling"};
+}  // namespace
+
+void MainWindow::rebuildResultTabs() {
+    const QString current = tabs_->currentIndex() > 0 ? tabs_->tabText(tabs_->currentIndex()) : QString();
+    for (QWidget* page : resultTabs_) {
+        if (int i = tabs_->indexOf(page); i >= 0) tabs_->removeTab(i);
+        page->deleteLater();
+    }
+    resultTabs_.clear();
+    privateSetView_ = nullptr;
+    if (!project_) return;
+    // A study without public data (a PSG study) has no mixture, λ or fine-tuning to show: only
+    // its ledger and its private set.
+    const bool mixtureStudy = !project_->spec.publicSources.empty();
+    QList<QPair<QWidget*, QString>> pages;
+    QStringList names;
+    auto add = [&](const QString& name, QWidget* page, const QString& title) {
+        names << name;
+        pages.append({page, title});
+    };
+    add("summary", new StudySummaryView(*project_), tr("Study summary"));
+    if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"));
+    add("ledger", new LedgerView(*project_), tr("Privacy ledger"));
+    if (mixtureStudy) {
+        add("trajectory", new TrajectoryView(*project_), tr("λ trajectory"));
+        add("tradeoff", new TradeoffView(*project_), tr("Privacy–utility"));
+        add("auc", new AucView(*project_), tr("Per-class AUC"));
+        add("perplexity", new PerplexityView(*project_), tr("Perplexity"));
+        add("audit", new AuditView(*project_), tr("Audit"));
+        add("kscaling", new KScalingView(*project_), tr("k-scaling"));
+    }
+    const QString study = QFileInfo(project_->path).completeBaseName();
+    for (int i = 0; i < pages.size(); ++i) {
+        pages[i].first->setObjectName(names[i] + "View");
+        // Exports propose "<study>-<view>.<suffix>" and say where they went (or why not).
+        for (auto* chart : pages[i].first->findChildren<widgets::ChartWidget*>()) {
+            chart->setExportName(study + QLatin1Char('-') + names[i]);
+            connect(chart, &widgets::ChartWidget::exported, this,
+                    [this](const QString& path) { statusBar()->showMessage(tr("Plot saved to %1").arg(path), 10000); });
+            connect(chart, &widgets::ChartWidget::exportFailed, this, [this](const QString& message) {
+                statusBar()->showMessage(message, 15000);
+                QMessageBox::warning(this, tr("Export plot"), message);
+            });
+        }
+        const int index = tabs_->addTab(pages[i].first, pages[i].second);
+        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
+        resultTabs_ << pages[i].first;
+        if (pages[i].second == current) tabs_->setCurrentIndex(index);
+        // A reviewer opening a study sees its summary first (a PSG study: its private set, below).
+        if (justOpened_ && mixtureStudy && names[i] == "summary") tabs_->setCurrentIndex(index);
+    }
+    // PSG's tab: for a study made for it (a psg section) or one that holds a private set.
+    if (project_->spec.psg || !privateSetRuns(*project_).empty()) {
+        privateSetView_ = new PrivateSetView(*project_);
+        privateSetView_->setObjectName("privatesetView");
+        connect(privateSetView_, &PrivateSetView::exported, this,
+                [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+        const int index = tabs_->addTab(privateSetView_, tr("Private set"));
+        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
+        resultTabs_ << privateSetView_;
+        if (current == tr("Private set") || (justOpened_ && !mixtureStudy)) tabs_->setCurrentIndex(index);
+    }
+}
+
+void MainWindow::showLivePrivateSet(const PrivateSetImages& set) {
+    if (!privateSetView_) {  // a study without a psg section: its first set opens the tab
+        if (!project_) return;
+        privateSetView_ = new PrivateSetView(*project_);
+        privateSetView_->setObjectName("privatesetView");
+        const int index = tabs_->addTab(privateSetView_, tr("Private set"));
+        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
+        resultTabs_ << privateSetView_;
+    }
+    privateSetView_->showLive(set);
+}
+
+HelpWindow* MainWindow::showHelp(std::optional<HelpTopic> topic) {
+    if (!help_) help_ = new HelpWindow(this);
+    const QWidget* view = tabs_->currentWidget();
+    help_->showTopic(topic.value_or(helpTopicFor(view ? view->objectName() : QString())));
+    return help_;
+}
+
+QStringList MainWindow::viewNames() {
+    return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews + QStringList{"privateset"};
+}
+
+bool MainWindow::showView(const QString& name) {
+    if (name == "main") return true;
+    if (name == "calculator") {
+        tabs_->setCurrentIndex(0);
+        return true;
+    }
+    if (name == "privateset") {
+        if (!privateSetView_) return false;
+        tabs_->setCurrentWidget(privateSetView_);
+        return true;
+    }
+    if (kResultViews.contains(name)) {
+        for (QWidget* page : resultTabs_)
+            if (page->objectName() == name + "View") {
+                tabs_->setCurrentWidget(page);
+                return true;
+            }
+        return false;  // no project open, or not a view of this kind of study
+    }
+    const QString dockName = name == "parameters" ? "parametersDock" : name == "jobs" ? "jobsDock" : QString();
+    if (dockName.isEmpty()) return false;
+    if (auto* dock = findChild<QDockWidget*>(dockName)) {
+        dock->show();
+        dock->raise();
+        return true;
+    }
+    return false;
+}
+
+void MainWindow::addAnalysisTab(QWidget* page, const QString& title) {
+    tabs_->setCurrentIndex(tabs_->addTab(page, title));
+}
+
+}  // namespace dpmix::workbench
