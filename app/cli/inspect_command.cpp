@@ -133,7 +133,8 @@ void printTasks(std::ostream& out, const char* scope, const std::vector<project:
     out << "  " << scope << " (" << tasks.size() << ")";
     if (tasks.empty()) out << ": none";
     out << "\n";
-    for (const auto& t : tasks) out << "    " << t.name << " = {" << joinStrings(t.classes) << "}\n";
+    for (const auto& t : tasks)
+        out << "    " << (t.source.empty() ? "" : t.source + " / ") << t.name << " = {" << joinStrings(t.classes) << "}\n";
 }
 
 // The file-level verdict: what sharing this file shares (docs/PRIVACY.md, "Trust boundary").
@@ -201,8 +202,8 @@ void printSources(std::ostream& out, const ProjectView& view) {
     }
 }
 
-void printSpecSummary(std::ostream& out, const project::ProjectSpec& s) {
-    out << "\nTasks (mixture components k = " << s.mixtureComponents() << ")\n";
+void printSpecSummary(std::ostream& out, const project::ProjectSpec& s, const std::vector<project::SourceRecord>& sources) {
+    out << "\nTasks (mixture components k = " << s.mixtureComponents(project::publicLabelCounts(sources)) << ")\n";
     printTasks(out, "public", s.publicTasks);
     printTasks(out, "sensitive", s.sensitiveTasks);
 
@@ -314,7 +315,7 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
     if (!s.description.empty()) out << "  " << s.description << "\n";
     printTrust(out, p);
     printSources(out, view);
-    printSpecSummary(out, s);
+    printSpecSummary(out, s, view.sources);
     out << "\nRuns (" << view.runs.size() << ")\n";
     if (view.runs.empty()) out << "  none yet\n";
     for (const auto& r : view.runs) printRun(out, r, view.mechanismAudits);

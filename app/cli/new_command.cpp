@@ -72,7 +72,21 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
                 std::cout << ", sha256 " << s.facts.contentHash.substr(0, 12) << "\n";
             }
         }
-        std::cout << "  mixture components k = " << spec.mixtureComponents() << ", sensitive tasks "
+        const auto labelCounts = sources ? project::publicLabelCounts(*sources) : std::vector<std::size_t>{};
+        std::cout << "  mixture components k = " << spec.mixtureComponents(labelCounts);
+        if (spec.publicSources.size() > 1) {  // per source: what each public data set brings
+            std::cout << " (";
+            for (std::size_t i = 0; i < spec.publicSources.size(); ++i) {
+                project::ProjectSpec one = spec;
+                one.publicSources = {spec.publicSources[i]};
+                std::vector<std::size_t> count;
+                if (i < labelCounts.size()) count.push_back(labelCounts[i]);
+                std::cout << (i ? ", " : "") << spec.publicSources[i].written.name << " "
+                          << one.mixtureComponents(count);
+            }
+            std::cout << ")";
+        }
+        std::cout << ", sensitive tasks "
                   << spec.sensitiveTasks.size() << ", ε values " << spec.privacy.epsilons.size() << ", seeds "
                   << spec.seeds.size() << "\n";
         ctx.exitCode = 0;

@@ -511,7 +511,7 @@ void MainWindow::populateTree() {
     };
     if (project_) {
         const ProjectSnapshot& p = *project_;
-        group[0]->setText(0, tr("Public sources (k = %1 components)").arg(p.spec.mixtureComponents()));
+        group[0]->setText(0, tr("Public sources (k = %1 components)").arg(p.spec.mixtureComponents(project::publicLabelCounts(p.sources))));
         for (const auto& s : p.sources) {
             const auto& f = s.facts;
             const auto count = static_cast<long long>(f.kind == "text" ? f.domains.size() : f.labelNames.size());
@@ -529,7 +529,9 @@ void MainWindow::populateTree() {
         for (const auto& t : p.spec.publicTasks) {
             QStringList classes;
             for (const auto& c : t.classes) classes << QString::fromStdString(c);
-            addChild(group[2], tr("public: %1").arg(QString::fromStdString(t.name)), classes.join(", "));
+            const QString name = t.source.empty() ? QString::fromStdString(t.name)
+                                                  : QString::fromStdString(t.source + " / " + t.name);
+            addChild(group[2], tr("public: %1").arg(name), classes.join(", "));
         }
         for (const auto& t : p.spec.sensitiveTasks) {
             QStringList classes;

@@ -189,10 +189,16 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
                               .build();
             if (!params) return Error{"pretraining: " + params.error().message};
             const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
-            auto pretrained = train::pretrainOnMixture(view(pub.pixels, pub, pub.size()), pub.labels,
-                                                       static_cast<int>(study.components()), lambda, *spec, *params,
-                                                       [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); },
-                                                       cancel);
+            const auto images = view(pub.pixels, pub, pub.size());
+            const int k = static_cast<int>(study.components());
+            auto pretrainProgress = [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); };
+            // Several sources: the images are importance-weighted by their source's λ mass.
+            auto pretrained = study.multiSource()
+                                  ? train::pretrainOnSourceMixture(images, pub.labels, k, study.componentSource,
+                                                                   study.publicImageSource, lambda, *spec, *params,
+                                                                   pretrainProgress, cancel)
+                                  : train::pretrainOnMixture(images, pub.labels, k, lambda, *spec, *params,
+                                                             pretrainProgress, cancel);
             if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
             model = std::move(pretrained).value();
             if (req.pretrainCache) req.pretrainCache->store(cacheKey, model.parameters());

@@ -221,6 +221,10 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
     const ImageStudy& study = prepared->study;
+    if (study.multiSource())
+        return Error{"k-scaling needs a study with one public source: its 10-class proxy is derived from that "
+                     "source's single-class tasks (this study has " + std::to_string(study.publicSourceNames.size()) +
+                     ")"};
     auto raw = rawSensitiveSource(project, study, log);
     if (!raw) return raw.error();
     auto classes = raw->labelNames;

@@ -1,5 +1,7 @@
 #include "engine/pipeline/image_study.h"
 
+#include "engine/data/image_fit.h"
+#include "engine/data/image_union.h"
 #include "engine/data/label_tasks.h"
 #include "engine/pipeline/run_storage.h"
 
@@ -34,41 +36,80 @@ Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
 
 }  // namespace
 
+namespace {
+
+// The public tasks over `source`: those naming it, or all of them when the study has one source.
+std::vector<project::LabelTask> tasksOf(const project::ProjectSpec& spec, const std::string& source) {
+    std::vector<project::LabelTask> out;
+    for (const auto& t : spec.publicTasks)
+        if (t.source.empty() || t.source == source) out.push_back(t);
+    return out;
+}
+
+const project::SpecSource* specSourceNamed(const project::ProjectSpec& spec, const std::string& name) {
+    for (const auto& s : spec.publicSources)
+        if (s.written.name == name) return &s;
+    return nullptr;
+}
+
+// One public source as a set of components of the study's shape.
+Result<data::NamedImageSet> loadPublicSource(const project::SourceRecord& record, const project::ProjectSpec& spec,
+                                             const data::ImageShape& shape) {
+    auto images = loadWithTasks(record, sourceOptions(spec, record.name), tasksOf(spec, record.name), "public");
+    if (!images) return images.error();
+    data::ImageDataset loaded = std::move(images).value();
+    if (loaded.numLabels() == 0) loaded = data::withAllImagesPositive(std::move(loaded), "all");
+    const project::SpecSource* written = specSourceNamed(spec, record.name);
+    auto resize = data::parseResizeRule(written ? written->resize : "");
+    if (!resize) return Error{"public source '" + record.name + "': " + resize.error().message};
+    auto colour = data::parseColourRule(written ? written->colour : "");
+    if (!colour) return Error{"public source '" + record.name + "': " + colour.error().message};
+    auto fitted = data::fitImages(loaded, shape, *resize, *colour, record.name);
+    if (!fitted) return fitted.error();
+    return data::NamedImageSet{record.name, std::move(fitted).value()};
+}
+
+}  // namespace
+
 Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
                                   std::uint64_t studySeed) {
-    const project::SourceRecord* publicSource = nullptr;
+    std::vector<const project::SourceRecord*> publicSources;
     const project::SourceRecord* sensitiveSource = nullptr;
-    std::size_t publicCount = 0;
     for (const auto& s : sources) {
-        if (s.role == "public") { publicSource = publicSource ? publicSource : &s; ++publicCount; }
+        if (s.role == "public") publicSources.push_back(&s);
         if (s.role == "sensitive") sensitiveSource = &s;
     }
-    if (!sensitiveSource) return Error{"the project needs one public and one sensitive image source"};
-    if (!publicSource)
+    if (!sensitiveSource) return Error{"the project needs a public and a sensitive image source"};
+    if (publicSources.empty())
         return Error{"this study registers no public source: DP-MixMin and its baselines pretrain on public data; "
                      "a study without public data can run Private Set Generation (dpmix psg)"};
-    if (publicCount != 1)
-        return Error{"an image study takes its k components as label tasks of ONE public image source; this project "
-                     "registers " + std::to_string(publicCount) + " public sources"};
 
     ImageStudy study;
-    auto pub = loadWithTasks(*publicSource, sourceOptions(spec, publicSource->name), spec.publicTasks, "public");
-    if (!pub) return pub.error();
     auto sens = loadWithTasks(*sensitiveSource, sourceOptions(spec, sensitiveSource->name), spec.sensitiveTasks, "sensitive");
     if (!sens) return sens.error();
-    study.publicImages = std::move(pub).value();
     study.sensitiveImages = std::move(sens).value();
+    const data::ImageShape shape{study.sensitiveImages.channels, study.sensitiveImages.height,
+                                 study.sensitiveImages.width};
+    std::vector<data::NamedImageSet> sets;
+    for (const auto* record : publicSources) {
+        auto set = loadPublicSource(*record, spec, shape);
+        if (!set) return set.error();
+        sets.push_back(std::move(set).value());
+    }
+    auto joined = data::joinImageSets(std::move(sets));
+    if (!joined) return joined.error();
+    study.publicImages = std::move(joined->images);
+    study.publicSourceNames = std::move(joined->sourceNames);
+    study.componentSource = std::move(joined->componentSource);
+    study.publicImageSource = std::move(joined->imageSource);
+    study.publicSourceImages = std::move(joined->sourceImages);
+    study.componentDefined = std::move(joined->defined);
     study.componentNames = study.publicImages.labelNames;
     study.taskNames = study.sensitiveImages.labelNames;
-    if (study.components() < 2) return Error{"the public source gives " + std::to_string(study.components()) +
-                                             " label task(s): mixing needs at least 2 components"};
+    if (study.components() < 2)
+        return Error{"the public data gives " + std::to_string(study.components()) +
+                     " component(s): mixing needs at least 2 (label tasks of a source, or several sources)"};
     if (study.tasks() < 1) return Error{"the sensitive source has no task to learn"};
-    if (study.publicImages.imageSize() != study.sensitiveImages.imageSize() ||
-        study.publicImages.channels != study.sensitiveImages.channels)
-        return Error{"public and sensitive images differ in shape (" + std::to_string(study.publicImages.channels) + "x" +
-                     std::to_string(study.publicImages.height) + "x" + std::to_string(study.publicImages.width) + " vs " +
-                     std::to_string(study.sensitiveImages.channels) + "x" + std::to_string(study.sensitiveImages.height) +
-                     "x" + std::to_string(study.sensitiveImages.width) + "): one model must read both"};
     // The unit of each split: the user, or the example by its content, so that a unit's side
     // never depends on the other units (docs/PRIVACY.md, "Stable splits").
     if (spec.sensitive.userLevel) {

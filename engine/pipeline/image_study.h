@@ -18,6 +18,14 @@ struct ImageStudy {
     data::ImageDataset publicImages;       // labels: the k public label tasks (N_pub × k)
     data::ImageDataset sensitiveImages;    // labels: the sensitive tasks (N × T)
     std::vector<std::string> componentNames;  // k public tasks (mixture components)
+    // Several public sources (docs/METHODS.md, "Several public sources"): publicImages holds them
+    // one after the other; component c belongs to source componentSource[c] and is defined only
+    // on that source's images. One source: one name, everything defined, componentDefined empty.
+    std::vector<std::string> publicSourceNames;    // S
+    std::vector<std::size_t> componentSource;      // k
+    std::vector<std::size_t> publicImageSource;    // N_pub
+    std::vector<std::size_t> publicSourceImages;   // S: images per source
+    std::vector<unsigned char> componentDefined;   // N_pub × k, 1 = defined (empty: all defined)
     std::vector<std::string> taskNames;       // T sensitive tasks
     data::SplitGrouping grouping;          // users of the sensitive data (empty: example level)
     data::ThreeWaySplit sensitiveSplit;    // train / validation / test indices into sensitiveImages
@@ -25,6 +33,7 @@ struct ImageStudy {
     /// User-level DP: every mechanism's unit is the user (grouping.users holds each image's user).
     bool userLevel() const { return !grouping.users.empty(); }
     std::size_t components() const { return componentNames.size(); }
+    bool multiSource() const { return publicSourceNames.size() > 1; }
     std::size_t tasks() const { return taskNames.size(); }
     /// Label (0/1) of sensitive example `index` for task `task`.
     float sensitiveLabel(std::size_t index, std::size_t task) const {
@@ -39,9 +48,10 @@ struct RhoSplit {
     std::vector<std::size_t> b;
 };
 
-/// Loads the study from a project's registered sources and spec. The public image source's
-/// classes become the k components through spec.publicTasks (or its own label columns when
-/// there are none); likewise the sensitive tasks. The train / validation / test split uses
+/// Loads the study from a project's registered sources and spec. Each public image source's
+/// classes become its components through its spec.publicTasks (or its own label columns when
+/// it has none; a source without labels is one component, "all"), fitted to the sensitive
+/// images' shape by the source's resize/colour rules; likewise the sensitive tasks. The train / validation / test split uses
 /// `studySeed` (the spec's first seed), so every run of a project shares one test set.
 Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
                                   std::uint64_t studySeed);

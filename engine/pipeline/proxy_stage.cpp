@@ -35,6 +35,15 @@ std::vector<float> gatherLabels(const data::ImageDataset& images, const std::vec
     return out;
 }
 
+std::vector<unsigned char> gatherDefined(const ImageStudy& study, const std::vector<std::size_t>& indices) {
+    const std::size_t k = study.components();
+    std::vector<unsigned char> out(indices.size() * k);
+    for (std::size_t r = 0; r < indices.size(); ++r)
+        std::copy_n(study.componentDefined.begin() + static_cast<std::ptrdiff_t>(indices[r] * k), k,
+                    out.begin() + static_cast<std::ptrdiff_t>(r * k));
+    return out;
+}
+
 train::ImageView viewOf(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count) {
     return {pixels, static_cast<std::int64_t>(count), like.channels, like.height, like.width};
 }
@@ -84,9 +93,34 @@ Result<train::ModelSpec> proxySpec(const ImageStudy& study) {
     return spec;
 }
 
-double heldOutAuc(const Proxy& proxy, const data::ImageDataset& pub, const std::vector<std::size_t>& validation, int k) {
+// Several sources: each component's AUC on the held-out images of its own source, then their mean.
+double heldOutAucPerSource(const Eigen::MatrixXd& heldOut, const ImageStudy& study,
+                           const std::vector<std::size_t>& validation) {
+    const auto& pub = study.publicImages;
+    double sum = 0.0;
+    int counted = 0;
+    for (std::size_t c = 0; c < study.components(); ++c) {
+        std::vector<double> scores;
+        std::vector<int> truth;
+        for (std::size_t r = 0; r < validation.size(); ++r) {
+            const std::size_t j = validation[r];
+            if (study.publicImageSource[j] != study.componentSource[c]) continue;
+            scores.push_back(heldOut(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)));
+            truth.push_back(pub.labels[j * pub.numLabels() + c] > 0.5f);
+        }
+        auto auc = train::macroAuc(scores, truth, 1);
+        if (!auc) continue;  // a component without positives and negatives there
+        sum += auc->macro;
+        ++counted;
+    }
+    return counted > 0 ? sum / counted : 0.0;
+}
+
+double heldOutAuc(const Proxy& proxy, const ImageStudy& study, const std::vector<std::size_t>& validation, int k) {
+    const auto& pub = study.publicImages;
     auto heldOut = proxy.predict(pub, validation);
     if (!heldOut) return 0.0;
+    if (study.multiSource()) return heldOutAucPerSource(*heldOut, study, validation);
     std::vector<double> scores(static_cast<std::size_t>(heldOut->size()));
     std::vector<int> truth(scores.size());
     for (Eigen::Index j = 0; j < heldOut->rows(); ++j)
@@ -119,12 +153,17 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
 
     const auto pixels = gatherImages(pub, split.training);
     const auto labels = gatherLabels(pub, split.training);
-    auto model = train::trainProxy(viewOf(pixels, pub, split.training.size()), labels, k, *spec, *params, progress, cancel);
+    const auto images = viewOf(pixels, pub, split.training.size());
+    // Several sources: each component's head learns from its own source's images only.
+    auto model = study.multiSource()
+                     ? train::trainMaskedProxy(images, labels, gatherDefined(study, split.training), k, *spec, *params,
+                                               progress, cancel)
+                     : train::trainProxy(images, labels, k, *spec, *params, progress, cancel);
     if (!model) return Error{"proxy training: " + model.error().message};
 
     Proxy proxy;
     proxy.impl = std::make_unique<Proxy::Impl>(Proxy::Impl{std::move(model).value(), k});
-    proxy.publicValidationAuc = heldOutAuc(proxy, pub, split.validation, k);
+    proxy.publicValidationAuc = heldOutAuc(proxy, study, split.validation, k);
     return proxy;
 }
 
@@ -136,7 +175,7 @@ Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& pa
     const int k = static_cast<int>(study.components());
     Proxy proxy;
     proxy.impl = std::make_unique<Proxy::Impl>(Proxy::Impl{std::move(model), k});
-    proxy.publicValidationAuc = heldOutAuc(proxy, study.publicImages, splitPublic(study.publicImages, seed).validation, k);
+    proxy.publicValidationAuc = heldOutAuc(proxy, study, splitPublic(study.publicImages, seed).validation, k);
     return proxy;
 }
 

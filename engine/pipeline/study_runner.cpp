@@ -224,8 +224,9 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     if (!study) return study.error();
     prepared.study = std::move(study).value();
     const auto& st = prepared.study;
-    say("public: " + std::to_string(st.publicImages.size()) + " images, k = " + std::to_string(st.components()) +
-        " label tasks; sensitive: " + std::to_string(st.sensitiveImages.size()) + " images, " +
+    say("public: " + std::to_string(st.publicImages.size()) + " images" +
+        (st.multiSource() ? " of " + std::to_string(st.publicSourceNames.size()) + " sources" : std::string()) +
+        ", k = " + std::to_string(st.components()) + " label tasks; sensitive: " + std::to_string(st.sensitiveImages.size()) + " images, " +
         std::to_string(st.tasks()) + " task(s); train/validation/test " + std::to_string(st.sensitiveSplit.train.size()) +
         "/" + std::to_string(st.sensitiveSplit.validation.size()) + "/" + std::to_string(st.sensitiveSplit.test.size()));
     if (beforeProxy)

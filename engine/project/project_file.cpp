@@ -44,33 +44,77 @@ void bindOwner(Statement& s, int first, const ProcessIdentity& p) {
         s.bind(first + 2, p.start);
 }
 
-// Checks that every task class is a label of the data it is defined over.
+// Checks that every task class is a label of the data it is defined over: a public task's
+// classes are labels of its own source (of the only one, when it names none).
 Status checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
-    std::set<std::string> publicLabels;
-    for (std::size_t i = 0; i < spec.publicSources.size(); ++i)
-        publicLabels.insert(facts[i].labelNames.begin(), facts[i].labelNames.end());
-    const SourceFacts& sensitive = facts.back();
-    const std::set<std::string> sensitiveLabels(sensitive.labelNames.begin(), sensitive.labelNames.end());
-    auto check = [](const std::vector<LabelTask>& tasks, const std::set<std::string>& labels,
-                    const std::string& scope, const std::string& what) -> Status {
-        for (std::size_t t = 0; t < tasks.size(); ++t)
-            for (std::size_t c = 0; c < tasks[t].classes.size(); ++c)
-                if (!labels.count(tasks[t].classes[c])) {
-                    std::string list;
-                    for (const auto& l : labels) list += (list.empty() ? "" : ", ") + ("\"" + l + "\"");
-                    return Error{"tasks." + scope + "[" + std::to_string(t) + "].classes[" + std::to_string(c) +
-                                 "]: \"" + tasks[t].classes[c] + "\" is not a label of " + what +
-                                 (labels.empty() ? " (it has no labels)" : " (labels: " + list + ")")};
-                }
+    auto labelList = [](const std::set<std::string>& labels) {
+        std::string list;
+        for (const auto& l : labels) list += (list.empty() ? "" : ", ") + ("\"" + l + "\"");
+        return list;
+    };
+    auto checkTask = [&](const LabelTask& task, std::size_t t, const std::set<std::string>& labels,
+                         const std::string& scope, const std::string& what) -> Status {
+        for (std::size_t c = 0; c < task.classes.size(); ++c)
+            if (!labels.count(task.classes[c]))
+                return Error{"tasks." + scope + "[" + std::to_string(t) + "].classes[" + std::to_string(c) + "]: \"" +
+                             task.classes[c] + "\" is not a label of " + what +
+                             (labels.empty() ? " (it has no labels)" : " (labels: " + labelList(labels) + ")")};
         return std::nullopt;
     };
-    if (auto e = check(spec.publicTasks, publicLabels, "public", "the public sources")) return e;
-    if (auto e = check(spec.sensitiveTasks, sensitiveLabels, "sensitive",
-                       "the sensitive source \"" + spec.sensitive.written.name + "\""))
-        return e;
+    for (std::size_t t = 0; t < spec.publicTasks.size(); ++t) {
+        const LabelTask& task = spec.publicTasks[t];
+        std::size_t owner = 0;
+        while (owner < spec.publicSources.size() && !task.source.empty() &&
+               spec.publicSources[owner].written.name != task.source)
+            ++owner;
+        if (owner >= spec.publicSources.size()) continue;  // the spec reader names a wrong source
+        const std::set<std::string> labels(facts[owner].labelNames.begin(), facts[owner].labelNames.end());
+        if (auto e = checkTask(task, t, labels, "public",
+                               "public source \"" + spec.publicSources[owner].written.name + "\""))
+            return e;
+    }
+    const SourceFacts& sensitive = facts.back();
+    const std::set<std::string> sensitiveLabels(sensitive.labelNames.begin(), sensitive.labelNames.end());
+    for (std::size_t t = 0; t < spec.sensitiveTasks.size(); ++t)
+        if (auto e = checkTask(spec.sensitiveTasks[t], t, sensitiveLabels, "sensitive",
+                               "the sensitive source \"" + spec.sensitive.written.name + "\""))
+            return e;
     if (spec.sensitive.userLevel && sensitive.users <= 0)
         return Error{"sensitive.user_level: true, but the sensitive source \"" + spec.sensitive.written.name +
                      "\" has no user ids (user-level privacy needs one user per example)"};
+    return std::nullopt;
+}
+
+std::string shapeText(const SourceFacts& f) {
+    return std::to_string(f.channels) + "x" + std::to_string(f.height) + "x" + std::to_string(f.width);
+}
+
+// One model reads every image of an image study: a public source of another shape than the
+// sensitive images needs the rule that fits it (docs/METHODS.md, "Several public sources").
+Status checkImageShapes(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
+    const SourceFacts& sensitive = facts.back();
+    if (sensitive.kind != "images") return std::nullopt;
+    for (std::size_t i = 0; i < spec.publicSources.size(); ++i) {
+        const SourceFacts& f = facts[i];
+        const SpecSource& s = spec.publicSources[i];
+        const std::string where = "public_sources[" + std::to_string(i) + "] (\"" + s.written.name + "\")";
+        if (f.kind != "images") continue;  // the study loader names a text source in an image study
+        if ((f.height != sensitive.height || f.width != sensitive.width) && s.resize.empty())
+            return Error{where + ": its images are " + shapeText(f) + " but the sensitive images are " +
+                         shapeText(sensitive) + "; set \"resize\": \"bilinear\" on the source to resize them to " +
+                         std::to_string(sensitive.height) + "x" + std::to_string(sensitive.width)};
+        if (f.channels != sensitive.channels) {
+            const bool fits = (f.channels == 1 && sensitive.channels == 3 && s.colour == "replicate") ||
+                              (f.channels == 3 && sensitive.channels == 1 && s.colour == "luminance");
+            if (!fits)
+                return Error{where + ": its images have " + std::to_string(f.channels) + " channel(s) but the "
+                             "sensitive images have " + std::to_string(sensitive.channels) + "; set \"colour\": \"" +
+                             (f.channels == 1 ? "replicate" : "luminance") + "\" on the source" +
+                             (s.colour.empty() ? std::string() : " (\"" + s.colour + "\" does not convert " +
+                                                                     std::to_string(f.channels) + " to " +
+                                                                     std::to_string(sensitive.channels) + ")")};
+        }
+    }
     return std::nullopt;
 }
 
@@ -240,6 +284,7 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
         return Error{"internal: " + std::to_string(facts.size()) + " source summaries for " +
                      std::to_string(spec.publicSources.size() + 1) + " sources"};
     if (auto e = checkTasksAgainstFacts(spec, facts)) return *e;
+    if (auto e = checkImageShapes(spec, facts)) return *e;
     if (fs::is_directory(file)) return Error{file.string() + " is a folder"};
     const std::string exists = file.string() + " already exists (choose another name, or replace it with --force)";
     if (fs::exists(file)) {  // a fast answer; publishing below is what makes it safe

@@ -30,6 +30,15 @@ struct SourceRecord {
     SourceFacts facts;
 };
 
+/// The label count of each public source's images, in registration order (0 for text), for
+/// ProjectSpec::mixtureComponents.
+inline std::vector<std::size_t> publicLabelCounts(const std::vector<SourceRecord>& sources) {
+    std::vector<std::size_t> counts;
+    for (const auto& s : sources)
+        if (s.role == "public") counts.push_back(s.facts.kind == "images" ? s.facts.labelNames.size() : 0);
+    return counts;
+}
+
 /// queued → running → done | failed | cancelled; interrupted: its process ended (killed,
 /// crashed, out of disk) before it finished, found so when the project was next opened.
 enum class RunStatus { Queued, Running, Done, Failed, Cancelled, Interrupted };

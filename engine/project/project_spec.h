@@ -15,12 +15,18 @@ struct SpecSource {
     data::SourceSpec written;   // path/options exactly as in the spec (relative paths stay relative)
     data::SourceSpec resolved;  // path and path-valued options made absolute (empty if not resolved)
     bool userLevel = false;     // sensitive source only: privacy unit is the user, not the example
+    // Public image sources only: how images of another shape are fitted to the sensitive images'
+    // shape (docs/METHODS.md, "Several public sources"). Empty: the shapes must match.
+    std::string resize;         // "" or "bilinear" (antialiased triangle filter)
+    std::string colour;         // "" , "replicate" (grey -> RGB) or "luminance" (RGB -> grey)
 };
 
-/// A binary label task: an example is positive when its class is one of `classes`.
+/// A binary label task: an example is positive when its class is one of `classes`. A public task
+/// of a study with several public sources names the source whose classes it is over.
 struct LabelTask {
     std::string name;
     std::vector<std::string> classes;
+    std::string source;  // public tasks: the public source's name ("" = the only public source)
 };
 
 struct PrivacyTargets {
@@ -96,9 +102,19 @@ struct ProjectSpec {
     std::optional<PsgSection> psg;  // given only by specs that run PSG
     std::vector<long long> seeds;
 
-    /// k: the number of mixture components (public label tasks if any, else public sources).
-    std::size_t mixtureComponents() const {
-        return publicTasks.empty() ? publicSources.size() : publicTasks.size();
+    /// k: the number of mixture components. Each public source gives its label tasks; a source
+    /// without tasks gives its own labels (`labelsPerSource[s]` when known and > 0: an image
+    /// source's classes) or else one component (a text source, a source without labels).
+    std::size_t mixtureComponents(const std::vector<std::size_t>& labelsPerSource = {}) const {
+        std::size_t k = 0;
+        for (std::size_t s = 0; s < publicSources.size(); ++s) {
+            std::size_t tasks = 0;
+            for (const auto& t : publicTasks)
+                if (t.source.empty() || t.source == publicSources[s].written.name) ++tasks;
+            const std::size_t labels = s < labelsPerSource.size() ? labelsPerSource[s] : 0;
+            k += tasks > 0 ? tasks : labels > 0 ? labels : 1;
+        }
+        return k;
     }
 };
 

@@ -172,6 +172,10 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
     if (!v.is_object()) wrongType(path, v, "an object {name, loader, path, options}");
     std::vector<std::string> keys = {"name", "loader", "path", "options"};
     if (sensitive) keys.push_back("user_level");
+    else {
+        keys.push_back("resize");
+        keys.push_back("colour");
+    }
     checkKeys(v, path, keys);
     SpecSource s;
     s.written.name = requireString(v, path, "name");
@@ -203,6 +207,21 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
         if (!v.at("user_level").is_boolean()) wrongType(child(path, "user_level"), v.at("user_level"), "true or false");
         s.userLevel = v.at("user_level").get<bool>();
     }
+    // How a public source's images are fitted to the study's shape (docs/METHODS.md, "Several
+    // public sources"): named explicitly, never guessed.
+    if (v.contains("resize")) {
+        s.resize = requireString(v, path, "resize");
+        if (s.resize != "bilinear")
+            fail(child(path, "resize"), "\"" + s.resize + "\" is not a resize rule (expected \"bilinear\": an "
+                                        "antialiased triangle filter to the sensitive images' height and width)");
+    }
+    if (v.contains("colour")) {
+        s.colour = requireString(v, path, "colour");
+        if (s.colour != "replicate" && s.colour != "luminance")
+            fail(child(path, "colour"), "\"" + s.colour + "\" is not a colour rule (expected \"replicate\": grey "
+                                        "copied to 3 channels, or \"luminance\": RGB to grey by 0.299 R + 0.587 G + "
+                                        "0.114 B)");
+    }
     if (where.checkFiles) {
         s.resolved = s.written;
         // `path`: the spec's folder, then the data folder. Path options: next to `path` first
@@ -230,10 +249,16 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
         const std::string tp = element(listPath, i);
         const Json& t = list.at(i);
         if (!t.is_object()) wrongType(tp, t, "an object {name, classes}");
-        checkKeys(t, tp, {"name", "classes"});
+        const bool publicTask = key == "public";
+        checkKeys(t, tp, publicTask ? std::vector<std::string>{"name", "classes", "source"}
+                                    : std::vector<std::string>{"name", "classes"});
         LabelTask task;
         task.name = requireString(t, tp, "name");
-        if (!names.insert(task.name).second) fail(child(tp, "name"), "\"" + task.name + "\" is used by an earlier task");
+        if (publicTask && t.contains("source")) task.source = requireString(t, tp, "source");
+        // Two sources may each have a task of the same name: the components are "source / task".
+        if (!names.insert(task.source + '\n' + task.name).second)
+            fail(child(tp, "name"), "\"" + task.name + "\" is used by an earlier task" +
+                                        (task.source.empty() ? std::string() : " of source \"" + task.source + "\""));
         if (!t.contains("classes")) fail(child(tp, "classes"), "missing (expected a non-empty array of class names)");
         const Json& classes = t.at("classes");
         if (!classes.is_array() || classes.empty())
@@ -399,6 +424,29 @@ void readPsg(const Json& root, ProjectSpec& spec, bool checkRanges) {
     spec.psg = p;
 }
 
+// With several public sources every public task names the source whose classes it is over.
+void checkPublicTaskSources(const ProjectSpec& spec) {
+    std::set<std::string> sources;
+    std::string list;
+    for (const auto& s : spec.publicSources) {
+        sources.insert(s.written.name);
+        list += (list.empty() ? "\"" : ", \"") + s.written.name + "\"";
+    }
+    for (std::size_t i = 0; i < spec.publicTasks.size(); ++i) {
+        const auto& task = spec.publicTasks[i];
+        const std::string tp = element("tasks.public", i);
+        if (task.source.empty()) {
+            if (spec.publicSources.size() > 1)
+                fail(child(tp, "source"), "missing: this study has " + std::to_string(spec.publicSources.size()) +
+                                              " public sources (" + list + "), so each public task names the one "
+                                              "whose classes it is over");
+        } else if (!sources.count(task.source)) {
+            fail(child(tp, "source"), "\"" + task.source + "\" is not a public source of this spec (public sources: " +
+                                          (list.empty() ? "none" : list) + ")");
+        }
+    }
+}
+
 ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
     if (!root.is_object()) wrongType("(top level)", root, "an object");
     checkKeys(root, "", {"name", "description", "public_sources", "sensitive", "tasks", "privacy", "stages", "psg", "seeds"});
@@ -427,6 +475,7 @@ ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
         spec.publicTasks = readTasks(tasks, "tasks", "public");
         spec.sensitiveTasks = readTasks(tasks, "tasks", "sensitive");
     }
+    checkPublicTaskSources(spec);
     spec.privacy = readPrivacy(root, where.defaultAccountant);
     readStages(root, spec, where.checkRanges);
     readPsg(root, spec, where.checkRanges);
@@ -456,12 +505,18 @@ Json sourceJson(const SpecSource& s, bool sensitive) {
     for (const auto& [key, value] : s.written.options) options[key] = value;
     j["options"] = options;
     if (sensitive) j["user_level"] = s.userLevel;
+    if (!s.resize.empty()) j["resize"] = s.resize;
+    if (!s.colour.empty()) j["colour"] = s.colour;
     return j;
 }
 
 Json tasksJson(const std::vector<LabelTask>& tasks) {
     Json list = Json::array();
-    for (const auto& t : tasks) list.push_back(Json{{"name", t.name}, {"classes", t.classes}});
+    for (const auto& t : tasks) {
+        Json task{{"name", t.name}, {"classes", t.classes}};
+        if (!t.source.empty()) task["source"] = t.source;  // absent in one-source specs, as before
+        list.push_back(std::move(task));
+    }
     return list;
 }
 

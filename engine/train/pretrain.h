@@ -24,4 +24,27 @@ Result<Model> pretrainOnMixture(const ImageView& images, std::span<const float> 
 /// The soft targets t_λ(x_j) = Σ_i λ_i y_i(x_j) (uncertain −1 → 0), for inspection and tests.
 std::vector<float> mixtureTargets(std::span<const float> labels, int sources, std::span<const double> lambda);
 
+/// Several public sources (docs/METHODS.md, "Several public sources"): component c belongs to
+/// source s(c), image j to source s(j). The mixture draws a component c with probability λ_c and
+/// an image of its source; so an image of source s is drawn with probability Λ_s / N_s
+/// (Λ_s = Σ_{c∈s} λ_c) and its label is positive with probability t_j = Σ_{c∈s(j)} λ_c y_c(x_j) / Λ_s.
+/// Training on all N public images uniformly with the importance weight w_j = Λ_s · N / N_s has
+/// the mixture's expected loss Σ_s Λ_s E_{x∼s}[ℓ(f(x), t(x))]. A source without λ mass gets
+/// t = 0 and w = 0. With one source, w ≡ 1 and t is mixtureTargets' (callers then use that path).
+struct WeightedTargets {
+    std::vector<float> targets;  // N
+    std::vector<float> weights;  // N
+};
+Result<WeightedTargets> sourceMixtureTargets(std::span<const float> labels, int components,
+                                             std::span<const std::size_t> componentSource,
+                                             std::span<const std::size_t> imageSource, std::span<const double> lambda);
+
+/// Pretraining on several public sources: λ checked as pretrainOnMixture does, then the weighted
+/// BCE on sourceMixtureTargets. `architecture.outputs` must be 1.
+Result<Model> pretrainOnSourceMixture(const ImageView& images, std::span<const float> labels, int components,
+                                      std::span<const std::size_t> componentSource,
+                                      std::span<const std::size_t> imageSource, std::span<const double> lambda,
+                                      const ModelSpec& architecture, const SupervisedParams& params,
+                                      const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+
 }  // namespace dpmix::train

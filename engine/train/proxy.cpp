@@ -15,9 +15,12 @@ at::Tensor sourceLogits(const at::Tensor& logits, int sources) {
 
 }  // namespace
 
-Result<Model> trainProxy(const ImageView& images, std::span<const float> labels, int sources,
-                         const ModelSpec& architecture, const SupervisedParams& params,
-                         const ProgressCallback& progress, const CancellationToken& cancel) {
+namespace {
+
+Result<Model> trainProxyImpl(const ImageView& images, std::span<const float> labels,
+                             std::span<const unsigned char> defined, int sources, const ModelSpec& architecture,
+                             const SupervisedParams& params, const ProgressCallback& progress,
+                             const CancellationToken& cancel) {
     if (auto e = checkImages("proxy training images", images)) return *e;
     if (auto e = checkSourceLabels("proxy training labels", labels, images.count, sources)) return *e;
     ModelSpec spec = architecture;
@@ -32,16 +35,50 @@ Result<Model> trainProxy(const ImageView& images, std::span<const float> labels,
     Model model = Model::create(spec, params.seed);
     auto& impl = model.impl();
     targets = targets.to(impl.device);
+    at::Tensor mask;  // undefined: every label is defined (one source)
+    if (!defined.empty())
+        mask = at::from_blob(const_cast<unsigned char*>(defined.data()), {images.count, sources}, at::kByte)
+                   .to(at::kFloat)
+                   .to(impl.device);
     auto loss = [&](const at::Tensor& logits, const std::vector<int64_t>& rows) {
         at::Tensor idx = at::tensor(rows, at::kLong).to(impl.device);
         // Σ_i CE of source i's two-way softmax = Σ_i BCE(σ(z_i1 − z_i0), y_i); mean over the batch.
-        return at::binary_cross_entropy_with_logits(sourceLogits(logits, sources), targets.index_select(0, idx), {},
-                                                    {}, at::Reduction::Sum) /
+        // With a mask, the undefined pairs weigh 0.
+        c10::optional<at::Tensor> weight;
+        if (mask.defined()) weight = mask.index_select(0, idx);
+        return at::binary_cross_entropy_with_logits(sourceLogits(logits, sources), targets.index_select(0, idx),
+                                                    weight, {}, at::Reduction::Sum) /
                static_cast<double>(rows.size());
     };
     detail::trainSupervised(impl.network, impl.device, images, detail::trainingSubset(images.count, params), params,
                             loss, "proxy", progress, cancel);
     return model;
+}
+
+}  // namespace
+
+Result<Model> trainProxy(const ImageView& images, std::span<const float> labels, int sources,
+                         const ModelSpec& architecture, const SupervisedParams& params,
+                         const ProgressCallback& progress, const CancellationToken& cancel) {
+    return trainProxyImpl(images, labels, {}, sources, architecture, params, progress, cancel);
+}
+
+Result<Model> trainMaskedProxy(const ImageView& images, std::span<const float> labels,
+                               std::span<const unsigned char> defined, int sources, const ModelSpec& architecture,
+                               const SupervisedParams& params, const ProgressCallback& progress,
+                               const CancellationToken& cancel) {
+    if (sources <= 0 || images.count < 0 ||
+        defined.size() != static_cast<std::size_t>(images.count) * static_cast<std::size_t>(sources))
+        return Error{"proxy training: the label mask has " + std::to_string(defined.size()) + " entries, expected " +
+                     std::to_string(images.count) + " x " + std::to_string(sources)};
+    for (std::int64_t j = 0; j < images.count; ++j) {
+        bool any = false;
+        for (int i = 0; i < sources; ++i) any = any || defined[static_cast<std::size_t>(j * sources + i)] != 0;
+        if (!any)
+            return Error{"proxy training: image " + std::to_string(j) + " has no defined label (every image belongs "
+                         "to a source with at least one component)"};
+    }
+    return trainProxyImpl(images, labels, defined, sources, architecture, params, progress, cancel);
 }
 
 Result<std::vector<double>> predictProxy(const Model& proxy, const ImageView& images) {

@@ -23,6 +23,15 @@ Result<Model> trainProxy(const ImageView& images, std::span<const float> labels,
                          const ModelSpec& architecture, const SupervisedParams& params,
                          const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
+/// The same with a mask: `defined` (N × k row-major, 1 = defined) says which images each source's
+/// label is defined on; the loss sums only the defined pairs (docs/METHODS.md, "Several public
+/// sources": one proxy over the components of several public data sets, each head trained on its
+/// own source's images). Every image needs at least one defined label.
+Result<Model> trainMaskedProxy(const ImageView& images, std::span<const float> labels,
+                               std::span<const unsigned char> defined, int sources, const ModelSpec& architecture,
+                               const SupervisedParams& params, const ProgressCallback& progress = {},
+                               const CancellationToken& cancel = {});
+
 /// P: n × k row-major, P[j·k + i] = proxy's probability that source i's label is 1 on image j.
 Result<std::vector<double>> predictProxy(const Model& proxy, const ImageView& images);
 

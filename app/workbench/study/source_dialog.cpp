@@ -86,6 +86,24 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
         userLevel_ = new QCheckBox(tr("User-level privacy (the privacy unit is a user, not an example)"));
         userLevel_->setObjectName("userLevel");
         form->addRow(QString(), userLevel_);
+    } else {
+        // One model reads every image: a public source of another size or colour than the
+        // sensitive images says how it is converted (nothing is converted silently).
+        resize_ = new QComboBox;
+        resize_->setObjectName("resizeRule");
+        resize_->addItem(tr("as they are (same size as the sensitive images)"), QString());
+        resize_->addItem(tr("resize to the sensitive images' size (bilinear)"), QStringLiteral("bilinear"));
+        colour_ = new QComboBox;
+        colour_->setObjectName("colourRule");
+        colour_->addItem(tr("as they are (same channels)"), QString());
+        colour_->addItem(tr("grey to RGB (copy the channel)"), QStringLiteral("replicate"));
+        colour_->addItem(tr("RGB to grey (luminance)"), QStringLiteral("luminance"));
+        const QString fitHelp = tr("Several public sources may differ in shape from the sensitive images; the "
+                                   "project refuses one of another shape unless a rule here fits it.");
+        resize_->setToolTip(fitHelp);
+        colour_->setToolTip(fitHelp);
+        form->addRow(tr("Size"), resize_);
+        form->addRow(tr("Colour"), colour_);
     }
     auto* optionsBox = new QGroupBox(tr("Loader options"));
     optionsBox->setLayout(optionForm_);
@@ -357,10 +375,17 @@ void SourceDialog::updateOk() {
     okButton()->setEnabled(canAccept());
 }
 
+void SourceDialog::setFit(const std::string& resize, const std::string& colour) {
+    if (resize_) resize_->setCurrentIndex(std::max(0, resize_->findData(QString::fromStdString(resize))));
+    if (colour_) colour_->setCurrentIndex(std::max(0, colour_->findData(QString::fromStdString(colour))));
+}
+
 SourceRegistration SourceDialog::registration() const {
     SourceRegistration r;
     r.source = currentSpec();
     r.userLevel = userLevel_ && userLevel_->isChecked();
+    if (resize_) r.resize = resize_->currentData().toString().toStdString();
+    if (colour_) r.colour = colour_->currentData().toString().toStdString();
     if (shown_) r.facts = shown_->facts;
     return r;
 }

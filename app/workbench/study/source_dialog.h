@@ -52,6 +52,9 @@ public:
     void setTasks(const std::vector<project::LabelTask>& tasks);
     /// Shown above the form (e.g. why a dropped file got this loader).
     void setNote(const QString& note);
+    /// Public sources: how their images are fitted to the study's shape ("" = as they are;
+    /// "bilinear"; "replicate" / "luminance"), docs/METHODS.md "Several public sources".
+    void setFit(const std::string& resize, const std::string& colour);
 
     /// The source as the form says now (path made absolute).
     data::SourceSpec currentSpec() const;
@@ -67,6 +70,8 @@ public:
 
     // Parts, for tests and screenshots.
     QComboBox* loaderBox() const { return loader_; }
+    QComboBox* resizeBox() const { return resize_; }
+    QComboBox* colourBox() const { return colour_; }
     QLineEdit* nameField() const { return name_; }
     QLineEdit* pathField() const { return path_; }
     QLineEdit* optionField(const QString& key) const { return options_.value(key, nullptr); }
@@ -97,6 +102,8 @@ private:
     QPushButton* browseFile_;
     QPushButton* browseFolder_;
     QCheckBox* userLevel_ = nullptr;
+    QComboBox* resize_ = nullptr;  // public only
+    QComboBox* colour_ = nullptr;  // public only
     QFormLayout* optionForm_;
     QMap<QString, QLineEdit*> options_;
     std::map<std::string, std::string> extraOptions_;  // prefilled options the catalog does not list

@@ -21,6 +21,24 @@ const std::vector<project::LabelTask>& StudyDraft::tasks(SourceRole role) const 
     return role == SourceRole::Public ? publicTasks : sensitiveTasks;
 }
 
+std::vector<project::LabelTask> StudyDraft::tasksOf(SourceRole role, const std::string& sourceName) const {
+    if (role == SourceRole::Sensitive) return sensitiveTasks;
+    std::vector<project::LabelTask> out;
+    for (const auto& t : publicTasks)
+        if (t.source == sourceName) out.push_back(t);
+    return out;
+}
+
+namespace {
+
+// Public tasks carry their source's name in the draft; `name` loses its tasks.
+void dropTasksOf(std::vector<project::LabelTask>& tasks, const std::string& name) {
+    tasks.erase(std::remove_if(tasks.begin(), tasks.end(), [&](const project::LabelTask& t) { return t.source == name; }),
+                tasks.end());
+}
+
+}  // namespace
+
 StudyBuilder::StudyBuilder(QUndoStack* undo, QObject* parent) : QObject(parent), undo_(undo) {}
 
 void StudyBuilder::push(const QString& text, StudyDraft after) {
@@ -47,7 +65,11 @@ void StudyBuilder::registerSource(SourceRole role, const SourceRegistration& reg
             after.publicSources.push_back(registration);
             text = tr("Add public source %1").arg(name);
         }
-        after.publicTasks = tasks;
+        dropTasksOf(after.publicTasks, key);
+        for (auto task : tasks) {
+            task.source = registration.source.name;
+            after.publicTasks.push_back(std::move(task));
+        }
     }
     push(text, std::move(after));
 }
@@ -58,6 +80,7 @@ bool StudyBuilder::removePublicSource(const std::string& name) {
     auto it = std::find_if(sources.begin(), sources.end(), [&](const SourceRegistration& s) { return s.source.name == name; });
     if (it == sources.end()) return false;
     sources.erase(it);
+    dropTasksOf(after.publicTasks, name);
     push(tr("Remove public source %1").arg(QString::fromStdString(name)), std::move(after));
     return true;
 }
@@ -98,9 +121,12 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     project::ProjectSpec spec;
     spec.name = name.toStdString();
     spec.description = "Study registered in the dpmix workbench.";
-    for (const auto& s : draft_.publicSources) spec.publicSources.push_back({s.source, {}, false});
+    for (const auto& s : draft_.publicSources) spec.publicSources.push_back({s.source, {}, false, s.resize, s.colour});
     spec.sensitive = {draft_.sensitive->source, {}, draft_.sensitive->userLevel};
     spec.publicTasks = draft_.publicTasks;
+    // One public source: its tasks need not name it (the spec reads as a hand-written one does).
+    if (spec.publicSources.size() == 1)
+        for (auto& t : spec.publicTasks) t.source.clear();
     spec.sensitiveTasks = draft_.sensitiveTasks;
 
     auto delta = parseDouble(QStringLiteral("delta"), p.delta, QStringLiteral("a number in (0, 1)"));

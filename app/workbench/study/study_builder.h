@@ -26,19 +26,22 @@ enum class SourceRole { Public, Sensitive };
 struct SourceRegistration {
     data::SourceSpec source;      // path absolute; path-valued options as written (next to the path)
     bool userLevel = false;       // sensitive only: the privacy unit is the user
+    std::string resize, colour;   // public images only: how they are fitted to the study's shape
     project::SourceFacts facts;   // from the dialog's preview (the project re-loads on save)
 };
 
 struct StudyDraft {
     std::vector<SourceRegistration> publicSources;
     std::optional<SourceRegistration> sensitive;
-    std::vector<project::LabelTask> publicTasks;
+    std::vector<project::LabelTask> publicTasks;     // each names its public source (LabelTask::source)
     std::vector<project::LabelTask> sensitiveTasks;
 
     bool empty() const { return publicSources.empty() && !sensitive && publicTasks.empty() && sensitiveTasks.empty(); }
     /// Names of every registered source (they must be unique in a project).
     std::vector<std::string> sourceNames() const;
     const std::vector<project::LabelTask>& tasks(SourceRole role) const;
+    /// The tasks over one public source (its components), or the sensitive tasks.
+    std::vector<project::LabelTask> tasksOf(SourceRole role, const std::string& sourceName) const;
 };
 
 class StudyBuilder : public QObject {
@@ -52,11 +55,12 @@ public:
     QUndoStack* undoStack() const { return undo_; }
 
     /// Undoable. Public: adds the source, or replaces (in place) the public source named
-    /// `replaces` (default: the registration's own name), so an edit may rename it.
-    /// Sensitive: sets (or replaces) the sensitive data set. `tasks` become the role's tasks.
+    /// `replaces` (default: the registration's own name), so an edit may rename it; `tasks`
+    /// become that source's tasks (the other public sources keep theirs). Sensitive: sets (or
+    /// replaces) the sensitive data set and its tasks.
     void registerSource(SourceRole role, const SourceRegistration& registration,
                         const std::vector<project::LabelTask>& tasks, const std::string& replaces = {});
-    /// Undoable. Returns false when no public source has that name.
+    /// Undoable, with the source's tasks. Returns false when no public source has that name.
     bool removePublicSource(const std::string& name);
     /// Undoable. Returns false when there is no sensitive data set.
     bool removeSensitive();

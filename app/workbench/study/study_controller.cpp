@@ -24,6 +24,12 @@ QString classesText(const project::LabelTask& task) {
     for (const auto& c : task.classes) classes << QString::fromStdString(c);
     return classes.join(QStringLiteral(" | "));
 }
+
+// "source / task" once the study has several public sources (the component's name in the runs).
+QString componentName(const StudyDraft& draft, const project::LabelTask& task) {
+    const QString name = QString::fromStdString(task.name);
+    return draft.publicSources.size() > 1 ? QString::fromStdString(task.source) + QStringLiteral(" / ") + name : name;
+}
 }  // namespace
 
 StudyController::StudyController(QTreeWidget* tree, QUndoStack* undo, const SourcePreviewer* previewer,
@@ -93,7 +99,7 @@ SourceDialog* StudyController::openSourceDialog(SourceRole role, const data::Sou
     if (role == SourceRole::Public && !replaces.empty()) taken.removeAll(QString::fromStdString(replaces));
     auto* dialog = new SourceDialog(role, previewer_, taken, dialogParent_);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setTasks(draft.tasks(role));
+    dialog->setTasks(draft.tasksOf(role, replaces));
     dialog->setNote(note);
     if (!source.path.empty() || !source.loader.empty()) dialog->setSource(source, userLevel);
     connect(dialog, &QDialog::accepted, this, [this, dialog, role, replaces] {
@@ -109,8 +115,11 @@ SourceDialog* StudyController::editSource(SourceRole role, const std::string& na
     const SourceRegistration* registered = builder_->find(role, name);
     if (!registered) return nullptr;
     const SourceRegistration copy = *registered;  // the dialog outlives changes to the draft
-    return openSourceDialog(role, copy.source, tr("Editing %1: OK replaces it.").arg(QString::fromStdString(name)),
-                            copy.userLevel, name);
+    SourceDialog* dialog = openSourceDialog(role, copy.source,
+                                            tr("Editing %1: OK replaces it.").arg(QString::fromStdString(name)),
+                                            copy.userLevel, name);
+    if (dialog) dialog->setFit(copy.resize, copy.colour);
+    return dialog;
 }
 
 bool StudyController::removeSourceRow(QTreeWidgetItem* item) {
@@ -162,7 +171,7 @@ void StudyController::addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem
     for (const auto& s : draft.publicSources) addSource(publicGroup, s, "public");
     if (draft.sensitive) addSource(sensitiveGroup, *draft.sensitive, "sensitive");
     for (const auto& t : draft.publicTasks)
-        new QTreeWidgetItem(taskGroup, {tr("public: %1 = %2").arg(QString::fromStdString(t.name), classesText(t))});
+        new QTreeWidgetItem(taskGroup, {tr("public: %1 = %2").arg(componentName(draft, t), classesText(t))});
     for (const auto& t : draft.sensitiveTasks)
         new QTreeWidgetItem(taskGroup, {tr("sensitive: %1 = %2").arg(QString::fromStdString(t.name), classesText(t))});
 }

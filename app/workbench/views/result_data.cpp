@@ -22,6 +22,36 @@ struct Collected {
     std::vector<double> cosines, l1s;
 };
 
+// A bar of the λ chart: the sum of λ over `components` (one component, or a source's total).
+struct LambdaColumn {
+    QString label;
+    std::vector<std::size_t> components;
+};
+
+// One bar per component; with several public sources (names "source / task", contiguous per
+// source) each source's components are followed by the source's total, "Σ source".
+std::vector<LambdaColumn> lambdaColumns(const std::vector<std::string>& names, bool severalSources) {
+    std::vector<LambdaColumn> columns;
+    std::string group;
+    std::vector<std::size_t> members;
+    auto closeGroup = [&] {
+        if (!members.empty()) columns.push_back({QStringLiteral("Σ ") + QString::fromStdString(group), members});
+        members.clear();
+    };
+    for (std::size_t j = 0; j < names.size(); ++j) {
+        if (severalSources) {
+            const auto cut = names[j].find(" / ");
+            const std::string source = cut == std::string::npos ? names[j] : names[j].substr(0, cut);
+            if (source != group) closeGroup();  // the previous source's total follows its components
+            group = source;
+            members.push_back(j);
+        }
+        columns.push_back({QString::fromStdString(names[j]), {j}});
+    }
+    if (severalSources) closeGroup();
+    return columns;
+}
+
 }  // namespace
 
 std::pair<double, double> meanAndStd(const std::vector<double>& values) {
@@ -68,8 +98,8 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
                              QCoreApplication::translate("methods", std::string(t.lambdaLabel).c_str()),
                              t.choice == methods::Choice::Private, t.choice == methods::Choice::Private ? 0 : t.reference ? 1 : 2});
     std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
-    widgets::BarChartData data;
     std::vector<std::string> names;
+    std::vector<std::pair<const Method*, Collected>> collected;
     for (const Method& m : shown) {
         Collected c;
         for (const auto& r : project.runs) {
@@ -83,24 +113,36 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
             if (double cos = r.metric("cosine-to-lambda-star"); !std::isnan(cos)) c.cosines.push_back(cos);
             if (double l1 = r.metric("l1-to-lambda-star"); !std::isnan(l1)) c.l1s.push_back(l1);
         }
-        if (c.vectors.empty()) continue;
+        if (!c.vectors.empty()) collected.emplace_back(&m, std::move(c));
+    }
+    // Image components of several sources are named "source / task"; a text study's are domains.
+    const bool severalSources = project.spec.publicSources.size() > 1 && !names.empty() &&
+                                std::all_of(names.begin(), names.end(),
+                                            [](const std::string& n) { return n.find(" / ") != std::string::npos; });
+    const std::vector<LambdaColumn> columns = lambdaColumns(names, severalSources);
+    widgets::BarChartData data;
+    for (const auto& [m, c] : collected) {
         widgets::BarSeries series;
-        series.name = m.name;
+        series.name = m->name;
         if (!c.cosines.empty())
             series.name += QObject::tr(" · cos %1, L1 %2").arg(number(meanAndStd(c.cosines).first),
                                                                number(meanAndStd(c.l1s).first));
         // Runs, not seeds: a project run twice holds two runs of the same seed.
         if (c.vectors.size() > 1) series.name += QObject::tr(" (%1 runs)").arg(c.vectors.size());
-        for (std::size_t j = 0; j < names.size(); ++j) {
-            std::vector<double> column;
-            for (const auto& v : c.vectors) column.push_back(v[j]);
-            const auto [mean, sd] = meanAndStd(column);
+        for (const LambdaColumn& column : columns) {
+            std::vector<double> sums;
+            for (const auto& v : c.vectors) {
+                double sum = 0.0;
+                for (std::size_t j : column.components) sum += v[j];
+                sums.push_back(sum);
+            }
+            const auto [mean, sd] = meanAndStd(sums);
             series.values << mean;
             if (c.vectors.size() > 1) series.errors << sd;
         }
         data.series << series;
     }
-    for (const auto& n : names) data.categories << QString::fromStdString(n);
+    for (const auto& column : columns) data.categories << column.label;
     return data;
 }
 

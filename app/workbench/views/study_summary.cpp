@@ -205,7 +205,7 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
     } else {
         QStringList names;
         for (const auto& s : project.spec.publicSources) names << html(s.written.name);
-        h += QObject::tr("<li>Public: %1; k = %2 mixture components.</li>").arg(names.join(", ")).arg(project.spec.mixtureComponents());
+        h += QObject::tr("<li>Public: %1; k = %2 mixture components.</li>").arg(names.join(", ")).arg(project.spec.mixtureComponents(project::publicLabelCounts(project.sources)));
     }
     QStringList tasks;
     for (const auto& t : project.spec.sensitiveTasks) tasks << html(t.name);

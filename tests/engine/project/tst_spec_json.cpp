@@ -112,6 +112,42 @@ private Q_SLOTS:
         QCOMPARE(exported["privacy"], privacyWithDefaults);
     }
 
+    void severalPublicSourcesNameTheirTasksSource() {
+        Json j = validSpec();
+        j["public_sources"].push_back(Json{{"name", "digits"}, {"loader", "idx"}, {"path", "pub-images.idx"},
+                                           {"resize", "bilinear"}, {"colour", "replicate"}});
+        // Without a source, a public task is ambiguous.
+        auto ambiguous = parse(j);
+        QVERIFY(!ambiguous.ok());
+        QVERIFY2(ambiguous.error().message.find("tasks.public[0].source: missing: this study has 2 public sources "
+                                                "(\"pub\", \"digits\")") != std::string::npos,
+                 ambiguous.error().message.c_str());
+        j["tasks"]["public"][0]["source"] = "pub";
+        j["tasks"]["public"][1]["source"] = "pub";
+        // The same task name on two sources is two components ("pub / c", "digits / c").
+        j["tasks"]["public"].push_back(Json{{"name", "c"}, {"classes", {"c"}}, {"source", "digits"}});
+        auto spec = parse(j);
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->publicTasks[2].source, std::string("digits"));
+        QCOMPARE(spec->publicSources[1].resize, std::string("bilinear"));
+        QCOMPARE(spec->publicSources[1].colour, std::string("replicate"));
+        QCOMPARE(spec->mixtureComponents(), std::size_t(3));
+        // Round trip keeps the sources and rules; a one-source spec writes neither (roundTrips).
+        const std::string once = projectSpecToJson(*spec);
+        QCOMPARE(Json::parse(once)["tasks"], j["tasks"]);
+        QCOMPARE(Json::parse(once)["public_sources"][1]["resize"], Json("bilinear"));
+        auto again = parseProjectSpec(once, where(), "export");
+        QVERIFY(again.ok());
+        QCOMPARE(projectSpecToJson(*again), once);
+        // A repeated task name within one source is still refused.
+        j["tasks"]["public"].push_back(Json{{"name", "c"}, {"classes", {"a"}}, {"source", "digits"}});
+        auto repeated = parse(j);
+        QVERIFY(!repeated.ok());
+        QVERIFY2(repeated.error().message.find("tasks.public[3].name: \"c\" is used by an earlier task of source "
+                                               "\"digits\"") != std::string::npos,
+                 repeated.error().message.c_str());
+    }
+
     void stagesHaveDefaults() {
         Json j = validSpec();
         j.erase("stages");
@@ -297,6 +333,12 @@ private Q_SLOTS:
         QTest::newRow("no seeds") << "/seeds" << "DELETE" << "seeds: missing";
         QTest::newRow("name type") << "/name" << "3" << "name: 3 is a number: expected a string";
         QTest::newRow("top level array") << "" << "[1]" << "(top level): [1] is an array: expected an object";
+        // Several public sources (docs/METHODS.md, "Several public sources").
+        QTest::newRow("task of an unknown source") << "/tasks/public/0/source" << "\"digits\"" << "tasks.public[0].source: \"digits\" is not a public source of this spec (public sources: \"pub\")";
+        QTest::newRow("task source on sensitive") << "/tasks/sensitive/0/source" << "\"pub\"" << "tasks.sensitive[0].source: unknown key";
+        QTest::newRow("resize rule") << "/public_sources/0/resize" << "\"nearest\"" << "public_sources[0].resize: \"nearest\" is not a resize rule (expected \"bilinear\"";
+        QTest::newRow("colour rule") << "/public_sources/0/colour" << "\"grey\"" << "public_sources[0].colour: \"grey\" is not a colour rule";
+        QTest::newRow("resize on sensitive") << "/sensitive/resize" << "\"bilinear\"" << "sensitive.resize: unknown key";
     }
 
     void rejectsBadInput() {
@@ -337,7 +379,7 @@ private Q_SLOTS:
 
     void sampleSpecsAreValid() {
         // The specs users open first must parse (files are checked by tst_cli_sample_projects).
-        for (const char* name : {"fashion-mnist.json", "spam-mail.json"}) {
+        for (const char* name : {"fashion-mnist.json", "spam-mail.json", "fashion-plus-digits.json"}) {
             std::ifstream in(fs::path(DPMIX_SOURCE_DIR) / "projects" / name);
             QVERIFY(in.good());
             const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

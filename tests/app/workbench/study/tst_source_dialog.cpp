@@ -198,6 +198,25 @@ private Q_SLOTS:
         QCOMPARE(d.registration().source.name, std::string("pets-private"));
     }
 
+    void publicSourcesSayHowTheyFitTheStudysShape() {
+        // Several public sources may differ in shape: the public dialog names the rule, the
+        // registration carries it into the spec; the sensitive data defines the shape.
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        d.setSource(idxSpec(f));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QVERIFY(d.resizeBox() && d.colourBox());
+        QVERIFY(d.registration().resize.empty() && d.registration().colour.empty());  // default: as they are
+        d.resizeBox()->setCurrentIndex(d.resizeBox()->findData(QStringLiteral("bilinear")));
+        d.setFit(d.registration().resize, "replicate");
+        QCOMPARE(d.registration().resize, std::string("bilinear"));
+        QCOMPARE(d.registration().colour, std::string("replicate"));
+        SourceDialog sensitive(SourceRole::Sensitive, &previewer_, {});
+        QVERIFY(!sensitive.resizeBox() && !sensitive.colourBox());
+    }
+
     void tasksAreEditedInTheDialog() {
         QTemporaryDir dir;
         IdxFixture f;

@@ -92,6 +92,34 @@ private Q_SLOTS:
         QCOMPARE(b.draft().sensitive->source.name, std::string("s"));
     }
 
+    void eachPublicSourceKeepsItsOwnTasks() {
+        // Several public sources (docs/METHODS.md, "Several public sources"): registering or
+        // editing one source sets its tasks only; removing it removes them.
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.registerSource(SourceRole::Public, source("fashion", 10), {{"top", {"0"}}, {"shoe", {"5", "7"}}});
+        b.registerSource(SourceRole::Public, source("digits", 10), {{"seven", {"7"}}});
+        QCOMPARE(b.draft().publicTasks.size(), std::size_t(3));
+        QCOMPARE(b.draft().tasksOf(SourceRole::Public, "fashion").size(), std::size_t(2));
+        QCOMPARE(b.draft().tasksOf(SourceRole::Public, "digits").at(0).source, std::string("digits"));
+        b.registerSource(SourceRole::Public, source("fashion", 12), {{"bag", {"8"}}});  // an edit
+        QCOMPARE(b.draft().tasksOf(SourceRole::Public, "fashion").size(), std::size_t(1));
+        QCOMPARE(b.draft().tasksOf(SourceRole::Public, "digits").size(), std::size_t(1));
+        b.registerSource(SourceRole::Sensitive, source("sens", 50), {{"low", {"0"}}});
+        dpmix::widgets::RunParameters p;
+        auto two = b.projectSpec("two", p);
+        QVERIFY2(two.ok(), two.ok() ? "" : two.error().message.c_str());
+        QCOMPARE(two->publicTasks.size(), std::size_t(2));
+        QCOMPARE(two->publicTasks.at(0).source, std::string("fashion"));  // each task names its source
+        QVERIFY(b.removePublicSource("digits"));
+        QCOMPARE(b.draft().publicTasks.size(), std::size_t(1));
+        auto one = b.projectSpec("one", p);
+        QVERIFY(one.ok());
+        QVERIFY(one->publicTasks.at(0).source.empty());  // one source: written as before
+        stack.undo();  // the source comes back with its task
+        QCOMPARE(b.draft().tasksOf(SourceRole::Public, "digits").size(), std::size_t(1));
+    }
+
     void specCarriesSourcesAndParameters() {
         QUndoStack stack;
         StudyBuilder b(&stack);

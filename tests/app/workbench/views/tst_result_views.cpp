@@ -45,6 +45,36 @@ private Q_SLOTS:
         snapshot_ = reload();
     }
 
+    void lambdaBarsAreGroupedBySourceWithTotals() {
+        // Two public sources: components "source / task" in source order, each source's bars
+        // followed by its total λ mass; means and stds of the totals are over the runs.
+        ProjectSnapshot p;
+        p.spec.publicSources.resize(2);
+        p.spec.publicSources[0].written.name = "fashion";
+        p.spec.publicSources[1].written.name = "digits";
+        const std::vector<std::string> names{"fashion / top", "fashion / shoe", "digits / 0"};
+        for (int seed = 0; seed < 2; ++seed) {
+            RunResults r;
+            r.run.id = seed + 1;
+            r.run.method = "dp-mixmin";
+            r.run.task = "t";
+            r.run.epsilon = 1.0;
+            r.run.seed = seed;
+            r.run.status = dpmix::project::RunStatus::Done;
+            r.lambdas.push_back({r.run.id, "private", names,
+                                 seed == 0 ? std::vector<double>{0.5, 0.3, 0.2} : std::vector<double>{0.6, 0.3, 0.1}});
+            p.runs.push_back(r);
+        }
+        const auto data = lambdaChartData(p, {"t", 1.0});
+        QCOMPARE(data.categories,
+                 QStringList({"fashion / top", "fashion / shoe", "Σ fashion", "digits / 0", "Σ digits"}));
+        QCOMPARE(data.series.size(), 1);
+        const auto& dp = data.series[0];
+        QVERIFY(near(dp.values[2], 0.85) && near(dp.values[4], 0.15));  // (0.8 + 0.9) / 2, (0.2 + 0.1) / 2
+        QVERIFY(near(dp.errors[2], std::sqrt(0.005)) && near(dp.errors[4], std::sqrt(0.005)));
+        QVERIFY(near(dp.values[0], 0.55) && near(dp.values[3], 0.15));
+    }
+
     void lambdaBarsAreSeedMeansWithStdErrorBars() {
         const auto selections = lambdaSelections(snapshot_);
         QCOMPARE(selections.size(), std::size_t(2));
