@@ -34,10 +34,6 @@ Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
     return std::move(derived).value();
 }
 
-}  // namespace
-
-namespace {
-
 // The public tasks over `source`: those naming it, or all of them when the study has one source.
 std::vector<project::LabelTask> tasksOf(const project::ProjectSpec& spec, const std::string& source) {
     std::vector<project::LabelTask> out;

@@ -1,7 +1,9 @@
 #pragma once
 // The proxy stage: one multi-class proxy trained on the public images over the concatenated
 // label space of the k public label tasks (docs/METHODS.md §1, docs/TRAINING.md "Proxy"), and its
-// predictions P(source i positive | x) on sensitive examples.
+// predictions P(source i positive | x) on sensitive examples. With several public sources each
+// component's head learns from its own source's images only (docs/METHODS.md, "Several public
+// sources").
 //
 // The proxy sees public data only, so training it costs no privacy. Its predictions on
 // sensitive examples are features of private data: they are inputs of the DP mixture stage

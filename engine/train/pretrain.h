@@ -2,7 +2,8 @@
 // Pretraining on the learned mixture (docs/ALGORITHMS.md A.6.1): from random
 // initialisation, a single-logit model is trained on all public images with the
 // importance-weighted soft target t_λ(x) = Σ_i λ_i y_i(x) under BCE. The same code for every λ
-// (uniform, DP-MixMin's, random search's). Public data only: no privacy cost.
+// (uniform, DP-MixMin's, random search's). Public data only: no privacy cost. Several public
+// sources: pretrainOnSourceMixture, the same objective importance-weighted per source.
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"

@@ -26,8 +26,8 @@ enum class SourceRole { Public, Sensitive };
 struct SourceRegistration {
     data::SourceSpec source;      // path absolute; path-valued options as written (next to the path)
     bool userLevel = false;       // sensitive only: the privacy unit is the user
-    std::string resize, colour;   // public images only: how they are fitted to the study's shape
     project::SourceFacts facts;   // from the dialog's preview (the project re-loads on save)
+    std::string resize, colour;   // public images only: how they are fitted to the study's shape
 };
 
 struct StudyDraft {

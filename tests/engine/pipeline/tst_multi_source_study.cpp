@@ -7,6 +7,7 @@
 #include "engine/pipeline/image_study.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_opener.h"
+#include "engine/project/spec_json.h"
 #include "tiny_image_study.h"
 
 #include <QTemporaryDir>
@@ -108,9 +109,31 @@ private Q_SLOTS:
         QCOMPARE(p->spec().mixtureComponents(project::publicLabelCounts(p->sources().value())), std::size_t(5));
     }
 
+    void aSourceWithoutLabelsIsOneComponent() {
+        std::string spec = specText("noise8", "", kPubTasks);
+        const std::string anchor = "\n  ],\n  \"sensitive\"";
+        spec.insert(spec.find(anchor), R"(,
+    {"name": "plain", "loader": "idx", "path": "noise8-images.idx"})");
+        auto p = create("unlabelled", spec);
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
+        auto study = loadImageStudy(p->sources().value(), p->spec(), 0);
+        QVERIFY2(study.ok(), study.ok() ? "" : study.error().message.c_str());
+        QCOMPARE(study->componentNames.size(), std::size_t(6));
+        QCOMPARE(study->componentNames.back(), std::string("plain / all"));
+        // "All of source plain": every one of its images is positive, and only there defined.
+        const std::size_t k = 6, first = 300;
+        for (std::size_t j = first; j < first + 100; ++j) {
+            QCOMPARE(study->publicImages.labels[j * k + 5], 1.0f);
+            QCOMPARE(study->componentDefined[j * k + 5], static_cast<unsigned char>(1));
+        }
+        QCOMPARE(study->componentDefined[5], static_cast<unsigned char>(0));
+    }
+
     void everyMethodRunsOverTheUnion() {
-        auto p = create("run", specText("noise8", "", kPubTasks));
-        QVERIFY(p.ok());
+        auto created = create("run", specText("noise8", "", kPubTasks));
+        QVERIFY(created.ok());
+        project::ProjectFile project = std::move(created).value();
+        auto* p = &project;
         StudyRunOptions o;
         o.stages = {"proxies", "mixture", "downstream"};
         o.methods = {"dp-mixmin", "uniform", "random-init", "non-private-mixmin"};
