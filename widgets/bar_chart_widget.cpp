@@ -109,10 +109,13 @@ QString BarChartWidget::setData(const BarChartData& data) {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     ticker->setTicks(ticks, data_.categories.toVector());
     plot()->xAxis->setTicker(ticker);
-    // Many or long category names would overlap side by side: slant them.
+    // Long category names would overlap side by side: slant them; many categories (a λ chart of
+    // two dozen components) leave each less room than a slanted label needs: stand them upright.
     int characters = 0;
     for (const QString& c : data_.categories) characters += static_cast<int>(c.size()) + 2;
-    plot()->xAxis->setTickLabelRotation(characters > 70 ? 35.0 : 0.0);
+    plot()->xAxis->setTickLabelRotation(data_.categories.size() > kUprightLabelsFrom ? 90.0
+                                        : characters > 70                            ? 35.0
+                                                                                     : 0.0);
     plot()->xAxis->setSubTicks(false);
     plot()->xAxis->grid()->setVisible(false);
     rescaleToData();

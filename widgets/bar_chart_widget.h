@@ -24,6 +24,9 @@ struct ReferenceLine {
     double value = 0.0;
 };
 
+/// Above this many categories the tick labels stand upright (90°) instead of slanting.
+inline constexpr int kUprightLabelsFrom = 16;
+
 struct BarChartData {
     QStringList categories;   // x tick labels, e.g. "ε = 1", "ε = 2"
     QList<BarSeries> series;  // a NaN value is a missing bar (nothing drawn, "nan" in the CSV)

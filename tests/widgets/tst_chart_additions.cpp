@@ -191,6 +191,28 @@ private Q_SLOTS:
         QCOMPARE(chart.plot()->itemCount(), 0);  // replaced, not accumulated
     }
 
+    void manyCategoriesStandUpright() {
+        // A λ chart of two dozen components: slanted labels would overlap, upright ones fit.
+        BarChartWidget chart;
+        BarChartData d;
+        BarSeries s{"λ", {}, {}, {}};
+        for (int i = 0; i < kUprightLabelsFrom + 1; ++i) {
+            d.categories << QStringLiteral("digit %1").arg(i);
+            s.values << 1.0 / (kUprightLabelsFrom + 1);
+        }
+        d.series << s;
+        QCOMPARE(chart.setData(d), QString());
+        QCOMPARE(chart.plot()->xAxis->tickLabelRotation(), 90.0);
+        d.categories = QStringList({"a rather long first category", "a rather long second category",
+                                    "a rather long third category"});
+        d.series[0].values = {0.2, 0.3, 0.5};
+        QCOMPARE(chart.setData(d), QString());
+        QCOMPARE(chart.plot()->xAxis->tickLabelRotation(), 35.0);  // few but long: slanted
+        d.categories = QStringList({"a", "b", "c"});
+        QCOMPARE(chart.setData(d), QString());
+        QCOMPARE(chart.plot()->xAxis->tickLabelRotation(), 0.0);
+    }
+
     void valueAxisStartsAtTheFloor() {
         BarChartWidget chart;
         BarChartData d = barsWithReference();

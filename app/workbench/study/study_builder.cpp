@@ -37,6 +37,18 @@ void dropTasksOf(std::vector<project::LabelTask>& tasks, const std::string& name
                 tasks.end());
 }
 
+// The public tasks in the order of their sources (the spec then reads source by source, as the
+// components are numbered).
+void groupTasksBySource(StudyDraft& draft) {
+    auto rank = [&](const project::LabelTask& t) {
+        for (std::size_t i = 0; i < draft.publicSources.size(); ++i)
+            if (draft.publicSources[i].source.name == t.source) return i;
+        return draft.publicSources.size();
+    };
+    std::stable_sort(draft.publicTasks.begin(), draft.publicTasks.end(),
+                     [&](const project::LabelTask& a, const project::LabelTask& b) { return rank(a) < rank(b); });
+}
+
 }  // namespace
 
 StudyBuilder::StudyBuilder(QUndoStack* undo, QObject* parent) : QObject(parent), undo_(undo) {}
@@ -70,6 +82,7 @@ void StudyBuilder::registerSource(SourceRole role, const SourceRegistration& reg
             task.source = registration.source.name;
             after.publicTasks.push_back(std::move(task));
         }
+        groupTasksBySource(after);
     }
     push(text, std::move(after));
 }

@@ -24,7 +24,8 @@ struct Collected {
 
 // A bar of the λ chart: the sum of λ over `components` (one component, or a source's total).
 struct LambdaColumn {
-    QString label;
+    QString label;   // the tick label: short, since 20-odd categories share the axis
+    QString detail;  // the tooltip: the full component name, or what the total sums
     std::vector<std::size_t> components;
 };
 
@@ -35,18 +36,25 @@ std::vector<LambdaColumn> lambdaColumns(const std::vector<std::string>& names, b
     std::string group;
     std::vector<std::size_t> members;
     auto closeGroup = [&] {
-        if (!members.empty()) columns.push_back({QStringLiteral("Σ ") + QString::fromStdString(group), members});
+        if (!members.empty())
+            columns.push_back({QStringLiteral("Σ ") + QString::fromStdString(group),
+                               QObject::tr("total λ of source %1's components").arg(QString::fromStdString(group)),
+                               members});
         members.clear();
     };
     for (std::size_t j = 0; j < names.size(); ++j) {
-        if (severalSources) {
-            const auto cut = names[j].find(" / ");
-            const std::string source = cut == std::string::npos ? names[j] : names[j].substr(0, cut);
-            if (source != group) closeGroup();  // the previous source's total follows its components
-            group = source;
-            members.push_back(j);
+        const QString full = QString::fromStdString(names[j]);
+        if (!severalSources) {
+            columns.push_back({full, full, {j}});
+            continue;
         }
-        columns.push_back({QString::fromStdString(names[j]), {j}});
+        // "source / task": the group and its total say the source, the tick says the task.
+        const auto cut = names[j].find(" / ");
+        const std::string source = names[j].substr(0, cut);
+        if (source != group) closeGroup();  // the previous source's total follows its components
+        group = source;
+        members.push_back(j);
+        columns.push_back({QString::fromStdString(names[j].substr(cut + 3)), full, {j}});
     }
     if (severalSources) closeGroup();
     return columns;
@@ -139,6 +147,7 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
             const auto [mean, sd] = meanAndStd(sums);
             series.values << mean;
             if (c.vectors.size() > 1) series.errors << sd;
+            if (severalSources) series.details << column.detail;
         }
         data.series << series;
     }

@@ -46,8 +46,9 @@ private Q_SLOTS:
     }
 
     void lambdaBarsAreGroupedBySourceWithTotals() {
-        // Two public sources: components "source / task" in source order, each source's bars
-        // followed by its total λ mass; means and stds of the totals are over the runs.
+        // Two public sources: components "source / task" in source order, ticked by their task,
+        // each source's bars followed by its total λ mass; means and stds of the totals are over
+        // the runs.
         ProjectSnapshot p;
         p.spec.publicSources.resize(2);
         p.spec.publicSources[0].written.name = "fashion";
@@ -66,10 +67,11 @@ private Q_SLOTS:
             p.runs.push_back(r);
         }
         const auto data = lambdaChartData(p, {"t", 1.0});
-        QCOMPARE(data.categories,
-                 QStringList({"fashion / top", "fashion / shoe", "Σ fashion", "digits / 0", "Σ digits"}));
+        QCOMPARE(data.categories, QStringList({"top", "shoe", "Σ fashion", "0", "Σ digits"}));
         QCOMPARE(data.series.size(), 1);
         const auto& dp = data.series[0];
+        QCOMPARE(dp.details.value(1), QString("fashion / shoe"));  // the tooltip names the source
+        QCOMPARE(dp.details.value(4), QString("total λ of source digits's components"));
         QVERIFY(near(dp.values[2], 0.85) && near(dp.values[4], 0.15));  // (0.8 + 0.9) / 2, (0.2 + 0.1) / 2
         QVERIFY(near(dp.errors[2], std::sqrt(0.005)) && near(dp.errors[4], std::sqrt(0.005)));
         QVERIFY(near(dp.values[0], 0.55) && near(dp.values[3], 0.15));
