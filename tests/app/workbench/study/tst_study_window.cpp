@@ -256,6 +256,59 @@ private Q_SLOTS:
         QVERIFY(w.statusBar()->currentMessage().contains("fixed when it is created"));
     }
 
+    void aSecondPublicSourceOfAnotherSizeNeedsItsRule() {
+        // Several public sources (docs/METHODS.md, "Several public sources"), in the window: a
+        // second public source of 8×6 images beside 4×3 sensitive ones is refused at Save, naming
+        // the rule, with nothing on disk; choosing "resize" in its dialog makes the study.
+        QTemporaryDir dir;
+        IdxFixture pub, sens;
+        QVERIFY(pub.write(dir.path(), "pub"));
+        QVERIFY(sens.write(dir.path(), "sens"));
+        const QString big = dir.path() + "/big-images-idx3-ubyte";
+        QVERIFY(testing::writeIdxImages(big, 5, 8, 6, testing::fixturePixels(5, 8, 6)));
+        QVERIFY(testing::writeIdxLabels(dir.path() + "/big-labels-idx1-ubyte", {0, 1, 0, 1, 1}));
+        MainWindow w(services());
+        auto registerDrop = [&](int row, const QString& file, const QString& classes) {
+            SourceDialog* d = dropAndWait(w, row, file);
+            if (!d) return false;
+            d->optionField("classes")->setText(classes);
+            d->refreshPreview();
+            if (!QTest::qWaitFor([d] { return !d->previewPending(); }, kLoadTimeoutMs)) return false;
+            QTest::mouseClick(d->okButton(), Qt::LeftButton);
+            return true;
+        };
+        QVERIFY(registerDrop(0, pub.images, "cat,dog,bird"));
+        QVERIFY(registerDrop(0, big, "left,right"));
+        QVERIFY(registerDrop(1, sens.images, "cat,dog,bird"));
+        const StudyDraft draft = w.study()->builder()->draft();
+        QCOMPARE(draft.publicSources.size(), std::size_t(2));
+        const std::string bigName = draft.publicSources[1].source.name;
+
+        const QString path = dir.path() + "/two.dpmix";
+        QString error = w.saveTo(path);
+        QVERIFY2(error.contains("its images are 1x8x6 but the sensitive images are 1x4x3") &&
+                     error.contains("\"resize\": \"bilinear\""),
+                 qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
+
+        SourceDialog* d = w.study()->editSource(SourceRole::Public, bigName);
+        QVERIFY(d);
+        QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        d->resizeBox()->setCurrentIndex(d->resizeBox()->findData(QStringLiteral("bilinear")));
+        if (const QString out = qEnvironmentVariable("DPMIX_SCREENSHOT_DIR"); !out.isEmpty())
+            QVERIFY(QDir().mkpath(out) && d->grab().save(out + "/source-dialog-resize-rule.png"));
+        QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        error = w.saveTo(path);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        auto project = dpmix::project::ProjectFile::open(path.toStdString());
+        QVERIFY(project.ok());
+        QCOMPARE(project->spec().publicSources.size(), std::size_t(2));
+        QCOMPARE(project->spec().publicSources[1].resize, std::string("bilinear"));
+        // k = 3 (pub's own classes) + 2 (big's): the tree says so.
+        QVERIFY2(w.projectTree()->topLevelItem(0)->text(0).contains("k = 5"),
+                 qPrintable(w.projectTree()->topLevelItem(0)->text(0)));
+    }
+
     void badInputChangesNothingOnDisk() {
         QTemporaryDir dir;
         IdxFixture pub, sens;
