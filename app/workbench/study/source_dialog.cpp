@@ -104,6 +104,13 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
         colour_->setToolTip(fitHelp);
         form->addRow(tr("Size"), resize_);
         form->addRow(tr("Colour"), colour_);
+        fitNote_ = new QLabel;
+        fitNote_->setObjectName("fitNote");
+        fitNote_->setWordWrap(true);
+        fitNote_->setVisible(false);
+        form->addRow(QString(), fitNote_);
+        connect(resize_, &QComboBox::currentIndexChanged, this, [this] { updateFitNote(); });
+        connect(colour_, &QComboBox::currentIndexChanged, this, [this] { updateFitNote(); });
     }
     auto* optionsBox = new QGroupBox(tr("Loader options"));
     optionsBox->setLayout(optionForm_);
@@ -345,6 +352,7 @@ void SourceDialog::onPreviewDone() {
         shown_ = out.preview;
         preview_->showPreview(*out.preview);
         tasks_->setClassNames(toQStringList(out.preview->facts.labelNames));
+        updateFitNote();
     } else {
         previewedSpec_.reset();
         preview_->showError(out.error);
@@ -373,6 +381,39 @@ void SourceDialog::updateOk() {
     else if (!shown_) problem = tr("OK is enabled once the source loads without an error.");
     problem_->setText(problem);
     okButton()->setEnabled(canAccept());
+}
+
+void SourceDialog::setStudyShape(int channels, int height, int width) {
+    studyChannels_ = channels;
+    studyHeight_ = height;
+    studyWidth_ = width;
+    updateFitNote();
+}
+
+QString SourceDialog::fitAdvice() const {
+    if (!resize_ || !shown_ || studyHeight_ <= 0 || shown_->facts.kind != "images") return {};
+    const auto& f = shown_->facts;
+    auto shape = [](int c, int h, int w) { return QStringLiteral("%1×%2×%3").arg(c).arg(h).arg(w); };
+    QStringList needs;
+    if ((f.height != studyHeight_ || f.width != studyWidth_) && resize_->currentData().toString().isEmpty())
+        needs << tr("Size: resize");
+    if (f.channels != studyChannels_) {
+        const QString rule = f.channels == 1 ? QStringLiteral("replicate") : QStringLiteral("luminance");
+        if (colour_->currentData().toString() != rule)
+            needs << (f.channels == 1 ? tr("Colour: grey to RGB") : tr("Colour: RGB to grey"));
+    }
+    if (needs.isEmpty()) return {};
+    return tr("These images are %1, the sensitive images %2: choose %3, or the study cannot be saved.")
+        .arg(shape(f.channels, f.height, f.width), shape(studyChannels_, studyHeight_, studyWidth_),
+             needs.join(tr(" and ")));
+}
+
+void SourceDialog::updateFitNote() {
+    if (!fitNote_) return;
+    const QString advice = fitAdvice();
+    fitNote_->setText(advice);
+    fitNote_->setStyleSheet(QStringLiteral("color: #a05a00;"));
+    fitNote_->setVisible(!advice.isEmpty());
 }
 
 void SourceDialog::setFit(const std::string& resize, const std::string& colour) {

@@ -55,6 +55,11 @@ public:
     /// Public sources: how their images are fitted to the study's shape ("" = as they are;
     /// "bilinear"; "replicate" / "luminance"), docs/METHODS.md "Several public sources".
     void setFit(const std::string& resize, const std::string& colour);
+    /// Public sources: the sensitive images' shape (channels, height, width), so the dialog can say
+    /// when this source's images differ from it and which rule fits them (empty: not known yet).
+    void setStudyShape(int channels, int height, int width);
+    /// The line under Size/Colour: empty, or what differs and the rule that fits it.
+    QString fitAdvice() const;
 
     /// The source as the form says now (path made absolute).
     data::SourceSpec currentSpec() const;
@@ -104,6 +109,9 @@ private:
     QCheckBox* userLevel_ = nullptr;
     QComboBox* resize_ = nullptr;  // public only
     QComboBox* colour_ = nullptr;  // public only
+    QLabel* fitNote_ = nullptr;    // public only
+    int studyChannels_ = 0, studyHeight_ = 0, studyWidth_ = 0;  // 0: unknown
+    void updateFitNote();
     QFormLayout* optionForm_;
     QMap<QString, QLineEdit*> options_;
     std::map<std::string, std::string> extraOptions_;  // prefilled options the catalog does not list

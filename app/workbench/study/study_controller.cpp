@@ -101,6 +101,10 @@ SourceDialog* StudyController::openSourceDialog(SourceRole role, const data::Sou
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setTasks(draft.tasksOf(role, replaces));
     dialog->setNote(note);
+    if (role == SourceRole::Public && draft.sensitive && draft.sensitive->facts.kind == "images") {
+        const auto& f = draft.sensitive->facts;
+        dialog->setStudyShape(f.channels, f.height, f.width);
+    }
     if (!source.path.empty() || !source.loader.empty()) dialog->setSource(source, userLevel);
     connect(dialog, &QDialog::accepted, this, [this, dialog, role, replaces] {
         builder_->registerSource(role, dialog->registration(), dialog->tasks(), replaces);

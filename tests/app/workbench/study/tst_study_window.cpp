@@ -294,7 +294,11 @@ private Q_SLOTS:
         SourceDialog* d = w.study()->editSource(SourceRole::Public, bigName);
         QVERIFY(d);
         QTRY_VERIFY_WITH_TIMEOUT(!d->previewPending(), kLoadTimeoutMs);
+        // The dialog knows the sensitive images' shape and says what to choose.
+        QVERIFY2(d->fitAdvice().contains("These images are 1×8×6, the sensitive images 1×4×3: choose Size: resize"),
+                 qPrintable(d->fitAdvice()));
         d->resizeBox()->setCurrentIndex(d->resizeBox()->findData(QStringLiteral("bilinear")));
+        QVERIFY(d->fitAdvice().isEmpty());
         if (const QString out = qEnvironmentVariable("DPMIX_SCREENSHOT_DIR"); !out.isEmpty())
             QVERIFY(QDir().mkpath(out) && d->grab().save(out + "/source-dialog-resize-rule.png"));
         QTest::mouseClick(d->okButton(), Qt::LeftButton);
