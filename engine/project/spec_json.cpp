@@ -445,6 +445,17 @@ void checkPublicTaskSources(const ProjectSpec& spec) {
                                           (list.empty() ? "none" : list) + ")");
         }
     }
+    // One component name per (source, task): with one source, a task that names it and one that
+    // does not are over the same source.
+    std::set<std::pair<std::string, std::string>> components;
+    for (std::size_t i = 0; i < spec.publicTasks.size(); ++i) {
+        const auto& task = spec.publicTasks[i];
+        const std::string source =
+            task.source.empty() && spec.publicSources.size() == 1 ? spec.publicSources.front().written.name : task.source;
+        if (!components.insert({source, task.name}).second)
+            fail(child(element("tasks.public", i), "name"),
+                 "\"" + task.name + "\" is used by an earlier task of source \"" + source + "\"");
+    }
 }
 
 ProjectSpec readSpec(const Json& root, const SpecLocation& where) {

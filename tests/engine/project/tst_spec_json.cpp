@@ -336,6 +336,7 @@ private Q_SLOTS:
         // Several public sources (docs/METHODS.md, "Several public sources").
         QTest::newRow("task of an unknown source") << "/tasks/public/0/source" << "\"digits\"" << "tasks.public[0].source: \"digits\" is not a public source of this spec (public sources: \"pub\")";
         QTest::newRow("task source on sensitive") << "/tasks/sensitive/0/source" << "\"pub\"" << "tasks.sensitive[0].source: unknown key";
+        QTest::newRow("same task with and without its source") << "/tasks/public/1" << R"({"name": "ab", "classes": ["c"], "source": "pub"})" << "tasks.public[1].name: \"ab\" is used by an earlier task of source \"pub\"";
         QTest::newRow("resize rule") << "/public_sources/0/resize" << "\"nearest\"" << "public_sources[0].resize: \"nearest\" is not a resize rule (expected \"bilinear\"";
         QTest::newRow("colour rule") << "/public_sources/0/colour" << "\"grey\"" << "public_sources[0].colour: \"grey\" is not a colour rule";
         QTest::newRow("resize on sensitive") << "/sensitive/resize" << "\"bilinear\"" << "sensitive.resize: unknown key";
