@@ -76,14 +76,9 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
         std::cout << "  mixture components k = " << spec.mixtureComponents(labelCounts);
         if (spec.publicSources.size() > 1) {  // per source: what each public data set brings
             std::cout << " (";
-            for (std::size_t i = 0; i < spec.publicSources.size(); ++i) {
-                project::ProjectSpec one = spec;
-                one.publicSources = {spec.publicSources[i]};
-                std::vector<std::size_t> count;
-                if (i < labelCounts.size()) count.push_back(labelCounts[i]);
+            for (std::size_t i = 0; i < spec.publicSources.size(); ++i)
                 std::cout << (i ? ", " : "") << spec.publicSources[i].written.name << " "
-                          << one.mixtureComponents(count);
-            }
+                          << spec.componentsOf(i, i < labelCounts.size() ? labelCounts[i] : 0);
             std::cout << ")";
         }
         std::cout << ", sensitive tasks "

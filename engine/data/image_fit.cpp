@@ -41,39 +41,52 @@ Result<ColourRule> parseColourRule(const std::string& text) {
     return Error{"colour rule \"" + text + "\" is not known (expected \"replicate\" or \"luminance\")"};
 }
 
-Result<ImageDataset> fitImages(const ImageDataset& images, const ImageShape& target, ResizeRule resize,
-                               ColourRule colour, const std::string& name) {
-    const bool sameSize = images.height == target.height && images.width == target.width;
-    const bool sameColour = images.channels == target.channels;
-    if (sameSize && sameColour) return images;
-    const std::string shapes = "its images are " + shapeText(images.channels, images.height, images.width) +
-                               ", the study's are " + shapeText(target.channels, target.height, target.width);
-    if (!sameSize && resize != ResizeRule::Bilinear)
-        return Error{"source '" + name + "': " + shapes + "; set \"resize\": \"bilinear\" on the source to resize it"};
-    if (!sameColour) {
-        const bool greyToRgb = images.channels == 1 && target.channels == 3;
-        const bool rgbToGrey = images.channels == 3 && target.channels == 1;
-        if (!(greyToRgb && colour == ColourRule::Replicate) && !(rgbToGrey && colour == ColourRule::Luminance))
-            return Error{"source '" + name + "': " + shapes + "; " +
-                         (greyToRgb   ? std::string("set \"colour\": \"replicate\" on the source to copy grey to RGB")
-                          : rgbToGrey ? std::string("set \"colour\": \"luminance\" on the source to turn RGB to grey")
-                                      : "no rule converts " + std::to_string(images.channels) + " channels to " +
-                                            std::to_string(target.channels))};
+FitNeeds fitNeeds(const ImageShape& from, const ImageShape& to) {
+    FitNeeds needs;
+    needs.resize = from.height != to.height || from.width != to.width;
+    if (from.channels != to.channels) {
+        if (from.channels == 1 && to.channels == 3) needs.colour = ColourRule::Replicate;
+        else if (from.channels == 3 && to.channels == 1) needs.colour = ColourRule::Luminance;
+        else needs.convertible = false;
     }
-    ImageDataset out = images;
-    if (!sameColour) {
-        out.pixels = convertChannels(images, target.channels);
+    return needs;
+}
+
+std::string fitProblem(const ImageShape& from, const ImageShape& to, ResizeRule resize, ColourRule colour) {
+    const FitNeeds needs = fitNeeds(from, to);
+    if (needs.resize && resize != ResizeRule::Bilinear)
+        return "its images are " + shapeText(from.channels, from.height, from.width) + " but the sensitive images are " +
+               shapeText(to.channels, to.height, to.width) + "; set \"resize\": \"bilinear\" on the source to resize them to " +
+               std::to_string(to.height) + "x" + std::to_string(to.width);
+    const std::string channels = "its images have " + std::to_string(from.channels) +
+                                 " channel(s) but the sensitive images have " + std::to_string(to.channels);
+    if (!needs.convertible) return channels + "; no rule converts them";
+    if (needs.colour != ColourRule::None && colour != needs.colour)
+        return channels + "; set \"colour\": \"" +
+               (needs.colour == ColourRule::Replicate ? "replicate\" on the source to copy grey to RGB"
+                                                      : "luminance\" on the source to turn RGB to grey");
+    return {};
+}
+
+Result<ImageDataset> fitImages(ImageDataset images, const ImageShape& target, ResizeRule resize, ColourRule colour,
+                               const std::string& name) {
+    const ImageShape from{images.channels, images.height, images.width};
+    if (auto problem = fitProblem(from, target, resize, colour); !problem.empty())
+        return Error{"source '" + name + "': " + problem};
+    const FitNeeds needs = fitNeeds(from, target);
+    ImageDataset out = std::move(images);
+    if (needs.colour != ColourRule::None) {
+        out.pixels = convertChannels(out, target.channels);
         out.channels = target.channels;
     }
-    if (!sameSize) {
+    if (needs.resize) {
         const std::size_t n = out.size();
         const std::size_t inSize = out.imageSize();
         const std::size_t outSize = static_cast<std::size_t>(target.channels) * target.height * target.width;
         std::vector<float> resized(n * outSize);
+        DecodedImage one{out.channels, out.height, out.width, std::vector<float>(inSize)};
         for (std::size_t i = 0; i < n; ++i) {
-            DecodedImage one{out.channels, out.height, out.width,
-                             std::vector<float>(out.pixels.begin() + static_cast<std::ptrdiff_t>(i * inSize),
-                                                out.pixels.begin() + static_cast<std::ptrdiff_t>((i + 1) * inSize))};
+            std::copy_n(out.pixels.begin() + static_cast<std::ptrdiff_t>(i * inSize), inSize, one.pixels.begin());
             const DecodedImage r = resizeImage(one, target.height, target.width);
             std::copy(r.pixels.begin(), r.pixels.end(), resized.begin() + static_cast<std::ptrdiff_t>(i * outSize));
         }

@@ -34,14 +34,6 @@ Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
     return std::move(derived).value();
 }
 
-// The public tasks over `source`: those naming it, or all of them when the study has one source.
-std::vector<project::LabelTask> tasksOf(const project::ProjectSpec& spec, const std::string& source) {
-    std::vector<project::LabelTask> out;
-    for (const auto& t : spec.publicTasks)
-        if (t.source.empty() || t.source == source) out.push_back(t);
-    return out;
-}
-
 const project::SpecSource* specSourceNamed(const project::ProjectSpec& spec, const std::string& name) {
     for (const auto& s : spec.publicSources)
         if (s.written.name == name) return &s;
@@ -51,7 +43,7 @@ const project::SpecSource* specSourceNamed(const project::ProjectSpec& spec, con
 // One public source as a set of components of the study's shape.
 Result<data::NamedImageSet> loadPublicSource(const project::SourceRecord& record, const project::ProjectSpec& spec,
                                              const data::ImageShape& shape) {
-    auto images = loadWithTasks(record, sourceOptions(spec, record.name), tasksOf(spec, record.name), "public");
+    auto images = loadWithTasks(record, sourceOptions(spec, record.name), spec.publicTasksOf(record.name), "public");
     if (!images) return images.error();
     data::ImageDataset loaded = std::move(images).value();
     if (loaded.numLabels() == 0) loaded = data::withAllImagesPositive(std::move(loaded), "all");
@@ -60,7 +52,7 @@ Result<data::NamedImageSet> loadPublicSource(const project::SourceRecord& record
     if (!resize) return Error{"public source '" + record.name + "': " + resize.error().message};
     auto colour = data::parseColourRule(written ? written->colour : "");
     if (!colour) return Error{"public source '" + record.name + "': " + colour.error().message};
-    auto fitted = data::fitImages(loaded, shape, *resize, *colour, record.name);
+    auto fitted = data::fitImages(std::move(loaded), shape, *resize, *colour, record.name);
     if (!fitted) return fitted.error();
     return data::NamedImageSet{record.name, std::move(fitted).value()};
 }

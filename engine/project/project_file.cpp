@@ -1,6 +1,7 @@
 #include "engine/project/project_file.h"
 
 #include "engine/core/version.h"
+#include "engine/data/image_fit.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/file_publishing.h"
 #include "engine/project/process_identity.h"
@@ -85,35 +86,25 @@ Status checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceF
     return std::nullopt;
 }
 
-std::string shapeText(const SourceFacts& f) {
-    return std::to_string(f.channels) + "x" + std::to_string(f.height) + "x" + std::to_string(f.width);
-}
-
 // One model reads every image of an image study: a public source of another shape than the
-// sensitive images needs the rule that fits it (docs/METHODS.md, "Several public sources").
+// sensitive images needs the rule that fits it (docs/METHODS.md, "Several public sources"; the
+// rule itself: data::fitProblem, which the loader applies too).
 Status checkImageShapes(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
     const SourceFacts& sensitive = facts.back();
     if (sensitive.kind != "images") return std::nullopt;
+    const data::ImageShape study{sensitive.channels, sensitive.height, sensitive.width};
     for (std::size_t i = 0; i < spec.publicSources.size(); ++i) {
         const SourceFacts& f = facts[i];
         const SpecSource& s = spec.publicSources[i];
-        const std::string where = "public_sources[" + std::to_string(i) + "] (\"" + s.written.name + "\")";
         if (f.kind != "images") continue;  // the study loader names a text source in an image study
-        if ((f.height != sensitive.height || f.width != sensitive.width) && s.resize.empty())
-            return Error{where + ": its images are " + shapeText(f) + " but the sensitive images are " +
-                         shapeText(sensitive) + "; set \"resize\": \"bilinear\" on the source to resize them to " +
-                         std::to_string(sensitive.height) + "x" + std::to_string(sensitive.width)};
-        if (f.channels != sensitive.channels) {
-            const bool fits = (f.channels == 1 && sensitive.channels == 3 && s.colour == "replicate") ||
-                              (f.channels == 3 && sensitive.channels == 1 && s.colour == "luminance");
-            if (!fits)
-                return Error{where + ": its images have " + std::to_string(f.channels) + " channel(s) but the "
-                             "sensitive images have " + std::to_string(sensitive.channels) + "; set \"colour\": \"" +
-                             (f.channels == 1 ? "replicate" : "luminance") + "\" on the source" +
-                             (s.colour.empty() ? std::string() : " (\"" + s.colour + "\" does not convert " +
-                                                                     std::to_string(f.channels) + " to " +
-                                                                     std::to_string(sensitive.channels) + ")")};
-        }
+        // The spec reader has checked the words; an unknown one fits nothing.
+        const auto resize = data::parseResizeRule(s.resize);
+        const auto colour = data::parseColourRule(s.colour);
+        const std::string problem = data::fitProblem({f.channels, f.height, f.width}, study,
+                                                     resize ? *resize : data::ResizeRule::None,
+                                                     colour ? *colour : data::ColourRule::None);
+        if (!problem.empty())
+            return Error{"public_sources[" + std::to_string(i) + "] (\"" + s.written.name + "\"): " + problem};
     }
     return std::nullopt;
 }

@@ -107,14 +107,22 @@ struct ProjectSpec {
     /// source's classes) or else one component (a text source, a source without labels).
     std::size_t mixtureComponents(const std::vector<std::size_t>& labelsPerSource = {}) const {
         std::size_t k = 0;
-        for (std::size_t s = 0; s < publicSources.size(); ++s) {
-            std::size_t tasks = 0;
-            for (const auto& t : publicTasks)
-                if (t.source.empty() || t.source == publicSources[s].written.name) ++tasks;
-            const std::size_t labels = s < labelsPerSource.size() ? labelsPerSource[s] : 0;
-            k += tasks > 0 ? tasks : labels > 0 ? labels : 1;
-        }
+        for (std::size_t s = 0; s < publicSources.size(); ++s)
+            k += componentsOf(s, s < labelsPerSource.size() ? labelsPerSource[s] : 0);
         return k;
+    }
+    /// The components public source `s` gives: its tasks, else its `labels` (> 0), else one.
+    std::size_t componentsOf(std::size_t s, std::size_t labels) const {
+        const std::size_t tasks = publicTasksOf(publicSources[s].written.name).size();
+        return tasks > 0 ? tasks : labels > 0 ? labels : 1;
+    }
+    /// The public tasks over the source called `name`: those naming it, and those naming none
+    /// (a one-source spec's tasks need not name their source).
+    std::vector<LabelTask> publicTasksOf(const std::string& name) const {
+        std::vector<LabelTask> out;
+        for (const auto& t : publicTasks)
+            if (t.source.empty() || t.source == name) out.push_back(t);
+        return out;
     }
 };
 

@@ -255,10 +255,9 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
         LabelTask task;
         task.name = requireString(t, tp, "name");
         if (publicTask && t.contains("source")) task.source = requireString(t, tp, "source");
-        // Two sources may each have a task of the same name: the components are "source / task".
-        if (!names.insert(task.source + '\n' + task.name).second)
-            fail(child(tp, "name"), "\"" + task.name + "\" is used by an earlier task" +
-                                        (task.source.empty() ? std::string() : " of source \"" + task.source + "\""));
+        // Public tasks are unique per (source, task): checkPublicTaskSources, once the sources are known.
+        if (!publicTask && !names.insert(task.name).second)
+            fail(child(tp, "name"), "\"" + task.name + "\" is used by an earlier task");
         if (!t.contains("classes")) fail(child(tp, "classes"), "missing (expected a non-empty array of class names)");
         const Json& classes = t.at("classes");
         if (!classes.is_array() || classes.empty())

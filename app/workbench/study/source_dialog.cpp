@@ -4,6 +4,7 @@
 #include "app/workbench/study/source_loader_catalog.h"
 #include "app/workbench/study/source_preview_widget.h"
 #include "app/workbench/study/task_editor.h"
+#include "engine/data/image_fit.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -394,14 +395,14 @@ QString SourceDialog::fitAdvice() const {
     if (!resize_ || !shown_ || studyHeight_ <= 0 || shown_->facts.kind != "images") return {};
     const auto& f = shown_->facts;
     auto shape = [](int c, int h, int w) { return QStringLiteral("%1×%2×%3").arg(c).arg(h).arg(w); };
+    // The data layer's rule (the one the loader and `dpmix new` apply), in the dialog's words.
+    const data::FitNeeds fit = data::fitNeeds({f.channels, f.height, f.width}, {studyChannels_, studyHeight_, studyWidth_});
+    const auto chosenColour = data::parseColourRule(colour_->currentData().toString().toStdString());
     QStringList needs;
-    if ((f.height != studyHeight_ || f.width != studyWidth_) && resize_->currentData().toString().isEmpty())
-        needs << tr("Size: resize");
-    if (f.channels != studyChannels_) {
-        const QString rule = f.channels == 1 ? QStringLiteral("replicate") : QStringLiteral("luminance");
-        if (colour_->currentData().toString() != rule)
-            needs << (f.channels == 1 ? tr("Colour: grey to RGB") : tr("Colour: RGB to grey"));
-    }
+    if (fit.resize && resize_->currentData().toString().isEmpty()) needs << tr("Size: resize");
+    if (!fit.convertible) needs << tr("a source with %1 channels (no colour rule converts it)").arg(f.channels);
+    else if (fit.colour != data::ColourRule::None && (!chosenColour || *chosenColour != fit.colour))
+        needs << (fit.colour == data::ColourRule::Replicate ? tr("Colour: grey to RGB") : tr("Colour: RGB to grey"));
     if (needs.isEmpty()) return {};
     return tr("These images are %1, the sensitive images %2: choose %3, or the study cannot be saved.")
         .arg(shape(f.channels, f.height, f.width), shape(studyChannels_, studyHeight_, studyWidth_),
