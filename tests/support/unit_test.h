@@ -8,6 +8,13 @@
 #include "tests/support/headless/headless_test.h"
 #else
 #include <QtTest>
+
+#include <string>
+// QCOMPARE of two std::strings prints both values on failure, as it does for QStrings.
+template <>
+inline char* QTest::toString(const std::string& value) {
+    return QTest::toPrettyCString(value.data(), static_cast<qsizetype>(value.size()));
+}
 #endif
 
 #include <cmath>
