@@ -3,14 +3,13 @@
 
 #include "audit_fixtures.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using namespace dpmix::test_support;
 
 class TestCanary : public QObject {
     Q_OBJECT
@@ -68,14 +67,14 @@ private Q_SLOTS:
         auto wrongK = makeNaturalCanary(Eigen::Vector4d(0.1, 0.2, 0.3, 0.4), 0).value();
         auto e = Canary::natural(splitA, wrongK);
         QVERIFY(!e);
-        QVERIFY(QString::fromStdString(e.error().message).contains("natural-canary"));
-        QVERIFY(QString::fromStdString(e.error().message).contains("4 sources"));
+        QVERIFY(contains(e.error().message, "natural-canary"));
+        QVERIFY(contains(e.error().message, "4 sources"));
         auto badLabel = makeNaturalCanary(Eigen::Vector3d(0.1, 0.2, 0.3), 2);
         QVERIFY(!badLabel);
-        QVERIFY(QString::fromStdString(badLabel.error().message).contains("label is 2"));
+        QVERIFY(contains(badLabel.error().message, "label is 2"));
         auto badProb = makeNaturalCanary(Eigen::Vector3d(0.1, 1.2, 0.3), 1);
         QVERIFY(!badProb);
-        QVERIFY(QString::fromStdString(badProb.error().message).contains("natural-canary"));
+        QVERIFY(contains(badProb.error().message, "natural-canary"));
         QVERIFY(!Canary::maxClip(3, 3, 1.0, MaxClipSign::LowerTopSource));
         QVERIFY(!Canary::maxClip(3, 0, 0.0, MaxClipSign::LowerTopSource));
     }

@@ -9,7 +9,7 @@
 
 #include "audit_fixtures.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <chrono>
 #include <cmath>
@@ -18,6 +18,7 @@
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using namespace dpmix::test_support;
 
 namespace {
 
@@ -62,7 +63,7 @@ private Q_SLOTS:
     void noNoiseMaxClipControlDetectsLeakage() {
         for (std::uint64_t seed : {1, 2, 3, 4}) {
             const auto r = runCanaryAudit(fixture().splitA, params(true), options(CanaryKind::MaxClip, seed)).value();
-            QVERIFY2(r.epsilonLB > 2.0, qPrintable(QString("seed %1: eps_LB %2").arg(seed).arg(r.epsilonLB)));
+            QVERIFY2(r.epsilonLB > 2.0, str("seed ", seed, ": eps_LB ", r.epsilonLB).c_str());
             QVERIFY(std::isinf(r.claimedEpsilon));
             QCOMPARE(r.sigma, 0.0);
             QVERIFY(r.noise == mixmin::NoiseMode::None);
@@ -75,7 +76,7 @@ private Q_SLOTS:
         for (std::uint64_t seed : {11, 12, 13}) {
             for (CanaryKind kind : {CanaryKind::MaxClip, CanaryKind::Natural}) {
                 const auto r = runCanaryAudit(fixture().splitA, params(false), options(kind, seed)).value();
-                QVERIFY2(r.epsilonLB <= 1.0, qPrintable(QString("%1 seed %2: eps_LB %3").arg(toString(kind)).arg(seed).arg(r.epsilonLB)));
+                QVERIFY2(r.epsilonLB <= 1.0, str(toString(kind), " seed ", seed, ": eps_LB ", r.epsilonLB).c_str());
                 QCOMPARE(r.claimedEpsilon, 1.0);
                 QVERIFY(r.sigma > 0.0);
                 // The canary was really in: sampled about q·T = 10 times per in-run.
@@ -141,28 +142,28 @@ private Q_SLOTS:
                                                                  cancelOnFirstReport, token));
         QVERIFY(token.isCancelled());
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelledAt).count();
-        QVERIFY2(s < 5.0, qPrintable(QString("took %1 s after the cancel").arg(s)));
+        QVERIFY2(s < 5.0, str("took ", s, " s after the cancel").c_str());
     }
 
     void badOptionsNameTheField() {
         auto o = options(CanaryKind::MaxClip, 1, 1);
         auto r = runCanaryAudit(fixture().splitA, params(true), o);
         QVERIFY(!r);
-        QVERIFY(QString::fromStdString(r.error().message).contains("runs-per-world"));
+        QVERIFY(contains(r.error().message, "runs-per-world"));
         o = options(CanaryKind::MaxClip, 1);
         o.selectFraction = 1.0;
         r = runCanaryAudit(fixture().splitA, params(true), o);
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("select-fraction"));
+        QVERIFY(!r && contains(r.error().message, "select-fraction"));
         o = options(CanaryKind::Natural, 1);
         o.naturalExample.reset();
         r = runCanaryAudit(fixture().splitA, params(true), o);
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("natural-canary"));
+        QVERIFY(!r && contains(r.error().message, "natural-canary"));
         const auto wrongN = mixmin::DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(200).clipNorm(40.0)
                                 .stepSize(1.0).steps(100).build(kN + 1).value();
         r = runCanaryAudit(fixture().splitA, wrongN, options(CanaryKind::MaxClip, 1));
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("2001"));
+        QVERIFY(!r && contains(r.error().message, "2001"));
     }
 };
 
-QTEST_MAIN(TestCanaryAudit)
+QTEST_APPLESS_MAIN(TestCanaryAudit)
 #include "tst_canary_audit.moc"

@@ -12,12 +12,13 @@
 
 #include "audit_fixtures.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -68,7 +69,7 @@ private Q_SLOTS:
         for (std::uint64_t seed : {31, 32, 33}) {
             const auto r = runAudit(true, seed);
             qInfo("user level, seed %d: eps_LB %.3f (FPR %.3f, FNR %.3f)", int(seed), r.epsilonLB, r.fpr, r.fnr);
-            QVERIFY2(r.epsilonLB <= 1.0, qPrintable(QString("seed %1: eps_LB %2").arg(seed).arg(r.epsilonLB)));
+            QVERIFY2(r.epsilonLB <= 1.0, str("seed ", seed, ": eps_LB ", r.epsilonLB).c_str());
             QVERIFY(r.unit == privacy::PrivacyUnit::User);
             QCOMPARE(r.canaryExamples, kCanaryImages);
             // The canary user was sampled about q·T = 10 times per in-run (once per step at most).
@@ -83,7 +84,7 @@ private Q_SLOTS:
             qInfo("example level, seed %d: eps_LB %.3f (FPR %.3f, FNR %.3f) vs user level %.3f", int(seed),
                   example.epsilonLB, example.fpr, example.fnr, user.epsilonLB);
             QVERIFY(example.unit == privacy::PrivacyUnit::Example);
-            QVERIFY2(example.epsilonLB > 1.0, qPrintable(QString("seed %1: eps_LB %2").arg(seed).arg(example.epsilonLB)));
+            QVERIFY2(example.epsilonLB > 1.0, str("seed ", seed, ": eps_LB ", example.epsilonLB).c_str());
             QVERIFY(example.epsilonLB > user.epsilonLB);
         }
     }

@@ -5,13 +5,12 @@
 //   upper(0 of n) = 1 − (α/2)^(1/n),  ε_LB = log((1 − δ − upper_FN) / upper_FP).
 #include "engine/audit/claim_verdict.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix::audit;
+using namespace dpmix::test_support;
 
 namespace {
 
@@ -49,16 +48,16 @@ private Q_SLOTS:
         QVERIFY(v.strongest.has_value());
         QCOMPARE(v.strongest->runId, 7LL);
         DPMIX_COMPARE_NEAR(v.strongest->epsilonLB, perfectSeparationBound(500), 1e-9);
-        QCOMPARE(QString::fromStdString(describe(v, 4.0)),
-                 QString("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
+        QCOMPARE(describe(v, 4.0),
+                 std::string("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
     }
 
     void aBoundBelowTheClaimDoesNotRefuteIt() {
         // The same perfect separation cannot refute ε = 5: 4.905 < 5.
         const auto v = claimVerdict("dirichlet", 5.0, kDelta, {audit(3, "dirichlet", 5.0, 0, 0, 500)});
         QCOMPARE(v.status, ClaimStatus::NotRefuted);
-        QCOMPARE(QString::fromStdString(describe(v, 5.0)),
-                 QString("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
+        QCOMPARE(describe(v, 5.0),
+                 std::string("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
     }
 
     void theStrongestOfSeveralAuditsDecides() {
@@ -73,7 +72,7 @@ private Q_SLOTS:
     void noAuditAtTheClaimIsSaidSo() {
         const auto none = claimVerdict("dirichlet", 1.0, kDelta, {});
         QCOMPARE(none.status, ClaimStatus::NotAudited);
-        QCOMPARE(QString::fromStdString(describe(none, 1.0)), QString("claimed, not audited"));
+        QCOMPARE(describe(none, 1.0), std::string("claimed, not audited"));
         // Other mechanisms, other δ and other ε are not this claim...
         const auto other =
             claimVerdict("dirichlet", 1.0, kDelta,
@@ -89,9 +88,9 @@ private Q_SLOTS:
         QCOMPARE(v.status, ClaimStatus::NotAudited);
         QVERIFY(v.refutedElsewhere.has_value());
         QCOMPARE(v.refutedElsewhere->runId, 9LL);
-        QCOMPARE(QString::fromStdString(describe(v, 0.5)),
-                 QString("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
-                         "(ε_LB = 4.91, audit run #9)"));
+        QCOMPARE(describe(v, 0.5),
+                 std::string("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
+                             "(ε_LB = 4.91, audit run #9)"));
     }
 
     void impossibleCountsAreNotEvidence() {
@@ -139,10 +138,10 @@ private Q_SLOTS:
         const auto other = dpmix::privacy::dirichletEntry("finetune", "B", 3.0, 0.6, 0.01, 100, kDelta);
         const auto lines = claimVerdictLines({a, b, other}, {audit(5, "dirichlet", a.epsilon, 0, 0, 500)});
         QCOMPARE(lines.size(), std::size_t(2));
-        QVERIFY2(QString::fromStdString(lines[0]).startsWith("Dirichlet mechanism at ε = ") &&
-                     QString::fromStdString(lines[0]).contains("claim refuted by audit"),
+        QVERIFY2(startsWith(lines[0], "Dirichlet mechanism at ε = ") &&
+                     contains(lines[0], "claim refuted by audit"),
                  lines[0].c_str());
-        QVERIFY2(QString::fromStdString(lines[1]).contains("claimed, not audited"), lines[1].c_str());
+        QVERIFY2(contains(lines[1], "claimed, not audited"), lines[1].c_str());
         QVERIFY(claimVerdictLines({dpmix::privacy::nonPrivateEntry("audit", "A", "x")}, {}).empty());
     }
 

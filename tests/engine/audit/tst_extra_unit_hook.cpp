@@ -3,16 +3,15 @@
 // Expected values: one EG step computed by hand (test-side BCE gradient, clip, sum, softmax).
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/params.h"
-#include "tests/support/test_support.h"
+#include "tests/support/unit_test.h"
 
 #include "audit_fixtures.h"
-
-#include <QtTest>
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::mixmin;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -115,7 +114,7 @@ private Q_SLOTS:
             QVERIFY(runDpMixMin(objective, params, nullptr, {}, {}, &unit).ok());
         }
         const double trials = 200.0 * seeds, mean = trials * 0.1, sd = std::sqrt(trials * 0.1 * 0.9);
-        QVERIFY2(std::fabs(static_cast<double>(calls) - mean) < 5 * sd, qPrintable(QString::number(calls)));
+        QVERIFY2(std::fabs(static_cast<double>(calls) - mean) < 5 * sd, str(calls).c_str());
     }
 };
 

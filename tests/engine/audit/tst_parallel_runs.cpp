@@ -2,7 +2,7 @@
 // cancellation, progress, and distinct derived seeds.
 #include "engine/audit/parallel_runs.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +12,7 @@
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using dpmix::test_support::str;
 
 class TestParallelRuns : public QObject {
     Q_OBJECT
@@ -43,7 +44,7 @@ private Q_SLOTS:
             return std::nullopt;
         }, "test");
         QVERIFY(r.has_value());
-        QCOMPARE(QString::fromStdString(r->message), QString("job 5"));
+        QCOMPARE(r->message, std::string("job 5"));
     }
 
     void cancellationThrowsAndStops() {
@@ -57,7 +58,7 @@ private Q_SLOTS:
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             return std::nullopt;
         }, "test", {}, token));
-        QVERIFY2(started.load() < 1000, qPrintable(QString::number(started.load())));  // at most a few in flight after the cancel
+        QVERIFY2(started.load() < 1000, str(started.load()).c_str());  // at most a few in flight after the cancel
         QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     }
 
@@ -69,7 +70,7 @@ private Q_SLOTS:
         QVERIFY(!events.empty());
         QCOMPARE(events.back().done, 50LL);
         QCOMPARE(events.back().total, 50LL);
-        QCOMPARE(QString::fromStdString(events.back().stage), QString("audit"));
+        QCOMPARE(events.back().stage, std::string("audit"));
     }
 };
 

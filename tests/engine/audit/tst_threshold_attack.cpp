@@ -2,15 +2,14 @@
 // closed-form zero-error Clopper–Pearson ceiling, and a brute-force search written here.
 #include "engine/audit/threshold_attack.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <random>
 
 using namespace dpmix;
 using namespace dpmix::audit;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -91,7 +90,7 @@ private Q_SLOTS:
                 best = std::max(best, privacy::auditEpsilonLowerBound(bruteCounts(in, out, t, higher), delta).epsilonLB);
         }
         const auto c = selectThreshold(in, out, delta);
-        QVERIFY2(std::fabs(c.epsilonLB - best) < 1e-12, qPrintable(QString("selected %1, brute force %2").arg(c.epsilonLB).arg(best)));
+        QVERIFY2(std::fabs(c.epsilonLB - best) < 1e-12, str("selected ", c.epsilonLB, ", brute force ", best).c_str());
         QVERIFY(best > 0.5);  // the set is informative, so the check is not vacuous
         // The reported ε is the one the chosen (τ, direction) really gives.
         const auto counts = bruteCounts(in, out, c.threshold, c.direction == AttackDirection::HigherIsIn);

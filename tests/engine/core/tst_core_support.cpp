@@ -6,7 +6,7 @@
 #include "engine/core/progress.h"
 #include "engine/core/version.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <csignal>
 #include <thread>

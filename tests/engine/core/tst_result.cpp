@@ -1,7 +1,7 @@
 // Result<T>: a value or an error, and what a temporary Result hands out.
 #include "engine/core/result.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <string>
 #include <type_traits>

@@ -3,7 +3,7 @@
 #include "engine/data/sha256.h"
 #include "engine/data/source_loader.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::data;
 

@@ -4,10 +4,7 @@
 #include "engine/data/image_file.h"
 #include "engine/data/source_loader.h"
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
@@ -16,8 +13,8 @@ namespace fx = dpmix::data::fixtures;
 
 class TestCsvImagesLoader : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
-    std::string path(const std::string& name) { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+    dpmix::test_support::TempDir dir_;
+    std::string path(const std::string& name) { return dir_.filePath(name); }
     dpmix::Result<ImageDataset> load(const std::string& csv, std::map<std::string, std::string> options = {}) {
         fx::writeFile(path("manifest.csv"), csv);
         return loadImageSource({"cxr", "csv-images", path("manifest.csv"), std::move(options)});
@@ -167,35 +164,36 @@ private Q_SLOTS:
     }
 
     void badInputs_data() {
-        QTest::addColumn<QString>("csv");
-        QTest::addColumn<QString>("optionKey");
-        QTest::addColumn<QString>("optionValue");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("no path column") << "File,Edema\nimages/p1/a.png,1\n" << "" << "" << "no image path column 'Path'";
-        QTest::newRow("column twice") << "Path,Cat,Cat\nimages/p1/a.png,1,0\n" << "" << "" << "two columns named 'Cat'";
-        QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n" << "" << "" << "line 2, column 'Edema': value 'yes'";
-        QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n" << "" << "" << "expected 1, 0, -1";
-        QTest::newRow("empty data set") << "Path,Edema\n" << "" << "" << "empty data set";
-        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n" << "" << "" << "line 3: file";
-        QTest::newRow("unknown label column") << "Path,Edema\nimages/p1/a.png,1\n" << "labels" << "Edema,Mass" << "no label column 'Mass'";
-        QTest::newRow("bad policy") << "Path,Edema\nimages/p1/a.png,1\n" << "uncertain" << "maybe" << "expected zero, one or mask";
-        QTest::newRow("bad size") << "Path,Edema\nimages/p1/a.png,1\n" << "size" << "0x4" << "option 'size'";
-        QTest::newRow("bad channels") << "Path,Edema\nimages/p1/a.png,1\n" << "channels" << "2" << "expected 1 (grey) or 3 (RGB)";
-        QTest::newRow("policy for unknown label") << "Path,Edema\nimages/p1/a.png,1\n" << "blank.Mass" << "one" << "names no label column";
-        QTest::newRow("not an image") << "Path,Edema\nmanifest.csv,1\n" << "" << "" << "cannot be decoded";
+        QTest::addColumn<std::string>("csv");
+        QTest::addColumn<std::string>("optionKey");
+        QTest::addColumn<std::string>("optionValue");
+        QTest::addColumn<std::string>("expected");
+        using namespace std::string_literals;
+        QTest::newRow("no path column") << "File,Edema\nimages/p1/a.png,1\n"s << ""s << ""s << "no image path column 'Path'"s;
+        QTest::newRow("column twice") << "Path,Cat,Cat\nimages/p1/a.png,1,0\n"s << ""s << ""s << "two columns named 'Cat'"s;
+        QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n"s << ""s << ""s << "line 2, column 'Edema': value 'yes'"s;
+        QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n"s << ""s << ""s << "expected 1, 0, -1"s;
+        QTest::newRow("empty data set") << "Path,Edema\n"s << ""s << ""s << "empty data set"s;
+        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n"s << ""s << ""s << "line 3: file"s;
+        QTest::newRow("unknown label column") << "Path,Edema\nimages/p1/a.png,1\n"s << "labels"s << "Edema,Mass"s << "no label column 'Mass'"s;
+        QTest::newRow("bad policy") << "Path,Edema\nimages/p1/a.png,1\n"s << "uncertain"s << "maybe"s << "expected zero, one or mask"s;
+        QTest::newRow("bad size") << "Path,Edema\nimages/p1/a.png,1\n"s << "size"s << "0x4"s << "option 'size'"s;
+        QTest::newRow("bad channels") << "Path,Edema\nimages/p1/a.png,1\n"s << "channels"s << "2"s << "expected 1 (grey) or 3 (RGB)"s;
+        QTest::newRow("policy for unknown label") << "Path,Edema\nimages/p1/a.png,1\n"s << "blank.Mass"s << "one"s << "names no label column"s;
+        QTest::newRow("not an image") << "Path,Edema\nmanifest.csv,1\n"s << ""s << ""s << "cannot be decoded"s;
     }
     void badInputs() {
-        QFETCH(QString, csv);
-        QFETCH(QString, optionKey);
-        QFETCH(QString, optionValue);
-        QFETCH(QString, expected);
+        QFETCH(std::string, csv);
+        QFETCH(std::string, optionKey);
+        QFETCH(std::string, optionValue);
+        QFETCH(std::string, expected);
         std::map<std::string, std::string> options;
-        if (!optionKey.isEmpty()) options[optionKey.toStdString()] = optionValue.toStdString();
-        auto d = load(csv.toStdString(), options);
+        if (!optionKey.empty()) options[optionKey] = optionValue;
+        auto d = load(csv, options);
         QVERIFY(!d.ok());
-        const QString message = QString::fromStdString(d.error().message);
-        QVERIFY2(message.contains(expected), qPrintable(message));
-        QVERIFY2(message.contains("cxr"), qPrintable(message));
+        const std::string& message = d.error().message;
+        QVERIFY2(dpmix::test_support::contains(message, expected), message.c_str());
+        QVERIFY2(dpmix::test_support::contains(message, "cxr"), message.c_str());
     }
 };
 

@@ -3,10 +3,9 @@
 #include "engine/data/email_message.h"
 #include "engine/data/source_loader.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace dpmix::data;
 namespace fx = dpmix::data::fixtures;
@@ -18,8 +17,8 @@ const std::string kBob = "Subject: folded\r\nFrom:\r\n  bob@x.org (Bob)\r\n\r\nB
 
 class TestEmailLoaders : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
-    std::string path(const std::string& name) { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+    dpmix::test_support::TempDir dir_;
+    std::string path(const std::string& name) { return dir_.filePath(name); }
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(dir_.isValid()); }
@@ -76,8 +75,8 @@ private Q_SLOTS:
     void spamAssassin() {
         // The npm package layout: data/<group>/<id>.json records, plus file_list.json (skipped).
         const auto record = [](const std::string& group, const std::string& text) {
-            QJsonObject o{{"id", "1"}, {"group", QString::fromStdString(group)}, {"text", QString::fromStdString(text)}};
-            return QJsonDocument(o).toJson().toStdString();
+            const nlohmann::json o{{"id", "1"}, {"group", group}, {"text", text}};
+            return o.dump(4);
         };
         fx::writeFile(path("sa/easy-ham-1/00001.json"), record("easy-ham-1", "From x  Fri\n" + kAnn));
         fx::writeFile(path("sa/spam-1/00002.json"), record("spam-1", kBob));

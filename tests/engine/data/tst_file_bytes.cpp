@@ -6,8 +6,7 @@
 
 #include "data_fixtures.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -28,8 +27,8 @@ using namespace dpmix::data;
 
 class TestFileBytes : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
-    std::string path(const char* name) const { return dir_.path().toStdString() + "/" + name; }
+    dpmix::test_support::TempDir dir_;
+    std::string path(const char* name) const { return dir_.path() + "/" + name; }
 
 private Q_SLOTS:
     void aFifoIsRefusedNotReadForever() {

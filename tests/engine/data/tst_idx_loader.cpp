@@ -2,8 +2,7 @@
 #include "data_fixtures.h"
 #include "engine/data/source_loader.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <filesystem>
 
@@ -23,8 +22,8 @@ std::vector<std::uint8_t> imageBytes() {
 
 class TestIdxLoader : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
-    std::string path(const std::string& name) { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+    dpmix::test_support::TempDir dir_;
+    std::string path(const std::string& name) { return dir_.filePath(name); }
     SourceSpec spec(const std::string& images, std::map<std::string, std::string> options = {}) {
         return SourceSpec{"fixture", "idx", path(images), std::move(options)};
     }
@@ -91,40 +90,41 @@ private Q_SLOTS:
         QCOMPARE(s->contentHash.size(), std::size_t(64));
     }
     void badInputs_data() {
-        QTest::addColumn<QString>("images");
-        QTest::addColumn<QString>("labels");
-        QTest::addColumn<QString>("extraKey");
-        QTest::addColumn<QString>("extraValue");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("wrong magic") << "badmagic.idx" << "" << "" << "" << "wrong magic number";
-        QTest::newRow("truncated data") << "truncated.idx" << "" << "" << "" << "truncated data";
-        QTest::newRow("truncated header") << "shortheader.idx" << "" << "" << "" << "truncated header";
-        QTest::newRow("dimensions overflow") << "overflow.idx" << "" << "" << "" << "dimensions overflow";
-        QTest::newRow("truncated gzip") << "truncated.idx.gz" << "" << "" << "" << "truncated gzip";
-        QTest::newRow("count mismatch") << "img.idx" << "lab4.idx" << "" << "" << "image/label count mismatch";
-        QTest::newRow("missing file") << "nothere.idx" << "" << "" << "" << "does not exist";
-        QTest::newRow("missing labels") << "img.idx" << "nolabels.idx" << "" << "" << "does not exist";
-        QTest::newRow("labels as images") << "lab.idx" << "" << "" << "" << "expected 3 (N×H×W)";
-        QTest::newRow("too few classes") << "img.idx" << "lab.idx" << "classes" << "a,b" << "one name per label value";
-        QTest::newRow("class named twice") << "img.idx" << "lab.idx" << "classes" << "a,a,b" << "names 'a' twice";
-        QTest::newRow("unknown task class") << "img.idx" << "lab.idx" << "tasks" << "x=9" << "unknown class '9'";
-        QTest::newRow("typo in option") << "img.idx" << "lab.idx" << "lables" << "x" << "unknown option 'lables'";
-        QTest::newRow("bad limit") << "img.idx" << "lab.idx" << "limit" << "ten" << "option 'limit' = 'ten'";
+        QTest::addColumn<std::string>("images");
+        QTest::addColumn<std::string>("labels");
+        QTest::addColumn<std::string>("extraKey");
+        QTest::addColumn<std::string>("extraValue");
+        QTest::addColumn<std::string>("expected");
+        using namespace std::string_literals;
+        QTest::newRow("wrong magic") << "badmagic.idx"s << ""s << ""s << ""s << "wrong magic number"s;
+        QTest::newRow("truncated data") << "truncated.idx"s << ""s << ""s << ""s << "truncated data"s;
+        QTest::newRow("truncated header") << "shortheader.idx"s << ""s << ""s << ""s << "truncated header"s;
+        QTest::newRow("dimensions overflow") << "overflow.idx"s << ""s << ""s << ""s << "dimensions overflow"s;
+        QTest::newRow("truncated gzip") << "truncated.idx.gz"s << ""s << ""s << ""s << "truncated gzip"s;
+        QTest::newRow("count mismatch") << "img.idx"s << "lab4.idx"s << ""s << ""s << "image/label count mismatch"s;
+        QTest::newRow("missing file") << "nothere.idx"s << ""s << ""s << ""s << "does not exist"s;
+        QTest::newRow("missing labels") << "img.idx"s << "nolabels.idx"s << ""s << ""s << "does not exist"s;
+        QTest::newRow("labels as images") << "lab.idx"s << ""s << ""s << ""s << "expected 3 (N×H×W)"s;
+        QTest::newRow("too few classes") << "img.idx"s << "lab.idx"s << "classes"s << "a,b"s << "one name per label value"s;
+        QTest::newRow("class named twice") << "img.idx"s << "lab.idx"s << "classes"s << "a,a,b"s << "names 'a' twice"s;
+        QTest::newRow("unknown task class") << "img.idx"s << "lab.idx"s << "tasks"s << "x=9"s << "unknown class '9'"s;
+        QTest::newRow("typo in option") << "img.idx"s << "lab.idx"s << "lables"s << "x"s << "unknown option 'lables'"s;
+        QTest::newRow("bad limit") << "img.idx"s << "lab.idx"s << "limit"s << "ten"s << "option 'limit' = 'ten'"s;
     }
     void badInputs() {
-        QFETCH(QString, images);
-        QFETCH(QString, labels);
-        QFETCH(QString, extraKey);
-        QFETCH(QString, extraValue);
-        QFETCH(QString, expected);
+        QFETCH(std::string, images);
+        QFETCH(std::string, labels);
+        QFETCH(std::string, extraKey);
+        QFETCH(std::string, extraValue);
+        QFETCH(std::string, expected);
         std::map<std::string, std::string> options;
-        if (!labels.isEmpty()) options["labels"] = labels.toStdString();
-        if (!extraKey.isEmpty()) options[extraKey.toStdString()] = extraValue.toStdString();
-        auto d = loadImageSource(spec(images.toStdString(), options));
+        if (!labels.empty()) options["labels"] = labels;
+        if (!extraKey.empty()) options[extraKey] = extraValue;
+        auto d = loadImageSource(spec(images, options));
         QVERIFY(!d.ok());
-        const QString message = QString::fromStdString(d.error().message);
-        QVERIFY2(message.contains(expected), qPrintable(message));
-        QVERIFY2(message.contains("fixture"), qPrintable(message));  // names the source
+        const std::string& message = d.error().message;
+        QVERIFY2(dpmix::test_support::contains(message, expected), message.c_str());
+        QVERIFY2(dpmix::test_support::contains(message, "fixture"), message.c_str());  // names the source
     }
     void loaderKindMismatch() {
         SourceSpec s{"fixture", "jsonl", path("img.idx"), {}};

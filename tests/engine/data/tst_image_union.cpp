@@ -2,9 +2,7 @@
 // colour rules, named explicitly) and joining the sources into components defined per source.
 #include "engine/data/image_fit.h"
 #include "engine/data/image_union.h"
-#include "../../support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::data;
 

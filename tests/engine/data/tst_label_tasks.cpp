@@ -1,7 +1,7 @@
 // Label tasks: one-hot targets, derived binary tasks (unions of base classes), column selection.
 #include "engine/data/label_tasks.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::data;
 

@@ -3,13 +3,12 @@
 // per class) or from independent Python reads of the same files (noted at each check).
 #include "engine/data/source_loader.h"
 
-#include <QDir>
-#include <QFile>
-#include "tests/support/test_support.h"
+#include "tests/support/unit_test.h"
 
-#include <QtTest>
-
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <set>
 
@@ -17,17 +16,15 @@ using namespace dpmix::data;
 
 class TestRealData : public QObject {
     Q_OBJECT
-    QString dataDir_;
-    std::string path(const QString& rel) { return QDir(dataDir_).filePath(rel).toStdString(); }
-    void require(const QString& rel) {
-        if (!QFileInfo::exists(QDir(dataDir_).filePath(rel)))
-            QSKIP(qPrintable("data not fetched (run scripts/fetch-data.sh): " + rel));
+    std::string dataDir_;
+    std::string path(const std::string& rel) { return dataDir_ + "/" + rel; }
+    void require(const std::string& rel) {
+        if (!std::filesystem::exists(path(rel)))
+            QSKIP(("data not fetched (run scripts/fetch-data.sh): " + rel).c_str());
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        dataDir_ = qEnvironmentVariable("DPMIX_DATA_DIR", QStringLiteral(DPMIX_SOURCE_DIR "/data"));
-    }
+    void initTestCase() { dataDir_ = dpmix::test_support::environment("DPMIX_DATA_DIR", DPMIX_SOURCE_DIR "/data"); }
     void fashionMnist() {
         require("fashion-mnist/train-images-idx3-ubyte.gz");
         SourceSpec spec{"fashion", "idx", path("fashion-mnist/train-images-idx3-ubyte.gz"),
@@ -84,21 +81,26 @@ private Q_SLOTS:
     }
     void textDomains() {
         require("text");
-        const QStringList files = QDir(dataDir_ + "/text").entryList({"*.jsonl"}, QDir::Files, QDir::Name);
+        std::vector<std::string> files;
+        for (const auto& entry : std::filesystem::directory_iterator(path("text")))
+            if (entry.is_regular_file() && entry.path().extension() == ".jsonl")
+                files.push_back(entry.path().filename().string());
+        std::sort(files.begin(), files.end());
         QVERIFY2(files.size() >= 10, "fetch-data.sh should produce at least 10 text domains");
-        for (const QString& file : files) {
-            QFile f(QDir(dataDir_ + "/text").filePath(file));
-            QVERIFY(f.open(QIODevice::ReadOnly));
+        for (const std::string& file : files) {
+            const std::string filePath = path("text/" + file);
+            std::ifstream f(filePath, std::ios::binary);
+            QVERIFY(f.is_open());
             std::size_t lines = 0;
-            while (!f.atEnd())
-                if (!f.readLine().trimmed().isEmpty()) ++lines;
-            auto c = loadTextSource({file.toStdString(), "jsonl", f.fileName().toStdString(), {}});
+            for (std::string line; std::getline(f, line);)
+                if (line.find_first_not_of(" \t\r\n\v\f") != std::string::npos) ++lines;
+            auto c = loadTextSource({file, "jsonl", filePath, {}});
             QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
             QCOMPARE(c->documents.size(), lines);
-            QCOMPARE(c->documents.front().domain, QFileInfo(file).completeBaseName().toStdString());
+            QCOMPARE(c->documents.front().domain, std::filesystem::path(file).stem().string());
         }
     }
 };
 
-QTEST_GUILESS_MAIN(TestRealData)
+QTEST_APPLESS_MAIN(TestRealData)
 #include "tst_real_data.moc"

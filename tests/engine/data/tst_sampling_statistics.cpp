@@ -3,13 +3,13 @@
 #include "engine/data/poisson_sampler.h"
 #include "engine/data/splits.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <map>
 
 using namespace dpmix::data;
+using dpmix::test_support::str;
 
 class TestSamplingStatistics : public QObject {
     Q_OBJECT
@@ -36,9 +36,10 @@ private Q_SLOTS:
                 sumSq += b * b;
             }
             const double m = sum / draws, v = (sumSq - draws * m * m) / (draws - 1);
-            QVERIFY2(std::fabs(m - mean) < 5 * std::sqrt(var / draws), qPrintable(QString("seed %1 mean %2").arg(seed).arg(m)));
+            QVERIFY2(std::fabs(m - mean) < 5 * std::sqrt(var / draws), str("seed ", seed, " mean ", m).c_str());
             // Sample variance sd ≈ var·sqrt(2/(draws-1)) (normal approximation; kurtosis ≈ 3 here).
-            QVERIFY2(std::fabs(v - var) < 5 * var * std::sqrt(2.0 / (draws - 1)), qPrintable(QString("seed %1 var %2").arg(seed).arg(v)));
+            QVERIFY2(std::fabs(v - var) < 5 * var * std::sqrt(2.0 / (draws - 1)),
+                     str("seed ", seed, " var ", v).c_str());
             pooled += m;
         }
         pooled /= 25;

@@ -3,7 +3,7 @@
 #include "engine/data/source_loader.h"
 #include "engine/data/splits.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <algorithm>
 #include <cmath>

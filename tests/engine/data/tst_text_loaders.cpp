@@ -3,16 +3,17 @@
 #include "engine/data/source_loader.h"
 #include "engine/data/utf8.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
+
+#include <filesystem>
 
 using namespace dpmix::data;
 namespace fx = dpmix::data::fixtures;
 
 class TestTextLoaders : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
-    std::string path(const std::string& name) { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+    dpmix::test_support::TempDir dir_;
+    std::string path(const std::string& name) { return dir_.filePath(name); }
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(dir_.isValid()); }
@@ -112,7 +113,7 @@ private Q_SLOTS:
         QVERIFY2(c.error().message.find("block at line 3: text is not valid UTF-8") != std::string::npos, c.error().message.c_str());
         auto f = loadTextSource({"t", "text-folder", path("latin1/x.txt"), {}});
         QVERIFY(!f.ok() && f.error().message.find("is not a folder") != std::string::npos);
-        QDir().mkpath(QString::fromStdString(path("nothing")));
+        std::filesystem::create_directories(path("nothing"));
         auto e = loadTextSource({"t", "text-folder", path("nothing"), {}});
         QVERIFY(!e.ok() && e.error().message.find("empty data set") != std::string::npos);
         auto s = loadTextSource({"t", "text-folder", path("latin1"), {{"split", "para"}}});

@@ -5,9 +5,7 @@
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/objective.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <random>
@@ -15,6 +13,7 @@
 using namespace dpmix;
 using namespace dpmix::audit;
 using namespace dpmix::experiments;
+using namespace dpmix::test_support;
 
 namespace {
 
@@ -82,7 +81,7 @@ private Q_SLOTS:
         }
         const double mean = sum / draws, sd = std::sqrt(sumSq / draws - mean * mean);
         QVERIFY2(std::fabs(mean - 0.49) < 4.0 * sd / std::sqrt(double(draws)) + 1e-9,
-                 qPrintable(QString::number(mean)));
+                 str(mean).c_str());
     }
 
     void nonPositiveExcessIsSkippedAndTooFewPointsFail() {
@@ -125,7 +124,7 @@ private Q_SLOTS:
         QCOMPARE(r.fit.points, 2LL);
         // Bad input names the field.
         auto bad = runKScaling(p, y, base, KScalingOptions{{1}, {0}, 0, 32.0, 1e-8, 0});
-        QVERIFY(!bad && QString::fromStdString(bad.error().message).contains("ks"));
+        QVERIFY(!bad && contains(bad.error().message, "ks"));
     }
 };
 

@@ -5,15 +5,14 @@
 
 #include "tests/engine/audit/audit_fixtures.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::audit;
 using namespace dpmix::experiments;
+using namespace dpmix::test_support;
 
 class TestRhoGuidance : public QObject {
     Q_OBJECT
@@ -52,15 +51,15 @@ private Q_SLOTS:
         RhoGuidanceInputs in{100000, 1.0, 1e-5, 14, 1.0, 0.05, {}};
         in.targetExcess = 0.0;
         auto r = rhoGuidance(in);
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("target-excess"));
+        QVERIFY(!r && contains(r.error().message, "target-excess"));
         in.targetExcess = 0.05;
         in.delta = 1.0;
         r = rhoGuidance(in);
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("delta"));
+        QVERIFY(!r && contains(r.error().message, "delta"));
         in.delta = 1e-5;
         in.sources = 1;
         r = rhoGuidance(in);
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("sources"));
+        QVERIFY(!r && contains(r.error().message, "sources"));
     }
 
     void fitRecoversKnownConstants() {
@@ -106,7 +105,7 @@ private Q_SLOTS:
         // A sample size above the pilot is refused, naming the field.
         o.sampleSizes = {5000};
         auto bad = calibrateRhoConstants(pilot, base, 5.0, o);
-        QVERIFY(!bad && QString::fromStdString(bad.error().message).contains("sample-sizes"));
+        QVERIFY(!bad && contains(bad.error().message, "sample-sizes"));
     }
 };
 

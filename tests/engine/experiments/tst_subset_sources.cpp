@@ -2,12 +2,13 @@
 // choice properties.
 #include "engine/experiments/subset_sources.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <set>
 
 using namespace dpmix;
 using namespace dpmix::experiments;
+using namespace dpmix::test_support;
 
 class TestSubsetSources : public QObject {
     Q_OBJECT
@@ -41,12 +42,12 @@ private Q_SLOTS:
 
     void badInputNamesTheField() {
         auto k = chooseClassSubsets(10, 1024, 0);
-        QVERIFY(!k && QString::fromStdString(k.error().message).contains("k: 1024"));
+        QVERIFY(!k && contains(k.error().message, "k: 1024"));
         QVERIFY(!chooseClassSubsets(1, 1, 0));
         Eigen::MatrixXd p(1, 3);
         p << 0.5, 0.4, 0.3;  // sums to 1.2
         auto r = subsetSourceProbabilities(p, {1u});
-        QVERIFY(!r && QString::fromStdString(r.error().message).contains("row 0"));
+        QVERIFY(!r && contains(r.error().message, "row 0"));
         p << 0.5, 0.3, 0.2;
         QVERIFY(!subsetSourceProbabilities(p, {0b1000u}));  // class 3 of 3
         QVERIFY(!subsetSourceProbabilities(p, {0u}));

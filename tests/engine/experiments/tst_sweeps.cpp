@@ -10,9 +10,7 @@
 
 #include "tests/engine/audit/audit_fixtures.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <limits>
@@ -20,6 +18,7 @@
 using namespace dpmix;
 using namespace dpmix::audit;
 using namespace dpmix::experiments;
+using namespace dpmix::test_support;
 
 namespace {
 
@@ -68,7 +67,7 @@ private Q_SLOTS:
         // Bad input.
         o.epsilons = {0.0};
         auto bad = epsilonSweep(splitA, base(), o);
-        QVERIFY(!bad && QString::fromStdString(bad.error().message).contains("epsilons"));
+        QVERIFY(!bad && contains(bad.error().message, "epsilons"));
     }
 
     void rhoSweepTable() {
@@ -99,7 +98,7 @@ private Q_SLOTS:
         QVERIFY(r.rows[1].excess.mean < r.rows[0].excess.mean);
         o.rhos = {1.0};
         auto bad = rhoSweep(train, base().epsilon(1.0), o);
-        QVERIFY(!bad && QString::fromStdString(bad.error().message).contains("rhos"));
+        QVERIFY(!bad && contains(bad.error().message, "rhos"));
     }
 };
 

@@ -3,8 +3,9 @@
 // written out by hand from the method's definition (docs/ALGORITHMS.md, "Methods").
 #include "engine/methods/method_plan.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace dpmix;

@@ -5,14 +5,13 @@
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/weight_metrics.h"
 #include "synthetic_proxies.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <limits>
 
 using namespace dpmix::mixmin;
+using namespace dpmix::test_support;
 using dpmix::privacy::MechanismKind;
 
 namespace {
@@ -38,7 +37,7 @@ private Q_SLOTS:
             const Eigen::Vector3d grid = testing::gridMinimiser3(
                 [&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 400);
             QVERIFY2((r.lambdaLast - Eigen::VectorXd(grid)).cwiseAbs().maxCoeff() < 0.02,
-                     qPrintable(QString("seed %1: far from the brute-force optimum").arg(seed)));
+                     str("seed ", seed, ": far from the brute-force optimum").c_str());
             const auto star = solveNonPrivateMixMin(o, {.gapTolerance = 1e-10}).value();
             QVERIFY((r.lambdaLast - star.lambda).cwiseAbs().maxCoeff() < 1e-4);
         }
@@ -75,7 +74,7 @@ private Q_SLOTS:
             const auto p = controlBuilder().expectedBatch(200).stepSize(0.3).steps(1500).reproducible(seed).build(2000).value();
             const auto r = runDpMixMin(o, p).value();
             const double excess = testing::referenceBceLoss(d, r.lambdaAverage) - testing::referenceBceLoss(d, star.lambda);
-            QVERIFY2(excess >= 0.0 && excess < 1e-3, qPrintable(QString("seed %1: excess %2").arg(seed).arg(excess)));
+            QVERIFY2(excess >= 0.0 && excess < 1e-3, str("seed ", seed, ": excess ", excess).c_str());
             QVERIFY(cosineSimilarity(r.lambdaAverage, star.lambda) > 0.99);
             // Far better than the start: F(uniform) − F(λ*) is much larger.
             QVERIFY(testing::referenceBceLoss(d, Eigen::VectorXd::Constant(5, 0.2)) - testing::referenceBceLoss(d, star.lambda) > 10 * excess);
@@ -227,9 +226,9 @@ private Q_SLOTS:
         const auto p = DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(20).build(101).value();
         const auto r = runDpMixMin(o, p);
         QVERIFY(!r.ok());
-        QVERIFY(QString::fromStdString(r.error().message).contains("built for 101 examples but the data have 100"));
+        QVERIFY(contains(r.error().message, "built for 101 examples but the data have 100"));
     }
 };
 
-QTEST_GUILESS_MAIN(TestDpMixmin)
+QTEST_APPLESS_MAIN(TestDpMixmin)
 #include "tst_dp_mixmin.moc"

@@ -4,10 +4,11 @@
 #include "engine/mixmin/params.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/rdp_orders.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::mixmin;
+using namespace dpmix::test_support;
+using namespace std::string_literals;
 namespace privacy = dpmix::privacy;
 
 class TestDpMixminParams : public QObject {
@@ -33,7 +34,7 @@ private Q_SLOTS:
         // ... and σ for (ε, δ, q, T) on the reference's order grid is the published one (3 decimals).
         const auto cal = privacy::calibrateGaussianSigma(epsilon, p.delta, p.q, p.steps, privacy::integerOrders(2, 256)).value();
         QVERIFY2(std::abs(cal.sigma - sigma) <= 1.5e-3,
-                 qPrintable(QString("sigma %1, published %2").arg(cal.sigma, 0, 'f', 5).arg(sigma)));
+                 str("sigma ", cal.sigma, ", published ", sigma).c_str());
         // The builder's σ (default Opacus grid, the one the ledger recomputes ε on) is within
         // 1% of it, and meets the target on that grid.
         QVERIFY(std::abs(p.sigma - sigma) <= 0.01 * sigma);
@@ -56,27 +57,28 @@ private Q_SLOTS:
 
     void badParametersNameTheField_data() {
         QTest::addColumn<int>("which");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("epsilon") << 0 << "epsilon = 0 is out of range";
-        QTest::newRow("delta") << 1 << "delta = 1 is out of range";
-        QTest::newRow("q") << 2 << "q = 1.5 is out of range";
-        QTest::newRow("batch") << 3 << "expected-batch = 2000 is out of range: expected at most the examples (n) = 1000";
-        QTest::newRow("clip") << 4 << "clip = -1 is out of range";
-        QTest::newRow("eta") << 5 << "eta = 0 is out of range";
-        QTest::newRow("steps") << 6 << "steps = 0 is out of range";
-        QTest::newRow("n") << 7 << "examples (n) = 0 is out of range";
-        QTest::newRow("missing epsilon") << 8 << "missing epsilon";
-        QTest::newRow("q and batch") << 9 << "q and expected-batch are both given";
-        QTest::newRow("no G") << 10 << "missing max-examples-per-user";
-        QTest::newRow("G = 0") << 11 << "max-examples-per-user = 0 is out of range";
-        QTest::newRow("G at example level") << 12 << "applies to user-level runs only";
-        QTest::newRow("unreachable epsilon") << 13 << "epsilon = 1e-08 cannot be met";
-        QTest::newRow("nan clip") << 14 << "clip = nan is out of range";
-        QTest::newRow("missing rate") << 15 << "missing q or expected-batch";
+        QTest::addColumn<std::string>("expected");
+        QTest::newRow("epsilon") << 0 << "epsilon = 0 is out of range"s;
+        QTest::newRow("delta") << 1 << "delta = 1 is out of range"s;
+        QTest::newRow("q") << 2 << "q = 1.5 is out of range"s;
+        QTest::newRow("batch") << 3
+                               << "expected-batch = 2000 is out of range: expected at most the examples (n) = 1000"s;
+        QTest::newRow("clip") << 4 << "clip = -1 is out of range"s;
+        QTest::newRow("eta") << 5 << "eta = 0 is out of range"s;
+        QTest::newRow("steps") << 6 << "steps = 0 is out of range"s;
+        QTest::newRow("n") << 7 << "examples (n) = 0 is out of range"s;
+        QTest::newRow("missing epsilon") << 8 << "missing epsilon"s;
+        QTest::newRow("q and batch") << 9 << "q and expected-batch are both given"s;
+        QTest::newRow("no G") << 10 << "missing max-examples-per-user"s;
+        QTest::newRow("G = 0") << 11 << "max-examples-per-user = 0 is out of range"s;
+        QTest::newRow("G at example level") << 12 << "applies to user-level runs only"s;
+        QTest::newRow("unreachable epsilon") << 13 << "epsilon = 1e-08 cannot be met"s;
+        QTest::newRow("nan clip") << 14 << "clip = nan is out of range"s;
+        QTest::newRow("missing rate") << 15 << "missing q or expected-batch"s;
     }
     void badParametersNameTheField() {
         QFETCH(int, which);
-        QFETCH(QString, expected);
+        QFETCH(std::string, expected);
         DpMixMinParamsBuilder b;
         b.epsilon(1).delta(1e-5).samplingRate(0.1).clipNorm(1).stepSize(1).steps(10);
         long long n = 1000;
@@ -101,9 +103,9 @@ private Q_SLOTS:
         }
         const auto r = b.build(n, unit);
         QVERIFY(!r.ok());
-        QVERIFY2(QString::fromStdString(r.error().message).contains(expected), r.error().message.c_str());
+        QVERIFY2(contains(r.error().message, expected), r.error().message.c_str());
     }
 };
 
-QTEST_GUILESS_MAIN(TestDpMixminParams)
+QTEST_APPLESS_MAIN(TestDpMixminParams)
 #include "tst_dp_mixmin_params.moc"

@@ -3,14 +3,14 @@
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "synthetic_proxies.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <map>
 #include <set>
 
 using namespace dpmix::mixmin;
 namespace privacy = dpmix::privacy;
+using namespace dpmix::test_support;
 
 namespace {
 
@@ -71,7 +71,7 @@ private Q_SLOTS:
             .noise(NoiseMode::None);
         const auto r = runUserLevelDpMixMin(o, users, b.build(12, privacy::PrivacyUnit::User).value()).value();
         QVERIFY2((r.lambdaLast - star.lambda).cwiseAbs().maxCoeff() < 1e-4,
-                 qPrintable(QString("max error %1").arg((r.lambdaLast - star.lambda).cwiseAbs().maxCoeff())));
+                 str("max error ", (r.lambdaLast - star.lambda).cwiseAbs().maxCoeff()).c_str());
         // ... which is not the example-weighted optimum (the weighting matters here).
         const auto byExample = solveNonPrivateMixMin(o).value();
         QVERIFY((byExample.lambda - star.lambda).cwiseAbs().maxCoeff() > 1e-3);
@@ -97,17 +97,16 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(55, 3, 2);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         const auto exampleLevel = DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(5).build(55).value();
-        QVERIFY(QString::fromStdString(runUserLevelDpMixMin(o, users, exampleLevel).error().message)
-                    .contains("parameters were built for example-level"));
-        QVERIFY(QString::fromStdString(makeUserGroups({{0, 1}, {1}}, 3).error().message)
-                    .contains("example 1 belongs to user 0 and user 1"));
-        QVERIFY(QString::fromStdString(makeUserGroups({{0, 7}}, 3).error().message).contains("lists example 7"));
-        QVERIFY(QString::fromStdString(makeUserGroups({{0}, {}}, 3).error().message).contains("user 1 has no examples"));
+        QVERIFY(contains(runUserLevelDpMixMin(o, users, exampleLevel).error().message,
+                         "parameters were built for example-level"));
+        QVERIFY(contains(makeUserGroups({{0, 1}, {1}}, 3).error().message, "example 1 belongs to user 0 and user 1"));
+        QVERIFY(contains(makeUserGroups({{0, 7}}, 3).error().message, "lists example 7"));
+        QVERIFY(contains(makeUserGroups({{0}, {}}, 3).error().message, "user 1 has no examples"));
         const auto fromIds = makeUserGroupsFromIds({5, 9, 5, 2}).value();
         QCOMPARE(fromIds.users(), Index(3));
         QCOMPARE(fromIds.examplesOf(0), (std::vector<Index>{0, 2}));
     }
 };
 
-QTEST_GUILESS_MAIN(TestDpMixminUserLevel)
+QTEST_APPLESS_MAIN(TestDpMixminUserLevel)
 #include "tst_dp_mixmin_user_level.moc"

@@ -3,15 +3,15 @@
 // and input validation.
 #include "engine/mixmin/objective.h"
 #include "synthetic_proxies.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <random>
 
 using namespace dpmix::mixmin;
 using dpmix::mixmin::testing::randomInteriorLambda;
+using namespace dpmix::test_support;
+using namespace std::string_literals;
 
 namespace {
 
@@ -41,7 +41,7 @@ void checkGradientsByFiniteDifferences(const MixtureObjective& o, std::uint64_t 
             const Eigen::VectorXd fd = finiteDifference(o, lambda, j);
             const double err = (g.row(j).transpose() - fd).norm();
             QVERIFY2(err <= 1e-6 * std::max(1.0, fd.norm()),
-                     qPrintable(QString("example %1: closed form vs FD differ by %2").arg(j).arg(err)));
+                     str("example ", j, ": closed form vs FD differ by ", err).c_str());
         }
         // The full gradient is the mean of the per-example ones (and matches FD of F).
         const Eigen::VectorXd full = o.gradient(lambda);
@@ -197,21 +197,21 @@ private Q_SLOTS:
     }
 
     void badInputsNameTheField_data() {
-        QTest::addColumn<QString>("which");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("probability > 1") << "p" << "proxy probabilities: entry (example 1, source 0) = 1.5";
-        QTest::newRow("one source") << "k1" << "k >= 2";
-        QTest::newRow("label 2") << "label" << "labels: label of example 0 = 2";
-        QTest::newRow("label count") << "count" << "labels: 1 labels for 2 examples";
-        QTest::newRow("positive LL") << "ll" << "sequence log-likelihoods: entry (example 0, source 1) = 3";
-        QTest::newRow("zero tokens") << "len" << "token counts: count of sequence 0 = 0";
-        QTest::newRow("bad offsets") << "offsets" << "sequence offsets: sequence 0 has 0 tokens";
-        QTest::newRow("logits") << "logits" << "sums to 3";
-        QTest::newRow("no rows") << "empty" << "at least one example";
+        QTest::addColumn<std::string>("which");
+        QTest::addColumn<std::string>("expected");
+        QTest::newRow("probability > 1") << "p"s << "proxy probabilities: entry (example 1, source 0) = 1.5"s;
+        QTest::newRow("one source") << "k1"s << "k >= 2"s;
+        QTest::newRow("label 2") << "label"s << "labels: label of example 0 = 2"s;
+        QTest::newRow("label count") << "count"s << "labels: 1 labels for 2 examples"s;
+        QTest::newRow("positive LL") << "ll"s << "sequence log-likelihoods: entry (example 0, source 1) = 3"s;
+        QTest::newRow("zero tokens") << "len"s << "token counts: count of sequence 0 = 0"s;
+        QTest::newRow("bad offsets") << "offsets"s << "sequence offsets: sequence 0 has 0 tokens"s;
+        QTest::newRow("logits") << "logits"s << "sums to 3"s;
+        QTest::newRow("no rows") << "empty"s << "at least one example"s;
     }
     void badInputsNameTheField() {
-        QFETCH(QString, which);
-        QFETCH(QString, expected);
+        QFETCH(std::string, which);
+        QFETCH(std::string, expected);
         Eigen::MatrixXd p2(2, 2);
         p2 << 0.1, 0.2, 1.5, 0.3;
         Eigen::MatrixXd ok(2, 2);
@@ -233,9 +233,9 @@ private Q_SLOTS:
             message = trueClassProbabilities(probs, {0, 1}).error().message;
         }
         if (which == "empty") message = makeTrueClassObjective(Eigen::MatrixXd(0, 3)).error().message;
-        QVERIFY2(QString::fromStdString(message).contains(expected), message.c_str());
+        QVERIFY2(contains(message, expected), message.c_str());
     }
 };
 
-QTEST_GUILESS_MAIN(TestMixminObjective)
+QTEST_APPLESS_MAIN(TestMixminObjective)
 #include "tst_mixmin_objective.moc"

@@ -3,11 +3,10 @@
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/user_groups.h"
 #include "synthetic_proxies.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::mixmin;
+using namespace dpmix::test_support;
 
 class TestNonPrivateMixmin : public QObject {
     Q_OBJECT
@@ -23,7 +22,7 @@ private Q_SLOTS:
         QVERIFY(r.converged);
         const Eigen::Vector4d expected(0.5, 1.0 / 3, 1.0 / 6, 0.0);
         QVERIFY2((r.lambda - expected).cwiseAbs().maxCoeff() < 1e-5,
-                 qPrintable(QString("max error %1").arg((r.lambda - expected).cwiseAbs().maxCoeff())));
+                 str("max error ", (r.lambda - expected).cwiseAbs().maxCoeff()).c_str());
     }
 
     void matchesBruteForceGridOnThreeSources() {
@@ -37,7 +36,7 @@ private Q_SLOTS:
             // λ* is at least as good as the best grid point, and the FW gap certifies it.
             QVERIFY(testing::referenceBceLoss(d, r.lambda) <= testing::referenceBceLoss(d, grid) + 1e-12);
             QVERIFY2((r.lambda - Eigen::VectorXd(grid)).cwiseAbs().maxCoeff() < 0.02,
-                     qPrintable(QString("seed %1: λ* far from the grid minimiser").arg(seed)));
+                     str("seed ", seed, ": λ* far from the grid minimiser").c_str());
             DPMIX_COMPARE_NEAR(r.loss, testing::referenceBceLoss(d, r.lambda), 1e-12);
         }
     }
@@ -54,7 +53,7 @@ private Q_SLOTS:
         for (Index i = 0; i < g.size(); ++i) {
             if (r.lambda(i) > 1e-3) {
                 ++support;
-                QVERIFY2(g(i) - nu < 1e-5, qPrintable(QString("source %1 in the support: ∂F − ν = %2").arg(i).arg(g(i) - nu)));
+                QVERIFY2(g(i) - nu < 1e-5, str("source ", i, " in the support: ∂F − ν = ", g(i) - nu).c_str());
             }
             QVERIFY(g(i) >= nu);
         }
@@ -89,14 +88,14 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(10, 3, 1);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         auto msg = [&](NonPrivateOptions opt, Eigen::VectorXd w = {}) {
-            return QString::fromStdString(solveNonPrivateMixMin(o, opt, w).error().message);
+            return solveNonPrivateMixMin(o, opt, w).error().message;
         };
-        QVERIFY(msg({.gapTolerance = 0.0}).contains("gap-tolerance = 0"));
-        QVERIFY(msg({.maxIterations = 0}).contains("max-iterations = 0"));
-        QVERIFY(msg({}, Eigen::VectorXd::Constant(3, 1.0 / 3)).contains("weights: 3 weights for 10 examples"));
-        QVERIFY(msg({}, Eigen::VectorXd::Constant(10, 1.0)).contains("sum to 10"));
+        QVERIFY(contains(msg({.gapTolerance = 0.0}), "gap-tolerance = 0"));
+        QVERIFY(contains(msg({.maxIterations = 0}), "max-iterations = 0"));
+        QVERIFY(contains(msg({}, Eigen::VectorXd::Constant(3, 1.0 / 3)), "weights: 3 weights for 10 examples"));
+        QVERIFY(contains(msg({}, Eigen::VectorXd::Constant(10, 1.0)), "sum to 10"));
     }
 };
 
-QTEST_GUILESS_MAIN(TestNonPrivateMixmin)
+QTEST_APPLESS_MAIN(TestNonPrivateMixmin)
 #include "tst_nonprivate_mixmin.moc"

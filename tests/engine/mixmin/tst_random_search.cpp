@@ -2,11 +2,10 @@
 // brute-force optimum, and its non-private ledger entry.
 #include "engine/mixmin/random_search.h"
 #include "synthetic_proxies.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::mixmin;
+using namespace dpmix::test_support;
 
 class TestRandomSearch : public QObject {
     Q_OBJECT
@@ -28,7 +27,7 @@ private Q_SLOTS:
             const Eigen::Vector3d grid = testing::gridMinimiser3(
                 [&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 300);
             const double excess = r.loss - testing::referenceBceLoss(d, grid);
-            QVERIFY2(excess < 2e-3, qPrintable(QString("seed %1: excess %2").arg(seed).arg(excess)));
+            QVERIFY2(excess < 2e-3, str("seed ", seed, ": excess ", excess).c_str());
             QVERIFY(r.loss <= testing::referenceBceLoss(d, Eigen::VectorXd::Constant(3, 1.0 / 3)));
             QVERIFY(std::abs(r.lambda.sum() - 1) < 1e-12 && r.lambda.minCoeff() >= 0);
         }
@@ -40,15 +39,15 @@ private Q_SLOTS:
         QVERIFY(r.ledgerEntry.mechanism == dpmix::privacy::MechanismKind::NonPrivate);
         QCOMPARE(r.ledgerEntry.stage, std::string("random-search"));
         QCOMPARE(r.ledgerEntry.split, std::string("A"));
-        QVERIFY(QString::fromStdString(r.ledgerEntry.assumptions).contains("without DP"));
+        QVERIFY(contains(r.ledgerEntry.assumptions, "without DP"));
     }
 
     void badOptionsNameTheField() {
         const auto d = testing::randomBinaryData(50, 3, 1);
         const auto r = randomSearch(makeBinaryObjective(d.p, d.y).value(), {.candidates = -1});
-        QVERIFY(QString::fromStdString(r.error().message).contains("candidates = -1 is out of range"));
+        QVERIFY(contains(r.error().message, "candidates = -1 is out of range"));
     }
 };
 
-QTEST_GUILESS_MAIN(TestRandomSearch)
+QTEST_APPLESS_MAIN(TestRandomSearch)
 #include "tst_random_search.moc"

@@ -1,8 +1,6 @@
 // Weight-quality metrics against hand-computed values.
 #include "engine/mixmin/weight_metrics.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
@@ -33,5 +31,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWeightMetrics)
+QTEST_APPLESS_MAIN(TestWeightMetrics)
 #include "tst_weight_metrics.moc"

@@ -10,10 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <fstream>
@@ -42,13 +39,13 @@ ProxyOptions quickProxy() { return testing::quickProxy(); }
 
 class TestAuditStage : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    dpmix::test_support::TempDir dir_;
     std::string projectFile_;
 
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         writeStudyImages(d, "pub", 200, 1);
         writeStudyImages(d, "sens", 600, 2);  // train ≈ 480 → split A ≈ 120 at ρ = 0.25
         std::ofstream(d + "/tiny.json") << kSpec;
@@ -163,7 +160,7 @@ private Q_SLOTS:
     void userLevelAuditUsesACanaryUser() {
         // The same study at user level (3 images per patient): the audit runs Algorithm 2 with a
         // canary user of 3 images; the natural canary (one image) is refused.
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         testing::writeUserLevelImages(d, "patients", 600, 3, 4);
         std::string spec = kSpec;
         const std::string from = R"("sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
@@ -321,5 +318,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAuditStage)
+QTEST_APPLESS_MAIN(TestAuditStage)
 #include "tst_audit_stage.moc"

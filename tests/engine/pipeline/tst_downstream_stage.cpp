@@ -4,7 +4,7 @@
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/privacy/gaussian_accountant.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <random>
 
@@ -148,7 +148,8 @@ private Q_SLOTS:
         auto r = runDownstream(study, req, ledger);
         QVERIFY2(r, r ? "" : r.error().message.c_str());
         const auto total = ledger.total();
-        QVERIFY2(total.epsilon <= 2.0 + 1e-9 && total.epsilon > 2.0 - 1e-6, qPrintable(QString::number(total.epsilon, 'g', 12)));
+        QVERIFY2(total.epsilon <= 2.0 + 1e-9 && total.epsilon > 2.0 - 1e-6,
+                 dpmix::test_support::str(dpmix::test_support::Exact{total.epsilon}).c_str());
         privacy::Ledger alone(privacy::Composition::Parallel);
         auto plain = runDownstream(study, request(study, lambda), alone);
         QVERIFY(plain);
@@ -161,5 +162,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDownstreamStage)
+QTEST_APPLESS_MAIN(TestDownstreamStage)
 #include "tst_downstream_stage.moc"

@@ -6,9 +6,7 @@
 #include "engine/mixmin/params.h"
 #include "engine/privacy/gaussian_accountant.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <random>
 
@@ -152,7 +150,7 @@ private Q_SLOTS:
         const Eigen::VectorXd s = recoveredClippedSum(a.lambda, a.sigma, b.lambda, b.sigma, 400, 1.0);
         const Eigen::VectorXd exact = trueClippedSum(in, 1.0);
         QVERIFY2((s - exact).cwiseAbs().maxCoeff() < 1e-6 * std::max(1.0, exact.cwiseAbs().maxCoeff()),
-                 qPrintable(QString("recovery error %1").arg((s - exact).cwiseAbs().maxCoeff())));
+                 dpmix::test_support::str("recovery error ", (s - exact).cwiseAbs().maxCoeff()).c_str());
     }
     void theAttackFailsOnTheStagesReleases() {
         Eigen::VectorXd truth(4);
@@ -170,7 +168,8 @@ private Q_SLOTS:
             // coordinates within 1% of σ_min·C) is about 2e-7.
             const double error = (s - exact).cwiseAbs().maxCoeff();
             QVERIFY2(error > 0.01 * std::min(a.sigma, b.sigma),
-                     qPrintable(QString("%1: the noise cancelled (error %2)").arg(reproducible ? "seeded" : "secret").arg(error)));
+                     dpmix::test_support::str(reproducible ? "seeded" : "secret",
+                                              ": the noise cancelled (error ", error, ")").c_str());
         }
     }
     void reRunningTheStoredConfigurationReproducesOnlySeededReleases() {
@@ -205,7 +204,7 @@ private Q_SLOTS:
         req.seeds = {1};
         auto out = runMixtureStage(in, req);
         QVERIFY(!out.ok());
-        QVERIFY(QString::fromStdString(out.error().message).startsWith("task 'synthetic'"));
+        QVERIFY(dpmix::test_support::startsWith(out.error().message, "task 'synthetic'"));
     }
     void cancellationStops() {
         Eigen::VectorXd truth(2);

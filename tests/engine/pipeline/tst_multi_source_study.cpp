@@ -10,8 +10,7 @@
 #include "engine/project/spec_json.h"
 #include "tiny_image_study.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -67,20 +66,20 @@ const std::string kPubTasks = R"([{"name": "a", "classes": ["a"], "source": "pub
 
 class TestMultiSourceStudy : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    dpmix::test_support::TempDir dir_;
 
     Result<project::ProjectFile> create(const std::string& name, const std::string& spec) {
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         std::ofstream(d + "/" + name + ".json") << spec;
         return project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
                                                   testing::dataLayerSummarizer());
     }
-    bool exists(const std::string& name) const { return fs::exists(dir_.path().toStdString() + "/" + name + ".dpmix"); }
+    bool exists(const std::string& name) const { return fs::exists(dir_.path() + "/" + name + ".dpmix"); }
 
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         testing::writeStudyImages(d, "pub", 200, 1);
         testing::writeStudyImages(d, "sens", 600, 2);
         writeNoiseImages(d, "noise8", 100, testing::kTinySide, 3);
@@ -193,7 +192,7 @@ private Q_SLOTS:
     }
 
     void oneSourceStudiesAreAsBefore() {
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         std::string spec = specText("noise8", "", kPubTasks);
         // Drop the second source and the tasks' source names: a one-source spec as written before.
         const auto at = spec.find(",\n    {\"name\": \"noise\"");
@@ -211,5 +210,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMultiSourceStudy)
+QTEST_APPLESS_MAIN(TestMultiSourceStudy)
 #include "tst_multi_source_study.moc"

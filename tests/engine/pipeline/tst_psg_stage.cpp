@@ -14,12 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -49,6 +47,11 @@ std::string csvSpec(bool userLevel) {
            R"(  "privacy": {"epsilon": 10, "delta": 1e-5, "rho": 0.25}, "seeds": [0]})";
 }
 
+[[noreturn]] void fatal(const std::string& message) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::abort();
+}
+
 std::vector<std::string> metricNames(const project::ProjectFile& p, long long run) {
     std::vector<std::string> out;
     for (const auto& m : p.metrics(run).value()) out.push_back(m.name + "/" + m.className);
@@ -59,14 +62,14 @@ std::vector<std::string> metricNames(const project::ProjectFile& p, long long ru
 
 class TestPsgStage : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    dpmix::test_support::TempDir dir_;
     std::string d_;
 
     project::ProjectFile createFrom(const std::string& name, const std::string& specText) {
         std::ofstream(d_ + "/" + name + ".json") << specText;
         auto created = project::createProjectFromSpecFile(d_ + "/" + name + ".json", d_ + "/" + name + ".dpmix",
                                                           testing::dataLayerSummarizer());
-        if (!created) qFatal("%s", created.error().message.c_str());
+        if (!created) fatal(created.error().message);
         return std::move(created).value();
     }
 
@@ -74,7 +77,7 @@ private Q_SLOTS:
     void initTestCase() {
         train::setTorchThreads(1);
         QVERIFY(dir_.isValid());
-        d_ = dir_.path().toStdString();
+        d_ = dir_.path();
         testing::writeStudyImages(d_, "pub", 40, 1);
         testing::writeStudyImages(d_, "sens", 200, 2);
         testing::writeUserLevelImages(d_, "sensu", 40, 2, 3);

@@ -11,10 +11,10 @@
 #include "engine/project/project_opener.h"
 #include "tiny_image_study.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -36,6 +36,11 @@ std::string specText(const std::string& composition) {
 })";
 }
 
+[[noreturn]] void fatal(const std::string& message) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::abort();
+}
+
 privacy::Ledger onlyLedger(const project::ProjectFile& p, long long runId) {
     const auto records = p.ledgers(runId).value();
     if (records.size() != 1) return privacy::Ledger();
@@ -52,24 +57,24 @@ std::map<std::string, int> countByMethod(const std::vector<project::RunRecord>& 
 
 class TestStudyRunner : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    dpmix::test_support::TempDir dir_;
 
     project::ProjectFile freshProject(const std::string& name, const std::string& composition) {
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         std::ofstream(d + "/" + name + ".json") << specText(composition);
         auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
                                                           testing::dataLayerSummarizer());
-        if (!created) qFatal("%s", created.error().message.c_str());
+        if (!created) fatal(created.error().message);
         return std::move(created).value();
     }
 
     // The user-level study: sensitive PNGs with a Patient column, 3 images per patient.
     project::ProjectFile userLevelProject(const std::string& name, const std::string& mechanism) {
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         std::string spec = specText("parallel");
         auto replace = [&](const std::string& from, const std::string& to) {
             const auto at = spec.find(from);
-            if (at == std::string::npos) qFatal("fixture: '%s' not in the spec", from.c_str());
+            if (at == std::string::npos) fatal("fixture: '" + from + "' not in the spec");
             spec.replace(at, from.size(), to);
         };
         replace(R"("sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
@@ -83,7 +88,7 @@ class TestStudyRunner : public QObject {
         std::ofstream(d + "/" + name + ".json") << spec;
         auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
                                                           testing::dataLayerSummarizer());
-        if (!created) qFatal("%s", created.error().message.c_str());
+        if (!created) fatal(created.error().message);
         return std::move(created).value();
     }
 
@@ -98,7 +103,7 @@ class TestStudyRunner : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         testing::writeStudyImages(d, "pub", 200, 1);
         testing::writeStudyImages(d, "sens", 600, 2);
         testing::writeUserLevelImages(d, "patients", 600, 3, 3);
@@ -187,8 +192,9 @@ private Q_SLOTS:
             const auto ledger = onlyLedger(p, d.runId);
             const auto total = ledger.total();
             QVERIFY(total.composition == privacy::Composition::Sequential);
-            QVERIFY2(total.epsilon <= 2.0 + 1e-9, qPrintable(QString::number(total.epsilon, 'g', 12)));
-            QVERIFY2(total.epsilon > 2.0 - 1e-3, qPrintable(QString::number(total.epsilon, 'g', 12)));  // spent, not wasted
+            const std::string epsilon = dpmix::test_support::str(dpmix::test_support::Exact{total.epsilon});
+            QVERIFY2(total.epsilon <= 2.0 + 1e-9, epsilon.c_str());
+            QVERIFY2(total.epsilon > 2.0 - 1e-3, epsilon.c_str());  // spent, not wasted
             QCOMPARE(d.ledgerEpsilon, total.epsilon);
             if (d.method == "dp-mixmin") QVERIFY(ledger.entries()[0].epsilon <= 1.0 + 1e-9);  // half for λ
         }
@@ -314,7 +320,7 @@ private Q_SLOTS:
 
     void aRunOverTheBudgetCapIsRefusedBeforeAnythingIsStored() {
         // Cap 3: one mixture-only run at ε = 2 (two tasks) fits; a second at ε = 2.5 would not.
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         std::string spec = specText("parallel");
         spec.replace(spec.find(R"("composition": "parallel"})"), std::string(R"("composition": "parallel"})").size(),
                      R"("composition": "parallel", "budget": 3})");
@@ -338,7 +344,7 @@ private Q_SLOTS:
     void aFineTuningBatchLargerThanItsSplitFailsBeforeAnythingRuns() {
         // Found only after minutes of proxies and pretraining before: now the whole run is planned
         // first, and nothing (not even the proxy) is stored.
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         std::string spec = specText("parallel");
         const std::string batch = R"("finetune": {"batch": 64,)";
         spec.replace(spec.find(batch), batch.size(), R"("finetune": {"batch": 100000,)");
@@ -392,5 +398,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStudyRunner)
+QTEST_APPLESS_MAIN(TestStudyRunner)
 #include "tst_study_runner.moc"

@@ -6,8 +6,9 @@
 #include "engine/pipeline/text_downstream.h"
 #include "engine/privacy/ledger_json.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -88,9 +89,14 @@ TextDownstreamSettings tinySettings() {
     return s;
 }
 
+[[noreturn]] void fatal(const std::string& message) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::abort();
+}
+
 privacy::Ledger storedLedger(project::ProjectFile& p, long long run) {
     auto ledgers = p.ledgers(run);
-    if (!ledgers || ledgers->empty()) qFatal("run %lld has no ledger", run);
+    if (!ledgers || ledgers->empty()) fatal(dpmix::test_support::str("run ", run, " has no ledger"));
     return privacy::ledgerFromJson(ledgers->back().ledgerJson).value();
 }
 
@@ -101,7 +107,7 @@ class TestTextDownstream : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        auto p = project::ProjectFile::create(fs::path(dir_.path().toStdString()) / "mail.dpmix", textSpec(), textFacts());
+        auto p = project::ProjectFile::create(fs::path(dir_.path()) / "mail.dpmix", textSpec(), textFacts());
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
         project_ = std::make_unique<project::ProjectFile>(std::move(p).value());
         auto run = project_->addRun({"text-proxies", "", std::nullopt, 0, "{}"});
@@ -171,7 +177,7 @@ private Q_SLOTS:
     }
 
 private:
-    QTemporaryDir dir_;
+    dpmix::test_support::TempDir dir_;
     std::unique_ptr<project::ProjectFile> project_;
 };
 

@@ -3,7 +3,7 @@
 // nothing on disk.
 #include "engine/pipeline/text_downstream_tokens.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <filesystem>
 #include <fstream>

@@ -10,10 +10,7 @@
 #include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -108,8 +105,8 @@ class TestTextStudy : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void runsTheMixtureStageOnText() {
-        QTemporaryDir dir;
-        const fs::path root = dir.path().toStdString();
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
         auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
         project::ProjectFile proj = std::move(created).value();
@@ -209,8 +206,8 @@ private Q_SLOTS:
     void theBudgetCapStopsTheSecondSeedBeforeItsMechanism() {
         // Cap 1 at ε = 1 per seed: seed 0's DP-MixMin fits; seed 1 cuts the mail differently, so
         // composed with seed 0 it would pass the cap: refused before its mechanism, no run stored.
-        QTemporaryDir dir;
-        const fs::path root = dir.path().toStdString();
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
         const fs::path specFile = writeProject(root);
         std::string text;
         {
@@ -241,8 +238,8 @@ private Q_SLOTS:
     void aCancelledMixtureKeepsWhatItSpent() {
         // Cancelled after seed 0's first DP-MixMin mechanism (its λ is stored only after the
         // seed's loop): that mechanism is stored as a cancelled run with its ledger.
-        QTemporaryDir dir;
-        const fs::path root = dir.path().toStdString();
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
         auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
         QVERIFY(created.ok());
         project::ProjectFile proj = std::move(created).value();
@@ -274,8 +271,8 @@ private Q_SLOTS:
 
     void proxiesOnlyTouchesNoSensitiveRun() {
         // Stage "proxies" alone: the tokenizer run is stored, no mixture run exists.
-        QTemporaryDir dir;
-        const fs::path root = dir.path().toStdString();
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
         auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
         QVERIFY(created.ok());
         project::ProjectFile proj = std::move(created).value();
@@ -326,8 +323,8 @@ private Q_SLOTS:
     }
 
     void exampleLevelStudyUsesAlgorithmOne() {
-        QTemporaryDir dir;
-        const fs::path root = dir.path().toStdString();
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
         auto created = project::createProjectFromSpecFile(writeProject(root, false), root / "tiny.dpmix", summarizer());
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
         project::ProjectFile proj = std::move(created).value();
@@ -349,8 +346,8 @@ private Q_SLOTS:
     }
 
     void userLevelNeedsUsers() {
-        QTemporaryDir dir;
-        const fs::path root = dir.path().toStdString();
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
         writeProject(root);
         // Same mail without its users: the spec still says user_level, the project refuses it
         // (no users in the facts) or the study does; either way nothing runs.

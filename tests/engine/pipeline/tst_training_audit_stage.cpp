@@ -11,10 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <fstream>
 
@@ -47,14 +44,14 @@ TrainingAuditStageOptions quick(training_audit::AuditedMechanism m, training_aud
 
 class TestTrainingAuditStage : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    dpmix::test_support::TempDir dir_;
     std::string projectFile_;
 
 private Q_SLOTS:
     void initTestCase() {
         train::setTorchThreads(1);
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path().toStdString();
+        const std::string d = dir_.path();
         testing::writeStudyImages(d, "pub", 100, 1);
         testing::writeStudyImages(d, "sens", 300, 2);  // train ≈ 240 → split B ≈ 180 at ρ = 0.25
         std::ofstream(d + "/tiny.json") << kSpec;

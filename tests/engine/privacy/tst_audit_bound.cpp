@@ -1,8 +1,6 @@
 #include "engine/privacy/audit_bound.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 

@@ -1,14 +1,13 @@
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/dirichlet_rdp.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <numbers>
 
 using namespace dpmix::privacy;
+using dpmix::test_support::str;
 
 class TestDirichletAccountant : public QObject {
     Q_OBJECT
@@ -53,7 +52,7 @@ private Q_SLOTS:
         for (int i = 0; i < 4; ++i) {
             const auto c = calibrateDirichletR(eps[i], 1e-5, 3.0, q, 9600).value();
             QVERIFY2(std::fabs(c.r - rStar[i]) <= 0.002,
-                     qPrintable(QString("eps=%1: r*=%2 (order %3), paper %4").arg(eps[i]).arg(c.r, 0, 'f', 5).arg(c.order).arg(rStar[i])));
+                     str("eps=", eps[i], ": r*=", c.r, " (order ", c.order, "), paper ", rStar[i]).c_str());
             QVERIFY(c.epsilon <= eps[i]);
         }
         // docs/ALGORITHMS.md C.2: at ε = 0.5 the optimal order is 21.

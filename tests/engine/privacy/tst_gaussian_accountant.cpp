@@ -3,13 +3,12 @@
 #include "engine/privacy/rdp_orders.h"
 #include "reference_table.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix::privacy;
+using dpmix::test_support::str;
 
 class TestGaussianAccountant : public QObject {
     Q_OBJECT
@@ -36,19 +35,19 @@ private Q_SLOTS:
         for (double target : {0.2, 1.0, 3.0, 8.0}) {
             const auto c = calibrateGaussianSigma(target, 1e-5, 0.01, 2000).value();
             QVERIFY(c.epsilon <= target);
-            QVERIFY2(target - c.epsilon <= 1e-4 * target, qPrintable(QString::number(c.epsilon)));
+            QVERIFY2(target - c.epsilon <= 1e-4 * target, str(c.epsilon).c_str());
             // Slightly less noise breaks the budget: σ is the smallest.
             QVERIFY(gaussianEpsilon({0.01, c.sigma * (1 - 1e-6), 2000}, 1e-5).epsilon > target);
         }
     }
     void calibrationNeverExceedsOpacus() {
         // Opacus's get_noise_multiplier stops within 0.01 of the target, from above in σ.
-        const auto rows = readReferenceTable(QStringLiteral(DPMIX_PRIVACY_REFERENCE_DIR "/sigma_reference.csv"));
+        const auto rows = readReferenceTable(DPMIX_PRIVACY_REFERENCE_DIR "/sigma_reference.csv");
         QVERIFY(rows.size() >= 8);
         for (const auto& row : rows) {
             const auto c = calibrateGaussianSigma(row["epsilon"], row["delta"], row["q"], static_cast<long long>(row["steps"])).value();
             QVERIFY2(c.sigma <= row["opacus_sigma"],
-                     qPrintable(QString("eps=%1 q=%2: %3 > %4").arg(row["epsilon"]).arg(row["q"]).arg(c.sigma).arg(row["opacus_sigma"])));
+                     str("eps=", row["epsilon"], " q=", row["q"], ": ", c.sigma, " > ", row["opacus_sigma"]).c_str());
             QVERIFY(c.sigma > 0.9 * row["opacus_sigma"]);
         }
     }
@@ -60,7 +59,7 @@ private Q_SLOTS:
         const auto orders = integerOrders(2, 256);
         for (int i = 0; i < 5; ++i) {
             const auto c = calibrateGaussianSigma(eps[i], 1e-5, 0.2, 100, orders).value();
-            QVERIFY2(std::fabs(c.sigma - sigma[i]) < 1.5e-3, qPrintable(QString("eps=%1 sigma=%2").arg(eps[i]).arg(c.sigma, 0, 'f', 5)));
+            QVERIFY2(std::fabs(c.sigma - sigma[i]) < 1.5e-3, str("eps=", eps[i], " sigma=", c.sigma).c_str());
         }
     }
     void unreachableBudgetIsAnError() {

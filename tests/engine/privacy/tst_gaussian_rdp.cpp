@@ -3,13 +3,12 @@
 #include "engine/privacy/rdp_orders.h"
 #include "reference_table.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix::privacy;
+using dpmix::test_support::str;
 
 namespace {
 bool relClose(double a, double b, double rtol) { return std::fabs(a - b) <= rtol * std::fabs(b); }
@@ -28,7 +27,7 @@ private Q_SLOTS:
             for (double sigma : {0.6, 1.0, 4.0}) {
                 const double expected = std::log1p(q * q * std::expm1(1.0 / (sigma * sigma)));
                 QVERIFY2(relClose(subsampledGaussianRdp(q, sigma, 2.0), expected, 1e-12),
-                         qPrintable(QString("q=%1 sigma=%2").arg(q).arg(sigma)));
+                         str("q=", q, " sigma=", sigma).c_str());
             }
     }
     // The values are memoised per thread: interleaved queries must each get their own closed
@@ -55,7 +54,7 @@ private Q_SLOTS:
                 for (int a : {2, 3, 8, 20}) {
                     const double integer = subsampledGaussianRdp(q, sigma, static_cast<double>(a));
                     const double nearby = subsampledGaussianRdp(q, sigma, a + 1e-9);
-                    QVERIFY2(relClose(nearby, integer, 1e-6), qPrintable(QString("q=%1 s=%2 a=%3").arg(q).arg(sigma).arg(a)));
+                    QVERIFY2(relClose(nearby, integer, 1e-6), str("q=", q, " s=", sigma, " a=", a).c_str());
                 }
     }
     void fractionalOrdersStayBetweenTheirIntegerNeighbours() {
@@ -69,8 +68,8 @@ private Q_SLOTS:
                     const double below = a < 2 ? 0.0 : subsampledGaussianRdp(q, sigma, std::floor(a));
                     const double above = subsampledGaussianRdp(q, sigma, std::ceil(a));
                     QVERIFY2(r >= below * (1 - 1e-9) && r <= above * (1 + 1e-9),
-                             qPrintable(QString("q=%1 sigma=%2 alpha=%3: %4 not in [%5, %6]")
-                                            .arg(q).arg(sigma).arg(a).arg(r).arg(below).arg(above)));
+                             str("q=", q, " sigma=", sigma, " alpha=", a, ": ", r, " not in [", below, ", ", above, "]")
+                                 .c_str());
                 }
     }
     void edgeCases() {
@@ -101,16 +100,17 @@ private Q_SLOTS:
         QCOMPARE(r.order, 8.0);
     }
     void matchesIndependentReferenceTable() {
-        const auto rows = readReferenceTable(QStringLiteral(DPMIX_PRIVACY_REFERENCE_DIR "/rdp_reference.csv"));
+        const auto rows = readReferenceTable(DPMIX_PRIVACY_REFERENCE_DIR "/rdp_reference.csv");
         QVERIFY(rows.size() >= 50);
         int onLastOrder = 0;
         for (const auto& row : rows) {
             const auto r = gaussianEpsilon({row["q"], row["sigma"], static_cast<long long>(row["steps"])}, row["delta"]);
-            const QString where = QString("q=%1 sigma=%2 T=%3 delta=%4: got %5 want %6")
-                                      .arg(row["q"]).arg(row["sigma"]).arg(row["steps"]).arg(row["delta"])
-                                      .arg(r.epsilon, 0, 'g', 12).arg(row["epsilon"], 0, 'g', 12);
-            QVERIFY2(relClose(r.epsilon, row["epsilon"], 1e-6), qPrintable(where));
-            QVERIFY2(r.order == row["order"], qPrintable(where + QString(" order %1 vs %2").arg(r.order).arg(row["order"])));
+            using dpmix::test_support::Exact;
+            const std::string where =
+                str("q=", row["q"], " sigma=", row["sigma"], " T=", row["steps"], " delta=", row["delta"], ": got ",
+                    Exact{r.epsilon}, " want ", Exact{row["epsilon"]});
+            QVERIFY2(relClose(r.epsilon, row["epsilon"], 1e-6), where.c_str());
+            QVERIFY2(r.order == row["order"], (where + str(" order ", r.order, " vs ", row["order"])).c_str());
             if (row["order"] == 63.0) ++onLastOrder;
         }
         QVERIFY(onLastOrder >= 3);  // the table includes optima on the grid's last order

@@ -4,13 +4,12 @@
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/prv_accountant.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix::privacy;
+using namespace dpmix::test_support;
 
 class TestLedger : public QObject {
     Q_OBJECT
@@ -31,8 +30,7 @@ private Q_SLOTS:
         QVERIFY(aloneResult);
         const SigmaAfterPrior alone = *aloneResult;
         const double reference = calibrateGaussianSigma(1.0, 1e-5, 0.01, 1000)->sigma;
-        QVERIFY2(std::fabs(alone.sigma - reference) < 1e-8 * reference,
-                 qPrintable(QString("%1 vs %2").arg(alone.sigma).arg(reference)));
+        QVERIFY2(std::fabs(alone.sigma - reference) < 1e-8 * reference, str(alone.sigma, " vs ", reference).c_str());
         // After DP-MixMin at (ε/2, δ/2): the composed total meets ε, and a slightly smaller σ would not.
         const double sigmaA = calibrateGaussianSigma(0.5, 0.5e-5, 0.2, 100)->sigma;
         const LedgerEntry mixture = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0);
@@ -92,8 +90,8 @@ private Q_SLOTS:
         const auto t = ledger.total();
         QVERIFY(!t.established);
         QVERIFY(t.epsilon <= 1.0 + 1e-3 && t.epsilon > 0.9);
-        QVERIFY(QString::fromStdString(t.assumptions.front()).contains("labels are treated as public"));
-        QVERIFY(QString::fromStdString(t.assumptions.front()).contains("not established"));
+        QVERIFY(contains(t.assumptions.front(), "labels are treated as public"));
+        QVERIFY(contains(t.assumptions.front(), "not established"));
     }
     void mixedMechanismsOnOneSplitUseIntegerOrders() {
         Ledger ledger;
@@ -156,7 +154,7 @@ private Q_SLOTS:
     void aPrvEntryIsCertifiedAndRecomputedByPrv() {
         const auto e = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-6, 13.0, Accountant::Prv);
         QVERIFY(e.accounting == Accountant::Prv);
-        QVERIFY(QString::fromStdString(e.accountant).startsWith("prv-"));
+        QVERIFY(startsWith(e.accountant, "prv-"));
         // The certificate is the PRV upper bound here (RDP says 2.4367): computed independently.
         const auto prv = prvEpsilon({{0.01, 1.0, 1000}}, 1e-6).value();
         DPMIX_COMPARE_NEAR(e.epsilon, prv.upper, 1e-12);
@@ -229,8 +227,8 @@ private Q_SLOTS:
     void malformedJsonNamesTheProblem() {
         auto r = ledgerFromJson("{\"entries\":[{\"mechanism\":\"subsampled-gaussian\",\"epsilon\":1}]}");
         QVERIFY(!r.ok());
-        QVERIFY(QString::fromStdString(r.error().message).contains("entry 1"));
-        QVERIFY(QString::fromStdString(r.error().message).contains("'q'"));
+        QVERIFY(contains(r.error().message, "entry 1"));
+        QVERIFY(contains(r.error().message, "'q'"));
         QVERIFY(!ledgerFromJson("not json").ok());
     }
     // A damaged or forged file: parameters no mechanism can have are an error naming the field,

@@ -4,9 +4,7 @@
 #include "engine/privacy/mechanism_random.h"
 #include "engine/data/poisson_sampler.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <cstdint>

@@ -7,12 +7,13 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/poisson.hpp>
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <vector>
 
 using namespace dpmix::privacy;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -40,19 +41,19 @@ private Q_SLOTS:
         }
         const double nd = static_cast<double>(n);
         const double mean = sum / nd, var = sumSq / nd - mean * mean;
-        QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), qPrintable(QString("mean %1").arg(mean)));
-        QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), qPrintable(QString("variance %1").arg(var)));
+        QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), str("mean ", mean).c_str());
+        QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), str("variance ", var).c_str());
 
         const double p3 = twoSidedTail(3.0);  // 0.0026998
         const double expected3 = nd * p3, sd3 = std::sqrt(nd * p3 * (1 - p3));
         QVERIFY2(std::fabs(static_cast<double>(beyond3) - expected3) < 6.0 * sd3,
-                 qPrintable(QString("|z| > 3: %1, expected %2 ± %3").arg(beyond3).arg(expected3).arg(sd3)));
+                 str("|z| > 3: ", beyond3, ", expected ", expected3, " ± ", sd3).c_str());
 
         // |z| > 5 is rare (p = 5.7e-7, about 11.5 of 2e7): Poisson bounds at 1e-6 in each tail.
         const boost::math::poisson tail5(nd * twoSidedTail(5.0));
         const double lo = boost::math::quantile(tail5, 1e-6), hi = boost::math::quantile(boost::math::complement(tail5, 1e-6));
         QVERIFY2(static_cast<double>(beyond5) >= std::floor(lo) && static_cast<double>(beyond5) <= std::ceil(hi),
-                 qPrintable(QString("|z| > 5: %1, expected in [%2, %3]").arg(beyond5).arg(lo).arg(hi)));
+                 str("|z| > 5: ", beyond5, ", expected in [", lo, ", ", hi, "]").c_str());
     }
 
     void scaledGaussianHasTheRequestedSpread() {
@@ -64,7 +65,7 @@ private Q_SLOTS:
         for (float v : z) sumSq += static_cast<double>(v) * v;
         const double var = sumSq / static_cast<double>(n);
         QVERIFY2(std::fabs(var / 6.25 - 1.0) < 6.0 * std::sqrt(2.0 / static_cast<double>(n)),
-                 qPrintable(QString("variance %1, expected 6.25").arg(var)));
+                 str("variance ", var, ", expected 6.25").c_str());
     }
 
     void gammaMeanAndVarianceEqualTheShape() {
@@ -82,8 +83,8 @@ private Q_SLOTS:
             // Gamma(k): mean k, variance k, fourth central moment 3k² + 6k.
             const double seMean = std::sqrt(shape / nd);
             const double seVar = std::sqrt((3 * shape * shape + 6 * shape - shape * shape) / nd);
-            QVERIFY2(std::fabs(mean - shape) < 6 * seMean, qPrintable(QString("shape %1: mean %2").arg(shape).arg(mean)));
-            QVERIFY2(std::fabs(var - shape) < 6 * seVar, qPrintable(QString("shape %1: variance %2").arg(shape).arg(var)));
+            QVERIFY2(std::fabs(mean - shape) < 6 * seMean, str("shape ", shape, ": mean ", mean).c_str());
+            QVERIFY2(std::fabs(var - shape) < 6 * seVar, str("shape ", shape, ": variance ", var).c_str());
         }
     }
 };

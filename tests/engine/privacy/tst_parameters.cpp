@@ -1,11 +1,14 @@
 #include "engine/privacy/parameters.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
+
+#include <string>
 
 using namespace dpmix::privacy;
+using namespace dpmix::test_support;
 
 namespace {
-QString message(const dpmix::Error& e) { return QString::fromStdString(e.message); }
+std::string message(const dpmix::Error& e) { return e.message; }
 }
 
 class TestParameters : public QObject {
@@ -29,21 +32,21 @@ private Q_SLOTS:
         for (const auto& c : cases) {
             auto r = c.b.build();
             QVERIFY(!r.ok());
-            const QString m = message(r.error());
-            QVERIFY2(m.startsWith(QString(c.field) + " = " + c.value), qPrintable(m));
-            QVERIFY2(m.contains(c.range), qPrintable(m));
+            const std::string m = message(r.error());
+            QVERIFY2(startsWith(m, str(c.field, " = ", c.value)), m.c_str());
+            QVERIFY2(contains(m, c.range), m.c_str());
         }
     }
     void missingFieldIsNamed() {
         auto r = SigmaQueryBuilder().epsilon(1).q(0.1).steps(10).build();
         QVERIFY(!r.ok());
-        QCOMPARE(message(r.error()), QString("missing delta: it is required"));
+        QCOMPARE(message(r.error()), std::string("missing delta: it is required"));
     }
     void dirichletScaleMustBeBelowAlpha() {
         auto r = DirichletMechanismBuilder().alpha(3).r(3).q(0.1).steps(10).build();
         QVERIFY(!r.ok());
-        QVERIFY(message(r.error()).contains("r = 3"));
-        QVERIFY(message(r.error()).contains("alpha = 3"));
+        QVERIFY(contains(message(r.error()), "r = 3"));
+        QVERIFY(contains(message(r.error()), "alpha = 3"));
         QVERIFY(DirichletRQueryBuilder().epsilon(1).delta(1e-5).alpha(3).q(0.01).steps(100).build().ok());
         QVERIFY(!DirichletRQueryBuilder().epsilon(0).delta(1e-5).alpha(3).q(0.01).steps(100).build().ok());
     }
@@ -51,7 +54,7 @@ private Q_SLOTS:
         QVERIFY(AuditBoundQueryBuilder().fp(0).fn(0).negatives(10).positives(10).delta(1e-5).build().ok());
         auto r = AuditBoundQueryBuilder().fp(11).fn(0).negatives(10).positives(10).delta(1e-5).build();
         QVERIFY(!r.ok());
-        QVERIFY(message(r.error()).startsWith("fp = 11"));
+        QVERIFY(startsWith(message(r.error()), "fp = 11"));
         QVERIFY(!AuditBoundQueryBuilder().fp(0).fn(-1).negatives(10).positives(10).delta(1e-5).build().ok());
         QVERIFY(!AuditBoundQueryBuilder().fp(0).fn(0).negatives(10).positives(10).delta(1e-5).confidence(1.0).build().ok());
     }

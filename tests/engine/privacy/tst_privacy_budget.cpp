@@ -5,14 +5,13 @@
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/privacy_budget.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <limits>
 
 using namespace dpmix::privacy;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -72,7 +71,7 @@ private Q_SLOTS:
             const double e = 0.5 * (lo + hi);
             (phi(mu / 2 - e / mu) - std::exp(e) * phi(-mu / 2 - e / mu) > 1e-5 ? lo : hi) = e;
         }
-        QVERIFY2(hi <= b.epsilon && b.epsilon <= hi + 0.011, qPrintable(QString("%1 vs exact %2").arg(b.epsilon).arg(hi)));
+        QVERIFY2(hi <= b.epsilon && b.epsilon <= hi + 0.011, str(b.epsilon, " vs exact ", hi).c_str());
         // Tighter than the same releases certified by RDP.
         std::vector<BudgetRelease> rdp = releases;
         for (auto& r : rdp) r.entry.accounting = Accountant::Rdp;
@@ -87,7 +86,7 @@ private Q_SLOTS:
         DPMIX_COMPARE_NEAR(b.epsilon, recomputeEpsilon(gaussian("A", 2.0)), 1e-12);
         const double closedForm = continuousGaussianEpsilon(2.0, 1e-5);
         QVERIFY2(b.epsilon >= closedForm - 1e-9 && b.epsilon <= closedForm * 1.02,
-                 qPrintable(QString("%1 vs %2").arg(b.epsilon).arg(closedForm)));
+                 str(b.epsilon, " vs ", closedForm).c_str());
         const double single = recomputeEpsilon(gaussian("A", 4.0));
         QVERIFY(b.epsilon < 4 * single);  // better than adding the ε's
         QVERIFY(b.epsilon > single);

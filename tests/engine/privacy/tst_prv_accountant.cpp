@@ -7,15 +7,15 @@
 #include "engine/privacy/prv_accountant.h"
 #include "engine/privacy/prv_composition.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <functional>
+#include <string>
 #include <vector>
 
 using namespace dpmix::privacy;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -172,8 +172,8 @@ Bracket bruteForceEpsilon(double q, double sigma, long long steps, double delta,
     return {std::max(solve(true, false), solve(false, false)), std::max(solve(true, true), solve(false, true))};
 }
 
-QString describe(const GaussianMechanism& m, double delta) {
-    return QStringLiteral("q=%1 sigma=%2 T=%3 delta=%4").arg(m.q).arg(m.sigma).arg(m.steps).arg(delta);
+std::string describe(const GaussianMechanism& m, double delta) {
+    return str("q=", m.q, " sigma=", m.sigma, " T=", m.steps, " delta=", delta);
 }
 
 }  // namespace
@@ -192,19 +192,18 @@ private Q_SLOTS:
                              Case{5.0, 50, 1e-6}}) {
             const auto r = prvEpsilon({{1.0, c.sigma, c.steps}}, c.delta).value();
             const double exact = gaussianMechanismEpsilon(std::sqrt(double(c.steps)) / c.sigma, c.delta);
-            const QString what = describe({1.0, c.sigma, c.steps}, c.delta) +
-                                 QStringLiteral(": lower %1 exact %2 upper %3").arg(r.lower).arg(exact).arg(r.upper);
-            QVERIFY2(r.lower <= exact && exact <= r.upper, qPrintable(what));
-            QVERIFY2(r.upper - exact <= r.epsilonError + 1e-3, qPrintable(what));
-            QVERIFY2(r.upper - r.lower <= 2 * r.epsilonError + 2e-3, qPrintable(what));
+            const std::string what = describe({1.0, c.sigma, c.steps}, c.delta) +
+                                     str(": lower ", r.lower, " exact ", exact, " upper ", r.upper);
+            QVERIFY2(r.lower <= exact && exact <= r.upper, what.c_str());
+            QVERIFY2(r.upper - exact <= r.epsilonError + 1e-3, what.c_str());
+            QVERIFY2(r.upper - r.lower <= 2 * r.epsilonError + 2e-3, what.c_str());
         }
     }
     void heterogeneousFullBatchPartsComposeAsOneGaussian() {
         // μ² adds: 100 steps at σ = 4 and 20 at σ = 2 are one Gaussian with μ² = 100/16 + 20/4.
         const auto r = prvEpsilon({{1.0, 4.0, 100}, {1.0, 2.0, 20}}, 1e-5).value();
         const double exact = gaussianMechanismEpsilon(std::sqrt(100.0 / 16 + 20.0 / 4), 1e-5);
-        QVERIFY2(r.lower <= exact && exact <= r.upper,
-                 qPrintable(QString("%1 %2 %3").arg(r.lower).arg(exact).arg(r.upper)));
+        QVERIFY2(r.lower <= exact && exact <= r.upper, str(r.lower, " ", exact, " ", r.upper).c_str());
         // Order and splitting do not matter: the same steps listed differently give the same bounds.
         const auto split = prvEpsilon({{1.0, 2.0, 10}, {1.0, 4.0, 100}, {1.0, 2.0, 10}}, 1e-5).value();
         DPMIX_COMPARE_NEAR(split.upper, r.upper, 1e-12);
@@ -217,10 +216,10 @@ private Q_SLOTS:
                              Case{0.2, 1.0, 1e-7}}) {
             const auto r = prvEpsilon({{c.q, c.sigma, 1}}, c.delta).value();
             const double exact = oneStepEpsilon(c.q, c.sigma, c.delta);
-            const QString what = describe({c.q, c.sigma, 1}, c.delta) +
-                                 QStringLiteral(": lower %1 exact %2 upper %3").arg(r.lower).arg(exact).arg(r.upper);
-            QVERIFY2(r.lower <= exact + 1e-6 && exact <= r.upper, qPrintable(what));
-            QVERIFY2(r.upper - exact <= r.epsilonError + 1e-3, qPrintable(what));
+            const std::string what =
+                describe({c.q, c.sigma, 1}, c.delta) + str(": lower ", r.lower, " exact ", exact, " upper ", r.upper);
+            QVERIFY2(r.lower <= exact + 1e-6 && exact <= r.upper, what.c_str());
+            QVERIFY2(r.upper - exact <= r.epsilonError + 1e-3, what.c_str());
         }
     }
     void manySubsampledStepsLieInABruteForceBracket() {
@@ -235,20 +234,20 @@ private Q_SLOTS:
                              Case{0.05, 1.0, 40, 1e-6}, Case{0.5, 1.0, 8, 1e-3}}) {
             const auto r = prvEpsilon({{c.q, c.sigma, c.steps}}, c.delta).value();
             const Bracket b = bruteForceEpsilon(c.q, c.sigma, c.steps, c.delta, 2e-3);
-            const QString what =
+            const std::string what =
                 describe({c.q, c.sigma, c.steps}, c.delta) +
-                QStringLiteral(": prv [%1, %2], brute force [%3, %4]").arg(r.lower).arg(r.upper).arg(b.low).arg(b.high);
-            QVERIFY2(b.low <= b.high && b.high - b.low < 0.25, qPrintable(what));  // the reference is informative
-            QVERIFY2(r.upper >= b.low, qPrintable(what));                          // never certifies less than is spent
-            QVERIFY2(r.lower <= b.high, qPrintable(what));
-            QVERIFY2(r.upper <= b.high + r.epsilonError, qPrintable(what));
+                str(": prv [", r.lower, ", ", r.upper, "], brute force [", b.low, ", ", b.high, "]");
+            QVERIFY2(b.low <= b.high && b.high - b.low < 0.25, what.c_str());  // the reference is informative
+            QVERIFY2(r.upper >= b.low, what.c_str());                          // never certifies less than is spent
+            QVERIFY2(r.lower <= b.high, what.c_str());
+            QVERIFY2(r.upper <= b.high + r.epsilonError, what.c_str());
         }
     }
     void theIssuesSmallBudgetExample() {
         // q = 0.001, σ = 0.5, one step: RDP says 2.84, the true ε is ≈ 0.34.
         const auto r = prvEpsilon({{0.001, 0.5, 1}}, 1e-5).value();
         QVERIFY(gaussianEpsilon({0.001, 0.5, 1}, 1e-5).epsilon > 2.8);
-        QVERIFY2(r.upper < 0.36 && r.lower > 0.32, qPrintable(QString("%1 %2").arg(r.lower).arg(r.upper)));
+        QVERIFY2(r.upper < 0.36 && r.lower > 0.32, str(r.lower, " ", r.upper).c_str());
     }
     void boundsAreOrderedAndBelowRdpOnAGrid() {
         // 43 points: q in [1e-3, 0.5], σ in [0.5, 10], T in [1, 1e4], δ in [1e-7, 1e-3].
@@ -261,29 +260,23 @@ private Q_SLOTS:
                     const double delta = points % 3 == 0 ? 1e-7 : points % 3 == 1 ? 1e-5 : 1e-3;
                     const GaussianMechanism m{q, sigma, steps};
                     const auto r = prvEpsilon({m}, delta);
-                    QVERIFY2(r.ok(), qPrintable(describe(m, delta) + ": " +
-                                                QString::fromStdString(r.ok() ? "" : r.error().message)));
+                    QVERIFY2(r.ok(), (describe(m, delta) + ": " + (r.ok() ? "" : r.error().message)).c_str());
                     const double rdp = gaussianEpsilon(m, delta).epsilon;
-                    const QString what =
-                        describe(m, delta) +
-                        QStringLiteral(": lower %1 upper %2 rdp %3").arg(r->lower).arg(r->upper).arg(rdp);
-                    QVERIFY2(r->lower <= r->upper, qPrintable(what));
-                    QVERIFY2(r->upper <= rdp + r->epsilonError, qPrintable(what));
+                    const std::string what =
+                        describe(m, delta) + str(": lower ", r->lower, " upper ", r->upper, " rdp ", rdp);
+                    QVERIFY2(r->lower <= r->upper, what.c_str());
+                    QVERIFY2(r->upper <= rdp + r->epsilonError, what.c_str());
                     // The δ error moves ε more where ε is large: allow for it.
                     QVERIFY2(r->upper - r->lower <= 2 * r->epsilonError + 5e-3 * std::max(1.0, r->upper / 10),
-                             qPrintable(what));
+                             what.c_str());
                     // Calibrated to this point's RDP ε, RDP gives back σ; PRV never needs more. (The
                     // 10⁴-step points take seconds each under the sanitizers: `bench_prv --grid`
                     // runs all 43, docs/BENCHMARKS.md.)
                     if (steps <= 100) {
                         const auto cal = calibrateGaussianSigmaPrv(rdp, delta, q, steps);
-                        QVERIFY2(cal.ok(),
-                                 qPrintable(what + ": " + QString::fromStdString(cal.ok() ? "" : cal.error().message)));
-                        QVERIFY2(
-                            cal->sigma <= cal->rdpSigma && std::abs(cal->rdpSigma - sigma) <= 1e-6 * sigma,
-                            qPrintable(
-                                what +
-                                QStringLiteral(": prv sigma %1, rdp sigma %2").arg(cal->sigma).arg(cal->rdpSigma)));
+                        QVERIFY2(cal.ok(), (what + ": " + (cal.ok() ? "" : cal.error().message)).c_str());
+                        QVERIFY2(cal->sigma <= cal->rdpSigma && std::abs(cal->rdpSigma - sigma) <= 1e-6 * sigma,
+                                 (what + str(": prv sigma ", cal->sigma, ", rdp sigma ", cal->rdpSigma)).c_str());
                     }
                     ++points;
                 }
@@ -297,10 +290,10 @@ private Q_SLOTS:
             const auto full = prvEpsilon({{1.0, sigma, 20}}, 1e-5).value();
             const double exact = gaussianMechanismEpsilon(std::sqrt(20.0) / sigma, 1e-5);
             QVERIFY2(full.lower <= exact && exact <= full.upper && full.upper <= exact + full.epsilonError + 1e-3,
-                     qPrintable(QString("sigma %1: %2 %3 %4").arg(sigma).arg(full.lower).arg(exact).arg(full.upper)));
+                     str("sigma ", sigma, ": ", full.lower, " ", exact, " ", full.upper).c_str());
             const auto sub = prvEpsilon({{0.05, sigma, 20}}, 1e-5).value();
             QVERIFY2(sub.lower <= full.upper && sub.upper <= full.upper + 1e-12,  // subsampling never costs more
-                     qPrintable(QString("sigma %1: %2 %3").arg(sigma).arg(sub.lower).arg(sub.upper)));
+                     str("sigma ", sigma, ": ", sub.lower, " ", sub.upper).c_str());
         }
     }
     void certifiedEpsilonIsTheSmallerBoundAndRepeatsExactly() {
@@ -331,19 +324,15 @@ private Q_SLOTS:
             const double delta = 1e-5;
             const auto cal = calibrateGaussianSigmaPrv(c.epsilon, delta, c.q, c.steps).value();
             const auto rdp = calibrateGaussianSigma(c.epsilon, delta, c.q, c.steps).value();
-            const QString what = QStringLiteral("eps=%1 q=%2 T=%3: prv sigma %4, rdp sigma %5")
-                                     .arg(c.epsilon)
-                                     .arg(c.q)
-                                     .arg(c.steps)
-                                     .arg(cal.sigma)
-                                     .arg(rdp.sigma);
-            QVERIFY2(cal.sigma <= rdp.sigma * (1 + 1e-9), qPrintable(what));
+            const std::string what = str("eps=", c.epsilon, " q=", c.q, " T=", c.steps, ": prv sigma ", cal.sigma,
+                                         ", rdp sigma ", rdp.sigma);
+            QVERIFY2(cal.sigma <= rdp.sigma * (1 + 1e-9), what.c_str());
             DPMIX_COMPARE_NEAR(cal.rdpSigma, rdp.sigma, 1e-8 * rdp.sigma);
             // Certified at σ, recomputed from scratch; not certified 2e-4 below it (smallest to 1e-4).
             const auto at = prvCertifiedEpsilon({{c.q, cal.sigma, c.steps}}, delta).value();
-            QVERIFY2(at.epsilon <= c.epsilon, qPrintable(what));
+            QVERIFY2(at.epsilon <= c.epsilon, what.c_str());
             const auto below = prvCertifiedEpsilon({{c.q, cal.sigma * (1 - 2e-4), c.steps}}, delta).value();
-            QVERIFY2(below.epsilon > c.epsilon, qPrintable(what));
+            QVERIFY2(below.epsilon > c.epsilon, what.c_str());
         }
     }
     void calibrationAfterPriorStepsSpendsWhatIsLeft() {
@@ -353,7 +342,7 @@ private Q_SLOTS:
         const auto after = calibrateGaussianSigmaPrvAfter({{1.0, 4.0, 1}}, 3.0, 1e-5, 1.0, 10).value();
         QVERIFY(after.sigma > alone.sigma);
         const double exact = gaussianMechanismEpsilon(std::sqrt(1.0 / 16 + 10.0 / (after.sigma * after.sigma)), 1e-5);
-        QVERIFY2(exact <= 3.0 && exact > 3.0 - 0.03, qPrintable(QString::number(exact)));
+        QVERIFY2(exact <= 3.0 && exact > 3.0 - 0.03, str(exact).c_str());
     }
     void badInputIsAClearError() {
         auto message = [](const dpmix::Result<PrvEpsilon>& r) { return r.ok() ? std::string() : r.error().message; };

@@ -3,7 +3,7 @@
 // the data layer, engine/data/sha256.h).
 #include "engine/project/hash_chain.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::project;
 

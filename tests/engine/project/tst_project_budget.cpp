@@ -8,15 +8,13 @@
 #include "engine/privacy/parameters.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::project;
+using dpmix::test_support::TempDir;
 
 namespace {
 
@@ -39,14 +37,12 @@ long long storeRun(ProjectFile& p, const std::string& method, std::optional<doub
 
 class TestProjectBudget : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    TempDir dir_;
 
     ProjectFile fresh(const std::string& name, std::optional<double> cap) {
         auto spec = testing::tinySpec();
         spec.privacy.budget = cap;
-        return ProjectFile::create((dir_.path() + "/" + QString::fromStdString(name)).toStdString(), spec,
-                                   testing::tinyFacts())
-            .value();
+        return ProjectFile::create(dir_.filePath(name), spec, testing::tinyFacts()).value();
     }
 
 private Q_SLOTS:

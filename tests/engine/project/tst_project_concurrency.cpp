@@ -12,14 +12,14 @@
 #include "engine/project/spec_json.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +28,7 @@ using namespace dpmix;
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
 namespace fs = std::filesystem;
+using dpmix::test_support::TempDir;
 
 namespace {
 
@@ -113,11 +114,11 @@ class TestProjectConcurrency : public QObject {
         std::ofstream(spec) << projectSpecToJson(tinySpec());
 
         int start[2];
-        if (pipe(start) != 0) qFatal("pipe");
+        if (pipe(start) != 0) throw std::runtime_error("pipe");
         std::vector<pid_t> children;
         for (int i = 0; i < kProcesses; ++i) {
             const pid_t pid = fork();
-            if (pid < 0) qFatal("fork");
+            if (pid < 0) throw std::runtime_error("fork");
             if (pid == 0) {
                 close(start[1]);
                 child(spec, i, start[0], folder / ("child-" + std::to_string(i) + ".txt"));
@@ -172,18 +173,20 @@ class TestProjectConcurrency : public QObject {
 private Q_SLOTS:
     // N trials of kProcesses processes creating-or-opening one spec's project at once.
     void concurrentCreateOrOpenLosesNothing() {
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        if (qEnvironmentVariableIsSet("DPMIX_CONCURRENCY_KEEP")) {  // for a post-mortem of the trial folders
-            dir.setAutoRemove(false);
-            qInfo("trial folders kept in %s", qPrintable(dir.path()));
+        TempDir temp;
+        QVERIFY(temp.isValid());
+        std::string dir = temp.path();
+        if (std::getenv("DPMIX_CONCURRENCY_KEEP")) {  // for a post-mortem of the trial folders
+            dir += "-kept";
+            fs::create_directory(dir);
+            qInfo("trial folders kept in %s", dir.c_str());
         }
-        qputenv("DPMIX_DATA_DIR", dir.path().toUtf8());
+        ::setenv("DPMIX_DATA_DIR", dir.c_str(), 1);
         const int trials = trialsFromEnvironment();
         int trialsWithLoss = 0, lostRuns = 0, clear = 0, unclear = 0;
         std::string firstProblem;
         for (int t = 0; t < trials; ++t) {
-            const TrialOutcome o = runTrial(fs::path(dir.path().toStdString()) / ("trial-" + std::to_string(t)));
+            const TrialOutcome o = runTrial(fs::path(dir) / ("trial-" + std::to_string(t)));
             trialsWithLoss += o.lostRuns > 0 ? 1 : 0;
             lostRuns += o.lostRuns;
             clear += o.clearFailures;

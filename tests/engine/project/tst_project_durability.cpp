@@ -7,8 +7,7 @@
 #include "engine/project/project_file.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include "engine/project/process_identity.h"
 
@@ -21,6 +20,8 @@
 
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
+using dpmix::test_support::TempDir;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -50,10 +51,10 @@ constexpr int kPointsPerCurve = 50;
 
 class TestProjectDurability : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    TempDir dir_;
 
     void killMidRun(int killAfter) {
-        const std::string f = dir_.path().toStdString() + "/killed-" + std::to_string(killAfter) + ".dpmix";
+        const std::string f = dir_.path() + "/killed-" + std::to_string(killAfter) + ".dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
         int fds[2];
         QVERIFY(pipe(fds) == 0);
@@ -90,7 +91,7 @@ class TestProjectDurability : public QObject {
         QVERIFY(!p->setRunStatus(runs[0].id, RunStatus::Done).ok());  // interrupted is final
         const auto names = p->curveNames(runs[0].id).value();
         QVERIFY2(static_cast<int>(names.size()) >= acknowledged,
-                 qPrintable(QString("%1 curves, %2 acknowledged").arg(names.size()).arg(acknowledged)));
+                 str(names.size(), " curves, ", acknowledged, " acknowledged").c_str());
         for (const auto& name : names)
             QCOMPARE(static_cast<int>(p->curve(runs[0].id, name)->size()), kPointsPerCurve);  // never half a curve
         QVERIFY(p->verifyChain()->ok);
@@ -104,7 +105,7 @@ private Q_SLOTS:
 
     // A run of a live process (this one, another open in it) is left alone.
     void liveRunsStayRunning() {
-        const std::string f = dir_.path().toStdString() + "/live.dpmix";
+        const std::string f = dir_.path() + "/live.dpmix";
         auto created = ProjectFile::create(f, tinySpec(), tinyFacts());
         QVERIFY(created.ok());
         ProjectFile project = std::move(created).value();
@@ -139,7 +140,7 @@ private Q_SLOTS:
     // keep the disk full, the run is not done; the child exits without finishing the run, and
     // the next open marks it interrupted.
     void fullDiskDuringModelWriteLeavesNoTemporaryFile() {
-        const std::string f = dir_.path().toStdString() + "/full.dpmix";
+        const std::string f = dir_.path() + "/full.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
         const pid_t child = fork();
         QVERIFY(child >= 0);
@@ -162,7 +163,7 @@ private Q_SLOTS:
         }
         int status = 0;
         QCOMPARE(waitpid(child, &status, 0), child);
-        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, qPrintable(QString("child exit %1").arg(WEXITSTATUS(status))));
+        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, str("child exit ", WEXITSTATUS(status)).c_str());
         auto p = ProjectFile::open(f);
         QVERIFY(p.ok());
         for (const auto& e : std::filesystem::directory_iterator(p->modelsDir()))
@@ -175,7 +176,7 @@ private Q_SLOTS:
     // open; those of live processes, and files that merely look similar, stay.
     void staleTemporaryFilesAreRemovedOnOpen() {
         namespace fs = std::filesystem;
-        const std::string f = dir_.path().toStdString() + "/tmps.dpmix";
+        const std::string f = dir_.path() + "/tmps.dpmix";
         auto created = ProjectFile::create(f, tinySpec(), tinyFacts());
         QVERIFY(created.ok());
         const fs::path models = created->modelsDir();
@@ -197,7 +198,7 @@ private Q_SLOTS:
             f + live,                                                  // a live creator
             models / ("ef56.bin" + live),                              // a live model write
             models / ("ab12.bin.tmp-" + deadPid + "-123-0badb00t-another-host"),  // cannot be checked
-            fs::path(dir_.path().toStdString()) / ("other.dpmix.tmp-" + deadPid),  // another project's
+            fs::path(dir_.path()) / ("other.dpmix.tmp-" + deadPid),  // another project's
             models / "0123.bin",                                       // a model
         };
         for (const auto& p : stale) touch(p);

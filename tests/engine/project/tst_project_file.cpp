@@ -9,31 +9,32 @@
 #include "engine/project/spec_json.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 
 #include <unistd.h>
 
 using namespace dpmix;
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
+using dpmix::test_support::TempDir;
 namespace fs = std::filesystem;
 
 class TestProjectFile : public QObject {
     Q_OBJECT
 
-    QTemporaryDir dir_;
-    std::string file(const char* name) const { return (fs::path(dir_.path().toStdString()) / name).string(); }
+    TempDir dir_;
+    std::string file(const char* name) const { return (fs::path(dir_.path()) / name).string(); }
 
     ProjectFile makeProject(const char* name) {
         auto p = ProjectFile::create(file(name), tinySpec(), tinyFacts());
-        if (!p) qFatal("create failed: %s", p.error().message.c_str());
+        if (!p) throw std::runtime_error("create failed: " + p.error().message);
         return std::move(p).value();
     }
 
@@ -118,8 +119,8 @@ private Q_SLOTS:
     // The -wal of an earlier project of the same name, deleted without it, must not be
     // replayed into a new project: it is cleared, under the folder lock, before publishing.
     void orphanWalIsNotReplayedIntoANewProject() {
-        QTemporaryDir own;
-        const std::string a = own.path().toStdString() + "/a.dpmix", b = own.path().toStdString() + "/b.dpmix";
+        TempDir own;
+        const std::string a = own.path() + "/a.dpmix", b = own.path() + "/b.dpmix";
         auto writer = ProjectFile::create(a, tinySpec(), tinyFacts());
         QVERIFY(writer.ok());
         ProjectFile w = std::move(writer).value();
@@ -408,18 +409,18 @@ private Q_SLOTS:
     }
 
     void refusesNewerSchema() {
-        QTemporaryDir own;
-        const std::string f = own.path().toStdString() + "/newer.dpmix";
+        TempDir own;
+        const std::string f = own.path() + "/newer.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
         // A future dpmix: schema 5, rollback journal so that reading leaves no side files.
         rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 5;");
         const std::string before = readBytes(f);
-        const auto filesBefore = filesInDir(own.path().toStdString());
+        const auto filesBefore = filesInDir(own.path());
         auto p = ProjectFile::open(f);
         QVERIFY(!p.ok());
         QVERIFY2(p.error().message.find("newer dpmix (schema version 5") != std::string::npos, p.error().message.c_str());
         QCOMPARE(readBytes(f), before);
-        QCOMPARE(filesInDir(own.path().toStdString()), filesBefore);
+        QCOMPARE(filesInDir(own.path()), filesBefore);
     }
 
     void aStatusOutsideTheSchemaReadsAsInvalid() {

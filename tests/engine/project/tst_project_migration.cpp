@@ -9,8 +9,7 @@
 #include "engine/project/sqlite_db.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +20,7 @@
 using namespace dpmix;
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
+using dpmix::test_support::TempDir;
 
 namespace {
 
@@ -96,10 +96,10 @@ std::string columnsOf(const std::string& file) {
 
 class TestProjectMigration : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    TempDir dir_;
 
     std::string writeV1File(const char* name) {
-        const std::string f = dir_.path().toStdString() + "/" + name;
+        const std::string f = dir_.path() + "/" + name;
         rawExec(f, kSchemaV1);
         rawExec(f, "INSERT INTO spec(spec_json, created_at, created_by) VALUES(" +
                        sqlQuote(legacySpecJson()) + ", '2026-01-01T00:00:00.000Z', '0.0.9');"
@@ -228,7 +228,7 @@ private Q_SLOTS:
         named.privacy.accountantNamed = true;
         QVERIFY(!ProjectFile::createOrOpen(f, named, tinyFacts()).ok());
         // A new project from the same spec gets PRV, stored explicitly.
-        const std::string fresh = dir_.path().toStdString() + "/fresh-accountant.dpmix";
+        const std::string fresh = dir_.path() + "/fresh-accountant.dpmix";
         auto created = ProjectFile::create(fresh, fromFile, tinyFacts());
         QVERIFY(created.ok());
         QVERIFY(created->spec().privacy.accountant == privacy::Accountant::Prv);
@@ -238,7 +238,7 @@ private Q_SLOTS:
     void migratedV2FileHasTheCurrentColumns() {
         const std::string old = writeV2File("v2b.dpmix");
         { auto p = ProjectFile::open(old); QVERIFY(p.ok()); }
-        const std::string fresh = dir_.path().toStdString() + "/fresh-v3.dpmix";
+        const std::string fresh = dir_.path() + "/fresh-v3.dpmix";
         { auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
         QCOMPARE(columnsOf(old), columnsOf(fresh));
         // The rebuilt table has the current CHECK: 'interrupted' is a status.
@@ -246,7 +246,7 @@ private Q_SLOTS:
     }
 
     void migratesV3ToV4() {
-        const std::string f = dir_.path().toStdString() + "/v3.dpmix";
+        const std::string f = dir_.path() + "/v3.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
         rawExec(f, "DROP TABLE release; PRAGMA user_version = 3;");
         auto p = ProjectFile::open(f);
@@ -261,7 +261,7 @@ private Q_SLOTS:
     void migratedFileHasTheCurrentColumns() {
         const std::string old = writeV1File("old2.dpmix");
         { auto p = ProjectFile::open(old); QVERIFY(p.ok()); }
-        const std::string fresh = dir_.path().toStdString() + "/fresh.dpmix";
+        const std::string fresh = dir_.path() + "/fresh.dpmix";
         { auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
         QCOMPARE(columnsOf(old), columnsOf(fresh));
     }

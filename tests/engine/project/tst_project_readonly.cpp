@@ -10,13 +10,13 @@
 #include "engine/project/project_file.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +25,7 @@
 using namespace dpmix;
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
+using dpmix::test_support::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -99,14 +100,14 @@ std::string readEverything(const fs::path& file, long long run) {
 
 class TestProjectReadOnly : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    TempDir dir_;
 
     // A closed project with one running run (its process alive: this one), a ledger and a
     // metric, in its own folder; returns the run id.
     long long makeProject(const fs::path& file) {
         fs::create_directories(file.parent_path());
         auto created = ProjectFile::create(file, tinySpec(), tinyFacts());
-        if (!created) qFatal("create: %s", created.error().message.c_str());
+        if (!created) throw std::runtime_error("create: " + created.error().message);
         ProjectFile p = std::move(created).value();
         const long long run = p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"}).value();
         (void)p.setRunStatus(run, RunStatus::Running).value();
@@ -120,11 +121,11 @@ class TestProjectReadOnly : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        ::chmod(dir_.path().toLocal8Bit().constData(), 0755);  // reachable for the unprivileged child
+        ::chmod(dir_.path().c_str(), 0755);  // reachable for the unprivileged child
     }
 
     void readOnlyFolder() {
-        const fs::path folder = fs::path(dir_.path().toStdString()) / "ro-folder";
+        const fs::path folder = fs::path(dir_.path()) / "ro-folder";
         const fs::path file = folder / "study.dpmix";
         const long long run = makeProject(file);
         QCOMPARE(filesIn(folder), (std::vector<std::string>{"study.dpmix"}));  // closed: no -wal, no -shm
@@ -138,7 +139,7 @@ private Q_SLOTS:
     }
 
     void readOnlyFileInAWritableFolder() {
-        const fs::path folder = fs::path(dir_.path().toStdString()) / "ro-file";
+        const fs::path folder = fs::path(dir_.path()) / "ro-file";
         const fs::path file = folder / "study.dpmix";
         const long long run = makeProject(file);
         fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
@@ -150,7 +151,7 @@ private Q_SLOTS:
     // An explicit read-only open of a writable project changes nothing either (no recovery of
     // a run whose process is gone: that needs a write).
     void explicitReadOnlyOpenWritesNothing() {
-        const fs::path folder = fs::path(dir_.path().toStdString()) / "explicit";
+        const fs::path folder = fs::path(dir_.path()) / "explicit";
         const fs::path file = folder / "study.dpmix";
         const long long run = makeProject(file);
         rawExec(file.string(), "UPDATE runs SET owner_start = 'gone/1'");  // its process is gone
@@ -173,7 +174,7 @@ private Q_SLOTS:
     // show the older state (immutable would ignore the -wal), so it either reads everything
     // or fails saying what to do.
     void readOnlyFolderWithAPendingWal() {
-        const fs::path folder = fs::path(dir_.path().toStdString()) / "wal-src";
+        const fs::path folder = fs::path(dir_.path()) / "wal-src";
         const fs::path file = folder / "study.dpmix";
         makeProject(file);
         auto writer = ProjectFile::open(file);
@@ -181,7 +182,7 @@ private Q_SLOTS:
         ProjectFile w = std::move(writer).value();
         const long long late = w.addRun({"uniform", "ac", 1.0, 1, "{}"}).value();  // in the -wal only
         QVERIFY(fs::exists(file.string() + "-wal") && fs::file_size(file.string() + "-wal") > 0);
-        const fs::path copy = fs::path(dir_.path().toStdString()) / "wal-copy";
+        const fs::path copy = fs::path(dir_.path()) / "wal-copy";
         fs::create_directories(copy);
         fs::copy_file(file, copy / "study.dpmix");
         fs::copy_file(file.string() + "-wal", copy / "study.dpmix-wal");

@@ -9,10 +9,7 @@
 #include "engine/project/trust_verdict.h"
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <filesystem>
@@ -23,6 +20,7 @@ using namespace dpmix::project;
 using testing::rawExec;
 using testing::rawInteger;
 using testing::rawText;
+using dpmix::test_support::TempDir;
 
 namespace {
 
@@ -151,9 +149,9 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 class TestReleaseExport : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    TempDir dir_;
 
-    std::string path(const std::string& name) const { return dir_.path().toStdString() + "/" + name; }
+    std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
 
     ProjectFile fresh(const std::string& name) {
         auto spec = testing::tinySpec();
@@ -350,5 +348,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReleaseExport)
+QTEST_APPLESS_MAIN(TestReleaseExport)
 #include "tst_release_export.moc"

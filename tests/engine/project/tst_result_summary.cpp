@@ -4,19 +4,17 @@
 
 #include "project_fixture.h"
 
-#include <QTemporaryDir>
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::project;
+using dpmix::test_support::TempDir;
 
 class TestResultSummary : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
+    TempDir dir_;
 
 private Q_SLOTS:
     void macroThenAcrossSeedsByHand() {
@@ -55,7 +53,7 @@ private Q_SLOTS:
 
     void storedResultsTakeFinishedRunsWithTheMetric() {
         QVERIFY(dir_.isValid());
-        auto created = ProjectFile::create((dir_.path() + "/r.dpmix").toStdString(), testing::tinySpec(), testing::tinyFacts());
+        auto created = ProjectFile::create(dir_.filePath("r.dpmix"), testing::tinySpec(), testing::tinyFacts());
         QVERIFY(created);
         ProjectFile project = std::move(created).value();
         ProjectFile* p = &project;
@@ -84,5 +82,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestResultSummary)
+QTEST_APPLESS_MAIN(TestResultSummary)
 #include "tst_result_summary.moc"

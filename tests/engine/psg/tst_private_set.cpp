@@ -6,10 +6,9 @@
 #include "engine/psg/private_set.h"
 #include "engine/psg/set_evaluation.h"
 #include "tests/engine/train/clipping_reference.h"
-#include "tests/support/test_support.h"
+#include "tests/support/unit_test.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <QtTest>
 #include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
@@ -18,6 +17,7 @@
 using namespace dpmix;
 using namespace dpmix::psg;
 using at::Tensor;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -115,7 +115,7 @@ private Q_SLOTS:
             for (std::size_t i = 0; i < dp.size(); ++i)
                 worst = std::max(worst, (dp[i] - expected[i]).abs().max().item<double>() /
                                             std::max(1.0, expected[i].abs().max().item<double>()));
-            QVERIFY2(worst < 1e-5, qPrintable(QString("clip %1: max relative error %2").arg(clip).arg(worst)));
+            QVERIFY2(worst < 1e-5, str("clip ", clip, ": max relative error ", worst).c_str());
             if (clip == 0.1) QVERIFY(*std::min_element(norms.begin(), norms.end()) > 0.1);  // every example clipped
             for (Tensor* p : net.parameters()) QVERIFY(!p->grad().defined());  // nothing left behind
         }
@@ -162,7 +162,7 @@ private Q_SLOTS:
             const double fd = (distanceAt(plus).item<double>() - distanceAt(minus).item<double>()) / (2 * h);
             const double a = analytic.view(-1)[flat].item<double>();
             QVERIFY2(std::abs(a - fd) <= 1e-5 * std::max(1.0, std::abs(fd)),
-                     qPrintable(QString("pixel %1: autograd %2, finite difference %3").arg(flat).arg(a).arg(fd)));
+                     str("pixel ", flat, ": autograd ", a, ", finite difference ", fd).c_str());
         }
     }
 
@@ -241,7 +241,7 @@ private Q_SLOTS:
             eval.seed = seed;
             auto acc = accuracyAfterTrainingOn(spec, r->set.view(), r->set.labels, test.view(), test.labels, eval);
             QVERIFY(acc);
-            QVERIFY2(*acc >= 0.9, qPrintable(QString("seed %1: accuracy %2 of the learned set").arg(seed).arg(*acc)));
+            QVERIFY2(*acc >= 0.9, str("seed ", seed, ": accuracy ", *acc, " of the learned set").c_str());
         }
     }
 };

@@ -4,9 +4,7 @@
 #include "engine/privacy/rdp_conversion.h"
 #include "engine/privacy/rdp_orders.h"
 #include "engine/psg/psg_params.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix;
 using namespace dpmix::psg;

@@ -2,7 +2,7 @@
 // process loaded (the expectations follow whether this machine has a CUDA device).
 #include "engine/runtime/runtime_info.h"
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 class TestRuntimeInfo : public QObject {
     Q_OBJECT
@@ -19,23 +19,36 @@ private Q_SLOTS:
 
     void theCpuIsAlwaysGivenWhenAsked() {
         const auto choice = dpmix::runtime::chooseDevice("cpu");
-        QCOMPARE(choice.device, std::string("cpu"));
-        QVERIFY(choice.note.empty());
+        QVERIFY(choice);
+        QCOMPARE(*choice, std::string("cpu"));
     }
 
     void cudaIsGivenOnlyWhereThereIsOne() {
         const bool cuda = dpmix::runtime::probeRuntime().cudaAvailable;
         const auto asked = dpmix::runtime::chooseDevice("cuda");
         const auto automatic = dpmix::runtime::chooseDevice("auto");
+        QVERIFY(automatic);
         if (cuda) {
-            QCOMPARE(asked.device, std::string("cuda"));
-            QCOMPARE(automatic.device, std::string("cuda"));
+            QVERIFY(asked);
+            QCOMPARE(*asked, std::string("cuda"));
+            QCOMPARE(*automatic, std::string("cuda"));
         } else {
-            QCOMPARE(asked.device, std::string("cpu"));
-            QVERIFY(asked.note.find("CUDA") != std::string::npos);  // the fallback is said, not silent
-            QCOMPARE(automatic.device, std::string("cpu"));
-            QVERIFY(automatic.note.empty());
+            // An explicit request that cannot be met is refused, not silently run on the CPU.
+            QVERIFY(!asked);
+            QCOMPARE(asked.error().field, std::string("device"));
+            QVERIFY(asked.error().message.find("no CUDA device") != std::string::npos);
+            QCOMPARE(*automatic, std::string("cpu"));
         }
+    }
+
+    void unknownDevicesAreRefusedWithTheChoices() {
+        for (const char* bad : {"gpu", "", "cuda:x", "cuda:-1", "CPU"}) {
+            const auto choice = dpmix::runtime::chooseDevice(bad);
+            QVERIFY2(!choice, bad);
+            QCOMPARE(choice.error().field, std::string("device"));
+        }
+        const auto unknown = dpmix::runtime::chooseDevice("gpu");
+        QVERIFY(unknown.error().message.find("expected auto, cpu, cuda or cuda:N") != std::string::npos);
     }
 
     void theThreadCountIsSetOnlyWhenGiven() {

@@ -1,7 +1,7 @@
 // The λ document sampler: validation, zero-weight domains, reproducibility per seed.
 #include "engine/text/domain_sampler.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 using namespace dpmix::text;
 

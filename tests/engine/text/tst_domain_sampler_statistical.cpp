@@ -3,11 +3,12 @@
 // fails one of the ~1000 comparisons with probability about 1000 · 6e-7 < 1e-3.
 #include "engine/text/domain_sampler.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix::text;
+using dpmix::test_support::str;
 
 class TestDomainSamplerStatistical : public QObject {
     Q_OBJECT
@@ -30,8 +31,7 @@ private Q_SLOTS:
                 const double p = lambda[g];
                 const double sd = std::sqrt(draws * p * (1 - p));
                 QVERIFY2(std::abs(byDomain[g] - draws * p) <= 5 * sd + 1e-12,
-                         qPrintable(QString("seed %1 domain %2: %3 draws, expected %4").arg(seed).arg(g)
-                                        .arg(byDomain[g]).arg(draws * p)));
+                         str("seed ", seed, " domain ", g, ": ", byDomain[g], " draws, expected ", draws * p).c_str());
                 for (const std::size_t d : docs[g]) {
                     const double q = p / static_cast<double>(docs[g].size());
                     const double sdq = std::sqrt(draws * q * (1 - q));

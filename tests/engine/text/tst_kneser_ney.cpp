@@ -1,15 +1,14 @@
 // Modified Kneser–Ney: normalisation over the vocabulary, hand-computed probabilities on tiny
 // corpora (counts, continuation counts, discounts written out below), discount estimation.
 #include "engine/text/kneser_ney_model.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <map>
 #include <random>
 #include <set>
 
 using namespace dpmix::text;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -81,7 +80,7 @@ class TestKneserNey : public QObject {
 private Q_SLOTS:
     void probabilitiesSumToOne_data() {
         QTest::addColumn<int>("order");
-        for (int n = 1; n <= 4; ++n) QTest::newRow(qPrintable(QString("order %1").arg(n))) << n;
+        for (int n = 1; n <= 4; ++n) QTest::newRow(str("order ", n).c_str()) << n;
     }
     void probabilitiesSumToOne() {
         QFETCH(int, order);
@@ -110,7 +109,7 @@ private Q_SLOTS:
         };
         for (const auto& context : contexts) {
             const double sum = sumOverVocabulary(*model, context);
-            QVERIFY2(std::abs(sum - 1.0) < 1e-9, qPrintable(QString("sum %1").arg(sum, 0, 'g', 17)));
+            QVERIFY2(std::abs(sum - 1.0) < 1e-9, str("sum ", dpmix::test_support::Exact{sum}).c_str());
         }
         // Every outcome has positive probability (the uniform base), even an unseen id.
         QVERIFY(model->probability(std::vector<TokenId>{2, 2, 2}, 39) > 0.0);
@@ -139,7 +138,7 @@ private Q_SLOTS:
                 for (TokenId w = 0; w < v; ++w) {
                     const double expected = reference.p(n, context, w);
                     QVERIFY2(std::abs(model->probability(context, w) - expected) < 1e-12,
-                             qPrintable(QString("order %1 context code %2 token %3").arg(n).arg(code).arg(w)));
+                             str("order ", n, " context code ", code, " token ", w).c_str());
                     ++compared;
                 }
             }

@@ -6,11 +6,11 @@
 #include "engine/text/lm_mixture_inputs.h"
 #include "engine/text/perplexity.h"
 #include "text_fixtures.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace dpmix;
 using namespace dpmix::text;
@@ -21,7 +21,10 @@ DomainProxies toyProxies() {
     DomainProxyOptions options;
     options.tokenizer.vocabularySize = 400;
     auto proxies = buildDomainProxies(testing::twoDomainCorpus(300, 21), options);
-    if (!proxies) qFatal("%s", proxies.error().message.c_str());
+    if (!proxies) {
+        std::fprintf(stderr, "%s\n", proxies.error().message.c_str());
+        std::abort();
+    }
     return std::move(proxies).value();
 }
 
@@ -102,7 +105,7 @@ private Q_SLOTS:
         QVERIFY2(tokenObjective.ok(), tokenObjective.ok() ? "" : tokenObjective.error().message.c_str());
         auto tokenSolution = mixmin::solveNonPrivateMixMin(*tokenObjective);
         QVERIFY(tokenSolution.ok());
-        QVERIFY2(tokenSolution->lambda[1] > 0.95, qPrintable(QString::number(tokenSolution->lambda[1])));
+        QVERIFY2(tokenSolution->lambda[1] > 0.95, dpmix::test_support::str(tokenSolution->lambda[1]).c_str());
 
         auto sequenceObjective = mixmin::makeSequenceObjective(inputs->logLikelihoods, inputs->tokenCounts);
         QVERIFY(sequenceObjective.ok());

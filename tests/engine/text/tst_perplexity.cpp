@@ -1,8 +1,6 @@
 // Perplexity and λ-mixture perplexity against closed forms.
 #include "engine/text/perplexity.h"
-#include "tests/support/test_support.h"
-
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 

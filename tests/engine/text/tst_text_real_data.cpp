@@ -5,7 +5,7 @@
 #include "engine/text/domain_proxies.h"
 #include "engine/text/perplexity.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -56,9 +56,9 @@ private Q_SLOTS:
             for (std::size_t i = 0; i < names.size(); ++i) ppl.push_back(*perplexity(proxies->proxy(i), tokens, 256));
             for (std::size_t i = 0; i < names.size(); ++i)
                 if (i != k)
-                    QVERIFY2(ppl[k] < ppl[i], qPrintable(QString("held-out %1: own %2, %3 %4")
-                                                             .arg(names[k].c_str()).arg(ppl[k])
-                                                             .arg(names[i].c_str()).arg(ppl[i])));
+                    QVERIFY2(ppl[k] < ppl[i],
+                             test_support::str("held-out ", names[k], ": own ", ppl[k], ", ", names[i], " ", ppl[i])
+                                 .c_str());
             qInfo("held-out %s: perplexities %.1f %.1f %.1f", names[k].c_str(), ppl[0], ppl[1], ppl[2]);
         }
     }

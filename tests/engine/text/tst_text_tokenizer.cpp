@@ -4,8 +4,7 @@
 #include "engine/text/training_sample.h"
 #include "text_fixtures.h"
 
-#include <QtTest/QtTest>
-#include <QTemporaryDir>
+#include "tests/support/unit_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -102,8 +101,8 @@ private Q_SLOTS:
     void saveAndLoadGiveTheSameTokenizer() {
         auto tokenizer = trainTokenizer(sample(), smallOptions());
         QVERIFY(tokenizer.ok());
-        QTemporaryDir dir;
-        const std::string path = dir.filePath("tokenizer.model").toStdString();
+        dpmix::test_support::TempDir dir;
+        const std::string path = dir.filePath("tokenizer.model");
         QVERIFY(!saveTokenizerFile(*tokenizer, path));
         auto loaded = loadTokenizerFile(path);
         QVERIFY(loaded.ok());
@@ -121,22 +120,22 @@ private Q_SLOTS:
         QVERIFY(!parseTokenizerModel("wordpiece").ok());
         QVERIFY(parseTokenizerModel("bpe").ok());
 
-        QTemporaryDir dir;
-        const std::string garbage = dir.filePath("garbage.model").toStdString();
+        dpmix::test_support::TempDir dir;
+        const std::string garbage = dir.filePath("garbage.model");
         { std::ofstream(garbage) << "not a model"; }
         auto bad = loadTokenizerFile(garbage);
         QVERIFY(!bad.ok());
         QVERIFY2(bad.error().message.find(garbage) != std::string::npos, bad.error().message.c_str());
-        QVERIFY(!loadTokenizerFile(dir.filePath("missing.model").toStdString()).ok());
+        QVERIFY(!loadTokenizerFile(dir.filePath("missing.model")).ok());
 
         auto tokenizer = trainTokenizer(sample(), smallOptions());
         QVERIFY(tokenizer.ok());
-        const std::string unreachable = dir.filePath("no/such/folder/t.model").toStdString();
+        const std::string unreachable = dir.filePath("no/such/folder/t.model");
         QVERIFY(saveTokenizerFile(*tokenizer, unreachable).has_value());
         QVERIFY(!std::filesystem::exists(unreachable));
         QVERIFY(!std::filesystem::exists(unreachable + ".tmp"));
     }
 };
 
-QTEST_GUILESS_MAIN(TestTextTokenizer)
+QTEST_APPLESS_MAIN(TestTextTokenizer)
 #include "tst_text_tokenizer.moc"

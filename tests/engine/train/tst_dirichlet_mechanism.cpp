@@ -3,19 +3,19 @@
 //   E[∂L/∂z] = κ (s − e_y),  κ = r s_y ψ′(r s_y + α).
 // Closed forms evaluated with Boost.Math; several seeds, 5-standard-error tolerances.
 #include "engine/train/detail/dirichlet_loss.h"
-#include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix::train::detail;
 using boost::math::digamma;
 using boost::math::trigamma;
+using dpmix::test_support::str;
 
 class TestDirichletMechanism : public QObject {
     Q_OBJECT
@@ -58,17 +58,17 @@ private Q_SLOTS:
             const double m4 = (l - mean).pow(4).mean().item<double>();
             const double seMean = std::sqrt(var / n), seVar = std::sqrt((m4 - var * var) / n);
             QVERIFY2(std::abs(mean - expectedMean) < 5 * seMean,
-                     qPrintable(QString("E[L] %1 vs %2 (se %3)").arg(mean).arg(expectedMean).arg(seMean)));
+                     str("E[L] ", mean, " vs ", expectedMean, " (se ", seMean, ")").c_str());
             QVERIFY2(std::abs(var - expectedVar) < 5 * seVar,
-                     qPrintable(QString("Var %1 vs %2 (se %3)").arg(var).arg(expectedVar).arg(seVar)));
+                     str("Var ", var, " vs ", expectedVar, " (se ", seVar, ")").c_str());
             at::Tensor g = z.grad();  // row b: ∂L_b/∂z_b (the rows are independent)
             at::Tensor gMean = g.mean(0), gSe = (g.var(0) / n).sqrt();
             QVERIFY(g.abs().max().item<double>() > 0);  // the gradient flows through the sample
             for (int j = 0; j < d; ++j)
                 QVERIFY2(std::abs(gMean[j].item<double>() - expectedGrad[j].item<double>()) <
                              5 * gSe[j].item<double>() + 1e-12,
-                         qPrintable(QString("grad[%1] %2 vs %3").arg(j).arg(gMean[j].item<double>())
-                                        .arg(expectedGrad[j].item<double>())));
+                         str("grad[", j, "] ", gMean[j].item<double>(), " vs ", expectedGrad[j].item<double>())
+                             .c_str());
         }
     }
 

@@ -7,9 +7,8 @@
 #include "engine/train/dp_sgd.h"
 #include "engine/train/evaluation.h"
 #include "synthetic_images.h"
-#include "tests/support/test_support.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <functional>
@@ -17,6 +16,7 @@
 
 using namespace dpmix;
 using namespace dpmix::train;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -107,7 +107,7 @@ void checkOneStep(int outputs) {
     std::vector<int> y = sourceLabels(data, 0);
     if (outputs > 2)
         for (std::size_t j = 0; j < y.size(); ++j) y[j] = static_cast<int>(j % outputs);
-    Model model = Model::create(linearModel(4, outputs), 3);
+    Model model = Model::create(linearModel(4, outputs), 3, "cpu");
     const std::vector<float> before = model.parameters();
     const double c = 1.5, lr = 0.7;
     auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(c).learningRate(lr).expectedBatchSize(40).steps(1)
@@ -116,12 +116,12 @@ void checkOneStep(int outputs) {
     auto result = finetuneDpSgd(model, viewOf(data), y, params, ledger);
     QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
     QVERIFY2(result->clippedFraction > 0.0 && result->clippedFraction < 1.0,  // C cuts some, not all
-             qPrintable(QString::number(result->clippedFraction)));
+             str(result->clippedFraction).c_str());
     std::vector<double> g = handClippedSum(before, data.pixels, 16, outputs, y, c);
     const std::vector<float> after = model.parameters();
     for (std::size_t i = 0; i < after.size(); ++i)  // θ' = θ − lr · Σ clip(g_b) / (q·N), q·N = 40
         QVERIFY2(std::abs(after[i] - (before[i] - lr * g[i] / 40.0)) < 1e-5,
-                 qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - lr * g[i] / 40.0)));
+                 str("parameter ", i, ": ", after[i], " vs ", before[i] - lr * g[i] / 40.0).c_str());
 }
 
 // One step with σ = 0 and σ = 2 of the same seed, 60 seeds: (θ_0 − θ_2)·expected/(lr·σC) must be
@@ -132,7 +132,7 @@ void checkNoiseIsStandardised(double expectedBatch,
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         std::vector<float> runs[2];
         for (int noisy = 0; noisy < 2; ++noisy) {
-            Model model = Model::create(linearModel(4, 1), 1);
+            Model model = Model::create(linearModel(4, 1), 1, "cpu");
             auto p = DpSgdParamsBuilder().sigma(noisy ? 2.0 : 0.0).clipNorm(0.3).learningRate(1.0).steps(1)
                          .reproducible(seed).build().value();
             privacy::Ledger ledger;
@@ -144,7 +144,7 @@ void checkNoiseIsStandardised(double expectedBatch,
     }
     auto ms = meanAndStd(z);  // 60 × 17 standard normals
     QVERIFY2(std::abs(ms->mean) < 0.15 && std::abs(ms->std - 1.0) < 0.1,
-             qPrintable(QString("mean %1 std %2").arg(ms->mean).arg(ms->std)));
+             str("mean ", ms->mean, " std ", ms->std).c_str());
 }
 
 }  // namespace
@@ -170,7 +170,7 @@ private Q_SLOTS:
         auto bad = data;
         bad.pixels[7 * 16 + 3] = 1e30f;
         bad.pixels[20 * 16] = 3e38f;
-        Model model = Model::create(linearModel(4, 1), 3);
+        Model model = Model::create(linearModel(4, 1), 3, "cpu");
         const std::vector<float> before = model.parameters();
         auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(1.5).learningRate(0.7).expectedBatchSize(40).steps(1)
                           .build().value();
@@ -188,7 +188,7 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < after.size(); ++i) {
             QVERIFY(std::isfinite(after[i]));
             QVERIFY2(std::abs(after[i] - (before[i] - 0.7 * g[i] / 40.0)) < 1e-5,
-                     qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - 0.7 * g[i] / 40.0)));
+                     str("parameter ", i, ": ", after[i], " vs ", before[i] - 0.7 * g[i] / 40.0).c_str());
         }
     }
     void multiclassStepMatchesHandComputation() { checkOneStep(3); }
@@ -209,7 +209,7 @@ private Q_SLOTS:
         auto data = testing::makeQuadrantImages(40, 4, 1, 1.0f, 5);
         const std::vector<int> y = sourceLabels(data, 0);
         const auto userOf = thirteenUsers();
-        Model model = Model::create(linearModel(4, 1), 3);
+        Model model = Model::create(linearModel(4, 1), 3, "cpu");
         const std::vector<float> before = model.parameters();
         auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(0.3).learningRate(0.7).expectedBatchSize(13).steps(1)
                           .maxExamplesPerUser(5).build().value();
@@ -222,7 +222,7 @@ private Q_SLOTS:
         double differs = 0;
         for (std::size_t i = 0; i < after.size(); ++i) {
             QVERIFY2(std::abs(after[i] - (before[i] - 0.7 * g[i] / 13.0)) < 1e-5,
-                     qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(after[i]).arg(before[i] - 0.7 * g[i] / 13.0)));
+                     str("parameter ", i, ": ", after[i], " vs ", before[i] - 0.7 * g[i] / 13.0).c_str());
             differs = std::max(differs, std::abs(g[i] - perExample[i]));
         }
         QVERIFY(differs > 1e-3);  // the user rule is not the example rule on these data
@@ -233,7 +233,7 @@ private Q_SLOTS:
         auto data = testing::makeQuadrantImages(1000, 4, 1, 1.0f, 7);
         std::vector<std::int64_t> userOf;
         for (std::int64_t j = 0; j < 1000; ++j) userOf.push_back(j % 250);
-        Model model = Model::create(linearModel(4, 1), 1);
+        Model model = Model::create(linearModel(4, 1), 1, "cpu");
         auto p = DpSgdParamsBuilder().epsilon(2.0).delta(1e-5).clipNorm(1.5).expectedBatchSize(25).steps(20)
                      .maxExamplesPerUser(2).build().value();
         privacy::Ledger ledger;
@@ -253,7 +253,7 @@ private Q_SLOTS:
     void userLevelBadInputIsAnError() {
         auto data = testing::makeQuadrantImages(40, 4, 1, 1.0f, 5);
         const std::vector<int> y = sourceLabels(data, 0);
-        Model model = Model::create(linearModel(4, 1), 3);
+        Model model = Model::create(linearModel(4, 1), 3, "cpu");
         privacy::Ledger ledger;
         auto p = DpSgdParamsBuilder().sigma(0.0).expectedBatchSize(14).steps(1).build().value();
         auto tooMany = finetuneUserLevelDpSgd(model, viewOf(data), y, thirteenUsers(), p, ledger);
@@ -283,7 +283,7 @@ private Q_SLOTS:
 
     void ledgerRecordsCalibratedGaussian() {
         auto data = testing::makeQuadrantImages(1000, 4, 1, 1.0f, 7);
-        Model model = Model::create(linearModel(4, 1), 1);
+        Model model = Model::create(linearModel(4, 1), 1, "cpu");
         auto p = DpSgdParamsBuilder().epsilon(2.0).delta(1e-5).clipNorm(1.5).expectedBatchSize(100).epochs(2)
                      .build().value();
         privacy::Ledger ledger;
@@ -306,7 +306,7 @@ private Q_SLOTS:
         auto data = testing::makeQuadrantImages(64, 8, 1, 1.0f, 8);
         ModelSpec spec = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1).convWidths(4, 4)
                              .hidden(6).normGroups(2).build().value();
-        Model model = Model::create(spec, 2);
+        Model model = Model::create(spec, 2, "cpu");
         const std::vector<float> before = model.parameters();
         auto p = DpSgdParamsBuilder().sigma(1.0).learningRate(0.5).expectedBatchSize(16).steps(3).trainLastBlocks(1)
                      .build().value();
@@ -322,7 +322,7 @@ private Q_SLOTS:
 
     void badInputIsAnErrorAndLeavesLedgerUnchanged() {
         auto data = testing::makeQuadrantImages(30, 4, 1, 1.0f, 9);
-        Model model = Model::create(linearModel(4, 1), 1);
+        Model model = Model::create(linearModel(4, 1), 1, "cpu");
         const std::vector<float> before = model.parameters();
         privacy::Ledger ledger;
         auto ok = DpSgdParamsBuilder().expectedBatchSize(10).steps(2).build().value();
@@ -352,7 +352,7 @@ private Q_SLOTS:
 
     void cancellationStopsTraining() {
         auto data = testing::makeQuadrantImages(30, 4, 1, 1.0f, 10);
-        Model model = Model::create(linearModel(4, 1), 1);
+        Model model = Model::create(linearModel(4, 1), 1, "cpu");
         CancellationToken token;
         int reports = 0;
         auto p = DpSgdParamsBuilder().expectedBatchSize(10).steps(1000).build().value();
@@ -376,7 +376,7 @@ private Q_SLOTS:
         auto train = testing::makeQuadrantImages(400, 4, 1, 1.5f, 11);
         // Weights (empty if the run failed, which fails every comparison below) and the ledger's mark.
         auto run = [&](auto builder, bool dirichlet) -> std::pair<std::vector<float>, privacy::RandomnessMode> {
-            Model model = Model::create(linearModel(4, dirichlet ? 2 : 1), 5);  // the same public initialisation
+            Model model = Model::create(linearModel(4, dirichlet ? 2 : 1), 5, "cpu");  // the same public initialisation
             privacy::Ledger ledger;
             auto p = builder.build().value();
             bool ok = false;
@@ -413,14 +413,14 @@ private Q_SLOTS:
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 100 + seed);
             auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 200 + seed);
-            Model model = Model::create(linearModel(4, 1), seed);
+            Model model = Model::create(linearModel(4, 1), seed, "cpu");
             auto p = DpSgdParamsBuilder().epsilon(4.0).clipNorm(1.0).learningRate(2.0).expectedBatchSize(200)
                          .epochs(10).reproducible(seed).build().value();
             privacy::Ledger ledger;
             QVERIFY(finetuneDpSgd(model, viewOf(train), sourceLabels(train, 0), p, ledger).ok());
             std::vector<float> logits = model.logits(viewOf(test)).value();
             auto auc = rocAuc(std::vector<double>(logits.begin(), logits.end()), sourceLabels(test, 0));
-            QVERIFY2(*auc > 0.9, qPrintable(QString("seed %1: AUC %2").arg(seed).arg(*auc)));
+            QVERIFY2(*auc > 0.9, str("seed ", seed, ": AUC ", *auc).c_str());
         }
     }
 
@@ -428,7 +428,7 @@ private Q_SLOTS:
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 300 + seed);
             auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 400 + seed);
-            Model model = Model::create(linearModel(4, 2), seed);
+            Model model = Model::create(linearModel(4, 2), seed, "cpu");
             auto p = DirichletParamsBuilder().epsilon(4.0).alpha(3.0).learningRate(0.5).expectedBatchSize(100)
                          .epochs(10).reproducible(seed).build().value();
             privacy::Ledger ledger;
@@ -444,7 +444,7 @@ private Q_SLOTS:
             std::vector<double> score;
             for (std::size_t j = 0; j < logits.size(); j += 2) score.push_back(logits[j + 1] - logits[j]);
             auto auc = rocAuc(score, sourceLabels(test, 0));
-            QVERIFY2(*auc > 0.9, qPrintable(QString("seed %1: AUC %2").arg(seed).arg(*auc)));
+            QVERIFY2(*auc > 0.9, str("seed ", seed, ": AUC ", *auc).c_str());
         }
     }
 };

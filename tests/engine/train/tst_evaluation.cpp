@@ -1,9 +1,8 @@
 // AUC (Mann–Whitney, ties ½) against a brute-force pairwise count, and the other metrics
 // against hand-computed values.
 #include "engine/train/evaluation.h"
-#include "tests/support/test_support.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <random>

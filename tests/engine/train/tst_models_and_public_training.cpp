@@ -4,14 +4,14 @@
 #include "engine/train/pretrain.h"
 #include "engine/train/proxy.h"
 #include "synthetic_images.h"
-#include "tests/support/test_support.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::train;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -37,13 +37,13 @@ private Q_SLOTS:
         // Demo CNN, 28×28×1, one logit: conv 1·32·9+32, GN 2·32, conv 32·64·9+64, GN 2·64,
         // Linear 3136·128+128, head 128+1.
         ModelSpec cnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).build().value();
-        QCOMPARE(Model::create(cnn, 1).parameterCount(), 320LL + 64 + 18496 + 128 + 401536 + 129);
+        QCOMPARE(Model::create(cnn, 1, "cpu").parameterCount(), 320LL + 64 + 18496 + 128 + 401536 + 129);
         // ResNet-18 CIFAR variant (3×3 stem, width 64, 10 classes): 11,173,962 parameters, the
         // widely published count for that network with BatchNorm (GroupNorm has the same γ, β).
         ModelSpec resnet = ModelSpecBuilder().kind(ModelKind::ResNet18).input(3, 32, 32).outputs(10).build().value();
-        QCOMPARE(Model::create(resnet, 1).parameterCount(), 11173962LL);
+        QCOMPARE(Model::create(resnet, 1, "cpu").parameterCount(), 11173962LL);
         ModelSpec mlp = ModelSpecBuilder().kind(ModelKind::Mlp).outputs(10).build().value();
-        QCOMPARE(Model::create(mlp, 1).parameterCount(), 784LL * 512 + 512 + 512 * 512 + 512 + 512 * 10 + 10);
+        QCOMPARE(Model::create(mlp, 1, "cpu").parameterCount(), 784LL * 512 + 512 + 512 * 512 + 512 + 512 * 10 + 10);
         QCOMPARE(resnet.blockCount(), 10);
     }
 
@@ -59,8 +59,8 @@ private Q_SLOTS:
     }
 
     void parametersRoundTripAndCloneIsIndependent() {
-        Model a = Model::create(tinyCnn(8), 1);
-        Model b = Model::create(tinyCnn(8), 2);
+        Model a = Model::create(tinyCnn(8), 1, "cpu");
+        Model b = Model::create(tinyCnn(8), 2, "cpu");
         QVERIFY(a.parameters() != b.parameters());
         QVERIFY(!b.setParameters(a.parameters()));
         QVERIFY(a.parameters() == b.parameters());
@@ -72,12 +72,12 @@ private Q_SLOTS:
         QVERIFY(!c.setParameters(zero));
         QVERIFY(a.parameters() != c.parameters());
         // Same seed, same network.
-        QVERIFY(Model::create(tinyCnn(8), 7).parameters() == Model::create(tinyCnn(8), 7).parameters());
+        QVERIFY(Model::create(tinyCnn(8), 7, "cpu").parameters() == Model::create(tinyCnn(8), 7, "cpu").parameters());
     }
 
     void logitsShapeAndShapeErrors() {
         auto data = testing::makeQuadrantImages(5, 8, 1, 1.0f, 1);
-        Model m = Model::create(tinyCnn(8, 3), 1);
+        Model m = Model::create(tinyCnn(8, 3), 1, "cpu");
         auto out = m.logits(viewOf(data));
         QVERIFY(out.ok());
         QCOMPARE(out->size(), std::size_t(15));
@@ -107,7 +107,7 @@ private Q_SLOTS:
             std::vector<double> s;
             for (std::size_t j = 0; j < 400; ++j) s.push_back((*p)[j * 3 + i]);
             const double auc = *rocAuc(s, column(test.labels, 3, i));
-            QVERIFY2(auc > 0.95, qPrintable(QString("source %1 AUC %2").arg(i).arg(auc)));
+            QVERIFY2(auc > 0.95, str("source ", i, " AUC ", auc).c_str());
         }
     }
 

@@ -8,13 +8,14 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <algorithm>
 #include <functional>
 
 using namespace dpmix::train;
 using namespace dpmix::train::detail;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -63,8 +64,7 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const Los
             std::vector<Tensor> expected = naiveClippedSum(net, x, y, loss, c);
             Tensor got;
             const double err = vectorisedError(net, x, y, loss, c, expected, &got);
-            QVERIFY2(err < 1e-5, qPrintable(QString("strategy %1, C %2: max relative error %3")
-                                                .arg(int(s)).arg(c).arg(err)));
+            QVERIFY2(err < 1e-5, str("strategy ", int(s), ", C ", c, ": max relative error ", err).c_str());
             for (std::size_t b = 0; b < norms.size(); ++b)
                 QVERIFY(std::abs(got[static_cast<int64_t>(b)].item<double>() - norms[b]) <= 1e-8 * (1 + norms[b]));
         }

@@ -8,11 +8,12 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/poisson.hpp>
 
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 
 using namespace dpmix;
+using dpmix::test_support::str;
 
 namespace {
 double twoSidedTail(double k) { return 2.0 * boost::math::cdf(boost::math::complement(boost::math::normal(), k)); }
@@ -28,19 +29,19 @@ private Q_SLOTS:
         QCOMPARE(z.numel(), n);
         const double nd = static_cast<double>(n);
         const double mean = z.mean().item<double>(), var = z.var(/*unbiased=*/false).item<double>();
-        QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), qPrintable(QString("mean %1").arg(mean)));
-        QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), qPrintable(QString("variance %1").arg(var)));
+        QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), str("mean ", mean).c_str());
+        QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), str("variance ", var).c_str());
         QVERIFY(z.abs().max().item<double>() <= privacy::kGaussianBound);
         QVERIFY(z.isfinite().all().item<bool>());
         const double p3 = twoSidedTail(3.0);
         const double beyond3 = z.abs().gt(3.0).sum().item<double>();
         QVERIFY2(std::fabs(beyond3 - nd * p3) < 6.0 * std::sqrt(nd * p3 * (1 - p3)),
-                 qPrintable(QString("|z| > 3: %1, expected %2").arg(beyond3).arg(nd * p3)));
+                 str("|z| > 3: ", beyond3, ", expected ", nd * p3).c_str());
         const boost::math::poisson tail5(nd * twoSidedTail(5.0));
         const double beyond5 = z.abs().gt(5.0).sum().item<double>();
         QVERIFY2(beyond5 >= std::floor(boost::math::quantile(tail5, 1e-6)) &&
                      beyond5 <= std::ceil(boost::math::quantile(boost::math::complement(tail5, 1e-6))),
-                 qPrintable(QString("|z| > 5: %1, expected about %2").arg(beyond5).arg(nd * twoSidedTail(5.0))));
+                 str("|z| > 5: ", beyond5, ", expected about ", nd * twoSidedTail(5.0)).c_str());
     }
 
     void privatiseAddsScaledNoiseAndDivides() {
@@ -52,7 +53,7 @@ private Q_SLOTS:
         train::detail::privatiseGradients(params, /*noiseStd=*/3.0, /*denominator=*/2.0, rng);
         const at::Tensor g = w.grad().to(at::kDouble);
         const double sd = g.std(/*unbiased=*/false).item<double>(), mean = g.mean().item<double>();
-        QVERIFY2(std::fabs(sd / 1.5 - 1.0) < 6.0 * std::sqrt(0.5 / 1e6), qPrintable(QString("sd %1, expected 1.5").arg(sd)));
+        QVERIFY2(std::fabs(sd / 1.5 - 1.0) < 6.0 * std::sqrt(0.5 / 1e6), str("sd ", sd, ", expected 1.5").c_str());
         QVERIFY(std::fabs(mean) < 6.0 * 1.5 / 1e3);
         // Parameters without a gradient still get noise.
         at::Tensor b = at::zeros({10}, at::kFloat);

@@ -6,9 +6,8 @@
 #include "engine/train/pretrain.h"
 #include "engine/train/proxy.h"
 #include "synthetic_images.h"
-#include "tests/support/test_support.h"
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <random>

@@ -8,18 +8,18 @@
 #include "engine/train/detail/transformer_layers.h"
 #include "clipping_reference.h"
 #include "engine/train/lm_training.h"
-#include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <algorithm>
 #include <functional>
 
 using namespace dpmix::train;
 using namespace dpmix::train::detail;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -57,8 +57,8 @@ void checkAgainstNaive(Network& net, const Tensor& x, const PerExampleLoss& loss
                 QVERIFY2(params[i]->grad().defined(), "a trainable parameter got no gradient");
                 const double scale = std::max(1.0, expected[i].abs().max().item<double>());
                 const double err = (params[i]->grad() - expected[i]).abs().max().item<double>() / scale;
-                QVERIFY2(err < 1e-5, qPrintable(QString("strategy %1, C %2, parameter %3: max relative error %4")
-                                                    .arg(int(s)).arg(c).arg(i).arg(err)));
+                QVERIFY2(err < 1e-5,
+                         str("strategy ", int(s), ", C ", c, ", parameter ", i, ": max relative error ", err).c_str());
             }
             for (std::size_t b = 0; b < norms.size(); ++b)
                 QVERIFY(std::abs(got[static_cast<int64_t>(b)].item<double>() - norms[b]) <= 1e-8 * (1 + norms[b]));
@@ -204,20 +204,20 @@ private Q_SLOTS:
     void uniformModelPerplexityIsVocabularySize() {
         // All parameters zero → LayerNorm outputs 0 and the head gives logits 0: p = 1/V for
         // every token, so the perplexity is exactly V whatever the text.
-        CausalLm lm = CausalLm::create(tinySpec(), 1);
+        CausalLm lm = CausalLm::create(tinySpec(), 1, "cpu");
         QVERIFY(!lm.setParameters(std::vector<float>(static_cast<std::size_t>(lm.parameterCount()), 0.0f)));
         auto streams = sampleStreams(13, 3);
         TokenStreams spans(streams.begin(), streams.end());
         auto ppl = causalLmPerplexity(lm, spans);
         QVERIFY(ppl.ok());
-        QVERIFY2(std::abs(*ppl - 13.0) < 1e-4, qPrintable(QString::number(*ppl)));
+        QVERIFY2(std::abs(*ppl - 13.0) < 1e-4, str(*ppl).c_str());
         auto capped = causalLmPerplexity(lm, spans, 10);
         QVERIFY(capped.ok());
         DPMIX_COMPARE_NEAR(*capped, 13.0, 1e-4);
     }
 
     void badTokenIdsAreRefusedWithoutSpendingPrivacy() {
-        CausalLm lm = CausalLm::create(tinySpec(), 1);
+        CausalLm lm = CausalLm::create(tinySpec(), 1, "cpu");
         std::vector<std::int32_t> good{1, 2, 3, 4}, bad{1, 2, 13};
         dpmix::privacy::Ledger ledger;
         LmDpParams p;
@@ -235,7 +235,7 @@ private Q_SLOTS:
     }
 
     void userLevelLedgerEntry() {
-        CausalLm lm = CausalLm::create(tinySpec(), 2);
+        CausalLm lm = CausalLm::create(tinySpec(), 2, "cpu");
         auto streams = sampleStreams(13, 4);
         TokenStreams users(streams.begin(), streams.end());
         dpmix::privacy::Ledger ledger;
@@ -265,7 +265,7 @@ private Q_SLOTS:
         std::vector<std::int32_t> cycle, constant(200, 5);
         for (int i = 0; i < 400; ++i) cycle.push_back(i % 13);
         for (std::uint64_t seed : {1, 2, 3}) {
-            CausalLm lm = CausalLm::create(tinySpec(), seed);
+            CausalLm lm = CausalLm::create(tinySpec(), seed, "cpu");
             auto before = causalLmPerplexity(lm, {cycle});
             LmPretrainParams p;
             p.steps = 150;
@@ -277,7 +277,7 @@ private Q_SLOTS:
             QVERIFY(r.ok());
             auto after = causalLmPerplexity(lm, {cycle});
             QVERIFY(before.ok() && after.ok());
-            QVERIFY2(*before > 8.0 && *after < 2.0, qPrintable(QString("seed %1: %2 → %3").arg(seed).arg(*before).arg(*after)));
+            QVERIFY2(*before > 8.0 && *after < 2.0, str("seed ", seed, ": ", *before, " → ", *after).c_str());
         }
     }
 };

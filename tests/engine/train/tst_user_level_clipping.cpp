@@ -6,12 +6,11 @@
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/transformer_layers.h"
 #include "clipping_reference.h"
-#include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
-#include <QtTest/QtTest>
+#include "tests/support/unit_test.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +18,7 @@
 
 using namespace dpmix::train;
 using namespace dpmix::train::detail;
+using dpmix::test_support::str;
 
 namespace {
 
@@ -80,7 +80,7 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const std
         const auto expected = naiveUserClippedSum(net, x, y, userOf, users, loss, c);
         Tensor got = vectorisedUserSum(net, x, y, userOf, users, loss, c);
         const double err = maxRelativeError(net, expected);
-        QVERIFY2(err < 1e-6, qPrintable(QString("C %1: max relative error %2").arg(c).arg(err)));
+        QVERIFY2(err < 1e-6, str("C ", c, ": max relative error ", err).c_str());
         for (int64_t u = 0; u < users; ++u)
             QVERIFY(std::abs(got[u].item<double>() - norms[static_cast<std::size_t>(u)]) <= 1e-8 * (1 + norms[u]));
     }
@@ -184,7 +184,7 @@ private Q_SLOTS:
             double sq = 0;
             const auto params = net.trainableParameters();
             for (std::size_t i = 0; i < params.size(); ++i) sq += (params[i]->grad() - without[i]).pow(2).sum().item<double>();
-            QVERIFY2(std::sqrt(sq) <= c * (1 + 1e-9), qPrintable(QString::number(std::sqrt(sq))));
+            QVERIFY2(std::sqrt(sq) <= c * (1 + 1e-9), str(std::sqrt(sq)).c_str());
             QVERIFY(norms[5].item<double>() > c);
             DPMIX_COMPARE_NEAR(std::sqrt(sq), c, 1e-9);
         }

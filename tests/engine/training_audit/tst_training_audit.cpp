@@ -7,11 +7,10 @@
 #include "engine/train/model.h"
 #include "engine/training_audit/training_audit.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace dpmix;
@@ -100,11 +99,9 @@ private Q_SLOTS:
         for (float& v : data.canary.pixels) v *= 10.0f;
         const auto r = runTrainingAudit(data, o).value();
         const double gap = r.scoreMeanOut - r.scoreMeanIn;
-        QVERIFY2(gap > 5.0 * (r.scoreStdIn + r.scoreStdOut), qPrintable(QString("in %1 ± %2, out %3 ± %4")
-                                                                            .arg(r.scoreMeanIn)
-                                                                            .arg(r.scoreStdIn)
-                                                                            .arg(r.scoreMeanOut)
-                                                                            .arg(r.scoreStdOut)));
+        const std::string spread = test_support::str("in ", r.scoreMeanIn, " ± ", r.scoreStdIn, ", out ",
+                                                     r.scoreMeanOut, " ± ", r.scoreStdOut);
+        QVERIFY2(gap > 5.0 * (r.scoreStdIn + r.scoreStdOut), spread.c_str());
         QVERIFY(r.falsePositives + r.falseNegatives <= 1);  // a run that never sampled the canary may err
         QVERIFY(r.epsilonLB > 1.0);
         QCOMPARE(r.direction, audit::AttackDirection::LowerIsIn);  // a trained-on canary has the lower loss

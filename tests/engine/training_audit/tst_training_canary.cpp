@@ -3,9 +3,7 @@
 // pixel 5 is always dark (its second moment has eigenvalue 0 exactly along e_5).
 #include "engine/training_audit/training_canary.h"
 
-#include "tests/support/test_support.h"
-
-#include <QtTest>
+#include "tests/support/unit_test.h"
 
 #include <cmath>
 #include <random>
@@ -83,7 +81,7 @@ private Q_SLOTS:
         DPMIX_COMPARE_NEAR(std::abs(c.pixels[5]), mean, 1e-3 * mean);
         for (int j = 0; j < 9; ++j)
             if (j != 5)
-                QVERIFY2(std::abs(c.pixels[j]) < 1e-3, qPrintable(QString("pixel %1: %2").arg(j).arg(c.pixels[j])));
+                QVERIFY2(std::abs(c.pixels[j]) < 1e-3, test_support::str("pixel ", j, ": ", c.pixels[j]).c_str());
         QCOMPARE(c.label, 0);
     }
 };
