@@ -1,8 +1,8 @@
 // The layering rules of docs/ARCHITECTURE.md, checked on the source tree itself: no Qt in the
 // engine, no LibTorch in the widgets or the programs, and the engine modules include each other
 // only along the dependencies the architecture table declares (engine/core is everyone's), so
-// the module graph stays acyclic.
-#include <QtTest>
+// the module graph stays acyclic; the engine's tests include no Qt header either.
+#include "tests/support/unit_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -110,15 +110,15 @@ std::set<std::string> closure(const Graph& g, const std::string& from) {
 }
 
 const std::regex& qtInclude() {
-    static const std::regex r("#\\s*include\\s*[<\"](Q[A-Z]|Qt[A-Z])");
+    static const std::regex r("^\\s*#\\s*include\\s*[<\"](Q[A-Z]|Qt[A-Z])");
     return r;
 }
 const std::regex& torchInclude() {
-    static const std::regex r("#\\s*include\\s*[<\"](torch|ATen|c10|caffe2)/");
+    static const std::regex r("^\\s*#\\s*include\\s*[<\"](torch|ATen|c10|caffe2)/");
     return r;
 }
 const std::regex& engineInclude() {
-    static const std::regex r("#\\s*include\\s*\"engine/");
+    static const std::regex r("^\\s*#\\s*include\\s*\"engine/");
     return r;
 }
 
@@ -130,6 +130,16 @@ private Q_SLOTS:
     void theEngineIncludesNoQt() {
         const auto hits = includesMatching("engine", qtInclude());
         QVERIFY2(hits.empty(), ("Qt in the engine:" + joined(hits)).c_str());
+    }
+
+    // The engine's tests build without Qt too (the headless build): their framework comes from
+    // tests/support/unit_test.h, which is Qt Test or the Qt-free harness.
+    void theEngineTestsIncludeNoQt() {
+        auto hits = includesMatching("tests/engine", qtInclude());
+        const auto architecture = includesMatching("tests/architecture", qtInclude());
+        hits.insert(hits.end(), architecture.begin(), architecture.end());
+        QVERIFY2(hits.empty(),
+                 ("Qt headers in the engine's tests (use tests/support/unit_test.h):" + joined(hits)).c_str());
     }
 
     void widgetsAndProgramsIncludeNoTorch() {
