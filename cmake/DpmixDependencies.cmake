@@ -18,10 +18,8 @@ pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
 # FFTW3: the PRV accountant composes privacy-loss distributions by FFT.
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 
-if(DPMIX_BUILD_GUI OR DPMIX_BUILD_TESTS)
+if(DPMIX_WITH_GUI)
   # PrintSupport must be found before QCustomPlotQt6, whose config file does not (pitfall 1).
   find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets PrintSupport Test Concurrent Svg)
-endif()
-if(DPMIX_BUILD_GUI)
   find_package(QCustomPlotQt6 REQUIRED)
 endif()

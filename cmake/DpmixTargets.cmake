@@ -18,16 +18,45 @@ function(dpmix_engine_library name)
   endif()
 endfunction()
 
+# dpmix_headless_test_registry(TARGET SOURCES ...)
+#   Headless build: for the test source that includes "tst_x.moc", generates that file with the
+#   registry of its test functions (tests/support/headless/test_registry_main.cpp) — the part
+#   of moc's work the Qt-free harness needs.
+function(dpmix_headless_test_registry target)
+  set(_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_registry)
+  foreach(_src ${ARGN})
+    if(NOT _src MATCHES "\\.cpp$")
+      continue()
+    endif()
+    get_filename_component(_base ${_src} NAME_WE)
+    get_filename_component(_abs ${_src} ABSOLUTE)
+    add_custom_command(OUTPUT ${_dir}/${_base}.moc
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir}
+      COMMAND headless_test_registry ${_abs} ${_dir}/${_base}.moc
+      DEPENDS ${_abs} headless_test_registry
+      COMMENT "Listing the test functions of ${_base}" VERBATIM)
+    target_sources(${target} PRIVATE ${_dir}/${_base}.moc)
+    set_source_files_properties(${_dir}/${_base}.moc PROPERTIES HEADER_FILE_ONLY ON)
+  endforeach()
+  target_include_directories(${target} PRIVATE ${_dir})
+endfunction()
+
 # dpmix_add_qtest(NAME SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [STATISTICAL_PARTS])
-#   One Qt Test executable per unit, registered with CTest, run offscreen. STATISTICAL_PARTS:
+#   One Qt Test executable per unit, registered with CTest, run offscreen. In the headless build
+#   (DPMIX_WITH_GUI=OFF) the same sources build against the Qt-free harness instead. STATISTICAL_PARTS:
 #   the executable also holds Monte-Carlo tests (tests/support/test_support.h, inThisTestPart):
 #   NAME runs the deterministic ones under LABELS, NAME_statistical the others under `statistical`.
 function(dpmix_add_qtest name)
   cmake_parse_arguments(ARG "STATISTICAL_PARTS" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  set_target_properties(${name} PROPERTIES AUTOMOC ON
-                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
-  target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
+  if(DPMIX_WITH_GUI)
+    set_target_properties(${name} PROPERTIES AUTOMOC ON)
+    target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
+  else()
+    dpmix_headless_test_registry(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE dpmix_headless_test ${ARG_LIBS})
+  endif()
   # Tests include shared helpers by their path from the root (tests/support/test_support.h).
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE

@@ -9,6 +9,25 @@ scripts/setup.sh
 echo "[tests] ctest --test-dir build --output-on-failure $*"
 QT_QPA_PLATFORM=offscreen ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 1200 "$@"
 
+# Then, for a full run (no ctest arguments): the headless tree (DPMIX_WITH_GUI=OFF, docs/GPU.md)
+# must configure without Qt — a CMake file that reached for a Qt target there fails here, in
+# seconds; building and testing it whole is scripts/headless-build.sh (about as long as the main
+# build). Its Qt-free test harness is exercised by the sanitizer build's unit tests below.
+if [ $# -eq 0 ]; then
+  HEADLESS_DIR=${HEADLESS_BUILD_DIR:-build-headless-check}
+  echo "[tests] configuring the headless tree in $HEADLESS_DIR/ (no Qt)"
+  rm -rf "$HEADLESS_DIR"
+  cmake -S . -B "$HEADLESS_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDPMIX_WITH_GUI=OFF >"${TMPDIR:-/tmp}/dpmix-headless-configure.log" 2>&1 \
+    || { cat "${TMPDIR:-/tmp}/dpmix-headless-configure.log"; echo "[tests] the headless tree does not configure"; exit 1; }
+  if grep -q "Qt6" "$HEADLESS_DIR/CMakeCache.txt"; then
+    echo "[tests] the headless tree looked for Qt"; grep "Qt6" "$HEADLESS_DIR/CMakeCache.txt" | head; exit 1
+  fi
+  # Its harness and layering check build in seconds (no LibTorch translation unit).
+  cmake --build "$HEADLESS_DIR" --target tst_layering tst_headless_harness headless_harness_failures
+  ctest --test-dir "$HEADLESS_DIR" --output-on-failure -R "tst_layering|headless_harness"
+  rm -rf "$HEADLESS_DIR"
+fi
+
 # Then, for a full run (no ctest arguments), the sanitizer build: clang with ASan + UBSan, the
 # libFuzzer harnesses (label fuzz, DPMIX_FUZZ_SECONDS each) and the torch-free modules' unit
 # tests (docs/DEVELOPING.md, "Fuzzing"). DPMIX_SKIP_FUZZ=1 skips it.
