@@ -12,8 +12,12 @@
 // The DP step is timed with its noise from each generator: the secure ChaCha20 stream in secret
 // and in seeded mode (the engine's), and torch's mt19937 randn (the engine's generator before
 // secret randomness), interleaved in one run.
-// With --noise P it times the noise alone for P parameters.
-// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|transformer] [--proxy EPOCHS] [--noise P]
+// With --noise P it times the noise alone for P parameters. --model resnet18: ResNet-18 (width 64,
+// GroupNorm) on 28×28. --device cuda runs the model steps on the GPU (docs/GPU.md): inputs and
+// parameters live there, each timed step ends with a device synchronisation, and the secure noise
+// is drawn on the CPU and copied over, as in the engine.
+// Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|resnet18|transformer] [--device D]
+//                      [--proxy EPOCHS] [--noise P]
 #include "engine/core/malloc_tuning.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
@@ -52,6 +56,15 @@ double median(std::vector<double> v) {
 
 double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
+// The device the model steps run on (--device); CPU unless asked.
+at::Device gDevice = at::kCPU;
+
+// Waits until the device has finished the work queued so far (a one-element copy to the host
+// blocks on the stream), so a step's time includes its GPU work.
+void syncDevice() {
+    if (!gDevice.is_cpu()) (void)at::zeros({1}, at::TensorOptions().device(gDevice)).to(at::kCPU);
+}
+
 struct Timing {
     double plainMs, dpMs;        // medians (DP: secret ChaCha20 noise, the engine's default)
     double plainMinMs, dpMinMs;  // fastest step: less sensitive to other load on the machine
@@ -64,7 +77,8 @@ void privatiseWithTorchRandn(const std::vector<Tensor*>& params, double noiseStd
     at::NoGradGuard noGrad;
     for (Tensor* p : params) {
         if (!p->grad().defined()) p->mutable_grad() = at::zeros_like(*p);
-        p->grad().add_(at::randn(p->sizes(), gen, at::TensorOptions().dtype(p->scalar_type())), noiseStd).div_(denominator);
+        p->grad().add_(at::randn(p->sizes(), gen, at::TensorOptions().dtype(p->scalar_type())).to(p->device()), noiseStd)
+            .div_(denominator);
     }
 }
 
@@ -83,19 +97,22 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
             else privatiseGradients(params, noiseStd, denominator, kind == Secret ? secret : seeded);
         });
     };
-    for (int i = 0; i < 3; ++i) {  // warm-up: allocator pools, OpenBLAS threads
+    for (int i = 0; i < 3; ++i) {  // warm-up: allocator pools, OpenBLAS threads, CUDA kernels
         plainStep();
         dp(Secret);
         dp(Torch);
     }
+    syncDevice();
     std::vector<double> plain, dpSecret, dpSeeded, dpTorch;
     for (int i = 0; i < steps; ++i) {  // interleaved, so load changes hit all alike
         auto t0 = Clock::now();
         plainStep();
+        syncDevice();
         plain.push_back(msSince(t0));
         for (auto [kind, out] : {std::pair{Secret, &dpSecret}, std::pair{Seeded, &dpSeeded}, std::pair{Torch, &dpTorch}}) {
             t0 = Clock::now();
             dp(kind);
+            syncDevice();
             out->push_back(msSince(t0));
         }
     }
@@ -105,11 +122,11 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
 
 Timing measure(const ModelSpec& spec, int batch, int steps) {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
-    Network net = buildNetwork(spec, gen);
+    Network net = buildNetworkOn(spec, gen, gDevice);
     std::vector<Tensor*> params = net.trainableParameters();
     SgdOptimizer opt(params, 0.01);
-    Tensor x = at::rand({batch, spec.channels, spec.height, spec.width}, gen);
-    Tensor y = at::randint(0, spec.outputs, {batch}, gen, at::TensorOptions().dtype(at::kLong));
+    Tensor x = at::rand({batch, spec.channels, spec.height, spec.width}, gen).to(gDevice);
+    Tensor y = at::randint(0, spec.outputs, {batch}, gen, at::TensorOptions().dtype(at::kLong)).to(gDevice);
 
     auto plainStep = [&] {
         zeroGradients(params);
@@ -130,6 +147,10 @@ Timing measure(const ModelSpec& spec, int batch, int steps) {
 Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int lastBlocks) {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
     Network net = buildCausalLm(spec, gen);
+    if (!gDevice.is_cpu()) {
+        at::NoGradGuard noGrad;
+        for (Tensor* p : net.parameters()) *p = p->to(gDevice).set_requires_grad(true);
+    }
     FrozenBlocks frozen(net, lastBlocks);
     std::vector<Tensor*> params = net.trainableParameters();
     SgdOptimizer opt(params, 0.01);
@@ -138,7 +159,7 @@ Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int
     for (auto& s : streams)
         for (int t = 0; t <= spec.context; ++t) s.push_back(static_cast<std::int32_t>(rng() % static_cast<unsigned>(spec.vocabulary)));
     std::vector<std::span<const std::int32_t>> spans(streams.begin(), streams.end());
-    WindowBatch wb = makeWindows(spans, std::vector<std::int64_t>(spans.size(), 0), spec.context, at::kCPU);
+    WindowBatch wb = makeWindows(spans, std::vector<std::int64_t>(spans.size(), 0), spec.context, gDevice);
     auto plainStep = [&] {
         zeroGradients(params);
         windowLoss(net.forward(wb.inputs), wb).sum().backward();
@@ -214,6 +235,7 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--steps")) steps = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--proxy")) proxyEpochs = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--noise")) noiseCount = std::stoll(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--device")) gDevice = deviceNamed(argv[i + 1]);
     }
     at::set_num_threads(threads);
     if (noiseCount > 0) {
@@ -239,7 +261,7 @@ int main(int argc, char** argv) {
                     k, n, proxyEpochs, batch, threads, trainS, n, msSince(t0) / 1000.0);
         return 0;
     }
-    std::printf("threads %d, batch %d, %d timed steps each\n", threads, batch, steps);
+    std::printf("threads %d, batch %d, %d timed steps each, device %s\n", threads, batch, steps, gDevice.str().c_str());
     std::printf("BLAS check: 1024x1024 matmul %.1f ms (OpenBLAS: a few ms; reference BLAS: ~1 s)\n", matmulMs());
     if (model == "transformer") {
         TransformerSpec lm;  // the demo defaults
@@ -260,6 +282,9 @@ int main(int argc, char** argv) {
         ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(2).resnetWidth(16).build().value();
     std::vector<std::pair<const char*, ModelSpec>> models{{"CNN", cnn}, {"MLP", mlp}};
     if (model == "demo") models = {{"demo small CNN (GN)", demoCnn}, {"ResNet-18 w16 (GN)", demoResNet}};
+    if (model == "resnet18")
+        models = {{"ResNet-18 w64 (GN)",
+                   ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(10).build().value()}};
     printHeader("model");
     for (auto& [name, spec] : models) printRow(name, measure(spec, batch, steps));
     return 0;

@@ -6,6 +6,7 @@
 #include "app/cli/audit_json.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
+#include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/training_audit_command.h"
@@ -36,6 +37,7 @@ struct AuditArgs {
     std::string accountant;  // empty: the spec's
     std::string seed = "0";
     int threads = 0;
+    std::string device = "auto";
     std::string maxClipSign = "lower";
     std::string maxClipTarget = "top";
     int proxyEpochs = 3;
@@ -113,6 +115,9 @@ Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
     }
     options.proxy.epochs = args.proxyEpochs;
     options.proxy.maxExamples = args.proxyExamples;
+    auto device = commandDevice(args.device);
+    if (!device) return device.error();
+    options.proxy.device = *device;
     if (args.proxyEpochs < 1)
         return Error{"--proxy-epochs = " + std::to_string(args.proxyEpochs) + " is out of range: expected >= 1"};
     if (options.runs < 2)
@@ -202,6 +207,7 @@ int executeTrainingAuditCommand(const AuditArgs& a) {
     t.accountant = a.accountant;
     t.seed = a.seed;
     t.threads = a.threads;
+    t.device = a.device;
     t.examples = a.examples;
     t.steps = a.steps;
     t.batch = a.batch;
@@ -268,6 +274,7 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
                     "max-clip canary: top (default; the source with the largest lambda*, as the paper) or quietest "
                     "(the source whose clipped gradient varies least over split A: the stronger attack)");
     cmd->add_option("--threads", args->threads, "threads for the audit runs (default: all cores)");
+    addDeviceOption(*cmd, args->device);
     cmd->add_option("--proxy-epochs", args->proxyEpochs,
                     "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
     cmd->add_option("--proxy-examples", args->proxyExamples,

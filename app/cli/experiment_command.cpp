@@ -3,6 +3,7 @@
 // stores its runs in the project. Progress goes to stderr.
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
+#include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/pipeline/experiments.h"
@@ -30,6 +31,7 @@ struct CommonArgs {
     int threads = 0;
     int proxyEpochs = 3;
     long long proxyExamples = 0;
+    std::string device = "auto";
     bool json = false;
 };
 
@@ -108,6 +110,7 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
     cmd->add_option("--seeds", args.seeds, "DP seeds per (class, k) (default 5)");
     cmd->add_option("--epsilon", args.epsilon, "epsilon of the DP runs (default: the spec's first)");
     cmd->add_option("--threads", args.threads, "threads for the runs (default: all cores)");
+    addDeviceOption(*cmd, args.device);
     cmd->add_option("--proxy-epochs", args.proxyEpochs,
                     "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
     cmd->add_option("--proxy-examples", args.proxyExamples,
@@ -141,6 +144,12 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
         options.threads = args.threads;
         options.proxy.epochs = std::max(1, args.proxyEpochs);
         options.proxy.maxExamples = args.proxyExamples;
+        auto device = commandDevice(args.device);
+        if (!device) {
+            ctx.exitCode = badInput(what, device.error().message);
+            return;
+        }
+        options.proxy.device = *device;
         options.gapTolerance = args.gapTolerance;
         options.maxClasses = args.maxClasses;
         if (auto err = pipeline::checkKScalingStageOptions(options)) {
@@ -225,6 +234,9 @@ Result<pipeline::SweepStageOptions> sweepOptions(const CommonArgs& args, const s
     options.threads = args.threads;
     options.proxy.epochs = std::max(1, args.proxyEpochs);
     options.proxy.maxExamples = args.proxyExamples;
+    auto device = commandDevice(args.device);
+    if (!device) return device.error();
+    options.proxy.device = *device;
     const auto check =
         rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
     if (check) return Error{cliMessage(*check)};
@@ -319,6 +331,7 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
     cmd->add_option("--seeds", args->seeds, "DP seeds per value (default 3)");
     if (rho) cmd->add_option("--epsilon", args->epsilon, "epsilon of the DP runs (default: the spec's first)");
     cmd->add_option("--threads", args->threads, "threads for the runs (default: all cores)");
+    addDeviceOption(*cmd, args->device);
     cmd->add_option("--proxy-epochs", args->proxyEpochs,
                     "epochs of proxy training if no stored proxy matches (default 3, as dpmix run)");
     cmd->add_option("--proxy-examples", args->proxyExamples,

@@ -3,6 +3,7 @@
 // `dpmix psg export PROJECT --run ID --format idx|png-csv -o DIR`: the stored set as a data source.
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
+#include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/pipeline/psg_stage.h"
@@ -22,6 +23,7 @@ namespace {
 struct PsgArgs {
     std::string project;
     std::string spc, epsilon, iterations, accountant, seed = "0", evaluations, evaluationEpochs, dpSgdSteps;
+    std::string device = "auto";
     bool reproducible = false, noReferences = false, json = false;
 };
 
@@ -52,6 +54,9 @@ Result<pipeline::PsgStageOptions> stageOptions(const PsgArgs& a) {
         if (!*r) return r->error();
     if (**seed < 0) return Error{"--seed = " + a.seed + " is out of range: expected an integer >= 0"};
     o.seed = static_cast<std::uint64_t>(**seed);
+    auto device = commandDevice(a.device);
+    if (!device) return device.error();
+    o.device = *device;
     if (*spc) {
         if (**spc < 0 || **spc > 1000) return Error{"--spc = " + a.spc + " is not supported: expected 1, 10, 20 or 50"};
         o.imagesPerClass = static_cast<int>(**spc);
@@ -195,6 +200,7 @@ void registerPsgCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--accountant", args->accountant, "rdp or prv (default: the spec's)")
         ->check(CLI::IsMember({"rdp", "prv"}));
     cmd->add_option("--seed", args->seed, "seed of S's start, the networks and the evaluations (default 0)");
+    addDeviceOption(*cmd, args->device);
     cmd->add_option("--evaluations", args->evaluations, "networks trained per evaluated set (default: the spec's, 3)");
     cmd->add_option("--evaluation-epochs", args->evaluationEpochs, "epochs of each evaluation training (default 300)");
     cmd->add_option("--dp-sgd-steps", args->dpSgdSteps, "steps of the direct DP-SGD reference (0: none)");

@@ -3,6 +3,7 @@
 // stores every result in the project and prints λ against λ* (and the downstream AUCs).
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
+#include "app/cli/device_option.h"
 #include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
@@ -58,6 +59,7 @@ struct RunArgs {
     bool reproducible = false;
     bool keepTokens = false;
     std::string accountant;  // empty: the spec's
+    std::string device = "auto";
 };
 
 // The run seeds: a list (--seed) or a count (--seeds N = 0 .. N-1), never both.
@@ -111,6 +113,9 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
         privacy::parseAccountant(args.accountant, accountant);  // CLI11 admitted only rdp and prv
         options.accountant = accountant;
     }
+    auto device = commandDevice(args.device);
+    if (!device) return device.error();
+    options.device = *device;
     if (auto err = pipeline::checkStudyRunOptions(options)) return Error{cliMessage(*err)};
     return options;
 }
@@ -241,6 +246,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     run->add_flag("--keep-tokens", args->keepTokens,
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "
                   "language-model stages (default: removed; it is sensitive data)");
+    addDeviceOption(*run, args->device);
     run->callback([&ctx, args] { ctx.exitCode = executeRun(*args); });
 }
 

@@ -198,6 +198,7 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
     auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
     if (options.reproducible) settings.reproducible = *options.reproducible;
     if (options.accountant) settings.accountant = *options.accountant;
+    settings.device = options.device;
     pipeline::TextDownstreamReport report;
     const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + fresh.path().string(),
                                       CancellationToken{}, stderrProgress(), report,

@@ -2,6 +2,7 @@
 
 #include "app/cli/audit_json.h"
 #include "app/cli/cli_support.h"
+#include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/audit/parallel_runs.h"
@@ -82,6 +83,9 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
     }
     if (a.threads < 0) return Error{"--threads = " + std::to_string(a.threads) + " is out of range: expected >= 1"};
     o.threads = a.threads;
+    auto device = commandDevice(a.device);
+    if (!device) return device.error();
+    o.device = *device;
     if (auto e = pipeline::checkTrainingAuditValues(o)) return Error{cliMessage(*e)};
     return o;
 }

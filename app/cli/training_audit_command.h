@@ -13,6 +13,7 @@ struct TrainingAuditCliArgs {
     std::string accountant;  // empty: the spec's
     std::string seed = "0";
     int threads = 0;
+    std::string device = "auto";
     std::string examples, steps = "50", batch, lr, normMultiple = "10";  // empty examples/batch: automatic
     bool json = false;
 };

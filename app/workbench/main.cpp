@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
             static const QString version = QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion);
             return version;
         }};
+    services.cudaAvailable = [] { return dpmix::runtime::probeRuntime().cudaAvailable; };
     // Source registration (Study menu, drops on the project tree): previews and project creation.
     const dpmix::workbench::EngineSourcePreviewer previews;
     dpmix::workbench::EngineStudyCreator studies(dpmix::workbench::summarizeWithDataLayer);

@@ -8,6 +8,7 @@
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/compute_device_menu.h"
 #include "app/workbench/runs/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/runs/stage_queue.h"
@@ -296,6 +297,8 @@ void MainWindow::buildMenus() {
             [this] { runAction_->setEnabled(parameters_->runButton()->isEnabled()); });
     runActions_ = new RunActions(this, services_.runs);
     runActions_->addToMenus(file, quit, run);
+    run->addSeparator();
+    run->addMenu(new ComputeDeviceMenu(services_.runs, services_.cudaAvailable && services_.cudaAvailable(), run));
     run->addAction(tr("&Cancel all jobs"), this, [this] { queue_->cancelAll(); });
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
 

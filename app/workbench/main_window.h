@@ -58,6 +58,7 @@ struct WorkbenchServices {
     RunController* runs = nullptr;         // not owned; must outlive the window
     ProjectStore* projects = nullptr;      // not owned; must outlive the window
     std::function<QString()> torchVersion; // asked when the About box opens
+    std::function<bool()> cudaAvailable;   // whether Run ▸ Compute device offers CUDA (unset: no)
     const SourcePreviewer* sources = nullptr;  // not owned; previews in the registration dialogs (null: off)
     StudyCreator* studies = nullptr;           // not owned; saves a registered study as a .dpmix
     /// Asked before a run that spends privacy budget, with what it would spend; false cancels.

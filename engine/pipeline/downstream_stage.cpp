@@ -168,7 +168,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     const auto testLabels = taskLabels(study, testIdx, req.task);
 
     // Pretraining on the public data mixed by λ (public only: no privacy cost).
-    train::Model model = train::Model::create(*spec, req.seed);
+    train::Model model = train::Model::create(*spec, req.seed, req.device);
     out.pretrainedTestAuc = std::nan("");
     if (req.lambda) {
         const std::string cacheKey = req.pretrainCache ? PretrainCache::key(*req.lambda, req.seed, req.pretrain) : std::string();
@@ -186,6 +186,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
                               .learningRate(req.pretrain.lr)
                               .optimizer(train::OptimizerKind::Sgd)
                               .seed(req.seed)
+                              .device(req.device)
                               .build();
             if (!params) return Error{"pretraining: " + params.error().message};
             const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());

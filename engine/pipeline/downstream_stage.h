@@ -53,6 +53,7 @@ struct DownstreamRequest {
     double epsilon = 1.0;
     double delta = 1e-5;
     std::uint64_t seed = 0;                      // public work: model initialisation, pretraining
+    std::string device = "cpu";                  // where pretraining and fine-tuning run (Model::create's names)
     privacy::RandomnessSource finetuneRandomness;  // the private fine-tuning's sampling and noise
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // DP-SGD's σ calibration and ledger entry
     // Sequential composition: what earlier stages spent on the same people (DP-MixMin's entry);

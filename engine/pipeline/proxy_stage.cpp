@@ -148,6 +148,7 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
                       .learningRate(options.lr)
                       .maxExamples(options.maxExamples)
                       .seed(seed)
+                      .device(options.device)
                       .build();
     if (!params) return Error{"proxy training: " + params.error().message};
 
@@ -167,10 +168,11 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
     return proxy;
 }
 
-Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& parameters, std::uint64_t seed) {
+Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& parameters, std::uint64_t seed,
+                           const std::string& device) {
     auto spec = proxySpec(study);
     if (!spec) return spec.error();
-    auto model = train::Model::create(*spec, seed);
+    auto model = train::Model::create(*spec, seed, device);
     if (auto err = model.setParameters(parameters)) return Error{"stored proxy weights: " + err->message};
     const int k = static_cast<int>(study.components());
     Proxy proxy;

@@ -27,6 +27,7 @@ struct ProxyOptions {
     long long batch = 128;
     double lr = 1e-3;
     long long maxExamples = 0;  // 0: all public images
+    std::string device = "cpu";  // where the proxy trains and predicts (train::Model::create's names)
 };
 
 class Proxy {
@@ -52,6 +53,7 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
 
 /// A proxy from weights saved by Proxy::parameters() (same study shape); its held-out public
 /// AUC is recomputed on the same held-out public images trainProxy used for `seed`.
-Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& parameters, std::uint64_t seed);
+Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& parameters, std::uint64_t seed,
+                           const std::string& device);
 
 }  // namespace dpmix::pipeline

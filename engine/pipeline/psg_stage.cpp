@@ -9,6 +9,7 @@
 #include "engine/psg/set_evaluation.h"
 #include "engine/train/dp_sgd.h"
 #include "engine/train/evaluation.h"
+#include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -150,6 +151,7 @@ Result<PsgAccuracyRow> accuracyRow(const std::string& key, const std::string& la
         tp.pixelMean = p.pixelMean;
         tp.pixelStd = p.pixelStd;
         tp.seed = data::mixSeed(seed, static_cast<std::uint64_t>(e));
+        tp.device = p.device;
         auto acc = psg::accuracyAfterTrainingOn(spec, trainOn, trainLabels, test.view(), test.labels, tp, cancel);
         if (!acc) return Error{label + ": " + acc.error().message};
         row.values.push_back(*acc);
@@ -177,6 +179,7 @@ nlohmann::json paramsJson(const psg::PsgParams& p, const ClassifiedImages& data)
     j["inner_loop"] = p.loops().inner;
     j["batch_loop"] = p.batchLoop;
     j["compositions"] = p.compositions();
+    j["device"] = p.device;
     j["epsilon"] = p.epsilon;
     j["delta"] = p.delta;
     j["accountant"] = privacy::toString(p.accountant);
@@ -204,6 +207,7 @@ nlohmann::json paramsJson(const psg::PsgParams& p, const ClassifiedImages& data)
 }  // namespace
 
 Status checkPsgValues(const PsgStageOptions& o) {
+    if (auto e = train::checkDevice(o.device)) return e;
     if (o.imagesPerClass) {
         if (auto l = psg::loopsForImagesPerClass(*o.imagesPerClass); !l) return Error{l.error().message, "spc"};
     }
@@ -245,7 +249,11 @@ Result<psg::PsgParams> psgParamsFor(const project::ProjectSpec& spec, const PsgS
         .pixelNormalisation(g.pixelMean, g.pixelStd)
         .seed(o.seed)
         .randomness(releaseRandomness(reproducible, o.seed, "psg/seed=" + std::to_string(o.seed)));
-    return b.build();
+    auto built = b.build();
+    if (!built) return built.error();
+    psg::PsgParams params = std::move(built).value();
+    params.device = o.device;
+    return params;
 }
 
 Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStageOptions& options,
@@ -368,7 +376,7 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
         const LabelledImages subset = subsetOf(*data, randomRealSubset(*data, params->imagesPerClass, options.seed));
         nlohmann::json c{{"stage", "psg-reference"}, {"reference", "random real subset"},
                          {"images_per_class", params->imagesPerClass}, {"psg_run", report.runId},
-                         {"evaluations", evaluations}, {"evaluation_epochs", epochs}};
+                         {"evaluations", evaluations}, {"evaluation_epochs", epochs}, {"device", params->device}};
         auto id = storedRun(project, {kPsgRealSubsetMethod, "", std::nullopt, static_cast<long long>(options.seed), c.dump()},
                             [&](long long rid) -> Status {
             report.realSubsetRunId = rid;
@@ -394,7 +402,7 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
         const train::DpSgdParams* dp = &*dpSgd;
         nlohmann::json c{{"stage", "psg-reference"}, {"reference", "DP-SGD ConvNet on the real training split"},
                          {"steps", dpSgdSteps}, {"clip", g.dpSgdClip}, {"lr", g.dpSgdLr}, {"momentum", 0.9},
-                         {"batch", g.batch}, {"psg_run", report.runId}};
+                         {"batch", g.batch}, {"psg_run", report.runId}, {"device", params->device}};
         auto id = storedRun(project, {kPsgDpSgdMethod, "", params->epsilon, static_cast<long long>(options.seed), c.dump()},
                             [&](long long rid) -> Status {
             report.dpSgdRunId = rid;
@@ -405,7 +413,8 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
             ledger.record(*planned);
             if (auto s = project.recordLedger(rid, ledger); !s) return s.error();
             report.dpSgdEpsilon = ledger.total().epsilon;
-            train::Model model = train::Model::create(convNetSpec(*params, train, classes), data::mixSeed(options.seed, 0x6470ULL));
+            train::Model model = train::Model::create(convNetSpec(*params, train, classes),
+                                                      data::mixSeed(options.seed, 0x6470ULL), params->device);
             privacy::Ledger scratch;
             auto trained = train::finetuneDpSgd(model, train.view(), train.labels, *dp, scratch, progress, cancel);
             if (!trained) return trained.error();

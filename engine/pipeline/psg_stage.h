@@ -36,6 +36,7 @@ struct PsgStageOptions {
     std::optional<long long> dpSgdSteps;  // unset: the spec's; 0: no DP-SGD reference
     bool references = true;               // also run the real-subset and DP-SGD references
     std::uint64_t seed = 0;               // S's start, the networks, the evaluations, the real subset
+    std::string device = "cpu";           // where every network and S live (train::Model::create's names)
 };
 
 /// The values alone, before a project is opened (messages name the option).

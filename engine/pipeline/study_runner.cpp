@@ -7,6 +7,7 @@
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
+#include "engine/train/model.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/spec_json.h"
 #include "engine/mixmin/dp_mixmin.h"
@@ -70,6 +71,7 @@ DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, co
     req.epsilon = epsilon;
     req.delta = spec.privacy.delta;
     req.seed = seed;
+    req.device = options.device;
     req.finetuneRandomness =
         releaseRandomness(reproducible, seed, releaseIdentity("finetune", methods::nameOf(method), taskName, epsilon, seed));
     req.pretrain = spec.pretrain;
@@ -176,6 +178,7 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
             return Error{"seed: " + std::to_string(o.seeds[i]) + " is given twice: expected each seed once", "seed"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
         return Error{"rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)", "rho"};
+    if (auto e = train::checkDevice(o.device)) return e;
     if (o.proxy.epochs < 1) return Error{"proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1", "proxy-epochs"};
     if (o.pretrainSteps && *o.pretrainSteps < 1) return Error{"pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1", "pretrain-steps"};
     if (o.finetuneSteps && *o.finetuneSteps < 1) return Error{"finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1", "finetune-steps"};
@@ -200,10 +203,24 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
 
 namespace {
 
-std::string proxyConfigJson(const ProxyOptions& o) {
+// What makes a stored proxy reusable: its settings. The device it trained on is recorded beside
+// them but is not part of the key — weights move between devices.
+nlohmann::json proxySettings(const ProxyOptions& o) {
     return nlohmann::json{{"stage", "proxies"}, {"model", "small-cnn"}, {"epochs", o.epochs}, {"batch", o.batch},
-                          {"lr", o.lr}, {"max_examples", o.maxExamples}}
-        .dump();
+                          {"lr", o.lr}, {"max_examples", o.maxExamples}};
+}
+
+std::string proxyConfigJson(const ProxyOptions& o) {
+    nlohmann::json j = proxySettings(o);
+    j["device"] = o.device;
+    return j.dump();
+}
+
+bool sameProxySettings(const std::string& storedConfig, const ProxyOptions& o) {
+    nlohmann::json stored = nlohmann::json::parse(storedConfig, nullptr, /*allow_exceptions=*/false);
+    if (!stored.is_object()) return false;
+    stored.erase("device");
+    return stored == proxySettings(o);
 }
 
 
@@ -213,6 +230,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
                                    const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log,
                                    const std::function<Status(const ImageStudy&)>& beforeProxy) {
     auto say = [&](const std::string& line) { if (log) log(line); };
+    if (auto e = train::checkDevice(proxyOptions.device)) return *e;
     const auto& spec = project.spec();
     PreparedStudy prepared;
     prepared.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
@@ -236,7 +254,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     auto runs = project.runs();
     if (!runs) return runs.error();
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
-        if (it->method != "proxy" || it->status != project::RunStatus::Done || it->configJson != config ||
+        if (it->method != "proxy" || it->status != project::RunStatus::Done || !sameProxySettings(it->configJson, proxyOptions) ||
             it->seed != static_cast<long long>(prepared.studySeed))
             continue;
         auto models = project.models(it->id);
@@ -246,7 +264,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
             say("stored proxy of run " + std::to_string(it->id) + " not usable (" + bytes.error().message + "); retraining");
             break;
         }
-        auto proxy = restoreProxy(st, bytesToFloats(*bytes), prepared.studySeed);
+        auto proxy = restoreProxy(st, bytesToFloats(*bytes), prepared.studySeed, proxyOptions.device);
         if (!proxy) {
             say("stored proxy of run " + std::to_string(it->id) + " not usable (" + proxy.error().message + "); retraining");
             break;
@@ -485,7 +503,8 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
                                   {"finetune_steps", req.finetune.steps},
                                   {"randomness", run.reproducible ? "seeded" : "secret"},
                                   {"privacy_unit", run.userLevel ? "user" : "example"},
-                                  {"pretrain_steps", req.lambda ? req.pretrain.steps : 0}}
+                                  {"pretrain_steps", req.lambda ? req.pretrain.steps : 0},
+                                  {"device", req.device}}
         .dump();
 }
 
@@ -585,7 +604,9 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     if (run.downstream)
         if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
 
-    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log, [&](const ImageStudy& st) {
+    ProxyOptions proxyOptions = options.proxy;
+    proxyOptions.device = options.device;
+    auto prepared = prepareStudy(project, proxyOptions, progress, cancel, log, [&](const ImageStudy& st) {
         if (auto e = chooseTasks(run, st)) return e;
         return preflight(run, st);
     });

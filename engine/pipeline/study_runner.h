@@ -33,8 +33,9 @@ struct StudyRunOptions {
     std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
     std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
-    ProxyOptions proxy;
+    ProxyOptions proxy;                      // its device is replaced by `device`
     long long randomSearchCandidates = 100;
+    std::string device = "cpu";              // every model of the run: proxy, pretraining, fine-tuning
 };
 
 /// The run's seeds, ε list, ρ, δ, reproducibility and accountant: the options where given, otherwise the

@@ -7,6 +7,7 @@
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
 #include "engine/train/lm_training.h"
+#include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -134,7 +135,7 @@ std::string textDownstreamConfig(const TextDownstreamContext& c, const std::stri
         {"finetune_optimizer", "adam"}, {"clip", ft.clipNorm}, {"train_last_blocks", ft.trainLastBlocks},
         {"delta", ft.delta}, {"evaluation_tokens", settings.evaluationTokens},
         {"tokenizer_sha256", c.cache.tokenizerSha256},
-        {"randomness", settings.reproducible ? "seeded" : "secret"}}
+        {"randomness", settings.reproducible ? "seeded" : "secret"}, {"device", settings.device}}
         .dump();
 }
 
@@ -159,7 +160,7 @@ Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::Met
                                   const std::string& pretrainKey, const std::vector<std::vector<std::int32_t>>& users,
                                   const train::LmDpParams& ft, privacy::Ledger& ledger, long long id, TextDownstreamRun& out) {
     auto& project = c.project;
-    train::CausalLm lm = train::CausalLm::create(c.model, seed.mixtures.seed * 1000003 + 11);
+    train::CausalLm lm = train::CausalLm::create(c.model, seed.mixtures.seed * 1000003 + 11, c.settings.device);
     if (plan.lambda) {
         if (auto it = seed.pretrained.find(pretrainKey); it != seed.pretrained.end()) {
             if (auto e = lm.setParameters(it->second)) return e;
@@ -281,6 +282,7 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
         .context(settings.model.context);
     auto model = modelBuilder.build();
     if (!model) return model.error();
+    if (auto e = train::checkDevice(settings.device)) return *e;
     TextDownstreamContext c{project, project.spec(), cache, settings, progress, cancel,
                             [log](const std::string& line) { if (log) log(line); }, *model};
     c.pretrainBase.steps = settings.pretrainSteps;

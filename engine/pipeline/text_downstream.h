@@ -39,6 +39,7 @@ struct TextDownstreamSettings {
     long long evaluationTokens = 16384;  // predicted test tokens per evaluation (0 = all)
     bool reproducible = false;        // seeded fine-tuning randomness (not a release); default secret
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // σ calibration and ledger of the fine-tuning
+    std::string device = "cpu";       // where the language model trains (train::CausalLm::create's names)
 };
 
 /// The spec's pretrain/finetune batch, lr, clip and steps, with the CLI's step overrides.

@@ -7,6 +7,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
+#include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -121,6 +122,7 @@ std::string configJson(const TrainingAuditStageOptions& o, const std::string& na
     j["steps"] = o.steps;
     j["batch"] = o.batch;
     j["seed"] = o.seed;
+    j["device"] = o.device;
     if (o.learningRate) j["lr"] = *o.learningRate;
     if (o.canary == TrainingCanaryKind::LargeNorm) j["norm_multiple"] = o.normMultiple;
     return j.dump();
@@ -185,6 +187,7 @@ std::string trainingAuditName(const TrainingAuditStageOptions& o) {
 }
 
 Status checkTrainingAuditValues(const TrainingAuditStageOptions& o) {
+    if (auto e = train::checkDevice(o.device)) return e;
     if (o.runs < 2)
         return Error{"runs = " + std::to_string(o.runs) + " is out of range: expected an integer >= 2 (runs per world)",
                      "runs"};
@@ -261,6 +264,7 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
     ao.runsPerWorld = options.runs;
     ao.seed = options.seed;
     ao.threads = options.threads;
+    ao.device = options.device;
     ao.steps = options.steps;
     ao.expectedBatchSize = options.batch;
     ao.learningRate = options.learningRate;

@@ -33,6 +33,7 @@ struct TrainingAuditStageOptions {
     std::optional<privacy::Accountant> accountant;  // DP-SGD's σ; unset: the spec's
     std::uint64_t seed = 0;                         // ρ split, canary choice, audit seed
     int threads = 0;                                // 0 = all cores
+    std::string device = "cpu";                     // where the audited trainings run
     long long examples = 0;                         // |D|; 0: min(1000, split B)
     long long steps = 50;                           // T
     int batch = 0;                                  // expected batch B; 0: |D| / 10 (q = 0.1)

@@ -8,6 +8,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <stdexcept>
 #include <cmath>
 #include <string>
 
@@ -108,13 +109,18 @@ PrivateSet initialPrivateSet(int classes, int channels, int height, int width, c
 Result<PsgResult> generatePrivateSet(const train::ImageView& images, std::span<const int> labels, int classes,
                                      const PsgParams& params, privacy::Ledger& ledger, const PsgControl& control) {
     if (auto e = checkInputs(images, labels, classes, params)) return *e;
+    at::Device device = at::kCPU;
+    try {
+        device = train::detail::deviceNamed(params.device);
+    } catch (const std::invalid_argument& e) {
+        return Error{e.what(), "device"};
+    }
     auto planned = plannedPsgEntry(params, images.count);
     if (!planned) return planned.error();
     PsgResult result;
     result.entry = std::move(planned).value();
     ledger.record(result.entry);
 
-    const at::Device device = train::detail::preferredDevice();
     // Public randomness (S's start, the networks, the order of S): seeded, data-independent.
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
     Tensor set = initialNormalisedSet(classes, images.channels, images.height, images.width, params, gen)

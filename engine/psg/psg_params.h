@@ -49,6 +49,7 @@ struct PsgParams {
     std::uint64_t seed = 0;        // public randomness: S's start, the networks, the order on S
     privacy::RandomnessSource randomness;  // the mechanism's sampling and noise: secret unless seeded
     std::string split = "train";   // ledger: which split of the sensitive data it touches
+    std::string device = "cpu";    // where S, the networks and every gradient live (Model::create's names)
 
     PsgLoops loops() const;        // of imagesPerClass (valid after build())
     /// Gaussian mechanism invocations: iterations × outer × batchLoop (every one is run).

@@ -6,6 +6,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,12 @@ Result<double> accuracyAfterTrainingOn(const train::ModelSpec& spec, const train
         return Error{"set evaluation: epochs = " + std::to_string(params.epochs) + ", batch = " +
                      std::to_string(params.batchSize) + ": expected both >= 1"};
 
-    const at::Device device = train::detail::preferredDevice();
+    at::Device device = at::kCPU;
+    try {
+        device = train::detail::deviceNamed(params.device);
+    } catch (const std::invalid_argument& e) {
+        return Error{e.what(), "device"};
+    }
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
     train::detail::Network net = train::detail::buildNetworkOn(spec, gen, device);
     const std::vector<float> trainPixels = normalised(trainImages, params.pixelMean, params.pixelStd);

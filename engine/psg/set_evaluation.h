@@ -24,6 +24,7 @@ struct SetTrainingParams {
     double pixelMean = 0.5;
     double pixelStd = 0.5;
     std::uint64_t seed = 0;  // the network's initialisation and the batch order
+    std::string device = "cpu";  // where the network trains (Model::create's names)
 };
 
 /// Trains a fresh network of `spec` (its outputs = the number of classes) on the labelled

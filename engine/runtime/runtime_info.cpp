@@ -40,14 +40,27 @@ RuntimeInfo probeRuntime() {
     return info;
 }
 
-DeviceChoice chooseDevice(const std::string& requested) {
+Result<std::string> chooseDevice(const std::string& requested) {
     const bool cuda = torch::cuda::is_available();
-    if (requested == "cpu") return {"cpu", ""};
-    if (requested == "cuda") {
-        if (cuda) return {"cuda", ""};
-        return {"cpu", "CUDA was requested but no CUDA device is available; running on the CPU"};
+    const int gpus = cuda ? static_cast<int>(torch::cuda::device_count()) : 0;
+    if (requested == "auto") return std::string(cuda ? "cuda" : "cpu");
+    if (requested == "cpu") return std::string("cpu");
+    if (requested == "cuda" || requested.rfind("cuda:", 0) == 0) {
+        if (!cuda)
+            return Error{"device = " + requested + ": no CUDA device is available (this LibTorch build " +
+                             (at::hasCUDA() ? "has CUDA but sees no GPU" : "has no CUDA") +
+                             "); use cpu or auto, or build against a CUDA LibTorch (docs/GPU.md)",
+                         "device"};
+        if (requested == "cuda") return requested;
+        const std::string index = requested.substr(5);
+        const bool digits = !index.empty() && index.size() < 4 &&
+                            index.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoi(index) >= gpus)
+            return Error{"device = " + requested + ": expected cuda:N with N from 0 to " + std::to_string(gpus - 1),
+                         "device"};
+        return requested;
     }
-    return {cuda ? "cuda" : "cpu", ""};
+    return Error{"device = " + requested + ": expected auto, cpu, cuda or cuda:N", "device"};
 }
 
 void setThreads(int threads) {

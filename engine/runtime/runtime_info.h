@@ -1,5 +1,7 @@
 #pragma once
 // What `dpmix doctor` reports: the compute runtime the engine will use.
+#include "engine/core/result.h"
+
 #include <string>
 
 namespace dpmix::runtime {
@@ -18,14 +20,11 @@ struct RuntimeInfo {
 /// Probes the runtime (runs one small matmul, so it takes a few milliseconds).
 RuntimeInfo probeRuntime();
 
-/// The device a run uses: "cuda" when requested-or-auto and available, else "cpu".
-/// `requested` is "auto", "cpu" or "cuda"; "cuda" without a GPU falls back to "cpu" and
-/// says so in `note`.
-struct DeviceChoice {
-    std::string device;
-    std::string note;
-};
-DeviceChoice chooseDevice(const std::string& requested);
+/// The device a run uses, by LibTorch's name ("cpu", "cuda", "cuda:1"), from the user's request:
+/// "auto" is CUDA when this LibTorch build sees a GPU, else the CPU; "cpu"; "cuda" or "cuda:N".
+/// An explicit CUDA request where there is none is an error naming what is missing, never a
+/// silent fall-back to the CPU (a job sized for a GPU would crawl). docs/GPU.md.
+Result<std::string> chooseDevice(const std::string& requested);
 
 /// Sets torch's intra-op thread count once at start-up (0 = leave torch's default).
 void setThreads(int threads);

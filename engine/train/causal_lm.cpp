@@ -76,12 +76,12 @@ Tensor windowLoss(const Tensor& logits, const WindowBatch& batch) {
 
 }  // namespace detail
 
-CausalLm CausalLm::create(const TransformerSpec& spec, std::uint64_t seed) {
+CausalLm CausalLm::create(const TransformerSpec& spec, std::uint64_t seed, const std::string& device) {
     auto impl = std::make_shared<Impl>();
     impl->spec = spec;
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     impl->network = detail::buildCausalLm(spec, gen);
-    impl->device = detail::preferredDevice();
+    impl->device = detail::deviceNamed(device);
     if (!impl->device.is_cpu()) {
         at::NoGradGuard noGrad;
         for (at::Tensor* p : impl->network.parameters()) *p = p->to(impl->device).set_requires_grad(true);

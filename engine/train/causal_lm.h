@@ -42,8 +42,9 @@ private:
 class CausalLm {
 public:
     /// A new model, initialised from `seed` (Linear: PyTorch's U(±1/√in); token and positional
-    /// embeddings: N(0, 0.02²) as in GPT-2; LayerNorm γ = 1, β = 0).
-    static CausalLm create(const TransformerSpec& spec, std::uint64_t seed);
+    /// embeddings: N(0, 0.02²) as in GPT-2; LayerNorm γ = 1, β = 0), its parameters on `device`
+    /// (as Model::create: "cpu", "cuda", "cuda:1").
+    static CausalLm create(const TransformerSpec& spec, std::uint64_t seed, const std::string& device);
 
     const TransformerSpec& spec() const;
     std::int64_t parameterCount() const;

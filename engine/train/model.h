@@ -17,16 +17,21 @@ namespace dpmix::train {
 /// job runs oversubscribes the cores (docs/DEVELOPING.md, "Threads inside LibTorch").
 void setTorchThreads(int threads);
 
-/// "cuda" when this LibTorch build sees a GPU, else "cpu"; every run uses that device.
-std::string preferredDeviceName();
+/// Whether `device` names a device this LibTorch build can run on ("cpu", "cuda", "cuda:N" with
+/// a GPU); the error names the device and what is expected. Stages ask before any work.
+Status checkDevice(const std::string& device);
 
 class Model {
 public:
-    /// A new network for `spec`, initialised with PyTorch's default schemes from `seed`.
-    static Model create(const ModelSpec& spec, std::uint64_t seed);
+    /// A new network for `spec`, initialised with PyTorch's default schemes from `seed` (on the
+    /// CPU, so the initial weights are the same on every device), its parameters on `device`:
+    /// LibTorch's name of a device — "cpu", "cuda", "cuda:1" (runtime::chooseDevice resolves a
+    /// user's "auto"; docs/GPU.md). Every tensor of the model's training lives there.
+    /// Throws std::invalid_argument for a name LibTorch does not know.
+    static Model create(const ModelSpec& spec, std::uint64_t seed, const std::string& device);
 
     const ModelSpec& spec() const;
-    std::string device() const;
+    std::string device() const;  // "cpu", "cuda:0", ...
     std::int64_t parameterCount() const;
 
     /// All parameters flattened in a fixed order (for saving in a project file).

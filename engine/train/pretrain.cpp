@@ -55,7 +55,7 @@ Status checkPretrainingInputs(const ImageView& images, std::span<const float> la
 Model pretrainOnTargets(const ImageView& images, const std::vector<float>& t, const std::vector<float>* weights,
                         const ModelSpec& architecture, const SupervisedParams& params, const ProgressCallback& progress,
                         const CancellationToken& cancel) {
-    Model model = Model::create(architecture, params.seed);
+    Model model = Model::create(architecture, params.seed, params.device);
     auto& impl = model.impl();
     at::Tensor targets = at::tensor(t, at::kFloat).to(impl.device);
     at::Tensor imageWeights;

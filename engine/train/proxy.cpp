@@ -32,7 +32,7 @@ Result<Model> trainProxyImpl(const ImageView& images, std::span<const float> lab
                              .clamp_min(0.0)
                              .gt(0.5)
                              .to(at::kFloat);
-    Model model = Model::create(spec, params.seed);
+    Model model = Model::create(spec, params.seed, params.device);
     auto& impl = model.impl();
     targets = targets.to(impl.device);
     at::Tensor mask;  // undefined: every label is defined (one source)

@@ -25,6 +25,7 @@ struct SupervisedParams {
     double weightDecay = 0.0;
     std::int64_t maxExamples = 0;   // > 0: train on a random subsample of this many examples
     std::uint64_t seed = 1;
+    std::string device = "cpu";     // where the new model lives (Model::create)
 };
 
 class SupervisedParamsBuilder {
@@ -37,6 +38,7 @@ public:
     SupervisedParamsBuilder& weightDecay(double v) { p_.weightDecay = v; return *this; }
     SupervisedParamsBuilder& maxExamples(std::int64_t v) { p_.maxExamples = v; return *this; }
     SupervisedParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
+    SupervisedParamsBuilder& device(std::string v) { p_.device = std::move(v); return *this; }
     Result<SupervisedParams> build() const;
 
 private:

@@ -196,7 +196,8 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
                     .outputs(1)
                     .build();
     if (!spec) return spec.error();
-    const train::Model initial = train::Model::create(*spec, audit::deriveSeed(options.seed, kInitialisation, 0));
+    const train::Model initial =
+        train::Model::create(*spec, audit::deriveSeed(options.seed, kInitialisation, 0), options.device);
 
     const long long R = options.runsPerWorld;
     std::vector<double> scoresOut(static_cast<std::size_t>(R)), scoresIn(static_cast<std::size_t>(R));

@@ -48,6 +48,7 @@ struct TrainingAuditOptions {
     double confidence = 0.95;
     std::uint64_t seed = 0;
     int threads = 0;                     // 0 = all cores
+    std::string device = "cpu";          // where every audited training runs (train::Model::create's names)
     long long steps = 50;                // T
     int expectedBatchSize = 100;         // B: q = B / |D|
     std::optional<double> learningRate;  // unset: 0.5 (DP-SGD, SGD), 0.1 (Dirichlet, the paper's)

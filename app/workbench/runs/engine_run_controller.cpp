@@ -147,7 +147,9 @@ StageJob EngineRunController::projectJob(const QString& name, const std::string&
     return job;
 }
 
-StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& request) {
+StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& given) {
+    StudyRequest request = given;
+    request.device = device_;
     return projectJob(name, "Study finished.",
                       [study = study_, request](project::ProjectFile& project, const ProgressCallback& progress,
                                                 const CancellationToken& token, const StudyLog& log) {
@@ -155,7 +157,9 @@ StageJob EngineRunController::studyJob(const QString& name, const StudyRequest& 
                       });
 }
 
-StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& request) {
+StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& given) {
+    AuditRequest request = given;
+    request.device = device_;
     return projectJob(name, "Audit finished.",
                       [audit = audit_, request](project::ProjectFile& project, const ProgressCallback& progress,
                                                 const CancellationToken& token, const StudyLog& log) -> Status {
@@ -164,7 +168,9 @@ StageJob EngineRunController::auditJob(const QString& name, const AuditRequest& 
                       });
 }
 
-StageJob EngineRunController::psgJob(const QString& name, const PsgRequest& request) {
+StageJob EngineRunController::psgJob(const QString& name, const PsgRequest& given) {
+    PsgRequest request = given;
+    request.device = device_;
     return projectJob(name, "Private set finished.",
                       [this, psg = psg_, request](project::ProjectFile& project, const ProgressCallback& progress,
                                                   const CancellationToken& token, const StudyLog& log) {

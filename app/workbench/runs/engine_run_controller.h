@@ -41,6 +41,7 @@ struct StudyRequest {
     std::optional<long long> finetuneSteps;  // unset: the spec's
     bool reproducible = false;               // seeded DP randomness (not a release); default secret
     std::optional<privacy::Accountant> accountant;  // certifies every DP mechanism; unset: the spec's
+    std::string device = "auto";             // where the models train: auto, cpu, cuda (Run ▸ Compute device)
 };
 
 /// What the Audit dialog asks the audit stage for (engine/pipeline/audit_stage.h).
@@ -59,6 +60,7 @@ struct AuditRequest {
     // (engine/pipeline/training_audit_stage.h) with this canary; the mixture fields are unused.
     std::string mechanism;
     std::string trainingCanary;
+    std::string device = "auto";  // where the proxy and the audited trainings run
 };
 
 /// What the Private set dialog and the panel ask the PSG stage for (engine/pipeline/psg_stage.h).
@@ -73,6 +75,7 @@ struct PsgRequest {
     long long seed = 0;
     bool reproducible = false;
     std::optional<privacy::Accountant> accountant;  // unset: the spec's
+    std::string device = "auto";  // where S and the networks live
 };
 
 using StudyLog = std::function<void(const std::string&)>;
@@ -106,6 +109,7 @@ public:
     /// (refused with a message when none was given), Rerun to whichever the stored run used.
     Result<QList<StageJob>> planAction(const RunAction& action) override;
     void setProject(const QString& path, bool readOnly) override;
+    void setComputeDevice(const QString& device) override { device_ = device.toStdString(); }
     void setAuditFunction(AuditFunction audit) { audit_ = std::move(audit); }
     void setPsgFunction(PsgFunction psg) { psg_ = std::move(psg); }
 
@@ -116,6 +120,7 @@ Q_SIGNALS:
     void privateSetUpdated(const dpmix::workbench::PrivateSetImages& set);
 
 private:
+    std::string device_ = "auto";
     Status checkProject() const;
     using ProjectWork = std::function<Status(project::ProjectFile&, const ProgressCallback&, const CancellationToken&,
                                              const StudyLog&)>;

@@ -6,6 +6,7 @@
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/pipeline/training_audit_stage.h"
+#include "engine/runtime/runtime_info.h"
 
 #include <cmath>
 
@@ -47,6 +48,9 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     options.finetuneSteps = request.finetuneSteps;
     options.reproducible = request.reproducible;
     options.accountant = request.accountant;
+    auto device = runtime::chooseDevice(request.device);
+    if (!device) return device.error();
+    options.device = *device;
     if (auto error = pipeline::checkStudyRunOptions(options)) return error;
     auto report = pipeline::runStudy(project, options, progress, cancel, log);
     if (!report) return report.error();
@@ -71,6 +75,9 @@ Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequ
     // One training at a time: LibTorch already uses the cores inside each, and its thread count
     // cannot change while the workbench runs (dpmix audit spreads trainings over the cores instead).
     options.threads = 1;
+    auto device = runtime::chooseDevice(request.device);
+    if (!device) return device.error();
+    options.device = *device;
     if (auto error = pipeline::checkTrainingAuditStageOptions(project, options)) return error;
     auto report = pipeline::runTrainingAuditStage(project, options, progress, cancel, log);
     if (!report) return report.error();
@@ -104,6 +111,9 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
     options.epsilon = request.epsilon;
     options.accountant = request.accountant;
     options.seed = static_cast<std::uint64_t>(request.seed);
+    auto device = runtime::chooseDevice(request.device);
+    if (!device) return device.error();
+    options.proxy.device = *device;
     if (auto error = pipeline::checkAuditStageOptions(project, options)) return error;
     auto report = pipeline::runAuditStage(project, options, progress, cancel, log);
     if (!report) return report.error();
@@ -127,6 +137,9 @@ Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request
     options.dpSgdSteps = request.references ? request.dpSgdSteps : 0;
     options.references = request.references;
     options.seed = static_cast<std::uint64_t>(request.seed);
+    auto device = runtime::chooseDevice(request.device);
+    if (!device) return device.error();
+    options.device = *device;
     QStringList classNames;
     if (auto sources = project.sources())
         for (const auto& source : *sources)

@@ -34,6 +34,8 @@ public:
         (void)path;
         (void)readOnly;
     }
+    /// Where later runs train: "auto", "cpu" or "cuda" (Run ▸ Compute device).
+    virtual void setComputeDevice(const QString& device) { (void)device; }
 };
 
 /// Says plainly that runs need the engine pipeline, which this build does not have yet.

@@ -9,6 +9,15 @@
 #include <string>
 
 namespace dpmix::psg::detail {
+namespace {
+
+std::string shapeText(const Tensor& t) {
+    std::string out;
+    for (auto d : t.sizes()) out += (out.empty() ? "" : "x") + std::to_string(d);
+    return out.empty() ? "scalar" : out;
+}
+
+}  // namespace
 
 Tensor matchDistance(const std::vector<Tensor>& synthetic, const std::vector<Tensor>& real) {
     if (synthetic.size() != real.size())
@@ -19,7 +28,8 @@ Tensor matchDistance(const std::vector<Tensor>& synthetic, const std::vector<Ten
         const Tensor& s = synthetic[i];
         const Tensor& r = real[i];
         if (!s.sizes().equals(r.sizes()))
-            throw std::invalid_argument("matchDistance: gradient " + std::to_string(i) + " differs in shape");
+            throw std::invalid_argument("matchDistance: gradient " + std::to_string(i) + " differs in shape (" +
+                                        shapeText(s) + " synthetic, " + shapeText(r) + " real)");
         if (s.dim() <= 1) continue;  // biases and normalisation weights: no rows to compare
         const Tensor gs = s.reshape({s.size(0), -1});
         const Tensor gr = r.reshape({r.size(0), -1}).to(s.scalar_type());
@@ -48,7 +58,9 @@ std::vector<Tensor> privateRealGradient(train::detail::Network& net, const Tenso
     train::detail::privatiseGradients(params, noiseStd, denominator, noise);
     std::vector<Tensor> out;
     out.reserve(params.size());
-    for (Tensor* p : params) out.push_back(p->grad().detach().clone());
+    // Shaped as its parameter explicitly: on the lazy-tensor device (tst_device_guard) a clone of
+    // the clipped gradient, a reshaped view, comes back with the view's base shape.
+    for (Tensor* p : params) out.push_back(p->grad().detach().clone().reshape(p->sizes()));
     train::detail::zeroGradients(params);
     return out;
 }

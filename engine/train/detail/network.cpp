@@ -3,6 +3,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -189,7 +190,16 @@ Network buildNetworkOn(const ModelSpec& spec, at::Generator& generator, at::Devi
     return net;
 }
 
-at::Device preferredDevice() { return at::hasCUDA() ? at::Device(at::kCUDA) : at::Device(at::kCPU); }
+at::Device deviceNamed(const std::string& name) {
+    try {
+        const at::Device device(name);
+        if (device.is_cuda() && !at::hasCUDA())
+            throw std::invalid_argument("device '" + name + "': this LibTorch build has no CUDA (docs/GPU.md)");
+        return device;
+    } catch (const c10::Error&) {
+        throw std::invalid_argument("device '" + name + "' is not a LibTorch device: expected cpu, cuda or cuda:N");
+    }
+}
 
 Tensor gatherImages(const ImageView& images, const std::vector<int64_t>& indices, at::Device device) {
     Tensor all = at::from_blob(const_cast<float*>(images.pixels.data()),
@@ -216,13 +226,24 @@ Tensor predictLogits(Network& net, const ImageView& images, at::Device device, i
 
 void setTorchThreads(int threads) { at::set_num_threads(std::max(1, threads)); }
 
-std::string preferredDeviceName() { return detail::preferredDevice().is_cuda() ? "cuda" : "cpu"; }
+Status checkDevice(const std::string& device) {
+    try {
+        const at::Device d = detail::deviceNamed(device);
+        if (d.is_cuda() && d.has_index() && d.index() >= static_cast<int>(at::detail::getCUDAHooks().getNumGPUs()))
+            return Error{"device '" + device + "': this machine has " +
+                             std::to_string(at::detail::getCUDAHooks().getNumGPUs()) + " CUDA device(s)",
+                         "device"};
+        return std::nullopt;
+    } catch (const std::invalid_argument& e) {
+        return Error{e.what(), "device"};
+    }
+}
 
-Model Model::create(const ModelSpec& spec, std::uint64_t seed) {
+Model Model::create(const ModelSpec& spec, std::uint64_t seed, const std::string& device) {
     auto impl = std::make_shared<Impl>();
     impl->spec = spec;
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    impl->device = detail::preferredDevice();
+    impl->device = detail::deviceNamed(device);
     impl->network = detail::buildNetworkOn(spec, gen, impl->device);
     return Model(std::move(impl));
 }
@@ -251,7 +272,7 @@ Result<std::vector<float>> Model::logits(const ImageView& images) const {
 }
 
 Model Model::clone() const {
-    Model copy = create(impl_->spec, 0);
+    Model copy = create(impl_->spec, 0, impl_->device.str());
     auto err = copy.setParameters(parameters());
     if (err) throw std::logic_error("Model::clone: " + err->message);
     return copy;

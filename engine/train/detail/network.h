@@ -44,8 +44,9 @@ Network buildNetwork(const ModelSpec& spec, at::Generator& generator,
 Network buildNetworkOn(const ModelSpec& spec, at::Generator& generator, at::Device device,
                        at::ScalarType dtype = at::kFloat);
 
-/// The device every run uses: CUDA when this LibTorch build has it, otherwise the CPU.
-at::Device preferredDevice();
+/// The device LibTorch calls `name` ("cpu", "cuda", "cuda:1"); std::invalid_argument when it
+/// names none or its backend is not in this LibTorch build.
+at::Device deviceNamed(const std::string& name);
 
 /// The rows `indices` of `images` as an (n, C, H, W) float tensor on `device`.
 Tensor gatherImages(const ImageView& images, const std::vector<int64_t>& indices, at::Device device);

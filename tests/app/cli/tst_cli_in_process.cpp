@@ -4,9 +4,11 @@
 #include "app/cli/command.h"
 #include "app/cli/mixture_json.h"
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/runtime/runtime_info.h"
 
 #include <QtTest>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -84,6 +86,33 @@ private Q_SLOTS:
         const auto without = runInProcess({"new", "no-such-spec.json"});
         QCOMPARE(without.exitCode, 2);
         QVERIFY2(without.err.find("-o ''") == std::string::npos, without.err.c_str());
+    }
+
+    // --device is checked with the other values, before a project is opened or created.
+    void everyTrainingCommandChecksItsDeviceFirst() {
+        const bool cuda = dpmix::runtime::probeRuntime().cudaAvailable;
+        const std::vector<std::vector<std::string>> commands{{"run", "no-such-spec.json"},
+                                                             {"audit", "no-such-spec.json", "--task", "t", "--canary", "natural"},
+                                                             {"psg", "no-such-spec.json"},
+                                                             {"experiment", "rho-sweep", "no-such-spec.json"},
+                                                             {"experiment", "k-scaling", "no-such-spec.json"}};
+        for (auto command : commands) {
+            auto unknown = command;
+            unknown.insert(unknown.end(), {"--device", "gpu"});
+            const auto r = runInProcess(unknown);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.find("--device = gpu: expected auto, cpu, cuda or cuda:N") != std::string::npos,
+                     (command.front() + ": " + r.err).c_str());
+            if (!cuda) {  // an explicit CUDA request is refused, not run on the CPU
+                auto gpu = command;
+                gpu.insert(gpu.end(), {"--device", "cuda"});
+                const auto g = runInProcess(gpu);
+                QCOMPARE(g.exitCode, 2);
+                QVERIFY2(g.err.find("--device = cuda: no CUDA device is available") != std::string::npos,
+                         g.err.c_str());
+            }
+        }
+        QVERIFY(!std::filesystem::exists("no-such-spec.dpmix"));
     }
 
     void aPrivateLambdaPrintsAsTheJsonDocumentsSay() {
