@@ -4,6 +4,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/runs/compute_device_menu.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/prv_accountant.h"
 #include "tests/app/workbench/fake_backends.h"
@@ -67,6 +68,16 @@ private Q_SLOTS:
         QTRY_VERIFY(w.parameterPanel()->privacySummary().contains(sigmaFor(2.0)));
         QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
         QVERIFY(w.close());
+    }
+
+    // Run ▸ Compute device is in the window's Run menu; without a GPU, CUDA cannot be chosen.
+    void theRunMenuOffersTheComputeDevice() {
+        MainWindow w(services());
+        auto* menu = w.findChild<ComputeDeviceMenu*>("computeDeviceMenu");
+        QVERIFY(menu);
+        QCOMPARE(menu->title(), QString("Compute &device"));
+        QVERIFY(!menu->findChild<QAction*>("device_cuda")->isEnabled());
+        QVERIFY(menu->findChild<QAction*>("device_cpu")->isEnabled());
     }
 
     void typingEpsilonUpdatesSigma() {
