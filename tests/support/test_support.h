@@ -8,45 +8,16 @@
 #include <QStringList>
 #include <QtTest>
 
-
 namespace dpmix::test_support {
 
-/// The rows of a CSV file as the program writes it (RFC 4180: quoted cells, doubled quotes,
-/// commas and newlines inside quotes); empty when the file cannot be read.
+/// readCsvRows (unit_test.h) in Qt's types: the cells decoded as UTF-8.
 inline QList<QStringList> readCsvFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QString text = QString::fromUtf8(f.readAll());
     QList<QStringList> rows;
-    QStringList row;
-    QString cell;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                cell += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cell += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row << cell;
-            cell.clear();
-        } else if (c == '\n') {
-            row << cell;
-            cell.clear();
-            rows << row;
-            row.clear();
-        } else if (c != '\r') {
-            cell += c;
-        }
+    for (const auto& row : readCsvRows(path.toStdString())) {
+        QStringList cells;
+        for (const auto& cell : row) cells << QString::fromStdString(cell);
+        rows << cells;
     }
-    if (!cell.isEmpty() || !row.isEmpty()) rows << (row << cell);
     return rows;
 }
 
