@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <random>
 
 using namespace dpmix::train;
 using namespace dpmix::train::detail;
