@@ -2,7 +2,7 @@
 # The prepared GPU check (docs/GPU.md), for a machine with a CUDA GPU and PyTorch; about 10
 # minutes on 16 cores. Steps, each timed and logged:
 #   1. the machine: nvidia-smi, PyTorch's version, CUDA and C++ ABI;
-#   2. the headless build (no Qt) against that PyTorch's LibTorch, in build-gpu/;
+#   2. the headless build (no Qt) against that PyTorch's LibTorch, in build-gpu/ (or GPU_CHECK_BUILD_DIR);
 #   3. the engine's unit tests (CPU) and the device test on the GPU
 #      (DPMIX_TEST_DEVICE=cuda tst_device_guard: every training stage on cuda);
 #   4. the DP-step benchmark on the GPU: DP step / plain step for the reference CNN and MLP,
@@ -13,6 +13,7 @@
 # data/fashion-mnist/ (scripts/fetch-data.sh). Output: $OUT (or gpu-check/) gets gpu-check.log,
 # bench.txt and demo-{cuda,cpu}.json.
 #   scripts/gpu-check.sh [--torch-dir DIR] [--device cuda] [--skip-demo]
+# GPU_CHECK_BUILD_DIR=DIR builds (incrementally) in DIR instead of build-gpu/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-check}
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     *) echo "gpu-check: unknown argument '$1'"; exit 2 ;;
   esac
 done
+build=${GPU_CHECK_BUILD_DIR:-build-gpu}
 start=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - start )) s] $*"; }
 failed=()
@@ -65,26 +67,26 @@ if ls .gpu-deps/*.deb >/dev/null 2>&1; then
                -DCMAKE_CXX_FLAGS="-isystem $prefix/usr/include -isystem $prefix/usr/include/eigen3")
 fi
 
-step "2. headless build against that LibTorch (build-gpu/)"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DDPMIX_WITH_GUI=OFF "${cmake_args[@]}" >"$out/configure.txt" 2>&1 \
+step "2. headless build against that LibTorch ($build/)"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDPMIX_WITH_GUI=OFF "${cmake_args[@]}" >"$out/configure.txt" 2>&1 \
   || { tail -30 "$out/configure.txt"; echo "gpu-check: configure failed"; exit 1; }
 # The heavy-compile pool keeps a 2-core box from swapping; here every core may compile.
-cmake --build build-gpu -j "$(nproc)" -- -l "$(nproc)" >"$out/build.txt" 2>&1 \
+cmake --build "$build" -j "$(nproc)" -- -l "$(nproc)" >"$out/build.txt" 2>&1 \
   || { grep -m20 -B2 -A8 "error" "$out/build.txt"; echo "gpu-check: build failed"; exit 1; }
 echo "built"
-build-gpu/bin/dpmix doctor
+"$build"/bin/dpmix doctor
 
 step "3. the engine's unit tests (CPU), then the device test on $device"
-ctest --test-dir build-gpu -L unit -j 8 --timeout 600 --output-on-failure >"$out/ctest.txt" 2>&1 || failed+=("unit tests")
+ctest --test-dir "$build" -L unit -j 8 --timeout 600 --output-on-failure >"$out/ctest.txt" 2>&1 || failed+=("unit tests")
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.txt" | tail -15
-DPMIX_TEST_DEVICE=$device DPMIX_DATA_DIR=$PWD/data build-gpu/bin/tests/tst_device_guard || failed+=("device test on $device")
+DPMIX_TEST_DEVICE=$device DPMIX_DATA_DIR=$PWD/data "$build"/bin/tests/tst_device_guard || failed+=("device test on $device")
 
 step "4. DP step / plain step on $device"
 {
   for batch in 256 1024; do
-    build-gpu/bin/bench_dp_step --device "$device" --threads "$(nproc)" --batch "$batch" --steps 10
-    build-gpu/bin/bench_dp_step --device "$device" --threads "$(nproc)" --batch "$batch" --steps 10 --model resnet18
-    build-gpu/bin/bench_dp_step --device "$device" --threads "$(nproc)" --batch "$batch" --steps 10 --model transformer
+    "$build"/bin/bench_dp_step --device "$device" --threads "$(nproc)" --batch "$batch" --steps 10
+    "$build"/bin/bench_dp_step --device "$device" --threads "$(nproc)" --batch "$batch" --steps 10 --model resnet18
+    "$build"/bin/bench_dp_step --device "$device" --threads "$(nproc)" --batch "$batch" --steps 10 --model transformer
   done
 } 2>&1 | tee "$out/bench.txt" || failed+=("benchmark")
 
@@ -98,7 +100,7 @@ if [ "$demo" = 1 ]; then
       rm -f "projects/fashion-mnist-$d.dpmix"
       sed "s/\"name\": \"fashion-mnist\"/\"name\": \"fashion-mnist-$d\"/" projects/fashion-mnist.json >"projects/fashion-mnist-$d.json"
       t0=$(date +%s)
-      DPMIX_DATA_DIR=$PWD/data build-gpu/bin/dpmix --threads "$(nproc)" run "projects/fashion-mnist-$d.json" \
+      DPMIX_DATA_DIR=$PWD/data "$build"/bin/dpmix --threads "$(nproc)" run "projects/fashion-mnist-$d.json" \
         --stages proxies,mixture,pretrain,finetune,evaluate \
         --methods dpmixmin,uniform,random-search,random-init,nonprivate --tasks "warm clothing" \
         --epsilon 1 --seed 0 --reproducible --proxy-epochs 1 --pretrain-steps 100 --finetune-steps 100 \
