@@ -18,6 +18,7 @@
 #include <ranges>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -109,7 +110,13 @@ bool fuzzyEqual(F actual, F expected) {
 
 template <typename A, typename E>
 bool equalValues(const A& actual, const E& expected) {
-    if constexpr (std::is_floating_point_v<A> || std::is_floating_point_v<E>) {
+    using DA = std::decay_t<A>;
+    using DE = std::decay_t<E>;
+    constexpr bool textA = std::is_same_v<DA, const char*> || std::is_same_v<DA, char*>;
+    constexpr bool textE = std::is_same_v<DE, const char*> || std::is_same_v<DE, char*>;
+    if constexpr (textA && textE) {  // C strings compare by content, as Qt Test's qstrcmp
+        return std::string_view(actual) == std::string_view(expected);
+    } else if constexpr (std::is_floating_point_v<A> || std::is_floating_point_v<E>) {
         using C = std::common_type_t<A, E>;
         return fuzzyEqual<C>(static_cast<C>(actual), static_cast<C>(expected));
     } else if constexpr (std::is_integral_v<A> && std::is_integral_v<E> && !std::is_same_v<A, bool> &&

@@ -36,6 +36,13 @@ private Q_SLOTS:
         QVERIFY(equalValues(std::int64_t(5), 5u));
     }
 
+    void cStringsCompareByContent() {
+        const std::string a = "same", b = "same";
+        QVERIFY(a.c_str() != b.c_str());
+        QVERIFY(equalValues(a.c_str(), b.c_str()));
+        QVERIFY(!equalValues(a.c_str(), "other"));
+    }
+
     void valuesPrintReadably() {
         QCOMPARE(printable(std::string("a")), std::string("\"a\""));
         QCOMPARE(printable(true), std::string("true"));
@@ -57,7 +64,7 @@ private Q_SLOTS:
     }
 
     // init() ran before each function above (rowsAreTyped once per row) and before this one.
-    void initRunsBeforeEveryFunction() { QCOMPARE(initCalls_, 6); }
+    void initRunsBeforeEveryFunction() { QCOMPARE(initCalls_, 7); }
 
     void exceptionsAreCheckedByType() {
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, (void)std::vector<int>{}.at(1));
