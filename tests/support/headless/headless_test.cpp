@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
-#include <memory>
+#include <deque>
 #include <stdexcept>
 
 namespace dpmix::headless {
@@ -32,6 +32,7 @@ struct RunState {
     Outcome outcome = Outcome::Pass;
     std::vector<Column> columns;
     std::vector<Row> rows;
+    std::deque<DataRow> rowHandles;  // what newRow() returns, one per row, as long as the table
     std::size_t currentRow = 0;
     int passed = 0;
     int failed = 0;
@@ -91,10 +92,7 @@ void addColumn(const char* name, const std::type_info& type) { state().columns.p
 DataRow& newRow(const char* tag) {
     RunState& s = state();
     s.rows.push_back({tag ? tag : "", {}});
-    // A DataRow only remembers which row it fills; one per row lives as long as the table.
-    static std::vector<std::unique_ptr<DataRow>> handles;
-    handles.push_back(std::make_unique<DataRow>(s.rows.size() - 1));
-    return *handles.back();
+    return s.rowHandles.emplace_back(s.rows.size() - 1);
 }
 
 void DataRow::append(std::any value, const std::type_info& type) {
@@ -172,6 +170,7 @@ void TestTable::runFunction(const Entry& entry, const std::string& onlyTag) {
     RunState& s = state();
     s.columns.clear();
     s.rows.clear();
+    s.rowHandles.clear();
     s.currentRow = 0;
     s.function = entry.name;
     s.tag.clear();
