@@ -134,6 +134,15 @@ public:
     /// Reads a stored model's bytes, checking them against the recorded content hash.
     Result<std::string> loadModel(const ModelRecord& model) const;
 
+    // Working settings (working_settings.cpp): the settings a user saved for the next run — the
+    // workbench's panel values as one JSON object — kept beside the spec, outside the hash chain
+    // (a draft, not a result: each run records the configuration it really used).
+    /// Replaces the stored settings in one transaction; refused for anything but a JSON object
+    /// and for a read-only file or release (the file is then unchanged).
+    Status saveWorkingSettings(const std::string& settingsJson);
+    /// The stored settings, or nullopt when none were saved (or the file predates schema v5).
+    Result<std::optional<std::string>> workingSettings() const;
+
     /// Recomputes the hash chain; reports the first row whose hash does not match.
     Result<ChainVerification> verifyChain() const;
 

@@ -8,7 +8,7 @@
 namespace dpmix::project {
 namespace {
 
-// The current (v4) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
+// The current (v5) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
 // shared with the v2 → v3 rebuild), the tables after it. Rows of every table except `runs`'
 // mutable columns are covered by the hash chain; `runs.status`, timestamps, message and owner
 // change while a run goes on.
@@ -101,6 +101,10 @@ CREATE TABLE release(
   id INTEGER PRIMARY KEY,
   manifest_json TEXT NOT NULL,
   row_hash TEXT);
+CREATE TABLE working_settings(
+  id INTEGER PRIMARY KEY CHECK(id = 1),
+  settings_json TEXT NOT NULL,
+  saved_at TEXT NOT NULL);
 CREATE INDEX ledgers_run ON ledgers(run_id);
 CREATE INDEX lambdas_run ON lambdas(run_id);
 CREATE INDEX metrics_run ON metrics(run_id);
@@ -169,6 +173,14 @@ void migrateV3ToV4(Database& db) {
     setVersion(db, 4);
 }
 
+// v4 → v5: `working_settings`, the workbench's saved panel values (working_settings.h). Not
+// chained: they are a draft for the next run, not a result; each run records its own config.
+void migrateV4ToV5(Database& db) {
+    db.exec("CREATE TABLE working_settings(id INTEGER PRIMARY KEY CHECK(id = 1), settings_json TEXT NOT NULL, "
+            "saved_at TEXT NOT NULL)");
+    setVersion(db, 5);
+}
+
 }  // namespace
 
 void createCurrentSchema(Database& db) {
@@ -193,7 +205,11 @@ void migrateToCurrent(Database& db, std::int64_t fromVersion) {
         migrateV3ToV4(db);
         version = 4;
     }
-    // Future steps: if (version == 4) { migrateV4ToV5(db); version = 5; } ...
+    if (version == 4) {
+        migrateV4ToV5(db);
+        version = 5;
+    }
+    // Future steps: if (version == 5) { migrateV5ToV6(db); version = 6; } ...
 }
 
 }  // namespace dpmix::project

@@ -15,13 +15,16 @@
 //       can be known to own, become interrupted.
 //   v4  `release`: empty in a project; in a DP release made by `dpmix export-release`, one row
 //       with the export's manifest (release_manifest.h), which makes the file read-only.
+//   v5  `working_settings`: at most one row, the settings a user saved for the next run (the
+//       workbench's panel values as JSON: working_settings.h). Outside the hash chain — they
+//       are a draft, not a result — and never exported into a release.
 #include <cstdint>
 
 namespace dpmix::project {
 
 class Database;
 
-inline constexpr std::int64_t kSchemaVersion = 4;
+inline constexpr std::int64_t kSchemaVersion = 5;
 inline constexpr std::int64_t kApplicationId = 0x44504D58;  // "DPMX"
 
 /// Creates every table of the current schema in an empty database (caller holds a transaction).
