@@ -24,6 +24,8 @@ QString validateBarChartData(const BarChartData& data) {
             return QStringLiteral("series \"%1\" has %2 tooltip details for %3 categories")
                 .arg(s.name).arg(s.details.size()).arg(n);
     }
+    if (!data.categoryFields.isEmpty() && data.categoryFields.size() != n)
+        return QStringLiteral("%1 category fields for %2 categories").arg(data.categoryFields.size()).arg(n);
     if (!std::isfinite(data.axisFloor))
         return QStringLiteral("the axis floor is %1: expected a finite value").arg(formatExact(data.axisFloor));
     for (const ReferenceLine& r : data.references)
@@ -143,23 +145,26 @@ void BarChartWidget::rescaleToData() {
 }
 
 PlotTable BarChartWidget::plottedTable() const {
-    PlotTable table;
-    table.columns << QStringLiteral("category");
+    QList<TidyFields> rows;
     for (const BarSeries& s : data_.series) {
-        table.columns << s.name;
-        if (!s.errors.isEmpty()) table.columns << s.name + QStringLiteral(" error");
-    }
-    for (const ReferenceLine& r : data_.references) table.columns << r.name;
-    for (int i = 0; i < data_.categories.size(); ++i) {
-        QStringList row{data_.categories[i]};
-        for (const BarSeries& s : data_.series) {
-            row << formatExact(s.values[i]);
-            if (!s.errors.isEmpty()) row << formatExact(s.errors[i]);
+        const TidyFields seriesFields = s.fields.isEmpty() ? TidyFields{{QStringLiteral("series"), s.name}} : s.fields;
+        for (int i = 0; i < data_.categories.size(); ++i) {
+            if (std::isnan(s.values[i])) continue;  // not drawn: no observation
+            TidyFields row = data_.categoryFields.isEmpty()
+                                 ? TidyFields{{QStringLiteral("category"), data_.categories[i]}}
+                                 : data_.categoryFields[i];
+            row = withFields(row, seriesFields);
+            setField(row, QStringLiteral("value"), formatExact(s.values[i]));
+            if (!s.errors.isEmpty()) setField(row, data_.errorColumn, formatExact(s.errors[i]));
+            rows << row;
         }
-        for (const ReferenceLine& r : data_.references) row << formatExact(r.value);
-        table.rows << row;
     }
-    return table;
+    for (const ReferenceLine& r : data_.references) {
+        TidyFields row = r.fields.isEmpty() ? TidyFields{{QStringLiteral("series"), r.name}} : r.fields;
+        setField(row, QStringLiteral("value"), formatExact(r.value));
+        rows << row;
+    }
+    return tidyTable(rows);
 }
 
 QString BarChartWidget::tooltipAt(const QPointF& pos) const {

@@ -16,12 +16,14 @@ struct BarSeries {
     QVector<double> values;   // one per category
     QVector<double> errors;   // ± half-widths, one per category; empty = no error bars
     QStringList details;      // extra tooltip text per category (plain text); empty = none
+    TidyFields fields;        // what the series is, for the CSV, e.g. method and ε; empty: "series" = name
 };
 
 /// A horizontal line across the plot, e.g. the claimed ε an audit is measured against.
 struct ReferenceLine {
-    QString name;   // legend entry and CSV column, e.g. "claimed ε = 1"
+    QString name;   // legend entry, e.g. "claimed ε = 1"
     double value = 0.0;
+    TidyFields fields;  // what the line is, for the CSV, e.g. metric "claimed_epsilon"; empty: "series" = name
 };
 
 /// Above this many categories the tick labels stand upright (90°) instead of slanting.
@@ -34,11 +36,14 @@ struct BarChartData {
     double axisFloor = 0.0;   // the value axis starts here unless something plotted is lower
                               // (e.g. 0.5 = the AUC of a random guess)
     bool valueLabels = false; // print each bar's value above it (a bar of height 0 stays visible)
+    QList<TidyFields> categoryFields;  // per category, for the CSV (e.g. task or component);
+                                       // empty: "category" = the tick label
+    QString errorColumn = QStringLiteral("error");  // the CSV column of the error bars, e.g. "std"
 };
 
 /// Returns an empty string if every series has one value (and zero or one error >= 0, zero or
-/// one detail) per category and every reference line is finite, else a message naming the
-/// series or line and the mismatch.
+/// one detail) per category, the category fields are none or one per category, and every
+/// reference line is finite, else a message naming the series or line and the mismatch.
 QString validateBarChartData(const BarChartData& data);
 
 class BarChartWidget : public ChartWidget {
@@ -51,6 +56,8 @@ public:
     QString setData(const BarChartData& data);
     const BarChartData& data() const { return data_; }
 
+    /// One row per drawn bar (series × category; a missing bar has no row) with the category's
+    /// and the series' fields, "value" and the error column; then one row per reference line.
     PlotTable plottedTable() const override;
     void rescaleToData() override;
 

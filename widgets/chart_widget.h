@@ -3,6 +3,7 @@
 // and a right-click menu exporting PNG (2x), PDF, SVG and CSV of the plotted numbers.
 #include "widgets/plot_export.h"
 #include "widgets/plot_table.h"
+#include "widgets/tidy_table.h"
 
 #include <QWidget>
 
@@ -40,8 +41,13 @@ public:
     void setExportName(const QString& name) { exportName_ = name; }
     QString exportName() const { return exportName_; }
 
-    /// The numbers currently plotted (what Export CSV writes).
+    /// The numbers currently plotted, one observation per row (what Export CSV writes; see
+    /// tidy_table.h for the column order).
     virtual PlotTable plottedTable() const = 0;
+    /// The CSV column of the x values of a line or log-log chart, e.g. "step", "epsilon", "k"
+    /// (default "x"). A series field of the same name replaces the x value in that series' rows.
+    void setCsvXColumn(const QString& column) { csvXColumn_ = column; }
+    QString csvXColumn() const { return csvXColumn_; }
 
     /// Writes the chart; returns an empty string on success, else the reason.
     QString exportTo(const QString& path, ExportFormat format, const ExportSize& size = {});
@@ -69,6 +75,7 @@ protected:
 
 private:
     QString exportName_ = QStringLiteral("plot");
+    QString csvXColumn_ = QStringLiteral("x");
     std::optional<ValueDomain> domain_;
     QCPLayoutGrid* legendColumn_ = nullptr;     // right of the axes: the legend and a spacer
     QCPLayoutElement* legendSpacer_ = nullptr;

@@ -173,17 +173,20 @@ void LineChartWidget::rescaleToData() {
 }
 
 PlotTable LineChartWidget::plottedTable() const {
-    PlotTable table;
-    table.columns = {QStringLiteral("series"), QStringLiteral("x"), QStringLiteral("mean"), QStringLiteral("lower"),
-                     QStringLiteral("upper")};
-    for (const LineSeries& s : series_)
+    QList<TidyFields> rows;
+    for (const LineSeries& s : series_) {
+        const TidyFields fields = s.fields.isEmpty() ? TidyFields{{QStringLiteral("series"), s.name}} : s.fields;
         for (qsizetype i = 0; i < s.x.size(); ++i) {
-            const bool band = !s.lower.isEmpty();
-            table.rows << QStringList{s.name, formatExact(s.x[i]), formatExact(s.mean[i]),
-                                      band ? formatExact(s.lower[i]) : QString(),
-                                      band ? formatExact(s.upper[i]) : QString()};
+            TidyFields row = withFields({{csvXColumn(), formatExact(s.x[i])}}, fields);
+            setField(row, QStringLiteral("value"), formatExact(s.mean[i]));
+            if (!s.lower.isEmpty()) {
+                setField(row, QStringLiteral("lower"), formatExact(s.lower[i]));
+                setField(row, QStringLiteral("upper"), formatExact(s.upper[i]));
+            }
+            rows << row;
         }
-    return table;
+    }
+    return tidyTable(rows);
 }
 
 QString LineChartWidget::tooltipAt(const QPointF& pos) const {

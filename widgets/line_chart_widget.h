@@ -17,6 +17,7 @@ struct LineSeries {
     QVector<double> mean;
     QVector<double> lower;   // band; empty (with upper) = no band
     QVector<double> upper;
+    TidyFields fields;       // what the series is, for the CSV (e.g. method, component); empty: "series" = name
 };
 
 /// Returns an empty string when every series is plottable (equal lengths, x increasing,
@@ -43,6 +44,8 @@ public:
     bool logarithmicX() const { return logX_; }
     const QList<LineSeries>& series() const { return series_; }
 
+    /// One row per point: the series' fields, the x column (csvXColumn()), "value" (the mean)
+    /// and, with a band, "lower" and "upper".
     PlotTable plottedTable() const override;
     void rescaleToData() override;
 

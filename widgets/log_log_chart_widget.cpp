@@ -105,13 +105,17 @@ void LogLogChartWidget::rescaleToData() {
 }
 
 PlotTable LogLogChartWidget::plottedTable() const {
-    PlotTable table;
-    table.columns = {QStringLiteral("series"), QStringLiteral("x"), QStringLiteral("y"), QStringLiteral("error")};
-    for (const LogLogSeries& s : series_)
-        for (qsizetype i = 0; i < s.x.size(); ++i)
-            table.rows << QStringList{s.name, formatExact(s.x[i]), formatExact(s.y[i]),
-                                      s.errors.isEmpty() ? QString() : formatExact(s.errors[i])};
-    return table;
+    QList<TidyFields> rows;
+    for (const LogLogSeries& s : series_) {
+        const TidyFields fields = s.fields.isEmpty() ? TidyFields{{QStringLiteral("series"), s.name}} : s.fields;
+        for (qsizetype i = 0; i < s.x.size(); ++i) {
+            TidyFields row = withFields({{csvXColumn(), formatExact(s.x[i])}}, fields);
+            setField(row, QStringLiteral("value"), formatExact(s.y[i]));
+            if (!s.errors.isEmpty()) setField(row, QStringLiteral("std"), formatExact(s.errors[i]));
+            rows << row;
+        }
+    }
+    return tidyTable(rows);
 }
 
 QString LogLogChartWidget::tooltipAt(const QPointF& pos) const {

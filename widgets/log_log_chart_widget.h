@@ -17,6 +17,7 @@ struct LogLogSeries {
     QVector<double> y;       // > 0
     QVector<double> errors;  // ± half-widths of y, one per point; empty = no error bars
     bool reference = false;  // a dashed guide line without markers (e.g. ∝ √k), not data
+    TidyFields fields;       // what the series is, for the CSV (e.g. metric); empty: "series" = name
 };
 
 /// Returns an empty string when every series can be drawn on log-log axes (equal lengths,
@@ -33,6 +34,8 @@ public:
     QString setSeries(const QList<LogLogSeries>& series);
     const QList<LogLogSeries>& series() const { return series_; }
 
+    /// One row per point: the series' fields, the x column (csvXColumn()), "value" and, with
+    /// error bars, "std".
     PlotTable plottedTable() const override;
     void rescaleToData() override;
 

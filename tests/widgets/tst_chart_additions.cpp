@@ -92,9 +92,18 @@ private Q_SLOTS:
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
         const auto rows = dpmix::test_support::readCsvFile(csv);
         QCOMPARE(rows.size(), 1 + 3 + 3);
-        QCOMPARE(rows[0], (QStringList{"series", "x", "y", "error"}));
+        QCOMPARE(rows[0], (QStringList{"series", "x", "value", "std"}));
         QCOMPARE(rows[2], (QStringList{"excess", "32", "0.30000000000000004", "0.4"}));  // 0.1 + 0.2, exactly
         QCOMPARE(rows[6], (QStringList{"sqrt k", "128", "0.6", ""}));
+        // With the x column and fields named by the caller.
+        chart.setCsvXColumn("k");
+        auto named = series;
+        named[0].fields = {{"metric", "excess_error"}};
+        named[1].fields = {{"metric", "sqrt_k_reference"}};
+        QCOMPARE(chart.setSeries(named), QString());
+        const auto table = chart.plottedTable();
+        QCOMPARE(table.columns, (QStringList{"k", "metric", "value", "std"}));
+        QCOMPARE(table.rows[5], (QStringList{"128", "sqrt_k_reference", "0.6", ""}));
     }
 
     void logLogRejectsWhatALogAxisCannotShow() {
@@ -145,9 +154,13 @@ private Q_SLOTS:
         const QString csv = dir.path() + "/bars.csv";
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
         const auto rows = dpmix::test_support::readCsvFile(csv);
-        QCOMPARE(rows[0], (QStringList{"category", "natural", "max-clip", "max-clip error", "claimed eps 1"}));
-        QCOMPARE(rows[1], (QStringList{"ac", "0.05", "0.12", "0", "1"}));
-        QCOMPARE(rows[2], (QStringList{"bd", "nan", "0.2", "0.1", "1"}));
+        // One row per drawn bar (bd has no natural bar: no row), then the reference line.
+        QCOMPARE(rows[0], (QStringList{"category", "series", "value", "error"}));
+        QCOMPARE(rows.size(), 1 + 3 + 1);
+        QCOMPARE(rows[1], (QStringList{"ac", "natural", "0.05", ""}));
+        QCOMPARE(rows[2], (QStringList{"ac", "max-clip", "0.12", "0"}));
+        QCOMPARE(rows[3], (QStringList{"bd", "max-clip", "0.2", "0.1"}));
+        QCOMPARE(rows[4], (QStringList{"", "claimed eps 1", "1", ""}));
     }
 
     void missingBarsAreNotDrawnAndTooltipsKeepTheirCategory() {

@@ -65,14 +65,41 @@ private Q_SLOTS:
         const QString csv = dir.path() + "/bars.csv";
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
         const auto rows = dpmix::test_support::readCsvFile(csv);
-        QCOMPARE(rows.size(), 4);
-        QCOMPARE(rows[0], (QStringList{"category", "DP-MixMin", "DP-MixMin error", "Uniform"}));
-        for (int i = 0; i < 3; ++i) {
-            QCOMPARE(rows[i + 1][0], data.categories[i]);
-            QCOMPARE(rows[i + 1][1].toDouble(), data.series[0].values[i]);   // exact, not approximate
-            QCOMPARE(rows[i + 1][2].toDouble(), data.series[0].errors[i]);
-            QCOMPARE(rows[i + 1][3].toDouble(), data.series[1].values[i]);
-        }
+        // Tidy: one row per bar; without fields from the caller the category and the series
+        // name are cells, never column names.
+        QCOMPARE(rows.size(), 1 + 3 + 3);
+        QCOMPARE(rows[0], (QStringList{"category", "series", "value", "error"}));
+        for (int s = 0; s < 2; ++s)
+            for (int i = 0; i < 3; ++i) {
+                const QStringList& row = rows[1 + 3 * s + i];
+                QCOMPARE(row[0], data.categories[i]);
+                QCOMPARE(row[1], data.series[s].name);
+                QCOMPARE(row[2].toDouble(), data.series[s].values[i]);  // exact, not approximate
+                QCOMPARE(row[3], s == 0 ? dpmix::widgets::formatExact(data.series[0].errors[i]) : QString());
+            }
+        QCOMPARE(rows[3][2], QString("0.30000000000000004"));
+    }
+
+    void barChartCsvUsesTheFieldsTheCallerGives() {
+        // The caller says what categories and series are: those are the columns, the legend text
+        // (with "·" and "ε =") is nowhere in the header.
+        BarChartWidget chart;
+        BarChartData data;
+        data.categories = {"ab", "cd"};
+        data.categoryFields = {{{"component", "ab"}}, {{"component", "cd"}}};
+        data.errorColumn = "std";
+        data.series = {{"DP-MixMin · ε = 1", {0.6, 0.4}, {0.1, 0.1}, {},
+                        {{"task", "ac"}, {"epsilon", "1"}, {"method", "dp-mixmin"}, {"metric", "lambda"}}},
+                       {"λ* · cos 1", {0.7, 0.3}, {}, {},
+                        {{"task", "ac"}, {"epsilon", "inf"}, {"method", "non-private-mixmin"}, {"metric", "lambda"}}}};
+        QCOMPARE(chart.setData(data), QString());
+        const auto table = chart.plottedTable();
+        QCOMPARE(table.columns, (QStringList{"task", "epsilon", "method", "component", "metric", "value", "std"}));
+        QCOMPARE(table.rows.size(), 4);
+        QCOMPARE(table.rows[0], (QStringList{"ac", "1", "dp-mixmin", "ab", "lambda", "0.6", "0.1"}));
+        QCOMPARE(table.rows[3], (QStringList{"ac", "inf", "non-private-mixmin", "cd", "lambda", "0.3", ""}));
+        data.categoryFields.removeLast();
+        QVERIFY(chart.setData(data).contains("1 category fields for 2 categories"));
     }
 
     void barChartRejectsMismatchedData() {
@@ -105,7 +132,7 @@ private Q_SLOTS:
         QCOMPARE(chart.exportTo(csv, ExportFormat::Csv), QString());
         const auto rows = dpmix::test_support::readCsvFile(csv);
         QCOMPARE(rows.size(), 1 + 3 + 2);
-        QCOMPARE(rows[0], (QStringList{"series", "x", "mean", "lower", "upper"}));
+        QCOMPARE(rows[0], (QStringList{"series", "x", "value", "lower", "upper"}));
         int r = 1;
         for (const LineSeries& s : lines)
             for (int i = 0; i < s.x.size(); ++i, ++r) {
@@ -122,6 +149,20 @@ private Q_SLOTS:
                     QCOMPARE(rows[r][4].toDouble(), s.upper[i]);
                 }
             }
+    }
+
+    void lineChartCsvNamesItsXColumnAndSeriesFields() {
+        LineChartWidget chart;
+        chart.setCsvXColumn("step");
+        QList<LineSeries> lines = sampleLines();
+        lines[0].fields = {{"component", "ab"}, {"metric", "lambda"}};
+        lines[1].fields = {{"component", "cd"}, {"metric", "lambda"}};
+        QCOMPARE(chart.setSeries(lines), QString());
+        const auto table = chart.plottedTable();
+        QCOMPARE(table.columns, (QStringList{"component", "step", "metric", "value", "lower", "upper"}));
+        QCOMPARE(table.rows.size(), 3 + 2);
+        QCOMPARE(table.rows[1], (QStringList{"ab", "10", "lambda", "0.6", "0.55", "0.65"}));
+        QCOMPARE(table.rows[4], (QStringList{"cd", "2", "lambda", "-1e-09", "", ""}));
     }
 
     void lineChartRejectsBadBandAndOrder() {

@@ -1,6 +1,7 @@
 #include "app/workbench/views/auc_view.h"
 
 #include "app/workbench/views/result_data.h"
+#include "app/workbench/views/tidy_fields.h"
 #include "engine/methods/method_plan.h"
 
 #include <QCheckBox>
@@ -82,7 +83,11 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
 
     AucChart chart;
     chart.hasRandomInit = table.count(methods::nameOf(methods::Method::RandomInit)) > 0;
-    for (const auto& t : tasks) chart.data.categories << taskLabel(t);
+    for (const auto& t : tasks) {
+        chart.data.categories << taskLabel(t);
+        chart.data.categoryFields << widgets::TidyFields{{QStringLiteral("task"), taskCell(t)}};
+    }
+    chart.data.errorColumn = QStringLiteral("std");
     const bool gain = mode == AucMode::GainOverRandomInit;
     const QString at = epsilon ? QObject::tr("ε = %1").arg(*epsilon) : QObject::tr("all ε");
     QStringList macros;
@@ -133,6 +138,10 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
         if (taskMeans.size() < tasks.size())
             series.name += QObject::tr(" (%1 of %2 tasks)").arg(taskMeans.size()).arg(tasks.size());
         if (mostSeeds < 2) series.errors.clear();  // one seed: no spread to show
+        series.fields = {{QStringLiteral("epsilon"), runEpsilonCell(method, epsilon)},
+                         {QStringLiteral("method"), QString::fromStdString(method)},
+                         {QStringLiteral("metric"), gain ? QStringLiteral("test_auc_gain_over_random_init_percent")
+                                                         : QStringLiteral("test_auc")}};
         macros << QStringLiteral("%1 %2").arg(name, macroText);
         chart.data.series << series;
     }

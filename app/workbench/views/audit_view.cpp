@@ -1,6 +1,7 @@
 #include "app/workbench/views/audit_view.h"
 
 #include "app/workbench/views/result_data.h"
+#include "app/workbench/views/tidy_fields.h"
 
 #include <QComboBox>
 #include <QJsonDocument>
@@ -108,11 +109,21 @@ widgets::BarChartData auditChartData(const ProjectSnapshot& project, std::option
     for (const auto& t : project.taskNames())
         for (const auto& [kind, byTask] : byKind)
             if (byTask.count(t) && std::find(tasks.begin(), tasks.end(), t) == tasks.end()) tasks.push_back(t);
-    for (const auto& t : tasks) data.categories << (t.empty() ? QObject::tr("(single task)") : QString::fromStdString(t));
+    for (const auto& t : tasks) {
+        data.categories << (t.empty() ? QObject::tr("(single task)") : QString::fromStdString(t));
+        data.categoryFields << widgets::TidyFields{{QStringLiteral("task"), taskCell(t)}};
+    }
+    data.errorColumn = QStringLiteral("std");
 
     for (const auto& kind : kinds) {
         widgets::BarSeries series;
         series.name = auditKindLabel(kind);
+        // A no-noise control adds no noise: no finite ε is claimed for it.
+        const bool control = kind.size() > kNoNoise.size() &&
+                             kind.compare(kind.size() - kNoNoise.size(), kNoNoise.size(), kNoNoise) == 0;
+        series.fields = {{QStringLiteral("epsilon"), control ? QStringLiteral("inf") : numberCell(claimedEpsilon)},
+                         {QStringLiteral("canary"), QString::fromStdString(kind)},
+                         {QStringLiteral("metric"), QStringLiteral("epsilon_lower_bound")}};
         bool several = false;
         for (const auto& t : tasks) {
             const auto it = byKind[kind].find(t);
@@ -135,7 +146,10 @@ widgets::BarChartData auditChartData(const ProjectSnapshot& project, std::option
         data.series << series;
     }
     data.valueLabels = true;  // ε_LB = 0 is the common, good outcome: a bar of height 0 must still read "0"
-    if (claimedEpsilon) data.references << widgets::ReferenceLine{QObject::tr("claimed ε = %1").arg(*claimedEpsilon), *claimedEpsilon};
+    if (claimedEpsilon)
+        data.references << widgets::ReferenceLine{QObject::tr("claimed ε = %1").arg(*claimedEpsilon), *claimedEpsilon,
+                                                  {{QStringLiteral("epsilon"), numberCell(claimedEpsilon)},
+                                                   {QStringLiteral("metric"), QStringLiteral("claimed_epsilon")}}};
     return data;
 }
 

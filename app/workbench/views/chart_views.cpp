@@ -69,6 +69,7 @@ TrajectoryView::TrajectoryView(ProjectSnapshot project, QWidget* parent)
     frame(this, tr("DP run:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("EG step"), tr("weight λ_j"));
     chart_->setValueDomain(0.0, 1.0);
+    chart_->setCsvXColumn(QStringLiteral("step"));
     for (const RunResults* r : trajectoryRuns(project_)) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &TrajectoryView::showRun);
     if (selector_->count() == 0) showNote(note_, tr("No DP-MixMin run has stored its λ iterates yet."));
@@ -89,6 +90,7 @@ TradeoffView::TradeoffView(ProjectSnapshot project, QWidget* parent)
     chart_->setAxisLabels(tr("privacy budget ε (log scale)"), tr("cosine similarity to λ*"));
     chart_->setValueDomain(0.0, 1.0);  // λ ≥ 0, so the cosine of two weight vectors is in [0, 1]
     chart_->setLogarithmicX(true);      // ε > 0, swept by factors (0.25 … 8)
+    chart_->setCsvXColumn(QStringLiteral("epsilon"));
     selector_->addItem(tr("All tasks"));
     for (const auto& t : project_.taskNames())
         selector_->addItem(t.empty() ? tr("(single task)") : QString::fromStdString(t));

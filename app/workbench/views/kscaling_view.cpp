@@ -1,6 +1,7 @@
 #include "app/workbench/views/kscaling_view.h"
 
 #include "app/workbench/views/result_data.h"
+#include "app/workbench/views/tidy_fields.h"
 
 #include <QComboBox>
 #include <QJsonDocument>
@@ -65,6 +66,8 @@ KScalingChart kScalingChartData(const RunResults& run) {
         measured.name += QObject::tr(" · slope %1 (k ≥ %2").arg(slope, 0, 'f', 2).arg(threshold);
         measured.name += std::isnan(points) ? QStringLiteral(")") : QObject::tr(", %1 points)").arg(points);
     }
+    const widgets::TidyFields runField{{QStringLiteral("run"), QString::number(run.run.id)}};
+    measured.fields = widgets::withFields(runField, {{QStringLiteral("metric"), QStringLiteral("excess_error")}});
     if (!measured.x.isEmpty()) chart.series << measured;
 
     // √k through the first plotted point at or above the fit threshold.
@@ -74,6 +77,7 @@ KScalingChart kScalingChartData(const RunResults& run) {
         widgets::LogLogSeries reference;
         reference.name = QObject::tr("∝ √k (slope 0.5) through k = %1").arg(k0);
         reference.reference = true;
+        reference.fields = widgets::withFields(runField, {{QStringLiteral("metric"), QStringLiteral("sqrt_k_reference")}});
         for (double k : measured.x) {
             reference.x << k;
             reference.y << y0 * std::sqrt(k / k0);
@@ -99,6 +103,7 @@ KScalingView::KScalingView(ProjectSnapshot project, QWidget* parent)
     selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     addControl(selector_);
     chart_->setAxisLabels(tr("number of sources k"), tr("excess error F(λ_DP) − F(λ*)"));
+    chart_->setCsvXColumn(QStringLiteral("k"));
     setChart(chart_);
     for (const RunResults* r : runs_) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &KScalingView::showRun);

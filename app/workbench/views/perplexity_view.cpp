@@ -1,4 +1,5 @@
 #include "app/workbench/views/perplexity_view.h"
+#include "app/workbench/views/tidy_fields.h"
 #include "engine/methods/method_plan.h"
 
 #include <QComboBox>
@@ -72,6 +73,11 @@ QList<widgets::LineSeries> perplexitySeries(const ProjectSnapshot& project, cons
         widgets::LineSeries s;
         const int n = runs[method];
         s.name = methodLabel(method) + (n > 1 ? QObject::tr(" (%1 runs)").arg(n) : QString());
+        s.fields = {{QStringLiteral("task"), taskCell(selection.task)},
+                    {QStringLiteral("epsilon"), runEpsilonCell(method, selection.epsilon)},
+                    {QStringLiteral("method"), QString::fromStdString(method)},
+                    {QStringLiteral("metric"), QStringLiteral("test_perplexity")},
+                    {QStringLiteral("runs"), QString::number(n)}};
         for (const auto& [step, values] : byMethod[method]) {
             double sum = 0.0;
             for (double v : values) sum += v;
@@ -97,6 +103,7 @@ PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
     // Perplexity is ≥ 1 and methods differ by factors (Random Init ~10× the others): log y keeps
     // every curve readable.
     chart_->setLogarithmicY(true);
+    chart_->setCsvXColumn(QStringLiteral("step"));
     setChart(chart_);
     for (const auto& s : selections_) selector_->addItem(s.label());
     connect(selector_, &QComboBox::currentIndexChanged, this, &PerplexityView::showSelection);

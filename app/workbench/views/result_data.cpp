@@ -1,5 +1,6 @@
 #include "app/workbench/views/result_data.h"
 
+#include "app/workbench/views/tidy_fields.h"
 #include "engine/methods/method_plan.h"
 
 #include <QCoreApplication>
@@ -27,6 +28,7 @@ struct LambdaColumn {
     QString label;   // the tick label: short, since 20-odd categories share the axis
     QString detail;  // the tooltip: the full component name, or what the total sums
     std::vector<std::size_t> components;
+    widgets::TidyFields fields;  // the CSV's: component, and source when there are several
 };
 
 // One bar per component; with several public sources (names "source / task", contiguous per
@@ -39,13 +41,15 @@ std::vector<LambdaColumn> lambdaColumns(const std::vector<std::string>& names, b
         if (!members.empty())
             columns.push_back({QStringLiteral("Σ ") + QString::fromStdString(group),
                                QObject::tr("total λ of source %1's components").arg(QString::fromStdString(group)),
-                               members});
+                               members,
+                               {{QStringLiteral("source"), QString::fromStdString(group)},
+                                {QStringLiteral("component"), QStringLiteral("total")}}});
         members.clear();
     };
     for (std::size_t j = 0; j < names.size(); ++j) {
         const QString full = QString::fromStdString(names[j]);
         if (!severalSources) {
-            columns.push_back({full, full, {j}});
+            columns.push_back({full, full, {j}, {{QStringLiteral("component"), full}}});
             continue;
         }
         // "source / task": the group and its total say the source, the tick says the task.
@@ -54,7 +58,9 @@ std::vector<LambdaColumn> lambdaColumns(const std::vector<std::string>& names, b
         if (source != group) closeGroup();  // the previous source's total follows its components
         group = source;
         members.push_back(j);
-        columns.push_back({QString::fromStdString(names[j].substr(cut + 3)), full, {j}});
+        const QString task = QString::fromStdString(names[j].substr(cut + 3));
+        columns.push_back({task, full, {j},
+                           {{QStringLiteral("source"), QString::fromStdString(source)}, {QStringLiteral("component"), task}}});
     }
     if (severalSources) closeGroup();
     return columns;
@@ -97,6 +103,7 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         QString name;
         bool atEpsilon;
         int rank;
+        methods::Choice choice;
     };
     // The private λ first, then the reference λ*, then the others in the table's order.
     std::vector<Method> shown;
@@ -104,7 +111,8 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         if (!t.lambdaKind.empty())
             shown.push_back({std::string(t.name), std::string(t.lambdaKind),
                              QCoreApplication::translate("methods", std::string(t.lambdaLabel).c_str()),
-                             t.choice == methods::Choice::Private, t.choice == methods::Choice::Private ? 0 : t.reference ? 1 : 2});
+                             t.choice == methods::Choice::Private, t.choice == methods::Choice::Private ? 0 : t.reference ? 1 : 2,
+                             t.choice});
     std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
     std::vector<std::string> names;
     std::vector<std::pair<const Method*, Collected>> collected;
@@ -137,6 +145,11 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
                                                                number(meanAndStd(c.l1s).first));
         // Runs, not seeds: a project run twice holds two runs of the same seed.
         if (c.vectors.size() > 1) series.name += QObject::tr(" (%1 runs)").arg(c.vectors.size());
+        series.fields = {{QStringLiteral("task"), taskCell(selection.task)},
+                         {QStringLiteral("epsilon"), lambdaEpsilonCell(m->choice, selection.epsilon)},
+                         {QStringLiteral("method"), QString::fromStdString(m->method)},
+                         {QStringLiteral("metric"), QStringLiteral("lambda")},
+                         {QStringLiteral("runs"), QString::number(c.vectors.size())}};
         for (const LambdaColumn& column : columns) {
             std::vector<double> sums;
             for (const auto& v : c.vectors) {
@@ -151,7 +164,11 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         }
         data.series << series;
     }
-    for (const auto& column : columns) data.categories << column.label;
+    for (const auto& column : columns) {
+        data.categories << column.label;
+        data.categoryFields << column.fields;
+    }
+    data.errorColumn = QStringLiteral("std");
     return data;
 }
 
@@ -197,6 +214,8 @@ QList<widgets::LineSeries> trajectorySeries(const RunResults& run) {
         if (it == run.curves.end()) continue;
         widgets::LineSeries s;
         s.name = QString::fromStdString(component);
+        s.fields = runFields(run.run);
+        s.fields << widgets::TidyFields{{QStringLiteral("component"), s.name}, {QStringLiteral("metric"), QStringLiteral("lambda")}};
         for (const auto& p : it->second) {
             s.x << static_cast<double>(p.step);
             s.mean << p.value;
@@ -234,7 +253,10 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
         s.upper << std::min(1.0, mean + sd);
     };
     QList<widgets::LineSeries> out;
-    widgets::LineSeries dp{QObject::tr("DP-MixMin"), {}, {}, {}, {}};
+    const widgets::TidyFields common{{QStringLiteral("task"), task ? taskCell(*task) : QStringLiteral("all")},
+                                     {QStringLiteral("metric"), QStringLiteral("cosine_to_lambda_star")}};
+    widgets::LineSeries dp{QObject::tr("DP-MixMin"), {}, {}, {}, {}, {}};
+    dp.fields = widgets::withFields(common, {{QStringLiteral("method"), QString::fromStdString(methods::nameOf(methods::Method::DpMixMin))}});
     for (double e : epsilons)
         if (auto v = cosines(methods::nameOf(methods::Method::DpMixMin), e); !v.empty()) addPoint(dp, e, v);
     if (!dp.x.isEmpty()) out << dp;
@@ -250,7 +272,10 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
         if (t->choice == methods::Choice::NonPrivate) name += QObject::tr(" (not private)");
         const auto v = cosines(method, std::nullopt);
         if (v.empty()) continue;
-        widgets::LineSeries s{name, {}, {}, {}, {}};
+        widgets::LineSeries s{name, {}, {}, {}, {}, {}};
+        // Drawn flat across the ε axis, but it has one ε of its own: one row, its true ε.
+        s.fields = widgets::withFields(common, {{QStringLiteral("method"), QString::fromStdString(method)},
+                                                {QStringLiteral("epsilon"), lambdaEpsilonCell(t->choice, 0.0)}});
         addPoint(s, epsilons.front(), v);
         if (epsilons.size() > 1) addPoint(s, epsilons.back(), v);
         out << s;

@@ -1,5 +1,6 @@
 #include "app/workbench/views/run_comparison_view.h"
 
+#include "app/workbench/views/tidy_fields.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 
@@ -146,8 +147,11 @@ void RunComparisonView::showMetric(int index) {
     const auto& m = ms[static_cast<std::size_t>(index)];
     widgets::BarChartData bars;
     bars.categories = comparison_.runLabels;
+    for (const RunResults& r : runs_) bars.categoryFields << runFields(r.run);
+    if (bars.categoryFields.size() != bars.categories.size()) bars.categoryFields.clear();
     widgets::BarSeries series;
     series.name = m.name;
+    series.fields = {{QStringLiteral("metric"), m.name}};
     for (double v : m.values) series.values << v;
     bars.series << series;
     metricChart_->setTitle(tr("%1 of the selected runs").arg(m.name));
@@ -162,6 +166,8 @@ void RunComparisonView::showCurve(const QString& name) {
         if (it == runs_[c].curves.end() || it->second.empty()) continue;
         widgets::LineSeries s;
         s.name = comparison_.runLabels[static_cast<int>(c)];
+        s.fields = runFields(runs_[c].run);
+        s.fields << widgets::TidyFields{{QStringLiteral("metric"), name}};
         for (const auto& p : it->second) {
             s.x << static_cast<double>(p.step);
             s.mean << p.value;
@@ -170,6 +176,7 @@ void RunComparisonView::showCurve(const QString& name) {
     }
     curveChart_->setTitle(tr("%1 of the selected runs").arg(name));
     curveChart_->setAxisLabels(tr("step"), name);
+    curveChart_->setCsvXColumn(QStringLiteral("step"));
     curveChart_->setSeries(series);
 }
 

@@ -255,57 +255,70 @@ private Q_SLOTS:
 
     // --- Export -------------------------------------------------------------------------
 
+    // Export CSV is tidy: one observation per row, the columns named for what they are (no
+    // legend text such as "DP-MixMin · macro 0.63" in the header), the numbers exact.
     void aucExportsThePlottedNumbers() {
         AucView view(snapshot_);
         const auto rows = exportAll(view.chart(), dir_.path() + "/auc");
-        QCOMPARE(rows.size(), 3);  // header, ac, bd
+        QCOMPARE(rows.size(), 1 + 3 * 2);  // header, then (DP-MixMin, Uniform, Random Init) × (ac, bd)
+        QCOMPARE(rows[0], (QStringList{"task", "epsilon", "method", "metric", "value", "std"}));
         const auto& series = view.chart()->data().series;
-        QCOMPARE(rows[0], (QStringList{"category", series[0].name, series[0].name + " error", series[1].name,
-                                       series[1].name + " error", series[2].name, series[2].name + " error"}));
-        QCOMPARE(rows[1][0], QString("ac"));
-        QCOMPARE(rows[1][1].toDouble(), series[0].values[0]);  // exact round trip
-        QVERIFY(near(rows[1][1].toDouble(), 0.63));
-        QCOMPARE(rows[2][2].toDouble(), series[0].errors[1]);
-        QVERIFY(near(rows[2][5].toDouble(), 0.80));
+        QCOMPARE(rows[1].mid(0, 4), (QStringList{"ac", "1", "dp-mixmin", "test_auc"}));
+        QCOMPARE(rows[1][4].toDouble(), series[0].values[0]);  // exact round trip
+        QVERIFY(near(rows[1][4].toDouble(), 0.63));
+        QCOMPARE(rows[2][0], QString("bd"));
+        QCOMPARE(rows[2][5].toDouble(), series[0].errors[1]);
+        QCOMPARE(rows[6].mid(0, 4), (QStringList{"bd", "1", "random-init", "test_auc"}));
+        QVERIFY(near(rows[6][4].toDouble(), 0.80));
+        view.gainToggle()->setChecked(true);
+        const auto gain = view.chart()->plottedTable();
+        QCOMPARE(gain.rows.size(), 2 * 2);  // Random Init is the reference, not a bar
+        QCOMPARE(gain.rows[0][3], QString("test_auc_gain_over_random_init_percent"));
     }
 
     void perplexityExportsThePlottedNumbers() {
         PerplexityView view(snapshot_);
         const auto rows = exportAll(view.chart(), dir_.path() + "/perplexity");
         QCOMPARE(rows.size(), 1 + 3 + 2);
-        QCOMPARE(rows[0], (QStringList{"series", "x", "mean", "lower", "upper"}));
-        QCOMPARE(rows[2], (QStringList{"DP-MixMin (2 runs)", "10", "55", "50", "60"}));
-        QCOMPARE(rows[5], (QStringList{"Uniform", "10", "80", "", ""}));
+        QCOMPARE(rows[0],
+                 (QStringList{"task", "epsilon", "method", "step", "metric", "value", "lower", "upper", "runs"}));
+        QCOMPARE(rows[2], (QStringList{"ac", "1", "dp-mixmin", "10", "test_perplexity", "55", "50", "60", "2"}));
+        QCOMPARE(rows[5], (QStringList{"ac", "1", "uniform", "10", "test_perplexity", "80", "", "", "1"}));
     }
 
     void auditExportsThePlottedNumbers() {
         AuditView view(snapshot_);
         const auto rows = exportAll(view.chart(), dir_.path() + "/audit");
-        QCOMPARE(rows.size(), 3);
-        QCOMPARE(rows[0].last(), QString("claimed ε = 1"));
-        QCOMPARE(rows[0][3], QString("max-clip canary error"));
-        QCOMPARE(rows[1], (QStringList{"ac", "0", "0.12", "0", "0.5", "5.6", "1"}));
-        QCOMPARE(rows[2][0], QString("bd"));
-        QCOMPARE(rows[2][1], QString("nan"));  // no natural audit on bd
-        QCOMPARE(rows[2][2].toDouble(), view.chart()->data().series[1].values[1]);
-        QVERIFY(near(rows[2][3].toDouble(), 0.2 / kRoot2));
-        QCOMPARE(rows[2][5], QString("4"));
+        QCOMPARE(rows[0], (QStringList{"task", "epsilon", "canary", "metric", "value", "std"}));
+        // natural: ac (no natural audit on bd: no row); max-clip: ac, bd; the controls (no noise:
+        // ε = inf) natural on ac, max-clip on ac and bd; then the claimed ε line.
+        QCOMPARE(rows.size(), 1 + 1 + 2 + 1 + 2 + 1);
+        QCOMPARE(rows[1], (QStringList{"ac", "1", "natural", "epsilon_lower_bound", "0", ""}));
+        QCOMPARE(rows[2], (QStringList{"ac", "1", "max-clip", "epsilon_lower_bound", "0.12", "0"}));
+        QCOMPARE(rows[3].mid(0, 3), (QStringList{"bd", "1", "max-clip"}));
+        QCOMPARE(rows[3][4].toDouble(), view.chart()->data().series[1].values[1]);
+        QVERIFY(near(rows[3][5].toDouble(), 0.2 / kRoot2));
+        QCOMPARE(rows[4], (QStringList{"ac", "inf", "natural-no-noise", "epsilon_lower_bound", "0.5", ""}));
+        QCOMPARE(rows[6], (QStringList{"bd", "inf", "max-clip-no-noise", "epsilon_lower_bound", "4", ""}));
+        QCOMPARE(rows[7], (QStringList{"", "1", "", "claimed_epsilon", "1", ""}));
     }
 
     void kScalingExportsThePlottedNumbers() {
         KScalingView view(snapshot_);
         const auto rows = exportAll(view.chart(), dir_.path() + "/kscaling");
         QCOMPARE(rows.size(), 1 + 4 + 4);
-        QCOMPARE(rows[0], (QStringList{"series", "x", "y", "error"}));
+        QCOMPARE(rows[0], (QStringList{"run", "k", "metric", "value", "std"}));
         const auto& series = view.chart()->series();
+        const QString run = QString::number(generated_.kScalingRun);
         for (int i = 0; i < 4; ++i) {
-            QCOMPARE(rows[1 + i][0], series[0].name);
+            QCOMPARE(rows[1 + i][0], run);
             QCOMPARE(rows[1 + i][1].toDouble(), series[0].x[i]);
-            QCOMPARE(rows[1 + i][2].toDouble(), series[0].y[i]);
-            QCOMPARE(rows[1 + i][3].toDouble(), series[0].errors[i]);
-            QVERIFY(near(rows[1 + i][2].toDouble(), 0.02 * std::sqrt(series[0].x[i])));
-            QCOMPARE(rows[5 + i][0], series[1].name);
-            QCOMPARE(rows[5 + i][3], QString());  // the reference line has no error bars
+            QCOMPARE(rows[1 + i][2], QString("excess_error"));
+            QCOMPARE(rows[1 + i][3].toDouble(), series[0].y[i]);
+            QCOMPARE(rows[1 + i][4].toDouble(), series[0].errors[i]);
+            QVERIFY(near(rows[1 + i][3].toDouble(), 0.02 * std::sqrt(series[0].x[i])));
+            QCOMPARE(rows[5 + i][2], QString("sqrt_k_reference"));
+            QCOMPARE(rows[5 + i][4], QString());  // the reference line has no error bars
         }
     }
 

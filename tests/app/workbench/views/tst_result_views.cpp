@@ -12,6 +12,7 @@
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 #include "widgets/plot_export.h"
+#include "tests/support/test_support.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -248,10 +249,52 @@ private Q_SLOTS:
                 QVERIFY2(QFileInfo(path).size() > 0, qPrintable(path));
             }
         }
-        QFile csv(dir_.path() + "/lambda.csv");
-        QVERIFY(csv.open(QIODevice::ReadOnly));
-        const QString text = QString::fromUtf8(csv.readAll());
-        QVERIFY2(text.contains("0.6") && text.contains("ab"), qPrintable(text));
+    }
+
+    void lambdaCsvIsOneRowPerMethodAndComponent() {
+        // Tidy: the header names what each column is, never legend text ("λ_DP (DP-MixMin) · cos
+        // 0.8, L1 0.2 (2 runs)"); one row per (method, component) with the exact mean λ; each λ's
+        // own ε (λ* and random search were chosen without DP: inf; uniform reads no data: 0).
+        LambdaView view(snapshot_);
+        const QString path = dir_.path() + "/lambda-tidy.csv";
+        QCOMPARE(view.chart()->exportTo(path, ExportFormat::Csv), QString());
+        const auto rows = dpmix::test_support::readCsvFile(path);
+        QCOMPARE(rows[0], (QStringList{"task", "epsilon", "method", "component", "metric", "value", "std", "runs"}));
+        for (const QString& header : rows[0])
+            QVERIFY2(!header.contains("·") && !header.contains("ε =") && !header.contains("λ"), qPrintable(header));
+        QCOMPARE(rows.size(), 1 + 4 * 2);
+        const auto& series = view.chart()->data().series;
+        const QStringList methods{"dp-mixmin", "non-private-mixmin", "uniform", "random-search"};
+        const QStringList epsilons{"1", "inf", "0", "inf"};
+        for (int m = 0; m < 4; ++m)
+            for (int c = 0; c < 2; ++c) {
+                const QStringList& row = rows[1 + 2 * m + c];
+                QCOMPARE(row.mid(0, 5), (QStringList{"ac", epsilons[m], methods[m], c == 0 ? "ab" : "cd", "lambda"}));
+                QCOMPARE(row[5], dpmix::widgets::formatExact(series[m].values[c]));  // full precision
+            }
+        QVERIFY(near(rows[1][5].toDouble(), 0.6) && near(rows[1][6].toDouble(), kStd));
+        QCOMPARE(rows[1][7], QString("2"));
+        QVERIFY(near(rows[3][5].toDouble(), 0.7));  // λ*
+    }
+
+    void trajectoryAndTradeoffCsvNameTheirAxes() {
+        TrajectoryView trajectory(snapshot_);
+        const auto steps = trajectory.chart()->plottedTable();
+        QCOMPARE(steps.columns,
+                 (QStringList{"task", "epsilon", "method", "run", "seed", "component", "step", "metric", "value"}));
+        QCOMPARE(steps.rows.size(), 2 * 3);
+        QCOMPARE(steps.rows[1].mid(0, 3), (QStringList{"ac", "1", "dp-mixmin"}));
+        QCOMPARE(steps.rows[1].mid(5), (QStringList{"ab", "1", "lambda", "0.6"}));
+        // The trade-off: ε is the x column; the ε-free baselines, drawn flat across it, are one
+        // row each at their own ε.
+        TradeoffView tradeoff(snapshot_);
+        const auto table = tradeoff.chart()->plottedTable();
+        QCOMPARE(table.columns, (QStringList{"task", "epsilon", "method", "metric", "value", "lower", "upper"}));
+        QCOMPARE(table.rows.size(), 2 + 1 + 1);
+        QCOMPARE(table.rows[0].mid(0, 4), (QStringList{"all", "1", "dp-mixmin", "cosine_to_lambda_star"}));
+        QCOMPARE(table.rows[1][1], QString("2"));
+        QCOMPARE(table.rows[2].mid(0, 3), (QStringList{"all", "inf", "random-search"}));
+        QCOMPARE(table.rows[3].mid(0, 3), (QStringList{"all", "0", "uniform"}));
     }
 };
 

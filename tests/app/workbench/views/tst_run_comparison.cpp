@@ -162,6 +162,14 @@ private Q_SLOTS:
         QCOMPARE(view.curveSelector()->currentText(), QString("lambda/ab"));
         QCOMPARE(view.curveChart()->series().size(), 1);  // only run 1 stored this curve
         QCOMPARE(view.curveChart()->series()[0].mean, QVector<double>({0.5, 0.6, 0.7}));
+        // Export CSV is tidy: the runs' identity as columns, not their labels as headers.
+        const auto bars = view.metricChart()->plottedTable();
+        QCOMPARE(bars.columns, (QStringList{"task", "epsilon", "method", "run", "seed", "metric", "value"}));
+        QCOMPARE(bars.rows.size(), 1);  // run 2 has no such metric: no bar, no row
+        QCOMPARE(bars.rows[0], (QStringList{"ac", "1", "dp-mixmin", "1", "0", view.comparison().metrics[1].name, "0.7"}));
+        const auto curve = view.curveChart()->plottedTable();
+        QCOMPARE(curve.columns, (QStringList{"task", "epsilon", "method", "run", "seed", "step", "metric", "value"}));
+        QCOMPARE(curve.rows[2], (QStringList{"ac", "1", "dp-mixmin", "1", "0", "2", "lambda/ab", "0.7"}));
         clearPinnedBaseline(a.path);
     }
 };
