@@ -125,6 +125,7 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     connect(study_, &StudyController::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     buildDocks();
     buildMenus();
+    connectRunDetails();
     jobStatus_ = new QLabel(tr("No jobs running"));
     statusBar()->addPermanentWidget(jobStatus_);
     statusBar()->showMessage(tr("Ready"), 3000);
@@ -544,7 +545,7 @@ void MainWindow::populateTree() {
         for (const auto& r : p.runs) {
             const QString status = QString::fromStdString(project::toString(r.run.status));
             auto* item = addChild(group[3], runLabel(r.run) + QStringLiteral(" — ") + status,
-                                  tr("created %1, finished %2%3")
+                                  tr("created %1, finished %2%3\nDouble-click or Enter: run details")
                                       .arg(QString::fromStdString(r.run.createdAt),
                                            QString::fromStdString(r.run.finishedAt),
                                            r.run.message.empty() ? QString()

@@ -12,6 +12,7 @@
 #include "widgets/run_parameters.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 
 #include <functional>
@@ -42,6 +43,7 @@ namespace dpmix::workbench {
 class LatestResultRunner;
 class RunActions;
 class PrivateSetView;
+class RunDetailsView;
 class HelpWindow;
 class ParameterDocument;
 class ProjectStore;
@@ -129,6 +131,13 @@ public:
     /// S of a running PSG job, in the Private set tab (opened if needed).
     void showLivePrivateSet(const PrivateSetImages& set);
     PrivateSetView* privateSetView() const { return privateSetView_; }
+    /// The Run details tab (main_window_run_details.cpp), opened if needed and brought to the
+    /// front, showing run `runId` — by default the tree's current run, else the run it already
+    /// shows, else the newest finished DP-MixMin run. Double-click or Enter on a run of the tree
+    /// and its context menu's "Show run details" open it; while open it follows the tree.
+    RunDetailsView* showRunDetails(std::optional<long long> runId = std::nullopt);
+    /// The open Run details tab, or null.
+    RunDetailsView* runDetailsView() const;
     /// Adds a closable tab to the analysis area and shows it.
     void addAnalysisTab(QWidget* page, const QString& title);
 
@@ -169,6 +178,8 @@ private:
     void applyReadOnly();
     void updateTrustBanner();
     void exportReleaseWithDialog();
+    void connectRunDetails();
+    void refreshRunDetails();  // after the project was reread: the same run's new data, or the empty state
 
     WorkbenchServices services_;
     ParameterDocument* document_;
@@ -191,6 +202,7 @@ private:
     bool readOnly_ = false;
     std::optional<ProjectSnapshot> project_;
     PrivateSetView* privateSetView_ = nullptr;
+    QPointer<RunDetailsView> runDetails_;  // the Run details tab while it is open (it can be closed)
     HelpWindow* help_ = nullptr;
     bool justOpened_ = false;  // openFile() is rereading the project  // in resultTabs_ when the project has PSG
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)

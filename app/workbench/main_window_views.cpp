@@ -34,7 +34,10 @@ void MainWindow::rebuildResultTabs() {
     }
     resultTabs_.clear();
     privateSetView_ = nullptr;
-    if (!project_) return;
+    if (!project_) {
+        refreshRunDetails();
+        return;
+    }
     // A study without public data (a PSG study) has no mixture, λ or fine-tuning to show: only
     // its ledger and its private set.
     const bool mixtureStudy = !project_->spec.publicSources.empty();
@@ -86,6 +89,7 @@ void MainWindow::rebuildResultTabs() {
         resultTabs_ << privateSetView_;
         if (current == tr("Private set") || (justOpened_ && !mixtureStudy)) tabs_->setCurrentIndex(index);
     }
+    refreshRunDetails();
 }
 
 void MainWindow::showLivePrivateSet(const PrivateSetImages& set) {
@@ -108,7 +112,7 @@ HelpWindow* MainWindow::showHelp(std::optional<HelpTopic> topic) {
 }
 
 QStringList MainWindow::viewNames() {
-    return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews + QStringList{"privateset"};
+    return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews + QStringList{"privateset", "run-details"};
 }
 
 bool MainWindow::showView(const QString& name) {
@@ -117,6 +121,7 @@ bool MainWindow::showView(const QString& name) {
         tabs_->setCurrentIndex(0);
         return true;
     }
+    if (name == "run-details") return project_ && showRunDetails();
     if (name == "privateset") {
         if (!privateSetView_) return false;
         tabs_->setCurrentWidget(privateSetView_);

@@ -27,6 +27,7 @@ HelpTopic helpTopicFor(const QString& viewObjectName) {
         {QStringLiteral("kscalingView"), {QStringLiteral("WORKBENCH.md"), views}},
         {QStringLiteral("ledgerView"), {QStringLiteral("PRIVACY.md"), QStringLiteral("The ledger")}},
         {QStringLiteral("auditView"), {QStringLiteral("AUDIT.md"), QStringLiteral("Audits in a project")}},
+        {QStringLiteral("rundetailsView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Run details")}},
         {QStringLiteral("privatesetView"), {QStringLiteral("PSG.md"), QStringLiteral("Workbench")}},
         {QStringLiteral("calculatorView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Live privacy calculation")}},
     };

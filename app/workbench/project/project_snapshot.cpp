@@ -97,15 +97,18 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         auto ledgers = file->ledgers(run.id);
         auto names = file->curveNames(run.id);
         auto audits = file->audits(run.id);
+        auto models = file->models(run.id);
         if (!lambdas) return lambdas.error();
         if (!metrics) return metrics.error();
         if (!ledgers) return ledgers.error();
         if (!names) return names.error();
         if (!audits) return audits.error();
+        if (!models) return models.error();
         r.lambdas = *lambdas;
         r.metrics = *metrics;
         r.ledgers = *ledgers;
         r.audits = *audits;
+        r.models = *models;
         for (const auto& name : *names) {
             auto points = file->curve(run.id, name);
             if (!points) return points.error();
@@ -114,9 +117,7 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         if (run.method == "psg" && run.status == project::RunStatus::Done) {
             // S is small (classes × spc images): read with the results. Checked against its
             // content hash by loadModel; a missing or damaged file leaves it empty (the view says so).
-            auto models = file->models(run.id);
-            if (!models) return models.error();
-            for (const auto& m : *models)
+            for (const auto& m : r.models)
                 if (m.name == "private-set")
                     if (auto bytes = file->loadModel(m); bytes && bytes->size() % sizeof(float) == 0) {
                         r.privateSet.resize(bytes->size() / sizeof(float));

@@ -25,6 +25,7 @@ struct RunResults {
     std::map<std::string, std::vector<project::CurvePoint>> curves;  // "lambda/<component>" ...
     std::vector<project::AuditRecord> audits;  // canary audits (method "audit")
     std::vector<float> privateSet;  // a finished PSG run's S (its model "private-set"; shape in the config)
+    std::vector<project::ModelRecord> models;  // the run's stored models: names and sizes, not their bytes
 
     /// The λ record of `kind` ("private", "non-private", "uniform", "random-search"), or null.
     const project::LambdaRecord* lambda(const std::string& kind) const;

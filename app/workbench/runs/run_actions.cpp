@@ -221,6 +221,10 @@ QMenu* RunActions::contextMenuForRun(long long runId) {
     auto* menu = new QMenu(window_);
     const ProjectSnapshot* project = window_->project();
     const bool writable = !window_->isReadOnly();
+    QAction* details = menu->addAction(tr("Show run &details"), this, [this, runId] { window_->showRunDetails(runId); });
+    details->setToolTip(tr("Its configuration, privacy ledger, metrics, λ, curves and models in the Run details tab"));
+    menu->setDefaultAction(details);  // what double-click does
+    menu->addSeparator();
     QAction* same = menu->addAction(tr("&Re-run with the same settings"), this, [this, runId] {
         if (QString e = rerun(runId); !e.isEmpty()) showStatus(e, 15000);
     });

@@ -64,8 +64,8 @@ public:
     QString pinBaseline(long long runId);
     QString unpinBaseline();
 
-    /// The context menu of a run item (caller owns it): Re-run, Re-run with a new seed…,
-    /// Pin as baseline, Compare selected runs.
+    /// The context menu of a run item (caller owns it): Show run details, Re-run, Re-run with a
+    /// new seed…, Pin as baseline, Compare selected runs.
     QMenu* contextMenuForRun(long long runId);
 
     /// Follows "Run DP-MixMin", read-only mode and whether a project is open (MainWindow calls it

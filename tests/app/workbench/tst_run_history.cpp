@@ -2,17 +2,21 @@
 // audit functions): "Re-run with the same settings" hands the study runner the stored
 // configuration (new seed optional) and is off in read-only mode; Audit reaches the audit
 // function with the dialog's choices; selected runs open a comparison tab; the pinned baseline
-// survives reopening the project; File ▸ Export report writes the report of the open project.
+// survives reopening the project; File ▸ Export report writes the report of the open project;
+// activating a run row (Enter, double-click, "Show run details") shows it in the Run details tab,
+// which then follows the tree's current run, survives a refresh and works read-only.
 #include "engine/methods/method_plan.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/runs/run_actions.h"
 #include "app/workbench/views/run_comparison_view.h"
+#include "app/workbench/views/run_details_view.h"
 #include "tests/app/workbench/generated_project.h"
 
 #include <QAction>
 #include <QDir>
+#include <QLabel>
 #include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
@@ -221,6 +225,68 @@ private Q_SLOTS:
         QVERIFY(view);
         QVERIFY(w.analysisTabs()->tabText(w.analysisTabs()->currentIndex()).startsWith("Compare runs"));
         QCOMPARE(view->comparison().differingKeys(), QStringList({"method", "epsilon"}));
+    }
+
+    void activatingARunRowShowsItInRunDetails() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!w.runDetailsView());  // opened on demand
+        QTreeWidget* tree = w.projectTree();
+        QTreeWidgetItem* dpRun = runItem(tree, generated_.dpRunEpsilon1Seed0);
+        tree->setFocus();
+        tree->setCurrentItem(dpRun);
+        QTest::keyClick(tree, Qt::Key_Return);
+        RunDetailsView* pane = w.runDetailsView();
+        QVERIFY(pane);
+        QCOMPARE(w.analysisTabs()->currentWidget(), pane);
+        QCOMPARE(w.analysisTabs()->tabText(w.analysisTabs()->currentIndex()), QString("Run details"));
+        QCOMPARE(pane->runId(), std::optional<long long>(generated_.dpRunEpsilon1Seed0));
+        QCOMPARE(pane->table(RunDetailsPart::Ledger)->rowCount(), 1);
+        QCOMPARE(pane->table(RunDetailsPart::Ledger)->item(0, 0)->text(), QString("mixture"));
+
+        // Double-click on another run row.
+        QTreeWidgetItem* random = runItem(tree, generated_.randomSearchRun);
+        tree->scrollToItem(random);
+        const QPoint at = tree->visualItemRect(random).center();
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
+        QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(pane->runId(), std::optional<long long>(generated_.randomSearchRun));
+        QVERIFY(pane->title()->text().contains("Random search"));
+
+        // While open it follows the tree's current run; a refresh keeps the run shown.
+        tree->setCurrentItem(runItem(tree, mixtureRun_));
+        QCOMPARE(pane->runId(), std::optional<long long>(mixtureRun_));
+        QCOMPARE(pane->table(RunDetailsPart::Config)->item(0, 0)->text(), QString("stage"));
+        w.refreshProject();
+        QCOMPARE(w.runDetailsView(), pane);
+        QCOMPARE(pane->runId(), std::optional<long long>(mixtureRun_));
+
+        // The context menu's first action opens it too.
+        std::unique_ptr<QMenu> menu(w.runActions()->contextMenuForRun(generated_.dpRunEpsilon1Seed0));
+        QAction* details = actionNamed(menu.get(), "Show run details");
+        QVERIFY(details && details->isEnabled());
+        QCOMPARE(menu->defaultAction(), details);
+        w.analysisTabs()->setCurrentIndex(0);
+        details->trigger();
+        QCOMPARE(w.analysisTabs()->currentWidget(), pane);
+        QCOMPARE(pane->runId(), std::optional<long long>(generated_.dpRunEpsilon1Seed0));
+    }
+
+    void runDetailsWorkOnAReadOnlyProject() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path, true), QString());
+        QVERIFY(w.isReadOnly());
+        std::unique_ptr<QMenu> menu(w.runActions()->contextMenuForRun(generated_.randomSearchRun));
+        QVERIFY(actionNamed(menu.get(), "Show run details")->isEnabled());
+        RunDetailsView* pane = w.showRunDetails(generated_.randomSearchRun);
+        QCOMPARE(pane->runId(), std::optional<long long>(generated_.randomSearchRun));
+        QVERIFY(!pane->showsEmptyState());
+        // A new project empties it: its runs are not this project's.
+        w.newProject();
+        QVERIFY(pane->showsEmptyState());
+        QCOMPARE(pane->emptyState()->text(), QString("Select a run in the project tree"));
     }
 
     void pinnedBaselineSurvivesReopening() {
