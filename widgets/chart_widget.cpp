@@ -62,6 +62,19 @@ void ChartWidget::setAxisLabels(const QString& x, const QString& y) {
     plot_->replot();
 }
 
+void ChartWidget::setAxisToolTips(const QString& x, const QString& y) {
+    xAxisTip_ = x;
+    yAxisTip_ = y;
+}
+
+QString ChartWidget::tooltipTextAt(const QPointF& pos) const {
+    if (QString text = tooltipAt(pos); !text.isEmpty()) return text;
+    // The axes know where they drew their line, tick labels and title (after a replot).
+    if (!yAxisTip_.isEmpty() && plot_->yAxis->selectTest(pos, false) >= 0) return yAxisTip_;
+    if (!xAxisTip_.isEmpty() && plot_->xAxis->selectTest(pos, false) >= 0) return xAxisTip_;
+    return {};
+}
+
 void ChartWidget::setLegendCorner(Qt::Alignment corner) {
     placeLegend(corner & Qt::AlignBottom ? Qt::AlignBottom : Qt::AlignTop);
     plot_->replot();
@@ -121,7 +134,7 @@ void ChartWidget::exportWithDialog(ExportFormat format) {
 }
 
 void ChartWidget::onMouseMove(QMouseEvent* event) {
-    const QString text = tooltipAt(event->position());
+    const QString text = tooltipTextAt(event->position());
     if (text.isEmpty()) QToolTip::hideText();
     else QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
 }

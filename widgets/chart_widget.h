@@ -57,8 +57,15 @@ public:
 
     QCustomPlot* plot() const { return plot_; }
 
-    /// What hovering at `pos` (plot pixel coordinates) shows; empty off the data.
-    QString tooltipTextAt(const QPointF& pos) const { return tooltipAt(pos); }
+    /// What each axis means in plain language (e.g. what "weight λ_j" is), shown when the mouse
+    /// is over the axis: its line, tick labels or title. Empty: none.
+    void setAxisToolTips(const QString& x, const QString& y);
+    QString xAxisToolTip() const { return xAxisTip_; }
+    QString yAxisToolTip() const { return yAxisTip_; }
+
+    /// What hovering at `pos` (plot pixel coordinates) shows: the data point there, else the
+    /// axis's tooltip; empty elsewhere.
+    QString tooltipTextAt(const QPointF& pos) const;
 
 Q_SIGNALS:
     void exported(const QString& path);
@@ -76,6 +83,7 @@ protected:
 private:
     QString exportName_ = QStringLiteral("plot");
     QString csvXColumn_ = QStringLiteral("x");
+    QString xAxisTip_, yAxisTip_;
     std::optional<ValueDomain> domain_;
     QCPLayoutGrid* legendColumn_ = nullptr;     // right of the axes: the legend and a spacer
     QCPLayoutElement* legendSpacer_ = nullptr;

@@ -1,5 +1,6 @@
 #include "app/workbench/views/auc_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/views/tidy_fields.h"
 #include "engine/methods/method_plan.h"
@@ -131,7 +132,7 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
         }
         if (taskMeans.empty()) continue;
         const double macro = average(taskMeans);
-        const QString name = methodLabel(method);
+        const QString name = honestMethodLabel(method);
         const QString macroText = gain ? QObject::tr("%1%2%").arg(macro >= 0 ? "+" : "").arg(number(macro, 1))
                                        : number(macro);
         series.name = QObject::tr("%1 · macro %2").arg(name, macroText);
@@ -177,6 +178,9 @@ AucView::AucView(ProjectSnapshot project, QWidget* parent)
     gain_->setToolTip(tr("(AUC − AUC of Random Init) / AUC of Random Init, in %, per seed then averaged: "
                          "what pretraining on the public mixture adds (the paper's Figure 3)"));
     chart_->setAxisLabels(tr("sensitive task"), tr("test AUC"));
+    chart_->setAxisToolTips({}, glossaryToolTip(GlossaryTerm::Auc));
+    label->setToolTip(glossaryToolTip(GlossaryTerm::Epsilon));
+    setWhatsThis(viewWhatsThis(ResultView::Auc));
     setChart(chart_);
     connect(epsilon_, &QComboBox::currentIndexChanged, this, &AucView::refresh);
     connect(gain_, &QCheckBox::toggled, this, &AucView::refresh);

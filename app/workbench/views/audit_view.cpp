@@ -1,5 +1,6 @@
 #include "app/workbench/views/audit_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/views/tidy_fields.h"
 
@@ -163,6 +164,9 @@ AuditView::AuditView(ProjectSnapshot project, QWidget* parent)
     label->setVisible(epsilons_.size() > 1);
     epsilon_->setVisible(epsilons_.size() > 1);
     chart_->setAxisLabels(tr("sensitive task"), tr("empirical ε lower bound ε_LB"));
+    chart_->setAxisToolTips({}, glossaryToolTip(GlossaryTerm::Canary));
+    label->setToolTip(glossaryToolTip(GlossaryTerm::Epsilon));
+    setWhatsThis(viewWhatsThis(ResultView::Audit));
     chart_->setValueDomain(0.0, std::numeric_limits<double>::infinity());  // ε_LB >= 0
     setChart(chart_);
     connect(epsilon_, &QComboBox::currentIndexChanged, this, &AuditView::refresh);

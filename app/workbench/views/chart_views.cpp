@@ -1,5 +1,6 @@
 #include "app/workbench/views/chart_views.h"
 
+#include "app/workbench/help/view_help.h"
 #include "app/workbench/views/result_data.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
@@ -38,6 +39,8 @@ LambdaView::LambdaView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::BarChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("mixture component"), tr("weight λ_j"));
+    chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::Lambda), glossaryToolTip(GlossaryTerm::Lambda));
+    setWhatsThis(viewWhatsThis(ResultView::Lambda));
     chart_->setValueDomain(0.0, 1.0);  // weights on the simplex
     // Start on the first (task, ε) with several DP runs (usually the spec's ε over its seeds).
     int start = 0, most = -1;
@@ -68,6 +71,8 @@ TrajectoryView::TrajectoryView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("DP run:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("EG step"), tr("weight λ_j"));
+    chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::EgStep), glossaryToolTip(GlossaryTerm::Lambda));
+    setWhatsThis(viewWhatsThis(ResultView::Trajectory));
     chart_->setValueDomain(0.0, 1.0);
     chart_->setCsvXColumn(QStringLiteral("step"));
     for (const RunResults* r : trajectoryRuns(project_)) selector_->addItem(runLabel(r->run));
@@ -88,6 +93,8 @@ TradeoffView::TradeoffView(ProjectSnapshot project, QWidget* parent)
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("privacy budget ε (log scale)"), tr("cosine similarity to λ*"));
+    chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::Epsilon), glossaryToolTip(GlossaryTerm::Cosine));
+    setWhatsThis(viewWhatsThis(ResultView::Tradeoff));
     chart_->setValueDomain(0.0, 1.0);  // λ ≥ 0, so the cosine of two weight vectors is in [0, 1]
     chart_->setLogarithmicX(true);      // ε > 0, swept by factors (0.25 … 8)
     chart_->setCsvXColumn(QStringLiteral("epsilon"));

@@ -1,5 +1,6 @@
 #include "app/workbench/views/kscaling_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/views/tidy_fields.h"
 
@@ -104,6 +105,8 @@ KScalingView::KScalingView(ProjectSnapshot project, QWidget* parent)
     addControl(selector_);
     chart_->setAxisLabels(tr("number of sources k"), tr("excess error F(λ_DP) − F(λ*)"));
     chart_->setCsvXColumn(QStringLiteral("k"));
+    chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::Lambda), glossaryToolTip(GlossaryTerm::ExcessError));
+    setWhatsThis(viewWhatsThis(ResultView::KScaling));
     setChart(chart_);
     for (const RunResults* r : runs_) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &KScalingView::showRun);

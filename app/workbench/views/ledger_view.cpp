@@ -1,5 +1,6 @@
 #include "app/workbench/views/ledger_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "app/workbench/views/result_data.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
@@ -54,6 +55,17 @@ LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
     layout->addLayout(row);
     table_->setColumnCount(kColumns.size());
     table_->setHorizontalHeaderLabels(kColumns);
+    // The columns whose names are jargon say what they mean on hover.
+    const QList<QPair<int, QString>> explained = {
+        {3, glossaryToolTip(GlossaryTerm::SplitAB)},
+        {4, glossaryToolTip(GlossaryTerm::NoiseParameters)},
+        {5, glossaryToolTip(GlossaryTerm::NoiseParameters)},
+        {6, glossaryToolTip(GlossaryTerm::NoiseParameters)},
+        {7, glossaryToolTip(GlossaryTerm::Delta)},
+        {8, glossaryToolTip(GlossaryTerm::Epsilon) + QStringLiteral("\n") + glossaryToolTip(GlossaryTerm::RdpOrder)},
+        {9, glossaryToolTip(GlossaryTerm::Established)}};
+    for (const auto& [column, tip] : explained) table_->horizontalHeaderItem(column)->setToolTip(tip);
+    setWhatsThis(viewWhatsThis(ResultView::Ledger));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->hide();

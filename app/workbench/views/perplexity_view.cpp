@@ -1,4 +1,6 @@
 #include "app/workbench/views/perplexity_view.h"
+#include "app/workbench/help/view_help.h"
+#include "app/workbench/views/result_data.h"
 #include "app/workbench/views/tidy_fields.h"
 #include "engine/methods/method_plan.h"
 
@@ -72,7 +74,7 @@ QList<widgets::LineSeries> perplexitySeries(const ProjectSnapshot& project, cons
     for (const auto& method : methods) {
         widgets::LineSeries s;
         const int n = runs[method];
-        s.name = methodLabel(method) + (n > 1 ? QObject::tr(" (%1 runs)").arg(n) : QString());
+        s.name = honestMethodLabel(method) + (n > 1 ? QObject::tr(" (%1 runs)").arg(n) : QString());
         s.fields = {{QStringLiteral("task"), taskCell(selection.task)},
                     {QStringLiteral("epsilon"), runEpsilonCell(method, selection.epsilon)},
                     {QStringLiteral("method"), QString::fromStdString(method)},
@@ -100,6 +102,8 @@ PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
     selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     addControl(selector_);
     chart_->setAxisLabels(tr("fine-tuning step"), tr("test perplexity (log scale)"));
+    chart_->setAxisToolTips({}, glossaryToolTip(GlossaryTerm::Perplexity));
+    setWhatsThis(viewWhatsThis(ResultView::Perplexity));
     // Perplexity is ≥ 1 and methods differ by factors (Random Init ~10× the others): log y keeps
     // every curve readable.
     chart_->setLogarithmicY(true);

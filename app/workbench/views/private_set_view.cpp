@@ -1,5 +1,6 @@
 #include "app/workbench/views/private_set_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/psg/set_export.h"
 #include "widgets/image_grid_widget.h"
@@ -195,6 +196,7 @@ PrivateSetView::PrivateSetView(ProjectSnapshot project, QWidget* parent)
     connect(runs_, &QComboBox::currentIndexChanged, this, &PrivateSetView::showRun);
     connect(exportGrid_, &QPushButton::clicked, this, &PrivateSetView::exportGridWithDialog);
     connect(exportSet_, &QPushButton::clicked, this, &PrivateSetView::exportSetWithDialog);
+    setWhatsThis(viewWhatsThis(ResultView::PrivateSet));
     const bool any = !psgRuns_.empty();
     for (QWidget* w : std::initializer_list<QWidget*>{runs_, runLabel, exportGrid_, exportSet_, scroll, table_, privacy_})
         w->setVisible(any);

@@ -178,14 +178,19 @@ QString runLabel(const project::RunRecord& run) {
     const auto method = methods::methodOfRun(run.method);
     if (method && methods::traitsOf(*method).choice == methods::Choice::NonPrivate) {
         // Its λ was chosen on sensitive data without DP: the run as a whole has no finite ε,
-        // whatever its fine-tuning spent.
-        text += run.epsilon ? QObject::tr(" · ε = ∞ (non-private λ; fine-tuned at ε = %1)").arg(number(*run.epsilon))
-                            : QObject::tr(" · ε = ∞ (non-private baseline)");
+        // whatever its fine-tuning spent (that ε is in its ledger).
+        text += QObject::tr(" · ε = ∞, non-private baseline");
     } else if (run.epsilon) {
         text += QStringLiteral(" · ε = ") + number(*run.epsilon);
     }
     if (run.method != "proxy") text += QObject::tr(" · seed %1").arg(run.seed);
     return text;
+}
+
+QString honestMethodLabel(const std::string& method) {
+    const auto m = methods::methodOfRun(method);
+    if (m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate) return methodLabel(method) + QObject::tr(", ε = ∞");
+    return methodLabel(method);
 }
 
 std::vector<const RunResults*> trajectoryRuns(const ProjectSnapshot& project) {

@@ -26,7 +26,12 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
 
 /// The DP-MixMin runs that stored λ iterates ("lambda/<component>" curves).
 std::vector<const RunResults*> trajectoryRuns(const ProjectSnapshot& project);
+/// "#id Method · task · ε = … · seed s"; a run whose λ was chosen without DP reads
+/// "ε = ∞, non-private baseline", whatever ε its fine-tuning spent.
 QString runLabel(const project::RunRecord& run);
+/// The method's label, with ", ε = ∞" for a non-private baseline (λ*, random search), so a chart
+/// at one ε never shows a non-private method as if it had that ε.
+QString honestMethodLabel(const std::string& method);
 /// One line per component: its weight λ_j at each stored step.
 QList<widgets::LineSeries> trajectorySeries(const RunResults& run);
 

@@ -72,7 +72,11 @@ Result<RunComparison> compareRuns(const ProjectSnapshot& project, std::vector<lo
         const auto& run = runs[i]->run;
         row("method")[i] = QString::fromStdString(run.method);
         row("task")[i] = QString::fromStdString(run.task);
-        row("epsilon")[i] = run.epsilon ? QString::number(*run.epsilon, 'g', 10) : QStringLiteral("none (not private)");
+        const auto method = methods::methodOfRun(run.method);
+        if (method && methods::traitsOf(*method).choice == methods::Choice::NonPrivate)
+            row("epsilon")[i] = QStringLiteral("∞, non-private baseline");  // whatever its fine-tuning spent
+        else
+            row("epsilon")[i] = run.epsilon ? QString::number(*run.epsilon, 'g', 10) : QStringLiteral("none (not private)");
         row("seed")[i] = QString::number(run.seed);
         row("status")[i] = QString::fromStdString(project::toString(run.status));
         row("build")[i] = QString::fromStdString(run.buildVersion);

@@ -1,5 +1,6 @@
 #include "app/workbench/views/run_comparison_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "app/workbench/views/tidy_fields.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
@@ -40,6 +41,7 @@ RunComparisonView::RunComparisonView(const ProjectSnapshot& project, RunComparis
         t->setAlternatingRowColors(true);
     }
     differencesOnly_->setToolTip(tr("Hide the configuration keys that are the same in every selected run"));
+    setWhatsThis(viewWhatsThis(ResultView::Comparison));
     fillParameters();
     fillMetrics();
 

@@ -1,5 +1,7 @@
 #include "app/workbench/views/study_summary.h"
 
+#include "app/workbench/help/view_help.h"
+
 #include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/ledger_check.h"
 #include "app/workbench/views/private_set_view.h"
@@ -238,6 +240,7 @@ StudySummaryView::StudySummaryView(ProjectSnapshot project, QWidget* parent)
       result_(new QLabel) {
     verify_->setToolTip(tr("Recompute the ε of every ledger entry of every run from its recorded parameters and "
                            "recheck the project's hash chain"));
+    setWhatsThis(viewWhatsThis(ResultView::StudySummary));
     result_->setWordWrap(true);
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     page_->setOpenExternalLinks(false);

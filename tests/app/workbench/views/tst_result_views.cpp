@@ -1,10 +1,20 @@
 // The result views read a generated project (generated_project.h, numbers chosen by hand):
 // λ bars are the means and sample standard deviations over seeds, the ledger table shows the
 // stored entries, Verify passes on a clean file and reports a tampered ledger, every plot
-// exports to PNG, PDF, SVG and CSV.
+// exports to PNG, PDF, SVG and a tidy CSV; every result view explains itself (What's This, axis and
+// header tooltips) and a non-private baseline is never labelled with a finite ε.
+#include "app/workbench/help/view_help.h"
+#include "app/workbench/views/audit_view.h"
+#include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/chart_views.h"
+#include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/views/ledger_view.h"
+#include "app/workbench/views/perplexity_view.h"
+#include "app/workbench/views/private_set_view.h"
 #include "app/workbench/views/result_data.h"
+#include "app/workbench/views/run_comparison.h"
+#include "app/workbench/views/run_comparison_view.h"
+#include "app/workbench/views/study_summary.h"
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
@@ -12,6 +22,7 @@
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 #include "widgets/plot_export.h"
+#include "widgets/qcp.h"
 #include "tests/support/test_support.h"
 
 #include <QComboBox>
@@ -201,13 +212,107 @@ private Q_SLOTS:
         run.method = "non-private-mixmin";
         run.task = "ac";
         run.epsilon = 1.0;
-        QCOMPARE(runLabel(run), QString("#4 Non-private MixMin (λ*) · ac · ε = ∞ (non-private λ; fine-tuned at ε = 1) · seed 0"));
+        QCOMPARE(runLabel(run), QString("#4 Non-private MixMin (λ*) · ac · ε = ∞, non-private baseline · seed 0"));
+        QVERIFY(!runLabel(run).contains("ε = 1"));
         run.epsilon.reset();
         run.method = "random-search";
-        QVERIFY2(runLabel(run).contains("ε = ∞ (non-private baseline)"), qPrintable(runLabel(run)));
+        QVERIFY2(runLabel(run).contains("ε = ∞, non-private baseline"), qPrintable(runLabel(run)));
         run.method = "dp-mixmin";
         run.epsilon = 2.0;
         QVERIFY2(runLabel(run).endsWith("· ac · ε = 2 · seed 0"), qPrintable(runLabel(run)));
+    }
+
+    void aNonPrivateBaselineIsNeverShownAtAFiniteEpsilon() {
+        // λ* fine-tuned with DP-SGD at ε = 1 beside DP-MixMin at ε = 1: the AUC chart at ε = 1,
+        // its CSV and the comparison table say ε = ∞ for the baseline, never ε = 1.
+        ProjectSnapshot p;
+        for (const auto& [id, method, auc] : {std::tuple{1LL, "dp-mixmin", 0.7}, std::tuple{2LL, "non-private-mixmin", 0.8}}) {
+            RunResults r;
+            r.run.id = id;
+            r.run.method = method;
+            r.run.task = "ac";
+            r.run.epsilon = 1.0;
+            r.run.status = dpmix::project::RunStatus::Done;
+            r.metrics.push_back({id, "test-auc", "", auc});
+            p.runs.push_back(r);
+        }
+        const AucChart chart = aucChartData(p, 1.0, AucMode::Absolute);
+        QCOMPARE(chart.data.series.size(), 2);
+        QVERIFY2(chart.data.series[1].name.startsWith("Non-private MixMin (λ*), ε = ∞ · macro"),
+                 qPrintable(chart.data.series[1].name));
+        QVERIFY(!chart.data.series[0].name.contains("ε = ∞"));
+        dpmix::widgets::BarChartWidget bars;
+        QCOMPARE(bars.setData(chart.data), QString());
+        const auto table = bars.plottedTable();
+        QCOMPARE(table.rows[1].mid(0, 3), (QStringList{"ac", "inf", "non-private-mixmin"}));
+        const auto compared = compareRuns(p, {1, 2}).value();
+        QCOMPARE(compared.runLabels[1], QString("#2 Non-private MixMin (λ*) · ac · ε = ∞, non-private baseline · seed 0"));
+        for (const auto& parameter : compared.parameters)
+            if (parameter.key == "epsilon") QCOMPARE(parameter.values[1], QString("∞, non-private baseline"));
+    }
+
+    void everyResultViewSaysWhatItShows() {
+        // What's This (Shift+F1) on every result view: what it shows, how to read it, and the
+        // glossary entries of its words; the views' texts together explain the glossary's terms.
+        StudySummaryView summary(snapshot_);
+        LambdaView lambda(snapshot_);
+        TrajectoryView trajectory(snapshot_);
+        TradeoffView tradeoff(snapshot_);
+        AucView auc(snapshot_);
+        PerplexityView perplexity(snapshot_);
+        AuditView audit(snapshot_);
+        KScalingView kscaling(snapshot_);
+        LedgerView ledger(snapshot_);
+        RunComparisonView comparison(snapshot_, compareRuns(snapshot_, {generated_.dpRunEpsilon1Seed0,
+                                                                        generated_.randomSearchRun}).value());
+        PrivateSetView privateSet(snapshot_);
+        const QList<std::tuple<QWidget*, ResultView, QStringList>> views = {
+            {&summary, ResultView::StudySummary, {"Study summary", "verdict", "λ*", "split A", "ρ"}},
+            {&lambda, ResultView::Lambda, {"λ by task", "λ*", "λ_DP", "cosine"}},
+            {&trajectory, ResultView::Trajectory, {"λ trajectory", "EG step"}},
+            {&tradeoff, ResultView::Tradeoff, {"Privacy–utility", "cosine", "ε"}},
+            {&auc, ResultView::Auc, {"Per-class AUC", "AUC", "random guess"}},
+            {&perplexity, ResultView::Perplexity, {"Perplexity", "perplexity"}},
+            {&audit, ResultView::Audit, {"Audit", "ε_LB", "canary"}},
+            {&kscaling, ResultView::KScaling, {"k-scaling", "excess error", "√k"}},
+            {&ledger, ResultView::Ledger, {"Privacy ledger", "δ", "RDP order", "established"}},
+            {&comparison, ResultView::Comparison, {"Run comparison", "pinned baseline"}},
+            {&privateSet, ResultView::PrivateSet, {"Private set", "PSG"}},
+        };
+        QString all;
+        for (const auto& [widget, kind, words] : views) {
+            const QString text = widget->whatsThis();
+            QCOMPARE(text, viewWhatsThis(kind));
+            for (const QString& word : words) QVERIFY2(text.contains(word.toHtmlEscaped()), qPrintable(word + " in " + text));
+            for (GlossaryTerm term : viewTerms(kind))
+                QVERIFY2(text.contains(glossaryText(term).toHtmlEscaped()), qPrintable(glossaryName(term)));
+            all += text;
+        }
+        for (const char* term : {"λ*", "cosine", "split A", "ρ", "δ", "RDP order", "established"})
+            QVERIFY2(all.contains(QString::fromUtf8(term)), term);
+    }
+
+    void jargonOnAxesAndHeadersExplainsItselfOnHover() {
+        LambdaView view(snapshot_);
+        view.resize(800, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.chart()->plot()->replot();
+        QCOMPARE(view.chart()->yAxisToolTip(), glossaryToolTip(GlossaryTerm::Lambda));
+        // Over the value axis (left of the data area): the glossary entry of λ.
+        const QRect data = view.chart()->plot()->axisRect()->rect();
+        const QString tip = view.chart()->tooltipTextAt(QPointF(data.left() - 2, data.center().y()));
+        QCOMPARE(tip, glossaryToolTip(GlossaryTerm::Lambda));
+        QVERIFY2(tip.contains("weights are ≥ 0 and sum to 1"), qPrintable(tip));
+        QCOMPARE(view.chart()->tooltipTextAt(QPointF(1, 1)), QString());
+        TradeoffView tradeoff(snapshot_);
+        QVERIFY(tradeoff.chart()->xAxisToolTip().contains("privacy budget"));
+        QVERIFY(tradeoff.chart()->yAxisToolTip().contains("L1 0 means identical"));
+        LedgerView ledger(snapshot_);
+        QVERIFY(ledger.table()->horizontalHeaderItem(9)->toolTip().contains("established when it follows from a proof"));
+        QVERIFY(ledger.table()->horizontalHeaderItem(8)->toolTip().contains("RDP order"));
+        QVERIFY(ledger.table()->horizontalHeaderItem(3)->toolTip().contains("split A learns λ"));
+        QVERIFY(ledger.table()->horizontalHeaderItem(7)->toolTip().contains("1/n"));
     }
 
     void verifyPassesOnACleanProject() {
