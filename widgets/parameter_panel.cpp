@@ -2,6 +2,7 @@
 
 #include "widgets/log_slider_spin_box.h"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -131,6 +132,19 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     splitSummary_->setWordWrap(true);
     splitSummary_->setStyleSheet("color: #505860;");
     qobject_cast<QVBoxLayout*>(rhoBox->layout())->insertWidget(1, splitSummary_);
+    rhoGuidance_ = new QLabel;
+    rhoGuidance_->setObjectName("rhoGuidance");
+    rhoGuidance_->setWordWrap(true);
+    rhoGuidance_->setTextFormat(Qt::RichText);
+    rhoGuidance_->setStyleSheet("color: #505860;");
+    rhoGuidance_->setVisible(false);
+    rhoGuidance_->setWhatsThis(tr("How large split A should be for the privacy noise not to dominate λ's error, from "
+                                  "the excess-risk bound of private convex optimisation on the simplex: the privacy "
+                                  "term shrinks like √(k·log(1/δ))/(n·ε), the statistical term like 1/√n. Below the "
+                                  "shown share of the data the run is privacy-limited (raise ε or ρ); above it, "
+                                  "more data for λ helps only statistically. The bound's constants are not known "
+                                  "unless calibrated on public pilot data, so read it as a scale, not a promise."));
+    qobject_cast<QVBoxLayout*>(rhoBox->layout())->insertWidget(2, rhoGuidance_);
     splitForm->addRow(fieldLabel(ParameterField::Rho), rhoBox);
     splitForm_ = splitForm;
     rhoBox_ = rhoBox;
@@ -164,6 +178,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
                           "need more noise per step for the same ε.\nDefault: 100 (the paper does not report it)."));
     advancedForm->addRow(fieldLabel(ParameterField::Steps), withMessage(steps_, addMessageLabel(ParameterField::Steps)));
     layout->addWidget(advanced_);
+    addStageSections(layout);
 
     // --- live privacy summary and Run ------------------------------------------------------
     auto* calculator = new QGroupBox(tr("Privacy of this run"));
@@ -216,6 +231,70 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     for (QLineEdit* edit : findChildren<QLineEdit*>()) edit->installEventFilter(this);
 }
 
+void ParameterPanel::addStageSections(QLayout* layout) {
+    pretrainGroup_ = new QGroupBox(tr("Advanced: pretraining on the mixed public data"));
+    pretrainGroup_->setToolTip(tr("A fresh model learns from the public data mixed by λ. It sees no sensitive data, "
+                                  "so these settings cost no privacy."));
+    auto* pretrain = makeForm(pretrainGroup_);
+    addCountField(pretrain, ParameterField::PretrainBatch, 1'000'000,
+                  tr("Public images per pretraining step.\nDefault: 256."));
+    addRealField(pretrain, ParameterField::PretrainLearningRate, 100.0, 4,
+                 tr("SGD step size of pretraining.\nDefault: 0.1."));
+    addCountField(pretrain, ParameterField::PretrainSteps, 10'000'000,
+                  tr("How many pretraining steps. More steps cost time, not privacy.\nDefault: 1000."));
+    layout->addWidget(pretrainGroup_);
+
+    finetuneGroup_ = new QGroupBox(tr("Advanced: private fine-tuning (split B)"));
+    finetuneGroup_->setToolTip(tr("The pretrained model is fine-tuned on split B with DP-SGD (or the study's "
+                                  "mechanism), calibrated to the run's ε and δ."));
+    auto* finetune = makeForm(finetuneGroup_);
+    addRealField(finetune, ParameterField::FinetuneClip, 1e6, 3,
+                 tr("Each example's (or user's) gradient is shortened to at most this length before noise is "
+                    "added. Noise scales with it.\nDefault: 2."));
+    addCountField(finetune, ParameterField::FinetuneBatch, 100'000'000,
+                  tr("How many examples of split B each step looks at on average (Poisson sampling with "
+                     "probability B / n_B); users at user level. It must not exceed split B.\nDefault: 256."));
+    addRealField(finetune, ParameterField::FinetuneLearningRate, 100.0, 6,
+                 tr("Step size of private fine-tuning.\nDefault: 0.0001."));
+    addCountField(finetune, ParameterField::FinetuneSteps, 10'000'000,
+                  tr("How many noisy fine-tuning steps. Every step spends privacy: more steps need more noise "
+                     "per step for the same ε.\nDefault: 1000."));
+    layout->addWidget(finetuneGroup_);
+}
+
+QSpinBox* ParameterPanel::addCountField(QFormLayout* form, ParameterField field, int maximum, const QString& tip) {
+    auto* box = new QSpinBox;
+    box->setObjectName(QStringLiteral("editor_") + fieldKey(field));
+    box->setRange(0, maximum);
+    box->setGroupSeparatorShown(true);
+    box->setToolTip(tip);
+    form->addRow(fieldLabel(field), withMessage(box, addMessageLabel(field)));
+    stageEditors_.insert(field, box);
+    connect(box, &QSpinBox::valueChanged, this, [this, field](int v) { emitEdit(field, v); });
+    return box;
+}
+
+QDoubleSpinBox* ParameterPanel::addRealField(QFormLayout* form, ParameterField field, double maximum, int decimals,
+                                             const QString& tip) {
+    auto* box = new QDoubleSpinBox;
+    box->setObjectName(QStringLiteral("editor_") + fieldKey(field));
+    box->setRange(0.0, maximum);
+    box->setDecimals(decimals);
+    box->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    box->setToolTip(tip);
+    form->addRow(fieldLabel(field), withMessage(box, addMessageLabel(field)));
+    stageEditors_.insert(field, box);
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this, field](double v) { emitEdit(field, v); });
+    return box;
+}
+
+void ParameterPanel::setRhoGuidance(const QString& html) {
+    rhoGuidance_->setText(html);
+    rhoGuidance_->setVisible(!html.isEmpty());
+}
+
+QString ParameterPanel::rhoGuidance() const { return rhoGuidance_->text(); }
+
 bool ParameterPanel::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::ShortcutOverride) {
         auto* key = static_cast<QKeyEvent*>(event);
@@ -260,6 +339,13 @@ void ParameterPanel::setValues(const RunParameters& v) {
     if (batch_->value() != v.batchSize) batch_->setValue(v.batchSize);
     if (learningRate_->value() != v.learningRate) learningRate_->setValue(v.learningRate);
     if (steps_->value() != v.steps) steps_->setValue(v.steps);
+    for (auto it = stageEditors_.cbegin(); it != stageEditors_.cend(); ++it) {
+        const QVariant value = fieldValue(v, it.key());
+        if (auto* count = qobject_cast<QSpinBox*>(it.value()); count && count->value() != value.toInt())
+            count->setValue(value.toInt());
+        if (auto* real = qobject_cast<QDoubleSpinBox*>(it.value()); real && real->value() != value.toDouble())
+            real->setValue(value.toDouble());
+    }
     applying_ = false;
 }
 
@@ -267,11 +353,8 @@ void ParameterPanel::setEditable(bool editable) {
     editable_ = editable;
     // The whole ε and ρ controls (spin box and slider), then each field's editor.
     for (QWidget* w : std::initializer_list<QWidget*>{epsilon_, rhoSlider_}) w->setEnabled(editable);
-    for (ParameterField f : {ParameterField::Delta, ParameterField::SensitiveCount, ParameterField::Rho,
-                             ParameterField::Seeds, ParameterField::Composition, ParameterField::Accountant,
-                             ParameterField::Reproducible, ParameterField::ClipNorm, ParameterField::BatchSize,
-                             ParameterField::LearningRate, ParameterField::Steps})
-        editorFor(f)->setEnabled(editable);
+    for (int f = static_cast<int>(ParameterField::Delta); f <= static_cast<int>(kLastParameterField); ++f)
+        editorFor(static_cast<ParameterField>(f))->setEnabled(editable);
 }
 
 QWidget* ParameterPanel::editorFor(ParameterField field) const {
@@ -288,6 +371,13 @@ QWidget* ParameterPanel::editorFor(ParameterField field) const {
     case ParameterField::BatchSize: return batch_;
     case ParameterField::LearningRate: return learningRate_;
     case ParameterField::Steps: return steps_;
+    case ParameterField::PretrainBatch:
+    case ParameterField::PretrainLearningRate:
+    case ParameterField::PretrainSteps:
+    case ParameterField::FinetuneClip:
+    case ParameterField::FinetuneBatch:
+    case ParameterField::FinetuneLearningRate:
+    case ParameterField::FinetuneSteps: return stageEditors_.value(field);
     }
     return nullptr;
 }
@@ -354,6 +444,8 @@ void ParameterPanel::setMixtureShown(bool shown) {
     mixtureShown_ = shown;
     splitForm_->setRowVisible(rhoBox_, shown);
     advanced_->setVisible(shown);
+    pretrainGroup_->setVisible(shown);  // without public data there is nothing to pretrain on or fine-tune
+    finetuneGroup_->setVisible(shown);
     calculator_->setVisible(shown);
     run_->setVisible(shown);
 }
@@ -361,7 +453,7 @@ void ParameterPanel::setMixtureShown(bool shown) {
 void ParameterPanel::explainLabels() {
     // What's This (Shift+F1) and the tooltip of each field's label say what its editor's tooltip
     // says: the plain-language meaning and the paper's value, wherever the user points.
-    for (int f = static_cast<int>(ParameterField::Epsilon); f <= static_cast<int>(ParameterField::Steps); ++f) {
+    for (int f = static_cast<int>(ParameterField::Epsilon); f <= static_cast<int>(kLastParameterField); ++f) {
         QWidget* editor = editorFor(static_cast<ParameterField>(f));
         QString text;
         for (QWidget* w = editor; w && w != this && text.isEmpty(); w = w->parentWidget()) text = w->toolTip();

@@ -9,7 +9,9 @@
 #include <QList>
 #include <QWidget>
 
+class QAbstractSpinBox;
 class QCheckBox;
+class QLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -86,6 +88,12 @@ public:
     QDoubleSpinBox* learningRateEditor() const { return learningRate_; }
     QSpinBox* stepsEditor() const { return steps_; }
     QGroupBox* advancedGroup() const { return advanced_; }
+    /// The pretraining and fine-tuning stages' settings (their own Advanced sections).
+    QGroupBox* pretrainGroup() const { return pretrainGroup_; }
+    QGroupBox* finetuneGroup() const { return finetuneGroup_; }
+    /// Under ρ: how much of the data split A needs for this ε and k (rich text; empty hides it).
+    void setRhoGuidance(const QString& html);
+    QString rhoGuidance() const;
 
 Q_SIGNALS:
     void fieldEdited(dpmix::widgets::ParameterField field, const QVariant& value);
@@ -96,6 +104,10 @@ protected:
 
 private:
     QLabel* addMessageLabel(ParameterField field);
+    void addStageSections(QLayout* layout);
+    QSpinBox* addCountField(QFormLayout* form, ParameterField field, int maximum, const QString& tip);
+    QDoubleSpinBox* addRealField(QFormLayout* form, ParameterField field, double maximum, int decimals,
+                                 const QString& tip);
     void explainLabels();
     void emitEdit(ParameterField field, const QVariant& value);
 
@@ -125,6 +137,10 @@ private:
     QSpinBox* batch_;
     QDoubleSpinBox* learningRate_;
     QSpinBox* steps_;
+    QGroupBox* pretrainGroup_ = nullptr;
+    QGroupBox* finetuneGroup_ = nullptr;
+    QMap<ParameterField, QAbstractSpinBox*> stageEditors_;  // the pretraining and fine-tuning fields
+    QLabel* rhoGuidance_ = nullptr;
     QLabel* summary_;
     QPushButton* run_;
     QMap<ParameterField, QLabel*> messageLabels_;

@@ -18,6 +18,13 @@ QString fieldKey(ParameterField field) {
     case ParameterField::BatchSize: return QStringLiteral("batch");
     case ParameterField::LearningRate: return QStringLiteral("lr");
     case ParameterField::Steps: return QStringLiteral("steps");
+    case ParameterField::PretrainBatch: return QStringLiteral("pretrain-batch");
+    case ParameterField::PretrainLearningRate: return QStringLiteral("pretrain-lr");
+    case ParameterField::PretrainSteps: return QStringLiteral("pretrain-steps");
+    case ParameterField::FinetuneClip: return QStringLiteral("finetune-clip");
+    case ParameterField::FinetuneBatch: return QStringLiteral("finetune-batch");
+    case ParameterField::FinetuneLearningRate: return QStringLiteral("finetune-lr");
+    case ParameterField::FinetuneSteps: return QStringLiteral("finetune-steps");
     }
     return {};
 }
@@ -36,6 +43,13 @@ QString fieldLabel(ParameterField field) {
     case ParameterField::BatchSize: return QObject::tr("Expected batch B");
     case ParameterField::LearningRate: return QObject::tr("Step size η");
     case ParameterField::Steps: return QObject::tr("Steps T");
+    case ParameterField::PretrainBatch: return QObject::tr("Pretraining batch");
+    case ParameterField::PretrainLearningRate: return QObject::tr("Pretraining step size");
+    case ParameterField::PretrainSteps: return QObject::tr("Pretraining steps");
+    case ParameterField::FinetuneClip: return QObject::tr("Fine-tuning clip norm");
+    case ParameterField::FinetuneBatch: return QObject::tr("Fine-tuning batch");
+    case ParameterField::FinetuneLearningRate: return QObject::tr("Fine-tuning step size");
+    case ParameterField::FinetuneSteps: return QObject::tr("Fine-tuning steps");
     }
     return {};
 }
@@ -54,6 +68,13 @@ QVariant fieldValue(const RunParameters& v, ParameterField field) {
     case ParameterField::BatchSize: return v.batchSize;
     case ParameterField::LearningRate: return v.learningRate;
     case ParameterField::Steps: return v.steps;
+    case ParameterField::PretrainBatch: return v.pretrainBatch;
+    case ParameterField::PretrainLearningRate: return v.pretrainLearningRate;
+    case ParameterField::PretrainSteps: return v.pretrainSteps;
+    case ParameterField::FinetuneClip: return v.finetuneClip;
+    case ParameterField::FinetuneBatch: return v.finetuneBatch;
+    case ParameterField::FinetuneLearningRate: return v.finetuneLearningRate;
+    case ParameterField::FinetuneSteps: return v.finetuneSteps;
     }
     return {};
 }
@@ -83,6 +104,13 @@ bool setFieldValue(RunParameters& v, ParameterField field, const QVariant& value
     case ParameterField::BatchSize: v.batchSize = value.toInt(&ok); break;
     case ParameterField::LearningRate: v.learningRate = value.toDouble(&ok); break;
     case ParameterField::Steps: v.steps = value.toInt(&ok); break;
+    case ParameterField::PretrainBatch: v.pretrainBatch = value.toInt(&ok); break;
+    case ParameterField::PretrainLearningRate: v.pretrainLearningRate = value.toDouble(&ok); break;
+    case ParameterField::PretrainSteps: v.pretrainSteps = value.toInt(&ok); break;
+    case ParameterField::FinetuneClip: v.finetuneClip = value.toDouble(&ok); break;
+    case ParameterField::FinetuneBatch: v.finetuneBatch = value.toInt(&ok); break;
+    case ParameterField::FinetuneLearningRate: v.finetuneLearningRate = value.toDouble(&ok); break;
+    case ParameterField::FinetuneSteps: v.finetuneSteps = value.toInt(&ok); break;
     }
     return ok;
 }

@@ -23,10 +23,20 @@ enum class ParameterField {
     BatchSize,
     LearningRate,
     Steps,
+    // Pretraining on the λ-mixed public data (no privacy cost) and private fine-tuning on split B.
+    PretrainBatch,
+    PretrainLearningRate,
+    PretrainSteps,
+    FinetuneClip,
+    FinetuneBatch,
+    FinetuneLearningRate,
+    FinetuneSteps,
 };
+inline constexpr ParameterField kLastParameterField = ParameterField::FinetuneSteps;
 
 /// Defaults are the paper's image setting (docs/ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
-/// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1.
+/// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1;
+/// pretraining and fine-tuning take a study spec's defaults (docs/PROJECT_FILE.md, "stages").
 struct RunParameters {
     double epsilon = 2.0;
     QString delta = QStringLiteral("1e-5");   // text: what the user typed, validated later
@@ -40,6 +50,13 @@ struct RunParameters {
     int batchSize = 1000;
     double learningRate = 1.0;
     int steps = 100;
+    int pretrainBatch = 256;
+    double pretrainLearningRate = 0.1;
+    int pretrainSteps = 1000;
+    double finetuneClip = 2.0;
+    int finetuneBatch = 256;       // expected batch (examples, or users at user level) of split B
+    double finetuneLearningRate = 1e-4;
+    int finetuneSteps = 1000;
 
     bool operator==(const RunParameters&) const = default;
 };

@@ -74,10 +74,8 @@ DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, co
     req.device = options.device;
     req.finetuneRandomness =
         releaseRandomness(reproducible, seed, releaseIdentity("finetune", methods::nameOf(method), taskName, epsilon, seed));
-    req.pretrain = spec.pretrain;
+    req.pretrain = spec.pretrain;  // the run's spec: the options' stage values already in place
     req.finetune = spec.finetune;
-    if (options.pretrainSteps) req.pretrain.steps = *options.pretrainSteps;
-    if (options.finetuneSteps) req.finetune.steps = *options.finetuneSteps;
     if (methods::traitsOf(method).finetuneOn == methods::FinetuneData::SplitB) {
         req.finetuneIndices = split.b;
     } else {
@@ -194,11 +192,33 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
                                   {"lr", m.lr}, {"steps", static_cast<double>(m.steps)}})
             if (auto e = project::checkStageValue("mixture", key, value)) return e;
     }
+    if (o.pretrain)
+        for (auto [key, value] : {std::pair<const char*, double>{"batch", static_cast<double>(o.pretrain->batch)},
+                                  {"lr", o.pretrain->lr}, {"steps", static_cast<double>(o.pretrain->steps)}})
+            if (auto e = project::checkStageValue(std::string("pretrain.") + key, key, value)) return e;
+    if (o.finetune)
+        for (auto [key, value] : {std::pair<const char*, double>{"clip", o.finetune->clip},
+                                  {"batch", static_cast<double>(o.finetune->batch)}, {"lr", o.finetune->lr},
+                                  {"steps", static_cast<double>(o.finetune->steps)}})
+            if (auto e = project::checkStageValue(std::string("finetune.") + key, key, value)) return e;
     if (o.pretrainSteps)
         if (auto e = project::checkStageValue("pretrain", "steps", static_cast<double>(*o.pretrainSteps))) return e;
     if (o.finetuneSteps)
         if (auto e = project::checkStageValue("finetune", "steps", static_cast<double>(*o.finetuneSteps))) return e;
     return std::nullopt;
+}
+
+project::ProjectSpec withStageOptions(project::ProjectSpec spec, const StudyRunOptions& options) {
+    if (options.pretrain) spec.pretrain = *options.pretrain;
+    if (options.finetune) {
+        spec.finetune.clip = options.finetune->clip;
+        spec.finetune.batch = options.finetune->batch;
+        spec.finetune.lr = options.finetune->lr;
+        spec.finetune.steps = options.finetune->steps;
+    }
+    if (options.pretrainSteps) spec.pretrain.steps = *options.pretrainSteps;
+    if (options.finetuneSteps) spec.finetune.steps = *options.finetuneSteps;
+    return spec;
 }
 
 namespace {
@@ -303,7 +323,7 @@ namespace {
 struct StudyRun {
     project::ProjectFile& project;
     const StudyRunOptions& options;
-    const project::ProjectSpec& spec;
+    project::ProjectSpec spec;  // the project's, with the options' stage values (withStageOptions)
     const ProgressCallback& progress;
     const CancellationToken& cancel;
     std::function<void(const std::string&)> say;
@@ -326,7 +346,7 @@ struct StudyRun {
 
 StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ProgressCallback& progress,
                          const CancellationToken& cancel, const LogSink& log) {
-    StudyRun r{project, options, project.spec(), progress, cancel, [log](const std::string& line) { if (log) log(line); }};
+    StudyRun r{project, options, withStageOptions(project.spec(), options), progress, cancel, [log](const std::string& line) { if (log) log(line); }};
     const auto& spec = r.spec;
     auto wants = [&](const char* stage) {
         return std::find(options.stages.begin(), options.stages.end(), stage) != options.stages.end();
@@ -501,9 +521,14 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
                                   {"finetune_split", req.finetuneSplit},
                                   {"finetune_mechanism", run.spec.finetune.mechanism},
                                   {"finetune_steps", req.finetune.steps},
+                                  {"finetune_clip", req.finetune.clip},
+                                  {"finetune_batch", req.finetune.batch},
+                                  {"finetune_lr", req.finetune.lr},
                                   {"randomness", run.reproducible ? "seeded" : "secret"},
                                   {"privacy_unit", run.userLevel ? "user" : "example"},
                                   {"pretrain_steps", req.lambda ? req.pretrain.steps : 0},
+                                  {"pretrain_batch", req.pretrain.batch},
+                                  {"pretrain_lr", req.pretrain.lr},
                                   {"device", req.device}}
         .dump();
 }

@@ -31,6 +31,11 @@ struct StudyRunOptions {
     std::optional<long long> pretrainSteps;  // unset: the spec's
     std::optional<long long> finetuneSteps;  // unset: the spec's
     std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
+    // Pretraining and fine-tuning values (the workbench's Advanced sections); unset: the spec's.
+    // Fine-tuning's mechanism and user group size are always the spec's: only clip, batch, lr
+    // and steps are taken from here.
+    std::optional<project::PretrainStage> pretrain;
+    std::optional<project::FinetuneStage> finetune;
     std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
     ProxyOptions proxy;                      // its device is replaced by `device`
@@ -61,6 +66,10 @@ inline RunChoices resolveRunChoices(const project::ProjectSpec& spec, const Stud
     c.accountant = options.accountant.value_or(spec.privacy.accountant);
     return c;
 }
+
+/// The spec the run follows: `spec` with the options' pretraining and fine-tuning values in place
+/// of its own, then pretrainSteps / finetuneSteps on top.
+project::ProjectSpec withStageOptions(project::ProjectSpec spec, const StudyRunOptions& options);
 
 /// Validates the stage names and values; the message names the option.
 Status checkStudyRunOptions(const StudyRunOptions& options);

@@ -5,6 +5,7 @@
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/prv_accountant.h"
+#include "engine/project/spec_json.h"
 
 #include <QLocale>
 #include <QRegularExpression>
@@ -62,6 +63,44 @@ QString num(double v) {
     return qs(privacy::formatNumber(v)).replace(paddedExponent, QStringLiteral("e\\1\\2"));
 }
 QString count(long long v) { return QLocale(QLocale::English).toString(v); }
+
+// Pretraining and fine-tuning: the spec's ranges for each value (errors), and fine-tuning's batch
+// within split B — the study runner refuses a larger one before anything runs, so the panel says
+// it while the user types. That one is a warning: it stops only the actions that fine-tune
+// (PrivacyPlan::downstreamProblem), not mixture learning.
+template <typename ErrorSink>
+void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan, ErrorSink error) {
+    const std::optional<SplitSizes>& split = plan.split;
+    struct StageValue {
+        ParameterField field;
+        const char* stage;
+        const char* key;
+        double value;
+    };
+    const StageValue values[] = {
+        {ParameterField::PretrainBatch, "pretrain", "batch", static_cast<double>(p.pretrainBatch)},
+        {ParameterField::PretrainLearningRate, "pretrain", "lr", p.pretrainLearningRate},
+        {ParameterField::PretrainSteps, "pretrain", "steps", static_cast<double>(p.pretrainSteps)},
+        {ParameterField::FinetuneClip, "finetune", "clip", p.finetuneClip},
+        {ParameterField::FinetuneBatch, "finetune", "batch", static_cast<double>(p.finetuneBatch)},
+        {ParameterField::FinetuneLearningRate, "finetune", "lr", p.finetuneLearningRate},
+        {ParameterField::FinetuneSteps, "finetune", "steps", static_cast<double>(p.finetuneSteps)},
+    };
+    bool finetuneBatchOk = true;
+    for (const StageValue& v : values)
+        if (auto e = project::checkStageValue(std::string(v.stage) + "." + v.key, v.key, v.value)) {
+            error(v.field, qs(e->message));
+            if (v.field == ParameterField::FinetuneBatch) finetuneBatchOk = false;
+        }
+    if (finetuneBatchOk && split && p.finetuneBatch > split->b) {
+        plan.downstreamProblem = QStringLiteral("fine-tuning batch = %1 is larger than split B (n_B = %2): expected "
+                                                "batch <= n_B; lower the batch, or lower ρ or add data")
+                                     .arg(count(p.finetuneBatch), count(split->b));
+        plan.messages << FieldMessage{ParameterField::FinetuneBatch, MessageSeverity::Warning,
+                                      plan.downstreamProblem +
+                                          QStringLiteral(". Mixture learning can run; the runs that fine-tune cannot.")};
+    }
+}
 
 }  // namespace
 
@@ -132,6 +171,7 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
     }
     engineCheck(ParameterField::LearningRate, privacy::checkPositive("lr", p.learningRate));
     const bool stepsOk = engineCheck(ParameterField::Steps, privacy::checkSteps("steps", p.steps));
+    checkDownstreamStages(p, plan, error);
 
     if (epsilonOk && deltaOk && plan.split && batchOk && stepsOk) {
         const StageBudget budget = stageBudget(p.epsilon, delta, p.composition);

@@ -51,6 +51,9 @@ struct PrivacyPlan {
     std::optional<MixtureStagePlan> mixture;
     double totalEpsilon = 0.0;
     double totalDelta = 0.0;
+    /// Why the runs that fine-tune (Compare with baselines, full-pipeline sweeps) cannot start with
+    /// these values although mixture learning can (a fine-tuning batch larger than split B); empty: they can.
+    QString downstreamProblem;
 
     bool hasError(widgets::ParameterField field) const;
 };

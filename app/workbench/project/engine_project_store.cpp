@@ -1,9 +1,11 @@
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/parameters/accountant_choice.h"
+#include "app/workbench/parameters/working_settings.h"
 
 #include "engine/project/schema.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
 
 #include <cmath>
 #include <QStringList>
@@ -27,6 +29,13 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     p.batchSize = static_cast<int>(spec.mixture.batch);
     p.learningRate = spec.mixture.lr;
     p.steps = static_cast<int>(spec.mixture.steps);
+    p.pretrainBatch = static_cast<int>(spec.pretrain.batch);
+    p.pretrainLearningRate = spec.pretrain.lr;
+    p.pretrainSteps = static_cast<int>(spec.pretrain.steps);
+    p.finetuneClip = spec.finetune.clip;
+    p.finetuneBatch = static_cast<int>(spec.finetune.batch);
+    p.finetuneLearningRate = spec.finetune.lr;
+    p.finetuneSteps = static_cast<int>(spec.finetune.steps);
     // n is the sensitive *training* set: the study runner keeps 80% of the examples (or users)
     // for training and holds out the rest for validation and test (data::trainValidationTestSplit).
     constexpr double kTrainFraction = 0.8;
@@ -35,6 +44,10 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
             const long long all = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
             p.sensitiveCount = std::llround(kTrainFraction * static_cast<double>(all));
         }
+    // What File ▸ Save stored last replaces the spec's values (a key it cannot read is skipped:
+    // the spec's value stays).
+    if (!project.workingSettingsJson.isEmpty())
+        p = withWorkingSettings(p, QJsonDocument::fromJson(project.workingSettingsJson.toUtf8()).object());
     return p;
 }
 
@@ -46,11 +59,19 @@ Result<widgets::RunParameters> EngineProjectStore::open(const QString& path) {
     return parametersFromProject(*snapshot);
 }
 
-Status EngineProjectStore::save(const QString& path, const widgets::RunParameters&) {
-    return Error{("Nothing was written to " + path +
-                  ": a .dpmix project keeps the parameters of each run with that run. Run the study to record "
-                  "these parameters; the spec itself is edited in its JSON file.")
-                     .toStdString()};
+Status EngineProjectStore::save(const QString& path, const widgets::RunParameters& parameters) {
+    // The settings go into the project itself; a project is never copied here (its runs' model
+    // files live in the folder beside it), so saving to another name is refused.
+    if (!QFileInfo::exists(path))
+        return Error{(path + ": nothing was written: an open project saves into its own file. To start a new study "
+                             "from this one, use Study ▸ Duplicate study with changes…; to copy a project, copy its "
+                             ".dpmix file together with its folder of models.")
+                         .toStdString()};
+    auto file = project::ProjectFile::open(path.toStdString(), project::OpenMode::ReadWrite);
+    if (!file) return file.error();
+    project::ProjectFile project = std::move(file).value();
+    const QByteArray json = QJsonDocument(workingSettingsJson(parameters)).toJson(QJsonDocument::Compact);
+    return project.saveWorkingSettings(json.toStdString());
 }
 
 Result<ProjectSnapshot> EngineProjectStore::load(const QString& path) {

@@ -87,6 +87,9 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
     auto sources = file->sources();
     if (!sources) return sources.error();
     s.sources = *sources;
+    auto settings = file->workingSettings();
+    if (!settings) return settings.error();
+    if (*settings) s.workingSettingsJson = QString::fromStdString(**settings);
     auto runs = file->runs();
     if (!runs) return runs.error();
     for (const auto& run : *runs) {

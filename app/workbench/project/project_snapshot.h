@@ -50,6 +50,7 @@ struct ProjectSnapshot {
     project::ProjectSpec spec;
     std::vector<project::SourceRecord> sources;
     std::vector<RunResults> runs;  // by run id
+    QString workingSettingsJson;   // the settings File ▸ Save stored for the next run; empty: none
 
     /// Task names in spec order ("" when the study has a single unnamed task).
     std::vector<std::string> taskNames() const;

@@ -27,6 +27,9 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     request.accountant = engineAccountant(parameters.accountant);
     // The panel's Advanced values are the mixture stage's hyper-parameters.
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
+    request.pretrain = PretrainSettings{parameters.pretrainBatch, parameters.pretrainLearningRate, parameters.pretrainSteps};
+    request.finetune = FinetuneSettings{parameters.finetuneClip, parameters.finetuneBatch, parameters.finetuneLearningRate,
+                                        parameters.finetuneSteps};
     return request;
 }
 

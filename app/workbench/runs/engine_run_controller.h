@@ -28,6 +28,23 @@ struct MixtureSettings {
     bool operator==(const MixtureSettings&) const = default;
 };
 
+/// Pretraining's and private fine-tuning's values (the panel's other Advanced sections).
+struct PretrainSettings {
+    long long batch = 256;
+    double lr = 0.1;
+    long long steps = 1000;
+
+    bool operator==(const PretrainSettings&) const = default;
+};
+struct FinetuneSettings {
+    double clip = 2.0;
+    long long batch = 256;
+    double lr = 1e-4;
+    long long steps = 1000;
+
+    bool operator==(const FinetuneSettings&) const = default;
+};
+
 /// What the panel (or a stored run, for a re-run) asks the study runner for.
 struct StudyRequest {
     std::vector<std::string> stages = {"proxies", "mixture"};
@@ -37,8 +54,10 @@ struct StudyRequest {
     double rho = 0.0;
     std::vector<long long> seeds;            // empty: the spec's
     std::optional<MixtureSettings> mixture;  // unset: the spec's
-    std::optional<long long> pretrainSteps;  // unset: the spec's
-    std::optional<long long> finetuneSteps;  // unset: the spec's
+    std::optional<PretrainSettings> pretrain;  // unset: the spec's
+    std::optional<FinetuneSettings> finetune;  // unset: the spec's (its mechanism is always the spec's)
+    std::optional<long long> pretrainSteps;  // unset: pretrain's, else the spec's
+    std::optional<long long> finetuneSteps;  // unset: finetune's, else the spec's
     bool reproducible = false;               // seeded DP randomness (not a release); default secret
     std::optional<privacy::Accountant> accountant;  // certifies every DP mechanism; unset: the spec's
     std::string device = "auto";             // where the models train: auto, cpu, cuda (Run ▸ Compute device)

@@ -26,6 +26,22 @@ std::optional<project::MixtureStage> mixtureStageFor(const project::MixtureStage
     return stage;
 }
 
+std::optional<project::PretrainStage> pretrainStageFor(const std::optional<PretrainSettings>& requested) {
+    if (!requested) return std::nullopt;
+    return project::PretrainStage{requested->batch, requested->lr, requested->steps};
+}
+
+// Clip, batch, lr and steps; the runner keeps the spec's mechanism and user group size.
+std::optional<project::FinetuneStage> finetuneStageFor(const std::optional<FinetuneSettings>& requested) {
+    if (!requested) return std::nullopt;
+    project::FinetuneStage stage;
+    stage.clip = requested->clip;
+    stage.batch = requested->batch;
+    stage.lr = requested->lr;
+    stage.steps = requested->steps;
+    return stage;
+}
+
 }  // namespace
 
 Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec) {
@@ -44,6 +60,8 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     options.epsilons = request.epsilons;
     options.rho = request.rho;
     for (long long seed : request.seeds) options.seeds.push_back(static_cast<std::uint64_t>(seed));
+    options.pretrain = pretrainStageFor(request.pretrain);
+    options.finetune = finetuneStageFor(request.finetune);
     options.pretrainSteps = request.pretrainSteps;
     options.finetuneSteps = request.finetuneSteps;
     options.reproducible = request.reproducible;

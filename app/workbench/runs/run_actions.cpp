@@ -116,6 +116,13 @@ QString RunActions::start(const RunAction& action) {
         showStatus(message);
         return message;
     }
+    const bool fineTunes = action.kind == RunKind::CompareBaselines ||
+                           (action.kind == RunKind::EpsilonSweep && action.sweepFullPipeline);
+    if (checksPanel && fineTunes && !plan.downstreamProblem.isEmpty()) {
+        const QString message = tr("Not started: %1.").arg(plan.downstreamProblem);
+        showStatus(message, 15000);
+        return message;
+    }
     // Runs at the panel's ε are previewed and confirmed (sweeps, re-runs and audits are not: the
     // engine checks the cap for every run before any mechanism starts).
     if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&

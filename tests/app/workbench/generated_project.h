@@ -39,6 +39,7 @@ inline GeneratedProject generateProject(const QString& path) {
     g.path = path;
     ProjectSpec spec = project::testing::tinySpec();
     spec.mixture.batch = 2;  // split A holds round(0.1 · 40) = 4 examples; a batch must fit in it
+    spec.finetune.batch = 8;  // ... and split B about 29: fine-tuning's batch must fit in it too
     auto file = ProjectFile::create(path.toStdString(), spec, project::testing::tinyFacts(), true).value();
     // λ* per seed: (0.8, 0.2) and (0.6, 0.4).
     const std::vector<std::vector<double>> star = {{0.8, 0.2}, {0.6, 0.4}};

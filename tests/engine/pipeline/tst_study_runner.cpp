@@ -13,6 +13,8 @@
 
 #include "tests/support/unit_test.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -355,6 +357,58 @@ private Q_SLOTS:
         QVERIFY(!r.ok());
         QVERIFY2(r.error().message.find("stages.finetune.batch = 100000 exceeds") != std::string::npos,
                  r.error().message.c_str());
+        QVERIFY(q.runs().value().empty());
+    }
+
+    void pretrainingAndFineTuningOptionsReplaceTheSpecsValues() {
+        // The workbench's Advanced values: they reach the mechanism, its ledger entry and the
+        // stored configuration; the spec's mechanism stays.
+        auto p = freshProject("stage-options", "parallel");
+        auto o = quick({"proxies", "mixture", "downstream"});
+        o.tasks = {"ab"};
+        o.methods = {"dp-mixmin"};
+        o.reproducible = true;
+        o.pretrain = project::PretrainStage{16, 0.05, 1};
+        project::FinetuneStage finetune;
+        finetune.clip = 0.5;
+        finetune.batch = 8;
+        finetune.lr = 0.01;
+        finetune.steps = 3;
+        finetune.mechanism = "dirichlet";  // ignored: the mechanism is the spec's
+        o.finetune = finetune;
+        QVERIFY(!checkStudyRunOptions(o));
+        auto report = runStudy(p, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        QCOMPARE(report->downstream.size(), std::size_t(1));
+        const auto run = p.run(report->downstream[0].runId).value();
+        const auto config = nlohmann::json::parse(run.configJson);
+        QCOMPARE(config.at("finetune_clip").get<double>(), 0.5);
+        QCOMPARE(config.at("finetune_batch").get<long long>(), 8LL);
+        QCOMPARE(config.at("finetune_lr").get<double>(), 0.01);
+        QCOMPARE(config.at("finetune_steps").get<long long>(), 3LL);
+        QCOMPARE(config.at("pretrain_batch").get<long long>(), 16LL);
+        QCOMPARE(config.at("pretrain_lr").get<double>(), 0.05);
+        QCOMPARE(config.at("pretrain_steps").get<long long>(), 1LL);
+        QCOMPARE(config.at("finetune_mechanism").get<std::string>(), std::string("dp-sgd"));
+        const auto ledger = onlyLedger(p, run.id);
+        QCOMPARE(ledger.entries().size(), std::size_t(2));
+        QCOMPARE(ledger.entries()[1].stage, std::string("finetune"));
+        QCOMPARE(ledger.entries()[1].steps, 3LL);
+        QCOMPARE(ledger.entries()[1].clipNorm, 0.5);
+
+        // A value out of the spec's range is refused by the options' check, naming it.
+        o.finetune->steps = 0;
+        auto zero = checkStudyRunOptions(o);
+        QVERIFY(zero);
+        QVERIFY2(zero->message.rfind("finetune.steps", 0) == 0, zero->message.c_str());
+        // And a batch larger than split B fails before anything is stored, as from the spec.
+        auto q = freshProject("stage-options-big", "parallel");
+        o.finetune->steps = 3;
+        o.finetune->batch = 100000;
+        auto refused = runStudy(q, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("finetune.batch = 100000 exceeds") != std::string::npos,
+                 refused.error().message.c_str());
         QVERIFY(q.runs().value().empty());
     }
 

@@ -11,6 +11,7 @@ using dpmix::widgets::CompositionMode;
 using dpmix::widgets::MessageSeverity;
 using dpmix::widgets::ParameterField;
 using dpmix::widgets::RunParameters;
+namespace widgets = dpmix::widgets;
 
 namespace {
 QString messagesOf(const PrivacyPlan& plan, ParameterField field, MessageSeverity severity) {
@@ -159,6 +160,40 @@ private Q_SLOTS:
         QCOMPARE(messagesOf(plan, ParameterField::Steps, MessageSeverity::Error),
                  QString("steps = 0 is out of range: expected a whole number of steps >= 1"));
         QVERIFY(plan.hasError(ParameterField::Seeds));
+    }
+
+    void pretrainingAndFineTuningValuesAreChecked() {
+        RunParameters p;
+        p.pretrainSteps = 0;
+        p.pretrainLearningRate = -0.5;
+        p.finetuneClip = 0.0;
+        p.finetuneSteps = 0;
+        const PrivacyPlan plan = planPrivacy(p);
+        QVERIFY(!plan.valid);
+        for (ParameterField f : {ParameterField::PretrainSteps, ParameterField::PretrainLearningRate,
+                                 ParameterField::FinetuneClip, ParameterField::FinetuneSteps})
+            QVERIFY2(plan.hasError(f), qPrintable(widgets::fieldKey(f)));
+        QVERIFY2(messagesOf(plan, ParameterField::PretrainSteps, MessageSeverity::Error).contains("pretrain.steps"),
+                 qPrintable(messagesOf(plan, ParameterField::PretrainSteps, MessageSeverity::Error)));
+        QVERIFY(messagesOf(plan, ParameterField::FinetuneClip, MessageSeverity::Error).contains("finetune.clip"));
+        QVERIFY(!plan.hasError(ParameterField::PretrainBatch) && !plan.hasError(ParameterField::FinetuneBatch));
+    }
+
+    void aFineTuningBatchLargerThanSplitBStopsOnlyTheRunsThatFineTune() {
+        // n = 1,000, ρ = 0.5: split B holds 500. A batch of 501 cannot be drawn from it.
+        RunParameters p;
+        p.sensitiveCount = 1000;
+        p.rho = 0.5;
+        p.batchSize = 100;
+        p.finetuneBatch = 501;
+        const PrivacyPlan plan = planPrivacy(p);
+        QVERIFY(plan.valid);  // mixture learning (split A) is unaffected
+        QCOMPARE(plan.downstreamProblem,
+                 QString("fine-tuning batch = 501 is larger than split B (n_B = 500): expected batch <= n_B; lower the "
+                         "batch, or lower ρ or add data"));
+        QVERIFY(messagesOf(plan, ParameterField::FinetuneBatch, MessageSeverity::Warning).startsWith(plan.downstreamProblem));
+        p.finetuneBatch = 500;  // exactly split B is allowed
+        QVERIFY(planPrivacy(p).downstreamProblem.isEmpty());
     }
 
     void rhoThatEmptiesASplitIsAnError() {

@@ -147,6 +147,61 @@ private Q_SLOTS:
         QVERIFY(runs_.planRun(w.document()->values()).error().message.find("read-only") != std::string::npos);
     }
 
+    void saveStoresTheWorkingSettingsInTheProject() {
+        // Save means save: what the user set is in the file, and reopening shows it — the
+        // mixture stage and the pretraining and fine-tuning values alike. (It used to refuse:
+        // "a .dpmix project keeps the parameters of each run with that run".)
+        const QString copy = dir_.path() + "/saved-settings.dpmix";
+        QVERIFY(QFile::copy(generated_.path, copy));
+        {
+            MainWindow w(services());
+            QCOMPARE(w.openFile(copy), QString());
+            QVERIFY(w.document()->values().epsilon != 3.5);
+            w.parameterPanel()->epsilonEditor()->spinBox()->setValue(3.5);
+            auto* steps = w.parameterPanel()->findChild<QSpinBox*>("editor_finetune-steps");
+            QVERIFY(steps);
+            steps->setValue(123);
+            w.parameterPanel()->seedsEditor()->setText("4, 5");
+            QTest::keyClick(w.parameterPanel()->seedsEditor(), Qt::Key_6);  // an edit as typed: "4, 56"
+            QCOMPARE(w.document()->values().finetuneSteps, 123);
+            QVERIFY(w.isWindowModified());
+            QCOMPARE(w.saveTo(copy), QString());
+            QVERIFY(!w.isWindowModified());
+        }
+        MainWindow reopened(services());
+        QCOMPARE(reopened.openFile(copy), QString());
+        QCOMPARE(reopened.document()->values().epsilon, 3.5);
+        QCOMPARE(reopened.document()->values().finetuneSteps, 123);
+        QCOMPARE(reopened.document()->values().seeds, QString("4, 56"));
+        QCOMPARE(reopened.document()->values().sensitiveCount, qint64(32));  // n follows the data, not the file
+        QVERIFY(!reopened.isWindowModified());
+        // The spec's own copy (the generated project) still opens with the spec's values.
+        MainWindow other(services());
+        QCOMPARE(other.openFile(generated_.path), QString());
+        QCOMPARE(other.document()->values().epsilon, 1.0);
+        QCOMPARE(other.document()->values().finetuneSteps, 1000);
+    }
+
+    void pretrainingAndFineTuningSettingsAreUndoableEdits() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        auto* batch = w.parameterPanel()->findChild<QSpinBox*>("editor_finetune-batch");
+        auto* lr = w.parameterPanel()->findChild<QDoubleSpinBox*>("editor_pretrain-lr");
+        QVERIFY(batch && lr);
+        QVERIFY(batch->isVisibleTo(w.parameterPanel()) && batch->isEnabled());
+        const int before = w.document()->values().finetuneBatch;
+        batch->setValue(before + 7);
+        lr->setValue(0.25);
+        QCOMPARE(w.document()->values().finetuneBatch, before + 7);
+        QCOMPARE(w.document()->values().pretrainLearningRate, 0.25);
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->values().pretrainLearningRate, 0.1);
+        QCOMPARE(lr->value(), 0.1);  // the panel follows the document
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->values().finetuneBatch, before);
+        QCOMPARE(batch->value(), before);
+    }
+
     void plotExportsProposeTheStudyAndViewAndSayWhereTheyWent() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());

@@ -6,6 +6,8 @@
 #include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
+#include "widgets/parameter_panel.h"
+#include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/runs/run_actions.h"
 #include "tests/app/workbench/fake_backends.h"
@@ -149,6 +151,29 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 1000);
         QVERIFY(clock.elapsed() < 1000);
         QCOMPARE(finished[0][1].value<JobOutcome>(), JobOutcome::Cancelled);
+    }
+
+    void aFineTuningBatchLargerThanSplitBStopsTheRunsThatFineTuneBeforeAJobStarts() {
+        // Found only after minutes of pretraining before; now the panel says it while typing and
+        // the actions that fine-tune refuse at once. Mixture learning alone still runs.
+        MainWindow w(services());
+        w.document()->edit(ParameterField::SensitiveCount, static_cast<qint64>(1000));
+        w.document()->edit(ParameterField::Rho, 0.5);
+        w.document()->edit(ParameterField::BatchSize, 100);
+        w.document()->edit(ParameterField::FinetuneBatch, 600);
+        QTRY_VERIFY(w.calculationsIdle());
+        QTRY_VERIFY(w.parameterPanel()->messageFor(ParameterField::FinetuneBatch).contains("larger than split B (n_B = 500)"));
+        const auto before = runs_.actions.size();
+        QCOMPARE(w.runActions()->startCompareWithBaselines(),
+                 QString("Not started: fine-tuning batch = 600 is larger than split B (n_B = 500): expected batch <= n_B; "
+                         "lower the batch, or lower ρ or add data."));
+        QVERIFY(w.runActions()->startEpsilonSweep({1, 2}, true).startsWith("Not started: fine-tuning batch = 600"));
+        QCOMPARE(runs_.actions.size(), before);
+        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(w.runActions()->startEpsilonSweep({1, 2}, false), QString());  // the mixture stage only
+        QCOMPARE(runs_.actions.back().kind, RunKind::EpsilonSweep);
+        w.stageQueue()->cancelAll();
+        w.jobRunner()->waitForAll();
     }
 
     void sweepDialogValidatesInPlace() {
