@@ -36,7 +36,6 @@ QString validateBarChartData(const BarChartData& data) {
 
 BarChartWidget::BarChartWidget(QWidget* parent) : ChartWidget(parent) {
     plot()->legend->setVisible(true);
-    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }
 
 QString BarChartWidget::setData(const BarChartData& data) {

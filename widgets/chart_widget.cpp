@@ -81,8 +81,9 @@ void ChartWidget::setLegendCorner(Qt::Alignment corner) {
 }
 
 void ChartWidget::placeLegend(Qt::Alignment vertical) {
-    legendColumn_->take(plot_->legend);
-    legendColumn_->take(legendSpacer_);
+    // Taking what is not there only logs a QCustomPlot debug line (the first placement).
+    if (plot_->legend->layout() == legendColumn_) legendColumn_->take(plot_->legend);
+    if (legendSpacer_->layout() == legendColumn_) legendColumn_->take(legendSpacer_);
     legendColumn_->simplify();
     const bool top = vertical != Qt::AlignBottom;
     legendColumn_->addElement(0, 0, top ? static_cast<QCPLayoutElement*>(plot_->legend) : legendSpacer_);

@@ -30,7 +30,6 @@ QString validateLineSeries(const QList<LineSeries>& series) {
 }
 
 LineChartWidget::LineChartWidget(QWidget* parent) : ChartWidget(parent) {
-    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }
 
 namespace {

@@ -44,7 +44,6 @@ LogLogChartWidget::LogLogChartWidget(QWidget* parent) : ChartWidget(parent) {
         axis->setNumberPrecision(3);
         axis->grid()->setSubGridVisible(true);
     }
-    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 }
 
 QString LogLogChartWidget::setSeries(const QList<LogLogSeries>& series) {
