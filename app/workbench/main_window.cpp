@@ -7,6 +7,7 @@
 #include "app/workbench/runs/latest_result_runner.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/parameters/rho_guidance_text.h"
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/compute_device_menu.h"
 #include "app/workbench/runs/run_actions.h"
@@ -334,13 +335,17 @@ void MainWindow::onParametersChanged() {
     // computation takes long enough to notice, the summary says "computing…".
     parameters_->setRunEnabled(false);
     computingTimer_->start();
-    planRunner_->submit([this, values = document_->values(), panel = parameters_] {
+    const long long k = project_ ? static_cast<long long>(project_->spec.mixtureComponents(project::publicLabelCounts(project_->sources)))
+                                 : study_->builder()->draft().mixtureComponents();
+    planRunner_->submit([this, values = document_->values(), panel = parameters_, k] {
         const PrivacyPlan plan = planPrivacy(values);
         const QString summary = privacySummaryHtml(plan, values);
         const QString split = splitSummaryText(plan);
-        return [this, panel, plan, summary, split] {
+        const QString guidance = rhoGuidanceHtml(values, k);
+        return [this, panel, plan, summary, split, guidance] {
             panel->setMessages(plan.messages);
             panel->setSplitSummary(split);
+            panel->setRhoGuidance(guidance);
             panel->setPrivacySummary(summary, plan.valid);
             panel->setRunEnabled(plan.valid && !readOnly_);
             computingTimer_->stop();  // applied only for the newest values (the runner drops stale ones)

@@ -68,6 +68,22 @@ Result<RhoGuidance> rhoGuidance(const RhoGuidanceInputs& in) {
     return g;
 }
 
+Result<PrivacyBalance> privacyBalance(long long trainExamples, double epsilon, double delta, long long sources,
+                                      const RhoConstants& constants) {
+    if (trainExamples < 1) return Error{"train-examples: " + std::to_string(trainExamples) + "; expected at least 1"};
+    if (auto e = positive("epsilon", epsilon)) return *e;
+    if (!(delta > 0.0 && delta < 1.0))
+        return Error{"delta: " + privacy::formatNumber(delta) + "; expected a probability in (0, 1)"};
+    if (sources < 2) return Error{"sources: " + std::to_string(sources) + "; expected k >= 2"};
+    if (auto e = positive("c1", constants.c1)) return *e;
+    if (auto e = positive("c2", constants.c2)) return *e;
+    const double ratio = constants.c2 / constants.c1;
+    PrivacyBalance b;
+    b.examples = ratio * ratio * static_cast<double>(sources) * std::log(1.0 / delta) / (epsilon * epsilon);
+    b.rho = b.examples / static_cast<double>(trainExamples);
+    return b;
+}
+
 Result<RhoConstants> fitRhoConstants(const std::vector<PilotPoint>& points, double delta, long long sources,
                                      double lipschitz) {
     // Rows a_i = (stat_i, priv_i)/y_i, target 1: weighted least squares with weights 1/y².

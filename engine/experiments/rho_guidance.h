@@ -56,6 +56,18 @@ double privacyTerm(double n, double epsilon, double delta, long long sources, do
 /// Errors name the field (train-examples, epsilon, delta, sources, lipschitz, target-excess, c1, c2).
 Result<RhoGuidance> rhoGuidance(const RhoGuidanceInputs& in);
 
+/// Where split A stops being privacy-limited: the n at which the privacy term equals the
+/// statistical one, c1·L/√n = c2·L·√(k·log(1/δ))/(n·ε), i.e. n = (c2/c1)²·k·log(1/δ)/ε². L and α
+/// cancel, so it needs only ε, δ, k and the constants' ratio. Below it the noise dominates λ's
+/// error (more ε or a larger split A helps most); above it sampling does. The live panel shows
+/// it as "sufficient ρ for this ε and k". Errors name the field.
+struct PrivacyBalance {
+    double examples = 0.0;  // n where the two terms are equal
+    double rho = 0.0;       // examples / N (may exceed 1: the whole train set stays privacy-limited)
+};
+Result<PrivacyBalance> privacyBalance(long long trainExamples, double epsilon, double delta, long long sources,
+                                      const RhoConstants& constants = {});
+
 struct PilotPoint {
     double n = 0.0;  // examples of the pilot subset
     double epsilon = 0.0;

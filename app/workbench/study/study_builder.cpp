@@ -21,6 +21,16 @@ const std::vector<project::LabelTask>& StudyDraft::tasks(SourceRole role) const 
     return role == SourceRole::Public ? publicTasks : sensitiveTasks;
 }
 
+long long StudyDraft::mixtureComponents() const {
+    long long k = 0;
+    for (const SourceRegistration& source : publicSources) {
+        const auto tasks = tasksOf(SourceRole::Public, source.source.name).size();
+        const auto labels = source.facts.labelNames.size();
+        k += static_cast<long long>(tasks > 0 ? tasks : labels > 0 ? labels : 1);
+    }
+    return k;
+}
+
 std::vector<project::LabelTask> StudyDraft::tasksOf(SourceRole role, const std::string& sourceName) const {
     if (role == SourceRole::Sensitive) return sensitiveTasks;
     std::vector<project::LabelTask> out;

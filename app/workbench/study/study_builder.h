@@ -40,6 +40,8 @@ struct StudyDraft {
     /// Names of every registered source (they must be unique in a project).
     std::vector<std::string> sourceNames() const;
     const std::vector<project::LabelTask>& tasks(SourceRole role) const;
+    /// k as the project will count it: per public source its tasks, else its labels, else one.
+    long long mixtureComponents() const;
     /// The tasks over one public source (its components), or the sensitive tasks.
     std::vector<project::LabelTask> tasksOf(SourceRole role, const std::string& sourceName) const;
 };

@@ -47,6 +47,25 @@ private Q_SLOTS:
         DPMIX_COMPARE_NEAR(g.rho, 2.0, 1e-12);
     }
 
+    void privacyBalanceByHand() {
+        // ε = 2, δ = 1e-5, k = 14, c1 = c2 = 1: n = 14·ln(1e5)/4 = 40.2940047...; of N = 71,757, ρ = n/N.
+        const double n = 14.0 * 11.512925464970229 / 4.0;
+        auto b = privacyBalance(71757, 2.0, 1e-5, 14).value();
+        DPMIX_COMPARE_NEAR(b.examples, n, 1e-9);
+        DPMIX_COMPARE_NEAR(b.rho, n / 71757.0, 1e-15);
+        // At that n the two terms of the bound are equal (L cancels).
+        DPMIX_COMPARE_NEAR(statisticalTerm(b.examples, 3.0), privacyTerm(b.examples, 2.0, 1e-5, 14, 3.0), 1e-12);
+        // (c2/c1)² scales it: c2/c1 = 10 → 100 times the examples.
+        b = privacyBalance(71757, 2.0, 1e-5, 14, {0.5, 5.0, true}).value();
+        DPMIX_COMPARE_NEAR(b.examples, 100.0 * n, 1e-7);
+        // Halving ε quadruples it.
+        DPMIX_COMPARE_NEAR(privacyBalance(71757, 1.0, 1e-5, 14).value().examples, 4.0 * n, 1e-9);
+        auto bad = privacyBalance(71757, 0.0, 1e-5, 14);
+        QVERIFY(!bad && contains(bad.error().message, "epsilon"));
+        bad = privacyBalance(71757, 1.0, 1e-5, 1);
+        QVERIFY(!bad && contains(bad.error().message, "sources"));
+    }
+
     void badInputNamesTheField() {
         RhoGuidanceInputs in{100000, 1.0, 1e-5, 14, 1.0, 0.05, {}};
         in.targetExcess = 0.0;

@@ -182,6 +182,18 @@ private Q_SLOTS:
         QCOMPARE(other.document()->values().finetuneSteps, 1000);
     }
 
+    void theRhoGuidanceFollowsTheStudyAndTheBudget() {
+        // k = 2 components, n = 32, ε = 1 (the spec's): balance n = 2·ln(1e5)/1 = 23.0 → ρ ≈ 0.72.
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        QTRY_VERIFY(w.calculationsIdle());
+        const QString first = w.parameterPanel()->rhoGuidance();
+        QVERIFY2(first.contains("k = 2") && first.contains("≈ 0.72 (split A of ≈ 23)") && first.contains("privacy-limited"),
+                 qPrintable(first));
+        w.document()->edit(dpmix::widgets::ParameterField::Epsilon, 10.0);  // n = 0.23: split A is past it
+        QTRY_VERIFY(w.parameterPanel()->rhoGuidance().contains("statistics-limited"));
+    }
+
     void pretrainingAndFineTuningSettingsAreUndoableEdits() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
