@@ -279,6 +279,7 @@ void MainWindow::buildMenus() {
     study->addAction(study_->addPublicAction());
     study->addAction(study_->setSensitiveAction());
     study->addAction(study_->removeSelectedAction());
+    addStudyActions(study);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
@@ -372,11 +373,14 @@ void MainWindow::updateJobStatus() {
 }
 
 void MainWindow::updateTitle() {
-    QString name = currentFile_.isEmpty() ? tr("Untitled") : QFileInfo(currentFile_).fileName();
+    QString name = !currentFile_.isEmpty()   ? QFileInfo(currentFile_).fileName()
+                   : !draftReplaces_.isEmpty() ? tr("%1 (editing sources and tasks)").arg(QFileInfo(draftReplaces_).fileName())
+                                               : tr("Untitled");
     if (readOnly_) name += tr(" (read-only)");
     if (project_) name += QStringLiteral(" — ") + project_->trust.shortLabel;
     setWindowTitle(tr("%1[*] — dpmix workbench").arg(name));
-    setWindowModified(!readOnly_ && !document_->undoStack()->isClean());
+    setWindowModified(!readOnly_ && (!document_->undoStack()->isClean() || hasUnsavedDraft()));
+    updateStudyActions();
 }
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
@@ -414,6 +418,7 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::newProject() {
     currentFile_.clear();
+    draftReplaces_.clear();
     project_.reset();
     readOnly_ = false;
     services_.runs->setProject({}, false);
@@ -437,8 +442,9 @@ QString MainWindow::openFile(const QString& path, bool readOnly) {
         return message;
     }
     currentFile_ = QFileInfo(path).absoluteFilePath();
+    draftReplaces_.clear();
     readOnly_ = readOnly;
-    study_->clear();  // a project's sources are fixed when it is created
+    study_->clear();  // a project's sources change only through Study ▸ Edit / Duplicate
     study_->setEditable(false);
     document_->reset(*opened);
     rememberRecent(path);
@@ -569,65 +575,10 @@ void MainWindow::populateTree() {
     }
 }
 
-QString MainWindow::saveTo(const QString& path) {
-    if (readOnly_) {
-        const QString message = tr("%1 is open read-only: nothing was saved.").arg(currentFile_);
-        statusBar()->showMessage(message, 10000);
-        return message;
-    }
-    if (currentFile_.isEmpty() && !study_->builder()->draft().empty()) {
-        // A new study: the engine loads and hashes every registered source once more and creates
-        // the .dpmix from them and the panel's parameters (nothing is written on an error).
-        QApplication::setOverrideCursor(Qt::WaitCursor);
-        auto created = study_->createProject(path, document_->values());
-        QApplication::restoreOverrideCursor();
-        if (!created) {
-            const QString message = QString::fromStdString(created.error().message);
-            statusBar()->showMessage(message, 15000);
-            return message;
-        }
-        return openFile(*created);
-    }
-    if (auto error = services_.projects->save(path, document_->values())) {
-        const QString message = QString::fromStdString(error->message);
-        statusBar()->showMessage(message, 10000);
-        return message;
-    }
-    currentFile_ = QFileInfo(path).absoluteFilePath();
-    document_->undoStack()->setClean();
-    rememberRecent(path);
-    updateTitle();
-    statusBar()->showMessage(tr("Saved %1").arg(path), 3000);
-    return {};
-}
-
 void MainWindow::openWithDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(), kProjectFilter);
     if (path.isEmpty()) return;
     if (QString e = openFile(path); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
-}
-
-bool MainWindow::saveWithDialog(bool forceDialog) {
-    QString path = currentFile_;
-    if (forceDialog || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save project"), path, kProjectFilter);
-        if (path.isEmpty()) return false;
-        if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".dpmix");
-    }
-    if (QString e = saveTo(path); !e.isEmpty()) {
-        QMessageBox::warning(this, tr("Save project"), e);
-        return false;
-    }
-    return true;
-}
-
-bool MainWindow::maybeSave() {
-    if (readOnly_ || document_->undoStack()->isClean()) return true;  // read-only: nothing may be saved
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                             tr("The parameters have unsaved changes. Save them first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Save) return saveWithDialog(false);
-    return answer == QMessageBox::Discard;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -115,6 +115,14 @@ public:
     void appendLog(const QString& line);
     QString saveTo(const QString& path);
     void newProject();
+    /// Study ▸ Edit sources and tasks… (a project without runs) and Duplicate study with
+    /// changes… (any project), without dialogs (main_window_study.cpp): the project becomes a
+    /// draft with the panel's settings; Save replaces the project, or asks for a new name.
+    /// Return an empty string or why not.
+    QString editStudySources();
+    QString duplicateStudy();
+    /// A new, edited or duplicated study that is not saved yet.
+    bool hasUnsavedDraft() const;
 
     /// Queues the jobs of one request (a run, a sweep, an audit): they run one after another, each
     /// when the previous one succeeded; other requests wait their turn and never share its fate.
@@ -169,6 +177,9 @@ private:
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     bool maybeSave();
+    void addStudyActions(QMenu* study);
+    void updateStudyActions();
+    void turnProjectIntoDraft(const QString& replaces);
     bool saveWithDialog(bool forceDialog);
     void openWithDialog();
     void showAbout();
@@ -198,6 +209,9 @@ private:
     QLabel* trustBanner_ = nullptr;
     QAction* exportReleaseAction_ = nullptr;
     QString currentFile_;
+    QString draftReplaces_;  // the runless project an edited draft replaces on Save ("" otherwise)
+    QAction* editStudyAction_ = nullptr;
+    QAction* duplicateStudyAction_ = nullptr;
     StageQueue* queue_ = nullptr;
     bool readOnly_ = false;
     std::optional<ProjectSnapshot> project_;

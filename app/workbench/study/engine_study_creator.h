@@ -13,7 +13,7 @@ class EngineStudyCreator : public StudyCreator {
 public:
     /// `summarize` loads a source's facts (main.cpp passes the data layer's summariser).
     explicit EngineStudyCreator(project::SourceSummarizer summarize) : summarize_(std::move(summarize)) {}
-    Result<QString> create(const QString& path, const project::ProjectSpec& spec) override;
+    Result<QString> create(const QString& path, const project::ProjectSpec& spec, bool replaceRunless = false) override;
 
 private:
     project::SourceSummarizer summarize_;

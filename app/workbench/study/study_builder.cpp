@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace dpmix::workbench {
 
 std::vector<std::string> StudyDraft::sourceNames() const {
@@ -141,9 +143,10 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     if (!draft_.sensitive)
         return Error{"the study has no sensitive data set: set it with Study ▸ Set sensitive data… (or drop a file on "
                      "\"Sensitive data\" in the project tree)"};
-    project::ProjectSpec spec;
+    project::ProjectSpec spec = draft_.basis.value_or(project::ProjectSpec{});
     spec.name = name.toStdString();
-    spec.description = "Study registered in the dpmix workbench.";
+    if (!draft_.basis) spec.description = "Study registered in the dpmix workbench.";
+    spec.publicSources.clear();
     for (const auto& s : draft_.publicSources) spec.publicSources.push_back({s.source, {}, false, s.resize, s.colour});
     spec.sensitive = {draft_.sensitive->source, {}, draft_.sensitive->userLevel};
     spec.publicTasks = draft_.publicTasks;
@@ -166,6 +169,12 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     spec.mixture.batch = p.batchSize;
     spec.mixture.lr = p.learningRate;
     spec.mixture.steps = p.steps;
+    spec.pretrain = project::PretrainStage{p.pretrainBatch, p.pretrainLearningRate, p.pretrainSteps};
+    spec.finetune.clip = p.finetuneClip;
+    spec.finetune.batch = p.finetuneBatch;
+    spec.finetune.lr = p.finetuneLearningRate;
+    spec.finetune.steps = p.finetuneSteps;
+    spec.seeds.clear();
     static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
     for (const QString& item : p.seeds.split(separators, Qt::SkipEmptyParts)) {
         auto seed = parseInteger(QStringLiteral("seeds"), item, QStringLiteral("whole numbers >= 0, comma-separated"));
@@ -175,8 +184,42 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     if (spec.seeds.empty()) return Error{"seeds = \"" + p.seeds.toStdString() + "\" holds no seed: expected whole numbers >= 0"};
     // Without public data the study can only run Private Set Generation, which needs none: it
     // gets the method's default psg section (docs/PSG.md) and opens on the Private set tab.
-    if (spec.publicSources.empty()) spec.psg = project::PsgSection{};
+    if (spec.publicSources.empty() && !spec.psg) spec.psg = project::PsgSection{};
     return spec;
+}
+
+StudyDraft draftFromProject(const project::ProjectSpec& spec, const std::vector<project::SourceRecord>& sources) {
+    StudyDraft draft;
+    for (const project::SourceRecord& record : sources) {
+        SourceRegistration r;
+        r.source.name = record.name;
+        r.source.loader = record.loader;
+        r.source.path = record.path;
+        const auto options = nlohmann::json::parse(record.optionsJson, nullptr, false);
+        if (options.is_object())
+            for (const auto& [key, value] : options.items())
+                if (value.is_string()) r.source.options[key] = value.get<std::string>();
+        r.userLevel = record.userLevel;
+        r.facts = record.facts;
+        if (record.role == "sensitive") {
+            draft.sensitive = r;
+            continue;
+        }
+        for (const project::SpecSource& s : spec.publicSources)
+            if (s.written.name == record.name) {
+                r.resize = s.resize;
+                r.colour = s.colour;
+            }
+        draft.publicSources.push_back(r);
+    }
+    draft.publicTasks = spec.publicTasks;
+    // The draft's public tasks name their source (a one-source spec's need not).
+    if (draft.publicSources.size() == 1)
+        for (auto& t : draft.publicTasks)
+            if (t.source.empty()) t.source = draft.publicSources.front().source.name;
+    draft.sensitiveTasks = spec.sensitiveTasks;
+    draft.basis = spec;
+    return draft;
 }
 
 StudyDraftCommand::StudyDraftCommand(StudyBuilder& builder, StudyDraft before, StudyDraft after, const QString& text)

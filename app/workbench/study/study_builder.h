@@ -35,6 +35,10 @@ struct StudyDraft {
     std::optional<SourceRegistration> sensitive;
     std::vector<project::LabelTask> publicTasks;     // each names its public source (LabelTask::source)
     std::vector<project::LabelTask> sensitiveTasks;
+    // A draft made from a project (Edit sources and tasks / Duplicate study): that project's spec.
+    // What the window does not edit — the budget cap, PSG, stage details such as the fine-tuning
+    // mechanism, the description — is kept from it.
+    std::optional<project::ProjectSpec> basis;
 
     bool empty() const { return publicSources.empty() && !sensitive && publicTasks.empty() && sensitiveTasks.empty(); }
     /// Names of every registered source (they must be unique in a project).
@@ -91,6 +95,11 @@ private:
     StudyDraft draft_;
 };
 
+/// A project's study as a draft: its sources (stored paths and options, as resolved when the
+/// project was created), facts, fitting rules and tasks (public tasks name their source), with
+/// the project's spec as its basis.
+StudyDraft draftFromProject(const project::ProjectSpec& spec, const std::vector<project::SourceRecord>& sources);
+
 /// One change of the draft, kept as the whole draft before and after (drafts are small: a few
 /// sources and tasks), so undo restores exactly what was there.
 class StudyDraftCommand : public QUndoCommand {
@@ -110,8 +119,10 @@ class StudyCreator {
 public:
     virtual ~StudyCreator() = default;
     /// Validates the spec, loads and hashes every source and creates `path`. On any error
-    /// nothing is written (and an existing file is left as it was). Returns the project's path.
-    virtual Result<QString> create(const QString& path, const project::ProjectSpec& spec) = 0;
+    /// nothing is written (and an existing file is left as it was). An existing `path` is an
+    /// error, unless `replaceRunless` and it is a writable project without any run (a study is
+    /// editable until its first run). Returns the project's path.
+    virtual Result<QString> create(const QString& path, const project::ProjectSpec& spec, bool replaceRunless = false) = 0;
 };
 
 }  // namespace dpmix::workbench

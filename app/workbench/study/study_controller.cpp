@@ -85,8 +85,9 @@ SourceDialog* StudyController::openSourceDialog(SourceRole role, const data::Sou
                                                 bool userLevel, const std::string& replaces) {
     if (!editable_ || !previewer_) {
         Q_EMIT message(!previewer_ ? tr("Registering sources needs the data layer, which this build lacks.")
-                                   : tr("Sources are registered in a new study (File ▸ New); an open project's sources "
-                                        "are fixed when it is created."));
+                                   : tr("An open project's sources change through Study ▸ Edit sources and tasks… "
+                                        "(until its first run) or Duplicate study with changes…; new studies start "
+                                        "with File ▸ New."));
         return nullptr;
     }
     if (dialog_) dialog_->close();  // one registration at a time
@@ -136,8 +137,8 @@ bool StudyController::removeSourceRow(QTreeWidgetItem* item) {
 QString StudyController::handleDrop(const QStringList& paths, const QPoint& position) {
     if (paths.isEmpty()) return {};
     if (!editable_) {
-        return tr("Sources are registered in a new study (File ▸ New); an open project's sources are fixed when it "
-                  "is created.");
+        return tr("An open project's sources change through Study ▸ Edit sources and tasks… (until its first run) "
+                  "or Duplicate study with changes…; new studies start with File ▸ New.");
     }
     SourceRole role = SourceRole::Public;
     if (tree_) {
@@ -180,11 +181,12 @@ void StudyController::addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem
         new QTreeWidgetItem(taskGroup, {tr("sensitive: %1 = %2").arg(QString::fromStdString(t.name), classesText(t))});
 }
 
-Result<QString> StudyController::createProject(const QString& path, const widgets::RunParameters& parameters) {
+Result<QString> StudyController::createProject(const QString& path, const widgets::RunParameters& parameters,
+                                               bool replaceRunless) {
     if (!creator_) return Error{"this build cannot create project files (no engine/project adapter)"};
     auto spec = builder_->projectSpec(QFileInfo(path).completeBaseName(), parameters);
     if (!spec) return Error{("Nothing was written to " + path + ": ").toStdString() + spec.error().message};
-    return creator_->create(path, *spec);
+    return creator_->create(path, *spec, replaceRunless);
 }
 
 }  // namespace dpmix::workbench

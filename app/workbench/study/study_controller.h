@@ -61,8 +61,10 @@ public:
     /// Adds the draft's sources and tasks under the tree's group rows.
     void addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem* sensitiveGroup, QTreeWidgetItem* taskGroup) const;
 
-    /// The draft + the panel's parameters as `path` (.dpmix). Returns the created path.
-    Result<QString> createProject(const QString& path, const widgets::RunParameters& parameters);
+    /// The draft + the panel's parameters as `path` (.dpmix). Returns the created path. With
+    /// `replaceRunless`, an existing project at `path` without runs is replaced.
+    Result<QString> createProject(const QString& path, const widgets::RunParameters& parameters,
+                                  bool replaceRunless = false);
 
 Q_SIGNALS:
     /// The draft changed (registration, undo, redo, clear).

@@ -157,6 +157,54 @@ private Q_SLOTS:
         QCOMPARE(spec->mixture.steps, 12LL);
     }
 
+    void aDraftFromAProjectKeepsWhatTheWindowDoesNotEdit() {
+        // The project's spec: a budget cap, a fine-tuning mechanism and user group size, seeds.
+        dpmix::project::ProjectSpec basis;
+        basis.name = "original";
+        basis.description = "Chest X-rays, 2026 cohort.";
+        basis.privacy.budget = 6.0;
+        basis.finetune.mechanism = "dirichlet";
+        basis.finetune.userGroupSize = 4;
+        basis.seeds = {9};
+        basis.publicSources.push_back({{"pub", "idx", "pub.idx", {}}, {}, false, "bilinear", "replicate"});
+        basis.sensitive = {{"sens", "idx", "sens.idx", {}}, {}, false};
+        basis.publicTasks = {{"odd", {"1", "3"}, ""}};
+        dpmix::project::SourceRecord pub{"public", "pub", "idx", "/abs/pub.idx", R"({"labels": "/abs/pub-labels.idx"})", false, {}};
+        pub.facts.labelNames = {"0", "1", "2", "3"};
+        const dpmix::project::SourceRecord sens{"sensitive", "sens", "idx", "/abs/sens.idx", "{}", true, {}};
+        const StudyDraft draft = draftFromProject(basis, {pub, sens});
+        QCOMPARE(draft.publicSources.size(), std::size_t(1));
+        QCOMPARE(draft.publicSources[0].source.path, std::string("/abs/pub.idx"));  // as stored: absolute
+        QCOMPARE(draft.publicSources[0].source.options.at("labels"), std::string("/abs/pub-labels.idx"));
+        QCOMPARE(draft.publicSources[0].resize, std::string("bilinear"));
+        QCOMPARE(draft.publicSources[0].colour, std::string("replicate"));
+        QVERIFY(draft.sensitive && draft.sensitive->userLevel);
+        QCOMPARE(draft.publicTasks.at(0).source, std::string("pub"));
+        QCOMPARE(draft.mixtureComponents(), 1LL);  // one task on its one source
+
+        QUndoStack stack;
+        StudyBuilder b(&stack);
+        b.apply(draft);
+        dpmix::widgets::RunParameters p;
+        p.seeds = "1, 2";
+        p.finetuneBatch = 48;
+        p.finetuneClip = 0.7;
+        p.pretrainSteps = 77;
+        auto spec = b.projectSpec("copy", p);
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->name, std::string("copy"));
+        QCOMPARE(spec->description, std::string("Chest X-rays, 2026 cohort."));
+        QCOMPARE(spec->privacy.budget.value_or(-1.0), 6.0);  // the cap carries over
+        QCOMPARE(spec->finetune.mechanism, std::string("dirichlet"));
+        QCOMPARE(spec->finetune.userGroupSize, 4LL);
+        QCOMPARE(spec->finetune.batch, 48LL);  // the panel's values
+        QCOMPARE(spec->finetune.clip, 0.7);
+        QCOMPARE(spec->pretrain.steps, 77LL);
+        QCOMPARE(spec->seeds, (std::vector<long long>{1, 2}));  // replaced, not appended
+        QCOMPARE(spec->publicSources.size(), std::size_t(1));
+        QCOMPARE(spec->publicSources[0].written.path, std::string("/abs/pub.idx"));
+    }
+
     void specSaysWhatIsMissingOrWrong() {
         QUndoStack stack;
         StudyBuilder b(&stack);

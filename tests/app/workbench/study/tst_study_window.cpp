@@ -82,6 +82,30 @@ class TstStudyWindow : public QObject {
         return d;
     }
 
+    static QByteArray fileBytes(const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+
+    // Registers a public IDX source with one task and a sensitive one, and saves the study.
+    static bool buildAndSave(MainWindow& w, const QString& dir, IdxFixture& pub, IdxFixture& sens, const QString& path) {
+        if (!pub.write(dir, "pub")) return false;
+        sens.labels = {0, 1, 1, 0, 2};
+        if (!sens.write(dir, "sens")) return false;
+        for (int row : {0, 1}) {
+            SourceDialog* d = dropAndWait(w, row, row == 0 ? pub.images : sens.images);
+            if (!d) return false;
+            d->optionField("classes")->setText("cat,dog,bird");
+            d->refreshPreview();
+            if (!QTest::qWaitFor([d] { return !d->previewPending(); }, kLoadTimeoutMs)) return false;
+            if (row == 0 && !d->taskEditor()->addTask("mammal", {"cat", "dog"}).isEmpty()) return false;
+            QTest::mouseClick(d->okButton(), Qt::LeftButton);
+        }
+        const QString error = w.saveTo(path);
+        if (!error.isEmpty()) qWarning("%s", qPrintable(error));
+        return error.isEmpty();
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
@@ -253,7 +277,78 @@ private Q_SLOTS:
         QVERIFY(!w.study()->addPublicAction()->isEnabled());
         QVERIFY(dropOnTree(w.projectTree(), 0, {pub.images}));
         QVERIFY(!w.study()->activeDialog() || !w.study()->activeDialog()->isVisible());
-        QVERIFY(w.statusBar()->currentMessage().contains("fixed when it is created"));
+        QVERIFY(w.statusBar()->currentMessage().contains("Edit sources and tasks"));
+    }
+
+    void aRunlessProjectStaysEditableAndSaveReplacesIt() {
+        QTemporaryDir dir;
+        IdxFixture pub, sens;
+        MainWindow w(services());
+        const QString path = dir.path() + "/study.dpmix";
+        QVERIFY(buildAndSave(w, dir.path(), pub, sens, path));
+        auto* edit = w.findChild<QAction*>("editStudySources");
+        QVERIFY(edit && edit->isEnabled());
+        w.document()->edit(dpmix::widgets::ParameterField::Epsilon, 3.0);
+
+        QCOMPARE(w.editStudySources(), QString());
+        QVERIFY(w.hasUnsavedDraft() && w.study()->isEditable() && w.study()->addPublicAction()->isEnabled());
+        QVERIFY2(w.windowTitle().contains("study.dpmix (editing sources and tasks)"), qPrintable(w.windowTitle()));
+        QVERIFY(w.isWindowModified());
+        const StudyDraft draft = w.study()->builder()->draft();
+        QCOMPARE(draft.publicSources.size(), std::size_t(1));
+        QVERIFY(draft.sensitive);
+        QCOMPARE(draft.publicTasks.size(), std::size_t(1));
+        QCOMPARE(draft.publicTasks[0].source, draft.publicSources[0].source.name);
+        QCOMPARE(w.document()->values().epsilon, 3.0);  // the panel keeps its values
+        // An edit of the tasks (undoable), then Save: the project is replaced in place.
+        w.study()->builder()->setTasks(SourceRole::Public, {{"pet", {"cat"}, draft.publicSources[0].source.name}});
+        const QString error = w.saveTo(path);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(w.currentFile(), QFileInfo(path).absoluteFilePath());
+        QVERIFY(!w.hasUnsavedDraft());
+        auto project = dpmix::project::ProjectFile::open(path.toStdString()).value();
+        QCOMPARE(project.spec().publicTasks.size(), std::size_t(1));
+        QCOMPARE(project.spec().publicTasks[0].name, std::string("pet"));
+        QCOMPARE(project.spec().privacy.epsilons, std::vector<double>{3.0});
+        QCOMPARE(QString::fromStdString(project.sources().value().at(0).facts.contentHash), pub.hash());
+    }
+
+    void aProjectWithRunsIsDuplicatedNeverEdited() {
+        QTemporaryDir dir;
+        IdxFixture pub, sens;
+        MainWindow w(services());
+        const QString path = dir.path() + "/study.dpmix";
+        QVERIFY(buildAndSave(w, dir.path(), pub, sens, path));
+        {
+            auto project = dpmix::project::ProjectFile::open(path.toStdString()).value();
+            QVERIFY(project.addRun({"proxy", "", std::nullopt, 0, "{}"}).ok());
+        }
+        w.refreshProject();
+        QVERIFY(!w.findChild<QAction*>("editStudySources")->isEnabled());
+        QVERIFY(w.findChild<QAction*>("duplicateStudy")->isEnabled());
+        QVERIFY(w.editStudySources().contains("Duplicate study with changes"));
+        QVERIFY(!w.hasUnsavedDraft());
+        const QByteArray before = fileBytes(path);
+
+        QCOMPARE(w.duplicateStudy(), QString());
+        QVERIFY(w.hasUnsavedDraft() && w.windowTitle().startsWith("Untitled"));
+        QVERIFY(w.isWindowModified());  // not saved anywhere yet: closing asks
+        // The original is never overwritten, even by name.
+        QVERIFY(w.saveTo(path).contains("never overwritten"));
+        QCOMPARE(fileBytes(path), before);
+        const QString copy = dir.path() + "/copy.dpmix";
+        const QString error = w.saveTo(copy);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        auto duplicate = dpmix::project::ProjectFile::open(copy.toStdString()).value();
+        QVERIFY(duplicate.runs().value().empty());
+        QCOMPARE(QString::fromStdString(duplicate.sources().value().at(1).facts.contentHash), sens.hash());
+        QCOMPARE(dpmix::project::ProjectFile::open(path.toStdString()).value().runs().value().size(), std::size_t(1));
+        // And the engine refuses to replace a project with runs even when asked to.
+        EngineStudyCreator creator(summarize_);
+        auto refused = creator.create(path, duplicate.spec(), true);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("1 run(s)") != std::string::npos, refused.error().message.c_str());
+        QCOMPARE(fileBytes(path), before);
     }
 
     void aSecondPublicSourceOfAnotherSizeNeedsItsRule() {
