@@ -486,6 +486,7 @@ void MainWindow::refreshProject() {
     updateTitle();
     // A study without public data has no mixture to set up (it runs PSG only).
     parameters_->setMixtureShown(!project_ || !project_->spec.publicSources.empty());
+    onParametersChanged();  // the plan's k (ρ guidance) follows the study just read
 }
 
 

@@ -1,5 +1,7 @@
 #include "app/workbench/screenshot.h"
 
+#include "widgets/parameter_panel.h"
+
 #include "app/workbench/views/ledger_view.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/views/result_page_view.h"
@@ -78,13 +80,16 @@ void startExampleJobs(MainWindow& window) {
 
 }  // namespace
 
-QStringList screenshotViews() { return MainWindow::viewNames() + QStringList{"bar-chart", "line-chart"}; }
+QStringList screenshotViews() { return MainWindow::viewNames() + QStringList{"bar-chart", "line-chart", "panel"}; }
 
 QString renderScreenshot(MainWindow& window, const QString& outPath, const QString& view) {
     if (!screenshotViews().contains(view))
         return QStringLiteral("--view %1 is unknown: expected one of %2").arg(view, screenshotViews().join(", "));
+    // "panel": the whole parameter panel, every section unscrolled (a tall window, the panel alone).
+    if (view == "panel") window.resize(window.width(), 2000);
     window.show();
-    if (view == "bar-chart") addExampleBarChart(window);
+    if (view == "panel") window.showView("parameters");
+    else if (view == "bar-chart") addExampleBarChart(window);
     else if (view == "line-chart") addExampleLineChart(window);
     else if (!window.showView(view))
         return QStringLiteral("--view %1 needs an open project with results (give FILE.dpmix)").arg(view);
@@ -98,7 +103,7 @@ QString renderScreenshot(MainWindow& window, const QString& outPath, const QStri
     if (auto* page = qobject_cast<ResultPageView*>(window.analysisTabs()->currentWidget()); page && page->showsEmptyState())
         std::fprintf(stderr, "dpmix-workbench: --view %s shows its empty state: %s\n", qPrintable(view),
                      qPrintable(page->emptyState()->text()));
-    const QPixmap pixmap = window.grab();
+    const QPixmap pixmap = view == "panel" ? window.parameterPanel()->grab() : window.grab();
     const bool saved = pixmap.save(outPath);
     if (view == "jobs") {
         window.jobRunner()->cancelAll();
