@@ -6,8 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-echo "[tests] ctest --test-dir build --output-on-failure $*"
-QT_QPA_PLATFORM=offscreen ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 1200 "$@"
+# Without arguments every label runs but `journey` (the user journeys in a real window: minutes of
+# training on the demo project; scripts/run-journeys.sh runs them, or `scripts/run-tests.sh -L journey`).
+ctest_args=("$@")
+[ $# -eq 0 ] && ctest_args=(-LE journey)
+echo "[tests] ctest --test-dir build --output-on-failure ${ctest_args[*]}"
+QT_QPA_PLATFORM=offscreen ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 1200 "${ctest_args[@]}"
 
 # Then, for a full run (no ctest arguments): the headless tree (DPMIX_WITH_GUI=OFF, docs/GPU.md)
 # must configure without Qt — a CMake file that reached for a Qt target there fails here, in

@@ -5,7 +5,9 @@
 #include "app/workbench/project/ledger_check.h"
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/views/study_summary.h"
+#include "engine/methods/method_plan.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/project_budget.h"
 #include "engine/project/spec_json.h"
 
 #include <QBuffer>
@@ -21,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace dpmix::workbench {
@@ -30,9 +33,13 @@ QString esc(const QString& s) { return s.toHtmlEscaped(); }
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'g', 6); }
 
-QString row(const QStringList& cells, const char* tag = "td") {
+// A table row; the first `unbroken` cells are kept on one line (identifiers and numbers that a
+// narrow PDF column would otherwise break mid-word), the others wrap.
+QString row(const QStringList& cells, const char* tag = "td", int unbroken = 0) {
     QString html = QStringLiteral("<tr>");
-    for (const QString& c : cells) html += QStringLiteral("<%1>%2</%1>").arg(QLatin1String(tag), c);
+    for (int i = 0; i < cells.size(); ++i)
+        html += QStringLiteral("<%1%2>%3</%1>")
+                    .arg(QLatin1String(tag), i < unbroken ? QStringLiteral(" style='white-space:nowrap'") : QString(), cells[i]);
     return html + QStringLiteral("</tr>\n");
 }
 
@@ -64,7 +71,7 @@ QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit:
     QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
     html += row({"stage", "mechanism", "unit", "split", "q", "σ / (α, r)", "steps", "δ", "ε", "established", "accountant",
                  "assumptions"},
-                "th");
+                "th", 10);
     for (const privacy::LedgerEntry& e : ledger->entries()) {
         const bool nonPrivate = e.mechanism == privacy::MechanismKind::NonPrivate;
         const QString noise = e.mechanism == privacy::MechanismKind::SubsampledDirichlet
@@ -77,7 +84,8 @@ QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit:
                          (privacy::isSeededRelease(e) ? QStringLiteral("; seeded: not a release") : QString()) +
                          verdictHtml(e, audits),
                      esc(e.accountant),
-                     esc(e.assumptions)});
+                     esc(e.assumptions)},
+                    "td", 9);
     }
     html += QStringLiteral("</table>\n");
     const privacy::LedgerTotal total = ledger->total();
@@ -113,7 +121,7 @@ QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAud
     html += configHtml(run.configJson);
     if (!r.metrics.empty()) {
         html += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"metric", "class", "value"}, "th");
-        for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), num(m.value)});
+        for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), num(m.value)}, "td", 3);
         html += QStringLiteral("</table>\n");
     }
     if (r.ledgers.empty()) {
@@ -128,6 +136,47 @@ QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAud
                               : ok(false, QStringLiteral("Discrepancy: ") + check.problems.join("; ")));
     return html;
 }
+// JSON indented by object, with every value whose one-line form is short kept on one line (a
+// task's class list, a source's options): the spec reads as a hand-written one, in a few pages.
+std::string oneLine(const nlohmann::ordered_json& value) {
+    if (!value.is_structured()) return value.dump();
+    std::string out = value.is_object() ? "{" : "[";
+    for (auto it = value.begin(); it != value.end(); ++it) {
+        if (it != value.begin()) out += ", ";
+        if (value.is_object()) out += nlohmann::ordered_json(it.key()).dump() + ": ";
+        out += oneLine(*it);
+    }
+    return out + (value.is_object() ? "}" : "]");
+}
+
+void writeCompact(const nlohmann::ordered_json& value, int indent, std::string& out) {
+    const std::string line = oneLine(value);
+    if (!value.is_structured() || value.empty() || line.size() + static_cast<std::size_t>(indent) <= 96) {
+        out += line;
+        return;
+    }
+    const bool object = value.is_object();
+    out += object ? "{\n" : "[\n";
+    std::size_t i = 0;
+    for (auto it = value.begin(); it != value.end(); ++it, ++i) {
+        out.append(static_cast<std::size_t>(indent + 2), ' ');
+        if (object) out += nlohmann::ordered_json(it.key()).dump() + ": ";
+        writeCompact(*it, indent + 2, out);
+        out += i + 1 < value.size() ? ",\n" : "\n";
+    }
+    out.append(static_cast<std::size_t>(indent), ' ');
+    out += object ? "}" : "]";
+}
+
+QString compactJson(const std::string& text) {
+    // Ordered: the spec's own key order (name first), not sorted.
+    const auto parsed = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return QString::fromStdString(text);
+    std::string out;
+    writeCompact(parsed, 0, out);
+    return QString::fromStdString(out);
+}
+
 /// One line per run: what it is, the ε its ledger composes to, and whether that verifies.
 QString summaryHtml(const ProjectSnapshot& p) {
     QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
@@ -143,8 +192,164 @@ QString summaryHtml(const ProjectSnapshot& p) {
         }
         html += row({QString::number(r.run.id), esc(methodLabel(r.run.method)), esc(r.run.task),
                      r.run.epsilon ? num(*r.run.epsilon) : QStringLiteral("—"), QString::number(r.run.seed),
-                     esc(project::toString(r.run.status)), composed, verdict});
+                     esc(project::toString(r.run.status)), composed, verdict},
+                    "td", 8);
     }
+    return html + QStringLiteral("</table>\n");
+}
+
+// "(ε, δ) per release": the counted DP releases grouped by stage, split and δ, each with its ε's
+// and how many releases had it ("mixture, split A: ε 0.25 ×4, 1 ×5 at δ = 1e-05").
+QString releasesText(const ProjectSnapshot& p) {
+    std::vector<project::RunLedgers> runs;
+    for (const auto& r : p.runs) runs.push_back({r.run, r.ledgers});
+    auto budget = project::budgetOf(p.spec, runs);
+    if (!budget) return ok(false, QString::fromStdString(budget.error().message));
+    struct Group {
+        std::string stage, split;
+        double delta = 0.0;
+        std::vector<std::pair<double, int>> epsilons;  // ε, releases
+    };
+    std::vector<Group> groups;
+    for (const auto& release : budget->releases) {
+        const auto& e = release.entry;
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
+            return x.stage == e.stage && x.split == e.split && x.delta == e.delta;
+        });
+        if (g == groups.end()) g = groups.insert(groups.end(), Group{e.stage, e.split, e.delta, {}});
+        auto same = std::find_if(g->epsilons.begin(), g->epsilons.end(), [&](const auto& x) {
+            return std::abs(x.first - e.epsilon) <= 1e-9 * std::max(1.0, e.epsilon);
+        });
+        if (same == g->epsilons.end()) g->epsilons.push_back({e.epsilon, 1});
+        else ++same->second;
+    }
+    if (groups.empty()) return QStringLiteral("no DP release yet");
+    QStringList lines;
+    for (auto& g : groups) {
+        std::sort(g.epsilons.begin(), g.epsilons.end());
+        QStringList parts;
+        for (const auto& [epsilon, count] : g.epsilons)
+            parts << QStringLiteral("%1 ×%2").arg(QString::number(epsilon, 'g', 4)).arg(count);
+        lines << QStringLiteral("%1, split %2: ε %3 at δ = %4")
+                     .arg(esc(g.stage), esc(g.split), parts.join(QStringLiteral(", ")), QString::number(g.delta, 'g', 3));
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+// The mixture the study chose per task: DP-MixMin's λ at the spec's first ε (else the largest
+// ε run), its first seed; the components of weight ≥ 0.05, the rest summed.
+QString chosenMixtureText(const ProjectSnapshot& p) {
+    std::vector<std::string> tasks;
+    for (const auto& r : p.runs)
+        if (isMethod(r.run, methods::Method::DpMixMin) && std::find(tasks.begin(), tasks.end(), r.run.task) == tasks.end())
+            tasks.push_back(r.run.task);
+    const std::optional<double> specEpsilon =
+        p.spec.privacy.epsilons.empty() ? std::nullopt : std::optional<double>(p.spec.privacy.epsilons.front());
+    QStringList lines;
+    for (const auto& task : tasks) {
+        const RunResults* chosen = nullptr;
+        for (const auto& r : p.runs) {
+            if (r.run.task != task || !isMethod(r.run, methods::Method::DpMixMin) || !r.run.epsilon ||
+                r.run.status != project::RunStatus::Done || !r.lambda("private"))
+                continue;
+            const bool atSpec = specEpsilon && std::abs(*r.run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
+            const bool chosenAtSpec = chosen && specEpsilon &&
+                                      std::abs(*chosen->run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
+            if (!chosen || (atSpec && !chosenAtSpec) || (!chosenAtSpec && !atSpec && *r.run.epsilon > *chosen->run.epsilon))
+                chosen = &r;
+        }
+        if (!chosen) continue;
+        const project::LambdaRecord& lambda = *chosen->lambda("private");
+        std::vector<std::size_t> order(lambda.values.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lambda.values[a] > lambda.values[b]; });
+        QStringList parts;
+        double rest = 0.0;
+        int others = 0;
+        for (std::size_t i : order) {
+            const QString name = i < lambda.names.size() ? esc(lambda.names[i]) : QString::number(i + 1);
+            if (lambda.values[i] >= 0.05 && parts.size() < 4) parts << QStringLiteral("%1 %2").arg(name, QString::number(lambda.values[i], 'f', 2));
+            else {
+                rest += lambda.values[i];
+                ++others;
+            }
+        }
+        if (others > 0) parts << QStringLiteral("%1 other(s) %2 together").arg(others).arg(QString::number(rest, 'f', 2));
+        lines << QStringLiteral("<b>%1</b> (ε = %2, seed %3, run %4): %5")
+                     .arg(esc(task), num(*chosen->run.epsilon))
+                     .arg(chosen->run.seed)
+                     .arg(chosen->run.id)
+                     .arg(parts.join(QStringLiteral(" · ")));
+    }
+    return lines.isEmpty() ? QStringLiteral("no DP-MixMin mixture yet") : lines.join(QStringLiteral("<br>"));
+}
+
+// The downstream models against the baselines at the spec's first ε (else the largest).
+QString downstreamText(const ProjectSnapshot& p) {
+    const auto rows = downstreamRows(p);
+    if (rows.empty()) return QStringLiteral("no downstream models yet (Run ▸ Compare with baselines)");
+    double epsilon = rows.back().epsilon;
+    if (!p.spec.privacy.epsilons.empty())
+        for (const auto& r : rows)
+            if (std::abs(r.epsilon - p.spec.privacy.epsilons.front()) <= 1e-12 * std::max(1.0, r.epsilon)) epsilon = r.epsilon;
+    bool auc = false;
+    for (const auto& r : p.runs)
+        for (const auto& m : r.metrics) auc |= m.name == "test-auc";
+    QStringList parts;
+    int seeds = 0;
+    for (const auto& r : rows)
+        if (std::abs(r.epsilon - epsilon) <= 1e-12 * std::max(1.0, epsilon)) {
+            parts << QStringLiteral("%1 %2").arg(esc(methodLabel(r.method)), QString::number(r.mean, 'f', 3));
+            seeds = std::max(seeds, static_cast<int>(r.seeds));
+        }
+    return QStringLiteral("%1 at ε = %2 (mean over %3 seed(s)): %4")
+        .arg(auc ? QStringLiteral("macro test AUC") : QStringLiteral("test perplexity"), num(epsilon))
+        .arg(seeds)
+        .arg(parts.join(QStringLiteral(" · ")));
+}
+
+// The first page's table: the study, what one ε protects, the releases and their total, the
+// chosen mixture, the downstream comparison and the verification.
+QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
+    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='4' width='100%'>\n");
+    auto line = [&](const QString& key, const QString& value) {
+        html += QStringLiteral("<tr><th align='left' style='white-space:nowrap'>%1</th><td>%2</td></tr>\n").arg(key, value);
+    };
+    QStringList publicNames, taskNames;
+    for (const auto& s : p.spec.publicSources) publicNames << esc(s.written.name);
+    for (const auto& t : p.spec.sensitiveTasks) taskNames << esc(t.name);
+    QString study = QStringLiteral("<b>%1</b>").arg(esc(p.spec.name));
+    if (!publicNames.isEmpty())
+        study += QStringLiteral("; public data %1 (k = %2 mixture components)")
+                     .arg(publicNames.join(", "))
+                     .arg(p.spec.mixtureComponents(project::publicLabelCounts(p.sources)));
+    if (!taskNames.isEmpty()) study += QStringLiteral("; sensitive tasks %1").arg(taskNames.join(", "));
+    line(QStringLiteral("Study"), study);
+    const project::SourceRecord* sensitive = nullptr;
+    for (const auto& s : p.sources)
+        if (s.role == "sensitive") sensitive = &s;
+    const QString units = unitLabelOf(p.spec);
+    if (sensitive) {
+        const bool users = p.spec.sensitive.userLevel;
+        line(QStringLiteral("Unit of privacy"),
+             users ? QStringLiteral("one <b>%1</b> (all of its examples) of %2: %3 %4, %5 examples")
+                         .arg(units.chopped(1), esc(sensitive->name))
+                         .arg(sensitive->facts.users)
+                         .arg(units)
+                         .arg(sensitive->facts.examples)
+                   : QStringLiteral("one <b>example</b> of %1 (%2 examples)").arg(esc(sensitive->name)).arg(sensitive->facts.examples));
+    }
+    line(QStringLiteral("(ε, δ) per release"), releasesText(p));
+    if (auto budget = budgetReadingOf(p))
+        line(QStringLiteral("Total spent"),
+             QStringLiteral("ε = <b>%1</b> at δ = %2 over %3 DP release(s), composed by the accountant%4")
+                 .arg(std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3))
+                 .arg(budget->delta, 0, 'g', 3)
+                 .arg(budget->releases)
+                 .arg(budget->cap ? QStringLiteral(" (cap %1)").arg(num(*budget->cap)) : QStringLiteral(" (no cap)")));
+    if (!p.spec.publicSources.empty()) line(QStringLiteral("Chosen mixture (DP-MixMin λ)"), chosenMixtureText(p));
+    line(QStringLiteral("Downstream vs baselines"), downstreamText(p));
+    line(QStringLiteral("Verification"), verification);
     return html + QStringLiteral("</table>\n");
 }
 }  // namespace
@@ -159,9 +364,9 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
                        .arg(title);
     html += QStringLiteral("<h1>%1</h1>\n").arg(title);
     html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
-    html += QStringLiteral("<p>%1</p>\n").arg(esc(p.spec.description));
-    // First page: the verdict and the results in brief, whether everything verifies, what sharing
-    // the file shares and what it spent.
+    // First page: the verdict, the study at a glance (unit of privacy, (ε, δ) per release, total
+    // spent, chosen mixture, downstream against the baselines, verified), then the results in
+    // brief, what sharing the file shares and what it spent.
     const ChainCheck chain = checkProjectChain(p.path);
     long long entries = 0;
     QStringList problems;
@@ -171,6 +376,15 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
         if (!check.ok) problems << QStringLiteral("run %1").arg(r.run.id);
     }
     html += QStringLiteral("<h2>Summary</h2>\n<p><b>%1</b></p>\n").arg(studyVerdict(p).toHtmlEscaped());
+    const bool verified = problems.isEmpty() && chain.ok;
+    html += atAGlanceHtml(p, verified ? QStringLiteral("<span style='color:#1a7f37'><b>verified ✓</b></span> — every "
+                                                       "ledger's %1 ε recomputed from the recorded parameters; %2")
+                                            .arg(entries)
+                                            .arg(esc(chain.text))
+                                      : ok(false, QStringLiteral("not verified: %1%2")
+                                                      .arg(problems.join(", "))
+                                                      .arg(chain.ok ? QString() : QStringLiteral("; ") + chain.text)));
+    if (!p.spec.description.empty()) html += QStringLiteral("<p><i>%1</i></p>\n").arg(esc(p.spec.description));
     html += QStringLiteral("<p>%1</p>\n")
                 .arg(problems.isEmpty() && chain.ok
                          ? ok(true, QStringLiteral("Every ledger verifies (%1 ε recomputed from the recorded parameters); %2")
@@ -179,6 +393,9 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
                          : ok(false, QStringLiteral("Discrepancies: %1%2")
                                          .arg(problems.join(", "))
                                          .arg(chain.ok ? QString() : QStringLiteral("; ") + chain.text)));
+    // The result tables, the trust boundary and the budget in detail start page 2 (a table's
+    // heading would otherwise be left at the foot of page 1).
+    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
     html += summaryTablesHtml(p);
     // What sharing this file (and this report) shares — the trust verdict.
     const bool inside = !p.trust.known || !p.trust.dpOnly;
@@ -221,14 +438,17 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += QStringLiteral("</table>\n");
 
     if (!input.plots.isEmpty()) {
-        html += QStringLiteral("<h2>Plots</h2>\n");
+        html += QStringLiteral("<h2 style='page-break-before: always'>Plots</h2>\n");
         for (int i = 0; i < input.plots.size(); ++i) {
             const ReportPlot& plot = input.plots[i];
             // A fixed width keeps large hi-DPI grabs inside the page.
             const int width = std::min(900, plot.image.width());
-            html += QStringLiteral("<h3>%1</h3>\n<p><img src='%2' width='%3' alt='%1'></p>\n")
+            // Each plot starts a page (the first one with the section's heading), so a heading is
+            // never left at the foot of the page before its plot.
+            html += QStringLiteral("<h3%4>%1</h3>\n<p><img src='%2' width='%3' alt='%1'></p>\n")
                         .arg(esc(plot.title), imageSource(plot, i, images))
-                        .arg(width);
+                        .arg(width)
+                        .arg(i == 0 ? QString() : QStringLiteral(" style='page-break-before: always'"));
         }
     }
 
@@ -238,7 +458,7 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     const auto audits = mechanismAudits(p);
     for (const auto& r : p.runs) html += runHtml(r, audits);
     html += QStringLiteral("<div style='page-break-before: always'></div>\n");
-    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(project::projectSpecToJson(p.spec, 2)));
+    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(compactJson(project::projectSpecToJson(p.spec, 2))));
     html += QStringLiteral("</body></html>\n");
     return html;
 }

@@ -43,6 +43,12 @@ const project::SourceRecord* sensitiveSource(const ProjectSnapshot& project) {
     return nullptr;
 }
 
+// What one unit of split A is, in the plural: "examples", or at user level the spec's name for
+// its users ("patients" for a user column "Patient").
+QString splitUnits(const ProjectSnapshot& project) {
+    return project.spec.sensitive.userLevel ? unitLabelOf(project.spec) : QObject::tr("examples");
+}
+
 // What split A holds, roughly: ρ of the 80% training part (the splits are drawn per unit).
 long long splitAEstimate(const ProjectSnapshot& project) {
     const auto* s = sensitiveSource(project);
@@ -108,8 +114,9 @@ QString studyVerdict(const ProjectSnapshot& project) {
     const auto comparisons = mixtureComparisons(project);
     if (mixtureStudy && comparisons.empty())
         sentences << QObject::tr("No mixture has been learned yet: Run ▸ Run DP-MixMin learns one on split A (about %1 "
-                                 "examples at ρ = %2), and Compare with baselines adds the downstream models.")
+                                 "%2 at ρ = %3), and Compare with baselines adds the downstream models.")
                          .arg(splitAEstimate(project))
+                         .arg(splitUnits(project))
                          .arg(project.spec.privacy.rho);
     if (!comparisons.empty()) {
         const MixtureComparison& c = comparisons.back();  // the largest ε run
@@ -125,12 +132,12 @@ QString studyVerdict(const ProjectSnapshot& project) {
                                      "weights are (cosine %2 vs %3): the private choice is worth its ε.")
                              .arg(num(c.epsilon, 3), dp, num(*c.uniformCosine));
         } else {
-            sentences << QObject::tr("At ε = %1 with split A of about %2 examples, DP-MixMin's mixture is no closer to λ* "
-                                     "than uniform weights (cosine %3 vs %4): raise ε or ρ, or pretrain on uniform "
+            sentences << QObject::tr("At ε = %1 with split A of about %2 %3, DP-MixMin's mixture is no closer to λ* "
+                                     "than uniform weights (cosine %4 vs %5): raise ε or ρ, or pretrain on uniform "
                                      "weights.")
                              .arg(num(c.epsilon, 3))
                              .arg(splitAEstimate(project))
-                             .arg(dp, num(*c.uniformCosine));
+                             .arg(splitUnits(project), dp, num(*c.uniformCosine));
         }
     }
     const auto rows = downstreamRows(project);
@@ -199,7 +206,10 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
         h += QObject::tr("<li>Sensitive: <b>%1</b>, %2 examples%3; the guarantee protects one <b>%4</b>.</li>")
                  .arg(html(s->name))
                  .arg(s->facts.examples)
-                 .arg(s->facts.users > 0 ? QObject::tr(" of %1 users").arg(s->facts.users) : QString())
+                 .arg(s->facts.users > 0 ? QObject::tr(" of %1 %2").arg(s->facts.users).arg(project.spec.sensitive.userLevel
+                                                                                    ? unitLabelOf(project.spec)
+                                                                                    : QObject::tr("users"))
+                                         : QString())
                  .arg(project.spec.sensitive.userLevel ? unitLabelOf(project.spec).chopped(1) : QObject::tr("example"));
     }
     if (project.spec.publicSources.empty()) {

@@ -2,7 +2,9 @@
 // HTML holds the spec, the sources' content hashes, every run's ledger numbers with the
 // Verify outcome, the hash-chain check, the plots (inlined PNG that decode to what was given)
 // and the software versions; the PDF is written next to it; a tampered ledger shows as a
-// discrepancy; a bad output path is refused with a message and leaves the folder untouched.
+// discrepancy; a bad output path is refused with a message and leaves the folder untouched. The
+// first page holds the study at a glance; each plot starts a page with its heading; ledger
+// numbers are not broken across lines; the spec appendix keeps short lists on one line.
 #include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/report_writer.h"
 #include "engine/privacy/dirichlet_accountant.h"
@@ -13,9 +15,15 @@
 
 #include <QDir>
 #include <QFile>
+#include <QAbstractTextDocumentLayout>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace dpmix::workbench;
 
@@ -52,7 +60,8 @@ private Q_SLOTS:
 
     void htmlHoldsSpecSourcesLedgersVerificationAndVersions() {
         const ReportInput in = input(generated_.path);
-        const QString html = reportHtml(in);
+        // (Cells kept on one line carry a style; the cell contents are compared here.)
+        const QString html = reportHtml(in).remove(QStringLiteral(" style='white-space:nowrap'"));
         // Sources with their content hashes (tinyFacts: 64 × 'a' public, 64 × 'b' sensitive).
         QVERIFY(html.contains("public-images"));
         QVERIFY(html.contains("private-images"));
@@ -102,14 +111,82 @@ private Q_SLOTS:
         QVERIFY(summaryAt > 0 && summaryAt < trustAt);
         QVERIFY(html.indexOf("closer to the non-private optimum λ* than uniform weights are (cosine 0.95 vs 0.50)") > summaryAt);
         QVERIFY(html.contains("✔ Every ledger verifies (4 ε recomputed from the recorded parameters); hash chain intact"));
-        QVERIFY(html.indexOf("page-break-before: always") > budgetAt);
-        QVERIFY(html.indexOf("page-break-before: always") < html.indexOf("<h2>Software</h2>"));
+        // Page 1 is the summary; the details (trust boundary, budget) fill page 2, the rest follows.
+        const int secondPage = html.indexOf("page-break-before: always");
+        const int thirdPage = html.indexOf("page-break-before: always", secondPage + 1);
+        QVERIFY(secondPage > summaryAt && secondPage < trustAt);
+        QVERIFY(thirdPage > budgetAt && thirdPage < html.indexOf("<h2>Software</h2>"));
         // Run configurations are tables, not one line of JSON that a PDF page would cut.
         QVERIFY(!html.contains("Configuration: <code>{"));
         QVERIFY(html.contains("Configuration: none recorded."));  // the fixture's runs store "{}"
         // Software versions and the generation time.
         for (const QString& v : {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9", "2026-01-02T03:04:05Z"})
             QVERIFY2(html.contains(v), qPrintable(v));
+    }
+
+    void firstPageHoldsTheStudyAtAGlance() {
+        const ReportInput in = input(generated_.path);
+        const QString html = reportHtml(in);
+        const int glance = html.indexOf("<th align='left' style='white-space:nowrap'>Study</th>");
+        const int firstBreak = html.indexOf("page-break-before: always");
+        QVERIFY(glance > html.indexOf("<h2>Summary</h2>"));
+        auto rowOf = [&](const QString& key) {
+            const int at = html.indexOf(QStringLiteral("white-space:nowrap'>%1</th><td>").arg(key));
+            return at < 0 ? QString() : html.mid(at, html.indexOf("</tr>", at) - at);
+        };
+        // The study, what one ε protects (an example of the sensitive source, with its size).
+        const auto& sensitive = *std::find_if(in.project.sources.begin(), in.project.sources.end(),
+                                              [](const auto& s) { return s.role == "sensitive"; });
+        QVERIFY2(rowOf("Study").contains("<b>tiny</b>"), qPrintable(rowOf("Study")));
+        QVERIFY(rowOf("Unit of privacy").contains(QStringLiteral("one <b>example</b> of private-images (%1 examples)")
+                                                      .arg(sensitive.facts.examples)));
+        // (ε, δ) per release: the two DP-MixMin releases on split A, each ε as its ledger states it.
+        const auto ledger = dpmix::privacy::ledgerFromJson(in.project.findRun(generated_.dpRunEpsilon1Seed0)->ledgers.front().ledgerJson);
+        const QString perRelease = QStringLiteral("mixture, split A: ε %1 ×2 at δ = 1e-05")
+                                       .arg(QString::number(ledger->entries().front().epsilon, 'g', 4));
+        QVERIFY2(rowOf("(ε, δ) per release").contains(perRelease), qPrintable(rowOf("(ε, δ) per release")));
+        // The total, as the budget meter composes it.
+        const auto budget = budgetReadingOf(in.project).value();
+        QVERIFY(rowOf("Total spent").contains(QStringLiteral("ε = <b>%1</b> at δ = 1e-05 over 2 DP release(s)")
+                                                  .arg(budget.spent, 0, 'f', 3)));
+        // The chosen mixture: DP-MixMin's λ at the spec's first ε (1), seed 0: (0.7, 0.3).
+        QVERIFY2(rowOf("Chosen mixture (DP-MixMin λ)")
+                     .contains(QStringLiteral("<b>ac</b> (ε = 1, seed 0, run %1): ab 0.70 · cd 0.30").arg(generated_.dpRunEpsilon1Seed0)),
+                 qPrintable(rowOf("Chosen mixture (DP-MixMin λ)")));
+        QVERIFY(rowOf("Downstream vs baselines").contains("no downstream models yet"));
+        QVERIFY(rowOf("Verification").contains("verified ✓</b></span> — every ledger's 4 ε recomputed"));
+        // All of it before the first page break and before the trust boundary.
+        QVERIFY(html.indexOf("Verification</th>") < firstBreak);
+        QVERIFY(html.indexOf("Verification</th>") < html.indexOf("<h2>Trust boundary</h2>"));
+
+        // Laid out on the PDF's page (A4 landscape, 2 cm margins, as QTextDocument::print lays it
+        // out), the table ends on page 1.
+        QTextDocument document;
+        document.setHtml(reportHtml(in, PlotImages::Resources));
+        document.setPageSize(QSizeF(841.9 - 2 * 56.7, 595.3 - 2 * 56.7));
+        const QTextCursor verification = document.find(QStringLiteral("Verification"));
+        QVERIFY(!verification.isNull());
+        const QRectF box = document.documentLayout()->blockBoundingRect(verification.block());
+        QVERIFY2(box.bottom() < document.pageSize().height(), qPrintable(QString::number(box.bottom())));
+    }
+
+    void pagesKeepHeadingsWithPlotsAndNumbersWhole() {
+        ReportInput in = input(generated_.path);
+        in.plots << ReportPlot{"λ trajectory", redSquare()};
+        const QString html = reportHtml(in);
+        // Every plot's heading starts a page (the first under the "Plots" heading, which does).
+        QVERIFY(html.contains("<h2 style='page-break-before: always'>Plots</h2>\n<h3>λ by task</h3>\n<p><img"));
+        QVERIFY(html.contains("<h3 style='page-break-before: always'>λ trajectory</h3>\n<p><img"));
+        // A ledger row keeps its identifiers and numbers on one line; the assumptions wrap.
+        QVERIFY(html.contains("<td style='white-space:nowrap'>subsampled-gaussian</td>"));
+        QVERIFY(html.contains("<td style='white-space:nowrap'>1e-05</td>"));
+        QVERIFY(!html.contains("<td style='white-space:nowrap'>add/remove"));
+        // The spec appendix: short lists stay on one line.
+        const int appendix = html.indexOf("<h2>Appendix: the study's spec</h2>");
+        QVERIFY(appendix > html.indexOf("<h2>Runs"));
+        const QRegularExpression task("\\{[^\n{}]*&quot;ac&quot;[^\n{}]*\\[&quot;a&quot;, &quot;c&quot;\\][^\n{}]*\\}");
+        QVERIFY2(task.match(html, appendix).hasMatch(), qPrintable(html.mid(appendix, 1500)));
+        QVERIFY(html.mid(appendix).count('\n') < 40);  // the tiny spec in fewer than 40 lines
     }
 
     void plotsAreInlinedAsPng() {

@@ -1,6 +1,7 @@
 // The Study summary tab: the verdict in plain language (what to run first; the private mixture
 // against uniform weights, both ways; the downstream table; the private set), the downstream table
 // as `dpmix results` computes it, and Verify all on a real project file (✔) and on a missing one (✘).
+// A user-level study counts split A and its users in the spec's name for them ("patients").
 #include "app/workbench/views/study_summary.h"
 #include "tests/app/workbench/generated_project.h"
 
@@ -51,6 +52,24 @@ private Q_SLOTS:
         const QString v = studyVerdict(mixtureStudy());
         QVERIFY2(v.contains("No mixture has been learned yet"), qPrintable(v));
         QVERIFY2(v.contains("about 800 examples"), qPrintable(v));  // 10,000 · 0.8 · ρ 0.1
+    }
+
+    void aUserLevelStudyCountsItsUsersInTheirOwnName() {
+        // 400 patients (a user column "Patient"), 800 images: split A is about 0.8 · 400 · ρ 0.3 = 96 patients.
+        ProjectSnapshot s = mixtureStudy();
+        s.spec.privacy.rho = 0.3;
+        s.spec.sensitive.userLevel = true;
+        s.spec.sensitive.written.options["user_column"] = "Patient";
+        s.sources[0].facts.examples = 800;
+        s.sources[0].facts.users = 400;
+        const QString v = studyVerdict(s);
+        QVERIFY2(v.contains("about 96 patients at ρ = 0.3"), qPrintable(v));
+        const QString page = studySummaryHtml(s);
+        QVERIFY2(page.contains("800 examples of 400 patients; the guarantee protects one <b>patient</b>"), qPrintable(page));
+        s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "cosine-to-lambda-star", "", 0.70}}),
+                  run(2, "uniform", std::nullopt, 0, "t", {{0, "cosine-to-lambda-star", "", 0.75}})};
+        QVERIFY2(studyVerdict(s).contains("with split A of about 96 patients, DP-MixMin's mixture is no closer"),
+                 qPrintable(studyVerdict(s)));
     }
 
     void aMixtureNoBetterThanUniformSaysSo() {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Walks the workbench's three user journeys (reviewer, clinician, teacher) in a real window under
+# Xvfb with the real engine, and refreshes docs/screenshots/journeys/: the screenshots of every
+# step, summary.md (user actions and wall time per journey) and the first two pages of the
+# reviewer's PDF report (docs/WORKBENCH.md, "Journeys").
+#
+#   scripts/run-journeys.sh [BUILD_DIR]        (default: build; JOURNEYS=reviewer,teacher for some)
+#
+# Needs the demo project: made when missing as scripts/make-screenshots.sh makes it
+# (projects/fashion-mnist.dpmix, then a copy under BUILD_DIR/screenshots-demo with the mixture at
+# several ε), plus the downstream stage for one task with short pretraining and fine-tuning so
+# the reviewer sees AUC against the baselines (about 6 CPU minutes, once).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+dpmix="$build/bin/dpmix"
+test="$build/bin/tests/tst_journeys"
+for program in "$dpmix" "$test"; do
+    [[ -x "$program" ]] || { echo "run-journeys: $program is missing; build it first (ninja -C $build dpmix tst_journeys)" >&2; exit 1; }
+done
+
+project="$root/projects/fashion-mnist.dpmix"
+if [[ ! -f "$project" ]]; then
+    echo "run-journeys: making the demo project $project"
+    (cd "$root" && "$dpmix" run "$root/projects/fashion-mnist.json" --seed 0 --proxy-epochs 1)
+fi
+demo_dir="$build/screenshots-demo"
+demo="$demo_dir/fashion-mnist.dpmix"
+if [[ ! -f "$demo" ]]; then
+    mkdir -p "$demo_dir"
+    cp "$project" "$demo.tmp"
+    [[ -d "${project%.dpmix}.models" ]] && cp -r "${project%.dpmix}.models" "$demo_dir/"
+    mv "$demo.tmp" "$demo"
+    echo "run-journeys: adding ε = 0.25, 0.5, 2, 4 (seed 0) to the copy"
+    "$dpmix" run "$demo" --stages proxies,mixture --epsilon 0.25,0.5,2,4 --seed 0 --proxy-epochs 1
+    echo "run-journeys: adding the downstream stage (task 'warm clothing', seed 0, short training)"
+    "$dpmix" run "$demo" --stages downstream --tasks "warm clothing" --seed 0 --pretrain-steps 100 \
+        --finetune-steps 60 --proxy-epochs 1
+fi
+
+out="$root/docs/screenshots/journeys"
+work="$build/journeys"
+mkdir -p "$out" "$work"
+rm -f "$out"/reviewer-*.png "$out"/clinician-*.png "$out"/teacher-*.png
+functions=()
+IFS=',' read -ra chosen <<< "${JOURNEYS:-reviewer,clinician,teacher}"
+for j in "${chosen[@]}"; do functions+=("$j"); done
+export DPMIX_DATA_DIR="$root/data" DPMIX_JOURNEY_SHOTS="$out" DPMIX_JOURNEY_WORK="$work" DPMIX_JOURNEY_DEMO="$demo"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}" QT_QPA_PLATFORM=xcb
+xvfb-run -a -s "-screen 0 1600x1000x24" "$test" "${functions[@]}" 2>&1 | tee "$work/journeys.log"
+status=${PIPESTATUS[0]}
+
+# The reviewer's report, pages 1 and 2 as PNG (poppler-utils' pdftoppm).
+pdf="$work/reviewer-report.pdf"
+if [[ -f "$pdf" ]] && command -v pdftoppm >/dev/null; then
+    pdftoppm -png -r 60 -f 1 -l 2 "$pdf" "$work/report-page"
+    for n in 1 2; do
+        page=$(ls "$work"/report-page-*"$n".png 2>/dev/null | head -1)
+        [[ -n "$page" ]] && mv "$page" "$out/report-page-$n.png"
+    done
+    echo "run-journeys: wrote $out/report-page-1.png and -2.png from $pdf"
+elif [[ -f "$pdf" ]]; then
+    echo "run-journeys: pdftoppm is missing (apt-get install poppler-utils); the report is $pdf"
+fi
+[[ -f "$out/summary.md" ]] && cat "$out/summary.md"
+echo "run-journeys: total size of $out: $(du -sh "$out" | cut -f1)"
+exit "$status"

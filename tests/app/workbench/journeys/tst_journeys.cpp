@@ -1,0 +1,469 @@
+// The workbench's three user journeys, walked in a real window with the real engine (docs/WORKBENCH.md,
+// "Journeys"): every step is a mouse click or key sequence on a widget found by its object name or
+// text, counted and timed, with screenshots at each meaningful step.
+//  - reviewer: opens the demo project read-only, reads the Study summary, Verify all, λ vs λ*, the
+//    ledger and the AUC, and exports the report (HTML + PDF);
+//  - clinician: builds a study from CSV manifests with patient ids (user-level privacy) through the
+//    Study menu's dialogs, sets the panel, saves it and runs DP-MixMin;
+//  - teacher: opens a copy of the demo project, runs an ε sweep and reads the privacy–utility plot.
+// The reviewer and teacher need the demo project (scripts/run-journeys.sh makes it); they are
+// skipped without it. Environment: DPMIX_JOURNEY_SHOTS (screenshot folder, default none),
+// DPMIX_JOURNEY_WORK (where the report and the studies are written, default a temporary folder),
+// DPMIX_JOURNEY_DEMO (the reviewer's project, default build/screenshots-demo or the demo).
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/runs/engine_study.h"
+#include "app/workbench/runs/job_runner.h"
+#include "app/workbench/runs/stage_queue.h"
+#include "app/workbench/study/engine_source_preview.h"
+#include "app/workbench/study/engine_study_creator.h"
+#include "engine/privacy/ledger_json.h"
+#include "tests/app/workbench/demo_project_copy.h"
+#include "tests/app/workbench/journeys/journey_driver.h"
+#include "widgets/chart_widget.h"
+#include "widgets/parameter_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <random>
+#include <set>
+
+using namespace dpmix::workbench;
+using namespace dpmix::workbench::journeys;
+
+namespace {
+
+constexpr int kJobTimeoutMs = 10 * 60 * 1000;
+const QStringList kFindings = {"Effusion", "Nodule", "Cardiomegaly", "Edema"};
+
+// A grey 28×28 image of finding c: quadrant c bright, the rest dark, with seeded noise.
+QImage findingImage(int finding, std::mt19937_64& rng) {
+    QImage image(28, 28, QImage::Format_Grayscale8);
+    for (int y = 0; y < 28; ++y)
+        for (int x = 0; x < 28; ++x) {
+            const int quadrant = (y >= 14) * 2 + (x >= 14);
+            image.scanLine(y)[x] = static_cast<uchar>((quadrant == finding ? 170 : 40) + rng() % 60);
+        }
+    return image;
+}
+
+// <dir>/manifest.csv and its PNGs: Path,[Patient,]Effusion,Nodule,Cardiomegaly,Edema; image i has
+// finding i mod 4; with `perPatient` > 0, image i belongs to patient P<i / perPatient>.
+bool writeManifest(const QString& dir, int images, int perPatient, std::uint64_t seed) {
+    if (!QDir().mkpath(dir)) return false;
+    std::mt19937_64 rng(seed);
+    QString csv = perPatient > 0 ? QStringLiteral("Path,Patient,") : QStringLiteral("Path,");
+    csv += kFindings.join(',') + '\n';
+    for (int i = 0; i < images; ++i) {
+        const int finding = i % 4;
+        const QString file = QStringLiteral("img%1.png").arg(i, 4, 10, QLatin1Char('0'));
+        if (!findingImage(finding, rng).save(dir + '/' + file, "PNG")) return false;
+        csv += file + ',';
+        if (perPatient > 0) csv += QStringLiteral("P%1,").arg(i / perPatient, 4, 10, QLatin1Char('0'));
+        QStringList flags;
+        for (int c = 0; c < 4; ++c) flags << (c == finding ? "1" : "0");
+        csv += flags.join(',') + '\n';
+    }
+    QFile f(dir + QStringLiteral("/manifest.csv"));
+    return f.open(QIODevice::WriteOnly) && f.write(csv.toUtf8()) == csv.toUtf8().size();
+}
+
+// The editor of one panel field: the widget of type T beside the field's message label.
+template <typename T>
+T* panelEditor(dpmix::widgets::ParameterPanel* panel, const QString& key) {
+    auto* message = panel->findChild<QLabel*>(QStringLiteral("message_") + key);
+    return message && message->parentWidget() ? message->parentWidget()->findChild<T*>() : nullptr;
+}
+
+QPushButton* buttonWithText(QWidget* parent, const QString& text) {
+    for (auto* b : parent->findChildren<QPushButton*>())
+        if (plainText(b->text()) == text && b->isVisible()) return b;
+    return nullptr;
+}
+
+QPushButton* dialogButton(QWidget* dialog, QDialogButtonBox::StandardButton which) {
+    auto* box = dialog->findChild<QDialogButtonBox*>();
+    return box ? box->button(which) : nullptr;
+}
+
+bool jobsIdle(MainWindow& w) { return w.jobRunner()->runningCount() == 0 && w.stageQueue()->queuedCount() == 0; }
+
+// Scrolls the parameter dock to `widget`, as a user would with the wheel (not counted as a click).
+void scrollTo(QWidget* widget) {
+    for (QWidget* p = widget->parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(p)) {
+            area->ensureWidgetVisible(widget, 20, 40);
+            QTest::qWait(50);
+            return;
+        }
+}
+
+}  // namespace
+
+class TstJourneys : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir scratch_;
+    QString work_, shots_;
+
+    // The program's services (app/workbench/main.cpp), with the same spend confirmation box.
+    EngineRunController runs_{runStudyWithEngine};
+    EngineProjectStore projects_{summarizeWithDataLayer};
+    EngineSourcePreviewer previews_;
+    EngineStudyCreator studies_{summarizeWithDataLayer};
+
+    WorkbenchServices services() {
+        runs_.setAuditFunction(runAuditWithEngine);
+        runs_.setPsgFunction(runPsgWithEngine);
+        WorkbenchServices s{&runs_, &projects_, [] { return QStringLiteral("journeys"); }};
+        s.sources = &previews_;
+        s.studies = &studies_;
+        s.confirmSpend = [](const SpendPreview& preview) {
+            QWidget* parent = QApplication::activeWindow();
+            const QString text = spendPreviewText(preview);
+            if (preview.overCap) {
+                QMessageBox::warning(parent, QObject::tr("Privacy budget exceeded"), text);
+                return false;
+            }
+            return QMessageBox::question(parent, QObject::tr("Spend privacy budget?"), text,
+                                         QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Ok) == QMessageBox::Ok;
+        };
+        return s;
+    }
+
+    static bool showWindow(MainWindow& w) {
+        w.resize(1440, 900);
+        w.move(0, 0);
+        w.show();
+        w.activateWindow();
+        return QTest::qWaitForWindowExposed(&w);
+    }
+
+    QString reviewerProject() const {
+        if (const QString given = qEnvironmentVariable("DPMIX_JOURNEY_DEMO"); !given.isEmpty()) return given;
+        const QString richer = QStringLiteral(DPMIX_BINARY_DIR "/screenshots-demo/fashion-mnist.dpmix");
+        return QFile::exists(richer) ? richer : testing::demoProject();
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_journeys");
+        QSettings().clear();                                          // a fresh window layout and no recent files
+        QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);  // the file dialogs are widgets to drive
+        QVERIFY(scratch_.isValid());
+        work_ = qEnvironmentVariable("DPMIX_JOURNEY_WORK", scratch_.path());
+        QVERIFY(QDir().mkpath(work_));
+        shots_ = qEnvironmentVariable("DPMIX_JOURNEY_SHOTS");
+        if (!shots_.isEmpty()) {
+            QVERIFY(QDir().mkpath(shots_));
+            QFile::remove(shots_ + "/summary.md");
+        }
+    }
+
+    void reviewer() {
+        const QString demo = reviewerProject();
+        if (demo.isEmpty() || !QFile::exists(demo)) QSKIP("no demo project (scripts/run-journeys.sh makes it)");
+        MainWindow w(services());
+        QVERIFY(showWindow(w));
+        Journey j("reviewer", shots_);
+        ModalScript modals;
+
+        j.note("File ▸ Open read-only…, type the demo project's path, Enter");
+        modals.then([&](QWidget* d) { j.answerFileDialog(d, demo); });
+        QVERIFY(j.pickMenu(&w, "File", "Open read-only"));
+        QVERIFY(waitFor(
+            j, [&] { return w.project() != nullptr; }, 30000));
+        QVERIFY(w.isReadOnly());
+        QVERIFY(w.windowTitle().contains("read-only"));
+        // The window opens on the Study summary.
+        QCOMPARE(w.analysisTabs()->currentWidget()->objectName(), QString("summaryView"));
+        j.shot(&w, "summary");
+
+        j.note("Verify all");
+        QWidget* summary = w.analysisTabs()->currentWidget();
+        QPushButton* verifyAll = buttonWithText(summary, "Verify all");
+        QVERIFY(verifyAll);
+        j.click(verifyAll);
+        // The line beside the button says what was checked: ✔ or ✘.
+        QLabel* result = nullptr;
+        QVERIFY(waitFor(
+            j,
+            [&] {
+                for (auto* label : summary->findChildren<QLabel*>())
+                    if (label->text().startsWith(QString::fromUtf8("✔")) ||
+                        label->text().startsWith(QString::fromUtf8("✘")))
+                        result = label;
+                return result != nullptr;
+            },
+            30000));
+        QVERIFY2(result->text().startsWith(QString::fromUtf8("✔")), qPrintable(result->text()));
+        j.shot(&w, "verified");
+
+        j.note("λ by task: the private λ against λ* and uniform");
+        QVERIFY(j.clickTab(w.analysisTabs(), "λ by task"));
+        j.shot(&w, "lambda");
+
+        j.note("Privacy ledger, Verify");
+        QVERIFY(j.clickTab(w.analysisTabs(), "Privacy ledger"));
+        if (QPushButton* verify = buttonWithText(w.analysisTabs()->currentWidget(), "Verify")) j.click(verify);
+        j.shot(&w, "ledger");
+
+        j.note("Per-class AUC: the downstream models against the baselines");
+        QVERIFY(j.clickTab(w.analysisTabs(), "Per-class AUC"));
+        j.shot(&w, "auc");
+
+        j.note("File ▸ Export report…, type the report's path, Enter, OK");
+        const QString report = work_ + "/reviewer-report.html";
+        QFile::remove(report);
+        QFile::remove(report.chopped(5) + ".pdf");
+        modals.then([&](QWidget* d) { j.answerFileDialog(d, report); });
+        modals.then([&](QWidget* box) {
+            j.shot(box, "report-written");
+            auto* mb = qobject_cast<QMessageBox*>(box);
+            j.click(mb ? static_cast<QWidget*>(mb->button(QMessageBox::Ok)) : box);
+        });
+        QVERIFY(j.pickMenu(&w, "File", "Export report"));
+        QVERIFY(waitFor(
+            j, [&] { return modals.done() && QApplication::activeModalWidget() == nullptr; }, 60000));
+        QVERIFY(QFile::exists(report));
+        QFile pdf(report.chopped(5) + ".pdf");
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
+        // Read-only: nothing to save, no prompt on quitting.
+        QVERIFY(!w.isWindowModified());
+        appendSummary(shots_, j);
+    }
+
+    void clinician() {
+        const QString data = work_ + "/clinic-data";
+        QDir(data).removeRecursively();
+        QVERIFY(writeManifest(data + "/public-xrays", 400, 0, 1));
+        QVERIFY(writeManifest(data + "/hospital", 800, 2, 2));  // 400 patients, 2 images each
+        const QString project = work_ + "/clinic-study.dpmix";
+        QFile::remove(project);
+        QDir(work_ + "/clinic-study.models").removeRecursively();
+
+        MainWindow w(services());
+        QVERIFY(showWindow(w));
+        Journey j("clinician", shots_);
+        ModalScript modals;
+
+        // One source dialog: loader, path, options, preview, tasks, OK.
+        auto registerSource = [&](const QString& item, const QString& manifest, const QString& sourceName,
+                                  bool sensitive, const QList<QPair<QString, QStringList>>& tasks,
+                                  const QString& stepName) -> bool {
+            auto why = [](const char* what) {
+                qWarning("source dialog: %s", what);
+                return false;
+            };
+            if (!j.pickMenu(&w, "Study", item)) return why("menu item");
+            QDialog* dialog = nullptr;
+            if (!QTest::qWaitFor(
+                    [&] { return (dialog = w.findChild<QDialog*>("sourceDialog")) && dialog->isVisible(); }, 5000))
+                return why("no dialog");
+            QTest::qWait(150);
+            auto* loader = dialog->findChild<QComboBox*>("loaderBox");
+            if (!loader || !j.pickCombo(loader, "CSV manifest")) return why("loader");
+            auto* path = dialog->findChild<QLineEdit*>("sourcePath");
+            j.click(path);
+            j.type(path, manifest);
+            // The name proposed for a manifest is its file's stem ("manifest"), the same for both
+            // sources: the user names each one.
+            j.replaceText(dialog->findChild<QLineEdit*>("sourceName"), sourceName);
+            auto* size = dialog->findChild<QLineEdit*>("option_size");
+            j.click(size);
+            j.type(size, "28");
+            if (sensitive) {
+                auto* users = dialog->findChild<QLineEdit*>("option_user_column");
+                j.click(users);
+                j.type(users, "Patient");
+                auto* userLevel = dialog->findChild<QCheckBox*>("userLevel");
+                j.click(userLevel);
+                if (!userLevel->isChecked()) return why("user-level box");
+            }
+            auto* classes = dialog->findChild<QListWidget*>("taskClasses");
+            QPushButton* ok = dialogButton(dialog, QDialogButtonBox::Ok);
+            if (!waitFor(
+                    j, [&] { return classes->count() == 4 && ok->isEnabled(); }, 60000)) {
+                j.shot(dialog, stepName + "-preview-failed");
+                return why("preview");
+            }
+            j.shot(dialog, stepName + "-preview");
+            auto* name = dialog->findChild<QLineEdit*>("taskName");
+            auto* add = dialog->findChild<QPushButton*>("addTask");
+            for (const auto& [task, members] : tasks) {
+                j.click(name);
+                j.type(name, task);
+                for (const QString& c : members)
+                    if (!j.tick(classes, c)) return why("tick");
+                j.click(add);
+            }
+            if (dialog->findChild<QListWidget*>("taskList")->count() != tasks.size()) return why("tasks");
+            j.shot(dialog, stepName + "-tasks");
+            j.click(ok);
+            return QTest::qWaitFor([&] { return !w.findChild<QDialog*>("sourceDialog"); }, 5000);
+        };
+
+        j.note("Study ▸ Add public source…: CSV manifest, path, name, resolution 28, three public tasks, OK");
+        QVERIFY(registerSource(
+            "Add public source", data + "/public-xrays/manifest.csv", "public-xrays", false,
+            {{"Effusion", {"Effusion"}}, {"Nodule", {"Nodule"}}, {"heart or oedema", {"Cardiomegaly", "Edema"}}},
+            "public"));
+        j.note(
+            "Study ▸ Set sensitive data…: CSV manifest, path, name, resolution 28, user column Patient, user-level, "
+            "two tasks, OK");
+        QVERIFY(registerSource("Set sensitive data", data + "/hospital/manifest.csv", "hospital", true,
+                               {{"fluid", {"Effusion", "Edema"}}, {"mass", {"Nodule", "Cardiomegaly"}}}, "sensitive"));
+        // The panel plans with the registered data at once: 80% of the 400 patients.
+        dpmix::widgets::ParameterPanel* panel = w.parameterPanel();
+        auto* n = panelEditor<QSpinBox>(panel, "n");
+        QVERIFY(n);
+        QCOMPARE(n->value(), 320);
+        j.shot(&w, "registered");
+
+        j.note("Panel: ε 1, ρ 0.3, seed 0, batch 32, 40 steps");
+        auto* epsilon = panelEditor<QDoubleSpinBox>(panel, "epsilon");
+        auto* rho = panelEditor<QDoubleSpinBox>(panel, "rho");
+        auto* seeds = panelEditor<QLineEdit>(panel, "seeds");
+        auto* batch = panelEditor<QSpinBox>(panel, "batch");
+        auto* steps = panelEditor<QSpinBox>(panel, "steps");
+        QVERIFY(epsilon && rho && seeds && batch && steps);
+        j.replaceText(epsilon, "1");
+        scrollTo(rho);
+        j.replaceText(rho, "0.3");
+        j.replaceText(seeds, "0");
+        scrollTo(steps);
+        j.replaceText(batch, "32");
+        j.replaceText(steps, "40");
+        QPushButton* run = buttonWithText(panel, "Run DP-MixMin");
+        QVERIFY(run);
+        scrollTo(run);
+        QVERIFY(waitFor(
+            j, [&] { return w.calculationsIdle() && run->isEnabled(); }, 30000));
+        j.shot(&w, "parameters");
+
+        j.note("File ▸ Save, type the project's path, Enter");
+        modals.then([&](QWidget* d) { j.answerFileDialog(d, project); });
+        QVERIFY(j.pickMenu(&w, "File", "Save"));
+        QVERIFY(waitFor(
+            j, [&] { return w.project() != nullptr; }, 120000));
+        QCOMPARE(w.currentFile(), QFileInfo(project).absoluteFilePath());
+        bool userLevel = false;
+        for (const auto& s : w.project()->sources)
+            if (s.role == "sensitive") userLevel = s.userLevel && s.facts.users == 400;
+        QVERIFY(userLevel);
+        j.shot(&w, "saved");
+
+        j.note("Run DP-MixMin, OK in the spend preview");
+        run = buttonWithText(panel, "Run DP-MixMin");
+        QVERIFY(run);
+        QVERIFY(waitFor(
+            j, [&] { return w.calculationsIdle() && run->isEnabled(); }, 30000));
+        modals.then([&](QWidget* box) {
+            j.shot(box, "spend-preview");
+            auto* mb = qobject_cast<QMessageBox*>(box);
+            j.click(mb ? static_cast<QWidget*>(mb->button(QMessageBox::Ok)) : box);
+        });
+        QSignalSpy ended(w.stageQueue(), &StageQueue::stageEnded);
+        j.click(run);
+        QVERIFY(modals.done());
+        QVERIFY(waitFor(
+            j, [&] { return ended.count() > 0 && jobsIdle(w); }, kJobTimeoutMs));
+        QVERIFY(waitFor(
+            j, [&] { return w.project() && !w.project()->runs.empty(); }, 5000));
+        bool userLevelRelease = false;
+        for (const auto& r : w.project()->runs)
+            if (r.run.method == "dp-mixmin" && r.run.status == dpmix::project::RunStatus::Done && !r.ledgers.empty())
+                if (auto ledger = dpmix::privacy::ledgerFromJson(r.ledgers.back().ledgerJson))
+                    for (const auto& e : ledger->entries())
+                        userLevelRelease |= e.unit == dpmix::privacy::PrivacyUnit::User;
+        QVERIFY2(userLevelRelease, "no finished DP-MixMin run with a user-level ledger entry");
+        QVERIFY(j.clickTab(w.analysisTabs(), "Study summary"));
+        j.shot(&w, "summary");
+        j.note("λ by task");
+        QVERIFY(j.clickTab(w.analysisTabs(), "λ by task"));
+        j.shot(&w, "lambda");
+        appendSummary(shots_, j);
+    }
+
+    void teacher() {
+        if (testing::demoProject().isEmpty()) QSKIP("no demo project (scripts/run-journeys.sh makes it)");
+        const QString dir = work_ + "/teacher";
+        QDir(dir).removeRecursively();
+        QVERIFY(QDir().mkpath(dir));
+        const QString project = testing::copyDemoProject(dir);
+        QVERIFY(!project.isEmpty());
+
+        MainWindow w(services());
+        QVERIFY(showWindow(w));
+        Journey j("teacher", shots_);
+        ModalScript modals;
+
+        j.note("File ▸ Open…, type the project's path, Enter");
+        modals.then([&](QWidget* d) { j.answerFileDialog(d, project); });
+        QVERIFY(j.pickMenu(&w, "File", "Open"));
+        QVERIFY(waitFor(
+            j, [&] { return w.project() != nullptr; }, 30000));
+        j.shot(&w, "opened");
+        std::set<double> before;
+        for (const auto& r : w.project()->runs)
+            if (r.run.method == "dp-mixmin" && r.run.epsilon) before.insert(*r.run.epsilon);
+
+        j.note("Run ▸ ε sweep…: the proposed ε values 0.25 … 8, OK");
+        QVERIFY(waitFor(
+            j, [&] { return w.calculationsIdle() && w.runAction()->isEnabled(); }, 30000));
+        modals.then([&](QWidget* d) {
+            auto* values = d->findChild<QLineEdit*>("sweepEpsilons");
+            QVERIFY(values);
+            j.shot(d, "sweep-dialog");
+            j.click(dialogButton(d, QDialogButtonBox::Ok));
+        });
+        QSignalSpy ended(w.stageQueue(), &StageQueue::stageEnded);
+        QVERIFY(j.pickMenu(&w, "Run", "ε sweep"));
+        QVERIFY(modals.done());
+        QTest::qWait(1500);
+        j.shot(&w, "running");
+        QVERIFY(waitFor(
+            j, [&] { return ended.count() > 0 && jobsIdle(w); }, kJobTimeoutMs));
+
+        j.note("Privacy–utility tab");
+        QVERIFY(j.clickTab(w.analysisTabs(), "Privacy–utility"));
+        QWidget* tradeoff = w.analysisTabs()->currentWidget();
+        QCOMPARE(tradeoff->objectName(), QString("tradeoffView"));
+        std::set<double> after;
+        for (const auto& r : w.project()->runs)
+            if (r.run.method == "dp-mixmin" && r.run.epsilon && r.run.status == dpmix::project::RunStatus::Done)
+                after.insert(*r.run.epsilon);
+        for (double e : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0}) QVERIFY2(after.count(e) == 1, qPrintable(QString::number(e)));
+        QVERIFY(after.size() > before.size());
+        auto* chart = tradeoff->findChild<dpmix::widgets::ChartWidget*>();
+        QVERIFY(chart && chart->plottedTable().rows.size() >= 6);
+        j.shot(&w, "tradeoff");
+        appendSummary(shots_, j);
+    }
+};
+
+QTEST_MAIN(TstJourneys)
+#include "tst_journeys.moc"
