@@ -195,7 +195,8 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     calcLayout->addWidget(computingNote_);
     calcLayout->addWidget(summary_);
     layout->addWidget(calculator);
-    run_->setToolTip(tr("Start mixture learning, pretraining and fine-tuning with these parameters."));
+    run_->setToolTip(tr("Train the proxies (public data) and learn the mixture λ on split A with these parameters. "
+                        "Run ▸ Compare with baselines also pretrains and fine-tunes every method."));
     run_->setDefault(true);
     layout->addWidget(run_);
     layout->addStretch(1);

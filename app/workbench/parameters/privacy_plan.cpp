@@ -225,14 +225,16 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
                      QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4),
                      prv ? QStringLiteral("certified by the PRV accountant")
                          : QStringLiteral("RDP accountant, order α = %1").arg(QString::number(m.order, 'g', 4)));
+    const QString finetune = QStringLiteral("T = %1 steps, batch %2, clip %3")
+                                 .arg(count(p.finetuneSteps), count(p.finetuneBatch), num(p.finetuneClip));
     if (parallel)
-        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated to ε = %2, δ = %3 when it runs<br>")
-                    .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta));
+        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %4): calibrated to ε = %2, δ = %3 when it runs<br>")
+                    .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta), finetune);
     else
-        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1): calibrated when it runs to the rest of "
+        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %5): calibrated when it runs to the rest of "
                                "the budget, so that both stages compose (by %4) to ε = %2, δ = %3<br>")
                     .arg(count(plan.split->b), num(plan.totalEpsilon), num(plan.totalDelta),
-                         prv ? QStringLiteral("PRV") : QStringLiteral("RDP"));
+                         prv ? QStringLiteral("PRV") : QStringLiteral("RDP"), finetune);
     html += QStringLiteral("<b>Total guarantee</b>: (ε, δ) = (<b>%1</b>, <b>%2</b>) — %3")
                 .arg(num(plan.totalEpsilon), num(plan.totalDelta),
                      parallel ? QStringLiteral("parallel composition: A and B hold different people, so the run costs "

@@ -193,7 +193,11 @@ private Q_SLOTS:
                          "batch, or lower ρ or add data"));
         QVERIFY(messagesOf(plan, ParameterField::FinetuneBatch, MessageSeverity::Warning).startsWith(plan.downstreamProblem));
         p.finetuneBatch = 500;  // exactly split B is allowed
-        QVERIFY(planPrivacy(p).downstreamProblem.isEmpty());
+        const PrivacyPlan fits = planPrivacy(p);
+        QVERIFY(fits.downstreamProblem.isEmpty());
+        // The summary names the fine-tuning the run will do.
+        QVERIFY2(privacySummaryHtml(fits, p).contains("n<sub>B</sub> ≈ 500; T = 1,000 steps, batch 500, clip 2)"),
+                 qPrintable(privacySummaryHtml(fits, p)));
     }
 
     void rhoThatEmptiesASplitIsAnError() {
