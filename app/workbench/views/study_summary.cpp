@@ -225,7 +225,11 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
     h += QStringLiteral("</ul>");
 
     h += QObject::tr("<h3>Privacy</h3><ul>");
-    if (auto reading = budgetReadingOf(project)) {
+    if (auto reading = budgetReadingOf(project); reading && reading->releases == 0) {
+        h += QObject::tr("<li>No DP release yet: nothing spent on %1%2.</li>")
+                 .arg(reading->dataset.toHtmlEscaped())
+                 .arg(reading->cap ? QObject::tr(" (cap %1)").arg(num(*reading->cap, 3)) : QObject::tr(" (no cap)"));
+    } else if (reading) {
         h += QObject::tr("<li>%1 DP release(s) spent ε = <b>%2</b> at δ = %3 on %4 together%5.</li>")
                  .arg(reading->releases)
                  .arg(std::isinf(reading->spent) ? QStringLiteral("∞") : num(reading->spent, 3))

@@ -59,6 +59,7 @@ private Q_SLOTS:
         ProjectSnapshot s = mixtureStudy();
         s.spec.privacy.rho = 0.3;
         s.spec.sensitive.userLevel = true;
+        s.spec.sensitive.written.name = "xrays";
         s.spec.sensitive.written.options["user_column"] = "Patient";
         s.sources[0].facts.examples = 800;
         s.sources[0].facts.users = 400;
@@ -66,6 +67,8 @@ private Q_SLOTS:
         QVERIFY2(v.contains("about 96 patients at ρ = 0.3"), qPrintable(v));
         const QString page = studySummaryHtml(s);
         QVERIFY2(page.contains("800 examples of 400 patients; the guarantee protects one <b>patient</b>"), qPrintable(page));
+        // Nothing spent yet reads as such (not "0 DP release(s) spent ε = 0.000 at δ = 0").
+        QVERIFY2(page.contains("No DP release yet: nothing spent on xrays (no cap)."), qPrintable(page));
         s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "cosine-to-lambda-star", "", 0.70}}),
                   run(2, "uniform", std::nullopt, 0, "t", {{0, "cosine-to-lambda-star", "", 0.75}})};
         QVERIFY2(studyVerdict(s).contains("with split A of about 96 patients, DP-MixMin's mixture is no closer"),
