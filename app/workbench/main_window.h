@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 class QMenu;
 class QTabWidget;
@@ -158,6 +159,8 @@ public:
     /// Before a run that spends privacy budget: what it would spend (before → after) is shown
     /// through WorkbenchServices::confirmSpend; false when declined or over the cap.
     bool confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes);
+    /// The same before an ε sweep: every ε's DP-MixMin releases.
+    bool confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons, bool fullPipeline);
     /// The same before Generate private set (PSG): PSG's release and its DP-SGD reference's.
     bool confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings);
 

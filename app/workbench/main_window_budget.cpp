@@ -27,6 +27,12 @@ bool MainWindow::confirmSpending(const widgets::RunParameters& values, const Pri
     return confirmPreview(previewSpend(*project_, values, plan, alsoFineTunes));
 }
 
+bool MainWindow::confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons,
+                                      bool fullPipeline) {
+    if (!project_) return true;
+    return confirmPreview(previewSweepSpend(*project_, values, epsilons, fullPipeline));
+}
+
 bool MainWindow::confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings) {
     if (!project_) return true;
     return confirmPreview(previewPsgSpend(*project_, values, settings));

@@ -65,16 +65,14 @@ SpendPreview previewOf(const ProjectSnapshot& snapshot, const project::ProjectBu
 }
 }  // namespace
 
-Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p, const PrivacyPlan& plan,
-                                  bool alsoFineTunes) {
+// One DP-MixMin release per seed and task at the plan's σ, on each seed's split A.
+Status addPlannedMixtureReleases(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
+                                 const PrivacyPlan& plan, std::vector<privacy::BudgetRelease>& planned) {
     if (!plan.mixture) return Error{"the parameters do not give a mixture stage to preview"};
-    auto current = budgetOfSnapshot(snapshot);
-    if (!current) return current.error();
     auto seeds = parseSeeds(p.seeds);
     if (!seeds) return seeds.error();
     const std::size_t tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
     const bool parallel = p.composition == widgets::CompositionMode::Parallel;
-    std::vector<privacy::BudgetRelease> planned;
     for (long long seed : *seeds) {
         auto entry = privacy::gaussianEntry("mixture", "A",
                                             snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User
@@ -85,7 +83,29 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
         for (std::size_t t = 0; t < tasks; ++t)
             planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
     }
+    return std::nullopt;
+}
+
+Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p, const PrivacyPlan& plan,
+                                  bool alsoFineTunes) {
+    auto current = budgetOfSnapshot(snapshot);
+    if (!current) return current.error();
+    std::vector<privacy::BudgetRelease> planned;
+    if (auto e = addPlannedMixtureReleases(snapshot, p, plan, planned)) return *e;
     return previewOf(snapshot, *current, planned, alsoFineTunes);
+}
+
+Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
+                                       const std::vector<double>& epsilons, bool fullPipeline) {
+    auto current = budgetOfSnapshot(snapshot);
+    if (!current) return current.error();
+    std::vector<privacy::BudgetRelease> planned;
+    for (double epsilon : epsilons) {
+        widgets::RunParameters atEpsilon = p;
+        atEpsilon.epsilon = epsilon;
+        if (auto e = addPlannedMixtureReleases(snapshot, atEpsilon, planPrivacy(atEpsilon), planned)) return *e;
+    }
+    return previewOf(snapshot, *current, planned, fullPipeline);
 }
 
 Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,

@@ -35,6 +35,11 @@ struct SpendPreview {
 Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
                                   const PrivacyPlan& plan, bool alsoFineTunes);
 
+/// What an ε sweep would spend: the DP-MixMin releases of every ε (each planned as the panel
+/// plans one run at that ε); with `fullPipeline`, fine-tuning spends more, which the engine adds.
+Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
+                                       const std::vector<double>& epsilons, bool fullPipeline);
+
 /// What "Generate private set (PSG)" with these settings would spend: PSG's release and, with the
 /// references, the direct DP-SGD reference's, both on the whole training split (estimated as 80% of
 /// the sensitive examples; the engine checks the cap exactly on the realised split).

@@ -123,10 +123,13 @@ QString RunActions::start(const RunAction& action) {
         showStatus(message, 15000);
         return message;
     }
-    // Runs at the panel's ε are previewed and confirmed (sweeps, re-runs and audits are not: the
-    // engine checks the cap for every run before any mechanism starts).
+    // Runs and sweeps are previewed and confirmed (a sweep spends at every ε; re-runs and audits
+    // are not: the engine checks the cap for every run before any mechanism starts).
     if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&
         !window_->confirmSpending(action.parameters, plan, action.kind == RunKind::CompareBaselines))
+        return tr("Not started: the privacy budget was not confirmed.");
+    if (action.kind == RunKind::EpsilonSweep &&
+        !window_->confirmSweepSpending(action.parameters, action.sweepEpsilons, action.sweepFullPipeline))
         return tr("Not started: the privacy budget was not confirmed.");
     if (action.kind == RunKind::PrivateSet && !window_->confirmPrivateSetSpending(action.parameters, action.psg))
         return tr("Not started: the privacy budget was not confirmed.");

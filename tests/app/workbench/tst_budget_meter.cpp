@@ -156,6 +156,44 @@ private Q_SLOTS:
         saveScreenshot(&refusal, "budget-refusal.png");
     }
 
+    void anEpsilonSweepIsPreviewedAtEveryEpsilon() {
+        // A sweep spends at every ε: it used to start without a word (a teacher's copy of the
+        // demo gained about 43 ε). Now it is previewed like a run, and refused over the cap.
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        QList<SpendPreview> asked;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview& p) {
+            asked << p;
+            return false;  // declined
+        };
+        MainWindow w(services);
+        QCOMPARE(w.openFile(project_), QString());
+        widgets::RunParameters values = w.document()->values();
+        values.seeds = QStringLiteral("0");
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        const double before = budgetReadingOf(*w.project()).value().spent;
+        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false), QString("Not started: the privacy budget was not confirmed."));
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked[0].releases, 4LL);  // 2 ε × 1 seed × 2 tasks
+        QCOMPARE(asked[0].before, before);
+        QVERIFY(asked[0].after > before);
+        QVERIFY(!asked[0].fineTuningNotShown && !asked[0].overCap);
+        // The same sweep at more ε spends more.
+        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5, 1.0}, true), QString("Not started: the privacy budget was not confirmed."));
+        QCOMPARE(asked[1].releases, 6LL);
+        QVERIFY(asked[1].after > asked[0].after);
+        QVERIFY(asked[1].fineTuningNotShown);  // the full pipeline also fine-tunes
+        // Over the cap of 6: refused, whatever the answer.
+        QVERIFY(!w.runActions()->startEpsilonSweep({5.0, 7.0}, false).isEmpty());
+        QVERIFY(asked.back().overCap);
+        QTest::qWait(100);
+        QCOMPARE(started.count(), 0);
+        QCOMPARE(budgetReadingOf(*w.project()).value().spent, before);
+    }
+
     void theUnitIsNamedFromTheSpec() {
         project::ProjectSpec spec;
         QCOMPARE(unitLabelOf(spec), QStringLiteral("examples"));

@@ -412,13 +412,13 @@ private Q_SLOTS:
         TempDir own;
         const std::string f = own.path() + "/newer.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        // A future dpmix: schema 5, rollback journal so that reading leaves no side files.
-        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 5;");
+        // A future dpmix: schema 6, rollback journal so that reading leaves no side files.
+        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 6;");
         const std::string before = readBytes(f);
         const auto filesBefore = filesInDir(own.path());
         auto p = ProjectFile::open(f);
         QVERIFY(!p.ok());
-        QVERIFY2(p.error().message.find("newer dpmix (schema version 5") != std::string::npos, p.error().message.c_str());
+        QVERIFY2(p.error().message.find("newer dpmix (schema version 6") != std::string::npos, p.error().message.c_str());
         QCOMPARE(readBytes(f), before);
         QCOMPARE(filesInDir(own.path()), filesBefore);
     }

@@ -248,11 +248,12 @@ private Q_SLOTS:
     void migratesV3ToV4() {
         const std::string f = dir_.path() + "/v3.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        rawExec(f, "DROP TABLE release; PRAGMA user_version = 3;");
+        rawExec(f, "DROP TABLE release; DROP TABLE working_settings; PRAGMA user_version = 3;");
         auto p = ProjectFile::open(f);
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v3 → v4 → v5
         QCOMPARE(rawInteger(f, "SELECT count(*) FROM release"), 0LL);  // a project, not a release
+        QCOMPARE(rawInteger(f, "SELECT count(*) FROM working_settings"), 0LL);
         QVERIFY(!p->isRelease());
         QVERIFY(!p->readOnly());
         QVERIFY(p->verifyChain()->ok);
