@@ -96,7 +96,8 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     calculatorPage->setObjectName("calculatorView");
     calculator_->setMaximumWidth(720);
     calculatorPage->setWidget(calculator_);
-    tabs_->addTab(calculatorPage, tr("Privacy calculator"));
+    tabs_->addTab(calculatorPage, tr("Calculator"));
+    tabs_->setTabToolTip(0, tr("Privacy calculator"));
     tabs_->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
     // The calculator is the permanent first tab; analysis tabs opened later can be closed.
     connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {

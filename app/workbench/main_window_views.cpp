@@ -20,6 +20,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 
+#include <algorithm>
+
 namespace dpmix::workbench {
 
 namespace {
@@ -42,21 +44,32 @@ void MainWindow::rebuildResultTabs() {
     // its ledger and its private set.
     const bool mixtureStudy = !project_->spec.publicSources.empty();
     QList<QPair<QWidget*, QString>> pages;
-    QStringList names;
-    auto add = [&](const QString& name, QWidget* page, const QString& title) {
+    QStringList names, fullTitles;
+    // Short tab titles, so that a study's tabs fit the analysis area beside both docks; the full
+    // title is the tab's tooltip and the report's heading.
+    auto add = [&](const QString& name, QWidget* page, const QString& title, const QString& fullTitle) {
         names << name;
         pages.append({page, title});
+        fullTitles << fullTitle;
     };
-    add("summary", new StudySummaryView(*project_), tr("Study summary"));
-    if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"));
-    add("ledger", new LedgerView(*project_), tr("Privacy ledger"));
+    add("summary", new StudySummaryView(*project_), tr("Summary"), tr("Study summary"));
+    if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"), tr("λ by task"));
+    add("ledger", new LedgerView(*project_), tr("Ledger"), tr("Privacy ledger"));
     if (mixtureStudy) {
-        add("trajectory", new TrajectoryView(*project_), tr("λ trajectory"));
-        add("tradeoff", new TradeoffView(*project_), tr("Privacy–utility"));
-        add("auc", new AucView(*project_), tr("Per-class AUC"));
-        add("perplexity", new PerplexityView(*project_), tr("Perplexity"));
-        add("audit", new AuditView(*project_), tr("Audit"));
-        add("kscaling", new KScalingView(*project_), tr("k-scaling"));
+        add("trajectory", new TrajectoryView(*project_), tr("Trajectory"), tr("λ trajectory"));
+        add("tradeoff", new TradeoffView(*project_), tr("Trade-off"), tr("Privacy–utility"));
+        // Image studies are read by AUC, text studies by perplexity: the other tab shows only
+        // when the project holds such results anyway.
+        const bool textStudy = std::any_of(project_->sources.begin(), project_->sources.end(),
+                                           [](const project::SourceRecord& s) { return s.facts.kind == "text"; });
+        auto* auc = new AucView(*project_);
+        if (!textStudy || !auc->showsEmptyState()) add("auc", auc, tr("AUC"), tr("Per-class AUC"));
+        else delete auc;
+        auto* perplexity = new PerplexityView(*project_);
+        if (textStudy || !perplexity->showsEmptyState()) add("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
+        else delete perplexity;
+        add("audit", new AuditView(*project_), tr("Audit"), tr("Audit"));
+        add("kscaling", new KScalingView(*project_), tr("k-scaling"), tr("k-scaling"));
     }
     const QString study = QFileInfo(project_->path).completeBaseName();
     for (int i = 0; i < pages.size(); ++i) {
@@ -72,6 +85,7 @@ void MainWindow::rebuildResultTabs() {
             });
         }
         const int index = tabs_->addTab(pages[i].first, pages[i].second);
+        tabs_->setTabToolTip(index, fullTitles[i]);
         tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
         resultTabs_ << pages[i].first;
         if (pages[i].second == current) tabs_->setCurrentIndex(index);

@@ -315,7 +315,9 @@ QList<ReportPlot> RunActions::reportPlots() const {
             if (!charts[c]->exportTo(file, widgets::ExportFormat::Png, {900, 520, 1.0}).isEmpty()) continue;
             QImage image(file);
             if (image.isNull()) continue;
-            const QString title = charts.size() == 1 ? tabs->tabText(t) : QStringLiteral("%1 (%2)").arg(tabs->tabText(t)).arg(c + 1);
+            // The tab's full title (its tooltip) heads the plot; the tab itself shows a short one.
+            const QString heading = tabs->tabToolTip(t).isEmpty() ? tabs->tabText(t) : tabs->tabToolTip(t);
+            const QString title = charts.size() == 1 ? heading : QStringLiteral("%1 (%2)").arg(heading).arg(c + 1);
             plots << ReportPlot{title, image};
         }
     }

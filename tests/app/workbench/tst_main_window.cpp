@@ -59,7 +59,7 @@ private Q_SLOTS:
         QCOMPARE(w.projectTree()->topLevelItemCount(), 4);
         QCOMPARE(w.projectTree()->topLevelItem(0)->text(0), QString("Public sources"));
         QCOMPARE(w.projectTree()->topLevelItem(3)->text(0), QString("Runs"));
-        QCOMPARE(w.analysisTabs()->tabText(0), QString("Privacy calculator"));
+        QCOMPARE(w.analysisTabs()->tabText(0), QString("Calculator"));
         QVERIFY(w.findChild<QDockWidget*>("parametersDock"));
         QVERIFY(w.findChild<QDockWidget*>("jobsDock"));
         QVERIFY(w.windowTitle().startsWith("Untitled[*]"));

@@ -226,12 +226,12 @@ private Q_SLOTS:
         j.shot(&w, "lambda");
 
         j.note("Privacy ledger, Verify");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Privacy ledger"));
+        QVERIFY(j.clickTab(w.analysisTabs(), "Ledger"));
         if (QPushButton* verify = buttonWithText(w.analysisTabs()->currentWidget(), "Verify")) j.click(verify);
         j.shot(&w, "ledger");
 
         j.note("Per-class AUC: the downstream models against the baselines");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Per-class AUC"));
+        QVERIFY(j.clickTab(w.analysisTabs(), "AUC"));
         j.shot(&w, "auc");
 
         j.note("File ▸ Export report…, type the report's path, Enter, OK");
@@ -400,7 +400,7 @@ private Q_SLOTS:
                     for (const auto& e : ledger->entries())
                         userLevelRelease |= e.unit == dpmix::privacy::PrivacyUnit::User;
         QVERIFY2(userLevelRelease, "no finished DP-MixMin run with a user-level ledger entry");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Study summary"));
+        QVERIFY(j.clickTab(w.analysisTabs(), "Summary"));
         j.shot(&w, "summary");
         j.note("λ by task");
         QVERIFY(j.clickTab(w.analysisTabs(), "λ by task"));
@@ -449,7 +449,7 @@ private Q_SLOTS:
             j, [&] { return ended.count() > 0 && jobsIdle(w); }, kJobTimeoutMs));
 
         j.note("Privacy–utility tab");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Privacy–utility"));
+        QVERIFY(j.clickTab(w.analysisTabs(), "Trade-off"));
         QWidget* tradeoff = w.analysisTabs()->currentWidget();
         QCOMPARE(tradeoff->objectName(), QString("tradeoffView"));
         std::set<double> after;

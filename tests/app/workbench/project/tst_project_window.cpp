@@ -108,6 +108,9 @@ private Q_SLOTS:
         QCOMPARE(sources->childCount(), 1);
         QVERIFY2(sources->child(0)->text(0).startsWith("public-images — 60 examples, 4 classes"), qPrintable(sources->child(0)->text(0)));
         QVERIFY(sources->child(0)->toolTip(0).contains(QString(64, 'a')));  // content hash
+        // A row cut off at the dock's width is whole in its tooltip.
+        QVERIFY(sources->child(0)->toolTip(0).startsWith(sources->child(0)->text(0) + "\n"));
+        QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
         QTreeWidgetItem* sensitive = group(tree, "Sensitive data");
         QVERIFY(sensitive->child(0)->text(0).startsWith("private-images — 40 examples"));
         QTreeWidgetItem* tasks = group(tree, "Tasks");
@@ -129,6 +132,27 @@ private Q_SLOTS:
         QVERIFY(!w.windowTitle().contains("read-only"));
         QTRY_VERIFY(w.calculationsIdle());
         QTRY_VERIFY(w.runAction()->isEnabled());
+    }
+
+    void anImageStudysTabsFitTheWindowAndNameThemselves() {
+        // 10 tabs used to overflow into scroll arrows at 1440 × 900 ("Per-class AU…" cut off), and an
+        // image study showed an empty Perplexity tab.
+        MainWindow w(services());
+        w.resize(1440, 900);
+        w.show();
+        QCOMPARE(w.openFile(generated_.path), QString());
+        QTabWidget* tabs = w.analysisTabs();
+        QTRY_VERIFY(tabs->isVisible());
+        QVERIFY(!w.findChild<QWidget*>("perplexityView"));  // an image study without perplexity curves
+        QVERIFY(w.findChild<QWidget*>("aucView"));
+        QStringList titles;
+        for (int i = 0; i < tabs->count(); ++i) {
+            titles << tabs->tabText(i);
+            QVERIFY2(!tabs->tabToolTip(i).isEmpty(), qPrintable(tabs->tabText(i)));  // the full title
+        }
+        QVERIFY2(tabs->tabBar()->sizeHint().width() <= tabs->width(),
+                 qPrintable(QString("%1 > %2: %3").arg(tabs->tabBar()->sizeHint().width()).arg(tabs->width()).arg(titles.join(" | "))));
+        QCOMPARE(tabs->tabToolTip(tabs->indexOf(w.findChild<QWidget*>("aucView"))), QString("Per-class AUC"));
     }
 
     void readOnlyDisablesRunningAndSaysSo() {
