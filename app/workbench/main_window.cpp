@@ -509,6 +509,7 @@ void MainWindow::appendLog(const QString& line) {
 
 void MainWindow::populateTree() {
     tree_->clear();
+    tree_->setTextElideMode(Qt::ElideMiddle);  // a narrow dock keeps a row's name and its counts
     const QStringList groups = {tr("Public sources"), tr("Sensitive data"), tr("Tasks"), tr("Runs")};
     const QStringList hints = {tr("Add public data sets or label tasks"), tr("Attach the sensitive data set"),
                                tr("Define what the model should predict"), tr("Runs appear here as they start")};
@@ -541,7 +542,7 @@ void MainWindow::populateTree() {
                                     .arg(QString::fromStdString(s.role), QString::fromStdString(f.kind),
                                          QString::fromStdString(s.loader), QString::fromStdString(s.path),
                                          QString::fromStdString(f.contentHash));
-            addChild(s.role == "sensitive" ? group[1] : group[0], text, tip);
+            addChild(s.role == "sensitive" ? group[1] : group[0], text, text + QLatin1Char('\n') + tip);
         }
         for (const auto& t : p.spec.publicTasks) {
             QStringList classes;

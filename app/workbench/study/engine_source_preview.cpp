@@ -78,6 +78,8 @@ Result<SourcePreview> EngineSourcePreviewer::preview(const data::SourceSpec& spe
         facts.examples = static_cast<long long>(images->size());
         facts.labelNames = images->labelNames;
         facts.users = distinctNonEmpty(images->users);
+        if (const auto column = spec.options.find("user_column"); column != spec.options.end())
+            out.userColumn = QString::fromStdString(column->second).trimmed();
         facts.channels = images->channels;
         facts.height = images->height;
         facts.width = images->width;

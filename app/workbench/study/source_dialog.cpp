@@ -251,9 +251,12 @@ void SourceDialog::onLoaderChanged() {
 void SourceDialog::onEdited() {
     if (!nameEdited_ && !path_->text().trimmed().isEmpty()) {
         // The name a drop of this path would get ("fashion-mnist-t10k"), until the user types one.
+        // A generic stem ("manifest") gives way to the folder's name, and a name the study
+        // already has gets a "-2" suffix, so OK is not blocked by a clash the user did not make.
         const SourceGuess guess = guessSource(path_->text().trimmed());
-        const QFileInfo info(path_->text().trimmed());
-        name_->setText(!guess.source.name.empty() ? QString::fromStdString(guess.source.name) : info.completeBaseName());
+        const QString proposed = !guess.source.name.empty() ? QString::fromStdString(guess.source.name)
+                                                            : fileSourceName(path_->text().trimmed());
+        name_->setText(uniqueSourceName(proposed, takenNames_));
     }
     updateOk();
     debounce_->start();

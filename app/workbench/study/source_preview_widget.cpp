@@ -5,9 +5,13 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPixmap>
+#include <QRegularExpression>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace dpmix::workbench {
 
@@ -19,6 +23,17 @@ QString joined(const std::vector<std::string>& names, int shown) {
     for (std::size_t i = 0; i < names.size() && static_cast<int>(i) < shown; ++i) list << QString::fromStdString(names[i]);
     if (static_cast<int>(names.size()) > shown) list << QStringLiteral("… (%1 in all)").arg(names.size());
     return list.join(QStringLiteral(", "));
+}
+
+// The users' noun from the column that names them: "Patient" or "patient_id" → patient/patients;
+// "users" when there is no column name or it is not a plain word.
+std::pair<QString, QString> userNouns(const QString& column) {
+    static const QRegularExpression idSuffix(QStringLiteral("[ _-]?id$"), QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression word(QStringLiteral("^[a-z]+$"));
+    QString noun = column.trimmed().toLower();
+    noun.remove(idSuffix);
+    if (!word.match(noun).hasMatch() || noun.size() < 2) return {QObject::tr("user"), QObject::tr("users")};
+    return {noun, noun.endsWith(QLatin1Char('s')) ? noun : noun + QLatin1Char('s')};
 }
 }  // namespace
 
@@ -95,7 +110,10 @@ void SourcePreviewWidget::showPreview(const SourcePreview& preview) {
     const bool images = f.kind == "images";
     QString status = countOf(f.examples, tr("example"), tr("examples"));
     if (images) status += tr(" · %1×%2×%3 images").arg(f.channels).arg(f.height).arg(f.width);
-    if (f.users > 0) status += QStringLiteral(" · ") + countOf(f.users, tr("user"), tr("users"));
+    if (f.users > 0) {
+        const auto [one, many] = userNouns(preview.userColumn);
+        status += QStringLiteral(" · ") + countOf(f.users, one, many);
+    }
     status_->setText(status);
     if (images)
         labels_->setText(countOf(static_cast<long long>(f.labelNames.size()), tr("label"), tr("labels")) + ": " +
@@ -124,6 +142,11 @@ void SourcePreviewWidget::showPreview(const SourcePreview& preview) {
     }
     snippets_->resizeColumnToContents(0);
     snippets_->resizeColumnToContents(1);
+    // The grid starts at the first examples: laid out now, scrolled to the top (a delayed
+    // layout would otherwise keep the previous preview's position).
+    thumbnails_->doItemsLayout();
+    thumbnails_->scrollToTop();
+    snippets_->scrollToTop();
 }
 
 }  // namespace dpmix::workbench

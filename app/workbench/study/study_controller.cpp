@@ -146,7 +146,16 @@ QString StudyController::handleDrop(const QStringList& paths, const QPoint& posi
         while (item && item->parent()) item = item->parent();
         if (item && tree_->indexOfTopLevelItem(item) == kSensitiveGroupRow) role = SourceRole::Sensitive;
     }
-    const SourceGuess guess = guessSource(paths.first());
+    SourceGuess guess = guessSource(paths.first());
+    {
+        // The dropped file's name, made unique among the draft's sources (the sensitive set a
+        // sensitive drop replaces keeps its name free).
+        const StudyDraft& draft = builder_->draft();
+        QStringList taken;
+        for (const auto& n : draft.sourceNames()) taken << QString::fromStdString(n);
+        if (role == SourceRole::Sensitive && draft.sensitive) taken.removeAll(QString::fromStdString(draft.sensitive->source.name));
+        guess.source.name = uniqueSourceName(QString::fromStdString(guess.source.name), taken).toStdString();
+    }
     QString note = tr("Dropped %1: %2.").arg(QFileInfo(paths.first()).fileName(), guess.reason);
     if (paths.size() > 1)
         note += tr(" (%1 ignored: register one source at a time.)")
@@ -162,13 +171,16 @@ void StudyController::addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem
         const auto& f = s.facts;
         const bool text = f.kind == "text";
         const auto count = static_cast<long long>(text ? f.domains.size() : f.labelNames.size());
-        QString line = tr("%1 — %2, %3")
+        // "(not saved)" leads and the counts end the row: the tree elides the middle of a long
+        // row, so at the dock's width both stay in sight; the tooltip holds the whole row.
+        QString line = tr("(not saved) %1 — %2, %3")
                            .arg(QString::fromStdString(s.source.name), countOf(f.examples, tr("example"), tr("examples")),
                                 text ? countOf(count, tr("domain"), tr("domains")) : countOf(count, tr("class"), tr("classes")));
-        if (s.userLevel) line += tr(", user-level");
-        auto* item = new QTreeWidgetItem(group, {line + tr(" (not saved)")});
-        item->setToolTip(0, tr("loader: %1\npath: %2\ncontent hash (SHA-256): %3\ndouble-click to edit")
-                                .arg(QString::fromStdString(s.source.loader), QString::fromStdString(s.source.path),
+        if (f.users > 0) line += QStringLiteral(", ") + countOf(f.users, tr("user"), tr("users"));
+        if (s.userLevel) line += tr(" (user-level)");
+        auto* item = new QTreeWidgetItem(group, {line});
+        item->setToolTip(0, tr("%1\nloader: %2\npath: %3\ncontent hash (SHA-256): %4\ndouble-click to edit")
+                                .arg(line, QString::fromStdString(s.source.loader), QString::fromStdString(s.source.path),
                                      QString::fromStdString(f.contentHash)));
         item->setData(0, kDraftRoleData, QString::fromLatin1(role));
         item->setData(0, kDraftNameData, QString::fromStdString(s.source.name));

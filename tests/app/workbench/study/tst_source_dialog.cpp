@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QSemaphore>
 #include <QTemporaryDir>
@@ -305,6 +306,81 @@ private Q_SLOTS:
         const QImage second = p->thumbnails()->item(1)->icon().pixmap(QSize(56, 56)).toImage();
         QCOMPARE(QColor(first.pixel(10, 10)), QColor(255, 0, 0));
         QCOMPARE(QColor(second.pixel(10, 10)), QColor(0, 0, 255));
+    }
+
+    void genericManifestNameProposesTheFolderAndAFreeName() {
+        // "manifest.csv" names nothing: the folder does; a name the study has gets "-2", "-3".
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("chest-xray"));
+        const QString folder = dir.path() + "/chest-xray";
+        QImage red(8, 8, QImage::Format_RGB32);
+        red.fill(qRgb(255, 0, 0));
+        QVERIFY(red.save(folder + "/red.png"));
+        const QString csv = folder + "/Manifest.csv";
+        QVERIFY(testing::writeFile(csv, "Path,Warm\nred.png,1\n"));
+        const QStringList takenSets[] = {{}, {"chest-xray"}, {"chest-xray", "chest-xray-2", "other"}};
+        const QString expected[] = {"chest-xray", "chest-xray-2", "chest-xray-3"};
+        for (int i = 0; i < 3; ++i) {
+            SourceDialog d(SourceRole::Public, &previewer_, takenSets[i]);
+            d.loaderBox()->setCurrentIndex(d.loaderBox()->findData("csv-images"));
+            QTest::keyClicks(d.pathField(), csv);
+            QCOMPARE(d.nameField()->text(), expected[i]);
+            QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+            QVERIFY2(d.okButton()->isEnabled(), qPrintable(d.previewWidget()->statusLabel()->text()));
+            QCOMPARE(d.registration().source.name, expected[i].toStdString());
+        }
+        // A stem that names its data is kept.
+        const QString named = folder + "/ward-7.csv";
+        QVERIFY(testing::writeFile(named, "Path,Warm\nred.png,1\n"));
+        SourceDialog d(SourceRole::Public, &previewer_, {"chest-xray"});
+        d.loaderBox()->setCurrentIndex(d.loaderBox()->findData("csv-images"));
+        QTest::keyClicks(d.pathField(), named);
+        QCOMPARE(d.nameField()->text(), QString("ward-7"));
+    }
+
+    void thumbnailGridStartsAtTheTop() {
+        SourcePreviewWidget w;
+        w.resize(300, 200);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        SourcePreview p;
+        p.facts.kind = "images";
+        p.facts.examples = kPreviewExamples;
+        p.facts.channels = 1;
+        p.facts.height = p.facts.width = 8;
+        for (int i = 0; i < kPreviewExamples; ++i) {
+            QImage img(8, 8, QImage::Format_Grayscale8);
+            img.fill(i * 7);
+            p.thumbnails << img;
+            p.thumbnailLabels << QString("class %1").arg(i % 3);
+        }
+        QScrollBar* bar = w.thumbnails()->verticalScrollBar();
+        for (int shown = 0; shown < 2; ++shown) {  // also after the previous preview was scrolled down
+            w.showPreview(p);
+            QCoreApplication::processEvents();
+            QVERIFY2(bar->maximum() > bar->minimum(), "the fixture must overflow the grid");
+            QCOMPARE(bar->value(), bar->minimum());
+            bar->setValue(bar->maximum());
+        }
+    }
+
+    void userCountUsesTheUserColumnsName() {
+        SourcePreviewWidget w;
+        SourcePreview p;
+        p.facts.kind = "images";
+        p.facts.examples = 1200;
+        p.facts.users = 400;
+        w.showPreview(p);
+        QVERIFY2(w.statusLabel()->text().contains("400 users"), qPrintable(w.statusLabel()->text()));
+        p.userColumn = "Patient";
+        w.showPreview(p);
+        QVERIFY2(w.statusLabel()->text().contains("400 patients"), qPrintable(w.statusLabel()->text()));
+        p.userColumn = "patient_id";
+        w.showPreview(p);
+        QVERIFY2(w.statusLabel()->text().contains("400 patients"), qPrintable(w.statusLabel()->text()));
+        p.userColumn = "col 3";  // not a word: the generic noun
+        w.showPreview(p);
+        QVERIFY2(w.statusLabel()->text().contains("400 users"), qPrintable(w.statusLabel()->text()));
     }
 
     void textSourceShowsSnippetsWithDomainAndUser() {

@@ -150,8 +150,8 @@ private Q_SLOTS:
         QTest::mouseClick(d->okButton(), Qt::LeftButton);
         QTreeWidgetItem* publicGroup = w.projectTree()->topLevelItem(0);
         QCOMPARE(publicGroup->childCount(), 1);
-        QVERIFY2(publicGroup->child(0)->text(0).contains("5 examples, 3 classes (not saved)"),
-                 qPrintable(publicGroup->child(0)->text(0)));
+        QVERIFY2(publicGroup->child(0)->text(0).startsWith("(not saved) "), qPrintable(publicGroup->child(0)->text(0)));
+        QVERIFY2(publicGroup->child(0)->text(0).endsWith("5 examples, 3 classes"), qPrintable(publicGroup->child(0)->text(0)));
         QVERIFY(w.isWindowModified());
         QUndoStack* stack = w.document()->undoStack();
         QVERIFY(stack->undoText().startsWith("Add public source"));
@@ -182,6 +182,28 @@ private Q_SLOTS:
         w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
         QCOMPARE(w.document()->values().sensitiveCount, 40LL);
         QCOMPARE(w.parameterPanel()->unitName(), QString("users"));
+    }
+
+    void draftRowsKeepTheirMarkerAndCountsInANarrowDock() {
+        // At the dock's width the tree elides a row's middle: "(not saved)" leads, the counts end
+        // the row, and the tooltip holds the whole row.
+        MainWindow w(services());
+        QCOMPARE(w.projectTree()->textElideMode(), Qt::ElideMiddle);
+        SourceRegistration reg;
+        reg.source = {"clinic-chest-xray-2024-ward-seven", "idx", "/nowhere/images.idx", {}};
+        reg.facts.kind = "images";
+        reg.facts.examples = 1200;
+        reg.facts.labelNames = {"normal", "pneumonia"};
+        reg.facts.users = 400;
+        reg.userLevel = true;
+        w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
+        QCOMPARE(w.projectTree()->textElideMode(), Qt::ElideMiddle);  // kept when the tree is rebuilt
+        QTreeWidgetItem* row = w.projectTree()->topLevelItem(1)->child(0);
+        const QString text = row->text(0);
+        QVERIFY2(text.startsWith("(not saved) clinic-chest-xray-2024-ward-seven"), qPrintable(text));
+        QVERIFY2(text.contains("400 users"), qPrintable(text));
+        QVERIFY2(row->toolTip(0).startsWith(text + "\n"), qPrintable(row->toolTip(0)));
+        QVERIFY(row->toolTip(0).contains("/nowhere/images.idx"));
     }
 
     void aDraftSourceIsEditedAndRemovedFromTheTree() {
