@@ -36,6 +36,21 @@ bool hasRefutedEntry(const RunResults& run, const std::vector<audit::StoredMecha
     return false;
 }
 
+// The assumptions cell's short form: the first sentence when it is short, else about 60
+// characters cut at a word, with "…"; the cell's tooltip and the text below the table are whole.
+QString shortAssumptions(const QString& full) {
+    constexpr int kShort = 60;
+    const int stop = full.indexOf(QStringLiteral(". "));
+    if (stop >= 0 && stop < kShort) return full.left(stop + 1);
+    if (full.size() <= kShort) return full;
+    int cut = full.lastIndexOf(QLatin1Char(' '), kShort);
+    if (cut < kShort / 2) cut = kShort;
+    QString out = full.left(cut);
+    while (!out.isEmpty() && (out.back() == QLatin1Char(';') || out.back() == QLatin1Char(',') || out.back().isSpace()))
+        out.chop(1);
+    return out + QChar(0x2026);
+}
+
 const QStringList kColumns = {"stage", "mechanism", "unit", "split", "q", "σ or (α, r)", "steps",
                               "δ", "ε", "established", "assumptions"};
 
@@ -142,7 +157,7 @@ void LedgerView::showRun(int index) {
                                        verdictText(e, audits_),
                                    QString::fromStdString(e.assumptions)};
         for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
+            auto* item = new QTableWidgetItem(c == 10 ? shortAssumptions(cells[c]) : cells[c]);
             item->setToolTip(c == 10 || c == 1 ? cells[c] + "\n" + QString::fromStdString(e.accountant) : cells[c]);
             table_->setItem(i, c, item);
         }

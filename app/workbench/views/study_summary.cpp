@@ -9,6 +9,7 @@
 #include "engine/methods/method_plan.h"
 
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -23,6 +24,8 @@ bool finished(const RunResults& r) { return r.run.status == project::RunStatus::
 bool sameEpsilon(const std::optional<double>& a, double b) { return a && std::abs(*a - b) <= 1e-12 * std::max(1.0, b); }
 
 QString num(double v, int decimals = 2) { return QString::number(v, 'f', decimals); }
+// ε in a sentence: its shortest exact form ("4", "0.25", "1.5"), not "4.000".
+QString eps(double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); }
 QString pm(double mean, double sd, int n, int decimals = 2) {
     return n > 1 ? QStringLiteral("%1 ± %2").arg(num(mean, decimals), num(sd, decimals)) : num(mean, decimals);
 }
@@ -124,18 +127,18 @@ QString studyVerdict(const ProjectSnapshot& project) {
         if (!c.uniformCosine) {
             sentences << QObject::tr("At ε = %1 DP-MixMin's mixture has cosine %2 to the non-private optimum λ* (%3 runs); "
                                      "run Compare with baselines to see uniform weights beside it.")
-                             .arg(num(c.epsilon, 3))
+                             .arg(eps(c.epsilon))
                              .arg(dp)
                              .arg(c.runs);
         } else if (c.privateCosine - c.privateCosineStd > *c.uniformCosine) {
             sentences << QObject::tr("At ε = %1 DP-MixMin's mixture is closer to the non-private optimum λ* than uniform "
                                      "weights are (cosine %2 vs %3): the private choice is worth its ε.")
-                             .arg(num(c.epsilon, 3), dp, num(*c.uniformCosine));
+                             .arg(eps(c.epsilon), dp, num(*c.uniformCosine));
         } else {
             sentences << QObject::tr("At ε = %1 with split A of about %2 %3, DP-MixMin's mixture is no closer to λ* "
                                      "than uniform weights (cosine %4 vs %5): raise ε or ρ, or pretrain on uniform "
                                      "weights.")
-                             .arg(num(c.epsilon, 3))
+                             .arg(eps(c.epsilon))
                              .arg(splitAEstimate(project))
                              .arg(splitUnits(project), dp, num(*c.uniformCosine));
         }
@@ -150,7 +153,7 @@ QString studyVerdict(const ProjectSnapshot& project) {
                 parts << QStringLiteral("%1 %2").arg(methodLabel(r->method), pm(r->mean, r->std, r->seeds, 3));
         if (!parts.isEmpty())
             sentences << QObject::tr("Downstream at ε = %1 (macro test metric, mean ± std over seeds): %2.")
-                             .arg(num(e, 3), parts.join(QStringLiteral(", ")));
+                             .arg(eps(e), parts.join(QStringLiteral(", ")));
     }
     if (const QString psg = psgSentence(project); !psg.isEmpty()) sentences << psg;
     else if (project.spec.psg && !mixtureStudy)

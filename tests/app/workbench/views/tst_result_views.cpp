@@ -162,10 +162,17 @@ private Q_SLOTS:
         QCOMPARE(view.table()->item(0, 5)->text(), QString("1.5"));
         QCOMPARE(view.table()->item(0, 6)->text(), QString("100"));
         QCOMPARE(view.table()->item(0, 8)->text(), QString::number(entry.epsilon, 'g', 6));
+        QCOMPARE(view.table()->item(0, 10)->text(),
+                 QString::fromUtf8("add/remove of one example; Poisson sampling; each example's…"));
+        // A long one is cut to its start; the tooltip and the text below the table hold it whole.
+        QVERIFY(view.table()->item(0, 10)->toolTip().startsWith(QString::fromStdString(entry.assumptions) + "\n"));
+        QVERIFY(view.totalLabel()->text().contains(QString::fromStdString(entry.assumptions).toHtmlEscaped()));
         QVERIFY(view.totalLabel()->text().contains("ε = " + QString::number(entry.epsilon, 'g', 6)));
 
         QVERIFY(view.selectRun(generated_.randomSearchRun));
         QCOMPARE(view.table()->item(0, 8)->text(), QString("∞ (not private)"));
+        // A short assumption is shown whole.
+        QCOMPARE(view.table()->item(0, 10)->text(), view.table()->item(0, 10)->toolTip().section('\n', 0, 0));
         QVERIFY(view.table()->item(0, 10)->text().contains("without DP"));
     }
 

@@ -111,10 +111,23 @@ private Q_SLOTS:
         const QString v = studyVerdict(s);
         QVERIFY2(v.contains("closer to the non-private optimum λ* than uniform weights are (cosine 0.94 ± 0.01 vs 0.70)"),
                  qPrintable(v));
-        QVERIFY2(v.contains("Downstream at ε = 1.000"), qPrintable(v));
+        QVERIFY2(v.contains("Downstream at ε = 1 ("), qPrintable(v));  // ε's shortest exact form, not 1.000
         QVERIFY2(v.contains("DP-MixMin 0.840 ± 0.028"), qPrintable(v));
         QVERIFY2(v.contains("0.750"), qPrintable(v));
         QVERIFY(studySummaryHtml(s).contains("Downstream: macro test metric"));
+    }
+
+    void theVerdictWritesEpsilonInItsShortestExactForm() {
+        ProjectSnapshot s = mixtureStudy();
+        for (const double e : {4.0, 0.25, 1.5}) {
+            s.runs = {run(1, "dp-mixmin", e, 0, "t", {{0, "cosine-to-lambda-star", "", 0.9}})};
+            const QString v = studyVerdict(s);
+            const QString expected = "At ε = " + QString::number(e) + " DP-MixMin";
+            QVERIFY2(v.contains(expected), qPrintable(v));
+            QVERIFY2(!v.contains("ε = " + QString::number(e, 'f', 3)), qPrintable(v));
+        }
+        s.runs.push_back(run(2, "uniform", std::nullopt, 0, "t", {{0, "cosine-to-lambda-star", "", 0.5}}));
+        QVERIFY2(studyVerdict(s).contains("At ε = 1.5 DP-MixMin's mixture is closer"), qPrintable(studyVerdict(s)));
     }
 
     void aPsgStudyPointsToItsSet() {
