@@ -3,6 +3,9 @@
 #include "widgets/chart_palette.h"
 #include "widgets/qcp.h"
 
+#include <QFontMetrics>
+#include <QtMath>
+
 #include <algorithm>
 #include <cmath>
 
@@ -114,9 +117,21 @@ QString BarChartWidget::setData(const BarChartData& data) {
     // two dozen components) leave each less room than a slanted label needs: stand them upright.
     int characters = 0;
     for (const QString& c : data_.categories) characters += static_cast<int>(c.size()) + 2;
-    plot()->xAxis->setTickLabelRotation(data_.categories.size() > kUprightLabelsFrom ? 90.0
-                                        : characters > 70                            ? 35.0
-                                                                                     : 0.0);
+    const double rotation = data_.categories.size() > kUprightLabelsFrom ? 90.0 : characters > 70 ? 35.0 : 0.0;
+    plot()->xAxis->setTickLabelRotation(rotation);
+    // A slanted label runs down and to the right of its tick, and QCustomPlot leaves out a label
+    // that would cross the plot's edge: keep room right of the axes for the last one.
+    QCPAxisRect* axes = plot()->axisRect();
+    if (rotation == 35.0 && !data_.categories.isEmpty()) {
+        const QFontMetrics metrics(plot()->xAxis->tickLabelFont());
+        const double angle = qDegreesToRadians(rotation);
+        const int overhang = static_cast<int>(std::ceil(metrics.horizontalAdvance(data_.categories.last()) * std::cos(angle) +
+                                                        metrics.height() * std::sin(angle)));
+        axes->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+        axes->setMargins(QMargins(0, 0, std::max(15, overhang), 0));  // only the right one is not automatic
+    } else {
+        axes->setAutoMargins(QCP::msAll);
+    }
     plot()->xAxis->setSubTicks(false);
     plot()->xAxis->grid()->setVisible(false);
     rescaleToData();
@@ -138,7 +153,7 @@ void BarChartWidget::rescaleToData() {
         hi = std::max(hi, r.value);
     }
     if (hi <= lo) hi = lo + 1.0;
-    const double pad = 0.08 * (hi - lo);  // the legend sits beside the axes: only room for value labels
+    const double pad = 0.08 * (hi - lo);  // the legend sits below the axes: only room for value labels
     setValueRange(lo < data_.axisFloor ? lo - pad : data_.axisFloor, hi + pad);
     plot()->replot();
 }

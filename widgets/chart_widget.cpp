@@ -9,7 +9,53 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <numeric>
+
 namespace dpmix::widgets {
+
+namespace {
+
+// The row below the axes that holds the legend. Before each layout (on screen and in every
+// export, whatever its size) it wraps the legend's entries into the most columns the plot's
+// width holds, then evens out the rows: 5 entries that fit 4 to a row are laid out 3 + 2.
+class LegendRow : public QCPLayoutGrid {
+public:
+    explicit LegendRow(QCPLegend* legend) : legend_(legend) {}
+
+    void update(UpdatePhase phase) override {
+        if (phase == upPreparation && mParentPlot) wrapLegend();
+        QCPLayoutGrid::update(phase);
+    }
+
+private:
+    QCPLegend* legend_;
+
+    void wrapLegend() {
+        QVector<int> widths;
+        for (int i = 0; i < legend_->elementCount(); ++i)
+            if (QCPLayoutElement* item = legend_->elementAt(i))
+                widths << std::max(item->minimumOuterSizeHint().width(), item->minimumSize().width());
+        const auto count = static_cast<int>(widths.size());
+        if (count == 0) return;
+        const QMargins own = margins(), inner = legend_->margins();
+        const int available = mParentPlot->viewport().width() - own.left() - own.right() - inner.left() -
+                              inner.right() - 2;  // the border
+        auto widthWith = [&](int columns) {
+            QVector<int> column(columns, 0);
+            for (int i = 0; i < count; ++i) column[i % columns] = std::max(column[i % columns], widths[i]);
+            return std::accumulate(column.begin(), column.end(), 0) + (columns - 1) * legend_->columnSpacing();
+        };
+        int columns = count;
+        while (columns > 1 && widthWith(columns) > available) --columns;
+        const int rows = (count + columns - 1) / columns;
+        if (const int even = (count + rows - 1) / rows; widthWith(even) <= available) columns = even;
+        legend_->setWrap(columns);
+        legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-places the entries
+    }
+};
+
+}  // namespace
 
 ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -22,21 +68,31 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     plot_->legend->setVisible(true);
     plot_->legend->setBrush(QColor(255, 255, 255, 220));
     plot_->legend->setBorderPen(QPen(QColor(200, 200, 200)));
-    // The legend gets a column of its own right of the axes, so it never covers a bar or a line:
-    // the legend in one row and an empty element taking the rest of the height in the other.
-    // Axes and legend share one cell of the plot's layout, so a title added above spans both.
-    legendColumn_ = new QCPLayoutGrid;
+    plot_->legend->setColumnSpacing(14);
+    // The legend gets a row of its own below the axes, so it never covers a bar or a line and the
+    // data keep the whole width: a spacer, the legend and a spacer, the legend's entries wrapped
+    // into as many columns as fit. Axes and legend share one cell of the plot's layout, so a
+    // title added above spans both.
     QCPAxisRect* axes = plot_->axisRect();
+    axes->insetLayout()->take(plot_->legend);
     plot_->plotLayout()->take(axes);
     plot_->plotLayout()->simplify();
     auto* body = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(0, 0, body);
+    legendRow_ = new LegendRow(plot_->legend);
     body->addElement(0, 0, axes);
-    body->addElement(0, 1, legendColumn_);
-    body->setColumnStretchFactor(1, 0.001);
-    axes->insetLayout()->take(plot_->legend);
-    legendSpacer_ = new QCPLayoutElement(plot_);
-    placeLegend(Qt::AlignTop);
+    body->addElement(1, 0, legendRow_);
+    body->setRowStretchFactor(1, 0.001);
+    body->setRowSpacing(2);
+    // Room for the border's right and bottom pixel: the legend's frame is drawn in full.
+    legendRow_->setMargins(QMargins(4, 0, 4, 4));
+    legendLeft_ = new QCPLayoutElement(plot_);
+    legendRight_ = new QCPLayoutElement(plot_);
+    legendRow_->addElement(0, 0, legendLeft_);
+    legendRow_->addElement(0, 1, plot_->legend);
+    legendRow_->addElement(0, 2, legendRight_);
+    legendRow_->setColumnSpacing(0);
+    placeLegend(Qt::AlignHCenter);
     connect(plot_, &QWidget::customContextMenuRequested, this, &ChartWidget::showContextMenu);
     connect(plot_, &QCustomPlot::mouseMove, this, &ChartWidget::onMouseMove);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { rescaleToData(); });
@@ -76,20 +132,16 @@ QString ChartWidget::tooltipTextAt(const QPointF& pos) const {
 }
 
 void ChartWidget::setLegendCorner(Qt::Alignment corner) {
-    placeLegend(corner & Qt::AlignBottom ? Qt::AlignBottom : Qt::AlignTop);
+    placeLegend(corner & Qt::AlignHorizontal_Mask);
     plot_->replot();
 }
 
-void ChartWidget::placeLegend(Qt::Alignment vertical) {
-    // Taking what is not there only logs a QCustomPlot debug line (the first placement).
-    if (plot_->legend->layout() == legendColumn_) legendColumn_->take(plot_->legend);
-    if (legendSpacer_->layout() == legendColumn_) legendColumn_->take(legendSpacer_);
-    legendColumn_->simplify();
-    const bool top = vertical != Qt::AlignBottom;
-    legendColumn_->addElement(0, 0, top ? static_cast<QCPLayoutElement*>(plot_->legend) : legendSpacer_);
-    legendColumn_->addElement(1, 0, top ? legendSpacer_ : static_cast<QCPLayoutElement*>(plot_->legend));
-    legendColumn_->setRowStretchFactor(top ? 0 : 1, 0.001);
-    legendColumn_->setRowStretchFactor(top ? 1 : 0, 1.0);
+void ChartWidget::placeLegend(Qt::Alignment horizontal) {
+    // The legend keeps its natural width; the spacers share the rest of the row as aligned.
+    constexpr double none = 0.001, all = 1.0;
+    legendRow_->setColumnStretchFactor(0, horizontal & Qt::AlignLeft ? none : all);
+    legendRow_->setColumnStretchFactor(1, none);
+    legendRow_->setColumnStretchFactor(2, horizontal & Qt::AlignRight ? none : all);
 }
 
 void ChartWidget::setValueRange(double lo, double hi) {

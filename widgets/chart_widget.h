@@ -26,8 +26,9 @@ public:
 
     void setTitle(const QString& title);
     void setAxisLabels(const QString& x, const QString& y);
-    /// Where the legend sits in its column right of the data (default: top), e.g. Qt::AlignBottom.
-    /// The legend never covers the data.
+    /// Where the legend sits in its row below the axes (default: centred), e.g. Qt::AlignLeft or
+    /// Qt::AlignRight. The legend never covers the data; its entries wrap into as many columns
+    /// as the plot's width holds.
     void setLegendCorner(Qt::Alignment corner);
     /// The range the value axis may show (e.g. [0, 1] for AUC, cosine or λ): zoom and padding
     /// stay inside it. Unset: whatever the data needs.
@@ -85,9 +86,10 @@ private:
     QString csvXColumn_ = QStringLiteral("x");
     QString xAxisTip_, yAxisTip_;
     std::optional<ValueDomain> domain_;
-    QCPLayoutGrid* legendColumn_ = nullptr;     // right of the axes: the legend and a spacer
-    QCPLayoutElement* legendSpacer_ = nullptr;
-    void placeLegend(Qt::Alignment vertical);
+    QCPLayoutGrid* legendRow_ = nullptr;  // below the axes: a spacer, the legend, a spacer
+    QCPLayoutElement* legendLeft_ = nullptr;
+    QCPLayoutElement* legendRight_ = nullptr;
+    void placeLegend(Qt::Alignment horizontal);
     void showContextMenu(const QPoint& pos);
     void exportWithDialog(ExportFormat format);
     void onMouseMove(QMouseEvent* event);

@@ -115,24 +115,37 @@ QString LineChartWidget::setSeries(const QList<LineSeries>& series) {
         if (!line.lower.isEmpty()) {
             QCPGraph* lower = plot()->addGraph();
             lower->setData(line.x, line.lower, true);
-            lower->setPen(Qt::NoPen);
             lower->removeFromLegend();
             QCPGraph* upper = plot()->addGraph();
             upper->setData(line.x, line.upper, true);
-            upper->setPen(Qt::NoPen);
-            QColor fill = color;
-            fill.setAlpha(50);
-            upper->setBrush(fill);
-            upper->setChannelFillGraph(lower);
             upper->removeFromLegend();
+            if (line.reference) {
+                // A baseline's spread: its edges only, faint, never a fill over other curves.
+                QColor edge = color;
+                edge.setAlpha(kReferenceEdgeAlpha);
+                lower->setPen(QPen(edge, 1.0, Qt::DotLine));
+                upper->setPen(QPen(edge, 1.0, Qt::DotLine));
+            } else {
+                lower->setPen(Qt::NoPen);
+                upper->setPen(Qt::NoPen);
+                QColor fill = color;
+                fill.setAlpha(kBandAlpha);
+                upper->setBrush(fill);
+                upper->setChannelFillGraph(lower);
+            }
         }
         QCPGraph* mean = plot()->addGraph();
         mean->setName(line.name);
         mean->setData(line.x, line.mean, true);
         // The palette has 8 colours; later series repeat them dashed so each line stays distinct.
-        mean->setPen(QPen(color, 2.0, s >= 8 ? Qt::DashLine : Qt::SolidLine));
-        // Few points (e.g. one per ε): mark them, a line alone hides where the data are.
-        if (line.x.size() <= 12) mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+        // A reference value is dashed and thinner, without markers: it is not a measured curve.
+        if (line.reference) {
+            mean->setPen(QPen(color, 1.6, Qt::DashLine));
+        } else {
+            mean->setPen(QPen(color, 2.0, s >= 8 ? Qt::DashLine : Qt::SolidLine));
+            // Few points (e.g. one per ε): mark them, a line alone hides where the data are.
+            if (line.x.size() <= 12) mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+        }
         meanGraphs_ << mean;
     }
     rescaleToData();

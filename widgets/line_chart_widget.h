@@ -1,6 +1,7 @@
 #pragma once
 // Mean lines with a shaded band (e.g. ±1 std over seeds, or a confidence interval),
-// e.g. loss or λ weight per step.
+// e.g. loss or λ weight per step. Bands are a light, borderless fill in the line's own colour,
+// so overlapping bands stay distinguishable.
 #include "widgets/chart_widget.h"
 
 #include <QList>
@@ -18,7 +19,15 @@ struct LineSeries {
     QVector<double> lower;   // band; empty (with upper) = no band
     QVector<double> upper;
     TidyFields fields;       // what the series is, for the CSV (e.g. method, component); empty: "series" = name
+    /// A flat reference value (a baseline such as uniform weights) rather than a measured curve:
+    /// drawn as a dashed line without markers, its band as two faint dotted edges with no fill,
+    /// so it hides none of the curves' bands. The CSV is the same either way.
+    bool reference = false;
 };
+
+/// Opacity (of 255) of a band's fill, and of a reference value's dotted band edges.
+inline constexpr int kBandAlpha = 40;
+inline constexpr int kReferenceEdgeAlpha = 150;
 
 /// Returns an empty string when every series is plottable (equal lengths, x increasing,
 /// lower <= mean <= upper), else a message naming the series, point and problem.

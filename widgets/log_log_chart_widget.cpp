@@ -97,9 +97,9 @@ void LogLogChartWidget::rescaleToData() {
         xlo = ylo = 1.0;
         xhi = yhi = 10.0;
     }
-    // Pad by a factor (log axes), a little more at the top for the legend.
+    // Pad by a factor (log axes); the legend sits below the axes and needs no headroom.
     plot()->xAxis->setRange(xlo / 1.3, xhi * 1.3);
-    plot()->yAxis->setRange(ylo / 1.5, yhi * (xhi > xlo ? 3.0 : 1.5));
+    plot()->yAxis->setRange(ylo / 1.5, yhi * 1.5);
     plot()->replot();
 }
 

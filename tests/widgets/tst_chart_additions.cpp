@@ -1,7 +1,9 @@
 // The chart features the analysis views need: the log-log chart (points with ± error bars and
 // dashed reference lines; CSV of exactly the plotted numbers; rejects what a log axis cannot
-// show), and the bar chart's reference lines, missing bars and per-bar tooltip details.
+// show), and the bar chart's reference lines, missing bars and per-bar tooltip details; the
+// legend in a wrapped row below the axes, light bands and dashed reference values.
 #include "widgets/bar_chart_widget.h"
+#include "widgets/chart_palette.h"
 #include "widgets/line_chart_widget.h"
 #include "widgets/log_log_chart_widget.h"
 #include "widgets/qcp.h"
@@ -239,6 +241,89 @@ private Q_SLOTS:
         d.series[1].values = {0.4, 0.9};  // below the base: the axis extends under it
         QCOMPARE(chart.setData(d), QString());
         QVERIFY(chart.plot()->yAxis->range().lower < 0.4);
+    }
+
+    void legendWrapsInARowBelowTheAxes() {
+        // Fourteen λ components: the legend used to take a column of ~40% of the width, its
+        // right border cut off by the plot's edge.
+        LineChartWidget lines;
+        QList<LineSeries> many;
+        for (int j = 0; j < 14; ++j)
+            many.append({QStringLiteral("component %1").arg(j), {0, 1, 2}, {0.1, 0.2, 0.3}, {}, {}});
+        QCOMPARE(lines.setSeries(many), QString());
+        BarChartWidget bars;
+        BarChartData d;
+        d.categories = {"a", "b", "c"};
+        for (const char* name : {"λ_DP (DP-MixMin) · cos 0.993, L1 0.132 (2 runs)", "λ* (non-private) (3 runs)",
+                                 "uniform · cos 0.407, L1 1.55 (3 runs)", "random search · cos 0.701 (3 runs)"})
+            d.series.append({name, {0.2, 0.3, 0.5}, {}, {}});
+        QCOMPARE(bars.setData(d), QString());
+        for (ChartWidget* chart : {static_cast<ChartWidget*>(&lines), static_cast<ChartWidget*>(&bars)}) {
+            for (const QSize size : {QSize(640, 420), QSize(380, 420)}) {
+                chart->resize(size);
+                chart->show();
+                QVERIFY(QTest::qWaitForWindowExposed(chart));
+                chart->plot()->replot();
+                const QRect legend = chart->plot()->legend->outerRect();
+                const QCPAxisRect* axes = chart->plot()->axisRect();
+                QVERIFY2(legend.top() >= axes->outerRect().bottom(), "the legend lies below the axes");
+                QVERIFY(!legend.intersects(axes->rect()));
+                // The frame's right and bottom pixel included: nothing of it is cut off.
+                QVERIFY2(chart->plot()->viewport().contains(legend.adjusted(0, 0, 1, 1)),
+                         qPrintable(QStringLiteral("legend %1,%2 %3x%4 in %5x%6").arg(legend.x()).arg(legend.y())
+                                        .arg(legend.width()).arg(legend.height()).arg(size.width()).arg(size.height())));
+                if (size.width() == 640) {
+                    QVERIFY2(axes->outerRect().width() >= 0.85 * chart->width(), "the data keep the width");
+                    QVERIFY(axes->rect().width() >= 0.8 * chart->width());
+                }
+            }
+        }
+        // Fourteen entries wrap into several columns (first row filled first), fewer on a narrower plot.
+        lines.resize(900, 420);
+        lines.plot()->replot();
+        const int wide = lines.plot()->legend->columnCount();
+        QVERIFY2(wide >= 3, qPrintable(QString::number(wide)));
+        QVERIFY(lines.plot()->legend->rowCount() * wide >= 14);
+        QCOMPARE(lines.plot()->legend->fillOrder(), QCPLayoutGrid::foColumnsFirst);
+        lines.resize(380, 420);
+        lines.plot()->replot();
+        QVERIFY(lines.plot()->legend->columnCount() < wide);
+        // An export at another size wraps for that size and leaves the widget as it was.
+        QTemporaryDir dir;
+        QCOMPARE(lines.exportTo(dir.filePath("wide.png"), ExportFormat::Png, {1600, 500, 1.0}), QString());
+        lines.plot()->replot();
+        QVERIFY(lines.plot()->viewport().contains(lines.plot()->legend->outerRect().adjusted(0, 0, 1, 1)));
+    }
+
+    void bandsAreLightAndReferenceValuesDashed() {
+        LineSeries measured{"DP-MixMin", {0.25, 1, 4}, {0.9, 0.95, 0.99}, {0.85, 0.9, 0.98}, {0.95, 1.0, 1.0}};
+        LineSeries baseline{"random search", {0.25, 4}, {0.8, 0.8}, {0.7, 0.7}, {0.9, 0.9}};
+        LineChartWidget plain;
+        QCOMPARE(plain.setSeries({measured, baseline}), QString());
+        baseline.reference = true;
+        LineChartWidget chart;
+        QCOMPARE(chart.setSeries({measured, baseline}), QString());
+        int fills = 0;
+        for (int g = 0; g < chart.plot()->graphCount(); ++g) {
+            const QCPGraph* graph = chart.plot()->graph(g);
+            if (graph->brush().style() == Qt::NoBrush) continue;
+            ++fills;
+            // Light, in the series' own colour, without a border: overlaps stay readable.
+            QVERIFY2(graph->brush().color().alpha() < 50, qPrintable(QString::number(graph->brush().color().alpha())));
+            QCOMPARE(graph->brush().color().rgb(), seriesColor(0).rgb());
+            QCOMPARE(graph->pen().style(), Qt::NoPen);
+            QVERIFY(graph->channelFillGraph() != nullptr);
+            QCOMPARE(graph->channelFillGraph()->pen().style(), Qt::NoPen);
+        }
+        QCOMPARE(fills, 1);  // the baseline's band is not filled over DP-MixMin's
+        QCPGraph* baselineMean = nullptr;
+        for (int g = 0; g < chart.plot()->graphCount(); ++g)
+            if (chart.plot()->graph(g)->name() == "random search") baselineMean = chart.plot()->graph(g);
+        QVERIFY(baselineMean);
+        QCOMPARE(baselineMean->pen().style(), Qt::DashLine);
+        QCOMPARE(baselineMean->scatterStyle().shape(), QCPScatterStyle::ssNone);
+        // Drawn differently, exported the same.
+        QCOMPARE(chart.plottedTable().toCsv(), plain.plottedTable().toCsv());
     }
 
     void barValidationChecksDetailsAndReferences() {

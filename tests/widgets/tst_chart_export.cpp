@@ -237,7 +237,7 @@ private Q_SLOTS:
         QCOMPARE(bars.plot()->yAxis->range().upper, 1.0);
         QVERIFY(bars.plot()->yAxis->range().lower >= 0.5 - 1e-12);
         bars.plot()->replot();
-        // The legend has a column of its own: it does not overlap the axes' rectangle.
+        // The legend has a row of its own below the axes: it does not overlap their rectangle.
         QVERIFY(!bars.plot()->legend->outerRect().intersects(bars.plot()->axisRect()->rect()));
 
         // ε on a logarithmic axis: positive only, one value centred with a factor of two around it.

@@ -283,6 +283,7 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
                                                 {QStringLiteral("epsilon"), lambdaEpsilonCell(t->choice, 0.0)}});
         addPoint(s, epsilons.front(), v);
         if (epsilons.size() > 1) addPoint(s, epsilons.back(), v);
+        s.reference = true;  // a dashed line, not a band over DP-MixMin's
         out << s;
     }
     return out;
