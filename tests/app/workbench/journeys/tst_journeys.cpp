@@ -431,7 +431,7 @@ private Q_SLOTS:
         for (const auto& r : w.project()->runs)
             if (r.run.method == "dp-mixmin" && r.run.epsilon) before.insert(*r.run.epsilon);
 
-        j.note("Run ▸ ε sweep…: the proposed ε values 0.25 … 8, OK");
+        j.note("Run ▸ ε sweep…: the proposed ε values 0.25 … 8, OK; OK in the spend preview");
         QVERIFY(waitFor(
             j, [&] { return w.calculationsIdle() && w.runAction()->isEnabled(); }, 30000));
         modals.then([&](QWidget* d) {
@@ -439,6 +439,13 @@ private Q_SLOTS:
             QVERIFY(values);
             j.shot(d, "sweep-dialog");
             j.click(dialogButton(d, QDialogButtonBox::Ok));
+        });
+        // A sweep spends at every ε: it is previewed and confirmed like a run.
+        modals.then([&](QWidget* box) {
+            j.shot(box, "sweep-spend-preview");
+            auto* mb = qobject_cast<QMessageBox*>(box);
+            QVERIFY(mb && mb->text().contains("DP release"));
+            j.click(static_cast<QWidget*>(mb->button(QMessageBox::Ok)));
         });
         QSignalSpy ended(w.stageQueue(), &StageQueue::stageEnded);
         QVERIFY(j.pickMenu(&w, "Run", "ε sweep"));
