@@ -51,6 +51,10 @@ private Q_SLOTS:
         QVERIFY(r->mixture);
         QCOMPARE(*r->mixture, (MixtureSettings{7.5, 64, 0.5, 40}));
         QCOMPARE(r->stages, std::vector<std::string>({"proxies", "mixture"}));
+        // ... and the pretraining and fine-tuning sections' values.
+        QVERIFY(r->pretrain && r->finetune);
+        QCOMPARE(*r->pretrain, (PretrainSettings{256, 0.1, 1000}));
+        QCOMPARE(*r->finetune, (FinetuneSettings{2.0, 256, 1e-4, 1000}));
     }
 
     void compareRunsTheFiveMethodsDownstream() {
@@ -174,6 +178,16 @@ private Q_SLOTS:
         const auto init = storedRun("random-init", 1.0,
                                     R"({"stage":"downstream","method":"random-init","rho":0.1,"finetune_steps":30,"pretrain_steps":0})");
         QVERIFY(!rerunPlanFor(init, std::nullopt)->study->pretrainSteps);
+        QVERIFY(!rerunPlanFor(init, std::nullopt)->study->finetune);  // recorded before the stages' values were
+        // A run that recorded its stages' values repeats them all.
+        const auto full = storedRun("dp-mixmin", 1.0,
+                                    R"({"stage":"downstream","method":"dp-mixmin","rho":0.1,"finetune_steps":30,)"
+                                    R"("finetune_clip":0.5,"finetune_batch":16,"finetune_lr":0.002,"pretrain_steps":20,)"
+                                    R"("pretrain_batch":8,"pretrain_lr":0.05})");
+        const auto again = rerunPlanFor(full, std::nullopt);
+        QVERIFY(again && again->study && again->study->finetune && again->study->pretrain);
+        QCOMPARE(*again->study->finetune, (FinetuneSettings{0.5, 16, 0.002, 30}));
+        QCOMPARE(*again->study->pretrain, (PretrainSettings{8, 0.05, 20}));
     }
 
     void rerunOfAnAuditRepeatsTheCanary() {
