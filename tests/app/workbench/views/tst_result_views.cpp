@@ -148,6 +148,8 @@ private Q_SLOTS:
         QVERIFY(near(series[0].lower[0], 0.8 - kStd) && near(series[0].upper[0], 0.8 + kStd));
         QVERIFY(near(series[1].mean[0], 0.3) && series[1].x == QVector<double>({1.0, 2.0}));  // random search, flat
         QVERIFY(near(series[2].mean[1], 0.5));                                                  // uniform, flat
+        // The flat baselines are drawn as reference lines, not as bands over DP-MixMin's.
+        QVERIFY(!series[0].reference && series[1].reference && series[2].reference);
         QVERIFY(view.note()->isHidden());  // two ε: no "run several ε" note
     }
 
