@@ -3,6 +3,7 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/help/help_window.h"
+#include "app/workbench/runs/run_actions.h"
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/chart_views.h"
@@ -68,7 +69,9 @@ void MainWindow::rebuildResultTabs() {
         auto* perplexity = new PerplexityView(*project_);
         if (textStudy || !perplexity->showsEmptyState()) add("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
         else delete perplexity;
-        add("audit", new AuditView(*project_), tr("Audit"), tr("Audit"));
+        auto* audit = new AuditView(*project_);
+        if (runActions_) audit->setEmptyStateAction(runActions_->auditAction());  // its empty state offers Audit…
+        add("audit", audit, tr("Audit"), tr("Audit"));
         add("kscaling", new KScalingView(*project_), tr("k-scaling"), tr("k-scaling"));
     }
     const QString study = QFileInfo(project_->path).completeBaseName();

@@ -179,8 +179,9 @@ void AuditView::refresh() {
     const auto data = auditChartData(project_, epsilon);
     if (data.series.isEmpty()) {
         setNote({});
-        showEmptyState(tr("No audit runs in this project yet — run Audit… (or `dpmix audit PROJECT --task T "
-                          "--canary natural|max-clip [--no-noise]`) to measure an empirical lower bound on ε."));
+        showEmptyState(tr("No audit runs in this project yet — run Audit… to measure an empirical lower bound on "
+                          "ε: the mixture step is re-run on neighbouring data sets with a canary, and how often "
+                          "the canary is detected bounds how much privacy the mechanism can really promise."));
         return;
     }
     showChart();

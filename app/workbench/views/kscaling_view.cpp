@@ -111,8 +111,9 @@ KScalingView::KScalingView(ProjectSnapshot project, QWidget* parent)
     for (const RunResults* r : runs_) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &KScalingView::showRun);
     if (runs_.empty())
-        showEmptyState(tr("No k-scaling experiment in this project yet — run `dpmix experiment k-scaling PROJECT` "
-                          "to measure how the excess error grows with the number of sources."));
+        showEmptyState(tr("No k-scaling experiment in this project yet. It measures how DP-MixMin's excess error "
+                          "grows with the number of public sources k (the command-line tool runs it: see Help ▸ "
+                          "Manual for this view)."));
     else if (runs_.size() == 1)
         showRun(0);
     else

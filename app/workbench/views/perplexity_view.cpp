@@ -112,8 +112,9 @@ PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
     for (const auto& s : selections_) selector_->addItem(s.label());
     connect(selector_, &QComboBox::currentIndexChanged, this, &PerplexityView::showSelection);
     if (selections_.empty())
-        showEmptyState(tr("No test perplexity curves in this project yet — run a text study with fine-tuning "
-                          "(dpmix run on a text spec) to see perplexity over the fine-tuning steps."));
+        showEmptyState(tr("No test perplexity curves in this project yet. They come from fine-tuning each method's "
+                          "language model on the sensitive text, which the command-line tool runs for a text study "
+                          "(see Help ▸ Manual for this view)."));
     else
         showSelection(0);
 }

@@ -2,8 +2,10 @@
 
 #include "widgets/chart_widget.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
@@ -11,7 +13,7 @@ namespace dpmix::workbench {
 
 ResultPageView::ResultPageView(QWidget* parent)
     : QWidget(parent), controls_(new QHBoxLayout), note_(new QLabel), emptyState_(new QLabel),
-      stack_(new QStackedWidget) {
+      emptyButton_(new QPushButton), emptyPage_(new QWidget), stack_(new QStackedWidget) {
     auto* layout = new QVBoxLayout(this);
     controls_->addStretch(1);
     layout->addLayout(controls_);
@@ -25,7 +27,14 @@ ResultPageView::ResultPageView(QWidget* parent)
     font.setPointSizeF(font.pointSizeF() * 1.2);
     emptyState_->setFont(font);
     emptyState_->setForegroundRole(QPalette::PlaceholderText);
-    stack_->addWidget(emptyState_);
+    emptyButton_->setObjectName("emptyStateButton");
+    emptyButton_->hide();
+    auto* emptyLayout = new QVBoxLayout(emptyPage_);
+    emptyLayout->addStretch(1);
+    emptyLayout->addWidget(emptyState_);
+    emptyLayout->addWidget(emptyButton_, 0, Qt::AlignHCenter);
+    emptyLayout->addStretch(1);
+    stack_->addWidget(emptyPage_);
     layout->addWidget(stack_, 1);
 }
 
@@ -33,7 +42,21 @@ void ResultPageView::addControl(QWidget* widget) {
     controls_->insertWidget(controls_->count() - 1, widget);  // before the closing stretch
 }
 
-bool ResultPageView::showsEmptyState() const { return stack_->currentWidget() == emptyState_; }
+bool ResultPageView::showsEmptyState() const { return stack_->currentWidget() == emptyPage_; }
+
+void ResultPageView::setEmptyStateAction(QAction* action) {
+    emptyButton_->disconnect();
+    emptyButton_->setVisible(action != nullptr);
+    if (!action) return;
+    auto follow = [this, action] {
+        emptyButton_->setText(action->text().remove(QLatin1Char('&')));
+        emptyButton_->setEnabled(action->isEnabled());
+        emptyButton_->setToolTip(action->toolTip());
+    };
+    follow();
+    connect(action, &QAction::changed, emptyButton_, follow);
+    connect(emptyButton_, &QPushButton::clicked, action, &QAction::trigger);
+}
 
 void ResultPageView::setChart(widgets::ChartWidget* chart) {
     stack_->addWidget(chart);
@@ -42,7 +65,7 @@ void ResultPageView::setChart(widgets::ChartWidget* chart) {
 
 void ResultPageView::showEmptyState(const QString& text) {
     emptyState_->setText(text);
-    stack_->setCurrentWidget(emptyState_);
+    stack_->setCurrentWidget(emptyPage_);
 }
 
 void ResultPageView::showChart() {

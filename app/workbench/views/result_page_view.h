@@ -1,11 +1,13 @@
 #pragma once
 // The frame every plotted result view shares: a row of selectors on top, a note line for
 // warnings (e.g. points a log axis cannot show), and either the chart or — when the project has
-// no data for the view yet — a plain-language empty state saying which action produces it.
+// no data for the view yet — a plain-language empty state with the button that produces it.
 #include <QWidget>
 
+class QAction;
 class QHBoxLayout;
 class QLabel;
+class QPushButton;
 class QStackedWidget;
 
 namespace dpmix::widgets {
@@ -24,6 +26,10 @@ public:
     QLabel* emptyState() const { return emptyState_; }
     /// True while the empty-state message is shown instead of the chart.
     bool showsEmptyState() const;
+    /// The empty state's button: it triggers `action` (the Run-menu action that fills the view)
+    /// and follows its text and enabled state. Null hides it.
+    void setEmptyStateAction(QAction* action);
+    QPushButton* emptyStateButton() const { return emptyButton_; }
 
 protected:
     /// Adds a selector (or its label) to the top row, after those added before.
@@ -38,6 +44,8 @@ private:
     QHBoxLayout* controls_;
     QLabel* note_;
     QLabel* emptyState_;
+    QPushButton* emptyButton_;
+    QWidget* emptyPage_;
     QStackedWidget* stack_;
 };
 

@@ -11,6 +11,7 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/main_window.h"
+#include "app/workbench/runs/run_actions.h"
 #include "app/workbench/views/perplexity_view.h"
 #include "app/workbench/screenshot.h"
 #include "tests/app/workbench/generated_project.h"
@@ -26,6 +27,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include <QPushButton>
 #include <QtTest>
 
 #include <cmath>
@@ -351,6 +353,16 @@ private Q_SLOTS:
         auto* audit = qobject_cast<AuditView*>(window.analysisTabs()->currentWidget());
         QVERIFY(audit);
         QVERIFY(audit->showsEmptyState());
+        // The empty state offers the action that fills it (not a command line), following its
+        // enabled state: off while the project is open read-only.
+        QVERIFY2(!audit->emptyState()->text().contains("dpmix "), qPrintable(audit->emptyState()->text()));
+        QPushButton* fill = audit->emptyStateButton();
+        QVERIFY(!fill->isHidden());
+        QCOMPARE(fill->text(), window.runActions()->auditAction()->text().remove('&'));
+        QVERIFY(!fill->isEnabled() && !window.runActions()->auditAction()->isEnabled());
+        for (auto* page : window.findChildren<ResultPageView*>())
+            if (page->showsEmptyState())
+                QVERIFY2(!page->emptyState()->text().contains("dpmix "), qPrintable(page->emptyState()->text()));
     }
 };
 
