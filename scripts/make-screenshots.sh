@@ -53,7 +53,7 @@ export QT_QPA_PLATFORM=offscreen
 export XDG_CONFIG_HOME="$build/screenshots-config"  # fresh window layout, not the user's
 staging="$(mktemp -d)"
 trap 'rm -rf "$staging"' EXIT
-for view in ${VIEWS:-lambda ledger trajectory tradeoff auc perplexity audit kscaling}; do
+for view in ${VIEWS:-lambda ledger trajectory tradeoff auc audit kscaling run-details panel}; do
     "$workbench" --read-only "$demo" --screenshot "$staging/$view.png" --view "$view" 2> "$staging/$view.log" || {
         cat "$staging/$view.log" >&2
         exit 1

@@ -286,6 +286,10 @@ void MainWindow::buildMenus() {
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
     view->addAction(tr("Privacy &calculator"), this, [this] { showView("calculator"); });
+    QAction* details = view->addAction(tr("Run &details"), this, [this] {
+        if (!showView("run-details")) statusBar()->showMessage(tr("Open a project to see its runs' details."), 5000);
+    });
+    details->setObjectName("showRunDetails");
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     runAction_ = run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);

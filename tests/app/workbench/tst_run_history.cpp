@@ -24,6 +24,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <QStatusBar>
 #include <QtTest>
 
 #include <atomic>
@@ -225,6 +226,19 @@ private Q_SLOTS:
         QVERIFY(view);
         QVERIFY(w.analysisTabs()->tabText(w.analysisTabs()->currentIndex()).startsWith("Compare runs"));
         QCOMPARE(view->comparison().differingKeys(), QStringList({"method", "epsilon"}));
+    }
+
+    void viewMenuOpensRunDetails() {
+        MainWindow w(services());
+        auto* item = w.findChild<QAction*>("showRunDetails");
+        QVERIFY(item);
+        item->trigger();  // no project: says what to do
+        QVERIFY(!w.runDetailsView());
+        QVERIFY(w.statusBar()->currentMessage().contains("Open a project"));
+        QCOMPARE(w.openFile(generated_.path), QString());
+        item->trigger();
+        QVERIFY(w.runDetailsView());
+        QCOMPARE(w.analysisTabs()->currentWidget(), w.runDetailsView());
     }
 
     void activatingARunRowShowsItInRunDetails() {

@@ -40,7 +40,8 @@ private Q_SLOTS:
     void everyTopicsHeadingIsInItsDocument() {
         MainWindow w(services());
         HelpWindow help;
-        for (const char* view : {"lambdaView", "ledgerView", "auditView", "privatesetView", "calculatorView", "unknown"}) {
+        for (const char* view : {"lambdaView", "ledgerView", "auditView", "privatesetView", "calculatorView", "rundetailsView",
+                                 "unknown"}) {
             const HelpTopic topic = helpTopicFor(view);
             QVERIFY2(help.showTopic(topic), view);
             QCOMPARE(help.currentDocument(), topic.document);
