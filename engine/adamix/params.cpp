@@ -150,7 +150,7 @@ Result<AdamixParams> AdamixParamsBuilder::build(long long privateExamples, long 
         p.sigma = *sigma_;
         p.epsilon = privacy::certifiedGaussianEpsilon(p.accountant, {{p.q, p.sigma, p.steps}}, p.delta);
     } else {
-        return missing("epsilon or sigma");
+        return Error{"epsilon is missing: give a target epsilon (sigma is then calibrated) or sigma", "epsilon"};
     }
     return p;
 }

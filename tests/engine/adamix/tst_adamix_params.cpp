@@ -78,8 +78,8 @@ private Q_SLOTS:
         expectFieldError(valid().build(500, 0), "public-examples");  // AdaMix-R needs public data
         expectFieldError(valid().build(0, 10), "private-examples");
         expectFieldError(valid().split("").build(500, 10), "split");
-        const auto missingEpsilon = AdamixParamsBuilder::defaults().build(500, 10);
-        QVERIFY(!missingEpsilon.ok() && missingEpsilon.error().message.find("epsilon") != std::string::npos);
+        expectFieldError(AdamixParamsBuilder::defaults().build(500, 10), "epsilon");  // neither epsilon nor sigma
+        expectFieldError(AdamixParamsBuilder::defaults().epsilon(1e-4).steps(200).build(500, 10), "epsilon");  // unreachable
     }
 
     void badDataNameTheField() {
