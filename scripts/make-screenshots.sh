@@ -29,23 +29,8 @@ for program in "${programs[@]}"; do
 done
 
 project="$root/projects/fashion-mnist.dpmix"
-if [[ -n "$given_project" ]]; then
-    demo="$given_project"
-elif [[ ! -f "$project" ]]; then
-    echo "make-screenshots: making the demo project $project"
-    "$dpmix" run "$root/projects/fashion-mnist.json" --seed 0 --proxy-epochs 1
-fi
-
-demo_dir="$build/screenshots-demo"
-[[ -n "$given_project" ]] || demo="$demo_dir/fashion-mnist.dpmix"
-if [[ -z "$given_project" && ! -f "$demo" ]]; then
-    mkdir -p "$demo_dir"
-    cp "$project" "$demo.tmp"
-    [[ -d "${project%.dpmix}.models" ]] && cp -r "${project%.dpmix}.models" "$demo_dir/"
-    mv "$demo.tmp" "$demo"
-    echo "make-screenshots: adding ε = 0.25, 0.5, 2, 4 (seed 0) to the copy for the trade-off view"
-    "$dpmix" run "$demo" --stages proxies,mixture --epsilon 0.25,0.5,2,4 --seed 0 --proxy-epochs 1
-fi
+demo="${given_project:-$build/screenshots-demo/fashion-mnist.dpmix}"
+[[ -n "$given_project" ]] || "$root/scripts/demo-copy.sh" "$build"
 
 out="$root/docs/screenshots"
 mkdir -p "$out"

@@ -19,20 +19,11 @@ for program in "$dpmix" "$test"; do
     [[ -x "$program" ]] || { echo "run-journeys: $program is missing; build it first (ninja -C $build dpmix tst_journeys)" >&2; exit 1; }
 done
 
-project="$root/projects/fashion-mnist.dpmix"
-if [[ ! -f "$project" ]]; then
-    echo "run-journeys: making the demo project $project"
-    (cd "$root" && "$dpmix" run "$root/projects/fashion-mnist.json" --seed 0 --proxy-epochs 1)
-fi
-demo_dir="$build/screenshots-demo"
-demo="$demo_dir/fashion-mnist.dpmix"
-if [[ ! -f "$demo" ]]; then
-    mkdir -p "$demo_dir"
-    cp "$project" "$demo.tmp"
-    [[ -d "${project%.dpmix}.models" ]] && cp -r "${project%.dpmix}.models" "$demo_dir/"
-    mv "$demo.tmp" "$demo"
-    echo "run-journeys: adding ε = 0.25, 0.5, 2, 4 (seed 0) to the copy"
-    "$dpmix" run "$demo" --stages proxies,mixture --epsilon 0.25,0.5,2,4 --seed 0 --proxy-epochs 1
+demo="$build/screenshots-demo/fashion-mnist.dpmix"
+fresh_copy=0
+[[ -f "$demo" ]] || fresh_copy=1
+"$root/scripts/demo-copy.sh" "$build"
+if [[ $fresh_copy == 1 ]]; then
     echo "run-journeys: adding the downstream stage (task 'warm clothing', seed 0, short training)"
     "$dpmix" run "$demo" --stages downstream --tasks "warm clothing" --seed 0 --pretrain-steps 100 \
         --finetune-steps 60 --proxy-epochs 1

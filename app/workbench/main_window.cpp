@@ -113,6 +113,7 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     connect(study_, &StudyController::draftChanged, this, [this] {
         if (project_) return;
         populateTree();
+        if (studyComponents() != planComponents_) onParametersChanged();  // k changed: new ρ guidance
         // The panel plans with the registered sensitive data as soon as it is registered: n is its
         // training part (80% of the examples, or of the users at user level), in its unit. Applied
         // as a consequence of the registration, not as an edit of its own (Undo undoes the
@@ -341,8 +342,7 @@ void MainWindow::onParametersChanged() {
     // computation takes long enough to notice, the summary says "computing…".
     parameters_->setRunEnabled(false);
     computingTimer_->start();
-    const long long k = project_ ? static_cast<long long>(project_->spec.mixtureComponents(project::publicLabelCounts(project_->sources)))
-                                 : study_->builder()->draft().mixtureComponents();
+    const long long k = planComponents_ = studyComponents();
     planRunner_->submit([this, values = document_->values(), panel = parameters_, k] {
         const PrivacyPlan plan = planPrivacy(values);
         const QString summary = privacySummaryHtml(plan, values);
@@ -491,7 +491,12 @@ void MainWindow::refreshProject() {
     updateTitle();
     // A study without public data has no mixture to set up (it runs PSG only).
     parameters_->setMixtureShown(!project_ || !project_->spec.publicSources.empty());
-    onParametersChanged();  // the plan's k (ρ guidance) follows the study just read
+    if (studyComponents() != planComponents_) onParametersChanged();  // the ρ guidance follows the study's k
+}
+
+long long MainWindow::studyComponents() const {
+    return project_ ? static_cast<long long>(project_->spec.mixtureComponents(project::publicLabelCounts(project_->sources)))
+                    : study_->builder()->draft().mixtureComponents();
 }
 
 

@@ -174,6 +174,8 @@ private:
     void restoreWindowState();
     void saveWindowState();
     void onParametersChanged();
+    /// k of the open project, or of the draft (the ρ guidance depends on it).
+    long long studyComponents() const;
     void onCalculatorInputs();
     void updateTitle();
     void updateJobStatus();
@@ -212,6 +214,7 @@ private:
     QLabel* trustBanner_ = nullptr;
     QAction* exportReleaseAction_ = nullptr;
     QString currentFile_;
+    long long planComponents_ = -1;  // the k the panel's last plan was computed with
     QString draftReplaces_;  // the runless project an edited draft replaces on Save ("" otherwise)
     QAction* editStudyAction_ = nullptr;
     QAction* duplicateStudyAction_ = nullptr;

@@ -21,6 +21,18 @@ Status positive(const char* field, double v) {
     return std::nullopt;
 }
 
+// The inputs both readings of the bound share (rhoGuidance, privacyBalance).
+Status checkBoundInputs(long long trainExamples, double epsilon, double delta, long long sources,
+                        const RhoConstants& constants) {
+    if (trainExamples < 1) return Error{"train-examples: " + std::to_string(trainExamples) + "; expected at least 1"};
+    if (auto e = positive("epsilon", epsilon)) return e;
+    if (!(delta > 0.0 && delta < 1.0))
+        return Error{"delta: " + privacy::formatNumber(delta) + "; expected a probability in (0, 1)"};
+    if (sources < 2) return Error{"sources: " + std::to_string(sources) + "; expected k >= 2"};
+    if (auto e = positive("c1", constants.c1)) return e;
+    return positive("c2", constants.c2);
+}
+
 // n distinct indices of [0, N), uniform, sorted (partial Fisher–Yates on our own draws).
 std::vector<std::size_t> randomSubset(std::size_t N, std::size_t n, std::uint64_t seed) {
     std::vector<std::size_t> all(N);
@@ -45,16 +57,9 @@ double privacyTerm(double n, double epsilon, double delta, long long sources, do
 }
 
 Result<RhoGuidance> rhoGuidance(const RhoGuidanceInputs& in) {
-    if (in.trainExamples < 1)
-        return Error{"train-examples: " + std::to_string(in.trainExamples) + "; expected at least 1"};
-    if (auto e = positive("epsilon", in.epsilon)) return *e;
-    if (!(in.delta > 0.0 && in.delta < 1.0))
-        return Error{"delta: " + privacy::formatNumber(in.delta) + "; expected a probability in (0, 1)"};
-    if (in.sources < 2) return Error{"sources: " + std::to_string(in.sources) + "; expected k >= 2"};
+    if (auto e = checkBoundInputs(in.trainExamples, in.epsilon, in.delta, in.sources, in.constants)) return *e;
     if (auto e = positive("lipschitz", in.lipschitz)) return *e;
     if (auto e = positive("target-excess", in.targetExcess)) return *e;
-    if (auto e = positive("c1", in.constants.c1)) return *e;
-    if (auto e = positive("c2", in.constants.c2)) return *e;
 
     RhoGuidance g;
     const double a = in.targetExcess;
@@ -70,13 +75,7 @@ Result<RhoGuidance> rhoGuidance(const RhoGuidanceInputs& in) {
 
 Result<PrivacyBalance> privacyBalance(long long trainExamples, double epsilon, double delta, long long sources,
                                       const RhoConstants& constants) {
-    if (trainExamples < 1) return Error{"train-examples: " + std::to_string(trainExamples) + "; expected at least 1"};
-    if (auto e = positive("epsilon", epsilon)) return *e;
-    if (!(delta > 0.0 && delta < 1.0))
-        return Error{"delta: " + privacy::formatNumber(delta) + "; expected a probability in (0, 1)"};
-    if (sources < 2) return Error{"sources: " + std::to_string(sources) + "; expected k >= 2"};
-    if (auto e = positive("c1", constants.c1)) return *e;
-    if (auto e = positive("c2", constants.c2)) return *e;
+    if (auto e = checkBoundInputs(trainExamples, epsilon, delta, sources, constants)) return *e;
     const double ratio = constants.c2 / constants.c1;
     PrivacyBalance b;
     b.examples = ratio * ratio * static_cast<double>(sources) * std::log(1.0 / delta) / (epsilon * epsilon);

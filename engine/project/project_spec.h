@@ -113,7 +113,10 @@ struct ProjectSpec {
     }
     /// The components public source `s` gives: its tasks, else its `labels` (> 0), else one.
     std::size_t componentsOf(std::size_t s, std::size_t labels) const {
-        const std::size_t tasks = publicTasksOf(publicSources[s].written.name).size();
+        return componentCount(publicTasksOf(publicSources[s].written.name).size(), labels);
+    }
+    /// The rule: a public source gives its tasks, else its labels (> 0), else one component.
+    static std::size_t componentCount(std::size_t tasks, std::size_t labels) {
         return tasks > 0 ? tasks : labels > 0 ? labels : 1;
     }
     /// The public tasks over the source called `name`: those naming it, and those naming none

@@ -68,8 +68,7 @@ QString count(long long v) { return QLocale(QLocale::English).toString(v); }
 // within split B — the study runner refuses a larger one before anything runs, so the panel says
 // it while the user types. That one is a warning: it stops only the actions that fine-tune
 // (PrivacyPlan::downstreamProblem), not mixture learning.
-template <typename ErrorSink>
-void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan, ErrorSink error) {
+void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan) {
     const std::optional<SplitSizes>& split = plan.split;
     struct StageValue {
         ParameterField field;
@@ -89,7 +88,7 @@ void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan, E
     bool finetuneBatchOk = true;
     for (const StageValue& v : values)
         if (auto e = project::checkStageValue(std::string(v.stage) + "." + v.key, v.key, v.value)) {
-            error(v.field, qs(e->message));
+            plan.messages << FieldMessage{v.field, MessageSeverity::Error, qs(e->message)};
             if (v.field == ParameterField::FinetuneBatch) finetuneBatchOk = false;
         }
     if (finetuneBatchOk && split && p.finetuneBatch > split->b) {
@@ -171,7 +170,7 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
     }
     engineCheck(ParameterField::LearningRate, privacy::checkPositive("lr", p.learningRate));
     const bool stepsOk = engineCheck(ParameterField::Steps, privacy::checkSteps("steps", p.steps));
-    checkDownstreamStages(p, plan, error);
+    checkDownstreamStages(p, plan);
 
     if (epsilonOk && deltaOk && plan.split && batchOk && stepsOk) {
         const StageBudget budget = stageBudget(p.epsilon, delta, p.composition);

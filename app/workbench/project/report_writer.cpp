@@ -1,4 +1,5 @@
 #include "app/workbench/project/report_writer.h"
+#include "app/workbench/views/ledger_cells.h"
 
 #include "app/workbench/parameters/budget_reading.h"
 
@@ -31,7 +32,6 @@ namespace dpmix::workbench {
 namespace {
 QString esc(const QString& s) { return s.toHtmlEscaped(); }
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'g', 6); }
 
 // A table row; the first `unbroken` cells are kept on one line (identifiers and numbers that a
 // narrow PDF column would otherwise break mid-word), the others wrap.
@@ -73,29 +73,20 @@ QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit:
                  "assumptions"},
                 "th", 10);
     for (const privacy::LedgerEntry& e : ledger->entries()) {
-        const bool nonPrivate = e.mechanism == privacy::MechanismKind::NonPrivate;
-        const QString noise = e.mechanism == privacy::MechanismKind::SubsampledDirichlet
-                                  ? QStringLiteral("(%1, %2)").arg(num(e.dirichletAlpha), num(e.dirichletR))
-                                  : nonPrivate ? QStringLiteral("—") : num(e.sigma);
-        html += row({esc(e.stage), esc(privacy::toString(e.mechanism)), esc(privacy::toString(e.unit)), esc(e.split),
-                     nonPrivate ? QStringLiteral("—") : num(e.q), noise, QString::number(e.steps),
-                     nonPrivate ? QStringLiteral("—") : num(e.delta), nonPrivate ? QStringLiteral("∞ (not private)") : num(e.epsilon),
-                     QString(e.established ? QStringLiteral("yes") : QStringLiteral("no (claimed)")) +
-                         (privacy::isSeededRelease(e) ? QStringLiteral("; seeded: not a release") : QString()) +
-                         verdictHtml(e, audits),
-                     esc(e.accountant),
-                     esc(e.assumptions)},
+        const LedgerEntryCells c = ledgerEntryCells(e);
+        html += row({esc(c.stage), esc(c.mechanism), esc(c.unit), esc(c.split), c.q, c.noise, c.steps, c.delta,
+                     c.epsilon, c.established + verdictHtml(e, audits), esc(c.accountant), esc(c.assumptions)},
                     "td", 9);
     }
     html += QStringLiteral("</table>\n");
     const privacy::LedgerTotal total = ledger->total();
     html += QStringLiteral("<p>Composed total (%1 composition): ε = %2, δ = %3%4; ε recorded by the run: %5; recorded %6.</p>\n")
-                .arg(esc(privacy::toString(total.composition)), num(total.epsilon), num(total.delta),
+                .arg(esc(privacy::toString(total.composition)), ledgerNumber(total.epsilon), ledgerNumber(total.delta),
                      QString(total.established ? QString() : QStringLiteral(" — rests on a claimed guarantee")) +
                          (total.seeded ? QStringLiteral(" — <b>not a release</b>: seeded randomness, the seed is stored "
                                                         "in the project")
                                        : QString()),
-                     num(record.recordedEpsilon), esc(record.recordedAt));
+                     ledgerNumber(record.recordedEpsilon), esc(record.recordedAt));
     return html;
 }
 
@@ -121,7 +112,7 @@ QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAud
     html += configHtml(run.configJson);
     if (!r.metrics.empty()) {
         html += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"metric", "class", "value"}, "th");
-        for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), num(m.value)}, "td", 3);
+        for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), ledgerNumber(m.value)}, "td", 3);
         html += QStringLiteral("</table>\n");
     }
     if (r.ledgers.empty()) {
@@ -184,14 +175,14 @@ QString summaryHtml(const ProjectSnapshot& p) {
     for (const auto& r : p.runs) {
         QString composed = QStringLiteral("—");
         if (!r.ledgers.empty())
-            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson)) composed = num(ledger->total().epsilon);
+            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson)) composed = ledgerNumber(ledger->total().epsilon);
         QString verdict = QStringLiteral("no ledger");
         if (!r.ledgers.empty()) {
             const RunLedgerCheck check = checkRunLedgers(r);
             verdict = check.ok ? ok(true, QStringLiteral("verified")) : ok(false, QStringLiteral("discrepancy"));
         }
         html += row({QString::number(r.run.id), esc(methodLabel(r.run.method)), esc(r.run.task),
-                     r.run.epsilon ? num(*r.run.epsilon) : QStringLiteral("—"), QString::number(r.run.seed),
+                     r.run.epsilon ? ledgerNumber(*r.run.epsilon) : QStringLiteral("—"), QString::number(r.run.seed),
                      esc(project::toString(r.run.status)), composed, verdict},
                     "td", 8);
     }
@@ -276,7 +267,7 @@ QString chosenMixtureText(const ProjectSnapshot& p) {
         }
         if (others > 0) parts << QStringLiteral("%1 other(s) %2 together").arg(others).arg(QString::number(rest, 'f', 2));
         lines << QStringLiteral("<b>%1</b> (ε = %2, seed %3, run %4): %5")
-                     .arg(esc(task), num(*chosen->run.epsilon))
+                     .arg(esc(task), ledgerNumber(*chosen->run.epsilon))
                      .arg(chosen->run.seed)
                      .arg(chosen->run.id)
                      .arg(parts.join(QStringLiteral(" · ")));
@@ -303,7 +294,7 @@ QString downstreamText(const ProjectSnapshot& p) {
             seeds = std::max(seeds, static_cast<int>(r.seeds));
         }
     return QStringLiteral("%1 at ε = %2 (mean over %3 seed(s)): %4")
-        .arg(auc ? QStringLiteral("macro test AUC") : QStringLiteral("test perplexity"), num(epsilon))
+        .arg(auc ? QStringLiteral("macro test AUC") : QStringLiteral("test perplexity"), ledgerNumber(epsilon))
         .arg(seeds)
         .arg(parts.join(QStringLiteral(" · ")));
 }
@@ -346,7 +337,7 @@ QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
                  .arg(std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3))
                  .arg(budget->delta, 0, 'g', 3)
                  .arg(budget->releases)
-                 .arg(budget->cap ? QStringLiteral(" (cap %1)").arg(num(*budget->cap)) : QStringLiteral(" (no cap)")));
+                 .arg(budget->cap ? QStringLiteral(" (cap %1)").arg(ledgerNumber(*budget->cap)) : QStringLiteral(" (no cap)")));
     if (!p.spec.publicSources.empty()) line(QStringLiteral("Chosen mixture (DP-MixMin λ)"), chosenMixtureText(p));
     line(QStringLiteral("Downstream vs baselines"), downstreamText(p));
     line(QStringLiteral("Verification"), verification);

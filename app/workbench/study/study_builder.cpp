@@ -25,11 +25,9 @@ const std::vector<project::LabelTask>& StudyDraft::tasks(SourceRole role) const 
 
 long long StudyDraft::mixtureComponents() const {
     long long k = 0;
-    for (const SourceRegistration& source : publicSources) {
-        const auto tasks = tasksOf(SourceRole::Public, source.source.name).size();
-        const auto labels = source.facts.labelNames.size();
-        k += static_cast<long long>(tasks > 0 ? tasks : labels > 0 ? labels : 1);
-    }
+    for (const SourceRegistration& source : publicSources)
+        k += static_cast<long long>(project::ProjectSpec::componentCount(tasksOf(SourceRole::Public, source.source.name).size(),
+                                                                         source.facts.labelNames.size()));
     return k;
 }
 

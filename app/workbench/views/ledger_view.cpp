@@ -1,4 +1,5 @@
 #include "app/workbench/views/ledger_view.h"
+#include "app/workbench/views/ledger_cells.h"
 
 #include "app/workbench/help/view_help.h"
 #include "app/workbench/views/result_data.h"
@@ -19,7 +20,6 @@
 namespace dpmix::workbench {
 namespace {
 
-QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'g', 6); }
 
 /// "; claim refuted by audit (…)" and the like, for the entries an audit speaks to.
 QString verdictText(const privacy::LedgerEntry& e, const std::vector<audit::StoredMechanismAudit>& audits) {
@@ -139,23 +139,10 @@ void LedgerView::showRun(int index) {
     table_->setRowCount(static_cast<int>(entries.size()));
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
         const privacy::LedgerEntry& e = entries[i];
-        const bool nonPrivate = e.mechanism == privacy::MechanismKind::NonPrivate;
-        QString noise = e.mechanism == privacy::MechanismKind::SubsampledDirichlet
-                            ? QStringLiteral("(%1, %2)").arg(num(e.dirichletAlpha), num(e.dirichletR))
-                            : nonPrivate ? QStringLiteral("—") : num(e.sigma);
-        const QStringList cells = {QString::fromStdString(e.stage),
-                                   QString::fromStdString(privacy::toString(e.mechanism)),
-                                   QString::fromStdString(privacy::toString(e.unit)),
-                                   QString::fromStdString(e.split),
-                                   nonPrivate ? QStringLiteral("—") : num(e.q),
-                                   noise,
-                                   QString::number(e.steps),
-                                   nonPrivate ? QStringLiteral("—") : num(e.delta),
-                                   nonPrivate ? tr("∞ (not private)") : num(e.epsilon),
-                                   QString(e.established ? tr("yes") : tr("no (claimed)")) +
-                                       (privacy::isSeededRelease(e) ? tr("; seeded: not a release") : QString()) +
-                                       verdictText(e, audits_),
-                                   QString::fromStdString(e.assumptions)};
+        const LedgerEntryCells cell = ledgerEntryCells(e);
+        const QStringList cells = {cell.stage, cell.mechanism, cell.unit, cell.split, cell.q, cell.noise, cell.steps,
+                                   cell.delta, cell.epsilon, cell.established + verdictText(e, audits_),
+                                   cell.assumptions};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(c == 10 ? shortAssumptions(cells[c]) : cells[c]);
             item->setToolTip(c == 10 || c == 1 ? cells[c] + "\n" + QString::fromStdString(e.accountant) : cells[c]);
@@ -186,13 +173,13 @@ void LedgerView::showRun(int index) {
                                 QString::fromStdString(entries[i].assumptions).toHtmlEscaped(),
                                 QString::fromStdString(entries[i].accountant).toHtmlEscaped());
     total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6%7")
-                        .arg(QString::fromStdString(privacy::toString(total.composition)), num(total.epsilon),
-                             num(total.delta),
+                        .arg(QString::fromStdString(privacy::toString(total.composition)), ledgerNumber(total.epsilon),
+                             ledgerNumber(total.delta),
                              QString(total.established ? QString() : tr(" — rests on a claimed guarantee")) +
                                  (total.seeded ? tr(" — <span style='color:#b00020'><b>not a release</b>: seeded "
                                                     "randomness, the seed is stored in this project</span>")
                                                : QString()),
-                             num(record.recordedEpsilon), refuted, assumptions));
+                             ledgerNumber(record.recordedEpsilon), refuted, assumptions));
 }
 
 bool LedgerView::verify() {

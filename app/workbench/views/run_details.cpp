@@ -1,4 +1,5 @@
 #include "app/workbench/views/run_details.h"
+#include "app/workbench/views/ledger_cells.h"
 
 #include "app/workbench/views/result_data.h"
 #include "engine/privacy/ledger_json.h"
@@ -14,11 +15,6 @@ namespace dpmix::workbench {
 namespace {
 
 const QString kMissing = QStringLiteral("—");
-
-QString num(double v) {
-    if (std::isinf(v)) return QStringLiteral("∞");
-    return QString::number(v, 'g', 6);
-}
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
 
@@ -75,35 +71,33 @@ LedgerDetails ledgerDetails(const RunResults& run) {
         return d;
     }
     for (const privacy::LedgerEntry& e : ledger->entries()) {
+        const LedgerEntryCells c = ledgerEntryCells(e);
         LedgerDetailRow row;
-        row.stage = text(e.stage);
-        row.split = e.split.empty() ? kMissing : text(e.split);
-        row.mechanism = text(privacy::toString(e.mechanism));
-        row.unit = text(privacy::toString(e.unit));
-        const bool nonPrivate = e.mechanism == privacy::MechanismKind::NonPrivate;
-        row.epsilon = nonPrivate ? QObject::tr("∞ (not private)") : num(e.epsilon);
-        row.delta = nonPrivate ? kMissing : num(e.delta);
-        if (nonPrivate) {
-            row.parameters = text(e.assumptions);
+        row.stage = c.stage;
+        row.split = c.split.isEmpty() ? kMissing : c.split;
+        row.mechanism = c.mechanism;
+        row.unit = c.unit;
+        row.epsilon = c.epsilon;
+        row.delta = c.delta;
+        if (e.mechanism == privacy::MechanismKind::NonPrivate) {
+            row.parameters = c.assumptions;
         } else {
-            QStringList p{QStringLiteral("q = %1").arg(num(e.q))};
-            if (e.mechanism == privacy::MechanismKind::SubsampledDirichlet)
-                p << QStringLiteral("(α, r) = (%1, %2)").arg(num(e.dirichletAlpha), num(e.dirichletR));
-            else p << QStringLiteral("σ = %1").arg(num(e.sigma));
-            p << QObject::tr("steps = %1").arg(e.steps);
-            if (e.clipNorm > 0) p << QStringLiteral("C = %1").arg(num(e.clipNorm));
+            const bool dirichlet = e.mechanism == privacy::MechanismKind::SubsampledDirichlet;
+            QStringList p{QStringLiteral("q = %1").arg(c.q),
+                          (dirichlet ? QStringLiteral("(α, r) = ") : QStringLiteral("σ = ")) + c.noise,
+                          QObject::tr("steps = %1").arg(c.steps)};
+            if (e.clipNorm > 0) p << QStringLiteral("C = %1").arg(ledgerNumber(e.clipNorm));
             // Each "name = value" stays on one line; a narrow column wraps between them.
             row.parameters = p.join(QStringLiteral(" · ")).replace(QStringLiteral(" = "), QStringLiteral("\u00a0=\u00a0"));
         }
-        row.accountant = e.accountant.empty() ? kMissing : text(e.accountant);
-        row.established = (e.established ? QObject::tr("yes") : QObject::tr("no (claimed)")) +
-                          (privacy::isSeededRelease(e) ? QObject::tr("; seeded: not a release") : QString());
+        row.accountant = c.accountant.isEmpty() ? kMissing : c.accountant;
+        row.established = c.established;
         d.rows.push_back(std::move(row));
     }
     const privacy::LedgerTotal total = ledger->total();
     d.total = QObject::tr("Composed (%1): ε = %2, δ = %3 · ε recorded by the run: %4")
-                  .arg(text(privacy::toString(total.composition)), num(total.epsilon), num(total.delta),
-                       num(record.recordedEpsilon));
+                  .arg(text(privacy::toString(total.composition)), ledgerNumber(total.epsilon), ledgerNumber(total.delta),
+                       ledgerNumber(record.recordedEpsilon));
     if (!total.established) d.total += QObject::tr(" · rests on a claimed guarantee");
     if (total.seeded) d.total += QObject::tr(" · not a release (seeded randomness)");
     if (run.ledgers.size() > 1)
@@ -138,7 +132,7 @@ std::vector<DetailRow> metricRows(const RunResults& run) {
     for (const auto& m : run.metrics) {
         const QString name = m.className.empty() ? text(m.name)
                                                  : QObject::tr("%1 (class %2)").arg(text(m.name), text(m.className));
-        rows.emplace_back(name, num(m.value));
+        rows.emplace_back(name, ledgerNumber(m.value));
     }
     return rows;
 }
@@ -171,7 +165,7 @@ std::vector<DetailRow> curveRows(const RunResults& run) {
                                           .arg(count)
                                           .arg(points.front().step)
                                           .arg(points.back().step)
-                                          .arg(num(points.back().value)));
+                                          .arg(ledgerNumber(points.back().value)));
     }
     return rows;
 }
