@@ -25,6 +25,8 @@ public:
     int rowCount() const { return static_cast<int>(rows_.size()); }
     int columnCount() const;
     QString caption() const { return caption_; }
+    /// What clearImages() shows instead of images.
+    QString emptyText() const { return emptyText_; }
     /// "<row label>, image <c + 1> of <n>" for the image under `pos` (widget coordinates), or "".
     QString toolTipAt(const QPoint& pos) const;
     /// Where image (row, column) is drawn, in widget coordinates (for tests and hovering).

@@ -63,6 +63,16 @@ void ResultPageView::setChart(widgets::ChartWidget* chart) {
     stack_->setCurrentWidget(chart);
 }
 
+void ResultPageView::setChart(widgets::ChartWidget* chart, QWidget* below) {
+    auto* page = new QWidget;
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(chart, 3);
+    layout->addWidget(below, 2);
+    stack_->addWidget(page);
+    stack_->setCurrentWidget(page);
+}
+
 void ResultPageView::showEmptyState(const QString& text) {
     emptyState_->setText(text);
     stack_->setCurrentWidget(emptyPage_);

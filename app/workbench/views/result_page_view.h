@@ -35,6 +35,8 @@ protected:
     /// Adds a selector (or its label) to the top row, after those added before.
     void addControl(QWidget* widget);
     void setChart(widgets::ChartWidget* chart);
+    /// The chart with `below` under it (e.g. a gallery of the plotted examples), sharing the page.
+    void setChart(widgets::ChartWidget* chart, QWidget* below);
     void showEmptyState(const QString& text);
     void showChart();
     /// Shows `text` above the chart; an empty text hides the line.
