@@ -21,6 +21,7 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx);
 void registerBudgetCommand(CLI::App& app, CommandContext& ctx);
 void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx);
 void registerPsgCommand(CLI::App& app, CommandContext& ctx);
+void registerJobsCommands(CLI::App& app, CommandContext& ctx);  // `dpmix jobs …` and `dpmix worker`
 
 /// Every sub-command above, in the order `dpmix --help` lists them. main() and the in-process
 /// tests share it; each registration owns its arguments, so it may run on several Apps.

@@ -15,6 +15,7 @@ void registerCommands(CLI::App& app, CommandContext& ctx) {
     registerResultsCommand(app, ctx);
     registerBudgetCommand(app, ctx);
     registerExportReleaseCommand(app, ctx);
+    registerJobsCommands(app, ctx);
 }
 
 }  // namespace dpmix::cli

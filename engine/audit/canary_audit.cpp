@@ -34,9 +34,8 @@ Status checkOptions(const CanaryAuditOptions& o) {
 
 }  // namespace
 
-Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
-                                         const CanaryAuditOptions& options, const ProgressCallback& progress,
-                                         const CancellationToken& cancel) {
+Result<CanaryAuditPlan> prepareCanaryAudit(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                                           const CanaryAuditOptions& options, const CancellationToken& cancel) {
     if (auto e = checkOptions(options)) return *e;
     const bool userLevel = options.users.has_value();
     if (userLevel) {
@@ -79,36 +78,92 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
         canary = std::move(c).value();
     }
 
+    CanaryAuditPlan plan;
+    plan.canary = std::move(canary);
+    return plan;
+}
+
+namespace {
+
+// Run `run` of one world, seeded from (seed, world, run) only; adds the canary's samples.
+Result<double> auditRun(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                        const CanaryAuditOptions& options, const Canary& canary, const mixmin::ExtraUnit& baseUnit,
+                        bool in, long long run, std::atomic<long long>& canarySamples, const CancellationToken& cancel) {
+    const bool userLevel = options.users.has_value();
+    mixmin::DpMixMinParams p = params;
+    // An audit is a simulation by the data owner, not a release: its runs are seeded so that the
+    // audit can be re-run and checked (docs/AUDIT.md).
+    p.randomness = privacy::RandomnessSource::seeded(
+        deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run)), "canary-audit");
+    p.trajectoryEvery = p.steps;  // keep only λ_0 and λ_T: nothing else is scored
+    long long sampled = 0;
+    mixmin::ExtraUnit unit{[&](const Eigen::VectorXd& l, Eigen::VectorXd& g) {
+                               ++sampled;
+                               baseUnit.gradient(l, g);
+                           },
+                           options.canaryExamples};
+    const mixmin::ExtraUnit* extra = in ? &unit : nullptr;
+    auto r = userLevel ? mixmin::runUserLevelDpMixMin(splitA, *options.users, p, nullptr, {}, cancel, nullptr, extra)
+                       : mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel, extra);
+    if (!r) return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + r.error().message};
+    canarySamples += sampled;
+    return canary.score(r->lambda);
+}
+
+}  // namespace
+
+Result<CanaryAuditBlock> runCanaryAuditBlock(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                                             const CanaryAuditOptions& options, const CanaryAuditPlan& plan, bool in,
+                                             long long begin, long long end, const ProgressCallback& progress,
+                                             const CancellationToken& cancel) {
+    if (!plan.canary) return Error{"audit block: the audit was not prepared"};
+    if (begin < 0 || end > options.runsPerWorld || begin >= end)
+        return Error{"audit block: runs [" + std::to_string(begin) + ", " + std::to_string(end) + ") are not within [0, " +
+                     std::to_string(options.runsPerWorld) + ")"};
+    CanaryAuditBlock block;
+    block.in = in;
+    block.begin = begin;
+    block.end = end;
+    block.scores.assign(static_cast<std::size_t>(end - begin), 0.0);
+    std::atomic<long long> canarySamples{0};
+    const mixmin::ExtraUnit baseUnit = plan.canary->extraUnit();
+    auto job = [&](long long i) -> Status {
+        auto score = auditRun(splitA, params, options, *plan.canary, baseUnit, in, begin + i, canarySamples, cancel);
+        if (!score) return score.error();
+        block.scores[static_cast<std::size_t>(i)] = *score;
+        return std::nullopt;
+    };
+    if (auto e = runIndexedJobs(end - begin, options.threads, job, "audit", progress, cancel)) return *e;
+    block.canarySamples = canarySamples.load();
+    return block;
+}
+
+Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                                         const CanaryAuditOptions& options, const ProgressCallback& progress,
+                                         const CancellationToken& cancel) {
+    auto plan = prepareCanaryAudit(splitA, params, options, cancel);
+    if (!plan) return plan.error();
     const long long R = options.runsPerWorld;
     std::vector<double> scoresOut(static_cast<std::size_t>(R)), scoresIn(static_cast<std::size_t>(R));
     std::atomic<long long> canarySamples{0};
-    const mixmin::ExtraUnit baseUnit = canary->extraUnit();
+    const mixmin::ExtraUnit baseUnit = plan->canary->extraUnit();
     // Job j < R is out-world run j; job R + j is in-world run j. Each writes only its own slot.
     auto job = [&](long long jobIndex) -> Status {
         const bool in = jobIndex >= R;
         const long long run = in ? jobIndex - R : jobIndex;
-        mixmin::DpMixMinParams p = params;
-        // An audit is a simulation by the data owner, not a release: its runs are seeded so that the
-        // audit can be re-run and checked (docs/AUDIT.md).
-        p.randomness = privacy::RandomnessSource::seeded(
-            deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run)), "canary-audit");
-        p.trajectoryEvery = p.steps;  // keep only λ_0 and λ_T: nothing else is scored
-        long long sampled = 0;
-        mixmin::ExtraUnit unit{[&](const Eigen::VectorXd& l, Eigen::VectorXd& g) {
-                                   ++sampled;
-                                   baseUnit.gradient(l, g);
-                               },
-                               options.canaryExamples};
-        const mixmin::ExtraUnit* extra = in ? &unit : nullptr;
-        auto r = userLevel ? mixmin::runUserLevelDpMixMin(splitA, *options.users, p, nullptr, {}, cancel, nullptr, extra)
-                           : mixmin::runDpMixMin(splitA, p, nullptr, {}, cancel, extra);
-        if (!r) return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + r.error().message};
-        (in ? scoresIn : scoresOut)[static_cast<std::size_t>(run)] = canary->score(r->lambda);
-        canarySamples += sampled;
+        auto score = auditRun(splitA, params, options, *plan->canary, baseUnit, in, run, canarySamples, cancel);
+        if (!score) return score.error();
+        (in ? scoresIn : scoresOut)[static_cast<std::size_t>(run)] = *score;
         return std::nullopt;
     };
     if (auto e = runIndexedJobs(2 * R, options.threads, job, "audit", progress, cancel)) return *e;
+    return finishCanaryAudit(params, options, *plan, std::move(scoresIn), std::move(scoresOut), canarySamples.load());
+}
 
+CanaryAuditResult finishCanaryAudit(const mixmin::DpMixMinParams& params, const CanaryAuditOptions& options,
+                                    const CanaryAuditPlan& plan, std::vector<double> scoresIn,
+                                    std::vector<double> scoresOut, long long canarySamples) {
+    const long long R = options.runsPerWorld;
     CanaryAuditResult res;
     AttackJudgement judged = judgeAttack(scoresIn, scoresOut, options.selectFraction, params.delta, options.confidence);
     res.selectRuns = std::move(judged.selectRuns);
@@ -133,7 +188,7 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
     res.canary = options.canary;
     res.maxClipSign = options.maxClipSign;
     res.maxClipTarget = options.maxClipTarget;
-    res.topSource = canary->topSource();
+    res.topSource = plan.canary->topSource();
     res.noise = params.noise;
     res.sigma = params.noise == mixmin::NoiseMode::Gaussian ? params.sigma : 0.0;
     res.claimedEpsilon =
@@ -143,7 +198,7 @@ Result<CanaryAuditResult> runCanaryAudit(const mixmin::MixtureObjective& splitA,
     res.seed = options.seed;
     res.canaryExamples = options.canaryExamples;
     res.unit = params.unit;
-    res.meanCanarySamples = static_cast<double>(canarySamples.load()) / static_cast<double>(R);
+    res.meanCanarySamples = static_cast<double>(canarySamples) / static_cast<double>(R);
     if (options.keepScores) {
         res.scoresIn = std::move(scoresIn);
         res.scoresOut = std::move(scoresOut);

@@ -80,6 +80,38 @@ struct CanaryAuditResult {
     std::vector<double> scoresIn, scoresOut;
 };
 
+// The audit in three steps, so that blocks of runs can be computed elsewhere (a Slurm array
+// task, engine/pipeline/audit_units.h) and joined later with the same result, bit for bit:
+// prepare (checks and the canary), any number of blocks of runs of one world, finish (the
+// attack and the bound from all runs' scores). runCanaryAudit is the three in one process.
+
+/// The canary resolved against split A (and the checks of runCanaryAudit).
+struct CanaryAuditPlan {
+    std::optional<Canary> canary;
+};
+Result<CanaryAuditPlan> prepareCanaryAudit(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                                           const CanaryAuditOptions& options, const CancellationToken& cancel = {});
+
+/// Runs [begin, end) of one world ("in": with the canary), seeded exactly as runCanaryAudit
+/// seeds them: scores[i] is run begin + i's score; canarySamples sums the steps the canary was
+/// sampled in (0 for the "out" world). Spread over options.threads.
+struct CanaryAuditBlock {
+    bool in = false;
+    long long begin = 0, end = 0;
+    std::vector<double> scores;
+    long long canarySamples = 0;
+};
+Result<CanaryAuditBlock> runCanaryAuditBlock(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
+                                             const CanaryAuditOptions& options, const CanaryAuditPlan& plan, bool in,
+                                             long long begin, long long end, const ProgressCallback& progress = {},
+                                             const CancellationToken& cancel = {});
+
+/// The attack and the bound from every run's score (R per world) and the "in" world's total of
+/// canary samples.
+CanaryAuditResult finishCanaryAudit(const mixmin::DpMixMinParams& params, const CanaryAuditOptions& options,
+                                    const CanaryAuditPlan& plan, std::vector<double> scoresIn,
+                                    std::vector<double> scoresOut, long long canarySamples);
+
 /// `params` must come from DpMixMinParamsBuilder::build(splitA.examples()) — or, for a user-level
 /// audit, build(options.users->users(), PrivacyUnit::User) — Gaussian at the claimed ε, or
 /// NoiseMode::None for the no-noise control; its randomness is replaced per run.

@@ -1,8 +1,10 @@
 #include "engine/pipeline/audit_stage.h"
+#include "engine/pipeline/audit_units.h"
 
 #include "engine/pipeline/mixture_stage.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/data/sha256.h"
 #include "engine/pipeline/audit_records.h"
 #include "engine/audit/summary_stats.h"
 #include "engine/audit/threshold_attack.h"
@@ -13,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <limits>
 
@@ -171,9 +175,22 @@ std::string auditConfigJson(const project::ProjectSpec& spec, const project::Mix
     return config.dump();
 }
 
+std::string scoresHash(const std::vector<double>& out, const std::vector<double>& in) {
+    data::Sha256 h;
+    for (const auto* v : {&out, &in})
+        for (double x : *v) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &x, sizeof bits);
+            unsigned char bytes[8];
+            for (int b = 0; b < 8; ++b) bytes[b] = static_cast<unsigned char>(bits >> (8 * b));
+            h.update(bytes, sizeof bytes);
+        }
+    return h.hexDigest();
+}
+
 // The audit's record: the counts and bound, the details a reviewer needs to re-derive them,
 // and its figures as metrics. No λ and nothing about the canary image itself.
-project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStudy& study, const AuditInputs& in,
+project::AuditRecord auditRecord(const AuditStageReport& report, const std::vector<std::string>& componentNames, const AuditInputs& in,
                                  const AuditStageOptions& options, double epsilon, privacy::Accountant accountant) {
     const auto& r = report.result;
     nlohmann::json details{{"threshold", r.threshold},
@@ -197,10 +214,13 @@ project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStud
                            {"score_in_mean", report.scoreMeanIn},
                            {"score_in_std", report.scoreStdIn},
                            {"score_out_mean", report.scoreMeanOut},
-                           {"score_out_std", report.scoreStdOut}};
+                           {"score_out_std", report.scoreStdOut},
+                           // Every run's score, out world then in world, as IEEE-754 bits: two
+                           // audits with this hash scored every run identically (docs/CLUSTER.md).
+                           {"scores_sha256", scoresHash(r.scoresOut, r.scoresIn)}};
     if (options.canary == audit::CanaryKind::MaxClip) {
         details["top_source"] = r.topSource;
-        details["top_source_name"] = study.componentNames[static_cast<std::size_t>(r.topSource)];
+        details["top_source_name"] = componentNames[static_cast<std::size_t>(r.topSource)];
         details["max_clip_sign"] = audit::toString(r.maxClipSign);
         details["max_clip_target"] = audit::toString(r.maxClipTarget);
     } else {
@@ -211,7 +231,7 @@ project::AuditRecord auditRecord(const AuditStageReport& report, const ImageStud
     return auditRecordOf(report.runId, report.name, r, details.dump());
 }
 
-Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const ImageStudy& study,
+Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const std::vector<std::string>& componentNames,
                                        const AuditInputs& in, const AuditStageOptions& options, double epsilon,
                                        privacy::Accountant accountant) {
     const long long runId = report.runId;
@@ -222,7 +242,7 @@ Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& 
             std::string(options.canary == audit::CanaryKind::Natural ? " plus one held-out example of split B" : "") +
             "; results are empirical bounds, not releases"));
     if (auto s = project.recordLedger(runId, ledger); !s) return s.error();
-    if (auto s = project.addAudit(auditRecord(report, study, in, options, epsilon, accountant)); !s) return s.error();
+    if (auto s = project.addAudit(auditRecord(report, componentNames, in, options, epsilon, accountant)); !s) return s.error();
     const auto& r = report.result;
     if (auto s = project.addMetrics({{runId, "epsilon-lower-bound", "", r.epsilonLB},
                                      {runId, "fpr", "", r.fpr},
@@ -236,37 +256,69 @@ Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& 
 
 }  // namespace
 
+namespace {
+
+// What the local audit and a frozen one (a cluster job) share: the audit's options for
+// engine/audit and its mechanism, from split A's inputs.
+struct AuditSetup {
+    double epsilon = 1.0;
+    privacy::Accountant accountant = privacy::Accountant::Rdp;
+    project::MixtureStage mixture;
+    audit::CanaryAuditOptions ao;
+    std::optional<mixmin::DpMixMinParams> params;
+};
+
+Result<AuditSetup> auditSetup(const project::ProjectSpec& spec, const AuditInputs& in, const AuditStageOptions& options) {
+    AuditSetup s;
+    s.epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
+    s.ao.canary = options.canary;
+    s.ao.runsPerWorld = options.runs;
+    s.ao.seed = options.seed;
+    s.ao.threads = options.threads;
+    s.ao.maxClipSign = options.maxClipSign;
+    s.ao.maxClipTarget = options.maxClipTarget;
+    s.ao.keepScores = true;
+    s.ao.canaryExamples = options.canaryExamples;
+    s.ao.users = in.users;
+    s.mixture = options.mixture.value_or(spec.mixture);
+    s.accountant = options.accountant.value_or(spec.privacy.accountant);
+    auto params = auditMechanism(s.mixture, in, options, s.epsilon, spec.privacy.delta, s.accountant);
+    if (!params) return params.error();
+    s.params = std::move(params).value();
+    return s;
+}
+
+void putScoreSpread(AuditStageReport& report) {
+    const auto inWorld = audit::meanStd(report.result.scoresIn);
+    const auto outWorld = audit::meanStd(report.result.scoresOut);
+    report.scoreMeanIn = inWorld.mean;
+    report.scoreStdIn = inWorld.std;
+    report.scoreMeanOut = outWorld.mean;
+    report.scoreStdOut = outWorld.std;
+}
+
+}  // namespace
+
 Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const AuditStageOptions& options,
                                        const ProgressCallback& progress, const CancellationToken& cancel,
                                        const LogSink& log) {
     if (auto err = checkAuditStageOptions(project, options)) return *err;
     const auto& spec = project.spec();
-    const double epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
     auto in = auditInputs(spec, *prepared, options);
     if (!in) return in.error();
+    auto setupResult = auditSetup(spec, *in, options);
+    if (!setupResult) return setupResult.error();
+    AuditSetup setup = std::move(setupResult).value();
+    const double epsilon = setup.epsilon;
 
     AuditStageReport report;
     report.task = options.task;
     report.name = auditName(options);
     report.splitA = in->n;
-    audit::CanaryAuditOptions ao;
-    ao.canary = options.canary;
-    ao.runsPerWorld = options.runs;
-    ao.seed = options.seed;
-    ao.threads = options.threads;
-    ao.maxClipSign = options.maxClipSign;
-    ao.maxClipTarget = options.maxClipTarget;
-    ao.keepScores = true;
-    ao.canaryExamples = options.canaryExamples;
-    ao.users = in->users;
     if (options.canary == audit::CanaryKind::Natural)
-        if (auto e = addNaturalCanary(*prepared, *in, options, ao, report)) return *e;
-    const project::MixtureStage mixture = options.mixture.value_or(spec.mixture);
-    const privacy::Accountant accountant = options.accountant.value_or(spec.privacy.accountant);
-    auto params = auditMechanism(mixture, *in, options, epsilon, spec.privacy.delta, accountant);
-    if (!params) return params.error();
+        if (auto e = addNaturalCanary(*prepared, *in, options, setup.ao, report)) return *e;
 
     if (log)
         log("auditing task '" + options.task + "' with the " + report.name + " canary" +
@@ -278,20 +330,334 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
     auto runId = runAuditRun(
         project,
         {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
-         auditConfigJson(spec, mixture, *in, options, report.name, epsilon)},
+         auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)},
         [&](long long id) -> Status {
             report.runId = id;
-            auto result = audit::runCanaryAudit(*in->splitA, *params, ao, progress, cancel);
+            auto result = audit::runCanaryAudit(*in->splitA, *setup.params, setup.ao, progress, cancel);
             if (!result) return result.error();
             report.result = std::move(result).value();
-            const auto inWorld = audit::meanStd(report.result.scoresIn);
-            const auto outWorld = audit::meanStd(report.result.scoresOut);
-            report.scoreMeanIn = inWorld.mean;
-            report.scoreStdIn = inWorld.std;
-            report.scoreMeanOut = outWorld.mean;
-            report.scoreStdOut = outWorld.std;
-            return storeAuditResults(project, report, prepared->study, *in, options, epsilon, accountant);
+            putScoreSpread(report);
+            return storeAuditResults(project, report, prepared->study.componentNames, *in, options, epsilon,
+                                     setup.accountant);
         });
+    if (!runId) return runId.error();
+    return report;
+}
+
+// ---- The audit as work units (audit_units.h) ----
+
+namespace {
+
+std::string hexBits(double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(bits));
+    return buf;
+}
+
+Result<double> fromHexBits(const nlohmann::json& j) {
+    if (!j.is_string() || j.get_ref<const std::string&>().size() != 16) return Error{"a number is not 16 hex digits"};
+    const std::string& text = j.get_ref<const std::string&>();
+    std::uint64_t bits = 0;
+    for (char c : text) {
+        int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+        if (d < 0) return Error{"a number is not 16 hex digits"};
+        bits = (bits << 4) | static_cast<std::uint64_t>(d);
+    }
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+nlohmann::json optionsJson(const AuditStageOptions& o) {
+    nlohmann::json j{{"task", o.task},
+                     {"canary", audit::toString(o.canary)},
+                     {"max_clip_sign", o.maxClipSign == audit::MaxClipSign::RaiseTopSource ? "raise" : "lower"},
+                     {"max_clip_target", o.maxClipTarget == audit::MaxClipTarget::QuietestSource ? "quietest" : "top"},
+                     {"runs", o.runs},
+                     {"no_noise", o.noNoise},
+                     {"seed", o.seed},
+                     {"canary_examples", o.canaryExamples}};
+    j["epsilon"] = o.epsilon ? nlohmann::json(hexBits(*o.epsilon)) : nlohmann::json(nullptr);
+    j["accountant"] = o.accountant ? nlohmann::json(privacy::toString(*o.accountant)) : nlohmann::json(nullptr);
+    if (o.mixture)
+        j["mixture"] = {{"clip", hexBits(o.mixture->clip)},
+                        {"batch", o.mixture->batch},
+                        {"lr", hexBits(o.mixture->lr)},
+                        {"steps", o.mixture->steps},
+                        {"user_group_size", o.mixture->userGroupSize}};
+    return j;
+}
+
+Result<AuditStageOptions> optionsFromJson(const nlohmann::json& j) {
+    AuditStageOptions o;
+    o.task = j.at("task").get<std::string>();
+    o.canary = j.at("canary").get<std::string>() == audit::toString(audit::CanaryKind::Natural) ? audit::CanaryKind::Natural
+                                                                                              : audit::CanaryKind::MaxClip;
+    o.maxClipSign = j.at("max_clip_sign") == "raise" ? audit::MaxClipSign::RaiseTopSource : audit::MaxClipSign::LowerTopSource;
+    o.maxClipTarget =
+        j.at("max_clip_target") == "quietest" ? audit::MaxClipTarget::QuietestSource : audit::MaxClipTarget::TopSource;
+    o.runs = j.at("runs").get<long long>();
+    o.noNoise = j.at("no_noise").get<bool>();
+    o.seed = j.at("seed").get<std::uint64_t>();
+    o.canaryExamples = j.at("canary_examples").get<long long>();
+    if (!j.at("epsilon").is_null()) {
+        auto e = fromHexBits(j.at("epsilon"));
+        if (!e) return e.error();
+        o.epsilon = *e;
+    }
+    if (!j.at("accountant").is_null()) {
+        privacy::Accountant a;
+        if (!privacy::parseAccountant(j.at("accountant").get<std::string>(), a)) return Error{"unknown accountant"};
+        o.accountant = a;
+    }
+    if (j.contains("mixture")) {
+        const auto& m = j.at("mixture");
+        project::MixtureStage stage;
+        auto clip = fromHexBits(m.at("clip"));
+        auto lr = fromHexBits(m.at("lr"));
+        if (!clip || !lr) return Error{"mixture: a number is not 16 hex digits"};
+        stage.clip = *clip;
+        stage.lr = *lr;
+        stage.batch = m.at("batch").get<long long>();
+        stage.steps = m.at("steps").get<long long>();
+        stage.userGroupSize = m.at("user_group_size").get<long long>();
+        o.mixture = stage;
+    }
+    return o;
+}
+
+// A frozen audit thawed: split A, its users, the mechanism and the canary, exactly as the
+// project's audit would have built them.
+struct ThawedAudit {
+    AuditStageOptions options;
+    project::ProjectSpec spec;
+    AuditInputs in;
+    AuditSetup setup;
+    std::vector<std::string> componentNames;
+    AuditStageReport report;  // name, task, split A, natural canary
+    project::NewRun run;
+};
+
+Result<ThawedAudit> thaw(const std::string& frozenJson) {
+    try {
+        const auto j = nlohmann::json::parse(frozenJson);
+        if (j.value("kind", "") != "audit") return Error{"the frozen spec is not an audit's"};
+        ThawedAudit t;
+        auto options = optionsFromJson(j.at("options"));
+        if (!options) return options.error();
+        t.options = std::move(options).value();
+        t.options.threads = 0;
+        // The parts of the project spec the audit reads.
+        auto delta = fromHexBits(j.at("delta"));
+        if (!delta) return delta.error();
+        t.spec.privacy.delta = *delta;
+        t.spec.privacy.epsilons.clear();
+        auto eps = fromHexBits(j.at("spec_epsilon"));
+        if (!eps) return eps.error();
+        t.spec.privacy.epsilons.push_back(*eps);
+        privacy::Accountant accountant;
+        if (!privacy::parseAccountant(j.at("spec_accountant").get<std::string>(), accountant))
+            return Error{"unknown accountant"};
+        t.spec.privacy.accountant = accountant;
+        const auto& m = j.at("spec_mixture");
+        auto clip = fromHexBits(m.at("clip"));
+        auto lr = fromHexBits(m.at("lr"));
+        if (!clip || !lr) return Error{"spec_mixture: a number is not 16 hex digits"};
+        t.spec.mixture.clip = *clip;
+        t.spec.mixture.lr = *lr;
+        t.spec.mixture.batch = m.at("batch").get<long long>();
+        t.spec.mixture.steps = m.at("steps").get<long long>();
+        t.spec.mixture.userGroupSize = m.at("user_group_size").get<long long>();
+
+        const auto& a = j.at("split_a");
+        const long long rows = a.at("rows").get<long long>(), k = a.at("sources").get<long long>();
+        const auto& values = a.at("probabilities");
+        if (rows < 1 || k < 1 || !values.is_array() || static_cast<long long>(values.size()) != rows * k)
+            return Error{"split_a: expected rows x sources probabilities"};
+        Eigen::MatrixXd p(rows, k);
+        for (long long r = 0; r < rows; ++r)
+            for (long long c = 0; c < k; ++c) {
+                auto v = fromHexBits(values[static_cast<std::size_t>(r * k + c)]);
+                if (!v) return Error{"split_a: " + v.error().message};
+                p(r, c) = *v;
+            }
+        const auto labels = a.at("labels").get<std::vector<int>>();
+        auto splitA = mixmin::makeBinaryObjective(p, labels);
+        if (!splitA) return Error{"split_a: " + splitA.error().message};
+        t.in.n = splitA->examples();
+        t.in.splitA = std::move(splitA).value();
+        if (!a.at("users").is_null()) {
+            auto groups = userGroupsOf(a.at("users").get<std::vector<std::string>>(), t.in.n);
+            if (!groups) return Error{"split_a: " + groups.error().message};
+            t.in.users = std::move(groups).value();
+        }
+        t.in.units = t.in.users ? t.in.users->users() : t.in.n;
+        t.in.groupSize = a.at("group_size").get<long long>();
+        t.componentNames = j.at("component_names").get<std::vector<std::string>>();
+        auto setup = auditSetup(t.spec, t.in, t.options);
+        if (!setup) return setup.error();
+        t.setup = std::move(setup).value();
+        t.report.task = t.options.task;
+        t.report.name = auditName(t.options);
+        t.report.splitA = t.in.n;
+        if (t.options.canary == audit::CanaryKind::Natural) {
+            const auto& nat = j.at("natural");
+            std::vector<double> row;
+            for (const auto& v : nat.at("row")) {
+                auto d = fromHexBits(v);
+                if (!d) return Error{"natural: " + d.error().message};
+                row.push_back(*d);
+            }
+            const int label = nat.at("label").get<int>();
+            auto canary = audit::makeNaturalCanary(Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())), label);
+            if (!canary) return canary.error();
+            t.setup.ao.naturalExample = std::move(canary).value();
+            t.report.canaryExample = nat.at("example").get<long long>();
+            t.report.canaryLabel = label;
+        }
+        const auto& run = j.at("run");
+        t.run.method = run.at("method").get<std::string>();
+        t.run.task = run.at("task").get<std::string>();
+        if (!run.at("epsilon").is_null()) {
+            auto e = fromHexBits(run.at("epsilon"));
+            if (!e) return e.error();
+            t.run.epsilon = *e;
+        }
+        t.run.seed = run.at("seed").get<long long>();
+        t.run.configJson = run.at("config").get<std::string>();
+        return t;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("the frozen audit spec is malformed: ") + e.what()};
+    }
+}
+
+}  // namespace
+
+Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditStageOptions& options,
+                                     const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+    if (auto err = checkAuditStageOptions(project, options)) return *err;
+    const auto& spec = project.spec();
+    auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
+    if (!prepared) return prepared.error();
+    auto in = auditInputs(spec, *prepared, options);
+    if (!in) return in.error();
+    auto setupResult = auditSetup(spec, *in, options);
+    if (!setupResult) return setupResult.error();
+    AuditSetup setup = std::move(setupResult).value();
+    const ImageStudy& study = prepared->study;
+    auto probabilities = prepared->proxy.predict(study.sensitiveImages, in->split.a);
+    if (!probabilities) return probabilities.error();
+    nlohmann::json j;
+    j["kind"] = "audit";
+    j["options"] = optionsJson(options);
+    j["delta"] = hexBits(spec.privacy.delta);
+    j["spec_epsilon"] = hexBits(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
+    j["spec_accountant"] = privacy::toString(spec.privacy.accountant);
+    j["spec_mixture"] = {{"clip", hexBits(spec.mixture.clip)},
+                         {"batch", spec.mixture.batch},
+                         {"lr", hexBits(spec.mixture.lr)},
+                         {"steps", spec.mixture.steps},
+                         {"user_group_size", spec.mixture.userGroupSize}};
+    nlohmann::json values = nlohmann::json::array();
+    for (Eigen::Index r = 0; r < probabilities->rows(); ++r)
+        for (Eigen::Index c = 0; c < probabilities->cols(); ++c) values.push_back(hexBits((*probabilities)(r, c)));
+    std::vector<int> labels;
+    for (auto i : in->split.a) labels.push_back(study.sensitiveLabel(i, in->task) > 0.5f ? 1 : 0);
+    nlohmann::json users = nullptr;
+    if (in->users) {
+        users = nlohmann::json::array();
+        for (auto i : in->split.a) users.push_back(study.grouping.users[i]);
+    }
+    j["split_a"] = {{"rows", probabilities->rows()}, {"sources", probabilities->cols()}, {"probabilities", values},
+                    {"labels", labels}, {"users", users}, {"group_size", in->groupSize}};
+    j["component_names"] = study.componentNames;
+    AuditStageReport report;
+    report.name = auditName(options);
+    if (options.canary == audit::CanaryKind::Natural) {
+        if (auto e = addNaturalCanary(*prepared, *in, options, setup.ao, report)) return *e;
+        const auto example = static_cast<std::size_t>(report.canaryExample);
+        auto row = prepared->proxy.predict(study.sensitiveImages, {example});
+        if (!row) return row.error();
+        nlohmann::json rowJson = nlohmann::json::array();
+        for (Eigen::Index c = 0; c < row->cols(); ++c) rowJson.push_back(hexBits((*row)(0, c)));
+        j["natural"] = {{"row", rowJson}, {"label", report.canaryLabel}, {"example", report.canaryExample}};
+    }
+    const double epsilon = setup.epsilon;
+    j["run"] = {{"method", "audit"},
+                {"task", options.task},
+                {"epsilon", options.noNoise ? nlohmann::json(nullptr) : nlohmann::json(hexBits(epsilon))},
+                {"seed", static_cast<long long>(options.seed)},
+                {"config", auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)}};
+    // The runs must be computable from this alone: check it thaws and prepares.
+    const std::string frozen = j.dump();
+    auto thawed = thaw(frozen);
+    if (!thawed) return Error{"freezing the audit: " + thawed.error().message};
+    if (log)
+        log("froze the audit of task '" + options.task + "' (" + report.name + " canary, " + std::to_string(options.runs) +
+            " runs per world, split A n = " + std::to_string(in->n) + ")");
+    return frozen;
+}
+
+Result<long long> frozenAuditRunsPerWorld(const std::string& frozenJson) {
+    auto t = thaw(frozenJson);
+    if (!t) return t.error();
+    return t->options.runs;
+}
+
+Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson, bool in, long long begin, long long end,
+                                                   int threads, const ProgressCallback& progress,
+                                                   const CancellationToken& cancel) {
+    auto thawed = thaw(frozenJson);
+    if (!thawed) return thawed.error();
+    ThawedAudit owned = std::move(thawed).value();
+    ThawedAudit* t = &owned;
+    t->setup.ao.threads = threads;
+    auto plan = audit::prepareCanaryAudit(*t->in.splitA, *t->setup.params, t->setup.ao, cancel);
+    if (!plan) return plan.error();
+    return audit::runCanaryAuditBlock(*t->in.splitA, *t->setup.params, t->setup.ao, *plan, in, begin, end, progress,
+                                      cancel);
+}
+
+Result<AuditStageReport> storeFrozenAudit(project::ProjectFile& project, const std::string& frozenJson,
+                                          const std::vector<audit::CanaryAuditBlock>& blocks, const std::string& provenance) {
+    auto thawed = thaw(frozenJson);
+    if (!thawed) return thawed.error();
+    ThawedAudit owned = std::move(thawed).value();
+    ThawedAudit* t = &owned;
+    const long long R = t->options.runs;
+    std::vector<double> scoresIn(static_cast<std::size_t>(R)), scoresOut(static_cast<std::size_t>(R));
+    std::vector<char> seenIn(static_cast<std::size_t>(R), 0), seenOut(static_cast<std::size_t>(R), 0);
+    long long canarySamples = 0;
+    for (const auto& b : blocks) {
+        if (b.begin < 0 || b.end > R || b.begin >= b.end || static_cast<long long>(b.scores.size()) != b.end - b.begin)
+            return Error{"a unit's runs [" + std::to_string(b.begin) + ", " + std::to_string(b.end) +
+                         ") do not fit the audit's " + std::to_string(R) + " runs per world"};
+        auto& scores = b.in ? scoresIn : scoresOut;
+        auto& seen = b.in ? seenIn : seenOut;
+        for (long long r = b.begin; r < b.end; ++r) {
+            if (seen[static_cast<std::size_t>(r)]) return Error{"run " + std::to_string(r) + " appears in two units"};
+            seen[static_cast<std::size_t>(r)] = 1;
+            scores[static_cast<std::size_t>(r)] = b.scores[static_cast<std::size_t>(r - b.begin)];
+        }
+        if (b.in) canarySamples += b.canarySamples;
+    }
+    for (long long r = 0; r < R; ++r)
+        if (!seenIn[static_cast<std::size_t>(r)] || !seenOut[static_cast<std::size_t>(r)])
+            return Error{"run " + std::to_string(r) + " of the audit has no result: every unit must be done"};
+    auto plan = audit::prepareCanaryAudit(*t->in.splitA, *t->setup.params, t->setup.ao);
+    if (!plan) return plan.error();
+    AuditStageReport report = t->report;
+    auto runId = runAuditRun(project, t->run, [&](long long id) -> Status {
+        report.runId = id;
+        report.result = audit::finishCanaryAudit(*t->setup.params, t->setup.ao, *plan, std::move(scoresIn),
+                                                 std::move(scoresOut), canarySamples);
+        putScoreSpread(report);
+        if (auto s = project.addLog(id, "info", provenance); !s) return s.error();
+        return storeAuditResults(project, report, t->componentNames, t->in, t->options, t->setup.epsilon,
+                                 t->setup.accountant);
+    });
     if (!runId) return runId.error();
     return report;
 }

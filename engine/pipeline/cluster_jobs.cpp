@@ -1,0 +1,774 @@
+#include "engine/pipeline/cluster_jobs.h"
+
+#include "engine/data/sha256.h"
+#include "engine/pipeline/audit_units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace dpmix::pipeline::cluster {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kJobFormat = "dpmix-cluster-job/1";
+constexpr const char* kUnitFormat = "dpmix-unit-result/1";
+
+std::string readText(const fs::path& p, bool* ok = nullptr) {
+    std::ifstream in(p, std::ios::binary);
+    if (ok) *ok = static_cast<bool>(in);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Written under a temporary name in the same folder, flushed to disk, then renamed: a reader
+// sees the whole file or none.
+Status writeAtomically(const fs::path& p, const std::string& text) {
+    const fs::path tmp = p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid()));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return Error{"cannot write " + tmp.string() + ": " + std::strerror(errno)};
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n <= 0) {
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return Error{"cannot write " + tmp.string() + ": " + why};
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        ::unlink(tmp.c_str());
+        return Error{"cannot write " + tmp.string() + ": " + std::strerror(errno)};
+    }
+    std::error_code ec;
+    fs::rename(tmp, p, ec);
+    if (ec) {
+        ::unlink(tmp.c_str());
+        return Error{"cannot publish " + p.string() + ": " + ec.message()};
+    }
+    return std::nullopt;
+}
+
+std::string utcStamp() { return project::utcTimestamp(); }
+
+std::string shellQuote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::optional<fs::path> findOnPath(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    if (!path) return std::nullopt;
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        if (dir.empty()) continue;
+        const fs::path candidate = fs::path(dir) / name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::nullopt;
+}
+
+struct ProcessResult {
+    int rc = -1;
+    std::string out, err;
+};
+
+// Runs a program (found on PATH) with its output captured; no shell.
+ProcessResult runProgram(const std::vector<std::string>& argv) {
+    ProcessResult r;
+    char outName[] = "/tmp/dpmix-proc-out-XXXXXX";
+    char errName[] = "/tmp/dpmix-proc-err-XXXXXX";
+    const int outFd = ::mkstemp(outName), errFd = ::mkstemp(errName);
+    if (outFd < 0 || errFd < 0) {
+        r.err = "cannot create a temporary file";
+        return r;
+    }
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::dup2(outFd, 1);
+        ::dup2(errFd, 2);
+        const int devnull = ::open("/dev/null", O_RDONLY);
+        if (devnull >= 0) ::dup2(devnull, 0);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execvp(args[0], args.data());
+        std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+        ::_exit(127);
+    }
+    int status = 0;
+    if (child > 0) {
+        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+        r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    }
+    ::close(outFd);
+    ::close(errFd);
+    r.out = readText(outName);
+    r.err = readText(errName);
+    ::unlink(outName);
+    ::unlink(errName);
+    return r;
+}
+
+std::string trimmed(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+    while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.erase(s.begin());
+    return s;
+}
+
+std::string checksumOf(const json& body) { return data::sha256Hex(body.dump()); }
+
+std::string projectSpecHash(const project::ProjectFile& project) { return data::sha256Hex(project.specJson()); }
+
+std::string newJobId(const std::string& kind) {
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    std::random_device rd;
+    char suffix[8];
+    std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffffu);
+    return kind + "-" + stamp + "-" + suffix;
+}
+
+fs::path selfExecutable() {
+    std::error_code ec;
+    auto p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path("dpmix") : p;
+}
+
+// A job directory as read back.
+struct Job {
+    fs::path dir;
+    json meta;          // job.json
+    std::string spec;   // spec.json's text
+    json units;         // units.json
+    std::vector<json> submissions;
+    std::string id() const { return meta.value("job_id", dir.filename().string()); }
+};
+
+Result<Job> readJob(const fs::path& dir) {
+    Job job;
+    job.dir = dir;
+    bool ok = false;
+    const std::string metaText = readText(dir / "job.json", &ok);
+    if (!ok) return Error{dir.string() + " is not a job directory (no job.json)"};
+    try {
+        job.meta = json::parse(metaText);
+        if (job.meta.value("format", "") != kJobFormat)
+            return Error{dir.string() + "/job.json: not a dpmix job (format '" + job.meta.value("format", "") + "')"};
+        job.spec = readText(dir / "spec.json", &ok);
+        if (!ok) return Error{dir.string() + ": spec.json is missing"};
+        if (data::sha256Hex(job.spec) != job.meta.at("spec_hash").get<std::string>())
+            return Error{dir.string() + ": spec.json does not match the spec hash in job.json (edited or damaged)"};
+        job.units = json::parse(readText(dir / "units.json", &ok));
+        if (!ok || !job.units.is_array()) return Error{dir.string() + ": units.json is missing or not a list"};
+        std::ifstream subs(dir / "submissions.jsonl");
+        std::string line;
+        while (std::getline(subs, line))
+            if (!trimmed(line).empty()) job.submissions.push_back(json::parse(line));
+    } catch (const json::exception& e) {
+        return Error{dir.string() + ": a job file is not valid JSON: " + e.what()};
+    }
+    return job;
+}
+
+Result<std::vector<Job>> readJobs(const fs::path& projectFile, const std::string& jobId) {
+    const fs::path root = jobsRoot(projectFile);
+    std::vector<Job> jobs;
+    if (!jobId.empty()) {
+        const fs::path dir = fs::path(jobId).has_parent_path() ? fs::path(jobId) : root / jobId;
+        if (!fs::is_directory(dir)) return Error{"no job '" + jobId + "' in " + root.string()};
+        auto job = readJob(dir);
+        if (!job) return job.error();
+        jobs.push_back(std::move(job).value());
+        return jobs;
+    }
+    if (!fs::is_directory(root)) return jobs;
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(root))
+        if (e.is_directory()) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const auto& d : dirs) {
+        auto job = readJob(d);
+        if (!job) return job.error();
+        jobs.push_back(std::move(job).value());
+    }
+    return jobs;
+}
+
+fs::path unitResultPath(const fs::path& dir, long long unit) {
+    return dir / "units" / ("unit-" + std::to_string(unit) + ".json");
+}
+
+// A unit's result file checked: format, job, spec hash, unit id and checksum.
+Result<json> readUnitResult(const Job& job, long long unit) {
+    const fs::path p = unitResultPath(job.dir, unit);
+    bool ok = false;
+    const std::string text = readText(p, &ok);
+    if (!ok) return Error{"no result file"};
+    try {
+        json j = json::parse(text);
+        if (j.value("format", "") != kUnitFormat) return Error{p.string() + ": not a unit result"};
+        const std::string checksum = j.value("checksum", "");
+        json body = j;
+        body.erase("checksum");
+        if (checksum.empty() || checksumOf(body) != checksum)
+            return Error{p.string() + ": the checksum does not match its content (damaged or edited)"};
+        if (j.value("spec_hash", "") != job.meta.at("spec_hash").get<std::string>())
+            return Error{p.string() + ": written for another spec (its spec hash differs from the job's)"};
+        if (j.value("unit", -1LL) != unit) return Error{p.string() + ": holds unit " + std::to_string(j.value("unit", -1LL))};
+        return j;
+    } catch (const json::exception& e) {
+        return Error{p.string() + ": not valid JSON (" + std::string(e.what()) + ")"};
+    }
+}
+
+std::string logPath(const fs::path& dir, long long unit, const std::string& slurmJob) {
+    return (dir / "logs" / ("unit-" + std::to_string(unit) + "." + slurmJob + ".log")).string();
+}
+
+// Array task states of Slurm jobs: "J_i" → state. sacct when accounting is on, else squeue
+// (which keeps finished jobs for MinJobAge seconds). `note` says why nothing is known.
+std::map<std::string, std::string> slurmStates(const std::set<std::string>& slurmJobs, std::string& note) {
+    std::map<std::string, std::string> states;
+    if (slurmJobs.empty()) return states;
+    std::string ids;
+    for (const auto& j : slurmJobs) ids += (ids.empty() ? "" : ",") + j;
+    if (findOnPath("sacct")) {
+        auto r = runProgram({"sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State"});
+        if (r.rc == 0) {
+            std::istringstream lines(r.out);
+            std::string line;
+            while (std::getline(lines, line)) {
+                const auto bar = line.find('|');
+                if (bar == std::string::npos) continue;
+                std::string state = line.substr(bar + 1);
+                state = state.substr(0, state.find(' '));  // "CANCELLED by 0"
+                states[line.substr(0, bar)] = state;
+            }
+            if (!states.empty()) return states;
+        }
+    }
+    if (!findOnPath("squeue")) {
+        note = "squeue is not on PATH: the Slurm states are unknown";
+        return states;
+    }
+    auto r = runProgram({"squeue", "-h", "-r", "--states=all", "-j", ids, "-o", "%i %T"});
+    if (r.rc != 0) {
+        // A job id squeue no longer knows is not an error of the controller.
+        if (r.err.find("Invalid job id") == std::string::npos) {
+            note = "squeue failed: " + trimmed(r.err);
+            return states;
+        }
+    }
+    std::istringstream lines(r.out);
+    std::string id, state;
+    while (lines >> id >> state) states[id] = state;
+    return states;
+}
+
+bool isActive(const std::string& slurmState) {
+    return slurmState == "PENDING" || slurmState == "RUNNING" || slurmState == "CONFIGURING" ||
+           slurmState == "COMPLETING" || slurmState == "REQUEUED" || slurmState == "RESIZING" ||
+           slurmState == "SUSPENDED";
+}
+
+JobStatus statusOf(const Job& job) {
+    JobStatus st;
+    st.jobId = job.id();
+    st.kind = job.meta.value("kind", "");
+    st.dir = job.dir;
+    bool ok = false;
+    const std::string merged = readText(job.dir / "merged.json", &ok);
+    if (ok) try {
+            st.mergedRun = json::parse(merged).at("run_id").get<long long>();
+        } catch (const json::exception&) {
+        }
+    // The latest submission of each unit.
+    std::map<long long, std::string> latest;
+    std::set<std::string> slurmJobs;
+    for (const auto& s : job.submissions)
+        for (const auto& u : s.at("units")) {
+            latest[u.get<long long>()] = s.at("slurm_job").get<std::string>();
+            slurmJobs.insert(s.at("slurm_job").get<std::string>());
+        }
+    std::vector<UnitStatus> pendingLookup;
+    for (const auto& u : job.units) {
+        UnitStatus us;
+        us.id = u.at("id").get<long long>();
+        if (latest.count(us.id)) {
+            us.slurmJobId = latest[us.id];
+            us.log = logPath(job.dir, us.id, us.slurmJobId);
+        }
+        if (fs::exists(unitResultPath(job.dir, us.id))) {
+            auto r = readUnitResult(job, us.id);
+            us.state = r ? "done" : "corrupt";
+            if (!r) us.detail = r.error().message;
+        }
+        st.units.push_back(us);
+    }
+    bool needSlurm = false;
+    for (const auto& u : st.units) needSlurm = needSlurm || u.state.empty();
+    std::map<std::string, std::string> states;
+    if (needSlurm) states = slurmStates(slurmJobs, st.slurmNote);
+    std::set<std::string> cancelled;
+    {
+        std::ifstream in(job.dir / "cancellations.jsonl");
+        std::string line;
+        while (std::getline(in, line)) try {
+                if (!trimmed(line).empty()) cancelled.insert(json::parse(line).at("slurm").get<std::string>());
+            } catch (const json::exception&) {
+            }
+    }
+    for (auto& u : st.units) {
+        if (!u.state.empty()) continue;
+        if (u.slurmJobId.empty()) {
+            u.state = "failed";
+            u.detail = "never submitted";
+            continue;
+        }
+        auto it = states.find(u.slurmJobId + "_" + std::to_string(u.id));
+        if (it == states.end()) {
+            // A pending array that squeue has not split yet shows as J_[a-b%P].
+            for (const auto& [id, state] : states)
+                if (id.rfind(u.slurmJobId + "_[", 0) == 0 && state == "PENDING") it = states.find(id);
+        }
+        if (it == states.end()) {
+            if (cancelled.count(u.slurmJobId) || cancelled.count(u.slurmJobId + "_" + std::to_string(u.id))) {
+                u.state = "failed";
+                u.slurmState = "CANCELLED";
+                u.detail = "cancelled with dpmix jobs cancel";
+            } else if (!st.slurmNote.empty()) {
+                u.state = "unknown";
+                u.detail = st.slurmNote;
+            } else {
+                u.state = "failed";
+                u.slurmState = "UNKNOWN";
+                u.detail = "Slurm no longer knows the task and it wrote no result";
+            }
+            continue;
+        }
+        u.slurmState = it->second;
+        if (isActive(it->second)) {
+            u.state = it->second == "PENDING" ? "pending" : "running";
+        } else {
+            u.state = "failed";
+            if (it->second == "COMPLETED") u.detail = "the task ended but wrote no result";
+        }
+    }
+    return st;
+}
+
+// Runs and logs of the project that came from this job (the merge's idempotence lives in the
+// project, not in the job directory).
+std::string provenanceLine(const Job& job) {
+    return "merged from cluster job " + job.id() + " (spec " + job.meta.at("spec_hash").get<std::string>() + ")";
+}
+
+std::optional<long long> runFromJob(const project::ProjectFile& project, const Job& job) {
+    auto runs = project.runs();
+    if (!runs) return std::nullopt;
+    const std::string line = provenanceLine(job);
+    for (const auto& r : *runs) {
+        auto logs = project.logs(r.id);
+        if (!logs) continue;
+        for (const auto& l : *logs)
+            if (l.message == line) return r.id;
+    }
+    return std::nullopt;
+}
+
+Status checkJobBelongs(const project::ProjectFile& project, const Job& job) {
+    const auto& p = job.meta.at("project");
+    if (p.value("spec_hash", "") != projectSpecHash(project) || p.value("created_at", "") != project.createdAt())
+        return Error{"job " + job.id() + " (" + job.dir.string() + ") belongs to another project: it was made for " +
+                     p.value("file", std::string("?")) + " (spec hash " + p.value("spec_hash", std::string("?")).substr(0, 12) +
+                     "…, created " + p.value("created_at", std::string("?")) + "), not " + project.path().string() +
+                     " (spec hash " + projectSpecHash(project).substr(0, 12) + "…, created " + project.createdAt() +
+                     "); nothing was merged"};
+    return std::nullopt;
+}
+
+Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& units, long long maxParallel,
+                                 std::string* commandOut = nullptr) {
+    std::string list;
+    // Contiguous ranges: 0-7, or 3,5 for a resubmission.
+    for (std::size_t i = 0; i < units.size();) {
+        std::size_t k = i;
+        while (k + 1 < units.size() && units[k + 1] == units[k] + 1) ++k;
+        list += (list.empty() ? "" : ",") + std::to_string(units[i]) + (k > i ? "-" + std::to_string(units[k]) : "");
+        i = k + 1;
+    }
+    if (maxParallel > 0) list += "%" + std::to_string(maxParallel);
+    std::vector<std::string> argv{"sbatch", "--parsable", "--array=" + list, (job.dir / "job.sbatch").string()};
+    if (commandOut) {
+        for (const auto& a : argv) *commandOut += (commandOut->empty() ? "" : " ") + a;
+    }
+    if (!findOnPath("sbatch"))
+        return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
+                     "on a login node; --executor local runs the work here)"};
+    auto r = runProgram(argv);
+    if (r.rc != 0)
+        return Error{"sbatch failed (exit " + std::to_string(r.rc) + "): " +
+                     (trimmed(r.err).empty() ? trimmed(r.out) : trimmed(r.err))};
+    std::string id = trimmed(r.out);
+    id = id.substr(0, id.find(';'));  // --parsable: "id" or "id;cluster"
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+        return Error{"sbatch printed no job id: '" + trimmed(r.out) + "'"};
+    json line{{"slurm_job", id}, {"units", units}, {"array", list}, {"at", utcStamp()}};
+    std::ofstream subs(job.dir / "submissions.jsonl", std::ios::app);
+    subs << line.dump() << '\n';
+    subs.flush();
+    if (!subs) return Error{"submitted Slurm job " + id + " but could not record it in " + (job.dir / "submissions.jsonl").string() +
+                            ": cancel it with scancel " + id};
+    return id;
+}
+
+}  // namespace
+
+Result<ExecutorKind> parseExecutor(const std::string& text) {
+    if (text == "local") return ExecutorKind::Local;
+    if (text == "slurm") return ExecutorKind::Slurm;
+    return Error{"--executor = '" + text + "' is not an executor: expected local or slurm"};
+}
+
+Result<std::vector<WorkUnit>> auditWorkUnits(long long runsPerWorld, long long units, std::uint64_t seed) {
+    if (units < 2 || units % 2 != 0 || units > 2 * runsPerWorld)
+        return Error{"--units = " + std::to_string(units) + " is out of range: expected an even number from 2 to " +
+                     std::to_string(2 * runsPerWorld) + " (each world's runs in units / 2 blocks)"};
+    const long long perWorld = units / 2;
+    std::vector<WorkUnit> out;
+    for (int world = 0; world < 2; ++world)
+        for (long long b = 0; b < perWorld; ++b) {
+            const long long begin = runsPerWorld * b / perWorld, end = runsPerWorld * (b + 1) / perWorld;
+            WorkUnit u;
+            u.id = static_cast<long long>(out.size());
+            u.seed = seed;
+            u.paramsJson = json{{"world", world == 0 ? "out" : "in"}, {"begin", begin}, {"end", end}}.dump();
+            out.push_back(u);
+        }
+    return out;
+}
+
+fs::path jobsRoot(const fs::path& projectFile) { return fs::path(projectFile.string() + ".jobs"); }
+
+long long JobStatus::count(const std::string& state) const {
+    return std::count_if(units.begin(), units.end(), [&](const UnitStatus& u) { return u.state == state; });
+}
+
+std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const SlurmOptions& o) {
+    const std::string program = o.program.empty() ? selfExecutable().string() : o.program;
+    std::ostringstream s;
+    s << "#!/bin/bash\n"
+      << "# dpmix cluster job " << jobId << " (docs/CLUSTER.md): one array task per work unit.\n"
+      << "#SBATCH --job-name=dpmix-" << jobId << "\n"
+      << "#SBATCH --output=" << (jobDir / "logs" / "unit-%a.%A.log").string() << "\n"
+      << "#SBATCH --ntasks=1\n"
+      << "#SBATCH --cpus-per-task=" << std::max(1, o.cpusPerTask) << "\n";
+    if (o.gpusPerTask > 0) s << "#SBATCH --gpus-per-task=" << o.gpusPerTask << "\n";
+    if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
+    if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n";
+    if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
+    s << "set -euo pipefail\n";
+    if (!o.setup.empty()) s << o.setup << "\n";
+    s << "echo \"[dpmix] unit ${SLURM_ARRAY_TASK_ID} of job " << jobId << " on $(hostname) at $(date -u +%FT%TZ)\"\n"
+      << "exec " << shellQuote(program) << " worker " << shellQuote(jobDir.string())
+      << " --unit \"${SLURM_ARRAY_TASK_ID}\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"\n";
+    return s.str();
+}
+
+Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
+                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun) {
+    if (units.empty()) return Error{"a job needs at least one unit"};
+    if (!dryRun && !findOnPath("sbatch"))
+        return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
+                     "on a login node; --executor local runs the work here)"};
+    SubmitReport report;
+    report.jobId = newJobId(kind);
+    report.dir = fs::absolute(jobsRoot(project.path())) / report.jobId;
+    report.units = static_cast<long long>(units.size());
+    report.script = sbatchScript(report.dir, report.jobId, options);
+    std::vector<long long> ids;
+    for (const auto& u : units) ids.push_back(u.id);
+    Job job;
+    job.dir = report.dir;
+    if (dryRun) {
+        std::string list = "0-" + std::to_string(units.size() - 1);
+        if (options.maxParallel > 0) list += "%" + std::to_string(options.maxParallel);
+        report.command = "sbatch --parsable --array=" + list + " " + (report.dir / "job.sbatch").string();
+        return report;
+    }
+    json unitList = json::array();
+    for (const auto& u : units) unitList.push_back({{"id", u.id}, {"seed", u.seed}, {"params", json::parse(u.paramsJson)}});
+    json meta{{"format", kJobFormat},
+              {"job_id", report.jobId},
+              {"kind", kind},
+              {"created_at", utcStamp()},
+              {"spec_hash", data::sha256Hex(frozenSpec)},
+              {"project",
+               {{"file", fs::absolute(project.path()).string()},
+                {"spec_hash", projectSpecHash(project)},
+                {"created_at", project.createdAt()}}},
+              {"slurm",
+               {{"max_parallel", options.maxParallel},
+                {"partition", options.partition},
+                {"time", options.time},
+                {"account", options.account},
+                {"cpus_per_task", options.cpusPerTask},
+                {"gpus_per_task", options.gpusPerTask}}}};
+    std::error_code ec;
+    fs::create_directories(report.dir / "units", ec);
+    if (!ec) fs::create_directories(report.dir / "logs", ec);
+    if (ec) return Error{"cannot create the job directory " + report.dir.string() + ": " + ec.message()};
+    auto cleanup = [&] { fs::remove_all(report.dir, ec); };
+    for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+             {"spec.json", frozenSpec}, {"units.json", unitList.dump(1)}, {"job.sbatch", report.script}, {"job.json", meta.dump(2)}})
+        if (auto e = writeAtomically(report.dir / name, text)) {
+            cleanup();
+            return *e;
+        }
+    job.meta = meta;
+    auto id = sbatchSubmit(job, ids, options.maxParallel, &report.command);
+    if (!id) {
+        cleanup();
+        return Error{id.error().message + "; nothing was submitted and the job directory was removed"};
+    }
+    report.slurmJobId = *id;
+    return report;
+}
+
+Result<std::vector<JobStatus>> jobStatus(const fs::path& projectFile, const std::string& jobId) {
+    auto jobs = readJobs(projectFile, jobId);
+    if (!jobs) return jobs.error();
+    std::vector<JobStatus> out;
+    for (const auto& j : *jobs) out.push_back(statusOf(j));
+    return out;
+}
+
+Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
+    auto job = readJob(jobDir);
+    if (!job) return job.error();
+    const json* entry = nullptr;
+    for (const auto& u : job->units)
+        if (u.at("id").get<long long>() == unit) entry = &u;
+    if (!entry) return Error{"--unit " + std::to_string(unit) + ": the job has units 0 to " + std::to_string(job->units.size() - 1)};
+    const fs::path out = unitResultPath(jobDir, unit);
+    if (fs::exists(out)) {
+        if (readUnitResult(*job, unit)) return std::nullopt;  // done before (a resubmission): immutable
+        return Error{out.string() + " exists but is not a valid result: remove it to run the unit again"};
+    }
+    const std::string kind = job->meta.value("kind", "");
+    json result;
+    if (kind == "audit") {
+        const auto& p = entry->at("params");
+        const bool in = p.at("world").get<std::string>() == "in";
+        auto block = runFrozenAuditUnit(job->spec, in, p.at("begin").get<long long>(), p.at("end").get<long long>(), threads);
+        if (!block) return block.error();
+        json scores = json::array();
+        for (double v : block->scores) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &v, sizeof bits);
+            char buf[17];
+            std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(bits));
+            scores.push_back(buf);
+        }
+        result = {{"world", in ? "in" : "out"},
+                  {"begin", block->begin},
+                  {"end", block->end},
+                  {"scores", scores},
+                  {"canary_samples", block->canarySamples}};
+    } else {
+        return Error{"job kind '" + kind + "' is not one this dpmix runs"};
+    }
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    json body{{"format", kUnitFormat},
+              {"job_id", job->id()},
+              {"spec_hash", job->meta.at("spec_hash")},
+              {"unit", unit},
+              {"host", host},
+              {"finished_at", utcStamp()},
+              {"result", result}};
+    body["checksum"] = checksumOf(body);
+    return writeAtomically(out, body.dump());
+}
+
+namespace {
+
+Result<audit::CanaryAuditBlock> auditBlockOf(const json& r) {
+    audit::CanaryAuditBlock b;
+    b.in = r.at("world").get<std::string>() == "in";
+    b.begin = r.at("begin").get<long long>();
+    b.end = r.at("end").get<long long>();
+    b.canarySamples = r.at("canary_samples").get<long long>();
+    for (const auto& v : r.at("scores")) {
+        const std::string text = v.get<std::string>();
+        if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos)
+            return Error{"a score is not 16 hex digits"};
+        const std::uint64_t bits = std::stoull(text, nullptr, 16);
+        double d = 0;
+        std::memcpy(&d, &bits, sizeof d);
+        b.scores.push_back(d);
+    }
+    return b;
+}
+
+}  // namespace
+
+Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId) {
+    auto jobs = readJobs(project.path(), jobId);
+    if (!jobs) return jobs.error();
+    if (jobs->empty()) return Error{"no cluster jobs in " + jobsRoot(project.path()).string()};
+    // Refuse before writing anything: every job must be this project's.
+    for (const auto& job : *jobs)
+        if (auto e = checkJobBelongs(project, job)) return *e;
+    std::vector<MergeReport> reports;
+    for (const auto& job : *jobs) {
+        MergeReport m;
+        m.jobId = job.id();
+        if (auto existing = runFromJob(project, job)) {
+            m.alreadyMerged = true;
+            m.runId = *existing;
+            m.summary = "already merged as run " + std::to_string(*existing);
+            if (!fs::exists(job.dir / "merged.json"))
+                (void)writeAtomically(job.dir / "merged.json", json{{"run_id", *existing}, {"at", utcStamp()}}.dump(2));
+            reports.push_back(m);
+            continue;
+        }
+        // Every unit's result, checked; a corrupt one stops this merge with nothing stored.
+        std::vector<audit::CanaryAuditBlock> blocks;
+        JobStatus st;
+        bool complete = true;
+        for (const auto& u : job.units) {
+            const long long id = u.at("id").get<long long>();
+            if (!fs::exists(unitResultPath(job.dir, id))) {
+                complete = false;
+                continue;
+            }
+            auto r = readUnitResult(job, id);
+            if (!r) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": corrupt result: " + r.error().message +
+                                 ". Nothing was merged; remove the file and resubmit the unit (dpmix jobs resubmit)"};
+            try {
+                auto b = auditBlockOf(r->at("result"));
+                if (!b) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": " + b.error().message};
+                const auto& p = u.at("params");
+                if (b->in != (p.at("world").get<std::string>() == "in") || b->begin != p.at("begin").get<long long>() ||
+                    b->end != p.at("end").get<long long>())
+                    return Error{"job " + job.id() + ", unit " + std::to_string(id) +
+                                 ": its result holds other runs than the unit list says; nothing was merged"};
+                blocks.push_back(std::move(b).value());
+            } catch (const json::exception& e) {
+                return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": malformed result: " + e.what()};
+            }
+        }
+        if (!complete) {
+            const JobStatus status = statusOf(job);
+            for (const auto& u : status.units)
+                if (u.state != "done") m.waiting.push_back(u);
+            m.summary = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) +
+                        " units done; the audit is stored once every unit is (nothing merged yet)";
+            reports.push_back(m);
+            continue;
+        }
+        if (job.meta.value("kind", "") != "audit") return Error{"job kind '" + job.meta.value("kind", "") + "' cannot be merged"};
+        auto stored = storeFrozenAudit(project, job.spec, blocks, provenanceLine(job));
+        if (!stored) return Error{"job " + job.id() + ": " + stored.error().message};
+        m.imported = true;
+        m.runId = stored->runId;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", stored->result.epsilonLB);
+        m.summary = "stored audit run " + std::to_string(stored->runId) + " (" + stored->name + ", epsilon_LB " + buf + ")";
+        (void)writeAtomically(job.dir / "merged.json", json{{"run_id", stored->runId}, {"at", utcStamp()}}.dump(2));
+        reports.push_back(m);
+    }
+    return reports;
+}
+
+Status cancelJob(const fs::path& projectFile, const std::string& jobId, std::optional<long long> unit) {
+    auto jobs = readJobs(projectFile, jobId);
+    if (!jobs) return jobs.error();
+    if (!findOnPath("scancel")) return Error{"scancel is not on PATH: this host cannot reach Slurm"};
+    for (const auto& job : *jobs) {
+        std::vector<std::string> argv{"scancel"};
+        if (unit) {
+            std::string latest;
+            for (const auto& s : job.submissions)
+                for (const auto& u : s.at("units"))
+                    if (u.get<long long>() == *unit) latest = s.at("slurm_job").get<std::string>();
+            if (latest.empty()) return Error{"unit " + std::to_string(*unit) + " of job " + job.id() + " was never submitted"};
+            argv.push_back(latest + "_" + std::to_string(*unit));
+        } else {
+            for (const auto& s : job.submissions) argv.push_back(s.at("slurm_job").get<std::string>());
+            if (argv.size() == 1) continue;
+        }
+        auto r = runProgram(argv);
+        if (r.rc != 0) return Error{"scancel failed (exit " + std::to_string(r.rc) + "): " + trimmed(r.err)};
+        // Slurm forgets a pending array task cancelled before it was split off: the job
+        // directory remembers what dpmix cancelled.
+        std::ofstream log(job.dir / "cancellations.jsonl", std::ios::app);
+        for (std::size_t i = 1; i < argv.size(); ++i)
+            log << json{{"slurm", argv[i]}, {"at", utcStamp()}}.dump() << '\n';
+    }
+    return std::nullopt;
+}
+
+Result<SubmitReport> resubmitFailed(const fs::path& projectFile, const std::string& jobId, std::optional<long long> maxParallel) {
+    auto jobs = readJobs(projectFile, jobId);
+    if (!jobs) return jobs.error();
+    if (jobs->size() != 1) return Error{"resubmit: name one job"};
+    const Job& job = jobs->front();
+    const JobStatus st = statusOf(job);
+    if (!st.slurmNote.empty()) return Error{"resubmit: cannot tell which units failed: " + st.slurmNote};
+    std::vector<long long> failed;
+    for (const auto& u : st.units)
+        if (u.state == "failed") failed.push_back(u.id);
+    for (const auto& u : st.units)
+        if (u.state == "corrupt")
+            return Error{"unit " + std::to_string(u.id) + " has a corrupt result (" + u.detail +
+                         "): remove the file, then resubmit"};
+    if (failed.empty()) return Error{"job " + job.id() + " has no failed units to resubmit"};
+    SubmitReport report;
+    report.jobId = job.id();
+    report.dir = job.dir;
+    report.units = static_cast<long long>(failed.size());
+    const long long parallel = maxParallel.value_or(job.meta.at("slurm").value("max_parallel", 0LL));
+    auto id = sbatchSubmit(job, failed, parallel, &report.command);
+    if (!id) return id.error();
+    report.slurmJobId = *id;
+    return report;
+}
+
+Result<std::string> onlyJob(const fs::path& projectFile) {
+    auto jobs = readJobs(projectFile, {});
+    if (!jobs) return jobs.error();
+    if (jobs->size() == 1) return jobs->front().id();
+    if (jobs->empty()) return Error{"no cluster jobs in " + jobsRoot(projectFile).string()};
+    std::string names;
+    for (const auto& j : *jobs) names += (names.empty() ? "" : ", ") + j.id();
+    return Error{"the project has several jobs; name one with --job: " + names};
+}
+
+}  // namespace dpmix::pipeline::cluster

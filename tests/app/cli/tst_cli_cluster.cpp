@@ -1,0 +1,284 @@
+// `dpmix audit --executor slurm` on a real (single-node) Slurm — label `cluster`
+// (scripts/slurm-local.sh starts one; docs/CLUSTER.md):
+//  - the same audit run locally and as 8 array tasks stores identical results (ε_LB, counts,
+//    threshold, every run's score through the record's scores hash, the ledger);
+//  - an array task cancelled with scancel is listed as failed (Slurm state, log path), the merge
+//    waits and stores nothing, a resubmission of the failed unit completes the job;
+//  - merging twice stores nothing twice; a job directory of another project and a corrupt unit
+//    result are refused with nothing stored; no sbatch on PATH is a clear error.
+// Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
+#include "cli_runner.h"
+#include "idx_fixture.h"
+
+#include "engine/project/project_file.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using dpmix::test_support::writeIdx;
+
+QString specText(double epsilon) {
+    return QString(R"({
+  "name": "cluster-audit",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "images.idx",
+                      "options": {"labels": "labels.idx", "classes": "a,b"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "images.idx",
+                "options": {"labels": "labels.idx", "classes": "a,b"}},
+  "tasks": {"public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}],
+            "sensitive": [{"name": "is-a", "classes": ["a"]}]},
+  "privacy": {"epsilon": %1, "delta": 1e-5, "rho": 0.5},
+  "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 20}},
+  "seeds": [0]
+})")
+        .arg(epsilon);
+}
+
+bool slurmAnswers() {
+    QProcess p;
+    p.start("sinfo", {"-h", "-o", "%T"});
+    if (!p.waitForFinished(15000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) return false;
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    return out.contains("idle") || out.contains("mix") || out.contains("alloc");
+}
+
+CliResult runWithEnv(const QStringList& args, const QString& dir, const QProcessEnvironment& env) {
+    QProcess p;
+    p.setWorkingDirectory(dir);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix"), args);
+    CliResult r;
+    if (!p.waitForFinished(120000)) return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QJsonObject firstJob(const CliResult& r) { return QJsonDocument::fromJson(r.out.toUtf8()).array().at(0).toObject(); }
+
+struct StoredAudit {
+    dpmix::project::RunRecord run;
+    dpmix::project::AuditRecord record;
+    std::vector<dpmix::project::MetricRecord> metrics;
+    std::string ledgerJson;
+};
+
+StoredAudit storedAudit(const QString& file, long long runId) {
+    StoredAudit s;
+    auto project = dpmix::project::ProjectFile::open(file.toStdString(), dpmix::project::OpenMode::ReadOnly);
+    if (!project) return s;
+    if (auto run = project->run(runId)) s.run = *run;
+    if (auto audits = project->audits(runId); audits && !audits->empty()) s.record = audits->front();
+    if (auto metrics = project->metrics(runId)) s.metrics = *metrics;
+    if (auto ledgers = project->ledgers(runId); ledgers && !ledgers->empty()) s.ledgerJson = ledgers->front().ledgerJson;
+    return s;
+}
+
+long long runCount(const QString& file) {
+    auto project = dpmix::project::ProjectFile::open(file.toStdString(), dpmix::project::OpenMode::ReadOnly);
+    if (!project) return -1;
+    auto runs = project->runs();
+    return runs ? static_cast<long long>(runs->size()) : -1;
+}
+
+}  // namespace
+
+class TestCliCluster : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString spec_, project_;
+    long long localRun_ = 0;
+
+    // Polls `dpmix jobs status` until no unit is pending or running.
+    QJsonObject waitForJob(const QString& job, int seconds = 90) {
+        QElapsedTimer t;
+        t.start();
+        QJsonObject s;
+        while (t.elapsed() < seconds * 1000) {
+            const auto r = runDpmix({"jobs", "status", project_, "--job", job, "--json"}, dir_.path());
+            s = firstJob(r);
+            if (r.exitCode == 0 && s["pending"].toInt() == 0 && s["running"].toInt() == 0) return s;
+            QThread::msleep(500);
+        }
+        return s;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (!slurmAnswers()) {
+            if (qgetenv("DPMIX_REQUIRE_SLURM") == "1")
+                QFAIL("no Slurm answers (sinfo) but DPMIX_REQUIRE_SLURM=1: scripts/slurm-local.sh start did not work");
+            QSKIP("no Slurm on this host (start one with scripts/slurm-local.sh start)");
+        }
+        QVERIFY(dir_.isValid());
+        QByteArray pixels, labels;
+        QRandomGenerator rng(7);
+        for (int i = 0; i < 60 * 64; ++i) pixels.append(char(rng.bounded(256)));
+        for (int i = 0; i < 60; ++i) labels.append(char(i % 2));
+        writeIdx(dir_.filePath("images.idx"), {60, 8, 8}, pixels);
+        writeIdx(dir_.filePath("labels.idx"), {60}, labels);
+        for (const auto& [name, eps] : {std::pair{"spec.json", 1.0}, std::pair{"other.json", 2.0}}) {
+            QFile f(dir_.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(specText(eps).toUtf8());
+        }
+        spec_ = dir_.filePath("spec.json");
+        project_ = dir_.filePath("spec.dpmix");
+        // The local audit: 2 x 400 runs on this machine.
+        const auto local = runDpmix({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--runs", "400", "--json"},
+                                    dir_.path());
+        QVERIFY2(local.exitCode == 0, qPrintable(local.err));
+        localRun_ = local.json()["run_id"].toInteger();
+        QVERIFY(localRun_ > 0);
+    }
+
+    void dryRunPrintsTheScript() {
+        const auto r = runDpmix({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400",
+                                 "--executor", "slurm", "--units", "8", "--max-parallel", "2", "--partition", "debug",
+                                 "--time", "00:10:00", "--dry-run"},
+                                dir_.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("#SBATCH --partition=debug") && r.out.contains("#SBATCH --time=00:10:00") &&
+                     r.out.contains(" worker ") && r.out.contains("--array=0-7%2"),
+                 qPrintable(r.out));
+        QVERIFY(!QDir(project_ + ".jobs").exists());
+    }
+
+    void noSbatchOnPathIsAClearError() {
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", dir_.filePath("no-such-bin"));
+        const long long before = runCount(project_);
+        const auto r = runWithEnv({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400",
+                                   "--executor", "slurm"},
+                                  dir_.path(), env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("sbatch is not on PATH"), qPrintable(r.err));
+        QCOMPARE(runCount(project_), before);
+        QVERIFY(QDir(project_ + ".jobs").isEmpty());
+    }
+
+    void slurmAuditEqualsTheLocalOne() {
+        // Each array task sleeps a second first, so unit 7 is still pending when it is cancelled.
+        const auto submit = runDpmix({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400",
+                                      "--executor", "slurm", "--units", "8", "--max-parallel", "2", "--setup", "sleep 1",
+                                      "--json"},
+                                     dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        const QString job = submit.json()["job"].toString();
+        QVERIFY(!job.isEmpty());
+        const auto cancel = runDpmix({"jobs", "cancel", project_, "--job", job, "--unit", "7"}, dir_.path());
+        QVERIFY2(cancel.exitCode == 0, qPrintable(cancel.err));
+
+        QJsonObject status = waitForJob(job);
+        QCOMPARE(status["done"].toInt(), 7);
+        QCOMPARE(status["failed"].toInt(), 1);
+        const QJsonObject failed = status["units"].toArray().at(7).toObject();
+        QCOMPARE(failed["state"].toString(), QString("failed"));
+        QCOMPARE(failed["slurm_state"].toString(), QString("CANCELLED"));
+        QVERIFY2(failed["log"].toString().contains("/logs/unit-7."), qPrintable(failed["log"].toString()));
+
+        // The merge waits for unit 7: nothing is stored.
+        const long long before = runCount(project_);
+        auto merge = runDpmix({"jobs", "merge", project_, "--json"}, dir_.path());
+        QCOMPARE(merge.exitCode, 3);
+        QCOMPARE(runCount(project_), before);
+
+        const auto resubmit = runDpmix({"jobs", "resubmit", project_, "--job", job}, dir_.path());
+        QVERIFY2(resubmit.exitCode == 0, qPrintable(resubmit.err));
+        QVERIFY2(resubmit.out.contains("--array=7"), qPrintable(resubmit.out));
+        status = waitForJob(job);
+        QCOMPARE(status["done"].toInt(), 8);
+
+        // A corrupt unit result: refused, nothing stored; restored, the merge goes through.
+        const QString unitFile = dir_.filePath("spec.dpmix.jobs/" + job + "/units/unit-3.json");
+        QFile f(unitFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray good = f.readAll();
+        f.close();
+        QByteArray bad = good;
+        const int at = bad.indexOf("\"scores\":[\"") + 11;
+        bad[at] = bad[at] == '0' ? '1' : '0';
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(bad);
+        f.close();
+        merge = runDpmix({"jobs", "merge", project_}, dir_.path());
+        QCOMPARE(merge.exitCode, 1);
+        QVERIFY2(merge.err.contains("unit 3") && merge.err.contains("checksum"), qPrintable(merge.err));
+        QCOMPARE(runCount(project_), before);
+        const auto st = firstJob(runDpmix({"jobs", "status", project_, "--json"}, dir_.path()));
+        QCOMPARE(st["corrupt"].toInt(), 1);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(good);
+        f.close();
+
+        merge = runDpmix({"jobs", "merge", project_, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        const QJsonObject m = firstJob(merge);
+        QVERIFY(m["imported"].toBool());
+        const long long merged = m["run_id"].toInteger();
+        QCOMPARE(runCount(project_), before + 1);
+
+        // Identical to the local audit, bit for bit.
+        const StoredAudit a = storedAudit(project_, localRun_), b = storedAudit(project_, merged);
+        QCOMPARE(a.run.method, std::string("audit"));
+        QCOMPARE(b.run.method, a.run.method);
+        QCOMPARE(b.run.configJson, a.run.configJson);
+        QCOMPARE(b.run.epsilon, a.run.epsilon);
+        QCOMPARE(b.run.seed, a.run.seed);
+        QCOMPARE(b.record.name, a.record.name);
+        QVERIFY(std::memcmp(&a.record.epsilonLowerBound, &b.record.epsilonLowerBound, sizeof(double)) == 0);
+        QCOMPARE(b.record.counts.falsePositives, a.record.counts.falsePositives);
+        QCOMPARE(b.record.counts.falseNegatives, a.record.counts.falseNegatives);
+        QCOMPARE(b.record.detailsJson, a.record.detailsJson);  // threshold, rates, score spread, scores hash
+        QVERIFY(nlohmann::json::parse(a.record.detailsJson).contains("scores_sha256"));
+        QCOMPARE(b.ledgerJson, a.ledgerJson);
+        QCOMPARE(b.metrics.size(), a.metrics.size());
+        for (std::size_t i = 0; i < a.metrics.size(); ++i) {
+            QCOMPARE(b.metrics[i].name, a.metrics[i].name);
+            QVERIFY(std::memcmp(&a.metrics[i].value, &b.metrics[i].value, sizeof(double)) == 0);
+        }
+        auto project = dpmix::project::ProjectFile::open(project_.toStdString(), dpmix::project::OpenMode::ReadOnly);
+        QVERIFY(project);
+        auto chain = project->verifyChain();
+        QVERIFY(chain && chain->ok);
+
+        // Merging twice stores nothing twice.
+        merge = runDpmix({"jobs", "merge", project_, "--json"}, dir_.path());
+        QCOMPARE(merge.exitCode, 0);
+        QVERIFY(firstJob(merge)["already_merged"].toBool());
+        QCOMPARE(firstJob(merge)["run_id"].toInteger(), merged);
+        QCOMPARE(runCount(project_), before + 1);
+
+        // The job directory in another project's folder: refused, nothing stored there.
+        const QString other = dir_.filePath("other.dpmix");
+        const auto made = runDpmix({"audit", dir_.filePath("other.json"), "--task", "is-a", "--canary", "max-clip",
+                                    "--runs", "4", "--json"},
+                                   dir_.path());
+        QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+        const long long otherRuns = runCount(other);
+        QProcess cp;
+        QDir().mkpath(other + ".jobs");
+        cp.start("cp", {"-r", dir_.filePath("spec.dpmix.jobs/" + job), other + ".jobs/"});
+        QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
+        merge = runDpmix({"jobs", "merge", other}, dir_.path());
+        QCOMPARE(merge.exitCode, 1);
+        QVERIFY2(merge.err.contains("another project"), qPrintable(merge.err));
+        QCOMPARE(runCount(other), otherRuns);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCluster)
+#include "tst_cli_cluster.moc"
