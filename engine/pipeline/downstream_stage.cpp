@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <span>
 
 namespace dpmix::pipeline {
 namespace {
@@ -41,7 +42,8 @@ Result<double> testAuc(const train::Model& model, const std::vector<float>& test
 
 }  // namespace
 
-std::string PretrainCache::key(const Eigen::VectorXd& lambda, std::uint64_t seed, const project::PretrainStage& stage) {
+std::string PretrainCache::key(const Eigen::VectorXd& lambda, std::uint64_t seed, const project::PretrainStage& stage,
+                               const std::vector<std::size_t>& excluded) {
     // %a prints doubles exactly, so two λ's share a key only when they are bit-identical.
     std::string k = "seed=" + std::to_string(seed) + ";steps=" + std::to_string(stage.steps) +
                     ";batch=" + std::to_string(stage.batch);
@@ -51,6 +53,10 @@ std::string PretrainCache::key(const Eigen::VectorXd& lambda, std::uint64_t seed
     for (Eigen::Index i = 0; i < lambda.size(); ++i) {
         std::snprintf(buf, sizeof buf, "%s%a", i ? "," : "", lambda[i]);
         k += buf;
+    }
+    if (!excluded.empty()) {
+        k += ";excluded=";
+        for (std::size_t i = 0; i < excluded.size(); ++i) k += (i ? "," : "") + std::to_string(excluded[i]);
     }
     return k;
 }
@@ -76,6 +82,11 @@ Status finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetun
         return Error{"finetune.mechanism = \"dirichlet\" cannot protect users: the Dirichlet mechanism's guarantee "
                      "is for one example whose label is private, and a user's several examples are not one draw. "
                      "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false"};
+    if (userLevel && finetune.adamix())
+        return Error{"finetune.mechanism = \"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level "
+                     "(add/remove of one example), and a user's several examples are not accounted together. "
+                     "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false",
+                     "stages.finetune.mechanism"};
     return std::nullopt;
 }
 
@@ -97,6 +108,29 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
         study.userLevel() ? (plan.userOfImage.empty() ? 0 : *std::max_element(plan.userOfImage.begin(), plan.userOfImage.end()) + 1)
                           : static_cast<std::int64_t>(req.finetuneIndices.size());
     if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
+    if (req.finetune.adamix()) {
+        // AdaMix-R (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): its shots for this
+        // (run seed, task), and its parameters and ledger entry for the split's n examples.
+        auto shots = drawPublicShots(study, req.task, req.finetune.publicShots, req.seed);
+        if (!shots) return shots.error();
+        AdamixFinetuneSettings s;
+        s.finetune = req.finetune;
+        s.privateUnits = units;
+        s.split = req.finetuneSplit;
+        s.epsilon = req.epsilon;
+        s.delta = req.delta;
+        s.accountant = req.accountant;
+        s.randomness = req.finetuneRandomness;
+        s.spentBefore = req.spentBefore;
+        s.runSeed = req.seed;
+        s.task = study.taskNames.at(req.task);
+        auto params = adamixFinetuneParams(s);
+        if (!params) return params.error();
+        plan.entry = adamixStudyEntry(*params, req.finetune, shots->seed);
+        plan.adamix = std::move(params).value();
+        plan.shots = std::move(shots).value();
+        return plan;
+    }
     if (req.finetune.batch > units)
         return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " + std::to_string(units) +
                      (study.userLevel() ? " users" : " examples") + " of fine-tuning split " + req.finetuneSplit +
@@ -171,14 +205,19 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     train::Model model = train::Model::create(*spec, req.seed, req.device);
     out.pretrainedTestAuc = std::nan("");
     if (req.lambda) {
-        const std::string cacheKey = req.pretrainCache ? PretrainCache::key(*req.lambda, req.seed, req.pretrain) : std::string();
+        // AdaMix-R's shots are held out of pretraining: the extractor never trained on them.
+        std::vector<std::size_t> excluded = plan->shots.rows;
+        std::sort(excluded.begin(), excluded.end());
+        out.pretrainRows = publicRowsWithout(pub.size(), excluded);
+        const std::string cacheKey =
+            req.pretrainCache ? PretrainCache::key(*req.lambda, req.seed, req.pretrain, excluded) : std::string();
         const PretrainCache::Entry* cached = req.pretrainCache ? req.pretrainCache->find(cacheKey) : nullptr;
         if (cached) {
             if (auto err = model.setParameters(cached->weights)) return Error{"pretraining cache: " + err->message};
             req.pretrainCache->noteHit(cacheKey);
             out.pretrainingReused = true;
         } else {
-            const long long n = static_cast<long long>(pub.size());
+            const long long n = static_cast<long long>(out.pretrainRows.size());
             const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
             auto params = train::SupervisedParamsBuilder()
                               .epochs(epochs)
@@ -190,15 +229,30 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
                               .build();
             if (!params) return Error{"pretraining: " + params.error().message};
             const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
-            const auto images = view(pub.pixels, pub, pub.size());
             const int k = static_cast<int>(study.components());
+            // Every public image, or all but the held-out shots (a copy only then).
+            const bool subset = !excluded.empty();
+            std::vector<float> keptPixels, keptLabels;
+            std::vector<std::size_t> keptSource;
+            if (subset) {
+                keptPixels = gatherImages(pub, out.pretrainRows);
+                keptLabels.reserve(out.pretrainRows.size() * static_cast<std::size_t>(k));
+                for (auto j : out.pretrainRows) {
+                    keptLabels.insert(keptLabels.end(), pub.labels.begin() + static_cast<std::ptrdiff_t>(j * pub.numLabels()),
+                                      pub.labels.begin() + static_cast<std::ptrdiff_t>((j + 1) * pub.numLabels()));
+                    if (study.multiSource()) keptSource.push_back(study.publicImageSource[j]);
+                }
+            }
+            const auto images = subset ? view(keptPixels, pub, out.pretrainRows.size()) : view(pub.pixels, pub, pub.size());
+            const std::span<const float> labels = subset ? std::span<const float>(keptLabels) : std::span<const float>(pub.labels);
+            const std::span<const std::size_t> imageSource =
+                subset ? std::span<const std::size_t>(keptSource) : std::span<const std::size_t>(study.publicImageSource);
             auto pretrainProgress = [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); };
             // Several sources: the images are importance-weighted by their source's λ mass.
             auto pretrained = study.multiSource()
-                                  ? train::pretrainOnSourceMixture(images, pub.labels, k, study.componentSource,
-                                                                   study.publicImageSource, lambda, *spec, *params,
-                                                                   pretrainProgress, cancel)
-                                  : train::pretrainOnMixture(images, pub.labels, k, lambda, *spec, *params,
+                                  ? train::pretrainOnSourceMixture(images, labels, k, study.componentSource, imageSource,
+                                                                   lambda, *spec, *params, pretrainProgress, cancel)
+                                  : train::pretrainOnMixture(images, labels, k, lambda, *spec, *params,
                                                              pretrainProgress, cancel);
             if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
             model = std::move(pretrained).value();
@@ -206,6 +260,24 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
         }
         auto auc = testAuc(model, testPixels, study, testLabels);
         if (auc) out.pretrainedTestAuc = *auc;
+    }
+
+    if (plan->adamix) {
+        // AdaMix-R: the (pretrained, or for Random Init the initial) model is a frozen feature
+        // extractor; the fine-tuned model is it with AdaMix-R's head on its penultimate features.
+        auto ft = runAdamixFinetune(model, study, req.task, plan->shots, req.finetuneIndices, *plan->adamix, plan->entry,
+                                    ledger, progress, cancel);
+        if (!ft) return Error{"fine-tuning: " + ft.error().message};
+        out.finetuneSteps = ft->result.mechanismInvocations;
+        out.noise = ft->result.sigma;
+        out.testAuc = ft->testAuc;
+        out.weights = model.parameters();
+        out.shotRows = plan->shots.rows;
+        out.shotSeed = plan->shots.seed;
+        out.head = std::move(ft->head);
+        out.featureDim = ft->featureDim;
+        for (int r : ft->result.subspaceRanks) out.adamixRank = std::max(out.adamixRank, r);
+        return out;
     }
 
     // Private fine-tuning on the method's split.

@@ -7,6 +7,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/pipeline/adamix_finetune.h"
 #include "engine/pipeline/image_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_records.h"
@@ -33,7 +34,9 @@ public:
         std::vector<float> weights;
         long long hits = 0;
     };
-    static std::string key(const Eigen::VectorXd& lambda, std::uint64_t seed, const project::PretrainStage& stage);
+    /// `excluded`: public rows held out of pretraining (AdaMix-R's shots), sorted; part of the key.
+    static std::string key(const Eigen::VectorXd& lambda, std::uint64_t seed, const project::PretrainStage& stage,
+                           const std::vector<std::size_t>& excluded = {});
     const Entry* find(const std::string& key) const;
     void store(const std::string& key, std::vector<float> weights);
     void noteHit(const std::string& key);
@@ -72,11 +75,21 @@ struct DownstreamOutcome {
     double noise = 0.0;                          // σ (DP-SGD) or r (Dirichlet)
     double clippedFraction = 0.0;
     std::vector<project::CurvePoint> finetuneLoss;  // mean batch loss per step (private: not stored)
-    std::vector<float> weights;                  // final model parameters
+    std::vector<float> weights;                  // final model parameters (AdaMix-R: the frozen extractor's)
+    // The rows of study.publicImages pretraining used (empty for Random Init): with AdaMix-R,
+    // every row but its shots.
+    std::vector<std::size_t> pretrainRows;
+    // AdaMix-R only: its shots (rows of study.publicImages) and the head θ_T on the extractor's
+    // normalised penultimate features (2 × (p+1), row-major; score z₁ − z₀).
+    std::vector<std::size_t> shotRows;
+    std::uint64_t shotSeed = 0;
+    std::vector<float> head;
+    long long featureDim = 0;
+    int adamixRank = 0;  // the largest subspace rank the run used
 };
 
 /// Why the study's unit of privacy rules out the fine-tuning mechanism (the Dirichlet mechanism
-/// at user level), or nothing. The runner asks before any run starts.
+/// or AdaMix-R at user level), or nothing. The runner asks before any run starts.
 Status finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune);
 
 /// The users of the given sensitive images, numbered 0..m−1 in order of first appearance.
@@ -89,7 +102,9 @@ std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector
 struct FinetunePlan {
     std::vector<std::int64_t> userOfImage;            // user level: each fine-tuning image's user, 0..m-1
     std::optional<train::DpSgdParams> dpSgd;          // DP-SGD (example or user level), or ...
-    std::optional<train::DirichletParams> dirichlet;  // ... the Dirichlet mechanism
+    std::optional<train::DirichletParams> dirichlet;  // ... the Dirichlet mechanism, or ...
+    std::optional<adamix::AdamixParams> adamix;       // ... AdaMix-R on the frozen pretrained features
+    PublicShots shots;                                // AdaMix-R: its public shots (held out of pretraining)
     privacy::LedgerEntry entry;                       // what the mechanism records
 };
 Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& request);

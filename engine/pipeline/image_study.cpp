@@ -1,5 +1,6 @@
 #include "engine/pipeline/image_study.h"
 
+#include "engine/pipeline/adamix_finetune.h"
 #include "engine/data/image_fit.h"
 #include "engine/data/image_union.h"
 #include "engine/data/label_tasks.h"
@@ -117,6 +118,8 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
     auto split = data::trainValidationTestSplit(study.sensitiveImages.size(), studySeed, study.grouping);
     if (!split) return Error{"splitting the sensitive data: " + split.error().message};
     study.sensitiveSplit = std::move(split).value();
+    if (spec.finetune.adamix())
+        if (auto e = loadShotPool(study, sources, spec, studySeed)) return *e;
     return study;
 }
 

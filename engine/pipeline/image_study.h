@@ -9,10 +9,22 @@
 #include "engine/project/project_spec.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dpmix::pipeline {
+
+/// AdaMix-R's pool of public shots (stages.finetune.mechanism = "adamix-r"; docs/ADAMIX.md, "As
+/// a study's fine-tuning mechanism"): the images of the public source stages.finetune.shots_source
+/// that the proxy holds out (so no model of any run trained on them), with their labels for each
+/// sensitive task. Rows index ImageStudy::publicImages.
+struct ShotPool {
+    std::string source;                // the public source's name
+    std::vector<std::size_t> rows;     // candidate rows of publicImages, ascending
+    std::vector<signed char> labels;   // rows.size() × tasks: 1, 0, or -1 (label unknown)
+    std::size_t sourceImages = 0;      // images of the source (held out or not)
+};
 
 struct ImageStudy {
     data::ImageDataset publicImages;       // labels: the k public label tasks (N_pub × k)
@@ -29,6 +41,7 @@ struct ImageStudy {
     std::vector<std::string> taskNames;       // T sensitive tasks
     data::SplitGrouping grouping;          // users of the sensitive data (empty: example level)
     data::ThreeWaySplit sensitiveSplit;    // train / validation / test indices into sensitiveImages
+    std::optional<ShotPool> shotPool;      // AdaMix-R fine-tuning only
 
     /// User-level DP: every mechanism's unit is the user (grouping.users holds each image's user).
     bool userLevel() const { return !grouping.users.empty(); }

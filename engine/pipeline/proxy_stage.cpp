@@ -71,12 +71,12 @@ struct PublicSplit {
 
 // 10% of the public images (deterministic from the seed) are held out to report the proxy's
 // quality; public data, so this costs no privacy.
-PublicSplit splitPublic(const data::ImageDataset& pub, std::uint64_t seed) {
-    std::vector<std::size_t> order(pub.size());
+PublicSplit splitPublic(std::size_t publicImages, std::uint64_t seed) {
+    std::vector<std::size_t> order(publicImages);
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::mt19937_64 rng(seed ^ 0x70726f7879ULL);  // "proxy"
     std::shuffle(order.begin(), order.end(), rng);
-    const std::size_t held = std::max<std::size_t>(1, pub.size() / 10);
+    const std::size_t held = std::max<std::size_t>(1, publicImages / 10);
     PublicSplit s;
     s.validation.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(held));
     s.training.assign(order.begin() + static_cast<std::ptrdiff_t>(held), order.end());
@@ -135,11 +135,15 @@ double heldOutAuc(const Proxy& proxy, const ImageStudy& study, const std::vector
 
 }  // namespace
 
+std::vector<std::size_t> proxyHeldOutRows(std::size_t publicImages, std::uint64_t seed) {
+    return splitPublic(publicImages, seed).validation;
+}
+
 Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, std::uint64_t seed,
                          const ProgressCallback& progress, const CancellationToken& cancel) {
     const auto& pub = study.publicImages;
     const int k = static_cast<int>(study.components());
-    const PublicSplit split = splitPublic(pub, seed);
+    const PublicSplit split = splitPublic(pub.size(), seed);
     auto spec = proxySpec(study);
     if (!spec) return spec.error();
     auto params = train::SupervisedParamsBuilder()
@@ -177,7 +181,7 @@ Result<Proxy> restoreProxy(const ImageStudy& study, const std::vector<float>& pa
     const int k = static_cast<int>(study.components());
     Proxy proxy;
     proxy.impl = std::make_unique<Proxy::Impl>(Proxy::Impl{std::move(model), k});
-    proxy.publicValidationAuc = heldOutAuc(proxy, study, splitPublic(study.publicImages, seed).validation, k);
+    proxy.publicValidationAuc = heldOutAuc(proxy, study, splitPublic(study.publicImages.size(), seed).validation, k);
     return proxy;
 }
 

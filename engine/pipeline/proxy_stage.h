@@ -48,6 +48,11 @@ public:
     std::unique_ptr<Impl> impl;
 };
 
+/// The rows of the public images (of `publicImages` in all) that the proxy trained with `seed`
+/// holds out to report its quality and never trains on, ascending. AdaMix-R draws its public
+/// shots among them (docs/ADAMIX.md, "As a study's fine-tuning mechanism").
+std::vector<std::size_t> proxyHeldOutRows(std::size_t publicImages, std::uint64_t seed);
+
 Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, std::uint64_t seed,
                          const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 

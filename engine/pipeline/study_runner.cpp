@@ -513,8 +513,9 @@ Status storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t se
     return std::nullopt;
 }
 
-std::string downstreamConfigJson(const StudyRun& run, const std::string& method, const DownstreamRequest& req) {
-    return nlohmann::ordered_json{{"stage", "downstream"},
+std::string downstreamConfigJson(const StudyRun& run, const std::string& method, const DownstreamRequest& req,
+                                 const ImageStudy& study) {
+    nlohmann::ordered_json j{{"stage", "downstream"},
                                   {"method", method},
                                   {"rho", run.rho},
                                   {"delta", run.delta},
@@ -529,8 +530,30 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
                                   {"pretrain_steps", req.lambda ? req.pretrain.steps : 0},
                                   {"pretrain_batch", req.pretrain.batch},
                                   {"pretrain_lr", req.pretrain.lr},
-                                  {"device", req.device}}
-        .dump();
+                                  {"device", req.device}};
+    if (req.finetune.adamix()) {
+        // AdaMix-R's parameters (a rerun repeats them: the spec's, with T and η as finetune_steps
+        // and finetune_lr); σ is in the ledger entry.
+        const auto& f = req.finetune;
+        const long long m = 2 * f.publicShots;
+        nlohmann::ordered_json a{{"public_shots", f.publicShots},
+                                 {"shots_source", f.shotsSource},
+                                 {"shots_seed", shotSeed(req.seed, study.taskNames.at(req.task))},
+                                 {"shots_drawn_from", "the images of the source the proxy holds out"},
+                                 {"public_examples", m},
+                                 {"rank", f.rank ? nlohmann::ordered_json(*f.rank) : nlohmann::ordered_json(nullptr)},
+                                 {"rank_default", "min(public_examples, 64)"},
+                                 {"clip_quantile", f.clipQuantile},
+                                 {"q", f.adamixQ},
+                                 {"steps", f.steps},
+                                 {"eta", f.lr},
+                                 {"accountant", privacy::toString(req.accountant)},
+                                 {"features", "penultimate activations of the pretrained model, frozen; L2-normalised, 1 appended"},
+                                 {"finetuned_model", "frozen-extractor + adamix-head (score z1 - z0)"}};
+        // finetune_clip and finetune_batch stay (a rerun reads them back) but AdaMix-R uses neither.
+        j["adamix"] = a;
+    }
+    return j.dump();
 }
 
 // One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
@@ -558,7 +581,7 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
                                  std::to_string(req.finetuneIndices.size()) + " images)"
                            : std::to_string(req.finetuneIndices.size()) + " examples"));
     DownstreamOutcome result;
-    auto stored = storedRun(project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req)},
+    auto stored = storedRun(project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req, study)},
                             [&](long long id) -> Status {
                                 Result<DownstreamOutcome> r = Error{""};
                                 try {
@@ -583,6 +606,14 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
                                 if (std::isfinite(result.pretrainedTestAuc))
                                     metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
                                 if (auto err = errorOf(project.addMetrics(metrics))) return err;
+                                if (req.finetune.adamix()) {
+                                    // The fine-tuned model is the frozen extractor with AdaMix-R's head.
+                                    auto extractor = project.storeWeights(id, "frozen-extractor", result.weights);
+                                    if (!extractor) return extractor.error();
+                                    auto head = project.storeWeights(id, "adamix-head", result.head);
+                                    if (!head) return head.error();
+                                    return std::nullopt;
+                                }
                                 auto weights = project.storeWeights(id, "finetuned", result.weights);
                                 if (!weights) return weights.error();
                                 return std::nullopt;

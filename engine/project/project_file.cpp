@@ -86,6 +86,43 @@ Status checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceF
     return std::nullopt;
 }
 
+// AdaMix-R's shots (stages.finetune.shots_source) carry the sensitive tasks' labels: the named
+// public source must be images whose labels include every class the sensitive tasks name (or,
+// without sensitive tasks, every label of the sensitive source). How many images each class has
+// is checked when the study loads (pipeline/image_study.cpp), before anything is stored.
+Status checkShotsSource(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
+    if (!spec.finetune.adamix()) return std::nullopt;
+    const std::string field = "stages.finetune.shots_source";
+    std::size_t owner = 0;
+    while (owner < spec.publicSources.size() && spec.publicSources[owner].written.name != spec.finetune.shotsSource)
+        ++owner;
+    if (owner >= spec.publicSources.size())
+        return Error{field + ": \"" + spec.finetune.shotsSource + "\" is not a public source of this project", field};
+    const SourceFacts& f = facts[owner];
+    if (f.kind != "images")
+        return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" is " + f.kind +
+                         " data: AdaMix-R's shots are labelled images",
+                     field};
+    std::vector<std::string> needed;
+    if (!spec.sensitiveTasks.empty()) {
+        for (const auto& t : spec.sensitiveTasks) needed.insert(needed.end(), t.classes.begin(), t.classes.end());
+    } else {
+        needed = facts.back().labelNames;
+    }
+    const std::set<std::string> labels(f.labelNames.begin(), f.labelNames.end());
+    std::string missing, list;
+    for (const auto& c : needed)
+        if (!labels.count(c) && missing.find("\"" + c + "\"") == std::string::npos)
+            missing += (missing.empty() ? "\"" : ", \"") + c + "\"";
+    for (const auto& l : f.labelNames) list += (list.empty() ? "\"" : ", \"") + l + "\"";
+    if (!missing.empty())
+        return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" lacks the sensitive labels " +
+                         missing + " (its labels: " + (list.empty() ? "none" : list) +
+                         "): AdaMix-R's shots need the sensitive task's label space",
+                     field};
+    return std::nullopt;
+}
+
 // One model reads every image of an image study: a public source of another shape than the
 // sensitive images needs the rule that fits it (docs/METHODS.md, "Several public sources"; the
 // rule itself: data::fitProblem, which the loader applies too).
@@ -276,6 +313,7 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
                      std::to_string(spec.publicSources.size() + 1) + " sources"};
     if (auto e = checkTasksAgainstFacts(spec, facts)) return *e;
     if (auto e = checkImageShapes(spec, facts)) return *e;
+    if (auto e = checkShotsSource(spec, facts)) return *e;
     if (fs::is_directory(file)) return Error{file.string() + " is a folder"};
     const std::string exists = file.string() + " already exists (choose another name, or replace it with --force)";
     if (fs::exists(file)) {  // a fast answer; publishing below is what makes it safe

@@ -52,13 +52,28 @@ struct MixtureStage {
 };
 
 struct FinetuneStage {
-    std::string mechanism = "dp-sgd";  // "dp-sgd" or "dirichlet"
-    double clip = 2.0;
-    long long batch = 256;
-    double lr = 1e-4;
-    long long steps = 1000;
+    std::string mechanism = "dp-sgd";  // "dp-sgd", "dirichlet" or "adamix-r"
+    double clip = 2.0;       // not used by adamix-r (its clip adapts)
+    long long batch = 256;   // not used by adamix-r (it samples at rate adamixQ)
+    double lr = 1e-4;        // adamix-r: its step size η (default kAdamixDefaultEta)
+    long long steps = 1000;  // adamix-r: its steps T (default kAdamixDefaultSteps)
     long long userGroupSize = 0;
+    // AdaMix-R only (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): a softmax head on the
+    // pretrained model's frozen penultimate features, guided by `publicShots` labelled images per
+    // class of the sensitive task drawn from the public source `shotsSource`.
+    long long publicShots = 0;         // shots per class (stages.finetune.public_shots)
+    std::string shotsSource;           // a public source of the spec (stages.finetune.shots_source)
+    std::optional<long long> rank;     // r (stages.finetune.rank); unset: min(m, 64)
+    double clipQuantile = 0.5;         // τ (stages.finetune.clip_quantile)
+    double adamixQ = 1.0;              // Poisson rate q (stages.finetune.q); 1 = full batch
+
+    bool adamix() const { return mechanism == "adamix-r"; }
 };
+
+/// AdaMix-R's defaults for the shared keys `steps` (T) and `lr` (η) when a spec with mechanism
+/// "adamix-r" does not give them (engine/adamix AdamixParamsBuilder::defaults()).
+inline constexpr long long kAdamixDefaultSteps = 200;
+inline constexpr double kAdamixDefaultEta = 1.0;
 
 struct PretrainStage {
     long long batch = 256;

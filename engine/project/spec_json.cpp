@@ -328,6 +328,77 @@ PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccounta
     return out;
 }
 
+constexpr IntegerRange kPublicShots{1, 100'000, "1e5", "a number of labelled public images per class"};
+constexpr IntegerRange kAdamixRank{1, 100'000, "1e5", "a subspace rank"};
+
+const std::set<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images"};
+
+// AdaMix-R's keys of stages.finetune (docs/ADAMIX.md, "As a study's fine-tuning mechanism"),
+// and the keys it does not use. The sources and the unit of privacy are read before the stages.
+void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
+    const std::string path = "stages.finetune";
+    FinetuneStage& ft = spec.finetune;
+    const std::vector<std::string> own = {"public_shots", "shots_source", "rank", "clip_quantile", "q"};
+    if (!ft.adamix()) {
+        for (const auto& key : own)
+            if (f.contains(key))
+                fail(child(path, key), "is used only by mechanism \"adamix-r\" (this stage's mechanism is \"" +
+                                           ft.mechanism + "\"): remove it or set stages.finetune.mechanism");
+        return;
+    }
+    if (spec.sensitive.userLevel)
+        fail(child(path, "mechanism"), "\"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level "
+                                       "(add/remove of one example; a user's several examples are not accounted "
+                                       "together). Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level "
+                                       "to false");
+    if (!kImageLoaders.count(spec.sensitive.written.loader))
+        fail(child(path, "mechanism"), "\"adamix-r\" trains a head on an image model's frozen features: the "
+                                       "sensitive source's loader \"" + spec.sensitive.written.loader +
+                                       "\" is not an image loader (idx, mnist-json or csv-images)");
+    if (f.contains("clip"))
+        fail(child(path, "clip"), "is not used by \"adamix-r\": its clip norm adapts every step (the quantile "
+                                  "clip_quantile of the public gradient norms); remove it");
+    if (f.contains("batch"))
+        fail(child(path, "batch"), "is not used by \"adamix-r\": it takes every private example per step, or a "
+                                   "Poisson sample at rate q; remove it (and give q for minibatches)");
+    if (f.contains("user_group_size"))
+        fail(child(path, "user_group_size"), "is not used by \"adamix-r\", whose unit of privacy is the example");
+    if (!f.contains("public_shots"))
+        fail(child(path, "public_shots"), "missing (expected the number of labelled public images per class of the "
+                                          "sensitive task that AdaMix-R starts from, an integer in [1, 1e5])");
+    readInteger(f, path, "public_shots", kPublicShots, true, ft.publicShots);
+    if (!f.contains("shots_source"))
+        fail(child(path, "shots_source"), "missing (expected the name of the public source the shots are drawn "
+                                          "from; its labels must include the sensitive tasks' classes)");
+    ft.shotsSource = requireString(f, path, "shots_source");
+    std::string list;
+    bool known = false;
+    for (const auto& s : spec.publicSources) {
+        known = known || s.written.name == ft.shotsSource;
+        list += (list.empty() ? "\"" : ", \"") + s.written.name + "\"";
+    }
+    if (!known)
+        fail(child(path, "shots_source"), "\"" + ft.shotsSource + "\" is not a public source of this spec (public "
+                                          "sources: " + (list.empty() ? "none" : list) + ")");
+    if (f.contains("rank")) {
+        long long r = 0;
+        readInteger(f, path, "rank", kAdamixRank, true, r);
+        ft.rank = r;
+    }
+    auto unitLevel = [&](const std::string& key, const std::string& what, double& out) {
+        if (!f.contains(key)) return;
+        const double d = numberValue(f.at(key), child(path, key));
+        if (!(d > 0.0 && d <= 1.0)) fail(child(path, key), show(f.at(key)) + " is out of range: expected " + what + " in (0, 1]");
+        out = d;
+    };
+    unitLevel("clip_quantile", "the quantile τ of the public gradient norms that sets the clip", ft.clipQuantile);
+    unitLevel("q", "a Poisson sampling rate (1: every private example in every step)", ft.adamixQ);
+    // The shared keys `steps` (T) and `lr` (η) default to AdaMix-R's, not DP-SGD's.
+    ft.steps = kAdamixDefaultSteps;
+    ft.lr = kAdamixDefaultEta;
+    (void)checkRanges;
+}
+
 void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (!root.contains("stages")) return;  // every stage parameter has a documented default
     const Json& stages = requireObject(root, "", "stages");
@@ -345,13 +416,17 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (stages.contains("finetune")) {
         const std::string path = "stages.finetune";
         const Json& f = requireObject(stages, "stages", "finetune");
-        checkKeys(f, path, {"mechanism", "clip", "batch", "lr", "steps", "user_group_size"});
+        checkKeys(f, path, {"mechanism", "clip", "batch", "lr", "steps", "user_group_size", "public_shots", "shots_source",
+                            "rank", "clip_quantile", "q"});
         if (f.contains("mechanism")) {
             const Json& m = f.at("mechanism");
-            if (!m.is_string() || (m.get<std::string>() != "dp-sgd" && m.get<std::string>() != "dirichlet"))
-                fail("stages.finetune.mechanism", show(m) + " is not allowed: expected \"dp-sgd\" or \"dirichlet\"");
+            if (!m.is_string() || (m.get<std::string>() != "dp-sgd" && m.get<std::string>() != "dirichlet" &&
+                                   m.get<std::string>() != "adamix-r"))
+                fail("stages.finetune.mechanism",
+                     show(m) + " is not allowed: expected \"dp-sgd\", \"dirichlet\" or \"adamix-r\"");
             spec.finetune.mechanism = m.get<std::string>();
         }
+        readAdamix(f, spec, checkRanges);
         readPositive(f, path, "clip", kClip, checkRanges, spec.finetune.clip);
         readInteger(f, path, "batch", kBatch, checkRanges, spec.finetune.batch);
         readPositive(f, path, "lr", kLearningRate, checkRanges, spec.finetune.lr);
@@ -656,9 +731,20 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
                  {"steps", spec.mixture.steps}};
     if (spec.mixture.userGroupSize > 0) mixture["user_group_size"] = spec.mixture.userGroupSize;
-    Json finetune{{"mechanism", spec.finetune.mechanism}, {"clip", spec.finetune.clip}, {"batch", spec.finetune.batch},
-                  {"lr", spec.finetune.lr}, {"steps", spec.finetune.steps}};
-    if (spec.finetune.userGroupSize > 0) finetune["user_group_size"] = spec.finetune.userGroupSize;
+    Json finetune;
+    if (spec.finetune.adamix()) {
+        // AdaMix-R uses neither a fixed clip nor a batch (the parser refuses them).
+        const FinetuneStage& f = spec.finetune;
+        finetune = Json{{"mechanism", f.mechanism},       {"lr", f.lr},
+                        {"steps", f.steps},               {"public_shots", f.publicShots},
+                        {"shots_source", f.shotsSource}, {"clip_quantile", f.clipQuantile},
+                        {"q", f.adamixQ}};
+        if (f.rank) finetune["rank"] = *f.rank;
+    } else {
+        finetune = Json{{"mechanism", spec.finetune.mechanism}, {"clip", spec.finetune.clip}, {"batch", spec.finetune.batch},
+                        {"lr", spec.finetune.lr}, {"steps", spec.finetune.steps}};
+        if (spec.finetune.userGroupSize > 0) finetune["user_group_size"] = spec.finetune.userGroupSize;
+    }
     Json pretrain{{"batch", spec.pretrain.batch}, {"lr", spec.pretrain.lr}, {"steps", spec.pretrain.steps}};
     root["stages"] = Json{{"mixture", mixture}, {"finetune", finetune}, {"pretrain", pretrain}};
     if (spec.psg) {
