@@ -216,9 +216,16 @@ void printSpecSummary(std::ostream& out, const project::ProjectSpec& s, const st
     out << "Stages   mixture: clip " << formatNumber(s.mixture.clip) << ", batch " << s.mixture.batch << ", lr "
         << formatNumber(s.mixture.lr) << ", steps " << s.mixture.steps;
     if (s.mixture.userGroupSize > 0) out << ", user group " << s.mixture.userGroupSize;
-    out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip) << ", batch "
-        << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps " << s.finetune.steps;
-    if (s.finetune.userGroupSize > 0) out << ", user group " << s.finetune.userGroupSize;
+    if (s.finetune.adamix()) {  // docs/ADAMIX.md, "As a study's fine-tuning mechanism"
+        out << "\n         finetune: adamix-r, " << s.finetune.publicShots << " shots per class from '"
+            << s.finetune.shotsSource << "', T " << s.finetune.steps << ", η " << formatNumber(s.finetune.lr) << ", τ "
+            << formatNumber(s.finetune.clipQuantile) << ", q " << formatNumber(s.finetune.adamixQ) << ", rank "
+            << (s.finetune.rank ? std::to_string(*s.finetune.rank) : std::string("min(m, 64)"));
+    } else {
+        out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip) << ", batch "
+            << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps " << s.finetune.steps;
+        if (s.finetune.userGroupSize > 0) out << ", user group " << s.finetune.userGroupSize;
+    }
     out << "\n         pretrain: batch " << s.pretrain.batch << ", lr " << formatNumber(s.pretrain.lr) << ", steps "
         << s.pretrain.steps << "\n";
     out << "Seeds    " << joinStrings(seeds) << "\n";
