@@ -1,11 +1,13 @@
-// `dpmix experiment k-scaling|rho-sweep|epsilon-sweep SPEC_OR_PROJECT ...`: the study-level
-// experiments of docs/ALGORITHMS.md A.9–A.10 (engine/pipeline/experiments.h). Each prints its table (or --json) and
-// stores its runs in the project. Progress goes to stderr.
+// `dpmix experiment k-scaling|rho-sweep|epsilon-sweep|adamix SPEC_OR_PROJECT ...`: the study-level
+// experiments of docs/ALGORITHMS.md A.9–A.10 (engine/pipeline/experiments.h) and the AdaMix-R
+// experiment (docs/ADAMIX.md; engine/pipeline/adamix_experiment_stage.h). Each prints its table (or
+// --json) and stores its runs in the project. Progress goes to stderr.
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
+#include "engine/pipeline/adamix_experiment_stage.h"
 #include "engine/pipeline/experiments.h"
 
 #include <nlohmann/json.hpp>
@@ -351,14 +353,252 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
     });
 }
 
+struct AdamixArgs {
+    std::string project;
+    std::string shots = "1,5,10";
+    std::string privatePerClass = "50,500,all";
+    std::string epsilons = "1,3,8";
+    std::string seeds = "3";
+    std::string methods;
+    std::string shotsSource, extractorSource;
+    std::string extractorEpochs = "3", extractorExamples = "0";
+    bool mirror = false;
+    int threads = 0;
+    std::string device = "auto";
+    bool json = false;
+};
+
+std::string perClassText(long long n) { return n == experiments::kAllPrivate ? "all" : std::to_string(n); }
+
+// The flags as engine options; errors name the flag.
+Result<pipeline::AdamixExperimentOptions> adamixOptions(const AdamixArgs& args) {
+    pipeline::AdamixExperimentOptions o;
+    auto integers = [](const std::string& text, const std::string& flag, bool allowAll,
+                       std::vector<long long>& out) -> Status {
+        out.clear();
+        for (const auto& item : splitList(text)) {
+            if (allowAll && item == "all") {
+                out.push_back(experiments::kAllPrivate);
+                continue;
+            }
+            auto v = parseInteger(item, flag);
+            if (!v) return v.error();
+            if (*v < 1)
+                return Error{flag + " = " + item + " is out of range: expected an integer >= 1" +
+                             (allowAll ? " or all" : "")};
+            out.push_back(*v);
+        }
+        if (out.empty()) return Error{flag + ": give at least one value"};
+        return std::nullopt;
+    };
+    if (auto e = integers(args.shots, "--shots", false, o.grid.shots)) return *e;
+    if (auto e = integers(args.privatePerClass, "--private-per-class", true, o.grid.privatePerClass)) return *e;
+    o.grid.epsilons.clear();
+    for (const auto& item : splitList(args.epsilons)) {
+        auto v = parseReal(item, "--epsilons");
+        if (!v) return v.error();
+        if (!(*v > 0.0)) return Error{"--epsilons: epsilon = " + item + " is out of range: expected a number > 0"};
+        o.grid.epsilons.push_back(*v);
+    }
+    auto seeds = parseInteger(args.seeds, "--seeds");
+    if (!seeds) return seeds.error();
+    o.grid.seeds = *seeds;
+    if (!args.methods.empty()) {
+        o.grid.methods.clear();
+        for (const auto& item : splitList(args.methods)) {
+            auto m = experiments::parseAdamixMethod(item);
+            if (!m) return Error{cliMessage(m.error())};
+            if (std::find(o.grid.methods.begin(), o.grid.methods.end(), *m) == o.grid.methods.end())
+                o.grid.methods.push_back(*m);
+        }
+    }
+    auto epochs = parseInteger(args.extractorEpochs, "--extractor-epochs");
+    if (!epochs) return epochs.error();
+    o.extractorEpochs = static_cast<int>(std::clamp<long long>(*epochs, -1, 1000000));
+    auto examples = parseInteger(args.extractorExamples, "--extractor-examples");
+    if (!examples) return examples.error();
+    o.extractorExamples = *examples;
+    o.mirror = args.mirror;
+    o.shotsSource = args.shotsSource;
+    o.extractorSource = args.extractorSource;
+    o.grid.threads = args.threads;
+    auto device = commandDevice(args.device);
+    if (!device) return device.error();
+    o.device = *device;
+    if (auto err = pipeline::checkAdamixExperimentOptions(o)) return Error{cliMessage(*err)};
+    return o;
+}
+
+std::string meanStdText(const audit::MeanStd& v, const char* format) {
+    if (!std::isfinite(v.mean)) return "n/a";
+    char a[64], b[64];
+    std::snprintf(a, sizeof a, format, v.mean);
+    std::snprintf(b, sizeof b, format, v.std);
+    return std::string(a) + " ± " + b;
+}
+
+ordered_json meanStdJson(const audit::MeanStd& v) {
+    auto finite = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); };
+    return {{"mean", finite(v.mean)}, {"std", finite(v.std)}, {"count", v.count}};
+}
+
+void printAdamix(const pipeline::AdamixExperimentReport& r, const std::string& projectPath, bool json) {
+    const auto& g = r.grid;
+    const auto& levels = experiments::epsilonQuantileLevels();
+    if (json) {
+        ordered_json rows = ordered_json::array();
+        for (const auto& row : r.result.summary)
+            rows.push_back({{"method", experiments::adamixMethodName(row.method)},
+                            {"label", experiments::adamixMethodLabel(row.method)},
+                            {"epsilon", row.epsilon ? ordered_json(*row.epsilon) : ordered_json(nullptr)},
+                            {"shots", row.shots},
+                            {"private_per_class", row.privatePerClass == experiments::kAllPrivate
+                                                      ? ordered_json("all")
+                                                      : ordered_json(row.privatePerClass)},
+                            {"private_examples", row.privateExamples},
+                            {"test_error", meanStdJson(row.testError)},
+                            {"error_increase_percent", meanStdJson(row.errorIncrease)}});
+        ordered_json eps = ordered_json::array();
+        for (const auto& row : r.result.epsilonSummary) {
+            ordered_json q = ordered_json::object();
+            for (std::size_t i = 0; i < levels.size(); ++i) q[valueText(levels[i])] = meanStdJson(row.quantiles[i]);
+            eps.push_back({{"epsilon", row.epsilon},
+                           {"shots", row.shots},
+                           {"private_per_class", row.privatePerClass == experiments::kAllPrivate
+                                                     ? ordered_json("all")
+                                                     : ordered_json(row.privatePerClass)},
+                           {"quantiles", q},
+                           {"fraction_below_half_epsilon", meanStdJson(row.fractionBelowHalf)},
+                           {"spearman_loss", meanStdJson(row.spearmanLoss)},
+                           {"spearman_isolation", meanStdJson(row.spearmanIsolation)}});
+        }
+        std::cout << ordered_json{{"project", projectPath},
+                                  {"run_id", r.runId},
+                                  {"private_source", r.setup.privateSource},
+                                  {"extractor_source", r.setup.extractorSource},
+                                  {"extractor_train_accuracy", r.setup.extractorTrainAccuracy},
+                                  {"shots_source", r.setup.shotsSource.empty() ? ordered_json(nullptr)
+                                                                               : ordered_json(r.setup.shotsSource)},
+                                  {"test_set", r.setup.testSet},
+                                  {"seeds", g.seeds},
+                                  {"delta", g.delta},
+                                  {"steps", g.steps},
+                                  {"wall_seconds", r.setup.wallSeconds},
+                                  {"rows", rows},
+                                  {"per_example_epsilon", eps}}
+                         .dump(2)
+                  << '\n';
+        return;
+    }
+    std::cout << "AdaMix-R experiment (run " << r.runId << "): private task '" << r.setup.privateSource
+              << "', extractor trained on '" << r.setup.extractorSource << "' (accuracy on its own images "
+              << valueText(r.setup.extractorTrainAccuracy) << (r.setup.extractorReused ? ", reused" : "") << ")\n"
+              << "shots " << (r.setup.shotsSource.empty() ? "drawn from the private pool and removed from it"
+                                                          : "from '" + r.setup.shotsSource + "'")
+              << "; test set: " << r.setup.testSet << "\n"
+              << g.seeds << " seeds; delta " << valueText(g.delta) << ", full batch, T = " << g.steps
+              << "; test error and error increase over the paragon M0, mean ± std over seeds\n";
+    char line[256];
+    for (auto k : g.shots)
+        for (auto n : g.privatePerClass) {
+            double examples = 0.0;
+            for (const auto& row : r.result.summary)
+                if (row.shots == k && row.privatePerClass == n) examples = row.privateExamples;
+            std::cout << "\nshots " << k << " per class, private " << perClassText(n) << " per class (n = "
+                      << valueText(examples) << ")\n";
+            std::snprintf(line, sizeof line, "  %-33s %6s   %-17s   %s\n", "method", "eps", "test error",
+                          "error increase %");
+            std::cout << line;
+            for (const auto& row : r.result.summary) {
+                if (row.shots != k || row.privatePerClass != n) continue;
+                const std::string name =
+                    std::string(experiments::adamixMethodLabel(row.method)) + " " + experiments::adamixMethodName(row.method);
+                std::snprintf(line, sizeof line, "  %-33s %6s   %-17s   %s\n", name.c_str(),
+                              row.epsilon ? valueText(*row.epsilon).c_str() : "-",
+                              meanStdText(row.testError, "%.4f").c_str(), meanStdText(row.errorIncrease, "%.1f").c_str());
+                std::cout << line;
+            }
+        }
+    if (!r.result.epsilonSummary.empty()) {
+        std::cout << "\nAdaMix-R per-example epsilon_i (an ESTIMATE on the realised trajectory, not a guarantee; "
+                     "mean over seeds)\n";
+        std::snprintf(line, sizeof line, "  %5s %5s %6s  %7s %7s %7s %7s %7s %7s %7s  %8s  %13s  %13s\n", "eps",
+                      "shots", "priv", "min", "5%", "25%", "50%", "75%", "95%", "max", "<eps/2", "rho(eps,loss)",
+                      "rho(eps,isol)");
+        std::cout << line;
+        for (const auto& row : r.result.epsilonSummary) {
+            std::snprintf(line, sizeof line,
+                          "  %5s %5lld %6s  %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f  %8.3f  %13s  %13s\n",
+                          valueText(row.epsilon).c_str(), row.shots, perClassText(row.privatePerClass).c_str(),
+                          row.quantiles[0].mean, row.quantiles[1].mean, row.quantiles[2].mean, row.quantiles[3].mean,
+                          row.quantiles[4].mean, row.quantiles[5].mean, row.quantiles[6].mean,
+                          row.fractionBelowHalf.mean, meanStdText(row.spearmanLoss, "%.2f").c_str(),
+                          meanStdText(row.spearmanIsolation, "%.2f").c_str());
+            std::cout << line;
+        }
+    }
+    std::cout << "wall time " << valueText(std::round(r.setup.wallSeconds)) << " s\n";
+}
+
+void registerAdamix(CLI::App& parent, CommandContext& ctx) {
+    // The arguments live as long as the command (CLI11 writes into them when it parses).
+    auto held = std::make_shared<AdamixArgs>();
+    AdamixArgs& args = *held;
+    auto* cmd = parent.add_subcommand(
+        "adamix", "AdaMix-R vs DP-GD, public-only and the non-private paragon on frozen features (docs/ADAMIX.md)");
+    cmd->add_option("project", args.project, "a .dpmix project, or a spec JSON")->required();
+    cmd->add_option("--shots", args.shots, "public shots per class, comma-separated (default 1,5,10)");
+    cmd->add_option("--private-per-class", args.privatePerClass,
+                    "private examples per class, comma-separated; all = every one left (default 50,500,all)");
+    cmd->add_option("--epsilons", args.epsilons, "epsilons of the DP methods, comma-separated (default 1,3,8)");
+    cmd->add_option("--seeds", args.seeds, "draw seeds (default 3)");
+    cmd->add_option("--methods", args.methods,
+                    "methods, comma-separated: M0 paragon, M1 public-only, M2 dp-gd, M3 dp-gd-warm-start, M4 adamix-r, "
+                    "M4a adamix-r-no-projection, M4b adamix-r-fixed-clip, M4c adamix-r-no-public-gradient (default all)");
+    cmd->add_flag("--mirror", args.mirror,
+                  "swap the roles: the private task is the public source with other classes (e.g. MNIST digits), the "
+                  "extractor is trained on a public source with the sensitive source's classes");
+    cmd->add_option("--shots-source", args.shotsSource,
+                    "draw the shots from this registered public source (same classes as the private task) instead of "
+                    "the private pool");
+    cmd->add_option("--extractor-source", args.extractorSource,
+                    "train the extractor on this registered public source (default: the first whose classes differ "
+                    "from the private task's)");
+    cmd->add_option("--extractor-epochs", args.extractorEpochs, "epochs of extractor training (default 3)");
+    cmd->add_option("--extractor-examples", args.extractorExamples,
+                    "train the extractor on at most this many images (0 = all)");
+    cmd->add_option("--threads", args.threads, "threads for the grid (default: all cores)");
+    addDeviceOption(*cmd, args.device);
+    cmd->add_flag("--json", args.json, "print the results as one JSON object");
+    cmd->callback([&ctx, held] {
+        const AdamixArgs& args = *held;
+        const std::string what = "adamix";
+        auto options = adamixOptions(args);
+        if (!options) {
+            ctx.exitCode = badInput(what, options.error().message);
+            return;
+        }
+        ctx.exitCode = runExperiment(what, args.project,
+                                     [&](project::ProjectFile& project, const ProgressCallback& progress,
+                                         const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
+                                         auto r = pipeline::runAdamixExperiment(project, *options, progress, cancel, log);
+                                         if (!r) return r.error();
+                                         printAdamix(*r, project.path().string(), args.json);
+                                         return std::nullopt;
+                                     });
+    });
+}
+
 }  // namespace
 
 void registerExperimentCommand(CLI::App& app, CommandContext& ctx) {
-    auto* cmd = app.add_subcommand("experiment", "Study-level experiments: k-scaling, rho-sweep, epsilon-sweep");
+    auto* cmd =
+        app.add_subcommand("experiment", "Study-level experiments: k-scaling, rho-sweep, epsilon-sweep, adamix");
     cmd->require_subcommand(1);
     registerKScaling(*cmd, ctx);
     registerSweep(*cmd, ctx, true);
     registerSweep(*cmd, ctx, false);
+    registerAdamix(*cmd, ctx);
 }
 
 }  // namespace dpmix::cli

@@ -256,6 +256,8 @@ std::optional<std::string> whyNotReleasable(const RunRecord& run, const std::opt
     if (run.method == "audit") return "an audit: an experiment on the mechanism with statistics of the sensitive data, not a release";
     if (run.method == "epsilon-sweep" || run.method == "rho-sweep" || run.method == "k-scaling")
         return "an experiment (seeded, compared with non-private lambda*): computed for the analyst, not a release";
+    if (run.method == "adamix-experiment")
+        return "an experiment (seeded, compared with a non-private paragon): computed for the analyst, not a release";
     if (!ledger) {
         if (isPublicOnlyMethod(run.method)) return std::nullopt;
         return "it has no privacy ledger, so nothing states what it spent";

@@ -23,7 +23,8 @@ const std::set<std::string> kTestMetrics = {"test-auc", "pretrained-test-auc", "
 const std::set<std::string> kDpFigures = {"sigma", "epsilon-spent", "finetune-noise"};
 // Figures of public data only.
 const std::set<std::string> kPublicFigures = {"public-validation-auc", "vocabulary-size"};
-const std::set<std::string> kDiagnosticMethods = {"audit", "epsilon-sweep", "rho-sweep", "k-scaling"};
+const std::set<std::string> kDiagnosticMethods = {"audit", "epsilon-sweep", "rho-sweep", "k-scaling",
+                                                   "adamix-experiment"};
 
 bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 

@@ -85,6 +85,31 @@ private Q_SLOTS:
         expectBadInput({"experiment", "epsilon-sweep", spec_, "--epsilons", "1,-2"}, "--epsilons");
         expectBadInput({"experiment", "k-scaling", spec_, "--ks", "2,x"}, "--ks");
         expectBadInput({"experiment", "k-scaling", spec_, "--seeds", "0"}, "--seeds");
+        expectBadInput({"experiment", "adamix", spec_, "--epsilons", "1,0"}, "--epsilons");
+        expectBadInput({"experiment", "adamix", spec_, "--epsilons", "1,-3"}, "--epsilons");
+        expectBadInput({"experiment", "adamix", spec_, "--methods", "M4,M9"}, "--methods");
+        expectBadInput({"experiment", "adamix", spec_, "--shots", "0"}, "--shots");
+        expectBadInput({"experiment", "adamix", spec_, "--private-per-class", "50,most"}, "--private-per-class");
+        expectBadInput({"experiment", "adamix", spec_, "--seeds", "0"}, "--seeds");
+    }
+    void adamixChecksTheSourcesAgainstTheDataBeforeStoringARun() {
+        // Public and sensitive data share their classes: no source to train an extractor on, and a
+        // shots source that is not registered. Each refusal names the flag and stores no run.
+        QTemporaryDir work;
+        for (const char* f : {"images.idx", "labels.idx", "spec.json"})
+            QVERIFY(QFile::copy(dir_.filePath(f), work.filePath(f)));
+        const QString spec = work.filePath("spec.json");
+        auto refused = [&](const QStringList& extra, const QString& flag) {
+            const auto r = runDpmix(QStringList{"experiment", "adamix", spec, "--threads", "1"} + extra, work.path());
+            QVERIFY2(r.exitCode != 0, qPrintable(r.out));
+            QVERIFY2(r.err.contains(flag), qPrintable(r.err));
+            const auto shown = runDpmix({"inspect", work.filePath("spec.dpmix"), "--json"}, work.path());
+            QVERIFY2(shown.exitCode == 0, qPrintable(shown.err));
+            QCOMPARE(QJsonDocument::fromJson(shown.out.toUtf8()).object()["runs"].toArray().size(), 0);
+        };
+        refused({}, "--extractor-source");
+        refused({"--shots-source", "nope"}, "--shots-source");
+        refused({"--extractor-source", "pub"}, "--extractor-source");  // shares the private task's classes
     }
     void trainingAuditFlags() {
         const QStringList base{"audit", spec_, "--task", "is-a", "--mechanism", "dirichlet"};

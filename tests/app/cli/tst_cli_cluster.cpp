@@ -5,7 +5,8 @@
 //  - an array task cancelled with scancel is listed as failed (Slurm state, log path), the merge
 //    waits and stores nothing, a resubmission of the failed unit completes the job;
 //  - merging twice stores nothing twice; a job directory of another project and a corrupt unit
-//    result are refused with nothing stored; no sbatch on PATH is a clear error.
+//    result are refused with nothing stored; no sbatch on PATH and an unreachable controller are
+//    clear errors that leave no job directory.
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
 #include "cli_runner.h"
 #include "idx_fixture.h"
@@ -166,6 +167,30 @@ private Q_SLOTS:
                                   dir_.path(), env);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("sbatch is not on PATH"), qPrintable(r.err));
+        QCOMPARE(runCount(project_), before);
+        QVERIFY(QDir(project_ + ".jobs").isEmpty());
+    }
+
+    void unreachableControllerIsAClearError() {
+        // This host's slurm.conf with a controller port nobody listens on.
+        QFile conf("/etc/slurm/slurm.conf");
+        if (!conf.open(QIODevice::ReadOnly)) QSKIP("no /etc/slurm/slurm.conf to derive an unreachable controller from");
+        QByteArray text;
+        for (const QByteArray& line : conf.readAll().split('\n'))
+            if (!line.startsWith("SlurmctldPort") && !line.startsWith("MessageTimeout")) text += line + '\n';
+        text += "SlurmctldPort=6999\nMessageTimeout=2\n";
+        QFile bogus(dir_.filePath("unreachable.conf"));
+        QVERIFY(bogus.open(QIODevice::WriteOnly));
+        bogus.write(text);
+        bogus.close();
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("SLURM_CONF", bogus.fileName());
+        const long long before = runCount(project_);
+        const auto r = runWithEnv({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "40",
+                                   "--executor", "slurm"},
+                                  dir_.path(), env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("sbatch failed") && r.err.contains("nothing was submitted"), qPrintable(r.err));
         QCOMPARE(runCount(project_), before);
         QVERIFY(QDir(project_ + ".jobs").isEmpty());
     }
