@@ -176,7 +176,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         }
         const Disclosure runClass = classifyRun(run, ledger);
         if (run.method == "audit") found.add(5, "audits", run.id);
-        else if (kDiagnosticMethods.count(run.method)) found.add(6, "experiments (sweeps, k-scaling)", run.id);
+        else if (kDiagnosticMethods.count(run.method)) found.add(6, "experiments (sweeps, k-scaling, AdaMix-R)", run.id);
         else if (auto m = methods::methodOfRun(run.method); m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
             found.add(3, "non-private baselines", run.id);
 
