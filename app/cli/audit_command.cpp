@@ -240,6 +240,12 @@ int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, con
         std::cout << report->script << "# " << report->command << "\n";
         return 0;
     }
+    // Before the study is loaded (which may train and store a proxy): a host that cannot submit
+    // changes nothing.
+    if (auto e = cluster::checkCanSubmit()) {
+        std::cerr << "dpmix audit: " << e->message << '\n';
+        return 1;
+    }
     std::string frozen;
     const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(), frozen,
                                       [&](const auto& progress, const auto& cancel, const auto& log) {
@@ -358,6 +364,14 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         if (auto flag = misplacedFlag(*cmd, *args)) {
             ctx.exitCode = badInput(*flag);
             return;
+        }
+        if (args->executor != "slurm") {
+            for (const char* flag : {"--units", "--max-parallel", "--partition", "--time", "--cpus-per-task",
+                                     "--gpus-per-task", "--account", "--setup", "--dry-run"})
+                if (cmd->count(flag) > 0) {
+                    ctx.exitCode = badInput(std::string(flag) + " belongs to --executor slurm");
+                    return;
+                }
         }
         if (args->executor == "slurm" && args->mechanism != "mixture") {
             ctx.exitCode = badInput("--executor slurm runs the mixture audit; a training audit runs locally");

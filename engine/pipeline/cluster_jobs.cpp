@@ -473,6 +473,13 @@ Result<std::vector<WorkUnit>> auditWorkUnits(long long runsPerWorld, long long u
     return out;
 }
 
+Status checkCanSubmit() {
+    if (!findOnPath("sbatch"))
+        return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
+                     "on a login node; --executor local runs the work here)"};
+    return std::nullopt;
+}
+
 fs::path jobsRoot(const fs::path& projectFile) { return fs::path(projectFile.string() + ".jobs"); }
 
 long long JobStatus::count(const std::string& state) const {
@@ -503,9 +510,8 @@ std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const
 Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
                                const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun) {
     if (units.empty()) return Error{"a job needs at least one unit"};
-    if (!dryRun && !findOnPath("sbatch"))
-        return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
-                     "on a login node; --executor local runs the work here)"};
+    if (!dryRun)
+        if (auto e = checkCanSubmit()) return *e;
     SubmitReport report;
     report.jobId = newJobId(kind);
     report.dir = fs::absolute(jobsRoot(project.path())) / report.jobId;

@@ -54,6 +54,9 @@ struct SlurmOptions {
     std::string program;        // the dpmix the tasks run; empty: this process's executable
 };
 
+/// Whether this host can submit: sbatch on PATH (checked before any work is frozen).
+Status checkCanSubmit();
+
 /// The jobs folder of a project: <file>.jobs (F.dpmix → F.dpmix.jobs).
 std::filesystem::path jobsRoot(const std::filesystem::path& projectFile);
 
