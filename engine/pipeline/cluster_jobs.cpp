@@ -187,8 +187,19 @@ Result<Job> readJob(const fs::path& dir) {
         if (!ok || !job.units.is_array()) return Error{dir.string() + ": units.json is missing or not a list"};
         std::ifstream subs(dir / "submissions.jsonl");
         std::string line;
-        while (std::getline(subs, line))
-            if (!trimmed(line).empty()) job.submissions.push_back(json::parse(line));
+        while (std::getline(subs, line)) {
+            if (trimmed(line).empty()) continue;
+            json sub = json::parse(line);
+            if (!sub.contains("slurm_job") || !sub["slurm_job"].is_string() || !sub.contains("units") ||
+                !sub["units"].is_array())
+                return Error{dir.string() + "/submissions.jsonl: a line is not a submission: " + trimmed(line)};
+            job.submissions.push_back(std::move(sub));
+        }
+        for (const auto& u : job.units)
+            if (!u.is_object() || !u.contains("id") || !u["id"].is_number_integer() || !u.contains("params"))
+                return Error{dir.string() + "/units.json: a unit has no id or parameters"};
+        if (!job.meta.contains("project") || !job.meta["project"].is_object() || !job.meta.contains("slurm"))
+            return Error{dir.string() + "/job.json: no project or slurm section"};
     } catch (const json::exception& e) {
         return Error{dir.string() + ": a job file is not valid JSON: " + e.what()};
     }
@@ -393,6 +404,8 @@ std::optional<long long> runFromJob(const project::ProjectFile& project, const J
     if (!runs) return std::nullopt;
     const std::string line = provenanceLine(job);
     for (const auto& r : *runs) {
+        // A merge that died before its run was done left an interrupted run: not a merge.
+        if (r.status != project::RunStatus::Done) continue;
         auto logs = project.logs(r.id);
         if (!logs) continue;
         for (const auto& l : *logs)
