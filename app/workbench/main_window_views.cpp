@@ -4,6 +4,7 @@
 
 #include "app/workbench/help/help_window.h"
 #include "app/workbench/runs/run_actions.h"
+#include "app/workbench/views/adamix_view.h"
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/chart_views.h"
@@ -26,7 +27,7 @@
 namespace dpmix::workbench {
 
 namespace {
-const QStringList kResultViews = {"summary", "lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling"};
+const QStringList kResultViews = {"summary", "lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling", "adamix", "exampleprivacy"};
 }  // namespace
 
 void MainWindow::rebuildResultTabs() {
@@ -73,6 +74,22 @@ void MainWindow::rebuildResultTabs() {
         if (runActions_) audit->setEmptyStateAction(runActions_->auditAction());  // its empty state offers Audit…
         add("audit", audit, tr("Audit"), tr("Audit"));
         add("kscaling", new KScalingView(*project_), tr("k-scaling"), tr("k-scaling"));
+    }
+    // AdaMix-R's experiment: only in projects that ran one.
+    if (!project_->adamix.empty()) {
+        std::vector<AdamixExperiment> experiments;
+        QStringList unreadable;
+        for (const auto& reading : project_->adamix) {
+            if (reading.experiment) experiments.push_back(adamixExperimentFrom(*reading.experiment));
+            else unreadable << tr("run %1 (%2)").arg(reading.runId).arg(reading.error);
+        }
+        auto* increase = new AdamixView(experiments);
+        increase->setUnreadableRuns(unreadable);
+        add("adamix", increase, tr("AdaMix-R"), tr("AdaMix-R: error increase over the paragon"));
+        add("exampleprivacy",
+            new ExamplePrivacyView(std::move(experiments), projectImageLoader(*project_),
+                                   projectEstimatesLoader(project_->path)),
+            tr("Who pays"), tr("Who pays for privacy: per-example ε_i (estimates)"));
     }
     const QString study = QFileInfo(project_->path).completeBaseName();
     for (int i = 0; i < pages.size(); ++i) {

@@ -11,7 +11,8 @@ QList<HelpDocument> manualDocuments() {
             {QStringLiteral("PRIVACY.md"), QStringLiteral("Privacy accounting")},
             {QStringLiteral("RHO_GUIDANCE.md"), QStringLiteral("Choosing ρ")},
             {QStringLiteral("AUDIT.md"), QStringLiteral("Audits")},
-            {QStringLiteral("PSG.md"), QStringLiteral("Private Set Generation")}};
+            {QStringLiteral("PSG.md"), QStringLiteral("Private Set Generation")},
+            {QStringLiteral("ADAMIX.md"), QStringLiteral("AdaMix-R")}};
 }
 
 QString manualUrl(const QString& document) { return QStringLiteral("qrc:/dpmix/manual/") + document; }
@@ -29,6 +30,8 @@ HelpTopic helpTopicFor(const QString& viewObjectName) {
         {QStringLiteral("auditView"), {QStringLiteral("AUDIT.md"), QStringLiteral("Audits in a project")}},
         {QStringLiteral("rundetailsView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Run details")}},
         {QStringLiteral("privatesetView"), {QStringLiteral("PSG.md"), QStringLiteral("Workbench")}},
+        {QStringLiteral("adamixView"), {QStringLiteral("ADAMIX.md"), QStringLiteral("The experiment")}},
+        {QStringLiteral("exampleprivacyView"), {QStringLiteral("ADAMIX.md"), QStringLiteral("Per-example privacy: an estimate")}},
         {QStringLiteral("calculatorView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Live privacy calculation")}},
     };
     return topics.value(viewObjectName, HelpTopic{QStringLiteral("WORKBENCH.md"), QStringLiteral("The window")});

@@ -28,6 +28,8 @@ enum class GlossaryTerm {
     ExcessError,        // F(λ_DP) − F(λ*)
     Baselines,          // uniform, random search, Random Init, non-private baseline
     PrivateSet,         // S, PSG
+    AdamixR,            // AdaMix-R, paragon, public-only, error increase
+    ExampleEpsilon,     // per-example ε_i (an estimate), isolation
 };
 
 /// The term's name as the views write it, e.g. "λ*" or "split A / split B".
@@ -49,6 +51,8 @@ enum class ResultView {
     Ledger,
     Comparison,
     PrivateSet,
+    Adamix,
+    ExampleEpsilon,
 };
 
 /// The glossary terms a view uses, in the order its text explains them.

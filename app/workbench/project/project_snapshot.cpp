@@ -127,6 +127,14 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
                         std::memcpy(r.privateSet.data(), bytes->data(), bytes->size());
                     }
         }
+        if (run.method == experiments::kAdamixExperimentMethod && run.status == project::RunStatus::Done) {
+            AdamixReading reading{run.id, std::nullopt, {}};
+            if (auto stored = experiments::readAdamixExperiment(*file, run.id, false))
+                reading.experiment = std::move(stored).value();
+            else
+                reading.error = QString::fromStdString(stored.error().message);
+            s.adamix.push_back(std::move(reading));
+        }
         s.runs.push_back(std::move(r));
     }
     if (auto v = project::trustVerdict(*file)) {

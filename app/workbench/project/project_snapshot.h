@@ -4,6 +4,7 @@
 // SQLite connection (ProjectFile is one-per-thread; the run job opens its own).
 #include "engine/audit/claim_verdict.h"
 #include "engine/core/result.h"
+#include "engine/experiments/adamix_records.h"
 #include "engine/methods/method_plan.h"
 #include "engine/project/project_records.h"
 #include "engine/project/project_spec.h"
@@ -44,6 +45,14 @@ struct TrustReading {
     QString shortLabel;        // for the title bar
 };
 
+/// A finished AdaMix-R experiment run as read for the views: its cells, without the per-example
+/// records (the views read those on demand), or why it could not be read.
+struct AdamixReading {
+    long long runId = 0;
+    std::optional<experiments::StoredAdamixExperiment> experiment;
+    QString error;
+};
+
 struct ProjectSnapshot {
     QString path;
     TrustReading trust;
@@ -51,6 +60,7 @@ struct ProjectSnapshot {
     std::vector<project::SourceRecord> sources;
     std::vector<RunResults> runs;  // by run id
     QString workingSettingsJson;   // the settings File ▸ Save stored for the next run; empty: none
+    std::vector<AdamixReading> adamix;  // the finished AdaMix-R experiments, by run id
 
     /// Task names in spec order ("" when the study has a single unnamed task).
     std::vector<std::string> taskNames() const;

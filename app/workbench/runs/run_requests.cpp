@@ -16,7 +16,7 @@ namespace {
 Error fieldError(const QString& text) { return Error{text.toStdString()}; }
 
 bool isExperiment(const std::string& method) {
-    return method == "epsilon-sweep" || method == "rho-sweep" || method == "k-scaling";
+    return method == "epsilon-sweep" || method == "rho-sweep" || method == "k-scaling" || method == "adamix-experiment";
 }
 }  // namespace
 

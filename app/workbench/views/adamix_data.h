@@ -43,6 +43,7 @@ struct AdamixEstimates {
     std::vector<AdamixExampleEstimate> examples;
     double spearmanIsolation = std::numeric_limits<double>::quiet_NaN();
     double spearmanLoss = std::numeric_limits<double>::quiet_NaN();
+    long long record = -1;  // which per-example record of the stored run (for reading it later)
 };
 
 /// One stored experiment.
@@ -52,6 +53,7 @@ struct AdamixExperiment {
     QString privateSource;  // the spec's name of the source the private examples come from
     std::vector<AdamixCell> cells;
     std::vector<AdamixEstimates> estimates;
+    bool examplesLoaded = true;  // false: the estimates' examples are still in the project file
 };
 
 /// The (shots, private per class) settings present in the experiment, sorted.

@@ -1,5 +1,6 @@
 #include "app/workbench/views/adamix_view.h"
 
+#include "app/workbench/help/view_help.h"
 #include "engine/data/source_loader.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/image_grid_widget.h"
@@ -53,12 +54,8 @@ AdamixView::AdamixView(std::vector<AdamixExperiment> experiments, QWidget* paren
     settings_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     addControl(settings_);
     chart_->setAxisLabels(tr("privacy budget ε"), tr("error increase over the paragon (%)"));
-    chart_->setAxisToolTips(tr("The dataset-level ε of each private head (δ as stored with the run)."),
-                            tr("(test error − the non-private paragon's) / the paragon's, in percent: 0 is as good "
-                               "as training without privacy on all the data."));
-    setWhatsThis(tr("AdaMix-R (a reconstruction of AdaMix, docs/ADAMIX.md) against DP-GD and the public-only head: how "
-                    "much more often each private head errs than the non-private paragon, by ε. Bars are means over "
-                    "seeds with ± one standard deviation."));
+    chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::Epsilon), glossaryToolTip(GlossaryTerm::AdamixR));
+    setWhatsThis(viewWhatsThis(ResultView::Adamix));
     setChart(chart_);
     for (const auto& e : experiments_) runs_->addItem(runTitle(e));
     connect(runs_, &QComboBox::currentIndexChanged, this, &AdamixView::showRun);
@@ -70,6 +67,18 @@ AdamixView::AdamixView(std::vector<AdamixExperiment> experiments, QWidget* paren
     }
     runs_->setCurrentIndex(static_cast<int>(experiments_.size()) - 1);  // the latest
     if (experiments_.size() == 1) showRun(0);
+}
+
+void AdamixView::setUnreadableRuns(const QStringList& runs) {
+    unreadable_ = runs;
+    if (experiments_.empty() && !runs.isEmpty())
+        showEmptyState(tr("The AdaMix-R experiments of this project could not be read: %1.").arg(runs.join("; ")));
+    else
+        setNote(note()->text() + unreadableNote());
+}
+
+QString AdamixView::unreadableNote() const {
+    return unreadable_.isEmpty() ? QString() : tr(" Not readable: %1.").arg(unreadable_.join("; "));
 }
 
 void AdamixView::showRun(int index) {
@@ -92,7 +101,7 @@ void AdamixView::showSetting(int index) {
     chart_->setTitle(tr("Error increase over the non-private paragon\n%1 · %2")
                          .arg(settings_->itemText(index), runTitle(experiment)));
     const QString error = chart_->setData(data.data);
-    setNote(error.isEmpty() ? data.note : error);
+    setNote((error.isEmpty() ? data.note : error) + unreadableNote());
     showChart();
 }
 
@@ -136,9 +145,9 @@ ExampleImageLoader projectImageLoader(const ProjectSnapshot& project) {
 }
 
 ExamplePrivacyView::ExamplePrivacyView(std::vector<AdamixExperiment> experiments, ExampleImageLoader images,
-                                       QWidget* parent)
+                                       AdamixEstimatesLoader examples, QWidget* parent)
     : ResultPageView(parent), experiments_(std::move(experiments)), images_(std::move(images)),
-      runs_(new QComboBox), estimates_(new QComboBox), chart_(new widgets::BarChartWidget),
+      examples_(std::move(examples)), runs_(new QComboBox), estimates_(new QComboBox), chart_(new widgets::BarChartWidget),
       gallery_(new widgets::ImageGridWidget) {
     addControl(new QLabel(tr("Experiment:")));
     runs_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -147,13 +156,9 @@ ExamplePrivacyView::ExamplePrivacyView(std::vector<AdamixExperiment> experiments
     estimates_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     addControl(estimates_);
     chart_->setAxisLabels(tr("per-example privacy loss ε_i (estimate)"), tr("private examples"));
-    chart_->setAxisToolTips(tr("ε_i: how much this run's released head could reveal about one example, measured on "
-                               "the trajectory the run took. An estimate, not a guarantee: the guarantee is the "
-                               "dataset-level ε, for every example."),
+    chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::ExampleEpsilon),
                             tr("How many private examples have an estimate in this bin."));
-    setWhatsThis(tr("Who pays for privacy: most examples' gradients fall well inside the clip, so their estimated privacy "
-                    "loss ε_i is far below the guarantee; isolated, atypical examples use up most of it. The gallery "
-                    "shows the examples with the highest and the lowest estimate."));
+    setWhatsThis(viewWhatsThis(ResultView::ExampleEpsilon));
     setChart(chart_, gallery_);
     for (const auto& e : experiments_) runs_->addItem(runTitle(e));
     connect(runs_, &QComboBox::currentIndexChanged, this, &ExamplePrivacyView::showRun);
@@ -181,7 +186,18 @@ void ExamplePrivacyView::showRun(int index) {
 void ExamplePrivacyView::showEstimates(int index) {
     const int run = runs_->currentIndex();
     if (run < 0) return;
-    const auto& experiment = experiments_[static_cast<std::size_t>(run)];
+    auto& experiment = experiments_[static_cast<std::size_t>(run)];
+    if (!experiment.examplesLoaded && examples_) {
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        const QString error = examples_(experiment);
+        QApplication::restoreOverrideCursor();
+        if (!error.isEmpty()) {
+            chart_->setData({});
+            gallery_->clearImages({});
+            setNote(tr("The per-example estimates of this experiment could not be read: %1").arg(error));
+            return;
+        }
+    }
     if (index < 0 || index >= static_cast<int>(experiment.estimates.size())) {
         chart_->setData({});
         gallery_->clearImages(tr("This experiment stored no per-example estimates."));

@@ -7,6 +7,7 @@
 //    Every label says "estimate": the guarantee is the dataset-level ε, for every example.
 #include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/views/adamix_data.h"
+#include "app/workbench/views/adamix_results.h"
 #include "app/workbench/views/result_page_view.h"
 
 #include <QImage>
@@ -32,10 +33,14 @@ public:
     QComboBox* runSelector() const { return runs_; }
     QComboBox* settingSelector() const { return settings_; }
     widgets::BarChartWidget* chart() const { return chart_; }
+    /// Stored experiments that could not be read ("run 4 (why)"): named in the note.
+    void setUnreadableRuns(const QStringList& runs);
 
 private:
     void showRun(int index);
     void showSetting(int index);
+    QString unreadableNote() const;
+    QStringList unreadable_;
     std::vector<AdamixExperiment> experiments_;
     QComboBox* runs_;
     QComboBox* settings_;
@@ -54,8 +59,10 @@ class ExamplePrivacyView : public ResultPageView {
     Q_OBJECT
 
 public:
+    /// `examples` reads an experiment's per-example records when it is first shown (unset: the
+    /// experiments come with them).
     ExamplePrivacyView(std::vector<AdamixExperiment> experiments, ExampleImageLoader images,
-                       QWidget* parent = nullptr);
+                       AdamixEstimatesLoader examples = {}, QWidget* parent = nullptr);
     QComboBox* runSelector() const { return runs_; }
     QComboBox* estimateSelector() const { return estimates_; }
     widgets::BarChartWidget* chart() const { return chart_; }
@@ -68,6 +75,7 @@ private:
     void showEstimates(int index);
     std::vector<AdamixExperiment> experiments_;
     ExampleImageLoader images_;
+    AdamixEstimatesLoader examples_;
     QComboBox* runs_;
     QComboBox* estimates_;
     widgets::BarChartWidget* chart_;

@@ -228,6 +228,9 @@ private Q_SLOTS:
         QVERIFY(!proxy && mentions(proxy.error(), "proxies are trained"));
         const auto sweep = rerunPlanFor(storedRun("epsilon-sweep", 1.0, R"({"stage":"epsilon-sweep"})"), std::nullopt);
         QVERIFY(!sweep && mentions(sweep.error(), "command line"));
+        // An AdaMix-R experiment's config has a stage a study run also has; it is still refused.
+        const auto adamix = rerunPlanFor(storedRun("adamix-experiment", 1.0, R"({"stage":"downstream"})"), std::nullopt);
+        QVERIFY(!adamix && mentions(adamix.error(), "dpmix experiment"));
         const auto broken = rerunPlanFor(storedRun("dp-mixmin", 1.0, "not json"), std::nullopt);
         QVERIFY(!broken && mentions(broken.error(), "run 12"));
         const auto noStage = rerunPlanFor(storedRun("dp-mixmin", 1.0, "{}"), std::nullopt);
