@@ -85,6 +85,9 @@ Result<AdamixPerExample> perExampleFromJson(const json& j) {
     if (pe.labels.size() != n || static_cast<std::size_t>(pe.epsilon.size()) != n ||
         static_cast<std::size_t>(pe.isolation.size()) != n || static_cast<std::size_t>(pe.loss.size()) != n)
         return Error{"a per-example record's columns differ in length"};
+    // The summary indexes the quantiles by level: a record with others would be read out of bounds.
+    if (pe.quantileLevels != epsilonQuantileLevels() || pe.quantiles.size() != pe.quantileLevels.size())
+        return Error{"a per-example record's quantiles are not at the levels min, 5%, 25%, median, 75%, 95%, max"};
     return pe;
 }
 
@@ -290,11 +293,18 @@ Result<StoredAdamixExperiment> readAdamixExperiment(const project::ProjectFile& 
                 if (!pj) return pj.error();
                 auto pe = perExampleFromJson(*pj);
                 if (!pe) return Error{"run " + std::to_string(runId) + ": " + pe.error().message};
+                if (pe->cell != static_cast<long long>(i))
+                    return Error{"run " + std::to_string(runId) + ": the per-example record of cell " + std::to_string(i) +
+                                 " names cell " + std::to_string(pe->cell)};
                 out.result.cells[i].perExample = static_cast<long long>(out.result.perExample.size());
                 out.result.perExample.push_back(std::move(pe).value());
             }
         } else {
-            for (auto& c : out.result.cells) c.perExample = -1;
+            // Not read: each cell that has a record keeps the index its record would have, so a
+            // caller can read the records later and find them where a full read puts them.
+            long long next = 0;
+            for (auto& c : out.result.cells)
+                if (c.perExample >= 0) c.perExample = next++;
         }
     } catch (const json::exception& e) {
         return Error{"run " + std::to_string(runId) + ": a malformed AdaMix-R experiment record (" + e.what() + ")"};

@@ -66,7 +66,8 @@ struct StoredAdamixExperiment {
 };
 
 /// Reads a stored "adamix-experiment" run back. `perExample` false skips the per-example
-/// records (their blobs are the bulk of the run). Errors: not such a run, a blob missing or
+/// records (their blobs are the bulk of the run); a cell's `perExample` then still says where
+/// its record would be in a full read (-1: the cell has none). Errors: not such a run, a blob missing or
 /// not matching its content hash, a malformed record.
 Result<StoredAdamixExperiment> readAdamixExperiment(const project::ProjectFile& project, long long runId,
                                                     bool perExample = true);

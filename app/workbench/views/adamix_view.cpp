@@ -5,6 +5,8 @@
 #include "widgets/bar_chart_widget.h"
 #include "widgets/image_grid_widget.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QApplication>
 #include <QComboBox>
 #include <QCursor>
@@ -106,9 +108,17 @@ void AdamixView::showSetting(int index) {
 }
 
 ExampleImageLoader projectImageLoader(const ProjectSnapshot& project) {
+    // As the project file registered them (paths resolved when it was created), as the engine
+    // loads them for a run: the spec read back from a project keeps paths as written.
     std::map<QString, data::SourceSpec> sources;
-    for (const auto& s : project.spec.publicSources) sources[QString::fromStdString(s.written.name)] = s.resolved;
-    sources[QString::fromStdString(project.spec.sensitive.written.name)] = project.spec.sensitive.resolved;
+    for (const project::SourceRecord& record : project.sources) {
+        data::SourceSpec spec{record.name, record.loader, record.path, {}};
+        const auto options = nlohmann::json::parse(record.optionsJson, nullptr, false);
+        if (options.is_object())
+            for (const auto& [key, value] : options.items())
+                if (value.is_string()) spec.options[key] = value.get<std::string>();
+        sources[QString::fromStdString(record.name)] = spec;
+    }
     // The data set is read once per view and source: the gallery changes with every selection.
     auto cache = std::make_shared<std::map<QString, data::ImageDataset>>();
     return [sources, cache](const QString& source, const std::vector<long long>& indices, QString& error) {

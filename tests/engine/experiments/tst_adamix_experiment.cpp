@@ -329,6 +329,15 @@ private Q_SLOTS:
         // Without the per-example records.
         const auto light = readAdamixExperiment(project, id, false).value();
         QVERIFY(light.result.perExample.empty());
+        // ... each cell still says where its record sits in a full read.
+        QCOMPARE(light.result.cells.size(), back.result.cells.size());
+        std::size_t withRecord = 0;
+        for (std::size_t i = 0; i < back.result.cells.size(); ++i) {
+            QCOMPARE(light.result.cells[i].perExample, back.result.cells[i].perExample);
+            withRecord += light.result.cells[i].perExample >= 0;
+        }
+        QCOMPARE(withRecord, back.result.perExample.size());
+        QVERIFY(withRecord > 0);
         // Its ledger: one non-private entry (a diagnostic).
         const auto ledgers = project.ledgers(id).value();
         QCOMPARE(ledgers.size(), std::size_t(1));
@@ -340,6 +349,14 @@ private Q_SLOTS:
         // Another kind of run is refused.
         const auto other = project.addRun({"k-scaling", "", std::nullopt, 0, "{}"}).value();
         QVERIFY(!readAdamixExperiment(project, other));
+        // A per-example record without its quantiles is refused when read, not read out of bounds.
+        auto malformed = result;
+        malformed.perExample.front().quantiles.clear();
+        const auto bad = storeAdamixExperiment(project, setup, o, malformed).value();
+        const auto refused = readAdamixExperiment(project, bad);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("quantiles") != std::string::npos, refused.error().message.c_str());
+        QVERIFY(readAdamixExperiment(project, bad, false));  // the table itself is still readable
     }
 };
 

@@ -1,12 +1,16 @@
 // The AdaMix-R views: the error-increase chart's numbers (means and sample std over seeds worked
 // out by hand below), the ε_i histogram, quantiles and extremes, and the views in a window with a
 // fake image loader (offscreen).
+#include "app/workbench/views/adamix_results.h"
 #include "app/workbench/views/adamix_view.h"
+#include "engine/experiments/adamix_records.h"
+#include "tests/engine/project/project_fixture.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/image_grid_widget.h"
 
 #include <QComboBox>
 #include <QLabel>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -190,6 +194,72 @@ private Q_SLOTS:
         noEstimates.estimates.clear();
         ExamplePrivacyView examples({noEstimates}, {});
         QVERIFY(examples.showsEmptyState() && examples.emptyState()->text().contains("per-example"));
+    }
+
+    void aStoredExperimentIsReadLightAndItsEstimatesLater() {
+        // A hand-made grid stored in a project file: a paragon cell, an AdaMix-R cell without a
+        // per-example record and one with (cell 2). The snapshot reads it without the records;
+        // the loader reads them when the "Who pays" view needs them.
+        namespace ex = dpmix::experiments;
+        QTemporaryDir dir;
+        const QString path = dir.filePath("adamix.dpmix");
+        auto file = dpmix::project::ProjectFile::create(path.toStdString(), dpmix::project::testing::tinySpec(),
+                                                        dpmix::project::testing::tinyFacts(), true)
+                        .value();
+        ex::AdamixGridOptions o;
+        o.shots = {2};
+        o.privatePerClass = {3};
+        o.epsilons = {1.0};
+        o.seeds = 1;
+        o.methods = {ex::AdamixMethod::Paragon, ex::AdamixMethod::AdamixR};
+        ex::AdamixGridResult r;
+        ex::AdamixCell paragon, plain, withRecord;
+        paragon.testError = 0.1;
+        plain.method = withRecord.method = ex::AdamixMethod::AdamixR;
+        plain.epsilon = withRecord.epsilon = 1.0;
+        plain.shots = withRecord.shots = 2;
+        plain.privatePerClass = withRecord.privatePerClass = 3;
+        plain.testError = 0.2;
+        withRecord.testError = 0.15;
+        withRecord.certifiedEpsilon = 0.98;
+        withRecord.delta = 1e-5;
+        withRecord.perExample = 0;
+        r.cells = {paragon, plain, withRecord};
+        ex::AdamixPerExample pe;
+        pe.cell = 2;
+        pe.sourceIndex = {40, 41, 42};
+        pe.labels = {1, 0, 1};
+        pe.epsilon = Eigen::Vector3d(0.25, 0.5, 0.98);
+        pe.isolation = Eigen::Vector3d(1.0, 2.0, 3.0);
+        pe.loss = Eigen::Vector3d(0.1, 0.2, 0.3);
+        pe.datasetEpsilon = 0.98;
+        pe.quantileLevels = ex::epsilonQuantileLevels();
+        pe.quantiles = {0.25, 0.275, 0.3125, 0.5, 0.74, 0.932, 0.98};
+        r.perExample = {pe};
+        ex::AdamixExperimentSetup setup;
+        setup.privateSource = "clothes";
+        setup.extractorSource = "digits";
+        setup.classes = {"coat", "shirt"};
+        const long long id = ex::storeAdamixExperiment(file, setup, o, r).value();
+
+        auto experiment = adamixExperimentFrom(ex::readAdamixExperiment(file, id, false).value());
+        QCOMPARE(experiment.runId, id);
+        QCOMPARE(experiment.cells.size(), std::size_t(3));
+        QVERIFY(!experiment.examplesLoaded);
+        QCOMPARE(experiment.estimates.size(), std::size_t(1));  // the cell with a record only
+        QCOMPARE(experiment.estimates[0].epsilon, 0.98);
+        QVERIFY(experiment.estimates[0].examples.empty());
+
+        const QString error = projectEstimatesLoader(path)(experiment);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(experiment.examplesLoaded);
+        const auto& examples = experiment.estimates[0].examples;
+        QCOMPARE(examples.size(), std::size_t(3));
+        QCOMPARE(examples[2].sourceIndex, 42LL);
+        QCOMPARE(examples[2].epsilon, 0.98);
+        QCOMPARE(examples[0].label, QStringLiteral("shirt"));
+        QCOMPARE(examples[1].label, QStringLiteral("coat"));
+        QCOMPARE(examples[1].isolation, 2.0);
     }
 };
 
