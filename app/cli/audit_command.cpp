@@ -7,6 +7,7 @@
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
+#include "app/cli/executor_options.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/training_audit_command.h"
@@ -46,10 +47,8 @@ struct AuditArgs {
     long long proxyExamples = 0;
     bool json = false;
     // The executor (docs/CLUSTER.md): local (default) or slurm, and the Slurm job's settings.
-    std::string executor = "local";
+    ExecutorArgs cluster;
     long long units = 8;
-    pipeline::cluster::SlurmOptions slurm;
-    bool dryRun = false;
     // Training audits (--mechanism dirichlet|dp-sgd|sgd) only.
     std::string examples, steps = "50", batch, lr, normMultiple = "10";  // empty examples/batch: automatic
 };
@@ -230,14 +229,12 @@ int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, con
     namespace cluster = pipeline::cluster;
     auto units = cluster::auditWorkUnits(options.runs, args.units, options.seed);
     if (!units) return badInput(units.error().message);
-    if (args.slurm.maxParallel < 0) return badInput("--max-parallel must be >= 0 (0: no limit)");
-    if (args.slurm.cpusPerTask < 1) return badInput("--cpus-per-task must be >= 1");
-    if (args.slurm.gpusPerTask < 0) return badInput("--gpus-per-task must be >= 0");
-    if (args.dryRun) {
+    if (auto bad = badSlurmValue(args.cluster.slurm)) return badInput(*bad);
+    if (args.cluster.dryRun) {
         // The script and the command only: no proxy, no job directory.
-        auto report = cluster::submitJob(project, "audit", "{}", *units, args.slurm, true);
+        auto report = cluster::submitJob(project, "audit", "{}", *units, args.cluster.slurm, true);
         if (!report) return badInput(report.error().message);
-        std::cout << report->script << "# " << report->command << "\n";
+        printDryRun(*report);
         return 0;
     }
     // Before the study is loaded (which may train and store a proxy): a host that cannot submit
@@ -252,22 +249,12 @@ int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, con
                                           return pipeline::freezeAuditStage(project, options, progress, cancel, log);
                                       });
     if (code != 0) return code;
-    auto report = cluster::submitJob(project, "audit", frozen, *units, args.slurm, false);
+    auto report = cluster::submitJob(project, "audit", frozen, *units, args.cluster.slurm, false);
     if (!report) {
         std::cerr << "dpmix audit: " << report.error().message << '\n';
         return 1;
     }
-    if (args.json) {
-        nlohmann::ordered_json out{{"project", project.path().string()}, {"job", report->jobId},
-                                   {"dir", report->dir.string()},       {"slurm_job", report->slurmJobId},
-                                   {"units", report->units},            {"command", report->command}};
-        std::cout << out.dump(2) << '\n';
-    } else {
-        std::cout << "submitted job " << report->jobId << " as Slurm job " << report->slurmJobId << " (" << report->units
-                  << " array tasks)\n  " << report->dir.string() << "\n  follow it with: dpmix jobs status "
-                  << project.path().string() << "\n  store the audit with: dpmix jobs merge " << project.path().string()
-                  << "\n";
-    }
+    printSubmitted(project, *report, args.json, "the audit");
     return 0;
 }
 
@@ -281,7 +268,7 @@ int executeAudit(const AuditArgs& args) {
     project::ProjectFile project = std::move(opened).value();
     if (auto err = pipeline::checkAuditStageOptions(project, *options)) return badInput(cliMessage(*err));
 
-    if (args.executor == "slurm") return submitAuditToSlurm(args, project, *options);
+    if (args.cluster.executor == "slurm") return submitAuditToSlurm(args, project, *options);
 
     pipeline::AuditStageReport report;
     const int code = runInterruptible("dpmix audit", "the audit run is marked cancelled in " + project.path().string(),
@@ -336,20 +323,8 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--proxy-examples", args->proxyExamples,
                     "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args->json, "print the result as one JSON object");
-    cmd->add_option("--executor", args->executor,
-                    "local (default: the runs on this machine's threads) or slurm (one Slurm job array; "
-                    "docs/CLUSTER.md)")
-        ->check(CLI::IsMember({"local", "slurm"}));
+    addExecutorOptions(*cmd, args->cluster, "the runs on this machine's threads");
     cmd->add_option("--units", args->units, "slurm: array tasks, each world's runs in units/2 blocks (even; default 8)");
-    cmd->add_option("--max-parallel", args->slurm.maxParallel, "slurm: array tasks running at once (%P; default no limit)");
-    cmd->add_option("--partition", args->slurm.partition, "slurm: the partition (sbatch --partition)");
-    cmd->add_option("--time", args->slurm.time, "slurm: time limit per array task (sbatch --time, e.g. 00:30:00)");
-    cmd->add_option("--cpus-per-task", args->slurm.cpusPerTask, "slurm: CPUs per array task (default 1)");
-    cmd->add_option("--gpus-per-task", args->slurm.gpusPerTask, "slurm: GPUs per array task (default 0)");
-    cmd->add_option("--account", args->slurm.account, "slurm: the account to charge (sbatch --account)");
-    cmd->add_option("--setup", args->slurm.setup,
-                    "slurm: shell lines each array task runs before dpmix (e.g. 'module load dpmix')");
-    cmd->add_flag("--dry-run", args->dryRun, "slurm: print the sbatch script and command; submit nothing");
     cmd->add_option("--mechanism", args->mechanism,
                     "mixture (default: the mixture step of DP-MixMin), or a fine-tuning mechanism: dirichlet, dp-sgd "
                     "(the control at the same epsilon) or sgd (the non-private control)")
@@ -365,15 +340,11 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = badInput(*flag);
             return;
         }
-        if (args->executor != "slurm") {
-            for (const char* flag : {"--units", "--max-parallel", "--partition", "--time", "--cpus-per-task",
-                                     "--gpus-per-task", "--account", "--setup", "--dry-run"})
-                if (cmd->count(flag) > 0) {
-                    ctx.exitCode = badInput(std::string(flag) + " belongs to --executor slurm");
-                    return;
-                }
+        if (auto flag = misplacedSlurmFlag(*cmd, args->cluster, {"--units"})) {
+            ctx.exitCode = badInput(*flag);
+            return;
         }
-        if (args->executor == "slurm" && args->mechanism != "mixture") {
+        if (args->cluster.executor == "slurm" && args->mechanism != "mixture") {
             ctx.exitCode = badInput("--executor slurm runs the mixture audit; a training audit runs locally");
             return;
         }

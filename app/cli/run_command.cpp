@@ -1,15 +1,20 @@
 // `dpmix run SPEC_OR_PROJECT [--stages proxies,mixture[,pretrain,finetune,evaluate]] [--methods ...]
 //  [--tasks ...] [--epsilon E[,E...]] [--rho R] [--seed S[,S...]] [--json]`: runs the study's stages,
-// stores every result in the project and prints λ against λ* (and the downstream AUCs).
+// stores every result in the project and prints λ against λ* (and the downstream AUCs). With
+// --executor slurm (reproducible runs only) each seed is one array task of a Slurm job and
+// `dpmix jobs merge` stores the runs (docs/CLUSTER.md, "The run grid").
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
+#include "app/cli/executor_options.h"
 #include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/run_text_study.h"
 #include "engine/methods/method_plan.h"
+#include "engine/pipeline/run_units.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/project/spec_json.h"
 #include "engine/project/result_summary.h"
 
 #include <nlohmann/json.hpp>
@@ -60,6 +65,7 @@ struct RunArgs {
     bool keepTokens = false;
     std::string accountant;  // empty: the spec's
     std::string device = "auto";
+    ExecutorArgs cluster;
 };
 
 // The run seeds: a list (--seed) or a count (--seeds N = 0 .. N-1), never both.
@@ -181,13 +187,71 @@ void printStudyText(const pipeline::StudyRunReport& report) {
                   << "  (" << row.seeds << " seed(s))\n";
 }
 
+int badRunInput(const std::string& message) {
+    std::cerr << "dpmix run: " << message << '\n';
+    return 2;
+}
+
+// --executor slurm without --reproducible: the spec (a spec JSON, or the project's stored one)
+// must ask for seeded randomness. Checked before anything is opened, so a refusal writes nothing.
+std::optional<std::string> secretRandomness(const RunArgs& args) {
+    if (args.reproducible) return std::nullopt;
+    const std::string& path = args.project;
+    Result<project::ProjectSpec> spec = Error{""};
+    if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
+        spec = project::loadProjectSpecFile(path);
+    } else {
+        auto opened = project::ProjectFile::open(path, project::OpenMode::ReadOnly);
+        if (!opened) return std::nullopt;  // the opener reports it
+        spec = opened->spec();
+    }
+    if (!spec || spec->privacy.reproducible) return std::nullopt;
+    return "--executor slurm runs reproducible runs only: add --reproducible (or set privacy.reproducible in " + path +
+           "'s spec), so every unit's DP noise derives from its run seed and the merged runs equal a local run's; a "
+           "run with secret randomness runs here (--executor local). Nothing was written";
+}
+
+// --executor slurm: the proxy obtained here, the project copied into a job directory next to it
+// and one array task per seed submitted; `dpmix jobs merge` stores the runs later.
+int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const pipeline::StudyRunOptions& options) {
+    namespace cluster = pipeline::cluster;
+    if (auto bad = badSlurmValue(args.cluster.slurm)) return badRunInput(*bad);
+    const auto units = pipeline::studyRunWorkUnits(pipeline::resolveRunChoices(project.spec(), options).seeds);
+    if (args.cluster.dryRun) {
+        auto report = cluster::submitJob(project, "run", "{}", units, args.cluster.slurm, true);
+        if (!report) return badRunInput(report.error().message);
+        printDryRun(*report);
+        return 0;
+    }
+    std::string frozen;
+    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(), frozen,
+                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return pipeline::freezeStudyRun(project, options, progress, cancel, log);
+                                      });
+    if (code != 0) return code;
+    auto report = cluster::submitJob(project, "run", frozen, units, args.cluster.slurm, false,
+                                     [&](const std::filesystem::path& dir) { return pipeline::snapshotProject(project, dir); });
+    if (!report) {
+        std::cerr << "dpmix run: " << report.error().message << '\n';
+        return 1;
+    }
+    printSubmitted(project, *report, args.json, "the runs");
+    return 0;
+}
+
 // `dpmix run` once its arguments are parsed; returns the exit code.
 int executeRun(const RunArgs& args) {
     std::string spelledSeeds;
     auto options = studyRunOptions(args, spelledSeeds);
-    if (!options) {
-        std::cerr << "dpmix run: " << options.error().message << '\n';
-        return 2;
+    if (!options) return badRunInput(options.error().message);
+    const bool slurm = args.cluster.executor == "slurm";
+    if (slurm) {
+        if (auto refusal = secretRandomness(args)) return badRunInput(*refusal);
+        // A host that cannot submit changes nothing (no project created, no proxy trained).
+        if (auto e = pipeline::cluster::checkCanSubmit(); e && !args.cluster.dryRun) {
+            std::cerr << "dpmix run: " << e->message << '\n';
+            return 1;
+        }
     }
     auto opened = openProjectForRuns(args.project);
     if (!opened) {
@@ -195,6 +259,8 @@ int executeRun(const RunArgs& args) {
         return 2;
     }
     project::ProjectFile project = std::move(opened).value();
+    if (slurm && isTextProject(project)) return badRunInput("--executor slurm runs image studies; a text study runs here");
+    if (slurm) return submitRunToSlurm(args, project, *options);
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
     // Ctrl-C stops the stage in flight; its run is marked cancelled.
@@ -247,7 +313,14 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "
                   "language-model stages (default: removed; it is sensitive data)");
     addDeviceOption(*run, args->device);
-    run->callback([&ctx, args] { ctx.exitCode = executeRun(*args); });
+    addExecutorOptions(*run, args->cluster, "the whole grid in this process");
+    run->callback([&ctx, args, run] {
+        if (auto flag = misplacedSlurmFlag(*run, args->cluster)) {
+            ctx.exitCode = badRunInput(*flag);
+            return;
+        }
+        ctx.exitCode = executeRun(*args);
+    });
 }
 
 }  // namespace dpmix::cli

@@ -2,6 +2,7 @@
 
 #include "engine/data/sha256.h"
 #include "engine/pipeline/audit_units.h"
+#include "engine/pipeline/run_units.h"
 
 #include <nlohmann/json.hpp>
 
@@ -521,7 +522,8 @@ std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const
 }
 
 Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
-                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun) {
+                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun,
+                               const std::function<Status(const fs::path&)>& populate) {
     if (units.empty()) return Error{"a job needs at least one unit"};
     if (!dryRun)
         if (auto e = checkCanSubmit()) return *e;
@@ -568,6 +570,11 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
         if (auto e = writeAtomically(report.dir / name, text)) {
             cleanup();
             return *e;
+        }
+    if (populate)
+        if (auto e = populate(report.dir)) {
+            cleanup();
+            return Error{e->message + "; nothing was submitted and the job directory was removed"};
         }
     job.meta = meta;
     auto id = sbatchSubmit(job, ids, options.maxParallel, &report.command);
@@ -619,6 +626,10 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
                   {"end", block->end},
                   {"scores", scores},
                   {"canary_samples", block->canarySamples}};
+    } else if (kind == "run") {
+        auto done = runStudyUnit(jobDir, job->spec, unit, entry->at("params").at("seed").get<std::uint64_t>());
+        if (!done) return done.error();
+        result = json::parse(*done);
     } else {
         return Error{"job kind '" + kind + "' is not one this dpmix runs"};
     }
@@ -655,20 +666,89 @@ Result<audit::CanaryAuditBlock> auditBlockOf(const json& r) {
     return b;
 }
 
+// Every unit's result of a job, checked (a corrupt one is an error: nothing is merged); a unit
+// without a result file is left out, and `complete` tells whether any was.
+Result<std::vector<std::pair<long long, json>>> unitResults(const Job& job, bool& complete) {
+    std::vector<std::pair<long long, json>> out;
+    complete = true;
+    for (const auto& u : job.units) {
+        const long long id = u.at("id").get<long long>();
+        if (!fs::exists(unitResultPath(job.dir, id))) {
+            complete = false;
+            continue;
+        }
+        auto r = readUnitResult(job, id);
+        if (!r) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": corrupt result: " + r.error().message +
+                             ". Nothing was merged; remove the file and resubmit the unit (dpmix jobs resubmit)"};
+        if (!r->contains("result")) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": the result holds nothing"};
+        out.emplace_back(id, r->at("result"));
+    }
+    return out;
+}
+
+Status mergeAuditJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
+                     MergeReport& m) {
+    std::vector<audit::CanaryAuditBlock> blocks;
+    for (const auto& [id, result] : results) {
+        try {
+            auto b = auditBlockOf(result);
+            if (!b) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": " + b.error().message};
+            const auto& p = job.units.at(static_cast<std::size_t>(id)).at("params");
+            if (b->in != (p.at("world").get<std::string>() == "in") || b->begin != p.at("begin").get<long long>() ||
+                b->end != p.at("end").get<long long>())
+                return Error{"job " + job.id() + ", unit " + std::to_string(id) +
+                             ": its result holds other runs than the unit list says; nothing was merged"};
+            blocks.push_back(std::move(b).value());
+        } catch (const json::exception& e) {
+            return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": malformed result: " + e.what()};
+        }
+    }
+    auto stored = storeFrozenAudit(project, job.spec, blocks, provenanceLine(job));
+    if (!stored) return Error{"job " + job.id() + ": " + stored.error().message};
+    m.imported = true;
+    m.runId = stored->runId;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", stored->result.epsilonLB);
+    m.summary = "stored audit run " + std::to_string(stored->runId) + " (" + stored->name + ", epsilon_LB " + buf + ")";
+    return std::nullopt;
+}
+
+// A run grid: each unit's runs, in unit (seed) order; a run merged before is not merged again.
+Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
+                   MergeReport& m) {
+    long long total = 0;
+    for (const auto& [id, result] : results) {
+        const std::string provenance = provenanceLine(job) + " unit " + std::to_string(id);
+        auto added = importStudyUnit(project, job.dir, result.dump(), provenance);
+        if (!added) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": " + added.error().message};
+        m.runIds.insert(m.runIds.end(), added->begin(), added->end());
+        total += static_cast<long long>(result.value("runs", json::array()).size());
+    }
+    m.imported = !m.runIds.empty();
+    m.alreadyMerged = m.runIds.empty();
+    m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " + std::to_string(results.size()) + " seed(s)"
+                           : "already merged (" + std::to_string(total) + " run(s))";
+    return std::nullopt;
+}
+
 }  // namespace
 
 Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId) {
     auto jobs = readJobs(project.path(), jobId);
     if (!jobs) return jobs.error();
     if (jobs->empty()) return Error{"no cluster jobs in " + jobsRoot(project.path()).string()};
-    // Refuse before writing anything: every job must be this project's.
-    for (const auto& job : *jobs)
+    // Refuse before writing anything: every job must be this project's, of a kind this dpmix merges.
+    for (const auto& job : *jobs) {
         if (auto e = checkJobBelongs(project, job)) return *e;
+        const std::string kind = job.meta.value("kind", "");
+        if (kind != "audit" && kind != "run") return Error{"job " + job.id() + ": job kind '" + kind + "' cannot be merged"};
+    }
     std::vector<MergeReport> reports;
     for (const auto& job : *jobs) {
         MergeReport m;
         m.jobId = job.id();
-        if (auto existing = runFromJob(project, job)) {
+        m.kind = job.meta.value("kind", "");
+        if (auto existing = m.kind == "audit" ? runFromJob(project, job) : std::nullopt) {
             m.alreadyMerged = true;
             m.runId = *existing;
             m.summary = "already merged as run " + std::to_string(*existing);
@@ -677,50 +757,23 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             reports.push_back(m);
             continue;
         }
-        // Every unit's result, checked; a corrupt one stops this merge with nothing stored.
-        std::vector<audit::CanaryAuditBlock> blocks;
-        JobStatus st;
         bool complete = true;
-        for (const auto& u : job.units) {
-            const long long id = u.at("id").get<long long>();
-            if (!fs::exists(unitResultPath(job.dir, id))) {
-                complete = false;
-                continue;
-            }
-            auto r = readUnitResult(job, id);
-            if (!r) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": corrupt result: " + r.error().message +
-                                 ". Nothing was merged; remove the file and resubmit the unit (dpmix jobs resubmit)"};
-            try {
-                auto b = auditBlockOf(r->at("result"));
-                if (!b) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": " + b.error().message};
-                const auto& p = u.at("params");
-                if (b->in != (p.at("world").get<std::string>() == "in") || b->begin != p.at("begin").get<long long>() ||
-                    b->end != p.at("end").get<long long>())
-                    return Error{"job " + job.id() + ", unit " + std::to_string(id) +
-                                 ": its result holds other runs than the unit list says; nothing was merged"};
-                blocks.push_back(std::move(b).value());
-            } catch (const json::exception& e) {
-                return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": malformed result: " + e.what()};
-            }
-        }
+        auto results = unitResults(job, complete);
+        if (!results) return results.error();
         if (!complete) {
             const JobStatus status = statusOf(job);
             for (const auto& u : status.units)
                 if (u.state != "done") m.waiting.push_back(u);
-            m.summary = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) +
-                        " units done; the audit is stored once every unit is (nothing merged yet)";
+            m.summary = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done; the " +
+                        (m.kind == "audit" ? "audit is" : "runs are") + " stored once every unit is (nothing merged yet)";
             reports.push_back(m);
             continue;
         }
-        if (job.meta.value("kind", "") != "audit") return Error{"job kind '" + job.meta.value("kind", "") + "' cannot be merged"};
-        auto stored = storeFrozenAudit(project, job.spec, blocks, provenanceLine(job));
-        if (!stored) return Error{"job " + job.id() + ": " + stored.error().message};
-        m.imported = true;
-        m.runId = stored->runId;
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.17g", stored->result.epsilonLB);
-        m.summary = "stored audit run " + std::to_string(stored->runId) + " (" + stored->name + ", epsilon_LB " + buf + ")";
-        (void)writeAtomically(job.dir / "merged.json", json{{"run_id", stored->runId}, {"at", utcStamp()}}.dump(2));
+        if (auto e = m.kind == "audit" ? mergeAuditJob(project, job, *results, m) : mergeRunJob(project, job, *results, m)) return *e;
+        json merged{{"at", utcStamp()}};
+        merged["run_id"] = m.kind == "audit" || m.runIds.empty() ? m.runId : m.runIds.front();
+        if (m.kind == "run") merged["run_ids"] = m.runIds;
+        if (m.imported) (void)writeAtomically(job.dir / "merged.json", merged.dump(2));
         reports.push_back(m);
     }
     return reports;

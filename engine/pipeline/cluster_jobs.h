@@ -1,9 +1,10 @@
 #pragma once
-// The executor seam (docs/CLUSTER.md): work a command does — today the mixture audit's blocks
-// of runs — as a list of independent work units with a deterministic id and seed, executed in
+// The executor seam (docs/CLUSTER.md): work a command does — the mixture audit's blocks of
+// runs, dpmix run's seeds — as a list of independent work units with a deterministic id and seed, executed in
 // this process (`local`, the default: the command's own code path) or as one Slurm job array
 // (`slurm`).
 //
+// Kinds: "audit" (audit_units.h) and "run", dpmix run's grid, one unit per seed (run_units.h).
 // A Slurm job lives in a job directory next to the project, F.dpmix.jobs/<job-id>/:
 //   job.json            what the job is: kind, the project's identity (spec hash, creation
 //                       time), the frozen spec's hash, the Slurm options
@@ -23,6 +24,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,8 +77,11 @@ struct SubmitReport {
 /// Writes the job directory and submits one `sbatch --array=0-(N-1)%P`. Dry run: writes
 /// nothing, returns the script and the command. Errors (no sbatch on PATH, sbatch refused or no
 /// controller answered): the job directory is removed again, the project is untouched.
+/// `populate`, when given, adds what the units need beyond the spec to the new job directory
+/// (the run grid's project snapshot) before sbatch; its error removes the directory again.
 Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
-                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun);
+                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun,
+                               const std::function<Status(const std::filesystem::path&)>& populate = {});
 
 struct UnitStatus {
     long long id = 0;
@@ -105,9 +110,11 @@ Status runWorkerUnit(const std::filesystem::path& jobDir, long long unit, int th
 
 struct MergeReport {
     std::string jobId;
+    std::string kind;            // audit, run
     bool imported = false;       // this call stored the job's run
     bool alreadyMerged = false;  // an earlier merge did
-    long long runId = 0;
+    long long runId = 0;         // the audit's run
+    std::vector<long long> runIds;  // a run grid: the runs this call added
     std::vector<UnitStatus> waiting;  // units without a result (nothing is imported then)
     std::string summary;         // one line: what was stored (e.g. the audit's ε_LB)
 };

@@ -7,6 +7,9 @@
 //  - merging twice stores nothing twice; a job directory of another project and a corrupt unit
 //    result are refused with nothing stored; no sbatch on PATH and an unreachable controller are
 //    clear errors that leave no job directory.
+//  - `dpmix run --executor slurm` of 2 seeds × 2 methods (tiny steps) merges into the runs a local
+//    `dpmix run` stores on a copy of the project: same rows, metrics bit for bit, λ, ledgers;
+//    merging twice stores nothing twice; a run with secret randomness is refused.
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
 #include "cli_runner.h"
 #include "idx_fixture.h"
@@ -88,6 +91,50 @@ StoredAudit storedAudit(const QString& file, long long runId) {
     return s;
 }
 
+// A tiny study big enough for a downstream run (the test split holds both classes).
+QString gridSpecText() {
+    return R"({
+  "name": "cluster-grid",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "grid-images.idx",
+                      "options": {"labels": "grid-labels.idx", "classes": "a,b"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "grid-images.idx",
+                "options": {"labels": "grid-labels.idx", "classes": "a,b"}},
+  "tasks": {"public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}],
+            "sensitive": [{"name": "is-a", "classes": ["a"]}]},
+  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.5},
+  "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 20},
+             "pretrain": {"batch": 16, "lr": 0.1, "steps": 2},
+             "finetune": {"batch": 8, "lr": 0.05, "steps": 2, "clip": 1.0}},
+  "seeds": [0]
+})";
+}
+
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every run of a project after the proxy (run 1) as one text: rows, metrics (as their IEEE-754
+// bits), λ records and ledgers. Two projects with equal texts stored the same runs.
+std::string gridRunsText(const QString& file) {
+    auto project = dpmix::project::ProjectFile::open(file.toStdString(), dpmix::project::OpenMode::ReadOnly);
+    if (!project) return "cannot open " + file.toStdString();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : project->runs().value()) {
+        if (r.method == "proxy") continue;
+        nlohmann::json j{{"id", r.id}, {"method", r.method}, {"task", r.task}, {"seed", r.seed},
+                         {"status", dpmix::project::toString(r.status)}, {"config", r.configJson}};
+        j["epsilon"] = r.epsilon ? nlohmann::json(*r.epsilon) : nlohmann::json(nullptr);
+        for (const auto& m : project->metrics(r.id).value()) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &m.value, sizeof bits);
+            j["metrics"].push_back({m.name, m.className, bits});
+        }
+        for (const auto& l : project->lambdas(r.id).value()) j["lambdas"].push_back({l.kind, l.names, l.values});
+        for (const auto& l : project->ledgers(r.id).value()) j["ledgers"].push_back(l.ledgerJson);
+        for (const auto& m : project->models(r.id).value()) j["models"].push_back({m.name, m.contentHash});
+        out.push_back(j);
+    }
+    return out.dump(1);
+}
+
 long long runCount(const QString& file) {
     auto project = dpmix::project::ProjectFile::open(file.toStdString(), dpmix::project::OpenMode::ReadOnly);
     if (!project) return -1;
@@ -104,12 +151,12 @@ class TestCliCluster : public QObject {
     long long localRun_ = 0;
 
     // Polls `dpmix jobs status` until no unit is pending or running.
-    QJsonObject waitForJob(const QString& job, int seconds = 90) {
+    QJsonObject waitForJob(const QString& job, int seconds = 90, const QString& project = {}) {
         QElapsedTimer t;
         t.start();
         QJsonObject s;
         while (t.elapsed() < seconds * 1000) {
-            const auto r = runDpmix({"jobs", "status", project_, "--job", job, "--json"}, dir_.path());
+            const auto r = runDpmix({"jobs", "status", project.isEmpty() ? project_ : project, "--job", job, "--json"}, dir_.path());
             s = firstJob(r);
             if (r.exitCode == 0 && s["pending"].toInt() == 0 && s["running"].toInt() == 0) return s;
             QThread::msleep(500);
@@ -302,6 +349,67 @@ private Q_SLOTS:
         QCOMPARE(merge.exitCode, 1);
         QVERIFY2(merge.err.contains("another project"), qPrintable(merge.err));
         QCOMPARE(runCount(other), otherRuns);
+    }
+
+    void slurmRunGridEqualsTheLocalRun() {
+        QByteArray pixels, labels;
+        QRandomGenerator rng(11);
+        for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
+        for (int i = 0; i < 200; ++i) labels.append(char(i % 2));
+        writeIdx(dir_.filePath("grid-images.idx"), {200, 8, 8}, pixels);
+        writeIdx(dir_.filePath("grid-labels.idx"), {200}, labels);
+        QFile f(dir_.filePath("grid.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(gridSpecText().toUtf8());
+        f.close();
+        const QString grid = dir_.filePath("grid.dpmix");
+        auto proxy = runDpmix({"run", dir_.filePath("grid.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
+        // The local run's project: a copy of this one, proxy included (same folder depth, same stem).
+        QVERIFY(QDir().mkpath(dir_.filePath("local")));
+        QVERIFY(QFile::copy(grid, dir_.filePath("local/grid.dpmix")));
+        QProcess cp;
+        cp.start("cp", {"-r", dir_.filePath("grid.models"), dir_.filePath("local/")});
+        QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
+
+        const QStringList grid2x2{"--stages", "proxies,mixture,downstream", "--methods", "dp-mixmin,uniform",
+                                  "--seed", "0,1", "--proxy-epochs", "1"};
+        // Secret randomness cannot be repeated by a unit: refused, nothing written.
+        auto refused = runDpmix(QStringList{"run", grid, "--executor", "slurm"} + grid2x2, dir_.path());
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("reproducible"), qPrintable(refused.err));
+        QVERIFY(!QDir(grid + ".jobs").exists());
+        QCOMPARE(runCount(grid), 1LL);
+
+        const auto submit =
+            runDpmix(QStringList{"run", grid, "--executor", "slurm", "--reproducible", "--json"} + grid2x2, dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        QCOMPARE(submit.json()["units"].toInt(), 2);  // one per seed
+        const QString job = submit.json()["job"].toString();
+        const auto local = runDpmix(QStringList{"run", dir_.filePath("local/grid.dpmix"), "--reproducible"} + grid2x2, dir_.path());
+        QVERIFY2(local.exitCode == 0, qPrintable(local.err));
+
+        const long long before = runCount(grid);
+        QCOMPARE(before, 1LL);  // the units never touch the project
+        const QJsonObject status = waitForJob(job, 90, grid);
+        QCOMPARE(status["done"].toInt(), 2);
+        auto merge = runDpmix({"jobs", "merge", grid, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        QVERIFY(firstJob(merge)["imported"].toBool());
+        QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 4);  // 2 seeds × 2 methods
+        QCOMPARE(runCount(grid), 5LL);
+        const std::string merged = gridRunsText(grid);
+        QCOMPARE(merged, gridRunsText(dir_.filePath("local/grid.dpmix")));
+        QVERIFY(merged.find("test-auc") != std::string::npos);
+
+        merge = runDpmix({"jobs", "merge", grid, "--json"}, dir_.path());
+        QCOMPARE(merge.exitCode, 0);
+        QVERIFY(firstJob(merge)["already_merged"].toBool());
+        QCOMPARE(runCount(grid), 5LL);
+        auto project = dpmix::project::ProjectFile::open(grid.toStdString(), dpmix::project::OpenMode::ReadOnly);
+        QVERIFY(project);
+        auto chain = project->verifyChain();
+        QVERIFY(chain && chain->ok);
     }
 };
 
