@@ -11,6 +11,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -246,21 +247,85 @@ void ParameterPanel::addStageSections(QLayout* layout) {
     layout->addWidget(pretrainGroup_);
 
     finetuneGroup_ = new QGroupBox(tr("Advanced: private fine-tuning (split B)"));
-    finetuneGroup_->setToolTip(tr("The pretrained model is fine-tuned on split B with DP-SGD (or the study's "
-                                  "mechanism), calibrated to the run's ε and δ."));
+    finetuneGroup_->setToolTip(tr("The pretrained model is fine-tuned on split B with the study's fine-tuning "
+                                  "mechanism, calibrated to the run's ε and δ."));
     auto* finetune = makeForm(finetuneGroup_);
-    addRealField(finetune, ParameterField::FinetuneClip, 1e6, 3,
-                 tr("Each example's (or user's) gradient is shortened to at most this length before noise is "
-                    "added. Noise scales with it.\nDefault: 2."));
-    addCountField(finetune, ParameterField::FinetuneBatch, 100'000'000,
-                  tr("How many examples of split B each step looks at on average (Poisson sampling with "
-                     "probability B / n_B); users at user level. It must not exceed split B.\nDefault: 256."));
-    addRealField(finetune, ParameterField::FinetuneLearningRate, 100.0, 6,
-                 tr("Step size of private fine-tuning.\nDefault: 0.0001."));
-    addCountField(finetune, ParameterField::FinetuneSteps, 10'000'000,
-                  tr("How many noisy fine-tuning steps. Every step spends privacy: more steps need more noise "
-                     "per step for the same ε.\nDefault: 1000."));
+    finetuneForm_ = finetune;
+    finetuneMechanism_ = new QLabel;
+    finetuneMechanism_->setObjectName("finetuneMechanism");
+    finetuneMechanism_->setWordWrap(true);
+    finetuneMechanism_->setToolTip(tr("The mechanism is the study spec's (stages.finetune.mechanism); the fields "
+                                      "below are that mechanism's."));
+    finetune->addRow(tr("Mechanism"), finetuneMechanism_);
+    const auto rowOf = [](QWidget* editor) { return editor->parentWidget(); };  // the withMessage box
+    dpSgdRows_ << rowOf(addRealField(finetune, ParameterField::FinetuneClip, 1e6, 3,
+                                     tr("Each example's (or user's) gradient is shortened to at most this length "
+                                        "before noise is added. Noise scales with it.\nDefault: 2.")));
+    dpSgdRows_ << rowOf(addCountField(finetune, ParameterField::FinetuneBatch, 100'000'000,
+                                      tr("How many examples of split B each step looks at on average (Poisson "
+                                         "sampling with probability B / n_B); users at user level. It must not "
+                                         "exceed split B.\nDefault: 256.")));
+    dpSgdRows_ << rowOf(addRealField(finetune, ParameterField::FinetuneLearningRate, 100.0, 6,
+                                     tr("Step size of private fine-tuning.\nDefault: 0.0001.")));
+    dpSgdRows_ << rowOf(addCountField(finetune, ParameterField::FinetuneSteps, 10'000'000,
+                                      tr("How many noisy fine-tuning steps. Every step spends privacy: more steps "
+                                         "need more noise per step for the same ε.\nDefault: 1000.")));
+    addAdamixRows(finetune);
     layout->addWidget(finetuneGroup_);
+}
+
+// AdaMix-R's rows (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): what the spec fixes
+// (the shots and their source, r, τ, q) is shown read-only; T and η are edited like any field.
+void ParameterPanel::addAdamixRows(QFormLayout* form) {
+    const auto specRow = [&](const QString& key, const QString& label, const QString& tip) {
+        auto* value = new QLabel;
+        value->setObjectName(QStringLiteral("adamix_") + key);
+        value->setToolTip(tip + tr("\nSet in the study spec (stages.finetune)."));
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        form->addRow(label, value);
+        if (QWidget* rowLabel = form->labelForField(value)) rowLabel->setToolTip(value->toolTip());
+        adamixSpecLabels_.insert(key, value);
+        adamixRows_ << value;
+    };
+    specRow(QStringLiteral("shots"), tr("Public shots per class"),
+            tr("Labelled public images per class of the task that guide AdaMix-R: its start, its gradient "
+               "subspace and its clip norm. They are drawn per seed and held out of pretraining."));
+    specRow(QStringLiteral("source"), tr("Shots source"),
+            tr("The public source the shots are drawn from; its labels must include the task's classes."));
+    specRow(QStringLiteral("rank"), tr("Subspace rank r"),
+            tr("The private gradients are projected on the top-r directions of the public gradients before "
+               "clipping and noise.\nDefault: min(m, 64), m = the number of shots."));
+    specRow(QStringLiteral("clip-quantile"), tr("Clip quantile τ"),
+            tr("Each step's clip norm is this quantile of the public projected-gradient norms.\nDefault: 0.5."));
+    specRow(QStringLiteral("q"), tr("Sampling rate q"),
+            tr("Each private example joins a step with probability q (1: every example, every step).\nDefault: 1."));
+    const auto rowOf = [](QWidget* editor) { return editor->parentWidget(); };
+    adamixRows_ << rowOf(addCountField(form, ParameterField::AdamixSteps, 10'000'000,
+                                       tr("AdaMix-R's noisy steps on split B. Every step spends privacy: more steps "
+                                          "need more noise per step for the same ε.\nDefault: 200.")));
+    adamixRows_ << rowOf(addRealField(form, ParameterField::AdamixEta, 100.0, 6,
+                                      tr("AdaMix-R's constant step size η for the softmax head on the frozen "
+                                         "features.\nDefault: 1.")));
+}
+
+void ParameterPanel::showFinetuneMechanism() {
+    const bool adamix = values_.finetunesWithAdamix();
+    finetuneGroup_->setTitle(adamix ? tr("Advanced: private fine-tuning with AdaMix-R (split B)")
+                                    : tr("Advanced: private fine-tuning (split B)"));
+    const QString& m = values_.finetuneMechanism;
+    finetuneMechanism_->setText(adamix ? tr("AdaMix-R: public-guided private fine-tuning of a softmax head on the "
+                                            "pretrained model's frozen features (no clip norm or batch to set)")
+                                : m == QLatin1String("dirichlet") ? tr("Dirichlet (its guarantee is claimed, not established)")
+                                                                  : tr("DP-SGD"));
+    for (QWidget* row : std::as_const(dpSgdRows_)) finetuneForm_->setRowVisible(row, !adamix);
+    for (QWidget* row : std::as_const(adamixRows_)) finetuneForm_->setRowVisible(row, adamix);
+    const QLocale english(QLocale::English);
+    adamixSpecLabels_.value("shots")->setText(english.toString(values_.adamixShots));
+    adamixSpecLabels_.value("source")->setText(values_.adamixShotsSource);
+    adamixSpecLabels_.value("rank")->setText(values_.adamixRank > 0 ? english.toString(values_.adamixRank)
+                                                                    : tr("min(m, 64) (the default)"));
+    adamixSpecLabels_.value("clip-quantile")->setText(QString::number(values_.adamixClipQuantile, 'g', 6));
+    adamixSpecLabels_.value("q")->setText(QString::number(values_.adamixQ, 'g', 6));
 }
 
 QSpinBox* ParameterPanel::addCountField(QFormLayout* form, ParameterField field, int maximum, const QString& tip) {
@@ -347,6 +412,7 @@ void ParameterPanel::setValues(const RunParameters& v) {
         if (auto* real = qobject_cast<QDoubleSpinBox*>(it.value()); real && real->value() != value.toDouble())
             real->setValue(value.toDouble());
     }
+    showFinetuneMechanism();
     applying_ = false;
 }
 
@@ -378,7 +444,9 @@ QWidget* ParameterPanel::editorFor(ParameterField field) const {
     case ParameterField::FinetuneClip:
     case ParameterField::FinetuneBatch:
     case ParameterField::FinetuneLearningRate:
-    case ParameterField::FinetuneSteps: return stageEditors_.value(field);
+    case ParameterField::FinetuneSteps:
+    case ParameterField::AdamixSteps:
+    case ParameterField::AdamixEta: return stageEditors_.value(field);
     }
     return nullptr;
 }

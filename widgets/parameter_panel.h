@@ -91,6 +91,10 @@ public:
     /// The pretraining and fine-tuning stages' settings (their own Advanced sections).
     QGroupBox* pretrainGroup() const { return pretrainGroup_; }
     QGroupBox* finetuneGroup() const { return finetuneGroup_; }
+    /// The fine-tuning section's mechanism line ("DP-SGD", "AdaMix-R ...") and AdaMix-R's
+    /// settings that come from the spec (shots, source, r, τ, q), for tests.
+    QLabel* finetuneMechanismLabel() const { return finetuneMechanism_; }
+    QLabel* adamixSpecLabel(const QString& key) const { return adamixSpecLabels_.value(key); }
     /// Under ρ: how much of the data split A needs for this ε and k (rich text; empty hides it).
     void setRhoGuidance(const QString& html);
     QString rhoGuidance() const;
@@ -108,6 +112,8 @@ private:
     QSpinBox* addCountField(QFormLayout* form, ParameterField field, int maximum, const QString& tip);
     QDoubleSpinBox* addRealField(QFormLayout* form, ParameterField field, double maximum, int decimals,
                                  const QString& tip);
+    void addAdamixRows(QFormLayout* form);
+    void showFinetuneMechanism();
     void explainLabels();
     void emitEdit(ParameterField field, const QVariant& value);
 
@@ -140,6 +146,10 @@ private:
     QGroupBox* pretrainGroup_ = nullptr;
     QGroupBox* finetuneGroup_ = nullptr;
     QMap<ParameterField, QAbstractSpinBox*> stageEditors_;  // the pretraining and fine-tuning fields
+    QFormLayout* finetuneForm_ = nullptr;
+    QLabel* finetuneMechanism_ = nullptr;
+    QList<QWidget*> dpSgdRows_, adamixRows_;  // the fine-tuning rows of each mechanism (their field widgets)
+    QMap<QString, QLabel*> adamixSpecLabels_;   // "shots", "source", "rank", "clip-quantile", "q"
     QLabel* rhoGuidance_ = nullptr;
     QLabel* summary_;
     QPushButton* run_;

@@ -25,6 +25,8 @@ QString fieldKey(ParameterField field) {
     case ParameterField::FinetuneBatch: return QStringLiteral("finetune-batch");
     case ParameterField::FinetuneLearningRate: return QStringLiteral("finetune-lr");
     case ParameterField::FinetuneSteps: return QStringLiteral("finetune-steps");
+    case ParameterField::AdamixSteps: return QStringLiteral("adamix-steps");
+    case ParameterField::AdamixEta: return QStringLiteral("adamix-eta");
     }
     return {};
 }
@@ -50,6 +52,8 @@ QString fieldLabel(ParameterField field) {
     case ParameterField::FinetuneBatch: return QObject::tr("Fine-tuning batch");
     case ParameterField::FinetuneLearningRate: return QObject::tr("Fine-tuning step size");
     case ParameterField::FinetuneSteps: return QObject::tr("Fine-tuning steps");
+    case ParameterField::AdamixSteps: return QObject::tr("AdaMix-R steps T");
+    case ParameterField::AdamixEta: return QObject::tr("AdaMix-R step size η");
     }
     return {};
 }
@@ -75,6 +79,8 @@ QVariant fieldValue(const RunParameters& v, ParameterField field) {
     case ParameterField::FinetuneBatch: return v.finetuneBatch;
     case ParameterField::FinetuneLearningRate: return v.finetuneLearningRate;
     case ParameterField::FinetuneSteps: return v.finetuneSteps;
+    case ParameterField::AdamixSteps: return v.adamixSteps;
+    case ParameterField::AdamixEta: return v.adamixEta;
     }
     return {};
 }
@@ -111,6 +117,8 @@ bool setFieldValue(RunParameters& v, ParameterField field, const QVariant& value
     case ParameterField::FinetuneBatch: v.finetuneBatch = value.toInt(&ok); break;
     case ParameterField::FinetuneLearningRate: v.finetuneLearningRate = value.toDouble(&ok); break;
     case ParameterField::FinetuneSteps: v.finetuneSteps = value.toInt(&ok); break;
+    case ParameterField::AdamixSteps: v.adamixSteps = value.toInt(&ok); break;
+    case ParameterField::AdamixEta: v.adamixEta = value.toDouble(&ok); break;
     }
     return ok;
 }

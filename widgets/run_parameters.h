@@ -31,8 +31,14 @@ enum class ParameterField {
     FinetuneBatch,
     FinetuneLearningRate,
     FinetuneSteps,
+    // AdaMix-R's own fine-tuning values (a study whose fine-tuning mechanism is "adamix-r").
+    AdamixSteps,
+    AdamixEta,
 };
-inline constexpr ParameterField kLastParameterField = ParameterField::FinetuneSteps;
+inline constexpr ParameterField kLastParameterField = ParameterField::AdamixEta;
+
+/// The study's fine-tuning mechanism as its spec names it (stages.finetune.mechanism).
+inline const QString kAdamixMechanism = QStringLiteral("adamix-r");
 
 /// Defaults are the paper's image setting (docs/ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
 /// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1;
@@ -57,6 +63,20 @@ struct RunParameters {
     int finetuneBatch = 256;       // expected batch (examples, or users at user level) of split B
     double finetuneLearningRate = 1e-4;
     int finetuneSteps = 1000;
+    // The spec's fine-tuning mechanism ("dp-sgd", "dirichlet", "adamix-r"); not edited in the
+    // panel. For "adamix-r" the panel shows AdaMix-R's settings instead of DP-SGD's clip and
+    // batch (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): T and η are edited, the
+    // shots, their source, r, τ and q are the spec's and only shown.
+    QString finetuneMechanism = QStringLiteral("dp-sgd");
+    int adamixSteps = 200;      // T
+    double adamixEta = 1.0;     // η
+    int adamixShots = 0;        // labelled public images per class
+    QString adamixShotsSource;  // the public source they come from
+    int adamixRank = 0;         // r; 0: the default min(m, 64)
+    double adamixClipQuantile = 0.5;
+    double adamixQ = 1.0;
+
+    bool finetunesWithAdamix() const { return finetuneMechanism == kAdamixMechanism; }
 
     bool operator==(const RunParameters&) const = default;
 };

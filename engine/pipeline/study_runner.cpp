@@ -201,6 +201,10 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
                                   {"batch", static_cast<double>(o.finetune->batch)}, {"lr", o.finetune->lr},
                                   {"steps", static_cast<double>(o.finetune->steps)}})
             if (auto e = project::checkStageValue(std::string("finetune.") + key, key, value)) return e;
+    if (o.adamix) {
+        if (auto e = project::checkStageValue("finetune.steps", "steps", static_cast<double>(o.adamix->steps))) return e;
+        if (auto e = project::checkStageValue("finetune.lr", "lr", o.adamix->eta)) return e;
+    }
     if (o.pretrainSteps)
         if (auto e = project::checkStageValue("pretrain", "steps", static_cast<double>(*o.pretrainSteps))) return e;
     if (o.finetuneSteps)
@@ -208,8 +212,29 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
     return std::nullopt;
 }
 
+Status checkStageOptionsFitSpec(const project::ProjectSpec& spec, const StudyRunOptions& options) {
+    const std::string& mechanism = spec.finetune.mechanism;
+    if (spec.finetune.adamix() && options.finetune)
+        return Error{"finetune: clip " + privacy::formatNumber(options.finetune->clip) + ", batch " +
+                         std::to_string(options.finetune->batch) + ", lr " + privacy::formatNumber(options.finetune->lr) +
+                         " and steps " + std::to_string(options.finetune->steps) +
+                         " are DP-SGD's fine-tuning values, but this study fine-tunes with \"adamix-r\" (its clip "
+                         "adapts, it samples at rate q): give AdaMix-R's steps T and step size eta instead",
+                     "finetune"};
+    if (!spec.finetune.adamix() && options.adamix)
+        return Error{"finetune: AdaMix-R's steps T = " + std::to_string(options.adamix->steps) + " and step size eta = " +
+                         privacy::formatNumber(options.adamix->eta) + " were given, but this study fine-tunes with \"" +
+                         mechanism + "\": give its clip, batch, lr and steps instead",
+                     "finetune"};
+    return std::nullopt;
+}
+
 project::ProjectSpec withStageOptions(project::ProjectSpec spec, const StudyRunOptions& options) {
     if (options.pretrain) spec.pretrain = *options.pretrain;
+    if (options.adamix && spec.finetune.adamix()) {
+        spec.finetune.steps = options.adamix->steps;
+        spec.finetune.lr = options.adamix->eta;
+    }
     if (options.finetune) {
         spec.finetune.clip = options.finetune->clip;
         spec.finetune.batch = options.finetune->batch;
@@ -647,6 +672,7 @@ void announceSplit(const StudyRun& run, const ImageStudy& study, const RhoSplit&
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto err = checkStudyRunOptions(options)) return *err;
+    if (auto err = checkStageOptionsFitSpec(project.spec(), options)) return *err;
     // A text study (sensitive source of kind "text") runs in engine/pipeline/text_study.h, which cannot share a
     // process with LibTorch (sentencepiece's embedded protobuf 3.14 vs LibTorch's 3.21 abort at start-up).
     if (auto srcs = project.sources(); srcs)

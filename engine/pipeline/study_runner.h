@@ -18,6 +18,13 @@
 
 namespace dpmix::pipeline {
 
+/// AdaMix-R's own fine-tuning values a caller may change (docs/ADAMIX.md, "As a study's fine-tuning
+/// mechanism"): its steps T and step size η. The rest of AdaMix-R's settings are the spec's.
+struct AdamixStageValues {
+    long long steps = project::kAdamixDefaultSteps;  // T
+    double eta = project::kAdamixDefaultEta;         // η
+};
+
 /// Stages: "proxies", "mixture", and the downstream stages "pretrain", "finetune", "evaluate"
 /// (any of the three, or "downstream", runs all three for each method). Methods (downstream
 /// only): any spelling engine/methods/method_plan.h accepts; by default every method.
@@ -32,10 +39,12 @@ struct StudyRunOptions {
     std::optional<long long> finetuneSteps;  // unset: the spec's
     std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
     // Pretraining and fine-tuning values (the workbench's Advanced sections); unset: the spec's.
-    // Fine-tuning's mechanism and user group size are always the spec's: only clip, batch, lr
-    // and steps are taken from here.
+    // Fine-tuning's mechanism and user group size are always the spec's. `finetune` carries
+    // DP-SGD's (and Dirichlet's) clip, batch, lr and steps, `adamix` AdaMix-R's T and η: a run
+    // whose values do not fit the spec's mechanism is refused (checkStageOptionsFitSpec).
     std::optional<project::PretrainStage> pretrain;
     std::optional<project::FinetuneStage> finetune;
+    std::optional<AdamixStageValues> adamix;
     std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
     ProxyOptions proxy;                      // its device is replaced by `device`
@@ -73,6 +82,11 @@ project::ProjectSpec withStageOptions(project::ProjectSpec spec, const StudyRunO
 
 /// Validates the stage names and values; the message names the option.
 Status checkStudyRunOptions(const StudyRunOptions& options);
+
+/// Refuses fine-tuning values that the spec's mechanism does not use, rather than apply them
+/// to another mechanism: `finetune` (clip, batch, lr, steps of DP-SGD) for an "adamix-r" spec,
+/// `adamix` (T, η) for any other. The message names the values and the spec's mechanism.
+Status checkStageOptionsFitSpec(const project::ProjectSpec& spec, const StudyRunOptions& options);
 
 struct MixtureReport {
     std::uint64_t seed = 0;

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 namespace dpmix::workbench {
 
@@ -76,16 +77,23 @@ void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan) {
         const char* key;
         double value;
     };
-    const StageValue values[] = {
+    std::vector<StageValue> values = {
         {ParameterField::PretrainBatch, "pretrain", "batch", static_cast<double>(p.pretrainBatch)},
         {ParameterField::PretrainLearningRate, "pretrain", "lr", p.pretrainLearningRate},
         {ParameterField::PretrainSteps, "pretrain", "steps", static_cast<double>(p.pretrainSteps)},
-        {ParameterField::FinetuneClip, "finetune", "clip", p.finetuneClip},
-        {ParameterField::FinetuneBatch, "finetune", "batch", static_cast<double>(p.finetuneBatch)},
-        {ParameterField::FinetuneLearningRate, "finetune", "lr", p.finetuneLearningRate},
-        {ParameterField::FinetuneSteps, "finetune", "steps", static_cast<double>(p.finetuneSteps)},
     };
-    bool finetuneBatchOk = true;
+    // Only the fine-tuning mechanism's own fields: AdaMix-R has no clip norm or batch
+    // (docs/ADAMIX.md, "As a study's fine-tuning mechanism"); its T and η share the spec's ranges.
+    if (p.finetunesWithAdamix()) {
+        values.push_back({ParameterField::AdamixSteps, "finetune", "steps", static_cast<double>(p.adamixSteps)});
+        values.push_back({ParameterField::AdamixEta, "finetune", "lr", p.adamixEta});
+    } else {
+        values.push_back({ParameterField::FinetuneClip, "finetune", "clip", p.finetuneClip});
+        values.push_back({ParameterField::FinetuneBatch, "finetune", "batch", static_cast<double>(p.finetuneBatch)});
+        values.push_back({ParameterField::FinetuneLearningRate, "finetune", "lr", p.finetuneLearningRate});
+        values.push_back({ParameterField::FinetuneSteps, "finetune", "steps", static_cast<double>(p.finetuneSteps)});
+    }
+    bool finetuneBatchOk = !p.finetunesWithAdamix();
     for (const StageValue& v : values)
         if (auto e = project::checkStageValue(std::string(v.stage) + "." + v.key, v.key, v.value)) {
             plan.messages << FieldMessage{v.field, MessageSeverity::Error, qs(e->message)};
@@ -224,8 +232,12 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
                      QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4),
                      prv ? QStringLiteral("certified by the PRV accountant")
                          : QStringLiteral("RDP accountant, order α = %1").arg(QString::number(m.order, 'g', 4)));
-    const QString finetune = QStringLiteral("T = %1 steps, batch %2, clip %3")
-                                 .arg(count(p.finetuneSteps), count(p.finetuneBatch), num(p.finetuneClip));
+    const QString finetune =
+        p.finetunesWithAdamix()
+            ? QStringLiteral("AdaMix-R, T = %1 steps at q = %2, η = %3, clip adapted per step")
+                  .arg(count(p.adamixSteps), num(p.adamixQ), num(p.adamixEta))
+            : QStringLiteral("T = %1 steps, batch %2, clip %3")
+                  .arg(count(p.finetuneSteps), count(p.finetuneBatch), num(p.finetuneClip));
     if (parallel)
         html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %4): calibrated to ε = %2, δ = %3 when it runs<br>")
                     .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta), finetune);

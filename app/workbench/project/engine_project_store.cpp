@@ -32,10 +32,22 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     p.pretrainBatch = static_cast<int>(spec.pretrain.batch);
     p.pretrainLearningRate = spec.pretrain.lr;
     p.pretrainSteps = static_cast<int>(spec.pretrain.steps);
-    p.finetuneClip = spec.finetune.clip;
-    p.finetuneBatch = static_cast<int>(spec.finetune.batch);
-    p.finetuneLearningRate = spec.finetune.lr;
-    p.finetuneSteps = static_cast<int>(spec.finetune.steps);
+    p.finetuneMechanism = QString::fromStdString(spec.finetune.mechanism);
+    if (spec.finetune.adamix()) {
+        // AdaMix-R's steps and lr are its T and η; DP-SGD's fields keep their defaults (unused).
+        p.adamixSteps = static_cast<int>(spec.finetune.steps);
+        p.adamixEta = spec.finetune.lr;
+        p.adamixShots = static_cast<int>(spec.finetune.publicShots);
+        p.adamixShotsSource = QString::fromStdString(spec.finetune.shotsSource);
+        p.adamixRank = spec.finetune.rank ? static_cast<int>(*spec.finetune.rank) : 0;
+        p.adamixClipQuantile = spec.finetune.clipQuantile;
+        p.adamixQ = spec.finetune.adamixQ;
+    } else {
+        p.finetuneClip = spec.finetune.clip;
+        p.finetuneBatch = static_cast<int>(spec.finetune.batch);
+        p.finetuneLearningRate = spec.finetune.lr;
+        p.finetuneSteps = static_cast<int>(spec.finetune.steps);
+    }
     // n is the sensitive *training* set: the study runner keeps 80% of the examples (or users)
     // for training and holds out the rest for validation and test (data::trainValidationTestSplit).
     constexpr double kTrainFraction = 0.8;

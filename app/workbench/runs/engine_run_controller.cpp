@@ -28,8 +28,12 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     // The panel's Advanced values are the mixture stage's hyper-parameters.
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     request.pretrain = PretrainSettings{parameters.pretrainBatch, parameters.pretrainLearningRate, parameters.pretrainSteps};
-    request.finetune = FinetuneSettings{parameters.finetuneClip, parameters.finetuneBatch, parameters.finetuneLearningRate,
-                                        parameters.finetuneSteps};
+    // Fine-tuning: the fields of the spec's mechanism only (an AdaMix-R study has no clip or batch).
+    if (parameters.finetunesWithAdamix())
+        request.adamix = AdamixFinetuneSettings{parameters.adamixSteps, parameters.adamixEta};
+    else
+        request.finetune = FinetuneSettings{parameters.finetuneClip, parameters.finetuneBatch,
+                                            parameters.finetuneLearningRate, parameters.finetuneSteps};
     return request;
 }
 

@@ -45,6 +45,15 @@ struct FinetuneSettings {
     bool operator==(const FinetuneSettings&) const = default;
 };
 
+/// AdaMix-R's fine-tuning values the panel edits: its steps T and step size η (the rest is the
+/// spec's). Sent only for a study whose fine-tuning mechanism is "adamix-r".
+struct AdamixFinetuneSettings {
+    long long steps = 200;  // T
+    double eta = 1.0;       // η
+
+    bool operator==(const AdamixFinetuneSettings&) const = default;
+};
+
 /// What the panel (or a stored run, for a re-run) asks the study runner for.
 struct StudyRequest {
     std::vector<std::string> stages = {"proxies", "mixture"};
@@ -55,7 +64,10 @@ struct StudyRequest {
     std::vector<long long> seeds;            // empty: the spec's
     std::optional<MixtureSettings> mixture;  // unset: the spec's
     std::optional<PretrainSettings> pretrain;  // unset: the spec's
-    std::optional<FinetuneSettings> finetune;  // unset: the spec's (its mechanism is always the spec's)
+    // Fine-tuning's values for the spec's mechanism (never chosen here): DP-SGD's (and
+    // Dirichlet's) in `finetune`, AdaMix-R's in `adamix`; the runner refuses the other one.
+    std::optional<FinetuneSettings> finetune;     // unset: the spec's
+    std::optional<AdamixFinetuneSettings> adamix;  // unset: the spec's
     std::optional<long long> pretrainSteps;  // unset: pretrain's, else the spec's
     std::optional<long long> finetuneSteps;  // unset: finetune's, else the spec's
     bool reproducible = false;               // seeded DP randomness (not a release); default secret

@@ -31,7 +31,8 @@ std::optional<project::PretrainStage> pretrainStageFor(const std::optional<Pretr
     return project::PretrainStage{requested->batch, requested->lr, requested->steps};
 }
 
-// Clip, batch, lr and steps; the runner keeps the spec's mechanism and user group size.
+// Clip, batch, lr and steps; the runner keeps the spec's mechanism and user group size, and
+// refuses them for a mechanism that does not use them (AdaMix-R: adamixStageFor).
 std::optional<project::FinetuneStage> finetuneStageFor(const std::optional<FinetuneSettings>& requested) {
     if (!requested) return std::nullopt;
     project::FinetuneStage stage;
@@ -40,6 +41,12 @@ std::optional<project::FinetuneStage> finetuneStageFor(const std::optional<Finet
     stage.lr = requested->lr;
     stage.steps = requested->steps;
     return stage;
+}
+
+// AdaMix-R's T and η; its other settings are the spec's.
+std::optional<pipeline::AdamixStageValues> adamixStageFor(const std::optional<AdamixFinetuneSettings>& requested) {
+    if (!requested) return std::nullopt;
+    return pipeline::AdamixStageValues{requested->steps, requested->eta};
 }
 
 }  // namespace
@@ -62,6 +69,7 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     for (long long seed : request.seeds) options.seeds.push_back(static_cast<std::uint64_t>(seed));
     options.pretrain = pretrainStageFor(request.pretrain);
     options.finetune = finetuneStageFor(request.finetune);
+    options.adamix = adamixStageFor(request.adamix);
     options.pretrainSteps = request.pretrainSteps;
     options.finetuneSteps = request.finetuneSteps;
     options.reproducible = request.reproducible;
@@ -70,6 +78,7 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     if (!device) return device.error();
     options.device = *device;
     if (auto error = pipeline::checkStudyRunOptions(options)) return error;
+    if (auto error = pipeline::checkStageOptionsFitSpec(project.spec(), options)) return error;
     auto report = pipeline::runStudy(project, options, progress, cancel, log);
     if (!report) return report.error();
     return std::nullopt;

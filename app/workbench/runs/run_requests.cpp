@@ -173,7 +173,10 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
         if (const long long f = config.value("finetune_steps").toInteger(0); f > 0) study.finetuneSteps = f;
         if (const long long p = config.value("pretrain_steps").toInteger(0); p > 0) study.pretrainSteps = p;
         // Runs stored since the stages' values are recorded repeat them too (older ones: the spec's).
-        if (config.contains("finetune_clip"))
+        if (config.value("finetune_mechanism").toString() == widgets::kAdamixMechanism)
+            study.adamix = AdamixFinetuneSettings{config.value("finetune_steps").toInteger(),
+                                                  config.value("finetune_lr").toDouble()};
+        else if (config.contains("finetune_clip"))
             study.finetune = FinetuneSettings{config.value("finetune_clip").toDouble(), config.value("finetune_batch").toInteger(),
                                               config.value("finetune_lr").toDouble(), config.value("finetune_steps").toInteger()};
         if (config.contains("pretrain_batch") && config.value("pretrain_steps").toInteger(0) > 0)
