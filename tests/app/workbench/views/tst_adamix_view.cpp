@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <fstream>
 
 using namespace dpmix::workbench;
 
@@ -260,6 +261,49 @@ private Q_SLOTS:
         QCOMPARE(examples[0].label, QStringLiteral("shirt"));
         QCOMPARE(examples[1].label, QStringLiteral("coat"));
         QCOMPARE(examples[1].isolation, 2.0);
+    }
+
+    void theGalleryLoadsImagesFromTheSourcesAsRegistered() {
+        // Three 2×2 grey images in IDX files, registered as the project file records a source
+        // (name, loader, resolved path, options as JSON): the loader reads them by index.
+        QTemporaryDir dir;
+        auto idx = [](const std::vector<std::uint32_t>& dims, const std::vector<std::uint8_t>& data) {
+            std::string bytes(2, static_cast<char>(0));  // magic: 0, 0, type 8 (unsigned bytes), rank
+            bytes += static_cast<char>(8);
+            bytes += static_cast<char>(dims.size());
+            for (std::uint32_t d : dims)
+                for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((d >> shift) & 0xFF);
+            bytes.append(data.begin(), data.end());
+            return bytes;
+        };
+        const std::string images = dir.filePath("priv-images.idx").toStdString();
+        const std::string labels = dir.filePath("priv-labels.idx").toStdString();
+        std::ofstream(images, std::ios::binary) << idx({3, 2, 2}, {0, 0, 0, 0, 255, 255, 255, 255, 0, 255, 0, 255});
+        std::ofstream(labels, std::ios::binary) << idx({3}, {0, 1, 1});
+        ProjectSnapshot snapshot;
+        dpmix::project::SourceRecord record;
+        record.role = "sensitive";
+        record.name = "priv";
+        record.loader = "idx";
+        record.path = images;
+        record.optionsJson = "{\"labels\": \"" + labels + "\"}";
+        snapshot.sources = {record};
+        const auto load = projectImageLoader(snapshot);
+
+        QString error;
+        const QList<QImage> got = load("priv", {1, 2}, error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(got.size(), 2);
+        QCOMPARE(got[0].size(), QSize(2, 2));
+        QCOMPARE(qGray(got[0].pixel(0, 0)), 255);  // image 1 is white
+        QCOMPARE(qGray(got[1].pixel(0, 0)), 0);    // image 2: black, white
+        QCOMPARE(qGray(got[1].pixel(1, 0)), 255);
+
+        QVERIFY(load("priv", {3}, error).isEmpty());  // past the end: the data changed since the run
+        QVERIFY2(error.contains("not in \"priv\""), qPrintable(error));
+        error.clear();
+        QVERIFY(load("other", {0}, error).isEmpty());
+        QVERIFY2(error.contains("no source called \"other\""), qPrintable(error));
     }
 };
 
