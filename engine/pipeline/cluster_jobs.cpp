@@ -308,6 +308,18 @@ bool isActive(const std::string& slurmState) {
            slurmState == "SUSPENDED";
 }
 
+// What `dpmix jobs cancel` cancelled (Slurm job or array task ids).
+std::set<std::string> cancelledBy(const Job& job) {
+    std::set<std::string> cancelled;
+    std::ifstream in(job.dir / "cancellations.jsonl");
+    std::string line;
+    while (std::getline(in, line)) try {
+            if (!trimmed(line).empty()) cancelled.insert(json::parse(line).at("slurm").get<std::string>());
+        } catch (const json::exception&) {
+        }
+    return cancelled;
+}
+
 JobStatus statusOf(const Job& job) {
     JobStatus st;
     st.jobId = job.id();
@@ -346,15 +358,7 @@ JobStatus statusOf(const Job& job) {
     for (const auto& u : st.units) needSlurm = needSlurm || u.state.empty();
     std::map<std::string, std::string> states;
     if (needSlurm) states = slurmStates(slurmJobs, st.slurmNote);
-    std::set<std::string> cancelled;
-    {
-        std::ifstream in(job.dir / "cancellations.jsonl");
-        std::string line;
-        while (std::getline(in, line)) try {
-                if (!trimmed(line).empty()) cancelled.insert(json::parse(line).at("slurm").get<std::string>());
-            } catch (const json::exception&) {
-            }
-    }
+    const std::set<std::string> cancelled = cancelledBy(job);
     for (auto& u : st.units) {
         if (!u.state.empty()) continue;
         if (u.slurmJobId.empty()) {
