@@ -139,7 +139,7 @@ Result<std::string> fileSha256(const fs::path& p) {
 Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRunOptions& given,
                                    const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto e = checkStudyRunOptions(given)) return *e;
-    if (given.mixture || given.pretrain || given.finetune)
+    if (given.mixture || given.pretrain || given.finetune || given.adamix)
         return Error{"--executor slurm takes the stage values from the spec and the command line only"};
     StudyRunOptions options = given;
     const RunChoices choices = resolveRunChoices(project.spec(), options);
