@@ -154,11 +154,10 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRun
     options.seeds = choices.seeds;
     ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;
+    // The whole grid is checked as one local run would be — above all its releases against the
+    // privacy budget's cap: a unit sees only its own seed and the snapshot, so it cannot.
     auto prepared = prepareStudy(project, proxyOptions, progress, cancel, log, [&](const ImageStudy& st) -> Status {
-        for (const auto& name : options.tasks)
-            if (std::find(st.taskNames.begin(), st.taskNames.end(), name) == st.taskNames.end())
-                return Error{"--tasks: the study has no task '" + name + "'"};
-        return std::nullopt;
+        return preflightStudyRun(project, options, st, log);
     });
     if (!prepared) return prepared.error();
     auto runs = project.runs();

@@ -669,6 +669,17 @@ void announceSplit(const StudyRun& run, const ImageStudy& study, const RhoSplit&
 
 }  // namespace
 
+Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ImageStudy& study,
+                         const LogSink& log) {
+    if (auto err = checkStudyRunOptions(options)) return err;
+    if (auto err = checkStageOptionsFitSpec(project.spec(), options)) return err;
+    StudyRun run = resolveStudyRun(project, options, {}, {}, log);
+    if (run.downstream)
+        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    if (auto e = chooseTasks(run, study)) return e;
+    return preflight(run, study);
+}
+
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto err = checkStudyRunOptions(options)) return *err;

@@ -145,4 +145,11 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                 const LogSink& log = {});
 
+/// The checks runStudy makes on the loaded study before anything runs or is stored, for a run
+/// that will execute elsewhere (a cluster job's units): the unit of privacy every mechanism can
+/// honour, the tasks, every planned DP release on the realised splits and — with a cap — the
+/// whole run's releases composed with what the project has already spent.
+Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ImageStudy& study,
+                         const LogSink& log = {});
+
 }  // namespace dpmix::pipeline

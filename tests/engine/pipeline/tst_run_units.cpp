@@ -22,12 +22,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string specText(bool reproducible) {
+std::string specText(bool reproducible, const std::string& budget = "") {
     return R"({
   "name": "tiny-grid",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks",
 )" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "reproducible": )" +
-           (reproducible ? "true" : "false") + R"(},
+           (reproducible ? "true" : "false") + (budget.empty() ? "" : ", \"budget\": " + budget) + R"(},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
              "finetune": {"batch": 64, "lr": 0.05, "steps": 2, "clip": 1.0}},
@@ -61,9 +61,9 @@ class TestRunUnits : public QObject {
     Q_OBJECT
     dpmix::test_support::TempDir dir_;
 
-    project::ProjectFile freshProject(const std::string& name, bool reproducible) {
+    project::ProjectFile freshProject(const std::string& name, bool reproducible, const std::string& budget = "") {
         const std::string d = dir_.path();
-        std::ofstream(d + "/" + name + ".json") << specText(reproducible);
+        std::ofstream(d + "/" + name + ".json") << specText(reproducible, budget);
         auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
                                                           testing::dataLayerSummarizer());
         if (!created) qFatal("%s", created.error().message.c_str());
@@ -197,6 +197,28 @@ private Q_SLOTS:
         o.reproducible = true;
         o.stages = {"proxies", "mixture"};
         QVERIFY(freezeStudyRun(p, o).ok());
+    }
+
+    void aGridOverTheBudgetCapIsRefusedAsAWhole() {
+        // Each seed alone fits the cap, the two seeds together do not: a unit, which sees one
+        // seed, would accept its part; the submission checks the whole grid, as a local run does.
+        // One seed's releases (DP-MixMin's mixture on A, two fine-tunings on B, ε = 2 each)
+        // compose to ε ≈ 2.68 (the accountant's figure in the refusal at a smaller cap); a second
+        // seed's, on another ρ split, add to that.
+        auto p = freshProject("capped", true, "3");
+        auto one = gridOptions();
+        one.seeds = {1};
+        auto single = freezeStudyRun(p, one);
+        QVERIFY2(single.ok(), single.ok() ? "" : single.error().message.c_str());
+        const auto runsBefore = p.runs().value().size();
+        auto whole = freezeStudyRun(p, gridOptions());
+        QVERIFY(!whole.ok());
+        QVERIFY2(whole.error().message.find("over the cap") != std::string::npos, whole.error().message.c_str());
+        QCOMPARE(p.runs().value().size(), runsBefore);  // nothing stored
+        // The local runner refuses the same grid with the same message.
+        auto local = runStudy(p, gridOptions());
+        QVERIFY(!local.ok());
+        QCOMPARE(local.error().message, whole.error().message);
     }
 };
 
