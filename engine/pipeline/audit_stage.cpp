@@ -1,4 +1,6 @@
 #include "engine/pipeline/audit_stage.h"
+
+#include "engine/core/double_bits.h"
 #include "engine/pipeline/audit_units.h"
 
 #include "engine/pipeline/mixture_stage.h"
@@ -348,26 +350,9 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
 
 namespace {
 
-std::string hexBits(double v) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(bits));
-    return buf;
-}
-
 Result<double> fromHexBits(const nlohmann::json& j) {
-    if (!j.is_string() || j.get_ref<const std::string&>().size() != 16) return Error{"a number is not 16 hex digits"};
-    const std::string& text = j.get_ref<const std::string&>();
-    std::uint64_t bits = 0;
-    for (char c : text) {
-        int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-        if (d < 0) return Error{"a number is not 16 hex digits"};
-        bits = (bits << 4) | static_cast<std::uint64_t>(d);
-    }
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
+    if (!j.is_string()) return Error{"a number is not 16 hex digits"};
+    return doubleFromHexBits(j.get_ref<const std::string&>());
 }
 
 nlohmann::json optionsJson(const AuditStageOptions& o) {
@@ -379,12 +364,12 @@ nlohmann::json optionsJson(const AuditStageOptions& o) {
                      {"no_noise", o.noNoise},
                      {"seed", o.seed},
                      {"canary_examples", o.canaryExamples}};
-    j["epsilon"] = o.epsilon ? nlohmann::json(hexBits(*o.epsilon)) : nlohmann::json(nullptr);
+    j["epsilon"] = o.epsilon ? nlohmann::json(doubleToHexBits(*o.epsilon)) : nlohmann::json(nullptr);
     j["accountant"] = o.accountant ? nlohmann::json(privacy::toString(*o.accountant)) : nlohmann::json(nullptr);
     if (o.mixture)
-        j["mixture"] = {{"clip", hexBits(o.mixture->clip)},
+        j["mixture"] = {{"clip", doubleToHexBits(o.mixture->clip)},
                         {"batch", o.mixture->batch},
-                        {"lr", hexBits(o.mixture->lr)},
+                        {"lr", doubleToHexBits(o.mixture->lr)},
                         {"steps", o.mixture->steps},
                         {"user_group_size", o.mixture->userGroupSize}};
     return j;
@@ -552,17 +537,17 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditS
     nlohmann::json j;
     j["kind"] = "audit";
     j["options"] = optionsJson(options);
-    j["delta"] = hexBits(spec.privacy.delta);
-    j["spec_epsilon"] = hexBits(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
+    j["delta"] = doubleToHexBits(spec.privacy.delta);
+    j["spec_epsilon"] = doubleToHexBits(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
     j["spec_accountant"] = privacy::toString(spec.privacy.accountant);
-    j["spec_mixture"] = {{"clip", hexBits(spec.mixture.clip)},
+    j["spec_mixture"] = {{"clip", doubleToHexBits(spec.mixture.clip)},
                          {"batch", spec.mixture.batch},
-                         {"lr", hexBits(spec.mixture.lr)},
+                         {"lr", doubleToHexBits(spec.mixture.lr)},
                          {"steps", spec.mixture.steps},
                          {"user_group_size", spec.mixture.userGroupSize}};
     nlohmann::json values = nlohmann::json::array();
     for (Eigen::Index r = 0; r < probabilities->rows(); ++r)
-        for (Eigen::Index c = 0; c < probabilities->cols(); ++c) values.push_back(hexBits((*probabilities)(r, c)));
+        for (Eigen::Index c = 0; c < probabilities->cols(); ++c) values.push_back(doubleToHexBits((*probabilities)(r, c)));
     std::vector<int> labels;
     for (auto i : in->split.a) labels.push_back(study.sensitiveLabel(i, in->task) > 0.5f ? 1 : 0);
     nlohmann::json users = nullptr;
@@ -581,13 +566,13 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditS
         auto row = prepared->proxy.predict(study.sensitiveImages, {example});
         if (!row) return row.error();
         nlohmann::json rowJson = nlohmann::json::array();
-        for (Eigen::Index c = 0; c < row->cols(); ++c) rowJson.push_back(hexBits((*row)(0, c)));
+        for (Eigen::Index c = 0; c < row->cols(); ++c) rowJson.push_back(doubleToHexBits((*row)(0, c)));
         j["natural"] = {{"row", rowJson}, {"label", report.canaryLabel}, {"example", report.canaryExample}};
     }
     const double epsilon = setup.epsilon;
     j["run"] = {{"method", "audit"},
                 {"task", options.task},
-                {"epsilon", options.noNoise ? nlohmann::json(nullptr) : nlohmann::json(hexBits(epsilon))},
+                {"epsilon", options.noNoise ? nlohmann::json(nullptr) : nlohmann::json(doubleToHexBits(epsilon))},
                 {"seed", static_cast<long long>(options.seed)},
                 {"config", auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)}};
     // The runs must be computable from this alone: check it thaws and prepares.

@@ -1,7 +1,9 @@
 #include "engine/pipeline/cluster_jobs.h"
 
+#include "engine/core/double_bits.h"
 #include "engine/data/sha256.h"
 #include "engine/pipeline/audit_units.h"
+#include "engine/pipeline/cluster_process.h"
 #include "engine/pipeline/run_units.h"
 
 #include <nlohmann/json.hpp>
@@ -30,112 +32,7 @@ namespace {
 constexpr const char* kJobFormat = "dpmix-cluster-job/1";
 constexpr const char* kUnitFormat = "dpmix-unit-result/1";
 
-std::string readText(const fs::path& p, bool* ok = nullptr) {
-    std::ifstream in(p, std::ios::binary);
-    if (ok) *ok = static_cast<bool>(in);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-// Written under a temporary name in the same folder, flushed to disk, then renamed: a reader
-// sees the whole file or none.
-Status writeAtomically(const fs::path& p, const std::string& text) {
-    const fs::path tmp = p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid()));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return Error{"cannot write " + tmp.string() + ": " + std::strerror(errno)};
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n <= 0) {
-            const std::string why = std::strerror(errno);
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return Error{"cannot write " + tmp.string() + ": " + why};
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        ::unlink(tmp.c_str());
-        return Error{"cannot write " + tmp.string() + ": " + std::strerror(errno)};
-    }
-    std::error_code ec;
-    fs::rename(tmp, p, ec);
-    if (ec) {
-        ::unlink(tmp.c_str());
-        return Error{"cannot publish " + p.string() + ": " + ec.message()};
-    }
-    return std::nullopt;
-}
-
 std::string utcStamp() { return project::utcTimestamp(); }
-
-std::string shellQuote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-std::optional<fs::path> findOnPath(const std::string& name) {
-    const char* path = std::getenv("PATH");
-    if (!path) return std::nullopt;
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-        if (dir.empty()) continue;
-        const fs::path candidate = fs::path(dir) / name;
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return std::nullopt;
-}
-
-struct ProcessResult {
-    int rc = -1;
-    std::string out, err;
-};
-
-// Runs a program (found on PATH) with its output captured; no shell.
-ProcessResult runProgram(const std::vector<std::string>& argv) {
-    ProcessResult r;
-    char outName[] = "/tmp/dpmix-proc-out-XXXXXX";
-    char errName[] = "/tmp/dpmix-proc-err-XXXXXX";
-    const int outFd = ::mkstemp(outName), errFd = ::mkstemp(errName);
-    if (outFd < 0 || errFd < 0) {
-        r.err = "cannot create a temporary file";
-        return r;
-    }
-    const pid_t child = ::fork();
-    if (child == 0) {
-        ::dup2(outFd, 1);
-        ::dup2(errFd, 2);
-        const int devnull = ::open("/dev/null", O_RDONLY);
-        if (devnull >= 0) ::dup2(devnull, 0);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        ::execvp(args[0], args.data());
-        std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-        ::_exit(127);
-    }
-    int status = 0;
-    if (child > 0) {
-        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-        r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    }
-    ::close(outFd);
-    ::close(errFd);
-    r.out = readText(outName);
-    r.err = readText(errName);
-    ::unlink(outName);
-    ::unlink(errName);
-    return r;
-}
-
-std::string trimmed(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-    while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.erase(s.begin());
-    return s;
-}
 
 std::string checksumOf(const json& body) { return data::sha256Hex(body.dump()); }
 
@@ -152,12 +49,6 @@ std::string newJobId(const std::string& kind) {
     char suffix[8];
     std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffffu);
     return kind + "-" + stamp + "-" + suffix;
-}
-
-fs::path selfExecutable() {
-    std::error_code ec;
-    auto p = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path("dpmix") : p;
 }
 
 // A job directory as read back.
@@ -467,30 +358,6 @@ Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& u
 
 }  // namespace
 
-Result<ExecutorKind> parseExecutor(const std::string& text) {
-    if (text == "local") return ExecutorKind::Local;
-    if (text == "slurm") return ExecutorKind::Slurm;
-    return Error{"--executor = '" + text + "' is not an executor: expected local or slurm"};
-}
-
-Result<std::vector<WorkUnit>> auditWorkUnits(long long runsPerWorld, long long units, std::uint64_t seed) {
-    if (units < 2 || units % 2 != 0 || units > 2 * runsPerWorld)
-        return Error{"--units = " + std::to_string(units) + " is out of range: expected an even number from 2 to " +
-                     std::to_string(2 * runsPerWorld) + " (each world's runs in units / 2 blocks)"};
-    const long long perWorld = units / 2;
-    std::vector<WorkUnit> out;
-    for (int world = 0; world < 2; ++world)
-        for (long long b = 0; b < perWorld; ++b) {
-            const long long begin = runsPerWorld * b / perWorld, end = runsPerWorld * (b + 1) / perWorld;
-            WorkUnit u;
-            u.id = static_cast<long long>(out.size());
-            u.seed = seed;
-            u.paramsJson = json{{"world", world == 0 ? "out" : "in"}, {"begin", begin}, {"end", end}}.dump();
-            out.push_back(u);
-        }
-    return out;
-}
-
 Status checkCanSubmit() {
     if (!findOnPath("sbatch"))
         return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
@@ -502,27 +369,6 @@ fs::path jobsRoot(const fs::path& projectFile) { return fs::path(projectFile.str
 
 long long JobStatus::count(const std::string& state) const {
     return std::count_if(units.begin(), units.end(), [&](const UnitStatus& u) { return u.state == state; });
-}
-
-std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const SlurmOptions& o) {
-    const std::string program = o.program.empty() ? selfExecutable().string() : o.program;
-    std::ostringstream s;
-    s << "#!/bin/bash\n"
-      << "# dpmix cluster job " << jobId << " (docs/CLUSTER.md): one array task per work unit.\n"
-      << "#SBATCH --job-name=dpmix-" << jobId << "\n"
-      << "#SBATCH --output=" << (jobDir / "logs" / "unit-%a.%A.log").string() << "\n"
-      << "#SBATCH --ntasks=1\n"
-      << "#SBATCH --cpus-per-task=" << std::max(1, o.cpusPerTask) << "\n";
-    if (o.gpusPerTask > 0) s << "#SBATCH --gpus-per-task=" << o.gpusPerTask << "\n";
-    if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
-    if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n";
-    if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
-    s << "set -euo pipefail\n";
-    if (!o.setup.empty()) s << o.setup << "\n";
-    s << "echo \"[dpmix] unit ${SLURM_ARRAY_TASK_ID} of job " << jobId << " on $(hostname) at $(date -u +%FT%TZ)\"\n"
-      << "exec " << shellQuote(program) << " worker " << shellQuote(jobDir.string())
-      << " --unit \"${SLURM_ARRAY_TASK_ID}\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"\n";
-    return s.str();
 }
 
 Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
@@ -618,13 +464,7 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         auto block = runFrozenAuditUnit(job->spec, in, p.at("begin").get<long long>(), p.at("end").get<long long>(), threads);
         if (!block) return block.error();
         json scores = json::array();
-        for (double v : block->scores) {
-            std::uint64_t bits = 0;
-            std::memcpy(&bits, &v, sizeof bits);
-            char buf[17];
-            std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(bits));
-            scores.push_back(buf);
-        }
+        for (double v : block->scores) scores.push_back(doubleToHexBits(v));
         result = {{"world", in ? "in" : "out"},
                   {"begin", block->begin},
                   {"end", block->end},
@@ -659,13 +499,9 @@ Result<audit::CanaryAuditBlock> auditBlockOf(const json& r) {
     b.end = r.at("end").get<long long>();
     b.canarySamples = r.at("canary_samples").get<long long>();
     for (const auto& v : r.at("scores")) {
-        const std::string text = v.get<std::string>();
-        if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos)
-            return Error{"a score is not 16 hex digits"};
-        const std::uint64_t bits = std::stoull(text, nullptr, 16);
-        double d = 0;
-        std::memcpy(&d, &bits, sizeof d);
-        b.scores.push_back(d);
+        auto d = doubleFromHexBits(v.get<std::string>());
+        if (!d) return Error{"a score is not 16 hex digits"};
+        b.scores.push_back(*d);
     }
     return b;
 }

@@ -1,5 +1,7 @@
 #include "engine/pipeline/run_units.h"
 
+#include "engine/core/double_bits.h"
+
 #include "engine/data/sha256.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger_json.h"
@@ -21,34 +23,26 @@ namespace {
 constexpr const char* kRunGridFormat = "dpmix-run-grid/1";
 constexpr const char* kProjectName = "project.dpmix";
 
-std::string hexOf(double v) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(bits));
-    return buf;
-}
-
+// Inside optionsOf's try: a malformed number throws like any other malformed field.
 double doubleOf(const json& hex) {
-    const std::uint64_t bits = std::stoull(hex.get<std::string>(), nullptr, 16);
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
+    auto v = doubleFromHexBits(hex.get<std::string>());
+    if (!v) throw std::invalid_argument(v.error().message);
+    return *v;
 }
 
 json optionsJson(const StudyRunOptions& o) {
     json eps = json::array();
-    for (double e : o.epsilons) eps.push_back(hexOf(e));
+    for (double e : o.epsilons) eps.push_back(doubleToHexBits(e));
     json j{{"stages", o.stages},
            {"methods", o.methods},
            {"tasks", o.tasks},
            {"epsilons", eps},
            {"seeds", o.seeds},
            {"reproducible", true},
-           {"proxy", {{"epochs", o.proxy.epochs}, {"batch", o.proxy.batch}, {"lr", hexOf(o.proxy.lr)}, {"max_examples", o.proxy.maxExamples}}},
+           {"proxy", {{"epochs", o.proxy.epochs}, {"batch", o.proxy.batch}, {"lr", doubleToHexBits(o.proxy.lr)}, {"max_examples", o.proxy.maxExamples}}},
            {"random_search_candidates", o.randomSearchCandidates},
            {"device", o.device}};
-    if (o.rho) j["rho"] = hexOf(*o.rho);
+    if (o.rho) j["rho"] = doubleToHexBits(*o.rho);
     if (o.pretrainSteps) j["pretrain_steps"] = *o.pretrainSteps;
     if (o.finetuneSteps) j["finetune_steps"] = *o.finetuneSteps;
     if (o.accountant) j["accountant"] = privacy::toString(*o.accountant);

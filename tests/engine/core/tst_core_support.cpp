@@ -1,6 +1,7 @@
 // The small shared pieces of engine/core: cancellation, progress, version, the file-size limit,
 // the one rule for numbers typed by users.
 #include "engine/core/cancellation.h"
+#include "engine/core/double_bits.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/number_text.h"
 #include "engine/core/progress.h"
@@ -9,6 +10,7 @@
 #include "tests/support/unit_test.h"
 
 #include <csignal>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -65,6 +67,21 @@ private Q_SLOTS:
         for (const char* refused : {"", " ", "abc", "0x1p-7", "inf", "nan", "-inf", "1e400", "1,5", "1 000", "2.5x",
                                     "1e", "--1", ".", " 0.01", "0.01 "})
             QVERIFY2(!parseDecimalText(refused).has_value(), refused);
+    }
+
+    void aDoubleTravelsAsItsBitsInHex() {
+        // 1.0 is 0x3FF0000000000000 (sign 0, exponent 1023, mantissa 0): worked out by hand.
+        QCOMPARE(dpmix::doubleToHexBits(1.0), std::string("3ff0000000000000"));
+        QCOMPARE(dpmix::doubleToHexBits(-0.0), std::string("8000000000000000"));
+        for (double v : {0.1, -2.5e-308, 4.9e-324, 1e308, 1.0 / 3.0}) {
+            const auto back = dpmix::doubleFromHexBits(dpmix::doubleToHexBits(v));
+            QVERIFY(back.ok());
+            QVERIFY(std::memcmp(&*back, &v, sizeof v) == 0);  // bit for bit
+        }
+        QVERIFY(!dpmix::doubleFromHexBits("3FF0000000000000"));  // upper case is not what is written
+        QVERIFY(!dpmix::doubleFromHexBits("3ff000000000000"));   // 15 digits
+        QVERIFY(!dpmix::doubleFromHexBits("3ff000000000000g"));
+        QCOMPARE(dpmix::doubleFromHexBits("xyz").error().message, std::string("a number is not 16 hex digits"));
     }
 
     void wholeNumbersAcceptExactlyWholeDecimalText() {

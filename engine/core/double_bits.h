@@ -1,0 +1,16 @@
+#pragma once
+// A double as the 16 lower-case hex digits of its IEEE-754 bits: how frozen job files and unit
+// results carry numbers that must come back bit for bit (a decimal text may round).
+#include "engine/core/result.h"
+
+#include <string>
+#include <string_view>
+
+namespace dpmix {
+
+std::string doubleToHexBits(double value);
+
+/// Errors: not exactly 16 lower-case hex digits.
+Result<double> doubleFromHexBits(std::string_view text);
+
+}  // namespace dpmix
