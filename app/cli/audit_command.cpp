@@ -13,6 +13,7 @@
 #include "app/cli/training_audit_command.h"
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/audit_units.h"
+#include "engine/pipeline/cluster_submission.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/project/spec_json.h"
 
@@ -226,35 +227,24 @@ int executeTrainingAuditCommand(const AuditArgs& a) {
 // --executor slurm: the audit's inputs frozen into a job directory next to the project and its
 // blocks of runs submitted as one Slurm job array; `dpmix jobs merge` stores the audit later.
 int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, const pipeline::AuditStageOptions& options) {
-    namespace cluster = pipeline::cluster;
-    auto units = cluster::auditWorkUnits(options.runs, args.units, options.seed);
-    if (!units) return badInput(units.error().message);
-    if (auto bad = badSlurmValue(args.cluster.slurm)) return badInput(*bad);
     if (args.cluster.dryRun) {
         // The script and the command only: no proxy, no job directory.
-        auto report = cluster::submitJob(project, "audit", "{}", *units, args.cluster.slurm, true);
+        auto units = pipeline::cluster::auditWorkUnits(options.runs, args.units, options.seed);
+        if (!units) return badInput(units.error().message);
+        if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badInput(cliMessage(*bad));
+        auto report = pipeline::cluster::submitJob(project, "audit", "{}", *units, args.cluster.slurm, true);
         if (!report) return badInput(report.error().message);
         printDryRun(*report);
         return 0;
     }
-    // Before the study is loaded (which may train and store a proxy): a host that cannot submit
-    // changes nothing.
-    if (auto e = cluster::checkCanSubmit()) {
-        std::cerr << "dpmix audit: " << e->message << '\n';
-        return 1;
-    }
-    std::string frozen;
-    const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(), frozen,
+    pipeline::cluster::SubmitReport report;
+    const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(), report,
                                       [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::freezeAuditStage(project, options, progress, cancel, log);
+                                          return pipeline::submitAuditToSlurm(project, options, args.units,
+                                                                              args.cluster.slurm, progress, cancel, log);
                                       });
     if (code != 0) return code;
-    auto report = cluster::submitJob(project, "audit", frozen, *units, args.cluster.slurm, false);
-    if (!report) {
-        std::cerr << "dpmix audit: " << report.error().message << '\n';
-        return 1;
-    }
-    printSubmitted(project, *report, args.json, "the audit");
+    printSubmitted(project, report, args.json, "the audit");
     return 0;
 }
 

@@ -36,13 +36,6 @@ std::optional<std::string> misplacedSlurmFlag(const CLI::App& cmd, const Executo
     return std::nullopt;
 }
 
-std::optional<std::string> badSlurmValue(const pipeline::cluster::SlurmOptions& slurm) {
-    if (slurm.maxParallel < 0) return "--max-parallel must be >= 0 (0: no limit)";
-    if (slurm.cpusPerTask < 1) return "--cpus-per-task must be >= 1";
-    if (slurm.gpusPerTask < 0) return "--gpus-per-task must be >= 0";
-    return std::nullopt;
-}
-
 void printDryRun(const pipeline::cluster::SubmitReport& report) {
     std::cout << report.script << "# " << report.command << "\n";
 }

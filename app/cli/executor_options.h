@@ -28,9 +28,6 @@ void addExecutorOptions(CLI::App& cmd, ExecutorArgs& args, const std::string& lo
 std::optional<std::string> misplacedSlurmFlag(const CLI::App& cmd, const ExecutorArgs& args,
                                               const std::vector<std::string>& extraFlags = {});
 
-/// The Slurm values out of range: the message naming the flag.
-std::optional<std::string> badSlurmValue(const pipeline::cluster::SlurmOptions& slurm);
-
 /// A dry run's script and sbatch command (what `--dry-run` prints).
 void printDryRun(const pipeline::cluster::SubmitReport& report);
 

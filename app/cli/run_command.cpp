@@ -12,6 +12,7 @@
 #include "app/cli/project_commands.h"
 #include "app/cli/run_text_study.h"
 #include "engine/methods/method_plan.h"
+#include "engine/pipeline/cluster_submission.h"
 #include "engine/pipeline/run_units.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/spec_json.h"
@@ -214,28 +215,22 @@ std::optional<std::string> secretRandomness(const RunArgs& args) {
 // --executor slurm: the proxy obtained here, the project copied into a job directory next to it
 // and one array task per seed submitted; `dpmix jobs merge` stores the runs later.
 int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const pipeline::StudyRunOptions& options) {
-    namespace cluster = pipeline::cluster;
-    if (auto bad = badSlurmValue(args.cluster.slurm)) return badRunInput(*bad);
-    const auto units = pipeline::studyRunWorkUnits(pipeline::resolveRunChoices(project.spec(), options).seeds);
+    if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badRunInput(cliMessage(*bad));
     if (args.cluster.dryRun) {
-        auto report = cluster::submitJob(project, "run", "{}", units, args.cluster.slurm, true);
+        const auto units = pipeline::studyRunWorkUnits(pipeline::resolveRunChoices(project.spec(), options).seeds);
+        auto report = pipeline::cluster::submitJob(project, "run", "{}", units, args.cluster.slurm, true);
         if (!report) return badRunInput(report.error().message);
         printDryRun(*report);
         return 0;
     }
-    std::string frozen;
-    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(), frozen,
+    pipeline::cluster::SubmitReport report;
+    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(), report,
                                       [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::freezeStudyRun(project, options, progress, cancel, log);
+                                          return pipeline::submitStudyRunToSlurm(project, options, args.cluster.slurm,
+                                                                                 progress, cancel, log);
                                       });
     if (code != 0) return code;
-    auto report = cluster::submitJob(project, "run", frozen, units, args.cluster.slurm, false,
-                                     [&](const std::filesystem::path& dir) { return pipeline::snapshotProject(project, dir); });
-    if (!report) {
-        std::cerr << "dpmix run: " << report.error().message << '\n';
-        return 1;
-    }
-    printSubmitted(project, *report, args.json, "the runs");
+    printSubmitted(project, report, args.json, "the runs");
     return 0;
 }
 

@@ -1,6 +1,7 @@
 // dpmix-workbench: the desktop program.
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
     dpmix::workbench::EngineRunController runs(dpmix::workbench::runStudyWithEngine);
     runs.setAuditFunction(dpmix::workbench::runAuditWithEngine);
     runs.setPsgFunction(dpmix::workbench::runPsgWithEngine);
+    dpmix::workbench::EngineClusterBackend cluster;  // Run on cluster…, the Cluster jobs dock (Slurm)
+    runs.setClusterBackend(&cluster);
     dpmix::workbench::EngineProjectStore projects(dpmix::workbench::summarizeWithDataLayer);
     dpmix::workbench::WorkbenchServices services{
         &runs, &projects, [] {
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
             static const QString version = QString::fromStdString(dpmix::runtime::probeRuntime().torchVersion);
             return version;
         }};
+    services.cluster = &cluster;
     services.cudaAvailable = [] { return dpmix::runtime::probeRuntime().cudaAvailable; };
     // Source registration (Study menu, drops on the project tree): previews and project creation.
     const dpmix::workbench::EngineSourcePreviewer previews;

@@ -9,6 +9,7 @@
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/rho_guidance_text.h"
 #include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/compute_device_menu.h"
 #include "app/workbench/runs/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
@@ -151,6 +152,7 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     // A stage stores its results as it goes, so even a failed or cancelled one changes them.
     connect(queue_, &StageQueue::stageEnded, this, [this] {
         if (!currentFile_.isEmpty()) refreshProject();
+        if (clusterJobs_) clusterJobs_->refresh();  // a submission, merge, cancel or resubmission ended
     });
     // The engine's study log arrives from the worker thread (queued by the auto connection).
     if (auto* engineRuns = dynamic_cast<EngineRunController*>(services_.runs)) {
@@ -228,6 +230,7 @@ void MainWindow::buildDocks() {
     logDock->setWidget(log_);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     tabifyDockWidget(jobsDock, logDock);
+    buildClusterDock(logDock);
     jobsDock->raise();
     resizeDocks({jobsDock}, {170}, Qt::Vertical);
     resizeDocks({projectDock, parameterDock}, {300, 460}, Qt::Horizontal);
@@ -510,6 +513,7 @@ void MainWindow::applyReadOnly() {
         onParametersChanged();  // re-validates and re-enables Run when the values are valid
     }
     if (runActions_) runActions_->updateEnabled();
+    if (clusterJobs_) clusterJobs_->setProject(currentFile_, readOnly_);
 }
 
 void MainWindow::appendLog(const QString& line) {

@@ -27,6 +27,7 @@ class QLabel;
 class QAction;
 class QTimer;
 class QPlainTextEdit;
+class QDockWidget;
 
 namespace dpmix::widgets {
 class JobListWidget;
@@ -54,6 +55,8 @@ class StudyController;
 class StudyCreator;
 struct StageJob;
 class StageQueue;
+class ClusterBackend;
+class ClusterJobsView;
 struct SpendPreview;
 struct PrivacyPlan;
 
@@ -68,6 +71,9 @@ struct WorkbenchServices {
     /// With preview.overCap it only informs (the run is refused). Unset: no question asked (the
     /// over-cap refusal still stands). The program sets a dialog; tests set a recorder.
     std::function<bool(const SpendPreview&)> confirmSpend;
+    /// Slurm (Run on cluster…, the Cluster jobs dock); not owned, must outlive the window. Null:
+    /// the dock says the build has no cluster executor and Run on cluster… is disabled.
+    ClusterBackend* cluster = nullptr;
 };
 
 class MainWindow : public QMainWindow {
@@ -96,6 +102,9 @@ public:
     /// Compare with baselines, ε sweep, Audit, re-run, run comparison, report (run_actions.h).
     RunActions* runActions() const { return runActions_; }
     QPlainTextEdit* logView() const { return log_; }
+    ClusterBackend* clusterBackend() const { return services_.cluster; }
+    /// The Cluster jobs dock's view (main_window_cluster.cpp).
+    ClusterJobsView* clusterJobsView() const { return clusterJobs_; }
     /// Building a new study: registration dialogs, drops on the tree, the draft (study_controller.h).
     StudyController* study() const { return study_; }
     /// The project's data as last read (null when no project is open).
@@ -170,6 +179,10 @@ protected:
 private:
     bool confirmPreview(const Result<SpendPreview>& preview);
     void buildDocks();
+    void buildClusterDock(QDockWidget* tabbedWith);  // main_window_cluster.cpp
+    /// A stage of the Jobs dock that acts on one cluster job: stores it in the project ("merge"),
+    /// cancels it or resubmits its failed units.
+    void startClusterStage(const QString& what, const QString& jobId);
     void buildMenus();
     void restoreWindowState();
     void saveWindowState();
@@ -231,6 +244,7 @@ private:
     QList<QAction*> writeActions_;  // disabled while read-only
     QPlainTextEdit* log_ = nullptr;
     StudyController* study_ = nullptr;
+    ClusterJobsView* clusterJobs_ = nullptr;
 };
 
 }  // namespace dpmix::workbench

@@ -12,7 +12,8 @@ QList<HelpDocument> manualDocuments() {
             {QStringLiteral("RHO_GUIDANCE.md"), QStringLiteral("Choosing ρ")},
             {QStringLiteral("AUDIT.md"), QStringLiteral("Audits")},
             {QStringLiteral("PSG.md"), QStringLiteral("Private Set Generation")},
-            {QStringLiteral("ADAMIX.md"), QStringLiteral("AdaMix-R")}};
+            {QStringLiteral("ADAMIX.md"), QStringLiteral("AdaMix-R")},
+            {QStringLiteral("CLUSTER.md"), QStringLiteral("Running on a cluster (Slurm)")}};
 }
 
 QString manualUrl(const QString& document) { return QStringLiteral("qrc:/dpmix/manual/") + document; }

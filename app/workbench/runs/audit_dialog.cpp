@@ -62,7 +62,10 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
     layout->addWidget(noNoise_);
     layout->addWidget(buttons_);
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(!tasks.isEmpty());
-    connect(mechanism_, &QComboBox::currentIndexChanged, this, [this] { fillCanaries(); });
+    connect(mechanism_, &QComboBox::currentIndexChanged, this, [this] {
+        fillCanaries();
+        updateClusterButton();
+    });
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
@@ -95,6 +98,27 @@ void AuditDialog::fillCanaries() {
     }
     // The no-noise control is the mixture audit's; fine-tuning has its own control (non-private SGD).
     noNoise_->setVisible(!training);
+}
+
+void AuditDialog::offerCluster(const QString& why) {
+    clusterUnavailable_ = why;
+    if (!cluster_) {
+        cluster_ = buttons_->addButton(tr("Run on c&luster…"), QDialogButtonBox::ActionRole);
+        connect(cluster_, &QPushButton::clicked, this, [this] {
+            onCluster_ = true;
+            accept();
+        });
+    }
+    updateClusterButton();
+}
+
+void AuditDialog::updateClusterButton() {
+    if (!cluster_) return;
+    const bool mixture = mechanism_->currentData().toString().isEmpty();
+    cluster_->setEnabled(clusterUnavailable_.isEmpty() && mixture && buttons_->button(QDialogButtonBox::Ok)->isEnabled());
+    cluster_->setToolTip(!clusterUnavailable_.isEmpty() ? clusterUnavailable_
+                         : mixture ? tr("Submit the audit's runs to Slurm as one job array (docs/CLUSTER.md)")
+                                   : tr("An audit of a fine-tuning mechanism runs here; the mixture audit runs on a cluster"));
 }
 
 AuditSettings AuditDialog::settings() const {

@@ -11,6 +11,7 @@
 class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
+class QPushButton;
 class QSpinBox;
 
 namespace dpmix::workbench {
@@ -32,6 +33,12 @@ public:
 
     AuditSettings settings() const;
 
+    /// Adds "Run on cluster…" (the mixture audit only): it closes the dialog accepted, and
+    /// runsOnCluster() says so. `why`: when not empty, the button is disabled with this tooltip.
+    void offerCluster(const QString& why = {});
+    QPushButton* clusterButton() const { return cluster_; }
+    bool runsOnCluster() const { return onCluster_; }
+
 private:
     void fillCanaries();  // the canaries of the chosen mechanism
     QComboBox* mechanism_;
@@ -41,6 +48,10 @@ private:
     QCheckBox* noNoise_;
     QSpinBox* seed_;
     QDialogButtonBox* buttons_;
+    QPushButton* cluster_ = nullptr;
+    QString clusterUnavailable_;
+    bool onCluster_ = false;
+    void updateClusterButton();
 };
 
 }  // namespace dpmix::workbench

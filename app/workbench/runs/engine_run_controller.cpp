@@ -2,6 +2,7 @@
 #include "app/workbench/parameters/accountant_choice.h"
 
 #include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/runs/cluster_backend.h"
 #include "app/workbench/runs/run_requests.h"
 
 #include <stdexcept>
@@ -60,6 +61,7 @@ Result<QList<StageJob>> EngineRunController::planRun(const widgets::RunParameter
 
 Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action) {
     if (auto error = checkProject()) return *error;
+    if (action.cluster) return planClusterAction(action);
     const widgets::RunParameters& p = action.parameters;
     switch (action.kind) {
     case RunKind::DpMixMin: {
@@ -183,6 +185,87 @@ StageJob EngineRunController::psgJob(const QString& name, const PsgRequest& give
                                                   const CancellationToken& token, const StudyLog& log) {
                           auto snapshot = [this](const PrivateSetImages& set) { Q_EMIT privateSetUpdated(set); };
                           return psg(project, request, progress, token, log, snapshot);
+                      });
+}
+
+Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& action) {
+    const QString label = runKindLabel(action.kind);
+    if (!cluster_) return Error{"Run on cluster: this workbench was started without the cluster executor."};
+    if (auto cannot = cluster_->canSubmit()) return *cannot;
+    const widgets::RunParameters& p = action.parameters;
+    switch (action.kind) {
+    case RunKind::DpMixMin:
+    case RunKind::CompareBaselines: {
+        // Secret DP randomness can be neither repeated by a requeued task nor recorded by the
+        // project, so a cluster run is seeded (and therefore never a release; docs/PRIVACY.md).
+        if (!p.reproducible)
+            return Error{"Run on cluster runs reproducible runs only: tick \"Reproducible\" in the panel, so every "
+                         "array task's DP noise derives from its run seed and the merged runs equal a local run's. A "
+                         "run with secret randomness (a release) runs here."};
+        auto request = action.kind == RunKind::DpMixMin ? studyRequestFor(p) : compareRequestFor(p);
+        if (!request) return request.error();
+        return QList<StageJob>{clusterStudyJob(
+            tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed)").arg(label).arg(p.epsilon).arg(p.seeds),
+            *request, *action.cluster)};
+    }
+    case RunKind::Audit: {
+        if (!action.audit.mechanism.isEmpty())
+            return Error{"Run on cluster runs the mixture audit; an audit of a fine-tuning mechanism runs here."};
+        auto request = auditRequestFor(p, action.audit);
+        if (!request) return request.error();
+        return QList<StageJob>{clusterAuditJob(tr("Submit to Slurm: audit of task %1, %2 runs per world in %3 array tasks")
+                                                   .arg(action.audit.task)
+                                                   .arg(action.audit.runs)
+                                                   .arg(action.cluster->auditUnits),
+                                               *request, *action.cluster)};
+    }
+    default:
+        return Error{("\"" + label + "\" runs here only: Run on cluster takes Run DP-MixMin, Compare with baselines "
+                      "and the mixture audit.").toStdString()};
+    }
+}
+
+namespace {
+void logSubmitted(const StudyLog& log, const pipeline::cluster::SubmitReport& report, const std::string& stores) {
+    log("Submitted job " + report.jobId + " as Slurm job " + report.slurmJobId + " (" +
+        std::to_string(report.units) + " array tasks), in " + report.dir.string() + ". The Cluster jobs view follows "
+        "it and stores " + stores + " in the project when every task has finished.");
+}
+}  // namespace
+
+StageJob EngineRunController::clusterJob(const QString& name, const std::string& stores, ClusterSubmit submit) {
+    return projectJob(name, "Submission finished.",
+                      [this, submit = std::move(submit), stores](project::ProjectFile& project,
+                                                                 const ProgressCallback& progress,
+                                                                 const CancellationToken& token,
+                                                                 const StudyLog& log) -> Status {
+                          auto report = submit(project, progress, token, log);
+                          if (!report) return report.error();
+                          logSubmitted(log, *report, stores);
+                          Q_EMIT clusterJobSubmitted(QString::fromStdString(report->jobId));
+                          return std::nullopt;
+                      });
+}
+
+StageJob EngineRunController::clusterStudyJob(const QString& name, const StudyRequest& given,
+                                              const ClusterSubmission& submission) {
+    StudyRequest request = given;
+    request.device = device_;
+    return clusterJob(name, "its runs",
+                      [cluster = cluster_, request, submission](project::ProjectFile& project, const ProgressCallback& progress,
+                                                                const CancellationToken& token, const StudyLog& log) {
+                          return cluster->submitStudy(project, request, submission, progress, token, log);
+                      });
+}
+
+StageJob EngineRunController::clusterAuditJob(const QString& name, const AuditRequest& given,
+                                              const ClusterSubmission& submission) {
+    AuditRequest request = given;
+    request.device = device_;
+    return clusterJob(name, "the audit",
+                      [cluster = cluster_, request, submission](project::ProjectFile& project, const ProgressCallback& progress,
+                                                                const CancellationToken& token, const StudyLog& log) {
+                          return cluster->submitAudit(project, request, submission, progress, token, log);
                       });
 }
 

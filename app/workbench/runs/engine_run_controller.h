@@ -18,6 +18,8 @@
 
 namespace dpmix::workbench {
 
+class ClusterBackend;
+
 /// The mixture stage's hyper-parameters (the panel's "Advanced" values).
 struct MixtureSettings {
     double clip = 13.0;
@@ -143,12 +145,17 @@ public:
     void setComputeDevice(const QString& device) override { device_ = device.toStdString(); }
     void setAuditFunction(AuditFunction audit) { audit_ = std::move(audit); }
     void setPsgFunction(PsgFunction psg) { psg_ = std::move(psg); }
+    /// Where "Run on cluster…" submits (not owned; must outlive the controller). Unset: an
+    /// action with a cluster submission is refused.
+    void setClusterBackend(ClusterBackend* cluster) { cluster_ = cluster; }
 
 Q_SIGNALS:
     /// One line of the study's log; emitted from the worker thread (connect queued/auto).
     void logged(const QString& line);
     /// S of a running PSG job as it evolves; emitted from the worker thread (connect queued/auto).
     void privateSetUpdated(const dpmix::workbench::PrivateSetImages& set);
+    /// A cluster job was submitted (its id); emitted from the worker thread (connect queued/auto).
+    void clusterJobSubmitted(const QString& jobId);
 
 private:
     std::string device_ = "auto";
@@ -161,10 +168,19 @@ private:
     StageJob studyJob(const QString& name, const StudyRequest& request);
     StageJob auditJob(const QString& name, const AuditRequest& request);
     StageJob psgJob(const QString& name, const PsgRequest& request);
+    /// "Run on cluster…": the action's request submitted as one Slurm job array.
+    Result<QList<StageJob>> planClusterAction(const RunAction& action);
+    using ClusterSubmit = std::function<Result<pipeline::cluster::SubmitReport>(
+        project::ProjectFile&, const ProgressCallback&, const CancellationToken&, const StudyLog&)>;
+    /// Runs `submit` on the worker thread and logs the job it submitted (`stores`: what its merge stores).
+    StageJob clusterJob(const QString& name, const std::string& stores, ClusterSubmit submit);
+    StageJob clusterStudyJob(const QString& name, const StudyRequest& request, const ClusterSubmission& submission);
+    StageJob clusterAuditJob(const QString& name, const AuditRequest& request, const ClusterSubmission& submission);
 
     StudyFunction study_;
     AuditFunction audit_;
     PsgFunction psg_;
+    ClusterBackend* cluster_ = nullptr;
     QString project_;
     bool readOnly_ = false;
 };

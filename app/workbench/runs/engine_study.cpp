@@ -55,9 +55,8 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
     return pipeline::summarizeWithDataLayer(spec);
 }
 
-Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
-                                        const ProgressCallback& progress, const CancellationToken& cancel,
-                                        const StudyLog& log) {
+Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile& project,
+                                                     const StudyRequest& request) {
     // The panel's Advanced values run as given; the stored run config and ledger record them.
     pipeline::StudyRunOptions options;
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
@@ -77,9 +76,17 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.device = *device;
-    if (auto error = pipeline::checkStudyRunOptions(options)) return error;
-    if (auto error = pipeline::checkStageOptionsFitSpec(project.spec(), options)) return error;
-    auto report = pipeline::runStudy(project, options, progress, cancel, log);
+    if (auto error = pipeline::checkStudyRunOptions(options)) return *error;
+    if (auto error = pipeline::checkStageOptionsFitSpec(project.spec(), options)) return *error;
+    return options;
+}
+
+Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
+                                        const ProgressCallback& progress, const CancellationToken& cancel,
+                                        const StudyLog& log) {
+    auto options = studyRunOptionsFor(project, request);
+    if (!options) return options.error();
+    auto report = pipeline::runStudy(project, *options, progress, cancel, log);
     if (!report) return report.error();
     return std::nullopt;
 }
@@ -123,10 +130,8 @@ Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequ
 
 }  // namespace
 
-Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
-                                        const ProgressCallback& progress, const CancellationToken& cancel,
-                                        const StudyLog& log) {
-    if (!request.mechanism.empty()) return runTrainingAuditWithEngine(project, request, progress, cancel, log);
+Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
+                                                         const AuditRequest& request) {
     pipeline::AuditStageOptions options;
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.task = request.task;
@@ -141,8 +146,17 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.proxy.device = *device;
-    if (auto error = pipeline::checkAuditStageOptions(project, options)) return error;
-    auto report = pipeline::runAuditStage(project, options, progress, cancel, log);
+    if (auto error = pipeline::checkAuditStageOptions(project, options)) return *error;
+    return options;
+}
+
+Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
+                                        const ProgressCallback& progress, const CancellationToken& cancel,
+                                        const StudyLog& log) {
+    if (!request.mechanism.empty()) return runTrainingAuditWithEngine(project, request, progress, cancel, log);
+    auto options = auditStageOptionsFor(project, request);
+    if (!options) return options.error();
+    auto report = pipeline::runAuditStage(project, *options, progress, cancel, log);
     if (!report) return report.error();
     if (log)
         log("audit '" + report->name + "' of task '" + report->task + "': empirical ε lower bound " +

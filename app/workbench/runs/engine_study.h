@@ -4,12 +4,21 @@
 // dpmix_workbench_lib so that library and its tests do not link LibTorch.
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/run_requests.h"
+#include "engine/pipeline/audit_stage.h"
+#include "engine/pipeline/study_runner.h"
 #include "engine/project/project_opener.h"
 
 namespace dpmix::workbench {
 
 /// data::summarizeSource, as the project file stores it (same adapter as the CLI's).
 Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec);
+
+/// The request as the study runner's options, checked against the project's spec (what
+/// runStudyWithEngine runs, and what a cluster submission freezes).
+Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile& project, const StudyRequest& request);
+/// The mixture audit's options for the request (a training audit has its own; runAuditWithEngine).
+Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
+                                                         const AuditRequest& request);
 
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.

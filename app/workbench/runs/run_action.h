@@ -2,6 +2,7 @@
 // What one Run-menu action asks for, as plain values the GUI fills in and a RunController
 // turns into stage jobs: a DP-MixMin run, the comparison with the four baselines, the ε sweep
 // (teaching demo), a canary audit, Private Set Generation, or a re-run of a stored run.
+#include "engine/pipeline/cluster_jobs.h"
 #include "engine/project/project_records.h"
 #include "widgets/run_parameters.h"
 
@@ -47,6 +48,14 @@ struct PsgSettings {
     bool operator==(const PsgSettings&) const = default;
 };
 
+/// "Run on cluster…": the action goes to Slurm as one job array instead of running here
+/// (docs/CLUSTER.md, "From the workbench"); Run DP-MixMin, Compare with baselines and the
+/// mixture audit only, and reproducible runs only.
+struct ClusterSubmission {
+    pipeline::cluster::SlurmOptions slurm;
+    long long auditUnits = 8;  // the audit's array tasks (even: each world's runs in units/2 blocks)
+};
+
 struct RunAction {
     RunKind kind = RunKind::DpMixMin;
     widgets::RunParameters parameters;      // the panel's values (every kind but Rerun)
@@ -56,6 +65,7 @@ struct RunAction {
     PsgSettings psg;                        // PrivateSet
     std::optional<project::RunRecord> rerun;  // Rerun: the stored run to repeat
     std::optional<long long> rerunSeed;     // Rerun: a new seed (unset: the run's own)
+    std::optional<ClusterSubmission> cluster;  // set: submitted to Slurm, not run here
 };
 
 }  // namespace dpmix::workbench

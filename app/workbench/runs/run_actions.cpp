@@ -1,6 +1,7 @@
 #include "app/workbench/runs/run_actions.h"
 
 #include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/cluster_run_dialog.h"
 #include "app/workbench/runs/psg_dialog.h"
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
@@ -40,7 +41,8 @@ RunActions::RunActions(MainWindow* window, RunController* runs)
       audit_(new QAction(tr("&Audit…"), this)),
       psg_(new QAction(tr("Generate &private set (PSG)…"), this)),
       compareRuns_(new QAction(tr("Compare selected r&uns"), this)),
-      exportReport_(new QAction(tr("Export &report…"), this)) {
+      exportReport_(new QAction(tr("Export &report…"), this)),
+      cluster_(new QAction(tr("Run on c&luster…"), this)) {
     compare_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     compare_->setToolTip(tr("Run DP-MixMin and the four baselines (Uniform, Random Search, Random Init, non-private "
                             "MixMin) through pretraining, private fine-tuning and evaluation"));
@@ -60,6 +62,7 @@ RunActions::RunActions(MainWindow* window, RunController* runs)
     connect(sweep_, &QAction::triggered, this, &RunActions::runSweepDialog);
     connect(audit_, &QAction::triggered, this, &RunActions::runAuditDialog);
     connect(psg_, &QAction::triggered, this, &RunActions::runPsgDialog);
+    connect(cluster_, &QAction::triggered, this, &RunActions::runClusterDialog);
     connect(compareRuns_, &QAction::triggered, this, [this] {
         if (QString e = compareRuns(selectedRunIds()); !e.isEmpty()) showStatus(e);
     });
@@ -84,8 +87,12 @@ void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMe
     QAction* before = existing.size() > 1 ? existing[1] : nullptr;  // after "Run DP-MixMin"
     runMenu->insertActions(before, {compare_, sweep_, audit_, psg_});
     runMenu->insertSeparator(before);
+    runMenu->insertAction(before, cluster_);
+    runMenu->insertSeparator(before);
     runMenu->insertAction(before, compareRuns_);
     runMenu->insertSeparator(before);
+    // sbatch may appear on PATH (or go) while the window is open: asked again when the menu opens.
+    connect(runMenu, &QMenu::aboutToShow, this, &RunActions::updateEnabled);
     toolBar_ = window_->addToolBar(tr("Run"));
     toolBar_->setObjectName("runToolBar");
     toolBar_->addAction(window_->runAction());
@@ -95,6 +102,7 @@ void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMe
 void RunActions::updateEnabled() {
     const bool canRun = window_->runAction()->isEnabled() && !window_->isReadOnly();
     for (QAction* a : {compare_, sweep_, audit_}) a->setEnabled(canRun);
+    updateClusterEnabled(canRun);
     // PSG needs a writable project, not a valid mixture plan (a PSG study has no mixture at all).
     psg_->setEnabled(!window_->isReadOnly() && window_->project() != nullptr);
 }
@@ -297,8 +305,17 @@ void RunActions::runAuditDialog() {
         return;
     }
     AuditDialog dialog(tasks, window_);
+    dialog.offerCluster(clusterUnavailable());
     if (dialog.exec() != QDialog::Accepted) return;
-    startAudit(dialog.settings());
+    if (!dialog.runsOnCluster()) {
+        startAudit(dialog.settings());
+        return;
+    }
+    const AuditSettings settings = dialog.settings();
+    ClusterRunDialog where(tr("<b>Audit</b> of task %1: %2 runs per world, on Slurm.").arg(settings.task).arg(settings.runs),
+                           settings.runs, window_);
+    if (where.exec() != QDialog::Accepted) return;
+    if (QString e = startAuditOnCluster(settings, where.submission()); !e.isEmpty()) showStatus(e, 15000);
 }
 
 QList<ReportPlot> RunActions::reportPlots() const {

@@ -45,6 +45,8 @@ public:
     QAction* privateSetAction() const { return psg_; }
     QAction* compareRunsAction() const { return compareRuns_; }
     QAction* exportReportAction() const { return exportReport_; }
+    /// Run ▸ Run on cluster… (enabled with the run actions when sbatch is on PATH).
+    QAction* clusterAction() const { return cluster_; }
     QToolBar* toolBar() const { return toolBar_; }
 
     /// Plans `action` with the RunController and starts its jobs (refused in read-only mode,
@@ -54,6 +56,12 @@ public:
     QString startEpsilonSweep(const std::vector<double>& epsilons, bool fullPipeline);
     QString startAudit(const AuditSettings& settings);
     QString startPrivateSet(const PsgSettings& settings);
+    /// Run on cluster (run_actions_cluster.cpp): Run DP-MixMin or Compare with baselines with the
+    /// panel's values, or a mixture audit, submitted to Slurm as one job array.
+    QString startOnCluster(RunKind kind, const ClusterSubmission& submission);
+    QString startAuditOnCluster(const AuditSettings& settings, const ClusterSubmission& submission);
+    /// Why this host cannot submit (empty: it can).
+    QString clusterUnavailable() const;
     /// Repeats a stored run with its stored configuration, on `newSeed` if given.
     QString rerun(long long runId, std::optional<long long> newSeed = std::nullopt);
 
@@ -81,6 +89,8 @@ private:
     void onTreeContextMenu(const QPoint& pos);
     void runSweepDialog();
     void runAuditDialog();
+    void runClusterDialog();
+    void updateClusterEnabled(bool canRun);
     void runPsgDialog();
     void exportReportWithDialog();
 
@@ -92,6 +102,7 @@ private:
     QAction* psg_;
     QAction* compareRuns_;
     QAction* exportReport_;
+    QAction* cluster_;
     QToolBar* toolBar_ = nullptr;
 };
 

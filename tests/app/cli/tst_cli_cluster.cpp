@@ -11,6 +11,7 @@
 //    `dpmix run` stores on a copy of the project: same rows, metrics bit for bit, λ, ledgers;
 //    merging twice stores nothing twice; a run with secret randomness is refused.
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
+#include "tests/support/local_slurm.h"
 #include "cli_runner.h"
 #include "idx_fixture.h"
 
@@ -48,14 +49,6 @@ QString specText(double epsilon) {
   "seeds": [0]
 })")
         .arg(epsilon);
-}
-
-bool slurmAnswers() {
-    QProcess p;
-    p.start("sinfo", {"-h", "-o", "%T"});
-    if (!p.waitForFinished(15000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) return false;
-    const QString out = QString::fromUtf8(p.readAllStandardOutput());
-    return out.contains("idle") || out.contains("mix") || out.contains("alloc");
 }
 
 CliResult runWithEnv(const QStringList& args, const QString& dir, const QProcessEnvironment& env) {
@@ -166,11 +159,7 @@ class TestCliCluster : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        if (!slurmAnswers()) {
-            if (qgetenv("DPMIX_REQUIRE_SLURM") == "1")
-                QFAIL("no Slurm answers (sinfo) but DPMIX_REQUIRE_SLURM=1: scripts/slurm-local.sh start did not work");
-            QSKIP("no Slurm on this host (start one with scripts/slurm-local.sh start)");
-        }
+        DPMIX_SKIP_WITHOUT_SLURM();
         QVERIFY(dir_.isValid());
         QByteArray pixels, labels;
         QRandomGenerator rng(7);

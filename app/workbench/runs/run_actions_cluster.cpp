@@ -1,0 +1,65 @@
+// RunActions' "Run on cluster…" (docs/CLUSTER.md, "From the workbench"): Run DP-MixMin, Compare
+// with baselines and the mixture audit submitted to Slurm as one job array; the Cluster jobs dock
+// (cluster_jobs_view.h) follows the job and stores its results.
+#include "app/workbench/runs/run_actions.h"
+
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/runs/cluster_backend.h"
+#include "app/workbench/runs/cluster_run_dialog.h"
+
+#include <QAction>
+#include <QMessageBox>
+
+namespace dpmix::workbench {
+
+QString RunActions::clusterUnavailable() const {
+    ClusterBackend* backend = window_->clusterBackend();
+    if (!backend) return tr("This build of the workbench has no cluster executor.");
+    if (auto cannot = backend->canSubmit()) return QString::fromStdString(cannot->message);
+    return {};
+}
+
+void RunActions::updateClusterEnabled(bool canRun) {
+    const QString why = clusterUnavailable();
+    cluster_->setEnabled(canRun && why.isEmpty());
+    cluster_->setToolTip(why.isEmpty() ? tr("Submit Run DP-MixMin or Compare with baselines to Slurm as one job array, "
+                                            "one array task per seed (reproducible runs only; docs/CLUSTER.md)")
+                                       : why);
+    cluster_->setStatusTip(cluster_->toolTip());
+}
+
+QString RunActions::startOnCluster(RunKind kind, const ClusterSubmission& submission) {
+    RunAction action;
+    action.kind = kind;
+    action.parameters = window_->document()->values();
+    action.cluster = submission;
+    return start(action);
+}
+
+QString RunActions::startAuditOnCluster(const AuditSettings& settings, const ClusterSubmission& submission) {
+    RunAction action;
+    action.kind = RunKind::Audit;
+    action.parameters = window_->document()->values();
+    action.audit = settings;
+    action.cluster = submission;
+    return start(action);
+}
+
+void RunActions::runClusterDialog() {
+    const widgets::RunParameters p = window_->document()->values();
+    QString what = tr("<b>The panel's study</b> at ε = %1 with seeds %2: one array task per seed, each running every "
+                      "task, ε and method of its seed exactly as a local run does.")
+                       .arg(p.epsilon)
+                       .arg(p.seeds.toHtmlEscaped());
+    if (!p.reproducible)
+        what += "<p><b>" + tr("Tick \"Reproducible\" in the panel first:") + "</b> " +
+                tr("a cluster run's DP noise must derive from its seed so that a requeued task repeats it. Such runs "
+                   "are never releases.") + "</p>";
+    ClusterRunDialog dialog(what, 0, window_);
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (QString e = startOnCluster(dialog.studyKind(), dialog.submission()); !e.isEmpty())
+        QMessageBox::warning(window_, tr("Run on cluster"), e);
+}
+
+}  // namespace dpmix::workbench

@@ -1,0 +1,41 @@
+#include "engine/pipeline/cluster_submission.h"
+
+#include "engine/pipeline/audit_units.h"
+#include "engine/pipeline/run_units.h"
+
+namespace dpmix::pipeline {
+
+Status checkSlurmOptions(const cluster::SlurmOptions& slurm) {
+    if (slurm.maxParallel < 0) return Error{"max-parallel must be >= 0 (0: no limit)", "max-parallel"};
+    if (slurm.cpusPerTask < 1) return Error{"cpus-per-task must be >= 1", "cpus-per-task"};
+    if (slurm.gpusPerTask < 0) return Error{"gpus-per-task must be >= 0", "gpus-per-task"};
+    return std::nullopt;
+}
+
+Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& project, const StudyRunOptions& options,
+                                                    const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
+                                                    const CancellationToken& cancel, const LogSink& log) {
+    if (auto e = checkSlurmOptions(slurm)) return *e;
+    // A host that cannot submit changes nothing: no proxy is trained for a job that cannot start.
+    if (auto e = cluster::checkCanSubmit()) return *e;
+    auto frozen = freezeStudyRun(project, options, progress, cancel, log);
+    if (!frozen) return frozen.error();
+    const auto units = studyRunWorkUnits(resolveRunChoices(project.spec(), options).seeds);
+    return cluster::submitJob(project, "run", *frozen, units, slurm, false,
+                              [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
+}
+
+Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, const AuditStageOptions& options,
+                                                 long long units, const cluster::SlurmOptions& slurm,
+                                                 const ProgressCallback& progress, const CancellationToken& cancel,
+                                                 const LogSink& log) {
+    auto workUnits = cluster::auditWorkUnits(options.runs, units, options.seed);
+    if (!workUnits) return workUnits.error();
+    if (auto e = checkSlurmOptions(slurm)) return *e;
+    if (auto e = cluster::checkCanSubmit()) return *e;
+    auto frozen = freezeAuditStage(project, options, progress, cancel, log);
+    if (!frozen) return frozen.error();
+    return cluster::submitJob(project, "audit", *frozen, *workUnits, slurm, false);
+}
+
+}  // namespace dpmix::pipeline

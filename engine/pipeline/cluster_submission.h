@@ -1,0 +1,33 @@
+#pragma once
+// A submission to Slurm as one call (docs/CLUSTER.md), shared by `dpmix run|audit --executor
+// slurm` and the workbench's "Run on cluster…": the host is checked first (sbatch on PATH), then
+// the work is frozen exactly as the local command would start it (the proxy obtained, the whole
+// grid's privacy budget checked), the job directory written and one job array submitted. Any
+// refusal leaves the project as it was, except a proxy trained on the way (as a local run keeps it).
+#include "engine/core/cancellation.h"
+#include "engine/core/progress.h"
+#include "engine/core/result.h"
+#include "engine/pipeline/audit_stage.h"
+#include "engine/pipeline/cluster_jobs.h"
+#include "engine/pipeline/study_runner.h"
+#include "engine/project/project_file.h"
+
+namespace dpmix::pipeline {
+
+/// The Slurm values out of range; the error's field ("max-parallel", "cpus-per-task",
+/// "gpus-per-task") lets each front end word it as its own flag or field.
+Status checkSlurmOptions(const cluster::SlurmOptions& slurm);
+
+/// A reproducible study run's grid, one array task per seed (run_units.h).
+Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& project, const StudyRunOptions& options,
+                                                    const cluster::SlurmOptions& slurm,
+                                                    const ProgressCallback& progress = {},
+                                                    const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// The mixture audit, each world's runs in `units / 2` blocks (audit_units.h).
+Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, const AuditStageOptions& options,
+                                                 long long units, const cluster::SlurmOptions& slurm,
+                                                 const ProgressCallback& progress = {},
+                                                 const CancellationToken& cancel = {}, const LogSink& log = {});
+
+}  // namespace dpmix::pipeline
