@@ -3,11 +3,13 @@
 // experiment (docs/ADAMIX.md; engine/pipeline/adamix_experiment_stage.h). Each prints its table (or
 // --json) and stores its runs in the project. Progress goes to stderr.
 #include "app/cli/cli_support.h"
+#include "app/cli/executor_options.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/pipeline/adamix_experiment_stage.h"
+#include "engine/pipeline/cluster_submission.h"
 #include "engine/pipeline/experiments.h"
 
 #include <nlohmann/json.hpp>
@@ -318,9 +320,43 @@ Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions
     return std::nullopt;
 }
 
+// --executor slurm: the sweep's proxy obtained here, the project copied into a job directory next
+// to it and one array task per sweep point submitted; `dpmix jobs merge` stores the runs later.
+int submitSweep(const std::string& what, const std::string& projectArg, const pipeline::SweepStageOptions& options,
+                bool rho, const ExecutorArgs& cluster, bool json) {
+    namespace cl = pipeline::cluster;
+    if (auto bad = pipeline::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
+    // A host that cannot submit changes nothing (no project created, no proxy trained).
+    if (auto e = cl::checkCanSubmit(); e && !cluster.dryRun) {
+        std::cerr << "dpmix experiment " << what << ": " << e->message << '\n';
+        return 1;
+    }
+    auto opened = openProjectForRuns(projectArg);
+    if (!opened) return badInput(what, opened.error().message);
+    project::ProjectFile project = std::move(opened).value();
+    if (cluster.dryRun) {
+        auto report = cl::submitJob(project, "sweep", "{}", pipeline::sweepWorkUnits(options.values), cluster.slurm, true);
+        if (!report) return badInput(what, report.error().message);
+        printDryRun(*report);
+        return 0;
+    }
+    cl::SubmitReport report;
+    const auto kind = rho ? pipeline::SweepKind::Rho : pipeline::SweepKind::Epsilon;
+    const int code = runInterruptible("dpmix experiment " + what, "nothing was submitted", CancellationToken{},
+                                      stderrProgress(), report,
+                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return pipeline::submitSweepToSlurm(project, kind, options, cluster.slurm,
+                                                                              progress, cancel, log);
+                                      });
+    if (code != 0) return code;
+    printSubmitted(project, report, json, "the sweep's runs");
+    return 0;
+}
+
 void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<CommonArgs>();
+    auto cluster = std::make_shared<ExecutorArgs>();
     auto values = std::make_shared<std::string>(rho ? "0.05,0.1,0.2,0.3" : "0.2,0.5,1,2,5,inf");
     const std::string what = rho ? "rho-sweep" : "epsilon-sweep";
     const std::string flag = rho ? "--rhos" : "--epsilons";
@@ -339,10 +375,19 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
     cmd->add_option("--proxy-examples", args->proxyExamples,
                     "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args->json, "print the results as one JSON object");
-    cmd->callback([&ctx, args, values, rho, what, flag] {
+    addExecutorOptions(*cmd, *cluster, "every point on this machine");
+    cmd->callback([&ctx, cmd, args, cluster, values, rho, what, flag] {
+        if (auto misplaced = misplacedSlurmFlag(*cmd, *cluster)) {
+            ctx.exitCode = badInput(what, *misplaced);
+            return;
+        }
         auto options = sweepOptions(*args, *values, rho, flag);
         if (!options) {
             ctx.exitCode = badInput(what, options.error().message);
+            return;
+        }
+        if (cluster->executor == "slurm") {
+            ctx.exitCode = submitSweep(what, args->project, *options, rho, *cluster, args->json);
             return;
         }
         ctx.exitCode = runExperiment(what, args->project,

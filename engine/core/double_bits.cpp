@@ -1,5 +1,7 @@
 #include "engine/core/double_bits.h"
 
+#include <stdexcept>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +28,12 @@ Result<double> doubleFromHexBits(std::string_view text) {
     double value = 0;
     std::memcpy(&value, &bits, sizeof value);
     return value;
+}
+
+double doubleFromHexBitsOrThrow(std::string_view text) {
+    auto v = doubleFromHexBits(text);
+    if (!v) throw std::invalid_argument(v.error().message);
+    return *v;
 }
 
 }  // namespace dpmix

@@ -13,4 +13,8 @@ std::string doubleToHexBits(double value);
 /// Errors: not exactly 16 lower-case hex digits.
 Result<double> doubleFromHexBits(std::string_view text);
 
+/// The same, throwing std::invalid_argument: for parsers that turn any malformed field into one
+/// error in a single try block.
+double doubleFromHexBitsOrThrow(std::string_view text);
+
 }  // namespace dpmix

@@ -5,6 +5,7 @@
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_process.h"
 #include "engine/pipeline/run_units.h"
+#include "engine/pipeline/sweep_units.h"
 
 #include <nlohmann/json.hpp>
 
@@ -474,6 +475,10 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         auto done = runStudyUnit(jobDir, job->spec, unit, entry->at("params").at("seed").get<std::uint64_t>());
         if (!done) return done.error();
         result = json::parse(*done);
+    } else if (kind == "sweep") {
+        auto done = runSweepUnit(jobDir, job->spec, unit, entry->at("params").at("value").get<std::string>(), threads);
+        if (!done) return done.error();
+        result = json::parse(*done);
     } else {
         return Error{"job kind '" + kind + "' is not one this dpmix runs"};
     }
@@ -553,7 +558,8 @@ Status mergeAuditJob(project::ProjectFile& project, const Job& job, const std::v
     return std::nullopt;
 }
 
-// A run grid: each unit's runs, in unit (seed) order; a run merged before is not merged again.
+// A run grid or a sweep: each unit's runs, in unit order (seeds, sweep points); a run merged
+// before is not merged again.
 Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
                    MergeReport& m) {
     long long total = 0;
@@ -566,7 +572,8 @@ Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vec
     }
     m.imported = !m.runIds.empty();
     m.alreadyMerged = m.runIds.empty();
-    m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " + std::to_string(results.size()) + " seed(s)"
+    const std::string units = job.meta.value("kind", "") == "sweep" ? " sweep point(s)" : " seed(s)";
+    m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " + std::to_string(results.size()) + units
                            : "already merged (" + std::to_string(total) + " run(s))";
     return std::nullopt;
 }
@@ -581,7 +588,8 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
     for (const auto& job : *jobs) {
         if (auto e = checkJobBelongs(project, job)) return *e;
         const std::string kind = job.meta.value("kind", "");
-        if (kind != "audit" && kind != "run") return Error{"job " + job.id() + ": job kind '" + kind + "' cannot be merged"};
+        if (kind != "audit" && kind != "run" && kind != "sweep")
+            return Error{"job " + job.id() + ": job kind '" + kind + "' cannot be merged"};
     }
     std::vector<MergeReport> reports;
     for (const auto& job : *jobs) {
@@ -612,7 +620,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
         if (auto e = m.kind == "audit" ? mergeAuditJob(project, job, *results, m) : mergeRunJob(project, job, *results, m)) return *e;
         json merged{{"at", utcStamp()}};
         merged["run_id"] = m.kind == "audit" || m.runIds.empty() ? m.runId : m.runIds.front();
-        if (m.kind == "run") merged["run_ids"] = m.runIds;
+        if (m.kind != "audit") merged["run_ids"] = m.runIds;
         if (m.imported) (void)writeAtomically(job.dir / "merged.json", merged.dump(2));
         reports.push_back(m);
     }

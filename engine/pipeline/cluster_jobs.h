@@ -4,7 +4,8 @@
 // this process (`local`, the default: the command's own code path) or as one Slurm job array
 // (`slurm`).
 //
-// Kinds: "audit" (audit_units.h) and "run", dpmix run's grid, one unit per seed (run_units.h).
+// Kinds: "audit" (audit_units.h), "run", dpmix run's grid, one unit per seed (run_units.h), and
+// "sweep", an ε or ρ sweep, one unit per sweep point (sweep_units.h).
 // A Slurm job lives in a job directory next to the project, F.dpmix.jobs/<job-id>/:
 //   job.json            what the job is: kind, the project's identity (spec hash, creation
 //                       time), the frozen spec's hash, the Slurm options
@@ -110,11 +111,11 @@ Status runWorkerUnit(const std::filesystem::path& jobDir, long long unit, int th
 
 struct MergeReport {
     std::string jobId;
-    std::string kind;            // audit, run
+    std::string kind;            // audit, run, sweep
     bool imported = false;       // this call stored the job's run
     bool alreadyMerged = false;  // an earlier merge did
     long long runId = 0;         // the audit's run
-    std::vector<long long> runIds;  // a run grid: the runs this call added
+    std::vector<long long> runIds;  // a run grid or a sweep: the runs this call added
     std::vector<UnitStatus> waiting;  // units without a result (nothing is imported then)
     std::string summary;         // one line: what was stored (e.g. the audit's ε_LB)
 };

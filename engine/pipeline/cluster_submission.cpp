@@ -38,4 +38,16 @@ Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, 
     return cluster::submitJob(project, "audit", *frozen, *workUnits, slurm, false);
 }
 
+Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, SweepKind kind,
+                                                 const SweepStageOptions& options, const cluster::SlurmOptions& slurm,
+                                                 const ProgressCallback& progress, const CancellationToken& cancel,
+                                                 const LogSink& log) {
+    if (auto e = checkSlurmOptions(slurm)) return *e;
+    if (auto e = cluster::checkCanSubmit()) return *e;
+    auto frozen = freezeSweep(project, kind, options, progress, cancel, log);
+    if (!frozen) return frozen.error();
+    return cluster::submitJob(project, "sweep", *frozen, sweepWorkUnits(options.values), slurm, false,
+                              [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
+}
+
 }  // namespace dpmix::pipeline

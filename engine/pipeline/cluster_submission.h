@@ -10,6 +10,7 @@
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/pipeline/sweep_units.h"
 #include "engine/project/project_file.h"
 
 namespace dpmix::pipeline {
@@ -27,6 +28,12 @@ Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& projec
 /// The mixture audit, each world's runs in `units / 2` blocks (audit_units.h).
 Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, const AuditStageOptions& options,
                                                  long long units, const cluster::SlurmOptions& slurm,
+                                                 const ProgressCallback& progress = {},
+                                                 const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// An ε or ρ sweep, one array task per sweep point (sweep_units.h).
+Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, SweepKind kind,
+                                                 const SweepStageOptions& options, const cluster::SlurmOptions& slurm,
                                                  const ProgressCallback& progress = {},
                                                  const CancellationToken& cancel = {}, const LogSink& log = {});
 

@@ -23,13 +23,6 @@ namespace {
 constexpr const char* kRunGridFormat = "dpmix-run-grid/1";
 constexpr const char* kProjectName = "project.dpmix";
 
-// Inside optionsOf's try: a malformed number throws like any other malformed field.
-double doubleOf(const json& hex) {
-    auto v = doubleFromHexBits(hex.get<std::string>());
-    if (!v) throw std::invalid_argument(v.error().message);
-    return *v;
-}
-
 json optionsJson(const StudyRunOptions& o) {
     json eps = json::array();
     for (double e : o.epsilons) eps.push_back(doubleToHexBits(e));
@@ -55,17 +48,17 @@ Result<StudyRunOptions> optionsOf(const json& j) {
         o.stages = j.at("stages").get<std::vector<std::string>>();
         o.methods = j.at("methods").get<std::vector<std::string>>();
         o.tasks = j.at("tasks").get<std::vector<std::string>>();
-        for (const auto& e : j.at("epsilons")) o.epsilons.push_back(doubleOf(e));
+        for (const auto& e : j.at("epsilons")) o.epsilons.push_back(doubleFromHexBitsOrThrow(e.get<std::string>()));
         o.seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
         o.reproducible = j.at("reproducible").get<bool>();
         const auto& p = j.at("proxy");
         o.proxy.epochs = p.at("epochs").get<int>();
         o.proxy.batch = p.at("batch").get<long long>();
-        o.proxy.lr = doubleOf(p.at("lr"));
+        o.proxy.lr = doubleFromHexBitsOrThrow(p.at("lr").get<std::string>());
         o.proxy.maxExamples = p.at("max_examples").get<long long>();
         o.randomSearchCandidates = j.at("random_search_candidates").get<long long>();
         o.device = j.at("device").get<std::string>();
-        if (j.contains("rho")) o.rho = doubleOf(j["rho"]);
+        if (j.contains("rho")) o.rho = doubleFromHexBitsOrThrow(j["rho"].get<std::string>());
         if (j.contains("pretrain_steps")) o.pretrainSteps = j["pretrain_steps"].get<long long>();
         if (j.contains("finetune_steps")) o.finetuneSteps = j["finetune_steps"].get<long long>();
         if (j.contains("accountant")) {
@@ -154,11 +147,9 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRun
         return preflightStudyRun(project, options, st, log);
     });
     if (!prepared) return prepared.error();
-    auto runs = project.runs();
-    if (!runs) return runs.error();
-    long long after = 0;
-    for (const auto& r : *runs) after = std::max(after, r.id);
-    return json{{"format", kRunGridFormat}, {"after_run", after}, {"options", optionsJson(options)}}.dump(1);
+    auto after = lastRunId(project);
+    if (!after) return after.error();
+    return json{{"format", kRunGridFormat}, {"after_run", *after}, {"options", optionsJson(options)}}.dump(1);
 }
 
 std::vector<cluster::WorkUnit> studyRunWorkUnits(const std::vector<std::uint64_t>& seeds) {
@@ -177,32 +168,52 @@ Status snapshotProject(const project::ProjectFile& project, const fs::path& jobD
     return copyProject(project.path(), project.modelsDir(), jobDir / "snapshot");
 }
 
-Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& frozenJson, long long unit, std::uint64_t seed) {
-    auto frozen = parseFrozen(frozenJson);
-    if (!frozen) return frozen.error();
+Result<std::string> runOnScratchCopy(const fs::path& jobDir, long long unit, long long afterRun,
+                                     const std::function<Status(project::ProjectFile&)>& body) {
     const std::string rel = "work/unit-" + std::to_string(unit);
     const fs::path work = jobDir / rel;
     std::error_code ec;
     fs::remove_all(work, ec);  // an attempt that died midway starts again from the snapshot
     const fs::path snapshot = jobDir / "snapshot";
     if (auto e = copyProject(snapshot / kProjectName, snapshot / "project.models", work)) return *e;
-    StudyRunOptions options = frozen->options;
-    options.seeds = {seed};
     json runs = json::array();
     {
         auto opened = project::ProjectFile::open(work / kProjectName, project::OpenMode::ReadWrite);
         if (!opened) return opened.error();
         project::ProjectFile scratch = std::move(opened).value();
-        auto report = runStudy(scratch, options);
-        if (!report) return Error{"seed " + std::to_string(seed) + ": " + report.error().message};
+        if (auto e = body(scratch)) return *e;
         auto all = scratch.runs();
         if (!all) return all.error();
         for (const auto& r : *all)
-            if (r.id > frozen->afterRun) runs.push_back(r.id);
+            if (r.id > afterRun) runs.push_back(r.id);
     }  // closed: the write-ahead log is folded into the file
     auto sha = fileSha256(work / kProjectName);
     if (!sha) return sha.error();
-    return json{{"seed", seed}, {"scratch", rel + "/" + kProjectName}, {"sha256", *sha}, {"runs", runs}}.dump();
+    return json{{"scratch", rel + "/" + kProjectName}, {"sha256", *sha}, {"runs", runs}}.dump();
+}
+
+Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& frozenJson, long long unit, std::uint64_t seed) {
+    auto frozen = parseFrozen(frozenJson);
+    if (!frozen) return frozen.error();
+    StudyRunOptions options = frozen->options;
+    options.seeds = {seed};
+    auto done = runOnScratchCopy(jobDir, unit, frozen->afterRun, [&](project::ProjectFile& scratch) -> Status {
+        auto report = runStudy(scratch, options);
+        if (!report) return Error{"seed " + std::to_string(seed) + ": " + report.error().message};
+        return std::nullopt;
+    });
+    if (!done) return done.error();
+    json result = json::parse(*done);
+    result["seed"] = seed;
+    return result.dump();
+}
+
+Result<long long> lastRunId(const project::ProjectFile& project) {
+    auto runs = project.runs();
+    if (!runs) return runs.error();
+    long long after = 0;
+    for (const auto& r : *runs) after = std::max(after, r.id);
+    return after;
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "engine/project/project_file.h"
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,15 @@ Status snapshotProject(const project::ProjectFile& project, const std::filesyste
 /// and the ids of the runs the unit added.
 Result<std::string> runStudyUnit(const std::filesystem::path& jobDir, const std::string& frozenJson, long long unit,
                                  std::uint64_t seed);
+
+/// A unit that stores runs (the run grid's, a sweep's): runs `body` on a fresh scratch copy of
+/// the snapshot, <jobDir>/work/unit-N/, and returns the unit's result (JSON): the scratch file,
+/// its SHA-256 and the ids of the runs `body` added after `afterRun` — what importStudyUnit merges.
+Result<std::string> runOnScratchCopy(const std::filesystem::path& jobDir, long long unit, long long afterRun,
+                                     const std::function<Status(project::ProjectFile&)>& body);
+
+/// The project's last run id (0 without runs): a unit's runs are those after it.
+Result<long long> lastRunId(const project::ProjectFile& project);
 
 /// The merge of one unit: checks the scratch file against the result's SHA-256, then adds each
 /// of the unit's runs to `project` — run row, ledgers, λ records, metrics, curves, audits,

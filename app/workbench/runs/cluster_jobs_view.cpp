@@ -189,7 +189,10 @@ void ClusterJobsView::rebuildTree() {
     for (const auto& job : jobs_) {
         auto* row = new QTreeWidgetItem(tree_);
         row->setText(JobColumn, q(job.jobId));
-        row->setText(KindColumn, job.kind == "audit" ? tr("mixture audit") : job.kind == "run" ? tr("run grid") : q(job.kind));
+        row->setText(KindColumn, job.kind == "audit" ? tr("mixture audit")
+                                 : job.kind == "run" ? tr("run grid")
+                                 : job.kind == "sweep" ? tr("sweep")
+                                                       : q(job.kind));
         row->setText(StateColumn, jobState(job));
         row->setText(DoneColumn, QStringLiteral("%1 / %2").arg(countOf(job, "done")).arg(job.units.size()));
         row->setText(RunningColumn, QString::number(countOf(job, "running")));
@@ -197,7 +200,7 @@ void ClusterJobsView::rebuildTree() {
         row->setText(FailedColumn, QString::number(countOf(job, "failed") + countOf(job, "corrupt")));
         // A run grid stores several runs, the first of which the job records.
         if (job.mergedRun)
-            row->setText(StoredColumn, job.kind == "run" ? tr("runs from %1").arg(*job.mergedRun) : tr("run %1").arg(*job.mergedRun));
+            row->setText(StoredColumn, job.kind == "audit" ? tr("run %1").arg(*job.mergedRun) : tr("runs from %1").arg(*job.mergedRun));
         row->setToolTip(JobColumn, q(job.dir.string()) + (job.slurmNote.empty() ? QString() : "\n" + q(job.slurmNote)));
         for (const auto& unit : job.units) {
             auto* child = new QTreeWidgetItem(row);

@@ -128,6 +128,17 @@ std::string gridRunsText(const QString& file) {
     return out.dump(1);
 }
 
+// gridRunsText's runs, each without its id, sorted: equal for the same runs stored in another order.
+std::vector<std::string> runsWithoutIds(const QString& file) {
+    std::vector<std::string> out;
+    for (auto run : nlohmann::json::parse(gridRunsText(file))) {
+        run.erase("id");
+        out.push_back(run.dump());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 long long runCount(const QString& file) {
     auto project = dpmix::project::ProjectFile::open(file.toStdString(), dpmix::project::OpenMode::ReadOnly);
     if (!project) return -1;
@@ -340,17 +351,21 @@ private Q_SLOTS:
         QCOMPARE(runCount(other), otherRuns);
     }
 
-    void slurmRunGridEqualsTheLocalRun() {
+    // The run grid's and the sweep's study: 200 random 8×8 images, two classes.
+    void writeGridStudy(const QString& specName) {
         QByteArray pixels, labels;
         QRandomGenerator rng(11);
         for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
         for (int i = 0; i < 200; ++i) labels.append(char(i % 2));
         writeIdx(dir_.filePath("grid-images.idx"), {200, 8, 8}, pixels);
         writeIdx(dir_.filePath("grid-labels.idx"), {200}, labels);
-        QFile f(dir_.filePath("grid.json"));
+        QFile f(dir_.filePath(specName));
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(gridSpecText().toUtf8());
-        f.close();
+    }
+
+    void slurmRunGridEqualsTheLocalRun() {
+        writeGridStudy("grid.json");
         const QString grid = dir_.filePath("grid.dpmix");
         auto proxy = runDpmix({"run", dir_.filePath("grid.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
         QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
@@ -399,6 +414,35 @@ private Q_SLOTS:
         QVERIFY(project);
         auto chain = project->verifyChain();
         QVERIFY(chain && chain->ok);
+    }
+
+    void slurmSweepEqualsTheLocalSweep() {
+        writeGridStudy("sweep.json");
+        const QString sweep = dir_.filePath("sweep.dpmix");
+        auto proxy = runDpmix({"run", dir_.filePath("sweep.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
+        QVERIFY(QDir().mkpath(dir_.filePath("local-sweep")));
+        QVERIFY(QFile::copy(sweep, dir_.filePath("local-sweep/sweep.dpmix")));
+        QProcess cp;
+        cp.start("cp", {"-r", dir_.filePath("sweep.models"), dir_.filePath("local-sweep/")});
+        QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
+
+        const QStringList points{"--epsilons", "0.5,2,inf", "--seeds", "2", "--proxy-epochs", "1"};
+        const auto submit =
+            runDpmix(QStringList{"experiment", "epsilon-sweep", sweep, "--executor", "slurm", "--json"} + points, dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        QCOMPARE(submit.json()["units"].toInt(), 3);  // one per point
+        const QString job = submit.json()["job"].toString();
+        const auto local = runDpmix(QStringList{"experiment", "epsilon-sweep", dir_.filePath("local-sweep/sweep.dpmix")} + points,
+                                    dir_.path());
+        QVERIFY2(local.exitCode == 0, qPrintable(local.err));
+        QCOMPARE(waitForJob(job, 90, sweep)["done"].toInt(), 3);
+        auto merge = runDpmix({"jobs", "merge", sweep, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 3);  // 3 points × the spec's one sensitive task
+        // The same runs, bit for bit, whatever the order (and so the ids) they were stored in.
+        QCOMPARE(runsWithoutIds(sweep), runsWithoutIds(dir_.filePath("local-sweep/sweep.dpmix")));
+        QCOMPARE(runsWithoutIds(sweep).size(), std::size_t(3));
     }
 };
 

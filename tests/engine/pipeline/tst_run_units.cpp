@@ -7,6 +7,7 @@
 #include "engine/pipeline/run_units.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_opener.h"
+#include "stand_in_sbatch.h"
 #include "tiny_image_study.h"
 
 #include "tests/support/unit_test.h"
@@ -119,12 +120,7 @@ private Q_SLOTS:
         const std::string d = dir_.path();
         testing::writeStudyImages(d, "pub", 200, 1);
         testing::writeStudyImages(d, "sens", 600, 2);
-        // A stand-in sbatch: accepts the job array and prints a job id; the units run here.
-        fs::create_directories(d + "/bin");
-        std::ofstream(d + "/bin/sbatch") << "#!/bin/sh\necho 4242\n";
-        fs::permissions(d + "/bin/sbatch", fs::perms::owner_all);
-        const std::string path = d + "/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "");
-        ::setenv("PATH", path.c_str(), 1);
+        testing::installStandInSbatch(d, "4242");  // the units run here
     }
 
     void gridUnitsMergeIntoTheLocalRuns() {
