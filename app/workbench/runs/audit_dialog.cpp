@@ -1,4 +1,5 @@
 #include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/cluster_run_dialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -102,13 +103,7 @@ void AuditDialog::fillCanaries() {
 
 void AuditDialog::offerCluster(const QString& why) {
     clusterUnavailable_ = why;
-    if (!cluster_) {
-        cluster_ = buttons_->addButton(tr("Run on c&luster…"), QDialogButtonBox::ActionRole);
-        connect(cluster_, &QPushButton::clicked, this, [this] {
-            onCluster_ = true;
-            accept();
-        });
-    }
+    if (!cluster_) cluster_ = addRunOnClusterButton(this, buttons_, why, &onCluster_);
     updateClusterButton();
 }
 

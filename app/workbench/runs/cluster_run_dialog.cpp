@@ -16,6 +16,17 @@
 
 namespace dpmix::workbench {
 
+QPushButton* addRunOnClusterButton(QDialog* dialog, QDialogButtonBox* buttons, const QString& why, bool* chosen) {
+    QPushButton* button = buttons->addButton(QObject::tr("Run on c&luster…"), QDialogButtonBox::ActionRole);
+    button->setEnabled(why.isEmpty());
+    button->setToolTip(why.isEmpty() ? QObject::tr("Submit to Slurm as one job array (docs/CLUSTER.md)") : why);
+    QObject::connect(button, &QPushButton::clicked, dialog, [dialog, chosen] {
+        *chosen = true;
+        dialog->accept();
+    });
+    return button;
+}
+
 ClusterRunDialog::ClusterRunDialog(const QString& what, long long auditRunsPerWorld, QWidget* parent)
     : QDialog(parent),
       maxParallel_(new QSpinBox),
@@ -36,7 +47,8 @@ ClusterRunDialog::ClusterRunDialog(const QString& what, long long auditRunsPerWo
     intro->setWordWrap(true);
     intro->setTextFormat(Qt::RichText);
 
-    auto* form = new QFormLayout;
+    form_ = new QFormLayout;
+    QFormLayout* form = form_;
     QSettings settings;
     settings.beginGroup(QStringLiteral("cluster"));
     if (auditRunsPerWorld > 0) {
@@ -110,6 +122,10 @@ ClusterSubmission ClusterRunDialog::submission() const {
     s.slurm.setup = setup_->toPlainText().trimmed().toStdString();
     if (units_) s.auditUnits = units_->value() - units_->value() % 2;
     return s;
+}
+
+void ClusterRunDialog::hideStudyKind() {
+    if (kind_) form_->setRowVisible(kind_, false);
 }
 
 RunKind ClusterRunDialog::studyKind() const {

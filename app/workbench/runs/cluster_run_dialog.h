@@ -8,12 +8,19 @@
 #include <QDialog>
 
 class QComboBox;
+class QPushButton;
 class QDialogButtonBox;
+class QFormLayout;
 class QLineEdit;
 class QPlainTextEdit;
 class QSpinBox;
 
 namespace dpmix::workbench {
+
+/// Adds "Run on cluster…" to a run dialog's buttons (the Audit and ε sweep dialogs): a click sets
+/// `*chosen` and accepts the dialog; the caller then asks ClusterRunDialog where to run. `why`
+/// non-empty (no sbatch, no dpmix): the button is disabled with `why` as its tooltip.
+QPushButton* addRunOnClusterButton(QDialog* dialog, QDialogButtonBox* buttons, const QString& why, bool* chosen);
 
 class ClusterRunDialog : public QDialog {
     Q_OBJECT
@@ -37,10 +44,13 @@ public:
 
     ClusterSubmission submission() const;
     RunKind studyKind() const;  // Run DP-MixMin or Compare with baselines
+    /// For a run whose kind is chosen already (the ε sweep): no Run row.
+    void hideStudyKind();
     /// Stores the values for the next dialog (called on Submit).
     void remember() const;
 
 private:
+    QFormLayout* form_;
     QComboBox* kind_ = nullptr;
     QSpinBox* units_ = nullptr;
     QSpinBox* maxParallel_;

@@ -193,20 +193,34 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
     if (!cluster_) return Error{"Run on cluster: this workbench was started without the cluster executor."};
     if (auto cannot = cluster_->canSubmit()) return *cannot;
     const widgets::RunParameters& p = action.parameters;
+    const bool study = action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines ||
+                       action.kind == RunKind::EpsilonSweep;
+    if (!study && action.kind != RunKind::Audit)
+        return Error{("\"" + label + "\" runs here only: Run on cluster takes Run DP-MixMin, Compare with baselines, "
+                      "the ε sweep and the mixture audit.").toStdString()};
+    // A study run's secret DP randomness can be neither repeated by a requeued task nor recorded
+    // by the project, so a cluster run is seeded (and therefore never a release; docs/PRIVACY.md).
+    // The mixture audit is seeded by its own seed either way.
+    if (study && !p.reproducible)
+        return Error{"Run on cluster runs reproducible runs only: tick \"Reproducible\" in the panel, so every array "
+                     "task's DP noise derives from its run seed and the merged runs equal a local run's. A run with "
+                     "secret randomness (a release) runs here."};
     switch (action.kind) {
     case RunKind::DpMixMin:
     case RunKind::CompareBaselines: {
-        // Secret DP randomness can be neither repeated by a requeued task nor recorded by the
-        // project, so a cluster run is seeded (and therefore never a release; docs/PRIVACY.md).
-        if (!p.reproducible)
-            return Error{"Run on cluster runs reproducible runs only: tick \"Reproducible\" in the panel, so every "
-                         "array task's DP noise derives from its run seed and the merged runs equal a local run's. A "
-                         "run with secret randomness (a release) runs here."};
         auto request = action.kind == RunKind::DpMixMin ? studyRequestFor(p) : compareRequestFor(p);
         if (!request) return request.error();
         return QList<StageJob>{clusterStudyJob(
             tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed)").arg(label).arg(p.epsilon).arg(p.seeds),
             *request, *action.cluster)};
+    }
+    case RunKind::EpsilonSweep: {
+        auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
+        if (!request) return request.error();
+        return QList<StageJob>{clusterStudyJob(tr("Submit to Slurm: ε sweep (%1) at ε = %2, seeds %3; one array task per seed")
+                                                   .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
+                                                        listText(action.sweepEpsilons), p.seeds),
+                                               *request, *action.cluster)};
     }
     case RunKind::Audit: {
         if (!action.audit.mechanism.isEmpty())
@@ -220,8 +234,7 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
                                                *request, *action.cluster)};
     }
     default:
-        return Error{("\"" + label + "\" runs here only: Run on cluster takes Run DP-MixMin, Compare with baselines "
-                      "and the mixture audit.").toStdString()};
+        return Error{"unknown run kind"};
     }
 }
 

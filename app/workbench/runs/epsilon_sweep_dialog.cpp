@@ -1,4 +1,5 @@
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
+#include "app/workbench/runs/cluster_run_dialog.h"
 
 #include "app/workbench/runs/run_requests.h"
 
@@ -50,6 +51,13 @@ void EpsilonSweepDialog::revalidate() {
     values_ = parsed ? *parsed : std::vector<double>{};
     error_->setText(parsed ? QString() : QString::fromStdString(parsed.error().message));
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(static_cast<bool>(parsed));
+    if (cluster_) cluster_->setEnabled(parsed && clusterUnavailable_.isEmpty());
+}
+
+void EpsilonSweepDialog::offerCluster(const QString& why) {
+    clusterUnavailable_ = why;
+    if (!cluster_) cluster_ = addRunOnClusterButton(this, buttons_, why, &onCluster_);
+    revalidate();
 }
 
 }  // namespace dpmix::workbench

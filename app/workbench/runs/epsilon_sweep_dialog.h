@@ -3,6 +3,7 @@
 // run the mixture stage only (fast, λ quality vs ε) or the full pipeline (utility vs ε per
 // method). Invalid ε text is explained in place and keeps OK disabled.
 #include <QDialog>
+#include <QString>
 
 #include <vector>
 
@@ -10,6 +11,7 @@ class QCheckBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 
 namespace dpmix::workbench {
 
@@ -28,6 +30,11 @@ public:
     std::vector<double> epsilons() const { return values_; }
     bool fullPipeline() const;
 
+    /// Adds "Run on cluster…" (addRunOnClusterButton); runsOnCluster() then says it was chosen.
+    void offerCluster(const QString& why = {});
+    QPushButton* clusterButton() const { return cluster_; }
+    bool runsOnCluster() const { return onCluster_; }
+
 private:
     void revalidate();
     QLineEdit* epsilons_;
@@ -35,6 +42,9 @@ private:
     QLabel* error_;
     QDialogButtonBox* buttons_;
     std::vector<double> values_;
+    QPushButton* cluster_ = nullptr;
+    QString clusterUnavailable_;
+    bool onCluster_ = false;
 };
 
 }  // namespace dpmix::workbench

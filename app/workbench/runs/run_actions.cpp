@@ -277,8 +277,13 @@ void RunActions::onTreeContextMenu(const QPoint& pos) {
 
 void RunActions::runSweepDialog() {
     EpsilonSweepDialog dialog(window_);
+    dialog.offerCluster(clusterUnavailable());
     if (dialog.exec() != QDialog::Accepted) return;
-    startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline());
+    if (!dialog.runsOnCluster()) {
+        startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline());
+        return;
+    }
+    runSweepOnClusterDialog(dialog.epsilons(), dialog.fullPipeline());
 }
 
 QString RunActions::startPrivateSet(const PsgSettings& settings) {

@@ -60,6 +60,8 @@ public:
     /// panel's values, or a mixture audit, submitted to Slurm as one job array.
     QString startOnCluster(RunKind kind, const ClusterSubmission& submission);
     QString startAuditOnCluster(const AuditSettings& settings, const ClusterSubmission& submission);
+    QString startEpsilonSweepOnCluster(const std::vector<double>& epsilons, bool fullPipeline,
+                                       const ClusterSubmission& submission);
     /// Why this host cannot submit (empty: it can).
     QString clusterUnavailable() const;
     /// Repeats a stored run with its stored configuration, on `newSeed` if given.
@@ -90,6 +92,7 @@ private:
     void runSweepDialog();
     void runAuditDialog();
     void runClusterDialog();
+    void runSweepOnClusterDialog(const std::vector<double>& epsilons, bool fullPipeline);
     void updateClusterEnabled(bool canRun);
     void runPsgDialog();
     void exportReportWithDialog();

@@ -4,6 +4,8 @@
 // that merge as a stage; the run controller refuses what a cluster cannot run (secret randomness,
 // training audits, PSG) and hands the rest to the backend with the dialog's Slurm values.
 #include "app/workbench/main_window.h"
+#include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/cluster_run_dialog.h"
@@ -15,6 +17,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -191,10 +194,19 @@ private Q_SLOTS:
         QCOMPARE(cannot.error().message, std::string("sbatch is not on PATH"));
         backend.cannotSubmit.clear();
         QVERIFY(runs.planAction(action));
+        // The ε sweep of the panel's study goes as a run grid too (one task per seed, every ε).
+        RunAction sweep = action;
+        sweep.kind = RunKind::EpsilonSweep;
+        sweep.sweepEpsilons = {0.5, 2.0};
+        auto sweepStages = runs.planAction(sweep);
+        QVERIFY2(sweepStages, sweepStages ? "" : sweepStages.error().message.c_str());
+        QVERIFY(sweepStages->front().stage.contains("ε sweep"));
         action.kind = RunKind::PrivateSet;
+        action.parameters.reproducible = false;  // what a cluster cannot run is named first
         auto psg = runs.planAction(action);
         QVERIFY(!psg);
         QVERIFY(QString::fromStdString(psg.error().message).contains("runs here only"));
+        action.parameters.reproducible = true;
         action.kind = RunKind::Audit;
         action.audit.task = "ac";
         action.audit.mechanism = "dp-sgd";
@@ -254,6 +266,29 @@ private Q_SLOTS:
         QCOMPARE(backend.audits.size(), std::size_t(1));
         QCOMPARE(backend.audits[0].runs, 400LL);
         QCOMPARE(backend.submissions[1].auditUnits, 16LL);
+    }
+
+    void theRunDialogsOfferTheCluster() {
+        AuditDialog audit({"ac"});
+        audit.offerCluster();
+        QVERIFY(audit.clusterButton()->isEnabled());  // the mixture step
+        audit.mechanismBox()->setCurrentIndex(2);       // DP-SGD fine-tuning: runs here
+        QVERIFY(!audit.clusterButton()->isEnabled());
+        audit.mechanismBox()->setCurrentIndex(0);
+        audit.clusterButton()->click();
+        QVERIFY(audit.runsOnCluster());
+        QCOMPARE(audit.result(), int(QDialog::Accepted));
+
+        EpsilonSweepDialog sweep;
+        sweep.offerCluster("sbatch is not on PATH");
+        QVERIFY(!sweep.clusterButton()->isEnabled());
+        QCOMPARE(sweep.clusterButton()->toolTip(), QString("sbatch is not on PATH"));
+        EpsilonSweepDialog offered;
+        offered.offerCluster();
+        offered.epsilonEdit()->setText("0.5, 2");
+        QVERIFY(offered.clusterButton()->isEnabled());
+        offered.epsilonEdit()->setText("0.5, x");  // invalid: neither OK nor the cluster
+        QVERIFY(!offered.clusterButton()->isEnabled());
     }
 
     void theWindowOffersTheClusterAndMergesAFinishedJobAsAStage() {
