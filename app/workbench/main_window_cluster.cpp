@@ -48,14 +48,11 @@ void MainWindow::startClusterStage(const QString& what, const QString& jobId) {
             project::ProjectFile project = std::move(file).value();
             auto reports = backend->merge(project, job);
             if (!reports) return reports.error();
-            for (const auto& r : *reports) {
-                if (!r.waiting.empty())
-                    return Error{"cluster job " + r.jobId + ": " + std::to_string(r.waiting.size()) +
-                                 " unit(s) have no result yet; nothing was stored"};
+            // A job still running was stored as far as its units go (the summary says how far).
+            for (const auto& r : *reports)
                 log(QObject::tr("Cluster job %1: %2").arg(QString::fromStdString(r.jobId),
                                                            r.alreadyMerged ? QObject::tr("already stored")
                                                                            : QString::fromStdString(r.summary)));
-            }
             return std::nullopt;
         };
     } else if (what == QLatin1String("cancel")) {

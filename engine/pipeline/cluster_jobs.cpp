@@ -612,8 +612,23 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             const JobStatus status = statusOf(job);
             for (const auto& u : status.units)
                 if (u.state != "done") m.waiting.push_back(u);
-            m.summary = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done; the " +
-                        (m.kind == "audit" ? "audit is" : "runs are") + " stored once every unit is (nothing merged yet)";
+            const std::string done = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done";
+            if (m.kind == "audit") {  // the bound needs every run
+                m.summary = done + "; the audit is stored once every unit is (nothing merged yet)";
+                reports.push_back(m);
+                continue;
+            }
+            // A run grid or a sweep: the units done so far, up to the first one still missing, so
+            // the runs land in unit order (a run grid's ids stay a local run's) as units finish.
+            std::vector<std::pair<long long, json>> prefix;
+            for (const auto& r : *results) {
+                if (r.first != static_cast<long long>(prefix.size())) break;
+                prefix.push_back(r);
+            }
+            if (auto e = mergeRunJob(project, job, prefix, m)) return *e;
+            m.alreadyMerged = false;
+            m.summary = done + "; " + (m.runIds.empty() ? "nothing new to store" : "stored " + std::to_string(m.runIds.size()) +
+                        " run(s) of units 0 to " + std::to_string(prefix.size() - 1)) + ", the rest once they finish";
             reports.push_back(m);
             continue;
         }

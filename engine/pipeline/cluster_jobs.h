@@ -121,8 +121,10 @@ struct MergeReport {
 };
 
 /// Merges finished jobs (all, or `jobId`) into the project: refuses a job directory of another
-/// project (spec hash or creation time differ) and a corrupt unit result (nothing is stored);
-/// a job with units still missing is reported and left as it is.
+/// project (spec hash or creation time differ) and a corrupt unit result (nothing is stored).
+/// A job with units still missing is reported in `waiting`; an audit's is left as it is (its
+/// bound needs every run), a run grid's or a sweep's units done so far are stored up to the
+/// first missing one (in unit order), the rest by a later merge.
 Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId = {});
 
 /// scancel of a job's Slurm jobs (all its submissions), or of one unit's array task.

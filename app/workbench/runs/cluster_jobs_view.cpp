@@ -49,6 +49,16 @@ bool ClusterJobsView::isComplete(const JobStatus& job) {
     return !job.units.empty() && countOf(job, "done") == static_cast<long long>(job.units.size());
 }
 
+long long ClusterJobsView::storableUnits(const JobStatus& job) {
+    if (job.kind == "audit") return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
+    long long leading = 0;
+    for (const auto& u : job.units) {  // in unit order
+        if (u.state != "done") break;
+        ++leading;
+    }
+    return leading;
+}
+
 ClusterJobsView::ClusterJobsView(ClusterBackend* backend, QWidget* parent)
     : QWidget(parent),
       backend_(backend),
@@ -95,7 +105,8 @@ ClusterJobsView::ClusterJobsView(ClusterBackend* backend, QWidget* parent)
     connect(merge_, &QPushButton::clicked, this, [this] {
         const QString job = selectedJob();
         if (job.isEmpty()) return;
-        mergeAsked_.insert(job);
+        for (const auto& j : jobs_)
+            if (q(j.jobId) == job) mergeAsked_.insert(job, storableUnits(j));
         Q_EMIT mergeRequested(job);
     });
     connect(cancel_, &QPushButton::clicked, this, [this] {
@@ -174,7 +185,7 @@ void ClusterJobsView::onReply() {
 
 void ClusterJobsView::schedulePoll() {
     const bool live = std::any_of(jobs_.begin(), jobs_.end(), [&](const JobStatus& j) {
-        return !j.mergedRun && (hasLiveUnits(j) || mergeAsked_.contains(q(j.jobId)));
+        return !j.mergedRun && (hasLiveUnits(j) || (isComplete(j) && mergeAsked_.contains(q(j.jobId))));
     });
     if (live && !project_.isEmpty()) poll_->start(pollIntervalMs_);
 }
@@ -234,8 +245,9 @@ void ClusterJobsView::requestAutoMerges() {
     if (readOnly_ || !autoMerge_->isChecked()) return;
     for (const auto& job : jobs_) {
         const QString id = q(job.jobId);
-        if (job.mergedRun || !isComplete(job) || mergeAsked_.contains(id)) continue;
-        mergeAsked_.insert(id);  // once: a merge that fails is not retried until the user asks
+        const long long storable = storableUnits(job);
+        if (job.mergedRun || storable == 0 || mergeAsked_.value(id, 0) >= storable) continue;
+        mergeAsked_.insert(id, storable);
         Q_EMIT mergeRequested(id);
     }
 }
@@ -259,7 +271,7 @@ void ClusterJobsView::updateButtons() {
         if (q(j.jobId) == id) job = &j;
     const bool writable = backend_ && !readOnly_ && !project_.isEmpty();
     refresh_->setEnabled(backend_ && !project_.isEmpty());
-    merge_->setEnabled(writable && job && !job->mergedRun && isComplete(*job));
+    merge_->setEnabled(writable && job && !job->mergedRun && storableUnits(*job) > 0);
     cancel_->setEnabled(writable && job && !job->mergedRun && hasLiveUnits(*job));
     resubmit_->setEnabled(writable && job && !job->mergedRun && countOf(*job, "failed") > 0);
 }

@@ -2,14 +2,15 @@
 // The Cluster jobs dock (docs/WORKBENCH.md, "Cluster jobs"): the open project's Slurm jobs, one
 // row each with its units' states (done / running / pending / failed), expandable to the units
 // (Slurm state, log file). It asks for the states off the GUI thread, again every few seconds
-// while a unit is still pending or running, and asks for a merge of each job whose units are all
-// done (automatically unless switched off, or with Merge): the window runs the merge as a stage
-// of the Jobs dock, and the result views update when it ends. Cancel and Resubmit failed act on
+// while a unit is still pending or running, and asks for a merge (automatically unless switched
+// off, or with Store in project) of each job whose units are all done, and of a run grid or sweep
+// as soon as more of its leading units are done — their runs land while the rest still run: the
+// window runs the merge as a stage of the Jobs dock, and the result views update when it ends. Cancel and Resubmit failed act on
 // the selected job. Read-only projects are shown, never merged into.
 #include "engine/pipeline/cluster_jobs.h"
 
 #include <QFutureWatcher>
-#include <QSet>
+#include <QHash>
 #include <QString>
 #include <QWidget>
 
@@ -60,6 +61,9 @@ public:
 
     /// Whether every unit of `job` has its result (the job can be merged).
     static bool isComplete(const pipeline::cluster::JobStatus& job);
+    /// How many of the job's units, from unit 0 on, have their result: what a merge can store
+    /// now (the whole job for an audit only once complete).
+    static long long storableUnits(const pipeline::cluster::JobStatus& job);
 
 Q_SIGNALS:
     /// The window runs these as stages (they write the project, or call Slurm).
@@ -83,7 +87,9 @@ private:
     int pollIntervalMs_ = 10000;
     bool queryAgain_ = false;
     std::vector<pipeline::cluster::JobStatus> jobs_;
-    QSet<QString> mergeAsked_;  // merges asked for and not yet seen stored (never asked twice automatically)
+    // Per job, the storable units when a merge was last asked for: asked again automatically only
+    // when more units can be stored (a failing merge is not repeated until the user asks).
+    QHash<QString, long long> mergeAsked_;
     QFutureWatcher<ClusterStatusReply>* watcher_;
     QTimer* poll_;
     QTreeWidget* tree_;

@@ -74,11 +74,12 @@ private Q_SLOTS:
         QCOMPARE(job->childCount(), 3);
         QCOMPARE(job->child(2)->text(2), QString("failed (Slurm CANCELLED)"));
         QVERIFY(job->child(2)->toolTip(0).contains("/tmp/job-a/logs/unit-2.log"));
-        QCOMPARE(merges.count(), 0);  // not every unit is done
+        // Unit 0 is done: a run grid's runs land as their units finish, in unit order.
+        QCOMPARE(merges.count(), 1);
         view.selectJob("job-a");
         QVERIFY(view.resubmitButton()->isEnabled());
         QVERIFY(view.cancelButton()->isEnabled());
-        QVERIFY(!view.mergeButton()->isEnabled());
+        QVERIFY(view.mergeButton()->isEnabled());
         QSignalSpy resubmits(&view, &ClusterJobsView::resubmitRequested);
         QSignalSpy cancels(&view, &ClusterJobsView::cancelRequested);
         view.resubmitButton()->click();
@@ -96,21 +97,36 @@ private Q_SLOTS:
         QSignalSpy merges(&view, &ClusterJobsView::mergeRequested);
         view.setProject("/tmp/x.dpmix", false);
         QVERIFY(waitForStates(view));
-        QCOMPARE(merges.count(), 1);
+        QCOMPARE(merges.count(), 2);  // job-b whole, job-c's unit 0
         QCOMPARE(merges[0][0].toString(), QString("job-b"));
+        QCOMPARE(merges[1][0].toString(), QString("job-c"));
         QCOMPARE(view.tree()->topLevelItem(0)->text(2), QString("finished, not stored yet"));
         view.refresh();
         QVERIFY(waitForStates(view));
-        QCOMPARE(merges.count(), 1);  // asked once, not at every poll
+        QCOMPARE(merges.count(), 2);  // asked once per state, not at every poll
         backend.jobs[0].mergedRun = 12;
+        backend.jobs[1] = jobWith("job-c", {"done", "done"});  // job-c's last unit lands
         view.refresh();
         QVERIFY(waitForStates(view));
         QCOMPARE(view.tree()->topLevelItem(0)->text(2), QString("stored"));
         QCOMPARE(view.tree()->topLevelItem(0)->text(7), QString("runs from 12"));
+        QCOMPARE(merges.count(), 3);
+        QCOMPARE(merges[2][0].toString(), QString("job-c"));
         view.selectJob("job-b");
         QVERIFY(!view.mergeButton()->isEnabled());
         QVERIFY(!view.cancelButton()->isEnabled());
-        QCOMPARE(merges.count(), 1);
+    }
+
+    void anAuditIsStoredOnlyWhole() {
+        FakeClusterBackend backend;
+        backend.jobs = {jobWith("job-i", {"done", "done", "running", "pending"}, "audit")};
+        ClusterJobsView view(&backend);
+        QSignalSpy merges(&view, &ClusterJobsView::mergeRequested);
+        view.setProject("/tmp/x.dpmix", false);
+        QVERIFY(waitForStates(view));
+        QCOMPARE(merges.count(), 0);  // its bound needs every run
+        view.selectJob("job-i");
+        QVERIFY(!view.mergeButton()->isEnabled());
     }
 
     void aReadOnlyProjectIsNeverMergedInto() {
