@@ -18,6 +18,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -94,11 +95,55 @@ std::optional<double> parseOptionalEpsilon(const std::string& text, std::string&
     return v ? std::optional<double>(*v) : std::nullopt;
 }
 
+// --executor slurm for an experiment: the host checked, the project opened, then the dry run
+// (`units`: the array the job would have) or `submit` (which freezes the experiment and submits
+// it); `dpmix jobs merge` stores the results later.
+template <typename Submit>
+int submitExperiment(const std::string& what, const std::string& projectArg, const ExecutorArgs& cluster, bool json,
+                     const std::function<std::vector<pipeline::cluster::WorkUnit>(const project::ProjectFile&)>& units,
+                     const std::string& kind, const std::string& stores, Submit&& submit) {
+    namespace cl = pipeline::cluster;
+    if (auto bad = pipeline::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
+    // A host that cannot submit changes nothing (no project created, no proxy trained).
+    if (auto e = cl::checkCanSubmit(); e && !cluster.dryRun) {
+        std::cerr << "dpmix experiment " << what << ": " << e->message << '\n';
+        return 1;
+    }
+    auto opened = openProjectForRuns(projectArg);
+    if (!opened) return badInput(what, opened.error().message);
+    project::ProjectFile project = std::move(opened).value();
+    if (cluster.dryRun) {
+        auto report = cl::submitJob(project, kind, "{}", units(project), cluster.slurm, true);
+        if (!report) return badInput(what, report.error().message);
+        printDryRun(*report);
+        return 0;
+    }
+    cl::SubmitReport report;
+    const int code = runInterruptible("dpmix experiment " + what, "nothing was submitted", CancellationToken{},
+                                      stderrProgress(), report,
+                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return submit(project, progress, cancel, log);
+                                      });
+    if (code != 0) return code;
+    printSubmitted(project, report, json, stores);
+    return 0;
+}
+
 struct KScalingArgs : CommonArgs {
     std::string ks = "2,4,8,16,32,64,128,256,512";
     double gapTolerance = 1e-6;
     long long maxClasses = 0;
+    ExecutorArgs cluster;
 };
+
+// The one-vs-rest classes a k-scaling runs, from the project's record of its sensitive source.
+long long kScalingClassCount(const project::ProjectFile& project, long long maxClasses) {
+    long long classes = 0;
+    if (auto sources = project.sources())
+        for (const auto& s : *sources)
+            if (s.role == "sensitive") classes = static_cast<long long>(s.facts.labelNames.size());
+    return maxClasses > 0 ? std::min(classes, maxClasses) : classes;
+}
 
 void registerKScaling(CLI::App& parent, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
@@ -120,9 +165,14 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
     cmd->add_option("--proxy-examples", args.proxyExamples,
                     "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args.json, "print the results as one JSON object");
-    cmd->callback([&ctx, held] {
+    addExecutorOptions(*cmd, args.cluster, "every class on this machine");
+    cmd->callback([&ctx, held, cmd] {
         const KScalingArgs& args = *held;
         const std::string what = "k-scaling";
+        if (auto misplaced = misplacedSlurmFlag(*cmd, args.cluster)) {
+            ctx.exitCode = badInput(what, *misplaced);
+            return;
+        }
         pipeline::KScalingStageOptions options;
         options.ks.clear();
         for (const auto& item : splitList(args.ks)) {
@@ -158,6 +208,18 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
         options.maxClasses = args.maxClasses;
         if (auto err = pipeline::checkKScalingStageOptions(options)) {
             ctx.exitCode = badInput(what, cliMessage(*err));
+            return;
+        }
+        if (args.cluster.executor == "slurm") {
+            ctx.exitCode = submitExperiment(
+                what, args.project, args.cluster, args.json,
+                [&](const project::ProjectFile& p) {
+                    return pipeline::kScalingWorkUnits(kScalingClassCount(p, options.maxClasses));
+                },
+                "kscaling", "the k-scaling",
+                [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
+                    return pipeline::submitKScalingToSlurm(p, options, args.cluster.slurm, progress, cancel, log);
+                });
             return;
         }
         ctx.exitCode =
@@ -320,39 +382,6 @@ Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions
     return std::nullopt;
 }
 
-// --executor slurm: the sweep's proxy obtained here, the project copied into a job directory next
-// to it and one array task per sweep point submitted; `dpmix jobs merge` stores the runs later.
-int submitSweep(const std::string& what, const std::string& projectArg, const pipeline::SweepStageOptions& options,
-                bool rho, const ExecutorArgs& cluster, bool json) {
-    namespace cl = pipeline::cluster;
-    if (auto bad = pipeline::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
-    // A host that cannot submit changes nothing (no project created, no proxy trained).
-    if (auto e = cl::checkCanSubmit(); e && !cluster.dryRun) {
-        std::cerr << "dpmix experiment " << what << ": " << e->message << '\n';
-        return 1;
-    }
-    auto opened = openProjectForRuns(projectArg);
-    if (!opened) return badInput(what, opened.error().message);
-    project::ProjectFile project = std::move(opened).value();
-    if (cluster.dryRun) {
-        auto report = cl::submitJob(project, "sweep", "{}", pipeline::sweepWorkUnits(options.values), cluster.slurm, true);
-        if (!report) return badInput(what, report.error().message);
-        printDryRun(*report);
-        return 0;
-    }
-    cl::SubmitReport report;
-    const auto kind = rho ? pipeline::SweepKind::Rho : pipeline::SweepKind::Epsilon;
-    const int code = runInterruptible("dpmix experiment " + what, "nothing was submitted", CancellationToken{},
-                                      stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::submitSweepToSlurm(project, kind, options, cluster.slurm,
-                                                                              progress, cancel, log);
-                                      });
-    if (code != 0) return code;
-    printSubmitted(project, report, json, "the sweep's runs");
-    return 0;
-}
-
 void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<CommonArgs>();
@@ -387,7 +416,13 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
             return;
         }
         if (cluster->executor == "slurm") {
-            ctx.exitCode = submitSweep(what, args->project, *options, rho, *cluster, args->json);
+            const auto kind = rho ? pipeline::SweepKind::Rho : pipeline::SweepKind::Epsilon;
+            ctx.exitCode = submitExperiment(
+                what, args->project, *cluster, args->json,
+                [&](const project::ProjectFile&) { return pipeline::sweepWorkUnits(options->values); }, "sweep",
+                "the sweep's runs", [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
+                    return pipeline::submitSweepToSlurm(p, kind, *options, cluster->slurm, progress, cancel, log);
+                });
             return;
         }
         ctx.exitCode = runExperiment(what, args->project,

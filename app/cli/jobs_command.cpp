@@ -90,7 +90,7 @@ int executeMerge(const JobsArgs& a) {
             nlohmann::ordered_json j{{"job", m.jobId}, {"kind", m.kind}, {"imported", m.imported}, {"already_merged", m.alreadyMerged},
                                      {"run_id", m.runId ? nlohmann::ordered_json(m.runId) : nlohmann::ordered_json(nullptr)},
                                      {"summary", m.summary}};
-            if (m.kind != "audit") j["run_ids"] = m.runIds;  // a run grid or a sweep: the runs this merge stored
+            if (m.kind == "run" || m.kind == "sweep") j["run_ids"] = m.runIds;  // the runs this merge stored
             j["waiting"] = nlohmann::ordered_json::array();
             for (const auto& u : m.waiting) j["waiting"].push_back(unitJson(u));
             waiting = waiting || !m.waiting.empty();

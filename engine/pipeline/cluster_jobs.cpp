@@ -5,6 +5,7 @@
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_process.h"
 #include "engine/pipeline/run_units.h"
+#include "engine/pipeline/kscaling_units.h"
 #include "engine/pipeline/sweep_units.h"
 
 #include <nlohmann/json.hpp>
@@ -475,6 +476,10 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         auto done = runStudyUnit(jobDir, job->spec, unit, entry->at("params").at("seed").get<std::uint64_t>());
         if (!done) return done.error();
         result = json::parse(*done);
+    } else if (kind == "kscaling") {
+        auto done = runKScalingUnit(job->spec, entry->at("params").at("class").get<long long>(), threads);
+        if (!done) return done.error();
+        result = json::parse(*done);
     } else if (kind == "sweep") {
         auto done = runSweepUnit(jobDir, job->spec, unit, entry->at("params").at("value").get<std::string>(), threads);
         if (!done) return done.error();
@@ -558,6 +563,26 @@ Status mergeAuditJob(project::ProjectFile& project, const Job& job, const std::v
     return std::nullopt;
 }
 
+// The k-scaling: every class's rows, summarised and stored as one run (as the local experiment).
+Status mergeKScalingJob(project::ProjectFile& project, const Job& job,
+                        const std::vector<std::pair<long long, json>>& results, MergeReport& m) {
+    std::vector<std::pair<long long, std::string>> classes;
+    for (const auto& [id, result] : results) {
+        const auto& p = job.units.at(static_cast<std::size_t>(id)).at("params");
+        if (result.value("class", -1LL) != p.at("class").get<long long>())
+            return Error{"job " + job.id() + ", unit " + std::to_string(id) +
+                         ": its result holds another class than the unit list says; nothing was merged"};
+        classes.emplace_back(result.at("class").get<long long>(), result.dump());
+    }
+    auto stored = storeFrozenKScaling(project, job.spec, classes, provenanceLine(job));
+    if (!stored) return Error{"job " + job.id() + ": " + stored.error().message};
+    m.imported = true;
+    m.runId = stored->runId;
+    m.summary = "stored k-scaling run " + std::to_string(stored->runId) + " (" + std::to_string(stored->classes.size()) +
+                " classes" + (stored->fitted ? ", slope " + std::to_string(stored->fit.slope) : std::string()) + ")";
+    return std::nullopt;
+}
+
 // A run grid or a sweep: each unit's runs, in unit order (seeds, sweep points); a run merged
 // before is not merged again.
 Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
@@ -588,7 +613,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
     for (const auto& job : *jobs) {
         if (auto e = checkJobBelongs(project, job)) return *e;
         const std::string kind = job.meta.value("kind", "");
-        if (kind != "audit" && kind != "run" && kind != "sweep")
+        if (kind != "audit" && kind != "run" && kind != "sweep" && kind != "kscaling")
             return Error{"job " + job.id() + ": job kind '" + kind + "' cannot be merged"};
     }
     std::vector<MergeReport> reports;
@@ -596,7 +621,9 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
         MergeReport m;
         m.jobId = job.id();
         m.kind = job.meta.value("kind", "");
-        if (auto existing = m.kind == "audit" ? runFromJob(project, job) : std::nullopt) {
+        // Kinds stored as one run (the audit, the k-scaling) are found by their provenance line.
+        const bool oneRun = m.kind == "audit" || m.kind == "kscaling";
+        if (auto existing = oneRun ? runFromJob(project, job) : std::nullopt) {
             m.alreadyMerged = true;
             m.runId = *existing;
             m.summary = "already merged as run " + std::to_string(*existing);
@@ -613,8 +640,9 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             for (const auto& u : status.units)
                 if (u.state != "done") m.waiting.push_back(u);
             const std::string done = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done";
-            if (m.kind == "audit") {  // the bound needs every run
-                m.summary = done + "; the audit is stored once every unit is (nothing merged yet)";
+            if (oneRun) {  // the audit's bound needs every run, the k-scaling's summary every class
+                m.summary = done + "; the " + (m.kind == "audit" ? "audit" : "k-scaling") +
+                            " is stored once every unit is (nothing merged yet)";
                 reports.push_back(m);
                 continue;
             }
@@ -632,10 +660,13 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             reports.push_back(m);
             continue;
         }
-        if (auto e = m.kind == "audit" ? mergeAuditJob(project, job, *results, m) : mergeRunJob(project, job, *results, m)) return *e;
+        const Status failed = m.kind == "audit"      ? mergeAuditJob(project, job, *results, m)
+                               : m.kind == "kscaling" ? mergeKScalingJob(project, job, *results, m)
+                                                      : mergeRunJob(project, job, *results, m);
+        if (failed) return *failed;
         json merged{{"at", utcStamp()}};
-        merged["run_id"] = m.kind == "audit" || m.runIds.empty() ? m.runId : m.runIds.front();
-        if (m.kind != "audit") merged["run_ids"] = m.runIds;
+        merged["run_id"] = oneRun || m.runIds.empty() ? m.runId : m.runIds.front();
+        if (!oneRun) merged["run_ids"] = m.runIds;
         if (m.imported) (void)writeAtomically(job.dir / "merged.json", merged.dump(2));
         reports.push_back(m);
     }

@@ -50,4 +50,16 @@ Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, 
                               [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
 }
 
+Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& project, const KScalingStageOptions& options,
+                                                    const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
+                                                    const CancellationToken& cancel, const LogSink& log) {
+    if (auto e = checkSlurmOptions(slurm)) return *e;
+    if (auto e = cluster::checkCanSubmit()) return *e;
+    auto frozen = freezeKScaling(project, options, progress, cancel, log);
+    if (!frozen) return frozen.error();
+    auto classes = frozenKScalingClasses(*frozen);
+    if (!classes) return classes.error();
+    return cluster::submitJob(project, "kscaling", *frozen, kScalingWorkUnits(*classes), slurm, false);
+}
+
 }  // namespace dpmix::pipeline

@@ -10,6 +10,7 @@
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/pipeline/kscaling_units.h"
 #include "engine/pipeline/sweep_units.h"
 #include "engine/project/project_file.h"
 
@@ -36,5 +37,11 @@ Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, 
                                                  const SweepStageOptions& options, const cluster::SlurmOptions& slurm,
                                                  const ProgressCallback& progress = {},
                                                  const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// The k-scaling, one array task per one-vs-rest class (kscaling_units.h).
+Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& project, const KScalingStageOptions& options,
+                                                    const cluster::SlurmOptions& slurm,
+                                                    const ProgressCallback& progress = {},
+                                                    const CancellationToken& cancel = {}, const LogSink& log = {});
 
 }  // namespace dpmix::pipeline

@@ -34,16 +34,21 @@ double firstEpsilon(const project::ProjectSpec& spec, const std::optional<double
 
 // Every DP-MixMin setting of the study's mixture stage except ε and the seed. q = B / n is
 // capped at 1 by passing min(B, n) as the expected batch.
-mixmin::DpMixMinParamsBuilder baseBuilder(const project::ProjectSpec& spec, double epsilon, long long n) {
+mixmin::DpMixMinParamsBuilder baseBuilder(const project::MixtureStage& mixture, double delta,
+                                          privacy::Accountant accountant, double epsilon, long long n) {
     return mixmin::DpMixMinParamsBuilder()
         .epsilon(epsilon)
-        .delta(spec.privacy.delta)
-        .expectedBatch(std::min<double>(static_cast<double>(spec.mixture.batch), static_cast<double>(n)))
-        .clipNorm(spec.mixture.clip)
-        .stepSize(spec.mixture.lr)
-        .steps(spec.mixture.steps)
-        .accountant(spec.privacy.accountant)
+        .delta(delta)
+        .expectedBatch(std::min<double>(static_cast<double>(mixture.batch), static_cast<double>(n)))
+        .clipNorm(mixture.clip)
+        .stepSize(mixture.lr)
+        .steps(mixture.steps)
+        .accountant(accountant)
         .split("A");
+}
+
+mixmin::DpMixMinParamsBuilder baseBuilder(const project::ProjectSpec& spec, double epsilon, long long n) {
+    return baseBuilder(spec.mixture, spec.privacy.delta, spec.privacy.accountant, epsilon, n);
 }
 
 // A stored run around `body`: running → done, or failed / cancelled. The ledger holds one
@@ -183,7 +188,8 @@ void summariseKScaling(KScalingStageReport& report, const std::vector<long long>
 }
 
 Result<long long> storeKScaling(project::ProjectFile& project, const KScalingStageReport& report,
-                                const KScalingStageOptions& options, std::uint64_t splitSeed) {
+                                const KScalingStageOptions& options, std::uint64_t splitSeed,
+                                const std::string& provenance) {
     const auto& spec = project.spec();
     const auto& classes = report.classes;
     const nlohmann::json config{{"stage", "k-scaling"}, {"ks", options.ks}, {"seeds", options.seeds},
@@ -204,6 +210,8 @@ Result<long long> storeKScaling(project::ProjectFile& project, const KScalingSta
                 for (const auto& row : report.perClass[c].rows) points.push_back({row.k, row.meanExcess.mean});
                 if (auto e = checked(project.addCurve(id, "excess/" + classes[c], points))) return e;
             }
+            if (!provenance.empty())
+                if (auto e = checked(project.addLog(id, "info", provenance))) return e;
             if (!report.fitted) return std::nullopt;
             return checked(project.addMetrics({{id, "slope", "", report.fit.slope},
                                                {id, "slope-r-squared", "", report.fit.rSquared},
@@ -213,9 +221,9 @@ Result<long long> storeKScaling(project::ProjectFile& project, const KScalingSta
 
 }  // namespace
 
-Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
-                                                  const ProgressCallback& progress, const CancellationToken& cancel,
-                                                  const LogSink& log) {
+Result<KScalingInputs> prepareKScaling(project::ProjectFile& project, const KScalingStageOptions& options,
+                                      const ProgressCallback& progress, const CancellationToken& cancel,
+                                      const LogSink& log) {
     if (auto err = checkKScalingStageOptions(options)) return *err;
     const auto& spec = project.spec();
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
@@ -227,55 +235,92 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
                      ")"};
     auto raw = rawSensitiveSource(project, study, log);
     if (!raw) return raw.error();
-    auto classes = raw->labelNames;
-    if (options.maxClasses > 0 && options.maxClasses < static_cast<long long>(classes.size()))
-        classes.resize(static_cast<std::size_t>(options.maxClasses));
+    KScalingInputs in;
+    in.classes = raw->labelNames;
+    if (options.maxClasses > 0 && options.maxClasses < static_cast<long long>(in.classes.size()))
+        in.classes.resize(static_cast<std::size_t>(options.maxClasses));
     // p(c | x) is renormalised over ALL the source's classes, whichever tasks are run.
     auto components = singleClassComponents(spec, study.componentNames, raw->labelNames);
     if (!components) return components.error();
-
-    KScalingStageReport report;
-    report.classes = classes;
-    report.epsilon = firstEpsilon(spec, options.epsilon);
-    report.ks = options.ks;
-    const std::uint64_t splitSeed = options.splitSeed.value_or(prepared->studySeed);
-    auto split = splitForRun(study, spec.privacy.rho, splitSeed);
+    in.epsilon = firstEpsilon(spec, options.epsilon);
+    in.splitSeed = options.splitSeed.value_or(prepared->studySeed);
+    auto split = splitForRun(study, spec.privacy.rho, in.splitSeed);
     if (!split) return split.error();
     auto componentProbabilities = prepared->proxy.predict(study.sensitiveImages, split->a);
     if (!componentProbabilities) return componentProbabilities.error();
-    const Eigen::MatrixXd classProbabilities = classProbabilitiesFromComponents(*componentProbabilities, *components);
-    const long long n = static_cast<long long>(split->a.size());
-    report.splitA = n;
+    in.classProbabilities = classProbabilitiesFromComponents(*componentProbabilities, *components);
+    in.splitA = static_cast<long long>(split->a.size());
+    for (std::size_t c = 0; c < in.classes.size(); ++c) {
+        std::vector<int> labels;
+        for (auto i : split->a) labels.push_back(raw->labels[i * raw->numLabels() + c] > 0.5f ? 1 : 0);
+        in.labels.push_back(std::move(labels));
+    }
+    in.mixture = spec.mixture;
+    in.delta = spec.privacy.delta;
+    in.accountant = spec.privacy.accountant;
+    return in;
+}
 
+Result<experiments::KScalingResult> runKScalingClass(const KScalingInputs& in, std::size_t c,
+                                                     const KScalingStageOptions& options,
+                                                     const ProgressCallback& progress, const CancellationToken& cancel) {
+    if (c >= in.classes.size()) return Error{"k-scaling: class index " + std::to_string(c) + " is out of range"};
     experiments::KScalingOptions ko;
     ko.ks = options.ks;
     ko.seeds = seedList(options.seeds);
     ko.threads = options.threads;
     ko.gapTolerance = options.gapTolerance;
-    const auto base = baseBuilder(spec, report.epsilon, n);
-    const long long perClass = static_cast<long long>(options.ks.size()) * options.seeds;
-    const long long total = perClass * static_cast<long long>(classes.size());
-    for (std::size_t c = 0; c < classes.size(); ++c) {
-        throwIfCancelled(cancel);
-        std::vector<int> labels;
-        for (auto i : split->a) labels.push_back(raw->labels[i * raw->numLabels() + c] > 0.5f ? 1 : 0);
-        if (log)
-            log("k-scaling, one-vs-rest task '" + classes[c] + "' (" + std::to_string(c + 1) + "/" +
-                std::to_string(classes.size()) + ")");
-        const long long offset = perClass * static_cast<long long>(c);
-        auto result = experiments::runKScaling(classProbabilities, labels, base, ko,
-                                         [&](const ProgressEvent& e) {
-                                             dpmix::report(progress, {"k-scaling", offset + e.done, total, classes[c]});
-                                         },
-                                         cancel);
-        if (!result) return Error{"k-scaling, task '" + classes[c] + "': " + result.error().message};
-        report.perClass.push_back(std::move(result).value());
-    }
+    const auto base = baseBuilder(in.mixture, in.delta, in.accountant, in.epsilon, in.splitA);
+    auto result = experiments::runKScaling(in.classProbabilities, in.labels[c], base, ko, progress, cancel);
+    if (!result) return Error{"k-scaling, task '" + in.classes[c] + "': " + result.error().message};
+    return result;
+}
+
+Result<KScalingStageReport> storeKScalingResults(project::ProjectFile& project, const KScalingInputs& in,
+                                                 const KScalingStageOptions& options,
+                                                 std::vector<experiments::KScalingResult> perClass,
+                                                 const std::string& provenance) {
+    if (perClass.size() != in.classes.size())
+        return Error{"k-scaling: " + std::to_string(perClass.size()) + " class results for " +
+                     std::to_string(in.classes.size()) + " classes"};
+    for (const auto& pc : perClass)
+        if (pc.rows.size() != options.ks.size()) return Error{"k-scaling: a class result does not cover every k"};
+    KScalingStageReport report;
+    report.classes = in.classes;
+    report.epsilon = in.epsilon;
+    report.ks = options.ks;
+    report.splitA = in.splitA;
+    report.perClass = std::move(perClass);
     summariseKScaling(report, options.ks);
-    auto run = storeKScaling(project, report, options, splitSeed);
+    auto run = storeKScaling(project, report, options, in.splitSeed, provenance);
     if (!run) return run.error();
     report.runId = *run;
     return report;
+}
+
+Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
+                                                  const ProgressCallback& progress, const CancellationToken& cancel,
+                                                  const LogSink& log) {
+    auto in = prepareKScaling(project, options, progress, cancel, log);
+    if (!in) return in.error();
+    const long long perClass = static_cast<long long>(options.ks.size()) * options.seeds;
+    const long long total = perClass * static_cast<long long>(in->classes.size());
+    std::vector<experiments::KScalingResult> results;
+    for (std::size_t c = 0; c < in->classes.size(); ++c) {
+        throwIfCancelled(cancel);
+        if (log)
+            log("k-scaling, one-vs-rest task '" + in->classes[c] + "' (" + std::to_string(c + 1) + "/" +
+                std::to_string(in->classes.size()) + ")");
+        const long long offset = perClass * static_cast<long long>(c);
+        auto result = runKScalingClass(*in, c, options,
+                                       [&](const ProgressEvent& e) {
+                                           dpmix::report(progress, {"k-scaling", offset + e.done, total, in->classes[c]});
+                                       },
+                                       cancel);
+        if (!result) return result.error();
+        results.push_back(std::move(result).value());
+    }
+    return storeKScalingResults(project, *in, options, std::move(results), {});
 }
 
 namespace {

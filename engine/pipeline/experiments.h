@@ -77,6 +77,39 @@ struct KScalingStageReport {
 /// Errors name the flag (--ks, --seeds, --epsilon).
 Status checkKScalingStageOptions(const KScalingStageOptions& options);
 
+/// What every one-vs-rest class of the k-scaling computes from, gathered once from the project:
+/// the proxy's class probabilities on split A, each class's labels there, and the spec's
+/// DP-MixMin settings. The local run and the cluster units (kscaling_units.h) share it.
+struct KScalingInputs {
+    std::vector<std::string> classes;         // the one-vs-rest tasks run
+    double epsilon = 0.0;
+    long long splitA = 0;
+    std::uint64_t splitSeed = 0;
+    Eigen::MatrixXd classProbabilities;       // n_A × C, over every class of the source
+    std::vector<std::vector<int>> labels;     // per task: the n_A one-vs-rest labels
+    project::MixtureStage mixture;            // clip, batch, lr, steps of the spec
+    double delta = 0.0;
+    privacy::Accountant accountant = privacy::Accountant::Prv;
+};
+
+/// Obtains the proxy (reusing or training it) and computes the inputs.
+Result<KScalingInputs> prepareKScaling(project::ProjectFile& project, const KScalingStageOptions& options,
+                                       const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
+                                       const LogSink& log = {});
+
+/// One class's excess-vs-k rows (every k and seed).
+Result<experiments::KScalingResult> runKScalingClass(const KScalingInputs& inputs, std::size_t classIndex,
+                                                     const KScalingStageOptions& options,
+                                                     const ProgressCallback& progress = {},
+                                                     const CancellationToken& cancel = {});
+
+/// Summarises the classes' results and stores the k-scaling run (`provenance`, when given, as an
+/// info log line of the run: a cluster merge's mark).
+Result<KScalingStageReport> storeKScalingResults(project::ProjectFile& project, const KScalingInputs& inputs,
+                                                 const KScalingStageOptions& options,
+                                                 std::vector<experiments::KScalingResult> perClass,
+                                                 const std::string& provenance);
+
 Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
                                                   const ProgressCallback& progress = {},
                                                   const CancellationToken& cancel = {}, const LogSink& log = {});

@@ -123,6 +123,12 @@ std::string gridRunsText(const QString& file) {
         for (const auto& l : project->lambdas(r.id).value()) j["lambdas"].push_back({l.kind, l.names, l.values});
         for (const auto& l : project->ledgers(r.id).value()) j["ledgers"].push_back(l.ledgerJson);
         for (const auto& m : project->models(r.id).value()) j["models"].push_back({m.name, m.contentHash});
+        for (const auto& name : project->curveNames(r.id).value())
+            for (const auto& pt : project->curve(r.id, name).value()) {
+                std::uint64_t bits = 0;
+                std::memcpy(&bits, &pt.value, sizeof bits);
+                j["curves"].push_back({name, pt.step, bits});
+            }
         out.push_back(j);
     }
     return out.dump(1);
@@ -443,6 +449,60 @@ private Q_SLOTS:
         // The same runs, bit for bit, whatever the order (and so the ids) they were stored in.
         QCOMPARE(runsWithoutIds(sweep), runsWithoutIds(dir_.filePath("local-sweep/sweep.dpmix")));
         QCOMPARE(runsWithoutIds(sweep).size(), std::size_t(3));
+    }
+
+    void slurmKScalingEqualsTheLocalOne() {
+        // Four classes, each with its single-class public task (k-scaling's class proxy needs them).
+        QByteArray pixels, labels;
+        QRandomGenerator rng(13);
+        for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
+        for (int i = 0; i < 200; ++i) labels.append(char(i % 4));
+        writeIdx(dir_.filePath("ks-images.idx"), {200, 8, 8}, pixels);
+        writeIdx(dir_.filePath("ks-labels.idx"), {200}, labels);
+        QFile f(dir_.filePath("ks.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({
+  "name": "cluster-k-scaling",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "ks-images.idx",
+                      "options": {"labels": "ks-labels.idx", "classes": "a,b,c,d"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "ks-images.idx",
+                "options": {"labels": "ks-labels.idx", "classes": "a,b,c,d"}},
+  "tasks": {"public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]},
+                       {"name": "c", "classes": ["c"]}, {"name": "d", "classes": ["d"]}],
+            "sensitive": [{"name": "ab", "classes": ["a", "b"]}]},
+  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.5},
+  "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 10}},
+  "seeds": [0]
+})");
+        f.close();
+        const QString ks = dir_.filePath("ks.dpmix");
+        auto proxy = runDpmix({"run", dir_.filePath("ks.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
+        QVERIFY(QDir().mkpath(dir_.filePath("local-ks")));
+        QVERIFY(QFile::copy(ks, dir_.filePath("local-ks/ks.dpmix")));
+        QProcess cp;
+        cp.start("cp", {"-r", dir_.filePath("ks.models"), dir_.filePath("local-ks/")});
+        QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
+
+        const QStringList flags{"--ks", "2,4", "--seeds", "2", "--classes", "3", "--proxy-epochs", "1"};
+        const auto submit = runDpmix(QStringList{"experiment", "k-scaling", ks, "--executor", "slurm", "--json"} + flags,
+                                     dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        QCOMPARE(submit.json()["units"].toInt(), 3);  // one per one-vs-rest class
+        const QString job = submit.json()["job"].toString();
+        const auto local =
+            runDpmix(QStringList{"experiment", "k-scaling", dir_.filePath("local-ks/ks.dpmix")} + flags, dir_.path());
+        QVERIFY2(local.exitCode == 0, qPrintable(local.err));
+        QCOMPARE(waitForJob(job, 90, ks)["done"].toInt(), 3);
+        auto merge = runDpmix({"jobs", "merge", ks, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        QVERIFY(firstJob(merge)["imported"].toBool());
+        // One k-scaling run, equal to the local one: configuration, curves bit for bit, ledger.
+        const std::string merged = gridRunsText(ks);
+        QCOMPARE(merged, gridRunsText(dir_.filePath("local-ks/ks.dpmix")));
+        QVERIFY(merged.find("excess/") != std::string::npos);
+        merge = runDpmix({"jobs", "merge", ks, "--json"}, dir_.path());
+        QVERIFY(firstJob(merge)["already_merged"].toBool());
     }
 };
 
