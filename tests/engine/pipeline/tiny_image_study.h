@@ -7,6 +7,9 @@
 #include "../data/data_fixtures.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -85,6 +88,20 @@ inline pipeline::ProxyOptions quickProxy() {
     p.epochs = 1;
     p.batch = 32;
     return p;
+}
+
+/// Writes <dir>/<name>.json with `spec` and creates <dir>/<name>.dpmix from it with the data
+/// layer (a test fixture: any error ends the test program).
+inline project::ProjectFile createProjectFromSpecText(const std::string& dir, const std::string& name,
+                                                     const std::string& spec) {
+    std::ofstream(dir + "/" + name + ".json") << spec;
+    auto created = project::createProjectFromSpecFile(dir + "/" + name + ".json", dir + "/" + name + ".dpmix",
+                                                      dataLayerSummarizer());
+    if (!created) {
+        std::fprintf(stderr, "cannot create the test project %s: %s\n", name.c_str(), created.error().message.c_str());
+        std::abort();
+    }
+    return std::move(created).value();
 }
 
 }  // namespace dpmix::testing

@@ -74,12 +74,7 @@ class TestKScalingUnits : public QObject {
     dpmix::test_support::TempDir dir_;
 
     project::ProjectFile freshProject(const std::string& name) {
-        const std::string d = dir_.path();
-        std::ofstream(d + "/" + name + ".json") << kSpec;
-        auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
-                                                          testing::dataLayerSummarizer());
-        if (!created) qFatal("%s", created.error().message.c_str());
-        return std::move(created).value();
+        return testing::createProjectFromSpecText(dir_.path(), name, kSpec);
     }
 
 private Q_SLOTS:

@@ -63,12 +63,7 @@ class TestRunUnits : public QObject {
     dpmix::test_support::TempDir dir_;
 
     project::ProjectFile freshProject(const std::string& name, bool reproducible, const std::string& budget = "") {
-        const std::string d = dir_.path();
-        std::ofstream(d + "/" + name + ".json") << specText(reproducible, budget);
-        auto created = project::createProjectFromSpecFile(d + "/" + name + ".json", d + "/" + name + ".dpmix",
-                                                          testing::dataLayerSummarizer());
-        if (!created) qFatal("%s", created.error().message.c_str());
-        return std::move(created).value();
+        return testing::createProjectFromSpecText(dir_.path(), name, specText(reproducible, budget));
     }
 
     // Run rows, metrics, λ records, ledgers and models of two runs: equal, numbers bit for bit.
