@@ -185,9 +185,9 @@ void ClusterJobsView::onReply() {
 }
 
 void ClusterJobsView::schedulePoll() {
-    const bool live = std::any_of(jobs_.begin(), jobs_.end(), [&](const JobStatus& j) {
-        return !j.mergedRun && (hasLiveUnits(j) || (isComplete(j) && mergeAsked_.contains(q(j.jobId))));
-    });
+    // Only Slurm changes a live unit by itself. A merge is a stage of the window, which refreshes
+    // the view when it ends: a finished job whose merge failed is not polled again.
+    const bool live = std::any_of(jobs_.begin(), jobs_.end(), [](const JobStatus& j) { return !j.mergedRun && hasLiveUnits(j); });
     if (live && !project_.isEmpty()) poll_->start(pollIntervalMs_);
 }
 

@@ -186,6 +186,29 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(merges.count(), 1, 5000);
     }
 
+    void aFinishedJobIsNotPolledWhileItsMergeIsAwaited() {
+        // The merge fails (the project never shows the job stored): no poll every interval after
+        // it; the window's refresh at the end of a stage is what shows a merge's outcome.
+        FakeClusterBackend backend;
+        backend.jobs = {jobWith("job-h", {"done", "done"})};
+        ClusterJobsView view(&backend);
+        view.setPollIntervalMs(20);
+        QSignalSpy merges(&view, &ClusterJobsView::mergeRequested);
+        view.setProject("/tmp/x.dpmix", false);
+        QVERIFY(waitForStates(view));
+        QCOMPARE(merges.count(), 1);
+        int callsAfterAnswer = 0;
+        {
+            QMutexLocker lock(&backend.mutex);
+            callsAfterAnswer = backend.statusCalls;
+        }
+        // Ten poll intervals: a view still polling would have asked again several times.
+        QTest::qWait(200);
+        QMutexLocker lock(&backend.mutex);
+        QCOMPARE(backend.statusCalls, callsAfterAnswer);
+        QCOMPARE(merges.count(), 1);
+    }
+
     void theControllerRefusesWhatAClusterCannotRun() {
         FakeClusterBackend backend;
         EngineRunController runs([](auto&, auto&, auto&, auto&, auto&) -> dpmix::Status { return std::nullopt; });
