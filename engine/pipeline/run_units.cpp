@@ -39,8 +39,22 @@ json optionsJson(const StudyRunOptions& o) {
     if (o.pretrainSteps) j["pretrain_steps"] = *o.pretrainSteps;
     if (o.finetuneSteps) j["finetune_steps"] = *o.finetuneSteps;
     if (o.accountant) j["accountant"] = privacy::toString(*o.accountant);
+    // The stage values a run was given (the workbench's Advanced values, or a caller's): each
+    // unit applies them as the local run does (withStageOptions).
+    if (o.mixture)
+        j["mixture"] = {{"clip", doubleToHexBits(o.mixture->clip)}, {"batch", o.mixture->batch},
+                        {"lr", doubleToHexBits(o.mixture->lr)}, {"steps", o.mixture->steps},
+                        {"user_group_size", o.mixture->userGroupSize}};
+    if (o.pretrain)
+        j["pretrain"] = {{"batch", o.pretrain->batch}, {"lr", doubleToHexBits(o.pretrain->lr)}, {"steps", o.pretrain->steps}};
+    if (o.finetune)  // the values withStageOptions takes; the mechanism is always the spec's
+        j["finetune"] = {{"clip", doubleToHexBits(o.finetune->clip)}, {"batch", o.finetune->batch},
+                         {"lr", doubleToHexBits(o.finetune->lr)}, {"steps", o.finetune->steps}};
+    if (o.adamix) j["adamix"] = {{"steps", o.adamix->steps}, {"eta", doubleToHexBits(o.adamix->eta)}};
     return j;
 }
+
+double hexNumber(const json& object, const char* key) { return doubleFromHexBitsOrThrow(object.at(key).get<std::string>()); }
 
 Result<StudyRunOptions> optionsOf(const json& j) {
     StudyRunOptions o;
@@ -61,6 +75,25 @@ Result<StudyRunOptions> optionsOf(const json& j) {
         if (j.contains("rho")) o.rho = doubleFromHexBitsOrThrow(j["rho"].get<std::string>());
         if (j.contains("pretrain_steps")) o.pretrainSteps = j["pretrain_steps"].get<long long>();
         if (j.contains("finetune_steps")) o.finetuneSteps = j["finetune_steps"].get<long long>();
+        if (j.contains("mixture")) {
+            const auto& m = j["mixture"];
+            o.mixture = project::MixtureStage{hexNumber(m, "clip"), m.at("batch").get<long long>(), hexNumber(m, "lr"),
+                                              m.at("steps").get<long long>(), m.at("user_group_size").get<long long>()};
+        }
+        if (j.contains("pretrain")) {
+            const auto& m = j["pretrain"];
+            o.pretrain = project::PretrainStage{m.at("batch").get<long long>(), hexNumber(m, "lr"), m.at("steps").get<long long>()};
+        }
+        if (j.contains("finetune")) {
+            const auto& m = j["finetune"];
+            project::FinetuneStage f;
+            f.clip = hexNumber(m, "clip");
+            f.batch = m.at("batch").get<long long>();
+            f.lr = hexNumber(m, "lr");
+            f.steps = m.at("steps").get<long long>();
+            o.finetune = f;
+        }
+        if (j.contains("adamix")) o.adamix = AdamixStageValues{j["adamix"].at("steps").get<long long>(), hexNumber(j["adamix"], "eta")};
         if (j.contains("accountant")) {
             privacy::Accountant a;
             if (!privacy::parseAccountant(j["accountant"].get<std::string>(), a)) return Error{"frozen run: unknown accountant"};
@@ -126,8 +159,6 @@ Result<std::string> fileSha256(const fs::path& p) {
 Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRunOptions& given,
                                    const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto e = checkStudyRunOptions(given)) return *e;
-    if (given.mixture || given.pretrain || given.finetune || given.adamix)
-        return Error{"--executor slurm takes the stage values from the spec and the command line only"};
     StudyRunOptions options = given;
     const RunChoices choices = resolveRunChoices(project.spec(), options);
     if (!choices.reproducible)

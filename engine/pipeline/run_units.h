@@ -20,10 +20,10 @@
 
 namespace dpmix::pipeline {
 
-/// Checks the options for a cluster run (reproducible; no stage values beyond what the command
-/// line sets), obtains the study's proxy in `project` exactly as a local run would first, and
-/// returns the frozen run: the options as JSON (numbers as the hex of their IEEE-754 bits) and
-/// the project's last run id, after which a unit's runs begin.
+/// Checks the options for a cluster run (reproducible; an image study), obtains the study's
+/// proxy in `project` exactly as a local run would first, and returns the frozen run: the
+/// options, stage values included, as JSON (numbers as the hex of their IEEE-754 bits) and the
+/// project's last run id, after which a unit's runs begin.
 Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                    const LogSink& log = {});

@@ -37,9 +37,4 @@ private:
     std::string workerProgram_;
 };
 
-/// A cluster run freezes the spec's stage values (docs/CLUSTER.md): the panel's Advanced values
-/// are dropped where they equal the spec's; where one differs the submission is refused with a
-/// message naming it (and the spec's value), so nothing runs with values the user did not see.
-Status dropStageValuesOfSpec(const project::ProjectSpec& spec, pipeline::StudyRunOptions& options);
-
 }  // namespace dpmix::workbench

@@ -2,7 +2,8 @@
 // unit runs in this process (as `dpmix worker` would), the merge imports the runs, and the result
 // is compared with a local runStudy on a copy of the same project — same run rows, metrics bit
 // for bit, the same λ records, ledgers and models; a second merge imports nothing; the hash
-// chain verifies; a damaged scratch project and a non-reproducible run are refused.
+// chain verifies; stage values other than the spec's reach every unit (runs and ledgers record
+// them); a damaged scratch project and a non-reproducible run are refused.
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/pipeline/run_units.h"
 #include "engine/pipeline/study_runner.h"
@@ -23,7 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string specText(bool reproducible, const std::string& budget = "") {
+const char* kDpSgdFinetune = R"({"batch": 64, "lr": 0.05, "steps": 2, "clip": 1.0})";
+
+std::string specText(bool reproducible, const std::string& budget = "", const std::string& finetune = kDpSgdFinetune) {
     return R"({
   "name": "tiny-grid",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks",
@@ -31,7 +34,7 @@ std::string specText(bool reproducible, const std::string& budget = "") {
            (reproducible ? "true" : "false") + (budget.empty() ? "" : ", \"budget\": " + budget) + R"(},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
-             "finetune": {"batch": 64, "lr": 0.05, "steps": 2, "clip": 1.0}},
+             "finetune": )" + finetune + R"(},
   "seeds": [0]
 })";
 }
@@ -62,8 +65,40 @@ class TestRunUnits : public QObject {
     Q_OBJECT
     dpmix::test_support::TempDir dir_;
 
-    project::ProjectFile freshProject(const std::string& name, bool reproducible, const std::string& budget = "") {
-        return testing::createProjectFromSpecText(dir_.path(), name, specText(reproducible, budget));
+    project::ProjectFile freshProject(const std::string& name, bool reproducible, const std::string& budget = "",
+                                      const std::string& finetune = kDpSgdFinetune) {
+        return testing::createProjectFromSpecText(dir_.path(), name, specText(reproducible, budget, finetune));
+    }
+
+    // The grid of `options` on `p` as cluster units (run here) and merged, and the same options
+    // run locally on a copy of `p` taken after the submission's proxy: every run equal. Returns
+    // the local runs (of the copy under `local`).
+    std::vector<project::RunRecord> clusterEqualsLocal(project::ProjectFile& p, const StudyRunOptions& options,
+                                                       const std::string& local) {
+        auto frozen = freezeStudyRun(p, options);
+        if (!frozen.ok()) qWarning("%s", frozen.error().message.c_str());
+        if (!frozen.ok()) return {};
+        const long long after = p.runs().value().back().id;
+        const fs::path localDir = fs::path(dir_.path()) / local;
+        if (snapshotProject(p, localDir)) return {};
+        auto copy = project::ProjectFile::open(localDir / "snapshot" / "project.dpmix").value();
+        const auto units = studyRunWorkUnits(resolveRunChoices(p.spec(), options).seeds);
+        auto job = cluster::submitJob(p, "run", *frozen, units, {}, false,
+                                      [&](const fs::path& d) { return snapshotProject(p, d); });
+        if (!job.ok()) return {};
+        for (const auto& u : units)
+            if (auto e = cluster::runWorkerUnit(job->dir, u.id, 1)) {
+                qWarning("%s", e->message.c_str());
+                return {};
+            }
+        auto merged = cluster::mergeJobs(p, job->jobId);
+        if (!merged.ok()) return {};
+        auto report = runStudy(copy, options);
+        if (!report.ok()) return {};
+        const auto clusterRuns = runsAfter(p, after), localRuns = runsAfter(copy, after);
+        if (clusterRuns.size() != localRuns.size()) return {};
+        for (std::size_t i = 0; i < localRuns.size(); ++i) compareRun(p, clusterRuns[i], copy, localRuns[i]);
+        return localRuns;
     }
 
     // Run rows, metrics, λ records, ledgers and models of two runs: equal, numbers bit for bit.
@@ -175,6 +210,46 @@ private Q_SLOTS:
         QVERIFY2(damaged.error().message.find(scratch.string()) != std::string::npos, damaged.error().message.c_str());
         QVERIFY2(damaged.error().message.find("damaged") != std::string::npos, damaged.error().message.c_str());
         QCOMPARE(runsAfter(p, after).size(), localRuns.size());
+    }
+
+    void stageValuesTravelWithTheGrid() {
+        // Values other than the spec's (the workbench's Advanced values) reach every unit: the
+        // merged runs equal a local run given the same values, and the runs record them.
+        auto p = freshProject("staged", true);
+        auto o = gridOptions();
+        o.seeds = {3};
+        o.mixture = project::MixtureStage{7.5, 400, 0.7, 3, 0};
+        o.pretrain = project::PretrainStage{16, 0.05, 3};
+        project::FinetuneStage f;
+        f.clip = 0.5;
+        f.batch = 32;
+        f.lr = 0.02;
+        f.steps = 3;
+        o.finetune = f;
+        const auto runs = clusterEqualsLocal(p, o, "staged-local");
+        QVERIFY(runs.size() >= 2);
+        bool sawDpMixMin = false;
+        for (const auto& r : runs) {
+            if (r.method != "dp-mixmin") continue;
+            sawDpMixMin = true;
+            for (const char* value : {"\"finetune_clip\":0.5", "\"finetune_steps\":3", "\"pretrain_batch\":16"})
+                QVERIFY2(r.configJson.find(value) != std::string::npos, r.configJson.c_str());
+            // Its ledger's mixture entry: the given clip and steps, not the spec's 13 and 5.
+            std::string ledgers;
+            for (const auto& l : p.ledgers(r.id).value()) ledgers += l.ledgerJson;
+            QVERIFY2(ledgers.find("\"clip_norm\":7.5") != std::string::npos, ledgers.c_str());
+            QVERIFY2(ledgers.find("\"stage\":\"mixture\",\"steps\":3") != std::string::npos, ledgers.c_str());
+        }
+        QVERIFY(sawDpMixMin);
+
+        // AdaMix-R's T and η as well, on a study that fine-tunes with it.
+        auto a = freshProject("staged-adamix", true, "",
+                              R"({"mechanism": "adamix-r", "public_shots": 2, "shots_source": "pub", "steps": 6, "lr": 1.0, "rank": 3})");
+        auto ao = gridOptions();
+        ao.seeds = {3};
+        ao.methods = {"uniform"};
+        ao.adamix = AdamixStageValues{4, 0.5};
+        QVERIFY(clusterEqualsLocal(a, ao, "staged-adamix-local").size() >= 1);
     }
 
     void secretRandomnessIsRefused() {

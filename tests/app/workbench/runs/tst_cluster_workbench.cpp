@@ -1,6 +1,6 @@
 // Run on cluster… walked in a real window on a real Slurm (label cluster: scripts/slurm-local.sh
 // starts a one-node one; docs/CLUSTER.md, "From the workbench"). A reproducible study is run
-// here first (Run DP-MixMin, seeds 0 and 1); a copy of its project then submits the same study
+// here first (Run DP-MixMin, seeds 0 and 1, an Advanced value other than the spec's); a copy of its project then submits the same study
 // from the window's Run on cluster…: one array task per seed, followed by the Cluster jobs dock,
 // which stores the job in the project by itself when both tasks are done. The stored runs must
 // be the local ones — the same λ, metrics (bit for bit) and ledgers — and the dock must show the
@@ -118,6 +118,7 @@ private Q_SLOTS:
         widgets::RunParameters values = w.document()->values();
         values.seeds = QStringLiteral("0,1");
         values.reproducible = true;
+        values.steps = 12;  // an Advanced value other than the spec's 20: it travels to the array tasks
         w.document()->reset(values);
         QTRY_VERIFY(w.runAction()->isEnabled());
         {
@@ -128,6 +129,7 @@ private Q_SLOTS:
         }
         const auto expected = dpMixMinRuns(local);
         QCOMPARE(expected.size(), std::size_t(2));
+        for (const auto& [seed, text] : expected) QVERIFY2(text.find(R"(\"steps\":12)") != std::string::npos, text.c_str());
 
         // 2. A copy of that project submits the same study: it reuses the same stored proxy, so the
         // only difference is where the seeds run.
