@@ -397,9 +397,14 @@ void summariseAdamixGrid(AdamixGridResult& result, const AdamixGridOptions& o) {
             }
 }
 
-Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const AdamixDrawPlan& plan,
-                                       const AdamixGridOptions& o, const ProgressCallback& progress,
-                                       const CancellationToken& cancel) {
+namespace {
+
+// The grid's cells of the groups (seed, shots, private per class) that `part` selects (all of
+// them when unset), in table order; no summaries. A cell's computation depends on its group, ε
+// and method only, so a part's cells are the whole grid's, bit for bit.
+Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDrawPlan& plan, const AdamixGridOptions& o,
+                                   const std::optional<AdamixGridPart>& part, const ProgressCallback& progress,
+                                   const CancellationToken& cancel) {
     if (auto e = checkAdamixGridOptions(o)) return *e;
     if (static_cast<long long>(plan.seeds.size()) != o.seeds || plan.classes != input.classes)
         return Error{"the draw plan does not match the options (seeds or classes)"};
@@ -421,14 +426,28 @@ Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const Adami
                E = o.epsilons.size(), P = privateMethods.size();
     const std::size_t groups = S * K * N;
     auto groupIndex = [&](std::size_t s, std::size_t k, std::size_t n) { return (s * K + k) * N + n; };
+    if (part && (part->seed < 0 || part->seed >= o.seeds || part->privateIndex >= N))
+        return Error{"grid part (seed " + std::to_string(part->seed) + ", private-per-class index " +
+                     std::to_string(part->privateIndex) + ") is not in the grid"};
+    auto selected = [&](std::size_t s, std::size_t n) {
+        return !part || (static_cast<long long>(s) == part->seed && n == part->privateIndex);
+    };
+    std::vector<std::size_t> active;  // group indices, in table order
+    for (std::size_t s = 0; s < S; ++s)
+        for (std::size_t k = 0; k < K; ++k)
+            for (std::size_t n = 0; n < N; ++n)
+                if (selected(s, n)) active.push_back(groupIndex(s, k, n));
 
     // Phase 1: the paragon's error (always: the error increase needs it), public-only, and the
     // isolation scores per (seed, private per class).
     std::vector<double> paragonError(groups), publicError(groups);
     std::vector<long long> privateCount(groups), publicCount(groups);
     std::vector<Eigen::VectorXd> isolation(wantAdamix ? S * N : 0);
-    const long long phase1 = static_cast<long long>(groups + isolation.size());
-    const long long phase2 = static_cast<long long>(groups * E * P);
+    std::vector<std::size_t> activeIsolation;  // indices s · N + n into `isolation`
+    for (std::size_t i = 0; i < isolation.size(); ++i)
+        if (selected(i / N, i % N)) activeIsolation.push_back(i);
+    const long long phase1 = static_cast<long long>(active.size() + activeIsolation.size());
+    const long long phase2 = static_cast<long long>(active.size() * E * P);
     const long long total = phase1 + phase2;
     auto forward = [&](long long offset) {
         return [&progress, offset, total](const ProgressEvent& e) {
@@ -437,15 +456,17 @@ Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const Adami
     };
     auto phase1Job = [&](long long index) -> Status {
         throwIfCancelled(cancel);
-        const auto i = static_cast<std::size_t>(index);
-        if (i >= groups) {  // an isolation score
-            const std::size_t s = (i - groups) / N, n = (i - groups) % N;
+        const auto j = static_cast<std::size_t>(index);
+        if (j >= active.size()) {  // an isolation score
+            const std::size_t slot = activeIsolation[j - active.size()];
+            const std::size_t s = slot / N, n = slot % N;
             const GroupRows rows = groupRows(plan.seeds[s], 0, o.privatePerClass[n]);
             const auto priv = gather(input.poolFeatures, input.poolLabels, rows.privateRows, input.classes);
             const Eigen::MatrixXd unit = priv.augmented.leftCols(priv.augmentedDim() - 1);
-            isolation[i - groups] = isolationScores(unit, priv.labels, o.neighbours);
+            isolation[slot] = isolationScores(unit, priv.labels, o.neighbours);
             return std::nullopt;
         }
+        const std::size_t i = active[j];
         const std::size_t s = i / (K * N), k = (i / N) % K, n = i % N;
         const GroupRows rows = groupRows(plan.seeds[s], o.shots[k], o.privatePerClass[n]);
         const auto pub = gather(shotFeatures, shotLabels, rows.shots, input.classes);
@@ -467,11 +488,12 @@ Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const Adami
         adamix::AdamixParams params;
         std::optional<AdamixPerExample> perExample;
     };
-    std::vector<DpSlot> dp(static_cast<std::size_t>(phase2));
+    std::vector<DpSlot> dp(groups * E * P);
     auto phase2Job = [&](long long index) -> Status {
         throwIfCancelled(cancel);
-        const auto i = static_cast<std::size_t>(index);
-        const std::size_t g = i / (E * P), e = (i / P) % E, p = i % P;
+        const auto j = static_cast<std::size_t>(index);
+        const std::size_t g = active[j / (E * P)], e = (j / P) % E, p = j % P;
+        const std::size_t i = (g * E + e) * P + p;
         const std::size_t s = g / (K * N), k = (g / N) % K, n = g % N;
         const AdamixMethod method = privateMethods[p];
         const GroupRows rows = groupRows(plan.seeds[s], o.shots[k], o.privatePerClass[n]);
@@ -533,6 +555,7 @@ Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const Adami
     for (std::size_t s = 0; s < S; ++s)
         for (std::size_t k = 0; k < K; ++k)
             for (std::size_t n = 0; n < N; ++n) {
+                if (!selected(s, n)) continue;
                 const std::size_t g = groupIndex(s, k, n);
                 auto base = [&](AdamixMethod m) {
                     AdamixCell c;
@@ -571,7 +594,77 @@ Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const Adami
                         result.cells.push_back(c);
                     }
             }
+    return result;
+}
 
+}  // namespace
+
+Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const AdamixDrawPlan& plan,
+                                       const AdamixGridOptions& o, const ProgressCallback& progress,
+                                       const CancellationToken& cancel) {
+    auto cells = runGroups(input, plan, o, std::nullopt, progress, cancel);
+    if (!cells) return cells.error();
+    AdamixGridResult result = std::move(cells).value();
+    summariseAdamixGrid(result, o);
+    return result;
+}
+
+std::vector<AdamixGridPart> adamixGridParts(const AdamixGridOptions& o) {
+    std::vector<AdamixGridPart> parts;
+    for (long long s = 0; s < o.seeds; ++s)
+        for (std::size_t n = 0; n < o.privatePerClass.size(); ++n) parts.push_back({s, n});
+    return parts;
+}
+
+Result<AdamixGridResult> runAdamixGridPart(const AdamixGridInput& input, const AdamixDrawPlan& plan,
+                                           const AdamixGridOptions& o, const AdamixGridPart& part,
+                                           const ProgressCallback& progress, const CancellationToken& cancel) {
+    return runGroups(input, plan, o, part, progress, cancel);
+}
+
+Result<AdamixGridResult> assembleAdamixGrid(const std::vector<std::pair<AdamixGridPart, AdamixGridResult>>& parts,
+                                            const AdamixGridOptions& o) {
+    if (auto e = checkAdamixGridOptions(o)) return *e;
+    std::size_t references = 0, privateMethods = 0;
+    for (auto m : allAdamixMethods())
+        if (std::find(o.methods.begin(), o.methods.end(), m) != o.methods.end()) ++(isPrivateMethod(m) ? privateMethods : references);
+    const std::size_t K = o.shots.size(), N = o.privatePerClass.size();
+    const std::size_t perGroup = references + o.epsilons.size() * privateMethods;  // cells of one (seed, shots, n)
+    std::vector<const AdamixGridResult*> byPart(static_cast<std::size_t>(o.seeds) * N, nullptr);
+    for (const auto& [part, r] : parts) {
+        const std::string name = "grid part (seed " + std::to_string(part.seed) + ", private-per-class index " +
+                                 std::to_string(part.privateIndex) + ")";
+        if (part.seed < 0 || part.seed >= o.seeds || part.privateIndex >= N) return Error{name + " is not in the grid"};
+        const std::size_t slot = static_cast<std::size_t>(part.seed) * N + part.privateIndex;
+        if (byPart[slot]) return Error{name + " is given twice"};
+        if (r.cells.size() != K * perGroup)
+            return Error{name + " holds " + std::to_string(r.cells.size()) + " cells, expected " + std::to_string(K * perGroup)};
+        for (std::size_t i = 0; i < r.cells.size(); ++i) {
+            const AdamixCell& c = r.cells[i];
+            if (c.seed != part.seed || c.privatePerClass != o.privatePerClass[part.privateIndex] || c.shots != o.shots[i / perGroup])
+                return Error{name + ": cell " + std::to_string(i) + " belongs to another part of the grid"};
+            if (c.perExample >= static_cast<long long>(r.perExample.size()))
+                return Error{name + ": cell " + std::to_string(i) + " names a per-example record it does not hold"};
+        }
+        byPart[slot] = &r;
+    }
+    AdamixGridResult result;
+    for (std::size_t s = 0; s < byPart.size() / N; ++s)
+        for (std::size_t k = 0; k < K; ++k)
+            for (std::size_t n = 0; n < N; ++n) {
+                const AdamixGridResult* r = byPart[s * N + n];
+                if (!r) return Error{"grid part (seed " + std::to_string(s) + ", private-per-class index " + std::to_string(n) + ") is missing"};
+                for (std::size_t i = k * perGroup; i < (k + 1) * perGroup; ++i) {
+                    AdamixCell c = r->cells[i];
+                    if (c.perExample >= 0) {
+                        AdamixPerExample pe = r->perExample[static_cast<std::size_t>(c.perExample)];
+                        c.perExample = static_cast<long long>(result.perExample.size());
+                        pe.cell = static_cast<long long>(result.cells.size());
+                        result.perExample.push_back(std::move(pe));
+                    }
+                    result.cells.push_back(c);
+                }
+            }
     summariseAdamixGrid(result, o);
     return result;
 }

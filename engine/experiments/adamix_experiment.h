@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dpmix::experiments {
@@ -181,6 +182,28 @@ struct AdamixGridResult {
 Result<AdamixGridResult> runAdamixGrid(const AdamixGridInput& input, const AdamixDrawPlan& plan,
                                        const AdamixGridOptions& options, const ProgressCallback& progress = {},
                                        const CancellationToken& cancel = {});
+
+/// A part of the grid: one seed's draws at one private-per-class value (its every shots value,
+/// ε and method) — the unit the cluster executor runs (docs/CLUSTER.md, "AdaMix-R").
+struct AdamixGridPart {
+    long long seed = 0;
+    std::size_t privateIndex = 0;  // into AdamixGridOptions::privatePerClass
+};
+
+/// Every part of the grid, seed-major.
+std::vector<AdamixGridPart> adamixGridParts(const AdamixGridOptions& options);
+
+/// The part's cells (in table order) and its AdaMix-R cells' per-example records, no summaries:
+/// each cell equals, bit for bit, the same cell of runAdamixGrid (a cell depends on its draw, ε and
+/// method only). A cell's `perExample` and a record's `cell` index this part's lists.
+Result<AdamixGridResult> runAdamixGridPart(const AdamixGridInput& input, const AdamixDrawPlan& plan,
+                                           const AdamixGridOptions& options, const AdamixGridPart& part,
+                                           const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+
+/// Every part's result (in any order, each once) as runAdamixGrid returns the whole grid: cells
+/// in table order, indices renumbered, summarised. Errors name a missing, repeated or foreign part.
+Result<AdamixGridResult> assembleAdamixGrid(const std::vector<std::pair<AdamixGridPart, AdamixGridResult>>& parts,
+                                            const AdamixGridOptions& options);
 
 /// Fills result.summary and result.epsilonSummary from its cells and per-example records (the
 /// options give the methods, ε, shots and private-per-class lists, in table order).

@@ -10,7 +10,9 @@
 
 #include "tests/support/unit_test.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -169,6 +171,72 @@ private Q_SLOTS:
             QVERIFY(one.perExample[i].epsilon == three.perExample[i].epsilon);
             QVERIFY(one.perExample[i].loss == three.perExample[i].loss);
         }
+    }
+
+    void partsAssembleIntoTheWholeGrid() {
+        // The cluster executor's units (one seed × one private-per-class value), run in any order
+        // and assembled, are the whole grid: every cell, per-example record and summary row, bit
+        // for bit (NaN included).
+        const Blobs pool = blobs(3, 4, 12, 0.8, 1), test = blobs(3, 4, 10, 0.8, 2);
+        const auto o = smallOptions();
+        const auto plan = planAdamixDraws(pool.labels, nullptr, kClasses, o).value();
+        const auto input = inputFor(pool, test);
+        const auto whole = runAdamixGrid(input, plan, o).value();
+        auto parts = adamixGridParts(o);
+        QCOMPARE(parts.size(), std::size_t(4));  // 2 seeds × 2 private counts
+        std::reverse(parts.begin(), parts.end());
+        std::vector<std::pair<AdamixGridPart, AdamixGridResult>> results;
+        for (const auto& part : parts) {
+            auto r = runAdamixGridPart(input, plan, o, part);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+            QVERIFY(r->summary.empty());
+            results.emplace_back(part, std::move(r).value());
+        }
+        const auto assembled = assembleAdamixGrid(results, o);
+        QVERIFY2(assembled.ok(), assembled.ok() ? "" : assembled.error().message.c_str());
+        auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+        QCOMPARE(assembled->cells.size(), whole.cells.size());
+        for (std::size_t i = 0; i < whole.cells.size(); ++i) {
+            const auto &a = assembled->cells[i], &b = whole.cells[i];
+            QVERIFY(a.method == b.method);
+            QCOMPARE(a.seed, b.seed);
+            QCOMPARE(a.shots, b.shots);
+            QCOMPARE(a.privatePerClass, b.privatePerClass);
+            QCOMPARE(a.perExample, b.perExample);
+            QVERIFY(a.epsilon.has_value() == b.epsilon.has_value() && (!a.epsilon || same(*a.epsilon, *b.epsilon)));
+            for (auto [x, y] : {std::pair{a.testError, b.testError}, {a.errorIncrease, b.errorIncrease}, {a.sigma, b.sigma},
+                                {a.certifiedEpsilon, b.certifiedEpsilon}})
+                QVERIFY2(same(x, y), ("cell " + std::to_string(i)).c_str());
+        }
+        QCOMPARE(assembled->perExample.size(), whole.perExample.size());
+        QVERIFY(!whole.perExample.empty());
+        for (std::size_t i = 0; i < whole.perExample.size(); ++i) {
+            const auto &a = assembled->perExample[i], &b = whole.perExample[i];
+            QCOMPARE(a.cell, b.cell);
+            QVERIFY(a.sourceIndex == b.sourceIndex && a.labels == b.labels);
+            QVERIFY(a.epsilon == b.epsilon && a.loss == b.loss && a.isolation == b.isolation);
+            QVERIFY(same(a.spearmanIsolation, b.spearmanIsolation) && same(a.datasetEpsilon, b.datasetEpsilon));
+        }
+        QCOMPARE(assembled->summary.size(), whole.summary.size());
+        for (std::size_t i = 0; i < whole.summary.size(); ++i)
+            QVERIFY(same(assembled->summary[i].errorIncrease.mean, whole.summary[i].errorIncrease.mean) &&
+                    same(assembled->summary[i].testError.std, whole.summary[i].testError.std));
+        QCOMPARE(assembled->epsilonSummary.size(), whole.epsilonSummary.size());
+
+        // A part missing, given twice, or holding another part's cells: refused, naming it.
+        auto missing = results;
+        missing.pop_back();
+        const auto m = assembleAdamixGrid(missing, o);
+        QVERIFY(!m.ok());
+        QVERIFY2(contains(m.error().message, "missing"), m.error().message.c_str());
+        auto twice = results;
+        twice.push_back(results.front());
+        QVERIFY(!assembleAdamixGrid(twice, o).ok());
+        auto foreign = results;
+        std::swap(foreign[0].first, foreign[1].first);
+        const auto f = assembleAdamixGrid(foreign, o);
+        QVERIFY(!f.ok());
+        QVERIFY2(contains(f.error().message, "another part"), f.error().message.c_str());
     }
 
     void errorIncreaseIsRelativeToTheParagonOfTheSameDraw() {
