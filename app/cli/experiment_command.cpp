@@ -9,6 +9,7 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/pipeline/adamix_experiment_stage.h"
+#include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/cluster_submission.h"
 #include "engine/pipeline/experiments.h"
 
@@ -446,6 +447,7 @@ struct AdamixArgs {
     int threads = 0;
     std::string device = "auto";
     bool json = false;
+    ExecutorArgs cluster;
 };
 
 std::string perClassText(long long n) { return n == experiments::kAllPrivate ? "all" : std::to_string(n); }
@@ -650,12 +652,29 @@ void registerAdamix(CLI::App& parent, CommandContext& ctx) {
     cmd->add_option("--threads", args.threads, "threads for the grid (default: all cores)");
     addDeviceOption(*cmd, args.device);
     cmd->add_flag("--json", args.json, "print the results as one JSON object");
-    cmd->callback([&ctx, held] {
+    addExecutorOptions(*cmd, args.cluster, "the whole grid on this machine");
+    cmd->callback([&ctx, held, cmd] {
         const AdamixArgs& args = *held;
         const std::string what = "adamix";
+        if (auto misplaced = misplacedSlurmFlag(*cmd, args.cluster)) {
+            ctx.exitCode = badInput(what, *misplaced);
+            return;
+        }
         auto options = adamixOptions(args);
         if (!options) {
             ctx.exitCode = badInput(what, options.error().message);
+            return;
+        }
+        if (args.cluster.executor == "slurm") {
+            // One array task per seed × private-per-class value; the extractor and the features
+            // are prepared here, once.
+            ctx.exitCode = submitExperiment(
+                what, args.project, args.cluster, args.json,
+                [&](const project::ProjectFile&) { return pipeline::adamixWorkUnits(options->grid); }, "adamix",
+                "the AdaMix-R experiment",
+                [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
+                    return pipeline::submitAdamixToSlurm(p, *options, args.cluster.slurm, progress, cancel, log);
+                });
             return;
         }
         ctx.exitCode = runExperiment(what, args.project,

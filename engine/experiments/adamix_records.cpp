@@ -108,7 +108,7 @@ std::string adamixRowName(AdamixMethod method, const std::optional<double>& epsi
 
 Result<long long> storeAdamixExperiment(project::ProjectFile& project, const AdamixExperimentSetup& setup,
                                         const AdamixGridOptions& o, const AdamixGridResult& result,
-                                        const std::vector<float>& extractorWeights) {
+                                        const std::vector<float>& extractorWeights, const std::string& provenance) {
     json methods = json::array();
     for (auto m : o.methods) methods.push_back(adamixMethodName(m));
     json perClass = json::array();
@@ -188,6 +188,8 @@ Result<long long> storeAdamixExperiment(project::ProjectFile& project, const Ada
         if (auto e = checked(project.addMetrics(metrics))) return fail(*e);
     if (!extractorWeights.empty())
         if (auto s = project.storeWeights(*id, kAdamixExtractorModel, extractorWeights); !s) return fail(s.error());
+    if (!provenance.empty())
+        if (auto e = checked(project.addLog(*id, "info", provenance))) return fail(*e);
     if (auto s = project.setRunStatus(*id, project::RunStatus::Done); !s) return s.error();
     return *id;
 }

@@ -52,10 +52,12 @@ struct AdamixExperimentSetup {
 };
 
 /// Stores the experiment as one run (see above) and returns its id. `extractorWeights` are
-/// stored as model "extractor" when not empty.
+/// stored as model "extractor" when not empty; `provenance`, when not empty, as an info log line
+/// (a cluster merge finds its run again by it).
 Result<long long> storeAdamixExperiment(project::ProjectFile& project, const AdamixExperimentSetup& setup,
                                         const AdamixGridOptions& options, const AdamixGridResult& result,
-                                        const std::vector<float>& extractorWeights = {});
+                                        const std::vector<float>& extractorWeights = {},
+                                        const std::string& provenance = {});
 
 struct StoredAdamixExperiment {
     long long runId = 0;

@@ -145,20 +145,20 @@ Status checkAdamixExperimentOptions(const AdamixExperimentOptions& o) {
     return std::nullopt;
 }
 
-Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project, const AdamixExperimentOptions& options,
-                                                   const ProgressCallback& progress, const CancellationToken& cancel,
-                                                   const LogSink& log) {
-    const auto started = std::chrono::steady_clock::now();
-    if (auto e = checkAdamixExperimentOptions(options)) return *e;
-    if (auto e = train::checkDevice(options.device)) return *e;
-    auto say = [&](const std::string& line) { if (log) log(line); };
-    const auto& spec = project.spec();
-    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
-    auto sources = project.sources();
-    if (!sources) return sources.error();
+namespace {
+
+struct AdamixRoles {
+    const project::SourceRecord* privateSource = nullptr;
+    const project::SourceRecord* extractorSource = nullptr;
+    const project::SourceRecord* shotsSource = nullptr;  // null: shots from the private pool
+    bool privateIsSensitive = true;
+};
+
+// Which source is private, which trains the extractor, and where the shots come from.
+Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sources, const AdamixExperimentOptions& options) {
     const project::SourceRecord* sensitive = nullptr;
     std::vector<const project::SourceRecord*> publics;
-    for (const auto& s : *sources) {
+    for (const auto& s : sources) {
         if (s.role == "sensitive") sensitive = &s;
         if (s.role == "public" && s.facts.kind == "images") publics.push_back(&s);
     }
@@ -179,114 +179,133 @@ Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project
             if (p != &of && disjoint(labelSet(*p), labelSet(of))) return p;
         return nullptr;
     };
-
-    // Which source is private, which trains the extractor, and where the shots come from.
-    const project::SourceRecord* privateSource = sensitive;
-    const project::SourceRecord* extractorSource = nullptr;
+    AdamixRoles r;
+    r.privateSource = sensitive;
     if (options.mirror) {
-        privateSource = disjointFrom(*sensitive);
-        if (!privateSource)
+        r.privateSource = disjointFrom(*sensitive);
+        r.privateIsSensitive = false;
+        if (!r.privateSource)
             return Error{"mirror: the mirror run's private task is a public source whose classes differ from the "
                          "sensitive source's (e.g. MNIST digits in a Fashion-MNIST study); this project registers none",
                          "mirror"};
     }
-    const project::SourceRecord* shotsSource = nullptr;
     if (!options.shotsSource.empty()) {
         auto named = publicNamed(options.shotsSource, "shots-source");
         if (!named) return named.error();
-        shotsSource = *named;
-        if (shotsSource == privateSource || labelSet(*shotsSource) != labelSet(*privateSource))
-            return Error{"shots-source: '" + shotsSource->name + "' does not have the private task's classes (" +
-                             joined(privateSource->facts.labelNames) + "): it has " +
-                             joined(shotsSource->facts.labelNames),
+        r.shotsSource = *named;
+        if (r.shotsSource == r.privateSource || labelSet(*r.shotsSource) != labelSet(*r.privateSource))
+            return Error{"shots-source: '" + r.shotsSource->name + "' does not have the private task's classes (" +
+                             joined(r.privateSource->facts.labelNames) + "): it has " +
+                             joined(r.shotsSource->facts.labelNames),
                          "shots-source"};
     }
-
     if (!options.extractorSource.empty()) {
         auto named = publicNamed(options.extractorSource, "extractor-source");
         if (!named) return named.error();
-        extractorSource = *named;
+        r.extractorSource = *named;
     } else if (options.mirror) {
         for (const auto* p : publics)
-            if (p != privateSource && labelSet(*p) == labelSet(*sensitive)) extractorSource = p;
-        if (!extractorSource)
+            if (p != r.privateSource && labelSet(*p) == labelSet(*sensitive)) r.extractorSource = p;
+        if (!r.extractorSource)
             return Error{"mirror: the mirror run trains its extractor on a public source with the sensitive source's "
                          "classes; this project registers none (name one with --extractor-source)",
                          "mirror"};
     } else {
-        extractorSource = disjointFrom(*privateSource);
-        if (!extractorSource)
+        r.extractorSource = disjointFrom(*r.privateSource);
+        if (!r.extractorSource)
             return Error{"extractor-source: the extractor is trained on a public source whose classes differ from the "
                          "private task's (e.g. MNIST digits for a Fashion-MNIST study); this project registers none",
                          "extractor-source"};
     }
-    if (extractorSource == privateSource || !disjoint(labelSet(*extractorSource), labelSet(*privateSource)))
-        return Error{"extractor-source: '" + extractorSource->name + "' shares classes with the private task '" +
-                         privateSource->name +
+    if (r.extractorSource == r.privateSource || !disjoint(labelSet(*r.extractorSource), labelSet(*r.privateSource)))
+        return Error{"extractor-source: '" + r.extractorSource->name + "' shares classes with the private task '" +
+                         r.privateSource->name +
                          "': the extractor must not be trained on labelled data of the private task itself",
                      "extractor-source"};
-    say("private task: '" + privateSource->name + "'; extractor trained on '" + extractorSource->name + "'" +
-        (shotsSource ? "; shots from '" + shotsSource->name + "'" : "; shots drawn from the private pool"));
-    auto priv = loadLabelled(*privateSource, spec, "private", cancel);
-    if (!priv) return priv.error();
-    const auto& classes = priv->images.labelNames;
-    auto split = stableSplit(priv->images, spec, privateSource == sensitive, studySeed);
-    if (!split) return Error{"splitting '" + privateSource->name + "': " + split.error().message};
-    const auto& pool = split->train;
-    const auto& test = split->test;
-    Eigen::VectorXi poolLabels(static_cast<Eigen::Index>(pool.size()));
-    for (std::size_t r = 0; r < pool.size(); ++r) poolLabels(static_cast<Eigen::Index>(r)) = priv->labels[pool[r]];
+    return r;
+}
 
+// The three sources' images, the private source's split, and the labels by the private task's class ids.
+struct AdamixData {
+    LabelledSource priv, ext;
     std::optional<LabelledSource> shots;
-    Eigen::VectorXi shotLabels;
-    if (shotsSource) {
-        auto loaded = loadLabelled(*shotsSource, spec, "shots", cancel);
+    std::vector<std::size_t> pool, test;  // rows of the private source
+    Eigen::VectorXi poolLabels, shotLabels;
+};
+
+Result<AdamixData> loadAdamixData(const AdamixRoles& roles, const project::ProjectSpec& spec, std::uint64_t studySeed,
+                                  const CancellationToken& cancel) {
+    AdamixData d;
+    auto priv = loadLabelled(*roles.privateSource, spec, "private", cancel);
+    if (!priv) return priv.error();
+    d.priv = std::move(priv).value();
+    auto split = stableSplit(d.priv.images, spec, roles.privateIsSensitive, studySeed);
+    if (!split) return Error{"splitting '" + roles.privateSource->name + "': " + split.error().message};
+    d.pool = split->train;
+    d.test = split->test;
+    d.poolLabels.resize(static_cast<Eigen::Index>(d.pool.size()));
+    for (std::size_t r = 0; r < d.pool.size(); ++r) d.poolLabels(static_cast<Eigen::Index>(r)) = d.priv.labels[d.pool[r]];
+    const auto& classes = d.priv.images.labelNames;
+    if (roles.shotsSource) {
+        auto loaded = loadLabelled(*roles.shotsSource, spec, "shots", cancel);
         if (!loaded) return loaded.error();
         // The shots source's classes by the private task's class ids.
         std::vector<int> map;
         for (const auto& name : loaded->images.labelNames)
             map.push_back(static_cast<int>(std::find(classes.begin(), classes.end(), name) - classes.begin()));
-        shotLabels.resize(static_cast<Eigen::Index>(loaded->labels.size()));
+        d.shotLabels.resize(static_cast<Eigen::Index>(loaded->labels.size()));
         for (std::size_t i = 0; i < loaded->labels.size(); ++i)
-            shotLabels(static_cast<Eigen::Index>(i)) = map[static_cast<std::size_t>(loaded->labels[i])];
-        shots = std::move(loaded).value();
-        if (shots->images.imageSize() != priv->images.imageSize())
-            return Error{"shots-source: '" + shotsSource->name + "' has images of another shape than '" +
-                             privateSource->name + "'",
+            d.shotLabels(static_cast<Eigen::Index>(i)) = map[static_cast<std::size_t>(loaded->labels[i])];
+        if (loaded->images.imageSize() != d.priv.images.imageSize())
+            return Error{"shots-source: '" + roles.shotsSource->name + "' has images of another shape than '" +
+                             roles.privateSource->name + "'",
                          "shots-source"};
+        d.shots = std::move(loaded).value();
     }
-    experiments::AdamixGridOptions grid = options.grid;
-    grid.drawSeed = options.drawSeed.value_or(studySeed);
-    grid.accountant = spec.privacy.accountant;
-    auto plan = experiments::planAdamixDraws(poolLabels, shotsSource ? &shotLabels : nullptr, classes, grid);
-    if (!plan) return plan.error();
-
-    auto ext = loadLabelled(*extractorSource, spec, "extractor", cancel);
+    auto ext = loadLabelled(*roles.extractorSource, spec, "extractor", cancel);
     if (!ext) return ext.error();
-    const auto& e = ext->images;
-    if (e.channels != priv->images.channels || e.height != priv->images.height || e.width != priv->images.width)
-        return Error{"extractor-source: '" + extractorSource->name + "' has " + std::to_string(e.channels) + "x" +
+    d.ext = std::move(ext).value();
+    const auto& e = d.ext.images;
+    const auto& p = d.priv.images;
+    if (e.channels != p.channels || e.height != p.height || e.width != p.width)
+        return Error{"extractor-source: '" + roles.extractorSource->name + "' has " + std::to_string(e.channels) + "x" +
                          std::to_string(e.height) + "x" + std::to_string(e.width) + " images, the private task " +
-                         std::to_string(priv->images.channels) + "x" + std::to_string(priv->images.height) + "x" +
-                         std::to_string(priv->images.width),
+                         std::to_string(p.channels) + "x" + std::to_string(p.height) + "x" + std::to_string(p.width),
                      "extractor-source"};
+    return d;
+}
 
+experiments::AdamixExperimentSetup setupOf(const AdamixRoles& roles, const AdamixData& d, const AdamixExperimentOptions& options) {
     experiments::AdamixExperimentSetup setup;
-    setup.privateSource = privateSource->name;
-    setup.extractorSource = extractorSource->name;
-    setup.extractorSourceHash = extractorSource->facts.contentHash;
-    setup.shotsSource = shotsSource ? shotsSource->name : "";
+    setup.privateSource = roles.privateSource->name;
+    setup.extractorSource = roles.extractorSource->name;
+    setup.extractorSourceHash = roles.extractorSource->facts.contentHash;
+    setup.shotsSource = roles.shotsSource ? roles.shotsSource->name : "";
     setup.mirror = options.mirror;
-    setup.classes = classes;
-    setup.poolExamples = static_cast<long long>(pool.size());
-    setup.testExamples = static_cast<long long>(test.size());
-    setup.testSet = privateSource == sensitive
-                        ? "the project's sensitive test split (" + std::to_string(test.size()) +
+    setup.classes = d.priv.images.labelNames;
+    setup.poolExamples = static_cast<long long>(d.pool.size());
+    setup.testExamples = static_cast<long long>(d.test.size());
+    const std::string pool = std::to_string(d.pool.size()), test = std::to_string(d.test.size());
+    setup.testSet = roles.privateIsSensitive
+                        ? "the project's sensitive test split (" + test +
                               " examples; the study seed's stable 80/10/10 split, which every run of the project "
-                              "evaluates on); the private pool is its train split (" + std::to_string(pool.size()) + ")"
-                        : "held-out examples of '" + privateSource->name + "', which has no test split: the test part (" +
-                              std::to_string(test.size()) + ") of its stable 80/10/10 split by the study seed; the "
-                              "private pool is the train part (" + std::to_string(pool.size()) + ")";
+                              "evaluates on); the private pool is its train split (" + pool + ")"
+                        : "held-out examples of '" + roles.privateSource->name + "', which has no test split: the test part (" +
+                              test + ") of its stable 80/10/10 split by the study seed; the private pool is the train part (" +
+                              pool + ")";
+    setup.extractorEpochs = options.extractorEpochs;
+    setup.extractorExamples = options.extractorExamples;
+    return setup;
+}
+
+// The extractor: reused from an earlier experiment with the same settings, or trained now (its
+// weights then returned in `trainedWeights`); its accuracy on its own images goes into `setup`.
+Result<train::Model> obtainExtractor(const project::ProjectFile& project, experiments::AdamixExperimentSetup& setup,
+                                     const LabelledSource& ext, const AdamixExperimentOptions& options,
+                                     std::uint64_t studySeed, std::vector<float>& trainedWeights,
+                                     const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+    const auto& e = ext.images;
+    auto say = [&](const std::string& line) { if (log) log(line); };
     auto modelSpec = train::ModelSpecBuilder()
                          .kind(train::ModelKind::SmallCnn)
                          .input(e.channels, e.height, e.width)
@@ -294,20 +313,15 @@ Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project
                          .build();
     if (!modelSpec) return modelSpec.error();
     setup.extractorArchitecture = architectureText(*modelSpec);
-    setup.extractorEpochs = options.extractorEpochs;
-    setup.extractorExamples = options.extractorExamples;
     setup.extractorSeed = studySeed;
     setup.featureDim = modelSpec->hidden;
-
-    // The extractor: reused from an earlier experiment with the same settings, or trained now.
     train::Model extractor = train::Model::create(*modelSpec, studySeed, options.device);
-    std::vector<float> extractorWeights;
     if (auto stored = storedExtractor(project, setup); stored && !extractor.setParameters(stored->second)) {
         setup.extractorReused = true;
         setup.extractorRunId = stored->first;
         say("extractor: reusing the weights of run " + std::to_string(stored->first));
     } else {
-        say("training the extractor on '" + extractorSource->name + "' (" + std::to_string(e.size()) + " images, " +
+        say("training the extractor on '" + setup.extractorSource + "' (" + std::to_string(e.size()) + " images, " +
             std::to_string(options.extractorEpochs) + " epochs, non-private: public data)");
         auto params = train::SupervisedParamsBuilder()
                           .epochs(options.extractorEpochs)
@@ -317,76 +331,132 @@ Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project
                           .build();
         if (!params) return params.error();
         const train::ImageView view{e.pixels, static_cast<std::int64_t>(e.size()), e.channels, e.height, e.width};
-        auto trained = train::trainFeatureExtractor(view, ext->labels, static_cast<int>(e.numLabels()), *modelSpec,
+        auto trained = train::trainFeatureExtractor(view, ext.labels, static_cast<int>(e.numLabels()), *modelSpec,
                                                     *params, progress, cancel);
         if (!trained) return Error{"extractor: " + trained.error().message};
         extractor = std::move(trained).value();
-        extractorWeights = extractor.parameters();
+        trainedWeights = extractor.parameters();
     }
-    {  // its accuracy on (up to 2,000 of) its own training images: a sanity check of the features
-        const std::size_t n = std::min<std::size_t>(2000, e.size());
-        const train::ImageView view{std::span<const float>(e.pixels.data(), n * e.imageSize()),
-                                    static_cast<std::int64_t>(n), e.channels, e.height, e.width};
-        auto logits = extractor.logits(view);
-        if (!logits) return logits.error();
-        const auto L = e.numLabels();
-        long long right = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto* row = logits->data() + i * L;
-            right += static_cast<int>(std::max_element(row, row + L) - row) == ext->labels[i];
-        }
-        setup.extractorTrainAccuracy = static_cast<double>(right) / static_cast<double>(n);
+    // Its accuracy on (up to 2,000 of) its own training images: a sanity check of the features.
+    const std::size_t n = std::min<std::size_t>(2000, e.size());
+    const train::ImageView view{std::span<const float>(e.pixels.data(), n * e.imageSize()), static_cast<std::int64_t>(n),
+                                e.channels, e.height, e.width};
+    auto logits = extractor.logits(view);
+    if (!logits) return logits.error();
+    const auto L = e.numLabels();
+    long long right = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto* row = logits->data() + i * L;
+        right += static_cast<int>(std::max_element(row, row + L) - row) == ext.labels[i];
     }
+    setup.extractorTrainAccuracy = static_cast<double>(right) / static_cast<double>(n);
+    return extractor;
+}
 
-    // Features of the rows the draws use, and of the test set.
-    const auto poolRows = experiments::poolRowsNeeded(*plan);
-    const auto shotRows = experiments::shotRowsNeeded(*plan);
-    const long long featureTotal = static_cast<long long>(poolRows.size() + shotRows.size() + test.size());
-    long long featureDone = 0;
-    say("features of " + std::to_string(featureTotal) + " images");
+// Features of the rows the draws use (other pool rows stay zero), and of the test set.
+Result<experiments::AdamixGridInput> gridInputOf(const train::Model& extractor, const AdamixData& d,
+                                                 const experiments::AdamixDrawPlan& plan, const ProgressCallback& progress,
+                                                 const CancellationToken& cancel, const LogSink& log) {
+    const auto poolRows = experiments::poolRowsNeeded(plan);
+    const auto shotRows = experiments::shotRowsNeeded(plan);
+    const long long total = static_cast<long long>(poolRows.size() + shotRows.size() + d.test.size());
+    long long done = 0;
+    if (log) log("features of " + std::to_string(total) + " images");
     experiments::AdamixGridInput input;
-    input.classes = static_cast<int>(classes.size());
-    input.poolLabels = poolLabels;
-    for (auto i : pool) input.poolSourceIndex.push_back(static_cast<long long>(i));
+    input.classes = static_cast<int>(d.priv.images.labelNames.size());
+    input.poolLabels = d.poolLabels;
+    for (auto i : d.pool) input.poolSourceIndex.push_back(static_cast<long long>(i));
     {
         std::vector<std::size_t> rows;
-        for (auto r : poolRows) rows.push_back(pool[static_cast<std::size_t>(r)]);
-        auto f = featuresOf(extractor, priv->images, rows, cancel, progress, featureDone, featureTotal);
+        for (auto r : poolRows) rows.push_back(d.pool[static_cast<std::size_t>(r)]);
+        auto f = featuresOf(extractor, d.priv.images, rows, cancel, progress, done, total);
         if (!f) return f.error();
-        input.poolFeatures = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(pool.size()), f->cols());
+        input.poolFeatures = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(d.pool.size()), f->cols());
         for (std::size_t r = 0; r < poolRows.size(); ++r) input.poolFeatures.row(poolRows[r]) = f->row(static_cast<Eigen::Index>(r));
     }
-    if (shots) {
+    if (d.shots) {
         std::vector<std::size_t> rows(shotRows.begin(), shotRows.end());
-        auto f = featuresOf(extractor, shots->images, rows, cancel, progress, featureDone, featureTotal);
+        auto f = featuresOf(extractor, d.shots->images, rows, cancel, progress, done, total);
         if (!f) return f.error();
-        input.shotFeatures = Eigen::MatrixXd::Zero(shotLabels.size(), f->cols());
+        input.shotFeatures = Eigen::MatrixXd::Zero(d.shotLabels.size(), f->cols());
         for (std::size_t r = 0; r < shotRows.size(); ++r) input.shotFeatures.row(shotRows[r]) = f->row(static_cast<Eigen::Index>(r));
-        input.shotLabels = shotLabels;
-        for (std::size_t i = 0; i < shots->labels.size(); ++i) input.shotSourceIndex.push_back(static_cast<long long>(i));
+        input.shotLabels = d.shotLabels;
+        for (std::size_t i = 0; i < d.shots->labels.size(); ++i) input.shotSourceIndex.push_back(static_cast<long long>(i));
     }
-    {
-        auto f = featuresOf(extractor, priv->images, test, cancel, progress, featureDone, featureTotal);
-        if (!f) return f.error();
-        input.testFeatures = std::move(f).value();
-        input.testLabels.resize(static_cast<Eigen::Index>(test.size()));
-        for (std::size_t r = 0; r < test.size(); ++r) input.testLabels(static_cast<Eigen::Index>(r)) = priv->labels[test[r]];
-    }
+    auto f = featuresOf(extractor, d.priv.images, d.test, cancel, progress, done, total);
+    if (!f) return f.error();
+    input.testFeatures = std::move(f).value();
+    input.testLabels.resize(static_cast<Eigen::Index>(d.test.size()));
+    for (std::size_t r = 0; r < d.test.size(); ++r) input.testLabels(static_cast<Eigen::Index>(r)) = d.priv.labels[d.test[r]];
+    return input;
+}
 
-    say("the grid: " + std::to_string(grid.seeds) + " seeds x " + std::to_string(grid.shots.size()) + " shots x " +
-        std::to_string(grid.privatePerClass.size()) + " private counts, " + std::to_string(grid.epsilons.size()) +
-        " epsilons");
-    auto result = experiments::runAdamixGrid(input, *plan, grid, progress, cancel);
-    if (!result) return result.error();
-    setup.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    auto id = experiments::storeAdamixExperiment(project, setup, grid, *result, extractorWeights);
+}  // namespace
+
+Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& project, const AdamixExperimentOptions& options,
+                                                         const ProgressCallback& progress, const CancellationToken& cancel,
+                                                         const LogSink& log) {
+    const auto started = std::chrono::steady_clock::now();
+    if (auto e = checkAdamixExperimentOptions(options)) return *e;
+    if (auto e = train::checkDevice(options.device)) return *e;
+    const auto& spec = project.spec();
+    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    auto roles = resolveRoles(*sources, options);
+    if (!roles) return roles.error();
+    if (log)
+        log("private task: '" + roles->privateSource->name + "'; extractor trained on '" + roles->extractorSource->name + "'" +
+            (roles->shotsSource ? "; shots from '" + roles->shotsSource->name + "'" : "; shots drawn from the private pool"));
+    auto data = loadAdamixData(*roles, spec, studySeed, cancel);
+    if (!data) return data.error();
+    PreparedAdamixExperiment prepared;
+    prepared.grid = options.grid;
+    prepared.grid.drawSeed = options.drawSeed.value_or(studySeed);
+    prepared.grid.accountant = spec.privacy.accountant;
+    auto plan = experiments::planAdamixDraws(data->poolLabels, roles->shotsSource ? &data->shotLabels : nullptr,
+                                             data->priv.images.labelNames, prepared.grid);
+    if (!plan) return plan.error();
+    prepared.plan = std::move(plan).value();
+    prepared.setup = setupOf(*roles, *data, options);
+    auto extractor = obtainExtractor(project, prepared.setup, data->ext, options, studySeed, prepared.extractorWeights,
+                                     progress, cancel, log);
+    if (!extractor) return extractor.error();
+    auto input = gridInputOf(*extractor, *data, prepared.plan, progress, cancel, log);
+    if (!input) return input.error();
+    prepared.input = std::move(input).value();
+    prepared.setup.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return prepared;
+}
+
+Result<AdamixExperimentReport> storeAdamixExperimentRun(project::ProjectFile& project, const PreparedAdamixExperiment& prepared,
+                                                        experiments::AdamixGridResult result, const std::string& provenance) {
+    auto id = experiments::storeAdamixExperiment(project, prepared.setup, prepared.grid, result, prepared.extractorWeights,
+                                                 provenance);
     if (!id) return id.error();
     AdamixExperimentReport report;
     report.runId = *id;
-    report.setup = std::move(setup);
-    report.grid = grid;
-    report.result = std::move(result).value();
+    report.setup = prepared.setup;
+    report.grid = prepared.grid;
+    report.result = std::move(result);
     return report;
+}
+
+Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project, const AdamixExperimentOptions& options,
+                                                   const ProgressCallback& progress, const CancellationToken& cancel,
+                                                   const LogSink& log) {
+    const auto started = std::chrono::steady_clock::now();
+    auto preparedOrError = prepareAdamixExperiment(project, options, progress, cancel, log);
+    if (!preparedOrError) return preparedOrError.error();
+    PreparedAdamixExperiment prepared = std::move(preparedOrError).value();
+    const auto& g = prepared.grid;
+    if (log)
+        log("the grid: " + std::to_string(g.seeds) + " seeds x " + std::to_string(g.shots.size()) + " shots x " +
+            std::to_string(g.privatePerClass.size()) + " private counts, " + std::to_string(g.epsilons.size()) + " epsilons");
+    auto result = experiments::runAdamixGrid(prepared.input, prepared.plan, g, progress, cancel);
+    if (!result) return result.error();
+    prepared.setup.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return storeAdamixExperimentRun(project, prepared, std::move(result).value(), {});
 }
 
 }  // namespace dpmix::pipeline

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dpmix::pipeline {
 
@@ -42,9 +43,33 @@ struct AdamixExperimentReport {
     experiments::AdamixGridResult result;
 };
 
+/// Everything the grid needs, gathered once: what the local experiment runs, and what a cluster
+/// submission freezes (adamix_units.h).
+struct PreparedAdamixExperiment {
+    experiments::AdamixExperimentSetup setup;  // wallSeconds: the preparation's
+    experiments::AdamixGridOptions grid;       // drawSeed and accountant in place
+    experiments::AdamixDrawPlan plan;
+    experiments::AdamixGridInput input;
+    std::vector<float> extractorWeights;       // trained now (stored with the run); empty when reused
+};
+
 /// Flag-level checks (no data read); errors name the option (shots, private-per-class,
 /// epsilons, seeds, methods, extractor-epochs, extractor-examples).
 Status checkAdamixExperimentOptions(const AdamixExperimentOptions& options);
+
+/// The first half of runAdamixExperiment: sources loaded and checked, the extractor obtained
+/// (trained now or reused), the draws planned and the features extracted. Writes nothing.
+Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& project,
+                                                         const AdamixExperimentOptions& options,
+                                                         const ProgressCallback& progress = {},
+                                                         const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// The last step: the grid's result stored as one run (with the extractor's weights when they
+/// were trained now, and `provenance`, when not empty, as an info log line).
+Result<AdamixExperimentReport> storeAdamixExperimentRun(project::ProjectFile& project,
+                                                        const PreparedAdamixExperiment& prepared,
+                                                        experiments::AdamixGridResult result,
+                                                        const std::string& provenance);
 
 /// Loads the sources, checks every choice against the data (source roles and label spaces, shots
 /// and private counts per class) BEFORE anything is written, obtains the extractor (the weights of

@@ -2,6 +2,7 @@
 
 #include "engine/core/double_bits.h"
 #include "engine/data/sha256.h"
+#include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_job_files.h"
 #include "engine/pipeline/cluster_process.h"
@@ -195,6 +196,11 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         result = json::parse(*done);
     } else if (kind == "kscaling") {
         auto done = runKScalingUnit(job->spec, entry->at("params").at("class").get<long long>(), threads);
+        if (!done) return done.error();
+        result = json::parse(*done);
+    } else if (kind == "adamix") {
+        const auto& p = entry->at("params");
+        auto done = runAdamixUnit(jobDir, job->spec, p.at("seed").get<long long>(), p.at("private_index").get<long long>(), threads);
         if (!done) return done.error();
         result = json::parse(*done);
     } else if (kind == "sweep") {

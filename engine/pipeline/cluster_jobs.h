@@ -102,6 +102,12 @@ struct JobStatus {
     long long count(const std::string& state) const;
 };
 
+/// Kinds whose units are stored together as one run once every unit is done (the audit, the
+/// k-scaling, the AdaMix-R experiment); a run grid or a sweep stores each unit's runs as they land.
+inline bool isStoredAsOneRun(const std::string& kind) {
+    return kind == "audit" || kind == "kscaling" || kind == "adamix";
+}
+
 /// The state of every job of the project (or of `jobId`): unit result files first, then
 /// sacct (when accounting is on) or squeue.
 Result<std::vector<JobStatus>> jobStatus(const std::filesystem::path& projectFile, const std::string& jobId = {});

@@ -1,6 +1,7 @@
 // dpmix jobs merge: the single writer that imports a job's finished units into the project
 // (docs/CLUSTER.md). Idempotent: what was merged is found again by its provenance line.
 #include "engine/core/double_bits.h"
+#include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_job_files.h"
 #include "engine/pipeline/cluster_process.h"
@@ -96,6 +97,27 @@ Status mergeKScalingJob(project::ProjectFile& project, const Job& job,
     return std::nullopt;
 }
 
+// The AdaMix-R experiment: every grid part assembled and stored as one run (as the local experiment).
+Status mergeAdamixJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
+                      MergeReport& m) {
+    std::vector<std::pair<long long, std::string>> parts;
+    for (const auto& [id, result] : results) {
+        const auto& p = job.units.at(static_cast<std::size_t>(id)).at("params");
+        if (result.value("seed", -1LL) != p.at("seed").get<long long>() ||
+            result.value("private_index", -1LL) != p.at("private_index").get<long long>())
+            return Error{"job " + job.id() + ", unit " + std::to_string(id) +
+                         ": its result holds another part of the grid than the unit list says; nothing was merged"};
+        parts.emplace_back(id, result.dump());
+    }
+    auto stored = storeFrozenAdamix(project, job.dir, job.spec, parts, provenanceLine(job));
+    if (!stored) return Error{"job " + job.id() + ": " + stored.error().message};
+    m.imported = true;
+    m.runId = stored->runId;
+    m.summary = "stored AdaMix-R experiment run " + std::to_string(stored->runId) + " (" +
+                std::to_string(stored->result.cells.size()) + " cells)";
+    return std::nullopt;
+}
+
 // A run grid or a sweep: each unit's runs, in unit order (seeds, sweep points); a run merged
 // before is not merged again.
 Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
@@ -126,7 +148,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
     for (const auto& job : *jobs) {
         if (auto e = checkJobBelongs(project, job)) return *e;
         const std::string kind = job.meta.value("kind", "");
-        if (kind != "audit" && kind != "run" && kind != "sweep" && kind != "kscaling")
+        if (kind != "audit" && kind != "run" && kind != "sweep" && kind != "kscaling" && kind != "adamix")
             return Error{"job " + job.id() + ": job kind '" + kind + "' cannot be merged"};
     }
     std::vector<MergeReport> reports;
@@ -134,8 +156,9 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
         MergeReport m;
         m.jobId = job.id();
         m.kind = job.meta.value("kind", "");
-        // Kinds stored as one run (the audit, the k-scaling) are found by their provenance line.
-        const bool oneRun = m.kind == "audit" || m.kind == "kscaling";
+        // Kinds stored as one run (the audit, the k-scaling, the AdaMix-R experiment) are found by
+        // their provenance line.
+        const bool oneRun = isStoredAsOneRun(m.kind);
         if (auto existing = oneRun ? runFromJob(project, job) : std::nullopt) {
             m.alreadyMerged = true;
             m.runId = *existing;
@@ -153,9 +176,9 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             for (const auto& u : status.units)
                 if (u.state != "done") m.waiting.push_back(u);
             const std::string done = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done";
-            if (oneRun) {  // the audit's bound needs every run, the k-scaling's summary every class
-                m.summary = done + "; the " + (m.kind == "audit" ? "audit" : "k-scaling") +
-                            " is stored once every unit is (nothing merged yet)";
+            if (oneRun) {  // the audit's bound needs every run, a summary every class or grid part
+                const std::string what = m.kind == "audit" ? "audit" : m.kind == "kscaling" ? "k-scaling" : "AdaMix-R experiment";
+                m.summary = done + "; the " + what + " is stored once every unit is (nothing merged yet)";
                 reports.push_back(m);
                 continue;
             }
@@ -175,6 +198,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
         }
         const Status failed = m.kind == "audit"      ? mergeAuditJob(project, job, *results, m)
                                : m.kind == "kscaling" ? mergeKScalingJob(project, job, *results, m)
+                               : m.kind == "adamix"   ? mergeAdamixJob(project, job, *results, m)
                                                       : mergeRunJob(project, job, *results, m);
         if (failed) return *failed;
         json merged{{"at", utcStamp()}};

@@ -1,6 +1,8 @@
 #include "engine/pipeline/cluster_submission.h"
 
+#include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/audit_units.h"
+#include "engine/pipeline/cluster_process.h"
 #include "engine/pipeline/run_units.h"
 
 namespace dpmix::pipeline {
@@ -60,6 +62,22 @@ Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& projec
     auto classes = frozenKScalingClasses(*frozen);
     if (!classes) return classes.error();
     return cluster::submitJob(project, "kscaling", *frozen, kScalingWorkUnits(*classes), slurm, false);
+}
+
+Result<cluster::SubmitReport> submitAdamixToSlurm(project::ProjectFile& project, const AdamixExperimentOptions& options,
+                                                  const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
+                                                  const CancellationToken& cancel, const LogSink& log) {
+    if (auto e = checkSlurmOptions(slurm)) return *e;
+    if (auto e = cluster::checkCanSubmit()) return *e;
+    auto frozenOrError = freezeAdamixExperiment(project, options, progress, cancel, log);
+    if (!frozenOrError) return frozenOrError.error();
+    const FrozenAdamixExperiment frozen = std::move(frozenOrError).value();
+    // The binary inputs go into the job directory before sbatch; spec.json names their hash.
+    const std::string& inputs = frozen.inputs;
+    return cluster::submitJob(project, "adamix", frozen.json, adamixWorkUnits(options.grid), slurm, false,
+                              [&inputs](const std::filesystem::path& dir) {
+                                  return cluster::writeAtomically(dir / kAdamixInputsFile, inputs);
+                              });
 }
 
 }  // namespace dpmix::pipeline

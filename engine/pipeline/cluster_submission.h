@@ -7,6 +7,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/pipeline/adamix_experiment_stage.h"
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/pipeline/study_runner.h"
@@ -43,5 +44,11 @@ Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& projec
                                                     const cluster::SlurmOptions& slurm,
                                                     const ProgressCallback& progress = {},
                                                     const CancellationToken& cancel = {}, const LogSink& log = {});
+
+/// The AdaMix-R experiment, one array task per seed × private-per-class value (adamix_units.h).
+Result<cluster::SubmitReport> submitAdamixToSlurm(project::ProjectFile& project, const AdamixExperimentOptions& options,
+                                                  const cluster::SlurmOptions& slurm,
+                                                  const ProgressCallback& progress = {},
+                                                  const CancellationToken& cancel = {}, const LogSink& log = {});
 
 }  // namespace dpmix::pipeline

@@ -50,8 +50,8 @@ bool ClusterJobsView::isComplete(const JobStatus& job) {
 }
 
 long long ClusterJobsView::storableUnits(const JobStatus& job) {
-    // An audit and a k-scaling are stored as one run from every unit.
-    if (job.kind == "audit" || job.kind == "kscaling") return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
+    // An audit, a k-scaling and an AdaMix-R experiment are stored as one run from every unit.
+    if (pipeline::cluster::isStoredAsOneRun(job.kind)) return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
     long long leading = 0;
     for (const auto& u : job.units) {  // in unit order
         if (u.state != "done") break;
@@ -205,6 +205,7 @@ void ClusterJobsView::rebuildTree() {
                                  : job.kind == "run" ? tr("run grid")
                                  : job.kind == "sweep" ? tr("sweep")
                                  : job.kind == "kscaling" ? tr("k-scaling")
+                                 : job.kind == "adamix" ? tr("AdaMix-R experiment")
                                                        : q(job.kind));
         row->setText(StateColumn, jobState(job));
         row->setText(DoneColumn, QStringLiteral("%1 / %2").arg(countOf(job, "done")).arg(job.units.size()));
@@ -213,8 +214,8 @@ void ClusterJobsView::rebuildTree() {
         row->setText(FailedColumn, QString::number(countOf(job, "failed") + countOf(job, "corrupt")));
         // A run grid stores several runs, the first of which the job records.
         if (job.mergedRun)
-            row->setText(StoredColumn, job.kind == "audit" || job.kind == "kscaling" ? tr("run %1").arg(*job.mergedRun)
-                                                                                : tr("runs from %1").arg(*job.mergedRun));
+            row->setText(StoredColumn, pipeline::cluster::isStoredAsOneRun(job.kind) ? tr("run %1").arg(*job.mergedRun)
+                                                                                    : tr("runs from %1").arg(*job.mergedRun));
         row->setToolTip(JobColumn, q(job.dir.string()) + (job.slurmNote.empty() ? QString() : "\n" + q(job.slurmNote)));
         for (const auto& unit : job.units) {
             auto* child = new QTreeWidgetItem(row);
