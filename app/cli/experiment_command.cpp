@@ -1,7 +1,8 @@
 // `dpmix experiment k-scaling|rho-sweep|epsilon-sweep|adamix SPEC_OR_PROJECT ...`: the study-level
 // experiments of docs/ALGORITHMS.md A.9–A.10 (engine/pipeline/experiments.h) and the AdaMix-R
 // experiment (docs/ADAMIX.md; engine/pipeline/adamix_experiment_stage.h). Each prints its table (or
-// --json) and stores its runs in the project. Progress goes to stderr.
+// --json) and stores its runs in the project. Progress goes to stderr. With --executor slurm each
+// is frozen here and submitted as a job array instead (docs/CLUSTER.md); `dpmix jobs merge` stores it.
 #include "app/cli/cli_support.h"
 #include "app/cli/executor_options.h"
 #include "app/cli/command.h"

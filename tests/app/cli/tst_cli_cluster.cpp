@@ -10,6 +10,9 @@
 //  - `dpmix run --executor slurm` of 2 seeds × 2 methods (tiny steps) merges into the runs a local
 //    `dpmix run` stores on a copy of the project: same rows, metrics bit for bit, λ, ledgers;
 //    merging twice stores nothing twice; a run with secret randomness is refused.
+//  - the sweeps, the k-scaling and the AdaMix-R experiment (`dpmix experiment … --executor
+//    slurm`) merge into the runs the local experiments store (AdaMix-R: cells, per-example
+//    records and metrics bit for bit; its dry run lists seeds × private counts tasks).
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
 #include "tests/support/local_slurm.h"
 #include "cli_runner.h"
@@ -502,6 +505,67 @@ private Q_SLOTS:
         QCOMPARE(merged, gridRunsText(dir_.filePath("local-ks/ks.dpmix")));
         QVERIFY(merged.find("excess/") != std::string::npos);
         merge = runDpmix({"jobs", "merge", ks, "--json"}, dir_.path());
+        QVERIFY(firstJob(merge)["already_merged"].toBool());
+    }
+
+    void slurmAdamixEqualsTheLocalOne() {
+        // Sensitive classes a–d; a public source with other classes (w–z) trains the extractor.
+        QByteArray pixels, labels;
+        QRandomGenerator rng(17);
+        for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
+        for (int i = 0; i < 200; ++i) labels.append(char(i % 4));
+        writeIdx(dir_.filePath("ad-images.idx"), {200, 8, 8}, pixels);
+        writeIdx(dir_.filePath("ad-labels.idx"), {200}, labels);
+        QFile f(dir_.filePath("ad.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({
+  "name": "cluster-adamix",
+  "public_sources": [{"name": "ext", "loader": "idx", "path": "ad-images.idx",
+                      "options": {"labels": "ad-labels.idx", "classes": "w,x,y,z"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "ad-images.idx",
+                "options": {"labels": "ad-labels.idx", "classes": "a,b,c,d"}},
+  "tasks": {"public": [{"name": "w", "classes": ["w"]}], "sensitive": [{"name": "ab", "classes": ["a", "b"]}]},
+  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.5},
+  "seeds": [0]
+})");
+        f.close();
+        const QStringList flags{"--shots", "1", "--private-per-class", "5,all", "--epsilons", "1", "--seeds", "2",
+                                "--extractor-epochs", "1", "--threads", "1"};
+        // A dry run lists the array (seeds × private counts) without preparing anything.
+        const auto dry = runDpmix(QStringList{"experiment", "adamix", dir_.filePath("ad.json"), "--executor", "slurm",
+                                              "--dry-run"} + flags, dir_.path());
+        QVERIFY2(dry.exitCode == 0 && dry.out.contains("--array=0-3"), qPrintable(dry.err + dry.out));
+        // The local experiment first: it stores the extractor, which the submission then reuses.
+        const auto local = runDpmix(QStringList{"experiment", "adamix", dir_.filePath("ad.json"), "--json"} + flags, dir_.path());
+        QVERIFY2(local.exitCode == 0, qPrintable(local.err));
+        const QString ad = dir_.filePath("ad.dpmix");
+        const auto submit = runDpmix(QStringList{"experiment", "adamix", ad, "--executor", "slurm", "--json"} + flags, dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        QCOMPARE(submit.json()["units"].toInt(), 4);
+        QCOMPARE(waitForJob(submit.json()["job"].toString(), 90, ad)["done"].toInt(), 4);
+        auto merge = runDpmix({"jobs", "merge", ad, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        QVERIFY(firstJob(merge)["imported"].toBool());
+        // Two experiment runs: the cells, per-example records (blob hashes) and metrics equal.
+        auto project = dpmix::project::ProjectFile::open(ad.toStdString(), dpmix::project::OpenMode::ReadOnly);
+        QVERIFY(project);
+        std::vector<std::string> stored;
+        for (const auto& r : project->runs().value()) {
+            if (r.method != "adamix-experiment") continue;
+            nlohmann::json j;
+            for (const auto& m : project->models(r.id).value())
+                if (m.name != "extractor") j["blobs"].push_back({m.name, m.contentHash});
+            for (const auto& m : project->metrics(r.id).value()) {
+                std::uint64_t bits = 0;
+                std::memcpy(&bits, &m.value, sizeof bits);
+                j["metrics"].push_back({m.name, m.className, bits});
+            }
+            stored.push_back(j.dump());
+        }
+        QCOMPARE(stored.size(), std::size_t(2));
+        QCOMPARE(stored[1], stored[0]);
+        QVERIFY(stored[0].find("adamix-per-example/") != std::string::npos);
+        merge = runDpmix({"jobs", "merge", ad, "--json"}, dir_.path());
         QVERIFY(firstJob(merge)["already_merged"].toBool());
     }
 };
