@@ -147,6 +147,82 @@ long long kScalingClassCount(const project::ProjectFile& project, long long maxC
     return maxClasses > 0 ? std::min(classes, maxClasses) : classes;
 }
 
+// The flags as engine options; errors name the flag.
+Result<pipeline::KScalingStageOptions> kScalingOptions(const KScalingArgs& args) {
+    pipeline::KScalingStageOptions options;
+    options.ks.clear();
+    for (const auto& item : splitList(args.ks)) {
+        auto v = parseInteger(item, "--ks");
+        if (!v) return v.error();
+        options.ks.push_back(*v);
+    }
+    std::string error;
+    auto seeds = parseCount(args.seeds, "--seeds", 5, error);
+    if (!seeds) return Error{error};
+    options.seeds = *seeds;
+    options.epsilon = parseOptionalEpsilon(args.epsilon, error);
+    if (!error.empty()) return Error{error};
+    options.threads = args.threads;
+    options.proxy.epochs = std::max(1, args.proxyEpochs);
+    options.proxy.maxExamples = args.proxyExamples;
+    auto device = commandDevice(args.device);
+    if (!device) return device.error();
+    options.proxy.device = *device;
+    options.gapTolerance = args.gapTolerance;
+    options.maxClasses = args.maxClasses;
+    if (auto err = pipeline::checkKScalingStageOptions(options)) return Error{cliMessage(*err)};
+    return options;
+}
+
+// The k-scaling's table, or --json.
+void printKScaling(const pipeline::KScalingStageReport& r, const std::string& projectPath, long long seeds, bool json) {
+    if (json) {
+        ordered_json rows = ordered_json::array();
+        for (std::size_t i = 0; i < r.ks.size(); ++i) {
+            ordered_json perClass = ordered_json::object();
+            for (std::size_t c = 0; c < r.classes.size(); ++c)
+                perClass[r.classes[c]] = r.perClass[c].rows[i].meanExcess.mean;
+            rows.push_back({{"k", r.ks[i]},
+                            {"mean_excess", r.meanExcess[i]},
+                            {"std_over_classes", r.stdOverClasses[i]},
+                            {"max_gap", r.maxGap[i]},
+                            {"per_class", perClass}});
+        }
+        ordered_json out{{"project", projectPath},
+                         {"run_id", r.runId},
+                         {"epsilon", r.epsilon},
+                         {"split_a", r.splitA},
+                         {"seeds", seeds},
+                         {"classes", r.classes},
+                         {"rows", rows}};
+        if (r.fitted)
+            out["fit"] = {{"min_k", 32},
+                          {"slope", r.fit.slope},
+                          {"intercept", r.fit.intercept},
+                          {"r_squared", r.fit.rSquared},
+                          {"points", r.fit.points}};
+        else
+            out["fit_error"] = r.fitError;
+        std::cout << out.dump(2) << '\n';
+    } else {
+        std::cout << "k-scaling (run " << r.runId << "): epsilon " << r.epsilon
+                  << ", split A " << r.splitA << ", " << seeds << " seeds x "
+                  << r.classes.size() << " one-vs-rest class tasks\n"
+                  << "       k   mean excess   std over classes   max FW gap of lambda*\n";
+        for (std::size_t i = 0; i < r.ks.size(); ++i) {
+            char line[128];
+            std::snprintf(line, sizeof line, "%8lld   %11.3e   %11.3e        %9.1e\n",
+                          r.ks[i], r.meanExcess[i], r.stdOverClasses[i], r.maxGap[i]);
+            std::cout << line;
+        }
+        if (r.fitted)
+            std::cout << "log-log slope for k >= 32: " << r.fit.slope << " (R^2 "
+                      << r.fit.rSquared << ", " << r.fit.points << " points)\n";
+        else
+            std::cout << "no slope: " << r.fitError << '\n';
+    }
+}
+
 void registerKScaling(CLI::App& parent, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto held = std::make_shared<KScalingArgs>();
@@ -175,43 +251,12 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
             ctx.exitCode = badInput(what, *misplaced);
             return;
         }
-        pipeline::KScalingStageOptions options;
-        options.ks.clear();
-        for (const auto& item : splitList(args.ks)) {
-            auto v = parseInteger(item, "--ks");
-            if (!v) {
-                ctx.exitCode = badInput(what, v.error().message);
-                return;
-            }
-            options.ks.push_back(*v);
-        }
-        std::string error;
-        auto seeds = parseCount(args.seeds, "--seeds", 5, error);
-        if (!seeds) {
-            ctx.exitCode = badInput(what, error);
+        auto parsed = kScalingOptions(args);
+        if (!parsed) {
+            ctx.exitCode = badInput(what, parsed.error().message);
             return;
         }
-        options.seeds = *seeds;
-        options.epsilon = parseOptionalEpsilon(args.epsilon, error);
-        if (!error.empty()) {
-            ctx.exitCode = badInput(what, error);
-            return;
-        }
-        options.threads = args.threads;
-        options.proxy.epochs = std::max(1, args.proxyEpochs);
-        options.proxy.maxExamples = args.proxyExamples;
-        auto device = commandDevice(args.device);
-        if (!device) {
-            ctx.exitCode = badInput(what, device.error().message);
-            return;
-        }
-        options.proxy.device = *device;
-        options.gapTolerance = args.gapTolerance;
-        options.maxClasses = args.maxClasses;
-        if (auto err = pipeline::checkKScalingStageOptions(options)) {
-            ctx.exitCode = badInput(what, cliMessage(*err));
-            return;
-        }
+        const pipeline::KScalingStageOptions options = *parsed;
         if (args.cluster.executor == "slurm") {
             ctx.exitCode = submitExperiment(
                 what, args.project, args.cluster, args.json,
@@ -230,51 +275,7 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
                               const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
                               auto r = pipeline::runKScalingExperiment(project, options, progress, cancel, log);
                               if (!r) return r.error();
-                              if (args.json) {
-                                  ordered_json rows = ordered_json::array();
-                                  for (std::size_t i = 0; i < r->ks.size(); ++i) {
-                                      ordered_json perClass = ordered_json::object();
-                                      for (std::size_t c = 0; c < r->classes.size(); ++c)
-                                          perClass[r->classes[c]] = r->perClass[c].rows[i].meanExcess.mean;
-                                      rows.push_back({{"k", r->ks[i]},
-                                                      {"mean_excess", r->meanExcess[i]},
-                                                      {"std_over_classes", r->stdOverClasses[i]},
-                                                      {"max_gap", r->maxGap[i]},
-                                                      {"per_class", perClass}});
-                                  }
-                                  ordered_json out{{"project", project.path().string()},
-                                                   {"run_id", r->runId},
-                                                   {"epsilon", r->epsilon},
-                                                   {"split_a", r->splitA},
-                                                   {"seeds", options.seeds},
-                                                   {"classes", r->classes},
-                                                   {"rows", rows}};
-                                  if (r->fitted)
-                                      out["fit"] = {{"min_k", 32},
-                                                    {"slope", r->fit.slope},
-                                                    {"intercept", r->fit.intercept},
-                                                    {"r_squared", r->fit.rSquared},
-                                                    {"points", r->fit.points}};
-                                  else
-                                      out["fit_error"] = r->fitError;
-                                  std::cout << out.dump(2) << '\n';
-                              } else {
-                                  std::cout << "k-scaling (run " << r->runId << "): epsilon " << r->epsilon
-                                            << ", split A " << r->splitA << ", " << options.seeds << " seeds x "
-                                            << r->classes.size() << " one-vs-rest class tasks\n"
-                                            << "       k   mean excess   std over classes   max FW gap of lambda*\n";
-                                  for (std::size_t i = 0; i < r->ks.size(); ++i) {
-                                      char line[128];
-                                      std::snprintf(line, sizeof line, "%8lld   %11.3e   %11.3e        %9.1e\n",
-                                                    r->ks[i], r->meanExcess[i], r->stdOverClasses[i], r->maxGap[i]);
-                                      std::cout << line;
-                                  }
-                                  if (r->fitted)
-                                      std::cout << "log-log slope for k >= 32: " << r->fit.slope << " (R^2 "
-                                                << r->fit.rSquared << ", " << r->fit.points << " points)\n";
-                                  else
-                                      std::cout << "no slope: " << r->fitError << '\n';
-                              }
+                              printKScaling(*r, project.path().string(), options.seeds, args.json);
                               return std::nullopt;
                           });
     });
@@ -525,54 +526,79 @@ ordered_json meanStdJson(const audit::MeanStd& v) {
     return {{"mean", finite(v.mean)}, {"std", finite(v.std)}, {"count", v.count}};
 }
 
-void printAdamix(const pipeline::AdamixExperimentReport& r, const std::string& projectPath, bool json) {
+// The AdaMix-R experiment as one JSON object (--json).
+void printAdamixJson(const pipeline::AdamixExperimentReport& r, const std::string& projectPath) {
     const auto& g = r.grid;
     const auto& levels = experiments::epsilonQuantileLevels();
-    if (json) {
-        ordered_json rows = ordered_json::array();
-        for (const auto& row : r.result.summary)
-            rows.push_back({{"method", experiments::adamixMethodName(row.method)},
-                            {"label", experiments::adamixMethodLabel(row.method)},
-                            {"epsilon", row.epsilon ? ordered_json(*row.epsilon) : ordered_json(nullptr)},
-                            {"shots", row.shots},
-                            {"private_per_class", row.privatePerClass == experiments::kAllPrivate
-                                                      ? ordered_json("all")
-                                                      : ordered_json(row.privatePerClass)},
-                            {"private_examples", row.privateExamples},
-                            {"test_error", meanStdJson(row.testError)},
-                            {"error_increase_percent", meanStdJson(row.errorIncrease)}});
-        ordered_json eps = ordered_json::array();
-        for (const auto& row : r.result.epsilonSummary) {
-            ordered_json q = ordered_json::object();
-            for (std::size_t i = 0; i < levels.size(); ++i) q[valueText(levels[i])] = meanStdJson(row.quantiles[i]);
-            eps.push_back({{"epsilon", row.epsilon},
-                           {"shots", row.shots},
-                           {"private_per_class", row.privatePerClass == experiments::kAllPrivate
-                                                     ? ordered_json("all")
-                                                     : ordered_json(row.privatePerClass)},
-                           {"quantiles", q},
-                           {"fraction_below_half_epsilon", meanStdJson(row.fractionBelowHalf)},
-                           {"spearman_loss", meanStdJson(row.spearmanLoss)},
-                           {"spearman_isolation", meanStdJson(row.spearmanIsolation)}});
-        }
-        std::cout << ordered_json{{"project", projectPath},
-                                  {"run_id", r.runId},
-                                  {"private_source", r.setup.privateSource},
-                                  {"extractor_source", r.setup.extractorSource},
-                                  {"extractor_train_accuracy", r.setup.extractorTrainAccuracy},
-                                  {"shots_source", r.setup.shotsSource.empty() ? ordered_json(nullptr)
-                                                                               : ordered_json(r.setup.shotsSource)},
-                                  {"test_set", r.setup.testSet},
-                                  {"seeds", g.seeds},
-                                  {"delta", g.delta},
-                                  {"steps", g.steps},
-                                  {"wall_seconds", r.setup.wallSeconds},
-                                  {"rows", rows},
-                                  {"per_example_epsilon", eps}}
-                         .dump(2)
-                  << '\n';
-        return;
+    ordered_json rows = ordered_json::array();
+    for (const auto& row : r.result.summary)
+        rows.push_back({{"method", experiments::adamixMethodName(row.method)},
+                        {"label", experiments::adamixMethodLabel(row.method)},
+                        {"epsilon", row.epsilon ? ordered_json(*row.epsilon) : ordered_json(nullptr)},
+                        {"shots", row.shots},
+                        {"private_per_class", row.privatePerClass == experiments::kAllPrivate
+                                                  ? ordered_json("all")
+                                                  : ordered_json(row.privatePerClass)},
+                        {"private_examples", row.privateExamples},
+                        {"test_error", meanStdJson(row.testError)},
+                        {"error_increase_percent", meanStdJson(row.errorIncrease)}});
+    ordered_json eps = ordered_json::array();
+    for (const auto& row : r.result.epsilonSummary) {
+        ordered_json q = ordered_json::object();
+        for (std::size_t i = 0; i < levels.size(); ++i) q[valueText(levels[i])] = meanStdJson(row.quantiles[i]);
+        eps.push_back({{"epsilon", row.epsilon},
+                       {"shots", row.shots},
+                       {"private_per_class", row.privatePerClass == experiments::kAllPrivate
+                                                 ? ordered_json("all")
+                                                 : ordered_json(row.privatePerClass)},
+                       {"quantiles", q},
+                       {"fraction_below_half_epsilon", meanStdJson(row.fractionBelowHalf)},
+                       {"spearman_loss", meanStdJson(row.spearmanLoss)},
+                       {"spearman_isolation", meanStdJson(row.spearmanIsolation)}});
     }
+    std::cout << ordered_json{{"project", projectPath},
+                              {"run_id", r.runId},
+                              {"private_source", r.setup.privateSource},
+                              {"extractor_source", r.setup.extractorSource},
+                              {"extractor_train_accuracy", r.setup.extractorTrainAccuracy},
+                              {"shots_source", r.setup.shotsSource.empty() ? ordered_json(nullptr)
+                                                                           : ordered_json(r.setup.shotsSource)},
+                              {"test_set", r.setup.testSet},
+                              {"seeds", g.seeds},
+                              {"delta", g.delta},
+                              {"steps", g.steps},
+                              {"wall_seconds", r.setup.wallSeconds},
+                              {"rows", rows},
+                              {"per_example_epsilon", eps}}
+                     .dump(2)
+              << '\n';
+}
+
+// The per-example ε_i quantiles by (ε, shots, private count), labelled as the estimate they are.
+void printAdamixEpsilonTable(const pipeline::AdamixExperimentReport& r) {
+    if (r.result.epsilonSummary.empty()) return;
+    char line[256];
+    std::cout << "\nAdaMix-R per-example epsilon_i (an ESTIMATE on the realised trajectory, not a guarantee; "
+                 "mean over seeds)\n";
+    std::snprintf(line, sizeof line, "  %5s %5s %6s  %7s %7s %7s %7s %7s %7s %7s  %8s  %13s  %13s\n", "eps",
+                  "shots", "priv", "min", "5%", "25%", "50%", "75%", "95%", "max", "<eps/2", "rho(eps,loss)",
+                  "rho(eps,isol)");
+    std::cout << line;
+    for (const auto& row : r.result.epsilonSummary) {
+        std::snprintf(line, sizeof line,
+                      "  %5s %5lld %6s  %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f  %8.3f  %13s  %13s\n",
+                      valueText(row.epsilon).c_str(), row.shots, perClassText(row.privatePerClass).c_str(),
+                      row.quantiles[0].mean, row.quantiles[1].mean, row.quantiles[2].mean, row.quantiles[3].mean,
+                      row.quantiles[4].mean, row.quantiles[5].mean, row.quantiles[6].mean,
+                      row.fractionBelowHalf.mean, meanStdText(row.spearmanLoss, "%.2f").c_str(),
+                      meanStdText(row.spearmanIsolation, "%.2f").c_str());
+        std::cout << line;
+    }
+}
+
+void printAdamix(const pipeline::AdamixExperimentReport& r, const std::string& projectPath, bool json) {
+    const auto& g = r.grid;
+    if (json) return printAdamixJson(r, projectPath);
     std::cout << "AdaMix-R experiment (run " << r.runId << "): private task '" << r.setup.privateSource
               << "', extractor trained on '" << r.setup.extractorSource << "' (accuracy on its own images "
               << valueText(r.setup.extractorTrainAccuracy) << (r.setup.extractorReused ? ", reused" : "") << ")\n"
@@ -602,24 +628,7 @@ void printAdamix(const pipeline::AdamixExperimentReport& r, const std::string& p
                 std::cout << line;
             }
         }
-    if (!r.result.epsilonSummary.empty()) {
-        std::cout << "\nAdaMix-R per-example epsilon_i (an ESTIMATE on the realised trajectory, not a guarantee; "
-                     "mean over seeds)\n";
-        std::snprintf(line, sizeof line, "  %5s %5s %6s  %7s %7s %7s %7s %7s %7s %7s  %8s  %13s  %13s\n", "eps",
-                      "shots", "priv", "min", "5%", "25%", "50%", "75%", "95%", "max", "<eps/2", "rho(eps,loss)",
-                      "rho(eps,isol)");
-        std::cout << line;
-        for (const auto& row : r.result.epsilonSummary) {
-            std::snprintf(line, sizeof line,
-                          "  %5s %5lld %6s  %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f  %8.3f  %13s  %13s\n",
-                          valueText(row.epsilon).c_str(), row.shots, perClassText(row.privatePerClass).c_str(),
-                          row.quantiles[0].mean, row.quantiles[1].mean, row.quantiles[2].mean, row.quantiles[3].mean,
-                          row.quantiles[4].mean, row.quantiles[5].mean, row.quantiles[6].mean,
-                          row.fractionBelowHalf.mean, meanStdText(row.spearmanLoss, "%.2f").c_str(),
-                          meanStdText(row.spearmanIsolation, "%.2f").c_str());
-            std::cout << line;
-        }
-    }
+    printAdamixEpsilonTable(r);
     std::cout << "wall time " << valueText(std::round(r.setup.wallSeconds)) << " s\n";
 }
 

@@ -99,62 +99,37 @@ std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector
     return out;
 }
 
-Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& req) {
-    if (auto refusal = finetuneUnitRefusal(study.userLevel(), req.finetune)) return *refusal;
-    FinetunePlan plan;
-    // User level: the users of the fine-tuning images, numbered 0..m-1; q counts users.
-    if (study.userLevel()) plan.userOfImage = numberUsers(study, req.finetuneIndices);
-    const std::int64_t units =
-        study.userLevel() ? (plan.userOfImage.empty() ? 0 : *std::max_element(plan.userOfImage.begin(), plan.userOfImage.end()) + 1)
-                          : static_cast<std::int64_t>(req.finetuneIndices.size());
-    if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
-    if (req.finetune.adamix()) {
-        // AdaMix-R (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): its shots for this
-        // (run seed, task), and its parameters and ledger entry for the split's n examples.
-        auto shots = drawPublicShots(study, req.task, req.finetune.publicShots, req.seed);
-        if (!shots) return shots.error();
-        AdamixFinetuneSettings s;
-        s.finetune = req.finetune;
-        s.privateUnits = units;
-        s.split = req.finetuneSplit;
-        s.epsilon = req.epsilon;
-        s.delta = req.delta;
-        s.accountant = req.accountant;
-        s.randomness = req.finetuneRandomness;
-        s.spentBefore = req.spentBefore;
-        s.runSeed = req.seed;
-        s.task = study.taskNames.at(req.task);
-        auto params = adamixFinetuneParams(s);
-        if (!params) return params.error();
-        plan.entry = adamixStudyEntry(*params, req.finetune, shots->seed);
-        plan.adamix = std::move(params).value();
-        plan.shots = std::move(shots).value();
-        return plan;
-    }
-    if (req.finetune.batch > units)
-        return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " + std::to_string(units) +
-                     (study.userLevel() ? " users" : " examples") + " of fine-tuning split " + req.finetuneSplit +
-                     ": the sampling rate q = batch / n must be <= 1"};
-    if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
-        return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
-                     "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
-    if (req.finetune.mechanism == "dirichlet") {
-        auto params = train::DirichletParamsBuilder()
-                          .epsilon(req.epsilon)
-                          .delta(req.delta)
-                          .learningRate(req.finetune.lr)
-                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
-                          .steps(req.finetune.steps)
-                          .split(req.finetuneSplit)
-                          .randomness(req.finetuneRandomness)
-                          .build();
-        if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
-        auto entry = train::plannedDirichletEntry(*params, units);
-        if (!entry) return Error{"fine-tuning: " + entry.error().message};
-        plan.dirichlet = *params;
-        plan.entry = std::move(entry).value();
-        return plan;
-    }
+namespace {
+
+// AdaMix-R (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): its shots for this (run seed,
+// task), and its parameters and ledger entry for the split's n examples.
+Result<FinetunePlan> withAdamixPlan(const ImageStudy& study, const DownstreamRequest& req, std::int64_t units,
+                                    FinetunePlan plan) {
+    auto shots = drawPublicShots(study, req.task, req.finetune.publicShots, req.seed);
+    if (!shots) return shots.error();
+    AdamixFinetuneSettings s;
+    s.finetune = req.finetune;
+    s.privateUnits = units;
+    s.split = req.finetuneSplit;
+    s.epsilon = req.epsilon;
+    s.delta = req.delta;
+    s.accountant = req.accountant;
+    s.randomness = req.finetuneRandomness;
+    s.spentBefore = req.spentBefore;
+    s.runSeed = req.seed;
+    s.task = study.taskNames.at(req.task);
+    auto params = adamixFinetuneParams(s);
+    if (!params) return params.error();
+    plan.entry = adamixStudyEntry(*params, req.finetune, shots->seed);
+    plan.adamix = std::move(params).value();
+    plan.shots = std::move(shots).value();
+    return plan;
+}
+
+// DP-SGD, example- or user-level, its σ calibrated on the whole budget or (sequential
+// composition) on what the earlier stage left.
+Result<FinetunePlan> withDpSgdPlan(const ImageStudy& study, const DownstreamRequest& req, std::int64_t units,
+                                   FinetunePlan plan) {
     train::DpSgdParamsBuilder builder;
     builder.epsilon(req.epsilon)
         .delta(req.delta)
@@ -183,6 +158,115 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
     plan.entry = std::move(entry).value();
     return plan;
 }
+
+}  // namespace
+
+Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& req) {
+    if (auto refusal = finetuneUnitRefusal(study.userLevel(), req.finetune)) return *refusal;
+    FinetunePlan plan;
+    // User level: the users of the fine-tuning images, numbered 0..m-1; q counts users.
+    if (study.userLevel()) plan.userOfImage = numberUsers(study, req.finetuneIndices);
+    const std::int64_t units =
+        study.userLevel() ? (plan.userOfImage.empty() ? 0 : *std::max_element(plan.userOfImage.begin(), plan.userOfImage.end()) + 1)
+                          : static_cast<std::int64_t>(req.finetuneIndices.size());
+    if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
+    if (req.finetune.adamix()) return withAdamixPlan(study, req, units, std::move(plan));
+    if (req.finetune.batch > units)
+        return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " + std::to_string(units) +
+                     (study.userLevel() ? " users" : " examples") + " of fine-tuning split " + req.finetuneSplit +
+                     ": the sampling rate q = batch / n must be <= 1"};
+    if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
+        return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
+                     "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
+    if (req.finetune.mechanism == "dirichlet") {
+        auto params = train::DirichletParamsBuilder()
+                          .epsilon(req.epsilon)
+                          .delta(req.delta)
+                          .learningRate(req.finetune.lr)
+                          .expectedBatchSize(static_cast<int>(req.finetune.batch))
+                          .steps(req.finetune.steps)
+                          .split(req.finetuneSplit)
+                          .randomness(req.finetuneRandomness)
+                          .build();
+        if (!params) return Error{"Dirichlet fine-tuning: " + params.error().message};
+        auto entry = train::plannedDirichletEntry(*params, units);
+        if (!entry) return Error{"fine-tuning: " + entry.error().message};
+        plan.dirichlet = *params;
+        plan.entry = std::move(entry).value();
+        return plan;
+    }
+    return withDpSgdPlan(study, req, units, std::move(plan));
+}
+
+namespace {
+
+// Pretraining on the public data mixed by λ (public only: no privacy cost), on `rows` of the
+// public images (all of them unless `subset`: AdaMix-R's shots are held out).
+Result<train::Model> pretrainOnPublicMixture(const ImageStudy& study, const DownstreamRequest& req, const train::ModelSpec& spec,
+                                             const std::vector<std::size_t>& rows, bool subset,
+                                             const ProgressCallback& progress, const CancellationToken& cancel) {
+    const auto& pub = study.publicImages;
+    const long long n = static_cast<long long>(rows.size());
+    const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
+    auto params = train::SupervisedParamsBuilder()
+                      .epochs(epochs)
+                      .batchSize(static_cast<int>(req.pretrain.batch))
+                      .learningRate(req.pretrain.lr)
+                      .optimizer(train::OptimizerKind::Sgd)
+                      .seed(req.seed)
+                      .device(req.device)
+                      .build();
+    if (!params) return Error{"pretraining: " + params.error().message};
+    const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
+    const int k = static_cast<int>(study.components());
+    // Every public image, or all but the held-out shots (a copy only then).
+    std::vector<float> keptPixels, keptLabels;
+    std::vector<std::size_t> keptSource;
+    if (subset) {
+        keptPixels = gatherImages(pub, rows);
+        keptLabels.reserve(rows.size() * static_cast<std::size_t>(k));
+        for (auto j : rows) {
+            keptLabels.insert(keptLabels.end(), pub.labels.begin() + static_cast<std::ptrdiff_t>(j * pub.numLabels()),
+                              pub.labels.begin() + static_cast<std::ptrdiff_t>((j + 1) * pub.numLabels()));
+            if (study.multiSource()) keptSource.push_back(study.publicImageSource[j]);
+        }
+    }
+    const auto images = subset ? view(keptPixels, pub, rows.size()) : view(pub.pixels, pub, pub.size());
+    const std::span<const float> labels = subset ? std::span<const float>(keptLabels) : std::span<const float>(pub.labels);
+    const std::span<const std::size_t> imageSource =
+        subset ? std::span<const std::size_t>(keptSource) : std::span<const std::size_t>(study.publicImageSource);
+    auto pretrainProgress = [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); };
+    // Several sources: the images are importance-weighted by their source's λ mass.
+    auto pretrained = study.multiSource()
+                          ? train::pretrainOnSourceMixture(images, labels, k, study.componentSource, imageSource,
+                                                           lambda, spec, *params, pretrainProgress, cancel)
+                          : train::pretrainOnMixture(images, labels, k, lambda, spec, *params,
+                                                     pretrainProgress, cancel);
+    if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
+    return pretrained;
+}
+
+// AdaMix-R: the (pretrained, or for Random Init the initial) model is a frozen feature extractor;
+// the fine-tuned model is it with AdaMix-R's head on its penultimate features.
+Result<DownstreamOutcome> finishWithAdamix(train::Model& model, const ImageStudy& study, const DownstreamRequest& req,
+                                           const FinetunePlan& plan, DownstreamOutcome out, privacy::Ledger& ledger,
+                                           const ProgressCallback& progress, const CancellationToken& cancel) {
+    auto ft = runAdamixFinetune(model, study, req.task, plan.shots, req.finetuneIndices, *plan.adamix, plan.entry,
+                                ledger, progress, cancel);
+    if (!ft) return Error{"fine-tuning: " + ft.error().message};
+    out.finetuneSteps = ft->result.mechanismInvocations;
+    out.noise = ft->result.sigma;
+    out.testAuc = ft->testAuc;
+    out.weights = model.parameters();
+    out.shotRows = plan.shots.rows;
+    out.shotSeed = plan.shots.seed;
+    out.head = std::move(ft->head);
+    out.featureDim = ft->featureDim;
+    for (int r : ft->result.subspaceRanks) out.adamixRank = std::max(out.adamixRank, r);
+    return out;
+}
+
+}  // namespace
 
 Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
                                         const ProgressCallback& progress, const CancellationToken& cancel) {
@@ -217,44 +301,8 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
             req.pretrainCache->noteHit(cacheKey);
             out.pretrainingReused = true;
         } else {
-            const long long n = static_cast<long long>(out.pretrainRows.size());
-            const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
-            auto params = train::SupervisedParamsBuilder()
-                              .epochs(epochs)
-                              .batchSize(static_cast<int>(req.pretrain.batch))
-                              .learningRate(req.pretrain.lr)
-                              .optimizer(train::OptimizerKind::Sgd)
-                              .seed(req.seed)
-                              .device(req.device)
-                              .build();
-            if (!params) return Error{"pretraining: " + params.error().message};
-            const std::vector<double> lambda(req.lambda->data(), req.lambda->data() + req.lambda->size());
-            const int k = static_cast<int>(study.components());
-            // Every public image, or all but the held-out shots (a copy only then).
-            const bool subset = !excluded.empty();
-            std::vector<float> keptPixels, keptLabels;
-            std::vector<std::size_t> keptSource;
-            if (subset) {
-                keptPixels = gatherImages(pub, out.pretrainRows);
-                keptLabels.reserve(out.pretrainRows.size() * static_cast<std::size_t>(k));
-                for (auto j : out.pretrainRows) {
-                    keptLabels.insert(keptLabels.end(), pub.labels.begin() + static_cast<std::ptrdiff_t>(j * pub.numLabels()),
-                                      pub.labels.begin() + static_cast<std::ptrdiff_t>((j + 1) * pub.numLabels()));
-                    if (study.multiSource()) keptSource.push_back(study.publicImageSource[j]);
-                }
-            }
-            const auto images = subset ? view(keptPixels, pub, out.pretrainRows.size()) : view(pub.pixels, pub, pub.size());
-            const std::span<const float> labels = subset ? std::span<const float>(keptLabels) : std::span<const float>(pub.labels);
-            const std::span<const std::size_t> imageSource =
-                subset ? std::span<const std::size_t>(keptSource) : std::span<const std::size_t>(study.publicImageSource);
-            auto pretrainProgress = [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); };
-            // Several sources: the images are importance-weighted by their source's λ mass.
-            auto pretrained = study.multiSource()
-                                  ? train::pretrainOnSourceMixture(images, labels, k, study.componentSource, imageSource,
-                                                                   lambda, *spec, *params, pretrainProgress, cancel)
-                                  : train::pretrainOnMixture(images, labels, k, lambda, *spec, *params,
-                                                             pretrainProgress, cancel);
-            if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
+            auto pretrained = pretrainOnPublicMixture(study, req, *spec, out.pretrainRows, !excluded.empty(), progress, cancel);
+            if (!pretrained) return pretrained.error();
             model = std::move(pretrained).value();
             if (req.pretrainCache) req.pretrainCache->store(cacheKey, model.parameters());
         }
@@ -262,23 +310,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
         if (auc) out.pretrainedTestAuc = *auc;
     }
 
-    if (plan->adamix) {
-        // AdaMix-R: the (pretrained, or for Random Init the initial) model is a frozen feature
-        // extractor; the fine-tuned model is it with AdaMix-R's head on its penultimate features.
-        auto ft = runAdamixFinetune(model, study, req.task, plan->shots, req.finetuneIndices, *plan->adamix, plan->entry,
-                                    ledger, progress, cancel);
-        if (!ft) return Error{"fine-tuning: " + ft.error().message};
-        out.finetuneSteps = ft->result.mechanismInvocations;
-        out.noise = ft->result.sigma;
-        out.testAuc = ft->testAuc;
-        out.weights = model.parameters();
-        out.shotRows = plan->shots.rows;
-        out.shotSeed = plan->shots.seed;
-        out.head = std::move(ft->head);
-        out.featureDim = ft->featureDim;
-        for (int r : ft->result.subspaceRanks) out.adamixRank = std::max(out.adamixRank, r);
-        return out;
-    }
+    if (plan->adamix) return finishWithAdamix(model, study, req, *plan, std::move(out), ledger, progress, cancel);
 
     // Private fine-tuning on the method's split.
     const auto ftPixels = gatherImages(study.sensitiveImages, req.finetuneIndices);
