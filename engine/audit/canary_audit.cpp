@@ -2,6 +2,7 @@
 
 #include "engine/audit/attack_judgement.h"
 #include "engine/audit/parallel_runs.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/privacy/parameters.h"
@@ -94,7 +95,7 @@ Result<double> auditRun(const mixmin::MixtureObjective& splitA, const mixmin::Dp
     // An audit is a simulation by the data owner, not a release: its runs are seeded so that the
     // audit can be re-run and checked (docs/AUDIT.md).
     p.randomness = privacy::RandomnessSource::seeded(
-        deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run)), "canary-audit");
+        seeds::derive(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run)), "canary-audit");
     p.trajectoryEvery = p.steps;  // keep only λ_0 and λ_T: nothing else is scored
     long long sampled = 0;
     mixmin::ExtraUnit unit{[&](const Eigen::VectorXd& l, Eigen::VectorXd& g) {

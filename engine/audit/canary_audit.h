@@ -4,7 +4,7 @@
 //
 //  1. Worlds (add/remove adjacency): "out" runs DP-MixMin on split A; "in" runs it on split A
 //     plus the canary (mixmin::ExtraUnit). R runs per world, each with its own seed
-//     deriveSeed(seed, world, run) — fresh Poisson sampling and noise per run.
+//     seeds::derive(seed, world, run) — fresh Poisson sampling and noise per run.
 //  2. The released λ of each run is scored (Canary::score).
 //  3. Runs [0, S) of each world are SELECT, runs [S, R) are EVAL (S = round(R·selectFraction)):
 //     τ and the direction are chosen on SELECT (selectThreshold), the error counts and the

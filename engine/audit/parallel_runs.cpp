@@ -11,21 +11,6 @@
 #include <vector>
 
 namespace dpmix::audit {
-namespace {
-
-std::uint64_t splitMix64(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-}  // namespace
-
-std::uint64_t deriveSeed(std::uint64_t base, std::uint64_t stream, std::uint64_t index) {
-    return splitMix64(splitMix64(splitMix64(base) ^ stream) ^ index);
-}
-
 int resolveThreads(int threads) {
     if (threads > 0) return threads;
     return std::max(1u, std::thread::hardware_concurrency());

@@ -1,9 +1,9 @@
 #pragma once
 // Independent repeated runs (audit runs, sweep seeds) spread over a std::thread pool.
 //
-// Determinism: job i always gets the same inputs (its seed comes from deriveSeed(base, stream,
-// i), never from a shared generator) and writes only its own output slot, so results do not
-// depend on the thread count or on scheduling.
+// Determinism: job i always gets the same inputs (its seed comes from seeds::derive(base,
+// stream, i) of engine/core/seed_derivation.h, never from a shared generator) and writes only
+// its own output slot, so results do not depend on the thread count or on scheduling.
 //
 // Progress is reported from the calling thread only (callbacks need not be thread-safe); the
 // cancellation token is polled by the jobs and by the waiting caller.
@@ -17,10 +17,6 @@
 #include <string>
 
 namespace dpmix::audit {
-
-/// A 64-bit seed for job `index` of stream `stream` of a base seed (SplitMix64 finaliser over
-/// the three values): distinct, well-mixed seeds for neighbouring indices.
-std::uint64_t deriveSeed(std::uint64_t base, std::uint64_t stream, std::uint64_t index);
 
 /// Threads to use for `threads` (0 = std::thread::hardware_concurrency(), at least 1).
 int resolveThreads(int threads);

@@ -49,12 +49,4 @@ void sampleWithoutReplacement(const std::vector<T>& pool, std::size_t cap, Gen& 
     out.resize(cap);
 }
 
-/// SplitMix64 of (seed, purpose): independent streams for different uses of one run seed.
-inline std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t purpose) {
-    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (purpose + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 }  // namespace dpmix::data

@@ -1,5 +1,6 @@
 #include "engine/data/splits.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 #include "engine/data/sha256.h"
 #include "engine/data/source_loader.h"
@@ -95,7 +96,7 @@ Result<TwoWaySplit> splitByFraction(std::size_t n, double fraction, std::uint64_
 }
 
 Result<TwoWaySplit> rhoSplit(std::size_t n, double rho, std::uint64_t runSeed, const SplitGrouping& grouping) {
-    auto split = splitByFraction(n, rho, mixSeed(runSeed, kRhoSplitStream), grouping);
+    auto split = splitByFraction(n, rho, seeds::mix(runSeed, kRhoSplitStream), grouping);
     if (!split) return Error{"rho split: " + split.error().message};
     return split;
 }
@@ -119,7 +120,7 @@ Result<ThreeWaySplit> trainValidationTestSplit(std::size_t n, std::uint64_t runS
     if (auto e = checkGrouping(n, grouping)) return Error{"train/validation/test split: " + e->message};
     const std::uint64_t trainBelow = thresholdOf(trainFraction);
     const std::uint64_t validationBelow = thresholdOf(trainFraction + (1.0 - trainFraction) * validationShare);
-    const std::vector<std::uint64_t> u = positions(n, mixSeed(runSeed, kTrainSplitStream), 0, grouping);
+    const std::vector<std::uint64_t> u = positions(n, seeds::mix(runSeed, kTrainSplitStream), 0, grouping);
     ThreeWaySplit split;
     for (std::size_t i = 0; i < n; ++i)
         (u[i] < trainBelow ? split.train : u[i] < validationBelow ? split.validation : split.test).push_back(i);

@@ -6,6 +6,7 @@
 #include "engine/adamix/public_guidance.h"
 #include "engine/adamix/softmax_head.h"
 #include "engine/audit/parallel_runs.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/privacy/parameters.h"
 
 #include <algorithm>
@@ -232,7 +233,7 @@ Result<AdamixDrawPlan> planAdamixDraws(const Eigen::VectorXi& poolLabels, const 
                          "private-per-class"};
     }
     for (long long s = 0; s < o.seeds; ++s) {
-        std::mt19937_64 rng(audit::deriveSeed(o.drawSeed, kDrawStream, static_cast<std::uint64_t>(s)));
+        std::mt19937_64 rng(seeds::derive(o.drawSeed, kDrawStream, static_cast<std::uint64_t>(s)));
         AdamixSeedDraw draw;
         for (int c = 0; c < plan.classes; ++c) {
             auto rows = pool[static_cast<std::size_t>(c)];

@@ -7,7 +7,7 @@
 // correlations with the training loss and with an isolation score.
 //
 // Torch-free (Eigen and std::thread). Deterministic from the seeds: the draws come from
-// audit::deriveSeed(drawSeed, stream, seed) and every DP cell's noise from a seeded
+// seeds::derive(drawSeed, stream, seed) and every DP cell's noise from a seeded
 // RandomnessSource keyed by the cell, so the results do not depend on the thread count. Every DP
 // cell uses seeded noise: the grid is a diagnostic (it is compared with a non-private paragon
 // on sensitive data), never a release.

@@ -2,6 +2,7 @@
 
 #include "engine/audit/parallel_runs.h"
 #include "engine/audit/summary_stats.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/privacy/parameters.h"
@@ -162,7 +163,7 @@ Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pi
         const std::size_t cell = i / S, s = i % S, ni = cell / E, ei = cell % E;
         const long long n = options.sampleSizes[ni];
         const auto rows = randomSubset(pilot.examples, static_cast<std::size_t>(n),
-                                       audit::deriveSeed(options.seeds[s], 0x9170ULL, static_cast<std::uint64_t>(n)));
+                                       seeds::derive(options.seeds[s], 0x9170ULL, static_cast<std::uint64_t>(n)));
         auto objective = pilot.build(rows);
         if (!objective) return Error{"pilot subset: " + objective.error().message};
         auto b = base;

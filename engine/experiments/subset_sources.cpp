@@ -1,6 +1,7 @@
 #include "engine/experiments/subset_sources.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/core/seed_derivation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +21,7 @@ Result<std::vector<std::uint32_t>> chooseClassSubsets(int classes, long long k, 
     std::vector<std::uint32_t> masks(static_cast<std::size_t>(available));
     std::iota(masks.begin(), masks.end(), 1u);
     // Fisher–Yates with our own index draws (std::shuffle's algorithm is implementation-defined).
-    std::mt19937_64 rng(audit::deriveSeed(seed, 0x5B5E7ULL, 0));
+    std::mt19937_64 rng(seeds::derive(seed, 0x5B5E7ULL, 0));
     for (std::size_t i = masks.size() - 1; i > 0; --i) {
         const std::size_t j = static_cast<std::size_t>(rng() % (i + 1));
         std::swap(masks[i], masks[j]);

@@ -1,5 +1,6 @@
 #include "engine/mixmin/random_search.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
 #include "engine/mixmin/simplex.h"
 
@@ -15,7 +16,8 @@ Result<RandomSearchResult> randomSearch(const MixtureObjective& objective, const
     if (o.split.empty()) return Error{"split is empty: expected the name of the data split (e.g. A)"};
     if (auto e = checkExampleWeights(weights, objective.examples())) return *e;
 
-    std::seed_seq seq{static_cast<std::uint32_t>(o.seed), static_cast<std::uint32_t>(o.seed >> 32), 3u};
+    const auto words = seeds::randomSearchWords(o.seed);
+    std::seed_seq seq(words.begin(), words.end());
     std::mt19937_64 rng(seq);
     RandomSearchResult r;
     r.lambda = uniformWeights(objective.sources());

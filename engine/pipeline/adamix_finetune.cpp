@@ -2,6 +2,7 @@
 
 #include "engine/adamix/labelled_features.h"
 #include "engine/adamix/softmax_head.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 #include "engine/data/source_loader.h"
 #include "engine/pipeline/proxy_stage.h"
@@ -70,11 +71,15 @@ Result<adamix::LabelledFeatures> featuresOf(const train::Model& extractor, const
     return adamix::makeLabelledFeatures(featureMatrix(*features), y, 2, what);
 }
 
-}  // namespace
+// The shots' public source: its record and where its images sit among the study's public
+// images (joined in registration order).
+struct ShotsSlice {
+    const project::SourceRecord* record = nullptr;
+    std::size_t offset = 0, count = 0;
+};
 
-Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>& sources,
-                    const project::ProjectSpec& spec, std::uint64_t studySeed) {
-    const std::string& name = spec.finetune.shotsSource;
+Result<ShotsSlice> locateShotsSource(const ImageStudy& study, const std::vector<project::SourceRecord>& sources,
+                                     const std::string& name) {
     const project::SourceRecord* record = nullptr;
     for (const auto& s : sources)
         if (s.role == "public" && s.name == name) record = &s;
@@ -89,7 +94,6 @@ Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>&
         return Error{std::string(kShotsField) + ": public source \"" + name + "\" is " + record->facts.kind +
                          " data: AdaMix-R's shots are labelled images",
                      kShotsField};
-    // Where the source's images sit among the study's public images (joined in registration order).
     std::size_t offset = 0, count = 0;
     bool found = false;
     for (std::size_t s = 0; s < study.publicSourceNames.size() && !found; ++s) {
@@ -101,6 +105,38 @@ Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>&
         }
     }
     if (!found) return Error{std::string(kShotsField) + ": public source \"" + name + "\" is not among the study's images", kShotsField};
+    return ShotsSlice{record, offset, count};
+}
+
+// Enough shots of each class of each task, among the held-out images.
+Status checkShotCounts(const ShotPool& pool, const ImageStudy& study, std::size_t tasks, long long k,
+                       const std::string& name, std::size_t count) {
+    for (std::size_t t = 0; t < tasks; ++t)
+        for (int c = 0; c <= 1; ++c) {
+            long long have = 0;
+            for (std::size_t r = 0; r < pool.rows.size(); ++r) have += pool.labels[r * tasks + t] == c;
+            if (have < k)
+                return Error{std::string(kShotsCountField) + " = " + std::to_string(k) + " exceeds the " +
+                                 std::to_string(have) + " images of task '" + study.taskNames[t] + "' class " +
+                                 (c ? "positive" : "negative") + " available in public source \"" + name +
+                                 "\": AdaMix-R draws its shots among the " + std::to_string(pool.rows.size()) +
+                                 " of its " + std::to_string(count) +
+                                 " images the proxy holds out (so that no model of a run trained on them); expected "
+                                 "at most " + std::to_string(have) + " per class",
+                             kShotsCountField};
+        }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>& sources,
+                    const project::ProjectSpec& spec, std::uint64_t studySeed) {
+    const std::string& name = spec.finetune.shotsSource;
+    auto slice = locateShotsSource(study, sources, name);
+    if (!slice) return slice.error();
+    const project::SourceRecord* record = slice->record;
+    const std::size_t offset = slice->offset, count = slice->count;
 
     // The source's own labels (the study's public labels are its mixture components).
     auto raw = data::loadImageSource(data::SourceSpec{record->name, record->loader, record->path, sourceOptions(spec, name)});
@@ -148,28 +184,13 @@ Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>&
             pool.labels[r * classes.size() + t] = positive ? 1 : allKnown ? 0 : -1;
         }
     }
-    // Enough shots of each class of each task, among the held-out images.
-    const long long k = spec.finetune.publicShots;
-    for (std::size_t t = 0; t < classes.size(); ++t)
-        for (int c = 0; c <= 1; ++c) {
-            long long have = 0;
-            for (std::size_t r = 0; r < pool.rows.size(); ++r) have += pool.labels[r * classes.size() + t] == c;
-            if (have < k)
-                return Error{std::string(kShotsCountField) + " = " + std::to_string(k) + " exceeds the " +
-                                 std::to_string(have) + " images of task '" + study.taskNames[t] + "' class " +
-                                 (c ? "positive" : "negative") + " available in public source \"" + name +
-                                 "\": AdaMix-R draws its shots among the " + std::to_string(pool.rows.size()) +
-                                 " of its " + std::to_string(count) +
-                                 " images the proxy holds out (so that no model of a run trained on them); expected "
-                                 "at most " + std::to_string(have) + " per class",
-                             kShotsCountField};
-        }
+    if (auto e = checkShotCounts(pool, study, classes.size(), spec.finetune.publicShots, name, count)) return e;
     study.shotPool = std::move(pool);
     return std::nullopt;
 }
 
 std::uint64_t shotSeed(std::uint64_t runSeed, const std::string& task) {
-    return data::mixSeed(runSeed, fnv1a("adamix-shots/" + task));
+    return seeds::mix(runSeed, fnv1a("adamix-shots/" + task));
 }
 
 Result<PublicShots> drawPublicShots(const ImageStudy& study, std::size_t task, long long perClass, std::uint64_t runSeed) {

@@ -1,6 +1,7 @@
 #include "engine/pipeline/audit_stage.h"
 
 #include "engine/core/double_bits.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/pipeline/audit_units.h"
 
 #include "engine/pipeline/mixture_stage.h"
@@ -54,7 +55,7 @@ std::string auditName(const AuditStageOptions& o) {
 }
 
 std::size_t naturalCanaryExample(const RhoSplit& split, std::uint64_t seed) {
-    return split.b[audit::deriveSeed(seed, kNaturalCanaryStream, 0) % split.b.size()];
+    return split.b[seeds::derive(seed, kNaturalCanaryStream, 0) % split.b.size()];
 }
 
 Status checkAuditedTask(const project::ProjectFile& project, const std::string& task) {
@@ -425,6 +426,94 @@ struct ThawedAudit {
     project::NewRun run;
 };
 
+// The parts of the project spec the audit reads.
+Status thawSpecParts(const nlohmann::json& j, ThawedAudit& t) {
+    auto delta = fromHexBits(j.at("delta"));
+    if (!delta) return delta.error();
+    t.spec.privacy.delta = *delta;
+    t.spec.privacy.epsilons.clear();
+    auto eps = fromHexBits(j.at("spec_epsilon"));
+    if (!eps) return eps.error();
+    t.spec.privacy.epsilons.push_back(*eps);
+    privacy::Accountant accountant;
+    if (!privacy::parseAccountant(j.at("spec_accountant").get<std::string>(), accountant))
+        return Error{"unknown accountant"};
+    t.spec.privacy.accountant = accountant;
+    const auto& m = j.at("spec_mixture");
+    auto clip = fromHexBits(m.at("clip"));
+    auto lr = fromHexBits(m.at("lr"));
+    if (!clip || !lr) return Error{"spec_mixture: a number is not 16 hex digits"};
+    t.spec.mixture.clip = *clip;
+    t.spec.mixture.lr = *lr;
+    t.spec.mixture.batch = m.at("batch").get<long long>();
+    t.spec.mixture.steps = m.at("steps").get<long long>();
+    t.spec.mixture.userGroupSize = m.at("user_group_size").get<long long>();
+
+    return std::nullopt;
+}
+
+// Split A: the proxies' probabilities, the labels and (user level) the users.
+Status thawSplitA(const nlohmann::json& j, ThawedAudit& t) {
+    const auto& a = j.at("split_a");
+    const long long rows = a.at("rows").get<long long>(), k = a.at("sources").get<long long>();
+    const auto& values = a.at("probabilities");
+    if (rows < 1 || k < 1 || !values.is_array() || static_cast<long long>(values.size()) != rows * k)
+        return Error{"split_a: expected rows x sources probabilities"};
+    Eigen::MatrixXd p(rows, k);
+    for (long long r = 0; r < rows; ++r)
+        for (long long c = 0; c < k; ++c) {
+            auto v = fromHexBits(values[static_cast<std::size_t>(r * k + c)]);
+            if (!v) return Error{"split_a: " + v.error().message};
+            p(r, c) = *v;
+        }
+    const auto labels = a.at("labels").get<std::vector<int>>();
+    auto splitA = mixmin::makeBinaryObjective(p, labels);
+    if (!splitA) return Error{"split_a: " + splitA.error().message};
+    t.in.n = splitA->examples();
+    t.in.splitA = std::move(splitA).value();
+    if (!a.at("users").is_null()) {
+        auto groups = userGroupsOf(a.at("users").get<std::vector<std::string>>(), t.in.n);
+        if (!groups) return Error{"split_a: " + groups.error().message};
+        t.in.users = std::move(groups).value();
+    }
+    t.in.units = t.in.users ? t.in.users->users() : t.in.n;
+    t.in.groupSize = a.at("group_size").get<long long>();
+    return std::nullopt;
+}
+
+// The natural canary: the row of split B it was made from.
+Status thawNaturalCanary(const nlohmann::json& j, ThawedAudit& t) {
+    const auto& nat = j.at("natural");
+    std::vector<double> row;
+    for (const auto& v : nat.at("row")) {
+        auto d = fromHexBits(v);
+        if (!d) return Error{"natural: " + d.error().message};
+        row.push_back(*d);
+    }
+    const int label = nat.at("label").get<int>();
+    auto canary = audit::makeNaturalCanary(Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())), label);
+    if (!canary) return canary.error();
+    t.setup.ao.naturalExample = std::move(canary).value();
+    t.report.canaryExample = nat.at("example").get<long long>();
+    t.report.canaryLabel = label;
+    return std::nullopt;
+}
+
+// The run row the audit is stored as.
+Status thawRun(const nlohmann::json& j, ThawedAudit& t) {
+    const auto& run = j.at("run");
+    t.run.method = run.at("method").get<std::string>();
+    t.run.task = run.at("task").get<std::string>();
+    if (!run.at("epsilon").is_null()) {
+        auto e = fromHexBits(run.at("epsilon"));
+        if (!e) return e.error();
+        t.run.epsilon = *e;
+    }
+    t.run.seed = run.at("seed").get<long long>();
+    t.run.configJson = run.at("config").get<std::string>();
+    return std::nullopt;
+}
+
 Result<ThawedAudit> thaw(const std::string& frozenJson) {
     try {
         const auto j = nlohmann::json::parse(frozenJson);
@@ -434,52 +523,8 @@ Result<ThawedAudit> thaw(const std::string& frozenJson) {
         if (!options) return options.error();
         t.options = std::move(options).value();
         t.options.threads = 0;
-        // The parts of the project spec the audit reads.
-        auto delta = fromHexBits(j.at("delta"));
-        if (!delta) return delta.error();
-        t.spec.privacy.delta = *delta;
-        t.spec.privacy.epsilons.clear();
-        auto eps = fromHexBits(j.at("spec_epsilon"));
-        if (!eps) return eps.error();
-        t.spec.privacy.epsilons.push_back(*eps);
-        privacy::Accountant accountant;
-        if (!privacy::parseAccountant(j.at("spec_accountant").get<std::string>(), accountant))
-            return Error{"unknown accountant"};
-        t.spec.privacy.accountant = accountant;
-        const auto& m = j.at("spec_mixture");
-        auto clip = fromHexBits(m.at("clip"));
-        auto lr = fromHexBits(m.at("lr"));
-        if (!clip || !lr) return Error{"spec_mixture: a number is not 16 hex digits"};
-        t.spec.mixture.clip = *clip;
-        t.spec.mixture.lr = *lr;
-        t.spec.mixture.batch = m.at("batch").get<long long>();
-        t.spec.mixture.steps = m.at("steps").get<long long>();
-        t.spec.mixture.userGroupSize = m.at("user_group_size").get<long long>();
-
-        const auto& a = j.at("split_a");
-        const long long rows = a.at("rows").get<long long>(), k = a.at("sources").get<long long>();
-        const auto& values = a.at("probabilities");
-        if (rows < 1 || k < 1 || !values.is_array() || static_cast<long long>(values.size()) != rows * k)
-            return Error{"split_a: expected rows x sources probabilities"};
-        Eigen::MatrixXd p(rows, k);
-        for (long long r = 0; r < rows; ++r)
-            for (long long c = 0; c < k; ++c) {
-                auto v = fromHexBits(values[static_cast<std::size_t>(r * k + c)]);
-                if (!v) return Error{"split_a: " + v.error().message};
-                p(r, c) = *v;
-            }
-        const auto labels = a.at("labels").get<std::vector<int>>();
-        auto splitA = mixmin::makeBinaryObjective(p, labels);
-        if (!splitA) return Error{"split_a: " + splitA.error().message};
-        t.in.n = splitA->examples();
-        t.in.splitA = std::move(splitA).value();
-        if (!a.at("users").is_null()) {
-            auto groups = userGroupsOf(a.at("users").get<std::vector<std::string>>(), t.in.n);
-            if (!groups) return Error{"split_a: " + groups.error().message};
-            t.in.users = std::move(groups).value();
-        }
-        t.in.units = t.in.users ? t.in.users->users() : t.in.n;
-        t.in.groupSize = a.at("group_size").get<long long>();
+        if (auto e = thawSpecParts(j, t)) return *e;
+        if (auto e = thawSplitA(j, t)) return *e;
         t.componentNames = j.at("component_names").get<std::vector<std::string>>();
         auto setup = auditSetup(t.spec, t.in, t.options);
         if (!setup) return setup.error();
@@ -487,31 +532,9 @@ Result<ThawedAudit> thaw(const std::string& frozenJson) {
         t.report.task = t.options.task;
         t.report.name = auditName(t.options);
         t.report.splitA = t.in.n;
-        if (t.options.canary == audit::CanaryKind::Natural) {
-            const auto& nat = j.at("natural");
-            std::vector<double> row;
-            for (const auto& v : nat.at("row")) {
-                auto d = fromHexBits(v);
-                if (!d) return Error{"natural: " + d.error().message};
-                row.push_back(*d);
-            }
-            const int label = nat.at("label").get<int>();
-            auto canary = audit::makeNaturalCanary(Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())), label);
-            if (!canary) return canary.error();
-            t.setup.ao.naturalExample = std::move(canary).value();
-            t.report.canaryExample = nat.at("example").get<long long>();
-            t.report.canaryLabel = label;
-        }
-        const auto& run = j.at("run");
-        t.run.method = run.at("method").get<std::string>();
-        t.run.task = run.at("task").get<std::string>();
-        if (!run.at("epsilon").is_null()) {
-            auto e = fromHexBits(run.at("epsilon"));
-            if (!e) return e.error();
-            t.run.epsilon = *e;
-        }
-        t.run.seed = run.at("seed").get<long long>();
-        t.run.configJson = run.at("config").get<std::string>();
+        if (t.options.canary == audit::CanaryKind::Natural)
+            if (auto e = thawNaturalCanary(j, t)) return *e;
+        if (auto e = thawRun(j, t)) return *e;
         return t;
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("the frozen audit spec is malformed: ") + e.what()};

@@ -2,7 +2,7 @@
 // The mixture audit as independent work units (docs/CLUSTER.md): the audit's inputs are frozen
 // once (split A through the proxies, the mechanism's settings, the canary), a unit is a block of
 // runs of one world, and the audit is finished from all units' scores exactly as runAuditStage
-// finishes it — the same seeds (deriveSeed(seed, world, run)), so the stored run is the local
+// finishes it — the same seeds (seeds::derive(seed, world, run)), so the stored run is the local
 // one, bit for bit.
 //
 // The frozen spec is a JSON text (numbers as the hex of their IEEE-754 bits); a worker needs

@@ -45,7 +45,7 @@ struct WorkUnit {
 
 /// The audit's units: each world's R runs in `units / 2` contiguous blocks (out world first),
 /// params {"world": "out"|"in", "begin": b, "end": e}; seed = the audit seed (a run's own seed
-/// is deriveSeed(seed, world, run), whatever unit holds it). `units` must be even, 2..2R.
+/// is seeds::derive(seed, world, run), whatever unit holds it). `units` must be even, 2..2R.
 Result<std::vector<WorkUnit>> auditWorkUnits(long long runsPerWorld, long long units, std::uint64_t seed);
 
 struct SlurmOptions {

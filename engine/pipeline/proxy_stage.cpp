@@ -1,5 +1,6 @@
 #include "engine/pipeline/proxy_stage.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/pipeline/run_storage.h"
 
 #include "engine/train/evaluation.h"
@@ -74,7 +75,7 @@ struct PublicSplit {
 PublicSplit splitPublic(std::size_t publicImages, std::uint64_t seed) {
     std::vector<std::size_t> order(publicImages);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::mt19937_64 rng(seed ^ 0x70726f7879ULL);  // "proxy"
+    std::mt19937_64 rng(seeds::proxyHoldOut(seed));
     std::shuffle(order.begin(), order.end(), rng);
     const std::size_t held = std::max<std::size_t>(1, publicImages / 10);
     PublicSplit s;

@@ -1,5 +1,6 @@
 #include "engine/pipeline/psg_stage.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 #include "engine/data/splits.h"
 #include "engine/pipeline/release_randomness.h"
@@ -107,7 +108,7 @@ LabelledImages subsetOf(const ClassifiedImages& c, const std::vector<std::size_t
 std::vector<std::size_t> randomRealSubset(const ClassifiedImages& c, int imagesPerClass, std::uint64_t seed) {
     std::vector<std::vector<std::size_t>> byClass(c.classNames.size());
     for (std::size_t i : c.split.train) byClass[static_cast<std::size_t>(c.classOf[i])].push_back(i);
-    std::mt19937_64 gen(data::mixSeed(seed, kRealSubsetStream));
+    std::mt19937_64 gen(seeds::mix(seed, kRealSubsetStream));
     std::vector<std::size_t> out, picked;
     for (const auto& pool : byClass) {
         data::sampleWithoutReplacement(pool, static_cast<std::size_t>(imagesPerClass), gen, picked);
@@ -150,7 +151,7 @@ Result<PsgAccuracyRow> accuracyRow(const std::string& key, const std::string& la
         tp.epochs = epochs;
         tp.pixelMean = p.pixelMean;
         tp.pixelStd = p.pixelStd;
-        tp.seed = data::mixSeed(seed, static_cast<std::uint64_t>(e));
+        tp.seed = seeds::mix(seed, static_cast<std::uint64_t>(e));
         tp.device = p.device;
         auto acc = psg::accuracyAfterTrainingOn(spec, trainOn, trainLabels, test.view(), test.labels, tp, cancel);
         if (!acc) return Error{label + ": " + acc.error().message};
@@ -256,6 +257,169 @@ Result<psg::PsgParams> psgParamsFor(const project::ProjectSpec& spec, const PsgS
     return params;
 }
 
+namespace {
+
+// What one PSG run works on, resolved from the spec and the options.
+struct PsgRun {
+    project::ProjectFile& project;
+    const PsgStageOptions& options;
+    psg::PsgParams params;
+    project::PsgSection section;
+    int evaluations = 0, epochs = 0;
+    long long dpSgdSteps = 0;
+    ClassifiedImages data;
+    LabelledImages train, test;
+    int classes = 0;
+    privacy::LedgerEntry planned;                // PSG's release
+    std::optional<train::DpSgdParams> dpSgd;     // the DP-SGD reference's, when it runs
+    const ProgressCallback& progress;
+    const CancellationToken& cancel;
+};
+
+// The DP-SGD reference's parameters at PSG's (ε, δ): planned before anything runs, so the budget
+// check covers both releases.
+Result<std::optional<train::DpSgdParams>> dpSgdReference(const PsgRun& r, const project::ProjectSpec& spec) {
+    if (!r.options.references || r.dpSgdSteps <= 0) return std::optional<train::DpSgdParams>{};
+    const auto& g = r.section;
+    auto dp = train::DpSgdParamsBuilder()
+                  .epsilon(r.params.epsilon)
+                  .delta(r.params.delta)
+                  .accountant(r.params.accountant)
+                  .clipNorm(g.dpSgdClip)
+                  .learningRate(g.dpSgdLr)
+                  .momentum(0.9)
+                  .expectedBatchSize(static_cast<int>(g.batch))
+                  .steps(r.dpSgdSteps)
+                  .split("train")
+                  .randomness(releaseRandomness(r.options.reproducible.value_or(spec.privacy.reproducible), r.options.seed,
+                                                "psg-dp-sgd/seed=" + std::to_string(r.options.seed)))
+                  .build();
+    if (!dp) return dp.error();
+    return std::optional<train::DpSgdParams>(*dp);
+}
+
+// With a cap, what this run will release is composed with what the project has spent, and a run
+// that would exceed it stops here, before anything is stored.
+Status checkPsgBudget(const PsgRun& r) {
+    if (!r.project.spec().privacy.budget) return std::nullopt;
+    auto current = project::projectBudget(r.project);
+    if (!current) return current.error();
+    std::vector<privacy::BudgetRelease> releases{{0, "psg (this run), psg on split train", "", r.planned}};
+    if (r.dpSgd) {
+        auto entry = train::plannedDpSgdEntry(*r.dpSgd, static_cast<std::int64_t>(r.train.labels.size()),
+                                              privacy::PrivacyUnit::Example);
+        if (!entry) return entry.error();
+        releases.push_back({0, "psg-dp-sgd (this run's reference), finetune on split train", "", *entry});
+    }
+    return project::refuseOverBudget(*current, releases);
+}
+
+// The PSG run itself: its ledger first (a cancelled or failed run has spent at most this), the
+// generated set, its matching curve, and the accuracy rows of the set and of an untrained one.
+Status generateAndEvaluate(const PsgRun& r, long long id, const PsgSnapshot& snapshot, PsgStageReport& report) {
+    auto& project = r.project;
+    privacy::Ledger ledger(project.spec().privacy.composition);
+    ledger.record(r.planned);
+    if (auto s = project.recordLedger(id, ledger); !s) return s.error();
+    privacy::Ledger scratch;
+    psg::PsgControl control;
+    control.progress = r.progress;
+    control.cancel = r.cancel;
+    control.snapshot = snapshot;
+    control.snapshotEvery = 1;
+    auto generated = psg::generatePrivateSet(r.train.view(), r.train.labels, r.classes, r.params, scratch, control);
+    if (!generated) return generated.error();
+    report.result = std::move(generated).value();
+    if (report.result.dpGradientSteps != r.planned.steps)
+        return Error{"PSG ran " + std::to_string(report.result.dpGradientSteps) + " DP gradient steps, its ledger says " +
+                     std::to_string(r.planned.steps)};
+    if (auto s = project.storeWeights(id, kPrivateSetModel, report.result.set.pixels); !s) return s.error();
+    std::vector<project::CurvePoint> curve;
+    for (std::size_t i = 0; i < report.result.matchLoss.size(); ++i)
+        curve.push_back({static_cast<long long>(i + 1), report.result.matchLoss[i]});
+    if (auto s = project.addCurve(id, "matching-distance", curve); !s) return s.error();
+
+    const psg::PrivateSet& set = report.result.set;
+    const psg::PrivateSet noise = psg::initialPrivateSet(r.classes, set.channels, set.height, set.width, r.params);
+    const std::uint64_t evalSeed = seeds::mix(r.options.seed, 0x6576616cULL);  // "eval"
+    struct Planned { std::string key, label; train::ModelSpec spec; const psg::PrivateSet* on; };
+    const std::vector<Planned> rows{{"accuracy-convnet", "S (PSG), ConvNet", convNetSpec(r.params, r.train, r.classes), &set},
+                                    {"accuracy-mlp", "S (PSG), MLP", mlpSpec(r.train, r.classes), &set},
+                                    {"accuracy-noise-convnet", "untrained noise S, ConvNet",
+                                     convNetSpec(r.params, r.train, r.classes), &noise}};
+    for (const auto& p : rows) {
+        auto row = accuracyRow(p.key, p.label, p.spec, p.on->view(), p.on->labels, r.test, r.params, r.evaluations,
+                               r.epochs, evalSeed, r.progress, r.cancel);
+        if (!row) return row.error();
+        if (auto s = project.addMetrics(metricsOf(id, *row)); !s) return s.error();
+        report.rows.push_back(std::move(row).value());
+    }
+    return std::nullopt;
+}
+
+// Reference 1: a random real subset of S's size — non-private, analysis only.
+Status storeRealSubsetReference(const PsgRun& r, PsgStageReport& report) {
+    const LabelledImages subset = subsetOf(r.data, randomRealSubset(r.data, r.params.imagesPerClass, r.options.seed));
+    nlohmann::json c{{"stage", "psg-reference"}, {"reference", "random real subset"},
+                     {"images_per_class", r.params.imagesPerClass}, {"psg_run", report.runId},
+                     {"evaluations", r.evaluations}, {"evaluation_epochs", r.epochs}, {"device", r.params.device}};
+    auto id = storedRun(r.project, {kPsgRealSubsetMethod, "", std::nullopt, static_cast<long long>(r.options.seed), c.dump()},
+                        [&](long long rid) -> Status {
+        report.realSubsetRunId = rid;
+        privacy::Ledger ledger(r.project.spec().privacy.composition);
+        ledger.record(privacy::nonPrivateEntry(
+            "psg-reference", "train",
+            "a random subset of " + std::to_string(subset.labels.size()) +
+                " real training images, trained on without DP: the evaluation's non-private ceiling at S's size; "
+                "analysis only, never a release"));
+        if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
+        auto row = accuracyRow("accuracy-convnet", "random real subset, ConvNet", convNetSpec(r.params, r.train, r.classes),
+                               subset.view(), subset.labels, r.test, r.params, r.evaluations, r.epochs,
+                               seeds::mix(r.options.seed, 0x72656dULL), r.progress, r.cancel);
+        if (!row) return row.error();
+        if (auto s = r.project.addMetrics(metricsOf(rid, *row)); !s) return s.error();
+        report.rows.push_back(std::move(row).value());
+        return std::nullopt;
+    });
+    if (!id) return id.error();
+    return std::nullopt;
+}
+
+// Reference 2: a ConvNet trained directly by DP-SGD on the training split at the same (ε, δ).
+Status storeDpSgdReference(const PsgRun& r, PsgStageReport& report) {
+    const train::DpSgdParams& dp = *r.dpSgd;
+    const auto& g = r.section;
+    nlohmann::json c{{"stage", "psg-reference"}, {"reference", "DP-SGD ConvNet on the real training split"},
+                     {"steps", r.dpSgdSteps}, {"clip", g.dpSgdClip}, {"lr", g.dpSgdLr}, {"momentum", 0.9},
+                     {"batch", g.batch}, {"psg_run", report.runId}, {"device", r.params.device}};
+    auto id = storedRun(r.project, {kPsgDpSgdMethod, "", r.params.epsilon, static_cast<long long>(r.options.seed), c.dump()},
+                        [&](long long rid) -> Status {
+        report.dpSgdRunId = rid;
+        auto planned = train::plannedDpSgdEntry(dp, static_cast<std::int64_t>(r.train.labels.size()),
+                                                privacy::PrivacyUnit::Example);
+        if (!planned) return planned.error();
+        privacy::Ledger ledger(r.project.spec().privacy.composition);
+        ledger.record(*planned);
+        if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
+        report.dpSgdEpsilon = ledger.total().epsilon;
+        train::Model model = train::Model::create(convNetSpec(r.params, r.train, r.classes),
+                                                  seeds::mix(r.options.seed, 0x6470ULL), r.params.device);
+        privacy::Ledger scratch;
+        auto trained = train::finetuneDpSgd(model, r.train.view(), r.train.labels, dp, scratch, r.progress, r.cancel);
+        if (!trained) return trained.error();
+        auto acc = psg::accuracyOf(model, r.test.view(), r.test.labels);
+        if (!acc) return acc.error();
+        PsgAccuracyRow row{"accuracy-convnet", "DP-SGD on the real data, ConvNet", {*acc}, *acc, 0.0};
+        if (auto s = r.project.addMetrics(metricsOf(rid, row)); !s) return s.error();
+        report.rows.push_back(std::move(row));
+        return std::nullopt;
+    });
+    if (!id) return id.error();
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStageOptions& options,
                                    const ProgressCallback& progress, const CancellationToken& cancel,
                                    const LogSink& log, const PsgSnapshot& snapshot) {
@@ -263,170 +427,51 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
     auto params = psgParamsFor(spec, options);
     if (!params) return params.error();
     const project::PsgSection g = spec.psg.value_or(project::PsgSection{});
-    const int evaluations = options.evaluations.value_or(static_cast<int>(g.evaluations));
-    const int epochs = options.evaluationEpochs.value_or(static_cast<int>(g.evaluationEpochs));
-    const long long dpSgdSteps = options.dpSgdSteps.value_or(g.dpSgdSteps);
     if (log) log("loading the sensitive images");
     const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
     auto data = loadClassified(project, studySeed, progress, cancel);
     if (!data) return data.error();
-    const LabelledImages train = subsetOf(*data, data->split.train);
-    const LabelledImages test = subsetOf(*data, data->split.test);
-    const int classes = static_cast<int>(data->classNames.size());
+    PsgRun r{project, options, *params, g,
+             options.evaluations.value_or(static_cast<int>(g.evaluations)),
+             options.evaluationEpochs.value_or(static_cast<int>(g.evaluationEpochs)),
+             options.dpSgdSteps.value_or(g.dpSgdSteps),
+             std::move(data).value(), {}, {}, 0, {}, std::nullopt, progress, cancel};
+    r.train = subsetOf(r.data, r.data.split.train);
+    r.test = subsetOf(r.data, r.data.split.test);
+    r.classes = static_cast<int>(r.data.classNames.size());
     // Everything PSG checks before its ledger, checked here before any run row exists.
-    auto planned = psg::plannedPsgEntry(*params, static_cast<std::int64_t>(train.labels.size()));
+    auto planned = psg::plannedPsgEntry(r.params, static_cast<std::int64_t>(r.train.labels.size()));
     if (!planned) return planned.error();
-
-    // The DP-SGD reference's release is planned here too: the budget check covers both.
-    std::optional<train::DpSgdParams> dpSgd;
-    if (options.references && dpSgdSteps > 0) {
-        auto dp = train::DpSgdParamsBuilder()
-                      .epsilon(params->epsilon)
-                      .delta(params->delta)
-                      .accountant(params->accountant)
-                      .clipNorm(g.dpSgdClip)
-                      .learningRate(g.dpSgdLr)
-                      .momentum(0.9)
-                      .expectedBatchSize(static_cast<int>(g.batch))
-                      .steps(dpSgdSteps)
-                      .split("train")
-                      .randomness(releaseRandomness(options.reproducible.value_or(spec.privacy.reproducible), options.seed,
-                                                    "psg-dp-sgd/seed=" + std::to_string(options.seed)))
-                      .build();
-        if (!dp) return dp.error();
-        dpSgd = *dp;
-    }
-    if (spec.privacy.budget) {
-        // With a cap, what this run will release is composed with what the project has spent, and
-        // a run that would exceed it stops here, before anything is stored.
-        auto current = project::projectBudget(project);
-        if (!current) return current.error();
-        std::vector<privacy::BudgetRelease> releases{{0, "psg (this run), psg on split train", "", *planned}};
-        if (dpSgd) {
-            auto entry = train::plannedDpSgdEntry(*dpSgd, static_cast<std::int64_t>(train.labels.size()),
-                                                  privacy::PrivacyUnit::Example);
-            if (!entry) return entry.error();
-            releases.push_back({0, "psg-dp-sgd (this run's reference), finetune on split train", "", *entry});
-        }
-        if (auto refused = project::refuseOverBudget(*current, releases)) return *refused;
-    }
+    r.planned = *planned;
+    auto dpSgd = dpSgdReference(r, spec);
+    if (!dpSgd) return dpSgd.error();
+    r.dpSgd = *dpSgd;
+    if (auto refused = checkPsgBudget(r)) return *refused;
 
     PsgStageReport report;
-    report.params = *params;
-    report.classNames = data->classNames;
-    report.trainExamples = static_cast<long long>(train.labels.size());
-    report.testExamples = static_cast<long long>(test.labels.size());
-    nlohmann::json config = paramsJson(*params, *data);
-    config["evaluations"] = evaluations;
-    config["evaluation_epochs"] = epochs;
+    report.params = r.params;
+    report.classNames = r.data.classNames;
+    report.trainExamples = static_cast<long long>(r.train.labels.size());
+    report.testExamples = static_cast<long long>(r.test.labels.size());
+    nlohmann::json config = paramsJson(r.params, r.data);
+    config["evaluations"] = r.evaluations;
+    config["evaluation_epochs"] = r.epochs;
     if (log)
-        log("PSG: " + std::to_string(params->imagesPerClass) + " images per class x " + std::to_string(classes) +
-            " classes, " + std::to_string(params->iterations) + " iterations (" +
-            std::to_string(params->compositions()) + " DP gradient steps, sigma " +
-            privacy::formatNumber(planned->sigma) + ") on " + std::to_string(report.trainExamples) +
+        log("PSG: " + std::to_string(r.params.imagesPerClass) + " images per class x " + std::to_string(r.classes) +
+            " classes, " + std::to_string(r.params.iterations) + " iterations (" +
+            std::to_string(r.params.compositions()) + " DP gradient steps, sigma " +
+            privacy::formatNumber(r.planned.sigma) + ") on " + std::to_string(report.trainExamples) +
             " training images");
-
-    auto runId = storedRun(project, {kPsgMethod, "", params->epsilon, static_cast<long long>(options.seed), config.dump()},
+    auto runId = storedRun(project, {kPsgMethod, "", r.params.epsilon, static_cast<long long>(options.seed), config.dump()},
                            [&](long long id) -> Status {
-        report.runId = id;
-        // The ledger is stored before the first step: a cancelled or failed run has spent at most this.
-        privacy::Ledger ledger(spec.privacy.composition);
-        ledger.record(*planned);
-        if (auto s = project.recordLedger(id, ledger); !s) return s.error();
-        privacy::Ledger scratch;
-        psg::PsgControl control;
-        control.progress = progress;
-        control.cancel = cancel;
-        control.snapshot = snapshot;
-        control.snapshotEvery = 1;
-        auto generated = psg::generatePrivateSet(train.view(), train.labels, classes, *params, scratch, control);
-        if (!generated) return generated.error();
-        report.result = std::move(generated).value();
-        if (report.result.dpGradientSteps != planned->steps)
-            return Error{"PSG ran " + std::to_string(report.result.dpGradientSteps) + " DP gradient steps, its ledger says " +
-                         std::to_string(planned->steps)};
-        if (auto s = project.storeWeights(id, kPrivateSetModel, report.result.set.pixels); !s) return s.error();
-        std::vector<project::CurvePoint> curve;
-        for (std::size_t i = 0; i < report.result.matchLoss.size(); ++i)
-            curve.push_back({static_cast<long long>(i + 1), report.result.matchLoss[i]});
-        if (auto s = project.addCurve(id, "matching-distance", curve); !s) return s.error();
-
-        const psg::PrivateSet& set = report.result.set;
-        const psg::PrivateSet noise = psg::initialPrivateSet(classes, set.channels, set.height, set.width, *params);
-        const std::uint64_t evalSeed = data::mixSeed(options.seed, 0x6576616cULL);  // "eval"
-        struct Planned { std::string key, label; train::ModelSpec spec; const psg::PrivateSet* on; };
-        const std::vector<Planned> rows{{"accuracy-convnet", "S (PSG), ConvNet", convNetSpec(*params, train, classes), &set},
-                                        {"accuracy-mlp", "S (PSG), MLP", mlpSpec(train, classes), &set},
-                                        {"accuracy-noise-convnet", "untrained noise S, ConvNet",
-                                         convNetSpec(*params, train, classes), &noise}};
-        for (const auto& r : rows) {
-            auto row = accuracyRow(r.key, r.label, r.spec, r.on->view(), r.on->labels, test, *params, evaluations, epochs,
-                                   evalSeed, progress, cancel);
-            if (!row) return row.error();
-            if (auto s = project.addMetrics(metricsOf(id, *row)); !s) return s.error();
-            report.rows.push_back(std::move(row).value());
-        }
-        return std::nullopt;
-    });
+                               report.runId = id;
+                               return generateAndEvaluate(r, id, snapshot, report);
+                           });
     if (!runId) return runId.error();
     if (!options.references) return report;
-
-    // Reference 1: a random real subset of S's size — non-private, analysis only.
-    {
-        const LabelledImages subset = subsetOf(*data, randomRealSubset(*data, params->imagesPerClass, options.seed));
-        nlohmann::json c{{"stage", "psg-reference"}, {"reference", "random real subset"},
-                         {"images_per_class", params->imagesPerClass}, {"psg_run", report.runId},
-                         {"evaluations", evaluations}, {"evaluation_epochs", epochs}, {"device", params->device}};
-        auto id = storedRun(project, {kPsgRealSubsetMethod, "", std::nullopt, static_cast<long long>(options.seed), c.dump()},
-                            [&](long long rid) -> Status {
-            report.realSubsetRunId = rid;
-            privacy::Ledger ledger(spec.privacy.composition);
-            ledger.record(privacy::nonPrivateEntry(
-                "psg-reference", "train",
-                "a random subset of " + std::to_string(subset.labels.size()) +
-                    " real training images, trained on without DP: the evaluation's non-private ceiling at S's size; "
-                    "analysis only, never a release"));
-            if (auto s = project.recordLedger(rid, ledger); !s) return s.error();
-            auto row = accuracyRow("accuracy-convnet", "random real subset, ConvNet", convNetSpec(*params, train, classes),
-                                   subset.view(), subset.labels, test, *params, evaluations, epochs,
-                                   data::mixSeed(options.seed, 0x72656dULL), progress, cancel);
-            if (!row) return row.error();
-            if (auto s = project.addMetrics(metricsOf(rid, *row)); !s) return s.error();
-            report.rows.push_back(std::move(row).value());
-            return std::nullopt;
-        });
-        if (!id) return id.error();
-    }
-    // Reference 2: a ConvNet trained directly by DP-SGD on the training split at the same (ε, δ).
-    if (dpSgd) {
-        const train::DpSgdParams* dp = &*dpSgd;
-        nlohmann::json c{{"stage", "psg-reference"}, {"reference", "DP-SGD ConvNet on the real training split"},
-                         {"steps", dpSgdSteps}, {"clip", g.dpSgdClip}, {"lr", g.dpSgdLr}, {"momentum", 0.9},
-                         {"batch", g.batch}, {"psg_run", report.runId}, {"device", params->device}};
-        auto id = storedRun(project, {kPsgDpSgdMethod, "", params->epsilon, static_cast<long long>(options.seed), c.dump()},
-                            [&](long long rid) -> Status {
-            report.dpSgdRunId = rid;
-            auto planned = train::plannedDpSgdEntry(*dp, static_cast<std::int64_t>(train.labels.size()),
-                                                    privacy::PrivacyUnit::Example);
-            if (!planned) return planned.error();
-            privacy::Ledger ledger(spec.privacy.composition);
-            ledger.record(*planned);
-            if (auto s = project.recordLedger(rid, ledger); !s) return s.error();
-            report.dpSgdEpsilon = ledger.total().epsilon;
-            train::Model model = train::Model::create(convNetSpec(*params, train, classes),
-                                                      data::mixSeed(options.seed, 0x6470ULL), params->device);
-            privacy::Ledger scratch;
-            auto trained = train::finetuneDpSgd(model, train.view(), train.labels, *dp, scratch, progress, cancel);
-            if (!trained) return trained.error();
-            auto acc = psg::accuracyOf(model, test.view(), test.labels);
-            if (!acc) return acc.error();
-            PsgAccuracyRow row{"accuracy-convnet", "DP-SGD on the real data, ConvNet", {*acc}, *acc, 0.0};
-            if (auto s = project.addMetrics(metricsOf(rid, row)); !s) return s.error();
-            report.rows.push_back(std::move(row));
-            return std::nullopt;
-        });
-        if (!id) return id.error();
-    }
+    if (auto e = storeRealSubsetReference(r, report)) return *e;
+    if (r.dpSgd)
+        if (auto e = storeDpSgdReference(r, report)) return *e;
     return report;
 }
 

@@ -1,5 +1,6 @@
 #include "engine/pipeline/text_downstream.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/methods/method_plan.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
@@ -160,13 +161,13 @@ Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::Met
                                   const std::string& pretrainKey, const std::vector<std::vector<std::int32_t>>& users,
                                   const train::LmDpParams& ft, privacy::Ledger& ledger, long long id, TextDownstreamRun& out) {
     auto& project = c.project;
-    train::CausalLm lm = train::CausalLm::create(c.model, seed.mixtures.seed * 1000003 + 11, c.settings.device);
+    train::CausalLm lm = train::CausalLm::create(c.model, seeds::textModelInit(seed.mixtures.seed), c.settings.device);
     if (plan.lambda) {
         if (auto it = seed.pretrained.find(pretrainKey); it != seed.pretrained.end()) {
             if (auto e = lm.setParameters(it->second)) return e;
         } else {
             train::LmPretrainParams pp = c.pretrainBase;
-            pp.seed = seed.mixtures.seed * 104729 + 3;
+            pp.seed = seeds::textPretraining(seed.mixtures.seed);
             auto loss = train::pretrainCausalLm(lm, c.domains, *plan.lambda, pp, c.progress, c.cancel);
             if (!loss) return loss.error();
             seed.pretrained[pretrainKey] = lm.parameters();

@@ -1,6 +1,7 @@
 #include "engine/pipeline/training_audit_stage.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/pipeline/audit_records.h"
 #include "engine/pipeline/audit_stage.h"
 #include "engine/pipeline/image_study.h"
@@ -81,7 +82,7 @@ Result<AuditedData> auditedData(const ImageStudy& study, const project::ProjectS
             const auto& held = study.sensitiveSplit.validation;
             if (held.empty())
                 return Error{"the study has no validation images to draw a held-out canary from", "canary"};
-            const std::size_t index = held[audit::deriveSeed(o.seed, kHeldOutCanaryStream, 0) % held.size()];
+            const std::size_t index = held[seeds::derive(o.seed, kHeldOutCanaryStream, 0) % held.size()];
             const std::span<const float> image(images.pixels.data() + index * d, d);
             out.canary = training_audit::flippedLabelCanary(image, study.sensitiveLabel(index, task) > 0.5f ? 1 : 0);
             break;

@@ -1,5 +1,6 @@
 #include "engine/text/training_sample.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 
 #include <algorithm>
@@ -37,7 +38,7 @@ std::vector<std::string> tokenizerTrainingSample(const data::TextCorpus& corpus,
     std::vector<std::string> sentences;
     std::uint64_t domainIndex = 0;
     for (auto& [domain, docs] : byDomain) {
-        std::mt19937_64 gen(data::mixSeed(options.seed, domainIndex++));
+        std::mt19937_64 gen(seeds::mix(options.seed, domainIndex++));
         data::portableShuffle(docs, gen);
         std::size_t taken = 0;
         for (const std::size_t d : docs) {

@@ -3,6 +3,7 @@
 #include "engine/audit/attack_judgement.h"
 #include "engine/audit/parallel_runs.h"
 #include "engine/audit/summary_stats.h"
+#include "engine/core/seed_derivation.h"
 #include "engine/privacy/parameters.h"
 #include "engine/train/dirichlet_training.h"
 #include "engine/train/dp_sgd.h"
@@ -197,7 +198,7 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
                     .build();
     if (!spec) return spec.error();
     const train::Model initial =
-        train::Model::create(*spec, audit::deriveSeed(options.seed, kInitialisation, 0), options.device);
+        train::Model::create(*spec, seeds::derive(options.seed, kInitialisation, 0), options.device);
 
     const long long R = options.runsPerWorld;
     std::vector<double> scoresOut(static_cast<std::size_t>(R)), scoresIn(static_cast<std::size_t>(R));
@@ -206,7 +207,7 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
         const bool in = jobIndex >= R;
         const long long run = in ? jobIndex - R : jobIndex;
         train::Model model = initial.clone();
-        const auto seed = audit::deriveSeed(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run));
+        const auto seed = seeds::derive(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run));
         if (auto e = trainer->train(model, in ? inView : outView, in ? std::span<const int>(inLabels) : data.labels,
                                     seed, cancel))
             return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + e->message};

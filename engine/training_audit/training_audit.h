@@ -3,7 +3,7 @@
 // R trainings per world of a logistic-regression head on a small binary task — "out" on the
 // training set D, "in" on D plus the canary — by the product's own fine-tuning code
 // (train::finetuneDirichlet, train::finetuneDpSgd), each with its own seeded sampling and noise
-// from deriveSeed(seed, world, run). Every run starts from one fixed initialisation (data-
+// from seeds::derive(seed, world, run). Every run starts from one fixed initialisation (data-
 // independent, so the guarantee must hold for it; a fixed start only makes the attack stronger).
 // The score is the released model's loss on the canary; τ and the side are chosen on half the
 // runs and ε_LB (Clopper–Pearson, 95%) taken on the rest (audit::judgeAttack), as the mixture

@@ -1,5 +1,6 @@
 #include "engine/train/detail/plain_training.h"
 
+#include "engine/core/seed_derivation.h"
 #include "engine/train/detail/optimizer.h"
 
 #include <algorithm>
@@ -11,7 +12,7 @@ std::vector<int64_t> trainingSubset(int64_t n, const SupervisedParams& params) {
     std::vector<int64_t> rows(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
     if (params.maxExamples > 0 && params.maxExamples < n) {
-        std::mt19937_64 rng(params.seed ^ 0x5DEECE66DULL);
+        std::mt19937_64 rng(seeds::trainingSubset(params.seed));
         std::shuffle(rows.begin(), rows.end(), rng);
         rows.resize(static_cast<std::size_t>(params.maxExamples));
         std::sort(rows.begin(), rows.end());

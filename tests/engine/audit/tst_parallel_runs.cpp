@@ -1,12 +1,11 @@
 // The run pool: every job exactly once whatever the thread count, errors by job index,
-// cancellation, progress, and distinct derived seeds.
+// cancellation and progress (its seeds: tests/engine/core/tst_seed_derivation).
 #include "engine/audit/parallel_runs.h"
 
 #include "tests/support/unit_test.h"
 
 #include <atomic>
 #include <chrono>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -17,15 +16,6 @@ using dpmix::test_support::str;
 class TestParallelRuns : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void derivedSeedsAreDistinctAndStable() {
-        std::set<std::uint64_t> seen;
-        for (std::uint64_t stream = 0; stream < 3; ++stream)
-            for (std::uint64_t i = 0; i < 5000; ++i) seen.insert(deriveSeed(42, stream, i));
-        QCOMPARE(seen.size(), std::size_t(15000));
-        QCOMPARE(deriveSeed(42, 1, 7), deriveSeed(42, 1, 7));
-        QVERIFY(deriveSeed(42, 1, 7) != deriveSeed(43, 1, 7));
-    }
-
     void everyJobRunsExactlyOnce() {
         for (int threads : {1, 2, 5}) {
             std::vector<std::atomic<int>> hits(1000);
