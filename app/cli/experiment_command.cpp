@@ -147,17 +147,12 @@ long long kScalingClassCount(const project::ProjectFile& project, long long maxC
     return maxClasses > 0 ? std::min(classes, maxClasses) : classes;
 }
 
-// The flags as engine options; errors name the flag.
-Result<pipeline::KScalingStageOptions> kScalingOptions(const KScalingArgs& args) {
-    pipeline::KScalingStageOptions options;
-    options.ks.clear();
-    for (const auto& item : splitList(args.ks)) {
-        auto v = parseInteger(item, "--ks");
-        if (!v) return v.error();
-        options.ks.push_back(*v);
-    }
+// The flags the study-level experiments share: --seeds (default `defaultSeeds`), --epsilon,
+// --threads, --proxy-epochs, --proxy-examples, --device.
+template <typename Options>
+Status readCommonArgs(const CommonArgs& args, long long defaultSeeds, Options& options) {
     std::string error;
-    auto seeds = parseCount(args.seeds, "--seeds", 5, error);
+    auto seeds = parseCount(args.seeds, "--seeds", defaultSeeds, error);
     if (!seeds) return Error{error};
     options.seeds = *seeds;
     options.epsilon = parseOptionalEpsilon(args.epsilon, error);
@@ -168,6 +163,19 @@ Result<pipeline::KScalingStageOptions> kScalingOptions(const KScalingArgs& args)
     auto device = commandDevice(args.device);
     if (!device) return device.error();
     options.proxy.device = *device;
+    return std::nullopt;
+}
+
+// The flags as engine options; errors name the flag.
+Result<pipeline::KScalingStageOptions> kScalingOptions(const KScalingArgs& args) {
+    pipeline::KScalingStageOptions options;
+    options.ks.clear();
+    for (const auto& item : splitList(args.ks)) {
+        auto v = parseInteger(item, "--ks");
+        if (!v) return v.error();
+        options.ks.push_back(*v);
+    }
+    if (auto e = readCommonArgs(args, 5, options)) return *e;
     options.gapTolerance = args.gapTolerance;
     options.maxClasses = args.maxClasses;
     if (auto err = pipeline::checkKScalingStageOptions(options)) return Error{cliMessage(*err)};
@@ -294,18 +302,7 @@ Result<pipeline::SweepStageOptions> sweepOptions(const CommonArgs& args, const s
         if (!v) return v.error();
         options.values.push_back(*v);
     }
-    std::string error;
-    auto seeds = parseCount(args.seeds, "--seeds", 3, error);
-    if (!seeds) return Error{error};
-    options.seeds = *seeds;
-    options.epsilon = parseOptionalEpsilon(args.epsilon, error);
-    if (!error.empty()) return Error{error};
-    options.threads = args.threads;
-    options.proxy.epochs = std::max(1, args.proxyEpochs);
-    options.proxy.maxExamples = args.proxyExamples;
-    auto device = commandDevice(args.device);
-    if (!device) return device.error();
-    options.proxy.device = *device;
+    if (auto e = readCommonArgs(args, 3, options)) return *e;
     const auto check =
         rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
     if (check) return Error{cliMessage(*check)};
