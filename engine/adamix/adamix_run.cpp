@@ -1,10 +1,12 @@
 #include "engine/adamix/adamix_run.h"
 
 #include "engine/adamix/adamix_step.h"
+#include "engine/adamix/projected_gradients.h"
 #include "engine/adamix/public_guidance.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/privacy/parameters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -37,6 +39,25 @@ LabelledFeatures rowsOf(const LabelledFeatures& data, const std::vector<Eigen::I
         out.labels(static_cast<Eigen::Index>(j)) = data.labels(rows[j]);
     }
     return out;
+}
+
+Eigen::MatrixXd rowsOf(const Eigen::MatrixXd& m, const std::vector<Eigen::Index>& rows) {
+    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), m.cols());
+    for (std::size_t j = 0; j < rows.size(); ++j) out.row(static_cast<Eigen::Index>(j)) = m.row(rows[j]);
+    return out;
+}
+
+// Φ̃_priv Φ̃_pubᵀ when the run projects through the public gradients (fewer operations per step
+// than through the basis); empty otherwise.
+Eigen::MatrixXd crossGramIfCheaper(const LabelledFeatures& publicSet, const LabelledFeatures& privateSet,
+                                   const AdamixParams& p) {
+    if (p.projection != Projection::PublicSubspace) return {};
+    const Eigen::Index d = privateSet.augmentedDim() * privateSet.classes;
+    const Eigen::Index rank = std::min<Eigen::Index>({static_cast<Eigen::Index>(p.rank), publicSet.examples(), d});
+    if (!projectsThroughPublicGradients(privateSet.examples(), publicSet.examples(), privateSet.classes,
+                                        privateSet.augmentedDim(), rank))
+        return {};
+    return privateSet.augmented * publicSet.augmented.transpose();
 }
 
 }  // namespace
@@ -85,6 +106,8 @@ Result<AdamixResult> runAdamix(const LabelledFeatures& publicSet, const Labelled
     const bool fullBatch = p.q >= 1.0;
     if (fullBatch) r.normRatioSums = Eigen::VectorXd::Zero(privateSet.examples());
     std::vector<Eigen::Index> sampled;
+    const Eigen::MatrixXd crossGram = crossGramIfCheaper(publicSet, privateSet, p);
+    const Eigen::MatrixXd* fullCrossGram = crossGram.size() > 0 ? &crossGram : nullptr;
     const long long reportEvery = std::max<long long>(1, p.steps / 100);
 
     r.theta = r.theta0;
@@ -93,14 +116,16 @@ Result<AdamixResult> runAdamix(const LabelledFeatures& publicSet, const Labelled
         const PublicGuidance guidance = publicGuidance(r.theta, publicSet, p);
         PrivateRelease release;
         if (fullBatch) {
-            release = releasePrivateSum(r.theta, privateSet, guidance, r.sigma * guidance.clip, noisy ? &noiseRng : nullptr);
+            release = releasePrivateSum(r.theta, privateSet, guidance, r.sigma * guidance.clip,
+                                        noisy ? &noiseRng : nullptr, fullCrossGram);
             r.normRatioSums += release.normRatios;
         } else {
             sampled.clear();
             for (Eigen::Index i = 0; i < privateSet.examples(); ++i)
                 if (samplingRng.uniform01() < p.q) sampled.push_back(i);
+            const Eigen::MatrixXd sampledCrossGram = fullCrossGram ? rowsOf(crossGram, sampled) : Eigen::MatrixXd();
             release = releasePrivateSum(r.theta, rowsOf(privateSet, sampled), guidance, r.sigma * guidance.clip,
-                                        noisy ? &noiseRng : nullptr);
+                                        noisy ? &noiseRng : nullptr, fullCrossGram ? &sampledCrossGram : nullptr);
         }
         ++r.mechanismInvocations;
         r.theta -= p.stepSize * mixedGradient(r.theta, r.theta0, guidance, release, p);

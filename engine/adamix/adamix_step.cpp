@@ -5,7 +5,7 @@
 namespace dpmix::adamix {
 
 PrivateRelease releasePrivateSum(const HeadMatrix& theta, const LabelledFeatures& batch, const PublicGuidance& guidance,
-                                 double noiseStd, privacy::MechanismRng* rng) {
+                                 double noiseStd, privacy::MechanismRng* rng, const Eigen::MatrixXd* crossGram) {
     PrivateRelease out;
     const Eigen::MatrixXd r = residuals(theta, batch);
     const double clipSquared = guidance.clip * guidance.clip;
@@ -15,7 +15,11 @@ PrivateRelease releasePrivateSum(const HeadMatrix& theta, const LabelledFeatures
         out.clippedSum = flat(weightedGradientSum(r, batch.augmented, factors));
         out.normRatios = (norms.cwiseProduct(factors)).array().square() / clipSquared;
     } else {
-        const Eigen::MatrixXd h = projectPerExampleGradients(r, batch.augmented, guidance.basis);
+        const bool throughPublic = crossGram && guidance.basisCoefficients.size() > 0;
+        const Eigen::MatrixXd h =
+            throughPublic
+                ? projectThroughPublicGradients(r, *crossGram, guidance.publicResiduals, guidance.basisCoefficients)
+                : projectPerExampleGradients(r, batch.augmented, guidance.basis);
         const Eigen::VectorXd norms = h.rowwise().norm();
         const Eigen::VectorXd factors = clipFactors(norms, guidance.clip);
         out.clippedSum = h.transpose() * factors;

@@ -19,9 +19,13 @@ struct PrivateRelease {
 };
 
 /// The Gaussian mechanism of one step on `batch` (the private examples of this step). `noiseStd`
-/// is σ·C_t; no noise is drawn when `rng` is null or noiseStd is 0.
+/// is σ·C_t; no noise is drawn when `rng` is null or noiseStd is 0. `crossGram`, when given, is
+/// Φ̃_batch Φ̃_pubᵀ: the projection then runs through the public gradients where the guidance
+/// allows it (projectThroughPublicGradients). The clip applies to the projection as computed, so
+/// the route changes rounding only, never the sensitivity.
 PrivateRelease releasePrivateSum(const HeadMatrix& theta, const LabelledFeatures& batch, const PublicGuidance& guidance,
-                                 double noiseStd, privacy::MechanismRng* rng);
+                                 double noiseStd, privacy::MechanismRng* rng,
+                                 const Eigen::MatrixXd* crossGram = nullptr);
 
 /// ĝ_t = (Σ_j g_j^pub [if the public term is on] + V_r s_t / q) / (n + m [if on]) + λ(θ − θ₀):
 /// s_t / q estimates the full private sum under Poisson sampling (q = 1: it is the sum).

@@ -5,12 +5,21 @@
 
 namespace dpmix::adamix {
 
-Eigen::MatrixXd topRightSingularVectors(const RowMatrix& gradients, int rank) {
+namespace {
+// Below this ratio to the largest singular value, A = G V Σ⁻² amplifies rounding by more than 1e6.
+constexpr double kMinRelativeSingularValue = 1e-6;
+}  // namespace
+
+PublicSubspace topPublicSubspace(const RowMatrix& gradients, int rank) {
     const Eigen::Index r = std::min<Eigen::Index>({static_cast<Eigen::Index>(rank), gradients.rows(), gradients.cols()});
-    if (r <= 0) return Eigen::MatrixXd(gradients.cols(), 0);
+    if (r <= 0) return {Eigen::MatrixXd(gradients.cols(), 0), Eigen::VectorXd(0)};
     const Eigen::MatrixXd g = gradients;  // BDCSVD wants column-major
     Eigen::BDCSVD<Eigen::MatrixXd> svd(g, Eigen::ComputeThinV);
-    return svd.matrixV().leftCols(r);
+    return {svd.matrixV().leftCols(r), svd.singularValues().head(r)};
+}
+
+Eigen::MatrixXd topRightSingularVectors(const RowMatrix& gradients, int rank) {
+    return topPublicSubspace(gradients, rank).basis;
 }
 
 double quantile(std::vector<double> values, double tau) {
@@ -32,9 +41,21 @@ PublicGuidance publicGuidance(const HeadMatrix& theta, const LabelledFeatures& p
         g.publicGradientSum = weightedGradientSum(r, publicSet.augmented);
         if (!g.identity || params.clip == ClipRule::PublicQuantile) {
             const RowMatrix gradients = perExampleGradients(r, publicSet.augmented);
-            if (!g.identity) g.basis = topRightSingularVectors(gradients, params.rank);
-            g.projectedPublicNorms = g.identity ? gradients.rowwise().norm().eval()
-                                                : (gradients * g.basis).rowwise().norm().eval();
+            if (g.identity) {
+                g.projectedPublicNorms = gradients.rowwise().norm();
+            } else {
+                const PublicSubspace subspace = topPublicSubspace(gradients, params.rank);
+                g.basis = subspace.basis;
+                const Eigen::MatrixXd projected = gradients * g.basis;  // U_r Σ_r
+                g.projectedPublicNorms = projected.rowwise().norm();
+                const Eigen::Index kept = subspace.singularValues.size();
+                if (kept > 0 && subspace.singularValues(kept - 1) >=
+                                    kMinRelativeSingularValue * subspace.singularValues(0) &&
+                    subspace.singularValues(kept - 1) > 0.0) {
+                    g.basisCoefficients = projected * subspace.singularValues.array().square().inverse().matrix().asDiagonal();
+                    g.publicResiduals = r;
+                }
+            }
         }
     }
     if (params.clip == ClipRule::Fixed) {

@@ -19,12 +19,24 @@ struct PublicGuidance {
     double clip = 0.0;          // C_t
     HeadMatrix publicGradientSum;  // Σ_j g_j^pub (K × (p+1); zero when the set is empty)
     Eigen::VectorXd projectedPublicNorms;  // ‖V_rᵀ g_j‖ for each public j (the clip's sample)
+    // V_r as a combination of the public per-example gradients, V_r = G_pubᵀ A with
+    // A = G_pub V_r Σ_r⁻² (m × r_eff), and the public residuals R_pub (m × K): with them the private
+    // projection runs through feature inner products (projectThroughPublicGradients). Both empty
+    // when a kept singular value is below 1e-6 σ_1, where A would lose accuracy.
+    Eigen::MatrixXd basisCoefficients;
+    Eigen::MatrixXd publicResiduals;
 
     Eigen::Index dimension() const { return identity ? -1 : basis.cols(); }
 };
 
-/// The top-`rank` right singular vectors of `gradients` (m × d), by Eigen's BDCSVD; at most
-/// min(m, d) columns.
+struct PublicSubspace {
+    Eigen::MatrixXd basis;            // d × r_eff: the top right singular vectors
+    Eigen::VectorXd singularValues;   // r_eff, descending
+};
+
+/// The top-`rank` right singular vectors of `gradients` (m × d) and their singular values, by
+/// Eigen's BDCSVD; at most min(m, d) of them.
+PublicSubspace topPublicSubspace(const RowMatrix& gradients, int rank);
 Eigen::MatrixXd topRightSingularVectors(const RowMatrix& gradients, int rank);
 
 /// The τ-quantile of `values` with linear interpolation between order statistics (type 7:

@@ -22,6 +22,8 @@ void compareGuidance(const PublicGuidance& a, const PublicGuidance& b) {
     QCOMPARE(a.basis.cols(), b.basis.cols());
     QVERIFY(a.basis == b.basis);  // exactly: same inputs, same arithmetic
     QVERIFY(a.publicGradientSum == b.publicGradientSum);
+    QVERIFY(a.basisCoefficients == b.basisCoefficients);
+    QVERIFY(a.publicResiduals == b.publicResiduals);
 }
 
 }  // namespace
