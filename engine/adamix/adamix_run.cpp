@@ -30,21 +30,7 @@ Status checkConsistent(const LabelledFeatures& publicSet, const LabelledFeatures
 }
 
 LabelledFeatures rowsOf(const LabelledFeatures& data, const std::vector<Eigen::Index>& rows) {
-    LabelledFeatures out;
-    out.classes = data.classes;
-    out.augmented.resize(static_cast<Eigen::Index>(rows.size()), data.augmentedDim());
-    out.labels.resize(static_cast<Eigen::Index>(rows.size()));
-    for (std::size_t j = 0; j < rows.size(); ++j) {
-        out.augmented.row(static_cast<Eigen::Index>(j)) = data.augmented.row(rows[j]);
-        out.labels(static_cast<Eigen::Index>(j)) = data.labels(rows[j]);
-    }
-    return out;
-}
-
-Eigen::MatrixXd rowsOf(const Eigen::MatrixXd& m, const std::vector<Eigen::Index>& rows) {
-    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), m.cols());
-    for (std::size_t j = 0; j < rows.size(); ++j) out.row(static_cast<Eigen::Index>(j)) = m.row(rows[j]);
-    return out;
+    return {data.augmented(rows, Eigen::all), data.labels(rows), data.classes};
 }
 
 // Φ̃_priv Φ̃_pubᵀ when the run projects through the public gradients (fewer operations per step
@@ -52,8 +38,8 @@ Eigen::MatrixXd rowsOf(const Eigen::MatrixXd& m, const std::vector<Eigen::Index>
 Eigen::MatrixXd crossGramIfCheaper(const LabelledFeatures& publicSet, const LabelledFeatures& privateSet,
                                    const AdamixParams& p) {
     if (p.projection != Projection::PublicSubspace) return {};
-    const Eigen::Index d = privateSet.augmentedDim() * privateSet.classes;
-    const Eigen::Index rank = std::min<Eigen::Index>({static_cast<Eigen::Index>(p.rank), publicSet.examples(), d});
+    const Eigen::Index rank =
+        subspaceRank(p.rank, publicSet.examples(), privateSet.augmentedDim() * privateSet.classes);
     if (!projectsThroughPublicGradients(privateSet.examples(), publicSet.examples(), privateSet.classes,
                                         privateSet.augmentedDim(), rank))
         return {};
@@ -123,7 +109,8 @@ Result<AdamixResult> runAdamix(const LabelledFeatures& publicSet, const Labelled
             sampled.clear();
             for (Eigen::Index i = 0; i < privateSet.examples(); ++i)
                 if (samplingRng.uniform01() < p.q) sampled.push_back(i);
-            const Eigen::MatrixXd sampledCrossGram = fullCrossGram ? rowsOf(crossGram, sampled) : Eigen::MatrixXd();
+            const Eigen::MatrixXd sampledCrossGram =
+                fullCrossGram ? crossGram(sampled, Eigen::all).eval() : Eigen::MatrixXd();
             release = releasePrivateSum(r.theta, rowsOf(privateSet, sampled), guidance, r.sigma * guidance.clip,
                                         noisy ? &noiseRng : nullptr, fullCrossGram ? &sampledCrossGram : nullptr);
         }

@@ -2,16 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace dpmix::adamix {
 
 namespace {
 // Below this ratio to the largest singular value, A = G V Σ⁻² amplifies rounding by more than 1e6.
 constexpr double kMinRelativeSingularValue = 1e-6;
+
+// Every kept singular value (descending) is positive and at least 1e-6 of the largest.
+bool coefficientsAreAccurate(const Eigen::VectorXd& singularValues) {
+    const Eigen::Index kept = singularValues.size();
+    if (kept == 0) return false;
+    const double smallest = singularValues(kept - 1);
+    return smallest > 0.0 && smallest >= kMinRelativeSingularValue * singularValues(0);
+}
 }  // namespace
 
+Eigen::Index subspaceRank(int rank, Eigen::Index publicExamples, Eigen::Index dimension) {
+    return std::min<Eigen::Index>({static_cast<Eigen::Index>(rank), publicExamples, dimension});
+}
+
 PublicSubspace topPublicSubspace(const RowMatrix& gradients, int rank) {
-    const Eigen::Index r = std::min<Eigen::Index>({static_cast<Eigen::Index>(rank), gradients.rows(), gradients.cols()});
+    const Eigen::Index r = subspaceRank(rank, gradients.rows(), gradients.cols());
     if (r <= 0) return {Eigen::MatrixXd(gradients.cols(), 0), Eigen::VectorXd(0)};
     const Eigen::MatrixXd g = gradients;  // BDCSVD wants column-major
     Eigen::BDCSVD<Eigen::MatrixXd> svd(g, Eigen::ComputeThinV);
@@ -44,14 +57,11 @@ PublicGuidance publicGuidance(const HeadMatrix& theta, const LabelledFeatures& p
             if (g.identity) {
                 g.projectedPublicNorms = gradients.rowwise().norm();
             } else {
-                const PublicSubspace subspace = topPublicSubspace(gradients, params.rank);
-                g.basis = subspace.basis;
+                PublicSubspace subspace = topPublicSubspace(gradients, params.rank);
+                g.basis = std::move(subspace.basis);
                 const Eigen::MatrixXd projected = gradients * g.basis;  // U_r Σ_r
                 g.projectedPublicNorms = projected.rowwise().norm();
-                const Eigen::Index kept = subspace.singularValues.size();
-                if (kept > 0 && subspace.singularValues(kept - 1) >=
-                                    kMinRelativeSingularValue * subspace.singularValues(0) &&
-                    subspace.singularValues(kept - 1) > 0.0) {
+                if (coefficientsAreAccurate(subspace.singularValues)) {
                     g.basisCoefficients = projected * subspace.singularValues.array().square().inverse().matrix().asDiagonal();
                     g.publicResiduals = r;
                 }

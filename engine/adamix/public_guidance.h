@@ -34,8 +34,12 @@ struct PublicSubspace {
     Eigen::VectorXd singularValues;   // r_eff, descending
 };
 
+/// The number of directions a subspace of the requested `rank` keeps for m public gradients of
+/// dimension d: min(rank, m, d).
+Eigen::Index subspaceRank(int rank, Eigen::Index publicExamples, Eigen::Index dimension);
+
 /// The top-`rank` right singular vectors of `gradients` (m × d) and their singular values, by
-/// Eigen's BDCSVD; at most min(m, d) of them.
+/// Eigen's BDCSVD; subspaceRank(rank, m, d) of them.
 PublicSubspace topPublicSubspace(const RowMatrix& gradients, int rank);
 Eigen::MatrixXd topRightSingularVectors(const RowMatrix& gradients, int rank);
 
