@@ -15,6 +15,8 @@ find_package(Threads REQUIRED)
 # libsodium: the ChaCha20 generator and OS entropy behind every DP mechanism's randomness.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+# OpenSSL libcrypto: AES-256-CTR, the secret key stream where the CPU has AES instructions.
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 # FFTW3: the PRV accountant composes privacy-loss distributions by FFT.
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 

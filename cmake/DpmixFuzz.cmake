@@ -16,6 +16,8 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+# OpenSSL libcrypto: AES-256-CTR, the secret key stream where the CPU has AES instructions.
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 # FFTW3: the PRV accountant composes privacy-loss distributions by FFT.
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 include(DpmixTargets)

@@ -16,6 +16,7 @@ PACKAGES=(
   libeigen3-dev libsqlite3-dev sqlite3 libboost-dev nlohmann-json3-dev libcli11-dev
   libstb-dev libsentencepiece-dev zlib1g-dev
   libsodium-dev                              # ChaCha20 + OS entropy: the secret randomness of DP mechanisms
+  libssl-dev                                 # AES-256-CTR (libcrypto): the secret key stream with AES-NI
   libfftw3-dev                               # FFT convolutions of the PRV accountant
   xvfb xauth fonts-dejavu-core               # headless GUI tests and screenshots with real glyphs
   file dpkg-dev                              # cpack -G DEB

@@ -6,6 +6,7 @@
 #include "engine/privacy/dirichlet_rdp.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/gaussian_rdp.h"
+#include "engine/privacy/key_stream.h"
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/prv_accountant.h"
 #include "engine/privacy/rdp_conversion.h"
@@ -71,7 +72,9 @@ const char* const kSeededRandomnessNotice =
     "not a release";
 
 void setRandomness(LedgerEntry& entry, RandomnessMode mode) {
-    entry.randomness = entry.mechanism == MechanismKind::NonPrivate ? RandomnessMode::Secret : mode;
+    const bool dp = entry.mechanism != MechanismKind::NonPrivate;
+    entry.randomness = dp ? mode : RandomnessMode::Secret;
+    entry.keyStream = dp ? describeKeyStream(mode) : std::string();
 }
 
 bool isPrvGaussian(const LedgerEntry& e) {

@@ -53,13 +53,14 @@ struct LedgerEntry {
     bool established = true;            // false when the guarantee is only claimed by its authors
     std::string assumptions;            // plain-language assumptions the guarantee rests on
     RandomnessMode randomness = RandomnessMode::Secret;  // seeded: regenerable from the stored seed, no release
+    std::string keyStream;  // the randomness's key stream in words (describeKeyStream); empty: not recorded
 };
 
 /// What a ledger says of an entry (and a run) whose mechanism drew seeded randomness.
 extern const char* const kSeededRandomnessNotice;
 
 /// Marks `entry` as drawn from `mode` (a DP entry only; non-private entries stay secret, as there
-/// is nothing to regenerate).
+/// is nothing to regenerate), from the key stream this machine uses for `mode`.
 void setRandomness(LedgerEntry& entry, RandomnessMode mode);
 
 /// True when the entry is a subsampled Gaussian certified by the PRV accountant.

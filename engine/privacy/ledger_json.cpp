@@ -75,6 +75,7 @@ std::string ledgerToJson(const Ledger& ledger, int indent) {
                            {"established", e.established},
                            {"assumptions", e.assumptions},
                            {"randomness", toString(e.randomness)}});
+        if (!e.keyStream.empty()) entries.back()["key_stream"] = e.keyStream;
     }
     json j{{"format", "dpmix-ledger/1"}, {"composition", toString(ledger.composition())}, {"entries", entries}};
     return j.dump(indent);
@@ -128,6 +129,8 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
         if (je.contains("randomness") && (!je["randomness"].is_string() || !parseRandomnessMode(je["randomness"], randomness)))
             return Error{where + ": 'randomness' must be \"secret\" or \"seeded\""};
         setRandomness(e, randomness);
+        e.keyStream.clear();  // what the file says, not this machine's: ledgers before it say nothing
+        str("key_stream", e.keyStream);
         // Ledgers written before the PRV accountant carry no field: RDP certified them.
         if (je.contains("accounting") && (!je["accounting"].is_string() || !parseAccountant(je["accounting"], e.accounting)))
             return Error{where + ": 'accounting' must be \"rdp\" or \"prv\""};

@@ -47,10 +47,6 @@ std::uint64_t load64le(const unsigned char* p) {
     return v;
 }
 
-// ChaCha20 (64-bit nonce, 64-bit block counter): the key is unique per stream, so a zero nonce
-// is safe; the counter counts 64-byte blocks.
-constexpr unsigned char kNonce[crypto_stream_chacha20_NONCEBYTES] = {};
-
 }  // namespace
 
 std::string toString(RandomnessMode mode) { return mode == RandomnessMode::Secret ? "secret" : "seeded"; }
@@ -75,7 +71,11 @@ RandomnessSource RandomnessSource::child(std::string_view part) const {
     return s;
 }
 
-MechanismRng::MechanismRng(const RandomnessSource& source, std::string_view purpose) : mode_(source.mode) {
+MechanismRng::MechanismRng(const RandomnessSource& source, std::string_view purpose)
+    : MechanismRng(source, purpose, keyStreamFor(source.mode)) {}
+
+MechanismRng::MechanismRng(const RandomnessSource& source, std::string_view purpose, KeyStreamKind stream)
+    : mode_(source.mode), stream_(stream) {
     ensureSodium();
     if (mode_ == RandomnessMode::Secret)
         randombytes_buf(key_.data(), key_.size());  // getrandom(2) on Linux
@@ -86,8 +86,8 @@ MechanismRng::MechanismRng(const RandomnessSource& source, std::string_view purp
 MechanismRng::~MechanismRng() { wipe(); }
 
 MechanismRng::MechanismRng(MechanismRng&& other) noexcept
-    : mode_(other.mode_), key_(other.key_), blockCounter_(other.blockCounter_), buffer_(other.buffer_),
-      used_(other.used_), spare_(other.spare_), hasSpare_(other.hasSpare_) {
+    : mode_(other.mode_), stream_(other.stream_), key_(other.key_), blockCounter_(other.blockCounter_),
+      buffer_(other.buffer_), used_(other.used_), spare_(other.spare_), hasSpare_(other.hasSpare_) {
     other.wipe();
 }
 
@@ -95,6 +95,7 @@ MechanismRng& MechanismRng::operator=(MechanismRng&& other) noexcept {
     if (this != &other) {
         wipe();
         mode_ = other.mode_;
+        stream_ = other.stream_;
         key_ = other.key_;
         blockCounter_ = other.blockCounter_;
         buffer_ = other.buffer_;
@@ -115,10 +116,21 @@ void MechanismRng::wipe() noexcept {
 }
 
 void MechanismRng::refill() {
-    std::memset(buffer_.data(), 0, buffer_.size());
-    crypto_stream_chacha20_xor_ic(buffer_.data(), buffer_.data(), buffer_.size(), kNonce, blockCounter_, key_.data());
-    blockCounter_ += buffer_.size() / 64;
+    writeKeyStream(stream_, key_.data(), blockCounter_, buffer_.size() / kKeyStreamBlockBytes, buffer_.data());
+    blockCounter_ += buffer_.size() / kKeyStreamBlockBytes;
     used_ = 0;
+}
+
+MechanismRng::KeyStreamRun MechanismRng::reserveKeyStream(std::uint64_t blocks) {
+    const KeyStreamRun run(*this, blockCounter_, blocks);
+    blockCounter_ += blocks;
+    return run;
+}
+
+void MechanismRng::KeyStreamRun::write(std::uint64_t from, std::size_t count, unsigned char* out) const {
+    if (from > count_ || count > count_ - from)
+        throw std::out_of_range("key stream run: blocks beyond the reservation");
+    writeKeyStream(rng_->stream_, rng_->key_.data(), first_ + from, count, out);
 }
 
 MechanismRng::result_type MechanismRng::operator()() {
@@ -143,9 +155,7 @@ void MechanismRng::fillUniform(std::span<double> out, bool positive) {
         const std::uint64_t firstBlock = blockCounter_;
         auto slice = [&](std::size_t from, std::size_t to) {
             auto* bytes = reinterpret_cast<unsigned char*>(base + 8 * from);
-            const std::size_t length = (to - from) * 64;
-            std::memset(bytes, 0, length);
-            crypto_stream_chacha20_xor_ic(bytes, bytes, length, kNonce, firstBlock + from, key_.data());
+            writeKeyStream(stream_, key_.data(), firstBlock + from, to - from, bytes);
             for (std::size_t j = 0; j < (to - from) * 8; ++j) base[8 * from + j] = toUniform(load64le(bytes + 8 * j));
         };
         constexpr std::size_t kBlocksPerThread = 1 << 14;  // 1 MiB of key stream

@@ -1,5 +1,6 @@
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/key_stream.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/prv_accountant.h"
@@ -223,6 +224,38 @@ private Q_SLOTS:
         QVERIFY(forged.ok());
         QVERIFY(!forged->verify().ok);
         QVERIFY(!ledgerFromJson(std::string(json).replace(json.find("\"prv\""), 5, "\"xyz\"")).ok());
+    }
+    void theKeyStreamIsRecordedAndSurvivesJson() {
+        // A DP entry says which key stream its randomness came from (secret: this machine's
+        // choice; seeded: ChaCha20 everywhere); a non-private one says nothing, nor does a ledger
+        // written before the field, and reading a file keeps what it says.
+        LedgerEntry secret = gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.01, 1.0, 100, 1e-5, 1.0);
+        setRandomness(secret, RandomnessMode::Secret);
+        QCOMPARE(secret.keyStream, describeKeyStream(RandomnessMode::Secret));
+        LedgerEntry seeded = secret;
+        setRandomness(seeded, RandomnessMode::Seeded);
+        QVERIFY(seeded.keyStream.rfind("ChaCha20", 0) == 0);
+        LedgerEntry none = nonPrivateEntry("random-search", "A", "why");
+        setRandomness(none, RandomnessMode::Seeded);
+        QVERIFY(none.keyStream.empty());
+        Ledger ledger;
+        ledger.record(secret);
+        ledger.record(seeded);
+        ledger.record(none);
+        const std::string json = ledgerToJson(ledger);
+        QVERIFY(json.find("\"key_stream\":\"" + secret.keyStream + "\"") != std::string::npos);
+        const auto back = ledgerFromJson(json);
+        QVERIFY(back.ok());
+        QCOMPARE(back->entries()[0].keyStream, secret.keyStream);
+        QCOMPARE(back->entries()[1].keyStream, seeded.keyStream);
+        QVERIFY(back->entries()[2].keyStream.empty());
+        std::string other = json;
+        const std::string stored = "\"key_stream\":\"" + secret.keyStream + "\"";
+        other.replace(other.find(stored), stored.size(), "\"key_stream\":\"ChaCha20 (another machine)\"");
+        QCOMPARE(ledgerFromJson(other)->entries()[0].keyStream, std::string("ChaCha20 (another machine)"));
+        std::string old = json;
+        old.erase(old.find("," + stored), stored.size() + 1);
+        QVERIFY(ledgerFromJson(old)->entries()[0].keyStream.empty());
     }
     void malformedJsonNamesTheProblem() {
         auto r = ledgerFromJson("{\"entries\":[{\"mechanism\":\"subsampled-gaussian\",\"epsilon\":1}]}");
