@@ -1,7 +1,8 @@
 // Statistical tests (label "statistical") of DP-SGD's vectorised secure Gaussian noise
-// (engine/train/detail/secure_noise), drawn from the SECRET stream: mean, variance, tail
-// frequencies beyond 3σ and 5σ, the hard bound, and that privatiseGradients adds σC·N(0, I)
-// and divides by the expected batch. Bounds: 6 standard errors or Poisson quantiles at 1e-6.
+// (engine/train/detail/secure_noise), drawn from SECRET streams: mean, variance, tail
+// frequencies beyond 3σ and 5σ and the hard bound of the float32 and the double sampler, and that
+// privatiseGradients adds σC·N(0, I) and divides by the expected batch. Bounds: 6 standard errors
+// or Poisson quantiles at 1e-6. The deterministic checks are in tst_secure_noise.
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/secure_noise.h"
 
@@ -23,25 +24,41 @@ class TestSecureNoiseStatistical : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void momentsTailsAndBound() {
-        const std::int64_t n = 20'000'000;
-        privacy::MechanismRng rng(privacy::RandomnessSource::secret(), "noise");
-        const at::Tensor z = train::detail::secureGaussian(rng, {n / 4, 4}, at::kDouble).reshape({-1});
-        QCOMPARE(z.numel(), n);
-        const double nd = static_cast<double>(n);
-        const double mean = z.mean().item<double>(), var = z.var(/*unbiased=*/false).item<double>();
-        QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), str("mean ", mean).c_str());
-        QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), str("variance ", var).c_str());
-        QVERIFY(z.abs().max().item<double>() <= privacy::kGaussianBound);
-        QVERIFY(z.isfinite().all().item<bool>());
-        const double p3 = twoSidedTail(3.0);
-        const double beyond3 = z.abs().gt(3.0).sum().item<double>();
-        QVERIFY2(std::fabs(beyond3 - nd * p3) < 6.0 * std::sqrt(nd * p3 * (1 - p3)),
-                 str("|z| > 3: ", beyond3, ", expected ", nd * p3).c_str());
-        const boost::math::poisson tail5(nd * twoSidedTail(5.0));
-        const double beyond5 = z.abs().gt(5.0).sum().item<double>();
-        QVERIFY2(beyond5 >= std::floor(boost::math::quantile(tail5, 1e-6)) &&
-                     beyond5 <= std::ceil(boost::math::quantile(boost::math::complement(tail5, 1e-6))),
-                 str("|z| > 5: ", beyond5, ", expected about ", nd * twoSidedTail(5.0)).c_str());
+        // float32 (32-bit uniforms) and double (53-bit), from the secret stream of this machine
+        // (AES-256-CTR where the CPU has AES instructions) and from ChaCha20 — each with its bound.
+        struct Case {
+            at::ScalarType dtype;
+            privacy::KeyStreamKind stream;
+            double bound;
+        };
+        const privacy::KeyStreamKind secret = privacy::keyStreamFor(privacy::RandomnessMode::Secret);
+        for (const Case& c : {Case{at::kFloat, secret, privacy::kGaussianBoundFloat},
+                              Case{at::kDouble, secret, privacy::kGaussianBound},
+                              Case{at::kFloat, privacy::KeyStreamKind::ChaCha20, privacy::kGaussianBoundFloat}}) {
+            const std::string what = str(c.dtype == at::kFloat ? "float32, " : "double, ", privacy::toString(c.stream), ": ");
+            const std::int64_t n = 20'000'000;
+            privacy::MechanismRng rng(privacy::RandomnessSource::secret(), "noise", c.stream);
+            const at::Tensor drawn = train::detail::secureGaussian(rng, {n / 4, 4}, c.dtype).reshape({-1});
+            QVERIFY(drawn.scalar_type() == c.dtype);
+            const at::Tensor z = drawn.to(at::kDouble);
+            QCOMPARE(z.numel(), n);
+            const double nd = static_cast<double>(n);
+            const double mean = z.mean().item<double>(), var = z.var(/*unbiased=*/false).item<double>();
+            QVERIFY2(std::fabs(mean) < 6.0 / std::sqrt(nd), str(what, "mean ", mean).c_str());
+            QVERIFY2(std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / nd), str(what, "variance ", var).c_str());
+            const double largest = z.abs().max().item<double>();
+            QVERIFY2(largest <= c.bound, str(what, "largest |z| ", largest, " above the bound ", c.bound).c_str());
+            QVERIFY(z.isfinite().all().item<bool>());
+            const double p3 = twoSidedTail(3.0);
+            const double beyond3 = z.abs().gt(3.0).sum().item<double>();
+            QVERIFY2(std::fabs(beyond3 - nd * p3) < 6.0 * std::sqrt(nd * p3 * (1 - p3)),
+                     str(what, "|z| > 3: ", beyond3, ", expected ", nd * p3).c_str());
+            const boost::math::poisson tail5(nd * twoSidedTail(5.0));
+            const double beyond5 = z.abs().gt(5.0).sum().item<double>();
+            QVERIFY2(beyond5 >= std::floor(boost::math::quantile(tail5, 1e-6)) &&
+                         beyond5 <= std::ceil(boost::math::quantile(boost::math::complement(tail5, 1e-6))),
+                     str(what, "|z| > 5: ", beyond5, ", expected about ", nd * twoSidedTail(5.0)).c_str());
+        }
     }
 
     void privatiseAddsScaledNoiseAndDivides() {
