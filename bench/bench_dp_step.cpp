@@ -9,10 +9,15 @@
 // With --model transformer it times the demo causal LM instead (vocabulary 8000, 2 blocks,
 // width 128, 4 heads, context 64; B windows of random tokens; next-token loss per window), all
 // parameters trainable and only the last two blocks + head (the paper's LM fine-tuning).
-// The DP step is timed with its noise from each generator: the secure ChaCha20 stream in secret
-// and in seeded mode (the engine's), and torch's mt19937 randn (the engine's generator before
-// secret randomness), interleaved in one run.
-// With --noise P it times the noise alone for P parameters. --model resnet18: ResNet-18 (width 64,
+// The DP step is timed with its noise from each generator: the engine's secure noise in secret
+// mode (AES-256-CTR where the CPU has AES instructions, else ChaCha20) and in seeded mode
+// (ChaCha20), and torch's mt19937 randn (the engine's generator before secret randomness),
+// interleaved in one run; so is the secure noise alone (ns per parameter, secret and seeded),
+// drawn per parameter tensor as privatiseGradients draws it. DP/plain is given for the medians
+// and for the fastest steps.
+// With --noise P it times the noise alone for P parameters: the key streams alone (16 bytes per
+// value, float32's share), the float32 and double samplers (secret and seeded) and torch's randn.
+// --model resnet18: ResNet-18 (width 64,
 // GroupNorm) on 28×28. --device cuda runs the model steps on the GPU (docs/GPU.md): inputs and
 // parameters live there, each timed step ends with a device synchronisation, and the secure noise
 // is drawn on the CPU and copied over, as in the engine.
@@ -34,6 +39,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <span>
 #include <string>
@@ -66,11 +72,22 @@ void syncDevice() {
 }
 
 struct Timing {
-    double plainMs, dpMs;        // medians (DP: secret ChaCha20 noise, the engine's default)
+    double plainMs, dpMs;        // medians (DP: secret noise, the engine's default)
     double plainMinMs, dpMinMs;  // fastest step: less sensitive to other load on the machine
     double seededMs, seededMinMs;  // DP step, seeded ChaCha20 noise
     double torchMs, torchMinMs;    // DP step, torch mt19937 randn noise (not secure)
+    double noiseNs = 0, noiseMinNs = 0;              // the secret noise alone, ns per parameter
+    double seededNoiseNs = 0, seededNoiseMinNs = 0;  // the seeded noise alone, ns per parameter
 };
+
+// The secure noise alone, as privatiseGradients draws it (one draw per parameter tensor, on the
+// CPU); milliseconds.
+double timeNoise(const std::vector<Tensor*>& params, dpmix::privacy::MechanismRng& rng) {
+    at::NoGradGuard noGrad;
+    const auto t0 = Clock::now();
+    for (Tensor* p : params) (void)secureGaussian(rng, p->sizes(), p->scalar_type());
+    return msSince(t0);
+}
 
 // The noise of the pre-secret-randomness engine: torch's CPU generator, for comparison only.
 void privatiseWithTorchRandn(const std::vector<Tensor*>& params, double noiseStd, double denominator, at::Generator& gen) {
@@ -82,7 +99,8 @@ void privatiseWithTorchRandn(const std::vector<Tensor*>& params, double noiseStd
     }
 }
 
-// Times plain, DP (secret), DP (seeded) and DP (torch randn) steps, interleaved.
+// Times plain, DP (secret), DP (seeded) and DP (torch randn) steps, and the secret and seeded
+// noise alone, interleaved.
 template <typename Plain, typename Dp>
 Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
     using dpmix::privacy::MechanismRng;
@@ -90,9 +108,11 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
     MechanismRng secret(RandomnessSource::secret(), "noise");
     MechanismRng seeded(RandomnessSource::seeded(1, "bench"), "noise");
     at::Generator torchGen = at::make_generator<at::CPUGeneratorImpl>(5);
+    std::vector<Tensor*> noised;  // the parameters the DP step noises, for timing the noise alone
     enum Kind { Secret, Seeded, Torch };
     auto dp = [&](Kind kind) {
         dpStep([&](const std::vector<Tensor*>& params, double noiseStd, double denominator) {
+            noised = params;
             if (kind == Torch) privatiseWithTorchRandn(params, noiseStd, denominator, torchGen);
             else privatiseGradients(params, noiseStd, denominator, kind == Secret ? secret : seeded);
         });
@@ -103,7 +123,9 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
         dp(Torch);
     }
     syncDevice();
-    std::vector<double> plain, dpSecret, dpSeeded, dpTorch;
+    std::int64_t count = 0;
+    for (Tensor* p : noised) count += p->numel();
+    std::vector<double> plain, dpSecret, dpSeeded, dpTorch, noiseSecret, noiseSeeded;
     for (int i = 0; i < steps; ++i) {  // interleaved, so load changes hit all alike
         auto t0 = Clock::now();
         plainStep();
@@ -115,9 +137,12 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
             syncDevice();
             out->push_back(msSince(t0));
         }
+        noiseSecret.push_back(timeNoise(noised, secret) * 1e6 / static_cast<double>(count));
+        noiseSeeded.push_back(timeNoise(noised, seeded) * 1e6 / static_cast<double>(count));
     }
     return {median(plain), median(dpSecret), minimum(plain), minimum(dpSecret),
-            median(dpSeeded), minimum(dpSeeded), median(dpTorch), minimum(dpTorch)};
+            median(dpSeeded), minimum(dpSeeded), median(dpTorch), minimum(dpTorch),
+            median(noiseSecret), minimum(noiseSecret), median(noiseSeeded), minimum(noiseSeeded)};
 }
 
 Timing measure(const ModelSpec& spec, int batch, int steps) {
@@ -183,42 +208,54 @@ double matmulMs() {
     return msSince(t0);
 }
 
-// The noise alone for `count` parameters: the ChaCha20 uniforms, the whole hardened sampler, and
-// torch's randn, interleaved; median (fastest) of `repeats`.
+// The noise alone for `count` parameters, interleaved, median (fastest) of `repeats`, in ns per
+// parameter: each key stream alone (16 bytes per value — float32's four 32-bit uniforms — on one
+// thread), the float32 sampler in secret and seeded mode, the double sampler, torch's randn.
 void measureNoise(std::int64_t count, int repeats) {
+    using dpmix::privacy::KeyStreamKind;
     using dpmix::privacy::MechanismRng;
     using dpmix::privacy::RandomnessSource;
-    MechanismRng rng(RandomnessSource::secret(), "noise");
+    MechanismRng secret(RandomnessSource::secret(), "noise"), seeded(RandomnessSource::seeded(1, "bench"), "noise");
+    MechanismRng aes(RandomnessSource::secret(), "noise", KeyStreamKind::Aes256Ctr);
+    MechanismRng chacha(RandomnessSource::secret(), "noise", KeyStreamKind::ChaCha20);
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(7);
-    std::vector<double> uniforms(static_cast<std::size_t>(4 * count));
-    std::vector<double> chacha, secure, torchRandn;
+    const std::uint64_t blocks = static_cast<std::uint64_t>(count) * 16 / 64 + 1;
+    std::vector<unsigned char> stream(blocks * 64);
+    const double perParam = 1e6 / static_cast<double>(count);
+    std::vector<std::pair<const char*, std::function<void()>>> kinds{
+        {"AES-256-CTR key stream", [&] { aes.reserveKeyStream(blocks).write(0, blocks, stream.data()); }},
+        {"ChaCha20 key stream", [&] { chacha.reserveKeyStream(blocks).write(0, blocks, stream.data()); }},
+        {"float32 noise, secret", [&] { (void)secureGaussian(secret, {count}, at::kFloat); }},
+        {"float32 noise, seeded", [&] { (void)secureGaussian(seeded, {count}, at::kFloat); }},
+        {"double noise, secret", [&] { (void)secureGaussian(secret, {count}, at::kDouble); }},
+        {"torch randn (float32)", [&] { (void)at::randn({count}, gen, at::TensorOptions().dtype(at::kFloat)); }}};
+    std::vector<std::vector<double>> ns(kinds.size());
     for (int r = 0; r < repeats; ++r) {
-        auto t0 = Clock::now();
-        rng.fillUniform(uniforms, false);
-        chacha.push_back(msSince(t0));
-        t0 = Clock::now();
-        (void)secureGaussian(rng, {count}, at::kFloat);
-        secure.push_back(msSince(t0));
-        t0 = Clock::now();
-        (void)at::randn({count}, gen, at::TensorOptions().dtype(at::kFloat));
-        torchRandn.push_back(msSince(t0));
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            const auto t0 = Clock::now();
+            kinds[k].second();
+            ns[k].push_back(msSince(t0) * perParam);
+        }
     }
-    std::printf("noise for %lld parameters: ChaCha20 uniforms (4 per value) %.1f (%.1f) ms, hardened sampler %.1f (%.1f) ms, "
-                "torch randn %.1f (%.1f) ms   median (fastest)\n",
-                static_cast<long long>(count), median(chacha), minimum(chacha), median(secure), minimum(secure),
-                median(torchRandn), minimum(torchRandn));
+    std::printf("noise for %lld parameters, %d threads (secret key stream: %s), ns per parameter, median (fastest):\n",
+                static_cast<long long>(count), at::get_num_threads(), toString(secret.keyStream()).c_str());
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+        std::printf("  %-24s %7.2f (%6.2f)\n", kinds[k].first, median(ns[k]), minimum(ns[k]));
 }
 
-// Median (fastest) per step: plain, DP with secret / seeded ChaCha20 noise, DP with torch randn.
+// Median (fastest) per step: plain, DP with secret / seeded noise, DP with torch randn; DP/plain
+// with the secret noise; the secret and the seeded noise alone per parameter.
 void printHeader(const char* first) {
-    std::printf("%-24s %18s %18s %18s %18s %10s\n", first, "plain", "DP secret", "DP seeded", "DP torch randn",
-                "secret/plain");
+    std::printf("%-24s %18s %18s %18s %18s %14s %16s %16s\n", first, "plain", "DP secret", "DP seeded",
+                "DP torch randn", "secret/plain", "noise secret", "noise seeded");
 }
 
 void printRow(const char* name, const Timing& t) {
-    std::printf("%-24s %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %10.2f   ms median (fastest)\n", name,
-                t.plainMs, t.plainMinMs, t.dpMs, t.dpMinMs, t.seededMs, t.seededMinMs, t.torchMs, t.torchMinMs,
-                t.dpMs / t.plainMs);
+    std::printf("%-24s %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %6.2f (%5.2f) %7.2f (%6.2f) "
+                "%7.2f (%6.2f)   ms, ns/param: median (fastest)\n",
+                name, t.plainMs, t.plainMinMs, t.dpMs, t.dpMinMs, t.seededMs, t.seededMinMs, t.torchMs, t.torchMinMs,
+                t.dpMs / t.plainMs, t.dpMinMs / t.plainMinMs, t.noiseNs, t.noiseMinNs, t.seededNoiseNs,
+                t.seededNoiseMinNs);
 }
 
 }  // namespace
