@@ -24,4 +24,11 @@ if(DPMIX_WITH_GUI)
   # PrintSupport must be found before QCustomPlotQt6, whose config file does not (pitfall 1).
   find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets PrintSupport Test Concurrent Svg)
   find_package(QCustomPlotQt6 REQUIRED)
+  # Qt6::Test defines QT_TESTCASE_SOURCEDIR / QT_TESTCASE_BUILDDIR as absolute paths (for
+  # QFINDTESTDATA, which no test uses): every test's compile line would then name the clone's
+  # folder and no other clone could reuse its objects through ccache (docs/DEVELOPING.md,
+  # "Build speed"). Tests find the trees at run time instead (tests/support/unit_test.h).
+  get_target_property(_dpmix_test_defs Qt6::Test INTERFACE_COMPILE_DEFINITIONS)
+  list(FILTER _dpmix_test_defs EXCLUDE REGEX "^QT_TESTCASE_")
+  set_target_properties(Qt6::Test PROPERTIES INTERFACE_COMPILE_DEFINITIONS "${_dpmix_test_defs}")
 endif()

@@ -15,6 +15,13 @@ function(dpmix_engine_library name)
   if(ARG_TORCH)
     target_link_libraries(dpmix_${name} PRIVATE torch)
     set_property(TARGET dpmix_${name} PROPERTY JOB_POOL_COMPILE heavy_compile)
+    # <ATen/ATen.h> is about half of a torch translation unit's compile: precompiled once for
+    # the first torch library (train, see engine/CMakeLists.txt), reused by the others.
+    if(DPMIX_TORCH_PCH STREQUAL name)
+      target_precompile_headers(dpmix_${name} PRIVATE <ATen/ATen.h>)
+    elseif(DPMIX_TORCH_PCH AND TARGET dpmix_${DPMIX_TORCH_PCH})
+      target_precompile_headers(dpmix_${name} REUSE_FROM dpmix_${DPMIX_TORCH_PCH})
+    endif()
   endif()
 endfunction()
 
@@ -41,6 +48,47 @@ function(dpmix_headless_test_registry target)
   target_include_directories(${target} PRIVATE ${_dir})
 endfunction()
 
+# dpmix_moc_test_sources(TARGET SOURCES ...)
+#   Runs moc on the test sources that need it, without AUTOMOC: a .cpp that includes "<name>.moc"
+#   and a header that declares Q_OBJECT. A test's classes need nothing from its includes, so moc
+#   reads the one file (0.04 s) where AUTOMOC scans every include of every source (about 2 CPU-s
+#   per test executable) — docs/DEVELOPING.md, "Build speed". The sources are scanned when CMake
+#   configures: a new `#include "x.moc"` or Q_OBJECT in a test header needs a re-run of cmake.
+function(dpmix_moc_test_sources target)
+  set(_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_moc)
+  foreach(_src ${ARGN})
+    get_filename_component(_abs ${_src} ABSOLUTE)
+    get_filename_component(_base ${_src} NAME_WE)
+    if(_src MATCHES "\\.cpp$")
+      file(STRINGS ${_abs} _includes_moc REGEX "#include \"${_base}\\.moc\"")
+      if(NOT _includes_moc)
+        continue()
+      endif()
+      set(_out ${_dir}/${_base}.moc)
+    else()
+      file(STRINGS ${_abs} _declares_qobject REGEX "Q_OBJECT")
+      if(NOT _declares_qobject)
+        continue()
+      endif()
+      set(_out ${_dir}/moc_${_base}.cpp)
+    endif()
+    # The path moc is given is written into its output: relative, so the object does not name
+    # the clone's folder (ccache).
+    file(RELATIVE_PATH _rel ${CMAKE_CURRENT_BINARY_DIR} ${_abs})
+    add_custom_command(OUTPUT ${_out}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir}
+      COMMAND Qt6::moc -DQT_NO_KEYWORDS ${_rel} -o ${_out}
+      DEPENDS ${_abs} Qt6::moc
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+      COMMENT "moc ${_src}" VERBATIM)
+    target_sources(${target} PRIVATE ${_out})
+    if(_src MATCHES "\\.cpp$")
+      set_source_files_properties(${_out} PROPERTIES HEADER_FILE_ONLY ON)
+    endif()
+  endforeach()
+  target_include_directories(${target} PRIVATE ${_dir})
+endfunction()
+
 # dpmix_add_qtest(NAME SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [STATISTICAL_PARTS])
 #   One Qt Test executable per unit, registered with CTest, run offscreen. In the headless build
 #   (DPMIX_WITH_GUI=OFF) the same sources build against the Qt-free harness instead. STATISTICAL_PARTS:
@@ -51,16 +99,22 @@ function(dpmix_add_qtest name)
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
   if(DPMIX_WITH_GUI)
-    set_target_properties(${name} PROPERTIES AUTOMOC ON)
-    target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
+    dpmix_moc_test_sources(${name} ${ARG_SOURCES})
+    # Every test links Qt Widgets, so all compile with the same Qt defines and share one
+    # precompiled header (tests/support/CMakeLists.txt).
+    target_link_libraries(${name} PRIVATE Qt6::Test Qt6::Widgets ${ARG_LIBS})
+    # LibTorch's interface defines the (default) C++11 string ABI; the tests that link it would
+    # otherwise not match the shared header.
+    target_compile_definitions(${name} PRIVATE _GLIBCXX_USE_CXX11_ABI=1)
+    if(TARGET dpmix_test_pch)
+      target_precompile_headers(${name} REUSE_FROM dpmix_test_pch)
+    endif()
   else()
     dpmix_headless_test_registry(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE dpmix_headless_test ${ARG_LIBS})
   endif()
   # Tests include shared helpers by their path from the root (tests/support/test_support.h).
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
-  target_compile_definitions(${name} PRIVATE
-    DPMIX_SOURCE_DIR="${PROJECT_SOURCE_DIR}" DPMIX_BINARY_DIR="${CMAKE_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
@@ -68,7 +122,8 @@ function(dpmix_add_qtest name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  set(_env "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data")
+  set(_env "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data"
+           "DPMIX_TEST_SOURCE_DIR=${PROJECT_SOURCE_DIR};DPMIX_TEST_BINARY_DIR=${CMAKE_BINARY_DIR}")
   if(ARG_STATISTICAL_PARTS)
     add_test(NAME ${name}_statistical COMMAND ${name})
     set_tests_properties(${name}_statistical PROPERTIES

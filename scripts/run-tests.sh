@@ -5,7 +5,26 @@
 #   scripts/run-tests.sh -L unit    # extra arguments go to ctest (e.g. a label)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time, printed as it ends and together at the end (CI's log reads them).
+phases=()
+phase_start=$(date +%s)
+phase_done() {
+  local seconds=$(( $(date +%s) - phase_start ))
+  phases+=("$1 ${seconds} s")
+  echo "[tests] phase '$1' took ${seconds} s"
+  phase_start=$(date +%s)
+}
+summary() {
+  local status=${1:-$?}  # the script's exit status, kept: an EXIT trap's last command would replace it
+  if ((${#phases[@]})); then
+    local IFS=','
+    echo "[tests] phase times: ${phases[*]}" | sed 's/,/, /g'
+  fi
+  return $status
+}
+trap summary EXIT
 scripts/setup.sh
+phase_done build
 # Without arguments every label runs but `journey` (the user journeys in a real window: minutes of
 # training on the demo project; scripts/run-journeys.sh runs them, or `scripts/run-tests.sh -L journey`).
 ctest_args=("$@")
@@ -20,12 +39,13 @@ if [ -n "${DPMIX_SKIP_CLUSTER:-}" ]; then
 elif [ $# -eq 0 ] || [[ " $* " == *cluster* ]]; then
   if ! scripts/slurm-local.sh status >/dev/null 2>&1; then
     scripts/slurm-local.sh start || { echo "[tests] the local Slurm did not start: the cluster tests cannot run"; exit 1; }
-    trap 'scripts/slurm-local.sh stop || true' EXIT
+    trap 'rc=$?; scripts/slurm-local.sh stop || true; summary $rc' EXIT
   fi
   export DPMIX_REQUIRE_SLURM=1
 fi
 echo "[tests] ctest --test-dir build --output-on-failure ${ctest_args[*]}"
 QT_QPA_PLATFORM=offscreen ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 1200 "${ctest_args[@]}"
+phase_done tests
 
 # Then, for a full run (no ctest arguments): the headless tree (DPMIX_WITH_GUI=OFF, docs/GPU.md)
 # must configure without Qt — a CMake file that reached for a Qt target there fails here, in
@@ -44,6 +64,7 @@ if [ $# -eq 0 ]; then
   cmake --build "$HEADLESS_DIR" --target tst_layering tst_headless_harness headless_harness_failures
   ctest --test-dir "$HEADLESS_DIR" --output-on-failure -R "tst_layering|headless_harness"
   rm -rf "$HEADLESS_DIR"
+  phase_done headless
 fi
 
 # Then, for a full run (no ctest arguments), the sanitizer build: clang with ASan + UBSan, the
@@ -55,10 +76,11 @@ if [ $# -eq 0 ] && [ -z "${DPMIX_SKIP_FUZZ:-}" ]; then
     echo "[tests] configuring the sanitizer + fuzz build in $FUZZ_DIR/"
     CXX=clang++ cmake -S . -B "$FUZZ_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDPMIX_FUZZ=ON
   fi
-  start=$(date +%s)
   cmake --build "$FUZZ_DIR" -j "$(nproc)"
-  echo "[tests] sanitizer build done in $(( $(date +%s) - start )) s"
+  phase_done "sanitizer build"
   echo "[tests] ctest --test-dir $FUZZ_DIR (ASan + UBSan unit tests, then the fuzzers)"
   QT_QPA_PLATFORM=offscreen ctest --test-dir "$FUZZ_DIR" --output-on-failure --timeout 1200 -LE fuzz -j "$(nproc)"
+  phase_done "sanitizer tests"
   ctest --test-dir "$FUZZ_DIR" --output-on-failure -L fuzz
+  phase_done fuzz
 fi

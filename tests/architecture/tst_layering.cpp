@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kRoot = DPMIX_SOURCE_DIR;
+const fs::path kRoot = dpmix::test_support::sourceDir();
 
 std::string readAll(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

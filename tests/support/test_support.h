@@ -21,6 +21,10 @@ inline QList<QStringList> readCsvFile(const QString& path) {
     return rows;
 }
 
+/// sourceDir() / binaryDir() (unit_test.h) as QStrings, with `relative` appended ("/bin/dpmix").
+inline QString sourcePath(const QString& relative = {}) { return QString::fromStdString(sourceDir()) + relative; }
+inline QString binaryPath(const QString& relative = {}) { return QString::fromStdString(binaryDir()) + relative; }
+
 /// The first `n` bytes of a file (a format's magic: "%PDF-", "<svg"); empty when unreadable.
 inline QByteArray fileHead(const QString& path, int n) {
     QFile f(path);

@@ -161,6 +161,28 @@ inline std::string environment(const char* name, std::string fallback = {}) {
     return value ? std::string(value) : fallback;
 }
 
+/// The build tree the test belongs to: DPMIX_TEST_BINARY_DIR (CTest sets it), else found from the
+/// executable's place, <build>/bin/tests/. Not a compile-time path: then no object would name the
+/// clone's folder, and a clone elsewhere reuses the objects through ccache (docs/DEVELOPING.md,
+/// "Build speed").
+inline std::string binaryDir() {
+    if (const char* dir = std::getenv("DPMIX_TEST_BINARY_DIR")) return dir;
+    std::error_code error;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+    return error ? std::string(".") : exe.parent_path().parent_path().parent_path().string();
+}
+
+/// The source tree: DPMIX_TEST_SOURCE_DIR (CTest sets it), else the one binaryDir() was
+/// configured from (CMAKE_HOME_DIRECTORY in its CMakeCache.txt).
+inline std::string sourceDir() {
+    if (const char* dir = std::getenv("DPMIX_TEST_SOURCE_DIR")) return dir;
+    std::ifstream cache(binaryDir() + "/CMakeCache.txt");
+    const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+    for (std::string line; std::getline(cache, line);)
+        if (line.rfind(key, 0) == 0) return line.substr(key.size());
+    return ".";
+}
+
 /// An executable with deterministic tests and Monte-Carlo ones is registered twice
 /// (dpmix_add_qtest(... STATISTICAL_PARTS)): as NAME under its labels, and as NAME_statistical
 /// under the label `statistical`, with DPMIX_TEST_PART=statistical. Its init() slot calls this

@@ -1,5 +1,6 @@
 #pragma once
 // Runs the built `dpmix` binary and captures what a user would see.
+#include "tests/support/test_support.h"
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -16,7 +17,7 @@ struct CliResult {
 inline CliResult runDpmix(const QStringList& args, const QString& workDir = {}) {
     QProcess p;
     if (!workDir.isEmpty()) p.setWorkingDirectory(workDir);
-    p.start(QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix"), args);
+    p.start(dpmix::test_support::binaryPath("/bin/dpmix"), args);
     CliResult r;
     if (!p.waitForFinished(120000)) return r;
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;

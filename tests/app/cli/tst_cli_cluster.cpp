@@ -14,6 +14,7 @@
 //    slurm`) merge into the runs the local experiments store (AdaMix-R: cells, per-example
 //    records and metrics bit for bit; its dry run lists seeds × private counts tasks).
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
+#include "tests/support/test_support.h"
 #include "tests/support/local_slurm.h"
 #include "cli_runner.h"
 #include "idx_fixture.h"
@@ -58,7 +59,7 @@ CliResult runWithEnv(const QStringList& args, const QString& dir, const QProcess
     QProcess p;
     p.setWorkingDirectory(dir);
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix"), args);
+    p.start(dpmix::test_support::binaryPath("/bin/dpmix"), args);
     CliResult r;
     if (!p.waitForFinished(120000)) return r;
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;

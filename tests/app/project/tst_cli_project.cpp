@@ -157,7 +157,7 @@ private Q_SLOTS:
         QProcess p;
         p.setWorkingDirectory(dir_.path());
         p.start("bash", {"-c", "ulimit -f 16; exec \"$0\" new \"$1\" -o \"$2\"",
-                         QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix"), spec_, path("limited.dpmix")});
+                         dpmix::test_support::binaryPath("/bin/dpmix"), spec_, path("limited.dpmix")});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 2);

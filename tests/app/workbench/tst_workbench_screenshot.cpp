@@ -1,4 +1,5 @@
 // `dpmix-workbench --screenshot OUT.png [--view NAME]` renders and exits; a bad view is refused.
+#include "tests/support/test_support.h"
 #include "tests/app/workbench/generated_project.h"
 
 #include <QImage>
@@ -7,7 +8,7 @@
 #include <QtTest>
 
 namespace {
-const QString kProgram = QStringLiteral(DPMIX_BINARY_DIR "/bin/dpmix-workbench");
+const QString kProgram = dpmix::test_support::binaryPath("/bin/dpmix-workbench");
 
 int runWorkbench(const QStringList& args, QString* stderrText) {
     QProcess p;

@@ -22,7 +22,7 @@ class TestRealData : public QObject {
     bool fetched(const std::string& rel) { return std::filesystem::exists(path(rel)); }
 
 private Q_SLOTS:
-    void initTestCase() { dataDir_ = dpmix::test_support::environment("DPMIX_DATA_DIR", DPMIX_SOURCE_DIR "/data"); }
+    void initTestCase() { dataDir_ = dpmix::test_support::environment("DPMIX_DATA_DIR", dpmix::test_support::sourceDir() + "/data"); }
     void fashionMnist() {
         if (!fetched("fashion-mnist/train-images-idx3-ubyte.gz"))
             QSKIP("data not fetched (run scripts/fetch-data.sh): fashion-mnist/train-images-idx3-ubyte.gz");

@@ -382,13 +382,13 @@ private Q_SLOTS:
     void sampleSpecsAreValid() {
         // The specs users open first must parse (files are checked by tst_cli_sample_projects).
         for (const char* name : {"fashion-mnist.json", "spam-mail.json", "fashion-plus-digits.json"}) {
-            std::ifstream in(fs::path(DPMIX_SOURCE_DIR) / "projects" / name);
+            std::ifstream in(fs::path(dpmix::test_support::sourceDir()) / "projects" / name);
             QVERIFY(in.good());
             const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
             auto spec = parseProjectSpec(text, SpecLocation{{}, {}, false}, name);
             QVERIFY2(spec.ok(), spec.ok() ? name : spec.error().message.c_str());
         }
-        std::ifstream in(fs::path(DPMIX_SOURCE_DIR) / "projects" / "fashion-mnist.json");
+        std::ifstream in(fs::path(dpmix::test_support::sourceDir()) / "projects" / "fashion-mnist.json");
         const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         auto fm = parseProjectSpec(text, SpecLocation{{}, {}, false}, "fashion-mnist.json");
         QCOMPARE(fm->mixtureComponents(), std::size_t(14));

@@ -18,7 +18,7 @@ class TestTextRealData : public QObject {
 private Q_SLOTS:
     void ownDomainHasTheLowestPerplexity() {
         const char* root = std::getenv("DPMIX_DATA_DIR");
-        const std::filesystem::path dir = std::filesystem::path(root ? root : DPMIX_SOURCE_DIR "/data") / "text";
+        const std::filesystem::path dir = std::filesystem::path(root ? std::string(root) : dpmix::test_support::sourceDir() + "/data") / "text";
         const std::vector<std::string> names{"c-headers", "fortunes", "python-stdlib"};
         for (const auto& name : names)
             if (!std::filesystem::exists(dir / (name + ".jsonl")))

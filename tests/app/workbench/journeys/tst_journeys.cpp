@@ -10,6 +10,7 @@
 // skipped without it. Environment: DPMIX_JOURNEY_SHOTS (screenshot folder, default none),
 // DPMIX_JOURNEY_WORK (where the report and the studies are written, default a temporary folder),
 // DPMIX_JOURNEY_DEMO (the reviewer's project, default build/screenshots-demo or the demo).
+#include "tests/support/test_support.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
@@ -161,7 +162,7 @@ class TstJourneys : public QObject {
 
     QString reviewerProject() const {
         if (const QString given = qEnvironmentVariable("DPMIX_JOURNEY_DEMO"); !given.isEmpty()) return given;
-        const QString richer = QStringLiteral(DPMIX_BINARY_DIR "/screenshots-demo/fashion-mnist.dpmix");
+        const QString richer = dpmix::test_support::binaryPath("/screenshots-demo/fashion-mnist.dpmix");
         return QFile::exists(richer) ? richer : testing::demoProject();
     }
 

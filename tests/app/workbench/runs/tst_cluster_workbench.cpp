@@ -5,6 +5,7 @@
 // which stores the job in the project by itself when both tasks are done. The stored runs must
 // be the local ones — the same λ, metrics (bit for bit) and ledgers — and the dock must show the
 // job as stored. DPMIX_CLUSTER_SCREENSHOT=FILE.png saves the window with the dock at the end.
+#include "tests/support/test_support.h"
 #include "tests/support/local_slurm.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
@@ -104,7 +105,7 @@ private Q_SLOTS:
 
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
-        EngineClusterBackend slurm(DPMIX_BINARY_DIR "/bin/dpmix");
+        EngineClusterBackend slurm(dpmix::test_support::binaryPath("/bin/dpmix"));
         runs.setClusterBackend(&slurm);
         WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
         services.cluster = &slurm;

@@ -3,6 +3,7 @@
 // names and 32 thumbnails; saving a study with t10k public and the training images sensitive
 // records both with the previewed hashes. With DPMIX_SCREENSHOT_DIR set, the dialog is saved there as
 // source-dialog-fashion-mnist.png (docs/screenshots/ holds the committed one).
+#include "tests/support/test_support.h"
 #include "app/workbench/study/drop_source_guess.h"
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
@@ -27,7 +28,7 @@ class TstSourceDialogData : public QObject {
     Q_OBJECT
 
     static QString dataDir() {
-        return qEnvironmentVariable("DPMIX_DATA_DIR", QStringLiteral(DPMIX_SOURCE_DIR "/data"));
+        return qEnvironmentVariable("DPMIX_DATA_DIR", dpmix::test_support::sourcePath("/data"));
     }
 
 private Q_SLOTS:

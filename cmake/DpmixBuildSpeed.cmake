@@ -1,0 +1,53 @@
+# Build speed (docs/DEVELOPING.md, "Build speed"). Included by the main and the fuzz build.
+#  - ccache, when installed: a second build of the same sources (CI's fresh clone on this
+#    machine, a rebuild after `git clean`) reuses the objects. CCACHE_BASEDIR makes the paths
+#    under the source tree relative in the hash, so a clone in another folder hits too.
+#  - lld, when installed: the ~180 executables link against LibTorch and Qt; GNU ld takes
+#    several times longer on them.
+#  - The heavy-compile pool (torch translation units, ~1 GB each) sized to the machine's memory
+#    instead of one at a time.
+
+option(DPMIX_CCACHE "Compile through ccache when it is installed" ON)
+if(DPMIX_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  find_program(DPMIX_CCACHE_PROGRAM ccache)
+  if(DPMIX_CCACHE_PROGRAM)
+    # DEPEND: a miss reads the compiler's own dependency file instead of running the
+    # preprocessor once more (a first build would otherwise pay ~30% extra). NOHASHDIR: the
+    # sanitizer build's line tables name the compile folder; a hit from another clone keeps
+    # that clone's folder there, which only a debugger would notice. Sloppiness: the precompiled
+    # headers' defines and time stamps (ccache's manual, "Precompiled headers"), and headers
+    # generated just before the compile (moc, the PCH itself).
+    set(CMAKE_CXX_COMPILER_LAUNCHER
+        ${CMAKE_COMMAND} -E env
+        CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}
+        CCACHE_NOHASHDIR=1
+        CCACHE_DEPEND=1
+        CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+        ${DPMIX_CCACHE_PROGRAM})
+    message(STATUS "Compiling through ccache (${DPMIX_CCACHE_PROGRAM})")
+  endif()
+endif()
+
+option(DPMIX_LLD "Link with lld when it is installed" ON)
+if(DPMIX_LLD)
+  include(CheckLinkerFlag)
+  check_linker_flag(CXX "-fuse-ld=lld" DPMIX_HAVE_LLD)
+  if(DPMIX_HAVE_LLD)
+    add_link_options(-fuse-ld=lld)
+    message(STATUS "Linking with lld")
+  endif()
+endif()
+
+# A torch translation unit needs about 1 GB (docs/DEVELOPING.md, "Compile cost of torch headers"):
+# as many at once as cores, but no more than one per 1.5 GB of memory, so a small-RAM runner does
+# not swap.
+cmake_host_system_information(RESULT _dpmix_memory_mib QUERY TOTAL_PHYSICAL_MEMORY)
+cmake_host_system_information(RESULT _dpmix_cores QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR _dpmix_heavy "${_dpmix_memory_mib} / 1536")
+if(_dpmix_heavy GREATER _dpmix_cores)
+  set(_dpmix_heavy ${_dpmix_cores})
+endif()
+if(_dpmix_heavy LESS 1)
+  set(_dpmix_heavy 1)
+endif()
+set_property(GLOBAL APPEND PROPERTY JOB_POOLS heavy_compile=${_dpmix_heavy})
