@@ -27,6 +27,15 @@ std::vector<Tensor> outputGradients(Tape& tape, const Tensor& perExampleLoss, co
                                  /*create_graph=*/false, /*allow_unused=*/true);
 }
 
+// Zeroes rows `bad` (bool (B)) of a floating-point tensor whose first dimension is the batch.
+void zeroRows(Tensor& t, const Tensor& bad) {
+    const int64_t b = bad.size(0);
+    if (!t.defined() || t.dim() == 0 || t.size(0) != b || !t.is_floating_point()) return;
+    std::vector<int64_t> shape(static_cast<std::size_t>(t.dim()), 1);
+    shape[0] = b;
+    t = t.masked_fill(bad.reshape(shape), 0);
+}
+
 }  // namespace
 
 Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clipNorm) {
@@ -49,18 +58,12 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
     const Tensor finite = norms.isfinite();
     if (!finite.all().item<bool>()) {
         weights = at::where(finite, weights, at::zeros_like(weights));
-        const int64_t b = norms.size(0);
-        auto zeroRows = [&](Tensor& t) {
-            if (!t.defined() || t.dim() == 0 || t.size(0) != b || !t.is_floating_point()) return;
-            std::vector<int64_t> shape(static_cast<std::size_t>(t.dim()), 1);
-            shape[0] = b;
-            t = t.masked_fill(finite.logical_not().reshape(shape), 0);
-        };
+        const Tensor bad = finite.logical_not();
         for (std::size_t l = 0; l < tape.captures.size(); ++l) {
             Capture& c = tape.captures[l];
-            zeroRows(c.input);
-            zeroRows(gradOutputs[l]);
-            for (Tensor& g : c.perExampleGrads) zeroRows(g);
+            zeroRows(c.input, bad);
+            zeroRows(gradOutputs[l], bad);
+            for (Tensor& g : c.perExampleGrads) zeroRows(g, bad);
         }
     }
     for (std::size_t l = 0; l < tape.captures.size(); ++l) {
@@ -87,50 +90,77 @@ Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const T
     at::NoGradGuard noGrad;
     const auto real = perExampleLoss.options();
     const Tensor rowUser = userOfRow.to(at::kLong).to(perExampleLoss.device());
-    const Tensor rows = at::bincount(rowUser, {}, users).to(real.dtype());
-    if (rows.size(0) != users || !rows.gt(0).all().item<bool>())
+    const Tensor rowCount = at::bincount(rowUser, {}, users);
+    if (rowCount.size(0) != users || !rowCount.gt(0).all().item<bool>())
         throw std::logic_error("clipAndSumUserGradients: every user needs at least one row");
-    // mean[u, b] = 1/|u| when row b belongs to user u: mean.mm(perExample) gives every ḡ_u at once.
-    Tensor mean = at::zeros({users, b}, real);
-    mean.index_put_({rowUser, at::arange(b, rowUser.options())}, rows.index_select(0, rowUser).reciprocal());
-    Tensor badRow = at::zeros({b}, real.dtype(at::kBool));
-    Tensor squared = at::zeros({users}, real);
-    struct ParameterGradient {
-        Tensor* parameter;
-        Tensor perUser;  // (users, P), or undefined: the layer does not affect the loss
+    const UserRows groups(rowUser, rowCount);
+    // Everything below works on user sums S_u = Σ_{b∈u} ∇ℓ_b (the unscaled g); ḡ_u = S_u / |u|.
+    auto userSquaredNorms = [&] {
+        Tensor squared = at::zeros({users}, real);
+        for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+            Capture& c = tape.captures[l];
+            c.perUserGrads.clear();
+            if (gradOutputs[l].defined()) squared = squared + c.layer->perUserSquaredNorms(c, gradOutputs[l], groups);
+        }
+        return squared;
     };
-    std::vector<ParameterGradient> parts;
+    Tensor squared = userSquaredNorms();
+    Tensor badUser = at::zeros({users}, real.dtype(at::kBool));
+    const bool someNonFinite = !squared.isfinite().all().item<bool>();
+    if (someNonFinite) {
+        // Only when some user's norm is not finite (a non-finite row makes its user's norm
+        // non-finite on every route): find the rows whose own gradient is not finite — the
+        // criterion of clipAndSumGradients —, zero them (0·NaN would reach the other users' sums
+        // and the weighted products) and compute the users' norms again.
+        Tensor rowSquared = at::zeros({b}, real);
+        for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+            Capture& c = tape.captures[l];
+            if (!gradOutputs[l].defined()) continue;
+            rowSquared = rowSquared + c.layer->perExampleSquaredNorms(c, gradOutputs[l]);
+            c.perExampleGrads.clear();
+        }
+        const Tensor badRow = rowSquared.isfinite().logical_not();
+        if (badRow.any().item<bool>()) {
+            badUser = at::bincount(rowUser, badRow.to(real.dtype()), users).gt(0);
+            for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+                zeroRows(tape.captures[l].input, badRow);
+                zeroRows(gradOutputs[l], badRow);
+            }
+            squared = userSquaredNorms();
+        }
+    }
+    const Tensor mean = rowCount.to(real.dtype()).reciprocal();  // 1/|u|
+    Tensor norms = squared.clamp_min(0).sqrt() * mean;
+    Tensor factor = std::isinf(clipNorm) ? at::ones_like(norms) : (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
+    // A user with a non-finite row contributes nothing and reports NaN; one whose finite rows'
+    // norm overflowed contributes nothing too (factor C/∞ = 0).
+    const Tensor dropped = badUser.logical_or(norms.isfinite().logical_not());
+    factor = at::where(dropped, at::zeros_like(factor), factor);
+    norms = at::where(badUser, at::full_like(norms, std::numeric_limits<double>::quiet_NaN()), norms);
+    // Book-keeping: Σ_u factor_u ḡ_u = Σ_b (factor_u(b) / |u(b)|) ∇ℓ_b, from the per-user sums
+    // where a layer materialised them, else from (a, w·g) like clipAndSumGradients.
+    const Tensor userWeight = factor * mean;
+    const Tensor rowWeight = userWeight.index_select(0, rowUser);
+    const bool anyDropped = someNonFinite && dropped.any().item<bool>();
     for (std::size_t l = 0; l < tape.captures.size(); ++l) {
         Capture& c = tape.captures[l];
         std::vector<Tensor*> params = c.layer->parameters();
         if (!gradOutputs[l].defined()) {
-            for (Tensor* p : params) parts.push_back({p, {}});
+            for (Tensor* p : params) p->mutable_grad() = at::zeros_like(*p);
             continue;
         }
-        std::vector<Tensor> perExample = c.layer->perExampleGradients(c, gradOutputs[l]);
-        for (std::size_t i = 0; i < params.size(); ++i) {
-            Tensor flat = perExample[i].reshape({b, -1});
-            // A non-finite row is zeroed before the product (0·NaN would reach every user's sum);
-            // its user is dropped below.
-            const Tensor finite = flat.isfinite().all(1);
-            if (!finite.all().item<bool>()) {
-                badRow = badRow.logical_or(finite.logical_not());
-                flat = flat.masked_fill(finite.logical_not().unsqueeze(1), 0);
+        if (c.perUserGrads.empty()) {
+            std::vector<Tensor> grads = c.layer->weightedGradients(c, gradOutputs[l], rowWeight);
+            for (std::size_t i = 0; i < params.size(); ++i) params[i]->mutable_grad() = grads[i];
+        } else {
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                Tensor perUser = c.perUserGrads[i];
+                if (anyDropped) perUser = perUser.masked_fill(dropped.unsqueeze(1), 0);  // 0·∞ would be NaN
+                params[i]->mutable_grad() = userWeight.unsqueeze(0).mm(perUser).reshape(params[i]->sizes());
             }
-            Tensor perUser = mean.mm(flat);
-            squared = squared + perUser.pow(2).sum(1);
-            parts.push_back({params[i], perUser});
         }
-    }
-    Tensor norms = squared.clamp_min(0).sqrt();
-    Tensor factor = std::isinf(clipNorm) ? at::ones_like(norms) : (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
-    const Tensor badUser = at::bincount(rowUser, badRow.to(real.dtype()), users).gt(0);
-    factor = at::where(badUser, at::zeros_like(factor), factor);
-    norms = at::where(badUser, at::full_like(norms, std::numeric_limits<double>::quiet_NaN()), norms);
-    for (const ParameterGradient& part : parts) {
-        Tensor& p = *part.parameter;
-        p.mutable_grad() = part.perUser.defined() ? factor.unsqueeze(0).mm(part.perUser).reshape(p.sizes())
-                                                  : at::zeros_like(p);
+        c.perUserGrads.clear();
+        c.perExampleGrads.clear();
     }
     return norms;
 }

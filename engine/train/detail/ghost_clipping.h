@@ -26,8 +26,15 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
 /// (the gradient of the user's mean loss); the clipped sum Σ_u min(1, C/‖ḡ_u‖) ḡ_u is written
 /// into .grad() of every recorded layer's parameters, and the unclipped per-user norms, shape
 /// (users), are returned. Every user in [0, users) must have at least one row. A user with a
-/// non-finite gradient in any row contributes nothing (as clipAndSumGradients does per example).
-/// Per-example gradients are materialised layer by layer (B × P floats at a time).
+/// non-finite gradient in any row contributes nothing (as clipAndSumGradients does per example;
+/// its norm is returned as NaN).
+/// No per-example gradients are materialised where a layer allows it: each layer gives ‖Σ_{b∈u} ∇ℓ_b‖²
+/// from its inputs a and output gradients g (TrainableLayer::perUserSquaredNorms: the Gram trick
+/// Σ_{b,b'∈u} ⟨a_b a_b'ᵀ, g_b g_b'ᵀ⟩ per user or on the whole batch with other users' pairs masked,
+/// or the per-user sums materialised, users × P numbers — whichever a flop count says is cheaper;
+/// normalisation layers and other small per-example gradients are summed within users), and the
+/// clipped sum is formed by book-keeping: row b's output gradient weighted by factor_u/|u| of its
+/// user, one weighted product per layer.
 Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
                                double clipNorm);
 

@@ -4,6 +4,8 @@
 // Because the loss is a sum of per-example losses, example b's gradient involves only a_b, g_b.
 #include "engine/train/detail/layers.h"
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace dpmix::train::detail {
@@ -34,13 +36,98 @@ bool useGhost(NormStrategy strategy, double ghostCost, double materialiseCost) {
     return ghostCost < materialiseCost;
 }
 
+// Per user, Σ over pairs of the user's positions p, q of K(a)_pq (g_p·g_q) = ‖Σ_{b∈u} ∇ℓ_b‖² for
+// a layer whose example gradient is Σ_t g_bt ⊗ (what a_bt stands for): K = the Gram matrix of a
+// (Linear, Conv2d on its patches) or the same-index indicator (Embedding). a is (B, T, d) or
+// (B, T), g is (B, T, p); `kernel` maps (…, N, d) or (…, N) to (…, N, N).
+Tensor userGramNorms(UserNormRoute route, const UserRows& users, const Tensor& a, const Tensor& g,
+                     const std::function<Tensor(const Tensor&)>& kernel) {
+    if (route == UserNormRoute::Blocks) {
+        // One (maxRows·T)² block per user; padding rows have g = 0 and add nothing.
+        Tensor gu = users.grouped(g);
+        return (kernel(users.grouped(a)).to(g.scalar_type()) * at::bmm(gu, gu.transpose(1, 2))).sum({1, 2});
+    }
+    // The whole batch's Gram matrices, pairs of positions of different users set to zero.
+    const int64_t b = g.size(0), t = g.size(1);
+    Tensor gf = g.reshape({b * t, -1});
+    Tensor owner = users.userOfRow.repeat_interleave(t);
+    Tensor perPosition = (kernel(a.flatten(0, 1)).to(g.scalar_type()) * gf.mm(gf.t()))
+                             .masked_fill_(owner.unsqueeze(1).ne(owner.unsqueeze(0)), 0)
+                             .sum(1);
+    return users.sumByUser(perPosition.reshape({b, t}).sum(1, true)).reshape({-1});
+}
+
+Tensor gramOf(const Tensor& x) { return at::matmul(x, x.transpose(-1, -2)); }
+Tensor sameIndex(const Tensor& idx) { return idx.unsqueeze(-1).eq(idx.unsqueeze(-2)); }
+
 }  // namespace
+
+// ---- UserRows ----------------------------------------------------------------------------------
+
+UserRows::UserRows(const Tensor& userOf, const Tensor& count)
+    : users(count.size(0)), rows(userOf.size(0)), userOfRow(userOf), rowCount(count) {
+    maxRows = rows == 0 ? 0 : count.max().item<int64_t>();
+    // A row's rank among its user's rows: its place in the stable sort by user minus the user's start.
+    auto [sortedUser, order] = userOf.sort(/*stable=*/true, 0, false);
+    Tensor start = count.cumsum(0) - count;
+    Tensor rank = at::empty_like(userOf).index_copy_(
+        0, order, at::arange(rows, userOf.options()) - start.index_select(0, sortedUser));
+    slot = userOf * maxRows + rank;
+    slotByRank = rank * users + userOf;
+}
+
+Tensor UserRows::grouped(const Tensor& x) const {
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape[0] = users * maxRows;
+    Tensor padded = at::zeros(shape, x.options()).index_copy_(0, slot, x);
+    shape.erase(shape.begin());
+    if (shape.empty()) return padded.reshape({users, maxRows});
+    shape[0] *= maxRows;
+    shape.insert(shape.begin(), users);
+    return padded.reshape(shape);
+}
+
+Tensor UserRows::groupedByRank(const Tensor& x) const {
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape[0] = maxRows * users;
+    Tensor padded = at::zeros(shape, x.options()).index_copy_(0, slotByRank, x);
+    shape[0] = maxRows;
+    shape[1] *= users;
+    return padded.reshape(shape);
+}
+
+Tensor UserRows::sumByUser(const Tensor& x) const {
+    return at::zeros({users, x.size(1)}, x.options()).index_add_(0, userOfRow, x);
+}
+
+UserNormRoute chooseUserNormRoute(NormStrategy strategy, const UserRows& users, int64_t positions, double pairCost,
+                                  double materialiseCost) {
+    if (strategy == NormStrategy::Materialise || strategy == NormStrategy::MaterialiseGrouped)
+        return UserNormRoute::Materialise;
+    const double t = static_cast<double>(positions);
+    const double block = static_cast<double>(users.maxRows) * t, all = static_cast<double>(users.rows) * t;
+    const double blocks = static_cast<double>(users.users) * block * block * pairCost;
+    const double masked = all * all * pairCost;
+    const UserNormRoute gram = blocks <= masked ? UserNormRoute::Blocks : UserNormRoute::Masked;
+    if (strategy == NormStrategy::Ghost) return gram;
+    return std::min(blocks, masked) < materialiseCost ? gram : UserNormRoute::Materialise;
+}
 
 // ---- TrainableLayer ----------------------------------------------------------------------------
 
 void TrainableLayer::setFrozen(bool frozen) {
     frozen_ = frozen;
     for (Tensor* p : parameters()) p->set_requires_grad(!frozen);
+}
+
+Tensor TrainableLayer::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const UserRows& users) {
+    Tensor n = at::zeros({users.users}, gradOutput.options());
+    c.perUserGrads.clear();
+    for (const Tensor& perExample : perExampleGradients(c, gradOutput)) {
+        c.perUserGrads.push_back(users.sumByUser(perExample.reshape({users.rows, -1})));
+        n = n + c.perUserGrads.back().pow(2).sum(1);
+    }
+    return n;
 }
 
 Tensor TrainableLayer::record(Tape* tape, const Tensor& input, const Tensor& output) {
@@ -116,6 +203,31 @@ std::vector<Tensor> Linear::perExampleGradients(Capture& c, const Tensor& gradOu
     return grads;
 }
 
+Tensor Linear::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const UserRows& users) {
+    const int64_t b = c.input.size(0), in = weight.size(1), out = weight.size(0);
+    Tensor a = c.input.reshape({b, -1, in});
+    Tensor g = gradOutput.reshape({b, -1, out});
+    const int64_t t = a.size(1);
+    // User u's gradient Σ_{b∈u} Σ_t g_bt a_btᵀ is one Linear gradient over all its rows' positions.
+    const double materialise = static_cast<double>(users.users * users.maxRows * t) * static_cast<double>(in * out);
+    const UserNormRoute route = chooseUserNormRoute(strategy_, users, t, static_cast<double>(in + out), materialise);
+    c.perUserGrads.clear();
+    Tensor n;
+    if (route == UserNormRoute::Materialise) {
+        Tensor perUser = at::bmm(users.grouped(g).transpose(1, 2), users.grouped(a)).reshape({users.users, -1});
+        n = perUser.pow(2).sum(1);
+        c.perUserGrads.push_back(perUser);
+    } else {
+        n = userGramNorms(route, users, a, g, gramOf);
+    }
+    if (bias.defined()) {
+        Tensor perUserBias = users.sumByUser(g.sum(1));
+        n = n + perUserBias.pow(2).sum(1);
+        if (!c.perUserGrads.empty()) c.perUserGrads.push_back(perUserBias);
+    }
+    return n;
+}
+
 // ---- Conv2d ------------------------------------------------------------------------------------
 
 Conv2d::Conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, const InitOptions& init, bool withBias)
@@ -173,6 +285,47 @@ Tensor Conv2d::perExampleWeightGradients(const Capture& c, const Tensor& gradOut
                                           {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, b,
                                           {false, true, false});
     return std::get<1>(grads).reshape({b, out, in * kernel * kernel});
+}
+
+Tensor Conv2d::perUserWeightGradients(const Capture& c, const Tensor& gradOutput, const UserRows& users) const {
+    const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0), d = in * kernel * kernel;
+    if (d <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
+        // As perExampleWeightGradients: one batched product, here over each user's rows' patches.
+        Tensor gu = users.grouped(gradOutput.reshape({b, out, -1}).transpose(1, 2));  // (users, maxRows·L, C_out)
+        return at::bmm(gu.transpose(1, 2), users.grouped(patches(c.input))).reshape({users.users, -1});
+    }
+    // The users as convolution groups and each user's rows as the batch: group u's weight
+    // gradient is Σ_{b∈u} ∇W_b (the padding rows are zero), in one native call.
+    const int64_t u = users.users;
+    Tensor groupedWeight = at::zeros({u * out, in, kernel, kernel}, weight.options());
+    auto grads = at::convolution_backward(users.groupedByRank(gradOutput), users.groupedByRank(c.input), groupedWeight,
+                                          c10::nullopt, {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, u,
+                                          {false, true, false});
+    return std::get<1>(grads).reshape({u, out * d});
+}
+
+Tensor Conv2d::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const UserRows& users) {
+    const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0), d = in * kernel * kernel;
+    Tensor g = gradOutput.reshape({b, out, -1});
+    const int64_t l = g.size(2);
+    // With the patches as a Linear layer's input over L positions (see perExampleSquaredNorms).
+    const double materialise = static_cast<double>(users.users * users.maxRows * l) * static_cast<double>(out * d);
+    const UserNormRoute route = chooseUserNormRoute(strategy_, users, l, static_cast<double>(d + out), materialise);
+    c.perUserGrads.clear();
+    Tensor n;
+    if (route == UserNormRoute::Materialise) {
+        Tensor perUser = perUserWeightGradients(c, gradOutput, users);
+        n = perUser.pow(2).sum(1);
+        c.perUserGrads.push_back(perUser);
+    } else {
+        n = userGramNorms(route, users, patches(c.input), g.transpose(1, 2), gramOf);
+    }
+    if (bias.defined()) {
+        Tensor perUserBias = users.sumByUser(g.sum(2));
+        n = n + perUserBias.pow(2).sum(1);
+        if (!c.perUserGrads.empty()) c.perUserGrads.push_back(perUserBias);
+    }
+    return n;
 }
 
 std::vector<Tensor> Conv2d::perExampleGradients(Capture& c, const Tensor& gradOutput) {
@@ -288,6 +441,22 @@ std::vector<Tensor> Embedding::perExampleGradients(Capture& c, const Tensor& gra
     Tensor grad = at::zeros({b * count, dim}, gradOutput.options());
     grad.index_add_(0, idx.reshape({-1}), gradOutput.reshape({-1, dim}));
     return {grad.reshape({b, count * dim})};
+}
+
+Tensor Embedding::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const UserRows& users) {
+    const int64_t b = c.input.size(0), count = weight.size(0), dim = weight.size(1);
+    Tensor idx = c.input.reshape({b, -1});
+    Tensor g = gradOutput.reshape({b, -1, dim});
+    const int64_t t = idx.size(1);
+    // Materialising fills a (users·count, dim) table by one index_add of the B·T rows of g.
+    const double materialise = static_cast<double>(users.users * count + b * t) * static_cast<double>(dim);
+    const UserNormRoute route = chooseUserNormRoute(strategy_, users, t, static_cast<double>(dim), materialise);
+    c.perUserGrads.clear();
+    if (route != UserNormRoute::Materialise) return userGramNorms(route, users, idx, g, sameIndex);
+    Tensor perUser = at::zeros({users.users * count, dim}, g.options());
+    perUser.index_add_(0, (idx + users.userOfRow.unsqueeze(1) * count).reshape({-1}), g.reshape({-1, dim}));
+    c.perUserGrads.push_back(perUser.reshape({users.users, count * dim}));
+    return c.perUserGrads.back().pow(2).sum(1);
 }
 
 // ---- parameter-free layers and containers ----------------------------------------------------

@@ -27,6 +27,7 @@ struct Capture {
     Tensor input;    // what the parameters multiply (GroupNorm: the normalised input)
     Tensor output;   // the layer's output; autograd is asked for d loss / d output
     std::vector<Tensor> perExampleGrads;  // filled when a layer materialises them
+    std::vector<Tensor> perUserGrads;     // user-level clipping: (users, P_i) when a layer materialises them
 };
 
 /// Records trainable-layer applications during a DP forward pass.
@@ -42,6 +43,42 @@ enum class NormStrategy {
     Materialise,  // build per-example gradients, then take their norms
     MaterialiseGrouped,  // as Materialise, convolutions always by the grouped-convolution route (tests)
 };
+
+/// The rows of a batch grouped by user, for user-level clipping (ghost_clipping.h). In the
+/// zero-padded layout user u's rows fill slots u·maxRows … u·maxRows + |u| − 1 (in row order)
+/// and the rest of its maxRows slots are zero rows.
+struct UserRows {
+    /// `userOfRow`: long (B), values in [0, users); `rowCount`: |u|, long (users), every |u| ≥ 1
+    /// (the caller checks both).
+    UserRows(const Tensor& userOfRow, const Tensor& rowCount);
+    int64_t users = 0, rows = 0, maxRows = 0;
+    Tensor userOfRow, rowCount;
+    Tensor slot;        // long (B): u·maxRows + the row's rank among its user's rows
+    Tensor slotByRank;  // long (B): rank·users + u (the batch-major layout of grouped convolutions)
+    /// x of shape (B, s1, s2, …) → (users, maxRows·s1, s2, …): each user's rows one after the
+    /// other, padded with zero rows (a 1-D x gives (users, maxRows)).
+    Tensor grouped(const Tensor& x) const;
+    /// x of shape (B, C, s…) → (maxRows, users·C, s…): the rank-j rows of all users side by side
+    /// along the channels, so user u is channel group u and its rows are the batch.
+    Tensor groupedByRank(const Tensor& x) const;
+    /// x of shape (B, k) → (users, k): Σ_{b∈u} x_b.
+    Tensor sumByUser(const Tensor& x) const;
+};
+
+/// How a layer computes its users' squared gradient norms ‖Σ_{b∈u} ∇ℓ_b‖².
+enum class UserNormRoute {
+    Blocks,       // Gram trick per user on the zero-padded layout: users · (maxRows·T)² pairs
+    Masked,       // Gram trick on the whole batch, pairs of different users masked: (B·T)² pairs
+    Materialise,  // per-user gradients Σ_{b∈u} ∇ℓ_b (users × P numbers), then their norms
+};
+
+/// The route a layer takes: for T positions per row (1 without a sequence dimension) and a
+/// cost of `pairCost` flops per pair of positions (d_in + d_out for a Linear layer) the two Gram
+/// routes cost users·(maxRows·T)²·pairCost and (B·T)²·pairCost flops, materialising costs
+/// `materialiseCost`; Auto takes the cheapest, Ghost the cheaper Gram route, Materialise and
+/// MaterialiseGrouped materialise.
+UserNormRoute chooseUserNormRoute(NormStrategy strategy, const UserRows& users, int64_t positions, double pairCost,
+                                  double materialiseCost);
 
 class Layer {
 public:
@@ -74,9 +111,15 @@ public:
     virtual std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput,
                                                   const Tensor& weights) = 0;
     /// Each example's own gradient of each parameter, in parameters() order, shape (B, P_i):
-    /// what user-level clipping sums within users before taking norms (a user's gradient is the
-    /// mean of its examples' gradients, whose norm is not a function of their norms).
+    /// what the default perUserSquaredNorms sums within users before taking norms (a user's
+    /// gradient is the mean of its examples' gradients, whose norm is not a function of theirs).
     virtual std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) = 0;
+    /// Squared norm of each user's summed gradient ‖Σ_{b∈u} ∇θ ℓ_b‖² over this layer's
+    /// parameters, shape (users). A layer that materialises the per-user sums leaves them in
+    /// capture.perUserGrads (one (users, P_i) tensor per parameter); otherwise user-level clipping
+    /// forms its clipped sum by weightedGradients with per-row weights. This default sums the
+    /// per-example gradients within users (for layers whose per-example gradients are small).
+    virtual Tensor perUserSquaredNorms(Capture& capture, const Tensor& gradOutput, const UserRows& users);
 
 protected:
     /// Adds a capture when recording; returns the output unchanged.
@@ -101,6 +144,7 @@ public:
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
     std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
+    Tensor perUserSquaredNorms(Capture& capture, const Tensor& gradOutput, const UserRows& users) override;
     std::string name() const override { return "Linear"; }
     Tensor weight, bias;
 };
@@ -115,11 +159,15 @@ public:
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
     std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
+    Tensor perUserSquaredNorms(Capture& capture, const Tensor& gradOutput, const UserRows& users) override;
     std::string name() const override { return "Conv2d"; }
     /// Unfolded input patches, (B, L, C_in·k²), columns in the weight's (C_in, k, k) order.
     Tensor patches(const Tensor& x) const;
     /// Each example's weight gradient, (B, C_out, C_in·k²), by the cheaper of two routes.
     Tensor perExampleWeightGradients(const Capture& capture, const Tensor& gradOutput) const;
+    /// Each user's summed weight gradient Σ_{b∈u} ∇W_b, (users, C_out·C_in·k²), by the same two
+    /// routes with the users' rows grouped.
+    Tensor perUserWeightGradients(const Capture& capture, const Tensor& gradOutput, const UserRows& users) const;
     Tensor weight, bias;
     int64_t kernel, stride, padding;
 };
@@ -151,6 +199,7 @@ public:
     Tensor perExampleSquaredNorms(Capture& capture, const Tensor& gradOutput) override;
     std::vector<Tensor> weightedGradients(Capture& capture, const Tensor& gradOutput, const Tensor& weights) override;
     std::vector<Tensor> perExampleGradients(Capture& capture, const Tensor& gradOutput) override;
+    Tensor perUserSquaredNorms(Capture& capture, const Tensor& gradOutput, const UserRows& users) override;
     std::string name() const override { return "Embedding"; }
     Tensor weight;
 };

@@ -2,6 +2,12 @@
 // backward pass of the user's mean loss, clip that gradient to C, sum over users. Double
 // precision, every layer type. Plus the property user-level DP rests on: a user with many
 // examples moves the clipped sum by at most C.
+// The checks named "...PerLayerKind" compare with a second, per-example definition (autograd on
+// each row alone, the gradients averaged within users, clipped, summed), under every norm
+// strategy — hence every per-user route (Gram blocks, masked Gram, materialised per-user sums,
+// both convolution routes) — with users of one and of several rows, unequal sizes, rows
+// interleaved, and a user whose two rows' gradients cancel exactly; they report the largest
+// relative error per layer kind at the end.
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/transformer_layers.h"
@@ -15,6 +21,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <numeric>
+#include <string>
+#include <tuple>
 
 using namespace dpmix::train;
 using namespace dpmix::train::detail;
@@ -104,11 +114,304 @@ Network convNet(at::Generator& gen) {
     return net;
 }
 
+// ---- the per-example definition, and errors per layer kind ------------------------------------
+
+// ℓ_b = Σ_k z_bk t_bk: a loss linear in the logits, so a row with the same input and the negated
+// weights t has exactly the negated gradient (a user made of both has a zero mean gradient).
+LossFn linearLoss() {
+    return [](const Tensor& l, const Tensor& t) { return (l * t).sum(1); };
+}
+
+struct UserMeans {
+    std::vector<std::vector<Tensor>> mean;  // ḡ_u per trainable parameter
+    std::vector<double> rowScale;           // (1/|u|) Σ_{b∈u} ‖∇ℓ_b‖, ≥ ‖ḡ_u‖
+};
+
+// Each row's gradient by autograd on that row alone (a batch of one), averaged within users.
+UserMeans perExampleUserMeans(Network& net, const Tensor& x, const Tensor& y, const std::vector<int64_t>& userOf,
+                              int64_t users, const LossFn& loss) {
+    std::vector<Tensor*> params = net.trainableParameters();
+    std::vector<Tensor> inputs;
+    for (Tensor* p : params) inputs.push_back(*p);
+    std::vector<double> count(static_cast<std::size_t>(users), 0.0);
+    for (int64_t u : userOf) count[static_cast<std::size_t>(u)] += 1;
+    UserMeans m;
+    m.rowScale.assign(static_cast<std::size_t>(users), 0.0);
+    for (int64_t u = 0; u < users; ++u) {
+        m.mean.emplace_back();
+        for (Tensor* p : params) m.mean.back().push_back(at::zeros_like(*p));
+    }
+    for (std::size_t b = 0; b < userOf.size(); ++b) {
+        const auto row = static_cast<int64_t>(b);
+        const auto u = static_cast<std::size_t>(userOf[b]);
+        Tensor l = loss(net.forward(x.narrow(0, row, 1)), y.narrow(0, row, 1)).sum();
+        auto grads = torch::autograd::grad({l}, inputs, {}, false, false, true);
+        double sq = 0;
+        for (std::size_t i = 0; i < grads.size(); ++i) {
+            if (!grads[i].defined()) continue;
+            sq += grads[i].pow(2).sum().item<double>();
+            m.mean[u][i] = m.mean[u][i] + grads[i] / count[u];
+        }
+        m.rowScale[u] += std::sqrt(sq) / count[u];
+    }
+    return m;
+}
+
+// Σ_u min(1, C/‖ḡ_u‖) ḡ_u, and the unclipped ‖ḡ_u‖.
+std::vector<Tensor> clippedUserSum(const UserMeans& m, double c, std::vector<double>& norms) {
+    std::vector<Tensor> sum;
+    for (const Tensor& g : m.mean.at(0)) sum.push_back(at::zeros_like(g));
+    norms.clear();
+    for (const auto& mean : m.mean) {
+        double sq = 0;
+        for (const Tensor& g : mean) sq += g.pow(2).sum().item<double>();
+        norms.push_back(std::sqrt(sq));
+        const double f = std::isinf(c) ? 1.0 : std::min(1.0, c / std::max(norms.back(), 1e-12));
+        for (std::size_t i = 0; i < mean.size(); ++i) sum[i] = sum[i] + f * mean[i];
+    }
+    return sum;
+}
+
+void collectTrainable(Layer* layer, std::vector<TrainableLayer*>& out) {
+    if (auto* t = dynamic_cast<TrainableLayer*>(layer)) {
+        out.push_back(t);
+        return;
+    }
+    for (Layer* child : layer->children()) collectTrainable(child, out);
+}
+
+std::map<const Tensor*, std::string> layerKindOfParameter(Network& net) {
+    std::vector<TrainableLayer*> layers;
+    for (const LayerPtr& block : net.blocks()) collectTrainable(block.get(), layers);
+    std::map<const Tensor*, std::string> kind;
+    for (TrainableLayer* l : layers)
+        for (Tensor* p : l->parameters()) kind[p] = l->name();
+    return kind;
+}
+
+// The largest relative error seen per layer kind (clipped sums) and per check (user norms).
+std::map<std::string, double>& worstGradientError() {
+    static std::map<std::string, double> worst;
+    return worst;
+}
+std::map<std::string, double>& worstNormError() {
+    static std::map<std::string, double> worst;
+    return worst;
+}
+
+// Rows of users with the given sizes, in an interleaved order (no user's rows are contiguous).
+std::vector<int64_t> usersOfSizes(const std::vector<int64_t>& sizes) {
+    std::vector<int64_t> userOf;
+    for (std::size_t u = 0; u < sizes.size(); ++u) userOf.insert(userOf.end(), static_cast<std::size_t>(sizes[u]), u);
+    std::vector<int64_t> out(userOf.size());
+    const std::size_t n = userOf.size();
+    std::size_t step = 5;
+    while (std::gcd(step, n) != 1) ++step;  // a permutation b → b·step mod n
+    for (std::size_t b = 0; b < n; ++b) out[(b * step) % n] = userOf[b];
+    return out;
+}
+
+// Checks clipAndSumUserGradients against the per-example definition under every norm strategy,
+// C = the median user norm, 1e-3 of it (all clipped) and ∞; relative errors of the clipped sum
+// per parameter (to its largest expected entry) and of the norms (to the norm, or, for a user
+// whose rows cancel, to the mean of its rows' gradient norms), both < 1e-6.
+void checkPerExample(const std::string& check, Network& net, const Tensor& x, const Tensor& y,
+                     const std::vector<int64_t>& userOf, int64_t users, const LossFn& loss) {
+    const UserMeans means = perExampleUserMeans(net, x, y, userOf, users, loss);
+    const auto kindOf = layerKindOfParameter(net);
+    std::vector<double> norms;
+    clippedUserSum(means, INFINITY, norms);
+    const double median = testing::medianOf(norms);
+    for (NormStrategy s :
+         {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise, NormStrategy::MaterialiseGrouped}) {
+        net.setNormStrategy(s);
+        for (double c : {median, 1e-3 * median, static_cast<double>(INFINITY)}) {
+            const auto expected = clippedUserSum(means, c, norms);
+            Tensor got = vectorisedUserSum(net, x, y, userOf, users, loss, c);
+            const auto params = net.trainableParameters();
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                QVERIFY(params[i]->grad().defined());
+                const double scale = expected[i].abs().max().item<double>();
+                const double err =
+                    (params[i]->grad() - expected[i]).abs().max().item<double>() / std::max(scale, 1e-300);
+                const std::string& kind = kindOf.at(params[i]);
+                worstGradientError()[kind] = std::max(worstGradientError()[kind], err);
+                QVERIFY2(err < 1e-6, str(check, ", strategy ", int(s), ", C ", c, ", ", kind, " parameter ", i,
+                                         ": relative error ", err)
+                                         .c_str());
+            }
+            for (int64_t u = 0; u < users; ++u) {
+                const auto uu = static_cast<std::size_t>(u);
+                const bool cancels = norms[uu] < 1e-9 * means.rowScale[uu];
+                const double err =
+                    std::abs(got[u].item<double>() - norms[uu]) / (cancels ? means.rowScale[uu] : norms[uu]);
+                const std::string key = check + (cancels ? " (cancelling user)" : "");
+                worstNormError()[key] = std::max(worstNormError()[key], err);
+                QVERIFY2(err < 1e-6, str(check, ", strategy ", int(s), ", user ", u, ": norm ", got[u].item<double>(),
+                                         " vs ", norms[uu])
+                                         .c_str());
+            }
+        }
+    }
+    net.setNormStrategy(NormStrategy::Auto);
+}
+
+// The case with a cancelling user: row 0 repeated as a new row of the same user (users[0] must
+// have only row 0), with negated loss weights, so that user's mean gradient is exactly zero.
+void checkWithCancellingUser(const std::string& check, Network& net, const Tensor& x, const Tensor& weights,
+                             std::vector<int64_t> userOf, int64_t users) {
+    QVERIFY(std::count(userOf.begin(), userOf.end(), userOf[0]) == 1);
+    userOf.push_back(userOf[0]);
+    const Tensor xs = at::cat({x, x.narrow(0, 0, 1)});
+    const Tensor ws = at::cat({weights, -weights.narrow(0, 0, 1)});
+    checkPerExample(check, net, xs, ws, userOf, users, linearLoss());
+    const UserMeans means = perExampleUserMeans(net, xs, ws, userOf, users, linearLoss());
+    double sq = 0;
+    for (const Tensor& g : means.mean[static_cast<std::size_t>(userOf[0])]) sq += g.pow(2).sum().item<double>();
+    QVERIFY2(sq == 0 && means.rowScale[static_cast<std::size_t>(userOf[0])] > 0, "the user's rows must cancel");
+}
+
+// Two layouts: users of 1–3 rows (the Gram route per user block) and one user of 7 rows beside
+// five of one (the masked whole-batch Gram), each with a real loss; then with a cancelling user.
+template <typename MakeInput>
+void checkLayouts(const std::string& check, Network& net, at::Generator& gen, MakeInput&& input, const LossFn& loss,
+                  const std::function<Tensor(int64_t)>& targets, int64_t outputs) {
+    const std::vector<int64_t> blocks = usersOfSizes({1, 2, 3, 2, 1, 3}), masked = usersOfSizes({7, 1, 1, 1, 1, 1});
+    {
+        const UserRows b(at::tensor(blocks, kLong), at::bincount(at::tensor(blocks, kLong)));
+        const UserRows m(at::tensor(masked, kLong), at::bincount(at::tensor(masked, kLong)));
+        QVERIFY(chooseUserNormRoute(NormStrategy::Ghost, b, 3, 10.0, 1.0) == UserNormRoute::Blocks);
+        QVERIFY(chooseUserNormRoute(NormStrategy::Ghost, m, 3, 10.0, 1.0) == UserNormRoute::Masked);
+    }
+    checkPerExample(check, net, input(12), targets(12), blocks, 6, loss);
+    checkPerExample(check, net, input(12), targets(12), masked, 6, loss);
+    // User 0 is row 0 alone in this layout; the duplicate makes it a cancelling pair.
+    std::vector<int64_t> withPair = usersOfSizes({1, 3, 1, 2, 4});
+    std::swap(withPair[0], *std::find(withPair.begin(), withPair.end(), 0));
+    checkWithCancellingUser(check, net, input(11), at::randn({11, outputs}, gen, kDouble), withPair, 5);
+}
+
+struct MeanOverTimeLayer : Layer {
+    Tensor forward(const Tensor& x, Tape*) override { return x.mean(1); }
+    std::string name() const override { return "MeanOverTime"; }
+};
+
 }  // namespace
 
 class TestUserLevelClipping : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void cleanupTestCase() {
+        for (const auto& [kind, err] : worstGradientError())
+            qInfo("clipped sum, %s parameters: max relative error %.2e", kind.c_str(), err);
+        for (const auto& [check, err] : worstNormError())
+            qInfo("user norms, %s: max relative error %.2e", check.c_str(), err);
+    }
+
+    void linearLayersPerLayerKind() {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(31);
+        InitOptions init{kDouble, &gen};
+        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
+            std::make_shared<Linear>(6, 5, init), std::make_shared<ReLU>(), std::make_shared<Linear>(5, 4, init, false),
+            std::make_shared<ReLU>(), std::make_shared<Linear>(4, 3, init)})});
+        auto inputs = [&](int64_t b) { return at::randn({b, 6}, gen, kDouble); };
+        auto classes = [&](int64_t b) { return at::randint(0, 3, {b}, gen, kLong); };
+        checkLayouts("MLP", net, gen, inputs, multiclass(), classes, 3);
+    }
+
+    void sequenceLinearPerLayerKind() {
+        // Linear on (B, T, d): each user's rows' positions pooled into one Gram matrix.
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(32);
+        InitOptions init{kDouble, &gen};
+        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
+            std::make_shared<Linear>(3, 4, init), std::make_shared<ReLU>(), std::make_shared<Linear>(4, 5, init),
+            std::make_shared<MeanOverTimeLayer>(), std::make_shared<Linear>(5, 1, init)})});
+        auto inputs = [&](int64_t b) { return at::randn({b, 4, 3}, gen, kDouble); };
+        auto labels = [&](int64_t b) { return at::randint(0, 2, {b}, gen, kDouble); };
+        checkLayouts("sequence Linear", net, gen, inputs, binary(), labels, 1);
+    }
+
+    void convolutionsAndGroupNormPerLayerKind() {
+        // C_in·k² = 18 (the batched-product route) and 72 (the users-as-groups convolution),
+        // stride 1 and 2, padding, a convolution without bias, GroupNorm's affine parameters.
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(33);
+        InitOptions init{kDouble, &gen};
+        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Conv2d>(2, 8, 3, 1, 1, init), std::make_shared<GroupNorm>(2, 8, init),
+                         std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Conv2d>(8, 6, 3, 2, 1, init, false), std::make_shared<GroupNorm>(3, 6, init),
+                         std::make_shared<ReLU>(), std::make_shared<Flatten>()}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Linear>(24, 3, init)})});
+        for (Tensor* p : net.parameters()) {
+            at::NoGradGuard g;
+            p->add_(at::randn(p->sizes(), gen, kDouble) * 0.3);
+        }
+        auto inputs = [&](int64_t b) { return at::randn({b, 2, 8, 8}, gen, kDouble); };
+        auto classes = [&](int64_t b) { return at::randint(0, 3, {b}, gen, kLong); };
+        checkLayouts("conv + GroupNorm", net, gen, inputs, multiclass(), classes, 3);
+    }
+
+    void transformerLayersPerLayerKind() {
+        // The LM's layers: token and positional embeddings (a repeated token), a transformer block
+        // (LayerNorm, attention's q,k,v and output Linear layers, the GELU MLP), LayerNorm, head.
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(34);
+        InitOptions init{kDouble, &gen};
+        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Embedding>(7, 8, init), std::make_shared<PositionalEmbedding>(6, 8, init)}),
+                     std::make_shared<TransformerBlock>(8, 2, init),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<LayerNorm>(8, init),
+                                                                        std::make_shared<MeanOverTimeLayer>(),
+                                                                        std::make_shared<Linear>(8, 3, init)})});
+        auto tokens = [&](int64_t b) {
+            Tensor idx = at::randint(0, 7, {b, 5}, gen, kLong);
+            idx[0][1] = idx[0][3];  // a token repeated within a row
+            return idx;
+        };
+        auto classes = [&](int64_t b) { return at::randint(0, 3, {b}, gen, kLong); };
+        checkLayouts("transformer", net, gen, tokens, multiclass(), classes, 3);
+    }
+
+    void modelsFromSpecsPerLayerKind() {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(35);
+        auto cnnSpec = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1).convWidths(4, 4);
+        Network cnn = buildNetwork(cnnSpec.hidden(5).normGroups(2).build().value(), gen, kDouble);
+        auto grey = [&](int64_t b) { return at::randn({b, 1, 8, 8}, gen, kDouble); };
+        auto labels = [&](int64_t b) { return at::randint(0, 2, {b}, gen, kDouble); };
+        checkLayouts("small CNN", cnn, gen, grey, binary(), labels, 1);
+        auto resnetSpec = ModelSpecBuilder().kind(ModelKind::ResNet18).input(3, 8, 8).outputs(2).resnetWidth(4);
+        Network resnet = buildNetwork(resnetSpec.normGroups(2).build().value(), gen, kDouble);
+        resnet.trainOnlyLastBlocks(4);
+        auto colour = [&](int64_t b) { return at::randn({b, 3, 8, 8}, gen, kDouble); };
+        auto classes = [&](int64_t b) { return at::randint(0, 2, {b}, gen, kLong); };
+        checkLayouts("ResNet-18", resnet, gen, colour, multiclass(), classes, 2);
+    }
+
+    void theDefaultRouteChoiceFollowsTheFlopCount() {
+        // Users of 3 rows (86 users of a 256-image batch, as bench_dp_step --user-level 3):
+        // a wide 2-D Linear layer takes the per-user Gram blocks; a first convolution with 784
+        // positions materialises; a late ResNet convolution (16 positions) takes the Gram blocks.
+        std::vector<int64_t> rows;
+        for (int64_t b = 0; b < 256; ++b) rows.push_back(b / 3);
+        const UserRows users(at::tensor(rows, kLong), at::bincount(at::tensor(rows, kLong)));
+        QCOMPARE(users.users, int64_t{86});
+        QCOMPARE(users.maxRows, int64_t{3});
+        auto route = [&](int64_t t, double in, double out) {
+            return chooseUserNormRoute(NormStrategy::Auto, users, t, in + out, 86.0 * 3 * t * in * out);
+        };
+        QVERIFY(route(1, 3136, 128) == UserNormRoute::Blocks);
+        QVERIFY(route(784, 9, 32) == UserNormRoute::Materialise);
+        QVERIFY(route(16, 4608, 512) == UserNormRoute::Blocks);
+        QVERIFY(chooseUserNormRoute(NormStrategy::Materialise, users, 1, 1, 1e30) == UserNormRoute::Materialise);
+        // The grouped layout: user u's rows in slots u·maxRows …, zero padding after a short user.
+        const UserRows uneven(at::tensor(std::vector<int64_t>{1, 0, 1, 1}, kLong),
+                              at::tensor(std::vector<int64_t>{1, 3}, kLong));
+        Tensor grouped = uneven.grouped(at::tensor(std::vector<double>{10, 20, 30, 40}, kDouble).unsqueeze(1));
+        QVERIFY(at::equal(grouped.reshape({-1}), at::tensor(std::vector<double>{20, 0, 0, 10, 30, 40}, kDouble)));
+        Tensor byRank = uneven.groupedByRank(at::tensor(std::vector<double>{10, 20, 30, 40}, kDouble).unsqueeze(1));
+        QVERIFY(at::equal(byRank.reshape({-1}), at::tensor(std::vector<double>{20, 10, 0, 30, 0, 40}, kDouble)));
+    }
+
     void convGroupNormLinearMatchesTheDefinition() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(21);
         Network net = convNet(gen);
@@ -206,6 +509,24 @@ private Q_SLOTS:
         QVERIFY(maxRelativeError(net, without) < 1e-9);
         QVERIFY(!std::isfinite(norms[3].item<double>()));
         QVERIFY(std::isfinite(gradNorm(net)));
+        // On every per-user route: Gram blocks, the masked Gram (user 3 of 5 rows beside users of
+        // 1 row, so its NaN would reach the others through masked-out pairs), per-user sums.
+        const std::vector<int64_t> skewed{3, 0, 3, 1, 3, 2, 3, 3};
+        Tensor keepSkewed = at::tensor(std::vector<int64_t>{1, 3, 5}, kLong);
+        for (NormStrategy s : {NormStrategy::Ghost, NormStrategy::Materialise, NormStrategy::MaterialiseGrouped}) {
+            net.setNormStrategy(s);
+            for (const auto& [layout, keptRows, keptUsers] :
+                 {std::tuple{users, keep, std::vector<int64_t>{0, 1, 2, 0, 1, 2}},
+                  std::tuple{skewed, keepSkewed, std::vector<int64_t>{0, 1, 2}}}) {
+                vectorisedUserSum(net, x.index_select(0, keptRows), y.index_select(0, keptRows), keptUsers, 3,
+                                  multiclass(), 0.5);
+                const auto expected = gradients(net);
+                Tensor got = vectorisedUserSum(net, poisoned, y, layout, 4, multiclass(), 0.5);
+                QVERIFY2(maxRelativeError(net, expected) < 1e-9, str("strategy ", int(s)).c_str());
+                QVERIFY(std::isnan(got[3].item<double>()));
+                QVERIFY(std::isfinite(got.narrow(0, 0, 3).sum().item<double>()));
+            }
+        }
     }
 };
 
