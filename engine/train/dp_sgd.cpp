@@ -75,7 +75,7 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
             sampled += step.units;
             clipped += step.clipped;
         }
-        detail::privatiseGradients(trainable, *sigma * params.clipNorm, expectedBatch, noiseGen);
+        detail::privatiseGradients(trainable, *sigma * params.clipNorm, params.clipNorm, expectedBatch, noiseGen);
         optimizer.step();
         if (t % 10 == 0 || t + 1 == steps)
             report(progress, {"finetune", t + 1, steps, "DP-SGD loss " + std::to_string(result.stepLoss.back())});

@@ -198,7 +198,7 @@ Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStrea
             sampled += static_cast<long long>(batch.size());
             clipped += norms.gt(params.clipNorm).sum().item<std::int64_t>();
         }
-        detail::privatiseGradients(trainable, sigma * params.clipNorm, expected, noiseGen);
+        detail::privatiseGradients(trainable, sigma * params.clipNorm, params.clipNorm, expected, noiseGen);
         optimizer.step();
         if (hook && ((t + 1) % params.evaluateEvery == 0 || t + 1 == params.steps)) evaluate(t + 1);
         if (t % 10 == 0 || t + 1 == params.steps)

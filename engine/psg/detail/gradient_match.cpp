@@ -55,7 +55,7 @@ std::vector<Tensor> privateRealGradient(train::detail::Network& net, const Tenso
         const Tensor perExample = train::detail::multiclassLossPerExample(logits, labels);
         (void)train::detail::clipAndSumGradients(tape, perExample, clipNorm);
     }
-    train::detail::privatiseGradients(params, noiseStd, denominator, noise);
+    train::detail::privatiseGradients(params, noiseStd, clipNorm, denominator, noise);
     std::vector<Tensor> out;
     out.reserve(params.size());
     // Shaped as its parameter explicitly: on the lazy-tensor device (tst_device_guard) a clone of

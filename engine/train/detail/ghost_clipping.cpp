@@ -165,15 +165,20 @@ Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const T
     return norms;
 }
 
-void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double denominator,
+void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double sensitivity, double denominator,
                         privacy::MechanismRng& noise) {
     at::NoGradGuard noGrad;
+    // A sensitivity that is not a positive finite number leaves z unknown: the double sampler.
+    const bool floatNoiseIsSafe =
+        std::isfinite(sensitivity) && sensitivity > 0 && noiseStd >= kMinFloatNoiseMultiplier * sensitivity;
     for (Tensor* p : params) {
         if (!p->grad().defined()) p->mutable_grad() = at::zeros_like(*p);
         Tensor g = p->grad();
         if (noiseStd > 0) {
             // Drawn on the CPU from the secure stream (no GPU generator is a CSPRNG), then moved.
-            g.add_(secureGaussian(noise, p->sizes(), p->scalar_type()).to(p->device()), noiseStd);
+            const at::ScalarType drawn =
+                p->scalar_type() == at::kFloat && !floatNoiseIsSafe ? at::kDouble : p->scalar_type();
+            g.add_(secureGaussian(noise, p->sizes(), drawn).to(p->device(), p->scalar_type()), noiseStd);
         }
         g.div_(denominator);
     }

@@ -42,8 +42,13 @@ Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const T
 /// for every parameter in `params` (a missing gradient counts as zero: noise is still added).
 /// DP-SGD passes noiseStd = σC and denominator = q·N (the expected batch, as Opacus does).
 /// The noise comes from the mechanism's noise stream (drawn in bulk on the CPU, then moved to
-/// the parameter's device).
-void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double denominator,
+/// the parameter's device). `sensitivity` is the clipped sum's L2 sensitivity (C): the float32
+/// sampler bounds its noise at 9.42 standard deviations, which adds about P(Z > 9.42 − 1/z) to δ
+/// per step (z = noiseStd / sensitivity; docs/PRIVACY.md, "Gaussian sampling"), so a float32
+/// gradient gets float32 noise only where z ≥ kMinFloatNoiseMultiplier — then below 1.9·10⁻¹⁷ per
+/// step — and the double sampler's noise (bound 17.14) otherwise.
+inline constexpr double kMinFloatNoiseMultiplier = 1.0;
+void privatiseGradients(const std::vector<Tensor*>& params, double noiseStd, double sensitivity, double denominator,
                         privacy::MechanismRng& noise);
 
 /// Per-example losses, shape (B): binary (logits (B,1), targets (B) in [0,1]) by BCE with

@@ -7,6 +7,7 @@
 // noise repeats and secret noise does not. The moments and tails are in
 // tst_secure_noise_statistical.
 #include "engine/train/detail/gaussian_kernel.h"
+#include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/secure_noise.h"
 
 #include <ATen/Parallel.h>
@@ -253,6 +254,31 @@ private Q_SLOTS:
             // Successive draws of one generator differ (no key stream replayed).
             QVERIFY(!at::equal(train::detail::secureGaussian(c, {64}, dtype),
                                train::detail::secureGaussian(c, {64}, dtype)));
+        }
+    }
+
+    void smallNoiseMultipliersGetTheDoubleSampler() {
+        // z = noiseStd / sensitivity: below kMinFloatNoiseMultiplier a float32 gradient gets the
+        // double sampler's values (bound 17.14), rounded; from it on the float32 sampler's. Same
+        // seeded stream on both sides, so the values must be equal, not just alike.
+        const auto seeded = RandomnessSource::seeded(7, "privatise");
+        const double denominator = 4.0;
+        struct Case {
+            double noiseStd, sensitivity;
+            at::ScalarType sampler;
+        };
+        const double z = train::detail::kMinFloatNoiseMultiplier;
+        for (const Case& c : {Case{0.5 * z, 1.0, at::kDouble}, Case{z, 1.0, at::kFloat}, Case{2.0 * z, 1.0, at::kFloat},
+                              Case{3.0, 0.0, at::kDouble}, Case{3.0, INFINITY, at::kDouble}}) {
+            at::Tensor w = at::zeros({33, 7}, at::kFloat);
+            std::vector<at::Tensor*> params{&w};
+            MechanismRng used(seeded, "noise"), reference(seeded, "noise");
+            train::detail::privatiseGradients(params, c.noiseStd, c.sensitivity, denominator, used);
+            const at::Tensor expected =
+                train::detail::secureGaussian(reference, {33, 7}, c.sampler).to(at::kFloat).mul(c.noiseStd).div(denominator);
+            QVERIFY2(w.grad().scalar_type() == at::kFloat, str("noiseStd ", c.noiseStd).c_str());
+            QVERIFY2(at::allclose(w.grad(), expected, 1e-6, 0.0),
+                     str("noiseStd ", c.noiseStd, ", sensitivity ", c.sensitivity).c_str());
         }
     }
 };

@@ -67,7 +67,7 @@ private Q_SLOTS:
         w.mutable_grad() = at::zeros_like(w);
         std::vector<at::Tensor*> params{&w};
         privacy::MechanismRng rng(privacy::RandomnessSource::secret(), "noise");
-        train::detail::privatiseGradients(params, /*noiseStd=*/3.0, /*denominator=*/2.0, rng);
+        train::detail::privatiseGradients(params, /*noiseStd=*/3.0, /*sensitivity=*/1.0, /*denominator=*/2.0, rng);
         const at::Tensor g = w.grad().to(at::kDouble);
         const double sd = g.std(/*unbiased=*/false).item<double>(), mean = g.mean().item<double>();
         QVERIFY2(std::fabs(sd / 1.5 - 1.0) < 6.0 * std::sqrt(0.5 / 1e6), str("sd ", sd, ", expected 1.5").c_str());
@@ -75,7 +75,7 @@ private Q_SLOTS:
         // Parameters without a gradient still get noise.
         at::Tensor b = at::zeros({10}, at::kFloat);
         std::vector<at::Tensor*> bare{&b};
-        train::detail::privatiseGradients(bare, 1.0, 1.0, rng);
+        train::detail::privatiseGradients(bare, 1.0, 1.0, 1.0, rng);
         QVERIFY(b.grad().defined() && b.grad().abs().sum().item<double>() > 0);
     }
 
