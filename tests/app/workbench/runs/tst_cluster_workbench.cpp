@@ -105,7 +105,7 @@ private Q_SLOTS:
 
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
-        EngineClusterBackend slurm(dpmix::test_support::binaryPath("/bin/dpmix"));
+        EngineClusterBackend slurm(dpmix::test_support::binaryDir() + "/bin/dpmix");
         runs.setClusterBackend(&slurm);
         WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
         services.cluster = &slurm;
