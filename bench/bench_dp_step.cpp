@@ -21,8 +21,12 @@
 // GroupNorm) on 28×28. --device cuda runs the model steps on the GPU (docs/GPU.md): inputs and
 // parameters live there, each timed step ends with a device synchronisation, and the secure noise
 // is drawn on the CPU and copied over, as in the engine.
+// With --user-level K it times user-level DP-SGD (clipAndSumUserGradients, users of K consecutive
+// rows) beside the example-level DP step on the same batch of images, and the user-level clipping
+// of before issue #41 part 4 (per-example gradients materialised and averaged by a users × B
+// matrix; kept here for timing only), interleaved; --user-reference 0 leaves the last one out.
 // Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|resnet18|transformer] [--device D]
-//                      [--proxy EPOCHS] [--noise P]
+//                      [--proxy EPOCHS] [--noise P] [--user-level K [--user-reference 0|1]]
 #include "engine/core/malloc_tuning.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
@@ -34,6 +38,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <torch/csrc/autograd/autograd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -114,7 +119,9 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
         dpStep([&](const std::vector<Tensor*>& params, double noiseStd, double denominator) {
             noised = params;
             if (kind == Torch) privatiseWithTorchRandn(params, noiseStd, denominator, torchGen);
-            else privatiseGradients(params, noiseStd, denominator, kind == Secret ? secret : seeded);
+            // Sensitivity = noiseStd: noise multiplier 1, the float32 sampler dpmix's calibrated
+            // runs (z ≈ 1.6–2) use.
+            else privatiseGradients(params, noiseStd, noiseStd, denominator, kind == Secret ? secret : seeded);
         });
     };
     for (int i = 0; i < 3; ++i) {  // warm-up: allocator pools, OpenBLAS threads, CUDA kernels
@@ -199,6 +206,103 @@ Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int
     return timeSteps(steps, plainStep, dpStep);
 }
 
+// User-level clipping as the engine did it before issue #41 part 4, for timing only: every
+// layer's per-example gradients materialised (B × P floats) and averaged within users by a
+// users × B matrix product.
+Tensor materialisedUserClipping(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
+                                double clipNorm) {
+    const int64_t b = perExampleLoss.size(0);
+    std::vector<Tensor> outputs;
+    for (const Capture& c : tape.captures) outputs.push_back(c.output);
+    std::vector<Tensor> gradOutputs = torch::autograd::grad({perExampleLoss.sum()}, outputs, {}, false, false, true);
+    at::NoGradGuard noGrad;
+    const auto real = perExampleLoss.options();
+    const Tensor rowUser = userOfRow.to(at::kLong).to(perExampleLoss.device());
+    const Tensor rows = at::bincount(rowUser, {}, users).to(real.dtype());
+    Tensor mean = at::zeros({users, b}, real);
+    mean.index_put_({rowUser, at::arange(b, rowUser.options())}, rows.index_select(0, rowUser).reciprocal());
+    Tensor badRow = at::zeros({b}, real.dtype(at::kBool));
+    Tensor squared = at::zeros({users}, real);
+    std::vector<std::pair<Tensor*, Tensor>> parts;
+    for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+        Capture& c = tape.captures[l];
+        std::vector<Tensor*> params = c.layer->parameters();
+        if (!gradOutputs[l].defined()) {
+            for (Tensor* p : params) parts.emplace_back(p, Tensor());
+            continue;
+        }
+        std::vector<Tensor> perExample = c.layer->perExampleGradients(c, gradOutputs[l]);
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            Tensor flat = perExample[i].reshape({b, -1});
+            const Tensor finite = flat.isfinite().all(1);
+            if (!finite.all().item<bool>()) {
+                badRow = badRow.logical_or(finite.logical_not());
+                flat = flat.masked_fill(finite.logical_not().unsqueeze(1), 0);
+            }
+            Tensor perUser = mean.mm(flat);
+            squared = squared + perUser.pow(2).sum(1);
+            parts.emplace_back(params[i], perUser);
+        }
+    }
+    Tensor norms = squared.clamp_min(0).sqrt();
+    Tensor factor = (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
+    const Tensor badUser = at::bincount(rowUser, badRow.to(real.dtype()), users).gt(0);
+    factor = at::where(badUser, at::zeros_like(factor), factor);
+    for (auto& [p, perUser] : parts)
+        p->mutable_grad() =
+            perUser.defined() ? factor.unsqueeze(0).mm(perUser).reshape(p->sizes()) : at::zeros_like(*p);
+    return norms;
+}
+
+// --user-level K: the example-level DP step, the user-level DP step (users of K consecutive rows,
+// the last one possibly smaller) and, with `reference`, the user-level step of before (above), on
+// the same batch of images, interleaved; secret noise for all. Prints median (fastest) per step.
+void measureUserLevel(const char* name, const ModelSpec& spec, int batch, int steps, int rowsPerUser, bool reference) {
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    Network net = buildNetworkOn(spec, gen, gDevice);
+    std::vector<Tensor*> params = net.trainableParameters();
+    SgdOptimizer opt(params, 0.01);
+    Tensor x = at::rand({batch, spec.channels, spec.height, spec.width}, gen).to(gDevice);
+    Tensor y = at::randint(0, spec.outputs, {batch}, gen, at::TensorOptions().dtype(at::kLong)).to(gDevice);
+    const int64_t users = (batch + rowsPerUser - 1) / rowsPerUser;
+    const Tensor rowUser =
+        at::arange(batch, at::TensorOptions().dtype(at::kLong)).div(rowsPerUser, "floor").to(gDevice);
+    dpmix::privacy::MechanismRng secret(dpmix::privacy::RandomnessSource::secret(), "noise");
+    enum Kind { Example, User, Reference };
+    auto step = [&](Kind kind) {
+        Tape tape;
+        Tensor perExample = multiclassLossPerExample(net.forward(x, &tape), y);
+        if (kind == Example)
+            clipAndSumGradients(tape, perExample, 1.0);
+        else if (kind == User)
+            clipAndSumUserGradients(tape, perExample, rowUser, users, 1.0);
+        else
+            materialisedUserClipping(tape, perExample, rowUser, users, 1.0);
+        privatiseGradients(params, 1.0, 1.0, static_cast<double>(kind == Example ? batch : users), secret);
+        opt.step();
+    };
+    std::vector<Kind> kinds{Example, User};
+    if (reference) kinds.push_back(Reference);
+    for (int i = 0; i < 2; ++i)
+        for (Kind k : kinds) step(k);
+    syncDevice();
+    std::vector<std::vector<double>> ms(kinds.size());
+    for (int i = 0; i < steps; ++i) {  // interleaved, so load changes hit all alike
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            auto t0 = Clock::now();
+            step(kinds[k]);
+            syncDevice();
+            ms[k].push_back(msSince(t0));
+        }
+    }
+    std::printf("%-24s %8.1f (%6.1f) %8.1f (%6.1f) %6.2f (%4.2f)", name, median(ms[0]), minimum(ms[0]), median(ms[1]),
+                minimum(ms[1]), median(ms[1]) / median(ms[0]), minimum(ms[1]) / minimum(ms[0]));
+    if (reference)
+        std::printf(" %8.1f (%7.1f) %6.1f (%4.1f)", median(ms[2]), minimum(ms[2]), median(ms[2]) / median(ms[1]),
+                    minimum(ms[2]) / minimum(ms[1]));
+    std::printf("   ms median (fastest)\n");
+}
+
 double matmulMs() {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(2);
     Tensor a = at::rand({1024, 1024}, gen), b = at::rand({1024, 1024}, gen);
@@ -262,7 +366,8 @@ void printRow(const char* name, const Timing& t) {
 
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
-    int threads = 2, batch = 256, steps = 30, proxyEpochs = 0;
+    int threads = 2, batch = 256, steps = 30, proxyEpochs = 0, rowsPerUser = 0;
+    bool userReference = true;
     long long noiseCount = 0;
     std::string model;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -273,6 +378,8 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--proxy")) proxyEpochs = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--noise")) noiseCount = std::stoll(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--device")) gDevice = deviceNamed(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--user-level")) rowsPerUser = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--user-reference")) userReference = std::stoi(argv[i + 1]) != 0;
     }
     at::set_num_threads(threads);
     if (noiseCount > 0) {
@@ -322,6 +429,15 @@ int main(int argc, char** argv) {
     if (model == "resnet18")
         models = {{"ResNet-18 w64 (GN)",
                    ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(10).build().value()}};
+    if (rowsPerUser > 0) {
+        std::printf("user level: users of %d rows (%d users per batch of %d images)\n", rowsPerUser,
+                    (batch + rowsPerUser - 1) / rowsPerUser, batch);
+        std::printf("%-24s %18s %18s %13s", "model", "example-level DP", "user-level DP", "user/example");
+        if (userReference) std::printf(" %19s %13s", "user-level before", "before/now");
+        std::printf("\n");
+        for (auto& [name, spec] : models) measureUserLevel(name, spec, batch, steps, rowsPerUser, userReference);
+        return 0;
+    }
     printHeader("model");
     for (auto& [name, spec] : models) printRow(name, measure(spec, batch, steps));
     return 0;
