@@ -5,7 +5,7 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "DPMIX_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++ "
                       "(Debian: apt-get install clang)")
 endif()
-include(DpmixBuildSpeed)
+# (ccache, lld: the top-level CMakeLists.txt included DpmixBuildSpeed before this file.)
 # -O1 and line tables only: what the sanitizers' authors recommend for usable reports, and about
 # half the compile time of -O3 -g (docs/DEVELOPING.md, "Build speed").
 string(REPLACE "-O3" "-O1" CMAKE_CXX_FLAGS_RELEASE "${CMAKE_CXX_FLAGS_RELEASE}")
