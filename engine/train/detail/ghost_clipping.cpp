@@ -93,6 +93,11 @@ Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const T
     const Tensor rowCount = at::bincount(rowUser, {}, users);
     if (rowCount.size(0) != users || !rowCount.gt(0).all().item<bool>())
         throw std::logic_error("clipAndSumUserGradients: every user needs at least one row");
+    if (users == 0) {  // an empty batch: nothing to clip
+        for (Capture& c : tape.captures)
+            for (Tensor* p : c.layer->parameters()) p->mutable_grad() = at::zeros_like(*p);
+        return at::zeros({0}, real);
+    }
     const UserRows groups(rowUser, rowCount);
     // Everything below works on user sums S_u = Σ_{b∈u} ∇ℓ_b (the unscaled g); ḡ_u = S_u / |u|.
     auto userSquaredNorms = [&] {

@@ -30,8 +30,8 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
 /// its norm is returned as NaN).
 /// No per-example gradients are materialised where a layer allows it: each layer gives ‖Σ_{b∈u} ∇ℓ_b‖²
 /// from its inputs a and output gradients g (TrainableLayer::perUserSquaredNorms: the Gram trick
-/// Σ_{b,b'∈u} ⟨a_b a_b'ᵀ, g_b g_b'ᵀ⟩ per user or on the whole batch with other users' pairs masked,
-/// or the per-user sums materialised, users × P numbers — whichever a flop count says is cheaper;
+/// Σ_{b,b'∈u} ⟨a_b a_b'ᵀ, g_b g_b'ᵀ⟩ on the users' rows grouped (UserRows), or the per-user sums
+/// materialised, users × P numbers — whichever a flop count says is cheaper;
 /// normalisation layers and other small per-example gradients are summed within users), and the
 /// clipped sum is formed by book-keeping: row b's output gradient weighted by factor_u/|u| of its
 /// user, one weighted product per layer.

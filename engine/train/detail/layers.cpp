@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <stdexcept>
 
 namespace dpmix::train::detail {
@@ -39,22 +40,14 @@ bool useGhost(NormStrategy strategy, double ghostCost, double materialiseCost) {
 // Per user, Σ over pairs of the user's positions p, q of K(a)_pq (g_p·g_q) = ‖Σ_{b∈u} ∇ℓ_b‖² for
 // a layer whose example gradient is Σ_t g_bt ⊗ (what a_bt stands for): K = the Gram matrix of a
 // (Linear, Conv2d on its patches) or the same-index indicator (Embedding). a is (B, T, d) or
-// (B, T), g is (B, T, p); `kernel` maps (…, N, d) or (…, N) to (…, N, N).
-Tensor userGramNorms(UserNormRoute route, const UserRows& users, const Tensor& a, const Tensor& g,
+// (B, T), g is (B, T, p); `kernel` maps (U, N, d) or (U, N) to (U, N, N). One (maxRows·T)²
+// block per user; padding rows have g = 0 and add nothing.
+Tensor userGramNorms(const UserRows& users, const Tensor& a, const Tensor& g,
                      const std::function<Tensor(const Tensor&)>& kernel) {
-    if (route == UserNormRoute::Blocks) {
-        // One (maxRows·T)² block per user; padding rows have g = 0 and add nothing.
-        Tensor gu = users.grouped(g);
-        return (kernel(users.grouped(a)).to(g.scalar_type()) * at::bmm(gu, gu.transpose(1, 2))).sum({1, 2});
-    }
-    // The whole batch's Gram matrices, pairs of positions of different users set to zero.
-    const int64_t b = g.size(0), t = g.size(1);
-    Tensor gf = g.reshape({b * t, -1});
-    Tensor owner = users.userOfRow.repeat_interleave(t);
-    Tensor perPosition = (kernel(a.flatten(0, 1)).to(g.scalar_type()) * gf.mm(gf.t()))
-                             .masked_fill_(owner.unsqueeze(1).ne(owner.unsqueeze(0)), 0)
-                             .sum(1);
-    return users.sumByUser(perPosition.reshape({b, t}).sum(1, true)).reshape({-1});
+    return users.collect([&](const UserRows::Bucket& bucket) {
+        Tensor gu = users.grouped(g, bucket);
+        return (kernel(users.grouped(a, bucket)).to(g.scalar_type()) * at::bmm(gu, gu.transpose(1, 2))).sum({1, 2});
+    });
 }
 
 Tensor gramOf(const Tensor& x) { return at::matmul(x, x.transpose(-1, -2)); }
@@ -66,51 +59,124 @@ Tensor sameIndex(const Tensor& idx) { return idx.unsqueeze(-1).eq(idx.unsqueeze(
 
 UserRows::UserRows(const Tensor& userOf, const Tensor& count)
     : users(count.size(0)), rows(userOf.size(0)), userOfRow(userOf), rowCount(count) {
-    maxRows = rows == 0 ? 0 : count.max().item<int64_t>();
-    // A row's rank among its user's rows: its place in the stable sort by user minus the user's start.
-    auto [sortedUser, order] = userOf.sort(/*stable=*/true, 0, false);
-    Tensor start = count.cumsum(0) - count;
-    Tensor rank = at::empty_like(userOf).index_copy_(
-        0, order, at::arange(rows, userOf.options()) - start.index_select(0, sortedUser));
-    slot = userOf * maxRows + rank;
-    slotByRank = rank * users + userOf;
+    // Built on the CPU (a few hundred rows), then moved to the batch's device.
+    const Tensor userCpu = userOf.to(at::kCPU).contiguous(), countCpu = count.to(at::kCPU).contiguous();
+    const int64_t* userOfRowCpu = userCpu.data_ptr<int64_t>();
+    const int64_t* rowsOfUser = countCpu.data_ptr<int64_t>();
+    auto bucketIndex = [](int64_t n) {
+        int k = 0;
+        while ((int64_t{1} << k) < n) ++k;
+        return k;
+    };
+    std::map<int, std::vector<int64_t>> members;
+    for (int64_t u = 0; u < users; ++u) members[bucketIndex(rowsOfUser[u])].push_back(u);
+    std::vector<std::size_t> bucketOf(static_cast<std::size_t>(users));
+    std::vector<int64_t> place(static_cast<std::size_t>(users)), nextRank(static_cast<std::size_t>(users), 0);
+    for (const auto& [k, list] : members) {
+        Bucket bucket;
+        bucket.users = static_cast<int64_t>(list.size());
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto u = static_cast<std::size_t>(list[i]);
+            bucket.maxRows = std::max(bucket.maxRows, rowsOfUser[u]);
+            place[u] = static_cast<int64_t>(i);
+            bucketOf[u] = buckets.size();
+        }
+        bucket.user = at::tensor(list, at::kLong).to(userOf.device());
+        buckets.push_back(bucket);
+    }
+    std::vector<std::vector<int64_t>> row(buckets.size()), slotOf(buckets.size()), slotByRankOf(buckets.size());
+    for (int64_t b = 0; b < rows; ++b) {
+        const auto u = static_cast<std::size_t>(userOfRowCpu[b]);
+        const std::size_t k = bucketOf[u];
+        const int64_t rank = nextRank[u]++;
+        row[k].push_back(b);
+        slotOf[k].push_back(place[u] * buckets[k].maxRows + rank);
+        slotByRankOf[k].push_back(rank * buckets[k].users + place[u]);
+    }
+    for (std::size_t k = 0; k < buckets.size(); ++k) {
+        Bucket& bucket = buckets[k];
+        bool asTheyAre = static_cast<int64_t>(row[k].size()) == bucket.users * bucket.maxRows;
+        for (std::size_t j = 0; asTheyAre && j < row[k].size(); ++j)
+            asTheyAre = row[k][j] == row[k][0] + static_cast<int64_t>(j) && slotOf[k][j] == static_cast<int64_t>(j);
+        if (asTheyAre) bucket.firstRow = row[k][0];
+        bucket.row = at::tensor(row[k], at::kLong).to(userOf.device());
+        bucket.slot = at::tensor(slotOf[k], at::kLong).to(userOf.device());
+        bucket.slotByRank = at::tensor(slotByRankOf[k], at::kLong).to(userOf.device());
+    }
 }
 
-Tensor UserRows::grouped(const Tensor& x) const {
-    std::vector<int64_t> shape = x.sizes().vec();
-    shape[0] = users * maxRows;
-    Tensor padded = at::zeros(shape, x.options()).index_copy_(0, slot, x);
-    shape.erase(shape.begin());
-    if (shape.empty()) return padded.reshape({users, maxRows});
-    shape[0] *= maxRows;
-    shape.insert(shape.begin(), users);
-    return padded.reshape(shape);
+int64_t UserRows::paddedRows() const {
+    int64_t n = 0;
+    for (const Bucket& bucket : buckets) n += bucket.users * bucket.maxRows;
+    return n;
 }
 
-Tensor UserRows::groupedByRank(const Tensor& x) const {
+Tensor UserRows::grouped(const Tensor& x, const Bucket& bucket) const {
+    const int64_t slots = bucket.users * bucket.maxRows;
+    Tensor laid;  // (slots, s1, s2, …)
+    if (bucket.firstRow >= 0) {
+        laid = x.narrow(0, bucket.firstRow, slots);
+    } else {
+        std::vector<int64_t> shape = x.sizes().vec();
+        shape[0] = slots;
+        laid = at::zeros(shape, x.options())
+                   .index_copy_(0, bucket.slot, bucket.row.size(0) == rows ? x : x.index_select(0, bucket.row));
+    }
+    std::vector<int64_t> shape{bucket.users, bucket.maxRows * (x.dim() > 1 ? x.size(1) : 1)};
+    for (int64_t i = 2; i < x.dim(); ++i) shape.push_back(x.size(i));
+    return laid.reshape(shape);
+}
+
+Tensor UserRows::groupedByRank(const Tensor& x, const Bucket& bucket) const {
+    const int64_t slots = bucket.users * bucket.maxRows;
     std::vector<int64_t> shape = x.sizes().vec();
-    shape[0] = maxRows * users;
-    Tensor padded = at::zeros(shape, x.options()).index_copy_(0, slotByRank, x);
-    shape[0] = maxRows;
-    shape[1] *= users;
-    return padded.reshape(shape);
+    Tensor laid;  // rank-major: (maxRows·users, C, s…)
+    if (bucket.firstRow >= 0) {
+        Tensor part = x.narrow(0, bucket.firstRow, slots);
+        std::vector<int64_t> userMajor{bucket.users, bucket.maxRows};
+        userMajor.insert(userMajor.end(), shape.begin() + 1, shape.end());
+        laid = bucket.maxRows == 1 ? part : part.reshape(userMajor).transpose(0, 1);
+    } else {
+        shape[0] = slots;
+        laid = at::zeros(shape, x.options())
+                   .index_copy_(0, bucket.slotByRank, bucket.row.size(0) == rows ? x : x.index_select(0, bucket.row));
+    }
+    shape = x.sizes().vec();
+    shape[0] = bucket.maxRows;
+    shape[1] *= bucket.users;
+    return laid.reshape(shape);
 }
 
 Tensor UserRows::sumByUser(const Tensor& x) const {
     return at::zeros({users, x.size(1)}, x.options()).index_add_(0, userOfRow, x);
 }
 
+Tensor UserRows::collect(const std::function<Tensor(const Bucket&)>& perBucket) const {
+    if (buckets.size() == 1) return perBucket(buckets[0]);  // its users are 0 … users − 1, in order
+    Tensor out;
+    for (const Bucket& bucket : buckets) {
+        Tensor part = perBucket(bucket);
+        if (!out.defined()) {
+            std::vector<int64_t> shape = part.sizes().vec();
+            shape[0] = users;
+            out = at::zeros(shape, part.options());
+        }
+        out.index_copy_(0, bucket.user, part);
+    }
+    return out;
+}
+
 UserNormRoute chooseUserNormRoute(NormStrategy strategy, const UserRows& users, int64_t positions, double pairCost,
                                   double materialiseCost) {
     if (strategy == NormStrategy::Materialise || strategy == NormStrategy::MaterialiseGrouped)
         return UserNormRoute::Materialise;
-    const double t = static_cast<double>(positions);
-    const double block = static_cast<double>(users.maxRows) * t, all = static_cast<double>(users.rows) * t;
-    const double blocks = static_cast<double>(users.users) * block * block * pairCost;
-    const double masked = all * all * pairCost;
-    const UserNormRoute gram = blocks <= masked ? UserNormRoute::Blocks : UserNormRoute::Masked;
-    if (strategy == NormStrategy::Ghost) return gram;
-    return std::min(blocks, masked) < materialiseCost ? gram : UserNormRoute::Materialise;
+    if (strategy == NormStrategy::Ghost) return UserNormRoute::Gram;
+    double gram = 0;
+    for (const UserRows::Bucket& bucket : users.buckets) {
+        const double block = static_cast<double>(bucket.maxRows * positions);
+        gram += static_cast<double>(bucket.users) * block * block * pairCost;
+    }
+    return gram < materialiseCost ? UserNormRoute::Gram : UserNormRoute::Materialise;
 }
 
 // ---- TrainableLayer ----------------------------------------------------------------------------
@@ -209,16 +275,19 @@ Tensor Linear::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const U
     Tensor g = gradOutput.reshape({b, -1, out});
     const int64_t t = a.size(1);
     // User u's gradient Σ_{b∈u} Σ_t g_bt a_btᵀ is one Linear gradient over all its rows' positions.
-    const double materialise = static_cast<double>(users.users * users.maxRows * t) * static_cast<double>(in * out);
+    const double materialise = static_cast<double>(users.paddedRows() * t) * static_cast<double>(in * out);
     const UserNormRoute route = chooseUserNormRoute(strategy_, users, t, static_cast<double>(in + out), materialise);
     c.perUserGrads.clear();
     Tensor n;
     if (route == UserNormRoute::Materialise) {
-        Tensor perUser = at::bmm(users.grouped(g).transpose(1, 2), users.grouped(a)).reshape({users.users, -1});
+        Tensor perUser = users.collect([&](const UserRows::Bucket& bucket) {
+            return at::bmm(users.grouped(g, bucket).transpose(1, 2), users.grouped(a, bucket))
+                .reshape({bucket.users, -1});
+        });
         n = perUser.pow(2).sum(1);
         c.perUserGrads.push_back(perUser);
     } else {
-        n = userGramNorms(route, users, a, g, gramOf);
+        n = userGramNorms(users, a, g, gramOf);
     }
     if (bias.defined()) {
         Tensor perUserBias = users.sumByUser(g.sum(1));
@@ -291,17 +360,22 @@ Tensor Conv2d::perUserWeightGradients(const Capture& c, const Tensor& gradOutput
     const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0), d = in * kernel * kernel;
     if (d <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
         // As perExampleWeightGradients: one batched product, here over each user's rows' patches.
-        Tensor gu = users.grouped(gradOutput.reshape({b, out, -1}).transpose(1, 2));  // (users, maxRows·L, C_out)
-        return at::bmm(gu.transpose(1, 2), users.grouped(patches(c.input))).reshape({users.users, -1});
+        Tensor g = gradOutput.reshape({b, out, -1}).transpose(1, 2);  // (B, L, C_out)
+        Tensor u = patches(c.input);
+        return users.collect([&](const UserRows::Bucket& bucket) {
+            return at::bmm(users.grouped(g, bucket).transpose(1, 2), users.grouped(u, bucket))
+                .reshape({bucket.users, -1});
+        });
     }
     // The users as convolution groups and each user's rows as the batch: group u's weight
-    // gradient is Σ_{b∈u} ∇W_b (the padding rows are zero), in one native call.
-    const int64_t u = users.users;
-    Tensor groupedWeight = at::zeros({u * out, in, kernel, kernel}, weight.options());
-    auto grads = at::convolution_backward(users.groupedByRank(gradOutput), users.groupedByRank(c.input), groupedWeight,
-                                          c10::nullopt, {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, u,
-                                          {false, true, false});
-    return std::get<1>(grads).reshape({u, out * d});
+    // gradient is Σ_{b∈u} ∇W_b (the padding rows are zero), in one native call per bucket.
+    return users.collect([&](const UserRows::Bucket& bucket) {
+        Tensor groupedWeight = at::zeros({bucket.users * out, in, kernel, kernel}, weight.options());
+        auto grads = at::convolution_backward(
+            users.groupedByRank(gradOutput, bucket), users.groupedByRank(c.input, bucket), groupedWeight, c10::nullopt,
+            {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, bucket.users, {false, true, false});
+        return std::get<1>(grads).reshape({bucket.users, out * d});
+    });
 }
 
 Tensor Conv2d::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const UserRows& users) {
@@ -309,7 +383,7 @@ Tensor Conv2d::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const U
     Tensor g = gradOutput.reshape({b, out, -1});
     const int64_t l = g.size(2);
     // With the patches as a Linear layer's input over L positions (see perExampleSquaredNorms).
-    const double materialise = static_cast<double>(users.users * users.maxRows * l) * static_cast<double>(out * d);
+    const double materialise = static_cast<double>(users.paddedRows() * l) * static_cast<double>(out * d);
     const UserNormRoute route = chooseUserNormRoute(strategy_, users, l, static_cast<double>(d + out), materialise);
     c.perUserGrads.clear();
     Tensor n;
@@ -318,7 +392,7 @@ Tensor Conv2d::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const U
         n = perUser.pow(2).sum(1);
         c.perUserGrads.push_back(perUser);
     } else {
-        n = userGramNorms(route, users, patches(c.input), g.transpose(1, 2), gramOf);
+        n = userGramNorms(users, patches(c.input), g.transpose(1, 2), gramOf);
     }
     if (bias.defined()) {
         Tensor perUserBias = users.sumByUser(g.sum(2));
@@ -452,7 +526,7 @@ Tensor Embedding::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, cons
     const double materialise = static_cast<double>(users.users * count + b * t) * static_cast<double>(dim);
     const UserNormRoute route = chooseUserNormRoute(strategy_, users, t, static_cast<double>(dim), materialise);
     c.perUserGrads.clear();
-    if (route != UserNormRoute::Materialise) return userGramNorms(route, users, idx, g, sameIndex);
+    if (route == UserNormRoute::Gram) return userGramNorms(users, idx, g, sameIndex);
     Tensor perUser = at::zeros({users.users * count, dim}, g.options());
     perUser.index_add_(0, (idx + users.userOfRow.unsqueeze(1) * count).reshape({-1}), g.reshape({-1, dim}));
     c.perUserGrads.push_back(perUser.reshape({users.users, count * dim}));

@@ -11,6 +11,7 @@
 // Only included by engine/train .cpp files, tests and benchmarks (never by public headers).
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,38 +45,54 @@ enum class NormStrategy {
     MaterialiseGrouped,  // as Materialise, convolutions always by the grouped-convolution route (tests)
 };
 
-/// The rows of a batch grouped by user, for user-level clipping (ghost_clipping.h). In the
-/// zero-padded layout user u's rows fill slots u·maxRows … u·maxRows + |u| − 1 (in row order)
-/// and the rest of its maxRows slots are zero rows.
+/// The rows of a batch grouped by user, for user-level clipping (ghost_clipping.h). Users are
+/// put in buckets by their number of rows n — n = 1, 2, 3–4, 5–8, … (n in (2^(k−1), 2^k]) — and
+/// within a bucket each user's rows fill the bucket's `maxRows` consecutive slots of a
+/// zero-padded layout, in row order, zero rows after a user with fewer rows: padding at most
+/// doubles a user's rows, however unequal the users are.
 struct UserRows {
     /// `userOfRow`: long (B), values in [0, users); `rowCount`: |u|, long (users), every |u| ≥ 1
     /// (the caller checks both).
     UserRows(const Tensor& userOfRow, const Tensor& rowCount);
-    int64_t users = 0, rows = 0, maxRows = 0;
+    /// Rows' slots: p = the place of the row's user among the bucket's users, r = the row's rank
+    /// among its user's rows.
+    struct Bucket {
+        int64_t users = 0, maxRows = 0;
+        Tensor user;        // long (users): the bucket's users, ascending
+        Tensor row;         // long (R): the bucket's rows, ascending
+        Tensor slot;        // long (R): p · maxRows + r
+        Tensor slotByRank;  // long (R): r · users + p
+        /// ≥ 0 when the layout is the batch's rows firstRow … firstRow + users·maxRows − 1 as they are.
+        int64_t firstRow = -1;
+    };
+    int64_t users = 0, rows = 0;
     Tensor userOfRow, rowCount;
-    Tensor slot;        // long (B): u·maxRows + the row's rank among its user's rows
-    Tensor slotByRank;  // long (B): rank·users + u (the batch-major layout of grouped convolutions)
-    /// x of shape (B, s1, s2, …) → (users, maxRows·s1, s2, …): each user's rows one after the
-    /// other, padded with zero rows (a 1-D x gives (users, maxRows)).
-    Tensor grouped(const Tensor& x) const;
-    /// x of shape (B, C, s…) → (maxRows, users·C, s…): the rank-j rows of all users side by side
-    /// along the channels, so user u is channel group u and its rows are the batch.
-    Tensor groupedByRank(const Tensor& x) const;
+    std::vector<Bucket> buckets;  // by increasing maxRows
+    /// Σ over the buckets of users · maxRows: the rows of the padded layout.
+    int64_t paddedRows() const;
+    /// x of shape (B, s1, s2, …) → (bucket.users, maxRows·s1, s2, …): each of the bucket's users'
+    /// rows one after the other, zero-padded (a 1-D x gives (bucket.users, maxRows)). No copy
+    /// when the layout is the rows as they are (rows ordered by user, equal counts).
+    Tensor grouped(const Tensor& x, const Bucket& bucket) const;
+    /// x of shape (B, C, s…) → (maxRows, bucket.users·C, s…): the rank-j rows of the bucket's
+    /// users side by side along the channels, so user u is channel group u and its rows the batch.
+    Tensor groupedByRank(const Tensor& x, const Bucket& bucket) const;
     /// x of shape (B, k) → (users, k): Σ_{b∈u} x_b.
     Tensor sumByUser(const Tensor& x) const;
+    /// One call of `perBucket` per bucket, each giving (bucket.users, …), assembled into (users, …).
+    Tensor collect(const std::function<Tensor(const Bucket&)>& perBucket) const;
 };
 
 /// How a layer computes its users' squared gradient norms ‖Σ_{b∈u} ∇ℓ_b‖².
 enum class UserNormRoute {
-    Blocks,       // Gram trick per user on the zero-padded layout: users · (maxRows·T)² pairs
-    Masked,       // Gram trick on the whole batch, pairs of different users masked: (B·T)² pairs
-    Materialise,  // per-user gradients Σ_{b∈u} ∇ℓ_b (users × P numbers), then their norms
+    Gram,         // Gram trick per user on each bucket's padded layout: Σ users·(maxRows·T)² pairs
+    Materialise,  // the per-user sums Σ_{b∈u} ∇ℓ_b (users × P numbers), then their norms
 };
 
 /// The route a layer takes: for T positions per row (1 without a sequence dimension) and a
-/// cost of `pairCost` flops per pair of positions (d_in + d_out for a Linear layer) the two Gram
-/// routes cost users·(maxRows·T)²·pairCost and (B·T)²·pairCost flops, materialising costs
-/// `materialiseCost`; Auto takes the cheapest, Ghost the cheaper Gram route, Materialise and
+/// cost of `pairCost` flops per pair of positions (d_in + d_out for a Linear layer), the Gram
+/// route costs Σ over buckets of users·(maxRows·T)²·pairCost flops, materialising costs
+/// `materialiseCost`; Auto takes the cheaper, Ghost the Gram route, Materialise and
 /// MaterialiseGrouped materialise.
 UserNormRoute chooseUserNormRoute(NormStrategy strategy, const UserRows& users, int64_t positions, double pairCost,
                                   double materialiseCost);

@@ -4,10 +4,10 @@
 // examples moves the clipped sum by at most C.
 // The checks named "...PerLayerKind" compare with a second, per-example definition (autograd on
 // each row alone, the gradients averaged within users, clipped, summed), under every norm
-// strategy — hence every per-user route (Gram blocks, masked Gram, materialised per-user sums,
-// both convolution routes) — with users of one and of several rows, unequal sizes, rows
-// interleaved, and a user whose two rows' gradients cancel exactly; they report the largest
-// relative error per layer kind at the end.
+// strategy — hence every per-user route (the Gram trick, materialised per-user sums, both
+// convolution routes) — with users of one and of several rows, unequal sizes (buckets with zero
+// padding), rows interleaved or ordered by user (the layout without a copy), and a user whose two
+// rows' gradients cancel exactly; they report the largest relative error per layer kind at the end.
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/transformer_layers.h"
@@ -271,20 +271,18 @@ void checkWithCancellingUser(const std::string& check, Network& net, const Tenso
     QVERIFY2(sq == 0 && means.rowScale[static_cast<std::size_t>(userOf[0])] > 0, "the user's rows must cancel");
 }
 
-// Two layouts: users of 1–3 rows (the Gram route per user block) and one user of 7 rows beside
-// five of one (the masked whole-batch Gram), each with a real loss; then with a cancelling user.
+// Three layouts, each with a real loss: users of 1–4 rows interleaved (users of 3 and 4 rows
+// share a bucket: zero padding), one user of 7 and one of 5 rows (padded) beside four of one,
+// and four users of 3 rows in order (the grouped layout is the batch itself); then the first
+// again with a cancelling user.
 template <typename MakeInput>
 void checkLayouts(const std::string& check, Network& net, at::Generator& gen, MakeInput&& input, const LossFn& loss,
                   const std::function<Tensor(int64_t)>& targets, int64_t outputs) {
-    const std::vector<int64_t> blocks = usersOfSizes({1, 2, 3, 2, 1, 3}), masked = usersOfSizes({7, 1, 1, 1, 1, 1});
-    {
-        const UserRows b(at::tensor(blocks, kLong), at::bincount(at::tensor(blocks, kLong)));
-        const UserRows m(at::tensor(masked, kLong), at::bincount(at::tensor(masked, kLong)));
-        QVERIFY(chooseUserNormRoute(NormStrategy::Ghost, b, 3, 10.0, 1.0) == UserNormRoute::Blocks);
-        QVERIFY(chooseUserNormRoute(NormStrategy::Ghost, m, 3, 10.0, 1.0) == UserNormRoute::Masked);
-    }
-    checkPerExample(check, net, input(12), targets(12), blocks, 6, loss);
-    checkPerExample(check, net, input(12), targets(12), masked, 6, loss);
+    const std::vector<int64_t> mixed = usersOfSizes({1, 2, 3, 4, 1, 3}), skewed = usersOfSizes({7, 1, 1, 5, 1, 1});
+    const std::vector<int64_t> ordered{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    checkPerExample(check, net, input(14), targets(14), mixed, 6, loss);
+    checkPerExample(check, net, input(16), targets(16), skewed, 6, loss);
+    checkPerExample(check, net, input(12), targets(12), ordered, 4, loss);
     // User 0 is row 0 alone in this layout; the duplicate makes it a cancelling pair.
     std::vector<int64_t> withPair = usersOfSizes({1, 3, 1, 2, 4});
     std::swap(withPair[0], *std::find(withPair.begin(), withPair.end(), 0));
@@ -395,21 +393,46 @@ private Q_SLOTS:
         for (int64_t b = 0; b < 256; ++b) rows.push_back(b / 3);
         const UserRows users(at::tensor(rows, kLong), at::bincount(at::tensor(rows, kLong)));
         QCOMPARE(users.users, int64_t{86});
-        QCOMPARE(users.maxRows, int64_t{3});
+        // Two buckets, both laid out as the rows are: users 0–84 of 3 rows, user 85 of 1 row.
+        QCOMPARE(users.buckets.size(), std::size_t{2});
+        QCOMPARE(users.buckets[0].maxRows, int64_t{1});
+        QCOMPARE(users.buckets[0].firstRow, int64_t{255});
+        QCOMPARE(users.buckets[1].maxRows, int64_t{3});
+        QCOMPARE(users.buckets[1].firstRow, int64_t{0});
+        QCOMPARE(users.paddedRows(), int64_t{256});
         auto route = [&](int64_t t, double in, double out) {
-            return chooseUserNormRoute(NormStrategy::Auto, users, t, in + out, 86.0 * 3 * t * in * out);
+            return chooseUserNormRoute(NormStrategy::Auto, users, t, in + out, 256.0 * t * in * out);
         };
-        QVERIFY(route(1, 3136, 128) == UserNormRoute::Blocks);
+        QVERIFY(route(1, 3136, 128) == UserNormRoute::Gram);
         QVERIFY(route(784, 9, 32) == UserNormRoute::Materialise);
-        QVERIFY(route(16, 4608, 512) == UserNormRoute::Blocks);
+        QVERIFY(route(16, 4608, 512) == UserNormRoute::Gram);
         QVERIFY(chooseUserNormRoute(NormStrategy::Materialise, users, 1, 1, 1e30) == UserNormRoute::Materialise);
-        // The grouped layout: user u's rows in slots u·maxRows …, zero padding after a short user.
-        const UserRows uneven(at::tensor(std::vector<int64_t>{1, 0, 1, 1}, kLong),
-                              at::tensor(std::vector<int64_t>{1, 3}, kLong));
-        Tensor grouped = uneven.grouped(at::tensor(std::vector<double>{10, 20, 30, 40}, kDouble).unsqueeze(1));
-        QVERIFY(at::equal(grouped.reshape({-1}), at::tensor(std::vector<double>{20, 0, 0, 10, 30, 40}, kDouble)));
-        Tensor byRank = uneven.groupedByRank(at::tensor(std::vector<double>{10, 20, 30, 40}, kDouble).unsqueeze(1));
-        QVERIFY(at::equal(byRank.reshape({-1}), at::tensor(std::vector<double>{20, 10, 0, 30, 0, 40}, kDouble)));
+        QVERIFY(chooseUserNormRoute(NormStrategy::Ghost, users, 1000, 1e9, 1) == UserNormRoute::Gram);
+        // Users of 1, 3 and 4 rows, interleaved: user 0 alone in bucket {1}; users 1 and 2 share
+        // bucket (2, 4], user 1's 3 rows padded by a zero row.
+        const std::vector<int64_t> rowsOf{2, 1, 2, 0, 1, 2, 1, 2};
+        const UserRows uneven(at::tensor(rowsOf, kLong), at::tensor(std::vector<int64_t>{1, 3, 4}, kLong));
+        QCOMPARE(uneven.buckets.size(), std::size_t{2});
+        QCOMPARE(uneven.buckets[1].maxRows, int64_t{4});
+        QCOMPARE(uneven.buckets[1].firstRow, int64_t{-1});
+        QCOMPARE(uneven.paddedRows(), int64_t{9});
+        const Tensor x = at::arange(1, 9, kDouble).unsqueeze(1) * 10;  // row b holds 10·(b + 1)
+        auto values = [](const Tensor& t) { return t.reshape({-1}); };
+        auto list = [](std::vector<double> v) { return at::tensor(v, kDouble); };
+        QVERIFY(at::equal(values(uneven.grouped(x, uneven.buckets[0])), list({40})));
+        QVERIFY(at::equal(values(uneven.grouped(x, uneven.buckets[1])), list({20, 50, 70, 0, 10, 30, 60, 80})));
+        QVERIFY(at::equal(values(uneven.groupedByRank(x, uneven.buckets[1])), list({20, 10, 50, 30, 70, 60, 0, 80})));
+        QVERIFY(at::equal(uneven.collect([](const UserRows::Bucket& b) { return b.user.to(at::kDouble) + 1; }),
+                          list({1, 2, 3})));
+        // Ordered rows of equal users: the layout is the batch itself (no copy), by rank interleaved.
+        const UserRows ordered(at::tensor(std::vector<int64_t>{0, 0, 1, 1}, kLong),
+                               at::tensor(std::vector<int64_t>{2, 2}, kLong));
+        QCOMPARE(ordered.buckets.size(), std::size_t{1});
+        QCOMPARE(ordered.buckets[0].firstRow, int64_t{0});
+        const Tensor y = x.narrow(0, 0, 4);
+        QVERIFY(ordered.grouped(y, ordered.buckets[0]).data_ptr() == y.data_ptr());
+        QVERIFY(at::equal(values(ordered.grouped(y, ordered.buckets[0])), list({10, 20, 30, 40})));
+        QVERIFY(at::equal(values(ordered.groupedByRank(y, ordered.buckets[0])), list({10, 30, 20, 40})));
     }
 
     void convGroupNormLinearMatchesTheDefinition() {
@@ -509,8 +532,8 @@ private Q_SLOTS:
         QVERIFY(maxRelativeError(net, without) < 1e-9);
         QVERIFY(!std::isfinite(norms[3].item<double>()));
         QVERIFY(std::isfinite(gradNorm(net)));
-        // On every per-user route: Gram blocks, the masked Gram (user 3 of 5 rows beside users of
-        // 1 row, so its NaN would reach the others through masked-out pairs), per-user sums.
+        // On every per-user route (the Gram trick, per-user sums, both convolution routes) and
+        // with user 3 of 5 rows in a bucket of its own beside three users of 1 row.
         const std::vector<int64_t> skewed{3, 0, 3, 1, 3, 2, 3, 3};
         Tensor keepSkewed = at::tensor(std::vector<int64_t>{1, 3, 5}, kLong);
         for (NormStrategy s : {NormStrategy::Ghost, NormStrategy::Materialise, NormStrategy::MaterialiseGrouped}) {
