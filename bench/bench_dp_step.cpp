@@ -22,9 +22,9 @@
 // parameters live there, each timed step ends with a device synchronisation, and the secure noise
 // is drawn on the CPU and copied over, as in the engine.
 // With --user-level K it times user-level DP-SGD (clipAndSumUserGradients, users of K consecutive
-// rows) beside the example-level DP step on the same batch of images, and the user-level clipping
-// of before issue #41 part 4 (per-example gradients materialised and averaged by a users × B
-// matrix; kept here for timing only), interleaved; --user-reference 0 leaves the last one out.
+// rows) beside the example-level DP step on the same batch of images, and the former user-level
+// clipping (per-example gradients materialised and averaged by a users × B matrix; kept here for
+// timing only; docs/TRAINING.md, "User-level clipping"), interleaved; --user-reference 0 leaves the last one out.
 // Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|resnet18|transformer] [--device D]
 //                      [--proxy EPOCHS] [--noise P] [--user-level K [--user-reference 0|1]]
 #include "engine/core/malloc_tuning.h"
@@ -206,7 +206,8 @@ Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int
     return timeSteps(steps, plainStep, dpStep);
 }
 
-// User-level clipping as the engine did it before issue #41 part 4, for timing only: every
+// User-level clipping as the engine did it before the grouped norms (docs/TRAINING.md, "User-level
+// clipping"), for timing only: every
 // layer's per-example gradients materialised (B × P floats) and averaged within users by a
 // users × B matrix product.
 Tensor materialisedUserClipping(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
