@@ -56,9 +56,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double msSince(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -77,10 +75,10 @@ void syncDevice() {
 }
 
 struct Timing {
-    double plainMs, dpMs;        // medians (DP: secret noise, the engine's default)
-    double plainMinMs, dpMinMs;  // fastest step: less sensitive to other load on the machine
-    double seededMs, seededMinMs;  // DP step, seeded ChaCha20 noise
-    double torchMs, torchMinMs;    // DP step, torch mt19937 randn noise (not secure)
+    double plainMs, dpMs;                            // medians (DP: secret noise, the engine's default)
+    double plainMinMs, dpMinMs;                      // fastest step: less sensitive to other load on the machine
+    double seededMs, seededMinMs;                    // DP step, seeded ChaCha20 noise
+    double torchMs, torchMinMs;                      // DP step, torch mt19937 randn noise (not secure)
     double noiseNs = 0, noiseMinNs = 0;              // the secret noise alone, ns per parameter
     double seededNoiseNs = 0, seededNoiseMinNs = 0;  // the seeded noise alone, ns per parameter
 };
@@ -95,11 +93,13 @@ double timeNoise(const std::vector<Tensor*>& params, dpmix::privacy::MechanismRn
 }
 
 // The noise of the pre-secret-randomness engine: torch's CPU generator, for comparison only.
-void privatiseWithTorchRandn(const std::vector<Tensor*>& params, double noiseStd, double denominator, at::Generator& gen) {
+void privatiseWithTorchRandn(const std::vector<Tensor*>& params, double noiseStd, double denominator,
+                             at::Generator& gen) {
     at::NoGradGuard noGrad;
     for (Tensor* p : params) {
         if (!p->grad().defined()) p->mutable_grad() = at::zeros_like(*p);
-        p->grad().add_(at::randn(p->sizes(), gen, at::TensorOptions().dtype(p->scalar_type())).to(p->device()), noiseStd)
+        p->grad()
+            .add_(at::randn(p->sizes(), gen, at::TensorOptions().dtype(p->scalar_type())).to(p->device()), noiseStd)
             .div_(denominator);
     }
 }
@@ -121,7 +121,8 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
             if (kind == Torch) privatiseWithTorchRandn(params, noiseStd, denominator, torchGen);
             // Sensitivity = noiseStd: noise multiplier 1, the float32 sampler dpmix's calibrated
             // runs (z ≈ 1.6–2) use.
-            else privatiseGradients(params, noiseStd, noiseStd, denominator, kind == Secret ? secret : seeded);
+            else
+                privatiseGradients(params, noiseStd, noiseStd, denominator, kind == Secret ? secret : seeded);
         });
     };
     for (int i = 0; i < 3; ++i) {  // warm-up: allocator pools, OpenBLAS threads, CUDA kernels
@@ -138,7 +139,8 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
         plainStep();
         syncDevice();
         plain.push_back(msSince(t0));
-        for (auto [kind, out] : {std::pair{Secret, &dpSecret}, std::pair{Seeded, &dpSeeded}, std::pair{Torch, &dpTorch}}) {
+        for (auto [kind, out] :
+             {std::pair{Secret, &dpSecret}, std::pair{Seeded, &dpSeeded}, std::pair{Torch, &dpTorch}}) {
             t0 = Clock::now();
             dp(kind);
             syncDevice();
@@ -147,8 +149,8 @@ Timing timeSteps(int steps, Plain&& plainStep, Dp&& dpStep) {
         noiseSecret.push_back(timeNoise(noised, secret) * 1e6 / static_cast<double>(count));
         noiseSeeded.push_back(timeNoise(noised, seeded) * 1e6 / static_cast<double>(count));
     }
-    return {median(plain), median(dpSecret), minimum(plain), minimum(dpSecret),
-            median(dpSeeded), minimum(dpSeeded), median(dpTorch), minimum(dpTorch),
+    return {median(plain),       median(dpSecret),     minimum(plain),      minimum(dpSecret),
+            median(dpSeeded),    minimum(dpSeeded),    median(dpTorch),     minimum(dpTorch),
             median(noiseSecret), minimum(noiseSecret), median(noiseSeeded), minimum(noiseSeeded)};
 }
 
@@ -189,7 +191,8 @@ Timing measureTransformer(const TransformerSpec& spec, int batch, int steps, int
     std::vector<std::vector<std::int32_t>> streams(static_cast<std::size_t>(batch));
     std::mt19937 rng(4);
     for (auto& s : streams)
-        for (int t = 0; t <= spec.context; ++t) s.push_back(static_cast<std::int32_t>(rng() % static_cast<unsigned>(spec.vocabulary)));
+        for (int t = 0; t <= spec.context; ++t)
+            s.push_back(static_cast<std::int32_t>(rng() % static_cast<unsigned>(spec.vocabulary)));
     std::vector<std::span<const std::int32_t>> spans(streams.begin(), streams.end());
     WindowBatch wb = makeWindows(spans, std::vector<std::int64_t>(spans.size(), 0), spec.context, gDevice);
     auto plainStep = [&] {
@@ -356,11 +359,11 @@ void printHeader(const char* first) {
 }
 
 void printRow(const char* name, const Timing& t) {
-    std::printf("%-24s %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %6.2f (%5.2f) %7.2f (%6.2f) "
-                "%7.2f (%6.2f)   ms, ns/param: median (fastest)\n",
-                name, t.plainMs, t.plainMinMs, t.dpMs, t.dpMinMs, t.seededMs, t.seededMinMs, t.torchMs, t.torchMinMs,
-                t.dpMs / t.plainMs, t.dpMinMs / t.plainMinMs, t.noiseNs, t.noiseMinNs, t.seededNoiseNs,
-                t.seededNoiseMinNs);
+    std::printf(
+        "%-24s %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %8.1f (%6.1f) %6.2f (%5.2f) %7.2f (%6.2f) "
+        "%7.2f (%6.2f)   ms, ns/param: median (fastest)\n",
+        name, t.plainMs, t.plainMinMs, t.dpMs, t.dpMinMs, t.seededMs, t.seededMinMs, t.torchMs, t.torchMinMs,
+        t.dpMs / t.plainMs, t.dpMinMs / t.plainMinMs, t.noiseNs, t.noiseMinNs, t.seededNoiseNs, t.seededNoiseMinNs);
 }
 
 }  // namespace
@@ -372,15 +375,24 @@ int main(int argc, char** argv) {
     long long noiseCount = 0;
     std::string model;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--threads")) threads = std::stoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--batch")) batch = std::stoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--steps")) steps = std::stoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--proxy")) proxyEpochs = std::stoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--noise")) noiseCount = std::stoll(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--device")) gDevice = deviceNamed(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--user-level")) rowsPerUser = std::stoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--user-reference")) userReference = std::stoi(argv[i + 1]) != 0;
+        if (!std::strcmp(argv[i], "--model"))
+            model = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--threads"))
+            threads = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--batch"))
+            batch = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--steps"))
+            steps = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--proxy"))
+            proxyEpochs = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--noise"))
+            noiseCount = std::stoll(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--device"))
+            gDevice = deviceNamed(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--user-level"))
+            rowsPerUser = std::stoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--user-reference"))
+            userReference = std::stoi(argv[i + 1]) != 0;
     }
     at::set_num_threads(threads);
     if (noiseCount > 0) {
@@ -401,9 +413,10 @@ int main(int argc, char** argv) {
         const double trainS = msSince(t0) / 1000.0;
         t0 = Clock::now();
         auto p = predictProxy(proxy.value(), ImageView{pixels, n, 1, 28, 28});
-        std::printf("proxy: small CNN, %d sources, %d images, %d epochs, batch %d, %d threads: train %.1f s, "
-                    "predict P on %d images %.1f s\n",
-                    k, n, proxyEpochs, batch, threads, trainS, n, msSince(t0) / 1000.0);
+        std::printf(
+            "proxy: small CNN, %d sources, %d images, %d epochs, batch %d, %d threads: train %.1f s, "
+            "predict P on %d images %.1f s\n",
+            k, n, proxyEpochs, batch, threads, trainS, n, msSince(t0) / 1000.0);
         return 0;
     }
     std::printf("threads %d, batch %d, %d timed steps each, device %s\n", threads, batch, steps, gDevice.str().c_str());
@@ -416,10 +429,17 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    ModelSpec cnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 28, 28).outputs(10).convWidths(32, 64)
-                        .hidden(128).groupNorm(false).build().value();
-    ModelSpec mlp = ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 28, 28).outputs(10).mlpHidden({512, 512})
-                        .build().value();
+    ModelSpec cnn = ModelSpecBuilder()
+                        .kind(ModelKind::SmallCnn)
+                        .input(1, 28, 28)
+                        .outputs(10)
+                        .convWidths(32, 64)
+                        .hidden(128)
+                        .groupNorm(false)
+                        .build()
+                        .value();
+    ModelSpec mlp =
+        ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 28, 28).outputs(10).mlpHidden({512, 512}).build().value();
     // The demo models as the pipeline builds them (GroupNorm): the downstream small CNN with its
     // default widths, and a narrow ResNet-18 on the same 28×28 inputs (--model demo).
     ModelSpec demoCnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 28, 28).outputs(2).build().value();

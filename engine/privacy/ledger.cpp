@@ -23,13 +23,15 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const char* const kGaussianAccountant = "rdp-subsampled-gaussian (Mironov-Talwar-Zhang 2019; Opacus order grid; "
-                                        "Balle et al. 2020 conversion)";
+const char* const kGaussianAccountant =
+    "rdp-subsampled-gaussian (Mironov-Talwar-Zhang 2019; Opacus order grid; "
+    "Balle et al. 2020 conversion)";
 const char* const kPrvGaussianAccountant =
     "prv-subsampled-gaussian (Gopi-Lee-Wutschitz 2021; add and remove neighbours; certified upper bound, epsilon "
     "error 0.01, delta error delta/1000; the smaller of it and the RDP bound)";
-const char* const kDirichletAccountant = "rdp-subsampled-dirichlet (Rao et al. 2026 Thm 10; Zhu-Wang 2019 Thm 5; "
-                                         "integer orders 2..256; Canonne-Kamath-Steinke 2020 conversion)";
+const char* const kDirichletAccountant =
+    "rdp-subsampled-dirichlet (Rao et al. 2026 Thm 10; Zhu-Wang 2019 Thm 5; "
+    "integer orders 2..256; Canonne-Kamath-Steinke 2020 conversion)";
 
 // Sequential composition of a group of entries: PRVs composed when every entry is a PRV-certified
 // Gaussian, otherwise RDP curves added and converted once.
@@ -87,9 +89,9 @@ bool isSeededRelease(const LedgerEntry& entry) {
 
 std::string toString(MechanismKind kind) {
     switch (kind) {
-    case MechanismKind::SubsampledGaussian: return "subsampled-gaussian";
-    case MechanismKind::SubsampledDirichlet: return "subsampled-dirichlet";
-    case MechanismKind::NonPrivate: return "non-private";
+        case MechanismKind::SubsampledGaussian: return "subsampled-gaussian";
+        case MechanismKind::SubsampledDirichlet: return "subsampled-dirichlet";
+        case MechanismKind::NonPrivate: return "non-private";
     }
     return "unknown";
 }
@@ -99,30 +101,45 @@ std::string toString(Composition c) { return c == Composition::Sequential ? "seq
 
 bool parseMechanismKind(const std::string& text, MechanismKind& out) {
     for (auto k : {MechanismKind::SubsampledGaussian, MechanismKind::SubsampledDirichlet, MechanismKind::NonPrivate})
-        if (toString(k) == text) { out = k; return true; }
+        if (toString(k) == text) {
+            out = k;
+            return true;
+        }
     return false;
 }
 
 bool parsePrivacyUnit(const std::string& text, PrivacyUnit& out) {
-    if (text == "example") { out = PrivacyUnit::Example; return true; }
-    if (text == "user") { out = PrivacyUnit::User; return true; }
+    if (text == "example") {
+        out = PrivacyUnit::Example;
+        return true;
+    }
+    if (text == "user") {
+        out = PrivacyUnit::User;
+        return true;
+    }
     return false;
 }
 
 bool parseComposition(const std::string& text, Composition& out) {
-    if (text == "parallel") { out = Composition::Parallel; return true; }
-    if (text == "sequential") { out = Composition::Sequential; return true; }
+    if (text == "parallel") {
+        out = Composition::Parallel;
+        return true;
+    }
+    if (text == "sequential") {
+        out = Composition::Sequential;
+        return true;
+    }
     return false;
 }
 
 double recomputeEpsilon(const LedgerEntry& e) {
     switch (e.mechanism) {
-    case MechanismKind::SubsampledGaussian:
-        return certifiedGaussianEpsilon(e.accounting, {{e.q, e.sigma, e.steps}}, e.delta);
-    case MechanismKind::SubsampledDirichlet:
-        return dirichletEpsilon({e.dirichletAlpha, e.dirichletR, e.q, e.steps}, e.delta, kMaxDirichletOrder).epsilon;
-    case MechanismKind::NonPrivate:
-        return kInf;
+        case MechanismKind::SubsampledGaussian:
+            return certifiedGaussianEpsilon(e.accounting, {{e.q, e.sigma, e.steps}}, e.delta);
+        case MechanismKind::SubsampledDirichlet:
+            return dirichletEpsilon({e.dirichletAlpha, e.dirichletR, e.q, e.steps}, e.delta, kMaxDirichletOrder)
+                .epsilon;
+        case MechanismKind::NonPrivate: return kInf;
     }
     return kInf;
 }
@@ -211,8 +228,10 @@ Result<SigmaAfterPrior> calibrateGaussianSigmaAfter(const std::vector<LedgerEntr
         lo = hi;
         hi *= 2.0;
         if (hi > kMaxSigma)
-            return Error{"the earlier stages leave no budget: no noise multiplier up to 1e6 brings the composed total to "
-                         "epsilon " + formatNumber(targetEpsilon)};
+            return Error{
+                "the earlier stages leave no budget: no noise multiplier up to 1e6 brings the composed total to "
+                "epsilon " +
+                formatNumber(targetEpsilon)};
         atHi = composed(hi);
     }
     while (hi - lo > 1e-10 * hi) {  // the composed ε is non-increasing in σ

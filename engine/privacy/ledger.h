@@ -36,22 +36,22 @@ bool parsePrivacyUnit(const std::string& text, PrivacyUnit& out);
 bool parseComposition(const std::string& text, Composition& out);
 
 struct LedgerEntry {
-    std::string stage;                  // e.g. "mixture", "finetune", "random-search"
+    std::string stage;  // e.g. "mixture", "finetune", "random-search"
     MechanismKind mechanism = MechanismKind::SubsampledGaussian;
     PrivacyUnit unit = PrivacyUnit::Example;
-    std::string split;                  // which data it touched, e.g. "A", "B", "train"
-    double q = 1.0;                     // Poisson sampling rate (per unit)
+    std::string split;  // which data it touched, e.g. "A", "B", "train"
+    double q = 1.0;     // Poisson sampling rate (per unit)
     long long steps = 1;
-    double sigma = 0.0;                 // Gaussian noise multiplier
-    double clipNorm = 0.0;              // informational: C (ε does not depend on it)
-    double dirichletAlpha = 0.0;        // Dirichlet α
-    double dirichletR = 0.0;            // Dirichlet r
-    double delta = 0.0;                 // δ the entry was accounted at
-    double epsilon = 0.0;               // ε recorded when the stage ran (+inf for NonPrivate)
-    std::string accountant;             // how ε was certified, in words ("rdp-subsampled-gaussian (...)")
+    double sigma = 0.0;                       // Gaussian noise multiplier
+    double clipNorm = 0.0;                    // informational: C (ε does not depend on it)
+    double dirichletAlpha = 0.0;              // Dirichlet α
+    double dirichletR = 0.0;                  // Dirichlet r
+    double delta = 0.0;                       // δ the entry was accounted at
+    double epsilon = 0.0;                     // ε recorded when the stage ran (+inf for NonPrivate)
+    std::string accountant;                   // how ε was certified, in words ("rdp-subsampled-gaussian (...)")
     Accountant accounting = Accountant::Rdp;  // the accountant that certifies it (Gaussian entries)
-    bool established = true;            // false when the guarantee is only claimed by its authors
-    std::string assumptions;            // plain-language assumptions the guarantee rests on
+    bool established = true;                  // false when the guarantee is only claimed by its authors
+    std::string assumptions;                  // plain-language assumptions the guarantee rests on
     RandomnessMode randomness = RandomnessMode::Secret;  // seeded: regenerable from the stored seed, no release
     std::string keyStream;  // the randomness's key stream in words (describeKeyStream); empty: not recorded
 };
@@ -101,7 +101,7 @@ struct SplitTotal {
     std::string split;
     double epsilon;
     double delta;
-    double order;       // order attaining ε (NaN for a single NonPrivate/empty group)
+    double order;  // order attaining ε (NaN for a single NonPrivate/empty group)
 };
 
 struct LedgerTotal {
@@ -111,7 +111,7 @@ struct LedgerTotal {
     std::vector<SplitTotal> perSplit;  // one row per split (one row "all" when sequential)
     bool established = true;           // false if any entry's guarantee is only claimed
     std::vector<std::string> assumptions;
-    bool seeded = false;               // some DP entry used seeded randomness: not a release
+    bool seeded = false;  // some DP entry used seeded randomness: not a release
 };
 
 struct EntryCheck {

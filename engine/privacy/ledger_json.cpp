@@ -20,11 +20,23 @@ json number(double v) {
 }
 
 bool readNumber(const json& j, const char* key, double& out, std::string& err, const std::string& where) {
-    if (!j.contains(key)) { err = where + ": missing field '" + key + "'"; return false; }
+    if (!j.contains(key)) {
+        err = where + ": missing field '" + key + "'";
+        return false;
+    }
     const json& v = j.at(key);
-    if (v.is_number()) { out = v.get<double>(); return true; }
-    if (v.is_string() && v.get<std::string>() == "inf") { out = std::numeric_limits<double>::infinity(); return true; }
-    if (v.is_null()) { out = std::nan(""); return true; }
+    if (v.is_number()) {
+        out = v.get<double>();
+        return true;
+    }
+    if (v.is_string() && v.get<std::string>() == "inf") {
+        out = std::numeric_limits<double>::infinity();
+        return true;
+    }
+    if (v.is_null()) {
+        out = std::nan("");
+        return true;
+    }
     err = where + ": field '" + key + "' must be a number";
     return false;
 }
@@ -34,7 +46,8 @@ bool readNumber(const json& j, const char* key, double& out, std::string& err, c
 // reader such as `dpmix inspect` must answer with an error, not stop).
 std::optional<std::string> outOfRange(const LedgerEntry& e, double steps) {
     auto bad = [](const char* field, double v, const char* expected) {
-        return std::optional<std::string>(std::string("'") + field + "' = " + (std::isnan(v) ? std::string("null") : formatNumber(v)) +
+        return std::optional<std::string>(std::string("'") + field +
+                                          "' = " + (std::isnan(v) ? std::string("null") : formatNumber(v)) +
                                           " is out of range: expected " + expected);
     };
     if (e.mechanism == MechanismKind::NonPrivate) return std::nullopt;
@@ -103,7 +116,8 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
         str("split", e.split);
         str("accountant", e.accountant);
         str("assumptions", e.assumptions);
-        if (!je.contains("mechanism") || !je["mechanism"].is_string() || !parseMechanismKind(je["mechanism"], e.mechanism))
+        if (!je.contains("mechanism") || !je["mechanism"].is_string() ||
+            !parseMechanismKind(je["mechanism"], e.mechanism))
             return Error{where + ": 'mechanism' must be subsampled-gaussian, subsampled-dirichlet or non-private"};
         if (je.contains("unit") && (!je["unit"].is_string() || !parsePrivacyUnit(je["unit"], e.unit)))
             return Error{where + ": 'unit' must be example or user"};
@@ -126,13 +140,15 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
         if (je.contains("established") && je["established"].is_boolean()) e.established = je["established"].get<bool>();
         // Ledgers written before secret randomness carry no field: their mechanisms were seeded.
         RandomnessMode randomness = RandomnessMode::Seeded;
-        if (je.contains("randomness") && (!je["randomness"].is_string() || !parseRandomnessMode(je["randomness"], randomness)))
+        if (je.contains("randomness") &&
+            (!je["randomness"].is_string() || !parseRandomnessMode(je["randomness"], randomness)))
             return Error{where + ": 'randomness' must be \"secret\" or \"seeded\""};
         setRandomness(e, randomness);
         e.keyStream.clear();  // what the file says, not this machine's: ledgers before it say nothing
         str("key_stream", e.keyStream);
         // Ledgers written before the PRV accountant carry no field: RDP certified them.
-        if (je.contains("accounting") && (!je["accounting"].is_string() || !parseAccountant(je["accounting"], e.accounting)))
+        if (je.contains("accounting") &&
+            (!je["accounting"].is_string() || !parseAccountant(je["accounting"], e.accounting)))
             return Error{where + ": 'accounting' must be \"rdp\" or \"prv\""};
         ledger.record(std::move(e));
     }
@@ -142,9 +158,14 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
 std::string ledgerTotalToJson(const LedgerTotal& t, int indent) {
     json splits = json::array();
     for (const auto& s : t.perSplit)
-        splits.push_back({{"split", s.split}, {"epsilon", number(s.epsilon)}, {"delta", s.delta}, {"order", number(s.order)}});
-    json j{{"epsilon", number(t.epsilon)}, {"delta", t.delta},       {"composition", toString(t.composition)},
-           {"per_split", splits},        {"established", t.established}, {"assumptions", t.assumptions},
+        splits.push_back(
+            {{"split", s.split}, {"epsilon", number(s.epsilon)}, {"delta", s.delta}, {"order", number(s.order)}});
+    json j{{"epsilon", number(t.epsilon)},
+           {"delta", t.delta},
+           {"composition", toString(t.composition)},
+           {"per_split", splits},
+           {"established", t.established},
+           {"assumptions", t.assumptions},
            {"randomness", t.seeded ? "seeded" : "secret"}};
     return j.dump(indent);
 }

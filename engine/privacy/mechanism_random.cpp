@@ -52,8 +52,14 @@ std::uint64_t load64le(const unsigned char* p) {
 std::string toString(RandomnessMode mode) { return mode == RandomnessMode::Secret ? "secret" : "seeded"; }
 
 bool parseRandomnessMode(const std::string& text, RandomnessMode& out) {
-    if (text == "secret") { out = RandomnessMode::Secret; return true; }
-    if (text == "seeded") { out = RandomnessMode::Seeded; return true; }
+    if (text == "secret") {
+        out = RandomnessMode::Secret;
+        return true;
+    }
+    if (text == "seeded") {
+        out = RandomnessMode::Seeded;
+        return true;
+    }
     return false;
 }
 
@@ -86,8 +92,14 @@ MechanismRng::MechanismRng(const RandomnessSource& source, std::string_view purp
 MechanismRng::~MechanismRng() { wipe(); }
 
 MechanismRng::MechanismRng(MechanismRng&& other) noexcept
-    : mode_(other.mode_), stream_(other.stream_), key_(other.key_), blockCounter_(other.blockCounter_),
-      buffer_(other.buffer_), used_(other.used_), spare_(other.spare_), hasSpare_(other.hasSpare_) {
+    : mode_(other.mode_),
+      stream_(other.stream_),
+      key_(other.key_),
+      blockCounter_(other.blockCounter_),
+      buffer_(other.buffer_),
+      used_(other.used_),
+      spare_(other.spare_),
+      hasSpare_(other.hasSpare_) {
     other.wipe();
 }
 
@@ -159,8 +171,8 @@ void MechanismRng::fillUniform(std::span<double> out, bool positive) {
             for (std::size_t j = 0; j < (to - from) * 8; ++j) base[8 * from + j] = toUniform(load64le(bytes + 8 * j));
         };
         constexpr std::size_t kBlocksPerThread = 1 << 14;  // 1 MiB of key stream
-        const std::size_t threads =
-            std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), blocks / kBlocksPerThread + 1});
+        const std::size_t threads = std::min<std::size_t>(
+            {4, std::max(1u, std::thread::hardware_concurrency()), blocks / kBlocksPerThread + 1});
         std::vector<std::thread> workers;
         for (std::size_t t = 1; t < threads; ++t)
             workers.emplace_back(slice, blocks * t / threads, blocks * (t + 1) / threads);

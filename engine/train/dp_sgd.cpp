@@ -98,13 +98,15 @@ at::Tensor batchLosses(Model::Impl& impl, const ImageView& images, std::span<con
 
 }  // namespace
 
-Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::int64_t units, privacy::PrivacyUnit unit) {
+Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::int64_t units,
+                                               privacy::PrivacyUnit unit) {
     const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(units);
-    const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, units, params.expectedBatchSize);
+    const long long steps =
+        params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, units, params.expectedBatchSize);
     auto sigma = noiseMultiplier(params, q, steps);
     if (!sigma) return sigma.error();
-    privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta, params.clipNorm,
-                                                    params.accountant);
+    privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta,
+                                                    params.clipNorm, params.accountant);
     privacy::setRandomness(e, params.randomness.mode);
     return e;
 }
@@ -145,7 +147,8 @@ Result<FinetuneResult> finetuneUserLevelDpSgd(Model& model, const ImageView& ima
     }
     for (std::size_t u = 0; u < imagesOf.size(); ++u)
         if (imagesOf[u].empty())
-            return Error{"user-level DP-SGD: user " + std::to_string(u) + " owns no image; expected users numbered 0..m-1"};
+            return Error{"user-level DP-SGD: user " + std::to_string(u) +
+                         " owns no image; expected users numbered 0..m-1"};
     const auto users = static_cast<std::int64_t>(imagesOf.size());
     if (users == 0) return Error{"user-level DP-SGD: no users to fine-tune on"};
     if (params.expectedBatchSize > users)
@@ -169,8 +172,9 @@ Result<FinetuneResult> finetuneUserLevelDpSgd(Model& model, const ImageView& ima
         detail::Tape tape;
         at::Tensor perExample = batchLosses(impl, images, labels, rows, tape);
         ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(sampledUsers.size()), 0};
-        at::Tensor norms = detail::clipAndSumUserGradients(tape, perExample, at::tensor(rowUser, at::kLong),
-                                                           static_cast<std::int64_t>(sampledUsers.size()), params.clipNorm);
+        at::Tensor norms =
+            detail::clipAndSumUserGradients(tape, perExample, at::tensor(rowUser, at::kLong),
+                                            static_cast<std::int64_t>(sampledUsers.size()), params.clipNorm);
         step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
         return step;
     };

@@ -9,7 +9,6 @@
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/detail/poisson_sampler.h"
 
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -23,25 +22,28 @@ Status checkTokenIds(const TokenStreams& streams, int vocabulary, const std::str
     for (std::size_t i = 0; i < streams.size(); ++i)
         for (std::size_t j = 0; j < streams[i].size(); ++j)
             if (streams[i][j] < 0 || streams[i][j] >= vocabulary)
-                return Error{what + ": stream " + std::to_string(i) + ", position " + std::to_string(j) + " holds token id " +
-                             std::to_string(streams[i][j]) + ", outside the model's vocabulary 0.." +
-                             std::to_string(vocabulary - 1)};
+                return Error{what + ": stream " + std::to_string(i) + ", position " + std::to_string(j) +
+                             " holds token id " + std::to_string(streams[i][j]) +
+                             ", outside the model's vocabulary 0.." + std::to_string(vocabulary - 1)};
     return std::nullopt;
 }
 
 Result<LmPretrainParams> checkLmPretrainParams(const LmPretrainParams& p) {
     if (p.steps < 1) return Error{"pretrain steps = " + std::to_string(p.steps) + " is out of range: expected >= 1"};
-    if (p.batchSize < 1) return Error{"pretrain batch = " + std::to_string(p.batchSize) + " is out of range: expected >= 1"};
+    if (p.batchSize < 1)
+        return Error{"pretrain batch = " + std::to_string(p.batchSize) + " is out of range: expected >= 1"};
     if (auto e = privacy::checkPositive("pretrain lr", p.learningRate)) return *e;
     return p;
 }
 
 Result<LmDpParams> checkLmDpParams(const LmDpParams& p) {
-    for (auto e : {privacy::checkPositive("epsilon", p.epsilon), privacy::checkDelta("delta", p.delta),
-                   privacy::checkPositive("finetune clip", p.clipNorm), privacy::checkPositive("finetune lr", p.learningRate)})
+    for (auto e :
+         {privacy::checkPositive("epsilon", p.epsilon), privacy::checkDelta("delta", p.delta),
+          privacy::checkPositive("finetune clip", p.clipNorm), privacy::checkPositive("finetune lr", p.learningRate)})
         if (e) return *e;
     if (p.expectedUsers < 1)
-        return Error{"finetune batch = " + std::to_string(p.expectedUsers) + " is out of range: expected >= 1 user per step"};
+        return Error{"finetune batch = " + std::to_string(p.expectedUsers) +
+                     " is out of range: expected >= 1 user per step"};
     if (p.steps < 1) return Error{"finetune steps = " + std::to_string(p.steps) + " is out of range: expected >= 1"};
     if (p.trainLastBlocks < 0)
         return Error{"trainLastBlocks = " + std::to_string(p.trainLastBlocks) + " is out of range: expected >= 0"};
@@ -83,12 +85,14 @@ Result<double> pretrainCausalLm(CausalLm& model, const TokenStreams& domains, st
             return Error{"pretraining: lambda[" + std::to_string(i) + "] = " + formatNumber(lambda[i]) +
                          " is out of range: mixture weights must be finite and >= 0"};
         if (lambda[i] > 0.0 && domains[i].size() < 2)
-            return Error{"pretraining: domain " + std::to_string(i) + " has weight " + formatNumber(lambda[i]) + " but only " +
-                         std::to_string(domains[i].size()) + " token(s): expected at least 2 to predict one"};
+            return Error{"pretraining: domain " + std::to_string(i) + " has weight " + formatNumber(lambda[i]) +
+                         " but only " + std::to_string(domains[i].size()) +
+                         " token(s): expected at least 2 to predict one"};
         total += lambda[i];
     }
     if (std::abs(total - 1.0) > 1e-6)
-        return Error{"pretraining: lambda sums to " + formatNumber(total) + ", expected mixture weights on the simplex (sum 1)"};
+        return Error{"pretraining: lambda sums to " + formatNumber(total) +
+                     ", expected mixture weights on the simplex (sum 1)"};
     if (auto e = checkTokenIds(domains, impl.spec.vocabulary, "pretraining text")) return *e;
 
     detail::Network& net = impl.network;
@@ -148,8 +152,8 @@ Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStrea
     const auto m = static_cast<std::int64_t>(users.size());
     if (m == 0) return Error{"DP fine-tuning: no users to fine-tune on"};
     if (params.expectedUsers > m)
-        return Error{"finetune batch = " + std::to_string(params.expectedUsers) + " users exceeds the " + std::to_string(m) +
-                     " fine-tuning users: the sampling rate q = batch/m must be <= 1"};
+        return Error{"finetune batch = " + std::to_string(params.expectedUsers) + " users exceeds the " +
+                     std::to_string(m) + " fine-tuning users: the sampling rate q = batch/m must be <= 1"};
     if (params.trainLastBlocks > impl.spec.blockCount())
         return Error{"trainLastBlocks = " + std::to_string(params.trainLastBlocks) + " exceeds the " +
                      std::to_string(impl.spec.blockCount()) + " freezable units of the transformer"};
@@ -202,7 +206,8 @@ Result<LmFinetuneResult> finetuneCausalLmDpSgd(CausalLm& model, const TokenStrea
         optimizer.step();
         if (hook && ((t + 1) % params.evaluateEvery == 0 || t + 1 == params.steps)) evaluate(t + 1);
         if (t % 10 == 0 || t + 1 == params.steps)
-            report(progress, {"finetune", t + 1, params.steps, "DP-SGD loss " + std::to_string(result.stepLoss.back())});
+            report(progress,
+                   {"finetune", t + 1, params.steps, "DP-SGD loss " + std::to_string(result.stepLoss.back())});
     }
     detail::zeroGradients(trainable);
     result.clippedFraction = sampled > 0 ? static_cast<double>(clipped) / static_cast<double>(sampled) : 0.0;

@@ -33,17 +33,17 @@ inline char* QTest::toString(const std::string& value) {
 
 /// Verifies |actual − expected| < tolerance; on failure prints actual, expected, their difference
 /// and the tolerance (QVERIFY(std::abs(a - b) < t) says only "false").
-#define DPMIX_COMPARE_NEAR(actual, expected, tolerance)                                                   \
-    do {                                                                                                  \
-        const double dpmixActual_ = static_cast<double>(actual);                                          \
-        const double dpmixExpected_ = static_cast<double>(expected);                                      \
-        const double dpmixTolerance_ = static_cast<double>(tolerance);                                    \
-        const double dpmixDiff_ = std::abs(dpmixActual_ - dpmixExpected_);                                \
-        QVERIFY2(dpmixDiff_ < dpmixTolerance_,                                                            \
-                 ::dpmix::test_support::str(#actual " = ", ::dpmix::test_support::Exact{dpmixActual_},    \
+#define DPMIX_COMPARE_NEAR(actual, expected, tolerance)                                                         \
+    do {                                                                                                        \
+        const double dpmixActual_ = static_cast<double>(actual);                                                \
+        const double dpmixExpected_ = static_cast<double>(expected);                                            \
+        const double dpmixTolerance_ = static_cast<double>(tolerance);                                          \
+        const double dpmixDiff_ = std::abs(dpmixActual_ - dpmixExpected_);                                      \
+        QVERIFY2(dpmixDiff_ < dpmixTolerance_,                                                                  \
+                 ::dpmix::test_support::str(#actual " = ", ::dpmix::test_support::Exact{dpmixActual_},          \
                                             ", " #expected " = ", ::dpmix::test_support::Exact{dpmixExpected_}, \
-                                            ": difference ", dpmixDiff_, ", expected < ", dpmixTolerance_) \
-                     .c_str());                                                                           \
+                                            ": difference ", dpmixDiff_, ", expected < ", dpmixTolerance_)      \
+                     .c_str());                                                                                 \
     } while (false)
 
 namespace dpmix::test_support {
@@ -69,7 +69,9 @@ std::string str(const Parts&... parts) {
 }
 
 inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
-inline bool startsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+inline bool startsWith(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
 inline bool endsWith(std::string_view text, std::string_view suffix) {
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }

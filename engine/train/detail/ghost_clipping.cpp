@@ -50,8 +50,7 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
         squared = squared + c.layer->perExampleSquaredNorms(c, gradOutputs[l]);
     }
     Tensor norms = squared.clamp_min(0).sqrt();
-    Tensor weights = std::isinf(clipNorm) ? at::ones_like(norms)
-                                          : (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
+    Tensor weights = std::isinf(clipNorm) ? at::ones_like(norms) : (clipNorm / norms.clamp_min(1e-12)).clamp_max(1.0);
     // An example whose gradient is not finite contributes nothing: weight 0 and its rows zeroed
     // (0·inf would still be NaN), so a NaN never reaches the model only when that example is
     // sampled — a membership signal (docs/PRIVACY.md, "Non-finite gradients").
@@ -79,7 +78,6 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
     }
     return norms;
 }
-
 
 Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
                                double clipNorm) {

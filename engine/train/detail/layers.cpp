@@ -349,10 +349,10 @@ Tensor Conv2d::perExampleWeightGradients(const Capture& c, const Tensor& gradOut
     // fast as the ordinary (summed) weight gradient, and far faster than unfold + bmm.
     const int64_t h = c.input.size(2), w = c.input.size(3);
     Tensor groupedWeight = at::zeros({b * out, in, kernel, kernel}, weight.options());
-    auto grads = at::convolution_backward(gradOutput.reshape({1, b * out, gradOutput.size(2), gradOutput.size(3)}),
-                                          c.input.reshape({1, b * in, h, w}), groupedWeight, c10::nullopt,
-                                          {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, b,
-                                          {false, true, false});
+    auto grads =
+        at::convolution_backward(gradOutput.reshape({1, b * out, gradOutput.size(2), gradOutput.size(3)}),
+                                 c.input.reshape({1, b * in, h, w}), groupedWeight, c10::nullopt, {stride, stride},
+                                 {padding, padding}, {1, 1}, false, {0, 0}, b, {false, true, false});
     return std::get<1>(grads).reshape({b, out, in * kernel * kernel});
 }
 
@@ -429,11 +429,9 @@ std::vector<Tensor> Conv2d::weightedGradients(Capture& c, const Tensor& gradOutp
     }
     // Ghost path: the native convolution weight gradient of the reweighted output gradient.
     Tensor gw = gradOutput * w.reshape({b, 1, 1, 1});
-    auto [unusedInput, gradWeight, gradBias] =
-        at::convolution_backward(gw, c.input, weight, bias.defined() ? c10::optional<at::IntArrayRef>(bias.sizes())
-                                                                     : c10::nullopt,
-                                 {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, 1,
-                                 {false, true, bias.defined()});
+    auto [unusedInput, gradWeight, gradBias] = at::convolution_backward(
+        gw, c.input, weight, bias.defined() ? c10::optional<at::IntArrayRef>(bias.sizes()) : c10::nullopt,
+        {stride, stride}, {padding, padding}, {1, 1}, false, {0, 0}, 1, {false, true, bias.defined()});
     grads.push_back(gradWeight);
     if (bias.defined()) grads.push_back(gradBias);
     return grads;
@@ -461,7 +459,7 @@ Tensor GroupNorm::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
     const int64_t b = gradOutput.size(0), ch = gradOutput.size(1);
     Tensor g = gradOutput.reshape({b, ch, -1});
     Tensor gw = (g * c.input.reshape({b, ch, -1})).sum(2);  // ∇γ_b, (B, C)
-    Tensor gb = g.sum(2);                                     // ∇β_b, (B, C)
+    Tensor gb = g.sum(2);                                   // ∇β_b, (B, C)
     c.perExampleGrads = {gw, gb};
     return gw.pow(2).sum(1) + gb.pow(2).sum(1);
 }

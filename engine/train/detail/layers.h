@@ -25,8 +25,8 @@ class TrainableLayer;
 /// One application of a trainable layer in a forward pass.
 struct Capture {
     TrainableLayer* layer = nullptr;
-    Tensor input;    // what the parameters multiply (GroupNorm: the normalised input)
-    Tensor output;   // the layer's output; autograd is asked for d loss / d output
+    Tensor input;                         // what the parameters multiply (GroupNorm: the normalised input)
+    Tensor output;                        // the layer's output; autograd is asked for d loss / d output
     std::vector<Tensor> perExampleGrads;  // filled when a layer materialises them
     std::vector<Tensor> perUserGrads;     // user-level clipping: (users, P_i) when a layer materialises them
 };
@@ -39,9 +39,9 @@ struct Tape {
 
 /// How a layer computes per-example gradient norms.
 enum class NormStrategy {
-    Auto,         // the cheaper of the two by a flop count
-    Ghost,        // never materialise per-example gradients (Gram-matrix trick)
-    Materialise,  // build per-example gradients, then take their norms
+    Auto,                // the cheaper of the two by a flop count
+    Ghost,               // never materialise per-example gradients (Gram-matrix trick)
+    Materialise,         // build per-example gradients, then take their norms
     MaterialiseGrouped,  // as Materialise, convolutions always by the grouped-convolution route (tests)
 };
 

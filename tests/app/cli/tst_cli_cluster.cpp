@@ -84,7 +84,8 @@ StoredAudit storedAudit(const QString& file, long long runId) {
     if (auto run = project->run(runId)) s.run = *run;
     if (auto audits = project->audits(runId); audits && !audits->empty()) s.record = audits->front();
     if (auto metrics = project->metrics(runId)) s.metrics = *metrics;
-    if (auto ledgers = project->ledgers(runId); ledgers && !ledgers->empty()) s.ledgerJson = ledgers->front().ledgerJson;
+    if (auto ledgers = project->ledgers(runId); ledgers && !ledgers->empty())
+        s.ledgerJson = ledgers->front().ledgerJson;
     return s;
 }
 
@@ -116,8 +117,12 @@ std::string gridRunsText(const QString& file) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : project->runs().value()) {
         if (r.method == "proxy") continue;
-        nlohmann::json j{{"id", r.id}, {"method", r.method}, {"task", r.task}, {"seed", r.seed},
-                         {"status", dpmix::project::toString(r.status)}, {"config", r.configJson}};
+        nlohmann::json j{{"id", r.id},
+                         {"method", r.method},
+                         {"task", r.task},
+                         {"seed", r.seed},
+                         {"status", dpmix::project::toString(r.status)},
+                         {"config", r.configJson}};
         j["epsilon"] = r.epsilon ? nlohmann::json(*r.epsilon) : nlohmann::json(nullptr);
         for (const auto& m : project->metrics(r.id).value()) {
             std::uint64_t bits = 0;
@@ -170,7 +175,8 @@ class TestCliCluster : public QObject {
         t.start();
         QJsonObject s;
         while (t.elapsed() < seconds * 1000) {
-            const auto r = runDpmix({"jobs", "status", project.isEmpty() ? project_ : project, "--job", job, "--json"}, dir_.path());
+            const auto r = runDpmix({"jobs", "status", project.isEmpty() ? project_ : project, "--job", job, "--json"},
+                                    dir_.path());
             s = firstJob(r);
             if (r.exitCode == 0 && s["pending"].toInt() == 0 && s["running"].toInt() == 0) return s;
             QThread::msleep(500);
@@ -196,18 +202,18 @@ private Q_SLOTS:
         spec_ = dir_.filePath("spec.json");
         project_ = dir_.filePath("spec.dpmix");
         // The local audit: 2 x 400 runs on this machine.
-        const auto local = runDpmix({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--runs", "400", "--json"},
-                                    dir_.path());
+        const auto local = runDpmix(
+            {"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--runs", "400", "--json"}, dir_.path());
         QVERIFY2(local.exitCode == 0, qPrintable(local.err));
         localRun_ = local.json()["run_id"].toInteger();
         QVERIFY(localRun_ > 0);
     }
 
     void dryRunPrintsTheScript() {
-        const auto r = runDpmix({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400",
-                                 "--executor", "slurm", "--units", "8", "--max-parallel", "2", "--partition", "debug",
-                                 "--time", "00:10:00", "--dry-run"},
-                                dir_.path());
+        const auto r = runDpmix(
+            {"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400", "--executor", "slurm",
+             "--units", "8", "--max-parallel", "2", "--partition", "debug", "--time", "00:10:00", "--dry-run"},
+            dir_.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("#SBATCH --partition=debug") && r.out.contains("#SBATCH --time=00:10:00") &&
                      r.out.contains(" worker ") && r.out.contains("--array=0-7%2"),
@@ -219,9 +225,9 @@ private Q_SLOTS:
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert("PATH", dir_.filePath("no-such-bin"));
         const long long before = runCount(project_);
-        const auto r = runWithEnv({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400",
-                                   "--executor", "slurm"},
-                                  dir_.path(), env);
+        const auto r = runWithEnv(
+            {"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400", "--executor", "slurm"},
+            dir_.path(), env);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("sbatch is not on PATH"), qPrintable(r.err));
         QCOMPARE(runCount(project_), before);
@@ -243,9 +249,9 @@ private Q_SLOTS:
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert("SLURM_CONF", bogus.fileName());
         const long long before = runCount(project_);
-        const auto r = runWithEnv({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "40",
-                                   "--executor", "slurm"},
-                                  dir_.path(), env);
+        const auto r = runWithEnv(
+            {"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "40", "--executor", "slurm"},
+            dir_.path(), env);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("sbatch failed") && r.err.contains("nothing was submitted"), qPrintable(r.err));
         QCOMPARE(runCount(project_), before);
@@ -254,10 +260,10 @@ private Q_SLOTS:
 
     void slurmAuditEqualsTheLocalOne() {
         // Each array task sleeps a second first, so unit 7 is still pending when it is cancelled.
-        const auto submit = runDpmix({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400",
-                                      "--executor", "slurm", "--units", "8", "--max-parallel", "2", "--setup", "sleep 1",
-                                      "--json"},
-                                     dir_.path());
+        const auto submit =
+            runDpmix({"audit", project_, "--task", "is-a", "--canary", "max-clip", "--runs", "400", "--executor",
+                      "slurm", "--units", "8", "--max-parallel", "2", "--setup", "sleep 1", "--json"},
+                     dir_.path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         const QString job = submit.json()["job"].toString();
         QVERIFY(!job.isEmpty());
@@ -346,9 +352,9 @@ private Q_SLOTS:
 
         // The job directory in another project's folder: refused, nothing stored there.
         const QString other = dir_.filePath("other.dpmix");
-        const auto made = runDpmix({"audit", dir_.filePath("other.json"), "--task", "is-a", "--canary", "max-clip",
-                                    "--runs", "4", "--json"},
-                                   dir_.path());
+        const auto made = runDpmix(
+            {"audit", dir_.filePath("other.json"), "--task", "is-a", "--canary", "max-clip", "--runs", "4", "--json"},
+            dir_.path());
         QVERIFY2(made.exitCode == 0, qPrintable(made.err));
         const long long otherRuns = runCount(other);
         QProcess cp;
@@ -377,7 +383,8 @@ private Q_SLOTS:
     void slurmRunGridEqualsTheLocalRun() {
         writeGridStudy("grid.json");
         const QString grid = dir_.filePath("grid.dpmix");
-        auto proxy = runDpmix({"run", dir_.filePath("grid.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        auto proxy =
+            runDpmix({"run", dir_.filePath("grid.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
         QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
         // The local run's project: a copy of this one, proxy included (same folder depth, same stem).
         QVERIFY(QDir().mkpath(dir_.filePath("local")));
@@ -386,8 +393,10 @@ private Q_SLOTS:
         cp.start("cp", {"-r", dir_.filePath("grid.models"), dir_.filePath("local/")});
         QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
 
-        const QStringList grid2x2{"--stages", "proxies,mixture,downstream", "--methods", "dp-mixmin,uniform",
-                                  "--seed", "0,1", "--proxy-epochs", "1"};
+        const QStringList grid2x2{"--stages",       "proxies,mixture,downstream",
+                                  "--methods",      "dp-mixmin,uniform",
+                                  "--seed",         "0,1",
+                                  "--proxy-epochs", "1"};
         // Secret randomness cannot be repeated by a unit: refused, nothing written.
         auto refused = runDpmix(QStringList{"run", grid, "--executor", "slurm"} + grid2x2, dir_.path());
         QCOMPARE(refused.exitCode, 2);
@@ -395,12 +404,13 @@ private Q_SLOTS:
         QVERIFY(!QDir(grid + ".jobs").exists());
         QCOMPARE(runCount(grid), 1LL);
 
-        const auto submit =
-            runDpmix(QStringList{"run", grid, "--executor", "slurm", "--reproducible", "--json"} + grid2x2, dir_.path());
+        const auto submit = runDpmix(
+            QStringList{"run", grid, "--executor", "slurm", "--reproducible", "--json"} + grid2x2, dir_.path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         QCOMPARE(submit.json()["units"].toInt(), 2);  // one per seed
         const QString job = submit.json()["job"].toString();
-        const auto local = runDpmix(QStringList{"run", dir_.filePath("local/grid.dpmix"), "--reproducible"} + grid2x2, dir_.path());
+        const auto local =
+            runDpmix(QStringList{"run", dir_.filePath("local/grid.dpmix"), "--reproducible"} + grid2x2, dir_.path());
         QVERIFY2(local.exitCode == 0, qPrintable(local.err));
 
         const long long before = runCount(grid);
@@ -429,7 +439,8 @@ private Q_SLOTS:
     void slurmSweepEqualsTheLocalSweep() {
         writeGridStudy("sweep.json");
         const QString sweep = dir_.filePath("sweep.dpmix");
-        auto proxy = runDpmix({"run", dir_.filePath("sweep.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        auto proxy =
+            runDpmix({"run", dir_.filePath("sweep.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
         QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
         QVERIFY(QDir().mkpath(dir_.filePath("local-sweep")));
         QVERIFY(QFile::copy(sweep, dir_.filePath("local-sweep/sweep.dpmix")));
@@ -438,13 +449,13 @@ private Q_SLOTS:
         QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
 
         const QStringList points{"--epsilons", "0.5,2,inf", "--seeds", "2", "--proxy-epochs", "1"};
-        const auto submit =
-            runDpmix(QStringList{"experiment", "epsilon-sweep", sweep, "--executor", "slurm", "--json"} + points, dir_.path());
+        const auto submit = runDpmix(
+            QStringList{"experiment", "epsilon-sweep", sweep, "--executor", "slurm", "--json"} + points, dir_.path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         QCOMPARE(submit.json()["units"].toInt(), 3);  // one per point
         const QString job = submit.json()["job"].toString();
-        const auto local = runDpmix(QStringList{"experiment", "epsilon-sweep", dir_.filePath("local-sweep/sweep.dpmix")} + points,
-                                    dir_.path());
+        const auto local = runDpmix(
+            QStringList{"experiment", "epsilon-sweep", dir_.filePath("local-sweep/sweep.dpmix")} + points, dir_.path());
         QVERIFY2(local.exitCode == 0, qPrintable(local.err));
         QCOMPARE(waitForJob(job, 90, sweep)["done"].toInt(), 3);
         auto merge = runDpmix({"jobs", "merge", sweep, "--json"}, dir_.path());
@@ -480,7 +491,8 @@ private Q_SLOTS:
 })");
         f.close();
         const QString ks = dir_.filePath("ks.dpmix");
-        auto proxy = runDpmix({"run", dir_.filePath("ks.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        auto proxy =
+            runDpmix({"run", dir_.filePath("ks.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
         QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
         QVERIFY(QDir().mkpath(dir_.filePath("local-ks")));
         QVERIFY(QFile::copy(ks, dir_.filePath("local-ks/ks.dpmix")));
@@ -489,8 +501,8 @@ private Q_SLOTS:
         QVERIFY(cp.waitForFinished(10000) && cp.exitCode() == 0);
 
         const QStringList flags{"--ks", "2,4", "--seeds", "2", "--classes", "3", "--proxy-epochs", "1"};
-        const auto submit = runDpmix(QStringList{"experiment", "k-scaling", ks, "--executor", "slurm", "--json"} + flags,
-                                     dir_.path());
+        const auto submit =
+            runDpmix(QStringList{"experiment", "k-scaling", ks, "--executor", "slurm", "--json"} + flags, dir_.path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         QCOMPARE(submit.json()["units"].toInt(), 3);  // one per one-vs-rest class
         const QString job = submit.json()["job"].toString();
@@ -530,17 +542,20 @@ private Q_SLOTS:
   "seeds": [0]
 })");
         f.close();
-        const QStringList flags{"--shots", "1", "--private-per-class", "5,all", "--epsilons", "1", "--seeds", "2",
-                                "--extractor-epochs", "1", "--threads", "1"};
+        const QStringList flags{"--shots", "1", "--private-per-class", "5,all", "--epsilons", "1",
+                                "--seeds", "2", "--extractor-epochs",  "1",     "--threads",  "1"};
         // A dry run lists the array (seeds × private counts) without preparing anything.
-        const auto dry = runDpmix(QStringList{"experiment", "adamix", dir_.filePath("ad.json"), "--executor", "slurm",
-                                              "--dry-run"} + flags, dir_.path());
+        const auto dry = runDpmix(
+            QStringList{"experiment", "adamix", dir_.filePath("ad.json"), "--executor", "slurm", "--dry-run"} + flags,
+            dir_.path());
         QVERIFY2(dry.exitCode == 0 && dry.out.contains("--array=0-3"), qPrintable(dry.err + dry.out));
         // The local experiment first: it stores the extractor, which the submission then reuses.
-        const auto local = runDpmix(QStringList{"experiment", "adamix", dir_.filePath("ad.json"), "--json"} + flags, dir_.path());
+        const auto local =
+            runDpmix(QStringList{"experiment", "adamix", dir_.filePath("ad.json"), "--json"} + flags, dir_.path());
         QVERIFY2(local.exitCode == 0, qPrintable(local.err));
         const QString ad = dir_.filePath("ad.dpmix");
-        const auto submit = runDpmix(QStringList{"experiment", "adamix", ad, "--executor", "slurm", "--json"} + flags, dir_.path());
+        const auto submit =
+            runDpmix(QStringList{"experiment", "adamix", ad, "--executor", "slurm", "--json"} + flags, dir_.path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         QCOMPARE(submit.json()["units"].toInt(), 4);
         QCOMPARE(waitForJob(submit.json()["job"].toString(), 90, ad)["done"].toInt(), 4);

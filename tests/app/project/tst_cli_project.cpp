@@ -119,7 +119,8 @@ private Q_SLOTS:
         QVERIFY(p.recordLedger(run, ledger, 1.0).ok());
         r = runDpmix({"inspect", path("study.dpmix")});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.out.contains("✗ recorded total epsilon 1.000000 but the entries compose to 2.43669"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("✗ recorded total epsilon 1.000000 but the entries compose to 2.43669"),
+                 qPrintable(r.out));
     }
 
     void exportSpecRoundTrips() {
@@ -139,7 +140,7 @@ private Q_SLOTS:
         auto r = runDpmix({"inspect", spec_});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(QFile::exists(path("tiny.dpmix")));  // created next to the spec
-        r = runDpmix({"inspect", spec_});             // and reused
+        r = runDpmix({"inspect", spec_});            // and reused
         QCOMPARE(r.exitCode, 0);
         // An edited spec no longer matches its project: refused, nothing changed.
         writeSpec("tiny.json", QByteArray(kSpec).replace("\"seeds\": [0, 1]", "\"seeds\": [0, 1, 2]"));
@@ -182,13 +183,19 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("from");
         QTest::addColumn<QByteArray>("to");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("delta") << QByteArray("\"delta\": 1e-6") << QByteArray("\"delta\": 2") << "privacy.delta: 2 is out of range";
-        QTest::newRow("epsilon") << QByteArray("\"epsilon\": [1, 2]") << QByteArray("\"epsilon\": 0") << "privacy.epsilon: 0 is out of range";
-        QTest::newRow("rho") << QByteArray("\"rho\": 0.1") << QByteArray("\"rho\": 1") << "privacy.rho: 1 is out of range";
+        QTest::newRow("delta") << QByteArray("\"delta\": 1e-6") << QByteArray("\"delta\": 2")
+                               << "privacy.delta: 2 is out of range";
+        QTest::newRow("epsilon") << QByteArray("\"epsilon\": [1, 2]") << QByteArray("\"epsilon\": 0")
+                                 << "privacy.epsilon: 0 is out of range";
+        QTest::newRow("rho") << QByteArray("\"rho\": 0.1") << QByteArray("\"rho\": 1")
+                             << "privacy.rho: 1 is out of range";
         QTest::newRow("unknown key") << QByteArray("\"seeds\"") << QByteArray("\"seed\"") << "seed: unknown key";
-        QTest::newRow("wrong type") << QByteArray("\"steps\": 10") << QByteArray("\"steps\": \"10\"") << "stages.mixture.steps: \"10\" is a string: expected an integer";
-        QTest::newRow("missing file") << QByteArray("tiny/priv-images.idx") << QByteArray("tiny/gone.idx") << "sensitive.path: \"tiny/gone.idx\" not found";
-        QTest::newRow("unknown class") << QByteArray("[\"a\", \"c\"]") << QByteArray("[\"a\", \"e\"]") << "tasks.sensitive[0].classes[1]: \"e\" is not a label";
+        QTest::newRow("wrong type") << QByteArray("\"steps\": 10") << QByteArray("\"steps\": \"10\"")
+                                    << "stages.mixture.steps: \"10\" is a string: expected an integer";
+        QTest::newRow("missing file") << QByteArray("tiny/priv-images.idx") << QByteArray("tiny/gone.idx")
+                                      << "sensitive.path: \"tiny/gone.idx\" not found";
+        QTest::newRow("unknown class") << QByteArray("[\"a\", \"c\"]") << QByteArray("[\"a\", \"e\"]")
+                                       << "tasks.sensitive[0].classes[1]: \"e\" is not a label";
     }
 
     void badSpecIsRefusedWithoutWriting() {

@@ -30,7 +30,8 @@ private Q_SLOTS:
         // Fashion-MNIST: 60,000 training and 10,000 test images of 28×28, 10 classes (Xiao et al. 2017).
         // Public and sensitive are the two disjoint splits (which is which is the spec's choice).
         const int a = sources[0].toObject()["examples"].toInt(), b = sources[1].toObject()["examples"].toInt();
-        QVERIFY2((a == 60000 && b == 10000) || (a == 10000 && b == 60000), qPrintable(QString("%1 / %2").arg(a).arg(b)));
+        QVERIFY2((a == 60000 && b == 10000) || (a == 10000 && b == 60000),
+                 qPrintable(QString("%1 / %2").arg(a).arg(b)));
         QVERIFY(sources[0].toObject()["content_hash"] != sources[1].toObject()["content_hash"]);
         QCOMPARE(sources[0].toObject()["height"].toInt(), 28);
         QCOMPARE(sources[0].toObject()["label_names"].toArray().size(), 10);
@@ -60,7 +61,8 @@ private Q_SLOTS:
     }
 
     void spamMail() {
-        if (!QFile::exists(dataDir_ + "/email/spam-assassin/.complete") || !QFile::exists(dataDir_ + "/text/gcide.jsonl"))
+        if (!QFile::exists(dataDir_ + "/email/spam-assassin/.complete") ||
+            !QFile::exists(dataDir_ + "/text/gcide.jsonl"))
             QSKIP("SpamAssassin / text domains not fetched (scripts/fetch-data.sh)");
         const QString out = dir_.filePath("spam-mail.dpmix");
         auto r = runDpmix({"new", dpmix::test_support::sourcePath("/projects/spam-mail.json"), "-o", out});

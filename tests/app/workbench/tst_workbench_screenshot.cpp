@@ -29,7 +29,8 @@ class TstWorkbenchScreenshot : public QObject {
 private Q_SLOTS:
     void rendersEachView_data() {
         QTest::addColumn<QString>("view");
-        for (const char* v : {"main", "calculator", "parameters", "panel", "jobs", "bar-chart", "line-chart"}) QTest::newRow(v) << v;
+        for (const char* v : {"main", "calculator", "parameters", "panel", "jobs", "bar-chart", "line-chart"})
+            QTest::newRow(v) << v;
     }
     void rendersEachView() {
         QFETCH(QString, view);
@@ -40,7 +41,8 @@ private Q_SLOTS:
         const QImage image(out);
         QVERIFY2(!image.isNull(), qPrintable(err));
         if (view == "panel")  // the parameter panel alone, unscrolled: narrow and tall
-            QVERIFY2(image.height() > 1000 && image.width() < 800, qPrintable(QString("%1x%2").arg(image.width()).arg(image.height())));
+            QVERIFY2(image.height() > 1000 && image.width() < 800,
+                     qPrintable(QString("%1x%2").arg(image.width()).arg(image.height())));
         else
             QVERIFY(image.width() >= 800 && image.height() >= 600);
     }

@@ -22,11 +22,15 @@ class TestRealData : public QObject {
     bool fetched(const std::string& rel) { return std::filesystem::exists(path(rel)); }
 
 private Q_SLOTS:
-    void initTestCase() { dataDir_ = dpmix::test_support::environment("DPMIX_DATA_DIR", dpmix::test_support::sourceDir() + "/data"); }
+    void initTestCase() {
+        dataDir_ = dpmix::test_support::environment("DPMIX_DATA_DIR", dpmix::test_support::sourceDir() + "/data");
+    }
     void fashionMnist() {
         if (!fetched("fashion-mnist/train-images-idx3-ubyte.gz"))
             QSKIP("data not fetched (run scripts/fetch-data.sh): fashion-mnist/train-images-idx3-ubyte.gz");
-        SourceSpec spec{"fashion", "idx", path("fashion-mnist/train-images-idx3-ubyte.gz"),
+        SourceSpec spec{"fashion",
+                        "idx",
+                        path("fashion-mnist/train-images-idx3-ubyte.gz"),
                         {{"labels", "train-labels-idx1-ubyte.gz"}, {"classes", "fashion-mnist"}}};
         auto d = loadImageSource(spec);
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());

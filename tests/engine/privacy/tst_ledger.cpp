@@ -47,7 +47,8 @@ private Q_SLOTS:
         QCOMPARE(t.delta, 1e-5);
         Ledger tighter(Composition::Sequential);
         tighter.record(mixture);
-        tighter.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest.sigma * (1 - 1e-6), 500, 1e-5, 2.0));
+        tighter.record(
+            gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest.sigma * (1 - 1e-6), 500, 1e-5, 2.0));
         QVERIFY(tighter.total().epsilon > 1.0);
         // A prior that spent everything leaves nothing.
         const LedgerEntry greedy = gaussianEntry("mixture", "A", PrivacyUnit::Example, 1.0, 0.5, 100, 1e-5, 13.0);
@@ -153,7 +154,8 @@ private Q_SLOTS:
         QVERIFY(ledger.verify(ledger.total().epsilon).ok);
     }
     void aPrvEntryIsCertifiedAndRecomputedByPrv() {
-        const auto e = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-6, 13.0, Accountant::Prv);
+        const auto e =
+            gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.01, 1.0, 1000, 1e-6, 13.0, Accountant::Prv);
         QVERIFY(e.accounting == Accountant::Prv);
         QVERIFY(startsWith(e.accountant, "prv-"));
         // The certificate is the PRV upper bound here (RDP says 2.4367): computed independently.
@@ -190,11 +192,12 @@ private Q_SLOTS:
         QVERIFY2(rest.ok(), rest.ok() ? "" : rest.error().message.c_str());
         Ledger ledger(Composition::Sequential);
         ledger.record(mixture);
-        ledger.record(gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest->sigma, 500, 1e-5, 2.0,
-                                    Accountant::Prv));
+        ledger.record(
+            gaussianEntry("finetune", "B", PrivacyUnit::Example, 0.005, rest->sigma, 500, 1e-5, 2.0, Accountant::Prv));
         QVERIFY(ledger.total().epsilon <= 1.0);
         // Less noise than the RDP calibration of the same rest.
-        const LedgerEntry rdpMixture = gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0);
+        const LedgerEntry rdpMixture =
+            gaussianEntry("mixture", "A", PrivacyUnit::Example, 0.2, sigmaA, 100, 0.5e-5, 13.0);
         QVERIFY(rest->sigma < calibrateGaussianSigmaAfter({rdpMixture}, 1.0, 1e-5, 0.005, 500)->sigma);
     }
     void theAccountantSurvivesJsonAndOldLedgersReadAsRdp() {
@@ -273,11 +276,11 @@ private Q_SLOTS:
         const std::string good = ledgerToJson(ledger);
         QVERIFY(ledgerFromJson(good).ok());
         const std::vector<std::pair<std::string, std::string>> damaged = {
-            {"\"q\":0.2", "\"q\":2.0"},          {"\"q\":0.2", "\"q\":-0.1"},
-            {"\"sigma\":8.278", "\"sigma\":-1"}, {"\"sigma\":8.278", "\"sigma\":\"inf\""},
+            {"\"q\":0.2", "\"q\":2.0"},           {"\"q\":0.2", "\"q\":-0.1"},
+            {"\"sigma\":8.278", "\"sigma\":-1"},  {"\"sigma\":8.278", "\"sigma\":\"inf\""},
             {"\"steps\":100", "\"steps\":1e300"}, {"\"steps\":100", "\"steps\":2.5"},
             {"\"steps\":100", "\"steps\":-3"},    {"\"dirichlet_r\":0.5", "\"dirichlet_r\":3.5"},
-            {"\"q\":0.004", "\"q\":0"},          {"\"dirichlet_alpha\":3.0", "\"dirichlet_alpha\":null"}};
+            {"\"q\":0.004", "\"q\":0"},           {"\"dirichlet_alpha\":3.0", "\"dirichlet_alpha\":null"}};
         for (const auto& [from, to] : damaged) {
             std::string text = good;
             const auto at = text.find(from);

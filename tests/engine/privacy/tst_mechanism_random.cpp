@@ -167,12 +167,12 @@ private Q_SLOTS:
         // and #3 (key 00..01, block 1). The nonce is zero, so the 96-bit-nonce blocks are those
         // of the original variant (64-bit counter, 64-bit nonce) libsodium implements.
         const Bytes zeroKey(32, 0), nonce(8, 0);
-        const Bytes block0 = hex(
-            "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
-            "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586");
-        const Bytes block1 = hex(
-            "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed"
-            "29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f");
+        const Bytes block0 =
+            hex("76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
+                "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586");
+        const Bytes block1 =
+            hex("9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed"
+                "29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f");
         Bytes out(128);
         chacha20KeyStream(zeroKey.data(), nonce.data(), 0, out.data(), out.size());
         QVERIFY(Bytes(out.begin(), out.begin() + 64) == block0);
@@ -196,12 +196,16 @@ private Q_SLOTS:
         // NIST SP 800-38A, F.5.5 CTR-AES256.Encrypt: the key stream is ciphertext XOR plaintext.
         const Bytes key = hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
         const Bytes counter = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
-        const Bytes plaintext = hex(
-            "6bc1bee22e409f96e93d7e117393172a" "ae2d8a571e03ac9c9eb76fac45af8e51"
-            "30c81c46a35ce411e5fbc1191a0a52ef" "f69f2445df4f9b17ad2b417be66c3710");
-        const Bytes ciphertext = hex(
-            "601ec313775789a5b7a7f504bbf3d228" "f443e3ca4d62b59aca84e990cacaf5c5"
-            "2b0930daa23de94ce87017ba2d84988d" "dfc9c58db67aada613c2dd08457941a6");
+        const Bytes plaintext =
+            hex("6bc1bee22e409f96e93d7e117393172a"
+                "ae2d8a571e03ac9c9eb76fac45af8e51"
+                "30c81c46a35ce411e5fbc1191a0a52ef"
+                "f69f2445df4f9b17ad2b417be66c3710");
+        const Bytes ciphertext =
+            hex("601ec313775789a5b7a7f504bbf3d228"
+                "f443e3ca4d62b59aca84e990cacaf5c5"
+                "2b0930daa23de94ce87017ba2d84988d"
+                "dfc9c58db67aada613c2dd08457941a6");
         Bytes stream(64);
         aes256CtrKeyStream(key.data(), counter.data(), stream.data(), stream.size());
         QVERIFY(stream == xorOf(ciphertext, plaintext));

@@ -115,8 +115,11 @@ private Q_SLOTS:
 
     void severalPublicSourcesNameTheirTasksSource() {
         Json j = validSpec();
-        j["public_sources"].push_back(Json{{"name", "digits"}, {"loader", "idx"}, {"path", "pub-images.idx"},
-                                           {"resize", "bilinear"}, {"colour", "replicate"}});
+        j["public_sources"].push_back(Json{{"name", "digits"},
+                                           {"loader", "idx"},
+                                           {"path", "pub-images.idx"},
+                                           {"resize", "bilinear"},
+                                           {"colour", "replicate"}});
         // Without a source, a public task is ambiguous.
         auto ambiguous = parse(j);
         QVERIFY(!ambiguous.ok());
@@ -224,7 +227,8 @@ private Q_SLOTS:
         QVERIFY(!checkStageValue("stages.mixture.steps", "steps", 100));
         auto clip = checkStageValue("stages.mixture.clip", "clip", 1e308);
         QVERIFY(clip);
-        QCOMPARE(clip->message, std::string("stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]"));
+        QCOMPARE(clip->message,
+                 std::string("stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]"));
         auto lr = checkStageValue("stages.finetune.lr", "lr", std::nan(""));
         QVERIFY(lr && lr->message == "stages.finetune.lr: nan is not a finite number");
         auto steps = checkStageValue("stages.pretrain.steps", "steps", 2.5);
@@ -257,7 +261,8 @@ private Q_SLOTS:
         dup.replace(dup.find("{"), 1, R"({"name": "first",)");
         auto twice = parseProjectSpec(dup, where(), "toy.json");
         QVERIFY(!twice.ok());
-        QVERIFY2(twice.error().message.find("key \"name\" appears twice") != std::string::npos, twice.error().message.c_str());
+        QVERIFY2(twice.error().message.find("key \"name\" appears twice") != std::string::npos,
+                 twice.error().message.c_str());
         // A NUL byte after the document.
         auto nul = parseProjectSpec(good + std::string(1, '\0') + "junk", where(), "toy.json");
         QVERIFY(!nul.ok());
@@ -280,67 +285,191 @@ private Q_SLOTS:
     }
 
     void rejectsBadInput_data() {
-        QTest::addColumn<std::string>("pointer");  // JSON pointer to change ("" = replace the whole spec)
-        QTest::addColumn<std::string>("value");    // new value as JSON ("DELETE" removes the key)
-        QTest::addColumn<std::string>("expected"); // substring of the message
+        QTest::addColumn<std::string>("pointer");   // JSON pointer to change ("" = replace the whole spec)
+        QTest::addColumn<std::string>("value");     // new value as JSON ("DELETE" removes the key)
+        QTest::addColumn<std::string>("expected");  // substring of the message
 
-        QTest::newRow("unknown top-level key") << "/epsilon"s << "1"s << "epsilon: unknown key"s;
-        QTest::newRow("unknown privacy key") << "/privacy/sigma"s << "1"s << "privacy.sigma: unknown key"s;
-        QTest::newRow("unknown stage key") << "/stages/mixture/batchsize"s << "10"s << "stages.mixture.batchsize: unknown key"s;
-        QTest::newRow("epsilon zero") << "/privacy/epsilon"s << "0"s << "privacy.epsilon: 0 is out of range: expected ε > 0"s;
-        QTest::newRow("epsilon negative in list") << "/privacy/epsilon"s << "[1, -2]"s << "privacy.epsilon[1]: -2 is out of range"s;
-        QTest::newRow("epsilon duplicate") << "/privacy/epsilon"s << "[1, 1]"s << "privacy.epsilon[1]: 1 appears twice"s;
-        QTest::newRow("epsilon string") << "/privacy/epsilon"s << "\"1\""s << "privacy.epsilon: \"1\" is a string: expected a number"s;
-        QTest::newRow("delta zero") << "/privacy/delta"s << "0"s << "privacy.delta: 0 is out of range: expected a probability δ in (0, 1)"s;
-        QTest::newRow("delta one") << "/privacy/delta"s << "1"s << "privacy.delta: 1 is out of range"s;
-        QTest::newRow("delta 1.5") << "/privacy/delta"s << "1.5"s << "privacy.delta: 1.5 is out of range"s;
-        QTest::newRow("delta missing") << "/privacy/delta"s << "DELETE"s << "privacy.delta: missing"s;
-        QTest::newRow("rho one") << "/privacy/rho"s << "1.0"s << "privacy.rho: 1.0 is out of range: expected a fraction ρ in (0, 1)"s;
-        QTest::newRow("rho zero") << "/privacy/rho"s << "0"s << "privacy.rho: 0 is out of range"s;
-        QTest::newRow("composition") << "/privacy/composition"s << "\"serial\""s << "privacy.composition: \"serial\" is not allowed"s;
-        QTest::newRow("missing file") << "/public_sources/0/path"s << "\"missing.idx\""s << "public_sources[0].path: \"missing.idx\" not found"s;
-        QTest::newRow("missing option file") << "/public_sources/0/options/labels"s << "\"nolabels.idx\""s << "public_sources[0].options.labels: \"nolabels.idx\" not found"s;
-        QTest::newRow("option not a string") << "/public_sources/0/options/limit"s << "100"s << "public_sources[0].options.limit: 100 is a number: expected a string"s;
-        QTest::newRow("unknown loader") << "/sensitive/loader"s << "\"png\""s << "sensitive.loader: \"png\" is not a known loader"s;
-        QTest::newRow("user_level type") << "/sensitive/user_level"s << "\"yes\""s << "sensitive.user_level: \"yes\" is a string: expected true or false"s;
-        QTest::newRow("user_level on public") << "/public_sources/0/user_level"s << "true"s << "public_sources[0].user_level: unknown key"s;
-        QTest::newRow("no public sources") << "/public_sources"s << "[]"s << "public_sources: is an empty array: expected at least one public source"s;
-        QTest::newRow("duplicate source") << "/sensitive/name"s << "\"pub\""s << "sensitive.name: \"pub\" is also the name of a public source"s;
-        QTest::newRow("task classes empty") << "/tasks/public/1/classes"s << "[]"s << "tasks.public[1].classes: [] is an array"s;
-        QTest::newRow("task class repeated") << "/tasks/sensitive/0/classes"s << "[\"b\", \"b\"]"s << "tasks.sensitive[0].classes[1]: \"b\" appears twice"s;
-        QTest::newRow("task name repeated") << "/tasks/public/1/name"s << "\"ab\""s << "tasks.public[1].name: \"ab\" is used by an earlier task"s;
-        QTest::newRow("steps zero") << "/stages/mixture/steps"s << "0"s << "stages.mixture.steps: 0 is out of range: expected a number of steps, an integer in [1, 1e7]"s;
-        QTest::newRow("batch fractional") << "/stages/finetune/batch"s << "2.5"s << "stages.finetune.batch: 2.5 is a number: expected an integer"s;
-        QTest::newRow("clip negative") << "/stages/mixture/clip"s << "-1"s << "stages.mixture.clip: -1 is out of range: expected a clipping norm in (0, 1e6]"s;
+        QTest::newRow("unknown top-level key") << "/epsilon"s
+                                               << "1"s
+                                               << "epsilon: unknown key"s;
+        QTest::newRow("unknown privacy key") << "/privacy/sigma"s
+                                             << "1"s
+                                             << "privacy.sigma: unknown key"s;
+        QTest::newRow("unknown stage key") << "/stages/mixture/batchsize"s
+                                           << "10"s
+                                           << "stages.mixture.batchsize: unknown key"s;
+        QTest::newRow("epsilon zero") << "/privacy/epsilon"s
+                                      << "0"s
+                                      << "privacy.epsilon: 0 is out of range: expected ε > 0"s;
+        QTest::newRow("epsilon negative in list") << "/privacy/epsilon"s
+                                                  << "[1, -2]"s
+                                                  << "privacy.epsilon[1]: -2 is out of range"s;
+        QTest::newRow("epsilon duplicate") << "/privacy/epsilon"s
+                                           << "[1, 1]"s
+                                           << "privacy.epsilon[1]: 1 appears twice"s;
+        QTest::newRow("epsilon string") << "/privacy/epsilon"s
+                                        << "\"1\""s
+                                        << "privacy.epsilon: \"1\" is a string: expected a number"s;
+        QTest::newRow("delta zero") << "/privacy/delta"s
+                                    << "0"s
+                                    << "privacy.delta: 0 is out of range: expected a probability δ in (0, 1)"s;
+        QTest::newRow("delta one") << "/privacy/delta"s
+                                   << "1"s
+                                   << "privacy.delta: 1 is out of range"s;
+        QTest::newRow("delta 1.5") << "/privacy/delta"s
+                                   << "1.5"s
+                                   << "privacy.delta: 1.5 is out of range"s;
+        QTest::newRow("delta missing") << "/privacy/delta"s
+                                       << "DELETE"s
+                                       << "privacy.delta: missing"s;
+        QTest::newRow("rho one") << "/privacy/rho"s
+                                 << "1.0"s
+                                 << "privacy.rho: 1.0 is out of range: expected a fraction ρ in (0, 1)"s;
+        QTest::newRow("rho zero") << "/privacy/rho"s
+                                  << "0"s
+                                  << "privacy.rho: 0 is out of range"s;
+        QTest::newRow("composition") << "/privacy/composition"s
+                                     << "\"serial\""s
+                                     << "privacy.composition: \"serial\" is not allowed"s;
+        QTest::newRow("missing file") << "/public_sources/0/path"s
+                                      << "\"missing.idx\""s
+                                      << "public_sources[0].path: \"missing.idx\" not found"s;
+        QTest::newRow("missing option file") << "/public_sources/0/options/labels"s
+                                             << "\"nolabels.idx\""s
+                                             << "public_sources[0].options.labels: \"nolabels.idx\" not found"s;
+        QTest::newRow("option not a string") << "/public_sources/0/options/limit"s
+                                             << "100"s
+                                             << "public_sources[0].options.limit: 100 is a number: expected a string"s;
+        QTest::newRow("unknown loader") << "/sensitive/loader"s
+                                        << "\"png\""s
+                                        << "sensitive.loader: \"png\" is not a known loader"s;
+        QTest::newRow("user_level type") << "/sensitive/user_level"s
+                                         << "\"yes\""s
+                                         << "sensitive.user_level: \"yes\" is a string: expected true or false"s;
+        QTest::newRow("user_level on public") << "/public_sources/0/user_level"s
+                                              << "true"s
+                                              << "public_sources[0].user_level: unknown key"s;
+        QTest::newRow("no public sources") << "/public_sources"s
+                                           << "[]"s
+                                           << "public_sources: is an empty array: expected at least one public source"s;
+        QTest::newRow("duplicate source") << "/sensitive/name"s
+                                          << "\"pub\""s
+                                          << "sensitive.name: \"pub\" is also the name of a public source"s;
+        QTest::newRow("task classes empty") << "/tasks/public/1/classes"s
+                                            << "[]"s
+                                            << "tasks.public[1].classes: [] is an array"s;
+        QTest::newRow("task class repeated") << "/tasks/sensitive/0/classes"s
+                                             << "[\"b\", \"b\"]"s
+                                             << "tasks.sensitive[0].classes[1]: \"b\" appears twice"s;
+        QTest::newRow("task name repeated") << "/tasks/public/1/name"s
+                                            << "\"ab\""s
+                                            << "tasks.public[1].name: \"ab\" is used by an earlier task"s;
+        QTest::newRow("steps zero")
+            << "/stages/mixture/steps"s
+            << "0"s
+            << "stages.mixture.steps: 0 is out of range: expected a number of steps, an integer in [1, 1e7]"s;
+        QTest::newRow("batch fractional") << "/stages/finetune/batch"s
+                                          << "2.5"s
+                                          << "stages.finetune.batch: 2.5 is a number: expected an integer"s;
+        QTest::newRow("clip negative")
+            << "/stages/mixture/clip"s
+            << "-1"s
+            << "stages.mixture.clip: -1 is out of range: expected a clipping norm in (0, 1e6]"s;
         // Finite extremes (docs/RELIABILITY.md, item 4): they overflowed DP-MixMin into a NaN λ that was
         // stored as a finished run. Every stage value has a sane range (docs/PROJECT_FILE.md).
-        QTest::newRow("mixture clip 1e308") << "/stages/mixture/clip"s << "1e308"s << "stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]"s;
-        QTest::newRow("mixture lr 1e308") << "/stages/mixture/lr"s << "1e308"s << "stages.mixture.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]"s;
-        QTest::newRow("finetune clip") << "/stages/finetune/clip"s << "1000001"s << "stages.finetune.clip: 1000001 is out of range: expected a clipping norm in (0, 1e6]"s;
-        QTest::newRow("finetune lr") << "/stages/finetune/lr"s << "1e308"s << "stages.finetune.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]"s;
-        QTest::newRow("pretrain lr") << "/stages/pretrain/lr"s << "1000.5"s << "stages.pretrain.lr: 1000.5 is out of range: expected a learning rate in (0, 1e3]"s;
-        QTest::newRow("pretrain lr zero") << "/stages/pretrain/lr"s << "0"s << "stages.pretrain.lr: 0 is out of range: expected a learning rate in (0, 1e3]"s;
-        QTest::newRow("mixture steps") << "/stages/mixture/steps"s << "10000001"s << "stages.mixture.steps: 10000001 is out of range: expected a number of steps, an integer in [1, 1e7]"s;
-        QTest::newRow("finetune steps") << "/stages/finetune/steps"s << "1e15"s << "stages.finetune.steps: 1e+15 is out of range: expected a number of steps, an integer in [1, 1e7]"s;
-        QTest::newRow("pretrain steps") << "/stages/pretrain/steps"s << "-3"s << "stages.pretrain.steps: -3 is out of range: expected a number of steps"s;
-        QTest::newRow("mixture batch") << "/stages/mixture/batch"s << "100000001"s << "stages.mixture.batch: 100000001 is out of range: expected an expected batch size, an integer in [1, 1e8]"s;
-        QTest::newRow("finetune batch zero") << "/stages/finetune/batch"s << "0"s << "stages.finetune.batch: 0 is out of range: expected an expected batch size"s;
-        QTest::newRow("pretrain batch") << "/stages/pretrain/batch"s << "1000000000"s << "stages.pretrain.batch: 1000000000 is out of range"s;
-        QTest::newRow("user group size") << "/stages/mixture/user_group_size"s << "2000000"s << "stages.mixture.user_group_size: 2000000 is out of range: expected a user group size, an integer in [1, 1e6]"s;
-        QTest::newRow("finetune user group zero") << "/stages/finetune/user_group_size"s << "0"s << "stages.finetune.user_group_size: 0 is out of range"s;
-        QTest::newRow("mechanism") << "/stages/finetune/mechanism"s << "\"laplace\""s << "stages.finetune.mechanism: \"laplace\" is not allowed"s;
-        QTest::newRow("seed negative") << "/seeds/1"s << "-1"s << "seeds[1]: -1 is out of range"s;
-        QTest::newRow("seed duplicate") << "/seeds/2"s << "0"s << "seeds[2]: 0 appears twice"s;
-        QTest::newRow("no seeds") << "/seeds"s << "DELETE"s << "seeds: missing"s;
-        QTest::newRow("name type") << "/name"s << "3"s << "name: 3 is a number: expected a string"s;
-        QTest::newRow("top level array") << ""s << "[1]"s << "(top level): [1] is an array: expected an object"s;
+        QTest::newRow("mixture clip 1e308")
+            << "/stages/mixture/clip"s
+            << "1e308"s
+            << "stages.mixture.clip: 1e+308 is out of range: expected a clipping norm in (0, 1e6]"s;
+        QTest::newRow("mixture lr 1e308")
+            << "/stages/mixture/lr"s
+            << "1e308"s
+            << "stages.mixture.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]"s;
+        QTest::newRow("finetune clip")
+            << "/stages/finetune/clip"s
+            << "1000001"s
+            << "stages.finetune.clip: 1000001 is out of range: expected a clipping norm in (0, 1e6]"s;
+        QTest::newRow("finetune lr")
+            << "/stages/finetune/lr"s
+            << "1e308"s
+            << "stages.finetune.lr: 1e+308 is out of range: expected a learning rate in (0, 1e3]"s;
+        QTest::newRow("pretrain lr")
+            << "/stages/pretrain/lr"s
+            << "1000.5"s
+            << "stages.pretrain.lr: 1000.5 is out of range: expected a learning rate in (0, 1e3]"s;
+        QTest::newRow("pretrain lr zero")
+            << "/stages/pretrain/lr"s
+            << "0"s
+            << "stages.pretrain.lr: 0 is out of range: expected a learning rate in (0, 1e3]"s;
+        QTest::newRow("mixture steps")
+            << "/stages/mixture/steps"s
+            << "10000001"s
+            << "stages.mixture.steps: 10000001 is out of range: expected a number of steps, an integer in [1, 1e7]"s;
+        QTest::newRow("finetune steps")
+            << "/stages/finetune/steps"s
+            << "1e15"s
+            << "stages.finetune.steps: 1e+15 is out of range: expected a number of steps, an integer in [1, 1e7]"s;
+        QTest::newRow("pretrain steps") << "/stages/pretrain/steps"s
+                                        << "-3"s
+                                        << "stages.pretrain.steps: -3 is out of range: expected a number of steps"s;
+        QTest::newRow("mixture batch")
+            << "/stages/mixture/batch"s
+            << "100000001"s
+            << "stages.mixture.batch: 100000001 is out of range: expected an expected batch size, an integer in [1, 1e8]"s;
+        QTest::newRow("finetune batch zero")
+            << "/stages/finetune/batch"s
+            << "0"s
+            << "stages.finetune.batch: 0 is out of range: expected an expected batch size"s;
+        QTest::newRow("pretrain batch") << "/stages/pretrain/batch"s
+                                        << "1000000000"s
+                                        << "stages.pretrain.batch: 1000000000 is out of range"s;
+        QTest::newRow("user group size")
+            << "/stages/mixture/user_group_size"s
+            << "2000000"s
+            << "stages.mixture.user_group_size: 2000000 is out of range: expected a user group size, an integer in [1, 1e6]"s;
+        QTest::newRow("finetune user group zero") << "/stages/finetune/user_group_size"s
+                                                  << "0"s
+                                                  << "stages.finetune.user_group_size: 0 is out of range"s;
+        QTest::newRow("mechanism") << "/stages/finetune/mechanism"s
+                                   << "\"laplace\""s
+                                   << "stages.finetune.mechanism: \"laplace\" is not allowed"s;
+        QTest::newRow("seed negative") << "/seeds/1"s
+                                       << "-1"s
+                                       << "seeds[1]: -1 is out of range"s;
+        QTest::newRow("seed duplicate") << "/seeds/2"s
+                                        << "0"s
+                                        << "seeds[2]: 0 appears twice"s;
+        QTest::newRow("no seeds") << "/seeds"s
+                                  << "DELETE"s
+                                  << "seeds: missing"s;
+        QTest::newRow("name type") << "/name"s
+                                   << "3"s
+                                   << "name: 3 is a number: expected a string"s;
+        QTest::newRow("top level array") << ""s
+                                         << "[1]"s
+                                         << "(top level): [1] is an array: expected an object"s;
         // Several public sources (docs/METHODS.md, "Several public sources").
-        QTest::newRow("task of an unknown source") << "/tasks/public/0/source"s << "\"digits\""s << "tasks.public[0].source: \"digits\" is not a public source of this spec (public sources: \"pub\")"s;
-        QTest::newRow("task source on sensitive") << "/tasks/sensitive/0/source"s << "\"pub\""s << "tasks.sensitive[0].source: unknown key"s;
-        QTest::newRow("same task with and without its source") << "/tasks/public/1"s << R"({"name": "ab", "classes": ["c"], "source": "pub"})"s << "tasks.public[1].name: \"ab\" is used by an earlier task of source \"pub\""s;
-        QTest::newRow("resize rule") << "/public_sources/0/resize"s << "\"nearest\""s << "public_sources[0].resize: \"nearest\" is not a resize rule (expected \"bilinear\""s;
-        QTest::newRow("colour rule") << "/public_sources/0/colour"s << "\"grey\""s << "public_sources[0].colour: \"grey\" is not a colour rule"s;
-        QTest::newRow("resize on sensitive") << "/sensitive/resize"s << "\"bilinear\""s << "sensitive.resize: unknown key"s;
+        QTest::newRow("task of an unknown source")
+            << "/tasks/public/0/source"s
+            << "\"digits\""s
+            << "tasks.public[0].source: \"digits\" is not a public source of this spec (public sources: \"pub\")"s;
+        QTest::newRow("task source on sensitive") << "/tasks/sensitive/0/source"s
+                                                  << "\"pub\""s
+                                                  << "tasks.sensitive[0].source: unknown key"s;
+        QTest::newRow("same task with and without its source")
+            << "/tasks/public/1"s
+            << R"({"name": "ab", "classes": ["c"], "source": "pub"})"s
+            << "tasks.public[1].name: \"ab\" is used by an earlier task of source \"pub\""s;
+        QTest::newRow("resize rule")
+            << "/public_sources/0/resize"s
+            << "\"nearest\""s
+            << "public_sources[0].resize: \"nearest\" is not a resize rule (expected \"bilinear\""s;
+        QTest::newRow("colour rule") << "/public_sources/0/colour"s
+                                     << "\"grey\""s
+                                     << "public_sources[0].colour: \"grey\" is not a colour rule"s;
+        QTest::newRow("resize on sensitive") << "/sensitive/resize"s
+                                             << "\"bilinear\""s
+                                             << "sensitive.resize: unknown key"s;
     }
 
     void rejectsBadInput() {
@@ -366,7 +495,9 @@ private Q_SLOTS:
         // The label set of a sensitive finding column is not read from the data (it would reveal
         // which findings occur); a public one may be.
         Json j = validSpec();
-        j["sensitive"] = Json{{"name", "priv"}, {"loader", "csv-images"}, {"path", "shared/priv-images.idx"},
+        j["sensitive"] = Json{{"name", "priv"},
+                              {"loader", "csv-images"},
+                              {"path", "shared/priv-images.idx"},
                               {"options", {{"finding_column", "Finding Labels"}}}};
         auto refused = parse(j);
         QVERIFY(!refused.ok());
@@ -420,7 +551,8 @@ private Q_SLOTS:
         setenv("DPMIX_DATA_DIR", (dataDir_ / "elsewhere").c_str(), 1);
         auto missing = loadProjectSpecFile(file);
         QVERIFY(!missing.ok());
-        QVERIFY2(missing.error().message.find(file.string() + ": sensitive.path") == 0, missing.error().message.c_str());
+        QVERIFY2(missing.error().message.find(file.string() + ": sensitive.path") == 0,
+                 missing.error().message.c_str());
         unsetenv("DPMIX_DATA_DIR");
         QVERIFY(!loadProjectSpecFile(specDir_ / "absent.json").ok());
     }

@@ -18,7 +18,8 @@ class TestTextRealData : public QObject {
 private Q_SLOTS:
     void ownDomainHasTheLowestPerplexity() {
         const char* root = std::getenv("DPMIX_DATA_DIR");
-        const std::filesystem::path dir = std::filesystem::path(root ? std::string(root) : dpmix::test_support::sourceDir() + "/data") / "text";
+        const std::filesystem::path dir =
+            std::filesystem::path(root ? std::string(root) : dpmix::test_support::sourceDir() + "/data") / "text";
         const std::vector<std::string> names{"c-headers", "fortunes", "python-stdlib"};
         for (const auto& name : names)
             if (!std::filesystem::exists(dir / (name + ".jsonl")))
@@ -34,7 +35,8 @@ private Q_SLOTS:
             std::size_t bytes = 0;
             for (std::size_t i = 0; i < corpus->documents.size(); ++i) {
                 const auto& doc = corpus->documents[i];
-                if (i % 10 == 5 && heldOut[k].size() < 20) heldOut[k].push_back(doc.text);
+                if (i % 10 == 5 && heldOut[k].size() < 20)
+                    heldOut[k].push_back(doc.text);
                 else if (bytes < 600000) {
                     bytes += doc.text.size();
                     train.documents.push_back({doc.text, names[k], ""});

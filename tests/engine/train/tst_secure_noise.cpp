@@ -274,8 +274,10 @@ private Q_SLOTS:
             std::vector<at::Tensor*> params{&w};
             MechanismRng used(seeded, "noise"), reference(seeded, "noise");
             train::detail::privatiseGradients(params, c.noiseStd, c.sensitivity, denominator, used);
-            const at::Tensor expected =
-                train::detail::secureGaussian(reference, {33, 7}, c.sampler).to(at::kFloat).mul(c.noiseStd).div(denominator);
+            const at::Tensor expected = train::detail::secureGaussian(reference, {33, 7}, c.sampler)
+                                            .to(at::kFloat)
+                                            .mul(c.noiseStd)
+                                            .div(denominator);
             QVERIFY2(w.grad().scalar_type() == at::kFloat, str("noiseStd ", c.noiseStd).c_str());
             QVERIFY2(at::allclose(w.grad(), expected, 1e-6, 0.0),
                      str("noiseStd ", c.noiseStd, ", sensitivity ", c.sensitivity).c_str());

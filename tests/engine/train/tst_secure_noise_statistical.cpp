@@ -35,7 +35,8 @@ private Q_SLOTS:
         for (const Case& c : {Case{at::kFloat, secret, privacy::kGaussianBoundFloat},
                               Case{at::kDouble, secret, privacy::kGaussianBound},
                               Case{at::kFloat, privacy::KeyStreamKind::ChaCha20, privacy::kGaussianBoundFloat}}) {
-            const std::string what = str(c.dtype == at::kFloat ? "float32, " : "double, ", privacy::toString(c.stream), ": ");
+            const std::string what =
+                str(c.dtype == at::kFloat ? "float32, " : "double, ", privacy::toString(c.stream), ": ");
             const std::int64_t n = 20'000'000;
             privacy::MechanismRng rng(privacy::RandomnessSource::secret(), "noise", c.stream);
             const at::Tensor drawn = train::detail::secureGaussian(rng, {n / 4, 4}, c.dtype).reshape({-1});
@@ -81,10 +82,13 @@ private Q_SLOTS:
 
     void seededNoiseRepeatsSecretNoiseDoesNot() {
         using privacy::RandomnessSource;
-        privacy::MechanismRng a(RandomnessSource::seeded(1, "x"), "noise"), b(RandomnessSource::seeded(1, "x"), "noise");
-        QVERIFY(at::equal(train::detail::secureGaussian(a, {64}, at::kFloat), train::detail::secureGaussian(b, {64}, at::kFloat)));
+        privacy::MechanismRng a(RandomnessSource::seeded(1, "x"), "noise"),
+            b(RandomnessSource::seeded(1, "x"), "noise");
+        QVERIFY(at::equal(train::detail::secureGaussian(a, {64}, at::kFloat),
+                          train::detail::secureGaussian(b, {64}, at::kFloat)));
         privacy::MechanismRng c(RandomnessSource::secret(), "noise"), d(RandomnessSource::secret(), "noise");
-        QVERIFY(!at::equal(train::detail::secureGaussian(c, {64}, at::kFloat), train::detail::secureGaussian(d, {64}, at::kFloat)));
+        QVERIFY(!at::equal(train::detail::secureGaussian(c, {64}, at::kFloat),
+                           train::detail::secureGaussian(d, {64}, at::kFloat)));
     }
 };
 

@@ -36,12 +36,17 @@ const at::TensorOptions kDouble = at::TensorOptions().dtype(at::kDouble);
 const at::TensorOptions kLong = at::TensorOptions().dtype(at::kLong);
 
 using LossFn = std::function<Tensor(const Tensor& logits, const Tensor& targets)>;
-LossFn binary() { return [](const Tensor& l, const Tensor& t) { return binaryLossPerExample(l, t); }; }
-LossFn multiclass() { return [](const Tensor& l, const Tensor& t) { return multiclassLossPerExample(l, t); }; }
+LossFn binary() {
+    return [](const Tensor& l, const Tensor& t) { return binaryLossPerExample(l, t); };
+}
+LossFn multiclass() {
+    return [](const Tensor& l, const Tensor& t) { return multiclassLossPerExample(l, t); };
+}
 
 // Σ_u min(1, C/‖ḡ_u‖) ḡ_u with ḡ_u = ∇ mean_{b∈u} ℓ_b, one user at a time.
-std::vector<Tensor> naiveUserClippedSum(Network& net, const Tensor& x, const Tensor& y, const std::vector<int64_t>& userOf,
-                                        int64_t users, const LossFn& loss, double c, std::vector<double>* norms = nullptr) {
+std::vector<Tensor> naiveUserClippedSum(Network& net, const Tensor& x, const Tensor& y,
+                                        const std::vector<int64_t>& userOf, int64_t users, const LossFn& loss, double c,
+                                        std::vector<double>* norms = nullptr) {
     auto userLoss = [&](int64_t u) {
         std::vector<int64_t> rows;
         for (std::size_t b = 0; b < userOf.size(); ++b)
@@ -98,15 +103,15 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const std
 
 Network convNet(at::Generator& gen) {
     InitOptions init{kDouble, &gen};
-    Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
-                     std::make_shared<Conv2d>(2, 4, 3, 1, 1, init), std::make_shared<GroupNorm>(2, 4, init),
-                     std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
-                 std::make_shared<Sequential>(std::vector<LayerPtr>{
-                     std::make_shared<Conv2d>(4, 6, 3, 2, 1, init), std::make_shared<GroupNorm>(3, 6, init),
-                     std::make_shared<ReLU>(), std::make_shared<Flatten>()}),
-                 std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Linear>(24, 5, init),
-                                                                    std::make_shared<ReLU>(),
-                                                                    std::make_shared<Linear>(5, 3, init)})});
+    Network net(
+        {std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Conv2d>(2, 4, 3, 1, 1, init),
+                                                            std::make_shared<GroupNorm>(2, 4, init),
+                                                            std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
+         std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Conv2d>(4, 6, 3, 2, 1, init),
+                                                            std::make_shared<GroupNorm>(3, 6, init),
+                                                            std::make_shared<ReLU>(), std::make_shared<Flatten>()}),
+         std::make_shared<Sequential>(std::vector<LayerPtr>{
+             std::make_shared<Linear>(24, 5, init), std::make_shared<ReLU>(), std::make_shared<Linear>(5, 3, init)})});
     for (Tensor* p : net.parameters()) {
         at::NoGradGuard g;
         p->add_(at::randn(p->sizes(), gen, kDouble) * 0.3);
@@ -448,12 +453,27 @@ private Q_SLOTS:
 
     void smallCnnAndResNetFromSpecsMatchTheDefinition() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(22);
-        Network cnn = buildNetwork(ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1)
-                                       .convWidths(4, 4).hidden(5).normGroups(2).build().value(), gen, kDouble);
+        Network cnn = buildNetwork(ModelSpecBuilder()
+                                       .kind(ModelKind::SmallCnn)
+                                       .input(1, 8, 8)
+                                       .outputs(1)
+                                       .convWidths(4, 4)
+                                       .hidden(5)
+                                       .normGroups(2)
+                                       .build()
+                                       .value(),
+                                   gen, kDouble);
         checkAgainstNaive(cnn, at::randn({9, 1, 8, 8}, gen, kDouble), at::randint(0, 2, {9}, gen, kDouble),
                           interleavedUsers(9, 3), 3, binary());
-        Network resnet = buildNetwork(ModelSpecBuilder().kind(ModelKind::ResNet18).input(3, 8, 8).outputs(2)
-                                          .resnetWidth(4).normGroups(2).build().value(), gen, kDouble);
+        Network resnet = buildNetwork(ModelSpecBuilder()
+                                          .kind(ModelKind::ResNet18)
+                                          .input(3, 8, 8)
+                                          .outputs(2)
+                                          .resnetWidth(4)
+                                          .normGroups(2)
+                                          .build()
+                                          .value(),
+                                      gen, kDouble);
         resnet.trainOnlyLastBlocks(3);
         checkAgainstNaive(resnet, at::randn({6, 3, 8, 8}, gen, kDouble), at::randint(0, 2, {6}, gen, kLong),
                           interleavedUsers(6, 2), 2, multiclass());
@@ -468,9 +488,9 @@ private Q_SLOTS:
             std::string name() const override { return "MeanOverTime"; }
         };
         Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
-                         std::make_shared<Embedding>(7, 4, init), std::make_shared<PositionalEmbedding>(6, 4, init),
-                         std::make_shared<LayerNorm>(4, init), std::make_shared<Linear>(4, 3, init),
-                         std::make_shared<MeanOverTime>(), std::make_shared<Linear>(3, 1, init)})});
+            std::make_shared<Embedding>(7, 4, init), std::make_shared<PositionalEmbedding>(6, 4, init),
+            std::make_shared<LayerNorm>(4, init), std::make_shared<Linear>(4, 3, init),
+            std::make_shared<MeanOverTime>(), std::make_shared<Linear>(3, 1, init)})});
         Tensor idx = at::randint(0, 7, {8, 5}, gen, kLong);
         idx[0].fill_(2);
         checkAgainstNaive(net, idx, at::randint(0, 2, {8}, gen, kDouble), interleavedUsers(8, 3), 3, binary());
@@ -505,11 +525,12 @@ private Q_SLOTS:
             vectorisedUserSum(net, others, yOthers, users, 5, multiclass(), c);
             const auto without = gradients(net);
             for (int b = 0; b < 12; ++b) users.push_back(5);
-            Tensor norms = vectorisedUserSum(net, at::cat({others, heavy}), at::cat({yOthers, yHeavy}), users, 6,
-                                             multiclass(), c);
+            Tensor norms =
+                vectorisedUserSum(net, at::cat({others, heavy}), at::cat({yOthers, yHeavy}), users, 6, multiclass(), c);
             double sq = 0;
             const auto params = net.trainableParameters();
-            for (std::size_t i = 0; i < params.size(); ++i) sq += (params[i]->grad() - without[i]).pow(2).sum().item<double>();
+            for (std::size_t i = 0; i < params.size(); ++i)
+                sq += (params[i]->grad() - without[i]).pow(2).sum().item<double>();
             QVERIFY2(std::sqrt(sq) <= c * (1 + 1e-9), str(std::sqrt(sq)).c_str());
             QVERIFY(norms[5].item<double>() > c);
             DPMIX_COMPARE_NEAR(std::sqrt(sq), c, 1e-9);
@@ -524,7 +545,8 @@ private Q_SLOTS:
         const std::vector<int64_t> users{0, 1, 2, 3, 0, 1, 2, 3};
         // Without user 3 (rows 3 and 7).
         Tensor keep = at::tensor(std::vector<int64_t>{0, 1, 2, 4, 5, 6}, kLong);
-        vectorisedUserSum(net, x.index_select(0, keep), y.index_select(0, keep), {0, 1, 2, 0, 1, 2}, 3, multiclass(), 0.5);
+        vectorisedUserSum(net, x.index_select(0, keep), y.index_select(0, keep), {0, 1, 2, 0, 1, 2}, 3, multiclass(),
+                          0.5);
         const auto without = gradients(net);
         Tensor poisoned = x.clone();
         poisoned[7].fill_(std::numeric_limits<double>::infinity());

@@ -78,7 +78,8 @@ private Q_SLOTS:
     // hashes the previews showed.
     void fashionMnistStudySaves() {
         const QString dir = dataDir() + "/fashion-mnist/";
-        if (!QFileInfo::exists(dir + "train-images-idx3-ubyte.gz")) QSKIP("Fashion-MNIST not fetched (scripts/fetch-data.sh)");
+        if (!QFileInfo::exists(dir + "train-images-idx3-ubyte.gz"))
+            QSKIP("Fashion-MNIST not fetched (scripts/fetch-data.sh)");
         EngineSourcePreviewer previewer;
         QUndoStack undo;
         StudyBuilder builder(&undo);
@@ -87,25 +88,28 @@ private Q_SLOTS:
             auto preview = previewer.preview(guess.source, {});
             QVERIFY(preview.ok());
             const bool sensitive = std::string(part) == "train";
-            builder.registerSource(sensitive ? SourceRole::Sensitive : SourceRole::Public,
-                                   {guess.source, false, preview->facts},
-                                   sensitive ? std::vector<dpmix::project::LabelTask>{{"warm clothing", {"Pullover", "Coat", "Ankle boot"}}}
-                                             : std::vector<dpmix::project::LabelTask>{{"footwear", {"Sandal", "Sneaker", "Ankle boot"}}});
+            builder.registerSource(
+                sensitive ? SourceRole::Sensitive : SourceRole::Public, {guess.source, false, preview->facts},
+                sensitive
+                    ? std::vector<dpmix::project::LabelTask>{{"warm clothing", {"Pullover", "Coat", "Ankle boot"}}}
+                    : std::vector<dpmix::project::LabelTask>{{"footwear", {"Sandal", "Sneaker", "Ankle boot"}}});
         }
         QTemporaryDir out;
         const QString path = out.path() + "/fashion.dpmix";
         auto spec = builder.projectSpec("fashion", {});
         QVERIFY(spec.ok());
-        EngineStudyCreator creator([&previewer](const dpmix::data::SourceSpec& s) -> dpmix::Result<dpmix::project::SourceFacts> {
-            auto p = previewer.preview(s, {});
-            if (!p) return p.error();
-            return p->facts;
-        });
+        EngineStudyCreator creator(
+            [&previewer](const dpmix::data::SourceSpec& s) -> dpmix::Result<dpmix::project::SourceFacts> {
+                auto p = previewer.preview(s, {});
+                if (!p) return p.error();
+                return p->facts;
+            });
         QElapsedTimer clock;
         clock.start();
         auto created = creator.create(path, *spec);
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
-        qInfo("save of the Fashion-MNIST study (load and hash 70,000 images, create the .dpmix): %lld ms", clock.elapsed());
+        qInfo("save of the Fashion-MNIST study (load and hash 70,000 images, create the .dpmix): %lld ms",
+              clock.elapsed());
         auto project = dpmix::project::ProjectFile::open(path.toStdString());
         QVERIFY(project.ok());
         auto sources = project->sources();
@@ -144,17 +148,19 @@ private Q_SLOTS:
         const QString path = out.path() + "/two.dpmix";
         auto spec = builder.projectSpec("two", {});
         QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
-        EngineStudyCreator creator([&previewer](const dpmix::data::SourceSpec& s) -> dpmix::Result<dpmix::project::SourceFacts> {
-            auto p = previewer.preview(s, {});
-            if (!p) return p.error();
-            return p->facts;
-        });
+        EngineStudyCreator creator(
+            [&previewer](const dpmix::data::SourceSpec& s) -> dpmix::Result<dpmix::project::SourceFacts> {
+                auto p = previewer.preview(s, {});
+                if (!p) return p.error();
+                return p->facts;
+            });
         auto created = creator.create(path, *spec);
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
         auto project = dpmix::project::ProjectFile::open(path.toStdString());
         QVERIFY(project.ok());
         QCOMPARE(project->sources()->size(), std::size_t(3));
-        QCOMPARE(project->spec().mixtureComponents(dpmix::project::publicLabelCounts(*project->sources())), std::size_t(5));
+        QCOMPARE(project->spec().mixtureComponents(dpmix::project::publicLabelCounts(*project->sources())),
+                 std::size_t(5));
         const auto& tasks = project->spec().publicTasks;
         QCOMPARE(tasks.back().source, builder.draft().publicSources[1].source.name);  // each task names its source
         QCOMPARE(tasks.back().name, std::string("seven"));
