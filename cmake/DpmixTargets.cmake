@@ -94,6 +94,16 @@ endfunction()
 #   (DPMIX_WITH_GUI=OFF) the same sources build against the Qt-free harness instead. STATISTICAL_PARTS:
 #   the executable also holds Monte-Carlo tests (tests/support/test_support.h, inThisTestPart):
 #   NAME runs the deterministic ones under LABELS, NAME_statistical the others under `statistical`.
+# The test that empties the tests' budget stores before the others run (CTest adds a required
+# fixture's set-up test to any selection of tests).
+function(dpmix_budget_store_fixture)
+  if(NOT TEST dpmix_clean_budget_stores)
+    add_test(NAME dpmix_clean_budget_stores
+             COMMAND ${CMAKE_COMMAND} -E rm -rf "${CMAKE_BINARY_DIR}/test-budget-stores")
+    set_tests_properties(dpmix_clean_budget_stores PROPERTIES FIXTURES_SETUP dpmix_budget_stores LABELS "unit;sanitizer")
+  endif()
+endfunction()
+
 function(dpmix_add_qtest name)
   cmake_parse_arguments(ARG "STATISTICAL_PARTS" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -124,11 +134,18 @@ function(dpmix_add_qtest name)
   endif()
   set(_env "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data"
            "DPMIX_TEST_SOURCE_DIR=${PROJECT_SOURCE_DIR};DPMIX_TEST_BINARY_DIR=${CMAKE_BINARY_DIR}")
+  # Each test charges a budget store of its own (docs/PRIVACY.md, "The budget store"), emptied
+  # before every ctest run, never the user's: tests on one fixture data set must not see another
+  # test's spending, nor a developer's.
+  dpmix_budget_store_fixture()
+  set(_stores "${CMAKE_BINARY_DIR}/test-budget-stores")
   if(ARG_STATISTICAL_PARTS)
     add_test(NAME ${name}_statistical COMMAND ${name})
     set_tests_properties(${name}_statistical PROPERTIES
-      LABELS statistical TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${_env};DPMIX_TEST_PART=statistical")
+      LABELS statistical TIMEOUT ${ARG_TIMEOUT} FIXTURES_REQUIRED dpmix_budget_stores
+      ENVIRONMENT "${_env};DPMIX_TEST_PART=statistical;DPMIX_BUDGET_STORE=${_stores}/${name}_statistical.sqlite")
     set(_env "${_env};DPMIX_TEST_PART=deterministic")
   endif()
-  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${_env}")
+  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    FIXTURES_REQUIRED dpmix_budget_stores ENVIRONMENT "${_env};DPMIX_BUDGET_STORE=${_stores}/${name}.sqlite")
 endfunction()

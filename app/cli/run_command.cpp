@@ -55,6 +55,7 @@ struct RunArgs {
     std::string tasks;
     std::string epsilons;
     std::string rho;
+    std::string cap;  // empty: the spec's and the budget store's
     std::string seeds;
     std::string seedCount;
     int proxyEpochs = 3;
@@ -106,6 +107,13 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
         auto v = parseReal(args.rho, "--rho");
         if (!v) return v.error();
         options.rho = *v;
+    }
+    if (!args.cap.empty()) {
+        auto v = parseReal(args.cap, "--cap");
+        if (!v) return v.error();
+        if (!(*v > 0.0 && *v <= 1e6))
+            return Error{"--cap " + args.cap + " is out of range: expected the data set's total epsilon, in (0, 1e6]"};
+        options.budgetCap = *v;
     }
     auto seeds = runSeeds(args, spelledSeeds);
     if (!seeds) return seeds.error();
@@ -290,6 +298,9 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
     run->add_option("--epsilon,--epsilons", args->epsilons, "target epsilon(s), comma-separated (default: the spec's)");
     run->add_option("--rho", args->rho,
                     "fraction of the sensitive training data for mixture learning (default: the spec's)");
+    run->add_option("--cap", args->cap,
+                    "refuse the run if the sensitive data set's total epsilon would exceed this (besides the spec's "
+                    "privacy.budget and the budget store's cap)");
     run->add_option("--seed", args->seeds, "run seed(s), comma-separated, e.g. 0,1,2 (default: the spec's)");
     run->add_option("--seeds", args->seedCount, "number of seeds N: runs seeds 0 .. N-1 (instead of --seed)");
     run->add_option("--proxy-epochs", args->proxyEpochs, "epochs of proxy training on the public data (default 3)");

@@ -7,6 +7,7 @@
 #include "engine/pipeline/cluster_process.h"
 #include "engine/pipeline/kscaling_units.h"
 #include "engine/pipeline/run_units.h"
+#include "engine/project/dataset_budget.h"
 
 #include <cstdio>
 
@@ -132,6 +133,13 @@ Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vec
     }
     m.imported = !m.runIds.empty();
     m.alreadyMerged = m.runIds.empty();
+    // A run grid reserved its releases at submission: the merged runs settle it (refused when they
+    // spend more than was reserved; the reservation then stays counted in full).
+    const json frozen = json::parse(job.spec, nullptr, /*allow_exceptions=*/false);
+    if (m.imported && frozen.is_object() && frozen.contains("budget_reservation") &&
+        frozen.at("budget_reservation").is_number_integer())
+        if (auto e = project::settleReservation(project, frozen.at("budget_reservation").get<long long>(), m.runIds))
+            return Error{"job " + job.id() + ": " + e->message};
     const std::string units = job.meta.value("kind", "") == "sweep" ? " sweep point(s)" : " seed(s)";
     m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " + std::to_string(results.size()) + units
                            : "already merged (" + std::to_string(total) + " run(s))";

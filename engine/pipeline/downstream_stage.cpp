@@ -279,6 +279,11 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     // (unit, budget) costs nothing.
     auto plan = planFinetune(study, req);
     if (!plan) return plan.error();
+    if (req.beforePrivateWork) {
+        privacy::Ledger planned = ledger;
+        planned.record(plan->entry);
+        if (auto err = req.beforePrivateWork(planned)) return *err;
+    }
 
     DownstreamOutcome out;
     const auto& testIdx = study.sensitiveSplit.test;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,10 @@ struct DownstreamRequest {
     std::vector<privacy::LedgerEntry> spentBefore;
     project::PretrainStage pretrain;
     project::FinetuneStage finetune;
+    // Called once the fine-tuning's ledger entry is settled and before any work on the data, with
+    // the run's ledger plus that entry: the runner stores it, so a process killed mid-training
+    // leaves the spend on record (docs/PRIVACY.md, "Ledger before mechanism"). Its error stops the run.
+    std::function<Status(const privacy::Ledger&)> beforePrivateWork;
     PretrainCache* pretrainCache = nullptr;      // optional: reuse pretraining across ε and tasks
 };
 

@@ -298,12 +298,9 @@ Result<std::optional<train::DpSgdParams>> dpSgdReference(const PsgRun& r, const 
     return std::optional<train::DpSgdParams>(*dp);
 }
 
-// With a cap, what this run will release is composed with what the project has spent, and a run
-// that would exceed it stops here, before anything is stored.
-Status checkPsgBudget(const PsgRun& r) {
-    if (!r.project.spec().privacy.budget) return std::nullopt;
-    auto current = project::projectBudget(r.project);
-    if (!current) return current.error();
+// What this run will release is reserved on the data set's budget (dataset_budget.h) before
+// anything is stored: refused over the cap; settled when the reservation goes at the run's end.
+Result<project::BudgetReservation> reservePsgBudget(const PsgRun& r) {
     std::vector<privacy::BudgetRelease> releases{{0, "psg (this run), psg on split train", "", r.planned}};
     if (r.dpSgd) {
         auto entry = train::plannedDpSgdEntry(*r.dpSgd, static_cast<std::int64_t>(r.train.labels.size()),
@@ -311,7 +308,7 @@ Status checkPsgBudget(const PsgRun& r) {
         if (!entry) return entry.error();
         releases.push_back({0, "psg-dp-sgd (this run's reference), finetune on split train", "", *entry});
     }
-    return project::refuseOverBudget(*current, releases);
+    return project::reserveBudget(r.project, releases, std::nullopt, "dpmix psg");
 }
 
 // The PSG run itself: its ledger first (a cancelled or failed run has spent at most this), the
@@ -446,7 +443,8 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
     auto dpSgd = dpSgdReference(r, spec);
     if (!dpSgd) return dpSgd.error();
     r.dpSgd = *dpSgd;
-    if (auto refused = checkPsgBudget(r)) return *refused;
+    auto reservation = reservePsgBudget(r);
+    if (!reservation) return reservation.error();
 
     PsgStageReport report;
     report.params = r.params;

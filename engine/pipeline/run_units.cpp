@@ -172,15 +172,22 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRun
     options.seeds = choices.seeds;
     ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;
-    // The whole grid is checked as one local run would be — above all its releases against the
-    // privacy budget's cap: a unit sees only its own seed and the snapshot, so it cannot.
+    // The whole grid is checked as one local run would be, and its releases are reserved on the
+    // data set's budget now (refused over the cap): a unit sees only its own seed and the
+    // snapshot, so it cannot. The reservation stays open, counted in full, until the merge settles it.
+    std::optional<project::BudgetReservation> reservation;
     auto prepared = prepareStudy(project, proxyOptions, progress, cancel, log, [&](const ImageStudy& st) -> Status {
-        return preflightStudyRun(project, options, st, log);
+        auto held = reserveStudyRun(project, options, st, log);
+        if (!held) return held.error();
+        reservation.emplace(std::move(held).value());
+        return std::nullopt;
     });
     if (!prepared) return prepared.error();
     auto after = lastRunId(project);
     if (!after) return after.error();
-    return json{{"format", kRunGridFormat}, {"after_run", *after}, {"options", optionsJson(options)}}.dump(1);
+    json frozen{{"format", kRunGridFormat}, {"after_run", *after}, {"options", optionsJson(options)}};
+    if (reservation && reservation->id() != 0) frozen["budget_reservation"] = reservation->keepOpen();
+    return frozen.dump(1);
 }
 
 std::vector<cluster::WorkUnit> studyRunWorkUnits(const std::vector<std::uint64_t>& seeds) {

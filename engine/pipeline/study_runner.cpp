@@ -266,6 +266,9 @@ struct StudyRun {
     std::optional<long long> mixtureGroupSize;  // G_ULS at user level
     MixtureRequest request;
     long long totalRuns = 0, doneRuns = 0;
+    // The run's hold on the data set's budget, taken before any private computation and settled
+    // when the run ends (when this object goes, whatever the way out).
+    std::optional<project::BudgetReservation> reservation;
 
     std::string mixtureConfig(const std::string& method, std::optional<bool> dp = std::nullopt) const {
         return mixtureConfigJson(mixtureStage, rho, delta, method, dp, mixtureGroupSize, request.accountant);
@@ -324,21 +327,36 @@ Status chooseTasks(StudyRun& run, const ImageStudy& st) {
 
 // Before anything runs or is stored, the whole run is planned: every DP mechanism's parameters
 // on the realised splits of every seed (a batch larger than its split, a budget no noise can
-// meet), so a bad setting fails now and not after minutes of proxies or pretraining. With a cap,
-// the planned releases are then composed with what the project has spent, and a run that would
-// exceed it stops here too.
-Status preflight(const StudyRun& run, const ImageStudy& st) {
+// meet), so a bad setting fails now and not after minutes of proxies or pretraining. The planned
+// releases are then reserved on the data set's budget (dataset_budget.h) — refused over its cap —
+// unless this is only a check for a run that executes elsewhere (`reserve` false), which composes
+// them with what is spent and refuses alike but stores nothing.
+Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
     if (!run.mixture) return std::nullopt;
     auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request, run.rho,
                                    run.spec, run.options, run.reproducible);
     if (!planned) return planned.error();
-    if (!run.spec.privacy.budget) return std::nullopt;
     auto current = project::projectBudget(run.project);
     if (!current) return current.error();
+    std::optional<double> cap = current->cap;
+    if (run.options.budgetCap && (!cap || *run.options.budgetCap < *cap)) cap = run.options.budgetCap;
     const auto forecast = project::forecastBudget(*current, *planned);
-    run.say("privacy budget: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
-            privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*run.spec.privacy.budget));
-    return project::refuseOverBudget(*current, *planned);
+    if (cap)
+        run.say("privacy budget of the data set: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
+                privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*cap));
+    if (!current->storeKnowsDataset)
+        run.say("budget store " + current->storePath + " has no record of this data set yet: spending on it recorded "
+                "elsewhere is not counted (docs/PRIVACY.md, \"The budget store\")");
+    if (!reserve) {
+        project::ProjectBudget capped = *current;
+        capped.cap = cap;
+        return project::refuseOverBudget(capped, *planned);
+    }
+    auto held = project::reserveBudget(run.project, *planned, run.options.budgetCap,
+                                       "dpmix run: " + std::to_string(planned->size()) + " planned release(s)");
+    if (!held) return held.error();
+    run.reservation.emplace(std::move(held).value());
+    return std::nullopt;
 }
 
 // Split A of one seed for one task, through the proxies: the mixture stage's inputs.
@@ -512,6 +530,9 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
     auto stored = storedRun(project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req, study)},
                             [&](long long id) -> Status {
                                 Result<DownstreamOutcome> r = Error{""};
+                                req.beforePrivateWork = [&](const privacy::Ledger& planned) -> Status {
+                                    return errorOf(project.recordLedger(id, planned));
+                                };
                                 try {
                                     r = runDownstream(study, req, ledger, run.progress, run.cancel);
                                 } catch (const Cancelled&) {
@@ -580,7 +601,20 @@ Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     if (run.downstream)
         if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
     if (auto e = chooseTasks(run, study)) return e;
-    return preflight(run, study);
+    return preflight(run, study, /*reserve=*/false);
+}
+
+Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
+                                                   const ImageStudy& study, const LogSink& log) {
+    if (auto err = checkStudyRunOptions(options)) return *err;
+    if (auto err = checkStageOptionsFitSpec(project.spec(), options)) return *err;
+    StudyRun run = resolveStudyRun(project, options, {}, {}, log);
+    if (run.downstream)
+        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    if (auto e = chooseTasks(run, study)) return *e;
+    if (auto e = preflight(run, study, /*reserve=*/true)) return *e;
+    if (!run.reservation) return project::BudgetReservation();
+    return std::move(*run.reservation);
 }
 
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
@@ -604,7 +638,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     proxyOptions.device = options.device;
     auto prepared = prepareStudy(project, proxyOptions, progress, cancel, log, [&](const ImageStudy& st) {
         if (auto e = chooseTasks(run, st)) return e;
-        return preflight(run, st);
+        return preflight(run, st, /*reserve=*/true);
     });
     if (!prepared) return prepared.error();
     const ImageStudy& study = prepared->study;
@@ -647,6 +681,8 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                                        static_cast<long long>(split->b.size()), *outcome});
         }
     }
+    if (run.reservation)
+        if (auto err = run.reservation->settle()) return *err;
     return report;
 }
 

@@ -8,6 +8,7 @@
 #include "engine/methods/method_plan.h"
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/pipeline/proxy_stage.h"
+#include "engine/project/dataset_budget.h"
 #include "engine/project/project_file.h"
 
 #include <cstdint>
@@ -47,6 +48,10 @@ struct StudyRunOptions {
     std::optional<AdamixStageValues> adamix;
     std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
+    // A cap on the data set's total for this run (the workbench's cap field, `dpmix run --cap`): the
+    // run is refused when the data set's total would exceed it, the spec's privacy.budget or the
+    // budget store's cap, whichever is smallest.
+    std::optional<double> budgetCap;
     ProxyOptions proxy;                      // its device is replaced by `device`
     long long randomSearchCandidates = 100;
     std::string device = "cpu";              // every model of the run: proxy, pretraining, fine-tuning
@@ -140,6 +145,11 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                    const LogSink& log = {},
                                    const std::function<Status(const ImageStudy&)>& beforeProxy = {});
+
+/// preflightStudyRun, then the planned releases reserved on the data set's budget: for a run whose
+/// units execute elsewhere (a Slurm grid), which keeps the reservation open until its merge.
+Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
+                                                   const ImageStudy& study, const LogSink& log = {});
 
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},

@@ -19,21 +19,19 @@
 namespace dpmix::pipeline {
 namespace {
 
-// The cap of privacy.budget for one text downstream run: its λ's entries and its planned
-// fine-tuning, composed with the project's releases. Counted as the stored run will be: its
-// config names no ρ split, so its entries count against everyone (conservative). A run with a
-// non-private step is no release and is not counted.
-Status refuseTextRunOverBudget(const project::ProjectFile& project, const privacy::Ledger& ledger,
-                                             const privacy::LedgerEntry& finetune) {
+// One text downstream run's releases (its λ's entries and its planned fine-tuning) reserved on
+// the data set's budget before anything is stored; refused over the cap. Counted as the stored
+// run will be: its config names no ρ split, so its entries count against everyone
+// (conservative). A run with a non-private step is no release: nothing is reserved.
+Result<project::BudgetReservation> reserveTextRunBudget(project::ProjectFile& project, const privacy::Ledger& ledger,
+                                                        const privacy::LedgerEntry& finetune) {
     std::vector<privacy::BudgetRelease> planned;
     for (const auto& e : ledger.entries()) {
-        if (e.mechanism == privacy::MechanismKind::NonPrivate) return std::nullopt;
+        if (e.mechanism == privacy::MechanismKind::NonPrivate) return project::reserveBudget(project, {}, std::nullopt, "");
         planned.push_back({0, "planned", "", e});
     }
     planned.push_back({0, "planned", "", withSenderAddressUnit(finetune)});
-    auto current = project::projectBudget(project);
-    if (!current) return current.error();
-    return project::refuseOverBudget(*current, planned);
+    return project::reserveBudget(project, planned, std::nullopt, "dpmix-text run: downstream");
 }
 
 std::vector<std::int32_t> unionOf(std::vector<std::int32_t> a, const std::vector<std::int32_t>& b) {
@@ -223,13 +221,12 @@ Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixture
     const auto& users = onB ? seed.streamsB : seed.streamsTrain;
     const std::string pretrainKey = method + (plan->lambdaPerEpsilon ? "@" + std::to_string(eps) : std::string());
     const train::LmDpParams ft = finetuneParams(c, method, eps, seed.mixtures.seed, plan->finetuneSplit());
-    // The privacy budget's cap: this run's releases (its λ's entries and the fine-tuning about
-    // to run) against what the project has spent, before anything is stored.
-    if (c.spec.privacy.budget) {
-        auto fine = train::plannedLmDpEntry(ft, static_cast<std::int64_t>(users.size()));
-        if (!fine) return Error{method + ", eps " + std::to_string(eps) + ": " + fine.error().message};
-        if (auto e = refuseTextRunOverBudget(c.project, ledger, *fine)) return e;
-    }
+    // This run's releases (its λ's entries and the fine-tuning about to run), reserved on the data
+    // set's budget before anything is stored; settled when `reservation` goes, at the end.
+    auto fine = train::plannedLmDpEntry(ft, static_cast<std::int64_t>(users.size()));
+    if (!fine) return Error{method + ", eps " + std::to_string(eps) + ": " + fine.error().message};
+    auto reservation = reserveTextRunBudget(c.project, ledger, *fine);
+    if (!reservation) return reservation.error();
     c.say(method + ", eps " + std::to_string(eps) + ", seed " + std::to_string(seed.mixtures.seed) + ": " +
           (plan->lambda ? "pretraining on the mixture, " : "no pretraining, ") + "user-level DP fine-tuning on " +
           std::to_string(users.size()) + " users (split " + ft.split + ")");

@@ -154,6 +154,8 @@ struct TextStudyRun {
     std::uint64_t studySeed = 0;
     long long groupSize = 0;
     long long totalRuns = 0, doneRuns = 0;
+    // Each DP-MixMin mechanism's hold on the data set's budget, settled when the run ends.
+    std::vector<project::BudgetReservation> reservations;
 
     std::string mixtureConfig(const std::string& method) const {
         return mixtureConfigJson(spec.mixture, groupSize, rho, delta, method, settings, userLevel);
@@ -383,18 +385,17 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
     return params;
 }
 
-// The privacy budget's cap, before the mechanism touches split A: this seed's DP-MixMin λ's
-// computed so far (stored after the loop) and this one, against what is stored.
-Status refuseMixtureOverBudget(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
-                                             const privacy::LedgerEntry& planned) {
-    if (!run.spec.privacy.budget) return std::nullopt;
+// Before the mechanism touches split A, it is reserved on the data set's budget (refused over the
+// cap). The λ's computed so far are stored after the loop; their own reservations, still open,
+// count them until the run ends and settles.
+Status reserveMixtureBudget(TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
+                            const privacy::LedgerEntry& planned) {
     const std::string part = privacy::rhoPartition(static_cast<long long>(seed), run.rho);
-    std::vector<privacy::BudgetRelease> releases;
-    for (const auto& earlier : o.privateLambdas) releases.push_back({0, "planned", part, earlier.ledgerEntry});
-    releases.push_back({0, "planned", part, planned});
-    auto current = project::projectBudget(run.project);
-    if (!current) return current.error();
-    return project::refuseOverBudget(*current, releases);
+    auto held = project::reserveBudget(run.project, {{0, "dp-mixmin '" + o.task + "' (planned)", part, planned}},
+                                       run.options.budgetCap, "dpmix-text run: DP-MixMin");
+    if (!held) return held.error();
+    run.reservations.push_back(std::move(held).value());
+    return std::nullopt;
 }
 
 // DP-MixMin on split A for every ε of one seed. The λ's are stored after the loop; if it stops
@@ -422,7 +423,7 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
             auto params = textMixtureParams(run, so, o.task, eps, seed);
             if (!params) return params.error();
             const privacy::LedgerEntry planned = withSenderAddressUnit(mixmin::plannedLedgerEntry(*params));
-            if (auto e = refuseMixtureOverBudget(run, o, seed, planned)) return e;
+            if (auto e = reserveMixtureBudget(run, o, seed, planned)) return e;
             spent.push_back({eps, planned});
             auto dp = run.userLevel ? mixmin::runUserLevelDpMixMin(*so.objective, *so.inputs.users, *params, nullptr, {}, run.cancel)
                                     : mixmin::runDpMixMin(*so.objective, *params, nullptr, {}, run.cancel);

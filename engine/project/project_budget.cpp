@@ -39,9 +39,9 @@ std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const priva
     return out;
 }
 
-Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs) {
+Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs, const StoreView* store) {
     ProjectBudget b;
-    b.cap = spec.privacy.budget;
+    b.cap = b.specCap = spec.privacy.budget;
     b.unit = spec.sensitive.userLevel ? "users" : "examples";
     for (const auto& [run, records] : runs) {
         if (records.empty()) continue;  // nothing touched the sensitive data (or not yet)
@@ -60,6 +60,21 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
         }
         b.releases.insert(b.releases.end(), released.begin(), released.end());
     }
+    b.fileReleases = static_cast<long long>(b.releases.size());
+    if (store) {
+        // The data set's view: the store's charges, with this file's runs as the file says now.
+        const ProjectCharges mine = projectCharges(store->projectKey, "", runs);
+        CountedParts parts;
+        b.releases = countedReleases(store->charges, &mine, &parts);
+        b.storePath = store->location.path.string();
+        b.storeSource = store->location.source;
+        b.storeKnowsDataset = store->charges.known;
+        b.storeCap = store->charges.cap;
+        if (b.storeCap && (!b.cap || *b.storeCap < *b.cap)) b.cap = b.storeCap;
+        b.reservations = store->charges.reservations;
+        b.fileReleases = parts.fromProject;
+        b.otherReleases = parts.fromStore;
+    }
     b.total = privacy::composeBudget(b.releases);
     return b;
 }
@@ -73,7 +88,9 @@ Result<ProjectBudget> projectBudget(const ProjectFile& project) {
         if (!records) return records.error();
         all.push_back({run, std::move(records).value()});
     }
-    return budgetOf(project.spec(), all);
+    auto store = readStoreView(project);
+    if (!store) return store.error();
+    return budgetOf(project.spec(), all, &*store);
 }
 
 BudgetForecast forecastBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned) {
@@ -104,7 +121,29 @@ std::string describeBudget(const ProjectBudget& b) {
                       " at delta " + privacy::formatNumber(b.total.delta > 0 ? b.total.delta : 0.0) + " over " +
                       std::to_string(b.total.releases) + " DP release(s)";
     out += b.cap ? ", cap " + privacy::formatNumber(*b.cap) + " (" + fixed(std::max(0.0, *b.cap - b.total.epsilon)) + " left)\n"
-                 : ", no cap (set privacy.budget in the spec)\n";
+                 : ", no cap (set one with `dpmix budget PROJECT --cap EPS`, the workbench's privacy settings, or "
+                   "privacy.budget in the spec)\n";
+    if (b.cap)
+        out += std::string("  cap from ") +
+               (b.storeCap && b.specCap ? "the budget store (" + privacy::formatNumber(*b.storeCap) + ") and privacy.budget (" +
+                                              privacy::formatNumber(*b.specCap) + "): the smaller"
+                : b.storeCap            ? std::string("the budget store")
+                                        : std::string("privacy.budget of the spec")) +
+               "\n";
+    if (!b.storePath.empty()) {
+        out += "  shared with every project on this data set through the budget store " + b.storePath + " (" +
+               b.storeSource + "): " + std::to_string(b.fileReleases) + " release(s) from this file, " +
+               std::to_string(b.otherReleases) + " from other project files (or runs no longer in this file)\n";
+        if (!b.storeKnowsDataset)
+            out += "  warning: this store has no record of this data set yet: spending on it recorded elsewhere (another "
+                   "store, user or machine, or a copy of the data under another content) is not seen here\n";
+        for (const auto& r : b.reservations)
+            out += "  reservation " + std::to_string(r.id) + " (" + r.what + ", " + std::to_string(r.planned.size()) +
+                   " planned release(s), " + r.projectPath + "): " +
+                   (r.ownerLiveness == Liveness::Dead ? "its process ended without settling it: counted in full"
+                                                      : "in progress: counted in full until it settles") +
+                   "\n";
+    }
     out += "  composed by the RDP accountant (and, when every release is certified by PRV, also by PRV, keeping the "
            "smaller): releases on one part add, the two sides of a rho split cost their larger, different rho splits "
            "and the whole training set add\n";

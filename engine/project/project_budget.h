@@ -8,6 +8,7 @@
 // test-set metrics (computed for the analyst; no ledger). docs/PRIVACY.md, "Privacy budget".
 #include "engine/core/result.h"
 #include "engine/privacy/privacy_budget.h"
+#include "engine/project/dataset_budget.h"
 #include "engine/project/project_file.h"
 
 #include <optional>
@@ -26,19 +27,30 @@ struct ProjectBudget {
     privacy::PrivacyBudget total;                  // what the counted releases spent together
     std::vector<privacy::BudgetRelease> releases;  // the counted releases, in run order
     std::vector<UncountedRun> uncounted;           // runs that used sensitive data but are no DP release
-    std::optional<double> cap;                     // spec privacy.budget
+    std::optional<double> cap;                     // the smaller of the store's cap and the spec's privacy.budget
+    std::optional<double> specCap, storeCap;       // each of them
     std::string unit;                              // "users" or "examples": what each ε protects
+    // The data set's budget store (budget_store.h). Without one (`storePath` empty) the budget is
+    // this file's runs only.
+    std::string storePath, storeSource;
+    bool storeKnowsDataset = false;                // false: nothing charged to this data set there yet
+    long long fileReleases = 0;                    // the counted releases this file's runs made
+    long long otherReleases = 0;                   // ... other project files (or runs no longer in this file) made
+    std::vector<StoredReservation> reservations;   // open reservations, counted in full
 };
 
-/// The budget as the project's runs and ledgers say (the last ledger of each run).
+/// The budget of the project's sensitive data set: this file's runs (the last ledger of each)
+/// with everything the budget store holds for the data set.
 Result<ProjectBudget> projectBudget(const ProjectFile& project);
 
-/// The same from records already read (the workbench's snapshot): each run with its ledgers.
+/// The same from records already read (the workbench's snapshot): each run with its ledgers,
+/// and the store as read with them (nullptr: this file's runs only).
 struct RunLedgers {
     RunRecord run;
     std::vector<LedgerRecord> ledgers;
 };
-Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs);
+Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs,
+                               const StoreView* store = nullptr);
 
 /// The releases of one run's ledger (empty when the ledger is not private: see uncounted).
 std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger);

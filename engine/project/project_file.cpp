@@ -205,6 +205,8 @@ RunRecord readRun(const Statement& s) {
     r.startedAt = optionalText(s, 9);
     r.finishedAt = optionalText(s, 10);
     r.message = s.text(11);
+    if (s.columnCount() > 14 && !s.isNull(13))
+        r.owner = {s.isNull(12) ? std::string() : s.text(12), s.integer(13), s.isNull(14) ? std::string() : s.text(14)};
     // A status outside the schema (only possible behind the API) is never read as a state the
     // run could be in: it reads as failed, and the message says what was stored.
     if (!parseRunStatus(status, r.status)) {
@@ -216,6 +218,8 @@ RunRecord readRun(const Statement& s) {
 
 constexpr const char* kRunColumns =
     "id, method, task, epsilon, seed, config_json, build_version, created_at, status, started_at, finished_at, message";
+// v3 and later also record the run's process (a v2 file read read-only has no such columns).
+constexpr const char* kRunOwnerColumns = ", owner_host, owner_pid, owner_start";
 
 }  // namespace
 
@@ -576,9 +580,17 @@ Result<long long> ProjectFile::addRun(const NewRun& run) {
     }
 }
 
+std::string ProjectFile::runOwnerColumns() const {
+    if (hasRunOwners_ < 0) {
+        Statement s(db_->handle(), "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'owner_pid'");
+        hasRunOwners_ = s.step() && s.integer(0) > 0 ? 1 : 0;
+    }
+    return hasRunOwners_ ? kRunOwnerColumns : "";
+}
+
 Result<RunRecord> ProjectFile::run(long long runId) const {
     try {
-        Statement s(db_->handle(), std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
+        Statement s(db_->handle(), std::string("SELECT ") + kRunColumns + runOwnerColumns() + " FROM runs WHERE id = ?");
         s.bind(1, static_cast<std::int64_t>(runId));
         if (!s.step()) return Error{path_.string() + ": run " + std::to_string(runId) + " does not exist"};
         return readRun(s);
@@ -589,7 +601,7 @@ Result<RunRecord> ProjectFile::run(long long runId) const {
 
 Result<std::vector<RunRecord>> ProjectFile::runs() const {
     try {
-        Statement s(db_->handle(), std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
+        Statement s(db_->handle(), std::string("SELECT ") + kRunColumns + runOwnerColumns() + " FROM runs ORDER BY id");
         std::vector<RunRecord> out;
         while (s.step()) out.push_back(readRun(s));
         return out;

@@ -158,6 +158,7 @@ private:
     void recoverInterruptedRuns();
     void removeStaleTemporaryFiles();
     Error refuseNonFinite(long long runId, const std::string& what);
+    std::string runOwnerColumns() const;  // the owner columns to read, when the file has them
 
     std::filesystem::path path_;
     std::unique_ptr<Database> db_;
@@ -167,6 +168,7 @@ private:
     std::string releaseManifestJson_;
     std::vector<long long> interruptedOnOpen_;
     std::vector<std::string> removedTemporaryFiles_;
+    mutable int hasRunOwners_ = -1;  // -1: not checked yet
 };
 
 /// Current UTC time as ISO 8601 with milliseconds, e.g. "2026-11-29T07:50:00.123Z".

@@ -1,6 +1,7 @@
 #pragma once
 // Plain values stored in and read back from a project file: source facts, runs and results.
 #include "engine/privacy/audit_bound.h"
+#include "engine/project/process_identity.h"
 
 #include <optional>
 #include <string>
@@ -64,6 +65,7 @@ struct RunRecord {
     std::string createdAt, startedAt, finishedAt;  // UTC ISO 8601; empty = not yet
     RunStatus status = RunStatus::Queued;
     std::string message;  // failure reason, cancellation note
+    ProcessIdentity owner;  // the process that queued or last started it (pid 0: not recorded)
 };
 
 struct LedgerRecord {

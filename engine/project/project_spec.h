@@ -36,6 +36,9 @@ struct PrivacyTargets {
     privacy::Composition composition = privacy::Composition::Parallel;
     bool reproducible = false;     // seeded DP randomness: results can be re-derived, but are no release
     std::optional<double> budget;  // cap on the ε all DP releases spend on the sensitive data together
+    // The budget store this study charges (budget_store.h), as written: relative to the project
+    // file's folder. Empty: DPMIX_BUDGET_STORE, else the user's store (dataset_budget.h).
+    std::string budgetStore;
     // Certifies every Gaussian mechanism's ε and calibrates its σ (docs/PRIVACY.md, "Choosing the
     // accountant"). A spec without the field: PRV for a new project, RDP for a stored spec
     // (projects created before the PRV accountant) — see SpecLocation::defaultAccountant.

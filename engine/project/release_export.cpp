@@ -5,6 +5,7 @@
 #include "engine/project/file_publishing.h"
 #include "engine/project/hash_chain.h"
 #include "engine/project/process_identity.h"
+#include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/project_file_support.h"
 #include "engine/project/spec_json.h"
@@ -300,6 +301,14 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
         ledgers.push_back({c.run, c.hasLedger ? std::vector<LedgerRecord>{c.ledger} : std::vector<LedgerRecord>{}});
     auto budget = budgetOf(project.spec(), ledgers);
     if (!budget) return budget.error();
+    // Every exit checks the cap: a bundle that alone spends more than the data set may is no
+    // release this project can make (the cap of the budget store and of the spec, the smaller).
+    auto dataset = projectBudget(project);
+    if (!dataset) return dataset.error();
+    if (dataset->cap && !(budget->total.epsilon <= *dataset->cap * (1.0 + 1e-12)))
+        return Error{"the chosen runs compose to epsilon " + privacy::formatNumber(budget->total.epsilon) + " on " +
+                     budget->unit + ", over the data set's privacy budget cap " + privacy::formatNumber(*dataset->cap) +
+                     ": no release was written. Choose fewer runs (--runs), or runs that spent less"};
 
     ReleaseManifest manifest;
     manifest.exportedAt = utcTimestamp();

@@ -279,7 +279,7 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
 PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccountant) {
     const std::string path = "privacy";
     const Json& p = requireObject(root, "", path);
-    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible", "budget", "accountant"});
+    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible", "budget", "budget_store", "accountant"});
     PrivacyTargets out;
     out.accountant = defaultAccountant;
     if (!p.contains("epsilon")) fail("privacy.epsilon", "missing (expected a number > 0 or an array of them)");
@@ -317,6 +317,14 @@ PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccounta
             fail("privacy.budget", show(p.at("budget")) + " is out of range: expected the total ε the sensitive data may "
                                                           "spend over all runs, a number > 0");
         out.budget = cap;
+    }
+    if (p.contains("budget_store")) {
+        // The data owner's budget store, shared by every project on this sensitive data.
+        const Json& b = p.at("budget_store");
+        if (!b.is_string() || b.get<std::string>().empty() || b.get<std::string>().find('\0') != std::string::npos)
+            fail("privacy.budget_store", show(b) + " is not allowed: expected the path of the budget store file "
+                                                   "(relative to the project file's folder), e.g. \"budget.dpmix-budget\"");
+        out.budgetStore = b.get<std::string>();
     }
     if (p.contains("accountant")) {
         const Json& a = p.at("accountant");

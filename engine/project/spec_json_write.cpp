@@ -54,6 +54,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     privacy["composition"] = privacy::toString(spec.privacy.composition);
     if (spec.privacy.reproducible) privacy["reproducible"] = true;  // absent means secret, the default
     if (spec.privacy.budget) privacy["budget"] = *spec.privacy.budget;
+    if (!spec.privacy.budgetStore.empty()) privacy["budget_store"] = spec.privacy.budgetStore;
     privacy["accountant"] = privacy::toString(spec.privacy.accountant);  // always explicit once stored
     root["privacy"] = privacy;
     Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
