@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"
 
 #include <cmath>
@@ -74,6 +75,7 @@ class TestPsgStage : public QObject {
     }
 
 private Q_SLOTS:
+    void init() { dpmix::test_support::useOwnBudgetStore(dir_); }
     void initTestCase() {
         train::setTorchThreads(1);
         QVERIFY(dir_.isValid());
@@ -191,7 +193,7 @@ private Q_SLOTS:
         // images) the composed total does not: refused before anything is stored.
         auto refused = runPsgStage(project, {});
         QVERIFY(!refused);
-        QVERIFY2(refused.error().message.find("privacy.budget = 12") != std::string::npos, refused.error().message.c_str());
+        QVERIFY2(refused.error().message.find("privacy budget cap 12") != std::string::npos, refused.error().message.c_str());
         QVERIFY(project.runs().value().empty());
         PsgStageOptions alone;
         alone.references = false;

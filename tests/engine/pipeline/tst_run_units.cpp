@@ -11,6 +11,7 @@
 #include "stand_in_sbatch.h"
 #include "tiny_image_study.h"
 
+#include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"
 
 #include <cstdlib>
@@ -145,6 +146,7 @@ class TestRunUnits : public QObject {
     }
 
 private Q_SLOTS:
+    void init() { dpmix::test_support::useOwnBudgetStore(dir_); }
     void initTestCase() {
         QVERIFY(dir_.isValid());
         const std::string d = dir_.path();

@@ -11,6 +11,7 @@
 #include "engine/project/project_opener.h"
 #include "tiny_image_study.h"
 
+#include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"
 
 #include <nlohmann/json.hpp>
@@ -43,10 +44,15 @@ std::string specText(const std::string& composition) {
     std::abort();
 }
 
+// The run's ledger: the last one recorded. A mixture run records one; a downstream run two — the
+// ledger with its planned fine-tuning entry before training (so a kill leaves it on record), then
+// the one training kept (its randomness and key stream filled in). Empty for any other count.
 privacy::Ledger onlyLedger(const project::ProjectFile& p, long long runId) {
     const auto records = p.ledgers(runId).value();
-    if (records.size() != 1) return privacy::Ledger();
-    return privacy::ledgerFromJson(records.front().ledgerJson).value();
+    const auto run = p.run(runId).value();
+    const bool downstream = run.configJson.find("\"finetune_") != std::string::npos;
+    if (records.size() != (downstream ? 2u : 1u)) return privacy::Ledger();
+    return privacy::ledgerFromJson(records.back().ledgerJson).value();
 }
 
 std::map<std::string, int> countByMethod(const std::vector<project::RunRecord>& runs) {
@@ -103,6 +109,7 @@ class TestStudyRunner : public QObject {
     }
 
 private Q_SLOTS:
+    void init() { dpmix::test_support::useOwnBudgetStore(dir_); }
     void initTestCase() {
         QVERIFY(dir_.isValid());
         const std::string d = dir_.path();
@@ -338,7 +345,7 @@ private Q_SLOTS:
         o.epsilons = {2.5};
         auto second = runStudy(q, o);
         QVERIFY(!second.ok());
-        QVERIFY2(second.error().message.find("privacy.budget = 3") != std::string::npos, second.error().message.c_str());
+        QVERIFY2(second.error().message.find("privacy budget cap 3") != std::string::npos, second.error().message.c_str());
         QVERIFY(second.error().message.find("nothing was run") != std::string::npos);
         QCOMPARE(q.runs().value().size(), before);
     }

@@ -10,6 +10,7 @@
 #include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
 
+#include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"
 
 #include <filesystem>
@@ -103,7 +104,9 @@ TextStudySettings tinySettings() {
 
 class TestTextStudy : public QObject {
     Q_OBJECT
+    dpmix::test_support::TempDir stores_;
 private Q_SLOTS:
+    void init() { dpmix::test_support::useOwnBudgetStore(stores_); }
     void runsTheMixtureStageOnText() {
         dpmix::test_support::TempDir dir;
         const fs::path root = dir.path();
@@ -224,7 +227,7 @@ private Q_SLOTS:
         options.randomSearchCandidates = 5;
         auto report = runTextStudy(proj, options, tinySettings());
         QVERIFY(!report.ok());
-        QVERIFY2(report.error().message.find("privacy.budget = 1:") != std::string::npos, report.error().message.c_str());
+        QVERIFY2(report.error().message.find("privacy budget cap 1:") != std::string::npos, report.error().message.c_str());
         int dp = 0;
         const auto storedRuns = *proj.runs();  // a local: the temporary Result dies before the loop
         for (const auto& r : storedRuns) {
