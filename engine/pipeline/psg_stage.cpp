@@ -1,8 +1,11 @@
 #include "engine/pipeline/psg_stage.h"
 
+#include "engine/pipeline/psg_identity.h"
+
 #include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 #include "engine/data/splits.h"
+#include "engine/pipeline/psg_identity.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/parameters.h"
@@ -248,12 +251,12 @@ Result<psg::PsgParams> psgParamsFor(const project::ProjectSpec& spec, const PsgS
         .networkLearningRate(g.lrNetwork)
         .network(static_cast<int>(g.networkWidth), static_cast<int>(g.networkDepth))
         .pixelNormalisation(g.pixelMean, g.pixelStd)
-        .seed(o.seed)
-        .randomness(releaseRandomness(reproducible, o.seed, "psg/seed=" + std::to_string(o.seed)));
+        .seed(o.seed);
     auto built = b.build();
     if (!built) return built.error();
     psg::PsgParams params = std::move(built).value();
     params.device = o.device;
+    params.randomness = releaseRandomness(reproducible, o.seed, psgReleaseIdentity(params));
     return params;
 }
 
@@ -292,7 +295,8 @@ Result<std::optional<train::DpSgdParams>> dpSgdReference(const PsgRun& r, const 
                   .steps(r.dpSgdSteps)
                   .split("train")
                   .randomness(releaseRandomness(r.options.reproducible.value_or(spec.privacy.reproducible), r.options.seed,
-                                                "psg-dp-sgd/seed=" + std::to_string(r.options.seed)))
+                                                psgDpSgdReferenceIdentity(r.params, g.dpSgdClip, g.dpSgdLr,
+                                                                          static_cast<int>(g.batch), r.dpSgdSteps)))
                   .build();
     if (!dp) return dp.error();
     return std::optional<train::DpSgdParams>(*dp);
