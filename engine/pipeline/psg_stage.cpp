@@ -8,6 +8,7 @@
 #include "engine/pipeline/psg_identity.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/pipeline/sensitive_split.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
 #include "engine/psg/set_evaluation.h"
@@ -83,10 +84,9 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
         out.classOf[i] = which;
     }
     out.classNames = out.images.labelNames;
-    data::SplitGrouping grouping;
-    grouping.keys = data::contentKeys(out.images);
-    auto split = data::trainValidationTestSplit(n, studySeed, grouping);
-    if (!split) return split.error();
+    // The study's split (same seed, same rows as every run of the project evaluates on).
+    auto split = sensitiveSplitOfSource(out.images, spec, sensitive->name, studySeed);
+    if (!split) return Error{"splitting sensitive source '" + sensitive->name + "': " + split.error().message};
     out.split = std::move(split).value();
     return out;
 }
