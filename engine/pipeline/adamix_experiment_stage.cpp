@@ -4,6 +4,7 @@
 #include "engine/data/splits.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
+#include "engine/project/declared_labels.h"
 #include "engine/train/feature_extractor.h"
 #include "engine/train/frozen_features.h"
 #include "engine/train/model_spec.h"
@@ -238,6 +239,8 @@ struct AdamixData {
 Result<AdamixData> loadAdamixData(const AdamixRoles& roles, const project::ProjectSpec& spec, std::uint64_t studySeed,
                                   const CancellationToken& cancel) {
     AdamixData d;
+    if (roles.privateIsSensitive)  // its label set is declared, never read from the data
+        if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     auto priv = loadLabelled(*roles.privateSource, spec, "private", cancel);
     if (!priv) return priv.error();
     d.priv = std::move(priv).value();

@@ -6,6 +6,7 @@
 #include "engine/data/label_tasks.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
+#include "engine/project/declared_labels.h"
 
 #include <algorithm>
 
@@ -70,6 +71,8 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
         if (s.role == "sensitive") sensitiveSource = &s;
     }
     if (!sensitiveSource) return Error{"the project needs a public and a sensitive image source"};
+    // A project an older dpmix created may not declare the label set; it is never read from the data.
+    if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     if (publicSources.empty())
         return Error{"this study registers no public source: DP-MixMin and its baselines pretrain on public data; "
                      "a study without public data can run Private Set Generation (dpmix psg)"};

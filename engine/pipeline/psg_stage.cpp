@@ -9,6 +9,7 @@
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
+#include "engine/project/declared_labels.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
 #include "engine/psg/set_evaluation.h"
@@ -49,6 +50,7 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
     for (const auto& s : *sources)
         if (s.role == "sensitive") sensitive = &s;
     if (!sensitive) return Error{"the project registers no sensitive source"};
+    if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     if (sensitive->facts.kind != "images")
         return Error{"sensitive source '" + sensitive->name + "' is " + sensitive->facts.kind +
                      " data: PSG generates images and needs an image source"};

@@ -43,7 +43,7 @@ const std::string kSpec = R"({
 std::string csvSpec(bool userLevel) {
     return std::string(R"({"name": "tiny-psg-csv", "public_sources": [],
   "sensitive": {"name": "sens", "loader": "csv-images", "path": "sensu/manifest.csv",
-                "options": {"size": "8", "user_column": "Patient"}, "user_level": )") +
+                "options": {"size": "8", "user_column": "Patient", "labels": "ab,ac"}, "user_level": )") +
            (userLevel ? "true" : "false") + "},\n" + kPsgSection +
            R"(  "privacy": {"epsilon": 10, "delta": 1e-5, "rho": 0.25}, "seeds": [0]})";
 }

@@ -2,7 +2,8 @@
 // and the AdaMix-R experiment: for the same seed all three train and evaluate on the same rows.
 // They once differed (PSG and the experiment hashed the source's own classes, the study its task
 // labels: train 1,995 vs 1,982 in a tiny study); the test first checks that this data tells the
-// two keys apart, so it would catch the old behaviour.
+// two keys apart, so it would catch the old behaviour. Also: a stored spec whose sensitive label
+// set is not declared is refused before its data is read.
 #include "engine/data/source_loader.h"
 #include "engine/data/splits.h"
 #include "engine/pipeline/adamix_experiment_stage.h"
@@ -10,6 +11,7 @@
 #include "engine/pipeline/psg_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
+#include "engine/project/spec_json.h"
 #include "engine/train/model.h"
 #include "tiny_image_study.h"
 
@@ -107,6 +109,22 @@ private Q_SLOTS:
         QVERIFY2(prepared.ok(), prepared.ok() ? "" : prepared.error().message.c_str());
         QVERIFY(prepared->input.poolSourceIndex == asLongLong(want.train));
         QCOMPARE(static_cast<std::size_t>(prepared->input.testLabels.size()), want.test.size());
+    }
+
+    // A project an older dpmix created from a sensitive IDX source without a class list still
+    // opens, but no stage reads its data: the label set would come from the data (issue #42).
+    void anUndeclaredLabelSetIsRefusedBeforeTheDataIsRead() {
+        auto project = testing::createProjectFromSpecText(dir_.path(), "declared", kSpec);
+        std::string old = kSpec;
+        const std::string classes = R"("labels": "sens-labels.idx", "classes": "a,b,c,d")";
+        old.replace(old.find(classes), classes.size(), R"("labels": "sens-labels.idx")");
+        QVERIFY(!project::parseProjectSpec(old, {dir_.path(), {}, true}, "new.json").ok());  // a new spec: refused
+        auto stored = project::parseProjectSpec(old, {dir_.path(), {}, false, false, privacy::Accountant::Rdp}, "stored");
+        QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
+        auto study = loadImageStudy(project.sources().value(), *stored, 7);
+        QVERIFY(!study.ok());
+        QVERIFY2(study.error().message.find("sensitive.options.classes: missing") != std::string::npos,
+                 study.error().message.c_str());
     }
 };
 
