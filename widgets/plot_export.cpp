@@ -71,11 +71,11 @@ public:
     TrustLine(QCustomPlot& plot, const QString& label) : plot_(plot) {
         if (label.isEmpty()) return;
         QCPLayoutGrid* layout = plot.plotLayout();
-        row_ = layout->rowCount();
-        layout->insertRow(row_);
+        const int row = layout->rowCount();
+        layout->insertRow(row);
         text_ = new QCPTextElement(&plot, label, QFont(plot.font().family(), 8));
         text_->setTextColor(QColor(0x66, 0x4d, 0x03));
-        layout->addElement(row_, 0, text_);
+        layout->addElement(row, 0, text_);
     }
     ~TrustLine() {
         if (!text_) return;
@@ -88,7 +88,6 @@ public:
 private:
     QCustomPlot& plot_;
     QCPTextElement* text_ = nullptr;
-    int row_ = 0;
 };
 
 }  // namespace
