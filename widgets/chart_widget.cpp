@@ -157,7 +157,12 @@ void ChartWidget::setValueRange(double lo, double hi) {
 }
 
 QString ChartWidget::exportTo(const QString& path, ExportFormat format, const ExportSize& size) {
-    const QString error = exportPlot(*plot_, plottedTable(), path, format, size);
+    // Which side of the trust boundary the numbers are on travels with the file (plot_export.h).
+    // The nearest window that says so: a dialog's chart asks the dialog, then its parent window.
+    QString label;
+    for (const QWidget* w = window(); w && label.isNull(); w = w->parentWidget() ? w->parentWidget()->window() : nullptr)
+        if (const QVariant v = w->property(kTrustLabelProperty); v.isValid()) label = v.toString();
+    const QString error = exportPlot(*plot_, plottedTable(), path, format, size, label);
     if (error.isEmpty()) Q_EMIT exported(path);
     else Q_EMIT exportFailed(error);
     return error;

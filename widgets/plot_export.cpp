@@ -38,17 +38,17 @@ QString exportFilter(ExportFormat format) {
 
 namespace {
 
-QString writeCsv(const PlotTable& table, const QString& path) {
+QString writeCsv(const PlotTable& table, const QString& path, const QString& trustLabel) {
     // QSaveFile: a failed export never leaves a half-written file behind.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
         return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-    file.write(table.toCsv().toUtf8());
+    file.write(csvWithTrustLabel(table, trustLabel).toUtf8());
     if (!file.commit()) return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
     return {};
 }
 
-QString writeSvg(QCustomPlot& plot, const QString& path, const ExportSize& size) {
+QString writeSvg(QCustomPlot& plot, const QString& path, const ExportSize& size, const QString& trustLabel) {
     // QCustomPlot 2.1 has no saveSvg: paint it into a QSvgGenerator (docs/DEVELOPING.md,
     // "SVG export of plots").
     QSvgGenerator generator;
@@ -56,6 +56,7 @@ QString writeSvg(QCustomPlot& plot, const QString& path, const ExportSize& size)
     generator.setSize(QSize(size.width, size.height));
     generator.setViewBox(QRect(0, 0, size.width, size.height));
     generator.setTitle(QStringLiteral("dpmix plot"));
+    if (!trustLabel.isEmpty()) generator.setDescription(trustLabel);
     QCPPainter painter;
     if (!painter.begin(&generator)) return QStringLiteral("cannot write %1").arg(path);
     plot.toPainter(&painter, size.width, size.height);
@@ -64,14 +65,48 @@ QString writeSvg(QCustomPlot& plot, const QString& path, const ExportSize& size)
     return {};
 }
 
+// The trust label as a line of text under the plot while it is written, removed afterwards.
+class TrustLine {
+public:
+    TrustLine(QCustomPlot& plot, const QString& label) : plot_(plot) {
+        if (label.isEmpty()) return;
+        QCPLayoutGrid* layout = plot.plotLayout();
+        const int row = layout->rowCount();
+        layout->insertRow(row);
+        text_ = new QCPTextElement(&plot, label, QFont(plot.font().family(), 8));
+        text_->setTextColor(QColor(0x66, 0x4d, 0x03));
+        layout->addElement(row, 0, text_);
+    }
+    ~TrustLine() {
+        if (!text_) return;
+        plot_.plotLayout()->remove(text_);  // deletes it
+        plot_.plotLayout()->simplify();
+    }
+    TrustLine(const TrustLine&) = delete;
+    TrustLine& operator=(const TrustLine&) = delete;
+
+private:
+    QCustomPlot& plot_;
+    QCPTextElement* text_ = nullptr;
+};
+
 }  // namespace
 
+QString csvWithTrustLabel(const PlotTable& table, const QString& trustLabel) {
+    if (trustLabel.isEmpty()) return table.toCsv();
+    QString line = trustLabel;
+    line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return QStringLiteral("# trust boundary: ") + line + QLatin1Char('\n') + table.toCsv();
+}
+
 QString exportPlot(QCustomPlot& plot, const PlotTable& table, const QString& path, ExportFormat format,
-                   const ExportSize& size) {
+                   const ExportSize& size, const QString& trustLabel) {
+    if (format == ExportFormat::Csv) return writeCsv(table, path, trustLabel);
+    TrustLine line(plot, trustLabel);
     bool ok = true;
     switch (format) {
-    case ExportFormat::Csv: return writeCsv(table, path);
-    case ExportFormat::Svg: return writeSvg(plot, path, size);
+    case ExportFormat::Csv: break;
+    case ExportFormat::Svg: return writeSvg(plot, path, size, trustLabel);
     case ExportFormat::Png: ok = plot.savePng(path, size.width, size.height, size.pngScale); break;
     case ExportFormat::Pdf: ok = plot.savePdf(path, size.width, size.height); break;
     }

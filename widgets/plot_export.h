@@ -27,8 +27,18 @@ struct ExportSize {
 };
 
 /// Writes `plot` (or `table`, for CSV) to `path`. Returns an empty string on success, else
-/// a message naming the file and what went wrong.
+/// a message naming the file and what went wrong. A non-empty `trustLabel` — which side of the
+/// trust boundary the numbers are on, e.g. "Keep inside the trust boundary: analyst-only results
+/// (not a DP release)" — travels with the file: the CSV's first line ("# trust boundary: …"), a
+/// line of text under the image (PNG, PDF, SVG) and the SVG's description, so an exported figure
+/// never looks like a release it is not (issue #42).
 QString exportPlot(QCustomPlot& plot, const PlotTable& table, const QString& path, ExportFormat format,
-                   const ExportSize& size = {});
+                   const ExportSize& size = {}, const QString& trustLabel = {});
+
+/// The CSV an export writes: `table`'s CSV, after the trust-boundary line when a label is given.
+QString csvWithTrustLabel(const PlotTable& table, const QString& trustLabel);
+
+/// The window property a chart reads its export's trust label from (set by the workbench).
+inline constexpr const char* kTrustLabelProperty = "dpmixTrustLabel";
 
 }  // namespace dpmix::widgets

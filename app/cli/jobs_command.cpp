@@ -1,7 +1,9 @@
 // Cluster jobs (docs/CLUSTER.md):
 //   dpmix worker JOBDIR --unit N [--threads T]      one array task: runs unit N, writes its result file
 //   dpmix jobs status PROJECT [--job ID] [--json]   units done / pending / running / failed (+ Slurm state, log)
-//   dpmix jobs merge PROJECT [--job ID] [--json]    the single writer: stores finished jobs (idempotent)
+//   dpmix jobs merge PROJECT [--job ID] [--json] [--keep-job-files]
+//                                                   the single writer: stores finished jobs (idempotent) and
+//                                                   deletes each job folder once every unit is stored
 //   dpmix jobs cancel PROJECT [--job ID] [--unit N] scancel of the job (or of one array task)
 //   dpmix jobs resubmit PROJECT [--job ID] [--max-parallel P]   sbatch of the failed units only
 #include "app/cli/command.h"
@@ -26,6 +28,7 @@ struct JobsArgs {
     long long maxParallel = -1;
     int threads = 1;
     bool json = false;
+    bool keepJobFiles = false;
 };
 
 int fail(const std::string& command, const std::string& message, int code = 1) {
@@ -81,7 +84,9 @@ int executeMerge(const JobsArgs& a) {
     auto opened = openProjectForRuns(a.project);
     if (!opened) return fail("jobs merge", opened.error().message, 2);
     project::ProjectFile project = std::move(opened).value();
-    auto reports = cluster::mergeJobs(project, a.job);
+    cluster::MergeOptions options;
+    options.removeJobFiles = !a.keepJobFiles;  // the folders hold data derived from the sensitive data
+    auto reports = cluster::mergeJobs(project, a.job, options);
     if (!reports) return fail("jobs merge", reports.error().message);
     bool waiting = false;
     if (a.json) {
@@ -89,7 +94,7 @@ int executeMerge(const JobsArgs& a) {
         for (const auto& m : *reports) {
             nlohmann::ordered_json j{{"job", m.jobId}, {"kind", m.kind}, {"imported", m.imported}, {"already_merged", m.alreadyMerged},
                                      {"run_id", m.runId ? nlohmann::ordered_json(m.runId) : nlohmann::ordered_json(nullptr)},
-                                     {"summary", m.summary}};
+                                     {"summary", m.summary}, {"job_files_removed", m.removed}};
             if (m.kind == "run" || m.kind == "sweep") j["run_ids"] = m.runIds;  // the runs this merge stored
             j["waiting"] = nlohmann::ordered_json::array();
             for (const auto& u : m.waiting) j["waiting"].push_back(unitJson(u));
@@ -171,6 +176,9 @@ void registerJobsCommands(CLI::App& app, CommandContext& ctx) {
     auto* merge = jobs->add_subcommand("merge", "Store finished jobs in the project (idempotent; exit 3 while a job waits for units)");
     addCommon(merge);
     merge->add_flag("--json", args->json, "print JSON");
+    merge->add_flag("--keep-job-files", args->keepJobFiles,
+                    "keep each merged job's folder (by default it is deleted once every unit is stored: it holds data "
+                    "derived from the sensitive data)");
     merge->callback([&ctx, args] { ctx.exitCode = executeMerge(*args); });
     auto* cancel = jobs->add_subcommand("cancel", "scancel a job (or one unit's array task)");
     addCommon(cancel);

@@ -4,11 +4,13 @@
 
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/project/release_dialog.h"
+#include "widgets/plot_export.h"
 
 #include <QAction>
 #include <QLabel>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QVariant>
 
 namespace dpmix::workbench {
 
@@ -16,6 +18,7 @@ void MainWindow::updateTrustBanner() {
     if (!project_) {
         trustBanner_->hide();
         exportReleaseAction_->setEnabled(false);
+        setProperty(widgets::kTrustLabelProperty, QVariant());
         return;
     }
     const TrustReading& t = project_->trust;
@@ -28,6 +31,11 @@ void MainWindow::updateTrustBanner() {
                                  : tr("<b>%1.</b> %2").arg(t.release ? tr("DP release") : tr("DP releases only"),
                                                            summary.toHtmlEscaped()));
     trustBanner_->setToolTip(t.headline);
+    // Every chart exported from this window carries the same words (widgets/plot_export.h).
+    setProperty(widgets::kTrustLabelProperty,
+                inside ? tr("Keep inside the data owner's trust boundary: analyst-only or reproducible results, not a "
+                            "DP release (%1)").arg(summary)
+                       : tr("%1: %2").arg(t.release ? tr("DP release") : tr("DP releases only"), summary));
     trustBanner_->show();
     exportReleaseAction_->setEnabled(!t.release);
 }

@@ -75,8 +75,7 @@ Result<LabelMatrix> taskTargets(const std::vector<int>& classIds,
     return m;
 }
 
-Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,
-                                     const std::vector<LabelTask>& tasks) {
+Result<LabelMatrix> labelTaskTargets(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks) {
     const std::size_t n = singleLabel.size(), k = singleLabel.numLabels();
     std::vector<int> classIds(n, -1);
     for (std::size_t i = 0; i < n; ++i) {
@@ -94,7 +93,12 @@ Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,
             return Error{"example " + std::to_string(i) + " has " + std::to_string(positives) +
                          " positive labels; label tasks need a single-label data set (exactly one)"};
     }
-    auto targets = taskTargets(classIds, singleLabel.labelNames, tasks);
+    return taskTargets(classIds, singleLabel.labelNames, tasks);
+}
+
+Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,
+                                     const std::vector<LabelTask>& tasks) {
+    auto targets = labelTaskTargets(singleLabel, tasks);
     if (!targets) return targets.error();
     ImageDataset out = singleLabel;
     out.labelNames = targets->names;

@@ -35,6 +35,10 @@ Result<LabelMatrix> taskTargets(const std::vector<int>& classIds,
                                 const std::vector<std::string>& classNames,
                                 const std::vector<LabelTask>& tasks);
 
+/// The task targets of a loaded single-label data set (each row of `labels` has exactly one 1),
+/// without copying its pixels.
+Result<LabelMatrix> labelTaskTargets(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks);
+
 /// The same for a loaded single-label data set (each row of `labels` has exactly one 1):
 /// returns a copy whose labels are the task targets.
 Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,

@@ -131,12 +131,17 @@ Result<ThreeWaySplit> trainValidationTestSplit(std::size_t n, std::uint64_t runS
 }
 
 std::vector<std::string> contentKeys(const ImageDataset& images) {
-    const std::size_t n = images.size(), pixels = images.imageSize(), labels = images.numLabels();
+    return contentKeys(images, images.labels, images.numLabels());
+}
+
+std::vector<std::string> contentKeys(const ImageDataset& images, const std::vector<float>& labelRows,
+                                     std::size_t labels) {
+    const std::size_t n = images.size(), pixels = images.imageSize();
     std::vector<std::string> keys(n);
     for (std::size_t i = 0; i < n; ++i) {
         Sha256 h;
         h.update(images.pixels.data() + i * pixels, pixels * sizeof(float));
-        if (labels > 0) h.update(images.labels.data() + i * labels, labels * sizeof(float));
+        if (labels > 0) h.update(labelRows.data() + i * labels, labels * sizeof(float));
         const auto d = h.digest();
         keys[i].assign(reinterpret_cast<const char*>(d.data()), d.size());
     }

@@ -54,6 +54,10 @@ SplitGrouping subsetGrouping(const SplitGrouping& grouping, const std::vector<st
 /// examples share a key, and so a side).
 struct ImageDataset;
 std::vector<std::string> contentKeys(const ImageDataset& images);
+/// The same with another label row per example (`labelsPerRow` values each, e.g. the study's
+/// task targets of a source loaded with its own classes): the keys of the images carrying them.
+std::vector<std::string> contentKeys(const ImageDataset& images, const std::vector<float>& labels,
+                                     std::size_t labelsPerRow);
 
 /// The unit position in [0, 2^64) of identity `key` for (seed, stream): exposed for tests.
 std::uint64_t unitPosition(std::uint64_t seed, std::uint64_t stream, const std::string& key);

@@ -3,6 +3,8 @@
 #include "engine/data/source_loader.h"
 #include "engine/data/splits.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/pipeline/sensitive_split.h"
+#include "engine/project/declared_labels.h"
 #include "engine/train/feature_extractor.h"
 #include "engine/train/frozen_features.h"
 #include "engine/train/model_spec.h"
@@ -65,13 +67,14 @@ Result<LabelledSource> loadLabelled(const project::SourceRecord& record, const p
     return out;
 }
 
-// The stable 80/10/10 split of a source the way the study splits its sensitive data.
-Result<data::ThreeWaySplit> stableSplit(const data::ImageDataset& images, const project::ProjectSpec& spec,
+// The stable 80/10/10 split of a source: the sensitive one exactly as the study splits it
+// (sensitive_split.h: same seed, same rows), a public one (the mirror run) by its content.
+Result<data::ThreeWaySplit> stableSplit(const LabelledSource& source, const project::ProjectSpec& spec,
                                         bool isSensitive, std::uint64_t studySeed) {
+    if (isSensitive) return sensitiveSplitOfSource(source.images, spec, source.record->name, studySeed);
     data::SplitGrouping grouping;
-    if (isSensitive && spec.sensitive.userLevel) grouping.users = images.users;
-    else grouping.keys = data::contentKeys(images);
-    return data::trainValidationTestSplit(images.size(), studySeed, grouping);
+    grouping.keys = data::contentKeys(source.images);
+    return data::trainValidationTestSplit(source.images.size(), studySeed, grouping);
 }
 
 // Features of `rows` of a source (in chunks, polling the token), as doubles.
@@ -236,10 +239,12 @@ struct AdamixData {
 Result<AdamixData> loadAdamixData(const AdamixRoles& roles, const project::ProjectSpec& spec, std::uint64_t studySeed,
                                   const CancellationToken& cancel) {
     AdamixData d;
+    if (roles.privateIsSensitive)  // its label set is declared, never read from the data
+        if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     auto priv = loadLabelled(*roles.privateSource, spec, "private", cancel);
     if (!priv) return priv.error();
     d.priv = std::move(priv).value();
-    auto split = stableSplit(d.priv.images, spec, roles.privateIsSensitive, studySeed);
+    auto split = stableSplit(d.priv, spec, roles.privateIsSensitive, studySeed);
     if (!split) return Error{"splitting '" + roles.privateSource->name + "': " + split.error().message};
     d.pool = split->train;
     d.test = split->test;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <cstring>
 #include <cmath>
@@ -573,10 +574,16 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditS
         for (Eigen::Index c = 0; c < probabilities->cols(); ++c) values.push_back(doubleToHexBits((*probabilities)(r, c)));
     std::vector<int> labels;
     for (auto i : in->split.a) labels.push_back(study.sensitiveLabel(i, in->task) > 0.5f ? 1 : 0);
+    // A worker needs which rows share a user, not who the users are: the ids travel as
+    // pseudonyms "0", "1", ... in order of first appearance, which userGroupsOf numbers exactly
+    // as it numbers the real ids (so the runs are bit for bit the local audit's).
     nlohmann::json users = nullptr;
     if (in->users) {
         users = nlohmann::json::array();
-        for (auto i : in->split.a) users.push_back(study.grouping.users[i]);
+        std::map<std::string, long long> pseudonym;
+        for (auto i : in->split.a)
+            users.push_back(std::to_string(
+                pseudonym.emplace(study.grouping.users[i], static_cast<long long>(pseudonym.size())).first->second));
     }
     j["split_a"] = {{"rows", probabilities->rows()}, {"sources", probabilities->cols()}, {"probabilities", values},
                     {"labels", labels}, {"users", users}, {"group_size", in->groupSize}};

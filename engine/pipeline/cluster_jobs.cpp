@@ -5,6 +5,7 @@
 #include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_job_files.h"
+#include "engine/pipeline/cluster_private_files.h"
 #include "engine/pipeline/cluster_process.h"
 #include "engine/pipeline/kscaling_units.h"
 #include "engine/pipeline/run_units.h"
@@ -71,7 +72,7 @@ Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& u
     std::ofstream subs(job.dir / "submissions.jsonl", std::ios::app);
     subs << line.dump() << '\n';
     subs.flush();
-    if (!subs) return Error{"submitted Slurm job " + id + " but could not record it in " + (job.dir / "submissions.jsonl").string() +
+    if (!subs || makePrivateFile(job.dir / "submissions.jsonl")) return Error{"submitted Slurm job " + id + " but could not record it in " + (job.dir / "submissions.jsonl").string() +
                             ": cancel it with scancel " + id};
     return id;
 }
@@ -130,10 +131,13 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
                 {"account", options.account},
                 {"cpus_per_task", options.cpusPerTask},
                 {"gpus_per_task", options.gpusPerTask}}}};
+    // The owner's only (cluster_private_files.h): the jobs root, the job and its subfolders.
     std::error_code ec;
-    fs::create_directories(report.dir / "units", ec);
-    if (!ec) fs::create_directories(report.dir / "logs", ec);
-    if (ec) return Error{"cannot create the job directory " + report.dir.string() + ": " + ec.message()};
+    for (const fs::path& d : {report.dir.parent_path(), report.dir, report.dir / "units", report.dir / "logs"})
+        if (auto e = makePrivateDirectory(d)) {
+            fs::remove_all(report.dir, ec);
+            return Error{"cannot create the job directory: " + e->message};
+        }
     auto cleanup = [&] { fs::remove_all(report.dir, ec); };
     for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
              {"spec.json", frozenSpec}, {"units.json", unitList.dump(1)}, {"job.sbatch", report.script}, {"job.json", meta.dump(2)}})
@@ -247,6 +251,8 @@ Status cancelJob(const fs::path& projectFile, const std::string& jobId, std::opt
         std::ofstream log(job.dir / "cancellations.jsonl", std::ios::app);
         for (std::size_t i = 1; i < argv.size(); ++i)
             log << json{{"slurm", argv[i]}, {"at", utcStamp()}}.dump() << '\n';
+        log.close();
+        (void)makePrivateFile(job.dir / "cancellations.jsonl");
     }
     return std::nullopt;
 }

@@ -17,6 +17,8 @@
 //                       frozen spec's hash, the unit id and a SHA-256 checksum
 //   logs/unit-N.J.log   the array task's stdout and stderr (J: the Slurm job id)
 //   merged.json         written after a merge: the run it stored
+// Folders are 0700 and files 0600 (cluster_private_files.h); a job folder is deleted once every
+// unit is stored, unless the merge is asked to keep it (MergeOptions).
 // Workers never open the project: many nodes must not write one SQLite file over a network
 // file system. `dpmix jobs merge` is the single writer; it is idempotent (the project itself
 // records which job a run came from).
@@ -124,6 +126,14 @@ struct MergeReport {
     std::vector<long long> runIds;  // a run grid or a sweep: the runs this call added
     std::vector<UnitStatus> waiting;  // units without a result (nothing is imported then)
     std::string summary;         // one line: what was stored (e.g. the audit's ε_LB)
+    bool removed = false;        // the job folder was deleted (MergeOptions::removeJobFiles)
+};
+
+struct MergeOptions {
+    /// Delete a job's folder once every unit of it is stored in the project (this merge or an
+    /// earlier one): it holds data derived from the sensitive data (docs/CLUSTER.md). A job with
+    /// units still missing is kept. `dpmix jobs merge` sets it unless --keep-job-files.
+    bool removeJobFiles = false;
 };
 
 /// Merges finished jobs (all, or `jobId`) into the project: refuses a job directory of another
@@ -131,7 +141,8 @@ struct MergeReport {
 /// A job with units still missing is reported in `waiting`; an audit's is left as it is (its
 /// bound needs every run), a run grid's or a sweep's units done so far are stored up to the
 /// first missing one (in unit order), the rest by a later merge.
-Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId = {});
+Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId = {},
+                                           const MergeOptions& options = {});
 
 /// scancel of a job's Slurm jobs (all its submissions), or of one unit's array task.
 Status cancelJob(const std::filesystem::path& projectFile, const std::string& jobId, std::optional<long long> unit = {});

@@ -146,9 +146,26 @@ Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vec
     return std::nullopt;
 }
 
+// A job whose every unit is stored: its folder goes (with the jobs root once empty), unless kept.
+void removeMergedJob(const Job& job, const MergeOptions& options, MergeReport& m) {
+    if (!options.removeJobFiles) return;
+    std::error_code ec;
+    fs::remove_all(job.dir, ec);
+    if (ec) {
+        m.summary += "; the job folder " + job.dir.string() + " could not be removed (" + ec.message() +
+                     "): delete it by hand, it holds data derived from the sensitive data";
+        return;
+    }
+    m.removed = true;
+    m.summary += "; job folder removed";
+    const fs::path root = job.dir.parent_path();
+    if (fs::is_directory(root, ec) && fs::is_empty(root, ec)) fs::remove(root, ec);
+}
+
 }  // namespace
 
-Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId) {
+Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId,
+                                           const MergeOptions& options) {
     auto jobs = readJobs(project.path(), jobId);
     if (!jobs) return jobs.error();
     if (jobs->empty()) return Error{"no cluster jobs in " + jobsRoot(project.path()).string()};
@@ -171,7 +188,8 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             m.alreadyMerged = true;
             m.runId = *existing;
             m.summary = "already merged as run " + std::to_string(*existing);
-            if (!fs::exists(job.dir / "merged.json"))
+            if (options.removeJobFiles) removeMergedJob(job, options, m);
+            else if (!fs::exists(job.dir / "merged.json"))
                 (void)writeAtomically(job.dir / "merged.json", json{{"run_id", *existing}, {"at", utcStamp()}}.dump(2));
             reports.push_back(m);
             continue;
@@ -213,6 +231,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
         merged["run_id"] = oneRun || m.runIds.empty() ? m.runId : m.runIds.front();
         if (!oneRun) merged["run_ids"] = m.runIds;
         if (m.imported) (void)writeAtomically(job.dir / "merged.json", merged.dump(2));
+        removeMergedJob(job, options, m);  // every unit is stored now
         reports.push_back(m);
     }
     return reports;

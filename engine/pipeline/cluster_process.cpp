@@ -1,6 +1,8 @@
 // Files and programs of a cluster job: the POSIX calls behind cluster_jobs.cpp.
 #include "engine/pipeline/cluster_process.h"
 
+#include "engine/pipeline/cluster_private_files.h"
+
 #include "engine/project/project_file_support.h"
 
 #include <fcntl.h>
@@ -26,13 +28,17 @@ std::string readText(const fs::path& p, bool* ok) {
 }
 
 // Written under a temporary name in the same folder, flushed to disk, then renamed: a reader
-// sees the whole file or none.
+// sees the whole file or none. Mode 0600: every file of a job folder is the owner's only.
 Status writeAtomically(const fs::path& p, const std::string& text) {
     const fs::path tmp = p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid()));
     try {
         project::detail::writeFileDurably(tmp, text);
     } catch (const std::exception& e) {
         return Error{e.what()};
+    }
+    if (auto e = makePrivateFile(tmp)) {
+        ::unlink(tmp.c_str());
+        return e;
     }
     std::error_code ec;
     fs::rename(tmp, p, ec);

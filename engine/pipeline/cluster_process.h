@@ -13,7 +13,7 @@ namespace dpmix::pipeline::cluster {
 /// The whole file; `ok`, when given, says whether it could be opened.
 std::string readText(const std::filesystem::path& p, bool* ok = nullptr);
 
-/// Written under a temporary name in the same folder, flushed to disk, then renamed.
+/// Written under a temporary name in the same folder, flushed to disk, then renamed; mode 0600.
 Status writeAtomically(const std::filesystem::path& p, const std::string& text);
 
 /// `s` in single quotes for a POSIX shell.

@@ -5,6 +5,8 @@
 #include "engine/data/image_union.h"
 #include "engine/data/label_tasks.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/pipeline/sensitive_split.h"
+#include "engine/project/declared_labels.h"
 
 #include <algorithm>
 
@@ -69,6 +71,8 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
         if (s.role == "sensitive") sensitiveSource = &s;
     }
     if (!sensitiveSource) return Error{"the project needs a public and a sensitive image source"};
+    // A project an older dpmix created may not declare the label set; it is never read from the data.
+    if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     if (publicSources.empty())
         return Error{"this study registers no public source: DP-MixMin and its baselines pretrain on public data; "
                      "a study without public data can run Private Set Generation (dpmix psg)"};
@@ -100,21 +104,11 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
                      " component(s): mixing needs at least 2 (label tasks of a source, or several sources)"};
     if (study.tasks() < 1) return Error{"the sensitive source has no task to learn"};
     // The unit of each split: the user, or the example by its content, so that a unit's side
-    // never depends on the other units (docs/PRIVACY.md, "Stable splits").
-    if (spec.sensitive.userLevel) {
-        // Every image needs its user: an image without one would be a unit of its own, and a
-        // patient's other images would not be protected together with it.
-        const auto& users = study.sensitiveImages.users;
-        if (users.size() != study.sensitiveImages.size())
-            return Error{"sensitive.user_level = true, but sensitive source '" + sensitiveSource->name +
-                         "' gives no user per image: set its user column (option user_column)"};
-        for (std::size_t i = 0; i < users.size(); ++i)
-            if (users[i].empty())
-                return Error{"sensitive.user_level = true, but image " + std::to_string(i) + " of '" +
-                             sensitiveSource->name + "' has an empty user: every image needs its user"};
-        study.grouping.users = users;
-    }
-    else study.grouping.keys = data::contentKeys(study.sensitiveImages);
+    // never depends on the other units (docs/PRIVACY.md, "Stable splits"). PSG and the AdaMix-R
+    // experiment split with the same function (sensitive_split.h).
+    auto grouping = sensitiveGrouping(study.sensitiveImages, spec, sensitiveSource->name);
+    if (!grouping) return grouping.error();
+    study.grouping = std::move(grouping).value();
     auto split = data::trainValidationTestSplit(study.sensitiveImages.size(), studySeed, study.grouping);
     if (!split) return Error{"splitting the sensitive data: " + split.error().message};
     study.sensitiveSplit = std::move(split).value();

@@ -1,10 +1,15 @@
 #include "engine/pipeline/psg_stage.h"
 
+#include "engine/pipeline/psg_identity.h"
+
 #include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 #include "engine/data/splits.h"
+#include "engine/pipeline/psg_identity.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/pipeline/sensitive_split.h"
+#include "engine/project/declared_labels.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
 #include "engine/psg/set_evaluation.h"
@@ -45,6 +50,7 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
     for (const auto& s : *sources)
         if (s.role == "sensitive") sensitive = &s;
     if (!sensitive) return Error{"the project registers no sensitive source"};
+    if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     if (sensitive->facts.kind != "images")
         return Error{"sensitive source '" + sensitive->name + "' is " + sensitive->facts.kind +
                      " data: PSG generates images and needs an image source"};
@@ -80,10 +86,9 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
         out.classOf[i] = which;
     }
     out.classNames = out.images.labelNames;
-    data::SplitGrouping grouping;
-    grouping.keys = data::contentKeys(out.images);
-    auto split = data::trainValidationTestSplit(n, studySeed, grouping);
-    if (!split) return split.error();
+    // The study's split (same seed, same rows as every run of the project evaluates on).
+    auto split = sensitiveSplitOfSource(out.images, spec, sensitive->name, studySeed);
+    if (!split) return Error{"splitting sensitive source '" + sensitive->name + "': " + split.error().message};
     out.split = std::move(split).value();
     return out;
 }
@@ -248,12 +253,12 @@ Result<psg::PsgParams> psgParamsFor(const project::ProjectSpec& spec, const PsgS
         .networkLearningRate(g.lrNetwork)
         .network(static_cast<int>(g.networkWidth), static_cast<int>(g.networkDepth))
         .pixelNormalisation(g.pixelMean, g.pixelStd)
-        .seed(o.seed)
-        .randomness(releaseRandomness(reproducible, o.seed, "psg/seed=" + std::to_string(o.seed)));
+        .seed(o.seed);
     auto built = b.build();
     if (!built) return built.error();
     psg::PsgParams params = std::move(built).value();
     params.device = o.device;
+    params.randomness = releaseRandomness(reproducible, o.seed, psgReleaseIdentity(params));
     return params;
 }
 
@@ -292,7 +297,8 @@ Result<std::optional<train::DpSgdParams>> dpSgdReference(const PsgRun& r, const 
                   .steps(r.dpSgdSteps)
                   .split("train")
                   .randomness(releaseRandomness(r.options.reproducible.value_or(spec.privacy.reproducible), r.options.seed,
-                                                "psg-dp-sgd/seed=" + std::to_string(r.options.seed)))
+                                                psgDpSgdReferenceIdentity(r.params, g.dpSgdClip, g.dpSgdLr,
+                                                                          static_cast<int>(g.batch), r.dpSgdSteps)))
                   .build();
     if (!dp) return dp.error();
     return std::optional<train::DpSgdParams>(*dp);

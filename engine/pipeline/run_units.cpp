@@ -3,6 +3,7 @@
 #include "engine/core/double_bits.h"
 
 #include "engine/data/sha256.h"
+#include "engine/pipeline/cluster_private_files.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger_json.h"
 
@@ -119,21 +120,34 @@ Result<FrozenRun> parseFrozen(const std::string& text) {
 }
 
 // A project's file, its write-ahead log and its models folder (hard links: model files are
-// immutable, named by content) copied to <dir>/project.dpmix and <dir>/project.models/.
+// immutable, named by content) copied to <dir>/project.dpmix and <dir>/project.models/. The
+// folders are 0700 and the copies 0600 (cluster_private_files.h); a hard link keeps the mode of
+// the project's own model file.
 Status copyProject(const fs::path& file, const fs::path& models, const fs::path& dir) {
     std::error_code ec;
-    fs::create_directories(dir / "project.models", ec);
-    if (ec) return Error{"cannot create " + (dir / "project.models").string() + ": " + ec.message()};
+    if (auto e = cluster::makePrivateDirectory(dir)) return e;
+    if (auto e = cluster::makePrivateDirectory(dir / "project.models")) return e;
     fs::copy_file(file, dir / kProjectName, fs::copy_options::overwrite_existing, ec);
-    if (!ec && fs::exists(file.string() + "-wal"))
-        fs::copy_file(file.string() + "-wal", dir / (std::string(kProjectName) + "-wal"), fs::copy_options::overwrite_existing, ec);
+    if (!ec) {
+        if (auto e = cluster::makePrivateFile(dir / kProjectName)) return e;
+    }
+    if (!ec && fs::exists(file.string() + "-wal")) {
+        const fs::path wal = dir / (std::string(kProjectName) + "-wal");
+        fs::copy_file(file.string() + "-wal", wal, fs::copy_options::overwrite_existing, ec);
+        if (!ec)
+            if (auto e = cluster::makePrivateFile(wal)) return e;
+    }
     if (ec) return Error{"cannot copy " + file.string() + " to " + dir.string() + ": " + ec.message()};
     if (!fs::is_directory(models)) return std::nullopt;
     for (const auto& e : fs::directory_iterator(models)) {
         if (!e.is_regular_file()) continue;
         const fs::path target = dir / "project.models" / e.path().filename();
         fs::create_hard_link(e.path(), target, ec);
-        if (ec) fs::copy_file(e.path(), target, fs::copy_options::overwrite_existing, ec);
+        if (ec) {
+            fs::copy_file(e.path(), target, fs::copy_options::overwrite_existing, ec);
+            if (!ec)
+                if (auto err = cluster::makePrivateFile(target)) return err;
+        }
         if (ec) return Error{"cannot copy " + e.path().string() + ": " + ec.message()};
     }
     return std::nullopt;
@@ -212,6 +226,7 @@ Result<std::string> runOnScratchCopy(const fs::path& jobDir, long long unit, lon
     const fs::path work = jobDir / rel;
     std::error_code ec;
     fs::remove_all(work, ec);  // an attempt that died midway starts again from the snapshot
+    if (auto e = cluster::makePrivateDirectory(jobDir / "work")) return *e;
     const fs::path snapshot = jobDir / "snapshot";
     if (auto e = copyProject(snapshot / kProjectName, snapshot / "project.models", work)) return *e;
     json runs = json::array();

@@ -222,6 +222,9 @@ double composedDelta(const ComposedPrv& c, double epsilon) {
 double composedEpsilon(const ComposedPrv& c, double delta) {
     // On [v_{i-1}, v_i) δ(ε) = A − e^ε·B with A, B the sums of p and p·e^{−v} over values ≥ v_i:
     // walk down from the top to the segment where δ crosses the target, then solve exactly.
+    // Every segment is tested, also below an empty bin: skipping the test there missed a
+    // crossing on that segment and solved on a lower one with more mass, an ε too small by up
+    // to the width of the run of empty bins (tst_prv_accountant, anEmptyBinIsNotSkipped).
     double a = 0.0, b = 0.0;
     DescendingExp expMinus(c);
     const double expMinusMesh = std::exp(-c.mesh);
@@ -229,9 +232,9 @@ double composedEpsilon(const ComposedPrv& c, double delta) {
         const double v = static_cast<double>(c.firstIndex + static_cast<long long>(i)) * c.mesh + c.shift;
         if (v <= 0.0) break;
         const double e = expMinus.at(i);
-        if (c.pmf[i] == 0.0) continue;
         a += c.pmf[i];
         b += c.pmf[i] * e;
+        if (b == 0.0) continue;  // no mass at or above v yet: δ = 0 on this segment
         const double below = i == 0 ? 0.0 : std::max(0.0, v - c.mesh);
         const double expBelow = below > 0.0 ? expMinusMesh / e : 1.0;  // e^{v − h} without an exp
         if (a - expBelow * b > delta) return std::max(below, std::log((a - delta) / b));

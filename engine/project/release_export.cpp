@@ -1,7 +1,9 @@
 #include "engine/project/release_export.h"
 
+
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/declared_labels.h"
 #include "engine/project/file_publishing.h"
 #include "engine/project/hash_chain.h"
 #include "engine/project/process_identity.h"
@@ -290,6 +292,10 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
     if (fs::exists(absoluteTarget, ec) && !options.replace)
         return Error{"-o " + target.string() + ": already exists (choose another name, or replace it with --force)"};
 
+    // Every ledger says the label set is public because the spec declares it: a project an older
+    // dpmix created from a source that did not declare it cannot make that claim (issue #42).
+    if (auto undeclared = refuseUndeclaredLabels(project.spec().sensitive.written))
+        return Error{"cannot export a DP release of " + project.path().string() + ": " + undeclared->message};
     auto chosen = chooseRuns(project, options);
     if (!chosen) return chosen.error();
     const ProjectSpec spec = releasedSpec(project.spec());

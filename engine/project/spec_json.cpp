@@ -1,6 +1,8 @@
 #include "engine/project/spec_json.h"
 
+
 #include "engine/data/file_bytes.h"
+#include "engine/project/declared_labels.h"
 
 #include <nlohmann/json.hpp>
 
@@ -196,13 +198,12 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
             s.written.options[item.key()] = item.value().get<std::string>();
         }
     }
-    // A label set read from sensitive data would reveal which findings occur in it (a rare one
-    // becoming a task is itself a release): a sensitive CSV with a finding column must declare it.
-    if (sensitive && s.written.loader == "csv-images" && s.written.options.count("finding_column") &&
-        !s.written.options.count("labels"))
-        fail(child(path, "options"), "a sensitive CSV source with a finding_column must declare its label set in "
-                                     "option \"labels\" (comma-separated findings): dpmix does not read the label set "
-                                     "from the sensitive data, whose findings it would reveal");
+    // A label set read from sensitive data would reveal which classes or findings occur in it (a
+    // rare one becoming a task is itself a release): a sensitive source of a new spec declares
+    // it (declared_labels.h). A spec read back from a project an older dpmix created still opens;
+    // the stages that read the sensitive data refuse it then.
+    if (sensitive && where.checkRanges)
+        if (auto undeclared = refuseUndeclaredLabels(s.written, path)) throw SpecError(undeclared->message);
     if (v.contains("user_level")) {
         if (!v.at("user_level").is_boolean()) wrongType(child(path, "user_level"), v.at("user_level"), "true or false");
         s.userLevel = v.at("user_level").get<bool>();

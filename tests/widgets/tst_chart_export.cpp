@@ -2,6 +2,7 @@
 // the plotted numbers; invalid data is refused with a reason and leaves the plot unchanged.
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
+#include "widgets/plot_export.h"
 #include "widgets/qcp.h"
 
 #include <QImage>
@@ -174,6 +175,46 @@ private Q_SLOTS:
         bad[0].x[2] = 10;
         QVERIFY(chart.setSeries(bad).contains("does not increase"));
         QVERIFY(chart.series().isEmpty());
+    }
+
+    // Which side of the trust boundary the numbers are on travels with every export (issue
+    // #42): the CSV's first line, the SVG's description and a line under the images; the chart
+    // reads it from its window (a dialog's chart from the dialog's parent window) and leaves its
+    // layout as it was.
+    void exportsCarryTheTrustBoundaryLabel() {
+        QTemporaryDir dir;
+        QWidget window;
+        window.setProperty(kTrustLabelProperty, QStringLiteral("Keep inside the data owner's trust boundary: analyst-only"));
+        QWidget dialog(&window, Qt::Dialog);
+        auto* chart = new BarChartWidget(&dialog);
+        chart->resize(500, 350);
+        QCOMPARE(chart->setData(sampleBars()), QString());
+        const QString csv = dir.path() + "/bars.csv";
+        QCOMPARE(chart->exportTo(csv, ExportFormat::Csv), QString());
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly | QIODevice::Text));
+        QCOMPARE(QString::fromUtf8(csvFile.readLine()).trimmed(),
+                 QStringLiteral("# trust boundary: Keep inside the data owner's trust boundary: analyst-only"));
+        QCOMPARE(QString::fromUtf8(csvFile.readLine()).trimmed(), QStringLiteral("category,series,value,error"));
+
+        const ExportSize size{400, 300, 1.0};
+        const int rows = chart->findChild<QCustomPlot*>()->plotLayout()->rowCount();
+        QCOMPARE(chart->exportTo(dir.path() + "/labelled.png", ExportFormat::Png, size), QString());
+        QCOMPARE(chart->exportTo(dir.path() + "/labelled.svg", ExportFormat::Svg, size), QString());
+        QCOMPARE(chart->findChild<QCustomPlot*>()->plotLayout()->rowCount(), rows);  // the line is gone again
+        QFile svg(dir.path() + "/labelled.svg");
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svg.readAll();
+        QVERIFY2(svgText.contains("<desc>Keep inside the data owner"), svgText.left(400).constData());
+
+        // Without a label: the plain CSV and another image.
+        window.setProperty(kTrustLabelProperty, QVariant());
+        QCOMPARE(chart->exportTo(csv, ExportFormat::Csv), QString());
+        QCOMPARE(dpmix::test_support::readCsvFile(csv).value(0), (QStringList{"category", "series", "value", "error"}));
+        QCOMPARE(chart->exportTo(dir.path() + "/plain.png", ExportFormat::Png, size), QString());
+        QVERIFY(QImage(dir.path() + "/plain.png") != QImage(dir.path() + "/labelled.png"));
+        QCOMPARE(csvWithTrustLabel(PlotTable{}, QStringLiteral("DP release: a\nb")).section(QLatin1Char('\n'), 0, 0),
+                 QStringLiteral("# trust boundary: DP release: a b"));
     }
 
     void failedExportNamesTheFileAndWritesNothing() {

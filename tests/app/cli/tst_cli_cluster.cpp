@@ -312,9 +312,11 @@ private Q_SLOTS:
         f.write(good);
         f.close();
 
-        merge = runDpmix({"jobs", "merge", project_, "--json"}, dir_.path());
+        merge = runDpmix({"jobs", "merge", project_, "--json", "--keep-job-files"}, dir_.path());
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
         const QJsonObject m = firstJob(merge);
+        QVERIFY(!m["job_files_removed"].toBool());
+        QVERIFY(QDir(dir_.filePath("spec.dpmix.jobs/" + job)).exists());
         QVERIFY(m["imported"].toBool());
         const long long merged = m["run_id"].toInteger();
         QCOMPARE(runCount(project_), before + 1);
@@ -344,7 +346,7 @@ private Q_SLOTS:
         QVERIFY(chain && chain->ok);
 
         // Merging twice stores nothing twice.
-        merge = runDpmix({"jobs", "merge", project_, "--json"}, dir_.path());
+        merge = runDpmix({"jobs", "merge", project_, "--json", "--keep-job-files"}, dir_.path());
         QCOMPARE(merge.exitCode, 0);
         QVERIFY(firstJob(merge)["already_merged"].toBool());
         QCOMPARE(firstJob(merge)["run_id"].toInteger(), merged);
@@ -365,6 +367,15 @@ private Q_SLOTS:
         QCOMPARE(merge.exitCode, 1);
         QVERIFY2(merge.err.contains("another project"), qPrintable(merge.err));
         QCOMPARE(runCount(other), otherRuns);
+        QVERIFY(QDir(other + ".jobs/" + job).exists());  // a refused merge removes nothing
+
+        // Without --keep-job-files a merge of a job whose every unit is stored deletes its folder.
+        merge = runDpmix({"jobs", "merge", project_, "--json"}, dir_.path());
+        QCOMPARE(merge.exitCode, 0);
+        QVERIFY(firstJob(merge)["already_merged"].toBool());
+        QVERIFY(firstJob(merge)["job_files_removed"].toBool());
+        QVERIFY(!QDir(dir_.filePath("spec.dpmix.jobs/" + job)).exists());
+        QCOMPARE(runCount(project_), before + 1);
     }
 
     // The run grid's and the sweep's study: 200 random 8×8 images, two classes.
@@ -417,7 +428,7 @@ private Q_SLOTS:
         QCOMPARE(before, 1LL);  // the units never touch the project
         const QJsonObject status = waitForJob(job, 90, grid);
         QCOMPARE(status["done"].toInt(), 2);
-        auto merge = runDpmix({"jobs", "merge", grid, "--json"}, dir_.path());
+        auto merge = runDpmix({"jobs", "merge", grid, "--json", "--keep-job-files"}, dir_.path());
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
         QVERIFY(firstJob(merge)["imported"].toBool());
         QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 4);  // 2 seeds × 2 methods
@@ -429,6 +440,8 @@ private Q_SLOTS:
         merge = runDpmix({"jobs", "merge", grid, "--json"}, dir_.path());
         QCOMPARE(merge.exitCode, 0);
         QVERIFY(firstJob(merge)["already_merged"].toBool());
+        QVERIFY(firstJob(merge)["job_files_removed"].toBool());  // the snapshot and scratch copies go
+        QVERIFY(!QDir(grid + ".jobs").exists());
         QCOMPARE(runCount(grid), 5LL);
         auto project = dpmix::project::ProjectFile::open(grid.toStdString(), dpmix::project::OpenMode::ReadOnly);
         QVERIFY(project);
@@ -461,6 +474,8 @@ private Q_SLOTS:
         auto merge = runDpmix({"jobs", "merge", sweep, "--json"}, dir_.path());
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
         QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 3);  // 3 points × the spec's one sensitive task
+        QVERIFY(firstJob(merge)["job_files_removed"].toBool());
+        QVERIFY(!QDir(sweep + ".jobs").exists());
         // The same runs, bit for bit, whatever the order (and so the ids) they were stored in.
         QCOMPARE(runsWithoutIds(sweep), runsWithoutIds(dir_.filePath("local-sweep/sweep.dpmix")));
         QCOMPARE(runsWithoutIds(sweep).size(), std::size_t(3));
@@ -510,7 +525,7 @@ private Q_SLOTS:
             runDpmix(QStringList{"experiment", "k-scaling", dir_.filePath("local-ks/ks.dpmix")} + flags, dir_.path());
         QVERIFY2(local.exitCode == 0, qPrintable(local.err));
         QCOMPARE(waitForJob(job, 90, ks)["done"].toInt(), 3);
-        auto merge = runDpmix({"jobs", "merge", ks, "--json"}, dir_.path());
+        auto merge = runDpmix({"jobs", "merge", ks, "--json", "--keep-job-files"}, dir_.path());
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
         QVERIFY(firstJob(merge)["imported"].toBool());
         // One k-scaling run, equal to the local one: configuration, curves bit for bit, ledger.
@@ -519,6 +534,7 @@ private Q_SLOTS:
         QVERIFY(merged.find("excess/") != std::string::npos);
         merge = runDpmix({"jobs", "merge", ks, "--json"}, dir_.path());
         QVERIFY(firstJob(merge)["already_merged"].toBool());
+        QVERIFY(!QDir(ks + ".jobs").exists());
     }
 
     void slurmAdamixEqualsTheLocalOne() {
@@ -559,7 +575,7 @@ private Q_SLOTS:
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         QCOMPARE(submit.json()["units"].toInt(), 4);
         QCOMPARE(waitForJob(submit.json()["job"].toString(), 90, ad)["done"].toInt(), 4);
-        auto merge = runDpmix({"jobs", "merge", ad, "--json"}, dir_.path());
+        auto merge = runDpmix({"jobs", "merge", ad, "--json", "--keep-job-files"}, dir_.path());
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
         QVERIFY(firstJob(merge)["imported"].toBool());
         // Two experiment runs: the cells, per-example records (blob hashes) and metrics equal.
@@ -583,6 +599,7 @@ private Q_SLOTS:
         QVERIFY(stored[0].find("adamix-per-example/") != std::string::npos);
         merge = runDpmix({"jobs", "merge", ad, "--json"}, dir_.path());
         QVERIFY(firstJob(merge)["already_merged"].toBool());
+        QVERIFY(!QDir(ad + ".jobs").exists());
     }
 };
 

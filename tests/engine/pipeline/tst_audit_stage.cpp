@@ -167,7 +167,7 @@ private Q_SLOTS:
                 "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},)";
         spec.replace(spec.find(from), from.size(),
                      R"("sensitive": {"name": "sens", "loader": "csv-images", "path": "patients/manifest.csv",
-                "options": {"user_column": "Patient", "size": "8", "channels": "1"}, "user_level": true},)");
+                "options": {"user_column": "Patient", "size": "8", "channels": "1", "labels": "ab,ac"}, "user_level": true},)");
         const std::string tasks = R"(,
     "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}])";
         spec.replace(spec.find(tasks), tasks.size(), "");

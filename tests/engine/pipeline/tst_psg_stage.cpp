@@ -5,6 +5,7 @@
 #include "engine/data/source_loader.h"
 #include "engine/pipeline/psg_stage.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/mechanism_random.h"
 #include "engine/project/project_opener.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/trust_verdict.h"
@@ -43,7 +44,7 @@ const std::string kSpec = R"({
 std::string csvSpec(bool userLevel) {
     return std::string(R"({"name": "tiny-psg-csv", "public_sources": [],
   "sensitive": {"name": "sens", "loader": "csv-images", "path": "sensu/manifest.csv",
-                "options": {"size": "8", "user_column": "Patient"}, "user_level": )") +
+                "options": {"size": "8", "user_column": "Patient", "labels": "ab,ac"}, "user_level": )") +
            (userLevel ? "true" : "false") + "},\n" + kPsgSection +
            R"(  "privacy": {"epsilon": 10, "delta": 1e-5, "rho": 0.25}, "seeds": [0]})";
 }
@@ -182,6 +183,43 @@ private Q_SLOTS:
         bad.epsilon = 0.0;
         QVERIFY(!runPsgStage(multi, bad));
         QVERIFY(multi.runs().value().empty());
+    }
+
+    // Reproducible mode keys PSG's sampling and noise by everything that makes two releases
+    // differ: two seeded runs at different ε once shared batches and noise (the identity was
+    // "psg/seed=S"), so the difference of their sets' gradients cancelled the noise.
+    void reproducibleRandomnessNamesEpsilonAndTheSettings() {
+        auto project = createFrom("tiny-identity", kSpec);
+        const auto& spec = project.spec();
+        PsgStageOptions at1, at2, again, longer;
+        for (auto* o : {&at1, &at2, &again, &longer}) {
+            o->reproducible = true;
+            o->seed = 5;
+            o->epsilon = 1.0;
+        }
+        at2.epsilon = 2.0;
+        longer.iterations = 3;
+        const auto p1 = psgParamsFor(spec, at1).value(), p2 = psgParamsFor(spec, at2).value();
+        const auto p1again = psgParamsFor(spec, again).value(), p3 = psgParamsFor(spec, longer).value();
+        QVERIFY(!p1.randomness.isSecret());
+        QCOMPARE(p1.randomness.seed, std::uint64_t(5));
+        QVERIFY2(p1.randomness.invocation.find("eps=1/") != std::string::npos, p1.randomness.invocation.c_str());
+        QVERIFY2(p2.randomness.invocation.find("eps=2/") != std::string::npos, p2.randomness.invocation.c_str());
+        QVERIFY(p1.randomness.invocation != p2.randomness.invocation);
+        QVERIFY(p1.randomness.invocation != p3.randomness.invocation);
+        QCOMPARE(p1.randomness.invocation, p1again.randomness.invocation);  // still reproducible
+        // The streams themselves: the first noise and sampling draws differ at another ε, and
+        // repeat for the same settings.
+        privacy::MechanismRng n1(p1.randomness, "noise"), n2(p2.randomness, "noise"), n1again(p1again.randomness, "noise");
+        const double g1 = n1.gaussian(), g2 = n2.gaussian(), g1again = n1again.gaussian();
+        QVERIFY(g1 != g2);
+        QCOMPARE(g1, g1again);
+        privacy::MechanismRng s1(p1.randomness, "sampling"), s2(p2.randomness, "sampling");
+        QVERIFY(s1() != s2());
+        // Secret mode stays secret whatever the identity.
+        PsgStageOptions secret = at1;
+        secret.reproducible = false;
+        QVERIFY(psgParamsFor(spec, secret).value().randomness.isSecret());
     }
 
     void theBudgetCapCoversPsgAndItsReference() {

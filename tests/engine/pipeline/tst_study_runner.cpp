@@ -88,7 +88,7 @@ class TestStudyRunner : public QObject {
         replace(R"("sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
                 "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false})",
                 R"("sensitive": {"name": "sens", "loader": "csv-images", "path": "patients/manifest.csv",
-                "options": {"user_column": "Patient", "size": "8", "channels": "1"}, "user_level": true})");
+                "options": {"user_column": "Patient", "size": "8", "channels": "1", "labels": "ab,ac"}, "user_level": true})");
         replace(R"(,
     "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}])", "");
         replace(R"("mixture": {"clip": 13, "batch": 1000,)", R"("mixture": {"clip": 13, "batch": 20,)");

@@ -361,6 +361,47 @@ private Q_SLOTS:
         const auto cal = calibrateGaussianSigmaPrv(0.0, 1e-5, 0.01, 100);
         QVERIFY(!cal.ok() && cal.error().message.find("epsilon = 0") != std::string::npos);
     }
+    // ε(δ) of a composed pmf with empty bins, against the closed form and against bisection on
+    // δ(ε) = Σ p(v)·(1 − e^{ε−v})₊ written out here. The solver once skipped the test of the
+    // segment below an empty bin, solved on a lower segment with more mass and returned 1.0013
+    // for the first case (truth 2 − ln 2 = 1.3069): ε under-reported by three mesh steps.
+    void anEmptyBinIsNotSkipped() {
+        const auto independent = [](const ComposedPrv& c, double delta) {
+            return solveEpsilon(
+                [&c](double eps) {
+                    double d = 0.0;
+                    for (std::size_t i = 0; i < c.pmf.size(); ++i) {
+                        const double v = static_cast<double>(c.firstIndex + static_cast<long long>(i)) * c.mesh + c.shift;
+                        if (v > eps) d += c.pmf[i] * (1.0 - std::exp(eps - v));
+                    }
+                    return d;
+                },
+                delta);
+        };
+        // Mass 0.99 at v = 1 and 0.01 at v = 2, nothing between: for δ < 0.01·(1 − e^{−1}) the
+        // crossing lies in the empty stretch, where δ(ε) = 0.01·(1 − e^{ε−2}).
+        ComposedPrv c;
+        c.mesh = 0.1;
+        c.pmf.assign(21, 0.0);
+        c.pmf[10] = 0.99;
+        c.pmf[20] = 0.01;
+        DPMIX_COMPARE_NEAR(composedEpsilon(c, 0.005), 2.0 + std::log(0.5), 1e-12);
+        DPMIX_COMPARE_NEAR(composedEpsilon(c, 0.005), independent(c, 0.005), 1e-9);
+        // One empty bin just below the top, a shifted grid and an offset first index.
+        ComposedPrv d;
+        d.mesh = 0.05;
+        d.shift = 0.013;
+        d.firstIndex = -4;
+        d.pmf = {0.2, 0.1, 0.0, 0.3, 0.1, 0.0, 0.0, 0.15, 0.1, 0.0, 0.04, 0.0, 0.01};
+        for (double delta : {1e-4, 5e-4, 2e-3, 5e-3, 1e-2, 3e-2, 8e-2})
+            DPMIX_COMPARE_NEAR(composedEpsilon(d, delta), independent(d, delta), 1e-9);
+        // Nothing above zero: ε = 0 whatever δ.
+        ComposedPrv e;
+        e.mesh = 0.1;
+        e.firstIndex = -5;
+        e.pmf = {0.5, 0.0, 0.5, 0.0, 0.0};
+        QCOMPARE(composedEpsilon(e, 1e-6), 0.0);
+    }
     void fastSizesHaveSmallPrimeFactors() {
         QCOMPARE(fastFftSize(1), 1LL);
         QCOMPARE(fastFftSize(11), 12LL);

@@ -491,6 +491,47 @@ private Q_SLOTS:
         QVERIFY2(message.find(expected) != std::string::npos, message.c_str());
     }
 
+    // Every sensitive source declares its label set (issue #42): an IDX source with a label file
+    // and no class list, an mnist-json source without one, a CSV without its label columns are
+    // refused with the field to set; a public source may leave it to the data; a spec read back
+    // from a project an older dpmix made still opens (the stages refuse it then).
+    void sensitiveLabelSetsMustBeDeclared() {
+        Json idx = validSpec();
+        idx["sensitive"]["options"].erase("classes");
+        auto refused = parse(idx);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("sensitive.options.classes: missing: the sensitive idx source 'priv' "
+                                              "must declare its label set") != std::string::npos,
+                 refused.error().message.c_str());
+        QVERIFY2(refused.error().message.find("never reads the label set from the sensitive data") != std::string::npos,
+                 refused.error().message.c_str());
+        SpecLocation stored = where();
+        stored.checkFiles = false;
+        stored.checkRanges = false;
+        QVERIFY2(parseProjectSpec(idx.dump(), stored, "stored").ok(), "a stored spec must still open");
+
+        Json digits = validSpec();
+        digits["sensitive"] = Json{{"name", "digits"}, {"loader", "mnist-json"}, {"path", "shared/priv-images.idx"}};
+        auto noDigits = parse(digits);
+        QVERIFY(!noDigits.ok());
+        QVERIFY2(noDigits.error().message.find("sensitive.options.classes: missing") != std::string::npos,
+                 noDigits.error().message.c_str());
+
+        Json csv = validSpec();
+        csv["sensitive"] = Json{{"name", "x"}, {"loader", "csv-images"}, {"path", "shared/priv-images.idx"},
+                                {"options", {{"user_column", "Patient"}}}};
+        auto noColumns = parse(csv);
+        QVERIFY(!noColumns.ok());
+        QVERIFY2(noColumns.error().message.find("sensitive.options.labels: missing") != std::string::npos,
+                 noColumns.error().message.c_str());
+
+        Json publicOnly = validSpec();
+        publicOnly["public_sources"][0]["options"].erase("classes");
+        auto accepted = parse(publicOnly);
+        QVERIFY2(accepted.ok() || accepted.error().message.find("must declare its label set") == std::string::npos,
+                 accepted.ok() ? "" : accepted.error().message.c_str());
+    }
+
     void sensitiveFindingsMustBeDeclared() {
         // The label set of a sensitive finding column is not read from the data (it would reveal
         // which findings occur); a public one may be.
@@ -501,8 +542,8 @@ private Q_SLOTS:
                               {"options", {{"finding_column", "Finding Labels"}}}};
         auto refused = parse(j);
         QVERIFY(!refused.ok());
-        QVERIFY2(refused.error().message.find("sensitive.options: a sensitive CSV source with a finding_column must "
-                                              "declare its label set in option \"labels\"") != std::string::npos,
+        QVERIFY2(refused.error().message.find("sensitive.options.labels: missing: the sensitive csv-images source "
+                                              "'priv' must declare its label set") != std::string::npos,
                  refused.error().message.c_str());
         j["sensitive"]["options"]["labels"] = "Effusion,Mass,Hernia";
         auto declared = parse(j);

@@ -9,6 +9,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
+#include "widgets/chart_widget.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -33,6 +34,26 @@ StudyFunction noStudy() {
         return dpmix::Error{"no study in this test"};
     };
 }
+}  // namespace
+
+
+namespace {
+
+// The start of the first line of a CSV exported from the window's first chart (up to its verdict's
+// first ':' after the label, so the test does not depend on the run list).
+QString firstCsvLine(const dpmix::workbench::MainWindow& w) {
+    const auto charts = w.findChildren<dpmix::widgets::ChartWidget*>();
+    if (charts.isEmpty()) return QStringLiteral("(no chart in the window)");
+    QTemporaryDir dir;
+    const QString csv = dir.path() + "/chart.csv";
+    if (const QString e = charts.front()->exportTo(csv, dpmix::widgets::ExportFormat::Csv); !e.isEmpty()) return e;
+    QFile f(csv);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return QStringLiteral("(unreadable)");
+    const QString line = QString::fromUtf8(f.readLine()).trimmed();
+    const int cut = line.indexOf(QLatin1Char(':'), line.indexOf(QLatin1Char(':')) + 1);
+    return cut < 0 ? line : line.left(cut);
+}
+
 }  // namespace
 
 class TstReleaseWindow : public QObject {
@@ -64,6 +85,8 @@ private Q_SLOTS:
         QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
         QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));
         QVERIFY(w.exportReleaseAction()->isEnabled());
+        // A chart exported from this window says so in its first line (issue #42).
+        QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: Keep inside the data owner's trust boundary"));
     }
 
     void theDialogOffersOnlyReleasableRuns() {
@@ -168,6 +191,7 @@ private Q_SLOTS:
         QVERIFY2(w.trustBanner()->text().contains("DP release"), qPrintable(w.trustBanner()->text()));
         QVERIFY(!w.trustBanner()->text().contains("Keep inside"));
         QVERIFY2(w.trustBanner()->text().contains("Read-only; exported from study.dpmix"), qPrintable(w.trustBanner()->text()));
+        QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: DP release"));
         QVERIFY2(w.windowTitle().contains("read-only") && w.windowTitle().contains("DP release (epsilon"),
                  qPrintable(w.windowTitle()));
         QCOMPARE(w.project()->runs.size(), std::size_t(1));
