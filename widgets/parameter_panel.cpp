@@ -50,6 +50,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     : QWidget(parent),
       epsilon_(new LogSliderSpinBox(0.01, 100.0, 3)),
       delta_(new QLineEdit),
+      budgetCap_(new QLineEdit),
       count_(new QSpinBox),
       rhoSlider_(new QSlider(Qt::Horizontal)),
       rho_(new QDoubleSpinBox),
@@ -70,14 +71,22 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     // --- privacy budget -------------------------------------------------------------------
     auto* budget = new QGroupBox(tr("Privacy budget"));
     auto* budgetForm = makeForm(budget);
-    epsilon_->setToolTip(tr("How much any one person's data may change what the run releases. Smaller ε = "
-                            "stronger privacy, noisier results. The slider is logarithmic (0.01 to 100).\n"
+    epsilon_->setToolTip(tr("How much any one person's data may change one release of the run (each sensitive "
+                            "task and seed is a release of its own). Smaller ε = stronger privacy, noisier results. "
+                            "The slider is logarithmic (0.01 to 100).\n"
                             "Paper: ε ∈ {1, 2, 5}; default 2."));
     budgetForm->addRow(fieldLabel(ParameterField::Epsilon), withMessage(epsilon_, addMessageLabel(ParameterField::Epsilon)));
     delta_->setToolTip(tr("The small probability with which the ε guarantee may fail. Keep it well below 1/n "
                           "(n = number of sensitive examples).\nPaper default: 1e-5."));
     delta_->setPlaceholderText(tr("e.g. 1e-5"));
     budgetForm->addRow(fieldLabel(ParameterField::Delta), withMessage(delta_, addMessageLabel(ParameterField::Delta)));
+    budgetCap_->setToolTip(tr("The most the sensitive data set may spend in total, over every release of every "
+                              "project on it (composed by the accountant, not added up). A run that would bring the "
+                              "total above it is refused before it touches the data. Empty: no cap of your own (the "
+                              "data owner's budget store and the spec may still set one; the smallest applies)."));
+    budgetCap_->setPlaceholderText(tr("none, e.g. 8"));
+    budgetForm->addRow(fieldLabel(ParameterField::BudgetCap),
+                       withMessage(budgetCap_, addMessageLabel(ParameterField::BudgetCap)));
     composition_->addItem(tr("Parallel (disjoint splits A and B)"), static_cast<int>(CompositionMode::Parallel));
     composition_->addItem(tr("Sequential (budgets add up)"), static_cast<int>(CompositionMode::Sequential));
     composition_->setToolTip(tr("Parallel: mixture learning uses split A and fine-tuning split B, different people, so "
@@ -208,6 +217,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     connect(epsilon_, &LogSliderSpinBox::valueEdited, this,
             [this](double v) { emitEdit(ParameterField::Epsilon, v); });
     connect(delta_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::Delta, t); });
+    connect(budgetCap_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::BudgetCap, t); });
     connect(count_, &QSpinBox::valueChanged, this,
             [this](int v) { emitEdit(ParameterField::SensitiveCount, static_cast<qint64>(v)); });
     connect(rho_, &QDoubleSpinBox::valueChanged, this, [this](double v) { emitEdit(ParameterField::Rho, v); });
@@ -394,6 +404,7 @@ void ParameterPanel::setValues(const RunParameters& v) {
     // and would move the cursor while the user types.
     if (epsilon_->value() != v.epsilon) epsilon_->setValue(v.epsilon);
     if (delta_->text() != v.delta) delta_->setText(v.delta);
+    if (budgetCap_->text() != v.budgetCap) budgetCap_->setText(v.budgetCap);
     if (count_->value() != v.sensitiveCount) count_->setValue(static_cast<int>(v.sensitiveCount));
     if (rho_->value() != v.rho) rho_->setValue(v.rho);
     rhoSlider_->setValue(static_cast<int>(std::lround(v.rho * kRhoSliderSteps)));
@@ -428,6 +439,7 @@ QWidget* ParameterPanel::editorFor(ParameterField field) const {
     switch (field) {
     case ParameterField::Epsilon: return epsilon_->spinBox();
     case ParameterField::Delta: return delta_;
+    case ParameterField::BudgetCap: return budgetCap_;
     case ParameterField::SensitiveCount: return count_;
     case ParameterField::Rho: return rho_;
     case ParameterField::Seeds: return seeds_;

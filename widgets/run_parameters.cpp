@@ -27,13 +27,14 @@ QString fieldKey(ParameterField field) {
     case ParameterField::FinetuneSteps: return QStringLiteral("finetune-steps");
     case ParameterField::AdamixSteps: return QStringLiteral("adamix-steps");
     case ParameterField::AdamixEta: return QStringLiteral("adamix-eta");
+    case ParameterField::BudgetCap: return QStringLiteral("budget-cap");
     }
     return {};
 }
 
 QString fieldLabel(ParameterField field) {
     switch (field) {
-    case ParameterField::Epsilon: return QObject::tr("Privacy budget ε");
+    case ParameterField::Epsilon: return QObject::tr("ε per release");
     case ParameterField::Delta: return QObject::tr("Failure probability δ");
     case ParameterField::SensitiveCount: return QObject::tr("Sensitive examples n");
     case ParameterField::Rho: return QObject::tr("Mixture split ρ");
@@ -54,6 +55,7 @@ QString fieldLabel(ParameterField field) {
     case ParameterField::FinetuneSteps: return QObject::tr("Fine-tuning steps");
     case ParameterField::AdamixSteps: return QObject::tr("AdaMix-R steps T");
     case ParameterField::AdamixEta: return QObject::tr("AdaMix-R step size η");
+    case ParameterField::BudgetCap: return QObject::tr("Data set's total cap ε");
     }
     return {};
 }
@@ -81,6 +83,7 @@ QVariant fieldValue(const RunParameters& v, ParameterField field) {
     case ParameterField::FinetuneSteps: return v.finetuneSteps;
     case ParameterField::AdamixSteps: return v.adamixSteps;
     case ParameterField::AdamixEta: return v.adamixEta;
+    case ParameterField::BudgetCap: return v.budgetCap;
     }
     return {};
 }
@@ -119,6 +122,7 @@ bool setFieldValue(RunParameters& v, ParameterField field, const QVariant& value
     case ParameterField::FinetuneSteps: v.finetuneSteps = value.toInt(&ok); break;
     case ParameterField::AdamixSteps: v.adamixSteps = value.toInt(&ok); break;
     case ParameterField::AdamixEta: v.adamixEta = value.toDouble(&ok); break;
+    case ParameterField::BudgetCap: ok = value.canConvert<QString>(); if (ok) v.budgetCap = value.toString(); break;
     }
     return ok;
 }

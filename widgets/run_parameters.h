@@ -34,8 +34,10 @@ enum class ParameterField {
     // AdaMix-R's own fine-tuning values (a study whose fine-tuning mechanism is "adamix-r").
     AdamixSteps,
     AdamixEta,
+    // The sensitive data set's total ε that this run may bring it to (empty: no cap of the run's).
+    BudgetCap,
 };
-inline constexpr ParameterField kLastParameterField = ParameterField::AdamixEta;
+inline constexpr ParameterField kLastParameterField = ParameterField::BudgetCap;
 
 /// The study's fine-tuning mechanism as its spec names it (stages.finetune.mechanism).
 inline const QString kAdamixMechanism = QStringLiteral("adamix-r");
@@ -75,6 +77,10 @@ struct RunParameters {
     int adamixRank = 0;         // r; 0: the default min(m, 64)
     double adamixClipQuantile = 0.5;
     double adamixQ = 1.0;
+    // A cap on the data set's total ε (all releases of every project on it), as typed; empty:
+    // none from the panel (the budget store's and the spec's still apply). Saved with the
+    // working settings; reaches the engine as StudyRunOptions::budgetCap.
+    QString budgetCap;
 
     bool finetunesWithAdamix() const { return finetuneMechanism == kAdamixMechanism; }
 

@@ -341,6 +341,7 @@ void MainWindow::saveWindowState() {
 
 void MainWindow::onParametersChanged() {
     parameters_->setValues(document_->values());
+    updateBudgetMeter();  // the panel's cap is part of the reading
     // Until the new plan is computed the shown summary is stale: Run waits for it, and when the
     // computation takes long enough to notice, the summary says "computing…".
     parameters_->setRunEnabled(false);

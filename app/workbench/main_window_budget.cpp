@@ -3,6 +3,8 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/parameters/number_parsing.h"
+#include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
@@ -17,7 +19,10 @@ void MainWindow::updateBudgetMeter() {
         budgetMeter_->setUnavailable(tr("Open a project to see what its sensitive data has spent."));
         return;
     }
-    auto reading = budgetReadingOf(*project_);
+    // The panel's cap (when it is a valid number) joins the store's and the spec's: the meter shows
+    // the cap the next run is held to.
+    auto panelCap = parseBudgetCap(document_->values().budgetCap);
+    auto reading = budgetReadingOf(*project_, panelCap ? *panelCap : std::nullopt);
     if (reading) budgetMeter_->setReading(*reading);
     else budgetMeter_->setUnavailable(tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
 }

@@ -20,4 +20,14 @@ Result<long long> parseInteger(const QString& field, const QString& text, const 
     return notANumber(field, text, QStringLiteral("a whole number"), expected);
 }
 
+Result<std::optional<double>> parseBudgetCap(const QString& text) {
+    if (text.trimmed().isEmpty()) return std::optional<double>();
+    const QString expected = QStringLiteral("the data set's total epsilon, a number in (0, 1e6], or empty for none");
+    auto cap = parseDouble(QStringLiteral("budget cap"), text, expected);
+    if (!cap) return cap.error();
+    if (!(*cap > 0.0 && *cap <= 1e6))
+        return Error{"budget cap = " + text.trimmed().toStdString() + " is out of range: expected " + expected.toStdString()};
+    return std::optional<double>(*cap);
+}
+
 }  // namespace dpmix::workbench

@@ -132,6 +132,8 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         deltaOk = engineCheck(ParameterField::Delta, privacy::checkDelta("delta", delta));
     }
 
+    if (auto cap = parseBudgetCap(p.budgetCap); !cap) error(ParameterField::BudgetCap, qs(cap.error().message));
+
     const bool countOk = p.sensitiveCount >= 2;
     if (!countOk)
         error(ParameterField::SensitiveCount,

@@ -87,6 +87,8 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
     auto sources = file->sources();
     if (!sources) return sources.error();
     s.sources = *sources;
+    if (auto store = project::readStoreView(*file)) s.budgetStore = std::move(store).value();
+    else s.budgetStoreError = QString::fromStdString(store.error().message);
     auto settings = file->workingSettings();
     if (!settings) return settings.error();
     if (*settings) s.workingSettingsJson = QString::fromStdString(**settings);

@@ -1,5 +1,6 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/parameters/accountant_choice.h"
+#include "app/workbench/parameters/number_parsing.h"
 
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/runs/cluster_backend.h"
@@ -26,6 +27,9 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     request.seeds = *seeds;
     request.reproducible = parameters.reproducible;
     request.accountant = engineAccountant(parameters.accountant);
+    auto cap = parseBudgetCap(parameters.budgetCap);
+    if (!cap) return cap.error();
+    request.budgetCap = *cap;
     // The panel's Advanced values are the mixture stage's hyper-parameters.
     request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     request.pretrain = PretrainSettings{parameters.pretrainBatch, parameters.pretrainLearningRate, parameters.pretrainSteps};

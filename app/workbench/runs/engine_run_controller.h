@@ -74,6 +74,7 @@ struct StudyRequest {
     std::optional<long long> finetuneSteps;  // unset: finetune's, else the spec's
     bool reproducible = false;               // seeded DP randomness (not a release); default secret
     std::optional<privacy::Accountant> accountant;  // certifies every DP mechanism; unset: the spec's
+    std::optional<double> budgetCap;  // the panel's cap on the data set's total (StudyRunOptions::budgetCap)
     std::string device = "auto";             // where the models train: auto, cpu, cuda (Run ▸ Compute device)
 };
 

@@ -10,6 +10,8 @@
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/parameters/working_settings.h"
 #include "app/workbench/runs/run_actions.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
@@ -21,6 +23,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -192,6 +195,72 @@ private Q_SLOTS:
         QTest::qWait(100);
         QCOMPARE(started.count(), 0);
         QCOMPARE(budgetReadingOf(*w.project()).value().spent, before);
+    }
+
+    void theCapFieldTheDataSetTotalAndTheReleaseCount() {
+        // After the runs above: the cap is a field of the privacy settings (undoable, saved with
+        // the working settings), the meter reads spent / cap of the data set, the preview says
+        // how many releases one click makes and why, with the panel's accountant — and a second
+        // project on the same data (a duplicate study) sees what the first spent before it runs.
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        QList<SpendPreview> asked;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview& p) {
+            asked << p;
+            return true;
+        };
+        MainWindow w(services);
+        QCOMPARE(w.openFile(project_), QString());
+        const double spent = budgetReadingOf(*w.project()).value().spent;
+        QVERIFY(spent > 0.0);
+        QVERIFY2(w.budgetMeter()->text().contains("of 6 spent (data set total)"), qPrintable(w.budgetMeter()->text()));
+
+        auto* panel = w.findChild<widgets::ParameterPanel*>();
+        QVERIFY(panel && panel->budgetCapEditor());
+        QTest::keyClicks(panel->budgetCapEditor(), "2.5");
+        QCOMPARE(w.document()->values().budgetCap, QStringLiteral("2.5"));
+        QTRY_VERIFY2(w.budgetMeter()->text().contains("of 2.5 spent"), qPrintable(w.budgetMeter()->text()));
+        QVERIFY(w.budgetMeter()->overCap() == (spent > 2.5));
+        QVERIFY(workingSettingsJson(w.document()->values()).value("budget-cap").toString() == "2.5");
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->values().budgetCap, QString());
+        QTRY_VERIFY2(w.budgetMeter()->text().contains("of 6 spent"), qPrintable(w.budgetMeter()->text()));
+        // A cap that is not a number is the panel's error, and no run starts.
+        QTest::keyClicks(panel->budgetCapEditor(), "lots");
+        QVERIFY(planPrivacy(w.document()->values()).hasError(widgets::ParameterField::BudgetCap));
+        w.document()->undoStack()->undo();
+
+        widgets::RunParameters values = w.document()->values();
+        values.seeds = QStringLiteral("0, 1");
+        values.epsilon = 0.5;
+        values.budgetCap = QString::number(spent + 0.01, 'f', 4);  // less than one more release
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        w.requestRun();
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked[0].releases, 4LL);  // 2 tasks x 2 seeds
+        QVERIFY2(asked[0].why.contains("task (2) and seed (2)"), qPrintable(asked[0].why));
+        QCOMPARE(asked[0].accountant, QStringLiteral("PRV"));
+        QVERIFY(asked[0].overCap);
+        QVERIFY(spendPreviewText(asked[0]).contains("calibrated and certified by the PRV accountant"));
+        QTest::qWait(100);
+        QCOMPARE(started.count(), 0);
+
+        // A duplicate study on the same sensitive data: its own file, no runs, the same total.
+        const std::string d = dir_.path().toStdString();
+        auto duplicate = project::createProjectFromSpecFile(d + "/budget.json", d + "/duplicate.dpmix",
+                                                            dpmix::testing::dataLayerSummarizer());
+        QVERIFY2(duplicate.ok(), duplicate.ok() ? "" : duplicate.error().message.c_str());
+        MainWindow other(services);
+        QCOMPARE(other.openFile(QString::fromStdString(d + "/duplicate.dpmix")), QString());
+        QVERIFY(other.project()->runs.empty());
+        const auto reading = budgetReadingOf(*other.project()).value();
+        DPMIX_COMPARE_NEAR(reading.spent, spent, 1e-9);
+        QVERIFY(reading.otherReleases >= 8);
+        QVERIFY2(other.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(spent, 0, 'f', 2)),
+                 qPrintable(other.budgetMeter()->text()));
     }
 
     void theUnitIsNamedFromTheSpec() {
