@@ -265,8 +265,13 @@ Result<std::optional<BudgetStore>> BudgetStore::openForReading(const fs::path& f
     if (!fs::exists(file, ec)) return std::optional<BudgetStore>();
     try {
         auto db = std::make_unique<Database>(file.string(), Database::Mode::ReadOnly);
-        if (db->pragmaInteger("application_id") != kStoreApplicationId)
-            return Error{"budget store " + file.string() + ": not a dpmix budget store"};
+        const auto applicationId = db->pragmaInteger("application_id");
+        // An empty file is a store another process is creating right now: nothing charged yet.
+        if (applicationId == 0 && db->pragmaInteger("user_version") == 0) return std::optional<BudgetStore>();
+        if (applicationId != kStoreApplicationId)
+            return Error{"budget store " + file.string() + ": not a dpmix budget store (application_id " +
+                         std::to_string(applicationId) + "); name another store (privacy.budget_store in the spec, "
+                         "or DPMIX_BUDGET_STORE)"};
         return std::optional<BudgetStore>(BudgetStore(file, std::move(db)));
     } catch (const std::exception& e) {
         return storeError(file, "read it", e);
