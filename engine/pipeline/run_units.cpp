@@ -1,5 +1,7 @@
 #include "engine/pipeline/run_units.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/double_bits.h"
 
 #include "engine/data/sha256.h"
@@ -125,12 +127,14 @@ Status copyProject(const fs::path& file, const fs::path& models, const fs::path&
     fs::create_directories(dir / "project.models", ec);
     if (ec) return Error{"cannot create " + (dir / "project.models").string() + ": " + ec.message()};
     fs::copy_file(file, dir / kProjectName, fs::copy_options::overwrite_existing, ec);
-    if (!ec && fs::exists(file.string() + "-wal"))
+    if (!ec && files::exists(file.string() + "-wal"))
         fs::copy_file(file.string() + "-wal", dir / (std::string(kProjectName) + "-wal"), fs::copy_options::overwrite_existing, ec);
     if (ec) return Error{"cannot copy " + file.string() + " to " + dir.string() + ": " + ec.message()};
-    if (!fs::is_directory(models)) return std::nullopt;
-    for (const auto& e : fs::directory_iterator(models)) {
-        if (!e.is_regular_file()) continue;
+    if (!files::isDirectory(models.string())) return std::nullopt;
+    for (fs::directory_iterator it(models, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto& e = *it;
+        std::error_code kind;
+        if (!e.is_regular_file(kind)) continue;
         const fs::path target = dir / "project.models" / e.path().filename();
         fs::create_hard_link(e.path(), target, ec);
         if (ec) fs::copy_file(e.path(), target, fs::copy_options::overwrite_existing, ec);
