@@ -121,10 +121,12 @@ spec dup-key.json 's = json.dumps(s).replace("\"name\": \"tiny\"", "\"name\": \"
 spec deep.json 's = "[" * 100000 + "]" * 100000'
 spec big.json 's = json.dumps(s)[:-1] + ", \"pad\": \"" + "x" * 10_000_000 + "\"}"'
 spec data-loop.json 's["sensitive"]["path"] = "loop-a"'
-spec data-fifo.json 's["sensitive"]["path"] = "fifo.dpmix"'
-spec data-zero.json 's["sensitive"]["path"] = "/dev/zero"'
-spec data-sparse.json 's["sensitive"]["path"] = "sparse40g.idx"'
-spec data-sparse1t.json 's["sensitive"]["path"] = "sparse1t.idx"'
+# (the labels named by an absolute path, so that the data path itself is what is judged)
+LABELS="s['sensitive']['options']['labels'] = '$W/tiny/priv-labels.idx'"
+spec data-fifo.json "s['sensitive']['path'] = 'fifo.dpmix'; $LABELS"
+spec data-zero.json "s['sensitive']['path'] = '/dev/zero'; $LABELS"
+spec data-sparse.json "s['sensitive']['path'] = 'sparse40g.idx'; $LABELS"
+spec data-sparse1t.json "s['sensitive']['path'] = 'sparse1t.idx'; $LABELS"
 spec data-long.json "s['sensitive']['path'] = '$LONG.idx'"
 spec data-deep.json "s['sensitive']['path'] = '$DEEP'"
 spec text-loop.json 's["sensitive"] = {"name": "priv", "loader": "text-folder", "path": "loop-a", "options": {}}'
@@ -264,7 +266,8 @@ case_ refuse "spec: a path of 300 bytes" -- "$D" new data-long.json -o x.dpmix
 case_ refuse "spec: a path of 5000 components" -- "$D" new data-deep.json -o x.dpmix
 
 # 6. Not a project.
-for f in notes.dpmix empty.dpmix other.db tiny.json; do
+case_ ok "inspect tiny.json (a spec: its project is made next to it)" -- "$D" inspect tiny.json
+for f in notes.dpmix empty.dpmix other.db; do
     case_ refuse "inspect $f" -- "$D" inspect "$f"
 done
 case_ refuse "export-release from a spec" -- "$D" export-release tiny.json --runs 1 -o r.dpmix

@@ -518,11 +518,12 @@ void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
                                   std::cerr << "dpmix inspect: " << view.error().message << '\n';
                                   return 1;
                               }
-                              if (json)
+                              if (json) {
                                   std::cout << toJson(project, *view).dump(2) << '\n';
-                              else
+                              } else {
                                   TextOut text(std::cout);
                                   printText(text, project, *view);
+                              }
                               return view->chain.ok && view->allLedgersOk ? 0 : 1;
                           });
 }

@@ -306,8 +306,9 @@ int runCsv(const Calculator& calc, const std::string& path, bool json, privacy::
         return 2;
     }
     // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first column's name.
-    if (text->rfind("\xEF\xBB\xBF", 0) == 0) text->erase(0, 3);
-    std::istringstream in(*text);
+    std::string content = std::move(text).value();
+    if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.erase(0, 3);
+    std::istringstream in(content);
     std::string line;
     if (!std::getline(in, line)) {
         std::cerr << path << ": empty file: expected a header row naming the columns\n";

@@ -167,24 +167,31 @@ Result<std::unique_ptr<Database>> replayLeftoverWalAside(const std::string& file
     try {
         {
             Database replayed(copy, Database::Mode::ReadWrite);
-            Statement check(replayed.handle(), "PRAGMA quick_check(1)");
-            const std::string verdict = check.step() ? check.text(0) : std::string("no answer");
-            if (verdict != "ok") return refuse("replayed, it gives a damaged database (" + verdict + ")");
-            if (replayed.pragmaInteger("application_id") != kApplicationId)
-                return refuse("replayed, it gives a database that is not a dpmix project");
-            for (const LastRow& row : before) {
-                if (!hasTable(replayed, row.table))
-                    return refuse("replayed, it removes the table " + row.table + " the file holds");
-                Statement s(replayed.handle(), "SELECT " + std::string(row.rowHash.empty() ? "''" : "row_hash") +
-                                                   " FROM " + row.table + " WHERE id = ?");
-                s.bind(1, row.id);
-                if (!s.step())
-                    return refuse("replayed, it loses rows the file holds (table " + row.table + ", row id " +
-                                  std::to_string(row.id) + ")");
-                if (s.text(0) != row.rowHash)
-                    return refuse("replayed, it changes rows the file holds (table " + row.table + ", row id " +
-                                  std::to_string(row.id) + ": another database's log)");
-            }
+            // Each statement ends before the checkpoint (an unfinished read would lock it out).
+            auto why = [&]() -> std::string {
+                {
+                    Statement check(replayed.handle(), "PRAGMA quick_check(1)");
+                    const std::string verdict = check.step() ? check.text(0) : std::string("no answer");
+                    if (verdict != "ok") return "replayed, it gives a damaged database (" + verdict + ")";
+                }
+                if (replayed.pragmaInteger("application_id") != kApplicationId)
+                    return "replayed, it gives a database that is not a dpmix project";
+                for (const LastRow& row : before) {
+                    if (!hasTable(replayed, row.table))
+                        return "replayed, it removes the table " + row.table + " the file holds";
+                    Statement s(replayed.handle(), "SELECT " + std::string(row.rowHash.empty() ? "''" : "row_hash") +
+                                                       " FROM " + row.table + " WHERE id = ?");
+                    s.bind(1, row.id);
+                    if (!s.step())
+                        return "replayed, it loses rows the file holds (table " + row.table + ", row id " +
+                               std::to_string(row.id) + ")";
+                    if (s.text(0) != row.rowHash)
+                        return "replayed, it changes rows the file holds (table " + row.table + ", row id " +
+                               std::to_string(row.id) + ": another database's log)";
+                }
+                return {};
+            }();
+            if (!why.empty()) return refuse(why);
             replayed.exec("PRAGMA wal_checkpoint(TRUNCATE)");
         }
         auto db = std::make_unique<Database>(copy, Database::Mode::ReadOnlyImmutable);
@@ -194,8 +201,8 @@ Result<std::unique_ptr<Database>> replayLeftoverWalAside(const std::string& file
         // The copy of the file alone read fine: a replayed copy that does not is the -wal's doing,
         // unless the temporary folder itself failed (full, unwritable, out of memory).
         const int primary = e.code & 0xff;
-        if (primary == 7 /* NOMEM */ || primary == 10 /* IOERR */ || primary == 13 /* FULL */ ||
-            primary == 14 /* CANTOPEN */)
+        if (primary == 5 /* BUSY */ || primary == 6 /* LOCKED */ || primary == 7 /* NOMEM */ ||
+            primary == 10 /* IOERR */ || primary == 13 /* FULL */ || primary == 14 /* CANTOPEN */)
             return failed(e.what());
         return refuse(std::string("replayed, it gives a damaged database (") + e.what() + ")");
     } catch (const std::exception& e) {

@@ -295,7 +295,8 @@ private Q_SLOTS:
         {
             auto opened = project::ProjectFile::open(path("names.dpmix").toStdString());
             QVERIFY(opened.ok());
-            QVERIFY(opened->addRun({"uniform", "ac\nIntegrity  hash chain \xe2\x9c\x93 forged\xe2\x80\xae\xc2\x9b", std::nullopt, 5,
+            project::ProjectFile p = std::move(opened).value();
+            QVERIFY(p.addRun({"uniform", "ac\nIntegrity  hash chain \xe2\x9c\x93 forged\xe2\x80\xae\xc2\x9b", std::nullopt, 5,
                                     "{}"})
                         .ok());
         }

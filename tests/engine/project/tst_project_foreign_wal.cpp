@@ -129,9 +129,10 @@ private Q_SLOTS:
     void theProjectsOwnLeftoverWalIsReadAndReplayed() {
         const fs::path source = folder("own-src") / "study.dpmix";
         makeProject(source);
-        auto writer = ProjectFile::open(source);
-        QVERIFY(writer.ok());
-        const long long late = writer->addRun({"uniform", "ac", 1.0, 1, "{}"}).value();  // in the -wal only
+        auto opened = ProjectFile::open(source);
+        QVERIFY(opened.ok());
+        ProjectFile writer = std::move(opened).value();
+        const long long late = writer.addRun({"uniform", "ac", 1.0, 1, "{}"}).value();  // in the -wal only
         const fs::path copy = folder("own-copy") / "study.dpmix";
         fs::create_directories(copy.parent_path());
         fs::copy_file(source, copy);
@@ -155,9 +156,10 @@ private Q_SLOTS:
     void aLiveWalIsRead() {
         const fs::path file = folder("live") / "study.dpmix";
         makeProject(file);
-        auto writer = ProjectFile::open(file);
-        QVERIFY(writer.ok());
-        const long long late = writer->addRun({"uniform", "ac", 1.0, 2, "{}"}).value();
+        auto opened = ProjectFile::open(file);
+        QVERIFY(opened.ok());
+        ProjectFile writer = std::move(opened).value();
+        const long long late = writer.addRun({"uniform", "ac", 1.0, 2, "{}"}).value();
         auto reader = ProjectFile::open(file, OpenMode::ReadOnly);
         QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().message.c_str());
         QVERIFY(reader->run(late).ok());
