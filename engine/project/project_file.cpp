@@ -379,7 +379,14 @@ Result<std::unique_ptr<Database>> openReadOnlyDatabase(const std::string& name, 
         probe(*db);
         return db;
     }
-    if (!side.live) return replayLeftoverWalAside(name);
+    if (!side.live) {
+        auto copy = replayLeftoverWalAside(name);
+        if (copy) return copy;
+        // A writer that opened or closed the file meanwhile makes the -wal its own, or removes it.
+        auto again = inspectSideFiles(name);
+        if (!again || (again->walHoldsData && !again->live)) return copy.error();
+        return openReadOnlyDatabase(name, *again);
+    }
     try {
         auto db = std::make_unique<Database>(name, Database::Mode::ReadOnly);
         probe(*db);
@@ -433,7 +440,10 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
             // known to be the file's own.
             if (side->walMode && side->walHoldsData && !side->live) {
                 auto checked = replayLeftoverWalAside(name);
-                if (!checked) return Error{name + ": cannot open the project: " + checked.error().message};
+                // A writer that opened or closed the file meanwhile makes the -wal its own, or removes it.
+                auto again = checked ? side : inspectSideFiles(name);
+                if (!checked && (!again || (again->walHoldsData && !again->live)))
+                    return Error{name + ": cannot open the project: " + checked.error().message};
             }
             db = std::make_unique<Database>(name, Database::Mode::ReadWrite);
         }

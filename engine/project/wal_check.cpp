@@ -124,16 +124,18 @@ Result<SideFiles> inspectSideFiles(const std::string& file) {
     auto header = files::readPrefix(file, "a project file", 20);
     if (!header) return header.error();
     side.walMode = header->size() >= 20 && static_cast<unsigned char>((*header)[18]) == 2;
+    // Whether a connection is live first, the -wal after: a writer that closes in between has
+    // deleted its -wal by then (SQLite removes it before it lets go of the -shm's lock).
+    auto shm = sideFile(file, "-shm", nullptr);
+    if (!shm) return shm.error();
+    side.live = *shm && anotherProcessUsesWal(file + "-shm");
     std::uint64_t walSize = 0;
     auto wal = sideFile(file, "-wal", &walSize);
     if (!wal) return wal.error();
-    auto shm = sideFile(file, "-shm", nullptr);
-    if (!shm) return shm.error();
     auto journal = sideFile(file, "-journal", nullptr);
     if (!journal) return journal.error();
     side.walHoldsData = *wal && walSize > 0;
     side.journal = *journal;
-    side.live = *shm && anotherProcessUsesWal(file + "-shm");
     return side;
 }
 
