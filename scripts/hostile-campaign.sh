@@ -157,14 +157,12 @@ printf 'q,sigma,steps,delta\n0.1,1,1e300,1e-5\n' > steps-huge.csv
 printf 'q,sigma,steps,delta\n"0.1,1,10,1e-5\n' > open-quote.csv
 
 # --- running the cases ---------------------------------------------------------------------
+: > out; : > err; : > "$LOG"  # made before the first snapshot, so that writing them changes no folder
 declare -A COUNT=([crash]=0 [hang]=0 [refused]=0 [unclear]=0 [accepted]=0 [ok]=0 [written]=0)
 TOTAL=0
-snapshot() {  # every entry of the work folder: name, kind, size, and the bytes of small regular files
-    find . -path ./campaign.log -prune -o -path ./out -prune -o -path ./err -prune -o -printf '%p %y %s\n' 2>/dev/null |
-        sort | while read -r p y s; do
-            if [ "$y" = f ] && [ "$s" -lt 100000000 ]; then echo "$p $y $s $(sha256sum < "$p" | cut -c1-16)"
-            else echo "$p $y $s"; fi
-        done
+snapshot() {  # every entry of the work folder: name, kind, size, inode and modification time (ns)
+    find . -path ./campaign.log -prune -o -path ./out -prune -o -path ./err -prune -o -printf '%p %y %s %i %T@\n' \
+        2>/dev/null | sort
 }
 # case EXPECT NAME -- COMMAND...   EXPECT: refuse (exit 1/2, a message, nothing written), ok (exit 0),
 # anything (exit 0, or a clear refusal that may have recorded a failed run: not a crash or a hang)
