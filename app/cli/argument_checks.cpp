@@ -10,8 +10,8 @@
 namespace dpmix::cli {
 
 void addSharedChecks(CLI::App& app) {
-    static const std::set<std::string> kListFlags = {"--runs", "--seed", "--epsilon", "--epsilons",
-                                                     "--stages", "--methods", "--tasks", "--ks", "--shots"};
+    static const std::set<std::string> kListFlags = {"--runs",    "--seed",  "--epsilon", "--epsilons", "--stages",
+                                                     "--methods", "--tasks", "--ks",      "--shots"};
     for (CLI::Option* option : app.get_options()) {
         if (option->get_positional() || option->get_type_size() == 0) continue;
         if (option->check_lname("threads")) {
@@ -25,8 +25,8 @@ void addSharedChecks(CLI::App& app) {
         option->check(CLI::Validator(
             [flag](std::string& value) -> std::string {
                 if (!splitList(value).empty()) return {};
-                return "an empty list ('" + value + "'): expected at least one comma-separated value (leave " +
-                       flag + " out for the default)";
+                return "an empty list ('" + value + "'): expected at least one comma-separated value (leave " + flag +
+                       " out for the default)";
             },
             "LIST"));
     }

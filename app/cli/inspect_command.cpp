@@ -60,8 +60,7 @@ public:
         return *this;
     }
     template <typename T>
-        requires std::is_arithmetic_v<T>
-    TextOut& operator<<(T v) {
+    requires std::is_arithmetic_v<T> TextOut& operator<<(T v) {
         out_ << v;
         return *this;
     }
@@ -269,8 +268,7 @@ void printSpecSummary(TextOut& out, const project::ProjectSpec& s, const std::ve
 }
 
 // One ledger record: recorded against recomputed ε, then each entry's mechanism and parameters.
-void printLedger(TextOut& out, const LedgerCheck& l,
-                 const std::vector<audit::StoredMechanismAudit>& audits) {
+void printLedger(TextOut& out, const LedgerCheck& l, const std::vector<audit::StoredMechanismAudit>& audits) {
     if (!l.parsed) {
         out << "      ledger ✗ unreadable: " << l.parseError << "\n";
         return;
@@ -300,8 +298,7 @@ void printLedger(TextOut& out, const LedgerCheck& l,
     }
 }
 
-void printRun(TextOut& out, const RunView& r,
-              const std::vector<audit::StoredMechanismAudit>& audits) {
+void printRun(TextOut& out, const RunView& r, const std::vector<audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     out << "  #" << run.id << " " << run.method;
     if (!run.task.empty()) out << "  task " << run.task;

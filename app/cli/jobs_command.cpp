@@ -5,8 +5,8 @@
 //   dpmix jobs cancel PROJECT [--job ID] [--unit N] scancel of the job (or of one array task)
 //   dpmix jobs resubmit PROJECT [--job ID] [--max-parallel P]   sbatch of the failed units only
 #include "app/cli/command.h"
-#include "engine/core/file_door.h"
 #include "app/cli/project_commands.h"
+#include "engine/core/file_door.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/project/project_file.h"
 

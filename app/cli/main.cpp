@@ -1,9 +1,9 @@
-#include "app/cli/command.h"
 #include "app/cli/argument_checks.h"
+#include "app/cli/command.h"
 #include "app/cli/terminal_safe.h"
 #include "engine/core/file_size_limit.h"
-#include "engine/core/program_guard.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/runtime/runtime_info.h"
 

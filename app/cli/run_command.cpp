@@ -22,8 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 

@@ -28,9 +28,18 @@ std::string escapedCodePoint(unsigned cp) {
 
 // Length of the UTF-8 sequence starting with `lead` (0: not a lead byte) and its first bits.
 int sequenceLength(unsigned char lead, unsigned& cp) {
-    if (lead >= 0xc2 && lead <= 0xdf) { cp = lead & 0x1f; return 2; }
-    if (lead >= 0xe0 && lead <= 0xef) { cp = lead & 0x0f; return 3; }
-    if (lead >= 0xf0 && lead <= 0xf4) { cp = lead & 0x07; return 4; }
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        cp = lead & 0x1f;
+        return 2;
+    }
+    if (lead >= 0xe0 && lead <= 0xef) {
+        cp = lead & 0x0f;
+        return 3;
+    }
+    if (lead >= 0xf0 && lead <= 0xf4) {
+        cp = lead & 0x07;
+        return 4;
+    }
     return 0;
 }
 
@@ -42,13 +51,20 @@ std::size_t escapeInto(std::string& out, const std::string& text, bool keepLines
     while (i < text.size()) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c < 0x80) {
-            if (c == '\n' && keepLines) out += '\n';
-            else if (c == '\t' && keepLines) out += '\t';
-            else if (c == '\n') out += "\\n";
-            else if (c == '\r') out += "\\r";
-            else if (c == '\t') out += "\\t";
-            else if (c < 0x20 || c == 0x7f) out += escapedByte(c);
-            else out += static_cast<char>(c);
+            if (c == '\n' && keepLines)
+                out += '\n';
+            else if (c == '\t' && keepLines)
+                out += '\t';
+            else if (c == '\n')
+                out += "\\n";
+            else if (c == '\r')
+                out += "\\r";
+            else if (c == '\t')
+                out += "\\t";
+            else if (c < 0x20 || c == 0x7f)
+                out += escapedByte(c);
+            else
+                out += static_cast<char>(c);
             ++i;
             continue;
         }
@@ -75,8 +91,10 @@ std::size_t escapeInto(std::string& out, const std::string& text, bool keepLines
             ++i;
             continue;
         }
-        if (dangerousCodePoint(cp)) out += escapedCodePoint(cp);
-        else out.append(text, i, static_cast<std::size_t>(n));
+        if (dangerousCodePoint(cp))
+            out += escapedCodePoint(cp);
+        else
+            out.append(text, i, static_cast<std::size_t>(n));
         i += static_cast<std::size_t>(n);
     }
     return i;

@@ -6,15 +6,15 @@
 //                  [--seed S,...] [--json] [--export-tokens]
 // --export-tokens writes the token cache <project>.tokens/ (text_downstream_tokens.h) that the
 // LibTorch process (`dpmix run ... --stages ...,pretrain,finetune,evaluate`) trains the LM from.
+#include "app/cli/argument_checks.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
-#include "app/cli/argument_checks.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/terminal_safe.h"
 #include "engine/core/file_size_limit.h"
-#include "engine/core/program_guard.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/pipeline/text_downstream_export.h"
 #include "engine/pipeline/text_study.h"

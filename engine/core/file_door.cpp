@@ -109,14 +109,14 @@ std::string shown(const std::string& path) {
 std::string describeError(const std::string& path, int err) {
     const std::string p = "'" + shown(path) + "'";
     switch (err) {
-    case ENAMETOOLONG:
-        return p + ": the name is too long (a file name has at most 255 bytes and a path at most 4,095 here)";
-    case ELOOP: return p + ": a loop of symbolic links (or more than 40 links followed in a row)";
-    case ENOENT: return p + " does not exist";
-    case ENOTDIR: return p + ": a part of the path before the last is not a folder";
-    case EACCES: return p + ": permission denied";
-    case EISDIR: return p + " is a folder";
-    default: return p + ": " + std::strerror(err);
+        case ENAMETOOLONG:
+            return p + ": the name is too long (a file name has at most 255 bytes and a path at most 4,095 here)";
+        case ELOOP: return p + ": a loop of symbolic links (or more than 40 links followed in a row)";
+        case ENOENT: return p + " does not exist";
+        case ENOTDIR: return p + ": a part of the path before the last is not a folder";
+        case EACCES: return p + ": permission denied";
+        case EISDIR: return p + " is a folder";
+        default: return p + ": " + std::strerror(err);
     }
 }
 
@@ -240,8 +240,10 @@ Status copyRegularFile(const std::string& from, const std::string& to, std::uint
         for (ssize_t done = 0; done < n && !failed;) {
             const ssize_t w = ::write(out, buffer + done, static_cast<std::size_t>(n - done));
             if (w < 0 && errno == EINTR) continue;
-            if (w < 0) failed = Error{"cannot write '" + shown(to) + "': " + std::strerror(errno)};
-            else done += w;
+            if (w < 0)
+                failed = Error{"cannot write '" + shown(to) + "': " + std::strerror(errno)};
+            else
+                done += w;
         }
     }
     ::close(*in);

@@ -142,8 +142,9 @@ Result<SideFiles> inspectSideFiles(const std::string& file) {
 Result<std::unique_ptr<Database>> replayLeftoverWalAside(const std::string& file) {
     const std::string name = fileName(file);
     auto folder = privateFolder();
-    if (!folder) return Error{file + "-wal holds changes no process is writing, and checking that they belong to " +
-                              name + " failed: " + folder.error().message};
+    if (!folder)
+        return Error{file + "-wal holds changes no process is writing, and checking that they belong to " + name +
+                     " failed: " + folder.error().message};
     const std::string copy = *folder + "/project.dpmix";
     auto refuse = [&](const std::string& why) -> Error {
         files::removeTreeQuietly(*folder);
@@ -151,8 +152,9 @@ Result<std::unique_ptr<Database>> replayLeftoverWalAside(const std::string& file
     };
     auto failed = [&](const std::string& why) -> Error {
         files::removeTreeQuietly(*folder);
-        return Error{files::shown(file) + "-wal holds changes no process is writing, and checking that they belong to " +
-                     name + " failed (" + why + "); " + name +
+        return Error{files::shown(file) +
+                     "-wal holds changes no process is writing, and checking that they belong to " + name +
+                     " failed (" + why + "); " + name +
                      " was not opened. Free space in the temporary folder (TMPDIR) and try again, or move " + name +
                      "-wal out of the folder to open the file as of its last checkpoint"};
     };

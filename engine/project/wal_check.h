@@ -23,10 +23,10 @@
 namespace dpmix::project {
 
 struct SideFiles {
-    bool walMode = true;         // F's header says WAL (a DP release keeps a rollback journal)
-    bool walHoldsData = false;   // F-wal exists and is not empty
-    bool journal = false;        // F-journal exists (a rollback journal SQLite would play back)
-    bool live = false;           // a connection has F open now (another process, or this one)
+    bool walMode = true;        // F's header says WAL (a DP release keeps a rollback journal)
+    bool walHoldsData = false;  // F-wal exists and is not empty
+    bool journal = false;       // F-journal exists (a rollback journal SQLite would play back)
+    bool live = false;          // a connection has F open now (another process, or this one)
 };
 
 /// Looks at F's header and side files; an Error (naming the file and what to do) when a side file

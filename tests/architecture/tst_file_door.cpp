@@ -40,15 +40,46 @@ const std::map<std::string, std::string> kMayOpenFiles = {
 };
 
 // std::filesystem functions that have a throwing overload and one taking a std::error_code.
-const std::set<std::string> kThrowing = {
-    "absolute",      "canonical",         "weakly_canonical", "relative",          "proximate",
-    "copy",          "copy_file",         "copy_symlink",     "create_directory",  "create_directories",
-    "create_hard_link", "create_symlink", "create_directory_symlink", "current_path", "equivalent",
-    "exists",        "file_size",         "hard_link_count",  "is_block_file",     "is_character_file",
-    "is_directory",  "is_empty",          "is_fifo",          "is_other",          "is_regular_file",
-    "is_socket",     "is_symlink",        "last_write_time",  "permissions",       "read_symlink",
-    "remove",        "remove_all",        "rename",           "resize_file",       "space",
-    "status",        "symlink_status",    "temp_directory_path", "directory_iterator", "recursive_directory_iterator"};
+const std::set<std::string> kThrowing = {"absolute",
+                                         "canonical",
+                                         "weakly_canonical",
+                                         "relative",
+                                         "proximate",
+                                         "copy",
+                                         "copy_file",
+                                         "copy_symlink",
+                                         "create_directory",
+                                         "create_directories",
+                                         "create_hard_link",
+                                         "create_symlink",
+                                         "create_directory_symlink",
+                                         "current_path",
+                                         "equivalent",
+                                         "exists",
+                                         "file_size",
+                                         "hard_link_count",
+                                         "is_block_file",
+                                         "is_character_file",
+                                         "is_directory",
+                                         "is_empty",
+                                         "is_fifo",
+                                         "is_other",
+                                         "is_regular_file",
+                                         "is_socket",
+                                         "is_symlink",
+                                         "last_write_time",
+                                         "permissions",
+                                         "read_symlink",
+                                         "remove",
+                                         "remove_all",
+                                         "rename",
+                                         "resize_file",
+                                         "space",
+                                         "status",
+                                         "symlink_status",
+                                         "temp_directory_path",
+                                         "directory_iterator",
+                                         "recursive_directory_iterator"};
 
 std::string readAll(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -144,7 +175,8 @@ std::vector<std::string> throwingFilesystemCalls(const std::string& text) {
         if (args.size() == 1 && (statuses.count(last) || last.find("status(") != std::string::npos)) continue;
         const auto line = std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(open), '\n') + 1;
         const auto begin = text.rfind('\n', open) + 1;
-        hits.push_back("line " + std::to_string(line) + ": " + trimmed(text.substr(begin, text.find('\n', open) - begin)));
+        hits.push_back("line " + std::to_string(line) + ": " +
+                       trimmed(text.substr(begin, text.find('\n', open) - begin)));
     }
     return hits;
 }
@@ -159,7 +191,8 @@ std::vector<std::string> directOpens(const std::string& text) {
         const auto at = static_cast<std::size_t>(it->position(0));
         const auto line = std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
         const auto begin = text.rfind('\n', at) + 1;
-        hits.push_back("line " + std::to_string(line) + ": " + trimmed(text.substr(begin, text.find('\n', at) - begin)));
+        hits.push_back("line " + std::to_string(line) + ": " +
+                       trimmed(text.substr(begin, text.find('\n', at) - begin)));
     }
     return hits;
 }
@@ -185,7 +218,8 @@ private Q_SLOTS:
                 for (const auto& h : throwingFilesystemCalls(readAll(file))) hits.push_back(rel + ": " + h);
             }
         QVERIFY2(hits.empty(), ("std::filesystem calls without an error code (use engine/core/file_door.h, or pass "
-                                "a std::error_code):" + joined(hits))
+                                "a std::error_code):" +
+                                joined(hits))
                                    .c_str());
     }
 
@@ -198,7 +232,8 @@ private Q_SLOTS:
                 for (const auto& h : directOpens(readAll(file))) hits.push_back(rel + ": " + h);
             }
         QVERIFY2(hits.empty(), ("files opened outside engine/core/file_door (read through files::readRegularFile, or "
-                                "add the file with its reason to kMayOpenFiles):" + joined(hits))
+                                "add the file with its reason to kMayOpenFiles):" +
+                                joined(hits))
                                    .c_str());
     }
 
@@ -215,7 +250,8 @@ private Q_SLOTS:
         QCOMPARE(throwingFilesystemCalls("fs::remove(f(a, b), ec);").size(), std::size_t(0));
         QCOMPARE(throwingFilesystemCalls("if (fs::exists(fs::symlink_status(p, ec))) {}").size(), std::size_t(0));
         QCOMPARE(throwingFilesystemCalls("it != fs::recursive_directory_iterator();").size(), std::size_t(0));
-        QCOMPARE(throwingFilesystemCalls("// fs::exists(p) in a comment\nx(\"fs::exists(p)\");").size(), std::size_t(0));
+        QCOMPARE(throwingFilesystemCalls("// fs::exists(p) in a comment\nx(\"fs::exists(p)\");").size(),
+                 std::size_t(0));
         QCOMPARE(throwingFilesystemCalls("fs::path p = fs::path(a) / b;").size(), std::size_t(0));
         QCOMPARE(directOpens("std::ifstream in(path);").size(), std::size_t(1));
         QCOMPARE(directOpens("FILE* f = fopen(p, \"r\");").size(), std::size_t(1));

@@ -254,7 +254,8 @@ private Q_SLOTS:
             QVERIFY2(r.err.contains("is not a regular file"), qPrintable(r.err));
             QCOMPARE(r.err.count('\n'), 1);
         }
-        const auto big = runDpmix({"privacy", "sigma", "--epsilon", "1e7", "--delta", "1e-5", "--q", "0.1", "--steps", "10"});
+        const auto big =
+            runDpmix({"privacy", "sigma", "--epsilon", "1e7", "--delta", "1e-5", "--q", "0.1", "--steps", "10"});
         QCOMPARE(big.exitCode, 2);
         QVERIFY2(big.err.contains("--epsilon = 1e7 is out of range: expected ε in (0, 1e6]"), qPrintable(big.err));
     }

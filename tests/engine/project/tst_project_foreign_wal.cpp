@@ -77,8 +77,9 @@ class TestProjectForeignWal : public QObject {
             fs::copy_file(other.string() + "-wal", file.string() + "-wal", fs::copy_options::overwrite_existing);
         } else {
             OpenWriter writer(other.string());
-            writer.exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t(x);"
-                        "INSERT INTO t VALUES(zeroblob(3000))");
+            writer.exec(
+                "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t(x);"
+                "INSERT INTO t VALUES(zeroblob(3000))");
             fs::copy_file(other.string() + "-wal", file.string() + "-wal", fs::copy_options::overwrite_existing);
         }
     }
@@ -106,7 +107,8 @@ private Q_SLOTS:
         fs::remove(folder("plain") / "other.db");
         fs::remove(folder("plain") / "other.db-wal");
         fs::remove(folder("plain") / "other.db-shm");
-        for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::Auto, OpenMode::ReadWrite}) expectRefusedUnchanged(file, mode);
+        for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::Auto, OpenMode::ReadWrite})
+            expectRefusedUnchanged(file, mode);
         // Moved away, as the message says: the project opens with everything it held.
         fs::rename(file.string() + "-wal", folder("plain") / "stray-wal");
         auto p = ProjectFile::open(file);
