@@ -160,9 +160,10 @@ printf 'q,sigma,steps,delta\n"0.1,1,10,1e-5\n' > open-quote.csv
 : > out; : > err; : > "$LOG"  # made before the first snapshot, so that writing them changes no folder
 declare -A COUNT=([crash]=0 [hang]=0 [refused]=0 [unclear]=0 [accepted]=0 [ok]=0 [written]=0)
 TOTAL=0
-snapshot() {  # every entry of the work folder: name, kind, size, inode and modification time (ns)
-    find . -path ./campaign.log -prune -o -path ./out -prune -o -path ./err -prune -o -printf '%p %y %s %i %T@\n' \
-        2>/dev/null | sort
+snapshot() {  # every entry of the work folder: name, kind, and for files size, inode and modification time (ns)
+    # (a folder's own time is left out: a temporary file made and removed again leaves nothing behind)
+    find . \( -path ./campaign.log -o -path ./out -o -path ./err \) -prune -o -type d -printf '%p d\n' \
+        -o -printf '%p %y %s %i %T@\n' 2>/dev/null | sort
 }
 # case EXPECT NAME -- COMMAND...   EXPECT: refuse (exit 1/2, a message, nothing written), ok (exit 0),
 # anything (exit 0, or a clear refusal that may have recorded a failed run: not a crash or a hang)
