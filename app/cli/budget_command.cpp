@@ -130,7 +130,8 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
                     "set the data set's cap in its budget store (an epsilon, or none), shared by every project on "
                     "the data; the project file is not changed");
     cmd->callback([&ctx, args] {
-        auto project = openProjectArgument(args->projectPath);
+        // Read-only: --cap writes the budget store, never the project.
+        auto project = openProjectToRead(args->projectPath);
         if (!project) {
             std::cerr << "dpmix budget: " << project.error().message << '\n';
             ctx.exitCode = 2;

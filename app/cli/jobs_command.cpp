@@ -8,6 +8,7 @@
 //   dpmix jobs resubmit PROJECT [--job ID] [--max-parallel P]   sbatch of the failed units only
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "engine/core/file_door.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/project/project_file.h"
 
@@ -46,7 +47,7 @@ nlohmann::ordered_json unitJson(const cluster::UnitStatus& u) {
 }
 
 int executeStatus(const JobsArgs& a) {
-    if (!std::filesystem::exists(a.project)) return fail("jobs status", "no project " + a.project, 2);
+    if (!files::exists(a.project)) return fail("jobs status", "no project " + a.project, 2);
     auto jobs = cluster::jobStatus(a.project, a.job);
     if (!jobs) return fail("jobs status", jobs.error().message, 2);
     if (a.json) {

@@ -2,6 +2,7 @@
 // record its size, labels and content hash, and create the project file.
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "engine/core/file_door.h"
 #include "engine/project/project_file.h"
 
 #include <filesystem>
@@ -51,6 +52,12 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
             std::cerr << "dpmix new: -o " << output.string()
                       << " is the spec itself: expected a different file for the "
                       << "project (nothing was written)\n";
+            ctx.exitCode = 2;
+            return;
+        }
+        // Before the (slow) sources are loaded: a name too long, a missing folder, a FIFO as -o.
+        if (auto bad = files::checkOutputPath(output.string(), "the project file to create")) {
+            std::cerr << "dpmix new: -o: " << bad->message << " (nothing was written)\n";
             ctx.exitCode = 2;
             return;
         }

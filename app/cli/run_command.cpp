@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -59,8 +60,10 @@ struct RunArgs {
     std::string seeds;
     std::string seedCount;
     int proxyEpochs = 3;
-    long long pretrainSteps = -1;  // -1: not given (0 is given, and refused)
-    long long finetuneSteps = -1;
+    // kNotGiven: the flag was not given (any value given, -1 included, is checked).
+    static constexpr long long kNotGiven = std::numeric_limits<long long>::min();
+    long long pretrainSteps = kNotGiven;
+    long long finetuneSteps = kNotGiven;
     long long proxyExamples = 0;
     bool json = false;
     bool reproducible = false;
@@ -119,8 +122,8 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
     if (!seeds) return seeds.error();
     options.seeds = std::move(seeds).value();
     options.proxy.epochs = args.proxyEpochs;
-    if (args.pretrainSteps != -1) options.pretrainSteps = args.pretrainSteps;
-    if (args.finetuneSteps != -1) options.finetuneSteps = args.finetuneSteps;
+    if (args.pretrainSteps != RunArgs::kNotGiven) options.pretrainSteps = args.pretrainSteps;
+    if (args.finetuneSteps != RunArgs::kNotGiven) options.finetuneSteps = args.finetuneSteps;
     options.proxy.maxExamples = args.proxyExamples;
     if (args.reproducible) options.reproducible = true;
     if (!args.accountant.empty()) {

@@ -13,6 +13,7 @@
 #include "app/workbench/screenshot.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/project/schema.h"
 #include "engine/runtime/runtime_info.h"
@@ -33,9 +34,7 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int runWorkbench(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     dpmix::reportFileSizeLimitAsError();
     preferOffscreenForScreenshots(argc, argv);
@@ -115,4 +114,11 @@ int main(int argc, char** argv) {
     }
     window.show();
     return app.exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // An exception escaping the program (or the event loop, or a thread) is one line and exit 2.
+    return dpmix::guardedMain("dpmix-workbench", [&] { return runWorkbench(argc, argv); });
 }

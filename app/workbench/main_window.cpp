@@ -1,4 +1,5 @@
 #include "app/workbench/main_window.h"
+#include "app/workbench/project/read_only_files.h"
 
 #include "app/workbench/parameters/calculator_evaluation.h"
 #include "app/workbench/runs/engine_run_controller.h"
@@ -444,8 +445,14 @@ void MainWindow::newProject() {
 }
 
 QString MainWindow::openFile(const QString& path, bool readOnly) {
+    // Before the first read: a project opened read-only is only ever opened read-only.
+    const QString previous = currentFile_;
+    if (!previous.isEmpty()) setOpenedReadOnly(previous, false);
+    setOpenedReadOnly(path, readOnly);
     auto opened = services_.projects->open(path);
     if (!opened) {
+        setOpenedReadOnly(path, false);
+        if (!previous.isEmpty()) setOpenedReadOnly(previous, readOnly_);  // the open project stays as it was
         const QString message = QString::fromStdString(opened.error().message);
         statusBar()->showMessage(message, 10000);
         return message;

@@ -1,5 +1,7 @@
 #include "engine/pipeline/cluster_job_files.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/data/sha256.h"
 #include "engine/pipeline/cluster_process.h"
 
@@ -60,16 +62,17 @@ Result<std::vector<Job>> readJobs(const fs::path& projectFile, const std::string
     std::vector<Job> jobs;
     if (!jobId.empty()) {
         const fs::path dir = fs::path(jobId).has_parent_path() ? fs::path(jobId) : root / jobId;
-        if (!fs::is_directory(dir)) return Error{"no job '" + jobId + "' in " + root.string()};
+        if (!files::isDirectory(dir.string())) return Error{"no job '" + jobId + "' in " + root.string()};
         auto job = readJob(dir);
         if (!job) return job.error();
         jobs.push_back(std::move(job).value());
         return jobs;
     }
-    if (!fs::is_directory(root)) return jobs;
+    if (!files::isDirectory(root.string())) return jobs;
     std::vector<fs::path> dirs;
-    for (const auto& e : fs::directory_iterator(root))
-        if (e.is_directory()) dirs.push_back(e.path());
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+        if (std::error_code kind; it->is_directory(kind)) dirs.push_back(it->path());
     std::sort(dirs.begin(), dirs.end());
     for (const auto& d : dirs) {
         auto job = readJob(d);
@@ -199,7 +202,7 @@ JobStatus statusOf(const Job& job) {
             us.slurmJobId = latest[us.id];
             us.log = logPath(job.dir, us.id, us.slurmJobId);
         }
-        if (fs::exists(unitResultPath(job.dir, us.id))) {
+        if (files::exists(unitResultPath(job.dir, us.id).string())) {
             auto r = readUnitResult(job, us.id);
             us.state = r ? "done" : "corrupt";
             if (!r) us.detail = r.error().message;

@@ -1,5 +1,7 @@
 #include "engine/pipeline/cluster_jobs.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/double_bits.h"
 #include "engine/data/sha256.h"
 #include "engine/pipeline/adamix_units.h"
@@ -100,7 +102,7 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
         if (auto e = checkCanSubmit()) return *e;
     SubmitReport report;
     report.jobId = newJobId(kind);
-    report.dir = fs::absolute(jobsRoot(project.path())) / report.jobId;
+    report.dir = jobsRoot(project.path()).lexically_normal() / report.jobId;  // the project path is absolute
     report.units = static_cast<long long>(units.size());
     report.script = sbatchScript(report.dir, report.jobId, options);
     std::vector<long long> ids;
@@ -121,7 +123,7 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
               {"created_at", utcStamp()},
               {"spec_hash", data::sha256Hex(frozenSpec)},
               {"project",
-               {{"file", fs::absolute(project.path()).string()},
+               {{"file", project.path().string()},  // absolute (ProjectFile::path)
                 {"spec_hash", projectSpecHash(project)},
                 {"created_at", project.createdAt()}}},
               {"slurm",
@@ -176,7 +178,7 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         if (u.at("id").get<long long>() == unit) entry = &u;
     if (!entry) return Error{"--unit " + std::to_string(unit) + ": the job has units 0 to " + std::to_string(job->units.size() - 1)};
     const fs::path out = unitResultPath(jobDir, unit);
-    if (fs::exists(out)) {
+    if (files::exists(out.string())) {
         if (readUnitResult(*job, unit)) return std::nullopt;  // done before (a resubmission): immutable
         return Error{out.string() + " exists but is not a valid result: remove it to run the unit again"};
     }

@@ -1,6 +1,7 @@
 // dpmix jobs merge: the single writer that imports a job's finished units into the project
 // (docs/CLUSTER.md). Idempotent: what was merged is found again by its provenance line.
 #include "engine/core/double_bits.h"
+#include "engine/core/file_door.h"
 #include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_job_files.h"
@@ -38,7 +39,7 @@ Result<std::vector<std::pair<long long, json>>> unitResults(const Job& job, bool
     complete = true;
     for (const auto& u : job.units) {
         const long long id = u.at("id").get<long long>();
-        if (!fs::exists(unitResultPath(job.dir, id))) {
+        if (!files::exists(unitResultPath(job.dir, id).string())) {
             complete = false;
             continue;
         }
@@ -189,7 +190,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             m.runId = *existing;
             m.summary = "already merged as run " + std::to_string(*existing);
             if (options.removeJobFiles) removeMergedJob(job, options, m);
-            else if (!fs::exists(job.dir / "merged.json"))
+            else if (!files::exists((job.dir / "merged.json").string()))
                 (void)writeAtomically(job.dir / "merged.json", json{{"run_id", *existing}, {"at", utcStamp()}}.dump(2));
             reports.push_back(m);
             continue;

@@ -1,5 +1,7 @@
 #include "engine/pipeline/run_units.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/double_bits.h"
 
 #include "engine/data/sha256.h"
@@ -131,16 +133,18 @@ Status copyProject(const fs::path& file, const fs::path& models, const fs::path&
     if (!ec) {
         if (auto e = cluster::makePrivateFile(dir / kProjectName)) return e;
     }
-    if (!ec && fs::exists(file.string() + "-wal")) {
+    if (!ec && files::exists(file.string() + "-wal")) {
         const fs::path wal = dir / (std::string(kProjectName) + "-wal");
         fs::copy_file(file.string() + "-wal", wal, fs::copy_options::overwrite_existing, ec);
         if (!ec)
             if (auto e = cluster::makePrivateFile(wal)) return e;
     }
     if (ec) return Error{"cannot copy " + file.string() + " to " + dir.string() + ": " + ec.message()};
-    if (!fs::is_directory(models)) return std::nullopt;
-    for (const auto& e : fs::directory_iterator(models)) {
-        if (!e.is_regular_file()) continue;
+    if (!files::isDirectory(models.string())) return std::nullopt;
+    for (fs::directory_iterator it(models, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto& e = *it;
+        std::error_code kind;
+        if (!e.is_regular_file(kind)) continue;
         const fs::path target = dir / "project.models" / e.path().filename();
         fs::create_hard_link(e.path(), target, ec);
         if (ec) {

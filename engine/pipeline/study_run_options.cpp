@@ -35,7 +35,9 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
         if (auto c = canonicalMethod(m); !c) return c.error();
     for (std::size_t i = 0; i < o.epsilons.size(); ++i) {
         const double e = o.epsilons[i];
-        if (!(e > 0.0) || !std::isfinite(e)) return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0", "epsilon"};
+        // The spec's range (project::kMinEpsilon..kMaxEpsilon): `--epsilon 1e308` once ended in SIGABRT.
+        if (!(e >= project::kMinEpsilon && e <= project::kMaxEpsilon))
+            return Error{"epsilon = " + privacy::formatNumber(e) + " is out of range: expected ε in [1e-9, 1e6]", "epsilon"};
         // The same ε twice would run (and spend) the same release twice.
         if (std::find(o.epsilons.begin(), o.epsilons.begin() + static_cast<std::ptrdiff_t>(i), e) != o.epsilons.begin() + static_cast<std::ptrdiff_t>(i))
             return Error{"epsilon: " + privacy::formatNumber(e) + " is given twice: expected each epsilon once", "epsilon"};

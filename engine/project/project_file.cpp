@@ -1,5 +1,6 @@
 #include "engine/project/project_file.h"
 
+#include "engine/core/file_door.h"
 #include "engine/core/version.h"
 #include "engine/data/image_fit.h"
 #include "engine/privacy/ledger_json.h"
@@ -10,6 +11,7 @@
 #include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/sqlite_db.h"
+#include "engine/project/wal_check.h"
 
 #include <nlohmann/json.hpp>
 
@@ -259,10 +261,11 @@ std::string utcTimestamp() {
 }
 
 bool isSqliteFile(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    char header[16] = {};
-    if (!in.read(header, sizeof header)) return false;
-    return std::string(header, sizeof header) == std::string("SQLite format 3\0", 16);
+    if (openInThisProcess(file.string())) return true;  // reading it would drop this process's locks on it
+    auto registry = openRegistryLock();
+    // Through the door: a FIFO or device is not read (it would block or never end).
+    auto header = files::readPrefix(file.string(), "a project file", 16);
+    return header && *header == std::string("SQLite format 3\0", 16);
 }
 
 ProjectFile::ProjectFile(fs::path path, std::unique_ptr<Database> db, bool readOnly)
@@ -318,9 +321,9 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
     if (auto e = checkTasksAgainstFacts(spec, facts)) return *e;
     if (auto e = checkImageShapes(spec, facts)) return *e;
     if (auto e = checkShotsSource(spec, facts)) return *e;
-    if (fs::is_directory(file)) return Error{file.string() + " is a folder"};
+    if (auto e = files::checkOutputPath(file.string(), "a project file (.dpmix) to create")) return *e;
     const std::string exists = file.string() + " already exists (choose another name, or replace it with --force)";
-    if (fs::exists(file)) {  // a fast answer; publishing below is what makes it safe
+    if (files::exists(file.string())) {  // a fast answer; publishing below is what makes it safe
         if (ifExists == IfExists::Fail) return Error{exists};
         if (ifExists == IfExists::Open) return openExisting(file, spec);
     }
@@ -360,30 +363,44 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
 
 namespace {
 
-// Opens `name` read-only. A WAL file needs its -shm, which SQLite creates next to it when it
-// can; in a read-only folder without one, a file whose -wal is absent or empty holds all of its
-// data, and is opened as immutable (no locks, no side files).
-std::unique_ptr<Database> openReadOnlyDatabase(const std::string& name) {
-    auto probe = [](Database& db) { (void)db.pragmaInteger("application_id"); (void)db.pragmaInteger("user_version"); };
-    try {
-        auto db = std::make_unique<Database>(name, Database::Mode::ReadOnly);
-        probe(*db);
-        Statement s(db->handle(), "SELECT count(*) FROM sqlite_master");
+// Opens `name` read-only without ever writing it (docs/PROJECT_FILE.md, "Read-only open"):
+// * a rollback-journal file (a DP release), or a WAL file whose -wal is absent or empty and
+//   that no connection uses, holds everything in the file: immutable (no locks, no side files,
+//   and a stray -journal or -wal is never read);
+// * a WAL file a connection is using now: SQLite's read-only mode, which reads the live -wal
+//   through its -shm and never checkpoints into the file;
+// * a leftover -wal (no connection): replayed in a private copy and read from there if it
+//   belongs to the file (wal_check.h), refused otherwise.
+Result<std::unique_ptr<Database>> openReadOnlyDatabase(const std::string& name, const SideFiles& side) {
+    auto probe = [](Database& db) {
+        (void)db.pragmaInteger("application_id");
+        (void)db.pragmaInteger("user_version");
+        Statement s(db.handle(), "SELECT count(*) FROM sqlite_master");
         (void)s.step();
-        return db;
-    } catch (const SqliteError& first) {
-        std::error_code ec;
-        const fs::path wal = name + "-wal";
-        const bool walHoldsData = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
-        if (walHoldsData)
-            throw SqliteError(std::string(first.what()) + "; its write-ahead log " + wal.string() +
-                                  " holds changes that are not in the file yet, and reading them needs " + name +
-                                  "-shm, which cannot be created here: copy the project file together with its -wal "
-                                  "to a writable folder and open the copy",
-                              first.code);
+    };
+    if (!side.walMode || (!side.live && !side.walHoldsData)) {
         auto db = std::make_unique<Database>(name, Database::Mode::ReadOnlyImmutable);
         probe(*db);
         return db;
+    }
+    if (!side.live) {
+        auto copy = replayLeftoverWalAside(name);
+        if (copy) return copy;
+        // A writer that opened or closed the file meanwhile makes the -wal its own, or removes it.
+        auto again = inspectSideFiles(name);
+        if (!again || (again->walHoldsData && !again->live)) return copy.error();
+        return openReadOnlyDatabase(name, *again);
+    }
+    try {
+        auto db = std::make_unique<Database>(name, Database::Mode::ReadOnly);
+        probe(*db);
+        return db;
+    } catch (const SqliteError& first) {
+        throw SqliteError(std::string(first.what()) + "; its write-ahead log " + name +
+                              "-wal is in use by another process, and reading it needs " + name +
+                              "-shm, which cannot be opened here: copy the project file together with its -wal to a "
+                              "writable folder and open the copy",
+                          first.code);
     }
 }
 
@@ -391,21 +408,50 @@ std::unique_ptr<Database> openReadOnlyDatabase(const std::string& name) {
 
 Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
     const std::string name = file.string();
-    std::error_code ec;
-    if (!fs::exists(file, ec)) return Error{name + ": no such project file"};
-    if (fs::is_directory(file, ec)) return Error{name + ": is a folder, not a project file"};
+    // No Database of this process opens the file while its header and side files are looked at
+    // (closing a descriptor of it would drop this process's SQLite locks).
+    auto registry = openRegistryLock();
+    auto kind = files::kindOf(name);
+    if (!kind) return Error{kind.error().message + ": expected a project file (.dpmix)"};
+    if (*kind == files::Kind::Missing) return Error{name + ": no such project file"};
+    if (*kind == files::Kind::Directory) return Error{name + ": is a folder, not a project file"};
+    if (auto e = files::requireRegularFile(name, "a project file (.dpmix)")) return *e;
     if (!isSqliteFile(file))
         return Error{name + ": not a dpmix project file (not an SQLite database; a project file is made with "
                             "`dpmix new SPEC.json -o FILE.dpmix`)"};
-    const fs::path folder = fs::absolute(file).parent_path();
+    auto side = inspectSideFiles(name);
+    if (!side) return Error{name + ": cannot open the project: " + side.error().message};
+    auto folderPath = files::absolute(name);
+    if (!folderPath) return Error{name + ": cannot open the project: " + folderPath.error().message};
+    const fs::path folder = fs::path(*folderPath).parent_path();
     const bool canWrite = writable(file) && writable(folder);
     if (mode == OpenMode::ReadWrite && !canWrite)
         return Error{name + ": cannot open the project for writing: " +
                      (writable(file) ? "its folder " + folder.string() : std::string("the file")) +
                      " is not writable (it can still be read: dpmix inspect, dpmix-workbench --read-only)"};
-    const bool readOnly = mode == OpenMode::ReadOnly || (mode == OpenMode::Auto && !canWrite);
+    // A rollback-journal file beside its -journal is a release SQLite would roll back on a write
+    // open: such a file is only read.
+    const bool journalled = !side->walMode && side->journal;
+    const bool readOnly = mode == OpenMode::ReadOnly || (mode == OpenMode::Auto && (!canWrite || journalled));
     try {
-        auto db = readOnly ? openReadOnlyDatabase(name) : std::make_unique<Database>(name, Database::Mode::ReadWrite);
+        std::unique_ptr<Database> db;
+        if (readOnly) {
+            auto opened = openReadOnlyDatabase(name, *side);
+            if (!opened) return Error{name + ": cannot open the project: " + opened.error().message};
+            db = std::move(opened).value();
+        } else {
+            // A leftover -wal is SQLite's to replay into the file on this open: only once it is
+            // known to be the file's own.
+            if (side->walMode && side->walHoldsData && !side->live) {
+                auto checked = replayLeftoverWalAside(name);
+                // A writer that opened or closed the file meanwhile makes the -wal its own, or removes it.
+                auto again = checked ? side : inspectSideFiles(name);
+                if (!checked && (!again || (again->walHoldsData && !again->live)))
+                    return Error{name + ": cannot open the project: " + checked.error().message};
+            }
+            db = std::make_unique<Database>(name, Database::Mode::ReadWrite);
+        }
+        registry.unlock();
         // Only reads until the file is known to be ours and not newer than this build.
         const auto applicationId = db->pragmaInteger("application_id");
         auto version = db->pragmaInteger("user_version");
@@ -445,7 +491,7 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
                 db->exec("PRAGMA foreign_keys = ON");
             }
         }
-        ProjectFile project(fs::absolute(file), std::move(db), readOnlyNow);
+        ProjectFile project(fs::path(*folderPath), std::move(db), readOnlyNow);
         if (auto failed = project.loadSpec()) return *failed;
         project.loadReleaseManifest();
         if (!readOnlyNow) {

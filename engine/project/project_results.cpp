@@ -2,6 +2,8 @@
 // logs, model files (the rest of the class is in project_file.cpp).
 #include "engine/project/project_file.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/process_identity.h"
@@ -156,7 +158,7 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
         if (ec) throw std::runtime_error("cannot create the models folder " + dir.string() + ": " + ec.message());
         const fs::path target = dir / m.fileName;
         // Content-addressed: an existing file with this name already holds these bytes.
-        if (!fs::exists(target)) {
+        if (!files::exists(target.string())) {
             const fs::path temp = target.string() + temporarySuffix();
             writeFileDurably(temp, bytes);  // removes its partial file on failure
             fs::rename(temp, target, ec);
@@ -213,11 +215,15 @@ Error ProjectFile::refuseNonFinite(long long runId, const std::string& what) {
 
 Result<std::string> ProjectFile::loadModel(const ModelRecord& model) const {
     const fs::path file = modelsDir() / model.fileName;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error{file.string() + ": model file missing (it must sit next to the project file)"};
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    const std::string data = bytes.str();
+    // Through the door: a model file of a received project replaced by a FIFO (a read that blocks)
+    // or linked to /dev/zero (one that never ends) is refused, and no more than the recorded size
+    // is ever read.
+    if (!files::exists(file.string()))
+        return Error{file.string() + ": model file missing (it must sit next to the project file)"};
+    auto bytes = files::readRegularFile(file.string(), "a model file of " + std::to_string(model.bytes) + " bytes",
+                                        static_cast<std::uint64_t>(std::max(0LL, model.bytes)));
+    if (!bytes) return bytes.error();
+    const std::string& data = *bytes;
     if (data::sha256Hex(data) != model.contentHash)
         return Error{file.string() + ": content does not match its recorded SHA-256 " + model.contentHash};
     return data;

@@ -1,5 +1,6 @@
 #include "engine/project/release_export.h"
 
+#include "engine/core/file_door.h"
 
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
@@ -14,6 +15,7 @@
 #include "engine/project/sqlite_db.h"
 #include "engine/project/trust_verdict.h"
 
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -225,7 +227,8 @@ public:
             const fs::path file = modelsDir_ / m.fileName;
             std::error_code ec;
             if (!fs::exists(file, ec)) {
-                fs::create_directories(modelsDir_);
+                fs::create_directories(modelsDir_, ec);
+                if (ec) throw std::runtime_error("cannot create " + modelsDir_.string() + ": " + ec.message());
                 writeFileDurably(file, *bytes);
                 written_.push_back(file);
             }
@@ -282,8 +285,14 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
     if (project.isRelease())
         return Error{project.path().string() + " is a release already: export from the project it came from"};
     std::error_code ec;
-    const fs::path absoluteTarget = fs::absolute(target);
-    if (target.empty() || absoluteTarget.filename().empty()) return Error{"-o: no output file given"};
+    if (target.empty()) return Error{"-o: no output file given"};
+    // Through the door: a name too long, a FIFO or device as -o is refused before anything is read.
+    if (auto bad = files::checkOutputPath(target.string(), "the release file to write"))
+        return Error{"-o: " + bad->message};
+    auto absolute = files::absolute(target.string());
+    if (!absolute) return Error{"-o: " + absolute.error().message};
+    const fs::path absoluteTarget = *absolute;
+    if (absoluteTarget.filename().empty()) return Error{"-o: no output file given"};
     if (fs::equivalent(absoluteTarget, project.path(), ec) || absoluteTarget == project.path())
         return Error{"-o " + target.string() + ": that is the project itself; choose a new file for the release"};
     if (!fs::is_directory(absoluteTarget.parent_path(), ec))

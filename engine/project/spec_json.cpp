@@ -1,6 +1,6 @@
 #include "engine/project/spec_json.h"
 
-
+#include "engine/core/file_door.h"
 #include "engine/data/file_bytes.h"
 #include "engine/project/declared_labels.h"
 
@@ -155,17 +155,24 @@ double openUnitInterval(const Json& parent, const std::string& path, const std::
 // A relative path is looked up in each folder of `bases` in turn (the first that has it wins).
 std::string resolvePath(const std::string& written, const std::string& path, const std::vector<fs::path>& bases) {
     const fs::path p(written);
+    // Through the door: a loop of links or a name too long is this field's error, not an exception.
+    auto present = [&](const fs::path& candidate) {
+        auto kind = files::kindOf(candidate.string());
+        if (!kind) fail(path, "\"" + files::shown(written) + "\": " + kind.error().message);
+        return *kind != files::Kind::Missing;
+    };
     if (p.is_absolute()) {
-        if (!fs::exists(p)) fail(path, "\"" + written + "\" does not exist");
+        if (!present(p)) fail(path, "\"" + files::shown(written) + "\" does not exist");
         return p.lexically_normal().string();
     }
     std::string looked;
     for (const fs::path& base : bases) {
-        const fs::path candidate = fs::absolute(base / p).lexically_normal();
-        if (fs::exists(candidate)) return candidate.string();
-        looked += (looked.empty() ? "" : ", ") + candidate.string();
+        auto absolute = files::absolute((base / p).string());
+        if (!absolute) fail(path, "\"" + files::shown(written) + "\": " + absolute.error().message);
+        if (present(*absolute)) return *absolute;
+        looked += (looked.empty() ? "" : ", ") + files::shown(*absolute);
     }
-    fail(path, "\"" + written + "\" not found (looked for " + looked +
+    fail(path, "\"" + files::shown(written) + "\" not found (looked for " + looked +
                    "; relative paths are looked up next to the spec, then in the data folder: "
                    "$DPMIX_DATA_DIR, else <spec folder>/../data)");
 }
@@ -287,7 +294,9 @@ PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccounta
     const Json& eps = p.at("epsilon");
     auto readEpsilon = [&](const Json& v, const std::string& ep) {
         const double e = numberValue(v, ep);
-        if (e <= 0) fail(ep, show(v) + " is out of range: expected ε > 0");
+        // Below 1e-9 no noise can be calibrated (1e-320, a subnormal, was accepted); above 1e6 the
+        // calibration overflows (1e308 ended `dpmix run` in SIGABRT).
+        if (!(e >= kMinEpsilon && e <= kMaxEpsilon)) fail(ep, show(v) + " is out of range: expected ε in [1e-9, 1e6]");
         for (double seen : out.epsilons)
             if (seen == e) fail(ep, show(v) + " appears twice");
         out.epsilons.push_back(e);
@@ -625,7 +634,8 @@ std::set<std::string> pathOptionsOf(const std::string& loader) {
 
 fs::path defaultDataDir(const fs::path& specFile) {
     if (const char* env = std::getenv("DPMIX_DATA_DIR"); env && *env) return fs::path(env);
-    return fs::absolute(specFile).parent_path().parent_path() / "data";
+    auto absolute = files::absolute(specFile.string());  // fails only without a current folder
+    return fs::path(absolute ? *absolute : specFile.string()).parent_path().parent_path() / "data";
 }
 
 namespace {
@@ -639,6 +649,12 @@ struct StrictJsonError : std::runtime_error {
 
 constexpr int kMaxSpecDepth = 64;
 
+std::string printableNul(const std::string& text) {
+    std::string out;
+    for (char c : text.substr(0, 80)) out += c == '\0' ? std::string("\\u0000") : std::string(1, c);
+    return out;
+}
+
 Json parseStrictJson(const std::string& text) {
     if (text.find('\0') != std::string::npos)
         throw StrictJsonError("a NUL byte at offset " + std::to_string(text.find('\0')) + ": expected JSON text only");
@@ -651,7 +667,16 @@ Json parseStrictJson(const std::string& text) {
         case Json::parse_event_t::object_end:
             if (!keys.empty()) keys.pop_back();
             break;
+        case Json::parse_event_t::value:
+            // An escaped NUL (\u0000) would cut a name, path or option where the C library reads it.
+            if (parsed.is_string() && parsed.get_ref<const std::string&>().find('\0') != std::string::npos)
+                throw StrictJsonError("the string \"" + printableNul(parsed.get_ref<const std::string&>()) +
+                                      "\" holds a NUL character (\\u0000): names, paths and options are text without it");
+            break;
         case Json::parse_event_t::key:
+            if (parsed.get_ref<const std::string&>().find('\0') != std::string::npos)
+                throw StrictJsonError("the key \"" + printableNul(parsed.get_ref<const std::string&>()) +
+                                      "\" holds a NUL character (\\u0000)");
             if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
                 throw StrictJsonError("key \"" + parsed.get<std::string>() +
                                       "\" appears twice in one object: expected each key once (the last would silently win)");
@@ -682,8 +707,9 @@ Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation
 }
 
 Result<ProjectSpec> loadProjectSpecFile(const fs::path& file) {
-    // The data layer's reader: a FIFO, a symlink loop or a path too long is a clear error.
-    auto text = data::readFileRaw(file.string());
+    // Through the door: a FIFO, a symlink loop or a path too long is a clear error, and a spec
+    // is a few kilobytes — a file of more than 16 MiB is refused before it is read.
+    auto text = files::readRegularFile(file.string(), "a spec (.json)", std::uint64_t(16) << 20);
     if (!text) return Error{file.string() + ": cannot read the spec file: " + text.error().message};
     std::error_code ec;
     const fs::path absolute = fs::absolute(file, ec);

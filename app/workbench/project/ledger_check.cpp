@@ -1,4 +1,5 @@
 #include "app/workbench/project/ledger_check.h"
+#include "app/workbench/project/read_only_files.h"
 
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
@@ -26,7 +27,7 @@ RunLedgerCheck checkRunLedgers(const RunResults& run) {
 
 ChainCheck checkProjectChain(const QString& path) {
     ChainCheck check;
-    auto file = project::ProjectFile::open(path.toStdString());
+    auto file = project::ProjectFile::open(path.toStdString(), openModeFor(path));
     if (!file) {
         check.text = QStringLiteral("cannot reopen the project to check its hash chain: %1")
                          .arg(QString::fromStdString(file.error().message));

@@ -1,4 +1,5 @@
 #include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/project/read_only_files.h"
 
 #include "app/workbench/views/pinned_baseline.h"
 #include "engine/privacy/ledger_json.h"
@@ -79,7 +80,7 @@ QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile&
 }  // namespace
 
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
-    auto file = project::ProjectFile::open(path.toStdString());
+    auto file = project::ProjectFile::open(path.toStdString(), openModeFor(path));
     if (!file) return file.error();
     ProjectSnapshot s;
     s.path = path;

@@ -1,4 +1,5 @@
 #include "app/workbench/views/ledger_view.h"
+#include "app/workbench/project/read_only_files.h"
 #include "app/workbench/views/ledger_cells.h"
 
 #include "app/workbench/help/view_help.h"
@@ -199,7 +200,7 @@ bool LedgerView::verify() {
         if (!v.ok && v.problems.empty()) problems << tr("ledger %1 does not verify").arg(record.id);
     }
     QString chainText;
-    auto file = project::ProjectFile::open(project_.path.toStdString());
+    auto file = project::ProjectFile::open(project_.path.toStdString(), openModeFor(project_.path));
     if (!file) {
         problems << tr("cannot reopen the project to check its hash chain: %1").arg(QString::fromStdString(file.error().message));
     } else if (auto chain = file->verifyChain(); !chain) {

@@ -300,7 +300,17 @@ private Q_SLOTS:
                                            << "stages.mixture.batchsize: unknown key"s;
         QTest::newRow("epsilon zero") << "/privacy/epsilon"s
                                       << "0"s
-                                      << "privacy.epsilon: 0 is out of range: expected ε > 0"s;
+                                      << "privacy.epsilon: 0 is out of range: expected ε in [1e-9, 1e6]"s;
+        // Issue 43: a subnormal ε (1e-320) was accepted; 1e308 ended `dpmix run` in SIGABRT.
+        QTest::newRow("epsilon subnormal") << "/privacy/epsilon"s
+                                           << "1e-320"s
+                                           << "is out of range: expected ε in [1e-9, 1e6]"s;
+        QTest::newRow("epsilon huge") << "/privacy/epsilon"s
+                                      << "1e308"s
+                                      << "is out of range: expected ε in [1e-9, 1e6]"s;
+        QTest::newRow("NUL in a name") << "/name"s
+                                       << "\"ti\\u0000ny\""s
+                                       << "holds a NUL character"s;
         QTest::newRow("epsilon negative in list") << "/privacy/epsilon"s
                                                   << "[1, -2]"s
                                                   << "privacy.epsilon[1]: -2 is out of range"s;
