@@ -174,7 +174,7 @@ private Q_SLOTS:
         QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n"s << ""s << ""s << "line 2, column 'Edema': value 'yes'"s;
         QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n"s << ""s << ""s << "expected 1, 0, -1"s;
         QTest::newRow("empty data set") << "Path,Edema\n"s << ""s << ""s << "empty data set"s;
-        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n"s << ""s << ""s << "line 3: file"s;
+        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n"s << ""s << ""s << "none.png' does not exist"s;
         QTest::newRow("unknown label column") << "Path,Edema\nimages/p1/a.png,1\n"s << "labels"s << "Edema,Mass"s << "no label column 'Mass'"s;
         QTest::newRow("bad policy") << "Path,Edema\nimages/p1/a.png,1\n"s << "uncertain"s << "maybe"s << "expected zero, one or mask"s;
         QTest::newRow("bad size") << "Path,Edema\nimages/p1/a.png,1\n"s << "size"s << "0x4"s << "option 'size'"s;

@@ -145,9 +145,9 @@ private Q_SLOTS:
         QTest::newRow("steps zero") << "/stages/finetune/steps"s << "0"s
                                     << "stages.finetune.steps: 0 is out of range"s;
         QTest::newRow("epsilon zero") << "/privacy/epsilon"s << "0"s
-                                      << "privacy.epsilon: 0 is out of range: expected ε > 0"s;
+                                      << "privacy.epsilon: 0 is out of range: expected ε in [1e-9, 1e6]"s;
         QTest::newRow("epsilon negative") << "/privacy/epsilon"s << "[1, -2]"s
-                                          << "privacy.epsilon[1]: -2 is out of range: expected ε > 0"s;
+                                          << "privacy.epsilon[1]: -2 is out of range: expected ε in [1e-9, 1e6]"s;
         QTest::newRow("user level") << "/sensitive/user_level"s << "true"s
                                     << "stages.finetune.mechanism: \"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level"s;
         QTest::newRow("text study") << "/sensitive/loader"s << "\"jsonl\""s

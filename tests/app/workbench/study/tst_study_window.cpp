@@ -447,6 +447,11 @@ private Q_SLOTS:
 
         d = dropAndWait(w, 1, sens.images);
         QVERIFY(d);
+        // A sensitive source declares its label set (never read from the data).
+        QVERIFY(d->optionField("classes"));
+        d->optionField("classes")->clear();
+        QTest::keyClicks(d->optionField("classes"), sens.classes.join(","));
+        QTRY_VERIFY(!d->previewPending() && d->canAccept());
         QTest::mouseClick(d->okButton(), Qt::LeftButton);
         const QStringList before = QDir(dir.path()).entryList(QDir::Files);
         // The sensitive images change into a broken file after registration: the save re-loads.
