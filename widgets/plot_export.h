@@ -31,7 +31,7 @@ struct ExportSize {
 /// trust boundary the numbers are on, e.g. "Keep inside the trust boundary: analyst-only results
 /// (not a DP release)" — travels with the file: the CSV's first line ("# trust boundary: …"), a
 /// line of text under the image (PNG, PDF, SVG) and the SVG's description, so an exported figure
-/// never looks like a release it is not (issue #42).
+/// never looks like a release it is not (docs/PRIVACY.md, "Trust boundary").
 QString exportPlot(QCustomPlot& plot, const PlotTable& table, const QString& path, ExportFormat format,
                    const ExportSize& size = {}, const QString& trustLabel = {});
 

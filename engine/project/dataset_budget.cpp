@@ -58,15 +58,9 @@ ProjectCharges projectCharges(const std::string& key, const std::string& path, c
 }
 
 Result<ProjectCharges> projectCharges(const ProjectFile& project) {
-    auto runs = project.runs();
+    auto runs = runLedgersOf(project);
     if (!runs) return runs.error();
-    std::vector<RunLedgers> all;
-    for (const auto& run : *runs) {
-        auto records = project.ledgers(run.id);
-        if (!records) return records.error();
-        all.push_back({run, std::move(records).value()});
-    }
-    return projectCharges(projectKey(project), project.path().string(), all);
+    return projectCharges(projectKey(project), project.path().string(), *runs);
 }
 
 Result<StoreView> readStoreView(const ProjectFile& project) {

@@ -79,7 +79,7 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
     return b;
 }
 
-Result<ProjectBudget> projectBudget(const ProjectFile& project) {
+Result<std::vector<RunLedgers>> runLedgersOf(const ProjectFile& project) {
     auto runs = project.runs();
     if (!runs) return runs.error();
     std::vector<RunLedgers> all;
@@ -88,9 +88,15 @@ Result<ProjectBudget> projectBudget(const ProjectFile& project) {
         if (!records) return records.error();
         all.push_back({run, std::move(records).value()});
     }
+    return all;
+}
+
+Result<ProjectBudget> projectBudget(const ProjectFile& project) {
+    auto runs = runLedgersOf(project);
+    if (!runs) return runs.error();
     auto store = readStoreView(project);
     if (!store) return store.error();
-    return budgetOf(project.spec(), all, &*store);
+    return budgetOf(project.spec(), *runs, &*store);
 }
 
 BudgetForecast forecastBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned) {

@@ -51,6 +51,8 @@ struct RunLedgers {
 };
 Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs,
                                const StoreView* store = nullptr);
+/// Every run of the project with its ledgers, in run order.
+Result<std::vector<RunLedgers>> runLedgersOf(const ProjectFile& project);
 
 /// The releases of one run's ledger (empty when the ledger is not private: see uncounted).
 std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger);

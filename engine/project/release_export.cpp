@@ -302,7 +302,7 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
         return Error{"-o " + target.string() + ": already exists (choose another name, or replace it with --force)"};
 
     // Every ledger says the label set is public because the spec declares it: a project an older
-    // dpmix created from a source that did not declare it cannot make that claim (issue #42).
+    // dpmix created from a source that did not declare it cannot make that claim (docs/PRIVACY.md, "Privacy budget").
     if (auto undeclared = refuseUndeclaredLabels(project.spec().sensitive.written))
         return Error{"cannot export a DP release of " + project.path().string() + ": " + undeclared->message};
     auto chosen = chooseRuns(project, options);

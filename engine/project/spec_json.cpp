@@ -1,4 +1,5 @@
 #include "engine/project/spec_json.h"
+#include "engine/project/strict_json.h"
 
 #include "engine/core/file_door.h"
 #include "engine/data/file_bytes.h"
@@ -637,58 +638,6 @@ fs::path defaultDataDir(const fs::path& specFile) {
     auto absolute = files::absolute(specFile.string());  // fails only without a current folder
     return fs::path(absolute ? *absolute : specFile.string()).parent_path().parent_path() / "data";
 }
-
-namespace {
-
-// Lenient JSON is refused while it is parsed: a key given twice in one object (the last would
-// silently win) and nesting deeper than any spec needs (a hostile file nested 100k levels deep
-// would otherwise exhaust the stack). A NUL byte is not JSON and never valid in a spec.
-struct StrictJsonError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-constexpr int kMaxSpecDepth = 64;
-
-std::string printableNul(const std::string& text) {
-    std::string out;
-    for (char c : text.substr(0, 80)) out += c == '\0' ? std::string("\\u0000") : std::string(1, c);
-    return out;
-}
-
-Json parseStrictJson(const std::string& text) {
-    if (text.find('\0') != std::string::npos)
-        throw StrictJsonError("a NUL byte at offset " + std::to_string(text.find('\0')) + ": expected JSON text only");
-    std::vector<std::set<std::string>> keys;  // one set per open object
-    auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        if (depth > kMaxSpecDepth)
-            throw StrictJsonError("nested more than " + std::to_string(kMaxSpecDepth) + " levels deep: not a spec");
-        switch (event) {
-        case Json::parse_event_t::object_start: keys.emplace_back(); break;
-        case Json::parse_event_t::object_end:
-            if (!keys.empty()) keys.pop_back();
-            break;
-        case Json::parse_event_t::value:
-            // An escaped NUL (\u0000) would cut a name, path or option where the C library reads it.
-            if (parsed.is_string() && parsed.get_ref<const std::string&>().find('\0') != std::string::npos)
-                throw StrictJsonError("the string \"" + printableNul(parsed.get_ref<const std::string&>()) +
-                                      "\" holds a NUL character (\\u0000): names, paths and options are text without it");
-            break;
-        case Json::parse_event_t::key:
-            if (parsed.get_ref<const std::string&>().find('\0') != std::string::npos)
-                throw StrictJsonError("the key \"" + printableNul(parsed.get_ref<const std::string&>()) +
-                                      "\" holds a NUL character (\\u0000)");
-            if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-                throw StrictJsonError("key \"" + parsed.get<std::string>() +
-                                      "\" appears twice in one object: expected each key once (the last would silently win)");
-            break;
-        default: break;
-        }
-        return true;
-    };
-    return Json::parse(text, callback);
-}
-
-}  // namespace
 
 Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation& where, const std::string& origin) {
     Json root;

@@ -112,7 +112,7 @@ private Q_SLOTS:
     }
 
     // A project an older dpmix created from a sensitive IDX source without a class list still
-    // opens, but no stage reads its data: the label set would come from the data (issue #42).
+    // opens, but no stage reads its data: the label set would come from the data (docs/DATA.md).
     void anUndeclaredLabelSetIsRefusedBeforeTheDataIsRead() {
         auto project = testing::createProjectFromSpecText(dir_.path(), "declared", kSpec);
         std::string old = kSpec;

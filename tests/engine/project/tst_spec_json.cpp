@@ -501,7 +501,7 @@ private Q_SLOTS:
         QVERIFY2(message.find(expected) != std::string::npos, message.c_str());
     }
 
-    // Every sensitive source declares its label set (issue #42): an IDX source with a label file
+    // Every sensitive source declares its label set (docs/DATA.md): an IDX source with a label file
     // and no class list, an mnist-json source without one, a CSV without its label columns are
     // refused with the field to set; a public source may leave it to the data; a spec read back
     // from a project an older dpmix made still opens (the stages refuse it then).

@@ -85,7 +85,7 @@ private Q_SLOTS:
         QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
         QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));
         QVERIFY(w.exportReleaseAction()->isEnabled());
-        // A chart exported from this window says so in its first line (issue #42).
+        // A chart exported from this window says so in its first line (docs/PRIVACY.md, "Trust boundary").
         QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: Keep inside the data owner's trust boundary"));
     }
 
