@@ -30,9 +30,10 @@ BudgetMeter::BudgetMeter(QWidget* parent)
     layout->addWidget(headline_);
     layout->addWidget(bar_);
     layout->addWidget(detail_);
-    setToolTip(tr("Every DP release stored in the project — DP-MixMin mixtures, fine-tuned models, every sweep point, and "
-                  "cancelled or interrupted runs whose mechanism had started — composed by the RDP accountant (not a sum "
-                  "of ε's). Non-private baselines, audits and test-set metrics are for the analyst and are not counted."));
+    setToolTip(
+        tr("Every DP release stored in the project — DP-MixMin mixtures, fine-tuned models, every sweep point, and "
+           "cancelled or interrupted runs whose mechanism had started — composed by the RDP accountant (not a sum "
+           "of ε's). Non-private baselines, audits and test-set metrics are for the analyst and are not counted."));
     setUnavailable(tr("Open a project to see what its sensitive data has spent."));
 }
 
@@ -51,9 +52,11 @@ void BudgetMeter::setReading(const BudgetReading& r) {
         bar_->setVisible(false);
     }
     QString detail = tr("%n DP release(s), δ = %1", nullptr, static_cast<int>(r.releases)).arg(r.delta, 0, 'g', 3);
-    if (r.notCounted > 0) detail += tr("; %n run(s) not counted (no DP release)", nullptr, static_cast<int>(r.notCounted));
+    if (r.notCounted > 0)
+        detail += tr("; %n run(s) not counted (no DP release)", nullptr, static_cast<int>(r.notCounted));
     if (r.otherReleases > 0)
-        detail += tr("; %n of them by other project files on the same data", nullptr, static_cast<int>(r.otherReleases));
+        detail +=
+            tr("; %n of them by other project files on the same data", nullptr, static_cast<int>(r.otherReleases));
     if (r.inProgress > 0)
         detail += tr("; %n run(s) in progress or killed, counted in full", nullptr, static_cast<int>(r.inProgress));
     if (r.cap && !r.capFrom.isEmpty()) detail += tr("; cap from %1").arg(r.capFrom);

@@ -150,8 +150,8 @@ private:
     QMap<ParameterField, QAbstractSpinBox*> stageEditors_;  // the pretraining and fine-tuning fields
     QFormLayout* finetuneForm_ = nullptr;
     QLabel* finetuneMechanism_ = nullptr;
-    QList<QWidget*> dpSgdRows_, adamixRows_;  // the fine-tuning rows of each mechanism (their field widgets)
-    QMap<QString, QLabel*> adamixSpecLabels_;   // "shots", "source", "rank", "clip-quantile", "q"
+    QList<QWidget*> dpSgdRows_, adamixRows_;   // the fine-tuning rows of each mechanism (their field widgets)
+    QMap<QString, QLabel*> adamixSpecLabels_;  // "shots", "source", "rank", "clip-quantile", "q"
     QLabel* rhoGuidance_ = nullptr;
     QLabel* summary_;
     QPushButton* run_;

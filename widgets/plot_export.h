@@ -21,7 +21,7 @@ QString withFormatSuffix(const QString& path, ExportFormat format);
 QString exportFilter(ExportFormat format);
 
 struct ExportSize {
-    int width = 800;    // logical pixels / points
+    int width = 800;  // logical pixels / points
     int height = 500;
     double pngScale = 2.0;
 };

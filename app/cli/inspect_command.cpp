@@ -170,7 +170,8 @@ void printTasks(TextOut& out, const char* scope, const std::vector<project::Labe
     if (tasks.empty()) out << ": none";
     out << "\n";
     for (const auto& t : tasks)
-        out << "    " << (t.source.empty() ? "" : t.source + " / ") << t.name << " = {" << joinStrings(t.classes) << "}\n";
+        out << "    " << (t.source.empty() ? "" : t.source + " / ") << t.name << " = {" << joinStrings(t.classes)
+            << "}\n";
 }
 
 // The file-level verdict: what sharing this file shares (docs/PRIVACY.md, "Trust boundary").
@@ -258,8 +259,9 @@ void printSpecSummary(TextOut& out, const project::ProjectSpec& s, const std::ve
             << formatNumber(s.finetune.clipQuantile) << ", q " << formatNumber(s.finetune.adamixQ) << ", rank "
             << (s.finetune.rank ? std::to_string(*s.finetune.rank) : std::string("min(m, 64)"));
     } else {
-        out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip) << ", batch "
-            << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps " << s.finetune.steps;
+        out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip)
+            << ", batch " << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps "
+            << s.finetune.steps;
         if (s.finetune.userGroupSize > 0) out << ", user group " << s.finetune.userGroupSize;
     }
     out << "\n         pretrain: batch " << s.pretrain.batch << ", lr " << formatNumber(s.pretrain.lr) << ", steps "
@@ -365,9 +367,9 @@ void printText(TextOut& out, const project::ProjectFile& p, const ProjectView& v
 
 const char* toString(audit::ClaimStatus s) {
     switch (s) {
-    case audit::ClaimStatus::Refuted: return "refuted";
-    case audit::ClaimStatus::NotRefuted: return "not-refuted";
-    case audit::ClaimStatus::NotAudited: return "not-audited";
+        case audit::ClaimStatus::Refuted: return "refuted";
+        case audit::ClaimStatus::NotRefuted: return "not-refuted";
+        case audit::ClaimStatus::NotAudited: return "not-audited";
     }
     return "?";
 }
@@ -383,13 +385,14 @@ ordered_json ledgerJson(const LedgerCheck& l, const std::vector<audit::StoredMec
         for (std::size_t i = 0; i < l.ledger.entries().size(); ++i) {
             const auto& e = l.ledger.entries()[i];
             if (const auto v = audit::entryVerdict(e, audits))
-                verdicts.push_back({{"entry", i + 1},
-                                    {"mechanism", audit::auditedMechanismOf(e)},
-                                    {"status", toString(v->status)},
-                                    {"audits", v->audits},
-                                    {"best_epsilon_lb", v->strongest ? number(v->strongest->epsilonLB) : ordered_json(nullptr)},
-                                    {"audit_run", v->strongest ? ordered_json(v->strongest->runId) : ordered_json(nullptr)},
-                                    {"text", audit::describe(*v, e.epsilon)}});
+                verdicts.push_back(
+                    {{"entry", i + 1},
+                     {"mechanism", audit::auditedMechanismOf(e)},
+                     {"status", toString(v->status)},
+                     {"audits", v->audits},
+                     {"best_epsilon_lb", v->strongest ? number(v->strongest->epsilonLB) : ordered_json(nullptr)},
+                     {"audit_run", v->strongest ? ordered_json(v->strongest->runId) : ordered_json(nullptr)},
+                     {"text", audit::describe(*v, e.epsilon)}});
         }
         lj["audit_verdicts"] = verdicts;
     } else {

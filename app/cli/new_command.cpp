@@ -88,9 +88,8 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
                           << spec.componentsOf(i, i < labelCounts.size() ? labelCounts[i] : 0);
             std::cout << ")";
         }
-        std::cout << ", sensitive tasks "
-                  << spec.sensitiveTasks.size() << ", ε values " << spec.privacy.epsilons.size() << ", seeds "
-                  << spec.seeds.size() << "\n";
+        std::cout << ", sensitive tasks " << spec.sensitiveTasks.size() << ", ε values " << spec.privacy.epsilons.size()
+                  << ", seeds " << spec.seeds.size() << "\n";
         ctx.exitCode = 0;
     });
 }

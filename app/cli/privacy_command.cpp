@@ -64,8 +64,10 @@ long long asInt(const Values& v, const char* key) { return static_cast<long long
 Result<Outputs> prvEpsilonOutputs(const privacy::GaussianMechanism& m, double delta) {
     auto c = privacy::prvCertifiedEpsilon({m}, delta);
     if (!c) return c.error();
-    return Outputs{{"epsilon", c->epsilon},         {"epsilon_upper", c->prv.upper},
-                   {"epsilon_lower", c->prv.lower}, {"epsilon_error", c->prv.epsilonError},
+    return Outputs{{"epsilon", c->epsilon},
+                   {"epsilon_upper", c->prv.upper},
+                   {"epsilon_lower", c->prv.lower},
+                   {"epsilon_error", c->prv.epsilonError},
                    {"epsilon_rdp", c->rdpEpsilon}};
 }
 

@@ -235,8 +235,8 @@ int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const p
         return 0;
     }
     pipeline::cluster::SubmitReport report;
-    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(),
+                                      report, [&](const auto& progress, const auto& cancel, const auto& log) {
                                           return pipeline::submitStudyRunToSlurm(project, options, args.cluster.slurm,
                                                                                  progress, cancel, log);
                                       });
@@ -265,7 +265,8 @@ int executeRun(const RunArgs& args) {
         return 2;
     }
     project::ProjectFile project = std::move(opened).value();
-    if (slurm && isTextProject(project)) return badRunInput("--executor slurm runs image studies; a text study runs here");
+    if (slurm && isTextProject(project))
+        return badRunInput("--executor slurm runs image studies; a text study runs here");
     if (slurm) return submitRunToSlurm(args, project, *options);
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
@@ -316,7 +317,9 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "seed every DP mechanism from the run seed (and the release's identity): results can be re-derived, "
                   "but the file stores the seed, so no run is a release (default: secret randomness, or the spec's "
                   "privacy.reproducible)");
-    run->add_option("--accountant", args->accountant, "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger entry (default: the spec's privacy.accountant)")
+    run->add_option("--accountant", args->accountant,
+                    "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger "
+                    "entry (default: the spec's privacy.accountant)")
         ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--keep-tokens", args->keepTokens,
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "

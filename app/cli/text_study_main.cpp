@@ -181,7 +181,9 @@ int runTextMain(int argc, char** argv) {
     run->add_flag(
         "--reproducible", args.reproducible,
         "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
-    run->add_option("--accountant", args.accountant, "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger entry (default: the spec's privacy.accountant)")
+    run->add_option("--accountant", args.accountant,
+                    "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger "
+                    "entry (default: the spec's privacy.accountant)")
         ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--export-tokens", args.exportTokens,
                   "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "

@@ -49,14 +49,15 @@ int runWorkbench(int argc, char** argv) {
     cli.setApplicationDescription(QStringLiteral("dpmix workbench: differentially private learning with public data"));
     cli.addHelpOption();
     cli.addVersionOption();
-    cli.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .dpmix project to open."), QStringLiteral("[FILE]"));
+    cli.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .dpmix project to open."),
+                              QStringLiteral("[FILE]"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Render the window offscreen to OUT.png and exit."),
                                         QStringLiteral("OUT.png"));
-    const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("With --screenshot, the view to show: %1.")
-                                      .arg(dpmix::workbench::screenshotViews().join(", ")),
-                                  QStringLiteral("NAME"), QStringLiteral("main"));
+    const QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("With --screenshot, the view to show: %1.").arg(dpmix::workbench::screenshotViews().join(", ")),
+        QStringLiteral("NAME"), QStringLiteral("main"));
     const QCommandLineOption readOnly(QStringLiteral("read-only"),
                                       QStringLiteral("Open FILE read-only: no runs, nothing saved."));
     cli.addOption(readOnly);

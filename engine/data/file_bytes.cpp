@@ -9,7 +9,7 @@
 namespace dpmix::data {
 namespace {
 
-constexpr std::size_t kMaxDeflateRatio = 1032;                      // deflate's largest expansion
+constexpr std::size_t kMaxDeflateRatio = 1032;                       // deflate's largest expansion
 constexpr std::size_t kMaxDecompressedBytes = std::size_t(8) << 30;  // 8 GiB per data file
 
 Result<std::string> gunzip(const std::string& path, const std::string& compressed) {

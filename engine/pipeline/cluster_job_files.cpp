@@ -145,8 +145,7 @@ std::set<std::string> cancelledBy(const Job& job) {
     std::string line;
     while (std::getline(in, line)) try {
             if (!trimmed(line).empty()) cancelled.insert(json::parse(line).at("slurm").get<std::string>());
-        } catch (const json::exception&) {
-        }
+        } catch (const json::exception&) {}
     return cancelled;
 }
 
@@ -168,7 +167,8 @@ Result<json> readUnitResult(const Job& job, long long unit) {
             return Error{p.string() + ": the checksum does not match its content (damaged or edited)"};
         if (j.value("spec_hash", "") != job.meta.at("spec_hash").get<std::string>())
             return Error{p.string() + ": written for another spec (its spec hash differs from the job's)"};
-        if (j.value("unit", -1LL) != unit) return Error{p.string() + ": holds unit " + std::to_string(j.value("unit", -1LL))};
+        if (j.value("unit", -1LL) != unit)
+            return Error{p.string() + ": holds unit " + std::to_string(j.value("unit", -1LL))};
         return j;
     } catch (const json::exception& e) {
         return Error{p.string() + ": not valid JSON (" + std::string(e.what()) + ")"};
@@ -184,8 +184,7 @@ JobStatus statusOf(const Job& job) {
     const std::string merged = readText(job.dir / "merged.json", &ok);
     if (ok) try {
             st.mergedRun = json::parse(merged).at("run_id").get<long long>();
-        } catch (const json::exception&) {
-        }
+        } catch (const json::exception&) {}
     // The latest submission of each unit.
     std::map<long long, std::string> latest;
     std::set<std::string> slurmJobs;
@@ -278,9 +277,10 @@ Status checkJobBelongs(const project::ProjectFile& project, const Job& job) {
     const auto& p = job.meta.at("project");
     if (p.value("spec_hash", "") != projectSpecHash(project) || p.value("created_at", "") != project.createdAt())
         return Error{"job " + job.id() + " (" + job.dir.string() + ") belongs to another project: it was made for " +
-                     p.value("file", std::string("?")) + " (spec hash " + p.value("spec_hash", std::string("?")).substr(0, 12) +
-                     "…, created " + p.value("created_at", std::string("?")) + "), not " + project.path().string() +
-                     " (spec hash " + projectSpecHash(project).substr(0, 12) + "…, created " + project.createdAt() +
+                     p.value("file", std::string("?")) + " (spec hash " +
+                     p.value("spec_hash", std::string("?")).substr(0, 12) + "…, created " +
+                     p.value("created_at", std::string("?")) + "), not " + project.path().string() + " (spec hash " +
+                     projectSpecHash(project).substr(0, 12) + "…, created " + project.createdAt() +
                      "); nothing was merged"};
     return std::nullopt;
 }

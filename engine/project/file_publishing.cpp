@@ -57,7 +57,8 @@ bool publishNoReplace(const fs::path& temp, const fs::path& file) {
     if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, file.c_str(), RENAME_NOREPLACE) == 0) return true;
     if (errno == EEXIST) return false;
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-        throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " +
+                                 std::strerror(errno));
 #endif
     // No renameat2 here: a hard link fails atomically when the name is taken.
     if (::link(temp.c_str(), file.c_str()) == 0) {

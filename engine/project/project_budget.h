@@ -33,10 +33,10 @@ struct ProjectBudget {
     // The data set's budget store (budget_store.h). Without one (`storePath` empty) the budget is
     // this file's runs only.
     std::string storePath, storeSource;
-    bool storeKnowsDataset = false;                // false: nothing charged to this data set there yet
-    long long fileReleases = 0;                    // the counted releases this file's runs made
-    long long otherReleases = 0;                   // ... other project files (or runs no longer in this file) made
-    std::vector<StoredReservation> reservations;   // open reservations, counted in full
+    bool storeKnowsDataset = false;               // false: nothing charged to this data set there yet
+    long long fileReleases = 0;                   // the counted releases this file's runs made
+    long long otherReleases = 0;                  // ... other project files (or runs no longer in this file) made
+    std::vector<StoredReservation> reservations;  // open reservations, counted in full
 };
 
 /// The budget of the project's sensitive data set: this file's runs (the last ledger of each)

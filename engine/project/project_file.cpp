@@ -67,13 +67,13 @@ void insertSource(Database& db, const std::string& role, const SpecSource& sourc
 
 bool allowedTransition(RunStatus from, RunStatus to) {
     switch (from) {
-    case RunStatus::Queued:
-        return to == RunStatus::Running || to == RunStatus::Cancelled || to == RunStatus::Failed ||
-               to == RunStatus::Interrupted;
-    case RunStatus::Running:
-        return to == RunStatus::Done || to == RunStatus::Failed || to == RunStatus::Cancelled ||
-               to == RunStatus::Interrupted;
-    default: return false;  // done, failed, cancelled and interrupted are final
+        case RunStatus::Queued:
+            return to == RunStatus::Running || to == RunStatus::Cancelled || to == RunStatus::Failed ||
+                   to == RunStatus::Interrupted;
+        case RunStatus::Running:
+            return to == RunStatus::Done || to == RunStatus::Failed || to == RunStatus::Cancelled ||
+                   to == RunStatus::Interrupted;
+        default: return false;  // done, failed, cancelled and interrupted are final
     }
 }
 
@@ -85,10 +85,13 @@ std::string nonFiniteResultOf(Database& db, long long runId) {
         s.bind(1, static_cast<std::int64_t>(runId));
         return s.step() ? s.integer(0) : 0;
     };
-    if (count("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NULL") > 0) return "a metric that is not a number";
+    if (count("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NULL") > 0)
+        return "a metric that is not a number";
     if (count("SELECT count(*) FROM lambdas WHERE run_id = ? AND values_json LIKE '%null%'") > 0)
         return "a λ weight that is not a finite number";
-    if (count("SELECT count(*) FROM ledgers WHERE run_id = ? AND (recorded_epsilon IS NULL OR recorded_delta IS NULL)") > 0)
+    if (count(
+            "SELECT count(*) FROM ledgers WHERE run_id = ? AND (recorded_epsilon IS NULL OR recorded_delta IS NULL)") >
+        0)
         return "a ledger whose ε or δ is not a number";
     return {};
 }
@@ -127,12 +130,12 @@ constexpr const char* kRunOwnerColumns = ", owner_host, owner_pid, owner_start";
 
 std::string toString(RunStatus status) {
     switch (status) {
-    case RunStatus::Queued: return "queued";
-    case RunStatus::Running: return "running";
-    case RunStatus::Done: return "done";
-    case RunStatus::Failed: return "failed";
-    case RunStatus::Cancelled: return "cancelled";
-    case RunStatus::Interrupted: return "interrupted";
+        case RunStatus::Queued: return "queued";
+        case RunStatus::Running: return "running";
+        case RunStatus::Done: return "done";
+        case RunStatus::Failed: return "failed";
+        case RunStatus::Cancelled: return "cancelled";
+        case RunStatus::Interrupted: return "interrupted";
     }
     return "queued";
 }
@@ -150,8 +153,7 @@ bool parseRunStatus(const std::string& text, RunStatus& out) {
 std::string utcTimestamp() {
     const auto now = std::chrono::system_clock::now();
     const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-    const auto millis =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
     std::tm tm{};
     gmtime_r(&seconds, &tm);
     char buffer[40];
@@ -207,8 +209,9 @@ Result<ProjectFile> ProjectFile::openExisting(const fs::path& file, const Projec
     ProjectSpec incoming = spec;
     if (!incoming.privacy.accountantNamed) incoming.privacy.accountant = project->spec().privacy.accountant;
     if (projectSpecToJson(project->spec()) != projectSpecToJson(incoming))
-        return Error{file.string() + " exists and was created from a different spec; open the project file itself, "
-                                     "or remove it to start over from the spec"};
+        return Error{file.string() +
+                     " exists and was created from a different spec; open the project file itself, "
+                     "or remove it to start over from the spec"};
     return project;
 }
 
@@ -315,8 +318,9 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
     if (*kind == files::Kind::Directory) return Error{name + ": is a folder, not a project file"};
     if (auto e = files::requireRegularFile(name, "a project file (.dpmix)")) return *e;
     if (!isSqliteFile(file))
-        return Error{name + ": not a dpmix project file (not an SQLite database; a project file is made with "
-                            "`dpmix new SPEC.json -o FILE.dpmix`)"};
+        return Error{name +
+                     ": not a dpmix project file (not an SQLite database; a project file is made with "
+                     "`dpmix new SPEC.json -o FILE.dpmix`)"};
     auto side = inspectSideFiles(name);
     if (!side) return Error{name + ": cannot open the project: " + side.error().message};
     auto folderPath = files::absolute(name);
@@ -358,8 +362,8 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
                          std::to_string(applicationId) + ", expected " + std::to_string(kApplicationId) + ")"};
         if (version > kSchemaVersion)
             return Error{name + ": written by a newer dpmix (schema version " + std::to_string(version) +
-                         "; this dpmix " + versionString() + " reads versions up to " +
-                         std::to_string(kSchemaVersion) + "). Open it with a newer dpmix; the file was not changed."};
+                         "; this dpmix " + versionString() + " reads versions up to " + std::to_string(kSchemaVersion) +
+                         "). Open it with a newer dpmix; the file was not changed."};
         if (version < 1)
             return Error{name + ": a dpmix project without a schema version (user_version " + std::to_string(version) +
                          "); the file is damaged"};
@@ -370,8 +374,9 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         // rollback journal, so reading it creates no side files (a reviewer's read-only copy).
         const bool release = holdsReleaseManifest(*db);
         if (release && mode == OpenMode::ReadWrite)
-            return Error{name + ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
-                                "are added to the project it was exported from"};
+            return Error{name +
+                         ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
+                         "are added to the project it was exported from"};
         const bool readOnlyNow = readOnly || release;
         if (!readOnlyNow) {
             configureConnection(*db);
@@ -424,8 +429,8 @@ void ProjectFile::recoverInterruptedRuns() {
     RowSealer sealer(*db_, chainedTable("logs"));
     const std::string now = utcTimestamp();
     for (const auto& [id, owner] : dead) {
-        const std::string message = "interrupted: the process that ran it (pid " + std::to_string(owner.pid) +
-                                    " on " + owner.host +
+        const std::string message = "interrupted: the process that ran it (pid " + std::to_string(owner.pid) + " on " +
+                                    owner.host +
                                     ") ended without finishing it (killed, crashed or out of disk space); its "
                                     "ledgers are kept, and what it released stays accounted for";
         update.bind(1, now).bind(2, message).bind(3, static_cast<std::int64_t>(id)).run();
@@ -462,8 +467,9 @@ Status ProjectFile::loadSpec() {
     createdAt_ = s.text(1);
     createdBy_ = s.text(2);
     // Stored specs without privacy.accountant predate the PRV accountant: RDP certified them.
-    auto spec = parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false, privacy::Accountant::Rdp},
-                                 path_.string() + " (stored spec)");
+    auto spec =
+        parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false, privacy::Accountant::Rdp},
+                         path_.string() + " (stored spec)");
     if (!spec) return spec.error();
     spec_ = std::move(spec).value();
     return std::nullopt;
@@ -471,9 +477,10 @@ Status ProjectFile::loadSpec() {
 
 Result<std::vector<SourceRecord>> ProjectFile::sources() const {
     try {
-        Statement s(db_->handle(),
-                    "SELECT role, name, loader, path, options_json, user_level, kind, examples, users, label_names_json, "
-                    "domains_json, channels, height, width, content_hash FROM sources ORDER BY id");
+        Statement s(
+            db_->handle(),
+            "SELECT role, name, loader, path, options_json, user_level, kind, examples, users, label_names_json, "
+            "domains_json, channels, height, width, content_hash FROM sources ORDER BY id");
         std::vector<SourceRecord> out;
         while (s.step()) {
             SourceRecord r;
@@ -534,7 +541,8 @@ std::string ProjectFile::runOwnerColumns() const {
 
 Result<RunRecord> ProjectFile::run(long long runId) const {
     try {
-        Statement s(db_->handle(), std::string("SELECT ") + kRunColumns + runOwnerColumns() + " FROM runs WHERE id = ?");
+        Statement s(db_->handle(),
+                    std::string("SELECT ") + kRunColumns + runOwnerColumns() + " FROM runs WHERE id = ?");
         s.bind(1, static_cast<std::int64_t>(runId));
         if (!s.step()) return Error{path_.string() + ": run " + std::to_string(runId) + " does not exist"};
         return readRun(s);
@@ -563,24 +571,28 @@ Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, c
             auto current = run(runId);
             if (!current) return current.error();
             if (!allowedTransition(current->status, status))
-                return Error{"run " + std::to_string(runId) + " is " + toString(current->status) + "; it cannot become " +
-                             toString(status)};
+                return Error{"run " + std::to_string(runId) + " is " + toString(current->status) +
+                             "; it cannot become " + toString(status)};
             RunStatus stored = status;
             std::string storedMessage = message;
             if (status == RunStatus::Done) {
                 if (const std::string why = nonFiniteResultOf(*db_, runId); !why.empty()) {
                     stored = RunStatus::Failed;
                     storedMessage = "failed: it has " + why + "; a run with such a result is never done";
-                    refused = Error{path_.string() + ": run " + std::to_string(runId) + " cannot be done: it has " + why +
-                                    "; it is marked failed"};
+                    refused = Error{path_.string() + ": run " + std::to_string(runId) + " cannot be done: it has " +
+                                    why + "; it is marked failed"};
                 }
             }
             const std::string column = stored == RunStatus::Running ? "started_at" : "finished_at";
             Statement s(db_->handle(), "UPDATE runs SET status = ?, message = ?, " + column + " = ? WHERE id = ?");
-            s.bind(1, toString(stored)).bind(2, storedMessage).bind(3, utcTimestamp()).bind(4, static_cast<std::int64_t>(runId));
+            s.bind(1, toString(stored))
+                .bind(2, storedMessage)
+                .bind(3, utcTimestamp())
+                .bind(4, static_cast<std::int64_t>(runId));
             s.run();
             if (stored == RunStatus::Running) {  // whoever starts a run owns it from now on
-                Statement owner(db_->handle(), "UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ? WHERE id = ?");
+                Statement owner(db_->handle(),
+                                "UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ? WHERE id = ?");
                 bindOwner(owner, 1, currentProcess());
                 owner.bind(4, static_cast<std::int64_t>(runId)).run();
             }

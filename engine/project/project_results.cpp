@@ -65,8 +65,9 @@ Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metri
     if (auto e = refuseWrite("add metrics")) return *e;
     for (const MetricRecord& m : metrics)
         if (!std::isfinite(m.value))
-            return refuseNonFinite(m.runId, "metric \"" + m.name + "\"" + (m.className.empty() ? "" : " (" + m.className + ")") +
-                                                " is " + showNumber(m.value) + ", not a finite number");
+            return refuseNonFinite(m.runId, "metric \"" + m.name + "\"" +
+                                                (m.className.empty() ? "" : " (" + m.className + ")") + " is " +
+                                                showNumber(m.value) + ", not a finite number");
     try {
         Transaction t(*db_);
         Statement s(db_->handle(), "INSERT INTO metrics(run_id, name, class_name, value) VALUES(?,?,?,?)");
@@ -83,7 +84,8 @@ Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metri
     }
 }
 
-Result<long long> ProjectFile::addCurve(long long runId, const std::string& name, const std::vector<CurvePoint>& points) {
+Result<long long> ProjectFile::addCurve(long long runId, const std::string& name,
+                                        const std::vector<CurvePoint>& points) {
     if (name.empty()) return Error{"curve name: empty"};
     if (auto e = refuseWrite("add curve \"" + name + "\"")) return *e;
     try {
@@ -180,7 +182,8 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
     }
 }
 
-Result<ModelRecord> ProjectFile::storeWeights(long long runId, const std::string& name, const std::vector<float>& weights) {
+Result<ModelRecord> ProjectFile::storeWeights(long long runId, const std::string& name,
+                                              const std::vector<float>& weights) {
     if (auto e = refuseWrite("store model \"" + name + "\"")) return *e;
     std::size_t bad = 0;
     for (const float w : weights) bad += std::isfinite(w) ? 0 : 1;
@@ -231,7 +234,8 @@ Result<std::string> ProjectFile::loadModel(const ModelRecord& model) const {
 
 Result<std::vector<LambdaRecord>> ProjectFile::lambdas(long long runId) const {
     try {
-        Statement s(db_->handle(), "SELECT run_id, kind, names_json, values_json FROM lambdas WHERE run_id = ? ORDER BY id");
+        Statement s(db_->handle(),
+                    "SELECT run_id, kind, names_json, values_json FROM lambdas WHERE run_id = ? ORDER BY id");
         s.bind(1, static_cast<std::int64_t>(runId));
         std::vector<LambdaRecord> out;
         while (s.step()) {
@@ -255,8 +259,7 @@ Result<std::vector<MetricRecord>> ProjectFile::metrics(long long runId) const {
         Statement s(db_->handle(), "SELECT run_id, name, class_name, value FROM metrics WHERE run_id = ? ORDER BY id");
         s.bind(1, static_cast<std::int64_t>(runId));
         std::vector<MetricRecord> out;
-        while (s.step())
-            out.push_back({s.integer(0), s.text(1), s.text(2), s.isNull(3) ? std::nan("") : s.real(3)});
+        while (s.step()) out.push_back({s.integer(0), s.text(1), s.text(2), s.isNull(3) ? std::nan("") : s.real(3)});
         return out;
     } catch (const std::exception& e) {
         return storageError(path_, "read metrics", e);

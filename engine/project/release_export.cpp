@@ -108,11 +108,14 @@ Result<std::vector<ChosenRun>> chooseRuns(const ProjectFile& project, const Rele
     std::set<long long> confirmed;
     for (const auto& c : options.confirmUnestablished) {
         if (c.reason.find_first_not_of(" \t") == std::string::npos)
-            return Error{"confirm-unestablished " + std::to_string(c.runId) + ": the reason is empty (say why the "
-                         "claimed guarantee is acceptable here; it is recorded in the release)", "confirm-unestablished"};
+            return Error{"confirm-unestablished " + std::to_string(c.runId) +
+                             ": the reason is empty (say why the "
+                             "claimed guarantee is acceptable here; it is recorded in the release)",
+                         "confirm-unestablished"};
         if (std::find(options.runIds.begin(), options.runIds.end(), c.runId) == options.runIds.end())
             return Error{"confirm-unestablished " + std::to_string(c.runId) + ": run " + std::to_string(c.runId) +
-                         " is not among the runs chosen", "confirm-unestablished"};
+                             " is not among the runs chosen",
+                         "confirm-unestablished"};
         confirmed.insert(c.runId);
     }
     std::vector<ChosenRun> chosen;
@@ -132,14 +135,16 @@ Result<std::vector<ChosenRun>> chooseRuns(const ProjectFile& project, const Rele
         if (c.hasLedger) {
             c.ledger = records->back();
             auto parsed = privacy::ledgerFromJson(c.ledger.ledgerJson);
-            if (!parsed) return Error{"run " + std::to_string(id) + ": its ledger cannot be read: " + parsed.error().message};
+            if (!parsed)
+                return Error{"run " + std::to_string(id) + ": its ledger cannot be read: " + parsed.error().message};
             ledger = std::move(parsed).value();
             if (confirmed.count(id)) {
                 bool unestablished = false;
                 for (const auto& e : ledger->entries()) unestablished = unestablished || !e.established;
                 if (!unestablished)
                     return Error{"confirm-unestablished " + std::to_string(id) + ": run " + std::to_string(id) +
-                                 "'s guarantee is established; nothing to confirm", "confirm-unestablished"};
+                                     "'s guarantee is established; nothing to confirm",
+                                 "confirm-unestablished"};
             }
         }
         if (auto why = whyNotReleasable(*run, ledger, confirmed.count(id) > 0))
@@ -165,8 +170,9 @@ void insertRun(Database& db, const RunRecord& r) {
 }
 
 void insertLedger(Database& db, const LedgerRecord& l) {
-    Statement s(db.handle(), "INSERT INTO ledgers(run_id, recorded_at, ledger_json, recorded_epsilon, recorded_delta) "
-                             "VALUES(?,?,?,?,?)");
+    Statement s(db.handle(),
+                "INSERT INTO ledgers(run_id, recorded_at, ledger_json, recorded_epsilon, recorded_delta) "
+                "VALUES(?,?,?,?,?)");
     s.bind(1, static_cast<std::int64_t>(l.runId)).bind(2, l.recordedAt).bind(3, l.ledgerJson);
     s.bind(4, l.recordedEpsilon).bind(5, l.recordedDelta).run();
 }
@@ -257,9 +263,9 @@ private:
 
 std::optional<std::string> whyNotReleasable(const RunRecord& run, const std::optional<privacy::Ledger>& ledger,
                                             bool confirmed) {
-    if (run.status != RunStatus::Done)
-        return "it is " + toString(run.status) + ": only finished runs are released";
-    if (run.method == "audit") return "an audit: an experiment on the mechanism with statistics of the sensitive data, not a release";
+    if (run.status != RunStatus::Done) return "it is " + toString(run.status) + ": only finished runs are released";
+    if (run.method == "audit")
+        return "an audit: an experiment on the mechanism with statistics of the sensitive data, not a release";
     if (run.method == "epsilon-sweep" || run.method == "rho-sweep" || run.method == "k-scaling")
         return "an experiment (seeded, compared with non-private lambda*): computed for the analyst, not a release";
     if (run.method == "adamix-experiment")
@@ -276,12 +282,15 @@ std::optional<std::string> whyNotReleasable(const RunRecord& run, const std::opt
                    "stores, so it is no release; run it again with secret randomness (without --reproducible)";
     for (const auto& e : ledger->entries())
         if (!e.established && !confirmed)
-            return "its " + e.stage + " mechanism's guarantee is not established (only claimed by its authors): "
-                   "release it only with --confirm-unestablished " + std::to_string(run.id) + "=\"REASON\", which records why";
+            return "its " + e.stage +
+                   " mechanism's guarantee is not established (only claimed by its authors): "
+                   "release it only with --confirm-unestablished " +
+                   std::to_string(run.id) + "=\"REASON\", which records why";
     return std::nullopt;
 }
 
-Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target, const ReleaseOptions& options) {
+Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target,
+                                     const ReleaseOptions& options) {
     if (project.isRelease())
         return Error{project.path().string() + " is a release already: export from the project it came from"};
     std::error_code ec;
@@ -296,7 +305,8 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
     if (fs::equivalent(absoluteTarget, project.path(), ec) || absoluteTarget == project.path())
         return Error{"-o " + target.string() + ": that is the project itself; choose a new file for the release"};
     if (!fs::is_directory(absoluteTarget.parent_path(), ec))
-        return Error{"-o " + target.string() + ": the folder " + absoluteTarget.parent_path().string() + " does not exist"};
+        return Error{"-o " + target.string() + ": the folder " + absoluteTarget.parent_path().string() +
+                     " does not exist"};
     if (fs::is_directory(absoluteTarget, ec)) return Error{"-o " + target.string() + ": is a folder"};
     if (fs::exists(absoluteTarget, ec) && !options.replace)
         return Error{"-o " + target.string() + ": already exists (choose another name, or replace it with --force)"};

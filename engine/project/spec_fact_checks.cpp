@@ -100,9 +100,9 @@ Status checkImageShapes(const ProjectSpec& spec, const std::vector<SourceFacts>&
         // The spec reader has checked the words; an unknown one fits nothing.
         const auto resize = data::parseResizeRule(s.resize);
         const auto colour = data::parseColourRule(s.colour);
-        const std::string problem = data::fitProblem({f.channels, f.height, f.width}, study,
-                                                     resize ? *resize : data::ResizeRule::None,
-                                                     colour ? *colour : data::ColourRule::None);
+        const std::string problem =
+            data::fitProblem({f.channels, f.height, f.width}, study, resize ? *resize : data::ResizeRule::None,
+                             colour ? *colour : data::ColourRule::None);
         if (!problem.empty())
             return Error{"public_sources[" + std::to_string(i) + "] (\"" + s.written.name + "\"): " + problem};
     }

@@ -105,8 +105,7 @@ bool Statement::step() {
 }
 
 void Statement::run() {
-    while (step()) {
-    }
+    while (step()) {}
     reset();
 }
 
@@ -126,10 +125,10 @@ std::string Statement::text(int column) const {
 
 SqlValue Statement::value(int column) const {
     switch (sqlite3_column_type(stmt_, column)) {
-    case SQLITE_NULL: return std::monostate{};
-    case SQLITE_INTEGER: return integer(column);
-    case SQLITE_FLOAT: return real(column);
-    default: return text(column);
+        case SQLITE_NULL: return std::monostate{};
+        case SQLITE_INTEGER: return integer(column);
+        case SQLITE_FLOAT: return real(column);
+        default: return text(column);
     }
 }
 
@@ -137,16 +136,16 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     int flags = SQLITE_OPEN_FULLMUTEX;
     std::string name = path;
     switch (mode) {
-    case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-    case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
-    case Mode::ReadOnly:
-        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-        name = fileUri(path, "mode=ro");
-        break;
-    case Mode::ReadOnlyImmutable:
-        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-        name = fileUri(path, "mode=ro&immutable=1");
-        break;
+        case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
+        case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+        case Mode::ReadOnly:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+            name = fileUri(path, "mode=ro");
+            break;
+        case Mode::ReadOnlyImmutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+            name = fileUri(path, "mode=ro&immutable=1");
+            break;
     }
     if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";

@@ -22,7 +22,8 @@ Result<project::ProjectBudget> budgetOfSnapshot(const ProjectSnapshot& s) {
 std::optional<double> effectiveCap(const project::ProjectBudget& b, std::optional<double> panelCap, QString* from) {
     std::optional<double> cap = b.cap;
     if (from && cap)
-        *from = b.storeCap && *b.storeCap == *cap ? QObject::tr("the budget store") : QObject::tr("the spec (privacy.budget)");
+        *from = b.storeCap && *b.storeCap == *cap ? QObject::tr("the budget store")
+                                                  : QObject::tr("the spec (privacy.budget)");
     if (panelCap && (!cap || *panelCap < *cap)) {
         cap = panelCap;
         if (from) *from = QObject::tr("the privacy settings");
@@ -65,9 +66,11 @@ Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot, 
     r.inProgress = static_cast<long long>(b->reservations.size());
     r.store = QString::fromStdString(b->storePath);
     if (!snapshot.budgetStoreError.isEmpty())
-        r.storeNote = QObject::tr("The budget store cannot be read (%1): this file's runs only").arg(snapshot.budgetStoreError);
+        r.storeNote =
+            QObject::tr("The budget store cannot be read (%1): this file's runs only").arg(snapshot.budgetStoreError);
     else if (snapshot.budgetStore && !b->storeKnowsDataset)
-        r.storeNote = QObject::tr("The budget store has no record of this data set yet: spending recorded elsewhere is not seen");
+        r.storeNote =
+            QObject::tr("The budget store has no record of this data set yet: spending recorded elsewhere is not seen");
     return r;
 }
 
@@ -102,20 +105,19 @@ Status addPlannedMixtureReleases(const ProjectSnapshot& snapshot, const widgets:
     const std::size_t tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
     const bool parallel = p.composition == widgets::CompositionMode::Parallel;
     for (long long seed : *seeds) {
-        auto entry = privacy::gaussianEntry("mixture", "A",
-                                            snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User
-                                                                              : privacy::PrivacyUnit::Example,
-                                            plan.mixture->q, plan.mixture->sigma, plan.mixture->steps,
-                                            plan.mixture->target.delta, p.clipNorm,
-                                            engineAccountant(p.accountant));
+        auto entry = privacy::gaussianEntry(
+            "mixture", "A",
+            snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example,
+            plan.mixture->q, plan.mixture->sigma, plan.mixture->steps, plan.mixture->target.delta, p.clipNorm,
+            engineAccountant(p.accountant));
         for (std::size_t t = 0; t < tasks; ++t)
             planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
     }
     return std::nullopt;
 }
 
-Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p, const PrivacyPlan& plan,
-                                  bool alsoFineTunes) {
+Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
+                                  const PrivacyPlan& plan, bool alsoFineTunes) {
     auto current = budgetOfSnapshot(snapshot);
     if (!current) return current.error();
     std::vector<privacy::BudgetRelease> planned;
@@ -138,7 +140,8 @@ Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const wi
         atEpsilon.epsilon = epsilon;
         if (auto e = addPlannedMixtureReleases(snapshot, atEpsilon, planPrivacy(atEpsilon), planned)) return *e;
     }
-    const QString why = QObject::tr("one DP-MixMin λ per ε of the sweep (%1), sensitive task and seed").arg(epsilons.size());
+    const QString why =
+        QObject::tr("one DP-MixMin λ per ε of the sweep (%1), sensitive task and seed").arg(epsilons.size());
     return previewOf(snapshot, *current, planned, fullPipeline, p, why);
 }
 
@@ -189,19 +192,23 @@ QString spendPreviewText(const SpendPreview& s) {
                 .arg(num(s.before), num(s.after));
     text += s.cap ? QObject::tr(" (cap %1).</p>").arg(*s.cap) : QObject::tr(" (no cap).</p>");
     if (!s.accountant.isEmpty())
-        text += QObject::tr("<p>Each release is calibrated and certified by the %1 accountant (the panel's choice); the "
-                            "total composes the releases by RDP, and also by PRV when every release is PRV-certified, "
-                            "keeping the smaller.</p>")
+        text += QObject::tr(
+                    "<p>Each release is calibrated and certified by the %1 accountant (the panel's choice); the "
+                    "total composes the releases by RDP, and also by PRV when every release is PRV-certified, "
+                    "keeping the smaller.</p>")
                     .arg(s.accountant);
     if (s.fineTuningNotShown)
-        text += QObject::tr("<p>Fine-tuning spends more on top of this; the engine adds it and checks the cap exactly "
-                            "before any mechanism runs.</p>");
-    text += QObject::tr("<p>Releases are composed, not added up. Estimated from the panel (split A ≈ round(ρ·n)); the "
-                        "ledger records the realised figures.</p>");
+        text += QObject::tr(
+            "<p>Fine-tuning spends more on top of this; the engine adds it and checks the cap exactly "
+            "before any mechanism runs.</p>");
+    text += QObject::tr(
+        "<p>Releases are composed, not added up. Estimated from the panel (split A ≈ round(ρ·n)); the "
+        "ledger records the realised figures.</p>");
     if (s.overCap)
-        text += QObject::tr("<p><b>Over the cap: nothing will be run.</b> Raise “Data set's total cap ε” in the privacy "
-                            "settings (or the budget store's cap: <code>dpmix budget --cap</code>), or spend less (a "
-                            "smaller ε, fewer seeds or tasks).</p>");
+        text += QObject::tr(
+            "<p><b>Over the cap: nothing will be run.</b> Raise “Data set's total cap ε” in the privacy "
+            "settings (or the budget store's cap: <code>dpmix budget --cap</code>), or spend less (a "
+            "smaller ε, fewer seeds or tasks).</p>");
     return text;
 }
 

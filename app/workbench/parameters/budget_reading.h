@@ -30,10 +30,10 @@ struct SpendPreview {
     QString dataset, unit;
     double before = 0.0, after = 0.0;
     std::optional<double> cap;
-    long long releases = 0;      // planned DP releases counted in `after`
-    QString why;                 // why that many: "one DP-MixMin λ per sensitive task (2) and seed (3)"
-    QString accountant;          // the accountant that calibrates and certifies each release ("PRV", "RDP")
-    QString store;               // the budget store that holds the data set's total (empty: this file only)
+    long long releases = 0;  // planned DP releases counted in `after`
+    QString why;             // why that many: "one DP-MixMin λ per sensitive task (2) and seed (3)"
+    QString accountant;      // the accountant that calibrates and certifies each release ("PRV", "RDP")
+    QString store;           // the budget store that holds the data set's total (empty: this file only)
     bool overCap = false;
     bool fineTuningNotShown = false;  // the run also fine-tunes: `after` is a lower bound
 };

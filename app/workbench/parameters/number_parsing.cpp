@@ -11,7 +11,8 @@ Error notANumber(const QString& field, const QString& text, const QString& kind,
 }  // namespace
 
 Result<double> parseDouble(const QString& field, const QString& text, const QString& expected) {
-    if (auto value = parseDecimalText(text.trimmed().toStdString())) return *value;  // a form field: blanks around are dropped
+    if (auto value = parseDecimalText(text.trimmed().toStdString()))
+        return *value;  // a form field: blanks around are dropped
     return notANumber(field, text, QStringLiteral("a number"), expected);
 }
 
@@ -26,7 +27,8 @@ Result<std::optional<double>> parseBudgetCap(const QString& text) {
     auto cap = parseDouble(QStringLiteral("budget cap"), text, expected);
     if (!cap) return cap.error();
     if (!(*cap > 0.0 && *cap <= 1e6))
-        return Error{"budget cap = " + text.trimmed().toStdString() + " is out of range: expected " + expected.toStdString()};
+        return Error{"budget cap = " + text.trimmed().toStdString() + " is out of range: expected " +
+                     expected.toStdString()};
     return std::optional<double>(*cap);
 }
 

@@ -44,8 +44,9 @@ ChainCheck checkProjectChain(const QString& path) {
         check.text = QStringLiteral("hash chain intact (%1 rows)").arg(chain->rowsChecked);
     } else if (chain->firstBreak) {
         const auto& b = *chain->firstBreak;
-        check.text = QStringLiteral("hash chain broken at table %1, row %2 (stored %3…, expected %4…): the file was "
-                                    "edited after it was written")
+        check.text = QStringLiteral(
+                         "hash chain broken at table %1, row %2 (stored %3…, expected %4…): the file was "
+                         "edited after it was written")
                          .arg(QString::fromStdString(b.table))
                          .arg(b.rowId)
                          .arg(QString::fromStdString(b.storedHash.substr(0, 12)),

@@ -51,7 +51,9 @@ private Q_SLOTS:
         QVERIFY(k["saving_percent"].toDouble() > 3.0);
         // The default stays RDP, and an unknown accountant is refused.
         QCOMPARE(runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5",
-                           "--json"}).json()["accountant"].toString(),
+                           "--json"})
+                     .json()["accountant"]
+                     .toString(),
                  QStringLiteral("rdp"));
         const auto bad = runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta",
                                    "1e-5", "--accountant", "moments"});
@@ -167,7 +169,8 @@ private Q_SLOTS:
         for (int a = 12; a < 64; ++a)
             best = std::min(best,
                             10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
-        DPMIX_COMPARE_NEAR(lines[2].split(QLatin1Char(','))[5].toDouble(), best, 1e-8 * best);  // after the accountant column
+        DPMIX_COMPARE_NEAR(lines[2].split(QLatin1Char(','))[5].toDouble(), best,
+                           1e-8 * best);  // after the accountant column
     }
     void csvJsonAndMissingColumn() {
         QTemporaryDir dir;

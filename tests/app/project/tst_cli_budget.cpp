@@ -82,8 +82,8 @@ private Q_SLOTS:
         for (int trial = 0; trial < n; ++trial) {
             QString store;
             const QString project = freshProject(&store);
-            const QStringList args{"run", project, "--stages", "proxies,mixture", "--tasks", "ac", "--epsilon", "1",
-                                   "--seed", "0", "--proxy-epochs", "1", "--cap", "1.2"};
+            const QStringList args{"run", project,  "--stages", "proxies,mixture", "--tasks", "ac",    "--epsilon",
+                                   "1",   "--seed", "0",        "--proxy-epochs",  "1",       "--cap", "1.2"};
             QObject owner;
             QProcess* a = startDpmix(args, store, &owner);
             QProcess* b = startDpmix(args, store, &owner);
@@ -106,8 +106,8 @@ private Q_SLOTS:
 
     void aRunKilledAtARandomMomentStaysCounted() {
         const int n = trials("DPMIX_KILL_TRIALS", 3);
-        const QStringList run{"--stages", "proxies,mixture", "--tasks", "ac", "--epsilon", "1,2,4", "--seed", "0",
-                              "--proxy-epochs", "1"};
+        const QStringList run{"--stages", "proxies,mixture", "--tasks", "ac", "--epsilon", "1,2,4", "--seed",
+                              "0",        "--proxy-epochs",  "1"};
         // How long the run takes when nobody kills it: the kills land uniformly within that.
         QString store;
         QElapsedTimer clock;
@@ -151,8 +151,8 @@ private Q_SLOTS:
     void aSecondProjectOnTheSameDataSeesTheSpendAndTheCap() {
         QString store;
         const QString first = freshProject(&store);
-        const auto run = dpmixWith({"run", first, "--stages", "proxies,mixture", "--tasks", "ac", "--epsilon", "1", "--seed",
-                                    "0", "--proxy-epochs", "1"},
+        const auto run = dpmixWith({"run", first, "--stages", "proxies,mixture", "--tasks", "ac", "--epsilon", "1",
+                                    "--seed", "0", "--proxy-epochs", "1"},
                                    store);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const double spent = dpmixWith({"budget", first, "--json"}, store).json()["epsilon"].toDouble();
@@ -192,7 +192,8 @@ private Q_SLOTS:
             if (r.toObject()["method"].toString() == "dp-mixmin") ids << QString::number(r.toObject()["id"].toInt());
         QCOMPARE(ids.size(), 2);
         QVERIFY(dpmixWith({"budget", project, "--cap", "2.05"}, store).exitCode == 0);
-        const auto refused = dpmixWith({"export-release", project, "--runs", ids.join(","), "-o", path("over.dpmix")}, store);
+        const auto refused =
+            dpmixWith({"export-release", project, "--runs", ids.join(","), "-o", path("over.dpmix")}, store);
         QVERIFY(refused.exitCode != 0);
         QVERIFY2(refused.err.contains("over the data set's privacy budget cap 2.05"), qPrintable(refused.err));
         QVERIFY(!QFile::exists(path("over.dpmix")));

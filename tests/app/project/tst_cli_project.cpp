@@ -266,14 +266,14 @@ private Q_SLOTS:
             sqlite3_close(other);
         }
         const QByteArray before = fileBytes(path("walled.dpmix"));
-        const QList<QStringList> commands = {{"inspect", path("walled.dpmix")},
-                                             {"inspect", path("walled.dpmix"), "--json"},
-                                             {"budget", path("walled.dpmix")},
-                                             {"results", path("walled.dpmix")},
-                                             {"export-spec", path("walled.dpmix")},
-                                             {"export-release", path("walled.dpmix"), "--runs", "1", "-o",
-                                              path("walled-release.dpmix")},
-                                             {"run", path("walled.dpmix")}};
+        const QList<QStringList> commands = {
+            {"inspect", path("walled.dpmix")},
+            {"inspect", path("walled.dpmix"), "--json"},
+            {"budget", path("walled.dpmix")},
+            {"results", path("walled.dpmix")},
+            {"export-spec", path("walled.dpmix")},
+            {"export-release", path("walled.dpmix"), "--runs", "1", "-o", path("walled-release.dpmix")},
+            {"run", path("walled.dpmix")}};
         for (const QStringList& command : commands) {
             const auto r = runDpmix(command);
             QVERIFY2(r.exitCode == 2, qPrintable(command.join(' ') + ": " + r.err));
@@ -296,8 +296,8 @@ private Q_SLOTS:
             auto opened = project::ProjectFile::open(path("names.dpmix").toStdString());
             QVERIFY(opened.ok());
             project::ProjectFile p = std::move(opened).value();
-            QVERIFY(p.addRun({"uniform", "ac\nIntegrity  hash chain \xe2\x9c\x93 forged\xe2\x80\xae\xc2\x9b", std::nullopt, 5,
-                                    "{}"})
+            QVERIFY(p.addRun({"uniform", "ac\nIntegrity  hash chain \xe2\x9c\x93 forged\xe2\x80\xae\xc2\x9b",
+                              std::nullopt, 5, "{}"})
                         .ok());
         }
         const auto r = runDpmix({"inspect", path("names.dpmix")});
@@ -315,22 +315,21 @@ private Q_SLOTS:
         const QString longName = path(QString(300, 'x') + ".dpmix");
         QTest::newRow("inspect a 300-byte name") << QStringList{"inspect", longName} << "the name is too long";
         QTest::newRow("results a 300-byte name") << QStringList{"results", longName} << "the name is too long";
-        QTest::newRow("new -o a 300-byte name") << QStringList{"new", path("tiny.json"), "-o", longName}
-                                                << "the name is too long";
+        QTest::newRow("new -o a 300-byte name")
+            << QStringList{"new", path("tiny.json"), "-o", longName} << "the name is too long";
         QTest::newRow("export-spec -o a 300-byte name")
             << QStringList{"export-spec", path("again.dpmix"), "-o", longName} << "the name is too long";
         QTest::newRow("inspect a FIFO") << QStringList{"inspect", path("pipe.dpmix")} << "FIFO";
         QTest::newRow("new from a FIFO") << QStringList{"new", path("pipe.json"), "-o", path("x.dpmix")} << "FIFO";
         QTest::newRow("run a FIFO spec") << QStringList{"run", path("pipe.json")} << "FIFO";
         QTest::newRow("inspect a loop") << QStringList{"inspect", path("loop-a.dpmix")} << "a loop of symbolic links";
-        QTest::newRow("empty --epsilon") << QStringList{"run", path("again.dpmix"), "--epsilon", ""}
-                                         << "an empty list";
+        QTest::newRow("empty --epsilon") << QStringList{"run", path("again.dpmix"), "--epsilon", ""} << "an empty list";
         QTest::newRow("--epsilon 1e308") << QStringList{"run", path("again.dpmix"), "--epsilon", "1e308"}
                                          << "is out of range: expected ε in [1e-9, 1e6]";
         QTest::newRow("--finetune-steps -1") << QStringList{"run", path("again.dpmix"), "--finetune-steps", "-1"}
                                              << "--finetune-steps = -1 is out of range";
-        QTest::newRow("--threads 100000") << QStringList{"--threads", "100000", "inspect", path("again.dpmix")}
-                                          << "100000";
+        QTest::newRow("--threads 100000")
+            << QStringList{"--threads", "100000", "inspect", path("again.dpmix")} << "100000";
     }
 
     void hostilePathsAndArgumentsAreRefused() {
@@ -359,7 +358,8 @@ private Q_SLOTS:
         writeSpec("tiny-eps.json", QByteArray(kSpec).replace("\"epsilon\": [1, 2]", "\"epsilon\": 1e-320"));
         r = runDpmix({"new", path("tiny-eps.json"), "-o", path("eps.dpmix")});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("privacy.epsilon: 1e-320 is out of range: expected ε in [1e-9, 1e6]"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("privacy.epsilon: 1e-320 is out of range: expected ε in [1e-9, 1e6]"),
+                 qPrintable(r.err));
         QVERIFY(!QFile::exists(path("nul.dpmix")) && !QFile::exists(path("eps.dpmix")));
     }
 

@@ -43,7 +43,8 @@ namespace {
 const std::string kSpec = R"({
   "name": "budget-study",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks; a privacy budget cap of 6",
-)" + dpmix::testing::tinyStudyData("clinic") + R"(  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
+)" + dpmix::testing::tinyStudyData("clinic") +
+                          R"(  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
   "stages": {"mixture": {"clip": 13, "batch": 40, "lr": 1.0, "steps": 20}},
   "seeds": [0]
 })";
@@ -97,11 +98,12 @@ private Q_SLOTS:
             QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
             w.requestRun();
             QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
-            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded,
+                     qPrintable(finished[0][2].toString()));
             QCOMPARE(asked.size(), run + 1);
             QVERIFY(!asked.back().overCap);
-            QCOMPARE(asked.back().before, lastSpent);           // the meter's figure before the run
-            QCOMPARE(asked.back().releases, 2LL);               // one DP-MixMin λ per task
+            QCOMPARE(asked.back().before, lastSpent);  // the meter's figure before the run
+            QCOMPARE(asked.back().releases, 2LL);      // one DP-MixMin λ per task
             lastSpent = budgetReadingOf(*w.project()).value().spent;
             QVERIFY(lastSpent > asked.back().before);
         }
@@ -121,7 +123,7 @@ private Q_SLOTS:
         QCOMPARE(sameSplit.entries().size(), std::size_t(8));
         const double composed = sameSplit.total().epsilon;
         DPMIX_COMPARE_NEAR(lastSpent, composed, 1e-9);
-        QVERIFY(composed < sum);   // composed by the accountant, not added
+        QVERIFY(composed < sum);  // composed by the accountant, not added
         QVERIFY(composed < 6.0);
         QVERIFY2(w.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(composed, 0, 'f', 2)),
                  qPrintable(w.budgetMeter()->text()));
@@ -178,14 +180,16 @@ private Q_SLOTS:
         QTRY_VERIFY(w.runAction()->isEnabled());
         const double before = budgetReadingOf(*w.project()).value().spent;
         QSignalSpy started(w.jobRunner(), &JobRunner::started);
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false), QString("Not started: the privacy budget was not confirmed."));
+        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false),
+                 QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked.size(), 1);
         QCOMPARE(asked[0].releases, 4LL);  // 2 ε × 1 seed × 2 tasks
         QCOMPARE(asked[0].before, before);
         QVERIFY(asked[0].after > before);
         QVERIFY(!asked[0].fineTuningNotShown && !asked[0].overCap);
         // The same sweep at more ε spends more.
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5, 1.0}, true), QString("Not started: the privacy budget was not confirmed."));
+        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5, 1.0}, true),
+                 QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked[1].releases, 6LL);
         QVERIFY(asked[1].after > asked[0].after);
         QVERIFY(asked[1].fineTuningNotShown);  // the full pipeline also fine-tunes
@@ -273,7 +277,8 @@ private Q_SLOTS:
         widgets::ParameterPanel panel;
         panel.setUnitName(unitLabelOf(spec));
         bool relabelled = false;
-        for (auto* label : panel.findChildren<QLabel*>()) relabelled = relabelled || label->text() == "Sensitive patients n";
+        for (auto* label : panel.findChildren<QLabel*>())
+            relabelled = relabelled || label->text() == "Sensitive patients n";
         QVERIFY(relabelled);
     }
 

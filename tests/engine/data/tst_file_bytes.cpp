@@ -52,7 +52,8 @@ private Q_SLOTS:
         QVERIFY(!tooLong.ok());
         QVERIFY2(tooLong.error().message.find("the name is too long") != std::string::npos,
                  tooLong.error().message.c_str());
-        QVERIFY2(loop.error().message.find("a loop of symbolic links") != std::string::npos, loop.error().message.c_str());
+        QVERIFY2(loop.error().message.find("a loop of symbolic links") != std::string::npos,
+                 loop.error().message.c_str());
     }
 
     void devicesLinkedFifosAndHugeSparseFilesAreRefused() {

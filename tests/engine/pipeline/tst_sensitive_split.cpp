@@ -119,7 +119,8 @@ private Q_SLOTS:
         const std::string classes = R"("labels": "sens-labels.idx", "classes": "a,b,c,d")";
         old.replace(old.find(classes), classes.size(), R"("labels": "sens-labels.idx")");
         QVERIFY(!project::parseProjectSpec(old, {dir_.path(), {}, true}, "new.json").ok());  // a new spec: refused
-        auto stored = project::parseProjectSpec(old, {dir_.path(), {}, false, false, privacy::Accountant::Rdp}, "stored");
+        auto stored =
+            project::parseProjectSpec(old, {dir_.path(), {}, false, false, privacy::Accountant::Rdp}, "stored");
         QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
         auto study = loadImageStudy(project.sources().value(), *stored, 7);
         QVERIFY(!study.ok());

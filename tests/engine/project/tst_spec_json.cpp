@@ -528,7 +528,9 @@ private Q_SLOTS:
                  noDigits.error().message.c_str());
 
         Json csv = validSpec();
-        csv["sensitive"] = Json{{"name", "x"}, {"loader", "csv-images"}, {"path", "shared/priv-images.idx"},
+        csv["sensitive"] = Json{{"name", "x"},
+                                {"loader", "csv-images"},
+                                {"path", "shared/priv-images.idx"},
                                 {"options", {{"user_column", "Patient"}}}};
         auto noColumns = parse(csv);
         QVERIFY(!noColumns.ok());
