@@ -51,3 +51,16 @@ if(_dpmix_heavy LESS 1)
   set(_dpmix_heavy 1)
 endif()
 set_property(GLOBAL APPEND PROPERTY JOB_POOLS heavy_compile=${_dpmix_heavy})
+
+# Unity builds for the libraries whose sources are many small files over the same heavy
+# templates (nlohmann::json, CLI11, SQLite wrappers): the command line, the pipeline's
+# orchestration and the project file. Compiled one by one, every file instantiates and optimises
+# the same json functions again; in batches of 8 they are compiled once a batch.
+# docs/DEVELOPING.md, "Build speed". -DDPMIX_UNITY=OFF compiles file by file (e.g. to check that
+# each file includes what it uses).
+option(DPMIX_UNITY "Unity builds for the JSON-heavy libraries" ON)
+function(dpmix_unity_build target)
+  if(DPMIX_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE BATCH UNITY_BUILD_BATCH_SIZE 8)
+  endif()
+endfunction()

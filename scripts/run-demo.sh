@@ -9,7 +9,7 @@
 #   scripts/run-demo.sh                # the demo (one task, one seed, ε = 1)
 #   DEMO_TASKS= scripts/run-demo.sh    # every task of the spec
 # It builds only the command line first (the tests build in scripts/run-tests.sh), runs the demo,
-# and then builds the workbench that opens its project.
+# and then builds dpmix-text (text studies) and the workbench that opens its project.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 begin=$(date +%s)
@@ -35,5 +35,5 @@ done_at=$(date +%s)
 echo "[demo] results in $(( done_at - begin )) s: set-up and build $(( built - begin )) s, data $(( start - built )) s, demo $(( done_at - start )) s"
 echo "[demo] inspect it with: $B inspect projects/fashion-mnist.dpmix"
 # The workbench, to open the project point-and-click (a few more minutes on a first build).
-scripts/setup.sh dpmix-workbench
+scripts/setup.sh dpmix-text dpmix-workbench
 echo "[demo] open it with: ${BUILD_DIR:-build}/bin/dpmix-workbench projects/fashion-mnist.dpmix"

@@ -60,7 +60,8 @@ int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr)
         if (stdoutToStderr) ::dup2(STDERR_FILENO, STDOUT_FILENO);
         ::execv(program.c_str(), argv.data());
         const std::string msg = "dpmix run: this is a text study, which runs in " + program +
-                                ", but it cannot be started: " + std::strerror(errno) + "\n";
+                                ", but it cannot be started: " + std::strerror(errno) +
+                                " (build it: scripts/setup.sh dpmix-text)\n";
         (void)!::write(STDERR_FILENO, msg.data(), msg.size());
         ::_exit(127);
     }

@@ -109,7 +109,7 @@ struct FrozenAdamix {
     std::string inputsSha256;
 };
 
-Result<FrozenAdamix> parseFrozen(const std::string& text) {
+Result<FrozenAdamix> parseFrozenAdamix(const std::string& text) {
     const json j = json::parse(text, nullptr, false);
     if (!j.is_object() || j.value("format", "") != kAdamixFormat) return Error{"not a frozen dpmix AdaMix-R experiment"};
     try {
@@ -172,7 +172,7 @@ std::vector<cluster::WorkUnit> adamixWorkUnits(const experiments::AdamixGridOpti
 Result<std::string> runAdamixUnit(const fs::path& jobDir, const std::string& frozenJson, long long seed,
                                   long long privateIndex, int threads) {
     const auto started = std::chrono::steady_clock::now();
-    auto parsed = parseFrozen(frozenJson);
+    auto parsed = parseFrozenAdamix(frozenJson);
     if (!parsed) return parsed.error();
     FrozenAdamix frozen = std::move(parsed).value();
     if (threads > 0) frozen.grid.threads = threads;
@@ -193,7 +193,7 @@ Result<AdamixExperimentReport> storeFrozenAdamix(project::ProjectFile& project, 
                                                  const std::string& frozenJson,
                                                  const std::vector<std::pair<long long, std::string>>& unitResults,
                                                  const std::string& provenance) {
-    auto frozen = parseFrozen(frozenJson);
+    auto frozen = parseFrozenAdamix(frozenJson);
     if (!frozen) return frozen.error();
     auto inputs = readInputs(jobDir, *frozen);  // the extractor's weights, stored with the run
     if (!inputs) return inputs.error();

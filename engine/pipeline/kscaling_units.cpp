@@ -43,7 +43,7 @@ struct FrozenKScaling {
     KScalingInputs inputs;
 };
 
-Result<FrozenKScaling> parseFrozen(const std::string& text) {
+Result<FrozenKScaling> parseFrozenKScaling(const std::string& text) {
     const json j = json::parse(text, nullptr, false);
     if (!j.is_object() || j.value("format", "") != kKScalingFormat) return Error{"not a frozen dpmix k-scaling"};
     FrozenKScaling f;
@@ -136,7 +136,7 @@ Result<std::string> freezeKScaling(project::ProjectFile& project, const KScaling
 }
 
 Result<long long> frozenKScalingClasses(const std::string& frozenJson) {
-    auto f = parseFrozen(frozenJson);
+    auto f = parseFrozenKScaling(frozenJson);
     if (!f) return f.error();
     return static_cast<long long>(f->inputs.classes.size());
 }
@@ -153,7 +153,7 @@ std::vector<cluster::WorkUnit> kScalingWorkUnits(long long classes) {
 }
 
 Result<std::string> runKScalingUnit(const std::string& frozenJson, long long classIndex, int threads) {
-    auto parsed = parseFrozen(frozenJson);
+    auto parsed = parseFrozenKScaling(frozenJson);
     if (!parsed) return parsed.error();
     FrozenKScaling f = std::move(parsed).value();
     if (classIndex < 0 || classIndex >= static_cast<long long>(f.inputs.classes.size()))
@@ -168,7 +168,7 @@ Result<std::string> runKScalingUnit(const std::string& frozenJson, long long cla
 Result<KScalingStageReport> storeFrozenKScaling(project::ProjectFile& project, const std::string& frozenJson,
                                                 const std::vector<std::pair<long long, std::string>>& unitResults,
                                                 const std::string& provenance) {
-    auto f = parseFrozen(frozenJson);
+    auto f = parseFrozenKScaling(frozenJson);
     if (!f) return f.error();
     const std::size_t classes = f->inputs.classes.size();
     std::vector<experiments::KScalingResult> perClass(classes);

@@ -127,7 +127,7 @@ struct FrozenRun {
     long long afterRun = 0;
 };
 
-Result<FrozenRun> parseFrozen(const std::string& text) {
+Result<FrozenRun> parseFrozenRun(const std::string& text) {
     json j = json::parse(text, nullptr, false);
     if (!j.is_object() || j.value("format", "") != kRunGridFormat) return Error{"not a frozen dpmix run grid"};
     auto options = optionsOf(j.value("options", json::object()));
@@ -267,7 +267,7 @@ Result<std::string> runOnScratchCopy(const fs::path& jobDir, long long unit, lon
 
 Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& frozenJson, long long unit,
                                  std::uint64_t seed) {
-    auto frozen = parseFrozen(frozenJson);
+    auto frozen = parseFrozenRun(frozenJson);
     if (!frozen) return frozen.error();
     StudyRunOptions options = frozen->options;
     options.seeds = {seed};
