@@ -4,6 +4,7 @@
 // SqliteError inside the module and turned into dpmix::Error at the public API boundary, so a
 // failed write never leaves a half-applied transaction behind.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -81,9 +82,19 @@ public:
     sqlite3* handle() const { return db_; }
     const std::string& path() const { return path_; }
 
+    /// Called by every Transaction of this connection: `afterBegin` once it holds the write
+    /// lock (it may throw to refuse the write), `beforeCommit` just before COMMIT (what it
+    /// writes commits with the transaction). The project file keeps its seal this way (seal.h).
+    struct TransactionHooks {
+        std::function<void(Database&)> afterBegin, beforeCommit;
+    };
+    void setTransactionHooks(TransactionHooks hooks) { hooks_ = std::move(hooks); }
+    const TransactionHooks& transactionHooks() const { return hooks_; }
+
 private:
     sqlite3* db_ = nullptr;
     std::string path_;
+    TransactionHooks hooks_;
 };
 
 /// BEGIN IMMEDIATE on construction, ROLLBACK on destruction unless commit() was called.
