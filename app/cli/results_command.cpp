@@ -67,7 +67,8 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             nlohmann::ordered_json out{
                 {"project", project->path().string()}, {"metric", name},
                 {"runs", observations->size()},        {"hash_chain_ok", integrity.ok},
-                {"integrity", integrity.line},         {"summary", nlohmann::ordered_json::array()}};
+                {"integrity", integrity.line},         {"integrity_ok", integrity.ok},
+                {"integrity_problems", integrity.details}, {"summary", nlohmann::ordered_json::array()}};
             for (const auto& r : rows)
                 out["summary"].push_back({{"method", r.method},
                                           {"epsilon", r.epsilon},
@@ -79,6 +80,7 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             std::cout << out.dump(2) << '\n';
         } else {
             std::cout << integrity.line << '\n';
+            for (const auto& d : integrity.details) std::cout << "  " << d << '\n';
             std::cout << name << " of " << observations->size() << " finished runs in " << project->path().string()
                       << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";
             double lastEpsilon = -1.0;
