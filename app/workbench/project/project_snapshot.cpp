@@ -141,6 +141,9 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()), {},
                    QString::fromStdString(v->shortLabel())};
         s.trust.summary = trustSummary(*v, *file);
+        // Who signed it and whether it verifies, and what an older file cannot show (integrity_report.h).
+        for (const auto& line : v->signatures) s.trust.summary += QStringLiteral(" Signature: %1.").arg(QString::fromStdString(line));
+        for (const auto& note : v->integrityNotices) s.trust.summary += QStringLiteral(" Note: %1.").arg(QString::fromStdString(note));
         // What the stored audits say of the claims its releases rest on (docs/AUDIT.md, "Verdicts").
         std::vector<privacy::LedgerEntry> entries;
         for (const auto& r : s.runs)
