@@ -53,8 +53,9 @@ void registerSignCommands(CLI::App& app, CommandContext& ctx) {
             std::cerr << "dpmix sign: " << message << '\n';
             ctx.exitCode = code;
         };
-        auto project = project::ProjectFile::open(signArgs->file, project::OpenMode::ReadWrite);
-        if (!project) return fail(project.error().message, 2);
+        auto opened = project::ProjectFile::open(signArgs->file, project::OpenMode::ReadWrite);
+        if (!opened) return fail(opened.error().message, 2);
+        auto project = std::make_unique<project::ProjectFile>(std::move(opened).value());
         // Only an intact file is signed: a signature must never vouch for an altered one.
         auto report = project->verifyIntegrity({/*hashModels=*/true});
         if (!report) return fail(report.error().message, 1);
