@@ -97,7 +97,9 @@ endfunction()
 # The test that empties the tests' budget stores before the others run (CTest adds a required
 # fixture's set-up test to any selection of tests).
 function(dpmix_budget_store_fixture)
-  if(NOT TEST dpmix_clean_budget_stores)
+  get_property(_added GLOBAL PROPERTY DPMIX_BUDGET_STORE_FIXTURE)
+  if(NOT _added)  # once for the whole build (if(TEST) sees only this directory's tests)
+    set_property(GLOBAL PROPERTY DPMIX_BUDGET_STORE_FIXTURE ON)
     add_test(NAME dpmix_clean_budget_stores
              COMMAND ${CMAKE_COMMAND} -E rm -rf "${CMAKE_BINARY_DIR}/test-budget-stores")
     set_tests_properties(dpmix_clean_budget_stores PROPERTIES FIXTURES_SETUP dpmix_budget_stores LABELS "unit;sanitizer")

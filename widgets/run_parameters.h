@@ -34,8 +34,10 @@ enum class ParameterField {
     // AdaMix-R's own fine-tuning values (a study whose fine-tuning mechanism is "adamix-r").
     AdamixSteps,
     AdamixEta,
+    // The sensitive data set's total ε that this run may bring it to (empty: no cap of the run's).
+    BudgetCap,
 };
-inline constexpr ParameterField kLastParameterField = ParameterField::AdamixEta;
+inline constexpr ParameterField kLastParameterField = ParameterField::BudgetCap;
 
 /// The study's fine-tuning mechanism as its spec names it (stages.finetune.mechanism).
 inline const QString kAdamixMechanism = QStringLiteral("adamix-r");
@@ -45,13 +47,13 @@ inline const QString kAdamixMechanism = QStringLiteral("adamix-r");
 /// pretraining and fine-tuning take a study spec's defaults (docs/PROJECT_FILE.md, "stages").
 struct RunParameters {
     double epsilon = 2.0;
-    QString delta = QStringLiteral("1e-5");   // text: what the user typed, validated later
-    qint64 sensitiveCount = 89696;            // n: sensitive training examples (or users)
-    double rho = 0.1;                         // fraction of n in split A (mixture learning)
+    QString delta = QStringLiteral("1e-5");  // text: what the user typed, validated later
+    qint64 sensitiveCount = 89696;           // n: sensitive training examples (or users)
+    double rho = 0.1;                        // fraction of n in split A (mixture learning)
     QString seeds = QStringLiteral("0, 1, 2");
     CompositionMode composition = CompositionMode::Parallel;
     AccountantChoice accountant = AccountantChoice::Prv;  // new studies: PRV; a project keeps its spec's
-    bool reproducible = false;                // seeded DP randomness: re-derivable, but no release
+    bool reproducible = false;                            // seeded DP randomness: re-derivable, but no release
     double clipNorm = 13.0;
     int batchSize = 1000;
     double learningRate = 1.0;
@@ -60,7 +62,7 @@ struct RunParameters {
     double pretrainLearningRate = 0.1;
     int pretrainSteps = 1000;
     double finetuneClip = 2.0;
-    int finetuneBatch = 256;       // expected batch (examples, or users at user level) of split B
+    int finetuneBatch = 256;  // expected batch (examples, or users at user level) of split B
     double finetuneLearningRate = 1e-4;
     int finetuneSteps = 1000;
     // The spec's fine-tuning mechanism ("dp-sgd", "dirichlet", "adamix-r"); not edited in the
@@ -75,6 +77,10 @@ struct RunParameters {
     int adamixRank = 0;         // r; 0: the default min(m, 64)
     double adamixClipQuantile = 0.5;
     double adamixQ = 1.0;
+    // A cap on the data set's total ε (all releases of every project on it), as typed; empty:
+    // none from the panel (the budget store's and the spec's still apply). Saved with the
+    // working settings; reaches the engine as StudyRunOptions::budgetCap.
+    QString budgetCap;
 
     bool finetunesWithAdamix() const { return finetuneMechanism == kAdamixMechanism; }
 

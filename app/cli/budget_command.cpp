@@ -21,25 +21,26 @@ nlohmann::ordered_json number(double v) {
 }
 
 nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const project::ProjectBudget& b) {
-    nlohmann::ordered_json out{{"project", project.path().string()},
-                               {"unit", b.unit},
-                               {"epsilon", number(b.total.epsilon)},
-                               {"delta", b.total.delta},
-                               {"releases", b.total.releases},
-                               {"cap", b.cap ? nlohmann::ordered_json(*b.cap) : nlohmann::ordered_json(nullptr)},
-                               {"store_cap", b.storeCap ? nlohmann::ordered_json(*b.storeCap) : nlohmann::ordered_json(nullptr)},
-                               {"spec_cap", b.specCap ? nlohmann::ordered_json(*b.specCap) : nlohmann::ordered_json(nullptr)},
-                               {"budget_store", b.storePath},
-                               {"budget_store_from", b.storeSource},
-                               {"store_knows_dataset", b.storeKnowsDataset},
-                               {"releases_from_this_file", b.fileReleases},
-                               {"releases_from_other_files", b.otherReleases},
-                               {"open_reservations", nlohmann::ordered_json::array()},
-                               {"seeded", b.total.seeded},
-                               {"established", b.total.established},
-                               {"parts", nlohmann::ordered_json::array()},
-                               {"counted", nlohmann::ordered_json::array()},
-                               {"not_counted", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json out{
+        {"project", project.path().string()},
+        {"unit", b.unit},
+        {"epsilon", number(b.total.epsilon)},
+        {"delta", b.total.delta},
+        {"releases", b.total.releases},
+        {"cap", b.cap ? nlohmann::ordered_json(*b.cap) : nlohmann::ordered_json(nullptr)},
+        {"store_cap", b.storeCap ? nlohmann::ordered_json(*b.storeCap) : nlohmann::ordered_json(nullptr)},
+        {"spec_cap", b.specCap ? nlohmann::ordered_json(*b.specCap) : nlohmann::ordered_json(nullptr)},
+        {"budget_store", b.storePath},
+        {"budget_store_from", b.storeSource},
+        {"store_knows_dataset", b.storeKnowsDataset},
+        {"releases_from_this_file", b.fileReleases},
+        {"releases_from_other_files", b.otherReleases},
+        {"open_reservations", nlohmann::ordered_json::array()},
+        {"seeded", b.total.seeded},
+        {"established", b.total.established},
+        {"parts", nlohmann::ordered_json::array()},
+        {"counted", nlohmann::ordered_json::array()},
+        {"not_counted", nlohmann::ordered_json::array()}};
     for (const auto& g : b.total.groups)
         out["parts"].push_back({{"partition", g.partition.empty() ? "whole set" : g.partition},
                                 {"split", g.split},
@@ -69,7 +70,8 @@ Result<std::optional<double>> parseCap(const std::string& text) {
         used = 0;
     }
     if (used == 0 || used != text.size() || !(cap > 0.0 && cap <= 1e6))
-        return Error{"--cap: \"" + text + "\" is not allowed: expected the data set's total epsilon, a number in (0, 1e6], "
+        return Error{"--cap: \"" + text +
+                     "\" is not allowed: expected the data set's total epsilon, a number in (0, 1e6], "
                      "or none to remove the cap"};
     return std::optional<double>(cap);
 }
@@ -128,13 +130,15 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx) {
     auto args = std::make_shared<BudgetArgs>();
     auto* cmd = app.add_subcommand(
         "budget", "The privacy budget: what all DP releases of every project on the sensitive data set spent together");
-    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")->required();
+    cmd->add_option("project", args->projectPath, "a .dpmix project (a spec JSON opens the project next to it)")
+        ->required();
     cmd->add_flag("--json", args->json, "print the budget as one JSON object");
     cmd->add_option("--cap", args->cap,
                     "set the data set's cap in its budget store (an epsilon, or none), shared by every project on "
                     "the data; the project file is not changed");
     cmd->callback([&ctx, args] {
-        auto project = openProjectArgument(args->projectPath);
+        // Read-only: --cap writes the budget store, never the project.
+        auto project = openProjectToRead(args->projectPath);
         if (!project) {
             std::cerr << "dpmix budget: " << project.error().message << '\n';
             ctx.exitCode = 2;

@@ -2,6 +2,7 @@
 // paths as they were written, so `dpmix new` on the output recreates the same study.
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "engine/core/file_door.h"
 
 #include <filesystem>
 #include <iostream>
@@ -25,7 +26,14 @@ void registerExportSpecCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("project", args->projectPath, "project file (.dpmix) or spec (.json)")->required();
     cmd->add_option("-o,--output", args->outputPath, "write the spec to this file instead of stdout");
     cmd->callback([&ctx, args] {
-        auto project = openProjectArgument(args->projectPath);
+        // A name too long, a missing folder, a FIFO or device as -o: bad input, before any read.
+        if (!args->outputPath.empty())
+            if (auto bad = files::checkOutputPath(args->outputPath, "the spec file to write")) {
+                std::cerr << "dpmix export-spec: -o: " << bad->message << '\n';
+                ctx.exitCode = 2;
+                return;
+            }
+        auto project = openProjectToRead(args->projectPath);
         if (!project) {
             std::cerr << "dpmix export-spec: " << project.error().message << '\n';
             ctx.exitCode = 2;

@@ -6,6 +6,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/read_project_command.h"
+#include "app/cli/terminal_safe.h"
 #include "engine/pipeline/training_audit_stage.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
@@ -19,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 namespace dpmix::cli {
 namespace {
@@ -33,6 +35,40 @@ ordered_json number(double v) {
 }
 
 std::string eps(double v) { return std::isinf(v) ? "∞" : formatNumber(v); }
+
+// Multi-line text this program generated (the budget's lines): printed as it is.
+struct Raw {
+    std::string text;
+};
+
+// The text output. A std::string inserted is a stored string (a name, a message, a path, a
+// label) and is printed on one line with every control and bidirectional character escaped
+// (oneLine): a study name holding a newline once printed a forged "Integrity hash chain ✓"
+// line. String literals (the layout), numbers and Raw pass as they are.
+class TextOut {
+public:
+    explicit TextOut(std::ostream& out) : out_(out) {}
+    TextOut& operator<<(const std::string& s) {
+        out_ << oneLine(s);
+        return *this;
+    }
+    TextOut& operator<<(const char* s) {
+        out_ << s;
+        return *this;
+    }
+    TextOut& operator<<(const Raw& r) {
+        out_ << r.text;
+        return *this;
+    }
+    template <typename T>
+    requires std::is_arithmetic_v<T> TextOut& operator<<(T v) {
+        out_ << v;
+        return *this;
+    }
+
+private:
+    std::ostream& out_;
+};
 
 struct LedgerCheck {
     project::LedgerRecord record;
@@ -135,16 +171,17 @@ std::string joinStrings(const std::vector<std::string>& items, const std::string
     return out;
 }
 
-void printTasks(std::ostream& out, const char* scope, const std::vector<project::LabelTask>& tasks) {
+void printTasks(TextOut& out, const char* scope, const std::vector<project::LabelTask>& tasks) {
     out << "  " << scope << " (" << tasks.size() << ")";
     if (tasks.empty()) out << ": none";
     out << "\n";
     for (const auto& t : tasks)
-        out << "    " << (t.source.empty() ? "" : t.source + " / ") << t.name << " = {" << joinStrings(t.classes) << "}\n";
+        out << "    " << (t.source.empty() ? "" : t.source + " / ") << t.name << " = {" << joinStrings(t.classes)
+            << "}\n";
 }
 
 // The file-level verdict: what sharing this file shares (docs/PRIVACY.md, "Trust boundary").
-void printTrust(std::ostream& out, const project::ProjectFile& p) {
+void printTrust(TextOut& out, const project::ProjectFile& p) {
     auto verdict = project::trustVerdict(p);
     out << "\nTrust boundary  " << (verdict ? verdict->headline() : "cannot tell: " + verdict.error().message) << "\n";
     if (!p.isRelease()) return;
@@ -190,7 +227,7 @@ ordered_json trustJson(const project::ProjectFile& p, const ProjectView& view) {
     return t;
 }
 
-void printSources(std::ostream& out, const ProjectView& view) {
+void printSources(TextOut& out, const ProjectView& view) {
     out << "\nSources\n";
     for (const auto& src : view.sources) {
         const auto& f = src.facts;
@@ -208,7 +245,7 @@ void printSources(std::ostream& out, const ProjectView& view) {
     }
 }
 
-void printSpecSummary(std::ostream& out, const project::ProjectSpec& s, const std::vector<project::SourceRecord>& sources) {
+void printSpecSummary(TextOut& out, const project::ProjectSpec& s, const std::vector<project::SourceRecord>& sources) {
     out << "\nTasks (mixture components k = " << s.mixtureComponents(project::publicLabelCounts(sources)) << ")\n";
     printTasks(out, "public", s.publicTasks);
     printTasks(out, "sensitive", s.sensitiveTasks);
@@ -228,8 +265,9 @@ void printSpecSummary(std::ostream& out, const project::ProjectSpec& s, const st
             << formatNumber(s.finetune.clipQuantile) << ", q " << formatNumber(s.finetune.adamixQ) << ", rank "
             << (s.finetune.rank ? std::to_string(*s.finetune.rank) : std::string("min(m, 64)"));
     } else {
-        out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip) << ", batch "
-            << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps " << s.finetune.steps;
+        out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip)
+            << ", batch " << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps "
+            << s.finetune.steps;
         if (s.finetune.userGroupSize > 0) out << ", user group " << s.finetune.userGroupSize;
     }
     out << "\n         pretrain: batch " << s.pretrain.batch << ", lr " << formatNumber(s.pretrain.lr) << ", steps "
@@ -238,8 +276,7 @@ void printSpecSummary(std::ostream& out, const project::ProjectSpec& s, const st
 }
 
 // One ledger record: recorded against recomputed ε, then each entry's mechanism and parameters.
-void printLedger(std::ostream& out, const LedgerCheck& l,
-                 const std::vector<audit::StoredMechanismAudit>& audits) {
+void printLedger(TextOut& out, const LedgerCheck& l, const std::vector<audit::StoredMechanismAudit>& audits) {
     if (!l.parsed) {
         out << "      ledger ✗ unreadable: " << l.parseError << "\n";
         return;
@@ -269,8 +306,7 @@ void printLedger(std::ostream& out, const LedgerCheck& l,
     }
 }
 
-void printRun(std::ostream& out, const RunView& r,
-              const std::vector<audit::StoredMechanismAudit>& audits) {
+void printRun(TextOut& out, const RunView& r, const std::vector<audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     out << "  #" << run.id << " " << run.method;
     if (!run.task.empty()) out << "  task " << run.task;
@@ -306,7 +342,7 @@ void printRun(std::ostream& out, const RunView& r,
     for (const auto& l : r.logs) out << "      log " << l.at << " " << l.level << ": " << l.message << "\n";
 }
 
-void printIntegrity(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
+void printIntegrity(TextOut& out, const project::ProjectFile& p, const ProjectView& view) {
     const project::IntegrityReport& r = view.integrity;
     out << "\nIntegrity  ";
     if (view.chain.ok && !r.seal.ok)  // the rows that are there chain, but the last ones are gone or changed
@@ -327,12 +363,12 @@ void printIntegrity(std::ostream& out, const project::ProjectFile& p, const Proj
     for (const auto& notice : r.notices()) out << "  note: " << notice << "\n";
     for (const auto& line : r.signatureLines()) out << "Signature  " << line << "\n";
     if (auto budget = project::projectBudget(p))
-        out << "\n" << project::describeBudget(*budget);
+        out << "\n" << Raw{project::describeBudget(*budget)};  // generated lines
     else
         out << "\nprivacy budget: " << budget.error().message << "\n";
 }
 
-void printText(std::ostream& out, const project::ProjectFile& p, const ProjectView& view) {
+void printText(TextOut& out, const project::ProjectFile& p, const ProjectView& view) {
     const project::ProjectSpec& s = p.spec();
     out << "Project " << s.name << "  (" << p.path().string() << ")\n";
     out << "  created " << p.createdAt() << " by dpmix " << p.createdBy() << "\n";
@@ -348,9 +384,9 @@ void printText(std::ostream& out, const project::ProjectFile& p, const ProjectVi
 
 const char* toString(audit::ClaimStatus s) {
     switch (s) {
-    case audit::ClaimStatus::Refuted: return "refuted";
-    case audit::ClaimStatus::NotRefuted: return "not-refuted";
-    case audit::ClaimStatus::NotAudited: return "not-audited";
+        case audit::ClaimStatus::Refuted: return "refuted";
+        case audit::ClaimStatus::NotRefuted: return "not-refuted";
+        case audit::ClaimStatus::NotAudited: return "not-audited";
     }
     return "?";
 }
@@ -366,13 +402,14 @@ ordered_json ledgerJson(const LedgerCheck& l, const std::vector<audit::StoredMec
         for (std::size_t i = 0; i < l.ledger.entries().size(); ++i) {
             const auto& e = l.ledger.entries()[i];
             if (const auto v = audit::entryVerdict(e, audits))
-                verdicts.push_back({{"entry", i + 1},
-                                    {"mechanism", audit::auditedMechanismOf(e)},
-                                    {"status", toString(v->status)},
-                                    {"audits", v->audits},
-                                    {"best_epsilon_lb", v->strongest ? number(v->strongest->epsilonLB) : ordered_json(nullptr)},
-                                    {"audit_run", v->strongest ? ordered_json(v->strongest->runId) : ordered_json(nullptr)},
-                                    {"text", audit::describe(*v, e.epsilon)}});
+                verdicts.push_back(
+                    {{"entry", i + 1},
+                     {"mechanism", audit::auditedMechanismOf(e)},
+                     {"status", toString(v->status)},
+                     {"audits", v->audits},
+                     {"best_epsilon_lb", v->strongest ? number(v->strongest->epsilonLB) : ordered_json(nullptr)},
+                     {"audit_run", v->strongest ? ordered_json(v->strongest->runId) : ordered_json(nullptr)},
+                     {"text", audit::describe(*v, e.epsilon)}});
         }
         lj["audit_verdicts"] = verdicts;
     } else {
@@ -513,10 +550,12 @@ void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
                                   std::cerr << "dpmix inspect: " << view.error().message << '\n';
                                   return 1;
                               }
-                              if (json)
+                              if (json) {
                                   std::cout << toJson(project, *view).dump(2) << '\n';
-                              else
-                                  printText(std::cout, project, *view);
+                              } else {
+                                  TextOut text(std::cout);
+                                  printText(text, project, *view);
+                              }
                               return view->chain.ok && view->allLedgersOk && view->integrity.ok() ? 0 : 1;
                           });
 }

@@ -8,6 +8,7 @@
 //   dpmix jobs resubmit PROJECT [--job ID] [--max-parallel P]   sbatch of the failed units only
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "engine/core/file_door.h"
 #include "engine/pipeline/cluster_jobs.h"
 #include "engine/project/project_file.h"
 
@@ -46,7 +47,7 @@ nlohmann::ordered_json unitJson(const cluster::UnitStatus& u) {
 }
 
 int executeStatus(const JobsArgs& a) {
-    if (!std::filesystem::exists(a.project)) return fail("jobs status", "no project " + a.project, 2);
+    if (!files::exists(a.project)) return fail("jobs status", "no project " + a.project, 2);
     auto jobs = cluster::jobStatus(a.project, a.job);
     if (!jobs) return fail("jobs status", jobs.error().message, 2);
     if (a.json) {
@@ -66,16 +67,18 @@ int executeStatus(const JobsArgs& a) {
     }
     if (jobs->empty()) std::cout << "no cluster jobs for " << a.project << '\n';
     for (const auto& s : *jobs) {
-        std::cout << "job " << s.jobId << " (" << s.kind << "): " << s.count("done") << "/" << s.units.size() << " done, "
-                  << s.count("pending") << " pending, " << s.count("running") << " running, " << s.count("failed")
-                  << " failed" << (s.count("corrupt") ? ", " + std::to_string(s.count("corrupt")) + " corrupt" : "")
+        std::cout << "job " << s.jobId << " (" << s.kind << "): " << s.count("done") << "/" << s.units.size()
+                  << " done, " << s.count("pending") << " pending, " << s.count("running") << " running, "
+                  << s.count("failed") << " failed"
+                  << (s.count("corrupt") ? ", " + std::to_string(s.count("corrupt")) + " corrupt" : "")
                   << (s.mergedRun ? ", merged as run " + std::to_string(*s.mergedRun) : std::string()) << '\n';
         if (!s.slurmNote.empty()) std::cout << "  note: " << s.slurmNote << '\n';
         for (const auto& u : s.units)
             if (u.state == "failed" || u.state == "corrupt" || u.state == "unknown")
                 std::cout << "  unit " << u.id << ": " << u.state
                           << (u.slurmState.empty() ? "" : " (Slurm " + u.slurmState + ")")
-                          << (u.detail.empty() ? "" : ", " + u.detail) << (u.log.empty() ? "" : "; log " + u.log) << '\n';
+                          << (u.detail.empty() ? "" : ", " + u.detail) << (u.log.empty() ? "" : "; log " + u.log)
+                          << '\n';
     }
     return 0;
 }
@@ -92,9 +95,14 @@ int executeMerge(const JobsArgs& a) {
     if (a.json) {
         nlohmann::ordered_json out = nlohmann::ordered_json::array();
         for (const auto& m : *reports) {
-            nlohmann::ordered_json j{{"job", m.jobId}, {"kind", m.kind}, {"imported", m.imported}, {"already_merged", m.alreadyMerged},
-                                     {"run_id", m.runId ? nlohmann::ordered_json(m.runId) : nlohmann::ordered_json(nullptr)},
-                                     {"summary", m.summary}, {"job_files_removed", m.removed}};
+            nlohmann::ordered_json j{
+                {"job", m.jobId},
+                {"kind", m.kind},
+                {"imported", m.imported},
+                {"already_merged", m.alreadyMerged},
+                {"run_id", m.runId ? nlohmann::ordered_json(m.runId) : nlohmann::ordered_json(nullptr)},
+                {"summary", m.summary},
+                {"job_files_removed", m.removed}};
             if (m.kind == "run" || m.kind == "sweep") j["run_ids"] = m.runIds;  // the runs this merge stored
             j["waiting"] = nlohmann::ordered_json::array();
             for (const auto& u : m.waiting) j["waiting"].push_back(unitJson(u));
@@ -106,7 +114,8 @@ int executeMerge(const JobsArgs& a) {
         for (const auto& m : *reports) {
             std::cout << "job " << m.jobId << ": " << m.summary << '\n';
             for (const auto& u : m.waiting)
-                std::cout << "  unit " << u.id << ": " << u.state << (u.slurmState.empty() ? "" : " (Slurm " + u.slurmState + ")")
+                std::cout << "  unit " << u.id << ": " << u.state
+                          << (u.slurmState.empty() ? "" : " (Slurm " + u.slurmState + ")")
                           << (u.log.empty() ? "" : "; log " + u.log) << '\n';
             waiting = waiting || !m.waiting.empty();
         }
@@ -123,7 +132,8 @@ int executeCancel(const JobsArgs& a) {
     }
     const std::optional<long long> unit = a.unit >= 0 ? std::optional<long long>(a.unit) : std::nullopt;
     if (auto e = cluster::cancelJob(a.project, job, unit)) return fail("jobs cancel", e->message);
-    std::cout << "cancelled " << (unit ? "unit " + std::to_string(*unit) + " of " : std::string()) << "job " << job << '\n';
+    std::cout << "cancelled " << (unit ? "unit " + std::to_string(*unit) + " of " : std::string()) << "job " << job
+              << '\n';
     return 0;
 }
 
@@ -134,11 +144,12 @@ int executeResubmit(const JobsArgs& a) {
         if (!only) return fail("jobs resubmit", only.error().message, 2);
         job = *only;
     }
-    const std::optional<long long> parallel = a.maxParallel >= 0 ? std::optional<long long>(a.maxParallel) : std::nullopt;
+    const std::optional<long long> parallel =
+        a.maxParallel >= 0 ? std::optional<long long>(a.maxParallel) : std::nullopt;
     auto r = cluster::resubmitFailed(a.project, job, parallel);
     if (!r) return fail("jobs resubmit", r.error().message);
-    std::cout << "resubmitted " << r->units << " unit(s) of job " << r->jobId << " as Slurm job " << r->slurmJobId << " ("
-              << r->command << ")\n";
+    std::cout << "resubmitted " << r->units << " unit(s) of job " << r->jobId << " as Slurm job " << r->slurmJobId
+              << " (" << r->command << ")\n";
     return 0;
 }
 
@@ -163,7 +174,8 @@ void registerJobsCommands(CLI::App& app, CommandContext& ctx) {
         ctx.exitCode = 0;
     });
 
-    auto* jobs = app.add_subcommand("jobs", "Cluster jobs of a project: status, merge, cancel, resubmit (docs/CLUSTER.md)");
+    auto* jobs =
+        app.add_subcommand("jobs", "Cluster jobs of a project: status, merge, cancel, resubmit (docs/CLUSTER.md)");
     jobs->require_subcommand(1);
     auto addCommon = [&](CLI::App* c) {
         c->add_option("project", args->project, "the .dpmix project the jobs belong to")->required();
@@ -173,7 +185,8 @@ void registerJobsCommands(CLI::App& app, CommandContext& ctx) {
     addCommon(status);
     status->add_flag("--json", args->json, "print JSON");
     status->callback([&ctx, args] { ctx.exitCode = executeStatus(*args); });
-    auto* merge = jobs->add_subcommand("merge", "Store finished jobs in the project (idempotent; exit 3 while a job waits for units)");
+    auto* merge = jobs->add_subcommand(
+        "merge", "Store finished jobs in the project (idempotent; exit 3 while a job waits for units)");
     addCommon(merge);
     merge->add_flag("--json", args->json, "print JSON");
     merge->add_flag("--keep-job-files", args->keepJobFiles,

@@ -1,7 +1,9 @@
+#include "app/cli/argument_checks.h"
 #include "app/cli/command.h"
 #include "app/cli/terminal_safe.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/runtime/runtime_info.h"
 
@@ -9,7 +11,9 @@
 
 #include <iostream>
 
-int main(int argc, char** argv) {
+namespace {
+
+int runDpmix(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     dpmix::reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
@@ -20,10 +24,11 @@ int main(int argc, char** argv) {
     dpmix::runtime::setThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     app.add_option_function<int>(
            "--threads", [](int n) { dpmix::runtime::setThreads(n); }, "compute threads for torch (default: all cores)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, dpmix::cli::maxThreads()));  // --threads 100000 once started 100,000 threads
 
     dpmix::cli::CommandContext ctx;
     dpmix::cli::registerCommands(app, ctx);  // one file each under app/cli/
+    dpmix::cli::addSharedChecks(app);
 
     try {
         app.parse(argc, argv);
@@ -32,4 +37,10 @@ int main(int argc, char** argv) {
         return rc == 0 ? 0 : 2;  // usage errors are bad input
     }
     return ctx.exitCode;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return dpmix::guardedMain("dpmix", [&] { return runDpmix(argc, argv); });
 }

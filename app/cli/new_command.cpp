@@ -2,6 +2,7 @@
 // record its size, labels and content hash, and create the project file.
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "engine/core/file_door.h"
 #include "engine/project/project_file.h"
 
 #include <filesystem>
@@ -54,6 +55,12 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 2;
             return;
         }
+        // Before the (slow) sources are loaded: a name too long, a missing folder, a FIFO as -o.
+        if (auto bad = files::checkOutputPath(output.string(), "the project file to create")) {
+            std::cerr << "dpmix new: -o: " << bad->message << " (nothing was written)\n";
+            ctx.exitCode = 2;
+            return;
+        }
         auto created = project::createProjectFromSpecFile(specPath, output, dataLayerSummarizer(), force);
         if (!created) {
             std::cerr << "dpmix new: " << created.error().message << '\n';
@@ -81,9 +88,8 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
                           << spec.componentsOf(i, i < labelCounts.size() ? labelCounts[i] : 0);
             std::cout << ")";
         }
-        std::cout << ", sensitive tasks "
-                  << spec.sensitiveTasks.size() << ", ε values " << spec.privacy.epsilons.size() << ", seeds "
-                  << spec.seeds.size() << "\n";
+        std::cout << ", sensitive tasks " << spec.sensitiveTasks.size() << ", ε values " << spec.privacy.epsilons.size()
+                  << ", seeds " << spec.seeds.size() << "\n";
         ctx.exitCode = 0;
     });
 }

@@ -1,6 +1,7 @@
 // `dpmix privacy ...`: the privacy calculator on the command line, one query or a CSV grid.
 #include "app/cli/command.h"
 #include "app/cli/number_parsing.h"
+#include "engine/core/file_door.h"
 #include "engine/privacy/accountant.h"
 #include "engine/privacy/audit_bound.h"
 #include "engine/privacy/dirichlet_accountant.h"
@@ -10,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -64,8 +64,10 @@ long long asInt(const Values& v, const char* key) { return static_cast<long long
 Result<Outputs> prvEpsilonOutputs(const privacy::GaussianMechanism& m, double delta) {
     auto c = privacy::prvCertifiedEpsilon({m}, delta);
     if (!c) return c.error();
-    return Outputs{{"epsilon", c->epsilon},         {"epsilon_upper", c->prv.upper},
-                   {"epsilon_lower", c->prv.lower}, {"epsilon_error", c->prv.epsilonError},
+    return Outputs{{"epsilon", c->epsilon},
+                   {"epsilon_upper", c->prv.upper},
+                   {"epsilon_lower", c->prv.lower},
+                   {"epsilon_error", c->prv.epsilonError},
                    {"epsilon_rdp", c->rdpEpsilon}};
 }
 
@@ -176,6 +178,9 @@ Result<Values> parseValues(const Calculator& calc, const std::map<std::string, s
         } else {
             auto x = parseReal(text, where);
             if (!x) return x.error();
+            // A target ε beyond 1e6 means no privacy, and overflows the calibration's search.
+            if (f.name == "epsilon" && !(*x > 0 && *x <= 1e6))
+                return Error{where + " = " + text + " is out of range: expected ε in (0, 1e6]"};
             values[f.name] = *x;
         }
     }
@@ -219,16 +224,42 @@ void printResult(const Calculator& calc, const Values& in, const Outputs& out, b
     std::cout << ")\n";
 }
 
+// One CSV line's cells, trimmed of blanks; a cell may be quoted ("q", with "" for a quote inside,
+// as spreadsheets write headers), and a quoted cell may hold commas.
 std::vector<std::string> splitCsvLine(const std::string& line) {
     std::vector<std::string> cells;
     std::string cell;
-    std::istringstream s(line);
-    while (std::getline(s, cell, ',')) {
-        while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\r')) cell.pop_back();
-        while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
+    bool quoted = false, wasQuoted = false;
+    auto finish = [&] {
+        if (!wasQuoted) {
+            while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\r')) cell.pop_back();
+            while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
+        }
         cells.push_back(cell);
+        cell.clear();
+        wasQuoted = false;
+    };
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cell += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cell += c;
+            }
+        } else if (c == '"' && cell.find_first_not_of(' ') == std::string::npos) {
+            cell.clear();
+            quoted = wasQuoted = true;
+        } else if (c == ',') {
+            finish();
+        } else if (!(wasQuoted && (c == ' ' || c == '\r'))) {
+            cell += c;
+        }
     }
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    if (!line.empty() || !cells.empty()) finish();
     return cells;
 }
 
@@ -269,11 +300,17 @@ bool headerIsValid(const Calculator& calc, const std::vector<std::string>& heade
 
 // Runs the calculator over every row of a CSV file; returns the exit status.
 int runCsv(const Calculator& calc, const std::string& path, bool json, privacy::Accountant accountant) {
-    std::ifstream in(path);
-    if (!in) {
-        std::cerr << "dpmix privacy " << calc.name << ": cannot open CSV file '" << path << "'\n";
+    // Through the door: a FIFO or /dev/zero is refused (they blocked, or read 2.6 GB in 6 s), and a
+    // grid of queries is small: more than 64 MiB is refused before it is read.
+    auto text = files::readRegularFile(path, "a CSV file of queries", std::uint64_t(64) << 20);
+    if (!text) {
+        std::cerr << "dpmix privacy " << calc.name << ": cannot read the CSV file: " << text.error().message << '\n';
         return 2;
     }
+    // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first column's name.
+    std::string content = std::move(text).value();
+    if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.erase(0, 3);
+    std::istringstream in(content);
     std::string line;
     if (!std::getline(in, line)) {
         std::cerr << path << ": empty file: expected a header row naming the columns\n";

@@ -1,5 +1,6 @@
 #include "app/cli/project_commands.h"
 
+#include "engine/core/file_door.h"
 #include "engine/pipeline/run_storage.h"
 
 #include <filesystem>
@@ -15,6 +16,10 @@ Result<project::ProjectFile> openProjectArgument(const std::string& path) {
     return project::openOrCreateFromSpecOrProject(path, dataLayerSummarizer());
 }
 
+Result<project::ProjectFile> openProjectToRead(const std::string& path) {
+    return project::openOrCreateFromSpecOrProject(path, dataLayerSummarizer(), project::OpenMode::ReadOnly);
+}
+
 Result<project::ProjectFile> openProjectForRuns(const std::string& path) {
     auto project = openProjectArgument(path);
     if (!project || !project->readOnly()) return project;
@@ -28,6 +33,8 @@ Result<project::ProjectFile> openProjectForRuns(const std::string& path) {
 }
 
 Status writeTextFile(const std::string& path, const std::string& text) {
+    // Through the door: a name too long, a missing folder, or a FIFO or device as -o is refused.
+    if (auto e = files::checkOutputPath(path, "the file to write")) return e;
     const std::string temp = path + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);

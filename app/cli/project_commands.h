@@ -17,6 +17,13 @@ project::SourceSummarizer dataLayerSummarizer();
 /// created (project::openOrCreateFromSpecOrProject).
 Result<project::ProjectFile> openProjectArgument(const std::string& path);
 
+/// openProjectArgument for the commands that only read (`inspect`, `budget`, `results`,
+/// `export-spec`): an existing project is opened read-only, so reading never writes into it — no
+/// recovery, no migration, and a -wal that is not the file's is refused, never replayed
+/// (docs/PROJECT_FILE.md, "Read-only open"). A spec whose project does not exist yet still
+/// creates it, as every command does.
+Result<project::ProjectFile> openProjectToRead(const std::string& path);
+
 /// openProjectArgument for the commands that add runs (`run`, `audit`, `experiment`): a
 /// read-only project, or a DP release, is refused at once, before any data is loaded.
 Result<project::ProjectFile> openProjectForRuns(const std::string& path);

@@ -23,7 +23,7 @@ void addReadProjectCommand(CLI::App& app, CommandContext& ctx, const ReadProject
     cmd->add_option("project", args->projectPath, command.projectHelp)->required();
     cmd->add_flag("--json", args->json, command.jsonHelp);
     cmd->callback([&ctx, args, name = command.name, body = std::move(body)] {
-        auto project = openProjectArgument(args->projectPath);
+        auto project = openProjectToRead(args->projectPath);
         if (!project) {
             std::cerr << "dpmix " << name << ": " << project.error().message << '\n';
             ctx.exitCode = 2;

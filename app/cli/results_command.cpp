@@ -3,6 +3,7 @@
 // method, the mean over tasks within each seed, then mean ± sample std over seeds. Reads only.
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/terminal_safe.h"
 #include "engine/project/result_summary.h"
 
 #include <nlohmann/json.hpp>
@@ -36,7 +37,7 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
                     "the stored per-run metric to summarise (default: test-auc, or test-perplexity for a text study)");
     cmd->add_flag("--json", args->json, "print the table as one JSON object");
     cmd->callback([&ctx, args] {
-        auto project = openProjectArgument(args->projectPath);
+        auto project = openProjectToRead(args->projectPath);
         if (!project) {
             std::cerr << "dpmix results: " << project.error().message << '\n';
             ctx.exitCode = 2;
@@ -80,8 +81,9 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             std::cout << out.dump(2) << '\n';
         } else {
             std::cout << integrity.line << '\n';
-            for (const auto& d : integrity.details) std::cout << "  " << d << '\n';
-            std::cout << name << " of " << observations->size() << " finished runs in " << project->path().string()
+            for (const auto& d : integrity.details) std::cout << "  " << oneLine(d) << '\n';
+            std::cout << oneLine(name) << " of " << observations->size() << " finished runs in "
+                      << oneLine(project->path().string())
                       << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";
             double lastEpsilon = -1.0;
             char line[512];
@@ -94,7 +96,7 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
                 std::snprintf(line, sizeof line, "%.4f ± %.4f  (%d seed%s, %d task%s%s)\n", r.mean, r.std, r.seeds,
                               r.seeds == 1 ? "" : "s", r.tasks, r.tasks == 1 ? "" : "s",
                               r.fewestTasksInASeed < r.tasks ? "; INCOMPLETE: a seed lacks some tasks" : "");
-                std::string method = r.method;
+                std::string method = oneLine(r.method);
                 if (method.size() < 20) method.resize(20, ' ');
                 std::cout << "  " << method << ' ' << line;
             }

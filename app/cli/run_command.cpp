@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -59,8 +60,10 @@ struct RunArgs {
     std::string seeds;
     std::string seedCount;
     int proxyEpochs = 3;
-    long long pretrainSteps = -1;  // -1: not given (0 is given, and refused)
-    long long finetuneSteps = -1;
+    // kNotGiven: the flag was not given (any value given, -1 included, is checked).
+    static constexpr long long kNotGiven = std::numeric_limits<long long>::min();
+    long long pretrainSteps = kNotGiven;
+    long long finetuneSteps = kNotGiven;
     long long proxyExamples = 0;
     bool json = false;
     bool reproducible = false;
@@ -119,8 +122,8 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
     if (!seeds) return seeds.error();
     options.seeds = std::move(seeds).value();
     options.proxy.epochs = args.proxyEpochs;
-    if (args.pretrainSteps != -1) options.pretrainSteps = args.pretrainSteps;
-    if (args.finetuneSteps != -1) options.finetuneSteps = args.finetuneSteps;
+    if (args.pretrainSteps != RunArgs::kNotGiven) options.pretrainSteps = args.pretrainSteps;
+    if (args.finetuneSteps != RunArgs::kNotGiven) options.finetuneSteps = args.finetuneSteps;
     options.proxy.maxExamples = args.proxyExamples;
     if (args.reproducible) options.reproducible = true;
     if (!args.accountant.empty()) {
@@ -232,8 +235,8 @@ int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const p
         return 0;
     }
     pipeline::cluster::SubmitReport report;
-    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
+    const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(),
+                                      report, [&](const auto& progress, const auto& cancel, const auto& log) {
                                           return pipeline::submitStudyRunToSlurm(project, options, args.cluster.slurm,
                                                                                  progress, cancel, log);
                                       });
@@ -262,7 +265,8 @@ int executeRun(const RunArgs& args) {
         return 2;
     }
     project::ProjectFile project = std::move(opened).value();
-    if (slurm && isTextProject(project)) return badRunInput("--executor slurm runs image studies; a text study runs here");
+    if (slurm && isTextProject(project))
+        return badRunInput("--executor slurm runs image studies; a text study runs here");
     if (slurm) return submitRunToSlurm(args, project, *options);
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
@@ -313,7 +317,9 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "seed every DP mechanism from the run seed (and the release's identity): results can be re-derived, "
                   "but the file stores the seed, so no run is a release (default: secret randomness, or the spec's "
                   "privacy.reproducible)");
-    run->add_option("--accountant", args->accountant, "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger entry (default: the spec's privacy.accountant)")
+    run->add_option("--accountant", args->accountant,
+                    "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger "
+                    "entry (default: the spec's privacy.accountant)")
         ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--keep-tokens", args->keepTokens,
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "

@@ -6,6 +6,7 @@
 //                  [--seed S,...] [--json] [--export-tokens]
 // --export-tokens writes the token cache <project>.tokens/ (text_downstream_tokens.h) that the
 // LibTorch process (`dpmix run ... --stages ...,pretrain,finetune,evaluate`) trains the LM from.
+#include "app/cli/argument_checks.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
@@ -13,6 +14,7 @@
 #include "app/cli/terminal_safe.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/pipeline/text_downstream_export.h"
 #include "engine/pipeline/text_study.h"
@@ -160,7 +162,7 @@ int executeTextRun(const TextArgs& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int runTextMain(int argc, char** argv) {
     tuneMallocForTraining();
     reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
@@ -179,15 +181,22 @@ int main(int argc, char** argv) {
     run->add_flag(
         "--reproducible", args.reproducible,
         "seed the DP mechanisms from the run seed: re-derivable results, no release (default: secret randomness)");
-    run->add_option("--accountant", args.accountant, "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger entry (default: the spec's privacy.accountant)")
+    run->add_option("--accountant", args.accountant,
+                    "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger "
+                    "entry (default: the spec's privacy.accountant)")
         ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--export-tokens", args.exportTokens,
                   "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
                   "for the language-model stages of `dpmix run`");
+    cli::addSharedChecks(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     return executeTextRun(args);
+}
+
+int main(int argc, char** argv) {
+    return dpmix::guardedMain("dpmix-text", [&] { return runTextMain(argc, argv); });
 }

@@ -13,6 +13,7 @@
 #include "app/workbench/screenshot.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
+#include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/project/schema.h"
 #include "engine/runtime/runtime_info.h"
@@ -33,9 +34,7 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int runWorkbench(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     dpmix::reportFileSizeLimitAsError();
     preferOffscreenForScreenshots(argc, argv);
@@ -50,14 +49,15 @@ int main(int argc, char** argv) {
     cli.setApplicationDescription(QStringLiteral("dpmix workbench: differentially private learning with public data"));
     cli.addHelpOption();
     cli.addVersionOption();
-    cli.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .dpmix project to open."), QStringLiteral("[FILE]"));
+    cli.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .dpmix project to open."),
+                              QStringLiteral("[FILE]"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Render the window offscreen to OUT.png and exit."),
                                         QStringLiteral("OUT.png"));
-    const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("With --screenshot, the view to show: %1.")
-                                      .arg(dpmix::workbench::screenshotViews().join(", ")),
-                                  QStringLiteral("NAME"), QStringLiteral("main"));
+    const QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("With --screenshot, the view to show: %1.").arg(dpmix::workbench::screenshotViews().join(", ")),
+        QStringLiteral("NAME"), QStringLiteral("main"));
     const QCommandLineOption readOnly(QStringLiteral("read-only"),
                                       QStringLiteral("Open FILE read-only: no runs, nothing saved."));
     cli.addOption(readOnly);
@@ -115,4 +115,11 @@ int main(int argc, char** argv) {
     }
     window.show();
     return app.exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // An exception escaping the program (or the event loop, or a thread) is one line and exit 2.
+    return dpmix::guardedMain("dpmix-workbench", [&] { return runWorkbench(argc, argv); });
 }

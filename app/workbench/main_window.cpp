@@ -1,4 +1,5 @@
 #include "app/workbench/main_window.h"
+#include "app/workbench/project/read_only_files.h"
 
 #include "app/workbench/parameters/calculator_evaluation.h"
 #include "app/workbench/runs/engine_run_controller.h"
@@ -66,9 +67,9 @@ QString groupedCount(long long n) { return QLocale::c().toString(n).replace(',',
 
 widgets::JobState toJobState(JobOutcome outcome) {
     switch (outcome) {
-    case JobOutcome::Succeeded: return widgets::JobState::Succeeded;
-    case JobOutcome::Failed: return widgets::JobState::Failed;
-    case JobOutcome::Cancelled: return widgets::JobState::Cancelled;
+        case JobOutcome::Succeeded: return widgets::JobState::Succeeded;
+        case JobOutcome::Failed: return widgets::JobState::Failed;
+        case JobOutcome::Cancelled: return widgets::JobState::Cancelled;
     }
     return widgets::JobState::Failed;
 }
@@ -123,7 +124,8 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
         if (!sensitive) return;
         const bool users = sensitive->userLevel && sensitive->facts.users > 0;
         const long long all = users ? sensitive->facts.users : sensitive->facts.examples;
-        if (all > 0) document_->apply(widgets::ParameterField::SensitiveCount, static_cast<qint64>(std::llround(0.8 * all)));
+        if (all > 0)
+            document_->apply(widgets::ParameterField::SensitiveCount, static_cast<qint64>(std::llround(0.8 * all)));
         parameters_->setUnitName(users ? tr("users") : tr("examples"));
     });
     connect(study_, &StudyController::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
@@ -252,13 +254,15 @@ void MainWindow::buildMenus() {
     });
     file->addAction(tr("Open &read-only…"), this, [this] {
         if (!maybeSave()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open project read-only"), QString(), kProjectFilter);
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open project read-only"), QString(), kProjectFilter);
         if (path.isEmpty()) return;
         if (QString e = openFile(path, true); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
     });
     exportReleaseAction_ = file->addAction(tr("Export &release…"), this, [this] { exportReleaseWithDialog(); });
-    exportReleaseAction_->setStatusTip(tr("Write a new file with only the chosen DP runs' outputs and ledgers, to share "
-                                          "outside the data owner's trust boundary"));
+    exportReleaseAction_->setStatusTip(
+        tr("Write a new file with only the chosen DP runs' outputs and ledgers, to share "
+           "outside the data owner's trust boundary"));
     exportReleaseAction_->setEnabled(false);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -296,7 +300,8 @@ void MainWindow::buildMenus() {
     details->setObjectName("showRunDetails");
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    runAction_ = run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);
+    runAction_ =
+        run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);
     runAction_->setEnabled(false);
     // The menu item follows the panel's Run button, which follows validation and read-only.
     computingTimer_ = new QTimer(this);
@@ -341,6 +346,7 @@ void MainWindow::saveWindowState() {
 
 void MainWindow::onParametersChanged() {
     parameters_->setValues(document_->values());
+    updateBudgetMeter();  // the panel's cap is part of the reading
     // Until the new plan is computed the shown summary is stale: Run waits for it, and when the
     // computation takes long enough to notice, the summary says "computing…".
     parameters_->setRunEnabled(false);
@@ -381,9 +387,10 @@ void MainWindow::updateJobStatus() {
 }
 
 void MainWindow::updateTitle() {
-    QString name = !currentFile_.isEmpty()   ? QFileInfo(currentFile_).fileName()
-                   : !draftReplaces_.isEmpty() ? tr("%1 (editing sources and tasks)").arg(QFileInfo(draftReplaces_).fileName())
-                                               : tr("Untitled");
+    QString name = !currentFile_.isEmpty() ? QFileInfo(currentFile_).fileName()
+                   : !draftReplaces_.isEmpty()
+                       ? tr("%1 (editing sources and tasks)").arg(QFileInfo(draftReplaces_).fileName())
+                       : tr("Untitled");
     if (readOnly_) name += tr(" (read-only)");
     if (project_) name += QStringLiteral(" — ") + project_->trust.shortLabel;
     setWindowTitle(tr("%1[*] — dpmix workbench").arg(name));
@@ -417,7 +424,8 @@ void MainWindow::rebuildRecentMenu() {
         action->setToolTip(path);
         action->setStatusTip(path);
     }
-    if (files.isEmpty()) recentMenu_->addAction(tr("(no recent projects)"))->setEnabled(false);
+    if (files.isEmpty())
+        recentMenu_->addAction(tr("(no recent projects)"))->setEnabled(false);
     else {
         recentMenu_->addSeparator();
         recentMenu_->addAction(tr("Clear list"), this, [] { QSettings().remove(kRecentKey); });
@@ -443,8 +451,14 @@ void MainWindow::newProject() {
 }
 
 QString MainWindow::openFile(const QString& path, bool readOnly) {
+    // Before the first read: a project opened read-only is only ever opened read-only.
+    const QString previous = currentFile_;
+    if (!previous.isEmpty()) setOpenedReadOnly(previous, false);
+    setOpenedReadOnly(path, readOnly);
     auto opened = services_.projects->open(path);
     if (!opened) {
+        setOpenedReadOnly(path, false);
+        if (!previous.isEmpty()) setOpenedReadOnly(previous, readOnly_);  // the open project stays as it was
         const QString message = QString::fromStdString(opened.error().message);
         statusBar()->showMessage(message, 10000);
         return message;
@@ -484,8 +498,10 @@ void MainWindow::refreshProject() {
     project_.reset();
     if (!currentFile_.isEmpty()) {
         auto loaded = services_.projects->load(currentFile_);
-        if (loaded) project_ = std::move(loaded).value();
-        else appendLog(tr("Cannot read the project's results: %1").arg(QString::fromStdString(loaded.error().message)));
+        if (loaded)
+            project_ = std::move(loaded).value();
+        else
+            appendLog(tr("Cannot read the project's results: %1").arg(QString::fromStdString(loaded.error().message)));
     }
     populateTree();
     rebuildResultTabs();
@@ -498,10 +514,10 @@ void MainWindow::refreshProject() {
 }
 
 long long MainWindow::studyComponents() const {
-    return project_ ? static_cast<long long>(project_->spec.mixtureComponents(project::publicLabelCounts(project_->sources)))
-                    : study_->builder()->draft().mixtureComponents();
+    return project_
+               ? static_cast<long long>(project_->spec.mixtureComponents(project::publicLabelCounts(project_->sources)))
+               : study_->builder()->draft().mixtureComponents();
 }
-
 
 void MainWindow::applyReadOnly() {
     for (QAction* a : writeActions_) a->setEnabled(!readOnly_);
@@ -542,14 +558,16 @@ void MainWindow::populateTree() {
     };
     if (project_) {
         const ProjectSnapshot& p = *project_;
-        group[0]->setText(0, tr("Public sources (k = %1 components)").arg(p.spec.mixtureComponents(project::publicLabelCounts(p.sources))));
+        group[0]->setText(0, tr("Public sources (k = %1 components)")
+                                 .arg(p.spec.mixtureComponents(project::publicLabelCounts(p.sources))));
         for (const auto& s : p.sources) {
             const auto& f = s.facts;
             const auto count = static_cast<long long>(f.kind == "text" ? f.domains.size() : f.labelNames.size());
             const QString unit = f.kind == "text" ? (count == 1 ? tr("domain") : tr("domains"))
                                                   : (count == 1 ? tr("class") : tr("classes"));
             const QString what = QStringLiteral("%1 %2").arg(count).arg(unit);
-            QString text = tr("%1 — %2 examples, %3").arg(QString::fromStdString(s.name), groupedCount(f.examples), what);
+            QString text =
+                tr("%1 — %2 examples, %3").arg(QString::fromStdString(s.name), groupedCount(f.examples), what);
             if (s.userLevel) text += tr(", %1 users (user-level)").arg(groupedCount(f.users));
             const QString tip = tr("%1 source (%2)\nloader: %3\npath: %4\ncontent hash (SHA-256): %5")
                                     .arg(QString::fromStdString(s.role), QString::fromStdString(f.kind),
@@ -560,8 +578,8 @@ void MainWindow::populateTree() {
         for (const auto& t : p.spec.publicTasks) {
             QStringList classes;
             for (const auto& c : t.classes) classes << QString::fromStdString(c);
-            const QString name = t.source.empty() ? QString::fromStdString(t.name)
-                                                  : QString::fromStdString(t.source + " / " + t.name);
+            const QString name =
+                t.source.empty() ? QString::fromStdString(t.name) : QString::fromStdString(t.source + " / " + t.name);
             addChild(group[2], tr("public: %1").arg(name), classes.join(", "));
         }
         for (const auto& t : p.spec.sensitiveTasks) {
@@ -571,12 +589,12 @@ void MainWindow::populateTree() {
         }
         for (const auto& r : p.runs) {
             const QString status = QString::fromStdString(project::toString(r.run.status));
-            auto* item = addChild(group[3], runLabel(r.run) + QStringLiteral(" — ") + status,
-                                  tr("created %1, finished %2%3\nDouble-click or Enter: run details")
-                                      .arg(QString::fromStdString(r.run.createdAt),
-                                           QString::fromStdString(r.run.finishedAt),
-                                           r.run.message.empty() ? QString()
-                                                                 : QStringLiteral("\n") + QString::fromStdString(r.run.message)));
+            auto* item = addChild(
+                group[3], runLabel(r.run) + QStringLiteral(" — ") + status,
+                tr("created %1, finished %2%3\nDouble-click or Enter: run details")
+                    .arg(QString::fromStdString(r.run.createdAt), QString::fromStdString(r.run.finishedAt),
+                         r.run.message.empty() ? QString()
+                                               : QStringLiteral("\n") + QString::fromStdString(r.run.message)));
             item->setData(0, Qt::UserRole, static_cast<qlonglong>(r.run.id));
         }
         group[3]->setText(0, tr("Runs (%1)").arg(p.runs.size()));
@@ -634,7 +652,6 @@ void MainWindow::requestRun() {
     }
     startStages(*stages);
 }
-
 
 void MainWindow::startStages(const QList<StageJob>& stages) {
     queue_->enqueue(stages);

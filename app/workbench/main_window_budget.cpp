@@ -3,6 +3,8 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/parameters/number_parsing.h"
+#include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
@@ -17,9 +19,15 @@ void MainWindow::updateBudgetMeter() {
         budgetMeter_->setUnavailable(tr("Open a project to see what its sensitive data has spent."));
         return;
     }
-    auto reading = budgetReadingOf(*project_);
-    if (reading) budgetMeter_->setReading(*reading);
-    else budgetMeter_->setUnavailable(tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
+    // The panel's cap (when it is a valid number) joins the store's and the spec's: the meter shows
+    // the cap the next run is held to.
+    auto panelCap = parseBudgetCap(document_->values().budgetCap);
+    auto reading = budgetReadingOf(*project_, panelCap ? *panelCap : std::nullopt);
+    if (reading)
+        budgetMeter_->setReading(*reading);
+    else
+        budgetMeter_->setUnavailable(
+            tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
 }
 
 bool MainWindow::confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes) {
@@ -44,12 +52,13 @@ bool MainWindow::confirmPreview(const Result<SpendPreview>& preview) {
     if (!preview) return true;  // nothing to preview (no mixture stage): the engine still checks
     const bool go = services_.confirmSpend ? services_.confirmSpend(*preview) : true;
     if (preview->overCap) {
-        const QString why = tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its cap %4. "
-                               "Nothing was run.")
-                                .arg(preview->dataset)
-                                .arg(preview->before, 0, 'f', 3)
-                                .arg(preview->after, 0, 'f', 3)
-                                .arg(*preview->cap);
+        const QString why =
+            tr("Refused: this run would bring the privacy budget of %1 from ε %2 to %3, over its cap %4. "
+               "Nothing was run.")
+                .arg(preview->dataset)
+                .arg(preview->before, 0, 'f', 3)
+                .arg(preview->after, 0, 'f', 3)
+                .arg(*preview->cap);
         statusBar()->showMessage(why, 15000);
         appendLog(why);
         return false;

@@ -24,17 +24,20 @@ void MainWindow::updateTrustBanner() {
     const TrustReading& t = project_->trust;
     const bool inside = !t.known || !t.dpOnly;
     // Amber: the file must stay with the data owner; green: it holds only what a DP guarantee covers.
-    trustBanner_->setStyleSheet(inside ? QStringLiteral("QLabel{background:#fff3cd;color:#664d03;border:1px solid #e0c36b;padding:4px}")
-                                       : QStringLiteral("QLabel{background:#d1e7dd;color:#0f5132;border:1px solid #8fc9a9;padding:4px}"));
+    trustBanner_->setStyleSheet(
+        inside ? QStringLiteral("QLabel{background:#fff3cd;color:#664d03;border:1px solid #e0c36b;padding:4px}")
+               : QStringLiteral("QLabel{background:#d1e7dd;color:#0f5132;border:1px solid #8fc9a9;padding:4px}"));
     const QString summary = t.known ? t.summary : t.headline;
-    trustBanner_->setText(inside ? tr("<b>Keep inside the trust boundary.</b> %1").arg(summary.toHtmlEscaped())
-                                 : tr("<b>%1.</b> %2").arg(t.release ? tr("DP release") : tr("DP releases only"),
-                                                           summary.toHtmlEscaped()));
+    trustBanner_->setText(
+        inside
+            ? tr("<b>Keep inside the trust boundary.</b> %1").arg(summary.toHtmlEscaped())
+            : tr("<b>%1.</b> %2").arg(t.release ? tr("DP release") : tr("DP releases only"), summary.toHtmlEscaped()));
     trustBanner_->setToolTip(t.headline);
     // Every chart exported from this window carries the same words (widgets/plot_export.h).
     setProperty(widgets::kTrustLabelProperty,
                 inside ? tr("Keep inside the data owner's trust boundary: analyst-only or reproducible results, not a "
-                            "DP release (%1)").arg(summary)
+                            "DP release (%1)")
+                             .arg(summary)
                        : tr("%1: %2").arg(t.release ? tr("DP release") : tr("DP releases only"), summary));
     trustBanner_->show();
     exportReleaseAction_->setEnabled(!t.release);

@@ -1,17 +1,15 @@
 #include "engine/data/file_bytes.h"
 
+#include "engine/core/file_door.h"
+
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
 namespace dpmix::data {
 namespace {
 
-constexpr std::size_t kMaxDeflateRatio = 1032;                      // deflate's largest expansion
+constexpr std::size_t kMaxDeflateRatio = 1032;                       // deflate's largest expansion
 constexpr std::size_t kMaxDecompressedBytes = std::size_t(8) << 30;  // 8 GiB per data file
 
 Result<std::string> gunzip(const std::string& path, const std::string& compressed) {
@@ -72,30 +70,10 @@ Result<std::string> gunzip(const std::string& path, const std::string& compresse
 }  // namespace
 
 Result<std::string> readFileRaw(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    // status() follows symbolic links: a loop, a path too long or a missing parent is an error
-    // code here, never an exception.
-    const fs::file_status st = fs::status(path, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory)
-        return Error{"cannot open file '" + path + "': " + ec.message()};
-    if (!fs::exists(st)) return Error{"file '" + path + "' does not exist"};
-    if (fs::is_directory(st)) return Error{"'" + path + "' is a folder, expected a file"};
-    // A FIFO, socket or device would block or never end: only regular files are data.
-    if (!fs::is_regular_file(st))
-        return Error{"'" + path + "' is not a regular file (a pipe, socket or device): expected a data file"};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{"cannot open file '" + path + "': " + std::strerror(errno)};
-    std::string bytes;
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size > 0) {
-        bytes.resize(static_cast<std::size_t>(size));
-        in.seekg(0);
-        in.read(bytes.data(), size);
-        if (!in) return Error{"cannot read file '" + path + "'"};
-    }
-    return bytes;
+    // The file system's door: a FIFO, device or socket (also behind a link), a loop of links or a
+    // name too long is a clear error, and a file beyond the limit (a sparse 40 GB file) is refused
+    // before anything is allocated.
+    return files::readRegularFile(path, "a data file", kMaxDecompressedBytes);
 }
 
 Result<std::string> readFileMaybeGzip(const std::string& path) {

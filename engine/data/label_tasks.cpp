@@ -15,34 +15,29 @@ Result<std::vector<LabelTask>> parseLabelTasks(const std::string& text) {
         if (eq == std::string::npos)
             return Error{"label task '" + item + "' is not valid, expected name=classA|classB"};
         LabelTask task{trim(item.substr(0, eq)), splitList(item.substr(eq + 1), '|')};
-        if (task.name.empty())
-            return Error{"label task '" + item + "' has an empty name, expected name=classA|classB"};
+        if (task.name.empty()) return Error{"label task '" + item + "' has an empty name, expected name=classA|classB"};
         if (task.classes.empty())
             return Error{"label task '" + task.name + "' lists no classes, expected name=classA|classB"};
-        if (!names.insert(task.name).second)
-            return Error{"label task '" + task.name + "' is defined twice"};
+        if (!names.insert(task.name).second) return Error{"label task '" + task.name + "' is defined twice"};
         tasks.push_back(std::move(task));
     }
     if (tasks.empty()) return Error{"no label tasks in '" + text + "', expected name=classA|classB;..."};
     return tasks;
 }
 
-Result<LabelMatrix> oneHotTargets(const std::vector<int>& classIds,
-                                  const std::vector<std::string>& classNames) {
+Result<LabelMatrix> oneHotTargets(const std::vector<int>& classIds, const std::vector<std::string>& classNames) {
     const std::size_t k = classNames.size();
     LabelMatrix m{classNames, std::vector<float>(classIds.size() * k, 0.0f)};
     for (std::size_t i = 0; i < classIds.size(); ++i) {
         if (classIds[i] < 0 || static_cast<std::size_t>(classIds[i]) >= k)
             return Error{"example " + std::to_string(i) + " has class " + std::to_string(classIds[i]) +
-                         ", expected 0.." + std::to_string(int(k) - 1) + " (" + std::to_string(k) +
-                         " class names)"};
+                         ", expected 0.." + std::to_string(int(k) - 1) + " (" + std::to_string(k) + " class names)"};
         m.values[i * k + static_cast<std::size_t>(classIds[i])] = 1.0f;
     }
     return m;
 }
 
-Result<LabelMatrix> taskTargets(const std::vector<int>& classIds,
-                                const std::vector<std::string>& classNames,
+Result<LabelMatrix> taskTargets(const std::vector<int>& classIds, const std::vector<std::string>& classNames,
                                 const std::vector<LabelTask>& tasks) {
     const std::size_t k = classNames.size(), t = tasks.size();
     // member[c * t + j]: does class c belong to task j?
@@ -50,16 +45,15 @@ Result<LabelMatrix> taskTargets(const std::vector<int>& classIds,
     std::set<std::string> seen;
     LabelMatrix m;
     for (std::size_t j = 0; j < t; ++j) {
-        if (!seen.insert(tasks[j].name).second)
-            return Error{"label task '" + tasks[j].name + "' is defined twice"};
+        if (!seen.insert(tasks[j].name).second) return Error{"label task '" + tasks[j].name + "' is defined twice"};
         m.names.push_back(tasks[j].name);
         for (const auto& cls : tasks[j].classes) {
             const auto it = std::find(classNames.begin(), classNames.end(), cls);
             if (it == classNames.end()) {
                 std::string known;
                 for (const auto& c : classNames) known += (known.empty() ? "" : ", ") + c;
-                return Error{"label task '" + tasks[j].name + "': unknown class '" + cls +
-                             "' (classes: " + known + ")"};
+                return Error{"label task '" + tasks[j].name + "': unknown class '" + cls + "' (classes: " + known +
+                             ")"};
             }
             member[static_cast<std::size_t>(it - classNames.begin()) * t + j] = 1;
         }
@@ -82,8 +76,8 @@ Result<LabelMatrix> labelTaskTargets(const ImageDataset& singleLabel, const std:
         int positives = 0;
         for (std::size_t c = 0; c < k; ++c) {
             if (!singleLabel.labelMask.empty() && !singleLabel.labelMask[i * k + c])
-                return Error{"example " + std::to_string(i) + " has a missing label '" +
-                             singleLabel.labelNames[c] + "'; label tasks need a fully labelled single-label data set"};
+                return Error{"example " + std::to_string(i) + " has a missing label '" + singleLabel.labelNames[c] +
+                             "'; label tasks need a fully labelled single-label data set"};
             if (singleLabel.labels[i * k + c] > 0.5f) {
                 ++positives;
                 classIds[i] = static_cast<int>(c);
@@ -96,8 +90,7 @@ Result<LabelMatrix> labelTaskTargets(const ImageDataset& singleLabel, const std:
     return taskTargets(classIds, singleLabel.labelNames, tasks);
 }
 
-Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,
-                                     const std::vector<LabelTask>& tasks) {
+Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks) {
     auto targets = labelTaskTargets(singleLabel, tasks);
     if (!targets) return targets.error();
     ImageDataset out = singleLabel;
@@ -107,8 +100,7 @@ Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel,
     return out;
 }
 
-Result<ImageDataset> selectLabelColumns(const ImageDataset& dataset,
-                                        const std::vector<std::size_t>& columns) {
+Result<ImageDataset> selectLabelColumns(const ImageDataset& dataset, const std::vector<std::size_t>& columns) {
     const std::size_t n = dataset.size(), l = dataset.numLabels(), m = columns.size();
     if (columns.empty()) return Error{"no label columns selected, expected at least one"};
     for (std::size_t c : columns)
@@ -135,7 +127,7 @@ Result<ImageDataset> selectLabelColumns(const ImageDataset& dataset,
 
 const std::vector<std::string>& fashionMnistClassNames() {
     static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-                                                   "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"};
+                                                   "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
     return names;
 }
 

@@ -27,10 +27,12 @@ Status checkGrouping(std::size_t n, const SplitGrouping& grouping) {
         return Error{"example keys: " + std::to_string(grouping.keys.size()) + " given for " + std::to_string(n) +
                      " examples, expected one per example"};
     if (!grouping.users.empty() && !grouping.keys.empty())
-        return Error{"both user ids and example keys given: give user ids (user level) or example keys (example level)"};
+        return Error{
+            "both user ids and example keys given: give user ids (user level) or example keys (example level)"};
     for (std::size_t i = 0; i < grouping.users.size(); ++i)
         if (grouping.users[i].empty())
-            return Error{"example " + std::to_string(i) + " has no user id; a user-level split needs one for every example"};
+            return Error{"example " + std::to_string(i) +
+                         " has no user id; a user-level split needs one for every example"};
     return std::nullopt;
 }
 
@@ -42,7 +44,8 @@ std::string unitOf(const SplitGrouping& grouping, std::size_t i) {
 }
 
 // Each example's position, computed once per unit.
-std::vector<std::uint64_t> positions(std::size_t n, std::uint64_t seed, std::uint64_t stream, const SplitGrouping& grouping) {
+std::vector<std::uint64_t> positions(std::size_t n, std::uint64_t seed, std::uint64_t stream,
+                                     const SplitGrouping& grouping) {
     std::vector<std::uint64_t> out(n);
     std::map<std::string, std::uint64_t> seen;
     for (std::size_t i = 0; i < n; ++i) {
@@ -88,7 +91,8 @@ Result<TwoWaySplit> splitByFraction(std::size_t n, double fraction, std::uint64_
     for (std::size_t i = 0; i < n; ++i) (u[i] < threshold ? split.first : split.second).push_back(i);
     if (split.first.empty() || split.second.empty()) {
         const bool users = !grouping.users.empty();
-        const std::size_t units = users ? distinctUnits(grouping, split.first) + distinctUnits(grouping, split.second) : n;
+        const std::size_t units =
+            users ? distinctUnits(grouping, split.first) + distinctUnits(grouping, split.second) : n;
         return Error{"split fraction " + std::to_string(fraction) + " of " + std::to_string(units) +
                      (users ? " users leaves one part without users" : " examples leaves one part empty")};
     }

@@ -38,13 +38,11 @@ Result<TwoWaySplit> splitByFraction(std::size_t n, double fraction, std::uint64_
                                     const SplitGrouping& grouping = {});
 
 /// The ρ split of the sensitive training set (seed stream "rho-split" of the run seed).
-Result<TwoWaySplit> rhoSplit(std::size_t n, double rho, std::uint64_t runSeed,
-                             const SplitGrouping& grouping = {});
+Result<TwoWaySplit> rhoSplit(std::size_t n, double rho, std::uint64_t runSeed, const SplitGrouping& grouping = {});
 
 /// Train / validation / test: about trainFraction of the units for training, the rest divided
 /// between validation and test by validationShare (default 80% / 10% / 10%), from one hash per unit.
-Result<ThreeWaySplit> trainValidationTestSplit(std::size_t n, std::uint64_t runSeed,
-                                               const SplitGrouping& grouping = {},
+Result<ThreeWaySplit> trainValidationTestSplit(std::size_t n, std::uint64_t runSeed, const SplitGrouping& grouping = {},
                                                double trainFraction = 0.8, double validationShare = 0.5);
 
 /// Restricts a grouping to a subset of examples (e.g. the train split before the ρ split).

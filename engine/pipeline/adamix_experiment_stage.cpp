@@ -51,7 +51,9 @@ Result<LabelledSource> loadLabelled(const project::SourceRecord& record, const p
     if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
     out.images = std::move(loaded).value();
     const std::size_t L = out.images.numLabels();
-    if (L < 2) return Error{role + " source '" + record.name + "' has " + std::to_string(L) + " class(es): the experiment needs a labelled classification source"};
+    if (L < 2)
+        return Error{role + " source '" + record.name + "' has " + std::to_string(L) +
+                     " class(es): the experiment needs a labelled classification source"};
     for (std::size_t i = 0; i < out.images.size(); ++i) {
         int cls = -1, positives = 0;
         for (std::size_t c = 0; c < L; ++c)
@@ -85,8 +87,9 @@ Result<Eigen::MatrixXd> featuresOf(const train::Model& extractor, const data::Im
     constexpr std::size_t kChunk = 2048;
     for (std::size_t start = 0; start < rows.size(); start += kChunk) {
         throwIfCancelled(cancel);
-        const std::vector<std::size_t> part(rows.begin() + static_cast<std::ptrdiff_t>(start),
-                                            rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), start + kChunk)));
+        const std::vector<std::size_t> part(
+            rows.begin() + static_cast<std::ptrdiff_t>(start),
+            rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), start + kChunk)));
         const std::vector<float> pixels = gatherImages(images, part);
         const train::ImageView view{pixels, static_cast<std::int64_t>(part.size()), images.channels, images.height,
                                     images.width};
@@ -119,9 +122,11 @@ std::optional<std::pair<long long, std::vector<float>>> storedExtractor(const pr
         const auto config = nlohmann::json::parse(it->configJson, nullptr, false);
         if (config.is_discarded() || !config.contains("extractor")) continue;
         const auto& ex = config["extractor"];
-        if (config.value("extractor_source", "") != s.extractorSource || ex.value("architecture", "") != s.extractorArchitecture ||
-            ex.value("epochs", -1) != s.extractorEpochs || ex.value("examples", -1LL) != s.extractorExamples ||
-            ex.value("seed", std::uint64_t{0}) != s.extractorSeed || ex.value("source_hash", "") != s.extractorSourceHash)
+        if (config.value("extractor_source", "") != s.extractorSource ||
+            ex.value("architecture", "") != s.extractorArchitecture || ex.value("epochs", -1) != s.extractorEpochs ||
+            ex.value("examples", -1LL) != s.extractorExamples ||
+            ex.value("seed", std::uint64_t{0}) != s.extractorSeed ||
+            ex.value("source_hash", "") != s.extractorSourceHash)
             continue;
         auto models = project.models(it->id);
         if (!models) continue;
@@ -142,9 +147,9 @@ Status checkAdamixExperimentOptions(const AdamixExperimentOptions& o) {
         return Error{"extractor-epochs = " + std::to_string(o.extractorEpochs) + " is out of range: expected >= 1",
                      "extractor-epochs"};
     if (o.extractorExamples < 0)
-        return Error{"extractor-examples = " + std::to_string(o.extractorExamples) +
-                         " is out of range: expected >= 0 (0 = all)",
-                     "extractor-examples"};
+        return Error{
+            "extractor-examples = " + std::to_string(o.extractorExamples) + " is out of range: expected >= 0 (0 = all)",
+            "extractor-examples"};
     return std::nullopt;
 }
 
@@ -158,7 +163,8 @@ struct AdamixRoles {
 };
 
 // Which source is private, which trains the extractor, and where the shots come from.
-Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sources, const AdamixExperimentOptions& options) {
+Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sources,
+                                 const AdamixExperimentOptions& options) {
     const project::SourceRecord* sensitive = nullptr;
     std::vector<const project::SourceRecord*> publics;
     for (const auto& s : sources) {
@@ -188,9 +194,10 @@ Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sourc
         r.privateSource = disjointFrom(*sensitive);
         r.privateIsSensitive = false;
         if (!r.privateSource)
-            return Error{"mirror: the mirror run's private task is a public source whose classes differ from the "
-                         "sensitive source's (e.g. MNIST digits in a Fashion-MNIST study); this project registers none",
-                         "mirror"};
+            return Error{
+                "mirror: the mirror run's private task is a public source whose classes differ from the "
+                "sensitive source's (e.g. MNIST digits in a Fashion-MNIST study); this project registers none",
+                "mirror"};
     }
     if (!options.shotsSource.empty()) {
         auto named = publicNamed(options.shotsSource, "shots-source");
@@ -210,15 +217,17 @@ Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sourc
         for (const auto* p : publics)
             if (p != r.privateSource && labelSet(*p) == labelSet(*sensitive)) r.extractorSource = p;
         if (!r.extractorSource)
-            return Error{"mirror: the mirror run trains its extractor on a public source with the sensitive source's "
-                         "classes; this project registers none (name one with --extractor-source)",
-                         "mirror"};
+            return Error{
+                "mirror: the mirror run trains its extractor on a public source with the sensitive source's "
+                "classes; this project registers none (name one with --extractor-source)",
+                "mirror"};
     } else {
         r.extractorSource = disjointFrom(*r.privateSource);
         if (!r.extractorSource)
-            return Error{"extractor-source: the extractor is trained on a public source whose classes differ from the "
-                         "private task's (e.g. MNIST digits for a Fashion-MNIST study); this project registers none",
-                         "extractor-source"};
+            return Error{
+                "extractor-source: the extractor is trained on a public source whose classes differ from the "
+                "private task's (e.g. MNIST digits for a Fashion-MNIST study); this project registers none",
+                "extractor-source"};
     }
     if (r.extractorSource == r.privateSource || !disjoint(labelSet(*r.extractorSource), labelSet(*r.privateSource)))
         return Error{"extractor-source: '" + r.extractorSource->name + "' shares classes with the private task '" +
@@ -249,7 +258,8 @@ Result<AdamixData> loadAdamixData(const AdamixRoles& roles, const project::Proje
     d.pool = split->train;
     d.test = split->test;
     d.poolLabels.resize(static_cast<Eigen::Index>(d.pool.size()));
-    for (std::size_t r = 0; r < d.pool.size(); ++r) d.poolLabels(static_cast<Eigen::Index>(r)) = d.priv.labels[d.pool[r]];
+    for (std::size_t r = 0; r < d.pool.size(); ++r)
+        d.poolLabels(static_cast<Eigen::Index>(r)) = d.priv.labels[d.pool[r]];
     const auto& classes = d.priv.images.labelNames;
     if (roles.shotsSource) {
         auto loaded = loadLabelled(*roles.shotsSource, spec, "shots", cancel);
@@ -280,7 +290,8 @@ Result<AdamixData> loadAdamixData(const AdamixRoles& roles, const project::Proje
     return d;
 }
 
-experiments::AdamixExperimentSetup setupOf(const AdamixRoles& roles, const AdamixData& d, const AdamixExperimentOptions& options) {
+experiments::AdamixExperimentSetup setupOf(const AdamixRoles& roles, const AdamixData& d,
+                                           const AdamixExperimentOptions& options) {
     experiments::AdamixExperimentSetup setup;
     setup.privateSource = roles.privateSource->name;
     setup.extractorSource = roles.extractorSource->name;
@@ -294,9 +305,11 @@ experiments::AdamixExperimentSetup setupOf(const AdamixRoles& roles, const Adami
     setup.testSet = roles.privateIsSensitive
                         ? "the project's sensitive test split (" + test +
                               " examples; the study seed's stable 80/10/10 split, which every run of the project "
-                              "evaluates on); the private pool is its train split (" + pool + ")"
-                        : "held-out examples of '" + roles.privateSource->name + "', which has no test split: the test part (" +
-                              test + ") of its stable 80/10/10 split by the study seed; the private pool is the train part (" +
+                              "evaluates on); the private pool is its train split (" +
+                              pool + ")"
+                        : "held-out examples of '" + roles.privateSource->name +
+                              "', which has no test split: the test part (" + test +
+                              ") of its stable 80/10/10 split by the study seed; the private pool is the train part (" +
                               pool + ")";
     setup.extractorEpochs = options.extractorEpochs;
     setup.extractorExamples = options.extractorExamples;
@@ -308,9 +321,12 @@ experiments::AdamixExperimentSetup setupOf(const AdamixRoles& roles, const Adami
 Result<train::Model> obtainExtractor(const project::ProjectFile& project, experiments::AdamixExperimentSetup& setup,
                                      const LabelledSource& ext, const AdamixExperimentOptions& options,
                                      std::uint64_t studySeed, std::vector<float>& trainedWeights,
-                                     const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+                                     const ProgressCallback& progress, const CancellationToken& cancel,
+                                     const LogSink& log) {
     const auto& e = ext.images;
-    auto say = [&](const std::string& line) { if (log) log(line); };
+    auto say = [&](const std::string& line) {
+        if (log) log(line);
+    };
     auto modelSpec = train::ModelSpecBuilder()
                          .kind(train::ModelKind::SmallCnn)
                          .input(e.channels, e.height, e.width)
@@ -344,8 +360,8 @@ Result<train::Model> obtainExtractor(const project::ProjectFile& project, experi
     }
     // Its accuracy on (up to 2,000 of) its own training images: a sanity check of the features.
     const std::size_t n = std::min<std::size_t>(2000, e.size());
-    const train::ImageView view{std::span<const float>(e.pixels.data(), n * e.imageSize()), static_cast<std::int64_t>(n),
-                                e.channels, e.height, e.width};
+    const train::ImageView view{std::span<const float>(e.pixels.data(), n * e.imageSize()),
+                                static_cast<std::int64_t>(n), e.channels, e.height, e.width};
     auto logits = extractor.logits(view);
     if (!logits) return logits.error();
     const auto L = e.numLabels();
@@ -360,8 +376,9 @@ Result<train::Model> obtainExtractor(const project::ProjectFile& project, experi
 
 // Features of the rows the draws use (other pool rows stay zero), and of the test set.
 Result<experiments::AdamixGridInput> gridInputOf(const train::Model& extractor, const AdamixData& d,
-                                                 const experiments::AdamixDrawPlan& plan, const ProgressCallback& progress,
-                                                 const CancellationToken& cancel, const LogSink& log) {
+                                                 const experiments::AdamixDrawPlan& plan,
+                                                 const ProgressCallback& progress, const CancellationToken& cancel,
+                                                 const LogSink& log) {
     const auto poolRows = experiments::poolRowsNeeded(plan);
     const auto shotRows = experiments::shotRowsNeeded(plan);
     const long long total = static_cast<long long>(poolRows.size() + shotRows.size() + d.test.size());
@@ -377,30 +394,35 @@ Result<experiments::AdamixGridInput> gridInputOf(const train::Model& extractor, 
         auto f = featuresOf(extractor, d.priv.images, rows, cancel, progress, done, total);
         if (!f) return f.error();
         input.poolFeatures = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(d.pool.size()), f->cols());
-        for (std::size_t r = 0; r < poolRows.size(); ++r) input.poolFeatures.row(poolRows[r]) = f->row(static_cast<Eigen::Index>(r));
+        for (std::size_t r = 0; r < poolRows.size(); ++r)
+            input.poolFeatures.row(poolRows[r]) = f->row(static_cast<Eigen::Index>(r));
     }
     if (d.shots) {
         std::vector<std::size_t> rows(shotRows.begin(), shotRows.end());
         auto f = featuresOf(extractor, d.shots->images, rows, cancel, progress, done, total);
         if (!f) return f.error();
         input.shotFeatures = Eigen::MatrixXd::Zero(d.shotLabels.size(), f->cols());
-        for (std::size_t r = 0; r < shotRows.size(); ++r) input.shotFeatures.row(shotRows[r]) = f->row(static_cast<Eigen::Index>(r));
+        for (std::size_t r = 0; r < shotRows.size(); ++r)
+            input.shotFeatures.row(shotRows[r]) = f->row(static_cast<Eigen::Index>(r));
         input.shotLabels = d.shotLabels;
-        for (std::size_t i = 0; i < d.shots->labels.size(); ++i) input.shotSourceIndex.push_back(static_cast<long long>(i));
+        for (std::size_t i = 0; i < d.shots->labels.size(); ++i)
+            input.shotSourceIndex.push_back(static_cast<long long>(i));
     }
     auto f = featuresOf(extractor, d.priv.images, d.test, cancel, progress, done, total);
     if (!f) return f.error();
     input.testFeatures = std::move(f).value();
     input.testLabels.resize(static_cast<Eigen::Index>(d.test.size()));
-    for (std::size_t r = 0; r < d.test.size(); ++r) input.testLabels(static_cast<Eigen::Index>(r)) = d.priv.labels[d.test[r]];
+    for (std::size_t r = 0; r < d.test.size(); ++r)
+        input.testLabels(static_cast<Eigen::Index>(r)) = d.priv.labels[d.test[r]];
     return input;
 }
 
 }  // namespace
 
-Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& project, const AdamixExperimentOptions& options,
-                                                         const ProgressCallback& progress, const CancellationToken& cancel,
-                                                         const LogSink& log) {
+Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& project,
+                                                         const AdamixExperimentOptions& options,
+                                                         const ProgressCallback& progress,
+                                                         const CancellationToken& cancel, const LogSink& log) {
     const auto started = std::chrono::steady_clock::now();
     if (auto e = checkAdamixExperimentOptions(options)) return *e;
     if (auto e = train::checkDevice(options.device)) return *e;
@@ -411,8 +433,10 @@ Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& p
     auto roles = resolveRoles(*sources, options);
     if (!roles) return roles.error();
     if (log)
-        log("private task: '" + roles->privateSource->name + "'; extractor trained on '" + roles->extractorSource->name + "'" +
-            (roles->shotsSource ? "; shots from '" + roles->shotsSource->name + "'" : "; shots drawn from the private pool"));
+        log("private task: '" + roles->privateSource->name + "'; extractor trained on '" +
+            roles->extractorSource->name + "'" +
+            (roles->shotsSource ? "; shots from '" + roles->shotsSource->name + "'"
+                                : "; shots drawn from the private pool"));
     auto data = loadAdamixData(*roles, spec, studySeed, cancel);
     if (!data) return data.error();
     PreparedAdamixExperiment prepared;
@@ -434,10 +458,12 @@ Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& p
     return prepared;
 }
 
-Result<AdamixExperimentReport> storeAdamixExperimentRun(project::ProjectFile& project, const PreparedAdamixExperiment& prepared,
-                                                        experiments::AdamixGridResult result, const std::string& provenance) {
-    auto id = experiments::storeAdamixExperiment(project, prepared.setup, prepared.grid, result, prepared.extractorWeights,
-                                                 provenance);
+Result<AdamixExperimentReport> storeAdamixExperimentRun(project::ProjectFile& project,
+                                                        const PreparedAdamixExperiment& prepared,
+                                                        experiments::AdamixGridResult result,
+                                                        const std::string& provenance) {
+    auto id = experiments::storeAdamixExperiment(project, prepared.setup, prepared.grid, result,
+                                                 prepared.extractorWeights, provenance);
     if (!id) return id.error();
     AdamixExperimentReport report;
     report.runId = *id;
@@ -447,7 +473,8 @@ Result<AdamixExperimentReport> storeAdamixExperimentRun(project::ProjectFile& pr
     return report;
 }
 
-Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project, const AdamixExperimentOptions& options,
+Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project,
+                                                   const AdamixExperimentOptions& options,
                                                    const ProgressCallback& progress, const CancellationToken& cancel,
                                                    const LogSink& log) {
     const auto started = std::chrono::steady_clock::now();
@@ -457,7 +484,8 @@ Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project
     const auto& g = prepared.grid;
     if (log)
         log("the grid: " + std::to_string(g.seeds) + " seeds x " + std::to_string(g.shots.size()) + " shots x " +
-            std::to_string(g.privatePerClass.size()) + " private counts, " + std::to_string(g.epsilons.size()) + " epsilons");
+            std::to_string(g.privatePerClass.size()) + " private counts, " + std::to_string(g.epsilons.size()) +
+            " epsilons");
     auto result = experiments::runAdamixGrid(prepared.input, prepared.plan, g, progress, cancel);
     if (!result) return result.error();
     prepared.setup.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

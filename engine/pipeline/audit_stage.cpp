@@ -50,7 +50,8 @@ std::string joined(const std::vector<std::string>& items) {
 
 std::string auditName(const AuditStageOptions& o) {
     std::string name = o.canary == audit::CanaryKind::Natural ? "natural" : "max-clip";
-    if (o.canary == audit::CanaryKind::MaxClip && o.maxClipTarget == audit::MaxClipTarget::QuietestSource) name += "-quietest";
+    if (o.canary == audit::CanaryKind::MaxClip && o.maxClipTarget == audit::MaxClipTarget::QuietestSource)
+        name += "-quietest";
     if (o.canary == audit::CanaryKind::MaxClip && o.maxClipSign == audit::MaxClipSign::RaiseTopSource) name += "-raise";
     return name + (o.noNoise ? "-no-noise" : "");
 }
@@ -71,19 +72,27 @@ Status checkAuditStageOptions(const project::ProjectFile& project, const AuditSt
     if (auto e = checkAuditedTask(project, o.task)) return e;
     if (o.runs < 2)
         return Error{"runs = " + std::to_string(o.runs) +
-                     " is out of range: expected an integer >= 2 (runs per world, half select and half evaluate)", "runs"};
+                         " is out of range: expected an integer >= 2 (runs per world, half select and half evaluate)",
+                     "runs"};
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
-        return Error{"epsilon = " + std::to_string(*o.epsilon) + " is out of range: expected a finite number > 0", "epsilon"};
-    if (o.threads < 0) return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 1", "threads"};
+        return Error{"epsilon = " + std::to_string(*o.epsilon) + " is out of range: expected a finite number > 0",
+                     "epsilon"};
+    if (o.threads < 0)
+        return Error{"threads = " + std::to_string(o.threads) + " is out of range: expected >= 1", "threads"};
     if (o.canaryExamples < 1 || o.canaryExamples > 1000)
         return Error{"canary-examples = " + std::to_string(o.canaryExamples) +
-                     " is out of range: expected the canary user's number of images, 1 to 1000", "canary-examples"};
+                         " is out of range: expected the canary user's number of images, 1 to 1000",
+                     "canary-examples"};
     if (o.canaryExamples > 1 && o.canary == audit::CanaryKind::Natural)
-        return Error{"canary-examples: the natural canary is one held-out image; use the max-clip canary for a canary "
-                     "user with several images", "canary-examples"};
+        return Error{
+            "canary-examples: the natural canary is one held-out image; use the max-clip canary for a canary "
+            "user with several images",
+            "canary-examples"};
     if (o.canary == audit::CanaryKind::Natural && project.spec().sensitive.userLevel)
-        return Error{"canary natural: at user level the canary must be a user; the natural canary is one held-out image. "
-                     "Use the max-clip canary (with canary-examples for the user's images)", "canary"};
+        return Error{
+            "canary natural: at user level the canary must be a user; the natural canary is one held-out image. "
+            "Use the max-clip canary (with canary-examples for the user's images)",
+            "canary"};
     return std::nullopt;
 }
 
@@ -99,7 +108,8 @@ struct AuditInputs {
     long long n = 0, units = 0, groupSize = 0;
 };
 
-Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const PreparedStudy& prepared, const AuditStageOptions& options) {
+Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const PreparedStudy& prepared,
+                                const AuditStageOptions& options) {
     const ImageStudy& study = prepared.study;
     const auto taskIt = std::find(study.taskNames.begin(), study.taskNames.end(), options.task);
     if (taskIt == study.taskNames.end())
@@ -108,7 +118,8 @@ Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const Prepared
     in.task = static_cast<std::size_t>(taskIt - study.taskNames.begin());
     auto split = splitForRun(study, spec.privacy.rho, options.seed);
     if (!split) return split.error();
-    if (split->b.empty()) return Error{"split B is empty: a natural canary needs a held-out example (raise the data or lower rho)"};
+    if (split->b.empty())
+        return Error{"split B is empty: a natural canary needs a held-out example (raise the data or lower rho)"};
     in.split = std::move(split).value();
     auto probabilities = prepared.proxy.predict(study.sensitiveImages, in.split.a);
     if (!probabilities) return probabilities.error();
@@ -132,7 +143,7 @@ Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const Prepared
 
 // The natural canary: one held-out image of split B, scored by the proxies.
 Status addNaturalCanary(const PreparedStudy& prepared, const AuditInputs& in, const AuditStageOptions& options,
-                                      audit::CanaryAuditOptions& ao, AuditStageReport& report) {
+                        audit::CanaryAuditOptions& ao, AuditStageReport& report) {
     const ImageStudy& study = prepared.study;
     const std::size_t example = naturalCanaryExample(in.split, options.seed);
     auto row = prepared.proxy.predict(study.sensitiveImages, {example});
@@ -168,13 +179,22 @@ Result<mixmin::DpMixMinParams> auditMechanism(const project::MixtureStage& mixtu
     return params;
 }
 
-std::string auditConfigJson(const project::ProjectSpec& spec, const project::MixtureStage& mixture, const AuditInputs& in,
-                            const AuditStageOptions& options, const std::string& name, double epsilon) {
-    nlohmann::json config{{"stage", "audit"},        {"canary", name},   {"runs_per_world", options.runs},
-                          {"no_noise", options.noNoise}, {"claimed_epsilon", epsilon}, {"delta", spec.privacy.delta},
-                          {"rho", spec.privacy.rho},  {"clip", mixture.clip}, {"batch", mixture.batch},
-                          {"lr", mixture.lr},    {"steps", mixture.steps},
-                          {"privacy_unit", in.users ? "user" : "example"}, {"canary_examples", options.canaryExamples}};
+std::string auditConfigJson(const project::ProjectSpec& spec, const project::MixtureStage& mixture,
+                            const AuditInputs& in, const AuditStageOptions& options, const std::string& name,
+                            double epsilon) {
+    nlohmann::json config{{"stage", "audit"},
+                          {"canary", name},
+                          {"runs_per_world", options.runs},
+                          {"no_noise", options.noNoise},
+                          {"claimed_epsilon", epsilon},
+                          {"delta", spec.privacy.delta},
+                          {"rho", spec.privacy.rho},
+                          {"clip", mixture.clip},
+                          {"batch", mixture.batch},
+                          {"lr", mixture.lr},
+                          {"steps", mixture.steps},
+                          {"privacy_unit", in.users ? "user" : "example"},
+                          {"canary_examples", options.canaryExamples}};
     if (in.users) config["user_group_size"] = in.groupSize;
     return config.dump();
 }
@@ -194,34 +214,35 @@ std::string scoresHash(const std::vector<double>& out, const std::vector<double>
 
 // The audit's record: the counts and bound, the details a reviewer needs to re-derive them,
 // and its figures as metrics. No λ and nothing about the canary image itself.
-project::AuditRecord auditRecord(const AuditStageReport& report, const std::vector<std::string>& componentNames, const AuditInputs& in,
-                                 const AuditStageOptions& options, double epsilon, privacy::Accountant accountant) {
+project::AuditRecord auditRecord(const AuditStageReport& report, const std::vector<std::string>& componentNames,
+                                 const AuditInputs& in, const AuditStageOptions& options, double epsilon,
+                                 privacy::Accountant accountant) {
     const auto& r = report.result;
-    nlohmann::json details{{"threshold", r.threshold},
-                           {"direction", audit::toString(r.direction)},
-                           {"sigma", r.sigma},
-                           {"claimed_epsilon", options.noNoise ? nlohmann::json("inf") : nlohmann::json(epsilon)},
-                           // The accountant that certified the claimed ε (and calibrated σ): ε_LB
-                           // is compared with what it certified.
-                           {"accountant", options.noNoise ? nlohmann::json(nullptr)
-                                                          : nlohmann::json(privacy::toString(accountant))},
-                           {"runs_per_world", r.runsPerWorld},
-                           {"select_epsilon_lb", r.selectEpsilonLB},
-                           {"fpr", r.fpr},
-                           {"fnr", r.fnr},
-                           {"fpr_upper", r.fprUpper},
-                           {"fnr_upper", r.fnrUpper},
-                           {"split_a", in.n},
-                           {"privacy_unit", in.users ? "user" : "example"},
-                           {"canary_examples", options.canaryExamples},
-                           {"mean_canary_samples", r.meanCanarySamples},
-                           {"score_in_mean", report.scoreMeanIn},
-                           {"score_in_std", report.scoreStdIn},
-                           {"score_out_mean", report.scoreMeanOut},
-                           {"score_out_std", report.scoreStdOut},
-                           // Every run's score, out world then in world, as IEEE-754 bits: two
-                           // audits with this hash scored every run identically (docs/CLUSTER.md).
-                           {"scores_sha256", scoresHash(r.scoresOut, r.scoresIn)}};
+    nlohmann::json details{
+        {"threshold", r.threshold},
+        {"direction", audit::toString(r.direction)},
+        {"sigma", r.sigma},
+        {"claimed_epsilon", options.noNoise ? nlohmann::json("inf") : nlohmann::json(epsilon)},
+        // The accountant that certified the claimed ε (and calibrated σ): ε_LB
+        // is compared with what it certified.
+        {"accountant", options.noNoise ? nlohmann::json(nullptr) : nlohmann::json(privacy::toString(accountant))},
+        {"runs_per_world", r.runsPerWorld},
+        {"select_epsilon_lb", r.selectEpsilonLB},
+        {"fpr", r.fpr},
+        {"fnr", r.fnr},
+        {"fpr_upper", r.fprUpper},
+        {"fnr_upper", r.fnrUpper},
+        {"split_a", in.n},
+        {"privacy_unit", in.users ? "user" : "example"},
+        {"canary_examples", options.canaryExamples},
+        {"mean_canary_samples", r.meanCanarySamples},
+        {"score_in_mean", report.scoreMeanIn},
+        {"score_in_std", report.scoreStdIn},
+        {"score_out_mean", report.scoreMeanOut},
+        {"score_out_std", report.scoreStdOut},
+        // Every run's score, out world then in world, as IEEE-754 bits: two
+        // audits with this hash scored every run identically (docs/CLUSTER.md).
+        {"scores_sha256", scoresHash(r.scoresOut, r.scoresIn)}};
     if (options.canary == audit::CanaryKind::MaxClip) {
         details["top_source"] = r.topSource;
         details["top_source_name"] = componentNames[static_cast<std::size_t>(r.topSource)];
@@ -235,9 +256,9 @@ project::AuditRecord auditRecord(const AuditStageReport& report, const std::vect
     return auditRecordOf(report.runId, report.name, r, details.dump());
 }
 
-Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report, const std::vector<std::string>& componentNames,
-                                       const AuditInputs& in, const AuditStageOptions& options, double epsilon,
-                                       privacy::Accountant accountant) {
+Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& report,
+                         const std::vector<std::string>& componentNames, const AuditInputs& in,
+                         const AuditStageOptions& options, double epsilon, privacy::Accountant accountant) {
     const long long runId = report.runId;
     privacy::Ledger ledger(project.spec().privacy.composition);
     ledger.record(privacy::nonPrivateEntry(
@@ -246,7 +267,8 @@ Status storeAuditResults(project::ProjectFile& project, const AuditStageReport& 
             std::string(options.canary == audit::CanaryKind::Natural ? " plus one held-out example of split B" : "") +
             "; results are empirical bounds, not releases"));
     if (auto s = project.recordLedger(runId, ledger); !s) return s.error();
-    if (auto s = project.addAudit(auditRecord(report, componentNames, in, options, epsilon, accountant)); !s) return s.error();
+    if (auto s = project.addAudit(auditRecord(report, componentNames, in, options, epsilon, accountant)); !s)
+        return s.error();
     const auto& r = report.result;
     if (auto s = project.addMetrics({{runId, "epsilon-lower-bound", "", r.epsilonLB},
                                      {runId, "fpr", "", r.fpr},
@@ -272,7 +294,8 @@ struct AuditSetup {
     std::optional<mixmin::DpMixMinParams> params;
 };
 
-Result<AuditSetup> auditSetup(const project::ProjectSpec& spec, const AuditInputs& in, const AuditStageOptions& options) {
+Result<AuditSetup> auditSetup(const project::ProjectSpec& spec, const AuditInputs& in,
+                              const AuditStageOptions& options) {
     AuditSetup s;
     s.epsilon = options.epsilon.value_or(spec.privacy.epsilons.empty() ? 1.0 : spec.privacy.epsilons.front());
     s.ao.canary = options.canary;
@@ -326,24 +349,25 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
 
     if (log)
         log("auditing task '" + options.task + "' with the " + report.name + " canary" +
-            (options.canaryExamples > 1 ? " (a canary user with " + std::to_string(options.canaryExamples) + " images)" : "") +
+            (options.canaryExamples > 1 ? " (a canary user with " + std::to_string(options.canaryExamples) + " images)"
+                                        : "") +
             ": " + std::to_string(options.runs) + " runs per world on split A (n = " + std::to_string(in->n) +
             (in->users ? " images of " + std::to_string(in->units) + " users, user-level DP-MixMin" : std::string()) +
             ", k = " + std::to_string(in->splitA->sources()) + ")");
     const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
-    auto runId = runAuditRun(
-        project,
-        {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
-         auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)},
-        [&](long long id) -> Status {
-            report.runId = id;
-            auto result = audit::runCanaryAudit(*in->splitA, *setup.params, setup.ao, progress, cancel);
-            if (!result) return result.error();
-            report.result = std::move(result).value();
-            putScoreSpread(report);
-            return storeAuditResults(project, report, prepared->study.componentNames, *in, options, epsilon,
-                                     setup.accountant);
-        });
+    auto runId = runAuditRun(project,
+                             {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+                              auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)},
+                             [&](long long id) -> Status {
+                                 report.runId = id;
+                                 auto result =
+                                     audit::runCanaryAudit(*in->splitA, *setup.params, setup.ao, progress, cancel);
+                                 if (!result) return result.error();
+                                 report.result = std::move(result).value();
+                                 putScoreSpread(report);
+                                 return storeAuditResults(project, report, prepared->study.componentNames, *in, options,
+                                                          epsilon, setup.accountant);
+                             });
     if (!runId) return runId.error();
     return report;
 }
@@ -380,9 +404,11 @@ nlohmann::json optionsJson(const AuditStageOptions& o) {
 Result<AuditStageOptions> optionsFromJson(const nlohmann::json& j) {
     AuditStageOptions o;
     o.task = j.at("task").get<std::string>();
-    o.canary = j.at("canary").get<std::string>() == audit::toString(audit::CanaryKind::Natural) ? audit::CanaryKind::Natural
-                                                                                              : audit::CanaryKind::MaxClip;
-    o.maxClipSign = j.at("max_clip_sign") == "raise" ? audit::MaxClipSign::RaiseTopSource : audit::MaxClipSign::LowerTopSource;
+    o.canary = j.at("canary").get<std::string>() == audit::toString(audit::CanaryKind::Natural)
+                   ? audit::CanaryKind::Natural
+                   : audit::CanaryKind::MaxClip;
+    o.maxClipSign =
+        j.at("max_clip_sign") == "raise" ? audit::MaxClipSign::RaiseTopSource : audit::MaxClipSign::LowerTopSource;
     o.maxClipTarget =
         j.at("max_clip_target") == "quietest" ? audit::MaxClipTarget::QuietestSource : audit::MaxClipTarget::TopSource;
     o.runs = j.at("runs").get<long long>();
@@ -492,7 +518,8 @@ Status thawNaturalCanary(const nlohmann::json& j, ThawedAudit& t) {
         row.push_back(*d);
     }
     const int label = nat.at("label").get<int>();
-    auto canary = audit::makeNaturalCanary(Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())), label);
+    auto canary = audit::makeNaturalCanary(
+        Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())), label);
     if (!canary) return canary.error();
     t.setup.ao.naturalExample = std::move(canary).value();
     t.report.canaryExample = nat.at("example").get<long long>();
@@ -545,7 +572,8 @@ Result<ThawedAudit> thaw(const std::string& frozenJson) {
 }  // namespace
 
 Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditStageOptions& options,
-                                     const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+                                     const ProgressCallback& progress, const CancellationToken& cancel,
+                                     const LogSink& log) {
     if (auto err = checkAuditStageOptions(project, options)) return *err;
     const auto& spec = project.spec();
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);
@@ -571,7 +599,8 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditS
                          {"user_group_size", spec.mixture.userGroupSize}};
     nlohmann::json values = nlohmann::json::array();
     for (Eigen::Index r = 0; r < probabilities->rows(); ++r)
-        for (Eigen::Index c = 0; c < probabilities->cols(); ++c) values.push_back(doubleToHexBits((*probabilities)(r, c)));
+        for (Eigen::Index c = 0; c < probabilities->cols(); ++c)
+            values.push_back(doubleToHexBits((*probabilities)(r, c)));
     std::vector<int> labels;
     for (auto i : in->split.a) labels.push_back(study.sensitiveLabel(i, in->task) > 0.5f ? 1 : 0);
     // A worker needs which rows share a user, not who the users are: the ids travel as
@@ -585,8 +614,12 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditS
             users.push_back(std::to_string(
                 pseudonym.emplace(study.grouping.users[i], static_cast<long long>(pseudonym.size())).first->second));
     }
-    j["split_a"] = {{"rows", probabilities->rows()}, {"sources", probabilities->cols()}, {"probabilities", values},
-                    {"labels", labels}, {"users", users}, {"group_size", in->groupSize}};
+    j["split_a"] = {{"rows", probabilities->rows()},
+                    {"sources", probabilities->cols()},
+                    {"probabilities", values},
+                    {"labels", labels},
+                    {"users", users},
+                    {"group_size", in->groupSize}};
     j["component_names"] = study.componentNames;
     AuditStageReport report;
     report.name = auditName(options);
@@ -610,8 +643,8 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const AuditS
     auto thawed = thaw(frozen);
     if (!thawed) return Error{"freezing the audit: " + thawed.error().message};
     if (log)
-        log("froze the audit of task '" + options.task + "' (" + report.name + " canary, " + std::to_string(options.runs) +
-            " runs per world, split A n = " + std::to_string(in->n) + ")");
+        log("froze the audit of task '" + options.task + "' (" + report.name + " canary, " +
+            std::to_string(options.runs) + " runs per world, split A n = " + std::to_string(in->n) + ")");
     return frozen;
 }
 
@@ -621,8 +654,8 @@ Result<long long> frozenAuditRunsPerWorld(const std::string& frozenJson) {
     return t->options.runs;
 }
 
-Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson, bool in, long long begin, long long end,
-                                                   int threads, const ProgressCallback& progress,
+Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson, bool in, long long begin,
+                                                   long long end, int threads, const ProgressCallback& progress,
                                                    const CancellationToken& cancel) {
     auto thawed = thaw(frozenJson);
     if (!thawed) return thawed.error();
@@ -636,7 +669,8 @@ Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson
 }
 
 Result<AuditStageReport> storeFrozenAudit(project::ProjectFile& project, const std::string& frozenJson,
-                                          const std::vector<audit::CanaryAuditBlock>& blocks, const std::string& provenance) {
+                                          const std::vector<audit::CanaryAuditBlock>& blocks,
+                                          const std::string& provenance) {
     auto thawed = thaw(frozenJson);
     if (!thawed) return thawed.error();
     ThawedAudit owned = std::move(thawed).value();

@@ -1,5 +1,7 @@
 #include "engine/pipeline/cluster_job_files.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/data/sha256.h"
 #include "engine/pipeline/cluster_process.h"
 
@@ -60,16 +62,17 @@ Result<std::vector<Job>> readJobs(const fs::path& projectFile, const std::string
     std::vector<Job> jobs;
     if (!jobId.empty()) {
         const fs::path dir = fs::path(jobId).has_parent_path() ? fs::path(jobId) : root / jobId;
-        if (!fs::is_directory(dir)) return Error{"no job '" + jobId + "' in " + root.string()};
+        if (!files::isDirectory(dir.string())) return Error{"no job '" + jobId + "' in " + root.string()};
         auto job = readJob(dir);
         if (!job) return job.error();
         jobs.push_back(std::move(job).value());
         return jobs;
     }
-    if (!fs::is_directory(root)) return jobs;
+    if (!files::isDirectory(root.string())) return jobs;
     std::vector<fs::path> dirs;
-    for (const auto& e : fs::directory_iterator(root))
-        if (e.is_directory()) dirs.push_back(e.path());
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+        if (std::error_code kind; it->is_directory(kind)) dirs.push_back(it->path());
     std::sort(dirs.begin(), dirs.end());
     for (const auto& d : dirs) {
         auto job = readJob(d);
@@ -142,8 +145,7 @@ std::set<std::string> cancelledBy(const Job& job) {
     std::string line;
     while (std::getline(in, line)) try {
             if (!trimmed(line).empty()) cancelled.insert(json::parse(line).at("slurm").get<std::string>());
-        } catch (const json::exception&) {
-        }
+        } catch (const json::exception&) {}
     return cancelled;
 }
 
@@ -165,7 +167,8 @@ Result<json> readUnitResult(const Job& job, long long unit) {
             return Error{p.string() + ": the checksum does not match its content (damaged or edited)"};
         if (j.value("spec_hash", "") != job.meta.at("spec_hash").get<std::string>())
             return Error{p.string() + ": written for another spec (its spec hash differs from the job's)"};
-        if (j.value("unit", -1LL) != unit) return Error{p.string() + ": holds unit " + std::to_string(j.value("unit", -1LL))};
+        if (j.value("unit", -1LL) != unit)
+            return Error{p.string() + ": holds unit " + std::to_string(j.value("unit", -1LL))};
         return j;
     } catch (const json::exception& e) {
         return Error{p.string() + ": not valid JSON (" + std::string(e.what()) + ")"};
@@ -181,8 +184,7 @@ JobStatus statusOf(const Job& job) {
     const std::string merged = readText(job.dir / "merged.json", &ok);
     if (ok) try {
             st.mergedRun = json::parse(merged).at("run_id").get<long long>();
-        } catch (const json::exception&) {
-        }
+        } catch (const json::exception&) {}
     // The latest submission of each unit.
     std::map<long long, std::string> latest;
     std::set<std::string> slurmJobs;
@@ -199,7 +201,7 @@ JobStatus statusOf(const Job& job) {
             us.slurmJobId = latest[us.id];
             us.log = logPath(job.dir, us.id, us.slurmJobId);
         }
-        if (fs::exists(unitResultPath(job.dir, us.id))) {
+        if (files::exists(unitResultPath(job.dir, us.id).string())) {
             auto r = readUnitResult(job, us.id);
             us.state = r ? "done" : "corrupt";
             if (!r) us.detail = r.error().message;
@@ -275,9 +277,10 @@ Status checkJobBelongs(const project::ProjectFile& project, const Job& job) {
     const auto& p = job.meta.at("project");
     if (p.value("spec_hash", "") != projectSpecHash(project) || p.value("created_at", "") != project.createdAt())
         return Error{"job " + job.id() + " (" + job.dir.string() + ") belongs to another project: it was made for " +
-                     p.value("file", std::string("?")) + " (spec hash " + p.value("spec_hash", std::string("?")).substr(0, 12) +
-                     "…, created " + p.value("created_at", std::string("?")) + "), not " + project.path().string() +
-                     " (spec hash " + projectSpecHash(project).substr(0, 12) + "…, created " + project.createdAt() +
+                     p.value("file", std::string("?")) + " (spec hash " +
+                     p.value("spec_hash", std::string("?")).substr(0, 12) + "…, created " +
+                     p.value("created_at", std::string("?")) + "), not " + project.path().string() + " (spec hash " +
+                     projectSpecHash(project).substr(0, 12) + "…, created " + project.createdAt() +
                      "); nothing was merged"};
     return std::nullopt;
 }

@@ -1,5 +1,7 @@
 #include "engine/pipeline/cluster_jobs.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/double_bits.h"
 #include "engine/data/sha256.h"
 #include "engine/pipeline/adamix_units.h"
@@ -58,12 +60,13 @@ Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& u
         for (const auto& a : argv) *commandOut += (commandOut->empty() ? "" : " ") + a;
     }
     if (!findOnPath("sbatch"))
-        return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
-                     "on a login node; --executor local runs the work here)"};
+        return Error{
+            "sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
+            "on a login node; --executor local runs the work here)"};
     auto r = runProgram(argv);
     if (r.rc != 0)
-        return Error{"sbatch failed (exit " + std::to_string(r.rc) + "): " +
-                     (trimmed(r.err).empty() ? trimmed(r.out) : trimmed(r.err))};
+        return Error{"sbatch failed (exit " + std::to_string(r.rc) +
+                     "): " + (trimmed(r.err).empty() ? trimmed(r.out) : trimmed(r.err))};
     std::string id = trimmed(r.out);
     id = id.substr(0, id.find(';'));  // --parsable: "id" or "id;cluster"
     if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
@@ -72,8 +75,9 @@ Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& u
     std::ofstream subs(job.dir / "submissions.jsonl", std::ios::app);
     subs << line.dump() << '\n';
     subs.flush();
-    if (!subs || makePrivateFile(job.dir / "submissions.jsonl")) return Error{"submitted Slurm job " + id + " but could not record it in " + (job.dir / "submissions.jsonl").string() +
-                            ": cancel it with scancel " + id};
+    if (!subs || makePrivateFile(job.dir / "submissions.jsonl"))
+        return Error{"submitted Slurm job " + id + " but could not record it in " +
+                     (job.dir / "submissions.jsonl").string() + ": cancel it with scancel " + id};
     return id;
 }
 
@@ -81,8 +85,9 @@ Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& u
 
 Status checkCanSubmit() {
     if (!findOnPath("sbatch"))
-        return Error{"sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
-                     "on a login node; --executor local runs the work here)"};
+        return Error{
+            "sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
+            "on a login node; --executor local runs the work here)"};
     return std::nullopt;
 }
 
@@ -92,15 +97,16 @@ long long JobStatus::count(const std::string& state) const {
     return std::count_if(units.begin(), units.end(), [&](const UnitStatus& u) { return u.state == state; });
 }
 
-Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
-                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun,
+Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind,
+                               const std::string& frozenSpec, const std::vector<WorkUnit>& units,
+                               const SlurmOptions& options, bool dryRun,
                                const std::function<Status(const fs::path&)>& populate) {
     if (units.empty()) return Error{"a job needs at least one unit"};
     if (!dryRun)
         if (auto e = checkCanSubmit()) return *e;
     SubmitReport report;
     report.jobId = newJobId(kind);
-    report.dir = fs::absolute(jobsRoot(project.path())) / report.jobId;
+    report.dir = jobsRoot(project.path()).lexically_normal() / report.jobId;  // the project path is absolute
     report.units = static_cast<long long>(units.size());
     report.script = sbatchScript(report.dir, report.jobId, options);
     std::vector<long long> ids;
@@ -114,14 +120,15 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
         return report;
     }
     json unitList = json::array();
-    for (const auto& u : units) unitList.push_back({{"id", u.id}, {"seed", u.seed}, {"params", json::parse(u.paramsJson)}});
+    for (const auto& u : units)
+        unitList.push_back({{"id", u.id}, {"seed", u.seed}, {"params", json::parse(u.paramsJson)}});
     json meta{{"format", kJobFormat},
               {"job_id", report.jobId},
               {"kind", kind},
               {"created_at", utcStamp()},
               {"spec_hash", data::sha256Hex(frozenSpec)},
               {"project",
-               {{"file", fs::absolute(project.path()).string()},
+               {{"file", project.path().string()},  // absolute (ProjectFile::path)
                 {"spec_hash", projectSpecHash(project)},
                 {"created_at", project.createdAt()}}},
               {"slurm",
@@ -139,8 +146,10 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
             return Error{"cannot create the job directory: " + e->message};
         }
     auto cleanup = [&] { fs::remove_all(report.dir, ec); };
-    for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
-             {"spec.json", frozenSpec}, {"units.json", unitList.dump(1)}, {"job.sbatch", report.script}, {"job.json", meta.dump(2)}})
+    for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{{"spec.json", frozenSpec},
+                                                                                     {"units.json", unitList.dump(1)},
+                                                                                     {"job.sbatch", report.script},
+                                                                                     {"job.json", meta.dump(2)}})
         if (auto e = writeAtomically(report.dir / name, text)) {
             cleanup();
             return *e;
@@ -174,9 +183,11 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
     const json* entry = nullptr;
     for (const auto& u : job->units)
         if (u.at("id").get<long long>() == unit) entry = &u;
-    if (!entry) return Error{"--unit " + std::to_string(unit) + ": the job has units 0 to " + std::to_string(job->units.size() - 1)};
+    if (!entry)
+        return Error{"--unit " + std::to_string(unit) + ": the job has units 0 to " +
+                     std::to_string(job->units.size() - 1)};
     const fs::path out = unitResultPath(jobDir, unit);
-    if (fs::exists(out)) {
+    if (files::exists(out.string())) {
         if (readUnitResult(*job, unit)) return std::nullopt;  // done before (a resubmission): immutable
         return Error{out.string() + " exists but is not a valid result: remove it to run the unit again"};
     }
@@ -185,7 +196,8 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
     if (kind == "audit") {
         const auto& p = entry->at("params");
         const bool in = p.at("world").get<std::string>() == "in";
-        auto block = runFrozenAuditUnit(job->spec, in, p.at("begin").get<long long>(), p.at("end").get<long long>(), threads);
+        auto block =
+            runFrozenAuditUnit(job->spec, in, p.at("begin").get<long long>(), p.at("end").get<long long>(), threads);
         if (!block) return block.error();
         json scores = json::array();
         for (double v : block->scores) scores.push_back(doubleToHexBits(v));
@@ -204,7 +216,8 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         result = json::parse(*done);
     } else if (kind == "adamix") {
         const auto& p = entry->at("params");
-        auto done = runAdamixUnit(jobDir, job->spec, p.at("seed").get<long long>(), p.at("private_index").get<long long>(), threads);
+        auto done = runAdamixUnit(jobDir, job->spec, p.at("seed").get<long long>(),
+                                  p.at("private_index").get<long long>(), threads);
         if (!done) return done.error();
         result = json::parse(*done);
     } else if (kind == "sweep") {
@@ -216,12 +229,8 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
     }
     char host[256] = {0};
     ::gethostname(host, sizeof host - 1);
-    json body{{"format", kUnitFormat},
-              {"job_id", job->id()},
-              {"spec_hash", job->meta.at("spec_hash")},
-              {"unit", unit},
-              {"host", host},
-              {"finished_at", utcStamp()},
+    json body{{"format", kUnitFormat}, {"job_id", job->id()}, {"spec_hash", job->meta.at("spec_hash")},
+              {"unit", unit},          {"host", host},        {"finished_at", utcStamp()},
               {"result", result}};
     body["checksum"] = checksumOf(body);
     return writeAtomically(out, body.dump());
@@ -238,7 +247,8 @@ Status cancelJob(const fs::path& projectFile, const std::string& jobId, std::opt
             for (const auto& s : job.submissions)
                 for (const auto& u : s.at("units"))
                     if (u.get<long long>() == *unit) latest = s.at("slurm_job").get<std::string>();
-            if (latest.empty()) return Error{"unit " + std::to_string(*unit) + " of job " + job.id() + " was never submitted"};
+            if (latest.empty())
+                return Error{"unit " + std::to_string(*unit) + " of job " + job.id() + " was never submitted"};
             argv.push_back(latest + "_" + std::to_string(*unit));
         } else {
             for (const auto& s : job.submissions) argv.push_back(s.at("slurm_job").get<std::string>());
@@ -257,7 +267,8 @@ Status cancelJob(const fs::path& projectFile, const std::string& jobId, std::opt
     return std::nullopt;
 }
 
-Result<SubmitReport> resubmitFailed(const fs::path& projectFile, const std::string& jobId, std::optional<long long> maxParallel) {
+Result<SubmitReport> resubmitFailed(const fs::path& projectFile, const std::string& jobId,
+                                    std::optional<long long> maxParallel) {
     auto jobs = readJobs(projectFile, jobId);
     if (!jobs) return jobs.error();
     if (jobs->size() != 1) return Error{"resubmit: name one job"};

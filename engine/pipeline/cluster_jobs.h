@@ -55,8 +55,8 @@ struct SlurmOptions {
     std::string partition, time, account;
     int cpusPerTask = 1;
     int gpusPerTask = 0;
-    std::string setup;          // shell lines run before the worker (e.g. "module load dpmix")
-    std::string program;        // the dpmix the tasks run; empty: this process's executable
+    std::string setup;    // shell lines run before the worker (e.g. "module load dpmix")
+    std::string program;  // the dpmix the tasks run; empty: this process's executable
 };
 
 /// Whether this host can submit: sbatch on PATH (checked before any work is frozen).
@@ -73,7 +73,7 @@ struct SubmitReport {
     std::filesystem::path dir;
     std::string slurmJobId;  // empty for a dry run
     std::string script;
-    std::string command;     // the sbatch command line
+    std::string command;  // the sbatch command line
     long long units = 0;
 };
 
@@ -82,17 +82,18 @@ struct SubmitReport {
 /// controller answered): the job directory is removed again, the project is untouched.
 /// `populate`, when given, adds what the units need beyond the spec to the new job directory
 /// (the run grid's project snapshot) before sbatch; its error removes the directory again.
-Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind, const std::string& frozenSpec,
-                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun,
+Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind,
+                               const std::string& frozenSpec, const std::vector<WorkUnit>& units,
+                               const SlurmOptions& options, bool dryRun,
                                const std::function<Status(const std::filesystem::path&)>& populate = {});
 
 struct UnitStatus {
     long long id = 0;
-    std::string state;        // done, corrupt, pending, running, failed, unknown
-    std::string slurmState;   // as squeue/sacct print it (e.g. CANCELLED), when known
-    std::string slurmJobId;   // of the latest submission holding the unit
-    std::string log;          // the task's log file
-    std::string detail;       // why corrupt, why unknown
+    std::string state;       // done, corrupt, pending, running, failed, unknown
+    std::string slurmState;  // as squeue/sacct print it (e.g. CANCELLED), when known
+    std::string slurmJobId;  // of the latest submission holding the unit
+    std::string log;         // the task's log file
+    std::string detail;      // why corrupt, why unknown
 };
 
 struct JobStatus {
@@ -119,14 +120,14 @@ Status runWorkerUnit(const std::filesystem::path& jobDir, long long unit, int th
 
 struct MergeReport {
     std::string jobId;
-    std::string kind;            // audit, run, sweep
-    bool imported = false;       // this call stored the job's run
-    bool alreadyMerged = false;  // an earlier merge did
-    long long runId = 0;         // the audit's run
-    std::vector<long long> runIds;  // a run grid or a sweep: the runs this call added
+    std::string kind;                 // audit, run, sweep
+    bool imported = false;            // this call stored the job's run
+    bool alreadyMerged = false;       // an earlier merge did
+    long long runId = 0;              // the audit's run
+    std::vector<long long> runIds;    // a run grid or a sweep: the runs this call added
     std::vector<UnitStatus> waiting;  // units without a result (nothing is imported then)
-    std::string summary;         // one line: what was stored (e.g. the audit's ε_LB)
-    bool removed = false;        // the job folder was deleted (MergeOptions::removeJobFiles)
+    std::string summary;              // one line: what was stored (e.g. the audit's ε_LB)
+    bool removed = false;             // the job folder was deleted (MergeOptions::removeJobFiles)
 };
 
 struct MergeOptions {
@@ -145,7 +146,8 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
                                            const MergeOptions& options = {});
 
 /// scancel of a job's Slurm jobs (all its submissions), or of one unit's array task.
-Status cancelJob(const std::filesystem::path& projectFile, const std::string& jobId, std::optional<long long> unit = {});
+Status cancelJob(const std::filesystem::path& projectFile, const std::string& jobId,
+                 std::optional<long long> unit = {});
 
 /// Resubmits the units that failed (not done, not pending or running): one sbatch --array=LIST.
 Result<SubmitReport> resubmitFailed(const std::filesystem::path& projectFile, const std::string& jobId,

@@ -1,6 +1,7 @@
 // dpmix jobs merge: the single writer that imports a job's finished units into the project
 // (docs/CLUSTER.md). Idempotent: what was merged is found again by its provenance line.
 #include "engine/core/double_bits.h"
+#include "engine/core/file_door.h"
 #include "engine/pipeline/adamix_units.h"
 #include "engine/pipeline/audit_units.h"
 #include "engine/pipeline/cluster_job_files.h"
@@ -38,21 +39,23 @@ Result<std::vector<std::pair<long long, json>>> unitResults(const Job& job, bool
     complete = true;
     for (const auto& u : job.units) {
         const long long id = u.at("id").get<long long>();
-        if (!fs::exists(unitResultPath(job.dir, id))) {
+        if (!files::exists(unitResultPath(job.dir, id).string())) {
             complete = false;
             continue;
         }
         auto r = readUnitResult(job, id);
-        if (!r) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": corrupt result: " + r.error().message +
-                             ". Nothing was merged; remove the file and resubmit the unit (dpmix jobs resubmit)"};
-        if (!r->contains("result")) return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": the result holds nothing"};
+        if (!r)
+            return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": corrupt result: " + r.error().message +
+                         ". Nothing was merged; remove the file and resubmit the unit (dpmix jobs resubmit)"};
+        if (!r->contains("result"))
+            return Error{"job " + job.id() + ", unit " + std::to_string(id) + ": the result holds nothing"};
         out.emplace_back(id, r->at("result"));
     }
     return out;
 }
 
-Status mergeAuditJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
-                     MergeReport& m) {
+Status mergeAuditJob(project::ProjectFile& project, const Job& job,
+                     const std::vector<std::pair<long long, json>>& results, MergeReport& m) {
     std::vector<audit::CanaryAuditBlock> blocks;
     for (const auto& [id, result] : results) {
         try {
@@ -93,14 +96,15 @@ Status mergeKScalingJob(project::ProjectFile& project, const Job& job,
     if (!stored) return Error{"job " + job.id() + ": " + stored.error().message};
     m.imported = true;
     m.runId = stored->runId;
-    m.summary = "stored k-scaling run " + std::to_string(stored->runId) + " (" + std::to_string(stored->classes.size()) +
-                " classes" + (stored->fitted ? ", slope " + std::to_string(stored->fit.slope) : std::string()) + ")";
+    m.summary = "stored k-scaling run " + std::to_string(stored->runId) + " (" +
+                std::to_string(stored->classes.size()) + " classes" +
+                (stored->fitted ? ", slope " + std::to_string(stored->fit.slope) : std::string()) + ")";
     return std::nullopt;
 }
 
 // The AdaMix-R experiment: every grid part assembled and stored as one run (as the local experiment).
-Status mergeAdamixJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
-                      MergeReport& m) {
+Status mergeAdamixJob(project::ProjectFile& project, const Job& job,
+                      const std::vector<std::pair<long long, json>>& results, MergeReport& m) {
     std::vector<std::pair<long long, std::string>> parts;
     for (const auto& [id, result] : results) {
         const auto& p = job.units.at(static_cast<std::size_t>(id)).at("params");
@@ -121,8 +125,8 @@ Status mergeAdamixJob(project::ProjectFile& project, const Job& job, const std::
 
 // A run grid or a sweep: each unit's runs, in unit order (seeds, sweep points); a run merged
 // before is not merged again.
-Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vector<std::pair<long long, json>>& results,
-                   MergeReport& m) {
+Status mergeRunJob(project::ProjectFile& project, const Job& job,
+                   const std::vector<std::pair<long long, json>>& results, MergeReport& m) {
     long long total = 0;
     for (const auto& [id, result] : results) {
         const std::string provenance = provenanceLine(job) + " unit " + std::to_string(id);
@@ -141,7 +145,8 @@ Status mergeRunJob(project::ProjectFile& project, const Job& job, const std::vec
         if (auto e = project::settleReservation(project, frozen.at("budget_reservation").get<long long>(), m.runIds))
             return Error{"job " + job.id() + ": " + e->message};
     const std::string units = job.meta.value("kind", "") == "sweep" ? " sweep point(s)" : " seed(s)";
-    m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " + std::to_string(results.size()) + units
+    m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " +
+                                 std::to_string(results.size()) + units
                            : "already merged (" + std::to_string(total) + " run(s))";
     return std::nullopt;
 }
@@ -188,8 +193,9 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             m.alreadyMerged = true;
             m.runId = *existing;
             m.summary = "already merged as run " + std::to_string(*existing);
-            if (options.removeJobFiles) removeMergedJob(job, options, m);
-            else if (!fs::exists(job.dir / "merged.json"))
+            if (options.removeJobFiles)
+                removeMergedJob(job, options, m);
+            else if (!files::exists((job.dir / "merged.json").string()))
                 (void)writeAtomically(job.dir / "merged.json", json{{"run_id", *existing}, {"at", utcStamp()}}.dump(2));
             reports.push_back(m);
             continue;
@@ -201,9 +207,12 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             const JobStatus status = statusOf(job);
             for (const auto& u : status.units)
                 if (u.state != "done") m.waiting.push_back(u);
-            const std::string done = std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done";
+            const std::string done =
+                std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done";
             if (oneRun) {  // the audit's bound needs every run, a summary every class or grid part
-                const std::string what = m.kind == "audit" ? "audit" : m.kind == "kscaling" ? "k-scaling" : "AdaMix-R experiment";
+                const std::string what = m.kind == "audit"      ? "audit"
+                                         : m.kind == "kscaling" ? "k-scaling"
+                                                                : "AdaMix-R experiment";
                 m.summary = done + "; the " + what + " is stored once every unit is (nothing merged yet)";
                 reports.push_back(m);
                 continue;
@@ -217,15 +226,18 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             }
             if (auto e = mergeRunJob(project, job, prefix, m)) return *e;
             m.alreadyMerged = false;
-            m.summary = done + "; " + (m.runIds.empty() ? "nothing new to store" : "stored " + std::to_string(m.runIds.size()) +
-                        " run(s) of units 0 to " + std::to_string(prefix.size() - 1)) + ", the rest once they finish";
+            m.summary = done + "; " +
+                        (m.runIds.empty() ? "nothing new to store"
+                                          : "stored " + std::to_string(m.runIds.size()) + " run(s) of units 0 to " +
+                                                std::to_string(prefix.size() - 1)) +
+                        ", the rest once they finish";
             reports.push_back(m);
             continue;
         }
         const Status failed = m.kind == "audit"      ? mergeAuditJob(project, job, *results, m)
-                               : m.kind == "kscaling" ? mergeKScalingJob(project, job, *results, m)
-                               : m.kind == "adamix"   ? mergeAdamixJob(project, job, *results, m)
-                                                      : mergeRunJob(project, job, *results, m);
+                              : m.kind == "kscaling" ? mergeKScalingJob(project, job, *results, m)
+                              : m.kind == "adamix"   ? mergeAdamixJob(project, job, *results, m)
+                                                     : mergeRunJob(project, job, *results, m);
         if (failed) return *failed;
         json merged{{"at", utcStamp()}};
         merged["run_id"] = oneRun || m.runIds.empty() ? m.runId : m.runIds.front();

@@ -20,7 +20,6 @@
 namespace dpmix::pipeline {
 namespace {
 
-
 train::ImageView view(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count) {
     return {pixels, static_cast<std::int64_t>(count), like.channels, like.height, like.width};
 }
@@ -79,14 +78,16 @@ void PretrainCache::noteHit(const std::string& key) {
 
 Status finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune) {
     if (userLevel && finetune.mechanism == "dirichlet")
-        return Error{"finetune.mechanism = \"dirichlet\" cannot protect users: the Dirichlet mechanism's guarantee "
-                     "is for one example whose label is private, and a user's several examples are not one draw. "
-                     "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false"};
+        return Error{
+            "finetune.mechanism = \"dirichlet\" cannot protect users: the Dirichlet mechanism's guarantee "
+            "is for one example whose label is private, and a user's several examples are not one draw. "
+            "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false"};
     if (userLevel && finetune.adamix())
-        return Error{"finetune.mechanism = \"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level "
-                     "(add/remove of one example), and a user's several examples are not accounted together. "
-                     "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false",
-                     "stages.finetune.mechanism"};
+        return Error{
+            "finetune.mechanism = \"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level "
+            "(add/remove of one example), and a user's several examples are not accounted together. "
+            "Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level to false",
+            "stages.finetune.mechanism"};
     return std::nullopt;
 }
 
@@ -95,7 +96,8 @@ std::vector<std::int64_t> numberUsers(const ImageStudy& study, const std::vector
     std::vector<std::int64_t> out;
     out.reserve(indices.size());
     for (auto i : indices)
-        out.push_back(number.emplace(study.grouping.users.at(i), static_cast<std::int64_t>(number.size())).first->second);
+        out.push_back(
+            number.emplace(study.grouping.users.at(i), static_cast<std::int64_t>(number.size())).first->second);
     return out;
 }
 
@@ -151,8 +153,8 @@ Result<FinetunePlan> withDpSgdPlan(const ImageStudy& study, const DownstreamRequ
     }
     auto params = builder.build();
     if (!params) return Error{"DP-SGD fine-tuning: " + params.error().message};
-    auto entry = train::plannedDpSgdEntry(*params, units, study.userLevel() ? privacy::PrivacyUnit::User
-                                                                             : privacy::PrivacyUnit::Example);
+    auto entry = train::plannedDpSgdEntry(
+        *params, units, study.userLevel() ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example);
     if (!entry) return Error{"fine-tuning: " + entry.error().message};
     plan.dpSgd = *params;
     plan.entry = std::move(entry).value();
@@ -167,17 +169,20 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
     // User level: the users of the fine-tuning images, numbered 0..m-1; q counts users.
     if (study.userLevel()) plan.userOfImage = numberUsers(study, req.finetuneIndices);
     const std::int64_t units =
-        study.userLevel() ? (plan.userOfImage.empty() ? 0 : *std::max_element(plan.userOfImage.begin(), plan.userOfImage.end()) + 1)
-                          : static_cast<std::int64_t>(req.finetuneIndices.size());
-    if (units == 0) return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
+        study.userLevel()
+            ? (plan.userOfImage.empty() ? 0 : *std::max_element(plan.userOfImage.begin(), plan.userOfImage.end()) + 1)
+            : static_cast<std::int64_t>(req.finetuneIndices.size());
+    if (units == 0)
+        return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
     if (req.finetune.adamix()) return withAdamixPlan(study, req, units, std::move(plan));
     if (req.finetune.batch > units)
-        return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " + std::to_string(units) +
-                     (study.userLevel() ? " users" : " examples") + " of fine-tuning split " + req.finetuneSplit +
-                     ": the sampling rate q = batch / n must be <= 1"};
+        return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " +
+                     std::to_string(units) + (study.userLevel() ? " users" : " examples") + " of fine-tuning split " +
+                     req.finetuneSplit + ": the sampling rate q = batch / n must be <= 1"};
     if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
-        return Error{"fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
-                     "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
+        return Error{
+            "fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
+            "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
     if (req.finetune.mechanism == "dirichlet") {
         auto params = train::DirichletParamsBuilder()
                           .epsilon(req.epsilon)
@@ -202,9 +207,10 @@ namespace {
 
 // Pretraining on the public data mixed by λ (public only: no privacy cost), on `rows` of the
 // public images (all of them unless `subset`: AdaMix-R's shots are held out).
-Result<train::Model> pretrainOnPublicMixture(const ImageStudy& study, const DownstreamRequest& req, const train::ModelSpec& spec,
-                                             const std::vector<std::size_t>& rows, bool subset,
-                                             const ProgressCallback& progress, const CancellationToken& cancel) {
+Result<train::Model> pretrainOnPublicMixture(const ImageStudy& study, const DownstreamRequest& req,
+                                             const train::ModelSpec& spec, const std::vector<std::size_t>& rows,
+                                             bool subset, const ProgressCallback& progress,
+                                             const CancellationToken& cancel) {
     const auto& pub = study.publicImages;
     const long long n = static_cast<long long>(rows.size());
     const int epochs = static_cast<int>(std::max<long long>(1, (req.pretrain.steps * req.pretrain.batch + n - 1) / n));
@@ -232,16 +238,17 @@ Result<train::Model> pretrainOnPublicMixture(const ImageStudy& study, const Down
         }
     }
     const auto images = subset ? view(keptPixels, pub, rows.size()) : view(pub.pixels, pub, pub.size());
-    const std::span<const float> labels = subset ? std::span<const float>(keptLabels) : std::span<const float>(pub.labels);
+    const std::span<const float> labels =
+        subset ? std::span<const float>(keptLabels) : std::span<const float>(pub.labels);
     const std::span<const std::size_t> imageSource =
         subset ? std::span<const std::size_t>(keptSource) : std::span<const std::size_t>(study.publicImageSource);
     auto pretrainProgress = [&](const ProgressEvent& e) { report(progress, {"pretrain", e.done, e.total, e.message}); };
     // Several sources: the images are importance-weighted by their source's λ mass.
-    auto pretrained = study.multiSource()
-                          ? train::pretrainOnSourceMixture(images, labels, k, study.componentSource, imageSource,
-                                                           lambda, spec, *params, pretrainProgress, cancel)
-                          : train::pretrainOnMixture(images, labels, k, lambda, spec, *params,
-                                                     pretrainProgress, cancel);
+    auto pretrained =
+        study.multiSource()
+            ? train::pretrainOnSourceMixture(images, labels, k, study.componentSource, imageSource, lambda, spec,
+                                             *params, pretrainProgress, cancel)
+            : train::pretrainOnMixture(images, labels, k, lambda, spec, *params, pretrainProgress, cancel);
     if (!pretrained) return Error{"pretraining: " + pretrained.error().message};
     return pretrained;
 }
@@ -271,8 +278,11 @@ Result<DownstreamOutcome> finishWithAdamix(train::Model& model, const ImageStudy
 Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
                                         const ProgressCallback& progress, const CancellationToken& cancel) {
     const auto& pub = study.publicImages;
-    auto spec = train::ModelSpecBuilder().kind(train::ModelKind::SmallCnn).input(pub.channels, pub.height, pub.width)
-                    .outputs(1).build();
+    auto spec = train::ModelSpecBuilder()
+                    .kind(train::ModelKind::SmallCnn)
+                    .input(pub.channels, pub.height, pub.width)
+                    .outputs(1)
+                    .build();
     if (!spec) return Error{"downstream model: " + spec.error().message};
 
     // The fine-tuning mechanism and its ledger entry are settled before any work: a refusal
@@ -306,7 +316,8 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
             req.pretrainCache->noteHit(cacheKey);
             out.pretrainingReused = true;
         } else {
-            auto pretrained = pretrainOnPublicMixture(study, req, *spec, out.pretrainRows, !excluded.empty(), progress, cancel);
+            auto pretrained =
+                pretrainOnPublicMixture(study, req, *spec, out.pretrainRows, !excluded.empty(), progress, cancel);
             if (!pretrained) return pretrained.error();
             model = std::move(pretrained).value();
             if (req.pretrainCache) req.pretrainCache->store(cacheKey, model.parameters());
@@ -326,7 +337,8 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     if (plan->dirichlet)
         ft = train::finetuneDirichlet(model, ftView, ftLabels, *plan->dirichlet, ledger, ftProgress, cancel);
     else if (study.userLevel())
-        ft = train::finetuneUserLevelDpSgd(model, ftView, ftLabels, plan->userOfImage, *plan->dpSgd, ledger, ftProgress, cancel);
+        ft = train::finetuneUserLevelDpSgd(model, ftView, ftLabels, plan->userOfImage, *plan->dpSgd, ledger, ftProgress,
+                                           cancel);
     else
         ft = train::finetuneDpSgd(model, ftView, ftLabels, *plan->dpSgd, ledger, ftProgress, cancel);
     if (!ft) return Error{"fine-tuning: " + ft.error().message};
@@ -334,7 +346,8 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     out.noise = ft->noise;
     out.clippedFraction = ft->clippedFraction;
     for (std::size_t t = 0; t < ft->stepLoss.size(); ++t)
-        if (std::isfinite(ft->stepLoss[t])) out.finetuneLoss.push_back({static_cast<long long>(t + 1), ft->stepLoss[t]});
+        if (std::isfinite(ft->stepLoss[t]))
+            out.finetuneLoss.push_back({static_cast<long long>(t + 1), ft->stepLoss[t]});
 
     auto auc = testAuc(model, testPixels, study, testLabels);
     if (!auc) return Error{"evaluation: " + auc.error().message};

@@ -50,14 +50,14 @@ private:
 };
 
 struct DownstreamRequest {
-    std::size_t task = 0;                        // index into study.taskNames
-    std::optional<Eigen::VectorXd> lambda;       // none: Random Init (no pretraining)
-    std::vector<std::size_t> finetuneIndices;    // the method's private fine-tuning split
-    std::string finetuneSplit = "B";             // its name in the ledger
+    std::size_t task = 0;                      // index into study.taskNames
+    std::optional<Eigen::VectorXd> lambda;     // none: Random Init (no pretraining)
+    std::vector<std::size_t> finetuneIndices;  // the method's private fine-tuning split
+    std::string finetuneSplit = "B";           // its name in the ledger
     double epsilon = 1.0;
     double delta = 1e-5;
-    std::uint64_t seed = 0;                      // public work: model initialisation, pretraining
-    std::string device = "cpu";                  // where pretraining and fine-tuning run (Model::create's names)
+    std::uint64_t seed = 0;                        // public work: model initialisation, pretraining
+    std::string device = "cpu";                    // where pretraining and fine-tuning run (Model::create's names)
     privacy::RandomnessSource finetuneRandomness;  // the private fine-tuning's sampling and noise
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // DP-SGD's σ calibration and ledger entry
     // Sequential composition: what earlier stages spent on the same people (DP-MixMin's entry);
@@ -69,18 +69,18 @@ struct DownstreamRequest {
     // the run's ledger plus that entry: the runner stores it, so a process killed mid-training
     // leaves the spend on record (docs/PRIVACY.md, "Ledger before mechanism"). Its error stops the run.
     std::function<Status(const privacy::Ledger&)> beforePrivateWork;
-    PretrainCache* pretrainCache = nullptr;      // optional: reuse pretraining across ε and tasks
+    PretrainCache* pretrainCache = nullptr;  // optional: reuse pretraining across ε and tasks
 };
 
 struct DownstreamOutcome {
     double testAuc = 0.0;
-    double pretrainedTestAuc = 0.0;              // AUC before fine-tuning (NaN for Random Init)
-    bool pretrainingReused = false;              // the pretrained model came from the cache
+    double pretrainedTestAuc = 0.0;  // AUC before fine-tuning (NaN for Random Init)
+    bool pretrainingReused = false;  // the pretrained model came from the cache
     long long finetuneSteps = 0;
-    double noise = 0.0;                          // σ (DP-SGD) or r (Dirichlet)
+    double noise = 0.0;  // σ (DP-SGD) or r (Dirichlet)
     double clippedFraction = 0.0;
     std::vector<project::CurvePoint> finetuneLoss;  // mean batch loss per step (private: not stored)
-    std::vector<float> weights;                  // final model parameters (AdaMix-R: the frozen extractor's)
+    std::vector<float> weights;                     // final model parameters (AdaMix-R: the frozen extractor's)
     // The rows of study.publicImages pretraining used (empty for Random Init): with AdaMix-R,
     // every row but its shots.
     std::vector<std::size_t> pretrainRows;

@@ -74,11 +74,13 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
     // A project an older dpmix created may not declare the label set; it is never read from the data.
     if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
     if (publicSources.empty())
-        return Error{"this study registers no public source: DP-MixMin and its baselines pretrain on public data; "
-                     "a study without public data can run Private Set Generation (dpmix psg)"};
+        return Error{
+            "this study registers no public source: DP-MixMin and its baselines pretrain on public data; "
+            "a study without public data can run Private Set Generation (dpmix psg)"};
 
     ImageStudy study;
-    auto sens = loadWithTasks(*sensitiveSource, sourceOptions(spec, sensitiveSource->name), spec.sensitiveTasks, "sensitive");
+    auto sens =
+        loadWithTasks(*sensitiveSource, sourceOptions(spec, sensitiveSource->name), spec.sensitiveTasks, "sensitive");
     if (!sens) return sens.error();
     study.sensitiveImages = std::move(sens).value();
     const data::ImageShape shape{study.sensitiveImages.channels, study.sensitiveImages.height,

@@ -29,17 +29,19 @@ inline std::string psgReleaseIdentity(const psg::PsgParams& p) {
            "/iterations=" + std::to_string(p.iterations) + "/batch_loop=" + std::to_string(p.batchLoop) +
            "/clip=" + exactNumber(p.clipNorm) + "/batch=" + std::to_string(p.expectedBatchSize) +
            "/lr_image=" + exactNumber(p.imageLearningRate) + "/momentum_image=" + exactNumber(p.imageMomentum) +
-           "/lr_network=" + exactNumber(p.networkLearningRate) + "/network_batch=" + std::to_string(p.networkBatchSize) +
-           "/network=" + std::to_string(p.networkWidth) + "x" + std::to_string(p.networkDepth) +
-           "/pixels=" + exactNumber(p.pixelMean) + "," + exactNumber(p.pixelStd) + "/split=" + p.split;
+           "/lr_network=" + exactNumber(p.networkLearningRate) +
+           "/network_batch=" + std::to_string(p.networkBatchSize) + "/network=" + std::to_string(p.networkWidth) + "x" +
+           std::to_string(p.networkDepth) + "/pixels=" + exactNumber(p.pixelMean) + "," + exactNumber(p.pixelStd) +
+           "/split=" + p.split;
 }
 
 /// The DP-SGD reference of a PSG run: at PSG's (ε, δ) and accountant, with its own settings.
 inline std::string psgDpSgdReferenceIdentity(const psg::PsgParams& p, double clip, double learningRate, int batch,
                                              long long steps) {
-    return releaseIdentity("psg-dp-sgd", "psg-dp-sgd", "classes", p.epsilon, p.seed) + "/delta=" +
-           exactNumber(p.delta) + "/accountant=" + privacy::toString(p.accountant) + "/clip=" + exactNumber(clip) +
-           "/lr=" + exactNumber(learningRate) + "/batch=" + std::to_string(batch) + "/steps=" + std::to_string(steps);
+    return releaseIdentity("psg-dp-sgd", "psg-dp-sgd", "classes", p.epsilon, p.seed) +
+           "/delta=" + exactNumber(p.delta) + "/accountant=" + privacy::toString(p.accountant) +
+           "/clip=" + exactNumber(clip) + "/lr=" + exactNumber(learningRate) + "/batch=" + std::to_string(batch) +
+           "/steps=" + std::to_string(steps);
 }
 
 }  // namespace dpmix::pipeline

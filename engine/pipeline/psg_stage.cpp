@@ -41,9 +41,10 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
                                         const ProgressCallback& progress, const CancellationToken& cancel) {
     const auto& spec = project.spec();
     if (spec.sensitive.userLevel)
-        return Error{"sensitive.user_level = true: PSG protects one example (add/remove one image), not a user with "
-                     "all their images; run it on an example-level study",
-                     "unit"};
+        return Error{
+            "sensitive.user_level = true: PSG protects one example (add/remove one image), not a user with "
+            "all their images; run it on an example-level study",
+            "unit"};
     auto sources = project.sources();
     if (!sources) return sources.error();
     const project::SourceRecord* sensitive = nullptr;
@@ -148,7 +149,8 @@ train::ModelSpec mlpSpec(const LabelledImages& like, int classes) {
 Result<PsgAccuracyRow> accuracyRow(const std::string& key, const std::string& label, const train::ModelSpec& spec,
                                    const train::ImageView& trainOn, std::span<const int> trainLabels,
                                    const LabelledImages& test, const psg::PsgParams& p, int evaluations, int epochs,
-                                   std::uint64_t seed, const ProgressCallback& progress, const CancellationToken& cancel) {
+                                   std::uint64_t seed, const ProgressCallback& progress,
+                                   const CancellationToken& cancel) {
     PsgAccuracyRow row{key, label, {}, 0.0, 0.0};
     for (int e = 0; e < evaluations; ++e) {
         report(progress, {"evaluate", e, evaluations, label + ": training " + std::to_string(e + 1)});
@@ -218,16 +220,19 @@ Status checkPsgValues(const PsgStageOptions& o) {
         if (auto l = psg::loopsForImagesPerClass(*o.imagesPerClass); !l) return Error{l.error().message, "spc"};
     }
     if (o.iterations && (*o.iterations < 1 || *o.iterations > 1'000'000))
-        return Error{"iterations = " + std::to_string(*o.iterations) + " is out of range: expected 1 to 1e6", "iterations"};
+        return Error{"iterations = " + std::to_string(*o.iterations) + " is out of range: expected 1 to 1e6",
+                     "iterations"};
     if (o.epsilon && !(*o.epsilon > 0.0 && std::isfinite(*o.epsilon)))
-        return Error{"epsilon = " + privacy::formatNumber(*o.epsilon) + " is out of range: expected a finite number > 0",
-                     "epsilon"};
+        return Error{
+            "epsilon = " + privacy::formatNumber(*o.epsilon) + " is out of range: expected a finite number > 0",
+            "epsilon"};
     if (o.evaluations && (*o.evaluations < 1 || *o.evaluations > 100))
         return Error{"evaluations = " + std::to_string(*o.evaluations) + " is out of range: expected 1 to 100",
                      "evaluations"};
     if (o.evaluationEpochs && (*o.evaluationEpochs < 1 || *o.evaluationEpochs > 100'000))
-        return Error{"evaluation-epochs = " + std::to_string(*o.evaluationEpochs) + " is out of range: expected 1 to 1e5",
-                     "evaluation-epochs"};
+        return Error{
+            "evaluation-epochs = " + std::to_string(*o.evaluationEpochs) + " is out of range: expected 1 to 1e5",
+            "evaluation-epochs"};
     if (o.dpSgdSteps && (*o.dpSgdSteps < 0 || *o.dpSgdSteps > 10'000'000))
         return Error{"dp-sgd-steps = " + std::to_string(*o.dpSgdSteps) + " is out of range: expected 0 to 1e7",
                      "dp-sgd-steps"};
@@ -275,8 +280,8 @@ struct PsgRun {
     ClassifiedImages data;
     LabelledImages train, test;
     int classes = 0;
-    privacy::LedgerEntry planned;                // PSG's release
-    std::optional<train::DpSgdParams> dpSgd;     // the DP-SGD reference's, when it runs
+    privacy::LedgerEntry planned;             // PSG's release
+    std::optional<train::DpSgdParams> dpSgd;  // the DP-SGD reference's, when it runs
     const ProgressCallback& progress;
     const CancellationToken& cancel;
 };
@@ -286,20 +291,21 @@ struct PsgRun {
 Result<std::optional<train::DpSgdParams>> dpSgdReference(const PsgRun& r, const project::ProjectSpec& spec) {
     if (!r.options.references || r.dpSgdSteps <= 0) return std::optional<train::DpSgdParams>{};
     const auto& g = r.section;
-    auto dp = train::DpSgdParamsBuilder()
-                  .epsilon(r.params.epsilon)
-                  .delta(r.params.delta)
-                  .accountant(r.params.accountant)
-                  .clipNorm(g.dpSgdClip)
-                  .learningRate(g.dpSgdLr)
-                  .momentum(0.9)
-                  .expectedBatchSize(static_cast<int>(g.batch))
-                  .steps(r.dpSgdSteps)
-                  .split("train")
-                  .randomness(releaseRandomness(r.options.reproducible.value_or(spec.privacy.reproducible), r.options.seed,
-                                                psgDpSgdReferenceIdentity(r.params, g.dpSgdClip, g.dpSgdLr,
-                                                                          static_cast<int>(g.batch), r.dpSgdSteps)))
-                  .build();
+    auto dp =
+        train::DpSgdParamsBuilder()
+            .epsilon(r.params.epsilon)
+            .delta(r.params.delta)
+            .accountant(r.params.accountant)
+            .clipNorm(g.dpSgdClip)
+            .learningRate(g.dpSgdLr)
+            .momentum(0.9)
+            .expectedBatchSize(static_cast<int>(g.batch))
+            .steps(r.dpSgdSteps)
+            .split("train")
+            .randomness(releaseRandomness(
+                r.options.reproducible.value_or(spec.privacy.reproducible), r.options.seed,
+                psgDpSgdReferenceIdentity(r.params, g.dpSgdClip, g.dpSgdLr, static_cast<int>(g.batch), r.dpSgdSteps)))
+            .build();
     if (!dp) return dp.error();
     return std::optional<train::DpSgdParams>(*dp);
 }
@@ -334,8 +340,8 @@ Status generateAndEvaluate(const PsgRun& r, long long id, const PsgSnapshot& sna
     if (!generated) return generated.error();
     report.result = std::move(generated).value();
     if (report.result.dpGradientSteps != r.planned.steps)
-        return Error{"PSG ran " + std::to_string(report.result.dpGradientSteps) + " DP gradient steps, its ledger says " +
-                     std::to_string(r.planned.steps)};
+        return Error{"PSG ran " + std::to_string(report.result.dpGradientSteps) +
+                     " DP gradient steps, its ledger says " + std::to_string(r.planned.steps)};
     if (auto s = project.storeWeights(id, kPrivateSetModel, report.result.set.pixels); !s) return s.error();
     std::vector<project::CurvePoint> curve;
     for (std::size_t i = 0; i < report.result.matchLoss.size(); ++i)
@@ -345,11 +351,15 @@ Status generateAndEvaluate(const PsgRun& r, long long id, const PsgSnapshot& sna
     const psg::PrivateSet& set = report.result.set;
     const psg::PrivateSet noise = psg::initialPrivateSet(r.classes, set.channels, set.height, set.width, r.params);
     const std::uint64_t evalSeed = seeds::mix(r.options.seed, 0x6576616cULL);  // "eval"
-    struct Planned { std::string key, label; train::ModelSpec spec; const psg::PrivateSet* on; };
-    const std::vector<Planned> rows{{"accuracy-convnet", "S (PSG), ConvNet", convNetSpec(r.params, r.train, r.classes), &set},
-                                    {"accuracy-mlp", "S (PSG), MLP", mlpSpec(r.train, r.classes), &set},
-                                    {"accuracy-noise-convnet", "untrained noise S, ConvNet",
-                                     convNetSpec(r.params, r.train, r.classes), &noise}};
+    struct Planned {
+        std::string key, label;
+        train::ModelSpec spec;
+        const psg::PrivateSet* on;
+    };
+    const std::vector<Planned> rows{
+        {"accuracy-convnet", "S (PSG), ConvNet", convNetSpec(r.params, r.train, r.classes), &set},
+        {"accuracy-mlp", "S (PSG), MLP", mlpSpec(r.train, r.classes), &set},
+        {"accuracy-noise-convnet", "untrained noise S, ConvNet", convNetSpec(r.params, r.train, r.classes), &noise}};
     for (const auto& p : rows) {
         auto row = accuracyRow(p.key, p.label, p.spec, p.on->view(), p.on->labels, r.test, r.params, r.evaluations,
                                r.epochs, evalSeed, r.progress, r.cancel);
@@ -363,27 +373,30 @@ Status generateAndEvaluate(const PsgRun& r, long long id, const PsgSnapshot& sna
 // Reference 1: a random real subset of S's size — non-private, analysis only.
 Status storeRealSubsetReference(const PsgRun& r, PsgStageReport& report) {
     const LabelledImages subset = subsetOf(r.data, randomRealSubset(r.data, r.params.imagesPerClass, r.options.seed));
-    nlohmann::json c{{"stage", "psg-reference"}, {"reference", "random real subset"},
-                     {"images_per_class", r.params.imagesPerClass}, {"psg_run", report.runId},
-                     {"evaluations", r.evaluations}, {"evaluation_epochs", r.epochs}, {"device", r.params.device}};
-    auto id = storedRun(r.project, {kPsgRealSubsetMethod, "", std::nullopt, static_cast<long long>(r.options.seed), c.dump()},
-                        [&](long long rid) -> Status {
-        report.realSubsetRunId = rid;
-        privacy::Ledger ledger(r.project.spec().privacy.composition);
-        ledger.record(privacy::nonPrivateEntry(
-            "psg-reference", "train",
-            "a random subset of " + std::to_string(subset.labels.size()) +
-                " real training images, trained on without DP: the evaluation's non-private ceiling at S's size; "
-                "analysis only, never a release"));
-        if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
-        auto row = accuracyRow("accuracy-convnet", "random real subset, ConvNet", convNetSpec(r.params, r.train, r.classes),
-                               subset.view(), subset.labels, r.test, r.params, r.evaluations, r.epochs,
-                               seeds::mix(r.options.seed, 0x72656dULL), r.progress, r.cancel);
-        if (!row) return row.error();
-        if (auto s = r.project.addMetrics(metricsOf(rid, *row)); !s) return s.error();
-        report.rows.push_back(std::move(row).value());
-        return std::nullopt;
-    });
+    nlohmann::json c{
+        {"stage", "psg-reference"}, {"reference", "random real subset"}, {"images_per_class", r.params.imagesPerClass},
+        {"psg_run", report.runId},  {"evaluations", r.evaluations},      {"evaluation_epochs", r.epochs},
+        {"device", r.params.device}};
+    auto id = storedRun(
+        r.project, {kPsgRealSubsetMethod, "", std::nullopt, static_cast<long long>(r.options.seed), c.dump()},
+        [&](long long rid) -> Status {
+            report.realSubsetRunId = rid;
+            privacy::Ledger ledger(r.project.spec().privacy.composition);
+            ledger.record(privacy::nonPrivateEntry(
+                "psg-reference", "train",
+                "a random subset of " + std::to_string(subset.labels.size()) +
+                    " real training images, trained on without DP: the evaluation's non-private ceiling at S's size; "
+                    "analysis only, never a release"));
+            if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
+            auto row =
+                accuracyRow("accuracy-convnet", "random real subset, ConvNet",
+                            convNetSpec(r.params, r.train, r.classes), subset.view(), subset.labels, r.test, r.params,
+                            r.evaluations, r.epochs, seeds::mix(r.options.seed, 0x72656dULL), r.progress, r.cancel);
+            if (!row) return row.error();
+            if (auto s = r.project.addMetrics(metricsOf(rid, *row)); !s) return s.error();
+            report.rows.push_back(std::move(row).value());
+            return std::nullopt;
+        });
     if (!id) return id.error();
     return std::nullopt;
 }
@@ -393,30 +406,34 @@ Status storeDpSgdReference(const PsgRun& r, PsgStageReport& report) {
     const train::DpSgdParams& dp = *r.dpSgd;
     const auto& g = r.section;
     nlohmann::json c{{"stage", "psg-reference"}, {"reference", "DP-SGD ConvNet on the real training split"},
-                     {"steps", r.dpSgdSteps}, {"clip", g.dpSgdClip}, {"lr", g.dpSgdLr}, {"momentum", 0.9},
-                     {"batch", g.batch}, {"psg_run", report.runId}, {"device", r.params.device}};
-    auto id = storedRun(r.project, {kPsgDpSgdMethod, "", r.params.epsilon, static_cast<long long>(r.options.seed), c.dump()},
-                        [&](long long rid) -> Status {
-        report.dpSgdRunId = rid;
-        auto planned = train::plannedDpSgdEntry(dp, static_cast<std::int64_t>(r.train.labels.size()),
-                                                privacy::PrivacyUnit::Example);
-        if (!planned) return planned.error();
-        privacy::Ledger ledger(r.project.spec().privacy.composition);
-        ledger.record(*planned);
-        if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
-        report.dpSgdEpsilon = ledger.total().epsilon;
-        train::Model model = train::Model::create(convNetSpec(r.params, r.train, r.classes),
-                                                  seeds::mix(r.options.seed, 0x6470ULL), r.params.device);
-        privacy::Ledger scratch;
-        auto trained = train::finetuneDpSgd(model, r.train.view(), r.train.labels, dp, scratch, r.progress, r.cancel);
-        if (!trained) return trained.error();
-        auto acc = psg::accuracyOf(model, r.test.view(), r.test.labels);
-        if (!acc) return acc.error();
-        PsgAccuracyRow row{"accuracy-convnet", "DP-SGD on the real data, ConvNet", {*acc}, *acc, 0.0};
-        if (auto s = r.project.addMetrics(metricsOf(rid, row)); !s) return s.error();
-        report.rows.push_back(std::move(row));
-        return std::nullopt;
-    });
+                     {"steps", r.dpSgdSteps},    {"clip", g.dpSgdClip},
+                     {"lr", g.dpSgdLr},          {"momentum", 0.9},
+                     {"batch", g.batch},         {"psg_run", report.runId},
+                     {"device", r.params.device}};
+    auto id =
+        storedRun(r.project, {kPsgDpSgdMethod, "", r.params.epsilon, static_cast<long long>(r.options.seed), c.dump()},
+                  [&](long long rid) -> Status {
+                      report.dpSgdRunId = rid;
+                      auto planned = train::plannedDpSgdEntry(dp, static_cast<std::int64_t>(r.train.labels.size()),
+                                                              privacy::PrivacyUnit::Example);
+                      if (!planned) return planned.error();
+                      privacy::Ledger ledger(r.project.spec().privacy.composition);
+                      ledger.record(*planned);
+                      if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
+                      report.dpSgdEpsilon = ledger.total().epsilon;
+                      train::Model model = train::Model::create(convNetSpec(r.params, r.train, r.classes),
+                                                                seeds::mix(r.options.seed, 0x6470ULL), r.params.device);
+                      privacy::Ledger scratch;
+                      auto trained = train::finetuneDpSgd(model, r.train.view(), r.train.labels, dp, scratch,
+                                                          r.progress, r.cancel);
+                      if (!trained) return trained.error();
+                      auto acc = psg::accuracyOf(model, r.test.view(), r.test.labels);
+                      if (!acc) return acc.error();
+                      PsgAccuracyRow row{"accuracy-convnet", "DP-SGD on the real data, ConvNet", {*acc}, *acc, 0.0};
+                      if (auto s = r.project.addMetrics(metricsOf(rid, row)); !s) return s.error();
+                      report.rows.push_back(std::move(row));
+                      return std::nullopt;
+                  });
     if (!id) return id.error();
     return std::nullopt;
 }
@@ -434,11 +451,21 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
     const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
     auto data = loadClassified(project, studySeed, progress, cancel);
     if (!data) return data.error();
-    PsgRun r{project, options, *params, g,
+    PsgRun r{project,
+             options,
+             *params,
+             g,
              options.evaluations.value_or(static_cast<int>(g.evaluations)),
              options.evaluationEpochs.value_or(static_cast<int>(g.evaluationEpochs)),
              options.dpSgdSteps.value_or(g.dpSgdSteps),
-             std::move(data).value(), {}, {}, 0, {}, std::nullopt, progress, cancel};
+             std::move(data).value(),
+             {},
+             {},
+             0,
+             {},
+             std::nullopt,
+             progress,
+             cancel};
     r.train = subsetOf(r.data, r.data.split.train);
     r.test = subsetOf(r.data, r.data.split.test);
     r.classes = static_cast<int>(r.data.classNames.size());
@@ -466,11 +493,12 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
             std::to_string(r.params.compositions()) + " DP gradient steps, sigma " +
             privacy::formatNumber(r.planned.sigma) + ") on " + std::to_string(report.trainExamples) +
             " training images");
-    auto runId = storedRun(project, {kPsgMethod, "", r.params.epsilon, static_cast<long long>(options.seed), config.dump()},
-                           [&](long long id) -> Status {
-                               report.runId = id;
-                               return generateAndEvaluate(r, id, snapshot, report);
-                           });
+    auto runId =
+        storedRun(project, {kPsgMethod, "", r.params.epsilon, static_cast<long long>(options.seed), config.dump()},
+                  [&](long long id) -> Status {
+                      report.runId = id;
+                      return generateAndEvaluate(r, id, snapshot, report);
+                  });
     if (!runId) return runId.error();
     if (!options.references) return report;
     if (auto e = storeRealSubsetReference(r, report)) return *e;
@@ -511,12 +539,12 @@ Result<psg::PrivateSet> loadStoredPrivateSet(const project::ProjectFile& project
         auto bytes = project.loadModel(m);
         if (!bytes) return bytes.error();
         set.pixels = bytesToFloats(*bytes);
-        if (static_cast<std::int64_t>(set.pixels.size()) !=
-            set.count() * set.channels * set.height * set.width)
+        if (static_cast<std::int64_t>(set.pixels.size()) != set.count() * set.channels * set.height * set.width)
             return Error{"run " + std::to_string(runId) + ": the stored set has " + std::to_string(set.pixels.size()) +
                          " values, its configuration expects " +
                          std::to_string(set.count() * set.channels * set.height * set.width)};
-        for (int c = 0; c < set.classes; ++c) set.labels.insert(set.labels.end(), static_cast<std::size_t>(set.imagesPerClass), c);
+        for (int c = 0; c < set.classes; ++c)
+            set.labels.insert(set.labels.end(), static_cast<std::size_t>(set.imagesPerClass), c);
         return set;
     }
     return Error{"run " + std::to_string(runId) + " stored no private set"};

@@ -1,5 +1,7 @@
 #include "engine/pipeline/run_units.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/double_bits.h"
 
 #include "engine/data/sha256.h"
@@ -33,7 +35,11 @@ json optionsJson(const StudyRunOptions& o) {
            {"epsilons", eps},
            {"seeds", o.seeds},
            {"reproducible", true},
-           {"proxy", {{"epochs", o.proxy.epochs}, {"batch", o.proxy.batch}, {"lr", doubleToHexBits(o.proxy.lr)}, {"max_examples", o.proxy.maxExamples}}},
+           {"proxy",
+            {{"epochs", o.proxy.epochs},
+             {"batch", o.proxy.batch},
+             {"lr", doubleToHexBits(o.proxy.lr)},
+             {"max_examples", o.proxy.maxExamples}}},
            {"random_search_candidates", o.randomSearchCandidates},
            {"device", o.device}};
     if (o.rho) j["rho"] = doubleToHexBits(*o.rho);
@@ -43,19 +49,26 @@ json optionsJson(const StudyRunOptions& o) {
     // The stage values a run was given (the workbench's Advanced values, or a caller's): each
     // unit applies them as the local run does (withStageOptions).
     if (o.mixture)
-        j["mixture"] = {{"clip", doubleToHexBits(o.mixture->clip)}, {"batch", o.mixture->batch},
-                        {"lr", doubleToHexBits(o.mixture->lr)}, {"steps", o.mixture->steps},
+        j["mixture"] = {{"clip", doubleToHexBits(o.mixture->clip)},
+                        {"batch", o.mixture->batch},
+                        {"lr", doubleToHexBits(o.mixture->lr)},
+                        {"steps", o.mixture->steps},
                         {"user_group_size", o.mixture->userGroupSize}};
     if (o.pretrain)
-        j["pretrain"] = {{"batch", o.pretrain->batch}, {"lr", doubleToHexBits(o.pretrain->lr)}, {"steps", o.pretrain->steps}};
+        j["pretrain"] = {
+            {"batch", o.pretrain->batch}, {"lr", doubleToHexBits(o.pretrain->lr)}, {"steps", o.pretrain->steps}};
     if (o.finetune)  // the values withStageOptions takes; the mechanism is always the spec's
-        j["finetune"] = {{"clip", doubleToHexBits(o.finetune->clip)}, {"batch", o.finetune->batch},
-                         {"lr", doubleToHexBits(o.finetune->lr)}, {"steps", o.finetune->steps}};
+        j["finetune"] = {{"clip", doubleToHexBits(o.finetune->clip)},
+                         {"batch", o.finetune->batch},
+                         {"lr", doubleToHexBits(o.finetune->lr)},
+                         {"steps", o.finetune->steps}};
     if (o.adamix) j["adamix"] = {{"steps", o.adamix->steps}, {"eta", doubleToHexBits(o.adamix->eta)}};
     return j;
 }
 
-double hexNumber(const json& object, const char* key) { return doubleFromHexBitsOrThrow(object.at(key).get<std::string>()); }
+double hexNumber(const json& object, const char* key) {
+    return doubleFromHexBitsOrThrow(object.at(key).get<std::string>());
+}
 
 Result<StudyRunOptions> optionsOf(const json& j) {
     StudyRunOptions o;
@@ -83,7 +96,8 @@ Result<StudyRunOptions> optionsOf(const json& j) {
         }
         if (j.contains("pretrain")) {
             const auto& m = j["pretrain"];
-            o.pretrain = project::PretrainStage{m.at("batch").get<long long>(), hexNumber(m, "lr"), m.at("steps").get<long long>()};
+            o.pretrain = project::PretrainStage{m.at("batch").get<long long>(), hexNumber(m, "lr"),
+                                                m.at("steps").get<long long>()};
         }
         if (j.contains("finetune")) {
             const auto& m = j["finetune"];
@@ -94,10 +108,12 @@ Result<StudyRunOptions> optionsOf(const json& j) {
             f.steps = m.at("steps").get<long long>();
             o.finetune = f;
         }
-        if (j.contains("adamix")) o.adamix = AdamixStageValues{j["adamix"].at("steps").get<long long>(), hexNumber(j["adamix"], "eta")};
+        if (j.contains("adamix"))
+            o.adamix = AdamixStageValues{j["adamix"].at("steps").get<long long>(), hexNumber(j["adamix"], "eta")};
         if (j.contains("accountant")) {
             privacy::Accountant a;
-            if (!privacy::parseAccountant(j["accountant"].get<std::string>(), a)) return Error{"frozen run: unknown accountant"};
+            if (!privacy::parseAccountant(j["accountant"].get<std::string>(), a))
+                return Error{"frozen run: unknown accountant"};
             o.accountant = a;
         }
     } catch (const std::exception& e) {
@@ -131,16 +147,18 @@ Status copyProject(const fs::path& file, const fs::path& models, const fs::path&
     if (!ec) {
         if (auto e = cluster::makePrivateFile(dir / kProjectName)) return e;
     }
-    if (!ec && fs::exists(file.string() + "-wal")) {
+    if (!ec && files::exists(file.string() + "-wal")) {
         const fs::path wal = dir / (std::string(kProjectName) + "-wal");
         fs::copy_file(file.string() + "-wal", wal, fs::copy_options::overwrite_existing, ec);
         if (!ec)
             if (auto e = cluster::makePrivateFile(wal)) return e;
     }
     if (ec) return Error{"cannot copy " + file.string() + " to " + dir.string() + ": " + ec.message()};
-    if (!fs::is_directory(models)) return std::nullopt;
-    for (const auto& e : fs::directory_iterator(models)) {
-        if (!e.is_regular_file()) continue;
+    if (!files::isDirectory(models.string())) return std::nullopt;
+    for (fs::directory_iterator it(models, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto& e = *it;
+        std::error_code kind;
+        if (!e.is_regular_file(kind)) continue;
         const fs::path target = dir / "project.models" / e.path().filename();
         fs::create_hard_link(e.path(), target, ec);
         if (ec) {
@@ -171,14 +189,16 @@ Result<std::string> fileSha256(const fs::path& p) {
 }  // namespace
 
 Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRunOptions& given,
-                                   const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+                                   const ProgressCallback& progress, const CancellationToken& cancel,
+                                   const LogSink& log) {
     if (auto e = checkStudyRunOptions(given)) return *e;
     StudyRunOptions options = given;
     const RunChoices choices = resolveRunChoices(project.spec(), options);
     if (!choices.reproducible)
-        return Error{"--executor slurm runs reproducible runs only (--reproducible, or privacy.reproducible in the spec): "
-                     "a unit's DP noise must derive from the run seed so the merged runs are the local ones; a run "
-                     "with secret randomness runs here (--executor local)"};
+        return Error{
+            "--executor slurm runs reproducible runs only (--reproducible, or privacy.reproducible in the spec): "
+            "a unit's DP noise must derive from the run seed so the merged runs are the local ones; a run "
+            "with secret randomness runs here (--executor local)"};
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
             if (s.role == "sensitive" && s.facts.kind == "text")
@@ -245,7 +265,8 @@ Result<std::string> runOnScratchCopy(const fs::path& jobDir, long long unit, lon
     return json{{"scratch", rel + "/" + kProjectName}, {"sha256", *sha}, {"runs", runs}}.dump();
 }
 
-Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& frozenJson, long long unit, std::uint64_t seed) {
+Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& frozenJson, long long unit,
+                                 std::uint64_t seed) {
     auto frozen = parseFrozen(frozenJson);
     if (!frozen) return frozen.error();
     StudyRunOptions options = frozen->options;
@@ -376,7 +397,9 @@ Result<std::vector<long long>> importStudyUnit(project::ProjectFile& project, co
         const std::string line = provenance + " run " + std::to_string(run.get<long long>());
         if (merged->count(line)) continue;
         auto id = importRun(project, *scratch, run.get<long long>(), line);
-        if (!id) return Error{"run " + std::to_string(run.get<long long>()) + " of " + scratchFile.string() + ": " + id.error().message};
+        if (!id)
+            return Error{"run " + std::to_string(run.get<long long>()) + " of " + scratchFile.string() + ": " +
+                         id.error().message};
         added.push_back(*id);
     }
     return added;

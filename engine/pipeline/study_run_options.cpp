@@ -27,51 +27,77 @@ Result<std::string> canonicalMethod(const std::string& name) {
 }
 
 Status checkStudyRunOptions(const StudyRunOptions& o) {
-    if (o.stages.empty()) return Error{"stages: give at least one of proxies, mixture, pretrain, finetune, evaluate", "stages"};
+    if (o.stages.empty())
+        return Error{"stages: give at least one of proxies, mixture, pretrain, finetune, evaluate", "stages"};
     for (const auto& s : o.stages)
         if (std::find(kKnownStages.begin(), kKnownStages.end(), s) == kKnownStages.end())
-            return Error{"stages: unknown stage '" + s + "': expected proxies, mixture, pretrain, finetune, evaluate or downstream", "stages"};
+            return Error{"stages: unknown stage '" + s +
+                             "': expected proxies, mixture, pretrain, finetune, evaluate or downstream",
+                         "stages"};
     for (const auto& m : o.methods)
         if (auto c = canonicalMethod(m); !c) return c.error();
     for (std::size_t i = 0; i < o.epsilons.size(); ++i) {
         const double e = o.epsilons[i];
-        if (!(e > 0.0) || !std::isfinite(e)) return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0", "epsilon"};
+        // The spec's range (project::kMinEpsilon..kMaxEpsilon): `--epsilon 1e308` once ended in SIGABRT.
+        if (!(e >= project::kMinEpsilon && e <= project::kMaxEpsilon))
+            return Error{"epsilon = " + privacy::formatNumber(e) + " is out of range: expected ε in [1e-9, 1e6]",
+                         "epsilon"};
         // The same ε twice would run (and spend) the same release twice.
-        if (std::find(o.epsilons.begin(), o.epsilons.begin() + static_cast<std::ptrdiff_t>(i), e) != o.epsilons.begin() + static_cast<std::ptrdiff_t>(i))
-            return Error{"epsilon: " + privacy::formatNumber(e) + " is given twice: expected each epsilon once", "epsilon"};
+        if (std::find(o.epsilons.begin(), o.epsilons.begin() + static_cast<std::ptrdiff_t>(i), e) !=
+            o.epsilons.begin() + static_cast<std::ptrdiff_t>(i))
+            return Error{"epsilon: " + privacy::formatNumber(e) + " is given twice: expected each epsilon once",
+                         "epsilon"};
     }
     for (std::size_t i = 0; i < o.seeds.size(); ++i)
-        if (std::find(o.seeds.begin(), o.seeds.begin() + static_cast<std::ptrdiff_t>(i), o.seeds[i]) != o.seeds.begin() + static_cast<std::ptrdiff_t>(i))
+        if (std::find(o.seeds.begin(), o.seeds.begin() + static_cast<std::ptrdiff_t>(i), o.seeds[i]) !=
+            o.seeds.begin() + static_cast<std::ptrdiff_t>(i))
             return Error{"seed: " + std::to_string(o.seeds[i]) + " is given twice: expected each seed once", "seed"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
         return Error{"rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)", "rho"};
     if (auto e = train::checkDevice(o.device)) return e;
-    if (o.proxy.epochs < 1) return Error{"proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1", "proxy-epochs"};
-    if (o.pretrainSteps && *o.pretrainSteps < 1) return Error{"pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1", "pretrain-steps"};
-    if (o.finetuneSteps && *o.finetuneSteps < 1) return Error{"finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1", "finetune-steps"};
+    if (o.proxy.epochs < 1)
+        return Error{"proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1",
+                     "proxy-epochs"};
+    if (o.pretrainSteps && *o.pretrainSteps < 1)
+        return Error{"pretrain-steps = " + std::to_string(*o.pretrainSteps) + " is out of range: expected >= 1",
+                     "pretrain-steps"};
+    if (o.finetuneSteps && *o.finetuneSteps < 1)
+        return Error{"finetune-steps = " + std::to_string(*o.finetuneSteps) + " is out of range: expected >= 1",
+                     "finetune-steps"};
     if (o.mixture) {
         const auto& m = *o.mixture;
-        if (!(m.clip > 0.0) || !std::isfinite(m.clip)) return Error{"mixture clip = " + std::to_string(m.clip) + " is out of range: expected a finite number > 0"};
-        if (m.batch < 1) return Error{"mixture batch = " + std::to_string(m.batch) + " is out of range: expected an expected batch size >= 1"};
-        if (!(m.lr > 0.0) || !std::isfinite(m.lr)) return Error{"mixture lr = " + std::to_string(m.lr) + " is out of range: expected a finite step size > 0"};
+        if (!(m.clip > 0.0) || !std::isfinite(m.clip))
+            return Error{"mixture clip = " + std::to_string(m.clip) + " is out of range: expected a finite number > 0"};
+        if (m.batch < 1)
+            return Error{"mixture batch = " + std::to_string(m.batch) +
+                         " is out of range: expected an expected batch size >= 1"};
+        if (!(m.lr > 0.0) || !std::isfinite(m.lr))
+            return Error{"mixture lr = " + std::to_string(m.lr) + " is out of range: expected a finite step size > 0"};
         if (m.steps < 1) return Error{"mixture steps = " + std::to_string(m.steps) + " is out of range: expected >= 1"};
-        if (m.userGroupSize < 0) return Error{"mixture user group size = " + std::to_string(m.userGroupSize) + " is out of range: expected >= 0"};
+        if (m.userGroupSize < 0)
+            return Error{"mixture user group size = " + std::to_string(m.userGroupSize) +
+                         " is out of range: expected >= 0"};
         // The spec's sane ranges too (a clip of 1e308 would give a NaN mixture).
-        for (auto [key, value] : {std::pair<const char*, double>{"clip", m.clip}, {"batch", static_cast<double>(m.batch)},
-                                  {"lr", m.lr}, {"steps", static_cast<double>(m.steps)}})
+        for (auto [key, value] : {std::pair<const char*, double>{"clip", m.clip},
+                                  {"batch", static_cast<double>(m.batch)},
+                                  {"lr", m.lr},
+                                  {"steps", static_cast<double>(m.steps)}})
             if (auto e = project::checkStageValue("mixture", key, value)) return e;
     }
     if (o.pretrain)
         for (auto [key, value] : {std::pair<const char*, double>{"batch", static_cast<double>(o.pretrain->batch)},
-                                  {"lr", o.pretrain->lr}, {"steps", static_cast<double>(o.pretrain->steps)}})
+                                  {"lr", o.pretrain->lr},
+                                  {"steps", static_cast<double>(o.pretrain->steps)}})
             if (auto e = project::checkStageValue(std::string("pretrain.") + key, key, value)) return e;
     if (o.finetune)
         for (auto [key, value] : {std::pair<const char*, double>{"clip", o.finetune->clip},
-                                  {"batch", static_cast<double>(o.finetune->batch)}, {"lr", o.finetune->lr},
+                                  {"batch", static_cast<double>(o.finetune->batch)},
+                                  {"lr", o.finetune->lr},
                                   {"steps", static_cast<double>(o.finetune->steps)}})
             if (auto e = project::checkStageValue(std::string("finetune.") + key, key, value)) return e;
     if (o.adamix) {
-        if (auto e = project::checkStageValue("finetune.steps", "steps", static_cast<double>(o.adamix->steps))) return e;
+        if (auto e = project::checkStageValue("finetune.steps", "steps", static_cast<double>(o.adamix->steps)))
+            return e;
         if (auto e = project::checkStageValue("finetune.lr", "lr", o.adamix->eta)) return e;
     }
     if (o.pretrainSteps)
@@ -85,15 +111,17 @@ Status checkStageOptionsFitSpec(const project::ProjectSpec& spec, const StudyRun
     const std::string& mechanism = spec.finetune.mechanism;
     if (spec.finetune.adamix() && options.finetune)
         return Error{"finetune: clip " + privacy::formatNumber(options.finetune->clip) + ", batch " +
-                         std::to_string(options.finetune->batch) + ", lr " + privacy::formatNumber(options.finetune->lr) +
-                         " and steps " + std::to_string(options.finetune->steps) +
+                         std::to_string(options.finetune->batch) + ", lr " +
+                         privacy::formatNumber(options.finetune->lr) + " and steps " +
+                         std::to_string(options.finetune->steps) +
                          " are DP-SGD's fine-tuning values, but this study fine-tunes with \"adamix-r\" (its clip "
                          "adapts, it samples at rate q): give AdaMix-R's steps T and step size eta instead",
                      "finetune"};
     if (!spec.finetune.adamix() && options.adamix)
-        return Error{"finetune: AdaMix-R's steps T = " + std::to_string(options.adamix->steps) + " and step size eta = " +
-                         privacy::formatNumber(options.adamix->eta) + " were given, but this study fine-tunes with \"" +
-                         mechanism + "\": give its clip, batch, lr and steps instead",
+        return Error{"finetune: AdaMix-R's steps T = " + std::to_string(options.adamix->steps) +
+                         " and step size eta = " + privacy::formatNumber(options.adamix->eta) +
+                         " were given, but this study fine-tunes with \"" + mechanism +
+                         "\": give its clip, batch, lr and steps instead",
                      "finetune"};
     return std::nullopt;
 }

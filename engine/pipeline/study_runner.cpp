@@ -27,9 +27,9 @@ namespace {
 std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
                               std::optional<bool> reproducible, std::optional<long long> userGroupSize,
                               privacy::Accountant accountant) {
-    nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},          {"delta", delta},
-                             {"clip", m.clip},     {"batch", m.batch},   {"lr", m.lr},          {"steps", m.steps},
-                             {"released_iterate", "last"}};
+    nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},
+                             {"delta", delta},     {"clip", m.clip},   {"batch", m.batch},
+                             {"lr", m.lr},         {"steps", m.steps}, {"released_iterate", "last"}};
     if (reproducible) {  // DP runs only
         j["randomness"] = *reproducible ? "seeded" : "secret";
         j["accountant"] = privacy::toString(accountant);
@@ -42,8 +42,8 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
 
 // Stores a DP-MixMin run as running with the ledger its mechanism is about to spend; `id` gets
 // the run's id.
-Status startMixtureRun(project::ProjectFile& project, const project::NewRun& run,
-                                     privacy::Composition composition, const privacy::LedgerEntry& planned, long long& id) {
+Status startMixtureRun(project::ProjectFile& project, const project::NewRun& run, privacy::Composition composition,
+                       const privacy::LedgerEntry& planned, long long& id) {
     auto added = project.addRun(run);
     if (!added) return added.error();
     id = *added;
@@ -70,8 +70,8 @@ DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, co
     req.delta = spec.privacy.delta;
     req.seed = seed;
     req.device = options.device;
-    req.finetuneRandomness =
-        releaseRandomness(reproducible, seed, releaseIdentity("finetune", methods::nameOf(method), taskName, epsilon, seed));
+    req.finetuneRandomness = releaseRandomness(
+        reproducible, seed, releaseIdentity("finetune", methods::nameOf(method), taskName, epsilon, seed));
     req.pretrain = spec.pretrain;  // the run's spec: the options' stage values already in place
     req.finetune = spec.finetune;
     if (methods::traitsOf(method).finetuneOn == methods::FinetuneData::SplitB) {
@@ -100,20 +100,20 @@ long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>&
 // Every DP release a study run will make, with the exact ledger entries its mechanisms will
 // record: DP-MixMin's λ for each (seed, task, ε), and each method's fine-tuned model (Random
 // Search and λ* runs are not private: they are never releases and are not counted).
-Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& study, const std::vector<std::uint64_t>& seeds,
-                                                            const std::vector<std::size_t>& tasks,
-                                                            const std::vector<double>& epsilons,
-                                                            const std::vector<methods::Method>& chosen, bool downstream,
-                                                            const MixtureRequest& request, double rho,
-                                                            const project::ProjectSpec& spec, const StudyRunOptions& options,
-                                                            bool reproducible) {
+Result<std::vector<privacy::BudgetRelease>> plannedReleases(
+    const ImageStudy& study, const std::vector<std::uint64_t>& seeds, const std::vector<std::size_t>& tasks,
+    const std::vector<double>& epsilons, const std::vector<methods::Method>& chosen, bool downstream,
+    const MixtureRequest& request, double rho, const project::ProjectSpec& spec, const StudyRunOptions& options,
+    bool reproducible) {
     const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
     std::vector<privacy::BudgetRelease> out;
     for (auto seed : seeds) {
         auto split = splitForRun(study, rho, seed);
         if (!split) return split.error();
-        const std::string partition = sequential ? std::string() : privacy::rhoPartition(static_cast<long long>(seed), rho);
-        const long long unitsA = study.userLevel() ? distinctUsers(study, split->a) : static_cast<long long>(split->a.size());
+        const std::string partition =
+            sequential ? std::string() : privacy::rhoPartition(static_cast<long long>(seed), rho);
+        const long long unitsA =
+            study.userLevel() ? distinctUsers(study, split->a) : static_cast<long long>(split->a.size());
         const auto wholeTrain = wholeTrainOf(*split);
         for (std::size_t t : tasks) {
             const std::string& task = study.taskNames[t];
@@ -121,7 +121,8 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& st
                 auto params = dpMixMinParams(request, unitsA, study.userLevel(), task, eps, seed);
                 if (!params) return params.error();
                 const privacy::LedgerEntry mixture = mixmin::plannedLedgerEntry(*params);
-                const std::string what = "'" + task + "' eps " + privacy::formatNumber(eps) + " seed " + std::to_string(seed);
+                const std::string what =
+                    "'" + task + "' eps " + privacy::formatNumber(eps) + " seed " + std::to_string(seed);
                 if (!downstream) {
                     out.push_back({0, "dp-mixmin " + what + " (planned)", partition, mixture});
                     continue;
@@ -130,16 +131,16 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(const ImageStudy& st
                     const auto& traits = methods::traitsOf(method);
                     if (traits.choice == methods::Choice::NonPrivate) continue;  // never a release, not counted
                     const std::string name(traits.name);
-                    DownstreamRequest req = downstreamRequest(method, t, task, eps, seed, *split, wholeTrain, spec, options,
-                                                              reproducible);
+                    DownstreamRequest req =
+                        downstreamRequest(method, t, task, eps, seed, *split, wholeTrain, spec, options, reproducible);
                     if (traits.choice == methods::Choice::Private) {
                         out.push_back({0, name + " " + what + " (planned)", partition, mixture});
                         if (sequential) req.spentBefore = {mixture};
                     }
                     auto plan = planFinetune(study, req);
                     if (!plan) return Error{name + ", task '" + task + "': " + plan.error().message};
-                    out.push_back({0, name + " " + what + " (planned)", req.finetuneSplit == "train" ? std::string() : partition,
-                                   plan->entry});
+                    out.push_back({0, name + " " + what + " (planned)",
+                                   req.finetuneSplit == "train" ? std::string() : partition, plan->entry});
                 }
             }
         }
@@ -154,8 +155,8 @@ namespace {
 // What makes a stored proxy reusable: its settings. The device it trained on is recorded beside
 // them but is not part of the key — weights move between devices.
 nlohmann::json proxySettings(const ProxyOptions& o) {
-    return nlohmann::json{{"stage", "proxies"}, {"model", "small-cnn"}, {"epochs", o.epochs}, {"batch", o.batch},
-                          {"lr", o.lr}, {"max_examples", o.maxExamples}};
+    return nlohmann::json{{"stage", "proxies"}, {"model", "small-cnn"}, {"epochs", o.epochs},
+                          {"batch", o.batch},   {"lr", o.lr},           {"max_examples", o.maxExamples}};
 }
 
 std::string proxyConfigJson(const ProxyOptions& o) {
@@ -171,13 +172,14 @@ bool sameProxySettings(const std::string& storedConfig, const ProxyOptions& o) {
     return stored == proxySettings(o);
 }
 
-
 }  // namespace
 
 Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
-                                   const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log,
-                                   const std::function<Status(const ImageStudy&)>& beforeProxy) {
-    auto say = [&](const std::string& line) { if (log) log(line); };
+                                   const ProgressCallback& progress, const CancellationToken& cancel,
+                                   const LogSink& log, const std::function<Status(const ImageStudy&)>& beforeProxy) {
+    auto say = [&](const std::string& line) {
+        if (log) log(line);
+    };
     if (auto e = train::checkDevice(proxyOptions.device)) return *e;
     const auto& spec = project.spec();
     PreparedStudy prepared;
@@ -192,9 +194,10 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     const auto& st = prepared.study;
     say("public: " + std::to_string(st.publicImages.size()) + " images" +
         (st.multiSource() ? " of " + std::to_string(st.publicSourceNames.size()) + " sources" : std::string()) +
-        ", k = " + std::to_string(st.components()) + " label tasks; sensitive: " + std::to_string(st.sensitiveImages.size()) + " images, " +
-        std::to_string(st.tasks()) + " task(s); train/validation/test " + std::to_string(st.sensitiveSplit.train.size()) +
-        "/" + std::to_string(st.sensitiveSplit.validation.size()) + "/" + std::to_string(st.sensitiveSplit.test.size()));
+        ", k = " + std::to_string(st.components()) + " label tasks; sensitive: " +
+        std::to_string(st.sensitiveImages.size()) + " images, " + std::to_string(st.tasks()) +
+        " task(s); train/validation/test " + std::to_string(st.sensitiveSplit.train.size()) + "/" +
+        std::to_string(st.sensitiveSplit.validation.size()) + "/" + std::to_string(st.sensitiveSplit.test.size()));
     if (beforeProxy)
         if (auto e = beforeProxy(st)) return *e;
 
@@ -202,19 +205,21 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     auto runs = project.runs();
     if (!runs) return runs.error();
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
-        if (it->method != "proxy" || it->status != project::RunStatus::Done || !sameProxySettings(it->configJson, proxyOptions) ||
-            it->seed != static_cast<long long>(prepared.studySeed))
+        if (it->method != "proxy" || it->status != project::RunStatus::Done ||
+            !sameProxySettings(it->configJson, proxyOptions) || it->seed != static_cast<long long>(prepared.studySeed))
             continue;
         auto models = project.models(it->id);
         if (!models || models->empty()) continue;
         auto bytes = project.loadModel(models->front());  // verifies the content hash
         if (!bytes) {
-            say("stored proxy of run " + std::to_string(it->id) + " not usable (" + bytes.error().message + "); retraining");
+            say("stored proxy of run " + std::to_string(it->id) + " not usable (" + bytes.error().message +
+                "); retraining");
             break;
         }
         auto proxy = restoreProxy(st, bytesToFloats(*bytes), prepared.studySeed, proxyOptions.device);
         if (!proxy) {
-            say("stored proxy of run " + std::to_string(it->id) + " not usable (" + proxy.error().message + "); retraining");
+            say("stored proxy of run " + std::to_string(it->id) + " not usable (" + proxy.error().message +
+                "); retraining");
             break;
         }
         prepared.proxy = std::move(proxy).value();
@@ -232,7 +237,9 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
                                   auto trained = trainProxy(st, proxyOptions, prepared.studySeed, progress, cancel);
                                   if (!trained) return trained.error();
                                   prepared.proxy = std::move(trained).value();
-                                  if (auto e = errorOf(project.addMetrics({{runId, "public-validation-auc", "", prepared.proxy.publicValidationAuc}}))) return e;
+                                  if (auto e = errorOf(project.addMetrics(
+                                          {{runId, "public-validation-auc", "", prepared.proxy.publicValidationAuc}})))
+                                      return e;
                                   auto stored = project.storeWeights(runId, "proxy", prepared.proxy.parameters());
                                   if (!stored) return stored.error();
                                   return std::nullopt;
@@ -275,9 +282,12 @@ struct StudyRun {
     }
 };
 
-StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ProgressCallback& progress,
-                         const CancellationToken& cancel, const LogSink& log) {
-    StudyRun r{project, options, withStageOptions(project.spec(), options), progress, cancel, [log](const std::string& line) { if (log) log(line); }};
+StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
+                         const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+    StudyRun r{
+        project, options, withStageOptions(project.spec(), options), progress, cancel, [log](const std::string& line) {
+            if (log) log(line);
+        }};
     const auto& spec = r.spec;
     auto wants = [&](const char* stage) {
         return std::find(options.stages.begin(), options.stages.end(), stage) != options.stages.end();
@@ -293,7 +303,8 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     r.reproducible = choices.reproducible;
     r.mixtureStage = options.mixture.value_or(spec.mixture);
     r.userLevel = spec.sensitive.userLevel;
-    if (r.userLevel) r.mixtureGroupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
+    if (r.userLevel)
+        r.mixtureGroupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : kDefaultUserGroupSize;
     // Sequential composition: DP-MixMin and DP fine-tuning both charge the same people, so mixture
     // learning spends half of (ε, δ) and fine-tuning the rest (docs/PRIVACY.md, "Sequential composition").
     r.sequential = spec.privacy.composition == privacy::Composition::Sequential;
@@ -333,8 +344,8 @@ Status chooseTasks(StudyRun& run, const ImageStudy& st) {
 // them with what is spent and refuses alike but stores nothing.
 Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
     if (!run.mixture) return std::nullopt;
-    auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request, run.rho,
-                                   run.spec, run.options, run.reproducible);
+    auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
+                                   run.rho, run.spec, run.options, run.reproducible);
     if (!planned) return planned.error();
     auto current = project::projectBudget(run.project);
     if (!current) return current.error();
@@ -345,7 +356,8 @@ Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
         run.say("privacy budget of the data set: epsilon " + privacy::formatNumber(forecast.before) + " spent, " +
                 privacy::formatNumber(forecast.after) + " after this run, cap " + privacy::formatNumber(*cap));
     if (!current->storeKnowsDataset)
-        run.say("budget store " + current->storePath + " has no record of this data set yet: spending on it recorded "
+        run.say("budget store " + current->storePath +
+                " has no record of this data set yet: spending on it recorded "
                 "elsewhere is not counted (docs/PRIVACY.md, \"The budget store\")");
     if (!reserve) {
         project::ProjectBudget capped = *current;
@@ -385,16 +397,17 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     // each mechanism was about to spend is remembered, so a cancelled or failed mixture stage
     // still charges it (a kill midway cannot: docs/PRIVACY.md, "Cancelled, failed and interrupted runs").
     std::map<double, privacy::LedgerEntry> spending;
-    const bool released =
-        !run.downstream || std::find(run.methods.begin(), run.methods.end(), methods::Method::DpMixMin) != run.methods.end();
+    const bool released = !run.downstream || std::find(run.methods.begin(), run.methods.end(),
+                                                       methods::Method::DpMixMin) != run.methods.end();
     run.request.beforeMechanism = [&](double eps, std::uint64_t, const privacy::LedgerEntry& planned) -> Status {
         if (run.downstream) {
             if (released) spending[eps] = planned;
             return std::nullopt;
         }
-        return startMixtureRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
-                                         run.mixtureConfig("dp-mixmin", run.reproducible)},
-                               run.spec.privacy.composition, planned, started[eps]);
+        return startMixtureRun(
+            project,
+            {"dp-mixmin", in.task, eps * run.request.budgetShare, s, run.mixtureConfig("dp-mixmin", run.reproducible)},
+            run.spec.privacy.composition, planned, started[eps]);
     };
     // A downstream study's mixture stage stopped: the DP-MixMin runs that started keep a row
     // with their ledger, marked as `status`.
@@ -411,21 +424,24 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     };
     Result<MixtureOutcome> outcome = Error{""};
     try {
-        outcome = runMixtureStage(in, run.request,
-                                  [&](const ProgressEvent& e) {
-                                      dpmix::report(run.progress, {"mixture", run.doneRuns + e.done, run.totalRuns, e.message});
-                                  },
-                                  run.cancel);
+        outcome = runMixtureStage(
+            in, run.request,
+            [&](const ProgressEvent& e) {
+                dpmix::report(run.progress, {"mixture", run.doneRuns + e.done, run.totalRuns, e.message});
+            },
+            run.cancel);
     } catch (const Cancelled&) {
-        const std::string kept = "cancelled by the user during mixture learning on split A; the mechanism had started, "
-                                 "so its ledger is kept; no lambda was released";
+        const std::string kept =
+            "cancelled by the user during mixture learning on split A; the mechanism had started, "
+            "so its ledger is kept; no lambda was released";
         keepSpent(project::RunStatus::Cancelled, kept);
         for (double eps : run.epsilons) {
             if (auto it = started.find(eps); it != started.end() && it->second > 0)
                 (void)project.setRunStatus(it->second, project::RunStatus::Cancelled, kept);
             else if (!spending.count(eps))
-                recordCancelledRun(project, {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
-                                             run.mixtureConfig("dp-mixmin", run.reproducible)},
+                recordCancelledRun(project,
+                                   {"dp-mixmin", in.task, eps * run.request.budgetShare, s,
+                                    run.mixtureConfig("dp-mixmin", run.reproducible)},
                                    "mixture learning on split A");
         }
         throw;
@@ -443,7 +459,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
 // A mixture-only (seed, task): the baselines as runs of their own, and the DP-MixMin runs
 // (stored when their mechanism started) completed with their λ.
 Status storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
-                                      const std::map<double, long long>& started) {
+                        const std::map<double, long long>& started) {
     auto& project = run.project;
     if (auto e = storeMixtureBaselines(project, o, static_cast<long long>(seed), run.spec.privacy.composition,
                                        [&](const std::string& method) { return run.mixtureConfig(method); }))
@@ -462,40 +478,41 @@ Status storeMixtureRuns(StudyRun& run, const MixtureOutcome& o, std::uint64_t se
 std::string downstreamConfigJson(const StudyRun& run, const std::string& method, const DownstreamRequest& req,
                                  const ImageStudy& study) {
     nlohmann::ordered_json j{{"stage", "downstream"},
-                                  {"method", method},
-                                  {"rho", run.rho},
-                                  {"delta", run.delta},
-                                  {"finetune_split", req.finetuneSplit},
-                                  {"finetune_mechanism", run.spec.finetune.mechanism},
-                                  {"finetune_steps", req.finetune.steps},
-                                  {"finetune_clip", req.finetune.clip},
-                                  {"finetune_batch", req.finetune.batch},
-                                  {"finetune_lr", req.finetune.lr},
-                                  {"randomness", run.reproducible ? "seeded" : "secret"},
-                                  {"privacy_unit", run.userLevel ? "user" : "example"},
-                                  {"pretrain_steps", req.lambda ? req.pretrain.steps : 0},
-                                  {"pretrain_batch", req.pretrain.batch},
-                                  {"pretrain_lr", req.pretrain.lr},
-                                  {"device", req.device}};
+                             {"method", method},
+                             {"rho", run.rho},
+                             {"delta", run.delta},
+                             {"finetune_split", req.finetuneSplit},
+                             {"finetune_mechanism", run.spec.finetune.mechanism},
+                             {"finetune_steps", req.finetune.steps},
+                             {"finetune_clip", req.finetune.clip},
+                             {"finetune_batch", req.finetune.batch},
+                             {"finetune_lr", req.finetune.lr},
+                             {"randomness", run.reproducible ? "seeded" : "secret"},
+                             {"privacy_unit", run.userLevel ? "user" : "example"},
+                             {"pretrain_steps", req.lambda ? req.pretrain.steps : 0},
+                             {"pretrain_batch", req.pretrain.batch},
+                             {"pretrain_lr", req.pretrain.lr},
+                             {"device", req.device}};
     if (req.finetune.adamix()) {
         // AdaMix-R's parameters (a rerun repeats them: the spec's, with T and η as finetune_steps
         // and finetune_lr); σ is in the ledger entry.
         const auto& f = req.finetune;
         const long long m = 2 * f.publicShots;
-        nlohmann::ordered_json a{{"public_shots", f.publicShots},
-                                 {"shots_source", f.shotsSource},
-                                 {"shots_seed", shotSeed(req.seed, study.taskNames.at(req.task))},
-                                 {"shots_drawn_from", "the images of the source the proxy holds out"},
-                                 {"public_examples", m},
-                                 {"rank", f.rank ? nlohmann::ordered_json(*f.rank) : nlohmann::ordered_json(nullptr)},
-                                 {"rank_default", "min(public_examples, 64)"},
-                                 {"clip_quantile", f.clipQuantile},
-                                 {"q", f.adamixQ},
-                                 {"steps", f.steps},
-                                 {"eta", f.lr},
-                                 {"accountant", privacy::toString(req.accountant)},
-                                 {"features", "penultimate activations of the pretrained model, frozen; L2-normalised, 1 appended"},
-                                 {"finetuned_model", "frozen-extractor + adamix-head (score z1 - z0)"}};
+        nlohmann::ordered_json a{
+            {"public_shots", f.publicShots},
+            {"shots_source", f.shotsSource},
+            {"shots_seed", shotSeed(req.seed, study.taskNames.at(req.task))},
+            {"shots_drawn_from", "the images of the source the proxy holds out"},
+            {"public_examples", m},
+            {"rank", f.rank ? nlohmann::ordered_json(*f.rank) : nlohmann::ordered_json(nullptr)},
+            {"rank_default", "min(public_examples, 64)"},
+            {"clip_quantile", f.clipQuantile},
+            {"q", f.adamixQ},
+            {"steps", f.steps},
+            {"eta", f.lr},
+            {"accountant", privacy::toString(req.accountant)},
+            {"features", "penultimate activations of the pretrained model, frozen; L2-normalised, 1 appended"},
+            {"finetuned_model", "frozen-extractor + adamix-head (score z1 - z0)"}};
         // finetune_clip and finetune_batch stay (a rerun reads them back) but AdaMix-R uses neither.
         j["adamix"] = a;
     }
@@ -504,69 +521,71 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
 
 // One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
 // store. A cancelled or failed run keeps what its mechanisms recorded before touching the data.
-Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o,
-                                         const RhoSplit& split, const std::vector<std::size_t>& wholeTrain,
-                                         std::size_t t, std::size_t e, std::uint64_t seed, methods::Method m,
-                                         PretrainCache& pretrainCache, StudyRunReport& report) {
+Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o, const RhoSplit& split,
+                           const std::vector<std::size_t>& wholeTrain, std::size_t t, std::size_t e, std::uint64_t seed,
+                           methods::Method m, PretrainCache& pretrainCache, StudyRunReport& report) {
     auto& project = run.project;
     const double eps = run.epsilons[e];
     const std::string method = methods::nameOf(m);
-    DownstreamRequest req = downstreamRequest(m, t, o.task, eps, seed, split, wholeTrain, run.spec, run.options,
-                                              run.reproducible);
+    DownstreamRequest req =
+        downstreamRequest(m, t, o.task, eps, seed, split, wholeTrain, run.spec, run.options, run.reproducible);
     req.pretrainCache = &pretrainCache;
     const methods::MethodPlan plan = methods::planMethod(m, choicesOf(o, &o.privateLambdas[e]));
     if (plan.lambda)
-        req.lambda = Eigen::Map<const Eigen::VectorXd>(plan.lambda->data(), static_cast<Eigen::Index>(plan.lambda->size()));
+        req.lambda =
+            Eigen::Map<const Eigen::VectorXd>(plan.lambda->data(), static_cast<Eigen::Index>(plan.lambda->size()));
     privacy::Ledger ledger(run.spec.privacy.composition);
     for (const auto& entry : plan.mixtureEntries) ledger.record(entry);
     // Sequential composition: fine-tuning is calibrated after what choosing λ spent on the same people.
-    if (methods::traitsOf(m).choice == methods::Choice::Private && run.sequential) req.spentBefore = plan.mixtureEntries;
+    if (methods::traitsOf(m).choice == methods::Choice::Private && run.sequential)
+        req.spentBefore = plan.mixtureEntries;
     run.say(method + ", task '" + o.task + "', eps " + std::to_string(eps) + ", seed " + std::to_string(seed) + ": " +
             (req.lambda ? "pretraining on the mixture, " : "") + "private fine-tuning on " +
             (run.userLevel ? std::to_string(distinctUsers(study, req.finetuneIndices)) + " users (" +
                                  std::to_string(req.finetuneIndices.size()) + " images)"
                            : std::to_string(req.finetuneIndices.size()) + " examples"));
     DownstreamOutcome result;
-    auto stored = storedRun(project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req, study)},
-                            [&](long long id) -> Status {
-                                Result<DownstreamOutcome> r = Error{""};
-                                req.beforePrivateWork = [&](const privacy::Ledger& planned) -> Status {
-                                    return errorOf(project.recordLedger(id, planned));
-                                };
-                                try {
-                                    r = runDownstream(study, req, ledger, run.progress, run.cancel);
-                                } catch (const Cancelled&) {
-                                    if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
-                                    throw;
-                                }
-                                if (!r) {
-                                    if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
-                                    return r.error();
-                                }
-                                result = std::move(r).value();
-                                if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
-                                if (!plan.lambdaKind.empty() && plan.lambda)
-                                    if (auto err = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
-                                        return err;
-                                // Not stored: the fraction of clipped gradients is a non-private
-                                // statistic of split B (docs/PRIVACY.md).
-                                std::vector<project::MetricRecord> metrics{{id, "test-auc", o.task, result.testAuc},
-                                                                           {id, "finetune-noise", "", result.noise}};
-                                if (std::isfinite(result.pretrainedTestAuc))
-                                    metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
-                                if (auto err = errorOf(project.addMetrics(metrics))) return err;
-                                if (req.finetune.adamix()) {
-                                    // The fine-tuned model is the frozen extractor with AdaMix-R's head.
-                                    auto extractor = project.storeWeights(id, "frozen-extractor", result.weights);
-                                    if (!extractor) return extractor.error();
-                                    auto head = project.storeWeights(id, "adamix-head", result.head);
-                                    if (!head) return head.error();
-                                    return std::nullopt;
-                                }
-                                auto weights = project.storeWeights(id, "finetuned", result.weights);
-                                if (!weights) return weights.error();
-                                return std::nullopt;
-                            });
+    auto stored = storedRun(
+        project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req, study)},
+        [&](long long id) -> Status {
+            Result<DownstreamOutcome> r = Error{""};
+            req.beforePrivateWork = [&](const privacy::Ledger& planned) -> Status {
+                return errorOf(project.recordLedger(id, planned));
+            };
+            try {
+                r = runDownstream(study, req, ledger, run.progress, run.cancel);
+            } catch (const Cancelled&) {
+                if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
+                throw;
+            }
+            if (!r) {
+                if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
+                return r.error();
+            }
+            result = std::move(r).value();
+            if (auto err = errorOf(project.recordLedger(id, ledger))) return err;
+            if (!plan.lambdaKind.empty() && plan.lambda)
+                if (auto err = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
+                    return err;
+            // Not stored: the fraction of clipped gradients is a non-private
+            // statistic of split B (docs/PRIVACY.md).
+            std::vector<project::MetricRecord> metrics{{id, "test-auc", o.task, result.testAuc},
+                                                       {id, "finetune-noise", "", result.noise}};
+            if (std::isfinite(result.pretrainedTestAuc))
+                metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
+            if (auto err = errorOf(project.addMetrics(metrics))) return err;
+            if (req.finetune.adamix()) {
+                // The fine-tuned model is the frozen extractor with AdaMix-R's head.
+                auto extractor = project.storeWeights(id, "frozen-extractor", result.weights);
+                if (!extractor) return extractor.error();
+                auto head = project.storeWeights(id, "adamix-head", result.head);
+                if (!head) return head.error();
+                return std::nullopt;
+            }
+            auto weights = project.storeWeights(id, "finetuned", result.weights);
+            if (!weights) return weights.error();
+            return std::nullopt;
+        });
     if (!stored) return stored.error();
     const auto total = ledger.total();
     report.downstream.push_back({method, o.task, seed, eps, result.testAuc, result.pretrainedTestAuc, total.epsilon,
@@ -574,7 +593,8 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
     run.say("  test AUC " + std::to_string(result.testAuc) +
             (result.pretrainingReused ? " (pretrained model reused from an earlier run of this study)" : "") +
             " (ledger epsilon " +
-            (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) + ")");
+            (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) +
+            ")");
     return std::nullopt;
 }
 
@@ -586,8 +606,8 @@ void announceSplit(const StudyRun& run, const ImageStudy& study, const RhoSplit&
     for (const auto& [part, size] : {std::pair{"A", unitsA}, std::pair{"B", unitsB}})
         if (auto w = privacy::deltaWarning(run.delta, size, run.userLevel ? "users" : "examples"); !w.empty())
             run.say("warning: split " + std::string(part) + ": " + w);
-    run.say("task '" + task + "', seed " + std::to_string(seed) + ": mixture learning on split A (n = " +
-            std::to_string(split.a.size()) +
+    run.say("task '" + task + "', seed " + std::to_string(seed) +
+            ": mixture learning on split A (n = " + std::to_string(split.a.size()) +
             (run.userLevel ? " images of " + std::to_string(unitsA) + " users, user-level DP" : std::string()) + ")");
 }
 
@@ -626,8 +646,10 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
             if (s.role == "sensitive" && s.facts.kind == "text")
-                return Error{"'" + project.path().string() + "' is a text study (sensitive source '" + s.name + "' is text): run it with "
-                             "`dpmix run` (which hands it to dpmix-text, a process without LibTorch) or dpmix-text run PROJECT"};
+                return Error{
+                    "'" + project.path().string() + "' is a text study (sensitive source '" + s.name +
+                    "' is text): run it with "
+                    "`dpmix run` (which hands it to dpmix-text, a process without LibTorch) or dpmix-text run PROJECT"};
     StudyRun run = resolveStudyRun(project, options, progress, cancel, log);
     // One unit of privacy for every mechanism of the run: refuse before anything runs (or is
     // stored) if one cannot honour it, rather than downgrade it silently.

@@ -32,12 +32,12 @@ struct AdamixStageValues {
 struct StudyRunOptions {
     std::vector<std::string> stages = {"proxies", "mixture"};
     std::vector<std::string> methods = methods::allMethodNames();
-    std::vector<std::string> tasks;          // empty: every sensitive task
-    std::vector<double> epsilons;            // empty: the spec's
-    std::optional<double> rho;               // unset: the spec's
-    std::vector<std::uint64_t> seeds;        // empty: the spec's
-    std::optional<long long> pretrainSteps;  // unset: the spec's
-    std::optional<long long> finetuneSteps;  // unset: the spec's
+    std::vector<std::string> tasks;                // empty: every sensitive task
+    std::vector<double> epsilons;                  // empty: the spec's
+    std::optional<double> rho;                     // unset: the spec's
+    std::vector<std::uint64_t> seeds;              // empty: the spec's
+    std::optional<long long> pretrainSteps;        // unset: the spec's
+    std::optional<long long> finetuneSteps;        // unset: the spec's
     std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
     // Pretraining and fine-tuning values (the workbench's Advanced sections); unset: the spec's.
     // Fine-tuning's mechanism and user group size are always the spec's. `finetune` carries
@@ -46,15 +46,15 @@ struct StudyRunOptions {
     std::optional<project::PretrainStage> pretrain;
     std::optional<project::FinetuneStage> finetune;
     std::optional<AdamixStageValues> adamix;
-    std::optional<bool> reproducible;        // seeded DP randomness, not a release; unset: the spec's
+    std::optional<bool> reproducible;               // seeded DP randomness, not a release; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
     // A cap on the data set's total for this run (the workbench's cap field, `dpmix run --cap`): the
     // run is refused when the data set's total would exceed it, the spec's privacy.budget or the
     // budget store's cap, whichever is smallest.
     std::optional<double> budgetCap;
-    ProxyOptions proxy;                      // its device is replaced by `device`
+    ProxyOptions proxy;  // its device is replaced by `device`
     long long randomSearchCandidates = 100;
-    std::string device = "cpu";              // every model of the run: proxy, pretraining, fine-tuning
+    std::string device = "cpu";  // every model of the run: proxy, pretraining, fine-tuning
 };
 
 /// The run's seeds, ε list, ρ, δ, reproducibility and accountant: the options where given, otherwise the
@@ -105,11 +105,11 @@ struct DownstreamReport {
     std::string method;
     std::string task;
     std::uint64_t seed = 0;
-    double epsilon = 0.0;          // target ε of the private stages
+    double epsilon = 0.0;  // target ε of the private stages
     double testAuc = 0.0;
     double pretrainedTestAuc = 0.0;
-    double ledgerEpsilon = 0.0;    // the run's total from its ledger (∞ when a step was non-private)
-    bool established = true;       // false when the ledger's guarantee is only claimed (Dirichlet)
+    double ledgerEpsilon = 0.0;  // the run's total from its ledger (∞ when a step was non-private)
+    bool established = true;     // false when the ledger's guarantee is only claimed (Dirichlet)
     long long runId = 0;
 };
 
@@ -117,7 +117,7 @@ struct StudyRunReport {
     std::string project;
     std::vector<std::string> componentNames;
     double proxyPublicAuc = 0.0;
-    std::vector<MixtureReport> mixtures;  // one per (task, seed)
+    std::vector<MixtureReport> mixtures;       // one per (task, seed)
     std::vector<DownstreamReport> downstream;  // one per (method, task, ε, seed) when downstream ran
 };
 

@@ -27,7 +27,8 @@ Result<project::BudgetReservation> reserveTextRunBudget(project::ProjectFile& pr
                                                         const privacy::LedgerEntry& finetune) {
     std::vector<privacy::BudgetRelease> planned;
     for (const auto& e : ledger.entries()) {
-        if (e.mechanism == privacy::MechanismKind::NonPrivate) return project::reserveBudget(project, {}, std::nullopt, "");
+        if (e.mechanism == privacy::MechanismKind::NonPrivate)
+            return project::reserveBudget(project, {}, std::nullopt, "");
         planned.push_back({0, "planned", "", e});
     }
     planned.push_back({0, "planned", "", withSenderAddressUnit(finetune)});
@@ -56,7 +57,8 @@ Result<std::string> projectTokenizerHash(project::ProjectFile& project) {
         for (const auto& m : *models)
             if (m.name == "tokenizer") return m.contentHash;
     }
-    return Error{"no finished text-proxies run with a tokenizer in " + project.path().string() + ": run the proxies stage first"};
+    return Error{"no finished text-proxies run with a tokenizer in " + project.path().string() +
+                 ": run the proxies stage first"};
 }
 
 }  // namespace
@@ -113,40 +115,58 @@ train::LmDpParams finetuneParams(const TextDownstreamContext& c, const std::stri
     ft.steps = settings.finetuneSteps;
     ft.trainLastBlocks = settings.trainLastBlocks;
     ft.split = split;
-    ft.randomness = releaseRandomness(settings.reproducible, seed, releaseIdentity("finetune", method, c.cache.task, eps, seed));
+    ft.randomness =
+        releaseRandomness(settings.reproducible, seed, releaseIdentity("finetune", method, c.cache.task, eps, seed));
     ft.evaluateEvery = settings.evaluateEvery;
     ft.accountant = settings.accountant;
     return ft;
 }
 
-std::string textDownstreamConfig(const TextDownstreamContext& c, const std::string& method, const methods::MethodPlan& plan,
-                                 const train::LmDpParams& ft) {
+std::string textDownstreamConfig(const TextDownstreamContext& c, const std::string& method,
+                                 const methods::MethodPlan& plan, const train::LmDpParams& ft) {
     const auto& settings = c.settings;
     const auto& model = c.model;
     return nlohmann::ordered_json{
-        {"stage", "downstream"}, {"method", method}, {"model", "causal-transformer"},
-        {"layers", model.layers}, {"width", model.width}, {"heads", model.heads},
-        {"context", model.context}, {"vocabulary", model.vocabulary},
-        {"pretrain_steps", plan.lambda ? settings.pretrainSteps : 0}, {"pretrain_batch", settings.pretrainBatch},
-        {"pretrain_lr", settings.pretrainLr}, {"pretrain_sampling", "domain by lambda, then a uniform window of the domain's token stream"},
-        {"finetune_split", ft.split}, {"privacy_unit", "user"}, {"windows_per_user", 1},
-        {"finetune_steps", ft.steps}, {"finetune_users_per_step", ft.expectedUsers}, {"finetune_lr", ft.learningRate},
-        {"finetune_optimizer", "adam"}, {"clip", ft.clipNorm}, {"train_last_blocks", ft.trainLastBlocks},
-        {"delta", ft.delta}, {"evaluation_tokens", settings.evaluationTokens},
+        {"stage", "downstream"},
+        {"method", method},
+        {"model", "causal-transformer"},
+        {"layers", model.layers},
+        {"width", model.width},
+        {"heads", model.heads},
+        {"context", model.context},
+        {"vocabulary", model.vocabulary},
+        {"pretrain_steps", plan.lambda ? settings.pretrainSteps : 0},
+        {"pretrain_batch", settings.pretrainBatch},
+        {"pretrain_lr", settings.pretrainLr},
+        {"pretrain_sampling", "domain by lambda, then a uniform window of the domain's token stream"},
+        {"finetune_split", ft.split},
+        {"privacy_unit", "user"},
+        {"windows_per_user", 1},
+        {"finetune_steps", ft.steps},
+        {"finetune_users_per_step", ft.expectedUsers},
+        {"finetune_lr", ft.learningRate},
+        {"finetune_optimizer", "adam"},
+        {"clip", ft.clipNorm},
+        {"train_last_blocks", ft.trainLastBlocks},
+        {"delta", ft.delta},
+        {"evaluation_tokens", settings.evaluationTokens},
         {"tokenizer_sha256", c.cache.tokenizerSha256},
-        {"randomness", settings.reproducible ? "seeded" : "secret"}, {"device", settings.device}}
+        {"randomness", settings.reproducible ? "seeded" : "secret"},
+        {"device", settings.device}}
         .dump();
 }
 
 // The method plan of one (seed, ε): the cache's λ's, and DP-MixMin's ledger as it was stored.
-Result<methods::MethodPlan> textMethodPlan(methods::Method m, const SeedMixtures& mix, const SeedMixtures::Private& priv) {
+Result<methods::MethodPlan> textMethodPlan(methods::Method m, const SeedMixtures& mix,
+                                           const SeedMixtures::Private& priv) {
     methods::MixtureChoices choices;
     choices.lambdaStar = mix.lambdaStar;
     choices.lambdaUniform = mix.lambdaUniform;
     choices.lambdaRandomSearch = mix.lambdaRandomSearch;
     if (methods::traitsOf(m).choice == methods::Choice::Private) {
         auto mixLedger = privacy::ledgerFromJson(priv.ledgerJson);
-        if (!mixLedger) return Error{"token cache, seed " + std::to_string(mix.seed) + ": " + mixLedger.error().message};
+        if (!mixLedger)
+            return Error{"token cache, seed " + std::to_string(mix.seed) + ": " + mixLedger.error().message};
         choices.lambdaPrivate = priv.lambda;
         choices.privateEntries = mixLedger->entries();
     }
@@ -156,8 +176,8 @@ Result<methods::MethodPlan> textMethodPlan(methods::Method m, const SeedMixtures
 // Pretrains (or reuses) the model on λ, fine-tunes it with user-level DP-SGD, evaluates and stores
 // the run's results; `out` gets the figures.
 Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::MethodPlan& plan,
-                                  const std::string& pretrainKey, const std::vector<std::vector<std::int32_t>>& users,
-                                  const train::LmDpParams& ft, privacy::Ledger& ledger, long long id, TextDownstreamRun& out) {
+                    const std::string& pretrainKey, const std::vector<std::vector<std::int32_t>>& users,
+                    const train::LmDpParams& ft, privacy::Ledger& ledger, long long id, TextDownstreamRun& out) {
     auto& project = c.project;
     train::CausalLm lm = train::CausalLm::create(c.model, seeds::textModelInit(seed.mixtures.seed), c.settings.device);
     if (plan.lambda) {
@@ -176,7 +196,10 @@ Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::Met
     Status evalError;
     auto evaluate = [&](long long step) {
         auto ppl = train::causalLmPerplexity(lm, test, c.settings.evaluationTokens);
-        if (!ppl) { evalError = ppl.error(); return; }
+        if (!ppl) {
+            evalError = ppl.error();
+            return;
+        }
         curve.push_back({step, *ppl});
         c.say("  step " + std::to_string(step) + ": test perplexity " + std::to_string(*ppl));
     };
@@ -209,8 +232,8 @@ Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::Met
 }
 
 // One method's downstream run for (seed, ε): its plan, the budget's cap, the stored run.
-Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixtures::Private& priv,
-                                   methods::Method m, TextDownstreamReport& report) {
+Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixtures::Private& priv, methods::Method m,
+                     TextDownstreamReport& report) {
     const double eps = priv.epsilon;
     const std::string method = methods::nameOf(m);
     auto plan = textMethodPlan(m, seed.mixtures, priv);
@@ -234,9 +257,11 @@ Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixture
     out.method = method;
     out.seed = seed.mixtures.seed;
     out.epsilon = eps;
-    auto run = storedRun(c.project, {method, c.cache.task, eps, static_cast<long long>(seed.mixtures.seed),
-                                     textDownstreamConfig(c, method, *plan, ft)},
-                         [&](long long id) { return trainTextRun(c, seed, *plan, pretrainKey, users, ft, ledger, id, out); });
+    auto run =
+        storedRun(c.project,
+                  {method, c.cache.task, eps, static_cast<long long>(seed.mixtures.seed),
+                   textDownstreamConfig(c, method, *plan, ft)},
+                  [&](long long id) { return trainTextRun(c, seed, *plan, pretrainKey, users, ft, ledger, id, out); });
     if (!run) return run.error();
     const auto totalPrivacy = ledger.total();
     out.ledgerEpsilon = totalPrivacy.epsilon;
@@ -246,7 +271,8 @@ Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const SeedMixture
     dpmix::report(c.progress, {"downstream", ++c.done, c.total, method});
     c.say("  test perplexity " + std::to_string(out.testPerplexity) + " (before fine-tuning " +
           std::to_string(out.pretrainedPerplexity) + "), ledger epsilon " +
-          (std::isinf(out.ledgerEpsilon) ? std::string("inf: a step was non-private") : std::to_string(out.ledgerEpsilon)));
+          (std::isinf(out.ledgerEpsilon) ? std::string("inf: a step was non-private")
+                                         : std::to_string(out.ledgerEpsilon)));
     return std::nullopt;
 }
 
@@ -257,7 +283,8 @@ bool wanted(const std::vector<double>& epsilons, double eps) {
 }  // namespace
 
 Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, const TokenCache& cache,
-                                               const std::vector<std::string>& methodNames, const std::vector<double>& epsilons,
+                                               const std::vector<std::string>& methodNames,
+                                               const std::vector<double>& epsilons,
                                                const TextDownstreamSettings& settings, const ProgressCallback& progress,
                                                const CancellationToken& cancel, const LogSink& log) {
     std::vector<methods::Method> chosen;
@@ -281,8 +308,16 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
     auto model = modelBuilder.build();
     if (!model) return model.error();
     if (auto e = train::checkDevice(settings.device)) return *e;
-    TextDownstreamContext c{project, project.spec(), cache, settings, progress, cancel,
-                            [log](const std::string& line) { if (log) log(line); }, *model};
+    TextDownstreamContext c{project,
+                            project.spec(),
+                            cache,
+                            settings,
+                            progress,
+                            cancel,
+                            [log](const std::string& line) {
+                                if (log) log(line);
+                            },
+                            *model};
     c.pretrainBase.steps = settings.pretrainSteps;
     c.pretrainBase.batchSize = settings.pretrainBatch;
     c.pretrainBase.learningRate = settings.pretrainLr;
@@ -295,7 +330,8 @@ Result<TextDownstreamReport> runTextDownstream(project::ProjectFile& project, co
 
     TextDownstreamReport report;
     for (const auto& seedMix : cache.seeds) {
-        SeedData seed{seedMix, cache.userStreams(seedMix.usersB), cache.userStreams(unionOf(seedMix.usersA, seedMix.usersB)), {}};
+        SeedData seed{
+            seedMix, cache.userStreams(seedMix.usersB), cache.userStreams(unionOf(seedMix.usersA, seedMix.usersB)), {}};
         for (const auto& priv : seedMix.privateLambdas) {
             if (!wanted(epsilons, priv.epsilon)) continue;
             for (const auto m : chosen) {

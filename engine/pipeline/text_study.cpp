@@ -31,18 +31,18 @@ namespace {
 
 using LoadControl = data::LoadControl;
 
-
 Result<data::TextCorpus> loadText(const project::ProjectSpec& spec, const project::SourceRecord& record,
                                   const std::string& role, const LoadControl& control) {
     if (record.facts.kind != "text")
         return Error{role + " source '" + record.name + "' is " + record.facts.kind + " data: a text study needs text"};
-    auto loaded = data::loadTextSource(data::SourceSpec{record.name, record.loader, record.path, sourceOptions(spec, record.name)},
-                                       control);
+    auto loaded = data::loadTextSource(
+        data::SourceSpec{record.name, record.loader, record.path, sourceOptions(spec, record.name)}, control);
     if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
     return std::move(loaded).value();
 }
 
-std::vector<std::string> distinctUsers(const std::vector<data::TextDocument>& docs, const std::vector<std::size_t>& idx) {
+std::vector<std::string> distinctUsers(const std::vector<data::TextDocument>& docs,
+                                       const std::vector<std::size_t>& idx) {
     std::set<std::string> users;
     for (auto i : idx) users.insert(docs[i].user);
     return {users.begin(), users.end()};
@@ -93,7 +93,8 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
     if (users) {
         for (Eigen::Index u = 0; u < users->users(); ++u) {
             const auto& ex = users->examplesOf(u);
-            units.emplace_back(ex.begin(), ex.begin() + std::min<std::size_t>(ex.size(), static_cast<std::size_t>(groupSize)));
+            units.emplace_back(ex.begin(),
+                               ex.begin() + std::min<std::size_t>(ex.size(), static_cast<std::size_t>(groupSize)));
         }
     } else {
         for (Eigen::Index j = 0; j < objective.examples(); ++j) units.push_back({j});
@@ -108,7 +109,9 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
     }
     std::sort(norms.begin(), norms.end());
     std::vector<double> q;
-    for (double p : {0.1, 0.5, 0.9}) q.push_back(norms.empty() ? 0.0 : norms[static_cast<std::size_t>(p * static_cast<double>(norms.size() - 1) + 0.5)]);
+    for (double p : {0.1, 0.5, 0.9})
+        q.push_back(norms.empty() ? 0.0
+                                  : norms[static_cast<std::size_t>(p * static_cast<double>(norms.size() - 1) + 0.5)]);
     return q;
 }
 
@@ -125,13 +128,18 @@ Status checkTextStudyOptions(const StudyRunOptions& options, const TextStudySett
     if (options.stages.empty()) return Error{"stages: give at least one of proxies, mixture", "stages"};
     for (const auto& stage : options.stages)
         if (stage != "proxies" && stage != "mixture")
-            return Error{"stages: stage '" + stage + "' is not available for a text study: expected proxies or mixture", "stages"};
+            return Error{"stages: stage '" + stage + "' is not available for a text study: expected proxies or mixture",
+                         "stages"};
     for (double e : options.epsilons)
-        if (!(e > 0.0) || !std::isfinite(e)) return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0", "epsilon"};
+        if (!(e > 0.0) || !std::isfinite(e))
+            return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0",
+                         "epsilon"};
     if (options.rho && !(*options.rho > 0.0 && *options.rho < 1.0))
-        return Error{"rho = " + std::to_string(*options.rho) + " is out of range: expected a fraction in (0, 1)", "rho"};
+        return Error{"rho = " + std::to_string(*options.rho) + " is out of range: expected a fraction in (0, 1)",
+                     "rho"};
     if (options.randomSearchCandidates < 0)
-        return Error{"random search candidates = " + std::to_string(options.randomSearchCandidates) + ": expected >= 0"};
+        return Error{"random search candidates = " + std::to_string(options.randomSearchCandidates) +
+                     ": expected >= 0"};
     if (settings.maxTokensPerDocument < 1) return Error{"max tokens per document must be >= 1"};
     if (settings.defaultUserGroupSize < 1) return Error{"default user group size must be >= 1"};
     return std::nullopt;
@@ -165,7 +173,9 @@ struct TextStudyRun {
 TextStudyRun resolveTextStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
                                  const TextStudySettings& settings, const ProgressCallback& progress,
                                  const CancellationToken& cancel, const LogSink& log) {
-    TextStudyRun r{project, project.spec(), options, settings, progress, cancel, [log](const std::string& line) { if (log) log(line); }};
+    TextStudyRun r{project, project.spec(), options, settings, progress, cancel, [log](const std::string& line) {
+                       if (log) log(line);
+                   }};
     const auto& spec = r.spec;
     r.userLevel = spec.sensitive.userLevel;
     auto choices = resolveRunChoices(spec, options);
@@ -202,7 +212,10 @@ Result<TextStudyData> loadTextStudyData(const TextStudyRun& run) {
     std::size_t publicCount = 0;
     run.say("loading the public text domains");
     for (const auto& s : *sources) {
-        if (s.role == "sensitive") { sensitiveRecord = &s; continue; }
+        if (s.role == "sensitive") {
+            sensitiveRecord = &s;
+            continue;
+        }
         if (s.role != "public") continue;
         auto loaded = loadText(spec, s, "public", control);
         if (!loaded) return loaded.error();
@@ -258,18 +271,18 @@ Result<text::DomainProxies> buildProxies(const TextStudyRun& run, const data::Te
     run.say("training the tokenizer and one Kneser-Ney proxy per public domain (public data only, no privacy cost)");
     auto& project = run.project;
     std::optional<text::DomainProxies> proxies;
-    auto proxyRun = storedRun(project, {"text-proxies", "", std::nullopt, static_cast<long long>(run.studySeed),
-                                        proxiesConfigJson(settings)},
-                              [&](long long id) -> Status {
-                                  auto built = text::buildDomainProxies(publicText, proxyOptions, run.progress, run.cancel);
-                                  if (!built) return built.error();
-                                  proxies = std::move(built).value();
-                                  const double vocabulary = static_cast<double>(proxies->tokenizer().vocabulary().size);
-                                  if (auto e = errorOf(project.addMetrics({{id, "vocabulary-size", "", vocabulary}}))) return e;
-                                  auto stored = project.storeModel(id, "tokenizer", proxies->tokenizer().serializedModel());
-                                  if (!stored) return stored.error();
-                                  return std::nullopt;
-                              });
+    auto proxyRun = storedRun(
+        project, {"text-proxies", "", std::nullopt, static_cast<long long>(run.studySeed), proxiesConfigJson(settings)},
+        [&](long long id) -> Status {
+            auto built = text::buildDomainProxies(publicText, proxyOptions, run.progress, run.cancel);
+            if (!built) return built.error();
+            proxies = std::move(built).value();
+            const double vocabulary = static_cast<double>(proxies->tokenizer().vocabulary().size);
+            if (auto e = errorOf(project.addMetrics({{id, "vocabulary-size", "", vocabulary}}))) return e;
+            auto stored = project.storeModel(id, "tokenizer", proxies->tokenizer().serializedModel());
+            if (!stored) return stored.error();
+            return std::nullopt;
+        });
     if (!proxyRun) return proxyRun.error();
     return std::move(*proxies);
 }
@@ -342,8 +355,10 @@ Result<MixtureOutcome> baselineMixtures(const TextStudyRun& run, const SeedObjec
     o.lambdaStar = star->lambda;
     o.lambdaStarGap = star->gap;
     o.lambdaUniform = Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k));
-    details.userGradientNormQuantilesUniform = userGradientNormQuantiles(objective, so.inputs.users, run.groupSize, o.lambdaUniform);
-    details.userGradientNormQuantilesStar = userGradientNormQuantiles(objective, so.inputs.users, run.groupSize, o.lambdaStar);
+    details.userGradientNormQuantilesUniform =
+        userGradientNormQuantiles(objective, so.inputs.users, run.groupSize, o.lambdaUniform);
+    details.userGradientNormQuantilesStar =
+        userGradientNormQuantiles(objective, so.inputs.users, run.groupSize, o.lambdaStar);
     const auto uq = mixmin::compareWithReference(o.lambdaUniform, o.lambdaStar);
     o.uniformCosine = uq.cosine;
     o.uniformL1 = uq.l1;
@@ -360,8 +375,8 @@ Result<MixtureOutcome> baselineMixtures(const TextStudyRun& run, const SeedObjec
 }
 
 // The DP-MixMin mechanism's parameters for one ε on split A.
-Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const SeedObjective& so, const std::string& task,
-                                                 double eps, std::uint64_t seed) {
+Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const SeedObjective& so,
+                                                 const std::string& task, double eps, std::uint64_t seed) {
     const long long units = run.userLevel ? so.inputs.users->users() : so.objective->examples();
     // Expected units per step: the spec's batch (users at user level), capped at all units.
     const double batch = std::min<double>(static_cast<double>(run.spec.mixture.batch), static_cast<double>(units));
@@ -402,8 +417,8 @@ Status reserveMixtureBudget(TextStudyRun& run, const MixtureOutcome& o, std::uin
 // (cancelled, or a later step fails), each mechanism that had started is stored as a cancelled
 // or failed run with its ledger, so the budget counts what was spent.
 Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
-                                         const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
-                                         MixtureOutcome& o, TextSeedDetails& details) {
+                           const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
+                           MixtureOutcome& o, TextSeedDetails& details) {
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
     std::vector<std::pair<double, privacy::LedgerEntry>> spent;
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
@@ -425,7 +440,8 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
             const privacy::LedgerEntry planned = withSenderAddressUnit(mixmin::plannedLedgerEntry(*params));
             if (auto e = reserveMixtureBudget(run, o, seed, planned)) return e;
             spent.push_back({eps, planned});
-            auto dp = run.userLevel ? mixmin::runUserLevelDpMixMin(*so.objective, *so.inputs.users, *params, nullptr, {}, run.cancel)
+            auto dp = run.userLevel ? mixmin::runUserLevelDpMixMin(*so.objective, *so.inputs.users, *params, nullptr,
+                                                                   {}, run.cancel)
                                     : mixmin::runDpMixMin(*so.objective, *params, nullptr, {}, run.cancel);
             if (!dp) return Error{"task '" + o.task + "', DP-MixMin: " + dp.error().message};
             PrivateLambda p = privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
@@ -444,8 +460,9 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
             return e;
         }
     } catch (const Cancelled&) {
-        keepSpent(project::RunStatus::Cancelled, "cancelled by the user during mixture learning on split A; the "
-                                                 "mechanism had started, so its ledger is kept; no lambda was released");
+        keepSpent(project::RunStatus::Cancelled,
+                  "cancelled by the user during mixture learning on split A; the "
+                  "mechanism had started, so its ledger is kept; no lambda was released");
         throw;
     }
     return std::nullopt;
@@ -454,12 +471,14 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
 // Storage: one run per method (and per ε for DP-MixMin), as in the image study; every baseline's
 // run carries the test perplexity of its λ-mixture.
 Status storeTextSeedRuns(const TextStudyRun& run, const MixtureOutcome& o, std::uint64_t seed,
-                                       const TextSeedDetails& details, const text::LmMixtureInputs& testInputs) {
+                         const TextSeedDetails& details, const text::LmMixtureInputs& testInputs) {
     auto& project = run.project;
     const long long s = static_cast<long long>(seed);
     auto config = [&](const std::string& method) { return run.mixtureConfig(method); };
-    auto perplexityOf = [&](const std::vector<double>& lambda, long long id) -> Result<std::vector<project::MetricRecord>> {
-        const Eigen::VectorXd l = Eigen::Map<const Eigen::VectorXd>(lambda.data(), static_cast<Eigen::Index>(lambda.size()));
+    auto perplexityOf = [&](const std::vector<double>& lambda,
+                            long long id) -> Result<std::vector<project::MetricRecord>> {
+        const Eigen::VectorXd l =
+            Eigen::Map<const Eigen::VectorXd>(lambda.data(), static_cast<Eigen::Index>(lambda.size()));
         auto ppl = text::mixturePerplexity(testInputs, l);
         if (!ppl) return ppl.error();
         return std::vector<project::MetricRecord>{{id, "test-perplexity", "", *ppl}};
@@ -481,7 +500,7 @@ Status storeTextSeedRuns(const TextStudyRun& run, const MixtureOutcome& o, std::
 
 // One seed: split A's objective, the baselines, DP-MixMin for every ε, test perplexities, storage.
 Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const TextStudyData& d,
-                                 const text::LmMixtureInputs& testInputs, std::uint64_t seed, TextStudyReport& out) {
+                   const text::LmMixtureInputs& testInputs, std::uint64_t seed, TextStudyReport& out) {
     TextSeedDetails details;
     auto so = seedObjective(run, proxies, d, seed, details);
     if (!so) return so.error();
@@ -495,9 +514,9 @@ Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const 
         return text::mixturePerplexity(testInputs, lambda);
     };
     if (auto e = learnPrivateLambdas(run, *so, seed, testPerplexity, o, details)) return e;
-    for (auto [lambda, target] : {std::pair{&o.lambdaStar, &details.perplexityStar},
-                                  std::pair{&o.lambdaUniform, &details.perplexityUniform},
-                                  std::pair{&o.lambdaRandomSearch, &details.perplexityRandomSearch}}) {
+    for (auto [lambda, target] :
+         {std::pair{&o.lambdaStar, &details.perplexityStar}, std::pair{&o.lambdaUniform, &details.perplexityUniform},
+          std::pair{&o.lambdaRandomSearch, &details.perplexityRandomSearch}}) {
         auto ppl = testPerplexity(*lambda);
         if (!ppl) return ppl.error();
         *target = *ppl;
@@ -506,8 +525,8 @@ Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const 
     run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +
             std::to_string(details.perplexityStar) + ", uniform " + std::to_string(details.perplexityUniform) +
             ", random search " + std::to_string(details.perplexityRandomSearch));
-    out.study.mixtures.push_back({seed, run.rho, static_cast<long long>(so->a.size()), static_cast<long long>(so->b.size()),
-                                  std::move(o)});
+    out.study.mixtures.push_back(
+        {seed, run.rho, static_cast<long long>(so->a.size()), static_cast<long long>(so->b.size()), std::move(o)});
     out.seeds.push_back(std::move(details));
     return std::nullopt;
 }
@@ -521,8 +540,9 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
     // The text study's stages calibrate each stage at the full budget: under sequential
     // composition that would report a target the ledger exceeds, so the run refuses.
     if (project.spec().privacy.composition == privacy::Composition::Sequential)
-        return Error{"privacy.composition = sequential is not supported for text studies yet: the mixture and "
-                     "fine-tuning stages are calibrated at the full budget each; choose parallel composition"};
+        return Error{
+            "privacy.composition = sequential is not supported for text studies yet: the mixture and "
+            "fine-tuning stages are calibrated at the full budget each; choose parallel composition"};
     TextStudyRun run = resolveTextStudyRun(project, options, settings, progress, cancel, log);
     auto loaded = loadTextStudyData(run);
     if (!loaded) return loaded.error();
@@ -549,7 +569,8 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const StudyR
 }
 
 Result<StudyRunReport> runTextStudy(project::ProjectFile& project, const StudyRunOptions& options,
-                                    const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+                                    const ProgressCallback& progress, const CancellationToken& cancel,
+                                    const LogSink& log) {
     auto report = runTextStudy(project, options, TextStudySettings{}, progress, cancel, log);
     if (!report) return report.error();
     return std::move(report->study);

@@ -138,7 +138,8 @@ DatasetCharges readCharges(Database& db, const DatasetKey& key, const std::strin
         }
     }
     for (auto& r : out.reservations) {
-        Statement s(db.handle(), "SELECT label, partition, entry_json FROM planned WHERE reservation_id = ? ORDER BY id");
+        Statement s(db.handle(),
+                    "SELECT label, partition, entry_json FROM planned WHERE reservation_id = ? ORDER BY id");
         s.bind(1, static_cast<std::int64_t>(r.id));
         while (s.step()) r.planned.push_back({0, s.text(0), s.text(1), entryFrom(s.text(2), storePath)});
     }
@@ -148,9 +149,10 @@ DatasetCharges readCharges(Database& db, const DatasetKey& key, const std::strin
 // Replaces what the store holds for each of the project's runs by what its file says now.
 void recordRuns(Database& db, std::int64_t dataset, const ProjectCharges& project) {
     Statement drop(db.handle(), "DELETE FROM spent WHERE dataset_id = ? AND project_key = ? AND run_id = ?");
-    Statement add(db.handle(),
-                  "INSERT INTO spent(dataset_id, project_key, project_path, run_id, owner_host, owner_pid, owner_start, "
-                  "label, partition, entry_json, recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+    Statement add(
+        db.handle(),
+        "INSERT INTO spent(dataset_id, project_key, project_path, run_id, owner_host, owner_pid, owner_start, "
+        "label, partition, entry_json, recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
     const std::string now = utcTimestamp();
     for (const RunCharge& run : project.runs) {
         drop.reset();
@@ -158,7 +160,10 @@ void recordRuns(Database& db, std::int64_t dataset, const ProjectCharges& projec
         drop.run();
         for (const auto& release : run.releases) {
             add.reset();
-            add.bind(1, dataset).bind(2, project.key).bind(3, project.path).bind(4, static_cast<std::int64_t>(run.runId));
+            add.bind(1, dataset)
+                .bind(2, project.key)
+                .bind(3, project.path)
+                .bind(4, static_cast<std::int64_t>(run.runId));
             add.bind(5, run.owner.host).bind(6, static_cast<std::int64_t>(run.owner.pid)).bind(7, run.owner.start);
             add.bind(8, release.label).bind(9, release.partition).bind(10, entryJson(release.entry)).bind(11, now);
             add.run();
@@ -243,8 +248,10 @@ Result<BudgetStore> BudgetStore::open(const fs::path& file) {
         const auto version = db->pragmaInteger("user_version");
         if (existed && !(applicationId == 0 && version == 0) &&
             (applicationId != kStoreApplicationId || version > kStoreSchemaVersion))
-            return Error{"budget store " + file.string() + ": not a dpmix budget store of a version this dpmix reads "
-                         "(application_id " + std::to_string(applicationId) + ", version " + std::to_string(version) +
+            return Error{"budget store " + file.string() +
+                         ": not a dpmix budget store of a version this dpmix reads "
+                         "(application_id " +
+                         std::to_string(applicationId) + ", version " + std::to_string(version) +
                          "); the file was not changed. Name another store (privacy.budget_store in the spec, or "
                          "DPMIX_BUDGET_STORE)"};
         if (version < kStoreSchemaVersion) {
@@ -265,8 +272,14 @@ Result<std::optional<BudgetStore>> BudgetStore::openForReading(const fs::path& f
     if (!fs::exists(file, ec)) return std::optional<BudgetStore>();
     try {
         auto db = std::make_unique<Database>(file.string(), Database::Mode::ReadOnly);
-        if (db->pragmaInteger("application_id") != kStoreApplicationId)
-            return Error{"budget store " + file.string() + ": not a dpmix budget store"};
+        const auto applicationId = db->pragmaInteger("application_id");
+        // An empty file is a store another process is creating right now: nothing charged yet.
+        if (applicationId == 0 && db->pragmaInteger("user_version") == 0) return std::optional<BudgetStore>();
+        if (applicationId != kStoreApplicationId)
+            return Error{"budget store " + file.string() + ": not a dpmix budget store (application_id " +
+                         std::to_string(applicationId) +
+                         "); name another store (privacy.budget_store in the spec, "
+                         "or DPMIX_BUDGET_STORE)"};
         return std::optional<BudgetStore>(BudgetStore(file, std::move(db)));
     } catch (const std::exception& e) {
         return storeError(file, "read it", e);
@@ -298,8 +311,8 @@ Status BudgetStore::setCap(const DatasetKey& dataset, std::optional<double> cap)
 }
 
 Result<long long> BudgetStore::reserve(const DatasetKey& dataset, const ProjectCharges& project,
-                                       const std::vector<privacy::BudgetRelease>& planned,
-                                       std::optional<double> runCap, const std::string& what) {
+                                       const std::vector<privacy::BudgetRelease>& planned, std::optional<double> runCap,
+                                       const std::string& what) {
     try {
         Transaction t(*db_);  // BEGIN IMMEDIATE: a second reserver waits here, then sees this one
         const auto id = datasetId(*db_, dataset, true);
@@ -310,11 +323,13 @@ Result<long long> BudgetStore::reserve(const DatasetKey& dataset, const ProjectC
         if (cap && !planned.empty()) {
             const CapCheck check = checkAgainstCap(countedReleases(charges, &project), planned);
             if (check.after > *cap * (1.0 + 1e-12))
-                return Error{"privacy budget cap " + privacy::formatNumber(*cap) + ": this run would bring the "
-                             "sensitive data set's total (data set " + shortHash(dataset.contentHash) + ", unit " +
-                             dataset.unit + ", budget store " + path_.string() + ") from epsilon " +
-                             privacy::formatNumber(check.before) + " to " + privacy::formatNumber(check.after) + " (" +
-                             std::to_string(planned.size()) + " DP release(s)), over the cap; nothing was run. The "
+                return Error{"privacy budget cap " + privacy::formatNumber(*cap) +
+                             ": this run would bring the "
+                             "sensitive data set's total (data set " +
+                             shortHash(dataset.contentHash) + ", unit " + dataset.unit + ", budget store " +
+                             path_.string() + ") from epsilon " + privacy::formatNumber(check.before) + " to " +
+                             privacy::formatNumber(check.after) + " (" + std::to_string(planned.size()) +
+                             " DP release(s)), over the cap; nothing was run. The "
                              "total counts every project on this data set and every run still in progress. Raise "
                              "the cap, or spend less (fewer epsilons, seeds or tasks, or smaller epsilons)"};
         }
@@ -328,7 +343,8 @@ Result<long long> BudgetStore::reserve(const DatasetKey& dataset, const ProjectC
             r.bind(6, me.host).bind(7, static_cast<std::int64_t>(me.pid)).bind(8, me.start);
             r.run();
             reservation = db_->lastInsertRowId();
-            Statement p(db_->handle(), "INSERT INTO planned(reservation_id, label, partition, entry_json) VALUES(?,?,?,?)");
+            Statement p(db_->handle(),
+                        "INSERT INTO planned(reservation_id, label, partition, entry_json) VALUES(?,?,?,?)");
             for (const auto& release : planned) {
                 p.reset();
                 p.bind(1, static_cast<std::int64_t>(reservation)).bind(2, release.label).bind(3, release.partition);
@@ -350,7 +366,8 @@ Status BudgetStore::settle(long long reservationId, const ProjectCharges& projec
         {
             Statement s(db_->handle(), "SELECT dataset_id FROM reservations WHERE id = ?");
             s.bind(1, static_cast<std::int64_t>(reservationId));
-            if (!s.step()) return Error{"budget store " + path_.string() + ": no reservation " + std::to_string(reservationId)};
+            if (!s.step())
+                return Error{"budget store " + path_.string() + ": no reservation " + std::to_string(reservationId)};
             dataset = s.integer(0);
         }
         recordRuns(*db_, dataset, project);

@@ -27,8 +27,9 @@ Result<StoreLocation> budgetStoreLocation(const ProjectSpec& spec, const fs::pat
     else if (const char* home = std::getenv("HOME"); home && *home)
         base = fs::path(home) / ".local" / "share";
     else
-        return Error{"no budget store can be named: set privacy.budget_store in the spec or DPMIX_BUDGET_STORE (no HOME "
-                     "or XDG_DATA_HOME in the environment)"};
+        return Error{
+            "no budget store can be named: set privacy.budget_store in the spec or DPMIX_BUDGET_STORE (no HOME "
+            "or XDG_DATA_HOME in the environment)"};
     return StoreLocation{base / "dpmix" / "budget-store.sqlite", "the user's store"};
 }
 
@@ -40,7 +41,8 @@ Result<DatasetKey> datasetKeyOf(const ProjectFile& project) {
     auto sources = project.sources();
     if (!sources) return sources.error();
     for (const auto& s : *sources)
-        if (s.role == "sensitive") return DatasetKey{s.facts.contentHash, project.spec().sensitive.userLevel ? "users" : "examples"};
+        if (s.role == "sensitive")
+            return DatasetKey{s.facts.contentHash, project.spec().sensitive.userLevel ? "users" : "examples"};
     return Error{project.path().string() + ": the project has no sensitive source"};
 }
 
@@ -58,15 +60,9 @@ ProjectCharges projectCharges(const std::string& key, const std::string& path, c
 }
 
 Result<ProjectCharges> projectCharges(const ProjectFile& project) {
-    auto runs = project.runs();
+    auto runs = runLedgersOf(project);
     if (!runs) return runs.error();
-    std::vector<RunLedgers> all;
-    for (const auto& run : *runs) {
-        auto records = project.ledgers(run.id);
-        if (!records) return records.error();
-        all.push_back({run, std::move(records).value()});
-    }
-    return projectCharges(projectKey(project), project.path().string(), all);
+    return projectCharges(projectKey(project), project.path().string(), *runs);
 }
 
 Result<StoreView> readStoreView(const ProjectFile& project) {
@@ -150,7 +146,8 @@ Status settleReservation(ProjectFile& project, long long id, const std::vector<l
     if (spent > reserved * (1.0 + 1e-9))
         return Error{"budget store " + location->path.string() + ": the merged runs spend epsilon " +
                      privacy::formatNumber(spent) + ", more than reservation " + std::to_string(id) + " made at " +
-                     "submission (epsilon " + privacy::formatNumber(reserved) + "); the reservation stays open and "
+                     "submission (epsilon " + privacy::formatNumber(reserved) +
+                     "); the reservation stays open and "
                      "counted in full"};
     return store.settle(id, *mine);
 }

@@ -19,9 +19,9 @@ Status refuseUndeclaredLabels(const data::SourceSpec& source, const std::string&
             ? "the ten digits' names, e.g. \"0,1,2,3,4,5,6,7,8,9\""
             : "comma-separated class names, one per label value 0..K-1, or \"fashion-mnist\"";
     return Error{field + ": missing: the sensitive " + source.loader + " source '" + source.name +
-                     "' must declare its label set (" + expected +
-                     "); dpmix never reads the label set from the sensitive data, which would reveal the classes "
-                     "that occur in it"};
+                 "' must declare its label set (" + expected +
+                 "); dpmix never reads the label set from the sensitive data, which would reveal the classes "
+                 "that occur in it"};
 }
 
 }  // namespace dpmix::project

@@ -40,6 +40,13 @@ FolderLock::~FolderLock() {
     if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
+// Inside createImpl's try: the exception becomes the Error that names the file.
+static void renameOrThrow(const fs::path& temp, const fs::path& file) {
+    std::error_code ec;
+    fs::rename(temp, file, ec);
+    if (ec) throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + ec.message());
+}
+
 bool publishNoReplace(const fs::path& temp, const fs::path& file) {
     FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
     std::error_code ec;
@@ -51,7 +58,8 @@ bool publishNoReplace(const fs::path& temp, const fs::path& file) {
     if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, file.c_str(), RENAME_NOREPLACE) == 0) return true;
     if (errno == EEXIST) return false;
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-        throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " +
+                                 std::strerror(errno));
 #endif
     // No renameat2 here: a hard link fails atomically when the name is taken.
     if (::link(temp.c_str(), file.c_str()) == 0) {
@@ -61,7 +69,7 @@ bool publishNoReplace(const fs::path& temp, const fs::path& file) {
     if (errno == EEXIST) return false;
     // No hard links either (some network or FAT file systems): rename under the folder lock.
     if (fs::exists(fs::symlink_status(file, ec))) return false;
-    fs::rename(temp, file);
+    renameOrThrow(temp, file);
     return true;
 }
 
@@ -69,7 +77,7 @@ bool publish(const fs::path& temp, const fs::path& file, bool replace) {
     if (!replace) return publishNoReplace(temp, file);
     FolderLock lock(file.parent_path().empty() ? fs::path(".") : file.parent_path());
     removeDatabaseFiles(file);
-    fs::rename(temp, file);
+    renameOrThrow(temp, file);
     return true;
 }
 

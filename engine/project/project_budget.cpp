@@ -46,7 +46,8 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
     for (const auto& [run, records] : runs) {
         if (records.empty()) continue;  // nothing touched the sensitive data (or not yet)
         auto ledger = privacy::ledgerFromJson(records.back().ledgerJson);
-        if (!ledger) return Error{"run " + std::to_string(run.id) + ": its ledger cannot be read: " + ledger.error().message};
+        if (!ledger)
+            return Error{"run " + std::to_string(run.id) + ": its ledger cannot be read: " + ledger.error().message};
         if (ledger->entries().empty()) continue;
         if (run.method == "audit") {
             b.uncounted.push_back({run.id, run.method, "an audit: an experiment on the mechanism, not a release"});
@@ -54,8 +55,8 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
         }
         auto released = releasesOf(run, *ledger);
         if (released.empty()) {
-            b.uncounted.push_back({run.id, run.method,
-                                   "not private (epsilon = inf): computed for the analyst, never to be released"});
+            b.uncounted.push_back(
+                {run.id, run.method, "not private (epsilon = inf): computed for the analyst, never to be released"});
             continue;
         }
         b.releases.insert(b.releases.end(), released.begin(), released.end());
@@ -79,7 +80,7 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
     return b;
 }
 
-Result<ProjectBudget> projectBudget(const ProjectFile& project) {
+Result<std::vector<RunLedgers>> runLedgersOf(const ProjectFile& project) {
     auto runs = project.runs();
     if (!runs) return runs.error();
     std::vector<RunLedgers> all;
@@ -88,9 +89,15 @@ Result<ProjectBudget> projectBudget(const ProjectFile& project) {
         if (!records) return records.error();
         all.push_back({run, std::move(records).value()});
     }
+    return all;
+}
+
+Result<ProjectBudget> projectBudget(const ProjectFile& project) {
+    auto runs = runLedgersOf(project);
+    if (!runs) return runs.error();
     auto store = readStoreView(project);
     if (!store) return store.error();
-    return budgetOf(project.spec(), all, &*store);
+    return budgetOf(project.spec(), *runs, &*store);
 }
 
 BudgetForecast forecastBudget(const ProjectBudget& current, const std::vector<privacy::BudgetRelease>& planned) {
@@ -103,8 +110,10 @@ Status refuseOverBudget(const ProjectBudget& current, const std::vector<privacy:
     if (!current.cap || planned.empty()) return std::nullopt;
     const BudgetForecast f = forecastBudget(current, planned);
     if (f.after <= *current.cap * (1.0 + 1e-12)) return std::nullopt;
-    return Error{"privacy.budget = " + privacy::formatNumber(*current.cap) + ": this run would bring the sensitive data's "
-                 "total from epsilon " + privacy::formatNumber(f.before) + " to " + privacy::formatNumber(f.after) + " (" +
+    return Error{"privacy.budget = " + privacy::formatNumber(*current.cap) +
+                 ": this run would bring the sensitive data's "
+                 "total from epsilon " +
+                 privacy::formatNumber(f.before) + " to " + privacy::formatNumber(f.after) + " (" +
                  std::to_string(planned.size()) + " DP release(s) on " + current.unit +
                  "), over the cap; nothing was run. Raise privacy.budget, or spend less (fewer epsilons, seeds or "
                  "tasks, or smaller epsilons)"};
@@ -120,23 +129,26 @@ std::string describeBudget(const ProjectBudget& b) {
     std::string out = "privacy budget of the sensitive data (unit: " + b.unit + "): epsilon " + fixed(b.total.epsilon) +
                       " at delta " + privacy::formatNumber(b.total.delta > 0 ? b.total.delta : 0.0) + " over " +
                       std::to_string(b.total.releases) + " DP release(s)";
-    out += b.cap ? ", cap " + privacy::formatNumber(*b.cap) + " (" + fixed(std::max(0.0, *b.cap - b.total.epsilon)) + " left)\n"
+    out += b.cap ? ", cap " + privacy::formatNumber(*b.cap) + " (" + fixed(std::max(0.0, *b.cap - b.total.epsilon)) +
+                       " left)\n"
                  : ", no cap (set one with `dpmix budget PROJECT --cap EPS`, the workbench's privacy settings, or "
                    "privacy.budget in the spec)\n";
     if (b.cap)
         out += std::string("  cap from ") +
-               (b.storeCap && b.specCap ? "the budget store (" + privacy::formatNumber(*b.storeCap) + ") and privacy.budget (" +
-                                              privacy::formatNumber(*b.specCap) + "): the smaller"
-                : b.storeCap            ? std::string("the budget store")
-                                        : std::string("privacy.budget of the spec")) +
+               (b.storeCap && b.specCap
+                    ? "the budget store (" + privacy::formatNumber(*b.storeCap) + ") and privacy.budget (" +
+                          privacy::formatNumber(*b.specCap) + "): the smaller"
+                : b.storeCap ? std::string("the budget store")
+                             : std::string("privacy.budget of the spec")) +
                "\n";
     if (!b.storePath.empty()) {
         out += "  shared with every project on this data set through the budget store " + b.storePath + " (" +
                b.storeSource + "): " + std::to_string(b.fileReleases) + " release(s) from this file, " +
                std::to_string(b.otherReleases) + " from other project files (or runs no longer in this file)\n";
         if (!b.storeKnowsDataset)
-            out += "  warning: this store has no record of this data set yet: spending on it recorded elsewhere (another "
-                   "store, user or machine, or a copy of the data under another content) is not seen here\n";
+            out +=
+                "  warning: this store has no record of this data set yet: spending on it recorded elsewhere (another "
+                "store, user or machine, or a copy of the data under another content) is not seen here\n";
         for (const auto& r : b.reservations)
             out += "  reservation " + std::to_string(r.id) + " (" + r.what + ", " + std::to_string(r.planned.size()) +
                    " planned release(s), " + r.projectPath + "): " +
@@ -144,17 +156,21 @@ std::string describeBudget(const ProjectBudget& b) {
                                                       : "in progress: counted in full until it settles") +
                    "\n";
     }
-    out += "  composed by the RDP accountant (and, when every release is certified by PRV, also by PRV, keeping the "
-           "smaller): releases on one part add, the two sides of a rho split cost their larger, different rho splits "
-           "and the whole training set add\n";
+    out +=
+        "  composed by the RDP accountant (and, when every release is certified by PRV, also by PRV, keeping the "
+        "smaller): releases on one part add, the two sides of a rho split cost their larger, different rho splits "
+        "and the whole training set add\n";
     for (const auto& g : b.total.groups)
         out += "  " + (g.partition.empty() ? std::string("whole set") : g.partition) + ", split " + g.split + ": " +
                std::to_string(g.releases) + " release(s), epsilon " + fixed(g.epsilon) + " alone\n";
-    if (b.total.seeded) out += "  includes seeded (reproducible) runs: their results can be regenerated and are no release\n";
-    if (!b.total.established) out += "  includes a mechanism whose guarantee is only claimed by its authors (Dirichlet)\n";
+    if (b.total.seeded)
+        out += "  includes seeded (reproducible) runs: their results can be regenerated and are no release\n";
+    if (!b.total.established)
+        out += "  includes a mechanism whose guarantee is only claimed by its authors (Dirichlet)\n";
     if (!b.uncounted.empty()) {
         out += "  not counted (" + std::to_string(b.uncounted.size()) + " run(s) that are no DP release):\n";
-        for (const auto& u : b.uncounted) out += "    run " + std::to_string(u.runId) + " " + u.method + ": " + u.why + "\n";
+        for (const auto& u : b.uncounted)
+            out += "    run " + std::to_string(u.runId) + " " + u.method + ": " + u.why + "\n";
     }
     out += "  test-set metrics are computed for the analyst on held-out data and carry no ledger: not counted\n";
     return out;

@@ -33,10 +33,10 @@ struct ProjectBudget {
     // The data set's budget store (budget_store.h). Without one (`storePath` empty) the budget is
     // this file's runs only.
     std::string storePath, storeSource;
-    bool storeKnowsDataset = false;                // false: nothing charged to this data set there yet
-    long long fileReleases = 0;                    // the counted releases this file's runs made
-    long long otherReleases = 0;                   // ... other project files (or runs no longer in this file) made
-    std::vector<StoredReservation> reservations;   // open reservations, counted in full
+    bool storeKnowsDataset = false;               // false: nothing charged to this data set there yet
+    long long fileReleases = 0;                   // the counted releases this file's runs made
+    long long otherReleases = 0;                  // ... other project files (or runs no longer in this file) made
+    std::vector<StoredReservation> reservations;  // open reservations, counted in full
 };
 
 /// The budget of the project's sensitive data set: this file's runs (the last ledger of each)
@@ -51,6 +51,8 @@ struct RunLedgers {
 };
 Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLedgers>& runs,
                                const StoreView* store = nullptr);
+/// Every run of the project with its ledgers, in run order.
+Result<std::vector<RunLedgers>> runLedgersOf(const ProjectFile& project);
 
 /// The releases of one run's ledger (empty when the ledger is not private: see uncounted).
 std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger);

@@ -1,5 +1,6 @@
 #include "engine/project/project_file.h"
 
+#include "engine/core/file_door.h"
 #include "engine/core/version.h"
 #include "engine/data/image_fit.h"
 #include "engine/privacy/ledger_json.h"
@@ -9,9 +10,11 @@
 #include "engine/project/run_transitions.h"
 #include "engine/project/schema.h"
 #include "engine/project/seal.h"
+#include "engine/project/spec_fact_checks.h"
 #include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/sqlite_db.h"
+#include "engine/project/wal_check.h"
 
 #include <nlohmann/json.hpp>
 
@@ -47,107 +50,6 @@ void bindOwner(Statement& s, int first, const ProcessIdentity& p) {
         s.bind(first + 2, p.start);
 }
 
-// Checks that every task class is a label of the data it is defined over: a public task's
-// classes are labels of its own source (of the only one, when it names none).
-Status checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
-    auto labelList = [](const std::set<std::string>& labels) {
-        std::string list;
-        for (const auto& l : labels) list += (list.empty() ? "" : ", ") + ("\"" + l + "\"");
-        return list;
-    };
-    auto checkTask = [&](const LabelTask& task, std::size_t t, const std::set<std::string>& labels,
-                         const std::string& scope, const std::string& what) -> Status {
-        for (std::size_t c = 0; c < task.classes.size(); ++c)
-            if (!labels.count(task.classes[c]))
-                return Error{"tasks." + scope + "[" + std::to_string(t) + "].classes[" + std::to_string(c) + "]: \"" +
-                             task.classes[c] + "\" is not a label of " + what +
-                             (labels.empty() ? " (it has no labels)" : " (labels: " + labelList(labels) + ")")};
-        return std::nullopt;
-    };
-    for (std::size_t t = 0; t < spec.publicTasks.size(); ++t) {
-        const LabelTask& task = spec.publicTasks[t];
-        std::size_t owner = 0;
-        while (owner < spec.publicSources.size() && !task.source.empty() &&
-               spec.publicSources[owner].written.name != task.source)
-            ++owner;
-        if (owner >= spec.publicSources.size()) continue;  // the spec reader names a wrong source
-        const std::set<std::string> labels(facts[owner].labelNames.begin(), facts[owner].labelNames.end());
-        if (auto e = checkTask(task, t, labels, "public",
-                               "public source \"" + spec.publicSources[owner].written.name + "\""))
-            return e;
-    }
-    const SourceFacts& sensitive = facts.back();
-    const std::set<std::string> sensitiveLabels(sensitive.labelNames.begin(), sensitive.labelNames.end());
-    for (std::size_t t = 0; t < spec.sensitiveTasks.size(); ++t)
-        if (auto e = checkTask(spec.sensitiveTasks[t], t, sensitiveLabels, "sensitive",
-                               "the sensitive source \"" + spec.sensitive.written.name + "\""))
-            return e;
-    if (spec.sensitive.userLevel && sensitive.users <= 0)
-        return Error{"sensitive.user_level: true, but the sensitive source \"" + spec.sensitive.written.name +
-                     "\" has no user ids (user-level privacy needs one user per example)"};
-    return std::nullopt;
-}
-
-// AdaMix-R's shots (stages.finetune.shots_source) carry the sensitive tasks' labels: the named
-// public source must be images whose labels include every class the sensitive tasks name (or,
-// without sensitive tasks, every label of the sensitive source). How many images each class has
-// is checked when the study loads (pipeline/image_study.cpp), before anything is stored.
-Status checkShotsSource(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
-    if (!spec.finetune.adamix()) return std::nullopt;
-    const std::string field = "stages.finetune.shots_source";
-    std::size_t owner = 0;
-    while (owner < spec.publicSources.size() && spec.publicSources[owner].written.name != spec.finetune.shotsSource)
-        ++owner;
-    if (owner >= spec.publicSources.size())
-        return Error{field + ": \"" + spec.finetune.shotsSource + "\" is not a public source of this project", field};
-    const SourceFacts& f = facts[owner];
-    if (f.kind != "images")
-        return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" is " + f.kind +
-                         " data: AdaMix-R's shots are labelled images",
-                     field};
-    std::vector<std::string> needed;
-    if (!spec.sensitiveTasks.empty()) {
-        for (const auto& t : spec.sensitiveTasks) needed.insert(needed.end(), t.classes.begin(), t.classes.end());
-    } else {
-        needed = facts.back().labelNames;
-    }
-    const std::set<std::string> labels(f.labelNames.begin(), f.labelNames.end());
-    std::string missing, list;
-    for (const auto& c : needed)
-        if (!labels.count(c) && missing.find("\"" + c + "\"") == std::string::npos)
-            missing += (missing.empty() ? "\"" : ", \"") + c + "\"";
-    for (const auto& l : f.labelNames) list += (list.empty() ? "\"" : ", \"") + l + "\"";
-    if (!missing.empty())
-        return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" lacks the sensitive labels " +
-                         missing + " (its labels: " + (list.empty() ? "none" : list) +
-                         "): AdaMix-R's shots need the sensitive task's label space",
-                     field};
-    return std::nullopt;
-}
-
-// One model reads every image of an image study: a public source of another shape than the
-// sensitive images needs the rule that fits it (docs/METHODS.md, "Several public sources"; the
-// rule itself: data::fitProblem, which the loader applies too).
-Status checkImageShapes(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
-    const SourceFacts& sensitive = facts.back();
-    if (sensitive.kind != "images") return std::nullopt;
-    const data::ImageShape study{sensitive.channels, sensitive.height, sensitive.width};
-    for (std::size_t i = 0; i < spec.publicSources.size(); ++i) {
-        const SourceFacts& f = facts[i];
-        const SpecSource& s = spec.publicSources[i];
-        if (f.kind != "images") continue;  // the study loader names a text source in an image study
-        // The spec reader has checked the words; an unknown one fits nothing.
-        const auto resize = data::parseResizeRule(s.resize);
-        const auto colour = data::parseColourRule(s.colour);
-        const std::string problem = data::fitProblem({f.channels, f.height, f.width}, study,
-                                                     resize ? *resize : data::ResizeRule::None,
-                                                     colour ? *colour : data::ColourRule::None);
-        if (!problem.empty())
-            return Error{"public_sources[" + std::to_string(i) + "] (\"" + s.written.name + "\"): " + problem};
-    }
-    return std::nullopt;
-}
-
 void insertSource(Database& db, const std::string& role, const SpecSource& source, const SourceFacts& facts) {
     const data::SourceSpec& s = source.resolved.path.empty() ? source.written : source.resolved;
     json options = json::object();
@@ -167,13 +69,13 @@ void insertSource(Database& db, const std::string& role, const SpecSource& sourc
 
 bool allowedTransition(RunStatus from, RunStatus to) {
     switch (from) {
-    case RunStatus::Queued:
-        return to == RunStatus::Running || to == RunStatus::Cancelled || to == RunStatus::Failed ||
-               to == RunStatus::Interrupted;
-    case RunStatus::Running:
-        return to == RunStatus::Done || to == RunStatus::Failed || to == RunStatus::Cancelled ||
-               to == RunStatus::Interrupted;
-    default: return false;  // done, failed, cancelled and interrupted are final
+        case RunStatus::Queued:
+            return to == RunStatus::Running || to == RunStatus::Cancelled || to == RunStatus::Failed ||
+                   to == RunStatus::Interrupted;
+        case RunStatus::Running:
+            return to == RunStatus::Done || to == RunStatus::Failed || to == RunStatus::Cancelled ||
+                   to == RunStatus::Interrupted;
+        default: return false;  // done, failed, cancelled and interrupted are final
     }
 }
 
@@ -185,10 +87,13 @@ std::string nonFiniteResultOf(Database& db, long long runId) {
         s.bind(1, static_cast<std::int64_t>(runId));
         return s.step() ? s.integer(0) : 0;
     };
-    if (count("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NULL") > 0) return "a metric that is not a number";
+    if (count("SELECT count(*) FROM metrics WHERE run_id = ? AND value IS NULL") > 0)
+        return "a metric that is not a number";
     if (count("SELECT count(*) FROM lambdas WHERE run_id = ? AND values_json LIKE '%null%'") > 0)
         return "a λ weight that is not a finite number";
-    if (count("SELECT count(*) FROM ledgers WHERE run_id = ? AND (recorded_epsilon IS NULL OR recorded_delta IS NULL)") > 0)
+    if (count(
+            "SELECT count(*) FROM ledgers WHERE run_id = ? AND (recorded_epsilon IS NULL OR recorded_delta IS NULL)") >
+        0)
         return "a ledger whose ε or δ is not a number";
     return {};
 }
@@ -227,12 +132,12 @@ constexpr const char* kRunOwnerColumns = ", owner_host, owner_pid, owner_start";
 
 std::string toString(RunStatus status) {
     switch (status) {
-    case RunStatus::Queued: return "queued";
-    case RunStatus::Running: return "running";
-    case RunStatus::Done: return "done";
-    case RunStatus::Failed: return "failed";
-    case RunStatus::Cancelled: return "cancelled";
-    case RunStatus::Interrupted: return "interrupted";
+        case RunStatus::Queued: return "queued";
+        case RunStatus::Running: return "running";
+        case RunStatus::Done: return "done";
+        case RunStatus::Failed: return "failed";
+        case RunStatus::Cancelled: return "cancelled";
+        case RunStatus::Interrupted: return "interrupted";
     }
     return "queued";
 }
@@ -250,8 +155,7 @@ bool parseRunStatus(const std::string& text, RunStatus& out) {
 std::string utcTimestamp() {
     const auto now = std::chrono::system_clock::now();
     const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-    const auto millis =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
     std::tm tm{};
     gmtime_r(&seconds, &tm);
     char buffer[40];
@@ -261,10 +165,11 @@ std::string utcTimestamp() {
 }
 
 bool isSqliteFile(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    char header[16] = {};
-    if (!in.read(header, sizeof header)) return false;
-    return std::string(header, sizeof header) == std::string("SQLite format 3\0", 16);
+    if (openInThisProcess(file.string())) return true;  // reading it would drop this process's locks on it
+    auto registry = openRegistryLock();
+    // Through the door: a FIFO or device is not read (it would block or never end).
+    auto header = files::readPrefix(file.string(), "a project file", 16);
+    return header && *header == std::string("SQLite format 3\0", 16);
 }
 
 ProjectFile::ProjectFile(fs::path path, std::unique_ptr<Database> db, bool readOnly)
@@ -306,8 +211,9 @@ Result<ProjectFile> ProjectFile::openExisting(const fs::path& file, const Projec
     ProjectSpec incoming = spec;
     if (!incoming.privacy.accountantNamed) incoming.privacy.accountant = project->spec().privacy.accountant;
     if (projectSpecToJson(project->spec()) != projectSpecToJson(incoming))
-        return Error{file.string() + " exists and was created from a different spec; open the project file itself, "
-                                     "or remove it to start over from the spec"};
+        return Error{file.string() +
+                     " exists and was created from a different spec; open the project file itself, "
+                     "or remove it to start over from the spec"};
     return project;
 }
 
@@ -317,12 +223,10 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
     if (facts.size() != spec.publicSources.size() + 1)
         return Error{"internal: " + std::to_string(facts.size()) + " source summaries for " +
                      std::to_string(spec.publicSources.size() + 1) + " sources"};
-    if (auto e = checkTasksAgainstFacts(spec, facts)) return *e;
-    if (auto e = checkImageShapes(spec, facts)) return *e;
-    if (auto e = checkShotsSource(spec, facts)) return *e;
-    if (fs::is_directory(file)) return Error{file.string() + " is a folder"};
+    if (auto e = checkSpecAgainstFacts(spec, facts)) return *e;
+    if (auto e = files::checkOutputPath(file.string(), "a project file (.dpmix) to create")) return *e;
     const std::string exists = file.string() + " already exists (choose another name, or replace it with --force)";
-    if (fs::exists(file)) {  // a fast answer; publishing below is what makes it safe
+    if (files::exists(file.string())) {  // a fast answer; publishing below is what makes it safe
         if (ifExists == IfExists::Fail) return Error{exists};
         if (ifExists == IfExists::Open) return openExisting(file, spec);
     }
@@ -362,30 +266,44 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
 
 namespace {
 
-// Opens `name` read-only. A WAL file needs its -shm, which SQLite creates next to it when it
-// can; in a read-only folder without one, a file whose -wal is absent or empty holds all of its
-// data, and is opened as immutable (no locks, no side files).
-std::unique_ptr<Database> openReadOnlyDatabase(const std::string& name) {
-    auto probe = [](Database& db) { (void)db.pragmaInteger("application_id"); (void)db.pragmaInteger("user_version"); };
-    try {
-        auto db = std::make_unique<Database>(name, Database::Mode::ReadOnly);
-        probe(*db);
-        Statement s(db->handle(), "SELECT count(*) FROM sqlite_master");
+// Opens `name` read-only without ever writing it (docs/PROJECT_FILE.md, "Read-only open"):
+// * a rollback-journal file (a DP release), or a WAL file whose -wal is absent or empty and
+//   that no connection uses, holds everything in the file: immutable (no locks, no side files,
+//   and a stray -journal or -wal is never read);
+// * a WAL file a connection is using now: SQLite's read-only mode, which reads the live -wal
+//   through its -shm and never checkpoints into the file;
+// * a leftover -wal (no connection): replayed in a private copy and read from there if it
+//   belongs to the file (wal_check.h), refused otherwise.
+Result<std::unique_ptr<Database>> openReadOnlyDatabase(const std::string& name, const SideFiles& side) {
+    auto probe = [](Database& db) {
+        (void)db.pragmaInteger("application_id");
+        (void)db.pragmaInteger("user_version");
+        Statement s(db.handle(), "SELECT count(*) FROM sqlite_master");
         (void)s.step();
-        return db;
-    } catch (const SqliteError& first) {
-        std::error_code ec;
-        const fs::path wal = name + "-wal";
-        const bool walHoldsData = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
-        if (walHoldsData)
-            throw SqliteError(std::string(first.what()) + "; its write-ahead log " + wal.string() +
-                                  " holds changes that are not in the file yet, and reading them needs " + name +
-                                  "-shm, which cannot be created here: copy the project file together with its -wal "
-                                  "to a writable folder and open the copy",
-                              first.code);
+    };
+    if (!side.walMode || (!side.live && !side.walHoldsData)) {
         auto db = std::make_unique<Database>(name, Database::Mode::ReadOnlyImmutable);
         probe(*db);
         return db;
+    }
+    if (!side.live) {
+        auto copy = replayLeftoverWalAside(name);
+        if (copy) return copy;
+        // A writer that opened or closed the file meanwhile makes the -wal its own, or removes it.
+        auto again = inspectSideFiles(name);
+        if (!again || (again->walHoldsData && !again->live)) return copy.error();
+        return openReadOnlyDatabase(name, *again);
+    }
+    try {
+        auto db = std::make_unique<Database>(name, Database::Mode::ReadOnly);
+        probe(*db);
+        return db;
+    } catch (const SqliteError& first) {
+        throw SqliteError(std::string(first.what()) + "; its write-ahead log " + name +
+                              "-wal is in use by another process, and reading it needs " + name +
+                              "-shm, which cannot be opened here: copy the project file together with its -wal to a "
+                              "writable folder and open the copy",
+                          first.code);
     }
 }
 
@@ -393,21 +311,51 @@ std::unique_ptr<Database> openReadOnlyDatabase(const std::string& name) {
 
 Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
     const std::string name = file.string();
-    std::error_code ec;
-    if (!fs::exists(file, ec)) return Error{name + ": no such project file"};
-    if (fs::is_directory(file, ec)) return Error{name + ": is a folder, not a project file"};
+    // No Database of this process opens the file while its header and side files are looked at
+    // (closing a descriptor of it would drop this process's SQLite locks).
+    auto registry = openRegistryLock();
+    auto kind = files::kindOf(name);
+    if (!kind) return Error{kind.error().message + ": expected a project file (.dpmix)"};
+    if (*kind == files::Kind::Missing) return Error{name + ": no such project file"};
+    if (*kind == files::Kind::Directory) return Error{name + ": is a folder, not a project file"};
+    if (auto e = files::requireRegularFile(name, "a project file (.dpmix)")) return *e;
     if (!isSqliteFile(file))
-        return Error{name + ": not a dpmix project file (not an SQLite database; a project file is made with "
-                            "`dpmix new SPEC.json -o FILE.dpmix`)"};
-    const fs::path folder = fs::absolute(file).parent_path();
+        return Error{name +
+                     ": not a dpmix project file (not an SQLite database; a project file is made with "
+                     "`dpmix new SPEC.json -o FILE.dpmix`)"};
+    auto side = inspectSideFiles(name);
+    if (!side) return Error{name + ": cannot open the project: " + side.error().message};
+    auto folderPath = files::absolute(name);
+    if (!folderPath) return Error{name + ": cannot open the project: " + folderPath.error().message};
+    const fs::path folder = fs::path(*folderPath).parent_path();
     const bool canWrite = writable(file) && writable(folder);
     if (mode == OpenMode::ReadWrite && !canWrite)
         return Error{name + ": cannot open the project for writing: " +
                      (writable(file) ? "its folder " + folder.string() : std::string("the file")) +
                      " is not writable (it can still be read: dpmix inspect, dpmix-workbench --read-only)"};
-    const bool readOnly = mode == OpenMode::ReadOnly || (mode == OpenMode::Auto && !canWrite);
+    // A rollback-journal file beside its -journal is a release SQLite would roll back on a write
+    // open: such a file is only read.
+    const bool journalled = !side->walMode && side->journal;
+    const bool readOnly = mode == OpenMode::ReadOnly || (mode == OpenMode::Auto && (!canWrite || journalled));
     try {
-        auto db = readOnly ? openReadOnlyDatabase(name) : std::make_unique<Database>(name, Database::Mode::ReadWrite);
+        std::unique_ptr<Database> db;
+        if (readOnly) {
+            auto opened = openReadOnlyDatabase(name, *side);
+            if (!opened) return Error{name + ": cannot open the project: " + opened.error().message};
+            db = std::move(opened).value();
+        } else {
+            // A leftover -wal is SQLite's to replay into the file on this open: only once it is
+            // known to be the file's own.
+            if (side->walMode && side->walHoldsData && !side->live) {
+                auto checked = replayLeftoverWalAside(name);
+                // A writer that opened or closed the file meanwhile makes the -wal its own, or removes it.
+                auto again = checked ? side : inspectSideFiles(name);
+                if (!checked && (!again || (again->walHoldsData && !again->live)))
+                    return Error{name + ": cannot open the project: " + checked.error().message};
+            }
+            db = std::make_unique<Database>(name, Database::Mode::ReadWrite);
+        }
+        registry.unlock();
         // Only reads until the file is known to be ours and not newer than this build.
         const auto applicationId = db->pragmaInteger("application_id");
         auto version = db->pragmaInteger("user_version");
@@ -416,8 +364,8 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
                          std::to_string(applicationId) + ", expected " + std::to_string(kApplicationId) + ")"};
         if (version > kSchemaVersion)
             return Error{name + ": written by a newer dpmix (schema version " + std::to_string(version) +
-                         "; this dpmix " + versionString() + " reads versions up to " +
-                         std::to_string(kSchemaVersion) + "). Open it with a newer dpmix; the file was not changed."};
+                         "; this dpmix " + versionString() + " reads versions up to " + std::to_string(kSchemaVersion) +
+                         "). Open it with a newer dpmix; the file was not changed."};
         if (version < 1)
             return Error{name + ": a dpmix project without a schema version (user_version " + std::to_string(version) +
                          "); the file is damaged"};
@@ -428,8 +376,9 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         // rollback journal, so reading it creates no side files (a reviewer's read-only copy).
         const bool release = holdsReleaseManifest(*db);
         if (release && mode == OpenMode::ReadWrite)
-            return Error{name + ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
-                                "are added to the project it was exported from"};
+            return Error{name +
+                         ": is a DP release (made by dpmix export-release): it opens read-only, and runs "
+                         "are added to the project it was exported from"};
         const bool readOnlyNow = readOnly || release;
         if (!readOnlyNow) {
             configureConnection(*db);
@@ -447,7 +396,7 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
                 db->exec("PRAGMA foreign_keys = ON");
             }
         }
-        ProjectFile project(fs::absolute(file), std::move(db), readOnlyNow);
+        ProjectFile project(fs::path(*folderPath), std::move(db), readOnlyNow);
         if (auto failed = project.loadSpec()) return *failed;
         project.loadReleaseManifest();
         if (!readOnlyNow) {
@@ -487,8 +436,8 @@ void ProjectFile::recoverInterruptedRuns() {
     RowSealer sealer(*db_, chainedTable("logs"));
     const std::string now = utcTimestamp();
     for (const auto& [id, owner] : dead) {
-        const std::string message = "interrupted: the process that ran it (pid " + std::to_string(owner.pid) +
-                                    " on " + owner.host +
+        const std::string message = "interrupted: the process that ran it (pid " + std::to_string(owner.pid) + " on " +
+                                    owner.host +
                                     ") ended without finishing it (killed, crashed or out of disk space); its "
                                     "ledgers are kept, and what it released stays accounted for";
         update.bind(1, now).bind(2, message).bind(3, static_cast<std::int64_t>(id)).run();
@@ -526,8 +475,9 @@ Status ProjectFile::loadSpec() {
     createdAt_ = s.text(1);
     createdBy_ = s.text(2);
     // Stored specs without privacy.accountant predate the PRV accountant: RDP certified them.
-    auto spec = parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false, privacy::Accountant::Rdp},
-                                 path_.string() + " (stored spec)");
+    auto spec =
+        parseProjectSpec(specJson_, SpecLocation{path_.parent_path(), {}, false, false, privacy::Accountant::Rdp},
+                         path_.string() + " (stored spec)");
     if (!spec) return spec.error();
     spec_ = std::move(spec).value();
     return std::nullopt;
@@ -535,9 +485,10 @@ Status ProjectFile::loadSpec() {
 
 Result<std::vector<SourceRecord>> ProjectFile::sources() const {
     try {
-        Statement s(db_->handle(),
-                    "SELECT role, name, loader, path, options_json, user_level, kind, examples, users, label_names_json, "
-                    "domains_json, channels, height, width, content_hash FROM sources ORDER BY id");
+        Statement s(
+            db_->handle(),
+            "SELECT role, name, loader, path, options_json, user_level, kind, examples, users, label_names_json, "
+            "domains_json, channels, height, width, content_hash FROM sources ORDER BY id");
         std::vector<SourceRecord> out;
         while (s.step()) {
             SourceRecord r;
@@ -600,7 +551,8 @@ std::string ProjectFile::runOwnerColumns() const {
 
 Result<RunRecord> ProjectFile::run(long long runId) const {
     try {
-        Statement s(db_->handle(), std::string("SELECT ") + kRunColumns + runOwnerColumns() + " FROM runs WHERE id = ?");
+        Statement s(db_->handle(),
+                    std::string("SELECT ") + kRunColumns + runOwnerColumns() + " FROM runs WHERE id = ?");
         s.bind(1, static_cast<std::int64_t>(runId));
         if (!s.step()) return Error{path_.string() + ": run " + std::to_string(runId) + " does not exist"};
         return readRun(s);
@@ -629,26 +581,30 @@ Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, c
             auto current = run(runId);
             if (!current) return current.error();
             if (!allowedTransition(current->status, status))
-                return Error{"run " + std::to_string(runId) + " is " + toString(current->status) + "; it cannot become " +
-                             toString(status)};
+                return Error{"run " + std::to_string(runId) + " is " + toString(current->status) +
+                             "; it cannot become " + toString(status)};
             RunStatus stored = status;
             std::string storedMessage = message;
             if (status == RunStatus::Done) {
                 if (const std::string why = nonFiniteResultOf(*db_, runId); !why.empty()) {
                     stored = RunStatus::Failed;
                     storedMessage = "failed: it has " + why + "; a run with such a result is never done";
-                    refused = Error{path_.string() + ": run " + std::to_string(runId) + " cannot be done: it has " + why +
-                                    "; it is marked failed"};
+                    refused = Error{path_.string() + ": run " + std::to_string(runId) + " cannot be done: it has " +
+                                    why + "; it is marked failed"};
                 }
             }
             const std::string column = stored == RunStatus::Running ? "started_at" : "finished_at";
             const std::string now = utcTimestamp();
             Statement s(db_->handle(), "UPDATE runs SET status = ?, message = ?, " + column + " = ? WHERE id = ?");
-            s.bind(1, toString(stored)).bind(2, storedMessage).bind(3, now).bind(4, static_cast<std::int64_t>(runId));
+            s.bind(1, toString(stored))
+                .bind(2, storedMessage)
+                .bind(3, now)
+                .bind(4, static_cast<std::int64_t>(runId));
             s.run();
             recordTransition(*db_, runId, toString(stored), now, storedMessage);
             if (stored == RunStatus::Running) {  // whoever starts a run owns it from now on
-                Statement owner(db_->handle(), "UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ? WHERE id = ?");
+                Statement owner(db_->handle(),
+                                "UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ? WHERE id = ?");
                 bindOwner(owner, 1, currentProcess());
                 owner.bind(4, static_cast<std::int64_t>(runId)).run();
             }

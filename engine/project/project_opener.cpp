@@ -1,5 +1,6 @@
 #include "engine/project/project_opener.h"
 
+#include "engine/core/file_door.h"
 #include "engine/project/spec_json.h"
 
 namespace dpmix::project {
@@ -7,7 +8,8 @@ namespace dpmix::project {
 namespace fs = std::filesystem;
 
 fs::path projectPathForSpec(const fs::path& specFile) {
-    return fs::absolute(specFile).parent_path() / (specFile.stem().string() + ".dpmix");
+    auto absolute = files::absolute(specFile.string());  // fails only without a current folder
+    return fs::path(absolute ? *absolute : specFile.string()).parent_path() / (specFile.stem().string() + ".dpmix");
 }
 
 Result<std::vector<SourceFacts>> summarizeSources(const ProjectSpec& spec, const SourceSummarizer& summarize) {
@@ -28,7 +30,7 @@ Result<ProjectFile> createProjectFromSpecFile(const fs::path& specFile, const fs
                                               const SourceSummarizer& summarize, bool replace) {
     auto spec = loadProjectSpecFile(specFile);
     if (!spec) return spec.error();
-    if (fs::exists(projectFile) && !replace)  // before the (slow) summaries
+    if (files::exists(projectFile.string()) && !replace)  // before the (slow) summaries
         return Error{projectFile.string() + " already exists (choose another name, or replace it with --force)"};
     auto facts = summarizeSources(*spec, summarize);
     if (!facts) return Error{specFile.string() + ": " + facts.error().message};
@@ -37,23 +39,28 @@ Result<ProjectFile> createProjectFromSpecFile(const fs::path& specFile, const fs
     return created;
 }
 
-Result<ProjectFile> openOrCreateFromSpecOrProject(const fs::path& path, const SourceSummarizer& summarize) {
-    if (!fs::exists(path)) return Error{path.string() + ": no such file (expected a .dpmix project or a spec .json)"};
+Result<ProjectFile> openOrCreateFromSpecOrProject(const fs::path& path, const SourceSummarizer& summarize,
+                                                  OpenMode mode) {
+    auto kind = files::kindOf(path.string());
+    if (!kind) return Error{kind.error().message + ": expected a .dpmix project or a spec .json"};
+    if (*kind == files::Kind::Missing)
+        return Error{path.string() + ": no such file (expected a .dpmix project or a spec .json)"};
+    if (auto e = files::requireRegularFile(path.string(), "a .dpmix project or a spec .json")) return *e;
     // A spec is a .json file; anything else is opened as a project (and refused if it is not one).
-    if (isSqliteFile(path) || path.extension() != ".json") return ProjectFile::open(path);
+    if (isSqliteFile(path) || path.extension() != ".json") return ProjectFile::open(path, mode);
     auto spec = loadProjectSpecFile(path);
     if (!spec) return spec.error();
     const fs::path projectFile = projectPathForSpec(path);
     const std::string differs = projectFile.string() + " was created from a different version of " + path.string() +
                                 "; open the project file itself, or remove it to start over from the spec";
-    if (!fs::exists(projectFile)) {
+    if (!files::exists(projectFile.string())) {
         auto facts = summarizeSources(*spec, summarize);
         if (!facts) return Error{path.string() + ": " + facts.error().message};
         // Create-if-absent is atomic: when another process (a second `dpmix run S.json`, the
         // workbench) publishes the project first, this opens that one instead of replacing it.
         return ProjectFile::createOrOpen(projectFile, *spec, *facts);
     }
-    auto project = ProjectFile::open(projectFile);
+    auto project = ProjectFile::open(projectFile, mode);
     if (!project) return project.error();
     if (project->specJson() != projectSpecToJson(*spec)) return Error{differs};
     return project;

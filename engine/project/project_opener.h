@@ -25,9 +25,12 @@ Result<ProjectFile> createProjectFromSpecFile(const std::filesystem::path& specF
                                               const std::filesystem::path& projectFile,
                                               const SourceSummarizer& summarize, bool replace = false);
 
-/// An SQLite file, or any file not named *.json, is opened as a project. A spec (*.json) is validated; its project (projectPathForSpec) is opened
-/// when it exists and was made from the same spec, created when it does not exist, and
-/// refused when it was made from a different spec.
-Result<ProjectFile> openOrCreateFromSpecOrProject(const std::filesystem::path& path, const SourceSummarizer& summarize);
+/// An SQLite file, or any file not named *.json, is opened as a project. A spec (*.json) is validated; its project
+/// (projectPathForSpec) is opened when it exists and was made from the same spec, created when it does not exist, and
+/// refused when it was made from a different spec. `mode` is how an existing project is opened:
+/// the commands that only read (`inspect`, `budget`, `results`, `export-spec`) pass ReadOnly, so
+/// they never write into it (docs/PROJECT_FILE.md, "Read-only open").
+Result<ProjectFile> openOrCreateFromSpecOrProject(const std::filesystem::path& path, const SourceSummarizer& summarize,
+                                                  OpenMode mode = OpenMode::Auto);
 
 }  // namespace dpmix::project

@@ -13,12 +13,12 @@ namespace dpmix::project {
 /// What loading a source once told us (mirrors data::SourceSummary, so this module does not
 /// depend on the data layer; app code converts between the two).
 struct SourceFacts {
-    std::string kind;                     // "images" or "text"
+    std::string kind;  // "images" or "text"
     long long examples = 0;
     std::vector<std::string> labelNames;  // images
     std::vector<std::string> domains;     // text
     long long users = 0;
-    std::string contentHash;              // hex SHA-256 of the decoded examples
+    std::string contentHash;  // hex SHA-256 of the decoded examples
     int channels = 0, height = 0, width = 0;
 };
 
@@ -61,10 +61,10 @@ struct RunRecord {
     std::optional<double> epsilon;
     long long seed = 0;
     std::string configJson;
-    std::string buildVersion;  // dpmix version that created the run
+    std::string buildVersion;                      // dpmix version that created the run
     std::string createdAt, startedAt, finishedAt;  // UTC ISO 8601; empty = not yet
     RunStatus status = RunStatus::Queued;
-    std::string message;  // failure reason, cancellation note
+    std::string message;    // failure reason, cancellation note
     ProcessIdentity owner;  // the process that queued or last started it (pid 0: not recorded)
 };
 
@@ -72,7 +72,7 @@ struct LedgerRecord {
     long long id = 0;
     long long runId = 0;
     std::string recordedAt;
-    std::string ledgerJson;  // engine/privacy/ledger_json.h format
+    std::string ledgerJson;        // engine/privacy/ledger_json.h format
     double recordedEpsilon = 0.0;  // the total ε the run reported when it stored the ledger
     double recordedDelta = 0.0;
 };

@@ -2,6 +2,8 @@
 // logs, model files (the rest of the class is in project_file.cpp).
 #include "engine/project/project_file.h"
 
+#include "engine/core/file_door.h"
+
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/process_identity.h"
@@ -64,8 +66,9 @@ Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metri
     if (auto e = refuseWrite("add metrics")) return *e;
     for (const MetricRecord& m : metrics)
         if (!std::isfinite(m.value))
-            return refuseNonFinite(m.runId, "metric \"" + m.name + "\"" + (m.className.empty() ? "" : " (" + m.className + ")") +
-                                                " is " + showNumber(m.value) + ", not a finite number");
+            return refuseNonFinite(m.runId, "metric \"" + m.name + "\"" +
+                                                (m.className.empty() ? "" : " (" + m.className + ")") + " is " +
+                                                showNumber(m.value) + ", not a finite number");
     try {
         Transaction t(*db_);
         Statement s(db_->handle(), "INSERT INTO metrics(run_id, name, class_name, value) VALUES(?,?,?,?)");
@@ -82,7 +85,8 @@ Result<long long> ProjectFile::addMetrics(const std::vector<MetricRecord>& metri
     }
 }
 
-Result<long long> ProjectFile::addCurve(long long runId, const std::string& name, const std::vector<CurvePoint>& points) {
+Result<long long> ProjectFile::addCurve(long long runId, const std::string& name,
+                                        const std::vector<CurvePoint>& points) {
     if (name.empty()) return Error{"curve name: empty"};
     if (auto e = refuseWrite("add curve \"" + name + "\"")) return *e;
     try {
@@ -157,7 +161,7 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
         if (ec) throw std::runtime_error("cannot create the models folder " + dir.string() + ": " + ec.message());
         const fs::path target = dir / m.fileName;
         // Content-addressed: an existing file with this name already holds these bytes.
-        if (!fs::exists(target)) {
+        if (!files::exists(target.string())) {
             const fs::path temp = target.string() + temporarySuffix();
             writeFileDurably(temp, bytes);  // removes its partial file on failure
             fs::rename(temp, target, ec);
@@ -179,7 +183,8 @@ Result<ModelRecord> ProjectFile::storeModel(long long runId, const std::string& 
     }
 }
 
-Result<ModelRecord> ProjectFile::storeWeights(long long runId, const std::string& name, const std::vector<float>& weights) {
+Result<ModelRecord> ProjectFile::storeWeights(long long runId, const std::string& name,
+                                              const std::vector<float>& weights) {
     if (auto e = refuseWrite("store model \"" + name + "\"")) return *e;
     std::size_t bad = 0;
     for (const float w : weights) bad += std::isfinite(w) ? 0 : 1;
@@ -216,11 +221,15 @@ Error ProjectFile::refuseNonFinite(long long runId, const std::string& what) {
 
 Result<std::string> ProjectFile::loadModel(const ModelRecord& model) const {
     const fs::path file = modelsDir() / model.fileName;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error{file.string() + ": model file missing (it must sit next to the project file)"};
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    const std::string data = bytes.str();
+    // Through the door: a model file of a received project replaced by a FIFO (a read that blocks)
+    // or linked to /dev/zero (one that never ends) is refused, and no more than the recorded size
+    // is ever read.
+    if (!files::exists(file.string()))
+        return Error{file.string() + ": model file missing (it must sit next to the project file)"};
+    auto bytes = files::readRegularFile(file.string(), "a model file of " + std::to_string(model.bytes) + " bytes",
+                                        static_cast<std::uint64_t>(std::max(0LL, model.bytes)));
+    if (!bytes) return bytes.error();
+    const std::string& data = *bytes;
     if (data::sha256Hex(data) != model.contentHash)
         return Error{file.string() + ": content does not match its recorded SHA-256 " + model.contentHash};
     return data;
@@ -228,7 +237,8 @@ Result<std::string> ProjectFile::loadModel(const ModelRecord& model) const {
 
 Result<std::vector<LambdaRecord>> ProjectFile::lambdas(long long runId) const {
     try {
-        Statement s(db_->handle(), "SELECT run_id, kind, names_json, values_json FROM lambdas WHERE run_id = ? ORDER BY id");
+        Statement s(db_->handle(),
+                    "SELECT run_id, kind, names_json, values_json FROM lambdas WHERE run_id = ? ORDER BY id");
         s.bind(1, static_cast<std::int64_t>(runId));
         std::vector<LambdaRecord> out;
         while (s.step()) {
@@ -252,8 +262,7 @@ Result<std::vector<MetricRecord>> ProjectFile::metrics(long long runId) const {
         Statement s(db_->handle(), "SELECT run_id, name, class_name, value FROM metrics WHERE run_id = ? ORDER BY id");
         s.bind(1, static_cast<std::int64_t>(runId));
         std::vector<MetricRecord> out;
-        while (s.step())
-            out.push_back({s.integer(0), s.text(1), s.text(2), s.isNull(3) ? std::nan("") : s.real(3)});
+        while (s.step()) out.push_back({s.integer(0), s.text(1), s.text(2), s.isNull(3) ? std::nan("") : s.real(3)});
         return out;
     } catch (const std::exception& e) {
         return storageError(path_, "read metrics", e);

@@ -17,8 +17,8 @@ struct SpecSource {
     bool userLevel = false;     // sensitive source only: privacy unit is the user, not the example
     // Public image sources only: how images of another shape are fitted to the sensitive images'
     // shape (docs/METHODS.md, "Several public sources"). Empty: the shapes must match.
-    std::string resize;         // "" or "bilinear" (antialiased triangle filter)
-    std::string colour;         // "" , "replicate" (grey -> RGB) or "luminance" (RGB -> grey)
+    std::string resize;  // "" or "bilinear" (antialiased triangle filter)
+    std::string colour;  // "" , "replicate" (grey -> RGB) or "luminance" (RGB -> grey)
 };
 
 /// A binary label task: an example is positive when its class is one of `classes`. A public task
@@ -32,7 +32,7 @@ struct LabelTask {
 struct PrivacyTargets {
     std::vector<double> epsilons;  // one run per ε (the spec may give a number or a list)
     double delta = 0.0;
-    double rho = 0.0;              // fraction of the sensitive training data used to learn λ
+    double rho = 0.0;  // fraction of the sensitive training data used to learn λ
     privacy::Composition composition = privacy::Composition::Parallel;
     bool reproducible = false;     // seeded DP randomness: results can be re-derived, but are no release
     std::optional<double> budget;  // cap on the ε all DP releases spend on the sensitive data together
@@ -56,19 +56,19 @@ struct MixtureStage {
 
 struct FinetuneStage {
     std::string mechanism = "dp-sgd";  // "dp-sgd", "dirichlet" or "adamix-r"
-    double clip = 2.0;       // not used by adamix-r (its clip adapts)
-    long long batch = 256;   // not used by adamix-r (it samples at rate adamixQ)
-    double lr = 1e-4;        // adamix-r: its step size η (default kAdamixDefaultEta)
-    long long steps = 1000;  // adamix-r: its steps T (default kAdamixDefaultSteps)
+    double clip = 2.0;                 // not used by adamix-r (its clip adapts)
+    long long batch = 256;             // not used by adamix-r (it samples at rate adamixQ)
+    double lr = 1e-4;                  // adamix-r: its step size η (default kAdamixDefaultEta)
+    long long steps = 1000;            // adamix-r: its steps T (default kAdamixDefaultSteps)
     long long userGroupSize = 0;
     // AdaMix-R only (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): a softmax head on the
     // pretrained model's frozen penultimate features, guided by `publicShots` labelled images per
     // class of the sensitive task drawn from the public source `shotsSource`.
-    long long publicShots = 0;         // shots per class (stages.finetune.public_shots)
-    std::string shotsSource;           // a public source of the spec (stages.finetune.shots_source)
-    std::optional<long long> rank;     // r (stages.finetune.rank); unset: min(m, 64)
-    double clipQuantile = 0.5;         // τ (stages.finetune.clip_quantile)
-    double adamixQ = 1.0;              // Poisson rate q (stages.finetune.q); 1 = full batch
+    long long publicShots = 0;      // shots per class (stages.finetune.public_shots)
+    std::string shotsSource;        // a public source of the spec (stages.finetune.shots_source)
+    std::optional<long long> rank;  // r (stages.finetune.rank); unset: min(m, 64)
+    double clipQuantile = 0.5;      // τ (stages.finetune.clip_quantile)
+    double adamixQ = 1.0;           // Poisson rate q (stages.finetune.q); 1 = full batch
 
     bool adamix() const { return mechanism == "adamix-r"; }
 };
@@ -91,17 +91,17 @@ struct PsgSection {
     long long iterations = 10;
     long long batchLoop = 10;
     double clip = 0.1;
-    long long batch = 256;          // expected Poisson batch of real images
+    long long batch = 256;  // expected Poisson batch of real images
     double lrImage = 0.1;
     double momentumImage = 0.5;
     double lrNetwork = 0.01;
     long long networkWidth = 128;
     long long networkDepth = 3;
-    double pixelMean = 0.5;         // fixed map to the normalised space: (x - mean) / std
+    double pixelMean = 0.5;  // fixed map to the normalised space: (x - mean) / std
     double pixelStd = 0.5;
-    long long evaluations = 3;      // fresh networks trained on S per architecture
+    long long evaluations = 3;  // fresh networks trained on S per architecture
     long long evaluationEpochs = 300;
-    long long dpSgdSteps = 300;     // the direct DP-SGD reference (0: none)
+    long long dpSgdSteps = 300;  // the direct DP-SGD reference (0: none)
     double dpSgdLr = 0.05;
     double dpSgdClip = 1.0;
 };

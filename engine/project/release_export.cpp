@@ -1,5 +1,6 @@
 #include "engine/project/release_export.h"
 
+#include "engine/core/file_door.h"
 
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
@@ -15,6 +16,7 @@
 #include "engine/project/sqlite_db.h"
 #include "engine/project/trust_verdict.h"
 
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -107,11 +109,14 @@ Result<std::vector<ChosenRun>> chooseRuns(const ProjectFile& project, const Rele
     std::set<long long> confirmed;
     for (const auto& c : options.confirmUnestablished) {
         if (c.reason.find_first_not_of(" \t") == std::string::npos)
-            return Error{"confirm-unestablished " + std::to_string(c.runId) + ": the reason is empty (say why the "
-                         "claimed guarantee is acceptable here; it is recorded in the release)", "confirm-unestablished"};
+            return Error{"confirm-unestablished " + std::to_string(c.runId) +
+                             ": the reason is empty (say why the "
+                             "claimed guarantee is acceptable here; it is recorded in the release)",
+                         "confirm-unestablished"};
         if (std::find(options.runIds.begin(), options.runIds.end(), c.runId) == options.runIds.end())
             return Error{"confirm-unestablished " + std::to_string(c.runId) + ": run " + std::to_string(c.runId) +
-                         " is not among the runs chosen", "confirm-unestablished"};
+                             " is not among the runs chosen",
+                         "confirm-unestablished"};
         confirmed.insert(c.runId);
     }
     std::vector<ChosenRun> chosen;
@@ -131,14 +136,16 @@ Result<std::vector<ChosenRun>> chooseRuns(const ProjectFile& project, const Rele
         if (c.hasLedger) {
             c.ledger = records->back();
             auto parsed = privacy::ledgerFromJson(c.ledger.ledgerJson);
-            if (!parsed) return Error{"run " + std::to_string(id) + ": its ledger cannot be read: " + parsed.error().message};
+            if (!parsed)
+                return Error{"run " + std::to_string(id) + ": its ledger cannot be read: " + parsed.error().message};
             ledger = std::move(parsed).value();
             if (confirmed.count(id)) {
                 bool unestablished = false;
                 for (const auto& e : ledger->entries()) unestablished = unestablished || !e.established;
                 if (!unestablished)
                     return Error{"confirm-unestablished " + std::to_string(id) + ": run " + std::to_string(id) +
-                                 "'s guarantee is established; nothing to confirm", "confirm-unestablished"};
+                                     "'s guarantee is established; nothing to confirm",
+                                 "confirm-unestablished"};
             }
         }
         if (auto why = whyNotReleasable(*run, ledger, confirmed.count(id) > 0))
@@ -168,8 +175,9 @@ void insertRun(Database& db, const RunRecord& r) {
 }
 
 void insertLedger(Database& db, const LedgerRecord& l) {
-    Statement s(db.handle(), "INSERT INTO ledgers(run_id, recorded_at, ledger_json, recorded_epsilon, recorded_delta) "
-                             "VALUES(?,?,?,?,?)");
+    Statement s(db.handle(),
+                "INSERT INTO ledgers(run_id, recorded_at, ledger_json, recorded_epsilon, recorded_delta) "
+                "VALUES(?,?,?,?,?)");
     s.bind(1, static_cast<std::int64_t>(l.runId)).bind(2, l.recordedAt).bind(3, l.ledgerJson);
     s.bind(4, l.recordedEpsilon).bind(5, l.recordedDelta).run();
 }
@@ -230,7 +238,8 @@ public:
             const fs::path file = modelsDir_ / m.fileName;
             std::error_code ec;
             if (!fs::exists(file, ec)) {
-                fs::create_directories(modelsDir_);
+                fs::create_directories(modelsDir_, ec);
+                if (ec) throw std::runtime_error("cannot create " + modelsDir_.string() + ": " + ec.message());
                 writeFileDurably(file, *bytes);
                 written_.push_back(file);
             }
@@ -259,9 +268,9 @@ private:
 
 std::optional<std::string> whyNotReleasable(const RunRecord& run, const std::optional<privacy::Ledger>& ledger,
                                             bool confirmed) {
-    if (run.status != RunStatus::Done)
-        return "it is " + toString(run.status) + ": only finished runs are released";
-    if (run.method == "audit") return "an audit: an experiment on the mechanism with statistics of the sensitive data, not a release";
+    if (run.status != RunStatus::Done) return "it is " + toString(run.status) + ": only finished runs are released";
+    if (run.method == "audit")
+        return "an audit: an experiment on the mechanism with statistics of the sensitive data, not a release";
     if (run.method == "epsilon-sweep" || run.method == "rho-sweep" || run.method == "k-scaling")
         return "an experiment (seeded, compared with non-private lambda*): computed for the analyst, not a release";
     if (run.method == "adamix-experiment")
@@ -278,27 +287,37 @@ std::optional<std::string> whyNotReleasable(const RunRecord& run, const std::opt
                    "stores, so it is no release; run it again with secret randomness (without --reproducible)";
     for (const auto& e : ledger->entries())
         if (!e.established && !confirmed)
-            return "its " + e.stage + " mechanism's guarantee is not established (only claimed by its authors): "
-                   "release it only with --confirm-unestablished " + std::to_string(run.id) + "=\"REASON\", which records why";
+            return "its " + e.stage +
+                   " mechanism's guarantee is not established (only claimed by its authors): "
+                   "release it only with --confirm-unestablished " +
+                   std::to_string(run.id) + "=\"REASON\", which records why";
     return std::nullopt;
 }
 
-Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target, const ReleaseOptions& options) {
+Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target,
+                                     const ReleaseOptions& options) {
     if (project.isRelease())
         return Error{project.path().string() + " is a release already: export from the project it came from"};
     std::error_code ec;
-    const fs::path absoluteTarget = fs::absolute(target);
-    if (target.empty() || absoluteTarget.filename().empty()) return Error{"-o: no output file given"};
+    if (target.empty()) return Error{"-o: no output file given"};
+    // Through the door: a name too long, a FIFO or device as -o is refused before anything is read.
+    if (auto bad = files::checkOutputPath(target.string(), "the release file to write"))
+        return Error{"-o: " + bad->message};
+    auto absolute = files::absolute(target.string());
+    if (!absolute) return Error{"-o: " + absolute.error().message};
+    const fs::path absoluteTarget = *absolute;
+    if (absoluteTarget.filename().empty()) return Error{"-o: no output file given"};
     if (fs::equivalent(absoluteTarget, project.path(), ec) || absoluteTarget == project.path())
         return Error{"-o " + target.string() + ": that is the project itself; choose a new file for the release"};
     if (!fs::is_directory(absoluteTarget.parent_path(), ec))
-        return Error{"-o " + target.string() + ": the folder " + absoluteTarget.parent_path().string() + " does not exist"};
+        return Error{"-o " + target.string() + ": the folder " + absoluteTarget.parent_path().string() +
+                     " does not exist"};
     if (fs::is_directory(absoluteTarget, ec)) return Error{"-o " + target.string() + ": is a folder"};
     if (fs::exists(absoluteTarget, ec) && !options.replace)
         return Error{"-o " + target.string() + ": already exists (choose another name, or replace it with --force)"};
 
     // Every ledger says the label set is public because the spec declares it: a project an older
-    // dpmix created from a source that did not declare it cannot make that claim (issue #42).
+    // dpmix created from a source that did not declare it cannot make that claim (docs/PRIVACY.md, "Privacy budget").
     if (auto undeclared = refuseUndeclaredLabels(project.spec().sensitive.written))
         return Error{"cannot export a DP release of " + project.path().string() + ": " + undeclared->message};
     auto chosen = chooseRuns(project, options);

@@ -1,6 +1,7 @@
 #include "engine/project/spec_json.h"
+#include "engine/project/strict_json.h"
 
-
+#include "engine/core/file_door.h"
 #include "engine/data/file_bytes.h"
 #include "engine/project/declared_labels.h"
 
@@ -24,8 +25,8 @@ struct SpecError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-const std::set<std::string> kLoaders = {"idx", "mnist-json", "csv-images", "jsonl",
-                                        "text-folder", "spam-assassin", "mbox", "maildir"};
+const std::set<std::string> kLoaders = {"idx",         "mnist-json",    "csv-images", "jsonl",
+                                        "text-folder", "spam-assassin", "mbox",       "maildir"};
 
 std::string showNumberText(double v) {
     if (std::isnan(v)) return "nan";
@@ -75,7 +76,8 @@ const Json& requireObject(const Json& parent, const std::string& path, const std
     return v;
 }
 
-std::string requireString(const Json& parent, const std::string& path, const std::string& key, bool allowEmpty = false) {
+std::string requireString(const Json& parent, const std::string& path, const std::string& key,
+                          bool allowEmpty = false) {
     if (!parent.contains(key)) fail(child(path, key), "missing (expected a string)");
     const Json& v = parent.at(key);
     if (!v.is_string()) wrongType(child(path, key), v, "a string");
@@ -127,8 +129,8 @@ void readPositive(const Json& stage, const std::string& path, const std::string&
     if (!stage.contains(key)) return;
     const double d = numberValue(stage.at(key), child(path, key));
     if (checkRanges && !(d > 0 && d <= range.max))
-        fail(child(path, key), show(stage.at(key)) + " is out of range: expected " + range.what + " in (0, " +
-                                   range.maxText + "]");
+        fail(child(path, key),
+             show(stage.at(key)) + " is out of range: expected " + range.what + " in (0, " + range.maxText + "]");
     if (d <= 0) fail(child(path, key), show(stage.at(key)) + " is out of range: expected a number > 0");
     out = d;
 }
@@ -141,31 +143,40 @@ void readInteger(const Json& stage, const std::string& path, const std::string& 
         fail(child(path, key), show(stage.at(key)) + " is out of range: expected " + range.what + ", an integer in [" +
                                    std::to_string(range.min) + ", " + range.maxText + "]");
     if (v < range.min)
-        fail(child(path, key), show(stage.at(key)) + " is out of range: expected an integer >= " + std::to_string(range.min));
+        fail(child(path, key),
+             show(stage.at(key)) + " is out of range: expected an integer >= " + std::to_string(range.min));
     out = v;
 }
 
 double openUnitInterval(const Json& parent, const std::string& path, const std::string& key, const std::string& what) {
     if (!parent.contains(key)) fail(child(path, key), "missing (expected " + what + " in (0, 1))");
     const double d = numberValue(parent.at(key), child(path, key));
-    if (!(d > 0.0 && d < 1.0)) fail(child(path, key), show(parent.at(key)) + " is out of range: expected " + what + " in (0, 1)");
+    if (!(d > 0.0 && d < 1.0))
+        fail(child(path, key), show(parent.at(key)) + " is out of range: expected " + what + " in (0, 1)");
     return d;
 }
 
 // A relative path is looked up in each folder of `bases` in turn (the first that has it wins).
 std::string resolvePath(const std::string& written, const std::string& path, const std::vector<fs::path>& bases) {
     const fs::path p(written);
+    // Through the door: a loop of links or a name too long is this field's error, not an exception.
+    auto present = [&](const fs::path& candidate) {
+        auto kind = files::kindOf(candidate.string());
+        if (!kind) fail(path, "\"" + files::shown(written) + "\": " + kind.error().message);
+        return *kind != files::Kind::Missing;
+    };
     if (p.is_absolute()) {
-        if (!fs::exists(p)) fail(path, "\"" + written + "\" does not exist");
+        if (!present(p)) fail(path, "\"" + files::shown(written) + "\" does not exist");
         return p.lexically_normal().string();
     }
     std::string looked;
     for (const fs::path& base : bases) {
-        const fs::path candidate = fs::absolute(base / p).lexically_normal();
-        if (fs::exists(candidate)) return candidate.string();
-        looked += (looked.empty() ? "" : ", ") + candidate.string();
+        auto absolute = files::absolute((base / p).string());
+        if (!absolute) fail(path, "\"" + files::shown(written) + "\": " + absolute.error().message);
+        if (present(*absolute)) return *absolute;
+        looked += (looked.empty() ? "" : ", ") + files::shown(*absolute);
     }
-    fail(path, "\"" + written + "\" not found (looked for " + looked +
+    fail(path, "\"" + files::shown(written) + "\" not found (looked for " + looked +
                    "; relative paths are looked up next to the spec, then in the data folder: "
                    "$DPMIX_DATA_DIR, else <spec folder>/../data)");
 }
@@ -173,7 +184,8 @@ std::string resolvePath(const std::string& written, const std::string& path, con
 SpecSource readSource(const Json& v, const std::string& path, const SpecLocation& where, bool sensitive) {
     if (!v.is_object()) wrongType(path, v, "an object {name, loader, path, options}");
     std::vector<std::string> keys = {"name", "loader", "path", "options"};
-    if (sensitive) keys.push_back("user_level");
+    if (sensitive)
+        keys.push_back("user_level");
     else {
         keys.push_back("resize");
         keys.push_back("colour");
@@ -185,7 +197,8 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
     if (!kLoaders.count(s.written.loader)) {
         std::string list;
         for (const auto& l : kLoaders) list += (list.empty() ? "" : ", ") + l;
-        fail(child(path, "loader"), "\"" + s.written.loader + "\" is not a known loader (expected one of: " + list + ")");
+        fail(child(path, "loader"),
+             "\"" + s.written.loader + "\" is not a known loader (expected one of: " + list + ")");
     }
     s.written.path = requireString(v, path, "path");
     if (v.contains("options")) {
@@ -213,15 +226,18 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
     if (v.contains("resize")) {
         s.resize = requireString(v, path, "resize");
         if (s.resize != "bilinear")
-            fail(child(path, "resize"), "\"" + s.resize + "\" is not a resize rule (expected \"bilinear\": an "
-                                        "antialiased triangle filter to the sensitive images' height and width)");
+            fail(child(path, "resize"), "\"" + s.resize +
+                                            "\" is not a resize rule (expected \"bilinear\": an "
+                                            "antialiased triangle filter to the sensitive images' height and width)");
     }
     if (v.contains("colour")) {
         s.colour = requireString(v, path, "colour");
         if (s.colour != "replicate" && s.colour != "luminance")
-            fail(child(path, "colour"), "\"" + s.colour + "\" is not a colour rule (expected \"replicate\": grey "
-                                        "copied to 3 channels, or \"luminance\": RGB to grey by 0.299 R + 0.587 G + "
-                                        "0.114 B)");
+            fail(child(path, "colour"),
+                 "\"" + s.colour +
+                     "\" is not a colour rule (expected \"replicate\": grey "
+                     "copied to 3 channels, or \"luminance\": RGB to grey by 0.299 R + 0.587 G + "
+                     "0.114 B)");
     }
     if (where.checkFiles) {
         s.resolved = s.written;
@@ -251,8 +267,9 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
         const Json& t = list.at(i);
         if (!t.is_object()) wrongType(tp, t, "an object {name, classes}");
         const bool publicTask = key == "public";
-        checkKeys(t, tp, publicTask ? std::vector<std::string>{"name", "classes", "source"}
-                                    : std::vector<std::string>{"name", "classes"});
+        checkKeys(t, tp,
+                  publicTask ? std::vector<std::string>{"name", "classes", "source"}
+                             : std::vector<std::string>{"name", "classes"});
         LabelTask task;
         task.name = requireString(t, tp, "name");
         if (publicTask && t.contains("source")) task.source = requireString(t, tp, "source");
@@ -280,14 +297,17 @@ std::vector<LabelTask> readTasks(const Json& parent, const std::string& path, co
 PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccountant) {
     const std::string path = "privacy";
     const Json& p = requireObject(root, "", path);
-    checkKeys(p, path, {"epsilon", "delta", "rho", "composition", "reproducible", "budget", "budget_store", "accountant"});
+    checkKeys(p, path,
+              {"epsilon", "delta", "rho", "composition", "reproducible", "budget", "budget_store", "accountant"});
     PrivacyTargets out;
     out.accountant = defaultAccountant;
     if (!p.contains("epsilon")) fail("privacy.epsilon", "missing (expected a number > 0 or an array of them)");
     const Json& eps = p.at("epsilon");
     auto readEpsilon = [&](const Json& v, const std::string& ep) {
         const double e = numberValue(v, ep);
-        if (e <= 0) fail(ep, show(v) + " is out of range: expected ε > 0");
+        // Below 1e-9 no noise can be calibrated (1e-320, a subnormal, was accepted); above 1e6 the
+        // calibration overflows (1e308 ended `dpmix run` in SIGABRT).
+        if (!(e >= kMinEpsilon && e <= kMaxEpsilon)) fail(ep, show(v) + " is out of range: expected ε in [1e-9, 1e6]");
         for (double seen : out.epsilons)
             if (seen == e) fail(ep, show(v) + " appears twice");
         out.epsilons.push_back(e);
@@ -308,31 +328,35 @@ PrivacyTargets readPrivacy(const Json& root, privacy::Accountant defaultAccounta
     if (p.contains("reproducible")) {
         const Json& r = p.at("reproducible");
         if (!r.is_boolean())
-            fail("privacy.reproducible", show(r) + " is not allowed: expected true (seeded randomness, no release) or false");
+            fail("privacy.reproducible",
+                 show(r) + " is not allowed: expected true (seeded randomness, no release) or false");
         out.reproducible = r.get<bool>();
     }
     if (p.contains("budget")) {
         // The cap on what all the project's DP releases may spend on the sensitive data together.
         const double cap = numberValue(p.at("budget"), "privacy.budget");
         if (!(cap > 0.0))
-            fail("privacy.budget", show(p.at("budget")) + " is out of range: expected the total ε the sensitive data may "
-                                                          "spend over all runs, a number > 0");
+            fail("privacy.budget", show(p.at("budget")) +
+                                       " is out of range: expected the total ε the sensitive data may "
+                                       "spend over all runs, a number > 0");
         out.budget = cap;
     }
     if (p.contains("budget_store")) {
         // The data owner's budget store, shared by every project on this sensitive data.
         const Json& b = p.at("budget_store");
         if (!b.is_string() || b.get<std::string>().empty() || b.get<std::string>().find('\0') != std::string::npos)
-            fail("privacy.budget_store", show(b) + " is not allowed: expected the path of the budget store file "
-                                                   "(relative to the project file's folder), e.g. \"budget.dpmix-budget\"");
+            fail("privacy.budget_store", show(b) +
+                                             " is not allowed: expected the path of the budget store file "
+                                             "(relative to the project file's folder), e.g. \"budget.dpmix-budget\"");
         out.budgetStore = b.get<std::string>();
     }
     if (p.contains("accountant")) {
         const Json& a = p.at("accountant");
         out.accountantNamed = true;
         if (!a.is_string() || !privacy::parseAccountant(a.get<std::string>(), out.accountant))
-            fail("privacy.accountant", show(a) + " is not allowed: expected \"prv\" (privacy loss distributions, the "
-                                                 "tighter) or \"rdp\" (Renyi DP)");
+            fail("privacy.accountant", show(a) +
+                                           " is not allowed: expected \"prv\" (privacy loss distributions, the "
+                                           "tighter) or \"rdp\" (Renyi DP)");
     }
     return out;
 }
@@ -356,29 +380,35 @@ void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
         return;
     }
     if (spec.sensitive.userLevel)
-        fail(child(path, "mechanism"), "\"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level "
-                                       "(add/remove of one example; a user's several examples are not accounted "
-                                       "together). Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level "
-                                       "to false");
+        fail(child(path, "mechanism"),
+             "\"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level "
+             "(add/remove of one example; a user's several examples are not accounted "
+             "together). Use \"dp-sgd\" (user-level DP-SGD) or set sensitive.user_level "
+             "to false");
     if (!kImageLoaders.count(spec.sensitive.written.loader))
-        fail(child(path, "mechanism"), "\"adamix-r\" trains a head on an image model's frozen features: the "
-                                       "sensitive source's loader \"" + spec.sensitive.written.loader +
-                                       "\" is not an image loader (idx, mnist-json or csv-images)");
+        fail(child(path, "mechanism"),
+             "\"adamix-r\" trains a head on an image model's frozen features: the "
+             "sensitive source's loader \"" +
+                 spec.sensitive.written.loader + "\" is not an image loader (idx, mnist-json or csv-images)");
     if (f.contains("clip"))
-        fail(child(path, "clip"), "is not used by \"adamix-r\": its clip norm adapts every step (the quantile "
-                                  "clip_quantile of the public gradient norms); remove it");
+        fail(child(path, "clip"),
+             "is not used by \"adamix-r\": its clip norm adapts every step (the quantile "
+             "clip_quantile of the public gradient norms); remove it");
     if (f.contains("batch"))
-        fail(child(path, "batch"), "is not used by \"adamix-r\": it takes every private example per step, or a "
-                                   "Poisson sample at rate q; remove it (and give q for minibatches)");
+        fail(child(path, "batch"),
+             "is not used by \"adamix-r\": it takes every private example per step, or a "
+             "Poisson sample at rate q; remove it (and give q for minibatches)");
     if (f.contains("user_group_size"))
         fail(child(path, "user_group_size"), "is not used by \"adamix-r\", whose unit of privacy is the example");
     if (!f.contains("public_shots"))
-        fail(child(path, "public_shots"), "missing (expected the number of labelled public images per class of the "
-                                          "sensitive task that AdaMix-R starts from, an integer in [1, 1e5])");
+        fail(child(path, "public_shots"),
+             "missing (expected the number of labelled public images per class of the "
+             "sensitive task that AdaMix-R starts from, an integer in [1, 1e5])");
     readInteger(f, path, "public_shots", kPublicShots, true, ft.publicShots);
     if (!f.contains("shots_source"))
-        fail(child(path, "shots_source"), "missing (expected the name of the public source the shots are drawn "
-                                          "from; its labels must include the sensitive tasks' classes)");
+        fail(child(path, "shots_source"),
+             "missing (expected the name of the public source the shots are drawn "
+             "from; its labels must include the sensitive tasks' classes)");
     ft.shotsSource = requireString(f, path, "shots_source");
     std::string list;
     bool known = false;
@@ -387,8 +417,10 @@ void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
         list += (list.empty() ? "\"" : ", \"") + s.written.name + "\"";
     }
     if (!known)
-        fail(child(path, "shots_source"), "\"" + ft.shotsSource + "\" is not a public source of this spec (public "
-                                          "sources: " + (list.empty() ? "none" : list) + ")");
+        fail(child(path, "shots_source"), "\"" + ft.shotsSource +
+                                              "\" is not a public source of this spec (public "
+                                              "sources: " +
+                                              (list.empty() ? "none" : list) + ")");
     if (f.contains("rank")) {
         long long r = 0;
         readInteger(f, path, "rank", kAdamixRank, true, r);
@@ -397,7 +429,8 @@ void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
     auto unitLevel = [&](const std::string& key, const std::string& what, double& out) {
         if (!f.contains(key)) return;
         const double d = numberValue(f.at(key), child(path, key));
-        if (!(d > 0.0 && d <= 1.0)) fail(child(path, key), show(f.at(key)) + " is out of range: expected " + what + " in (0, 1]");
+        if (!(d > 0.0 && d <= 1.0))
+            fail(child(path, key), show(f.at(key)) + " is out of range: expected " + what + " in (0, 1]");
         out = d;
     };
     unitLevel("clip_quantile", "the quantile τ of the public gradient norms that sets the clip", ft.clipQuantile);
@@ -425,8 +458,9 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (stages.contains("finetune")) {
         const std::string path = "stages.finetune";
         const Json& f = requireObject(stages, "stages", "finetune");
-        checkKeys(f, path, {"mechanism", "clip", "batch", "lr", "steps", "user_group_size", "public_shots", "shots_source",
-                            "rank", "clip_quantile", "q"});
+        checkKeys(f, path,
+                  {"mechanism", "clip", "batch", "lr", "steps", "user_group_size", "public_shots", "shots_source",
+                   "rank", "clip_quantile", "q"});
         if (f.contains("mechanism")) {
             const Json& m = f.at("mechanism");
             if (!m.is_string() || (m.get<std::string>() != "dp-sgd" && m.get<std::string>() != "dirichlet" &&
@@ -464,9 +498,10 @@ void readPsg(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (!root.contains("psg")) return;
     const std::string path = "psg";
     const Json& g = requireObject(root, "", "psg");
-    checkKeys(g, path, {"images_per_class", "iterations", "batch_loop", "clip", "batch", "lr_image", "momentum_image",
-                        "lr_network", "network_width", "network_depth", "pixel_mean", "pixel_std", "evaluations",
-                        "evaluation_epochs", "dp_sgd_steps", "dp_sgd_lr", "dp_sgd_clip"});
+    checkKeys(g, path,
+              {"images_per_class", "iterations", "batch_loop", "clip", "batch", "lr_image", "momentum_image",
+               "lr_network", "network_width", "network_depth", "pixel_mean", "pixel_std", "evaluations",
+               "evaluation_epochs", "dp_sgd_steps", "dp_sgd_lr", "dp_sgd_clip"});
     PsgSection p;
     if (g.contains("images_per_class")) {
         p.imagesPerClass = integerValue(g.at("images_per_class"), "psg.images_per_class");
@@ -483,7 +518,8 @@ void readPsg(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (g.contains("momentum_image")) {
         p.momentumImage = numberValue(g.at("momentum_image"), "psg.momentum_image");
         if (!(p.momentumImage >= 0 && p.momentumImage < 1))
-            fail("psg.momentum_image", show(g.at("momentum_image")) + " is out of range: expected a momentum in [0, 1)");
+            fail("psg.momentum_image",
+                 show(g.at("momentum_image")) + " is out of range: expected a momentum in [0, 1)");
     }
     readPositive(g, path, "lr_network", kLearningRate, checkRanges, p.lrNetwork);
     readInteger(g, path, "network_width", kWidth, checkRanges, p.networkWidth);
@@ -491,7 +527,8 @@ void readPsg(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (g.contains("pixel_mean")) {
         p.pixelMean = numberValue(g.at("pixel_mean"), "psg.pixel_mean");
         if (!(p.pixelMean >= -1e3 && p.pixelMean <= 1e3))
-            fail("psg.pixel_mean", show(g.at("pixel_mean")) + " is out of range: expected a pixel offset in [-1e3, 1e3]");
+            fail("psg.pixel_mean",
+                 show(g.at("pixel_mean")) + " is out of range: expected a pixel offset in [-1e3, 1e3]");
     }
     readPositive(g, path, "pixel_std", kPixelStd, checkRanges, p.pixelStd);
     readInteger(g, path, "evaluations", kEvaluations, checkRanges, p.evaluations);
@@ -499,8 +536,8 @@ void readPsg(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (g.contains("dp_sgd_steps")) {
         p.dpSgdSteps = integerValue(g.at("dp_sgd_steps"), "psg.dp_sgd_steps");
         if (p.dpSgdSteps < 0 || p.dpSgdSteps > kSteps.max)
-            fail("psg.dp_sgd_steps", show(g.at("dp_sgd_steps")) +
-                                         " is out of range: expected 0 (no DP-SGD reference) to 1e7 steps");
+            fail("psg.dp_sgd_steps",
+                 show(g.at("dp_sgd_steps")) + " is out of range: expected 0 (no DP-SGD reference) to 1e7 steps");
     }
     readPositive(g, path, "dp_sgd_lr", kLearningRate, checkRanges, p.dpSgdLr);
     readPositive(g, path, "dp_sgd_clip", kClip, checkRanges, p.dpSgdClip);
@@ -521,7 +558,8 @@ void checkPublicTaskSources(const ProjectSpec& spec) {
         if (task.source.empty()) {
             if (spec.publicSources.size() > 1)
                 fail(child(tp, "source"), "missing: this study has " + std::to_string(spec.publicSources.size()) +
-                                              " public sources (" + list + "), so each public task names the one "
+                                              " public sources (" + list +
+                                              "), so each public task names the one "
                                               "whose classes it is over");
         } else if (!sources.count(task.source)) {
             fail(child(tp, "source"), "\"" + task.source + "\" is not a public source of this spec (public sources: " +
@@ -533,8 +571,9 @@ void checkPublicTaskSources(const ProjectSpec& spec) {
     std::set<std::pair<std::string, std::string>> components;
     for (std::size_t i = 0; i < spec.publicTasks.size(); ++i) {
         const auto& task = spec.publicTasks[i];
-        const std::string source =
-            task.source.empty() && spec.publicSources.size() == 1 ? spec.publicSources.front().written.name : task.source;
+        const std::string source = task.source.empty() && spec.publicSources.size() == 1
+                                       ? spec.publicSources.front().written.name
+                                       : task.source;
         if (!components.insert({source, task.name}).second)
             fail(child(element("tasks.public", i), "name"),
                  "\"" + task.name + "\" is used by an earlier task of source \"" + source + "\"");
@@ -543,7 +582,8 @@ void checkPublicTaskSources(const ProjectSpec& spec) {
 
 ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
     if (!root.is_object()) wrongType("(top level)", root, "an object");
-    checkKeys(root, "", {"name", "description", "public_sources", "sensitive", "tasks", "privacy", "stages", "psg", "seeds"});
+    checkKeys(root, "",
+              {"name", "description", "public_sources", "sensitive", "tasks", "privacy", "stages", "psg", "seeds"});
     ProjectSpec spec;
     spec.name = requireString(root, "", "name");
     if (root.contains("description")) spec.description = requireString(root, "", "description", true);
@@ -574,8 +614,9 @@ ProjectSpec readSpec(const Json& root, const SpecLocation& where) {
     readStages(root, spec, where.checkRanges);
     readPsg(root, spec, where.checkRanges);
     if (spec.publicSources.empty() && !spec.psg)
-        fail("public_sources", "is an empty array: expected at least one public source (only a spec with a \"psg\" "
-                               "section, which needs no public data, may register none)");
+        fail("public_sources",
+             "is an empty array: expected at least one public source (only a spec with a \"psg\" "
+             "section, which needs no public data, may register none)");
 
     if (!root.contains("seeds")) fail("seeds", "missing (expected a non-empty array of integers >= 0)");
     const Json& seeds = root.at("seeds");
@@ -605,12 +646,18 @@ Status checkStageValue(const std::string& path, const std::string& key, double v
         if (!std::isfinite(value)) fail(path, showNumberText(value) + " is not a finite number");
         double real = 0.0;
         long long integer = 0;
-        if (key == "clip") readPositive(stage, parent, key, kClip, true, real);
-        else if (key == "lr") readPositive(stage, parent, key, kLearningRate, true, real);
-        else if (key == "steps") readInteger(stage, parent, key, kSteps, true, integer);
-        else if (key == "batch") readInteger(stage, parent, key, kBatch, true, integer);
-        else if (key == "user_group_size") readInteger(stage, parent, key, kUserGroupSize, true, integer);
-        else fail(path, "not a stage value (expected clip, lr, steps, batch or user_group_size)");
+        if (key == "clip")
+            readPositive(stage, parent, key, kClip, true, real);
+        else if (key == "lr")
+            readPositive(stage, parent, key, kLearningRate, true, real);
+        else if (key == "steps")
+            readInteger(stage, parent, key, kSteps, true, integer);
+        else if (key == "batch")
+            readInteger(stage, parent, key, kBatch, true, integer);
+        else if (key == "user_group_size")
+            readInteger(stage, parent, key, kUserGroupSize, true, integer);
+        else
+            fail(path, "not a stage value (expected clip, lr, steps, batch or user_group_size)");
     } catch (const SpecError& e) {
         return Error{e.what()};
     }
@@ -625,45 +672,9 @@ std::set<std::string> pathOptionsOf(const std::string& loader) {
 
 fs::path defaultDataDir(const fs::path& specFile) {
     if (const char* env = std::getenv("DPMIX_DATA_DIR"); env && *env) return fs::path(env);
-    return fs::absolute(specFile).parent_path().parent_path() / "data";
+    auto absolute = files::absolute(specFile.string());  // fails only without a current folder
+    return fs::path(absolute ? *absolute : specFile.string()).parent_path().parent_path() / "data";
 }
-
-namespace {
-
-// Lenient JSON is refused while it is parsed: a key given twice in one object (the last would
-// silently win) and nesting deeper than any spec needs (a hostile file nested 100k levels deep
-// would otherwise exhaust the stack). A NUL byte is not JSON and never valid in a spec.
-struct StrictJsonError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-constexpr int kMaxSpecDepth = 64;
-
-Json parseStrictJson(const std::string& text) {
-    if (text.find('\0') != std::string::npos)
-        throw StrictJsonError("a NUL byte at offset " + std::to_string(text.find('\0')) + ": expected JSON text only");
-    std::vector<std::set<std::string>> keys;  // one set per open object
-    auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        if (depth > kMaxSpecDepth)
-            throw StrictJsonError("nested more than " + std::to_string(kMaxSpecDepth) + " levels deep: not a spec");
-        switch (event) {
-        case Json::parse_event_t::object_start: keys.emplace_back(); break;
-        case Json::parse_event_t::object_end:
-            if (!keys.empty()) keys.pop_back();
-            break;
-        case Json::parse_event_t::key:
-            if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-                throw StrictJsonError("key \"" + parsed.get<std::string>() +
-                                      "\" appears twice in one object: expected each key once (the last would silently win)");
-            break;
-        default: break;
-        }
-        return true;
-    };
-    return Json::parse(text, callback);
-}
-
-}  // namespace
 
 Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation& where, const std::string& origin) {
     Json root;
@@ -682,8 +693,9 @@ Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation
 }
 
 Result<ProjectSpec> loadProjectSpecFile(const fs::path& file) {
-    // The data layer's reader: a FIFO, a symlink loop or a path too long is a clear error.
-    auto text = data::readFileRaw(file.string());
+    // Through the door: a FIFO, a symlink loop or a path too long is a clear error, and a spec
+    // is a few kilobytes — a file of more than 16 MiB is refused before it is read.
+    auto text = files::readRegularFile(file.string(), "a spec (.json)", std::uint64_t(16) << 20);
     if (!text) return Error{file.string() + ": cannot read the spec file: " + text.error().message};
     std::error_code ec;
     const fs::path absolute = fs::absolute(file, ec);

@@ -40,6 +40,10 @@ Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation
 /// Reads a spec file and resolves its paths (spec folder, then defaultDataDir).
 Result<ProjectSpec> loadProjectSpecFile(const std::filesystem::path& file);
 
+/// The range of a target ε, in a spec and on the command line: [1e-9, 1e6].
+inline constexpr double kMinEpsilon = 1e-9;
+inline constexpr double kMaxEpsilon = 1e6;
+
 /// The sane range of a stage value (docs/PROJECT_FILE.md, "Stages"), for values that reach a
 /// stage without passing through a spec (a workbench panel, a command-line override): `key` is
 /// "clip", "lr", "steps", "batch" or "user_group_size"; the error names `path`, the value and

@@ -57,35 +57,51 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     if (!spec.privacy.budgetStore.empty()) privacy["budget_store"] = spec.privacy.budgetStore;
     privacy["accountant"] = privacy::toString(spec.privacy.accountant);  // always explicit once stored
     root["privacy"] = privacy;
-    Json mixture{{"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
+    Json mixture{{"clip", spec.mixture.clip},
+                 {"batch", spec.mixture.batch},
+                 {"lr", spec.mixture.lr},
                  {"steps", spec.mixture.steps}};
     if (spec.mixture.userGroupSize > 0) mixture["user_group_size"] = spec.mixture.userGroupSize;
     Json finetune;
     if (spec.finetune.adamix()) {
         // AdaMix-R uses neither a fixed clip nor a batch (the parser refuses them).
         const FinetuneStage& f = spec.finetune;
-        finetune = Json{{"mechanism", f.mechanism},       {"lr", f.lr},
-                        {"steps", f.steps},               {"public_shots", f.publicShots},
-                        {"shots_source", f.shotsSource}, {"clip_quantile", f.clipQuantile},
+        finetune = Json{{"mechanism", f.mechanism},
+                        {"lr", f.lr},
+                        {"steps", f.steps},
+                        {"public_shots", f.publicShots},
+                        {"shots_source", f.shotsSource},
+                        {"clip_quantile", f.clipQuantile},
                         {"q", f.adamixQ}};
         if (f.rank) finetune["rank"] = *f.rank;
     } else {
-        finetune = Json{{"mechanism", spec.finetune.mechanism}, {"clip", spec.finetune.clip}, {"batch", spec.finetune.batch},
-                        {"lr", spec.finetune.lr}, {"steps", spec.finetune.steps}};
+        finetune = Json{{"mechanism", spec.finetune.mechanism},
+                        {"clip", spec.finetune.clip},
+                        {"batch", spec.finetune.batch},
+                        {"lr", spec.finetune.lr},
+                        {"steps", spec.finetune.steps}};
         if (spec.finetune.userGroupSize > 0) finetune["user_group_size"] = spec.finetune.userGroupSize;
     }
     Json pretrain{{"batch", spec.pretrain.batch}, {"lr", spec.pretrain.lr}, {"steps", spec.pretrain.steps}};
     root["stages"] = Json{{"mixture", mixture}, {"finetune", finetune}, {"pretrain", pretrain}};
     if (spec.psg) {
         const PsgSection& g = *spec.psg;
-        root["psg"] = Json{{"images_per_class", g.imagesPerClass}, {"iterations", g.iterations},
-                           {"batch_loop", g.batchLoop},           {"clip", g.clip},
-                           {"batch", g.batch},                     {"lr_image", g.lrImage},
-                           {"momentum_image", g.momentumImage},    {"lr_network", g.lrNetwork},
-                           {"network_width", g.networkWidth},      {"network_depth", g.networkDepth},
-                           {"pixel_mean", g.pixelMean},            {"pixel_std", g.pixelStd},
-                           {"evaluations", g.evaluations},         {"evaluation_epochs", g.evaluationEpochs},
-                           {"dp_sgd_steps", g.dpSgdSteps},         {"dp_sgd_lr", g.dpSgdLr},
+        root["psg"] = Json{{"images_per_class", g.imagesPerClass},
+                           {"iterations", g.iterations},
+                           {"batch_loop", g.batchLoop},
+                           {"clip", g.clip},
+                           {"batch", g.batch},
+                           {"lr_image", g.lrImage},
+                           {"momentum_image", g.momentumImage},
+                           {"lr_network", g.lrNetwork},
+                           {"network_width", g.networkWidth},
+                           {"network_depth", g.networkDepth},
+                           {"pixel_mean", g.pixelMean},
+                           {"pixel_std", g.pixelStd},
+                           {"evaluations", g.evaluations},
+                           {"evaluation_epochs", g.evaluationEpochs},
+                           {"dp_sgd_steps", g.dpSgdSteps},
+                           {"dp_sgd_lr", g.dpSgdLr},
                            {"dp_sgd_clip", g.dpSgdClip}};
     }
     root["seeds"] = spec.seeds;

@@ -1,8 +1,13 @@
 #include "engine/project/sqlite_db.h"
 
+#include "engine/core/file_door.h"
+
 #include <sqlite3.h>
 
 #include <cctype>
+#include <map>
+
+#include <sys/stat.h>
 
 namespace dpmix::project {
 namespace {
@@ -29,7 +34,35 @@ std::string fileUri(const std::string& path, const std::string& query) {
     return uri + "?" + query;
 }
 
+using FileId = std::pair<unsigned long long, unsigned long long>;
+
+std::recursive_mutex& registryMutex() {
+    static std::recursive_mutex m;
+    return m;
+}
+
+std::map<FileId, int>& openFiles() {
+    static std::map<FileId, int> files;
+    return files;
+}
+
+FileId fileIdOf(const std::string& path) {
+    struct stat st {};
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) return {0, 0};
+    return {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+}
+
 }  // namespace
+
+std::unique_lock<std::recursive_mutex> openRegistryLock() { return std::unique_lock(registryMutex()); }
+
+bool openInThisProcess(const std::string& path) {
+    const FileId id = fileIdOf(path);
+    if (id == FileId{0, 0}) return false;
+    auto lock = openRegistryLock();
+    const auto it = openFiles().find(id);
+    return it != openFiles().end() && it->second > 0;
+}
 
 bool SqliteError::busy() const {
     const int primary = code & 0xff;
@@ -72,8 +105,7 @@ bool Statement::step() {
 }
 
 void Statement::run() {
-    while (step()) {
-    }
+    while (step()) {}
     reset();
 }
 
@@ -93,10 +125,10 @@ std::string Statement::text(int column) const {
 
 SqlValue Statement::value(int column) const {
     switch (sqlite3_column_type(stmt_, column)) {
-    case SQLITE_NULL: return std::monostate{};
-    case SQLITE_INTEGER: return integer(column);
-    case SQLITE_FLOAT: return real(column);
-    default: return text(column);
+        case SQLITE_NULL: return std::monostate{};
+        case SQLITE_INTEGER: return integer(column);
+        case SQLITE_FLOAT: return real(column);
+        default: return text(column);
     }
 }
 
@@ -104,16 +136,16 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     int flags = SQLITE_OPEN_FULLMUTEX;
     std::string name = path;
     switch (mode) {
-    case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-    case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
-    case Mode::ReadOnly:
-        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-        name = fileUri(path, "mode=ro");
-        break;
-    case Mode::ReadOnlyImmutable:
-        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-        name = fileUri(path, "mode=ro&immutable=1");
-        break;
+        case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
+        case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+        case Mode::ReadOnly:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+            name = fileUri(path, "mode=ro");
+            break;
+        case Mode::ReadOnlyImmutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+            name = fileUri(path, "mode=ro&immutable=1");
+            break;
     }
     if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -123,6 +155,11 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
         throw SqliteError("cannot open " + path + ": " + message, code);
     }
     sqlite3_extended_result_codes(db_, 1);
+    fileId_ = fileIdOf(path);
+    if (fileId_ != FileId{0, 0}) {
+        auto lock = openRegistryLock();
+        ++openFiles()[fileId_];
+    }
     // Another process (the workbench, a second `dpmix run`) may hold the write lock for the
     // length of one transaction; wait that long before reporting the project busy.
     sqlite3_busy_timeout(db_, kDefaultBusyTimeoutMs);
@@ -130,7 +167,14 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
 
 void Database::setBusyTimeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+    sqlite3_close_v2(db_);
+    if (fileId_ != FileId{0, 0}) {
+        auto lock = openRegistryLock();
+        if (--openFiles()[fileId_] <= 0) openFiles().erase(fileId_);
+    }
+    if (!removeOnClose_.empty()) files::removeTreeQuietly(removeOnClose_);
+}
 
 void Database::exec(const std::string& sql) {
     char* message = nullptr;

@@ -5,6 +5,7 @@
 // failed write never leaves a half-applied transaction behind.
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,8 @@ public:
     void setBusyTimeout(int milliseconds);
     sqlite3* handle() const { return db_; }
     const std::string& path() const { return path_; }
+    /// Removes `folder` (a private copy this connection reads) once the connection is closed.
+    void removeFolderOnClose(std::string folder) { removeOnClose_ = std::move(folder); }
 
     /// Called by every Transaction of this connection: `afterBegin` once it holds the write
     /// lock (it may throw to refuse the write), `beforeCommit` just before COMMIT (what it
@@ -94,8 +97,18 @@ public:
 private:
     sqlite3* db_ = nullptr;
     std::string path_;
+    std::string removeOnClose_;
+    std::pair<unsigned long long, unsigned long long> fileId_{0, 0};  // device, inode; {0, 0}: none
     TransactionHooks hooks_;
 };
+
+/// True when this process holds an open Database on the file `path` names (same device and
+/// inode). Closing any descriptor of a file drops every POSIX lock this process holds on it,
+/// SQLite's included: code that opens a project's files itself (its header, its -shm) asks
+/// first, and holds openRegistryLock() while it has them open, so that no Database of this
+/// process opens them meanwhile.
+bool openInThisProcess(const std::string& path);
+std::unique_lock<std::recursive_mutex> openRegistryLock();
 
 /// BEGIN IMMEDIATE on construction, ROLLBACK on destruction unless commit() was called.
 class Transaction {

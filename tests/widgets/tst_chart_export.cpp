@@ -18,8 +18,7 @@ namespace {
 BarChartData sampleBars() {
     BarChartData d;
     d.categories = {"eps 1", "eps 2", "eps 5"};
-    d.series = {{"DP-MixMin", {0.712, 0.731, 0.1 + 0.2}, {0.006, 0.005, 0.004}},
-                {"Uniform", {0.69, 0.702, 0.716}, {}}};
+    d.series = {{"DP-MixMin", {0.712, 0.731, 0.1 + 0.2}, {0.006, 0.005, 0.004}}, {"Uniform", {0.69, 0.702, 0.716}, {}}};
     return d;
 }
 
@@ -89,9 +88,15 @@ private Q_SLOTS:
         data.categories = {"ab", "cd"};
         data.categoryFields = {{{"component", "ab"}}, {{"component", "cd"}}};
         data.errorColumn = "std";
-        data.series = {{"DP-MixMin · ε = 1", {0.6, 0.4}, {0.1, 0.1}, {},
+        data.series = {{"DP-MixMin · ε = 1",
+                        {0.6, 0.4},
+                        {0.1, 0.1},
+                        {},
                         {{"task", "ac"}, {"epsilon", "1"}, {"method", "dp-mixmin"}, {"metric", "lambda"}}},
-                       {"λ* · cos 1", {0.7, 0.3}, {}, {},
+                       {"λ* · cos 1",
+                        {0.7, 0.3},
+                        {},
+                        {},
                         {{"task", "ac"}, {"epsilon", "inf"}, {"method", "non-private-mixmin"}, {"metric", "lambda"}}}};
         QCOMPARE(chart.setData(data), QString());
         const auto table = chart.plottedTable();
@@ -184,7 +189,8 @@ private Q_SLOTS:
     void exportsCarryTheTrustBoundaryLabel() {
         QTemporaryDir dir;
         QWidget window;
-        window.setProperty(kTrustLabelProperty, QStringLiteral("Keep inside the data owner's trust boundary: analyst-only"));
+        window.setProperty(kTrustLabelProperty,
+                           QStringLiteral("Keep inside the data owner's trust boundary: analyst-only"));
         QWidget dialog(&window, Qt::Dialog);
         auto* chart = new BarChartWidget(&dialog);
         chart->resize(500, 350);

@@ -15,7 +15,25 @@ namespace {
 Result<project::ProjectBudget> budgetOfSnapshot(const ProjectSnapshot& s) {
     std::vector<project::RunLedgers> runs;
     for (const auto& r : s.runs) runs.push_back({r.run, r.ledgers});
-    return project::budgetOf(s.spec, runs);
+    return project::budgetOf(s.spec, runs, s.budgetStore ? &*s.budgetStore : nullptr);
+}
+
+// The smallest of the data set's caps and the panel's, and where it comes from.
+std::optional<double> effectiveCap(const project::ProjectBudget& b, std::optional<double> panelCap, QString* from) {
+    std::optional<double> cap = b.cap;
+    if (from && cap)
+        *from = b.storeCap && *b.storeCap == *cap ? QObject::tr("the budget store")
+                                                  : QObject::tr("the spec (privacy.budget)");
+    if (panelCap && (!cap || *panelCap < *cap)) {
+        cap = panelCap;
+        if (from) *from = QObject::tr("the privacy settings");
+    }
+    return cap;
+}
+
+std::optional<double> panelCapOf(const widgets::RunParameters& p) {
+    auto cap = parseBudgetCap(p.budgetCap);
+    return cap ? *cap : std::nullopt;  // a malformed cap is the panel's error; the plan refuses the run
 }
 
 QString num(double v) { return std::isinf(v) ? QStringLiteral("∞") : QString::number(v, 'f', 3); }
@@ -33,7 +51,7 @@ QString unitLabelOf(const project::ProjectSpec& spec) {
     return QObject::tr("users");
 }
 
-Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot) {
+Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot, std::optional<double> panelCap) {
     auto b = budgetOfSnapshot(snapshot);
     if (!b) return b.error();
     widgets::BudgetReading r;
@@ -42,22 +60,35 @@ Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot) 
     r.spent = b->total.epsilon;
     r.delta = b->total.delta;
     r.releases = b->total.releases;
-    r.cap = b->cap;
+    r.cap = effectiveCap(*b, panelCap, &r.capFrom);
     r.notCounted = static_cast<long long>(b->uncounted.size());
+    r.otherReleases = b->otherReleases;
+    r.inProgress = static_cast<long long>(b->reservations.size());
+    r.store = QString::fromStdString(b->storePath);
+    if (!snapshot.budgetStoreError.isEmpty())
+        r.storeNote =
+            QObject::tr("The budget store cannot be read (%1): this file's runs only").arg(snapshot.budgetStoreError);
+    else if (snapshot.budgetStore && !b->storeKnowsDataset)
+        r.storeNote =
+            QObject::tr("The budget store has no record of this data set yet: spending recorded elsewhere is not seen");
     return r;
 }
 
 namespace {
 // Before → after of the planned releases composed with what the project spent, against its cap.
 SpendPreview previewOf(const ProjectSnapshot& snapshot, const project::ProjectBudget& current,
-                       const std::vector<privacy::BudgetRelease>& planned, bool alsoFineTunes) {
+                       const std::vector<privacy::BudgetRelease>& planned, bool alsoFineTunes,
+                       const widgets::RunParameters& p, const QString& why) {
     const auto forecast = project::forecastBudget(current, planned);
     SpendPreview out;
     out.dataset = QString::fromStdString(snapshot.spec.sensitive.written.name);
     out.unit = unitLabelOf(snapshot.spec);
     out.before = forecast.before;
     out.after = forecast.after;
-    out.cap = current.cap;
+    out.cap = effectiveCap(current, panelCapOf(p), nullptr);
+    out.why = why;
+    out.accountant = p.accountant == widgets::AccountantChoice::Prv ? QStringLiteral("PRV") : QStringLiteral("RDP");
+    out.store = QString::fromStdString(current.storePath);
     out.releases = static_cast<long long>(planned.size());
     out.overCap = out.cap && !(out.after <= *out.cap * (1.0 + 1e-12));
     out.fineTuningNotShown = alsoFineTunes;
@@ -74,25 +105,29 @@ Status addPlannedMixtureReleases(const ProjectSnapshot& snapshot, const widgets:
     const std::size_t tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
     const bool parallel = p.composition == widgets::CompositionMode::Parallel;
     for (long long seed : *seeds) {
-        auto entry = privacy::gaussianEntry("mixture", "A",
-                                            snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User
-                                                                              : privacy::PrivacyUnit::Example,
-                                            plan.mixture->q, plan.mixture->sigma, plan.mixture->steps,
-                                            plan.mixture->target.delta, p.clipNorm,
-                                            engineAccountant(p.accountant));
+        auto entry = privacy::gaussianEntry(
+            "mixture", "A",
+            snapshot.spec.sensitive.userLevel ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example,
+            plan.mixture->q, plan.mixture->sigma, plan.mixture->steps, plan.mixture->target.delta, p.clipNorm,
+            engineAccountant(p.accountant));
         for (std::size_t t = 0; t < tasks; ++t)
             planned.push_back({0, "planned", parallel ? privacy::rhoPartition(seed, p.rho) : std::string(), entry});
     }
     return std::nullopt;
 }
 
-Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p, const PrivacyPlan& plan,
-                                  bool alsoFineTunes) {
+Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
+                                  const PrivacyPlan& plan, bool alsoFineTunes) {
     auto current = budgetOfSnapshot(snapshot);
     if (!current) return current.error();
     std::vector<privacy::BudgetRelease> planned;
     if (auto e = addPlannedMixtureReleases(snapshot, p, plan, planned)) return *e;
-    return previewOf(snapshot, *current, planned, alsoFineTunes);
+    const auto seeds = parseSeeds(p.seeds);
+    const std::size_t tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
+    const QString why = QObject::tr("one DP-MixMin λ per sensitive task (%1) and seed (%2), each a release of its own")
+                            .arg(tasks)
+                            .arg(seeds ? seeds->size() : 0);
+    return previewOf(snapshot, *current, planned, alsoFineTunes, p, why);
 }
 
 Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
@@ -105,7 +140,9 @@ Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const wi
         atEpsilon.epsilon = epsilon;
         if (auto e = addPlannedMixtureReleases(snapshot, atEpsilon, planPrivacy(atEpsilon), planned)) return *e;
     }
-    return previewOf(snapshot, *current, planned, fullPipeline);
+    const QString why =
+        QObject::tr("one DP-MixMin λ per ε of the sweep (%1), sensitive task and seed").arg(epsilons.size());
+    return previewOf(snapshot, *current, planned, fullPipeline, p, why);
 }
 
 Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
@@ -141,23 +178,37 @@ Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widg
                            privacy::gaussianEntry("finetune", "train", privacy::PrivacyUnit::Example, q, sigma->sigma,
                                                   settings.dpSgdSteps, *delta, g.dpSgdClip, params->accountant)});
     }
-    return previewOf(snapshot, *current, planned, false);
+    const QString why = planned.size() > 1 ? QObject::tr("the private set, and the DP-SGD reference trained beside it")
+                                           : QObject::tr("the private set");
+    return previewOf(snapshot, *current, planned, false, p, why);
 }
 
 QString spendPreviewText(const SpendPreview& s) {
-    QString text = QObject::tr("<p>This run makes <b>%1 DP release(s)</b> on <b>%2</b> (unit: %3).</p>"
-                               "<p>Privacy budget spent on %2: ε <b>%4</b> now → <b>%5</b> after this run")
+    QString text = QObject::tr("<p>This run makes <b>%1 DP release(s)</b> on <b>%2</b> (unit: %3)")
                        .arg(s.releases)
-                       .arg(s.dataset.toHtmlEscaped(), s.unit, num(s.before), num(s.after));
+                       .arg(s.dataset.toHtmlEscaped(), s.unit);
+    text += s.why.isEmpty() ? QStringLiteral(".</p>") : QStringLiteral(": %1.</p>").arg(s.why.toHtmlEscaped());
+    text += QObject::tr("<p>The data set's total, over every project on it: ε <b>%1</b> now → <b>%2</b> after this run")
+                .arg(num(s.before), num(s.after));
     text += s.cap ? QObject::tr(" (cap %1).</p>").arg(*s.cap) : QObject::tr(" (no cap).</p>");
+    if (!s.accountant.isEmpty())
+        text += QObject::tr(
+                    "<p>Each release is calibrated and certified by the %1 accountant (the panel's choice); the "
+                    "total composes the releases by RDP, and also by PRV when every release is PRV-certified, "
+                    "keeping the smaller.</p>")
+                    .arg(s.accountant);
     if (s.fineTuningNotShown)
-        text += QObject::tr("<p>Fine-tuning spends more on top of this; the engine adds it and checks the cap exactly "
-                            "before any mechanism runs.</p>");
-    text += QObject::tr("<p>Releases are composed by the RDP accountant, not added up. Estimated from the panel "
-                        "(split A ≈ round(ρ·n)); the ledger records the realised figures.</p>");
+        text += QObject::tr(
+            "<p>Fine-tuning spends more on top of this; the engine adds it and checks the cap exactly "
+            "before any mechanism runs.</p>");
+    text += QObject::tr(
+        "<p>Releases are composed, not added up. Estimated from the panel (split A ≈ round(ρ·n)); the "
+        "ledger records the realised figures.</p>");
     if (s.overCap)
-        text += QObject::tr("<p><b>Over the cap: nothing will be run.</b> Raise privacy.budget in the spec, or spend "
-                            "less (a smaller ε, fewer seeds).</p>");
+        text += QObject::tr(
+            "<p><b>Over the cap: nothing will be run.</b> Raise “Data set's total cap ε” in the privacy "
+            "settings (or the budget store's cap: <code>dpmix budget --cap</code>), or spend less (a "
+            "smaller ε, fewer seeds or tasks).</p>");
     return text;
 }
 

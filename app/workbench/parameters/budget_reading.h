@@ -18,8 +18,10 @@ namespace dpmix::workbench {
 /// name in the plural ("patients" for a column "Patient"), else "users".
 QString unitLabelOf(const project::ProjectSpec& spec);
 
-/// The meter's reading, or the reason there is none.
-Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot);
+/// The meter's reading, or the reason there is none: the data set's total (every project on it,
+/// through the budget store) against the smallest of the store's, the spec's and `panelCap`.
+Result<widgets::BudgetReading> budgetReadingOf(const ProjectSnapshot& snapshot,
+                                               std::optional<double> panelCap = std::nullopt);
 
 /// What "Run DP-MixMin" with these values would spend, before and after, against the cap. The
 /// DP-MixMin releases (one per seed and task) are estimated from the panel's plan (split A as
@@ -28,7 +30,10 @@ struct SpendPreview {
     QString dataset, unit;
     double before = 0.0, after = 0.0;
     std::optional<double> cap;
-    long long releases = 0;      // planned DP releases counted in `after`
+    long long releases = 0;  // planned DP releases counted in `after`
+    QString why;             // why that many: "one DP-MixMin λ per sensitive task (2) and seed (3)"
+    QString accountant;      // the accountant that calibrates and certifies each release ("PRV", "RDP")
+    QString store;           // the budget store that holds the data set's total (empty: this file only)
     bool overCap = false;
     bool fineTuningNotShown = false;  // the run also fine-tunes: `after` is a lower bound
 };

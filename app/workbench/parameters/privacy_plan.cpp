@@ -39,8 +39,7 @@ Result<std::vector<long long>> parseSeeds(const QString& text) {
     std::set<long long> seen;
     for (const QString& part : parts) {
         const auto parsed = parseWholeNumberText(part.toStdString());
-        if (!parsed || *parsed < 0)
-            return Error{("seeds: \"" + part + "\" is not a whole number >= 0").toStdString()};
+        if (!parsed || *parsed < 0) return Error{("seeds: \"" + part + "\" is not a whole number >= 0").toStdString()};
         const long long seed = *parsed;
         if (!seen.insert(seed).second)
             return Error{("seeds: " + part + " appears twice: each seed should run once").toStdString()};
@@ -100,12 +99,13 @@ void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan) {
             if (v.field == ParameterField::FinetuneBatch) finetuneBatchOk = false;
         }
     if (finetuneBatchOk && split && p.finetuneBatch > split->b) {
-        plan.downstreamProblem = QStringLiteral("fine-tuning batch = %1 is larger than split B (n_B = %2): expected "
-                                                "batch <= n_B; lower the batch, or lower ρ or add data")
+        plan.downstreamProblem = QStringLiteral(
+                                     "fine-tuning batch = %1 is larger than split B (n_B = %2): expected "
+                                     "batch <= n_B; lower the batch, or lower ρ or add data")
                                      .arg(count(p.finetuneBatch), count(split->b));
-        plan.messages << FieldMessage{ParameterField::FinetuneBatch, MessageSeverity::Warning,
-                                      plan.downstreamProblem +
-                                          QStringLiteral(". Mixture learning can run; the runs that fine-tune cannot.")};
+        plan.messages << FieldMessage{
+            ParameterField::FinetuneBatch, MessageSeverity::Warning,
+            plan.downstreamProblem + QStringLiteral(". Mixture learning can run; the runs that fine-tune cannot.")};
     }
 }
 
@@ -132,31 +132,35 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
         deltaOk = engineCheck(ParameterField::Delta, privacy::checkDelta("delta", delta));
     }
 
+    if (auto cap = parseBudgetCap(p.budgetCap); !cap) error(ParameterField::BudgetCap, qs(cap.error().message));
+
     const bool countOk = p.sensitiveCount >= 2;
     if (!countOk)
         error(ParameterField::SensitiveCount,
               QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
-                             "splits are non-empty").arg(p.sensitiveCount));
+                             "splits are non-empty")
+                  .arg(p.sensitiveCount));
     // δ >= 1/n allows "release one random record" mechanisms; warn from 1/(10 n), the engine's
     // own test (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
     if (deltaOk && countOk && !privacy::deltaWarning(delta, p.sensitiveCount, "examples").empty())
-        plan.messages << FieldMessage{ParameterField::Delta, MessageSeverity::Warning,
-                                      QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
-                                                     "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
-                                          .arg(num(delta), QString::number(1.0 / static_cast<double>(p.sensitiveCount), 'g', 3),
-                                               num(std::pow(10.0, std::floor(std::log10(
-                                                                      0.1 / static_cast<double>(p.sensitiveCount))))))};
+        plan.messages << FieldMessage{
+            ParameterField::Delta, MessageSeverity::Warning,
+            QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
+                           "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
+                .arg(num(delta), QString::number(1.0 / static_cast<double>(p.sensitiveCount), 'g', 3),
+                     num(std::pow(10.0, std::floor(std::log10(0.1 / static_cast<double>(p.sensitiveCount))))))};
 
     bool rhoOk = p.rho > 0.0 && p.rho < 1.0;
     if (!rhoOk)
-        error(ParameterField::Rho, QStringLiteral("rho = %1 is out of range: expected a fraction in (0, 1)").arg(num(p.rho)));
+        error(ParameterField::Rho,
+              QStringLiteral("rho = %1 is out of range: expected a fraction in (0, 1)").arg(num(p.rho)));
     if (rhoOk && countOk) {
         const SplitSizes s = splitSizes(p.sensitiveCount, p.rho);
         if (s.a < 1 || s.b < 1) {
-            error(ParameterField::Rho, QStringLiteral("rho = %1 leaves split %2 empty (n_A = %3, n_B = %4 of n = %5): "
-                                                      "move ρ towards 0.5 or add data")
-                                           .arg(num(p.rho), s.a < 1 ? "A" : "B", count(s.a), count(s.b),
-                                                count(p.sensitiveCount)));
+            error(ParameterField::Rho,
+                  QStringLiteral("rho = %1 leaves split %2 empty (n_A = %3, n_B = %4 of n = %5): "
+                                 "move ρ towards 0.5 or add data")
+                      .arg(num(p.rho), s.a < 1 ? "A" : "B", count(s.a), count(s.b), count(p.sensitiveCount)));
             rhoOk = false;
         } else {
             plan.split = s;
@@ -183,7 +187,8 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
     if (epsilonOk && deltaOk && plan.split && batchOk && stepsOk) {
         const StageBudget budget = stageBudget(p.epsilon, delta, p.composition);
         const double q = static_cast<double>(p.batchSize) / static_cast<double>(plan.split->a);
-        const auto query = privacy::SigmaQueryBuilder().epsilon(budget.epsilon).delta(budget.delta).q(q).steps(p.steps).build();
+        const auto query =
+            privacy::SigmaQueryBuilder().epsilon(budget.epsilon).delta(budget.delta).q(q).steps(p.steps).build();
         if (!query) {
             error(ParameterField::Epsilon, qs(query.error().message));
         } else {
@@ -196,8 +201,10 @@ PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
                     error(ParameterField::Epsilon, qs(c.error().message));
             } else {
                 const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
-                if (c) plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
-                else error(ParameterField::Epsilon, qs(c.error().message));
+                if (c)
+                    plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
+                else
+                    error(ParameterField::Epsilon, qs(c.error().message));
             }
         }
         // Parallel: max over disjoint splits, each at the target; sequential: the halves add up.
@@ -226,24 +233,27 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
     const bool parallel = p.composition == CompositionMode::Parallel;
     QString html;
     const bool prv = p.accountant == widgets::AccountantChoice::Prv;
-    html += QStringLiteral("<b>Mixture learning</b> (split A, n<sub>A</sub> ≈ %1): noise σ = <b>%2</b> "
-                           "for T = %3 steps at q = %4 → ε = %5 (%6)<br>")
+    html += QStringLiteral(
+                "<b>Mixture learning</b> (split A, n<sub>A</sub> ≈ %1): noise σ = <b>%2</b> "
+                "for T = %3 steps at q = %4 → ε = %5 (%6)<br>")
                 .arg(count(plan.split->a), QString::number(m.sigma, 'g', 5), count(m.steps),
                      QString::number(m.q, 'g', 4), QString::number(m.epsilon, 'g', 4),
                      prv ? QStringLiteral("certified by the PRV accountant")
                          : QStringLiteral("RDP accountant, order α = %1").arg(QString::number(m.order, 'g', 4)));
-    const QString finetune =
-        p.finetunesWithAdamix()
-            ? QStringLiteral("AdaMix-R, T = %1 steps at q = %2, η = %3, clip adapted per step")
-                  .arg(count(p.adamixSteps), num(p.adamixQ), num(p.adamixEta))
-            : QStringLiteral("T = %1 steps, batch %2, clip %3")
-                  .arg(count(p.finetuneSteps), count(p.finetuneBatch), num(p.finetuneClip));
+    const QString finetune = p.finetunesWithAdamix()
+                                 ? QStringLiteral("AdaMix-R, T = %1 steps at q = %2, η = %3, clip adapted per step")
+                                       .arg(count(p.adamixSteps), num(p.adamixQ), num(p.adamixEta))
+                                 : QStringLiteral("T = %1 steps, batch %2, clip %3")
+                                       .arg(count(p.finetuneSteps), count(p.finetuneBatch), num(p.finetuneClip));
     if (parallel)
-        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %4): calibrated to ε = %2, δ = %3 when it runs<br>")
-                    .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta), finetune);
+        html +=
+            QStringLiteral(
+                "<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %4): calibrated to ε = %2, δ = %3 when it runs<br>")
+                .arg(count(plan.split->b), num(m.target.epsilon), num(m.target.delta), finetune);
     else
-        html += QStringLiteral("<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %5): calibrated when it runs to the rest of "
-                               "the budget, so that both stages compose (by %4) to ε = %2, δ = %3<br>")
+        html += QStringLiteral(
+                    "<b>Fine-tuning</b> (split B, n<sub>B</sub> ≈ %1; %5): calibrated when it runs to the rest of "
+                    "the budget, so that both stages compose (by %4) to ε = %2, δ = %3<br>")
                     .arg(count(plan.split->b), num(plan.totalEpsilon), num(plan.totalDelta),
                          prv ? QStringLiteral("PRV") : QStringLiteral("RDP"), finetune);
     html += QStringLiteral("<b>Total guarantee</b>: (ε, δ) = (<b>%1</b>, <b>%2</b>) — %3")
@@ -254,10 +264,11 @@ QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters
                                                "learning spends half of ε and δ, fine-tuning the rest (DP-MixMin runs; "
                                                "methods with one private stage spend the whole budget on it)."));
     if (p.reproducible)
-        html += QStringLiteral("<br><span style='color:#b00020'><b>Reproducible randomness</b>: sampling and noise "
-                               "are derived from the seed this project stores, so anyone holding the file can "
-                               "regenerate the noise. The guarantee above holds only while the seed stays secret: "
-                               "these runs are <b>not a release</b>.</span>");
+        html += QStringLiteral(
+            "<br><span style='color:#b00020'><b>Reproducible randomness</b>: sampling and noise "
+            "are derived from the seed this project stores, so anyone holding the file can "
+            "regenerate the noise. The guarantee above holds only while the seed stays secret: "
+            "these runs are <b>not a release</b>.</span>");
     return html;
 }
 
@@ -265,7 +276,8 @@ QString splitSummaryText(const PrivacyPlan& plan) {
     if (!plan.split) return QStringLiteral("Split A: – · Split B: –");
     // Expected sizes: each unit's side is drawn on its own (a stable split), so the realised sizes
     // vary by about √n around these; the mechanisms use the realised ones.
-    return QStringLiteral("Split A (mixture): ≈ %1 · Split B (fine-tuning): ≈ %2").arg(count(plan.split->a), count(plan.split->b));
+    return QStringLiteral("Split A (mixture): ≈ %1 · Split B (fine-tuning): ≈ %2")
+        .arg(count(plan.split->a), count(plan.split->b));
 }
 
 }  // namespace dpmix::workbench

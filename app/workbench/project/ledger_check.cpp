@@ -1,4 +1,5 @@
 #include "app/workbench/project/ledger_check.h"
+#include "app/workbench/project/read_only_files.h"
 
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
@@ -26,7 +27,7 @@ RunLedgerCheck checkRunLedgers(const RunResults& run) {
 
 ChainCheck checkProjectChain(const QString& path) {
     ChainCheck check;
-    auto file = project::ProjectFile::open(path.toStdString());
+    auto file = project::ProjectFile::open(path.toStdString(), openModeFor(path));
     if (!file) {
         check.text = QStringLiteral("cannot reopen the project to check its hash chain: %1")
                          .arg(QString::fromStdString(file.error().message));
@@ -43,8 +44,9 @@ ChainCheck checkProjectChain(const QString& path) {
         check.text = QStringLiteral("hash chain intact (%1 rows)").arg(chain->rowsChecked);
     } else if (chain->firstBreak) {
         const auto& b = *chain->firstBreak;
-        check.text = QStringLiteral("hash chain broken at table %1, row %2 (stored %3…, expected %4…): the file was "
-                                    "edited after it was written")
+        check.text = QStringLiteral(
+                         "hash chain broken at table %1, row %2 (stored %3…, expected %4…): the file was "
+                         "edited after it was written")
                          .arg(QString::fromStdString(b.table))
                          .arg(b.rowId)
                          .arg(QString::fromStdString(b.storedHash.substr(0, 12)),

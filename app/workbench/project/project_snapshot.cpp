@@ -1,4 +1,5 @@
 #include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/project/read_only_files.h"
 
 #include "app/workbench/views/pinned_baseline.h"
 #include "engine/privacy/ledger_json.h"
@@ -59,8 +60,9 @@ QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile&
     if (!v.dpOnly) {
         QStringList kinds;
         for (const auto& k : v.nonPrivateKinds) kinds << QString::fromStdString(k);
-        return QStringLiteral("It holds non-private results of the sensitive data: %1. Share only a release "
-                              "(File ▸ Export release…). Hover for the runs.")
+        return QStringLiteral(
+                   "It holds non-private results of the sensitive data: %1. Share only a release "
+                   "(File ▸ Export release…). Hover for the runs.")
             .arg(kinds.join(QStringLiteral("; ")));
     }
     QString text = v.releases == 0 ? QStringLiteral("No DP release and nothing non-private.")
@@ -68,8 +70,10 @@ QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile&
                                          .arg(v.epsilon, 0, 'f', 3)
                                          .arg(v.delta, 0, 'g', 3)
                                          .arg(v.unit == "users" ? QStringLiteral("user") : QStringLiteral("example"));
-    if (v.testMetrics) text += QStringLiteral(" Includes test metrics of the sensitive test split, NOT covered by the guarantee.");
-    if (v.unestablished) text += QStringLiteral(" Includes a mechanism whose guarantee is only claimed by its authors.");
+    if (v.testMetrics)
+        text += QStringLiteral(" Includes test metrics of the sensitive test split, NOT covered by the guarantee.");
+    if (v.unestablished)
+        text += QStringLiteral(" Includes a mechanism whose guarantee is only claimed by its authors.");
     if (auto m = project::releaseManifestFromJson(file.releaseManifestJson()); v.release && m)
         text += QStringLiteral(" Read-only; exported from %1 on %2.")
                     .arg(QString::fromStdString(m->fromProject), QString::fromStdString(m->exportedAt.substr(0, 10)));
@@ -79,7 +83,7 @@ QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile&
 }  // namespace
 
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
-    auto file = project::ProjectFile::open(path.toStdString());
+    auto file = project::ProjectFile::open(path.toStdString(), openModeFor(path));
     if (!file) return file.error();
     ProjectSnapshot s;
     s.path = path;
@@ -87,6 +91,10 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
     auto sources = file->sources();
     if (!sources) return sources.error();
     s.sources = *sources;
+    if (auto store = project::readStoreView(*file))
+        s.budgetStore = std::move(store).value();
+    else
+        s.budgetStoreError = QString::fromStdString(store.error().message);
     auto settings = file->workingSettings();
     if (!settings) return settings.error();
     if (*settings) s.workingSettingsJson = QString::fromStdString(**settings);
@@ -138,7 +146,12 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         s.runs.push_back(std::move(r));
     }
     if (auto v = project::trustVerdict(*file)) {
-        s.trust = {true, v->release, v->dpOnly, v->testMetrics, QString::fromStdString(v->headline()), {},
+        s.trust = {true,
+                   v->release,
+                   v->dpOnly,
+                   v->testMetrics,
+                   QString::fromStdString(v->headline()),
+                   {},
                    QString::fromStdString(v->shortLabel())};
         s.trust.summary = trustSummary(*v, *file);
         // Who signed it and whether it verifies, and what an older file cannot show (integrity_report.h).
@@ -154,7 +167,8 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
         for (const auto& line : audit::claimVerdictLines(entries, mechanismAudits(s)))
             s.trust.summary += QStringLiteral(" Audit verdict: %1.").arg(QString::fromStdString(line));
     } else {
-        s.trust.headline = QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
+        s.trust.headline =
+            QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
         s.trust.shortLabel = QStringLiteral("trust verdict unavailable");
     }
     return s;

@@ -6,6 +6,7 @@
 #include "engine/core/result.h"
 #include "engine/experiments/adamix_records.h"
 #include "engine/methods/method_plan.h"
+#include "engine/project/dataset_budget.h"
 #include "engine/project/project_records.h"
 #include "engine/project/project_spec.h"
 
@@ -24,8 +25,8 @@ struct RunResults {
     std::vector<project::MetricRecord> metrics;
     std::vector<project::LedgerRecord> ledgers;
     std::map<std::string, std::vector<project::CurvePoint>> curves;  // "lambda/<component>" ...
-    std::vector<project::AuditRecord> audits;  // canary audits (method "audit")
-    std::vector<float> privateSet;  // a finished PSG run's S (its model "private-set"; shape in the config)
+    std::vector<project::AuditRecord> audits;                        // canary audits (method "audit")
+    std::vector<float> privateSet;             // a finished PSG run's S (its model "private-set"; shape in the config)
     std::vector<project::ModelRecord> models;  // the run's stored models: names and sizes, not their bytes
 
     /// The λ record of `kind` ("private", "non-private", "uniform", "random-search"), or null.
@@ -58,9 +59,14 @@ struct ProjectSnapshot {
     TrustReading trust;
     project::ProjectSpec spec;
     std::vector<project::SourceRecord> sources;
-    std::vector<RunResults> runs;  // by run id
-    QString workingSettingsJson;   // the settings File ▸ Save stored for the next run; empty: none
+    std::vector<RunResults> runs;       // by run id
+    QString workingSettingsJson;        // the settings File ▸ Save stored for the next run; empty: none
     std::vector<AdamixReading> adamix;  // the finished AdaMix-R experiments, by run id
+    // The data set's budget store as read with the runs (project/dataset_budget.h): what every
+    // project on the sensitive data spent. Unset, with the reason in budgetStoreError, when it
+    // cannot be read; the budget is then this file's runs only, and says so.
+    std::optional<project::StoreView> budgetStore;
+    QString budgetStoreError;
 
     /// Task names in spec order ("" when the study has a single unnamed task).
     std::vector<std::string> taskNames() const;

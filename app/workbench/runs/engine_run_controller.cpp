@@ -1,5 +1,6 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/parameters/accountant_choice.h"
+#include "app/workbench/parameters/number_parsing.h"
 
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/runs/cluster_backend.h"
@@ -26,9 +27,14 @@ Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
     request.seeds = *seeds;
     request.reproducible = parameters.reproducible;
     request.accountant = engineAccountant(parameters.accountant);
+    auto cap = parseBudgetCap(parameters.budgetCap);
+    if (!cap) return cap.error();
+    request.budgetCap = *cap;
     // The panel's Advanced values are the mixture stage's hyper-parameters.
-    request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
-    request.pretrain = PretrainSettings{parameters.pretrainBatch, parameters.pretrainLearningRate, parameters.pretrainSteps};
+    request.mixture =
+        MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
+    request.pretrain =
+        PretrainSettings{parameters.pretrainBatch, parameters.pretrainLearningRate, parameters.pretrainSteps};
     // Fine-tuning: the fields of the spec's mechanism only (an AdaMix-R study has no clip or batch).
     if (parameters.finetunesWithAdamix())
         request.adamix = AdamixFinetuneSettings{parameters.adamixSteps, parameters.adamixEta};
@@ -64,74 +70,75 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
     if (action.cluster) return planClusterAction(action);
     const widgets::RunParameters& p = action.parameters;
     switch (action.kind) {
-    case RunKind::DpMixMin: {
-        auto request = studyRequestFor(p);
-        if (!request) return request.error();
-        return QList<StageJob>{studyJob(tr("DP-MixMin: proxies → mixture (ε = %1, ρ = %2, seeds %3)")
-                                            .arg(p.epsilon)
-                                            .arg(p.rho)
-                                            .arg(p.seeds),
-                                        *request)};
-    }
-    case RunKind::CompareBaselines: {
-        auto request = compareRequestFor(p);
-        if (!request) return request.error();
-        return QList<StageJob>{studyJob(tr("Compare with baselines: 5 methods through pretrain → finetune → evaluate "
-                                           "(ε = %1, seeds %2)")
-                                            .arg(p.epsilon)
-                                            .arg(p.seeds),
-                                        *request)};
-    }
-    case RunKind::EpsilonSweep: {
-        auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
-        if (!request) return request.error();
-        return QList<StageJob>{studyJob(tr("ε sweep (%1): ε = %2, seeds %3")
-                                            .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
-                                                 listText(action.sweepEpsilons), p.seeds),
-                                        *request)};
-    }
-    case RunKind::Audit: {
-        if (!audit_) return Error{"Audit: this workbench was started without the audit stage (no audit function)."};
-        auto request = auditRequestFor(p, action.audit);
-        if (!request) return request.error();
-        return QList<StageJob>{auditJob(tr("Audit of task %1: %2 canary%3, %4 runs per world")
-                                            .arg(action.audit.task,
-                                                 action.audit.naturalCanary    ? tr("natural")
-                                                 : action.audit.quietestSource ? tr("max-clip (quietest source)")
-                                                                               : tr("max-clip"),
-                                                 action.audit.noNoise ? tr(" (no-noise control)") : QString())
-                                            .arg(action.audit.runs),
-                                        *request)};
-    }
-    case RunKind::PrivateSet: {
-        if (!psg_) return Error{"Private set: this workbench was started without the PSG stage (no PSG function)."};
-        const PsgSettings& g = action.psg;
-        PsgRequest request;
-        request.imagesPerClass = g.imagesPerClass;
-        request.iterations = g.iterations;
-        request.epsilon = p.epsilon;
-        request.evaluations = g.evaluations;
-        request.evaluationEpochs = g.evaluationEpochs;
-        request.references = g.references;
-        request.dpSgdSteps = g.dpSgdSteps;
-        request.seed = g.seed;
-        request.reproducible = p.reproducible;
-        request.accountant = engineAccountant(p.accountant);
-        return QList<StageJob>{psgJob(tr("Private set (PSG): %1 images per class, %2 iterations, ε = %3")
-                                          .arg(g.imagesPerClass)
-                                          .arg(g.iterations)
-                                          .arg(p.epsilon),
-                                      request)};
-    }
-    case RunKind::Rerun: {
-        if (!action.rerun) return Error{"Re-run: no stored run was chosen."};
-        auto plan = rerunPlanFor(*action.rerun, action.rerunSeed);
-        if (!plan) return plan.error();
-        if (plan->audit && !audit_)
-            return Error{"Re-run of an audit: this workbench was started without the audit stage (no audit function)."};
-        if (plan->audit) return QList<StageJob>{auditJob(plan->description, *plan->audit)};
-        return QList<StageJob>{studyJob(plan->description, *plan->study)};
-    }
+        case RunKind::DpMixMin: {
+            auto request = studyRequestFor(p);
+            if (!request) return request.error();
+            return QList<StageJob>{studyJob(
+                tr("DP-MixMin: proxies → mixture (ε = %1, ρ = %2, seeds %3)").arg(p.epsilon).arg(p.rho).arg(p.seeds),
+                *request)};
+        }
+        case RunKind::CompareBaselines: {
+            auto request = compareRequestFor(p);
+            if (!request) return request.error();
+            return QList<StageJob>{
+                studyJob(tr("Compare with baselines: 5 methods through pretrain → finetune → evaluate "
+                            "(ε = %1, seeds %2)")
+                             .arg(p.epsilon)
+                             .arg(p.seeds),
+                         *request)};
+        }
+        case RunKind::EpsilonSweep: {
+            auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
+            if (!request) return request.error();
+            return QList<StageJob>{
+                studyJob(tr("ε sweep (%1): ε = %2, seeds %3")
+                             .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
+                                  listText(action.sweepEpsilons), p.seeds),
+                         *request)};
+        }
+        case RunKind::Audit: {
+            if (!audit_) return Error{"Audit: this workbench was started without the audit stage (no audit function)."};
+            auto request = auditRequestFor(p, action.audit);
+            if (!request) return request.error();
+            return QList<StageJob>{auditJob(tr("Audit of task %1: %2 canary%3, %4 runs per world")
+                                                .arg(action.audit.task,
+                                                     action.audit.naturalCanary    ? tr("natural")
+                                                     : action.audit.quietestSource ? tr("max-clip (quietest source)")
+                                                                                   : tr("max-clip"),
+                                                     action.audit.noNoise ? tr(" (no-noise control)") : QString())
+                                                .arg(action.audit.runs),
+                                            *request)};
+        }
+        case RunKind::PrivateSet: {
+            if (!psg_) return Error{"Private set: this workbench was started without the PSG stage (no PSG function)."};
+            const PsgSettings& g = action.psg;
+            PsgRequest request;
+            request.imagesPerClass = g.imagesPerClass;
+            request.iterations = g.iterations;
+            request.epsilon = p.epsilon;
+            request.evaluations = g.evaluations;
+            request.evaluationEpochs = g.evaluationEpochs;
+            request.references = g.references;
+            request.dpSgdSteps = g.dpSgdSteps;
+            request.seed = g.seed;
+            request.reproducible = p.reproducible;
+            request.accountant = engineAccountant(p.accountant);
+            return QList<StageJob>{psgJob(tr("Private set (PSG): %1 images per class, %2 iterations, ε = %3")
+                                              .arg(g.imagesPerClass)
+                                              .arg(g.iterations)
+                                              .arg(p.epsilon),
+                                          request)};
+        }
+        case RunKind::Rerun: {
+            if (!action.rerun) return Error{"Re-run: no stored run was chosen."};
+            auto plan = rerunPlanFor(*action.rerun, action.rerunSeed);
+            if (!plan) return plan.error();
+            if (plan->audit && !audit_)
+                return Error{
+                    "Re-run of an audit: this workbench was started without the audit stage (no audit function)."};
+            if (plan->audit) return QList<StageJob>{auditJob(plan->description, *plan->audit)};
+            return QList<StageJob>{studyJob(plan->description, *plan->study)};
+        }
     }
     return Error{"unknown run kind"};
 }
@@ -196,90 +203,99 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
     const bool study = action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines ||
                        action.kind == RunKind::EpsilonSweep;
     if (!study && action.kind != RunKind::Audit)
-        return Error{("\"" + label + "\" runs here only: Run on cluster takes Run DP-MixMin, Compare with baselines, "
-                      "the ε sweep and the mixture audit.").toStdString()};
+        return Error{("\"" + label +
+                      "\" runs here only: Run on cluster takes Run DP-MixMin, Compare with baselines, "
+                      "the ε sweep and the mixture audit.")
+                         .toStdString()};
     // A study run's secret DP randomness can be neither repeated by a requeued task nor recorded
     // by the project, so a cluster run is seeded (and therefore never a release; docs/PRIVACY.md).
     // The mixture audit is seeded by its own seed either way.
     if (study && !p.reproducible)
-        return Error{"Run on cluster runs reproducible runs only: tick \"Reproducible\" in the panel, so every array "
-                     "task's DP noise derives from its run seed and the merged runs equal a local run's. A run with "
-                     "secret randomness (a release) runs here."};
+        return Error{
+            "Run on cluster runs reproducible runs only: tick \"Reproducible\" in the panel, so every array "
+            "task's DP noise derives from its run seed and the merged runs equal a local run's. A run with "
+            "secret randomness (a release) runs here."};
     switch (action.kind) {
-    case RunKind::DpMixMin:
-    case RunKind::CompareBaselines: {
-        auto request = action.kind == RunKind::DpMixMin ? studyRequestFor(p) : compareRequestFor(p);
-        if (!request) return request.error();
-        return QList<StageJob>{clusterStudyJob(
-            tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed)").arg(label).arg(p.epsilon).arg(p.seeds),
-            *request, *action.cluster)};
-    }
-    case RunKind::EpsilonSweep: {
-        auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
-        if (!request) return request.error();
-        return QList<StageJob>{clusterStudyJob(tr("Submit to Slurm: ε sweep (%1) at ε = %2, seeds %3; one array task per seed")
-                                                   .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
-                                                        listText(action.sweepEpsilons), p.seeds),
-                                               *request, *action.cluster)};
-    }
-    case RunKind::Audit: {
-        if (!action.audit.mechanism.isEmpty())
-            return Error{"Run on cluster runs the mixture audit; an audit of a fine-tuning mechanism runs here."};
-        auto request = auditRequestFor(p, action.audit);
-        if (!request) return request.error();
-        return QList<StageJob>{clusterAuditJob(tr("Submit to Slurm: audit of task %1, %2 runs per world in %3 array tasks")
-                                                   .arg(action.audit.task)
-                                                   .arg(action.audit.runs)
-                                                   .arg(action.cluster->auditUnits),
-                                               *request, *action.cluster)};
-    }
-    default:
-        return Error{"unknown run kind"};
+        case RunKind::DpMixMin:
+        case RunKind::CompareBaselines: {
+            auto request = action.kind == RunKind::DpMixMin ? studyRequestFor(p) : compareRequestFor(p);
+            if (!request) return request.error();
+            return QList<StageJob>{clusterStudyJob(tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed)")
+                                                       .arg(label)
+                                                       .arg(p.epsilon)
+                                                       .arg(p.seeds),
+                                                   *request, *action.cluster)};
+        }
+        case RunKind::EpsilonSweep: {
+            auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
+            if (!request) return request.error();
+            return QList<StageJob>{
+                clusterStudyJob(tr("Submit to Slurm: ε sweep (%1) at ε = %2, seeds %3; one array task per seed")
+                                    .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
+                                         listText(action.sweepEpsilons), p.seeds),
+                                *request, *action.cluster)};
+        }
+        case RunKind::Audit: {
+            if (!action.audit.mechanism.isEmpty())
+                return Error{"Run on cluster runs the mixture audit; an audit of a fine-tuning mechanism runs here."};
+            auto request = auditRequestFor(p, action.audit);
+            if (!request) return request.error();
+            return QList<StageJob>{
+                clusterAuditJob(tr("Submit to Slurm: audit of task %1, %2 runs per world in %3 array tasks")
+                                    .arg(action.audit.task)
+                                    .arg(action.audit.runs)
+                                    .arg(action.cluster->auditUnits),
+                                *request, *action.cluster)};
+        }
+        default: return Error{"unknown run kind"};
     }
 }
 
 namespace {
 void logSubmitted(const StudyLog& log, const pipeline::cluster::SubmitReport& report, const std::string& stores) {
-    log("Submitted job " + report.jobId + " as Slurm job " + report.slurmJobId + " (" +
-        std::to_string(report.units) + " array tasks), in " + report.dir.string() + ". The Cluster jobs view follows "
-        "it and stores " + stores + " in the project when every task has finished.");
+    log("Submitted job " + report.jobId + " as Slurm job " + report.slurmJobId + " (" + std::to_string(report.units) +
+        " array tasks), in " + report.dir.string() +
+        ". The Cluster jobs view follows "
+        "it and stores " +
+        stores + " in the project when every task has finished.");
 }
 }  // namespace
 
 StageJob EngineRunController::clusterJob(const QString& name, const std::string& stores, ClusterSubmit submit) {
-    return projectJob(name, "Submission finished.",
-                      [this, submit = std::move(submit), stores](project::ProjectFile& project,
-                                                                 const ProgressCallback& progress,
-                                                                 const CancellationToken& token,
-                                                                 const StudyLog& log) -> Status {
-                          auto report = submit(project, progress, token, log);
-                          if (!report) return report.error();
-                          logSubmitted(log, *report, stores);
-                          Q_EMIT clusterJobSubmitted(QString::fromStdString(report->jobId));
-                          return std::nullopt;
-                      });
+    return projectJob(
+        name, "Submission finished.",
+        [this, submit = std::move(submit), stores](project::ProjectFile& project, const ProgressCallback& progress,
+                                                   const CancellationToken& token, const StudyLog& log) -> Status {
+            auto report = submit(project, progress, token, log);
+            if (!report) return report.error();
+            logSubmitted(log, *report, stores);
+            Q_EMIT clusterJobSubmitted(QString::fromStdString(report->jobId));
+            return std::nullopt;
+        });
 }
 
 StageJob EngineRunController::clusterStudyJob(const QString& name, const StudyRequest& given,
                                               const ClusterSubmission& submission) {
     StudyRequest request = given;
     request.device = device_;
-    return clusterJob(name, "its runs",
-                      [cluster = cluster_, request, submission](project::ProjectFile& project, const ProgressCallback& progress,
-                                                                const CancellationToken& token, const StudyLog& log) {
-                          return cluster->submitStudy(project, request, submission, progress, token, log);
-                      });
+    return clusterJob(
+        name, "its runs",
+        [cluster = cluster_, request, submission](project::ProjectFile& project, const ProgressCallback& progress,
+                                                  const CancellationToken& token, const StudyLog& log) {
+            return cluster->submitStudy(project, request, submission, progress, token, log);
+        });
 }
 
 StageJob EngineRunController::clusterAuditJob(const QString& name, const AuditRequest& given,
                                               const ClusterSubmission& submission) {
     AuditRequest request = given;
     request.device = device_;
-    return clusterJob(name, "the audit",
-                      [cluster = cluster_, request, submission](project::ProjectFile& project, const ProgressCallback& progress,
-                                                                const CancellationToken& token, const StudyLog& log) {
-                          return cluster->submitAudit(project, request, submission, progress, token, log);
-                      });
+    return clusterJob(
+        name, "the audit",
+        [cluster = cluster_, request, submission](project::ProjectFile& project, const ProgressCallback& progress,
+                                                  const CancellationToken& token, const StudyLog& log) {
+            return cluster->submitAudit(project, request, submission, progress, token, log);
+        });
 }
 
 }  // namespace dpmix::workbench

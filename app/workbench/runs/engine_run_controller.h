@@ -59,35 +59,36 @@ struct AdamixFinetuneSettings {
 /// What the panel (or a stored run, for a re-run) asks the study runner for.
 struct StudyRequest {
     std::vector<std::string> stages = {"proxies", "mixture"};
-    std::vector<std::string> methods;        // downstream methods; empty: all five
-    std::vector<std::string> tasks;          // empty: every sensitive task
-    std::vector<double> epsilons;            // empty: the spec's
+    std::vector<std::string> methods;  // downstream methods; empty: all five
+    std::vector<std::string> tasks;    // empty: every sensitive task
+    std::vector<double> epsilons;      // empty: the spec's
     double rho = 0.0;
-    std::vector<long long> seeds;            // empty: the spec's
-    std::optional<MixtureSettings> mixture;  // unset: the spec's
+    std::vector<long long> seeds;              // empty: the spec's
+    std::optional<MixtureSettings> mixture;    // unset: the spec's
     std::optional<PretrainSettings> pretrain;  // unset: the spec's
     // Fine-tuning's values for the spec's mechanism (never chosen here): DP-SGD's (and
     // Dirichlet's) in `finetune`, AdaMix-R's in `adamix`; the runner refuses the other one.
-    std::optional<FinetuneSettings> finetune;     // unset: the spec's
-    std::optional<AdamixFinetuneSettings> adamix;  // unset: the spec's
-    std::optional<long long> pretrainSteps;  // unset: pretrain's, else the spec's
-    std::optional<long long> finetuneSteps;  // unset: finetune's, else the spec's
-    bool reproducible = false;               // seeded DP randomness (not a release); default secret
+    std::optional<FinetuneSettings> finetune;       // unset: the spec's
+    std::optional<AdamixFinetuneSettings> adamix;   // unset: the spec's
+    std::optional<long long> pretrainSteps;         // unset: pretrain's, else the spec's
+    std::optional<long long> finetuneSteps;         // unset: finetune's, else the spec's
+    bool reproducible = false;                      // seeded DP randomness (not a release); default secret
     std::optional<privacy::Accountant> accountant;  // certifies every DP mechanism; unset: the spec's
-    std::string device = "auto";             // where the models train: auto, cpu, cuda (Run ▸ Compute device)
+    std::optional<double> budgetCap;  // the panel's cap on the data set's total (StudyRunOptions::budgetCap)
+    std::string device = "auto";      // where the models train: auto, cpu, cuda (Run ▸ Compute device)
 };
 
 /// What the Audit dialog asks the audit stage for (engine/pipeline/audit_stage.h).
 struct AuditRequest {
     std::string task;
     bool naturalCanary = false;
-    bool raiseTopSource = false;    // max-clip sign; the default lowers the top source (docs/AUDIT.md)
-    bool quietestSource = false;    // max-clip target: the quietest source instead of argmax λ* (docs/AUDIT.md)
-    long long runs = 2000;          // per world
+    bool raiseTopSource = false;  // max-clip sign; the default lowers the top source (docs/AUDIT.md)
+    bool quietestSource = false;  // max-clip target: the quietest source instead of argmax λ* (docs/AUDIT.md)
+    long long runs = 2000;        // per world
     bool noNoise = false;
     std::optional<double> epsilon;  // claimed ε; unset: the spec's first
     long long seed = 0;
-    std::optional<MixtureSettings> mixture;  // the mechanism audited; unset: the spec's
+    std::optional<MixtureSettings> mixture;         // the mechanism audited; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies the claimed ε; unset: the spec's
     // Empty: the mixture step. "dirichlet", "dp-sgd", "sgd": a fine-tuning mechanism
     // (engine/pipeline/training_audit_stage.h) with this canary; the mixture fields are unused.
@@ -108,24 +109,22 @@ struct PsgRequest {
     long long seed = 0;
     bool reproducible = false;
     std::optional<privacy::Accountant> accountant;  // unset: the spec's
-    std::string device = "auto";  // where S and the networks live
+    std::string device = "auto";                    // where S and the networks live
 };
 
 using StudyLog = std::function<void(const std::string&)>;
 /// Runs the study on an open project; returns an error message, or nothing on success.
-using StudyFunction = std::function<Status(project::ProjectFile&, const StudyRequest&,
-                                                         const ProgressCallback&, const CancellationToken&,
-                                                         const StudyLog&)>;
+using StudyFunction = std::function<Status(project::ProjectFile&, const StudyRequest&, const ProgressCallback&,
+                                           const CancellationToken&, const StudyLog&)>;
 
 /// Runs a canary audit on an open project; returns an error message, or nothing on success.
-using AuditFunction = std::function<Status(project::ProjectFile&, const AuditRequest&,
-                                                         const ProgressCallback&, const CancellationToken&,
-                                                         const StudyLog&)>;
+using AuditFunction = std::function<Status(project::ProjectFile&, const AuditRequest&, const ProgressCallback&,
+                                           const CancellationToken&, const StudyLog&)>;
 
 /// Runs PSG on an open project; `snapshot` receives S as it evolves (on the worker thread).
-using PsgFunction = std::function<Status(project::ProjectFile&, const PsgRequest&, const ProgressCallback&,
-                                         const CancellationToken&, const StudyLog&,
-                                         const std::function<void(const PrivateSetImages&)>& snapshot)>;
+using PsgFunction =
+    std::function<Status(project::ProjectFile&, const PsgRequest&, const ProgressCallback&, const CancellationToken&,
+                         const StudyLog&, const std::function<void(const PrivateSetImages&)>& snapshot)>;
 
 /// The request for the panel's values (ε, ρ, seeds and the Advanced mixture values); an Error
 /// names the field (seeds) when they do not parse.

@@ -55,8 +55,7 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
     return pipeline::summarizeWithDataLayer(spec);
 }
 
-Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile& project,
-                                                     const StudyRequest& request) {
+Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile& project, const StudyRequest& request) {
     // The panel's Advanced values run as given; the stored run config and ledger record them.
     pipeline::StudyRunOptions options;
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
@@ -73,6 +72,7 @@ Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile&
     options.finetuneSteps = request.finetuneSteps;
     options.reproducible = request.reproducible;
     options.accountant = request.accountant;
+    options.budgetCap = request.budgetCap;
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.device = *device;
@@ -81,9 +81,8 @@ Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile&
     return options;
 }
 
-Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
-                                        const ProgressCallback& progress, const CancellationToken& cancel,
-                                        const StudyLog& log) {
+Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request, const ProgressCallback& progress,
+                          const CancellationToken& cancel, const StudyLog& log) {
     auto options = studyRunOptionsFor(project, request);
     if (!options) return options.error();
     auto report = pipeline::runStudy(project, *options, progress, cancel, log);
@@ -136,8 +135,10 @@ Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectF
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.task = request.task;
     options.canary = request.naturalCanary ? audit::CanaryKind::Natural : audit::CanaryKind::MaxClip;
-    options.maxClipSign = request.raiseTopSource ? audit::MaxClipSign::RaiseTopSource : audit::MaxClipSign::LowerTopSource;
-    options.maxClipTarget = request.quietestSource ? audit::MaxClipTarget::QuietestSource : audit::MaxClipTarget::TopSource;
+    options.maxClipSign =
+        request.raiseTopSource ? audit::MaxClipSign::RaiseTopSource : audit::MaxClipSign::LowerTopSource;
+    options.maxClipTarget =
+        request.quietestSource ? audit::MaxClipTarget::QuietestSource : audit::MaxClipTarget::TopSource;
     options.runs = request.runs;
     options.noNoise = request.noNoise;
     options.epsilon = request.epsilon;
@@ -150,9 +151,8 @@ Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectF
     return options;
 }
 
-Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
-                                        const ProgressCallback& progress, const CancellationToken& cancel,
-                                        const StudyLog& log) {
+Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request, const ProgressCallback& progress,
+                          const CancellationToken& cancel, const StudyLog& log) {
     if (!request.mechanism.empty()) return runTrainingAuditWithEngine(project, request, progress, cancel, log);
     auto options = auditStageOptionsFor(project, request);
     if (!options) return options.error();
@@ -199,10 +199,10 @@ Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request
         images.classNames = classNames;
         return images;
     };
-    auto report = pipeline::runPsgStage(project, options, progress, cancel, log,
-                                        [&](const psg::PrivateSet& set, int iteration) {
-                                            if (snapshot) snapshot(toImages(set, iteration));
-                                        });
+    auto report =
+        pipeline::runPsgStage(project, options, progress, cancel, log, [&](const psg::PrivateSet& set, int iteration) {
+            if (snapshot) snapshot(toImages(set, iteration));
+        });
     if (!report) return report.error();
     if (log)
         for (const auto& row : report->rows)

@@ -1,4 +1,5 @@
 #include "app/workbench/views/ledger_view.h"
+#include "app/workbench/project/read_only_files.h"
 #include "app/workbench/views/ledger_cells.h"
 
 #include "app/workbench/help/view_help.h"
@@ -19,7 +20,6 @@
 
 namespace dpmix::workbench {
 namespace {
-
 
 /// "; claim refuted by audit (…)" and the like, for the entries an audit speaks to.
 QString verdictText(const privacy::LedgerEntry& e, const std::vector<audit::StoredMechanismAudit>& audits) {
@@ -51,14 +51,19 @@ QString shortAssumptions(const QString& full) {
     return out + QChar(0x2026);
 }
 
-const QStringList kColumns = {"stage", "mechanism", "unit", "split", "q", "σ or (α, r)", "steps",
-                              "δ", "ε", "established", "assumptions"};
+const QStringList kColumns = {"stage", "mechanism", "unit", "split",       "q",          "σ or (α, r)",
+                              "steps", "δ",         "ε",    "established", "assumptions"};
 
 }  // namespace
 
 LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
-    : QWidget(parent), project_(std::move(project)), selector_(new QComboBox), table_(new QTableWidget),
-      total_(new QLabel), verify_(new QPushButton(tr("Verify"))), verdict_(new QLabel) {
+    : QWidget(parent),
+      project_(std::move(project)),
+      selector_(new QComboBox),
+      table_(new QTableWidget),
+      total_(new QLabel),
+      verify_(new QPushButton(tr("Verify"))),
+      verdict_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Run:")));
@@ -110,9 +115,12 @@ LedgerView::LedgerView(ProjectSnapshot project, QWidget* parent)
     for (std::size_t i = 0; i < runs_.size() && first < 0; ++i)
         if (isMethod(runs_[i]->run, methods::Method::DpMixMin)) first = static_cast<int>(i);
     first = std::max(first, 0);
-    if (runs_.empty()) total_->setText(tr("No run has recorded a privacy ledger yet."));
-    else if (first == 0) showRun(0);
-    else selector_->setCurrentIndex(first);
+    if (runs_.empty())
+        total_->setText(tr("No run has recorded a privacy ledger yet."));
+    else if (first == 0)
+        showRun(0);
+    else
+        selector_->setCurrentIndex(first);
 }
 
 bool LedgerView::selectRun(long long runId) {
@@ -140,9 +148,10 @@ void LedgerView::showRun(int index) {
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
         const privacy::LedgerEntry& e = entries[i];
         const LedgerEntryCells cell = ledgerEntryCells(e);
-        const QStringList cells = {cell.stage, cell.mechanism, cell.unit, cell.split, cell.q, cell.noise, cell.steps,
-                                   cell.delta, cell.epsilon, cell.established + verdictText(e, audits_),
-                                   cell.assumptions};
+        const QStringList cells = {
+            cell.stage,      cell.mechanism, cell.unit,  cell.split,   cell.q,
+            cell.noise,      cell.steps,     cell.delta, cell.epsilon, cell.established + verdictText(e, audits_),
+            cell.assumptions};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(c == 10 ? shortAssumptions(cells[c]) : cells[c]);
             item->setToolTip(c == 10 || c == 1 ? cells[c] + "\n" + QString::fromStdString(e.accountant) : cells[c]);
@@ -172,14 +181,15 @@ void LedgerView::showRun(int index) {
                            .arg(QString::fromStdString(entries[i].stage).toHtmlEscaped(),
                                 QString::fromStdString(entries[i].assumptions).toHtmlEscaped(),
                                 QString::fromStdString(entries[i].accountant).toHtmlEscaped());
-    total_->setText(tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6%7")
-                        .arg(QString::fromStdString(privacy::toString(total.composition)), ledgerNumber(total.epsilon),
-                             ledgerNumber(total.delta),
-                             QString(total.established ? QString() : tr(" — rests on a claimed guarantee")) +
-                                 (total.seeded ? tr(" — <span style='color:#b00020'><b>not a release</b>: seeded "
-                                                    "randomness, the seed is stored in this project</span>")
-                                               : QString()),
-                             ledgerNumber(record.recordedEpsilon), refuted, assumptions));
+    total_->setText(
+        tr("<b>Composed total (%1 composition):</b> ε = %2, δ = %3%4 &nbsp;·&nbsp; ε recorded by the run: %5%6%7")
+            .arg(QString::fromStdString(privacy::toString(total.composition)), ledgerNumber(total.epsilon),
+                 ledgerNumber(total.delta),
+                 QString(total.established ? QString() : tr(" — rests on a claimed guarantee")) +
+                     (total.seeded ? tr(" — <span style='color:#b00020'><b>not a release</b>: seeded "
+                                        "randomness, the seed is stored in this project</span>")
+                                   : QString()),
+                 ledgerNumber(record.recordedEpsilon), refuted, assumptions));
 }
 
 bool LedgerView::verify() {
@@ -190,7 +200,9 @@ bool LedgerView::verify() {
     for (const project::LedgerRecord& record : runs_[index]->ledgers) {
         auto ledger = privacy::ledgerFromJson(record.ledgerJson);
         if (!ledger) {
-            problems << tr("ledger %1 cannot be read: %2").arg(record.id).arg(QString::fromStdString(ledger.error().message));
+            problems << tr("ledger %1 cannot be read: %2")
+                            .arg(record.id)
+                            .arg(QString::fromStdString(ledger.error().message));
             continue;
         }
         const privacy::LedgerVerification v = ledger->verify(record.recordedEpsilon);
@@ -199,9 +211,10 @@ bool LedgerView::verify() {
         if (!v.ok && v.problems.empty()) problems << tr("ledger %1 does not verify").arg(record.id);
     }
     QString chainText;
-    auto file = project::ProjectFile::open(project_.path.toStdString());
+    auto file = project::ProjectFile::open(project_.path.toStdString(), openModeFor(project_.path));
     if (!file) {
-        problems << tr("cannot reopen the project to check its hash chain: %1").arg(QString::fromStdString(file.error().message));
+        problems << tr("cannot reopen the project to check its hash chain: %1")
+                        .arg(QString::fromStdString(file.error().message));
     } else if (auto chain = file->verifyChain(); !chain) {
         problems << QString::fromStdString(chain.error().message);
     } else if (!chain->ok && chain->firstBreak) {
@@ -218,12 +231,14 @@ bool LedgerView::verify() {
         chainText = tr("hash chain intact (%1 rows)").arg(chain->rowsChecked);
     }
     if (problems.isEmpty()) {
-        verdict_->setText(tr("<span style='color:#1a7f37'>✔ Verified: %n ε recomputed and matching the record; %1.</span>",
-                             nullptr, static_cast<int>(checked))
-                              .arg(chainText));
+        verdict_->setText(
+            tr("<span style='color:#1a7f37'>✔ Verified: %n ε recomputed and matching the record; %1.</span>", nullptr,
+               static_cast<int>(checked))
+                .arg(chainText));
         return true;
     }
-    verdict_->setText(tr("<span style='color:#b42318'>✘ Discrepancy: %1</span>").arg(problems.join("; ").toHtmlEscaped()));
+    verdict_->setText(
+        tr("<span style='color:#b42318'>✘ Discrepancy: %1</span>").arg(problems.join("; ").toHtmlEscaped()));
     return false;
 }
 

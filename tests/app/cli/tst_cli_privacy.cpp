@@ -1,6 +1,8 @@
 #include "cli_runner.h"
 
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
 #include "tests/support/test_support.h"
 
 #include <QtTest>
@@ -49,7 +51,9 @@ private Q_SLOTS:
         QVERIFY(k["saving_percent"].toDouble() > 3.0);
         // The default stays RDP, and an unknown accountant is refused.
         QCOMPARE(runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5",
-                           "--json"}).json()["accountant"].toString(),
+                           "--json"})
+                     .json()["accountant"]
+                     .toString(),
                  QStringLiteral("rdp"));
         const auto bad = runDpmix({"privacy", "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta",
                                    "1e-5", "--accountant", "moments"});
@@ -165,7 +169,8 @@ private Q_SLOTS:
         for (int a = 12; a < 64; ++a)
             best = std::min(best,
                             10.0 * a / 8 + std::log((a - 1.0) / a) - (std::log(1e-5) + std::log(double(a))) / (a - 1));
-        DPMIX_COMPARE_NEAR(lines[2].split(QLatin1Char(','))[5].toDouble(), best, 1e-8 * best);  // after the accountant column
+        DPMIX_COMPARE_NEAR(lines[2].split(QLatin1Char(','))[5].toDouble(), best,
+                           1e-8 * best);  // after the accountant column
     }
     void csvJsonAndMissingColumn() {
         QTemporaryDir dir;
@@ -219,6 +224,43 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         if (QString(QTest::currentDataTag()) != "row longer than the header") QVERIFY(r.out.isEmpty());
+    }
+    // Issue 43, item 5: a byte-order mark and quoted header cells (what spreadsheets write) are
+    // read as the plain header; item 1: a FIFO or /dev/zero as --csv is refused, not read forever.
+    void csvFromASpreadsheetIsRead_data() {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::newRow("byte-order mark") << QByteArray("\xEF\xBB\xBFq,sigma,steps,delta\n0.01,1.0,1000,1e-6\n");
+        QTest::newRow("quoted header") << QByteArray("\"q\",\"sigma\",\"steps\",\"delta\"\r\n0.01,1.0,1000,1e-6\r\n");
+        QTest::newRow("both, quoted cells")
+            << QByteArray("\xEF\xBB\xBF\"q\", \"sigma\" ,steps,\"delta\"\n\"0.01\",1.0,\"1000\",1e-6\n");
+    }
+    void csvFromASpreadsheetIsRead() {
+        QFETCH(QByteArray, csv);
+        QTemporaryDir dir;
+        QFile f(dir.filePath("sheet.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(csv);
+        f.close();
+        const auto r = runDpmix({"privacy", "epsilon", "--csv", f.fileName()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[1].startsWith("0.01,1,1000,1e-06,rdp,2.43669380"), qPrintable(lines[1]));
+    }
+    void csvThatIsNotAFileIsRefused() {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("grid.csv");
+        QCOMPARE(::mkfifo(fifo.toUtf8().constData(), 0600), 0);
+        for (const QString& path : {fifo, QString("/dev/zero")}) {
+            const auto r = runDpmix({"privacy", "epsilon", "--csv", path});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("is not a regular file"), qPrintable(r.err));
+            QCOMPARE(r.err.count('\n'), 1);
+        }
+        const auto big =
+            runDpmix({"privacy", "sigma", "--epsilon", "1e7", "--delta", "1e-5", "--q", "0.1", "--steps", "10"});
+        QCOMPARE(big.exitCode, 2);
+        QVERIFY2(big.err.contains("--epsilon = 1e7 is out of range: expected ε in (0, 1e6]"), qPrintable(big.err));
     }
     void doctorReportsTheRuntime() {
         const auto r = runDpmix({"doctor", "--json"});

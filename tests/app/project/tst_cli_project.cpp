@@ -18,6 +18,8 @@
 
 #include <cmath>
 
+#include <sys/stat.h>
+
 using namespace dpmix;
 using namespace dpmix::testing;
 
@@ -244,6 +246,121 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("ac\\x1b[8mhidden"), qPrintable(r.out));
         const auto j = runDpmix({"inspect", path("study.dpmix"), "--json"});
         QVERIFY(!j.out.contains(QChar(0x1b)));  // JSON escapes it as \u001b
+    }
+
+    // Issue 43, item 0: a -wal of another database beside a project (a copied or restored
+    // folder) was replayed into it by the first read-write open. Every command that reads opens
+    // read-only and refuses a -wal that is not the file's: the file stays byte-identical and the
+    // message says what to do.
+    void aForeignWalIsRefusedByEveryReadingCommand() {
+        QVERIFY(QFile::copy(path("again.dpmix"), path("walled.dpmix")));
+        {
+            sqlite3* other = nullptr;
+            QCOMPARE(sqlite3_open(path("other.db").toUtf8().constData(), &other), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(other,
+                                  "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t(x);"
+                                  "INSERT INTO t VALUES(zeroblob(5000));",
+                                  nullptr, nullptr, nullptr),
+                     SQLITE_OK);
+            QVERIFY(QFile::copy(path("other.db-wal"), path("walled.dpmix-wal")));  // while it holds commits
+            sqlite3_close(other);
+        }
+        const QByteArray before = fileBytes(path("walled.dpmix"));
+        const QList<QStringList> commands = {
+            {"inspect", path("walled.dpmix")},
+            {"inspect", path("walled.dpmix"), "--json"},
+            {"budget", path("walled.dpmix")},
+            {"results", path("walled.dpmix")},
+            {"export-spec", path("walled.dpmix")},
+            {"export-release", path("walled.dpmix"), "--runs", "1", "-o", path("walled-release.dpmix")},
+            {"run", path("walled.dpmix")}};
+        for (const QStringList& command : commands) {
+            const auto r = runDpmix(command);
+            QVERIFY2(r.exitCode == 2, qPrintable(command.join(' ') + ": " + r.err));
+            QVERIFY2(r.err.contains("walled.dpmix-wal does not belong to walled.dpmix"), qPrintable(r.err));
+            QVERIFY2(r.err.contains("Move walled.dpmix-wal"), qPrintable(r.err));
+            QCOMPARE(r.err.count('\n'), 1);
+            QCOMPARE(fileBytes(path("walled.dpmix")), before);
+            QVERIFY(!QFile::exists(path("walled.dpmix-shm")));
+        }
+        QVERIFY(!QFile::exists(path("walled-release.dpmix")));
+        QVERIFY(QFile::remove(path("walled.dpmix-wal")));
+        QCOMPARE(runDpmix({"inspect", path("walled.dpmix")}).exitCode, 0);
+    }
+
+    // Issue 43, item 4b: a newline or a bidirectional override in a stored name cannot print a
+    // line of its own or reorder one.
+    void storedNamesCannotForgeLines() {
+        QVERIFY(QFile::copy(path("again.dpmix"), path("names.dpmix")));
+        {
+            auto opened = project::ProjectFile::open(path("names.dpmix").toStdString());
+            QVERIFY(opened.ok());
+            project::ProjectFile p = std::move(opened).value();
+            QVERIFY(p.addRun({"uniform", "ac\nIntegrity  hash chain \xe2\x9c\x93 forged\xe2\x80\xae\xc2\x9b",
+                              std::nullopt, 5, "{}"})
+                        .ok());
+        }
+        const auto r = runDpmix({"inspect", path("names.dpmix")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(!r.out.contains("\nIntegrity  hash chain ✓ forged"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("task ac\\nIntegrity  hash chain ✓ forged\\u202e\\u009b"), qPrintable(r.out));
+        QVERIFY(!r.out.contains(QChar(0x202e)));
+    }
+
+    // Issue 43, items 1 and 2: paths that are not files, and arguments out of range, are one
+    // clear line and exit 2 — never a hang, a signal or a silent default.
+    void hostilePathsAndArgumentsAreRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        const QString longName = path(QString(300, 'x') + ".dpmix");
+        QTest::newRow("inspect a 300-byte name") << QStringList{"inspect", longName} << "the name is too long";
+        QTest::newRow("results a 300-byte name") << QStringList{"results", longName} << "the name is too long";
+        QTest::newRow("new -o a 300-byte name")
+            << QStringList{"new", path("tiny.json"), "-o", longName} << "the name is too long";
+        QTest::newRow("export-spec -o a 300-byte name")
+            << QStringList{"export-spec", path("again.dpmix"), "-o", longName} << "the name is too long";
+        QTest::newRow("inspect a FIFO") << QStringList{"inspect", path("pipe.dpmix")} << "FIFO";
+        QTest::newRow("new from a FIFO") << QStringList{"new", path("pipe.json"), "-o", path("x.dpmix")} << "FIFO";
+        QTest::newRow("run a FIFO spec") << QStringList{"run", path("pipe.json")} << "FIFO";
+        QTest::newRow("inspect a loop") << QStringList{"inspect", path("loop-a.dpmix")} << "a loop of symbolic links";
+        QTest::newRow("empty --epsilon") << QStringList{"run", path("again.dpmix"), "--epsilon", ""} << "an empty list";
+        QTest::newRow("--epsilon 1e308") << QStringList{"run", path("again.dpmix"), "--epsilon", "1e308"}
+                                         << "is out of range: expected ε in [1e-9, 1e6]";
+        QTest::newRow("--finetune-steps -1") << QStringList{"run", path("again.dpmix"), "--finetune-steps", "-1"}
+                                             << "--finetune-steps = -1 is out of range";
+        QTest::newRow("--threads 100000")
+            << QStringList{"--threads", "100000", "inspect", path("again.dpmix")} << "100000";
+    }
+
+    void hostilePathsAndArgumentsAreRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        if (!QFile::exists(path("pipe.dpmix"))) {
+            QCOMPARE(::mkfifo(path("pipe.dpmix").toUtf8().constData(), 0600), 0);
+            QCOMPARE(::mkfifo(path("pipe.json").toUtf8().constData(), 0600), 0);
+            QVERIFY(QFile::link(path("loop-b.dpmix"), path("loop-a.dpmix")));
+            QVERIFY(QFile::link(path("loop-a.dpmix"), path("loop-b.dpmix")));
+        }
+        const QByteArray before = fileBytes(path("again.dpmix"));
+        const auto r = runDpmix(args);
+        QVERIFY2(r.exitCode == 2, qPrintable(QString::number(r.exitCode) + ": " + r.err));
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QCOMPARE(fileBytes(path("again.dpmix")), before);
+        QVERIFY(!QFile::exists(path("x.dpmix")));
+    }
+
+    // Issue 43, item 2: an escaped NUL in a name, and ε = 1e-320, in a spec.
+    void specValuesThatCutOrUnderflowAreRefused() {
+        writeSpec("nul.json", QByteArray(kSpec).replace("\"name\": \"tiny\"", "\"name\": \"ti\\u0000ny\""));
+        auto r = runDpmix({"new", path("nul.json"), "-o", path("nul.dpmix")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("holds a NUL character"), qPrintable(r.err));
+        writeSpec("tiny-eps.json", QByteArray(kSpec).replace("\"epsilon\": [1, 2]", "\"epsilon\": 1e-320"));
+        r = runDpmix({"new", path("tiny-eps.json"), "-o", path("eps.dpmix")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("privacy.epsilon: 1e-320 is out of range: expected ε in [1e-9, 1e6]"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("nul.dpmix")) && !QFile::exists(path("eps.dpmix")));
     }
 
     void tamperingIsReported() {

@@ -10,6 +10,8 @@
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/parameters/working_settings.h"
 #include "app/workbench/runs/run_actions.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
@@ -21,6 +23,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -40,7 +43,8 @@ namespace {
 const std::string kSpec = R"({
   "name": "budget-study",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks; a privacy budget cap of 6",
-)" + dpmix::testing::tinyStudyData("clinic") + R"(  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
+)" + dpmix::testing::tinyStudyData("clinic") +
+                          R"(  "privacy": {"epsilon": 0.5, "delta": 1e-5, "rho": 0.3, "budget": 6},
   "stages": {"mixture": {"clip": 13, "batch": 40, "lr": 1.0, "steps": 20}},
   "seeds": [0]
 })";
@@ -94,11 +98,12 @@ private Q_SLOTS:
             QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
             w.requestRun();
             QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
-            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded,
+                     qPrintable(finished[0][2].toString()));
             QCOMPARE(asked.size(), run + 1);
             QVERIFY(!asked.back().overCap);
-            QCOMPARE(asked.back().before, lastSpent);           // the meter's figure before the run
-            QCOMPARE(asked.back().releases, 2LL);               // one DP-MixMin λ per task
+            QCOMPARE(asked.back().before, lastSpent);  // the meter's figure before the run
+            QCOMPARE(asked.back().releases, 2LL);      // one DP-MixMin λ per task
             lastSpent = budgetReadingOf(*w.project()).value().spent;
             QVERIFY(lastSpent > asked.back().before);
         }
@@ -118,7 +123,7 @@ private Q_SLOTS:
         QCOMPARE(sameSplit.entries().size(), std::size_t(8));
         const double composed = sameSplit.total().epsilon;
         DPMIX_COMPARE_NEAR(lastSpent, composed, 1e-9);
-        QVERIFY(composed < sum);   // composed by the accountant, not added
+        QVERIFY(composed < sum);  // composed by the accountant, not added
         QVERIFY(composed < 6.0);
         QVERIFY2(w.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(composed, 0, 'f', 2)),
                  qPrintable(w.budgetMeter()->text()));
@@ -175,14 +180,16 @@ private Q_SLOTS:
         QTRY_VERIFY(w.runAction()->isEnabled());
         const double before = budgetReadingOf(*w.project()).value().spent;
         QSignalSpy started(w.jobRunner(), &JobRunner::started);
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false), QString("Not started: the privacy budget was not confirmed."));
+        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false),
+                 QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked.size(), 1);
         QCOMPARE(asked[0].releases, 4LL);  // 2 ε × 1 seed × 2 tasks
         QCOMPARE(asked[0].before, before);
         QVERIFY(asked[0].after > before);
         QVERIFY(!asked[0].fineTuningNotShown && !asked[0].overCap);
         // The same sweep at more ε spends more.
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5, 1.0}, true), QString("Not started: the privacy budget was not confirmed."));
+        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5, 1.0}, true),
+                 QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked[1].releases, 6LL);
         QVERIFY(asked[1].after > asked[0].after);
         QVERIFY(asked[1].fineTuningNotShown);  // the full pipeline also fine-tunes
@@ -192,6 +199,72 @@ private Q_SLOTS:
         QTest::qWait(100);
         QCOMPARE(started.count(), 0);
         QCOMPARE(budgetReadingOf(*w.project()).value().spent, before);
+    }
+
+    void theCapFieldTheDataSetTotalAndTheReleaseCount() {
+        // After the runs above: the cap is a field of the privacy settings (undoable, saved with
+        // the working settings), the meter reads spent / cap of the data set, the preview says
+        // how many releases one click makes and why, with the panel's accountant — and a second
+        // project on the same data (a duplicate study) sees what the first spent before it runs.
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        QList<SpendPreview> asked;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview& p) {
+            asked << p;
+            return true;
+        };
+        MainWindow w(services);
+        QCOMPARE(w.openFile(project_), QString());
+        const double spent = budgetReadingOf(*w.project()).value().spent;
+        QVERIFY(spent > 0.0);
+        QVERIFY2(w.budgetMeter()->text().contains("of 6 spent (data set total)"), qPrintable(w.budgetMeter()->text()));
+
+        auto* panel = w.findChild<widgets::ParameterPanel*>();
+        QVERIFY(panel && panel->budgetCapEditor());
+        QTest::keyClicks(panel->budgetCapEditor(), "2.5");
+        QCOMPARE(w.document()->values().budgetCap, QStringLiteral("2.5"));
+        QTRY_VERIFY2(w.budgetMeter()->text().contains("of 2.5 spent"), qPrintable(w.budgetMeter()->text()));
+        QVERIFY(w.budgetMeter()->overCap() == (spent > 2.5));
+        QVERIFY(workingSettingsJson(w.document()->values()).value("budget-cap").toString() == "2.5");
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->values().budgetCap, QString());
+        QTRY_VERIFY2(w.budgetMeter()->text().contains("of 6 spent"), qPrintable(w.budgetMeter()->text()));
+        // A cap that is not a number is the panel's error, and no run starts.
+        QTest::keyClicks(panel->budgetCapEditor(), "lots");
+        QVERIFY(planPrivacy(w.document()->values()).hasError(widgets::ParameterField::BudgetCap));
+        w.document()->undoStack()->undo();
+
+        widgets::RunParameters values = w.document()->values();
+        values.seeds = QStringLiteral("0, 1");
+        values.epsilon = 0.5;
+        values.budgetCap = QString::number(spent + 0.01, 'f', 4);  // less than one more release
+        w.document()->reset(values);
+        QTRY_VERIFY(w.runAction()->isEnabled());
+        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        w.requestRun();
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked[0].releases, 4LL);  // 2 tasks x 2 seeds
+        QVERIFY2(asked[0].why.contains("task (2) and seed (2)"), qPrintable(asked[0].why));
+        QCOMPARE(asked[0].accountant, QStringLiteral("PRV"));
+        QVERIFY(asked[0].overCap);
+        QVERIFY(spendPreviewText(asked[0]).contains("calibrated and certified by the PRV accountant"));
+        QTest::qWait(100);
+        QCOMPARE(started.count(), 0);
+
+        // A duplicate study on the same sensitive data: its own file, no runs, the same total.
+        const std::string d = dir_.path().toStdString();
+        auto duplicate = project::createProjectFromSpecFile(d + "/budget.json", d + "/duplicate.dpmix",
+                                                            dpmix::testing::dataLayerSummarizer());
+        QVERIFY2(duplicate.ok(), duplicate.ok() ? "" : duplicate.error().message.c_str());
+        MainWindow other(services);
+        QCOMPARE(other.openFile(QString::fromStdString(d + "/duplicate.dpmix")), QString());
+        QVERIFY(other.project()->runs.empty());
+        const auto reading = budgetReadingOf(*other.project()).value();
+        DPMIX_COMPARE_NEAR(reading.spent, spent, 1e-9);
+        QVERIFY(reading.otherReleases >= 8);
+        QVERIFY2(other.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(spent, 0, 'f', 2)),
+                 qPrintable(other.budgetMeter()->text()));
     }
 
     void theUnitIsNamedFromTheSpec() {
@@ -204,7 +277,8 @@ private Q_SLOTS:
         widgets::ParameterPanel panel;
         panel.setUnitName(unitLabelOf(spec));
         bool relabelled = false;
-        for (auto* label : panel.findChildren<QLabel*>()) relabelled = relabelled || label->text() == "Sensitive patients n";
+        for (auto* label : panel.findChildren<QLabel*>())
+            relabelled = relabelled || label->text() == "Sensitive patients n";
         QVERIFY(relabelled);
     }
 

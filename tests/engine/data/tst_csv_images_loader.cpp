@@ -57,7 +57,7 @@ private Q_SLOTS:
         // 2 → 4 (upscale, plain bilinear): output 1 centred at 0.75 → 0.75·a + 0.25·b.
         DecodedImage small{1, 1, 2, {0.0f, 1.0f}};
         const DecodedImage big = resizeImage(small, 1, 4);
-        DPMIX_COMPARE_NEAR(big.pixels[0], 0.0f, 1e-6);   // clamps at the edge
+        DPMIX_COMPARE_NEAR(big.pixels[0], 0.0f, 1e-6);  // clamps at the edge
         DPMIX_COMPARE_NEAR(big.pixels[1], 0.25f, 1e-6);
         DPMIX_COMPARE_NEAR(big.pixels[2], 0.75f, 1e-6);
         DPMIX_COMPARE_NEAR(big.pixels[3], 1.0f, 1e-6);
@@ -72,8 +72,11 @@ private Q_SLOTS:
             "images/p1/a.png,p1,F,1,-1\n"
             "images/p2/red.png,p2,M,,0\n"
             "images/p2/flat.jpg,p2,M,-1.0,1.0\n";
-        auto d = load(csv, {{"user_column", "Patient"}, {"ignore_columns", "Sex"}, {"size", "2"},
-                            {"uncertain.Effusion", "mask"}, {"blank", "one"}});
+        auto d = load(csv, {{"user_column", "Patient"},
+                            {"ignore_columns", "Sex"},
+                            {"size", "2"},
+                            {"uncertain.Effusion", "mask"},
+                            {"blank", "one"}});
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
         QCOMPARE(d->size(), std::size_t(3));
         QCOMPARE(d->labelNames, (std::vector<std::string>{"Edema", "Effusion"}));
@@ -100,9 +103,9 @@ private Q_SLOTS:
         QCOMPARE(d->height, 3);
         QCOMPARE(d->width, 5);
         QCOMPARE(d->pixels.size(), std::size_t(45));
-        QCOMPARE(d->pixels[0], 1.0f);        // R plane
-        QCOMPARE(d->pixels[15], 0.0f);       // G plane
-        QCOMPARE(d->pixels[44], 0.0f);       // B plane
+        QCOMPARE(d->pixels[0], 1.0f);   // R plane
+        QCOMPARE(d->pixels[15], 0.0f);  // G plane
+        QCOMPARE(d->pixels[44], 0.0f);  // B plane
     }
 
     void nihFindingColumn() {
@@ -112,8 +115,10 @@ private Q_SLOTS:
             "images/p1/a.png,Effusion|Mass,0,1\n"
             "images/p2/red.png,No Finding,0,2\n"
             "images/p2/flat.jpg,Mass,1,2\n";
-        std::map<std::string, std::string> options{{"path_column", "Image Index"}, {"finding_column", "Finding Labels"},
-                                                   {"user_column", "Patient ID"}, {"size", "2"}};
+        std::map<std::string, std::string> options{{"path_column", "Image Index"},
+                                                   {"finding_column", "Finding Labels"},
+                                                   {"user_column", "Patient ID"},
+                                                   {"size", "2"}};
         auto d = load(csv, options);
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
         QCOMPARE(d->labelNames, (std::vector<std::string>{"Effusion", "Mass"}));
@@ -125,13 +130,16 @@ private Q_SLOTS:
         QCOMPARE(fixed->labels, (std::vector<float>{1, 0, 1, 0, 0, 0, 1, 0, 0}));
         options["labels"] = "Effusion";
         auto missing = load(csv, options);
-        QVERIFY(!missing.ok() && missing.error().message.find("line 2, column 'Finding Labels': finding 'Mass' is not in option 'labels'") != std::string::npos);
+        QVERIFY(!missing.ok() &&
+                missing.error().message.find(
+                    "line 2, column 'Finding Labels': finding 'Mass' is not in option 'labels'") != std::string::npos);
     }
 
     void parallelDecodeKeepsRowOrderAndNamesTheFirstBadRow() {
         // 40 rows of 4 distinct flat images; decoded on several threads, each must land in its row.
         for (int v = 0; v < 4; ++v)
-            fx::writePng(path("flat/" + std::to_string(v) + ".png"), 3, 3, 1, std::vector<std::uint8_t>(9, std::uint8_t(60 * v)));
+            fx::writePng(path("flat/" + std::to_string(v) + ".png"), 3, 3, 1,
+                         std::vector<std::uint8_t>(9, std::uint8_t(60 * v)));
         std::string csv = "Path,Edema\n";
         for (int i = 0; i < 40; ++i) csv += "flat/" + std::to_string(i % 4) + ".png,1\n";
         auto d = load(csv, {{"size", "3"}});
@@ -139,7 +147,8 @@ private Q_SLOTS:
         for (int i = 0; i < 40; ++i) QCOMPARE(d->pixels[i * 9 + 4], (60.0f * (i % 4)) / 255.0f);
         // Rows 25 and 31 (CSV lines 27 and 33) are missing: always line 27 is reported.
         std::string bad = "Path,Edema\n";
-        for (int i = 0; i < 40; ++i) bad += (i == 25 || i == 31 ? "flat/missing.png" : "flat/1.png") + std::string(",1\n");
+        for (int i = 0; i < 40; ++i)
+            bad += (i == 25 || i == 31 ? "flat/missing.png" : "flat/1.png") + std::string(",1\n");
         for (int repeat = 0; repeat < 20; ++repeat) {
             auto r = load(bad);
             QVERIFY(!r.ok());
@@ -148,7 +157,8 @@ private Q_SLOTS:
     }
 
     void progressAndCancellation() {
-        fx::writeFile(path("manifest.csv"), "Path,Edema\nimages/p1/a.png,1\nimages/p2/red.png,0\nimages/p2/flat.jpg,1\n");
+        fx::writeFile(path("manifest.csv"),
+                      "Path,Edema\nimages/p1/a.png,1\nimages/p2/red.png,0\nimages/p2/flat.jpg,1\n");
         const SourceSpec spec{"cxr", "csv-images", path("manifest.csv"), {{"size", "4"}}};
         std::vector<dpmix::ProgressEvent> events;
         LoadControl control;
@@ -169,18 +179,54 @@ private Q_SLOTS:
         QTest::addColumn<std::string>("optionValue");
         QTest::addColumn<std::string>("expected");
         using namespace std::string_literals;
-        QTest::newRow("no path column") << "File,Edema\nimages/p1/a.png,1\n"s << ""s << ""s << "no image path column 'Path'"s;
-        QTest::newRow("column twice") << "Path,Cat,Cat\nimages/p1/a.png,1,0\n"s << ""s << ""s << "two columns named 'Cat'"s;
-        QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n"s << ""s << ""s << "line 2, column 'Edema': value 'yes'"s;
-        QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n"s << ""s << ""s << "expected 1, 0, -1"s;
-        QTest::newRow("empty data set") << "Path,Edema\n"s << ""s << ""s << "empty data set"s;
-        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n"s << ""s << ""s << "line 3: file"s;
-        QTest::newRow("unknown label column") << "Path,Edema\nimages/p1/a.png,1\n"s << "labels"s << "Edema,Mass"s << "no label column 'Mass'"s;
-        QTest::newRow("bad policy") << "Path,Edema\nimages/p1/a.png,1\n"s << "uncertain"s << "maybe"s << "expected zero, one or mask"s;
-        QTest::newRow("bad size") << "Path,Edema\nimages/p1/a.png,1\n"s << "size"s << "0x4"s << "option 'size'"s;
-        QTest::newRow("bad channels") << "Path,Edema\nimages/p1/a.png,1\n"s << "channels"s << "2"s << "expected 1 (grey) or 3 (RGB)"s;
-        QTest::newRow("policy for unknown label") << "Path,Edema\nimages/p1/a.png,1\n"s << "blank.Mass"s << "one"s << "names no label column"s;
-        QTest::newRow("not an image") << "Path,Edema\nmanifest.csv,1\n"s << ""s << ""s << "cannot be decoded"s;
+        QTest::newRow("no path column") << "File,Edema\nimages/p1/a.png,1\n"s
+                                        << ""s
+                                        << ""s
+                                        << "no image path column 'Path'"s;
+        QTest::newRow("column twice") << "Path,Cat,Cat\nimages/p1/a.png,1,0\n"s
+                                      << ""s
+                                      << ""s
+                                      << "two columns named 'Cat'"s;
+        QTest::newRow("non-numeric label") << "Path,Edema\nimages/p1/a.png,yes\n"s
+                                           << ""s
+                                           << ""s
+                                           << "line 2, column 'Edema': value 'yes'"s;
+        QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n"s
+                                            << ""s
+                                            << ""s
+                                            << "expected 1, 0, -1"s;
+        QTest::newRow("empty data set") << "Path,Edema\n"s
+                                        << ""s
+                                        << ""s
+                                        << "empty data set"s;
+        QTest::newRow("missing image") << "Path,Edema\nimages/p1/a.png,1\nimages/none.png,0\n"s
+                                       << ""s
+                                       << ""s
+                                       << "none.png' does not exist"s;
+        QTest::newRow("unknown label column") << "Path,Edema\nimages/p1/a.png,1\n"s
+                                              << "labels"s
+                                              << "Edema,Mass"s
+                                              << "no label column 'Mass'"s;
+        QTest::newRow("bad policy") << "Path,Edema\nimages/p1/a.png,1\n"s
+                                    << "uncertain"s
+                                    << "maybe"s
+                                    << "expected zero, one or mask"s;
+        QTest::newRow("bad size") << "Path,Edema\nimages/p1/a.png,1\n"s
+                                  << "size"s
+                                  << "0x4"s
+                                  << "option 'size'"s;
+        QTest::newRow("bad channels") << "Path,Edema\nimages/p1/a.png,1\n"s
+                                      << "channels"s
+                                      << "2"s
+                                      << "expected 1 (grey) or 3 (RGB)"s;
+        QTest::newRow("policy for unknown label") << "Path,Edema\nimages/p1/a.png,1\n"s
+                                                  << "blank.Mass"s
+                                                  << "one"s
+                                                  << "names no label column"s;
+        QTest::newRow("not an image") << "Path,Edema\nmanifest.csv,1\n"s
+                                      << ""s
+                                      << ""s
+                                      << "cannot be decoded"s;
     }
     void badInputs() {
         QFETCH(std::string, csv);

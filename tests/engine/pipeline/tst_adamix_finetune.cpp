@@ -40,7 +40,8 @@ std::string adamixSpec(const std::string& finetune = R"({"mechanism": "adamix-r"
            R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "reproducible": true, "accountant": "rdp"},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
-             "finetune": )" + finetune + R"(},
+             "finetune": )" +
+           finetune + R"(},
   "seeds": [0]
 })";
 }
@@ -120,9 +121,10 @@ private Q_SLOTS:
         for (const auto& d : report->downstream) {
             const auto run = p.run(d.runId).value();
             QVERIFY(run.status == project::RunStatus::Done);
+            // The planned ledger, stored before any work on the data, then the one the run kept.
             const auto records = p.ledgers(d.runId).value();
-            QCOMPARE(records.size(), std::size_t(1));
-            const auto ledger = privacy::ledgerFromJson(records.front().ledgerJson).value();
+            QCOMPARE(records.size(), std::size_t(2));
+            const auto ledger = privacy::ledgerFromJson(records.back().ledgerJson).value();
             const privacy::LedgerEntry& e = ledger.entries().back();
             // The AdaMix-R entry: the Gaussian of (q, σ, T) on split B, unit example.
             QCOMPARE(e.stage, std::string("adamix"));
@@ -134,16 +136,18 @@ private Q_SLOTS:
             QVERIFY(e.sigma > 0.0);
             QVERIFY(e.accounting == privacy::Accountant::Rdp);
             // ε from the accountant for the (σ, q, T) actually used, and within the target.
-            const double recomputed = privacy::certifiedGaussianEpsilon(privacy::Accountant::Rdp, {{e.q, e.sigma, e.steps}}, e.delta);
+            const double recomputed =
+                privacy::certifiedGaussianEpsilon(privacy::Accountant::Rdp, {{e.q, e.sigma, e.steps}}, e.delta);
             QCOMPARE(e.epsilon, recomputed);
             QVERIFY(e.epsilon <= 2.0 * (1.0 + 1e-9));
             QVERIFY(e.epsilon > 1.9);  // calibrated to the target, not far below it
             QVERIFY(ledger.verify().ok);
             QVERIFY(ledger.total().epsilon <= 2.0 * (1.0 + 1e-9));  // parallel: λ on A, AdaMix-R on B
-            for (const char* words : {"mechanism AdaMix-R", "T = 6 steps", "q = 1", "rank r = 3", "clip quantile tau = 0.5",
-                                      "2 labelled images per class (4 in all) of public source 'pub'",
-                                      "public by the user's declaration"})
-                QVERIFY2(e.assumptions.find(words) != std::string::npos, (std::string(words) + " not in: " + e.assumptions).c_str());
+            for (const char* words :
+                 {"mechanism AdaMix-R", "T = 6 steps", "q = 1", "rank r = 3", "clip quantile tau = 0.5",
+                  "2 labelled images per class (4 in all) of public source 'pub'", "public by the user's declaration"})
+                QVERIFY2(e.assumptions.find(words) != std::string::npos,
+                         (std::string(words) + " not in: " + e.assumptions).c_str());
             // The config records the parameters; the metrics are DP-SGD's.
             const auto config = nlohmann::json::parse(run.configJson);
             QCOMPARE(config["finetune_mechanism"].get<std::string>(), std::string("adamix-r"));
@@ -192,7 +196,8 @@ private Q_SLOTS:
         const auto heldOut = proxyHeldOutRows(pub.size(), 0);
         for (auto row : out->shotRows) QVERIFY(std::binary_search(heldOut.begin(), heldOut.end(), row));
         // A pretraining cache never serves a model pretrained with the shots to a run without them.
-        QVERIFY(PretrainCache::key(*req.lambda, 3, req.pretrain, out->shotRows) != PretrainCache::key(*req.lambda, 3, req.pretrain));
+        QVERIFY(PretrainCache::key(*req.lambda, 3, req.pretrain, out->shotRows) !=
+                PretrainCache::key(*req.lambda, 3, req.pretrain));
         // The head: 2 classes × (p + 1).
         QCOMPARE(static_cast<long long>(out->head.size()), 2 * (out->featureDim + 1));
         QCOMPARE(out->adamixRank, 3);
@@ -243,8 +248,8 @@ private Q_SLOTS:
         QCOMPARE(ledger.entries().front().sigma, params.sigma);
         QCOMPARE(ledger.entries().front().epsilon, plan->entry.epsilon);
         // Sequential composition: σ calibrated after the earlier entry, the total within ε.
-        req.spentBefore = {privacy::gaussianEntry("mixture", "B", privacy::PrivacyUnit::Example, 0.1, 2.0, 50, 1e-5, 1.0,
-                                                  privacy::Accountant::Prv)};
+        req.spentBefore = {privacy::gaussianEntry("mixture", "B", privacy::PrivacyUnit::Example, 0.1, 2.0, 50, 1e-5,
+                                                  1.0, privacy::Accountant::Prv)};
         auto after = planFinetune(study, req);
         QVERIFY2(after.ok(), after.ok() ? "" : after.error().message.c_str());
         QVERIFY(after->adamix->sigma > params.sigma);
@@ -257,7 +262,8 @@ private Q_SLOTS:
     void shotsOverWhatTheSourceHasStopBeforeAnythingIsWritten() {
         // 200 public images, 20 held out by the proxy: about 5 of each class, so 10 positives
         // (classes a, b) and 10 negatives per task — 50 per class is more than there is.
-        auto p = project("too-many", adamixSpec(R"({"mechanism": "adamix-r", "public_shots": 50, "shots_source": "pub"})"));
+        auto p =
+            project("too-many", adamixSpec(R"({"mechanism": "adamix-r", "public_shots": 50, "shots_source": "pub"})"));
         auto report = runStudy(p, quick());
         QVERIFY(!report.ok());
         QVERIFY2(report.error().message.rfind("stages.finetune.public_shots = 50 exceeds the ", 0) == 0,
@@ -275,15 +281,19 @@ private Q_SLOTS:
         spec.replace(spec.find(sources), sources.size(),
                      sources + R"({"name": "letters", "loader": "idx", "path": "letters-images.idx",
                       "options": {"labels": "letters-labels.idx", "classes": "w,x,y,z"}}, )");
-        spec.replace(spec.find(R"({"name": "a", "classes": ["a"]})"), 31, R"({"name": "a", "classes": ["a"], "source": "pub"})");
-        spec.replace(spec.find(R"({"name": "b", "classes": ["b"]})"), 31, R"({"name": "b", "classes": ["b"], "source": "pub"})");
+        spec.replace(spec.find(R"({"name": "a", "classes": ["a"]})"), 31,
+                     R"({"name": "a", "classes": ["a"], "source": "pub"})");
+        spec.replace(spec.find(R"({"name": "b", "classes": ["b"]})"), 31,
+                     R"({"name": "b", "classes": ["b"], "source": "pub"})");
         spec.replace(spec.find(R"({"name": "cd", "classes": ["c", "d"]})"), 37,
                      R"({"name": "cd", "classes": ["c", "d"], "source": "pub"})");
         auto created = create("letters", spec);
         QVERIFY(!created.ok());
-        QVERIFY2(created.error().message.rfind("stages.finetune.shots_source: public source \"letters\" lacks the sensitive "
-                                               "labels \"a\", \"b\", \"c\"", 0) == 0,
-                 created.error().message.c_str());
+        QVERIFY2(
+            created.error().message.rfind("stages.finetune.shots_source: public source \"letters\" lacks the sensitive "
+                                          "labels \"a\", \"b\", \"c\"",
+                                          0) == 0,
+            created.error().message.c_str());
         QVERIFY(!fs::exists(fs::path(dir_.path()) / "letters.dpmix"));  // nothing written
     }
 

@@ -26,7 +26,8 @@ using testing::writeStudyImages;
 const std::string kSpec = R"({
   "name": "tiny-audit",
   "description": "4 classes, 3 public tasks of which 2 single classes are missing",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
+)" + testing::tinyStudyData() +
+                          R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 20}},
   "seeds": [0]
 })";
@@ -259,7 +260,7 @@ private Q_SLOTS:
     // p(c | x) ∝ P(component of c | x): hand case with a component that is not a class.
     void classProbabilitiesRenormaliseTheSingleClassComponents() {
         Eigen::MatrixXd comp(2, 3);
-        comp << 0.2, 0.9, 0.6,   // components: class a, union, class b
+        comp << 0.2, 0.9, 0.6,  // components: class a, union, class b
             0.0, 0.5, 0.0;
         const auto p = classProbabilitiesFromComponents(comp, {0, 2});
         QCOMPARE(p.cols(), Eigen::Index(2));

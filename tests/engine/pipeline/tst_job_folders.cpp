@@ -27,7 +27,8 @@ namespace {
 
 const std::string kGridSpec = R"({
   "name": "tiny-job-folders",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "reproducible": true},
+)" + testing::tinyStudyData() +
+                              R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "reproducible": true},
   "stages": {"mixture": {"clip": 13, "batch": 100, "lr": 1.0, "steps": 3}},
   "seeds": [0]
 })";
@@ -87,7 +88,8 @@ private Q_SLOTS:
         for (const fs::path& d : {root, job->dir, job->dir / "units", job->dir / "logs", job->dir / "snapshot",
                                   job->dir / "snapshot" / "project.models"})
             QVERIFY2(mode(d) == 0700, (d.string() + ": " + std::to_string(mode(d))).c_str());
-        for (const char* f : {"job.json", "spec.json", "units.json", "job.sbatch", "submissions.jsonl", "snapshot/project.dpmix"})
+        for (const char* f :
+             {"job.json", "spec.json", "units.json", "job.sbatch", "submissions.jsonl", "snapshot/project.dpmix"})
             QVERIFY2(mode(job->dir / f) == 0600, (std::string(f) + ": " + std::to_string(mode(job->dir / f))).c_str());
 
         auto e = cluster::runWorkerUnit(job->dir, 0, 1);
@@ -99,9 +101,9 @@ private Q_SLOTS:
         for (const auto& entry : fs::recursive_directory_iterator(job->dir)) {
             const unsigned m = mode(entry.path());
             // A hard link to one of the project's model files keeps the project's mode.
-            const bool modelLink = fs::is_regular_file(entry.path()) && entry.path().parent_path().filename() == "project.models";
-            QVERIFY2((m & 0077) == 0 || modelLink,
-                     (entry.path().string() + ": " + std::to_string(m)).c_str());
+            const bool modelLink =
+                fs::is_regular_file(entry.path()) && entry.path().parent_path().filename() == "project.models";
+            QVERIFY2((m & 0077) == 0 || modelLink, (entry.path().string() + ": " + std::to_string(m)).c_str());
         }
 
         // Unit 1 missing: unit 0's runs are stored, the folder stays (the rest still comes).

@@ -35,7 +35,8 @@ const std::string kPsgSection = R"(  "psg": {"images_per_class": 1, "iterations"
 
 const std::string kSpec = R"({
   "name": "tiny-psg",
-)" + testing::tinyStudyData() + kPsgSection +
+)" + testing::tinyStudyData() +
+                          kPsgSection +
                           R"(  "privacy": {"epsilon": 10, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
   "seeds": [0]
 })";
@@ -210,7 +211,8 @@ private Q_SLOTS:
         QCOMPARE(p1.randomness.invocation, p1again.randomness.invocation);  // still reproducible
         // The streams themselves: the first noise and sampling draws differ at another ε, and
         // repeat for the same settings.
-        privacy::MechanismRng n1(p1.randomness, "noise"), n2(p2.randomness, "noise"), n1again(p1again.randomness, "noise");
+        privacy::MechanismRng n1(p1.randomness, "noise"), n2(p2.randomness, "noise"),
+            n1again(p1again.randomness, "noise");
         const double g1 = n1.gaussian(), g2 = n2.gaussian(), g1again = n1again.gaussian();
         QVERIFY(g1 != g2);
         QCOMPARE(g1, g1again);
@@ -231,7 +233,8 @@ private Q_SLOTS:
         // images) the composed total does not: refused before anything is stored.
         auto refused = runPsgStage(project, {});
         QVERIFY(!refused);
-        QVERIFY2(refused.error().message.find("privacy budget cap 12") != std::string::npos, refused.error().message.c_str());
+        QVERIFY2(refused.error().message.find("privacy budget cap 12") != std::string::npos,
+                 refused.error().message.c_str());
         QVERIFY(project.runs().value().empty());
         PsgStageOptions alone;
         alone.references = false;
@@ -287,7 +290,8 @@ private Q_SLOTS:
             QVERIFY2(loaded, loaded ? "" : loaded.error().message.c_str());
             QCOMPARE(loaded->size(), std::size_t(4));
             QCOMPARE(loaded->labelNames, (std::vector<std::string>{"cat", "dog"}));
-            for (std::size_t i = 0; i < set.pixels.size(); ++i) DPMIX_COMPARE_NEAR(loaded->pixels[i], expectedPixel(i), 1e-6);
+            for (std::size_t i = 0; i < set.pixels.size(); ++i)
+                DPMIX_COMPARE_NEAR(loaded->pixels[i], expectedPixel(i), 1e-6);
             for (std::size_t i = 0; i < 4; ++i) {
                 QCOMPARE(loaded->labels[i * 2 + static_cast<std::size_t>(set.labels[i])], 1.0f);
                 QCOMPARE(loaded->labels[i * 2 + 1 - static_cast<std::size_t>(set.labels[i])], 0.0f);
@@ -295,14 +299,16 @@ private Q_SLOTS:
             // A folder that holds files is refused and left as it was.
             auto again = psg::exportPrivateSet(set, {"cat", "dog"}, format, out, "s");
             QVERIFY(!again);
-            QVERIFY2(again.error().message.find("not an empty folder") != std::string::npos, again.error().message.c_str());
+            QVERIFY2(again.error().message.find("not an empty folder") != std::string::npos,
+                     again.error().message.c_str());
             QCOMPARE(static_cast<std::size_t>(std::distance(fs::directory_iterator(out), fs::directory_iterator())),
                      exported->files.size());
         }
         psg::PrivateSet colour = set;
         colour.channels = 3;
         colour.pixels.resize(72, 0.5f);
-        auto refused = psg::exportPrivateSet(colour, {"cat", "dog"}, psg::SetExportFormat::Idx, fs::path(d_) / "c", "s");
+        auto refused =
+            psg::exportPrivateSet(colour, {"cat", "dog"}, psg::SetExportFormat::Idx, fs::path(d_) / "c", "s");
         QVERIFY(!refused);
         QVERIFY2(refused.error().message.find("png-csv") != std::string::npos, refused.error().message.c_str());
         QVERIFY(!fs::exists(fs::path(d_) / "c"));

@@ -31,11 +31,13 @@ std::string specText(bool reproducible, const std::string& budget = "", const st
     return R"({
   "name": "tiny-grid",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "reproducible": )" +
+)" + testing::tinyStudyData() +
+           R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "reproducible": )" +
            (reproducible ? "true" : "false") + (budget.empty() ? "" : ", \"budget\": " + budget) + R"(},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
-             "finetune": )" + finetune + R"(},
+             "finetune": )" +
+           finetune + R"(},
   "seeds": [0]
 })";
 }
@@ -110,7 +112,9 @@ class TestRunUnits : public QObject {
         QCOMPARE(ra.method, rb.method);
         QCOMPARE(ra.task, rb.task);
         QCOMPARE(ra.seed, rb.seed);
-        QVERIFY2(ra.epsilon.has_value() == rb.epsilon.has_value() && (!ra.epsilon || sameBits(*ra.epsilon, *rb.epsilon)), what.c_str());
+        QVERIFY2(
+            ra.epsilon.has_value() == rb.epsilon.has_value() && (!ra.epsilon || sameBits(*ra.epsilon, *rb.epsilon)),
+            what.c_str());
         QVERIFY2(ra.status == rb.status, what.c_str());
         QCOMPARE(ra.configJson, rb.configJson);
         const auto ma = a.metrics(ra.id).value(), mb = b.metrics(rb.id).value();
@@ -127,7 +131,8 @@ class TestRunUnits : public QObject {
             QCOMPARE(la[i].kind, lb[i].kind);
             QCOMPARE(la[i].names, lb[i].names);
             QCOMPARE(la[i].values.size(), lb[i].values.size());
-            for (std::size_t k = 0; k < la[i].values.size(); ++k) QVERIFY2(sameBits(la[i].values[k], lb[i].values[k]), what.c_str());
+            for (std::size_t k = 0; k < la[i].values.size(); ++k)
+                QVERIFY2(sameBits(la[i].values[k], lb[i].values[k]), what.c_str());
         }
         const auto ga = a.ledgers(ra.id).value(), gb = b.ledgers(rb.id).value();
         QCOMPARE(ga.size(), gb.size());
@@ -245,8 +250,9 @@ private Q_SLOTS:
         QVERIFY(sawDpMixMin);
 
         // AdaMix-R's T and η as well, on a study that fine-tunes with it.
-        auto a = freshProject("staged-adamix", true, "",
-                              R"({"mechanism": "adamix-r", "public_shots": 2, "shots_source": "pub", "steps": 6, "lr": 1.0, "rank": 3})");
+        auto a = freshProject(
+            "staged-adamix", true, "",
+            R"({"mechanism": "adamix-r", "public_shots": 2, "shots_source": "pub", "steps": 6, "lr": 1.0, "rank": 3})");
         auto ao = gridOptions();
         ao.seeds = {3};
         ao.methods = {"uniform"};

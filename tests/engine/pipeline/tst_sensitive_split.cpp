@@ -112,14 +112,15 @@ private Q_SLOTS:
     }
 
     // A project an older dpmix created from a sensitive IDX source without a class list still
-    // opens, but no stage reads its data: the label set would come from the data (issue #42).
+    // opens, but no stage reads its data: the label set would come from the data (docs/DATA.md).
     void anUndeclaredLabelSetIsRefusedBeforeTheDataIsRead() {
         auto project = testing::createProjectFromSpecText(dir_.path(), "declared", kSpec);
         std::string old = kSpec;
         const std::string classes = R"("labels": "sens-labels.idx", "classes": "a,b,c,d")";
         old.replace(old.find(classes), classes.size(), R"("labels": "sens-labels.idx")");
         QVERIFY(!project::parseProjectSpec(old, {dir_.path(), {}, true}, "new.json").ok());  // a new spec: refused
-        auto stored = project::parseProjectSpec(old, {dir_.path(), {}, false, false, privacy::Accountant::Rdp}, "stored");
+        auto stored =
+            project::parseProjectSpec(old, {dir_.path(), {}, false, false, privacy::Accountant::Rdp}, "stored");
         QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
         auto study = loadImageStudy(project.sources().value(), *stored, 7);
         QVERIFY(!study.ok());

@@ -31,7 +31,8 @@ std::string specText(const std::string& composition) {
     return R"({
   "name": "tiny-study",
   "description": "4 classes; 3 public tasks; 2 sensitive tasks",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "composition": ")" + composition + R"("},
+)" + testing::tinyStudyData() +
+           R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "composition": ")" + composition + R"("},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 32, "lr": 0.1, "steps": 2},
              "finetune": {"batch": 64, "lr": 0.05, "steps": 2, "clip": 1.0}},
@@ -90,7 +91,8 @@ class TestStudyRunner : public QObject {
                 R"("sensitive": {"name": "sens", "loader": "csv-images", "path": "patients/manifest.csv",
                 "options": {"user_column": "Patient", "size": "8", "channels": "1", "labels": "ab,ac"}, "user_level": true})");
         replace(R"(,
-    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}])", "");
+    "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}])",
+                "");
         replace(R"("mixture": {"clip": 13, "batch": 1000,)", R"("mixture": {"clip": 13, "batch": 20,)");
         replace(R"("clip": 1.0})", R"("clip": 1.0, "mechanism": ")" + mechanism + R"("})");
         std::ofstream(d + "/" + name + ".json") << spec;
@@ -278,7 +280,8 @@ private Q_SLOTS:
         auto p = userLevelProject("dirichlet-users", "dirichlet");
         auto report = runStudy(p, quick({"proxies", "mixture", "downstream"}));
         QVERIFY(!report.ok());
-        QVERIFY2(report.error().message.find("cannot protect users") != std::string::npos, report.error().message.c_str());
+        QVERIFY2(report.error().message.find("cannot protect users") != std::string::npos,
+                 report.error().message.c_str());
         QVERIFY(p.runs().value().empty());
         // Mixture learning alone has no Dirichlet step: it runs, at user level.
         auto mixture = runStudy(p, quick({"proxies", "mixture"}));
@@ -321,8 +324,8 @@ private Q_SLOTS:
         QCOMPARE(spent.entries().size(), std::size_t(1));
         QVERIFY(spent.entries().front().mechanism == privacy::MechanismKind::SubsampledGaussian);
         QVERIFY(spent.total().epsilon > 1.9 && spent.total().epsilon <= 2.0);
-        QVERIFY(p.lambdas(dp[2.0].id).value().empty());        // nothing released
-        QVERIFY(p.ledgers(dp[3.0].id).value().empty());        // never started: nothing spent
+        QVERIFY(p.lambdas(dp[2.0].id).value().empty());  // nothing released
+        QVERIFY(p.ledgers(dp[3.0].id).value().empty());  // never started: nothing spent
         // The budget counts what was spent.
         QCOMPARE(project::projectBudget(p).value().total.releases, 1LL);
     }
@@ -345,7 +348,8 @@ private Q_SLOTS:
         o.epsilons = {2.5};
         auto second = runStudy(q, o);
         QVERIFY(!second.ok());
-        QVERIFY2(second.error().message.find("privacy budget cap 3") != std::string::npos, second.error().message.c_str());
+        QVERIFY2(second.error().message.find("privacy budget cap 3") != std::string::npos,
+                 second.error().message.c_str());
         QVERIFY(second.error().message.find("nothing was run") != std::string::npos);
         QCOMPARE(q.runs().value().size(), before);
     }
@@ -359,7 +363,8 @@ private Q_SLOTS:
         spec.replace(spec.find(batch), batch.size(), R"("finetune": {"batch": 100000,)");
         std::ofstream(d + "/bigbatch.json") << spec;
         auto q = project::createProjectFromSpecFile(d + "/bigbatch.json", d + "/bigbatch.dpmix",
-                                                    testing::dataLayerSummarizer()).value();
+                                                    testing::dataLayerSummarizer())
+                     .value();
         auto r = runStudy(q, quick({"proxies", "mixture", "downstream"}));
         QVERIFY(!r.ok());
         QVERIFY2(r.error().message.find("stages.finetune.batch = 100000 exceeds") != std::string::npos,
@@ -453,7 +458,8 @@ private Q_SLOTS:
         const auto runs = p.runs().value();
         QVERIFY(!runs.empty());
         for (const auto& r : runs) {
-            QVERIFY2(r.status != project::RunStatus::Running && r.status != project::RunStatus::Queued, r.method.c_str());
+            QVERIFY2(r.status != project::RunStatus::Running && r.status != project::RunStatus::Queued,
+                     r.method.c_str());
             if (r.method == "proxy") QVERIFY(r.status == project::RunStatus::Done);
         }
     }

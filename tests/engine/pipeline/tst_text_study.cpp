@@ -24,9 +24,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kCode = {"int", "return", "void", "struct", "static", "const", "while", "break", "switch", "case"};
-const std::vector<std::string> kPoems = {"moon", "river", "silver", "dream", "autumn", "whisper", "shadow", "golden", "wind", "night"};
-const std::vector<std::string> kLetters = {"dear", "thanks", "meeting", "tomorrow", "regards", "please", "attached", "office", "call", "friday"};
+const std::vector<std::string> kCode = {"int",   "return", "void",  "struct", "static",
+                                        "const", "while",  "break", "switch", "case"};
+const std::vector<std::string> kPoems = {"moon",    "river",  "silver", "dream", "autumn",
+                                         "whisper", "shadow", "golden", "wind",  "night"};
+const std::vector<std::string> kLetters = {"dear",   "thanks",   "meeting", "tomorrow", "regards",
+                                           "please", "attached", "office",  "call",     "friday"};
 
 std::string sentence(const std::vector<std::string>& words, std::mt19937_64& rng, int length) {
     std::uniform_int_distribution<std::size_t> pick(0, words.size() - 1);
@@ -48,7 +51,8 @@ void writeMail(const fs::path& file, int users, int perUser, std::uint64_t seed)
     std::ofstream out(file);
     for (int u = 0; u < users; ++u)
         for (int m = 0; m < perUser; ++m)
-            out << "{\"text\": " << jsonString(sentence(kLetters, rng, 25)) << ", \"user\": \"user" << u << "@example.org\"}\n";
+            out << "{\"text\": " << jsonString(sentence(kLetters, rng, 25)) << ", \"user\": \"user" << u
+                << "@example.org\"}\n";
 }
 
 project::SourceSummarizer summarizer() {
@@ -82,7 +86,8 @@ fs::path writeProject(const fs::path& dir, bool userLevel = true) {
     {"name": "poems", "loader": "jsonl", "path": "poems.jsonl", "options": {}},
     {"name": "letters", "loader": "jsonl", "path": "letters.jsonl", "options": {}}
   ],
-  "sensitive": {"name": "mail", "loader": "jsonl", "path": "mail.jsonl", "options": {}, "user_level": )" + std::string(userLevel ? "true" : "false") + R"(},
+  "sensitive": {"name": "mail", "loader": "jsonl", "path": "mail.jsonl", "options": {}, "user_level": )" +
+                             std::string(userLevel ? "true" : "false") + R"(},
   "tasks": {"public": [], "sensitive": []},
   "privacy": {"epsilon": 1, "delta": 1e-05, "rho": 0.5, "composition": "parallel"},
   "stages": {"mixture": {"clip": 0.01, "batch": 8, "lr": 5.0, "steps": 50, "user_group_size": 2}},
@@ -130,7 +135,8 @@ private Q_SLOTS:
         // with their 3 mails each.
         QVERIFY(r.testUsers >= 1 && r.testUsers <= 12);
         QCOMPARE(r.testDocuments, 3 * r.testUsers);
-        QCOMPARE(static_cast<long long>(std::set<std::string>(r.testUserIds.begin(), r.testUserIds.end()).size()), r.testUsers);
+        QCOMPARE(static_cast<long long>(std::set<std::string>(r.testUserIds.begin(), r.testUserIds.end()).size()),
+                 r.testUsers);
         std::set<std::string> test(r.testUserIds.begin(), r.testUserIds.end());
         for (std::size_t i = 0; i < r.seeds.size(); ++i) {
             const auto& d = r.seeds[i];
@@ -172,7 +178,8 @@ private Q_SLOTS:
             // the generating domain) beats the uniform mixture on the test users' mail.
             QVERIFY(d.perplexityStar > 1.0);
             QVERIFY(d.perplexityStar < d.perplexityUniform);
-            QVERIFY(d.perplexityRandomSearch >= d.perplexityStar * (1 - 1e-9) || d.perplexityRandomSearch < d.perplexityUniform);
+            QVERIFY(d.perplexityRandomSearch >= d.perplexityStar * (1 - 1e-9) ||
+                    d.perplexityRandomSearch < d.perplexityUniform);
             QCOMPARE(d.perplexityDp.size(), std::size_t(1));
             QVERIFY(std::isfinite(d.perplexityDp[0]) && d.perplexityDp[0] > 1.0);
         }
@@ -184,7 +191,10 @@ private Q_SLOTS:
         int dpRuns = 0, proxyRuns = 0;
         for (const auto& run : *runs) {
             QCOMPARE(toString(run.status), toString(project::RunStatus::Done));
-            if (run.method == "text-proxies") { ++proxyRuns; continue; }
+            if (run.method == "text-proxies") {
+                ++proxyRuns;
+                continue;
+            }
             QCOMPARE(run.task, std::string("mail"));
             auto metrics = proj.metrics(run.id);
             QVERIFY(metrics.ok());
@@ -227,7 +237,8 @@ private Q_SLOTS:
         options.randomSearchCandidates = 5;
         auto report = runTextStudy(proj, options, tinySettings());
         QVERIFY(!report.ok());
-        QVERIFY2(report.error().message.find("privacy budget cap 1:") != std::string::npos, report.error().message.c_str());
+        QVERIFY2(report.error().message.find("privacy budget cap 1:") != std::string::npos,
+                 report.error().message.c_str());
         int dp = 0;
         const auto storedRuns = *proj.runs();  // a local: the temporary Result dies before the loop
         for (const auto& r : storedRuns) {

@@ -299,9 +299,11 @@ private Q_SLOTS:
     void certifiedEpsilonIsTheSmallerBoundAndRepeatsExactly() {
         const std::vector<GaussianMechanism> parts{{0.05, 1.5, 20}};
         const double first = certifiedGaussianEpsilon(Accountant::Prv, parts, 1e-5);
-        QCOMPARE(first, std::min(prvEpsilon(parts, 1e-5).value().upper, gaussianCompositionEpsilon(parts, 1e-5).epsilon));
+        QCOMPARE(first,
+                 std::min(prvEpsilon(parts, 1e-5).value().upper, gaussianCompositionEpsilon(parts, 1e-5).epsilon));
         QCOMPARE(certifiedGaussianEpsilon(Accountant::Prv, parts, 1e-5), first);  // the memo's answer is bit-identical
-        QCOMPARE(certifiedGaussianEpsilon(Accountant::Rdp, parts, 1e-5), gaussianCompositionEpsilon(parts, 1e-5).epsilon);
+        QCOMPARE(certifiedGaussianEpsilon(Accountant::Rdp, parts, 1e-5),
+                 gaussianCompositionEpsilon(parts, 1e-5).epsilon);
         // Beyond the PRV grid's limit the certificate is the RDP bound, not an error.
         const std::vector<GaussianMechanism> huge{{0.5, 0.5, 1'000'000}};
         QVERIFY(!prvEpsilon(huge, 1e-5));
@@ -371,7 +373,8 @@ private Q_SLOTS:
                 [&c](double eps) {
                     double d = 0.0;
                     for (std::size_t i = 0; i < c.pmf.size(); ++i) {
-                        const double v = static_cast<double>(c.firstIndex + static_cast<long long>(i)) * c.mesh + c.shift;
+                        const double v =
+                            static_cast<double>(c.firstIndex + static_cast<long long>(i)) * c.mesh + c.shift;
                         if (v > eps) d += c.pmf[i] * (1.0 - std::exp(eps - v));
                     }
                     return d;

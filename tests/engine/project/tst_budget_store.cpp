@@ -29,11 +29,15 @@ privacy::LedgerEntry entry(double sigma) {
 
 privacy::BudgetRelease release(double sigma) { return {0, "planned", "", entry(sigma)}; }
 
-double composed(const std::vector<privacy::BudgetRelease>& releases) { return privacy::composeBudget(releases).epsilon; }
+double composed(const std::vector<privacy::BudgetRelease>& releases) {
+    return privacy::composeBudget(releases).epsilon;
+}
 
 const DatasetKey kData{std::string(64, 'b'), "examples"};
 
-ProjectCharges projectWith(const std::string& key, std::vector<RunCharge> runs) { return {key, "/p/" + key, std::move(runs)}; }
+ProjectCharges projectWith(const std::string& key, std::vector<RunCharge> runs) {
+    return {key, "/p/" + key, std::move(runs)};
+}
 
 }  // namespace
 
@@ -89,7 +93,8 @@ private Q_SLOTS:
     void settlingReplacesThePlanByWhatTheRunsSpent() {
         auto store = BudgetStore::open(storePath()).value();
         const long long id =
-            store.reserve(kData, projectWith("p", {}), {release(2.0), release(2.0)}, std::nullopt, "two planned").value();
+            store.reserve(kData, projectWith("p", {}), {release(2.0), release(2.0)}, std::nullopt, "two planned")
+                .value();
         auto before = store.charges(kData).value();
         QCOMPARE(before.reservations.size(), std::size_t{1});
         QCOMPARE(composed(countedReleases(before, nullptr)), composed({release(2.0), release(2.0)}));
@@ -107,7 +112,8 @@ private Q_SLOTS:
         const std::string path = storePath();
         {
             auto store = BudgetStore::open(path).value();
-            (void)store.reserve(kData, projectWith("p", {}), {release(2.0), release(3.0)}, std::nullopt, "killed").value();
+            (void)store.reserve(kData, projectWith("p", {}), {release(2.0), release(3.0)}, std::nullopt, "killed")
+                .value();
             // The process "dies" here: nothing settles the reservation.
         }
         auto store = BudgetStore::open(path).value();
@@ -182,7 +188,8 @@ private Q_SLOTS:
             QCOMPARE(seen.reservations.size(), std::size_t{1});
             auto refused = reserveBudget(b, {release(2.0)}, std::nullopt, "run in b");
             QVERIFY(!refused);
-            QVERIFY2(refused.error().message.find("over the cap") != std::string::npos, refused.error().message.c_str());
+            QVERIFY2(refused.error().message.find("over the cap") != std::string::npos,
+                     refused.error().message.c_str());
             // Project a records its run before the mechanism, as the pipeline does.
             const long long id = a.addRun({"dp-mixmin", "ac", 1.0, 0, R"({"stage":"mixture","rho":0.1})"}).value();
             privacy::Ledger ledger;

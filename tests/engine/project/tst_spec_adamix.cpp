@@ -89,7 +89,7 @@ private Q_SLOTS:
 
         const std::string text = projectSpecToJson(*spec);
         const Json written = Json::parse(text)["stages"]["finetune"];
-        QVERIFY(!written.contains("clip"));   // AdaMix-R uses neither: the parser refuses them
+        QVERIFY(!written.contains("clip"));  // AdaMix-R uses neither: the parser refuses them
         QVERIFY(!written.contains("batch"));
         QCOMPARE(written["rank"].get<long long>(), 6LL);
         auto again = parseProjectSpec(text, {fs::path(dir_.path()), fs::path(dir_.path()), false}, "again");
@@ -103,7 +103,8 @@ private Q_SLOTS:
         // The defaults round-trip too (rank unset stays unset).
         auto plain = parse(adamixSpec());
         QVERIFY(plain.ok());
-        auto back = parseProjectSpec(projectSpecToJson(*plain), {fs::path(dir_.path()), fs::path(dir_.path()), false}, "b");
+        auto back =
+            parseProjectSpec(projectSpecToJson(*plain), {fs::path(dir_.path()), fs::path(dir_.path()), false}, "b");
         QVERIFY(back.ok());
         QVERIFY(!back->finetune.rank);
         QCOMPARE(back->finetune.steps, 200LL);
@@ -114,44 +115,71 @@ private Q_SLOTS:
         QTest::addColumn<std::string>("pointer");
         QTest::addColumn<std::string>("value");  // JSON; "REMOVE" removes the key
         QTest::addColumn<std::string>("expected");
-        QTest::newRow("mechanism unknown") << "/stages/finetune/mechanism"s << "\"adamix\""s
-                                           << "stages.finetune.mechanism: \"adamix\" is not allowed: expected \"dp-sgd\", \"dirichlet\" or \"adamix-r\""s;
-        QTest::newRow("shots missing") << "/stages/finetune/public_shots"s << "REMOVE"s
-                                       << "stages.finetune.public_shots: missing (expected the number of labelled public images per class"s;
-        QTest::newRow("shots zero") << "/stages/finetune/public_shots"s << "0"s
-                                    << "stages.finetune.public_shots: 0 is out of range: expected a number of labelled public images per class, an integer in [1, 1e5]"s;
-        QTest::newRow("shots fractional") << "/stages/finetune/public_shots"s << "2.5"s
+        QTest::newRow("mechanism unknown")
+            << "/stages/finetune/mechanism"s
+            << "\"adamix\""s
+            << "stages.finetune.mechanism: \"adamix\" is not allowed: expected \"dp-sgd\", \"dirichlet\" or \"adamix-r\""s;
+        QTest::newRow("shots missing")
+            << "/stages/finetune/public_shots"s
+            << "REMOVE"s
+            << "stages.finetune.public_shots: missing (expected the number of labelled public images per class"s;
+        QTest::newRow("shots zero")
+            << "/stages/finetune/public_shots"s
+            << "0"s
+            << "stages.finetune.public_shots: 0 is out of range: expected a number of labelled public images per class, an integer in [1, 1e5]"s;
+        QTest::newRow("shots fractional") << "/stages/finetune/public_shots"s
+                                          << "2.5"s
                                           << "stages.finetune.public_shots: 2.5 is a number: expected an integer"s;
-        QTest::newRow("source missing") << "/stages/finetune/shots_source"s << "REMOVE"s
-                                        << "stages.finetune.shots_source: missing (expected the name of the public source"s;
-        QTest::newRow("source unknown") << "/stages/finetune/shots_source"s << "\"emnist\""s
-                                        << "stages.finetune.shots_source: \"emnist\" is not a public source of this spec (public sources: \"pub\", \"shots\")"s;
-        QTest::newRow("source sensitive") << "/stages/finetune/shots_source"s << "\"priv\""s
-                                          << "stages.finetune.shots_source: \"priv\" is not a public source of this spec"s;
-        QTest::newRow("rank zero") << "/stages/finetune/rank"s << "0"s
+        QTest::newRow("source missing")
+            << "/stages/finetune/shots_source"s
+            << "REMOVE"s
+            << "stages.finetune.shots_source: missing (expected the name of the public source"s;
+        QTest::newRow("source unknown")
+            << "/stages/finetune/shots_source"s
+            << "\"emnist\""s
+            << "stages.finetune.shots_source: \"emnist\" is not a public source of this spec (public sources: \"pub\", \"shots\")"s;
+        QTest::newRow("source sensitive")
+            << "/stages/finetune/shots_source"s
+            << "\"priv\""s
+            << "stages.finetune.shots_source: \"priv\" is not a public source of this spec"s;
+        QTest::newRow("rank zero") << "/stages/finetune/rank"s
+                                   << "0"s
                                    << "stages.finetune.rank: 0 is out of range: expected a subspace rank"s;
-        QTest::newRow("quantile zero") << "/stages/finetune/clip_quantile"s << "0"s
+        QTest::newRow("quantile zero") << "/stages/finetune/clip_quantile"s
+                                       << "0"s
                                        << "stages.finetune.clip_quantile: 0 is out of range: expected the quantile"s;
-        QTest::newRow("quantile above one") << "/stages/finetune/clip_quantile"s << "1.5"s
+        QTest::newRow("quantile above one") << "/stages/finetune/clip_quantile"s
+                                            << "1.5"s
                                             << "stages.finetune.clip_quantile: 1.5 is out of range"s;
-        QTest::newRow("q above one") << "/stages/finetune/q"s << "2"s
+        QTest::newRow("q above one") << "/stages/finetune/q"s
+                                     << "2"s
                                      << "stages.finetune.q: 2 is out of range: expected a Poisson sampling rate"s;
-        QTest::newRow("clip given") << "/stages/finetune/clip"s << "1.0"s
+        QTest::newRow("clip given") << "/stages/finetune/clip"s
+                                    << "1.0"s
                                     << "stages.finetune.clip: is not used by \"adamix-r\""s;
-        QTest::newRow("batch given") << "/stages/finetune/batch"s << "64"s
+        QTest::newRow("batch given") << "/stages/finetune/batch"s
+                                     << "64"s
                                      << "stages.finetune.batch: is not used by \"adamix-r\""s;
-        QTest::newRow("user group given") << "/stages/finetune/user_group_size"s << "4"s
+        QTest::newRow("user group given") << "/stages/finetune/user_group_size"s
+                                          << "4"s
                                           << "stages.finetune.user_group_size: is not used by \"adamix-r\""s;
-        QTest::newRow("steps zero") << "/stages/finetune/steps"s << "0"s
+        QTest::newRow("steps zero") << "/stages/finetune/steps"s
+                                    << "0"s
                                     << "stages.finetune.steps: 0 is out of range"s;
-        QTest::newRow("epsilon zero") << "/privacy/epsilon"s << "0"s
-                                      << "privacy.epsilon: 0 is out of range: expected ε > 0"s;
-        QTest::newRow("epsilon negative") << "/privacy/epsilon"s << "[1, -2]"s
-                                          << "privacy.epsilon[1]: -2 is out of range: expected ε > 0"s;
-        QTest::newRow("user level") << "/sensitive/user_level"s << "true"s
-                                    << "stages.finetune.mechanism: \"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level"s;
-        QTest::newRow("text study") << "/sensitive/loader"s << "\"jsonl\""s
-                                    << "stages.finetune.mechanism: \"adamix-r\" trains a head on an image model's frozen features"s;
+        QTest::newRow("epsilon zero") << "/privacy/epsilon"s
+                                      << "0"s
+                                      << "privacy.epsilon: 0 is out of range: expected ε in [1e-9, 1e6]"s;
+        QTest::newRow("epsilon negative") << "/privacy/epsilon"s
+                                          << "[1, -2]"s
+                                          << "privacy.epsilon[1]: -2 is out of range: expected ε in [1e-9, 1e6]"s;
+        QTest::newRow("user level")
+            << "/sensitive/user_level"s
+            << "true"s
+            << "stages.finetune.mechanism: \"adamix-r\" cannot protect users: AdaMix-R's accounting is example-level"s;
+        QTest::newRow("text study")
+            << "/sensitive/loader"s
+            << "\"jsonl\""s
+            << "stages.finetune.mechanism: \"adamix-r\" trains a head on an image model's frozen features"s;
     }
 
     void badInputNamesTheField() {

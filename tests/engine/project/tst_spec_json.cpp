@@ -300,7 +300,17 @@ private Q_SLOTS:
                                            << "stages.mixture.batchsize: unknown key"s;
         QTest::newRow("epsilon zero") << "/privacy/epsilon"s
                                       << "0"s
-                                      << "privacy.epsilon: 0 is out of range: expected ε > 0"s;
+                                      << "privacy.epsilon: 0 is out of range: expected ε in [1e-9, 1e6]"s;
+        // Issue 43: a subnormal ε (1e-320) was accepted; 1e308 ended `dpmix run` in SIGABRT.
+        QTest::newRow("epsilon subnormal") << "/privacy/epsilon"s
+                                           << "1e-320"s
+                                           << "is out of range: expected ε in [1e-9, 1e6]"s;
+        QTest::newRow("epsilon huge") << "/privacy/epsilon"s
+                                      << "1e308"s
+                                      << "is out of range: expected ε in [1e-9, 1e6]"s;
+        QTest::newRow("NUL in a name") << "/name"s
+                                       << "\"ti\\u0000ny\""s
+                                       << "holds a NUL character"s;
         QTest::newRow("epsilon negative in list") << "/privacy/epsilon"s
                                                   << "[1, -2]"s
                                                   << "privacy.epsilon[1]: -2 is out of range"s;
@@ -491,7 +501,7 @@ private Q_SLOTS:
         QVERIFY2(message.find(expected) != std::string::npos, message.c_str());
     }
 
-    // Every sensitive source declares its label set (issue #42): an IDX source with a label file
+    // Every sensitive source declares its label set (docs/DATA.md): an IDX source with a label file
     // and no class list, an mnist-json source without one, a CSV without its label columns are
     // refused with the field to set; a public source may leave it to the data; a spec read back
     // from a project an older dpmix made still opens (the stages refuse it then).
@@ -518,7 +528,9 @@ private Q_SLOTS:
                  noDigits.error().message.c_str());
 
         Json csv = validSpec();
-        csv["sensitive"] = Json{{"name", "x"}, {"loader", "csv-images"}, {"path", "shared/priv-images.idx"},
+        csv["sensitive"] = Json{{"name", "x"},
+                                {"loader", "csv-images"},
+                                {"path", "shared/priv-images.idx"},
                                 {"options", {{"user_column", "Patient"}}}};
         auto noColumns = parse(csv);
         QVERIFY(!noColumns.ok());

@@ -30,12 +30,10 @@ dpmix::Result<dpmix::project::SourceFacts> noData(const dpmix::data::SourceSpec&
 
 StudyFunction noStudy() {
     return [](dpmix::project::ProjectFile&, const StudyRequest&, const dpmix::ProgressCallback&,
-              const dpmix::CancellationToken&, const StudyLog&) -> std::optional<dpmix::Error> {
-        return dpmix::Error{"no study in this test"};
-    };
+              const dpmix::CancellationToken&,
+              const StudyLog&) -> std::optional<dpmix::Error> { return dpmix::Error{"no study in this test"}; };
 }
 }  // namespace
-
 
 namespace {
 
@@ -64,7 +62,9 @@ class TstReleaseWindow : public QObject {
     EngineProjectStore store_{noData};
     EngineRunController runs_{noStudy()};
 
-    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+    WorkbenchServices services() {
+        return {&runs_, &store_, [] { return QStringLiteral("test"); }};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -80,12 +80,13 @@ private Q_SLOTS:
         QVERIFY(!w.exportReleaseAction()->isEnabled());  // nothing open
         QCOMPARE(w.openFile(generated_.path), QString());
         QVERIFY(!w.trustBanner()->isHidden());
-        QVERIFY2(w.trustBanner()->text().contains("Keep inside the trust boundary"), qPrintable(w.trustBanner()->text()));
+        QVERIFY2(w.trustBanner()->text().contains("Keep inside the trust boundary"),
+                 qPrintable(w.trustBanner()->text()));
         QVERIFY(w.trustBanner()->text().contains("lambda* (non-private MixMin)"));
         QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
         QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));
         QVERIFY(w.exportReleaseAction()->isEnabled());
-        // A chart exported from this window says so in its first line (issue #42).
+        // A chart exported from this window says so in its first line (docs/PRIVACY.md, "Trust boundary").
         QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: Keep inside the data owner's trust boundary"));
     }
 
@@ -154,8 +155,14 @@ private Q_SLOTS:
         {
             auto file = dpmix::project::ProjectFile::open(copy.toStdString()).value();
             const long long audit = file.addRun({"audit", "ac", 1.0, 0, "{}"}).value();
-            (void)file.addAudit({audit, "finetune-dirichlet-large-norm", {0, 0, 500, 500}, 1e-5, 0.95, 4.9,
-                                 R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
+            (void)file
+                .addAudit({audit,
+                           "finetune-dirichlet-large-norm",
+                           {0, 0, 500, 500},
+                           1e-5,
+                           0.95,
+                           4.9,
+                           R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
                 .value();
         }
         // Refuted: never offered, whatever reason one would give.
@@ -190,7 +197,8 @@ private Q_SLOTS:
         QVERIFY(!w.exportReleaseAction()->isEnabled());
         QVERIFY2(w.trustBanner()->text().contains("DP release"), qPrintable(w.trustBanner()->text()));
         QVERIFY(!w.trustBanner()->text().contains("Keep inside"));
-        QVERIFY2(w.trustBanner()->text().contains("Read-only; exported from study.dpmix"), qPrintable(w.trustBanner()->text()));
+        QVERIFY2(w.trustBanner()->text().contains("Read-only; exported from study.dpmix"),
+                 qPrintable(w.trustBanner()->text()));
         QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: DP release"));
         QVERIFY2(w.windowTitle().contains("read-only") && w.windowTitle().contains("DP release (epsilon"),
                  qPrintable(w.windowTitle()));

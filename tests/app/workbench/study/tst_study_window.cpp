@@ -56,8 +56,8 @@ class TstStudyWindow : public QObject {
     Q_OBJECT
 
     EngineSourcePreviewer previewer_;
-    dpmix::project::SourceSummarizer summarize_ = [this](const dpmix::data::SourceSpec& spec)
-        -> dpmix::Result<dpmix::project::SourceFacts> {
+    dpmix::project::SourceSummarizer summarize_ =
+        [this](const dpmix::data::SourceSpec& spec) -> dpmix::Result<dpmix::project::SourceFacts> {
         auto p = previewer_.preview(spec, {});
         if (!p) return p.error();
         return p->facts;
@@ -88,7 +88,8 @@ class TstStudyWindow : public QObject {
     }
 
     // Registers a public IDX source with one task and a sensitive one, and saves the study.
-    static bool buildAndSave(MainWindow& w, const QString& dir, IdxFixture& pub, IdxFixture& sens, const QString& path) {
+    static bool buildAndSave(MainWindow& w, const QString& dir, IdxFixture& pub, IdxFixture& sens,
+                             const QString& path) {
         if (!pub.write(dir, "pub")) return false;
         sens.labels = {0, 1, 1, 0, 2};
         if (!sens.write(dir, "sens")) return false;
@@ -151,7 +152,8 @@ private Q_SLOTS:
         QTreeWidgetItem* publicGroup = w.projectTree()->topLevelItem(0);
         QCOMPARE(publicGroup->childCount(), 1);
         QVERIFY2(publicGroup->child(0)->text(0).startsWith("(not saved) "), qPrintable(publicGroup->child(0)->text(0)));
-        QVERIFY2(publicGroup->child(0)->text(0).endsWith("5 examples, 3 classes"), qPrintable(publicGroup->child(0)->text(0)));
+        QVERIFY2(publicGroup->child(0)->text(0).endsWith("5 examples, 3 classes"),
+                 qPrintable(publicGroup->child(0)->text(0)));
         QVERIFY(w.isWindowModified());
         QUndoStack* stack = w.document()->undoStack();
         QVERIFY(stack->undoText().startsWith("Add public source"));
@@ -447,6 +449,11 @@ private Q_SLOTS:
 
         d = dropAndWait(w, 1, sens.images);
         QVERIFY(d);
+        // A sensitive source declares its label set (never read from the data).
+        QVERIFY(d->optionField("classes"));
+        d->optionField("classes")->clear();
+        QTest::keyClicks(d->optionField("classes"), sens.classes.join(","));
+        QTRY_VERIFY(!d->previewPending() && d->canAccept());
         QTest::mouseClick(d->okButton(), Qt::LeftButton);
         const QStringList before = QDir(dir.path()).entryList(QDir::Files);
         // The sensitive images change into a broken file after registration: the save re-loads.
