@@ -1,20 +1,15 @@
 #include "engine/project/owner_key.h"
 
+#include "engine/core/file_door.h"
 #include "engine/data/sha256.h"
 
 #include <sodium.h>
 
-#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace dpmix::project {
 namespace {
@@ -70,28 +65,11 @@ std::optional<std::string> taggedHex(const std::string& text, const std::string&
     return decoded;
 }
 
-Result<std::string> readSmallFile(const fs::path& file) {
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return Error{file.string() + ": no such key file"};
-    if (fs::file_size(file, ec) > 4096 || ec) return Error{file.string() + ": not a dpmix key file (too large)"};
-    std::ifstream in(file);
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (!in && !in.eof()) return Error{file.string() + ": cannot be read"};
-    return s.str();
-}
+// A key file is one short line: anything larger (or a FIFO, a device) is not one.
+constexpr std::uint64_t kMaxKeyFileBytes = 4096;
 
-// Writes `text` to a new file with `mode`, never replacing one (O_EXCL).
-Status writeNewFile(const fs::path& file, const std::string& text, mode_t mode) {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd < 0) return Error{file.string() + ": cannot be created: " + std::strerror(errno)};
-    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!written) {
-        ::unlink(file.c_str());
-        return Error{file.string() + ": cannot be written"};
-    }
-    return std::nullopt;
+Result<std::string> readKeyFile(const fs::path& file, const std::string& what) {
+    return files::readRegularFile(file.string(), what, kMaxKeyFileBytes);
 }
 
 }  // namespace
@@ -122,51 +100,59 @@ Result<fs::path> ownerKeyDir() {
 
 Result<OwnerKeyPair> createOwnerKey(const fs::path& dir) {
     requireSodium();
-    std::error_code ec;
-    if (fs::exists(dir / kSecretFile, ec))
-        return Error{(dir / kSecretFile).string() + " already exists: the owner has a key (dpmix keys show prints it); "
-                                                    "remove it first to make a new one, which nobody trusts yet"};
-    if (!fs::is_directory(dir, ec)) {
-        fs::create_directories(dir, ec);
-        if (ec) return Error{dir.string() + ": cannot create the key folder: " + ec.message()};
-        fs::permissions(dir, fs::perms::owner_all, ec);
-    }
+    const std::string secretFile = (dir / kSecretFile).string(), publicFile = (dir / kPublicFile).string();
+    if (files::exists(secretFile) || files::isSymlink(secretFile))
+        return Error{secretFile +
+                     " already exists: the owner has a key (dpmix keys show prints it); remove it first "
+                     "to make a new one, which nobody trusts yet"};
+    if (auto e = files::createPrivateDirectory(dir.string()))
+        return Error{"cannot make the owner's key folder: " + e->message};
     unsigned char pk[crypto_sign_PUBLICKEYBYTES];
     unsigned char sk[crypto_sign_SECRETKEYBYTES];
     crypto_sign_keypair(pk, sk);
-    OwnerKeyPair key{{std::string(reinterpret_cast<char*>(pk), sizeof pk)}, std::string(reinterpret_cast<char*>(sk), sizeof sk)};
+    OwnerKeyPair key{{std::string(reinterpret_cast<char*>(pk), sizeof pk)},
+                     std::string(reinterpret_cast<char*>(sk), sizeof sk)};
     sodium_memzero(sk, sizeof sk);
-    if (auto e = writeNewFile(dir / kSecretFile, std::string(kSecretTag) + " " + toHex(key.secret) + "\n", 0600)) return *e;
-    fs::remove(dir / kPublicFile, ec);  // a public key without its secret one is stale
-    if (auto e = writeNewFile(dir / kPublicFile, key.publicKey.fileText(), 0644)) return *e;
+    if (auto e = files::writeNewFile(secretFile, std::string(kSecretTag) + " " + toHex(key.secret) + "\n", 0600))
+        return Error{"cannot write the owner's secret key: " + e->message};
+    files::removeQuietly(publicFile);  // a public key without its secret one is stale
+    if (auto e = files::writeNewFile(publicFile, key.publicKey.fileText(), 0644)) {
+        files::removeQuietly(secretFile);  // a key pair is made whole or not at all
+        return Error{"cannot write the owner's public key: " + e->message};
+    }
     return key;
 }
 
 Result<OwnerKeyPair> loadOwnerKey(const fs::path& dir) {
     requireSodium();
-    const fs::path file = dir / kSecretFile;
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0)
-        return Error{file.string() + ": no owner key here (make one with `dpmix keys init`)"};
-    if (st.st_mode & (S_IRWXG | S_IRWXO))
-        return Error{file.string() + ": the secret key is readable by others (mode " +
-                     std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
-                     std::to_string(st.st_mode & 7) + "); make it private with chmod 600, and consider it compromised "
-                                                      "if others could read it"};
-    auto text = readSmallFile(file);
+    const std::string file = (dir / kSecretFile).string();
+    auto kind = files::kindOf(file);
+    if (!kind) return Error{kind.error().message + " (the owner's secret key)"};
+    if (*kind == files::Kind::Missing) return Error{file + ": no owner key here (make one with `dpmix keys init`)"};
+    auto mode = files::permissionBits(file, "the owner's secret key (a regular file)");
+    if (!mode) return mode.error();
+    if (*mode & 077)
+        return Error{file + ": the secret key is readable by others (mode " + std::to_string((*mode >> 6) & 7) +
+                     std::to_string((*mode >> 3) & 7) + std::to_string(*mode & 7) +
+                     "); make it private with chmod 600, and consider it compromised if others could read it"};
+    auto text = readKeyFile(file, "the owner's secret key");
     if (!text) return text.error();
     auto secret = taggedHex(*text, kSecretTag, crypto_sign_SECRETKEYBYTES);
-    if (!secret) return Error{file.string() + ": not a dpmix secret key (expected \"" + kSecretTag + " <128 hex digits>\")"};
+    if (!secret) return Error{file + ": not a dpmix secret key (expected \"" + kSecretTag + " <128 hex digits>\")"};
     OwnerKeyPair key;
     key.secret = *secret;
     key.publicKey.bytes = secret->substr(crypto_sign_SEEDBYTES);  // libsodium keeps pk after the seed
     return key;
 }
 
+bool hasOwnerKey(const fs::path& dir) {
+    const std::string secretFile = (dir / kSecretFile).string();
+    return files::exists(secretFile) || files::isSymlink(secretFile);
+}
+
 Result<OwnerKeyPair> loadOrCreateOwnerKey(const fs::path& dir, bool* created) {
     if (created) *created = false;
-    std::error_code ec;
-    if (fs::exists(dir / kSecretFile, ec)) return loadOwnerKey(dir);
+    if (hasOwnerKey(dir)) return loadOwnerKey(dir);
     auto key = createOwnerKey(dir);
     if (key && created) *created = true;
     return key;
@@ -179,7 +165,7 @@ Result<OwnerPublicKey> parsePublicKey(const std::string& text) {
 }
 
 Result<OwnerPublicKey> readPublicKeyFile(const fs::path& file) {
-    auto text = readSmallFile(file);
+    auto text = readKeyFile(file, "a dpmix public key file (owner.pub)");
     if (!text) return text.error();
     auto key = parsePublicKey(*text);
     if (!key) return Error{file.string() + ": " + key.error().message};

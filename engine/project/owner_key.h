@@ -35,6 +35,8 @@ Result<std::filesystem::path> ownerKeyDir();
 Result<OwnerKeyPair> createOwnerKey(const std::filesystem::path& dir);
 /// Reads the key pair of `dir`; refused when the secret key is readable by others than its owner.
 Result<OwnerKeyPair> loadOwnerKey(const std::filesystem::path& dir);
+/// True when `dir` holds a secret key file (whatever state it is in: loadOwnerKey judges it).
+bool hasOwnerKey(const std::filesystem::path& dir);
 /// loadOwnerKey, or createOwnerKey when `dir` holds none (`created` says which).
 Result<OwnerKeyPair> loadOrCreateOwnerKey(const std::filesystem::path& dir, bool* created = nullptr);
 
