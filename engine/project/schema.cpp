@@ -135,6 +135,7 @@ CREATE TABLE signatures(
   signed_at TEXT NOT NULL,
   seal_hash TEXT NOT NULL,
   manifest_hash TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
   signature TEXT NOT NULL);
 )SQL";
 

@@ -2,6 +2,7 @@
 
 #include "engine/data/sha256.h"
 #include "engine/project/hash_chain.h"
+#include "engine/project/strict_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,17 @@ std::string runsDigest(Database& db) {
         digest = rowHash(digest, "runs-state", values);
     }
     return digest;
+}
+
+// A field of the stored seal as dpmix writes it, or a stand-in that never matches: an edited
+// seal may hold anything (a string for a count, a deep nesting), and is then reported, never thrown.
+long long countField(const json& sealed) {
+    const auto it = sealed.find("rows");
+    return it != sealed.end() && it->is_number_integer() ? it->get<long long>() : -1;
+}
+std::string textField(const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::string describeCount(long long n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
@@ -72,7 +84,12 @@ SealCheck checkSeal(Database& db) {
     check.storedHash = s.isNull(1) ? "" : s.text(1);
     if (sealHashOf(storedJson) != check.storedHash)
         check.problems.push_back("the seal itself was edited (its hash does not match what it records)");
-    const json stored = json::parse(storedJson, nullptr, false);
+    json stored;
+    try {
+        stored = parseStrictJson(storedJson);
+    } catch (const std::exception&) {
+        stored = json();  // reported below as unreadable
+    }
     const json now = json::parse(computeSealState(db).json);
     if (!stored.is_object() || !stored.contains("tables") || !stored["tables"].is_object()) {
         check.problems.push_back("the seal cannot be read (not the JSON dpmix writes)");
@@ -83,17 +100,22 @@ SealCheck checkSeal(Database& db) {
                 check.problems.push_back("table " + name + ": not in the seal");
                 continue;
             }
-            const long long had = sealed.value("rows", -1LL), has = current["rows"].get<long long>();
+            const long long had = countField(sealed), has = current["rows"].get<long long>();
             if (had != has)
                 check.problems.push_back("table " + name + ": sealed with " + describeCount(had) + ", has " +
                                          describeCount(has) + " now (rows were " + (has < had ? "deleted" : "added") +
                                          " outside dpmix)");
-            else if (sealed.value("head", std::string()) != current["head"].get<std::string>())
-                check.problems.push_back("table " + name + ": its last row is not the one sealed (replaced outside dpmix)");
+            else if (textField(sealed, "head") != current["head"].get<std::string>())
+                check.problems.push_back("table " + name +
+                                         ": its last row is not the one sealed (replaced outside dpmix)");
         }
-        if (stored.value("runs", std::string()) != now["runs"].get<std::string>())
-            check.problems.push_back("a run's status, timestamps or message differ from the sealed ones (changed "
-                                     "outside dpmix)");
+        for (const auto& [name, sealed] : stored["tables"].items())
+            if (!now["tables"].contains(name))
+                check.problems.push_back("table " + name + ": sealed, but gone from the file (dropped outside dpmix)");
+        if (textField(stored, "runs") != now["runs"].get<std::string>())
+            check.problems.push_back(
+                "a run's status, timestamps or message differ from the sealed ones (changed "
+                "outside dpmix)");
     }
     check.ok = check.problems.empty();
     return check;
