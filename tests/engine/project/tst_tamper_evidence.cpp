@@ -12,8 +12,6 @@
 #include "engine/project/project_file.h"
 #include "engine/project/trust_verdict.h"
 
-#include <QtTest>
-
 #include <sqlite3.h>
 #include <sys/stat.h>
 
