@@ -347,6 +347,10 @@ void printIntegrity(TextOut& out, const project::ProjectFile& p, const ProjectVi
     out << "\nIntegrity  ";
     if (view.chain.ok && !r.seal.ok)  // the rows that are there chain, but the last ones are gone or changed
         out << "hash chain ✗ incomplete: " << view.chain.rowsChecked << " rows verify, but the seal records others";
+    else if (view.chain.ok && !(view.allLedgersOk && r.ok()))
+        // The rows recompute, but something they hold does not: whoever edited the file also
+        // recomputed the chain, so it vouches for nothing here (docs/PROJECT_FILE.md, "Tamper evidence").
+        out << "hash chain recomputed (" << view.chain.rowsChecked << " rows), but ALTERED: see below";
     else if (view.chain.ok)
         out << "hash chain ✓ (" << view.chain.rowsChecked << " rows)";
     else
@@ -355,7 +359,8 @@ void printIntegrity(TextOut& out, const project::ProjectFile& p, const ProjectVi
             << "…, expected " << view.chain.firstBreak->expectedHash.substr(0, 12) << "…)";
     out << ";  ledgers " << (view.allLedgersOk && r.ledgerProblems.empty() ? "✓" : "✗");
     if (r.seal.present)
-        out << ";  seal " << (r.seal.ok ? "✓" : "✗") << ";  run history " << (r.transitions.problems.empty() ? "✓" : "✗");
+        out << ";  seal " << (r.seal.ok ? "✓" : "✗") << ";  run history "
+            << (r.transitions.problems.empty() ? "✓" : "✗");
     if (r.modelsChecked)
         out << ";  model files " << (r.modelProblems.empty() ? "✓" : "✗") << " (" << r.modelFiles << ")";
     out << "\n";
