@@ -32,9 +32,9 @@ std::vector<std::string> reasonsNotVerified(const project::IntegrityReport& repo
     for (const auto& s : report.signatures)
         if (s.signer.bytes == key.bytes) {
             signedByKey = true;
-            if (!s.valid)
-                reasons.push_back("its signature by " + key.fingerprint() + " does not verify");
-            else if (!s.current)
+            // An invalid signature, and a release changed after signing, are among the report's
+            // problems already; a project changed since is only a notice there.
+            if (s.valid && !s.current && !report.release)
                 reasons.push_back("it was changed after " + key.fingerprint() + " signed it (" + s.signedAt + ")");
         }
     if (!signedByKey) {
