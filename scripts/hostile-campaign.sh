@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The hostile campaign of issue 43 (docs/RELIABILITY.md, "Hostile campaign"): runs the built
-# `dpmix` on ~330 inputs a hostile user or a damaged received folder would give it — paths too
+# `dpmix` on ~370 inputs a hostile user or a damaged received folder would give it — paths too
 # long, loops of links, FIFOs, devices and sparse files where files are expected, a foreign -wal
-# beside a project, arguments out of range, specs and CSV files that try to cut, overflow or forge
-# — each under `timeout 30`, and counts:
+# beside a project, arguments out of range, specs and CSV files that try to cut, overflow or forge,
+# tampered projects and releases, signatures and key files abused — each under `timeout 30`, and
+# counts:
 #   crash    the program ended by a signal (exit status > 128, or a "terminate called" trace)
 #   hang     it did not finish in 30 s
-#   refused  exit 1 or 2 with a clear message: one or two lines on stderr, no trace
+#   refused  exit 1 or 2 with a clear message: one or two lines on stderr, no trace (a tampering
+#            case: exit 1 or 2 and the problem named in what it printed)
 #   unclear  refused without a message, with a trace, or with many lines
 #   accepted exit 0 where a refusal was expected (a silent acceptance)
 #   ok       exit 0 where it was expected (the control cases: a BOM, quoted headers, ...)
