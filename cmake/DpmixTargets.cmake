@@ -138,16 +138,18 @@ function(dpmix_add_qtest name)
            "DPMIX_TEST_SOURCE_DIR=${PROJECT_SOURCE_DIR};DPMIX_TEST_BINARY_DIR=${CMAKE_BINARY_DIR}")
   # Each test charges a budget store of its own (docs/PRIVACY.md, "The budget store"), emptied
   # before every ctest run, never the user's: tests on one fixture data set must not see another
-  # test's spending, nor a developer's.
+  # test's spending, nor a developer's. Likewise the owner's signing key (a release is signed
+  # at export): a key folder of the test's own, never the developer's ~/.config/dpmix.
   dpmix_budget_store_fixture()
   set(_stores "${CMAKE_BINARY_DIR}/test-budget-stores")
   if(ARG_STATISTICAL_PARTS)
     add_test(NAME ${name}_statistical COMMAND ${name})
     set_tests_properties(${name}_statistical PROPERTIES
       LABELS statistical TIMEOUT ${ARG_TIMEOUT} FIXTURES_REQUIRED dpmix_budget_stores
-      ENVIRONMENT "${_env};DPMIX_TEST_PART=statistical;DPMIX_BUDGET_STORE=${_stores}/${name}_statistical.sqlite")
+      ENVIRONMENT "${_env};DPMIX_TEST_PART=statistical;DPMIX_BUDGET_STORE=${_stores}/${name}_statistical.sqlite;DPMIX_KEY_DIR=${_stores}/${name}_statistical-keys")
     set(_env "${_env};DPMIX_TEST_PART=deterministic")
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-    FIXTURES_REQUIRED dpmix_budget_stores ENVIRONMENT "${_env};DPMIX_BUDGET_STORE=${_stores}/${name}.sqlite")
+    FIXTURES_REQUIRED dpmix_budget_stores
+    ENVIRONMENT "${_env};DPMIX_BUDGET_STORE=${_stores}/${name}.sqlite;DPMIX_KEY_DIR=${_stores}/${name}-keys")
 endfunction()

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The hostile campaign of issue 43 (docs/RELIABILITY.md, "Hostile campaign"): runs the built
-# `dpmix` on ~200 inputs a hostile user or a damaged received folder would give it — paths too
+# `dpmix` on ~370 inputs a hostile user or a damaged received folder would give it — paths too
 # long, loops of links, FIFOs, devices and sparse files where files are expected, a foreign -wal
-# beside a project, arguments out of range, specs and CSV files that try to cut, overflow or forge
-# — each under `timeout 30`, and counts:
+# beside a project, arguments out of range, specs and CSV files that try to cut, overflow or forge,
+# tampered projects and releases, signatures and key files abused — each under `timeout 30`, and
+# counts:
 #   crash    the program ended by a signal (exit status > 128, or a "terminate called" trace)
 #   hang     it did not finish in 30 s
-#   refused  exit 1 or 2 with a clear message: one or two lines on stderr, no trace
+#   refused  exit 1 or 2 with a clear message: one or two lines on stderr, no trace (a tampering
+#            case: exit 1 or 2 and the problem named in what it printed)
 #   unclear  refused without a message, with a trace, or with many lines
 #   accepted exit 0 where a refusal was expected (a silent acceptance)
 #   ok       exit 0 where it was expected (the control cases: a BOM, quoted headers, ...)
@@ -25,6 +27,8 @@ WORKBENCH=${WORKBENCH:-$PWD/build/bin/dpmix-workbench}
 W=$(mktemp -d /tmp/dpmix-hostile.XXXXXX)
 LOG="$W/campaign.log"
 cd "$W"
+# The owner's signing key and the budget store of this campaign, never the user's.
+export DPMIX_KEY_DIR="$W/keys" DPMIX_BUDGET_STORE="$W/budget.sqlite"
 
 # --- the tiny study (4x4 images of four classes, as tests/app/project/tiny_cli_study.h) -------
 python3 - <<'EOF'
@@ -156,6 +160,134 @@ printf 'q,sigma,steps,delta\n2,1,10,1e-5\n' > q2.csv
 printf 'q,sigma,steps,delta\n0.1,1,1e300,1e-5\n' > steps-huge.csv
 printf 'q,sigma,steps,delta\n"0.1,1,10,1e-5\n' > open-quote.csv
 
+
+# --- tampering and signatures (docs/PROJECT_FILE.md, "Tamper evidence") ---------------------
+# A study with a DP release (run mixture), a signed release of it, a signed copy of the project,
+# and the owner's key; then copies edited as a tamperer would: with sqlite3 alone, or also
+# recomputing the chain and the seal from the documented formulas (reseal).
+"$DPMIX" new tiny.json -o dp.dpmix >/dev/null 2>&1 &&
+    "$DPMIX" run dp.dpmix --stages proxies,mixture --seed 0 --epsilon 1 >/dev/null 2>&1 ||
+    { echo "cannot run the DP study" >&2; exit 2; }
+sql1() { python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$@"; }
+DPRUN=$(sql1 dp.dpmix "select id from runs where method = 'dp-mixmin' and status = 'done' order by id limit 1")
+LASTRUN=$(sql1 dp.dpmix "select max(id) from runs")
+"$DPMIX" export-release dp.dpmix --runs "$DPRUN" -o release.dpmix >/dev/null 2>&1 || { echo "cannot export" >&2; exit 2; }
+cp dp.dpmix signed.dpmix; cp -r dp.models signed.models 2>/dev/null || true
+"$DPMIX" sign signed.dpmix >/dev/null 2>&1 || { echo "cannot sign" >&2; exit 2; }
+cp keys/owner.pub owner.pub
+cp release.dpmix r-original.dpmix; cp signed.dpmix s-original.dpmix
+mkdir other-keys && DPMIX_KEY_DIR="$W/other-keys" "$DPMIX" keys init >/dev/null 2>&1
+reseal() {  # recompute every row_hash and the seal of $1 (docs/PROJECT_FILE.md, "Hash chain", `seal`)
+    python3 - "$1" <<'EOF'
+import hashlib, json, sqlite3, sys
+T = {"spec": "id spec_json created_at created_by",
+     "sources": "id role name loader path options_json user_level kind examples users label_names_json domains_json channels height width content_hash",
+     "runs": "id method task epsilon seed config_json build_version created_at",
+     "ledgers": "id run_id recorded_at ledger_json recorded_epsilon recorded_delta",
+     "lambdas": "id run_id kind names_json values_json", "metrics": "id run_id name class_name value",
+     "curves": "id run_id name step value",
+     "audits": "id run_id name false_positives false_negatives negatives positives delta confidence epsilon_lower_bound details_json",
+     "logs": "id run_id at level message", "models": "id run_id name content_hash file_name bytes",
+     "release": "id manifest_json", "run_transitions": "id run_id status at message"}
+F = lambda t, b: t.encode() + str(len(b)).encode() + b":" + b
+def v(x):
+    if x is None: return F("N", b"")
+    if isinstance(x, int): return F("I", str(x).encode())
+    if isinstance(x, float): return F("R", b"%.17g" % x)
+    return F("T", x.encode())
+h = lambda p, t, row: hashlib.sha256(b"dpmix-row/1\n" + F("P", p.encode()) + F("S", t.encode()) + b"".join(map(v, row))).hexdigest()
+db = sqlite3.connect(sys.argv[1]); have = {r[0] for r in db.execute("select name from sqlite_master where type='table'")}
+tables = {}
+for t, cols in T.items():
+    if t not in have: continue
+    p = "0" * 64
+    for row in db.execute(f"select {','.join(cols.split())} from {t} order by id").fetchall():
+        p = h(p, t, row); db.execute(f"update {t} set row_hash=? where id=?", (p, row[0]))
+    tables[t] = {"head": p, "rows": db.execute(f"select count(*) from {t}").fetchone()[0]}
+r = "0" * 64
+for row in db.execute("select id,status,started_at,finished_at,message from runs order by id").fetchall(): r = h(r, "runs-state", row)
+state = json.dumps({"runs": r, "tables": tables}, separators=(",", ":"), sort_keys=True)
+if "seal" in have:
+    db.execute("insert or replace into seal(id,state_json,seal_hash) values(1,?,?)", (state, hashlib.sha256(("dpmix-seal/1\n" + state).encode()).hexdigest()))
+db.commit()
+EOF
+}
+tamper() {  # tamper NAME FROM SQL [reseal]: a copy of FROM.dpmix (and its models) with SQL run on it
+    cp "$2.dpmix" "$1.dpmix"; cp -r "$2.models" "$1.models" 2>/dev/null || true
+    # (@DEEP@ stands for JSON nested 200,000 deep: too long for an argument)
+    python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2].replace('@DEEP@', '[' * 200000)); c.commit()" "$1.dpmix" "$3" ||
+        echo "tamper $1: the edit failed" >&2
+    [ "${4:-}" = reseal ] && reseal "$1.dpmix"
+    return 0
+}
+LEDGER="(select max(id) from ledgers where run_id = $DPRUN)"
+# ε: the entry's ε and the recorded total a tenth of what they were; σ: doubled (ε left as it was).
+EPS_EDIT="update ledgers set ledger_json = json_replace(ledger_json, '\$.entries[0].epsilon', json_extract(ledger_json, '\$.entries[0].epsilon') / 10), recorded_epsilon = recorded_epsilon / 10 where id = $LEDGER;"
+SIGMA_EDIT="update ledgers set ledger_json = json_replace(ledger_json, '\$.entries[0].sigma', json_extract(ledger_json, '\$.entries[0].sigma') * 2) where id = $LEDGER;"
+DELETE_LAST=""
+for t in ledgers lambdas metrics curves audits logs models run_transitions; do DELETE_LAST+="delete from $t where run_id = $LASTRUN; "; done
+DELETE_LAST+="delete from runs where id = $LASTRUN;"
+tamper t-eps dp "$EPS_EDIT"
+tamper t-eps-resealed dp "$EPS_EDIT" reseal
+tamper t-sigma-resealed dp "$SIGMA_EDIT" reseal
+tamper t-status dp "update runs set status = 'cancelled' where id = $DPRUN;"
+tamper t-status-resealed dp "update runs set status = 'cancelled' where id = $DPRUN;" reseal
+tamper t-deleted-last dp "$DELETE_LAST"
+tamper t-metric dp "update metrics set value = value / 2 where id = (select min(id) from metrics);"
+tamper t-spec dp "update spec set spec_json = replace(spec_json, 'tiny', 'tinY');"
+tamper t-seal-row dp "delete from seal;"
+tamper t-seal-table dp "drop table seal;"
+tamper t-transitions-table dp "drop table run_transitions;"
+tamper t-transition-row dp "delete from run_transitions where id = (select max(id) from run_transitions);"
+tamper t-seal-deep dp "update seal set state_json = '@DEEP@';"
+tamper t-seal-types dp "update seal set state_json = '{\"tables\": {\"runs\": {\"rows\": \"many\", \"head\": 7}}, \"runs\": []}';"
+tamper t-ledger-deep dp "update ledgers set ledger_json = '@DEEP@' where id = $LEDGER;" reseal
+tamper t-model-row dp "update models set content_hash = 'f' || substr(content_hash, 2) where id = (select min(id) from models);" reseal
+# Signed files edited: the release by one byte (a letter of its method, the schema's text), its
+# signature rows; the signed project resealed after an edit, and after deleting its last run.
+python3 - <<'EOF'
+data = bytearray(open("release.dpmix", "rb").read())
+at = data.rfind(b"dp-mixmin"); data[at + 8] ^= 0x01; open("r-byte.dpmix", "wb").write(data)
+data = bytearray(open("release.dpmix", "rb").read())
+at = data.find(b"CHECK(id = 1)"); data[at + 11] = ord("2"); open("r-schema.dpmix", "wb").write(data)
+EOF
+tamper r-sigrow release "delete from signatures;"
+tamper r-sighex release "update signatures set signature = 'ff' || substr(signature, 3);"
+tamper r-signedat release "update signatures set signed_at = '2020-01-01T00:00:00.000Z';"
+tamper r-sigkey release "update signatures set public_key = '$(cut -d' ' -f2 other-keys/owner.pub)';"
+tamper r-resealed release "update metrics set value = 0.99 where id = (select min(id) from metrics);" reseal
+tamper r-manifest release "update release set manifest_json = replace(manifest_json, '\"runs\"', '\"runs\" ');" reseal
+tamper r-sigtable release "drop table signatures;"
+tamper s-resealed signed "$EPS_EDIT" reseal
+tamper s-deleted-resealed signed "$DELETE_LAST" reseal
+tamper s-model-row signed "update models set content_hash = 'f' || substr(content_hash, 2) where id = (select min(id) from models);" reseal
+tamper s-owner signed "update runs set owner_host = 'elsewhere' where id = $DPRUN;"
+# Key files: public keys cut, mistyped, of another kind; secret keys readable by others, damaged.
+PUB=$(cat owner.pub)
+printf '%s' "${PUB:0:30}" > pub-truncated.pub
+printf 'dpmix-ed25519 %s\n' "$(cut -d' ' -f2 owner.pub | cut -c1-63)" > pub-63hex.pub
+printf 'dpmix-ed25519 %s\n' "$(cut -d' ' -f2 owner.pub | tr '0-9' 'g-p')" > pub-nothex.pub
+printf 'ssh-ed25519 %s\n' "$(cut -d' ' -f2 owner.pub)" > pub-othertag.pub
+printf '%s extra\n' "$PUB" > pub-extra.pub
+: > pub-empty.pub
+head -c 10000000 /dev/zero | tr '\0' 'a' > pub-huge.pub
+head -c 64 /dev/urandom > pub-binary.pub
+mkfifo pub-fifo.pub; ln -s pub-fifo.pub pub-link-fifo.pub; ln -s /dev/zero pub-zero.pub; mkdir pub-folder.pub
+key_dir() {  # key_dir NAME EDIT: a copy of the owner's key folder with EDIT run inside it
+    mkdir -p "$1"; cp -p keys/owner.key keys/owner.pub "$1/"; (cd "$1" && eval "$2")
+}
+key_dir k-0644 "chmod 644 owner.key"
+key_dir k-0640 "chmod 640 owner.key"
+key_dir k-truncated "head -c 40 owner.key > x; mv x owner.key; chmod 600 owner.key"
+key_dir k-garbage "head -c 200 /dev/urandom > owner.key; chmod 600 owner.key"
+key_dir k-huge "head -c 5000000 /dev/zero > owner.key; chmod 600 owner.key"
+key_dir k-fifo "rm owner.key; mkfifo -m 600 owner.key"
+key_dir k-zero "rm owner.key; ln -s /dev/zero owner.key"
+key_dir k-folder "rm owner.key; mkdir -m 700 owner.key"
+key_dir k-loop "rm owner.key; ln -s owner.key owner.key"
+mkdir k-empty
+: > k-file
+
 # --- running the cases ---------------------------------------------------------------------
 : > out; : > err; : > "$LOG"  # made before the first snapshot, so that writing them changes no folder
 declare -A COUNT=([crash]=0 [hang]=0 [refused]=0 [unclear]=0 [accepted]=0 [ok]=0 [written]=0)
@@ -189,6 +321,28 @@ case_() {
         COUNT[written]=$((COUNT[written] + 1)); wrote="  WROTE: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
     fi
     printf '%-9s %3s  %-58s %s%s\n' "$verdict" "$rc" "$name" "$(head -c 220 err | tr '\n' ' ')" "$wrote" >> "$LOG"
+}
+# detect NAME PATTERN -- COMMAND...: a tampered file or a bad key reported (exit 1 or 2, PATTERN in
+# what it printed), nothing written; exit 0 is a silent acceptance.
+detect_() {
+    local name=$1 pattern=$2; shift 3
+    TOTAL=$((TOTAL + 1))
+    local before after rc verdict
+    before=$(snapshot)
+    timeout -k 5 30 "$@" > out 2> err < /dev/null
+    rc=$?
+    after=$(snapshot)
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict=hang
+    elif [ "$rc" -gt 128 ] || grep -qE 'terminate called|Aborted|Segmentation|internal error' err; then verdict=crash
+    elif [ "$rc" -eq 0 ]; then verdict=accepted
+    elif grep -qE -- "$pattern" out err && ! grep -q 'what():' err; then verdict=refused
+    else verdict=unclear; fi
+    COUNT[$verdict]=$((COUNT[$verdict] + 1))
+    local wrote=""
+    if [ "$before" != "$after" ]; then
+        COUNT[written]=$((COUNT[written] + 1)); wrote="  WROTE: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+    fi
+    printf '%-9s %3s  %-58s %s%s\n' "$verdict" "$rc" "$name" "$(cat out err | grep -E -m1 -- "$pattern" | head -c 200)" "$wrote" >> "$LOG"
 }
 D=$DPMIX
 
@@ -361,9 +515,74 @@ for s in forge-newline forge-bidi forge-c1 forge-esc; do
     fi
 done
 
+
+# 13. Tampering: each edit reported by every reading command (exit 1, "✗" or ALTERED), the file unchanged.
+for t in t-eps t-eps-resealed t-sigma-resealed t-status t-status-resealed t-deleted-last t-metric t-spec t-seal-row \
+         t-seal-table t-transitions-table t-transition-row t-seal-deep t-seal-types t-ledger-deep; do
+    for cmd in inspect budget results; do detect_ "$cmd $t" '✗|ALTERED|cannot' -- "$D" "$cmd" "$t.dpmix"; done
+done
+# A model row's hash edited and resealed: the commands that hash the model files find it (budget
+# and results never read them: docs/PROJECT_FILE.md, "Tamper evidence").
+detect_ "inspect t-model-row" '✗|ALTERED' -- "$D" inspect t-model-row.dpmix
+detect_ "verify s-model-row" 'NOT VERIFIED' -- "$D" verify s-model-row.dpmix --key owner.pub
+for t in t-eps-resealed t-status t-deleted-last t-seal-deep; do
+    detect_ "inspect --json $t" '"ok": false|ALTERED' -- "$D" inspect --json "$t.dpmix"
+    detect_ "sign $t (an altered file is never signed)" 'not signed|altered|cannot' -- "$D" sign "$t.dpmix"
+    detect_ "export-release from $t" 'intact|altered|✗' -- "$D" export-release "$t.dpmix" --runs "$DPRUN" -o "x-$t.dpmix"
+done
+
+# 14. Signatures: a signed release verifies unchanged; edited by one byte, or its signature rows,
+# or resealed, it does not; a signed project edited and resealed, or its last run deleted, does not.
+case_ ok "verify release.dpmix (unchanged)" -- "$D" verify release.dpmix --key owner.pub
+case_ ok "verify signed.dpmix (unchanged)" -- "$D" verify signed.dpmix --key owner.pub
+for r in r-byte r-schema r-sigrow r-sighex r-signedat r-sigkey r-resealed r-manifest r-sigtable s-resealed \
+         s-deleted-resealed s-owner t-eps-resealed t-deleted-last; do
+    detect_ "verify $r" 'NOT VERIFIED' -- "$D" verify "$r.dpmix" --key owner.pub
+done
+detect_ "verify with another owner's key" 'no signature by' -- "$D" verify release.dpmix --key other-keys/owner.pub
+detect_ "verify an unsigned project" 'not signed at all' -- "$D" verify dp.dpmix --key owner.pub
+for k in pub-truncated pub-63hex pub-nothex pub-othertag pub-extra pub-empty pub-huge pub-binary pub-fifo \
+         pub-link-fifo pub-zero pub-folder; do
+    detect_ "verify --key $k" 'NOT VERIFIED' -- "$D" verify release.dpmix --key "$k.pub"
+done
+detect_ "verify --key missing" 'NOT VERIFIED' -- "$D" verify release.dpmix --key missing.pub
+detect_ "verify --key the secret key" 'NOT VERIFIED' -- "$D" verify release.dpmix --key keys/owner.key
+detect_ "verify --key a loop of links" 'NOT VERIFIED' -- "$D" verify release.dpmix --key loop-a
+detect_ "verify --key 300-byte name" 'NOT VERIFIED' -- "$D" verify release.dpmix --key "$LONG.pub"
+detect_ "verify --key 5000-component path" 'NOT VERIFIED' -- "$D" verify release.dpmix --key "$DEEP.pub"
+for f in fifo.dpmix link-to-fifo.dpmix zero.dpmix folder.dpmix notes.dpmix missing.dpmix walled.dpmix sparse.dpmix; do
+    detect_ "verify $f" 'NOT VERIFIED' -- "$D" verify "$f" --key owner.pub
+done
+case_ refuse "verify without --key" -- "$D" verify release.dpmix
+
+# 15. The owner's key: made once, never replaced; refused when others can read it or it is damaged,
+# before anything is written (sign, export-release).
+case_ refuse "keys init over an existing key" -- "$D" keys init
+case_ refuse "keys init --dir a file" -- "$D" keys init --dir k-file
+case_ refuse "keys init --dir a FIFO" -- "$D" keys init --dir fifo.json
+case_ refuse "keys init --dir under a file" -- "$D" keys init --dir k-file/keys
+case_ refuse "keys init --dir /dev/null" -- "$D" keys init --dir /dev/null
+case_ refuse "keys init --dir 300-byte name" -- "$D" keys init --dir "$LONG"
+case_ refuse "keys init --dir a loop of links" -- "$D" keys init --dir loop-a
+case_ refuse "keys show --dir without a key" -- "$D" keys show --dir k-empty
+case_ refuse "keys show --dir missing" -- "$D" keys show --dir no-such-folder
+for k in k-0644 k-0640 k-truncated k-garbage k-huge k-fifo k-zero k-folder k-loop; do
+    case_ refuse "keys show --dir $k" -- "$D" keys show --dir "$k"
+    case_ refuse "sign with $k" -- env DPMIX_KEY_DIR="$W/$k" "$D" sign dp.dpmix
+    case_ refuse "export-release with $k" -- env DPMIX_KEY_DIR="$W/$k" "$D" export-release dp.dpmix --runs "$DPRUN" -o "x-$k.dpmix"
+done
+case_ refuse "export-release with DPMIX_KEY_DIR a file" -- env DPMIX_KEY_DIR="$W/k-file" "$D" export-release dp.dpmix --runs "$DPRUN" -o x-kf.dpmix
+case_ refuse "export-release with DPMIX_KEY_DIR a FIFO" -- env DPMIX_KEY_DIR="$W/fifo.json" "$D" export-release dp.dpmix --runs "$DPRUN" -o x-kff.dpmix
+case_ refuse "sign a release" -- "$D" sign release.dpmix
+for f in fifo.dpmix zero.dpmix folder.dpmix notes.dpmix missing.dpmix walled.dpmix loop-a "$LONG.dpmix"; do
+    case_ refuse "sign ${f:0:40}" -- "$D" sign "$f"
+done
+
 # The project file the cases read stayed the same throughout.
 cmp -s study.dpmix pristine.dpmix || { COUNT[written]=$((COUNT[written] + 1)); echo "WRITTEN: study.dpmix changed" >> "$LOG"; }
 cmp -s walled.dpmix pristine.dpmix || { COUNT[written]=$((COUNT[written] + 1)); echo "WRITTEN: walled.dpmix changed" >> "$LOG"; }
+cmp -s release.dpmix r-original.dpmix || { COUNT[written]=$((COUNT[written] + 1)); echo "WRITTEN: release.dpmix changed" >> "$LOG"; }
+cmp -s signed.dpmix s-original.dpmix || { COUNT[written]=$((COUNT[written] + 1)); echo "WRITTEN: signed.dpmix changed" >> "$LOG"; }
 
 echo "hostile campaign: $TOTAL cases against $DPMIX"
 echo "  crash ${COUNT[crash]}, hang ${COUNT[hang]}, refused ${COUNT[refused]} (clear), unclear ${COUNT[unclear]}, accepted ${COUNT[accepted]} (silently), ok ${COUNT[ok]} (expected), written ${COUNT[written]} (on a refusal)"

@@ -4,6 +4,7 @@
 // in the budget store (the data owner's decision, shared by every project on the data).
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/terminal_safe.h"
 #include "engine/pipeline/training_audit_stage.h"
 #include "engine/project/project_budget.h"
 
@@ -112,9 +113,13 @@ int printBudget(const project::ProjectFile& project, bool json) {
         out["audit_verdicts"] = *verdicts;
         out["hash_chain_ok"] = integrity.ok;
         out["integrity"] = integrity.line;
+        out["integrity_ok"] = integrity.ok;
+        out["integrity_problems"] = integrity.details;
         std::cout << out.dump(2) << '\n';
     } else {
-        std::cout << project.path().string() << '\n' << integrity.line << '\n' << project::describeBudget(*budget);
+        std::cout << project.path().string() << '\n' << integrity.line << '\n';
+        for (const auto& d : integrity.details) std::cout << "  " << oneLine(d) << '\n';
+        std::cout << project::describeBudget(*budget);
         for (const auto& line : *verdicts) std::cout << "  audit verdict: " << line << '\n';
     }
     return integrity.ok ? 0 : 1;

@@ -15,6 +15,8 @@ void registerCommands(CLI::App& app, CommandContext& ctx) {
     registerResultsCommand(app, ctx);
     registerBudgetCommand(app, ctx);
     registerExportReleaseCommand(app, ctx);
+    registerKeysCommand(app, ctx);
+    registerSignCommands(app, ctx);
     registerJobsCommands(app, ctx);
 }
 

@@ -8,6 +8,7 @@
 #include "engine/pipeline/training_audit_stage.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
+#include "engine/project/owner_key.h"
 #include "engine/project/release_export.h"
 #include "engine/project/trust_verdict.h"
 
@@ -121,6 +122,14 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
             return fail(
                 args->projectPath + ": " + integrity.line + ": a release is only exported from an intact project", 1);
         if (auto refuted = refutedRun(*project, options.runIds)) return fail(*refuted, 2);
+        // Every release carries the data owner's signature (the key is made on first use), so a
+        // reviewer can tell it is theirs and unchanged: `dpmix verify RELEASE --key owner.pub`.
+        auto keyDir = project::ownerKeyDir();
+        if (!keyDir) return fail("cannot sign the release: " + keyDir.error().message, 2);
+        bool keyCreated = false;
+        auto key = project::loadOrCreateOwnerKey(*keyDir, &keyCreated);
+        if (!key) return fail("cannot sign the release: " + key.error().message, 1);
+        options.signWith = &*key;
         auto summary = project::exportRelease(*project, args->output, options);
         if (!summary) return fail(cliMessage(summary.error()), 2);
         const auto& m = summary->manifest;
@@ -132,7 +141,8 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
                                        {"unit", m.unit},
                                        {"includes_test_metrics", m.includesTestMetrics},
                                        {"rows", summary->rows},
-                                       {"model_files", summary->modelFiles}};
+                                       {"model_files", summary->modelFiles},
+                                       {"signed_by", key->publicKey.fingerprint()}};
             std::cout << out.dump(2) << '\n';
         } else {
             char epsilon[32];
@@ -143,7 +153,10 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
             for (const auto& [table, n] : summary->rows) std::cout << "  " << table << ": " << n << "\n";
             if (m.includesTestMetrics)
                 std::cout << "  includes test metrics of the sensitive test split: NOT covered by the guarantee\n";
-            std::cout << "  read it with: dpmix inspect " << args->output << "\n";
+            std::cout << "  signed by " << key->publicKey.fingerprint()
+                      << (keyCreated ? " (a new owner key pair in " + keyDir->string() + ")" : std::string()) << "\n";
+            std::cout << "  read it with: dpmix inspect " << args->output << "; a reviewer with your owner.pub: dpmix verify "
+                      << args->output << " --key owner.pub\n";
         }
         ctx.exitCode = 0;
     });

@@ -1,7 +1,8 @@
 // `dpmix inspect FILE.dpmix [--json]`: what a reviewer needs to read a project: the spec, the
 // sources with their content hashes, every run with its results, its privacy ledger with the
-// total ε recomputed here (privacy::Ledger::verify), and the hash chain's verdict.
-// Exit status 1 when a ledger or the hash chain does not verify.
+// total ε recomputed here (privacy::Ledger::verify), and the integrity verdict: hash chain,
+// seal, run history, ledgers against the spec, model files hashed, signatures.
+// Exit status 1 when any of them does not verify.
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/read_project_command.h"
@@ -108,6 +109,8 @@ struct ProjectView {
     std::vector<RunView> runs;
     project::ChainVerification chain;
     bool allLedgersOk = true;
+    // Seal, run history, ledgers against the spec, model files, signatures (integrity_report.h).
+    project::IntegrityReport integrity;
     // The stored audits of fine-tuning mechanisms: the verdicts beside their ledger entries.
     std::vector<audit::StoredMechanismAudit> mechanismAudits;
 };
@@ -156,6 +159,9 @@ Result<ProjectView> readProject(const project::ProjectFile& p) {
     auto chain = p.verifyChain();
     if (!chain) return chain.error();
     view.chain = *chain;
+    auto integrity = p.verifyIntegrity({/*hashModels=*/true});
+    if (!integrity) return integrity.error();
+    view.integrity = *integrity;
     return view;
 }
 
@@ -337,14 +343,30 @@ void printRun(TextOut& out, const RunView& r, const std::vector<audit::StoredMec
 }
 
 void printIntegrity(TextOut& out, const project::ProjectFile& p, const ProjectView& view) {
+    const project::IntegrityReport& r = view.integrity;
     out << "\nIntegrity  ";
-    if (view.chain.ok)
+    if (view.chain.ok && !r.seal.ok)  // the rows that are there chain, but the last ones are gone or changed
+        out << "hash chain ✗ incomplete: " << view.chain.rowsChecked << " rows verify, but the seal records others";
+    else if (view.chain.ok && !(view.allLedgersOk && r.ok()))
+        // The rows recompute, but something they hold does not: whoever edited the file also
+        // recomputed the chain, so it vouches for nothing here (docs/PROJECT_FILE.md, "Tamper evidence").
+        out << "hash chain recomputed (" << view.chain.rowsChecked << " rows), but ALTERED: see below";
+    else if (view.chain.ok)
         out << "hash chain ✓ (" << view.chain.rowsChecked << " rows)";
     else
         out << "hash chain ✗ first mismatch: table " << view.chain.firstBreak->table << ", row id "
             << view.chain.firstBreak->rowId << " (stored " << view.chain.firstBreak->storedHash.substr(0, 12)
             << "…, expected " << view.chain.firstBreak->expectedHash.substr(0, 12) << "…)";
-    out << ";  ledgers " << (view.allLedgersOk ? "✓" : "✗") << "\n";
+    out << ";  ledgers " << (view.allLedgersOk && r.ledgerProblems.empty() ? "✓" : "✗");
+    if (r.seal.present)
+        out << ";  seal " << (r.seal.ok ? "✓" : "✗") << ";  run history "
+            << (r.transitions.problems.empty() ? "✓" : "✗");
+    if (r.modelsChecked)
+        out << ";  model files " << (r.modelProblems.empty() ? "✓" : "✗") << " (" << r.modelFiles << ")";
+    out << "\n";
+    for (const auto& problem : r.problems()) out << "  ✗ " << problem << "\n";
+    for (const auto& notice : r.notices()) out << "  note: " << notice << "\n";
+    for (const auto& line : r.signatureLines()) out << "Signature  " << line << "\n";
     if (auto budget = project::projectBudget(p))
         out << "\n" << Raw{project::describeBudget(*budget)};  // generated lines
     else
@@ -493,6 +515,21 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
                                     {"row_id", view.chain.firstBreak->rowId},
                                     {"stored_hash", view.chain.firstBreak->storedHash},
                                     {"expected_hash", view.chain.firstBreak->expectedHash}};
+    const project::IntegrityReport& r = view.integrity;
+    integrity["ok"] = r.ok() && view.allLedgersOk;
+    integrity["seal_present"] = r.seal.present;
+    integrity["seal_ok"] = r.seal.ok;
+    integrity["problems"] = r.problems();
+    integrity["notices"] = r.notices();
+    integrity["model_files_checked"] = r.modelFiles;
+    ordered_json signatures = ordered_json::array();
+    for (const auto& sig : r.signatures)
+        signatures.push_back({{"fingerprint", sig.signer.fingerprint()},
+                              {"public_key", sig.signer.hex()},
+                              {"signed_at", sig.signedAt},
+                              {"valid", sig.valid},
+                              {"covers_current_file", sig.current}});
+    integrity["signatures"] = signatures;
     j["integrity"] = integrity;
     if (auto budget = project::projectBudget(p)) {
         j["budget"] = {
@@ -524,7 +561,7 @@ void registerInspectCommand(CLI::App& app, CommandContext& ctx) {
                                   TextOut text(std::cout);
                                   printText(text, project, *view);
                               }
-                              return view->chain.ok && view->allLedgersOk ? 0 : 1;
+                              return view->chain.ok && view->allLedgersOk && view->integrity.ok() ? 0 : 1;
                           });
 }
 

@@ -56,14 +56,14 @@ Status writeTextFile(const std::string& path, const std::string& text) {
 }
 
 IntegrityVerdict checkIntegrity(const project::ProjectFile& project) {
-    auto chain = project.verifyChain();
-    if (!chain) return {false, "hash chain not checked: " + chain.error().message};
-    if (chain->ok)
-        return {true,
-                "hash chain ✓ (" + std::to_string(chain->rowsChecked) + " rows): the stored results are as written"};
-    return {false, "hash chain ✗ at table " + chain->firstBreak->table + ", row id " +
-                       std::to_string(chain->firstBreak->rowId) +
-                       ": the project was altered after it was written; the figures below cannot be trusted"};
+    // The chain, the seal over the last rows and run statuses, every ledger recomputed against its
+    // parameters and the spec, the signatures (project/integrity_report.h).
+    auto report = project.verifyIntegrity();
+    if (!report) return {false, "integrity not checked: " + report.error().message, {}};
+    IntegrityVerdict v{report->ok(), report->summaryLine(), {}};
+    if (!v.ok) v.details = report->problems();
+    for (const auto& n : report->notices()) v.details.push_back("note: " + n);
+    return v;
 }
 
 }  // namespace dpmix::cli

@@ -6,6 +6,7 @@
 #include "engine/project/project_opener.h"
 
 #include <string>
+#include <vector>
 
 namespace dpmix::cli {
 
@@ -27,12 +28,14 @@ Result<project::ProjectFile> openProjectToRead(const std::string& path);
 /// read-only project, or a DP release, is refused at once, before any data is loaded.
 Result<project::ProjectFile> openProjectForRuns(const std::string& path);
 
-/// The hash chain's verdict for commands that print stored results (`results`, `budget`): one
-/// line ("hash chain ✓ (N rows)" or where it breaks), and whether it held. A command whose
-/// chain does not verify still prints, says so first, and exits with 1.
+/// The integrity verdict for commands that print stored results (`results`, `budget`,
+/// `export-release`): one line ("hash chain ✓ (N rows) ..." or what is wrong: a broken chain or
+/// seal, a run status changed, a ledger that does not recompute), and whether it held. A command
+/// whose file does not verify still prints, says so first, and exits with 1.
 struct IntegrityVerdict {
     bool ok = false;
     std::string line;
+    std::vector<std::string> details;  // every problem, then notices ("note: ...")
 };
 IntegrityVerdict checkIntegrity(const project::ProjectFile& project);
 

@@ -54,21 +54,27 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 1;
             return;
         }
+        const auto integrity = checkIntegrity(*project);
         if (observations->empty()) {
             std::cerr << "dpmix results: " << project->path().string() << " has no finished run with the metric '"
                       << name
                       << "' (downstream runs store test-auc or test-perplexity: dpmix run --stages "
                          "...,pretrain,finetune,evaluate)\n";
+            // An altered file is said to be so even when there is no table to show.
+            if (!integrity.ok) std::cerr << "dpmix results: " << oneLine(integrity.line) << '\n';
             ctx.exitCode = 1;
             return;
         }
-        const auto integrity = checkIntegrity(*project);
         const auto rows = project::summarizeResults(*observations);
         if (args->json) {
-            nlohmann::ordered_json out{
-                {"project", project->path().string()}, {"metric", name},
-                {"runs", observations->size()},        {"hash_chain_ok", integrity.ok},
-                {"integrity", integrity.line},         {"summary", nlohmann::ordered_json::array()}};
+            nlohmann::ordered_json out{{"project", project->path().string()},
+                                       {"metric", name},
+                                       {"runs", observations->size()},
+                                       {"hash_chain_ok", integrity.ok},
+                                       {"integrity", integrity.line},
+                                       {"integrity_ok", integrity.ok},
+                                       {"integrity_problems", integrity.details},
+                                       {"summary", nlohmann::ordered_json::array()}};
             for (const auto& r : rows)
                 out["summary"].push_back({{"method", r.method},
                                           {"epsilon", r.epsilon},
@@ -80,6 +86,7 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             std::cout << out.dump(2) << '\n';
         } else {
             std::cout << integrity.line << '\n';
+            for (const auto& d : integrity.details) std::cout << "  " << oneLine(d) << '\n';
             std::cout << oneLine(name) << " of " << observations->size() << " finished runs in "
                       << oneLine(project->path().string())
                       << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";

@@ -283,4 +283,57 @@ Status createDirectories(const std::string& path) {
     return std::nullopt;
 }
 
+Status createPrivateDirectory(const std::string& path) {
+    if (path.empty()) return Error{"an empty path: expected a folder"};
+    if (path.find('\0') != std::string::npos) return Error{"'" + shown(path) + "' holds a NUL byte: expected a folder"};
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return Error{"'" + shown(path) + "' exists and is not a folder"};
+        return std::nullopt;
+    }
+    if (errno != ENOENT) return Error{describeError(path, errno)};
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty())
+        if (auto e = createDirectories(parent.string())) return *e;
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+        return Error{"cannot create the folder " + describeError(path, errno)};
+    if (::chmod(path.c_str(), 0700) != 0) return Error{"cannot make the folder private: " + describeError(path, errno)};
+    return std::nullopt;
+}
+
+Status writeNewFile(const std::string& path, const std::string& text, unsigned mode) {
+    if (path.empty()) return Error{"an empty path: expected a file to create"};
+    if (path.find('\0') != std::string::npos) return Error{"'" + shown(path) + "' holds a NUL byte"};
+    const int fd =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
+    if (fd < 0) {
+        const int err = errno;
+        if (err == EEXIST) return Error{"'" + shown(path) + "' already exists: nothing was replaced"};
+        return Error{"cannot create " + describeError(path, err)};
+    }
+    Status failed;
+    for (std::size_t done = 0; done < text.size() && !failed;) {
+        const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0)
+            failed = Error{"cannot write '" + shown(path) + "': " + std::strerror(errno)};
+        else
+            done += static_cast<std::size_t>(w);
+    }
+    // The umask may have taken bits away; never more than asked.
+    if (!failed && ::fchmod(fd, static_cast<mode_t>(mode)) != 0)
+        failed = Error{"cannot set the permissions of '" + shown(path) + "': " + std::strerror(errno)};
+    if (!failed && ::fsync(fd) != 0) failed = Error{"cannot write '" + shown(path) + "': " + std::strerror(errno)};
+    if (::close(fd) != 0 && !failed) failed = Error{"cannot write '" + shown(path) + "': " + std::strerror(errno)};
+    if (failed) ::unlink(path.c_str());
+    return failed;
+}
+
+Result<unsigned> permissionBits(const std::string& path, const std::string& what) {
+    if (auto e = requireRegularFile(path, what)) return *e;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return Error{describeError(path, errno)};
+    return static_cast<unsigned>(st.st_mode & 0777);
+}
+
 }  // namespace dpmix::files

@@ -76,4 +76,17 @@ Status rename(const std::string& from, const std::string& to);
 /// Creates a folder and its parents; fine when it exists already.
 Status createDirectories(const std::string& path);
 
+// Secrets (the owner's signing key, engine/project/owner_key.h): a key file nobody else can
+// read, in a folder nobody else can list (docs/PRIVACY.md, "Signed files").
+/// Creates `path` (and its parents) when missing and makes the last folder 0700; an existing
+/// folder keeps its mode. An Error when `path` exists but is not a folder.
+Status createPrivateDirectory(const std::string& path);
+/// Writes `text` to a new regular file with permission bits `mode` (e.g. 0600), never replacing
+/// a file or following a link there (O_EXCL | O_NOFOLLOW), and syncs it; a failed write removes
+/// the file again.
+Status writeNewFile(const std::string& path, const std::string& text, unsigned mode);
+/// The permission bits (0777 part of the mode) of a regular file, following links; an Error as
+/// requireRegularFile's otherwise (missing, a folder, a FIFO...).
+Result<unsigned> permissionBits(const std::string& path, const std::string& what);
+
 }  // namespace dpmix::files

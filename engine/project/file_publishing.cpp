@@ -1,5 +1,6 @@
 #include "engine/project/file_publishing.h"
 
+#include "engine/project/seal.h"
 #include "engine/project/sqlite_db.h"
 
 #include <cerrno>
@@ -94,6 +95,7 @@ void configureConnection(Database& db) {
     // but could lose the last commits on power loss).
     db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA foreign_keys = ON");
+    keepSeal(db);  // every write checks and rewrites the file's seal (seal.h)
 }
 
 }  // namespace dpmix::project::detail

@@ -31,16 +31,16 @@ std::vector<SqlValue> rowValues(const Statement& s, std::size_t count) {
     return values;
 }
 
+}  // namespace
+
 // A table added by a later schema is missing from an older file that is read (read-only)
 // without being migrated, and from a v1 file while it is migrated: nothing of it to seal or check.
-bool missing(Database& db, const ChainedTable& table) {
-    if (!table.sinceV4) return false;
+bool chainedTableMissing(Database& db, const ChainedTable& table) {
+    if (!table.addedLater) return false;
     Statement s(db.handle(), "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?");
     s.bind(1, std::string(table.name));
     return !s.step() || s.integer(0) == 0;
 }
-
-}  // namespace
 
 const std::vector<ChainedTable>& chainedTables() {
     static const std::vector<ChainedTable> tables = {
@@ -58,6 +58,8 @@ const std::vector<ChainedTable>& chainedTables() {
         {"logs", {"id", "run_id", "at", "level", "message"}},
         {"models", {"id", "run_id", "name", "content_hash", "file_name", "bytes"}},
         {"release", {"id", "manifest_json"}, true},
+        // v6: every status a run took, in order (run_transitions.h), so a status edit is seen.
+        {"run_transitions", {"id", "run_id", "status", "at", "message"}, true},
     };
     return tables;
 }
@@ -119,7 +121,7 @@ void sealRow(Database& db, const ChainedTable& table, std::int64_t rowId) { RowS
 
 void sealAllRows(Database& db) {
     for (const ChainedTable& table : chainedTables()) {
-        if (missing(db, table)) continue;
+        if (chainedTableMissing(db, table)) continue;
         const std::string name = table.name;
         Statement rows(db.handle(), "SELECT " + selectColumns(table) + " FROM " + name + " ORDER BY id");
         Statement update(db.handle(), "UPDATE " + name + " SET row_hash = ? WHERE id = ?");
@@ -134,7 +136,7 @@ void sealAllRows(Database& db) {
 ChainVerification verifyChains(Database& db) {
     ChainVerification result;
     for (const ChainedTable& table : chainedTables()) {
-        if (missing(db, table)) continue;
+        if (chainedTableMissing(db, table)) continue;
         const std::string name = table.name;
         Statement rows(db.handle(), "SELECT " + selectColumns(table) + ", row_hash FROM " + name + " ORDER BY id");
         const auto n = table.columns.size();

@@ -3,6 +3,8 @@
 // row_hash = SHA-256 over the previous row's hash (same table, by id) and the row's own
 // content, so editing, reordering or deleting a row (other than the last) breaks the chain at
 // that row. It detects accidental or casual edits; it is not a signature (anyone can reseal).
+// The last rows are covered by the seal (seal.h: row counts and chain heads), run status by the
+// chained run_transitions table, origin by the owner's signature (file_signature.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,12 +17,15 @@ namespace dpmix::project {
 struct ChainedTable {
     const char* name;
     std::vector<const char*> columns;  // hashed columns in order (id first)
-    bool sinceV4 = false;              // absent from an older file read without migrating it
+    bool addedLater = false;           // absent from an older file read without migrating it
 };
 
 /// The chained tables in the order verification walks them.
 const std::vector<ChainedTable>& chainedTables();
 const ChainedTable& chainedTable(const std::string& name);
+
+/// True when a table added by a later schema is absent from this (older, unmigrated) file.
+bool chainedTableMissing(Database& db, const ChainedTable& table);
 
 /// The hash that precedes a table's first row.
 const std::string& genesisHash();

@@ -7,7 +7,9 @@
 #include "engine/project/file_publishing.h"
 #include "engine/project/process_identity.h"
 #include "engine/project/project_file_support.h"
+#include "engine/project/run_transitions.h"
 #include "engine/project/schema.h"
+#include "engine/project/seal.h"
 #include "engine/project/spec_fact_checks.h"
 #include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
@@ -398,7 +400,12 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         if (auto failed = project.loadSpec()) return *failed;
         project.loadReleaseManifest();
         if (!readOnlyNow) {
-            project.recoverInterruptedRuns();
+            try {
+                project.recoverInterruptedRuns();
+            } catch (const SealBroken&) {
+                // An altered file: recovery is a write and is refused; the file still opens, so
+                // that reading commands can report what changed (integrity_report.h).
+            }
             project.removeStaleTemporaryFiles();
         }
         return project;
@@ -436,6 +443,7 @@ void ProjectFile::recoverInterruptedRuns() {
         update.bind(1, now).bind(2, message).bind(3, static_cast<std::int64_t>(id)).run();
         log.bind(1, static_cast<std::int64_t>(id)).bind(2, now).bind(3, "warning").bind(4, message).run();
         sealer.seal(db_->lastInsertRowId());
+        recordTransition(*db_, id, "interrupted", now, message);
         interruptedOnOpen_.push_back(id);
     }
     t.commit();
@@ -519,11 +527,13 @@ Result<long long> ProjectFile::addRun(const NewRun& run) {
                     "INSERT INTO runs(method, task, epsilon, seed, config_json, build_version, created_at, status, "
                     "owner_host, owner_pid, owner_start) VALUES(?,?,?,?,?,?,?,'queued',?,?,?)");
         s.bind(1, run.method).bind(2, run.task).bind(3, run.epsilon).bind(4, static_cast<std::int64_t>(run.seed));
-        s.bind(5, run.configJson).bind(6, versionString()).bind(7, utcTimestamp());
+        const std::string now = utcTimestamp();
+        s.bind(5, run.configJson).bind(6, versionString()).bind(7, now);
         bindOwner(s, 8, currentProcess());
         s.run();
         const auto id = db_->lastInsertRowId();
         sealRow(*db_, chainedTable("runs"), id);
+        recordTransition(*db_, id, "queued", now, "");
         t.commit();
         return static_cast<long long>(id);
     } catch (const std::exception& e) {
@@ -584,12 +594,14 @@ Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, c
                 }
             }
             const std::string column = stored == RunStatus::Running ? "started_at" : "finished_at";
+            const std::string now = utcTimestamp();
             Statement s(db_->handle(), "UPDATE runs SET status = ?, message = ?, " + column + " = ? WHERE id = ?");
             s.bind(1, toString(stored))
                 .bind(2, storedMessage)
-                .bind(3, utcTimestamp())
+                .bind(3, now)
                 .bind(4, static_cast<std::int64_t>(runId));
             s.run();
+            recordTransition(*db_, runId, toString(stored), now, storedMessage);
             if (stored == RunStatus::Running) {  // whoever starts a run owns it from now on
                 Statement owner(db_->handle(),
                                 "UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ? WHERE id = ?");

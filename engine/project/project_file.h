@@ -17,6 +17,8 @@
 #include "engine/core/result.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/hash_chain.h"
+#include "engine/project/integrity_report.h"
+#include "engine/project/owner_key.h"
 #include "engine/project/project_records.h"
 #include "engine/project/project_spec.h"
 
@@ -145,6 +147,14 @@ public:
 
     /// Recomputes the hash chain; reports the first row whose hash does not match.
     Result<ChainVerification> verifyChain() const;
+
+    /// Everything a reading command checks (integrity_report.h): chain, seal, run history,
+    /// ledgers against their parameters and the spec, model files (on request), signatures.
+    Result<IntegrityReport> verifyIntegrity(const IntegrityOptions& options = {}) const;
+
+    /// Adds the owner's signature over the file as it is now (file_signature.h). Refused for a
+    /// read-only file, a release (signed when exported) and a file altered outside dpmix.
+    Status sign(const OwnerKeyPair& key);
 
 private:
     enum class IfExists { Fail, Replace, Open };

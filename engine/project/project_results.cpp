@@ -8,6 +8,7 @@
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/process_identity.h"
 #include "engine/project/project_file_support.h"
+#include "engine/project/run_transitions.h"
 #include "engine/project/schema.h"
 #include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
@@ -205,9 +206,11 @@ Error ProjectFile::refuseNonFinite(long long runId, const std::string& what) {
         Transaction t(*db_);
         auto current = run(runId);
         if (current && (current->status == RunStatus::Queued || current->status == RunStatus::Running)) {
+            const std::string message = "failed: refused to store a result that is not a finite number: " + what;
+            const std::string now = utcTimestamp();
             Statement s(db_->handle(), "UPDATE runs SET status = 'failed', message = ?, finished_at = ? WHERE id = ?");
-            s.bind(1, "failed: refused to store a result that is not a finite number: " + what);
-            s.bind(2, utcTimestamp()).bind(3, static_cast<std::int64_t>(runId)).run();
+            s.bind(1, message).bind(2, now).bind(3, static_cast<std::int64_t>(runId)).run();
+            recordTransition(*db_, runId, "failed", now, message);
             t.commit();
             outcome += "; the run is marked failed";
         }

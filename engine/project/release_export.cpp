@@ -6,6 +6,7 @@
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/declared_labels.h"
 #include "engine/project/file_publishing.h"
+#include "engine/project/file_signature.h"
 #include "engine/project/hash_chain.h"
 #include "engine/project/process_identity.h"
 #include "engine/privacy/parameters.h"
@@ -167,6 +168,10 @@ void insertRun(Database& db, const RunRecord& r) {
     s.bind(1, static_cast<std::int64_t>(r.id)).bind(2, r.method).bind(3, r.task).bind(4, r.epsilon);
     s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.configJson).bind(7, r.buildVersion).bind(8, r.createdAt);
     s.bind(9, r.startedAt).bind(10, r.finishedAt).run();
+    // Its history in the release: released as done (sealed with the rest below).
+    Statement t(db.handle(), "INSERT INTO run_transitions(run_id, status, at, message) VALUES(?, 'done', ?, ?)");
+    t.bind(1, static_cast<std::int64_t>(r.id)).bind(2, r.finishedAt.empty() ? r.createdAt : r.finishedAt);
+    t.bind(3, "released: exported as done from the project").run();
 }
 
 void insertLedger(Database& db, const LedgerRecord& l) {
@@ -377,10 +382,15 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
             Statement insert(db.handle(), "INSERT INTO release(manifest_json) VALUES(?)");
             insert.bind(1, releaseManifestToJson(manifest)).run();
             sealAllRows(db);
+            // Signed over the content as committed: the seal is written with the commit (seal.h).
+            if (options.signWith) insertSignature(db, *options.signWith);
             t.commit();
             // Nothing writes to a release again: a rollback journal lets it be read with no side
             // files (WAL would make every reader create -shm next to it).
             db.exec("PRAGMA journal_mode = DELETE");
+            // Rewritten compactly: no stale copy of a row (from sealing) is left in free space,
+            // so every byte of content is live and covered by the chain, seal and signature.
+            db.exec("VACUUM");
             summary.rows = writer.rows();
             summary.modelFiles = static_cast<long long>(writer.writtenFiles().size());
         }
@@ -390,6 +400,9 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
         if (!check) throw std::runtime_error("the release cannot be read back: " + check.error().message);
         auto chain = check->verifyChain();
         if (!chain || !chain->ok) throw std::runtime_error("internal: the release's hash chain does not verify");
+        auto integrity = check->verifyIntegrity();
+        if (!integrity) throw std::runtime_error(integrity.error().message);
+        if (!integrity->ok()) throw std::runtime_error("internal: the release does not verify: " + integrity->summaryLine());
         auto verdict = trustVerdict(*check);
         if (!verdict) throw std::runtime_error(verdict.error().message);
         if (!verdict->release || !verdict->dpOnly)

@@ -24,6 +24,7 @@ struct ReleaseOptions {
     bool includeTestMetrics = false;          // metrics of the sensitive test split (not covered)
     std::vector<ReleaseConfirmation> confirmUnestablished;  // release these despite an unproven guarantee
     bool replace = false;                     // replace an existing target file
+    const OwnerKeyPair* signWith = nullptr;   // the data owner's key: the release carries its signature
 };
 
 struct ReleaseSummary {

@@ -1,6 +1,7 @@
 #include "engine/project/schema.h"
 
 #include "engine/project/hash_chain.h"
+#include "engine/project/run_transitions.h"
 #include "engine/project/sqlite_db.h"
 
 #include <string>
@@ -8,7 +9,7 @@
 namespace dpmix::project {
 namespace {
 
-// The current (v5) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
+// The current (v6) schema, in three parts: the tables before `runs`, `runs` (runsTableSql:
 // shared with the v2 → v3 rebuild), the tables after it. Rows of every table except `runs`'
 // mutable columns are covered by the hash chain; `runs.status`, timestamps, message and owner
 // change while a run goes on.
@@ -114,6 +115,30 @@ CREATE INDEX logs_run ON logs(run_id);
 CREATE INDEX models_run ON models(run_id);
 )SQL";
 
+// v6: the tables of tamper evidence (run_transitions.h, seal.h, file_signature.h).
+constexpr const char* kSealTables = R"SQL(
+CREATE TABLE run_transitions(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  status TEXT NOT NULL,
+  at TEXT NOT NULL,
+  message TEXT NOT NULL,
+  row_hash TEXT);
+CREATE INDEX run_transitions_run ON run_transitions(run_id);
+CREATE TABLE seal(
+  id INTEGER PRIMARY KEY CHECK(id = 1),
+  state_json TEXT NOT NULL,
+  seal_hash TEXT NOT NULL);
+CREATE TABLE signatures(
+  id INTEGER PRIMARY KEY,
+  public_key TEXT NOT NULL,
+  signed_at TEXT NOT NULL,
+  seal_hash TEXT NOT NULL,
+  manifest_hash TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  signature TEXT NOT NULL);
+)SQL";
+
 // `runs` as of v3. The owner (process_identity.h) is the process that queued or last started
 // the run; it tells a later open whether a queued or running row still has a live process.
 std::string runsTableSql(const std::string& name) {
@@ -144,7 +169,7 @@ void setVersion(Database& db, std::int64_t version) {
 // v1 → v2: add the hash-chain column everywhere and seal the rows that are already there.
 void migrateV1ToV2(Database& db) {
     for (const ChainedTable& table : chainedTables())
-        if (!table.sinceV4) db.exec("ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
+        if (!table.addedLater) db.exec("ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
     sealAllRows(db);
     setVersion(db, 2);
 }
@@ -181,10 +206,22 @@ void migrateV4ToV5(Database& db) {
     setVersion(db, 5);
 }
 
+// v5 → v6: the seal tables. Each run's status as found becomes its first transition (nothing
+// vouches for its earlier history); the seal itself is written when the migration commits.
+void migrateV5ToV6(Database& db) {
+    db.exec(kSealTables);
+    Statement runs(db.handle(),
+                   "SELECT id, status, coalesce(finished_at, started_at, created_at) FROM runs ORDER BY id");
+    while (runs.step())
+        recordTransition(db, runs.integer(0), runs.text(1), runs.text(2),
+                         "as found when the file was migrated to schema 6 (earlier transitions were not recorded)");
+    setVersion(db, 6);
+}
+
 }  // namespace
 
 void createCurrentSchema(Database& db) {
-    db.exec(std::string(kSchemaBeforeRuns) + runsTableSql("runs") + kSchemaAfterRuns);
+    db.exec(std::string(kSchemaBeforeRuns) + runsTableSql("runs") + kSchemaAfterRuns + kSealTables);
     db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     setVersion(db, kSchemaVersion);
 }
@@ -209,7 +246,11 @@ void migrateToCurrent(Database& db, std::int64_t fromVersion) {
         migrateV4ToV5(db);
         version = 5;
     }
-    // Future steps: if (version == 5) { migrateV5ToV6(db); version = 6; } ...
+    if (version == 5) {
+        migrateV5ToV6(db);
+        version = 6;
+    }
+    // Future steps: if (version == 6) { migrateV6ToV7(db); version = 7; } ...
 }
 
 }  // namespace dpmix::project

@@ -18,13 +18,18 @@
 //   v5  `working_settings`: at most one row, the settings a user saved for the next run (the
 //       workbench's panel values as JSON: working_settings.h). Outside the hash chain — they
 //       are a draft, not a result — and never exported into a release.
+//   v6  tamper evidence a reviewer can rely on: `run_transitions` (chained: every status a run
+//       took, run_transitions.h), `seal` (one row: every chained table's row count and last
+//       hash, and a digest of the runs' statuses, rewritten with every write: seal.h) and
+//       `signatures` (the data owner's Ed25519 signatures over the seal: file_signature.h).
+//       Migrating a v5 file records each run's current status as its first transition.
 #include <cstdint>
 
 namespace dpmix::project {
 
 class Database;
 
-inline constexpr std::int64_t kSchemaVersion = 5;
+inline constexpr std::int64_t kSchemaVersion = 6;
 inline constexpr std::int64_t kApplicationId = 0x44504D58;  // "DPMX"
 
 /// Creates every table of the current schema in an empty database (caller holds a transaction).

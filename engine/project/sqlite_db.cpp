@@ -193,7 +193,19 @@ std::int64_t Database::pragmaInteger(const std::string& name) {
 
 std::int64_t Database::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+    db_.exec("BEGIN IMMEDIATE");
+    if (!db_.transactionHooks().afterBegin) return;
+    try {
+        db_.transactionHooks().afterBegin(db_);
+    } catch (...) {  // the write is refused: release the lock, change nothing
+        try {
+            db_.exec("ROLLBACK");
+        } catch (...) {
+        }
+        throw;
+    }
+}
 
 Transaction::~Transaction() {
     if (!done_) {
@@ -205,6 +217,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
+    if (db_.transactionHooks().beforeCommit) db_.transactionHooks().beforeCommit(db_);
     db_.exec("COMMIT");
     done_ = true;
 }

@@ -4,6 +4,7 @@
 // SqliteError inside the module and turned into dpmix::Error at the public API boundary, so a
 // failed write never leaves a half-applied transaction behind.
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -84,11 +85,21 @@ public:
     /// Removes `folder` (a private copy this connection reads) once the connection is closed.
     void removeFolderOnClose(std::string folder) { removeOnClose_ = std::move(folder); }
 
+    /// Called by every Transaction of this connection: `afterBegin` once it holds the write
+    /// lock (it may throw to refuse the write), `beforeCommit` just before COMMIT (what it
+    /// writes commits with the transaction). The project file keeps its seal this way (seal.h).
+    struct TransactionHooks {
+        std::function<void(Database&)> afterBegin, beforeCommit;
+    };
+    void setTransactionHooks(TransactionHooks hooks) { hooks_ = std::move(hooks); }
+    const TransactionHooks& transactionHooks() const { return hooks_; }
+
 private:
     sqlite3* db_ = nullptr;
     std::string path_;
     std::string removeOnClose_;
     std::pair<unsigned long long, unsigned long long> fileId_{0, 0};  // device, inode; {0, 0}: none
+    TransactionHooks hooks_;
 };
 
 /// True when this process holds an open Database on the file `path` names (same device and

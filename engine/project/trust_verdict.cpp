@@ -121,7 +121,17 @@ Disclosure classifyRun(const RunRecord& run, const std::optional<privacy::Ledger
     return Disclosure::DpRelease;
 }
 
-std::string TrustVerdict::headline() const {
+// An altered file is said so before anything else: its contents cannot be taken at their word.
+static std::string alteredPrefix(const std::vector<std::string>& problems) {
+    if (problems.empty()) return "";
+    std::string text = "ALTERED: " + problems.front();
+    if (problems.size() > 1) text += " (and " + std::to_string(problems.size() - 1) + " more)";
+    return text + "; do not trust its figures. ";
+}
+
+std::string TrustVerdict::headline() const { return alteredPrefix(integrityProblems) + contentHeadline(); }
+
+std::string TrustVerdict::contentHeadline() const {
     if (!dpOnly)
         return "keep inside the data owner's trust boundary: contains non-private results of the sensitive data (" +
                join(nonPrivate, "; ") + ")";
@@ -135,6 +145,7 @@ std::string TrustVerdict::headline() const {
 }
 
 std::string TrustVerdict::shortLabel() const {
+    if (!integrityProblems.empty()) return "ALTERED: does not verify";
     if (!dpOnly) return "non-private results: keep inside the trust boundary";
     std::string text = release ? "DP release" : "DP releases only";
     if (releases > 0) text += " (epsilon " + fixed(epsilon, 2) + ")";
@@ -230,6 +241,11 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
     v.delta = budget->total.delta;
     v.releases = budget->total.releases;
     v.unit = budget->unit;
+    auto integrity = project.verifyIntegrity();
+    if (!integrity) return integrity.error();
+    v.integrityProblems = integrity->problems();
+    v.integrityNotices = integrity->notices();
+    v.signatures = integrity->signatureLines();
     return v;
 }
 

@@ -47,15 +47,23 @@ struct TrustVerdict {
     double delta = 0.0;
     long long releases = 0;
     std::string unit;               // "examples" or "users"
+    /// What the integrity check found (integrity_report.h): an altered file's verdict says so
+    /// first, whatever it holds. Empty when everything verifies.
+    std::vector<std::string> integrityProblems;
+    std::vector<std::string> integrityNotices;  // what could not be checked (an older file)
+    std::vector<std::string> signatures;        // who signed, and whether it verifies
 
     /// One line: "keep inside the data owner's trust boundary: ..." or "contains only DP releases
-    /// at (ε, δ) = ..." (with "DP release: " in front for an exported release).
+    /// at (ε, δ) = ..." (with "DP release: " in front for an exported release), after
+    /// "ALTERED: ..." when the file does not verify.
     std::string headline() const;
+    /// The same without the integrity part: what the file holds, as it is stored.
+    std::string contentHeadline() const;
     /// The short form for a title bar: "DP release (ε 1.00)", "non-private results: keep inside".
     std::string shortLabel() const;
 };
 
-/// Reads every table of the file and classifies what it holds.
+/// Reads every table of the file, checks its integrity and classifies what it holds.
 Result<TrustVerdict> trustVerdict(const ProjectFile& project);
 
 }  // namespace dpmix::project

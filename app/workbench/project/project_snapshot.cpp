@@ -56,7 +56,9 @@ namespace {
 
 // The banner's sentence: what kind of non-private content the file holds (the runs are in the
 // tooltip), or the guarantee of a DP-only file and where a release came from.
-QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile& file) {
+// What the file says about itself; an altered file says that first, whatever else it holds
+// (engine/project/integrity_report.h: chain, seal, run history, ledgers, signatures).
+QString contentSummary(const project::TrustVerdict& v, const project::ProjectFile& file) {
     if (!v.dpOnly) {
         QStringList kinds;
         for (const auto& k : v.nonPrivateKinds) kinds << QString::fromStdString(k);
@@ -78,6 +80,17 @@ QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile&
         text += QStringLiteral(" Read-only; exported from %1 on %2.")
                     .arg(QString::fromStdString(m->fromProject), QString::fromStdString(m->exportedAt.substr(0, 10)));
     return text;
+}
+
+QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile& file) {
+    const QString content = contentSummary(v, file);
+    if (v.integrityProblems.empty()) return content;
+    return QStringLiteral("ALTERED outside dpmix: %1%2. Its figures cannot be trusted. %3")
+        .arg(QString::fromStdString(v.integrityProblems.front()),
+             v.integrityProblems.size() > 1
+                 ? QStringLiteral(" (and %1 more; hover for all)").arg(v.integrityProblems.size() - 1)
+                 : QString(),
+             content);
 }
 
 }  // namespace
@@ -154,6 +167,11 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
                    {},
                    QString::fromStdString(v->shortLabel())};
         s.trust.summary = trustSummary(*v, *file);
+        // Who signed it and whether it verifies, and what an older file cannot show (integrity_report.h).
+        for (const auto& line : v->signatures)
+            s.trust.summary += QStringLiteral(" Signature: %1.").arg(QString::fromStdString(line));
+        for (const auto& note : v->integrityNotices)
+            s.trust.summary += QStringLiteral(" Note: %1.").arg(QString::fromStdString(note));
         // What the stored audits say of the claims its releases rest on (docs/AUDIT.md, "Verdicts").
         std::vector<privacy::LedgerEntry> entries;
         for (const auto& r : s.runs)

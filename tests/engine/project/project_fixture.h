@@ -2,6 +2,9 @@
 // Small in-memory specs and raw-SQL helpers shared by the project-file tests.
 #include "engine/project/project_file.h"
 #include "engine/project/project_spec.h"
+#include "engine/project/hash_chain.h"
+#include "engine/project/seal.h"
+#include "engine/project/sqlite_db.h"
 
 #include <sqlite3.h>
 
@@ -73,6 +76,16 @@ inline std::string rawText(const std::string& file, const std::string& sql) {
     sqlite3_finalize(stmt);
     sqlite3_close(db);
     return value;
+}
+
+/// Recomputes the hash chain and the seal over the file's content as it is (what a tamperer
+/// who has dpmix's code could do after an edit): neither shows the edit any more.
+inline void resealBehindTheApi(const std::string& file) {
+    Database db(file, Database::Mode::ReadWrite);
+    db.exec("BEGIN IMMEDIATE");
+    sealAllRows(db);
+    writeSeal(db);
+    db.exec("COMMIT");
 }
 
 inline std::string readBytes(const std::string& file) {

@@ -201,6 +201,7 @@ private Q_SLOTS:
         const long long legacyRun = started(4);
         rawExec(p.path().string(), "INSERT INTO metrics(run_id, name, class_name, value) VALUES(" +
                                        std::to_string(legacyRun) + ", 'auc', '', NULL)");
+        resealBehindTheApi(p.path().string());  // else the write below is refused as an alteration
         auto done = p.setRunStatus(legacyRun, RunStatus::Done);
         QVERIFY(!done.ok());
         QVERIFY2(done.error().message.find("a metric that is not a number") != std::string::npos, done.error().message.c_str());
@@ -412,13 +413,13 @@ private Q_SLOTS:
         TempDir own;
         const std::string f = own.path() + "/newer.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        // A future dpmix: schema 6, rollback journal so that reading leaves no side files.
-        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 6;");
+        // A future dpmix: schema 7, rollback journal so that reading leaves no side files.
+        rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 7;");
         const std::string before = readBytes(f);
         const auto filesBefore = filesInDir(own.path());
         auto p = ProjectFile::open(f);
         QVERIFY(!p.ok());
-        QVERIFY2(p.error().message.find("newer dpmix (schema version 6") != std::string::npos, p.error().message.c_str());
+        QVERIFY2(p.error().message.find("newer dpmix (schema version 7") != std::string::npos, p.error().message.c_str());
         QCOMPARE(readBytes(f), before);
         QCOMPARE(filesInDir(own.path()), filesBefore);
     }
@@ -440,8 +441,8 @@ private Q_SLOTS:
         QVERIFY(p.addCurve(run, "loss", {{0, 1.0}, {1, 0.5}}).ok());
         auto clean = p.verifyChain();
         QVERIFY(clean.ok() && clean->ok);
-        // 1 spec + 2 sources + 1 run + 3 metrics + 2 curve points.
-        QCOMPARE(clean->rowsChecked, 9LL);
+        // 1 spec + 2 sources + 1 run + 3 metrics + 2 curve points + the run's transition to queued.
+        QCOMPARE(clean->rowsChecked, 10LL);
         const std::string path = p.path().string();
 
         rawExec(path, "UPDATE metrics SET value = 0.99 WHERE id = 2");

@@ -129,7 +129,7 @@ class TestProjectMigration : public QObject {
     std::string writeV2File(const char* name) {
         const std::string f = writeV1File(name);
         for (const ChainedTable& table : chainedTables())
-            if (!table.sinceV4) rawExec(f, "ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
+            if (!table.addedLater) rawExec(f, "ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
         rawExec(f, "INSERT INTO runs VALUES(2, 'dp-mixmin', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:01.000Z',"
                    " 'running', '2026-01-02T00:00:02.000Z', NULL, '', NULL);"
                    "INSERT INTO runs VALUES(3, 'uniform', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:03.000Z',"
@@ -168,7 +168,8 @@ private Q_SLOTS:
         QCOMPARE(rawInteger(f, "SELECT count(*) FROM metrics WHERE row_hash IS NULL"), 0LL);
         auto v = p->verifyChain().value();
         QVERIFY(v.ok);
-        QCOMPARE(v.rowsChecked, 9LL);  // 1 spec, 2 sources, 1 run, 1 λ, 2 metrics, 1 curve point, 1 log
+        // 1 spec, 2 sources, 1 run, 1 λ, 2 metrics, 1 curve point, 1 log, and (v6) the run's status as found
+        QCOMPARE(v.rowsChecked, 10LL);
         // New writes extend the migrated chain.
         QVERIFY(p->addMetrics({{1, "macro-auc", "", 0.625}}).ok());
         QVERIFY(p->verifyChain()->ok);
@@ -248,10 +249,11 @@ private Q_SLOTS:
     void migratesV3ToV4() {
         const std::string f = dir_.path() + "/v3.dpmix";
         { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        rawExec(f, "DROP TABLE release; DROP TABLE working_settings; PRAGMA user_version = 3;");
+        rawExec(f, "DROP TABLE release; DROP TABLE working_settings; DROP TABLE run_transitions; DROP TABLE seal; "
+                   "DROP TABLE signatures; PRAGMA user_version = 3;");
         auto p = ProjectFile::open(f);
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
-        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v3 → v4 → v5
+        QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v3 → v4 → v5 → v6
         QCOMPARE(rawInteger(f, "SELECT count(*) FROM release"), 0LL);  // a project, not a release
         QCOMPARE(rawInteger(f, "SELECT count(*) FROM working_settings"), 0LL);
         QVERIFY(!p->isRelease());

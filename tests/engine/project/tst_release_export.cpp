@@ -84,7 +84,9 @@ EveryKind storeEveryKind(ProjectFile& p) {
     (void)p.addLambda({k.dpMixture, "non-private", names, {0.8, 0.2}}).value();
     (void)p.addLambda({k.dpMixture, "uniform", names, {0.5, 0.5}}).value();
     (void)p.addMetrics({{k.dpMixture, "cosine-to-lambda-star", "", 0.99}, {k.dpMixture, "l1-to-lambda-star", "", 0.2},
-                        {k.dpMixture, "sigma", "", 8.0}, {k.dpMixture, "epsilon-spent", "", 1.0}}).value();
+                        {k.dpMixture, "sigma", "", 8.0},
+                        // the ledger's own ε, as the pipeline reports it (reading commands compare the two)
+                        {k.dpMixture, "epsilon-spent", "", mixtureEntry().epsilon}}).value();
     (void)p.addCurve(k.dpMixture, "lambda/ab", {{0, 0.5}, {50, 0.6}, {100, 0.7}}).value();
     (void)p.addCurve(k.dpMixture, "lambda/cd", {{0, 0.5}, {50, 0.4}, {100, 0.3}}).value();
     done(k.dpMixture);
