@@ -1,6 +1,7 @@
 #include "engine/project/file_signature.h"
 
 #include "engine/data/sha256.h"
+#include "engine/project/hash_chain.h"
 #include "engine/project/project_file.h"
 #include "engine/project/seal.h"
 
@@ -23,23 +24,17 @@ std::string manifestHash(Database& db) {
     return s.step() ? data::sha256Hex(s.text(0)) : "none";
 }
 
-// Tag, decimal length, ':' and the bytes: unambiguous whatever the content (as hash_chain.cpp).
-void appendField(data::Sha256& h, char tag, const std::string& bytes) {
-    h.update(std::string(1, tag) + std::to_string(bytes.size()) + ":");
-    h.update(bytes);
-}
-
 void appendValue(data::Sha256& h, const SqlValue& v) {
     if (std::holds_alternative<std::monostate>(v)) {
-        appendField(h, 'N', "");
+        appendHashField(h, 'N', "");
     } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-        appendField(h, 'I', std::to_string(*i));
+        appendHashField(h, 'I', std::to_string(*i));
     } else if (const auto* d = std::get_if<double>(&v)) {
         char buffer[40];
         std::snprintf(buffer, sizeof buffer, "%.17g", *d);  // round-trips every double
-        appendField(h, 'R', buffer);
+        appendHashField(h, 'R', buffer);
     } else {
-        appendField(h, 'T', std::get<std::string>(v));
+        appendHashField(h, 'T', std::get<std::string>(v));
     }
 }
 
@@ -65,7 +60,7 @@ std::string contentDigest(Database& db) {
     {
         Statement schema(db.handle(), "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name");
         while (schema.step()) {
-            appendField(h, 'M', "");
+            appendHashField(h, 'M', "");
             for (int c = 0; c < 4; ++c) appendValue(h, schema.value(c));
             const std::string name = schema.text(1);
             if (schema.text(0) == "table" && name.rfind("sqlite_", 0) != 0 && !uncoveredTables().count(name))
@@ -77,9 +72,9 @@ std::string contentDigest(Database& db) {
         for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
         quoted += "\"";
         Statement rows(db.handle(), "SELECT rowid, * FROM " + quoted + " ORDER BY rowid");
-        appendField(h, 'S', name);
+        appendHashField(h, 'S', name);
         while (rows.step()) {
-            appendField(h, 'W', "");
+            appendHashField(h, 'W', "");
             for (int c = 0; c < rows.columnCount(); ++c) appendValue(h, rows.value(c));
         }
     }

@@ -6,14 +6,13 @@
 #include <stdexcept>
 
 namespace dpmix::project {
-namespace {
-
-void appendField(data::Sha256& h, char tag, const std::string& bytes) {
-    // tag, decimal length, ':' and the bytes: unambiguous whatever the content.
+void appendHashField(data::Sha256& h, char tag, const std::string& bytes) {
     const std::string head = std::string(1, tag) + std::to_string(bytes.size()) + ":";
     h.update(head);
     h.update(bytes);
 }
+
+namespace {
 
 std::string selectColumns(const ChainedTable& table) {
     std::string cols;
@@ -78,19 +77,19 @@ const std::string& genesisHash() {
 std::string rowHash(const std::string& previousHash, const std::string& table, const std::vector<SqlValue>& values) {
     data::Sha256 h;
     h.update("dpmix-row/1\n");
-    appendField(h, 'P', previousHash);
-    appendField(h, 'S', table);
+    appendHashField(h, 'P', previousHash);
+    appendHashField(h, 'S', table);
     for (const SqlValue& v : values) {
         if (std::holds_alternative<std::monostate>(v)) {
-            appendField(h, 'N', "");
+            appendHashField(h, 'N', "");
         } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-            appendField(h, 'I', std::to_string(*i));
+            appendHashField(h, 'I', std::to_string(*i));
         } else if (const auto* d = std::get_if<double>(&v)) {
             char buffer[40];
             std::snprintf(buffer, sizeof buffer, "%.17g", *d);  // round-trips every double
-            appendField(h, 'R', buffer);
+            appendHashField(h, 'R', buffer);
         } else {
-            appendField(h, 'T', std::get<std::string>(v));
+            appendHashField(h, 'T', std::get<std::string>(v));
         }
     }
     return h.hexDigest();

@@ -12,7 +12,15 @@
 
 #include "engine/project/sqlite_db.h"
 
+namespace dpmix::data {
+class Sha256;
+}
+
 namespace dpmix::project {
+
+/// Feeds one field into a hash as its tag, decimal length, ':' and the bytes: unambiguous
+/// whatever the content. The chain's row hashes and the signature's content digest both use it.
+void appendHashField(data::Sha256& h, char tag, const std::string& bytes);
 
 struct ChainedTable {
     const char* name;
