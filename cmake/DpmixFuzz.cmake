@@ -15,6 +15,7 @@ add_link_options(-fsanitize=address,undefined)
 add_compile_definitions(QT_NO_KEYWORDS)
 
 find_package(Boost 1.74 REQUIRED)
+find_package(CLI11 REQUIRED)  # the command line's argument fuzzer
 find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
