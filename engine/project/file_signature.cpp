@@ -24,20 +24,6 @@ std::string manifestHash(Database& db) {
     return s.step() ? data::sha256Hex(s.text(0)) : "none";
 }
 
-void appendValue(data::Sha256& h, const SqlValue& v) {
-    if (std::holds_alternative<std::monostate>(v)) {
-        appendHashField(h, 'N', "");
-    } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-        appendHashField(h, 'I', std::to_string(*i));
-    } else if (const auto* d = std::get_if<double>(&v)) {
-        char buffer[40];
-        std::snprintf(buffer, sizeof buffer, "%.17g", *d);  // round-trips every double
-        appendHashField(h, 'R', buffer);
-    } else {
-        appendHashField(h, 'T', std::get<std::string>(v));
-    }
-}
-
 // Tables a signature does not cover: itself, the seal (checked against the file on its own),
 // the working settings (a draft a user may save after signing).
 const std::set<std::string>& uncoveredTables() {
@@ -61,7 +47,7 @@ std::string contentDigest(Database& db) {
         Statement schema(db.handle(), "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name");
         while (schema.step()) {
             appendHashField(h, 'M', "");
-            for (int c = 0; c < 4; ++c) appendValue(h, schema.value(c));
+            for (int c = 0; c < 4; ++c) appendHashValue(h, schema.value(c));
             const std::string name = schema.text(1);
             if (schema.text(0) == "table" && name.rfind("sqlite_", 0) != 0 && !uncoveredTables().count(name))
                 tables.push_back(name);
@@ -75,7 +61,7 @@ std::string contentDigest(Database& db) {
         appendHashField(h, 'S', name);
         while (rows.step()) {
             appendHashField(h, 'W', "");
-            for (int c = 0; c < rows.columnCount(); ++c) appendValue(h, rows.value(c));
+            for (int c = 0; c < rows.columnCount(); ++c) appendHashValue(h, rows.value(c));
         }
     }
     return h.hexDigest();

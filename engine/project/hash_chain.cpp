@@ -12,6 +12,20 @@ void appendHashField(data::Sha256& h, char tag, const std::string& bytes) {
     h.update(bytes);
 }
 
+void appendHashValue(data::Sha256& h, const SqlValue& v) {
+    if (std::holds_alternative<std::monostate>(v)) {
+        appendHashField(h, 'N', "");
+    } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
+        appendHashField(h, 'I', std::to_string(*i));
+    } else if (const auto* d = std::get_if<double>(&v)) {
+        char buffer[40];
+        std::snprintf(buffer, sizeof buffer, "%.17g", *d);  // round-trips every double
+        appendHashField(h, 'R', buffer);
+    } else {
+        appendHashField(h, 'T', std::get<std::string>(v));
+    }
+}
+
 namespace {
 
 std::string selectColumns(const ChainedTable& table) {
@@ -79,19 +93,7 @@ std::string rowHash(const std::string& previousHash, const std::string& table, c
     h.update("dpmix-row/1\n");
     appendHashField(h, 'P', previousHash);
     appendHashField(h, 'S', table);
-    for (const SqlValue& v : values) {
-        if (std::holds_alternative<std::monostate>(v)) {
-            appendHashField(h, 'N', "");
-        } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-            appendHashField(h, 'I', std::to_string(*i));
-        } else if (const auto* d = std::get_if<double>(&v)) {
-            char buffer[40];
-            std::snprintf(buffer, sizeof buffer, "%.17g", *d);  // round-trips every double
-            appendHashField(h, 'R', buffer);
-        } else {
-            appendHashField(h, 'T', std::get<std::string>(v));
-        }
-    }
+    for (const SqlValue& v : values) appendHashValue(h, v);
     return h.hexDigest();
 }
 

@@ -21,6 +21,9 @@ namespace dpmix::project {
 /// Feeds one field into a hash as its tag, decimal length, ':' and the bytes: unambiguous
 /// whatever the content. The chain's row hashes and the signature's content digest both use it.
 void appendHashField(data::Sha256& h, char tag, const std::string& bytes);
+/// Feeds one stored value: NULL, integer, real (as "%.17g", which round-trips) or text, tagged
+/// by its type so that 1, 1.0 and "1" hash apart.
+void appendHashValue(data::Sha256& h, const SqlValue& v);
 
 struct ChainedTable {
     const char* name;
