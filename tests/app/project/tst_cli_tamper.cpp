@@ -1,4 +1,4 @@
-// Tampering a reviewer can see (issue #43, item 3), run as a user would: a ledger's ε or σ
+// Tampering a reviewer can see, run as a user would (docs/PROJECT_FILE.md, "Tamper evidence"): a ledger's ε or σ
 // edited and the hash chain recomputed, a run's status flipped, the last DP run deleted with its
 // rows — each reported by `dpmix inspect`, `budget` and `results` (exit 1); the owner's key made
 // by `dpmix keys init`, a release signed at export that `dpmix verify --key` accepts unchanged

@@ -1,5 +1,5 @@
-// Tamper evidence that holds when whoever edits the file recomputes the hash chain (issue #43,
-// item 3): a ledger's ε or σ edited is found by recomputing the ledger; a run's status flipped
+// Tamper evidence that holds when whoever edits the file recomputes the hash chain (docs/PROJECT_FILE.md,
+// "Tamper evidence"): a ledger's ε or σ edited is found by recomputing the ledger; a run's status flipped
 // or the last run deleted is found by the seal and the run history; the trust verdict (the
 // workbench's banner) says ALTERED; the owner's signature covers the file as signed; an older
 // file is read without the seals and migrated forward.
