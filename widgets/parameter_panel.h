@@ -5,8 +5,8 @@
 // fieldEdited() (so the owner can make it undoable) and comes back through setValues().
 #include "widgets/run_parameters.h"
 
-#include <QMap>
 #include <QList>
+#include <QMap>
 #include <QWidget>
 
 class QAbstractSpinBox;

@@ -22,8 +22,9 @@ void registerBudgetCommand(CLI::App& app, CommandContext& ctx);
 void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx);
 void registerPsgCommand(CLI::App& app, CommandContext& ctx);
 void registerJobsCommands(CLI::App& app, CommandContext& ctx);
-void registerKeysCommand(CLI::App& app, CommandContext& ctx);   // `dpmix keys init|show`
-void registerSignCommands(CLI::App& app, CommandContext& ctx);  // `dpmix sign` and `dpmix verify`  // `dpmix jobs …` and `dpmix worker`
+void registerKeysCommand(CLI::App& app, CommandContext& ctx);  // `dpmix keys init|show`
+void registerSignCommands(
+    CLI::App& app, CommandContext& ctx);  // `dpmix sign` and `dpmix verify`  // `dpmix jobs …` and `dpmix worker`
 
 /// Every sub-command above, in the order `dpmix --help` lists them. main() and the in-process
 /// tests share it; each registration owns its arguments, so it may run on several Apps.

@@ -155,8 +155,8 @@ void registerExportReleaseCommand(CLI::App& app, CommandContext& ctx) {
                 std::cout << "  includes test metrics of the sensitive test split: NOT covered by the guarantee\n";
             std::cout << "  signed by " << key->publicKey.fingerprint()
                       << (keyCreated ? " (a new owner key pair in " + keyDir->string() + ")" : std::string()) << "\n";
-            std::cout << "  read it with: dpmix inspect " << args->output << "; a reviewer with your owner.pub: dpmix verify "
-                      << args->output << " --key owner.pub\n";
+            std::cout << "  read it with: dpmix inspect " << args->output
+                      << "; a reviewer with your owner.pub: dpmix verify " << args->output << " --key owner.pub\n";
         }
         ctx.exitCode = 0;
     });

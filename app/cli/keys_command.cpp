@@ -26,7 +26,8 @@ void registerKeysCommand(CLI::App& app, CommandContext& ctx) {
     auto args = std::make_shared<KeysArgs>();
     auto* keys = app.add_subcommand("keys", "The data owner's signing key (Ed25519): make it, or print its public key");
     keys->require_subcommand(1);
-    const std::string dirHelp = "the key folder (default: $DPMIX_KEY_DIR, else $XDG_CONFIG_HOME/dpmix, else ~/.config/dpmix)";
+    const std::string dirHelp =
+        "the key folder (default: $DPMIX_KEY_DIR, else $XDG_CONFIG_HOME/dpmix, else ~/.config/dpmix)";
     auto* init = keys->add_subcommand("init", "Make the owner's key pair (owner.key, mode 0600, and owner.pub)");
     init->add_option("--dir", args->dir, dirHelp);
     init->callback([&ctx, args] {
@@ -42,12 +43,13 @@ void registerKeysCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 1;
             return;
         }
-        std::cout << "made a new owner key pair in " << dir->string() << "\n  fingerprint " << key->publicKey.fingerprint()
-                  << "\n  public key  " << (*dir / "owner.pub").string()
+        std::cout << "made a new owner key pair in " << dir->string() << "\n  fingerprint "
+                  << key->publicKey.fingerprint() << "\n  public key  " << (*dir / "owner.pub").string()
                   << " (give it to reviewers by a channel of your own; keep owner.key secret)\n";
         ctx.exitCode = 0;
     });
-    auto* show = keys->add_subcommand("show", "Print the owner's public key (the line of owner.pub) and its fingerprint");
+    auto* show =
+        keys->add_subcommand("show", "Print the owner's public key (the line of owner.pub) and its fingerprint");
     show->add_option("--dir", args->dir, dirHelp);
     show->callback([&ctx, args] {
         auto dir = keyDir(args->dir);

@@ -15,8 +15,8 @@
 #include "engine/pipeline/cluster_submission.h"
 #include "engine/pipeline/run_units.h"
 #include "engine/pipeline/study_runner.h"
-#include "engine/project/spec_json.h"
 #include "engine/project/result_summary.h"
+#include "engine/project/spec_json.h"
 
 #include <nlohmann/json.hpp>
 

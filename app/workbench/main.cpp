@@ -1,16 +1,16 @@
 // dpmix-workbench: the desktop program.
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/study/engine_source_preview.h"
-#include "app/workbench/study/engine_study_creator.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/parameters/budget_reading.h"
-#include "app/workbench/main_window.h"
-#include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/screenshot.h"
+#include "app/workbench/study/engine_source_preview.h"
+#include "app/workbench/study/engine_study_creator.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
@@ -19,8 +19,8 @@
 #include "engine/runtime/runtime_info.h"
 
 #include <QApplication>
-#include <QMessageBox>
 #include <QCommandLineParser>
+#include <QMessageBox>
 #include <QTextStream>
 
 #include <cstring>

@@ -2,20 +2,20 @@
 #include "app/workbench/project/read_only_files.h"
 
 #include "app/workbench/parameters/calculator_evaluation.h"
-#include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/views/private_set_view.h"
-#include "app/workbench/views/result_data.h"
-#include "app/workbench/runs/latest_result_runner.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/rho_guidance_text.h"
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/compute_device_menu.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/runs/latest_result_runner.h"
 #include "app/workbench/runs/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/study/study_controller.h"
+#include "app/workbench/views/private_set_view.h"
+#include "app/workbench/views/result_data.h"
 #include "engine/core/version.h"
 #include "widgets/budget_meter.h"
 #include "widgets/chart_widget.h"
@@ -30,22 +30,22 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QLocale>
 #include <QPlainTextEdit>
-#include <QTime>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTime>
 #include <QTimer>
 #include <QTreeWidget>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <QWhatsThis>
-#include <QUndoStack>
 
 #include <cmath>
 

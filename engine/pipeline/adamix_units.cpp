@@ -25,13 +25,19 @@ json gridJson(const experiments::AdamixGridOptions& o) {
     json eps = json::array(), methods = json::array();
     for (double e : o.epsilons) eps.push_back(hex(e));
     for (auto m : o.methods) methods.push_back(experiments::adamixMethodName(m));
-    return json{{"shots", o.shots},         {"private_per_class", o.privatePerClass},
-                {"epsilons", eps},          {"seeds", o.seeds},
-                {"methods", methods},       {"draw_seed", o.drawSeed},
-                {"steps", o.steps},         {"eta", hex(o.stepSize)},
-                {"delta", hex(o.delta)},    {"fixed_clip", hex(o.fixedClip)},
+    return json{{"shots", o.shots},
+                {"private_per_class", o.privatePerClass},
+                {"epsilons", eps},
+                {"seeds", o.seeds},
+                {"methods", methods},
+                {"draw_seed", o.drawSeed},
+                {"steps", o.steps},
+                {"eta", hex(o.stepSize)},
+                {"delta", hex(o.delta)},
+                {"fixed_clip", hex(o.fixedClip)},
                 {"accountant", privacy::toString(o.accountant)},
-                {"neighbours", o.neighbours}, {"threads", o.threads}};
+                {"neighbours", o.neighbours},
+                {"threads", o.threads}};
 }
 
 experiments::AdamixGridOptions gridOf(const json& j) {
@@ -111,9 +117,11 @@ struct FrozenAdamix {
 
 Result<FrozenAdamix> parseFrozenAdamix(const std::string& text) {
     const json j = json::parse(text, nullptr, false);
-    if (!j.is_object() || j.value("format", "") != kAdamixFormat) return Error{"not a frozen dpmix AdaMix-R experiment"};
+    if (!j.is_object() || j.value("format", "") != kAdamixFormat)
+        return Error{"not a frozen dpmix AdaMix-R experiment"};
     try {
-        return FrozenAdamix{gridOf(j.at("grid")), setupOf(j.at("setup")), j.at("inputs").at("sha256").get<std::string>()};
+        return FrozenAdamix{gridOf(j.at("grid")), setupOf(j.at("setup")),
+                            j.at("inputs").at("sha256").get<std::string>()};
     } catch (const std::exception& e) {
         return Error{std::string("frozen AdaMix-R experiment: malformed (") + e.what() + ")"};
     }
@@ -136,7 +144,8 @@ Result<adamix_codec::AdamixInputs> readInputs(const fs::path& jobDir, const Froz
 
 }  // namespace
 
-Result<FrozenAdamixExperiment> freezeAdamixExperiment(project::ProjectFile& project, const AdamixExperimentOptions& options,
+Result<FrozenAdamixExperiment> freezeAdamixExperiment(project::ProjectFile& project,
+                                                      const AdamixExperimentOptions& options,
                                                       const ProgressCallback& progress, const CancellationToken& cancel,
                                                       const LogSink& log) {
     auto prepared = prepareAdamixExperiment(project, options, progress, cancel, log);
@@ -176,7 +185,8 @@ Result<std::string> runAdamixUnit(const fs::path& jobDir, const std::string& fro
     if (!parsed) return parsed.error();
     FrozenAdamix frozen = std::move(parsed).value();
     if (threads > 0) frozen.grid.threads = threads;
-    if (privateIndex < 0) return Error{"private-per-class index " + std::to_string(privateIndex) + " is not in the grid"};
+    if (privateIndex < 0)
+        return Error{"private-per-class index " + std::to_string(privateIndex) + " is not in the grid"};
     auto inputs = readInputs(jobDir, frozen);
     if (!inputs) return inputs.error();
     const experiments::AdamixGridPart part{seed, static_cast<std::size_t>(privateIndex)};
@@ -204,7 +214,8 @@ Result<AdamixExperimentReport> storeFrozenAdamix(project::ProjectFile& project, 
         const json j = json::parse(text, nullptr, false);
         try {
             if (!j.is_object()) throw std::invalid_argument("not JSON");
-            const experiments::AdamixGridPart part{j.at("seed").get<long long>(), j.at("private_index").get<std::size_t>()};
+            const experiments::AdamixGridPart part{j.at("seed").get<long long>(),
+                                                   j.at("private_index").get<std::size_t>()};
             parts.emplace_back(part, adamix_codec::partOf(j));
             seconds += unhex(j.at("seconds"));
         } catch (const std::exception& e) {

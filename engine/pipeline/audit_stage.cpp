@@ -7,22 +7,22 @@
 #include "engine/pipeline/mixture_stage.h"
 
 #include "engine/audit/parallel_runs.h"
-#include "engine/data/sha256.h"
-#include "engine/pipeline/audit_records.h"
 #include "engine/audit/summary_stats.h"
 #include "engine/audit/threshold_attack.h"
+#include "engine/data/sha256.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"
+#include "engine/pipeline/audit_records.h"
 #include "engine/privacy/ledger.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <cmath>
 #include <limits>
+#include <map>
 
 namespace dpmix::pipeline {
 namespace {

@@ -17,9 +17,9 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
-#include <functional>
 #include <string>
 #include <vector>
 

@@ -1,9 +1,9 @@
 #include "engine/pipeline/image_study.h"
 
-#include "engine/pipeline/adamix_finetune.h"
 #include "engine/data/image_fit.h"
 #include "engine/data/image_union.h"
 #include "engine/data/label_tasks.h"
+#include "engine/pipeline/adamix_finetune.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
 #include "engine/project/declared_labels.h"

@@ -15,7 +15,10 @@ std::string hex(double v) { return doubleToHexBits(v); }
 double unhex(const json& j) { return doubleFromHexBitsOrThrow(j.get<std::string>()); }
 
 json optionsJson(const KScalingStageOptions& o) {
-    return json{{"ks", o.ks}, {"seeds", o.seeds}, {"gap_tolerance", hex(o.gapTolerance)}, {"threads", o.threads},
+    return json{{"ks", o.ks},
+                {"seeds", o.seeds},
+                {"gap_tolerance", hex(o.gapTolerance)},
+                {"threads", o.threads},
                 {"max_classes", o.maxClasses}};
 }
 
@@ -32,7 +35,9 @@ json inputsJson(const KScalingInputs& in) {
                 {"probabilities", p},
                 {"labels", in.labels},
                 {"mixture",
-                 {{"clip", hex(in.mixture.clip)}, {"batch", in.mixture.batch}, {"lr", hex(in.mixture.lr)},
+                 {{"clip", hex(in.mixture.clip)},
+                  {"batch", in.mixture.batch},
+                  {"lr", hex(in.mixture.lr)},
                   {"steps", in.mixture.steps}}},
                 {"delta", hex(in.delta)},
                 {"accountant", privacy::toString(in.accountant)}};
@@ -71,7 +76,8 @@ Result<FrozenKScaling> parseFrozenKScaling(const std::string& text) {
         if (f.inputs.labels.size() != f.inputs.classes.size())
             return Error{"frozen k-scaling: one label list per class expected"};
         for (const auto& l : f.inputs.labels)
-            if (static_cast<Eigen::Index>(l.size()) != rows) return Error{"frozen k-scaling: a label list is not split A"};
+            if (static_cast<Eigen::Index>(l.size()) != rows)
+                return Error{"frozen k-scaling: a label list is not split A"};
         const json& m = in.at("mixture");
         f.inputs.mixture.clip = unhex(m.at("clip"));
         f.inputs.mixture.batch = m.at("batch").get<long long>();
@@ -129,7 +135,8 @@ Result<experiments::KScalingResult> resultOf(const std::string& text) {
 }  // namespace
 
 Result<std::string> freezeKScaling(project::ProjectFile& project, const KScalingStageOptions& options,
-                                   const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
+                                   const ProgressCallback& progress, const CancellationToken& cancel,
+                                   const LogSink& log) {
     auto in = prepareKScaling(project, options, progress, cancel, log);
     if (!in) return in.error();
     return json{{"format", kKScalingFormat}, {"options", optionsJson(options)}, {"inputs", inputsJson(*in)}}.dump();

@@ -1,17 +1,17 @@
 #include "engine/pipeline/study_runner.h"
 
 #include "engine/methods/method_plan.h"
+#include "engine/mixmin/dp_mixmin.h"
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
-#include "engine/train/model.h"
+#include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/spec_json.h"
-#include "engine/mixmin/dp_mixmin.h"
-#include "engine/privacy/privacy_budget.h"
+#include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
 

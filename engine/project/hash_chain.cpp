@@ -58,16 +58,18 @@ bool chainedTableMissing(Database& db, const ChainedTable& table) {
 const std::vector<ChainedTable>& chainedTables() {
     static const std::vector<ChainedTable> tables = {
         {"spec", {"id", "spec_json", "created_at", "created_by"}},
-        {"sources", {"id", "role", "name", "loader", "path", "options_json", "user_level", "kind", "examples", "users",
-                     "label_names_json", "domains_json", "channels", "height", "width", "content_hash"}},
+        {"sources",
+         {"id", "role", "name", "loader", "path", "options_json", "user_level", "kind", "examples", "users",
+          "label_names_json", "domains_json", "channels", "height", "width", "content_hash"}},
         // Only a run's identity is sealed: status, timestamps and message change as it runs.
         {"runs", {"id", "method", "task", "epsilon", "seed", "config_json", "build_version", "created_at"}},
         {"ledgers", {"id", "run_id", "recorded_at", "ledger_json", "recorded_epsilon", "recorded_delta"}},
         {"lambdas", {"id", "run_id", "kind", "names_json", "values_json"}},
         {"metrics", {"id", "run_id", "name", "class_name", "value"}},
         {"curves", {"id", "run_id", "name", "step", "value"}},
-        {"audits", {"id", "run_id", "name", "false_positives", "false_negatives", "negatives", "positives", "delta",
-                    "confidence", "epsilon_lower_bound", "details_json"}},
+        {"audits",
+         {"id", "run_id", "name", "false_positives", "false_negatives", "negatives", "positives", "delta", "confidence",
+          "epsilon_lower_bound", "details_json"}},
         {"logs", {"id", "run_id", "at", "level", "message"}},
         {"models", {"id", "run_id", "name", "content_hash", "file_name", "bytes"}},
         {"release", {"id", "manifest_json"}, true},

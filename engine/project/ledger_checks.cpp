@@ -43,8 +43,9 @@ void checkReported(const std::string& prefix, const std::vector<MetricRecord>& m
             for (const auto& e : ledger.entries()) found = found || close(e.epsilon, m.value);
             for (const auto& s : total.perSplit) found = found || close(s.epsilon, m.value);
             if (!found)
-                problems.push_back(prefix + "it reported epsilon spent " + show(m.value) + ", but its ledger recomputes to " +
-                                   show(total.epsilon) + " (the ledger or the metric was edited)");
+                problems.push_back(prefix + "it reported epsilon spent " + show(m.value) +
+                                   ", but its ledger recomputes to " + show(total.epsilon) +
+                                   " (the ledger or the metric was edited)");
         }
     }
 }
@@ -75,7 +76,8 @@ Result<std::vector<std::string>> checkLedgers(const ProjectFile& project) {
                 ledger->verify(std::isnan(record.recordedEpsilon) ? -1.0 : record.recordedEpsilon, kTolerance);
             for (const auto& p : verification.problems) problems.push_back(prefix + p);
             if (!verification.ok && verification.problems.empty())
-                problems.push_back(prefix + "its recorded epsilon does not match the one recomputed from its parameters");
+                problems.push_back(prefix +
+                                   "its recorded epsilon does not match the one recomputed from its parameters");
             if (experiment) continue;
             for (const auto& e : ledger->entries())
                 if (e.mechanism != privacy::MechanismKind::NonPrivate && e.delta > specDelta * (1.0 + kTolerance))

@@ -3,6 +3,7 @@
 #include "engine/core/file_door.h"
 #include "engine/core/version.h"
 #include "engine/data/image_fit.h"
+#include "engine/data/sha256.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/file_publishing.h"
 #include "engine/project/process_identity.h"
@@ -11,7 +12,6 @@
 #include "engine/project/schema.h"
 #include "engine/project/seal.h"
 #include "engine/project/spec_fact_checks.h"
-#include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/sqlite_db.h"
 #include "engine/project/wal_check.h"
@@ -596,10 +596,7 @@ Result<RunRecord> ProjectFile::setRunStatus(long long runId, RunStatus status, c
             const std::string column = stored == RunStatus::Running ? "started_at" : "finished_at";
             const std::string now = utcTimestamp();
             Statement s(db_->handle(), "UPDATE runs SET status = ?, message = ?, " + column + " = ? WHERE id = ?");
-            s.bind(1, toString(stored))
-                .bind(2, storedMessage)
-                .bind(3, now)
-                .bind(4, static_cast<std::int64_t>(runId));
+            s.bind(1, toString(stored)).bind(2, storedMessage).bind(3, now).bind(4, static_cast<std::int64_t>(runId));
             s.run();
             recordTransition(*db_, runId, toString(stored), now, storedMessage);
             if (stored == RunStatus::Running) {  // whoever starts a run owns it from now on

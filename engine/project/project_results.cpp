@@ -5,12 +5,12 @@
 #include "engine/core/file_door.h"
 
 #include "engine/core/version.h"
+#include "engine/data/sha256.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/process_identity.h"
 #include "engine/project/project_file_support.h"
 #include "engine/project/run_transitions.h"
 #include "engine/project/schema.h"
-#include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/sqlite_db.h"
 

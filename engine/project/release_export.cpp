@@ -4,20 +4,20 @@
 
 #include "engine/core/version.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/parameters.h"
 #include "engine/project/declared_labels.h"
 #include "engine/project/file_publishing.h"
 #include "engine/project/file_signature.h"
 #include "engine/project/hash_chain.h"
 #include "engine/project/process_identity.h"
-#include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/project_file_support.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/sqlite_db.h"
 #include "engine/project/trust_verdict.h"
 
-#include <stdexcept>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include <algorithm>
 #include <cmath>
@@ -402,7 +402,8 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
         if (!chain || !chain->ok) throw std::runtime_error("internal: the release's hash chain does not verify");
         auto integrity = check->verifyIntegrity();
         if (!integrity) throw std::runtime_error(integrity.error().message);
-        if (!integrity->ok()) throw std::runtime_error("internal: the release does not verify: " + integrity->summaryLine());
+        if (!integrity->ok())
+            throw std::runtime_error("internal: the release does not verify: " + integrity->summaryLine());
         auto verdict = trustVerdict(*check);
         if (!verdict) throw std::runtime_error(verdict.error().message);
         if (!verdict->release || !verdict->dpOnly)

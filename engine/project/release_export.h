@@ -20,17 +20,17 @@
 namespace dpmix::project {
 
 struct ReleaseOptions {
-    std::vector<long long> runIds;            // the runs to release (ids in the project)
-    bool includeTestMetrics = false;          // metrics of the sensitive test split (not covered)
+    std::vector<long long> runIds;                          // the runs to release (ids in the project)
+    bool includeTestMetrics = false;                        // metrics of the sensitive test split (not covered)
     std::vector<ReleaseConfirmation> confirmUnestablished;  // release these despite an unproven guarantee
-    bool replace = false;                     // replace an existing target file
-    const OwnerKeyPair* signWith = nullptr;   // the data owner's key: the release carries its signature
+    bool replace = false;                                   // replace an existing target file
+    const OwnerKeyPair* signWith = nullptr;                 // the data owner's key: the release carries its signature
 };
 
 struct ReleaseSummary {
     std::filesystem::path file;
     ReleaseManifest manifest;
-    std::map<std::string, long long> rows;    // table → rows written
+    std::map<std::string, long long> rows;  // table → rows written
     long long modelFiles = 0;
 };
 

@@ -31,8 +31,9 @@ TransitionCheck checkRunTransitions(Database& db) {
             check.problems.push_back("run " + std::to_string(id) + " (" + status +
                                      ") has no recorded status transition (added outside dpmix)");
         else if (found->second != status)
-            check.problems.push_back("run " + std::to_string(id) + " is '" + status + "', but its sealed history ends '" +
-                                     found->second + "' (its status was changed outside dpmix)");
+            check.problems.push_back("run " + std::to_string(id) + " is '" + status +
+                                     "', but its sealed history ends '" + found->second +
+                                     "' (its status was changed outside dpmix)");
         if (found != last.end()) last.erase(found);
     }
     for (const auto& [id, status] : last)

@@ -162,9 +162,7 @@ std::string runsTableSql(const std::string& name) {
 )SQL";
 }
 
-void setVersion(Database& db, std::int64_t version) {
-    db.exec("PRAGMA user_version = " + std::to_string(version));
-}
+void setVersion(Database& db, std::int64_t version) { db.exec("PRAGMA user_version = " + std::to_string(version)); }
 
 // v1 → v2: add the hash-chain column everywhere and seal the rows that are already there.
 void migrateV1ToV2(Database& db) {
@@ -181,14 +179,16 @@ void migrateV1ToV2(Database& db) {
 // has no recorded process; no later process can finish it, so it becomes interrupted.
 void migrateV2ToV3(Database& db) {
     db.exec(runsTableSql("runs_v3"));
-    db.exec("INSERT INTO runs_v3(id, method, task, epsilon, seed, config_json, build_version, created_at, status, "
-            "started_at, finished_at, message, row_hash) SELECT id, method, task, epsilon, seed, config_json, "
-            "build_version, created_at, status, started_at, finished_at, message, row_hash FROM runs ORDER BY id");
+    db.exec(
+        "INSERT INTO runs_v3(id, method, task, epsilon, seed, config_json, build_version, created_at, status, "
+        "started_at, finished_at, message, row_hash) SELECT id, method, task, epsilon, seed, config_json, "
+        "build_version, created_at, status, started_at, finished_at, message, row_hash FROM runs ORDER BY id");
     db.exec("DROP TABLE runs");
     db.exec("ALTER TABLE runs_v3 RENAME TO runs");
-    db.exec("UPDATE runs SET status = 'interrupted', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
-            "message = 'interrupted: left unfinished by a dpmix older than schema 3, which recorded no process "
-            "for it; its ledgers are kept' WHERE status IN ('queued', 'running')");
+    db.exec(
+        "UPDATE runs SET status = 'interrupted', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+        "message = 'interrupted: left unfinished by a dpmix older than schema 3, which recorded no process "
+        "for it; its ledgers are kept' WHERE status IN ('queued', 'running')");
     setVersion(db, 3);
 }
 
@@ -201,8 +201,9 @@ void migrateV3ToV4(Database& db) {
 // v4 → v5: `working_settings`, the workbench's saved panel values (working_settings.h). Not
 // chained: they are a draft for the next run, not a result; each run records its own config.
 void migrateV4ToV5(Database& db) {
-    db.exec("CREATE TABLE working_settings(id INTEGER PRIMARY KEY CHECK(id = 1), settings_json TEXT NOT NULL, "
-            "saved_at TEXT NOT NULL)");
+    db.exec(
+        "CREATE TABLE working_settings(id INTEGER PRIMARY KEY CHECK(id = 1), settings_json TEXT NOT NULL, "
+        "saved_at TEXT NOT NULL)");
     setVersion(db, 5);
 }
 

@@ -30,8 +30,8 @@ bool hasSealTable(Database& db);
 void writeSeal(Database& db);
 
 struct SealCheck {
-    bool present = false;  // false: a file older than schema 6, read without migrating it
-    bool ok = true;        // the stored seal matches the file (true when absent: nothing to check)
+    bool present = false;               // false: a file older than schema 6, read without migrating it
+    bool ok = true;                     // the stored seal matches the file (true when absent: nothing to check)
     std::vector<std::string> problems;  // what differs, in words
     std::string storedHash;             // the stored seal's hash (empty when absent)
 };

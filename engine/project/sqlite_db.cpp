@@ -201,8 +201,7 @@ Transaction::Transaction(Database& db) : db_(db) {
     } catch (...) {  // the write is refused: release the lock, change nothing
         try {
             db_.exec("ROLLBACK");
-        } catch (...) {
-        }
+        } catch (...) {}
         throw;
     }
 }

@@ -1,8 +1,8 @@
 #include "engine/project/trust_verdict.h"
 
+#include "engine/methods/method_plan.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
-#include "engine/methods/method_plan.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/release_manifest.h"
 
@@ -24,7 +24,7 @@ const std::set<std::string> kDpFigures = {"sigma", "epsilon-spent", "finetune-no
 // Figures of public data only.
 const std::set<std::string> kPublicFigures = {"public-validation-auc", "vocabulary-size"};
 const std::set<std::string> kDiagnosticMethods = {"audit", "epsilon-sweep", "rho-sweep", "k-scaling",
-                                                   "adamix-experiment"};
+                                                  "adamix-experiment"};
 
 bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -86,10 +86,10 @@ Disclosure classifyLambda(const std::string& kind) {
     const auto method = methods::methodOfLambdaKind(kind);
     if (!method) return Disclosure::NonPrivate;  // a kind no method stores: nothing vouches for it
     switch (methods::traitsOf(*method).choice) {
-    case methods::Choice::Private: return Disclosure::DpRelease;
-    case methods::Choice::Public: return Disclosure::Public;
-    case methods::Choice::NonPrivate:
-    case methods::Choice::None: return Disclosure::NonPrivate;
+        case methods::Choice::Private: return Disclosure::DpRelease;
+        case methods::Choice::Public: return Disclosure::Public;
+        case methods::Choice::NonPrivate:
+        case methods::Choice::None: return Disclosure::NonPrivate;
     }
     return Disclosure::NonPrivate;
 }
@@ -177,7 +177,9 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         std::optional<privacy::Ledger> ledger;
         if (!records->empty()) {
             auto parsed = privacy::ledgerFromJson(records->back().ledgerJson);
-            if (!parsed) return Error{"run " + std::to_string(run.id) + ": its ledger cannot be read: " + parsed.error().message};
+            if (!parsed)
+                return Error{"run " + std::to_string(run.id) +
+                             ": its ledger cannot be read: " + parsed.error().message};
             ledger = std::move(parsed).value();
             for (const auto& e : ledger->entries()) {
                 if (privacy::isSeededRelease(e))
@@ -186,9 +188,12 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
             }
         }
         const Disclosure runClass = classifyRun(run, ledger);
-        if (run.method == "audit") found.add(5, "audits", run.id);
-        else if (kDiagnosticMethods.count(run.method)) found.add(6, "experiments (sweeps, k-scaling, AdaMix-R)", run.id);
-        else if (auto m = methods::methodOfRun(run.method); m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
+        if (run.method == "audit")
+            found.add(5, "audits", run.id);
+        else if (kDiagnosticMethods.count(run.method))
+            found.add(6, "experiments (sweeps, k-scaling, AdaMix-R)", run.id);
+        else if (auto m = methods::methodOfRun(run.method);
+                 m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
             found.add(3, "non-private baselines", run.id);
 
         auto lambdas = project.lambdas(run.id);
@@ -196,9 +201,12 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
         for (const auto& l : *lambdas) {
             if (classifyLambda(l.kind) != Disclosure::NonPrivate) continue;
             const auto of = methods::methodOfLambdaKind(l.kind);
-            if (of == methods::Method::NonPrivateMixMin) found.add(1, "lambda* (non-private MixMin)", run.id);
-            else if (of == methods::Method::RandomSearch) found.add(2, "Random Search's choice", run.id);
-            else found.add(9, "mixture weights no ledger covers", run.id, l.kind);
+            if (of == methods::Method::NonPrivateMixMin)
+                found.add(1, "lambda* (non-private MixMin)", run.id);
+            else if (of == methods::Method::RandomSearch)
+                found.add(2, "Random Search's choice", run.id);
+            else
+                found.add(9, "mixture weights no ledger covers", run.id, l.kind);
         }
         // Test metrics are non-private in a project; a release may hold them only when its
         // manifest declares them (they are then stated on every view, not listed here).

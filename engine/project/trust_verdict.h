@@ -37,16 +37,16 @@ bool isPublicOnlyMethod(const std::string& method);
 Disclosure classifyRun(const RunRecord& run, const std::optional<privacy::Ledger>& ledger);
 
 struct TrustVerdict {
-    bool release = false;           // the file is an exported DP release (release_manifest.h)
-    bool dpOnly = false;            // nothing non-private: only DP releases and public artefacts
-    std::vector<std::string> nonPrivate;  // what it holds that no guarantee covers, one phrase each
+    bool release = false;                      // the file is an exported DP release (release_manifest.h)
+    bool dpOnly = false;                       // nothing non-private: only DP releases and public artefacts
+    std::vector<std::string> nonPrivate;       // what it holds that no guarantee covers, one phrase each
     std::vector<std::string> nonPrivateKinds;  // the same phrases without their runs and names
-    bool testMetrics = false;       // a release that includes test metrics at the user's request
-    bool unestablished = false;     // a release includes a mechanism whose guarantee is only claimed
-    double epsilon = 0.0;           // the composed guarantee of its DP releases (project_budget.h)
+    bool testMetrics = false;                  // a release that includes test metrics at the user's request
+    bool unestablished = false;                // a release includes a mechanism whose guarantee is only claimed
+    double epsilon = 0.0;                      // the composed guarantee of its DP releases (project_budget.h)
     double delta = 0.0;
     long long releases = 0;
-    std::string unit;               // "examples" or "users"
+    std::string unit;  // "examples" or "users"
     /// What the integrity check found (integrity_report.h): an altered file's verdict says so
     /// first, whatever it holds. Empty when everything verifies.
     std::vector<std::string> integrityProblems;

@@ -3,9 +3,9 @@
 
 #include "app/workbench/parameters/number_parsing.h"
 #include "engine/privacy/ledger.h"
-#include "engine/psg/psg_params.h"
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
+#include "engine/psg/psg_params.h"
 
 #include <cmath>
 

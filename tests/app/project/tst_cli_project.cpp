@@ -1,9 +1,9 @@
 // `dpmix new`, `dpmix export-spec` and `dpmix inspect` run as a user would, on a tiny study
 // whose IDX files the test writes itself (no real data needed).
 #include "../cli/cli_runner.h"
-#include "tiny_cli_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
+#include "tiny_cli_study.h"
 
 #include <QDir>
 #include <QFile>

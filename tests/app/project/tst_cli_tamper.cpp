@@ -4,13 +4,13 @@
 // by `dpmix keys init`, a release signed at export that `dpmix verify --key` accepts unchanged
 // and refuses edited by one byte, and a project signed on demand by `dpmix sign`.
 #include "../cli/cli_runner.h"
-#include "tiny_cli_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/hash_chain.h"
 #include "engine/project/project_file.h"
 #include "engine/project/seal.h"
 #include "engine/project/sqlite_db.h"
+#include "tiny_cli_study.h"
 
 #include <QDir>
 #include <QFile>
@@ -38,7 +38,8 @@ void resealChainAndSeal(const std::string& file) {
 // Replaces the last ledger of `runId` with `edit` applied to its first entry (ε recorded as it says).
 void editLedger(const std::string& file, long long runId, const std::function<void(privacy::LedgerEntry&)>& edit) {
     project::Database db(file, project::Database::Mode::ReadWrite);
-    project::Statement read(db.handle(), "SELECT id, ledger_json FROM ledgers WHERE run_id = ? ORDER BY id DESC LIMIT 1");
+    project::Statement read(db.handle(),
+                            "SELECT id, ledger_json FROM ledgers WHERE run_id = ? ORDER BY id DESC LIMIT 1");
     read.bind(1, static_cast<std::int64_t>(runId));
     QVERIFY(read.step());
     const auto id = read.integer(0);
@@ -71,11 +72,12 @@ class TestCliTamper : public QObject {
 
     // inspect, budget and results each report `what` and exit 1; none says "hash chain ✓".
     void everyReaderReports(const QString& file, const QString& what) {
-        for (const QStringList& args : {QStringList{"inspect", file}, QStringList{"budget", file},
-                                        QStringList{"results", file}}) {
+        for (const QStringList& args :
+             {QStringList{"inspect", file}, QStringList{"budget", file}, QStringList{"results", file}}) {
             const auto r = runDpmix(args);
             const QString all = r.out + r.err;
-            QVERIFY2(r.exitCode == 1, qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode) + "\n" + all));
+            QVERIFY2(r.exitCode == 1,
+                     qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode) + "\n" + all));
             QVERIFY2(all.contains(what), qPrintable(args.join(' ') + ":\n" + all));
             QVERIFY2(!all.contains("hash chain ✓"), qPrintable(args.join(' ') + ":\n" + all));
         }
@@ -104,7 +106,8 @@ private Q_SLOTS:
             (void)p.recordLedger(id, ledger).value();
             (void)p.setRunStatus(id, project::RunStatus::Running).value();
             (void)p.addLambda({id, "private", {"ab", "cd"}, {0.25, 0.75}}).value();
-            (void)p.addMetrics({{id, "sigma", "", 2.0}, {id, "epsilon-spent", "", e.epsilon}, {id, "test-auc", "ac", 0.8}})
+            (void)p
+                .addMetrics({{id, "sigma", "", 2.0}, {id, "epsilon-spent", "", e.epsilon}, {id, "test-auc", "ac", 0.8}})
                 .value();
             (void)p.setRunStatus(id, project::RunStatus::Done).value();
         };
@@ -116,8 +119,9 @@ private Q_SLOTS:
     }
 
     void intactStudyVerifies() {
-        for (const QStringList& args : {QStringList{"inspect", path("study.dpmix")}, QStringList{"budget", path("study.dpmix")},
-                                        QStringList{"results", path("study.dpmix")}}) {
+        for (const QStringList& args :
+             {QStringList{"inspect", path("study.dpmix")}, QStringList{"budget", path("study.dpmix")},
+              QStringList{"results", path("study.dpmix")}}) {
             const auto r = runDpmix(args);
             QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + "\n" + r.out + r.err));
             QVERIFY2(r.out.contains("hash chain ✓"), qPrintable(r.out));
@@ -175,7 +179,8 @@ private Q_SLOTS:
         QVERIFY2(init.exitCode == 0, qPrintable(init.err));
         QVERIFY(init.out.contains("fingerprint SHA256:"));
         QVERIFY(QFile::exists(path("keys/owner.pub")));
-        QCOMPARE(QFile(path("keys/owner.key")).permissions() & (QFile::ReadGroup | QFile::ReadOther), QFile::Permissions());
+        QCOMPARE(QFile(path("keys/owner.key")).permissions() & (QFile::ReadGroup | QFile::ReadOther),
+                 QFile::Permissions());
         const auto again = runDpmix({"keys", "init"});
         QCOMPARE(again.exitCode, 1);
         QVERIFY2(again.err.contains("already exists"), qPrintable(again.err));
@@ -187,7 +192,8 @@ private Q_SLOTS:
     }
 
     void signedReleaseVerifiesAndFailsWhenEdited() {
-        const auto exported = runDpmix({"export-release", path("study.dpmix"), "--runs", "1", "-o", path("release.dpmix")});
+        const auto exported =
+            runDpmix({"export-release", path("study.dpmix"), "--runs", "1", "-o", path("release.dpmix")});
         QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
         QVERIFY2(exported.out.contains("signed by SHA256:"), qPrintable(exported.out));
         const auto ok = runDpmix({"verify", path("release.dpmix"), "--key", path("keys/owner.pub")});

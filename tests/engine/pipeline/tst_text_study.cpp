@@ -1,12 +1,12 @@
 // The text study end to end on a tiny generated project: three public domains with disjoint
 // word lists, one of which ("letters") generates the sensitive mail of 40 users.
-#include "engine/pipeline/text_study.h"
 #include "engine/data/source_loader.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/user_groups.h"
+#include "engine/pipeline/text_study.h"
 #include "engine/privacy/gaussian_accountant.h"
-#include "engine/privacy/prv_accountant.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/prv_accountant.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
 

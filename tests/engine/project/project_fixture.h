@@ -1,8 +1,8 @@
 #pragma once
 // Small in-memory specs and raw-SQL helpers shared by the project-file tests.
+#include "engine/project/hash_chain.h"
 #include "engine/project/project_file.h"
 #include "engine/project/project_spec.h"
-#include "engine/project/hash_chain.h"
 #include "engine/project/seal.h"
 #include "engine/project/sqlite_db.h"
 
@@ -21,7 +21,8 @@ inline ProjectSpec tinySpec() {
     spec.name = "tiny";
     spec.description = "two public label tasks over four classes";
     SpecSource pub;
-    pub.written = {"public-images", "idx", "public/images.idx", {{"labels", "public/labels.idx"}, {"classes", "a,b,c,d"}}};
+    pub.written = {
+        "public-images", "idx", "public/images.idx", {{"labels", "public/labels.idx"}, {"classes", "a,b,c,d"}}};
     spec.publicSources.push_back(pub);
     spec.sensitive.written = {"private-images", "idx", "private/images.idx", {{"classes", "a,b,c,d"}}};
     spec.publicTasks = {{"ab", {"a", "b"}}, {"cd", {"c", "d"}}};

@@ -1,11 +1,11 @@
 // The .dpmix file: schema creation, round trips of spec/sources/runs/ledgers/results, refusal
 // of foreign or newer files, and tamper detection through the hash chain.
 #include "engine/core/version.h"
+#include "engine/data/sha256.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
 #include "engine/project/schema.h"
-#include "engine/data/sha256.h"
 #include "engine/project/spec_json.h"
 #include "project_fixture.h"
 
@@ -53,8 +53,11 @@ private Q_SLOTS:
         { auto p = makeProject("schema.dpmix"); }
         QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);
         QCOMPARE(rawInteger(f, "PRAGMA application_id"), 0x44504D58LL);
-        for (const char* table : {"spec", "sources", "runs", "ledgers", "lambdas", "metrics", "curves", "audits", "logs", "models"})
-            QCOMPARE(rawInteger(f, std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") + table + "'"), 1LL);
+        for (const char* table :
+             {"spec", "sources", "runs", "ledgers", "lambdas", "metrics", "curves", "audits", "logs", "models"})
+            QCOMPARE(rawInteger(f, std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") +
+                                       table + "'"),
+                     1LL);
         // WAL is a property of the file (byte 18 of the header is 2 for WAL).
         const std::string header = readBytes(f).substr(0, 20);
         QCOMPARE(int(header[18]), 2);
@@ -112,7 +115,8 @@ private Q_SLOTS:
         other.seeds = {5};
         auto third = ProjectFile::createOrOpen(file("either.dpmix"), other, tinyFacts(), &created);
         QVERIFY(!third.ok());
-        QVERIFY2(third.error().message.find("created from a different spec") != std::string::npos, third.error().message.c_str());
+        QVERIFY2(third.error().message.find("created from a different spec") != std::string::npos,
+                 third.error().message.c_str());
         QVERIFY(p.run(run).ok());
     }
 
@@ -138,15 +142,17 @@ private Q_SLOTS:
         auto p = makeProject("busy.dpmix");
         sqlite3* other = nullptr;
         QCOMPARE(sqlite3_open_v2(p.path().c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);  // another process writing
+        QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+                 SQLITE_OK);  // another process writing
         p.setBusyTimeout(100);
         auto r = p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"});
         QVERIFY(!r.ok());
-        QVERIFY2(r.error().message.find("project busy: another dpmix process holds busy.dpmix; try again") != std::string::npos,
+        QVERIFY2(r.error().message.find("project busy: another dpmix process holds busy.dpmix; try again") !=
+                     std::string::npos,
                  r.error().message.c_str());
         QCOMPARE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
         sqlite3_close(other);
-        QCOMPARE(p.runs()->size(), std::size_t(0));  // nothing half-written
+        QCOMPARE(p.runs()->size(), std::size_t(0));                 // nothing half-written
         QVERIFY(p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"}).ok());  // and free again
     }
 
@@ -163,7 +169,8 @@ private Q_SLOTS:
         auto l = p.addLambda({lambdaRun, "private", {"ab", "cd"}, {0.5, std::nan("")}});
         QVERIFY(!l.ok());
         QVERIFY2(l.error().message.find("refused to store λ (private): weight 1 (cd) is nan, not a finite number") !=
-                     std::string::npos, l.error().message.c_str());
+                     std::string::npos,
+                 l.error().message.c_str());
         QVERIFY2(l.error().message.find("the run is marked failed") != std::string::npos, l.error().message.c_str());
         QCOMPARE(p.lambdas(lambdaRun)->size(), std::size_t(0));
         QCOMPARE(toString(p.run(lambdaRun)->status), std::string("failed"));
@@ -181,8 +188,10 @@ private Q_SLOTS:
         weights[7] = -std::numeric_limits<float>::infinity();
         auto w = p.storeWeights(modelRun, "finetuned", weights);
         QVERIFY(!w.ok());
-        QVERIFY2(w.error().message.find("model \"finetuned\": 1 of 100 weights are not finite (the first, 7, is -inf)") !=
-                     std::string::npos, w.error().message.c_str());
+        QVERIFY2(
+            w.error().message.find("model \"finetuned\": 1 of 100 weights are not finite (the first, 7, is -inf)") !=
+                std::string::npos,
+            w.error().message.c_str());
         QVERIFY(!fs::exists(p.modelsDir()) || fs::is_empty(p.modelsDir()));
         QCOMPARE(toString(p.run(modelRun)->status), std::string("failed"));
 
@@ -204,7 +213,8 @@ private Q_SLOTS:
         resealBehindTheApi(p.path().string());  // else the write below is refused as an alteration
         auto done = p.setRunStatus(legacyRun, RunStatus::Done);
         QVERIFY(!done.ok());
-        QVERIFY2(done.error().message.find("a metric that is not a number") != std::string::npos, done.error().message.c_str());
+        QVERIFY2(done.error().message.find("a metric that is not a number") != std::string::npos,
+                 done.error().message.c_str());
         QCOMPARE(toString(p.run(legacyRun)->status), std::string("failed"));
 
         // A ledger whose ε is NaN (its accountant overflowed): the ledger is kept, the run is not done.
@@ -226,7 +236,8 @@ private Q_SLOTS:
         spec.publicTasks[1].classes = {"c", "z"};
         auto p = ProjectFile::create(file("badtask.dpmix"), spec, tinyFacts());
         QVERIFY(!p.ok());
-        QVERIFY2(p.error().message.find("tasks.public[1].classes[1]: \"z\"") != std::string::npos, p.error().message.c_str());
+        QVERIFY2(p.error().message.find("tasks.public[1].classes[1]: \"z\"") != std::string::npos,
+                 p.error().message.c_str());
         QVERIFY(!fs::exists(file("badtask.dpmix")));
         spec = tinySpec();
         spec.sensitive.userLevel = true;  // facts have no users
@@ -257,7 +268,8 @@ private Q_SLOTS:
         QVERIFY(running->finishedAt.empty());
         auto back = p.setRunStatus(*id, RunStatus::Queued);
         QVERIFY(!back.ok());
-        QVERIFY2(back.error().message.find("is running; it cannot become queued") != std::string::npos, back.error().message.c_str());
+        QVERIFY2(back.error().message.find("is running; it cannot become queued") != std::string::npos,
+                 back.error().message.c_str());
         auto done = p.setRunStatus(*id, RunStatus::Failed, "out of memory");
         QVERIFY(done.ok());
         QCOMPARE(done->message, std::string("out of memory"));
@@ -316,7 +328,8 @@ private Q_SLOTS:
         QVERIFY(p.addLambda({run, "non-private", {"ab", "cd"}, {0.1, 0.9}}).ok());
         QVERIFY(p.addLambda({run, "uniform", {"ab", "cd"}, {0.5, 0.5}}).ok());
         QVERIFY(!p.addLambda({run, "private", {"ab"}, {0.5, 0.5}}).ok());
-        QVERIFY(p.addMetrics({{run, "auc", "a", 0.8125}, {run, "auc", "c", 0.625}, {run, "macro-auc", "", 0.71875}}).ok());
+        QVERIFY(
+            p.addMetrics({{run, "auc", "a", 0.8125}, {run, "auc", "c", 0.625}, {run, "macro-auc", "", 0.71875}}).ok());
         QVERIFY(p.addCurve(run, "loss", {{0, 0.69}, {10, 0.5}, {20, 0.25}}).ok());
         QVERIFY(p.addCurve(run, "epsilon", {{0, 0.0}, {20, 1.0}}).ok());
         privacy::AuditCounts counts{3, 5, 100, 100};
@@ -412,14 +425,18 @@ private Q_SLOTS:
     void refusesNewerSchema() {
         TempDir own;
         const std::string f = own.path() + "/newer.dpmix";
-        { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::create(f, tinySpec(), tinyFacts());
+            QVERIFY(p.ok());
+        }
         // A future dpmix: schema 7, rollback journal so that reading leaves no side files.
         rawExec(f, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 7;");
         const std::string before = readBytes(f);
         const auto filesBefore = filesInDir(own.path());
         auto p = ProjectFile::open(f);
         QVERIFY(!p.ok());
-        QVERIFY2(p.error().message.find("newer dpmix (schema version 7") != std::string::npos, p.error().message.c_str());
+        QVERIFY2(p.error().message.find("newer dpmix (schema version 7") != std::string::npos,
+                 p.error().message.c_str());
         QCOMPARE(readBytes(f), before);
         QCOMPARE(filesInDir(own.path()), filesBefore);
     }
@@ -427,8 +444,9 @@ private Q_SLOTS:
     void aStatusOutsideTheSchemaReadsAsInvalid() {
         auto p = makeProject("bad-status.dpmix");
         const long long run = *p.addRun({"dp-mixmin", "", 1.0, 0, "{}"});
-        rawExec(p.path().string(), "PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = 'bogus' WHERE id = " +
-                                       std::to_string(run));
+        rawExec(
+            p.path().string(),
+            "PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = 'bogus' WHERE id = " + std::to_string(run));
         const auto r = p.run(run).value();
         QVERIFY(r.status == RunStatus::Failed);  // never shown as queued (or any real state)
         QVERIFY2(r.message.find("invalid status 'bogus'") != std::string::npos, r.message.c_str());

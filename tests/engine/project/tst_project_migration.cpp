@@ -101,19 +101,22 @@ class TestProjectMigration : public QObject {
     std::string writeV1File(const char* name) {
         const std::string f = dir_.path() + "/" + name;
         rawExec(f, kSchemaV1);
-        rawExec(f, "INSERT INTO spec(spec_json, created_at, created_by) VALUES(" +
-                       sqlQuote(legacySpecJson()) + ", '2026-01-01T00:00:00.000Z', '0.0.9');"
-                   "INSERT INTO sources VALUES(1, 'public', 'public-images', 'idx', '/data/p.idx', '{}', 0, 'images', 60, 0,"
-                   " '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'aaaa');"
-                   "INSERT INTO sources VALUES(2, 'sensitive', 'private-images', 'idx', '/data/s.idx', '{}', 0, 'images', 40,"
-                   " 0, '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'bbbb');"
-                   "INSERT INTO runs VALUES(1, 'dp-mixmin', 'ac', 1.0, 3, '{}', '0.0.9', '2026-01-01T00:00:01.000Z',"
-                   " 'done', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:03.000Z', '');"
-                   "INSERT INTO lambdas VALUES(1, 1, 'private', '[\"ab\",\"cd\"]', '[0.25,0.75]');"
-                   "INSERT INTO metrics VALUES(1, 1, 'auc', 'a', 0.75);"
-                   "INSERT INTO metrics VALUES(2, 1, 'auc', 'c', 0.5);"
-                   "INSERT INTO curves VALUES(1, 1, 'loss', 0, 0.69);"
-                   "INSERT INTO logs VALUES(1, 1, '2026-01-01T00:00:02.500Z', 'info', 'hello');");
+        rawExec(f,
+                "INSERT INTO spec(spec_json, created_at, created_by) VALUES(" + sqlQuote(legacySpecJson()) +
+                    ", '2026-01-01T00:00:00.000Z', '0.0.9');"
+                    "INSERT INTO sources VALUES(1, 'public', 'public-images', 'idx', '/data/p.idx', '{}', 0, 'images', "
+                    "60, 0,"
+                    " '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'aaaa');"
+                    "INSERT INTO sources VALUES(2, 'sensitive', 'private-images', 'idx', '/data/s.idx', '{}', 0, "
+                    "'images', 40,"
+                    " 0, '[\"a\",\"b\",\"c\",\"d\"]', '[]', 1, 4, 4, 'bbbb');"
+                    "INSERT INTO runs VALUES(1, 'dp-mixmin', 'ac', 1.0, 3, '{}', '0.0.9', '2026-01-01T00:00:01.000Z',"
+                    " 'done', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:03.000Z', '');"
+                    "INSERT INTO lambdas VALUES(1, 1, 'private', '[\"ab\",\"cd\"]', '[0.25,0.75]');"
+                    "INSERT INTO metrics VALUES(1, 1, 'auc', 'a', 0.75);"
+                    "INSERT INTO metrics VALUES(2, 1, 'auc', 'c', 0.5);"
+                    "INSERT INTO curves VALUES(1, 1, 'loss', 0, 0.69);"
+                    "INSERT INTO logs VALUES(1, 1, '2026-01-01T00:00:02.500Z', 'info', 'hello');");
         return f;
     }
 
@@ -130,12 +133,13 @@ class TestProjectMigration : public QObject {
         const std::string f = writeV1File(name);
         for (const ChainedTable& table : chainedTables())
             if (!table.addedLater) rawExec(f, "ALTER TABLE " + std::string(table.name) + " ADD COLUMN row_hash TEXT");
-        rawExec(f, "INSERT INTO runs VALUES(2, 'dp-mixmin', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:01.000Z',"
-                   " 'running', '2026-01-02T00:00:02.000Z', NULL, '', NULL);"
-                   "INSERT INTO runs VALUES(3, 'uniform', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:03.000Z',"
-                   " 'queued', NULL, NULL, '', NULL);"
-                   "INSERT INTO ledgers VALUES(1, 2, '2026-01-02T00:00:04.000Z', '{\"entries\":[]}', 2.0, 1e-5, NULL);"
-                   "PRAGMA user_version = 2;");
+        rawExec(f,
+                "INSERT INTO runs VALUES(2, 'dp-mixmin', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:01.000Z',"
+                " 'running', '2026-01-02T00:00:02.000Z', NULL, '', NULL);"
+                "INSERT INTO runs VALUES(3, 'uniform', 'ac', 2.0, 3, '{}', '0.2.0', '2026-01-02T00:00:03.000Z',"
+                " 'queued', NULL, NULL, '', NULL);"
+                "INSERT INTO ledgers VALUES(1, 2, '2026-01-02T00:00:04.000Z', '{\"entries\":[]}', 2.0, 1e-5, NULL);"
+                "PRAGMA user_version = 2;");
         Database db(f, Database::Mode::ReadWrite);
         Transaction t(db);
         sealAllRows(db);
@@ -182,7 +186,8 @@ private Q_SLOTS:
     void migratesV2ToV3() {
         const std::string f = writeV2File("v2.dpmix");
         QCOMPARE(rawInteger(f, "PRAGMA user_version"), 2LL);
-        const std::string hashesBefore = rawText(f, "SELECT group_concat(row_hash, ',') FROM (SELECT row_hash FROM runs ORDER BY id)");
+        const std::string hashesBefore =
+            rawText(f, "SELECT group_concat(row_hash, ',') FROM (SELECT row_hash FROM runs ORDER BY id)");
         QVERIFY(!hashesBefore.empty());
         auto opened = ProjectFile::open(f);
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
@@ -199,13 +204,15 @@ private Q_SLOTS:
         QCOMPARE(project.ledgers(2)->size(), std::size_t(1));
         QCOMPARE(project.lambdas(1)->size(), std::size_t(1));  // rows referencing runs survive the rebuild
         // Ids and row hashes were copied: the chain is the same chain.
-        QCOMPARE(rawText(f, "SELECT group_concat(row_hash, ',') FROM (SELECT row_hash FROM runs ORDER BY id)"), hashesBefore);
+        QCOMPARE(rawText(f, "SELECT group_concat(row_hash, ',') FROM (SELECT row_hash FROM runs ORDER BY id)"),
+                 hashesBefore);
         QVERIFY(project.verifyChain()->ok);
         QCOMPARE(rawText(f, "PRAGMA foreign_key_check"), std::string());
         QCOMPARE(rawText(f, "PRAGMA integrity_check"), std::string("ok"));
         // The new schema: runs record their owner.
         const long long id = project.addRun({"dp-mixmin", "ac", 1.0, 4, "{}"}).value();
-        QCOMPARE(rawInteger(f, "SELECT owner_pid FROM runs WHERE id = " + std::to_string(id)), static_cast<long long>(::getpid()));
+        QCOMPARE(rawInteger(f, "SELECT owner_pid FROM runs WHERE id = " + std::to_string(id)),
+                 static_cast<long long>(::getpid()));
         QVERIFY(project.verifyChain()->ok);
     }
 
@@ -238,23 +245,34 @@ private Q_SLOTS:
 
     void migratedV2FileHasTheCurrentColumns() {
         const std::string old = writeV2File("v2b.dpmix");
-        { auto p = ProjectFile::open(old); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::open(old);
+            QVERIFY(p.ok());
+        }
         const std::string fresh = dir_.path() + "/fresh-v3.dpmix";
-        { auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts());
+            QVERIFY(p.ok());
+        }
         QCOMPARE(columnsOf(old), columnsOf(fresh));
         // The rebuilt table has the current CHECK: 'interrupted' is a status.
-        QVERIFY(rawText(old, "SELECT sql FROM sqlite_master WHERE name = 'runs'").find("'interrupted'") != std::string::npos);
+        QVERIFY(rawText(old, "SELECT sql FROM sqlite_master WHERE name = 'runs'").find("'interrupted'") !=
+                std::string::npos);
     }
 
     void migratesV3ToV4() {
         const std::string f = dir_.path() + "/v3.dpmix";
-        { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
-        rawExec(f, "DROP TABLE release; DROP TABLE working_settings; DROP TABLE run_transitions; DROP TABLE seal; "
-                   "DROP TABLE signatures; PRAGMA user_version = 3;");
+        {
+            auto p = ProjectFile::create(f, tinySpec(), tinyFacts());
+            QVERIFY(p.ok());
+        }
+        rawExec(f,
+                "DROP TABLE release; DROP TABLE working_settings; DROP TABLE run_transitions; DROP TABLE seal; "
+                "DROP TABLE signatures; PRAGMA user_version = 3;");
         auto p = ProjectFile::open(f);
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
         QCOMPARE(rawInteger(f, "PRAGMA user_version"), kSchemaVersion);  // v3 → v4 → v5 → v6
-        QCOMPARE(rawInteger(f, "SELECT count(*) FROM release"), 0LL);  // a project, not a release
+        QCOMPARE(rawInteger(f, "SELECT count(*) FROM release"), 0LL);    // a project, not a release
         QCOMPARE(rawInteger(f, "SELECT count(*) FROM working_settings"), 0LL);
         QVERIFY(!p->isRelease());
         QVERIFY(!p->readOnly());
@@ -263,9 +281,15 @@ private Q_SLOTS:
 
     void migratedFileHasTheCurrentColumns() {
         const std::string old = writeV1File("old2.dpmix");
-        { auto p = ProjectFile::open(old); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::open(old);
+            QVERIFY(p.ok());
+        }
         const std::string fresh = dir_.path() + "/fresh.dpmix";
-        { auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::create(fresh, tinySpec(), tinyFacts());
+            QVERIFY(p.ok());
+        }
         QCOMPARE(columnsOf(old), columnsOf(fresh));
     }
 

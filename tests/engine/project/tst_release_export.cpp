@@ -17,10 +17,10 @@
 
 using namespace dpmix;
 using namespace dpmix::project;
+using dpmix::test_support::TempDir;
 using testing::rawExec;
 using testing::rawInteger;
 using testing::rawText;
-using dpmix::test_support::TempDir;
 
 namespace {
 
@@ -36,12 +36,14 @@ privacy::LedgerEntry finetuneEntry() {
 
 // All the rows of one column, joined by '|', in id order.
 std::string column(const std::string& file, const std::string& table, const std::string& col) {
-    return rawText(file, "SELECT group_concat(" + col + ", '|') FROM (SELECT " + col + " FROM " + table + " ORDER BY id)");
+    return rawText(file,
+                   "SELECT group_concat(" + col + ", '|') FROM (SELECT " + col + " FROM " + table + " ORDER BY id)");
 }
 
 std::set<std::string> distinct(const std::string& file, const std::string& table, const std::string& col) {
     std::set<std::string> out;
-    const std::string all = rawText(file, "SELECT group_concat(v, '|') FROM (SELECT DISTINCT " + col + " AS v FROM " + table + ")");
+    const std::string all =
+        rawText(file, "SELECT group_concat(v, '|') FROM (SELECT DISTINCT " + col + " AS v FROM " + table + ")");
     std::size_t start = 0;
     while (!all.empty() && start <= all.size()) {
         const auto bar = all.find('|', start);
@@ -54,14 +56,15 @@ std::set<std::string> distinct(const std::string& file, const std::string& table
 
 // One of every kind of run the pipeline stores, with the artefacts it stores.
 struct EveryKind {
-    long long proxy, dpMixture, dpDownstream, uniformMixture, lambdaStar, randomSearch, audit, dirichlet, seeded,
-        sweep, failed;
+    long long proxy, dpMixture, dpDownstream, uniformMixture, lambdaStar, randomSearch, audit, dirichlet, seeded, sweep,
+        failed;
 };
 
 EveryKind storeEveryKind(ProjectFile& p) {
     EveryKind k{};
     const std::vector<std::string> names{"ab", "cd"};
-    auto start = [&](const std::string& method, std::optional<double> eps, const std::vector<privacy::LedgerEntry>& entries,
+    auto start = [&](const std::string& method, std::optional<double> eps,
+                     const std::vector<privacy::LedgerEntry>& entries,
                      const std::string& config = R"({"stage":"mixture","rho":0.1,"randomness":"secret"})") {
         const long long id = p.addRun({method, "ac", eps, 0, config}).value();
         if (!entries.empty()) {
@@ -83,10 +86,13 @@ EveryKind storeEveryKind(ProjectFile& p) {
     (void)p.addLambda({k.dpMixture, "private", names, {0.7, 0.3}}).value();
     (void)p.addLambda({k.dpMixture, "non-private", names, {0.8, 0.2}}).value();
     (void)p.addLambda({k.dpMixture, "uniform", names, {0.5, 0.5}}).value();
-    (void)p.addMetrics({{k.dpMixture, "cosine-to-lambda-star", "", 0.99}, {k.dpMixture, "l1-to-lambda-star", "", 0.2},
-                        {k.dpMixture, "sigma", "", 8.0},
-                        // the ledger's own ε, as the pipeline reports it (reading commands compare the two)
-                        {k.dpMixture, "epsilon-spent", "", mixtureEntry().epsilon}}).value();
+    (void)p
+        .addMetrics({{k.dpMixture, "cosine-to-lambda-star", "", 0.99},
+                     {k.dpMixture, "l1-to-lambda-star", "", 0.2},
+                     {k.dpMixture, "sigma", "", 8.0},
+                     // the ledger's own ε, as the pipeline reports it (reading commands compare the two)
+                     {k.dpMixture, "epsilon-spent", "", mixtureEntry().epsilon}})
+        .value();
     (void)p.addCurve(k.dpMixture, "lambda/ab", {{0, 0.5}, {50, 0.6}, {100, 0.7}}).value();
     (void)p.addCurve(k.dpMixture, "lambda/cd", {{0, 0.5}, {50, 0.4}, {100, 0.3}}).value();
     done(k.dpMixture);
@@ -94,8 +100,11 @@ EveryKind storeEveryKind(ProjectFile& p) {
     k.dpDownstream = start("dp-mixmin", 1.0, {mixtureEntry(), finetuneEntry()},
                            R"({"stage":"downstream","rho":0.1,"randomness":"secret"})");
     (void)p.addLambda({k.dpDownstream, "private", names, {0.7, 0.3}}).value();
-    (void)p.addMetrics({{k.dpDownstream, "test-auc", "ac", 0.91}, {k.dpDownstream, "pretrained-test-auc", "ac", 0.85},
-                        {k.dpDownstream, "finetune-noise", "", 1.0}}).value();
+    (void)p
+        .addMetrics({{k.dpDownstream, "test-auc", "ac", 0.91},
+                     {k.dpDownstream, "pretrained-test-auc", "ac", 0.85},
+                     {k.dpDownstream, "finetune-noise", "", 1.0}})
+        .value();
     (void)p.storeWeights(k.dpDownstream, "finetuned", {3.0f, 4.0f, 5.0f}).value();
     (void)p.addLog(k.dpDownstream, "info", "clipped 97% of the sampled examples").value();
     done(k.dpDownstream);
@@ -106,12 +115,14 @@ EveryKind storeEveryKind(ProjectFile& p) {
     (void)p.addMetrics({{k.uniformMixture, "cosine-to-lambda-star", "", 0.7}}).value();
     done(k.uniformMixture);
 
-    k.lambdaStar = start("non-private-mixmin", std::nullopt, {privacy::nonPrivateEntry("mixture", "A", "lambda* without DP")});
+    k.lambdaStar =
+        start("non-private-mixmin", std::nullopt, {privacy::nonPrivateEntry("mixture", "A", "lambda* without DP")});
     (void)p.addLambda({k.lambdaStar, "non-private", names, {0.8, 0.2}}).value();
     (void)p.addMetrics({{k.lambdaStar, "frank-wolfe-gap", "", 1e-7}}).value();
     done(k.lambdaStar);
 
-    k.randomSearch = start("random-search", std::nullopt, {privacy::nonPrivateEntry("random-search", "A", "best of 100")});
+    k.randomSearch =
+        start("random-search", std::nullopt, {privacy::nonPrivateEntry("random-search", "A", "best of 100")});
     (void)p.addLambda({k.randomSearch, "random-search", names, {0.6, 0.4}}).value();
     done(k.randomSearch);
 
@@ -204,8 +215,8 @@ private Q_SLOTS:
                  std::string(R"(["a","b","c","d"])"));
         QVERIFY(!contains(rawText(r, "SELECT group_concat(path || options_json) FROM sources"), "/home/analyst"));
         // runs: exactly the chosen ones, done, with no owner.
-        QCOMPARE(column(r, "runs", "id"), std::to_string(k.proxy) + "|" + std::to_string(k.dpMixture) + "|" +
-                                              std::to_string(k.dpDownstream));
+        QCOMPARE(column(r, "runs", "id"),
+                 std::to_string(k.proxy) + "|" + std::to_string(k.dpMixture) + "|" + std::to_string(k.dpDownstream));
         QCOMPARE(rawInteger(r, "SELECT count(*) FROM runs WHERE status = 'done' AND owner_pid IS NULL"), 3LL);
         // ledgers: one per DP run, all secret.
         QCOMPARE(rawInteger(r, "SELECT count(*) FROM ledgers"), 2LL);
@@ -276,8 +287,9 @@ private Q_SLOTS:
         struct Case {
             long long run;
             const char* why;
-        } cases[] = {{k.seeded, "reproducible mode"}, {k.lambdaStar, "not private"}, {k.randomSearch, "not private"},
-                     {k.audit, "an audit"},          {k.sweep, "an experiment"},   {k.failed, "it is failed"},
+        } cases[] = {{k.seeded, "reproducible mode"},  {k.lambdaStar, "not private"},
+                     {k.randomSearch, "not private"},  {k.audit, "an audit"},
+                     {k.sweep, "an experiment"},       {k.failed, "it is failed"},
                      {k.dirichlet, "not established"}, {9999, "no such run"}};
         for (const auto& c : cases) {
             auto e = exportRelease(p, r, {{k.dpMixture, c.run}});
@@ -330,8 +342,9 @@ private Q_SLOTS:
         auto rw = ProjectFile::open(r, OpenMode::ReadWrite);
         QVERIFY(!rw.ok());
         QVERIFY(contains(rw.error().message, "opens read-only"));
-        rawExec(r, "UPDATE release SET manifest_json = replace(manifest_json, '\"includes_test_metrics\": false', "
-                   "'\"includes_test_metrics\": true')");
+        rawExec(r,
+                "UPDATE release SET manifest_json = replace(manifest_json, '\"includes_test_metrics\": false', "
+                "'\"includes_test_metrics\": true')");
         auto chain = ProjectFile::open(r)->verifyChain().value();
         QVERIFY(!chain.ok);
         QCOMPARE(chain.firstBreak->table, std::string("release"));

@@ -65,11 +65,13 @@ class TestTamperEvidence : public QObject {
         for (int i = 0; i < 2; ++i) {
             const long long id = p.addRun({"dp-mixmin", "ac", 1.0, i, "{}"}).value();
             privacy::Ledger ledger;
-            const auto e = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 1.0);
+            const auto e =
+                privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 1.0);
             ledger.record(e);
             (void)p.recordLedger(id, ledger).value();
             (void)p.setRunStatus(id, RunStatus::Running).value();
-            (void)p.addMetrics({{id, "sigma", "", 2.0}, {id, "epsilon-spent", "", e.epsilon}, {id, "test-auc", "ac", 0.8}})
+            (void)p
+                .addMetrics({{id, "sigma", "", 2.0}, {id, "epsilon-spent", "", e.epsilon}, {id, "test-auc", "ac", 0.8}})
                 .value();
             (void)p.setRunStatus(id, RunStatus::Done).value();
         }
@@ -105,13 +107,15 @@ private Q_SLOTS:
 
     void resealedEpsilonEditIsReported() {
         const std::string f = makeStudy();
-        const std::string json = rawText(f, "SELECT ledger_json FROM ledgers WHERE run_id = 1 ORDER BY id DESC LIMIT 1");
+        const std::string json =
+            rawText(f, "SELECT ledger_json FROM ledgers WHERE run_id = 1 ORDER BY id DESC LIMIT 1");
         auto ledger = privacy::ledgerFromJson(json).value();
         privacy::Ledger edited;
         auto entry = ledger.entries().front();
         entry.epsilon = 0.1;  // spent less, says the edit
         edited.record(entry);
-        rawSetLedger(f, rawInteger(f, "SELECT max(id) FROM ledgers WHERE run_id = 1"), privacy::ledgerToJson(edited), 0.1);
+        rawSetLedger(f, rawInteger(f, "SELECT max(id) FROM ledgers WHERE run_id = 1"), privacy::ledgerToJson(edited),
+                     0.1);
         resealBehindTheApi(f);
         const auto r = integrityOf(f);
         QVERIFY(r.chain.ok);  // the chain was recomputed: it cannot tell
@@ -134,8 +138,8 @@ private Q_SLOTS:
             if (consistent) entry.epsilon = privacy::recomputeEpsilon(entry);
             privacy::Ledger edited;
             edited.record(entry);
-            rawSetLedger(f, rawInteger(f, "SELECT max(id) FROM ledgers WHERE run_id = 2"), privacy::ledgerToJson(edited),
-                         entry.epsilon);
+            rawSetLedger(f, rawInteger(f, "SELECT max(id) FROM ledgers WHERE run_id = 2"),
+                         privacy::ledgerToJson(edited), entry.epsilon);
             resealBehindTheApi(f);
             const auto r = integrityOf(f);
             QVERIFY(r.chain.ok && r.seal.ok);
@@ -185,14 +189,16 @@ private Q_SLOTS:
         auto p = ProjectFile::open(f).value();
         auto added = p.addRun({"dp-mixmin", "ac", 1.0, 9, "{}"});
         QVERIFY(!added.ok());
-        QVERIFY2(added.error().message.find("altered outside dpmix") != std::string::npos, added.error().message.c_str());
+        QVERIFY2(added.error().message.find("altered outside dpmix") != std::string::npos,
+                 added.error().message.c_str());
         QVERIFY(!p.verifyIntegrity()->ok());  // the evidence stays
     }
 
     void olderFilesReadWithoutSealsAndMigrate() {
         const std::string f = makeStudy();
-        rawExec(f, "PRAGMA journal_mode = DELETE; DROP TABLE run_transitions; DROP TABLE seal; DROP TABLE signatures; "
-                   "PRAGMA user_version = 5;");
+        rawExec(f,
+                "PRAGMA journal_mode = DELETE; DROP TABLE run_transitions; DROP TABLE seal; DROP TABLE signatures; "
+                "PRAGMA user_version = 5;");
         {
             auto r = integrityOf(f);  // read-only: not migrated, no failure
             QVERIFY(r.ok());

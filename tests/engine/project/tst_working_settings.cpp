@@ -15,16 +15,18 @@
 using namespace dpmix;
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
-using dpmix::test_support::TempDir;
 using dpmix::test_support::contains;
 using dpmix::test_support::str;
+using dpmix::test_support::TempDir;
 
 class TestWorkingSettings : public QObject {
     Q_OBJECT
     TempDir dir_;
 
     std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
-    ProjectFile fresh(const std::string& name) { return ProjectFile::create(path(name), tinySpec(), tinyFacts()).value(); }
+    ProjectFile fresh(const std::string& name) {
+        return ProjectFile::create(path(name), tinySpec(), tinyFacts()).value();
+    }
 
 private Q_SLOTS:
     void aNewProjectHasNone() {
@@ -92,8 +94,9 @@ private Q_SLOTS:
         const std::string file = path("v4.dpmix");
         { fresh("v4.dpmix"); }
         // A version-4 file has neither the v5 table nor the v6 ones (schema.h, "History").
-        rawExec(file, "PRAGMA journal_mode = DELETE; DROP TABLE working_settings; DROP TABLE run_transitions; "
-                      "DROP TABLE seal; DROP TABLE signatures; PRAGMA user_version = 4;");
+        rawExec(file,
+                "PRAGMA journal_mode = DELETE; DROP TABLE working_settings; DROP TABLE run_transitions; "
+                "DROP TABLE seal; DROP TABLE signatures; PRAGMA user_version = 4;");
         {
             auto p = ProjectFile::open(file, OpenMode::ReadOnly).value();
             auto settings = p.workingSettings();

@@ -1,10 +1,10 @@
 // The trust boundary in the window, over a real project file (generated, no training): the
 // verdict banner and title of a project with non-private results, File ▸ Export release…'s
 // choice of runs, and the release itself opened read-only with its own verdict.
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
+#include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/project/release_dialog.h"
+#include "app/workbench/runs/engine_run_controller.h"
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"

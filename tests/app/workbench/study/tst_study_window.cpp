@@ -2,11 +2,11 @@
 // project tree opens the IDX dialog prefilled; OK registers it (one undo step in Edit ▸ Undo);
 // saving creates a .dpmix through the engine whose sources match the registrations; bad input
 // leaves nothing on disk.
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
-#include "app/workbench/main_window.h"
-#include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/study/source_dialog.h"
 #include "app/workbench/study/study_controller.h"
 #include "app/workbench/study/task_editor.h"
@@ -22,8 +22,8 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
-#include <QStatusBar>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QUndoStack>
