@@ -297,19 +297,30 @@ snapshot() {  # every entry of the work folder: name, kind, and for files size, 
     find . \( -path ./campaign.log -o -path ./out -o -path ./err \) -prune -o -type d -printf '%p d\n' \
         -o -printf '%p %y %s %i %T@\n' 2>/dev/null | sort
 }
+# observe_ COMMAND...: runs it under `timeout 30` with out/err captured, sets rc, `before` and
+# `after` (the snapshot around it) and `verdict` to hang or crash when it was one (else empty).
+observe_() {
+    before=$(snapshot)
+    timeout -k 5 30 "$@" > out 2> err < /dev/null
+    rc=$?
+    after=$(snapshot)
+    verdict=""
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict=hang
+    elif [ "$rc" -gt 128 ] || grep -qE 'terminate called|Aborted|Segmentation|internal error' err; then verdict=crash; fi
+}
+# written_: the first lines of what changed on disk, for the log (run in $(...): the caller counts).
+written_() {
+    echo "  WROTE: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+}
 # case EXPECT NAME -- COMMAND...   EXPECT: refuse (exit 1/2, a message, nothing written), ok (exit 0),
 # anything (exit 0, or a clear refusal that may have recorded a failed run: not a crash or a hang)
 case_() {
     local expect=$1 name=$2; shift 3
     TOTAL=$((TOTAL + 1))
     local before after rc verdict
-    before=$(snapshot)
-    timeout -k 5 30 "$@" > out 2> err < /dev/null
-    rc=$?
-    after=$(snapshot)
+    observe_ "$@"
     local lines; lines=$(wc -l < err)
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict=hang
-    elif [ "$rc" -gt 128 ] || grep -qE 'terminate called|Aborted|Segmentation|internal error' err; then verdict=crash
+    if [ -n "$verdict" ]; then :
     elif [ "$rc" -eq 0 ]; then
         if [ "$expect" = refuse ]; then verdict=accepted; else verdict=ok; fi
     elif [ -s err ] && [ "$lines" -le 2 ] && ! grep -q 'what():' err; then verdict=refused
@@ -318,7 +329,7 @@ case_() {
     COUNT[$verdict]=$((COUNT[$verdict] + 1))
     local wrote=""
     if [ "$verdict" = refused ] && [ "$expect" = refuse ] && [ "$before" != "$after" ]; then
-        COUNT[written]=$((COUNT[written] + 1)); wrote="  WROTE: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+        COUNT[written]=$((COUNT[written] + 1)); wrote=$(written_)
     fi
     printf '%-9s %3s  %-58s %s%s\n' "$verdict" "$rc" "$name" "$(head -c 220 err | tr '\n' ' ')" "$wrote" >> "$LOG"
 }
@@ -328,19 +339,15 @@ detect_() {
     local name=$1 pattern=$2; shift 3
     TOTAL=$((TOTAL + 1))
     local before after rc verdict
-    before=$(snapshot)
-    timeout -k 5 30 "$@" > out 2> err < /dev/null
-    rc=$?
-    after=$(snapshot)
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict=hang
-    elif [ "$rc" -gt 128 ] || grep -qE 'terminate called|Aborted|Segmentation|internal error' err; then verdict=crash
+    observe_ "$@"
+    if [ -n "$verdict" ]; then :
     elif [ "$rc" -eq 0 ]; then verdict=accepted
     elif grep -qE -- "$pattern" out err && ! grep -q 'what():' err; then verdict=refused
     else verdict=unclear; fi
     COUNT[$verdict]=$((COUNT[$verdict] + 1))
     local wrote=""
     if [ "$before" != "$after" ]; then
-        COUNT[written]=$((COUNT[written] + 1)); wrote="  WROTE: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+        COUNT[written]=$((COUNT[written] + 1)); wrote=$(written_)
     fi
     printf '%-9s %3s  %-58s %s%s\n' "$verdict" "$rc" "$name" "$(cat out err | grep -E -m1 -- "$pattern" | head -c 200)" "$wrote" >> "$LOG"
 }
