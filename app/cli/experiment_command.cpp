@@ -259,8 +259,8 @@ Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions
                 const ProgressCallback& progress, const CancellationToken& cancel, const pipeline::LogSink& log) {
     ordered_json tasks = ordered_json::array();
     std::ostringstream table;
-    auto addRow = [&](ordered_json& rows, const std::string& key, double value, long long n, const audit::MeanStd& cos,
-                      const audit::MeanStd& l1, long long runId) {
+    auto addRow = [&](ordered_json& rows, const std::string& key, double value, long long n, const MeanStd& cos,
+                      const MeanStd& l1, long long runId) {
         ordered_json row{{key, std::isinf(value) ? ordered_json("inf") : ordered_json(value)},
                          {"split_a", n},
                          {"cos_mean", cos.mean},

@@ -72,7 +72,7 @@ void printKScalingReport(const pipeline::KScalingStageReport& r, const std::stri
 
 namespace {
 
-std::string meanStdText(const audit::MeanStd& v, const char* format) {
+std::string meanStdText(const MeanStd& v, const char* format) {
     if (!std::isfinite(v.mean)) return "n/a";
     char a[64], b[64];
     std::snprintf(a, sizeof a, format, v.mean);
@@ -80,7 +80,7 @@ std::string meanStdText(const audit::MeanStd& v, const char* format) {
     return std::string(a) + " ± " + b;
 }
 
-ordered_json meanStdJson(const audit::MeanStd& v) {
+ordered_json meanStdJson(const MeanStd& v) {
     auto finite = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); };
     return {{"mean", finite(v.mean)}, {"std", finite(v.std)}, {"count", v.count}};
 }

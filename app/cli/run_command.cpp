@@ -17,6 +17,7 @@
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/result_summary.h"
 #include "engine/project/spec_json.h"
+#include "engine/study_plan/run_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -134,7 +135,7 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
     auto device = commandDevice(args.device);
     if (!device) return device.error();
     options.device = *device;
-    if (auto err = pipeline::checkStudyRunOptions(options)) return Error{cliMessage(*err)};
+    if (auto err = study_plan::checkStudyRunOptions(options)) return Error{cliMessage(*err)};
     return options;
 }
 
@@ -228,7 +229,7 @@ std::optional<std::string> secretRandomness(const RunArgs& args) {
 int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const pipeline::StudyRunOptions& options) {
     if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badRunInput(cliMessage(*bad));
     if (args.cluster.dryRun) {
-        const auto units = pipeline::studyRunWorkUnits(pipeline::resolveRunChoices(project.spec(), options).seeds);
+        const auto units = pipeline::studyRunWorkUnits(study_plan::resolveRunChoices(project.spec(), options).seeds);
         auto report = pipeline::cluster::submitJob(project, "run", "{}", units, args.cluster.slurm, true);
         if (!report) return badRunInput(report.error().message);
         printDryRun(*report);

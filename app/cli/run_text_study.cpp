@@ -6,6 +6,7 @@
 #include "engine/pipeline/text_downstream.h"
 #include "engine/pipeline/text_downstream_tokens.h"
 #include "engine/project/result_summary.h"
+#include "engine/study_plan/run_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -195,7 +196,7 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
     }
     std::vector<std::string> chosen;
     for (const auto& m : options.methods.empty() ? methods::allMethodNames() : options.methods)
-        chosen.push_back(*pipeline::canonicalMethod(m));
+        chosen.push_back(*study_plan::canonicalMethod(m));
     auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
     if (options.reproducible) settings.reproducible = *options.reproducible;
     if (options.accountant) settings.accountant = *options.accountant;

@@ -98,12 +98,12 @@ Eigen::VectorXd perExampleLoss(const adamix::HeadMatrix& theta, const adamix::La
     return out;
 }
 
-audit::MeanStd finiteMeanStd(const std::vector<double>& values) {
+MeanStd finiteMeanStd(const std::vector<double>& values) {
     std::vector<double> finite;
     for (double v : values)
         if (std::isfinite(v)) finite.push_back(v);
     if (finite.empty()) return {kNaN, kNaN, 0};
-    return audit::meanStd(finite);
+    return meanStd(finite);
 }
 
 }  // namespace
@@ -369,7 +369,7 @@ void summariseAdamixGrid(AdamixGridResult& result, const AdamixGridOptions& o) {
                         }
                     row.testError = finiteMeanStd(errors);
                     row.errorIncrease = finiteMeanStd(increases);
-                    row.privateExamples = audit::meanStd(counts).mean;
+                    row.privateExamples = meanStd(counts).mean;
                     result.summary.push_back(row);
                 }
     }

@@ -12,8 +12,8 @@
 // cell uses seeded noise: the grid is a diagnostic (it is compared with a non-private paragon
 // on sensitive data), never a release.
 #include "engine/adamix/params.h"
-#include "engine/audit/summary_stats.h"
 #include "engine/core/cancellation.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/privacy/accountant.h"
@@ -158,7 +158,7 @@ struct AdamixSummaryRow {
     std::optional<double> epsilon;
     long long shots = 0, privatePerClass = 0;
     double privateExamples = 0.0;  // mean n over the seeds
-    audit::MeanStd testError, errorIncrease;
+    MeanStd testError, errorIncrease;
 };
 
 /// AdaMix-R's ε_i summary of one (ε, shots, private per class): each quantile, and the rank
@@ -166,8 +166,8 @@ struct AdamixSummaryRow {
 struct AdamixEpsilonSummary {
     double epsilon = 0.0;
     long long shots = 0, privatePerClass = 0;
-    std::vector<audit::MeanStd> quantiles;  // by epsilonQuantileLevels()
-    audit::MeanStd spearmanLoss, spearmanIsolation, fractionBelowHalf;
+    std::vector<MeanStd> quantiles;  // by epsilonQuantileLevels()
+    MeanStd spearmanLoss, spearmanIsolation, fractionBelowHalf;
 };
 
 struct AdamixGridResult {

@@ -69,8 +69,8 @@ Result<EpsilonSweepResult> epsilonSweep(const mixmin::MixtureObjective& splitA,
         row.sigma = row.nonPrivate ? 0.0 : params[r].sigma;
         row.cosines.assign(cos.begin() + static_cast<long>(r * S), cos.begin() + static_cast<long>((r + 1) * S));
         row.l1s.assign(l1.begin() + static_cast<long>(r * S), l1.begin() + static_cast<long>((r + 1) * S));
-        row.cosine = audit::meanStd(row.cosines);
-        row.l1 = audit::meanStd(row.l1s);
+        row.cosine = meanStd(row.cosines);
+        row.l1 = meanStd(row.l1s);
         res.rows.push_back(std::move(row));
     }
     return res;

@@ -3,8 +3,8 @@
 // each ε and seed, DP-MixMin on split A; cos and L1 to the non-private λ* on the same split,
 // mean ± std over seeds. ε = +inf stands for the non-private solution itself (cos 1, L1 0: the
 // ceiling of the plot), not for a no-noise DP-MixMin run.
-#include "engine/audit/summary_stats.h"
 #include "engine/core/cancellation.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/mixmin/objective.h"
@@ -26,7 +26,7 @@ struct EpsilonSweepRow {
     double epsilon = 0.0;
     bool nonPrivate = false;           // ε = +inf: λ* itself
     double sigma = 0.0;                // calibrated noise multiplier (0 for +inf)
-    audit::MeanStd cosine, l1;         // over seeds
+    MeanStd cosine, l1;                // over seeds
     std::vector<double> cosines, l1s;  // per seed, in options.seeds order
 };
 

@@ -103,7 +103,7 @@ Result<KScalingResult> runKScaling(const Eigen::MatrixXd& classProbabilities, co
                 audit::runIndexedJobs(static_cast<long long>(S), options.threads, job, "k-scaling", forward, cancel))
             return *e;
         doneRuns += static_cast<long long>(S);
-        row.meanExcess = audit::meanStd(row.excess);
+        row.meanExcess = meanStd(row.excess);
         res.rows.push_back(std::move(row));
     }
 

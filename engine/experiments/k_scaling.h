@@ -4,8 +4,8 @@
 // non-private λ* and, per seed, DP-MixMin (ε from `base`, normally 1) on the same sensitive
 // examples; excess α = F(λ_DP) − F(λ*). Then the log-log slope of mean α vs k for k ≥ minK
 // (the paper: 0.49 for k ≥ 32, matching √k).
-#include "engine/audit/summary_stats.h"
 #include "engine/core/cancellation.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/mixmin/params.h"
@@ -44,7 +44,7 @@ struct KScalingRow {
     double nonPrivateLoss = 0.0;         // F(λ*)
     double nonPrivateGap = 0.0;          // its Frank–Wolfe certificate
     std::vector<double> excess;          // per seed: F(λ_DP) − F(λ*)
-    audit::MeanStd meanExcess;
+    MeanStd meanExcess;
 };
 
 struct KScalingResult {

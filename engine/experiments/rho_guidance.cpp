@@ -1,7 +1,7 @@
 #include "engine/experiments/rho_guidance.h"
 
 #include "engine/audit/parallel_runs.h"
-#include "engine/audit/summary_stats.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/seed_derivation.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/nonprivate_mixmin.h"
@@ -189,7 +189,7 @@ Result<PilotCalibration> calibrateRhoConstants(const audit::ObjectiveBuilder& pi
         std::vector<double> v(excess.begin() + static_cast<long>(cell * S),
                               excess.begin() + static_cast<long>((cell + 1) * S));
         cal.points.push_back(
-            {static_cast<double>(options.sampleSizes[cell / E]), options.epsilons[cell % E], audit::meanStd(v).mean});
+            {static_cast<double>(options.sampleSizes[cell / E]), options.epsilons[cell % E], meanStd(v).mean});
     }
     auto c = fitRhoConstants(cal.points, delta, full->sources(), lipschitz);
     if (!c) return c.error();

@@ -73,9 +73,9 @@ Result<RhoSweepResult> rhoSweep(const audit::ObjectiveBuilder& fullTrain, const 
         row.cosines = slice(cos);
         row.l1s = slice(l1);
         row.excesses = slice(excess);
-        row.cosine = audit::meanStd(row.cosines);
-        row.l1 = audit::meanStd(row.l1s);
-        row.excess = audit::meanStd(row.excesses);
+        row.cosine = meanStd(row.cosines);
+        row.l1 = meanStd(row.l1s);
+        row.excess = meanStd(row.excesses);
         res.rows.push_back(std::move(row));
     }
     return res;

@@ -8,8 +8,8 @@
 // for choosing ρ (as in the paper), never something to release; `referenceEntry` is the
 // NonPrivate ledger entry a runner should record if it keeps the table.
 #include "engine/audit/objective_builder.h"
-#include "engine/audit/summary_stats.h"
 #include "engine/core/cancellation.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/mixmin/params.h"
@@ -30,7 +30,7 @@ struct RhoSweepOptions {
 struct RhoSweepRow {
     double rho = 0.0;
     long long examples = 0;                      // |split A| = round(ρN)
-    audit::MeanStd cosine, l1, excess;           // over seeds
+    MeanStd cosine, l1, excess;                  // over seeds
     std::vector<double> cosines, l1s, excesses;  // per seed
 };
 

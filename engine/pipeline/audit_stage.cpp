@@ -7,8 +7,8 @@
 #include "engine/pipeline/mixture_stage.h"
 
 #include "engine/audit/parallel_runs.h"
-#include "engine/audit/summary_stats.h"
 #include "engine/audit/threshold_attack.h"
+#include "engine/core/mean_std.h"
 #include "engine/data/sha256.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"
@@ -316,8 +316,8 @@ Result<AuditSetup> auditSetup(const project::ProjectSpec& spec, const AuditInput
 }
 
 void putScoreSpread(AuditStageReport& report) {
-    const auto inWorld = audit::meanStd(report.result.scoresIn);
-    const auto outWorld = audit::meanStd(report.result.scoresOut);
+    const auto inWorld = meanStd(report.result.scoresIn);
+    const auto outWorld = meanStd(report.result.scoresOut);
     report.scoreMeanIn = inWorld.mean;
     report.scoreStdIn = inWorld.std;
     report.scoreMeanOut = outWorld.mean;

@@ -1,7 +1,7 @@
 #include "engine/pipeline/experiments.h"
 
 #include "engine/audit/objective_builder.h"
-#include "engine/audit/summary_stats.h"
+#include "engine/core/mean_std.h"
 #include "engine/data/source_loader.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"
@@ -170,7 +170,7 @@ void summariseKScaling(KScalingStageReport& report, const std::vector<long long>
     for (std::size_t r = 0; r < ks.size(); ++r) {
         std::vector<double> means;
         for (const auto& pc : report.perClass) means.push_back(pc.rows[r].meanExcess.mean);
-        const auto ms = audit::meanStd(means);
+        const auto ms = meanStd(means);
         report.meanExcess.push_back(ms.mean);
         report.stdOverClasses.push_back(ms.std);
         double gap = 0.0;

@@ -12,6 +12,7 @@
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/pipeline/image_study.h"
+#include "engine/study_plan/run_options.h"
 
 #include <Eigen/Dense>
 
@@ -22,13 +23,7 @@
 
 namespace dpmix::pipeline {
 
-struct ProxyOptions {
-    int epochs = 3;
-    long long batch = 128;
-    double lr = 1e-3;
-    long long maxExamples = 0;  // 0: all public images
-    std::string device = "cpu";  // where the proxy trains and predicts (train::Model::create's names)
-};
+using study_plan::ProxyOptions;
 
 class Proxy {
 public:

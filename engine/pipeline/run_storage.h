@@ -6,6 +6,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/result.h"
 #include "engine/data/source_loader.h"
+#include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "engine/project/project_spec.h"
 
@@ -56,6 +57,41 @@ inline void recordCancelledRun(project::ProjectFile& project, const project::New
     if (!id) return;  // the cancellation itself is what the caller reports
     (void)project.setRunStatus(*id, project::RunStatus::Cancelled,
                                "cancelled by the user during " + stage + "; no result was released or stored");
+}
+
+/// Stores a run as running with the ledger of the mechanism that is about to start on sensitive
+/// data, before it starts (docs/PRIVACY.md: a mechanism records itself in the ledger before it
+/// runs); `id` gets the run's id. On a storage error the run is marked failed and the mechanism
+/// must not start.
+inline Status startMechanismRun(project::ProjectFile& project, const project::NewRun& run,
+                                privacy::Composition composition, const privacy::LedgerEntry& planned, long long& id) {
+    auto added = project.addRun(run);
+    if (!added) return added.error();
+    id = *added;
+    if (auto s = project.setRunStatus(id, project::RunStatus::Running); !s) return s.error();
+    privacy::Ledger ledger(composition);
+    ledger.record(planned);
+    if (auto r = project.recordLedger(id, ledger); !r) {
+        (void)project.setRunStatus(id, project::RunStatus::Failed, r.error().message);
+        return r.error();
+    }
+    return std::nullopt;
+}
+
+/// A mechanism that started on sensitive data and then stopped (cancelled, failed) before its run
+/// was stored: the run is kept with the mechanism's ledger and `status`, because what it spent is
+/// spent whether or not anything was released. Image and text studies keep their stopped
+/// mechanisms through this one function.
+inline void keepStartedMechanism(project::ProjectFile& project, const project::NewRun& run,
+                                 privacy::Composition composition, const privacy::LedgerEntry& spent,
+                                 project::RunStatus status, const std::string& why) {
+    auto id = project.addRun(run);
+    if (!id) return;  // the stop itself is what the caller reports
+    privacy::Ledger ledger(composition);
+    ledger.record(spent);
+    (void)project.setRunStatus(*id, project::RunStatus::Running);
+    (void)project.recordLedger(*id, ledger);
+    (void)project.setRunStatus(*id, status, why);
 }
 
 /// Mail studies at user level protect a sender address, not a person: the ledger states it.

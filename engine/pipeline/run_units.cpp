@@ -191,7 +191,7 @@ Result<std::string> fileSha256(const fs::path& p) {
 Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRunOptions& given,
                                    const ProgressCallback& progress, const CancellationToken& cancel,
                                    const LogSink& log) {
-    if (auto e = checkStudyRunOptions(given)) return *e;
+    if (auto e = checkImageStudyRun(project.spec(), given)) return *e;
     StudyRunOptions options = given;
     const RunChoices choices = resolveRunChoices(project.spec(), options);
     if (!choices.reproducible)

@@ -40,23 +40,6 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
     return j.dump();
 }
 
-// Stores a DP-MixMin run as running with the ledger its mechanism is about to spend; `id` gets
-// the run's id.
-Status startMixtureRun(project::ProjectFile& project, const project::NewRun& run, privacy::Composition composition,
-                       const privacy::LedgerEntry& planned, long long& id) {
-    auto added = project.addRun(run);
-    if (!added) return added.error();
-    id = *added;
-    if (auto s = project.setRunStatus(id, project::RunStatus::Running); !s) return s.error();
-    privacy::Ledger ledger(composition);
-    ledger.record(planned);
-    if (auto r = project.recordLedger(id, ledger); !r) {
-        (void)project.setRunStatus(id, project::RunStatus::Failed, r.error().message);
-        return r.error();
-    }
-    return std::nullopt;
-}
-
 // The fine-tuning a method's downstream run does, on the data its plan names: methods that chose
 // λ on split A fine-tune on split B, the others on the whole training set (docs/ALGORITHMS.md A.7).
 DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, const std::string& taskName,
@@ -404,7 +387,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
             if (released) spending[eps] = planned;
             return std::nullopt;
         }
-        return startMixtureRun(
+        return startMechanismRun(
             project,
             {"dp-mixmin", in.task, eps * run.request.budgetShare, s, run.mixtureConfig("dp-mixmin", run.reproducible)},
             run.spec.privacy.composition, planned, started[eps]);
@@ -412,15 +395,10 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     // A downstream study's mixture stage stopped: the DP-MixMin runs that started keep a row
     // with their ledger, marked as `status`.
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
-        for (const auto& [eps, entry] : spending) {
-            auto id = project.addRun({"dp-mixmin", in.task, eps, s, run.mixtureConfig("dp-mixmin", run.reproducible)});
-            if (!id) continue;
-            privacy::Ledger ledger(run.spec.privacy.composition);
-            ledger.record(entry);
-            (void)project.setRunStatus(*id, project::RunStatus::Running);
-            (void)project.recordLedger(*id, ledger);
-            (void)project.setRunStatus(*id, status, why);
-        }
+        for (const auto& [eps, entry] : spending)
+            keepStartedMechanism(project,
+                                 {"dp-mixmin", in.task, eps, s, run.mixtureConfig("dp-mixmin", run.reproducible)},
+                                 run.spec.privacy.composition, entry, status, why);
     };
     Result<MixtureOutcome> outcome = Error{""};
     try {
@@ -613,10 +591,15 @@ void announceSplit(const StudyRun& run, const ImageStudy& study, const RhoSplit&
 
 }  // namespace
 
+Status checkImageStudyRun(const project::ProjectSpec& spec, const StudyRunOptions& options) {
+    if (auto err = study_plan::checkStudyRunOptions(options, study_plan::StudyKind::Image)) return err;
+    if (auto err = train::checkDevice(options.device)) return err;
+    return study_plan::checkStageOptionsFitSpec(spec, options);
+}
+
 Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ImageStudy& study,
                          const LogSink& log) {
-    if (auto err = checkStudyRunOptions(options)) return err;
-    if (auto err = checkStageOptionsFitSpec(project.spec(), options)) return err;
+    if (auto err = checkImageStudyRun(project.spec(), options)) return err;
     StudyRun run = resolveStudyRun(project, options, {}, {}, log);
     if (run.downstream)
         if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
@@ -626,8 +609,7 @@ Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& o
 
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
                                                    const ImageStudy& study, const LogSink& log) {
-    if (auto err = checkStudyRunOptions(options)) return *err;
-    if (auto err = checkStageOptionsFitSpec(project.spec(), options)) return *err;
+    if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
     StudyRun run = resolveStudyRun(project, options, {}, {}, log);
     if (run.downstream)
         if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
@@ -639,8 +621,7 @@ Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project
 
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
-    if (auto err = checkStudyRunOptions(options)) return *err;
-    if (auto err = checkStageOptionsFitSpec(project.spec(), options)) return *err;
+    if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
     // A text study (sensitive source of kind "text") runs in engine/pipeline/text_study.h, which cannot share a
     // process with LibTorch (sentencepiece's embedded protobuf 3.14 vs LibTorch's 3.21 abort at start-up).
     if (auto srcs = project.sources(); srcs)

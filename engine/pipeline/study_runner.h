@@ -10,6 +10,7 @@
 #include "engine/pipeline/proxy_stage.h"
 #include "engine/project/dataset_budget.h"
 #include "engine/project/project_file.h"
+#include "engine/study_plan/run_options.h"
 
 #include <cstdint>
 #include <functional>
@@ -19,79 +20,14 @@
 
 namespace dpmix::pipeline {
 
-/// AdaMix-R's own fine-tuning values a caller may change (docs/ADAMIX.md, "As a study's fine-tuning
-/// mechanism"): its steps T and step size η. The rest of AdaMix-R's settings are the spec's.
-struct AdamixStageValues {
-    long long steps = project::kAdamixDefaultSteps;  // T
-    double eta = project::kAdamixDefaultEta;         // η
-};
+// The run's options, their checks and resolved choices: engine/study_plan/run_options.h.
+using study_plan::AdamixStageValues;
+using study_plan::RunChoices;
+using study_plan::StudyRunOptions;
 
-/// Stages: "proxies", "mixture", and the downstream stages "pretrain", "finetune", "evaluate"
-/// (any of the three, or "downstream", runs all three for each method). Methods (downstream
-/// only): any spelling engine/methods/method_plan.h accepts; by default every method.
-struct StudyRunOptions {
-    std::vector<std::string> stages = {"proxies", "mixture"};
-    std::vector<std::string> methods = methods::allMethodNames();
-    std::vector<std::string> tasks;                // empty: every sensitive task
-    std::vector<double> epsilons;                  // empty: the spec's
-    std::optional<double> rho;                     // unset: the spec's
-    std::vector<std::uint64_t> seeds;              // empty: the spec's
-    std::optional<long long> pretrainSteps;        // unset: the spec's
-    std::optional<long long> finetuneSteps;        // unset: the spec's
-    std::optional<project::MixtureStage> mixture;  // unset: the spec's (the workbench's Advanced values)
-    // Pretraining and fine-tuning values (the workbench's Advanced sections); unset: the spec's.
-    // Fine-tuning's mechanism and user group size are always the spec's. `finetune` carries
-    // DP-SGD's (and Dirichlet's) clip, batch, lr and steps, `adamix` AdaMix-R's T and η: a run
-    // whose values do not fit the spec's mechanism is refused (checkStageOptionsFitSpec).
-    std::optional<project::PretrainStage> pretrain;
-    std::optional<project::FinetuneStage> finetune;
-    std::optional<AdamixStageValues> adamix;
-    std::optional<bool> reproducible;               // seeded DP randomness, not a release; unset: the spec's
-    std::optional<privacy::Accountant> accountant;  // certifies every Gaussian mechanism; unset: the spec's
-    // A cap on the data set's total for this run (the workbench's cap field, `dpmix run --cap`): the
-    // run is refused when the data set's total would exceed it, the spec's privacy.budget or the
-    // budget store's cap, whichever is smallest.
-    std::optional<double> budgetCap;
-    ProxyOptions proxy;  // its device is replaced by `device`
-    long long randomSearchCandidates = 100;
-    std::string device = "cpu";  // every model of the run: proxy, pretraining, fine-tuning
-};
-
-/// The run's seeds, ε list, ρ, δ, reproducibility and accountant: the options where given, otherwise the
-/// spec's (seed 0 when neither names one). Image and text studies resolve them alike.
-struct RunChoices {
-    std::vector<std::uint64_t> seeds;
-    std::vector<double> epsilons;
-    double rho = 0.0, delta = 0.0;
-    bool reproducible = false;
-    privacy::Accountant accountant = privacy::Accountant::Rdp;
-};
-
-inline RunChoices resolveRunChoices(const project::ProjectSpec& spec, const StudyRunOptions& options) {
-    RunChoices c;
-    c.seeds = options.seeds;
-    if (c.seeds.empty())
-        for (auto s : spec.seeds) c.seeds.push_back(static_cast<std::uint64_t>(s));
-    if (c.seeds.empty()) c.seeds.push_back(0);
-    c.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
-    c.rho = options.rho.value_or(spec.privacy.rho);
-    c.delta = spec.privacy.delta;
-    c.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
-    c.accountant = options.accountant.value_or(spec.privacy.accountant);
-    return c;
-}
-
-/// The spec the run follows: `spec` with the options' pretraining and fine-tuning values in place
-/// of its own, then pretrainSteps / finetuneSteps on top.
-project::ProjectSpec withStageOptions(project::ProjectSpec spec, const StudyRunOptions& options);
-
-/// Validates the stage names and values; the message names the option.
-Status checkStudyRunOptions(const StudyRunOptions& options);
-
-/// Refuses fine-tuning values that the spec's mechanism does not use, rather than apply them
-/// to another mechanism: `finetune` (clip, batch, lr, steps of DP-SGD) for an "adamix-r" spec,
-/// `adamix` (T, η) for any other. The message names the values and the spec's mechanism.
-Status checkStageOptionsFitSpec(const project::ProjectSpec& spec, const StudyRunOptions& options);
+/// An image study's checks before anything is loaded: the plan's (study_plan::checkStudyRunOptions,
+/// checkStageOptionsFitSpec against `spec`) and whether this machine has the device.
+Status checkImageStudyRun(const project::ProjectSpec& spec, const StudyRunOptions& options);
 
 struct MixtureReport {
     std::uint64_t seed = 0;
@@ -120,9 +56,6 @@ struct StudyRunReport {
     std::vector<MixtureReport> mixtures;       // one per (task, seed)
     std::vector<DownstreamReport> downstream;  // one per (method, task, ε, seed) when downstream ran
 };
-
-/// The canonical method name for a user's spelling, or an Error naming the allowed ones.
-Result<std::string> canonicalMethod(const std::string& name);
 
 /// Log lines for the user (the CLI prints them to stderr, the GUI to its log view).
 using LogSink = std::function<void(const std::string&)>;

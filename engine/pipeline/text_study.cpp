@@ -123,23 +123,10 @@ bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
 
 namespace {
 
-// The study runner's checks, repeated here: this library must not link the (LibTorch) runner.
+// The plan's checks (the same as the image study's: ε in range and each once, ...), then the
+// text study's own settings.
 Status checkTextStudyOptions(const StudyRunOptions& options, const TextStudySettings& settings) {
-    if (options.stages.empty()) return Error{"stages: give at least one of proxies, mixture", "stages"};
-    for (const auto& stage : options.stages)
-        if (stage != "proxies" && stage != "mixture")
-            return Error{"stages: stage '" + stage + "' is not available for a text study: expected proxies or mixture",
-                         "stages"};
-    for (double e : options.epsilons)
-        if (!(e > 0.0) || !std::isfinite(e))
-            return Error{"epsilon = " + std::to_string(e) + " is out of range: expected a finite number > 0",
-                         "epsilon"};
-    if (options.rho && !(*options.rho > 0.0 && *options.rho < 1.0))
-        return Error{"rho = " + std::to_string(*options.rho) + " is out of range: expected a fraction in (0, 1)",
-                     "rho"};
-    if (options.randomSearchCandidates < 0)
-        return Error{"random search candidates = " + std::to_string(options.randomSearchCandidates) +
-                     ": expected >= 0"};
+    if (auto e = study_plan::checkStudyRunOptions(options, study_plan::StudyKind::Text)) return e;
     if (settings.maxTokensPerDocument < 1) return Error{"max tokens per document must be >= 1"};
     if (settings.defaultUserGroupSize < 1) return Error{"default user group size must be >= 1"};
     return std::nullopt;
@@ -422,15 +409,10 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
     std::vector<std::pair<double, privacy::LedgerEntry>> spent;
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
-        for (const auto& [e, entry] : spent) {
-            auto id = run.project.addRun({dpName, o.task, e, static_cast<long long>(seed), run.mixtureConfig(dpName)});
-            if (!id) continue;
-            privacy::Ledger ledger(run.spec.privacy.composition);
-            ledger.record(entry);
-            (void)run.project.setRunStatus(*id, project::RunStatus::Running);
-            (void)run.project.recordLedger(*id, ledger);
-            (void)run.project.setRunStatus(*id, status, why);
-        }
+        for (const auto& [e, entry] : spent)
+            keepStartedMechanism(run.project,
+                                 {dpName, o.task, e, static_cast<long long>(seed), run.mixtureConfig(dpName)},
+                                 run.spec.privacy.composition, entry, status, why);
     };
     auto learnPrivately = [&]() -> Status {
         for (double eps : run.epsilons) {

@@ -1,5 +1,7 @@
 #include "engine/project/result_summary.h"
 
+#include "engine/core/mean_std.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -39,11 +41,9 @@ std::vector<ResultSummaryRow> summarizeResults(const std::vector<ResultObservati
             const int n = static_cast<int>(taskMeans.size());
             fewest = fewest < 0 ? n : std::min(fewest, n);
         }
-        const double m = mean(perSeed);
-        double var = 0.0;
-        for (double x : perSeed) var += (x - m) * (x - m);
-        const double sd = perSeed.size() > 1 ? std::sqrt(var / static_cast<double>(perSeed.size() - 1)) : 0.0;
-        rows.push_back({key.second, key.first, m, sd, static_cast<int>(perSeed.size()), static_cast<int>(tasks.size()), fewest});
+        const MeanStd overSeeds = meanStd(perSeed);
+        rows.push_back({key.second, key.first, overSeeds.mean, overSeeds.std, static_cast<int>(perSeed.size()),
+                        static_cast<int>(tasks.size()), fewest});
     }
     return rows;
 }

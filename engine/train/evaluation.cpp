@@ -78,15 +78,7 @@ Result<MeanStd> meanAndStd(std::span<const double> values) {
     if (values.empty()) return Error{"mean/std: no values"};
     for (std::size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i])) return Error{"mean/std: value at index " + std::to_string(i) + " is not finite"};
-    MeanStd out;
-    out.count = static_cast<int>(values.size());
-    out.mean = std::accumulate(values.begin(), values.end(), 0.0) / out.count;
-    if (out.count > 1) {
-        double ss = 0.0;
-        for (double v : values) ss += (v - out.mean) * (v - out.mean);
-        out.std = std::sqrt(ss / (out.count - 1));
-    }
-    return out;
+    return meanStd(values);
 }
 
 Result<double> perplexity(std::span<const double> tokenNll) {

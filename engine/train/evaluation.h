@@ -1,5 +1,6 @@
 #pragma once
 // Evaluation metrics (docs/TRAINING.md, "Evaluation"). Plain C++, no torch.
+#include "engine/core/mean_std.h"
 #include "engine/core/result.h"
 
 #include <span>
@@ -23,13 +24,7 @@ struct MacroAuc {
 /// mismatch or when no class has both positives and negatives.
 Result<MacroAuc> macroAuc(std::span<const double> scores, std::span<const int> labels, int classes);
 
-struct MeanStd {
-    double mean = 0.0;
-    double std = 0.0;  // sample standard deviation (n − 1); 0 for a single value
-    int count = 0;
-};
-
-/// Across-seed summary of a metric. Error for an empty list or a non-finite value.
+/// Across-seed summary of a metric (engine/core/mean_std.h). Error for an empty list or a non-finite value.
 Result<MeanStd> meanAndStd(std::span<const double> values);
 
 /// exp(mean per-token negative log-likelihood, in nats). Error for no tokens or a value that

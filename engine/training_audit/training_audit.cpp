@@ -2,7 +2,7 @@
 
 #include "engine/audit/attack_judgement.h"
 #include "engine/audit/parallel_runs.h"
-#include "engine/audit/summary_stats.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/seed_derivation.h"
 #include "engine/privacy/parameters.h"
 #include "engine/train/dirichlet_training.h"
@@ -246,7 +246,7 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
     res.q = trainer->q();
     res.noise = trainer->noise();
     res.learningRate = trainer->learningRate();
-    const auto inStats = audit::meanStd(scoresIn), outStats = audit::meanStd(scoresOut);
+    const auto inStats = meanStd(scoresIn), outStats = meanStd(scoresOut);
     res.scoreMeanIn = inStats.mean;
     res.scoreStdIn = inStats.std;
     res.scoreMeanOut = outStats.mean;

@@ -76,8 +76,7 @@ Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile&
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.device = *device;
-    if (auto error = pipeline::checkStudyRunOptions(options)) return *error;
-    if (auto error = pipeline::checkStageOptionsFitSpec(project.spec(), options)) return *error;
+    if (auto error = pipeline::checkImageStudyRun(project.spec(), options)) return *error;
     return options;
 }
 

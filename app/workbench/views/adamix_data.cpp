@@ -1,4 +1,5 @@
 #include "app/workbench/views/adamix_data.h"
+#include "engine/core/mean_std.h"
 
 #include <QObject>
 
@@ -24,25 +25,13 @@ int orderOf(const QString& method) {
     return i < 0 ? static_cast<int>(kPrivateOrder.size()) : static_cast<int>(i);
 }
 
-struct MeanStd {
-    double mean = std::numeric_limits<double>::quiet_NaN();
-    double std = std::numeric_limits<double>::quiet_NaN();  // sample std; NaN below two values
-    int count = 0;
-};
-
-MeanStd meanStd(const std::vector<double>& v) {
-    MeanStd out;
-    out.count = static_cast<int>(v.size());
-    if (v.empty()) return out;
-    double sum = 0.0;
-    for (double x : v) sum += x;
-    out.mean = sum / static_cast<double>(v.size());
-    if (v.size() > 1) {
-        double ss = 0.0;
-        for (double x : v) ss += (x - out.mean) * (x - out.mean);
-        out.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
-    }
-    return out;
+// The chart's reading of engine/core/mean_std.h: NaN where there is nothing to show (no values;
+// no spread from a single value), so the plot leaves a gap instead of drawing a zero.
+MeanStd chartSpread(const std::vector<double>& v) {
+    MeanStd m = meanStd(v);
+    if (m.count == 0) m.mean = std::numeric_limits<double>::quiet_NaN();
+    if (m.count < 2) m.std = std::numeric_limits<double>::quiet_NaN();
+    return m;
 }
 
 QString number(double v, int precision = 3) { return QString::number(v, 'g', precision); }
@@ -127,7 +116,7 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
                     increases.push_back(c.errorIncrease);
                     errors.push_back(c.testError);
                 }
-            const MeanStd inc = meanStd(increases), err = meanStd(errors);
+            const MeanStd inc = chartSpread(increases), err = chartSpread(errors);
             series.values << inc.mean;
             series.errors << (std::isnan(inc.std) ? 0.0 : inc.std);
             anyStd = anyStd || !std::isnan(inc.std);
@@ -145,7 +134,7 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
         data.series << series;
     }
     if (!publicIncrease.empty()) {
-        const MeanStd inc = meanStd(publicIncrease);
+        const MeanStd inc = chartSpread(publicIncrease);
         widgets::ReferenceLine line;
         line.name = QObject::tr("Public only (few-shot, no private data): %1 %")
                         .arg(QString::number(inc.mean, 'f', 0));
@@ -156,11 +145,12 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
     }
     QStringList notes;
     if (!paragonErrors.empty())
-        notes << QObject::tr("Error increase = (test error − paragon's) / paragon's, per seed. The paragon (non-private "
-                             "head on all the data) has test error %1.")
-                     .arg(percent(meanStd(paragonErrors).mean));
+        notes << QObject::tr(
+                     "Error increase = (test error − paragon's) / paragon's, per seed. The paragon (non-private "
+                     "head on all the data) has test error %1.")
+                     .arg(percent(chartSpread(paragonErrors).mean));
     if (!publicErrors.empty())
-        notes << QObject::tr("Public only: test error %1.").arg(percent(meanStd(publicErrors).mean));
+        notes << QObject::tr("Public only: test error %1.").arg(percent(chartSpread(publicErrors).mean));
     if (!missing.isEmpty()) notes << QObject::tr("Not in this run: %1.").arg(missing.join(QStringLiteral(", ")));
     chart.note = notes.join(QLatin1Char(' '));
     return chart;

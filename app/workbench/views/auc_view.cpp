@@ -4,6 +4,7 @@
 #include "app/workbench/views/result_data.h"
 #include "app/workbench/views/tidy_fields.h"
 #include "engine/methods/method_plan.h"
+#include "engine/project/result_summary.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -96,6 +97,7 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
         if (gain && (method == methods::nameOf(methods::Method::RandomInit) || !chart.hasRandomInit)) continue;
         widgets::BarSeries series;
         std::vector<double> taskMeans;
+        std::vector<project::ResultObservation> perSeedValues;  // the legend's macro, as `dpmix results` computes it
         int mostSeeds = 0;
         for (const auto& t : tasks) {
             // One value per seed: the method's AUC, or its gain over Random Init of the same seed.
@@ -113,6 +115,7 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
                         value = 100.0 * (value - base) / base;
                     }
                     perSeed.push_back(value);
+                    perSeedValues.push_back({method, t, seed, 0.0, value, 0});
                     seedNames << QString::number(seed);
                 }
             }
@@ -131,7 +134,9 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
             mostSeeds = std::max(mostSeeds, static_cast<int>(perSeed.size()));
         }
         if (taskMeans.empty()) continue;
-        const double macro = average(taskMeans);
+        // One macro-AUC definition (engine/project/result_summary.h): per seed the mean over its
+        // tasks, then the mean over seeds; a seed that lacks a task is not filled in from others.
+        const double macro = project::summarizeResults(perSeedValues).front().mean;
         const QString name = honestMethodLabel(method);
         const QString macroText = gain ? QObject::tr("%1%2%").arg(macro >= 0 ? "+" : "").arg(number(macro, 1))
                                        : number(macro);

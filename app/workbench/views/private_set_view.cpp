@@ -1,6 +1,7 @@
 #include "app/workbench/views/private_set_view.h"
 
 #include "app/workbench/help/view_help.h"
+#include "engine/core/mean_std.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/psg/set_export.h"
 #include "widgets/image_grid_widget.h"
@@ -49,13 +50,9 @@ nlohmann::json configOf(const RunResults& run) {
 
 QString meanStdText(const std::vector<double>& v) {
     if (v.empty()) return QStringLiteral("—");
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    if (v.size() == 1) return QStringLiteral("%1%").arg(100 * mean, 0, 'f', 1);
-    double ss = 0;
-    for (double x : v) ss += (x - mean) * (x - mean);
-    return QStringLiteral("%1% ± %2").arg(100 * mean, 0, 'f', 1).arg(100 * std::sqrt(ss / (v.size() - 1)), 0, 'f', 1);
+    const MeanStd m = meanStd(v);
+    if (v.size() == 1) return QStringLiteral("%1%").arg(100 * m.mean, 0, 'f', 1);
+    return QStringLiteral("%1% ± %2").arg(100 * m.mean, 0, 'f', 1).arg(100 * m.std, 0, 'f', 1);
 }
 
 }  // namespace

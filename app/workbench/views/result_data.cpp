@@ -1,6 +1,7 @@
 #include "app/workbench/views/result_data.h"
 
 #include "app/workbench/views/tidy_fields.h"
+#include "engine/core/mean_std.h"
 #include "engine/methods/method_plan.h"
 
 #include <QCoreApplication>
@@ -69,14 +70,9 @@ std::vector<LambdaColumn> lambdaColumns(const std::vector<std::string>& names, b
 }  // namespace
 
 std::pair<double, double> meanAndStd(const std::vector<double>& values) {
-    if (values.empty()) return {std::nan(""), 0.0};
-    double sum = 0.0;
-    for (double v : values) sum += v;
-    const double mean = sum / static_cast<double>(values.size());
-    if (values.size() < 2) return {mean, 0.0};
-    double squares = 0.0;
-    for (double v : values) squares += (v - mean) * (v - mean);
-    return {mean, std::sqrt(squares / static_cast<double>(values.size() - 1))};
+    if (values.empty()) return {std::nan(""), 0.0};  // a chart's gap, not a zero bar
+    const MeanStd m = meanStd(values);
+    return {m.mean, m.std};
 }
 
 QString LambdaSelection::label() const {

@@ -3,12 +3,14 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/double_bits.h"
 #include "engine/core/file_size_limit.h"
+#include "engine/core/mean_std.h"
 #include "engine/core/number_text.h"
 #include "engine/core/progress.h"
 #include "engine/core/version.h"
 
 #include "tests/support/unit_test.h"
 
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <thread>
@@ -93,6 +95,21 @@ private Q_SLOTS:
         QCOMPARE(parseWholeNumberText("9e15").value(), 9'000'000'000'000'000LL);
         for (const char* refused : {"2.5", "1e-3", "1e16", "x", "", "0x10"})
             QVERIFY2(!parseWholeNumberText(refused).has_value(), refused);
+    }
+
+    // The one mean ± sample std of every table: values worked by hand.
+    void meanStdIsTheSampleStandardDeviation() {
+        const std::vector<double> v{2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0};  // mean 5, sum of squares 32
+        const auto m = dpmix::meanStd(v);
+        QCOMPARE(m.count, 8LL);
+        QCOMPARE(m.mean, 5.0);
+        QCOMPARE(m.std, std::sqrt(32.0 / 7.0));
+        const std::vector<double> one{0.3};
+        QCOMPARE(dpmix::meanStd(one).std, 0.0);  // no spread from one value
+        QCOMPARE(dpmix::meanStd(one).mean, 0.3);
+        const auto none = dpmix::meanStd(std::vector<double>{});
+        QCOMPARE(none.count, 0LL);
+        QCOMPARE(none.mean, 0.0);
     }
 };
 

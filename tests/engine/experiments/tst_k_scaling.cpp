@@ -11,7 +11,6 @@
 #include <random>
 
 using namespace dpmix;
-using namespace dpmix::audit;
 using namespace dpmix::experiments;
 using namespace dpmix::test_support;
 

@@ -309,6 +309,29 @@ private Q_SLOTS:
         QCOMPARE(proj.runs()->size(), std::size_t(1));
     }
 
+    void theSameEpsilonTwiceIsRefusedAsInTheImageStudy() {
+        // `dpmix-text run P --epsilon 1,1` once ran (and charged) the same release twice, where
+        // `dpmix run` refuses: both studies now share one check (engine/study_plan). Nothing is
+        // stored, and an ε out of range gets the image study's message too.
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
+        auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
+        QVERIFY(created.ok());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.epsilons = {1.0, 1.0};
+        auto twice = runTextStudy(proj, options, tinySettings());
+        QVERIFY(!twice.ok());
+        QVERIFY2(twice.error().message.find("epsilon: 1 is given twice") != std::string::npos,
+                 twice.error().message.c_str());
+        options.epsilons = {1e308};
+        auto huge = runTextStudy(proj, options, tinySettings());
+        QVERIFY(!huge.ok());
+        QVERIFY2(huge.error().message.find("out of range: expected ε in [1e-9, 1e6]") != std::string::npos,
+                 huge.error().message.c_str());
+        QVERIFY(proj.runs()->empty());
+    }
+
     void gradientNormDiagnosticMatchesClosedForm() {
         // Sequence objective, k = 2: ∂ℓ_j/∂λ_i = −(1/L_j) e^{LL_ji} / Σ_l λ_l e^{LL_jl}. At λ = (½, ½)
         // a mail dominated by one domain (the other's LL = −200, e^−200 ≈ 1e−87) has gradient

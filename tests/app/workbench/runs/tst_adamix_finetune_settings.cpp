@@ -14,6 +14,7 @@
 #include "engine/pipeline/study_runner.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
+#include "engine/study_plan/run_options.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/parameter_panel.h"
 
@@ -196,12 +197,12 @@ private Q_SLOTS:
         dpSgd.finetune.mechanism = "dp-sgd";
         pipeline::StudyRunOptions options;
         options.adamix = pipeline::AdamixStageValues{4, 0.5};
-        const auto refused = pipeline::checkStageOptionsFitSpec(dpSgd, options);
+        const auto refused = study_plan::checkStageOptionsFitSpec(dpSgd, options);
         QVERIFY(refused);
         QVERIFY2(refused->message.find("\"dp-sgd\"") != std::string::npos, refused->message.c_str());
-        QVERIFY(!pipeline::checkStageOptionsFitSpec(file.spec(), options));
+        QVERIFY(!study_plan::checkStageOptionsFitSpec(file.spec(), options));
         // Applied, T and η replace the spec's; the rest of AdaMix-R's settings stay.
-        const project::ProjectSpec applied = pipeline::withStageOptions(file.spec(), options);
+        const project::ProjectSpec applied = study_plan::withStageOptions(file.spec(), options);
         QCOMPARE(applied.finetune.steps, 4LL);
         QCOMPARE(applied.finetune.lr, 0.5);
         QCOMPARE(applied.finetune.publicShots, 2LL);

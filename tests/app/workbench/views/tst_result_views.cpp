@@ -260,6 +260,30 @@ private Q_SLOTS:
             if (parameter.key == "epsilon") QCOMPARE(parameter.values[1], QString("∞, non-private baseline"));
     }
 
+    void theLegendsMacroAucIsTheResultsTables() {
+        // Seed 0 has tasks a (0.6) and b (0.9), seed 1 only task a (0.8). `dpmix results` (per
+        // seed the mean over its tasks, then over seeds): (0.75 + 0.8) / 2 = 0.775. The mean over
+        // tasks of the per-task seed means would say (0.7 + 0.9) / 2 = 0.8: the chart's legend
+        // must say 0.775, the table's figure.
+        ProjectSnapshot p;
+        long long id = 0;
+        for (const auto& [task, seed, auc] :
+             {std::tuple{"a", 0LL, 0.6}, std::tuple{"b", 0LL, 0.9}, std::tuple{"a", 1LL, 0.8}}) {
+            RunResults r;
+            r.run.id = ++id;
+            r.run.method = "dp-mixmin";
+            r.run.task = task;
+            r.run.seed = seed;
+            r.run.epsilon = 1.0;
+            r.run.status = dpmix::project::RunStatus::Done;
+            r.metrics.push_back({id, "test-auc", "", auc});
+            p.runs.push_back(r);
+        }
+        const AucChart chart = aucChartData(p, 1.0, AucMode::Absolute);
+        QCOMPARE(chart.data.series.size(), 1);
+        QVERIFY2(chart.data.series[0].name.contains("macro 0.775"), qPrintable(chart.data.series[0].name));
+    }
+
     void everyResultViewSaysWhatItShows() {
         // What's This (Shift+F1) on every result view: what it shows, how to read it, and the
         // glossary entries of its words; the views' texts together explain the glossary's terms.

@@ -1,24 +1,72 @@
 // A study run's options: checked (before anything is loaded), matched against the spec's
-// fine-tuning mechanism, and applied to the spec's stage values (study_runner.h).
-#include "engine/pipeline/study_runner.h"
+// fine-tuning mechanism, and applied to the spec's stage values (run_options.h).
+#include "engine/study_plan/run_options.h"
 
-#include "engine/methods/method_plan.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/spec_json.h"
-#include "engine/train/model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
 
-namespace dpmix::pipeline {
+namespace dpmix::study_plan {
 namespace {
 
-const std::vector<std::string> kKnownStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
+const std::vector<std::string> kImageStages = {"proxies", "mixture", "pretrain", "finetune", "evaluate", "downstream"};
+const std::vector<std::string> kTextStages = {"proxies", "mixture"};
+
+Status checkStages(const std::vector<std::string>& stages, StudyKind kind) {
+    if (kind == StudyKind::Text) {
+        if (stages.empty()) return Error{"stages: give at least one of proxies, mixture", "stages"};
+        for (const auto& s : stages)
+            if (std::find(kTextStages.begin(), kTextStages.end(), s) == kTextStages.end())
+                return Error{"stages: stage '" + s + "' is not available for a text study: expected proxies or mixture",
+                             "stages"};
+        return std::nullopt;
+    }
+    if (stages.empty())
+        return Error{"stages: give at least one of proxies, mixture, pretrain, finetune, evaluate", "stages"};
+    for (const auto& s : stages)
+        if (std::find(kImageStages.begin(), kImageStages.end(), s) == kImageStages.end())
+            return Error{"stages: unknown stage '" + s +
+                             "': expected proxies, mixture, pretrain, finetune, evaluate or downstream",
+                         "stages"};
+    return std::nullopt;
+}
 
 }  // namespace
+
+Status checkDeviceName(const std::string& device) {
+    // LibTorch's form "type" or "type:index" (e.g. cpu, cuda:1); whether this machine has that
+    // device is the trainer's check (train::checkDevice), where LibTorch is linked.
+    const auto colon = device.find(':');
+    const std::string type = device.substr(0, colon);
+    const std::string index = colon == std::string::npos ? std::string("0") : device.substr(colon + 1);
+    const bool typeOk = !type.empty() && std::all_of(type.begin(), type.end(),
+                                                     [](unsigned char c) { return std::islower(c) || c == '_'; });
+    const bool indexOk = !index.empty() && index.size() <= 4 &&
+                         std::all_of(index.begin(), index.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!typeOk || !indexOk)
+        return Error{"device '" + device + "' is not a device name: expected cpu, cuda or cuda:N", "device"};
+    return std::nullopt;
+}
+
+RunChoices resolveRunChoices(const project::ProjectSpec& spec, const StudyRunOptions& options) {
+    RunChoices c;
+    c.seeds = options.seeds;
+    if (c.seeds.empty())
+        for (auto s : spec.seeds) c.seeds.push_back(static_cast<std::uint64_t>(s));
+    if (c.seeds.empty()) c.seeds.push_back(0);
+    c.epsilons = options.epsilons.empty() ? spec.privacy.epsilons : options.epsilons;
+    c.rho = options.rho.value_or(spec.privacy.rho);
+    c.delta = spec.privacy.delta;
+    c.reproducible = options.reproducible.value_or(spec.privacy.reproducible);
+    c.accountant = options.accountant.value_or(spec.privacy.accountant);
+    return c;
+}
 
 Result<std::string> canonicalMethod(const std::string& name) {
     auto method = methods::parseMethod(name);
@@ -26,14 +74,8 @@ Result<std::string> canonicalMethod(const std::string& name) {
     return methods::nameOf(*method);
 }
 
-Status checkStudyRunOptions(const StudyRunOptions& o) {
-    if (o.stages.empty())
-        return Error{"stages: give at least one of proxies, mixture, pretrain, finetune, evaluate", "stages"};
-    for (const auto& s : o.stages)
-        if (std::find(kKnownStages.begin(), kKnownStages.end(), s) == kKnownStages.end())
-            return Error{"stages: unknown stage '" + s +
-                             "': expected proxies, mixture, pretrain, finetune, evaluate or downstream",
-                         "stages"};
+Status checkStudyRunOptions(const StudyRunOptions& o, StudyKind kind) {
+    if (auto e = checkStages(o.stages, kind)) return e;
     for (const auto& m : o.methods)
         if (auto c = canonicalMethod(m); !c) return c.error();
     for (std::size_t i = 0; i < o.epsilons.size(); ++i) {
@@ -54,7 +96,10 @@ Status checkStudyRunOptions(const StudyRunOptions& o) {
             return Error{"seed: " + std::to_string(o.seeds[i]) + " is given twice: expected each seed once", "seed"};
     if (o.rho && !(*o.rho > 0.0 && *o.rho < 1.0))
         return Error{"rho = " + std::to_string(*o.rho) + " is out of range: expected a fraction in (0, 1)", "rho"};
-    if (auto e = train::checkDevice(o.device)) return e;
+    if (o.randomSearchCandidates < 0)
+        return Error{"random search candidates = " + std::to_string(o.randomSearchCandidates) + ": expected >= 0",
+                     "random-search-candidates"};
+    if (auto e = checkDeviceName(o.device)) return e;
     if (o.proxy.epochs < 1)
         return Error{"proxy-epochs = " + std::to_string(o.proxy.epochs) + " is out of range: expected >= 1",
                      "proxy-epochs"};
@@ -143,4 +188,4 @@ project::ProjectSpec withStageOptions(project::ProjectSpec spec, const StudyRunO
     return spec;
 }
 
-}  // namespace dpmix::pipeline
+}  // namespace dpmix::study_plan
