@@ -1,7 +1,7 @@
 // dpmix-workbench: the desktop program.
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/engine_cluster.h"

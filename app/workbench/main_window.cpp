@@ -10,7 +10,7 @@
 #include "app/workbench/runs/compute_device_menu.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/latest_result_runner.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/study/study_controller.h"

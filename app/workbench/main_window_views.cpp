@@ -3,7 +3,7 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/help/help_window.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/views/adamix_view.h"
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/auc_view.h"

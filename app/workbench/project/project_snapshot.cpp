@@ -1,7 +1,7 @@
 #include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/project/read_only_files.h"
 
-#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/project/pinned_baseline.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
 #include "engine/project/release_manifest.h"

@@ -9,7 +9,7 @@
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/views/run_comparison_view.h"
 #include "app/workbench/views/run_details_view.h"
 #include "tests/app/workbench/generated_project.h"

@@ -12,7 +12,7 @@
 // DPMIX_JOURNEY_DEMO (the reviewer's project, default build/screenshots-demo or the demo).
 #include "tests/support/test_support.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"

@@ -10,7 +10,7 @@
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/cluster_run_dialog.h"
 #include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/generated_project.h"
 #include "tests/app/workbench/runs/fake_cluster_backend.h"

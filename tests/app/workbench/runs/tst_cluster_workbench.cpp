@@ -14,7 +14,7 @@
 #include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/job_runner.h"
 #include "engine/project/project_opener.h"
 #include "tests/engine/pipeline/tiny_image_study.h"

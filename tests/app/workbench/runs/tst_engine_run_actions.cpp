@@ -10,7 +10,7 @@
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

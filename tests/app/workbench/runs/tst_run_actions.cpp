@@ -9,7 +9,7 @@
 #include "widgets/parameter_panel.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "widgets/job_list_widget.h"
 

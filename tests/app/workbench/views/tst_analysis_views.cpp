@@ -11,7 +11,7 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/views/perplexity_view.h"
 #include "app/workbench/screenshot.h"
 #include "tests/app/workbench/generated_project.h"

@@ -1,4 +1,4 @@
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 
 #include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/cluster_run_dialog.h"
@@ -6,7 +6,7 @@
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/project/pinned_baseline.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/views/run_comparison_view.h"
 #include "app/workbench/runs/run_controller.h"

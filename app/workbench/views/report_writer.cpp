@@ -1,7 +1,7 @@
-#include "app/workbench/project/report_writer.h"
+#include "app/workbench/views/report_writer.h"
 #include "app/workbench/views/ledger_cells.h"
 
-#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/runs/budget_reading.h"
 
 #include "app/workbench/project/ledger_check.h"
 #include "app/workbench/views/result_data.h"

@@ -1,7 +1,7 @@
 // RunActions' "Run on cluster…" (docs/CLUSTER.md, "From the workbench"): Run DP-MixMin, Compare
 // with baselines and the mixture audit submitted to Slurm as one job array; the Cluster jobs dock
 // (cluster_jobs_view.h) follows the job and stores its results.
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
