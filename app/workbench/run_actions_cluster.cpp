@@ -14,7 +14,7 @@
 namespace dpmix::workbench {
 
 QString RunActions::clusterUnavailable() const {
-    ClusterBackend* backend = window_->clusterBackend();
+    ClusterBackend* backend = parts_.cluster;
     if (!backend) return tr("This build of the workbench has no cluster executor.");
     if (auto cannot = backend->canSubmit()) return QString::fromStdString(cannot->message);
     return {};

@@ -18,6 +18,7 @@
 #include "app/workbench/runs/job_runner.h"
 #include "engine/project/project_opener.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QDockWidget>
 #include <QFile>
@@ -35,6 +36,7 @@
 
 using namespace dpmix;
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 
@@ -121,9 +123,9 @@ private Q_SLOTS:
         values.reproducible = true;
         values.steps = 12;  // an Advanced value other than the spec's 20: it travels to the array tasks
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         {
-            QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+            QSignalSpy finished(jobRunner(w), &JobRunner::finished);
             w.requestRun();
             QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
             QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
@@ -143,7 +145,7 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(cluster), QString());
         w.document()->reset(values);
         QTRY_VERIFY(w.runActions()->clusterAction()->isEnabled());
-        w.clusterJobsView()->setPollIntervalMs(500);
+        clusterJobsView(w)->setPollIntervalMs(500);
         ClusterSubmission submission;
         submission.slurm.maxParallel = 2;
         QSignalSpy submitted(&runs, &EngineRunController::clusterJobSubmitted);
@@ -153,7 +155,7 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(cluster + ".jobs/" + job + "/job.sbatch").exists());
 
         // 3. The dock follows the array and stores the job by itself when both tasks are done.
-        QTreeWidget* tree = w.clusterJobsView()->tree();
+        QTreeWidget* tree = clusterJobsView(w)->tree();
         QTRY_VERIFY_WITH_TIMEOUT(tree->topLevelItemCount() == 1 && tree->topLevelItem(0)->text(7).startsWith("runs from"),
                                  4 * 60 * 1000);
         QCOMPARE(tree->topLevelItem(0)->text(0), job);

@@ -16,6 +16,7 @@
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/image_grid_widget.h"
 #include "widgets/parameter_panel.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -32,6 +33,7 @@
 
 using namespace dpmix;
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 const std::string kSpec = R"({
@@ -80,18 +82,18 @@ private Q_SLOTS:
         MainWindow w(services);
         w.resize(1440, 900);
         QCOMPARE(w.openFile(project_), QString());
-        PrivateSetView* view = w.privateSetView();
+        PrivateSetView* view = privateSetView(w);
         QVERIFY(view);
-        QCOMPARE(w.analysisTabs()->currentWidget(), view);  // a PSG study opens on its set
+        QCOMPARE(analysisTabs(w)->currentWidget(), view);  // a PSG study opens on its set
         for (const char* mixtureTab : {"lambdaView", "aucView", "tradeoffView"})
             QVERIFY2(!w.findChild<QWidget*>(mixtureTab), mixtureTab);
         QVERIFY(!view->emptyState()->isHidden());
-        QVERIFY(!w.parameterPanel()->mixtureShown());  // no ρ or mixture settings for a PSG study
+        QVERIFY(!parameterPanel(w)->mixtureShown());  // no ρ or mixture settings for a PSG study
         QAction* psg = w.runActions()->privateSetAction();
         QVERIFY(psg->isEnabled());
 
         QSignalSpy live(&runs, &EngineRunController::privateSetUpdated);
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         PsgSettings settings;
         settings.imagesPerClass = 1;
         settings.iterations = 2;
@@ -117,7 +119,7 @@ private Q_SLOTS:
         QCOMPARE(last.classNames, QStringList({"a", "b", "c", "d"}));
 
         // The project was reread: the stored set, the table, the ledger line.
-        view = w.privateSetView();
+        view = privateSetView(w);
         QVERIFY(view);
         QTRY_COMPARE(view->runSelector()->count(), 1);
         QCOMPARE(view->grid()->rowCount(), 4);

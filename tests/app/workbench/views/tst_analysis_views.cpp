@@ -17,6 +17,7 @@
 #include "tests/app/workbench/generated_project.h"
 #include "widgets/plot_export.h"
 #include "tests/support/test_support.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -33,6 +34,7 @@
 #include <cmath>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using dpmix::widgets::ExportFormat;
 
 namespace {
@@ -350,7 +352,7 @@ private Q_SLOTS:
         // A project without audits: the screenshot shows the empty state, not an empty plot.
         QCOMPARE(window.openFile(emptySnapshot_.path, true), QString());
         QCOMPARE(renderScreenshot(window, dir_.path() + "/empty-audit.png", "audit"), QString());
-        auto* audit = qobject_cast<AuditView*>(window.analysisTabs()->currentWidget());
+        auto* audit = qobject_cast<AuditView*>(analysisTabs(window)->currentWidget());
         QVERIFY(audit);
         QVERIFY(audit->showsEmptyState());
         // The empty state offers the action that fills it (not a command line), following its
