@@ -200,6 +200,10 @@ private:
     void onJobFinished(int jobId, JobOutcome outcome, const QString& message);
     void populateTree();
     void rebuildResultTabs();
+    struct ResultPage;
+    QList<ResultPage> resultPages(bool mixtureStudy);
+    void addResultTab(const ResultPage& page, const QString& study, const QString& current, bool mixtureStudy);
+    void addPrivateSetTab(const QString& current, bool mixtureStudy);
     void applyReadOnly();
     void updateTrustBanner();
     void exportReleaseWithDialog();
