@@ -83,6 +83,45 @@ QString adamixMethodLabel(const QString& method) {
     return it == labels.end() ? method : it->second;
 }
 
+namespace {
+
+// One method's bars: its error increase over the paragon per ε (mean ± std over seeds), with the
+// test error in the tooltip; an ε it has no cell at goes to `missing`.
+widgets::BarSeries increaseSeries(const AdamixExperiment& experiment, const QString& method,
+                                  const std::set<double>& epsilons, long long shots, long long perClass,
+                                  const widgets::TidyFields& setting, QStringList& missing) {
+    widgets::BarSeries series;
+    series.name = adamixMethodLabel(method);
+    series.fields = widgets::withFields(setting, {{QStringLiteral("method"), method},
+                                                  {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
+    bool anyStd = false;
+    for (double eps : epsilons) {
+        std::vector<double> increases, errors;
+        for (const auto& c : experiment.cells)
+            if (atSetting(c, shots, perClass) && c.method == method && c.epsilon == eps) {
+                increases.push_back(c.errorIncrease);
+                errors.push_back(c.testError);
+            }
+        const MeanStd inc = meanStd(increases), err = meanStd(errors);
+        series.values << inc.mean;
+        series.errors << (std::isnan(inc.std) ? 0.0 : inc.std);
+        anyStd = anyStd || !std::isnan(inc.std);
+        if (inc.count == 0) {
+            missing << QStringLiteral("%1 at ε = %2").arg(series.name, number(eps));
+            series.details << QString();
+            continue;
+        }
+        QString detail = QObject::tr("test error %1").arg(percent(err.mean));
+        if (!std::isnan(err.std)) detail += QStringLiteral(" ± ") + QString::number(100.0 * err.std, 'f', 1);
+        detail += inc.count == 1 ? QObject::tr(" (1 seed)") : QObject::tr(" (%1 seeds)").arg(inc.count);
+        series.details << detail;
+    }
+    if (!anyStd) series.errors.clear();
+    return series;
+}
+
+}  // namespace
+
 AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long long shots, long long perClass) {
     AdamixIncreaseChart chart;
     std::set<double> epsilons;
@@ -115,34 +154,7 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
     }
     QStringList missing;
     for (const QString& method : ordered) {
-        widgets::BarSeries series;
-        series.name = adamixMethodLabel(method);
-        series.fields = widgets::withFields(setting, {{QStringLiteral("method"), method},
-                                                      {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
-        bool anyStd = false;
-        for (double eps : epsilons) {
-            std::vector<double> increases, errors;
-            for (const auto& c : experiment.cells)
-                if (atSetting(c, shots, perClass) && c.method == method && c.epsilon == eps) {
-                    increases.push_back(c.errorIncrease);
-                    errors.push_back(c.testError);
-                }
-            const MeanStd inc = meanStd(increases), err = meanStd(errors);
-            series.values << inc.mean;
-            series.errors << (std::isnan(inc.std) ? 0.0 : inc.std);
-            anyStd = anyStd || !std::isnan(inc.std);
-            if (inc.count == 0) {
-                missing << QStringLiteral("%1 at ε = %2").arg(series.name, number(eps));
-                series.details << QString();
-                continue;
-            }
-            QString detail = QObject::tr("test error %1").arg(percent(err.mean));
-            if (!std::isnan(err.std)) detail += QStringLiteral(" ± ") + QString::number(100.0 * err.std, 'f', 1);
-            detail += inc.count == 1 ? QObject::tr(" (1 seed)") : QObject::tr(" (%1 seeds)").arg(inc.count);
-            series.details << detail;
-        }
-        if (!anyStd) series.errors.clear();
-        data.series << series;
+        data.series << increaseSeries(experiment, method, epsilons, shots, perClass, setting, missing);
     }
     if (!publicIncrease.empty()) {
         const MeanStd inc = meanStd(publicIncrease);
