@@ -356,6 +356,42 @@ void checkWrittenRelease(const fs::path& temp) {
 
 }  // namespace
 
+namespace {
+
+// Fills the new release file `temp`: the chosen runs (their model files next to it, listed in
+// `writtenFiles` as they are written), the manifest, the seal and the signature; then compacts it
+// with a rollback journal. Throws on a storage failure.
+Status writeReleaseContent(const ProjectFile& project, const fs::path& temp, const std::vector<ChosenRun>& chosen,
+                           const ReleaseOptions& options, const ReleaseManifest& manifest, const fs::path& modelsDir,
+                           ReleaseSummary& summary, std::vector<fs::path>& writtenFiles) {
+    Database db(temp.string(), Database::Mode::ReadWrite);
+    configureConnection(db);
+    Transaction t(db);
+    ReleaseWriter writer(project, db, options, modelsDir);
+    for (const auto& c : chosen) {
+        auto e = writer.write(c);
+        writtenFiles = writer.writtenFiles();
+        if (e) return e;
+    }
+    Statement insert(db.handle(), "INSERT INTO release(manifest_json) VALUES(?)");
+    insert.bind(1, releaseManifestToJson(manifest)).run();
+    sealAllRows(db);
+    // Signed over the content as committed: the seal is written with the commit (seal.h).
+    if (options.signWith) insertSignature(db, *options.signWith);
+    t.commit();
+    // Nothing writes to a release again: a rollback journal lets it be read with no side
+    // files (WAL would make every reader create -shm next to it).
+    db.exec("PRAGMA journal_mode = DELETE");
+    // Rewritten compactly: no stale copy of a row (from sealing) is left in free space,
+    // so every byte of content is live and covered by the chain, seal and signature.
+    db.exec("VACUUM");
+    summary.rows = writer.rows();
+    summary.modelFiles = static_cast<long long>(writer.writtenFiles().size());
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target,
                                      const ReleaseOptions& options) {
     if (project.isRelease())
@@ -405,33 +441,9 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
             auto created = ProjectFile::create(temp, spec, *facts, /*replace=*/true);
             if (!created) return created.error();
         }
-        {
-            Database db(temp.string(), Database::Mode::ReadWrite);
-            configureConnection(db);
-            Transaction t(db);
-            ReleaseWriter writer(project, db, options, modelsDir);
-            for (const auto& c : *chosen) {
-                auto e = writer.write(c);
-                writtenFiles = writer.writtenFiles();
-                if (e) {
-                    cleanUp();
-                    return *e;
-                }
-            }
-            Statement insert(db.handle(), "INSERT INTO release(manifest_json) VALUES(?)");
-            insert.bind(1, releaseManifestToJson(manifest)).run();
-            sealAllRows(db);
-            // Signed over the content as committed: the seal is written with the commit (seal.h).
-            if (options.signWith) insertSignature(db, *options.signWith);
-            t.commit();
-            // Nothing writes to a release again: a rollback journal lets it be read with no side
-            // files (WAL would make every reader create -shm next to it).
-            db.exec("PRAGMA journal_mode = DELETE");
-            // Rewritten compactly: no stale copy of a row (from sealing) is left in free space,
-            // so every byte of content is live and covered by the chain, seal and signature.
-            db.exec("VACUUM");
-            summary.rows = writer.rows();
-            summary.modelFiles = static_cast<long long>(writer.writtenFiles().size());
+        if (auto e = writeReleaseContent(project, temp, *chosen, options, manifest, modelsDir, summary, writtenFiles)) {
+            cleanUp();
+            return *e;
         }
         checkWrittenRelease(temp);
     } catch (const std::exception& e) {
