@@ -150,6 +150,16 @@ Status checkColumnsUnique(const SourceSpec& spec, const CsvTable& csv) {
     return std::nullopt;
 }
 
+// The manifest as a table (gzip or not), each column named once.
+Result<CsvTable> readCsvTable(const SourceSpec& spec) {
+    auto text = readFileMaybeGzip(spec.path);
+    if (!text) return Error{sourceContext(spec) + text.error().message};
+    auto parsed = parseCsv(*text, spec.path);
+    if (!parsed) return Error{sourceContext(spec) + parsed.error().message};
+    if (auto bad = checkColumnsUnique(spec, *parsed)) return *bad;
+    return parsed;
+}
+
 // The label columns without a finding column: the `labels` option, or every column but the path,
 // the user and the ignored ones.
 std::vector<std::string> labelColumnNames(const SourceSpec& spec, const CsvTable& csv, const std::string& pathColumn,
@@ -257,13 +267,10 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
     if (*channels == 2)
         return Error{sourceContext(spec) + "option 'channels' = '2' is not valid, expected 1 (grey) or 3 (RGB)"};
 
-    auto text = readFileMaybeGzip(spec.path);
-    if (!text) return Error{sourceContext(spec) + text.error().message};
-    auto parsed = parseCsv(*text, spec.path);
-    if (!parsed) return Error{sourceContext(spec) + parsed.error().message};
+    auto parsed = readCsvTable(spec);
+    if (!parsed) return parsed.error();
     CsvTable csv = std::move(parsed).value();
     const CsvTable* table = &csv;
-    if (auto bad = checkColumnsUnique(spec, *table)) return *bad;
     const std::string pathColumn = optionOr(spec, "path_column", "Path");
     const int pathIndex = table->column(pathColumn);
     if (pathIndex < 0)
