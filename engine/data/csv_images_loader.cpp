@@ -160,6 +160,15 @@ Result<CsvTable> readCsvTable(const SourceSpec& spec) {
     return parsed;
 }
 
+// A row's image file: its path, relative to the image root unless absolute.
+Result<std::string> imageFileOf(const SourceSpec& spec, const std::string& where, const std::string& cell,
+                                const std::string& imageRoot) {
+    const std::string imagePath = trim(cell);
+    if (imagePath.empty()) return Error{sourceContext(spec) + where + ": empty image path"};
+    return std::filesystem::path(imagePath).is_absolute() ? imagePath
+                                                          : (std::filesystem::path(imageRoot) / imagePath).string();
+}
+
 // The label columns without a finding column: the `labels` option, or every column but the path,
 // the user and the ignored ones.
 std::vector<std::string> labelColumnNames(const SourceSpec& spec, const CsvTable& csv, const std::string& pathColumn,
@@ -318,11 +327,9 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
                                          blankPolicy[j], out.labels[i * l + j], out.labelMask[i * l + j], anyMasked))
                 return *bad;
         }
-        const std::string imagePath = trim(row[pathIndex]);
-        if (imagePath.empty()) return Error{sourceContext(spec) + where + ": empty image path"};
-        imageFiles[i] = std::filesystem::path(imagePath).is_absolute()
-                            ? imagePath
-                            : (std::filesystem::path(imageRoot) / imagePath).string();
+        auto imageFile = imageFileOf(spec, where, row[pathIndex], imageRoot);
+        if (!imageFile) return imageFile.error();
+        imageFiles[i] = *imageFile;
         imageWhere[i] = where;
         if (userIndex >= 0) {
             out.users.push_back(trim(row[userIndex]));
