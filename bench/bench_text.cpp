@@ -74,7 +74,8 @@ void reportMixMin(const text::DomainProxies& proxies, const text::LmMixtureInput
                 solution ? solution->iterations : -1);
     if (solution) {
         for (std::size_t i = 0; i < proxies.size(); ++i)
-            std::printf("  λ*[%s] = %.3f\n", proxies.domains()[i].c_str(), solution->lambda[static_cast<Eigen::Index>(i)]);
+            std::printf("  λ*[%s] = %.3f\n", proxies.domains()[i].c_str(),
+                        solution->lambda[static_cast<Eigen::Index>(i)]);
         const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(proxies.size()),
                                                                   1.0 / static_cast<double>(proxies.size()));
         std::printf("mixture perplexity on the mails: λ* %.1f, uniform λ %.1f\n",

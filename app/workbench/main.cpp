@@ -1,9 +1,9 @@
 // dpmix-workbench: the desktop program.
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"

@@ -6,11 +6,11 @@
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/rho_guidance_text.h"
 #include "app/workbench/project/project_store.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/compute_device_menu.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/latest_result_runner.h"
-#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/study/study_controller.h"
@@ -361,7 +361,6 @@ void MainWindow::buildRunMenu(QMenu* run, QMenu* file, QAction* quit) {
     run->addMenu(new ComputeDeviceMenu(services_.runs, services_.cudaAvailable && services_.cudaAvailable(), run));
     run->addAction(tr("&Cancel all jobs"), this, [this] { queue_->cancelAll(); });
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
-
 }
 
 void MainWindow::buildHelpMenu() {

@@ -4,9 +4,9 @@
 // File/Edit/View/Run/Help menus, status bar. Engine access goes through the two seams in
 // WorkbenchServices, so the window runs (and is tested) without the pipeline or project file.
 #include "app/workbench/help/about_info.h"
-#include "app/workbench/runs/job_runner.h"
-#include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/help/help_topics.h"
+#include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/runs/job_runner.h"
 #include "app/workbench/runs/private_set_images.h"
 #include "app/workbench/runs/run_action.h"
 #include "widgets/run_parameters.h"

@@ -81,7 +81,8 @@ Status calibrateNoise(const std::optional<double>& epsilon, const std::optional<
     if (epsilon) {
         if (auto e = named(privacy::checkPositive("epsilon", *epsilon), "epsilon")) return *e;
         const auto cal = privacy::calibrateSigma(p.accountant, *epsilon, p.delta, p.q, p.steps);
-        if (!cal) return Error{"epsilon = " + formatNumber(*epsilon) + " cannot be met: " + cal.error().message, "epsilon"};
+        if (!cal)
+            return Error{"epsilon = " + formatNumber(*epsilon) + " cannot be met: " + cal.error().message, "epsilon"};
         p.sigma = cal->sigma;
         p.epsilon = cal->epsilon;
     } else if (sigma) {

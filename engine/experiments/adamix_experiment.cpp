@@ -483,8 +483,9 @@ Result<AdamixPerExample> perExampleRecord(const GridContext& c, const GroupRows&
     if (!eps) return Error{"per-example epsilon: " + eps.error().message};
     AdamixPerExample pe;
     for (auto r : rows.privateRows) {
-        pe.sourceIndex.push_back(c.input.poolSourceIndex.empty() ? static_cast<long long>(r)
-                                                                 : c.input.poolSourceIndex[static_cast<std::size_t>(r)]);
+        pe.sourceIndex.push_back(c.input.poolSourceIndex.empty()
+                                     ? static_cast<long long>(r)
+                                     : c.input.poolSourceIndex[static_cast<std::size_t>(r)]);
         pe.labels.push_back(c.input.poolLabels(r));
     }
     pe.epsilon = eps->epsilon;
@@ -507,8 +508,8 @@ Result<DpSlot> runDpCell(const GridContext& c, AdamixMethod method, std::size_t 
     const auto pub = gather(c.shotFeatures, c.shotLabels, rows.shots, c.input.classes);
     const auto priv = gather(c.input.poolFeatures, c.input.poolLabels, rows.privateRows, c.input.classes);
     std::ostringstream invocation;
-    invocation << "adamix-experiment/seed=" << s << "/shots=" << o.shots[k] << "/private="
-               << perClassText(o.privatePerClass[n]) << "/eps=" << number(o.epsilons[e]) << "/"
+    invocation << "adamix-experiment/seed=" << s << "/shots=" << o.shots[k]
+               << "/private=" << perClassText(o.privatePerClass[n]) << "/eps=" << number(o.epsilons[e]) << "/"
                << adamixMethodName(method);
     auto builder = adamix::AdamixParamsBuilder::defaults()
                        .steps(o.steps)

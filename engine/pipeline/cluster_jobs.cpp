@@ -184,9 +184,9 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
     for (const auto& u : job->units)
         if (u.at("id").get<long long>() == unit) entry = &u;
     if (!entry)
-        return Error{"unit " + std::to_string(unit) + ": the job has units 0 to " +
-                         std::to_string(job->units.size() - 1),
-                     "unit"};
+        return Error{
+            "unit " + std::to_string(unit) + ": the job has units 0 to " + std::to_string(job->units.size() - 1),
+            "unit"};
     const fs::path out = unitResultPath(jobDir, unit);
     if (files::exists(out.string())) {
         if (readUnitResult(*job, unit)) return std::nullopt;  // done before (a resubmission): immutable

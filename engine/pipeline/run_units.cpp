@@ -202,7 +202,8 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRun
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
             if (s.role == "sensitive" && s.facts.kind == "text")
-                return Error{"the Slurm executor runs image studies; '" + project.path().string() + "' is a text study"};
+                return Error{"the Slurm executor runs image studies; '" + project.path().string() +
+                             "' is a text study"};
     options.seeds = choices.seeds;
     ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;

@@ -332,8 +332,8 @@ Status checkSchemaVersion(std::int64_t applicationId, std::int64_t version, bool
         return Error{name + ": an SQLite database, but not a dpmix project (application_id " +
                      std::to_string(applicationId) + ", expected " + std::to_string(kApplicationId) + ")"};
     if (version > kSchemaVersion)
-        return Error{name + ": written by a newer dpmix (schema version " + std::to_string(version) +
-                     "; this dpmix " + versionString() + " reads versions up to " + std::to_string(kSchemaVersion) +
+        return Error{name + ": written by a newer dpmix (schema version " + std::to_string(version) + "; this dpmix " +
+                     versionString() + " reads versions up to " + std::to_string(kSchemaVersion) +
                      "). Open it with a newer dpmix; the file was not changed."};
     if (version < 1)
         return Error{name + ": a dpmix project without a schema version (user_version " + std::to_string(version) +

@@ -200,8 +200,7 @@ Status findInRunRecords(const ProjectFile& project, const RunRecord& run, Disclo
     if (!logs->empty()) found.add(10, "run logs", run.id);
     auto models = project.models(run.id);
     if (!models) return models.error();
-    if (!models->empty() && runClass == Disclosure::NonPrivate)
-        found.add(3, "models no DP guarantee covers", run.id);
+    if (!models->empty() && runClass == Disclosure::NonPrivate) found.add(3, "models no DP guarantee covers", run.id);
     return std::nullopt;
 }
 

@@ -4,8 +4,9 @@
 namespace dpmix::workbench {
 
 Result<QList<StageJob>> UnavailableRunController::planRun(const widgets::RunParameters&) {
-    return Error{"Runs are not available in this build: the DP-MixMin stages (engine/pipeline) are not part of "
-                 "it yet. The parameters and the privacy calculator work; running will come with the pipeline."};
+    return Error{
+        "Runs are not available in this build: the DP-MixMin stages (engine/pipeline) are not part of "
+        "it yet. The parameters and the privacy calculator work; running will come with the pipeline."};
 }
 
 }  // namespace dpmix::workbench

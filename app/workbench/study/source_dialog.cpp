@@ -115,8 +115,9 @@ void SourceDialog::addFitRules(QFormLayout* form) {
     colour_->addItem(tr("as they are (same channels)"), QString());
     colour_->addItem(tr("grey to RGB (copy the channel)"), QStringLiteral("replicate"));
     colour_->addItem(tr("RGB to grey (luminance)"), QStringLiteral("luminance"));
-    const QString fitHelp = tr("Several public sources may differ in shape from the sensitive images; the "
-                               "project refuses one of another shape unless a rule here fits it.");
+    const QString fitHelp =
+        tr("Several public sources may differ in shape from the sensitive images; the "
+           "project refuses one of another shape unless a rule here fits it.");
     resize_->setToolTip(fitHelp);
     colour_->setToolTip(fitHelp);
     form->addRow(tr("Size"), resize_);
@@ -138,7 +139,7 @@ void SourceDialog::layOutDialog(QFormLayout* form) {
     auto* previewLayout = new QVBoxLayout(previewBox);
     previewLayout->addWidget(preview_);
     auto* tasksBox = new QGroupBox(role_ == SourceRole::Public ? tr("Public label tasks (mixture components)")
-                                                              : tr("Sensitive label tasks (what the model predicts)"));
+                                                               : tr("Sensitive label tasks (what the model predicts)"));
     auto* tasksLayout = new QVBoxLayout(tasksBox);
     tasksLayout->addWidget(tasks_);
 

@@ -92,8 +92,9 @@ widgets::BarSeries increaseSeries(const AdamixExperiment& experiment, const QStr
                                   const widgets::TidyFields& setting, QStringList& missing) {
     widgets::BarSeries series;
     series.name = adamixMethodLabel(method);
-    series.fields = widgets::withFields(setting, {{QStringLiteral("method"), method},
-                                                  {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
+    series.fields = widgets::withFields(
+        setting,
+        {{QStringLiteral("method"), method}, {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
     bool anyStd = false;
     for (double eps : epsilons) {
         std::vector<double> increases, errors;

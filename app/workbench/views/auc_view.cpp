@@ -148,16 +148,16 @@ std::optional<widgets::BarSeries> methodSeries(AucTable& table, const std::strin
     if (taskMeans.empty()) return std::nullopt;
     const double macro = average(taskMeans);
     const QString name = honestMethodLabel(method);
-    const QString macroText = gain ? QObject::tr("%1%2%").arg(macro >= 0 ? "+" : "").arg(number(macro, 1))
-                                   : number(macro);
+    const QString macroText =
+        gain ? QObject::tr("%1%2%").arg(macro >= 0 ? "+" : "").arg(number(macro, 1)) : number(macro);
     series.name = QObject::tr("%1 · macro %2").arg(name, macroText);
     if (taskMeans.size() < tasks.size())
         series.name += QObject::tr(" (%1 of %2 tasks)").arg(taskMeans.size()).arg(tasks.size());
     if (mostSeeds < 2) series.errors.clear();  // one seed: no spread to show
     series.fields = {{QStringLiteral("epsilon"), runEpsilonCell(method, epsilon)},
                      {QStringLiteral("method"), QString::fromStdString(method)},
-                     {QStringLiteral("metric"), gain ? QStringLiteral("test_auc_gain_over_random_init_percent")
-                                                     : QStringLiteral("test_auc")}};
+                     {QStringLiteral("metric"),
+                      gain ? QStringLiteral("test_auc_gain_over_random_init_percent") : QStringLiteral("test_auc")}};
     macros << QStringLiteral("%1 %2").arg(name, macroText);
     return series;
 }

@@ -371,22 +371,24 @@ LedgerVerification verifyLedgers(const ProjectSnapshot& p) {
 QString firstPageHtml(const ProjectSnapshot& p, const LedgerVerification& v) {
     QString html;
     html += QStringLiteral("<h2>Summary</h2>\n<p><b>%1</b></p>\n").arg(studyVerdict(p).toHtmlEscaped());
-    html += atAGlanceHtml(p, v.ok() ? QStringLiteral("<span style='color:#1a7f37'><b>verified ✓</b></span> — every "
-                                                       "ledger's %1 ε recomputed from the recorded parameters; %2")
-                                            .arg(v.entries)
-                                            .arg(esc(v.chain.text))
-                                      : ok(false, QStringLiteral("not verified: %1%2")
-                                                      .arg(v.problems.join(", "))
-                                                      .arg(v.chain.ok ? QString() : QStringLiteral("; ") + v.chain.text)));
+    html +=
+        atAGlanceHtml(p, v.ok() ? QStringLiteral("<span style='color:#1a7f37'><b>verified ✓</b></span> — every "
+                                                 "ledger's %1 ε recomputed from the recorded parameters; %2")
+                                      .arg(v.entries)
+                                      .arg(esc(v.chain.text))
+                                : ok(false, QStringLiteral("not verified: %1%2")
+                                                .arg(v.problems.join(", "))
+                                                .arg(v.chain.ok ? QString() : QStringLiteral("; ") + v.chain.text)));
     if (!p.spec.description.empty()) html += QStringLiteral("<p><i>%1</i></p>\n").arg(esc(p.spec.description));
-    html += QStringLiteral("<p>%1</p>\n")
-                .arg(v.ok()
-                         ? ok(true, QStringLiteral("Every ledger verifies (%1 ε recomputed from the recorded parameters); %2")
-                                        .arg(v.entries)
-                                        .arg(v.chain.text))
-                         : ok(false, QStringLiteral("Discrepancies: %1%2")
-                                         .arg(v.problems.join(", "))
-                                         .arg(v.chain.ok ? QString() : QStringLiteral("; ") + v.chain.text)));
+    html +=
+        QStringLiteral("<p>%1</p>\n")
+            .arg(v.ok() ? ok(true,
+                             QStringLiteral("Every ledger verifies (%1 ε recomputed from the recorded parameters); %2")
+                                 .arg(v.entries)
+                                 .arg(v.chain.text))
+                        : ok(false, QStringLiteral("Discrepancies: %1%2")
+                                        .arg(v.problems.join(", "))
+                                        .arg(v.chain.ok ? QString() : QStringLiteral("; ") + v.chain.text)));
     return html;
 }
 
@@ -395,7 +397,8 @@ QString firstPageHtml(const ProjectSnapshot& p, const LedgerVerification& v) {
 QString trustAndBudgetHtml(const ProjectSnapshot& p) {
     QString html;
     const bool inside = !p.trust.known || !p.trust.dpOnly;
-    html += QStringLiteral("<h2>Trust boundary</h2>\n<p style='padding:6px;border:1px solid %1;background:%2'><b>%3</b> %4</p>\n")
+    html += QStringLiteral(
+                "<h2>Trust boundary</h2>\n<p style='padding:6px;border:1px solid %1;background:%2'><b>%3</b> %4</p>\n")
                 .arg(inside ? QStringLiteral("#e0c36b") : QStringLiteral("#8fc9a9"),
                      inside ? QStringLiteral("#fff3cd") : QStringLiteral("#d1e7dd"),
                      inside ? QStringLiteral("Keep this file and this report inside the data owner's trust boundary.")
@@ -477,14 +480,17 @@ QString runsHtml(const ProjectSnapshot& p) {
 
 QString reportHtml(const ReportInput& input, PlotImages images) {
     const ProjectSnapshot& p = input.project;
-    const QString title = QStringLiteral("dpmix study report: %1").arg(esc(p.spec.name.empty() ? QFileInfo(p.path).fileName().toStdString() : p.spec.name));
-    QString html = QStringLiteral("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>%1</title>\n"
-                                  "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
-                                  "table{border-collapse:collapse;font-size:90%}th{background:#eee}"
-                                  "code,pre{font-size:85%}pre{white-space:pre-wrap}</style></head><body>\n")
+    const QString title = QStringLiteral("dpmix study report: %1")
+                              .arg(esc(p.spec.name.empty() ? QFileInfo(p.path).fileName().toStdString() : p.spec.name));
+    QString html = QStringLiteral(
+                       "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>%1</title>\n"
+                       "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
+                       "table{border-collapse:collapse;font-size:90%}th{background:#eee}"
+                       "code,pre{font-size:85%}pre{white-space:pre-wrap}</style></head><body>\n")
                        .arg(title);
     html += QStringLiteral("<h1>%1</h1>\n").arg(title);
-    html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
+    html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n")
+                .arg(esc(p.path), esc(input.generatedAt));
     // First page: the verdict and the study at a glance; then the results in brief, what sharing
     // the file shares and what it spent.
     const LedgerVerification verification = verifyLedgers(p);

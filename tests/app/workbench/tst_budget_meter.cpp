@@ -5,21 +5,21 @@
 // the spec's cap is refused before it starts and writes no run row. With DPMIX_SCREENSHOT_DIR
 // set, the meter and the refusal dialog are saved there as PNG (docs/screenshots).
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/working_settings.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/run_actions.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "tests/support/test_support.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
-#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QDockWidget>

@@ -8,11 +8,11 @@
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/prv_accountant.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/log_slider_spin_box.h"
 #include "widgets/parameter_panel.h"
 #include "widgets/privacy_calculator_panel.h"
-#include "tests/app/workbench/window_parts.h"
 
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -129,8 +129,9 @@ private Q_SLOTS:
         QTRY_VERIFY(parameterPanel(w)->runButton()->isEnabled());
         // The error is gone; what stays is the warning that the paper's δ = 1e-5 is not well below
         // 1/n for n = 89,696 (a warning only: Run is enabled).
-        QVERIFY2(parameterPanel(w)->messageFor(ParameterField::Delta).startsWith(QString("δ = 1e-5 is not well below 1/n")),
-                 qPrintable(parameterPanel(w)->messageFor(ParameterField::Delta)));
+        QVERIFY2(
+            parameterPanel(w)->messageFor(ParameterField::Delta).startsWith(QString("δ = 1e-5 is not well below 1/n")),
+            qPrintable(parameterPanel(w)->messageFor(ParameterField::Delta)));
         QVERIFY(!w.isWindowModified());
     }
 

@@ -5,13 +5,13 @@
 // survives reopening the project; File ▸ Export report writes the report of the open project;
 // activating a run row (Enter, double-click, "Show run details") shows it in the Run details tab,
 // which then follows the tree's current run, survives a refresh and works read-only.
-#include "engine/methods/method_plan.h"
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
+#include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/run_actions.h"
+#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/views/run_comparison_view.h"
 #include "app/workbench/views/run_details_view.h"
+#include "engine/methods/method_plan.h"
 #include "tests/app/workbench/generated_project.h"
 #include "tests/app/workbench/window_parts.h"
 
@@ -122,7 +122,7 @@ private Q_SLOTS:
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
         QCOMPARE(analysisTabs(w)->currentWidget()->objectName(), QString("summaryView"));
-        analysisTabs(w)->setCurrentIndex(0);  // the calculator
+        analysisTabs(w)->setCurrentIndex(0);   // the calculator
         w.refreshProject();                    // as after a job: the user's tab stays
         QCOMPARE(analysisTabs(w)->currentIndex(), 0);
     }

@@ -10,10 +10,9 @@
 // skipped without it. Environment: DPMIX_JOURNEY_SHOTS (screenshot folder, default none),
 // DPMIX_JOURNEY_WORK (where the report and the studies are written, default a temporary folder),
 // DPMIX_JOURNEY_DEMO (the reviewer's project, default build/screenshots-demo or the demo).
-#include "tests/support/test_support.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/runs/job_runner.h"
@@ -23,9 +22,10 @@
 #include "engine/privacy/ledger_json.h"
 #include "tests/app/workbench/demo_project_copy.h"
 #include "tests/app/workbench/journeys/journey_driver.h"
+#include "tests/app/workbench/window_parts.h"
+#include "tests/support/test_support.h"
 #include "widgets/chart_widget.h"
 #include "widgets/parameter_panel.h"
-#include "tests/app/workbench/window_parts.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -30,10 +30,10 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/chart_widget.h"
 #include "widgets/log_slider_spin_box.h"
 #include "widgets/parameter_panel.h"
-#include "tests/app/workbench/window_parts.h"
 
 #include <atomic>
 

@@ -9,8 +9,8 @@
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
-#include "widgets/chart_widget.h"
 #include "tests/app/workbench/window_parts.h"
+#include "widgets/chart_widget.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -82,8 +82,7 @@ private Q_SLOTS:
         QVERIFY(!exportReleaseAction(w)->isEnabled());  // nothing open
         QCOMPARE(w.openFile(generated_.path), QString());
         QVERIFY(!trustBanner(w)->isHidden());
-        QVERIFY2(trustBanner(w)->text().contains("Keep inside the trust boundary"),
-                 qPrintable(trustBanner(w)->text()));
+        QVERIFY2(trustBanner(w)->text().contains("Keep inside the trust boundary"), qPrintable(trustBanner(w)->text()));
         QVERIFY(trustBanner(w)->text().contains("lambda* (non-private MixMin)"));
         QVERIFY(trustBanner(w)->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
         QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));

@@ -4,13 +4,13 @@
 // that merge as a stage; the run controller refuses what a cluster cannot run (secret randomness,
 // training audits, PSG) and hands the rest to the backend with the dialog's Slurm values.
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/audit_dialog.h"
-#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/cluster_run_dialog.h"
 #include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/generated_project.h"
 #include "tests/app/workbench/runs/fake_cluster_backend.h"

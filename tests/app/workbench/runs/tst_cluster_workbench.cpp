@@ -5,20 +5,20 @@
 // which stores the job in the project by itself when both tasks are done. The stored runs must
 // be the local ones — the same λ, metrics (bit for bit) and ledgers — and the dock must show the
 // job as stored. DPMIX_CLUSTER_SCREENSHOT=FILE.png saves the window with the dock at the end.
-#include "tests/support/test_support.h"
-#include "tests/support/local_slurm.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/job_runner.h"
 #include "engine/project/project_opener.h"
-#include "tests/engine/pipeline/tiny_image_study.h"
 #include "tests/app/workbench/window_parts.h"
+#include "tests/engine/pipeline/tiny_image_study.h"
+#include "tests/support/local_slurm.h"
+#include "tests/support/test_support.h"
 
 #include <QDockWidget>
 #include <QFile>

@@ -5,18 +5,18 @@
 // stored set, its accuracy table with both references, and the privacy it spent. With
 // DPMIX_SCREENSHOT_DIR set, the window is saved there (docs/screenshots/private-set.png).
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/run_actions.h"
 #include "app/workbench/views/private_set_view.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/image_grid_widget.h"
 #include "widgets/parameter_panel.h"
-#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QComboBox>

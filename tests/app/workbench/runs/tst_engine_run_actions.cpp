@@ -4,13 +4,13 @@
 // run re-run on a new seed stores the same configuration for the same task and ε; the ε sweep
 // stores one DP run per task and ε; an audit is stored with the dialog's choices. Skipped
 // without the demo project (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json`).
-#include "tests/app/workbench/demo_project_copy.h"
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/runs/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/run_actions.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/runs/engine_study.h"
+#include "tests/app/workbench/demo_project_copy.h"
 #include "tests/app/workbench/window_parts.h"
 
 #include <QJsonDocument>

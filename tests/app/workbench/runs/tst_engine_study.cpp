@@ -2,12 +2,12 @@
 // workbench runs proxies → mixture through pipeline::runStudy on the worker thread, rereads
 // the new runs; a cancelled study stops and leaves no run running. Skipped without the demo project
 // (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json` makes it).
-#include "tests/app/workbench/demo_project_copy.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/main_window.h"
-#include "app/workbench/parameters/parameter_document.h"
+#include "tests/app/workbench/demo_project_copy.h"
 #include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
@@ -20,7 +20,6 @@
 
 using namespace dpmix::workbench;
 using namespace dpmix::workbench::test;
-
 
 class TstEngineStudy : public QObject {
     Q_OBJECT

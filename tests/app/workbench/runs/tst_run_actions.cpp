@@ -3,16 +3,16 @@
 // Advanced ones included; they are off while the spec is invalid and in read-only mode; their
 // dialogs validate in place; starting a run says that runs cannot be undone, and Undo indeed
 // leaves the run alone.
-#include "app/workbench/runs/audit_dialog.h"
-#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
-#include "widgets/parameter_panel.h"
-#include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/run_actions.h"
+#include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
+#include "app/workbench/runs/stage_queue.h"
 #include "tests/app/workbench/fake_backends.h"
-#include "widgets/job_list_widget.h"
 #include "tests/app/workbench/window_parts.h"
+#include "widgets/job_list_widget.h"
+#include "widgets/parameter_panel.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -164,7 +164,8 @@ private Q_SLOTS:
         w.document()->edit(ParameterField::BatchSize, 100);
         w.document()->edit(ParameterField::FinetuneBatch, 600);
         QTRY_VERIFY(w.calculationsIdle());
-        QTRY_VERIFY(parameterPanel(w)->messageFor(ParameterField::FinetuneBatch).contains("larger than split B (n_B = 500)"));
+        QTRY_VERIFY(
+            parameterPanel(w)->messageFor(ParameterField::FinetuneBatch).contains("larger than split B (n_B = 500)"));
         const auto before = runs_.actions.size();
         QCOMPARE(w.runActions()->startCompareWithBaselines(),
                  QString("Not started: fine-tuning batch = 600 is larger than split B (n_B = 500): expected batch <= n_B; "

@@ -5,8 +5,8 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "tests/app/workbench/fake_backends.h"
-#include "widgets/job_list_widget.h"
 #include "tests/app/workbench/window_parts.h"
+#include "widgets/job_list_widget.h"
 
 #include <QPlainTextEdit>
 #include <QPushButton>

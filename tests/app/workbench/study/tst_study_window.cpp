@@ -13,8 +13,8 @@
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/source_fixtures.h"
-#include "widgets/parameter_panel.h"
 #include "tests/app/workbench/window_parts.h"
+#include "widgets/parameter_panel.h"
 
 #include <QComboBox>
 #include <QDir>
