@@ -366,6 +366,54 @@ void printRow(const char* name, const Timing& t) {
         t.dpMs / t.plainMs, t.dpMinMs / t.plainMinMs, t.noiseNs, t.noiseMinNs, t.seededNoiseNs, t.seededNoiseMinNs);
 }
 
+// --proxy: a small CNN proxy trained on random images and its predictions, timed.
+void measureProxyTraining(int proxyEpochs, int batch, int threads) {
+    const int n = 60000, k = 14;
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(3);
+    at::Tensor x = at::rand({n, 1, 28, 28}, gen).contiguous();
+    at::Tensor y = at::randint(0, 2, {n, k}, gen).to(at::kFloat).contiguous();
+    std::vector<float> pixels(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
+    std::vector<float> labels(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
+    ModelSpec spec = ModelSpecBuilder().kind(ModelKind::SmallCnn).build().value();
+    SupervisedParams params = SupervisedParamsBuilder().epochs(proxyEpochs).batchSize(batch).build().value();
+    auto t0 = Clock::now();
+    auto proxy = trainProxy(ImageView{pixels, n, 1, 28, 28}, labels, k, spec, params);
+    const double trainS = msSince(t0) / 1000.0;
+    t0 = Clock::now();
+    auto p = predictProxy(proxy.value(), ImageView{pixels, n, 1, 28, 28});
+    std::printf(
+        "proxy: small CNN, %d sources, %d images, %d epochs, batch %d, %d threads: train %.1f s, "
+        "predict P on %d images %.1f s\n",
+        k, n, proxyEpochs, batch, threads, trainS, n, msSince(t0) / 1000.0);
+}
+
+// The models to time: the CNN and the MLP, or with --model demo the demo's models as the pipeline
+// builds them, or with --model resnet18 a full-width ResNet-18.
+std::vector<std::pair<const char*, ModelSpec>> modelsNamed(const std::string& model) {
+    ModelSpec cnn = ModelSpecBuilder()
+                        .kind(ModelKind::SmallCnn)
+                        .input(1, 28, 28)
+                        .outputs(10)
+                        .convWidths(32, 64)
+                        .hidden(128)
+                        .groupNorm(false)
+                        .build()
+                        .value();
+    ModelSpec mlp =
+        ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 28, 28).outputs(10).mlpHidden({512, 512}).build().value();
+    // The demo models as the pipeline builds them (GroupNorm): the downstream small CNN with its
+    // default widths, and a narrow ResNet-18 on the same 28×28 inputs (--model demo).
+    ModelSpec demoCnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 28, 28).outputs(2).build().value();
+    ModelSpec demoResNet =
+        ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(2).resnetWidth(16).build().value();
+    std::vector<std::pair<const char*, ModelSpec>> models{{"CNN", cnn}, {"MLP", mlp}};
+    if (model == "demo") models = {{"demo small CNN (GN)", demoCnn}, {"ResNet-18 w16 (GN)", demoResNet}};
+    if (model == "resnet18")
+        models = {{"ResNet-18 w64 (GN)",
+                   ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(10).build().value()}};
+    return models;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -400,23 +448,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (proxyEpochs > 0) {
-        const int n = 60000, k = 14;
-        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(3);
-        at::Tensor x = at::rand({n, 1, 28, 28}, gen).contiguous();
-        at::Tensor y = at::randint(0, 2, {n, k}, gen).to(at::kFloat).contiguous();
-        std::vector<float> pixels(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
-        std::vector<float> labels(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
-        ModelSpec spec = ModelSpecBuilder().kind(ModelKind::SmallCnn).build().value();
-        SupervisedParams params = SupervisedParamsBuilder().epochs(proxyEpochs).batchSize(batch).build().value();
-        auto t0 = Clock::now();
-        auto proxy = trainProxy(ImageView{pixels, n, 1, 28, 28}, labels, k, spec, params);
-        const double trainS = msSince(t0) / 1000.0;
-        t0 = Clock::now();
-        auto p = predictProxy(proxy.value(), ImageView{pixels, n, 1, 28, 28});
-        std::printf(
-            "proxy: small CNN, %d sources, %d images, %d epochs, batch %d, %d threads: train %.1f s, "
-            "predict P on %d images %.1f s\n",
-            k, n, proxyEpochs, batch, threads, trainS, n, msSince(t0) / 1000.0);
+        measureProxyTraining(proxyEpochs, batch, threads);
         return 0;
     }
     std::printf("threads %d, batch %d, %d timed steps each, device %s\n", threads, batch, steps, gDevice.str().c_str());
@@ -429,37 +461,17 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    ModelSpec cnn = ModelSpecBuilder()
-                        .kind(ModelKind::SmallCnn)
-                        .input(1, 28, 28)
-                        .outputs(10)
-                        .convWidths(32, 64)
-                        .hidden(128)
-                        .groupNorm(false)
-                        .build()
-                        .value();
-    ModelSpec mlp =
-        ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 28, 28).outputs(10).mlpHidden({512, 512}).build().value();
-    // The demo models as the pipeline builds them (GroupNorm): the downstream small CNN with its
-    // default widths, and a narrow ResNet-18 on the same 28×28 inputs (--model demo).
-    ModelSpec demoCnn = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 28, 28).outputs(2).build().value();
-    ModelSpec demoResNet =
-        ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(2).resnetWidth(16).build().value();
-    std::vector<std::pair<const char*, ModelSpec>> models{{"CNN", cnn}, {"MLP", mlp}};
-    if (model == "demo") models = {{"demo small CNN (GN)", demoCnn}, {"ResNet-18 w16 (GN)", demoResNet}};
-    if (model == "resnet18")
-        models = {{"ResNet-18 w64 (GN)",
-                   ModelSpecBuilder().kind(ModelKind::ResNet18).input(1, 28, 28).outputs(10).build().value()}};
+    const auto models = modelsNamed(model);
     if (rowsPerUser > 0) {
         std::printf("user level: users of %d rows (%d users per batch of %d images)\n", rowsPerUser,
                     (batch + rowsPerUser - 1) / rowsPerUser, batch);
         std::printf("%-24s %18s %18s %13s", "model", "example-level DP", "user-level DP", "user/example");
         if (userReference) std::printf(" %19s %13s", "user-level before", "before/now");
         std::printf("\n");
-        for (auto& [name, spec] : models) measureUserLevel(name, spec, batch, steps, rowsPerUser, userReference);
+        for (const auto& [name, spec] : models) measureUserLevel(name, spec, batch, steps, rowsPerUser, userReference);
         return 0;
     }
     printHeader("model");
-    for (auto& [name, spec] : models) printRow(name, measure(spec, batch, steps));
+    for (const auto& [name, spec] : models) printRow(name, measure(spec, batch, steps));
     return 0;
 }

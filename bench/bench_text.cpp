@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -31,24 +32,16 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 // Process CPU seconds (all threads): the machine may be shared, so wall time alone misleads.
 double cpuSeconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    const fs::path dataDir = argc > 1 ? fs::path(argv[1]) : fs::path(DPMIX_SOURCE_DIR) / "data";
-    const std::size_t mails = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 1000;
-    text::DomainProxyOptions options;
-    options.tokenizer.vocabularySize = argc > 3 ? std::atoi(argv[3]) : 8000;
-    options.ngram.order = argc > 4 ? std::atoi(argv[4]) : 3;
-    if (argc > 5) options.tokenizerSample.bytesPerDomain = std::strtoul(argv[5], nullptr, 10);
-
-    // Public domains: the 10 largest data/text/*.jsonl files.
+// The public text: the 10 largest data/text/*.jsonl files, one domain each (nothing, after a
+// message, when there are none or one does not load).
+std::optional<data::TextCorpus> loadPublicText(const fs::path& dataDir) {
     std::vector<std::pair<std::uintmax_t, fs::path>> files;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dataDir / "text", ec))
         if (entry.path().extension() == ".jsonl") files.emplace_back(entry.file_size(), entry.path());
     if (files.empty()) {
         std::fprintf(stderr, "no %s/text/*.jsonl: run scripts/fetch-data.sh first\n", dataDir.c_str());
-        return 1;
+        return std::nullopt;
     }
     std::sort(files.rbegin(), files.rend());
     files.resize(std::min<std::size_t>(files.size(), 10));
@@ -60,7 +53,7 @@ int main(int argc, char** argv) {
         auto corpus = data::loadTextSource({path.stem().string(), "jsonl", path.string(), {{"domain", path.stem().string()}}});
         if (!corpus) {
             std::fprintf(stderr, "%s\n", corpus.error().message.c_str());
-            return 1;
+            return std::nullopt;
         }
         for (auto& doc : corpus->documents) {
             publicBytes += doc.text.size();
@@ -69,7 +62,39 @@ int main(int argc, char** argv) {
     }
     std::printf("public text: %zu domains, %zu documents, %.1f MB, loaded in %.2f s\n", files.size(),
                 publicText.documents.size(), publicBytes / 1e6, secondsSince(t0));
+    return publicText;
+}
 
+// Non-private MixMin on the mails' sequence likelihoods, its λ* and the mixture perplexities.
+void reportMixMin(const text::DomainProxies& proxies, const text::LmMixtureInputs& inputs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto objective = mixmin::makeSequenceObjective(inputs.logLikelihoods, inputs.tokenCounts);
+    auto solution = mixmin::solveNonPrivateMixMin(*objective);
+    std::printf("non-private MixMin (sequence form): %.2f s, %lld iterations\n", secondsSince(t0),
+                solution ? solution->iterations : -1);
+    if (solution) {
+        for (std::size_t i = 0; i < proxies.size(); ++i)
+            std::printf("  λ*[%s] = %.3f\n", proxies.domains()[i].c_str(),
+                        solution->lambda[static_cast<Eigen::Index>(i)]);
+        const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(proxies.size()),
+                                                                  1.0 / static_cast<double>(proxies.size()));
+        std::printf("mixture perplexity on the mails: λ* %.1f, uniform λ %.1f\n",
+                    *text::mixturePerplexity(inputs, solution->lambda), *text::mixturePerplexity(inputs, uniform));
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const fs::path dataDir = argc > 1 ? fs::path(argv[1]) : fs::path(DPMIX_SOURCE_DIR) / "data";
+    const std::size_t mails = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 1000;
+    text::DomainProxyOptions options;
+    options.tokenizer.vocabularySize = argc > 3 ? std::atoi(argv[3]) : 8000;
+    options.ngram.order = argc > 4 ? std::atoi(argv[4]) : 3;
+    if (argc > 5) options.tokenizerSample.bytesPerDomain = std::strtoul(argv[5], nullptr, 10);
+
+    auto publicText = loadPublicText(dataDir);
+    if (!publicText) return 1;
     auto mailSpec = data::SourceSpec{"mail", "spam-assassin", (dataDir / "email" / "spam-assassin").string(),
                                      {{"groups", "easy-ham-1,easy-ham-2,hard-ham-1"}}};
     auto mailResult = data::loadTextSource(mailSpec);
@@ -82,10 +107,10 @@ int main(int argc, char** argv) {
     if (mail->documents.size() > mails) mail->documents.resize(mails);
     std::printf("mails: %zu (SpamAssassin ham, bodies)\n", mail->documents.size());
 
-    t0 = std::chrono::steady_clock::now();
+    auto t0 = std::chrono::steady_clock::now();
     double tokenizerSeconds = 0.0, tokenizerCpu = 0.0;
     double cpu0 = cpuSeconds();
-    auto proxies = text::buildDomainProxies(publicText, options, [&](const ProgressEvent& e) {
+    auto proxies = text::buildDomainProxies(*publicText, options, [&](const ProgressEvent& e) {
         if (e.message == "tokenizer ready") {
             tokenizerSeconds = secondsSince(t0);
             tokenizerCpu = cpuSeconds() - cpu0;
@@ -115,18 +140,6 @@ int main(int argc, char** argv) {
                 inputs->documents.size(), static_cast<long long>(inputs->tokenProbabilities.rows()), proxies->size(),
                 scoreSeconds, scoreCpu, static_cast<long long>(inputs->users->users()));
 
-    t0 = std::chrono::steady_clock::now();
-    auto objective = mixmin::makeSequenceObjective(inputs->logLikelihoods, inputs->tokenCounts);
-    auto solution = mixmin::solveNonPrivateMixMin(*objective);
-    std::printf("non-private MixMin (sequence form): %.2f s, %lld iterations\n", secondsSince(t0),
-                solution ? solution->iterations : -1);
-    if (solution) {
-        for (std::size_t i = 0; i < proxies->size(); ++i)
-            std::printf("  λ*[%s] = %.3f\n", proxies->domains()[i].c_str(), solution->lambda[static_cast<Eigen::Index>(i)]);
-        const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(proxies->size()),
-                                                                  1.0 / static_cast<double>(proxies->size()));
-        std::printf("mixture perplexity on the mails: λ* %.1f, uniform λ %.1f\n",
-                    *text::mixturePerplexity(*inputs, solution->lambda), *text::mixturePerplexity(*inputs, uniform));
-    }
+    reportMixMin(*proxies, *inputs);
     return 0;
 }

@@ -41,6 +41,99 @@ BarChartWidget::BarChartWidget(QWidget* parent) : ChartWidget(parent) {
     plot()->legend->setVisible(true);
 }
 
+namespace {
+
+// The series' values as labels above their bars, centred on each bar: the group places bars side
+// by side, `width` apart (the 2 px spacing is negligible for a label).
+void addValueLabels(QCustomPlot* plot, const BarSeries& series, const QVector<double>& ticks, double offset,
+                    const QFont& font) {
+    for (int i = 0; i < series.values.size(); ++i) {
+        if (std::isnan(series.values[i])) continue;
+        auto* label = new QCPItemText(plot);
+        label->position->setType(QCPItemPosition::ptPlotCoords);
+        label->position->setCoords(ticks[i] + offset, series.values[i]);
+        label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+        label->setText(QString::number(series.values[i], 'g', 3));
+        QFont small = font;
+        small.setPointSizeF(small.pointSizeF() * 0.8);
+        label->setFont(small);
+        label->setPadding(QMargins(0, 0, 0, 2));
+        label->setClipToAxisRect(true);
+        label->setSelectable(false);
+    }
+}
+
+// The series' error bars on `bars`, one per bar that is present.
+void addErrorBars(QCustomPlot* plot, const BarSeries& series, QCPBars* bars, double width) {
+    auto* errors = new QCPErrorBars(plot->xAxis, plot->yAxis);
+    errors->removeFromLegend();
+    errors->setDataPlottable(bars);
+    QVector<double> present;
+    for (int i = 0; i < series.values.size(); ++i)
+        if (!std::isnan(series.values[i])) present << series.errors[i];
+    errors->setData(present);
+    errors->setPen(QPen(QColor(40, 40, 40), 1.2));
+    errors->setWhiskerWidth(std::max(4.0, 40.0 * width));
+}
+
+// One series' bars in its palette colour. Missing bars (NaN) are left out of the plottable; the
+// tooltip maps keys back to categories.
+QCPBars* addSeriesBars(QCustomPlot* plot, const BarSeries& series, int index, const QVector<double>& ticks,
+                       double width, QCPBarsGroup* group) {
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(series.name);
+    bars->setWidth(width);
+    const QColor color = seriesColor(index);
+    bars->setPen(QPen(color.darker(130)));
+    bars->setBrush(color);
+    for (int i = 0; i < series.values.size(); ++i)
+        if (!std::isnan(series.values[i])) bars->addData(ticks[i], series.values[i]);
+    bars->setBarsGroup(group);
+    return bars;
+}
+
+// Reference lines: a two-point dashed graph across all categories, so each has a legend entry.
+void addReferenceLines(QCustomPlot* plot, const BarChartData& data) {
+    for (int r = 0; r < data.references.size(); ++r) {
+        QCPGraph* line = plot->addGraph();
+        line->setName(data.references[r].name);
+        line->setData({0.5, data.categories.size() + 0.5}, {data.references[r].value, data.references[r].value});
+        line->setPen(QPen(QColor(200, 30, 30).darker(100 + 40 * r), 1.8, Qt::DashLine));
+        line->setSelectable(QCP::stNone);
+    }
+}
+
+// The category axis: one tick per category, its label slanted or upright when the names would
+// overlap, and room right of the axes for the last slanted label.
+void layOutCategoryAxis(QCustomPlot* plot, const QStringList& categories, const QVector<double>& ticks) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    ticker->setTicks(ticks, categories.toVector());
+    plot->xAxis->setTicker(ticker);
+    // Long category names would overlap side by side: slant them; many categories (a λ chart of
+    // two dozen components) leave each less room than a slanted label needs: stand them upright.
+    int characters = 0;
+    for (const QString& c : categories) characters += static_cast<int>(c.size()) + 2;
+    const double rotation = categories.size() > kUprightLabelsFrom ? 90.0 : characters > 70 ? 35.0 : 0.0;
+    plot->xAxis->setTickLabelRotation(rotation);
+    // A slanted label runs down and to the right of its tick, and QCustomPlot leaves out a label
+    // that would cross the plot's edge: keep room right of the axes for the last one.
+    QCPAxisRect* axes = plot->axisRect();
+    if (rotation == 35.0 && !categories.isEmpty()) {
+        const QFontMetrics metrics(plot->xAxis->tickLabelFont());
+        const double angle = qDegreesToRadians(rotation);
+        const int overhang = static_cast<int>(std::ceil(metrics.horizontalAdvance(categories.last()) * std::cos(angle) +
+                                                        metrics.height() * std::sin(angle)));
+        axes->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+        axes->setMargins(QMargins(0, 0, std::max(15, overhang), 0));  // only the right one is not automatic
+    } else {
+        axes->setAutoMargins(QCP::msAll);
+    }
+    plot->xAxis->setSubTicks(false);
+    plot->xAxis->grid()->setVisible(false);
+}
+
+}  // namespace
+
 QString BarChartWidget::setData(const BarChartData& data) {
     if (QString error = validateBarChartData(data); !error.isEmpty()) return error;
     data_ = data;
@@ -58,82 +151,13 @@ QString BarChartWidget::setData(const BarChartData& data) {
 
     for (int s = 0; s < data_.series.size(); ++s) {
         const BarSeries& series = data_.series[s];
-        auto* bars = new QCPBars(plot()->xAxis, plot()->yAxis);
-        bars->setName(series.name);
-        bars->setWidth(width);
-        const QColor color = seriesColor(s);
-        bars->setPen(QPen(color.darker(130)));
-        bars->setBrush(color);
-        // Missing bars (NaN) are left out of the plottable; the tooltip maps keys back to categories.
-        for (int i = 0; i < series.values.size(); ++i)
-            if (!std::isnan(series.values[i])) bars->addData(ticks[i], series.values[i]);
-        bars->setBarsGroup(group);
+        QCPBars* bars = addSeriesBars(plot(), series, s, ticks, width, group);
         bars_ << bars;
-        if (data_.valueLabels) {
-            // Centred on the bar: the group places bars side by side, `width` apart (the 2 px
-            // spacing is negligible for a label).
-            const double offset = (s - (k - 1) / 2.0) * width;
-            for (int i = 0; i < series.values.size(); ++i) {
-                if (std::isnan(series.values[i])) continue;
-                auto* label = new QCPItemText(plot());
-                label->position->setType(QCPItemPosition::ptPlotCoords);
-                label->position->setCoords(ticks[i] + offset, series.values[i]);
-                label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-                label->setText(QString::number(series.values[i], 'g', 3));
-                QFont small = font();
-                small.setPointSizeF(small.pointSizeF() * 0.8);
-                label->setFont(small);
-                label->setPadding(QMargins(0, 0, 0, 2));
-                label->setClipToAxisRect(true);
-                label->setSelectable(false);
-            }
-        }
-        if (!series.errors.isEmpty()) {
-            auto* errors = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
-            errors->removeFromLegend();
-            errors->setDataPlottable(bars);
-            QVector<double> present;
-            for (int i = 0; i < series.values.size(); ++i)
-                if (!std::isnan(series.values[i])) present << series.errors[i];
-            errors->setData(present);
-            errors->setPen(QPen(QColor(40, 40, 40), 1.2));
-            errors->setWhiskerWidth(std::max(4.0, 40.0 * width));
-        }
+        if (data_.valueLabels) addValueLabels(plot(), series, ticks, (s - (k - 1) / 2.0) * width, font());
+        if (!series.errors.isEmpty()) addErrorBars(plot(), series, bars, width);
     }
-
-    // Reference lines: a two-point dashed graph across all categories, so each has a legend entry.
-    for (int r = 0; r < data_.references.size(); ++r) {
-        QCPGraph* line = plot()->addGraph();
-        line->setName(data_.references[r].name);
-        line->setData({0.5, data_.categories.size() + 0.5}, {data_.references[r].value, data_.references[r].value});
-        line->setPen(QPen(QColor(200, 30, 30).darker(100 + 40 * r), 1.8, Qt::DashLine));
-        line->setSelectable(QCP::stNone);
-    }
-
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    ticker->setTicks(ticks, data_.categories.toVector());
-    plot()->xAxis->setTicker(ticker);
-    // Long category names would overlap side by side: slant them; many categories (a λ chart of
-    // two dozen components) leave each less room than a slanted label needs: stand them upright.
-    int characters = 0;
-    for (const QString& c : data_.categories) characters += static_cast<int>(c.size()) + 2;
-    const double rotation = data_.categories.size() > kUprightLabelsFrom ? 90.0 : characters > 70 ? 35.0 : 0.0;
-    plot()->xAxis->setTickLabelRotation(rotation);
-    // A slanted label runs down and to the right of its tick, and QCustomPlot leaves out a label
-    // that would cross the plot's edge: keep room right of the axes for the last one.
-    QCPAxisRect* axes = plot()->axisRect();
-    if (rotation == 35.0 && !data_.categories.isEmpty()) {
-        const QFontMetrics metrics(plot()->xAxis->tickLabelFont());
-        const double angle = qDegreesToRadians(rotation);
-        const int overhang = static_cast<int>(std::ceil(metrics.horizontalAdvance(data_.categories.last()) * std::cos(angle) +
-                                                        metrics.height() * std::sin(angle)));
-        axes->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
-        axes->setMargins(QMargins(0, 0, std::max(15, overhang), 0));  // only the right one is not automatic
-    } else {
-        axes->setAutoMargins(QCP::msAll);
-    }
-    plot()->xAxis->setSubTicks(false);
-    plot()->xAxis->grid()->setVisible(false);
+    addReferenceLines(plot(), data_);
+    layOutCategoryAxis(plot(), data_.categories, ticks);
     rescaleToData();
     return {};
 }

@@ -67,8 +67,24 @@ ParameterPanel::ParameterPanel(QWidget* parent)
       summary_(new QLabel),
       run_(new QPushButton(tr("Run DP-MixMin"))) {
     auto* layout = new QVBoxLayout(this);
+    buildBudgetSection(layout);
+    buildSplitSection(layout);
+    buildMixtureSection(layout);
+    addStageSections(layout);
+    buildRunSection(layout);
+    layout->addStretch(1);
 
-    // --- privacy budget -------------------------------------------------------------------
+    setValues(values_);
+    explainLabels();
+    connectFields();
+
+    // Ctrl+Z in a field must undo the document's last edit, not the field's private text
+    // history (which would leave panel and document disagreeing).
+    for (QLineEdit* edit : findChildren<QLineEdit*>()) edit->installEventFilter(this);
+}
+
+// Privacy budget: ε, δ, the data set's cap, composition, accountant, reproducibility.
+void ParameterPanel::buildBudgetSection(QVBoxLayout* layout) {
     auto* budget = new QGroupBox(tr("Privacy budget"));
     auto* budgetForm = makeForm(budget);
     epsilon_->setToolTip(
@@ -118,8 +134,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     budgetForm->addRow(fieldLabel(ParameterField::Reproducible),
                        withMessage(reproducible_, addMessageLabel(ParameterField::Reproducible)));
     layout->addWidget(budget);
+}
 
-    // --- data split -----------------------------------------------------------------------
+// Sensitive data split: n, ρ with its split summary and guidance, the seeds.
+void ParameterPanel::buildSplitSection(QVBoxLayout* layout) {
     auto* split = new QGroupBox(tr("Sensitive data split"));
     auto* splitForm = makeForm(split);
     count_->setRange(0, 2'000'000'000);
@@ -174,8 +192,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
            "Paper: several seeds per setting."));
     splitForm->addRow(fieldLabel(ParameterField::Seeds), withMessage(seeds_, addMessageLabel(ParameterField::Seeds)));
     layout->addWidget(split);
+}
 
-    // --- advanced: mixture learning (Algorithm 1) -------------------------------------------
+// Advanced: mixture learning (Algorithm 1): clip norm, batch size, learning rate, steps.
+void ParameterPanel::buildMixtureSection(QVBoxLayout* layout) {
     auto* advancedForm = makeForm(advanced_);
     clip_->setRange(0.0, 1e6);
     clip_->setDecimals(2);
@@ -206,9 +226,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
     advancedForm->addRow(fieldLabel(ParameterField::Steps),
                          withMessage(steps_, addMessageLabel(ParameterField::Steps)));
     layout->addWidget(advanced_);
-    addStageSections(layout);
+}
 
-    // --- live privacy summary and Run ------------------------------------------------------
+// The live privacy summary of this run and the Run button.
+void ParameterPanel::buildRunSection(QVBoxLayout* layout) {
     auto* calculator = new QGroupBox(tr("Privacy of this run"));
     calculator_ = calculator;
     auto* calcLayout = new QVBoxLayout(calculator);
@@ -228,11 +249,10 @@ ParameterPanel::ParameterPanel(QWidget* parent)
            "Run ▸ Compare with baselines also pretrains and fine-tunes every method."));
     run_->setDefault(true);
     layout->addWidget(run_);
-    layout->addStretch(1);
+}
 
-    setValues(values_);
-    explainLabels();
-
+// Every field's edit becomes one emitEdit of its ParameterField (the document applies it).
+void ParameterPanel::connectFields() {
     connect(epsilon_, &LogSliderSpinBox::valueEdited, this, [this](double v) { emitEdit(ParameterField::Epsilon, v); });
     connect(delta_, &QLineEdit::textEdited, this, [this](const QString& t) { emitEdit(ParameterField::Delta, t); });
     connect(budgetCap_, &QLineEdit::textEdited, this,
@@ -255,10 +275,6 @@ ParameterPanel::ParameterPanel(QWidget* parent)
             [this](double v) { emitEdit(ParameterField::LearningRate, v); });
     connect(steps_, &QSpinBox::valueChanged, this, [this](int v) { emitEdit(ParameterField::Steps, v); });
     connect(run_, &QPushButton::clicked, this, &ParameterPanel::runRequested);
-
-    // Ctrl+Z in a field must undo the document's last edit, not the field's private text
-    // history (which would leave panel and document disagreeing).
-    for (QLineEdit* edit : findChildren<QLineEdit*>()) edit->installEventFilter(this);
 }
 
 void ParameterPanel::addStageSections(QLayout* layout) {

@@ -12,6 +12,7 @@
 class QAbstractSpinBox;
 class QCheckBox;
 class QLayout;
+class QVBoxLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -109,6 +110,11 @@ protected:
 
 private:
     QLabel* addMessageLabel(ParameterField field);
+    void buildBudgetSection(QVBoxLayout* layout);
+    void buildSplitSection(QVBoxLayout* layout);
+    void buildMixtureSection(QVBoxLayout* layout);
+    void buildRunSection(QVBoxLayout* layout);
+    void connectFields();
     void addStageSections(QLayout* layout);
     QSpinBox* addCountField(QFormLayout* form, ParameterField field, int maximum, const QString& tip);
     QDoubleSpinBox* addRealField(QFormLayout* form, ParameterField field, double maximum, int decimals,

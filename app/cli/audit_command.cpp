@@ -230,7 +230,7 @@ int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, con
     if (args.cluster.dryRun) {
         // The script and the command only: no proxy, no job directory.
         auto units = pipeline::cluster::auditWorkUnits(options.runs, args.units, options.seed);
-        if (!units) return badInput(units.error().message);
+        if (!units) return badInput(cliMessage(units.error()));
         if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badInput(cliMessage(*bad));
         auto report = pipeline::cluster::submitJob(project, "audit", "{}", *units, args.cluster.slurm, true);
         if (!report) return badInput(report.error().message);

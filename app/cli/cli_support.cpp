@@ -1,6 +1,7 @@
 #include "app/cli/cli_support.h"
 
 #include <csignal>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -47,6 +48,16 @@ ProgressCallback stderrProgress() {
         std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message)
                   << '\n';
     };
+}
+
+std::string cliMessage(const Error& e) {
+    std::string message = e.field.empty() ? e.message : "--" + e.message;
+    static const std::pair<const char*, const char*> kFlags[] = {{"the local executor", "--executor local"},
+                                                                 {"the Slurm executor", "--executor slurm"}};
+    for (const auto& [thing, flag] : kFlags)
+        for (auto at = message.find(thing); at != std::string::npos; at = message.find(thing, at))
+            message.replace(at, std::strlen(thing), flag);
+    return message;
 }
 
 }  // namespace dpmix::cli

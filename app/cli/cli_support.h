@@ -30,8 +30,9 @@ private:
 };
 
 /// An engine error in the command line's words: a message about an option gets the flag's
-/// dashes ("epsilon = 0 is out of range" → "--epsilon = 0 is out of range").
-inline std::string cliMessage(const Error& e) { return e.field.empty() ? e.message : "--" + e.message; }
+/// dashes ("epsilon = 0 is out of range" → "--epsilon = 0 is out of range"), and the executors the
+/// engine names get the flag that chooses them ("the local executor" → "--executor local").
+std::string cliMessage(const Error& e);
 
 /// Progress to stderr as "[stage] done/total  message", one line per whole percent.
 ProgressCallback stderrProgress();

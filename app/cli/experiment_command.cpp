@@ -102,7 +102,7 @@ int submitExperiment(const std::string& what, const std::string& projectArg, con
     if (auto bad = pipeline::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
     // A host that cannot submit changes nothing (no project created, no proxy trained).
     if (auto e = cl::checkCanSubmit(); e && !cluster.dryRun) {
-        std::cerr << "dpmix experiment " << what << ": " << e->message << '\n';
+        std::cerr << "dpmix experiment " << what << ": " << cliMessage(*e) << '\n';
         return 1;
     }
     auto opened = openProjectForRuns(projectArg);

@@ -6,6 +6,7 @@
 //                                                   deletes each job folder once every unit is stored
 //   dpmix jobs cancel PROJECT [--job ID] [--unit N] scancel of the job (or of one array task)
 //   dpmix jobs resubmit PROJECT [--job ID] [--max-parallel P]   sbatch of the failed units only
+#include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "engine/core/file_door.h"
@@ -127,7 +128,7 @@ int executeCancel(const JobsArgs& a) {
     std::string job = a.job;
     if (job.empty()) {
         auto only = cluster::onlyJob(a.project);
-        if (!only) return fail("jobs cancel", only.error().message, 2);
+        if (!only) return fail("jobs cancel", cliMessage(only.error()), 2);
         job = *only;
     }
     const std::optional<long long> unit = a.unit >= 0 ? std::optional<long long>(a.unit) : std::nullopt;
@@ -141,7 +142,7 @@ int executeResubmit(const JobsArgs& a) {
     std::string job = a.job;
     if (job.empty()) {
         auto only = cluster::onlyJob(a.project);
-        if (!only) return fail("jobs resubmit", only.error().message, 2);
+        if (!only) return fail("jobs resubmit", cliMessage(only.error()), 2);
         job = *only;
     }
     const std::optional<long long> parallel =
@@ -167,7 +168,7 @@ void registerJobsCommands(CLI::App& app, CommandContext& ctx) {
             return;
         }
         if (auto e = cluster::runWorkerUnit(args->jobDir, args->unit, args->threads)) {
-            ctx.exitCode = fail("worker", e->message);
+            ctx.exitCode = fail("worker", cliMessage(*e));
             return;
         }
         std::cout << "unit " << args->unit << " done\n";

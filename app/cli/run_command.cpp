@@ -256,7 +256,7 @@ int executeRun(const RunArgs& args) {
         if (auto refusal = secretRandomness(args)) return badRunInput(*refusal);
         // A host that cannot submit changes nothing (no project created, no proxy trained).
         if (auto e = pipeline::cluster::checkCanSubmit(); e && !args.cluster.dryRun) {
-            std::cerr << "dpmix run: " << e->message << '\n';
+            std::cerr << "dpmix run: " << cliMessage(*e) << '\n';
             return 1;
         }
     }

@@ -1,9 +1,9 @@
 // dpmix-workbench: the desktop program.
 // `dpmix-workbench [--read-only] [FILE] [--screenshot OUT.png [--view NAME]]`.
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/project/project_store.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
@@ -34,16 +34,34 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
-int runWorkbench(int argc, char** argv) {
-    dpmix::tuneMallocForTraining();
-    dpmix::reportFileSizeLimitAsError();
-    preferOffscreenForScreenshots(argc, argv);
-    QApplication app(argc, argv);
+// The names QSettings, the window titles and --version use.
+void nameApplication() {
     QApplication::setOrganizationName(QStringLiteral("dpmix"));
     QApplication::setApplicationName(QStringLiteral("dpmix-workbench"));
     QApplication::setApplicationDisplayName(QStringLiteral("dpmix workbench"));
     QApplication::setApplicationVersion(QString::fromStdString(dpmix::versionString()));
     QApplication::setDesktopFileName(QStringLiteral("dpmix-workbench"));
+}
+
+// Before a run spends privacy budget: what it spends, before → after, and Run / Cancel (or, over
+// the cap, why it is refused).
+bool confirmSpendInDialog(const dpmix::workbench::SpendPreview& preview) {
+    QWidget* parent = QApplication::activeWindow();
+    const QString text = dpmix::workbench::spendPreviewText(preview);
+    if (preview.overCap) {
+        QMessageBox::warning(parent, QObject::tr("Privacy budget exceeded"), text);
+        return false;
+    }
+    return QMessageBox::question(parent, QObject::tr("Spend privacy budget?"), text,
+                                 QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Ok) == QMessageBox::Ok;
+}
+
+int runWorkbench(int argc, char** argv) {
+    dpmix::tuneMallocForTraining();
+    dpmix::reportFileSizeLimitAsError();
+    preferOffscreenForScreenshots(argc, argv);
+    QApplication app(argc, argv);
+    nameApplication();
 
     QCommandLineParser cli;
     cli.setApplicationDescription(QStringLiteral("dpmix workbench: differentially private learning with public data"));
@@ -86,16 +104,7 @@ int runWorkbench(int argc, char** argv) {
     services.studies = &studies;
     // Before a run spends privacy budget: what it spends, before → after, and Run / Cancel (or,
     // over the cap, why it is refused).
-    services.confirmSpend = [](const dpmix::workbench::SpendPreview& preview) {
-        QWidget* parent = QApplication::activeWindow();
-        const QString text = dpmix::workbench::spendPreviewText(preview);
-        if (preview.overCap) {
-            QMessageBox::warning(parent, QObject::tr("Privacy budget exceeded"), text);
-            return false;
-        }
-        return QMessageBox::question(parent, QObject::tr("Spend privacy budget?"), text,
-                                     QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Ok) == QMessageBox::Ok;
-    };
+    services.confirmSpend = confirmSpendInDialog;
     dpmix::workbench::MainWindow window(services);
 
     QTextStream err(stderr);

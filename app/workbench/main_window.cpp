@@ -6,11 +6,11 @@
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/rho_guidance_text.h"
 #include "app/workbench/project/project_store.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/compute_device_menu.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/latest_result_runner.h"
-#include "app/workbench/runs/run_actions.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/study/study_controller.h"
@@ -89,7 +89,45 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
       jobs_(new widgets::JobListWidget),
       budgetMeter_(new widgets::BudgetMeter) {
     initWorkbenchResources();
+    // The parts' names: what a test or a tool finds them by (findChild), with no getter for each.
+    runner_->setObjectName("jobRunner");
+    tabs_->setObjectName("analysisTabs");
+    tree_->setObjectName("projectTree");
+    parameters_->setObjectName("parameterPanel");
+    calculator_->setObjectName("calculatorPanel");
+    jobs_->setObjectName("jobList");
     setWindowIcon(QIcon(QStringLiteral(":/dpmix/icons/dpmix-workbench.svg")));
+    buildCalculatorTab();
+    setCentralWidget(tabs_);
+
+    buildStudyController();
+    buildDocks();
+    buildMenus();
+    connectRunDetails();
+    jobStatus_ = new QLabel(tr("No jobs running"));
+    statusBar()->addPermanentWidget(jobStatus_);
+    statusBar()->showMessage(tr("Ready"), 3000);
+
+    connect(document_, &ParameterDocument::valuesChanged, this, &MainWindow::onParametersChanged);
+    connect(document_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    connect(parameters_, &widgets::ParameterPanel::fieldEdited, document_, &ParameterDocument::edit);
+    connect(parameters_, &widgets::ParameterPanel::runRequested, this, &MainWindow::requestRun);
+    connect(calculator_, &widgets::PrivacyCalculatorPanel::inputsEdited, this, &MainWindow::onCalculatorInputs);
+
+    connectJobs();
+    restoreWindowState();
+    updateTitle();
+    parameters_->setRunEnabled(false);  // until the first validation says otherwise
+    onParametersChanged();
+    calculatorRunner_->submitNow([inputs = calculator_->inputs(), panel = calculator_] {
+        const CalculatorResult r = evaluateCalculator(inputs);
+        return [panel, r] { applyCalculatorResult(*panel, r); };
+    });
+}
+
+// The analysis area: the calculator is its permanent first tab; analysis tabs opened later can be
+// closed.
+void MainWindow::buildCalculatorTab() {
     tabs_->setDocumentMode(true);
     tabs_->setTabsClosable(true);
     auto* calculatorPage = new QScrollArea;
@@ -101,15 +139,16 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
     tabs_->addTab(calculatorPage, tr("Calculator"));
     tabs_->setTabToolTip(0, tr("Privacy calculator"));
     tabs_->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
-    // The calculator is the permanent first tab; analysis tabs opened later can be closed.
     connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
         if (index == 0) return;
         QWidget* page = tabs_->widget(index);
         tabs_->removeTab(index);
         page->deleteLater();
     });
-    setCentralWidget(tabs_);
+}
 
+// Building a new study: the controller, and what a registration changes in the tree and the panel.
+void MainWindow::buildStudyController() {
     // Registrations share the parameters' undo stack, so Edit ▸ Undo walks back through both.
     study_ = new StudyController(tree_, document_->undoStack(), services_.sources, services_.studies, this);
     connect(study_, &StudyController::draftChanged, this, [this] {
@@ -129,24 +168,17 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
         parameters_->setUnitName(users ? tr("users") : tr("examples"));
     });
     connect(study_, &StudyController::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-    buildDocks();
-    buildMenus();
-    connectRunDetails();
-    jobStatus_ = new QLabel(tr("No jobs running"));
-    statusBar()->addPermanentWidget(jobStatus_);
-    statusBar()->showMessage(tr("Ready"), 3000);
+}
 
-    connect(document_, &ParameterDocument::valuesChanged, this, &MainWindow::onParametersChanged);
-    connect(document_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
-    connect(parameters_, &widgets::ParameterPanel::fieldEdited, document_, &ParameterDocument::edit);
-    connect(parameters_, &widgets::ParameterPanel::runRequested, this, &MainWindow::requestRun);
-    connect(calculator_, &widgets::PrivacyCalculatorPanel::inputsEdited, this, &MainWindow::onCalculatorInputs);
-
+// The job runner and the stage queue report to the job list, the log and the status bar; the
+// engine's study log and live private set arrive from the worker thread.
+void MainWindow::connectJobs() {
     connect(runner_, &JobRunner::started, jobs_, &widgets::JobListWidget::addJob);
     connect(runner_, &JobRunner::started, this, &MainWindow::updateJobStatus);
     connect(runner_, &JobRunner::progressed, jobs_, &widgets::JobListWidget::setProgress);
     connect(runner_, &JobRunner::finished, this, &MainWindow::onJobFinished);
     queue_ = new StageQueue(runner_, jobs_, this);
+    queue_->setObjectName("stageQueue");
     connect(queue_, &StageQueue::logged, this, [this](const QString& line) {
         appendLog(tr("Jobs: %1").arg(line));
         updateJobStatus();
@@ -162,15 +194,6 @@ MainWindow::MainWindow(WorkbenchServices services, QWidget* parent)
         qRegisterMetaType<PrivateSetImages>();
         connect(engineRuns, &EngineRunController::privateSetUpdated, this, &MainWindow::showLivePrivateSet);
     }
-
-    restoreWindowState();
-    updateTitle();
-    parameters_->setRunEnabled(false);  // until the first validation says otherwise
-    onParametersChanged();
-    calculatorRunner_->submitNow([inputs = calculator_->inputs(), panel = calculator_] {
-        const CalculatorResult r = evaluateCalculator(inputs);
-        return [panel, r] { applyCalculatorResult(*panel, r); };
-    });
 }
 
 MainWindow::~MainWindow() {
@@ -226,6 +249,7 @@ void MainWindow::buildDocks() {
     auto* logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName("logDock");
     log_ = new QPlainTextEdit;
+    log_->setObjectName("logView");
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(5000);
     log_->setPlaceholderText(tr("Messages of running studies appear here."));
@@ -240,6 +264,33 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* quit = buildFileMenu(file);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    undo->setStatusTip(spentPrivacyNotice());  // undo reverts spec edits, never a run
+    undo->setToolTip(spentPrivacyNotice());
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* study = menuBar()->addMenu(tr("&Study"));
+    study->addAction(study_->addPublicAction());
+    study->addAction(study_->setSensitiveAction());
+    study->addAction(study_->removeSelectedAction());
+    addStudyActions(study);
+
+    buildViewMenu();
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    buildRunMenu(run, file, quit);
+    buildHelpMenu();
+}
+
+// File: new, open, export release, recent files, save, quit; returns Quit (the run actions'
+// Export report… goes before it).
+QAction* MainWindow::buildFileMenu(QMenu* file) {
     file->addAction(tr("&New"), QKeySequence::New, this, [this] {
         if (maybeSave()) newProject();
     });
@@ -260,6 +311,7 @@ void MainWindow::buildMenus() {
         if (QString e = openFile(path, true); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
     });
     exportReleaseAction_ = file->addAction(tr("Export &release…"), this, [this] { exportReleaseWithDialog(); });
+    exportReleaseAction_->setObjectName("exportRelease");
     exportReleaseAction_->setStatusTip(
         tr("Write a new file with only the chosen DP runs' outputs and ledgers, to share "
            "outside the data owner's trust boundary"));
@@ -273,23 +325,10 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setMenuRole(QAction::QuitRole);
+    return quit;
+}
 
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
-    undo->setStatusTip(spentPrivacyNotice());  // undo reverts spec edits, never a run
-    undo->setToolTip(spentPrivacyNotice());
-    edit->addAction(undo);
-    edit->addAction(redo);
-
-    QMenu* study = menuBar()->addMenu(tr("&Study"));
-    study->addAction(study_->addPublicAction());
-    study->addAction(study_->setSensitiveAction());
-    study->addAction(study_->removeSelectedAction());
-    addStudyActions(study);
-
+void MainWindow::buildViewMenu() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
@@ -298,10 +337,14 @@ void MainWindow::buildMenus() {
         if (!showView("run-details")) statusBar()->showMessage(tr("Open a project to see its runs' details."), 5000);
     });
     details->setObjectName("showRunDetails");
+}
 
-    QMenu* run = menuBar()->addMenu(tr("&Run"));
+// Run: Run DP-MixMin (following the panel's Run button), the run actions, the compute device and
+// the job list's housekeeping.
+void MainWindow::buildRunMenu(QMenu* run, QMenu* file, QAction* quit) {
     runAction_ =
         run->addAction(tr("&Run DP-MixMin"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::requestRun);
+    runAction_->setObjectName("runDpMixMin");
     runAction_->setEnabled(false);
     // The menu item follows the panel's Run button, which follows validation and read-only.
     computingTimer_ = new QTimer(this);
@@ -312,13 +355,15 @@ void MainWindow::buildMenus() {
     });
     connect(planRunner_, &LatestResultRunner::applied, runAction_,
             [this] { runAction_->setEnabled(parameters_->runButton()->isEnabled()); });
-    runActions_ = new RunActions(this, services_.runs);
+    runActions_ = new RunActions(this, {runAction_, tree_, tabs_, services_.cluster}, services_.runs);
     runActions_->addToMenus(file, quit, run);
     run->addSeparator();
     run->addMenu(new ComputeDeviceMenu(services_.runs, services_.cudaAvailable && services_.cudaAvailable(), run));
     run->addAction(tr("&Cancel all jobs"), this, [this] { queue_->cancelAll(); });
     run->addAction(tr("C&lear finished jobs"), jobs_, &widgets::JobListWidget::clearFinished);
+}
 
+void MainWindow::buildHelpMenu() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* manual = help->addAction(tr("&Manual for this view"), this, [this] { showHelp(); });
     manual->setShortcut(QKeySequence::HelpContents);  // F1

@@ -3,10 +3,10 @@
 // starting with the privacy calculator), parameter panel dock (right), jobs dock (bottom),
 // File/Edit/View/Run/Help menus, status bar. Engine access goes through the two seams in
 // WorkbenchServices, so the window runs (and is tested) without the pipeline or project file.
-#include "app/workbench/about_info.h"
-#include "app/workbench/runs/job_runner.h"
-#include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/help/about_info.h"
 #include "app/workbench/help/help_topics.h"
+#include "app/workbench/project/project_snapshot.h"
+#include "app/workbench/runs/job_runner.h"
 #include "app/workbench/runs/private_set_images.h"
 #include "app/workbench/runs/run_action.h"
 #include "widgets/run_parameters.h"
@@ -83,28 +83,19 @@ public:
     explicit MainWindow(WorkbenchServices services, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // The window's parts (the panels, the tabs, the tree, the job list and runner, the log, the
+    // trust banner, Run DP-MixMin, Export release…) have no getters: a test or a tool finds them by
+    // their object names (tests/app/workbench/window_parts.h); a controller gets the parts it
+    // works with when it is made (RunActions::WindowParts).
+
+    /// The panel's values and their undo stack: what a run, a save and the previews read.
     ParameterDocument* document() const { return document_; }
-    widgets::ParameterPanel* parameterPanel() const { return parameters_; }
-    widgets::PrivacyCalculatorPanel* calculatorPanel() const { return calculator_; }
-    widgets::JobListWidget* jobList() const { return jobs_; }
-    widgets::BudgetMeter* budgetMeter() const { return budgetMeter_; }
-    JobRunner* jobRunner() const { return runner_; }
-    QTabWidget* analysisTabs() const { return tabs_; }
-    QTreeWidget* projectTree() const { return tree_; }
-    /// The file's trust verdict above the project tree (hidden with no project open).
-    QLabel* trustBanner() const { return trustBanner_; }
-    QAction* exportReleaseAction() const { return exportReleaseAction_; }
 
     QString currentFile() const { return currentFile_; }
     QStringList recentFiles() const;
     bool isReadOnly() const { return readOnly_; }
-    QAction* runAction() const { return runAction_; }
     /// Compare with baselines, ε sweep, Audit, re-run, run comparison, report (run_actions.h).
     RunActions* runActions() const { return runActions_; }
-    QPlainTextEdit* logView() const { return log_; }
-    ClusterBackend* clusterBackend() const { return services_.cluster; }
-    /// The Cluster jobs dock's view (main_window_cluster.cpp).
-    ClusterJobsView* clusterJobsView() const { return clusterJobs_; }
     /// Building a new study: registration dialogs, drops on the tree, the draft (study_controller.h).
     StudyController* study() const { return study_; }
     /// The project's data as last read (null when no project is open).
@@ -137,7 +128,6 @@ public:
     /// Queues the jobs of one request (a run, a sweep, an audit): they run one after another, each
     /// when the previous one succeeded; other requests wait their turn and never share its fate.
     void startStages(const QList<StageJob>& stages);
-    StageQueue* stageQueue() const { return queue_; }
 
     /// Brings a part of the window to the front: "main", "calculator", "parameters", "jobs",
     /// and with a project open the result tabs "lambda", "ledger", "trajectory", "tradeoff",
@@ -148,14 +138,11 @@ public:
     HelpWindow* showHelp(std::optional<HelpTopic> topic = std::nullopt);
     /// S of a running PSG job, in the Private set tab (opened if needed).
     void showLivePrivateSet(const PrivateSetImages& set);
-    PrivateSetView* privateSetView() const { return privateSetView_; }
     /// The Run details tab (main_window_run_details.cpp), opened if needed and brought to the
     /// front, showing run `runId` — by default the tree's current run, else the run it already
     /// shows, else the newest finished DP-MixMin run. Double-click or Enter on a run of the tree
     /// and its context menu's "Show run details" open it; while open it follows the tree.
     RunDetailsView* showRunDetails(std::optional<long long> runId = std::nullopt);
-    /// The open Run details tab, or null.
-    RunDetailsView* runDetailsView() const;
     /// Adds a closable tab to the analysis area and shows it.
     void addAnalysisTab(QWidget* page, const QString& title);
 
@@ -177,13 +164,22 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    /// The open Run details tab, or null.
+    RunDetailsView* runDetailsView() const;
     bool confirmPreview(const Result<SpendPreview>& preview);
+    void buildCalculatorTab();
+    void buildStudyController();
+    void connectJobs();
     void buildDocks();
     void buildClusterDock(QDockWidget* tabbedWith);  // main_window_cluster.cpp
     /// A stage of the Jobs dock that acts on one cluster job: stores it in the project ("merge"),
     /// cancels it or resubmits its failed units.
     void startClusterStage(const QString& what, const QString& jobId);
     void buildMenus();
+    QAction* buildFileMenu(QMenu* file);
+    void buildViewMenu();
+    void buildRunMenu(QMenu* run, QMenu* file, QAction* quit);
+    void buildHelpMenu();
     void restoreWindowState();
     void saveWindowState();
     void onParametersChanged();
@@ -204,6 +200,10 @@ private:
     void onJobFinished(int jobId, JobOutcome outcome, const QString& message);
     void populateTree();
     void rebuildResultTabs();
+    struct ResultPage;
+    QList<ResultPage> resultPages(bool mixtureStudy);
+    void addResultTab(const ResultPage& page, const QString& study, const QString& current, bool mixtureStudy);
+    void addPrivateSetTab(const QString& current, bool mixtureStudy);
     void applyReadOnly();
     void updateTrustBanner();
     void exportReleaseWithDialog();

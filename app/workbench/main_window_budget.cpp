@@ -2,10 +2,10 @@
 // before a run that spends (docs/PRIVACY.md, "Privacy budget"; docs/WORKBENCH.md).
 #include "app/workbench/main_window.h"
 
-#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/parameters/number_parsing.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
 

@@ -3,10 +3,10 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/help/help_window.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/views/adamix_view.h"
-#include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/auc_view.h"
+#include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/chart_views.h"
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/views/ledger_view.h"
@@ -45,14 +45,27 @@ void MainWindow::rebuildResultTabs() {
     // A study without public data (a PSG study) has no mixture, λ or fine-tuning to show: only
     // its ledger and its private set.
     const bool mixtureStudy = !project_->spec.publicSources.empty();
-    QList<QPair<QWidget*, QString>> pages;
-    QStringList names, fullTitles;
-    // Short tab titles, so that a study's tabs fit the analysis area beside both docks; the full
-    // title is the tab's tooltip and the report's heading.
+    const QString study = QFileInfo(project_->path).completeBaseName();
+    for (const ResultPage& page : resultPages(mixtureStudy)) addResultTab(page, study, current, mixtureStudy);
+    // PSG's tab: for a study made for it (a psg section) or one that holds a private set.
+    if (project_->spec.psg || !privateSetRuns(*project_).empty()) addPrivateSetTab(current, mixtureStudy);
+    refreshRunDetails();
+}
+
+// Short tab titles, so that a study's tabs fit the analysis area beside both docks; the full
+// title is the tab's tooltip and the report's heading.
+struct MainWindow::ResultPage {
+    QString name;  // "summary", "lambda", ... (the page's object name is name + "View")
+    QWidget* page;
+    QString title, fullTitle;
+};
+
+// The open project's result pages, in tab order. A study without public data (a PSG study) has
+// no mixture, λ or fine-tuning to show.
+QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
+    QList<ResultPage> pages;
     auto add = [&](const QString& name, QWidget* page, const QString& title, const QString& fullTitle) {
-        names << name;
-        pages.append({page, title});
-        fullTitles << fullTitle;
+        pages.append({name, page, title, fullTitle});
     };
     add("summary", new StudySummaryView(*project_), tr("Summary"), tr("Study summary"));
     if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"), tr("λ by task"));
@@ -91,39 +104,41 @@ void MainWindow::rebuildResultTabs() {
                                    projectEstimatesLoader(project_->path)),
             tr("Who pays"), tr("Who pays for privacy: per-example ε_i (estimates)"));
     }
-    const QString study = QFileInfo(project_->path).completeBaseName();
-    for (int i = 0; i < pages.size(); ++i) {
-        pages[i].first->setObjectName(names[i] + "View");
-        // Exports propose "<study>-<view>.<suffix>" and say where they went (or why not).
-        for (auto* chart : pages[i].first->findChildren<widgets::ChartWidget*>()) {
-            chart->setExportName(study + QLatin1Char('-') + names[i]);
-            connect(chart, &widgets::ChartWidget::exported, this,
-                    [this](const QString& path) { statusBar()->showMessage(tr("Plot saved to %1").arg(path), 10000); });
-            connect(chart, &widgets::ChartWidget::exportFailed, this, [this](const QString& message) {
-                statusBar()->showMessage(message, 15000);
-                QMessageBox::warning(this, tr("Export plot"), message);
-            });
-        }
-        const int index = tabs_->addTab(pages[i].first, pages[i].second);
-        tabs_->setTabToolTip(index, fullTitles[i]);
-        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
-        resultTabs_ << pages[i].first;
-        if (pages[i].second == current) tabs_->setCurrentIndex(index);
-        // A reviewer opening a study sees its summary first (a PSG study: its private set, below).
-        if (justOpened_ && mixtureStudy && names[i] == "summary") tabs_->setCurrentIndex(index);
+    return pages;
+}
+
+// One result page as a tab that cannot be closed (it is rebuilt with the project); its charts'
+// exports report in the status bar.
+void MainWindow::addResultTab(const ResultPage& page, const QString& study, const QString& current, bool mixtureStudy) {
+    page.page->setObjectName(page.name + "View");
+    // Exports propose "<study>-<view>.<suffix>" and say where they went (or why not).
+    for (auto* chart : page.page->findChildren<widgets::ChartWidget*>()) {
+        chart->setExportName(study + QLatin1Char('-') + page.name);
+        connect(chart, &widgets::ChartWidget::exported, this,
+                [this](const QString& path) { statusBar()->showMessage(tr("Plot saved to %1").arg(path), 10000); });
+        connect(chart, &widgets::ChartWidget::exportFailed, this, [this](const QString& message) {
+            statusBar()->showMessage(message, 15000);
+            QMessageBox::warning(this, tr("Export plot"), message);
+        });
     }
-    // PSG's tab: for a study made for it (a psg section) or one that holds a private set.
-    if (project_->spec.psg || !privateSetRuns(*project_).empty()) {
-        privateSetView_ = new PrivateSetView(*project_);
-        privateSetView_->setObjectName("privatesetView");
-        connect(privateSetView_, &PrivateSetView::exported, this,
-                [this](const QString& message) { statusBar()->showMessage(message, 10000); });
-        const int index = tabs_->addTab(privateSetView_, tr("Private set"));
-        tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
-        resultTabs_ << privateSetView_;
-        if (current == tr("Private set") || (justOpened_ && !mixtureStudy)) tabs_->setCurrentIndex(index);
-    }
-    refreshRunDetails();
+    const int index = tabs_->addTab(page.page, page.title);
+    tabs_->setTabToolTip(index, page.fullTitle);
+    tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);  // rebuilt with the project
+    resultTabs_ << page.page;
+    if (page.title == current) tabs_->setCurrentIndex(index);
+    // A reviewer opening a study sees its summary first (a PSG study: its private set, below).
+    if (justOpened_ && mixtureStudy && page.name == "summary") tabs_->setCurrentIndex(index);
+}
+
+void MainWindow::addPrivateSetTab(const QString& current, bool mixtureStudy) {
+    privateSetView_ = new PrivateSetView(*project_);
+    privateSetView_->setObjectName("privatesetView");
+    connect(privateSetView_, &PrivateSetView::exported, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    const int index = tabs_->addTab(privateSetView_, tr("Private set"));
+    tabs_->tabBar()->setTabButton(index, QTabBar::RightSide, nullptr);
+    resultTabs_ << privateSetView_;
+    if (current == tr("Private set") || (justOpened_ && !mixtureStudy)) tabs_->setCurrentIndex(index);
 }
 
 void MainWindow::showLivePrivateSet(const PrivateSetImages& set) {

@@ -2,10 +2,11 @@
 
 #include "widgets/parameter_panel.h"
 
-#include "app/workbench/views/ledger_view.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/views/result_page_view.h"
+#include "app/workbench/runs/job_runner.h"
 #include "app/workbench/runs/run_controller.h"
+#include "app/workbench/views/ledger_view.h"
+#include "app/workbench/views/result_page_view.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 
@@ -75,7 +76,7 @@ void startExampleJobs(MainWindow& window) {
         };
     };
     window.startStages({{QObject::tr("Example: mixture learning"), slowStage(400)}});
-    window.jobRunner()->start(QObject::tr("Example: proxy training"), slowStage(1000));
+    window.findChild<JobRunner*>("jobRunner")->start(QObject::tr("Example: proxy training"), slowStage(1000));
 }
 
 }  // namespace
@@ -100,14 +101,17 @@ QString renderScreenshot(MainWindow& window, const QString& outPath, const QStri
     settle(window, view == "jobs" ? 1500 : 300);
     // A view without data shows its empty state: say so, so scripts can keep such a picture out
     // of the documentation (scripts/make-screenshots.sh).
-    if (auto* page = qobject_cast<ResultPageView*>(window.analysisTabs()->currentWidget()); page && page->showsEmptyState())
+    if (auto* page = qobject_cast<ResultPageView*>(window.findChild<QTabWidget*>("analysisTabs")->currentWidget());
+        page && page->showsEmptyState())
         std::fprintf(stderr, "dpmix-workbench: --view %s shows its empty state: %s\n", qPrintable(view),
                      qPrintable(page->emptyState()->text()));
-    const QPixmap pixmap = view == "panel" ? window.parameterPanel()->grab() : window.grab();
+    const QPixmap pixmap =
+        view == "panel" ? window.findChild<widgets::ParameterPanel*>("parameterPanel")->grab() : window.grab();
     const bool saved = pixmap.save(outPath);
     if (view == "jobs") {
-        window.jobRunner()->cancelAll();
-        window.jobRunner()->waitForAll();
+        auto* runner = window.findChild<JobRunner*>("jobRunner");
+        runner->cancelAll();
+        runner->waitForAll();
     }
     if (!saved) return QStringLiteral("cannot write the screenshot to %1").arg(outPath);
     return {};

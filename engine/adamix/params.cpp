@@ -72,6 +72,31 @@ AdamixParamsBuilder AdamixParamsBuilder::defaults() {
     return b;
 }
 
+namespace {
+
+// σ from the target ε (calibrated by the accountant, which certifies the ε it meets) or ε
+// certified for a given σ: exactly one of them.
+Status calibrateNoise(const std::optional<double>& epsilon, const std::optional<double>& sigma, AdamixParams& p) {
+    if (epsilon && sigma) return Error{"epsilon and sigma are both given: give one of them", "epsilon"};
+    if (epsilon) {
+        if (auto e = named(privacy::checkPositive("epsilon", *epsilon), "epsilon")) return *e;
+        const auto cal = privacy::calibrateSigma(p.accountant, *epsilon, p.delta, p.q, p.steps);
+        if (!cal)
+            return Error{"epsilon = " + formatNumber(*epsilon) + " cannot be met: " + cal.error().message, "epsilon"};
+        p.sigma = cal->sigma;
+        p.epsilon = cal->epsilon;
+    } else if (sigma) {
+        if (auto e = named(privacy::checkPositive("sigma", *sigma), "sigma")) return *e;
+        p.sigma = *sigma;
+        p.epsilon = privacy::certifiedGaussianEpsilon(p.accountant, {{p.q, p.sigma, p.steps}}, p.delta);
+    } else {
+        return Error{"epsilon is missing: give a target epsilon (sigma is then calibrated) or sigma", "epsilon"};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<AdamixParams> AdamixParamsBuilder::build(long long privateExamples, long long publicExamples) const {
     if (privateExamples < 1)
         return outOfRange("private-examples", std::to_string(privateExamples), "at least 1 private example");
@@ -138,20 +163,7 @@ Result<AdamixParams> AdamixParamsBuilder::build(long long privateExamples, long 
     if (split_.empty()) return Error{"split is empty: expected the name of the private data split", "split"};
     p.split = split_;
 
-    if (epsilon_ && sigma_) return Error{"epsilon and sigma are both given: give one of them", "epsilon"};
-    if (epsilon_) {
-        if (auto e = named(privacy::checkPositive("epsilon", *epsilon_), "epsilon")) return *e;
-        const auto cal = privacy::calibrateSigma(p.accountant, *epsilon_, p.delta, p.q, p.steps);
-        if (!cal) return Error{"epsilon = " + formatNumber(*epsilon_) + " cannot be met: " + cal.error().message, "epsilon"};
-        p.sigma = cal->sigma;
-        p.epsilon = cal->epsilon;
-    } else if (sigma_) {
-        if (auto e = named(privacy::checkPositive("sigma", *sigma_), "sigma")) return *e;
-        p.sigma = *sigma_;
-        p.epsilon = privacy::certifiedGaussianEpsilon(p.accountant, {{p.q, p.sigma, p.steps}}, p.delta);
-    } else {
-        return Error{"epsilon is missing: give a target epsilon (sigma is then calibrated) or sigma", "epsilon"};
-    }
+    if (auto e = calibrateNoise(epsilon_, sigma_, p)) return *e;
     return p;
 }
 

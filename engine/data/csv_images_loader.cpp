@@ -136,52 +136,46 @@ Status decodeAll(const SourceSpec& spec, const LoadControl& control, const std::
 
 }  // namespace
 
-Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control) {
-    if (auto unknown = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
-                                                "size", "channels", "uncertain", "blank", "image_root",
-                                                "finding_column", "finding_separator", "no_finding"},
-                                         {"uncertain.", "blank."}))
-        return *unknown;
-    auto limit = limitOption(spec);
-    if (!limit) return limit.error();
-    auto size = parseSize(spec);
-    if (!size) return size.error();
-    auto channels = integerOption(spec, "channels", 1, 1, 3);
-    if (!channels) return channels.error();
-    if (*channels == 2)
-        return Error{sourceContext(spec) + "option 'channels' = '2' is not valid, expected 1 (grey) or 3 (RGB)"};
+namespace {
 
-    auto text = readFileMaybeGzip(spec.path);
-    if (!text) return Error{sourceContext(spec) + text.error().message};
-    auto parsed = parseCsv(*text, spec.path);
-    if (!parsed) return Error{sourceContext(spec) + parsed.error().message};
-    CsvTable csv = std::move(parsed).value();
+// A column named twice would silently read one of them.
+Status checkColumnsUnique(const SourceSpec& spec, const CsvTable& csv) {
     const CsvTable* table = &csv;
-    // A column named twice would silently read one of them.
     for (std::size_t i = 0; i < table->header.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (table->header[i] == table->header[j])
                 return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has two columns named '" + table->header[i] +
                              "' (columns " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
                              "): expected each column once"};
+    return std::nullopt;
+}
 
-    const std::string pathColumn = optionOr(spec, "path_column", "Path");
-    const int pathIndex = table->column(pathColumn);
-    if (pathIndex < 0)
-        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no image path column '" +
-                     pathColumn + "' (set option path_column)"};
-    const std::string userColumn = optionOr(spec, "user_column", "");
-    const int userIndex = userColumn.empty() ? -1 : table->column(userColumn);
-    if (!userColumn.empty() && userIndex < 0)
-        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no user column '" + userColumn + "'"};
+// The manifest as a table (gzip or not), each column named once.
+Result<CsvTable> readCsvTable(const SourceSpec& spec) {
+    auto text = readFileMaybeGzip(spec.path);
+    if (!text) return Error{sourceContext(spec) + text.error().message};
+    auto parsed = parseCsv(*text, spec.path);
+    if (!parsed) return Error{sourceContext(spec) + parsed.error().message};
+    if (auto bad = checkColumnsUnique(spec, *parsed)) return *bad;
+    return parsed;
+}
 
-    const std::string findingColumn = optionOr(spec, "finding_column", "");
+// A row's image file: its path, relative to the image root unless absolute.
+Result<std::string> imageFileOf(const SourceSpec& spec, const std::string& where, const std::string& cell,
+                                const std::string& imageRoot) {
+    const std::string imagePath = trim(cell);
+    if (imagePath.empty()) return Error{sourceContext(spec) + where + ": empty image path"};
+    return std::filesystem::path(imagePath).is_absolute() ? imagePath
+                                                          : (std::filesystem::path(imageRoot) / imagePath).string();
+}
+
+// The label columns without a finding column: the `labels` option, or every column but the path,
+// the user and the ignored ones.
+std::vector<std::string> labelColumnNames(const SourceSpec& spec, const CsvTable& csv, const std::string& pathColumn,
+                                          const std::string& userColumn) {
+    const CsvTable* table = &csv;
     std::vector<std::string> labelNames;
-    if (!findingColumn.empty()) {  // the findings are the labels; other columns are not
-        auto expanded = expandFindingColumn(spec, findingColumn, csv);
-        if (!expanded) return expanded.error();
-        labelNames = *expanded;
-    } else if (spec.options.count("labels")) {
+    if (spec.options.count("labels")) {
         labelNames = splitList(spec.options.at("labels"));
     } else {
         const auto ignored = splitList(optionOr(spec, "ignore_columns", ""));
@@ -190,9 +184,21 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
                 std::find(ignored.begin(), ignored.end(), name) == ignored.end())
                 labelNames.push_back(name);
     }
-    if (labelNames.empty()) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no label columns"};
+    return labelNames;
+}
+
+// Each label column's index and its policies for uncertain (-1) and blank cells (the column's own
+// option, else the default); an uncertain./blank. option naming no label column is refused.
+struct LabelColumns {
     std::vector<int> labelIndex;
     std::vector<Policy> uncertainPolicy, blankPolicy;
+};
+
+Result<LabelColumns> labelColumns(const SourceSpec& spec, const CsvTable& csv,
+                                  const std::vector<std::string>& labelNames) {
+    const CsvTable* table = &csv;
+    LabelColumns out;
+    auto& [labelIndex, uncertainPolicy, blankPolicy] = out;
     auto uncertainDefault = parsePolicy(spec, "uncertain", "zero");
     if (!uncertainDefault) return uncertainDefault.error();
     auto blankDefault = parsePolicy(spec, "blank", "zero");
@@ -217,7 +223,86 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
                 std::find(labelNames.begin(), labelNames.end(), key.substr(std::string(prefix).size())) ==
                     labelNames.end())
                 return Error{sourceContext(spec) + "option '" + key + "' names no label column"};
+    return out;
+}
 
+// One label cell: 1 or 0 as they are, -1 (uncertain) and blank by their column's policy (a masked
+// cell sets `mask` to 0 and `masked`).
+Status readLabelCell(const SourceSpec& spec, const std::string& where, const std::string& column,
+                     const std::string& text, Policy uncertain, Policy blank, float& label, unsigned char& mask,
+                     bool& masked) {
+    const std::string cell = trim(text);
+    Policy policy = Policy::Zero;
+    bool usePolicy = true;
+    if (cell.empty()) {
+        policy = blank;
+    } else {
+        double value = 0;
+        const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+        if (ec != std::errc() || end != cell.data() + cell.size() || (value != 1 && value != 0 && value != -1))
+            return Error{sourceContext(spec) + where + ", column '" + column + "': value '" + cell +
+                         "' is not a label, expected 1, 0, -1 (uncertain) or blank"};
+        if (value == -1) {
+            policy = uncertain;
+        } else {
+            label = static_cast<float>(value);
+            usePolicy = false;
+        }
+    }
+    if (usePolicy) {
+        if (policy == Policy::One) label = 1.0f;
+        if (policy == Policy::Mask) {
+            mask = 0;
+            masked = true;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control) {
+    if (auto unknown = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
+                                                "size", "channels", "uncertain", "blank", "image_root",
+                                                "finding_column", "finding_separator", "no_finding"},
+                                         {"uncertain.", "blank."}))
+        return *unknown;
+    auto limit = limitOption(spec);
+    if (!limit) return limit.error();
+    auto size = parseSize(spec);
+    if (!size) return size.error();
+    auto channels = integerOption(spec, "channels", 1, 1, 3);
+    if (!channels) return channels.error();
+    if (*channels == 2)
+        return Error{sourceContext(spec) + "option 'channels' = '2' is not valid, expected 1 (grey) or 3 (RGB)"};
+
+    auto parsed = readCsvTable(spec);
+    if (!parsed) return parsed.error();
+    CsvTable csv = std::move(parsed).value();
+    const CsvTable* table = &csv;
+    const std::string pathColumn = optionOr(spec, "path_column", "Path");
+    const int pathIndex = table->column(pathColumn);
+    if (pathIndex < 0)
+        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no image path column '" +
+                     pathColumn + "' (set option path_column)"};
+    const std::string userColumn = optionOr(spec, "user_column", "");
+    const int userIndex = userColumn.empty() ? -1 : table->column(userColumn);
+    if (!userColumn.empty() && userIndex < 0)
+        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no user column '" + userColumn + "'"};
+
+    const std::string findingColumn = optionOr(spec, "finding_column", "");
+    std::vector<std::string> labelNames;
+    if (!findingColumn.empty()) {  // the findings are the labels; other columns are not
+        auto expanded = expandFindingColumn(spec, findingColumn, csv);
+        if (!expanded) return expanded.error();
+        labelNames = *expanded;
+    } else {
+        labelNames = labelColumnNames(spec, csv, pathColumn, userColumn);
+    }
+    if (labelNames.empty()) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no label columns"};
+    auto columns = labelColumns(spec, *table, labelNames);
+    if (!columns) return columns.error();
+    const auto& [labelIndex, uncertainPolicy, blankPolicy] = *columns;
     const std::size_t n = std::min(table->rows.size(), *limit);
     if (n == 0) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' lists no images (empty data set)"};
     const std::string imageRoot =
@@ -238,37 +323,13 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
         const auto& row = table->rows[i];
         const std::string where = "CSV file '" + spec.path + "', line " + std::to_string(table->rowLines[i]);
         for (std::size_t j = 0; j < l; ++j) {
-            const std::string cell = trim(row[labelIndex[j]]);
-            Policy policy = Policy::Zero;
-            bool usePolicy = true;
-            if (cell.empty()) {
-                policy = blankPolicy[j];
-            } else {
-                double value = 0;
-                const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-                if (ec != std::errc() || end != cell.data() + cell.size() || (value != 1 && value != 0 && value != -1))
-                    return Error{sourceContext(spec) + where + ", column '" + labelNames[j] + "': value '" + cell +
-                                 "' is not a label, expected 1, 0, -1 (uncertain) or blank"};
-                if (value == -1) {
-                    policy = uncertainPolicy[j];
-                } else {
-                    out.labels[i * l + j] = static_cast<float>(value);
-                    usePolicy = false;
-                }
-            }
-            if (usePolicy) {
-                if (policy == Policy::One) out.labels[i * l + j] = 1.0f;
-                if (policy == Policy::Mask) {
-                    out.labelMask[i * l + j] = 0;
-                    anyMasked = true;
-                }
-            }
+            if (auto bad = readLabelCell(spec, where, labelNames[j], row[labelIndex[j]], uncertainPolicy[j],
+                                         blankPolicy[j], out.labels[i * l + j], out.labelMask[i * l + j], anyMasked))
+                return *bad;
         }
-        const std::string imagePath = trim(row[pathIndex]);
-        if (imagePath.empty()) return Error{sourceContext(spec) + where + ": empty image path"};
-        imageFiles[i] = std::filesystem::path(imagePath).is_absolute()
-                            ? imagePath
-                            : (std::filesystem::path(imageRoot) / imagePath).string();
+        auto imageFile = imageFileOf(spec, where, row[pathIndex], imageRoot);
+        if (!imageFile) return imageFile.error();
+        imageFiles[i] = *imageFile;
         imageWhere[i] = where;
         if (userIndex >= 0) {
             out.users.push_back(trim(row[userIndex]));

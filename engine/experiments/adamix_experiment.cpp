@@ -400,33 +400,215 @@ void summariseAdamixGrid(AdamixGridResult& result, const AdamixGridOptions& o) {
 
 namespace {
 
-// The grid's cells of the groups (seed, shots, private per class) that `part` selects (all of
-// them when unset), in table order; no summaries. A cell's computation depends on its group, ε
-// and method only, so a part's cells are the whole grid's, bit for bit.
-Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDrawPlan& plan, const AdamixGridOptions& o,
-                                   const std::optional<AdamixGridPart>& part, const ProgressCallback& progress,
-                                   const CancellationToken& cancel) {
+// The grid's shape: its sizes, the private methods (run at each ε) and the reference methods (run
+// once per group), in table order.
+struct GridShape {
+    std::vector<AdamixMethod> privateMethods, referenceMethods;
+    bool wantAdamix = false;
+    std::size_t S = 0, K = 0, N = 0, E = 0, P = 0;
+    std::size_t groups() const { return S * K * N; }
+    std::size_t groupIndex(std::size_t s, std::size_t k, std::size_t n) const { return (s * K + k) * N + n; }
+};
+
+GridShape gridShape(const AdamixGridOptions& o) {
+    GridShape g;
+    for (auto m : allAdamixMethods())
+        if (std::find(o.methods.begin(), o.methods.end(), m) != o.methods.end())
+            (isPrivateMethod(m) ? g.privateMethods : g.referenceMethods).push_back(m);
+    g.wantAdamix =
+        std::find(g.privateMethods.begin(), g.privateMethods.end(), AdamixMethod::AdamixR) != g.privateMethods.end();
+    g.S = static_cast<std::size_t>(o.seeds);
+    g.K = o.shots.size();
+    g.N = o.privatePerClass.size();
+    g.E = o.epsilons.size();
+    g.P = g.privateMethods.size();
+    return g;
+}
+
+// What every job of the grid reads: the inputs, the draws, the options, where the shots come
+// from, and the test set.
+struct GridContext {
+    const AdamixGridInput& input;
+    const AdamixDrawPlan& plan;
+    const AdamixGridOptions& o;
+    const Eigen::MatrixXd& shotFeatures;
+    const Eigen::VectorXi& shotLabels;
+    const adamix::LabelledFeatures& testSet;
+};
+
+// Phase 1's results: per group the paragon's error (the error increase needs it), public-only's
+// error and the example counts; per (seed, private per class) the isolation scores (AdaMix-R only).
+struct ReferenceFits {
+    std::vector<double> paragonError, publicError;
+    std::vector<long long> privateCount, publicCount;
+    std::vector<Eigen::VectorXd> isolation;
+};
+
+Eigen::VectorXd isolationOf(const GridContext& c, std::size_t s, std::size_t n) {
+    const GroupRows rows = groupRows(c.plan.seeds[s], 0, c.o.privatePerClass[n]);
+    const auto priv = gather(c.input.poolFeatures, c.input.poolLabels, rows.privateRows, c.input.classes);
+    const Eigen::MatrixXd unit = priv.augmented.leftCols(priv.augmentedDim() - 1);
+    return isolationScores(unit, priv.labels, c.o.neighbours);
+}
+
+// Group i = (s, k, n): the paragon with AdaMix-R's ridge λ, public-only with its public-fit ridge
+// λ₀ (θ₀ itself).
+void fitReferences(const GridContext& c, std::size_t i, std::size_t s, std::size_t k, std::size_t n,
+                   ReferenceFits& fits) {
+    const GroupRows rows = groupRows(c.plan.seeds[s], c.o.shots[k], c.o.privatePerClass[n]);
+    const auto pub = gather(c.shotFeatures, c.shotLabels, rows.shots, c.input.classes);
+    const auto priv = gather(c.input.poolFeatures, c.input.poolLabels, rows.privateRows, c.input.classes);
+    const adamix::AdamixParams defaults;
+    const double paragonRidge = defaults.ridge, publicRidge = defaults.publicRidge;
+    fits.paragonError[i] = 1.0 - adamix::accuracy(adamix::fitHead(concat(pub, priv), paragonRidge).theta, c.testSet);
+    fits.publicError[i] = 1.0 - adamix::accuracy(adamix::fitHead(pub, publicRidge).theta, c.testSet);
+    fits.privateCount[i] = priv.examples();
+    fits.publicCount[i] = pub.examples();
+}
+
+// One DP run's outcome.
+struct DpSlot {
+    double error = 0.0;
+    adamix::AdamixParams params;
+    std::optional<AdamixPerExample> perExample;
+};
+
+// AdaMix-R's per-example record: each private example's ε_i, loss and isolation, the quantiles of
+// ε_i and its rank correlations with the loss and the isolation.
+Result<AdamixPerExample> perExampleRecord(const GridContext& c, const GroupRows& rows,
+                                          const adamix::LabelledFeatures& priv, const adamix::AdamixResult& run,
+                                          const adamix::AdamixParams& params, const Eigen::VectorXd& isolation) {
+    auto eps = adamix::estimatePerExampleEpsilon(run.normRatioSums, params.steps, params.sigma, params.delta,
+                                                 params.accountant);
+    if (!eps) return Error{"per-example epsilon: " + eps.error().message};
+    AdamixPerExample pe;
+    for (auto r : rows.privateRows) {
+        pe.sourceIndex.push_back(c.input.poolSourceIndex.empty()
+                                     ? static_cast<long long>(r)
+                                     : c.input.poolSourceIndex[static_cast<std::size_t>(r)]);
+        pe.labels.push_back(c.input.poolLabels(r));
+    }
+    pe.epsilon = eps->epsilon;
+    pe.datasetEpsilon = eps->datasetEpsilon;
+    pe.loss = perExampleLoss(run.theta, priv);
+    pe.isolation = isolation;
+    std::vector<double> values(pe.epsilon.data(), pe.epsilon.data() + pe.epsilon.size());
+    pe.quantileLevels = epsilonQuantileLevels();
+    for (double level : pe.quantileLevels) pe.quantiles.push_back(adamix::quantile(values, level));
+    pe.spearmanLoss = spearman(pe.epsilon, pe.loss);
+    pe.spearmanIsolation = spearman(pe.epsilon, pe.isolation);
+    return pe;
+}
+
+// One private method at one ε on group (s, k, n), with reproducible noise keyed by the cell.
+Result<DpSlot> runDpCell(const GridContext& c, AdamixMethod method, std::size_t s, std::size_t k, std::size_t n,
+                         std::size_t e, std::size_t N, const ReferenceFits& fits, const CancellationToken& cancel) {
+    const auto& o = c.o;
+    const GroupRows rows = groupRows(c.plan.seeds[s], o.shots[k], o.privatePerClass[n]);
+    const auto pub = gather(c.shotFeatures, c.shotLabels, rows.shots, c.input.classes);
+    const auto priv = gather(c.input.poolFeatures, c.input.poolLabels, rows.privateRows, c.input.classes);
+    std::ostringstream invocation;
+    invocation << "adamix-experiment/seed=" << s << "/shots=" << o.shots[k]
+               << "/private=" << perClassText(o.privatePerClass[n]) << "/eps=" << number(o.epsilons[e]) << "/"
+               << adamixMethodName(method);
+    auto builder = adamix::AdamixParamsBuilder::defaults()
+                       .steps(o.steps)
+                       .stepSize(o.stepSize)
+                       .delta(o.delta)
+                       .accountant(o.accountant)
+                       .epsilon(o.epsilons[e])
+                       .variant(variantOf(method))
+                       .reproducible(o.drawSeed, invocation.str());
+    const auto variant = variantOf(method);
+    if (variant == adamix::AdamixVariant::FixedClip || variant == adamix::AdamixVariant::DpGdFromZero ||
+        variant == adamix::AdamixVariant::DpGdWarmStart)
+        builder.fixedClip(o.fixedClip);
+    auto params = builder.build(priv.examples(), pub.examples());
+    if (!params) return Error{invocation.str() + ": " + params.error().message, params.error().field};
+    auto run = adamix::runAdamix(pub, priv, *params, nullptr, {}, cancel);
+    if (!run) return Error{invocation.str() + ": " + run.error().message};
+    DpSlot slot;
+    slot.params = *params;
+    slot.error = 1.0 - adamix::accuracy(run->theta, c.testSet);
+    if (method == AdamixMethod::AdamixR) {
+        // The isolation of this (seed, n): the private rows of any k are the same rows in the same order.
+        auto pe = perExampleRecord(c, rows, priv, *run, *params, fits.isolation[s * N + n]);
+        if (!pe) return Error{invocation.str() + ": " + pe.error().message};
+        slot.perExample = std::move(pe).value();
+    }
+    return slot;
+}
+
+// Group (s, k, n)'s cells in table order: the reference methods (M0, M1), then each private method
+// at each ε; a DP cell's per-example record moves to `result`.
+void appendGroupCells(const AdamixGridOptions& o, const GridShape& shape, std::size_t s, std::size_t k, std::size_t n,
+                      const ReferenceFits& fits, std::vector<DpSlot>& dp, AdamixGridResult& result) {
+    const std::size_t g = shape.groupIndex(s, k, n), E = shape.E, P = shape.P;
+    auto base = [&](AdamixMethod m) {
+        AdamixCell c;
+        c.method = m;
+        c.shots = o.shots[k];
+        c.privatePerClass = o.privatePerClass[n];
+        c.seed = static_cast<long long>(s);
+        c.privateExamples = fits.privateCount[g];
+        c.publicExamples = fits.publicCount[g];
+        return c;
+    };
+    for (auto m : shape.referenceMethods) {
+        AdamixCell c = base(m);
+        c.testError = m == AdamixMethod::Paragon ? fits.paragonError[g] : fits.publicError[g];
+        c.errorIncrease = errorIncreasePercent(c.testError, fits.paragonError[g]);
+        result.cells.push_back(c);
+    }
+    for (std::size_t e = 0; e < E; ++e)
+        for (std::size_t p = 0; p < P; ++p) {
+            DpSlot& slot = dp[(g * E + e) * P + p];
+            AdamixCell c = base(shape.privateMethods[p]);
+            c.epsilon = o.epsilons[e];
+            c.testError = slot.error;
+            c.errorIncrease = errorIncreasePercent(c.testError, fits.paragonError[g]);
+            c.sigma = slot.params.sigma;
+            c.delta = slot.params.delta;
+            c.q = slot.params.q;
+            c.steps = slot.params.steps;
+            c.certifiedEpsilon = slot.params.epsilon;
+            c.clip = slot.params.clip == adamix::ClipRule::Fixed ? slot.params.fixedClip : 0.0;
+            if (slot.perExample) {
+                c.perExample = static_cast<long long>(result.perExample.size());
+                slot.perExample->cell = static_cast<long long>(result.cells.size());
+                result.perExample.push_back(std::move(*slot.perExample));
+            }
+            result.cells.push_back(c);
+        }
+}
+
+// The options are valid, and the draws and the features were made for them.
+Status checkGridInput(const AdamixGridInput& input, const AdamixDrawPlan& plan, const AdamixGridOptions& o) {
     if (auto e = checkAdamixGridOptions(o)) return *e;
     if (static_cast<long long>(plan.seeds.size()) != o.seeds || plan.classes != input.classes)
         return Error{"the draw plan does not match the options (seeds or classes)"};
     if (input.testFeatures.rows() < 1) return Error{"the test set is empty"};
     if (!plan.shotsFromPool && input.shotFeatures.rows() == 0)
         return Error{"the plan draws shots from a separate source, but its features were not given"};
-    const Eigen::MatrixXd& shotFeatures = plan.shotsFromPool ? input.poolFeatures : input.shotFeatures;
-    const Eigen::VectorXi& shotLabels = plan.shotsFromPool ? input.poolLabels : input.shotLabels;
+    return std::nullopt;
+}
+
+// The grid's cells of the groups (seed, shots, private per class) that `part` selects (all of
+// them when unset), in table order; no summaries. A cell's computation depends on its group, ε
+// and method only, so a part's cells are the whole grid's, bit for bit.
+Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDrawPlan& plan, const AdamixGridOptions& o,
+                                   const std::optional<AdamixGridPart>& part, const ProgressCallback& progress,
+                                   const CancellationToken& cancel) {
+    if (auto e = checkGridInput(input, plan, o)) return *e;
     auto testSet = adamix::makeLabelledFeatures(input.testFeatures, input.testLabels, input.classes, "test");
     if (!testSet) return testSet.error();
+    const Eigen::MatrixXd& shotFeatures = plan.shotsFromPool ? input.poolFeatures : input.shotFeatures;
+    const Eigen::VectorXi& shotLabels = plan.shotsFromPool ? input.poolLabels : input.shotLabels;
+    const GridContext context{input, plan, o, shotFeatures, shotLabels, *testSet};
 
-    std::vector<AdamixMethod> privateMethods, referenceMethods;
-    for (auto m : allAdamixMethods())
-        if (std::find(o.methods.begin(), o.methods.end(), m) != o.methods.end())
-            (isPrivateMethod(m) ? privateMethods : referenceMethods).push_back(m);
-    const bool wantAdamix =
-        std::find(privateMethods.begin(), privateMethods.end(), AdamixMethod::AdamixR) != privateMethods.end();
-    const auto S = static_cast<std::size_t>(o.seeds), K = o.shots.size(), N = o.privatePerClass.size(),
-               E = o.epsilons.size(), P = privateMethods.size();
-    const std::size_t groups = S * K * N;
-    auto groupIndex = [&](std::size_t s, std::size_t k, std::size_t n) { return (s * K + k) * N + n; };
+    const GridShape shape = gridShape(o);
+    const std::size_t S = shape.S, K = shape.K, N = shape.N, E = shape.E, P = shape.P;
+    const std::size_t groups = shape.groups();
     if (part && (part->seed < 0 || part->seed >= o.seeds || part->privateIndex >= N))
         return Error{"grid part (seed " + std::to_string(part->seed) + ", private-per-class index " +
                      std::to_string(part->privateIndex) + ") is not in the grid"};
@@ -437,15 +619,14 @@ Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDra
     for (std::size_t s = 0; s < S; ++s)
         for (std::size_t k = 0; k < K; ++k)
             for (std::size_t n = 0; n < N; ++n)
-                if (selected(s, n)) active.push_back(groupIndex(s, k, n));
+                if (selected(s, n)) active.push_back(shape.groupIndex(s, k, n));
 
     // Phase 1: the paragon's error (always: the error increase needs it), public-only, and the
     // isolation scores per (seed, private per class).
-    std::vector<double> paragonError(groups), publicError(groups);
-    std::vector<long long> privateCount(groups), publicCount(groups);
-    std::vector<Eigen::VectorXd> isolation(wantAdamix ? S * N : 0);
+    ReferenceFits fits{std::vector<double>(groups), std::vector<double>(groups), std::vector<long long>(groups),
+                       std::vector<long long>(groups), std::vector<Eigen::VectorXd>(shape.wantAdamix ? S * N : 0)};
     std::vector<std::size_t> activeIsolation;  // indices s · N + n into `isolation`
-    for (std::size_t i = 0; i < isolation.size(); ++i)
+    for (std::size_t i = 0; i < fits.isolation.size(); ++i)
         if (selected(i / N, i % N)) activeIsolation.push_back(i);
     const long long phase1 = static_cast<long long>(active.size() + activeIsolation.size());
     const long long phase2 = static_cast<long long>(active.size() * E * P);
@@ -460,91 +641,25 @@ Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDra
         const auto j = static_cast<std::size_t>(index);
         if (j >= active.size()) {  // an isolation score
             const std::size_t slot = activeIsolation[j - active.size()];
-            const std::size_t s = slot / N, n = slot % N;
-            const GroupRows rows = groupRows(plan.seeds[s], 0, o.privatePerClass[n]);
-            const auto priv = gather(input.poolFeatures, input.poolLabels, rows.privateRows, input.classes);
-            const Eigen::MatrixXd unit = priv.augmented.leftCols(priv.augmentedDim() - 1);
-            isolation[slot] = isolationScores(unit, priv.labels, o.neighbours);
+            fits.isolation[slot] = isolationOf(context, slot / N, slot % N);
             return std::nullopt;
         }
         const std::size_t i = active[j];
-        const std::size_t s = i / (K * N), k = (i / N) % K, n = i % N;
-        const GroupRows rows = groupRows(plan.seeds[s], o.shots[k], o.privatePerClass[n]);
-        const auto pub = gather(shotFeatures, shotLabels, rows.shots, input.classes);
-        const auto priv = gather(input.poolFeatures, input.poolLabels, rows.privateRows, input.classes);
-        // The paragon with AdaMix-R's ridge λ, public-only with its public-fit ridge λ₀ (θ₀ itself).
-        const adamix::AdamixParams defaults;
-        const double paragonRidge = defaults.ridge, publicRidge = defaults.publicRidge;
-        paragonError[i] = 1.0 - adamix::accuracy(adamix::fitHead(concat(pub, priv), paragonRidge).theta, *testSet);
-        publicError[i] = 1.0 - adamix::accuracy(adamix::fitHead(pub, publicRidge).theta, *testSet);
-        privateCount[i] = priv.examples();
-        publicCount[i] = pub.examples();
+        fitReferences(context, i, i / (K * N), (i / N) % K, i % N, fits);
         return std::nullopt;
     };
     if (auto e = audit::runIndexedJobs(phase1, o.threads, phase1Job, "adamix-experiment", forward(0), cancel)) return *e;
 
     // Phase 2: the DP runs.
-    struct DpSlot {
-        double error = 0.0;
-        adamix::AdamixParams params;
-        std::optional<AdamixPerExample> perExample;
-    };
     std::vector<DpSlot> dp(groups * E * P);
     auto phase2Job = [&](long long index) -> Status {
         throwIfCancelled(cancel);
         const auto j = static_cast<std::size_t>(index);
         const std::size_t g = active[j / (E * P)], e = (j / P) % E, p = j % P;
-        const std::size_t i = (g * E + e) * P + p;
         const std::size_t s = g / (K * N), k = (g / N) % K, n = g % N;
-        const AdamixMethod method = privateMethods[p];
-        const GroupRows rows = groupRows(plan.seeds[s], o.shots[k], o.privatePerClass[n]);
-        const auto pub = gather(shotFeatures, shotLabels, rows.shots, input.classes);
-        const auto priv = gather(input.poolFeatures, input.poolLabels, rows.privateRows, input.classes);
-        std::ostringstream invocation;
-        invocation << "adamix-experiment/seed=" << s << "/shots=" << o.shots[k] << "/private="
-                   << perClassText(o.privatePerClass[n]) << "/eps=" << number(o.epsilons[e]) << "/"
-                   << adamixMethodName(method);
-        auto builder = adamix::AdamixParamsBuilder::defaults()
-                           .steps(o.steps)
-                           .stepSize(o.stepSize)
-                           .delta(o.delta)
-                           .accountant(o.accountant)
-                           .epsilon(o.epsilons[e])
-                           .variant(variantOf(method))
-                           .reproducible(o.drawSeed, invocation.str());
-        const auto variant = variantOf(method);
-        if (variant == adamix::AdamixVariant::FixedClip || variant == adamix::AdamixVariant::DpGdFromZero ||
-            variant == adamix::AdamixVariant::DpGdWarmStart)
-            builder.fixedClip(o.fixedClip);
-        auto params = builder.build(priv.examples(), pub.examples());
-        if (!params) return Error{invocation.str() + ": " + params.error().message, params.error().field};
-        auto run = adamix::runAdamix(pub, priv, *params, nullptr, {}, cancel);
-        if (!run) return Error{invocation.str() + ": " + run.error().message};
-        DpSlot& slot = dp[i];
-        slot.params = *params;
-        slot.error = 1.0 - adamix::accuracy(run->theta, *testSet);
-        if (method == AdamixMethod::AdamixR) {
-            auto eps = adamix::estimatePerExampleEpsilon(run->normRatioSums, params->steps, params->sigma,
-                                                         params->delta, params->accountant);
-            if (!eps) return Error{invocation.str() + ": per-example epsilon: " + eps.error().message};
-            AdamixPerExample pe;
-            for (auto r : rows.privateRows) {
-                pe.sourceIndex.push_back(input.poolSourceIndex.empty() ? static_cast<long long>(r)
-                                                                       : input.poolSourceIndex[static_cast<std::size_t>(r)]);
-                pe.labels.push_back(input.poolLabels(r));
-            }
-            pe.epsilon = eps->epsilon;
-            pe.datasetEpsilon = eps->datasetEpsilon;
-            pe.loss = perExampleLoss(run->theta, priv);
-            // The isolation of this (seed, n): the private rows of any k are the same rows in the same order.
-            pe.isolation = isolation[s * N + n];
-            std::vector<double> values(pe.epsilon.data(), pe.epsilon.data() + pe.epsilon.size());
-            pe.quantileLevels = epsilonQuantileLevels();
-            for (double level : pe.quantileLevels) pe.quantiles.push_back(adamix::quantile(values, level));
-            pe.spearmanLoss = spearman(pe.epsilon, pe.loss);
-            pe.spearmanIsolation = spearman(pe.epsilon, pe.isolation);
-            slot.perExample = std::move(pe);
-        }
+        auto slot = runDpCell(context, shape.privateMethods[p], s, k, n, e, N, fits, cancel);
+        if (!slot) return slot.error();
+        dp[(g * E + e) * P + p] = std::move(slot).value();
         return std::nullopt;
     };
     if (auto e = audit::runIndexedJobs(phase2, o.threads, phase2Job, "adamix-experiment", forward(phase1), cancel))
@@ -555,46 +670,8 @@ Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDra
     AdamixGridResult result;
     for (std::size_t s = 0; s < S; ++s)
         for (std::size_t k = 0; k < K; ++k)
-            for (std::size_t n = 0; n < N; ++n) {
-                if (!selected(s, n)) continue;
-                const std::size_t g = groupIndex(s, k, n);
-                auto base = [&](AdamixMethod m) {
-                    AdamixCell c;
-                    c.method = m;
-                    c.shots = o.shots[k];
-                    c.privatePerClass = o.privatePerClass[n];
-                    c.seed = static_cast<long long>(s);
-                    c.privateExamples = privateCount[g];
-                    c.publicExamples = publicCount[g];
-                    return c;
-                };
-                for (auto m : referenceMethods) {
-                    AdamixCell c = base(m);
-                    c.testError = m == AdamixMethod::Paragon ? paragonError[g] : publicError[g];
-                    c.errorIncrease = errorIncreasePercent(c.testError, paragonError[g]);
-                    result.cells.push_back(c);
-                }
-                for (std::size_t e = 0; e < E; ++e)
-                    for (std::size_t p = 0; p < P; ++p) {
-                        DpSlot& slot = dp[(g * E + e) * P + p];
-                        AdamixCell c = base(privateMethods[p]);
-                        c.epsilon = o.epsilons[e];
-                        c.testError = slot.error;
-                        c.errorIncrease = errorIncreasePercent(c.testError, paragonError[g]);
-                        c.sigma = slot.params.sigma;
-                        c.delta = slot.params.delta;
-                        c.q = slot.params.q;
-                        c.steps = slot.params.steps;
-                        c.certifiedEpsilon = slot.params.epsilon;
-                        c.clip = slot.params.clip == adamix::ClipRule::Fixed ? slot.params.fixedClip : 0.0;
-                        if (slot.perExample) {
-                            c.perExample = static_cast<long long>(result.perExample.size());
-                            slot.perExample->cell = static_cast<long long>(result.cells.size());
-                            result.perExample.push_back(std::move(*slot.perExample));
-                        }
-                        result.cells.push_back(c);
-                    }
-            }
+            for (std::size_t n = 0; n < N; ++n)
+                if (selected(s, n)) appendGroupCells(o, shape, s, k, n, fits, dp, result);
     return result;
 }
 

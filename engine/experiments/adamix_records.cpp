@@ -106,54 +106,63 @@ std::string adamixRowName(AdamixMethod method, const std::optional<double>& epsi
     return out;
 }
 
-Result<long long> storeAdamixExperiment(project::ProjectFile& project, const AdamixExperimentSetup& setup,
-                                        const AdamixGridOptions& o, const AdamixGridResult& result,
-                                        const std::vector<float>& extractorWeights, const std::string& provenance) {
+namespace {
+
+// The run's configuration: the setup, the grid, the hyperparameters and the extractor.
+json adamixConfigJson(const AdamixExperimentSetup& setup, const AdamixGridOptions& o) {
     json methods = json::array();
     for (auto m : o.methods) methods.push_back(adamixMethodName(m));
     json perClass = json::array();
     for (auto n : o.privatePerClass) perClass.push_back(perClassJson(n));
-    const json config{
-        {"stage", kAdamixExperimentMethod},
-        {"private_source", setup.privateSource},
-        {"extractor_source", setup.extractorSource},
-        {"shots_source", setup.shotsSource.empty() ? json(nullptr) : json(setup.shotsSource)},
-        {"shots_removed_from_private_pool", setup.shotsSource.empty()},
-        {"test_set", setup.testSet},
-        {"mirror", setup.mirror},
-        {"classes", setup.classes},
-        {"pool_examples", setup.poolExamples},
-        {"test_examples", setup.testExamples},
-        {"shots", o.shots},
-        {"private_per_class", perClass},
-        {"epsilons", o.epsilons},
-        {"seeds", o.seeds},
-        {"draw_seed", o.drawSeed},
-        {"methods", methods},
-        {"hyperparameters",
-         {{"steps", o.steps},
-          {"eta", o.stepSize},
-          {"delta", o.delta},
-          {"q", 1.0},
-          {"fixed_clip", o.fixedClip},
-          {"accountant", privacy::toString(o.accountant)},
-          {"neighbours", o.neighbours},
-          {"tuned_on_private_data", false},
-          {"note", "fixed defaults of docs/ADAMIX.md (rank min(m, 64), clip quantile 0.5, ridge 1e-4, public ridge "
+    return json{{"stage", kAdamixExperimentMethod},
+                {"private_source", setup.privateSource},
+                {"extractor_source", setup.extractorSource},
+                {"shots_source", setup.shotsSource.empty() ? json(nullptr) : json(setup.shotsSource)},
+                {"shots_removed_from_private_pool", setup.shotsSource.empty()},
+                {"test_set", setup.testSet},
+                {"mirror", setup.mirror},
+                {"classes", setup.classes},
+                {"pool_examples", setup.poolExamples},
+                {"test_examples", setup.testExamples},
+                {"shots", o.shots},
+                {"private_per_class", perClass},
+                {"epsilons", o.epsilons},
+                {"seeds", o.seeds},
+                {"draw_seed", o.drawSeed},
+                {"methods", methods},
+                {"hyperparameters",
+                 {{"steps", o.steps},
+                  {"eta", o.stepSize},
+                  {"delta", o.delta},
+                  {"q", 1.0},
+                  {"fixed_clip", o.fixedClip},
+                  {"accountant", privacy::toString(o.accountant)},
+                  {"neighbours", o.neighbours},
+                  {"tuned_on_private_data", false},
+                  {"note",
+                   "fixed defaults of docs/ADAMIX.md (rank min(m, 64), clip quantile 0.5, ridge 1e-4, public ridge "
                    "1e-3, clip floor 1e-6), not tuned on private data"}}},
-        {"extractor",
-         {{"architecture", setup.extractorArchitecture},
-          {"epochs", setup.extractorEpochs},
-          {"examples", setup.extractorExamples},
-          {"seed", setup.extractorSeed},
-          {"source_hash", setup.extractorSourceHash},
-          {"feature_dim", setup.featureDim},
-          {"train_accuracy", setup.extractorTrainAccuracy},
-          {"reused", setup.extractorReused},
-          {"weights_run", setup.extractorRunId},
-          {"features", "penultimate activations, L2-normalised by AdaMix-R, a constant 1 appended"}}},
-        {"noise", "seeded per cell (reproducible): a diagnostic, not a release"},
-        {"wall_seconds", setup.wallSeconds}};
+                {"extractor",
+                 {{"architecture", setup.extractorArchitecture},
+                  {"epochs", setup.extractorEpochs},
+                  {"examples", setup.extractorExamples},
+                  {"seed", setup.extractorSeed},
+                  {"source_hash", setup.extractorSourceHash},
+                  {"feature_dim", setup.featureDim},
+                  {"train_accuracy", setup.extractorTrainAccuracy},
+                  {"reused", setup.extractorReused},
+                  {"weights_run", setup.extractorRunId},
+                  {"features", "penultimate activations, L2-normalised by AdaMix-R, a constant 1 appended"}}},
+                {"noise", "seeded per cell (reproducible): a diagnostic, not a release"},
+                {"wall_seconds", setup.wallSeconds}};
+}
+
+}  // namespace
+
+Result<long long> storeAdamixExperiment(project::ProjectFile& project, const AdamixExperimentSetup& setup,
+                                        const AdamixGridOptions& o, const AdamixGridResult& result,
+                                        const std::vector<float>& extractorWeights, const std::string& provenance) {
+    const json config = adamixConfigJson(setup, o);
 
     auto id = project.addRun({kAdamixExperimentMethod, setup.privateSource, std::nullopt,
                               static_cast<long long>(o.drawSeed), config.dump()});
@@ -194,6 +203,91 @@ Result<long long> storeAdamixExperiment(project::ProjectFile& project, const Ada
     return *id;
 }
 
+namespace {
+
+// The stored setup: sources, sizes and the feature extractor. Throws json::exception when malformed.
+AdamixExperimentSetup setupFromConfig(const json& config) {
+    AdamixExperimentSetup setup;
+    auto& s = setup;
+    s.privateSource = config.at("private_source").get<std::string>();
+    s.extractorSource = config.at("extractor_source").get<std::string>();
+    s.shotsSource = config.at("shots_source").is_string() ? config.at("shots_source").get<std::string>() : "";
+    s.testSet = config.at("test_set").get<std::string>();
+    s.mirror = config.at("mirror").get<bool>();
+    s.classes = config.at("classes").get<std::vector<std::string>>();
+    s.poolExamples = config.at("pool_examples").get<long long>();
+    s.testExamples = config.at("test_examples").get<long long>();
+    s.wallSeconds = config.value("wall_seconds", 0.0);
+    const json& ex = config.at("extractor");
+    s.extractorArchitecture = ex.at("architecture").get<std::string>();
+    s.extractorEpochs = ex.at("epochs").get<int>();
+    s.extractorExamples = ex.at("examples").get<long long>();
+    s.extractorSeed = ex.at("seed").get<std::uint64_t>();
+    s.extractorSourceHash = ex.value("source_hash", std::string());
+    s.featureDim = ex.at("feature_dim").get<int>();
+    s.extractorTrainAccuracy = ex.at("train_accuracy").get<double>();
+    s.extractorReused = ex.at("reused").get<bool>();
+    s.extractorRunId = ex.at("weights_run").get<long long>();
+    return setup;
+}
+
+// The stored grid and hyperparameters. Throws json::exception when malformed.
+Result<AdamixGridOptions> optionsFromConfig(const json& config, long long runId) {
+    AdamixGridOptions options;
+    auto& o = options;
+    o.shots = config.at("shots").get<std::vector<long long>>();
+    o.privatePerClass.clear();
+    for (const auto& n : config.at("private_per_class")) o.privatePerClass.push_back(perClassOf(n));
+    o.epsilons = config.at("epsilons").get<std::vector<double>>();
+    o.seeds = config.at("seeds").get<long long>();
+    o.drawSeed = config.at("draw_seed").get<std::uint64_t>();
+    o.methods.clear();
+    for (const auto& m : config.at("methods")) {
+        auto parsed = parseAdamixMethod(m.get<std::string>());
+        if (!parsed) return parsed.error();
+        o.methods.push_back(*parsed);
+    }
+    const json& h = config.at("hyperparameters");
+    o.steps = h.at("steps").get<long long>();
+    o.stepSize = h.at("eta").get<double>();
+    o.delta = h.at("delta").get<double>();
+    o.fixedClip = h.at("fixed_clip").get<double>();
+    if (!privacy::parseAccountant(h.at("accountant").get<std::string>(), o.accountant))
+        return Error{"run " + std::to_string(runId) + ": unknown accountant in its config"};
+    o.neighbours = h.at("neighbours").get<int>();
+
+    return options;
+}
+
+// One stored cell of the grid. Throws json::exception when malformed.
+Result<AdamixCell> cellFromJson(const json& j) {
+    AdamixCell c;
+    auto m = parseAdamixMethod(j.at("method").get<std::string>());
+    if (!m) return m.error();
+    c.method = *m;
+    if (j.at("epsilon").is_number()) c.epsilon = j.at("epsilon").get<double>();
+    c.shots = j.at("shots").get<long long>();
+    c.privatePerClass = perClassOf(j.at("private_per_class"));
+    c.seed = j.at("seed").get<long long>();
+    c.privateExamples = j.at("private_examples").get<long long>();
+    c.publicExamples = j.at("public_examples").get<long long>();
+    c.testError = numberOrNaN(j.at("test_error"));
+    c.errorIncrease = numberOrNaN(j.at("error_increase"));
+    if (j.contains("planned")) {
+        const json& p = j.at("planned");
+        c.certifiedEpsilon = p.at("epsilon").get<double>();
+        c.delta = p.at("delta").get<double>();
+        c.sigma = p.at("sigma").get<double>();
+        c.steps = p.at("steps").get<long long>();
+        c.q = p.at("q").get<double>();
+        c.clip = p.at("clip").is_number() ? p.at("clip").get<double>() : 0.0;
+    }
+    c.perExample = j.value("per_example", -1LL);
+    return c;
+}
+
+}  // namespace
+
 Result<StoredAdamixExperiment> readAdamixExperiment(const project::ProjectFile& project, long long runId,
                                                     bool perExample) {
     auto run = project.run(runId);
@@ -219,74 +313,16 @@ Result<StoredAdamixExperiment> readAdamixExperiment(const project::ProjectFile& 
     out.configJson = run->configJson;
     try {
         const json config = json::parse(run->configJson);
-        auto& s = out.setup;
-        s.privateSource = config.at("private_source").get<std::string>();
-        s.extractorSource = config.at("extractor_source").get<std::string>();
-        s.shotsSource = config.at("shots_source").is_string() ? config.at("shots_source").get<std::string>() : "";
-        s.testSet = config.at("test_set").get<std::string>();
-        s.mirror = config.at("mirror").get<bool>();
-        s.classes = config.at("classes").get<std::vector<std::string>>();
-        s.poolExamples = config.at("pool_examples").get<long long>();
-        s.testExamples = config.at("test_examples").get<long long>();
-        s.wallSeconds = config.value("wall_seconds", 0.0);
-        const json& ex = config.at("extractor");
-        s.extractorArchitecture = ex.at("architecture").get<std::string>();
-        s.extractorEpochs = ex.at("epochs").get<int>();
-        s.extractorExamples = ex.at("examples").get<long long>();
-        s.extractorSeed = ex.at("seed").get<std::uint64_t>();
-        s.extractorSourceHash = ex.value("source_hash", std::string());
-        s.featureDim = ex.at("feature_dim").get<int>();
-        s.extractorTrainAccuracy = ex.at("train_accuracy").get<double>();
-        s.extractorReused = ex.at("reused").get<bool>();
-        s.extractorRunId = ex.at("weights_run").get<long long>();
-        auto& o = out.options;
-        o.shots = config.at("shots").get<std::vector<long long>>();
-        o.privatePerClass.clear();
-        for (const auto& n : config.at("private_per_class")) o.privatePerClass.push_back(perClassOf(n));
-        o.epsilons = config.at("epsilons").get<std::vector<double>>();
-        o.seeds = config.at("seeds").get<long long>();
-        o.drawSeed = config.at("draw_seed").get<std::uint64_t>();
-        o.methods.clear();
-        for (const auto& m : config.at("methods")) {
-            auto parsed = parseAdamixMethod(m.get<std::string>());
-            if (!parsed) return parsed.error();
-            o.methods.push_back(*parsed);
-        }
-        const json& h = config.at("hyperparameters");
-        o.steps = h.at("steps").get<long long>();
-        o.stepSize = h.at("eta").get<double>();
-        o.delta = h.at("delta").get<double>();
-        o.fixedClip = h.at("fixed_clip").get<double>();
-        if (!privacy::parseAccountant(h.at("accountant").get<std::string>(), o.accountant))
-            return Error{"run " + std::to_string(runId) + ": unknown accountant in its config"};
-        o.neighbours = h.at("neighbours").get<int>();
-
+        out.setup = setupFromConfig(config);
+        auto options = optionsFromConfig(config, runId);
+        if (!options) return options.error();
+        out.options = std::move(options).value();
         auto cells = blob(kAdamixCellsBlob);
         if (!cells) return cells.error();
         for (const auto& j : cells->at("cells")) {
-            AdamixCell c;
-            auto m = parseAdamixMethod(j.at("method").get<std::string>());
-            if (!m) return m.error();
-            c.method = *m;
-            if (j.at("epsilon").is_number()) c.epsilon = j.at("epsilon").get<double>();
-            c.shots = j.at("shots").get<long long>();
-            c.privatePerClass = perClassOf(j.at("private_per_class"));
-            c.seed = j.at("seed").get<long long>();
-            c.privateExamples = j.at("private_examples").get<long long>();
-            c.publicExamples = j.at("public_examples").get<long long>();
-            c.testError = numberOrNaN(j.at("test_error"));
-            c.errorIncrease = numberOrNaN(j.at("error_increase"));
-            if (j.contains("planned")) {
-                const json& p = j.at("planned");
-                c.certifiedEpsilon = p.at("epsilon").get<double>();
-                c.delta = p.at("delta").get<double>();
-                c.sigma = p.at("sigma").get<double>();
-                c.steps = p.at("steps").get<long long>();
-                c.q = p.at("q").get<double>();
-                c.clip = p.at("clip").is_number() ? p.at("clip").get<double>() : 0.0;
-            }
-            c.perExample = j.value("per_example", -1LL);
-            out.result.cells.push_back(c);
+            auto c = cellFromJson(j);
+            if (!c) return c.error();
+            out.result.cells.push_back(*c);
         }
         if (perExample) {
             for (std::size_t i = 0; i < out.result.cells.size(); ++i) {

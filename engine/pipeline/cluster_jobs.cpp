@@ -62,7 +62,7 @@ Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& u
     if (!findOnPath("sbatch"))
         return Error{
             "sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
-            "on a login node; --executor local runs the work here)"};
+            "on a login node; the local executor runs the work here)"};
     auto r = runProgram(argv);
     if (r.rc != 0)
         return Error{"sbatch failed (exit " + std::to_string(r.rc) +
@@ -87,7 +87,7 @@ Status checkCanSubmit() {
     if (!findOnPath("sbatch"))
         return Error{
             "sbatch is not on PATH: this host cannot submit to Slurm (load the cluster's Slurm module, or run "
-            "on a login node; --executor local runs the work here)"};
+            "on a login node; the local executor runs the work here)"};
     return std::nullopt;
 }
 
@@ -184,8 +184,9 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
     for (const auto& u : job->units)
         if (u.at("id").get<long long>() == unit) entry = &u;
     if (!entry)
-        return Error{"--unit " + std::to_string(unit) + ": the job has units 0 to " +
-                     std::to_string(job->units.size() - 1)};
+        return Error{
+            "unit " + std::to_string(unit) + ": the job has units 0 to " + std::to_string(job->units.size() - 1),
+            "unit"};
     const fs::path out = unitResultPath(jobDir, unit);
     if (files::exists(out.string())) {
         if (readUnitResult(*job, unit)) return std::nullopt;  // done before (a resubmission): immutable
@@ -301,7 +302,7 @@ Result<std::string> onlyJob(const fs::path& projectFile) {
     if (jobs->empty()) return Error{"no cluster jobs in " + jobsRoot(projectFile).string()};
     std::string names;
     for (const auto& j : *jobs) names += (names.empty() ? "" : ", ") + j.id();
-    return Error{"the project has several jobs; name one with --job: " + names};
+    return Error{"job: the project has several jobs, name one: " + names, "job"};
 }
 
 }  // namespace dpmix::pipeline::cluster

@@ -15,13 +15,14 @@ using nlohmann::json;
 Result<ExecutorKind> parseExecutor(const std::string& text) {
     if (text == "local") return ExecutorKind::Local;
     if (text == "slurm") return ExecutorKind::Slurm;
-    return Error{"--executor = '" + text + "' is not an executor: expected local or slurm"};
+    return Error{"executor = '" + text + "' is not an executor: expected local or slurm", "executor"};
 }
 
 Result<std::vector<WorkUnit>> auditWorkUnits(long long runsPerWorld, long long units, std::uint64_t seed) {
     if (units < 2 || units % 2 != 0 || units > 2 * runsPerWorld)
-        return Error{"--units = " + std::to_string(units) + " is out of range: expected an even number from 2 to " +
-                     std::to_string(2 * runsPerWorld) + " (each world's runs in units / 2 blocks)"};
+        return Error{"units = " + std::to_string(units) + " is out of range: expected an even number from 2 to " +
+                         std::to_string(2 * runsPerWorld) + " (each world's runs in units / 2 blocks)",
+                     "units"};
     const long long perWorld = units / 2;
     std::vector<WorkUnit> out;
     for (int world = 0; world < 2; ++world)

@@ -196,13 +196,14 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRun
     const RunChoices choices = resolveRunChoices(project.spec(), options);
     if (!choices.reproducible)
         return Error{
-            "--executor slurm runs reproducible runs only (--reproducible, or privacy.reproducible in the spec): "
-            "a unit's DP noise must derive from the run seed so the merged runs are the local ones; a run "
-            "with secret randomness runs here (--executor local)"};
+            "the Slurm executor runs reproducible runs only (a reproducible run, or privacy.reproducible in the "
+            "spec): a unit's DP noise must derive from the run seed so the merged runs are the local ones; a run "
+            "with secret randomness runs here (the local executor)"};
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
             if (s.role == "sensitive" && s.facts.kind == "text")
-                return Error{"--executor slurm runs image studies; '" + project.path().string() + "' is a text study"};
+                return Error{"the Slurm executor runs image studies; '" + project.path().string() +
+                             "' is a text study"};
     options.seeds = choices.seeds;
     ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;

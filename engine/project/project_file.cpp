@@ -309,11 +309,10 @@ Result<std::unique_ptr<Database>> openReadOnlyDatabase(const std::string& name, 
 
 }  // namespace
 
-Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
-    const std::string name = file.string();
-    // No Database of this process opens the file while its header and side files are looked at
-    // (closing a descriptor of it would drop this process's SQLite locks).
-    auto registry = openRegistryLock();
+namespace {
+
+// The path is an existing regular file and an SQLite database: a project file to look at further.
+Status checkProjectFileKind(const fs::path& file, const std::string& name) {
     auto kind = files::kindOf(name);
     if (!kind) return Error{kind.error().message + ": expected a project file (.dpmix)"};
     if (*kind == files::Kind::Missing) return Error{name + ": no such project file"};
@@ -323,6 +322,50 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         return Error{name +
                      ": not a dpmix project file (not an SQLite database; a project file is made with "
                      "`dpmix new SPEC.json -o FILE.dpmix`)"};
+    return std::nullopt;
+}
+
+// The database is a dpmix project this build reads as it is: its application id, and a schema
+// version it knows (an older one only where it may migrate, that is, write).
+Status checkSchemaVersion(std::int64_t applicationId, std::int64_t version, bool readOnly, const std::string& name) {
+    if (applicationId != kApplicationId)
+        return Error{name + ": an SQLite database, but not a dpmix project (application_id " +
+                     std::to_string(applicationId) + ", expected " + std::to_string(kApplicationId) + ")"};
+    if (version > kSchemaVersion)
+        return Error{name + ": written by a newer dpmix (schema version " + std::to_string(version) + "; this dpmix " +
+                     versionString() + " reads versions up to " + std::to_string(kSchemaVersion) +
+                     "). Open it with a newer dpmix; the file was not changed."};
+    if (version < 1)
+        return Error{name + ": a dpmix project without a schema version (user_version " + std::to_string(version) +
+                     "); the file is damaged"};
+    if (readOnly && version < 2)
+        return Error{name + ": written by an older dpmix (schema version " + std::to_string(version) +
+                     "); reading it needs a migration, which writes: open a writable copy"};
+    return std::nullopt;
+}
+
+// Brings an older file to the current schema. Rebuilding a parent table needs foreign keys off,
+// which only takes effect outside a transaction. Another process may have migrated the file since
+// the version was read: read it again under the write lock.
+void migrateToCurrentSchema(Database& db) {
+    db.exec("PRAGMA foreign_keys = OFF");
+    {
+        Transaction t(db);
+        const std::int64_t version = db.pragmaInteger("user_version");
+        if (version < kSchemaVersion) migrateToCurrent(db, version);
+        t.commit();
+    }
+    db.exec("PRAGMA foreign_keys = ON");
+}
+
+}  // namespace
+
+Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
+    const std::string name = file.string();
+    // No Database of this process opens the file while its header and side files are looked at
+    // (closing a descriptor of it would drop this process's SQLite locks).
+    auto registry = openRegistryLock();
+    if (auto bad = checkProjectFileKind(file, name)) return *bad;
     auto side = inspectSideFiles(name);
     if (!side) return Error{name + ": cannot open the project: " + side.error().message};
     auto folderPath = files::absolute(name);
@@ -359,19 +402,7 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         // Only reads until the file is known to be ours and not newer than this build.
         const auto applicationId = db->pragmaInteger("application_id");
         auto version = db->pragmaInteger("user_version");
-        if (applicationId != kApplicationId)
-            return Error{name + ": an SQLite database, but not a dpmix project (application_id " +
-                         std::to_string(applicationId) + ", expected " + std::to_string(kApplicationId) + ")"};
-        if (version > kSchemaVersion)
-            return Error{name + ": written by a newer dpmix (schema version " + std::to_string(version) +
-                         "; this dpmix " + versionString() + " reads versions up to " + std::to_string(kSchemaVersion) +
-                         "). Open it with a newer dpmix; the file was not changed."};
-        if (version < 1)
-            return Error{name + ": a dpmix project without a schema version (user_version " + std::to_string(version) +
-                         "); the file is damaged"};
-        if (readOnly && version < 2)
-            return Error{name + ": written by an older dpmix (schema version " + std::to_string(version) +
-                         "); reading it needs a migration, which writes: open a writable copy"};
+        if (auto bad = checkSchemaVersion(applicationId, version, readOnly, name)) return *bad;
         // A release is never written, not even to switch its journal to WAL: it keeps its
         // rollback journal, so reading it creates no side files (a reviewer's read-only copy).
         const bool release = holdsReleaseManifest(*db);
@@ -382,19 +413,7 @@ Result<ProjectFile> ProjectFile::open(const fs::path& file, OpenMode mode) {
         const bool readOnlyNow = readOnly || release;
         if (!readOnlyNow) {
             configureConnection(*db);
-            if (version < kSchemaVersion) {
-                // Rebuilding a parent table needs foreign keys off, which only takes effect
-                // outside a transaction. Another process may have migrated the file since the
-                // version was read: read it again under the write lock.
-                db->exec("PRAGMA foreign_keys = OFF");
-                {
-                    Transaction t(*db);
-                    version = db->pragmaInteger("user_version");
-                    if (version < kSchemaVersion) migrateToCurrent(*db, version);
-                    t.commit();
-                }
-                db->exec("PRAGMA foreign_keys = ON");
-            }
+            if (version < kSchemaVersion) migrateToCurrentSchema(*db);
         }
         ProjectFile project(fs::path(*folderPath), std::move(db), readOnlyNow);
         if (auto failed = project.loadSpec()) return *failed;

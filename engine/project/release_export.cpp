@@ -294,10 +294,11 @@ std::optional<std::string> whyNotReleasable(const RunRecord& run, const std::opt
     return std::nullopt;
 }
 
-Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target,
-                                     const ReleaseOptions& options) {
-    if (project.isRelease())
-        return Error{project.path().string() + " is a release already: export from the project it came from"};
+namespace {
+
+// -o as the release file to write: a new regular file (or one to replace with `replace`) in an
+// existing folder, not the project itself; its absolute path.
+Result<fs::path> releaseTarget(const ProjectFile& project, const fs::path& target, const ReleaseOptions& options) {
     std::error_code ec;
     if (target.empty()) return Error{"-o: no output file given"};
     // Through the door: a name too long, a FIFO or device as -o is refused before anything is read.
@@ -315,6 +316,90 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
     if (fs::is_directory(absoluteTarget, ec)) return Error{"-o " + target.string() + ": is a folder"};
     if (fs::exists(absoluteTarget, ec) && !options.replace)
         return Error{"-o " + target.string() + ": already exists (choose another name, or replace it with --force)"};
+    return absoluteTarget;
+}
+
+// What the release says of itself: when, by what, from which project, which runs and what they
+// spend together.
+ReleaseManifest releaseManifest(const ProjectFile& project, const std::vector<ChosenRun>& chosen,
+                                const ReleaseOptions& options, const ProjectBudget& budget) {
+    ReleaseManifest manifest;
+    manifest.exportedAt = utcTimestamp();
+    manifest.exportedBy = versionString();
+    manifest.fromProject = project.path().filename().string();
+    for (const auto& c : chosen) manifest.runs.push_back(c.run.id);
+    manifest.includesTestMetrics = options.includeTestMetrics;
+    manifest.unestablished = options.confirmUnestablished;
+    manifest.epsilon = budget.total.epsilon;
+    manifest.delta = budget.total.delta;
+    manifest.releases = budget.total.releases;
+    manifest.unit = budget.unit;
+    return manifest;
+}
+
+// Checks what was written before anyone can see it: the chain holds, and the verdict of the file,
+// read back from disk, is "DP release" with nothing non-private in it. Throws what is wrong.
+void checkWrittenRelease(const fs::path& temp) {
+    auto check = ProjectFile::open(temp, OpenMode::ReadOnly);
+    if (!check) throw std::runtime_error("the release cannot be read back: " + check.error().message);
+    auto chain = check->verifyChain();
+    if (!chain || !chain->ok) throw std::runtime_error("internal: the release's hash chain does not verify");
+    auto integrity = check->verifyIntegrity();
+    if (!integrity) throw std::runtime_error(integrity.error().message);
+    if (!integrity->ok())
+        throw std::runtime_error("internal: the release does not verify: " + integrity->summaryLine());
+    auto verdict = trustVerdict(*check);
+    if (!verdict) throw std::runtime_error(verdict.error().message);
+    if (!verdict->release || !verdict->dpOnly)
+        throw std::runtime_error("internal: the release would hold non-private content: " + verdict->headline());
+}
+
+}  // namespace
+
+namespace {
+
+// Fills the new release file `temp`: the chosen runs (their model files next to it, listed in
+// `writtenFiles` as they are written), the manifest, the seal and the signature; then compacts it
+// with a rollback journal. Throws on a storage failure.
+Status writeReleaseContent(const ProjectFile& project, const fs::path& temp, const std::vector<ChosenRun>& chosen,
+                           const ReleaseOptions& options, const ReleaseManifest& manifest, const fs::path& modelsDir,
+                           ReleaseSummary& summary, std::vector<fs::path>& writtenFiles) {
+    Database db(temp.string(), Database::Mode::ReadWrite);
+    configureConnection(db);
+    Transaction t(db);
+    ReleaseWriter writer(project, db, options, modelsDir);
+    for (const auto& c : chosen) {
+        auto e = writer.write(c);
+        writtenFiles = writer.writtenFiles();
+        if (e) return e;
+    }
+    Statement insert(db.handle(), "INSERT INTO release(manifest_json) VALUES(?)");
+    insert.bind(1, releaseManifestToJson(manifest)).run();
+    sealAllRows(db);
+    // Signed over the content as committed: the seal is written with the commit (seal.h).
+    if (options.signWith) insertSignature(db, *options.signWith);
+    t.commit();
+    // Nothing writes to a release again: a rollback journal lets it be read with no side
+    // files (WAL would make every reader create -shm next to it).
+    db.exec("PRAGMA journal_mode = DELETE");
+    // Rewritten compactly: no stale copy of a row (from sealing) is left in free space,
+    // so every byte of content is live and covered by the chain, seal and signature.
+    db.exec("VACUUM");
+    summary.rows = writer.rows();
+    summary.modelFiles = static_cast<long long>(writer.writtenFiles().size());
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path& target,
+                                     const ReleaseOptions& options) {
+    if (project.isRelease())
+        return Error{project.path().string() + " is a release already: export from the project it came from"};
+    auto resolved = releaseTarget(project, target, options);
+    if (!resolved) return resolved.error();
+    const fs::path absoluteTarget = *resolved;
+    std::error_code ec;
 
     // Every ledger says the label set is public because the spec declares it: a project an older
     // dpmix created from a source that did not declare it cannot make that claim (docs/PRIVACY.md, "Privacy budget").
@@ -340,17 +425,7 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
                      budget->unit + ", over the data set's privacy budget cap " + privacy::formatNumber(*dataset->cap) +
                      ": no release was written. Choose fewer runs (--runs), or runs that spent less"};
 
-    ReleaseManifest manifest;
-    manifest.exportedAt = utcTimestamp();
-    manifest.exportedBy = versionString();
-    manifest.fromProject = project.path().filename().string();
-    for (const auto& c : *chosen) manifest.runs.push_back(c.run.id);
-    manifest.includesTestMetrics = options.includeTestMetrics;
-    manifest.unestablished = options.confirmUnestablished;
-    manifest.epsilon = budget->total.epsilon;
-    manifest.delta = budget->total.delta;
-    manifest.releases = budget->total.releases;
-    manifest.unit = budget->unit;
+    const ReleaseManifest manifest = releaseManifest(project, *chosen, options, *budget);
 
     const fs::path temp = absoluteTarget.string() + temporarySuffix();
     const fs::path modelsDir = absoluteTarget.parent_path() / (absoluteTarget.stem().string() + ".models");
@@ -366,48 +441,11 @@ Result<ReleaseSummary> exportRelease(const ProjectFile& project, const fs::path&
             auto created = ProjectFile::create(temp, spec, *facts, /*replace=*/true);
             if (!created) return created.error();
         }
-        {
-            Database db(temp.string(), Database::Mode::ReadWrite);
-            configureConnection(db);
-            Transaction t(db);
-            ReleaseWriter writer(project, db, options, modelsDir);
-            for (const auto& c : *chosen) {
-                auto e = writer.write(c);
-                writtenFiles = writer.writtenFiles();
-                if (e) {
-                    cleanUp();
-                    return *e;
-                }
-            }
-            Statement insert(db.handle(), "INSERT INTO release(manifest_json) VALUES(?)");
-            insert.bind(1, releaseManifestToJson(manifest)).run();
-            sealAllRows(db);
-            // Signed over the content as committed: the seal is written with the commit (seal.h).
-            if (options.signWith) insertSignature(db, *options.signWith);
-            t.commit();
-            // Nothing writes to a release again: a rollback journal lets it be read with no side
-            // files (WAL would make every reader create -shm next to it).
-            db.exec("PRAGMA journal_mode = DELETE");
-            // Rewritten compactly: no stale copy of a row (from sealing) is left in free space,
-            // so every byte of content is live and covered by the chain, seal and signature.
-            db.exec("VACUUM");
-            summary.rows = writer.rows();
-            summary.modelFiles = static_cast<long long>(writer.writtenFiles().size());
+        if (auto e = writeReleaseContent(project, temp, *chosen, options, manifest, modelsDir, summary, writtenFiles)) {
+            cleanUp();
+            return *e;
         }
-        // Check what was written before anyone can see it: the chain holds, and the verdict of
-        // the file, read back from disk, is "DP release" with nothing non-private in it.
-        auto check = ProjectFile::open(temp, OpenMode::ReadOnly);
-        if (!check) throw std::runtime_error("the release cannot be read back: " + check.error().message);
-        auto chain = check->verifyChain();
-        if (!chain || !chain->ok) throw std::runtime_error("internal: the release's hash chain does not verify");
-        auto integrity = check->verifyIntegrity();
-        if (!integrity) throw std::runtime_error(integrity.error().message);
-        if (!integrity->ok())
-            throw std::runtime_error("internal: the release does not verify: " + integrity->summaryLine());
-        auto verdict = trustVerdict(*check);
-        if (!verdict) throw std::runtime_error(verdict.error().message);
-        if (!verdict->release || !verdict->dpOnly)
-            throw std::runtime_error("internal: the release would hold non-private content: " + verdict->headline());
+        checkWrittenRelease(temp);
     } catch (const std::exception& e) {
         cleanUp();
         return storageError(absoluteTarget, "export the release", e);

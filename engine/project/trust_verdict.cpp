@@ -153,6 +153,59 @@ std::string TrustVerdict::shortLabel() const {
     return text;
 }
 
+namespace {
+
+// What one run's stored records disclose beyond its ledger: non-private λs, test metrics and
+// curves, statistics no ledger covers, audits, logs, and models of a non-private run.
+Status findInRunRecords(const ProjectFile& project, const RunRecord& run, Disclosure runClass, const TrustVerdict& v,
+                        Findings& found) {
+    auto lambdas = project.lambdas(run.id);
+    if (!lambdas) return lambdas.error();
+    for (const auto& l : *lambdas) {
+        if (classifyLambda(l.kind) != Disclosure::NonPrivate) continue;
+        const auto of = methods::methodOfLambdaKind(l.kind);
+        if (of == methods::Method::NonPrivateMixMin)
+            found.add(1, "lambda* (non-private MixMin)", run.id);
+        else if (of == methods::Method::RandomSearch)
+            found.add(2, "Random Search's choice", run.id);
+        else
+            found.add(9, "mixture weights no ledger covers", run.id, l.kind);
+    }
+    // Test metrics are non-private in a project; a release may hold them only when its
+    // manifest declares them (they are then stated on every view, not listed here).
+    const bool testMetricsDeclared = v.release && v.testMetrics;
+    auto noteTestMetric = [&] {
+        if (!testMetricsDeclared)
+            found.add(4, v.release ? "test metrics the release does not declare" : "test metrics", run.id);
+    };
+    auto metrics = project.metrics(run.id);
+    if (!metrics) return metrics.error();
+    for (const auto& m : *metrics) {
+        const Disclosure d = classifyMetric(m.name);
+        if (d == Disclosure::TestMetric) noteTestMetric();
+        if (d == Disclosure::NonPrivate) found.add(9, "statistics no ledger covers", run.id, m.name);
+    }
+    auto curves = project.curveNames(run.id);
+    if (!curves) return curves.error();
+    for (const auto& c : *curves) {
+        const Disclosure d = classifyCurve(c);
+        if (d == Disclosure::TestMetric) noteTestMetric();
+        if (d == Disclosure::NonPrivate) found.add(9, "curves no ledger covers", run.id, c);
+    }
+    auto audits = project.audits(run.id);
+    if (!audits) return audits.error();
+    if (!audits->empty()) found.add(5, "audits", run.id);
+    auto logs = project.logs(run.id);
+    if (!logs) return logs.error();
+    if (!logs->empty()) found.add(10, "run logs", run.id);
+    auto models = project.models(run.id);
+    if (!models) return models.error();
+    if (!models->empty() && runClass == Disclosure::NonPrivate) found.add(3, "models no DP guarantee covers", run.id);
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
     TrustVerdict v;
     Findings found;
@@ -196,49 +249,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
                  m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
             found.add(3, "non-private baselines", run.id);
 
-        auto lambdas = project.lambdas(run.id);
-        if (!lambdas) return lambdas.error();
-        for (const auto& l : *lambdas) {
-            if (classifyLambda(l.kind) != Disclosure::NonPrivate) continue;
-            const auto of = methods::methodOfLambdaKind(l.kind);
-            if (of == methods::Method::NonPrivateMixMin)
-                found.add(1, "lambda* (non-private MixMin)", run.id);
-            else if (of == methods::Method::RandomSearch)
-                found.add(2, "Random Search's choice", run.id);
-            else
-                found.add(9, "mixture weights no ledger covers", run.id, l.kind);
-        }
-        // Test metrics are non-private in a project; a release may hold them only when its
-        // manifest declares them (they are then stated on every view, not listed here).
-        const bool testMetricsDeclared = v.release && v.testMetrics;
-        auto noteTestMetric = [&] {
-            if (!testMetricsDeclared)
-                found.add(4, v.release ? "test metrics the release does not declare" : "test metrics", run.id);
-        };
-        auto metrics = project.metrics(run.id);
-        if (!metrics) return metrics.error();
-        for (const auto& m : *metrics) {
-            const Disclosure d = classifyMetric(m.name);
-            if (d == Disclosure::TestMetric) noteTestMetric();
-            if (d == Disclosure::NonPrivate) found.add(9, "statistics no ledger covers", run.id, m.name);
-        }
-        auto curves = project.curveNames(run.id);
-        if (!curves) return curves.error();
-        for (const auto& c : *curves) {
-            const Disclosure d = classifyCurve(c);
-            if (d == Disclosure::TestMetric) noteTestMetric();
-            if (d == Disclosure::NonPrivate) found.add(9, "curves no ledger covers", run.id, c);
-        }
-        auto audits = project.audits(run.id);
-        if (!audits) return audits.error();
-        if (!audits->empty()) found.add(5, "audits", run.id);
-        auto logs = project.logs(run.id);
-        if (!logs) return logs.error();
-        if (!logs->empty()) found.add(10, "run logs", run.id);
-        auto models = project.models(run.id);
-        if (!models) return models.error();
-        if (!models->empty() && runClass == Disclosure::NonPrivate)
-            found.add(3, "models no DP guarantee covers", run.id);
+        if (auto e = findInRunRecords(project, run, runClass, v, found)) return *e;
     }
     v.nonPrivate = found.phrases();
     v.nonPrivateKinds = found.kinds();

@@ -25,11 +25,9 @@ void countSorted(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& u
     }
 }
 
-}  // namespace
-
-Result<KneserNeyModel> trainKneserNey(std::span<const std::vector<TokenId>> documents, const Vocabulary& vocabulary,
-                                      const KneserNeyOptions& options, const CancellationToken& cancel) {
-    const int n = options.order;
+// The bits one token id takes in a key, once the order and the vocabulary are checked: an order of
+// 1 to 6 whose n ids fit a 64-bit key, and BOS and EOS inside the vocabulary.
+Result<int> keyBits(int n, const Vocabulary& vocabulary) {
     if (n < 1 || n > 6)
         return Error{"n-gram order: got " + std::to_string(n) + ", expected an integer from 1 to 6"};
     if (vocabulary.size < 2)
@@ -43,6 +41,17 @@ Result<KneserNeyModel> trainKneserNey(std::span<const std::vector<TokenId>> docu
         return Error{"n-gram order: " + std::to_string(n) + " × " + std::to_string(bits) +
                      " bits per id (vocabulary " + std::to_string(vocabulary.size) +
                      ") does not fit a 64-bit key; expected order ≤ " + std::to_string(64 / bits)};
+    return bits;
+}
+
+}  // namespace
+
+Result<KneserNeyModel> trainKneserNey(std::span<const std::vector<TokenId>> documents, const Vocabulary& vocabulary,
+                                      const KneserNeyOptions& options, const CancellationToken& cancel) {
+    const int n = options.order;
+    auto keyBitsOrError = keyBits(n, vocabulary);
+    if (!keyBitsOrError) return keyBitsOrError.error();
+    const int bits = *keyBitsOrError;
 
     KneserNeyModel model;
     model.vocabulary_ = vocabulary;

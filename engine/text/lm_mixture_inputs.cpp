@@ -6,6 +6,26 @@
 
 namespace dpmix::text {
 
+namespace {
+
+// User level: each scored document's user as a dense id (in order of first appearance), and the
+// user groups of the examples.
+Status groupByUser(std::span<const data::TextDocument> documents, LmMixtureInputs& out) {
+    std::unordered_map<std::string, long long> idOf;
+    std::vector<long long> userOfExample;
+    for (const std::size_t d : out.documents) {
+        const auto [it, inserted] = idOf.try_emplace(documents[d].user, static_cast<long long>(idOf.size()));
+        if (inserted) out.userIds.push_back(documents[d].user);
+        userOfExample.push_back(it->second);
+    }
+    auto groups = mixmin::makeUserGroupsFromIds(userOfExample);
+    if (!groups) return groups.error();
+    out.users = std::move(groups).value();
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<LmMixtureInputs> computeLmMixtureInputs(const DomainProxies& proxies,
                                                std::span<const data::TextDocument> documents,
                                                const LmInputOptions& options, const ProgressCallback& progress,
@@ -72,18 +92,8 @@ Result<LmMixtureInputs> computeLmMixtureInputs(const DomainProxies& proxies,
         if (options.sequenceLikelihoods) out.tokenCounts.push_back(positions);
     }
 
-    if (options.userLevel) {
-        std::unordered_map<std::string, long long> idOf;
-        std::vector<long long> userOfExample;
-        for (const std::size_t d : out.documents) {
-            const auto [it, inserted] = idOf.try_emplace(documents[d].user, static_cast<long long>(idOf.size()));
-            if (inserted) out.userIds.push_back(documents[d].user);
-            userOfExample.push_back(it->second);
-        }
-        auto groups = mixmin::makeUserGroupsFromIds(userOfExample);
-        if (!groups) return groups.error();
-        out.users = std::move(groups).value();
-    }
+    if (options.userLevel)
+        if (auto e = groupByUser(documents, out)) return *e;
     report(progress, {"lm-inputs", static_cast<long long>(documents.size()), static_cast<long long>(documents.size()), ""});
     return out;
 }

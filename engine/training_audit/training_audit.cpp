@@ -168,6 +168,56 @@ bool parseAuditedMechanism(const std::string& text, AuditedMechanism& out) {
     return false;
 }
 
+namespace {
+
+// The audit's outcome: the attack judged on the canary's losses in both worlds (the lower bound on
+// ε and its error rates), what it audited and how, and the scores' summaries.
+TrainingAuditResult auditResult(const TrainingAuditData& data, const TrainingAuditOptions& options,
+                                const Trainer& trainer, std::vector<double> scoresIn, std::vector<double> scoresOut) {
+    const long long R = options.runsPerWorld;
+    const std::int64_t n = data.images.count;
+    TrainingAuditResult res;
+    const auto judged =
+        audit::judgeAttack(scoresIn, scoresOut, options.selectFraction, options.delta, options.confidence);
+    res.epsilonLB = judged.bound.epsilonLB;
+    res.fprUpper = judged.bound.fprUpper;
+    res.fnrUpper = judged.bound.fnrUpper;
+    res.falsePositives = judged.counts.falsePositives;
+    res.falseNegatives = judged.counts.falseNegatives;
+    res.evalOut = judged.counts.negatives;
+    res.evalIn = judged.counts.positives;
+    res.fpr = static_cast<double>(res.falsePositives) / static_cast<double>(res.evalOut);
+    res.fnr = static_cast<double>(res.falseNegatives) / static_cast<double>(res.evalIn);
+    res.threshold = judged.choice.threshold;
+    res.direction = judged.choice.direction;
+    res.selectEpsilonLB = judged.choice.epsilonLB;
+    res.mechanism = options.mechanism;
+    res.canary = data.canary.kind;
+    res.claimedEpsilon =
+        options.mechanism == AuditedMechanism::Sgd ? std::numeric_limits<double>::infinity() : options.epsilon;
+    res.delta = options.delta;
+    res.confidence = options.confidence;
+    res.seed = options.seed;
+    res.runsPerWorld = R;
+    res.examples = n;
+    res.steps = options.steps;
+    res.q = trainer.q();
+    res.noise = trainer.noise();
+    res.learningRate = trainer.learningRate();
+    const auto inStats = meanStd(scoresIn), outStats = meanStd(scoresOut);
+    res.scoreMeanIn = inStats.mean;
+    res.scoreStdIn = inStats.std;
+    res.scoreMeanOut = outStats.mean;
+    res.scoreStdOut = outStats.std;
+    if (options.keepScores) {
+        res.scoresIn = std::move(scoresIn);
+        res.scoresOut = std::move(scoresOut);
+    }
+    return res;
+}
+
+}  // namespace
+
 Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, const TrainingAuditOptions& options,
                                              const ProgressCallback& progress, const CancellationToken& cancel) {
     if (auto e = checkOptions(options)) return *e;
@@ -218,44 +268,7 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
     };
     if (auto e = audit::runIndexedJobs(2 * R, options.threads, job, "audit", progress, cancel)) return *e;
 
-    TrainingAuditResult res;
-    const auto judged =
-        audit::judgeAttack(scoresIn, scoresOut, options.selectFraction, options.delta, options.confidence);
-    res.epsilonLB = judged.bound.epsilonLB;
-    res.fprUpper = judged.bound.fprUpper;
-    res.fnrUpper = judged.bound.fnrUpper;
-    res.falsePositives = judged.counts.falsePositives;
-    res.falseNegatives = judged.counts.falseNegatives;
-    res.evalOut = judged.counts.negatives;
-    res.evalIn = judged.counts.positives;
-    res.fpr = static_cast<double>(res.falsePositives) / static_cast<double>(res.evalOut);
-    res.fnr = static_cast<double>(res.falseNegatives) / static_cast<double>(res.evalIn);
-    res.threshold = judged.choice.threshold;
-    res.direction = judged.choice.direction;
-    res.selectEpsilonLB = judged.choice.epsilonLB;
-    res.mechanism = options.mechanism;
-    res.canary = data.canary.kind;
-    res.claimedEpsilon =
-        options.mechanism == AuditedMechanism::Sgd ? std::numeric_limits<double>::infinity() : options.epsilon;
-    res.delta = options.delta;
-    res.confidence = options.confidence;
-    res.seed = options.seed;
-    res.runsPerWorld = R;
-    res.examples = n;
-    res.steps = options.steps;
-    res.q = trainer->q();
-    res.noise = trainer->noise();
-    res.learningRate = trainer->learningRate();
-    const auto inStats = meanStd(scoresIn), outStats = meanStd(scoresOut);
-    res.scoreMeanIn = inStats.mean;
-    res.scoreStdIn = inStats.std;
-    res.scoreMeanOut = outStats.mean;
-    res.scoreStdOut = outStats.std;
-    if (options.keepScores) {
-        res.scoresIn = std::move(scoresIn);
-        res.scoresOut = std::move(scoresOut);
-    }
-    return res;
+    return auditResult(data, options, *trainer, std::move(scoresIn), std::move(scoresOut));
 }
 
 }  // namespace dpmix::training_audit

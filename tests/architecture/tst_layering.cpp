@@ -1,17 +1,20 @@
 // The layering rules of docs/ARCHITECTURE.md, checked on the source tree itself: no Qt in the
 // engine, no LibTorch in the widgets or the programs, and the engine modules include each other
 // only along the dependencies the architecture table declares (engine/core is everyone's), so
-// the module graph stays acyclic; the engine's tests include no Qt header either.
+// the module graph stays acyclic; the engine's tests include no Qt header either; the workbench's
+// folders (app/workbench/*/) include each other without a cycle.
 #include "tests/support/unit_test.h"
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -109,6 +112,41 @@ std::set<std::string> closure(const Graph& g, const std::string& from) {
     return seen;
 }
 
+// app/workbench/X → the app/workbench folders its sources include ("." stands for the files beside
+// the main window); `via` keeps one including file for each arrow, for the failure message.
+Graph workbenchFolderGraph(std::map<std::pair<std::string, std::string>, std::string>* via = nullptr) {
+    Graph g;
+    const std::regex include("#\\s*include\\s*\"app/workbench/(([a-z_]+)/)?[a-z_]+\\.h\"");
+    const fs::path root = kRoot / "app" / "workbench";
+    for (const auto& file : sourcesUnder("app/workbench")) {
+        const fs::path relative = fs::relative(file, root);
+        const bool inFolder = std::distance(relative.begin(), relative.end()) > 1;
+        const std::string from = inFolder ? relative.begin()->string() : ".";
+        auto& deps = g[from];
+        const std::string text = readAll(file);
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it) {
+            const std::string to = (*it)[2].matched ? (*it)[2].str() : ".";
+            if (to == from) continue;
+            deps.insert(to);
+            if (via) via->emplace(std::make_pair(from, to), fs::relative(file, kRoot).string());
+        }
+    }
+    return g;
+}
+
+// Every arrow of `g` that lies on a cycle, as "from/ → to/ (file)".
+std::vector<std::string> arrowsOnCycles(const Graph& g,
+                                        const std::map<std::pair<std::string, std::string>, std::string>& via) {
+    std::vector<std::string> out;
+    for (const auto& [from, deps] : g)
+        for (const auto& to : deps)
+            if (to == from || closure(g, to).count(from)) {
+                auto file = via.find({from, to});
+                out.push_back(from + "/ → " + to + "/" + (file == via.end() ? "" : " (" + file->second + ")"));
+            }
+    return out;
+}
+
 const std::regex& qtInclude() {
     static const std::regex r("^\\s*#\\s*include\\s*[<\"](Q[A-Z]|Qt[A-Z])");
     return r;
@@ -182,11 +220,22 @@ private Q_SLOTS:
         QVERIFY2(cycles.empty(), ("include cycles:" + joined(cycles)).c_str());
     }
 
+    // The workbench's folders include each other one way only (docs/ARCHITECTURE.md): help/ and
+    // parameters/ at the bottom, then project/, runs/, views/; study/; the main window on top.
+    void theWorkbenchFolderGraphIsAcyclic() {
+        std::map<std::pair<std::string, std::string>, std::string> via;
+        const Graph g = workbenchFolderGraph(&via);
+        QVERIFY(g.count(".") && g.count("views") && g.count("project"));  // the walk found the tree
+        const auto cycles = arrowsOnCycles(g, via);
+        QVERIFY2(cycles.empty(), ("app/workbench folder cycles, arrows on them:" + joined(cycles)).c_str());
+    }
+
     // The checks above must be able to fail: a made-up graph with a cycle and an undeclared edge.
     void theChecksDetectWhatTheyLookFor() {
         const Graph g{{"a", {"b"}}, {"b", {"a"}}, {"c", {}}};
         QVERIFY(closure(g, "a").count("a"));
         QVERIFY(!closure(g, "c").count("c"));
+        QCOMPARE(arrowsOnCycles(g, {}).size(), std::size_t(2));  // a → b and b → a, not c
         QVERIFY(std::regex_search(std::string("#include <QString>"), qtInclude()));
         QVERIFY(!std::regex_search(std::string("#include <queue>"), qtInclude()));
         QVERIFY(std::regex_search(std::string("#include <torch/torch.h>"), torchInclude()));

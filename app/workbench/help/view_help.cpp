@@ -8,104 +8,96 @@ namespace {
 QString tr(const char* text) { return QCoreApplication::translate("ViewHelp", text); }
 
 struct ViewText {
+    ResultView view;
     const char* title;
     const char* shows;
     const char* read;
 };
 
+// Each result view's help: its title, what it shows and how to read it.
+constexpr ViewText kViewTexts[] = {
+    {ResultView::StudySummary, "Study summary",
+     "The study at a glance: its data and unit of privacy, what its DP releases spent, how the private "
+     "mixture λ_DP compares with λ* and uniform weights, how the downstream models compare with the "
+     "baselines, and a plain-language verdict.",
+     "Read the verdict first: it says whether the private mixture helps at the ε you ran, and what to "
+     "change (ε, ρ or the size of split A) if it does not. Verify all recomputes every ledger and "
+     "rechecks the project file's hash chain."},
+    {ResultView::Lambda, "λ by task",
+     "The mixture weights λ over the k public components for one task and ε: the private weights "
+     "λ_DP, the non-private optimum λ*, uniform weights and random search, side by side per "
+     "component.",
+     "Bars are means over runs; the whiskers are ± one standard deviation. The closer the λ_DP bars "
+     "follow the λ* bars, the better the private mixture; the legend gives each λ's cosine and L1 "
+     "distance to λ*."},
+    {ResultView::Trajectory, "λ trajectory",
+     "How each component's weight λ_j moved during one DP-MixMin run, one line per component, over "
+     "the exponentiated-gradient (EG) steps.",
+     "Lines that settle early mean the steps suffice; lines still moving at the last step mean more "
+     "steps (or a larger step size η) could help. The noise added for privacy makes the lines jitter."},
+    {ResultView::Tradeoff, "Privacy–utility",
+     "How close the private mixture λ_DP comes to λ* as the privacy budget ε grows: the cosine "
+     "similarity to λ* against ε, with uniform weights and random search as flat references.",
+     "Higher is better; ε is on a logarithmic axis. Where the DP-MixMin curve rises above the uniform "
+     "line, privacy still leaves a useful mixture. The band is ± one standard deviation over runs. "
+     "Random search is not private (ε = ∞): it is a reference, not an alternative release."},
+    {ResultView::Auc, "Per-class AUC",
+     "The test AUC of the downstream models per sensitive task (one class against the rest), one bar "
+     "per method: DP-MixMin, the non-private baseline λ*, uniform, random search and Random Init.",
+     "Higher is better; 0.5 is a random guess, so the axis starts there. Bars are means over seeds "
+     "with ± one standard deviation; the legend gives each method's macro AUC (the mean over tasks). "
+     "A method marked ε = ∞ is a non-private baseline, shown for comparison only."},
+    {ResultView::Perplexity, "Perplexity",
+     "The test perplexity of the text models during fine-tuning, one line per method, for one task "
+     "and ε.",
+     "Lower is better; the axis is logarithmic because methods differ by factors. The band is the "
+     "range over the runs (seeds)."},
+    {ResultView::Audit, "Audit",
+     "Canary audits: an empirical lower bound ε_LB on the privacy loss per task, for each kind of "
+     "planted example (canary), beside the claimed ε (dashed line).",
+     "An ε_LB below the claimed ε is consistent with the claim; an ε_LB above it refutes the claim. "
+     "The no-noise controls add no noise, so they should show a large ε_LB: they prove the audit can "
+     "see a leak."},
+    {ResultView::KScaling, "k-scaling",
+     "How the price of privacy grows with the number of public components k: the excess error "
+     "F(λ_DP) − F(λ*) against k on log-log axes, with a dashed line growing like √k.",
+     "A slope near 0.5 (parallel to the √k line) matches the theory. Points with no measurable loss "
+     "(excess ≤ 0) cannot be drawn on a log axis and are listed in the note."},
+    {ResultView::Ledger, "Privacy ledger",
+     "Every DP step of one run with its parameters and its (ε, δ), and the composed total for the "
+     "run.",
+     "Each row is one mechanism on one split; the total composes them (parallel across disjoint "
+     "splits, sequential on the same data). ∞ (not private) marks a step done without DP. Verify "
+     "recomputes every ε from its parameters and rechecks the hash chain."},
+    {ResultView::Comparison, "Run comparison",
+     "Several runs side by side: the settings that differ between them, their metrics, one metric as "
+     "bars, and a chosen curve of every run overlaid.",
+     "Bold rows are settings that differ. With a pinned baseline, it is the first column and every "
+     "metric shows its difference (Δ) to it. A non-private baseline reads ε = ∞."},
+    {ResultView::PrivateSet, "Private set",
+     "The private set S of a Private Set Generation (PSG) run: a few synthetic images per class, "
+     "learned from the sensitive images under DP, with the accuracy of networks trained on them.",
+     "Rows are classes. Compare the accuracy of S with a random real subset of the same size (not "
+     "private) and with direct DP-SGD at the same ε: S is useful when it comes close to them."},
+    {ResultView::Adamix, "AdaMix-R",
+     "Public-guided private fine-tuning (AdaMix-R, a reconstruction of AdaMix) against DP-GD and a "
+     "head trained on the few public examples only: how much more each private head errs than the "
+     "non-private paragon, by ε, at one number of public shots and private examples per class.",
+     "0 % is as good as training without privacy on all the data. Bars are means over seeds with "
+     "± one standard deviation; the line is the public-only head, which uses no private data. A bar "
+     "below the line means the private data helped despite the noise."},
+    {ResultView::ExampleEpsilon, "Who pays for privacy",
+     "The per-example privacy loss ε_i of one full-batch AdaMix-R run: a histogram up to the "
+     "dataset-level ε, and the images with the highest and the lowest estimate.",
+     "Most examples sit well below the guarantee; isolated, atypical ones use most of it. ε_i is an "
+     "estimate on the run's own trajectory, never a guarantee: every example is protected by the "
+     "dataset-level ε."},
+};
+
 ViewText textOf(ResultView view) {
-    switch (view) {
-    case ResultView::StudySummary:
-        return {"Study summary",
-                "The study at a glance: its data and unit of privacy, what its DP releases spent, how the private "
-                "mixture λ_DP compares with λ* and uniform weights, how the downstream models compare with the "
-                "baselines, and a plain-language verdict.",
-                "Read the verdict first: it says whether the private mixture helps at the ε you ran, and what to "
-                "change (ε, ρ or the size of split A) if it does not. Verify all recomputes every ledger and "
-                "rechecks the project file's hash chain."};
-    case ResultView::Lambda:
-        return {"λ by task",
-                "The mixture weights λ over the k public components for one task and ε: the private weights "
-                "λ_DP, the non-private optimum λ*, uniform weights and random search, side by side per "
-                "component.",
-                "Bars are means over runs; the whiskers are ± one standard deviation. The closer the λ_DP bars "
-                "follow the λ* bars, the better the private mixture; the legend gives each λ's cosine and L1 "
-                "distance to λ*."};
-    case ResultView::Trajectory:
-        return {"λ trajectory",
-                "How each component's weight λ_j moved during one DP-MixMin run, one line per component, over "
-                "the exponentiated-gradient (EG) steps.",
-                "Lines that settle early mean the steps suffice; lines still moving at the last step mean more "
-                "steps (or a larger step size η) could help. The noise added for privacy makes the lines jitter."};
-    case ResultView::Tradeoff:
-        return {"Privacy–utility",
-                "How close the private mixture λ_DP comes to λ* as the privacy budget ε grows: the cosine "
-                "similarity to λ* against ε, with uniform weights and random search as flat references.",
-                "Higher is better; ε is on a logarithmic axis. Where the DP-MixMin curve rises above the uniform "
-                "line, privacy still leaves a useful mixture. The band is ± one standard deviation over runs. "
-                "Random search is not private (ε = ∞): it is a reference, not an alternative release."};
-    case ResultView::Auc:
-        return {"Per-class AUC",
-                "The test AUC of the downstream models per sensitive task (one class against the rest), one bar "
-                "per method: DP-MixMin, the non-private baseline λ*, uniform, random search and Random Init.",
-                "Higher is better; 0.5 is a random guess, so the axis starts there. Bars are means over seeds "
-                "with ± one standard deviation; the legend gives each method's macro AUC (the mean over tasks). "
-                "A method marked ε = ∞ is a non-private baseline, shown for comparison only."};
-    case ResultView::Perplexity:
-        return {"Perplexity",
-                "The test perplexity of the text models during fine-tuning, one line per method, for one task "
-                "and ε.",
-                "Lower is better; the axis is logarithmic because methods differ by factors. The band is the "
-                "range over the runs (seeds)."};
-    case ResultView::Audit:
-        return {"Audit",
-                "Canary audits: an empirical lower bound ε_LB on the privacy loss per task, for each kind of "
-                "planted example (canary), beside the claimed ε (dashed line).",
-                "An ε_LB below the claimed ε is consistent with the claim; an ε_LB above it refutes the claim. "
-                "The no-noise controls add no noise, so they should show a large ε_LB: they prove the audit can "
-                "see a leak."};
-    case ResultView::KScaling:
-        return {"k-scaling",
-                "How the price of privacy grows with the number of public components k: the excess error "
-                "F(λ_DP) − F(λ*) against k on log-log axes, with a dashed line growing like √k.",
-                "A slope near 0.5 (parallel to the √k line) matches the theory. Points with no measurable loss "
-                "(excess ≤ 0) cannot be drawn on a log axis and are listed in the note."};
-    case ResultView::Ledger:
-        return {"Privacy ledger",
-                "Every DP step of one run with its parameters and its (ε, δ), and the composed total for the "
-                "run.",
-                "Each row is one mechanism on one split; the total composes them (parallel across disjoint "
-                "splits, sequential on the same data). ∞ (not private) marks a step done without DP. Verify "
-                "recomputes every ε from its parameters and rechecks the hash chain."};
-    case ResultView::Comparison:
-        return {"Run comparison",
-                "Several runs side by side: the settings that differ between them, their metrics, one metric as "
-                "bars, and a chosen curve of every run overlaid.",
-                "Bold rows are settings that differ. With a pinned baseline, it is the first column and every "
-                "metric shows its difference (Δ) to it. A non-private baseline reads ε = ∞."};
-    case ResultView::PrivateSet:
-        return {"Private set",
-                "The private set S of a Private Set Generation (PSG) run: a few synthetic images per class, "
-                "learned from the sensitive images under DP, with the accuracy of networks trained on them.",
-                "Rows are classes. Compare the accuracy of S with a random real subset of the same size (not "
-                "private) and with direct DP-SGD at the same ε: S is useful when it comes close to them."};
-    case ResultView::Adamix:
-        return {"AdaMix-R",
-                "Public-guided private fine-tuning (AdaMix-R, a reconstruction of AdaMix) against DP-GD and a "
-                "head trained on the few public examples only: how much more each private head errs than the "
-                "non-private paragon, by ε, at one number of public shots and private examples per class.",
-                "0 % is as good as training without privacy on all the data. Bars are means over seeds with "
-                "± one standard deviation; the line is the public-only head, which uses no private data. A bar "
-                "below the line means the private data helped despite the noise."};
-    case ResultView::ExampleEpsilon:
-        return {"Who pays for privacy",
-                "The per-example privacy loss ε_i of one full-batch AdaMix-R run: a histogram up to the "
-                "dataset-level ε, and the images with the highest and the lowest estimate.",
-                "Most examples sit well below the guarantee; isolated, atypical ones use most of it. ε_i is an "
-                "estimate on the run's own trajectory, never a guarantee: every example is protected by the "
-                "dataset-level ε."};
-    }
-    return {"", "", ""};
+    for (const ViewText& text : kViewTexts)
+        if (text.view == view) return text;
+    return {view, "", "", ""};
 }
 
 }  // namespace

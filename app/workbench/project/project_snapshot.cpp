@@ -1,7 +1,7 @@
 #include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/project/read_only_files.h"
 
-#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/project/pinned_baseline.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_file.h"
 #include "engine/project/release_manifest.h"
@@ -95,70 +95,62 @@ QString trustSummary(const project::TrustVerdict& v, const project::ProjectFile&
 
 }  // namespace
 
-Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
-    auto file = project::ProjectFile::open(path.toStdString(), openModeFor(path));
-    if (!file) return file.error();
-    ProjectSnapshot s;
-    s.path = path;
-    s.spec = file->spec();
-    auto sources = file->sources();
-    if (!sources) return sources.error();
-    s.sources = *sources;
-    if (auto store = project::readStoreView(*file))
-        s.budgetStore = std::move(store).value();
-    else
-        s.budgetStoreError = QString::fromStdString(store.error().message);
-    auto settings = file->workingSettings();
-    if (!settings) return settings.error();
-    if (*settings) s.workingSettingsJson = QString::fromStdString(**settings);
-    auto runs = file->runs();
-    if (!runs) return runs.error();
-    for (const auto& run : *runs) {
-        RunResults r;
-        r.run = run;
-        auto lambdas = file->lambdas(run.id);
-        auto metrics = file->metrics(run.id);
-        auto ledgers = file->ledgers(run.id);
-        auto names = file->curveNames(run.id);
-        auto audits = file->audits(run.id);
-        auto models = file->models(run.id);
-        if (!lambdas) return lambdas.error();
-        if (!metrics) return metrics.error();
-        if (!ledgers) return ledgers.error();
-        if (!names) return names.error();
-        if (!audits) return audits.error();
-        if (!models) return models.error();
-        r.lambdas = *lambdas;
-        r.metrics = *metrics;
-        r.ledgers = *ledgers;
-        r.audits = *audits;
-        r.models = *models;
-        for (const auto& name : *names) {
-            auto points = file->curve(run.id, name);
-            if (!points) return points.error();
-            r.curves[name] = *points;
-        }
-        if (run.method == "psg" && run.status == project::RunStatus::Done) {
-            // S is small (classes × spc images): read with the results. Checked against its
-            // content hash by loadModel; a missing or damaged file leaves it empty (the view says so).
-            for (const auto& m : r.models)
-                if (m.name == "private-set")
-                    if (auto bytes = file->loadModel(m); bytes && bytes->size() % sizeof(float) == 0) {
-                        r.privateSet.resize(bytes->size() / sizeof(float));
-                        std::memcpy(r.privateSet.data(), bytes->data(), bytes->size());
-                    }
-        }
-        if (run.method == experiments::kAdamixExperimentMethod && run.status == project::RunStatus::Done) {
-            AdamixReading reading{run.id, std::nullopt, {}};
-            if (auto stored = experiments::readAdamixExperiment(*file, run.id, false))
-                reading.experiment = std::move(stored).value();
-            else
-                reading.error = QString::fromStdString(stored.error().message);
-            s.adamix.push_back(std::move(reading));
-        }
-        s.runs.push_back(std::move(r));
+namespace {
+
+// One run's stored results: λs, metrics, ledgers, audits, models, curves and, for a finished PSG
+// run, its private set S.
+Result<RunResults> readRunResults(const project::ProjectFile& file, const project::RunRecord& run) {
+    RunResults r;
+    r.run = run;
+    auto lambdas = file.lambdas(run.id);
+    auto metrics = file.metrics(run.id);
+    auto ledgers = file.ledgers(run.id);
+    auto names = file.curveNames(run.id);
+    auto audits = file.audits(run.id);
+    auto models = file.models(run.id);
+    if (!lambdas) return lambdas.error();
+    if (!metrics) return metrics.error();
+    if (!ledgers) return ledgers.error();
+    if (!names) return names.error();
+    if (!audits) return audits.error();
+    if (!models) return models.error();
+    r.lambdas = *lambdas;
+    r.metrics = *metrics;
+    r.ledgers = *ledgers;
+    r.audits = *audits;
+    r.models = *models;
+    for (const auto& name : *names) {
+        auto points = file.curve(run.id, name);
+        if (!points) return points.error();
+        r.curves[name] = *points;
     }
-    if (auto v = project::trustVerdict(*file)) {
+    if (run.method == "psg" && run.status == project::RunStatus::Done) {
+        // S is small (classes × spc images): read with the results. Checked against its
+        // content hash by loadModel; a missing or damaged file leaves it empty (the view says so).
+        for (const auto& m : r.models)
+            if (m.name == "private-set")
+                if (auto bytes = file.loadModel(m); bytes && bytes->size() % sizeof(float) == 0) {
+                    r.privateSet.resize(bytes->size() / sizeof(float));
+                    std::memcpy(r.privateSet.data(), bytes->data(), bytes->size());
+                }
+    }
+    return r;
+}
+
+// A finished AdaMix-R experiment as stored, or why it cannot be read.
+AdamixReading readAdamixReading(const project::ProjectFile& file, const project::RunRecord& run) {
+    AdamixReading reading{run.id, std::nullopt, {}};
+    if (auto stored = experiments::readAdamixExperiment(file, run.id, false))
+        reading.experiment = std::move(stored).value();
+    else
+        reading.error = QString::fromStdString(stored.error().message);
+    return reading;
+}
+
+// The file's trust verdict for the banner and its tooltip: who signed it, what an older file cannot
+// show, and what the stored audits say of the claims its releases rest on.
+void readTrust(const project::ProjectFile& file, ProjectSnapshot& s) {
+    if (auto v = project::trustVerdict(file)) {
         s.trust = {true,
                    v->release,
                    v->dpOnly,
@@ -166,7 +158,7 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
                    QString::fromStdString(v->headline()),
                    {},
                    QString::fromStdString(v->shortLabel())};
-        s.trust.summary = trustSummary(*v, *file);
+        s.trust.summary = trustSummary(*v, file);
         // Who signed it and whether it verifies, and what an older file cannot show (integrity_report.h).
         for (const auto& line : v->signatures)
             s.trust.summary += QStringLiteral(" Signature: %1.").arg(QString::fromStdString(line));
@@ -186,6 +178,36 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
             QStringLiteral("trust verdict unavailable: %1").arg(QString::fromStdString(v.error().message));
         s.trust.shortLabel = QStringLiteral("trust verdict unavailable");
     }
+}
+
+}  // namespace
+
+Result<ProjectSnapshot> loadProjectSnapshot(const QString& path) {
+    auto file = project::ProjectFile::open(path.toStdString(), openModeFor(path));
+    if (!file) return file.error();
+    ProjectSnapshot s;
+    s.path = path;
+    s.spec = file->spec();
+    auto sources = file->sources();
+    if (!sources) return sources.error();
+    s.sources = *sources;
+    if (auto store = project::readStoreView(*file))
+        s.budgetStore = std::move(store).value();
+    else
+        s.budgetStoreError = QString::fromStdString(store.error().message);
+    auto settings = file->workingSettings();
+    if (!settings) return settings.error();
+    if (*settings) s.workingSettingsJson = QString::fromStdString(**settings);
+    auto runs = file->runs();
+    if (!runs) return runs.error();
+    for (const auto& run : *runs) {
+        auto r = readRunResults(*file, run);
+        if (!r) return r.error();
+        if (run.method == experiments::kAdamixExperimentMethod && run.status == project::RunStatus::Done)
+            s.adamix.push_back(readAdamixReading(*file, run));
+        s.runs.push_back(std::move(r).value());
+    }
+    readTrust(*file, s);
     return s;
 }
 

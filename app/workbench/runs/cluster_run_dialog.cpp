@@ -48,9 +48,24 @@ ClusterRunDialog::ClusterRunDialog(const QString& what, long long auditRunsPerWo
     intro->setTextFormat(Qt::RichText);
 
     form_ = new QFormLayout;
+    addWorkRow(auditRunsPerWorld);
+    addSlurmRows();
+
+    buttons_->button(QDialogButtonBox::Ok)->setText(tr("Submit"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addLayout(form_);
+    layout->addWidget(buttons_);
+    connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
+        remember();
+        accept();
+    });
+    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+// What the job runs: an audit's array tasks, or which run of the panel.
+void ClusterRunDialog::addWorkRow(long long auditRunsPerWorld) {
     QFormLayout* form = form_;
-    QSettings settings;
-    settings.beginGroup(QStringLiteral("cluster"));
     if (auditRunsPerWorld > 0) {
         units_ = new QSpinBox;
         units_->setObjectName("clusterUnits");
@@ -67,6 +82,13 @@ ClusterRunDialog::ClusterRunDialog(const QString& what, long long auditRunsPerWo
                        static_cast<int>(RunKind::CompareBaselines));
         form->addRow(tr("&Run:"), kind_);
     }
+}
+
+// The Slurm settings, prefilled with the last submission's (QSettings group "cluster").
+void ClusterRunDialog::addSlurmRows() {
+    QFormLayout* form = form_;
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("cluster"));
     maxParallel_->setRange(0, 10000);
     maxParallel_->setSpecialValueText(tr("no limit"));
     maxParallel_->setValue(settings.value("maxParallel", 0).toInt());
@@ -98,17 +120,6 @@ ClusterRunDialog::ClusterRunDialog(const QString& what, long long auditRunsPerWo
     setup_->setMaximumHeight(70);
     form->addRow(tr("&Setup:"), setup_);
     settings.endGroup();
-
-    buttons_->button(QDialogButtonBox::Ok)->setText(tr("Submit"));
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(intro);
-    layout->addLayout(form);
-    layout->addWidget(buttons_);
-    connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
-        remember();
-        accept();
-    });
-    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
 ClusterSubmission ClusterRunDialog::submission() const {

@@ -50,6 +50,8 @@ public:
     void remember() const;
 
 private:
+    void addWorkRow(long long auditRunsPerWorld);
+    void addSlurmRows();
     QFormLayout* form_;
     QComboBox* kind_ = nullptr;
     QSpinBox* units_ = nullptr;

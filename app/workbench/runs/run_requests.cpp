@@ -104,6 +104,37 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
     return request;
 }
 
+namespace {
+
+// A stored audit's re-run: its canary, runs per world, ε and mixture settings, at `seed`.
+Result<RerunPlan> auditRerunPlan(const project::RunRecord& run, const QJsonObject& config, long long seed,
+                                 const QString& label) {
+    RerunPlan plan;
+    const QString canary = config.value("canary").toString();
+    AuditRequest audit;
+    audit.task = run.task;
+    audit.naturalCanary = canary.startsWith("natural");
+    audit.quietestSource = canary.startsWith("max-clip-quietest");
+    audit.raiseTopSource = canary.startsWith("max-clip") && canary.contains("-raise");
+    audit.noNoise = config.value("no_noise").toBool() || canary.endsWith("-no-noise");
+    audit.runs = config.value("runs_per_world").toInteger(0);
+    if (!audit.noNoise && run.epsilon) audit.epsilon = *run.epsilon;
+    audit.seed = seed;
+    if (config.contains("clip"))
+        audit.mixture = MixtureSettings{config.value("clip").toDouble(), config.value("batch").toInteger(),
+                                        config.value("lr").toDouble(), config.value("steps").toInteger()};
+    if (audit.runs < 2) return fieldError(QStringLiteral("%1: its configuration has no runs_per_world").arg(label));
+    plan.audit = audit;
+    plan.description = QStringLiteral("Re-run of run %1: audit '%2', %3 runs per world, seed %4")
+                           .arg(run.id)
+                           .arg(canary)
+                           .arg(audit.runs)
+                           .arg(seed);
+    return plan;
+}
+
+}  // namespace
+
 Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long long> newSeed) {
     const QString label = QStringLiteral("run %1 (%2)").arg(run.id).arg(QString::fromStdString(run.method));
     if (run.method == "proxy")
@@ -123,29 +154,7 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
     const QString stage = config.value("stage").toString();
     const long long seed = newSeed.value_or(run.seed);
     RerunPlan plan;
-    if (stage == "audit") {
-        const QString canary = config.value("canary").toString();
-        AuditRequest audit;
-        audit.task = run.task;
-        audit.naturalCanary = canary.startsWith("natural");
-        audit.quietestSource = canary.startsWith("max-clip-quietest");
-        audit.raiseTopSource = canary.startsWith("max-clip") && canary.contains("-raise");
-        audit.noNoise = config.value("no_noise").toBool() || canary.endsWith("-no-noise");
-        audit.runs = config.value("runs_per_world").toInteger(0);
-        if (!audit.noNoise && run.epsilon) audit.epsilon = *run.epsilon;
-        audit.seed = seed;
-        if (config.contains("clip"))
-            audit.mixture = MixtureSettings{config.value("clip").toDouble(), config.value("batch").toInteger(),
-                                            config.value("lr").toDouble(), config.value("steps").toInteger()};
-        if (audit.runs < 2) return fieldError(QStringLiteral("%1: its configuration has no runs_per_world").arg(label));
-        plan.audit = audit;
-        plan.description = QStringLiteral("Re-run of run %1: audit '%2', %3 runs per world, seed %4")
-                               .arg(run.id)
-                               .arg(canary)
-                               .arg(audit.runs)
-                               .arg(seed);
-        return plan;
-    }
+    if (stage == "audit") return auditRerunPlan(run, config, seed, label);
     if (stage != "mixture" && stage != "downstream")
         return fieldError(QStringLiteral("%1: its configuration names stage '%2'; only mixture, downstream and audit "
                                          "runs can be re-run").arg(label, stage));

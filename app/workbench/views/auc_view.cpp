@@ -67,21 +67,131 @@ std::vector<double> aucEpsilons(const ProjectSnapshot& project) {
     return out;
 }
 
-AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsilon, AucMode mode) {
+namespace {
+
+// The finished runs' test AUCs at `epsilon` (all ε when unset).
+AucTable aucTable(const ProjectSnapshot& project, std::optional<double> epsilon) {
     AucTable table;
     for (const auto& r : project.runs) {
         const double auc = testAuc(r);
         if (!finished(r) || std::isnan(auc) || !atEpsilon(r, epsilon)) continue;
         table[r.run.method][r.run.task][r.run.seed].push_back(auc);
     }
+    return table;
+}
+
+std::vector<std::string> methodsInPaperOrder(const AucTable& table) {
     std::vector<std::string> methods;
     for (const auto& [method, tasks] : table) methods.push_back(method);
     std::stable_sort(methods.begin(), methods.end(),
                      [](const std::string& a, const std::string& b) { return methodRank(a) < methodRank(b); });
+    return methods;
+}
+
+// The tasks some method has results for, in the spec's order.
+std::vector<std::string> tasksWithResults(const ProjectSnapshot& project, const AucTable& table) {
     std::vector<std::string> tasks;
     for (const auto& t : project.taskNames())
         for (const auto& [method, byTask] : table)
             if (byTask.count(t) && std::find(tasks.begin(), tasks.end(), t) == tasks.end()) tasks.push_back(t);
+    return tasks;
+}
+
+// One value per seed: the method's AUC on the task, or its gain over Random Init of the same seed.
+struct SeedValues {
+    std::vector<double> values;
+    std::vector<long long> seedIds;
+    QStringList seeds;
+};
+
+SeedValues seedValues(AucTable& table, const std::string& method, const std::string& task, bool gain) {
+    SeedValues out;
+    const auto methodTask = table[method].find(task);
+    if (methodTask == table[method].end()) return out;
+    for (const auto& [seed, values] : methodTask->second) {
+        double value = average(values);
+        if (gain) {
+            const auto& reference = table[methods::nameOf(methods::Method::RandomInit)][task];
+            const auto ri = reference.find(seed);
+            if (ri == reference.end()) continue;  // no Random Init of this seed to compare with
+            const double base = average(ri->second);
+            value = 100.0 * (value - base) / base;
+        }
+        out.values.push_back(value);
+        out.seedIds.push_back(seed);
+        out.seeds << QString::number(seed);
+    }
+    return out;
+}
+
+// The method's bars (mean ± std over seeds per task) named with its macro value, which is also
+// appended to `macros`; nothing when it has no result on any task.
+std::optional<widgets::BarSeries> methodSeries(AucTable& table, const std::string& method,
+                                               const std::vector<std::string>& tasks, bool gain,
+                                               std::optional<double> epsilon, QStringList& macros) {
+    widgets::BarSeries series;
+    std::vector<double> taskMeans;
+    std::vector<project::ResultObservation> observations;  // the legend's macro, as `dpmix results` computes it
+    int mostSeeds = 0;
+    for (const auto& t : tasks) {
+        const SeedValues perSeed = seedValues(table, method, t, gain);
+        for (std::size_t i = 0; i < perSeed.values.size(); ++i)
+            observations.push_back({method, t, perSeed.seedIds[i], 0.0, perSeed.values[i], 0});
+        if (perSeed.values.empty()) {
+            series.values << std::nan("");
+            series.errors << 0.0;
+            series.details << QString();
+            continue;
+        }
+        const auto [mean, sd] = meanAndStd(perSeed.values);
+        series.values << mean;
+        series.errors << sd;
+        series.details << (perSeed.values.size() == 1 ? QObject::tr("seed %1") : QObject::tr("seeds %1"))
+                              .arg(perSeed.seeds.join(", "));
+        taskMeans.push_back(mean);
+        mostSeeds = std::max(mostSeeds, static_cast<int>(perSeed.values.size()));
+    }
+    if (taskMeans.empty()) return std::nullopt;
+    // One macro-AUC definition (engine/project/result_summary.h): per seed the mean over its
+    // tasks, then the mean over seeds; a seed that lacks a task is not filled in from others.
+    const double macro = project::summarizeResults(observations).front().mean;
+    const QString name = honestMethodLabel(method);
+    const QString macroText =
+        gain ? QObject::tr("%1%2%").arg(macro >= 0 ? "+" : "").arg(number(macro, 1)) : number(macro);
+    series.name = QObject::tr("%1 · macro %2").arg(name, macroText);
+    if (taskMeans.size() < tasks.size())
+        series.name += QObject::tr(" (%1 of %2 tasks)").arg(taskMeans.size()).arg(tasks.size());
+    if (mostSeeds < 2) series.errors.clear();  // one seed: no spread to show
+    series.fields = {{QStringLiteral("epsilon"), runEpsilonCell(method, epsilon)},
+                     {QStringLiteral("method"), QString::fromStdString(method)},
+                     {QStringLiteral("metric"),
+                      gain ? QStringLiteral("test_auc_gain_over_random_init_percent") : QStringLiteral("test_auc")}};
+    macros << QStringLiteral("%1 %2").arg(name, macroText);
+    return series;
+}
+
+// The macro values on the lines below the title, wrapped so a long method list stays readable.
+QString macroLines(const QStringList& macros, bool gain) {
+    QString out;
+    QString line = gain ? QObject::tr("macro gain: ") : QObject::tr("macro AUC: ");
+    for (int i = 0; i < macros.size(); ++i) {
+        const QString item = macros[i] + (i + 1 < macros.size() ? QStringLiteral(" · ") : QString());
+        if (line.size() + item.size() > 70 && i > 0) {
+            out += QStringLiteral("\n") + line.trimmed();
+            line.clear();
+        }
+        line += item;
+    }
+    if (!macros.isEmpty()) out += QStringLiteral("\n") + line.trimmed();
+    return out;
+}
+
+}  // namespace
+
+AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsilon, AucMode mode) {
+    AucTable table = aucTable(project, epsilon);
+    const std::vector<std::string> methods = methodsInPaperOrder(table);
+    const std::vector<std::string> tasks = tasksWithResults(project, table);
 
     AucChart chart;
     chart.hasRandomInit = table.count(methods::nameOf(methods::Method::RandomInit)) > 0;
@@ -95,75 +205,11 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
     QStringList macros;
     for (const auto& method : methods) {
         if (gain && (method == methods::nameOf(methods::Method::RandomInit) || !chart.hasRandomInit)) continue;
-        widgets::BarSeries series;
-        std::vector<double> taskMeans;
-        std::vector<project::ResultObservation> perSeedValues;  // the legend's macro, as `dpmix results` computes it
-        int mostSeeds = 0;
-        for (const auto& t : tasks) {
-            // One value per seed: the method's AUC, or its gain over Random Init of the same seed.
-            std::vector<double> perSeed;
-            QStringList seedNames;
-            const auto methodTask = table[method].find(t);
-            if (methodTask != table[method].end()) {
-                for (const auto& [seed, values] : methodTask->second) {
-                    double value = average(values);
-                    if (gain) {
-                        const auto& reference = table[methods::nameOf(methods::Method::RandomInit)][t];
-                        const auto ri = reference.find(seed);
-                        if (ri == reference.end()) continue;  // no Random Init of this seed to compare with
-                        const double base = average(ri->second);
-                        value = 100.0 * (value - base) / base;
-                    }
-                    perSeed.push_back(value);
-                    perSeedValues.push_back({method, t, seed, 0.0, value, 0});
-                    seedNames << QString::number(seed);
-                }
-            }
-            if (perSeed.empty()) {
-                series.values << std::nan("");
-                series.errors << 0.0;
-                series.details << QString();
-                continue;
-            }
-            const auto [mean, sd] = meanAndStd(perSeed);
-            series.values << mean;
-            series.errors << sd;
-            series.details << (perSeed.size() == 1 ? QObject::tr("seed %1") : QObject::tr("seeds %1"))
-                                  .arg(seedNames.join(", "));
-            taskMeans.push_back(mean);
-            mostSeeds = std::max(mostSeeds, static_cast<int>(perSeed.size()));
-        }
-        if (taskMeans.empty()) continue;
-        // One macro-AUC definition (engine/project/result_summary.h): per seed the mean over its
-        // tasks, then the mean over seeds; a seed that lacks a task is not filled in from others.
-        const double macro = project::summarizeResults(perSeedValues).front().mean;
-        const QString name = honestMethodLabel(method);
-        const QString macroText = gain ? QObject::tr("%1%2%").arg(macro >= 0 ? "+" : "").arg(number(macro, 1))
-                                       : number(macro);
-        series.name = QObject::tr("%1 · macro %2").arg(name, macroText);
-        if (taskMeans.size() < tasks.size())
-            series.name += QObject::tr(" (%1 of %2 tasks)").arg(taskMeans.size()).arg(tasks.size());
-        if (mostSeeds < 2) series.errors.clear();  // one seed: no spread to show
-        series.fields = {{QStringLiteral("epsilon"), runEpsilonCell(method, epsilon)},
-                         {QStringLiteral("method"), QString::fromStdString(method)},
-                         {QStringLiteral("metric"), gain ? QStringLiteral("test_auc_gain_over_random_init_percent")
-                                                         : QStringLiteral("test_auc")}};
-        macros << QStringLiteral("%1 %2").arg(name, macroText);
-        chart.data.series << series;
+        if (auto series = methodSeries(table, method, tasks, gain, epsilon, macros)) chart.data.series << *series;
     }
     chart.title = gain ? QObject::tr("Relative gain in test AUC over Random Init (%), %1 — mean ± std over seeds").arg(at)
                        : QObject::tr("Test AUC per task, %1 — mean ± std over seeds").arg(at);
-    // The macro values on the following lines, wrapped so a long method list stays readable.
-    QString line = gain ? QObject::tr("macro gain: ") : QObject::tr("macro AUC: ");
-    for (int i = 0; i < macros.size(); ++i) {
-        const QString item = macros[i] + (i + 1 < macros.size() ? QStringLiteral(" · ") : QString());
-        if (line.size() + item.size() > 70 && i > 0) {
-            chart.title += QStringLiteral("\n") + line.trimmed();
-            line.clear();
-        }
-        line += item;
-    }
-    if (!macros.isEmpty()) chart.title += QStringLiteral("\n") + line.trimmed();
+    chart.title += macroLines(macros, gain);
     // AUC 0.5 is a random guess: the axis starts there, so the differences between methods show.
     if (!gain) chart.data.axisFloor = 0.5;
     return chart;

@@ -101,6 +101,14 @@ RunDetailsView::RunDetailsView(QWidget* parent)
     title_->setWordWrap(true);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    buildSections();
+    layOutPage();
+    showEmpty();
+}
+
+// The page's sections: configuration, privacy ledger (with its composed total), metrics, λ,
+// curves, models.
+void RunDetailsView::buildSections() {
     config_ = makeSection(tr("Configuration"), tr("The settings the run really used, as stored with it (nested settings "
                                                   "as outer.inner)"), {tr("Setting"), tr("Value")});
     ledger_ = makeSection(tr("Privacy ledger"),
@@ -124,7 +132,10 @@ RunDetailsView::RunDetailsView(QWidget* parent)
                           {tr("Model"), tr("Size")});
     ledgerTotal_->setParent(ledger_.box);
     ledger_.box->layout()->addWidget(ledgerTotal_);
+}
 
+// The title, timeline and message over the ledger, then the other sections in two columns.
+void RunDetailsView::layOutPage() {
     auto* content = new QVBoxLayout(page_);
     content->addWidget(title_);
     content->addWidget(timeline_);
@@ -144,7 +155,6 @@ RunDetailsView::RunDetailsView(QWidget* parent)
     columns->addLayout(right, 1);
     content->addLayout(columns);
     content->addStretch(1);
-    showEmpty();
 }
 
 RunDetailsView::Section RunDetailsView::makeSection(const QString& title, const QString& tip, const QStringList& columns) {

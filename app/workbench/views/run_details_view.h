@@ -52,6 +52,8 @@ private:
         QList<int> stretch;  // columns that share the width left and wrap (default: the last)
     };
     Section makeSection(const QString& title, const QString& tip, const QStringList& columns);
+    void buildSections();
+    void layOutPage();
     const Section& section(RunDetailsPart part) const;
     /// Fills a section's table (rows of cells), or shows `emptyNote` when there are none.
     static void fill(const Section& s, const std::vector<QStringList>& rows, const QString& emptyNote);

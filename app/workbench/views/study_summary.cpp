@@ -2,8 +2,8 @@
 
 #include "app/workbench/help/view_help.h"
 
-#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/ledger_check.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/views/private_set_view.h"
 #include "app/workbench/views/result_data.h"
 #include "engine/methods/method_plan.h"

@@ -79,6 +79,36 @@ Tensor clipAndSumGradients(Tape& tape, const Tensor& perExampleLoss, double clip
     return norms;
 }
 
+namespace {
+
+// Each parameter's gradient Σ_u factor_u ḡ_u: from the per-user sums where a layer materialised
+// them (a dropped user's zeroed), else from (a, w·g) with the rows' weights.
+void setUserWeightedGradients(Tape& tape, const std::vector<Tensor>& gradOutputs, const Tensor& userWeight,
+                              const Tensor& rowWeight, const Tensor& dropped, bool anyDropped) {
+    for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+        Capture& c = tape.captures[l];
+        std::vector<Tensor*> params = c.layer->parameters();
+        if (!gradOutputs[l].defined()) {
+            for (Tensor* p : params) p->mutable_grad() = at::zeros_like(*p);
+            continue;
+        }
+        if (c.perUserGrads.empty()) {
+            std::vector<Tensor> grads = c.layer->weightedGradients(c, gradOutputs[l], rowWeight);
+            for (std::size_t i = 0; i < params.size(); ++i) params[i]->mutable_grad() = grads[i];
+        } else {
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                Tensor perUser = c.perUserGrads[i];
+                if (anyDropped) perUser = perUser.masked_fill(dropped.unsqueeze(1), 0);  // 0·∞ would be NaN
+                params[i]->mutable_grad() = userWeight.unsqueeze(0).mm(perUser).reshape(params[i]->sizes());
+            }
+        }
+        c.perUserGrads.clear();
+        c.perExampleGrads.clear();
+    }
+}
+
+}  // namespace
+
 Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const Tensor& userOfRow, int64_t users,
                                double clipNorm) {
     const int64_t b = perExampleLoss.size(0);
@@ -145,26 +175,7 @@ Tensor clipAndSumUserGradients(Tape& tape, const Tensor& perExampleLoss, const T
     const Tensor userWeight = factor * mean;
     const Tensor rowWeight = userWeight.index_select(0, rowUser);
     const bool anyDropped = someNonFinite && dropped.any().item<bool>();
-    for (std::size_t l = 0; l < tape.captures.size(); ++l) {
-        Capture& c = tape.captures[l];
-        std::vector<Tensor*> params = c.layer->parameters();
-        if (!gradOutputs[l].defined()) {
-            for (Tensor* p : params) p->mutable_grad() = at::zeros_like(*p);
-            continue;
-        }
-        if (c.perUserGrads.empty()) {
-            std::vector<Tensor> grads = c.layer->weightedGradients(c, gradOutputs[l], rowWeight);
-            for (std::size_t i = 0; i < params.size(); ++i) params[i]->mutable_grad() = grads[i];
-        } else {
-            for (std::size_t i = 0; i < params.size(); ++i) {
-                Tensor perUser = c.perUserGrads[i];
-                if (anyDropped) perUser = perUser.masked_fill(dropped.unsqueeze(1), 0);  // 0·∞ would be NaN
-                params[i]->mutable_grad() = userWeight.unsqueeze(0).mm(perUser).reshape(params[i]->sizes());
-            }
-        }
-        c.perUserGrads.clear();
-        c.perExampleGrads.clear();
-    }
+    setUserWeightedGradients(tape, gradOutputs, userWeight, rowWeight, dropped, anyDropped);
     return norms;
 }
 

@@ -5,16 +5,17 @@
 // the spec's cap is refused before it starts and writes no run row. With DPMIX_SCREENSHOT_DIR
 // set, the meter and the refusal dialog are saved there as PNG (docs/screenshots).
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/working_settings.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/runs/run_actions.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "tests/support/test_support.h"
 #include "widgets/budget_meter.h"
@@ -37,6 +38,7 @@
 
 using namespace dpmix;
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 
@@ -86,7 +88,7 @@ private Q_SLOTS:
         MainWindow w(services);
         w.resize(1400, 900);
         QCOMPARE(w.openFile(project_), QString());
-        QVERIFY(w.budgetMeter()->text().contains("ε 0.00 of 6 spent"));
+        QVERIFY(budgetMeter(w)->text().contains("ε 0.00 of 6 spent"));
 
         widgets::RunParameters values = w.document()->values();
         values.seeds = QStringLiteral("0");
@@ -94,8 +96,8 @@ private Q_SLOTS:
         w.document()->reset(values);
         double lastSpent = 0.0;
         for (int run = 0; run < 4; ++run) {
-            QTRY_VERIFY(w.runAction()->isEnabled());
-            QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+            QTRY_VERIFY(runAction(w)->isEnabled());
+            QSignalSpy finished(jobRunner(w), &JobRunner::finished);
             w.requestRun();
             QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
             QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded,
@@ -125,17 +127,17 @@ private Q_SLOTS:
         DPMIX_COMPARE_NEAR(lastSpent, composed, 1e-9);
         QVERIFY(composed < sum);  // composed by the accountant, not added
         QVERIFY(composed < 6.0);
-        QVERIFY2(w.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(composed, 0, 'f', 2)),
-                 qPrintable(w.budgetMeter()->text()));
-        QVERIFY(w.budgetMeter()->percentSpent() > 0 && !w.budgetMeter()->overCap());
+        QVERIFY2(budgetMeter(w)->text().contains(QString("ε %1 of 6 spent").arg(composed, 0, 'f', 2)),
+                 qPrintable(budgetMeter(w)->text()));
+        QVERIFY(budgetMeter(w)->percentSpent() > 0 && !budgetMeter(w)->overCap());
         saveScreenshot(w.findChild<QDockWidget*>("parametersDock"), "budget-meter.png");
 
         // ε = 7 (each release alone is over the cap of 6): refused before anything starts or is stored.
         const std::size_t rowsBefore = w.project()->runs.size();
         values.epsilon = 7.0;
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
-        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        QTRY_VERIFY(runAction(w)->isEnabled());
+        QSignalSpy started(jobRunner(w), &JobRunner::started);
         w.requestRun();
         QCOMPARE(asked.size(), 5);
         QVERIFY(asked.back().overCap);
@@ -143,13 +145,13 @@ private Q_SLOTS:
         QCOMPARE(asked.back().before, lastSpent);
         QTest::qWait(200);
         QCOMPARE(started.count(), 0);
-        QVERIFY(w.logView()->toPlainText().contains("over its cap 6"));
+        QVERIFY(logView(w)->toPlainText().contains("over its cap 6"));
         QCOMPARE(loadProjectSnapshot(project_).value().runs.size(), rowsBefore);
         // "Compare with baselines" asks too (it also fine-tunes: the preview says it is a lower
         // bound); declined, nothing starts.
         values.epsilon = 0.5;
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         accept = false;
         QVERIFY(!w.runActions()->startCompareWithBaselines().isEmpty());
         QCOMPARE(asked.size(), 6);
@@ -177,9 +179,9 @@ private Q_SLOTS:
         widgets::RunParameters values = w.document()->values();
         values.seeds = QStringLiteral("0");
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         const double before = budgetReadingOf(*w.project()).value().spent;
-        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        QSignalSpy started(jobRunner(w), &JobRunner::started);
         QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false),
                  QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked.size(), 1);
@@ -218,18 +220,18 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(project_), QString());
         const double spent = budgetReadingOf(*w.project()).value().spent;
         QVERIFY(spent > 0.0);
-        QVERIFY2(w.budgetMeter()->text().contains("of 6 spent (data set total)"), qPrintable(w.budgetMeter()->text()));
+        QVERIFY2(budgetMeter(w)->text().contains("of 6 spent (data set total)"), qPrintable(budgetMeter(w)->text()));
 
         auto* panel = w.findChild<widgets::ParameterPanel*>();
         QVERIFY(panel && panel->budgetCapEditor());
         QTest::keyClicks(panel->budgetCapEditor(), "2.5");
         QCOMPARE(w.document()->values().budgetCap, QStringLiteral("2.5"));
-        QTRY_VERIFY2(w.budgetMeter()->text().contains("of 2.5 spent"), qPrintable(w.budgetMeter()->text()));
-        QVERIFY(w.budgetMeter()->overCap() == (spent > 2.5));
+        QTRY_VERIFY2(budgetMeter(w)->text().contains("of 2.5 spent"), qPrintable(budgetMeter(w)->text()));
+        QVERIFY(budgetMeter(w)->overCap() == (spent > 2.5));
         QVERIFY(workingSettingsJson(w.document()->values()).value("budget-cap").toString() == "2.5");
         w.document()->undoStack()->undo();
         QCOMPARE(w.document()->values().budgetCap, QString());
-        QTRY_VERIFY2(w.budgetMeter()->text().contains("of 6 spent"), qPrintable(w.budgetMeter()->text()));
+        QTRY_VERIFY2(budgetMeter(w)->text().contains("of 6 spent"), qPrintable(budgetMeter(w)->text()));
         // A cap that is not a number is the panel's error, and no run starts.
         QTest::keyClicks(panel->budgetCapEditor(), "lots");
         QVERIFY(planPrivacy(w.document()->values()).hasError(widgets::ParameterField::BudgetCap));
@@ -240,8 +242,8 @@ private Q_SLOTS:
         values.epsilon = 0.5;
         values.budgetCap = QString::number(spent + 0.01, 'f', 4);  // less than one more release
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
-        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        QTRY_VERIFY(runAction(w)->isEnabled());
+        QSignalSpy started(jobRunner(w), &JobRunner::started);
         w.requestRun();
         QCOMPARE(asked.size(), 1);
         QCOMPARE(asked[0].releases, 4LL);  // 2 tasks x 2 seeds
@@ -263,8 +265,8 @@ private Q_SLOTS:
         const auto reading = budgetReadingOf(*other.project()).value();
         DPMIX_COMPARE_NEAR(reading.spent, spent, 1e-9);
         QVERIFY(reading.otherReleases >= 8);
-        QVERIFY2(other.budgetMeter()->text().contains(QString("ε %1 of 6 spent").arg(spent, 0, 'f', 2)),
-                 qPrintable(other.budgetMeter()->text()));
+        QVERIFY2(budgetMeter(other)->text().contains(QString("ε %1 of 6 spent").arg(spent, 0, 'f', 2)),
+                 qPrintable(budgetMeter(other)->text()));
     }
 
     void theUnitIsNamedFromTheSpec() {

@@ -8,6 +8,7 @@
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/prv_accountant.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/log_slider_spin_box.h"
 #include "widgets/parameter_panel.h"
@@ -25,6 +26,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using dpmix::widgets::JobState;
 using dpmix::widgets::ParameterField;
 
@@ -56,17 +58,17 @@ private Q_SLOTS:
         MainWindow w(services());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QCOMPARE(w.projectTree()->topLevelItemCount(), 4);
-        QCOMPARE(w.projectTree()->topLevelItem(0)->text(0), QString("Public sources"));
-        QCOMPARE(w.projectTree()->topLevelItem(3)->text(0), QString("Runs"));
-        QCOMPARE(w.analysisTabs()->tabText(0), QString("Calculator"));
+        QCOMPARE(projectTree(w)->topLevelItemCount(), 4);
+        QCOMPARE(projectTree(w)->topLevelItem(0)->text(0), QString("Public sources"));
+        QCOMPARE(projectTree(w)->topLevelItem(3)->text(0), QString("Runs"));
+        QCOMPARE(analysisTabs(w)->tabText(0), QString("Calculator"));
         QVERIFY(w.findChild<QDockWidget*>("parametersDock"));
         QVERIFY(w.findChild<QDockWidget*>("jobsDock"));
         QVERIFY(w.windowTitle().startsWith("Untitled[*]"));
         QVERIFY(!w.isWindowModified());
         // The live calculator has produced the default σ, and Run is enabled.
-        QTRY_VERIFY(w.parameterPanel()->privacySummary().contains(sigmaFor(2.0)));
-        QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
+        QTRY_VERIFY(parameterPanel(w)->privacySummary().contains(sigmaFor(2.0)));
+        QTRY_VERIFY(parameterPanel(w)->runButton()->isEnabled());
         QVERIFY(w.close());
     }
 
@@ -84,17 +86,17 @@ private Q_SLOTS:
         MainWindow w(services());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTRY_VERIFY(w.parameterPanel()->privacySummary().contains(sigmaFor(2.0)));
-        QDoubleSpinBox* spin = w.parameterPanel()->epsilonEditor()->spinBox();
+        QTRY_VERIFY(parameterPanel(w)->privacySummary().contains(sigmaFor(2.0)));
+        QDoubleSpinBox* spin = parameterPanel(w)->epsilonEditor()->spinBox();
         spin->setFocus();
         QTest::keyClick(spin, Qt::Key_A, Qt::ControlModifier);
         QTest::keyClicks(spin, "5");
         QCOMPARE(w.document()->values().epsilon, 5.0);
         // Until the summary for ε = 5 is computed, Run waits (it would start with a stale plan).
-        QVERIFY(!w.parameterPanel()->runButton()->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(w.parameterPanel()->privacySummary().contains(sigmaFor(5.0)), 2000);
-        QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
-        QVERIFY(!w.parameterPanel()->isComputing());
+        QVERIFY(!parameterPanel(w)->runButton()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(parameterPanel(w)->privacySummary().contains(sigmaFor(5.0)), 2000);
+        QTRY_VERIFY(parameterPanel(w)->runButton()->isEnabled());
+        QVERIFY(!parameterPanel(w)->isComputing());
         QVERIFY(sigmaFor(5.0) != sigmaFor(2.0));
         QVERIFY(w.isWindowModified());
         w.document()->undoStack()->setClean();
@@ -104,16 +106,16 @@ private Q_SLOTS:
         MainWindow w(services());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
-        QLineEdit* delta = w.parameterPanel()->deltaEditor();
+        QTRY_VERIFY(parameterPanel(w)->runButton()->isEnabled());
+        QLineEdit* delta = parameterPanel(w)->deltaEditor();
         delta->setFocus();
         delta->selectAll();
         QTest::keyClicks(delta, "2");
-        QTRY_VERIFY(!w.parameterPanel()->runButton()->isEnabled());
-        QTRY_COMPARE(w.parameterPanel()->messageFor(ParameterField::Delta),
+        QTRY_VERIFY(!parameterPanel(w)->runButton()->isEnabled());
+        QTRY_COMPARE(parameterPanel(w)->messageFor(ParameterField::Delta),
                      QString("delta = 2 is out of range: expected a probability in (0, 1)"));
-        QVERIFY(!w.parameterPanel()->runButton()->isEnabled());  // computed, and still off: δ is invalid
-        QVERIFY(w.parameterPanel()->privacySummary().contains("Cannot compute"));
+        QVERIFY(!parameterPanel(w)->runButton()->isEnabled());  // computed, and still off: δ is invalid
+        QVERIFY(parameterPanel(w)->privacySummary().contains("Cannot compute"));
         QVERIFY(w.isWindowModified());
         // To look at the in-place message: DPMIX_TEST_SCREENSHOT_DIR=/tmp ctest -R tst_main_window
         if (const QString dir = qEnvironmentVariable("DPMIX_TEST_SCREENSHOT_DIR"); !dir.isEmpty())
@@ -124,11 +126,12 @@ private Q_SLOTS:
         QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
         QCOMPARE(w.document()->values().delta, QString("1e-5"));
         QCOMPARE(delta->text(), QString("1e-5"));
-        QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
+        QTRY_VERIFY(parameterPanel(w)->runButton()->isEnabled());
         // The error is gone; what stays is the warning that the paper's δ = 1e-5 is not well below
         // 1/n for n = 89,696 (a warning only: Run is enabled).
-        QVERIFY2(w.parameterPanel()->messageFor(ParameterField::Delta).startsWith(QString("δ = 1e-5 is not well below 1/n")),
-                 qPrintable(w.parameterPanel()->messageFor(ParameterField::Delta)));
+        QVERIFY2(
+            parameterPanel(w)->messageFor(ParameterField::Delta).startsWith(QString("δ = 1e-5 is not well below 1/n")),
+            qPrintable(parameterPanel(w)->messageFor(ParameterField::Delta)));
         QVERIFY(!w.isWindowModified());
     }
 
@@ -137,7 +140,7 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.activateWindow();
-        QLineEdit* seeds = w.parameterPanel()->seedsEditor();
+        QLineEdit* seeds = parameterPanel(w)->seedsEditor();
         seeds->setFocus();
         seeds->end(false);
         QTest::keyClicks(seeds, ", 3");
@@ -153,10 +156,10 @@ private Q_SLOTS:
         MainWindow w(services());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTRY_VERIFY(w.parameterPanel()->runButton()->isEnabled());
-        QTest::mouseClick(w.parameterPanel()->runButton(), Qt::LeftButton);
+        QTRY_VERIFY(parameterPanel(w)->runButton()->isEnabled());
+        QTest::mouseClick(parameterPanel(w)->runButton(), Qt::LeftButton);
         QCOMPARE(runs_.runs, 1);
-        dpmix::widgets::JobListWidget* jobs = w.jobList();
+        dpmix::widgets::JobListWidget* jobs = jobList(w);
         QTRY_COMPARE(jobs->rowCount(), 1);
         const int id = 1;
         QCOMPARE(jobs->state(id), JobState::Running);
@@ -166,7 +169,7 @@ private Q_SLOTS:
         QTest::mouseClick(jobs->cancelButton(id), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(jobs->state(id) == JobState::Cancelled, 1000);
         QVERIFY(clock.elapsed() < 1000);
-        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(jobRunner(w)->runningCount(), 0);
     }
 
     void runIsRefusedWhileInvalid() {
@@ -175,14 +178,14 @@ private Q_SLOTS:
         w.document()->edit(ParameterField::Steps, 0);
         w.requestRun();  // e.g. from the menu shortcut before the panel caught up
         QCOMPARE(runs_.runs, before);
-        QCOMPARE(w.jobList()->rowCount(), 0);
+        QCOMPARE(jobList(w)->rowCount(), 0);
         w.document()->undoStack()->setClean();
     }
 
     void calculatorShowsErrorsInPlace() {
         MainWindow w(services());
         w.show();
-        auto* calc = w.calculatorPanel();
+        auto* calc = calculatorPanel(w);
         QTRY_VERIFY(calc->epsilonOutputEnabled() && calc->epsilonText() != "—");
         calc->qEditor()->selectAll();
         QTest::keyClicks(calc->qEditor(), "1.5");
@@ -260,13 +263,13 @@ private Q_SLOTS:
     void closingCancelsRunningJobs() {
         auto* w = new MainWindow(services());
         w->show();
-        QTRY_VERIFY(w->parameterPanel()->runButton()->isEnabled());
+        QTRY_VERIFY(parameterPanel(*w)->runButton()->isEnabled());
         w->requestRun();
-        QTRY_COMPARE(w->jobRunner()->runningCount(), 1);
+        QTRY_COMPARE(jobRunner(*w)->runningCount(), 1);
         QElapsedTimer clock;
         clock.start();
         QVERIFY(w->close());
-        QCOMPARE(w->jobRunner()->runningCount(), 0);
+        QCOMPARE(jobRunner(*w)->runningCount(), 0);
         QVERIFY(clock.elapsed() < 1000);
         delete w;
     }

@@ -5,14 +5,15 @@
 // survives reopening the project; File ▸ Export report writes the report of the open project;
 // activating a run row (Enter, double-click, "Show run details") shows it in the Run details tab,
 // which then follows the tree's current run, survives a refresh and works read-only.
-#include "engine/methods/method_plan.h"
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/views/run_comparison_view.h"
 #include "app/workbench/views/run_details_view.h"
+#include "engine/methods/method_plan.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QDir>
@@ -31,6 +32,7 @@
 #include <mutex>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 dpmix::Result<dpmix::project::SourceFacts> noData(const dpmix::data::SourceSpec& spec) {
@@ -119,16 +121,16 @@ private Q_SLOTS:
     void aStudyOpensOnItsSummaryAndARefreshKeepsTheTab() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
-        QCOMPARE(w.analysisTabs()->currentWidget()->objectName(), QString("summaryView"));
-        w.analysisTabs()->setCurrentIndex(0);  // the calculator
+        QCOMPARE(analysisTabs(w)->currentWidget()->objectName(), QString("summaryView"));
+        analysisTabs(w)->setCurrentIndex(0);   // the calculator
         w.refreshProject();                    // as after a job: the user's tab stays
-        QCOMPARE(w.analysisTabs()->currentIndex(), 0);
+        QCOMPARE(analysisTabs(w)->currentIndex(), 0);
     }
 
     void rerunHandsTheStoredConfigurationToTheStudy() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         const int before = recorder_.studies;
         QCOMPARE(w.runActions()->rerun(mixtureRun_, 21), QString());
         QTRY_COMPARE(finished.count(), 1);
@@ -155,7 +157,7 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(generated_.path), QString());
         QVERIFY(w.runActions()->rerun(auditRun_).contains("without the audit stage"));
         runs_.setAuditFunction(recorder_.auditFunction());
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         QCOMPARE(w.runActions()->rerun(auditRun_, 5), QString());
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(recorder_.audit.task, std::string("ac"));
@@ -171,7 +173,7 @@ private Q_SLOTS:
         QTRY_VERIFY(w.runActions()->auditAction()->isEnabled());
         QVERIFY(w.runActions()->startAudit({"ac", false, 40, false, 2}).contains("without the audit stage"));
         runs_.setAuditFunction(recorder_.auditFunction());
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         const int before = recorder_.audits;
         QCOMPARE(w.runActions()->startAudit({"ac", false, 40, false, 2}), QString());
         QTRY_COMPARE(finished.count(), 1);
@@ -186,7 +188,7 @@ private Q_SLOTS:
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
         QTRY_VERIFY(w.runActions()->compareAction()->isEnabled());
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(recorder_.study.stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
@@ -214,7 +216,7 @@ private Q_SLOTS:
         std::unique_ptr<QMenu> menu(w.runActions()->contextMenuForRun(mixtureRun_));
         QVERIFY(actionNamed(menu.get(), "Re-run with the same settings")->isEnabled());
         QVERIFY(!w.runActions()->compareRunsAction()->isEnabled());  // nothing selected yet
-        QTreeWidget* tree = w.projectTree();
+        QTreeWidget* tree = projectTree(w);
         runItem(tree, generated_.dpRunEpsilon1Seed0)->setSelected(true);
         runItem(tree, generated_.randomSearchRun)->setSelected(true);
         QCOMPARE(w.runActions()->selectedRunIds(),
@@ -222,9 +224,9 @@ private Q_SLOTS:
         menu.reset(w.runActions()->contextMenuForRun(generated_.randomSearchRun));
         QVERIFY(w.runActions()->compareRunsAction()->isEnabled());
         w.runActions()->compareRunsAction()->trigger();
-        auto* view = qobject_cast<RunComparisonView*>(w.analysisTabs()->currentWidget());
+        auto* view = qobject_cast<RunComparisonView*>(analysisTabs(w)->currentWidget());
         QVERIFY(view);
-        QVERIFY(w.analysisTabs()->tabText(w.analysisTabs()->currentIndex()).startsWith("Compare runs"));
+        QVERIFY(analysisTabs(w)->tabText(analysisTabs(w)->currentIndex()).startsWith("Compare runs"));
         QCOMPARE(view->comparison().differingKeys(), QStringList({"method", "epsilon"}));
     }
 
@@ -233,12 +235,12 @@ private Q_SLOTS:
         auto* item = w.findChild<QAction*>("showRunDetails");
         QVERIFY(item);
         item->trigger();  // no project: says what to do
-        QVERIFY(!w.runDetailsView());
+        QVERIFY(!runDetailsView(w));
         QVERIFY(w.statusBar()->currentMessage().contains("Open a project"));
         QCOMPARE(w.openFile(generated_.path), QString());
         item->trigger();
-        QVERIFY(w.runDetailsView());
-        QCOMPARE(w.analysisTabs()->currentWidget(), w.runDetailsView());
+        QVERIFY(runDetailsView(w));
+        QCOMPARE(analysisTabs(w)->currentWidget(), runDetailsView(w));
     }
 
     void activatingARunRowShowsItInRunDetails() {
@@ -246,16 +248,16 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(generated_.path), QString());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(!w.runDetailsView());  // opened on demand
-        QTreeWidget* tree = w.projectTree();
+        QVERIFY(!runDetailsView(w));  // opened on demand
+        QTreeWidget* tree = projectTree(w);
         QTreeWidgetItem* dpRun = runItem(tree, generated_.dpRunEpsilon1Seed0);
         tree->setFocus();
         tree->setCurrentItem(dpRun);
         QTest::keyClick(tree, Qt::Key_Return);
-        RunDetailsView* pane = w.runDetailsView();
+        RunDetailsView* pane = runDetailsView(w);
         QVERIFY(pane);
-        QCOMPARE(w.analysisTabs()->currentWidget(), pane);
-        QCOMPARE(w.analysisTabs()->tabText(w.analysisTabs()->currentIndex()), QString("Run details"));
+        QCOMPARE(analysisTabs(w)->currentWidget(), pane);
+        QCOMPARE(analysisTabs(w)->tabText(analysisTabs(w)->currentIndex()), QString("Run details"));
         QCOMPARE(pane->runId(), std::optional<long long>(generated_.dpRunEpsilon1Seed0));
         QCOMPARE(pane->table(RunDetailsPart::Ledger)->rowCount(), 1);
         QCOMPARE(pane->table(RunDetailsPart::Ledger)->item(0, 0)->text(), QString("mixture"));
@@ -274,7 +276,7 @@ private Q_SLOTS:
         QCOMPARE(pane->runId(), std::optional<long long>(mixtureRun_));
         QCOMPARE(pane->table(RunDetailsPart::Config)->item(0, 0)->text(), QString("stage"));
         w.refreshProject();
-        QCOMPARE(w.runDetailsView(), pane);
+        QCOMPARE(runDetailsView(w), pane);
         QCOMPARE(pane->runId(), std::optional<long long>(mixtureRun_));
 
         // The context menu's first action opens it too.
@@ -282,9 +284,9 @@ private Q_SLOTS:
         QAction* details = actionNamed(menu.get(), "Show run details");
         QVERIFY(details && details->isEnabled());
         QCOMPARE(menu->defaultAction(), details);
-        w.analysisTabs()->setCurrentIndex(0);
+        analysisTabs(w)->setCurrentIndex(0);
         details->trigger();
-        QCOMPARE(w.analysisTabs()->currentWidget(), pane);
+        QCOMPARE(analysisTabs(w)->currentWidget(), pane);
         QCOMPARE(pane->runId(), std::optional<long long>(generated_.dpRunEpsilon1Seed0));
     }
 
@@ -318,7 +320,7 @@ private Q_SLOTS:
         std::unique_ptr<QMenu> menu(again.runActions()->contextMenuForRun(generated_.randomSearchRun));
         QVERIFY(actionNamed(menu.get(), "Unpin baseline"));
         QCOMPARE(again.runActions()->compareRuns({generated_.dpRunEpsilon1Seed0, generated_.randomSearchRun}), QString());
-        auto* view = qobject_cast<RunComparisonView*>(again.analysisTabs()->currentWidget());
+        auto* view = qobject_cast<RunComparisonView*>(analysisTabs(again)->currentWidget());
         QCOMPARE(view->comparison().runIds.front(), generated_.randomSearchRun);
         QCOMPARE(again.runActions()->unpinBaseline(), QString());
         QVERIFY(!again.project()->pinnedBaselineRunId());

@@ -5,6 +5,7 @@
 #include "app/workbench/help/help_window.h"
 #include "app/workbench/main_window.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QFile>
@@ -16,6 +17,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 class TstHelp : public QObject {
     Q_OBJECT
@@ -62,7 +64,7 @@ private Q_SLOTS:
         bool whatsThis = false;  // Shift+F1: the fields' plain-language meanings
         for (QAction* a : w.findChildren<QAction*>()) whatsThis = whatsThis || a->text().contains("What's This");
         QVERIFY(whatsThis);
-        QCOMPARE(w.analysisTabs()->currentWidget()->objectName(), QString("calculatorView"));
+        QCOMPARE(analysisTabs(w)->currentWidget()->objectName(), QString("calculatorView"));
         manual->trigger();
         auto* help = w.findChild<HelpWindow*>();
         QVERIFY(help && help->isVisible());

@@ -10,10 +10,9 @@
 // skipped without it. Environment: DPMIX_JOURNEY_SHOTS (screenshot folder, default none),
 // DPMIX_JOURNEY_WORK (where the report and the studies are written, default a temporary folder),
 // DPMIX_JOURNEY_DEMO (the reviewer's project, default build/screenshots-demo or the demo).
-#include "tests/support/test_support.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/runs/job_runner.h"
@@ -23,6 +22,8 @@
 #include "engine/privacy/ledger_json.h"
 #include "tests/app/workbench/demo_project_copy.h"
 #include "tests/app/workbench/journeys/journey_driver.h"
+#include "tests/app/workbench/window_parts.h"
+#include "tests/support/test_support.h"
 #include "widgets/chart_widget.h"
 #include "widgets/parameter_panel.h"
 
@@ -50,6 +51,7 @@
 #include <set>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using namespace dpmix::workbench::journeys;
 
 namespace {
@@ -107,7 +109,7 @@ QPushButton* dialogButton(QWidget* dialog, QDialogButtonBox::StandardButton whic
     return box ? box->button(which) : nullptr;
 }
 
-bool jobsIdle(MainWindow& w) { return w.jobRunner()->runningCount() == 0 && w.stageQueue()->queuedCount() == 0; }
+bool jobsIdle(MainWindow& w) { return jobRunner(w)->runningCount() == 0 && stageQueue(w)->queuedCount() == 0; }
 
 // Scrolls the parameter dock to `widget`, as a user would with the wheel (not counted as a click).
 void scrollTo(QWidget* widget) {
@@ -199,11 +201,11 @@ private Q_SLOTS:
         QVERIFY(w.isReadOnly());
         QVERIFY(w.windowTitle().contains("read-only"));
         // The window opens on the Study summary.
-        QCOMPARE(w.analysisTabs()->currentWidget()->objectName(), QString("summaryView"));
+        QCOMPARE(analysisTabs(w)->currentWidget()->objectName(), QString("summaryView"));
         j.shot(&w, "summary");
 
         j.note("Verify all");
-        QWidget* summary = w.analysisTabs()->currentWidget();
+        QWidget* summary = analysisTabs(w)->currentWidget();
         QPushButton* verifyAll = buttonWithText(summary, "Verify all");
         QVERIFY(verifyAll);
         j.click(verifyAll);
@@ -223,16 +225,16 @@ private Q_SLOTS:
         j.shot(&w, "verified");
 
         j.note("λ by task: the private λ against λ* and uniform");
-        QVERIFY(j.clickTab(w.analysisTabs(), "λ by task"));
+        QVERIFY(j.clickTab(analysisTabs(w), "λ by task"));
         j.shot(&w, "lambda");
 
         j.note("Privacy ledger, Verify");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Ledger"));
-        if (QPushButton* verify = buttonWithText(w.analysisTabs()->currentWidget(), "Verify")) j.click(verify);
+        QVERIFY(j.clickTab(analysisTabs(w), "Ledger"));
+        if (QPushButton* verify = buttonWithText(analysisTabs(w)->currentWidget(), "Verify")) j.click(verify);
         j.shot(&w, "ledger");
 
         j.note("Per-class AUC: the downstream models against the baselines");
-        QVERIFY(j.clickTab(w.analysisTabs(), "AUC"));
+        QVERIFY(j.clickTab(analysisTabs(w), "AUC"));
         j.shot(&w, "auc");
 
         j.note("File ▸ Export report…, type the report's path, Enter, OK");
@@ -338,7 +340,7 @@ private Q_SLOTS:
         QVERIFY(registerSource("Set sensitive data", data + "/hospital/manifest.csv", "hospital", true,
                                {{"fluid", {"Effusion", "Edema"}}, {"mass", {"Nodule", "Cardiomegaly"}}}, "sensitive"));
         // The panel plans with the registered data at once: 80% of the 400 patients.
-        dpmix::widgets::ParameterPanel* panel = w.parameterPanel();
+        dpmix::widgets::ParameterPanel* panel = parameterPanel(w);
         auto* n = panelEditor<QSpinBox>(panel, "n");
         QVERIFY(n);
         QCOMPARE(n->value(), 320);
@@ -387,7 +389,7 @@ private Q_SLOTS:
             auto* mb = qobject_cast<QMessageBox*>(box);
             j.click(mb ? static_cast<QWidget*>(mb->button(QMessageBox::Ok)) : box);
         });
-        QSignalSpy ended(w.stageQueue(), &StageQueue::stageEnded);
+        QSignalSpy ended(stageQueue(w), &StageQueue::stageEnded);
         j.click(run);
         QVERIFY(modals.done());
         QVERIFY(waitFor(
@@ -401,10 +403,10 @@ private Q_SLOTS:
                     for (const auto& e : ledger->entries())
                         userLevelRelease |= e.unit == dpmix::privacy::PrivacyUnit::User;
         QVERIFY2(userLevelRelease, "no finished DP-MixMin run with a user-level ledger entry");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Summary"));
+        QVERIFY(j.clickTab(analysisTabs(w), "Summary"));
         j.shot(&w, "summary");
         j.note("λ by task");
-        QVERIFY(j.clickTab(w.analysisTabs(), "λ by task"));
+        QVERIFY(j.clickTab(analysisTabs(w), "λ by task"));
         j.shot(&w, "lambda");
         appendSummary(shots_, j);
     }
@@ -434,7 +436,7 @@ private Q_SLOTS:
 
         j.note("Run ▸ ε sweep…: the proposed ε values 0.25 … 8, OK; OK in the spend preview");
         QVERIFY(waitFor(
-            j, [&] { return w.calculationsIdle() && w.runAction()->isEnabled(); }, 30000));
+            j, [&] { return w.calculationsIdle() && runAction(w)->isEnabled(); }, 30000));
         modals.then([&](QWidget* d) {
             auto* values = d->findChild<QLineEdit*>("sweepEpsilons");
             QVERIFY(values);
@@ -448,7 +450,7 @@ private Q_SLOTS:
             QVERIFY(mb && mb->text().contains("DP release"));
             j.click(static_cast<QWidget*>(mb->button(QMessageBox::Ok)));
         });
-        QSignalSpy ended(w.stageQueue(), &StageQueue::stageEnded);
+        QSignalSpy ended(stageQueue(w), &StageQueue::stageEnded);
         QVERIFY(j.pickMenu(&w, "Run", "ε sweep"));
         QVERIFY(modals.done());
         QTest::qWait(1500);
@@ -457,8 +459,8 @@ private Q_SLOTS:
             j, [&] { return ended.count() > 0 && jobsIdle(w); }, kJobTimeoutMs));
 
         j.note("Privacy–utility tab");
-        QVERIFY(j.clickTab(w.analysisTabs(), "Trade-off"));
-        QWidget* tradeoff = w.analysisTabs()->currentWidget();
+        QVERIFY(j.clickTab(analysisTabs(w), "Trade-off"));
+        QWidget* tradeoff = analysisTabs(w)->currentWidget();
         QCOMPARE(tradeoff->objectName(), QString("tradeoffView"));
         std::set<double> after;
         for (const auto& r : w.project()->runs)

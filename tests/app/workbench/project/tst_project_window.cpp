@@ -30,6 +30,7 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/chart_widget.h"
 #include "widgets/log_slider_spin_box.h"
 #include "widgets/parameter_panel.h"
@@ -37,6 +38,7 @@
 #include <atomic>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 dpmix::Result<dpmix::project::SourceFacts> noData(const dpmix::data::SourceSpec& spec) {
@@ -101,7 +103,7 @@ private Q_SLOTS:
     void treeAndPanelShowTheProject() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
-        QTreeWidget* tree = w.projectTree();
+        QTreeWidget* tree = projectTree(w);
         QTreeWidgetItem* sources = group(tree, "Public sources");
         QVERIFY(sources);
         QCOMPARE(sources->text(0), QString("Public sources (k = 2 components)"));
@@ -131,7 +133,7 @@ private Q_SLOTS:
         QVERIFY(w.findChild<QWidget*>("lambdaView"));
         QVERIFY(!w.windowTitle().contains("read-only"));
         QTRY_VERIFY(w.calculationsIdle());
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
     }
 
     void anImageStudysTabsFitTheWindowAndNameThemselves() {
@@ -141,7 +143,7 @@ private Q_SLOTS:
         w.resize(1440, 900);
         w.show();
         QCOMPARE(w.openFile(generated_.path), QString());
-        QTabWidget* tabs = w.analysisTabs();
+        QTabWidget* tabs = analysisTabs(w);
         QTRY_VERIFY(tabs->isVisible());
         QVERIFY(!w.findChild<QWidget*>("perplexityView"));  // an image study without perplexity curves
         QVERIFY(w.findChild<QWidget*>("aucView"));
@@ -161,11 +163,11 @@ private Q_SLOTS:
         QVERIFY2(w.windowTitle().contains("read-only"), qPrintable(w.windowTitle()));
         QTRY_VERIFY(w.calculationsIdle());
         QTest::qWait(50);
-        QVERIFY(!w.runAction()->isEnabled());
-        QVERIFY(!w.parameterPanel()->runButton()->isEnabled());
+        QVERIFY(!runAction(w)->isEnabled());
+        QVERIFY(!parameterPanel(w)->runButton()->isEnabled());
         const int before = study_.calls;
         w.requestRun();
-        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(jobRunner(w)->runningCount(), 0);
         QCOMPARE(study_.calls.load(), before);
         QVERIFY(w.saveTo(generated_.path).contains("read-only"));
         QVERIFY(runs_.planRun(w.document()->values()).error().message.find("read-only") != std::string::npos);
@@ -181,12 +183,12 @@ private Q_SLOTS:
             MainWindow w(services());
             QCOMPARE(w.openFile(copy), QString());
             QVERIFY(w.document()->values().epsilon != 3.5);
-            w.parameterPanel()->epsilonEditor()->spinBox()->setValue(3.5);
-            auto* steps = w.parameterPanel()->findChild<QSpinBox*>("editor_finetune-steps");
+            parameterPanel(w)->epsilonEditor()->spinBox()->setValue(3.5);
+            auto* steps = parameterPanel(w)->findChild<QSpinBox*>("editor_finetune-steps");
             QVERIFY(steps);
             steps->setValue(123);
-            w.parameterPanel()->seedsEditor()->setText("4, 5");
-            QTest::keyClick(w.parameterPanel()->seedsEditor(), Qt::Key_6);  // an edit as typed: "4, 56"
+            parameterPanel(w)->seedsEditor()->setText("4, 5");
+            QTest::keyClick(parameterPanel(w)->seedsEditor(), Qt::Key_6);  // an edit as typed: "4, 56"
             QCOMPARE(w.document()->values().finetuneSteps, 123);
             QVERIFY(w.isWindowModified());
             QCOMPARE(w.saveTo(copy), QString());
@@ -211,20 +213,20 @@ private Q_SLOTS:
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
         QTRY_VERIFY(w.calculationsIdle());
-        const QString first = w.parameterPanel()->rhoGuidance();
+        const QString first = parameterPanel(w)->rhoGuidance();
         QVERIFY2(first.contains("k = 2") && first.contains("≈ 0.72 (split A of ≈ 23)") && first.contains("privacy-limited"),
                  qPrintable(first));
         w.document()->edit(dpmix::widgets::ParameterField::Epsilon, 10.0);  // n = 0.23: split A is past it
-        QTRY_VERIFY(w.parameterPanel()->rhoGuidance().contains("statistics-limited"));
+        QTRY_VERIFY(parameterPanel(w)->rhoGuidance().contains("statistics-limited"));
     }
 
     void pretrainingAndFineTuningSettingsAreUndoableEdits() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
-        auto* batch = w.parameterPanel()->findChild<QSpinBox*>("editor_finetune-batch");
-        auto* lr = w.parameterPanel()->findChild<QDoubleSpinBox*>("editor_pretrain-lr");
+        auto* batch = parameterPanel(w)->findChild<QSpinBox*>("editor_finetune-batch");
+        auto* lr = parameterPanel(w)->findChild<QDoubleSpinBox*>("editor_pretrain-lr");
         QVERIFY(batch && lr);
-        QVERIFY(batch->isVisibleTo(w.parameterPanel()) && batch->isEnabled());
+        QVERIFY(batch->isVisibleTo(parameterPanel(w)) && batch->isEnabled());
         const int before = w.document()->values().finetuneBatch;
         batch->setValue(before + 7);
         lr->setValue(0.25);
@@ -257,7 +259,7 @@ private Q_SLOTS:
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path, true), QString());
         QTRY_VERIFY(w.calculationsIdle());
-        auto* panel = w.parameterPanel();
+        auto* panel = parameterPanel(w);
         QVERIFY(!panel->isEditable());
         for (QWidget* editor : std::initializer_list<QWidget*>{panel->epsilonEditor(), panel->deltaEditor(),
                                                               panel->countEditor(), panel->rhoSlider(), panel->rhoEditor(),
@@ -275,8 +277,8 @@ private Q_SLOTS:
         // Opened for writing, the same panel is editable again.
         MainWindow writable(services());
         QCOMPARE(writable.openFile(generated_.path), QString());
-        QVERIFY(writable.parameterPanel()->isEditable());
-        QVERIFY(writable.parameterPanel()->seedsEditor()->isEnabled());
+        QVERIFY(parameterPanel(writable)->isEditable());
+        QVERIFY(parameterPanel(writable)->seedsEditor()->isEnabled());
     }
 
     void newFromSpecMakesTheProjectNextToIt() {
@@ -306,8 +308,8 @@ private Q_SLOTS:
         QCOMPARE(w.newFromSpec(specPath), QString());
         QCOMPARE(w.currentFile(), dir_.path() + "/fresh.dpmix");
         QVERIFY(QFile::exists(dir_.path() + "/fresh.dpmix"));
-        QCOMPARE(group(w.projectTree(), "Public sources")->child(0)->text(0).left(13), QString("public-images"));
-        QCOMPARE(group(w.projectTree(), "Runs")->text(0), QString("Runs (0)"));
+        QCOMPARE(group(projectTree(w), "Public sources")->child(0)->text(0).left(13), QString("public-images"));
+        QCOMPARE(group(projectTree(w), "Runs")->text(0), QString("Runs (0)"));
     }
 
     void controllerRefusesWithoutAProject() {
@@ -322,21 +324,21 @@ private Q_SLOTS:
         testing::generateProject(copy);
         MainWindow w(services());
         QCOMPARE(w.openFile(copy), QString());
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         w.requestRun();
-        QCOMPARE(w.jobRunner()->runningCount(), 1);
-        QTRY_VERIFY(w.logView()->toPlainText().contains("fake study started"));
+        QCOMPARE(jobRunner(w)->runningCount(), 1);
+        QTRY_VERIFY(logView(w)->toPlainText().contains("fake study started"));
         QVERIFY(study_.ranOffGuiThread);
         QCOMPARE(study_.lastRequest.epsilons, std::vector<double>({1.0}));
         QCOMPARE(study_.lastRequest.rho, 0.1);
         QCOMPARE(study_.lastRequest.seeds, std::vector<long long>({0, 1}));
         QCOMPARE(study_.lastRequest.stages, std::vector<std::string>({"proxies", "mixture"}));
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
-        w.jobRunner()->cancelAll();
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
+        jobRunner(w)->cancelAll();
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(finished[0][1].value<JobOutcome>(), JobOutcome::Cancelled);
         // The window reread the project: the new run is listed as cancelled.
-        QTreeWidgetItem* runs = group(w.projectTree(), "Runs");
+        QTreeWidgetItem* runs = group(projectTree(w), "Runs");
         QCOMPARE(runs->childCount(), 10);
         QVERIFY2(runs->child(9)->text(0).endsWith("— cancelled"), qPrintable(runs->child(9)->text(0)));
     }

@@ -9,6 +9,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/chart_widget.h"
 
 #include <QAction>
@@ -22,6 +23,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 dpmix::Result<dpmix::project::SourceFacts> noData(const dpmix::data::SourceSpec& spec) {
@@ -77,15 +79,14 @@ private Q_SLOTS:
 
     void aProjectWithNonPrivateResultsSaysKeepInside() {
         MainWindow w(services());
-        QVERIFY(!w.exportReleaseAction()->isEnabled());  // nothing open
+        QVERIFY(!exportReleaseAction(w)->isEnabled());  // nothing open
         QCOMPARE(w.openFile(generated_.path), QString());
-        QVERIFY(!w.trustBanner()->isHidden());
-        QVERIFY2(w.trustBanner()->text().contains("Keep inside the trust boundary"),
-                 qPrintable(w.trustBanner()->text()));
-        QVERIFY(w.trustBanner()->text().contains("lambda* (non-private MixMin)"));
-        QVERIFY(w.trustBanner()->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
+        QVERIFY(!trustBanner(w)->isHidden());
+        QVERIFY2(trustBanner(w)->text().contains("Keep inside the trust boundary"), qPrintable(trustBanner(w)->text()));
+        QVERIFY(trustBanner(w)->text().contains("lambda* (non-private MixMin)"));
+        QVERIFY(trustBanner(w)->toolTip().contains("lambda* (non-private MixMin) (runs "));  // the runs, on hover
         QVERIFY2(w.windowTitle().contains("non-private results: keep inside"), qPrintable(w.windowTitle()));
-        QVERIFY(w.exportReleaseAction()->isEnabled());
+        QVERIFY(exportReleaseAction(w)->isEnabled());
         // A chart exported from this window says so in its first line (docs/PRIVACY.md, "Trust boundary").
         QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: Keep inside the data owner's trust boundary"));
     }
@@ -193,12 +194,12 @@ private Q_SLOTS:
         MainWindow w(services());
         QCOMPARE(w.openFile(release), QString());
         QVERIFY(w.isReadOnly());
-        QVERIFY(!w.runAction()->isEnabled());
-        QVERIFY(!w.exportReleaseAction()->isEnabled());
-        QVERIFY2(w.trustBanner()->text().contains("DP release"), qPrintable(w.trustBanner()->text()));
-        QVERIFY(!w.trustBanner()->text().contains("Keep inside"));
-        QVERIFY2(w.trustBanner()->text().contains("Read-only; exported from study.dpmix"),
-                 qPrintable(w.trustBanner()->text()));
+        QVERIFY(!runAction(w)->isEnabled());
+        QVERIFY(!exportReleaseAction(w)->isEnabled());
+        QVERIFY2(trustBanner(w)->text().contains("DP release"), qPrintable(trustBanner(w)->text()));
+        QVERIFY(!trustBanner(w)->text().contains("Keep inside"));
+        QVERIFY2(trustBanner(w)->text().contains("Read-only; exported from study.dpmix"),
+                 qPrintable(trustBanner(w)->text()));
         QCOMPARE(firstCsvLine(w), QStringLiteral("# trust boundary: DP release"));
         QVERIFY2(w.windowTitle().contains("read-only") && w.windowTitle().contains("DP release (epsilon"),
                  qPrintable(w.windowTitle()));

@@ -5,8 +5,8 @@
 // discrepancy; a bad output path is refused with a message and leaves the folder untouched. The
 // first page holds the study at a glance; each plot starts a page with its heading; ledger
 // numbers are not broken across lines; the spec appendix keeps short lists on one line.
-#include "app/workbench/parameters/budget_reading.h"
-#include "app/workbench/project/report_writer.h"
+#include "app/workbench/runs/budget_reading.h"
+#include "app/workbench/views/report_writer.h"
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"

@@ -4,16 +4,17 @@
 // that merge as a stage; the run controller refuses what a cluster cannot run (secret randomness,
 // training audits, PSG) and hands the rest to the backend with the dialog's Slurm values.
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/audit_dialog.h"
-#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/cluster_run_dialog.h"
 #include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/generated_project.h"
 #include "tests/app/workbench/runs/fake_cluster_backend.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -31,6 +32,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using dpmix::workbench::testing::FakeClusterBackend;
 using dpmix::workbench::testing::jobWith;
 
@@ -342,7 +344,7 @@ private Q_SLOTS:
         services.cluster = &backend;
         MainWindow w(services);
         QCOMPARE(w.openFile(generated.path), QString());
-        QVERIFY(w.clusterJobsView());
+        QVERIFY(clusterJobsView(w));
         QAction* cluster = w.runActions()->clusterAction();
         QVERIFY(!cluster->isEnabled());
         QVERIFY(cluster->toolTip().contains("sbatch is not on PATH"));
@@ -352,15 +354,15 @@ private Q_SLOTS:
             backend.jobs = {jobWith("job-h", {"done", "done"})};
         }
         w.runActions()->updateEnabled();
-        QCOMPARE(cluster->isEnabled(), w.runAction()->isEnabled());
-        w.clusterJobsView()->refresh();
+        QCOMPARE(cluster->isEnabled(), runAction(w)->isEnabled());
+        clusterJobsView(w)->refresh();
         // The finished job is stored through a stage of the Jobs dock, and shown as stored after.
         QTRY_VERIFY_WITH_TIMEOUT(!backend.merged.empty(), 10000);
         QCOMPARE(backend.merged.front(), std::string("job-h"));
-        QTRY_VERIFY_WITH_TIMEOUT(w.clusterJobsView()->tree()->topLevelItemCount() == 1 &&
-                                     w.clusterJobsView()->tree()->topLevelItem(0)->text(7) == "runs from 7",
+        QTRY_VERIFY_WITH_TIMEOUT(clusterJobsView(w)->tree()->topLevelItemCount() == 1 &&
+                                     clusterJobsView(w)->tree()->topLevelItem(0)->text(7) == "runs from 7",
                                  10000);
-        QTRY_VERIFY(w.logView()->toPlainText().contains("Cluster job job-h: stored as run 7"));
+        QTRY_VERIFY(logView(w)->toPlainText().contains("Cluster job job-h: stored as run 7"));
         QCOMPARE(backend.merged.size(), std::size_t(1));
     }
 };

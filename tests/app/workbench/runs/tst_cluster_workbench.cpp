@@ -5,19 +5,20 @@
 // which stores the job in the project by itself when both tasks are done. The stored runs must
 // be the local ones — the same λ, metrics (bit for bit) and ledgers — and the dock must show the
 // job as stored. DPMIX_CLUSTER_SCREENSHOT=FILE.png saves the window with the dock at the end.
-#include "tests/support/test_support.h"
-#include "tests/support/local_slurm.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
 #include "app/workbench/runs/engine_cluster.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/runs/run_actions.h"
 #include "app/workbench/runs/job_runner.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
+#include "tests/support/local_slurm.h"
+#include "tests/support/test_support.h"
 
 #include <QDockWidget>
 #include <QFile>
@@ -35,6 +36,7 @@
 
 using namespace dpmix;
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 
@@ -121,9 +123,9 @@ private Q_SLOTS:
         values.reproducible = true;
         values.steps = 12;  // an Advanced value other than the spec's 20: it travels to the array tasks
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         {
-            QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+            QSignalSpy finished(jobRunner(w), &JobRunner::finished);
             w.requestRun();
             QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
             QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
@@ -143,7 +145,7 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(cluster), QString());
         w.document()->reset(values);
         QTRY_VERIFY(w.runActions()->clusterAction()->isEnabled());
-        w.clusterJobsView()->setPollIntervalMs(500);
+        clusterJobsView(w)->setPollIntervalMs(500);
         ClusterSubmission submission;
         submission.slurm.maxParallel = 2;
         QSignalSpy submitted(&runs, &EngineRunController::clusterJobSubmitted);
@@ -153,7 +155,7 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(cluster + ".jobs/" + job + "/job.sbatch").exists());
 
         // 3. The dock follows the array and stores the job by itself when both tasks are done.
-        QTreeWidget* tree = w.clusterJobsView()->tree();
+        QTreeWidget* tree = clusterJobsView(w)->tree();
         QTRY_VERIFY_WITH_TIMEOUT(tree->topLevelItemCount() == 1 && tree->topLevelItem(0)->text(7).startsWith("runs from"),
                                  4 * 60 * 1000);
         QCOMPARE(tree->topLevelItem(0)->text(0), job);

@@ -5,14 +5,15 @@
 // stored set, its accuracy table with both references, and the privacy it spent. With
 // DPMIX_SCREENSHOT_DIR set, the window is saved there (docs/screenshots/private-set.png).
 #include "app/workbench/main_window.h"
-#include "app/workbench/parameters/budget_reading.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/runs/run_actions.h"
 #include "app/workbench/views/private_set_view.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/image_grid_widget.h"
 #include "widgets/parameter_panel.h"
@@ -32,6 +33,7 @@
 
 using namespace dpmix;
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 const std::string kSpec = R"({
@@ -80,18 +82,18 @@ private Q_SLOTS:
         MainWindow w(services);
         w.resize(1440, 900);
         QCOMPARE(w.openFile(project_), QString());
-        PrivateSetView* view = w.privateSetView();
+        PrivateSetView* view = privateSetView(w);
         QVERIFY(view);
-        QCOMPARE(w.analysisTabs()->currentWidget(), view);  // a PSG study opens on its set
+        QCOMPARE(analysisTabs(w)->currentWidget(), view);  // a PSG study opens on its set
         for (const char* mixtureTab : {"lambdaView", "aucView", "tradeoffView"})
             QVERIFY2(!w.findChild<QWidget*>(mixtureTab), mixtureTab);
         QVERIFY(!view->emptyState()->isHidden());
-        QVERIFY(!w.parameterPanel()->mixtureShown());  // no ρ or mixture settings for a PSG study
+        QVERIFY(!parameterPanel(w)->mixtureShown());  // no ρ or mixture settings for a PSG study
         QAction* psg = w.runActions()->privateSetAction();
         QVERIFY(psg->isEnabled());
 
         QSignalSpy live(&runs, &EngineRunController::privateSetUpdated);
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         PsgSettings settings;
         settings.imagesPerClass = 1;
         settings.iterations = 2;
@@ -117,7 +119,7 @@ private Q_SLOTS:
         QCOMPARE(last.classNames, QStringList({"a", "b", "c", "d"}));
 
         // The project was reread: the stored set, the table, the ledger line.
-        view = w.privateSetView();
+        view = privateSetView(w);
         QVERIFY(view);
         QTRY_COMPARE(view->runSelector()->count(), 1);
         QCOMPARE(view->grid()->rowCount(), 4);

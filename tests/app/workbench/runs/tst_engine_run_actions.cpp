@@ -4,13 +4,14 @@
 // run re-run on a new seed stores the same configuration for the same task and ε; the ε sweep
 // stores one DP run per task and ε; an audit is stored with the dialog's choices. Skipped
 // without the demo project (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json`).
-#include "tests/app/workbench/demo_project_copy.h"
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/runs/engine_study.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/runs/engine_study.h"
+#include "tests/app/workbench/demo_project_copy.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,6 +24,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 
 namespace {
 
@@ -46,7 +48,7 @@ class TstEngineRunActions : public QObject {
 
     /// Waits for the next job end and returns its outcome and message.
     static QPair<JobOutcome, QString> waitForJob(MainWindow& w) {
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         if (!finished.wait(15 * 60 * 1000)) return {JobOutcome::Failed, QStringLiteral("timed out")};
         return {finished[0][1].value<JobOutcome>(), finished[0][2].toString()};
     }
@@ -70,7 +72,7 @@ private Q_SLOTS:
         values.seeds = QStringLiteral("21");
         w.document()->reset(values);
         w.document()->edit(dpmix::widgets::ParameterField::ClipNorm, 7.0);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         w.requestRun();
         const auto [outcome, message] = waitForJob(w);
         QVERIFY2(outcome == JobOutcome::Succeeded, qPrintable(message));

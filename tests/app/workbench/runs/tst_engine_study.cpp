@@ -2,12 +2,13 @@
 // workbench runs proxies → mixture through pipeline::runStudy on the worker thread, rereads
 // the new runs; a cancelled study stops and leaves no run running. Skipped without the demo project
 // (scripts/make-screenshots.sh or `dpmix run projects/fashion-mnist.json` makes it).
-#include "tests/app/workbench/demo_project_copy.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
-#include "app/workbench/main_window.h"
-#include "app/workbench/parameters/parameter_document.h"
+#include "tests/app/workbench/demo_project_copy.h"
+#include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
 #include <QDir>
@@ -18,7 +19,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
-
+using namespace dpmix::workbench::test;
 
 class TstEngineStudy : public QObject {
     Q_OBJECT
@@ -47,13 +48,13 @@ private Q_SLOTS:
         values.seeds = QStringLiteral("5");
         values.epsilon = 3.0;
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
 
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         w.requestRun();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 15 * 60 * 1000);
         QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
-        QVERIFY(w.logView()->toPlainText().contains("Study finished."));
+        QVERIFY(logView(w)->toPlainText().contains("Study finished."));
         // Every task got its four methods at seed 5; the DP runs at ε = 3 (the panel's value).
         int dpAtThree = 0;
         for (const auto& r : w.project()->runs)
@@ -69,13 +70,13 @@ private Q_SLOTS:
         const std::size_t beforeCancel = w.project()->runs.size();
         values.seeds = QStringLiteral("6");
         w.document()->reset(values);
-        QTRY_VERIFY(w.runAction()->isEnabled());
-        QSignalSpy progressed(w.jobRunner(), &JobRunner::progressed);
+        QTRY_VERIFY(runAction(w)->isEnabled());
+        QSignalSpy progressed(jobRunner(w), &JobRunner::progressed);
         w.requestRun();
         // Cancel once the second study reports progress (it is surely running), not after a
         // fixed wait that a slow machine might not fill.
         QTRY_VERIFY_WITH_TIMEOUT(progressed.count() > 0, 5 * 60 * 1000);
-        w.jobRunner()->cancelAll();
+        jobRunner(w)->cancelAll();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60 * 1000);
         QCOMPARE(finished[1][1].value<JobOutcome>(), JobOutcome::Cancelled);
         for (const auto& r : w.project()->runs)

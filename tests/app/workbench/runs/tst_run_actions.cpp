@@ -3,15 +3,16 @@
 // Advanced ones included; they are off while the spec is invalid and in read-only mode; their
 // dialogs validate in place; starting a run says that runs cannot be undone, and Undo indeed
 // leaves the run alone.
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
-#include "app/workbench/main_window.h"
-#include "widgets/parameter_panel.h"
 #include "app/workbench/runs/stage_queue.h"
-#include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/runs/run_actions.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/job_list_widget.h"
+#include "widgets/parameter_panel.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -31,6 +32,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using dpmix::widgets::ParameterField;
 
 namespace {
@@ -89,8 +91,8 @@ private Q_SLOTS:
         QVERIFY(run);
         for (QAction* a : {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
             QVERIFY2(run->actions().contains(a), qPrintable(a->text()));
-        QCOMPARE(run->actions().first(), w.runAction());  // Run DP-MixMin stays first
-        for (QAction* a : {w.runAction(), actions->compareAction(), actions->sweepAction(), actions->auditAction()})
+        QCOMPARE(run->actions().first(), runAction(w));  // Run DP-MixMin stays first
+        for (QAction* a : {runAction(w), actions->compareAction(), actions->sweepAction(), actions->auditAction()})
             QVERIFY(actions->toolBar()->actions().contains(a));
         QVERIFY(menuNamed(w, "&File")->actions().contains(actions->exportReportAction()));
         // Every action is reachable from the keyboard.
@@ -101,17 +103,17 @@ private Q_SLOTS:
     void actionsFollowValidationAndReadOnly() {
         MainWindow w(services());
         RunActions* actions = w.runActions();
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         QVERIFY(actions->compareAction()->isEnabled() && actions->sweepAction()->isEnabled() && actions->auditAction()->isEnabled());
         const auto before = runs_.actions.size();
 
         w.document()->edit(ParameterField::Epsilon, 0.0);  // ε must be > 0
-        QTRY_VERIFY(!w.runAction()->isEnabled());
+        QTRY_VERIFY(!runAction(w)->isEnabled());
         QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() && !actions->auditAction()->isEnabled());
         QVERIFY(actions->startCompareWithBaselines().contains("Fix the highlighted parameters"));
         QVERIFY(actions->startEpsilonSweep({1, 2}, false).contains("Fix the highlighted parameters"));
         QCOMPARE(runs_.actions.size(), before);
-        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(jobRunner(w)->runningCount(), 0);
         w.document()->edit(ParameterField::Epsilon, 2.0);
         QTRY_VERIFY(actions->compareAction()->isEnabled());
 
@@ -123,7 +125,7 @@ private Q_SLOTS:
         QVERIFY(actions->startAudit({"ac", false, 10, false, 0}).contains("read-only"));
         QVERIFY(actions->rerun(1).contains("read-only"));
         QCOMPARE(runs_.actions.size(), before);
-        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(jobRunner(w)->runningCount(), 0);
     }
 
     void compareIsABackgroundJobWithTheAdvancedValues() {
@@ -131,7 +133,7 @@ private Q_SLOTS:
         w.document()->edit(ParameterField::ClipNorm, 7.0);
         w.document()->edit(ParameterField::Steps, 30);
         QTRY_VERIFY(w.runActions()->compareAction()->isEnabled());
-        QSignalSpy started(w.jobRunner(), &JobRunner::started);
+        QSignalSpy started(jobRunner(w), &JobRunner::started);
         w.runActions()->compareAction()->trigger();
         QCOMPARE(started.count(), 1);
         const RunAction& asked = runs_.actions.back();
@@ -140,11 +142,11 @@ private Q_SLOTS:
         QCOMPARE(asked.parameters.steps, 30);
         const int job = started[0][0].toInt();
         QVERIFY(started[0][1].toString().contains("Compare with baselines"));
-        auto* jobs = w.jobList();
+        auto* jobs = jobList(w);
         QCOMPARE(jobs->rowCount(), 1);
         QTRY_VERIFY(jobs->progressBar(job)->value() > 0);
         QTRY_VERIFY(!jobs->elapsedText(job).isEmpty());
-        QSignalSpy finished(w.jobRunner(), &JobRunner::finished);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
         QElapsedTimer clock;
         clock.start();
         jobs->cancelButton(job)->click();
@@ -162,18 +164,19 @@ private Q_SLOTS:
         w.document()->edit(ParameterField::BatchSize, 100);
         w.document()->edit(ParameterField::FinetuneBatch, 600);
         QTRY_VERIFY(w.calculationsIdle());
-        QTRY_VERIFY(w.parameterPanel()->messageFor(ParameterField::FinetuneBatch).contains("larger than split B (n_B = 500)"));
+        QTRY_VERIFY(
+            parameterPanel(w)->messageFor(ParameterField::FinetuneBatch).contains("larger than split B (n_B = 500)"));
         const auto before = runs_.actions.size();
         QCOMPARE(w.runActions()->startCompareWithBaselines(),
                  QString("Not started: fine-tuning batch = 600 is larger than split B (n_B = 500): expected batch <= n_B; "
                          "lower the batch, or lower ρ or add data."));
         QVERIFY(w.runActions()->startEpsilonSweep({1, 2}, true).startsWith("Not started: fine-tuning batch = 600"));
         QCOMPARE(runs_.actions.size(), before);
-        QCOMPARE(w.jobRunner()->runningCount(), 0);
+        QCOMPARE(jobRunner(w)->runningCount(), 0);
         QCOMPARE(w.runActions()->startEpsilonSweep({1, 2}, false), QString());  // the mixture stage only
         QCOMPARE(runs_.actions.back().kind, RunKind::EpsilonSweep);
-        w.stageQueue()->cancelAll();
-        w.jobRunner()->waitForAll();
+        stageQueue(w)->cancelAll();
+        jobRunner(w)->waitForAll();
     }
 
     void sweepDialogValidatesInPlace() {
@@ -198,9 +201,9 @@ private Q_SLOTS:
         QCOMPARE(asked.kind, RunKind::EpsilonSweep);
         QCOMPARE(asked.sweepEpsilons, std::vector<double>({0.5, 4.0}));
         QVERIFY(asked.sweepFullPipeline);
-        QCOMPARE(w.jobRunner()->runningCount(), 1);
-        w.jobRunner()->cancelAll();
-        w.jobRunner()->waitForAll();
+        QCOMPARE(jobRunner(w)->runningCount(), 1);
+        jobRunner(w)->cancelAll();
+        jobRunner(w)->waitForAll();
     }
 
     void auditDialogCollectsTheChoices() {
@@ -239,20 +242,20 @@ private Q_SLOTS:
         QCOMPARE(w.runActions()->startAudit(dialog.settings()), QString());
         QCOMPARE(runs_.actions.back().kind, RunKind::Audit);
         QCOMPARE(runs_.actions.back().audit, chosen);
-        w.jobRunner()->cancelAll();
-        w.jobRunner()->waitForAll();
+        jobRunner(w)->cancelAll();
+        jobRunner(w)->waitForAll();
     }
 
     void spentPrivacyIsNotUndoable() {
         MainWindow w(services());
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         QUndoStack* undo = w.document()->undoStack();
         w.document()->edit(ParameterField::Rho, 0.2);
         QCOMPARE(undo->count(), 1);
-        QTRY_VERIFY(w.runAction()->isEnabled());
+        QTRY_VERIFY(runAction(w)->isEnabled());
         const auto asked = runs_.actions.size();
         QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
-        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        QCOMPARE(jobRunner(w)->runningCount(), 1);
         // The UI says so, in the status bar and on the Undo action.
         QVERIFY2(w.statusBar()->currentMessage().contains("cannot be undone"), qPrintable(w.statusBar()->currentMessage()));
         QAction* undoAction = nullptr;
@@ -264,21 +267,21 @@ private Q_SLOTS:
         QCOMPARE(undo->count(), 1);
         undo->undo();
         QCOMPARE(w.document()->values().rho, 0.1);
-        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        QCOMPARE(jobRunner(w)->runningCount(), 1);
         QCOMPARE(runs_.actions.size(), asked + 1);
         QVERIFY(!undo->canUndo());
-        w.jobRunner()->cancelAll();
-        w.jobRunner()->waitForAll();
+        jobRunner(w)->cancelAll();
+        jobRunner(w)->waitForAll();
     }
 
     void plainRunAlsoSaysItCannotBeUndone() {
         MainWindow w(services());
-        QTRY_VERIFY(w.runAction()->isEnabled());
-        w.runAction()->trigger();
-        QCOMPARE(w.jobRunner()->runningCount(), 1);
+        QTRY_VERIFY(runAction(w)->isEnabled());
+        runAction(w)->trigger();
+        QCOMPARE(jobRunner(w)->runningCount(), 1);
         QVERIFY(w.statusBar()->currentMessage().contains("cannot be undone"));
-        w.jobRunner()->cancelAll();
-        w.jobRunner()->waitForAll();
+        jobRunner(w)->cancelAll();
+        jobRunner(w)->waitForAll();
     }
 };
 

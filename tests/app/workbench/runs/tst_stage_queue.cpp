@@ -5,6 +5,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/job_list_widget.h"
 
 #include <QPlainTextEdit>
@@ -20,6 +21,7 @@
 
 using namespace dpmix;
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using widgets::JobState;
 
 namespace {
@@ -62,19 +64,19 @@ private Q_SLOTS:
         // Request A: two dependent stages, the first fails. Request B: one stage, made while A runs.
         w.startStages({gatedStage("A1", release, true), gatedStage("A2", release, false, ranA2)});
         w.startStages({gatedStage("B", release, false, ranB)});
-        auto* list = w.jobList();
+        auto* list = jobList(w);
         QCOMPARE(list->rowCount(), 3);  // A1 running, A2 and B queued: nothing hidden
-        QCOMPARE(w.stageQueue()->queuedCount(), 2);
+        QCOMPARE(stageQueue(w)->queuedCount(), 2);
         int queuedRows = 0;
         // Queued rows have negative ids in the order queued: A1 was -1 (replaced by its running row).
         for (int id = -2; id >= -3; --id) queuedRows += list->state(id) == JobState::Queued ? 1 : 0;
         QCOMPARE(queuedRows, 2);
         *release = true;
         QTRY_COMPARE_WITH_TIMEOUT(ranB->load(), 1, 5000);  // B ran although A failed
-        QTRY_COMPARE_WITH_TIMEOUT(w.stageQueue()->runningJob(), 0, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(stageQueue(w)->runningJob(), 0, 5000);
         QCOMPARE(ranA2->load(), 0);  // A's own later stage depends on A1: not started
         QVERIFY(list->statusText(-2).contains("not started"));  // A2
-        const QString log = w.logView()->toPlainText();
+        const QString log = logView(w)->toPlainText();
         for (const char* line : {"Jobs: queued: B", "Jobs: started: A1", "Jobs: failed: A1: the stage failed on purpose",
                                  "Jobs: started: B", "Jobs: done: B"})
             QVERIFY2(log.contains(line), qPrintable(log));
@@ -87,17 +89,17 @@ private Q_SLOTS:
         w.startStages({gatedStage("A", release, false)});
         w.startStages({gatedStage("B", release, false, ranB)});
         w.startStages({gatedStage("C", release, false, ranC)});
-        auto* list = w.jobList();
+        auto* list = jobList(w);
         QPushButton* cancelB = list->cancelButton(-2);  // A was -1 until it started
         QVERIFY(cancelB && cancelB->isEnabled());
         cancelB->click();
         QCOMPARE(list->state(-2), JobState::Cancelled);
-        QCOMPARE(w.stageQueue()->queuedCount(), 1);
+        QCOMPARE(stageQueue(w)->queuedCount(), 1);
         *release = true;
         QTRY_COMPARE_WITH_TIMEOUT(ranC->load(), 1, 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.stageQueue()->runningJob(), 0, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(stageQueue(w)->runningJob(), 0, 5000);
         QCOMPARE(ranB->load(), 0);
-        QVERIFY(w.logView()->toPlainText().contains("Jobs: cancelled before it started: B"));
+        QVERIFY(logView(w)->toPlainText().contains("Jobs: cancelled before it started: B"));
     }
 
     void cancellingTheRunningJobStartsTheNextRequest() {
@@ -107,13 +109,13 @@ private Q_SLOTS:
         auto ranB = std::make_shared<std::atomic<int>>(0);
         w.startStages({gatedStage("A", never, false)});
         w.startStages({gatedStage("B", release, false, ranB)});
-        const int running = w.stageQueue()->runningJob();
+        const int running = stageQueue(w)->runningJob();
         QVERIFY(running > 0);
-        w.jobList()->cancelButton(running)->click();
+        jobList(w)->cancelButton(running)->click();
         QTRY_COMPARE_WITH_TIMEOUT(ranB->load(), 1, 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.jobList()->state(running), JobState::Cancelled, 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.stageQueue()->runningJob(), 0, 5000);
-        QVERIFY(w.logView()->toPlainText().contains("Jobs: cancelled: A"));
+        QTRY_COMPARE_WITH_TIMEOUT(jobList(w)->state(running), JobState::Cancelled, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(stageQueue(w)->runningJob(), 0, 5000);
+        QVERIFY(logView(w)->toPlainText().contains("Jobs: cancelled: A"));
     }
 };
 

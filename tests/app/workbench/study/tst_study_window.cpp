@@ -13,6 +13,7 @@
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/source_fixtures.h"
+#include "tests/app/workbench/window_parts.h"
 #include "widgets/parameter_panel.h"
 
 #include <QComboBox>
@@ -31,6 +32,7 @@
 #include <QtTest>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using dpmix::workbench::testing::IdxFixture;
 
 namespace {
@@ -75,7 +77,7 @@ class TstStudyWindow : public QObject {
 
     // Drops the file on row `row`, waits for the preview and presses OK.
     static SourceDialog* dropAndWait(MainWindow& w, int row, const QString& file) {
-        if (!dropOnTree(w.projectTree(), row, {file})) return nullptr;
+        if (!dropOnTree(projectTree(w), row, {file})) return nullptr;
         SourceDialog* d = w.study()->activeDialog();
         if (!d) return nullptr;
         if (!QTest::qWaitFor([d] { return !d->previewPending(); }, kLoadTimeoutMs)) return nullptr;
@@ -121,7 +123,7 @@ private Q_SLOTS:
         QVERIFY(f.write(dir.path()));
         MainWindow w(services());
         QVERIFY(w.study()->addPublicAction()->isEnabled());
-        QVERIFY(dropOnTree(w.projectTree(), 0, {f.images}));
+        QVERIFY(dropOnTree(projectTree(w), 0, {f.images}));
         SourceDialog* d = w.study()->activeDialog();
         QVERIFY(d);
         QVERIFY(d->isVisible());
@@ -135,7 +137,7 @@ private Q_SLOTS:
         QCOMPARE(d->previewWidget() != nullptr, true);
 
         // On "Sensitive data" the drop opens the sensitive dialog instead.
-        QVERIFY(dropOnTree(w.projectTree(), 1, {f.labelFile}));  // the label file means its images
+        QVERIFY(dropOnTree(projectTree(w), 1, {f.labelFile}));  // the label file means its images
         QTRY_VERIFY(w.study()->activeDialog() && w.study()->activeDialog() != d);
         QCOMPARE(w.study()->activeDialog()->role(), SourceRole::Sensitive);
         QCOMPARE(w.study()->activeDialog()->pathField()->text(), QFileInfo(f.images).absoluteFilePath());
@@ -149,7 +151,7 @@ private Q_SLOTS:
         SourceDialog* d = dropAndWait(w, 0, f.images);
         QVERIFY(d);
         QTest::mouseClick(d->okButton(), Qt::LeftButton);
-        QTreeWidgetItem* publicGroup = w.projectTree()->topLevelItem(0);
+        QTreeWidgetItem* publicGroup = projectTree(w)->topLevelItem(0);
         QCOMPARE(publicGroup->childCount(), 1);
         QVERIFY2(publicGroup->child(0)->text(0).startsWith("(not saved) "), qPrintable(publicGroup->child(0)->text(0)));
         QVERIFY2(publicGroup->child(0)->text(0).endsWith("5 examples, 3 classes"),
@@ -158,11 +160,11 @@ private Q_SLOTS:
         QUndoStack* stack = w.document()->undoStack();
         QVERIFY(stack->undoText().startsWith("Add public source"));
         stack->undo();
-        publicGroup = w.projectTree()->topLevelItem(0);
+        publicGroup = projectTree(w)->topLevelItem(0);
         QCOMPARE(publicGroup->child(0)->text(0), QString("(none yet)"));
         QVERIFY(w.study()->builder()->draft().empty());
         stack->redo();
-        publicGroup = w.projectTree()->topLevelItem(0);
+        publicGroup = projectTree(w)->topLevelItem(0);
         QVERIFY(publicGroup->child(0)->text(0).contains("5 examples"));
         QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
     }
@@ -178,19 +180,19 @@ private Q_SLOTS:
         w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
         QCOMPARE(w.document()->values().sensitiveCount, 800LL);  // the 80% training part
         QVERIFY(placeholder != 800);
-        QCOMPARE(w.parameterPanel()->unitName(), QString("examples"));
+        QCOMPARE(parameterPanel(w)->unitName(), QString("examples"));
         reg.userLevel = true;
         reg.facts.users = 50;
         w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
         QCOMPARE(w.document()->values().sensitiveCount, 40LL);
-        QCOMPARE(w.parameterPanel()->unitName(), QString("users"));
+        QCOMPARE(parameterPanel(w)->unitName(), QString("users"));
     }
 
     void draftRowsKeepTheirMarkerAndCountsInANarrowDock() {
         // At the dock's width the tree elides a row's middle: "(not saved)" leads, the counts end
         // the row, and the tooltip holds the whole row.
         MainWindow w(services());
-        QCOMPARE(w.projectTree()->textElideMode(), Qt::ElideMiddle);
+        QCOMPARE(projectTree(w)->textElideMode(), Qt::ElideMiddle);
         SourceRegistration reg;
         reg.source = {"clinic-chest-xray-2024-ward-seven", "idx", "/nowhere/images.idx", {}};
         reg.facts.kind = "images";
@@ -199,8 +201,8 @@ private Q_SLOTS:
         reg.facts.users = 400;
         reg.userLevel = true;
         w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
-        QCOMPARE(w.projectTree()->textElideMode(), Qt::ElideMiddle);  // kept when the tree is rebuilt
-        QTreeWidgetItem* row = w.projectTree()->topLevelItem(1)->child(0);
+        QCOMPARE(projectTree(w)->textElideMode(), Qt::ElideMiddle);  // kept when the tree is rebuilt
+        QTreeWidgetItem* row = projectTree(w)->topLevelItem(1)->child(0);
         const QString text = row->text(0);
         QVERIFY2(text.startsWith("(not saved) clinic-chest-xray-2024-ward-seven"), qPrintable(text));
         QVERIFY2(text.contains("400 users"), qPrintable(text));
@@ -217,10 +219,10 @@ private Q_SLOTS:
         QVERIFY(d);
         const std::string first = d->registration().source.name;
         QTest::mouseClick(d->okButton(), Qt::LeftButton);
-        QTreeWidgetItem* row = w.projectTree()->topLevelItem(0)->child(0);
+        QTreeWidgetItem* row = projectTree(w)->topLevelItem(0)->child(0);
 
         // Double-click: the dialog reopens on the registered source; a new name replaces it in place.
-        Q_EMIT w.projectTree()->itemDoubleClicked(row, 0);
+        Q_EMIT projectTree(w)->itemDoubleClicked(row, 0);
         d = w.study()->activeDialog();
         QVERIFY(d && d->isVisible());
         QCOMPARE(d->pathField()->text(), QFileInfo(f.images).absoluteFilePath());
@@ -236,14 +238,14 @@ private Q_SLOTS:
         QCOMPARE(w.study()->builder()->draft().publicSources.at(0).source.name, first);
 
         // Study ▸ Remove selected source, undoable.
-        w.projectTree()->setCurrentItem(w.projectTree()->topLevelItem(0)->child(0));
+        projectTree(w)->setCurrentItem(projectTree(w)->topLevelItem(0)->child(0));
         w.study()->removeSelectedAction()->trigger();
         QVERIFY(w.study()->builder()->draft().publicSources.empty());
-        QCOMPARE(w.projectTree()->topLevelItem(0)->child(0)->text(0), QString("(none yet)"));
+        QCOMPARE(projectTree(w)->topLevelItem(0)->child(0)->text(0), QString("(none yet)"));
         w.document()->undoStack()->undo();
         QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
         // A group row is not a source: nothing is removed.
-        w.projectTree()->setCurrentItem(w.projectTree()->topLevelItem(0));
+        projectTree(w)->setCurrentItem(projectTree(w)->topLevelItem(0));
         w.study()->removeSelectedAction()->trigger();
         QCOMPARE(w.study()->builder()->draft().publicSources.size(), std::size_t(1));
     }
@@ -296,10 +298,10 @@ private Q_SLOTS:
         QCOMPARE(project->spec().publicTasks[0].name, std::string("mammal"));
         QCOMPARE(project->spec().privacy.rho, 0.1);  // the panel's default
         // The window shows the project's sources now.
-        QVERIFY(!w.projectTree()->topLevelItem(0)->child(0)->text(0).contains("not saved"));
+        QVERIFY(!projectTree(w)->topLevelItem(0)->child(0)->text(0).contains("not saved"));
         // With a project open, a drop registers nothing and says why.
         QVERIFY(!w.study()->addPublicAction()->isEnabled());
-        QVERIFY(dropOnTree(w.projectTree(), 0, {pub.images}));
+        QVERIFY(dropOnTree(projectTree(w), 0, {pub.images}));
         QVERIFY(!w.study()->activeDialog() || !w.study()->activeDialog()->isVisible());
         QVERIFY(w.statusBar()->currentMessage().contains("Edit sources and tasks"));
     }
@@ -428,8 +430,8 @@ private Q_SLOTS:
         QCOMPARE(project->spec().publicSources.size(), std::size_t(2));
         QCOMPARE(project->spec().publicSources[1].resize, std::string("bilinear"));
         // k = 3 (pub's own classes) + 2 (big's): the tree says so.
-        QVERIFY2(w.projectTree()->topLevelItem(0)->text(0).contains("k = 5"),
-                 qPrintable(w.projectTree()->topLevelItem(0)->text(0)));
+        QVERIFY2(projectTree(w)->topLevelItem(0)->text(0).contains("k = 5"),
+                 qPrintable(projectTree(w)->topLevelItem(0)->text(0)));
     }
 
     void badInputChangesNothingOnDisk() {

@@ -4,19 +4,20 @@
 // claimed ε line, the √k reference — shows an empty state on a project without such runs, and
 // exports PNG, PDF, SVG and a CSV holding exactly the plotted numbers. The window brings each
 // view forward by name and renders it as a screenshot.
-#include "tests/app/workbench/analysis_views_project.h"
-#include "app/workbench/views/audit_view.h"
-#include "app/workbench/views/auc_view.h"
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/runs/run_actions.h"
-#include "app/workbench/views/perplexity_view.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/screenshot.h"
+#include "app/workbench/views/auc_view.h"
+#include "app/workbench/views/audit_view.h"
+#include "app/workbench/views/kscaling_view.h"
+#include "app/workbench/views/perplexity_view.h"
+#include "tests/app/workbench/analysis_views_project.h"
 #include "tests/app/workbench/generated_project.h"
-#include "widgets/plot_export.h"
+#include "tests/app/workbench/window_parts.h"
 #include "tests/support/test_support.h"
+#include "widgets/plot_export.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -33,6 +34,7 @@
 #include <cmath>
 
 using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
 using dpmix::widgets::ExportFormat;
 
 namespace {
@@ -350,7 +352,7 @@ private Q_SLOTS:
         // A project without audits: the screenshot shows the empty state, not an empty plot.
         QCOMPARE(window.openFile(emptySnapshot_.path, true), QString());
         QCOMPARE(renderScreenshot(window, dir_.path() + "/empty-audit.png", "audit"), QString());
-        auto* audit = qobject_cast<AuditView*>(window.analysisTabs()->currentWidget());
+        auto* audit = qobject_cast<AuditView*>(analysisTabs(window)->currentWidget());
         QVERIFY(audit);
         QVERIFY(audit->showsEmptyState());
         // The empty state offers the action that fills it (not a command line), following its

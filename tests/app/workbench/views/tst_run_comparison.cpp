@@ -2,7 +2,7 @@
 // stored configuration JSON) are flagged and shown bold, the rest can be hidden; metrics are
 // lined up per run (NaN where missing) with the difference to the pinned baseline, which is
 // stored per project and put first; curves of every run are overlaid.
-#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/project/pinned_baseline.h"
 #include "app/workbench/views/run_comparison.h"
 #include "app/workbench/views/run_comparison_view.h"
 #include "widgets/bar_chart_widget.h"

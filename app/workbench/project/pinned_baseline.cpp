@@ -1,4 +1,4 @@
-#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/project/pinned_baseline.h"
 
 #include <QCryptographicHash>
 #include <QFileInfo>

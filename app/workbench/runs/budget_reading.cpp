@@ -1,4 +1,4 @@
-#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/parameters/accountant_choice.h"
 
 #include "app/workbench/parameters/number_parsing.h"

@@ -1,4 +1,4 @@
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 
 #include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/cluster_run_dialog.h"
@@ -6,7 +6,7 @@
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/views/pinned_baseline.h"
+#include "app/workbench/project/pinned_baseline.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/views/run_comparison_view.h"
 #include "app/workbench/runs/run_controller.h"
@@ -32,9 +32,10 @@ QString spentPrivacyNotice() {
                        "Undo reverts parameter edits only.");
 }
 
-RunActions::RunActions(MainWindow* window, RunController* runs)
+RunActions::RunActions(MainWindow* window, WindowParts parts, RunController* runs)
     : QObject(window),
       window_(window),
+      parts_(parts),
       runs_(runs),
       compare_(new QAction(tr("Compare with &baselines"), this)),
       sweep_(new QAction(tr("ε &sweep…"), this)),
@@ -68,10 +69,10 @@ RunActions::RunActions(MainWindow* window, RunController* runs)
     });
     connect(exportReport_, &QAction::triggered, this, &RunActions::exportReportWithDialog);
     // The run actions follow "Run DP-MixMin", which follows validation and read-only mode.
-    connect(window_->runAction(), &QAction::enabledChanged, this, &RunActions::updateEnabled);
+    connect(parts_.runAction, &QAction::enabledChanged, this, &RunActions::updateEnabled);
     updateEnabled();
 
-    QTreeWidget* tree = window_->projectTree();
+    QTreeWidget* tree = parts_.projectTree;
     tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
     tree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(tree, &QTreeWidget::customContextMenuRequested, this, &RunActions::onTreeContextMenu);
@@ -95,12 +96,12 @@ void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMe
     connect(runMenu, &QMenu::aboutToShow, this, &RunActions::updateEnabled);
     toolBar_ = window_->addToolBar(tr("Run"));
     toolBar_->setObjectName("runToolBar");
-    toolBar_->addAction(window_->runAction());
+    toolBar_->addAction(parts_.runAction);
     toolBar_->addActions({compare_, sweep_, audit_});
 }
 
 void RunActions::updateEnabled() {
-    const bool canRun = window_->runAction()->isEnabled() && !window_->isReadOnly();
+    const bool canRun = parts_.runAction->isEnabled() && !window_->isReadOnly();
     for (QAction* a : {compare_, sweep_, audit_}) a->setEnabled(canRun);
     updateClusterEnabled(canRun);
     // PSG needs a writable project, not a valid mixture plan (a PSG study has no mixture at all).
@@ -198,7 +199,7 @@ QString RunActions::rerun(long long runId, std::optional<long long> newSeed) {
 
 std::vector<long long> RunActions::selectedRunIds() const {
     std::vector<long long> ids;
-    for (QTreeWidgetItemIterator it(window_->projectTree(), QTreeWidgetItemIterator::Selected); *it; ++it) {
+    for (QTreeWidgetItemIterator it(parts_.projectTree, QTreeWidgetItemIterator::Selected); *it; ++it) {
         const QVariant id = (*it)->data(0, Qt::UserRole);
         if (id.isValid()) ids.push_back(id.toLongLong());
     }
@@ -267,7 +268,7 @@ QMenu* RunActions::contextMenuForRun(long long runId) {
 }
 
 void RunActions::onTreeContextMenu(const QPoint& pos) {
-    QTreeWidget* tree = window_->projectTree();
+    QTreeWidget* tree = parts_.projectTree;
     QTreeWidgetItem* item = tree->itemAt(pos);
     if (!item || !item->data(0, Qt::UserRole).isValid()) return;
     QMenu* menu = contextMenuForRun(item->data(0, Qt::UserRole).toLongLong());
@@ -327,7 +328,7 @@ QList<ReportPlot> RunActions::reportPlots() const {
     QList<ReportPlot> plots;
     QTemporaryDir scratch;
     if (!scratch.isValid()) return plots;
-    QTabWidget* tabs = window_->analysisTabs();
+    QTabWidget* tabs = parts_.analysisTabs;
     for (int t = 1; t < tabs->count(); ++t) {  // tab 0 is the calculator
         const QList<widgets::ChartWidget*> charts = tabs->widget(t)->findChildren<widgets::ChartWidget*>();
         for (int c = 0; c < charts.size(); ++c) {

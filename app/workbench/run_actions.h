@@ -7,7 +7,7 @@
 // follow "Run DP-MixMin"'s enabled state, so they are off while the spec is invalid and in
 // read-only mode. The dialog-free entry points return an empty string or the message the
 // status bar shows; the tests drive those.
-#include "app/workbench/project/report_writer.h"
+#include "app/workbench/views/report_writer.h"
 #include "app/workbench/runs/run_action.h"
 
 #include <QList>
@@ -18,11 +18,14 @@
 #include <vector>
 
 class QAction;
+class QTabWidget;
+class QTreeWidget;
 class QMenu;
 class QToolBar;
 
 namespace dpmix::workbench {
 
+class ClusterBackend;
 class MainWindow;
 class RunController;
 
@@ -33,7 +36,17 @@ class RunActions : public QObject {
     Q_OBJECT
 
 public:
-    RunActions(MainWindow* window, RunController* runs);
+    /// The window's parts the run actions work with, handed over by the window that owns them:
+    /// Run DP-MixMin (the run actions follow its enabled state), the project tree (the selected
+    /// runs, the context menu), the analysis tabs (the report's plots) and the cluster backend
+    /// (null: this build has none).
+    struct WindowParts {
+        QAction* runAction = nullptr;
+        QTreeWidget* projectTree = nullptr;
+        QTabWidget* analysisTabs = nullptr;
+        ClusterBackend* cluster = nullptr;
+    };
+    RunActions(MainWindow* window, WindowParts parts, RunController* runs);
 
     /// Adds the run actions to `runMenu` and a "Run" toolbar, the run-comparison action to
     /// `runMenu`, and Export report… to `fileMenu` before `beforeInFile`.
@@ -98,6 +111,7 @@ private:
     void exportReportWithDialog();
 
     MainWindow* window_;
+    WindowParts parts_;
     RunController* runs_;
     QAction* compare_;
     QAction* sweep_;

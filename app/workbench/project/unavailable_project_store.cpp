@@ -1,13 +1,7 @@
-// The honest placeholders for the two engine seams that are not built yet.
+// The honest placeholder for the project store when no project file backend is built in.
 #include "app/workbench/project/project_store.h"
-#include "app/workbench/runs/run_controller.h"
 
 namespace dpmix::workbench {
-
-Result<QList<StageJob>> UnavailableRunController::planRun(const widgets::RunParameters&) {
-    return Error{"Runs are not available in this build: the DP-MixMin stages (engine/pipeline) are not part of "
-                 "it yet. The parameters and the privacy calculator work; running will come with the pipeline."};
-}
 
 QString UnavailableProjectStore::schemaVersion() const {
     const QString note = QStringLiteral("opening and saving projects is not wired into the workbench yet");

@@ -1,7 +1,7 @@
-#include "app/workbench/project/report_writer.h"
+#include "app/workbench/views/report_writer.h"
 #include "app/workbench/views/ledger_cells.h"
 
-#include "app/workbench/parameters/budget_reading.h"
+#include "app/workbench/runs/budget_reading.h"
 
 #include "app/workbench/project/ledger_check.h"
 #include "app/workbench/views/result_data.h"
@@ -345,58 +345,65 @@ QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
 }
 }  // namespace
 
-QString reportHtml(const ReportInput& input, PlotImages images) {
-    const ProjectSnapshot& p = input.project;
-    const QString title = QStringLiteral("dpmix study report: %1").arg(esc(p.spec.name.empty() ? QFileInfo(p.path).fileName().toStdString() : p.spec.name));
-    QString html = QStringLiteral("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>%1</title>\n"
-                                  "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
-                                  "table{border-collapse:collapse;font-size:90%}th{background:#eee}"
-                                  "code,pre{font-size:85%}pre{white-space:pre-wrap}</style></head><body>\n")
-                       .arg(title);
-    html += QStringLiteral("<h1>%1</h1>\n").arg(title);
-    html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n").arg(esc(p.path), esc(input.generatedAt));
-    // First page: the verdict, the study at a glance (unit of privacy, (ε, δ) per release, total
-    // spent, chosen mixture, downstream against the baselines, verified), then the results in
-    // brief, what sharing the file shares and what it spent.
-    const ChainCheck chain = checkProjectChain(p.path);
-    long long entries = 0;
-    QStringList problems;
+namespace {
+
+// Every run's ledgers recomputed and the project's hash chain checked: the report's verdict.
+struct LedgerVerification {
+    ChainCheck chain;
+    long long entries = 0;  // ledger entries whose ε was recomputed
+    QStringList problems;   // "run 7": runs whose ledgers do not verify
+    bool ok() const { return problems.isEmpty() && chain.ok; }
+};
+
+LedgerVerification verifyLedgers(const ProjectSnapshot& p) {
+    LedgerVerification v{checkProjectChain(p.path)};
     for (const auto& r : p.runs) {
         const RunLedgerCheck check = checkRunLedgers(r);
-        entries += check.entriesChecked;
-        if (!check.ok) problems << QStringLiteral("run %1").arg(r.run.id);
+        v.entries += check.entriesChecked;
+        if (!check.ok) v.problems << QStringLiteral("run %1").arg(r.run.id);
     }
+    return v;
+}
+
+// First page: the verdict, the study at a glance (unit of privacy, (ε, δ) per release, total
+// spent, chosen mixture, downstream against the baselines, verified), the description and whether
+// every ledger verifies.
+QString firstPageHtml(const ProjectSnapshot& p, const LedgerVerification& v) {
+    QString html;
     html += QStringLiteral("<h2>Summary</h2>\n<p><b>%1</b></p>\n").arg(studyVerdict(p).toHtmlEscaped());
-    const bool verified = problems.isEmpty() && chain.ok;
-    html += atAGlanceHtml(p, verified ? QStringLiteral("<span style='color:#1a7f37'><b>verified ✓</b></span> — every "
-                                                       "ledger's %1 ε recomputed from the recorded parameters; %2")
-                                            .arg(entries)
-                                            .arg(esc(chain.text))
-                                      : ok(false, QStringLiteral("not verified: %1%2")
-                                                      .arg(problems.join(", "))
-                                                      .arg(chain.ok ? QString() : QStringLiteral("; ") + chain.text)));
+    html +=
+        atAGlanceHtml(p, v.ok() ? QStringLiteral("<span style='color:#1a7f37'><b>verified ✓</b></span> — every "
+                                                 "ledger's %1 ε recomputed from the recorded parameters; %2")
+                                      .arg(v.entries)
+                                      .arg(esc(v.chain.text))
+                                : ok(false, QStringLiteral("not verified: %1%2")
+                                                .arg(v.problems.join(", "))
+                                                .arg(v.chain.ok ? QString() : QStringLiteral("; ") + v.chain.text)));
     if (!p.spec.description.empty()) html += QStringLiteral("<p><i>%1</i></p>\n").arg(esc(p.spec.description));
-    html += QStringLiteral("<p>%1</p>\n")
-                .arg(problems.isEmpty() && chain.ok
-                         ? ok(true, QStringLiteral("Every ledger verifies (%1 ε recomputed from the recorded parameters); %2")
-                                        .arg(entries)
-                                        .arg(chain.text))
-                         : ok(false, QStringLiteral("Discrepancies: %1%2")
-                                         .arg(problems.join(", "))
-                                         .arg(chain.ok ? QString() : QStringLiteral("; ") + chain.text)));
-    // The result tables, the trust boundary and the budget in detail start page 2 (a table's
-    // heading would otherwise be left at the foot of page 1).
-    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
-    html += summaryTablesHtml(p);
-    // What sharing this file (and this report) shares — the trust verdict.
+    html +=
+        QStringLiteral("<p>%1</p>\n")
+            .arg(v.ok() ? ok(true,
+                             QStringLiteral("Every ledger verifies (%1 ε recomputed from the recorded parameters); %2")
+                                 .arg(v.entries)
+                                 .arg(v.chain.text))
+                        : ok(false, QStringLiteral("Discrepancies: %1%2")
+                                        .arg(v.problems.join(", "))
+                                        .arg(v.chain.ok ? QString() : QStringLiteral("; ") + v.chain.text)));
+    return html;
+}
+
+// What sharing this file (and this report) shares — the trust verdict — and the privacy budget
+// of the sensitive data, over every DP release stored.
+QString trustAndBudgetHtml(const ProjectSnapshot& p) {
+    QString html;
     const bool inside = !p.trust.known || !p.trust.dpOnly;
-    html += QStringLiteral("<h2>Trust boundary</h2>\n<p style='padding:6px;border:1px solid %1;background:%2'><b>%3</b> %4</p>\n")
+    html += QStringLiteral(
+                "<h2>Trust boundary</h2>\n<p style='padding:6px;border:1px solid %1;background:%2'><b>%3</b> %4</p>\n")
                 .arg(inside ? QStringLiteral("#e0c36b") : QStringLiteral("#8fc9a9"),
                      inside ? QStringLiteral("#fff3cd") : QStringLiteral("#d1e7dd"),
                      inside ? QStringLiteral("Keep this file and this report inside the data owner's trust boundary.")
                             : (p.trust.release ? QStringLiteral("DP release.") : QStringLiteral("DP releases only.")),
                      p.trust.headline.toHtmlEscaped());
-    // Then the privacy budget of the sensitive data, over every DP release stored.
     if (auto budget = budgetReadingOf(p)) {
         const QString spent = std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3);
         html += QStringLiteral("<h2>Privacy budget</h2>\n<p><b>%1</b> (unit: %2): ε <b>%3</b> at δ = %4 over %5 DP "
@@ -412,7 +419,13 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
         html += QStringLiteral("<h2>Privacy budget</h2>\n<p>%1</p>\n").arg(ok(false, QString::fromStdString(budget.error().message)));
     }
 
-    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
+    return html;
+}
+
+// The software's versions, the file's integrity and the data sources with their content hashes.
+QString softwareAndSourcesHtml(const ReportInput& input, const ChainCheck& chain) {
+    const ProjectSnapshot& p = input.project;
+    QString html;
     html += QStringLiteral("<h2>Software</h2>\n<table border='1' cellspacing='0' cellpadding='3'>\n");
     html += row({"dpmix", esc(input.versions.appVersion)}) + row({"Qt", esc(input.versions.qtVersion)}) +
             row({"LibTorch", esc(input.versions.torchVersion)}) +
@@ -428,10 +441,16 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
                      QStringLiteral("<code>%1</code>").arg(esc(s.facts.contentHash))});
     html += QStringLiteral("</table>\n");
 
-    if (!input.plots.isEmpty()) {
+    return html;
+}
+
+// The plots, each on a page of its own.
+QString plotsHtml(const QList<ReportPlot>& plots, PlotImages images) {
+    QString html;
+    if (!plots.isEmpty()) {
         html += QStringLiteral("<h2 style='page-break-before: always'>Plots</h2>\n");
-        for (int i = 0; i < input.plots.size(); ++i) {
-            const ReportPlot& plot = input.plots[i];
+        for (int i = 0; i < plots.size(); ++i) {
+            const ReportPlot& plot = plots[i];
             // A fixed width keeps large hi-DPI grabs inside the page.
             const int width = std::min(900, plot.image.width());
             // Each plot starts a page (the first one with the section's heading), so a heading is
@@ -443,11 +462,48 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
         }
     }
 
+    return html;
+}
+
+// The runs: the pinned baseline, the summary and each run with its ledgers and audits.
+QString runsHtml(const ProjectSnapshot& p) {
+    QString html;
     html += QStringLiteral("<h2>Runs (%1)</h2>\n").arg(p.runs.size());
     if (const auto pinned = p.pinnedBaselineRunId()) html += QStringLiteral("<p>Pinned baseline: run %1.</p>\n").arg(*pinned);
     html += summaryHtml(p);
     const auto audits = mechanismAudits(p);
     for (const auto& r : p.runs) html += runHtml(r, audits);
+    return html;
+}
+
+}  // namespace
+
+QString reportHtml(const ReportInput& input, PlotImages images) {
+    const ProjectSnapshot& p = input.project;
+    const QString title = QStringLiteral("dpmix study report: %1")
+                              .arg(esc(p.spec.name.empty() ? QFileInfo(p.path).fileName().toStdString() : p.spec.name));
+    QString html = QStringLiteral(
+                       "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>%1</title>\n"
+                       "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
+                       "table{border-collapse:collapse;font-size:90%}th{background:#eee}"
+                       "code,pre{font-size:85%}pre{white-space:pre-wrap}</style></head><body>\n")
+                       .arg(title);
+    html += QStringLiteral("<h1>%1</h1>\n").arg(title);
+    html += QStringLiteral("<p>Project file: <code>%1</code><br>Generated %2 (UTC).</p>\n")
+                .arg(esc(p.path), esc(input.generatedAt));
+    // First page: the verdict and the study at a glance; then the results in brief, what sharing
+    // the file shares and what it spent.
+    const LedgerVerification verification = verifyLedgers(p);
+    html += firstPageHtml(p, verification);
+    // The result tables, the trust boundary and the budget in detail start page 2 (a table's
+    // heading would otherwise be left at the foot of page 1).
+    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
+    html += summaryTablesHtml(p);
+    html += trustAndBudgetHtml(p);
+    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
+    html += softwareAndSourcesHtml(input, verification.chain);
+    html += plotsHtml(input.plots, images);
+    html += runsHtml(p);
     html += QStringLiteral("<div style='page-break-before: always'></div>\n");
     html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(compactJson(project::projectSpecToJson(p.spec, 2))));
     html += QStringLiteral("</body></html>\n");

@@ -1,4 +1,4 @@
-#include "app/workbench/about_info.h"
+#include "app/workbench/help/about_info.h"
 
 #include <QObject>
 

@@ -4,7 +4,7 @@
 // data sources with their content hashes, every run with its metrics, its privacy ledger and
 // the Verify result (every ε recomputed, the hash chain rechecked), the plots, and the
 // software versions. A bad output path is refused before anything is written.
-#include "app/workbench/about_info.h"
+#include "app/workbench/help/about_info.h"
 #include "app/workbench/project/project_snapshot.h"
 
 #include <QImage>

@@ -1,7 +1,7 @@
 // RunActions' "Run on cluster…" (docs/CLUSTER.md, "From the workbench"): Run DP-MixMin, Compare
 // with baselines and the mixture audit submitted to Slurm as one job array; the Cluster jobs dock
 // (cluster_jobs_view.h) follows the job and stores its results.
-#include "app/workbench/runs/run_actions.h"
+#include "app/workbench/run_actions.h"
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
@@ -14,7 +14,7 @@
 namespace dpmix::workbench {
 
 QString RunActions::clusterUnavailable() const {
-    ClusterBackend* backend = window_->clusterBackend();
+    ClusterBackend* backend = parts_.cluster;
     if (!backend) return tr("This build of the workbench has no cluster executor.");
     if (auto cannot = backend->canSubmit()) return QString::fromStdString(cannot->message);
     return {};
