@@ -359,10 +359,9 @@ void ParameterPanel::showFinetuneMechanism() {
     const bool adamix = values_.finetunesWithAdamix();
     finetuneGroup_->setTitle(adamix ? tr("Advanced: private fine-tuning with AdaMix-R (split B)")
                                     : tr("Advanced: private fine-tuning (split B)"));
-    const QString& m = values_.finetuneMechanism;
     finetuneMechanism_->setText(adamix ? tr("AdaMix-R: public-guided private fine-tuning of a softmax head on the "
                                             "pretrained model's frozen features (no clip norm or batch to set)")
-                                : m == QLatin1String("dirichlet")
+                                : values_.finetuneMechanism == FinetuneMechanism::Dirichlet
                                     ? tr("Dirichlet (its guarantee is claimed, not established)")
                                     : tr("DP-SGD"));
     for (QWidget* row : std::as_const(dpSgdRows_)) finetuneForm_->setRowVisible(row, !adamix);

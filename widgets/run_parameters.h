@@ -39,8 +39,9 @@ enum class ParameterField {
 };
 inline constexpr ParameterField kLastParameterField = ParameterField::BudgetCap;
 
-/// The study's fine-tuning mechanism as its spec names it (stages.finetune.mechanism).
-inline const QString kAdamixMechanism = QStringLiteral("adamix-r");
+/// The study's fine-tuning mechanism (stages.finetune.mechanism). The engine's table
+/// (engine/methods/finetune_mechanism.h) names them; the workbench maps its enum onto this one.
+enum class FinetuneMechanism { DpSgd, Dirichlet, AdamixR };
 
 /// Defaults are the paper's image setting (docs/ALGORITHMS.md A.5, A.8): ε = 2, δ = 1e-5,
 /// ρ = 0.1 of the NIH train split (89,696 images), mixture stage clip 13, batch 1000, η = 1;
@@ -65,11 +66,11 @@ struct RunParameters {
     int finetuneBatch = 256;  // expected batch (examples, or users at user level) of split B
     double finetuneLearningRate = 1e-4;
     int finetuneSteps = 1000;
-    // The spec's fine-tuning mechanism ("dp-sgd", "dirichlet", "adamix-r"); not edited in the
-    // panel. For "adamix-r" the panel shows AdaMix-R's settings instead of DP-SGD's clip and
+    // The spec's fine-tuning mechanism; not edited in the
+    // panel. For AdaMix-R the panel shows AdaMix-R's settings instead of DP-SGD's clip and
     // batch (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): T and η are edited, the
     // shots, their source, r, τ and q are the spec's and only shown.
-    QString finetuneMechanism = QStringLiteral("dp-sgd");
+    FinetuneMechanism finetuneMechanism = FinetuneMechanism::DpSgd;
     int adamixSteps = 200;      // T
     double adamixEta = 1.0;     // η
     int adamixShots = 0;        // labelled public images per class
@@ -82,7 +83,7 @@ struct RunParameters {
     // working settings; reaches the engine as StudyRunOptions::budgetCap.
     QString budgetCap;
 
-    bool finetunesWithAdamix() const { return finetuneMechanism == kAdamixMechanism; }
+    bool finetunesWithAdamix() const { return finetuneMechanism == FinetuneMechanism::AdamixR; }
 
     bool operator==(const RunParameters&) const = default;
 };

@@ -265,9 +265,9 @@ void printSpecSummary(TextOut& out, const project::ProjectSpec& s, const std::ve
             << formatNumber(s.finetune.clipQuantile) << ", q " << formatNumber(s.finetune.adamixQ) << ", rank "
             << (s.finetune.rank ? std::to_string(*s.finetune.rank) : std::string("min(m, 64)"));
     } else {
-        out << "\n         finetune: " << s.finetune.mechanism << ", clip " << formatNumber(s.finetune.clip)
-            << ", batch " << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr) << ", steps "
-            << s.finetune.steps;
+        out << "\n         finetune: " << methods::nameOf(s.finetune.mechanism) << ", clip "
+            << formatNumber(s.finetune.clip) << ", batch " << s.finetune.batch << ", lr " << formatNumber(s.finetune.lr)
+            << ", steps " << s.finetune.steps;
         if (s.finetune.userGroupSize > 0) out << ", user group " << s.finetune.userGroupSize;
     }
     out << "\n         pretrain: batch " << s.pretrain.batch << ", lr " << formatNumber(s.pretrain.lr) << ", steps "

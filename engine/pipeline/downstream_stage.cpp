@@ -77,7 +77,7 @@ void PretrainCache::noteHit(const std::string& key) {
 }
 
 Status finetuneUnitRefusal(bool userLevel, const project::FinetuneStage& finetune) {
-    if (userLevel && finetune.mechanism == "dirichlet")
+    if (userLevel && finetune.mechanism == methods::FinetuneMechanism::Dirichlet)
         return Error{
             "finetune.mechanism = \"dirichlet\" cannot protect users: the Dirichlet mechanism's guarantee "
             "is for one example whose label is private, and a user's several examples are not one draw. "
@@ -179,11 +179,11 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
         return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " +
                      std::to_string(units) + (study.userLevel() ? " users" : " examples") + " of fine-tuning split " +
                      req.finetuneSplit + ": the sampling rate q = batch / n must be <= 1"};
-    if (!req.spentBefore.empty() && req.finetune.mechanism == "dirichlet")
+    if (!req.spentBefore.empty() && req.finetune.mechanism == methods::FinetuneMechanism::Dirichlet)
         return Error{
             "fine-tuning: sequential composition with the Dirichlet mechanism is not supported (its RDP "
             "bound is not calibrated against an earlier stage): choose parallel composition or DP-SGD"};
-    if (req.finetune.mechanism == "dirichlet") {
+    if (req.finetune.mechanism == methods::FinetuneMechanism::Dirichlet) {
         auto params = train::DirichletParamsBuilder()
                           .epsilon(req.epsilon)
                           .delta(req.delta)

@@ -2,6 +2,7 @@
 // The study a project file holds, as the user writes it in a spec JSON (docs/PROJECT_FILE.md):
 // data sources, tasks, privacy targets, stage hyper-parameters and seeds.
 #include "engine/data/source_spec.h"
+#include "engine/methods/finetune_mechanism.h"
 #include "engine/privacy/ledger.h"
 
 #include <optional>
@@ -55,11 +56,11 @@ struct MixtureStage {
 };
 
 struct FinetuneStage {
-    std::string mechanism = "dp-sgd";  // "dp-sgd", "dirichlet" or "adamix-r"
-    double clip = 2.0;                 // not used by adamix-r (its clip adapts)
-    long long batch = 256;             // not used by adamix-r (it samples at rate adamixQ)
-    double lr = 1e-4;                  // adamix-r: its step size η (default kAdamixDefaultEta)
-    long long steps = 1000;            // adamix-r: its steps T (default kAdamixDefaultSteps)
+    methods::FinetuneMechanism mechanism = methods::FinetuneMechanism::DpSgd;
+    double clip = 2.0;       // not used by adamix-r (its clip adapts)
+    long long batch = 256;   // not used by adamix-r (it samples at rate adamixQ)
+    double lr = 1e-4;        // adamix-r: its step size η (default kAdamixDefaultEta)
+    long long steps = 1000;  // adamix-r: its steps T (default kAdamixDefaultSteps)
     long long userGroupSize = 0;
     // AdaMix-R only (docs/ADAMIX.md, "As a study's fine-tuning mechanism"): a softmax head on the
     // pretrained model's frozen penultimate features, guided by `publicShots` labelled images per
@@ -70,7 +71,7 @@ struct FinetuneStage {
     double clipQuantile = 0.5;      // τ (stages.finetune.clip_quantile)
     double adamixQ = 1.0;           // Poisson rate q (stages.finetune.q); 1 = full batch
 
-    bool adamix() const { return mechanism == "adamix-r"; }
+    bool adamix() const { return mechanism == methods::FinetuneMechanism::AdamixR; }
 };
 
 /// AdaMix-R's defaults for the shared keys `steps` (T) and `lr` (η) when a spec with mechanism

@@ -3,6 +3,7 @@
 
 #include "engine/core/file_door.h"
 #include "engine/data/file_bytes.h"
+#include "engine/methods/finetune_mechanism.h"
 #include "engine/project/declared_labels.h"
 
 #include <nlohmann/json.hpp>
@@ -376,7 +377,8 @@ void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
         for (const auto& key : own)
             if (f.contains(key))
                 fail(child(path, key), "is used only by mechanism \"adamix-r\" (this stage's mechanism is \"" +
-                                           ft.mechanism + "\"): remove it or set stages.finetune.mechanism");
+                                           methods::nameOf(ft.mechanism) +
+                                           "\"): remove it or set stages.finetune.mechanism");
         return;
     }
     if (spec.sensitive.userLevel)
@@ -463,11 +465,12 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
                    "rank", "clip_quantile", "q"});
         if (f.contains("mechanism")) {
             const Json& m = f.at("mechanism");
-            if (!m.is_string() || (m.get<std::string>() != "dp-sgd" && m.get<std::string>() != "dirichlet" &&
-                                   m.get<std::string>() != "adamix-r"))
+            const auto mechanism = m.is_string() ? methods::parseFinetuneMechanism(m.get<std::string>())
+                                                 : Result<methods::FinetuneMechanism>(Error{"not a string"});
+            if (!mechanism)
                 fail("stages.finetune.mechanism",
-                     show(m) + " is not allowed: expected \"dp-sgd\", \"dirichlet\" or \"adamix-r\"");
-            spec.finetune.mechanism = m.get<std::string>();
+                     show(m) + " is not allowed: expected " + methods::finetuneMechanismList());
+            spec.finetune.mechanism = *mechanism;
         }
         readAdamix(f, spec, checkRanges);
         readPositive(f, path, "clip", kClip, checkRanges, spec.finetune.clip);

@@ -66,7 +66,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
     if (spec.finetune.adamix()) {
         // AdaMix-R uses neither a fixed clip nor a batch (the parser refuses them).
         const FinetuneStage& f = spec.finetune;
-        finetune = Json{{"mechanism", f.mechanism},
+        finetune = Json{{"mechanism", methods::nameOf(f.mechanism)},
                         {"lr", f.lr},
                         {"steps", f.steps},
                         {"public_shots", f.publicShots},
@@ -75,7 +75,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
                         {"q", f.adamixQ}};
         if (f.rank) finetune["rank"] = *f.rank;
     } else {
-        finetune = Json{{"mechanism", spec.finetune.mechanism},
+        finetune = Json{{"mechanism", methods::nameOf(spec.finetune.mechanism)},
                         {"clip", spec.finetune.clip},
                         {"batch", spec.finetune.batch},
                         {"lr", spec.finetune.lr},

@@ -153,7 +153,7 @@ Status checkStudyRunOptions(const StudyRunOptions& o, StudyKind kind) {
 }
 
 Status checkStageOptionsFitSpec(const project::ProjectSpec& spec, const StudyRunOptions& options) {
-    const std::string& mechanism = spec.finetune.mechanism;
+    const std::string mechanism = methods::nameOf(spec.finetune.mechanism);
     if (spec.finetune.adamix() && options.finetune)
         return Error{"finetune: clip " + privacy::formatNumber(options.finetune->clip) + ", batch " +
                          std::to_string(options.finetune->batch) + ", lr " +

@@ -12,6 +12,19 @@
 
 namespace dpmix::workbench {
 
+namespace {
+
+widgets::FinetuneMechanism panelMechanism(methods::FinetuneMechanism m) {
+    switch (m) {
+        case methods::FinetuneMechanism::DpSgd: return widgets::FinetuneMechanism::DpSgd;
+        case methods::FinetuneMechanism::Dirichlet: return widgets::FinetuneMechanism::Dirichlet;
+        case methods::FinetuneMechanism::AdamixR: return widgets::FinetuneMechanism::AdamixR;
+    }
+    return widgets::FinetuneMechanism::DpSgd;  // not reached: every enumerator is a case
+}
+
+}  // namespace
+
 widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     const project::ProjectSpec& spec = project.spec;
     widgets::RunParameters p;
@@ -32,7 +45,7 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     p.pretrainBatch = static_cast<int>(spec.pretrain.batch);
     p.pretrainLearningRate = spec.pretrain.lr;
     p.pretrainSteps = static_cast<int>(spec.pretrain.steps);
-    p.finetuneMechanism = QString::fromStdString(spec.finetune.mechanism);
+    p.finetuneMechanism = panelMechanism(spec.finetune.mechanism);
     if (spec.finetune.adamix()) {
         // AdaMix-R's steps and lr are its T and η; DP-SGD's fields keep their defaults (unused).
         p.adamixSteps = static_cast<int>(spec.finetune.steps);

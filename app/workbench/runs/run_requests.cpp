@@ -1,6 +1,7 @@
 #include "app/workbench/runs/run_requests.h"
 #include "app/workbench/parameters/accountant_choice.h"
 #include "engine/core/number_text.h"
+#include "engine/methods/finetune_mechanism.h"
 #include "engine/methods/method_plan.h"
 
 #include <QJsonDocument>
@@ -17,6 +18,38 @@ Error fieldError(const QString& text) { return Error{text.toStdString()}; }
 
 bool isExperiment(const std::string& method) {
     return method == "epsilon-sweep" || method == "rho-sweep" || method == "k-scaling" || method == "adamix-experiment";
+}
+
+// A downstream run's stages and values, as its stored configuration records them. Runs stored
+// since the stages' values are recorded repeat them too (older ones: the spec's); a mechanism
+// the configuration names must be one of the table's (an unknown one is no DP-SGD run).
+Status readDownstreamConfig(const QJsonObject& config, const QString& label, const std::string& method,
+                            StudyRequest& study) {
+    study.stages = {"proxies", "mixture", "downstream"};
+    study.methods = {method};
+    if (const long long f = config.value("finetune_steps").toInteger(0); f > 0) study.finetuneSteps = f;
+    if (const long long p = config.value("pretrain_steps").toInteger(0); p > 0) study.pretrainSteps = p;
+    auto mechanism = methods::FinetuneMechanism::DpSgd;
+    if (config.contains("finetune_mechanism")) {
+        const auto parsed =
+            methods::parseFinetuneMechanism(config.value("finetune_mechanism").toString().toStdString());
+        if (!parsed)
+            return fieldError(QStringLiteral("%1: its configuration's finetune_mechanism: %2")
+                                  .arg(label, QString::fromStdString(parsed.error().message)));
+        mechanism = *parsed;
+    }
+    if (mechanism == methods::FinetuneMechanism::AdamixR)
+        study.adamix =
+            AdamixFinetuneSettings{config.value("finetune_steps").toInteger(), config.value("finetune_lr").toDouble()};
+    else if (config.contains("finetune_clip"))
+        study.finetune =
+            FinetuneSettings{config.value("finetune_clip").toDouble(), config.value("finetune_batch").toInteger(),
+                             config.value("finetune_lr").toDouble(), config.value("finetune_steps").toInteger()};
+    if (config.contains("pretrain_batch") && config.value("pretrain_steps").toInteger(0) > 0)
+        study.pretrain =
+            PretrainSettings{config.value("pretrain_batch").toInteger(), config.value("pretrain_lr").toDouble(),
+                             config.value("pretrain_steps").toInteger()};
+    return std::nullopt;
 }
 }  // namespace
 
@@ -176,21 +209,8 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
         if (config.contains("clip"))
             study.mixture = MixtureSettings{config.value("clip").toDouble(), config.value("batch").toInteger(),
                                             config.value("lr").toDouble(), config.value("steps").toInteger()};
-    } else {
-        study.stages = {"proxies", "mixture", "downstream"};
-        study.methods = {run.method};
-        if (const long long f = config.value("finetune_steps").toInteger(0); f > 0) study.finetuneSteps = f;
-        if (const long long p = config.value("pretrain_steps").toInteger(0); p > 0) study.pretrainSteps = p;
-        // Runs stored since the stages' values are recorded repeat them too (older ones: the spec's).
-        if (config.value("finetune_mechanism").toString() == widgets::kAdamixMechanism)
-            study.adamix = AdamixFinetuneSettings{config.value("finetune_steps").toInteger(),
-                                                  config.value("finetune_lr").toDouble()};
-        else if (config.contains("finetune_clip"))
-            study.finetune = FinetuneSettings{config.value("finetune_clip").toDouble(), config.value("finetune_batch").toInteger(),
-                                              config.value("finetune_lr").toDouble(), config.value("finetune_steps").toInteger()};
-        if (config.contains("pretrain_batch") && config.value("pretrain_steps").toInteger(0) > 0)
-            study.pretrain = PretrainSettings{config.value("pretrain_batch").toInteger(), config.value("pretrain_lr").toDouble(),
-                                              config.value("pretrain_steps").toInteger()};
+    } else if (auto failed = readDownstreamConfig(config, label, run.method, study)) {
+        return *failed;
     }
     plan.study = study;
     plan.description = QStringLiteral("Re-run of run %1: %2%3, seed %4")

@@ -299,7 +299,7 @@ private Q_SLOTS:
 
     void userLevelIsRefused() {
         project::FinetuneStage f;
-        f.mechanism = "adamix-r";
+        f.mechanism = methods::FinetuneMechanism::AdamixR;
         auto refusal = finetuneUnitRefusal(true, f);
         QVERIFY(refusal.has_value());
         QVERIFY(refusal->message.find("AdaMix-R's accounting is example-level") != std::string::npos);

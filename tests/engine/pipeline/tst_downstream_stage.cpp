@@ -155,7 +155,7 @@ private Q_SLOTS:
         QVERIFY(plain);
         QVERIFY(r->noise > plain->noise);
         // The Dirichlet mechanism is not calibrated against an earlier stage: refused.
-        req.finetune.mechanism = "dirichlet";
+        req.finetune.mechanism = methods::FinetuneMechanism::Dirichlet;
         privacy::Ledger refused(privacy::Composition::Sequential);
         auto d = runDownstream(study, req, refused);
         QVERIFY(!d && d.error().message.find("sequential composition with the Dirichlet mechanism") != std::string::npos);

@@ -386,7 +386,7 @@ private Q_SLOTS:
         finetune.batch = 8;
         finetune.lr = 0.01;
         finetune.steps = 3;
-        finetune.mechanism = "dirichlet";  // ignored: the mechanism is the spec's
+        finetune.mechanism = methods::FinetuneMechanism::Dirichlet;  // ignored: the mechanism is the spec's
         o.finetune = finetune;
         QVERIFY(!checkStudyRunOptions(o));
         auto report = runStudy(p, o);

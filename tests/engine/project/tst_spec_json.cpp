@@ -162,7 +162,7 @@ private Q_SLOTS:
         QCOMPARE(spec->mixture.batch, 1000LL);
         QCOMPARE(spec->mixture.lr, 1.0);
         QCOMPARE(spec->mixture.steps, 100LL);
-        QCOMPARE(spec->finetune.mechanism, std::string("dp-sgd"));
+        QCOMPARE(methods::nameOf(spec->finetune.mechanism), std::string("dp-sgd"));
         QVERIFY(spec->sensitiveTasks.empty());
     }
 

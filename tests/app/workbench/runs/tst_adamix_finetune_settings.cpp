@@ -80,7 +80,7 @@ private Q_SLOTS:
 
     void theProjectGivesTheSpecsAdamixSettings() {
         const widgets::RunParameters p = projectParameters();
-        QCOMPARE(p.finetuneMechanism, QStringLiteral("adamix-r"));
+        QVERIFY(p.finetuneMechanism == widgets::FinetuneMechanism::AdamixR);
         QVERIFY(p.finetunesWithAdamix());
         QCOMPARE(p.adamixSteps, 6);
         QCOMPARE(p.adamixEta, 1.0);
@@ -172,7 +172,7 @@ private Q_SLOTS:
             QCOMPARE(request->adamix->eta, 0.5);
         }
         // A DP-SGD study's request is the other way round.
-        p.finetuneMechanism = QStringLiteral("dp-sgd");
+        p.finetuneMechanism = widgets::FinetuneMechanism::DpSgd;
         const auto dpSgd = studyRequestFor(p);
         QVERIFY(dpSgd->finetune && !dpSgd->adamix);
         QCOMPARE(dpSgd->finetune->clip, p.finetuneClip);
@@ -194,7 +194,7 @@ private Q_SLOTS:
 
         // And AdaMix-R's T and η for a DP-SGD study.
         project::ProjectSpec dpSgd = file.spec();
-        dpSgd.finetune.mechanism = "dp-sgd";
+        dpSgd.finetune.mechanism = methods::FinetuneMechanism::DpSgd;
         pipeline::StudyRunOptions options;
         options.adamix = pipeline::AdamixStageValues{4, 0.5};
         const auto refused = study_plan::checkStageOptionsFitSpec(dpSgd, options);

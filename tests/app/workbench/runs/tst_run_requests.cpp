@@ -236,6 +236,29 @@ private Q_SLOTS:
         const auto noStage = rerunPlanFor(storedRun("dp-mixmin", 1.0, "{}"), std::nullopt);
         QVERIFY(!noStage && mentions(noStage.error(), "only mixture, downstream and audit"));
     }
+
+    // A stored configuration naming a fine-tuning mechanism the table does not know is refused,
+    // naming the field, the value and the accepted ones: it is not re-run as DP-SGD.
+    void rerunRefusesAnUnknownFinetuneMechanism() {
+        const auto run = storedRun("uniform", 1.0,
+                                   R"({"stage":"downstream","method":"uniform","rho":0.1,"delta":1e-05,)"
+                                   R"("finetune_mechanism":"laplace","finetune_steps":30,"finetune_clip":0.5,)"
+                                   R"("finetune_batch":16,"finetune_lr":0.002})");
+        const auto plan = rerunPlanFor(run, std::nullopt);
+        QVERIFY2(!plan, "an unknown fine-tuning mechanism was planned (as DP-SGD)");
+        QCOMPARE(QString::fromStdString(plan.error().message),
+                 QStringLiteral("run 12 (uniform): its configuration's finetune_mechanism: \"laplace\" is not a "
+                                "fine-tuning mechanism: expected \"dp-sgd\", \"dirichlet\" or \"adamix-r\""));
+        // The known ones are read as before.
+        for (const char* known : {"dp-sgd", "dirichlet"}) {
+            auto text = run.configJson;
+            text.replace(text.find("laplace"), 7, known);
+            auto again = run;
+            again.configJson = text;
+            const auto ok = rerunPlanFor(again, std::nullopt);
+            QVERIFY2(ok && ok->study && ok->study->finetune && !ok->study->adamix, known);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstRunRequests)

@@ -163,7 +163,7 @@ private Q_SLOTS:
         basis.name = "original";
         basis.description = "Chest X-rays, 2026 cohort.";
         basis.privacy.budget = 6.0;
-        basis.finetune.mechanism = "dirichlet";
+        basis.finetune.mechanism = dpmix::methods::FinetuneMechanism::Dirichlet;
         basis.finetune.userGroupSize = 4;
         basis.seeds = {9};
         basis.publicSources.push_back({{"pub", "idx", "pub.idx", {}}, {}, false, "bilinear", "replicate"});
@@ -195,7 +195,7 @@ private Q_SLOTS:
         QCOMPARE(spec->name, std::string("copy"));
         QCOMPARE(spec->description, std::string("Chest X-rays, 2026 cohort."));
         QCOMPARE(spec->privacy.budget.value_or(-1.0), 6.0);  // the cap carries over
-        QCOMPARE(spec->finetune.mechanism, std::string("dirichlet"));
+        QCOMPARE(dpmix::methods::nameOf(spec->finetune.mechanism), std::string("dirichlet"));
         QCOMPARE(spec->finetune.userGroupSize, 4LL);
         QCOMPARE(spec->finetune.batch, 48LL);  // the panel's values
         QCOMPARE(spec->finetune.clip, 0.7);
