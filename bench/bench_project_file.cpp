@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     const auto dir = std::filesystem::temp_directory_path() / ("bench_project_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const auto file = dir / "bench.dpmix";
-    const SourceFacts facts{"images", 100, {}, {}, 0, std::string(64, '0'), 1, 28, 28};
+    const SourceFacts facts{dpmix::data::SourceKind::Images, 100, {}, {}, 0, std::string(64, '0'), 1, 28, 28};
 
     Timer t0;
     auto created = ProjectFile::create(file, benchSpec(), {facts, facts});

@@ -137,7 +137,7 @@ long long kScalingClassCount(const project::ProjectFile& project, long long maxC
     long long classes = 0;
     if (auto sources = project.sources())
         for (const auto& s : *sources)
-            if (s.role == "sensitive") classes = static_cast<long long>(s.facts.labelNames.size());
+            if (s.role == project::SourceRole::Sensitive) classes = static_cast<long long>(s.facts.labelNames.size());
     return maxClasses > 0 ? std::min(classes, maxClasses) : classes;
 }
 

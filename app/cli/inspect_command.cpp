@@ -231,8 +231,9 @@ void printSources(TextOut& out, const ProjectView& view) {
     out << "\nSources\n";
     for (const auto& src : view.sources) {
         const auto& f = src.facts;
-        out << "  [" << src.role << "] " << src.name << "  loader " << src.loader << "  " << src.path << "\n";
-        out << "      " << f.kind << ", " << f.examples << " examples";
+        out << "  [" << project::nameOf(src.role) << "] " << src.name << "  loader " << src.loader << "  " << src.path
+            << "\n";
+        out << "      " << data::nameOf(f.kind) << ", " << f.examples << " examples";
         if (f.users > 0) out << ", " << f.users << " users";
         if (f.height > 0) out << ", " << f.channels << "x" << f.height << "x" << f.width;
         if (src.userLevel) out << ", user-level privacy";
@@ -489,13 +490,13 @@ ordered_json toJson(const project::ProjectFile& p, const ProjectView& view) {
     j["spec"] = ordered_json::parse(p.specJson());
     ordered_json sources = ordered_json::array();
     for (const auto& s : view.sources)
-        sources.push_back({{"role", s.role},
+        sources.push_back({{"role", project::nameOf(s.role)},
                            {"name", s.name},
                            {"loader", s.loader},
                            {"path", s.path},
                            {"options", ordered_json::parse(s.optionsJson)},
                            {"user_level", s.userLevel},
-                           {"kind", s.facts.kind},
+                           {"kind", data::nameOf(s.facts.kind)},
                            {"examples", s.facts.examples},
                            {"users", s.facts.users},
                            {"label_names", s.facts.labelNames},

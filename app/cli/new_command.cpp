@@ -72,7 +72,8 @@ void registerNewCommand(CLI::App& app, CommandContext& ctx) {
         auto sources = created->sources();
         if (sources) {
             for (const auto& s : *sources) {
-                std::cout << "  " << s.role << " source \"" << s.name << "\": " << s.facts.examples << " examples";
+                std::cout << "  " << project::nameOf(s.role) << " source \"" << s.name << "\": " << s.facts.examples
+                          << " examples";
                 if (s.facts.users > 0) std::cout << ", " << s.facts.users << " users";
                 if (!s.facts.labelNames.empty()) std::cout << ", " << s.facts.labelNames.size() << " labels";
                 if (!s.facts.domains.empty()) std::cout << ", " << s.facts.domains.size() << " domains";

@@ -30,7 +30,7 @@ bool isTextProject(const project::ProjectFile& project) {
     auto sources = project.sources();
     if (!sources) return false;
     for (const auto& s : *sources)
-        if (s.role == "sensitive" && s.facts.kind == "text") return true;
+        if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text) return true;
     return false;
 }
 

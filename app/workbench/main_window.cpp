@@ -607,18 +607,20 @@ void MainWindow::populateTree() {
                                  .arg(p.spec.mixtureComponents(project::publicLabelCounts(p.sources))));
         for (const auto& s : p.sources) {
             const auto& f = s.facts;
-            const auto count = static_cast<long long>(f.kind == "text" ? f.domains.size() : f.labelNames.size());
-            const QString unit = f.kind == "text" ? (count == 1 ? tr("domain") : tr("domains"))
-                                                  : (count == 1 ? tr("class") : tr("classes"));
+            const auto count =
+                static_cast<long long>(f.kind == data::SourceKind::Text ? f.domains.size() : f.labelNames.size());
+            const QString unit = f.kind == data::SourceKind::Text ? (count == 1 ? tr("domain") : tr("domains"))
+                                                                  : (count == 1 ? tr("class") : tr("classes"));
             const QString what = QStringLiteral("%1 %2").arg(count).arg(unit);
             QString text =
                 tr("%1 — %2 examples, %3").arg(QString::fromStdString(s.name), groupedCount(f.examples), what);
             if (s.userLevel) text += tr(", %1 users (user-level)").arg(groupedCount(f.users));
             const QString tip = tr("%1 source (%2)\nloader: %3\npath: %4\ncontent hash (SHA-256): %5")
-                                    .arg(QString::fromStdString(s.role), QString::fromStdString(f.kind),
-                                         QString::fromStdString(s.loader), QString::fromStdString(s.path),
-                                         QString::fromStdString(f.contentHash));
-            addChild(s.role == "sensitive" ? group[1] : group[0], text, text + QLatin1Char('\n') + tip);
+                                    .arg(QString::fromStdString(project::nameOf(s.role)),
+                                         QString::fromStdString(data::nameOf(f.kind)), QString::fromStdString(s.loader),
+                                         QString::fromStdString(s.path), QString::fromStdString(f.contentHash));
+            addChild(s.role == project::SourceRole::Sensitive ? group[1] : group[0], text,
+                     text + QLatin1Char('\n') + tip);
         }
         for (const auto& t : p.spec.publicTasks) {
             QStringList classes;

@@ -75,8 +75,9 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
         add("tradeoff", new TradeoffView(*project_), tr("Trade-off"), tr("Privacy–utility"));
         // Image studies are read by AUC, text studies by perplexity: the other tab shows only
         // when the project holds such results anyway.
-        const bool textStudy = std::any_of(project_->sources.begin(), project_->sources.end(),
-                                           [](const project::SourceRecord& s) { return s.facts.kind == "text"; });
+        const bool textStudy =
+            std::any_of(project_->sources.begin(), project_->sources.end(),
+                        [](const project::SourceRecord& s) { return s.facts.kind == data::SourceKind::Text; });
         auto* auc = new AucView(*project_);
         if (!textStudy || !auc->showsEmptyState()) add("auc", auc, tr("AUC"), tr("Per-class AUC"));
         else delete auc;

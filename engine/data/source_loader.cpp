@@ -88,7 +88,7 @@ Result<SourceSummary> summarizeSource(const SourceSpec& spec, const LoadControl&
     if (isImageLoader(spec.loader)) {
         auto images = loadImageSource(spec, control);
         if (!images) return images.error();
-        summary.kind = "images";
+        summary.kind = SourceKind::Images;
         summary.examples = static_cast<long long>(images->size());
         summary.labelNames = images->labelNames;
         summary.users = distinctUsers(images->users);
@@ -100,7 +100,7 @@ Result<SourceSummary> summarizeSource(const SourceSpec& spec, const LoadControl&
     }
     auto corpus = loadTextSource(spec, control);
     if (!corpus) return corpus.error();
-    summary.kind = "text";
+    summary.kind = SourceKind::Text;
     summary.examples = static_cast<long long>(corpus->documents.size());
     std::set<std::string> domains;
     std::vector<std::string> users;

@@ -59,6 +59,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/data/source_kind.h"
 #include "engine/data/source_spec.h"
 
 #include <cstddef>
@@ -90,7 +91,7 @@ struct TextCorpus {
 
 /// What a project file records about a source after loading it once.
 struct SourceSummary {
-    std::string kind;                          // "images" or "text"
+    SourceKind kind = SourceKind::Images;
     long long examples = 0;
     std::vector<std::string> labelNames;       // images
     std::vector<std::string> domains;          // text: distinct domains, sorted

@@ -168,10 +168,10 @@ Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sourc
     const project::SourceRecord* sensitive = nullptr;
     std::vector<const project::SourceRecord*> publics;
     for (const auto& s : sources) {
-        if (s.role == "sensitive") sensitive = &s;
-        if (s.role == "public" && s.facts.kind == "images") publics.push_back(&s);
+        if (s.role == project::SourceRole::Sensitive) sensitive = &s;
+        if (s.role == project::SourceRole::Public && s.facts.kind == data::SourceKind::Images) publics.push_back(&s);
     }
-    if (!sensitive || sensitive->facts.kind != "images")
+    if (!sensitive || sensitive->facts.kind != data::SourceKind::Images)
         return Error{"the AdaMix-R experiment needs an image study: the project's sensitive source is not images"};
     auto publicNamed = [&](const std::string& name, const std::string& field) -> Result<const project::SourceRecord*> {
         std::vector<std::string> names;

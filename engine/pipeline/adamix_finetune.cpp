@@ -82,17 +82,17 @@ Result<ShotsSlice> locateShotsSource(const ImageStudy& study, const std::vector<
                                      const std::string& name) {
     const project::SourceRecord* record = nullptr;
     for (const auto& s : sources)
-        if (s.role == "public" && s.name == name) record = &s;
+        if (s.role == project::SourceRole::Public && s.name == name) record = &s;
     std::vector<std::string> publicNames;
     for (const auto& s : sources)
-        if (s.role == "public") publicNames.push_back(s.name);
+        if (s.role == project::SourceRole::Public) publicNames.push_back(s.name);
     if (!record)
         return Error{std::string(kShotsField) + ": \"" + name + "\" is not a registered public source (public sources: " +
                          quoted(publicNames) + ")",
                      kShotsField};
-    if (record->facts.kind != "images")
-        return Error{std::string(kShotsField) + ": public source \"" + name + "\" is " + record->facts.kind +
-                         " data: AdaMix-R's shots are labelled images",
+    if (record->facts.kind != data::SourceKind::Images)
+        return Error{std::string(kShotsField) + ": public source \"" + name + "\" is " +
+                         data::nameOf(record->facts.kind) + " data: AdaMix-R's shots are labelled images",
                      kShotsField};
     std::size_t offset = 0, count = 0;
     bool found = false;

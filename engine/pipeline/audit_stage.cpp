@@ -36,7 +36,7 @@ std::vector<std::string> knownTasks(const project::ProjectFile& project) {
     if (!names.empty()) return names;
     if (auto sources = project.sources())
         for (const auto& s : *sources)
-            if (s.role == "sensitive") names = s.facts.labelNames;
+            if (s.role == project::SourceRole::Sensitive) names = s.facts.labelNames;
     return names;
 }
 

@@ -155,7 +155,7 @@ Result<data::ImageDataset> rawSensitiveSource(project::ProjectFile& project, con
     if (!sources) return sources.error();
     const project::SourceRecord* sensitive = nullptr;
     for (const auto& s : *sources)
-        if (s.role == "sensitive") sensitive = &s;
+        if (s.role == project::SourceRole::Sensitive) sensitive = &s;
     if (!sensitive) return Error{"the project has no sensitive source"};
     if (log) log("reading the sensitive source's raw classes");
     auto raw = data::loadImageSource({sensitive->name, sensitive->loader, sensitive->path, project.spec().sensitive.written.options});

@@ -27,8 +27,9 @@ std::vector<data::LabelTask> toDataTasks(const std::vector<project::LabelTask>& 
 Result<data::ImageDataset> loadWithTasks(const project::SourceRecord& record,
                                          const std::map<std::string, std::string>& options,
                                          const std::vector<project::LabelTask>& tasks, const std::string& role) {
-    if (record.facts.kind != "images")
-        return Error{role + " source '" + record.name + "' is " + record.facts.kind + " data: this study needs images"};
+    if (record.facts.kind != data::SourceKind::Images)
+        return Error{role + " source '" + record.name + "' is " + data::nameOf(record.facts.kind) +
+                     " data: this study needs images"};
     auto loaded = data::loadImageSource(toSourceSpec(record, options));
     if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
     if (tasks.empty()) return std::move(loaded).value();
@@ -67,8 +68,8 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
     std::vector<const project::SourceRecord*> publicSources;
     const project::SourceRecord* sensitiveSource = nullptr;
     for (const auto& s : sources) {
-        if (s.role == "public") publicSources.push_back(&s);
-        if (s.role == "sensitive") sensitiveSource = &s;
+        if (s.role == project::SourceRole::Public) publicSources.push_back(&s);
+        if (s.role == project::SourceRole::Sensitive) sensitiveSource = &s;
     }
     if (!sensitiveSource) return Error{"the project needs a public and a sensitive image source"};
     // A project an older dpmix created may not declare the label set; it is never read from the data.

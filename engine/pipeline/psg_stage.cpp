@@ -49,11 +49,11 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
     if (!sources) return sources.error();
     const project::SourceRecord* sensitive = nullptr;
     for (const auto& s : *sources)
-        if (s.role == "sensitive") sensitive = &s;
+        if (s.role == project::SourceRole::Sensitive) sensitive = &s;
     if (!sensitive) return Error{"the project registers no sensitive source"};
     if (auto undeclared = project::refuseUndeclaredLabels(spec.sensitive.written)) return *undeclared;
-    if (sensitive->facts.kind != "images")
-        return Error{"sensitive source '" + sensitive->name + "' is " + sensitive->facts.kind +
+    if (sensitive->facts.kind != data::SourceKind::Images)
+        return Error{"sensitive source '" + sensitive->name + "' is " + data::nameOf(sensitive->facts.kind) +
                      " data: PSG generates images and needs an image source"};
     data::LoadControl control{progress, cancel};
     auto loaded = data::loadImageSource(

@@ -201,7 +201,7 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const StudyRun
             "with secret randomness runs here (the local executor)"};
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
-            if (s.role == "sensitive" && s.facts.kind == "text")
+            if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text)
                 return Error{"the Slurm executor runs image studies; '" + project.path().string() +
                              "' is a text study"};
     options.seeds = choices.seeds;

@@ -626,7 +626,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     // process with LibTorch (sentencepiece's embedded protobuf 3.14 vs LibTorch's 3.21 abort at start-up).
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
-            if (s.role == "sensitive" && s.facts.kind == "text")
+            if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text)
                 return Error{
                     "'" + project.path().string() + "' is a text study (sensitive source '" + s.name +
                     "' is text): run it with "

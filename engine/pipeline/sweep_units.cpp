@@ -73,7 +73,7 @@ Result<std::string> freezeSweep(project::ProjectFile& project, SweepKind kind, c
     if (auto e = checkSweep(kind, options)) return *e;
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)
-            if (s.role == "sensitive" && s.facts.kind == "text")
+            if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text)
                 return Error{"a sweep runs on image studies; '" + project.path().string() + "' is a text study"};
     // The proxy is obtained here, once, so every unit's snapshot holds it (a unit never trains one).
     auto prepared = prepareStudy(project, options.proxy, progress, cancel, log);

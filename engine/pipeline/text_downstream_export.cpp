@@ -12,7 +12,7 @@ namespace {
 
 Result<data::TextCorpus> loadTextRecord(const project::ProjectSpec& spec, const project::SourceRecord& r) {
     auto loaded = data::loadTextSource(data::SourceSpec{r.name, r.loader, r.path, sourceOptions(spec, r.name)});
-    if (!loaded) return Error{r.role + " source '" + r.name + "': " + loaded.error().message};
+    if (!loaded) return Error{project::nameOf(r.role) + " source '" + r.name + "': " + loaded.error().message};
     return loaded;
 }
 
@@ -59,8 +59,8 @@ Result<const project::SourceRecord*> encodePublicDomains(const project::ProjectS
     std::vector<bool> filled(cache.domains.size(), false);
     const project::SourceRecord* sensitive = nullptr;
     for (const auto& s : sources) {
-        if (s.role == "sensitive") sensitive = &s;
-        if (s.role != "public") continue;
+        if (s.role == project::SourceRole::Sensitive) sensitive = &s;
+        if (s.role != project::SourceRole::Public) continue;
         auto at = std::find(cache.domains.begin(), cache.domains.end(), s.name);
         if (at == cache.domains.end()) continue;  // not a mixture component of this study
         throwIfCancelled(cancel);

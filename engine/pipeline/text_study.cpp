@@ -33,8 +33,9 @@ using LoadControl = data::LoadControl;
 
 Result<data::TextCorpus> loadText(const project::ProjectSpec& spec, const project::SourceRecord& record,
                                   const std::string& role, const LoadControl& control) {
-    if (record.facts.kind != "text")
-        return Error{role + " source '" + record.name + "' is " + record.facts.kind + " data: a text study needs text"};
+    if (record.facts.kind != data::SourceKind::Text)
+        return Error{role + " source '" + record.name + "' is " + data::nameOf(record.facts.kind) +
+                     " data: a text study needs text"};
     auto loaded = data::loadTextSource(
         data::SourceSpec{record.name, record.loader, record.path, sourceOptions(spec, record.name)}, control);
     if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
@@ -117,7 +118,7 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
 
 bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
     for (const auto& s : sources)
-        if (s.role == "sensitive") return s.facts.kind == "text";
+        if (s.role == project::SourceRole::Sensitive) return s.facts.kind == data::SourceKind::Text;
     return false;
 }
 
@@ -199,11 +200,11 @@ Result<TextStudyData> loadTextStudyData(const TextStudyRun& run) {
     std::size_t publicCount = 0;
     run.say("loading the public text domains");
     for (const auto& s : *sources) {
-        if (s.role == "sensitive") {
+        if (s.role == project::SourceRole::Sensitive) {
             sensitiveRecord = &s;
             continue;
         }
-        if (s.role != "public") continue;
+        if (s.role != project::SourceRole::Public) continue;
         auto loaded = loadText(spec, s, "public", control);
         if (!loaded) return loaded.error();
         data::TextCorpus corpus = std::move(loaded).value();

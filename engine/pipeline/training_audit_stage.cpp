@@ -220,9 +220,10 @@ Status checkTrainingAuditStageOptions(const project::ProjectFile& project, const
     auto sources = project.sources();
     if (!sources) return sources.error();
     for (const auto& s : *sources)
-        if (s.role == "sensitive" && s.facts.kind != "images")
+        if (s.role == project::SourceRole::Sensitive && s.facts.kind != data::SourceKind::Images)
             return Error{"mechanism " + std::string(training_audit::toString(o.mechanism)) +
-                             ": training audits run on image studies; this study's sensitive data is " + s.facts.kind,
+                             ": training audits run on image studies; this study's sensitive data is " +
+                             data::nameOf(s.facts.kind),
                          "mechanism"};
     return checkAuditedTask(project, o.task);
 }

@@ -41,7 +41,7 @@ Result<DatasetKey> datasetKeyOf(const ProjectFile& project) {
     auto sources = project.sources();
     if (!sources) return sources.error();
     for (const auto& s : *sources)
-        if (s.role == "sensitive")
+        if (s.role == project::SourceRole::Sensitive)
             return DatasetKey{s.facts.contentHash, project.spec().sensitive.userLevel ? "users" : "examples"};
     return Error{project.path().string() + ": the project has no sensitive source"};
 }

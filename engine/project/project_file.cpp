@@ -50,7 +50,7 @@ void bindOwner(Statement& s, int first, const ProcessIdentity& p) {
         s.bind(first + 2, p.start);
 }
 
-void insertSource(Database& db, const std::string& role, const SpecSource& source, const SourceFacts& facts) {
+void insertSource(Database& db, SourceRole role, const SpecSource& source, const SourceFacts& facts) {
     const data::SourceSpec& s = source.resolved.path.empty() ? source.written : source.resolved;
     json options = json::object();
     for (const auto& [k, v] : s.options) options[k] = v;
@@ -58,8 +58,10 @@ void insertSource(Database& db, const std::string& role, const SpecSource& sourc
                      "INSERT INTO sources(role, name, loader, path, options_json, user_level, kind, examples, users, "
                      "label_names_json, domains_json, channels, height, width, content_hash) "
                      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    insert.bind(1, role).bind(2, s.name).bind(3, s.loader).bind(4, s.path).bind(5, options.dump());
-    insert.bind(6, source.userLevel ? 1 : 0).bind(7, facts.kind).bind(8, static_cast<std::int64_t>(facts.examples));
+    insert.bind(1, nameOf(role)).bind(2, s.name).bind(3, s.loader).bind(4, s.path).bind(5, options.dump());
+    insert.bind(6, source.userLevel ? 1 : 0)
+        .bind(7, data::nameOf(facts.kind))
+        .bind(8, static_cast<std::int64_t>(facts.examples));
     insert.bind(9, static_cast<std::int64_t>(facts.users)).bind(10, jsonStrings(facts.labelNames));
     insert.bind(11, jsonStrings(facts.domains)).bind(12, facts.channels).bind(13, facts.height);
     insert.bind(14, facts.width).bind(15, facts.contentHash);
@@ -244,8 +246,8 @@ Result<ProjectFile> ProjectFile::createImpl(const fs::path& file, const ProjectS
             insert.bind(1, projectSpecToJson(spec)).bind(2, utcTimestamp()).bind(3, versionString()).run();
             sealRow(db, chainedTable("spec"), db.lastInsertRowId());
             for (std::size_t i = 0; i < spec.publicSources.size(); ++i)
-                insertSource(db, "public", spec.publicSources[i], facts[i]);
-            insertSource(db, "sensitive", spec.sensitive, facts.back());
+                insertSource(db, SourceRole::Public, spec.publicSources[i], facts[i]);
+            insertSource(db, SourceRole::Sensitive, spec.sensitive, facts.back());
             t.commit();
         }  // closing the last connection checkpoints the WAL into the file
         // Without Replace, another process may have published this file since the check above
@@ -511,13 +513,18 @@ Result<std::vector<SourceRecord>> ProjectFile::sources() const {
         std::vector<SourceRecord> out;
         while (s.step()) {
             SourceRecord r;
-            r.role = s.text(0);
             r.name = s.text(1);
+            const auto role = parseSourceRole(s.text(0));
+            const auto kind = data::parseSourceKind(s.text(6));
+            if (!role || !kind)
+                return Error{path_.string() + ": source '" + r.name +
+                             "': " + (role ? "kind " + kind.error().message : "role " + role.error().message)};
+            r.role = *role;
             r.loader = s.text(2);
             r.path = s.text(3);
             r.optionsJson = s.text(4);
             r.userLevel = s.integer(5) != 0;
-            r.facts.kind = s.text(6);
+            r.facts.kind = *kind;
             r.facts.examples = s.integer(7);
             r.facts.users = s.integer(8);
             r.facts.labelNames = stringsFromJson(s.text(9));

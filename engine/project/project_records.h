@@ -1,7 +1,9 @@
 #pragma once
 // Plain values stored in and read back from a project file: source facts, runs and results.
+#include "engine/data/source_kind.h"
 #include "engine/privacy/audit_bound.h"
 #include "engine/project/process_identity.h"
+#include "engine/project/source_role.h"
 
 #include <optional>
 #include <string>
@@ -10,10 +12,10 @@
 
 namespace dpmix::project {
 
-/// What loading a source once told us (mirrors data::SourceSummary, so this module does not
-/// depend on the data layer; app code converts between the two).
+/// What loading a source once told us (mirrors data::SourceSummary; app code converts between
+/// the two).
 struct SourceFacts {
-    std::string kind;  // "images" or "text"
+    data::SourceKind kind = data::SourceKind::Images;
     long long examples = 0;
     std::vector<std::string> labelNames;  // images
     std::vector<std::string> domains;     // text
@@ -24,7 +26,7 @@ struct SourceFacts {
 
 /// A registered source as stored: role, loader, resolved path, options and facts.
 struct SourceRecord {
-    std::string role;  // "public" or "sensitive"
+    SourceRole role = SourceRole::Public;
     std::string name, loader, path;
     std::string optionsJson;
     bool userLevel = false;
@@ -36,7 +38,8 @@ struct SourceRecord {
 inline std::vector<std::size_t> publicLabelCounts(const std::vector<SourceRecord>& sources) {
     std::vector<std::size_t> counts;
     for (const auto& s : sources)
-        if (s.role == "public") counts.push_back(s.facts.kind == "images" ? s.facts.labelNames.size() : 0);
+        if (s.role == project::SourceRole::Public)
+            counts.push_back(s.facts.kind == data::SourceKind::Images ? s.facts.labelNames.size() : 0);
     return counts;
 }
 

@@ -81,13 +81,13 @@ Result<std::vector<SourceFacts>> releasedFacts(const ProjectFile& project, const
     std::vector<SourceFacts> publicFacts;
     std::optional<SourceFacts> sensitive;
     for (const auto& s : *sources) {
-        if (s.role == "public") {
+        if (s.role == project::SourceRole::Public) {
             publicFacts.push_back(s.facts);
             continue;
         }
         SourceFacts f = s.facts;  // n and users stay: every ledger treats them as public (they set q)
         f.contentHash.clear();
-        f.labelNames = f.kind == "images" ? declaredSensitiveLabels(spec) : std::vector<std::string>{};
+        f.labelNames = f.kind == data::SourceKind::Images ? declaredSensitiveLabels(spec) : std::vector<std::string>{};
         f.domains.clear();
         sensitive = f;
     }

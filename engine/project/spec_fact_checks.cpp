@@ -62,8 +62,8 @@ Status checkShotsSource(const ProjectSpec& spec, const std::vector<SourceFacts>&
     if (owner >= spec.publicSources.size())
         return Error{field + ": \"" + spec.finetune.shotsSource + "\" is not a public source of this project", field};
     const SourceFacts& f = facts[owner];
-    if (f.kind != "images")
-        return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" is " + f.kind +
+    if (f.kind != data::SourceKind::Images)
+        return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" is " + data::nameOf(f.kind) +
                          " data: AdaMix-R's shots are labelled images",
                      field};
     std::vector<std::string> needed;
@@ -91,12 +91,12 @@ Status checkShotsSource(const ProjectSpec& spec, const std::vector<SourceFacts>&
 // rule itself: data::fitProblem, which the loader applies too).
 Status checkImageShapes(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
     const SourceFacts& sensitive = facts.back();
-    if (sensitive.kind != "images") return std::nullopt;
+    if (sensitive.kind != data::SourceKind::Images) return std::nullopt;
     const data::ImageShape study{sensitive.channels, sensitive.height, sensitive.width};
     for (std::size_t i = 0; i < spec.publicSources.size(); ++i) {
         const SourceFacts& f = facts[i];
         const SpecSource& s = spec.publicSources[i];
-        if (f.kind != "images") continue;  // the study loader names a text source in an image study
+        if (f.kind != data::SourceKind::Images) continue;  // the study loader names a text source in an image study
         // The spec reader has checked the words; an unknown one fits nothing.
         const auto resize = data::parseResizeRule(s.resize);
         const auto colour = data::parseColourRule(s.colour);

@@ -212,7 +212,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
     auto sources = project.sources();
     if (!sources) return sources.error();
     for (const auto& s : *sources)
-        if (s.role == "sensitive" && !s.facts.contentHash.empty())
+        if (s.role == project::SourceRole::Sensitive && !s.facts.contentHash.empty())
             found.add(8, "the sensitive data's content hash (an exact membership test)");
     if (project.isRelease()) {
         auto manifest = releaseManifestFromJson(project.releaseManifestJson());

@@ -41,8 +41,8 @@ std::string makeValidProject() {
     const std::string path = dpmix::fuzz::scratchPath("-seed.dpmix");
     std::filesystem::remove(path);
     {
-        SourceFacts pub{"images", 10, {"a", "b"}, {}, 0, std::string(64, 'a'), 1, 2, 2};
-        SourceFacts priv{"images", 10, {"a", "b"}, {}, 0, std::string(64, 'b'), 1, 2, 2};
+        SourceFacts pub{dpmix::data::SourceKind::Images, 10, {"a", "b"}, {}, 0, std::string(64, 'a'), 1, 2, 2};
+        SourceFacts priv{dpmix::data::SourceKind::Images, 10, {"a", "b"}, {}, 0, std::string(64, 'b'), 1, 2, 2};
         auto p = ProjectFile::create(path, tinySpec(), {pub, priv}).value();
         const long long id = p.addRun({"dp-mixmin", "ab", 1.0, 0, R"({"stage":"mixture","rho":0.1})"}).value();
         dpmix::privacy::Ledger ledger;

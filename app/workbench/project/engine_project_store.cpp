@@ -65,7 +65,7 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     // for training and holds out the rest for validation and test (data::trainValidationTestSplit).
     constexpr double kTrainFraction = 0.8;
     for (const auto& source : project.sources)
-        if (source.role == "sensitive") {
+        if (source.role == project::SourceRole::Sensitive) {
             const long long all = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
             p.sensitiveCount = std::llround(kTrainFraction * static_cast<double>(all));
         }

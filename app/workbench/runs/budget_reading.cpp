@@ -151,7 +151,7 @@ Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widg
     if (!current) return current.error();
     long long examples = 0;
     for (const auto& s : snapshot.sources)
-        if (s.role == "sensitive") examples = s.facts.examples;
+        if (s.role == project::SourceRole::Sensitive) examples = s.facts.examples;
     const auto train = static_cast<std::int64_t>(std::llround(0.8 * static_cast<double>(examples)));
     auto delta = parseDouble(QStringLiteral("delta"), p.delta, QStringLiteral("a number in (0, 1)"));
     if (!delta) return delta.error();

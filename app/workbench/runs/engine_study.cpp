@@ -183,7 +183,7 @@ Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request
     QStringList classNames;
     if (auto sources = project.sources())
         for (const auto& source : *sources)
-            if (source.role == "sensitive")
+            if (source.role == project::SourceRole::Sensitive)
                 for (const auto& name : source.facts.labelNames) classNames << QString::fromStdString(name);
     auto toImages = [&](const psg::PrivateSet& set, int iteration) {
         PrivateSetImages images;

@@ -74,7 +74,7 @@ Result<SourcePreview> EngineSourcePreviewer::preview(const data::SourceSpec& spe
     if (data::isImageLoader(spec.loader)) {
         auto images = data::loadImageSource(spec, control);
         if (!images) return images.error();
-        facts.kind = "images";
+        facts.kind = data::SourceKind::Images;
         facts.examples = static_cast<long long>(images->size());
         facts.labelNames = images->labelNames;
         facts.users = distinctNonEmpty(images->users);
@@ -94,7 +94,7 @@ Result<SourcePreview> EngineSourcePreviewer::preview(const data::SourceSpec& spe
     }
     auto corpus = data::loadTextSource(spec, control);
     if (!corpus) return corpus.error();
-    facts.kind = "text";
+    facts.kind = data::SourceKind::Text;
     facts.examples = static_cast<long long>(corpus->documents.size());
     std::set<std::string> domains;
     std::vector<std::string> users;

@@ -414,7 +414,7 @@ void SourceDialog::setStudyShape(int channels, int height, int width) {
 }
 
 QString SourceDialog::fitAdvice() const {
-    if (!resize_ || !shown_ || studyHeight_ <= 0 || shown_->facts.kind != "images") return {};
+    if (!resize_ || !shown_ || studyHeight_ <= 0 || shown_->facts.kind != data::SourceKind::Images) return {};
     const auto& f = shown_->facts;
     auto shape = [](int c, int h, int w) { return QStringLiteral("%1×%2×%3").arg(c).arg(h).arg(w); };
     // The data layer's rule (the one the loader and `dpmix new` apply), in the dialog's words.

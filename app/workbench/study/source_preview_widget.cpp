@@ -107,7 +107,7 @@ void SourcePreviewWidget::showError(const QString& message) {
 void SourcePreviewWidget::showPreview(const SourcePreview& preview) {
     clear({});
     const project::SourceFacts& f = preview.facts;
-    const bool images = f.kind == "images";
+    const bool images = f.kind == data::SourceKind::Images;
     QString status = countOf(f.examples, tr("example"), tr("examples"));
     if (images) status += tr(" · %1×%2×%3 images").arg(f.channels).arg(f.height).arg(f.width);
     if (f.users > 0) {

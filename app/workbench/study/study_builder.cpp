@@ -199,7 +199,7 @@ StudyDraft draftFromProject(const project::ProjectSpec& spec, const std::vector<
                 if (value.is_string()) r.source.options[key] = value.get<std::string>();
         r.userLevel = record.userLevel;
         r.facts = record.facts;
-        if (record.role == "sensitive") {
+        if (record.role == project::SourceRole::Sensitive) {
             draft.sensitive = r;
             continue;
         }

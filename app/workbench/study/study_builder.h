@@ -20,7 +20,7 @@ class QUndoStack;
 
 namespace dpmix::workbench {
 
-enum class SourceRole { Public, Sensitive };
+using project::SourceRole;  // engine/project/source_role.h
 
 /// One registered source: where it is, how it is read, and what loading it once showed.
 struct SourceRegistration {

@@ -64,9 +64,7 @@ StudyController::StudyController(QTreeWidget* tree, QUndoStack* undo, const Sour
         });
         connect(tree_, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
             if (!item || !item->data(0, kDraftRoleData).isValid()) return;
-            const SourceRole role = item->data(0, kDraftRoleData).toString() == QStringLiteral("sensitive")
-                                        ? SourceRole::Sensitive
-                                        : SourceRole::Public;
+            const auto role = static_cast<SourceRole>(item->data(0, kDraftRoleData).toInt());
             editSource(role, item->data(0, kDraftNameData).toString().toStdString());
         });
     }
@@ -102,7 +100,7 @@ SourceDialog* StudyController::openSourceDialog(SourceRole role, const data::Sou
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setTasks(draft.tasksOf(role, replaces));
     dialog->setNote(note);
-    if (role == SourceRole::Public && draft.sensitive && draft.sensitive->facts.kind == "images") {
+    if (role == SourceRole::Public && draft.sensitive && draft.sensitive->facts.kind == data::SourceKind::Images) {
         const auto& f = draft.sensitive->facts;
         dialog->setStudyShape(f.channels, f.height, f.width);
     }
@@ -130,7 +128,8 @@ SourceDialog* StudyController::editSource(SourceRole role, const std::string& na
 bool StudyController::removeSourceRow(QTreeWidgetItem* item) {
     if (!editable_ || !item || !item->data(0, kDraftRoleData).isValid()) return false;
     const std::string name = item->data(0, kDraftNameData).toString().toStdString();
-    if (item->data(0, kDraftRoleData).toString() == QStringLiteral("sensitive")) return builder_->removeSensitive();
+    if (static_cast<SourceRole>(item->data(0, kDraftRoleData).toInt()) == SourceRole::Sensitive)
+        return builder_->removeSensitive();
     return builder_->removePublicSource(name);
 }
 
@@ -167,9 +166,9 @@ QString StudyController::handleDrop(const QStringList& paths, const QPoint& posi
 void StudyController::addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem* sensitiveGroup,
                                    QTreeWidgetItem* taskGroup) const {
     const StudyDraft& draft = builder_->draft();
-    auto addSource = [](QTreeWidgetItem* group, const SourceRegistration& s, const char* role) {
+    auto addSource = [](QTreeWidgetItem* group, const SourceRegistration& s, SourceRole role) {
         const auto& f = s.facts;
-        const bool text = f.kind == "text";
+        const bool text = f.kind == data::SourceKind::Text;
         const auto count = static_cast<long long>(text ? f.domains.size() : f.labelNames.size());
         // "(not saved)" leads and the counts end the row: the tree elides the middle of a long
         // row, so at the dock's width both stay in sight; the tooltip holds the whole row.
@@ -182,11 +181,11 @@ void StudyController::addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem
         item->setToolTip(0, tr("%1\nloader: %2\npath: %3\ncontent hash (SHA-256): %4\ndouble-click to edit")
                                 .arg(line, QString::fromStdString(s.source.loader), QString::fromStdString(s.source.path),
                                      QString::fromStdString(f.contentHash)));
-        item->setData(0, kDraftRoleData, QString::fromLatin1(role));
+        item->setData(0, kDraftRoleData, static_cast<int>(role));
         item->setData(0, kDraftNameData, QString::fromStdString(s.source.name));
     };
-    for (const auto& s : draft.publicSources) addSource(publicGroup, s, "public");
-    if (draft.sensitive) addSource(sensitiveGroup, *draft.sensitive, "sensitive");
+    for (const auto& s : draft.publicSources) addSource(publicGroup, s, SourceRole::Public);
+    if (draft.sensitive) addSource(sensitiveGroup, *draft.sensitive, SourceRole::Sensitive);
     for (const auto& t : draft.publicTasks)
         new QTreeWidgetItem(taskGroup, {tr("public: %1 = %2").arg(componentName(draft, t), classesText(t))});
     for (const auto& t : draft.sensitiveTasks)

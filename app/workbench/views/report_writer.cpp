@@ -318,7 +318,7 @@ QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
     line(QStringLiteral("Study"), study);
     const project::SourceRecord* sensitive = nullptr;
     for (const auto& s : p.sources)
-        if (s.role == "sensitive") sensitive = &s;
+        if (s.role == project::SourceRole::Sensitive) sensitive = &s;
     const QString units = unitLabelOf(p.spec);
     if (sensitive) {
         const bool users = p.spec.sensitive.userLevel;
@@ -436,9 +436,10 @@ QString softwareAndSourcesHtml(const ReportInput& input, const ChainCheck& chain
     html += QStringLiteral("<h2>Data sources</h2>\n<table border='1' cellspacing='0' cellpadding='3'>\n");
     html += row({"role", "name", "loader", "path", "kind", "examples", "users", "content hash (SHA-256)"}, "th");
     for (const auto& s : p.sources)
-        html += row({esc(s.role), esc(s.name), esc(s.loader), esc(s.path), esc(s.facts.kind), QString::number(s.facts.examples),
-                     s.userLevel ? QString::number(s.facts.users) : QStringLiteral("—"),
-                     QStringLiteral("<code>%1</code>").arg(esc(s.facts.contentHash))});
+        html +=
+            row({esc(project::nameOf(s.role)), esc(s.name), esc(s.loader), esc(s.path), esc(data::nameOf(s.facts.kind)),
+                 QString::number(s.facts.examples), s.userLevel ? QString::number(s.facts.users) : QStringLiteral("—"),
+                 QStringLiteral("<code>%1</code>").arg(esc(s.facts.contentHash))});
     html += QStringLiteral("</table>\n");
 
     return html;

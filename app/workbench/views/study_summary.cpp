@@ -42,7 +42,7 @@ std::optional<double> meanCosineOf(const ProjectSnapshot& project, methods::Meth
 
 const project::SourceRecord* sensitiveSource(const ProjectSnapshot& project) {
     for (const auto& s : project.sources)
-        if (s.role == "sensitive") return &s;
+        if (s.role == project::SourceRole::Sensitive) return &s;
     return nullptr;
 }
 

@@ -84,7 +84,7 @@ private Q_SLOTS:
     void summaryCountsAndHashes() {
         auto s = summarizeSource(spec("img.idx.gz", {{"labels", "lab.idx.gz"}}));
         QVERIFY(s.ok());
-        QCOMPARE(s->kind, std::string("images"));
+        QCOMPARE(nameOf(s->kind), std::string("images"));
         QCOMPARE(s->examples, 3LL);
         QCOMPARE(s->height, 2);
         QCOMPARE(s->contentHash.size(), std::size_t(64));

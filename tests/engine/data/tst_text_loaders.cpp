@@ -52,7 +52,7 @@ private Q_SLOTS:
         QCOMPARE(limited->documents.size(), std::size_t(1));
         auto s = summarizeSource({"m", "jsonl", path("mail.jsonl"), {}});
         QVERIFY(s.ok());
-        QCOMPARE(s->kind, std::string("text"));
+        QCOMPARE(nameOf(s->kind), std::string("text"));
         QCOMPARE(s->examples, 3LL);
         QCOMPARE(s->users, 2LL);
         QCOMPARE(s->domains, (std::vector<std::string>{"enron", "mail"}));

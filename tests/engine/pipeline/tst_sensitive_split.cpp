@@ -73,7 +73,7 @@ private Q_SLOTS:
 
         const project::SourceRecord* sens = nullptr;
         for (const auto& s : sources)
-            if (s.role == "sensitive") sens = &s;
+            if (s.role == project::SourceRole::Sensitive) sens = &s;
         QVERIFY(sens);
         auto raw = data::loadImageSource({sens->name, sens->loader, sens->path, sourceOptions(spec, sens->name)});
         QVERIFY(raw.ok());

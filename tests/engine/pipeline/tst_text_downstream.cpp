@@ -39,8 +39,8 @@ project::ProjectSpec textSpec() {
 }
 
 std::vector<project::SourceFacts> textFacts() {
-    project::SourceFacts pub{"text", 2, {}, {}, 0, std::string(64, 'a'), 0, 0, 0};
-    project::SourceFacts priv{"text", 5, {}, {}, 5, std::string(64, 'b'), 0, 0, 0};
+    project::SourceFacts pub{dpmix::data::SourceKind::Text, 2, {}, {}, 0, std::string(64, 'a'), 0, 0, 0};
+    project::SourceFacts priv{dpmix::data::SourceKind::Text, 5, {}, {}, 5, std::string(64, 'b'), 0, 0, 0};
     return {pub, pub, priv};
 }
 

@@ -35,8 +35,8 @@ inline ProjectSpec tinySpec() {
 }
 
 inline std::vector<SourceFacts> tinyFacts() {
-    SourceFacts pub{"images", 60, {"a", "b", "c", "d"}, {}, 0, std::string(64, 'a'), 1, 4, 4};
-    SourceFacts priv{"images", 40, {"a", "b", "c", "d"}, {}, 0, std::string(64, 'b'), 1, 4, 4};
+    SourceFacts pub{dpmix::data::SourceKind::Images, 60, {"a", "b", "c", "d"}, {}, 0, std::string(64, 'a'), 1, 4, 4};
+    SourceFacts priv{dpmix::data::SourceKind::Images, 40, {"a", "b", "c", "d"}, {}, 0, std::string(64, 'b'), 1, 4, 4};
     return {pub, priv};
 }
 

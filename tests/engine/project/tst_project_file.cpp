@@ -79,8 +79,8 @@ private Q_SLOTS:
         auto sources = p.sources();
         QVERIFY(sources.ok());
         QCOMPARE(sources->size(), std::size_t(2));
-        QCOMPARE((*sources)[0].role, std::string("public"));
-        QCOMPARE((*sources)[1].role, std::string("sensitive"));
+        QCOMPARE(nameOf((*sources)[0].role), std::string("public"));
+        QCOMPARE(nameOf((*sources)[1].role), std::string("sensitive"));
         QCOMPARE((*sources)[0].facts.examples, 60LL);
         QCOMPARE((*sources)[1].facts.contentHash, std::string(64, 'b'));
         QCOMPARE((*sources)[0].facts.labelNames, (std::vector<std::string>{"a", "b", "c", "d"}));

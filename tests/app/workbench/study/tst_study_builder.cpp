@@ -12,7 +12,7 @@ namespace {
 SourceRegistration source(const std::string& name, long long examples) {
     SourceRegistration r;
     r.source = {name, "idx", "/data/" + name + "-images-idx3-ubyte", {{"labels", name + "-labels-idx1-ubyte"}}};
-    r.facts.kind = "images";
+    r.facts.kind = dpmix::data::SourceKind::Images;
     r.facts.examples = examples;
     return r;
 }

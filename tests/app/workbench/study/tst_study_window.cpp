@@ -175,7 +175,7 @@ private Q_SLOTS:
         const long long placeholder = w.document()->values().sensitiveCount;
         SourceRegistration reg;
         reg.source = {"clinic", "idx", "/nowhere/images.idx", {}};
-        reg.facts.kind = "images";
+        reg.facts.kind = dpmix::data::SourceKind::Images;
         reg.facts.examples = 1000;
         w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
         QCOMPARE(w.document()->values().sensitiveCount, 800LL);  // the 80% training part
@@ -195,7 +195,7 @@ private Q_SLOTS:
         QCOMPARE(projectTree(w)->textElideMode(), Qt::ElideMiddle);
         SourceRegistration reg;
         reg.source = {"clinic-chest-xray-2024-ward-seven", "idx", "/nowhere/images.idx", {}};
-        reg.facts.kind = "images";
+        reg.facts.kind = dpmix::data::SourceKind::Images;
         reg.facts.examples = 1200;
         reg.facts.labelNames = {"normal", "pneumonia"};
         reg.facts.users = 400;
@@ -286,13 +286,13 @@ private Q_SLOTS:
         QVERIFY(sources.ok());
         QCOMPARE(sources->size(), std::size_t(2));
         const auto& p = sources->at(0);
-        QCOMPARE(p.role, std::string("public"));
+        QCOMPARE(dpmix::project::nameOf(p.role), std::string("public"));
         QCOMPARE(p.name, draft.publicSources[0].source.name);
         QCOMPARE(p.loader, std::string("idx"));
         QCOMPARE(p.facts.examples, 5LL);
         QCOMPARE(QString::fromStdString(p.facts.contentHash), pub.hash());
         const auto& s = sources->at(1);
-        QCOMPARE(s.role, std::string("sensitive"));
+        QCOMPARE(dpmix::project::nameOf(s.role), std::string("sensitive"));
         QCOMPARE(QString::fromStdString(s.facts.contentHash), sens.hash());
         QCOMPARE(project->spec().publicTasks.size(), std::size_t(1));
         QCOMPARE(project->spec().publicTasks[0].name, std::string("mammal"));

@@ -282,7 +282,7 @@ private Q_SLOTS:
         std::ofstream(labels, std::ios::binary) << idx({3}, {0, 1, 1});
         ProjectSnapshot snapshot;
         dpmix::project::SourceRecord record;
-        record.role = "sensitive";
+        record.role = dpmix::project::SourceRole::Sensitive;
         record.name = "priv";
         record.loader = "idx";
         record.path = images;

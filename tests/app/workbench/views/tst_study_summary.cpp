@@ -35,7 +35,7 @@ ProjectSnapshot mixtureStudy() {
     s.spec.publicSources.resize(1);
     s.spec.privacy.rho = 0.1;
     project::SourceRecord sensitive;
-    sensitive.role = "sensitive";
+    sensitive.role = dpmix::project::SourceRole::Sensitive;
     sensitive.name = "xrays";
     sensitive.facts.examples = 10000;
     s.sources = {sensitive};
