@@ -232,7 +232,8 @@ int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, con
         auto units = pipeline::cluster::auditWorkUnits(options.runs, args.units, options.seed);
         if (!units) return badInput(cliMessage(units.error()));
         if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badInput(cliMessage(*bad));
-        auto report = pipeline::cluster::submitJob(project, "audit", "{}", *units, args.cluster.slurm, true);
+        auto report = pipeline::cluster::submitJob(project, pipeline::cluster::JobKind::Audit, "{}", *units,
+                                                   args.cluster.slurm, true);
         if (!report) return badInput(report.error().message);
         printDryRun(*report);
         return 0;

@@ -98,13 +98,13 @@ int executeMerge(const JobsArgs& a) {
         for (const auto& m : *reports) {
             nlohmann::ordered_json j{
                 {"job", m.jobId},
-                {"kind", m.kind},
+                {"kind", pipeline::cluster::nameOf(m.kind)},
                 {"imported", m.imported},
                 {"already_merged", m.alreadyMerged},
                 {"run_id", m.runId ? nlohmann::ordered_json(m.runId) : nlohmann::ordered_json(nullptr)},
                 {"summary", m.summary},
                 {"job_files_removed", m.removed}};
-            if (m.kind == "run" || m.kind == "sweep") j["run_ids"] = m.runIds;  // the runs this merge stored
+            if (!pipeline::cluster::isStoredAsOneRun(m.kind)) j["run_ids"] = m.runIds;  // the runs this merge stored
             j["waiting"] = nlohmann::ordered_json::array();
             for (const auto& u : m.waiting) j["waiting"].push_back(unitJson(u));
             waiting = waiting || !m.waiting.empty();

@@ -230,7 +230,8 @@ int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const p
     if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badRunInput(cliMessage(*bad));
     if (args.cluster.dryRun) {
         const auto units = pipeline::studyRunWorkUnits(study_plan::resolveRunChoices(project.spec(), options).seeds);
-        auto report = pipeline::cluster::submitJob(project, "run", "{}", units, args.cluster.slurm, true);
+        auto report = pipeline::cluster::submitJob(project, pipeline::cluster::JobKind::Run, "{}", units,
+                                                   args.cluster.slurm, true);
         if (!report) return badRunInput(report.error().message);
         printDryRun(*report);
         return 0;

@@ -31,7 +31,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string newJobId(const std::string& kind) {
+std::string newJobId(JobKind kind) {
     const auto now = std::chrono::system_clock::now();
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
     std::tm tm{};
@@ -41,7 +41,7 @@ std::string newJobId(const std::string& kind) {
     std::random_device rd;
     char suffix[8];
     std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffffu);
-    return kind + "-" + stamp + "-" + suffix;
+    return nameOf(kind) + "-" + stamp + "-" + suffix;
 }
 
 Result<std::string> sbatchSubmit(const Job& job, const std::vector<long long>& units, long long maxParallel,
@@ -97,9 +97,8 @@ long long JobStatus::count(const std::string& state) const {
     return std::count_if(units.begin(), units.end(), [&](const UnitStatus& u) { return u.state == state; });
 }
 
-Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind,
-                               const std::string& frozenSpec, const std::vector<WorkUnit>& units,
-                               const SlurmOptions& options, bool dryRun,
+Result<SubmitReport> submitJob(const project::ProjectFile& project, JobKind kind, const std::string& frozenSpec,
+                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun,
                                const std::function<Status(const fs::path&)>& populate) {
     if (units.empty()) return Error{"a job needs at least one unit"};
     if (!dryRun)
@@ -124,7 +123,7 @@ Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::s
         unitList.push_back({{"id", u.id}, {"seed", u.seed}, {"params", json::parse(u.paramsJson)}});
     json meta{{"format", kJobFormat},
               {"job_id", report.jobId},
-              {"kind", kind},
+              {"kind", nameOf(kind)},
               {"created_at", utcStamp()},
               {"spec_hash", data::sha256Hex(frozenSpec)},
               {"project",
@@ -192,41 +191,52 @@ Status runWorkerUnit(const fs::path& jobDir, long long unit, int threads) {
         if (readUnitResult(*job, unit)) return std::nullopt;  // done before (a resubmission): immutable
         return Error{out.string() + " exists but is not a valid result: remove it to run the unit again"};
     }
-    const std::string kind = job->meta.value("kind", "");
+    const auto kind = parseJobKind(job->meta.value("kind", ""));
+    if (!kind) return kind.error();
     json result;
-    if (kind == "audit") {
-        const auto& p = entry->at("params");
-        const bool in = p.at("world").get<std::string>() == "in";
-        auto block =
-            runFrozenAuditUnit(job->spec, in, p.at("begin").get<long long>(), p.at("end").get<long long>(), threads);
-        if (!block) return block.error();
-        json scores = json::array();
-        for (double v : block->scores) scores.push_back(doubleToHexBits(v));
-        result = {{"world", in ? "in" : "out"},
-                  {"begin", block->begin},
-                  {"end", block->end},
-                  {"scores", scores},
-                  {"canary_samples", block->canarySamples}};
-    } else if (kind == "run") {
-        auto done = runStudyUnit(jobDir, job->spec, unit, entry->at("params").at("seed").get<std::uint64_t>());
-        if (!done) return done.error();
-        result = json::parse(*done);
-    } else if (kind == "kscaling") {
-        auto done = runKScalingUnit(job->spec, entry->at("params").at("class").get<long long>(), threads);
-        if (!done) return done.error();
-        result = json::parse(*done);
-    } else if (kind == "adamix") {
-        const auto& p = entry->at("params");
-        auto done = runAdamixUnit(jobDir, job->spec, p.at("seed").get<long long>(),
-                                  p.at("private_index").get<long long>(), threads);
-        if (!done) return done.error();
-        result = json::parse(*done);
-    } else if (kind == "sweep") {
-        auto done = runSweepUnit(jobDir, job->spec, unit, entry->at("params").at("value").get<std::string>(), threads);
-        if (!done) return done.error();
-        result = json::parse(*done);
-    } else {
-        return Error{"job kind '" + kind + "' is not one this dpmix runs"};
+    switch (*kind) {
+        case JobKind::Audit: {
+            const auto& p = entry->at("params");
+            const bool in = p.at("world").get<std::string>() == "in";
+            auto block = runFrozenAuditUnit(job->spec, in, p.at("begin").get<long long>(), p.at("end").get<long long>(),
+                                            threads);
+            if (!block) return block.error();
+            json scores = json::array();
+            for (double v : block->scores) scores.push_back(doubleToHexBits(v));
+            result = {{"world", in ? "in" : "out"},
+                      {"begin", block->begin},
+                      {"end", block->end},
+                      {"scores", scores},
+                      {"canary_samples", block->canarySamples}};
+            break;
+        }
+        case JobKind::Run: {
+            auto done = runStudyUnit(jobDir, job->spec, unit, entry->at("params").at("seed").get<std::uint64_t>());
+            if (!done) return done.error();
+            result = json::parse(*done);
+            break;
+        }
+        case JobKind::KScaling: {
+            auto done = runKScalingUnit(job->spec, entry->at("params").at("class").get<long long>(), threads);
+            if (!done) return done.error();
+            result = json::parse(*done);
+            break;
+        }
+        case JobKind::Adamix: {
+            const auto& p = entry->at("params");
+            auto done = runAdamixUnit(jobDir, job->spec, p.at("seed").get<long long>(),
+                                      p.at("private_index").get<long long>(), threads);
+            if (!done) return done.error();
+            result = json::parse(*done);
+            break;
+        }
+        case JobKind::Sweep: {
+            auto done =
+                runSweepUnit(jobDir, job->spec, unit, entry->at("params").at("value").get<std::string>(), threads);
+            if (!done) return done.error();
+            result = json::parse(*done);
+            break;
+        }
     }
     char host[256] = {0};
     ::gethostname(host, sizeof host - 1);

@@ -23,6 +23,7 @@
 // file system. `dpmix jobs merge` is the single writer; it is idempotent (the project itself
 // records which job a run came from).
 #include "engine/core/result.h"
+#include "engine/pipeline/cluster_job_kind.h"
 #include "engine/project/project_file.h"
 
 #include <cstdint>
@@ -82,9 +83,8 @@ struct SubmitReport {
 /// controller answered): the job directory is removed again, the project is untouched.
 /// `populate`, when given, adds what the units need beyond the spec to the new job directory
 /// (the run grid's project snapshot) before sbatch; its error removes the directory again.
-Result<SubmitReport> submitJob(const project::ProjectFile& project, const std::string& kind,
-                               const std::string& frozenSpec, const std::vector<WorkUnit>& units,
-                               const SlurmOptions& options, bool dryRun,
+Result<SubmitReport> submitJob(const project::ProjectFile& project, JobKind kind, const std::string& frozenSpec,
+                               const std::vector<WorkUnit>& units, const SlurmOptions& options, bool dryRun,
                                const std::function<Status(const std::filesystem::path&)>& populate = {});
 
 struct UnitStatus {
@@ -97,19 +97,13 @@ struct UnitStatus {
 };
 
 struct JobStatus {
-    std::string jobId, kind;
+    std::string jobId, kind;  // kind: as job.json stores it (cluster_job_kind.h parses it)
     std::filesystem::path dir;
     std::optional<long long> mergedRun;
     std::vector<UnitStatus> units;
     std::string slurmNote;  // set when Slurm could not be asked (the states are then unknown)
     long long count(const std::string& state) const;
 };
-
-/// Kinds whose units are stored together as one run once every unit is done (the audit, the
-/// k-scaling, the AdaMix-R experiment); a run grid or a sweep stores each unit's runs as they land.
-inline bool isStoredAsOneRun(const std::string& kind) {
-    return kind == "audit" || kind == "kscaling" || kind == "adamix";
-}
 
 /// The state of every job of the project (or of `jobId`): unit result files first, then
 /// sacct (when accounting is on) or squeue.
@@ -120,7 +114,7 @@ Status runWorkerUnit(const std::filesystem::path& jobDir, long long unit, int th
 
 struct MergeReport {
     std::string jobId;
-    std::string kind;                 // audit, run, sweep
+    JobKind kind = JobKind::Run;
     bool imported = false;            // this call stored the job's run
     bool alreadyMerged = false;       // an earlier merge did
     long long runId = 0;              // the audit's run

@@ -144,7 +144,7 @@ Status mergeRunJob(project::ProjectFile& project, const Job& job,
         frozen.at("budget_reservation").is_number_integer())
         if (auto e = project::settleReservation(project, frozen.at("budget_reservation").get<long long>(), m.runIds))
             return Error{"job " + job.id() + ": " + e->message};
-    const std::string units = job.meta.value("kind", "") == "sweep" ? " sweep point(s)" : " seed(s)";
+    const std::string units = " " + std::string(traitsOf(m.kind).units);
     m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " +
                                  std::to_string(results.size()) + units
                            : "already merged (" + std::to_string(total) + " run(s))";
@@ -167,6 +167,19 @@ void removeMergedJob(const Job& job, const MergeOptions& options, MergeReport& m
     if (fs::is_directory(root, ec) && fs::is_empty(root, ec)) fs::remove(root, ec);
 }
 
+// A job whose every unit is done: stored by its kind's merge.
+Status mergeCompleteJob(project::ProjectFile& project, const Job& job,
+                        const std::vector<std::pair<long long, json>>& results, MergeReport& m) {
+    switch (m.kind) {
+        case JobKind::Audit: return mergeAuditJob(project, job, results, m);
+        case JobKind::KScaling: return mergeKScalingJob(project, job, results, m);
+        case JobKind::Adamix: return mergeAdamixJob(project, job, results, m);
+        case JobKind::Run:
+        case JobKind::Sweep: return mergeRunJob(project, job, results, m);
+    }
+    return Error{"job " + job.id() + ": a job kind without a merge"};  // not reached: every kind is a case
+}
+
 }  // namespace
 
 Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const std::string& jobId,
@@ -177,15 +190,14 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
     // Refuse before writing anything: every job must be this project's, of a kind this dpmix merges.
     for (const auto& job : *jobs) {
         if (auto e = checkJobBelongs(project, job)) return *e;
-        const std::string kind = job.meta.value("kind", "");
-        if (kind != "audit" && kind != "run" && kind != "sweep" && kind != "kscaling" && kind != "adamix")
-            return Error{"job " + job.id() + ": job kind '" + kind + "' cannot be merged"};
+        if (const auto kind = parseJobKind(job.meta.value("kind", "")); !kind)
+            return Error{"job " + job.id() + ": " + kind.error().message + ": it cannot be merged"};
     }
     std::vector<MergeReport> reports;
     for (const auto& job : *jobs) {
         MergeReport m;
         m.jobId = job.id();
-        m.kind = job.meta.value("kind", "");
+        m.kind = *parseJobKind(job.meta.value("kind", ""));  // checked above
         // Kinds stored as one run (the audit, the k-scaling, the AdaMix-R experiment) are found by
         // their provenance line.
         const bool oneRun = isStoredAsOneRun(m.kind);
@@ -210,10 +222,8 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             const std::string done =
                 std::to_string(status.count("done")) + " of " + std::to_string(status.units.size()) + " units done";
             if (oneRun) {  // the audit's bound needs every run, a summary every class or grid part
-                const std::string what = m.kind == "audit"      ? "audit"
-                                         : m.kind == "kscaling" ? "k-scaling"
-                                                                : "AdaMix-R experiment";
-                m.summary = done + "; the " + what + " is stored once every unit is (nothing merged yet)";
+                m.summary = done + "; the " + std::string(traitsOf(m.kind).label) +
+                            " is stored once every unit is (nothing merged yet)";
                 reports.push_back(m);
                 continue;
             }
@@ -234,10 +244,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
             reports.push_back(m);
             continue;
         }
-        const Status failed = m.kind == "audit"      ? mergeAuditJob(project, job, *results, m)
-                              : m.kind == "kscaling" ? mergeKScalingJob(project, job, *results, m)
-                              : m.kind == "adamix"   ? mergeAdamixJob(project, job, *results, m)
-                                                     : mergeRunJob(project, job, *results, m);
+        const Status failed = mergeCompleteJob(project, job, *results, m);
         if (failed) return *failed;
         json merged{{"at", utcStamp()}};
         merged["run_id"] = oneRun || m.runIds.empty() ? m.runId : m.runIds.front();

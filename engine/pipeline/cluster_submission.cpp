@@ -23,7 +23,7 @@ Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& projec
     auto frozen = freezeStudyRun(project, options, progress, cancel, log);
     if (!frozen) return frozen.error();
     const auto units = studyRunWorkUnits(resolveRunChoices(project.spec(), options).seeds);
-    return cluster::submitJob(project, "run", *frozen, units, slurm, false,
+    return cluster::submitJob(project, cluster::JobKind::Run, *frozen, units, slurm, false,
                               [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
 }
 
@@ -37,7 +37,7 @@ Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, 
     if (auto e = cluster::checkCanSubmit()) return *e;
     auto frozen = freezeAuditStage(project, options, progress, cancel, log);
     if (!frozen) return frozen.error();
-    return cluster::submitJob(project, "audit", *frozen, *workUnits, slurm, false);
+    return cluster::submitJob(project, cluster::JobKind::Audit, *frozen, *workUnits, slurm, false);
 }
 
 Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, SweepKind kind,
@@ -48,7 +48,7 @@ Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, 
     if (auto e = cluster::checkCanSubmit()) return *e;
     auto frozen = freezeSweep(project, kind, options, progress, cancel, log);
     if (!frozen) return frozen.error();
-    return cluster::submitJob(project, "sweep", *frozen, sweepWorkUnits(options.values), slurm, false,
+    return cluster::submitJob(project, cluster::JobKind::Sweep, *frozen, sweepWorkUnits(options.values), slurm, false,
                               [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
 }
 
@@ -61,7 +61,7 @@ Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& projec
     if (!frozen) return frozen.error();
     auto classes = frozenKScalingClasses(*frozen);
     if (!classes) return classes.error();
-    return cluster::submitJob(project, "kscaling", *frozen, kScalingWorkUnits(*classes), slurm, false);
+    return cluster::submitJob(project, cluster::JobKind::KScaling, *frozen, kScalingWorkUnits(*classes), slurm, false);
 }
 
 Result<cluster::SubmitReport> submitAdamixToSlurm(project::ProjectFile& project, const AdamixExperimentOptions& options,
@@ -74,8 +74,8 @@ Result<cluster::SubmitReport> submitAdamixToSlurm(project::ProjectFile& project,
     const FrozenAdamixExperiment frozen = std::move(frozenOrError).value();
     // The binary inputs go into the job directory before sbatch; spec.json names their hash.
     const std::string& inputs = frozen.inputs;
-    return cluster::submitJob(project, "adamix", frozen.json, adamixWorkUnits(options.grid), slurm, false,
-                              [&inputs](const std::filesystem::path& dir) {
+    return cluster::submitJob(project, cluster::JobKind::Adamix, frozen.json, adamixWorkUnits(options.grid), slurm,
+                              false, [&inputs](const std::filesystem::path& dir) {
                                   return cluster::writeAtomically(dir / kAdamixInputsFile, inputs);
                               });
 }

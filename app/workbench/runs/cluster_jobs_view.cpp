@@ -33,6 +33,31 @@ bool hasLiveUnits(const JobStatus& job) {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
+// The job's kind, parsed once from its stored spelling; none: a kind this dpmix does not know.
+std::optional<pipeline::cluster::JobKind> kindOf(const JobStatus& job) {
+    const auto kind = pipeline::cluster::parseJobKind(job.kind);
+    return kind ? std::optional(*kind) : std::nullopt;
+}
+
+bool storedAsOneRun(const JobStatus& job) {
+    const auto kind = kindOf(job);
+    return kind && pipeline::cluster::isStoredAsOneRun(*kind);
+}
+
+QString kindLabel(const JobStatus& job) {
+    using pipeline::cluster::JobKind;
+    const auto kind = kindOf(job);
+    if (!kind) return q(job.kind);
+    switch (*kind) {
+        case JobKind::Audit: return QObject::tr("mixture audit");
+        case JobKind::Run: return QObject::tr("run grid");
+        case JobKind::Sweep: return QObject::tr("sweep");
+        case JobKind::KScaling: return QObject::tr("k-scaling");
+        case JobKind::Adamix: return QObject::tr("AdaMix-R experiment");
+    }
+    return q(job.kind);
+}
+
 enum Column { JobColumn, KindColumn, StateColumn, DoneColumn, RunningColumn, PendingColumn, FailedColumn, StoredColumn };
 
 QString jobState(const JobStatus& job) {
@@ -51,7 +76,7 @@ bool ClusterJobsView::isComplete(const JobStatus& job) {
 
 long long ClusterJobsView::storableUnits(const JobStatus& job) {
     // An audit, a k-scaling and an AdaMix-R experiment are stored as one run from every unit.
-    if (pipeline::cluster::isStoredAsOneRun(job.kind)) return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
+    if (storedAsOneRun(job)) return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
     long long leading = 0;
     for (const auto& u : job.units) {  // in unit order
         if (u.state != "done") break;
@@ -201,12 +226,7 @@ void ClusterJobsView::rebuildTree() {
     for (const auto& job : jobs_) {
         auto* row = new QTreeWidgetItem(tree_);
         row->setText(JobColumn, q(job.jobId));
-        row->setText(KindColumn, job.kind == "audit" ? tr("mixture audit")
-                                 : job.kind == "run" ? tr("run grid")
-                                 : job.kind == "sweep" ? tr("sweep")
-                                 : job.kind == "kscaling" ? tr("k-scaling")
-                                 : job.kind == "adamix" ? tr("AdaMix-R experiment")
-                                                       : q(job.kind));
+        row->setText(KindColumn, kindLabel(job));
         row->setText(StateColumn, jobState(job));
         row->setText(DoneColumn, QStringLiteral("%1 / %2").arg(countOf(job, "done")).arg(job.units.size()));
         row->setText(RunningColumn, QString::number(countOf(job, "running")));
@@ -214,8 +234,8 @@ void ClusterJobsView::rebuildTree() {
         row->setText(FailedColumn, QString::number(countOf(job, "failed") + countOf(job, "corrupt")));
         // A run grid stores several runs, the first of which the job records.
         if (job.mergedRun)
-            row->setText(StoredColumn, pipeline::cluster::isStoredAsOneRun(job.kind) ? tr("run %1").arg(*job.mergedRun)
-                                                                                    : tr("runs from %1").arg(*job.mergedRun));
+            row->setText(StoredColumn, storedAsOneRun(job) ? tr("run %1").arg(*job.mergedRun)
+                                                           : tr("runs from %1").arg(*job.mergedRun));
         row->setToolTip(JobColumn, q(job.dir.string()) + (job.slurmNote.empty() ? QString() : "\n" + q(job.slurmNote)));
         for (const auto& unit : job.units) {
             auto* child = new QTreeWidgetItem(row);
