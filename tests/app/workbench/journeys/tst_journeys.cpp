@@ -375,7 +375,7 @@ private Q_SLOTS:
         QCOMPARE(w.currentFile(), QFileInfo(project).absoluteFilePath());
         bool userLevel = false;
         for (const auto& s : w.project()->sources)
-            if (s.role == project::SourceRole::Sensitive) userLevel = s.userLevel && s.facts.users == 400;
+            if (s.role == dpmix::project::SourceRole::Sensitive) userLevel = s.userLevel && s.facts.users == 400;
         QVERIFY(userLevel);
         j.shot(&w, "saved");
 

@@ -135,8 +135,9 @@ private Q_SLOTS:
             return at < 0 ? QString() : html.mid(at, html.indexOf("</tr>", at) - at);
         };
         // The study, what one ε protects (an example of the sensitive source, with its size).
-        const auto& sensitive = *std::find_if(in.project.sources.begin(), in.project.sources.end(),
-                                              [](const auto& s) { return s.role == project::SourceRole::Sensitive; });
+        const auto& sensitive = *std::find_if(in.project.sources.begin(), in.project.sources.end(), [](const auto& s) {
+            return s.role == dpmix::project::SourceRole::Sensitive;
+        });
         QVERIFY2(rowOf("Study").contains("<b>tiny</b>"), qPrintable(rowOf("Study")));
         QVERIFY(rowOf("Unit of privacy").contains(QStringLiteral("one <b>example</b> of private-images (%1 examples)")
                                                       .arg(sensitive.facts.examples)));
