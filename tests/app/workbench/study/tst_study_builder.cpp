@@ -169,9 +169,11 @@ private Q_SLOTS:
         basis.publicSources.push_back({{"pub", "idx", "pub.idx", {}}, {}, false, "bilinear", "replicate"});
         basis.sensitive = {{"sens", "idx", "sens.idx", {}}, {}, false};
         basis.publicTasks = {{"odd", {"1", "3"}, ""}};
-        dpmix::project::SourceRecord pub{"public", "pub", "idx", "/abs/pub.idx", R"({"labels": "/abs/pub-labels.idx"})", false, {}};
+        dpmix::project::SourceRecord pub{dpmix::project::SourceRole::Public,     "pub", "idx", "/abs/pub.idx",
+                                         R"({"labels": "/abs/pub-labels.idx"})", false, {}};
         pub.facts.labelNames = {"0", "1", "2", "3"};
-        const dpmix::project::SourceRecord sens{"sensitive", "sens", "idx", "/abs/sens.idx", "{}", true, {}};
+        const dpmix::project::SourceRecord sens{
+            dpmix::project::SourceRole::Sensitive, "sens", "idx", "/abs/sens.idx", "{}", true, {}};
         const StudyDraft draft = draftFromProject(basis, {pub, sens});
         QCOMPARE(draft.publicSources.size(), std::size_t(1));
         QCOMPARE(draft.publicSources[0].source.path, std::string("/abs/pub.idx"));  // as stored: absolute
