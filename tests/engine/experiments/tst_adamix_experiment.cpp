@@ -84,8 +84,8 @@ project::ProjectSpec spec() {
 }
 
 std::vector<project::SourceFacts> facts() {
-    return {{"images", 20, {"0", "1"}, {}, 0, std::string(64, 'a'), 1, 4, 4},
-            {"images", 120, {"a", "b", "c"}, {}, 0, std::string(64, 'b'), 1, 4, 4}};
+    return {{data::SourceKind::Images, 20, {"0", "1"}, {}, 0, std::string(64, 'a'), 1, 4, 4},
+            {data::SourceKind::Images, 120, {"a", "b", "c"}, {}, 0, std::string(64, 'b'), 1, 4, 4}};
 }
 
 bool sameOrBothNaN(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
