@@ -97,7 +97,7 @@ std::optional<double> parseOptionalEpsilon(const std::string& text, std::string&
 template <typename Submit>
 int submitExperiment(const std::string& what, const std::string& projectArg, const ExecutorArgs& cluster, bool json,
                      const std::function<std::vector<pipeline::cluster::WorkUnit>(const project::ProjectFile&)>& units,
-                     const std::string& kind, const std::string& stores, Submit&& submit) {
+                     pipeline::cluster::JobKind kind, const std::string& stores, Submit&& submit) {
     namespace cl = pipeline::cluster;
     if (auto bad = pipeline::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
     // A host that cannot submit changes nothing (no project created, no proxy trained).
@@ -216,7 +216,7 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
                 [&](const project::ProjectFile& p) {
                     return pipeline::kScalingWorkUnits(kScalingClassCount(p, options.maxClasses));
                 },
-                "kscaling", "the k-scaling",
+                pipeline::cluster::JobKind::KScaling, "the k-scaling",
                 [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
                     return pipeline::submitKScalingToSlurm(p, options, args.cluster.slurm, progress, cancel, log);
                 });
@@ -364,8 +364,9 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
             const auto kind = rho ? pipeline::SweepKind::Rho : pipeline::SweepKind::Epsilon;
             ctx.exitCode = submitExperiment(
                 what, args->project, *cluster, args->json,
-                [&](const project::ProjectFile&) { return pipeline::sweepWorkUnits(options->values); }, "sweep",
-                "the sweep's runs", [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
+                [&](const project::ProjectFile&) { return pipeline::sweepWorkUnits(options->values); },
+                pipeline::cluster::JobKind::Sweep, "the sweep's runs",
+                [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
                     return pipeline::submitSweepToSlurm(p, kind, *options, cluster->slurm, progress, cancel, log);
                 });
             return;
@@ -501,8 +502,8 @@ void registerAdamix(CLI::App& parent, CommandContext& ctx) {
             // are prepared here, once.
             ctx.exitCode = submitExperiment(
                 what, args.project, args.cluster, args.json,
-                [&](const project::ProjectFile&) { return pipeline::adamixWorkUnits(options->grid); }, "adamix",
-                "the AdaMix-R experiment",
+                [&](const project::ProjectFile&) { return pipeline::adamixWorkUnits(options->grid); },
+                pipeline::cluster::JobKind::Adamix, "the AdaMix-R experiment",
                 [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
                     return pipeline::submitAdamixToSlurm(p, *options, args.cluster.slurm, progress, cancel, log);
                 });

@@ -89,8 +89,9 @@ class TestAdamixUnits : public QObject {
     // Submits `frozen` as a job of `p` (the inputs file written into its directory).
     Result<cluster::SubmitReport> submit(project::ProjectFile& p, const FrozenAdamixExperiment& frozen,
                                          const AdamixExperimentOptions& options) {
-        return cluster::submitJob(p, "adamix", frozen.json, adamixWorkUnits(options.grid), {}, false,
-                                  [&](const fs::path& d) { return cluster::writeAtomically(d / kAdamixInputsFile, frozen.inputs); });
+        return cluster::submitJob(
+            p, cluster::JobKind::Adamix, frozen.json, adamixWorkUnits(options.grid), {}, false,
+            [&](const fs::path& d) { return cluster::writeAtomically(d / kAdamixInputsFile, frozen.inputs); });
     }
 
 private Q_SLOTS:

@@ -81,7 +81,7 @@ private Q_SLOTS:
         auto frozen = freezeStudyRun(p, o);
         QVERIFY2(frozen.ok(), frozen.ok() ? "" : frozen.error().message.c_str());
         const auto units = studyRunWorkUnits(resolveRunChoices(p.spec(), o).seeds);
-        auto job = cluster::submitJob(p, "run", *frozen, units, {}, false,
+        auto job = cluster::submitJob(p, cluster::JobKind::Run, *frozen, units, {}, false,
                                       [&](const fs::path& d) { return snapshotProject(p, d); });
         QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
         const fs::path root = cluster::jobsRoot(p.path());

@@ -98,7 +98,7 @@ private Q_SLOTS:
         auto local = project::ProjectFile::open(localDir / "snapshot" / "project.dpmix").value();
 
         const auto units = kScalingWorkUnits(3);
-        auto job = cluster::submitJob(p, "kscaling", *frozen, units, {}, false);
+        auto job = cluster::submitJob(p, cluster::JobKind::KScaling, *frozen, units, {}, false);
         QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
         for (long long id : {2LL, 0LL}) {
             auto e = cluster::runWorkerUnit(job->dir, id, 1);

@@ -86,7 +86,7 @@ class TestRunUnits : public QObject {
         if (snapshotProject(p, localDir)) return {};
         auto copy = project::ProjectFile::open(localDir / "snapshot" / "project.dpmix").value();
         const auto units = studyRunWorkUnits(resolveRunChoices(p.spec(), options).seeds);
-        auto job = cluster::submitJob(p, "run", *frozen, units, {}, false,
+        auto job = cluster::submitJob(p, cluster::JobKind::Run, *frozen, units, {}, false,
                                       [&](const fs::path& d) { return snapshotProject(p, d); });
         if (!job.ok()) return {};
         for (const auto& u : units)
@@ -176,7 +176,7 @@ private Q_SLOTS:
         QVERIFY(!snapshotProject(p, localDir));
         auto local = project::ProjectFile::open(localDir / "snapshot" / "project.dpmix").value();
 
-        auto job = cluster::submitJob(p, "run", *frozen, units, {}, false,
+        auto job = cluster::submitJob(p, cluster::JobKind::Run, *frozen, units, {}, false,
                                       [&](const fs::path& d) { return snapshotProject(p, d); });
         QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
         QCOMPARE(job->slurmJobId, std::string("4242"));

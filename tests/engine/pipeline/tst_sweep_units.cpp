@@ -84,7 +84,7 @@ class TestSweepUnits : public QObject {
         QVERIFY(!snapshotProject(p, localDir));
         auto local = project::ProjectFile::open(localDir / "snapshot" / "project.dpmix").value();
 
-        auto job = cluster::submitJob(p, "sweep", *frozen, units, {}, false,
+        auto job = cluster::submitJob(p, cluster::JobKind::Sweep, *frozen, units, {}, false,
                                       [&](const fs::path& d) { return snapshotProject(p, d); });
         QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
         QVERIFY(runsAfter(p, after).empty());  // workers never touch the project
