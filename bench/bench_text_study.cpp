@@ -7,8 +7,8 @@
 //                              [tokenizer sample bytes per domain = 262144]
 // PROJECT.dpmix is created from the spec (replaced if it exists).
 #include "engine/data/source_loader.h"
-#include "engine/text_study/text_study.h"
 #include "engine/project/project_opener.h"
+#include "engine/text_study/text_study.h"
 
 #include <nlohmann/json.hpp>
 
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     }
     project::ProjectFile proj = std::move(created).value();
     const double createSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    auto report = text_study::runTextStudy(proj, options, settings, {}, {}, [](const std::string& line) { std::cerr << line << '\n'; });
+    auto report = text_study::runTextStudy(proj, options, settings, {}, {},
+                                           [](const std::string& line) { std::cerr << line << '\n'; });
     if (!report) {
         std::cerr << "bench_text_study: " << report.error().message << '\n';
         return 1;

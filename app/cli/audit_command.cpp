@@ -13,8 +13,8 @@
 #include "app/cli/training_audit_command.h"
 #include "engine/audit_runs/audit_stage.h"
 #include "engine/executor/audit_units.h"
-#include "engine/executor/cluster_submission.h"
 #include "engine/executor/cluster_jobs.h"
+#include "engine/executor/cluster_submission.h"
 #include "engine/project/spec_json.h"
 
 #include <nlohmann/json.hpp>
@@ -226,7 +226,8 @@ int executeTrainingAuditCommand(const AuditArgs& a) {
 
 // --executor slurm: the audit's inputs frozen into a job directory next to the project and its
 // blocks of runs submitted as one Slurm job array; `dpmix jobs merge` stores the audit later.
-int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, const audit_runs::AuditStageOptions& options) {
+int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project,
+                       const audit_runs::AuditStageOptions& options) {
     if (args.cluster.dryRun) {
         // The script and the command only: no proxy, no job directory.
         auto units = executor::cluster::auditWorkUnits(options.runs, args.units, options.seed);
@@ -238,10 +239,10 @@ int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, con
         return 0;
     }
     executor::cluster::SubmitReport report;
-    const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return executor::submitAuditToSlurm(project, options, args.units,
-                                                                              args.cluster.slurm, progress, cancel, log);
+    const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(),
+                                      report, [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return executor::submitAuditToSlurm(
+                                              project, options, args.units, args.cluster.slurm, progress, cancel, log);
                                       });
     if (code != 0) return code;
     printSubmitted(project, report, args.json, "the audit");

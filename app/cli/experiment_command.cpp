@@ -4,15 +4,15 @@
 // --json) and stores its runs in the project. Progress goes to stderr. With --executor slurm each
 // is frozen here and submitted as a job array instead (docs/CLUSTER.md); `dpmix jobs merge` stores it.
 #include "app/cli/cli_support.h"
-#include "app/cli/executor_options.h"
-#include "app/cli/experiment_tables.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
+#include "app/cli/executor_options.h"
+#include "app/cli/experiment_tables.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
-#include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/executor/adamix_units.h"
 #include "engine/executor/cluster_submission.h"
+#include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/experiment_runs/mixture_experiment_runs.h"
 
 #include <nlohmann/json.hpp>
@@ -236,7 +236,7 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
 
 // The sweep's values, seeds and ε from the command line, checked.
 Result<experiment_runs::SweepStageOptions> sweepOptions(const CommonArgs& args, const std::string& values, bool rho,
-                                                 const std::string& flag) {
+                                                        const std::string& flag) {
     experiment_runs::SweepStageOptions options;
     for (const auto& item : splitList(values)) {
         if (!rho && (item == "inf" || item == "+inf")) {
@@ -248,8 +248,8 @@ Result<experiment_runs::SweepStageOptions> sweepOptions(const CommonArgs& args, 
         options.values.push_back(*v);
     }
     if (auto e = readCommonArgs(args, 3, options)) return *e;
-    const auto check =
-        rho ? experiment_runs::checkRhoSweepStageOptions(options) : experiment_runs::checkEpsilonSweepStageOptions(options);
+    const auto check = rho ? experiment_runs::checkRhoSweepStageOptions(options)
+                           : experiment_runs::checkEpsilonSweepStageOptions(options);
     if (check) return Error{cliMessage(*check)};
     return options;
 }
@@ -365,7 +365,8 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
             ctx.exitCode = submitExperiment(
                 what, args->project, *cluster, args->json,
                 [&](const project::ProjectFile&) { return executor::sweepWorkUnits(options->values); }, "sweep",
-                "the sweep's runs", [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
+                "the sweep's runs",
+                [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
                     return executor::submitSweepToSlurm(p, kind, *options, cluster->slurm, progress, cancel, log);
                 });
             return;
@@ -508,14 +509,15 @@ void registerAdamix(CLI::App& parent, CommandContext& ctx) {
                 });
             return;
         }
-        ctx.exitCode = runExperiment(what, args.project,
-                                     [&](project::ProjectFile& project, const ProgressCallback& progress,
-                                         const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
-                                         auto r = experiment_runs::runAdamixExperiment(project, *options, progress, cancel, log);
-                                         if (!r) return r.error();
-                                         printAdamixReport(*r, project.path().string(), args.json);
-                                         return std::nullopt;
-                                     });
+        ctx.exitCode =
+            runExperiment(what, args.project,
+                          [&](project::ProjectFile& project, const ProgressCallback& progress,
+                              const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
+                              auto r = experiment_runs::runAdamixExperiment(project, *options, progress, cancel, log);
+                              if (!r) return r.error();
+                              printAdamixReport(*r, project.path().string(), args.json);
+                              return std::nullopt;
+                          });
     });
 }
 

@@ -22,7 +22,8 @@ std::string perClassText(long long n) { return n == experiments::kAllPrivate ? "
 
 
 // The k-scaling's table, or --json.
-void printKScalingReport(const experiment_runs::KScalingStageReport& r, const std::string& projectPath, long long seeds, bool json) {
+void printKScalingReport(const experiment_runs::KScalingStageReport& r, const std::string& projectPath, long long seeds,
+                         bool json) {
     if (json) {
         ordered_json rows = ordered_json::array();
         for (std::size_t i = 0; i < r.ks.size(); ++i) {

@@ -13,7 +13,8 @@ std::string valueText(double v);
 /// A private-per-class count: the number, or "all".
 std::string perClassText(long long n);
 
-void printKScalingReport(const experiment_runs::KScalingStageReport& r, const std::string& projectPath, long long seeds, bool json);
+void printKScalingReport(const experiment_runs::KScalingStageReport& r, const std::string& projectPath, long long seeds,
+                         bool json);
 void printAdamixReport(const experiment_runs::AdamixExperimentReport& r, const std::string& projectPath, bool json);
 
 }  // namespace dpmix::cli

@@ -139,14 +139,15 @@ int executePsg(const PsgArgs& args) {
     auto opened = openProjectForRuns(args.project);
     if (!opened) return badInput("dpmix psg", opened.error().message);
     project::ProjectFile project = std::move(opened).value();
-    if (auto p = experiment_runs::psgParamsFor(project.spec(), *options); !p) return badInput("dpmix psg", cliMessage(p.error()));
+    if (auto p = experiment_runs::psgParamsFor(project.spec(), *options); !p)
+        return badInput("dpmix psg", cliMessage(p.error()));
     experiment_runs::PsgStageReport report;
-    const int code = runInterruptible("dpmix psg", "the PSG run is marked cancelled in " + project.path().string() +
-                                                       " (its ledger kept, no set stored)",
-                                      CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return experiment_runs::runPsgStage(project, *options, progress, cancel, log);
-                                      });
+    const int code = runInterruptible(
+        "dpmix psg",
+        "the PSG run is marked cancelled in " + project.path().string() + " (its ledger kept, no set stored)",
+        CancellationToken{}, stderrProgress(), report, [&](const auto& progress, const auto& cancel, const auto& log) {
+            return experiment_runs::runPsgStage(project, *options, progress, cancel, log);
+        });
     if (code != 0) return code;
     if (args.json)
         printJson(project, report);

@@ -3,9 +3,9 @@
 #include "app/cli/cli_support.h"
 #include "app/cli/project_commands.h"
 #include "engine/methods/method_plan.h"
+#include "engine/project/result_summary.h"
 #include "engine/text_downstream/text_downstream.h"
 #include "engine/text_tokens/text_downstream_tokens.h"
-#include "engine/project/result_summary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -204,8 +204,8 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
     const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + fresh.path().string(),
                                       CancellationToken{}, stderrProgress(), report,
                                       [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return text_downstream::runTextDownstream(fresh, *cache, chosen, options.epsilons,
-                                                                             settings, progress, cancel, log);
+                                          return text_downstream::runTextDownstream(
+                                              fresh, *cache, chosen, options.epsilons, settings, progress, cancel, log);
                                       });
     if (code != 0) return code;
     printTextDownstream(fresh, *cache, report, json);

@@ -1,7 +1,7 @@
 #include "engine/audit_runs/audit_stage.h"
 
-#include "engine/core/seed_derivation.h"
 #include "engine/audit_runs/audit_stage_parts.h"
+#include "engine/core/seed_derivation.h"
 
 #include "engine/pipeline/mixture_stage.h"
 
@@ -129,8 +129,8 @@ Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const pipeline
 }
 
 // The natural canary: one held-out image of split B, scored by the proxies.
-Status addNaturalCanary(const pipeline::PreparedStudy& prepared, const AuditInputs& in, const AuditStageOptions& options,
-                        audit::CanaryAuditOptions& ao, AuditStageReport& report) {
+Status addNaturalCanary(const pipeline::PreparedStudy& prepared, const AuditInputs& in,
+                        const AuditStageOptions& options, audit::CanaryAuditOptions& ao, AuditStageReport& report) {
     const pipeline::ImageStudy& study = prepared.study;
     const std::size_t example = naturalCanaryExample(in.split, options.seed);
     auto row = prepared.proxy.predict(study.sensitiveImages, {example});
@@ -335,18 +335,18 @@ Result<AuditStageReport> runAuditStage(project::ProjectFile& project, const Audi
             ", k = " + std::to_string(in->splitA->sources()) + ")");
     const std::optional<double> runEpsilon = options.noNoise ? std::nullopt : std::optional<double>(epsilon);
     auto runId = pipeline::runAuditRun(project,
-                             {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
-                              auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)},
-                             [&](long long id) -> Status {
-                                 report.runId = id;
-                                 auto result =
-                                     audit::runCanaryAudit(*in->splitA, *setup.params, setup.ao, progress, cancel);
-                                 if (!result) return result.error();
-                                 report.result = std::move(result).value();
-                                 putScoreSpread(report);
-                                 return storeAuditResults(project, report, prepared->study.componentNames, *in, options,
-                                                          epsilon, setup.accountant);
-                             });
+                                       {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+                                        auditConfigJson(spec, setup.mixture, *in, options, report.name, epsilon)},
+                                       [&](long long id) -> Status {
+                                           report.runId = id;
+                                           auto result = audit::runCanaryAudit(*in->splitA, *setup.params, setup.ao,
+                                                                               progress, cancel);
+                                           if (!result) return result.error();
+                                           report.result = std::move(result).value();
+                                           putScoreSpread(report);
+                                           return storeAuditResults(project, report, prepared->study.componentNames,
+                                                                    *in, options, epsilon, setup.accountant);
+                                       });
     if (!runId) return runId.error();
     return report;
 }

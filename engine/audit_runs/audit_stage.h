@@ -22,18 +22,18 @@
 namespace dpmix::audit_runs {
 
 struct AuditStageOptions {
-    std::string task;                         // sensitive task name (required)
+    std::string task;  // sensitive task name (required)
     audit::CanaryKind canary = audit::CanaryKind::MaxClip;
-    audit::MaxClipSign maxClipSign = audit::MaxClipSign::LowerTopSource;  // docs/AUDIT.md
+    audit::MaxClipSign maxClipSign = audit::MaxClipSign::LowerTopSource;   // docs/AUDIT.md
     audit::MaxClipTarget maxClipTarget = audit::MaxClipTarget::TopSource;  // docs/AUDIT.md
-    long long runs = 2000;                    // R, per world
-    bool noNoise = false;                     // the no-noise control (claimed ε = +inf)
-    std::optional<double> epsilon;            // claimed ε; unset: the spec's first
+    long long runs = 2000;                                                 // R, per world
+    bool noNoise = false;                                                  // the no-noise control (claimed ε = +inf)
+    std::optional<double> epsilon;                                         // claimed ε; unset: the spec's first
     // The accountant that certifies the claimed ε (and calibrates σ): the audit's ε_LB is
     // compared with what that accountant certified. Unset: the spec's.
     std::optional<privacy::Accountant> accountant;
-    std::uint64_t seed = 0;                   // ρ split, natural canary choice and audit seed
-    int threads = 0;                          // 0 = all cores
+    std::uint64_t seed = 0;                        // ρ split, natural canary choice and audit seed
+    int threads = 0;                               // 0 = all cores
     std::optional<project::MixtureStage> mixture;  // unset: the spec's C, B, η, T
     pipeline::ProxyOptions proxy;
     // Images of the canary user (max-clip copies). At user level the mechanism clips a user's
@@ -56,10 +56,10 @@ std::string auditName(const AuditStageOptions& options);
 struct AuditStageReport {
     long long runId = 0;
     std::string task;
-    std::string name;                         // auditName
+    std::string name;  // auditName
     long long splitA = 0;
-    long long canaryExample = -1;             // natural: index into the sensitive images
-    int canaryLabel = -1;                     // natural: its label for the task
+    long long canaryExample = -1;  // natural: index into the sensitive images
+    int canaryLabel = -1;          // natural: its label for the task
     audit::CanaryAuditResult result;
     // Spread of the attack score in each world over all R runs: separation needs the shift of
     // the means to be large against the standard deviations.

@@ -36,8 +36,8 @@ Result<AuditInputs> auditInputs(const project::ProjectSpec& spec, const pipeline
                                 const AuditStageOptions& options);
 
 /// The natural canary: one held-out image of split B, scored by the proxies.
-Status addNaturalCanary(const pipeline::PreparedStudy& prepared, const AuditInputs& in, const AuditStageOptions& options,
-                        audit::CanaryAuditOptions& ao, AuditStageReport& report);
+Status addNaturalCanary(const pipeline::PreparedStudy& prepared, const AuditInputs& in,
+                        const AuditStageOptions& options, audit::CanaryAuditOptions& ao, AuditStageReport& report);
 
 /// The stored run's configuration JSON.
 std::string auditConfigJson(const project::ProjectSpec& spec, const project::MixtureStage& mixture,

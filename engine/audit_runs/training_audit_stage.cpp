@@ -1,9 +1,9 @@
 #include "engine/audit_runs/training_audit_stage.h"
 
 #include "engine/audit/parallel_runs.h"
+#include "engine/audit_runs/audit_stage.h"
 #include "engine/core/seed_derivation.h"
 #include "engine/pipeline/audit_records.h"
-#include "engine/audit_runs/audit_stage.h"
 #include "engine/pipeline/image_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
@@ -280,16 +280,16 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
     const std::optional<double> runEpsilon =
         options.mechanism == AuditedMechanism::Sgd ? std::nullopt : std::optional<double>(epsilon);
     auto runId = pipeline::runAuditRun(project,
-                             {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
-                              configJson(options, report.name, epsilon, accountant)},
-                             [&](long long id) -> Status {
-                                 report.runId = id;
-                                 auto result = training_audit::runTrainingAudit(
-                                     {data->view(), data->labels, data->canary}, ao, progress, cancel);
-                                 if (!result) return result.error();
-                                 report.result = std::move(result).value();
-                                 return storeResults(project, report, options);
-                             });
+                                       {"audit", options.task, runEpsilon, static_cast<long long>(options.seed),
+                                        configJson(options, report.name, epsilon, accountant)},
+                                       [&](long long id) -> Status {
+                                           report.runId = id;
+                                           auto result = training_audit::runTrainingAudit(
+                                               {data->view(), data->labels, data->canary}, ao, progress, cancel);
+                                           if (!result) return result.error();
+                                           report.result = std::move(result).value();
+                                           return storeResults(project, report, options);
+                                       });
     if (!runId) return runId.error();
     return report;
 }

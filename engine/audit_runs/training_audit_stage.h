@@ -62,7 +62,8 @@ struct TrainingAuditStageReport {
 Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& project,
                                                        const TrainingAuditStageOptions& options,
                                                        const ProgressCallback& progress = {},
-                                                       const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
+                                                       const CancellationToken& cancel = {},
+                                                       const pipeline::LogSink& log = {});
 
 /// The audits of a mechanism among `records` (those whose details name a "mechanism" and its
 /// claimed ε), for audit::claimVerdict. Records with damaged details are skipped.

@@ -10,9 +10,9 @@
 namespace dpmix::executor::adamix_codec {
 namespace {
 
-using nlohmann::json;
 using experiments::AdamixCell;
 using experiments::AdamixPerExample;
+using nlohmann::json;
 
 constexpr std::string_view kMagic = "dpmix-adamix-inputs/1\n";
 
@@ -31,7 +31,9 @@ public:
         array(m.data(), static_cast<std::size_t>(m.size()));
     }
     template <typename T>
-    void vector(const std::vector<T>& v) { array(v.data(), v.size()); }
+    void vector(const std::vector<T>& v) {
+        array(v.data(), v.size());
+    }
     void ints(const Eigen::VectorXi& v) { array(v.data(), static_cast<std::size_t>(v.size())); }
     std::string bytes;
 
@@ -50,7 +52,8 @@ public:
     template <typename T>
     std::vector<T> vector() {
         const std::uint64_t n = count();
-        if (n > (bytes_.size() - at_) / sizeof(T)) throw std::invalid_argument("an array runs past the end of the file");
+        if (n > (bytes_.size() - at_) / sizeof(T))
+            throw std::invalid_argument("an array runs past the end of the file");
         std::vector<T> v(static_cast<std::size_t>(n));
         raw(v.data(), v.size() * sizeof(T));
         return v;
@@ -60,7 +63,8 @@ public:
         const auto values = vector<double>();
         if (rows == 0 ? !values.empty() : values.size() % rows != 0)
             throw std::invalid_argument("a matrix's values are not rows × columns");
-        Eigen::MatrixXd m(static_cast<Eigen::Index>(rows), rows == 0 ? 0 : static_cast<Eigen::Index>(values.size() / rows));
+        Eigen::MatrixXd m(static_cast<Eigen::Index>(rows),
+                          rows == 0 ? 0 : static_cast<Eigen::Index>(values.size() / rows));
         if (!values.empty()) std::memcpy(m.data(), values.data(), values.size() * sizeof(double));
         return m;
     }
@@ -70,7 +74,8 @@ public:
     }
     bool atEnd() const { return at_ == bytes_.size(); }
     void expect(std::string_view text) {
-        if (bytes_.compare(at_, text.size(), text) != 0) throw std::invalid_argument("not a dpmix AdaMix-R inputs file");
+        if (bytes_.compare(at_, text.size(), text) != 0)
+            throw std::invalid_argument("not a dpmix AdaMix-R inputs file");
         at_ += text.size();
     }
 
@@ -221,7 +226,8 @@ std::string encodeInputs(const AdamixInputs& in) {
 
 Result<AdamixInputs> decodeInputs(const std::string& bytes) {
     if constexpr (std::endian::native != std::endian::little)
-        return Error{"the AdaMix-R inputs file is little-endian and this host is not: run the units on x86-64 or aarch64 nodes"};
+        return Error{
+            "the AdaMix-R inputs file is little-endian and this host is not: run the units on x86-64 or aarch64 nodes"};
     AdamixInputs in;
     try {
         Reader r(bytes);

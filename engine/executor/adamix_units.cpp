@@ -199,10 +199,9 @@ Result<std::string> runAdamixUnit(const fs::path& jobDir, const std::string& fro
     return out.dump();
 }
 
-Result<experiment_runs::AdamixExperimentReport> storeFrozenAdamix(project::ProjectFile& project, const fs::path& jobDir,
-                                                 const std::string& frozenJson,
-                                                 const std::vector<std::pair<long long, std::string>>& unitResults,
-                                                 const std::string& provenance) {
+Result<experiment_runs::AdamixExperimentReport> storeFrozenAdamix(
+    project::ProjectFile& project, const fs::path& jobDir, const std::string& frozenJson,
+    const std::vector<std::pair<long long, std::string>>& unitResults, const std::string& provenance) {
     auto frozen = parseFrozenAdamix(frozenJson);
     if (!frozen) return frozen.error();
     auto inputs = readInputs(jobDir, *frozen);  // the extractor's weights, stored with the run

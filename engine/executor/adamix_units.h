@@ -12,8 +12,8 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
-#include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/executor/cluster_jobs.h"
+#include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/project/project_file.h"
 
 #include <filesystem>
@@ -35,7 +35,8 @@ struct FrozenAdamixExperiment {
 Result<FrozenAdamixExperiment> freezeAdamixExperiment(project::ProjectFile& project,
                                                       const experiment_runs::AdamixExperimentOptions& options,
                                                       const ProgressCallback& progress = {},
-                                                      const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
+                                                      const CancellationToken& cancel = {},
+                                                      const pipeline::LogSink& log = {});
 
 /// One unit per grid part, seed-major (experiments::adamixGridParts); params {"seed", "private_index",
 /// "private_per_class"}. Needs the grid's lists only, so a dry run can list them.
@@ -49,9 +50,8 @@ Result<std::string> runAdamixUnit(const std::filesystem::path& jobDir, const std
 /// The merge: every unit's result (by unit id), assembled and stored as one run with
 /// `provenance` as an info log line. The stored setup's wall time is the preparation's plus the
 /// sum of the units' (the time the experiment would take on one machine).
-Result<experiment_runs::AdamixExperimentReport> storeFrozenAdamix(project::ProjectFile& project, const std::filesystem::path& jobDir,
-                                                 const std::string& frozenJson,
-                                                 const std::vector<std::pair<long long, std::string>>& unitResults,
-                                                 const std::string& provenance);
+Result<experiment_runs::AdamixExperimentReport> storeFrozenAdamix(
+    project::ProjectFile& project, const std::filesystem::path& jobDir, const std::string& frozenJson,
+    const std::vector<std::pair<long long, std::string>>& unitResults, const std::string& provenance);
 
 }  // namespace dpmix::executor

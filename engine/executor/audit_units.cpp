@@ -310,8 +310,8 @@ Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson
 }
 
 Result<audit_runs::AuditStageReport> storeFrozenAudit(project::ProjectFile& project, const std::string& frozenJson,
-                                          const std::vector<audit::CanaryAuditBlock>& blocks,
-                                          const std::string& provenance) {
+                                                      const std::vector<audit::CanaryAuditBlock>& blocks,
+                                                      const std::string& provenance) {
     auto thawed = thaw(frozenJson);
     if (!thawed) return thawed.error();
     ThawedAudit owned = std::move(thawed).value();
@@ -346,7 +346,7 @@ Result<audit_runs::AuditStageReport> storeFrozenAudit(project::ProjectFile& proj
         audit_runs::putScoreSpread(report);
         if (auto s = project.addLog(id, "info", provenance); !s) return s.error();
         return audit_runs::storeAuditResults(project, report, t->componentNames, t->in, t->options, t->setup.epsilon,
-                                 t->setup.accountant);
+                                             t->setup.accountant);
     });
     if (!runId) return runId.error();
     return report;

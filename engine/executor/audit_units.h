@@ -8,10 +8,10 @@
 // The frozen spec is a JSON text (numbers as the hex of their IEEE-754 bits); a worker needs
 // nothing else: no project, no proxy, no LibTorch call.
 #include "engine/audit/canary_audit.h"
+#include "engine/audit_runs/audit_stage.h"
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
-#include "engine/audit_runs/audit_stage.h"
 #include "engine/project/project_file.h"
 
 #include <string>
@@ -29,15 +29,15 @@ Result<std::string> freezeAuditStage(project::ProjectFile& project, const audit_
 Result<long long> frozenAuditRunsPerWorld(const std::string& frozenJson);
 
 /// One unit: runs [begin, end) of the "in" or "out" world of the frozen audit.
-Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson, bool in, long long begin, long long end,
-                                                   int threads, const ProgressCallback& progress = {},
+Result<audit::CanaryAuditBlock> runFrozenAuditUnit(const std::string& frozenJson, bool in, long long begin,
+                                                   long long end, int threads, const ProgressCallback& progress = {},
                                                    const CancellationToken& cancel = {});
 
 /// The merge: finishes the audit from blocks covering every run of both worlds once, and
 /// stores it as runAuditStage does (one run of method "audit", its ledger, record and
 /// metrics), with `provenance` as an info log line of the run.
 Result<audit_runs::AuditStageReport> storeFrozenAudit(project::ProjectFile& project, const std::string& frozenJson,
-                                          const std::vector<audit::CanaryAuditBlock>& blocks,
-                                          const std::string& provenance);
+                                                      const std::vector<audit::CanaryAuditBlock>& blocks,
+                                                      const std::string& provenance);
 
 }  // namespace dpmix::executor

@@ -21,9 +21,9 @@ inline constexpr const char* kUnitFormat = "dpmix-unit-result/1";
 // A job directory as read back.
 struct Job {
     std::filesystem::path dir;
-    nlohmann::json meta;  // job.json
-    std::string spec;     // spec.json's text
-    nlohmann::json units; // units.json
+    nlohmann::json meta;   // job.json
+    std::string spec;      // spec.json's text
+    nlohmann::json units;  // units.json
     std::vector<nlohmann::json> submissions;
     std::string id() const { return meta.value("job_id", dir.filename().string()); }
 };

@@ -14,9 +14,11 @@ Status checkSlurmOptions(const cluster::SlurmOptions& slurm) {
     return std::nullopt;
 }
 
-Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
-                                                    const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
-                                                    const CancellationToken& cancel, const pipeline::LogSink& log) {
+Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& project,
+                                                    const pipeline::StudyRunOptions& options,
+                                                    const cluster::SlurmOptions& slurm,
+                                                    const ProgressCallback& progress, const CancellationToken& cancel,
+                                                    const pipeline::LogSink& log) {
     if (auto e = checkSlurmOptions(slurm)) return *e;
     // A host that cannot submit changes nothing: no proxy is trained for a job that cannot start.
     if (auto e = cluster::checkCanSubmit()) return *e;
@@ -27,10 +29,10 @@ Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& projec
                               [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
 }
 
-Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, const audit_runs::AuditStageOptions& options,
-                                                 long long units, const cluster::SlurmOptions& slurm,
-                                                 const ProgressCallback& progress, const CancellationToken& cancel,
-                                                 const pipeline::LogSink& log) {
+Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project,
+                                                 const audit_runs::AuditStageOptions& options, long long units,
+                                                 const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
+                                                 const CancellationToken& cancel, const pipeline::LogSink& log) {
     auto workUnits = cluster::auditWorkUnits(options.runs, units, options.seed);
     if (!workUnits) return workUnits.error();
     if (auto e = checkSlurmOptions(slurm)) return *e;
@@ -41,9 +43,9 @@ Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project, 
 }
 
 Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, SweepKind kind,
-                                                 const experiment_runs::SweepStageOptions& options, const cluster::SlurmOptions& slurm,
-                                                 const ProgressCallback& progress, const CancellationToken& cancel,
-                                                 const pipeline::LogSink& log) {
+                                                 const experiment_runs::SweepStageOptions& options,
+                                                 const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
+                                                 const CancellationToken& cancel, const pipeline::LogSink& log) {
     if (auto e = checkSlurmOptions(slurm)) return *e;
     if (auto e = cluster::checkCanSubmit()) return *e;
     auto frozen = freezeSweep(project, kind, options, progress, cancel, log);
@@ -52,9 +54,11 @@ Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, 
                               [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
 }
 
-Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& project, const experiment_runs::KScalingStageOptions& options,
-                                                    const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
-                                                    const CancellationToken& cancel, const pipeline::LogSink& log) {
+Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& project,
+                                                    const experiment_runs::KScalingStageOptions& options,
+                                                    const cluster::SlurmOptions& slurm,
+                                                    const ProgressCallback& progress, const CancellationToken& cancel,
+                                                    const pipeline::LogSink& log) {
     if (auto e = checkSlurmOptions(slurm)) return *e;
     if (auto e = cluster::checkCanSubmit()) return *e;
     auto frozen = freezeKScaling(project, options, progress, cancel, log);
@@ -64,7 +68,8 @@ Result<cluster::SubmitReport> submitKScalingToSlurm(project::ProjectFile& projec
     return cluster::submitJob(project, "kscaling", *frozen, kScalingWorkUnits(*classes), slurm, false);
 }
 
-Result<cluster::SubmitReport> submitAdamixToSlurm(project::ProjectFile& project, const experiment_runs::AdamixExperimentOptions& options,
+Result<cluster::SubmitReport> submitAdamixToSlurm(project::ProjectFile& project,
+                                                  const experiment_runs::AdamixExperimentOptions& options,
                                                   const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
                                                   const CancellationToken& cancel, const pipeline::LogSink& log) {
     if (auto e = checkSlurmOptions(slurm)) return *e;

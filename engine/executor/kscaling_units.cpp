@@ -25,7 +25,8 @@ json optionsJson(const experiment_runs::KScalingStageOptions& o) {
 json inputsJson(const experiment_runs::KScalingInputs& in) {
     json p = json::array();
     for (Eigen::Index i = 0; i < in.classProbabilities.rows(); ++i)
-        for (Eigen::Index c = 0; c < in.classProbabilities.cols(); ++c) p.push_back(hexText(in.classProbabilities(i, c)));
+        for (Eigen::Index c = 0; c < in.classProbabilities.cols(); ++c)
+            p.push_back(hexText(in.classProbabilities(i, c)));
     return json{{"classes", in.classes},
                 {"epsilon", hexText(in.epsilon)},
                 {"split_a", in.splitA},
@@ -172,9 +173,9 @@ Result<std::string> runKScalingUnit(const std::string& frozenJson, long long cla
     return resultJson(classIndex, *r).dump();
 }
 
-Result<experiment_runs::KScalingStageReport> storeFrozenKScaling(project::ProjectFile& project, const std::string& frozenJson,
-                                                const std::vector<std::pair<long long, std::string>>& unitResults,
-                                                const std::string& provenance) {
+Result<experiment_runs::KScalingStageReport> storeFrozenKScaling(
+    project::ProjectFile& project, const std::string& frozenJson,
+    const std::vector<std::pair<long long, std::string>>& unitResults, const std::string& provenance) {
     auto f = parseFrozenKScaling(frozenJson);
     if (!f) return f.error();
     const std::size_t classes = f->inputs.classes.size();

@@ -36,8 +36,8 @@ Result<std::string> runKScalingUnit(const std::string& frozenJson, long long cla
 
 /// The merge: every class's unit result (by class index), summarised and stored as one run with
 /// `provenance` as an info log line.
-Result<experiment_runs::KScalingStageReport> storeFrozenKScaling(project::ProjectFile& project, const std::string& frozenJson,
-                                                const std::vector<std::pair<long long, std::string>>& unitResults,
-                                                const std::string& provenance);
+Result<experiment_runs::KScalingStageReport> storeFrozenKScaling(
+    project::ProjectFile& project, const std::string& frozenJson,
+    const std::vector<std::pair<long long, std::string>>& unitResults, const std::string& provenance);
 
 }  // namespace dpmix::executor

@@ -109,7 +109,8 @@ Result<pipeline::StudyRunOptions> optionsOf(const json& j) {
             o.finetune = f;
         }
         if (j.contains("adamix"))
-            o.adamix = pipeline::AdamixStageValues{j["adamix"].at("steps").get<long long>(), hexNumber(j["adamix"], "eta")};
+            o.adamix =
+                pipeline::AdamixStageValues{j["adamix"].at("steps").get<long long>(), hexNumber(j["adamix"], "eta")};
         if (j.contains("accountant")) {
             privacy::Accountant a;
             if (!privacy::parseAccountant(j["accountant"].get<std::string>(), a))
@@ -210,12 +211,13 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline
     // data set's budget now (refused over the cap): a unit sees only its own seed and the
     // snapshot, so it cannot. The reservation stays open, counted in full, until the merge settles it.
     std::optional<project::BudgetReservation> reservation;
-    auto prepared = pipeline::prepareStudy(project, proxyOptions, progress, cancel, log, [&](const pipeline::ImageStudy& st) -> Status {
-        auto held = pipeline::reserveStudyRun(project, options, st, log);
-        if (!held) return held.error();
-        reservation.emplace(std::move(held).value());
-        return std::nullopt;
-    });
+    auto prepared = pipeline::prepareStudy(project, proxyOptions, progress, cancel, log,
+                                           [&](const pipeline::ImageStudy& st) -> Status {
+                                               auto held = pipeline::reserveStudyRun(project, options, st, log);
+                                               if (!held) return held.error();
+                                               reservation.emplace(std::move(held).value());
+                                               return std::nullopt;
+                                           });
     if (!prepared) return prepared.error();
     auto after = lastRunId(project);
     if (!after) return after.error();

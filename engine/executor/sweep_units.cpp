@@ -63,13 +63,15 @@ Result<FrozenSweep> parseFrozenSweep(const std::string& text) {
 }
 
 Status checkSweep(SweepKind kind, const experiment_runs::SweepStageOptions& options) {
-    return kind == SweepKind::Rho ? experiment_runs::checkRhoSweepStageOptions(options) : experiment_runs::checkEpsilonSweepStageOptions(options);
+    return kind == SweepKind::Rho ? experiment_runs::checkRhoSweepStageOptions(options)
+                                  : experiment_runs::checkEpsilonSweepStageOptions(options);
 }
 
 }  // namespace
 
-Result<std::string> freezeSweep(project::ProjectFile& project, SweepKind kind, const experiment_runs::SweepStageOptions& options,
-                                const ProgressCallback& progress, const CancellationToken& cancel, const pipeline::LogSink& log) {
+Result<std::string> freezeSweep(project::ProjectFile& project, SweepKind kind,
+                                const experiment_runs::SweepStageOptions& options, const ProgressCallback& progress,
+                                const CancellationToken& cancel, const pipeline::LogSink& log) {
     if (auto e = checkSweep(kind, options)) return *e;
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)

@@ -26,7 +26,8 @@ enum class SweepKind { Epsilon, Rho };
 
 /// Checks the options, obtains the study's proxy in `project` exactly as a local sweep would
 /// first, and returns the frozen sweep (JSON; numbers as the hex of their IEEE-754 bits).
-Result<std::string> freezeSweep(project::ProjectFile& project, SweepKind kind, const experiment_runs::SweepStageOptions& options,
+Result<std::string> freezeSweep(project::ProjectFile& project, SweepKind kind,
+                                const experiment_runs::SweepStageOptions& options,
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                 const pipeline::LogSink& log = {});
 

@@ -46,8 +46,9 @@ Result<LabelledSource> loadLabelled(const project::SourceRecord& record, const p
                                     const std::string& role, const CancellationToken& cancel) {
     LabelledSource out;
     out.record = &record;
-    auto loaded = data::loadImageSource({record.name, record.loader, record.path, pipeline::sourceOptions(spec, record.name)},
-                                        data::LoadControl{{}, cancel});
+    auto loaded =
+        data::loadImageSource({record.name, record.loader, record.path, pipeline::sourceOptions(spec, record.name)},
+                              data::LoadControl{{}, cancel});
     if (!loaded) return Error{role + " source '" + record.name + "': " + loaded.error().message};
     out.images = std::move(loaded).value();
     const std::size_t L = out.images.numLabels();
@@ -422,7 +423,8 @@ Result<experiments::AdamixGridInput> gridInputOf(const train::Model& extractor, 
 Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& project,
                                                          const AdamixExperimentOptions& options,
                                                          const ProgressCallback& progress,
-                                                         const CancellationToken& cancel, const pipeline::LogSink& log) {
+                                                         const CancellationToken& cancel,
+                                                         const pipeline::LogSink& log) {
     const auto started = std::chrono::steady_clock::now();
     if (auto e = checkAdamixExperimentOptions(options)) return *e;
     if (auto e = train::checkDevice(options.device)) return *e;

@@ -50,7 +50,7 @@ struct PreparedAdamixExperiment {
     experiments::AdamixGridOptions grid;       // drawSeed and accountant in place
     experiments::AdamixDrawPlan plan;
     experiments::AdamixGridInput input;
-    std::vector<float> extractorWeights;       // trained now (stored with the run); empty when reused
+    std::vector<float> extractorWeights;  // trained now (stored with the run); empty when reused
 };
 
 /// Flag-level checks (no data read); errors name the option (shots, private-per-class,
@@ -62,7 +62,8 @@ Status checkAdamixExperimentOptions(const AdamixExperimentOptions& options);
 Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& project,
                                                          const AdamixExperimentOptions& options,
                                                          const ProgressCallback& progress = {},
-                                                         const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
+                                                         const CancellationToken& cancel = {},
+                                                         const pipeline::LogSink& log = {});
 
 /// The last step: the grid's result stored as one run (with the extractor's weights when they
 /// were trained now, and `provenance`, when not empty, as an info log line).
@@ -78,6 +79,7 @@ Result<AdamixExperimentReport> storeAdamixExperimentRun(project::ProjectFile& pr
 Result<AdamixExperimentReport> runAdamixExperiment(project::ProjectFile& project,
                                                    const AdamixExperimentOptions& options,
                                                    const ProgressCallback& progress = {},
-                                                   const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
+                                                   const CancellationToken& cancel = {},
+                                                   const pipeline::LogSink& log = {});
 
 }  // namespace dpmix::experiment_runs

@@ -77,7 +77,8 @@ Status checked(const Result<long long>& r) {
 }
 
 Status checkSeeds(long long seeds) {
-    if (seeds < 1) return Error{"seeds = " + std::to_string(seeds) + " is out of range: expected an integer >= 1", "seeds"};
+    if (seeds < 1)
+        return Error{"seeds = " + std::to_string(seeds) + " is out of range: expected an integer >= 1", "seeds"};
     return std::nullopt;
 }
 
@@ -88,11 +89,14 @@ Eigen::MatrixXd classProbabilitiesFromComponents(const Eigen::MatrixXd& componen
     const Eigen::Index n = componentProbabilities.rows();
     const Eigen::Index c = static_cast<Eigen::Index>(componentOfClass.size());
     Eigen::MatrixXd p(n, c);
-    for (Eigen::Index j = 0; j < c; ++j) p.col(j) = componentProbabilities.col(static_cast<Eigen::Index>(componentOfClass[j]));
+    for (Eigen::Index j = 0; j < c; ++j)
+        p.col(j) = componentProbabilities.col(static_cast<Eigen::Index>(componentOfClass[j]));
     for (Eigen::Index i = 0; i < n; ++i) {
         const double sum = p.row(i).sum();
-        if (sum > 0.0) p.row(i) /= sum;
-        else p.row(i).setConstant(1.0 / static_cast<double>(c));
+        if (sum > 0.0)
+            p.row(i) /= sum;
+        else
+            p.row(i).setConstant(1.0 / static_cast<double>(c));
     }
     return p;
 }
@@ -125,15 +129,19 @@ Status checkKScalingStageOptions(const KScalingStageOptions& o) {
     if (auto e = checkSeeds(o.seeds)) return e;
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
         return Error{"epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0", "epsilon"};
-    if (!(o.gapTolerance > 0.0)) return Error{"gap-tolerance = " + number(o.gapTolerance) + " is out of range: expected > 0", "gap-tolerance"};
-    if (o.maxClasses < 0) return Error{"classes = " + std::to_string(o.maxClasses) + " is out of range: expected >= 1 (0 = all)", "classes"};
+    if (!(o.gapTolerance > 0.0))
+        return Error{"gap-tolerance = " + number(o.gapTolerance) + " is out of range: expected > 0", "gap-tolerance"};
+    if (o.maxClasses < 0)
+        return Error{"classes = " + std::to_string(o.maxClasses) + " is out of range: expected >= 1 (0 = all)",
+                     "classes"};
     return std::nullopt;
 }
 
 Status checkRhoSweepStageOptions(const SweepStageOptions& o) {
     if (o.values.empty()) return Error{"rhos: give at least one fraction", "rhos"};
     for (double r : o.values)
-        if (!(r > 0.0 && r < 1.0)) return Error{"rhos: rho = " + number(r) + " is out of range: expected a fraction in (0, 1)", "rhos"};
+        if (!(r > 0.0 && r < 1.0))
+            return Error{"rhos: rho = " + number(r) + " is out of range: expected a fraction in (0, 1)", "rhos"};
     if (o.epsilon && (!(*o.epsilon > 0.0) || !std::isfinite(*o.epsilon)))
         return Error{"epsilon = " + number(*o.epsilon) + " is out of range: expected a finite number > 0", "epsilon"};
     return checkSeeds(o.seeds);
@@ -142,7 +150,9 @@ Status checkRhoSweepStageOptions(const SweepStageOptions& o) {
 Status checkEpsilonSweepStageOptions(const SweepStageOptions& o) {
     if (o.values.empty()) return Error{"epsilons: give at least one epsilon", "epsilons"};
     for (double e : o.values)
-        if (!(e > 0.0)) return Error{"epsilons: epsilon = " + number(e) + " is out of range: expected a number > 0 or inf", "epsilons"};
+        if (!(e > 0.0))
+            return Error{"epsilons: epsilon = " + number(e) + " is out of range: expected a number > 0 or inf",
+                         "epsilons"};
     return checkSeeds(o.seeds);
 }
 
@@ -150,7 +160,8 @@ namespace {
 
 // The raw classes of the sensitive examples: the study's sensitive labels are the derived
 // tasks, so the source is read again without them (its one-hot class columns).
-Result<data::ImageDataset> rawSensitiveSource(project::ProjectFile& project, const pipeline::ImageStudy& study, const pipeline::LogSink& log) {
+Result<data::ImageDataset> rawSensitiveSource(project::ProjectFile& project, const pipeline::ImageStudy& study,
+                                              const pipeline::LogSink& log) {
     auto sources = project.sources();
     if (!sources) return sources.error();
     const project::SourceRecord* sensitive = nullptr;
@@ -158,7 +169,8 @@ Result<data::ImageDataset> rawSensitiveSource(project::ProjectFile& project, con
         if (s.role == "sensitive") sensitive = &s;
     if (!sensitive) return Error{"the project has no sensitive source"};
     if (log) log("reading the sensitive source's raw classes");
-    auto raw = data::loadImageSource({sensitive->name, sensitive->loader, sensitive->path, project.spec().sensitive.written.options});
+    auto raw = data::loadImageSource(
+        {sensitive->name, sensitive->loader, sensitive->path, project.spec().sensitive.written.options});
     if (!raw) return Error{"sensitive source '" + sensitive->name + "': " + raw.error().message};
     if (raw->size() != study.sensitiveImages.size())
         return Error{"sensitive source '" + sensitive->name + "' changed size since the study was loaded"};
@@ -192,11 +204,13 @@ Result<long long> storeKScaling(project::ProjectFile& project, const KScalingSta
                                 const std::string& provenance) {
     const auto& spec = project.spec();
     const auto& classes = report.classes;
-    const nlohmann::json config{{"stage", "k-scaling"}, {"ks", options.ks}, {"seeds", options.seeds},
-                                {"epsilon", report.epsilon}, {"delta", spec.privacy.delta}, {"rho", spec.privacy.rho},
-                                {"split_a", report.splitA}, {"classes", classes}, {"min_k_for_fit", 32}, {"gap_tolerance", options.gapTolerance},
-                                {"clip", spec.mixture.clip}, {"batch", spec.mixture.batch}, {"lr", spec.mixture.lr},
-                                {"steps", spec.mixture.steps}};
+    const nlohmann::json config{{"stage", "k-scaling"},        {"ks", options.ks},
+                                {"seeds", options.seeds},      {"epsilon", report.epsilon},
+                                {"delta", spec.privacy.delta}, {"rho", spec.privacy.rho},
+                                {"split_a", report.splitA},    {"classes", classes},
+                                {"min_k_for_fit", 32},         {"gap_tolerance", options.gapTolerance},
+                                {"clip", spec.mixture.clip},   {"batch", spec.mixture.batch},
+                                {"lr", spec.mixture.lr},       {"steps", spec.mixture.steps}};
     return storedDiagnosticRun(
         project, {"k-scaling", "", report.epsilon, static_cast<long long>(splitSeed), config.dump()},
         "excess error of DP-MixMin against the non-private lambda* on split A, per class-subset source set; a "
@@ -222,17 +236,18 @@ Result<long long> storeKScaling(project::ProjectFile& project, const KScalingSta
 }  // namespace
 
 Result<KScalingInputs> prepareKScaling(project::ProjectFile& project, const KScalingStageOptions& options,
-                                      const ProgressCallback& progress, const CancellationToken& cancel,
-                                      const pipeline::LogSink& log) {
+                                       const ProgressCallback& progress, const CancellationToken& cancel,
+                                       const pipeline::LogSink& log) {
     if (auto err = checkKScalingStageOptions(options)) return *err;
     const auto& spec = project.spec();
     auto prepared = pipeline::prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
     const pipeline::ImageStudy& study = prepared->study;
     if (study.multiSource())
-        return Error{"k-scaling needs a study with one public source: its 10-class proxy is derived from that "
-                     "source's single-class tasks (this study has " + std::to_string(study.publicSourceNames.size()) +
-                     ")"};
+        return Error{
+            "k-scaling needs a study with one public source: its 10-class proxy is derived from that "
+            "source's single-class tasks (this study has " +
+            std::to_string(study.publicSourceNames.size()) + ")"};
     auto raw = rawSensitiveSource(project, study, log);
     if (!raw) return raw.error();
     KScalingInputs in;
@@ -263,7 +278,8 @@ Result<KScalingInputs> prepareKScaling(project::ProjectFile& project, const KSca
 
 Result<experiments::KScalingResult> runKScalingClass(const KScalingInputs& in, std::size_t c,
                                                      const KScalingStageOptions& options,
-                                                     const ProgressCallback& progress, const CancellationToken& cancel) {
+                                                     const ProgressCallback& progress,
+                                                     const CancellationToken& cancel) {
     if (c >= in.classes.size()) return Error{"k-scaling: class index " + std::to_string(c) + " is out of range"};
     experiments::KScalingOptions ko;
     ko.ks = options.ks;
@@ -312,11 +328,12 @@ Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project,
             log("k-scaling, one-vs-rest task '" + in->classes[c] + "' (" + std::to_string(c + 1) + "/" +
                 std::to_string(in->classes.size()) + ")");
         const long long offset = perClass * static_cast<long long>(c);
-        auto result = runKScalingClass(*in, c, options,
-                                       [&](const ProgressEvent& e) {
-                                           dpmix::report(progress, {"k-scaling", offset + e.done, total, in->classes[c]});
-                                       },
-                                       cancel);
+        auto result = runKScalingClass(
+            *in, c, options,
+            [&](const ProgressEvent& e) {
+                dpmix::report(progress, {"k-scaling", offset + e.done, total, in->classes[c]});
+            },
+            cancel);
         if (!result) return result.error();
         results.push_back(std::move(result).value());
     }
@@ -338,7 +355,9 @@ Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project,
                                                   const ProgressCallback& progress, const CancellationToken& cancel,
                                                   const pipeline::LogSink& log) {
     if (auto err = checkRhoSweepStageOptions(options)) return *err;
-    auto say = [&](const std::string& line) { if (log) log(line); };
+    auto say = [&](const std::string& line) {
+        if (log) log(line);
+    };
     const auto& spec = project.spec();
     auto prepared = pipeline::prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
@@ -366,9 +385,13 @@ Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project,
         if (!result) return Error{"rho sweep, task '" + study.taskNames[t] + "': " + result.error().message};
         std::vector<long long> ids;
         for (const auto& row : result->rows) {
-            const nlohmann::json config{{"stage", "rho-sweep"}, {"rho", row.rho}, {"split_a", row.examples},
-                                        {"seeds", options.seeds}, {"epsilon", report.epsilon},
-                                        {"delta", spec.privacy.delta}, {"reference", "non-private lambda* on the full train set"}};
+            const nlohmann::json config{{"stage", "rho-sweep"},
+                                        {"rho", row.rho},
+                                        {"split_a", row.examples},
+                                        {"seeds", options.seeds},
+                                        {"epsilon", report.epsilon},
+                                        {"delta", spec.privacy.delta},
+                                        {"reference", "non-private lambda* on the full train set"}};
             auto run = storedDiagnosticRun(
                 project, {"rho-sweep", study.taskNames[t], report.epsilon, 0, config.dump()},
                 "lambda_DP compared with the non-private lambda* of the full sensitive train set: a diagnostic for "
@@ -396,9 +419,12 @@ Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project,
 Result<EpsilonSweepStageReport> runEpsilonSweepExperiment(project::ProjectFile& project,
                                                           const SweepStageOptions& options,
                                                           const ProgressCallback& progress,
-                                                          const CancellationToken& cancel, const pipeline::LogSink& log) {
+                                                          const CancellationToken& cancel,
+                                                          const pipeline::LogSink& log) {
     if (auto err = checkEpsilonSweepStageOptions(options)) return *err;
-    auto say = [&](const std::string& line) { if (log) log(line); };
+    auto say = [&](const std::string& line) {
+        if (log) log(line);
+    };
     const auto& spec = project.spec();
     auto prepared = pipeline::prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();
@@ -426,13 +452,18 @@ Result<EpsilonSweepStageReport> runEpsilonSweepExperiment(project::ProjectFile& 
         if (!result) return Error{"epsilon sweep, task '" + study.taskNames[t] + "': " + result.error().message};
         std::vector<long long> ids;
         for (const auto& row : result->rows) {
-            nlohmann::json config{{"stage", "epsilon-sweep"}, {"epsilon", row.nonPrivate ? nlohmann::json("inf") : nlohmann::json(row.epsilon)},
-                                  {"non_private", row.nonPrivate}, {"seeds", options.seeds}, {"rho", spec.privacy.rho},
-                                  {"split_a", n}, {"delta", spec.privacy.delta}};
+            nlohmann::json config{{"stage", "epsilon-sweep"},
+                                  {"epsilon", row.nonPrivate ? nlohmann::json("inf") : nlohmann::json(row.epsilon)},
+                                  {"non_private", row.nonPrivate},
+                                  {"seeds", options.seeds},
+                                  {"rho", spec.privacy.rho},
+                                  {"split_a", n},
+                                  {"delta", spec.privacy.delta}};
             const std::optional<double> eps = row.nonPrivate ? std::nullopt : std::optional<double>(row.epsilon);
             auto run = storedDiagnosticRun(
                 project, {"epsilon-sweep", study.taskNames[t], eps, static_cast<long long>(splitSeed), config.dump()},
-                "lambda_DP compared with the non-private lambda* on split A (weight recovery): a diagnostic, not a release",
+                "lambda_DP compared with the non-private lambda* on split A (weight recovery): a diagnostic, not a "
+                "release",
                 [&](long long id) -> Status {
                     return checked(project.addMetrics({{id, "cosine-to-lambda-star", "", row.cosine.mean},
                                                        {id, "cosine-to-lambda-star-std", "", row.cosine.std},

@@ -7,12 +7,12 @@
 //    of λ_DP to λ*, per sensitive task.
 // All three compare private outputs with non-private references computed on sensitive data:
 // they are diagnostics, never releases, and each stored run's ledger says so (NonPrivate entry).
-#include "engine/experiments/k_scaling.h"
-#include "engine/experiments/epsilon_sweep.h"
-#include "engine/experiments/rho_sweep.h"
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/experiments/epsilon_sweep.h"
+#include "engine/experiments/k_scaling.h"
+#include "engine/experiments/rho_sweep.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_file.h"
 
@@ -28,10 +28,10 @@ namespace dpmix::experiment_runs {
 /// The 10-class (C-class) view of a study for k-scaling: p(c | x) on split A and the raw class
 /// of each split-A example.
 struct ClassView {
-    std::vector<std::string> classes;        // C class names of the sensitive source
+    std::vector<std::string> classes;           // C class names of the sensitive source
     std::vector<std::size_t> componentOfClass;  // public component holding exactly class c
-    Eigen::MatrixXd probabilities;           // n_A × C, rows sum to 1
-    std::vector<int> classOf;                // n_A raw class ids
+    Eigen::MatrixXd probabilities;              // n_A × C, rows sum to 1
+    std::vector<int> classOf;                   // n_A raw class ids
 };
 
 /// p(c | x) ∝ P(component componentOfClass[c] positive | x), renormalised over the C classes.
@@ -55,19 +55,19 @@ struct KScalingStageOptions {
     // solver's cost grows as the gap shrinks (nested class subsets are nearly collinear), so the
     // default is looser than experiments::KScalingOptions' 1e-8; the gaps reached are reported.
     double gapTolerance = 1e-6;
-    long long maxClasses = 0;                // 0: every class; else the first N one-vs-rest tasks
+    long long maxClasses = 0;  // 0: every class; else the first N one-vs-rest tasks
     pipeline::ProxyOptions proxy;
 };
 
 struct KScalingStageReport {
     long long runId = 0;
-    std::vector<std::string> classes;        // the one-vs-rest tasks
+    std::vector<std::string> classes;  // the one-vs-rest tasks
     long long splitA = 0;
     double epsilon = 0.0;
     std::vector<long long> ks;
-    std::vector<double> meanExcess;          // per k, averaged over the classes' seed means
-    std::vector<double> stdOverClasses;      // per k, std of the classes' means
-    std::vector<double> maxGap;              // per k, the largest FW gap of the classes' λ*
+    std::vector<double> meanExcess;      // per k, averaged over the classes' seed means
+    std::vector<double> stdOverClasses;  // per k, std of the classes' means
+    std::vector<double> maxGap;          // per k, the largest FW gap of the classes' λ*
     std::vector<experiments::KScalingResult> perClass;
     experiments::SlopeFit fit;
     bool fitted = false;
@@ -81,13 +81,13 @@ Status checkKScalingStageOptions(const KScalingStageOptions& options);
 /// the proxy's class probabilities on split A, each class's labels there, and the spec's
 /// DP-MixMin settings. The local run and the cluster units (kscaling_units.h) share it.
 struct KScalingInputs {
-    std::vector<std::string> classes;         // the one-vs-rest tasks run
+    std::vector<std::string> classes;  // the one-vs-rest tasks run
     double epsilon = 0.0;
     long long splitA = 0;
     std::uint64_t splitSeed = 0;
-    Eigen::MatrixXd classProbabilities;       // n_A × C, over every class of the source
-    std::vector<std::vector<int>> labels;     // per task: the n_A one-vs-rest labels
-    project::MixtureStage mixture;            // clip, batch, lr, steps of the spec
+    Eigen::MatrixXd classProbabilities;    // n_A × C, over every class of the source
+    std::vector<std::vector<int>> labels;  // per task: the n_A one-vs-rest labels
+    project::MixtureStage mixture;         // clip, batch, lr, steps of the spec
     double delta = 0.0;
     privacy::Accountant accountant = privacy::Accountant::Prv;
 };
@@ -112,7 +112,8 @@ Result<KScalingStageReport> storeKScalingResults(project::ProjectFile& project, 
 
 Result<KScalingStageReport> runKScalingExperiment(project::ProjectFile& project, const KScalingStageOptions& options,
                                                   const ProgressCallback& progress = {},
-                                                  const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
+                                                  const CancellationToken& cancel = {},
+                                                  const pipeline::LogSink& log = {});
 
 struct SweepStageOptions {
     std::vector<double> values;              // ρ values (rho-sweep) or ε values (epsilon-sweep; +inf allowed)
@@ -144,7 +145,8 @@ Status checkEpsilonSweepStageOptions(const SweepStageOptions& options);
 /// One stored run per (task, ρ): method "rho-sweep", metrics cosine/l1/excess mean and std.
 Result<RhoSweepStageReport> runRhoSweepExperiment(project::ProjectFile& project, const SweepStageOptions& options,
                                                   const ProgressCallback& progress = {},
-                                                  const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
+                                                  const CancellationToken& cancel = {},
+                                                  const pipeline::LogSink& log = {});
 
 /// One stored run per (task, ε): method "epsilon-sweep" (ε = +inf: no run ε, config
 /// "non_private": true), metrics cosine/l1 mean and std and sigma.

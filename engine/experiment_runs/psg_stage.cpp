@@ -56,9 +56,9 @@ Result<ClassifiedImages> loadClassified(const project::ProjectFile& project, std
         return Error{"sensitive source '" + sensitive->name + "' is " + sensitive->facts.kind +
                      " data: PSG generates images and needs an image source"};
     data::LoadControl control{progress, cancel};
-    auto loaded = data::loadImageSource(
-        data::SourceSpec{sensitive->name, sensitive->loader, sensitive->path, pipeline::sourceOptions(spec, sensitive->name)},
-        control);
+    auto loaded = data::loadImageSource(data::SourceSpec{sensitive->name, sensitive->loader, sensitive->path,
+                                                         pipeline::sourceOptions(spec, sensitive->name)},
+                                        control);
     if (!loaded) return Error{"sensitive source '" + sensitive->name + "': " + loaded.error().message};
     ClassifiedImages out;
     out.images = std::move(loaded).value();
@@ -104,7 +104,8 @@ struct LabelledImages {
 };
 
 LabelledImages subsetOf(const ClassifiedImages& c, const std::vector<std::size_t>& indices) {
-    LabelledImages out{pipeline::gatherImages(c.images, indices), {}, c.images.channels, c.images.height, c.images.width};
+    LabelledImages out{
+        pipeline::gatherImages(c.images, indices), {}, c.images.channels, c.images.height, c.images.width};
     out.labels.reserve(indices.size());
     for (std::size_t i : indices) out.labels.push_back(c.classOf[i]);
     return out;
@@ -410,30 +411,30 @@ Status storeDpSgdReference(const PsgRun& r, PsgStageReport& report) {
                      {"lr", g.dpSgdLr},          {"momentum", 0.9},
                      {"batch", g.batch},         {"psg_run", report.runId},
                      {"device", r.params.device}};
-    auto id =
-        pipeline::storedRun(r.project, {kPsgDpSgdMethod, "", r.params.epsilon, static_cast<long long>(r.options.seed), c.dump()},
-                  [&](long long rid) -> Status {
-                      report.dpSgdRunId = rid;
-                      auto planned = train::plannedDpSgdEntry(dp, static_cast<std::int64_t>(r.train.labels.size()),
-                                                              privacy::PrivacyUnit::Example);
-                      if (!planned) return planned.error();
-                      privacy::Ledger ledger(r.project.spec().privacy.composition);
-                      ledger.record(*planned);
-                      if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
-                      report.dpSgdEpsilon = ledger.total().epsilon;
-                      train::Model model = train::Model::create(convNetSpec(r.params, r.train, r.classes),
-                                                                seeds::mix(r.options.seed, 0x6470ULL), r.params.device);
-                      privacy::Ledger scratch;
-                      auto trained = train::finetuneDpSgd(model, r.train.view(), r.train.labels, dp, scratch,
-                                                          r.progress, r.cancel);
-                      if (!trained) return trained.error();
-                      auto acc = psg::accuracyOf(model, r.test.view(), r.test.labels);
-                      if (!acc) return acc.error();
-                      PsgAccuracyRow row{"accuracy-convnet", "DP-SGD on the real data, ConvNet", {*acc}, *acc, 0.0};
-                      if (auto s = r.project.addMetrics(metricsOf(rid, row)); !s) return s.error();
-                      report.rows.push_back(std::move(row));
-                      return std::nullopt;
-                  });
+    auto id = pipeline::storedRun(
+        r.project, {kPsgDpSgdMethod, "", r.params.epsilon, static_cast<long long>(r.options.seed), c.dump()},
+        [&](long long rid) -> Status {
+            report.dpSgdRunId = rid;
+            auto planned = train::plannedDpSgdEntry(dp, static_cast<std::int64_t>(r.train.labels.size()),
+                                                    privacy::PrivacyUnit::Example);
+            if (!planned) return planned.error();
+            privacy::Ledger ledger(r.project.spec().privacy.composition);
+            ledger.record(*planned);
+            if (auto s = r.project.recordLedger(rid, ledger); !s) return s.error();
+            report.dpSgdEpsilon = ledger.total().epsilon;
+            train::Model model = train::Model::create(convNetSpec(r.params, r.train, r.classes),
+                                                      seeds::mix(r.options.seed, 0x6470ULL), r.params.device);
+            privacy::Ledger scratch;
+            auto trained =
+                train::finetuneDpSgd(model, r.train.view(), r.train.labels, dp, scratch, r.progress, r.cancel);
+            if (!trained) return trained.error();
+            auto acc = psg::accuracyOf(model, r.test.view(), r.test.labels);
+            if (!acc) return acc.error();
+            PsgAccuracyRow row{"accuracy-convnet", "DP-SGD on the real data, ConvNet", {*acc}, *acc, 0.0};
+            if (auto s = r.project.addMetrics(metricsOf(rid, row)); !s) return s.error();
+            report.rows.push_back(std::move(row));
+            return std::nullopt;
+        });
     if (!id) return id.error();
     return std::nullopt;
 }
@@ -493,12 +494,12 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
             std::to_string(r.params.compositions()) + " DP gradient steps, sigma " +
             privacy::formatNumber(r.planned.sigma) + ") on " + std::to_string(report.trainExamples) +
             " training images");
-    auto runId =
-        pipeline::storedRun(project, {kPsgMethod, "", r.params.epsilon, static_cast<long long>(options.seed), config.dump()},
-                  [&](long long id) -> Status {
-                      report.runId = id;
-                      return generateAndEvaluate(r, id, snapshot, report);
-                  });
+    auto runId = pipeline::storedRun(
+        project, {kPsgMethod, "", r.params.epsilon, static_cast<long long>(options.seed), config.dump()},
+        [&](long long id) -> Status {
+            report.runId = id;
+            return generateAndEvaluate(r, id, snapshot, report);
+        });
     if (!runId) return runId.error();
     if (!options.references) return report;
     if (auto e = storeRealSubsetReference(r, report)) return *e;

@@ -26,17 +26,17 @@ inline constexpr const char* kPsgDpSgdMethod = "psg-dp-sgd";
 inline constexpr const char* kPrivateSetModel = "private-set";
 
 struct PsgStageOptions {
-    std::optional<int> imagesPerClass;   // unset: the spec's psg section (or 10)
-    std::optional<long long> iterations;  // unset: the spec's
-    std::optional<double> epsilon;        // unset: the spec's first ε
+    std::optional<int> imagesPerClass;              // unset: the spec's psg section (or 10)
+    std::optional<long long> iterations;            // unset: the spec's
+    std::optional<double> epsilon;                  // unset: the spec's first ε
     std::optional<privacy::Accountant> accountant;  // unset: the spec's
-    std::optional<bool> reproducible;     // unset: the spec's privacy.reproducible
-    std::optional<int> evaluations;       // unset: the spec's
-    std::optional<int> evaluationEpochs;  // unset: the spec's
-    std::optional<long long> dpSgdSteps;  // unset: the spec's; 0: no DP-SGD reference
-    bool references = true;               // also run the real-subset and DP-SGD references
-    std::uint64_t seed = 0;               // S's start, the networks, the evaluations, the real subset
-    std::string device = "cpu";           // where every network and S live (train::Model::create's names)
+    std::optional<bool> reproducible;               // unset: the spec's privacy.reproducible
+    std::optional<int> evaluations;                 // unset: the spec's
+    std::optional<int> evaluationEpochs;            // unset: the spec's
+    std::optional<long long> dpSgdSteps;            // unset: the spec's; 0: no DP-SGD reference
+    bool references = true;                         // also run the real-subset and DP-SGD references
+    std::uint64_t seed = 0;                         // S's start, the networks, the evaluations, the real subset
+    std::string device = "cpu";                     // where every network and S live (train::Model::create's names)
 };
 
 /// The values alone, before a project is opened (messages name the option).

@@ -115,8 +115,8 @@ train::LmDpParams finetuneParams(const TextDownstreamContext& c, const std::stri
     ft.steps = settings.finetuneSteps;
     ft.trainLastBlocks = settings.trainLastBlocks;
     ft.split = split;
-    ft.randomness =
-        pipeline::releaseRandomness(settings.reproducible, seed, pipeline::releaseIdentity("finetune", method, c.cache.task, eps, seed));
+    ft.randomness = pipeline::releaseRandomness(settings.reproducible, seed,
+                                                pipeline::releaseIdentity("finetune", method, c.cache.task, eps, seed));
     ft.evaluateEvery = settings.evaluateEvery;
     ft.accountant = settings.accountant;
     return ft;
@@ -218,7 +218,8 @@ Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::Met
     ledger = pipeline::withSenderAddressUnit(ledger);  // every entry here is at user level
     if (auto e = pipeline::errorOf(project.recordLedger(id, ledger))) return e;
     if (plan.lambda)
-        if (auto e = pipeline::errorOf(project.addLambda({id, plan.lambdaKind, c.cache.domains, *plan.lambda}))) return e;
+        if (auto e = pipeline::errorOf(project.addLambda({id, plan.lambdaKind, c.cache.domains, *plan.lambda})))
+            return e;
     // The clipped fraction is a non-private statistic of split B: not stored.
     std::vector<project::MetricRecord> metrics{{id, "test-perplexity", "", out.testPerplexity},
                                                {id, "finetune-noise", "", tuned->sigma}};
@@ -232,8 +233,8 @@ Status trainTextRun(TextDownstreamContext& c, SeedData& seed, const methods::Met
 }
 
 // One method's downstream run for (seed, ε): its plan, the budget's cap, the stored run.
-Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const text_tokens::SeedMixtures::Private& priv, methods::Method m,
-                     TextDownstreamReport& report) {
+Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const text_tokens::SeedMixtures::Private& priv,
+                     methods::Method m, TextDownstreamReport& report) {
     const double eps = priv.epsilon;
     const std::string method = methods::nameOf(m);
     auto plan = textMethodPlan(m, seed.mixtures, priv);
@@ -257,11 +258,11 @@ Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const text_tokens
     out.method = method;
     out.seed = seed.mixtures.seed;
     out.epsilon = eps;
-    auto run =
-        pipeline::storedRun(c.project,
-                  {method, c.cache.task, eps, static_cast<long long>(seed.mixtures.seed),
-                   textDownstreamConfig(c, method, *plan, ft)},
-                  [&](long long id) { return trainTextRun(c, seed, *plan, pretrainKey, users, ft, ledger, id, out); });
+    auto run = pipeline::storedRun(
+        c.project,
+        {method, c.cache.task, eps, static_cast<long long>(seed.mixtures.seed),
+         textDownstreamConfig(c, method, *plan, ft)},
+        [&](long long id) { return trainTextRun(c, seed, *plan, pretrainKey, users, ft, ledger, id, out); });
     if (!run) return run.error();
     const auto totalPrivacy = ledger.total();
     out.ledgerEpsilon = totalPrivacy.epsilon;

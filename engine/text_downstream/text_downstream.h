@@ -14,8 +14,8 @@
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/pipeline/study_runner.h"
-#include "engine/text_tokens/text_downstream_tokens.h"
 #include "engine/project/project_file.h"
+#include "engine/text_tokens/text_downstream_tokens.h"
 #include "engine/train/causal_lm.h"
 
 #include <cstdint>
@@ -26,20 +26,20 @@
 namespace dpmix::text_downstream {
 
 struct TextDownstreamSettings {
-    train::TransformerSpec model;     // vocabulary is taken from the token cache
+    train::TransformerSpec model;  // vocabulary is taken from the token cache
     long long pretrainSteps = 300;
-    int pretrainBatch = 32;           // windows per step
-    double pretrainLr = 1e-3;         // Adam
+    int pretrainBatch = 32;    // windows per step
+    double pretrainLr = 1e-3;  // Adam
     long long finetuneSteps = 100;
-    int finetuneUsers = 64;           // expected users per step (q = users / m)
-    double finetuneLr = 1e-3;         // Adam on the privatised gradient
+    int finetuneUsers = 64;    // expected users per step (q = users / m)
+    double finetuneLr = 1e-3;  // Adam on the privatised gradient
     double clip = 1.0;
-    int trainLastBlocks = 3;          // the last two blocks + head (the paper's LM setting)
-    long long evaluateEvery = 25;     // curve points (fine-tuning steps)
+    int trainLastBlocks = 3;             // the last two blocks + head (the paper's LM setting)
+    long long evaluateEvery = 25;        // curve points (fine-tuning steps)
     long long evaluationTokens = 16384;  // predicted test tokens per evaluation (0 = all)
-    bool reproducible = false;        // seeded fine-tuning randomness (not a release); default secret
+    bool reproducible = false;           // seeded fine-tuning randomness (not a release); default secret
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // σ calibration and ledger of the fine-tuning
-    std::string device = "cpu";       // where the language model trains (train::CausalLm::create's names)
+    std::string device = "cpu";  // where the language model trains (train::CausalLm::create's names)
 };
 
 /// The spec's pretrain/finetune batch, lr, clip and steps, with the CLI's step overrides.
@@ -53,7 +53,7 @@ struct TextDownstreamRun {
     double testPerplexity = 0.0;        // after fine-tuning
     double pretrainedPerplexity = 0.0;  // step 0 of the curve
     double sigma = 0.0, q = 0.0;
-    long long finetuneUsers = 0;        // m
+    long long finetuneUsers = 0;  // m
     double ledgerEpsilon = 0.0;
     bool established = true;
     long long runId = 0;

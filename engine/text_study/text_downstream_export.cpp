@@ -11,7 +11,8 @@ namespace dpmix::text_study {
 namespace {
 
 Result<data::TextCorpus> loadTextRecord(const project::ProjectSpec& spec, const project::SourceRecord& r) {
-    auto loaded = data::loadTextSource(data::SourceSpec{r.name, r.loader, r.path, pipeline::sourceOptions(spec, r.name)});
+    auto loaded =
+        data::loadTextSource(data::SourceSpec{r.name, r.loader, r.path, pipeline::sourceOptions(spec, r.name)});
     if (!loaded) return Error{r.role + " source '" + r.name + "': " + loaded.error().message};
     return loaded;
 }
@@ -42,7 +43,9 @@ Result<StoredTokenizer> newestTokenizer(project::ProjectFile& project) {
         for (const auto& m : *models)
             if (m.name == "tokenizer") record = m;
     }
-    if (!record) return Error{"token export: no finished text-proxies run with a stored tokenizer in " + project.path().string()};
+    if (!record)
+        return Error{"token export: no finished text-proxies run with a stored tokenizer in " +
+                     project.path().string()};
     auto bytes = project.loadModel(*record);
     if (!bytes) return bytes.error();
     auto tokenizer = text::loadTokenizer(std::move(bytes).value());
@@ -53,7 +56,8 @@ Result<StoredTokenizer> newestTokenizer(project::ProjectFile& project) {
 // Every mixture component's public documents as one token stream; returns the sensitive source.
 Result<const project::SourceRecord*> encodePublicDomains(const project::ProjectSpec& spec,
                                                          const std::vector<project::SourceRecord>& sources,
-                                                         const text::Tokenizer& tokenizer, text_tokens::TokenCache& cache,
+                                                         const text::Tokenizer& tokenizer,
+                                                         text_tokens::TokenCache& cache,
                                                          const CancellationToken& cancel) {
     cache.publicDomains.resize(cache.domains.size());
     std::vector<bool> filled(cache.domains.size(), false);
@@ -72,7 +76,9 @@ Result<const project::SourceRecord*> encodePublicDomains(const project::ProjectS
         filled[i] = true;
     }
     for (std::size_t i = 0; i < filled.size(); ++i)
-        if (!filled[i]) return Error{"token export: the mixture component '" + cache.domains[i] + "' is not a public source of the project"};
+        if (!filled[i])
+            return Error{"token export: the mixture component '" + cache.domains[i] +
+                         "' is not a public source of the project"};
     if (!sensitive) return Error{"token export: the project has no sensitive source"};
     return sensitive;
 }
@@ -80,7 +86,8 @@ Result<const project::SourceRecord*> encodePublicDomains(const project::ProjectS
 // The sensitive corpus as one token stream with each document's user (users sorted, indexed).
 Result<std::map<std::string, std::int32_t>> encodeSensitive(const project::ProjectSpec& spec,
                                                             const project::SourceRecord& sensitive,
-                                                            const text::Tokenizer& tokenizer, text_tokens::TokenCache& cache,
+                                                            const text::Tokenizer& tokenizer,
+                                                            text_tokens::TokenCache& cache,
                                                             const CancellationToken& cancel) {
     cache.task = sensitive.name;
     auto mail = loadTextRecord(spec, sensitive);
@@ -101,12 +108,13 @@ Result<std::map<std::string, std::int32_t>> encodeSensitive(const project::Proje
 
 // Each seed's splits (as user indices) and the λ's the mixture stage chose.
 Status addSeedMixtures(const project::ProjectSpec& spec, const TextStudyReport& report,
-                                     const std::map<std::string, std::int32_t>& userIndex, text_tokens::TokenCache& cache) {
+                       const std::map<std::string, std::int32_t>& userIndex, text_tokens::TokenCache& cache) {
     auto indicesOf = [&](const std::vector<std::string>& ids) -> Result<std::vector<std::int32_t>> {
         std::vector<std::int32_t> out;
         for (const auto& id : ids) {
             auto it = userIndex.find(id);
-            if (it == userIndex.end()) return Error{"token export: user '" + id + "' of a split is not in the sensitive corpus"};
+            if (it == userIndex.end())
+                return Error{"token export: user '" + id + "' of a split is not in the sensitive corpus"};
             out.push_back(it->second);
         }
         return out;
@@ -141,11 +149,13 @@ Status addSeedMixtures(const project::ProjectSpec& spec, const TextStudyReport& 
 }  // namespace
 
 Result<text_tokens::TokenCache> buildTokenCache(project::ProjectFile& project, const TextStudyReport& report,
-                                   const CancellationToken& cancel) {
+                                                const CancellationToken& cancel) {
     const auto& spec = project.spec();
     if (!spec.sensitive.userLevel)
-        return Error{"token export: the downstream language-model stages need a user-level study "
-                     "(sensitive.user_level = true), and '" + project.path().string() + "' is example level"};
+        return Error{
+            "token export: the downstream language-model stages need a user-level study "
+            "(sensitive.user_level = true), and '" +
+            project.path().string() + "' is example level"};
     if (report.study.mixtures.empty())
         return Error{"token export: the mixture stage did not run, so there is no lambda to pretrain on"};
     auto stored = newestTokenizer(project);

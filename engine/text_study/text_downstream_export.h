@@ -5,14 +5,14 @@
 // library (it needs sentencepiece).
 #include "engine/core/cancellation.h"
 #include "engine/core/result.h"
-#include "engine/text_tokens/text_downstream_tokens.h"
-#include "engine/text_study/text_study.h"
 #include "engine/project/project_file.h"
+#include "engine/text_study/text_study.h"
+#include "engine/text_tokens/text_downstream_tokens.h"
 
 namespace dpmix::text_study {
 
 /// Needs a user-level study whose mixture stage ran (`report` from runTextStudy with "mixture").
 Result<text_tokens::TokenCache> buildTokenCache(project::ProjectFile& project, const TextStudyReport& report,
-                                   const CancellationToken& cancel = {});
+                                                const CancellationToken& cancel = {});
 
 }  // namespace dpmix::text_study

@@ -341,9 +341,10 @@ Result<SeedObjective> seedObjective(const TextStudyRun& run, const text::DomainP
 }
 
 // The non-private reference λ*, uniform and Random Search's pick, with their distances to λ*.
-Result<pipeline::MixtureOutcome> baselineMixtures(const TextStudyRun& run, const SeedObjective& so, const std::string& task,
-                                        const std::vector<std::string>& componentNames, std::uint64_t seed,
-                                        TextSeedDetails& details) {
+Result<pipeline::MixtureOutcome> baselineMixtures(const TextStudyRun& run, const SeedObjective& so,
+                                                  const std::string& task,
+                                                  const std::vector<std::string>& componentNames, std::uint64_t seed,
+                                                  TextSeedDetails& details) {
     const auto& objective = *so.objective;
     pipeline::MixtureOutcome o;
     o.task = task;
@@ -388,7 +389,8 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
         .clipNorm(run.spec.mixture.clip)
         .stepSize(run.spec.mixture.lr)
         .steps(run.spec.mixture.steps)
-        .randomness(pipeline::releaseRandomness(run.reproducible, seed, pipeline::releaseIdentity("mixture", method, task, eps, seed)))
+        .randomness(pipeline::releaseRandomness(run.reproducible, seed,
+                                                pipeline::releaseIdentity("mixture", method, task, eps, seed)))
         // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that
         // component, which the EG step ignores; projecting it out spends C on direction.
         .clippedGradient(mixmin::ClippedGradient::TangentProjected)
@@ -483,16 +485,19 @@ Status storeTextSeedRuns(const TextStudyRun& run, const pipeline::MixtureOutcome
         if (!ppl) return ppl.error();
         return std::vector<project::MetricRecord>{{id, "test-perplexity", "", *ppl}};
     };
-    if (auto e = pipeline::storeMixtureBaselines(project, o, s, run.spec.privacy.composition, config, perplexityOf)) return e;
+    if (auto e = pipeline::storeMixtureBaselines(project, o, s, run.spec.privacy.composition, config, perplexityOf))
+        return e;
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
     for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
         const auto& p = o.privateLambdas[pi];
-        auto r = pipeline::storedRun(project, {dpName, o.task, p.epsilon, s, config(dpName)}, [&](long long id) -> Status {
-            privacy::Ledger ledger(run.spec.privacy.composition);
-            ledger.record(p.ledgerEntry);
-            if (auto e = pipeline::errorOf(project.recordLedger(id, ledger))) return e;
-            return pipeline::storePrivateLambda(project, id, o, p, {{id, "test-perplexity", "", details.perplexityDp[pi]}});
-        });
+        auto r =
+            pipeline::storedRun(project, {dpName, o.task, p.epsilon, s, config(dpName)}, [&](long long id) -> Status {
+                privacy::Ledger ledger(run.spec.privacy.composition);
+                ledger.record(p.ledgerEntry);
+                if (auto e = pipeline::errorOf(project.recordLedger(id, ledger))) return e;
+                return pipeline::storePrivateLambda(project, id, o, p,
+                                                    {{id, "test-perplexity", "", details.perplexityDp[pi]}});
+            });
         if (!r) return r.error();
     }
     return std::nullopt;
@@ -569,8 +574,8 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const pipeli
 }
 
 Result<pipeline::StudyRunReport> runTextStudy(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
-                                    const ProgressCallback& progress, const CancellationToken& cancel,
-                                    const pipeline::LogSink& log) {
+                                              const ProgressCallback& progress, const CancellationToken& cancel,
+                                              const pipeline::LogSink& log) {
     auto report = runTextStudy(project, options, TextStudySettings{}, progress, cancel, log);
     if (!report) return report.error();
     return std::move(report->study);

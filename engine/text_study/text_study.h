@@ -30,22 +30,22 @@ namespace dpmix::text_study {
 /// Knobs of the text study that the project spec does not carry (the defaults keep the mail
 /// study's proxies to minutes on a 2-core machine).
 struct TextStudySettings {
-    int vocabularySize = 8000;                    // sentencepiece target (smaller if the sample cannot support it)
+    int vocabularySize = 8000;                         // sentencepiece target (smaller if the sample cannot support it)
     std::size_t tokenizerBytesPerDomain = 256 * 1024;  // tokenizer training sample per domain
-    int ngramOrder = 3;                           // Kneser–Ney order of each domain proxy
-    std::size_t maxTrainingBytesPerDomain = 0;    // cap on each proxy's training text (0 = all)
-    std::size_t maxTokensPerDocument = 256;       // scored positions per document (objective and perplexity)
-    long long defaultUserGroupSize = 15;          // G_ULS when the spec gives none (the paper's value)
+    int ngramOrder = 3;                                // Kneser–Ney order of each domain proxy
+    std::size_t maxTrainingBytesPerDomain = 0;         // cap on each proxy's training text (0 = all)
+    std::size_t maxTokensPerDocument = 256;            // scored positions per document (objective and perplexity)
+    long long defaultUserGroupSize = 15;               // G_ULS when the spec gives none (the paper's value)
 };
 
 /// What one run seed produced beyond the common MixtureOutcome.
 struct TextSeedDetails {
     std::uint64_t seed = 0;
-    long long usersA = 0, usersB = 0;             // distinct users (user level) in split A / B
-    long long documentsA = 0;                     // documents of split A kept (non-empty after tokenization)
+    long long usersA = 0, usersB = 0;  // distinct users (user level) in split A / B
+    long long documentsA = 0;          // documents of split A kept (non-empty after tokenization)
     // Test perplexity of the λ-mixture of the domain proxies on the test users' documents.
     double perplexityStar = 0.0, perplexityUniform = 0.0, perplexityRandomSearch = 0.0;
-    std::vector<double> perplexityDp;             // one per MixtureOutcome::privateLambdas entry
+    std::vector<double> perplexityDp;  // one per MixtureOutcome::privateLambdas entry
     // NON-PRIVATE diagnostic for choosing / justifying C (never stored, never released): the L2
     // norms of the per-user clipped quantity of Algorithm 2 (tangent-projected mean gradient over
     // the user's first G documents) on split A, at λ = uniform and at λ*; quantiles 0.1/0.5/0.9.
@@ -55,12 +55,12 @@ struct TextSeedDetails {
 };
 
 struct TextStudyReport {
-    pipeline::StudyRunReport study;                         // componentNames = domains, mixtures per seed
-    std::vector<TextSeedDetails> seeds;           // parallel to study.mixtures
-    long long testDocuments = 0;                  // test documents scored (non-empty)
+    pipeline::StudyRunReport study;      // componentNames = domains, mixtures per seed
+    std::vector<TextSeedDetails> seeds;  // parallel to study.mixtures
+    long long testDocuments = 0;         // test documents scored (non-empty)
     long long testUsers = 0;
-    std::vector<std::string> testUserIds;         // sorted, distinct
-    int vocabularySize = 0;                       // of the trained tokenizer
+    std::vector<std::string> testUserIds;  // sorted, distinct
+    int vocabularySize = 0;                // of the trained tokenizer
 };
 
 /// NON-PRIVATE diagnostic: quantiles 0.1 / 0.5 / 0.9 (nearest rank) of ‖g_u − mean(g_u)·1‖₂, g_u the
@@ -86,7 +86,7 @@ Result<TextStudyReport> runTextStudy(project::ProjectFile& project, const pipeli
 
 /// The same with default settings, returning the common report.
 Result<pipeline::StudyRunReport> runTextStudy(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
-                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
-                                    const pipeline::LogSink& log = {});
+                                              const ProgressCallback& progress = {},
+                                              const CancellationToken& cancel = {}, const pipeline::LogSink& log = {});
 
 }  // namespace dpmix::text_study

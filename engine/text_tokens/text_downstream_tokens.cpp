@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <unistd.h>
+#include <fstream>
 
 namespace dpmix::text_tokens {
 namespace fs = std::filesystem;
@@ -72,7 +72,8 @@ void TokenCorpus::add(const std::vector<std::int32_t>& document) {
 
 std::vector<std::vector<std::int32_t>> TokenCache::userStreams(const std::vector<std::int32_t>& userIndices) const {
     std::vector<std::int32_t> slot(users.size(), -1);
-    for (std::size_t i = 0; i < userIndices.size(); ++i) slot[static_cast<std::size_t>(userIndices[i])] = static_cast<std::int32_t>(i);
+    for (std::size_t i = 0; i < userIndices.size(); ++i)
+        slot[static_cast<std::size_t>(userIndices[i])] = static_cast<std::int32_t>(i);
     std::vector<std::vector<std::int32_t>> out(userIndices.size());
     for (std::size_t d = 0; d < sensitive.documents(); ++d) {
         const auto s = slot[static_cast<std::size_t>(documentUser[d])];
@@ -105,7 +106,9 @@ Status checkTokenCache(const TokenCache& c) {
         if (auto e = checkUserList(s.usersB, c.users.size(), where + " users_b")) return e;
         bool sizesOk = s.lambdaStar.size() == k && s.lambdaUniform.size() == k && s.lambdaRandomSearch.size() == k;
         for (const auto& p : s.privateLambdas) sizesOk = sizesOk && p.lambda.size() == k;
-        if (!sizesOk) return Error{"token cache: index.json " + where + ": a lambda does not have one weight per domain (" + std::to_string(k) + ")"};
+        if (!sizesOk)
+            return Error{"token cache: index.json " + where + ": a lambda does not have one weight per domain (" +
+                         std::to_string(k) + ")"};
     }
     return std::nullopt;
 }
@@ -115,14 +118,20 @@ Status writeTokenCache(const fs::path& dir, const TokenCache& c) {
     const fs::path tmp = fs::path(dir.string() + ".tmp-" + std::to_string(::getpid()));
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    if (!fs::create_directories(tmp, ec) || ec) return Error{"token cache: cannot create " + tmp.string() + ": " + ec.message()};
-    auto fail = [&](Error e) { fs::remove_all(tmp, ec); return Status(std::move(e)); };
+    if (!fs::create_directories(tmp, ec) || ec)
+        return Error{"token cache: cannot create " + tmp.string() + ": " + ec.message()};
+    auto fail = [&](Error e) {
+        fs::remove_all(tmp, ec);
+        return Status(std::move(e));
+    };
     json domains = json::array();
     for (std::size_t i = 0; i < c.publicDomains.size(); ++i) {
         const std::string base = "public-" + std::to_string(i);
         if (auto e = writeArray(tmp / (base + ".tokens"), c.publicDomains[i].tokens)) return fail(*e);
         if (auto e = writeArray(tmp / (base + ".offsets"), c.publicDomains[i].offsets)) return fail(*e);
-        domains.push_back({{"name", c.domains[i]}, {"file", base}, {"documents", c.publicDomains[i].documents()},
+        domains.push_back({{"name", c.domains[i]},
+                           {"file", base},
+                           {"documents", c.publicDomains[i].documents()},
                            {"tokens", c.publicDomains[i].tokens.size()}});
     }
     if (auto e = writeArray(tmp / "sensitive.tokens", c.sensitive.tokens)) return fail(*e);
@@ -133,8 +142,12 @@ Status writeTokenCache(const fs::path& dir, const TokenCache& c) {
         json priv = json::array();
         for (const auto& p : s.privateLambdas)
             priv.push_back({{"epsilon", p.epsilon}, {"lambda", p.lambda}, {"ledger", json::parse(p.ledgerJson)}});
-        seeds.push_back({{"seed", s.seed}, {"users_a", s.usersA}, {"users_b", s.usersB}, {"lambda_star", s.lambdaStar},
-                         {"lambda_uniform", s.lambdaUniform}, {"lambda_random_search", s.lambdaRandomSearch},
+        seeds.push_back({{"seed", s.seed},
+                         {"users_a", s.usersA},
+                         {"users_b", s.usersB},
+                         {"lambda_star", s.lambdaStar},
+                         {"lambda_uniform", s.lambdaUniform},
+                         {"lambda_random_search", s.lambdaRandomSearch},
                          {"private", priv}});
     }
     json index{{"format", kFormat},
@@ -155,7 +168,8 @@ Status writeTokenCache(const fs::path& dir, const TokenCache& c) {
     }
     fs::remove_all(dir, ec);
     fs::rename(tmp, dir, ec);
-    if (ec) return fail(Error{"token cache: cannot move " + tmp.string() + " to " + dir.string() + ": " + ec.message()});
+    if (ec)
+        return fail(Error{"token cache: cannot move " + tmp.string() + " to " + dir.string() + ": " + ec.message()});
     return std::nullopt;
 }
 
@@ -210,8 +224,8 @@ Result<TokenCache> readTokenCache(const fs::path& dir) {
             m.lambdaUniform = j.at("lambda_uniform").get<std::vector<double>>();
             m.lambdaRandomSearch = j.at("lambda_random_search").get<std::vector<double>>();
             for (const auto& p : j.at("private"))
-                m.privateLambdas.push_back({p.at("epsilon").get<double>(), p.at("lambda").get<std::vector<double>>(),
-                                            p.at("ledger").dump()});
+                m.privateLambdas.push_back(
+                    {p.at("epsilon").get<double>(), p.at("lambda").get<std::vector<double>>(), p.at("ledger").dump()});
             c.seeds.push_back(std::move(m));
         }
     } catch (const json::exception& e) {

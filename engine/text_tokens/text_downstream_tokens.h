@@ -47,13 +47,13 @@ struct SeedMixtures {
 };
 
 struct TokenCache {
-    std::string task;                    // the sensitive source's name
-    std::string tokenizerSha256;         // hex SHA-256 of the serialized tokenizer used
+    std::string task;             // the sensitive source's name
+    std::string tokenizerSha256;  // hex SHA-256 of the serialized tokenizer used
     int vocabulary = 0;
     int eos = 2;
-    std::vector<std::string> domains;    // mixture components, λ order
+    std::vector<std::string> domains;  // mixture components, λ order
     std::vector<TokenCorpus> publicDomains;
-    std::vector<std::string> users;      // sensitive user ids, sorted
+    std::vector<std::string> users;  // sensitive user ids, sorted
     TokenCorpus sensitive;
     std::vector<std::int32_t> documentUser;
     std::vector<std::int32_t> testUsers;  // indices into users

@@ -23,14 +23,12 @@ public:
 
     /// Freezes and submits on a worker thread, with the project open there (a proxy may be
     /// trained first, as a local run would). Nothing is submitted on an error.
-    virtual Result<executor::cluster::SubmitReport> submitStudy(project::ProjectFile& project, const StudyRequest& request,
-                                                                const ClusterSubmission& submission,
-                                                                const ProgressCallback& progress,
-                                                                const CancellationToken& cancel, const StudyLog& log) = 0;
-    virtual Result<executor::cluster::SubmitReport> submitAudit(project::ProjectFile& project, const AuditRequest& request,
-                                                                const ClusterSubmission& submission,
-                                                                const ProgressCallback& progress,
-                                                                const CancellationToken& cancel, const StudyLog& log) = 0;
+    virtual Result<executor::cluster::SubmitReport> submitStudy(
+        project::ProjectFile& project, const StudyRequest& request, const ClusterSubmission& submission,
+        const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) = 0;
+    virtual Result<executor::cluster::SubmitReport> submitAudit(
+        project::ProjectFile& project, const AuditRequest& request, const ClusterSubmission& submission,
+        const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) = 0;
 
     /// The project's jobs with each unit's state (reads the job directories, asks squeue/sacct:
     /// call it off the GUI thread). No jobs folder: an empty list.

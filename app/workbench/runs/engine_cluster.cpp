@@ -39,12 +39,9 @@ Result<ClusterSubmission> withWorker(const EngineClusterBackend& backend, Cluste
 }
 }  // namespace
 
-Result<executor::cluster::SubmitReport> EngineClusterBackend::submitStudy(project::ProjectFile& project,
-                                                                          const StudyRequest& request,
-                                                                          const ClusterSubmission& submission,
-                                                                          const ProgressCallback& progress,
-                                                                          const CancellationToken& cancel,
-                                                                          const StudyLog& log) {
+Result<executor::cluster::SubmitReport> EngineClusterBackend::submitStudy(
+    project::ProjectFile& project, const StudyRequest& request, const ClusterSubmission& submission,
+    const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) {
     // The panel's values, Advanced ones included, travel in the frozen run as a local run takes them.
     auto options = studyRunOptionsFor(project, request);
     if (!options) return options.error();
@@ -55,22 +52,21 @@ Result<executor::cluster::SubmitReport> EngineClusterBackend::submitStudy(projec
     return report;
 }
 
-Result<executor::cluster::SubmitReport> EngineClusterBackend::submitAudit(project::ProjectFile& project,
-                                                                          const AuditRequest& request,
-                                                                          const ClusterSubmission& submission,
-                                                                          const ProgressCallback& progress,
-                                                                          const CancellationToken& cancel,
-                                                                          const StudyLog& log) {
+Result<executor::cluster::SubmitReport> EngineClusterBackend::submitAudit(
+    project::ProjectFile& project, const AuditRequest& request, const ClusterSubmission& submission,
+    const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) {
     auto options = auditStageOptionsFor(project, request);
     if (!options) return options.error();
     auto worker = withWorker(*this, submission);
     if (!worker) return worker.error();
-    auto report = executor::submitAuditToSlurm(project, *options, worker->auditUnits, worker->slurm, progress, cancel, log);
+    auto report =
+        executor::submitAuditToSlurm(project, *options, worker->auditUnits, worker->slurm, progress, cancel, log);
     if (!report) return report.error();
     return report;
 }
 
-Result<std::vector<executor::cluster::JobStatus>> EngineClusterBackend::status(const std::filesystem::path& project) const {
+Result<std::vector<executor::cluster::JobStatus>> EngineClusterBackend::status(
+    const std::filesystem::path& project) const {
     return executor::cluster::jobStatus(project);
 }
 

@@ -1,11 +1,11 @@
 #include "app/workbench/runs/engine_study.h"
 
-#include "engine/data/source_loader.h"
 #include "engine/audit_runs/audit_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
+#include "engine/data/source_loader.h"
 #include "engine/experiment_runs/psg_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/study_runner.h"
-#include "engine/audit_runs/training_audit_stage.h"
 #include "engine/runtime/runtime_info.h"
 
 #include <cmath>
@@ -130,7 +130,7 @@ Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequ
 }  // namespace
 
 Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
-                                                         const AuditRequest& request) {
+                                                           const AuditRequest& request) {
     audit_runs::AuditStageOptions options;
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.task = request.task;
@@ -199,10 +199,10 @@ Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request
         images.classNames = classNames;
         return images;
     };
-    auto report =
-        experiment_runs::runPsgStage(project, options, progress, cancel, log, [&](const psg::PrivateSet& set, int iteration) {
-            if (snapshot) snapshot(toImages(set, iteration));
-        });
+    auto report = experiment_runs::runPsgStage(project, options, progress, cancel, log,
+                                               [&](const psg::PrivateSet& set, int iteration) {
+                                                   if (snapshot) snapshot(toImages(set, iteration));
+                                               });
     if (!report) return report.error();
     if (log)
         for (const auto& row : report->rows)

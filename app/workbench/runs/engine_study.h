@@ -18,7 +18,7 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
 Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile& project, const StudyRequest& request);
 /// The mixture audit's options for the request (a training audit has its own; runAuditWithEngine).
 Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
-                                                         const AuditRequest& request);
+                                                           const AuditRequest& request);
 
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.

@@ -6,12 +6,12 @@
 // bit for bit. Also: nothing is stored before every part is done; merging twice stores nothing
 // twice; an extractor trained at submission is stored with the merged run (and a later local
 // experiment reuses it); a damaged inputs file is refused by the worker and by the merge.
-#include "engine/experiments/adamix_records.h"
-#include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/executor/adamix_units.h"
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/cluster_process.h"
 #include "engine/executor/run_units.h"
+#include "engine/experiment_runs/adamix_experiment_stage.h"
+#include "engine/experiments/adamix_records.h"
 #include "stand_in_sbatch.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
@@ -91,8 +91,9 @@ class TestAdamixUnits : public QObject {
     // Submits `frozen` as a job of `p` (the inputs file written into its directory).
     Result<cluster::SubmitReport> submit(project::ProjectFile& p, const FrozenAdamixExperiment& frozen,
                                          const AdamixExperimentOptions& options) {
-        return cluster::submitJob(p, "adamix", frozen.json, adamixWorkUnits(options.grid), {}, false,
-                                  [&](const fs::path& d) { return cluster::writeAtomically(d / kAdamixInputsFile, frozen.inputs); });
+        return cluster::submitJob(
+            p, "adamix", frozen.json, adamixWorkUnits(options.grid), {}, false,
+            [&](const fs::path& d) { return cluster::writeAtomically(d / kAdamixInputsFile, frozen.inputs); });
     }
 
 private Q_SLOTS:
@@ -169,9 +170,11 @@ private Q_SLOTS:
         auto e = cluster::runWorkerUnit(job->dir, 0, 1);
         QVERIFY2(!e, e ? e->message.c_str() : "");
         auto merged = cluster::mergeJobs(p);
-        QVERIFY2(merged.ok() && merged->front().imported, merged.ok() ? merged->front().summary.c_str() : merged.error().message.c_str());
+        QVERIFY2(merged.ok() && merged->front().imported,
+                 merged.ok() ? merged->front().summary.c_str() : merged.error().message.c_str());
         bool hasExtractor = false;
-        for (const auto& m : p.models(merged->front().runId).value()) hasExtractor |= m.name == experiments::kAdamixExtractorModel;
+        for (const auto& m : p.models(merged->front().runId).value())
+            hasExtractor |= m.name == experiments::kAdamixExtractorModel;
         QVERIFY(hasExtractor);
         auto later = runAdamixExperiment(p, options);
         QVERIFY2(later.ok(), later.ok() ? "" : later.error().message.c_str());

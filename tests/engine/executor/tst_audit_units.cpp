@@ -24,7 +24,8 @@ namespace {
 
 const std::string kSpec = R"({
   "name": "tiny-audit-units",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
+)" + testing::tinyStudyData() +
+                          R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.25, "composition": "parallel"},
   "stages": {"mixture": {"clip": 13, "batch": 30, "lr": 1.0, "steps": 15}},
   "seeds": [0]
 })";
@@ -63,7 +64,8 @@ class TestAuditUnits : public QObject {
             QVERIFY2(block.ok(), block.ok() ? "" : block.error().message.c_str());
             const auto& scores = in ? local->result.scoresIn : local->result.scoresOut;
             for (long long r = block->begin; r < block->end; ++r)
-                QVERIFY2(sameBits(block->scores[static_cast<std::size_t>(r - block->begin)], scores[static_cast<std::size_t>(r)]),
+                QVERIFY2(sameBits(block->scores[static_cast<std::size_t>(r - block->begin)],
+                                  scores[static_cast<std::size_t>(r)]),
                          ("run " + std::to_string(r)).c_str());
             blocks.push_back(std::move(block).value());
         }
@@ -92,7 +94,8 @@ private Q_SLOTS:
         testing::writeStudyImages(d, "sens", 400, 2);
         std::ofstream(d + "/tiny.json") << kSpec;
         projectFile_ = d + "/tiny.dpmix";
-        auto created = project::createProjectFromSpecFile(d + "/tiny.json", projectFile_, testing::dataLayerSummarizer());
+        auto created =
+            project::createProjectFromSpecFile(d + "/tiny.json", projectFile_, testing::dataLayerSummarizer());
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
     }
 
@@ -125,10 +128,11 @@ private Q_SLOTS:
         o.setup = "module load dpmix";
         o.program = "/opt/dpmix/bin/dpmix";
         const std::string s = cluster::sbatchScript("/shared/F.dpmix.jobs/j1", "j1", o);
-        for (const char* want : {"#SBATCH --partition=gpu", "#SBATCH --time=01:00:00", "#SBATCH --account=proj42",
-                                 "#SBATCH --cpus-per-task=4", "#SBATCH --gpus-per-task=1", "module load dpmix",
-                                 "'/opt/dpmix/bin/dpmix' worker '/shared/F.dpmix.jobs/j1' --unit \"${SLURM_ARRAY_TASK_ID}\"",
-                                 "#SBATCH --output=/shared/F.dpmix.jobs/j1/logs/unit-%a.%A.log"})
+        for (const char* want :
+             {"#SBATCH --partition=gpu", "#SBATCH --time=01:00:00", "#SBATCH --account=proj42",
+              "#SBATCH --cpus-per-task=4", "#SBATCH --gpus-per-task=1", "module load dpmix",
+              "'/opt/dpmix/bin/dpmix' worker '/shared/F.dpmix.jobs/j1' --unit \"${SLURM_ARRAY_TASK_ID}\"",
+              "#SBATCH --output=/shared/F.dpmix.jobs/j1/logs/unit-%a.%A.log"})
             QVERIFY2(s.find(want) != std::string::npos, want);
     }
 };

@@ -4,9 +4,9 @@
 // project: the same configuration, curves and slope bit for bit and the same ledger; merging
 // twice stores nothing twice; a job with a class missing stores nothing.
 #include "engine/executor/cluster_jobs.h"
-#include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/executor/kscaling_units.h"
 #include "engine/executor/run_units.h"
+#include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/project/project_opener.h"
 #include "stand_in_sbatch.h"
 #include "tests/engine/pipeline/tiny_image_study.h"

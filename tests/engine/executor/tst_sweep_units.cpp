@@ -6,9 +6,9 @@
 // (task, point) either way, stored point by point instead of task by task; a second merge imports
 // nothing and the hash chain verifies.
 #include "engine/executor/cluster_jobs.h"
-#include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/executor/run_units.h"
 #include "engine/executor/sweep_units.h"
+#include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/project/project_opener.h"
 #include "stand_in_sbatch.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
@@ -32,13 +32,15 @@ namespace {
 
 const std::string kSpec = R"({
   "name": "tiny-sweep",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3},
+)" + testing::tinyStudyData() +
+                          R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3},
   "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 5}},
   "seeds": [0]
 })";
 
 // A stored run as text: its row, metrics (IEEE-754 bits) and ledgers; keyed by task and config.
-std::map<std::string, std::string> runsAfter(const project::ProjectFile& p, long long after, std::vector<long long>* order = nullptr) {
+std::map<std::string, std::string> runsAfter(const project::ProjectFile& p, long long after,
+                                             std::vector<long long>* order = nullptr) {
     std::map<std::string, std::string> out;
     for (const auto& r : p.runs().value()) {
         if (r.id <= after) continue;

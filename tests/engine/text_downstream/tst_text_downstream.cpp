@@ -3,8 +3,8 @@
 // step / users, derived by hand from the splits), and carries the right ledger; a cache made
 // with another tokenizer is refused before anything is stored.
 #include "engine/data/sha256.h"
-#include "engine/text_downstream/text_downstream.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/text_downstream/text_downstream.h"
 
 #include "tests/support/unit_test.h"
 
@@ -127,13 +127,18 @@ private Q_SLOTS:
     }
 
     void everyMethodStoredWithCurveMetricAndLedger() {
-        const std::vector<std::string> methods{"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"};
-        auto r = runTextDownstream(*project_, tinyCache(data::sha256Hex(kTokenizerBytes)), methods, {1.0}, tinySettings());
+        const std::vector<std::string> methods{"dp-mixmin", "uniform", "random-search", "random-init",
+                                               "non-private-mixmin"};
+        auto r =
+            runTextDownstream(*project_, tinyCache(data::sha256Hex(kTokenizerBytes)), methods, {1.0}, tinySettings());
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
         QCOMPARE(r->runs.size(), methods.size());
         // Users per step 1: q = 1/|B| = 1/2 on split B, 1/|A ∪ B| = 1/4 on the training split.
-        const std::map<std::string, double> q{{"dp-mixmin", 0.5}, {"random-search", 0.5}, {"uniform", 0.25},
-                                              {"random-init", 0.25}, {"non-private-mixmin", 0.25}};
+        const std::map<std::string, double> q{{"dp-mixmin", 0.5},
+                                              {"random-search", 0.5},
+                                              {"uniform", 0.25},
+                                              {"random-init", 0.25},
+                                              {"non-private-mixmin", 0.25}};
         for (std::size_t i = 0; i < methods.size(); ++i) {
             const auto& run = r->runs[i];
             QCOMPARE(run.method, methods[i]);

@@ -3,12 +3,12 @@
 #include "engine/data/source_loader.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/user_groups.h"
-#include "engine/text_study/text_study.h"
 #include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/prv_accountant.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
+#include "engine/text_study/text_study.h"
 
 #include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"

@@ -109,7 +109,7 @@ private Q_SLOTS:
     void tokenOutsideVocabularyIsNamed() {
         const fs::path dir = freshDir("bad-id");
         QVERIFY(!writeTokenCache(dir, smallCache()));
-        {   // overwrite sensitive token 1 with id 10 (vocabulary 0..9)
+        {  // overwrite sensitive token 1 with id 10 (vocabulary 0..9)
             std::fstream f(dir / "sensitive.tokens", std::ios::in | std::ios::out | std::ios::binary);
             const std::int32_t bad = 10;
             f.seekp(sizeof(std::int32_t));
@@ -144,7 +144,9 @@ private Q_SLOTS:
         QVERIFY(e->message.find("one weight per domain (2)") != std::string::npos);
     }
 
-    void cleanupTestCase() { fs::remove_all(fs::temp_directory_path() / ("dpmix-tst-tokens-" + std::to_string(::getpid()))); }
+    void cleanupTestCase() {
+        fs::remove_all(fs::temp_directory_path() / ("dpmix-tst-tokens-" + std::to_string(::getpid())));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestTextDownstreamTokens)

@@ -36,7 +36,8 @@ public:
         if (!statusError.empty()) return Error{statusError};
         return jobs;
     }
-    Result<std::vector<executor::cluster::MergeReport>> merge(project::ProjectFile&, const std::string& jobId) override {
+    Result<std::vector<executor::cluster::MergeReport>> merge(project::ProjectFile&,
+                                                              const std::string& jobId) override {
         QMutexLocker lock(&mutex);
         merged.push_back(jobId);
         executor::cluster::MergeReport r;
@@ -52,7 +53,8 @@ public:
         cancelled.push_back(jobId);
         return std::nullopt;
     }
-    Result<executor::cluster::SubmitReport> resubmitFailed(const std::filesystem::path&, const std::string& jobId) override {
+    Result<executor::cluster::SubmitReport> resubmitFailed(const std::filesystem::path&,
+                                                           const std::string& jobId) override {
         QMutexLocker lock(&mutex);
         resubmitted.push_back(jobId);
         return report();
