@@ -10,7 +10,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "engine/core/file_door.h"
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/executor/cluster_jobs.h"
 #include "engine/project/project_file.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +22,7 @@
 namespace dpmix::cli {
 namespace {
 
-namespace cluster = pipeline::cluster;
+namespace cluster = executor::cluster;
 
 struct JobsArgs {
     std::string project, job, jobDir;

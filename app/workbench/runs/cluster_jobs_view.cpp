@@ -17,8 +17,8 @@
 namespace dpmix::workbench {
 namespace {
 
-using pipeline::cluster::JobStatus;
-using pipeline::cluster::UnitStatus;
+using executor::cluster::JobStatus;
+using executor::cluster::UnitStatus;
 
 long long countOf(const JobStatus& job, const char* state) {
     return std::count_if(job.units.begin(), job.units.end(), [&](const UnitStatus& u) { return u.state == state; });
@@ -51,7 +51,8 @@ bool ClusterJobsView::isComplete(const JobStatus& job) {
 
 long long ClusterJobsView::storableUnits(const JobStatus& job) {
     // An audit, a k-scaling and an AdaMix-R experiment are stored as one run from every unit.
-    if (pipeline::cluster::isStoredAsOneRun(job.kind)) return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
+    if (executor::cluster::isStoredAsOneRun(job.kind))
+        return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
     long long leading = 0;
     for (const auto& u : job.units) {  // in unit order
         if (u.state != "done") break;
@@ -214,8 +215,9 @@ void ClusterJobsView::rebuildTree() {
         row->setText(FailedColumn, QString::number(countOf(job, "failed") + countOf(job, "corrupt")));
         // A run grid stores several runs, the first of which the job records.
         if (job.mergedRun)
-            row->setText(StoredColumn, pipeline::cluster::isStoredAsOneRun(job.kind) ? tr("run %1").arg(*job.mergedRun)
-                                                                                    : tr("runs from %1").arg(*job.mergedRun));
+            row->setText(StoredColumn, executor::cluster::isStoredAsOneRun(job.kind)
+                                           ? tr("run %1").arg(*job.mergedRun)
+                                           : tr("runs from %1").arg(*job.mergedRun));
         row->setToolTip(JobColumn, q(job.dir.string()) + (job.slurmNote.empty() ? QString() : "\n" + q(job.slurmNote)));
         for (const auto& unit : job.units) {
             auto* child = new QTreeWidgetItem(row);
