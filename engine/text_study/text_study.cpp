@@ -412,7 +412,7 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
     std::vector<std::pair<double, privacy::LedgerEntry>> spent;
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
         for (const auto& [e, entry] : spent)
-            keepStartedMechanism(run.project,
+            pipeline::keepStartedMechanism(run.project,
                                  {dpName, o.task, e, static_cast<long long>(seed), run.mixtureConfig(dpName)},
                                  run.spec.privacy.composition, entry, status, why);
     };
