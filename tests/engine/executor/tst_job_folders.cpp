@@ -21,6 +21,7 @@
 
 using namespace dpmix;
 using namespace dpmix::pipeline;
+using namespace dpmix::audit_runs;
 using namespace dpmix::executor;
 namespace fs = std::filesystem;
 

@@ -15,6 +15,7 @@
 using namespace dpmix;
 using namespace dpmix::pipeline;
 using namespace dpmix::text_downstream;
+using namespace dpmix::text_tokens;
 namespace fs = std::filesystem;
 
 namespace {

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-using namespace dpmix::pipeline;
 using namespace dpmix::text_tokens;
 namespace fs = std::filesystem;
 
