@@ -1,5 +1,5 @@
 // Benchmark + runner: the mail language-modelling study's mixture stage end to end
-// (engine/pipeline/text_study.h) on a spec, timing it and printing, per (seed, ε), the same
+// (engine/text_study/text_study.h) on a spec, timing it and printing, per (seed, ε), the same
 // fields as `dpmix run --json` plus the λ-mixture test perplexities. A separate program because
 // the text study cannot share a process with LibTorch (sentencepiece's embedded protobuf).
 //   build/bin/bench_text_study SPEC.json PROJECT.dpmix [epsilons = spec's, comma-separated]
@@ -7,8 +7,8 @@
 //                              [tokenizer sample bytes per domain = 262144]
 // PROJECT.dpmix is created from the spec (replaced if it exists).
 #include "engine/data/source_loader.h"
-#include "engine/pipeline/text_study.h"
 #include "engine/project/project_opener.h"
+#include "engine/text_study/text_study.h"
 
 #include <nlohmann/json.hpp>
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     if (argc > 3) for (const auto& e : splitList(argv[3])) options.epsilons.push_back(std::atof(e.c_str()));
     if (argc > 4) options.rho = std::atof(argv[4]);
     if (argc > 5) for (const auto& s : splitList(argv[5])) options.seeds.push_back(std::strtoull(s.c_str(), nullptr, 10));
-    pipeline::TextStudySettings settings;
+    text_study::TextStudySettings settings;
     if (argc > 6) settings.tokenizerBytesPerDomain = std::strtoull(argv[6], nullptr, 10);
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     }
     project::ProjectFile proj = std::move(created).value();
     const double createSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    auto report = pipeline::runTextStudy(proj, options, settings, {}, {}, [](const std::string& line) { std::cerr << line << '\n'; });
+    auto report = text_study::runTextStudy(proj, options, settings, {}, {},
+                                           [](const std::string& line) { std::cerr << line << '\n'; });
     if (!report) {
         std::cerr << "bench_text_study: " << report.error().message << '\n';
         return 1;

@@ -22,6 +22,7 @@ PACKAGES=(
   file dpkg-dev                              # cpack -G DEB
   clang libclang-rt-14-dev                   # libFuzzer + sanitizers: the fuzz build (docs/DEVELOPING.md, "Fuzzing")
   ccache lld                                 # build speed: reused objects across clones, a faster linker
+  clang-format-14 universal-ctags            # the style check (scripts/check-style.sh): formatting, function lengths
 )
 
 missing=()

@@ -11,10 +11,10 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/training_audit_command.h"
-#include "engine/pipeline/audit_stage.h"
-#include "engine/pipeline/audit_units.h"
-#include "engine/pipeline/cluster_submission.h"
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/audit_runs/audit_stage.h"
+#include "engine/executor/audit_units.h"
+#include "engine/executor/cluster_jobs.h"
+#include "engine/executor/cluster_submission.h"
 #include "engine/project/spec_json.h"
 
 #include <nlohmann/json.hpp>
@@ -75,8 +75,8 @@ std::optional<std::string> taskMissingFromSpec(const std::string& path, const st
 
 // The command line as the audit stage's options; every value check that needs no project, so a
 // bad value fails before anything is opened or created.
-Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
-    pipeline::AuditStageOptions options;
+Result<audit_runs::AuditStageOptions> auditOptions(const AuditArgs& args) {
+    audit_runs::AuditStageOptions options;
     options.task = args.task;
     if (args.canary == "natural")
         options.canary = audit::CanaryKind::Natural;
@@ -134,8 +134,8 @@ Result<pipeline::AuditStageOptions> auditOptions(const AuditArgs& args) {
     return options;
 }
 
-void printAuditJson(const project::ProjectFile& project, const pipeline::AuditStageReport& report,
-                    const pipeline::AuditStageOptions& options) {
+void printAuditJson(const project::ProjectFile& project, const audit_runs::AuditStageReport& report,
+                    const audit_runs::AuditStageOptions& options) {
     const auto& r = report.result;
     const bool inf = std::isinf(r.claimedEpsilon) || options.noNoise;
     nlohmann::ordered_json out{
@@ -164,8 +164,8 @@ void printAuditJson(const project::ProjectFile& project, const pipeline::AuditSt
     std::cout << out.dump(2) << '\n';
 }
 
-void printAuditText(const project::ProjectFile& project, const pipeline::AuditStageReport& report,
-                    const pipeline::AuditStageOptions& options) {
+void printAuditText(const project::ProjectFile& project, const audit_runs::AuditStageReport& report,
+                    const audit_runs::AuditStageOptions& options) {
     const auto& r = report.result;
     const bool inf = std::isinf(r.claimedEpsilon) || options.noNoise;
     std::cout << "audit " << report.name << " of task '" << report.task << "' (run " << report.runId << " in "
@@ -226,23 +226,24 @@ int executeTrainingAuditCommand(const AuditArgs& a) {
 
 // --executor slurm: the audit's inputs frozen into a job directory next to the project and its
 // blocks of runs submitted as one Slurm job array; `dpmix jobs merge` stores the audit later.
-int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project, const pipeline::AuditStageOptions& options) {
+int submitAuditToSlurm(const AuditArgs& args, project::ProjectFile& project,
+                       const audit_runs::AuditStageOptions& options) {
     if (args.cluster.dryRun) {
         // The script and the command only: no proxy, no job directory.
-        auto units = pipeline::cluster::auditWorkUnits(options.runs, args.units, options.seed);
+        auto units = executor::cluster::auditWorkUnits(options.runs, args.units, options.seed);
         if (!units) return badInput(cliMessage(units.error()));
-        if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badInput(cliMessage(*bad));
-        auto report = pipeline::cluster::submitJob(project, pipeline::cluster::JobKind::Audit, "{}", *units,
+        if (auto bad = executor::checkSlurmOptions(args.cluster.slurm)) return badInput(cliMessage(*bad));
+        auto report = executor::cluster::submitJob(project, executor::cluster::JobKind::Audit, "{}", *units,
                                                    args.cluster.slurm, true);
         if (!report) return badInput(report.error().message);
         printDryRun(*report);
         return 0;
     }
-    pipeline::cluster::SubmitReport report;
-    const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::submitAuditToSlurm(project, options, args.units,
-                                                                              args.cluster.slurm, progress, cancel, log);
+    executor::cluster::SubmitReport report;
+    const int code = runInterruptible("dpmix audit", "nothing was submitted", CancellationToken{}, stderrProgress(),
+                                      report, [&](const auto& progress, const auto& cancel, const auto& log) {
+                                          return executor::submitAuditToSlurm(
+                                              project, options, args.units, args.cluster.slurm, progress, cancel, log);
                                       });
     if (code != 0) return code;
     printSubmitted(project, report, args.json, "the audit");
@@ -257,15 +258,15 @@ int executeAudit(const AuditArgs& args) {
     auto opened = openProjectForRuns(args.project);
     if (!opened) return badInput(opened.error().message);
     project::ProjectFile project = std::move(opened).value();
-    if (auto err = pipeline::checkAuditStageOptions(project, *options)) return badInput(cliMessage(*err));
+    if (auto err = audit_runs::checkAuditStageOptions(project, *options)) return badInput(cliMessage(*err));
 
     if (args.cluster.executor == "slurm") return submitAuditToSlurm(args, project, *options);
 
-    pipeline::AuditStageReport report;
+    audit_runs::AuditStageReport report;
     const int code = runInterruptible("dpmix audit", "the audit run is marked cancelled in " + project.path().string(),
                                       CancellationToken{}, stderrProgress(), report,
                                       [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::runAuditStage(project, *options, progress, cancel, log);
+                                          return audit_runs::runAuditStage(project, *options, progress, cancel, log);
                                       });
     if (code != 0) return code;
     if (args.json)

@@ -5,7 +5,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/terminal_safe.h"
-#include "engine/pipeline/training_audit_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
 #include "engine/project/project_budget.h"
 
 #include <nlohmann/json.hpp>
@@ -103,7 +103,7 @@ int printBudget(const project::ProjectFile& project, bool json) {
     }
     const auto integrity = checkIntegrity(project);
     // What the stored audits say of the claims behind it (docs/AUDIT.md, "Verdicts").
-    auto verdicts = pipeline::projectClaimVerdicts(project);
+    auto verdicts = audit_runs::projectClaimVerdicts(project);
     if (!verdicts) {
         std::cerr << "dpmix budget: " << verdicts.error().message << '\n';
         return 1;

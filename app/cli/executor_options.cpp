@@ -36,11 +36,11 @@ std::optional<std::string> misplacedSlurmFlag(const CLI::App& cmd, const Executo
     return std::nullopt;
 }
 
-void printDryRun(const pipeline::cluster::SubmitReport& report) {
+void printDryRun(const executor::cluster::SubmitReport& report) {
     std::cout << report.script << "# " << report.command << "\n";
 }
 
-void printSubmitted(const project::ProjectFile& project, const pipeline::cluster::SubmitReport& report, bool json,
+void printSubmitted(const project::ProjectFile& project, const executor::cluster::SubmitReport& report, bool json,
                     const std::string& stores) {
     if (json) {
         nlohmann::ordered_json out{{"project", project.path().string()}, {"job", report.jobId},

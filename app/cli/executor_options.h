@@ -2,7 +2,7 @@
 // The executor flags a command shares (docs/CLUSTER.md): --executor local|slurm and the Slurm
 // job's settings, their checks, and what a submission prints. `dpmix audit` and `dpmix run`
 // register them alike.
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/executor/cluster_jobs.h"
 #include "engine/project/project_file.h"
 
 #include <CLI/CLI.hpp>
@@ -15,7 +15,7 @@ namespace dpmix::cli {
 
 struct ExecutorArgs {
     std::string executor = "local";
-    pipeline::cluster::SlurmOptions slurm;
+    executor::cluster::SlurmOptions slurm;
     bool dryRun = false;
 };
 
@@ -29,11 +29,11 @@ std::optional<std::string> misplacedSlurmFlag(const CLI::App& cmd, const Executo
                                               const std::vector<std::string>& extraFlags = {});
 
 /// A dry run's script and sbatch command (what `--dry-run` prints).
-void printDryRun(const pipeline::cluster::SubmitReport& report);
+void printDryRun(const executor::cluster::SubmitReport& report);
 
 /// What a submission prints: the job, its Slurm id and how to follow and merge it (`stores`:
 /// what the merge stores, e.g. "the audit"), or one JSON object.
-void printSubmitted(const project::ProjectFile& project, const pipeline::cluster::SubmitReport& report, bool json,
+void printSubmitted(const project::ProjectFile& project, const executor::cluster::SubmitReport& report, bool json,
                     const std::string& stores);
 
 }  // namespace dpmix::cli

@@ -1,19 +1,19 @@
 // `dpmix experiment k-scaling|rho-sweep|epsilon-sweep|adamix SPEC_OR_PROJECT ...`: the study-level
-// experiments of docs/ALGORITHMS.md A.9–A.10 (engine/pipeline/experiments.h) and the AdaMix-R
-// experiment (docs/ADAMIX.md; engine/pipeline/adamix_experiment_stage.h). Each prints its table (or
+// experiments of docs/ALGORITHMS.md A.9–A.10 (engine/experiment_runs/mixture_experiment_runs.h) and the AdaMix-R
+// experiment (docs/ADAMIX.md; engine/experiment_runs/adamix_experiment_stage.h). Each prints its table (or
 // --json) and stores its runs in the project. Progress goes to stderr. With --executor slurm each
 // is frozen here and submitted as a job array instead (docs/CLUSTER.md); `dpmix jobs merge` stores it.
 #include "app/cli/cli_support.h"
-#include "app/cli/executor_options.h"
-#include "app/cli/experiment_tables.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
+#include "app/cli/executor_options.h"
+#include "app/cli/experiment_tables.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
-#include "engine/pipeline/adamix_experiment_stage.h"
-#include "engine/pipeline/adamix_units.h"
-#include "engine/pipeline/cluster_submission.h"
-#include "engine/pipeline/experiments.h"
+#include "engine/executor/adamix_units.h"
+#include "engine/executor/cluster_submission.h"
+#include "engine/experiment_runs/adamix_experiment_stage.h"
+#include "engine/experiment_runs/mixture_experiment_runs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -96,10 +96,10 @@ std::optional<double> parseOptionalEpsilon(const std::string& text, std::string&
 // it); `dpmix jobs merge` stores the results later.
 template <typename Submit>
 int submitExperiment(const std::string& what, const std::string& projectArg, const ExecutorArgs& cluster, bool json,
-                     const std::function<std::vector<pipeline::cluster::WorkUnit>(const project::ProjectFile&)>& units,
-                     pipeline::cluster::JobKind kind, const std::string& stores, Submit&& submit) {
-    namespace cl = pipeline::cluster;
-    if (auto bad = pipeline::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
+                     const std::function<std::vector<executor::cluster::WorkUnit>(const project::ProjectFile&)>& units,
+                     executor::cluster::JobKind kind, const std::string& stores, Submit&& submit) {
+    namespace cl = executor::cluster;
+    if (auto bad = executor::checkSlurmOptions(cluster.slurm)) return badInput(what, cliMessage(*bad));
     // A host that cannot submit changes nothing (no project created, no proxy trained).
     if (auto e = cl::checkCanSubmit(); e && !cluster.dryRun) {
         std::cerr << "dpmix experiment " << what << ": " << cliMessage(*e) << '\n';
@@ -161,8 +161,8 @@ Status readCommonArgs(const CommonArgs& args, long long defaultSeeds, Options& o
 }
 
 // The flags as engine options; errors name the flag.
-Result<pipeline::KScalingStageOptions> kScalingOptions(const KScalingArgs& args) {
-    pipeline::KScalingStageOptions options;
+Result<experiment_runs::KScalingStageOptions> kScalingOptions(const KScalingArgs& args) {
+    experiment_runs::KScalingStageOptions options;
     options.ks.clear();
     for (const auto& item : splitList(args.ks)) {
         auto v = parseInteger(item, "--ks");
@@ -172,7 +172,7 @@ Result<pipeline::KScalingStageOptions> kScalingOptions(const KScalingArgs& args)
     if (auto e = readCommonArgs(args, 5, options)) return *e;
     options.gapTolerance = args.gapTolerance;
     options.maxClasses = args.maxClasses;
-    if (auto err = pipeline::checkKScalingStageOptions(options)) return Error{cliMessage(*err)};
+    if (auto err = experiment_runs::checkKScalingStageOptions(options)) return Error{cliMessage(*err)};
     return options;
 }
 
@@ -209,16 +209,16 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
             ctx.exitCode = badInput(what, parsed.error().message);
             return;
         }
-        const pipeline::KScalingStageOptions options = *parsed;
+        const experiment_runs::KScalingStageOptions options = *parsed;
         if (args.cluster.executor == "slurm") {
             ctx.exitCode = submitExperiment(
                 what, args.project, args.cluster, args.json,
                 [&](const project::ProjectFile& p) {
-                    return pipeline::kScalingWorkUnits(kScalingClassCount(p, options.maxClasses));
+                    return executor::kScalingWorkUnits(kScalingClassCount(p, options.maxClasses));
                 },
-                pipeline::cluster::JobKind::KScaling, "the k-scaling",
+                executor::cluster::JobKind::KScaling, "the k-scaling",
                 [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
-                    return pipeline::submitKScalingToSlurm(p, options, args.cluster.slurm, progress, cancel, log);
+                    return executor::submitKScalingToSlurm(p, options, args.cluster.slurm, progress, cancel, log);
                 });
             return;
         }
@@ -226,7 +226,7 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
             runExperiment(what, args.project,
                           [&](project::ProjectFile& project, const ProgressCallback& progress,
                               const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
-                              auto r = pipeline::runKScalingExperiment(project, options, progress, cancel, log);
+                              auto r = experiment_runs::runKScalingExperiment(project, options, progress, cancel, log);
                               if (!r) return r.error();
                               printKScalingReport(*r, project.path().string(), options.seeds, args.json);
                               return std::nullopt;
@@ -235,9 +235,9 @@ void registerKScaling(CLI::App& parent, CommandContext& ctx) {
 }
 
 // The sweep's values, seeds and ε from the command line, checked.
-Result<pipeline::SweepStageOptions> sweepOptions(const CommonArgs& args, const std::string& values, bool rho,
-                                                 const std::string& flag) {
-    pipeline::SweepStageOptions options;
+Result<experiment_runs::SweepStageOptions> sweepOptions(const CommonArgs& args, const std::string& values, bool rho,
+                                                        const std::string& flag) {
+    experiment_runs::SweepStageOptions options;
     for (const auto& item : splitList(values)) {
         if (!rho && (item == "inf" || item == "+inf")) {
             options.values.push_back(std::numeric_limits<double>::infinity());
@@ -248,14 +248,14 @@ Result<pipeline::SweepStageOptions> sweepOptions(const CommonArgs& args, const s
         options.values.push_back(*v);
     }
     if (auto e = readCommonArgs(args, 3, options)) return *e;
-    const auto check =
-        rho ? pipeline::checkRhoSweepStageOptions(options) : pipeline::checkEpsilonSweepStageOptions(options);
+    const auto check = rho ? experiment_runs::checkRhoSweepStageOptions(options)
+                           : experiment_runs::checkEpsilonSweepStageOptions(options);
     if (check) return Error{cliMessage(*check)};
     return options;
 }
 
 // Runs the sweep and prints its table (or JSON).
-Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions& options, bool rho, bool json,
+Status runSweep(project::ProjectFile& project, const experiment_runs::SweepStageOptions& options, bool rho, bool json,
                 const ProgressCallback& progress, const CancellationToken& cancel, const pipeline::LogSink& log) {
     ordered_json tasks = ordered_json::array();
     std::ostringstream table;
@@ -275,7 +275,7 @@ Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions
         table << line;
     };
     if (rho) {
-        auto r = pipeline::runRhoSweepExperiment(project, options, progress, cancel, log);
+        auto r = experiment_runs::runRhoSweepExperiment(project, options, progress, cancel, log);
         if (!r) return r.error();
         for (std::size_t t = 0; t < r->tasks.size(); ++t) {
             const auto& res = r->perTask[t];
@@ -298,7 +298,7 @@ Status runSweep(project::ProjectFile& project, const pipeline::SweepStageOptions
                       << " seeds (reference: lambda* of the full train set)\n"
                       << table.str();
     } else {
-        auto r = pipeline::runEpsilonSweepExperiment(project, options, progress, cancel, log);
+        auto r = experiment_runs::runEpsilonSweepExperiment(project, options, progress, cancel, log);
         if (!r) return r.error();
         for (std::size_t t = 0; t < r->tasks.size(); ++t) {
             const auto& res = r->perTask[t];
@@ -361,13 +361,13 @@ void registerSweep(CLI::App& parent, CommandContext& ctx, bool rho) {
             return;
         }
         if (cluster->executor == "slurm") {
-            const auto kind = rho ? pipeline::SweepKind::Rho : pipeline::SweepKind::Epsilon;
+            const auto kind = rho ? executor::SweepKind::Rho : executor::SweepKind::Epsilon;
             ctx.exitCode = submitExperiment(
                 what, args->project, *cluster, args->json,
-                [&](const project::ProjectFile&) { return pipeline::sweepWorkUnits(options->values); },
-                pipeline::cluster::JobKind::Sweep, "the sweep's runs",
+                [&](const project::ProjectFile&) { return executor::sweepWorkUnits(options->values); },
+                executor::cluster::JobKind::Sweep, "the sweep's runs",
                 [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
-                    return pipeline::submitSweepToSlurm(p, kind, *options, cluster->slurm, progress, cancel, log);
+                    return executor::submitSweepToSlurm(p, kind, *options, cluster->slurm, progress, cancel, log);
                 });
             return;
         }
@@ -396,8 +396,8 @@ struct AdamixArgs {
 };
 
 // The flags as engine options; errors name the flag.
-Result<pipeline::AdamixExperimentOptions> adamixOptions(const AdamixArgs& args) {
-    pipeline::AdamixExperimentOptions o;
+Result<experiment_runs::AdamixExperimentOptions> adamixOptions(const AdamixArgs& args) {
+    experiment_runs::AdamixExperimentOptions o;
     auto integers = [](const std::string& text, const std::string& flag, bool allowAll,
                        std::vector<long long>& out) -> Status {
         out.clear();
@@ -450,7 +450,7 @@ Result<pipeline::AdamixExperimentOptions> adamixOptions(const AdamixArgs& args) 
     auto device = commandDevice(args.device);
     if (!device) return device.error();
     o.device = *device;
-    if (auto err = pipeline::checkAdamixExperimentOptions(o)) return Error{cliMessage(*err)};
+    if (auto err = experiment_runs::checkAdamixExperimentOptions(o)) return Error{cliMessage(*err)};
     return o;
 }
 
@@ -502,21 +502,22 @@ void registerAdamix(CLI::App& parent, CommandContext& ctx) {
             // are prepared here, once.
             ctx.exitCode = submitExperiment(
                 what, args.project, args.cluster, args.json,
-                [&](const project::ProjectFile&) { return pipeline::adamixWorkUnits(options->grid); },
-                pipeline::cluster::JobKind::Adamix, "the AdaMix-R experiment",
+                [&](const project::ProjectFile&) { return executor::adamixWorkUnits(options->grid); },
+                executor::cluster::JobKind::Adamix, "the AdaMix-R experiment",
                 [&](project::ProjectFile& p, const auto& progress, const auto& cancel, const auto& log) {
-                    return pipeline::submitAdamixToSlurm(p, *options, args.cluster.slurm, progress, cancel, log);
+                    return executor::submitAdamixToSlurm(p, *options, args.cluster.slurm, progress, cancel, log);
                 });
             return;
         }
-        ctx.exitCode = runExperiment(what, args.project,
-                                     [&](project::ProjectFile& project, const ProgressCallback& progress,
-                                         const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
-                                         auto r = pipeline::runAdamixExperiment(project, *options, progress, cancel, log);
-                                         if (!r) return r.error();
-                                         printAdamixReport(*r, project.path().string(), args.json);
-                                         return std::nullopt;
-                                     });
+        ctx.exitCode =
+            runExperiment(what, args.project,
+                          [&](project::ProjectFile& project, const ProgressCallback& progress,
+                              const CancellationToken& cancel, const pipeline::LogSink& log) -> Status {
+                              auto r = experiment_runs::runAdamixExperiment(project, *options, progress, cancel, log);
+                              if (!r) return r.error();
+                              printAdamixReport(*r, project.path().string(), args.json);
+                              return std::nullopt;
+                          });
     });
 }
 

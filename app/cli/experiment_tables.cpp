@@ -22,7 +22,8 @@ std::string perClassText(long long n) { return n == experiments::kAllPrivate ? "
 
 
 // The k-scaling's table, or --json.
-void printKScalingReport(const pipeline::KScalingStageReport& r, const std::string& projectPath, long long seeds, bool json) {
+void printKScalingReport(const experiment_runs::KScalingStageReport& r, const std::string& projectPath, long long seeds,
+                         bool json) {
     if (json) {
         ordered_json rows = ordered_json::array();
         for (std::size_t i = 0; i < r.ks.size(); ++i) {
@@ -86,7 +87,7 @@ ordered_json meanStdJson(const MeanStd& v) {
 }
 
 // The AdaMix-R experiment as one JSON object (--json).
-void printAdamixJson(const pipeline::AdamixExperimentReport& r, const std::string& projectPath) {
+void printAdamixJson(const experiment_runs::AdamixExperimentReport& r, const std::string& projectPath) {
     const auto& g = r.grid;
     const auto& levels = experiments::epsilonQuantileLevels();
     ordered_json rows = ordered_json::array();
@@ -134,7 +135,7 @@ void printAdamixJson(const pipeline::AdamixExperimentReport& r, const std::strin
 }
 
 // The per-example ε_i quantiles by (ε, shots, private count), labelled as the estimate they are.
-void printAdamixEpsilonTable(const pipeline::AdamixExperimentReport& r) {
+void printAdamixEpsilonTable(const experiment_runs::AdamixExperimentReport& r) {
     if (r.result.epsilonSummary.empty()) return;
     char line[256];
     std::cout << "\nAdaMix-R per-example epsilon_i (an ESTIMATE on the realised trajectory, not a guarantee; "
@@ -157,7 +158,7 @@ void printAdamixEpsilonTable(const pipeline::AdamixExperimentReport& r) {
 
 }  // namespace
 
-void printAdamixReport(const pipeline::AdamixExperimentReport& r, const std::string& projectPath, bool json) {
+void printAdamixReport(const experiment_runs::AdamixExperimentReport& r, const std::string& projectPath, bool json) {
     const auto& g = r.grid;
     if (json) return printAdamixJson(r, projectPath);
     std::cout << "AdaMix-R experiment (run " << r.runId << "): private task '" << r.setup.privateSource

@@ -5,7 +5,7 @@
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
-#include "engine/pipeline/training_audit_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/owner_key.h"
@@ -24,7 +24,7 @@ namespace {
 
 // A run whose claim a stored audit refuted is not released, confirmed or not (docs/AUDIT.md).
 std::optional<std::string> refutedRun(const project::ProjectFile& project, const std::vector<long long>& runIds) {
-    auto audits = pipeline::storedMechanismAudits(project);
+    auto audits = audit_runs::storedMechanismAudits(project);
     if (!audits) return audits.error().message;
     for (const long long id : runIds) {
         auto ledgers = project.ledgers(id);

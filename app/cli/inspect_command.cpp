@@ -7,7 +7,7 @@
 #include "app/cli/project_commands.h"
 #include "app/cli/read_project_command.h"
 #include "app/cli/terminal_safe.h"
-#include "engine/pipeline/training_audit_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_budget.h"
@@ -151,7 +151,7 @@ Result<ProjectView> readProject(const project::ProjectFile& p) {
         }
         r.audits = *audits;
         if (run.method == "audit")
-            for (auto& a : pipeline::mechanismAuditsOf(r.audits)) view.mechanismAudits.push_back(std::move(a));
+            for (auto& a : audit_runs::mechanismAuditsOf(r.audits)) view.mechanismAudits.push_back(std::move(a));
         r.logs = *logs;
         r.models = *models;
         view.runs.push_back(std::move(r));

@@ -10,7 +10,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "engine/core/file_door.h"
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/executor/cluster_jobs.h"
 #include "engine/project/project_file.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +22,7 @@
 namespace dpmix::cli {
 namespace {
 
-namespace cluster = pipeline::cluster;
+namespace cluster = executor::cluster;
 
 struct JobsArgs {
     std::string project, job, jobDir;
@@ -98,13 +98,13 @@ int executeMerge(const JobsArgs& a) {
         for (const auto& m : *reports) {
             nlohmann::ordered_json j{
                 {"job", m.jobId},
-                {"kind", pipeline::cluster::nameOf(m.kind)},
+                {"kind", executor::cluster::nameOf(m.kind)},
                 {"imported", m.imported},
                 {"already_merged", m.alreadyMerged},
                 {"run_id", m.runId ? nlohmann::ordered_json(m.runId) : nlohmann::ordered_json(nullptr)},
                 {"summary", m.summary},
                 {"job_files_removed", m.removed}};
-            if (!pipeline::cluster::isStoredAsOneRun(m.kind)) j["run_ids"] = m.runIds;  // the runs this merge stored
+            if (!executor::cluster::isStoredAsOneRun(m.kind)) j["run_ids"] = m.runIds;  // the runs this merge stored
             j["waiting"] = nlohmann::ordered_json::array();
             for (const auto& u : m.waiting) j["waiting"].push_back(unitJson(u));
             waiting = waiting || !m.waiting.empty();

@@ -1,12 +1,12 @@
 // `dpmix psg SPEC_OR_PROJECT …`: Private Set Generation on a study's sensitive images, its
-// evaluation and references, stored as runs (engine/pipeline/psg_stage.h, docs/PSG.md);
+// evaluation and references, stored as runs (engine/experiment_runs/psg_stage.h, docs/PSG.md);
 // `dpmix psg export PROJECT --run ID --format idx|png-csv -o DIR`: the stored set as a data source.
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
-#include "engine/pipeline/psg_stage.h"
+#include "engine/experiment_runs/psg_stage.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_file.h"
 #include "engine/psg/set_export.h"
@@ -36,8 +36,8 @@ int badInput(const std::string& command, const std::string& message) {
     return 2;
 }
 
-Result<pipeline::PsgStageOptions> stageOptions(const PsgArgs& a) {
-    pipeline::PsgStageOptions o;
+Result<experiment_runs::PsgStageOptions> stageOptions(const PsgArgs& a) {
+    experiment_runs::PsgStageOptions o;
     auto integer = [](const std::string& text, const char* flag) -> Result<std::optional<long long>> {
         if (text.empty()) return std::optional<long long>{};
         auto v = parseInteger(text, flag);
@@ -85,11 +85,11 @@ Result<pipeline::PsgStageOptions> stageOptions(const PsgArgs& a) {
     }
     if (a.reproducible) o.reproducible = true;
     o.references = !a.noReferences;
-    if (auto e = pipeline::checkPsgValues(o)) return Error{cliMessage(*e)};
+    if (auto e = experiment_runs::checkPsgValues(o)) return Error{cliMessage(*e)};
     return o;
 }
 
-void printJson(const project::ProjectFile& project, const pipeline::PsgStageReport& r) {
+void printJson(const project::ProjectFile& project, const experiment_runs::PsgStageReport& r) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& row : r.rows)
         rows.push_back({{"set", row.label}, {"metric", row.key}, {"mean", row.mean}, {"std", row.std},
@@ -115,7 +115,7 @@ void printJson(const project::ProjectFile& project, const pipeline::PsgStageRepo
     std::cout << out.dump(2) << '\n';
 }
 
-void printText(const project::ProjectFile& project, const pipeline::PsgStageReport& r) {
+void printText(const project::ProjectFile& project, const experiment_runs::PsgStageReport& r) {
     const auto& e = r.result.entry;
     std::cout << "PSG run " << r.runId << " in " << project.path().string() << "\n"
               << "  S: " << r.params.imagesPerClass << " images per class x " << r.classNames.size() << " classes, "
@@ -139,14 +139,15 @@ int executePsg(const PsgArgs& args) {
     auto opened = openProjectForRuns(args.project);
     if (!opened) return badInput("dpmix psg", opened.error().message);
     project::ProjectFile project = std::move(opened).value();
-    if (auto p = pipeline::psgParamsFor(project.spec(), *options); !p) return badInput("dpmix psg", cliMessage(p.error()));
-    pipeline::PsgStageReport report;
-    const int code = runInterruptible("dpmix psg", "the PSG run is marked cancelled in " + project.path().string() +
-                                                       " (its ledger kept, no set stored)",
-                                      CancellationToken{}, stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::runPsgStage(project, *options, progress, cancel, log);
-                                      });
+    if (auto p = experiment_runs::psgParamsFor(project.spec(), *options); !p)
+        return badInput("dpmix psg", cliMessage(p.error()));
+    experiment_runs::PsgStageReport report;
+    const int code = runInterruptible(
+        "dpmix psg",
+        "the PSG run is marked cancelled in " + project.path().string() + " (its ledger kept, no set stored)",
+        CancellationToken{}, stderrProgress(), report, [&](const auto& progress, const auto& cancel, const auto& log) {
+            return experiment_runs::runPsgStage(project, *options, progress, cancel, log);
+        });
     if (code != 0) return code;
     if (args.json)
         printJson(project, report);
@@ -164,7 +165,7 @@ int executePsgExport(const PsgExportArgs& a) {
     if (!runId) return badInput(command, runId.error().message);
     auto opened = project::ProjectFile::open(a.project, project::OpenMode::ReadOnly);
     if (!opened) return badInput(command, opened.error().message);
-    auto set = pipeline::loadStoredPrivateSet(*opened, *runId);
+    auto set = experiment_runs::loadStoredPrivateSet(*opened, *runId);
     if (!set) return badInput(command, cliMessage(set.error()));
     auto run = opened->run(*runId);
     std::vector<std::string> classes;

@@ -24,6 +24,54 @@ struct ResultsArgs {
     bool json = false;
 };
 
+void printResultsJson(const project::ProjectFile& project, const std::string& metric,
+                      const std::vector<project::ResultObservation>& observations, const IntegrityVerdict& integrity,
+                      const std::vector<project::ResultSummaryRow>& rows) {
+    nlohmann::ordered_json out{{"project", project.path().string()},
+                               {"metric", metric},
+                               {"runs", observations.size()},
+                               {"hash_chain_ok", integrity.ok},
+                               {"integrity", integrity.line},
+                               {"integrity_ok", integrity.ok},
+                               {"integrity_problems", integrity.details},
+                               {"summary", nlohmann::ordered_json::array()}};
+    for (const auto& r : rows)
+        out["summary"].push_back({{"method", r.method},
+                                  {"epsilon", r.epsilon},
+                                  {"mean", r.mean},
+                                  {"std", r.std},
+                                  {"seeds", r.seeds},
+                                  {"tasks", r.tasks},
+                                  {"every_seed_has_every_task", r.fewestTasksInASeed == r.tasks}});
+    std::cout << out.dump(2) << '\n';
+}
+
+void printResultsTable(const project::ProjectFile& project, const std::string& metric,
+                       const std::vector<project::ResultObservation>& observations, const IntegrityVerdict& integrity,
+                       const std::vector<project::ResultSummaryRow>& rows) {
+    std::cout << integrity.line << '\n';
+    for (const auto& d : integrity.details) std::cout << "  " << oneLine(d) << '\n';
+    std::cout << oneLine(metric) << " of " << observations.size() << " finished runs in "
+              << oneLine(project.path().string())
+              << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";
+    double lastEpsilon = -1.0;
+    char line[512];
+    for (const auto& r : rows) {  // through std::cout, whose filter escapes control characters
+        if (r.epsilon != lastEpsilon) {
+            std::snprintf(line, sizeof line, "eps %g\n", r.epsilon);
+            std::cout << line;
+        }
+        lastEpsilon = r.epsilon;
+        std::snprintf(line, sizeof line, "%.4f ± %.4f  (%d seed%s, %d task%s%s)\n", r.mean, r.std, r.seeds,
+                      r.seeds == 1 ? "" : "s", r.tasks, r.tasks == 1 ? "" : "s",
+                      r.fewestTasksInASeed < r.tasks ? "; INCOMPLETE: a seed lacks some tasks" : "");
+        std::string method = oneLine(r.method);
+        if (method.size() < 20) method.resize(20, ' ');
+        std::cout << "  " << method << ' ' << line;
+    }
+    std::cout.flush();
+}
+
 }  // namespace
 
 void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
@@ -66,47 +114,10 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             return;
         }
         const auto rows = project::summarizeResults(*observations);
-        if (args->json) {
-            nlohmann::ordered_json out{{"project", project->path().string()},
-                                       {"metric", name},
-                                       {"runs", observations->size()},
-                                       {"hash_chain_ok", integrity.ok},
-                                       {"integrity", integrity.line},
-                                       {"integrity_ok", integrity.ok},
-                                       {"integrity_problems", integrity.details},
-                                       {"summary", nlohmann::ordered_json::array()}};
-            for (const auto& r : rows)
-                out["summary"].push_back({{"method", r.method},
-                                          {"epsilon", r.epsilon},
-                                          {"mean", r.mean},
-                                          {"std", r.std},
-                                          {"seeds", r.seeds},
-                                          {"tasks", r.tasks},
-                                          {"every_seed_has_every_task", r.fewestTasksInASeed == r.tasks}});
-            std::cout << out.dump(2) << '\n';
-        } else {
-            std::cout << integrity.line << '\n';
-            for (const auto& d : integrity.details) std::cout << "  " << oneLine(d) << '\n';
-            std::cout << oneLine(name) << " of " << observations->size() << " finished runs in "
-                      << oneLine(project->path().string())
-                      << "\n(mean over tasks within a seed, then mean ± sample std over seeds)\n";
-            double lastEpsilon = -1.0;
-            char line[512];
-            for (const auto& r : rows) {  // through std::cout, whose filter escapes control characters
-                if (r.epsilon != lastEpsilon) {
-                    std::snprintf(line, sizeof line, "eps %g\n", r.epsilon);
-                    std::cout << line;
-                }
-                lastEpsilon = r.epsilon;
-                std::snprintf(line, sizeof line, "%.4f ± %.4f  (%d seed%s, %d task%s%s)\n", r.mean, r.std, r.seeds,
-                              r.seeds == 1 ? "" : "s", r.tasks, r.tasks == 1 ? "" : "s",
-                              r.fewestTasksInASeed < r.tasks ? "; INCOMPLETE: a seed lacks some tasks" : "");
-                std::string method = oneLine(r.method);
-                if (method.size() < 20) method.resize(20, ' ');
-                std::cout << "  " << method << ' ' << line;
-            }
-            std::cout.flush();
-        }
+        if (args->json)
+            printResultsJson(*project, name, *observations, integrity, rows);
+        else
+            printResultsTable(*project, name, *observations, integrity, rows);
         ctx.exitCode = integrity.ok ? 0 : 1;
     });
 }

@@ -11,9 +11,9 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/run_text_study.h"
+#include "engine/executor/cluster_submission.h"
+#include "engine/executor/run_units.h"
 #include "engine/methods/method_plan.h"
-#include "engine/pipeline/cluster_submission.h"
-#include "engine/pipeline/run_units.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/result_summary.h"
 #include "engine/project/spec_json.h"
@@ -227,19 +227,19 @@ std::optional<std::string> secretRandomness(const RunArgs& args) {
 // --executor slurm: the proxy obtained here, the project copied into a job directory next to it
 // and one array task per seed submitted; `dpmix jobs merge` stores the runs later.
 int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const pipeline::StudyRunOptions& options) {
-    if (auto bad = pipeline::checkSlurmOptions(args.cluster.slurm)) return badRunInput(cliMessage(*bad));
+    if (auto bad = executor::checkSlurmOptions(args.cluster.slurm)) return badRunInput(cliMessage(*bad));
     if (args.cluster.dryRun) {
-        const auto units = pipeline::studyRunWorkUnits(study_plan::resolveRunChoices(project.spec(), options).seeds);
-        auto report = pipeline::cluster::submitJob(project, pipeline::cluster::JobKind::Run, "{}", units,
+        const auto units = executor::studyRunWorkUnits(study_plan::resolveRunChoices(project.spec(), options).seeds);
+        auto report = executor::cluster::submitJob(project, executor::cluster::JobKind::Run, "{}", units,
                                                    args.cluster.slurm, true);
         if (!report) return badRunInput(report.error().message);
         printDryRun(*report);
         return 0;
     }
-    pipeline::cluster::SubmitReport report;
+    executor::cluster::SubmitReport report;
     const int code = runInterruptible("dpmix run", "nothing was submitted", CancellationToken{}, stderrProgress(),
                                       report, [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::submitStudyRunToSlurm(project, options, args.cluster.slurm,
+                                          return executor::submitStudyRunToSlurm(project, options, args.cluster.slurm,
                                                                                  progress, cancel, log);
                                       });
     if (code != 0) return code;
@@ -256,7 +256,7 @@ int executeRun(const RunArgs& args) {
     if (slurm) {
         if (auto refusal = secretRandomness(args)) return badRunInput(*refusal);
         // A host that cannot submit changes nothing (no project created, no proxy trained).
-        if (auto e = pipeline::cluster::checkCanSubmit(); e && !args.cluster.dryRun) {
+        if (auto e = executor::cluster::checkCanSubmit(); e && !args.cluster.dryRun) {
             std::cerr << "dpmix run: " << cliMessage(*e) << '\n';
             return 1;
         }

@@ -3,9 +3,9 @@
 #include "app/cli/cli_support.h"
 #include "app/cli/project_commands.h"
 #include "engine/methods/method_plan.h"
-#include "engine/pipeline/text_downstream.h"
-#include "engine/pipeline/text_downstream_tokens.h"
 #include "engine/project/result_summary.h"
+#include "engine/text_downstream/text_downstream.h"
+#include "engine/text_tokens/text_downstream_tokens.h"
 #include "engine/study_plan/run_options.h"
 
 #include <nlohmann/json.hpp>
@@ -80,7 +80,7 @@ int runTextStudyChild(const std::vector<std::string>& args, bool stdoutToStderr)
 }
 
 // Test perplexity per (ε, method): mean ± sample std over seeds, in the order the runs ran.
-std::vector<project::ResultSummaryRow> summarizePerplexity(const pipeline::TextDownstreamReport& report,
+std::vector<project::ResultSummaryRow> summarizePerplexity(const text_downstream::TextDownstreamReport& report,
                                                            const std::string& task) {
     std::vector<project::ResultObservation> observations;
     for (const auto& r : report.runs)
@@ -129,8 +129,8 @@ std::vector<std::string> textChildArguments(const project::ProjectFile& project,
     return args;
 }
 
-void printTextDownstream(const project::ProjectFile& project, const pipeline::TokenCache& cache,
-                         const pipeline::TextDownstreamReport& report, bool json) {
+void printTextDownstream(const project::ProjectFile& project, const text_tokens::TokenCache& cache,
+                         const text_downstream::TextDownstreamReport& report, bool json) {
     const auto rows = summarizePerplexity(report, cache.task);
     if (json) {
         ordered_json runs = ordered_json::array();
@@ -189,7 +189,7 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
         return 1;
     }
     project::ProjectFile fresh = std::move(reopened).value();
-    auto cache = pipeline::readTokenCache(pipeline::tokenCacheDir(fresh.path()));
+    auto cache = text_tokens::readTokenCache(text_tokens::tokenCacheDir(fresh.path()));
     if (!cache) {
         std::cerr << "dpmix run: " << cache.error().message << '\n';
         return 1;
@@ -197,16 +197,16 @@ int runTextDownstreamStages(const std::filesystem::path& path, const pipeline::S
     std::vector<std::string> chosen;
     for (const auto& m : options.methods.empty() ? methods::allMethodNames() : options.methods)
         chosen.push_back(*study_plan::canonicalMethod(m));
-    auto settings = pipeline::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
+    auto settings = text_downstream::textDownstreamSettings(fresh.spec(), options.pretrainSteps, options.finetuneSteps);
     if (options.reproducible) settings.reproducible = *options.reproducible;
     if (options.accountant) settings.accountant = *options.accountant;
     settings.device = options.device;
-    pipeline::TextDownstreamReport report;
+    text_downstream::TextDownstreamReport report;
     const int code = runInterruptible("dpmix run", "the run in flight is marked cancelled in " + fresh.path().string(),
                                       CancellationToken{}, stderrProgress(), report,
                                       [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return pipeline::runTextDownstream(fresh, *cache, chosen, options.epsilons,
-                                                                             settings, progress, cancel, log);
+                                          return text_downstream::runTextDownstream(
+                                              fresh, *cache, chosen, options.epsilons, settings, progress, cancel, log);
                                       });
     if (code != 0) return code;
     printTextDownstream(fresh, *cache, report, json);
@@ -221,7 +221,7 @@ int runTextProject(project::ProjectFile& project, const pipeline::StudyRunOption
     for (const auto& s : options.stages)
         if (s != "proxies" && s != "mixture")
             downstream = true;  // pretrain, finetune, evaluate, downstream: the LM stages
-    TokenCacheRemoval removal{downstream ? pipeline::tokenCacheDir(project.path()) : std::filesystem::path(),
+    TokenCacheRemoval removal{downstream ? text_tokens::tokenCacheDir(project.path()) : std::filesystem::path(),
                               given.keepTokens};
     const int code = runTextStudyChild(textChildArguments(project, options, given, downstream), downstream);
     if (code != 0 || !downstream) return code;

@@ -16,8 +16,8 @@
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
-#include "engine/pipeline/text_downstream_export.h"
-#include "engine/pipeline/text_study.h"
+#include "engine/text_study/text_downstream_export.h"
+#include "engine/text_study/text_study.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -65,12 +65,12 @@ Result<pipeline::StudyRunOptions> textStudyOptions(const TextArgs& args) {
 }
 
 // The token cache for the language-model stages; returns an exit code, `written` its folder.
-int exportTokenCache(project::ProjectFile& project, const pipeline::TextStudyReport& report,
+int exportTokenCache(project::ProjectFile& project, const text_study::TextStudyReport& report,
                      const CancellationToken& cancel, std::string& written) {
     std::cerr << "dpmix run: tokenising the public domains and the sensitive mail for the language-model stages\n";
-    Result<pipeline::TokenCache> cache = Error{""};
+    Result<text_tokens::TokenCache> cache = Error{""};
     try {
-        cache = pipeline::buildTokenCache(project, report, cancel);
+        cache = text_study::buildTokenCache(project, report, cancel);
     } catch (const Cancelled&) {
         std::cerr << "dpmix run: cancelled while exporting tokens; no token cache was written\n";
         return 130;
@@ -79,8 +79,8 @@ int exportTokenCache(project::ProjectFile& project, const pipeline::TextStudyRep
         std::cerr << "dpmix run: " << cache.error().message << '\n';
         return 1;
     }
-    written = pipeline::tokenCacheDir(project.path()).string();
-    if (auto e = pipeline::writeTokenCache(written, *cache)) {
+    written = text_tokens::tokenCacheDir(project.path()).string();
+    if (auto e = text_tokens::writeTokenCache(written, *cache)) {
         std::cerr << "dpmix run: " << e->message << '\n';
         return 1;
     }
@@ -88,7 +88,7 @@ int exportTokenCache(project::ProjectFile& project, const pipeline::TextStudyRep
     return 0;
 }
 
-void printTextStudy(const pipeline::TextStudyReport& report, const std::string& tokenCache, bool json) {
+void printTextStudy(const text_study::TextStudyReport& report, const std::string& tokenCache, bool json) {
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < report.study.mixtures.size(); ++i) {
         const auto& m = report.study.mixtures[i];
@@ -144,11 +144,11 @@ int executeTextRun(const TextArgs& args) {
         if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
             std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
     };
-    pipeline::TextStudyReport report;
+    text_study::TextStudyReport report;
     const int code = cli::runInterruptible(
         "dpmix run", "the run in flight is marked cancelled in " + project.path().string(), cancel, progress, report,
         [&](const auto& p, const auto& c, const auto& log) {
-            return pipeline::runTextStudy(project, *options, pipeline::TextStudySettings{}, p, c, log);
+            return text_study::runTextStudy(project, *options, text_study::TextStudySettings{}, p, c, log);
         });
     if (code != 0) return code;
     std::string tokenCache;

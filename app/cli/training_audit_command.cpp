@@ -6,7 +6,7 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "engine/audit/parallel_runs.h"
-#include "engine/pipeline/training_audit_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
 #include "engine/privacy/parameters.h"
 #include "engine/runtime/runtime_info.h"
 
@@ -25,8 +25,8 @@ int badInput(const std::string& message) {
     return 2;
 }
 
-Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliArgs& a) {
-    pipeline::TrainingAuditStageOptions o;
+Result<audit_runs::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliArgs& a) {
+    audit_runs::TrainingAuditStageOptions o;
     o.task = a.task;
     if (!training_audit::parseAuditedMechanism(a.mechanism, o.mechanism))
         return Error{"--mechanism = '" + a.mechanism +
@@ -86,7 +86,7 @@ Result<pipeline::TrainingAuditStageOptions> stageOptions(const TrainingAuditCliA
     auto device = commandDevice(a.device);
     if (!device) return device.error();
     o.device = *device;
-    if (auto e = pipeline::checkTrainingAuditValues(o)) return Error{cliMessage(*e)};
+    if (auto e = audit_runs::checkTrainingAuditValues(o)) return Error{cliMessage(*e)};
     return o;
 }
 
@@ -101,13 +101,13 @@ std::string verdictLine(const project::ProjectFile& project, const training_audi
         return r.epsilonLB > 0.0 ? "leakage found: the canary can detect membership"
                                  : "no leakage found: the canary is too weak to "
                                    "detect membership even without privacy";
-    auto audits = pipeline::storedMechanismAudits(project);
+    auto audits = audit_runs::storedMechanismAudits(project);
     if (!audits) return "verdict unavailable: " + audits.error().message;
     const auto v = audit::claimVerdict(training_audit::toString(r.mechanism), r.claimedEpsilon, r.delta, *audits);
     return audit::describe(v, r.claimedEpsilon);
 }
 
-void printJson(const project::ProjectFile& project, const pipeline::TrainingAuditStageReport& report) {
+void printJson(const project::ProjectFile& project, const audit_runs::TrainingAuditStageReport& report) {
     const auto& r = report.result;
     nlohmann::ordered_json out{
         {"project", project.path().string()},
@@ -135,7 +135,7 @@ void printJson(const project::ProjectFile& project, const pipeline::TrainingAudi
     std::cout << out.dump(2) << '\n';
 }
 
-void printText(const project::ProjectFile& project, const pipeline::TrainingAuditStageReport& report) {
+void printText(const project::ProjectFile& project, const audit_runs::TrainingAuditStageReport& report) {
     const auto& r = report.result;
     std::cout << "audit " << report.name << " of task '" << report.task << "' (run " << report.runId << " in "
               << project.path().string() << ")\n"
@@ -162,15 +162,15 @@ int executeTrainingAudit(const TrainingAuditCliArgs& args) {
     auto opened = openProjectForRuns(args.project);
     if (!opened) return badInput(opened.error().message);
     project::ProjectFile project = std::move(opened).value();
-    if (auto err = pipeline::checkTrainingAuditStageOptions(project, *options)) return badInput(cliMessage(*err));
+    if (auto err = audit_runs::checkTrainingAuditStageOptions(project, *options)) return badInput(cliMessage(*err));
     // The trainings run one per thread: torch's own intra-op threads would oversubscribe the cores.
     if (audit::resolveThreads(options->threads) > 1) runtime::setThreads(1);
 
-    pipeline::TrainingAuditStageReport report;
+    audit_runs::TrainingAuditStageReport report;
     const int code = runInterruptible(
         "dpmix audit", "the audit run is marked cancelled in " + project.path().string(), CancellationToken{},
         stderrProgress(), report, [&](const auto& progress, const auto& cancel, const auto& log) {
-            return pipeline::runTrainingAuditStage(project, *options, progress, cancel, log);
+            return audit_runs::runTrainingAuditStage(project, *options, progress, cancel, log);
         });
     if (code != 0) return code;
     if (args.json)

@@ -1,6 +1,6 @@
 #pragma once
 // `dpmix audit … --mechanism dirichlet|dp-sgd|sgd`: the canary audit of a fine-tuning mechanism
-// (engine/pipeline/training_audit_stage.h, docs/AUDIT.md "Auditing fine-tuning mechanisms").
+// (engine/audit_runs/training_audit_stage.h, docs/AUDIT.md "Auditing fine-tuning mechanisms").
 // The audit command parses the shared flags and hands the text values here.
 #include <string>
 

@@ -81,7 +81,7 @@ struct CanaryAuditResult {
 };
 
 // The audit in three steps, so that blocks of runs can be computed elsewhere (a Slurm array
-// task, engine/pipeline/audit_units.h) and joined later with the same result, bit for bit:
+// task, engine/executor/audit_units.h) and joined later with the same result, bit for bit:
 // prepare (checks and the canary), any number of blocks of runs of one world, finish (the
 // attack and the bound from all runs' scores). runCanaryAudit is the three in one process.
 

@@ -622,7 +622,7 @@ Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress, const CancellationToken& cancel, const LogSink& log) {
     if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
-    // A text study (sensitive source of kind "text") runs in engine/pipeline/text_study.h, which cannot share a
+    // A text study (sensitive source of kind "text") runs in engine/text_study/text_study.h, which cannot share a
     // process with LibTorch (sentencepiece's embedded protobuf 3.14 vs LibTorch's 3.21 abort at start-up).
     if (auto srcs = project.sources(); srcs)
         for (const auto& s : *srcs)

@@ -31,11 +31,11 @@ const std::map<std::string, std::string> kMayOpenFiles = {
     {"engine/project/process_identity.cpp", "reads /proc (the kernel's files, not a user's path)"},
     {"engine/project/file_publishing.cpp", "opens a folder (O_DIRECTORY) to lock it"},
     {"engine/project/project_file_support.cpp", "creates a new temporary file (O_CREAT) to write a model"},
-    {"engine/pipeline/cluster_process.cpp", "/dev/null for a child's stdin, and files of its own job folder"},
-    {"engine/pipeline/cluster_job_files.cpp", "reads the job folder's own records (submissions, cancellations)"},
-    {"engine/pipeline/run_units.cpp", "hashes the scratch copy of a project it made itself"},
-    {"engine/pipeline/adamix_units.cpp", "reads a unit result file of its own job folder"},
-    {"engine/pipeline/text_downstream_tokens.cpp", "reads the token cache this program wrote"},
+    {"engine/executor/cluster_process.cpp", "/dev/null for a child's stdin, and files of its own job folder"},
+    {"engine/executor/cluster_job_files.cpp", "reads the job folder's own records (submissions, cancellations)"},
+    {"engine/executor/run_units.cpp", "hashes the scratch copy of a project it made itself"},
+    {"engine/executor/adamix_units.cpp", "reads a unit result file of its own job folder"},
+    {"engine/text_tokens/text_downstream_tokens.cpp", "reads the token cache this program wrote"},
     {"engine/text/tokenizer.cpp", "reads the tokenizer model this program wrote"},
 };
 

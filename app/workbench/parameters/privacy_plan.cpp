@@ -111,112 +111,140 @@ void checkDownstreamStages(const widgets::RunParameters& p, PrivacyPlan& plan) {
 
 }  // namespace
 
-PrivacyPlan planPrivacy(const widgets::RunParameters& p) {
-    PrivacyPlan plan;
-    auto error = [&plan](ParameterField f, const QString& text) {
-        plan.messages << FieldMessage{f, MessageSeverity::Error, text};
-    };
-    auto engineCheck = [&](ParameterField f, const Status& e) {
-        if (e) error(f, qs(e->message));
-        return !e;
-    };
+namespace {
 
-    const bool epsilonOk = engineCheck(ParameterField::Epsilon, privacy::checkPositive("epsilon", p.epsilon));
+// The plan's checks field by field: each step adds its messages to the plan and says whether
+// the values it read can be used by the steps after it.
+class PlanBuilder {
+public:
+    explicit PlanBuilder(const widgets::RunParameters& p) : p_(p) {}
 
-    bool deltaOk = false;
-    double delta = 0.0;
-    if (auto parsed = parseDouble("delta", p.delta, "a probability in (0, 1), e.g. 1e-5"); !parsed) {
-        error(ParameterField::Delta, qs(parsed.error().message));
-    } else {
-        delta = *parsed;
-        deltaOk = engineCheck(ParameterField::Delta, privacy::checkDelta("delta", delta));
+    PrivacyPlan build() {
+        const bool epsilonOk = engineCheck(ParameterField::Epsilon, privacy::checkPositive("epsilon", p_.epsilon));
+        const std::optional<double> delta = checkDelta();
+        if (auto cap = parseBudgetCap(p_.budgetCap); !cap) error(ParameterField::BudgetCap, qs(cap.error().message));
+        const bool countOk = checkCount(delta);
+        checkSplit(countOk);
+        if (auto seeds = parseSeeds(p_.seeds); !seeds) error(ParameterField::Seeds, qs(seeds.error().message));
+        const bool mixtureOk = checkMixtureValues();
+        checkDownstreamStages(p_, plan_);
+        if (epsilonOk && delta && plan_.split && mixtureOk) calibrateMixture(*delta);
+        plan_.valid = plan_.mixture.has_value();
+        for (const FieldMessage& m : std::as_const(plan_.messages))
+            if (m.severity == MessageSeverity::Error) plan_.valid = false;
+        return plan_;
     }
 
-    if (auto cap = parseBudgetCap(p.budgetCap); !cap) error(ParameterField::BudgetCap, qs(cap.error().message));
+private:
+    void error(ParameterField f, const QString& text) {
+        plan_.messages << FieldMessage{f, MessageSeverity::Error, text};
+    }
+    bool engineCheck(ParameterField f, const Status& e) {
+        if (e) error(f, qs(e->message));
+        return !e;
+    }
 
-    const bool countOk = p.sensitiveCount >= 2;
-    if (!countOk)
-        error(ParameterField::SensitiveCount,
-              QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
-                             "splits are non-empty")
-                  .arg(p.sensitiveCount));
-    // δ >= 1/n allows "release one random record" mechanisms; warn from 1/(10 n), the engine's
-    // own test (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
-    if (deltaOk && countOk && !privacy::deltaWarning(delta, p.sensitiveCount, "examples").empty())
-        plan.messages << FieldMessage{
-            ParameterField::Delta, MessageSeverity::Warning,
-            QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
-                           "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
-                .arg(num(delta), QString::number(1.0 / static_cast<double>(p.sensitiveCount), 'g', 3),
-                     num(std::pow(10.0, std::floor(std::log10(0.1 / static_cast<double>(p.sensitiveCount))))))};
+    // δ parsed and in (0, 1), or nothing.
+    std::optional<double> checkDelta() {
+        auto parsed = parseDouble("delta", p_.delta, "a probability in (0, 1), e.g. 1e-5");
+        if (!parsed) {
+            error(ParameterField::Delta, qs(parsed.error().message));
+            return std::nullopt;
+        }
+        if (!engineCheck(ParameterField::Delta, privacy::checkDelta("delta", *parsed))) return std::nullopt;
+        return *parsed;
+    }
 
-    bool rhoOk = p.rho > 0.0 && p.rho < 1.0;
-    if (!rhoOk)
-        error(ParameterField::Rho,
-              QStringLiteral("rho = %1 is out of range: expected a fraction in (0, 1)").arg(num(p.rho)));
-    if (rhoOk && countOk) {
-        const SplitSizes s = splitSizes(p.sensitiveCount, p.rho);
+    // n >= 2; and δ against 1/n: δ >= 1/n allows "release one random record" mechanisms; warn from
+    // 1/(10 n), the engine's own test (privacy::deltaWarning), and suggest a power of ten <= 1/(10 n).
+    bool checkCount(std::optional<double> delta) {
+        const bool countOk = p_.sensitiveCount >= 2;
+        if (!countOk)
+            error(ParameterField::SensitiveCount,
+                  QStringLiteral("n = %1 is out of range: expected at least 2 sensitive examples, so that both "
+                                 "splits are non-empty")
+                      .arg(p_.sensitiveCount));
+        if (delta && countOk && !privacy::deltaWarning(*delta, p_.sensitiveCount, "examples").empty())
+            plan_.messages << FieldMessage{
+                ParameterField::Delta, MessageSeverity::Warning,
+                QStringLiteral("δ = %1 is not well below 1/n = %2: with δ near 1/n a mechanism "
+                               "may reveal some person's data outright. Use δ < 1/(10 n), e.g. %3.")
+                    .arg(num(*delta), QString::number(1.0 / static_cast<double>(p_.sensitiveCount), 'g', 3),
+                         num(std::pow(10.0, std::floor(std::log10(0.1 / static_cast<double>(p_.sensitiveCount))))))};
+        return countOk;
+    }
+
+    // ρ in (0, 1) leaving both splits non-empty: the plan's split sizes.
+    void checkSplit(bool countOk) {
+        if (!(p_.rho > 0.0 && p_.rho < 1.0)) {
+            error(ParameterField::Rho,
+                  QStringLiteral("rho = %1 is out of range: expected a fraction in (0, 1)").arg(num(p_.rho)));
+            return;
+        }
+        if (!countOk) return;
+        const SplitSizes s = splitSizes(p_.sensitiveCount, p_.rho);
         if (s.a < 1 || s.b < 1) {
             error(ParameterField::Rho,
                   QStringLiteral("rho = %1 leaves split %2 empty (n_A = %3, n_B = %4 of n = %5): "
                                  "move ρ towards 0.5 or add data")
-                      .arg(num(p.rho), s.a < 1 ? "A" : "B", count(s.a), count(s.b), count(p.sensitiveCount)));
-            rhoOk = false;
-        } else {
-            plan.split = s;
+                      .arg(num(p_.rho), s.a < 1 ? "A" : "B", count(s.a), count(s.b), count(p_.sensitiveCount)));
+            return;
         }
+        plan_.split = s;
     }
 
-    if (auto seeds = parseSeeds(p.seeds); !seeds) error(ParameterField::Seeds, qs(seeds.error().message));
-
-    engineCheck(ParameterField::ClipNorm, privacy::checkPositive("clip", p.clipNorm));
-    bool batchOk = p.batchSize >= 1;
-    if (!batchOk)
-        error(ParameterField::BatchSize,
-              QStringLiteral("batch = %1 is out of range: expected an expected batch size >= 1").arg(p.batchSize));
-    if (batchOk && plan.split && p.batchSize > plan.split->a) {
-        error(ParameterField::BatchSize, QStringLiteral("batch = %1 is larger than split A (n_A = %2): expected "
-                                                        "batch <= n_A; lower the batch, or raise ρ or n")
-                                             .arg(count(p.batchSize), count(plan.split->a)));
-        batchOk = false;
+    // The mixture stage's clip, batch (at most n_A), lr and steps; true when batch and steps can
+    // be calibrated.
+    bool checkMixtureValues() {
+        engineCheck(ParameterField::ClipNorm, privacy::checkPositive("clip", p_.clipNorm));
+        bool batchOk = p_.batchSize >= 1;
+        if (!batchOk)
+            error(ParameterField::BatchSize,
+                  QStringLiteral("batch = %1 is out of range: expected an expected batch size >= 1").arg(p_.batchSize));
+        if (batchOk && plan_.split && p_.batchSize > plan_.split->a) {
+            error(ParameterField::BatchSize, QStringLiteral("batch = %1 is larger than split A (n_A = %2): expected "
+                                                            "batch <= n_A; lower the batch, or raise ρ or n")
+                                                 .arg(count(p_.batchSize), count(plan_.split->a)));
+            batchOk = false;
+        }
+        engineCheck(ParameterField::LearningRate, privacy::checkPositive("lr", p_.learningRate));
+        const bool stepsOk = engineCheck(ParameterField::Steps, privacy::checkSteps("steps", p_.steps));
+        return batchOk && stepsOk;
     }
-    engineCheck(ParameterField::LearningRate, privacy::checkPositive("lr", p.learningRate));
-    const bool stepsOk = engineCheck(ParameterField::Steps, privacy::checkSteps("steps", p.steps));
-    checkDownstreamStages(p, plan);
 
-    if (epsilonOk && deltaOk && plan.split && batchOk && stepsOk) {
-        const StageBudget budget = stageBudget(p.epsilon, delta, p.composition);
-        const double q = static_cast<double>(p.batchSize) / static_cast<double>(plan.split->a);
+    // σ of the mixture stage by the accountant the run will use: its σ is what the mechanism adds.
+    void calibrateMixture(double delta) {
+        const StageBudget budget = stageBudget(p_.epsilon, delta, p_.composition);
+        const double q = static_cast<double>(p_.batchSize) / static_cast<double>(plan_.split->a);
         const auto query =
-            privacy::SigmaQueryBuilder().epsilon(budget.epsilon).delta(budget.delta).q(q).steps(p.steps).build();
+            privacy::SigmaQueryBuilder().epsilon(budget.epsilon).delta(budget.delta).q(q).steps(p_.steps).build();
         if (!query) {
             error(ParameterField::Epsilon, qs(query.error().message));
+        } else if (p_.accountant == widgets::AccountantChoice::Prv) {
+            const auto c = privacy::calibrateGaussianSigmaPrv(query->epsilon, query->delta, query->q, query->steps);
+            if (c)
+                plan_.mixture = MixtureStagePlan{q, p_.steps, c->sigma, c->certificate.epsilon, std::nan(""), budget};
+            else
+                error(ParameterField::Epsilon, qs(c.error().message));
         } else {
-            // The accountant the run will use: its σ is what the mechanism will add.
-            if (p.accountant == widgets::AccountantChoice::Prv) {
-                const auto c = privacy::calibrateGaussianSigmaPrv(query->epsilon, query->delta, query->q, query->steps);
-                if (c)
-                    plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->certificate.epsilon, std::nan(""), budget};
-                else
-                    error(ParameterField::Epsilon, qs(c.error().message));
-            } else {
-                const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
-                if (c)
-                    plan.mixture = MixtureStagePlan{q, p.steps, c->sigma, c->epsilon, c->order, budget};
-                else
-                    error(ParameterField::Epsilon, qs(c.error().message));
-            }
+            const auto c = privacy::calibrateGaussianSigma(query->epsilon, query->delta, query->q, query->steps);
+            if (c)
+                plan_.mixture = MixtureStagePlan{q, p_.steps, c->sigma, c->epsilon, c->order, budget};
+            else
+                error(ParameterField::Epsilon, qs(c.error().message));
         }
         // Parallel: max over disjoint splits, each at the target; sequential: the halves add up.
-        plan.totalEpsilon = p.epsilon;
-        plan.totalDelta = delta;
+        plan_.totalEpsilon = p_.epsilon;
+        plan_.totalDelta = delta;
     }
 
-    plan.valid = plan.mixture.has_value();
-    for (const FieldMessage& m : std::as_const(plan.messages))
-        if (m.severity == MessageSeverity::Error) plan.valid = false;
-    return plan;
-}
+    const widgets::RunParameters& p_;
+    PrivacyPlan plan_;
+};
+
+}  // namespace
+
+PrivacyPlan planPrivacy(const widgets::RunParameters& p) { return PlanBuilder(p).build(); }
 
 QString privacySummaryHtml(const PrivacyPlan& plan, const widgets::RunParameters& p) {
     if (!plan.valid || !plan.mixture || !plan.split) {

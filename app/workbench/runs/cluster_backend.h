@@ -5,7 +5,7 @@
 // only, so they neither link LibTorch nor need a Slurm.
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/run_action.h"
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/executor/cluster_jobs.h"
 
 #include <filesystem>
 #include <string>
@@ -23,23 +23,21 @@ public:
 
     /// Freezes and submits on a worker thread, with the project open there (a proxy may be
     /// trained first, as a local run would). Nothing is submitted on an error.
-    virtual Result<pipeline::cluster::SubmitReport> submitStudy(project::ProjectFile& project, const StudyRequest& request,
-                                                                const ClusterSubmission& submission,
-                                                                const ProgressCallback& progress,
-                                                                const CancellationToken& cancel, const StudyLog& log) = 0;
-    virtual Result<pipeline::cluster::SubmitReport> submitAudit(project::ProjectFile& project, const AuditRequest& request,
-                                                                const ClusterSubmission& submission,
-                                                                const ProgressCallback& progress,
-                                                                const CancellationToken& cancel, const StudyLog& log) = 0;
+    virtual Result<executor::cluster::SubmitReport> submitStudy(
+        project::ProjectFile& project, const StudyRequest& request, const ClusterSubmission& submission,
+        const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) = 0;
+    virtual Result<executor::cluster::SubmitReport> submitAudit(
+        project::ProjectFile& project, const AuditRequest& request, const ClusterSubmission& submission,
+        const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) = 0;
 
     /// The project's jobs with each unit's state (reads the job directories, asks squeue/sacct:
     /// call it off the GUI thread). No jobs folder: an empty list.
-    virtual Result<std::vector<pipeline::cluster::JobStatus>> status(const std::filesystem::path& project) const = 0;
+    virtual Result<std::vector<executor::cluster::JobStatus>> status(const std::filesystem::path& project) const = 0;
     /// Stores the finished job's runs in the project (single writer; idempotent).
-    virtual Result<std::vector<pipeline::cluster::MergeReport>> merge(project::ProjectFile& project,
+    virtual Result<std::vector<executor::cluster::MergeReport>> merge(project::ProjectFile& project,
                                                                       const std::string& jobId) = 0;
     virtual Status cancel(const std::filesystem::path& project, const std::string& jobId) = 0;
-    virtual Result<pipeline::cluster::SubmitReport> resubmitFailed(const std::filesystem::path& project,
+    virtual Result<executor::cluster::SubmitReport> resubmitFailed(const std::filesystem::path& project,
                                                                    const std::string& jobId) = 0;
 };
 

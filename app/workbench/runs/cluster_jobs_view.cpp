@@ -17,8 +17,8 @@
 namespace dpmix::workbench {
 namespace {
 
-using pipeline::cluster::JobStatus;
-using pipeline::cluster::UnitStatus;
+using executor::cluster::JobStatus;
+using executor::cluster::UnitStatus;
 
 long long countOf(const JobStatus& job, const char* state) {
     return std::count_if(job.units.begin(), job.units.end(), [&](const UnitStatus& u) { return u.state == state; });
@@ -34,18 +34,18 @@ bool hasLiveUnits(const JobStatus& job) {
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // The job's kind, parsed once from its stored spelling; none: a kind this dpmix does not know.
-std::optional<pipeline::cluster::JobKind> kindOf(const JobStatus& job) {
-    const auto kind = pipeline::cluster::parseJobKind(job.kind);
+std::optional<executor::cluster::JobKind> kindOf(const JobStatus& job) {
+    const auto kind = executor::cluster::parseJobKind(job.kind);
     return kind ? std::optional(*kind) : std::nullopt;
 }
 
 bool storedAsOneRun(const JobStatus& job) {
     const auto kind = kindOf(job);
-    return kind && pipeline::cluster::isStoredAsOneRun(*kind);
+    return kind && executor::cluster::isStoredAsOneRun(*kind);
 }
 
 QString kindLabel(const JobStatus& job) {
-    using pipeline::cluster::JobKind;
+    using executor::cluster::JobKind;
     const auto kind = kindOf(job);
     if (!kind) return q(job.kind);
     switch (*kind) {
@@ -76,7 +76,8 @@ bool ClusterJobsView::isComplete(const JobStatus& job) {
 
 long long ClusterJobsView::storableUnits(const JobStatus& job) {
     // An audit, a k-scaling and an AdaMix-R experiment are stored as one run from every unit.
-    if (storedAsOneRun(job)) return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
+    if (storedAsOneRun(job))
+        return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
     long long leading = 0;
     for (const auto& u : job.units) {  // in unit order
         if (u.state != "done") break;
@@ -234,8 +235,9 @@ void ClusterJobsView::rebuildTree() {
         row->setText(FailedColumn, QString::number(countOf(job, "failed") + countOf(job, "corrupt")));
         // A run grid stores several runs, the first of which the job records.
         if (job.mergedRun)
-            row->setText(StoredColumn, storedAsOneRun(job) ? tr("run %1").arg(*job.mergedRun)
-                                                           : tr("runs from %1").arg(*job.mergedRun));
+            row->setText(StoredColumn, storedAsOneRun(job)
+                                           ? tr("run %1").arg(*job.mergedRun)
+                                           : tr("runs from %1").arg(*job.mergedRun));
         row->setToolTip(JobColumn, q(job.dir.string()) + (job.slurmNote.empty() ? QString() : "\n" + q(job.slurmNote)));
         for (const auto& unit : job.units) {
             auto* child = new QTreeWidgetItem(row);

@@ -7,7 +7,7 @@
 // as soon as more of its leading units are done — their runs land while the rest still run: the
 // window runs the merge as a stage of the Jobs dock, and the result views update when it ends. Cancel and Resubmit failed act on
 // the selected job. Read-only projects are shown, never merged into.
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/executor/cluster_jobs.h"
 
 #include <QFutureWatcher>
 #include <QHash>
@@ -29,7 +29,7 @@ class ClusterBackend;
 /// One answer of ClusterBackend::status, for the project it was asked for.
 struct ClusterStatusReply {
     QString project;
-    std::vector<pipeline::cluster::JobStatus> jobs;
+    std::vector<executor::cluster::JobStatus> jobs;
     QString error;
 };
 
@@ -54,16 +54,16 @@ public:
     QPushButton* cancelButton() const { return cancel_; }
     QPushButton* resubmitButton() const { return resubmit_; }
     QLabel* summaryLabel() const { return summary_; }
-    const std::vector<pipeline::cluster::JobStatus>& jobs() const { return jobs_; }
+    const std::vector<executor::cluster::JobStatus>& jobs() const { return jobs_; }
     /// Selects a job's row (tests, and the window after a submission).
     void selectJob(const QString& jobId);
     QString selectedJob() const;
 
     /// Whether every unit of `job` has its result (the job can be merged).
-    static bool isComplete(const pipeline::cluster::JobStatus& job);
+    static bool isComplete(const executor::cluster::JobStatus& job);
     /// How many of the job's units, from unit 0 on, have their result: what a merge can store
     /// now (the whole job for an audit only once complete).
-    static long long storableUnits(const pipeline::cluster::JobStatus& job);
+    static long long storableUnits(const executor::cluster::JobStatus& job);
 
 Q_SIGNALS:
     /// The window runs these as stages (they write the project, or call Slurm).
@@ -86,7 +86,7 @@ private:
     bool readOnly_ = false;
     int pollIntervalMs_ = 10000;
     bool queryAgain_ = false;
-    std::vector<pipeline::cluster::JobStatus> jobs_;
+    std::vector<executor::cluster::JobStatus> jobs_;
     // Per job, the storable units when a merge was last asked for: asked again automatically only
     // when more units can be stored (a failing merge is not repeated until the user asks).
     QHash<QString, long long> mergeAsked_;

@@ -1,7 +1,7 @@
 #include "app/workbench/runs/engine_cluster.h"
 
 #include "app/workbench/runs/engine_study.h"
-#include "engine/pipeline/cluster_submission.h"
+#include "engine/executor/cluster_submission.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -23,7 +23,7 @@ Result<std::string> EngineClusterBackend::workerProgram() const {
 }
 
 Status EngineClusterBackend::canSubmit() const {
-    if (auto e = pipeline::cluster::checkCanSubmit()) return e;
+    if (auto e = executor::cluster::checkCanSubmit()) return e;
     if (auto program = workerProgram(); !program) return program.error();
     return std::nullopt;
 }
@@ -39,53 +39,49 @@ Result<ClusterSubmission> withWorker(const EngineClusterBackend& backend, Cluste
 }
 }  // namespace
 
-Result<pipeline::cluster::SubmitReport> EngineClusterBackend::submitStudy(project::ProjectFile& project,
-                                                                          const StudyRequest& request,
-                                                                          const ClusterSubmission& submission,
-                                                                          const ProgressCallback& progress,
-                                                                          const CancellationToken& cancel,
-                                                                          const StudyLog& log) {
+Result<executor::cluster::SubmitReport> EngineClusterBackend::submitStudy(
+    project::ProjectFile& project, const StudyRequest& request, const ClusterSubmission& submission,
+    const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) {
     // The panel's values, Advanced ones included, travel in the frozen run as a local run takes them.
     auto options = studyRunOptionsFor(project, request);
     if (!options) return options.error();
     auto worker = withWorker(*this, submission);
     if (!worker) return worker.error();
-    auto report = pipeline::submitStudyRunToSlurm(project, *options, worker->slurm, progress, cancel, log);
+    auto report = executor::submitStudyRunToSlurm(project, *options, worker->slurm, progress, cancel, log);
     if (!report) return report.error();
     return report;
 }
 
-Result<pipeline::cluster::SubmitReport> EngineClusterBackend::submitAudit(project::ProjectFile& project,
-                                                                          const AuditRequest& request,
-                                                                          const ClusterSubmission& submission,
-                                                                          const ProgressCallback& progress,
-                                                                          const CancellationToken& cancel,
-                                                                          const StudyLog& log) {
+Result<executor::cluster::SubmitReport> EngineClusterBackend::submitAudit(
+    project::ProjectFile& project, const AuditRequest& request, const ClusterSubmission& submission,
+    const ProgressCallback& progress, const CancellationToken& cancel, const StudyLog& log) {
     auto options = auditStageOptionsFor(project, request);
     if (!options) return options.error();
     auto worker = withWorker(*this, submission);
     if (!worker) return worker.error();
-    auto report = pipeline::submitAuditToSlurm(project, *options, worker->auditUnits, worker->slurm, progress, cancel, log);
+    auto report =
+        executor::submitAuditToSlurm(project, *options, worker->auditUnits, worker->slurm, progress, cancel, log);
     if (!report) return report.error();
     return report;
 }
 
-Result<std::vector<pipeline::cluster::JobStatus>> EngineClusterBackend::status(const std::filesystem::path& project) const {
-    return pipeline::cluster::jobStatus(project);
+Result<std::vector<executor::cluster::JobStatus>> EngineClusterBackend::status(
+    const std::filesystem::path& project) const {
+    return executor::cluster::jobStatus(project);
 }
 
-Result<std::vector<pipeline::cluster::MergeReport>> EngineClusterBackend::merge(project::ProjectFile& project,
+Result<std::vector<executor::cluster::MergeReport>> EngineClusterBackend::merge(project::ProjectFile& project,
                                                                                 const std::string& jobId) {
-    return pipeline::cluster::mergeJobs(project, jobId);
+    return executor::cluster::mergeJobs(project, jobId);
 }
 
 Status EngineClusterBackend::cancel(const std::filesystem::path& project, const std::string& jobId) {
-    return pipeline::cluster::cancelJob(project, jobId);
+    return executor::cluster::cancelJob(project, jobId);
 }
 
-Result<pipeline::cluster::SubmitReport> EngineClusterBackend::resubmitFailed(const std::filesystem::path& project,
+Result<executor::cluster::SubmitReport> EngineClusterBackend::resubmitFailed(const std::filesystem::path& project,
                                                                              const std::string& jobId) {
-    return pipeline::cluster::resubmitFailed(project, jobId);
+    return executor::cluster::resubmitFailed(project, jobId);
 }
 
 }  // namespace dpmix::workbench

@@ -15,19 +15,19 @@ public:
     explicit EngineClusterBackend(std::string workerProgram = {});
 
     Status canSubmit() const override;
-    Result<pipeline::cluster::SubmitReport> submitStudy(project::ProjectFile& project, const StudyRequest& request,
+    Result<executor::cluster::SubmitReport> submitStudy(project::ProjectFile& project, const StudyRequest& request,
                                                         const ClusterSubmission& submission,
                                                         const ProgressCallback& progress,
                                                         const CancellationToken& cancel, const StudyLog& log) override;
-    Result<pipeline::cluster::SubmitReport> submitAudit(project::ProjectFile& project, const AuditRequest& request,
+    Result<executor::cluster::SubmitReport> submitAudit(project::ProjectFile& project, const AuditRequest& request,
                                                         const ClusterSubmission& submission,
                                                         const ProgressCallback& progress,
                                                         const CancellationToken& cancel, const StudyLog& log) override;
-    Result<std::vector<pipeline::cluster::JobStatus>> status(const std::filesystem::path& project) const override;
-    Result<std::vector<pipeline::cluster::MergeReport>> merge(project::ProjectFile& project,
+    Result<std::vector<executor::cluster::JobStatus>> status(const std::filesystem::path& project) const override;
+    Result<std::vector<executor::cluster::MergeReport>> merge(project::ProjectFile& project,
                                                               const std::string& jobId) override;
     Status cancel(const std::filesystem::path& project, const std::string& jobId) override;
-    Result<pipeline::cluster::SubmitReport> resubmitFailed(const std::filesystem::path& project,
+    Result<executor::cluster::SubmitReport> resubmitFailed(const std::filesystem::path& project,
                                                            const std::string& jobId) override;
 
     /// The worker program a submission would write into its script, or why there is none.

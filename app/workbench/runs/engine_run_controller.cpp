@@ -252,7 +252,7 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
 }
 
 namespace {
-void logSubmitted(const StudyLog& log, const pipeline::cluster::SubmitReport& report, const std::string& stores) {
+void logSubmitted(const StudyLog& log, const executor::cluster::SubmitReport& report, const std::string& stores) {
     log("Submitted job " + report.jobId + " as Slurm job " + report.slurmJobId + " (" + std::to_string(report.units) +
         " array tasks), in " + report.dir.string() +
         ". The Cluster jobs view follows "

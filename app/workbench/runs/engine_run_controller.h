@@ -78,7 +78,7 @@ struct StudyRequest {
     std::string device = "auto";      // where the models train: auto, cpu, cuda (Run ▸ Compute device)
 };
 
-/// What the Audit dialog asks the audit stage for (engine/pipeline/audit_stage.h).
+/// What the Audit dialog asks the audit stage for (engine/audit_runs/audit_stage.h).
 struct AuditRequest {
     std::string task;
     bool naturalCanary = false;
@@ -91,13 +91,13 @@ struct AuditRequest {
     std::optional<MixtureSettings> mixture;         // the mechanism audited; unset: the spec's
     std::optional<privacy::Accountant> accountant;  // certifies the claimed ε; unset: the spec's
     // Empty: the mixture step. "dirichlet", "dp-sgd", "sgd": a fine-tuning mechanism
-    // (engine/pipeline/training_audit_stage.h) with this canary; the mixture fields are unused.
+    // (engine/audit_runs/training_audit_stage.h) with this canary; the mixture fields are unused.
     std::string mechanism;
     std::string trainingCanary;
     std::string device = "auto";  // where the proxy and the audited trainings run
 };
 
-/// What the Private set dialog and the panel ask the PSG stage for (engine/pipeline/psg_stage.h).
+/// What the Private set dialog and the panel ask the PSG stage for (engine/experiment_runs/psg_stage.h).
 struct PsgRequest {
     int imagesPerClass = 10;
     long long iterations = 3;
@@ -169,7 +169,7 @@ private:
     StageJob psgJob(const QString& name, const PsgRequest& request);
     /// "Run on cluster…": the action's request submitted as one Slurm job array.
     Result<QList<StageJob>> planClusterAction(const RunAction& action);
-    using ClusterSubmit = std::function<Result<pipeline::cluster::SubmitReport>(
+    using ClusterSubmit = std::function<Result<executor::cluster::SubmitReport>(
         project::ProjectFile&, const ProgressCallback&, const CancellationToken&, const StudyLog&)>;
     /// Runs `submit` on the worker thread and logs the job it submitted (`stores`: what its merge stores).
     StageJob clusterJob(const QString& name, const std::string& stores, ClusterSubmit submit);

@@ -1,11 +1,11 @@
 #include "app/workbench/runs/engine_study.h"
 
+#include "engine/audit_runs/audit_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
 #include "engine/data/source_loader.h"
-#include "engine/pipeline/audit_stage.h"
-#include "engine/pipeline/psg_stage.h"
+#include "engine/experiment_runs/psg_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/study_runner.h"
-#include "engine/pipeline/training_audit_stage.h"
 #include "engine/runtime/runtime_info.h"
 
 #include <cmath>
@@ -94,7 +94,7 @@ namespace {
 Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                   const ProgressCallback& progress, const CancellationToken& cancel,
                                   const StudyLog& log) {
-    pipeline::TrainingAuditStageOptions options;
+    audit_runs::TrainingAuditStageOptions options;
     options.task = request.task;
     if (!training_audit::parseAuditedMechanism(request.mechanism, options.mechanism))
         return Error{"mechanism: '" + request.mechanism + "' is not an audited mechanism", "mechanism"};
@@ -110,14 +110,14 @@ Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequ
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.device = *device;
-    if (auto error = pipeline::checkTrainingAuditStageOptions(project, options)) return error;
-    auto report = pipeline::runTrainingAuditStage(project, options, progress, cancel, log);
+    if (auto error = audit_runs::checkTrainingAuditStageOptions(project, options)) return error;
+    auto report = audit_runs::runTrainingAuditStage(project, options, progress, cancel, log);
     if (!report) return report.error();
     if (log) {
         log("audit '" + report->name + "' of task '" + report->task + "': empirical ε lower bound " +
             std::to_string(report->result.epsilonLB));
         if (std::isfinite(report->result.claimedEpsilon))
-            if (auto audits = pipeline::storedMechanismAudits(project))
+            if (auto audits = audit_runs::storedMechanismAudits(project))
                 log("verdict on the claim: " +
                     audit::describe(audit::claimVerdict(request.mechanism, report->result.claimedEpsilon,
                                                         report->result.delta, *audits),
@@ -128,9 +128,9 @@ Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequ
 
 }  // namespace
 
-Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
-                                                         const AuditRequest& request) {
-    pipeline::AuditStageOptions options;
+Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
+                                                           const AuditRequest& request) {
+    audit_runs::AuditStageOptions options;
     options.mixture = mixtureStageFor(project.spec().mixture, request.mixture);
     options.task = request.task;
     options.canary = request.naturalCanary ? audit::CanaryKind::Natural : audit::CanaryKind::MaxClip;
@@ -146,7 +146,7 @@ Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectF
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.proxy.device = *device;
-    if (auto error = pipeline::checkAuditStageOptions(project, options)) return *error;
+    if (auto error = audit_runs::checkAuditStageOptions(project, options)) return *error;
     return options;
 }
 
@@ -155,7 +155,7 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
     if (!request.mechanism.empty()) return runTrainingAuditWithEngine(project, request, progress, cancel, log);
     auto options = auditStageOptionsFor(project, request);
     if (!options) return options.error();
-    auto report = pipeline::runAuditStage(project, *options, progress, cancel, log);
+    auto report = audit_runs::runAuditStage(project, *options, progress, cancel, log);
     if (!report) return report.error();
     if (log)
         log("audit '" + report->name + "' of task '" + report->task + "': empirical ε lower bound " +
@@ -166,7 +166,7 @@ Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& req
 Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request, const ProgressCallback& progress,
                         const CancellationToken& cancel, const StudyLog& log,
                         const std::function<void(const PrivateSetImages&)>& snapshot) {
-    pipeline::PsgStageOptions options;
+    experiment_runs::PsgStageOptions options;
     options.imagesPerClass = request.imagesPerClass;
     options.iterations = request.iterations;
     options.epsilon = request.epsilon;
@@ -198,10 +198,10 @@ Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request
         images.classNames = classNames;
         return images;
     };
-    auto report =
-        pipeline::runPsgStage(project, options, progress, cancel, log, [&](const psg::PrivateSet& set, int iteration) {
-            if (snapshot) snapshot(toImages(set, iteration));
-        });
+    auto report = experiment_runs::runPsgStage(project, options, progress, cancel, log,
+                                               [&](const psg::PrivateSet& set, int iteration) {
+                                                   if (snapshot) snapshot(toImages(set, iteration));
+                                               });
     if (!report) return report.error();
     if (log)
         for (const auto& row : report->rows)

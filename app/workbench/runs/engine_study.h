@@ -4,7 +4,7 @@
 // dpmix_workbench_lib so that library and its tests do not link LibTorch.
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/run_requests.h"
-#include "engine/pipeline/audit_stage.h"
+#include "engine/audit_runs/audit_stage.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_opener.h"
 
@@ -17,8 +17,8 @@ Result<project::SourceFacts> summarizeWithDataLayer(const data::SourceSpec& spec
 /// runStudyWithEngine runs, and what a cluster submission freezes).
 Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile& project, const StudyRequest& request);
 /// The mixture audit's options for the request (a training audit has its own; runAuditWithEngine).
-Result<pipeline::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
-                                                         const AuditRequest& request);
+Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
+                                                           const AuditRequest& request);
 
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
@@ -26,12 +26,12 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);
 
-/// pipeline::runAuditStage with the dialog's choices.
+/// audit_runs::runAuditStage with the dialog's choices.
 Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                         const ProgressCallback& progress, const CancellationToken& cancel,
                                         const StudyLog& log);
 
-/// pipeline::runPsgStage with the dialog's choices; S reaches `snapshot` after every iteration.
+/// experiment_runs::runPsgStage with the dialog's choices; S reaches `snapshot` after every iteration.
 Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request, const ProgressCallback& progress,
                         const CancellationToken& cancel, const StudyLog& log,
                         const std::function<void(const PrivateSetImages&)>& snapshot);

@@ -2,7 +2,7 @@
 // What one Run-menu action asks for, as plain values the GUI fills in and a RunController
 // turns into stage jobs: a DP-MixMin run, the comparison with the four baselines, the ε sweep
 // (teaching demo), a canary audit, Private Set Generation, or a re-run of a stored run.
-#include "engine/pipeline/cluster_jobs.h"
+#include "engine/executor/cluster_jobs.h"
 #include "engine/project/project_records.h"
 #include "widgets/run_parameters.h"
 
@@ -18,7 +18,7 @@ enum class RunKind { DpMixMin, CompareBaselines, EpsilonSweep, Audit, PrivateSet
 /// "Run DP-MixMin", "Compare with baselines", ... (for messages and job names).
 QString runKindLabel(RunKind kind);
 
-/// The Audit dialog's choices (engine/pipeline/audit_stage.h AuditStageOptions).
+/// The Audit dialog's choices (engine/audit_runs/audit_stage.h AuditStageOptions).
 struct AuditSettings {
     QString task;               // a sensitive task of the project's spec
     bool naturalCanary = false; // false: the max-clip canary
@@ -34,7 +34,7 @@ struct AuditSettings {
     bool operator==(const AuditSettings&) const = default;
 };
 
-/// The Private set dialog's choices (engine/pipeline/psg_stage.h PsgStageOptions); ε, δ, the
+/// The Private set dialog's choices (engine/experiment_runs/psg_stage.h PsgStageOptions); ε, δ, the
 /// accountant and reproducibility come from the panel.
 struct PsgSettings {
     int imagesPerClass = 10;     // 1, 10, 20 or 50
@@ -52,7 +52,7 @@ struct PsgSettings {
 /// (docs/CLUSTER.md, "From the workbench"); Run DP-MixMin, Compare with baselines and the
 /// mixture audit only, and reproducible runs only.
 struct ClusterSubmission {
-    pipeline::cluster::SlurmOptions slurm;
+    executor::cluster::SlurmOptions slurm;
     long long auditUnits = 8;  // the audit's array tasks (even: each world's runs in units/2 blocks)
 };
 

@@ -8,9 +8,9 @@
 // device is slightly stricter than CUDA (it also refuses 0-dim CPU tensors, which CUDA accepts
 // by copying them every time). DPMIX_TEST_DEVICE=cuda runs the same stages on a GPU
 // (scripts/gpu-check.sh). docs/GPU.md, "Device hygiene".
-#include "engine/pipeline/psg_stage.h"
+#include "engine/audit_runs/training_audit_stage.h"
+#include "engine/experiment_runs/psg_stage.h"
 #include "engine/pipeline/study_runner.h"
-#include "engine/pipeline/training_audit_stage.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_opener.h"
 #include "engine/train/causal_lm.h"
@@ -40,6 +40,8 @@ void InitTorchScriptBackend();
 
 using namespace dpmix;
 using namespace dpmix::pipeline;
+using namespace dpmix::audit_runs;
+using namespace dpmix::experiment_runs;
 
 namespace {
 

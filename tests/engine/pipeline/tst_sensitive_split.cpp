@@ -6,9 +6,9 @@
 // set is not declared is refused before its data is read.
 #include "engine/data/source_loader.h"
 #include "engine/data/splits.h"
-#include "engine/pipeline/adamix_experiment_stage.h"
+#include "engine/experiment_runs/adamix_experiment_stage.h"
+#include "engine/experiment_runs/psg_stage.h"
 #include "engine/pipeline/image_study.h"
-#include "engine/pipeline/psg_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
 #include "engine/project/spec_json.h"
@@ -22,6 +22,7 @@
 
 using namespace dpmix;
 using namespace dpmix::pipeline;
+using namespace dpmix::experiment_runs;
 
 namespace {
 

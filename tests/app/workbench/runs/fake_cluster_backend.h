@@ -14,7 +14,7 @@ public:
         if (!cannotSubmit.empty()) return Error{cannotSubmit};
         return std::nullopt;
     }
-    Result<pipeline::cluster::SubmitReport> submitStudy(project::ProjectFile&, const StudyRequest& request,
+    Result<executor::cluster::SubmitReport> submitStudy(project::ProjectFile&, const StudyRequest& request,
                                                         const ClusterSubmission& submission, const ProgressCallback&,
                                                         const CancellationToken&, const StudyLog&) override {
         QMutexLocker lock(&mutex);
@@ -22,7 +22,7 @@ public:
         submissions.push_back(submission);
         return report();
     }
-    Result<pipeline::cluster::SubmitReport> submitAudit(project::ProjectFile&, const AuditRequest& request,
+    Result<executor::cluster::SubmitReport> submitAudit(project::ProjectFile&, const AuditRequest& request,
                                                         const ClusterSubmission& submission, const ProgressCallback&,
                                                         const CancellationToken&, const StudyLog&) override {
         QMutexLocker lock(&mutex);
@@ -30,29 +30,31 @@ public:
         submissions.push_back(submission);
         return report();
     }
-    Result<std::vector<pipeline::cluster::JobStatus>> status(const std::filesystem::path&) const override {
+    Result<std::vector<executor::cluster::JobStatus>> status(const std::filesystem::path&) const override {
         QMutexLocker lock(&mutex);
         ++statusCalls;
         if (!statusError.empty()) return Error{statusError};
         return jobs;
     }
-    Result<std::vector<pipeline::cluster::MergeReport>> merge(project::ProjectFile&, const std::string& jobId) override {
+    Result<std::vector<executor::cluster::MergeReport>> merge(project::ProjectFile&,
+                                                              const std::string& jobId) override {
         QMutexLocker lock(&mutex);
         merged.push_back(jobId);
-        pipeline::cluster::MergeReport r;
+        executor::cluster::MergeReport r;
         r.jobId = jobId;
         r.imported = true;
         r.summary = "stored as run 7";
         for (auto& j : jobs)
             if (j.jobId == jobId) j.mergedRun = 7;
-        return std::vector<pipeline::cluster::MergeReport>{r};
+        return std::vector<executor::cluster::MergeReport>{r};
     }
     Status cancel(const std::filesystem::path&, const std::string& jobId) override {
         QMutexLocker lock(&mutex);
         cancelled.push_back(jobId);
         return std::nullopt;
     }
-    Result<pipeline::cluster::SubmitReport> resubmitFailed(const std::filesystem::path&, const std::string& jobId) override {
+    Result<executor::cluster::SubmitReport> resubmitFailed(const std::filesystem::path&,
+                                                           const std::string& jobId) override {
         QMutexLocker lock(&mutex);
         resubmitted.push_back(jobId);
         return report();
@@ -61,7 +63,7 @@ public:
     mutable QMutex mutex;
     std::string cannotSubmit;  // non-empty: canSubmit's error
     std::string statusError;   // non-empty: status's error
-    std::vector<pipeline::cluster::JobStatus> jobs;
+    std::vector<executor::cluster::JobStatus> jobs;
     mutable int statusCalls = 0;
     std::vector<StudyRequest> studies;
     std::vector<AuditRequest> audits;
@@ -69,8 +71,8 @@ public:
     std::vector<std::string> merged, cancelled, resubmitted;
 
 private:
-    static pipeline::cluster::SubmitReport report() {
-        pipeline::cluster::SubmitReport r;
+    static executor::cluster::SubmitReport report() {
+        executor::cluster::SubmitReport r;
         r.jobId = "job-1";
         r.slurmJobId = "42";
         r.units = 2;
@@ -79,14 +81,14 @@ private:
 };
 
 /// A job of `kind` whose units have these states (unit i: states[i]).
-inline pipeline::cluster::JobStatus jobWith(const std::string& id, const std::vector<std::string>& states,
+inline executor::cluster::JobStatus jobWith(const std::string& id, const std::vector<std::string>& states,
                                             const std::string& kind = "run") {
-    pipeline::cluster::JobStatus job;
+    executor::cluster::JobStatus job;
     job.jobId = id;
     job.kind = kind;
     job.dir = "/tmp/" + id;
     for (std::size_t i = 0; i < states.size(); ++i) {
-        pipeline::cluster::UnitStatus u;
+        executor::cluster::UnitStatus u;
         u.id = static_cast<long long>(i);
         u.state = states[i];
         if (states[i] == "failed") u.slurmState = "CANCELLED";
