@@ -12,7 +12,7 @@
 #include "engine/executor/run_units.h"
 #include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/experiments/adamix_records.h"
-#include "stand_in_sbatch.h"
+#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
 #include "tests/support/unit_test.h"
@@ -71,9 +71,7 @@ std::map<std::string, std::string> blobs(const project::ProjectFile& p, long lon
 std::string metricBits(const project::ProjectFile& p, long long run) {
     std::string text;
     for (const auto& m : p.metrics(run).value()) {
-        std::uint64_t b = 0;
-        std::memcpy(&b, &m.value, sizeof b);
-        text += m.name + "/" + m.className + "=" + std::to_string(b) + "\n";
+        text += m.name + "/" + m.className + "=" + testing::bitsText(m.value) + "\n";
     }
     return text;
 }
@@ -120,17 +118,12 @@ private Q_SLOTS:
         auto job = submit(p, *frozen, options);
         QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
         const long long after = lastRunId(p).value();
-        for (long long id : {3LL, 0LL, 1LL}) {
-            auto e = cluster::runWorkerUnit(job->dir, id, 1);
-            QVERIFY2(!e, e ? e->message.c_str() : "");
-        }
-        auto early = cluster::mergeJobs(p);  // unit 2 missing: the summary needs every part
-        QVERIFY2(early.ok(), early.ok() ? "" : early.error().message.c_str());
-        QVERIFY(!early->front().imported);
-        QCOMPARE(early->front().waiting.size(), std::size_t(1));
-        QCOMPARE(lastRunId(p).value(), after);
-        auto e = cluster::runWorkerUnit(job->dir, 2, 1);
-        QVERIFY2(!e, e ? e->message.c_str() : "");
+        auto e = testing::runUnitsHere(job->dir, {3, 0, 1});
+        QVERIFY2(!e, e ? e->c_str() : "");
+        e = testing::mergeWaitsForOneUnit(p, after);  // unit 2 missing: the summary needs every part
+        QVERIFY2(!e, e ? e->c_str() : "");
+        e = testing::runUnitsHere(job->dir, {2});
+        QVERIFY2(!e, e ? e->c_str() : "");
         auto merged = cluster::mergeJobs(p);
         QVERIFY2(merged.ok(), merged.ok() ? "" : merged.error().message.c_str());
         QVERIFY(merged->front().imported);

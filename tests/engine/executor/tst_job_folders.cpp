@@ -6,7 +6,7 @@
 #include "engine/executor/audit_units.h"
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
-#include "stand_in_sbatch.h"
+#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 #include "engine/executor/run_units.h"
 #include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/project/project_opener.h"
-#include "stand_in_sbatch.h"
+#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
 #include "tests/support/unit_test.h"
@@ -46,11 +46,7 @@ const std::string kSpec = R"({
 std::string kScalingRun(const project::ProjectFile& p, long long id) {
     const auto r = p.run(id).value();
     std::string text = r.method + "|" + r.configJson + "|" + project::toString(r.status);
-    auto bits = [](double v) {
-        std::uint64_t b = 0;
-        std::memcpy(&b, &v, sizeof b);
-        return std::to_string(b);
-    };
+    const auto bits = testing::bitsText;
     for (const auto& name : p.curveNames(id).value()) {
         text += "|" + name;
         for (const auto& pt : p.curve(id, name).value()) text += " " + std::to_string(pt.step) + ":" + bits(pt.value);
@@ -102,17 +98,12 @@ private Q_SLOTS:
         const auto units = kScalingWorkUnits(3);
         auto job = cluster::submitJob(p, cluster::JobKind::KScaling, *frozen, units, {}, false);
         QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
-        for (long long id : {2LL, 0LL}) {
-            auto e = cluster::runWorkerUnit(job->dir, id, 1);
-            QVERIFY2(!e, e ? e->message.c_str() : "");
-        }
-        auto early = cluster::mergeJobs(p);  // class 1 missing: the summary needs every class
-        QVERIFY2(early.ok(), early.ok() ? "" : early.error().message.c_str());
-        QVERIFY(!early->front().imported);
-        QCOMPARE(early->front().waiting.size(), std::size_t(1));
-        QCOMPARE(lastRunId(p).value(), after);
-        auto e = cluster::runWorkerUnit(job->dir, 1, 1);
-        QVERIFY2(!e, e ? e->message.c_str() : "");
+        auto e = testing::runUnitsHere(job->dir, {2, 0});
+        QVERIFY2(!e, e ? e->c_str() : "");
+        e = testing::mergeWaitsForOneUnit(p, after);  // class 1 missing: the summary needs every class
+        QVERIFY2(!e, e ? e->c_str() : "");
+        e = testing::runUnitsHere(job->dir, {1});
+        QVERIFY2(!e, e ? e->c_str() : "");
         auto merged = cluster::mergeJobs(p);
         QVERIFY2(merged.ok(), merged.ok() ? "" : merged.error().message.c_str());
         QVERIFY(merged->front().imported);

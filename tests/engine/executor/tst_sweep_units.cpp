@@ -10,7 +10,7 @@
 #include "engine/executor/sweep_units.h"
 #include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/project/project_opener.h"
-#include "stand_in_sbatch.h"
+#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
 #include "tests/support/unit_test.h"
@@ -46,16 +46,8 @@ std::map<std::string, std::string> runsAfter(const project::ProjectFile& p, long
         if (r.id <= after) continue;
         std::string text = r.method + "|" + r.task + "|" + std::to_string(r.seed) + "|" + r.configJson + "|" +
                            project::toString(r.status) + "|";
-        if (r.epsilon) {
-            std::uint64_t bits = 0;
-            std::memcpy(&bits, &*r.epsilon, sizeof bits);
-            text += std::to_string(bits);
-        }
-        for (const auto& m : p.metrics(r.id).value()) {
-            std::uint64_t bits = 0;
-            std::memcpy(&bits, &m.value, sizeof bits);
-            text += "|" + m.name + "=" + std::to_string(bits);
-        }
+        if (r.epsilon) text += testing::bitsText(*r.epsilon);
+        for (const auto& m : p.metrics(r.id).value()) text += "|" + m.name + "=" + testing::bitsText(m.value);
         for (const auto& l : p.ledgers(r.id).value()) text += "|" + l.ledgerJson;
         out[r.task + " " + r.configJson] = text;
         if (order) order->push_back(r.id);
