@@ -6,7 +6,7 @@
 #include "bench/bench_timing.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/psg/detail/gradient_match.h"
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/psg_params.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/model.h"

@@ -9,7 +9,7 @@
 #include "engine/experiment_runs/psg_stage.h"
 #include "engine/privacy/parameters.h"
 #include "engine/project/project_file.h"
-#include "engine/psg/set_export.h"
+#include "engine/psg_set/set_export.h"
 
 #include <nlohmann/json.hpp>
 

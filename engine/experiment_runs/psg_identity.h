@@ -6,7 +6,7 @@
 // releases cancels the noise. Every value is written round-trip exact (%.17g).
 #include "engine/pipeline/release_randomness.h"
 #include "engine/privacy/accountant.h"
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/psg_params.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -7,8 +7,8 @@
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/privacy/ledger.h"
-#include "engine/psg/private_set_data.h"
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/private_set_data.h"
+#include "engine/psg_set/psg_params.h"
 #include "engine/train/images.h"
 
 #include <cstdint>

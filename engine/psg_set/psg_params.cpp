@@ -1,4 +1,4 @@
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/psg_params.h"
 
 #include <cmath>
 #include <sstream>

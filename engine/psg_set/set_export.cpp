@@ -1,4 +1,4 @@
-#include "engine/psg/set_export.h"
+#include "engine/psg_set/set_export.h"
 
 // Static: the writer stays private to this file (the test fixtures compile their own copy).
 #define STB_IMAGE_WRITE_IMPLEMENTATION

@@ -3,7 +3,7 @@
 // "Export"), so it can be registered as a public source of another study. S is DP: using it is
 // post-processing of the ε its PSG run already spent. Torch-free.
 #include "engine/core/result.h"
-#include "engine/psg/private_set.h"
+#include "engine/psg_set/private_set_data.h"
 
 #include <filesystem>
 #include <string>

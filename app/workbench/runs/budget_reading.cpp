@@ -5,7 +5,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/psg_params.h"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 #include "app/workbench/runs/psg_dialog.h"
 
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/psg_params.h"
 
 #include <QCheckBox>
 #include <QComboBox>

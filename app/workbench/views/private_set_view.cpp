@@ -3,7 +3,7 @@
 #include "app/workbench/help/view_help.h"
 #include "engine/core/mean_std.h"
 #include "engine/privacy/ledger_json.h"
-#include "engine/psg/set_export.h"
+#include "engine/psg_set/set_export.h"
 #include "widgets/image_grid_widget.h"
 
 #include <QComboBox>

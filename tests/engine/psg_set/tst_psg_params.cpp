@@ -3,7 +3,7 @@
 #include "engine/privacy/gaussian_rdp.h"
 #include "engine/privacy/rdp_conversion.h"
 #include "engine/privacy/rdp_orders.h"
-#include "engine/psg/psg_params.h"
+#include "engine/psg_set/psg_params.h"
 #include "tests/support/unit_test.h"
 
 using namespace dpmix;
