@@ -86,6 +86,7 @@ int runWorkbench(int argc, char** argv) {
     dpmix::workbench::EngineRunController runs(dpmix::workbench::runStudyWithEngine);
     runs.setAuditFunction(dpmix::workbench::runAuditWithEngine);
     runs.setPsgFunction(dpmix::workbench::runPsgWithEngine);
+    runs.setSpendPlanFunction(dpmix::workbench::planStudySpendWithEngine);  // exact spend previews
     dpmix::workbench::EngineClusterBackend cluster;  // Run on cluster…, the Cluster jobs dock (Slurm)
     runs.setClusterBackend(&cluster);
     dpmix::workbench::EngineProjectStore projects(dpmix::workbench::summarizeWithDataLayer);

@@ -153,8 +153,9 @@ public:
     /// Re-validates now (synchronously) and, if valid, asks the RunController for the jobs.
     void requestRun();
     /// Before a run that spends privacy budget: what it would spend (before → after) is shown
-    /// through WorkbenchServices::confirmSpend; false when declined or over the cap.
-    bool confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes);
+    /// through WorkbenchServices::confirmSpend — the engine's plan when the run controller has one,
+    /// else the panel's estimate; false when declined or over the cap.
+    bool confirmSpending(const RunAction& action, const PrivacyPlan& plan);
     /// The same before an ε sweep: every ε's DP-MixMin releases.
     bool confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons, bool fullPipeline);
     /// The same before Generate private set (PSG): PSG's release and its DP-SGD reference's.

@@ -6,9 +6,11 @@
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/runs/budget_reading.h"
+#include "app/workbench/runs/run_controller.h"
 #include "widgets/budget_meter.h"
 #include "widgets/parameter_panel.h"
 
+#include <QApplication>
 #include <QStatusBar>
 
 namespace dpmix::workbench {
@@ -30,9 +32,21 @@ void MainWindow::updateBudgetMeter() {
             tr("The budget cannot be read: %1").arg(QString::fromStdString(reading.error().message)));
 }
 
-bool MainWindow::confirmSpending(const widgets::RunParameters& values, const PrivacyPlan& plan, bool alsoFineTunes) {
+bool MainWindow::confirmSpending(const RunAction& action, const PrivacyPlan& plan) {
     if (!project_) return true;
-    return confirmPreview(previewSpend(*project_, values, plan, alsoFineTunes));
+    // The engine's plan on the project's data when the controller has one (exact: fine-tuning
+    // included, on the realised splits); otherwise the panel's estimate of the mixture releases.
+    statusBar()->showMessage(tr("Planning the run's DP releases on the project's data…"));
+    QApplication::setOverrideCursor(Qt::WaitCursor);  // the engine loads the study's data to plan
+    const auto planned = services_.runs->plannedReleases(action);
+    QApplication::restoreOverrideCursor();
+    statusBar()->clearMessage();
+    if (planned) {
+        if (!*planned) return true;  // the engine refuses this run when it starts, with this message
+        return confirmPreview(previewPlannedSpend(*project_, action.parameters, **planned));
+    }
+    return confirmPreview(
+        previewSpend(*project_, action.parameters, plan, action.kind == RunKind::CompareBaselines));
 }
 
 bool MainWindow::confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons,

@@ -135,7 +135,7 @@ QString RunActions::start(const RunAction& action) {
     // Runs and sweeps are previewed and confirmed (a sweep spends at every ε; re-runs and audits
     // are not: the engine checks the cap for every run before any mechanism starts).
     if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&
-        !window_->confirmSpending(action.parameters, plan, action.kind == RunKind::CompareBaselines))
+        !window_->confirmSpending(action, plan))
         return tr("Not started: the privacy budget was not confirmed.");
     if (action.kind == RunKind::EpsilonSweep &&
         !window_->confirmSweepSpending(action.parameters, action.sweepEpsilons, action.sweepFullPipeline))

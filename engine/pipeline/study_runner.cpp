@@ -4,6 +4,7 @@
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/pipeline/mixture_records.h"
+#include "engine/pipeline/planned_releases.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger.h"
@@ -39,101 +40,6 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
     if (userGroupSize) j["user_group_size"] = *userGroupSize;
     return j.dump();
 }
-
-// The fine-tuning a method's downstream run does, on the data its plan names: methods that chose
-// λ on split A fine-tune on split B, the others on the whole training set (docs/ALGORITHMS.md A.7).
-DownstreamRequest downstreamRequest(methods::Method method, std::size_t task, const std::string& taskName,
-                                    double epsilon, std::uint64_t seed, const RhoSplit& split,
-                                    const std::vector<std::size_t>& wholeTrain, const project::ProjectSpec& spec,
-                                    const StudyRunOptions& options, bool reproducible) {
-    DownstreamRequest req;
-    req.accountant = options.accountant.value_or(spec.privacy.accountant);
-    req.task = task;
-    req.epsilon = epsilon;
-    req.delta = spec.privacy.delta;
-    req.seed = seed;
-    req.device = options.device;
-    req.finetuneRandomness = releaseRandomness(
-        reproducible, seed, releaseIdentity("finetune", methods::nameOf(method), taskName, epsilon, seed));
-    req.pretrain = spec.pretrain;  // the run's spec: the options' stage values already in place
-    req.finetune = spec.finetune;
-    if (methods::traitsOf(method).finetuneOn == methods::FinetuneData::SplitB) {
-        req.finetuneIndices = split.b;
-    } else {
-        req.finetuneIndices = wholeTrain;
-        req.finetuneSplit = "train";
-    }
-    return req;
-}
-
-std::vector<std::size_t> wholeTrainOf(const RhoSplit& split) {
-    std::vector<std::size_t> all = split.a;
-    all.insert(all.end(), split.b.begin(), split.b.end());
-    std::sort(all.begin(), all.end());
-    return all;
-}
-
-// Distinct users among the given sensitive images.
-long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>& indices) {
-    std::set<std::string> users;
-    for (auto i : indices) users.insert(study.grouping.users.at(i));
-    return static_cast<long long>(users.size());
-}
-
-// Every DP release a study run will make, with the exact ledger entries its mechanisms will
-// record: DP-MixMin's λ for each (seed, task, ε), and each method's fine-tuned model (Random
-// Search and λ* runs are not private: they are never releases and are not counted).
-Result<std::vector<privacy::BudgetRelease>> plannedReleases(
-    const ImageStudy& study, const std::vector<std::uint64_t>& seeds, const std::vector<std::size_t>& tasks,
-    const std::vector<double>& epsilons, const std::vector<methods::Method>& chosen, bool downstream,
-    const MixtureRequest& request, double rho, const project::ProjectSpec& spec, const StudyRunOptions& options,
-    bool reproducible) {
-    const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
-    std::vector<privacy::BudgetRelease> out;
-    for (auto seed : seeds) {
-        auto split = splitForRun(study, rho, seed);
-        if (!split) return split.error();
-        const std::string partition =
-            sequential ? std::string() : privacy::rhoPartition(static_cast<long long>(seed), rho);
-        const long long unitsA =
-            study.userLevel() ? distinctUsers(study, split->a) : static_cast<long long>(split->a.size());
-        const auto wholeTrain = wholeTrainOf(*split);
-        for (std::size_t t : tasks) {
-            const std::string& task = study.taskNames[t];
-            for (double eps : epsilons) {
-                auto params = dpMixMinParams(request, unitsA, study.userLevel(), task, eps, seed);
-                if (!params) return params.error();
-                const privacy::LedgerEntry mixture = mixmin::plannedLedgerEntry(*params);
-                const std::string what =
-                    "'" + task + "' eps " + privacy::formatNumber(eps) + " seed " + std::to_string(seed);
-                if (!downstream) {
-                    out.push_back({0, "dp-mixmin " + what + " (planned)", partition, mixture});
-                    continue;
-                }
-                for (const auto method : chosen) {
-                    const auto& traits = methods::traitsOf(method);
-                    if (traits.choice == methods::Choice::NonPrivate) continue;  // never a release, not counted
-                    const std::string name(traits.name);
-                    DownstreamRequest req =
-                        downstreamRequest(method, t, task, eps, seed, *split, wholeTrain, spec, options, reproducible);
-                    if (traits.choice == methods::Choice::Private) {
-                        out.push_back({0, name + " " + what + " (planned)", partition, mixture});
-                        if (sequential) req.spentBefore = {mixture};
-                    }
-                    auto plan = planFinetune(study, req);
-                    if (!plan) return Error{name + ", task '" + task + "': " + plan.error().message};
-                    out.push_back({0, name + " " + what + " (planned)",
-                                   req.finetuneSplit == "train" ? std::string() : partition, plan->entry});
-                }
-            }
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
-namespace {
 
 // What makes a stored proxy reusable: its settings. The device it trained on is recorded beside
 // them but is not part of the key — weights move between devices.
@@ -605,6 +511,25 @@ Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& o
         if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
     if (auto e = chooseTasks(run, study)) return e;
     return preflight(run, study, /*reserve=*/false);
+}
+
+Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFile& project,
+                                                              const StudyRunOptions& options, const LogSink& log) {
+    if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
+    StudyRun run = resolveStudyRun(project, options, {}, {}, log);
+    if (run.downstream)
+        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    if (!run.mixture) return std::vector<privacy::BudgetRelease>{};
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    const auto& spec = project.spec();
+    // The study seed prepareStudy loads with: the same splits, so the same planned entries.
+    const auto studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    auto study = loadImageStudy(*sources, spec, studySeed);
+    if (!study) return study.error();
+    if (auto e = chooseTasks(run, *study)) return *e;
+    return plannedReleases(*study, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
+                           run.rho, run.spec, run.options, run.reproducible);
 }
 
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,

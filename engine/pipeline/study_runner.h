@@ -9,6 +9,7 @@
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/pipeline/proxy_stage.h"
 #include "engine/project/dataset_budget.h"
+#include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_file.h"
 #include "engine/study_plan/run_options.h"
 
@@ -78,6 +79,12 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                    const LogSink& log = {},
                                    const std::function<Status(const ImageStudy&)>& beforeProxy = {});
+
+/// Every DP release the run would make, with the ledger entries its mechanisms will record, on the
+/// project's data as loaded now: what the run reserves on the data set's budget when it starts.
+/// Loads the data but trains no proxy and stores nothing (the workbench's spend preview).
+Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFile& project,
+                                                              const StudyRunOptions& options, const LogSink& log = {});
 
 /// preflightStudyRun, then the planned releases reserved on the data set's budget: for a run whose
 /// units execute elsewhere (a Slurm grid), which keeps the reservation open until its merge.

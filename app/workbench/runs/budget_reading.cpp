@@ -130,6 +130,22 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
     return previewOf(snapshot, *current, planned, alsoFineTunes, p, why);
 }
 
+Result<SpendPreview> previewPlannedSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
+                                         const std::vector<privacy::BudgetRelease>& planned) {
+    auto current = budgetOfSnapshot(snapshot);
+    if (!current) return current.error();
+    long long lambdas = 0;
+    for (const auto& r : planned)
+        if (r.entry.stage == "mixture") ++lambdas;
+    const long long models = static_cast<long long>(planned.size()) - lambdas;
+    const QString why =
+        models == 0 ? QObject::tr("%1 DP-MixMin λ(s), one per sensitive task, ε and seed").arg(lambdas)
+                    : QObject::tr("%1 DP-MixMin λ(s) and %2 privately fine-tuned model(s)").arg(lambdas).arg(models);
+    SpendPreview out = previewOf(snapshot, *current, planned, false, p, why);
+    out.exact = true;
+    return out;
+}
+
 Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
                                        const std::vector<double>& epsilons, bool fullPipeline) {
     auto current = budgetOfSnapshot(snapshot);
@@ -201,9 +217,12 @@ QString spendPreviewText(const SpendPreview& s) {
         text += QObject::tr(
             "<p>Fine-tuning spends more on top of this; the engine adds it and checks the cap exactly "
             "before any mechanism runs.</p>");
-    text += QObject::tr(
-        "<p>Releases are composed, not added up. Estimated from the panel (split A ≈ round(ρ·n)); the "
-        "ledger records the realised figures.</p>");
+    text += s.exact ? QObject::tr(
+                          "<p>Releases are composed, not added up. Planned by the engine on the realised splits: "
+                          "this is what the run reserves on the data set's budget when it starts.</p>")
+                    : QObject::tr(
+                          "<p>Releases are composed, not added up. Estimated from the panel (split A ≈ round(ρ·n)); "
+                          "the ledger records the realised figures.</p>");
     if (s.overCap)
         text += QObject::tr(
             "<p><b>Over the cap: nothing will be run.</b> Raise “Data set's total cap ε” in the privacy "

@@ -6,11 +6,13 @@
 #include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/runs/run_action.h"
 #include "widgets/budget_meter.h"
+#include "engine/privacy/privacy_budget.h"
 #include "widgets/run_parameters.h"
 
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 namespace dpmix::workbench {
 
@@ -36,9 +38,16 @@ struct SpendPreview {
     QString store;           // the budget store that holds the data set's total (empty: this file only)
     bool overCap = false;
     bool fineTuningNotShown = false;  // the run also fine-tunes: `after` is a lower bound
+    bool exact = false;               // planned by the engine on the realised splits: what the run reserves
 };
 Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
                                   const PrivacyPlan& plan, bool alsoFineTunes);
+
+/// What a run would spend, from the releases the engine planned for it on the project's data
+/// (RunController::plannedReleases): exact — every release, fine-tuning included, as the run
+/// reserves them when it starts. `why` says what they are.
+Result<SpendPreview> previewPlannedSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
+                                         const std::vector<privacy::BudgetRelease>& planned);
 
 /// What an ε sweep would spend: the DP-MixMin releases of every ε (each planned as the panel
 /// plans one run at that ε); with `fullPipeline`, fine-tuning spends more, which the engine adds.

@@ -143,6 +143,22 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
     return Error{"unknown run kind"};
 }
 
+std::optional<Result<std::vector<privacy::BudgetRelease>>> EngineRunController::plannedReleases(
+    const RunAction& action) {
+    if (!plan_ || project_.isEmpty()) return std::nullopt;
+    if (action.kind != RunKind::DpMixMin && action.kind != RunKind::CompareBaselines) return std::nullopt;
+    auto request =
+        action.kind == RunKind::DpMixMin ? studyRequestFor(action.parameters) : compareRequestFor(action.parameters);
+    if (!request) return Result<std::vector<privacy::BudgetRelease>>(request.error());
+    StudyRequest planned = std::move(request).value();
+    planned.device = device_;
+    // On the calling (GUI) thread, with a handle of its own: ProjectFile is one-per-thread.
+    auto file = project::ProjectFile::open(project_.toStdString());
+    if (!file) return Result<std::vector<privacy::BudgetRelease>>(file.error());
+    project::ProjectFile project = std::move(file).value();
+    return plan_(project, planned);
+}
+
 StageJob EngineRunController::projectJob(const QString& name, const std::string& finished, ProjectWork work) {
     StageJob job;
     job.stage = name;

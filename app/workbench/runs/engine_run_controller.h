@@ -126,6 +126,11 @@ using PsgFunction =
     std::function<Status(project::ProjectFile&, const PsgRequest&, const ProgressCallback&, const CancellationToken&,
                          const StudyLog&, const std::function<void(const PrivateSetImages&)>& snapshot)>;
 
+/// Every DP release a study request would make, planned on the open project's data by the engine
+/// (pipeline::planStudyReleases); nothing runs and nothing is stored.
+using SpendPlanFunction =
+    std::function<Result<std::vector<privacy::BudgetRelease>>(project::ProjectFile&, const StudyRequest&)>;
+
 /// The request for the panel's values (ε, ρ, seeds and the Advanced mixture values); an Error
 /// names the field (seeds) when they do not parse.
 Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters);
@@ -144,6 +149,10 @@ public:
     void setComputeDevice(const QString& device) override { device_ = device.toStdString(); }
     void setAuditFunction(AuditFunction audit) { audit_ = std::move(audit); }
     void setPsgFunction(PsgFunction psg) { psg_ = std::move(psg); }
+    /// The engine's planner of a study run's releases: with it, DP-MixMin and Compare with
+    /// baselines are previewed exactly (plannedReleases); unset, from the panel's values.
+    void setSpendPlanFunction(SpendPlanFunction plan) { plan_ = std::move(plan); }
+    std::optional<Result<std::vector<privacy::BudgetRelease>>> plannedReleases(const RunAction& action) override;
     /// Where "Run on cluster…" submits (not owned; must outlive the controller). Unset: an
     /// action with a cluster submission is refused.
     void setClusterBackend(ClusterBackend* cluster) { cluster_ = cluster; }
@@ -179,6 +188,7 @@ private:
     StudyFunction study_;
     AuditFunction audit_;
     PsgFunction psg_;
+    SpendPlanFunction plan_;
     ClusterBackend* cluster_ = nullptr;
     QString project_;
     bool readOnly_ = false;

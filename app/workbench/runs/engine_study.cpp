@@ -80,6 +80,13 @@ Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile&
     return options;
 }
 
+Result<std::vector<privacy::BudgetRelease>> planStudySpendWithEngine(project::ProjectFile& project,
+                                                                     const StudyRequest& request) {
+    auto options = studyRunOptionsFor(project, request);
+    if (!options) return options.error();
+    return pipeline::planStudyReleases(project, *options);
+}
+
 Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request, const ProgressCallback& progress,
                           const CancellationToken& cancel, const StudyLog& log) {
     auto options = studyRunOptionsFor(project, request);

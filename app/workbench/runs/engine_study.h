@@ -20,6 +20,11 @@ Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile&
 Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::ProjectFile& project,
                                                            const AuditRequest& request);
 
+/// The releases runStudyWithEngine would reserve for `request`, planned on the project's data
+/// (pipeline::planStudyReleases): the workbench's exact spend preview.
+Result<std::vector<privacy::BudgetRelease>> planStudySpendWithEngine(project::ProjectFile& project,
+                                                                     const StudyRequest& request);
+
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
 Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,

@@ -5,10 +5,14 @@
 #include "app/workbench/runs/job_runner.h"
 #include "app/workbench/runs/run_action.h"
 #include "engine/core/result.h"
+#include "engine/privacy/privacy_budget.h"
 #include "widgets/run_parameters.h"
 
 #include <QList>
 #include <QString>
+
+#include <optional>
+#include <vector>
 
 namespace dpmix::workbench {
 
@@ -28,6 +32,14 @@ public:
         if (action.kind == RunKind::DpMixMin) return planRun(action.parameters);
         return Error{("\"" + runKindLabel(action.kind) + "\" needs the engine pipeline, which this build does not have.")
                          .toStdString()};
+    }
+    /// Every DP release `action` would make, as the engine plans it on the project's data: exactly
+    /// what the run reserves on the data set's budget when it starts. None when this controller
+    /// cannot plan the action (the window then previews from the panel's values, a lower bound);
+    /// an Error when the engine would refuse the run.
+    virtual std::optional<Result<std::vector<privacy::BudgetRelease>>> plannedReleases(const RunAction& action) {
+        (void)action;
+        return std::nullopt;
     }
     /// The project runs go into (empty: none open); a read-only project refuses runs.
     virtual void setProject(const QString& path, bool readOnly) {

@@ -1,0 +1,158 @@
+// The spend preview is what the run charges: on a tiny generated study (no downloaded data), the
+// workbench with the engine's planner previews "Compare with baselines" — DP-MixMin's λ and every
+// privately fine-tuned model, on the realised splits of two seeds — and after the run the data
+// set's budget holds exactly the previewed releases and ε. The panel's estimate (no planner) only
+// counts the λ's, a lower bound, and says so. A run the engine would refuse (a fine-tuning batch
+// larger than split B) is not previewed as a spend: the engine's refusal stands.
+#include "app/workbench/main_window.h"
+#include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/parameters/privacy_plan.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
+#include "app/workbench/runs/budget_reading.h"
+#include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/runs/engine_study.h"
+#include "engine/project/project_budget.h"
+#include "tests/app/workbench/window_parts.h"
+#include "tests/engine/pipeline/tiny_image_study.h"
+
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace dpmix;
+using namespace dpmix::workbench;
+using namespace dpmix::workbench::test;
+
+namespace {
+
+const std::string kSpec = R"({
+  "name": "tiny-preview",
+)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "accountant": "rdp"},
+  "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 5},
+             "pretrain": {"batch": 16, "lr": 0.1, "steps": 2},
+             "finetune": {"clip": 2, "batch": 16, "lr": 0.001, "steps": 3}},
+  "seeds": [0]
+})";
+
+// The panel for a quick comparison at ε = 2 on seeds 0 and 1 (the spec's stage values).
+widgets::RunParameters quickComparison(widgets::RunParameters v) {
+    v.epsilon = 2.0;
+    v.rho = 0.3;
+    v.seeds = QStringLiteral("0, 1");
+    v.accountant = widgets::AccountantChoice::Rdp;
+    v.reproducible = true;
+    v.clipNorm = 13.0;
+    v.batchSize = 20;
+    v.learningRate = 1.0;
+    v.steps = 5;
+    v.pretrainBatch = 16;
+    v.pretrainSteps = 2;
+    v.finetuneBatch = 16;
+    v.finetuneSteps = 3;
+    v.finetuneLearningRate = 0.001;
+    return v;
+}
+
+}  // namespace
+
+class TstSpendPreviewExact : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString project_;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("dpmix-tests");
+        QCoreApplication::setApplicationName("tst_spend_preview_exact");
+        QSettings().clear();
+        QVERIFY(dir_.isValid());
+        const std::string d = dir_.path().toStdString();
+        testing::writeStudyImages(d, "pub", 200, 1);
+        testing::writeStudyImages(d, "sens", 600, 2);
+        testing::createProjectFromSpecText(d, "preview", kSpec);
+        project_ = QString::fromStdString(d + "/preview.dpmix");
+    }
+
+    void thePreviewIsWhatTheRunCharges() {
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        runs.setSpendPlanFunction(planStudySpendWithEngine);
+        QList<SpendPreview> asked;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview& p) {
+            asked << p;
+            return true;
+        };
+        MainWindow w(services);
+        QCOMPARE(w.openFile(project_), QString());
+        const auto values = quickComparison(w.document()->values());
+        w.document()->reset(values);
+
+        // The panel's estimate first: the λ's only (2 seeds × 2 tasks), fine-tuning not shown.
+        const auto estimate = previewSpend(*w.project(), values, planPrivacy(values), true);
+        QVERIFY2(estimate.ok(), estimate.ok() ? "" : estimate.error().message.c_str());
+        QCOMPARE(estimate->releases, 4LL);
+        QVERIFY(estimate->fineTuningNotShown);
+        QVERIFY(!estimate->exact);
+
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
+        QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
+        QCOMPARE(asked.size(), 1);
+        const SpendPreview preview = asked.front();
+        QVERIFY(preview.exact);
+        QVERIFY(!preview.fineTuningNotShown);
+        QCOMPARE(preview.before, 0.0);
+        // Per seed and task: DP-MixMin's λ, and the models of DP-MixMin, Uniform and Random Init
+        // (Random Search and λ* are not private: no release).
+        QCOMPARE(preview.releases, 16LL);
+        QVERIFY(spendPreviewText(preview).contains("what the run reserves"));
+        QVERIFY(preview.after > estimate->after);
+
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 10 * 60 * 1000);
+        QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+        auto file = project::ProjectFile::open(project_.toStdString());
+        QVERIFY(file.ok());
+        auto spent = project::projectBudget(*file);
+        QVERIFY2(spent.ok(), spent.ok() ? "" : spent.error().message.c_str());
+        QCOMPARE(static_cast<long long>(spent->releases.size()), preview.releases);
+        QVERIFY2(std::fabs(spent->total.epsilon - preview.after) <= 1e-9 * preview.after,
+                 qPrintable(QStringLiteral("spent %1, previewed %2").arg(spent->total.epsilon, 0, 'g', 17)
+                                .arg(preview.after, 0, 'g', 17)));
+        for (std::size_t i = 0; i < spent->releases.size(); ++i)
+            QVERIFY2(spent->releases[i].entry.epsilon > 0.0, spent->releases[i].label.c_str());
+    }
+
+    void aRunTheEngineRefusesIsNotPreviewedAsASpend() {
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        runs.setSpendPlanFunction(planStudySpendWithEngine);
+        int asked = 0;
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [&](const SpendPreview&) {
+            ++asked;
+            return false;
+        };
+        MainWindow w(services);
+        QCOMPARE(w.openFile(project_), QString());
+        auto values = quickComparison(w.document()->values());
+        values.finetuneBatch = 100000;  // more than split B holds: q > 1
+        RunAction action;
+        action.kind = RunKind::CompareBaselines;
+        action.parameters = values;
+        auto planned = runs.plannedReleases(action);
+        QVERIFY(planned.has_value());
+        QVERIFY(!planned->ok());
+        QVERIFY2(planned->error().message.find("exceeds") != std::string::npos, planned->error().message.c_str());
+        QVERIFY(w.confirmSpending(action, planPrivacy(values)));  // the engine's refusal stands at start
+        QCOMPARE(asked, 0);
+    }
+};
+
+QTEST_MAIN(TstSpendPreviewExact)
+#include "tst_spend_preview_exact.moc"
