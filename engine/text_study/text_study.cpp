@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <set>
 
@@ -390,6 +391,14 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
     return params;
 }
 
+// The DP-MixMin runs of one seed whose mechanism started and that are not done: marked `status`
+// with `why`; each keeps the ledger stored when it started.
+void markStartedRuns(project::ProjectFile& project, const std::map<double, long long>& started,
+                     project::RunStatus status, const std::string& why) {
+    for (const auto& [eps, id] : started)
+        if (id > 0) (void)project.setRunStatus(id, status, why);
+}
+
 // Before the mechanism touches split A, it is reserved on the data set's budget (refused over the
 // cap). The λ's computed so far are stored after the loop; their own reservations, still open,
 // count them until the run ends and settles.
@@ -403,19 +412,16 @@ Status reserveMixtureBudget(TextStudyRun& run, const pipeline::MixtureOutcome& o
     return std::nullopt;
 }
 
-// DP-MixMin on split A for every ε of one seed. The λ's are stored after the loop; if it stops
-// (cancelled, or a later step fails), each mechanism that had started is stored as a cancelled
-// or failed run with its ledger, so the budget counts what was spent.
+// DP-MixMin on split A for every ε of one seed. Each run is stored with its ledger before its
+// mechanism starts (`started`: ε → run id) and completed with its λ after the loop; if it stops
+// (cancelled, or a later step fails), each run that had started is marked cancelled or failed and
+// keeps its ledger, so the budget counts what was spent.
 Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
                            const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
-                           pipeline::MixtureOutcome& o, TextSeedDetails& details) {
+                           pipeline::MixtureOutcome& o, TextSeedDetails& details, std::map<double, long long>& started) {
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
-    std::vector<std::pair<double, privacy::LedgerEntry>> spent;
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
-        for (const auto& [e, entry] : spent)
-            pipeline::keepStartedMechanism(run.project,
-                                 {dpName, o.task, e, static_cast<long long>(seed), run.mixtureConfig(dpName)},
-                                 run.spec.privacy.composition, entry, status, why);
+        markStartedRuns(run.project, started, status, why);
     };
     auto learnPrivately = [&]() -> Status {
         for (double eps : run.epsilons) {
@@ -424,7 +430,12 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
             if (!params) return params.error();
             const privacy::LedgerEntry planned = pipeline::withSenderAddressUnit(mixmin::plannedLedgerEntry(*params));
             if (auto e = reserveMixtureBudget(run, o, seed, planned)) return e;
-            spent.push_back({eps, planned});
+            // The run and its ledger are stored before the mechanism touches split A, as in the
+            // image study: a run cancelled, failed or killed midway keeps what it may have spent.
+            if (auto e = pipeline::startMechanismRun(
+                    run.project, {dpName, o.task, eps, static_cast<long long>(seed), run.mixtureConfig(dpName)},
+                    run.spec.privacy.composition, planned, started[eps]))
+                return e;
             auto dp = run.userLevel ? mixmin::runUserLevelDpMixMin(*so.objective, *so.inputs.users, *params, nullptr,
                                                                    {}, run.cancel)
                                     : mixmin::runDpMixMin(*so.objective, *params, nullptr, {}, run.cancel);
@@ -456,7 +467,8 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
 // Storage: one run per method (and per ε for DP-MixMin), as in the image study; every baseline's
 // run carries the test perplexity of its λ-mixture.
 Status storeTextSeedRuns(const TextStudyRun& run, const pipeline::MixtureOutcome& o, std::uint64_t seed,
-                         const TextSeedDetails& details, const text::LmMixtureInputs& testInputs) {
+                         const TextSeedDetails& details, const text::LmMixtureInputs& testInputs,
+                         const std::map<double, long long>& started) {
     auto& project = run.project;
     const long long s = static_cast<long long>(seed);
     auto config = [&](const std::string& method) { return run.mixtureConfig(method); };
@@ -471,17 +483,14 @@ Status storeTextSeedRuns(const TextStudyRun& run, const pipeline::MixtureOutcome
     if (auto e = pipeline::storeMixtureBaselines(project, o, s, run.spec.privacy.composition, config, perplexityOf))
         return e;
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
+    // The DP-MixMin runs were stored with their ledger when their mechanism started: completed here.
     for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
         const auto& p = o.privateLambdas[pi];
-        auto r =
-            pipeline::storedRun(project, {dpName, o.task, p.epsilon, s, config(dpName)}, [&](long long id) -> Status {
-                privacy::Ledger ledger(run.spec.privacy.composition);
-                ledger.record(p.ledgerEntry);
-                if (auto e = pipeline::errorOf(project.recordLedger(id, ledger))) return e;
-                return pipeline::storePrivateLambda(project, id, o, p,
-                                                    {{id, "test-perplexity", "", details.perplexityDp[pi]}});
-            });
-        if (!r) return r.error();
+        const long long id = started.at(p.epsilon);
+        if (auto e = pipeline::storePrivateLambda(project, id, o, p,
+                                                  {{id, "test-perplexity", "", details.perplexityDp[pi]}}))
+            return e;
+        if (auto done = project.setRunStatus(id, project::RunStatus::Done); !done) return done.error();
     }
     return std::nullopt;
 }
@@ -501,15 +510,25 @@ Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const 
     auto testPerplexity = [&](const Eigen::VectorXd& lambda) -> Result<double> {
         return text::mixturePerplexity(testInputs, lambda);
     };
-    if (auto e = learnPrivateLambdas(run, *so, seed, testPerplexity, o, details)) return e;
-    for (auto [lambda, target] :
-         {std::pair{&o.lambdaStar, &details.perplexityStar}, std::pair{&o.lambdaUniform, &details.perplexityUniform},
-          std::pair{&o.lambdaRandomSearch, &details.perplexityRandomSearch}}) {
-        auto ppl = testPerplexity(*lambda);
-        if (!ppl) return ppl.error();
-        *target = *ppl;
+    std::map<double, long long> started;  // ε → the DP-MixMin run stored when its mechanism started
+    if (auto e = learnPrivateLambdas(run, *so, seed, testPerplexity, o, details, started)) return e;
+    auto finish = [&]() -> Status {
+        for (auto [lambda, target] : {std::pair{&o.lambdaStar, &details.perplexityStar},
+                                      std::pair{&o.lambdaUniform, &details.perplexityUniform},
+                                      std::pair{&o.lambdaRandomSearch, &details.perplexityRandomSearch}}) {
+            auto ppl = testPerplexity(*lambda);
+            if (!ppl) return ppl.error();
+            *target = *ppl;
+        }
+        return storeTextSeedRuns(run, o, seed, details, testInputs, started);
+    };
+    if (auto e = finish()) {
+        // A λ computed but not stored: its run keeps the ledger, marked failed (a done run stays done).
+        for (const auto& [eps, id] : started)
+            if (auto r = run.project.run(id); r && r->status != project::RunStatus::Done)
+                (void)run.project.setRunStatus(id, project::RunStatus::Failed, e->message);
+        return e;
     }
-    if (auto e = storeTextSeedRuns(run, o, seed, details, testInputs)) return e;
     run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +
             std::to_string(details.perplexityStar) + ", uniform " + std::to_string(details.perplexityUniform) +
             ", random search " + std::to_string(details.perplexityRandomSearch));
