@@ -2,8 +2,11 @@
 
 #include "engine/runtime/blas_probe.h"
 
+// ATen and torch/cuda.h rather than <torch/torch.h> (the whole C++ API, nn and optim included):
+// this file is on the first command's path, and the full API tripled its compile time.
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <chrono>
@@ -27,10 +30,10 @@ RuntimeInfo probeRuntime() {
     info.cudaDevices = info.cudaAvailable ? static_cast<int>(torch::cuda::device_count()) : 0;
 
     // One warm-up matmul loads the BLAS; the second is timed.
-    auto a = torch::ones({512, 512});
-    auto c = torch::mm(a, a);
+    auto a = at::ones({512, 512});
+    auto c = at::mm(a, a);
     const auto start = std::chrono::steady_clock::now();
-    c = torch::mm(a, c);
+    c = at::mm(a, c);
     const auto stop = std::chrono::steady_clock::now();
     info.matmulMs = std::chrono::duration<double, std::milli>(stop - start).count();
 
