@@ -9,7 +9,7 @@
 #include "engine/project/project_opener.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/trust_verdict.h"
-#include "engine/psg/set_export.h"
+#include "engine/psg_set/set_export.h"
 #include "engine/train/model.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
