@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
     print("public guidance (SVD, clip, coefficients)",
           bench::timeIt(reps, [&] { guidance = adamix::publicGuidance(theta, pub, params); }));
     const Eigen::MatrixXd r = adamix::residuals(theta, priv);
-    print("private residuals (softmax of n × K logits)", bench::timeIt(reps, [&] { (void)adamix::residuals(theta, priv); }));
+    print("private residuals (softmax of n × K logits)",
+          bench::timeIt(reps, [&] { (void)adamix::residuals(theta, priv); }));
     Eigen::MatrixXd viaBasis, viaPublic;
     print("projection through the basis", bench::timeIt(reps, [&] {
               viaBasis = adamix::projectPerExampleGradients(r, priv.augmented, guidance.basis);
@@ -64,13 +65,11 @@ int main(int argc, char** argv) {
           bench::timeIt(reps, [&] { crossGram = priv.augmented * pub.augmented.transpose(); }));
     print("projection through the public gradients", bench::timeIt(reps, [&] {
               viaPublic = adamix::projectThroughPublicGradients(r, crossGram, guidance.publicResiduals,
-                                                                 guidance.basisCoefficients);
+                                                                guidance.basisCoefficients);
           }));
-    std::printf("relative difference of the two projections: %.3g\n",
-                (viaBasis - viaPublic).norm() / viaBasis.norm());
-    print("whole release, basis route", bench::timeIt(reps, [&] {
-              (void)adamix::releasePrivateSum(theta, priv, guidance, 0.0, nullptr);
-          }));
+    std::printf("relative difference of the two projections: %.3g\n", (viaBasis - viaPublic).norm() / viaBasis.norm());
+    print("whole release, basis route",
+          bench::timeIt(reps, [&] { (void)adamix::releasePrivateSum(theta, priv, guidance, 0.0, nullptr); }));
     print("whole release, public route", bench::timeIt(reps, [&] {
               (void)adamix::releasePrivateSum(theta, priv, guidance, 0.0, nullptr, &crossGram);
           }));

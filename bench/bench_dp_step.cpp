@@ -31,9 +31,9 @@
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
-#include "engine/train/detail/secure_noise.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/optimizer.h"
+#include "engine/train/detail/secure_noise.h"
 #include "engine/train/proxy.h"
 
 #include <ATen/CPUGeneratorImpl.h>

@@ -85,14 +85,19 @@ int main(int argc, char** argv) {
     auto full = params;
     full.q = 1.0;  // every example every step: the worst case for the gradient loop
     full.noise = NoiseMode::None;
-    timeIt("same, q = 1 (10000 examples per step, no noise)", repeats, [&] { (void)runDpMixMin(objective, full).value(); });
+    timeIt("same, q = 1 (10000 examples per step, no noise)", repeats,
+           [&] { (void)runDpMixMin(objective, full).value(); });
 
     std::vector<long long> ids(static_cast<std::size_t>(n));
     for (int j = 0; j < n; ++j) ids[static_cast<std::size_t>(j)] = j % 500;  // 500 users x 20 examples
     const auto users = makeUserGroupsFromIds(ids).value();
     auto userParams = DpMixMinParamsBuilder::imagingDefaults()
-                          .epsilon(1.0).steps(1000).expectedBatch(100).maxExamplesPerUser(15)
-                          .build(500, dpmix::privacy::PrivacyUnit::User).value();
+                          .epsilon(1.0)
+                          .steps(1000)
+                          .expectedBatch(100)
+                          .maxExamplesPerUser(15)
+                          .build(500, dpmix::privacy::PrivacyUnit::User)
+                          .value();
     timeIt("DP-MixMin Alg. 2: 500 users x 20, 100 users/step, G = 15", repeats,
            [&] { (void)runUserLevelDpMixMin(objective, users, userParams).value(); });
 

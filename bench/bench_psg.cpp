@@ -56,19 +56,25 @@ int main(int argc, char** argv) {
         for (int64_t start = 0; start < set.size(0); start += 256) {
             train::detail::zeroGradients(params);
             const Tensor rows = set.detach().slice(0, start, std::min<int64_t>(set.size(0), start + 256));
-            at::cross_entropy_loss(net.forward(rows, nullptr), setLabels.slice(0, start, start + rows.size(0))).backward();
+            at::cross_entropy_loss(net.forward(rows, nullptr), setLabels.slice(0, start, start + rows.size(0)))
+                .backward();
             sgd.step();
         }
     };
-    for (int i = 0; i < 2; ++i) { plainGradient(); dpGradient(); matchStep(); trainEpochOnSet(); }  // warm-up
+    for (int i = 0; i < 2; ++i) {
+        plainGradient();
+        dpGradient();
+        matchStep();
+        trainEpochOnSet();
+    }  // warm-up
 
     const auto plain = bench::timeIt(reps, plainGradient);
     const auto dp = bench::timeIt(reps, dpGradient);
     const auto match = bench::timeIt(reps, matchStep);
     const auto epoch = bench::timeIt(reps, trainEpochOnSet);
     const psg::PsgLoops loops = psg::loopsForImagesPerClass(spc).value();
-    const double perIterationMs = loops.outer * 10 * (dp.medianMs + match.medianMs) +
-                                  (loops.outer - 1) * loops.inner * epoch.medianMs;
+    const double perIterationMs =
+        loops.outer * 10 * (dp.medianMs + match.medianMs) + (loops.outer - 1) * loops.inner * epoch.medianMs;
     std::printf("PSG ConvNet width %d depth 3, 28x28 grey, real batch 256, |S| = %d (spc %d), %d repetitions\n", width,
                 10 * spc, spc, reps);
     std::printf("%-34s %10s %10s\n", "part", "median ms", "fastest ms");
@@ -76,7 +82,8 @@ int main(int argc, char** argv) {
     std::printf("%-34s %10.1f %10.1f\n", "DP gradient (clip + noise)", dp.medianMs, dp.fastestMs);
     std::printf("%-34s %10.1f %10.1f\n", "synthetic gradient + double bwd", match.medianMs, match.fastestMs);
     std::printf("%-34s %10.1f %10.1f\n", "one epoch of training on S", epoch.medianMs, epoch.fastestMs);
-    std::printf("DP / plain: %.2f (median), %.2f (fastest)\n", dp.medianMs / plain.medianMs, dp.fastestMs / plain.fastestMs);
+    std::printf("DP / plain: %.2f (median), %.2f (fastest)\n", dp.medianMs / plain.medianMs,
+                dp.fastestMs / plain.fastestMs);
     std::printf("one iteration (outer %d x batch_loop 10 matching steps, %d x %d epochs on S): %.1f s\n", loops.outer,
                 loops.outer - 1, loops.inner, perIterationMs / 1000.0);
     return 0;

@@ -50,7 +50,8 @@ std::optional<data::TextCorpus> loadPublicText(const fs::path& dataDir) {
     data::TextCorpus publicText;
     std::uintmax_t publicBytes = 0;
     for (const auto& [size, path] : files) {
-        auto corpus = data::loadTextSource({path.stem().string(), "jsonl", path.string(), {{"domain", path.stem().string()}}});
+        auto corpus =
+            data::loadTextSource({path.stem().string(), "jsonl", path.string(), {{"domain", path.stem().string()}}});
         if (!corpus) {
             std::fprintf(stderr, "%s\n", corpus.error().message.c_str());
             return std::nullopt;
@@ -95,7 +96,9 @@ int main(int argc, char** argv) {
 
     auto publicText = loadPublicText(dataDir);
     if (!publicText) return 1;
-    auto mailSpec = data::SourceSpec{"mail", "spam-assassin", (dataDir / "email" / "spam-assassin").string(),
+    auto mailSpec = data::SourceSpec{"mail",
+                                     "spam-assassin",
+                                     (dataDir / "email" / "spam-assassin").string(),
                                      {{"groups", "easy-ham-1,easy-ham-2,hard-ham-1"}}};
     auto mailResult = data::loadTextSource(mailSpec);
     if (!mailResult) {
@@ -121,10 +124,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", proxies.error().message.c_str());
         return 1;
     }
-    std::printf("tokenizer (vocab %d, sample %zu B/domain): %.1f s wall (%.1f s CPU); %zu KN-%d proxies (tokenize + count): %.1f s wall "
-                "(%.1f s CPU); total %.1f s wall\n",
-                proxies->tokenizer().vocabulary().size, options.tokenizerSample.bytesPerDomain, tokenizerSeconds, tokenizerCpu, proxies->size(),
-                options.ngram.order, buildSeconds - tokenizerSeconds, buildCpu - tokenizerCpu, buildSeconds);
+    std::printf(
+        "tokenizer (vocab %d, sample %zu B/domain): %.1f s wall (%.1f s CPU); %zu KN-%d proxies (tokenize + count): "
+        "%.1f s wall "
+        "(%.1f s CPU); total %.1f s wall\n",
+        proxies->tokenizer().vocabulary().size, options.tokenizerSample.bytesPerDomain, tokenizerSeconds, tokenizerCpu,
+        proxies->size(), options.ngram.order, buildSeconds - tokenizerSeconds, buildCpu - tokenizerCpu, buildSeconds);
 
     t0 = std::chrono::steady_clock::now();
     cpu0 = cpuSeconds();

@@ -38,29 +38,35 @@ std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() +
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::cerr << "usage: bench_text_study SPEC.json PROJECT.dpmix [epsilons] [rho] [seeds] [tokenizer bytes per domain]\n";
+        std::cerr << "usage: bench_text_study SPEC.json PROJECT.dpmix [epsilons] [rho] [seeds] [tokenizer bytes per "
+                     "domain]\n";
         return 2;
     }
     pipeline::StudyRunOptions options;
-    if (argc > 3) for (const auto& e : splitList(argv[3])) options.epsilons.push_back(std::atof(e.c_str()));
+    if (argc > 3)
+        for (const auto& e : splitList(argv[3])) options.epsilons.push_back(std::atof(e.c_str()));
     if (argc > 4) options.rho = std::atof(argv[4]);
-    if (argc > 5) for (const auto& s : splitList(argv[5])) options.seeds.push_back(std::strtoull(s.c_str(), nullptr, 10));
+    if (argc > 5)
+        for (const auto& s : splitList(argv[5])) options.seeds.push_back(std::strtoull(s.c_str(), nullptr, 10));
     text_study::TextStudySettings settings;
     if (argc > 6) settings.tokenizerBytesPerDomain = std::strtoull(argv[6], nullptr, 10);
 
     const auto t0 = std::chrono::steady_clock::now();
-    auto created = project::createProjectFromSpecFile(argv[1], argv[2], [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
-        auto s = data::summarizeSource(spec);
-        if (!s) return s.error();
-        project::SourceFacts f;
-        f.kind = s->kind;
-        f.examples = s->examples;
-        f.labelNames = s->labelNames;
-        f.domains = s->domains;
-        f.users = s->users;
-        f.contentHash = s->contentHash;
-        return f;
-    }, true);
+    auto created = project::createProjectFromSpecFile(
+        argv[1], argv[2],
+        [](const data::SourceSpec& spec) -> Result<project::SourceFacts> {
+            auto s = data::summarizeSource(spec);
+            if (!s) return s.error();
+            project::SourceFacts f;
+            f.kind = s->kind;
+            f.examples = s->examples;
+            f.labelNames = s->labelNames;
+            f.domains = s->domains;
+            f.users = s->users;
+            f.contentHash = s->contentHash;
+            return f;
+        },
+        true);
     if (!created) {
         std::cerr << "bench_text_study: " << created.error().message << '\n';
         return 1;
@@ -81,19 +87,26 @@ int main(int argc, char** argv) {
         const auto& o = m.outcome;
         for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
             const auto& p = o.privateLambdas[pi];
-            tasks.push_back({{"task", o.task},          {"seed", p.seed},
-                             {"epsilon", p.epsilon},    {"rho", m.rho},
-                             {"split_a", m.splitA},     {"split_b", m.splitB},
-                             {"users_a", d.usersA},     {"users_b", d.usersB},
+            tasks.push_back({{"task", o.task},
+                             {"seed", p.seed},
+                             {"epsilon", p.epsilon},
+                             {"rho", m.rho},
+                             {"split_a", m.splitA},
+                             {"split_b", m.splitB},
+                             {"users_a", d.usersA},
+                             {"users_b", d.usersB},
                              {"components", o.componentNames},
                              {"lambda_dp", vec(p.lambda)},
                              {"lambda_star", vec(o.lambdaStar)},
                              {"lambda_uniform", vec(o.lambdaUniform)},
                              {"lambda_random_search", vec(o.lambdaRandomSearch)},
-                             {"cos_dp", p.cosine},      {"l1_dp", p.l1},
-                             {"cos_uniform", o.uniformCosine}, {"l1_uniform", o.uniformL1},
+                             {"cos_dp", p.cosine},
+                             {"l1_dp", p.l1},
+                             {"cos_uniform", o.uniformCosine},
+                             {"l1_uniform", o.uniformL1},
                              {"cos_random_search", o.randomSearchCosine},
-                             {"sigma", p.sigma},        {"epsilon_spent", p.epsilonSpent},
+                             {"sigma", p.sigma},
+                             {"epsilon_spent", p.epsilonSpent},
                              {"delta", p.delta},
                              {"perplexity_dp", d.perplexityDp[pi]},
                              {"perplexity_star", d.perplexityStar},

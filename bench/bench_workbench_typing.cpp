@@ -4,8 +4,8 @@
 // ε edit to the new σ on screen, and the longest stall of the GUI event loop meanwhile
 // (a 5 ms timer's worst gap).
 //   build/bin/bench_workbench_typing [edits=30]
-#include "app/workbench/parameters/calculator_evaluation.h"
 #include "app/workbench/main_window.h"
+#include "app/workbench/parameters/calculator_evaluation.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/project/project_store.h"
@@ -17,9 +17,9 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <utility>
-#include <cstdio>
 #include <vector>
 
 using namespace dpmix::workbench;

@@ -15,17 +15,24 @@ QString validateBarChartData(const BarChartData& data) {
     const auto n = data.categories.size();
     for (const BarSeries& s : data.series) {
         if (s.values.size() != n)
-            return QStringLiteral("series \"%1\" has %2 values for %3 categories").arg(s.name).arg(s.values.size()).arg(n);
+            return QStringLiteral("series \"%1\" has %2 values for %3 categories")
+                .arg(s.name)
+                .arg(s.values.size())
+                .arg(n);
         if (!s.errors.isEmpty() && s.errors.size() != n)
             return QStringLiteral("series \"%1\" has %2 error bars for %3 categories")
-                .arg(s.name).arg(s.errors.size()).arg(n);
+                .arg(s.name)
+                .arg(s.errors.size())
+                .arg(n);
         for (double e : s.errors)
             if (!(e >= 0.0))
                 return QStringLiteral("series \"%1\" has an error bar of %2: expected a half-width >= 0")
                     .arg(s.name, formatExact(e));
         if (!s.details.isEmpty() && s.details.size() != n)
             return QStringLiteral("series \"%1\" has %2 tooltip details for %3 categories")
-                .arg(s.name).arg(s.details.size()).arg(n);
+                .arg(s.name)
+                .arg(s.details.size())
+                .arg(n);
     }
     if (!data.categoryFields.isEmpty() && data.categoryFields.size() != n)
         return QStringLiteral("%1 category fields for %2 categories").arg(data.categoryFields.size()).arg(n);
@@ -33,13 +40,12 @@ QString validateBarChartData(const BarChartData& data) {
         return QStringLiteral("the axis floor is %1: expected a finite value").arg(formatExact(data.axisFloor));
     for (const ReferenceLine& r : data.references)
         if (!std::isfinite(r.value))
-            return QStringLiteral("reference line \"%1\" is at %2: expected a finite value").arg(r.name, formatExact(r.value));
+            return QStringLiteral("reference line \"%1\" is at %2: expected a finite value")
+                .arg(r.name, formatExact(r.value));
     return {};
 }
 
-BarChartWidget::BarChartWidget(QWidget* parent) : ChartWidget(parent) {
-    plot()->legend->setVisible(true);
-}
+BarChartWidget::BarChartWidget(QWidget* parent) : ChartWidget(parent) { plot()->legend->setVisible(true); }
 
 namespace {
 
@@ -217,8 +223,8 @@ QString BarChartWidget::tooltipAt(const QPointF& pos) const {
         const int i = static_cast<int>(std::lround(bars_[s]->data()->at(point)->key)) - 1;
         if (i < 0 || i >= data_.categories.size()) continue;
         const BarSeries& series = data_.series[s];
-        QString text = QStringLiteral("<b>%1</b><br>%2: %3").arg(series.name.toHtmlEscaped(),
-                                                                 data_.categories[i].toHtmlEscaped())
+        QString text = QStringLiteral("<b>%1</b><br>%2: %3")
+                           .arg(series.name.toHtmlEscaped(), data_.categories[i].toHtmlEscaped())
                            .arg(series.values[i], 0, 'g', 4);
         if (!series.errors.isEmpty()) text += QStringLiteral(" ± %1").arg(series.errors[i], 0, 'g', 3);
         if (!series.details.isEmpty() && !series.details[i].isEmpty())

@@ -12,16 +12,16 @@ class QCPBars;
 namespace dpmix::widgets {
 
 struct BarSeries {
-    QString name;             // legend entry, e.g. "DP-MixMin"
-    QVector<double> values;   // one per category
-    QVector<double> errors;   // ± half-widths, one per category; empty = no error bars
-    QStringList details;      // extra tooltip text per category (plain text); empty = none
-    TidyFields fields;        // what the series is, for the CSV, e.g. method and ε; empty: "series" = name
+    QString name;            // legend entry, e.g. "DP-MixMin"
+    QVector<double> values;  // one per category
+    QVector<double> errors;  // ± half-widths, one per category; empty = no error bars
+    QStringList details;     // extra tooltip text per category (plain text); empty = none
+    TidyFields fields;       // what the series is, for the CSV, e.g. method and ε; empty: "series" = name
 };
 
 /// A horizontal line across the plot, e.g. the claimed ε an audit is measured against.
 struct ReferenceLine {
-    QString name;   // legend entry, e.g. "claimed ε = 1"
+    QString name;  // legend entry, e.g. "claimed ε = 1"
     double value = 0.0;
     TidyFields fields;  // what the line is, for the CSV, e.g. metric "claimed_epsilon"; empty: "series" = name
 };
@@ -33,11 +33,11 @@ struct BarChartData {
     QStringList categories;   // x tick labels, e.g. "ε = 1", "ε = 2"
     QList<BarSeries> series;  // a NaN value is a missing bar (nothing drawn, "nan" in the CSV)
     QList<ReferenceLine> references;
-    double axisFloor = 0.0;   // the value axis starts here unless something plotted is lower
-                              // (e.g. 0.5 = the AUC of a random guess)
-    bool valueLabels = false; // print each bar's value above it (a bar of height 0 stays visible)
-    QList<TidyFields> categoryFields;  // per category, for the CSV (e.g. task or component);
-                                       // empty: "category" = the tick label
+    double axisFloor = 0.0;                         // the value axis starts here unless something plotted is lower
+                                                    // (e.g. 0.5 = the AUC of a random guess)
+    bool valueLabels = false;                       // print each bar's value above it (a bar of height 0 stays visible)
+    QList<TidyFields> categoryFields;               // per category, for the CSV (e.g. task or component);
+                                                    // empty: "category" = the tick label
     QString errorColumn = QStringLiteral("error");  // the CSV column of the error bars, e.g. "std"
 };
 

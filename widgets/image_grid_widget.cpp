@@ -19,7 +19,8 @@ ImageGridWidget::ImageGridWidget(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
 
-void ImageGridWidget::setImages(const QList<QList<QImage>>& rows, const QStringList& rowLabels, const QString& caption) {
+void ImageGridWidget::setImages(const QList<QList<QImage>>& rows, const QStringList& rowLabels,
+                                const QString& caption) {
     rows_ = rows;
     labels_ = rowLabels;
     caption_ = caption;
@@ -104,7 +105,8 @@ void ImageGridWidget::draw(QPainter& painter) const {
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);  // pixels as they are
     painter.setPen(palette().color(QPalette::WindowText));
     if (!caption_.isEmpty())
-        painter.drawText(QRect(kMargin, kMargin, 4000, fontMetrics().height()), Qt::AlignLeft | Qt::AlignVCenter, caption_);
+        painter.drawText(QRect(kMargin, kMargin, 4000, fontMetrics().height()), Qt::AlignLeft | Qt::AlignVCenter,
+                         caption_);
     for (int r = 0; r < rowCount(); ++r) {
         if (rows_[r].isEmpty()) continue;
         const QRect first = cellRect(r, 0);
@@ -124,8 +126,10 @@ bool ImageGridWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) QToolTip::hideText();
-        else QToolTip::showText(help->globalPos(), text, this);
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
         return true;
     }
     return QWidget::event(event);

@@ -14,11 +14,11 @@ enum Column { kStage, kProgress, kElapsed, kEta, kStatus, kCancel, kColumns };
 
 QString toDisplayString(JobState state) {
     switch (state) {
-    case JobState::Queued: return QObject::tr("Queued");
-    case JobState::Running: return QObject::tr("Running");
-    case JobState::Succeeded: return QObject::tr("Done");
-    case JobState::Failed: return QObject::tr("Failed");
-    case JobState::Cancelled: return QObject::tr("Cancelled");
+        case JobState::Queued: return QObject::tr("Queued");
+        case JobState::Running: return QObject::tr("Running");
+        case JobState::Succeeded: return QObject::tr("Done");
+        case JobState::Failed: return QObject::tr("Failed");
+        case JobState::Cancelled: return QObject::tr("Cancelled");
     }
     return {};
 }
@@ -80,12 +80,14 @@ void JobListWidget::insertRow(int jobId, const QString& stage, JobState state) {
     }
     bar->setTextVisible(true);
     table_->setCellWidget(row, kProgress, bar);
-    table_->setItem(row, kElapsed, new QTableWidgetItem(state == JobState::Running ? formatDuration(0) : QStringLiteral("–")));
+    table_->setItem(row, kElapsed,
+                    new QTableWidgetItem(state == JobState::Running ? formatDuration(0) : QStringLiteral("–")));
     table_->setItem(row, kEta, new QTableWidgetItem(QStringLiteral("–")));
     table_->setItem(row, kStatus, new QTableWidgetItem(toDisplayString(state)));
     auto* cancel = new QPushButton(tr("Cancel"), table_);
-    cancel->setToolTip(state == JobState::Running ? tr("Ask the job to stop at its next safe point (within a second).")
-                                                  : tr("Take the job off the queue (with the later stages of its run)."));
+    cancel->setToolTip(state == JobState::Running
+                           ? tr("Ask the job to stop at its next safe point (within a second).")
+                           : tr("Take the job off the queue (with the later stages of its run)."));
     connect(cancel, &QPushButton::clicked, this, [this, jobId] { Q_EMIT cancelRequested(jobId); });
     table_->setCellWidget(row, kCancel, cancel);
     Row r;

@@ -41,7 +41,7 @@ public:
     void clearFinished();
 
     int rowCount() const;
-    int rowOf(int jobId) const;            // -1 if absent
+    int rowOf(int jobId) const;  // -1 if absent
     JobState state(int jobId) const;
     QString statusText(int jobId) const;
     QProgressBar* progressBar(int jobId) const;

@@ -15,11 +15,16 @@ QString validateLineSeries(const QList<LineSeries>& series) {
         const bool band = !s.lower.isEmpty() || !s.upper.isEmpty();
         if (band && (s.lower.size() != n || s.upper.size() != n))
             return QStringLiteral("series \"%1\": the band needs %2 lower and upper values, got %3 and %4")
-                .arg(s.name).arg(n).arg(s.lower.size()).arg(s.upper.size());
+                .arg(s.name)
+                .arg(n)
+                .arg(s.lower.size())
+                .arg(s.upper.size());
         for (qsizetype i = 0; i < n; ++i) {
             if (i > 0 && !(s.x[i] > s.x[i - 1]))
                 return QStringLiteral("series \"%1\": x[%2] = %3 does not increase (previous %4)")
-                    .arg(s.name).arg(i).arg(formatExact(s.x[i]), formatExact(s.x[i - 1]));
+                    .arg(s.name)
+                    .arg(i)
+                    .arg(formatExact(s.x[i]), formatExact(s.x[i - 1]));
             if (band && !(s.lower[i] <= s.mean[i] && s.mean[i] <= s.upper[i]))
                 return QStringLiteral("series \"%1\": at x = %2 the band [%3, %4] does not contain the mean %5")
                     .arg(s.name, formatExact(s.x[i]), formatExact(s.lower[i]), formatExact(s.upper[i]),
@@ -29,8 +34,7 @@ QString validateLineSeries(const QList<LineSeries>& series) {
     return {};
 }
 
-LineChartWidget::LineChartWidget(QWidget* parent) : ChartWidget(parent) {
-}
+LineChartWidget::LineChartWidget(QWidget* parent) : ChartWidget(parent) {}
 
 namespace {
 

@@ -14,11 +14,11 @@ namespace dpmix::widgets {
 
 struct LineSeries {
     QString name;
-    QVector<double> x;       // strictly increasing
+    QVector<double> x;  // strictly increasing
     QVector<double> mean;
-    QVector<double> lower;   // band; empty (with upper) = no band
+    QVector<double> lower;  // band; empty (with upper) = no band
     QVector<double> upper;
-    TidyFields fields;       // what the series is, for the CSV (e.g. method, component); empty: "series" = name
+    TidyFields fields;  // what the series is, for the CSV (e.g. method, component); empty: "series" = name
     /// A flat reference value (a baseline such as uniform weights) rather than a measured curve:
     /// drawn as a dashed line without markers, its band as two faint dotted edges with no fill,
     /// so it hides none of the curves' bands. The CSV is the same either way.

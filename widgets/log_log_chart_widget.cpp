@@ -17,14 +17,20 @@ QString validateLogLogSeries(const QList<LogLogSeries>& series) {
             return QStringLiteral("series \"%1\": %2 error bars for %3 points").arg(s.name).arg(s.errors.size()).arg(n);
         for (qsizetype i = 0; i < n; ++i) {
             if (!(s.x[i] > 0.0) || !std::isfinite(s.x[i]))
-                return QStringLiteral("series \"%1\": x[%2] = %3 cannot be shown on a log axis: expected a finite value > 0")
-                    .arg(s.name).arg(i).arg(formatExact(s.x[i]));
+                return QStringLiteral(
+                           "series \"%1\": x[%2] = %3 cannot be shown on a log axis: expected a finite value > 0")
+                    .arg(s.name)
+                    .arg(i)
+                    .arg(formatExact(s.x[i]));
             if (!(s.y[i] > 0.0) || !std::isfinite(s.y[i]))
-                return QStringLiteral("series \"%1\": y = %2 at x = %3 cannot be shown on a log axis: expected a finite value > 0")
+                return QStringLiteral(
+                           "series \"%1\": y = %2 at x = %3 cannot be shown on a log axis: expected a finite value > 0")
                     .arg(s.name, formatExact(s.y[i]), formatExact(s.x[i]));
             if (i > 0 && !(s.x[i] > s.x[i - 1]))
                 return QStringLiteral("series \"%1\": x[%2] = %3 does not increase (previous %4)")
-                    .arg(s.name).arg(i).arg(formatExact(s.x[i]), formatExact(s.x[i - 1]));
+                    .arg(s.name)
+                    .arg(i)
+                    .arg(formatExact(s.x[i]), formatExact(s.x[i - 1]));
             if (!s.errors.isEmpty() && !(s.errors[i] >= 0.0))
                 return QStringLiteral("series \"%1\": error bar %2 at x = %3: expected a half-width >= 0")
                     .arg(s.name, formatExact(s.errors[i]), formatExact(s.x[i]));
@@ -130,7 +136,10 @@ QString LogLogChartWidget::tooltipAt(const QPointF& pos) const {
         const LogLogSeries& s = series_[g];
         if (i < 0 || i >= s.x.size()) continue;
         best = distance;
-        text = QStringLiteral("<b>%1</b><br>x = %2<br>y = %3").arg(s.name.toHtmlEscaped()).arg(s.x[i], 0, 'g', 6).arg(s.y[i], 0, 'g', 4);
+        text = QStringLiteral("<b>%1</b><br>x = %2<br>y = %3")
+                   .arg(s.name.toHtmlEscaped())
+                   .arg(s.x[i], 0, 'g', 6)
+                   .arg(s.y[i], 0, 'g', 4);
         if (!s.errors.isEmpty()) text += QStringLiteral(" ± %1").arg(s.errors[i], 0, 'g', 3);
     }
     return text;

@@ -6,8 +6,7 @@ namespace dpmix::widgets {
 namespace {
 
 QString csvCell(const QString& cell) {
-    const bool needsQuotes = cell.contains(',') || cell.contains('"') || cell.contains('\n') ||
-                             cell.contains('\r');
+    const bool needsQuotes = cell.contains(',') || cell.contains('"') || cell.contains('\n') || cell.contains('\r');
     if (!needsQuotes) return cell;
     QString escaped = cell;
     escaped.replace("\"", "\"\"");

@@ -53,9 +53,10 @@ PrivacyCalculatorPanel::PrivacyCalculatorPanel(QWidget* parent)
       prvSigmaOut_(makeResultLabel()),
       prvSigmaDetail_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Privacy of T steps of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-MixMin), "
-                                "by two accountants: Rényi DP (RDP, Balle et al. 2020 conversion) and privacy loss "
-                                "distributions (PRV, Gopi et al. 2021), whose certified ε is tighter."));
+    auto* intro =
+        new QLabel(tr("Privacy of T steps of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-MixMin), "
+                      "by two accountants: Rényi DP (RDP, Balle et al. 2020 conversion) and privacy loss "
+                      "distributions (PRV, Gopi et al. 2021), whose certified ε is tighter."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
@@ -96,8 +97,9 @@ PrivacyCalculatorPanel::PrivacyCalculatorPanel(QWidget* parent)
     sigmaOut_->setObjectName("sigmaResult");
     prvEpsilonOut_->setObjectName("prvEpsilonResult");
     prvSigmaOut_->setObjectName("prvSigmaResult");
-    prvEpsilonOut_->setToolTip(tr("Certified by the PRV accountant: the smaller of its upper bound (within 0.01 of "
-                                  "the true ε) and the RDP bound; both are valid guarantees."));
+    prvEpsilonOut_->setToolTip(
+        tr("Certified by the PRV accountant: the smaller of its upper bound (within 0.01 of "
+           "the true ε) and the RDP bound; both are valid guarantees."));
     prvSigmaOut_->setToolTip(tr("The smallest σ (to 0.01%) whose PRV-certified ε meets the target."));
     setInputs(CalculatorInputs{});
     for (QLineEdit* edit : {q_, sigma_, steps_, delta_, target_})
@@ -151,7 +153,8 @@ void PrivacyCalculatorPanel::showSigmaError(const QString& message) {
 void PrivacyCalculatorPanel::showPrvEpsilon(double epsilon, double lower, double upper) {
     prvEpsilonOut_->setEnabled(true);
     prvEpsilonOut_->setText(std::isfinite(epsilon) ? QString::number(epsilon, 'g', 5) : QStringLiteral("∞"));
-    prvEpsilonDetail_->setText(tr("certified; the true ε lies in [%1, %2]").arg(lower, 0, 'g', 4).arg(upper, 0, 'g', 4));
+    prvEpsilonDetail_->setText(
+        tr("certified; the true ε lies in [%1, %2]").arg(lower, 0, 'g', 4).arg(upper, 0, 'g', 4));
 }
 
 void PrivacyCalculatorPanel::showPrvEpsilonError(const QString& message) {
@@ -164,8 +167,7 @@ void PrivacyCalculatorPanel::showPrvSigma(double sigma, double epsilonAtSigma, d
     prvSigmaOut_->setEnabled(true);
     prvSigmaOut_->setText(QString::number(sigma, 'g', 6));
     QString detail = tr("certifies ε = %1").arg(epsilonAtSigma, 0, 'g', 5);
-    if (rdpSigma > 0.0)
-        detail += tr("; %1% less noise than RDP").arg(100.0 * (1.0 - sigma / rdpSigma), 0, 'f', 1);
+    if (rdpSigma > 0.0) detail += tr("; %1% less noise than RDP").arg(100.0 * (1.0 - sigma / rdpSigma), 0, 'f', 1);
     prvSigmaDetail_->setText(detail);
 }
 

@@ -5,11 +5,11 @@
 // "Qt keywords and LibTorch").
 #include <QtCore/qglobal.h>
 #if defined(QT_NO_KEYWORDS) || defined(QT_NO_SIGNALS_SLOTS_KEYWORDS)
-#  define signals Q_SIGNALS
-#  define foreach Q_FOREACH
-#  include <qcustomplot.h>
-#  undef signals
-#  undef foreach
+#define signals Q_SIGNALS
+#define foreach Q_FOREACH
+#include <qcustomplot.h>
+#undef signals
+#undef foreach
 #else
-#  include <qcustomplot.h>
+#include <qcustomplot.h>
 #endif

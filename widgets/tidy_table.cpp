@@ -8,7 +8,7 @@
 namespace dpmix::widgets {
 namespace {
 
-const QStringList kLeading = {"task",     "epsilon", "method", "run", "seed", "canary", "source",
+const QStringList kLeading = {"task",      "epsilon",  "method", "run", "seed", "canary", "source",
                               "component", "category", "series", "k",   "step", "x"};
 const QStringList kTrailing = {"metric", "value", "std", "error", "lower", "upper", "runs"};
 

@@ -1,8 +1,8 @@
 // `dpmix audit SPEC_OR_PROJECT --task T --canary natural|max-clip [--runs R] [--no-noise]
 //  [--epsilon E] [--seed S] [--threads N] [--json]`: the canary audit of the mixture step on
 // the study's split A (docs/AUDIT.md); with --mechanism dirichlet|dp-sgd|sgd the audit of a
-// fine-tuning mechanism instead (training_audit_command.h). The mixture audit prints ε_LB, FPR, FNR and the threshold and stores the
-// audit in the project as a run of method "audit". Progress goes to stderr.
+// fine-tuning mechanism instead (training_audit_command.h). The mixture audit prints ε_LB, FPR, FNR and the threshold
+// and stores the audit in the project as a run of method "audit". Progress goes to stderr.
 #include "app/cli/audit_json.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
@@ -187,18 +187,19 @@ void printAuditText(const project::ProjectFile& project, const audit_runs::Audit
 
 // Flags that belong to one kind of audit only: given with the other, they are refused rather
 // than ignored.
-const char* const kMixtureOnlyFlags[] = {"--no-noise", "--canary-examples", "--max-clip-sign", "--max-clip-target",
-                                         "--proxy-epochs", "--proxy-examples"};
+const char* const kMixtureOnlyFlags[] = {"--no-noise",        "--canary-examples", "--max-clip-sign",
+                                         "--max-clip-target", "--proxy-epochs",    "--proxy-examples"};
 const char* const kTrainingOnlyFlags[] = {"--examples", "--steps", "--batch", "--lr", "--norm-multiple"};
 
 std::optional<std::string> misplacedFlag(const CLI::App& cmd, const AuditArgs& args) {
     const bool mixture = args.mechanism == "mixture";
-    for (const char* flag : mixture ? std::span<const char* const>(kTrainingOnlyFlags)
-                                    : std::span<const char* const>(kMixtureOnlyFlags))
+    for (const char* flag :
+         mixture ? std::span<const char* const>(kTrainingOnlyFlags) : std::span<const char* const>(kMixtureOnlyFlags))
         if (cmd.count(flag) > 0)
-            return std::string(flag) + (mixture ? " belongs to a training audit (--mechanism dirichlet, dp-sgd or sgd)"
-                                                : " belongs to the mixture audit (--mechanism mixture), not to --mechanism " +
-                                                      args.mechanism);
+            return std::string(flag) +
+                   (mixture
+                        ? " belongs to a training audit (--mechanism dirichlet, dp-sgd or sgd)"
+                        : " belongs to the mixture audit (--mechanism mixture), not to --mechanism " + args.mechanism);
     return std::nullopt;
 }
 
@@ -281,9 +282,9 @@ int executeAudit(const AuditArgs& args) {
 void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     // The arguments live as long as the command (CLI11 writes into them when it parses).
     auto args = std::make_shared<AuditArgs>();
-    auto* cmd =
-        app.add_subcommand("audit", "Canary audit of the mixture step or of a fine-tuning mechanism on a study: an "
-                                    "empirical lower bound on epsilon");
+    auto* cmd = app.add_subcommand("audit",
+                                   "Canary audit of the mixture step or of a fine-tuning mechanism on a study: an "
+                                   "empirical lower bound on epsilon");
     cmd->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)")
         ->required();
     cmd->add_option("--task", args->task, "the sensitive task to audit")->required();
@@ -316,14 +317,17 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
                     "train the proxy on at most this many public images (0 = all)");
     cmd->add_flag("--json", args->json, "print the result as one JSON object");
     addExecutorOptions(*cmd, args->cluster, "the runs on this machine's threads");
-    cmd->add_option("--units", args->units, "slurm: array tasks, each world's runs in units/2 blocks (even; default 8)");
+    cmd->add_option("--units", args->units,
+                    "slurm: array tasks, each world's runs in units/2 blocks (even; default 8)");
     cmd->add_option("--mechanism", args->mechanism,
                     "mixture (default: the mixture step of DP-MixMin), or a fine-tuning mechanism: dirichlet, dp-sgd "
                     "(the control at the same epsilon) or sgd (the non-private control)")
         ->check(CLI::IsMember({"mixture", "dirichlet", "dp-sgd", "sgd"}));
-    cmd->add_option("--examples", args->examples, "training audit: images of split B the mechanism trains on (default: 1000, or split B if smaller)");
+    cmd->add_option("--examples", args->examples,
+                    "training audit: images of split B the mechanism trains on (default: 1000, or split B if smaller)");
     cmd->add_option("--steps", args->steps, "training audit: steps of each training (default 50)");
-    cmd->add_option("--batch", args->batch, "training audit: expected batch size, q = batch / examples (default: examples / 10)");
+    cmd->add_option("--batch", args->batch,
+                    "training audit: expected batch size, q = batch / examples (default: examples / 10)");
     cmd->add_option("--lr", args->lr, "training audit: learning rate (default 0.1 Dirichlet, 0.5 DP-SGD and SGD)");
     cmd->add_option("--norm-multiple", args->normMultiple,
                     "training audit, large-norm canary: its norm in mean image norms (default 10)");

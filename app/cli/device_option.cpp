@@ -6,9 +6,10 @@
 namespace dpmix::cli {
 
 void addDeviceOption(CLI::App& command, std::string& requested) {
-    command.add_option("--device", requested,
-                       "where the models train: auto (CUDA when this LibTorch build sees a GPU, else the CPU), cpu, "
-                       "cuda or cuda:N; recorded in each run's config (default auto)")
+    command
+        .add_option("--device", requested,
+                    "where the models train: auto (CUDA when this LibTorch build sees a GPU, else the CPU), cpu, "
+                    "cuda or cuda:N; recorded in each run's config (default auto)")
         ->default_str("auto");
 }
 

@@ -7,15 +7,16 @@
 namespace dpmix::cli {
 
 namespace {
-const char* const kSlurmFlags[] = {"--max-parallel", "--partition", "--time", "--cpus-per-task",
-                                   "--gpus-per-task", "--account", "--setup", "--dry-run"};
+const char* const kSlurmFlags[] = {"--max-parallel",  "--partition", "--time",  "--cpus-per-task",
+                                   "--gpus-per-task", "--account",   "--setup", "--dry-run"};
 }
 
 void addExecutorOptions(CLI::App& cmd, ExecutorArgs& args, const std::string& localWhat) {
     cmd.add_option("--executor", args.executor,
                    "local (default: " + localWhat + ") or slurm (one Slurm job array; docs/CLUSTER.md)")
         ->check(CLI::IsMember({"local", "slurm"}));
-    cmd.add_option("--max-parallel", args.slurm.maxParallel, "slurm: array tasks running at once (%P; default no limit)");
+    cmd.add_option("--max-parallel", args.slurm.maxParallel,
+                   "slurm: array tasks running at once (%P; default no limit)");
     cmd.add_option("--partition", args.slurm.partition, "slurm: the partition (sbatch --partition)");
     cmd.add_option("--time", args.slurm.time, "slurm: time limit per array task (sbatch --time, e.g. 00:30:00)");
     cmd.add_option("--cpus-per-task", args.slurm.cpusPerTask, "slurm: CPUs per array task (default 1)");
@@ -43,16 +44,16 @@ void printDryRun(const executor::cluster::SubmitReport& report) {
 void printSubmitted(const project::ProjectFile& project, const executor::cluster::SubmitReport& report, bool json,
                     const std::string& stores) {
     if (json) {
-        nlohmann::ordered_json out{{"project", project.path().string()}, {"job", report.jobId},
-                                   {"dir", report.dir.string()},       {"slurm_job", report.slurmJobId},
-                                   {"units", report.units},            {"command", report.command}};
+        nlohmann::ordered_json out{
+            {"project", project.path().string()}, {"job", report.jobId},   {"dir", report.dir.string()},
+            {"slurm_job", report.slurmJobId},     {"units", report.units}, {"command", report.command}};
         std::cout << out.dump(2) << '\n';
         return;
     }
     std::cout << "submitted job " << report.jobId << " as Slurm job " << report.slurmJobId << " (" << report.units
               << " array tasks)\n  " << report.dir.string() << "\n  follow it with: dpmix jobs status "
-              << project.path().string() << "\n  store " << stores << " with: dpmix jobs merge " << project.path().string()
-              << "\n";
+              << project.path().string() << "\n  store " << stores << " with: dpmix jobs merge "
+              << project.path().string() << "\n";
 }
 
 }  // namespace dpmix::cli

@@ -115,11 +115,11 @@ int submitExperiment(const std::string& what, const std::string& projectArg, con
         return 0;
     }
     cl::SubmitReport report;
-    const int code = runInterruptible("dpmix experiment " + what, "nothing was submitted", CancellationToken{},
-                                      stderrProgress(), report,
-                                      [&](const auto& progress, const auto& cancel, const auto& log) {
-                                          return submit(project, progress, cancel, log);
-                                      });
+    const int code =
+        runInterruptible("dpmix experiment " + what, "nothing was submitted", CancellationToken{}, stderrProgress(),
+                         report, [&](const auto& progress, const auto& cancel, const auto& log) {
+                             return submit(project, progress, cancel, log);
+                         });
     if (code != 0) return code;
     printSubmitted(project, report, json, stores);
     return 0;
@@ -466,9 +466,10 @@ void registerAdamix(CLI::App& parent, CommandContext& ctx) {
                     "private examples per class, comma-separated; all = every one left (default 50,500,all)");
     cmd->add_option("--epsilons", args.epsilons, "epsilons of the DP methods, comma-separated (default 1,3,8)");
     cmd->add_option("--seeds", args.seeds, "draw seeds (default 3)");
-    cmd->add_option("--methods", args.methods,
-                    "methods, comma-separated: M0 paragon, M1 public-only, M2 dp-gd, M3 dp-gd-warm-start, M4 adamix-r, "
-                    "M4a adamix-r-no-projection, M4b adamix-r-fixed-clip, M4c adamix-r-no-public-gradient (default all)");
+    cmd->add_option(
+        "--methods", args.methods,
+        "methods, comma-separated: M0 paragon, M1 public-only, M2 dp-gd, M3 dp-gd-warm-start, M4 adamix-r, "
+        "M4a adamix-r-no-projection, M4b adamix-r-fixed-clip, M4c adamix-r-no-public-gradient (default all)");
     cmd->add_flag("--mirror", args.mirror,
                   "swap the roles: the private task is the public source with other classes (e.g. MNIST digits), the "
                   "extractor is trained on a public source with the sensitive source's classes");

@@ -20,7 +20,6 @@ std::string valueText(double v) {
 
 std::string perClassText(long long n) { return n == experiments::kAllPrivate ? "all" : std::to_string(n); }
 
-
 // The k-scaling's table, or --json.
 void printKScalingReport(const experiment_runs::KScalingStageReport& r, const std::string& projectPath, long long seeds,
                          bool json) {
@@ -36,13 +35,9 @@ void printKScalingReport(const experiment_runs::KScalingStageReport& r, const st
                             {"max_gap", r.maxGap[i]},
                             {"per_class", perClass}});
         }
-        ordered_json out{{"project", projectPath},
-                         {"run_id", r.runId},
-                         {"epsilon", r.epsilon},
-                         {"split_a", r.splitA},
-                         {"seeds", seeds},
-                         {"classes", r.classes},
-                         {"rows", rows}};
+        ordered_json out{
+            {"project", projectPath}, {"run_id", r.runId},    {"epsilon", r.epsilon}, {"split_a", r.splitA},
+            {"seeds", seeds},         {"classes", r.classes}, {"rows", rows}};
         if (r.fitted)
             out["fit"] = {{"min_k", 32},
                           {"slope", r.fit.slope},
@@ -53,19 +48,18 @@ void printKScalingReport(const experiment_runs::KScalingStageReport& r, const st
             out["fit_error"] = r.fitError;
         std::cout << out.dump(2) << '\n';
     } else {
-        std::cout << "k-scaling (run " << r.runId << "): epsilon " << r.epsilon
-                  << ", split A " << r.splitA << ", " << seeds << " seeds x "
-                  << r.classes.size() << " one-vs-rest class tasks\n"
+        std::cout << "k-scaling (run " << r.runId << "): epsilon " << r.epsilon << ", split A " << r.splitA << ", "
+                  << seeds << " seeds x " << r.classes.size() << " one-vs-rest class tasks\n"
                   << "       k   mean excess   std over classes   max FW gap of lambda*\n";
         for (std::size_t i = 0; i < r.ks.size(); ++i) {
             char line[128];
-            std::snprintf(line, sizeof line, "%8lld   %11.3e   %11.3e        %9.1e\n",
-                          r.ks[i], r.meanExcess[i], r.stdOverClasses[i], r.maxGap[i]);
+            std::snprintf(line, sizeof line, "%8lld   %11.3e   %11.3e        %9.1e\n", r.ks[i], r.meanExcess[i],
+                          r.stdOverClasses[i], r.maxGap[i]);
             std::cout << line;
         }
         if (r.fitted)
-            std::cout << "log-log slope for k >= 32: " << r.fit.slope << " (R^2 "
-                      << r.fit.rSquared << ", " << r.fit.points << " points)\n";
+            std::cout << "log-log slope for k >= 32: " << r.fit.slope << " (R^2 " << r.fit.rSquared << ", "
+                      << r.fit.points << " points)\n";
         else
             std::cout << "no slope: " << r.fitError << '\n';
     }
@@ -92,37 +86,37 @@ void printAdamixJson(const experiment_runs::AdamixExperimentReport& r, const std
     const auto& levels = experiments::epsilonQuantileLevels();
     ordered_json rows = ordered_json::array();
     for (const auto& row : r.result.summary)
-        rows.push_back({{"method", experiments::adamixMethodName(row.method)},
-                        {"label", experiments::adamixMethodLabel(row.method)},
-                        {"epsilon", row.epsilon ? ordered_json(*row.epsilon) : ordered_json(nullptr)},
-                        {"shots", row.shots},
-                        {"private_per_class", row.privatePerClass == experiments::kAllPrivate
-                                                  ? ordered_json("all")
-                                                  : ordered_json(row.privatePerClass)},
-                        {"private_examples", row.privateExamples},
-                        {"test_error", meanStdJson(row.testError)},
-                        {"error_increase_percent", meanStdJson(row.errorIncrease)}});
+        rows.push_back(
+            {{"method", experiments::adamixMethodName(row.method)},
+             {"label", experiments::adamixMethodLabel(row.method)},
+             {"epsilon", row.epsilon ? ordered_json(*row.epsilon) : ordered_json(nullptr)},
+             {"shots", row.shots},
+             {"private_per_class", row.privatePerClass == experiments::kAllPrivate ? ordered_json("all")
+                                                                                   : ordered_json(row.privatePerClass)},
+             {"private_examples", row.privateExamples},
+             {"test_error", meanStdJson(row.testError)},
+             {"error_increase_percent", meanStdJson(row.errorIncrease)}});
     ordered_json eps = ordered_json::array();
     for (const auto& row : r.result.epsilonSummary) {
         ordered_json q = ordered_json::object();
         for (std::size_t i = 0; i < levels.size(); ++i) q[valueText(levels[i])] = meanStdJson(row.quantiles[i]);
-        eps.push_back({{"epsilon", row.epsilon},
-                       {"shots", row.shots},
-                       {"private_per_class", row.privatePerClass == experiments::kAllPrivate
-                                                 ? ordered_json("all")
-                                                 : ordered_json(row.privatePerClass)},
-                       {"quantiles", q},
-                       {"fraction_below_half_epsilon", meanStdJson(row.fractionBelowHalf)},
-                       {"spearman_loss", meanStdJson(row.spearmanLoss)},
-                       {"spearman_isolation", meanStdJson(row.spearmanIsolation)}});
+        eps.push_back(
+            {{"epsilon", row.epsilon},
+             {"shots", row.shots},
+             {"private_per_class", row.privatePerClass == experiments::kAllPrivate ? ordered_json("all")
+                                                                                   : ordered_json(row.privatePerClass)},
+             {"quantiles", q},
+             {"fraction_below_half_epsilon", meanStdJson(row.fractionBelowHalf)},
+             {"spearman_loss", meanStdJson(row.spearmanLoss)},
+             {"spearman_isolation", meanStdJson(row.spearmanIsolation)}});
     }
     std::cout << ordered_json{{"project", projectPath},
                               {"run_id", r.runId},
                               {"private_source", r.setup.privateSource},
                               {"extractor_source", r.setup.extractorSource},
                               {"extractor_train_accuracy", r.setup.extractorTrainAccuracy},
-                              {"shots_source", r.setup.shotsSource.empty() ? ordered_json(nullptr)
-                                                                           : ordered_json(r.setup.shotsSource)},
+                              {"shots_source",
+                               r.setup.shotsSource.empty() ? ordered_json(nullptr) : ordered_json(r.setup.shotsSource)},
                               {"test_set", r.setup.testSet},
                               {"seeds", g.seeds},
                               {"delta", g.delta},
@@ -140,18 +134,16 @@ void printAdamixEpsilonTable(const experiment_runs::AdamixExperimentReport& r) {
     char line[256];
     std::cout << "\nAdaMix-R per-example epsilon_i (an ESTIMATE on the realised trajectory, not a guarantee; "
                  "mean over seeds)\n";
-    std::snprintf(line, sizeof line, "  %5s %5s %6s  %7s %7s %7s %7s %7s %7s %7s  %8s  %13s  %13s\n", "eps",
-                  "shots", "priv", "min", "5%", "25%", "50%", "75%", "95%", "max", "<eps/2", "rho(eps,loss)",
-                  "rho(eps,isol)");
+    std::snprintf(line, sizeof line, "  %5s %5s %6s  %7s %7s %7s %7s %7s %7s %7s  %8s  %13s  %13s\n", "eps", "shots",
+                  "priv", "min", "5%", "25%", "50%", "75%", "95%", "max", "<eps/2", "rho(eps,loss)", "rho(eps,isol)");
     std::cout << line;
     for (const auto& row : r.result.epsilonSummary) {
-        std::snprintf(line, sizeof line,
-                      "  %5s %5lld %6s  %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f  %8.3f  %13s  %13s\n",
-                      valueText(row.epsilon).c_str(), row.shots, perClassText(row.privatePerClass).c_str(),
-                      row.quantiles[0].mean, row.quantiles[1].mean, row.quantiles[2].mean, row.quantiles[3].mean,
-                      row.quantiles[4].mean, row.quantiles[5].mean, row.quantiles[6].mean,
-                      row.fractionBelowHalf.mean, meanStdText(row.spearmanLoss, "%.2f").c_str(),
-                      meanStdText(row.spearmanIsolation, "%.2f").c_str());
+        std::snprintf(
+            line, sizeof line, "  %5s %5lld %6s  %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f  %8.3f  %13s  %13s\n",
+            valueText(row.epsilon).c_str(), row.shots, perClassText(row.privatePerClass).c_str(), row.quantiles[0].mean,
+            row.quantiles[1].mean, row.quantiles[2].mean, row.quantiles[3].mean, row.quantiles[4].mean,
+            row.quantiles[5].mean, row.quantiles[6].mean, row.fractionBelowHalf.mean,
+            meanStdText(row.spearmanLoss, "%.2f").c_str(), meanStdText(row.spearmanIsolation, "%.2f").c_str());
         std::cout << line;
     }
 }
@@ -164,8 +156,9 @@ void printAdamixReport(const experiment_runs::AdamixExperimentReport& r, const s
     std::cout << "AdaMix-R experiment (run " << r.runId << "): private task '" << r.setup.privateSource
               << "', extractor trained on '" << r.setup.extractorSource << "' (accuracy on its own images "
               << valueText(r.setup.extractorTrainAccuracy) << (r.setup.extractorReused ? ", reused" : "") << ")\n"
-              << "shots " << (r.setup.shotsSource.empty() ? "drawn from the private pool and removed from it"
-                                                          : "from '" + r.setup.shotsSource + "'")
+              << "shots "
+              << (r.setup.shotsSource.empty() ? "drawn from the private pool and removed from it"
+                                              : "from '" + r.setup.shotsSource + "'")
               << "; test set: " << r.setup.testSet << "\n"
               << g.seeds << " seeds; delta " << valueText(g.delta) << ", full batch, T = " << g.steps
               << "; test error and error increase over the paragon M0, mean ± std over seeds\n";
@@ -175,18 +168,19 @@ void printAdamixReport(const experiment_runs::AdamixExperimentReport& r, const s
             double examples = 0.0;
             for (const auto& row : r.result.summary)
                 if (row.shots == k && row.privatePerClass == n) examples = row.privateExamples;
-            std::cout << "\nshots " << k << " per class, private " << perClassText(n) << " per class (n = "
-                      << valueText(examples) << ")\n";
+            std::cout << "\nshots " << k << " per class, private " << perClassText(n)
+                      << " per class (n = " << valueText(examples) << ")\n";
             std::snprintf(line, sizeof line, "  %-33s %6s   %-17s   %s\n", "method", "eps", "test error",
                           "error increase %");
             std::cout << line;
             for (const auto& row : r.result.summary) {
                 if (row.shots != k || row.privatePerClass != n) continue;
-                const std::string name =
-                    std::string(experiments::adamixMethodLabel(row.method)) + " " + experiments::adamixMethodName(row.method);
+                const std::string name = std::string(experiments::adamixMethodLabel(row.method)) + " " +
+                                         experiments::adamixMethodName(row.method);
                 std::snprintf(line, sizeof line, "  %-33s %6s   %-17s   %s\n", name.c_str(),
                               row.epsilon ? valueText(*row.epsilon).c_str() : "-",
-                              meanStdText(row.testError, "%.4f").c_str(), meanStdText(row.errorIncrease, "%.1f").c_str());
+                              meanStdText(row.testError, "%.4f").c_str(),
+                              meanStdText(row.errorIncrease, "%.1f").c_str());
                 std::cout << line;
             }
         }

@@ -92,8 +92,8 @@ Result<experiment_runs::PsgStageOptions> stageOptions(const PsgArgs& a) {
 void printJson(const project::ProjectFile& project, const experiment_runs::PsgStageReport& r) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& row : r.rows)
-        rows.push_back({{"set", row.label}, {"metric", row.key}, {"mean", row.mean}, {"std", row.std},
-                        {"values", row.values}});
+        rows.push_back(
+            {{"set", row.label}, {"metric", row.key}, {"mean", row.mean}, {"std", row.std}, {"values", row.values}});
     nlohmann::ordered_json out{{"project", project.path().string()},
                                {"run_id", r.runId},
                                {"real_subset_run_id", r.realSubsetRunId},
@@ -190,9 +190,10 @@ int executePsgExport(const PsgExportArgs& a) {
 void registerPsgCommand(CLI::App& app, CommandContext& ctx) {
     auto args = std::make_shared<PsgArgs>();
     auto exportArgs = std::make_shared<PsgExportArgs>();
-    auto* cmd = app.add_subcommand(
-        "psg", "Private Set Generation: a small DP synthetic training set from a study's sensitive images, "
-               "evaluated against a random real subset and direct DP-SGD (docs/PSG.md)");
+    auto* cmd =
+        app.add_subcommand("psg",
+                           "Private Set Generation: a small DP synthetic training set from a study's sensitive images, "
+                           "evaluated against a random real subset and direct DP-SGD (docs/PSG.md)");
     cmd->add_option("project", args->project, "a .dpmix project, or a spec JSON (its project is created next to it)");
     cmd->add_option("--spc", args->spc, "images per class: 1, 10, 20 or 50 (default: the spec's psg section, else 10)");
     cmd->add_option("--epsilon", args->epsilon, "target epsilon (default: the spec's first)");
@@ -220,7 +221,8 @@ void registerPsgCommand(CLI::App& app, CommandContext& ctx) {
     cmd->callback([&ctx, args, cmd, exp] {
         if (exp->parsed()) return;  // `dpmix psg export …` ran its own callback
         if (args->project.empty()) {
-            std::cerr << "dpmix psg: a spec or project is required (dpmix psg SPEC_OR_PROJECT, or dpmix psg export …)\n";
+            std::cerr
+                << "dpmix psg: a spec or project is required (dpmix psg SPEC_OR_PROJECT, or dpmix psg export …)\n";
             ctx.exitCode = 2;
             return;
         }

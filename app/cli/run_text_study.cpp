@@ -4,9 +4,9 @@
 #include "app/cli/project_commands.h"
 #include "engine/methods/method_plan.h"
 #include "engine/project/result_summary.h"
+#include "engine/study_plan/run_options.h"
 #include "engine/text_downstream/text_downstream.h"
 #include "engine/text_tokens/text_downstream_tokens.h"
-#include "engine/study_plan/run_options.h"
 
 #include <nlohmann/json.hpp>
 

@@ -61,10 +61,10 @@ struct SpendPreview;
 struct PrivacyPlan;
 
 struct WorkbenchServices {
-    RunController* runs = nullptr;         // not owned; must outlive the window
-    ProjectStore* projects = nullptr;      // not owned; must outlive the window
-    std::function<QString()> torchVersion; // asked when the About box opens
-    std::function<bool()> cudaAvailable;   // whether Run ▸ Compute device offers CUDA (unset: no)
+    RunController* runs = nullptr;             // not owned; must outlive the window
+    ProjectStore* projects = nullptr;          // not owned; must outlive the window
+    std::function<QString()> torchVersion;     // asked when the About box opens
+    std::function<bool()> cudaAvailable;       // whether Run ▸ Compute device offers CUDA (unset: no)
     const SourcePreviewer* sources = nullptr;  // not owned; previews in the registration dialogs (null: off)
     StudyCreator* studies = nullptr;           // not owned; saves a registered study as a .dpmix
     /// Asked before a run that spends privacy budget, with what it would spend; false cancels.
@@ -157,7 +157,8 @@ public:
     /// else the panel's estimate; false when declined or over the cap.
     bool confirmSpending(const RunAction& action, const PrivacyPlan& plan);
     /// The same before an ε sweep: every ε's DP-MixMin releases.
-    bool confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons, bool fullPipeline);
+    bool confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons,
+                              bool fullPipeline);
     /// The same before Generate private set (PSG): PSG's release and its DP-SGD reference's.
     bool confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings);
 
@@ -229,7 +230,7 @@ private:
     QAction* exportReleaseAction_ = nullptr;
     QString currentFile_;
     long long planComponents_ = -1;  // the k the panel's last plan was computed with
-    QString draftReplaces_;  // the runless project an edited draft replaces on Save ("" otherwise)
+    QString draftReplaces_;          // the runless project an edited draft replaces on Save ("" otherwise)
     QAction* editStudyAction_ = nullptr;
     QAction* duplicateStudyAction_ = nullptr;
     StageQueue* queue_ = nullptr;
@@ -238,7 +239,7 @@ private:
     PrivateSetView* privateSetView_ = nullptr;
     QPointer<RunDetailsView> runDetails_;  // the Run details tab while it is open (it can be closed)
     HelpWindow* help_ = nullptr;
-    bool justOpened_ = false;  // openFile() is rereading the project  // in resultTabs_ when the project has PSG
+    bool justOpened_ = false;     // openFile() is rereading the project  // in resultTabs_ when the project has PSG
     QList<QWidget*> resultTabs_;  // lambda, ledger, trajectory, trade-off (rebuilt on refresh)
     QAction* runAction_ = nullptr;
     RunActions* runActions_ = nullptr;

@@ -45,8 +45,7 @@ bool MainWindow::confirmSpending(const RunAction& action, const PrivacyPlan& pla
         if (!*planned) return true;  // the engine refuses this run when it starts, with this message
         return confirmPreview(previewPlannedSpend(*project_, action.parameters, **planned));
     }
-    return confirmPreview(
-        previewSpend(*project_, action.parameters, plan, action.kind == RunKind::CompareBaselines));
+    return confirmPreview(previewSpend(*project_, action.parameters, plan, action.kind == RunKind::CompareBaselines));
 }
 
 bool MainWindow::confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons,

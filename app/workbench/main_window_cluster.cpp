@@ -35,7 +35,8 @@ void MainWindow::startClusterStage(const QString& what, const QString& jobId) {
     if (!backend || currentFile_.isEmpty() || readOnly_) return;
     // Log lines reach the Log dock on the GUI thread, whichever thread the stage runs on.
     auto log = [this](const QString& line) {
-        QMetaObject::invokeMethod(this, [this, line] { appendLog(line); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, line] { appendLog(line); }, Qt::QueuedConnection);
     };
     const std::string path = currentFile_.toStdString();
     const std::string job = jobId.toStdString();
@@ -50,9 +51,9 @@ void MainWindow::startClusterStage(const QString& what, const QString& jobId) {
             if (!reports) return reports.error();
             // A job still running was stored as far as its units go (the summary says how far).
             for (const auto& r : *reports)
-                log(QObject::tr("Cluster job %1: %2").arg(QString::fromStdString(r.jobId),
-                                                           r.alreadyMerged ? QObject::tr("already stored")
-                                                                           : QString::fromStdString(r.summary)));
+                log(QObject::tr("Cluster job %1: %2")
+                        .arg(QString::fromStdString(r.jobId),
+                             r.alreadyMerged ? QObject::tr("already stored") : QString::fromStdString(r.summary)));
             return std::nullopt;
         };
     } else if (what == QLatin1String("cancel")) {

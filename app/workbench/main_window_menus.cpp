@@ -49,7 +49,6 @@
 #include <QVBoxLayout>
 #include <QWhatsThis>
 
-
 namespace dpmix::workbench {
 
 namespace {

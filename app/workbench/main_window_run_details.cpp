@@ -25,7 +25,8 @@ std::optional<long long> runIdOf(const QTreeWidgetItem* item) {
 /// else the newest run.
 std::optional<long long> defaultRun(const ProjectSnapshot& project) {
     for (auto it = project.runs.rbegin(); it != project.runs.rend(); ++it)
-        if (isMethod(it->run, methods::Method::DpMixMin) && it->run.status == project::RunStatus::Done) return it->run.id;
+        if (isMethod(it->run, methods::Method::DpMixMin) && it->run.status == project::RunStatus::Done)
+            return it->run.id;
     if (!project.runs.empty()) return project.runs.back().run.id;
     return std::nullopt;
 }
@@ -56,10 +57,13 @@ RunDetailsView* MainWindow::showRunDetails(std::optional<long long> runId) {
         for (QWidget* page : resultTabs_) after = std::max(after, tabs_->indexOf(page));
         tabs_->insertTab(after + 1, runDetails_, tr("Run details"));
     }
-    if (!runId && runDetails_->runId() && project_ && runDetails_->projectPath() == project_->path) runId = runDetails_->runId();
+    if (!runId && runDetails_->runId() && project_ && runDetails_->projectPath() == project_->path)
+        runId = runDetails_->runId();
     if (!runId && project_) runId = defaultRun(*project_);
-    if (project_ && runId) runDetails_->showRun(*project_, *runId);
-    else runDetails_->showEmpty();
+    if (project_ && runId)
+        runDetails_->showRun(*project_, *runId);
+    else
+        runDetails_->showEmpty();
     tabs_->setCurrentWidget(runDetails_);
     return runDetails_;
 }
@@ -67,8 +71,10 @@ RunDetailsView* MainWindow::showRunDetails(std::optional<long long> runId) {
 void MainWindow::refreshRunDetails() {
     RunDetailsView* view = runDetailsView();
     if (!view) return;
-    if (project_ && view->runId() && view->projectPath() == project_->path) view->showRun(*project_, *view->runId());
-    else view->showEmpty();
+    if (project_ && view->runId() && view->projectPath() == project_->path)
+        view->showRun(*project_, *view->runId());
+    else
+        view->showEmpty();
     // Rebuilt result tabs are appended: the Run details tab stays after them.
     int after = 0;
     for (QWidget* page : resultTabs_) after = std::max(after, tabs_->indexOf(page));

@@ -33,8 +33,9 @@ void MainWindow::addStudyActions(QMenu* study) {
     editStudyAction_->setStatusTip(tr("Change the sources and tasks of this project: possible until its first run"));
     duplicateStudyAction_ = study->addAction(tr("&Duplicate study with changes…"), this, [this] { duplicateStudy(); });
     duplicateStudyAction_->setObjectName("duplicateStudy");
-    duplicateStudyAction_->setStatusTip(tr("Start a new study from this one: the same sources, tasks and settings, "
-                                           "saved under a new name (this project is not changed)"));
+    duplicateStudyAction_->setStatusTip(
+        tr("Start a new study from this one: the same sources, tasks and settings, "
+           "saved under a new name (this project is not changed)"));
     updateStudyActions();
 }
 
@@ -43,11 +44,11 @@ void MainWindow::updateStudyActions() {
     const bool writable = project_ && !readOnly_ && !project_->trust.release;
     const bool runless = project_ && project_->runs.empty();
     editStudyAction_->setEnabled(writable && runless);
-    editStudyAction_->setToolTip(!project_ ? tr("Open a project first")
+    editStudyAction_->setToolTip(!project_   ? tr("Open a project first")
                                  : !writable ? tr("The project is open read-only")
                                  : runless   ? tr("Change its sources and tasks; Save replaces the project")
                                              : tr("The project has runs, so its sources and tasks are fixed: use "
-                                                  "Duplicate study with changes…"));
+                                                    "Duplicate study with changes…"));
     duplicateStudyAction_->setEnabled(project_.has_value());
 }
 
@@ -56,7 +57,8 @@ QString MainWindow::editStudySources() {
     if (readOnly_ || project_->trust.release) return tr("The project is open read-only: its study cannot be edited.");
     if (!project_->runs.empty())
         return tr("The project has %1 run(s), so its sources and tasks are fixed: use Study ▸ Duplicate study with "
-                  "changes… to start a new study from it.").arg(project_->runs.size());
+                  "changes… to start a new study from it.")
+            .arg(project_->runs.size());
     const QString file = currentFile_;
     turnProjectIntoDraft(file);
     statusBar()->showMessage(tr("Editing the sources and tasks of %1: Save replaces the project").arg(file), 8000);
@@ -67,7 +69,8 @@ QString MainWindow::duplicateStudy() {
     if (!project_) return tr("No project is open.");
     const QString from = currentFile_;
     turnProjectIntoDraft({});
-    statusBar()->showMessage(tr("A new study from %1: change what you need, then Save it under a new name").arg(from), 8000);
+    statusBar()->showMessage(tr("A new study from %1: change what you need, then Save it under a new name").arg(from),
+                             8000);
     return {};
 }
 
@@ -80,8 +83,8 @@ void MainWindow::turnProjectIntoDraft(const QString& replaces) {
     readOnly_ = false;
     services_.runs->setProject({}, false);
     study_->setEditable(true);
-    document_->reset(values);          // the panel keeps what it showed
-    study_->builder()->apply(draft);   // the tree shows the draft's rows (not saved)
+    document_->reset(values);         // the panel keeps what it showed
+    study_->builder()->apply(draft);  // the tree shows the draft's rows (not saved)
     populateTree();
     rebuildResultTabs();
     updateBudgetMeter();
@@ -91,9 +94,7 @@ void MainWindow::turnProjectIntoDraft(const QString& replaces) {
     updateTitle();
 }
 
-bool MainWindow::hasUnsavedDraft() const {
-    return currentFile_.isEmpty() && !study_->builder()->draft().empty();
-}
+bool MainWindow::hasUnsavedDraft() const { return currentFile_.isEmpty() && !study_->builder()->draft().empty(); }
 
 QString MainWindow::saveTo(const QString& path) {
     if (readOnly_) {
@@ -149,10 +150,11 @@ bool MainWindow::maybeSave() {
     // Read-only: nothing may be saved. A draft made from a project has a clean undo stack but is
     // not saved anywhere yet.
     if (readOnly_ || (document_->undoStack()->isClean() && !hasUnsavedDraft())) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                             hasUnsavedDraft() ? tr("The study is not saved. Save it first?")
-                                                               : tr("The parameters have unsaved changes. Save them first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    const auto answer =
+        QMessageBox::warning(this, tr("Unsaved changes"),
+                             hasUnsavedDraft() ? tr("The study is not saved. Save it first?")
+                                               : tr("The parameters have unsaved changes. Save them first?"),
+                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save) return saveWithDialog(false);
     return answer == QMessageBox::Discard;
 }

@@ -27,7 +27,8 @@
 namespace dpmix::workbench {
 
 namespace {
-const QStringList kResultViews = {"summary", "lambda", "ledger", "trajectory", "tradeoff", "auc", "perplexity", "audit", "kscaling", "adamix", "exampleprivacy"};
+const QStringList kResultViews = {"summary",    "lambda", "ledger",   "trajectory", "tradeoff",      "auc",
+                                  "perplexity", "audit",  "kscaling", "adamix",     "exampleprivacy"};
 }  // namespace
 
 void MainWindow::rebuildResultTabs() {
@@ -79,11 +80,15 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
             std::any_of(project_->sources.begin(), project_->sources.end(),
                         [](const project::SourceRecord& s) { return s.facts.kind == data::SourceKind::Text; });
         auto* auc = new AucView(*project_);
-        if (!textStudy || !auc->showsEmptyState()) add("auc", auc, tr("AUC"), tr("Per-class AUC"));
-        else delete auc;
+        if (!textStudy || !auc->showsEmptyState())
+            add("auc", auc, tr("AUC"), tr("Per-class AUC"));
+        else
+            delete auc;
         auto* perplexity = new PerplexityView(*project_);
-        if (textStudy || !perplexity->showsEmptyState()) add("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
-        else delete perplexity;
+        if (textStudy || !perplexity->showsEmptyState())
+            add("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
+        else
+            delete perplexity;
         auto* audit = new AuditView(*project_);
         if (runActions_) audit->setEmptyStateAction(runActions_->auditAction());  // its empty state offers Audit…
         add("audit", audit, tr("Audit"), tr("Audit"));
@@ -94,8 +99,10 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
         std::vector<AdamixExperiment> experiments;
         QStringList unreadable;
         for (const auto& reading : project_->adamix) {
-            if (reading.experiment) experiments.push_back(adamixExperimentFrom(*reading.experiment));
-            else unreadable << tr("run %1 (%2)").arg(reading.runId).arg(reading.error);
+            if (reading.experiment)
+                experiments.push_back(adamixExperimentFrom(*reading.experiment));
+            else
+                unreadable << tr("run %1 (%2)").arg(reading.runId).arg(reading.error);
         }
         auto* increase = new AdamixView(experiments);
         increase->setUnreadableRuns(unreadable);
@@ -162,7 +169,8 @@ HelpWindow* MainWindow::showHelp(std::optional<HelpTopic> topic) {
 }
 
 QStringList MainWindow::viewNames() {
-    return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews + QStringList{"privateset", "run-details"};
+    return QStringList{"main", "calculator", "parameters", "jobs"} + kResultViews +
+           QStringList{"privateset", "run-details"};
 }
 
 bool MainWindow::showView(const QString& name) {

@@ -1,15 +1,15 @@
 #include "app/workbench/run_actions.h"
 
-#include "app/workbench/runs/audit_dialog.h"
-#include "app/workbench/runs/cluster_run_dialog.h"
-#include "app/workbench/runs/psg_dialog.h"
-#include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
-#include "app/workbench/project/pinned_baseline.h"
 #include "app/workbench/parameters/privacy_plan.h"
-#include "app/workbench/views/run_comparison_view.h"
+#include "app/workbench/project/pinned_baseline.h"
+#include "app/workbench/runs/audit_dialog.h"
+#include "app/workbench/runs/cluster_run_dialog.h"
+#include "app/workbench/runs/epsilon_sweep_dialog.h"
+#include "app/workbench/runs/psg_dialog.h"
 #include "app/workbench/runs/run_controller.h"
+#include "app/workbench/views/run_comparison_view.h"
 #include "widgets/chart_widget.h"
 
 #include <QAction>
@@ -28,8 +28,9 @@
 namespace dpmix::workbench {
 
 QString spentPrivacyNotice() {
-    return QObject::tr("Runs cannot be undone: the privacy they spent on sensitive data is spent for good. "
-                       "Undo reverts parameter edits only.");
+    return QObject::tr(
+        "Runs cannot be undone: the privacy they spent on sensitive data is spent for good. "
+        "Undo reverts parameter edits only.");
 }
 
 RunActions::RunActions(MainWindow* window, WindowParts parts, RunController* runs)
@@ -45,18 +46,22 @@ RunActions::RunActions(MainWindow* window, WindowParts parts, RunController* run
       exportReport_(new QAction(tr("Export &report…"), this)),
       cluster_(new QAction(tr("Run on c&luster…"), this)) {
     compare_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    compare_->setToolTip(tr("Run DP-MixMin and the four baselines (Uniform, Random Search, Random Init, non-private "
-                            "MixMin) through pretraining, private fine-tuning and evaluation"));
+    compare_->setToolTip(
+        tr("Run DP-MixMin and the four baselines (Uniform, Random Search, Random Init, non-private "
+           "MixMin) through pretraining, private fine-tuning and evaluation"));
     sweep_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     sweep_->setToolTip(tr("Run the same study at several ε and plot utility against ε (the teaching demo)"));
     audit_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     audit_->setToolTip(tr("Measure an empirical lower bound on the mixture step's ε with a canary"));
     compareRuns_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    compareRuns_->setToolTip(tr("Select two runs or more in the project tree, then compare their settings and metrics"));
-    exportReport_->setToolTip(tr("Write an HTML and PDF report of the study for a reviewer: spec, data hashes, every run "
-                                 "with its ledger and verification, plots, software versions"));
-    psg_->setToolTip(tr("Learn a few synthetic images per class from the sensitive images under differential privacy "
-                        "(Private Set Generation), evaluate them, and show them in the Private set tab"));
+    compareRuns_->setToolTip(
+        tr("Select two runs or more in the project tree, then compare their settings and metrics"));
+    exportReport_->setToolTip(
+        tr("Write an HTML and PDF report of the study for a reviewer: spec, data hashes, every run "
+           "with its ledger and verification, plots, software versions"));
+    psg_->setToolTip(
+        tr("Learn a few synthetic images per class from the sensitive images under differential privacy "
+           "(Private Set Generation), evaluate them, and show them in the Private set tab"));
     for (QAction* a : {compare_, sweep_, audit_, psg_}) a->setStatusTip(a->toolTip());
 
     connect(compare_, &QAction::triggered, this, [this] { startCompareWithBaselines(); });
@@ -108,7 +113,9 @@ void RunActions::updateEnabled() {
     psg_->setEnabled(!window_->isReadOnly() && window_->project() != nullptr);
 }
 
-void RunActions::showStatus(const QString& message, int timeoutMs) { window_->statusBar()->showMessage(message, timeoutMs); }
+void RunActions::showStatus(const QString& message, int timeoutMs) {
+    window_->statusBar()->showMessage(message, timeoutMs);
+}
 
 QString RunActions::start(const RunAction& action) {
     if (window_->isReadOnly()) {
@@ -125,8 +132,8 @@ QString RunActions::start(const RunAction& action) {
         showStatus(message);
         return message;
     }
-    const bool fineTunes = action.kind == RunKind::CompareBaselines ||
-                           (action.kind == RunKind::EpsilonSweep && action.sweepFullPipeline);
+    const bool fineTunes =
+        action.kind == RunKind::CompareBaselines || (action.kind == RunKind::EpsilonSweep && action.sweepFullPipeline);
     if (checksPanel && fineTunes && !plan.downstreamProblem.isEmpty()) {
         const QString message = tr("Not started: %1.").arg(plan.downstreamProblem);
         showStatus(message, 15000);
@@ -240,7 +247,8 @@ QMenu* RunActions::contextMenuForRun(long long runId) {
     auto* menu = new QMenu(window_);
     const ProjectSnapshot* project = window_->project();
     const bool writable = !window_->isReadOnly();
-    QAction* details = menu->addAction(tr("Show run &details"), this, [this, runId] { window_->showRunDetails(runId); });
+    QAction* details =
+        menu->addAction(tr("Show run &details"), this, [this, runId] { window_->showRunDetails(runId); });
     details->setToolTip(tr("Its configuration, privacy ledger, metrics, λ, curves and models in the Run details tab"));
     menu->setDefaultAction(details);  // what double-click does
     menu->addSeparator();
@@ -260,8 +268,10 @@ QMenu* RunActions::contextMenuForRun(long long runId) {
     newSeed->setEnabled(writable);
     menu->addSeparator();
     const bool pinned = project && project->pinnedBaselineRunId() == runId;
-    if (pinned) menu->addAction(tr("&Unpin baseline"), this, [this] { unpinBaseline(); });
-    else menu->addAction(tr("&Pin as baseline"), this, [this, runId] { pinBaseline(runId); });
+    if (pinned)
+        menu->addAction(tr("&Unpin baseline"), this, [this] { unpinBaseline(); });
+    else
+        menu->addAction(tr("&Pin as baseline"), this, [this, runId] { pinBaseline(runId); });
     menu->addAction(compareRuns_);
     compareRuns_->setEnabled(selectedRunIds().size() >= 2);
     return menu;
@@ -318,8 +328,9 @@ void RunActions::runAuditDialog() {
         return;
     }
     const AuditSettings settings = dialog.settings();
-    ClusterRunDialog where(tr("<b>Audit</b> of task %1: %2 runs per world, on Slurm.").arg(settings.task).arg(settings.runs),
-                           settings.runs, window_);
+    ClusterRunDialog where(
+        tr("<b>Audit</b> of task %1: %2 runs per world, on Slurm.").arg(settings.task).arg(settings.runs),
+        settings.runs, window_);
     if (where.exec() != QDialog::Accepted) return;
     if (QString e = startAuditOnCluster(settings, where.submission()); !e.isEmpty()) showStatus(e, 15000);
 }
@@ -364,8 +375,10 @@ void RunActions::exportReportWithDialog() {
     QString path = QFileDialog::getSaveFileName(window_, tr("Export report"), QString(), tr("HTML report (*.html)"));
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".html");
-    if (QString e = exportReport(path, true); !e.isEmpty()) QMessageBox::warning(window_, tr("Export report"), e);
-    else QMessageBox::information(window_, tr("Export report"), tr("Wrote %1 and %2.").arg(path, pdfPathFor(path)));
+    if (QString e = exportReport(path, true); !e.isEmpty())
+        QMessageBox::warning(window_, tr("Export report"), e);
+    else
+        QMessageBox::information(window_, tr("Export report"), tr("Wrote %1 and %2.").arg(path, pdfPathFor(path)));
 }
 
 }  // namespace dpmix::workbench

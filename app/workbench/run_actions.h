@@ -7,8 +7,8 @@
 // follow "Run DP-MixMin"'s enabled state, so they are off while the spec is invalid and in
 // read-only mode. The dialog-free entry points return an empty string or the message the
 // status bar shows; the tests drive those.
-#include "app/workbench/views/report_writer.h"
 #include "app/workbench/runs/run_action.h"
+#include "app/workbench/views/report_writer.h"
 
 #include <QList>
 #include <QObject>

@@ -61,10 +61,10 @@ void RunActions::runSweepOnClusterDialog(const std::vector<double>& epsilons, bo
     QStringList values;
     for (double e : epsilons) values << QString::number(e);
     const widgets::RunParameters p = window_->document()->values();
-    QString what = tr("<b>ε sweep</b> of the panel's study (%1) at ε = %2 with seeds %3: one array task per seed, "
-                      "each running every ε of its seed exactly as a local sweep does.")
-                       .arg(fullPipeline ? tr("full pipeline") : tr("mixture stage"), values.join(", "),
-                            p.seeds.toHtmlEscaped());
+    QString what =
+        tr("<b>ε sweep</b> of the panel's study (%1) at ε = %2 with seeds %3: one array task per seed, "
+           "each running every ε of its seed exactly as a local sweep does.")
+            .arg(fullPipeline ? tr("full pipeline") : tr("mixture stage"), values.join(", "), p.seeds.toHtmlEscaped());
     ClusterRunDialog dialog(what, 0, window_);
     dialog.hideStudyKind();  // the sweep is chosen already
     if (dialog.exec() != QDialog::Accepted) return;
@@ -81,7 +81,8 @@ void RunActions::runClusterDialog() {
     if (!p.reproducible)
         what += "<p><b>" + tr("Tick \"Reproducible\" in the panel first:") + "</b> " +
                 tr("a cluster run's DP noise must derive from its seed so that a requeued task repeats it. Such runs "
-                   "are never releases.") + "</p>";
+                   "are never releases.") +
+                "</p>";
     ClusterRunDialog dialog(what, 0, window_);
     if (dialog.exec() != QDialog::Accepted) return;
     if (QString e = startOnCluster(dialog.studyKind(), dialog.submission()); !e.isEmpty())

@@ -11,10 +11,10 @@
 #include "widgets/line_chart_widget.h"
 
 #include <QApplication>
-#include <QLabel>
-#include <QTabWidget>
 #include <QDeadlineTimer>
+#include <QLabel>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QThread>
 
 #include <cmath>
@@ -89,9 +89,12 @@ QString renderScreenshot(MainWindow& window, const QString& outPath, const QStri
     // "panel": the whole parameter panel, every section unscrolled (a tall window, the panel alone).
     if (view == "panel") window.resize(window.width(), 2000);
     window.show();
-    if (view == "panel") window.showView("parameters");
-    else if (view == "bar-chart") addExampleBarChart(window);
-    else if (view == "line-chart") addExampleLineChart(window);
+    if (view == "panel")
+        window.showView("parameters");
+    else if (view == "bar-chart")
+        addExampleBarChart(window);
+    else if (view == "line-chart")
+        addExampleLineChart(window);
     else if (!window.showView(view))
         return QStringLiteral("--view %1 needs an open project with results (give FILE.dpmix)").arg(view);
     if (view == "jobs") startExampleJobs(window);

@@ -15,17 +15,20 @@ namespace {
 
 Status checkConsistent(const LabelledFeatures& publicSet, const LabelledFeatures& privateSet, const AdamixParams& p) {
     if (privateSet.examples() != p.privateExamples || publicSet.examples() != p.publicExamples)
-        return Error{"the parameters were built for n = " + std::to_string(p.privateExamples) + " private and m = " +
-                     std::to_string(p.publicExamples) + " public examples, but the data have n = " +
-                     std::to_string(privateSet.examples()) + " and m = " + std::to_string(publicSet.examples())};
+        return Error{"the parameters were built for n = " + std::to_string(p.privateExamples) +
+                     " private and m = " + std::to_string(p.publicExamples) +
+                     " public examples, but the data have n = " + std::to_string(privateSet.examples()) +
+                     " and m = " + std::to_string(publicSet.examples())};
     if (publicSet.examples() > 0 &&
         (publicSet.classes != privateSet.classes || publicSet.augmentedDim() != privateSet.augmentedDim()))
         return Error{"the public and private sets differ in label space or feature dimension (K = " +
-                     std::to_string(publicSet.classes) + " vs " + std::to_string(privateSet.classes) + ", p+1 = " +
-                     std::to_string(publicSet.augmentedDim()) + " vs " + std::to_string(privateSet.augmentedDim()) + ")"};
+                     std::to_string(publicSet.classes) + " vs " + std::to_string(privateSet.classes) +
+                     ", p+1 = " + std::to_string(publicSet.augmentedDim()) + " vs " +
+                     std::to_string(privateSet.augmentedDim()) + ")"};
     if (!(p.steps >= 1 && p.stepSize > 0.0 && p.q > 0.0 && p.q <= 1.0 && p.rank >= 1 &&
           (p.noise == NoiseMode::None || p.sigma > 0.0)))
-        return Error{"parameters were not produced by AdamixParamsBuilder::build (steps, eta, q, rank or sigma invalid)"};
+        return Error{
+            "parameters were not produced by AdamixParamsBuilder::build (steps, eta, q, rank or sigma invalid)"};
     return std::nullopt;
 }
 
@@ -53,12 +56,13 @@ privacy::LedgerEntry plannedLedgerEntry(const AdamixParams& p) {
         return privacy::nonPrivateEntry("adamix", p.split,
                                         "zero-noise control run of AdaMix-R (clipping without Gaussian noise): "
                                         "no differential privacy guarantee");
-    privacy::LedgerEntry e = privacy::gaussianEntry("adamix", p.split, privacy::PrivacyUnit::Example, p.q, p.sigma,
-                                                    p.steps, p.delta, p.clip == ClipRule::Fixed ? p.fixedClip : 0.0,
-                                                    p.accountant);
-    e.assumptions += "; the labelled public set is public (AdaMix-R's start, subspace, clip norm and public gradient "
-                     "term read it); the clip norm C_t and the subspace depend on the public set and earlier releases "
-                     "only, and the noise std is sigma times C_t";
+    privacy::LedgerEntry e =
+        privacy::gaussianEntry("adamix", p.split, privacy::PrivacyUnit::Example, p.q, p.sigma, p.steps, p.delta,
+                               p.clip == ClipRule::Fixed ? p.fixedClip : 0.0, p.accountant);
+    e.assumptions +=
+        "; the labelled public set is public (AdaMix-R's start, subspace, clip norm and public gradient "
+        "term read it); the clip norm C_t and the subspace depend on the public set and earlier releases "
+        "only, and the noise std is sigma times C_t";
     privacy::setRandomness(e, p.randomness.mode);
     return e;
 }
@@ -120,11 +124,12 @@ Result<AdamixResult> runAdamix(const LabelledFeatures& publicSet, const Labelled
         r.subspaceRanks.push_back(static_cast<int>(guidance.identity ? r.theta.size() : guidance.basis.cols()));
         const long long done = t + 1;
         if (done % reportEvery == 0 || done == p.steps)
-            report(progress, {"adamix", done, p.steps, "step " + std::to_string(done) + " of " + std::to_string(p.steps)});
+            report(progress,
+                   {"adamix", done, p.steps, "step " + std::to_string(done) + " of " + std::to_string(p.steps)});
     }
     if (r.mechanismInvocations != p.steps)
-        return Error{"AdaMix-R made " + std::to_string(r.mechanismInvocations) + " Gaussian releases but accounted for " +
-                     std::to_string(p.steps) + ": the result is withheld"};
+        return Error{"AdaMix-R made " + std::to_string(r.mechanismInvocations) +
+                     " Gaussian releases but accounted for " + std::to_string(p.steps) + ": the result is withheld"};
     return r;
 }
 

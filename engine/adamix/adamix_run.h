@@ -19,15 +19,15 @@
 namespace dpmix::adamix {
 
 struct AdamixResult {
-    HeadMatrix theta;                 // θ_T, the released head (the last iterate)
-    HeadMatrix theta0;                // the start (public fit or zero): public, no privacy cost
-    HeadFit publicFit;                // how the public fit went (empty for a zero start)
-    std::vector<double> clips;        // C_t per step
-    std::vector<int> subspaceRanks;   // r_eff per step (d without projection)
+    HeadMatrix theta;                    // θ_T, the released head (the last iterate)
+    HeadMatrix theta0;                   // the start (public fit or zero): public, no privacy cost
+    HeadFit publicFit;                   // how the public fit went (empty for a zero start)
+    std::vector<double> clips;           // C_t per step
+    std::vector<int> subspaceRanks;      // r_eff per step (d without projection)
     long long mechanismInvocations = 0;  // Gaussian releases made (= steps)
     privacy::LedgerEntry ledgerEntry;
-    double sigma = 0.0;               // noise multiplier used (0 for the zero-noise control)
-    double epsilon = 0.0;             // dataset-level ε of the ledger entry (+inf without noise)
+    double sigma = 0.0;    // noise multiplier used (0 for the zero-noise control)
+    double epsilon = 0.0;  // dataset-level ε of the ledger entry (+inf without noise)
     double delta = 0.0;
     /// Σ_t ‖ĥ_{i,t}‖² / C_t² per private example (full batch only; empty when q < 1): the input
     /// of the per-example ε estimate (per_example_privacy.h).

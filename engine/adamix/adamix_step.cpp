@@ -16,10 +16,9 @@ PrivateRelease releasePrivateSum(const HeadMatrix& theta, const LabelledFeatures
         out.normRatios = (norms.cwiseProduct(factors)).array().square() / clipSquared;
     } else {
         const bool throughPublic = crossGram && guidance.basisCoefficients.size() > 0;
-        const Eigen::MatrixXd h =
-            throughPublic
-                ? projectThroughPublicGradients(r, *crossGram, guidance.publicResiduals, guidance.basisCoefficients)
-                : projectPerExampleGradients(r, batch.augmented, guidance.basis);
+        const Eigen::MatrixXd h = throughPublic ? projectThroughPublicGradients(r, *crossGram, guidance.publicResiduals,
+                                                                                guidance.basisCoefficients)
+                                                : projectPerExampleGradients(r, batch.augmented, guidance.basis);
         const Eigen::VectorXd norms = h.rowwise().norm();
         const Eigen::VectorXd factors = clipFactors(norms, guidance.clip);
         out.clippedSum = h.transpose() * factors;

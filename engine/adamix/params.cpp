@@ -30,12 +30,12 @@ const char* toString(Initialisation v) { return v == Initialisation::PublicFewSh
 const char* toString(NoiseMode v) { return v == NoiseMode::Gaussian ? "gaussian" : "none"; }
 const char* toString(AdamixVariant v) {
     switch (v) {
-    case AdamixVariant::AdamixR: return "adamix-r";
-    case AdamixVariant::NoProjection: return "adamix-r-no-projection";
-    case AdamixVariant::FixedClip: return "adamix-r-fixed-clip";
-    case AdamixVariant::NoPublicGradient: return "adamix-r-no-public-gradient";
-    case AdamixVariant::DpGdFromZero: return "dp-gd";
-    case AdamixVariant::DpGdWarmStart: return "dp-gd-warm-start";
+        case AdamixVariant::AdamixR: return "adamix-r";
+        case AdamixVariant::NoProjection: return "adamix-r-no-projection";
+        case AdamixVariant::FixedClip: return "adamix-r-fixed-clip";
+        case AdamixVariant::NoPublicGradient: return "adamix-r-no-public-gradient";
+        case AdamixVariant::DpGdFromZero: return "dp-gd";
+        case AdamixVariant::DpGdWarmStart: return "dp-gd-warm-start";
     }
     return "?";
 }
@@ -51,17 +51,17 @@ AdamixParamsBuilder& AdamixParamsBuilder::variant(AdamixVariant v) {
     publicTerm_ = true;
     init_ = Initialisation::PublicFewShot;
     switch (v) {
-    case AdamixVariant::AdamixR: break;
-    case AdamixVariant::NoProjection: projection_ = Projection::None; break;
-    case AdamixVariant::FixedClip: clip_ = ClipRule::Fixed; break;
-    case AdamixVariant::NoPublicGradient: publicTerm_ = false; break;
-    case AdamixVariant::DpGdFromZero:
-    case AdamixVariant::DpGdWarmStart:
-        projection_ = Projection::None;
-        clip_ = ClipRule::Fixed;
-        publicTerm_ = false;
-        init_ = v == AdamixVariant::DpGdFromZero ? Initialisation::Zero : Initialisation::PublicFewShot;
-        break;
+        case AdamixVariant::AdamixR: break;
+        case AdamixVariant::NoProjection: projection_ = Projection::None; break;
+        case AdamixVariant::FixedClip: clip_ = ClipRule::Fixed; break;
+        case AdamixVariant::NoPublicGradient: publicTerm_ = false; break;
+        case AdamixVariant::DpGdFromZero:
+        case AdamixVariant::DpGdWarmStart:
+            projection_ = Projection::None;
+            clip_ = ClipRule::Fixed;
+            publicTerm_ = false;
+            init_ = v == AdamixVariant::DpGdFromZero ? Initialisation::Zero : Initialisation::PublicFewShot;
+            break;
     }
     return *this;
 }
@@ -100,8 +100,7 @@ Status calibrateNoise(const std::optional<double>& epsilon, const std::optional<
 Result<AdamixParams> AdamixParamsBuilder::build(long long privateExamples, long long publicExamples) const {
     if (privateExamples < 1)
         return outOfRange("private-examples", std::to_string(privateExamples), "at least 1 private example");
-    if (publicExamples < 0)
-        return outOfRange("public-examples", std::to_string(publicExamples), "a count >= 0");
+    if (publicExamples < 0) return outOfRange("public-examples", std::to_string(publicExamples), "a count >= 0");
 
     AdamixParams p;
     p.privateExamples = privateExamples;
@@ -129,7 +128,8 @@ Result<AdamixParams> AdamixParamsBuilder::build(long long privateExamples, long 
     }
 
     if (tau_) {
-        if (!(*tau_ > 0.0 && *tau_ <= 1.0)) return outOfRange("clip-quantile", formatNumber(*tau_), "a level in (0, 1]");
+        if (!(*tau_ > 0.0 && *tau_ <= 1.0))
+            return outOfRange("clip-quantile", formatNumber(*tau_), "a level in (0, 1]");
         p.clipQuantile = *tau_;
     }
     if (cMin_) {
@@ -137,7 +137,8 @@ Result<AdamixParams> AdamixParamsBuilder::build(long long privateExamples, long 
         p.clipFloor = *cMin_;
     }
     if (ridge_) {
-        if (!(*ridge_ >= 0.0) || !std::isfinite(*ridge_)) return outOfRange("ridge", formatNumber(*ridge_), "a finite number >= 0");
+        if (!(*ridge_ >= 0.0) || !std::isfinite(*ridge_))
+            return outOfRange("ridge", formatNumber(*ridge_), "a finite number >= 0");
         p.ridge = *ridge_;
     }
     if (publicRidge_) {

@@ -34,12 +34,12 @@ enum class NoiseMode { Gaussian, None };
 
 /// The named configurations a comparison runs (docs/ADAMIX.md, "Baselines and ablations").
 enum class AdamixVariant {
-    AdamixR,            // subspace, public-quantile clip, public gradient term, public start
-    NoProjection,       // ablation: V_r = I
-    FixedClip,          // ablation: fixed C
-    NoPublicGradient,   // ablation: private term only (public data still start, clip and subspace)
-    DpGdFromZero,       // baseline: no public data at all
-    DpGdWarmStart,      // baseline: DP-GD started (and ridge-centred) at the public fit
+    AdamixR,           // subspace, public-quantile clip, public gradient term, public start
+    NoProjection,      // ablation: V_r = I
+    FixedClip,         // ablation: fixed C
+    NoPublicGradient,  // ablation: private term only (public data still start, clip and subspace)
+    DpGdFromZero,      // baseline: no public data at all
+    DpGdWarmStart,     // baseline: DP-GD started (and ridge-centred) at the public fit
 };
 
 const char* toString(Projection v);
@@ -49,19 +49,19 @@ const char* toString(NoiseMode v);
 const char* toString(AdamixVariant v);
 
 struct AdamixParams {
-    long long steps = 0;               // T
-    double stepSize = 0.0;             // η (constant)
-    double epsilon = 0.0;              // ε certified at σ (<= the target when ε was given)
-    double delta = 0.0;                // δ
-    double sigma = 0.0;                // noise multiplier: noise std = σ·C_t
-    double q = 1.0;                    // Poisson rate per private example; 1 = full batch
+    long long steps = 0;    // T
+    double stepSize = 0.0;  // η (constant)
+    double epsilon = 0.0;   // ε certified at σ (<= the target when ε was given)
+    double delta = 0.0;     // δ
+    double sigma = 0.0;     // noise multiplier: noise std = σ·C_t
+    double q = 1.0;         // Poisson rate per private example; 1 = full batch
     privacy::Accountant accountant = privacy::Accountant::Rdp;
-    int rank = 0;                      // r (the run caps it at min(m, d))
-    double clipQuantile = 0.5;         // τ
-    double clipFloor = 1e-6;           // c_min
-    double fixedClip = 0.0;            // C of ClipRule::Fixed
-    double ridge = 1e-4;               // λ: ridge towards θ₀ in every step
-    double publicRidge = 1e-3;         // λ₀ of the public fit
+    int rank = 0;               // r (the run caps it at min(m, d))
+    double clipQuantile = 0.5;  // τ
+    double clipFloor = 1e-6;    // c_min
+    double fixedClip = 0.0;     // C of ClipRule::Fixed
+    double ridge = 1e-4;        // λ: ridge towards θ₀ in every step
+    double publicRidge = 1e-3;  // λ₀ of the public fit
     Projection projection = Projection::PublicSubspace;
     ClipRule clip = ClipRule::PublicQuantile;
     bool publicGradientTerm = true;
@@ -78,37 +78,98 @@ struct AdamixParams {
 
 class AdamixParamsBuilder {
 public:
-    AdamixParamsBuilder& steps(long long v) { steps_ = v; return *this; }
-    AdamixParamsBuilder& stepSize(double v) { eta_ = v; return *this; }
+    AdamixParamsBuilder& steps(long long v) {
+        steps_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& stepSize(double v) {
+        eta_ = v;
+        return *this;
+    }
     /// Give either a target ε (σ is calibrated) or σ (ε is computed), not both.
-    AdamixParamsBuilder& epsilon(double v) { epsilon_ = v; return *this; }
-    AdamixParamsBuilder& sigma(double v) { sigma_ = v; return *this; }
-    AdamixParamsBuilder& delta(double v) { delta_ = v; return *this; }
+    AdamixParamsBuilder& epsilon(double v) {
+        epsilon_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& sigma(double v) {
+        sigma_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& delta(double v) {
+        delta_ = v;
+        return *this;
+    }
     /// Poisson rate; not given: full batch (q = 1).
-    AdamixParamsBuilder& samplingRate(double v) { q_ = v; return *this; }
-    AdamixParamsBuilder& accountant(privacy::Accountant v) { accountant_ = v; return *this; }
+    AdamixParamsBuilder& samplingRate(double v) {
+        q_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& accountant(privacy::Accountant v) {
+        accountant_ = v;
+        return *this;
+    }
     /// Not given: min(m, 64).
-    AdamixParamsBuilder& rank(int v) { rank_ = v; return *this; }
-    AdamixParamsBuilder& clipQuantile(double v) { tau_ = v; return *this; }
-    AdamixParamsBuilder& clipFloor(double v) { cMin_ = v; return *this; }
+    AdamixParamsBuilder& rank(int v) {
+        rank_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& clipQuantile(double v) {
+        tau_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& clipFloor(double v) {
+        cMin_ = v;
+        return *this;
+    }
     /// A fixed clip C: switches the clip rule to Fixed.
-    AdamixParamsBuilder& fixedClip(double v) { fixedClip_ = v; clip_ = ClipRule::Fixed; return *this; }
-    AdamixParamsBuilder& ridge(double v) { ridge_ = v; return *this; }
-    AdamixParamsBuilder& publicRidge(double v) { publicRidge_ = v; return *this; }
-    AdamixParamsBuilder& projection(Projection v) { projection_ = v; return *this; }
-    AdamixParamsBuilder& clipRule(ClipRule v) { clip_ = v; return *this; }
-    AdamixParamsBuilder& publicGradientTerm(bool v) { publicTerm_ = v; return *this; }
-    AdamixParamsBuilder& initialisation(Initialisation v) { init_ = v; return *this; }
+    AdamixParamsBuilder& fixedClip(double v) {
+        fixedClip_ = v;
+        clip_ = ClipRule::Fixed;
+        return *this;
+    }
+    AdamixParamsBuilder& ridge(double v) {
+        ridge_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& publicRidge(double v) {
+        publicRidge_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& projection(Projection v) {
+        projection_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& clipRule(ClipRule v) {
+        clip_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& publicGradientTerm(bool v) {
+        publicTerm_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& initialisation(Initialisation v) {
+        init_ = v;
+        return *this;
+    }
     /// Sets projection, clip rule, public term and start of a named configuration (a fixed C must
     /// still be given for the variants that use one).
     AdamixParamsBuilder& variant(AdamixVariant v);
-    AdamixParamsBuilder& noise(NoiseMode v) { noise_ = v; return *this; }
-    AdamixParamsBuilder& randomness(privacy::RandomnessSource v) { randomness_ = std::move(v); return *this; }
+    AdamixParamsBuilder& noise(NoiseMode v) {
+        noise_ = v;
+        return *this;
+    }
+    AdamixParamsBuilder& randomness(privacy::RandomnessSource v) {
+        randomness_ = std::move(v);
+        return *this;
+    }
     /// Seeded randomness: reproducible, and its ledger entry says it is no release.
     AdamixParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "adamix") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
     }
-    AdamixParamsBuilder& split(std::string v) { split_ = std::move(v); return *this; }
+    AdamixParamsBuilder& split(std::string v) {
+        split_ = std::move(v);
+        return *this;
+    }
 
     /// The defaults of docs/ADAMIX.md: T = 200, η = 1, δ = 1e-5, τ = 0.5, λ = 1e-4, λ₀ = 1e-3,
     /// c_min = 1e-6, full batch. ε (or σ) must still be given.

@@ -28,12 +28,12 @@ double prvEpsilonOfRatioSum(double s, long long steps, double sigma, double delt
 
 }  // namespace
 
-Result<PerExampleEpsilon> estimatePerExampleEpsilon(const Eigen::VectorXd& normRatioSums, long long steps,
-                                                    double sigma, double delta, privacy::Accountant accountant,
-                                                    int prvGridPoints) {
+Result<PerExampleEpsilon> estimatePerExampleEpsilon(const Eigen::VectorXd& normRatioSums, long long steps, double sigma,
+                                                    double delta, privacy::Accountant accountant, int prvGridPoints) {
     if (steps < 1) return Error{"steps = " + std::to_string(steps) + " is out of range: expected >= 1", "steps"};
     if (!(sigma > 0.0) || !std::isfinite(sigma))
-        return Error{"sigma must be a finite number > 0 for a per-example estimate (a zero-noise run has none)", "sigma"};
+        return Error{"sigma must be a finite number > 0 for a per-example estimate (a zero-noise run has none)",
+                     "sigma"};
     if (!(delta > 0.0 && delta < 1.0)) return Error{"delta is out of range: expected (0, 1)", "delta"};
     if (prvGridPoints < 2) return Error{"prv-grid-points is out of range: expected >= 2", "prv-grid-points"};
     const double T = static_cast<double>(steps);

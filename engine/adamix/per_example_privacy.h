@@ -31,8 +31,8 @@ struct PerExampleEpsilon {
 /// orders, exactly as the dataset-level ε. PRV: S_i is rounded UP to a grid of `prvGridPoints`
 /// values in [0, T] (so the estimate never falls below the exact PRV value of S_i, and S_i = T is
 /// on the grid) and each grid value is certified once.
-Result<PerExampleEpsilon> estimatePerExampleEpsilon(const Eigen::VectorXd& normRatioSums, long long steps,
-                                                    double sigma, double delta, privacy::Accountant accountant,
+Result<PerExampleEpsilon> estimatePerExampleEpsilon(const Eigen::VectorXd& normRatioSums, long long steps, double sigma,
+                                                    double delta, privacy::Accountant accountant,
                                                     int prvGridPoints = 64);
 
 }  // namespace dpmix::adamix

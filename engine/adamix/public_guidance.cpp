@@ -62,7 +62,8 @@ PublicGuidance publicGuidance(const HeadMatrix& theta, const LabelledFeatures& p
                 const Eigen::MatrixXd projected = gradients * g.basis;  // U_r Σ_r
                 g.projectedPublicNorms = projected.rowwise().norm();
                 if (coefficientsAreAccurate(subspace.singularValues)) {
-                    g.basisCoefficients = projected * subspace.singularValues.array().square().inverse().matrix().asDiagonal();
+                    g.basisCoefficients =
+                        projected * subspace.singularValues.array().square().inverse().matrix().asDiagonal();
                     g.publicResiduals = r;
                 }
             }

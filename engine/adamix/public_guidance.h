@@ -14,10 +14,10 @@
 namespace dpmix::adamix {
 
 struct PublicGuidance {
-    bool identity = false;      // no projection: the basis is I_d (not stored)
-    Eigen::MatrixXd basis;      // d × r_eff orthonormal columns, V_r (empty when identity)
-    double clip = 0.0;          // C_t
-    HeadMatrix publicGradientSum;  // Σ_j g_j^pub (K × (p+1); zero when the set is empty)
+    bool identity = false;                 // no projection: the basis is I_d (not stored)
+    Eigen::MatrixXd basis;                 // d × r_eff orthonormal columns, V_r (empty when identity)
+    double clip = 0.0;                     // C_t
+    HeadMatrix publicGradientSum;          // Σ_j g_j^pub (K × (p+1); zero when the set is empty)
     Eigen::VectorXd projectedPublicNorms;  // ‖V_rᵀ g_j‖ for each public j (the clip's sample)
     // V_r as a combination of the public per-example gradients, V_r = G_pubᵀ A with
     // A = G_pub V_r Σ_r⁻² (m × r_eff), and the public residuals R_pub (m × K): with them the private
@@ -30,8 +30,8 @@ struct PublicGuidance {
 };
 
 struct PublicSubspace {
-    Eigen::MatrixXd basis;            // d × r_eff: the top right singular vectors
-    Eigen::VectorXd singularValues;   // r_eff, descending
+    Eigen::MatrixXd basis;           // d × r_eff: the top right singular vectors
+    Eigen::VectorXd singularValues;  // r_eff, descending
 };
 
 /// The number of directions a subspace of the requested `rank` keeps for m public gradients of

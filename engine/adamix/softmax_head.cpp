@@ -5,7 +5,9 @@
 namespace dpmix::adamix {
 namespace {
 
-Eigen::MatrixXd logits(const HeadMatrix& theta, const LabelledFeatures& data) { return data.augmented * theta.transpose(); }
+Eigen::MatrixXd logits(const HeadMatrix& theta, const LabelledFeatures& data) {
+    return data.augmented * theta.transpose();
+}
 
 // Row-wise softmax, stabilised by the row maximum.
 Eigen::MatrixXd softmaxRows(Eigen::MatrixXd z) {

@@ -43,8 +43,8 @@ struct HeadFit {
 
 /// Non-private fit: argmin_θ (1/n) Σ ℓ_i(θ) + (ridge/2)‖θ‖² by full-batch accelerated gradient
 /// descent (Nesterov) from 0 with step 1/(1 + ridge) (the loss's smoothness is at most
-/// ½ max‖φ̃‖² = 1 on normalised features), until ‖∇‖ <= tolerance or maxIterations. AdaMix-R's public start θ₀ (ridge = λ₀) and the
-/// paragon (all data) both use it.
+/// ½ max‖φ̃‖² = 1 on normalised features), until ‖∇‖ <= tolerance or maxIterations. AdaMix-R's public start θ₀ (ridge =
+/// λ₀) and the paragon (all data) both use it.
 HeadFit fitHead(const LabelledFeatures& data, double ridge, long long maxIterations = 20000, double tolerance = 1e-8);
 
 }  // namespace dpmix::adamix

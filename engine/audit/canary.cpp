@@ -35,7 +35,8 @@ Result<Canary> Canary::natural(const mixmin::MixtureObjective& splitA, mixmin::M
                      std::to_string(splitA.sources()) + "; expected the same k"};
     if (example.kind() != splitA.kind())
         return Error{std::string("natural-canary: is a ") + mixmin::toString(example.kind()) +
-                     " example but split A is " + mixmin::toString(splitA.kind()) + "; expected the same objective kind"};
+                     " example but split A is " + mixmin::toString(splitA.kind()) +
+                     "; expected the same objective kind"};
     Canary c;
     c.kind_ = CanaryKind::Natural;
     const Eigen::Index k = splitA.sources();
@@ -52,9 +53,7 @@ Result<Canary> Canary::natural(const mixmin::MixtureObjective& splitA, mixmin::M
     return c;
 }
 
-const char* toString(MaxClipTarget t) {
-    return t == MaxClipTarget::TopSource ? "top-source" : "quietest-source";
-}
+const char* toString(MaxClipTarget t) { return t == MaxClipTarget::TopSource ? "top-source" : "quietest-source"; }
 
 Eigen::Index quietestSource(const mixmin::MixtureObjective& splitA, const Eigen::VectorXd& lambda, double clipNorm,
                             bool tangentProjected) {

@@ -60,9 +60,9 @@ public:
     static Result<Canary> maxClip(Eigen::Index sources, Eigen::Index topSource, double clipNorm, MaxClipSign sign);
 
     CanaryKind kind() const { return kind_; }
-    Eigen::Index topSource() const { return topSource_; }         // max-clip only (else −1)
+    Eigen::Index topSource() const { return topSource_; }                 // max-clip only (else −1)
     const Eigen::VectorXd& scoreDirection() const { return direction_; }  // natural only
-    const Eigen::VectorXd& maxClipVector() const { return vector_; }       // max-clip only
+    const Eigen::VectorXd& maxClipVector() const { return vector_; }      // max-clip only
 
     /// The extra unit for runDpMixMin in the "in" world. Valid while this Canary lives.
     mixmin::ExtraUnit extraUnit() const;
@@ -73,8 +73,8 @@ public:
 private:
     CanaryKind kind_ = CanaryKind::MaxClip;
     Eigen::Index topSource_ = -1;
-    Eigen::VectorXd vector_;     // max-clip v
-    Eigen::VectorXd direction_;  // natural d
+    Eigen::VectorXd vector_;                                   // max-clip v
+    Eigen::VectorXd direction_;                                // natural d
     std::shared_ptr<const mixmin::MixtureObjective> example_;  // natural z*
 };
 

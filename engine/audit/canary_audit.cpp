@@ -46,11 +46,11 @@ Result<CanaryAuditPlan> prepareCanaryAudit(const mixmin::MixtureObjective& split
                          std::to_string(options.users->users()) +
                          " users: build them with DpMixMinParamsBuilder::build(users, PrivacyUnit::User)"};
         if (options.users->examples() != splitA.examples())
-            return Error{"audit users cover " + std::to_string(options.users->examples()) + " examples but split A has " +
-                         std::to_string(splitA.examples())};
+            return Error{"audit users cover " + std::to_string(options.users->examples()) +
+                         " examples but split A has " + std::to_string(splitA.examples())};
     } else if (params.units != splitA.examples() || params.unit != privacy::PrivacyUnit::Example) {
-        return Error{"audit parameters were built for " + std::to_string(params.units) +
-                     " units but split A has " + std::to_string(splitA.examples()) +
+        return Error{"audit parameters were built for " + std::to_string(params.units) + " units but split A has " +
+                     std::to_string(splitA.examples()) +
                      " examples: build them with DpMixMinParamsBuilder::build(splitA.examples())"};
     }
     if (options.canaryExamples < 1)
@@ -89,7 +89,8 @@ namespace {
 // Run `run` of one world, seeded from (seed, world, run) only; adds the canary's samples.
 Result<double> auditRun(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
                         const CanaryAuditOptions& options, const Canary& canary, const mixmin::ExtraUnit& baseUnit,
-                        bool in, long long run, std::atomic<long long>& canarySamples, const CancellationToken& cancel) {
+                        bool in, long long run, std::atomic<long long>& canarySamples,
+                        const CancellationToken& cancel) {
     const bool userLevel = options.users.has_value();
     mixmin::DpMixMinParams p = params;
     // An audit is a simulation by the data owner, not a release: its runs are seeded so that the
@@ -113,14 +114,14 @@ Result<double> auditRun(const mixmin::MixtureObjective& splitA, const mixmin::Dp
 
 }  // namespace
 
-Result<CanaryAuditBlock> runCanaryAuditBlock(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
-                                             const CanaryAuditOptions& options, const CanaryAuditPlan& plan, bool in,
-                                             long long begin, long long end, const ProgressCallback& progress,
-                                             const CancellationToken& cancel) {
+Result<CanaryAuditBlock> runCanaryAuditBlock(const mixmin::MixtureObjective& splitA,
+                                             const mixmin::DpMixMinParams& params, const CanaryAuditOptions& options,
+                                             const CanaryAuditPlan& plan, bool in, long long begin, long long end,
+                                             const ProgressCallback& progress, const CancellationToken& cancel) {
     if (!plan.canary) return Error{"audit block: the audit was not prepared"};
     if (begin < 0 || end > options.runsPerWorld || begin >= end)
-        return Error{"audit block: runs [" + std::to_string(begin) + ", " + std::to_string(end) + ") are not within [0, " +
-                     std::to_string(options.runsPerWorld) + ")"};
+        return Error{"audit block: runs [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") are not within [0, " + std::to_string(options.runsPerWorld) + ")"};
     CanaryAuditBlock block;
     block.in = in;
     block.begin = begin;

@@ -32,8 +32,8 @@ struct CanaryAuditOptions {
     /// Natural canary only: the held-out example (one example, same kind and k as split A),
     /// e.g. from makeNaturalCanary.
     std::optional<mixmin::MixtureObjective> naturalExample;
-    MaxClipSign maxClipSign = MaxClipSign::LowerTopSource;  // docs/AUDIT.md, "Max-clip sign"
-    MaxClipTarget maxClipTarget = MaxClipTarget::TopSource; // docs/AUDIT.md, "Max-clip target"
+    MaxClipSign maxClipSign = MaxClipSign::LowerTopSource;   // docs/AUDIT.md, "Max-clip sign"
+    MaxClipTarget maxClipTarget = MaxClipTarget::TopSource;  // docs/AUDIT.md, "Max-clip target"
     long long runsPerWorld = 2000;  // R (F.11: per world; 1000 EVAL runs each give the 5.60 ceiling)
     double selectFraction = 0.5;    // share of each world's runs used to choose τ
     double confidence = 0.95;       // of the Clopper–Pearson intervals (two-sided per rate)
@@ -53,26 +53,26 @@ struct CanaryAuditResult {
     double epsilonLB = 0.0;
     double fprUpper = 1.0, fnrUpper = 1.0;  // Clopper–Pearson upper bounds
     long long falsePositives = 0, falseNegatives = 0;
-    long long evalOut = 0, evalIn = 0;      // EVAL runs per world
-    double fpr = 0.0, fnr = 0.0;            // observed EVAL rates FP/evalOut, FN/evalIn
+    long long evalOut = 0, evalIn = 0;  // EVAL runs per world
+    double fpr = 0.0, fnr = 0.0;        // observed EVAL rates FP/evalOut, FN/evalIn
     // The attack, chosen on the SELECT runs.
     double threshold = 0.0;
     AttackDirection direction = AttackDirection::HigherIsIn;
-    double selectEpsilonLB = 0.0;           // ε_LB on SELECT (optimistic; for reference only)
+    double selectEpsilonLB = 0.0;  // ε_LB on SELECT (optimistic; for reference only)
     // What was audited.
     long long runsPerWorld = 0;
     CanaryKind canary = CanaryKind::MaxClip;
     MaxClipSign maxClipSign = MaxClipSign::LowerTopSource;
     MaxClipTarget maxClipTarget = MaxClipTarget::TopSource;
-    Eigen::Index topSource = -1;            // max-clip: the pushed source (argmax λ* or the quietest)
+    Eigen::Index topSource = -1;  // max-clip: the pushed source (argmax λ* or the quietest)
     mixmin::NoiseMode noise = mixmin::NoiseMode::Gaussian;
     double sigma = 0.0;
-    double claimedEpsilon = 0.0;            // +inf for the no-noise control
+    double claimedEpsilon = 0.0;  // +inf for the no-noise control
     double delta = 0.0;
     double confidence = 0.95;
     std::uint64_t seed = 0;
-    double meanCanarySamples = 0.0;         // mean number of steps the canary was sampled in ("in" runs)
-    long long canaryExamples = 1;           // copies of the canary example (a canary user when > 1)
+    double meanCanarySamples = 0.0;  // mean number of steps the canary was sampled in ("in" runs)
+    long long canaryExamples = 1;    // copies of the canary example (a canary user when > 1)
     privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example;  // the audited algorithm's unit
     // Instrumentation: run indices (within each world) of the two halves, and (keepScores)
     // every run's score, indexed by run.
@@ -101,9 +101,10 @@ struct CanaryAuditBlock {
     std::vector<double> scores;
     long long canarySamples = 0;
 };
-Result<CanaryAuditBlock> runCanaryAuditBlock(const mixmin::MixtureObjective& splitA, const mixmin::DpMixMinParams& params,
-                                             const CanaryAuditOptions& options, const CanaryAuditPlan& plan, bool in,
-                                             long long begin, long long end, const ProgressCallback& progress = {},
+Result<CanaryAuditBlock> runCanaryAuditBlock(const mixmin::MixtureObjective& splitA,
+                                             const mixmin::DpMixMinParams& params, const CanaryAuditOptions& options,
+                                             const CanaryAuditPlan& plan, bool in, long long begin, long long end,
+                                             const ProgressCallback& progress = {},
                                              const CancellationToken& cancel = {});
 
 /// The attack and the bound from every run's score (R per world) and the "in" world's total of

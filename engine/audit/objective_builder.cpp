@@ -8,8 +8,8 @@ namespace dpmix::audit {
 
 Result<ObjectiveBuilder> binaryObjectiveBuilder(Eigen::MatrixXd probabilities, std::vector<int> labels) {
     if (static_cast<std::size_t>(probabilities.rows()) != labels.size())
-        return Error{"labels: " + std::to_string(labels.size()) + " labels for " + std::to_string(probabilities.rows()) +
-                     " rows of proxy probabilities; expected one label per row"};
+        return Error{"labels: " + std::to_string(labels.size()) + " labels for " +
+                     std::to_string(probabilities.rows()) + " rows of proxy probabilities; expected one label per row"};
     struct Data {
         Eigen::MatrixXd p;
         std::vector<int> y;

@@ -17,7 +17,7 @@ int resolveThreads(int threads) {
 }
 
 Status runIndexedJobs(long long count, int threads, const IndexedJob& job, const std::string& stage,
-                                    const ProgressCallback& progress, const CancellationToken& cancel) {
+                      const ProgressCallback& progress, const CancellationToken& cancel) {
     if (count <= 0) return std::nullopt;
     const int workers = static_cast<int>(std::min<long long>(resolveThreads(threads), count));
     std::atomic<long long> next{0}, done{0};

@@ -29,6 +29,6 @@ using IndexedJob = std::function<Status(long long index)>;
 /// failed; throws dpmix::Cancelled if the token was set; rethrows any other exception.
 /// Reports {stage, done, count} about every 0.2 s and once at the end.
 Status runIndexedJobs(long long count, int threads, const IndexedJob& job, const std::string& stage,
-                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+                      const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
 }  // namespace dpmix::audit

@@ -24,9 +24,7 @@ privacy::AuditCounts countSorted(const std::vector<double>& in, const std::vecto
 
 }  // namespace
 
-const char* toString(AttackDirection d) {
-    return d == AttackDirection::HigherIsIn ? "higher-is-in" : "lower-is-in";
-}
+const char* toString(AttackDirection d) { return d == AttackDirection::HigherIsIn ? "higher-is-in" : "lower-is-in"; }
 
 privacy::AuditCounts countErrors(const std::vector<double>& inScores, const std::vector<double>& outScores,
                                  double threshold, AttackDirection direction) {
@@ -36,8 +34,8 @@ privacy::AuditCounts countErrors(const std::vector<double>& inScores, const std:
     return countSorted(in, out, threshold, direction);
 }
 
-ThresholdChoice selectThreshold(const std::vector<double>& inScores, const std::vector<double>& outScores,
-                                double delta, double confidence) {
+ThresholdChoice selectThreshold(const std::vector<double>& inScores, const std::vector<double>& outScores, double delta,
+                                double confidence) {
     if (inScores.empty() || outScores.empty())
         throw std::invalid_argument("selectThreshold: both the in and the out score sets must be non-empty");
     std::vector<double> in = inScores, out = outScores;

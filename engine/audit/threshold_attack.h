@@ -33,7 +33,7 @@ privacy::AuditCounts countErrors(const std::vector<double>& inScores, const std:
 /// observed score as τ and both directions (the bound only changes at observed scores). Ties
 /// keep the first found: HigherIsIn before LowerIsIn, smaller τ first. Both sets must be
 /// non-empty (std::invalid_argument otherwise).
-ThresholdChoice selectThreshold(const std::vector<double>& inScores, const std::vector<double>& outScores,
-                                double delta, double confidence = 0.95);
+ThresholdChoice selectThreshold(const std::vector<double>& inScores, const std::vector<double>& outScores, double delta,
+                                double confidence = 0.95);
 
 }  // namespace dpmix::audit

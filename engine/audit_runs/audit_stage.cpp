@@ -6,8 +6,8 @@
 #include "engine/pipeline/mixture_stage.h"
 
 #include "engine/audit/parallel_runs.h"
-#include "engine/core/mean_std.h"
 #include "engine/audit/threshold_attack.h"
+#include "engine/core/mean_std.h"
 #include "engine/data/sha256.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"

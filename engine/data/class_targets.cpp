@@ -7,8 +7,8 @@
 
 namespace dpmix::data {
 
-Status attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds,
-                                ImageDataset& dataset, int defaultClassCount) {
+Status attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds, ImageDataset& dataset,
+                          int defaultClassCount) {
     const int maxId = classIds.empty() ? -1 : *std::max_element(classIds.begin(), classIds.end());
     std::vector<std::string> classNames;
     const std::string classes = optionOr(spec, "classes", "");

@@ -47,13 +47,15 @@ Result<std::pair<int, int>> parseSize(const SourceSpec& spec) {
 // NIH ChestX-ray14's Data_Entry_2017.csv lists findings in one column ("Effusion|Mass", or
 // "No Finding"): turn it into one 0/1 column per finding, appended to the table. The findings
 // are the "labels" option, or else every finding that occurs, sorted.
-Result<std::vector<std::string>> expandFindingColumn(const SourceSpec& spec, const std::string& column, CsvTable& table) {
+Result<std::vector<std::string>> expandFindingColumn(const SourceSpec& spec, const std::string& column,
+                                                     CsvTable& table) {
     const int index = table.column(column);
     if (index < 0)
         return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no finding column '" + column + "'"};
     const std::string separator = optionOr(spec, "finding_separator", "|");
     if (separator.size() != 1)
-        return Error{sourceContext(spec) + "option 'finding_separator' = '" + separator + "' is not valid, expected one character"};
+        return Error{sourceContext(spec) + "option 'finding_separator' = '" + separator +
+                     "' is not valid, expected one character"};
     const std::string none = optionOr(spec, "no_finding", "No Finding");
     std::vector<std::vector<std::string>> findings(table.rows.size());
     std::set<std::string> seen;
@@ -65,17 +67,19 @@ Result<std::vector<std::string>> expandFindingColumn(const SourceSpec& spec, con
             }
     }
     std::vector<std::string> names = spec.options.count("labels") ? splitList(spec.options.at("labels"))
-                                                                   : std::vector<std::string>(seen.begin(), seen.end());
+                                                                  : std::vector<std::string>(seen.begin(), seen.end());
     for (const auto& name : names)
         if (table.column(name) >= 0)
             return Error{sourceContext(spec) + "finding '" + name + "' clashes with a CSV column of the same name"};
     for (std::size_t i = 0; i < table.rows.size(); ++i) {
         for (const auto& f : findings[i])
             if (std::find(names.begin(), names.end(), f) == names.end() && spec.options.count("labels"))
-                return Error{sourceContext(spec) + "CSV file '" + spec.path + "', line " + std::to_string(table.rowLines[i]) +
-                             ", column '" + column + "': finding '" + f + "' is not in option 'labels'"};
+                return Error{sourceContext(spec) + "CSV file '" + spec.path + "', line " +
+                             std::to_string(table.rowLines[i]) + ", column '" + column + "': finding '" + f +
+                             "' is not in option 'labels'"};
         for (const auto& name : names)
-            table.rows[i].push_back(std::find(findings[i].begin(), findings[i].end(), name) != findings[i].end() ? "1" : "0");
+            table.rows[i].push_back(std::find(findings[i].begin(), findings[i].end(), name) != findings[i].end() ? "1"
+                                                                                                                 : "0");
     }
     table.header.insert(table.header.end(), names.begin(), names.end());
     return names;
@@ -86,7 +90,7 @@ Result<std::vector<std::string>> expandFindingColumn(const SourceSpec& spec, con
 // order and a started row is always finished, so when rows fail the one reported is the first
 // failing row, as in a sequential load. Progress callbacks run only on the caller's thread.
 Status decodeAll(const SourceSpec& spec, const LoadControl& control, const std::vector<std::string>& files,
-                       const std::vector<std::string>& where, ImageDataset& out) {
+                 const std::vector<std::string>& where, ImageDataset& out) {
     const std::size_t n = files.size(), imageSize = out.imageSize();
     const std::size_t workers =
         std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, n / 8 + 1}));
@@ -118,7 +122,9 @@ Status decodeAll(const SourceSpec& spec, const LoadControl& control, const std::
     };
     std::vector<std::thread> threads;
     for (std::size_t t = 1; t < workers; ++t)
-        threads.emplace_back([&] { while (decodeNext()) {} });
+        threads.emplace_back([&] {
+            while (decodeNext()) {}
+        });
     std::size_t reported = 0;
     while (decodeNext()) {  // the caller's thread works too, reporting between images
         const std::size_t now = done.load();
@@ -144,9 +150,9 @@ Status checkColumnsUnique(const SourceSpec& spec, const CsvTable& csv) {
     for (std::size_t i = 0; i < table->header.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (table->header[i] == table->header[j])
-                return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has two columns named '" + table->header[i] +
-                             "' (columns " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
-                             "): expected each column once"};
+                return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has two columns named '" +
+                             table->header[i] + "' (columns " + std::to_string(j + 1) + " and " +
+                             std::to_string(i + 1) + "): expected each column once"};
     return std::nullopt;
 }
 
@@ -219,9 +225,8 @@ Result<LabelColumns> labelColumns(const SourceSpec& spec, const CsvTable& csv,
     }
     for (const auto& [key, value] : spec.options)
         for (const char* prefix : {"uncertain.", "blank."})
-            if (key.rfind(prefix, 0) == 0 &&
-                std::find(labelNames.begin(), labelNames.end(), key.substr(std::string(prefix).size())) ==
-                    labelNames.end())
+            if (key.rfind(prefix, 0) == 0 && std::find(labelNames.begin(), labelNames.end(),
+                                                       key.substr(std::string(prefix).size())) == labelNames.end())
                 return Error{sourceContext(spec) + "option '" + key + "' names no label column"};
     return out;
 }
@@ -262,10 +267,11 @@ Status readLabelCell(const SourceSpec& spec, const std::string& where, const std
 }  // namespace
 
 Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control) {
-    if (auto unknown = checkKnownOptions(spec, {"path_column", "labels", "ignore_columns", "user_column",
-                                                "size", "channels", "uncertain", "blank", "image_root",
-                                                "finding_column", "finding_separator", "no_finding"},
-                                         {"uncertain.", "blank."}))
+    if (auto unknown =
+            checkKnownOptions(spec,
+                              {"path_column", "labels", "ignore_columns", "user_column", "size", "channels",
+                               "uncertain", "blank", "image_root", "finding_column", "finding_separator", "no_finding"},
+                              {"uncertain.", "blank."}))
         return *unknown;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
@@ -283,8 +289,8 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
     const std::string pathColumn = optionOr(spec, "path_column", "Path");
     const int pathIndex = table->column(pathColumn);
     if (pathIndex < 0)
-        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no image path column '" +
-                     pathColumn + "' (set option path_column)"};
+        return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no image path column '" + pathColumn +
+                     "' (set option path_column)"};
     const std::string userColumn = optionOr(spec, "user_column", "");
     const int userIndex = userColumn.empty() ? -1 : table->column(userColumn);
     if (!userColumn.empty() && userIndex < 0)
@@ -305,8 +311,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
     const auto& [labelIndex, uncertainPolicy, blankPolicy] = *columns;
     const std::size_t n = std::min(table->rows.size(), *limit);
     if (n == 0) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' lists no images (empty data set)"};
-    const std::string imageRoot =
-        optionOr(spec, "image_root", std::filesystem::path(spec.path).parent_path().string());
+    const std::string imageRoot = optionOr(spec, "image_root", std::filesystem::path(spec.path).parent_path().string());
 
     ImageDataset out;
     out.channels = static_cast<int>(*channels);

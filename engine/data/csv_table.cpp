@@ -26,8 +26,8 @@ Result<CsvTable> parseCsv(std::string_view text, const std::string& path) {
                 table.header = std::move(row);
             } else if (row.size() != table.header.size()) {
                 return Error{"CSV file '" + path + "', line " + std::to_string(rowStart) + ": " +
-                             std::to_string(row.size()) + " fields, expected " +
-                             std::to_string(table.header.size()) + " (as in the header)"};
+                             std::to_string(row.size()) + " fields, expected " + std::to_string(table.header.size()) +
+                             " (as in the header)"};
             } else {
                 table.rows.push_back(std::move(row));
                 table.rowLines.push_back(rowStart);

@@ -11,8 +11,8 @@ namespace dpmix::data {
 
 struct CsvTable {
     std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;   // each row has header.size() fields
-    std::vector<std::size_t> rowLines;            // 1-based line where each row starts
+    std::vector<std::vector<std::string>> rows;  // each row has header.size() fields
+    std::vector<std::size_t> rowLines;           // 1-based line where each row starts
 
     /// Index of a header column, or -1.
     int column(const std::string& name) const;

@@ -25,7 +25,7 @@ Result<bool> keepHeadersOption(const SourceSpec& spec) {
 
 // Parses one raw message and appends it (after the UTF-8 check) to the corpus.
 Status addMessage(const SourceSpec& spec, std::string raw, bool keepHeaders, const std::string& where,
-                        TextCorpus& corpus) {
+                  TextCorpus& corpus) {
     auto checked = checkedUtf8(spec, std::move(raw), where);
     if (!checked) return checked.error();
     EmailMessage message = parseEmail(*checked, keepHeaders);
@@ -85,8 +85,10 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
         std::vector<nlohmann::json> records;
         try {
             auto parsed = nlohmann::json::parse(*bytes);
-            if (parsed.is_array()) records.assign(parsed.begin(), parsed.end());
-            else records.push_back(std::move(parsed));
+            if (parsed.is_array())
+                records.assign(parsed.begin(), parsed.end());
+            else
+                records.push_back(std::move(parsed));
         } catch (const nlohmann::json::exception&) {
             // Not one JSON document: try one record per line.
             std::size_t lineNo = 0;
@@ -111,7 +113,8 @@ Result<TextCorpus> loadSpamAssassinSource(const SourceSpec& spec, const LoadCont
             if (!rec.is_object() || !rec.contains("text") || !rec["text"].is_string())
                 return Error{sourceContext(spec) + where + ": expected an object with a string field \"text\""};
             if (!groups.empty()) {
-                const std::string group = rec.contains("group") && rec["group"].is_string() ? rec["group"].get<std::string>() : "";
+                const std::string group =
+                    rec.contains("group") && rec["group"].is_string() ? rec["group"].get<std::string>() : "";
                 if (!groups.count(group)) continue;
             }
             if (auto failed = addMessage(spec, rec["text"].get<std::string>(), *keepHeaders, where, corpus))
@@ -132,7 +135,8 @@ Result<TextCorpus> loadMboxSource(const SourceSpec& spec) {
     auto bytes = readFileMaybeGzip(spec.path);
     if (!bytes) return Error{sourceContext(spec) + bytes.error().message};
     if (!bytes->empty() && bytes->rfind("From ", 0) != 0)
-        return Error{sourceContext(spec) + "file '" + spec.path + "' is not an mbox file (it must start with a \"From \" line)"};
+        return Error{sourceContext(spec) + "file '" + spec.path +
+                     "' is not an mbox file (it must start with a \"From \" line)"};
     auto messages = splitMbox(*bytes);
     TextCorpus corpus;
     for (std::size_t m = 0; m < messages.size() && corpus.documents.size() < *limit; ++m) {
@@ -154,7 +158,8 @@ Result<TextCorpus> loadMaildirSource(const SourceSpec& spec, const LoadControl& 
     if (!fs::is_directory(spec.path, ec))
         return Error{sourceContext(spec) + "'" + spec.path + "' is not a folder, expected a maildir"};
     std::vector<std::string> files;
-    const bool isMaildir = fs::is_directory(fs::path(spec.path) / "cur", ec) || fs::is_directory(fs::path(spec.path) / "new", ec);
+    const bool isMaildir =
+        fs::is_directory(fs::path(spec.path) / "cur", ec) || fs::is_directory(fs::path(spec.path) / "new", ec);
     if (isMaildir) {
         for (const char* sub : {"cur", "new"}) {
             const auto folder = fs::path(spec.path) / sub;

@@ -12,13 +12,16 @@ std::string lower(std::string text) {
 }
 
 bool isAddressChar(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._%+-=!#$&'*/?^`{|}~@").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._%+-=!#$&'*/?^`{|}~@").find(c) != std::string_view::npos;
 }
 
 // mbox writers put an empty line before each "From " line; it is not part of the message.
 std::string withoutSeparatorLine(std::string message) {
-    if (message.size() >= 4 && message.compare(message.size() - 4, 4, "\r\n\r\n") == 0) message.resize(message.size() - 2);
-    else if (message.size() >= 2 && message.compare(message.size() - 2, 2, "\n\n") == 0) message.pop_back();
+    if (message.size() >= 4 && message.compare(message.size() - 4, 4, "\r\n\r\n") == 0)
+        message.resize(message.size() - 2);
+    else if (message.size() >= 2 && message.compare(message.size() - 2, 2, "\n\n") == 0)
+        message.pop_back();
     return message;
 }
 

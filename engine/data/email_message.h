@@ -7,8 +7,8 @@
 namespace dpmix::data {
 
 struct EmailMessage {
-    std::string sender;   // lower-cased address from the From: header ("" if none)
-    std::string text;     // the body, or the full message when headers are kept
+    std::string sender;  // lower-cased address from the From: header ("" if none)
+    std::string text;    // the body, or the full message when headers are kept
 };
 
 /// Splits headers from body at the first empty line; unfolds headers to find From:.

@@ -22,15 +22,14 @@ Result<IdxArray> parseIdx(std::string bytes, const std::string& path) {
         return Error{"IDX file '" + path + "': truncated header (" + std::to_string(bytes.size()) +
                      " bytes, expected at least 4)"};
     if (at(0) != 0 || at(1) != 0)
-        return Error{"IDX file '" + path + "': wrong magic number (first bytes " + hexByte(at(0)) +
-                     " " + hexByte(at(1)) + ", expected 0x00 0x00)"};
+        return Error{"IDX file '" + path + "': wrong magic number (first bytes " + hexByte(at(0)) + " " +
+                     hexByte(at(1)) + ", expected 0x00 0x00)"};
     if (at(2) != 0x08)
         return Error{"IDX file '" + path + "': data type " + hexByte(at(2)) +
                      " is not supported, expected 0x08 (unsigned byte)"};
     const std::size_t ndims = at(3);
     if (ndims < 1 || ndims > 4)
-        return Error{"IDX file '" + path + "': " + std::to_string(ndims) +
-                     " dimensions, expected 1 (labels) to 4"};
+        return Error{"IDX file '" + path + "': " + std::to_string(ndims) + " dimensions, expected 1 (labels) to 4"};
     const std::size_t header = 4 + 4 * ndims;
     if (bytes.size() < header)
         return Error{"IDX file '" + path + "': truncated header (" + std::to_string(bytes.size()) +
@@ -49,11 +48,11 @@ Result<IdxArray> parseIdx(std::string bytes, const std::string& path) {
     }
     const std::size_t have = bytes.size() - header;
     if (have < count)
-        return Error{"IDX file '" + path + "': truncated data (header announces " +
-                     std::to_string(count) + " bytes, file holds " + std::to_string(have) + ")"};
+        return Error{"IDX file '" + path + "': truncated data (header announces " + std::to_string(count) +
+                     " bytes, file holds " + std::to_string(have) + ")"};
     if (have > count)
-        return Error{"IDX file '" + path + "': " + std::to_string(have - count) +
-                     " unexpected bytes after the " + std::to_string(count) + " announced by the header"};
+        return Error{"IDX file '" + path + "': " + std::to_string(have - count) + " unexpected bytes after the " +
+                     std::to_string(count) + " announced by the header"};
     array.offset = header;
     array.file = std::move(bytes);
     return array;

@@ -10,9 +10,9 @@
 namespace dpmix::data {
 
 struct IdxArray {
-    std::vector<std::size_t> dims;   // e.g. {60000, 28, 28} or {60000}
-    std::string file;                // the whole decoded file (kept to avoid copying 47 MB)
-    std::size_t offset = 0;          // where the product(dims) data bytes start in `file`
+    std::vector<std::size_t> dims;  // e.g. {60000, 28, 28} or {60000}
+    std::string file;               // the whole decoded file (kept to avoid copying 47 MB)
+    std::size_t offset = 0;         // where the product(dims) data bytes start in `file`
     const unsigned char* data() const { return reinterpret_cast<const unsigned char*>(file.data()) + offset; }
 };
 

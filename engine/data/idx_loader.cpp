@@ -55,8 +55,8 @@ Result<ImageDataset> loadIdxSource(const SourceSpec& spec) {
                      std::to_string(labels->dims.size()) + " dimensions, expected 1"};
     if (labels->dims[0] != total)
         return Error{sourceContext(spec) + "image/label count mismatch: '" + spec.path + "' holds " +
-                     std::to_string(total) + " images but '" + resolved + "' holds " +
-                     std::to_string(labels->dims[0]) + " labels"};
+                     std::to_string(total) + " images but '" + resolved + "' holds " + std::to_string(labels->dims[0]) +
+                     " labels"};
     std::vector<int> classIds(n);
     for (std::size_t i = 0; i < n; ++i) classIds[i] = labels->data()[i];
     if (auto failed = attachClassTargets(spec, classIds, out)) return *failed;

@@ -57,8 +57,7 @@ Result<DecodedImage> decodeImageFile(const std::string& path, int channels) {
     DecodedImage image{channels, h, w, std::vector<float>(static_cast<std::size_t>(channels) * h * w)};
     const std::size_t plane = static_cast<std::size_t>(h) * w;
     for (std::size_t p = 0; p < plane; ++p)
-        for (int c = 0; c < channels; ++c)
-            image.pixels[c * plane + p] = data[p * channels + c] / 255.0f;  // HWC -> CHW
+        for (int c = 0; c < channels; ++c) image.pixels[c * plane + p] = data[p * channels + c] / 255.0f;  // HWC -> CHW
     stbi_image_free(data);
     return image;
 }

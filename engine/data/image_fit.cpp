@@ -45,9 +45,12 @@ FitNeeds fitNeeds(const ImageShape& from, const ImageShape& to) {
     FitNeeds needs;
     needs.resize = from.height != to.height || from.width != to.width;
     if (from.channels != to.channels) {
-        if (from.channels == 1 && to.channels == 3) needs.colour = ColourRule::Replicate;
-        else if (from.channels == 3 && to.channels == 1) needs.colour = ColourRule::Luminance;
-        else needs.convertible = false;
+        if (from.channels == 1 && to.channels == 3)
+            needs.colour = ColourRule::Replicate;
+        else if (from.channels == 3 && to.channels == 1)
+            needs.colour = ColourRule::Luminance;
+        else
+            needs.convertible = false;
     }
     return needs;
 }
@@ -55,9 +58,10 @@ FitNeeds fitNeeds(const ImageShape& from, const ImageShape& to) {
 std::string fitProblem(const ImageShape& from, const ImageShape& to, ResizeRule resize, ColourRule colour) {
     const FitNeeds needs = fitNeeds(from, to);
     if (needs.resize && resize != ResizeRule::Bilinear)
-        return "its images are " + shapeText(from.channels, from.height, from.width) + " but the sensitive images are " +
-               shapeText(to.channels, to.height, to.width) + "; set \"resize\": \"bilinear\" on the source to resize them to " +
-               std::to_string(to.height) + "x" + std::to_string(to.width);
+        return "its images are " + shapeText(from.channels, from.height, from.width) +
+               " but the sensitive images are " + shapeText(to.channels, to.height, to.width) +
+               "; set \"resize\": \"bilinear\" on the source to resize them to " + std::to_string(to.height) + "x" +
+               std::to_string(to.width);
     const std::string channels = "its images have " + std::to_string(from.channels) +
                                  " channel(s) but the sensitive images have " + std::to_string(to.channels);
     if (!needs.convertible) return channels + "; no rule converts them";

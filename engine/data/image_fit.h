@@ -9,7 +9,7 @@
 
 namespace dpmix::data {
 
-enum class ResizeRule { None, Bilinear };    // Bilinear: antialiased triangle filter (resizeImage)
+enum class ResizeRule { None, Bilinear };              // Bilinear: antialiased triangle filter (resizeImage)
 enum class ColourRule { None, Replicate, Luminance };  // grey -> 3 equal channels; RGB -> grey
 
 struct ImageShape {

@@ -14,7 +14,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
 /// Sets labelNames/labels from class ids using the "classes" and "tasks" options
 /// (shared by the class-labelled loaders idx and mnist-json). Without "classes" the names are
 /// "0".."K-1", K = max(max id + 1, defaultClassCount).
-Status attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds,
-                                ImageDataset& dataset, int defaultClassCount = 0);
+Status attachClassTargets(const SourceSpec& spec, const std::vector<int>& classIds, ImageDataset& dataset,
+                          int defaultClassCount = 0);
 
 }  // namespace dpmix::data

@@ -36,7 +36,8 @@ Result<ImageUnion> joinImageSets(std::vector<NamedImageSet> sets) {
                          "': fit every source to the study's shape first"};
         for (const auto& label : d.labelNames)
             if (!names.insert(s.name + " / " + label).second)
-                return Error{"two components are named \"" + s.name + " / " + label + "\": component names must be unique"};
+                return Error{"two components are named \"" + s.name + " / " + label +
+                             "\": component names must be unique"};
         totalImages += d.size();
         totalComponents += d.numLabels();
     }

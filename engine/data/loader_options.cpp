@@ -16,15 +16,14 @@ std::string optionOr(const SourceSpec& spec, const std::string& key, const std::
     return it == spec.options.end() ? fallback : it->second;
 }
 
-Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback,
-                                long long minimum, long long maximum) {
+Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback, long long minimum,
+                                long long maximum) {
     const auto it = spec.options.find(key);
     if (it == spec.options.end()) return fallback;
     const std::string text = trim(it->second);
     long long value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value < minimum ||
-        value > maximum)
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value < minimum || value > maximum)
         return Error{sourceContext(spec) + "option '" + key + "' = '" + it->second +
                      "' is not valid, expected an integer in [" + std::to_string(minimum) + ", " +
                      std::to_string(maximum) + "]"};
@@ -39,7 +38,7 @@ Result<std::size_t> limitOption(const SourceSpec& spec) {
 }
 
 Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
-                               const std::vector<std::string>& prefixes) {
+                         const std::vector<std::string>& prefixes) {
     for (const auto& option : spec.options) {
         const std::string& key = option.first;  // a plain reference: clang 14 cannot capture a structured binding
         if (key == "limit" || std::find(known.begin(), known.end(), key) != known.end()) continue;

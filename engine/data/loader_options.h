@@ -18,13 +18,13 @@ std::string optionOr(const SourceSpec& spec, const std::string& key, const std::
 Result<std::size_t> limitOption(const SourceSpec& spec);
 
 /// A positive integer option; errors say which option and what was expected.
-Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback,
-                                long long minimum, long long maximum);
+Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback, long long minimum,
+                                long long maximum);
 
 /// Rejects options the loader does not know (catches typos such as "lables").
 /// `prefixes` lists families such as "uncertain." that accept any suffix.
 Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
-                               const std::vector<std::string>& prefixes = {});
+                         const std::vector<std::string>& prefixes = {});
 
 /// Splits "a,b , c" into {"a","b","c"} (trimmed; empty items dropped).
 std::vector<std::string> splitList(const std::string& text, char separator = ',');

@@ -24,7 +24,9 @@ Status appendDigitFile(const std::string& path, std::vector<float>& pixels) {
     const std::size_t before = pixels.size();
     const char* p = s.data() + open + 1;
     const char* end = s.data() + close;
-    auto skipSpace = [&] { while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p; };
+    auto skipSpace = [&] {
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    };
     skipSpace();
     while (p < end) {
         float value = 0;
@@ -36,8 +38,7 @@ Status appendDigitFile(const std::string& path, std::vector<float>& pixels) {
         p = next;
         skipSpace();
         if (p < end) {
-            if (*p != ',')
-                return Error{"file '" + path + "': byte " + std::to_string(p - s.data()) + ": expected ','"};
+            if (*p != ',') return Error{"file '" + path + "': byte " + std::to_string(p - s.data()) + ": expected ','"};
             ++p;
             skipSpace();
         }

@@ -41,8 +41,8 @@ std::vector<std::size_t> poissonSample(std::size_t n, double q, Gen& gen) {
 
 /// Examples grouped by user, for user-level sampling.
 struct UserGroups {
-    std::vector<std::string> userIds;                 // in order of first appearance
-    std::vector<std::vector<std::size_t>> examples;   // examples[u] = indices of user u's examples
+    std::vector<std::string> userIds;                // in order of first appearance
+    std::vector<std::vector<std::size_t>> examples;  // examples[u] = indices of user u's examples
 };
 
 UserGroups groupByUser(const std::vector<std::string>& users);

@@ -12,7 +12,9 @@ namespace dpmix::data {
 /// Uniform double in [0, 1) with 53 random bits. `Gen` is any generator of 64 random bits per
 /// call: mt19937_64 for public-data work, privacy::MechanismRng inside a DP mechanism.
 template <typename Gen>
-double uniform01(Gen& gen) { return static_cast<double>(std::uint64_t{gen()} >> 11) * 0x1.0p-53; }
+double uniform01(Gen& gen) {
+    return static_cast<double>(std::uint64_t{gen()} >> 11) * 0x1.0p-53;
+}
 
 /// Uniform integer in [0, bound), bound > 0, without modulo bias (rejection sampling).
 template <typename Gen>

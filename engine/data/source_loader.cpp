@@ -49,7 +49,8 @@ void loadStep(const SourceSpec& spec, const LoadControl& control, std::size_t do
               std::size_t every) {
     throwIfCancelled(control.cancel);
     if (control.progress && (done % every == 0 || done == total))
-        report(control.progress, {"load " + spec.name, static_cast<long long>(done), static_cast<long long>(total), ""});
+        report(control.progress,
+               {"load " + spec.name, static_cast<long long>(done), static_cast<long long>(total), ""});
 }
 
 Result<ImageDataset> loadImageSource(const SourceSpec& spec) { return loadImageSource(spec, LoadControl{}); }
@@ -59,14 +60,20 @@ Result<SourceSummary> summarizeSource(const SourceSpec& spec) { return summarize
 Result<ImageDataset> loadImageSource(const SourceSpec& spec, const LoadControl& control) {
     if (spec.path.empty()) return Error{sourceContext(spec) + "no path given"};
     Result<ImageDataset> loaded = Error{""};
-    if (spec.loader == "idx") loaded = loadIdxSource(spec);
-    else if (spec.loader == "mnist-json") loaded = loadMnistJsonSource(spec);
-    else if (spec.loader == "csv-images") loaded = loadCsvImagesSource(spec, control);
+    if (spec.loader == "idx")
+        loaded = loadIdxSource(spec);
+    else if (spec.loader == "mnist-json")
+        loaded = loadMnistJsonSource(spec);
+    else if (spec.loader == "csv-images")
+        loaded = loadCsvImagesSource(spec, control);
     else if (isTextLoader(spec.loader))
-        return Error{sourceContext(spec) + "'" + spec.loader + "' loads text, expected an image loader (idx, mnist-json, csv-images)"};
+        return Error{sourceContext(spec) + "'" + spec.loader +
+                     "' loads text, expected an image loader (idx, mnist-json, csv-images)"};
     else
-        return Error{"source '" + spec.name + "': unknown loader '" + spec.loader + "' (known: " + knownLoaders() + ")"};
-    if (loaded && loaded->size() == 0) return Error{sourceContext(spec) + "'" + spec.path + "' holds no images (empty data set)"};
+        return Error{"source '" + spec.name + "': unknown loader '" + spec.loader + "' (known: " + knownLoaders() +
+                     ")"};
+    if (loaded && loaded->size() == 0)
+        return Error{sourceContext(spec) + "'" + spec.path + "' holds no images (empty data set)"};
     return loaded;
 }
 

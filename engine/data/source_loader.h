@@ -71,13 +71,13 @@ namespace dpmix::data {
 /// Image classification data: N images with an N×L multi-label 0/1 target matrix.
 struct ImageDataset {
     int channels = 1, height = 0, width = 0;
-    std::vector<float> pixels;                 // N*C*H*W, row-major, values in [0,1]
-    std::vector<std::string> labelNames;       // L
-    std::vector<float> labels;                 // N*L, 0/1
-    std::vector<unsigned char> labelMask;      // N*L, 1 = known (empty = all known)
-    std::vector<std::string> users;            // empty or N (user/group id per example)
-    std::size_t size() const;                  // N
-    std::size_t numLabels() const;             // L
+    std::vector<float> pixels;             // N*C*H*W, row-major, values in [0,1]
+    std::vector<std::string> labelNames;   // L
+    std::vector<float> labels;             // N*L, 0/1
+    std::vector<unsigned char> labelMask;  // N*L, 1 = known (empty = all known)
+    std::vector<std::string> users;        // empty or N (user/group id per example)
+    std::size_t size() const;              // N
+    std::size_t numLabels() const;         // L
     std::size_t imageSize() const { return static_cast<std::size_t>(channels) * height * width; }
 };
 
@@ -93,11 +93,11 @@ struct TextCorpus {
 struct SourceSummary {
     SourceKind kind = SourceKind::Images;
     long long examples = 0;
-    std::vector<std::string> labelNames;       // images
-    std::vector<std::string> domains;          // text: distinct domains, sorted
-    long long users = 0;                       // distinct non-empty user ids
-    std::string contentHash;                   // hex sha256 over the decoded examples
-    int channels = 0, height = 0, width = 0;   // images
+    std::vector<std::string> labelNames;      // images
+    std::vector<std::string> domains;         // text: distinct domains, sorted
+    long long users = 0;                      // distinct non-empty user ids
+    std::string contentHash;                  // hex sha256 over the decoded examples
+    int channels = 0, height = 0, width = 0;  // images
 };
 
 Result<ImageDataset> loadImageSource(const SourceSpec& spec);

@@ -15,7 +15,8 @@ namespace dpmix::data {
 Status checkEncodingErrorsOption(const SourceSpec& spec) {
     const std::string policy = optionOr(spec, "encoding_errors", "error");
     if (policy != "error" && policy != "replace")
-        return Error{sourceContext(spec) + "option 'encoding_errors' = '" + policy + "' is not valid, expected error or replace"};
+        return Error{sourceContext(spec) + "option 'encoding_errors' = '" + policy +
+                     "' is not valid, expected error or replace"};
     return std::nullopt;
 }
 
@@ -76,7 +77,8 @@ Result<TextCorpus> loadJsonlSource(const SourceSpec& spec) {
         if (doc.domain.empty()) doc.domain = defaultDomain;
         corpus.documents.push_back(std::move(doc));
     }
-    if (corpus.documents.empty()) return Error{sourceContext(spec) + "file '" + spec.path + "' holds no documents (empty data set)"};
+    if (corpus.documents.empty())
+        return Error{sourceContext(spec) + "file '" + spec.path + "' holds no documents (empty data set)"};
     return corpus;
 }
 
@@ -91,7 +93,8 @@ Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadContro
         return Error{sourceContext(spec) + "'" + spec.path + "' is not a folder, expected a folder of text files"};
     const std::string split = optionOr(spec, "split", "file");
     if (split != "file" && split != "blank-line")
-        return Error{sourceContext(spec) + "option 'split' = '" + split + "' is not valid, expected file or blank-line"};
+        return Error{sourceContext(spec) + "option 'split' = '" + split +
+                     "' is not valid, expected file or blank-line"};
     std::string folderName = fs::path(spec.path).filename().string();
     if (folderName.empty()) folderName = fs::path(spec.path).parent_path().filename().string();
     const std::string domain = optionOr(spec, "domain", folderName);
@@ -127,12 +130,15 @@ Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadContro
                 const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
                 if (!line.empty() && line.back() == '\r') line.pop_back();
                 if (!blank) {
-                    if (block.empty()) blockLine = lineNo;
-                    else block += '\n';
+                    if (block.empty())
+                        blockLine = lineNo;
+                    else
+                        block += '\n';
                     block += line;
                 }
                 if ((blank || eol == s.size()) && !block.empty()) {
-                    pieces.emplace_back(std::move(block), "file '" + file + "', block at line " + std::to_string(blockLine));
+                    pieces.emplace_back(std::move(block),
+                                        "file '" + file + "', block at line " + std::to_string(blockLine));
                     block.clear();
                 }
                 i = eol + 1;
@@ -147,7 +153,8 @@ Result<TextCorpus> loadTextFolderSource(const SourceSpec& spec, const LoadContro
         }
     }
     loadStep(spec, control, files.size(), files.size());
-    if (corpus.documents.empty()) return Error{sourceContext(spec) + "folder '" + spec.path + "' holds no documents (empty data set)"};
+    if (corpus.documents.empty())
+        return Error{sourceContext(spec) + "folder '" + spec.path + "' holds no documents (empty data set)"};
     return corpus;
 }
 

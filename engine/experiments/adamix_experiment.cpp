@@ -26,7 +26,6 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string number(double v) { return privacy::formatNumber(v); }
 
-
 // Fisher–Yates with a fixed bounded draw (Lemire's multiply-shift on mt19937_64's output, whose
 // sequence the standard fixes), so a draw is the same with every standard library.
 void shuffle(std::vector<Eigen::Index>& v, std::mt19937_64& rng) {
@@ -47,7 +46,6 @@ std::string className(const std::vector<std::string>& names, int c) {
     return c < static_cast<int>(names.size()) ? "'" + names[static_cast<std::size_t>(c)] + "'" : std::to_string(c);
 }
 
-
 MeanStd finiteMeanStd(const std::vector<double>& values) {
     std::vector<double> finite;
     for (double v : values)
@@ -59,31 +57,30 @@ MeanStd finiteMeanStd(const std::vector<double>& values) {
 }  // namespace
 
 const std::vector<AdamixMethod>& allAdamixMethods() {
-    static const std::vector<AdamixMethod> all = {AdamixMethod::Paragon,       AdamixMethod::PublicOnly,
-                                                  AdamixMethod::DpGd,          AdamixMethod::DpGdWarmStart,
-                                                  AdamixMethod::AdamixR,       AdamixMethod::NoProjection,
-                                                  AdamixMethod::FixedClip,     AdamixMethod::NoPublicGradient};
+    static const std::vector<AdamixMethod> all = {
+        AdamixMethod::Paragon, AdamixMethod::PublicOnly,   AdamixMethod::DpGd,      AdamixMethod::DpGdWarmStart,
+        AdamixMethod::AdamixR, AdamixMethod::NoProjection, AdamixMethod::FixedClip, AdamixMethod::NoPublicGradient};
     return all;
 }
 
 const char* adamixMethodName(AdamixMethod m) {
     switch (m) {
-    case AdamixMethod::Paragon: return "paragon";
-    case AdamixMethod::PublicOnly: return "public-only";
-    default: return adamix::toString(variantOf(m));
+        case AdamixMethod::Paragon: return "paragon";
+        case AdamixMethod::PublicOnly: return "public-only";
+        default: return adamix::toString(variantOf(m));
     }
 }
 
 const char* adamixMethodLabel(AdamixMethod m) {
     switch (m) {
-    case AdamixMethod::Paragon: return "M0";
-    case AdamixMethod::PublicOnly: return "M1";
-    case AdamixMethod::DpGd: return "M2";
-    case AdamixMethod::DpGdWarmStart: return "M3";
-    case AdamixMethod::AdamixR: return "M4";
-    case AdamixMethod::NoProjection: return "M4a";
-    case AdamixMethod::FixedClip: return "M4b";
-    case AdamixMethod::NoPublicGradient: return "M4c";
+        case AdamixMethod::Paragon: return "M0";
+        case AdamixMethod::PublicOnly: return "M1";
+        case AdamixMethod::DpGd: return "M2";
+        case AdamixMethod::DpGdWarmStart: return "M3";
+        case AdamixMethod::AdamixR: return "M4";
+        case AdamixMethod::NoProjection: return "M4a";
+        case AdamixMethod::FixedClip: return "M4b";
+        case AdamixMethod::NoPublicGradient: return "M4c";
     }
     return "?";
 }
@@ -105,12 +102,12 @@ bool isPrivateMethod(AdamixMethod m) { return m != AdamixMethod::Paragon && m !=
 
 adamix::AdamixVariant variantOf(AdamixMethod m) {
     switch (m) {
-    case AdamixMethod::DpGd: return adamix::AdamixVariant::DpGdFromZero;
-    case AdamixMethod::DpGdWarmStart: return adamix::AdamixVariant::DpGdWarmStart;
-    case AdamixMethod::NoProjection: return adamix::AdamixVariant::NoProjection;
-    case AdamixMethod::FixedClip: return adamix::AdamixVariant::FixedClip;
-    case AdamixMethod::NoPublicGradient: return adamix::AdamixVariant::NoPublicGradient;
-    default: return adamix::AdamixVariant::AdamixR;
+        case AdamixMethod::DpGd: return adamix::AdamixVariant::DpGdFromZero;
+        case AdamixMethod::DpGdWarmStart: return adamix::AdamixVariant::DpGdWarmStart;
+        case AdamixMethod::NoProjection: return adamix::AdamixVariant::NoProjection;
+        case AdamixMethod::FixedClip: return adamix::AdamixVariant::FixedClip;
+        case AdamixMethod::NoPublicGradient: return adamix::AdamixVariant::NoPublicGradient;
+        default: return adamix::AdamixVariant::AdamixR;
     }
 }
 
@@ -127,16 +124,19 @@ Status checkAdamixGridOptions(const AdamixGridOptions& o) {
         return Error{"private-per-class: give at least one count (or all)", "private-per-class"};
     for (auto n : o.privatePerClass)
         if (n < 0 || (n != kAllPrivate && n < 1))
-            return Error{"private-per-class = " + std::to_string(n) + " is out of range: expected an integer >= 1 or all",
-                         "private-per-class"};
-    if (o.seeds < 1) return Error{"seeds = " + std::to_string(o.seeds) + " is out of range: expected an integer >= 1", "seeds"};
+            return Error{
+                "private-per-class = " + std::to_string(n) + " is out of range: expected an integer >= 1 or all",
+                "private-per-class"};
+    if (o.seeds < 1)
+        return Error{"seeds = " + std::to_string(o.seeds) + " is out of range: expected an integer >= 1", "seeds"};
     if (o.methods.empty()) return Error{"methods: give at least one method", "methods"};
     bool anyPrivate = false;
     for (auto m : o.methods) anyPrivate = anyPrivate || isPrivateMethod(m);
     if (anyPrivate && o.epsilons.empty()) return Error{"epsilons: give at least one epsilon", "epsilons"};
     for (double e : o.epsilons)
         if (!(e > 0.0) || !std::isfinite(e))
-            return Error{"epsilons: epsilon = " + number(e) + " is out of range: expected a finite number > 0", "epsilons"};
+            return Error{"epsilons: epsilon = " + number(e) + " is out of range: expected a finite number > 0",
+                         "epsilons"};
     if (o.steps < 1) return Error{"steps = " + std::to_string(o.steps) + " is out of range: expected >= 1", "steps"};
     if (!(o.stepSize > 0.0) || !std::isfinite(o.stepSize))
         return Error{"eta = " + number(o.stepSize) + " is out of range: expected a finite number > 0", "eta"};
@@ -156,7 +156,8 @@ Result<AdamixDrawPlan> planAdamixDraws(const Eigen::VectorXi& poolLabels, const 
     plan.classes = static_cast<int>(classNames.size());
     plan.shotsFromPool = shotLabels == nullptr;
     plan.maxShots = *std::max_element(o.shots.begin(), o.shots.end());
-    const bool all = std::find(o.privatePerClass.begin(), o.privatePerClass.end(), kAllPrivate) != o.privatePerClass.end();
+    const bool all =
+        std::find(o.privatePerClass.begin(), o.privatePerClass.end(), kAllPrivate) != o.privatePerClass.end();
     long long maxPrivate = 0;
     for (auto n : o.privatePerClass) maxPrivate = std::max(maxPrivate, n);
     const auto pool = rowsByClass(poolLabels, plan.classes);
@@ -166,12 +167,13 @@ Result<AdamixDrawPlan> planAdamixDraws(const Eigen::VectorXi& poolLabels, const 
         if (shotLabels) {
             const auto shotHave = static_cast<long long>(shotPool[static_cast<std::size_t>(c)].size());
             if (shotHave < plan.maxShots)
-                return Error{"shots = " + std::to_string(plan.maxShots) + " is more than the shots source has of class " +
-                                 className(classNames, c) + " (" + std::to_string(shotHave) + " examples)",
+                return Error{"shots = " + std::to_string(plan.maxShots) +
+                                 " is more than the shots source has of class " + className(classNames, c) + " (" +
+                                 std::to_string(shotHave) + " examples)",
                              "shots"};
         } else if (have < plan.maxShots + 1) {
-            return Error{"shots = " + std::to_string(plan.maxShots) + " is more than class " + className(classNames, c) +
-                             " can give: it has " + std::to_string(have) +
+            return Error{"shots = " + std::to_string(plan.maxShots) + " is more than class " +
+                             className(classNames, c) + " can give: it has " + std::to_string(have) +
                              " examples in the private pool, and at least one must stay private",
                          "shots"};
         }
@@ -241,7 +243,9 @@ Eigen::VectorXd averageRanks(const Eigen::VectorXd& values) {
     Eigen::VectorXd ranks(n);
     for (Eigen::Index i = 0; i < n;) {
         Eigen::Index j = i;
-        while (j + 1 < n && values(order[static_cast<std::size_t>(j + 1)]) == values(order[static_cast<std::size_t>(i)])) ++j;
+        while (j + 1 < n &&
+               values(order[static_cast<std::size_t>(j + 1)]) == values(order[static_cast<std::size_t>(i)]))
+            ++j;
         const double rank = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;  // 1-based mean of i..j
         for (Eigen::Index t = i; t <= j; ++t) ranks(order[static_cast<std::size_t>(t)]) = rank;
         i = j + 1;
@@ -285,7 +289,8 @@ Eigen::VectorXd isolationScores(const Eigen::MatrixXd& points, const Eigen::Vect
                 std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k - 1), d.end());
                 std::sort(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k));
                 out(rows[static_cast<std::size_t>(start + r)]) =
-                    std::accumulate(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k), 0.0) / static_cast<double>(k);
+                    std::accumulate(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k), 0.0) /
+                    static_cast<double>(k);
             }
         }
     }
@@ -300,8 +305,10 @@ void summariseAdamixGrid(AdamixGridResult& result, const AdamixGridOptions& o) {
     for (auto m : allAdamixMethods()) {
         if (std::find(o.methods.begin(), o.methods.end(), m) == o.methods.end()) continue;
         std::vector<std::optional<double>> eps;
-        if (isPrivateMethod(m)) eps.assign(o.epsilons.begin(), o.epsilons.end());
-        else eps = {std::nullopt};
+        if (isPrivateMethod(m))
+            eps.assign(o.epsilons.begin(), o.epsilons.end());
+        else
+            eps = {std::nullopt};
         for (const auto& ep : eps)
             for (auto k : o.shots)
                 for (auto n : o.privatePerClass) {

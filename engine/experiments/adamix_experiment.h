@@ -81,8 +81,8 @@ Status checkAdamixGridOptions(const AdamixGridOptions& options);
 /// examples (the first n are the n-per-class set; all of them for "all"), as rows of the pool
 /// (or of the shots source).
 struct AdamixSeedDraw {
-    std::vector<std::vector<Eigen::Index>> shots;         // [class] draw order, max k of them
-    std::vector<std::vector<Eigen::Index>> privateRows;   // [class] draw order
+    std::vector<std::vector<Eigen::Index>> shots;        // [class] draw order, max k of them
+    std::vector<std::vector<Eigen::Index>> privateRows;  // [class] draw order
 };
 
 struct AdamixDrawPlan {
@@ -108,10 +108,10 @@ std::vector<Eigen::Index> shotRowsNeeded(const AdamixDrawPlan& plan);
 /// The features (raw, un-normalised: the grid normalises them) and labels of the grid.
 struct AdamixGridInput {
     int classes = 0;
-    Eigen::MatrixXd poolFeatures;           // pool rows × p (rows no draw uses may hold anything)
+    Eigen::MatrixXd poolFeatures;  // pool rows × p (rows no draw uses may hold anything)
     Eigen::VectorXi poolLabels;
     std::vector<long long> poolSourceIndex;  // each pool row's index in the private source
-    Eigen::MatrixXd shotFeatures;           // separate shots source only (else empty)
+    Eigen::MatrixXd shotFeatures;            // separate shots source only (else empty)
     Eigen::VectorXi shotLabels;
     std::vector<long long> shotSourceIndex;
     Eigen::MatrixXd testFeatures;
@@ -128,11 +128,11 @@ struct AdamixCell {
     long long privateExamples = 0;  // n
     long long publicExamples = 0;   // m = shots · classes
     double testError = 0.0;
-    double errorIncrease = 0.0;     // (err − err_M0) / err_M0 · 100; NaN when err_M0 = 0
+    double errorIncrease = 0.0;  // (err − err_M0) / err_M0 · 100; NaN when err_M0 = 0
     // The DP plan of the cell (private methods): full batch, T Gaussian steps at multiplier σ.
     double sigma = 0.0, delta = 0.0, q = 0.0, certifiedEpsilon = 0.0, clip = 0.0;
     long long steps = 0;
-    long long perExample = -1;      // AdaMix-R cells: index into AdamixGridResult::perExample
+    long long perExample = -1;  // AdaMix-R cells: index into AdamixGridResult::perExample
 };
 
 /// AdaMix-R's per-example ε_i estimates of one cell (full batch; per_example_privacy.h) with the
@@ -145,7 +145,7 @@ struct AdamixPerExample {
     std::vector<double> quantileLevels;  // kEpsilonQuantiles
     std::vector<double> quantiles;       // of ε_i
     double datasetEpsilon = 0.0;
-    double spearmanLoss = 0.0;       // NaN when either side is constant
+    double spearmanLoss = 0.0;  // NaN when either side is constant
     double spearmanIsolation = 0.0;
 };
 

@@ -78,7 +78,6 @@ Eigen::VectorXd perExampleLoss(const adamix::HeadMatrix& theta, const adamix::La
     return out;
 }
 
-
 // The grid's shape: its sizes, the private methods (run at each ε) and the reference methods (run
 // once per group), in table order.
 struct GridShape {
@@ -327,7 +326,8 @@ Result<AdamixGridResult> runGroups(const AdamixGridInput& input, const AdamixDra
         fitReferences(context, i, i / (K * N), (i / N) % K, i % N, fits);
         return std::nullopt;
     };
-    if (auto e = audit::runIndexedJobs(phase1, o.threads, phase1Job, "adamix-experiment", forward(0), cancel)) return *e;
+    if (auto e = audit::runIndexedJobs(phase1, o.threads, phase1Job, "adamix-experiment", forward(0), cancel))
+        return *e;
 
     // Phase 2: the DP runs.
     std::vector<DpSlot> dp(groups * E * P);
@@ -384,7 +384,8 @@ Result<AdamixGridResult> assembleAdamixGrid(const std::vector<std::pair<AdamixGr
     if (auto e = checkAdamixGridOptions(o)) return *e;
     std::size_t references = 0, privateMethods = 0;
     for (auto m : allAdamixMethods())
-        if (std::find(o.methods.begin(), o.methods.end(), m) != o.methods.end()) ++(isPrivateMethod(m) ? privateMethods : references);
+        if (std::find(o.methods.begin(), o.methods.end(), m) != o.methods.end())
+            ++(isPrivateMethod(m) ? privateMethods : references);
     const std::size_t K = o.shots.size(), N = o.privatePerClass.size();
     const std::size_t perGroup = references + o.epsilons.size() * privateMethods;  // cells of one (seed, shots, n)
     std::vector<const AdamixGridResult*> byPart(static_cast<std::size_t>(o.seeds) * N, nullptr);
@@ -395,10 +396,12 @@ Result<AdamixGridResult> assembleAdamixGrid(const std::vector<std::pair<AdamixGr
         const std::size_t slot = static_cast<std::size_t>(part.seed) * N + part.privateIndex;
         if (byPart[slot]) return Error{name + " is given twice"};
         if (r.cells.size() != K * perGroup)
-            return Error{name + " holds " + std::to_string(r.cells.size()) + " cells, expected " + std::to_string(K * perGroup)};
+            return Error{name + " holds " + std::to_string(r.cells.size()) + " cells, expected " +
+                         std::to_string(K * perGroup)};
         for (std::size_t i = 0; i < r.cells.size(); ++i) {
             const AdamixCell& c = r.cells[i];
-            if (c.seed != part.seed || c.privatePerClass != o.privatePerClass[part.privateIndex] || c.shots != o.shots[i / perGroup])
+            if (c.seed != part.seed || c.privatePerClass != o.privatePerClass[part.privateIndex] ||
+                c.shots != o.shots[i / perGroup])
                 return Error{name + ": cell " + std::to_string(i) + " belongs to another part of the grid"};
             if (c.perExample >= static_cast<long long>(r.perExample.size()))
                 return Error{name + ": cell " + std::to_string(i) + " names a per-example record it does not hold"};
@@ -410,7 +413,9 @@ Result<AdamixGridResult> assembleAdamixGrid(const std::vector<std::pair<AdamixGr
         for (std::size_t k = 0; k < K; ++k)
             for (std::size_t n = 0; n < N; ++n) {
                 const AdamixGridResult* r = byPart[s * N + n];
-                if (!r) return Error{"grid part (seed " + std::to_string(s) + ", private-per-class index " + std::to_string(n) + ") is missing"};
+                if (!r)
+                    return Error{"grid part (seed " + std::to_string(s) + ", private-per-class index " +
+                                 std::to_string(n) + ") is missing"};
                 for (std::size_t i = k * perGroup; i < (k + 1) * perGroup; ++i) {
                     AdamixCell c = r->cells[i];
                     if (c.perExample >= 0) {

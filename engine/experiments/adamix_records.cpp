@@ -48,8 +48,12 @@ json cellJson(const AdamixCell& c) {
            {"test_error", finiteOrNull(c.testError)},
            {"error_increase", finiteOrNull(c.errorIncrease)}};
     if (isPrivateMethod(c.method))
-        j["planned"] = {{"epsilon", c.certifiedEpsilon}, {"delta", c.delta}, {"sigma", c.sigma},
-                        {"steps", c.steps},              {"q", c.q},         {"clip", c.clip > 0.0 ? json(c.clip) : json("public-quantile")}};
+        j["planned"] = {{"epsilon", c.certifiedEpsilon},
+                        {"delta", c.delta},
+                        {"sigma", c.sigma},
+                        {"steps", c.steps},
+                        {"q", c.q},
+                        {"clip", c.clip > 0.0 ? json(c.clip) : json("public-quantile")}};
     if (c.perExample >= 0) j["per_example"] = c.perExample;
     return j;
 }
@@ -184,14 +188,16 @@ Result<long long> storeAdamixExperiment(project::ProjectFile& project, const Ada
     for (const auto& c : result.cells) cells.push_back(cellJson(c));
     if (auto s = project.storeModel(*id, kAdamixCellsBlob, json{{"cells", cells}}.dump()); !s) return fail(s.error());
     for (const auto& pe : result.perExample)
-        if (auto s = project.storeModel(*id, kAdamixPerExamplePrefix + std::to_string(pe.cell), perExampleJson(pe).dump());
+        if (auto s =
+                project.storeModel(*id, kAdamixPerExamplePrefix + std::to_string(pe.cell), perExampleJson(pe).dump());
             !s)
             return fail(s.error());
     std::vector<project::MetricRecord> metrics;
     for (const auto& row : result.summary) {
         const std::string name = adamixRowName(row.method, row.epsilon, row.shots, row.privatePerClass);
         if (std::isfinite(row.testError.mean)) metrics.push_back({*id, "test-error", name, row.testError.mean});
-        if (std::isfinite(row.errorIncrease.mean)) metrics.push_back({*id, "error-increase", name, row.errorIncrease.mean});
+        if (std::isfinite(row.errorIncrease.mean))
+            metrics.push_back({*id, "error-increase", name, row.errorIncrease.mean});
     }
     if (!metrics.empty())
         if (auto e = checked(project.addMetrics(metrics))) return fail(*e);
@@ -332,8 +338,8 @@ Result<StoredAdamixExperiment> readAdamixExperiment(const project::ProjectFile& 
                 auto pe = perExampleFromJson(*pj);
                 if (!pe) return Error{"run " + std::to_string(runId) + ": " + pe.error().message};
                 if (pe->cell != static_cast<long long>(i))
-                    return Error{"run " + std::to_string(runId) + ": the per-example record of cell " + std::to_string(i) +
-                                 " names cell " + std::to_string(pe->cell)};
+                    return Error{"run " + std::to_string(runId) + ": the per-example record of cell " +
+                                 std::to_string(i) + " names cell " + std::to_string(pe->cell)};
                 out.result.cells[i].perExample = static_cast<long long>(out.result.perExample.size());
                 out.result.perExample.push_back(std::move(pe).value());
             }

@@ -59,8 +59,11 @@ void clipAndSum(RowMatrix& g, const DpMixMinParams& p, Eigen::VectorXd& sum) {
 class CanaryUnit {
 public:
     CanaryUnit(const ExtraUnit* extra, const DpMixMinParams& p, Index k)
-        : extra_(extra && extra->gradient ? extra : nullptr), p_(p), rng_(streamFor(p, "canary sampling")),
-          gradient_(k), clipped_(k) {}
+        : extra_(extra && extra->gradient ? extra : nullptr),
+          p_(p),
+          rng_(streamFor(p, "canary sampling")),
+          gradient_(k),
+          clipped_(k) {}
     long long examples() const { return extra_ ? std::max<long long>(1, extra_->examples) : 0; }
     // How many of `units` independent Poisson draws at rate q include the canary.
     long long sampledCopies(long long units) {
@@ -88,26 +91,29 @@ private:
 };
 
 Status checkRunnable(const MixtureObjective& objective, const DpMixMinParams& p, long long units,
-                                   privacy::PrivacyUnit unit) {
+                     privacy::PrivacyUnit unit) {
     const bool user = unit == privacy::PrivacyUnit::User;
     if (p.unit != unit)
-        return Error{std::string("parameters were built for ") + (user ? "example" : "user") + "-level DP-MixMin: build them with " +
+        return Error{std::string("parameters were built for ") + (user ? "example" : "user") +
+                     "-level DP-MixMin: build them with " +
                      (user ? "PrivacyUnit::User and max-examples-per-user" : "PrivacyUnit::Example")};
     if (p.units != units)
-        return Error{std::string("parameters were built for ") + std::to_string(p.units) + (user ? " users" : " examples") +
-                     " but the data have " + std::to_string(units) + ": rebuild them so that q refers to these data"};
+        return Error{std::string("parameters were built for ") + std::to_string(p.units) +
+                     (user ? " users" : " examples") + " but the data have " + std::to_string(units) +
+                     ": rebuild them so that q refers to these data"};
     if (objective.sources() < 2) return Error{"objective has fewer than 2 sources: expected k >= 2"};
     if (!(p.q > 0.0 && p.q <= 1.0) || !(p.clipNorm > 0.0) || !(p.stepSize > 0.0) || p.steps < 1 ||
         p.trajectoryEvery < 1 || (p.noise == NoiseMode::Gaussian && !(p.sigma > 0.0)))
-        return Error{"parameters were not produced by DpMixMinParamsBuilder::build (q, clip, eta, steps, sigma invalid)"};
+        return Error{
+            "parameters were not produced by DpMixMinParamsBuilder::build (q, clip, eta, steps, sigma invalid)"};
     return std::nullopt;
 }
 
 // The noisy mirror-descent loop shared by both algorithms. `clippedSum(t, λ, sum)` must put the
 // sum of the step's clipped per-unit gradients into `sum`.
 template <typename ClippedSum>
-DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& clippedSum, const ProgressCallback& progress,
-                       const CancellationToken& cancel) {
+DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& clippedSum,
+                       const ProgressCallback& progress, const CancellationToken& cancel) {
     privacy::MechanismRng noiseRng = streamFor(p, "noise");
     const bool noisy = p.noise == NoiseMode::Gaussian;
     const double noiseStd = noisy ? p.sigma * p.clipNorm : 0.0;
@@ -132,7 +138,8 @@ DpMixMinResult runLoop(Eigen::Index k, const DpMixMinParams& p, ClippedSum&& cli
         const long long done = t + 1;
         if (done % p.trajectoryEvery == 0 || done == p.steps) r.trajectory.push_back({done, lambda});
         if (done % reportEvery == 0 || done == p.steps)
-            report(progress, {"mixture", done, p.steps, "step " + std::to_string(done) + " of " + std::to_string(p.steps)});
+            report(progress,
+                   {"mixture", done, p.steps, "step " + std::to_string(done) + " of " + std::to_string(p.steps)});
     }
     r.lambdaLast = lambda;
     r.lambdaAverage = average / static_cast<double>(p.steps);
@@ -167,8 +174,8 @@ privacy::LedgerEntry plannedLedgerEntry(const DpMixMinParams& p) {
         return privacy::nonPrivateEntry(
             "mixture", p.split,
             "zero-noise control run of DP-MixMin (clipping without Gaussian noise): no differential privacy guarantee");
-    privacy::LedgerEntry e = privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm,
-                                                    p.accountant);
+    privacy::LedgerEntry e =
+        privacy::gaussianEntry("mixture", p.split, p.unit, p.q, p.sigma, p.steps, p.delta, p.clipNorm, p.accountant);
     privacy::setRandomness(e, p.randomness.mode);
     return e;
 }

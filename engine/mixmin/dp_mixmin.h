@@ -31,7 +31,7 @@
 namespace dpmix::mixmin {
 
 struct LambdaSnapshot {
-    long long step;          // t: λ after t updates (0 = the uniform start)
+    long long step;  // t: λ after t updates (0 = the uniform start)
     Eigen::VectorXd lambda;
 };
 
@@ -41,8 +41,8 @@ struct DpMixMinResult {
     Eigen::VectorXd lambdaAverage;  // (1/T) Σ_{t=1..T} λ_t
     ReleasedIterate released = ReleasedIterate::Last;
     NoiseMode noise = NoiseMode::Gaussian;
-    double sigma = 0.0;             // noise multiplier actually used (0 for NoiseMode::None)
-    double epsilon = 0.0;           // recorded ε (+inf for NoiseMode::None)
+    double sigma = 0.0;    // noise multiplier actually used (0 for NoiseMode::None)
+    double epsilon = 0.0;  // recorded ε (+inf for NoiseMode::None)
     double delta = 0.0;
     long long steps = 0;
     privacy::LedgerEntry ledgerEntry;
@@ -97,8 +97,7 @@ struct UserStepObserver {
 /// ExtraUnit; the normaliser q·m keeps m = users.users().
 Result<DpMixMinResult> runUserLevelDpMixMin(const MixtureObjective& objective, const UserGroups& users,
                                             const DpMixMinParams& params, privacy::Ledger* ledger = nullptr,
-                                            const ProgressCallback& progress = {},
-                                            const CancellationToken& cancel = {},
+                                            const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                             const UserStepObserver* observer = nullptr,
                                             const ExtraUnit* extra = nullptr);
 

@@ -21,20 +21,20 @@
 namespace dpmix::mixmin {
 
 struct NonPrivateOptions {
-    double gapTolerance = 1e-6;      // stop when the FW gap is at most this
+    double gapTolerance = 1e-6;  // stop when the FW gap is at most this
     long long maxIterations = 200000;
-    double initialStepSize = 1.0;    // η of the first EG step (then adapted)
-    std::string split = "A";         // ledger: the split λ* is fitted on
+    double initialStepSize = 1.0;  // η of the first EG step (then adapted)
+    std::string split = "A";       // ledger: the split λ* is fitted on
 };
 
 struct NonPrivateResult {
-    Eigen::VectorXd lambda;          // λ*
-    double loss = 0.0;               // F(λ*)
-    double gap = 0.0;                // FW gap at λ*: a certificate F(λ*) − min F <= gap
+    Eigen::VectorXd lambda;  // λ*
+    double loss = 0.0;       // F(λ*)
+    double gap = 0.0;        // FW gap at λ*: a certificate F(λ*) − min F <= gap
     long long iterations = 0;
-    bool converged = false;          // gap <= tolerance within maxIterations
-    std::vector<double> lossHistory; // F(λ_t), t = 0..iterations (non-private: display only)
-    privacy::LedgerEntry ledgerEntry; // NonPrivate: λ* is fitted on the sensitive split without DP
+    bool converged = false;            // gap <= tolerance within maxIterations
+    std::vector<double> lossHistory;   // F(λ_t), t = 0..iterations (non-private: display only)
+    privacy::LedgerEntry ledgerEntry;  // NonPrivate: λ* is fitted on the sensitive split without DP
 };
 
 /// The Frank–Wolfe (duality) gap of a point of the simplex.

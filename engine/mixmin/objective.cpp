@@ -21,7 +21,8 @@ Error badEntry(const std::string& field, Index row, Index col, double value, con
 Status checkShape(const std::string& field, Index rows, Index cols) {
     if (rows < 1) return Error{field + " has no rows: expected at least one example (n >= 1)"};
     if (cols < 2)
-        return Error{field + " has " + std::to_string(cols) + " column(s): expected one column per public source, k >= 2"};
+        return Error{field + " has " + std::to_string(cols) +
+                     " column(s): expected one column per public source, k >= 2"};
     return std::nullopt;
 }
 
@@ -54,8 +55,8 @@ double logSumExp(const Eigen::Ref<const Eigen::RowVectorXd>& a) {
 
 double clampProbability(double f, ObjectiveKind kind) {
     // BCE needs 1 − f > 0 too; the likelihood forms only need f > 0.
-    const double hi = kind == ObjectiveKind::BinaryCrossEntropy ? 1.0 - kProbabilityFloor
-                                                                : std::numeric_limits<double>::infinity();
+    const double hi =
+        kind == ObjectiveKind::BinaryCrossEntropy ? 1.0 - kProbabilityFloor : std::numeric_limits<double>::infinity();
     return std::clamp(f, kProbabilityFloor, hi);
 }
 
@@ -63,10 +64,10 @@ double clampProbability(double f, ObjectiveKind kind) {
 
 const char* toString(ObjectiveKind kind) {
     switch (kind) {
-    case ObjectiveKind::BinaryCrossEntropy: return "binary-cross-entropy";
-    case ObjectiveKind::TrueClassLikelihood: return "true-class-likelihood";
-    case ObjectiveKind::SequenceLikelihood: return "sequence-likelihood";
-    case ObjectiveKind::TokenLikelihood: return "token-likelihood";
+        case ObjectiveKind::BinaryCrossEntropy: return "binary-cross-entropy";
+        case ObjectiveKind::TrueClassLikelihood: return "true-class-likelihood";
+        case ObjectiveKind::SequenceLikelihood: return "sequence-likelihood";
+        case ObjectiveKind::TokenLikelihood: return "token-likelihood";
     }
     return "unknown";
 }
@@ -76,22 +77,21 @@ const char* toString(ObjectiveKind kind) {
 
 double MixtureObjective::exampleLoss(const Eigen::VectorXd& lambda, Index j) const {
     switch (kind_) {
-    case ObjectiveKind::BinaryCrossEntropy: {
-        const double f = clampProbability(values_.row(j).dot(lambda), kind_);
-        return labels_(j) > 0.5 ? -std::log(f) : -std::log1p(-f);
-    }
-    case ObjectiveKind::TrueClassLikelihood:
-        return -std::log(clampProbability(values_.row(j).dot(lambda), kind_));
-    case ObjectiveKind::SequenceLikelihood: {
-        const Eigen::RowVectorXd a = values_.row(j) + lambda.array().log().matrix().transpose();
-        return -inverseLength_(j) * logSumExp(a);
-    }
-    case ObjectiveKind::TokenLikelihood: {
-        double sum = 0.0;
-        for (Index t = offsets_[j]; t < offsets_[j + 1]; ++t)
-            sum -= std::log(clampProbability(values_.row(t).dot(lambda), kind_));
-        return inverseLength_(j) * sum;
-    }
+        case ObjectiveKind::BinaryCrossEntropy: {
+            const double f = clampProbability(values_.row(j).dot(lambda), kind_);
+            return labels_(j) > 0.5 ? -std::log(f) : -std::log1p(-f);
+        }
+        case ObjectiveKind::TrueClassLikelihood: return -std::log(clampProbability(values_.row(j).dot(lambda), kind_));
+        case ObjectiveKind::SequenceLikelihood: {
+            const Eigen::RowVectorXd a = values_.row(j) + lambda.array().log().matrix().transpose();
+            return -inverseLength_(j) * logSumExp(a);
+        }
+        case ObjectiveKind::TokenLikelihood: {
+            double sum = 0.0;
+            for (Index t = offsets_[j]; t < offsets_[j + 1]; ++t)
+                sum -= std::log(clampProbability(values_.row(t).dot(lambda), kind_));
+            return inverseLength_(j) * sum;
+        }
     }
     return 0.0;
 }
@@ -104,43 +104,43 @@ void MixtureObjective::exampleGradients(const Eigen::VectorXd& lambda, std::span
     const Index b = static_cast<Index>(idx.size());
     out.resize(b, sources_);
     switch (kind_) {
-    case ObjectiveKind::BinaryCrossEntropy:
-    case ObjectiveKind::TrueClassLikelihood: {
-        for (Index r = 0; r < b; ++r) out.row(r) = values_.row(idx[r]);
-        const Eigen::VectorXd f = out * lambda;
-        Eigen::VectorXd coef(b);
-        for (Index r = 0; r < b; ++r) {
-            const double fr = clampProbability(f(r), kind_);
-            // d/dλ of −[y log f + (1−y) log(1−f)] = −(y/f − (1−y)/(1−f)) · P_j;  of −log f: −Q_j / f.
-            if (kind_ == ObjectiveKind::TrueClassLikelihood || labels_(idx[r]) > 0.5)
-                coef(r) = -1.0 / fr;
-            else
-                coef(r) = 1.0 / (1.0 - fr);
+        case ObjectiveKind::BinaryCrossEntropy:
+        case ObjectiveKind::TrueClassLikelihood: {
+            for (Index r = 0; r < b; ++r) out.row(r) = values_.row(idx[r]);
+            const Eigen::VectorXd f = out * lambda;
+            Eigen::VectorXd coef(b);
+            for (Index r = 0; r < b; ++r) {
+                const double fr = clampProbability(f(r), kind_);
+                // d/dλ of −[y log f + (1−y) log(1−f)] = −(y/f − (1−y)/(1−f)) · P_j;  of −log f: −Q_j / f.
+                if (kind_ == ObjectiveKind::TrueClassLikelihood || labels_(idx[r]) > 0.5)
+                    coef(r) = -1.0 / fr;
+                else
+                    coef(r) = 1.0 / (1.0 - fr);
+            }
+            out.array().colwise() *= coef.array();
+            return;
         }
-        out.array().colwise() *= coef.array();
-        return;
-    }
-    case ObjectiveKind::SequenceLikelihood: {
-        // g_ji = −(1/L_j) · exp(LL_ji) / Σ_m λ_m exp(LL_jm) = −(1/L_j) · exp(LL_ji − lse_j).
-        const Eigen::RowVectorXd logLambda = lambda.array().log().matrix().transpose();
-        for (Index r = 0; r < b; ++r) {
-            const Index j = idx[r];
-            const double lse = logSumExp(values_.row(j) + logLambda);
-            out.row(r) = -inverseLength_(j) * (values_.row(j).array() - lse).exp().matrix();
+        case ObjectiveKind::SequenceLikelihood: {
+            // g_ji = −(1/L_j) · exp(LL_ji) / Σ_m λ_m exp(LL_jm) = −(1/L_j) · exp(LL_ji − lse_j).
+            const Eigen::RowVectorXd logLambda = lambda.array().log().matrix().transpose();
+            for (Index r = 0; r < b; ++r) {
+                const Index j = idx[r];
+                const double lse = logSumExp(values_.row(j) + logLambda);
+                out.row(r) = -inverseLength_(j) * (values_.row(j).array() - lse).exp().matrix();
+            }
+            return;
         }
-        return;
-    }
-    case ObjectiveKind::TokenLikelihood: {
-        for (Index r = 0; r < b; ++r) {
-            const Index j = idx[r];
-            const Index start = offsets_[j], len = offsets_[j + 1] - offsets_[j];
-            const auto block = values_.middleRows(start, len);
-            Eigen::VectorXd invF = block * lambda;
-            for (Index t = 0; t < len; ++t) invF(t) = 1.0 / clampProbability(invF(t), kind_);
-            out.row(r) = -inverseLength_(j) * (block.transpose() * invF).transpose();
+        case ObjectiveKind::TokenLikelihood: {
+            for (Index r = 0; r < b; ++r) {
+                const Index j = idx[r];
+                const Index start = offsets_[j], len = offsets_[j + 1] - offsets_[j];
+                const auto block = values_.middleRows(start, len);
+                Eigen::VectorXd invF = block * lambda;
+                for (Index t = 0; t < len; ++t) invF(t) = 1.0 / clampProbability(invF(t), kind_);
+                out.row(r) = -inverseLength_(j) * (block.transpose() * invF).transpose();
+            }
+            return;
         }
-        return;
-    }
     }
 }
 
@@ -181,35 +181,35 @@ Eigen::VectorXd MixtureObjective::gradient(const Eigen::VectorXd& lambda, const 
     const bool uniform = weights.size() == 0;
     const double w0 = 1.0 / static_cast<double>(examples_);
     switch (kind_) {
-    case ObjectiveKind::BinaryCrossEntropy:
-    case ObjectiveKind::TrueClassLikelihood: {
-        const Eigen::VectorXd f = values_ * lambda;
-        Eigen::VectorXd coef(examples_);
-        for (Index j = 0; j < examples_; ++j) {
-            const double fj = clampProbability(f(j), kind_);
-            const bool positive = kind_ == ObjectiveKind::TrueClassLikelihood || labels_(j) > 0.5;
-            coef(j) = (uniform ? w0 : weights(j)) * (positive ? -1.0 / fj : 1.0 / (1.0 - fj));
+        case ObjectiveKind::BinaryCrossEntropy:
+        case ObjectiveKind::TrueClassLikelihood: {
+            const Eigen::VectorXd f = values_ * lambda;
+            Eigen::VectorXd coef(examples_);
+            for (Index j = 0; j < examples_; ++j) {
+                const double fj = clampProbability(f(j), kind_);
+                const bool positive = kind_ == ObjectiveKind::TrueClassLikelihood || labels_(j) > 0.5;
+                coef(j) = (uniform ? w0 : weights(j)) * (positive ? -1.0 / fj : 1.0 / (1.0 - fj));
+            }
+            return values_.transpose() * coef;
         }
-        return values_.transpose() * coef;
-    }
-    case ObjectiveKind::SequenceLikelihood: {
-        Eigen::VectorXd g = Eigen::VectorXd::Zero(sources_);
-        const Eigen::RowVectorXd logLambda = lambda.array().log().matrix().transpose();
-        for (Index j = 0; j < examples_; ++j) {
-            const double lse = logSumExp(values_.row(j) + logLambda);
-            g -= (uniform ? w0 : weights(j)) * inverseLength_(j) *
-                 (values_.row(j).array() - lse).exp().matrix().transpose();
+        case ObjectiveKind::SequenceLikelihood: {
+            Eigen::VectorXd g = Eigen::VectorXd::Zero(sources_);
+            const Eigen::RowVectorXd logLambda = lambda.array().log().matrix().transpose();
+            for (Index j = 0; j < examples_; ++j) {
+                const double lse = logSumExp(values_.row(j) + logLambda);
+                g -= (uniform ? w0 : weights(j)) * inverseLength_(j) *
+                     (values_.row(j).array() - lse).exp().matrix().transpose();
+            }
+            return g;
         }
-        return g;
-    }
-    case ObjectiveKind::TokenLikelihood: {
-        Eigen::VectorXd coef = values_ * lambda;  // one entry per token
-        for (Index j = 0; j < examples_; ++j) {
-            const double wj = (uniform ? w0 : weights(j)) * inverseLength_(j);
-            for (Index t = offsets_[j]; t < offsets_[j + 1]; ++t) coef(t) = -wj / clampProbability(coef(t), kind_);
+        case ObjectiveKind::TokenLikelihood: {
+            Eigen::VectorXd coef = values_ * lambda;  // one entry per token
+            for (Index j = 0; j < examples_; ++j) {
+                const double wj = (uniform ? w0 : weights(j)) * inverseLength_(j);
+                for (Index t = offsets_[j]; t < offsets_[j + 1]; ++t) coef(t) = -wj / clampProbability(coef(t), kind_);
+            }
+            return values_.transpose() * coef;
         }
-        return values_.transpose() * coef;
-    }
     }
     return Eigen::VectorXd::Zero(sources_);
 }
@@ -245,10 +245,12 @@ Result<MixtureObjective> makeTrueClassObjective(const Eigen::MatrixXd& q) {
 Result<Eigen::MatrixXd> trueClassProbabilities(const std::vector<Eigen::MatrixXd>& sourceProbabilities,
                                                const std::vector<int>& labels) {
     const Index k = static_cast<Index>(sourceProbabilities.size());
-    if (k < 2) return Error{"source probabilities: " + std::to_string(k) + " source(s): expected k >= 2 public sources"};
+    if (k < 2)
+        return Error{"source probabilities: " + std::to_string(k) + " source(s): expected k >= 2 public sources"};
     const Index n = sourceProbabilities[0].rows(), classes = sourceProbabilities[0].cols();
     if (n < 1) return Error{"source probabilities: no rows: expected at least one example (n >= 1)"};
-    if (classes < 2) return Error{"source probabilities: " + std::to_string(classes) + " class column(s): expected >= 2"};
+    if (classes < 2)
+        return Error{"source probabilities: " + std::to_string(classes) + " class column(s): expected >= 2"};
     for (Index i = 0; i < k; ++i) {
         const auto& m = sourceProbabilities[static_cast<std::size_t>(i)];
         const std::string field = "source probabilities of source " + std::to_string(i);
@@ -269,11 +271,13 @@ Result<Eigen::MatrixXd> trueClassProbabilities(const std::vector<Eigen::MatrixXd
     if (auto e = checkLabels(labels, n, static_cast<int>(classes))) return *e;
     Eigen::MatrixXd q(n, k);
     for (Index i = 0; i < k; ++i)
-        for (Index j = 0; j < n; ++j) q(j, i) = sourceProbabilities[static_cast<std::size_t>(i)](j, labels[static_cast<std::size_t>(j)]);
+        for (Index j = 0; j < n; ++j)
+            q(j, i) = sourceProbabilities[static_cast<std::size_t>(i)](j, labels[static_cast<std::size_t>(j)]);
     return q;
 }
 
-Result<Eigen::MatrixXd> binaryTrueClassProbabilities(const Eigen::MatrixXd& probabilities, const std::vector<int>& labels) {
+Result<Eigen::MatrixXd> binaryTrueClassProbabilities(const Eigen::MatrixXd& probabilities,
+                                                     const std::vector<int>& labels) {
     if (auto e = checkShape("proxy probabilities", probabilities.rows(), probabilities.cols())) return *e;
     if (auto e = checkProbabilities("proxy probabilities", probabilities)) return *e;
     if (auto e = checkLabels(labels, probabilities.rows(), 2)) return *e;
@@ -291,8 +295,8 @@ Result<MixtureObjective> makeSequenceObjective(const Eigen::MatrixXd& ll, const 
                 return badEntry("sequence log-likelihoods", j, i, ll(j, i),
                                 "a finite log-likelihood <= 0 (floor zero probabilities before exporting)");
     if (static_cast<Index>(tokenCounts.size()) != ll.rows())
-        return Error{"token counts: " + std::to_string(tokenCounts.size()) + " counts for " + std::to_string(ll.rows()) +
-                     " sequences: expected one count per row"};
+        return Error{"token counts: " + std::to_string(tokenCounts.size()) + " counts for " +
+                     std::to_string(ll.rows()) + " sequences: expected one count per row"};
     MixtureObjective o;
     o.kind_ = ObjectiveKind::SequenceLikelihood;
     o.examples_ = ll.rows();

@@ -61,10 +61,10 @@ private:
     ObjectiveKind kind_ = ObjectiveKind::BinaryCrossEntropy;
     Index examples_ = 0;
     Index sources_ = 0;
-    RowMatrix values_;              // BCE: P(y=1); true class: p(y); sequence: LL; token: p(token) (rows: tokens)
-    Eigen::VectorXd labels_;        // BCE only: y ∈ {0, 1}
-    Eigen::VectorXd inverseLength_; // sequence / token: 1 / L_j
-    std::vector<Index> offsets_;    // token: example j owns token rows [offsets_[j], offsets_[j+1])
+    RowMatrix values_;               // BCE: P(y=1); true class: p(y); sequence: LL; token: p(token) (rows: tokens)
+    Eigen::VectorXd labels_;         // BCE only: y ∈ {0, 1}
+    Eigen::VectorXd inverseLength_;  // sequence / token: 1 / L_j
+    std::vector<Index> offsets_;     // token: example j owns token rows [offsets_[j], offsets_[j+1])
 };
 
 /// Binary task: P is n × k with P(j, i) = proxy i's probability that example j is positive
@@ -92,6 +92,7 @@ Result<MixtureObjective> makeSequenceObjective(const Eigen::MatrixXd& logLikelih
 /// LM, per token: tokenProbabilities(t, i) = p_i(w_t | w_<t) ∈ [0, 1] for every token t of split A;
 /// sequence j owns rows [offsets[j], offsets[j+1]) (offsets start at 0, strictly increase and end
 /// at the row count, so every sequence has at least one token).
-Result<MixtureObjective> makeTokenObjective(const Eigen::MatrixXd& tokenProbabilities, const std::vector<Index>& offsets);
+Result<MixtureObjective> makeTokenObjective(const Eigen::MatrixXd& tokenProbabilities,
+                                            const std::vector<Index>& offsets);
 
 }  // namespace dpmix::mixmin

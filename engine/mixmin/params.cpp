@@ -27,7 +27,8 @@ DpMixMinParamsBuilder DpMixMinParamsBuilder::imagingDefaults() {
 DpMixMinParamsBuilder DpMixMinParamsBuilder::languageDefaults(bool userLevel) {
     DpMixMinParamsBuilder b;
     b.steps(200).stepSize(5.0).delta(1e-5).clipNorm(userLevel ? 0.01 : 0.2);
-    if (userLevel) b.maxExamplesPerUser(15);  // G_ULS of the paper's fine-tuning (docs/ALGORITHMS.md F.6: not given for λ)
+    if (userLevel)
+        b.maxExamplesPerUser(15);  // G_ULS of the paper's fine-tuning (docs/ALGORITHMS.md F.6: not given for λ)
     return b;
 }
 
@@ -42,7 +43,8 @@ Result<DpMixMinParams> DpMixMinParamsBuilder::build(long long units, privacy::Pr
     if (auto e = privacy::checkDelta("delta", *delta_)) return *e;
 
     double q = 0.0;
-    if (q_ && batch_) return Error{"q and expected-batch are both given: give one of them (q = expected-batch / " + unitField + ")"};
+    if (q_ && batch_)
+        return Error{"q and expected-batch are both given: give one of them (q = expected-batch / " + unitField + ")"};
     if (q_) {
         if (auto e = privacy::checkSamplingRate("q", *q_)) return *e;
         q = *q_;
@@ -62,7 +64,9 @@ Result<DpMixMinParams> DpMixMinParamsBuilder::build(long long units, privacy::Pr
     if (auto e = privacy::checkPositive("eta", *eta_)) return *e;
     if (!steps_) return missing("steps");
     if (auto e = privacy::checkSteps("steps", *steps_)) return *e;
-    if (every_ < 0) return Error{"trajectory-every = " + std::to_string(every_) + " is out of range: expected >= 1 (or 0 for automatic)"};
+    if (every_ < 0)
+        return Error{"trajectory-every = " + std::to_string(every_) +
+                     " is out of range: expected >= 1 (or 0 for automatic)"};
     if (split_.empty()) return Error{"split is empty: expected the name of the data split (e.g. A)"};
 
     DpMixMinParams p;

@@ -33,51 +33,96 @@ const char* toString(ClippedGradient g);
 const char* toString(ReleasedIterate r);
 
 struct DpMixMinParams {
-    double epsilon = 0.0;                 // target ε
-    double delta = 0.0;                   // δ
-    double q = 0.0;                       // Poisson rate per unit (example or user)
-    long long units = 0;                  // n examples (Alg. 1) or m users (Alg. 2) q refers to
+    double epsilon = 0.0;  // target ε
+    double delta = 0.0;    // δ
+    double q = 0.0;        // Poisson rate per unit (example or user)
+    long long units = 0;   // n examples (Alg. 1) or m users (Alg. 2) q refers to
     privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example;
-    long long maxExamplesPerUser = 0;     // G_ULS, user level only
-    double clipNorm = 0.0;                // C
-    double stepSize = 0.0;                // η of the EG step
-    long long steps = 0;                  // T
-    privacy::RandomnessSource randomness; // sampling and noise: secret unless seeded on purpose
+    long long maxExamplesPerUser = 0;      // G_ULS, user level only
+    double clipNorm = 0.0;                 // C
+    double stepSize = 0.0;                 // η of the EG step
+    long long steps = 0;                   // T
+    privacy::RandomnessSource randomness;  // sampling and noise: secret unless seeded on purpose
     NoiseMode noise = NoiseMode::Gaussian;
     ClippedGradient clipped = ClippedGradient::Raw;
     ReleasedIterate release = ReleasedIterate::Last;
-    long long trajectoryEvery = 1;        // keep λ_t every this many steps (plus λ_0 and λ_T)
-    std::string split = "A";              // ledger: the data split mixture learning touches
+    long long trajectoryEvery = 1;                              // keep λ_t every this many steps (plus λ_0 and λ_T)
+    std::string split = "A";                                    // ledger: the data split mixture learning touches
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ and certifies the ledger entry
-    double sigma = 0.0;                   // calibrated noise multiplier for (ε, δ, q, T)
-    double calibratedEpsilon = 0.0;       // ε at that σ (<= epsilon)
+    double sigma = 0.0;                                         // calibrated noise multiplier for (ε, δ, q, T)
+    double calibratedEpsilon = 0.0;                             // ε at that σ (<= epsilon)
 };
 
 class DpMixMinParamsBuilder {
 public:
-    DpMixMinParamsBuilder& epsilon(double v) { epsilon_ = v; return *this; }
-    DpMixMinParamsBuilder& delta(double v) { delta_ = v; return *this; }
+    DpMixMinParamsBuilder& epsilon(double v) {
+        epsilon_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& delta(double v) {
+        delta_ = v;
+        return *this;
+    }
     /// Give either q or the expected batch size B (then q = B / units).
-    DpMixMinParamsBuilder& samplingRate(double v) { q_ = v; return *this; }
-    DpMixMinParamsBuilder& expectedBatch(double v) { batch_ = v; return *this; }
-    DpMixMinParamsBuilder& clipNorm(double v) { clip_ = v; return *this; }
-    DpMixMinParamsBuilder& stepSize(double v) { eta_ = v; return *this; }
-    DpMixMinParamsBuilder& steps(long long v) { steps_ = v; return *this; }
+    DpMixMinParamsBuilder& samplingRate(double v) {
+        q_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& expectedBatch(double v) {
+        batch_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& clipNorm(double v) {
+        clip_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& stepSize(double v) {
+        eta_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& steps(long long v) {
+        steps_ = v;
+        return *this;
+    }
     /// Where sampling and noise come from; the default is secret OS randomness (a release).
-    DpMixMinParamsBuilder& randomness(privacy::RandomnessSource v) { randomness_ = std::move(v); return *this; }
+    DpMixMinParamsBuilder& randomness(privacy::RandomnessSource v) {
+        randomness_ = std::move(v);
+        return *this;
+    }
     /// Seeded randomness keyed by (seed, invocation): reproducible, and its ledger entry says
     /// it is no release. For tests, audits and teaching.
     DpMixMinParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-mixmin") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
     }
-    DpMixMinParamsBuilder& noise(NoiseMode v) { noise_ = v; return *this; }
-    DpMixMinParamsBuilder& clippedGradient(ClippedGradient v) { clipped_ = v; return *this; }
-    DpMixMinParamsBuilder& release(ReleasedIterate v) { release_ = v; return *this; }
-    DpMixMinParamsBuilder& trajectoryEvery(long long v) { every_ = v; return *this; }
-    DpMixMinParamsBuilder& split(std::string v) { split_ = std::move(v); return *this; }
-    DpMixMinParamsBuilder& accountant(privacy::Accountant v) { accountant_ = v; return *this; }
+    DpMixMinParamsBuilder& noise(NoiseMode v) {
+        noise_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& clippedGradient(ClippedGradient v) {
+        clipped_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& release(ReleasedIterate v) {
+        release_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& trajectoryEvery(long long v) {
+        every_ = v;
+        return *this;
+    }
+    DpMixMinParamsBuilder& split(std::string v) {
+        split_ = std::move(v);
+        return *this;
+    }
+    DpMixMinParamsBuilder& accountant(privacy::Accountant v) {
+        accountant_ = v;
+        return *this;
+    }
     /// User level (Algorithm 2): at most G examples of a sampled user per step.
-    DpMixMinParamsBuilder& maxExamplesPerUser(long long v) { maxPerUser_ = v; return *this; }
+    DpMixMinParamsBuilder& maxExamplesPerUser(long long v) {
+        maxPerUser_ = v;
+        return *this;
+    }
 
     /// Paper defaults for imaging (A.8): C = 13, B = 1000, η = 1, δ = 1e-5, T = 100 (T is not
     /// reported; 100 is the synthetic reference's). ε must still be given.

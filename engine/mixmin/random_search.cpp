@@ -34,10 +34,10 @@ Result<RandomSearchResult> randomSearch(const MixtureObjective& objective, const
         report(progress, {"random-search", c, o.candidates, ""});
     }
     r.evaluated = o.candidates + 1;
-    r.ledgerEntry = privacy::nonPrivateEntry(
-        "random-search", o.split,
-        "Random Search baseline: the best of " + std::to_string(r.evaluated) + " candidate mixtures was selected on split " +
-            o.split + " without DP");
+    r.ledgerEntry =
+        privacy::nonPrivateEntry("random-search", o.split,
+                                 "Random Search baseline: the best of " + std::to_string(r.evaluated) +
+                                     " candidate mixtures was selected on split " + o.split + " without DP");
     return r;
 }
 

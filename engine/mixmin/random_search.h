@@ -23,10 +23,10 @@ struct RandomSearchOptions {
 };
 
 struct RandomSearchResult {
-    Eigen::VectorXd lambda;          // the candidate with the lowest F (first one on ties)
-    double loss = 0.0;               // its F on split A (non-private)
-    long long chosenIndex = 0;       // 0 = the uniform λ, i = the i-th random candidate
-    long long evaluated = 0;         // m + 1
+    Eigen::VectorXd lambda;     // the candidate with the lowest F (first one on ties)
+    double loss = 0.0;          // its F on split A (non-private)
+    long long chosenIndex = 0;  // 0 = the uniform λ, i = the i-th random candidate
+    long long evaluated = 0;    // m + 1
     privacy::LedgerEntry ledgerEntry;
 };
 

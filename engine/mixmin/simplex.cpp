@@ -6,9 +6,7 @@
 
 namespace dpmix::mixmin {
 
-Eigen::VectorXd uniformWeights(Eigen::Index k) {
-    return Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k));
-}
+Eigen::VectorXd uniformWeights(Eigen::Index k) { return Eigen::VectorXd::Constant(k, 1.0 / static_cast<double>(k)); }
 
 void mirrorStep(Eigen::VectorXd& logLambda, const Eigen::VectorXd& gradient, double stepSize) {
     logLambda -= stepSize * gradient;

@@ -11,7 +11,7 @@ namespace dpmix::mixmin {
 class UserGroups {
 public:
     Eigen::Index users() const { return static_cast<Eigen::Index>(examplesOf_.size()); }  // m
-    Eigen::Index examples() const { return examples_; }                                  // n
+    Eigen::Index examples() const { return examples_; }                                   // n
     const std::vector<Eigen::Index>& examplesOf(Eigen::Index user) const {
         return examplesOf_[static_cast<std::size_t>(user)];
     }

@@ -87,8 +87,8 @@ Result<ShotsSlice> locateShotsSource(const ImageStudy& study, const std::vector<
     for (const auto& s : sources)
         if (s.role == project::SourceRole::Public) publicNames.push_back(s.name);
     if (!record)
-        return Error{std::string(kShotsField) + ": \"" + name + "\" is not a registered public source (public sources: " +
-                         quoted(publicNames) + ")",
+        return Error{std::string(kShotsField) + ": \"" + name +
+                         "\" is not a registered public source (public sources: " + quoted(publicNames) + ")",
                      kShotsField};
     if (record->facts.kind != data::SourceKind::Images)
         return Error{std::string(kShotsField) + ": public source \"" + name + "\" is " +
@@ -104,7 +104,9 @@ Result<ShotsSlice> locateShotsSource(const ImageStudy& study, const std::vector<
             offset += study.publicSourceImages.size() > s ? study.publicSourceImages[s] : 0;
         }
     }
-    if (!found) return Error{std::string(kShotsField) + ": public source \"" + name + "\" is not among the study's images", kShotsField};
+    if (!found)
+        return Error{std::string(kShotsField) + ": public source \"" + name + "\" is not among the study's images",
+                     kShotsField};
     return ShotsSlice{record, offset, count};
 }
 
@@ -122,7 +124,8 @@ Status checkShotCounts(const ShotPool& pool, const ImageStudy& study, std::size_
                                  "\": AdaMix-R draws its shots among the " + std::to_string(pool.rows.size()) +
                                  " of its " + std::to_string(count) +
                                  " images the proxy holds out (so that no model of a run trained on them); expected "
-                                 "at most " + std::to_string(have) + " per class",
+                                 "at most " +
+                                 std::to_string(have) + " per class",
                              kShotsCountField};
         }
     return std::nullopt;
@@ -139,8 +142,11 @@ Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>&
     const std::size_t offset = slice->offset, count = slice->count;
 
     // The source's own labels (the study's public labels are its mixture components).
-    auto raw = data::loadImageSource(data::SourceSpec{record->name, record->loader, record->path, sourceOptions(spec, name)});
-    if (!raw) return Error{std::string(kShotsField) + ": public source \"" + name + "\": " + raw.error().message, kShotsField};
+    auto raw =
+        data::loadImageSource(data::SourceSpec{record->name, record->loader, record->path, sourceOptions(spec, name)});
+    if (!raw)
+        return Error{std::string(kShotsField) + ": public source \"" + name + "\": " + raw.error().message,
+                     kShotsField};
     if (raw->size() != count)
         return Error{std::string(kShotsField) + ": public source \"" + name + "\" gave " + std::to_string(raw->size()) +
                          " images now and " + std::to_string(count) + " when the study loaded",
@@ -152,8 +158,10 @@ Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>&
         std::vector<std::string> missing;
         for (const auto& c : classes[t]) {
             const auto it = std::find(raw->labelNames.begin(), raw->labelNames.end(), c);
-            if (it == raw->labelNames.end()) missing.push_back(c);
-            else columns[t].push_back(static_cast<std::size_t>(it - raw->labelNames.begin()));
+            if (it == raw->labelNames.end())
+                missing.push_back(c);
+            else
+                columns[t].push_back(static_cast<std::size_t>(it - raw->labelNames.begin()));
         }
         if (!missing.empty())
             return Error{std::string(kShotsField) + ": public source \"" + name + "\" lacks the sensitive labels " +
@@ -178,8 +186,10 @@ Status loadShotPool(ImageStudy& study, const std::vector<project::SourceRecord>&
                 const std::size_t at = j * numLabels + c;
                 const bool defined = raw->labelMask.empty() || raw->labelMask[at];
                 const float v = raw->labels[at];
-                if (!defined || v < 0.0f) allKnown = false;
-                else if (v > 0.5f) positive = true;
+                if (!defined || v < 0.0f)
+                    allKnown = false;
+                else if (v > 0.5f)
+                    positive = true;
             }
             pool.labels[r * classes.size() + t] = positive ? 1 : allKnown ? 0 : -1;
         }
@@ -193,7 +203,8 @@ std::uint64_t shotSeed(std::uint64_t runSeed, const std::string& task) {
     return seeds::mix(runSeed, fnv1a("adamix-shots/" + task));
 }
 
-Result<PublicShots> drawPublicShots(const ImageStudy& study, std::size_t task, long long perClass, std::uint64_t runSeed) {
+Result<PublicShots> drawPublicShots(const ImageStudy& study, std::size_t task, long long perClass,
+                                    std::uint64_t runSeed) {
     if (!study.shotPool) return Error{"AdaMix-R: the study was loaded without its pool of public shots"};
     if (task >= study.tasks()) return Error{"AdaMix-R: task " + std::to_string(task) + " does not exist"};
     const ShotPool& pool = *study.shotPool;
@@ -207,8 +218,9 @@ Result<PublicShots> drawPublicShots(const ImageStudy& study, std::size_t task, l
             if (pool.labels[r * tasks + task] == c) candidates.push_back(pool.rows[r]);
         if (static_cast<long long>(candidates.size()) < perClass)
             return Error{std::string(kShotsCountField) + " = " + std::to_string(perClass) + " exceeds the " +
-                             std::to_string(candidates.size()) + " held-out images of class " + (c ? "positive" : "negative") +
-                             " of task '" + study.taskNames[task] + "' in \"" + pool.source + "\"",
+                             std::to_string(candidates.size()) + " held-out images of class " +
+                             (c ? "positive" : "negative") + " of task '" + study.taskNames[task] + "' in \"" +
+                             pool.source + "\"",
                          kShotsCountField};
         std::vector<std::size_t> picked;
         data::sampleWithoutReplacement(candidates, static_cast<std::size_t>(perClass), gen, picked);
@@ -250,8 +262,8 @@ Result<adamix::AdamixParams> adamixFinetuneParams(const AdamixFinetuneSettings& 
     if (f.rank) builder.rank(static_cast<int>(std::min<long long>(*f.rank, 1'000'000)));
     if (!s.spentBefore.empty()) {
         // Sequential composition: the rest of (ε, δ) after the earlier stage, by the run's accountant.
-        auto sigma = privacy::calibrateGaussianSigmaAfter(s.spentBefore, s.epsilon, s.delta, f.adamixQ, f.steps,
-                                                          s.accountant);
+        auto sigma =
+            privacy::calibrateGaussianSigmaAfter(s.spentBefore, s.epsilon, s.delta, f.adamixQ, f.steps, s.accountant);
         if (!sigma) return Error{"AdaMix-R fine-tuning under sequential composition: " + sigma.error().message};
         builder.sigma(sigma->sigma);
     } else {
@@ -261,13 +273,13 @@ Result<adamix::AdamixParams> adamixFinetuneParams(const AdamixFinetuneSettings& 
     if (!params) {
         // The core names its own fields; say which stage value they are.
         const std::string field = params.error().field;
-        const std::string stageField = field == "steps"           ? "stages.finetune.steps"
-                                       : field == "eta"           ? "stages.finetune.lr"
-                                       : field == "q"             ? "stages.finetune.q"
-                                       : field == "rank"          ? "stages.finetune.rank"
-                                       : field == "clip-quantile" ? "stages.finetune.clip_quantile"
+        const std::string stageField = field == "steps"             ? "stages.finetune.steps"
+                                       : field == "eta"             ? "stages.finetune.lr"
+                                       : field == "q"               ? "stages.finetune.q"
+                                       : field == "rank"            ? "stages.finetune.rank"
+                                       : field == "clip-quantile"   ? "stages.finetune.clip_quantile"
                                        : field == "public-examples" ? "stages.finetune.public_shots"
-                                                                  : field;
+                                                                    : field;
         return Error{"AdaMix-R fine-tuning: " + params.error().message +
                          (stageField != field ? " (" + stageField + ")" : std::string()),
                      stageField};
@@ -281,19 +293,22 @@ privacy::LedgerEntry adamixStudyEntry(const adamix::AdamixParams& p, const proje
     const int rankUsed = static_cast<int>(std::min<long long>(p.rank, p.publicExamples));
     char seed[32];
     std::snprintf(seed, sizeof seed, "%llu", static_cast<unsigned long long>(shotsSeed));
-    e.assumptions += "; mechanism AdaMix-R (docs/ADAMIX.md) as the study's fine-tuning: T = " + std::to_string(p.steps) +
-                     " steps, sigma = " + number(p.sigma) + ", q = " + number(p.q) + ", rank r = " +
-                     std::to_string(rankUsed) + " (at most), clip quantile tau = " + number(p.clipQuantile) +
-                     ", eta = " + number(p.stepSize) + ", ridge = " + number(p.ridge) + "; a softmax head on the " +
-                     "pretrained model's frozen penultimate features; the shots are public by the user's declaration "
-                     "(stages.finetune.shots_source): " + std::to_string(f.publicShots) + " labelled images per class (" +
-                     std::to_string(p.publicExamples) + " in all) of public source '" + f.shotsSource +
-                     "', drawn with seed " + seed + ", held out of every model the run trains";
+    e.assumptions +=
+        "; mechanism AdaMix-R (docs/ADAMIX.md) as the study's fine-tuning: T = " + std::to_string(p.steps) +
+        " steps, sigma = " + number(p.sigma) + ", q = " + number(p.q) + ", rank r = " + std::to_string(rankUsed) +
+        " (at most), clip quantile tau = " + number(p.clipQuantile) + ", eta = " + number(p.stepSize) +
+        ", ridge = " + number(p.ridge) + "; a softmax head on the " +
+        "pretrained model's frozen penultimate features; the shots are public by the user's declaration "
+        "(stages.finetune.shots_source): " +
+        std::to_string(f.publicShots) + " labelled images per class (" + std::to_string(p.publicExamples) +
+        " in all) of public source '" + f.shotsSource + "', drawn with seed " + seed +
+        ", held out of every model the run trains";
     return e;
 }
 
-Result<AdamixFinetuneOutcome> runAdamixFinetune(const train::Model& extractor, const ImageStudy& study, std::size_t task,
-                                                const PublicShots& shots, const std::vector<std::size_t>& finetuneIndices,
+Result<AdamixFinetuneOutcome> runAdamixFinetune(const train::Model& extractor, const ImageStudy& study,
+                                                std::size_t task, const PublicShots& shots,
+                                                const std::vector<std::size_t>& finetuneIndices,
                                                 const adamix::AdamixParams& params, const privacy::LedgerEntry& entry,
                                                 privacy::Ledger& ledger, const ProgressCallback& progress,
                                                 const CancellationToken& cancel) {
@@ -322,13 +337,15 @@ Result<AdamixFinetuneOutcome> runAdamixFinetune(const train::Model& extractor, c
     const privacy::LedgerEntry planned = adamix::plannedLedgerEntry(params);
     if (planned.q != entry.q || planned.sigma != entry.sigma || planned.steps != entry.steps ||
         planned.delta != entry.delta || planned.epsilon != entry.epsilon)
-        return Error{"AdaMix-R: the ledger entry planned for the run differs from the mechanism's parameters; nothing ran"};
+        return Error{
+            "AdaMix-R: the ledger entry planned for the run differs from the mechanism's parameters; nothing ran"};
     ledger.record(entry);  // before the first private step
 
     auto ftProgress = [&](const ProgressEvent& e) { report(progress, {"finetune", e.done, e.total, e.message}); };
     auto run = adamix::runAdamix(*publicSet, *privateSet, params, nullptr, ftProgress, cancel);
     if (!run) return Error{"AdaMix-R: " + run.error().message};
-    if (run->ledgerEntry.epsilon != entry.epsilon || run->sigma != entry.sigma || run->mechanismInvocations != entry.steps)
+    if (run->ledgerEntry.epsilon != entry.epsilon || run->sigma != entry.sigma ||
+        run->mechanismInvocations != entry.steps)
         return Error{"AdaMix-R: the run's releases differ from its ledger entry: the result is withheld"};
 
     AdamixFinetuneOutcome out;

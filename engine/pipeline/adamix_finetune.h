@@ -42,7 +42,8 @@ struct PublicShots {
     std::vector<int> labels;        // 0 or 1 per row
     std::uint64_t seed = 0;
 };
-Result<PublicShots> drawPublicShots(const ImageStudy& study, std::size_t task, long long perClass, std::uint64_t runSeed);
+Result<PublicShots> drawPublicShots(const ImageStudy& study, std::size_t task, long long perClass,
+                                    std::uint64_t runSeed);
 
 /// Every row of study.publicImages that is not in `excluded` (any order), ascending: what
 /// pretraining uses when AdaMix-R's shots are held out of it.
@@ -75,18 +76,19 @@ privacy::LedgerEntry adamixStudyEntry(const adamix::AdamixParams& params, const 
 
 /// What the fine-tuning produced.
 struct AdamixFinetuneOutcome {
-    double testAuc = 0.0;          // ROC AUC of the head's score z₁ − z₀ on the test split
-    adamix::AdamixResult result;   // θ_T, clips, ranks, the entry runAdamix planned
-    long long featureDim = 0;      // p
-    std::vector<float> head;       // θ_T row-major, 2 × (p+1), as stored with the run
+    double testAuc = 0.0;         // ROC AUC of the head's score z₁ − z₀ on the test split
+    adamix::AdamixResult result;  // θ_T, clips, ranks, the entry runAdamix planned
+    long long featureDim = 0;     // p
+    std::vector<float> head;      // θ_T row-major, 2 × (p+1), as stored with the run
 };
 
 /// Extracts the frozen features of the shots, the fine-tuning images and the test images with
 /// `extractor` (not changed), records `entry` in `ledger` BEFORE the first private step, runs
 /// AdaMix-R and evaluates the head on the test split. Fails (result withheld) when the entry
 /// runAdamix plans differs from `entry` in (q, σ, T, δ, ε).
-Result<AdamixFinetuneOutcome> runAdamixFinetune(const train::Model& extractor, const ImageStudy& study, std::size_t task,
-                                                const PublicShots& shots, const std::vector<std::size_t>& finetuneIndices,
+Result<AdamixFinetuneOutcome> runAdamixFinetune(const train::Model& extractor, const ImageStudy& study,
+                                                std::size_t task, const PublicShots& shots,
+                                                const std::vector<std::size_t>& finetuneIndices,
                                                 const adamix::AdamixParams& params, const privacy::LedgerEntry& entry,
                                                 privacy::Ledger& ledger, const ProgressCallback& progress = {},
                                                 const CancellationToken& cancel = {});

@@ -20,28 +20,28 @@ namespace dpmix::pipeline {
 /// that the proxy holds out (so no model of any run trained on them), with their labels for each
 /// sensitive task. Rows index ImageStudy::publicImages.
 struct ShotPool {
-    std::string source;                // the public source's name
-    std::vector<std::size_t> rows;     // candidate rows of publicImages, ascending
-    std::vector<signed char> labels;   // rows.size() × tasks: 1, 0, or -1 (label unknown)
-    std::size_t sourceImages = 0;      // images of the source (held out or not)
+    std::string source;               // the public source's name
+    std::vector<std::size_t> rows;    // candidate rows of publicImages, ascending
+    std::vector<signed char> labels;  // rows.size() × tasks: 1, 0, or -1 (label unknown)
+    std::size_t sourceImages = 0;     // images of the source (held out or not)
 };
 
 struct ImageStudy {
-    data::ImageDataset publicImages;       // labels: the k public label tasks (N_pub × k)
-    data::ImageDataset sensitiveImages;    // labels: the sensitive tasks (N × T)
+    data::ImageDataset publicImages;          // labels: the k public label tasks (N_pub × k)
+    data::ImageDataset sensitiveImages;       // labels: the sensitive tasks (N × T)
     std::vector<std::string> componentNames;  // k public tasks (mixture components)
     // Several public sources (docs/METHODS.md, "Several public sources"): publicImages holds them
     // one after the other; component c belongs to source componentSource[c] and is defined only
     // on that source's images. One source: one name, everything defined, componentDefined empty.
-    std::vector<std::string> publicSourceNames;    // S
-    std::vector<std::size_t> componentSource;      // k
-    std::vector<std::size_t> publicImageSource;    // N_pub
-    std::vector<std::size_t> publicSourceImages;   // S: images per source
-    std::vector<unsigned char> componentDefined;   // N_pub × k, 1 = defined (empty: all defined)
-    std::vector<std::string> taskNames;       // T sensitive tasks
-    data::SplitGrouping grouping;          // users of the sensitive data (empty: example level)
-    data::ThreeWaySplit sensitiveSplit;    // train / validation / test indices into sensitiveImages
-    std::optional<ShotPool> shotPool;      // AdaMix-R fine-tuning only
+    std::vector<std::string> publicSourceNames;   // S
+    std::vector<std::size_t> componentSource;     // k
+    std::vector<std::size_t> publicImageSource;   // N_pub
+    std::vector<std::size_t> publicSourceImages;  // S: images per source
+    std::vector<unsigned char> componentDefined;  // N_pub × k, 1 = defined (empty: all defined)
+    std::vector<std::string> taskNames;           // T sensitive tasks
+    data::SplitGrouping grouping;                 // users of the sensitive data (empty: example level)
+    data::ThreeWaySplit sensitiveSplit;           // train / validation / test indices into sensitiveImages
+    std::optional<ShotPool> shotPool;             // AdaMix-R fine-tuning only
 
     /// User-level DP: every mechanism's unit is the user (grouping.users holds each image's user).
     bool userLevel() const { return !grouping.users.empty(); }
@@ -64,8 +64,8 @@ struct RhoSplit {
 /// Loads the study from a project's registered sources and spec. Each public image source's
 /// classes become its components through its spec.publicTasks (or its own label columns when
 /// it has none; a source without labels is one component, "all"), fitted to the sensitive
-/// images' shape by the source's resize/colour rules; likewise the sensitive tasks. The train / validation / test split uses
-/// `studySeed` (the spec's first seed), so every run of a project shares one test set.
+/// images' shape by the source's resize/colour rules; likewise the sensitive tasks. The train / validation / test split
+/// uses `studySeed` (the spec's first seed), so every run of a project shares one test set.
 Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sources, const project::ProjectSpec& spec,
                                   std::uint64_t studySeed);
 

@@ -40,8 +40,7 @@ inline PrivateLambda privateLambdaFrom(const mixmin::DpMixMinResult& dp, double 
 /// metrics (plus `extraMetrics`), and the λ iterates as curves "lambda/<component>" — the
 /// iterates are post-processing of the private output, so they are safe to store.
 inline Status storePrivateLambda(project::ProjectFile& project, long long runId, const MixtureOutcome& o,
-                                               const PrivateLambda& p,
-                                               const std::vector<project::MetricRecord>& extraMetrics = {}) {
+                                 const PrivateLambda& p, const std::vector<project::MetricRecord>& extraMetrics = {}) {
     using methods::Method;
     using methods::traitsOf;
     const auto& names = o.componentNames;
@@ -59,7 +58,8 @@ inline Status storePrivateLambda(project::ProjectFile& project, long long runId,
     if (auto e = errorOf(project.addMetrics(metrics))) return e;
     for (std::size_t c = 0; c < names.size(); ++c) {
         std::vector<project::CurvePoint> points;
-        for (std::size_t i = 0; i < p.trajectory.size(); ++i) points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
+        for (std::size_t i = 0; i < p.trajectory.size(); ++i)
+            points.push_back({p.trajectorySteps[i], p.trajectory[i][c]});
         if (auto e = errorOf(project.addCurve(runId, "lambda/" + names[c], points))) return e;
     }
     return std::nullopt;
@@ -90,9 +90,9 @@ using BaselineMetrics =
 /// record and its distances to λ* (λ*: its Frank–Wolfe gap). DP-MixMin's runs are stored by the
 /// caller, which started them before their mechanism ran.
 inline Status storeMixtureBaselines(project::ProjectFile& project, const MixtureOutcome& o, long long seed,
-                                                  privacy::Composition composition,
-                                                  const std::function<std::string(const std::string& method)>& config,
-                                                  const BaselineMetrics& extraMetrics = {}) {
+                                    privacy::Composition composition,
+                                    const std::function<std::string(const std::string& method)>& config,
+                                    const BaselineMetrics& extraMetrics = {}) {
     std::vector<const methods::MethodTraits*> baselines;
     for (const auto& t : methods::allMethods())
         if (t.mixtureStageRun && t.choice != methods::Choice::Private) baselines.push_back(&t);
@@ -101,31 +101,30 @@ inline Status storeMixtureBaselines(project::ProjectFile& project, const Mixture
     for (const auto* t : baselines) {
         const methods::MethodPlan plan = methods::planMethod(t->method, choices);
         const std::string name(t->name);
-        auto stored = storedRun(project, {name, o.task, std::nullopt, seed, config(name)},
-                                [&](long long id) -> Status {
-                                    privacy::Ledger ledger(composition);
-                                    for (const auto& e : plan.mixtureEntries) ledger.record(e);
-                                    if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
-                                    if (plan.lambda)
-                                        if (auto e = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
-                                            return e;
-                                    std::vector<project::MetricRecord> metrics;
-                                    if (t->reference) {
-                                        metrics.push_back({id, "frank-wolfe-gap", "", o.lambdaStarGap});
-                                    } else if (plan.lambda) {
-                                        const Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(
-                                            plan.lambda->data(), static_cast<Eigen::Index>(plan.lambda->size()));
-                                        const auto q = mixmin::compareWithReference(lambda, o.lambdaStar);
-                                        metrics.push_back({id, "cosine-to-lambda-star", "", q.cosine});
-                                        metrics.push_back({id, "l1-to-lambda-star", "", q.l1});
-                                    }
-                                    if (extraMetrics && plan.lambda) {
-                                        auto extra = extraMetrics(*plan.lambda, id);
-                                        if (!extra) return extra.error();
-                                        for (auto& m : *extra) metrics.push_back(m);
-                                    }
-                                    return errorOf(project.addMetrics(metrics));
-                                });
+        auto stored = storedRun(project, {name, o.task, std::nullopt, seed, config(name)}, [&](long long id) -> Status {
+            privacy::Ledger ledger(composition);
+            for (const auto& e : plan.mixtureEntries) ledger.record(e);
+            if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
+            if (plan.lambda)
+                if (auto e = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
+                    return e;
+            std::vector<project::MetricRecord> metrics;
+            if (t->reference) {
+                metrics.push_back({id, "frank-wolfe-gap", "", o.lambdaStarGap});
+            } else if (plan.lambda) {
+                const Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(
+                    plan.lambda->data(), static_cast<Eigen::Index>(plan.lambda->size()));
+                const auto q = mixmin::compareWithReference(lambda, o.lambdaStar);
+                metrics.push_back({id, "cosine-to-lambda-star", "", q.cosine});
+                metrics.push_back({id, "l1-to-lambda-star", "", q.l1});
+            }
+            if (extraMetrics && plan.lambda) {
+                auto extra = extraMetrics(*plan.lambda, id);
+                if (!extra) return extra.error();
+                for (auto& m : *extra) metrics.push_back(m);
+            }
+            return errorOf(project.addMetrics(metrics));
+        });
         if (!stored) return stored.error();
     }
     return std::nullopt;

@@ -27,7 +27,8 @@ Result<mixmin::UserGroups> userGroupsOf(const std::vector<std::string>& userOfRo
     ids.reserve(userOfRow.size());
     for (std::size_t i = 0; i < userOfRow.size(); ++i) {
         if (userOfRow[i].empty())
-            return Error{"example " + std::to_string(i) + " of split A has no user: user-level DP needs every example's user"};
+            return Error{"example " + std::to_string(i) +
+                         " of split A has no user: user-level DP needs every example's user"};
         ids.push_back(index.emplace(userOfRow[i], static_cast<long long>(index.size())).first->second);
     }
     return mixmin::makeUserGroupsFromIds(ids);
@@ -45,7 +46,8 @@ Result<mixmin::DpMixMinParams> dpMixMinParams(const MixtureRequest& request, lon
         .clipNorm(request.stage.clip)
         .stepSize(request.stage.lr)
         .steps(request.stage.steps)
-        .randomness(releaseRandomness(request.reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, epsilon, seed)))
+        .randomness(
+            releaseRandomness(request.reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, epsilon, seed)))
         .accountant(request.accountant)
         .split("A");
     if (userLevel) builder.maxExamplesPerUser(request.maxExamplesPerUser);

@@ -32,9 +32,9 @@ struct MixtureInputs {
 struct PrivateLambda {
     double epsilon = 0.0;
     std::uint64_t seed = 0;
-    Eigen::VectorXd lambda;       // released λ_DP
+    Eigen::VectorXd lambda;  // released λ_DP
     double sigma = 0.0;
-    double epsilonSpent = 0.0;    // the ledger's ε for this step (≤ target)
+    double epsilonSpent = 0.0;  // the ledger's ε for this step (≤ target)
     double delta = 0.0;
     double cosine = 0.0, l1 = 0.0;  // against λ*
     privacy::LedgerEntry ledgerEntry;
@@ -45,13 +45,13 @@ struct PrivateLambda {
 struct MixtureOutcome {
     std::string task;
     std::vector<std::string> componentNames;
-    long long examples = 0;                 // n_A
-    long long users = 0;                    // m_A users at user level (0 at example level)
-    Eigen::VectorXd lambdaStar;             // non-private MixMin on split A
-    double lambdaStarGap = 0.0;             // Frank–Wolfe certificate of λ*
+    long long examples = 0;      // n_A
+    long long users = 0;         // m_A users at user level (0 at example level)
+    Eigen::VectorXd lambdaStar;  // non-private MixMin on split A
+    double lambdaStarGap = 0.0;  // Frank–Wolfe certificate of λ*
     Eigen::VectorXd lambdaUniform;
     double uniformCosine = 0.0, uniformL1 = 0.0;
-    Eigen::VectorXd lambdaRandomSearch;     // best of m random λ, chosen non-privately on split A
+    Eigen::VectorXd lambdaRandomSearch;  // best of m random λ, chosen non-privately on split A
     double randomSearchCosine = 0.0, randomSearchL1 = 0.0;
     std::vector<PrivateLambda> privateLambdas;  // one per (ε, seed)
 };
@@ -60,9 +60,9 @@ struct MixtureRequest {
     std::vector<double> epsilons;
     std::vector<std::uint64_t> seeds;
     double delta = 1e-5;
-    project::MixtureStage stage;      // clip, batch, lr, steps
+    project::MixtureStage stage;  // clip, batch, lr, steps
     long long randomSearchCandidates = 100;
-    bool reproducible = false;        // seeded DP-MixMin randomness (not a release); default secret
+    bool reproducible = false;  // seeded DP-MixMin randomness (not a release); default secret
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ, certifies the ledger entry
     // Share of each target (ε, δ) mixture learning may spend: 1 under parallel composition, ½ under
     // sequential composition (fine-tuning then spends the rest on the same people).
@@ -72,8 +72,7 @@ struct MixtureRequest {
     long long maxExamplesPerUser = 15;
     // Called with each DP-MixMin run's ledger entry just before its mechanism starts on split A
     // (so the caller can store the run and its conservative ledger first); an error aborts.
-    std::function<Status(double epsilon, std::uint64_t seed, const privacy::LedgerEntry& planned)>
-        beforeMechanism;
+    std::function<Status(double epsilon, std::uint64_t seed, const privacy::LedgerEntry& planned)> beforeMechanism;
 };
 
 /// The users of split A's rows as a partition (ids numbered in order of first appearance);
@@ -86,8 +85,8 @@ Result<mixmin::DpMixMinParams> dpMixMinParams(const MixtureRequest& request, lon
                                               const std::string& task, double epsilon, std::uint64_t seed);
 
 /// Runs the whole mixture stage for one task. At user level λ*, Random Search and DP-MixMin all
-/// target the mean over users of each user's mean loss, and DP-MixMin protects users. Progress counts DP runs; cancellation is checked
-/// between and inside the runs.
+/// target the mean over users of each user's mean loss, and DP-MixMin protects users. Progress counts DP runs;
+/// cancellation is checked between and inside the runs.
 Result<MixtureOutcome> runMixtureStage(const MixtureInputs& inputs, const MixtureRequest& request,
                                        const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 

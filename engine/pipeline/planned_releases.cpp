@@ -51,8 +51,8 @@ long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>&
 Result<std::vector<privacy::BudgetRelease>> plannedReleases(
     const ImageStudy& study, const std::vector<std::uint64_t>& seeds, const std::vector<std::size_t>& tasks,
     const std::vector<double>& epsilons, const std::vector<methods::Method>& chosen, bool downstream,
-    const MixtureRequest& request, double rho, const project::ProjectSpec& spec, const study_plan::StudyRunOptions& options,
-    bool reproducible) {
+    const MixtureRequest& request, double rho, const project::ProjectSpec& spec,
+    const study_plan::StudyRunOptions& options, bool reproducible) {
     const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
     std::vector<privacy::BudgetRelease> out;
     for (auto seed : seeds) {

@@ -51,7 +51,8 @@ train::ImageView viewOf(const std::vector<float>& pixels, const data::ImageDatas
 
 }  // namespace
 
-Result<Eigen::MatrixXd> Proxy::predict(const data::ImageDataset& images, const std::vector<std::size_t>& indices) const {
+Result<Eigen::MatrixXd> Proxy::predict(const data::ImageDataset& images,
+                                       const std::vector<std::size_t>& indices) const {
     if (!impl) return Error{"the proxy has not been trained"};
     const auto pixels = gatherImages(images, indices);
     auto p = train::predictProxy(impl->model, viewOf(pixels, images, indices.size()));
@@ -88,8 +89,11 @@ PublicSplit splitPublic(std::size_t publicImages, std::uint64_t seed) {
 
 Result<train::ModelSpec> proxySpec(const ImageStudy& study) {
     const auto& pub = study.publicImages;
-    auto spec = train::ModelSpecBuilder().kind(train::ModelKind::SmallCnn).input(pub.channels, pub.height, pub.width)
-                    .outputs(2 * static_cast<int>(study.components())).build();
+    auto spec = train::ModelSpecBuilder()
+                    .kind(train::ModelKind::SmallCnn)
+                    .input(pub.channels, pub.height, pub.width)
+                    .outputs(2 * static_cast<int>(study.components()))
+                    .build();
     if (!spec) return Error{"proxy model: " + spec.error().message};
     return spec;
 }
@@ -128,7 +132,9 @@ double heldOutAuc(const Proxy& proxy, const ImageStudy& study, const std::vector
         for (Eigen::Index i = 0; i < k; ++i) {
             const auto at = static_cast<std::size_t>(j * k + i);
             scores[at] = (*heldOut)(j, i);
-            truth[at] = pub.labels[validation[static_cast<std::size_t>(j)] * pub.numLabels() + static_cast<std::size_t>(i)] > 0.5f;
+            truth[at] =
+                pub.labels[validation[static_cast<std::size_t>(j)] * pub.numLabels() + static_cast<std::size_t>(i)] >
+                0.5f;
         }
     auto auc = train::macroAuc(scores, truth, k);
     return auc ? auc->macro : 0.0;
@@ -161,10 +167,9 @@ Result<Proxy> trainProxy(const ImageStudy& study, const ProxyOptions& options, s
     const auto labels = gatherLabels(pub, split.training);
     const auto images = viewOf(pixels, pub, split.training.size());
     // Several sources: each component's head learns from its own source's images only.
-    auto model = study.multiSource()
-                     ? train::trainMaskedProxy(images, labels, gatherDefined(study, split.training), k, *spec, *params,
-                                               progress, cancel)
-                     : train::trainProxy(images, labels, k, *spec, *params, progress, cancel);
+    auto model = study.multiSource() ? train::trainMaskedProxy(images, labels, gatherDefined(study, split.training), k,
+                                                               *spec, *params, progress, cancel)
+                                     : train::trainProxy(images, labels, k, *spec, *params, progress, cancel);
     if (!model) return Error{"proxy training: " + model.error().message};
 
     Proxy proxy;

@@ -8,8 +8,8 @@
 #include "engine/methods/method_plan.h"
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/pipeline/proxy_stage.h"
-#include "engine/project/dataset_budget.h"
 #include "engine/privacy/privacy_budget.h"
+#include "engine/project/dataset_budget.h"
 #include "engine/project/project_file.h"
 #include "engine/study_plan/run_options.h"
 

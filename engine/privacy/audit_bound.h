@@ -12,9 +12,9 @@ struct AuditCounts {
 };
 
 struct AuditBound {
-    double fprUpper;    // Clopper–Pearson upper bound on the false-positive rate
-    double fnrUpper;    // ... on the false-negative rate
-    double epsilonLB;   // max(0, log((1−δ−FNR_ub)/FPR_ub), log((1−δ−FPR_ub)/FNR_ub))
+    double fprUpper;   // Clopper–Pearson upper bound on the false-positive rate
+    double fnrUpper;   // ... on the false-negative rate
+    double epsilonLB;  // max(0, log((1−δ−FNR_ub)/FPR_ub), log((1−δ−FPR_ub)/FNR_ub))
 };
 
 /// Upper end of the two-sided Clopper–Pearson interval at `confidence` for k errors in n

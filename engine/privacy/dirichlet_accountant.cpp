@@ -23,8 +23,8 @@ EpsilonAtOrder dirichletEpsilon(const DirichletMechanism& m, double delta, int m
     return best;
 }
 
-Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q, long long steps,
-                                         int maxOrder) {
+Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q,
+                                                 long long steps, int maxOrder) {
     int evaluations = 0;
     auto eps = [&](double r) {
         ++evaluations;
@@ -42,9 +42,9 @@ Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double de
 
     auto f = [&](double r) { return eps(r).epsilon - targetEpsilon; };
     std::uintmax_t maxIter = 200;
-    const auto bracket = boost::math::tools::toms748_solve(f, lo, hi, atLo.epsilon - targetEpsilon,
-                                                           atHi.epsilon - targetEpsilon,
-                                                           boost::math::tools::eps_tolerance<double>(40), maxIter);
+    const auto bracket =
+        boost::math::tools::toms748_solve(f, lo, hi, atLo.epsilon - targetEpsilon, atHi.epsilon - targetEpsilon,
+                                          boost::math::tools::eps_tolerance<double>(40), maxIter);
     // bracket.first keeps the sign of f(lo) (<= 0): the safe side.
     double r = bracket.first;
     EpsilonAtOrder at = eps(r);

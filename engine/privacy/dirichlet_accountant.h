@@ -7,10 +7,10 @@
 namespace dpmix::privacy {
 
 struct DirichletMechanism {
-    double alpha = 3.0;      // concentration offset α (> 0)
-    double r = 0.1;          // scale on the softmax output, 0 < r < α
-    double q = 1.0;          // Poisson sampling rate
-    long long steps = 1;     // compositions
+    double alpha = 3.0;   // concentration offset α (> 0)
+    double r = 0.1;       // scale on the softmax output, 0 < r < α
+    double q = 1.0;       // Poisson sampling rate
+    long long steps = 1;  // compositions
 };
 
 /// ε(δ) = min over integer orders 2 <= λ < 1 + α/r (capped at `maxOrder`) of
@@ -18,9 +18,9 @@ struct DirichletMechanism {
 EpsilonAtOrder dirichletEpsilon(const DirichletMechanism& m, double delta, int maxOrder = 256);
 
 struct DirichletCalibration {
-    double r;                // r* (ε(r*) <= target)
-    double epsilon;          // ε at r*
-    double order;            // optimal order at r*
+    double r;        // r* (ε(r*) <= target)
+    double epsilon;  // ε at r*
+    double order;    // optimal order at r*
     int evaluations;
 };
 
@@ -28,7 +28,7 @@ struct DirichletCalibration {
 /// on ε(r) − target over [α/256, α(1 − 1e−9)], to 1e-12 relative, keeping the end of the
 /// final bracket on the safe side (ε <= target). An error (the budget is too small) when even
 /// r = α/256 exceeds the target.
-Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q, long long steps,
-                                         int maxOrder = 256);
+Result<DirichletCalibration> calibrateDirichletR(double targetEpsilon, double delta, double alpha, double q,
+                                                 long long steps, int maxOrder = 256);
 
 }  // namespace dpmix::privacy

@@ -40,7 +40,8 @@ double subsampledDirichletRdp(double alpha, double r, double q, int order) {
     logA = logAdd(logA, logBinomial(l, 2) + 2 * logQ + (l - 2) * log1mQ + dirichletRdp(alpha, r, 2));
     const double log3 = std::log(3.0);
     for (int j = 3; j <= l; ++j) {
-        logA = logAdd(logA, log3 + logBinomial(l, j) + (l - j) * log1mQ + j * logQ + (j - 1) * dirichletRdp(alpha, r, j));
+        logA =
+            logAdd(logA, log3 + logBinomial(l, j) + (l - j) * log1mQ + j * logQ + (j - 1) * dirichletRdp(alpha, r, j));
     }
     return logA / (l - 1.0);
 }

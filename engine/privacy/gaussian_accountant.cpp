@@ -25,7 +25,7 @@ EpsilonAtOrder gaussianCompositionEpsilon(const std::vector<GaussianMechanism>& 
 }
 
 Result<SigmaCalibration> calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
-                                        const std::vector<double>& orders) {
+                                                const std::vector<double>& orders) {
     const std::vector<double> grid = orders.empty() ? defaultRdpOrders() : orders;
     int evaluations = 0;
     auto eps = [&](double sigma) {
@@ -40,9 +40,9 @@ Result<SigmaCalibration> calibrateGaussianSigma(double targetEpsilon, double del
         lo = hi;
         hi *= 2.0;
         if (hi > kMaxSigma)
-            return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(targetEpsilon) + " with q = " +
-                         formatNumber(q) + ", " + std::to_string(steps) + " steps and delta = " + formatNumber(delta) +
-                         ": the privacy budget is too small"};
+            return Error{"no noise multiplier up to 1e6 reaches epsilon " + formatNumber(targetEpsilon) +
+                         " with q = " + formatNumber(q) + ", " + std::to_string(steps) +
+                         " steps and delta = " + formatNumber(delta) + ": the privacy budget is too small"};
         atHi = eps(hi);
     }
     // ε(σ) is non-increasing in σ (each order's RDP is), so bisection keeps ε(hi) <= target.

@@ -10,9 +10,9 @@
 namespace dpmix::privacy {
 
 struct GaussianMechanism {
-    double q = 1.0;          // Poisson sampling rate (per example, or per user)
-    double sigma = 1.0;      // noise multiplier: noise std / clip norm
-    long long steps = 1;     // compositions
+    double q = 1.0;       // Poisson sampling rate (per example, or per user)
+    double sigma = 1.0;   // noise multiplier: noise std / clip norm
+    long long steps = 1;  // compositions
 };
 
 /// ε(δ) by RDP with the Balle et al. 2020 conversion over `orders`
@@ -24,10 +24,10 @@ EpsilonAtOrder gaussianEpsilon(const GaussianMechanism& m, double delta, const s
 EpsilonAtOrder gaussianCompositionEpsilon(const std::vector<GaussianMechanism>& parts, double delta);
 
 struct SigmaCalibration {
-    double sigma;            // the smallest σ (to relative 1e-10) whose ε <= target
-    double epsilon;          // ε at that σ (<= target)
-    double order;            // optimal order at that σ
-    int evaluations;         // accountant evaluations the search used
+    double sigma;     // the smallest σ (to relative 1e-10) whose ε <= target
+    double epsilon;   // ε at that σ (<= target)
+    double order;     // optimal order at that σ
+    int evaluations;  // accountant evaluations the search used
 };
 
 /// Smallest σ with ε(σ) <= targetEpsilon for (δ, q, steps). Doubles σ from 1 until the
@@ -36,6 +36,6 @@ struct SigmaCalibration {
 /// An error (the budget is too small for these q, steps and δ) when even σ = 1e6 cannot meet
 /// the target: a budget a user can type, so no exception.
 Result<SigmaCalibration> calibrateGaussianSigma(double targetEpsilon, double delta, double q, long long steps,
-                                        const std::vector<double>& orders = {});
+                                                const std::vector<double>& orders = {});
 
 }  // namespace dpmix::privacy

@@ -73,14 +73,15 @@ double computeRdp(double q, double sigma, double order) {
     if (q == 1.0) return order / (2.0 * sigma * sigma);
     if (std::isinf(order)) return std::numeric_limits<double>::infinity();
     const double rounded = std::round(order);
-    if (order == rounded) return softplus(logAMinusOneIntegerOrder(q, sigma, static_cast<int>(rounded))) / (order - 1.0);
+    if (order == rounded)
+        return softplus(logAMinusOneIntegerOrder(q, sigma, static_cast<int>(rounded))) / (order - 1.0);
     // The fractional series cancels signed terms; at high orders with large q it can lose every
     // digit (q = 0.5, σ = 14.45 gives negative values from α ≈ 52.7). RDP is non-negative and
     // non-decreasing in α, so the next integer order's exact value bounds it: a series result
     // outside [0, that] is numerical failure, and the bound is returned instead (still valid).
     const double series = logAFractionalOrder(q, sigma, order) / (order - 1.0);
-    const double ceiling = softplus(logAMinusOneIntegerOrder(q, sigma, static_cast<int>(std::ceil(order)))) /
-                           (std::ceil(order) - 1.0);
+    const double ceiling =
+        softplus(logAMinusOneIntegerOrder(q, sigma, static_cast<int>(std::ceil(order)))) / (std::ceil(order) - 1.0);
     return (series >= 0.0 && series <= ceiling * (1.0 + 1e-9)) ? series : ceiling;
 }
 

@@ -8,8 +8,8 @@
 #include <numbers>
 #include <stdexcept>
 #include <thread>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace dpmix::privacy {
 namespace {

@@ -32,15 +32,15 @@ Status checkDelta(const std::string& field, double delta) {
 
 std::string deltaWarning(double delta, long long units, const std::string& unitName) {
     if (units < 1 || !(delta >= 1.0 / (10.0 * static_cast<double>(units)))) return {};
-    return "delta = " + formatNumber(delta) + " is not well below 1/n = " + formatNumber(1.0 / static_cast<double>(units)) +
+    return "delta = " + formatNumber(delta) +
+           " is not well below 1/n = " + formatNumber(1.0 / static_cast<double>(units)) +
            " for n = " + std::to_string(units) + " " + unitName +
            ": a mechanism with delta >= 1/n may reveal one of them outright; choose delta < 1/(10 n) = " +
            formatNumber(1.0 / (10.0 * static_cast<double>(units)));
 }
 
 Status checkPositive(const std::string& field, double value) {
-    if (!(value > 0.0) || !std::isfinite(value))
-        return outOfRange(field, formatNumber(value), "a finite number > 0");
+    if (!(value > 0.0) || !std::isfinite(value)) return outOfRange(field, formatNumber(value), "a finite number > 0");
     return std::nullopt;
 }
 
@@ -55,9 +55,9 @@ Status checkCount(const std::string& field, long long value) {
 }
 
 // First error wins; fields are checked in the order a user reads the command.
-#define DPMIX_REQUIRE(opt, field)             \
+#define DPMIX_REQUIRE(opt, field) \
     if (!(opt)) return missing(field);
-#define DPMIX_CHECK(expr)                     \
+#define DPMIX_CHECK(expr) \
     if (auto err = (expr)) return *err;
 
 Result<GaussianEpsilonQuery> GaussianEpsilonQueryBuilder::build() const {

@@ -14,15 +14,15 @@
 namespace dpmix::privacy {
 
 /// Per-field checks, reusable by other builders (mixture learning, fine-tuning).
-Status checkSamplingRate(const std::string& field, double q);        // (0, 1]
-Status checkDelta(const std::string& field, double delta);          // (0, 1)
+Status checkSamplingRate(const std::string& field, double q);  // (0, 1]
+Status checkDelta(const std::string& field, double delta);     // (0, 1)
 /// A warning (not an error) when δ is not well below 1/units: (ε, δ)-DP with δ ≥ 1/n allows
 /// releasing one unit's data outright; dpmix warns from δ ≥ 1/(10·n). `unitName` is "examples",
 /// "users", "patients", ...; empty when δ is small enough.
 std::string deltaWarning(double delta, long long units, const std::string& unitName);
-Status checkPositive(const std::string& field, double value);       // > 0, finite
-Status checkSteps(const std::string& field, long long steps);       // >= 1
-Status checkCount(const std::string& field, long long value);       // >= 0
+Status checkPositive(const std::string& field, double value);  // > 0, finite
+Status checkSteps(const std::string& field, long long steps);  // >= 1
+Status checkCount(const std::string& field, long long value);  // >= 0
 
 /// Formats a double the way messages show it (shortest round-trip form).
 std::string formatNumber(double value);
@@ -34,10 +34,22 @@ struct GaussianEpsilonQuery {
 
 class GaussianEpsilonQueryBuilder {
 public:
-    GaussianEpsilonQueryBuilder& q(double v) { q_ = v; return *this; }
-    GaussianEpsilonQueryBuilder& sigma(double v) { sigma_ = v; return *this; }
-    GaussianEpsilonQueryBuilder& steps(long long v) { steps_ = v; return *this; }
-    GaussianEpsilonQueryBuilder& delta(double v) { delta_ = v; return *this; }
+    GaussianEpsilonQueryBuilder& q(double v) {
+        q_ = v;
+        return *this;
+    }
+    GaussianEpsilonQueryBuilder& sigma(double v) {
+        sigma_ = v;
+        return *this;
+    }
+    GaussianEpsilonQueryBuilder& steps(long long v) {
+        steps_ = v;
+        return *this;
+    }
+    GaussianEpsilonQueryBuilder& delta(double v) {
+        delta_ = v;
+        return *this;
+    }
     Result<GaussianEpsilonQuery> build() const;
 
 private:
@@ -54,10 +66,22 @@ struct SigmaQuery {
 
 class SigmaQueryBuilder {
 public:
-    SigmaQueryBuilder& epsilon(double v) { epsilon_ = v; return *this; }
-    SigmaQueryBuilder& delta(double v) { delta_ = v; return *this; }
-    SigmaQueryBuilder& q(double v) { q_ = v; return *this; }
-    SigmaQueryBuilder& steps(long long v) { steps_ = v; return *this; }
+    SigmaQueryBuilder& epsilon(double v) {
+        epsilon_ = v;
+        return *this;
+    }
+    SigmaQueryBuilder& delta(double v) {
+        delta_ = v;
+        return *this;
+    }
+    SigmaQueryBuilder& q(double v) {
+        q_ = v;
+        return *this;
+    }
+    SigmaQueryBuilder& steps(long long v) {
+        steps_ = v;
+        return *this;
+    }
     Result<SigmaQuery> build() const;
 
 private:
@@ -75,11 +99,26 @@ struct DirichletRQuery {
 
 class DirichletRQueryBuilder {
 public:
-    DirichletRQueryBuilder& epsilon(double v) { epsilon_ = v; return *this; }
-    DirichletRQueryBuilder& delta(double v) { delta_ = v; return *this; }
-    DirichletRQueryBuilder& alpha(double v) { alpha_ = v; return *this; }
-    DirichletRQueryBuilder& q(double v) { q_ = v; return *this; }
-    DirichletRQueryBuilder& steps(long long v) { steps_ = v; return *this; }
+    DirichletRQueryBuilder& epsilon(double v) {
+        epsilon_ = v;
+        return *this;
+    }
+    DirichletRQueryBuilder& delta(double v) {
+        delta_ = v;
+        return *this;
+    }
+    DirichletRQueryBuilder& alpha(double v) {
+        alpha_ = v;
+        return *this;
+    }
+    DirichletRQueryBuilder& q(double v) {
+        q_ = v;
+        return *this;
+    }
+    DirichletRQueryBuilder& steps(long long v) {
+        steps_ = v;
+        return *this;
+    }
     Result<DirichletRQuery> build() const;
 
 private:
@@ -90,10 +129,22 @@ private:
 /// A Dirichlet mechanism with a given scale r (for ledger entries and ε queries).
 class DirichletMechanismBuilder {
 public:
-    DirichletMechanismBuilder& alpha(double v) { alpha_ = v; return *this; }
-    DirichletMechanismBuilder& r(double v) { r_ = v; return *this; }
-    DirichletMechanismBuilder& q(double v) { q_ = v; return *this; }
-    DirichletMechanismBuilder& steps(long long v) { steps_ = v; return *this; }
+    DirichletMechanismBuilder& alpha(double v) {
+        alpha_ = v;
+        return *this;
+    }
+    DirichletMechanismBuilder& r(double v) {
+        r_ = v;
+        return *this;
+    }
+    DirichletMechanismBuilder& q(double v) {
+        q_ = v;
+        return *this;
+    }
+    DirichletMechanismBuilder& steps(long long v) {
+        steps_ = v;
+        return *this;
+    }
     Result<DirichletMechanism> build() const;
 
 private:
@@ -109,12 +160,30 @@ struct AuditBoundQuery {
 
 class AuditBoundQueryBuilder {
 public:
-    AuditBoundQueryBuilder& fp(long long v) { fp_ = v; return *this; }
-    AuditBoundQueryBuilder& fn(long long v) { fn_ = v; return *this; }
-    AuditBoundQueryBuilder& negatives(long long v) { negatives_ = v; return *this; }
-    AuditBoundQueryBuilder& positives(long long v) { positives_ = v; return *this; }
-    AuditBoundQueryBuilder& delta(double v) { delta_ = v; return *this; }
-    AuditBoundQueryBuilder& confidence(double v) { confidence_ = v; return *this; }
+    AuditBoundQueryBuilder& fp(long long v) {
+        fp_ = v;
+        return *this;
+    }
+    AuditBoundQueryBuilder& fn(long long v) {
+        fn_ = v;
+        return *this;
+    }
+    AuditBoundQueryBuilder& negatives(long long v) {
+        negatives_ = v;
+        return *this;
+    }
+    AuditBoundQueryBuilder& positives(long long v) {
+        positives_ = v;
+        return *this;
+    }
+    AuditBoundQueryBuilder& delta(double v) {
+        delta_ = v;
+        return *this;
+    }
+    AuditBoundQueryBuilder& confidence(double v) {
+        confidence_ = v;
+        return *this;
+    }
     Result<AuditBoundQuery> build() const;
 
 private:

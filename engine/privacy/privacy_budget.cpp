@@ -44,8 +44,10 @@ std::optional<double> prvWorstPerson(
     std::vector<const LedgerEntry*> whole;
     std::map<std::string, std::vector<std::vector<const LedgerEntry*>>> sides;  // partition → its sides' entries
     for (const auto& key : keys) {
-        if (key.first.empty()) whole.insert(whole.end(), groups.at(key).begin(), groups.at(key).end());
-        else sides[key.first].push_back(groups.at(key));
+        if (key.first.empty())
+            whole.insert(whole.end(), groups.at(key).begin(), groups.at(key).end());
+        else
+            sides[key.first].push_back(groups.at(key));
     }
     if (sides.size() > kMaxPrvPartitions) return std::nullopt;
     std::vector<const std::vector<std::vector<const LedgerEntry*>>*> choices;
@@ -99,7 +101,8 @@ PrivacyBudget composeBudget(const std::vector<BudgetRelease>& releases) {
     }
     Curve worst(orders.size(), 0.0);
     std::map<std::string, Curve> worstSide;  // per partition: per order, the larger side
-    const bool allPrv = std::all_of(releases.begin(), releases.end(), [](const BudgetRelease& r) { return isPrvGaussian(r.entry); });
+    const bool allPrv =
+        std::all_of(releases.begin(), releases.end(), [](const BudgetRelease& r) { return isPrvGaussian(r.entry); });
     for (const auto& key : keys) {
         const Curve c = curveOf(groups[key], orders);
         double groupEpsilon = epsilonOf(c, orders, b.delta);

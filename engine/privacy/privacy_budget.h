@@ -22,26 +22,26 @@ namespace dpmix::privacy {
 /// One DP release: a ledger entry of a run and the ρ split its A/B split belongs to.
 struct BudgetRelease {
     long long runId = 0;
-    std::string label;       // what the release is, for listings ("dp-mixmin 'warm' eps 1 seed 0")
-    std::string partition;   // the ρ split ("seed=0 rho=0.3"); empty: the entry touches everyone
+    std::string label;      // what the release is, for listings ("dp-mixmin 'warm' eps 1 seed 0")
+    std::string partition;  // the ρ split ("seed=0 rho=0.3"); empty: the entry touches everyone
     LedgerEntry entry;
 };
 
 /// Releases on one part of the data, composed sequentially.
 struct BudgetGroup {
-    std::string partition;   // empty for the whole set
-    std::string split;       // "A", "B", or the whole-set split's name
+    std::string partition;  // empty for the whole set
+    std::string split;      // "A", "B", or the whole-set split's name
     long long releases = 0;
-    double epsilon = 0.0;    // this part alone, at the budget's δ
+    double epsilon = 0.0;  // this part alone, at the budget's δ
 };
 
 struct PrivacyBudget {
-    double epsilon = 0.0;    // the dataset total (worst-placed person); 0 with no release
-    double delta = 0.0;      // δ of the conversion: the largest δ of the releases
+    double epsilon = 0.0;  // the dataset total (worst-placed person); 0 with no release
+    double delta = 0.0;    // δ of the conversion: the largest δ of the releases
     long long releases = 0;
     std::vector<BudgetGroup> groups;
-    bool established = true; // false if a release's guarantee is only claimed by its authors
-    bool seeded = false;     // some release used seeded randomness (not a release in the DP sense)
+    bool established = true;  // false if a release's guarantee is only claimed by its authors
+    bool seeded = false;      // some release used seeded randomness (not a release in the DP sense)
 };
 
 /// Composes the releases as described above. A NonPrivate entry makes the total +inf (callers

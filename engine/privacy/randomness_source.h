@@ -20,8 +20,8 @@ bool parseRandomnessMode(const std::string& text, RandomnessMode& out);
 /// Where one mechanism invocation's randomness comes from.
 struct RandomnessSource {
     RandomnessMode mode = RandomnessMode::Secret;
-    std::uint64_t seed = 0;   // seeded mode only
-    std::string invocation;   // seeded mode only: the release's identity, e.g. "mixture/task=t1/eps=1"
+    std::uint64_t seed = 0;  // seeded mode only
+    std::string invocation;  // seeded mode only: the release's identity, e.g. "mixture/task=t1/eps=1"
 
     static RandomnessSource secret() { return {}; }
     /// Seeded randomness. Two invocations with the same seed but different `invocation`

@@ -108,13 +108,13 @@ Liveness processLiveness(const ProcessIdentity& process) {
         const auto stat = readStat(process.pid);
         if (!stat) return Liveness::Dead;
         if (stat->state == 'Z' || stat->state == 'X') return Liveness::Dead;  // exited, not yet reaped
-        if (process.start.empty()) return Liveness::Alive;  // no start token: the pid is all we know
+        if (process.start.empty()) return Liveness::Alive;                    // no start token: the pid is all we know
         const auto slash = process.start.find('/');
         if (slash == std::string::npos) return Liveness::Alive;
         const std::string boot = process.start.substr(0, slash), ticks = process.start.substr(slash + 1);
         // The recorded boot id may be a prefix (temporary file names carry 8 characters).
         if (boot.empty() || bootId().rfind(boot, 0) != 0) return Liveness::Dead;  // rebooted since
-        return ticks == stat->startTicks ? Liveness::Alive : Liveness::Dead;       // else: a recycled pid
+        return ticks == stat->startTicks ? Liveness::Alive : Liveness::Dead;      // else: a recycled pid
     }
     if (::kill(static_cast<pid_t>(process.pid), 0) == 0 || errno == EPERM) return Liveness::Alive;
     return Liveness::Dead;

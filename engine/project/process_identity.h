@@ -14,7 +14,7 @@
 namespace dpmix::project {
 
 struct ProcessIdentity {
-    std::string host;   // gethostname()
+    std::string host;  // gethostname()
     long long pid = 0;
     std::string start;  // "<boot id>/<start time in clock ticks>"; empty where /proc is missing
 };

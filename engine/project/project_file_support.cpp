@@ -44,7 +44,8 @@ Error storageError(const fs::path& file, const std::string& action, const std::e
             return Error{file.string() + ": cannot " + action + ": the disk is full (" + e.what() +
                          "); nothing of this call was stored"};
         if (primary == 10 /* SQLITE_IOERR */ && sql->systemErrno == EFBIG)
-            return Error{file.string() + ": cannot " + action + ": the file-size limit of this process (ulimit -f) "
+            return Error{file.string() + ": cannot " + action +
+                         ": the file-size limit of this process (ulimit -f) "
                          "was reached; nothing of this call was stored"};
         if (primary == 8 /* SQLITE_READONLY */)
             return Error{file.string() + ": cannot " + action + ": the project is read-only (" + e.what() + ")"};

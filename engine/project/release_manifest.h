@@ -16,16 +16,16 @@ struct ReleaseConfirmation {
 };
 
 struct ReleaseManifest {
-    std::string exportedAt;                  // UTC ISO 8601
-    std::string exportedBy;                  // dpmix version
-    std::string fromProject;                 // the project's file name (no folder)
-    std::vector<long long> runs;             // the exported runs (their ids in the project)
-    bool includesTestMetrics = false;        // metrics of the sensitive test split, not covered
+    std::string exportedAt;            // UTC ISO 8601
+    std::string exportedBy;            // dpmix version
+    std::string fromProject;           // the project's file name (no folder)
+    std::vector<long long> runs;       // the exported runs (their ids in the project)
+    bool includesTestMetrics = false;  // metrics of the sensitive test split, not covered
     std::vector<ReleaseConfirmation> unestablished;
-    double epsilon = 0.0;                    // the composed guarantee of the exported runs
+    double epsilon = 0.0;  // the composed guarantee of the exported runs
     double delta = 0.0;
-    long long releases = 0;                  // DP mechanisms composed into (epsilon, delta)
-    std::string unit;                        // "examples" or "users"
+    long long releases = 0;  // DP mechanisms composed into (epsilon, delta)
+    std::string unit;        // "examples" or "users"
 };
 
 inline constexpr const char* kReleaseFormat = "dpmix-release/1";

@@ -25,8 +25,8 @@ struct ResultSummaryRow {
     double epsilon = 0.0;
     double mean = 0.0, std = 0.0;  // over seeds of the per-seed mean over tasks; std 0 for one seed
     int seeds = 0;
-    int tasks = 0;                 // distinct tasks seen for this (ε, method)
-    int fewestTasksInASeed = 0;    // < tasks: some seed lacks a task, so its macro mean is over fewer
+    int tasks = 0;               // distinct tasks seen for this (ε, method)
+    int fewestTasksInASeed = 0;  // < tasks: some seed lacks a task, so its macro mean is over fewer
 };
 
 /// Rows ordered by ε, then by first appearance of the method. Several observations of one

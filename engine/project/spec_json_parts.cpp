@@ -53,8 +53,7 @@ const Json& requireObject(const Json& parent, const std::string& path, const std
     return v;
 }
 
-std::string requireString(const Json& parent, const std::string& path, const std::string& key,
-                          bool allowEmpty) {
+std::string requireString(const Json& parent, const std::string& path, const std::string& key, bool allowEmpty) {
     if (!parent.contains(key)) fail(child(path, key), "missing (expected a string)");
     const Json& v = parent.at(key);
     if (!v.is_string()) wrongType(child(path, key), v, "a string");

@@ -29,8 +29,7 @@ std::string element(const std::string& path, std::size_t i);
 
 void checkKeys(const Json& object, const std::string& path, const std::vector<std::string>& allowed);
 const Json& requireObject(const Json& parent, const std::string& path, const std::string& key);
-std::string requireString(const Json& parent, const std::string& path, const std::string& key,
-                          bool allowEmpty = false);
+std::string requireString(const Json& parent, const std::string& path, const std::string& key, bool allowEmpty = false);
 double numberValue(const Json& v, const std::string& path);
 long long integerValue(const Json& v, const std::string& path);
 

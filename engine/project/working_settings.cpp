@@ -22,12 +22,13 @@ Status ProjectFile::saveWorkingSettings(const std::string& settingsJson) {
     const auto parsed = nlohmann::json::parse(settingsJson, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded() || !parsed.is_object())
         return Error{path_.string() + ": the working settings were not saved: expected one JSON object, got \"" +
-                         settingsJson.substr(0, 40) + (settingsJson.size() > 40 ? "…" : "") + "\""};
+                     settingsJson.substr(0, 40) + (settingsJson.size() > 40 ? "…" : "") + "\""};
     try {
         Transaction t(*db_);
-        Statement s(db_->handle(),
-                    "INSERT INTO working_settings(id, settings_json, saved_at) VALUES(1, ?, ?) "
-                    "ON CONFLICT(id) DO UPDATE SET settings_json = excluded.settings_json, saved_at = excluded.saved_at");
+        Statement s(
+            db_->handle(),
+            "INSERT INTO working_settings(id, settings_json, saved_at) VALUES(1, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET settings_json = excluded.settings_json, saved_at = excluded.saved_at");
         s.bind(1, parsed.dump()).bind(2, utcTimestamp()).run();
         t.commit();
         return std::nullopt;

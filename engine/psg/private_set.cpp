@@ -8,8 +8,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
-#include <stdexcept>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 namespace dpmix::psg {
@@ -39,8 +39,7 @@ std::vector<int> setLabels(int classes, int imagesPerClass) {
 
 Tensor initialNormalisedSet(int classes, int channels, int height, int width, const PsgParams& params,
                             at::Generator& gen) {
-    return at::randn({static_cast<int64_t>(classes) * params.imagesPerClass, channels, height, width}, gen,
-                     at::kFloat);
+    return at::randn({static_cast<int64_t>(classes) * params.imagesPerClass, channels, height, width}, gen, at::kFloat);
 }
 
 PrivateSet toPixelSpace(const Tensor& normalised, int classes, const PsgParams& params) {
@@ -50,7 +49,8 @@ PrivateSet toPixelSpace(const Tensor& normalised, int classes, const PsgParams& 
     set.channels = static_cast<int>(normalised.size(1));
     set.height = static_cast<int>(normalised.size(2));
     set.width = static_cast<int>(normalised.size(3));
-    const Tensor pixels = (normalised.detach().to(at::kCPU, at::kFloat) * params.pixelStd + params.pixelMean).contiguous();
+    const Tensor pixels =
+        (normalised.detach().to(at::kCPU, at::kFloat) * params.pixelStd + params.pixelMean).contiguous();
     set.pixels.assign(pixels.data_ptr<float>(), pixels.data_ptr<float>() + pixels.numel());
     set.labels = setLabels(classes, params.imagesPerClass);
     return set;
@@ -62,7 +62,8 @@ Status checkInputs(const train::ImageView& images, std::span<const int> labels, 
         return Error{"psg: " + std::to_string(labels.size()) + " labels for " + std::to_string(images.count) +
                      " images: expected one class label per image"};
     if (classes < 2)
-        return Error{"psg: " + std::to_string(classes) + " class(es): expected a classification with at least 2 classes"};
+        return Error{"psg: " + std::to_string(classes) +
+                     " class(es): expected a classification with at least 2 classes"};
     for (std::size_t i = 0; i < labels.size(); ++i)
         if (labels[i] < 0 || labels[i] >= classes)
             return Error{"psg: label " + std::to_string(labels[i]) + " of image " + std::to_string(i) +
@@ -127,7 +128,8 @@ Result<PsgResult> generatePrivateSet(const train::ImageView& images, std::span<c
                      .to(device)
                      .set_requires_grad(true);
     const std::vector<int> labelsOfSet = setLabels(classes, params.imagesPerClass);
-    const Tensor setTargets = at::tensor(std::vector<int64_t>(labelsOfSet.begin(), labelsOfSet.end()), at::kLong).to(device);
+    const Tensor setTargets =
+        at::tensor(std::vector<int64_t>(labelsOfSet.begin(), labelsOfSet.end()), at::kLong).to(device);
     std::vector<Tensor*> setParams{&set};
     train::detail::SgdOptimizer setOptimizer(setParams, params.imageLearningRate, params.imageMomentum);
 
@@ -150,22 +152,24 @@ Result<PsgResult> generatePrivateSet(const train::ImageView& images, std::span<c
                 const std::vector<std::int64_t> rows = sampler.next();
                 Tensor realImages, realLabels;
                 if (!rows.empty()) {
-                    realImages = (train::detail::gatherImages(images, rows, device) - params.pixelMean) / params.pixelStd;
+                    realImages =
+                        (train::detail::gatherImages(images, rows, device) - params.pixelMean) / params.pixelStd;
                     std::vector<int64_t> y(rows.size());
                     for (std::size_t i = 0; i < rows.size(); ++i) y[i] = labels[static_cast<std::size_t>(rows[i])];
                     realLabels = at::tensor(y, at::kLong).to(device);
                 }
-                const std::vector<Tensor> real = detail::privateRealGradient(net, realImages, realLabels, params.clipNorm,
-                                                                             noiseStd, expectedBatch, noise);
+                const std::vector<Tensor> real = detail::privateRealGradient(
+                    net, realImages, realLabels, params.clipNorm, noiseStd, expectedBatch, noise);
                 ++result.dpGradientSteps;
                 const Tensor distance = detail::matchDistance(detail::syntheticGradient(net, set, setTargets), real);
                 set.mutable_grad() = torch::autograd::grad({distance}, {set})[0];
                 setOptimizer.step();
                 lossSum += distance.item<double>();
                 ++lossCount;
-                report(control.progress, {"psg", result.dpGradientSteps, totalSteps,
-                                          "iteration " + std::to_string(it + 1) + "/" + std::to_string(params.iterations) +
-                                              ", matching distance " + std::to_string(lossSum / lossCount)});
+                report(control.progress,
+                       {"psg", result.dpGradientSteps, totalSteps,
+                        "iteration " + std::to_string(it + 1) + "/" + std::to_string(params.iterations) +
+                            ", matching distance " + std::to_string(lossSum / lossCount)});
             }
             if (round + 1 < loops.outer) trainOnSet(net, set, setTargets, params, loops.inner, gen, control.cancel);
         }

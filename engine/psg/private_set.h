@@ -25,14 +25,14 @@ PrivateSet initialPrivateSet(int classes, int channels, int height, int width, c
 
 struct PsgResult {
     PrivateSet set;
-    privacy::LedgerEntry entry;       // as recorded in the ledger before the first step
-    long long dpGradientSteps = 0;    // Gaussian mechanism invocations actually run (= entry.steps when done)
-    std::vector<double> matchLoss;    // mean matching distance per iteration
+    privacy::LedgerEntry entry;     // as recorded in the ledger before the first step
+    long long dpGradientSteps = 0;  // Gaussian mechanism invocations actually run (= entry.steps when done)
+    std::vector<double> matchLoss;  // mean matching distance per iteration
 };
 
 struct PsgControl {
-    ProgressCallback progress;        // stage "psg", done/total = matching steps
-    CancellationToken cancel;         // polled at every matching and training step
+    ProgressCallback progress;  // stage "psg", done/total = matching steps
+    CancellationToken cancel;   // polled at every matching and training step
     /// Called with the current S every `snapshotEvery` iterations (a live view); never the
     /// sensitive data. The set passed is a copy the receiver may keep.
     std::function<void(const PrivateSet&, int iteration)> snapshot;

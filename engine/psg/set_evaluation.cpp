@@ -17,8 +17,7 @@ using at::Tensor;
 
 std::vector<float> normalised(const train::ImageView& images, double mean, double std) {
     std::vector<float> out(images.pixels.size());
-    for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = static_cast<float>((images.pixels[i] - mean) / std);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>((images.pixels[i] - mean) / std);
     return out;
 }
 
@@ -40,8 +39,8 @@ Result<double> accuracyAfterTrainingOn(const train::ModelSpec& spec, const train
     if (auto e = train::checkImageShape("test images", testImages, spec.channels, spec.height, spec.width)) return *e;
     if (auto e = train::checkFinetuneLabels(testLabels, testImages.count, spec.outputs)) return *e;
     if (params.epochs < 1 || params.batchSize < 1)
-        return Error{"set evaluation: epochs = " + std::to_string(params.epochs) + ", batch = " +
-                     std::to_string(params.batchSize) + ": expected both >= 1"};
+        return Error{"set evaluation: epochs = " + std::to_string(params.epochs) +
+                     ", batch = " + std::to_string(params.batchSize) + ": expected both >= 1"};
 
     at::Device device = at::kCPU;
     try {
@@ -52,10 +51,10 @@ Result<double> accuracyAfterTrainingOn(const train::ModelSpec& spec, const train
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(params.seed);
     train::detail::Network net = train::detail::buildNetworkOn(spec, gen, device);
     const std::vector<float> trainPixels = normalised(trainImages, params.pixelMean, params.pixelStd);
-    const Tensor x = at::from_blob(const_cast<float*>(trainPixels.data()),
-                                   {trainImages.count, trainImages.channels, trainImages.height, trainImages.width},
-                                   at::kFloat)
-                         .to(device);
+    const Tensor x =
+        at::from_blob(const_cast<float*>(trainPixels.data()),
+                      {trainImages.count, trainImages.channels, trainImages.height, trainImages.width}, at::kFloat)
+            .to(device);
     const Tensor y = at::tensor(std::vector<int64_t>(trainLabels.begin(), trainLabels.end()), at::kLong).to(device);
     std::vector<Tensor*> weights = net.parameters();
     train::detail::SgdOptimizer optimizer(weights, params.learningRate, params.momentum, params.weightDecay);
@@ -77,11 +76,13 @@ Result<double> accuracyAfterTrainingOn(const train::ModelSpec& spec, const train
     return accuracyFromLogits(train::detail::predictLogits(net, testView, device), testLabels);
 }
 
-Result<double> accuracyOf(const train::Model& model, const train::ImageView& testImages, std::span<const int> testLabels) {
+Result<double> accuracyOf(const train::Model& model, const train::ImageView& testImages,
+                          std::span<const int> testLabels) {
     if (auto e = train::checkFinetuneLabels(testLabels, testImages.count, model.spec().outputs)) return *e;
     auto logits = model.logits(testImages);
     if (!logits) return logits.error();
-    const Tensor l = at::from_blob(const_cast<float*>(logits->data()), {testImages.count, model.spec().outputs}, at::kFloat);
+    const Tensor l =
+        at::from_blob(const_cast<float*>(logits->data()), {testImages.count, model.spec().outputs}, at::kFloat);
     return accuracyFromLogits(l, testLabels);
 }
 

@@ -23,7 +23,7 @@ struct SetTrainingParams {
     double weightDecay = 5e-4;
     double pixelMean = 0.5;
     double pixelStd = 0.5;
-    std::uint64_t seed = 0;  // the network's initialisation and the batch order
+    std::uint64_t seed = 0;      // the network's initialisation and the batch order
     std::string device = "cpu";  // where the network trains (Model::create's names)
 };
 
@@ -37,6 +37,7 @@ Result<double> accuracyAfterTrainingOn(const train::ModelSpec& spec, const train
                                        const CancellationToken& cancel = {});
 
 /// The share of test images whose largest logit under `model` is their label (inputs as given).
-Result<double> accuracyOf(const train::Model& model, const train::ImageView& testImages, std::span<const int> testLabels);
+Result<double> accuracyOf(const train::Model& model, const train::ImageView& testImages,
+                          std::span<const int> testLabels);
 
 }  // namespace dpmix::psg

@@ -27,9 +27,7 @@ PsgLoops PsgParams::loops() const {
     return l ? *l : PsgLoops{};
 }
 
-long long PsgParams::compositions() const {
-    return static_cast<long long>(iterations) * loops().outer * batchLoop;
-}
+long long PsgParams::compositions() const { return static_cast<long long>(iterations) * loops().outer * batchLoop; }
 
 namespace {
 
@@ -65,13 +63,12 @@ Result<PsgParams> PsgParamsBuilder::build() const {
         return Error{"psg: delta = " + text(p.delta) + " is out of range: expected 0 < delta < 1"};
     if (!(p.imageMomentum >= 0 && p.imageMomentum < 1))
         return Error{"psg: momentum_image = " + text(p.imageMomentum) + " is out of range: expected 0 <= momentum < 1"};
-    if (!std::isfinite(p.pixelMean))
-        return Error{"psg: pixel_mean = " + text(p.pixelMean) + " is not a finite number"};
+    if (!std::isfinite(p.pixelMean)) return Error{"psg: pixel_mean = " + text(p.pixelMean) + " is not a finite number"};
     if (p.sigma && !(std::isfinite(*p.sigma) && *p.sigma > 0))
         return Error{"psg: sigma = " + text(*p.sigma) + " is out of range: expected a finite noise multiplier > 0"};
     if (p.compositions() > 100'000'000)
-        return Error{"psg: iterations = " + std::to_string(p.iterations) + " gives " + std::to_string(p.compositions()) +
-                     " DP gradient steps: expected at most 10^8"};
+        return Error{"psg: iterations = " + std::to_string(p.iterations) + " gives " +
+                     std::to_string(p.compositions()) + " DP gradient steps: expected at most 10^8"};
     return p;
 }
 

@@ -27,15 +27,15 @@ const std::vector<int>& supportedImagesPerClass();
 Result<PsgLoops> loopsForImagesPerClass(int imagesPerClass);
 
 struct PsgParams {
-    int imagesPerClass = 10;       // spc
-    int iterations = 1000;         // fresh networks, each matched `outer` times
-    int batchLoop = 10;            // matching steps (one DP gradient each) per round
+    int imagesPerClass = 10;  // spc
+    int iterations = 1000;    // fresh networks, each matched `outer` times
+    int batchLoop = 10;       // matching steps (one DP gradient each) per round
     double epsilon = 10.0;
     double delta = 1e-5;
-    std::optional<double> sigma;   // set: use this noise multiplier instead of calibrating to ε
+    std::optional<double> sigma;  // set: use this noise multiplier instead of calibrating to ε
     privacy::Accountant accountant = privacy::Accountant::Rdp;
-    double clipNorm = 0.1;         // per-example clipping of the real gradient
-    int expectedBatchSize = 256;   // Poisson rate q = B / N
+    double clipNorm = 0.1;        // per-example clipping of the real gradient
+    int expectedBatchSize = 256;  // Poisson rate q = B / N
     double imageLearningRate = 0.1;
     double imageMomentum = 0.5;
     double networkLearningRate = 0.01;  // training the network on S between rounds
@@ -46,36 +46,92 @@ struct PsgParams {
     // x̂ = (x − pixelMean) / pixelStd. Never estimated from the sensitive data (that would cost ε).
     double pixelMean = 0.5;
     double pixelStd = 0.5;
-    std::uint64_t seed = 0;        // public randomness: S's start, the networks, the order on S
+    std::uint64_t seed = 0;                // public randomness: S's start, the networks, the order on S
     privacy::RandomnessSource randomness;  // the mechanism's sampling and noise: secret unless seeded
-    std::string split = "train";   // ledger: which split of the sensitive data it touches
-    std::string device = "cpu";    // where S, the networks and every gradient live (Model::create's names)
+    std::string split = "train";           // ledger: which split of the sensitive data it touches
+    std::string device = "cpu";            // where S, the networks and every gradient live (Model::create's names)
 
-    PsgLoops loops() const;        // of imagesPerClass (valid after build())
+    PsgLoops loops() const;  // of imagesPerClass (valid after build())
     /// Gaussian mechanism invocations: iterations × outer × batchLoop (every one is run).
     long long compositions() const;
 };
 
 class PsgParamsBuilder {
 public:
-    PsgParamsBuilder& imagesPerClass(int v) { p_.imagesPerClass = v; return *this; }
-    PsgParamsBuilder& iterations(int v) { p_.iterations = v; return *this; }
-    PsgParamsBuilder& batchLoop(int v) { p_.batchLoop = v; return *this; }
-    PsgParamsBuilder& epsilon(double v) { p_.epsilon = v; return *this; }
-    PsgParamsBuilder& delta(double v) { p_.delta = v; return *this; }
-    PsgParamsBuilder& sigma(double v) { p_.sigma = v; return *this; }
-    PsgParamsBuilder& accountant(privacy::Accountant v) { p_.accountant = v; return *this; }
-    PsgParamsBuilder& clipNorm(double v) { p_.clipNorm = v; return *this; }
-    PsgParamsBuilder& expectedBatchSize(int v) { p_.expectedBatchSize = v; return *this; }
-    PsgParamsBuilder& imageLearningRate(double v) { p_.imageLearningRate = v; return *this; }
-    PsgParamsBuilder& imageMomentum(double v) { p_.imageMomentum = v; return *this; }
-    PsgParamsBuilder& networkLearningRate(double v) { p_.networkLearningRate = v; return *this; }
-    PsgParamsBuilder& networkBatchSize(int v) { p_.networkBatchSize = v; return *this; }
-    PsgParamsBuilder& network(int width, int depth) { p_.networkWidth = width; p_.networkDepth = depth; return *this; }
-    PsgParamsBuilder& pixelNormalisation(double mean, double std) { p_.pixelMean = mean; p_.pixelStd = std; return *this; }
-    PsgParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
-    PsgParamsBuilder& randomness(privacy::RandomnessSource v) { p_.randomness = std::move(v); return *this; }
-    PsgParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
+    PsgParamsBuilder& imagesPerClass(int v) {
+        p_.imagesPerClass = v;
+        return *this;
+    }
+    PsgParamsBuilder& iterations(int v) {
+        p_.iterations = v;
+        return *this;
+    }
+    PsgParamsBuilder& batchLoop(int v) {
+        p_.batchLoop = v;
+        return *this;
+    }
+    PsgParamsBuilder& epsilon(double v) {
+        p_.epsilon = v;
+        return *this;
+    }
+    PsgParamsBuilder& delta(double v) {
+        p_.delta = v;
+        return *this;
+    }
+    PsgParamsBuilder& sigma(double v) {
+        p_.sigma = v;
+        return *this;
+    }
+    PsgParamsBuilder& accountant(privacy::Accountant v) {
+        p_.accountant = v;
+        return *this;
+    }
+    PsgParamsBuilder& clipNorm(double v) {
+        p_.clipNorm = v;
+        return *this;
+    }
+    PsgParamsBuilder& expectedBatchSize(int v) {
+        p_.expectedBatchSize = v;
+        return *this;
+    }
+    PsgParamsBuilder& imageLearningRate(double v) {
+        p_.imageLearningRate = v;
+        return *this;
+    }
+    PsgParamsBuilder& imageMomentum(double v) {
+        p_.imageMomentum = v;
+        return *this;
+    }
+    PsgParamsBuilder& networkLearningRate(double v) {
+        p_.networkLearningRate = v;
+        return *this;
+    }
+    PsgParamsBuilder& networkBatchSize(int v) {
+        p_.networkBatchSize = v;
+        return *this;
+    }
+    PsgParamsBuilder& network(int width, int depth) {
+        p_.networkWidth = width;
+        p_.networkDepth = depth;
+        return *this;
+    }
+    PsgParamsBuilder& pixelNormalisation(double mean, double std) {
+        p_.pixelMean = mean;
+        p_.pixelStd = std;
+        return *this;
+    }
+    PsgParamsBuilder& seed(std::uint64_t v) {
+        p_.seed = v;
+        return *this;
+    }
+    PsgParamsBuilder& randomness(privacy::RandomnessSource v) {
+        p_.randomness = std::move(v);
+        return *this;
+    }
+    PsgParamsBuilder& split(std::string v) {
+        p_.split = std::move(v);
+        return *this;
+    }
     /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
     PsgParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "psg") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));

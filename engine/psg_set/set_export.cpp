@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
-#include <unistd.h>
 
 namespace dpmix::psg {
 namespace fs = std::filesystem;
@@ -97,14 +97,18 @@ Status writePngCsv(const PrivateSet& set, const std::vector<std::string>& classN
 }  // namespace
 
 bool parseSetExportFormat(const std::string& text, SetExportFormat& out) {
-    if (text == "idx") out = SetExportFormat::Idx;
-    else if (text == "png-csv") out = SetExportFormat::PngCsv;
-    else return false;
+    if (text == "idx")
+        out = SetExportFormat::Idx;
+    else if (text == "png-csv")
+        out = SetExportFormat::PngCsv;
+    else
+        return false;
     return true;
 }
 
 Result<SetExportResult> exportPrivateSet(const PrivateSet& set, const std::vector<std::string>& classNames,
-                                         SetExportFormat format, const fs::path& folder, const std::string& sourceName) {
+                                         SetExportFormat format, const fs::path& folder,
+                                         const std::string& sourceName) {
     if (set.count() <= 0 || set.channels < 1 || set.height < 1 || set.width < 1 ||
         static_cast<std::int64_t>(set.pixels.size()) != set.count() * set.channels * set.height * set.width ||
         static_cast<std::int64_t>(set.labels.size()) != set.count())
@@ -114,7 +118,8 @@ Result<SetExportResult> exportPrivateSet(const PrivateSet& set, const std::vecto
                      " classes"};
     for (const auto& c : classNames)
         if (c.empty() || c.find_first_of(",\"\n\r") != std::string::npos)
-            return Error{"class name '" + c + "' is empty or holds a comma, quote or line break: the loaders' "
+            return Error{"class name '" + c +
+                         "' is empty or holds a comma, quote or line break: the loaders' "
                          "options list classes separated by commas"};
     if (format == SetExportFormat::Idx && set.channels != 1)
         return Error{"format idx holds grey images; this set has " + std::to_string(set.channels) +
@@ -134,8 +139,8 @@ Result<SetExportResult> exportPrivateSet(const PrivateSet& set, const std::vecto
 
     SetExportResult result;
     result.folder = absolute;
-    Status written = format == SetExportFormat::Idx ? writeIdx(set, temp, result)
-                                                    : writePngCsv(set, classNames, temp, result);
+    Status written =
+        format == SetExportFormat::Idx ? writeIdx(set, temp, result) : writePngCsv(set, classNames, temp, result);
     nlohmann::ordered_json source;
     source["name"] = sourceName;
     if (format == SetExportFormat::Idx) {

@@ -56,8 +56,8 @@ Result<std::string> chooseDevice(const std::string& requested) {
                          "device"};
         if (requested == "cuda") return requested;
         const std::string index = requested.substr(5);
-        const bool digits = !index.empty() && index.size() < 4 &&
-                            index.find_first_not_of("0123456789") == std::string::npos;
+        const bool digits =
+            !index.empty() && index.size() < 4 && index.find_first_not_of("0123456789") == std::string::npos;
         if (!digits || std::stoi(index) >= gpus)
             return Error{"device = " + requested + ": expected cuda:N with N from 0 to " + std::to_string(gpus - 1),
                          "device"};

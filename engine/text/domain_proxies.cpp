@@ -38,13 +38,13 @@ Result<DomainProxies> buildDomainProxies(const data::TextCorpus& publicText, con
     if (domains.empty()) return Error{"public text: no documents to build domain proxies from"};
 
     report(progress, {"proxies", 0, static_cast<long long>(domains.size()), "training the tokenizer"});
-    auto tokenizer = trainTokenizer(tokenizerTrainingSample(publicText, options.tokenizerSample), options.tokenizer, cancel);
+    auto tokenizer =
+        trainTokenizer(tokenizerTrainingSample(publicText, options.tokenizerSample), options.tokenizer, cancel);
     if (!tokenizer) return tokenizer.error();
     report(progress, {"proxies", 0, static_cast<long long>(domains.size()), "tokenizer ready"});
 
     std::map<std::string, std::vector<std::size_t>> byDomain;
-    for (std::size_t i = 0; i < publicText.documents.size(); ++i)
-        byDomain[publicText.documents[i].domain].push_back(i);
+    for (std::size_t i = 0; i < publicText.documents.size(); ++i) byDomain[publicText.documents[i].domain].push_back(i);
 
     std::vector<std::shared_ptr<const LanguageModel>> proxies;
     for (std::size_t k = 0; k < domains.size(); ++k) {

@@ -37,7 +37,7 @@ class DomainProxies {
 public:
     const Tokenizer& tokenizer() const { return tokenizer_; }
     const std::vector<std::string>& domains() const { return domains_; }  // sorted; proxy i models domains()[i]
-    std::size_t size() const { return proxies_.size(); }                   // k
+    std::size_t size() const { return proxies_.size(); }                  // k
     const LanguageModel& proxy(std::size_t i) const { return *proxies_.at(i); }
 
 private:

@@ -26,7 +26,7 @@ public:
 
 private:
     friend Result<DomainSampler> makeDomainSampler(const Eigen::VectorXd&, std::vector<std::vector<std::size_t>>);
-    std::vector<double> cumulative_;                  // Σ_{m ≤ i} λ_m, last entry forced to 1
+    std::vector<double> cumulative_;  // Σ_{m ≤ i} λ_m, last entry forced to 1
     std::vector<std::vector<std::size_t>> documents_;
 };
 

@@ -28,8 +28,7 @@ void countSorted(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& u
 // The bits one token id takes in a key, once the order and the vocabulary are checked: an order of
 // 1 to 6 whose n ids fit a 64-bit key, and BOS and EOS inside the vocabulary.
 Result<int> keyBits(int n, const Vocabulary& vocabulary) {
-    if (n < 1 || n > 6)
-        return Error{"n-gram order: got " + std::to_string(n) + ", expected an integer from 1 to 6"};
+    if (n < 1 || n > 6) return Error{"n-gram order: got " + std::to_string(n) + ", expected an integer from 1 to 6"};
     if (vocabulary.size < 2)
         return Error{"vocabulary size: got " + std::to_string(vocabulary.size) + ", expected at least 2"};
     for (const auto& [name, id] : {std::pair{"BOS id", vocabulary.bos}, std::pair{"EOS id", vocabulary.eos}})
@@ -38,9 +37,9 @@ Result<int> keyBits(int n, const Vocabulary& vocabulary) {
                          std::to_string(vocabulary.size) + ")"};
     const int bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(vocabulary.size - 1))));
     if (n * bits > 64)
-        return Error{"n-gram order: " + std::to_string(n) + " × " + std::to_string(bits) +
-                     " bits per id (vocabulary " + std::to_string(vocabulary.size) +
-                     ") does not fit a 64-bit key; expected order ≤ " + std::to_string(64 / bits)};
+        return Error{"n-gram order: " + std::to_string(n) + " × " + std::to_string(bits) + " bits per id (vocabulary " +
+                     std::to_string(vocabulary.size) + ") does not fit a 64-bit key; expected order ≤ " +
+                     std::to_string(64 / bits)};
     return bits;
 }
 

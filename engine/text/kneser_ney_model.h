@@ -11,8 +11,8 @@
 // has a left extension and no special case is needed for the start of a document.
 //
 // Storage: per order, the sorted packed n-gram keys with their counts, and the sorted contexts with
-// 1/c(h·) and γ(h); lookups go through a hash index over those arrays (key_index.h). A key packs the ids, oldest first, in
-// ceil(log2 V) bits each, so order × bits must fit in 64 (order ≤ 4 for V ≤ 65536).
+// 1/c(h·) and γ(h); lookups go through a hash index over those arrays (key_index.h). A key packs the ids, oldest first,
+// in ceil(log2 V) bits each, so order × bits must fit in 64 (order ≤ 4 for V ≤ 65536).
 #include "engine/core/cancellation.h"
 #include "engine/core/result.h"
 #include "engine/text/key_index.h"
@@ -53,8 +53,8 @@ private:
         double gamma = 0.0;         // γ(h)
     };
     struct OrderTable {
-        std::vector<std::uint64_t> keys;    // packed m-grams, sorted
-        std::vector<std::uint64_t> counts;  // parallel to keys
+        std::vector<std::uint64_t> keys;         // packed m-grams, sorted
+        std::vector<std::uint64_t> counts;       // parallel to keys
         std::vector<std::uint64_t> contextKeys;  // packed (m−1)-gram contexts, sorted
         std::vector<ContextEntry> contexts;      // parallel to contextKeys
         KeyIndex keyIndex, contextIndex;         // hash lookups into keys / contextKeys

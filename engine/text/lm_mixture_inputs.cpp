@@ -30,8 +30,7 @@ Result<LmMixtureInputs> computeLmMixtureInputs(const DomainProxies& proxies,
                                                std::span<const data::TextDocument> documents,
                                                const LmInputOptions& options, const ProgressCallback& progress,
                                                const CancellationToken& cancel) {
-    if (options.maxTokensPerDocument < 1)
-        return Error{"max tokens per document: got 0, expected at least 1"};
+    if (options.maxTokensPerDocument < 1) return Error{"max tokens per document: got 0, expected at least 1"};
     if (!options.tokenMatrix && !options.sequenceLikelihoods)
         return Error{"LM inputs: neither the token matrix nor the sequence log-likelihoods were requested"};
     if (options.userLevel)
@@ -61,11 +60,12 @@ Result<LmMixtureInputs> computeLmMixtureInputs(const DomainProxies& proxies,
         totalPositions += positions;
         if (std::chrono::steady_clock::now() - lastReport > std::chrono::milliseconds(250)) {
             lastReport = std::chrono::steady_clock::now();
-            report(progress, {"lm-inputs", static_cast<long long>(j + 1), static_cast<long long>(documents.size()), ""});
+            report(progress,
+                   {"lm-inputs", static_cast<long long>(j + 1), static_cast<long long>(documents.size()), ""});
         }
     }
-    if (out.documents.empty()) return Error{"LM inputs: none of the " + std::to_string(documents.size()) +
-                                            " documents has any text to score"};
+    if (out.documents.empty())
+        return Error{"LM inputs: none of the " + std::to_string(documents.size()) + " documents has any text to score"};
 
     const auto n = static_cast<Eigen::Index>(out.documents.size());
     const auto kk = static_cast<Eigen::Index>(k);
@@ -94,7 +94,8 @@ Result<LmMixtureInputs> computeLmMixtureInputs(const DomainProxies& proxies,
 
     if (options.userLevel)
         if (auto e = groupByUser(documents, out)) return *e;
-    report(progress, {"lm-inputs", static_cast<long long>(documents.size()), static_cast<long long>(documents.size()), ""});
+    report(progress,
+           {"lm-inputs", static_cast<long long>(documents.size()), static_cast<long long>(documents.size()), ""});
     return out;
 }
 

@@ -39,7 +39,8 @@ Result<double> mixturePerplexity(std::span<const LanguageModel* const> models, c
     for (std::size_t i = 1; i < models.size(); ++i)
         if (models[i]->vocabulary().size != vocabularySize)
             return Error{"perplexity: model " + std::to_string(i) + " has vocabulary size " +
-                         std::to_string(models[i]->vocabulary().size) + ", model 0 has " + std::to_string(vocabularySize)};
+                         std::to_string(models[i]->vocabulary().size) + ", model 0 has " +
+                         std::to_string(vocabularySize)};
     for (std::size_t d = 0; d < documents.size(); ++d)
         for (std::size_t t = 0; t < documents[d].size(); ++t)
             if (documents[d][t] < 0 || documents[d][t] >= vocabularySize)

@@ -80,7 +80,10 @@ Result<Tokenizer> trainTokenizer(const std::vector<std::string>& sentences, cons
         {"shuffle_input_sentence", "false"},  // keep our order (determinism)
         {"max_sentence_length", "16384"},
         {"num_threads", std::to_string(options.threads)},
-        {"unk_id", "0"}, {"bos_id", "1"}, {"eos_id", "2"}, {"pad_id", "-1"},
+        {"unk_id", "0"},
+        {"bos_id", "1"},
+        {"eos_id", "2"},
+        {"pad_id", "-1"},
         {"minloglevel", "2"},  // keep sentencepiece's progress chatter off stderr
     };
     sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned>(options.seed & 0xffffffffu));
@@ -95,7 +98,8 @@ Result<Tokenizer> trainTokenizer(const std::vector<std::string>& sentences, cons
 Result<Tokenizer> loadTokenizer(std::string serializedModel) {
     auto processor = std::make_shared<sentencepiece::SentencePieceProcessor>();
     const auto status = processor->LoadFromSerializedProto(serializedModel);
-    if (!status.ok()) return Error{std::string("tokenizer model: not a sentencepiece model (") + status.ToString() + ")"};
+    if (!status.ok())
+        return Error{std::string("tokenizer model: not a sentencepiece model (") + status.ToString() + ")"};
     Tokenizer tokenizer;
     tokenizer.vocabulary_ = {processor->GetPieceSize(), processor->bos_id(), processor->eos_id()};
     if (tokenizer.vocabulary_.bos < 0 || tokenizer.vocabulary_.eos < 0)

@@ -29,13 +29,13 @@ namespace dpmix::text {
 enum class TokenizerModel { Unigram, Bpe };
 
 struct TokenizerOptions {
-    int vocabularySize = 8000;   // target size; smaller if the sample cannot support it
+    int vocabularySize = 8000;  // target size; smaller if the sample cannot support it
     TokenizerModel model = TokenizerModel::Unigram;
     double characterCoverage = 0.9995;  // rarer characters go through byte fallback
     std::uint64_t seed = 1;
-    int threads = 2;             // sentencepiece's threads; part of the recipe: the trained model
-                                 // depends on it (EM sums are split by thread), so never default it
-                                 // to the machine's core count
+    int threads = 2;  // sentencepiece's threads; part of the recipe: the trained model
+                      // depends on it (EM sums are split by thread), so never default it
+                      // to the machine's core count
 };
 
 Result<TokenizerModel> parseTokenizerModel(const std::string& name);  // "unigram" | "bpe"

@@ -19,7 +19,8 @@ struct TrainingSampleOptions {
 /// For each domain in sorted name order: its documents (corpus order) shuffled with
 /// mt19937_64(seeds::mix(seed, domain index)), split into non-blank lines, taken until the domain's
 /// byte budget is reached (the line that crosses it is included).
-std::vector<std::string> tokenizerTrainingSample(const data::TextCorpus& corpus, const TrainingSampleOptions& options = {});
+std::vector<std::string> tokenizerTrainingSample(const data::TextCorpus& corpus,
+                                                 const TrainingSampleOptions& options = {});
 
 /// The distinct domains of a corpus, sorted: the proxy order everywhere in engine/text.
 std::vector<std::string> corpusDomains(const data::TextCorpus& corpus);

@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace dpmix::text_study {
@@ -418,7 +418,8 @@ Status reserveMixtureBudget(TextStudyRun& run, const pipeline::MixtureOutcome& o
 // keeps its ledger, so the budget counts what was spent.
 Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
                            const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
-                           pipeline::MixtureOutcome& o, TextSeedDetails& details, std::map<double, long long>& started) {
+                           pipeline::MixtureOutcome& o, TextSeedDetails& details,
+                           std::map<double, long long>& started) {
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
         markStartedRuns(run.project, started, status, why);

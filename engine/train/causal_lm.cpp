@@ -11,8 +11,9 @@
 namespace dpmix::train {
 
 Result<TransformerSpec> TransformerSpecBuilder::build() const {
-    for (auto [field, v] : {std::pair{"vocabulary", s_.vocabulary}, std::pair{"layers", s_.layers},
-                            std::pair{"width", s_.width}, std::pair{"heads", s_.heads}, std::pair{"context", s_.context}})
+    for (auto [field, v] :
+         {std::pair{"vocabulary", s_.vocabulary}, std::pair{"layers", s_.layers}, std::pair{"width", s_.width},
+          std::pair{"heads", s_.heads}, std::pair{"context", s_.context}})
         if (v < 1)
             return Error{std::string("transformer ") + field + " = " + std::to_string(v) +
                          " is out of range: expected an integer >= 1"};
@@ -36,14 +37,16 @@ Network buildCausalLm(const TransformerSpec& spec, at::Generator& generator, at:
     std::vector<LayerPtr> blocks;
     blocks.push_back(std::make_shared<Sequential>(
         std::vector<LayerPtr>{tokens, std::make_shared<PositionalEmbedding>(spec.context, spec.width, init)}));
-    for (int l = 0; l < spec.layers; ++l) blocks.push_back(std::make_shared<TransformerBlock>(spec.width, spec.heads, init));
-    blocks.push_back(std::make_shared<Sequential>(std::vector<LayerPtr>{
-        std::make_shared<LayerNorm>(spec.width, init), std::make_shared<Linear>(spec.width, spec.vocabulary, init, false)}));
+    for (int l = 0; l < spec.layers; ++l)
+        blocks.push_back(std::make_shared<TransformerBlock>(spec.width, spec.heads, init));
+    blocks.push_back(std::make_shared<Sequential>(
+        std::vector<LayerPtr>{std::make_shared<LayerNorm>(spec.width, init),
+                              std::make_shared<Linear>(spec.width, spec.vocabulary, init, false)}));
     return Network(std::move(blocks));
 }
 
-WindowBatch makeWindows(const std::vector<std::span<const std::int32_t>>& streams, const std::vector<std::int64_t>& starts,
-                        int context, at::Device device) {
+WindowBatch makeWindows(const std::vector<std::span<const std::int32_t>>& streams,
+                        const std::vector<std::int64_t>& starts, int context, at::Device device) {
     const auto b = static_cast<std::int64_t>(streams.size());
     Tensor inputs = at::zeros({b, context}, at::kLong), targets = at::zeros({b, context}, at::kLong);
     Tensor mask = at::zeros({b, context}, at::kFloat);

@@ -28,11 +28,26 @@ struct TransformerSpec {
 /// Validating builder: every size >= 1, heads divide the width.
 class TransformerSpecBuilder {
 public:
-    TransformerSpecBuilder& vocabulary(int v) { s_.vocabulary = v; return *this; }
-    TransformerSpecBuilder& layers(int v) { s_.layers = v; return *this; }
-    TransformerSpecBuilder& width(int v) { s_.width = v; return *this; }
-    TransformerSpecBuilder& heads(int v) { s_.heads = v; return *this; }
-    TransformerSpecBuilder& context(int v) { s_.context = v; return *this; }
+    TransformerSpecBuilder& vocabulary(int v) {
+        s_.vocabulary = v;
+        return *this;
+    }
+    TransformerSpecBuilder& layers(int v) {
+        s_.layers = v;
+        return *this;
+    }
+    TransformerSpecBuilder& width(int v) {
+        s_.width = v;
+        return *this;
+    }
+    TransformerSpecBuilder& heads(int v) {
+        s_.heads = v;
+        return *this;
+    }
+    TransformerSpecBuilder& context(int v) {
+        s_.context = v;
+        return *this;
+    }
     Result<TransformerSpec> build() const;
 
 private:

@@ -1,8 +1,8 @@
 #include "engine/train/dirichlet_training.h"
 
 #include "engine/privacy/dirichlet_accountant.h"
-#include "engine/privacy/parameters.h"
 #include "engine/privacy/mechanism_random.h"
+#include "engine/privacy/parameters.h"
 #include "engine/train/detail/dirichlet_loss.h"
 #include "engine/train/detail/model_impl.h"
 #include "engine/train/detail/optimizer.h"
@@ -15,9 +15,7 @@ namespace dpmix::train {
 
 namespace detail {
 
-at::Tensor asTwoClassLogits(const at::Tensor& logits) {
-    return at::cat({at::zeros_like(logits), logits}, 1);
-}
+at::Tensor asTwoClassLogits(const at::Tensor& logits) { return at::cat({at::zeros_like(logits), logits}, 1); }
 
 at::Tensor dirichletLossPerExample(const at::Tensor& logits, const at::Tensor& targets, double r, double alpha,
                                    privacy::MechanismRng& gammaDraws) {
@@ -46,7 +44,8 @@ at::Tensor dirichletLossPerExample(const at::Tensor& logits, const at::Tensor& t
 
 Result<privacy::LedgerEntry> plannedDirichletEntry(const DirichletParams& params, std::int64_t n) {
     const double q = static_cast<double>(params.expectedBatchSize) / static_cast<double>(n);
-    const long long steps = params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, n, params.expectedBatchSize);
+    const long long steps =
+        params.steps > 0 ? params.steps : stepsForEpochs(params.epochs, n, params.expectedBatchSize);
     double r = 0.0;
     if (params.r) {
         r = *params.r;
@@ -107,8 +106,10 @@ Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, 
         at::Tensor loss = detail::dirichletLossPerExample(logits, target, r, params.alpha, gen).mean();
         detail::zeroGradients(trainable);
         loss.backward();
-        if (params.optimizer == OptimizerKind::Sgd) sgd.step();
-        else adam.step();
+        if (params.optimizer == OptimizerKind::Sgd)
+            sgd.step();
+        else
+            adam.step();
         result.stepLoss.push_back(loss.item<double>());
         if (t % 10 == 0 || t + 1 == steps)
             report(progress, {"finetune", t + 1, steps, "Dirichlet loss " + std::to_string(result.stepLoss.back())});

@@ -26,7 +26,6 @@ Result<privacy::LedgerEntry> plannedDirichletEntry(const DirichletParams& params
 
 Result<FinetuneResult> finetuneDirichlet(Model& model, const ImageView& images, std::span<const int> labels,
                                          const DirichletParams& params, privacy::Ledger& ledger,
-                                         const ProgressCallback& progress = {},
-                                         const CancellationToken& cancel = {});
+                                         const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
 
 }  // namespace dpmix::train

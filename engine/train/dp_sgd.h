@@ -22,7 +22,8 @@ namespace dpmix::train {
 
 /// The ledger entry DP-SGD records for these parameters on `units` examples or users (σ
 /// calibrated to (ε, δ, q = B/units, T) unless given), known before any data is touched.
-Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::int64_t units, privacy::PrivacyUnit unit);
+Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::int64_t units,
+                                               privacy::PrivacyUnit unit);
 
 /// Example level. Trains `model` in place. Errors (nothing trained, ledger unchanged) for images that do not
 /// match the model, bad labels, or expectedBatchSize > N. Throws dpmix::Cancelled when cancelled.

@@ -45,9 +45,9 @@ Result<double> rocAuc(std::span<const double> scores, std::span<const int> label
 Result<MacroAuc> macroAuc(std::span<const double> scores, std::span<const int> labels, int classes) {
     if (classes < 1) return Error{"macro AUC: classes = " + std::to_string(classes) + ", expected at least 1"};
     if (scores.size() != labels.size() || scores.size() % static_cast<std::size_t>(classes) != 0)
-        return Error{"macro AUC: expected scores and labels of equal size n x classes (classes = " +
-                     std::to_string(classes) + "), got " + std::to_string(scores.size()) + " scores and " +
-                     std::to_string(labels.size()) + " labels"};
+        return Error{
+            "macro AUC: expected scores and labels of equal size n x classes (classes = " + std::to_string(classes) +
+            "), got " + std::to_string(scores.size()) + " scores and " + std::to_string(labels.size()) + " labels"};
     const std::size_t n = scores.size() / static_cast<std::size_t>(classes);
     MacroAuc out;
     double sum = 0.0;
@@ -86,8 +86,7 @@ Result<double> perplexity(std::span<const double> tokenNll) {
     double sum = 0.0;
     for (std::size_t i = 0; i < tokenNll.size(); ++i) {
         if (!(tokenNll[i] >= 0.0 && std::isfinite(tokenNll[i])))
-            return Error{"perplexity: token NLL at index " + std::to_string(i) +
-                         " must be a finite value >= 0 (nats)"};
+            return Error{"perplexity: token NLL at index " + std::to_string(i) + " must be a finite value >= 0 (nats)"};
         sum += tokenNll[i];
     }
     return std::exp(sum / static_cast<double>(tokenNll.size()));

@@ -22,7 +22,8 @@ Result<Model> trainFeatureExtractor(const ImageView& images, std::span<const int
                          " is outside [0, " + std::to_string(classes) + ")"};
     ModelSpec spec = architecture;
     spec.outputs = classes;
-    if (auto e = checkImageShape("extractor training images", images, spec.channels, spec.height, spec.width)) return *e;
+    if (auto e = checkImageShape("extractor training images", images, spec.channels, spec.height, spec.width))
+        return *e;
 
     std::vector<int64_t> wide(labels.begin(), labels.end());
     Model model = Model::create(spec, params.seed, params.device);

@@ -19,7 +19,7 @@ Status checkFinetuneLabels(std::span<const int> labels, std::int64_t examples, i
 }
 
 Status checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
-                                         int expectedBatchSize, int trainLastBlocks) {
+                           int expectedBatchSize, int trainLastBlocks) {
     if (auto e = checkImages("fine-tuning images", images)) return e;
     if (auto e = checkImageShape("fine-tuning images", images, spec.channels, spec.height, spec.width)) return e;
     if (auto e = checkFinetuneLabels(labels, images.count, spec.outputs)) return e;

@@ -21,15 +21,15 @@ Status checkFinetuneLabels(std::span<const int> labels, std::int64_t examples, i
 /// images match the model, one valid label per image, q = B/N <= 1, and no more frozen-block
 /// request than the model has blocks.
 Status checkFinetuneInputs(const ModelSpec& spec, const ImageView& images, std::span<const int> labels,
-                                         int expectedBatchSize, int trainLastBlocks);
+                           int expectedBatchSize, int trainLastBlocks);
 
 struct FinetuneResult {
-    long long steps = 0;              // T
-    double q = 0.0;                   // Poisson sampling rate
-    double noise = 0.0;               // σ (DP-SGD) or r (Dirichlet)
-    privacy::LedgerEntry entry;       // what was recorded in the ledger
-    std::vector<double> stepLoss;     // mean training loss of each step's batch (NaN: empty batch)
-    double clippedFraction = 0.0;     // DP-SGD: share of sampled examples whose gradient was clipped
+    long long steps = 0;           // T
+    double q = 0.0;                // Poisson sampling rate
+    double noise = 0.0;            // σ (DP-SGD) or r (Dirichlet)
+    privacy::LedgerEntry entry;    // what was recorded in the ledger
+    std::vector<double> stepLoss;  // mean training loss of each step's batch (NaN: empty batch)
+    double clippedFraction = 0.0;  // DP-SGD: share of sampled examples whose gradient was clipped
 };
 
 }  // namespace dpmix::train

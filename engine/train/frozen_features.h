@@ -15,7 +15,7 @@ namespace dpmix::train {
 struct FrozenFeatures {
     std::vector<float> values;  // rows × dim, row-major
     std::int64_t rows = 0;
-    std::int64_t dim = 0;       // p: the width the model's last block reads
+    std::int64_t dim = 0;  // p: the width the model's last block reads
 };
 
 /// The input of the model's last block for every image (all blocks but the last, in

@@ -21,17 +21,15 @@ Status checkImages(const std::string& what, const ImageView& images) {
     return std::nullopt;
 }
 
-Status checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
-                                     int width) {
+Status checkImageShape(const std::string& what, const ImageView& images, int channels, int height, int width) {
     if (images.channels != channels || images.height != height || images.width != width)
         return Error{what + ": images are " + std::to_string(images.channels) + "x" + std::to_string(images.height) +
-                     "x" + std::to_string(images.width) + " (CxHxW) but the model expects " +
-                     std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width)};
+                     "x" + std::to_string(images.width) + " (CxHxW) but the model expects " + std::to_string(channels) +
+                     "x" + std::to_string(height) + "x" + std::to_string(width)};
     return std::nullopt;
 }
 
-Status checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
-                                       int sources) {
+Status checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count, int sources) {
     if (sources < 1) return Error{what + ": sources = " + std::to_string(sources) + ", expected at least 1"};
     const auto expected = static_cast<std::size_t>(count) * static_cast<std::size_t>(sources);
     if (labels.size() != expected)

@@ -7,7 +7,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string>
 
 namespace dpmix::train {
 
@@ -24,11 +23,9 @@ struct ImageView {
 Status checkImages(const std::string& what, const ImageView& images);
 
 /// Error when the view's C×H×W differs from the model's expected input.
-Status checkImageShape(const std::string& what, const ImageView& images, int channels, int height,
-                                     int width);
+Status checkImageShape(const std::string& what, const ImageView& images, int channels, int height, int width);
 
 /// Error unless `labels` holds count × sources values, each in [0, 1] or exactly −1 (uncertain).
-Status checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count,
-                                       int sources);
+Status checkSourceLabels(const std::string& what, std::span<const float> labels, std::int64_t count, int sources);
 
 }  // namespace dpmix::train

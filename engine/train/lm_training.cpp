@@ -2,8 +2,8 @@
 #include "engine/train/lm_training.h"
 
 #include "engine/privacy/accountant.h"
-#include "engine/privacy/parameters.h"
 #include "engine/privacy/mechanism_random.h"
+#include "engine/privacy/parameters.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/optimizer.h"

@@ -29,7 +29,7 @@ using TokenStreams = std::vector<std::span<const std::int32_t>>;
 
 struct LmPretrainParams {
     long long steps = 300;
-    int batchSize = 32;        // windows per step
+    int batchSize = 32;  // windows per step
     double learningRate = 1e-3;
     std::uint64_t seed = 1;
 };
@@ -40,13 +40,13 @@ struct LmDpParams {
     std::optional<double> sigma;  // set: this noise multiplier instead of calibrating to ε
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ, certifies the ledger entry
     double clipNorm = 1.0;
-    double learningRate = 1e-3;   // Adam
-    int expectedUsers = 64;       // q = expectedUsers / m
+    double learningRate = 1e-3;  // Adam
+    int expectedUsers = 64;      // q = expectedUsers / m
     long long steps = 100;
-    int trainLastBlocks = 0;      // > 0: only the last N freezable units (TransformerSpec::blockCount)
-    std::string split = "B";      // ledger: the data split touched
+    int trainLastBlocks = 0;               // > 0: only the last N freezable units (TransformerSpec::blockCount)
+    std::string split = "B";               // ledger: the data split touched
     privacy::RandomnessSource randomness;  // user sampling, window starts, noise: secret unless seeded
-    long long evaluateEvery = 0;  // > 0: call the evaluation hook at step 0, every K steps and at the end
+    long long evaluateEvery = 0;           // > 0: call the evaluation hook at step 0, every K steps and at the end
 };
 
 /// Validating builders (field names as in the CLI / run config).
@@ -58,8 +58,8 @@ struct LmFinetuneResult {
     double q = 0.0;
     double sigma = 0.0;
     privacy::LedgerEntry entry;
-    std::vector<double> stepLoss;   // mean window loss of each step's users (NaN: empty batch)
-    double clippedFraction = 0.0;   // share of sampled users whose gradient was clipped
+    std::vector<double> stepLoss;  // mean window loss of each step's users (NaN: empty batch)
+    double clippedFraction = 0.0;  // share of sampled users whose gradient was clipped
 };
 
 /// Trains `model` in place on windows drawn from `domains` by `lambda` (on the simplex, one

@@ -49,14 +49,14 @@ Status groupsDivide(int groups, int width, const std::string& widthField) {
 
 Result<ModelSpec> ModelSpecBuilder::build() const {
     const ModelSpec& s = spec_;
-    for (auto check : {atLeast("channels", s.channels, 1), atLeast("height", s.height, 1),
-                       atLeast("width", s.width, 1), atLeast("outputs", s.outputs, 1)})
+    for (auto check : {atLeast("channels", s.channels, 1), atLeast("height", s.height, 1), atLeast("width", s.width, 1),
+                       atLeast("outputs", s.outputs, 1)})
         if (check) return *check;
     switch (s.kind) {
         case ModelKind::SmallCnn:
-            for (auto check : {atLeast("height", s.height, 4), atLeast("width", s.width, 4),
-                               atLeast("convWidth1", s.convWidth1, 1), atLeast("convWidth2", s.convWidth2, 1),
-                               atLeast("hidden", s.hidden, 1)})
+            for (auto check :
+                 {atLeast("height", s.height, 4), atLeast("width", s.width, 4), atLeast("convWidth1", s.convWidth1, 1),
+                  atLeast("convWidth2", s.convWidth2, 1), atLeast("hidden", s.hidden, 1)})
                 if (check) return *check;
             if (s.groupNorm) {
                 if (auto e = atLeast("normGroups", s.normGroups, 1)) return *e;

@@ -24,15 +24,15 @@ bool parseModelKind(const std::string& text, ModelKind& out);  // "small-cnn", "
 
 struct ModelSpec {
     ModelKind kind = ModelKind::SmallCnn;
-    int channels = 1, height = 28, width = 28;   // input images C×H×W
-    int outputs = 1;                              // logits
+    int channels = 1, height = 28, width = 28;  // input images C×H×W
+    int outputs = 1;                            // logits
     // SmallCnn
     int convWidth1 = 32, convWidth2 = 64, hidden = 128;
-    bool groupNorm = true;       // SmallCnn only: false gives the benchmark's reference CNN
+    bool groupNorm = true;  // SmallCnn only: false gives the benchmark's reference CNN
     // ResNet18: stage widths w, 2w, 4w, 8w. Inputs below 64 px use a 3×3 stride-1 stem
     // without max-pool (CIFAR style), larger inputs the 7×7 stride-2 stem with max-pool.
     int resnetWidth = 64;
-    int normGroups = 8;          // GroupNorm groups; must divide every normalised width
+    int normGroups = 8;  // GroupNorm groups; must divide every normalised width
     // Mlp
     std::vector<int> mlpHidden = {512, 512};
     // ConvNet: channels per block and number of blocks (each halves the resolution)
@@ -47,18 +47,50 @@ struct ModelSpec {
 /// Validating builder: sizes ≥ 1, GroupNorm groups dividing each width, input large enough.
 class ModelSpecBuilder {
 public:
-    ModelSpecBuilder& kind(ModelKind v) { spec_.kind = v; return *this; }
-    ModelSpecBuilder& input(int channels, int height, int width) {
-        spec_.channels = channels; spec_.height = height; spec_.width = width; return *this;
+    ModelSpecBuilder& kind(ModelKind v) {
+        spec_.kind = v;
+        return *this;
     }
-    ModelSpecBuilder& outputs(int v) { spec_.outputs = v; return *this; }
-    ModelSpecBuilder& convWidths(int c1, int c2) { spec_.convWidth1 = c1; spec_.convWidth2 = c2; return *this; }
-    ModelSpecBuilder& hidden(int v) { spec_.hidden = v; return *this; }
-    ModelSpecBuilder& groupNorm(bool v) { spec_.groupNorm = v; return *this; }
-    ModelSpecBuilder& resnetWidth(int v) { spec_.resnetWidth = v; return *this; }
-    ModelSpecBuilder& normGroups(int v) { spec_.normGroups = v; return *this; }
-    ModelSpecBuilder& mlpHidden(std::vector<int> v) { spec_.mlpHidden = std::move(v); return *this; }
-    ModelSpecBuilder& convNet(int width, int depth) { spec_.convNetWidth = width; spec_.convNetDepth = depth; return *this; }
+    ModelSpecBuilder& input(int channels, int height, int width) {
+        spec_.channels = channels;
+        spec_.height = height;
+        spec_.width = width;
+        return *this;
+    }
+    ModelSpecBuilder& outputs(int v) {
+        spec_.outputs = v;
+        return *this;
+    }
+    ModelSpecBuilder& convWidths(int c1, int c2) {
+        spec_.convWidth1 = c1;
+        spec_.convWidth2 = c2;
+        return *this;
+    }
+    ModelSpecBuilder& hidden(int v) {
+        spec_.hidden = v;
+        return *this;
+    }
+    ModelSpecBuilder& groupNorm(bool v) {
+        spec_.groupNorm = v;
+        return *this;
+    }
+    ModelSpecBuilder& resnetWidth(int v) {
+        spec_.resnetWidth = v;
+        return *this;
+    }
+    ModelSpecBuilder& normGroups(int v) {
+        spec_.normGroups = v;
+        return *this;
+    }
+    ModelSpecBuilder& mlpHidden(std::vector<int> v) {
+        spec_.mlpHidden = std::move(v);
+        return *this;
+    }
+    ModelSpecBuilder& convNet(int width, int depth) {
+        spec_.convNetWidth = width;
+        spec_.convNetDepth = depth;
+        return *this;
+    }
     Result<ModelSpec> build() const;
 
 private:

@@ -36,8 +36,8 @@ Status checkPretrainingInputs(const ImageView& images, std::span<const float> la
         return Error{"pretraining: the model has " + std::to_string(architecture.outputs) +
                      " outputs, expected 1 (a single logit for the mixture target)"};
     if (static_cast<int>(lambda.size()) != sources)
-        return Error{"pretraining: lambda has " + std::to_string(lambda.size()) + " weights, expected one per source (" +
-                     std::to_string(sources) + ")"};
+        return Error{"pretraining: lambda has " + std::to_string(lambda.size()) +
+                     " weights, expected one per source (" + std::to_string(sources) + ")"};
     double total = 0.0;
     for (std::size_t i = 0; i < lambda.size(); ++i) {
         if (!(lambda[i] >= 0.0 && std::isfinite(lambda[i])))

@@ -46,8 +46,8 @@ Result<Model> trainProxyImpl(const ImageView& images, std::span<const float> lab
         // With a mask, the undefined pairs weigh 0.
         c10::optional<at::Tensor> weight;
         if (mask.defined()) weight = mask.index_select(0, idx);
-        return at::binary_cross_entropy_with_logits(sourceLogits(logits, sources), targets.index_select(0, idx),
-                                                    weight, {}, at::Reduction::Sum) /
+        return at::binary_cross_entropy_with_logits(sourceLogits(logits, sources), targets.index_select(0, idx), weight,
+                                                    {}, at::Reduction::Sum) /
                static_cast<double>(rows.size());
     };
     detail::trainSupervised(impl.network, impl.device, images, detail::trainingSubset(images.count, params), params,
@@ -75,7 +75,8 @@ Result<Model> trainMaskedProxy(const ImageView& images, std::span<const float> l
         bool any = false;
         for (int i = 0; i < sources; ++i) any = any || defined[static_cast<std::size_t>(j * sources + i)] != 0;
         if (!any)
-            return Error{"proxy training: image " + std::to_string(j) + " has no defined label (every image belongs "
+            return Error{"proxy training: image " + std::to_string(j) +
+                         " has no defined label (every image belongs "
                          "to a source with at least one component)"};
     }
     return trainProxyImpl(images, labels, defined, sources, architecture, params, progress, cancel);

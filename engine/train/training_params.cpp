@@ -13,9 +13,12 @@ using privacy::formatNumber;
 std::string toString(OptimizerKind kind) { return kind == OptimizerKind::Sgd ? "sgd" : "adam"; }
 
 bool parseOptimizerKind(const std::string& text, OptimizerKind& out) {
-    if (text == "sgd") out = OptimizerKind::Sgd;
-    else if (text == "adam") out = OptimizerKind::Adam;
-    else return false;
+    if (text == "sgd")
+        out = OptimizerKind::Sgd;
+    else if (text == "adam")
+        out = OptimizerKind::Adam;
+    else
+        return false;
     return true;
 }
 
@@ -61,16 +64,17 @@ Result<SupervisedParams> SupervisedParamsBuilder::build() const {
 }
 
 Result<DpSgdParams> DpSgdParamsBuilder::build() const {
-    if (auto e = firstError({checkPositive("epsilon", p_.epsilon), checkDelta("delta", p_.delta),
-                             checkPositive("clipNorm", p_.clipNorm), checkPositive("learningRate", p_.learningRate),
-                             inUnitInterval("momentum", p_.momentum),
-                             atLeastOne("expectedBatchSize", p_.expectedBatchSize), atLeastOne("epochs", p_.epochs),
-                             nonNegative("trainLastBlocks", p_.trainLastBlocks)}))
+    if (auto e =
+            firstError({checkPositive("epsilon", p_.epsilon), checkDelta("delta", p_.delta),
+                        checkPositive("clipNorm", p_.clipNorm), checkPositive("learningRate", p_.learningRate),
+                        inUnitInterval("momentum", p_.momentum), atLeastOne("expectedBatchSize", p_.expectedBatchSize),
+                        atLeastOne("epochs", p_.epochs), nonNegative("trainLastBlocks", p_.trainLastBlocks)}))
         return *e;
     if (p_.steps < 0)
         return Error{"steps = " + std::to_string(p_.steps) + " is out of range: expected 0 (from epochs) or >= 1"};
     if (p_.sigma && !(*p_.sigma >= 0.0 && std::isfinite(*p_.sigma)))
-        return Error{"sigma = " + formatNumber(*p_.sigma) + " is out of range: expected a finite noise multiplier >= 0"};
+        return Error{"sigma = " + formatNumber(*p_.sigma) +
+                     " is out of range: expected a finite noise multiplier >= 0"};
     if (p_.maxExamplesPerUser < 1)
         return Error{"maxExamplesPerUser = " + std::to_string(p_.maxExamplesPerUser) +
                      " is out of range: expected at least 1 image of a sampled user per step"};
@@ -87,8 +91,8 @@ Result<DirichletParams> DirichletParamsBuilder::build() const {
     if (p_.steps < 0)
         return Error{"steps = " + std::to_string(p_.steps) + " is out of range: expected 0 (from epochs) or >= 1"};
     if (p_.r && !(*p_.r > 0.0 && *p_.r < p_.alpha))
-        return Error{"r = " + formatNumber(*p_.r) + " is out of range: expected 0 < r < alpha = " +
-                     formatNumber(p_.alpha)};
+        return Error{"r = " + formatNumber(*p_.r) +
+                     " is out of range: expected 0 < r < alpha = " + formatNumber(p_.alpha)};
     if (p_.split.empty()) return Error{"split: expected the name of the data split (e.g. \"B\"), got an empty name"};
     return p_;
 }

@@ -21,24 +21,51 @@ struct SupervisedParams {
     int batchSize = 128;
     double learningRate = 1e-3;
     OptimizerKind optimizer = OptimizerKind::Adam;
-    double momentum = 0.9;          // SGD only
+    double momentum = 0.9;  // SGD only
     double weightDecay = 0.0;
-    std::int64_t maxExamples = 0;   // > 0: train on a random subsample of this many examples
+    std::int64_t maxExamples = 0;  // > 0: train on a random subsample of this many examples
     std::uint64_t seed = 1;
-    std::string device = "cpu";     // where the new model lives (Model::create)
+    std::string device = "cpu";  // where the new model lives (Model::create)
 };
 
 class SupervisedParamsBuilder {
 public:
-    SupervisedParamsBuilder& epochs(int v) { p_.epochs = v; return *this; }
-    SupervisedParamsBuilder& batchSize(int v) { p_.batchSize = v; return *this; }
-    SupervisedParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
-    SupervisedParamsBuilder& optimizer(OptimizerKind v) { p_.optimizer = v; return *this; }
-    SupervisedParamsBuilder& momentum(double v) { p_.momentum = v; return *this; }
-    SupervisedParamsBuilder& weightDecay(double v) { p_.weightDecay = v; return *this; }
-    SupervisedParamsBuilder& maxExamples(std::int64_t v) { p_.maxExamples = v; return *this; }
-    SupervisedParamsBuilder& seed(std::uint64_t v) { p_.seed = v; return *this; }
-    SupervisedParamsBuilder& device(std::string v) { p_.device = std::move(v); return *this; }
+    SupervisedParamsBuilder& epochs(int v) {
+        p_.epochs = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& batchSize(int v) {
+        p_.batchSize = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& learningRate(double v) {
+        p_.learningRate = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& optimizer(OptimizerKind v) {
+        p_.optimizer = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& momentum(double v) {
+        p_.momentum = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& weightDecay(double v) {
+        p_.weightDecay = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& maxExamples(std::int64_t v) {
+        p_.maxExamples = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& seed(std::uint64_t v) {
+        p_.seed = v;
+        return *this;
+    }
+    SupervisedParamsBuilder& device(std::string v) {
+        p_.device = std::move(v);
+        return *this;
+    }
     Result<SupervisedParams> build() const;
 
 private:
@@ -50,16 +77,16 @@ private:
 struct DpSgdParams {
     double epsilon = 1.0;
     double delta = 1e-5;
-    std::optional<double> sigma;    // set: use this noise multiplier instead of calibrating to ε
+    std::optional<double> sigma;  // set: use this noise multiplier instead of calibrating to ε
     privacy::Accountant accountant = privacy::Accountant::Rdp;  // calibrates σ, certifies the ledger entry
     double clipNorm = 1.0;
     double learningRate = 0.5;
     double momentum = 0.0;
     int expectedBatchSize = 256;
-    int epochs = 10;                // steps T = ceil(epochs · N / expectedBatchSize) ...
-    long long steps = 0;            // ... unless steps > 0
-    int trainLastBlocks = 0;        // > 0: fine-tune only the last N blocks (the head is the last)
-    std::string split = "B";        // ledger: which data split this touches
+    int epochs = 10;                       // steps T = ceil(epochs · N / expectedBatchSize) ...
+    long long steps = 0;                   // ... unless steps > 0
+    int trainLastBlocks = 0;               // > 0: fine-tune only the last N blocks (the head is the last)
+    std::string split = "B";               // ledger: which data split this touches
     privacy::RandomnessSource randomness;  // sampling and noise: secret unless seeded on purpose
     // User level only (finetuneUserLevelDpSgd): at most this many images of a sampled user enter
     // a step (G); expectedBatchSize then counts users.
@@ -68,20 +95,62 @@ struct DpSgdParams {
 
 class DpSgdParamsBuilder {
 public:
-    DpSgdParamsBuilder& epsilon(double v) { p_.epsilon = v; return *this; }
-    DpSgdParamsBuilder& delta(double v) { p_.delta = v; return *this; }
-    DpSgdParamsBuilder& sigma(double v) { p_.sigma = v; return *this; }
-    DpSgdParamsBuilder& accountant(privacy::Accountant v) { p_.accountant = v; return *this; }
-    DpSgdParamsBuilder& clipNorm(double v) { p_.clipNorm = v; return *this; }
-    DpSgdParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
-    DpSgdParamsBuilder& momentum(double v) { p_.momentum = v; return *this; }
-    DpSgdParamsBuilder& expectedBatchSize(int v) { p_.expectedBatchSize = v; return *this; }
-    DpSgdParamsBuilder& epochs(int v) { p_.epochs = v; return *this; }
-    DpSgdParamsBuilder& steps(long long v) { p_.steps = v; return *this; }
-    DpSgdParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
-    DpSgdParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
-    DpSgdParamsBuilder& randomness(privacy::RandomnessSource v) { p_.randomness = std::move(v); return *this; }
-    DpSgdParamsBuilder& maxExamplesPerUser(long long v) { p_.maxExamplesPerUser = v; return *this; }
+    DpSgdParamsBuilder& epsilon(double v) {
+        p_.epsilon = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& delta(double v) {
+        p_.delta = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& sigma(double v) {
+        p_.sigma = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& accountant(privacy::Accountant v) {
+        p_.accountant = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& clipNorm(double v) {
+        p_.clipNorm = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& learningRate(double v) {
+        p_.learningRate = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& momentum(double v) {
+        p_.momentum = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& expectedBatchSize(int v) {
+        p_.expectedBatchSize = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& epochs(int v) {
+        p_.epochs = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& steps(long long v) {
+        p_.steps = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& trainLastBlocks(int v) {
+        p_.trainLastBlocks = v;
+        return *this;
+    }
+    DpSgdParamsBuilder& split(std::string v) {
+        p_.split = std::move(v);
+        return *this;
+    }
+    DpSgdParamsBuilder& randomness(privacy::RandomnessSource v) {
+        p_.randomness = std::move(v);
+        return *this;
+    }
+    DpSgdParamsBuilder& maxExamplesPerUser(long long v) {
+        p_.maxExamplesPerUser = v;
+        return *this;
+    }
     /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
     DpSgdParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-sgd") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
@@ -98,7 +167,7 @@ struct DirichletParams {
     double epsilon = 1.0;
     double delta = 1e-5;
     double alpha = 3.0;
-    std::optional<double> r;        // set: use this scale instead of calibrating r* to ε
+    std::optional<double> r;  // set: use this scale instead of calibrating r* to ε
     double learningRate = 0.1;
     OptimizerKind optimizer = OptimizerKind::Sgd;  // the paper: plain SGD (Adam variant lr 1e-3)
     int expectedBatchSize = 250;
@@ -111,18 +180,54 @@ struct DirichletParams {
 
 class DirichletParamsBuilder {
 public:
-    DirichletParamsBuilder& epsilon(double v) { p_.epsilon = v; return *this; }
-    DirichletParamsBuilder& delta(double v) { p_.delta = v; return *this; }
-    DirichletParamsBuilder& alpha(double v) { p_.alpha = v; return *this; }
-    DirichletParamsBuilder& r(double v) { p_.r = v; return *this; }
-    DirichletParamsBuilder& learningRate(double v) { p_.learningRate = v; return *this; }
-    DirichletParamsBuilder& optimizer(OptimizerKind v) { p_.optimizer = v; return *this; }
-    DirichletParamsBuilder& expectedBatchSize(int v) { p_.expectedBatchSize = v; return *this; }
-    DirichletParamsBuilder& epochs(int v) { p_.epochs = v; return *this; }
-    DirichletParamsBuilder& steps(long long v) { p_.steps = v; return *this; }
-    DirichletParamsBuilder& trainLastBlocks(int v) { p_.trainLastBlocks = v; return *this; }
-    DirichletParamsBuilder& split(std::string v) { p_.split = std::move(v); return *this; }
-    DirichletParamsBuilder& randomness(privacy::RandomnessSource v) { p_.randomness = std::move(v); return *this; }
+    DirichletParamsBuilder& epsilon(double v) {
+        p_.epsilon = v;
+        return *this;
+    }
+    DirichletParamsBuilder& delta(double v) {
+        p_.delta = v;
+        return *this;
+    }
+    DirichletParamsBuilder& alpha(double v) {
+        p_.alpha = v;
+        return *this;
+    }
+    DirichletParamsBuilder& r(double v) {
+        p_.r = v;
+        return *this;
+    }
+    DirichletParamsBuilder& learningRate(double v) {
+        p_.learningRate = v;
+        return *this;
+    }
+    DirichletParamsBuilder& optimizer(OptimizerKind v) {
+        p_.optimizer = v;
+        return *this;
+    }
+    DirichletParamsBuilder& expectedBatchSize(int v) {
+        p_.expectedBatchSize = v;
+        return *this;
+    }
+    DirichletParamsBuilder& epochs(int v) {
+        p_.epochs = v;
+        return *this;
+    }
+    DirichletParamsBuilder& steps(long long v) {
+        p_.steps = v;
+        return *this;
+    }
+    DirichletParamsBuilder& trainLastBlocks(int v) {
+        p_.trainLastBlocks = v;
+        return *this;
+    }
+    DirichletParamsBuilder& split(std::string v) {
+        p_.split = std::move(v);
+        return *this;
+    }
+    DirichletParamsBuilder& randomness(privacy::RandomnessSource v) {
+        p_.randomness = std::move(v);
+        return *this;
+    }
     /// Seeded sampling and Gamma draws keyed by (seed, invocation): reproducible, marked as no release.
     DirichletParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dirichlet") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));

@@ -46,8 +46,8 @@ std::string makeValidProject() {
         auto p = ProjectFile::create(path, tinySpec(), {pub, priv}).value();
         const long long id = p.addRun({"dp-mixmin", "ab", 1.0, 0, R"({"stage":"mixture","rho":0.1})"}).value();
         dpmix::privacy::Ledger ledger;
-        ledger.record(dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.2, 2.0,
-                                                    10, 1e-5, 1.0));
+        ledger.record(dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.2, 2.0, 10,
+                                                    1e-5, 1.0));
         // One entry certified by the PRV accountant: the damaged file's q, σ, T reach its FFT grid.
         ledger.record(dpmix::privacy::gaussianEntry("finetune", "B", dpmix::privacy::PrivacyUnit::Example, 0.05, 1.5,
                                                     20, 1e-5, 1.0, dpmix::privacy::Accountant::Prv));
@@ -75,11 +75,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string file = g_valid;
     for (std::size_t i = 0; i + 5 <= size; i += 5) {
-        const std::uint32_t offset = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (std::uint32_t(data[i + 3]) << 24);
+        const std::uint32_t offset =
+            data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (std::uint32_t(data[i + 3]) << 24);
         file[offset % file.size()] = static_cast<char>(data[i + 4]);
     }
-    const std::string path = dpmix::fuzz::writeScratch(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(),
-                                                       ".dpmix");
+    const std::string path =
+        dpmix::fuzz::writeScratch(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(), ".dpmix");
     for (const char* side : {"-wal", "-shm"}) std::filesystem::remove(path + side);
     {
         auto project = ProjectFile::open(path, OpenMode::ReadOnly);

@@ -19,11 +19,12 @@ inline bool slurmAnswers() {
 }  // namespace dpmix::test_support
 
 /// In initTestCase: skips the test without a Slurm, or fails it when DPMIX_REQUIRE_SLURM=1 (CI).
-#define DPMIX_SKIP_WITHOUT_SLURM()                                                                                  \
-    do {                                                                                                            \
-        if (!dpmix::test_support::slurmAnswers()) {                                                                 \
-            if (qgetenv("DPMIX_REQUIRE_SLURM") == "1")                                                              \
-                QFAIL("no Slurm answers (sinfo) but DPMIX_REQUIRE_SLURM=1: scripts/slurm-local.sh start did not work"); \
-            QSKIP("no Slurm on this host (start one with scripts/slurm-local.sh start)");                           \
-        }                                                                                                           \
+#define DPMIX_SKIP_WITHOUT_SLURM()                                                                                    \
+    do {                                                                                                              \
+        if (!dpmix::test_support::slurmAnswers()) {                                                                   \
+            if (qgetenv("DPMIX_REQUIRE_SLURM") == "1")                                                                \
+                QFAIL(                                                                                                \
+                    "no Slurm answers (sinfo) but DPMIX_REQUIRE_SLURM=1: scripts/slurm-local.sh start did not work"); \
+            QSKIP("no Slurm on this host (start one with scripts/slurm-local.sh start)");                             \
+        }                                                                                                             \
     } while (false)

@@ -114,7 +114,8 @@ private Q_SLOTS:
         auto bad = sampleLogLog();
         bad[0].y[1] = 0.0;
         const QString error = chart.setSeries(bad);
-        QVERIFY2(error.contains("\"excess\"") && error.contains("at x = 32") && error.contains("> 0"), qPrintable(error));
+        QVERIFY2(error.contains("\"excess\"") && error.contains("at x = 32") && error.contains("> 0"),
+                 qPrintable(error));
         QCOMPARE(chart.series()[0].y[1], 0.1 + 0.2);  // unchanged
         bad = sampleLogLog();
         bad[1].x[0] = -1;
@@ -180,10 +181,12 @@ private Q_SLOTS:
         QCOMPARE(bars[1]->dataCount(), 2);
         // Hover the second max-clip bar (bd): its own value and detail, not the first category's.
         const QString tip = chart.tooltipTextAt(bars[1]->dataPixelPosition(1) + QPointF(0, 5));
-        QVERIFY2(tip.contains("max-clip") && tip.contains("bd") && tip.contains("0.2") && tip.contains("mean of 2 audits"),
-                 qPrintable(tip));
+        QVERIFY2(
+            tip.contains("max-clip") && tip.contains("bd") && tip.contains("0.2") && tip.contains("mean of 2 audits"),
+            qPrintable(tip));
         const QString natural = chart.tooltipTextAt(bars[0]->dataPixelPosition(0) + QPointF(0, 3));
-        QVERIFY2(natural.contains("natural") && natural.contains("ac") && natural.contains("FPR 0.49"), qPrintable(natural));
+        QVERIFY2(natural.contains("natural") && natural.contains("ac") && natural.contains("FPR 0.49"),
+                 qPrintable(natural));
     }
 
     void valueLabelsSitOnTheirBars() {
@@ -193,7 +196,8 @@ private Q_SLOTS:
         QCOMPARE(chart.setData(d), QString());
         QCOMPARE(chart.plot()->itemCount(), 3);  // no label for the missing bar
         // Two series, bar width 0.8 / 2 = 0.4: centres at tick − 0.2 and tick + 0.2.
-        const QList<std::tuple<QString, double, double>> expected = {{"0.05", 0.8, 0.05}, {"0.12", 1.2, 0.12}, {"0.2", 2.2, 0.2}};
+        const QList<std::tuple<QString, double, double>> expected = {
+            {"0.05", 0.8, 0.05}, {"0.12", 1.2, 0.12}, {"0.2", 2.2, 0.2}};
         for (int i = 0; i < 3; ++i) {
             auto* label = qobject_cast<QCPItemText*>(chart.plot()->item(i));
             QVERIFY(label);
@@ -218,8 +222,8 @@ private Q_SLOTS:
         d.series << s;
         QCOMPARE(chart.setData(d), QString());
         QCOMPARE(chart.plot()->xAxis->tickLabelRotation(), 90.0);
-        d.categories = QStringList({"a rather long first category", "a rather long second category",
-                                    "a rather long third category"});
+        d.categories = QStringList(
+            {"a rather long first category", "a rather long second category", "a rather long third category"});
         d.series[0].values = {0.2, 0.3, 0.5};
         QCOMPARE(chart.setData(d), QString());
         QCOMPARE(chart.plot()->xAxis->tickLabelRotation(), 35.0);  // few but long: slanted
@@ -238,7 +242,7 @@ private Q_SLOTS:
         QCOMPARE(chart.setData(d), QString());
         QCOMPARE(chart.plot()->yAxis->range().lower, 0.5);
         QVERIFY(chart.plot()->yAxis->range().upper > 0.9 + 0.1);  // the top error bar fits
-        d.series[1].values = {0.4, 0.9};  // below the base: the axis extends under it
+        d.series[1].values = {0.4, 0.9};                          // below the base: the axis extends under it
         QCOMPARE(chart.setData(d), QString());
         QVERIFY(chart.plot()->yAxis->range().lower < 0.4);
     }
@@ -270,8 +274,13 @@ private Q_SLOTS:
                 QVERIFY(!legend.intersects(axes->rect()));
                 // The frame's right and bottom pixel included: nothing of it is cut off.
                 QVERIFY2(chart->plot()->viewport().contains(legend.adjusted(0, 0, 1, 1)),
-                         qPrintable(QStringLiteral("legend %1,%2 %3x%4 in %5x%6").arg(legend.x()).arg(legend.y())
-                                        .arg(legend.width()).arg(legend.height()).arg(size.width()).arg(size.height())));
+                         qPrintable(QStringLiteral("legend %1,%2 %3x%4 in %5x%6")
+                                        .arg(legend.x())
+                                        .arg(legend.y())
+                                        .arg(legend.width())
+                                        .arg(legend.height())
+                                        .arg(size.width())
+                                        .arg(size.height())));
                 if (size.width() == 640) {
                     QVERIFY2(axes->outerRect().width() >= 0.85 * chart->width(), "the data keep the width");
                     QVERIFY(axes->rect().width() >= 0.8 * chart->width());

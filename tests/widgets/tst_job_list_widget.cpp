@@ -23,8 +23,8 @@ private Q_SLOTS:
         // 25 of 100 done in 10 s: 75 remain at 0.4 s each = 30 s.
         QCOMPARE(estimateRemainingMs(10'000, 25, 100), qint64(30'000));
         QCOMPARE(estimateRemainingMs(10'000, 100, 100), qint64(0));
-        QCOMPARE(estimateRemainingMs(10'000, 0, 100), qint64(-1));   // nothing done yet
-        QCOMPARE(estimateRemainingMs(10'000, 5, 0), qint64(-1));     // total unknown
+        QCOMPARE(estimateRemainingMs(10'000, 0, 100), qint64(-1));  // nothing done yet
+        QCOMPARE(estimateRemainingMs(10'000, 5, 0), qint64(-1));    // total unknown
     }
 
     void rowLifecycleAndCancel() {

@@ -5,13 +5,12 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QGroupBox>
-#include <QLabel>
-#include <QPushButton>
 #include <QtTest>
 
 using namespace dpmix::widgets;
@@ -99,8 +98,8 @@ private Q_SLOTS:
     void advancedFieldsExplainThemselves() {
         ParameterPanel panel;
         // Each advanced hyper-parameter says what it does and the paper's default.
-        for (QWidget* w : QList<QWidget*>{panel.clipEditor(), panel.batchEditor(), panel.learningRateEditor(),
-                                          panel.stepsEditor()})
+        for (QWidget* w :
+             QList<QWidget*>{panel.clipEditor(), panel.batchEditor(), panel.learningRateEditor(), panel.stepsEditor()})
             QVERIFY2(w->toolTip().contains("default", Qt::CaseInsensitive), qPrintable(w->toolTip()));
         QVERIFY(panel.clipEditor()->toolTip().contains("13"));
         QVERIFY(panel.batchEditor()->toolTip().contains("1000"));

@@ -27,10 +27,20 @@ private Q_SLOTS:
         // Fields given in any order, some rows lacking some: identifying columns first (task,
         // epsilon, method, …, component), unknown ones next, then metric and the measurements.
         const QList<TidyFields> rows = {
-            {{"value", "0.6"}, {"component", "ab"}, {"method", "dp-mixmin"}, {"epsilon", "1"}, {"task", "ac"},
-             {"metric", "lambda"}, {"std", "0.1"}},
-            {{"note", "x"}, {"method", "uniform"}, {"component", "ab"}, {"value", "0.5"}, {"epsilon", "0"},
-             {"task", "ac"}, {"metric", "lambda"}},
+            {{"value", "0.6"},
+             {"component", "ab"},
+             {"method", "dp-mixmin"},
+             {"epsilon", "1"},
+             {"task", "ac"},
+             {"metric", "lambda"},
+             {"std", "0.1"}},
+            {{"note", "x"},
+             {"method", "uniform"},
+             {"component", "ab"},
+             {"value", "0.5"},
+             {"epsilon", "0"},
+             {"task", "ac"},
+             {"metric", "lambda"}},
         };
         const PlotTable t = tidyTable(rows);
         QCOMPARE(t.columns, (QStringList{"task", "epsilon", "method", "component", "note", "metric", "value", "std"}));

@@ -32,8 +32,10 @@ HelpTopic helpTopicFor(const QString& viewObjectName) {
         {QStringLiteral("rundetailsView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Run details")}},
         {QStringLiteral("privatesetView"), {QStringLiteral("PSG.md"), QStringLiteral("Workbench")}},
         {QStringLiteral("adamixView"), {QStringLiteral("ADAMIX.md"), QStringLiteral("The experiment")}},
-        {QStringLiteral("exampleprivacyView"), {QStringLiteral("ADAMIX.md"), QStringLiteral("Per-example privacy: an estimate")}},
-        {QStringLiteral("calculatorView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Live privacy calculation")}},
+        {QStringLiteral("exampleprivacyView"),
+         {QStringLiteral("ADAMIX.md"), QStringLiteral("Per-example privacy: an estimate")}},
+        {QStringLiteral("calculatorView"),
+         {QStringLiteral("WORKBENCH.md"), QStringLiteral("Live privacy calculation")}},
     };
     return topics.value(viewObjectName, HelpTopic{QStringLiteral("WORKBENCH.md"), QStringLiteral("The window")});
 }

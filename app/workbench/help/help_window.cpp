@@ -1,15 +1,15 @@
 #include "app/workbench/help/help_window.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QListWidget>
 #include <QScrollBar>
 #include <QSplitter>
-#include <QAbstractTextDocumentLayout>
 #include <QTextBlock>
 #include <QTextBrowser>
-#include <QTimer>
 #include <QTextDocument>
+#include <QTimer>
 #include <QUrl>
 
 namespace dpmix::workbench {

@@ -104,94 +104,110 @@ ViewText textOf(ResultView view) {
 
 QString glossaryName(GlossaryTerm term) {
     switch (term) {
-    case GlossaryTerm::Epsilon: return tr("ε (epsilon)");
-    case GlossaryTerm::Delta: return tr("δ (delta)");
-    case GlossaryTerm::Lambda: return tr("λ (lambda), component, k");
-    case GlossaryTerm::LambdaStar: return tr("λ* (lambda star)");
-    case GlossaryTerm::LambdaDp: return tr("λ_DP");
-    case GlossaryTerm::Cosine: return tr("cosine similarity, L1 distance (to λ*)");
-    case GlossaryTerm::EgStep: return tr("EG step (exponentiated gradient), η");
-    case GlossaryTerm::SplitAB: return tr("split A / split B");
-    case GlossaryTerm::Rho: return tr("ρ (rho)");
-    case GlossaryTerm::NoiseParameters: return tr("q, σ (sigma), steps; (α, r)");
-    case GlossaryTerm::RdpOrder: return tr("accountant, RDP order α");
-    case GlossaryTerm::Established: return tr("established / claimed");
-    case GlossaryTerm::Canary: return tr("canary, audit, ε_LB");
-    case GlossaryTerm::Auc: return tr("test AUC");
-    case GlossaryTerm::Perplexity: return tr("test perplexity");
-    case GlossaryTerm::ExcessError: return tr("excess error F(λ_DP) − F(λ*)");
-    case GlossaryTerm::Baselines: return tr("uniform, random search, Random Init, non-private baseline");
-    case GlossaryTerm::PrivateSet: return tr("private set S, PSG");
-    case GlossaryTerm::AdamixR: return tr("AdaMix-R, paragon, error increase");
-    case GlossaryTerm::ExampleEpsilon: return tr("per-example ε_i (estimate), isolation");
+        case GlossaryTerm::Epsilon: return tr("ε (epsilon)");
+        case GlossaryTerm::Delta: return tr("δ (delta)");
+        case GlossaryTerm::Lambda: return tr("λ (lambda), component, k");
+        case GlossaryTerm::LambdaStar: return tr("λ* (lambda star)");
+        case GlossaryTerm::LambdaDp: return tr("λ_DP");
+        case GlossaryTerm::Cosine: return tr("cosine similarity, L1 distance (to λ*)");
+        case GlossaryTerm::EgStep: return tr("EG step (exponentiated gradient), η");
+        case GlossaryTerm::SplitAB: return tr("split A / split B");
+        case GlossaryTerm::Rho: return tr("ρ (rho)");
+        case GlossaryTerm::NoiseParameters: return tr("q, σ (sigma), steps; (α, r)");
+        case GlossaryTerm::RdpOrder: return tr("accountant, RDP order α");
+        case GlossaryTerm::Established: return tr("established / claimed");
+        case GlossaryTerm::Canary: return tr("canary, audit, ε_LB");
+        case GlossaryTerm::Auc: return tr("test AUC");
+        case GlossaryTerm::Perplexity: return tr("test perplexity");
+        case GlossaryTerm::ExcessError: return tr("excess error F(λ_DP) − F(λ*)");
+        case GlossaryTerm::Baselines: return tr("uniform, random search, Random Init, non-private baseline");
+        case GlossaryTerm::PrivateSet: return tr("private set S, PSG");
+        case GlossaryTerm::AdamixR: return tr("AdaMix-R, paragon, error increase");
+        case GlossaryTerm::ExampleEpsilon: return tr("per-example ε_i (estimate), isolation");
     }
     return {};
 }
 
 QString glossaryText(GlossaryTerm term) {
     switch (term) {
-    case GlossaryTerm::Epsilon:
-        return tr("The privacy budget: whether any one person's data is in or out changes the probability of any "
-                  "result by at most a factor e^ε. Smaller is stronger privacy; ε = ∞ means no privacy guarantee.");
-    case GlossaryTerm::Delta:
-        return tr("The small probability with which the ε guarantee may fail; it should be far below 1/n.");
-    case GlossaryTerm::Lambda:
-        return tr("DP-MixMin pretrains on a mixture of k public data sets (components); λ gives each component its "
-                  "weight. The weights are ≥ 0 and sum to 1.");
-    case GlossaryTerm::LambdaStar:
-        return tr("The mixture weights learned without privacy on the same data: the best the private method can "
-                  "hope for. Shown for comparison only; never a release.");
-    case GlossaryTerm::LambdaDp:
-        return tr("The mixture weights DP-MixMin learned under differential privacy: the release.");
-    case GlossaryTerm::Cosine:
-        return tr("How close a mixture is to λ*: cosine 1 means the same direction, L1 0 means identical weights.");
-    case GlossaryTerm::EgStep:
-        return tr("One update of λ: λ is multiplied by e^(−η·gradient) and renormalised to sum to 1. η is the "
-                  "step size.");
-    case GlossaryTerm::SplitAB:
-        return tr("The sensitive training data is split once: split A learns λ, split B fine-tunes the model. "
-                  "They are disjoint, so the run costs the larger of the two stages' ε.");
-    case GlossaryTerm::Rho:
-        return tr("The fraction of the sensitive training data that goes to split A (the mixture step); the rest "
-                  "is split B.");
-    case GlossaryTerm::NoiseParameters:
-        return tr("DP-SGD samples each example with probability q per step, clips its gradient to norm C and adds "
-                  "Gaussian noise of standard deviation σ·C, for the given number of steps. The Dirichlet "
-                  "mechanism is set by (α, r) instead.");
-    case GlossaryTerm::RdpOrder:
-        return tr("The accountant adds up the privacy loss of many noisy steps. RDP (Rényi DP) bounds it at "
-                  "several orders α and reports the best; PRV computes it numerically. Both give a certified "
-                  "upper bound.");
-    case GlossaryTerm::Established:
-        return tr("An ε is established when it follows from a proof dpmix implements (the Gaussian mechanism); "
-                  "claimed when it rests on its authors' analysis only (the Dirichlet mechanism).");
-    case GlossaryTerm::Canary:
-        return tr("An audit trains many times with and without a planted example (the canary) and tests how well "
-                  "an attacker can tell: the empirical lower bound ε_LB. A claimed ε below ε_LB is refuted.");
-    case GlossaryTerm::Auc:
-        return tr("Area under the ROC curve on the held-out sensitive test split: 1 is perfect, 0.5 a random "
-                  "guess. Computed for the analyst; no ledger covers it.");
-    case GlossaryTerm::Perplexity:
-        return tr("How surprised a language model is by held-out text: lower is better.");
-    case GlossaryTerm::ExcessError:
-        return tr("How much worse the private mixture's objective is than the non-private optimum's: the price "
-                  "of privacy.");
-    case GlossaryTerm::Baselines:
-        return tr("Uniform: equal weights, no data read. Random search: the best of a few random λ, picked "
-                  "without privacy. Random Init: no pretraining. A non-private baseline (λ*, random search) has "
-                  "ε = ∞, whatever its fine-tuning spent.");
-    case GlossaryTerm::PrivateSet:
-        return tr("Private Set Generation learns a few synthetic images per class from the sensitive images "
-                  "under DP; only the set S is released.");
-    case GlossaryTerm::AdamixR:
-        return tr("AdaMix-R trains a classifier head under DP starting from a few labelled public examples, "
-                  "which also set its clipping and the subspace its private gradients are projected on. The "
-                  "paragon is the same head trained without privacy on all the data; the error increase is "
-                  "(error − the paragon's) / the paragon's.");
-    case GlossaryTerm::ExampleEpsilon:
-        return tr("How much one run could reveal about one example, measured on the trajectory it took: an "
-                  "estimate, not a guarantee (the guarantee is the dataset-level ε). Isolation: the mean "
-                  "distance to the example's nearest same-class neighbours in feature space.");
+        case GlossaryTerm::Epsilon:
+            return tr(
+                "The privacy budget: whether any one person's data is in or out changes the probability of any "
+                "result by at most a factor e^ε. Smaller is stronger privacy; ε = ∞ means no privacy guarantee.");
+        case GlossaryTerm::Delta:
+            return tr("The small probability with which the ε guarantee may fail; it should be far below 1/n.");
+        case GlossaryTerm::Lambda:
+            return tr(
+                "DP-MixMin pretrains on a mixture of k public data sets (components); λ gives each component its "
+                "weight. The weights are ≥ 0 and sum to 1.");
+        case GlossaryTerm::LambdaStar:
+            return tr(
+                "The mixture weights learned without privacy on the same data: the best the private method can "
+                "hope for. Shown for comparison only; never a release.");
+        case GlossaryTerm::LambdaDp:
+            return tr("The mixture weights DP-MixMin learned under differential privacy: the release.");
+        case GlossaryTerm::Cosine:
+            return tr("How close a mixture is to λ*: cosine 1 means the same direction, L1 0 means identical weights.");
+        case GlossaryTerm::EgStep:
+            return tr(
+                "One update of λ: λ is multiplied by e^(−η·gradient) and renormalised to sum to 1. η is the "
+                "step size.");
+        case GlossaryTerm::SplitAB:
+            return tr(
+                "The sensitive training data is split once: split A learns λ, split B fine-tunes the model. "
+                "They are disjoint, so the run costs the larger of the two stages' ε.");
+        case GlossaryTerm::Rho:
+            return tr(
+                "The fraction of the sensitive training data that goes to split A (the mixture step); the rest "
+                "is split B.");
+        case GlossaryTerm::NoiseParameters:
+            return tr(
+                "DP-SGD samples each example with probability q per step, clips its gradient to norm C and adds "
+                "Gaussian noise of standard deviation σ·C, for the given number of steps. The Dirichlet "
+                "mechanism is set by (α, r) instead.");
+        case GlossaryTerm::RdpOrder:
+            return tr(
+                "The accountant adds up the privacy loss of many noisy steps. RDP (Rényi DP) bounds it at "
+                "several orders α and reports the best; PRV computes it numerically. Both give a certified "
+                "upper bound.");
+        case GlossaryTerm::Established:
+            return tr(
+                "An ε is established when it follows from a proof dpmix implements (the Gaussian mechanism); "
+                "claimed when it rests on its authors' analysis only (the Dirichlet mechanism).");
+        case GlossaryTerm::Canary:
+            return tr(
+                "An audit trains many times with and without a planted example (the canary) and tests how well "
+                "an attacker can tell: the empirical lower bound ε_LB. A claimed ε below ε_LB is refuted.");
+        case GlossaryTerm::Auc:
+            return tr(
+                "Area under the ROC curve on the held-out sensitive test split: 1 is perfect, 0.5 a random "
+                "guess. Computed for the analyst; no ledger covers it.");
+        case GlossaryTerm::Perplexity:
+            return tr("How surprised a language model is by held-out text: lower is better.");
+        case GlossaryTerm::ExcessError:
+            return tr(
+                "How much worse the private mixture's objective is than the non-private optimum's: the price "
+                "of privacy.");
+        case GlossaryTerm::Baselines:
+            return tr(
+                "Uniform: equal weights, no data read. Random search: the best of a few random λ, picked "
+                "without privacy. Random Init: no pretraining. A non-private baseline (λ*, random search) has "
+                "ε = ∞, whatever its fine-tuning spent.");
+        case GlossaryTerm::PrivateSet:
+            return tr(
+                "Private Set Generation learns a few synthetic images per class from the sensitive images "
+                "under DP; only the set S is released.");
+        case GlossaryTerm::AdamixR:
+            return tr(
+                "AdaMix-R trains a classifier head under DP starting from a few labelled public examples, "
+                "which also set its clipping and the subspace its private gradients are projected on. The "
+                "paragon is the same head trained without privacy on all the data; the error increase is "
+                "(error − the paragon's) / the paragon's.");
+        case GlossaryTerm::ExampleEpsilon:
+            return tr(
+                "How much one run could reveal about one example, measured on the trajectory it took: an "
+                "estimate, not a guarantee (the guarantee is the dataset-level ε). Isolation: the mean "
+                "distance to the example's nearest same-class neighbours in feature space.");
     }
     return {};
 }
@@ -201,19 +217,21 @@ QString glossaryToolTip(GlossaryTerm term) { return glossaryName(term) + QString
 QList<GlossaryTerm> viewTerms(ResultView view) {
     using T = GlossaryTerm;
     switch (view) {
-    case ResultView::StudySummary: return {T::Epsilon, T::Delta, T::LambdaDp, T::LambdaStar, T::Cosine, T::SplitAB, T::Rho, T::Baselines};
-    case ResultView::Lambda: return {T::Lambda, T::LambdaDp, T::LambdaStar, T::Cosine, T::Baselines, T::Epsilon};
-    case ResultView::Trajectory: return {T::Lambda, T::EgStep, T::SplitAB};
-    case ResultView::Tradeoff: return {T::Epsilon, T::Cosine, T::LambdaStar, T::Rho, T::Baselines};
-    case ResultView::Auc: return {T::Auc, T::Baselines, T::Epsilon};
-    case ResultView::Perplexity: return {T::Perplexity, T::Baselines, T::Epsilon};
-    case ResultView::Audit: return {T::Canary, T::Epsilon, T::Delta, T::Established};
-    case ResultView::KScaling: return {T::ExcessError, T::Lambda, T::LambdaStar};
-    case ResultView::Ledger: return {T::Epsilon, T::Delta, T::SplitAB, T::NoiseParameters, T::RdpOrder, T::Established};
-    case ResultView::Comparison: return {T::Baselines, T::Epsilon};
-    case ResultView::PrivateSet: return {T::PrivateSet, T::Epsilon, T::Delta};
-    case ResultView::Adamix: return {T::AdamixR, T::Epsilon, T::Delta};
-    case ResultView::ExampleEpsilon: return {T::ExampleEpsilon, T::Epsilon, T::Delta};
+        case ResultView::StudySummary:
+            return {T::Epsilon, T::Delta, T::LambdaDp, T::LambdaStar, T::Cosine, T::SplitAB, T::Rho, T::Baselines};
+        case ResultView::Lambda: return {T::Lambda, T::LambdaDp, T::LambdaStar, T::Cosine, T::Baselines, T::Epsilon};
+        case ResultView::Trajectory: return {T::Lambda, T::EgStep, T::SplitAB};
+        case ResultView::Tradeoff: return {T::Epsilon, T::Cosine, T::LambdaStar, T::Rho, T::Baselines};
+        case ResultView::Auc: return {T::Auc, T::Baselines, T::Epsilon};
+        case ResultView::Perplexity: return {T::Perplexity, T::Baselines, T::Epsilon};
+        case ResultView::Audit: return {T::Canary, T::Epsilon, T::Delta, T::Established};
+        case ResultView::KScaling: return {T::ExcessError, T::Lambda, T::LambdaStar};
+        case ResultView::Ledger:
+            return {T::Epsilon, T::Delta, T::SplitAB, T::NoiseParameters, T::RdpOrder, T::Established};
+        case ResultView::Comparison: return {T::Baselines, T::Epsilon};
+        case ResultView::PrivateSet: return {T::PrivateSet, T::Epsilon, T::Delta};
+        case ResultView::Adamix: return {T::AdamixR, T::Epsilon, T::Delta};
+        case ResultView::ExampleEpsilon: return {T::ExampleEpsilon, T::Epsilon, T::Delta};
     }
     return {};
 }
@@ -225,9 +243,12 @@ QString viewWhatsThis(ResultView view) {
                             tr("How to read it.").toHtmlEscaped(), tr(text.read).toHtmlEscaped());
     html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Words used here").toHtmlEscaped());
     for (GlossaryTerm term : viewTerms(view))
-        html += QStringLiteral("<li><b>%1</b>: %2</li>").arg(glossaryName(term).toHtmlEscaped(), glossaryText(term).toHtmlEscaped());
-    html += QStringLiteral("</ul><p>%1</p>").arg(tr("F1 opens this view's section of the manual; Help ▸ Glossary "
-                                                   "explains every word.").toHtmlEscaped());
+        html += QStringLiteral("<li><b>%1</b>: %2</li>")
+                    .arg(glossaryName(term).toHtmlEscaped(), glossaryText(term).toHtmlEscaped());
+    html += QStringLiteral("</ul><p>%1</p>")
+                .arg(tr("F1 opens this view's section of the manual; Help ▸ Glossary "
+                        "explains every word.")
+                         .toHtmlEscaped());
     return html;
 }
 

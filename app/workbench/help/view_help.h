@@ -10,26 +10,26 @@
 namespace dpmix::workbench {
 
 enum class GlossaryTerm {
-    Epsilon,            // ε
-    Delta,              // δ
-    Lambda,             // λ, component, k
-    LambdaStar,         // λ*
-    LambdaDp,           // λ_DP
-    Cosine,             // cosine similarity and L1 distance to λ*
-    EgStep,             // exponentiated-gradient step
-    SplitAB,            // split A / split B
-    Rho,                // ρ
-    NoiseParameters,    // q, σ, C, steps; (α, r) of the Dirichlet mechanism
-    RdpOrder,           // accountants and the RDP order α
-    Established,        // established / claimed
-    Canary,             // canary audit, ε_LB
-    Auc,                // test AUC
-    Perplexity,         // test perplexity
-    ExcessError,        // F(λ_DP) − F(λ*)
-    Baselines,          // uniform, random search, Random Init, non-private baseline
-    PrivateSet,         // S, PSG
-    AdamixR,            // AdaMix-R, paragon, public-only, error increase
-    ExampleEpsilon,     // per-example ε_i (an estimate), isolation
+    Epsilon,          // ε
+    Delta,            // δ
+    Lambda,           // λ, component, k
+    LambdaStar,       // λ*
+    LambdaDp,         // λ_DP
+    Cosine,           // cosine similarity and L1 distance to λ*
+    EgStep,           // exponentiated-gradient step
+    SplitAB,          // split A / split B
+    Rho,              // ρ
+    NoiseParameters,  // q, σ, C, steps; (α, r) of the Dirichlet mechanism
+    RdpOrder,         // accountants and the RDP order α
+    Established,      // established / claimed
+    Canary,           // canary audit, ε_LB
+    Auc,              // test AUC
+    Perplexity,       // test perplexity
+    ExcessError,      // F(λ_DP) − F(λ*)
+    Baselines,        // uniform, random search, Random Init, non-private baseline
+    PrivateSet,       // S, PSG
+    AdamixR,          // AdaMix-R, paragon, public-only, error increase
+    ExampleEpsilon,   // per-example ε_i (an estimate), isolation
 };
 
 /// The term's name as the views write it, e.g. "λ*" or "split A / split B".

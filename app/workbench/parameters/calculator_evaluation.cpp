@@ -5,7 +5,6 @@
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/prv_accountant.h"
 
-
 namespace dpmix::workbench {
 namespace {
 
@@ -41,7 +40,11 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
         out.epsilonError = qs(sigma.error().message);
     } else {
         const auto query = privacy::GaussianEpsilonQueryBuilder()
-                               .q(shared->q).sigma(*sigma).steps(shared->steps).delta(shared->delta).build();
+                               .q(shared->q)
+                               .sigma(*sigma)
+                               .steps(shared->steps)
+                               .delta(shared->delta)
+                               .build();
         if (!query) {
             out.epsilonError = qs(query.error().message);
         } else {
@@ -67,7 +70,11 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
         out.sigmaError = qs(target.error().message);
     } else {
         const auto query = privacy::SigmaQueryBuilder()
-                               .epsilon(*target).delta(shared->delta).q(shared->q).steps(shared->steps).build();
+                               .epsilon(*target)
+                               .delta(shared->delta)
+                               .q(shared->q)
+                               .steps(shared->steps)
+                               .build();
         if (!query) {
             out.sigmaError = qs(query.error().message);
         } else {
@@ -80,7 +87,8 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
             } else {
                 out.sigmaError = qs(c.error().message);
             }
-            if (const auto p = privacy::calibrateGaussianSigmaPrv(query->epsilon, query->delta, query->q, query->steps)) {
+            if (const auto p =
+                    privacy::calibrateGaussianSigmaPrv(query->epsilon, query->delta, query->q, query->steps)) {
                 out.prvSigmaOk = true;
                 out.prvSigma = p->sigma;
                 out.prvSigmaEpsilon = p->certificate.epsilon;
@@ -95,14 +103,22 @@ CalculatorResult evaluateCalculator(const widgets::CalculatorInputs& in) {
 }
 
 void applyCalculatorResult(widgets::PrivacyCalculatorPanel& panel, const CalculatorResult& r) {
-    if (r.epsilonOk) panel.showEpsilon(r.epsilon, r.epsilonOrder);
-    else panel.showEpsilonError(r.epsilonError);
-    if (r.sigmaOk) panel.showSigma(r.sigma, r.sigmaEpsilon, r.sigmaOrder);
-    else panel.showSigmaError(r.sigmaError);
-    if (r.prvEpsilonOk) panel.showPrvEpsilon(r.prvEpsilon, r.prvEpsilonLower, r.prvEpsilonUpper);
-    else panel.showPrvEpsilonError(r.prvEpsilonError);
-    if (r.prvSigmaOk) panel.showPrvSigma(r.prvSigma, r.prvSigmaEpsilon, r.sigmaOk ? r.sigma : 0.0);
-    else panel.showPrvSigmaError(r.prvSigmaError);
+    if (r.epsilonOk)
+        panel.showEpsilon(r.epsilon, r.epsilonOrder);
+    else
+        panel.showEpsilonError(r.epsilonError);
+    if (r.sigmaOk)
+        panel.showSigma(r.sigma, r.sigmaEpsilon, r.sigmaOrder);
+    else
+        panel.showSigmaError(r.sigmaError);
+    if (r.prvEpsilonOk)
+        panel.showPrvEpsilon(r.prvEpsilon, r.prvEpsilonLower, r.prvEpsilonUpper);
+    else
+        panel.showPrvEpsilonError(r.prvEpsilonError);
+    if (r.prvSigmaOk)
+        panel.showPrvSigma(r.prvSigma, r.prvSigmaEpsilon, r.sigmaOk ? r.sigma : 0.0);
+    else
+        panel.showPrvSigmaError(r.prvSigmaError);
 }
 
 }  // namespace dpmix::workbench

@@ -36,10 +36,10 @@ StageBudget stageBudget(double epsilon, double delta, widgets::CompositionMode m
 Result<std::vector<long long>> parseSeeds(const QString& text);
 
 struct MixtureStagePlan {
-    double q = 0.0;           // B / n_A
+    double q = 0.0;  // B / n_A
     long long steps = 0;
-    double sigma = 0.0;       // calibrated noise multiplier
-    double epsilon = 0.0;     // ε at that σ (<= the stage target)
+    double sigma = 0.0;    // calibrated noise multiplier
+    double epsilon = 0.0;  // ε at that σ (<= the stage target)
     double order = 0.0;
     StageBudget target{0.0, 0.0};
 };

@@ -29,15 +29,17 @@ QString rhoGuidanceHtml(const widgets::RunParameters& p, long long components) {
                        .arg(QString::number(budget.epsilon, 'g', 4))
                        .arg(components);
     if (balance->rho >= 1.0) {
-        html += QStringLiteral("more than all the data (split A would need ≈ %1). The mixture stays "
-                               "<b>privacy-limited</b> at any ρ: raise ε, or weigh uniform weights.")
+        html += QStringLiteral(
+                    "more than all the data (split A would need ≈ %1). The mixture stays "
+                    "<b>privacy-limited</b> at any ρ: raise ε, or weigh uniform weights.")
                     .arg(count(balance->examples));
     } else {
         html += QStringLiteral("≈ %1 (split A of ≈ %2) before the privacy noise stops dominating λ's error. ")
                     .arg(share(balance->rho), count(balance->examples));
         html += splitA >= balance->examples
-                    ? QStringLiteral("At ρ = %1 (≈ %2) the split is <b>statistics-limited</b>: a larger ρ "
-                                     "helps λ more than a larger ε.")
+                    ? QStringLiteral(
+                          "At ρ = %1 (≈ %2) the split is <b>statistics-limited</b>: a larger ρ "
+                          "helps λ more than a larger ε.")
                           .arg(share(p.rho), count(splitA))
                     : QStringLiteral("At ρ = %1 (≈ %2) it is <b>privacy-limited</b>: raise ε or ρ.")
                           .arg(share(p.rho), count(splitA));

@@ -21,15 +21,15 @@ QList<ParameterField> storedFields() {
 // The JSON value in the field's own type, or an invalid QVariant when it has another type.
 QVariant typedValue(const QJsonValue& json, const QVariant& current) {
     switch (current.typeId()) {
-    case QMetaType::Bool: return json.isBool() ? QVariant(json.toBool()) : QVariant();
-    case QMetaType::QString: return json.isString() ? QVariant(json.toString()) : QVariant();
-    case QMetaType::Double: return json.isDouble() ? QVariant(json.toDouble()) : QVariant();
-    case QMetaType::Int: {
-        const double v = json.toDouble();
-        const bool whole = json.isDouble() && std::fabs(v) < 2e9 && v == std::floor(v);
-        return whole ? QVariant(static_cast<int>(v)) : QVariant();
-    }
-    default: return {};
+        case QMetaType::Bool: return json.isBool() ? QVariant(json.toBool()) : QVariant();
+        case QMetaType::QString: return json.isString() ? QVariant(json.toString()) : QVariant();
+        case QMetaType::Double: return json.isDouble() ? QVariant(json.toDouble()) : QVariant();
+        case QMetaType::Int: {
+            const double v = json.toDouble();
+            const bool whole = json.isDouble() && std::fabs(v) < 2e9 && v == std::floor(v);
+            return whole ? QVariant(static_cast<int>(v)) : QVariant();
+        }
+        default: return {};
     }
 }
 

@@ -7,8 +7,8 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 
-#include <cmath>
 #include <QStringList>
+#include <cmath>
 
 namespace dpmix::workbench {
 
@@ -37,7 +37,7 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     p.reproducible = spec.privacy.reproducible;
     p.accountant = panelAccountant(spec.privacy.accountant);
     p.composition = spec.privacy.composition == privacy::Composition::Sequential ? widgets::CompositionMode::Sequential
-                                                                                  : widgets::CompositionMode::Parallel;
+                                                                                 : widgets::CompositionMode::Parallel;
     p.clipNorm = spec.mixture.clip;
     p.batchSize = static_cast<int>(spec.mixture.batch);
     p.learningRate = spec.mixture.lr;
@@ -66,7 +66,8 @@ widgets::RunParameters parametersFromProject(const ProjectSnapshot& project) {
     constexpr double kTrainFraction = 0.8;
     for (const auto& source : project.sources)
         if (source.role == project::SourceRole::Sensitive) {
-            const long long all = source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
+            const long long all =
+                source.userLevel && source.facts.users > 0 ? source.facts.users : source.facts.examples;
             p.sensitiveCount = std::llround(kTrainFraction * static_cast<double>(all));
         }
     // What File ▸ Save stored last replaces the spec's values (a key it cannot read is skipped:
@@ -119,8 +120,9 @@ Result<QString> EngineProjectStore::exportRelease(const QString& projectPath, co
     auto chain = source->verifyChain();
     if (!chain) return chain.error();
     if (!chain->ok)
-        return Error{(projectPath + ": its hash chain does not verify: a release is only exported from an intact project")
-                         .toStdString()};
+        return Error{
+            (projectPath + ": its hash chain does not verify: a release is only exported from an intact project")
+                .toStdString()};
     auto summary = project::exportRelease(*source, target.toStdString(), options);
     if (!summary) return summary.error();
     const auto& m = summary->manifest;
@@ -130,7 +132,8 @@ Result<QString> EngineProjectStore::exportRelease(const QString& projectPath, co
         .arg(m.releases)
         .arg(m.epsilon, 0, 'f', 3)
         .arg(m.delta, 0, 'g', 3)
-        .arg(m.includesTestMetrics ? QStringLiteral("; includes test metrics, NOT covered by the guarantee") : QString());
+        .arg(m.includesTestMetrics ? QStringLiteral("; includes test metrics, NOT covered by the guarantee")
+                                   : QString());
 }
 
 }  // namespace dpmix::workbench

@@ -19,7 +19,8 @@ std::vector<ReleaseCandidate> releaseCandidates(const ProjectSnapshot& project) 
         if (!r.ledgers.empty()) {
             auto parsed = privacy::ledgerFromJson(r.ledgers.back().ledgerJson);
             if (!parsed) {
-                c.why = QStringLiteral("its ledger cannot be read: %1").arg(QString::fromStdString(parsed.error().message));
+                c.why =
+                    QStringLiteral("its ledger cannot be read: %1").arg(QString::fromStdString(parsed.error().message));
                 out.push_back(c);
                 continue;
             }
@@ -29,8 +30,11 @@ std::vector<ReleaseCandidate> releaseCandidates(const ProjectSnapshot& project) 
         const auto plain = project::whyNotReleasable(r.run, ledger, false);
         c.releasable = !confirmed;
         c.needsReason = c.releasable && plain.has_value();
-        if (confirmed) c.why = QString::fromStdString(*confirmed);
-        else if (plain) c.why = QStringLiteral("its guarantee is only claimed by its authors (not established): a reason is recorded");
+        if (confirmed)
+            c.why = QString::fromStdString(*confirmed);
+        else if (plain)
+            c.why =
+                QStringLiteral("its guarantee is only claimed by its authors (not established): a reason is recorded");
         // A claim an audit refuted is known not to hold: no reason makes it a DP release.
         if (ledger && c.releasable)
             if (auto refuted = audit::refutedClaim(ledger->entries(), audits)) {

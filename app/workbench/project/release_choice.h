@@ -11,10 +11,10 @@ namespace dpmix::workbench {
 
 struct ReleaseCandidate {
     long long runId = 0;
-    QString label;              // "Run 7: DP-MixMin 'warm clothing' ε 1 seed 0"
-    bool releasable = false;    // can be exported (maybe only with a recorded reason)
-    bool needsReason = false;   // its guarantee is not established: a reason must be recorded
-    QString why;                // why it cannot be exported, or why it needs a reason
+    QString label;             // "Run 7: DP-MixMin 'warm clothing' ε 1 seed 0"
+    bool releasable = false;   // can be exported (maybe only with a recorded reason)
+    bool needsReason = false;  // its guarantee is not established: a reason must be recorded
+    QString why;               // why it cannot be exported, or why it needs a reason
 };
 
 std::vector<ReleaseCandidate> releaseCandidates(const ProjectSnapshot& project);

@@ -1,8 +1,8 @@
 #include "app/workbench/project/release_dialog.h"
 
 #include <QCheckBox>
-#include <QDir>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -19,16 +19,18 @@ ReleaseDialog::ReleaseDialog(const ProjectSnapshot& project, QWidget* parent)
     : QDialog(parent),
       candidates_(releaseCandidates(project)),
       runs_(new QTreeWidget),
-      testMetrics_(new QCheckBox(tr("Include test metrics (NOT covered by the guarantee; every view of the release says so)"))),
+      testMetrics_(
+          new QCheckBox(tr("Include test metrics (NOT covered by the guarantee; every view of the release says so)"))),
       reason_(new QLineEdit),
       target_(new QLineEdit),
       status_(new QLabel),
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
     setWindowTitle(tr("Export DP release"));
-    auto* intro = new QLabel(tr("A release holds only the chosen DP runs' outputs (λ_DP and its trajectory, DP "
-                                "models), their ledgers, the spec without local paths and the public data's hashes. "
-                                "It never holds λ*, Random Search's choice, audits, logs, the sensitive data's "
-                                "hash, or the seed of any mechanism's randomness."));
+    auto* intro =
+        new QLabel(tr("A release holds only the chosen DP runs' outputs (λ_DP and its trajectory, DP "
+                      "models), their ledgers, the spec without local paths and the public data's hashes. "
+                      "It never holds λ*, Random Search's choice, audits, logs, the sensitive data's "
+                      "hash, or the seed of any mechanism's randomness."));
     intro->setWordWrap(true);
     runs_->setHeaderLabels({tr("Run"), tr("Why not offered")});
     runs_->setRootIsDecorated(false);
@@ -44,7 +46,8 @@ ReleaseDialog::ReleaseDialog(const ProjectSnapshot& project, QWidget* parent)
             item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable));
         }
     }
-    reason_->setPlaceholderText(tr("Why a guarantee that is only claimed is acceptable here (recorded in the release)"));
+    reason_->setPlaceholderText(
+        tr("Why a guarantee that is only claimed is acceptable here (recorded in the release)"));
     const QFileInfo info(project.path);
     target_->setText(info.dir().filePath(info.completeBaseName() + QStringLiteral("-release.dpmix")));
     auto* browse = new QPushButton(tr("Browse…"));
@@ -107,10 +110,12 @@ void ReleaseDialog::updateState() {
     }
     reason_->setEnabled(reasonNeeded);
     QString problem;
-    if (chosen == 0) problem = tr("Tick the DP runs to release.");
+    if (chosen == 0)
+        problem = tr("Tick the DP runs to release.");
     else if (reasonNeeded && reason_->text().trimmed().isEmpty())
         problem = tr("A chosen run's guarantee is not established: give the reason to record.");
-    else if (target().isEmpty()) problem = tr("Choose the release file.");
+    else if (target().isEmpty())
+        problem = tr("Choose the release file.");
     status_->setText(problem.isEmpty() ? tr("%n run(s) will be released.", nullptr, chosen) : problem);
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
 }

@@ -9,14 +9,14 @@ QString UnavailableProjectStore::schemaVersion() const {
 }
 
 Result<widgets::RunParameters> UnavailableProjectStore::open(const QString& path) {
-    return Error{("Cannot open " + path +
-                  ": opening .dpmix projects is not wired into the workbench yet.")
-                     .toStdString()};
+    return Error{
+        ("Cannot open " + path + ": opening .dpmix projects is not wired into the workbench yet.").toStdString()};
 }
 
 Status UnavailableProjectStore::save(const QString& path, const widgets::RunParameters&) {
-    return Error{("Cannot save " + path +
-                  ": saving .dpmix projects is not wired into the workbench yet; nothing was written.").toStdString()};
+    return Error{
+        ("Cannot save " + path + ": saving .dpmix projects is not wired into the workbench yet; nothing was written.")
+            .toStdString()};
 }
 
 }  // namespace dpmix::workbench
@@ -28,11 +28,14 @@ Result<ProjectSnapshot> ProjectStore::load(const QString& path) {
 }
 
 Result<QString> ProjectStore::createFromSpec(const QString& specPath) {
-    return Error{("Cannot create a project from " + specPath + ": this build has no project file backend.").toStdString()};
+    return Error{
+        ("Cannot create a project from " + specPath + ": this build has no project file backend.").toStdString()};
 }
 
-Result<QString> ProjectStore::exportRelease(const QString& projectPath, const QString&, const project::ReleaseOptions&) {
-    return Error{("Cannot export a release of " + projectPath + ": this build has no project file backend.").toStdString()};
+Result<QString> ProjectStore::exportRelease(const QString& projectPath, const QString&,
+                                            const project::ReleaseOptions&) {
+    return Error{
+        ("Cannot export a release of " + projectPath + ": this build has no project file backend.").toStdString()};
 }
 
 }  // namespace dpmix::workbench

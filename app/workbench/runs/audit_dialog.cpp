@@ -110,10 +110,12 @@ void AuditDialog::offerCluster(const QString& why) {
 void AuditDialog::updateClusterButton() {
     if (!cluster_) return;
     const bool mixture = mechanism_->currentData().toString().isEmpty();
-    cluster_->setEnabled(clusterUnavailable_.isEmpty() && mixture && buttons_->button(QDialogButtonBox::Ok)->isEnabled());
-    cluster_->setToolTip(!clusterUnavailable_.isEmpty() ? clusterUnavailable_
-                         : mixture ? tr("Submit the audit's runs to Slurm as one job array (docs/CLUSTER.md)")
-                                   : tr("An audit of a fine-tuning mechanism runs here; the mixture audit runs on a cluster"));
+    cluster_->setEnabled(clusterUnavailable_.isEmpty() && mixture &&
+                         buttons_->button(QDialogButtonBox::Ok)->isEnabled());
+    cluster_->setToolTip(
+        !clusterUnavailable_.isEmpty() ? clusterUnavailable_
+        : mixture                      ? tr("Submit the audit's runs to Slurm as one job array (docs/CLUSTER.md)")
+                  : tr("An audit of a fine-tuning mechanism runs here; the mixture audit runs on a cluster"));
 }
 
 AuditSettings AuditDialog::settings() const {

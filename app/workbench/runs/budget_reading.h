@@ -5,8 +5,8 @@
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/project/project_snapshot.h"
 #include "app/workbench/runs/run_action.h"
-#include "widgets/budget_meter.h"
 #include "engine/privacy/privacy_budget.h"
+#include "widgets/budget_meter.h"
 #include "widgets/run_parameters.h"
 
 #include <QString>

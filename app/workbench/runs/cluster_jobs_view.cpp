@@ -58,7 +58,16 @@ QString kindLabel(const JobStatus& job) {
     return q(job.kind);
 }
 
-enum Column { JobColumn, KindColumn, StateColumn, DoneColumn, RunningColumn, PendingColumn, FailedColumn, StoredColumn };
+enum Column {
+    JobColumn,
+    KindColumn,
+    StateColumn,
+    DoneColumn,
+    RunningColumn,
+    PendingColumn,
+    FailedColumn,
+    StoredColumn
+};
 
 QString jobState(const JobStatus& job) {
     if (job.mergedRun) return QObject::tr("stored");
@@ -76,8 +85,7 @@ bool ClusterJobsView::isComplete(const JobStatus& job) {
 
 long long ClusterJobsView::storableUnits(const JobStatus& job) {
     // An audit, a k-scaling and an AdaMix-R experiment are stored as one run from every unit.
-    if (storedAsOneRun(job))
-        return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
+    if (storedAsOneRun(job)) return isComplete(job) ? static_cast<long long>(job.units.size()) : 0;
     long long leading = 0;
     for (const auto& u : job.units) {  // in unit order
         if (u.state != "done") break;
@@ -99,16 +107,18 @@ ClusterJobsView::ClusterJobsView(ClusterBackend* backend, QWidget* parent)
       resubmit_(new QPushButton(tr("Resubmit failed"))),
       summary_(new QLabel) {
     tree_->setObjectName("clusterJobsTree");
-    tree_->setHeaderLabels({tr("Job"), tr("Kind"), tr("State"), tr("Done"), tr("Running"), tr("Pending"), tr("Failed"),
-                            tr("Stored as")});
+    tree_->setHeaderLabels(
+        {tr("Job"), tr("Kind"), tr("State"), tr("Done"), tr("Running"), tr("Pending"), tr("Failed"), tr("Stored as")});
     tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     tree_->setRootIsDecorated(true);
     tree_->setUniformRowHeights(true);
     autoMerge_->setChecked(true);
-    autoMerge_->setToolTip(tr("When every array task of a job has written its result, store the job's runs in the "
-                              "project (the same as Store in project; docs/CLUSTER.md)"));
-    merge_->setToolTip(tr("Store the selected job's results in the project: once, with their ledgers, sealed into "
-                          "the project's hash chain"));
+    autoMerge_->setToolTip(
+        tr("When every array task of a job has written its result, store the job's runs in the "
+           "project (the same as Store in project; docs/CLUSTER.md)"));
+    merge_->setToolTip(
+        tr("Store the selected job's results in the project: once, with their ledgers, sealed into "
+           "the project's hash chain"));
     cancel_->setToolTip(tr("scancel the selected job's array tasks that have not finished"));
     resubmit_->setToolTip(tr("Submit the selected job's failed array tasks again (one sbatch)"));
     summary_->setWordWrap(true);
@@ -159,8 +169,10 @@ void ClusterJobsView::setProject(const QString& path, bool readOnly) {
     project_ = path;
     readOnly_ = readOnly;
     poll_->stop();
-    if (!backend_) summary_->setText(tr("This build of the workbench has no cluster executor."));
-    else if (project_.isEmpty()) summary_->setText(tr("No project is open."));
+    if (!backend_)
+        summary_->setText(tr("This build of the workbench has no cluster executor."));
+    else if (project_.isEmpty())
+        summary_->setText(tr("No project is open."));
     updateButtons();
     refresh();
 }
@@ -186,8 +198,10 @@ void ClusterJobsView::startQuery() {
         ClusterStatusReply reply;
         reply.project = path;
         auto jobs = backend->status(path.toStdString());
-        if (jobs) reply.jobs = std::move(jobs).value();
-        else reply.error = q(jobs.error().message);
+        if (jobs)
+            reply.jobs = std::move(jobs).value();
+        else
+            reply.error = q(jobs.error().message);
         return reply;
     }));
 }
@@ -206,14 +220,17 @@ void ClusterJobsView::onReply() {
         }
         Q_EMIT statesUpdated();
     }
-    if (queryAgain_) startQuery();
-    else schedulePoll();
+    if (queryAgain_)
+        startQuery();
+    else
+        schedulePoll();
 }
 
 void ClusterJobsView::schedulePoll() {
     // Only Slurm changes a live unit by itself. A merge is a stage of the window, which refreshes
     // the view when it ends: a finished job whose merge failed is not polled again.
-    const bool live = std::any_of(jobs_.begin(), jobs_.end(), [](const JobStatus& j) { return !j.mergedRun && hasLiveUnits(j); });
+    const bool live =
+        std::any_of(jobs_.begin(), jobs_.end(), [](const JobStatus& j) { return !j.mergedRun && hasLiveUnits(j); });
     if (live && !project_.isEmpty()) poll_->start(pollIntervalMs_);
 }
 
@@ -235,9 +252,8 @@ void ClusterJobsView::rebuildTree() {
         row->setText(FailedColumn, QString::number(countOf(job, "failed") + countOf(job, "corrupt")));
         // A run grid stores several runs, the first of which the job records.
         if (job.mergedRun)
-            row->setText(StoredColumn, storedAsOneRun(job)
-                                           ? tr("run %1").arg(*job.mergedRun)
-                                           : tr("runs from %1").arg(*job.mergedRun));
+            row->setText(StoredColumn, storedAsOneRun(job) ? tr("run %1").arg(*job.mergedRun)
+                                                           : tr("runs from %1").arg(*job.mergedRun));
         row->setToolTip(JobColumn, q(job.dir.string()) + (job.slurmNote.empty() ? QString() : "\n" + q(job.slurmNote)));
         for (const auto& unit : job.units) {
             auto* child = new QTreeWidgetItem(row);
@@ -247,9 +263,11 @@ void ClusterJobsView::rebuildTree() {
             child->setText(StateColumn, state);
             QString tip = unit.log.empty() ? QString() : tr("log: %1").arg(q(unit.log));
             if (!unit.detail.empty()) tip += (tip.isEmpty() ? QString() : "\n") + q(unit.detail);
-            if (!unit.slurmJobId.empty()) tip += (tip.isEmpty() ? QString() : "\n") + tr("Slurm job %1").arg(q(unit.slurmJobId));
+            if (!unit.slurmJobId.empty())
+                tip += (tip.isEmpty() ? QString() : "\n") + tr("Slurm job %1").arg(q(unit.slurmJobId));
             for (int c = 0; c <= StoredColumn; ++c) child->setToolTip(c, tip);
-            if (unit.state == "failed" || unit.state == "corrupt") child->setForeground(StateColumn, QColor(0xb0, 0x20, 0x20));
+            if (unit.state == "failed" || unit.state == "corrupt")
+                child->setForeground(StateColumn, QColor(0xb0, 0x20, 0x20));
         }
         row->setExpanded(expanded.contains(q(job.jobId)));
         if (!job.mergedRun) (hasLiveUnits(job) ? live : waiting) += 1;

@@ -5,8 +5,8 @@
 // while a unit is still pending or running, and asks for a merge (automatically unless switched
 // off, or with Store in project) of each job whose units are all done, and of a run grid or sweep
 // as soon as more of its leading units are done — their runs land while the rest still run: the
-// window runs the merge as a stage of the Jobs dock, and the result views update when it ends. Cancel and Resubmit failed act on
-// the selected job. Read-only projects are shown, never merged into.
+// window runs the merge as a stage of the Jobs dock, and the result views update when it ends. Cancel and Resubmit
+// failed act on the selected job. Read-only projects are shown, never merged into.
 #include "engine/executor/cluster_jobs.h"
 
 #include <QFutureWatcher>

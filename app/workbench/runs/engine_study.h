@@ -27,14 +27,12 @@ Result<std::vector<privacy::BudgetRelease>> planStudySpendWithEngine(project::Pr
 
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
-Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request,
-                                        const ProgressCallback& progress, const CancellationToken& cancel,
-                                        const StudyLog& log);
+Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request, const ProgressCallback& progress,
+                          const CancellationToken& cancel, const StudyLog& log);
 
 /// audit_runs::runAuditStage with the dialog's choices.
-Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
-                                        const ProgressCallback& progress, const CancellationToken& cancel,
-                                        const StudyLog& log);
+Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request, const ProgressCallback& progress,
+                          const CancellationToken& cancel, const StudyLog& log);
 
 /// experiment_runs::runPsgStage with the dialog's choices; S reaches `snapshot` after every iteration.
 Status runPsgWithEngine(project::ProjectFile& project, const PsgRequest& request, const ProgressCallback& progress,

@@ -21,14 +21,17 @@ EpsilonSweepDialog::EpsilonSweepDialog(QWidget* parent)
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
     setWindowTitle(tr("ε sweep"));
     epsilons_->setObjectName("sweepEpsilons");
-    epsilons_->setToolTip(tr("The privacy budgets to run the same study at, e.g. \"0.5, 1, 2, 4\". Smaller ε means "
-                             "more noise: the sweep shows how much utility each unit of privacy buys."));
-    fullPipeline_->setToolTip(tr("Off: only the mixture stage (minutes; λ's closeness to λ* per ε). On: every method "
-                                 "through pretraining, private fine-tuning and evaluation (much longer; AUC per ε)."));
+    epsilons_->setToolTip(
+        tr("The privacy budgets to run the same study at, e.g. \"0.5, 1, 2, 4\". Smaller ε means "
+           "more noise: the sweep shows how much utility each unit of privacy buys."));
+    fullPipeline_->setToolTip(
+        tr("Off: only the mixture stage (minutes; λ's closeness to λ* per ε). On: every method "
+           "through pretraining, private fine-tuning and evaluation (much longer; AUC per ε)."));
     error_->setStyleSheet(QStringLiteral("color: #b42318"));
     error_->setWordWrap(true);
-    auto* explanation = new QLabel(tr("Runs the study at each ε with the panel's δ, ρ, seeds and Advanced values. "
-                                      "The privacy–utility view plots the results against ε."));
+    auto* explanation =
+        new QLabel(tr("Runs the study at each ε with the panel's δ, ρ, seeds and Advanced values. "
+                      "The privacy–utility view plots the results against ε."));
     explanation->setWordWrap(true);
     auto* form = new QFormLayout;
     form->addRow(tr("ε &values:"), epsilons_);

@@ -32,7 +32,11 @@ int JobRunner::start(const QString& stage, JobWork work) {
         // whose context is the application; `self` is only dereferenced on the GUI thread.
         auto post = [self](std::function<void(JobRunner&)> f) {
             QMetaObject::invokeMethod(
-                QCoreApplication::instance(), [self, f = std::move(f)] { if (self) f(*self); }, Qt::QueuedConnection);
+                QCoreApplication::instance(),
+                [self, f = std::move(f)] {
+                    if (self) f(*self);
+                },
+                Qt::QueuedConnection);
         };
         QElapsedTimer sinceLast;
         sinceLast.start();

@@ -19,7 +19,7 @@ LatestResultRunner::LatestResultRunner(int debounceMs, QObject* parent)
 }
 
 LatestResultRunner::~LatestResultRunner() {
-    ++*generation_;      // whatever is queued is stale now
+    ++*generation_;        // whatever is queued is stale now
     pool_->waitForDone();  // a computation in progress finishes (tens of ms); its result is dropped
 }
 

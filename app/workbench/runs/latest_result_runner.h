@@ -7,7 +7,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <memory>
 
 class QThreadPool;
 class QTimer;

@@ -13,9 +13,9 @@ struct PrivateSetImages {
     std::vector<float> pixels;  // classes × imagesPerClass × C × H × W, class-major, pixel space [0, 1]
     int classes = 0, imagesPerClass = 0;
     int channels = 1, height = 0, width = 0;
-    int iteration = 0;           // how many iterations S has been trained (the live view's caption)
-    int iterations = 0;          // of how many (0: unknown)
-    QStringList classNames;      // empty: "class 0", "class 1", ...
+    int iteration = 0;       // how many iterations S has been trained (the live view's caption)
+    int iterations = 0;      // of how many (0: unknown)
+    QStringList classNames;  // empty: "class 0", "class 1", ...
 
     bool empty() const { return pixels.empty(); }
     /// True when the sizes agree (count × C × H × W values, positive sizes).

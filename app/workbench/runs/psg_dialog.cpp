@@ -30,8 +30,9 @@ PsgDialog::PsgDialog(double epsilon, QWidget* parent)
     spc_->setToolTip(tr("Synthetic images per class: the size of the shared set S"));
     iterations_->setRange(1, 1000000);
     iterations_->setValue(3);
-    iterations_->setToolTip(tr("Fresh networks S is matched on; the paper uses 1000. Each costs the DP gradient "
-                               "steps shown below, all charged to ε."));
+    iterations_->setToolTip(
+        tr("Fresh networks S is matched on; the paper uses 1000. Each costs the DP gradient "
+           "steps shown below, all charged to ε."));
     evaluations_->setRange(1, 100);
     evaluations_->setValue(3);
     evaluations_->setToolTip(tr("Networks trained on S (per architecture) to report accuracy mean ± std"));

@@ -20,12 +20,12 @@ QString runKindLabel(RunKind kind);
 
 /// The Audit dialog's choices (engine/audit_runs/audit_stage.h AuditStageOptions).
 struct AuditSettings {
-    QString task;               // a sensitive task of the project's spec
-    bool naturalCanary = false; // false: the max-clip canary
-    long long runs = 2000;      // R, runs per world
-    bool noNoise = false;       // the no-noise control (claimed ε = +inf)
-    long long seed = 0;         // ρ split, natural canary choice and audit seed
-    bool quietestSource = false; // max-clip: push the quietest source instead of the top one (docs/AUDIT.md)
+    QString task;                 // a sensitive task of the project's spec
+    bool naturalCanary = false;   // false: the max-clip canary
+    long long runs = 2000;        // R, runs per world
+    bool noNoise = false;         // the no-noise control (claimed ε = +inf)
+    long long seed = 0;           // ρ split, natural canary choice and audit seed
+    bool quietestSource = false;  // max-clip: push the quietest source instead of the top one (docs/AUDIT.md)
     // Empty: the mixture step (the canaries above). "dirichlet", "dp-sgd" or "sgd": a fine-tuning
     // mechanism, audited with `trainingCanary` (docs/AUDIT.md, "Auditing fine-tuning mechanisms").
     QString mechanism;
@@ -37,9 +37,9 @@ struct AuditSettings {
 /// The Private set dialog's choices (engine/experiment_runs/psg_stage.h PsgStageOptions); ε, δ, the
 /// accountant and reproducibility come from the panel.
 struct PsgSettings {
-    int imagesPerClass = 10;     // 1, 10, 20 or 50
-    long long iterations = 3;    // fresh networks matched (each about 5 minutes on 2 cores at spc 10)
-    int evaluations = 3;         // networks trained on S per architecture
+    int imagesPerClass = 10;   // 1, 10, 20 or 50
+    long long iterations = 3;  // fresh networks matched (each about 5 minutes on 2 cores at spc 10)
+    int evaluations = 3;       // networks trained on S per architecture
     int evaluationEpochs = 300;
     bool references = true;      // the random-real-subset and direct DP-SGD reference runs
     long long dpSgdSteps = 300;  // the DP-SGD reference's steps
@@ -58,13 +58,13 @@ struct ClusterSubmission {
 
 struct RunAction {
     RunKind kind = RunKind::DpMixMin;
-    widgets::RunParameters parameters;      // the panel's values (every kind but Rerun)
-    std::vector<double> sweepEpsilons;      // EpsilonSweep: the ε values, at least two
-    bool sweepFullPipeline = false;         // EpsilonSweep: also pretrain, fine-tune, evaluate
-    AuditSettings audit;                    // Audit
-    PsgSettings psg;                        // PrivateSet
-    std::optional<project::RunRecord> rerun;  // Rerun: the stored run to repeat
-    std::optional<long long> rerunSeed;     // Rerun: a new seed (unset: the run's own)
+    widgets::RunParameters parameters;         // the panel's values (every kind but Rerun)
+    std::vector<double> sweepEpsilons;         // EpsilonSweep: the ε values, at least two
+    bool sweepFullPipeline = false;            // EpsilonSweep: also pretrain, fine-tune, evaluate
+    AuditSettings audit;                       // Audit
+    PsgSettings psg;                           // PrivateSet
+    std::optional<project::RunRecord> rerun;   // Rerun: the stored run to repeat
+    std::optional<long long> rerunSeed;        // Rerun: a new seed (unset: the run's own)
     std::optional<ClusterSubmission> cluster;  // set: submitted to Slurm, not run here
 };
 

@@ -30,8 +30,9 @@ public:
     /// refuses the other kinds with a message naming them.
     virtual Result<QList<StageJob>> planAction(const RunAction& action) {
         if (action.kind == RunKind::DpMixMin) return planRun(action.parameters);
-        return Error{("\"" + runKindLabel(action.kind) + "\" needs the engine pipeline, which this build does not have.")
-                         .toStdString()};
+        return Error{
+            ("\"" + runKindLabel(action.kind) + "\" needs the engine pipeline, which this build does not have.")
+                .toStdString()};
     }
     /// Every DP release `action` would make, as the engine plans it on the project's data: exactly
     /// what the run reserves on the data set's budget when it starts. None when this controller

@@ -55,12 +55,12 @@ Status readDownstreamConfig(const QJsonObject& config, const QString& label, con
 
 QString runKindLabel(RunKind kind) {
     switch (kind) {
-    case RunKind::DpMixMin: return QStringLiteral("Run DP-MixMin");
-    case RunKind::CompareBaselines: return QStringLiteral("Compare with baselines");
-    case RunKind::EpsilonSweep: return QStringLiteral("ε sweep");
-    case RunKind::Audit: return QStringLiteral("Audit");
-    case RunKind::PrivateSet: return QStringLiteral("Private set (PSG)");
-    case RunKind::Rerun: return QStringLiteral("Re-run");
+        case RunKind::DpMixMin: return QStringLiteral("Run DP-MixMin");
+        case RunKind::CompareBaselines: return QStringLiteral("Compare with baselines");
+        case RunKind::EpsilonSweep: return QStringLiteral("ε sweep");
+        case RunKind::Audit: return QStringLiteral("Audit");
+        case RunKind::PrivateSet: return QStringLiteral("Private set (PSG)");
+        case RunKind::Rerun: return QStringLiteral("Re-run");
     }
     return {};
 }
@@ -86,15 +86,17 @@ Result<std::vector<double>> parseEpsilonList(const QString& text) {
         const auto parsed = parseDecimalText(part.toStdString());
         const double value = parsed.value_or(0.0);
         if (!parsed || value <= 0.0)
-            return fieldError(QStringLiteral("ε values: '%1' is not a number > 0 (expected e.g. \"0.5, 1, 2, 4\")").arg(part));
+            return fieldError(
+                QStringLiteral("ε values: '%1' is not a number > 0 (expected e.g. \"0.5, 1, 2, 4\")").arg(part));
         if (std::find(values.begin(), values.end(), value) != values.end())
             return fieldError(QStringLiteral("ε values: %1 is listed twice").arg(part));
         values.push_back(value);
     }
     if (values.size() < 2)
-        return fieldError(QStringLiteral("ε values: '%1' gives %2 value(s); a sweep needs at least two (e.g. \"0.5, 1, 2, 4\")")
-                              .arg(text)
-                              .arg(values.size()));
+        return fieldError(
+            QStringLiteral("ε values: '%1' gives %2 value(s); a sweep needs at least two (e.g. \"0.5, 1, 2, 4\")")
+                .arg(text)
+                .arg(values.size()));
     std::sort(values.begin(), values.end());
     return values;
 }
@@ -110,10 +112,13 @@ Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, c
 }
 
 Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, const AuditSettings& settings) {
-    if (settings.task.trimmed().isEmpty()) return fieldError(QStringLiteral("task: choose the sensitive task to audit"));
+    if (settings.task.trimmed().isEmpty())
+        return fieldError(QStringLiteral("task: choose the sensitive task to audit"));
     if (settings.runs < 2)
-        return fieldError(QStringLiteral("runs: %1 runs per world is too few; the audit needs at least 2").arg(settings.runs));
-    if (settings.seed < 0) return fieldError(QStringLiteral("seed: %1 is negative; expected a whole number >= 0").arg(settings.seed));
+        return fieldError(
+            QStringLiteral("runs: %1 runs per world is too few; the audit needs at least 2").arg(settings.runs));
+    if (settings.seed < 0)
+        return fieldError(QStringLiteral("seed: %1 is negative; expected a whole number >= 0").arg(settings.seed));
     AuditRequest request;
     request.task = settings.task.trimmed().toStdString();
     if (!settings.mechanism.isEmpty()) {
@@ -133,7 +138,8 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
     if (!settings.noNoise) request.epsilon = parameters.epsilon;
     request.accountant = engineAccountant(parameters.accountant);
     request.seed = settings.seed;
-    request.mixture = MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
+    request.mixture =
+        MixtureSettings{parameters.clipNorm, parameters.batchSize, parameters.learningRate, parameters.steps};
     return request;
 }
 
@@ -171,11 +177,14 @@ Result<RerunPlan> auditRerunPlan(const project::RunRecord& run, const QJsonObjec
 Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long long> newSeed) {
     const QString label = QStringLiteral("run %1 (%2)").arg(run.id).arg(QString::fromStdString(run.method));
     if (run.method == "proxy")
-        return fieldError(QStringLiteral("%1: proxies are trained (or reused) by every study run; re-run a DP-MixMin or "
-                                         "baseline run instead").arg(label));
+        return fieldError(
+            QStringLiteral("%1: proxies are trained (or reused) by every study run; re-run a DP-MixMin or "
+                           "baseline run instead")
+                .arg(label));
     if (isExperiment(run.method))
         return fieldError(QStringLiteral("%1 is an experiment of `dpmix experiment`; re-run it from the command line "
-                                         "(the workbench re-runs study runs and audits)").arg(label));
+                                         "(the workbench re-runs study runs and audits)")
+                              .arg(label));
     if (newSeed && *newSeed < 0)
         return fieldError(QStringLiteral("seed: %1 is negative; expected a whole number >= 0").arg(*newSeed));
     QJsonParseError parseError;
@@ -190,9 +199,9 @@ Result<RerunPlan> rerunPlanFor(const project::RunRecord& run, std::optional<long
     if (stage == "audit") return auditRerunPlan(run, config, seed, label);
     if (stage != "mixture" && stage != "downstream")
         return fieldError(QStringLiteral("%1: its configuration names stage '%2'; only mixture, downstream and audit "
-                                         "runs can be re-run").arg(label, stage));
-    if (!config.contains("rho"))
-        return fieldError(QStringLiteral("%1: its configuration has no rho").arg(label));
+                                         "runs can be re-run")
+                              .arg(label, stage));
+    if (!config.contains("rho")) return fieldError(QStringLiteral("%1: its configuration has no rho").arg(label));
     StudyRequest study;
     study.rho = config.value("rho").toDouble();
     study.seeds = {seed};

@@ -40,9 +40,9 @@ void StageQueue::onFinished(int jobId, JobOutcome outcome, const QString& messag
     if (jobId != current_) return;
     const int request = currentRequest_;
     switch (outcome) {
-    case JobOutcome::Succeeded: Q_EMIT logged(tr("done: %1").arg(currentStage_)); break;
-    case JobOutcome::Failed: Q_EMIT logged(tr("failed: %1: %2").arg(currentStage_, message)); break;
-    case JobOutcome::Cancelled: Q_EMIT logged(tr("cancelled: %1").arg(currentStage_)); break;
+        case JobOutcome::Succeeded: Q_EMIT logged(tr("done: %1").arg(currentStage_)); break;
+        case JobOutcome::Failed: Q_EMIT logged(tr("failed: %1: %2").arg(currentStage_, message)); break;
+        case JobOutcome::Cancelled: Q_EMIT logged(tr("cancelled: %1").arg(currentStage_)); break;
     }
     // Later stages of the same request depend on this one's output; other requests do not.
     if (outcome != JobOutcome::Succeeded)

@@ -41,7 +41,7 @@ Q_SIGNALS:
 private:
     struct Queued {
         StageJob job;
-        int ticket = 0;   // the dock row's id while queued (negative: runner ids are positive)
+        int ticket = 0;  // the dock row's id while queued (negative: runner ids are positive)
         int request = 0;
     };
     void startNext();
@@ -53,7 +53,7 @@ private:
     JobRunner* runner_;
     widgets::JobListWidget* list_;
     QList<Queued> queue_;
-    int current_ = 0;          // runner job id of the running stage
+    int current_ = 0;  // runner job id of the running stage
     int currentRequest_ = 0;
     QString currentStage_;
     int nextTicket_ = -1;

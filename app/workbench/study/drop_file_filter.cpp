@@ -24,24 +24,24 @@ QStringList DropFileFilter::localPaths(const QMimeData* mime) {
 
 bool DropFileFilter::eventFilter(QObject* watched, QEvent* event) {
     switch (event->type()) {
-    case QEvent::DragEnter:
-    case QEvent::DragMove: {
-        auto* drag = static_cast<QDragMoveEvent*>(event);  // QDragEnterEvent derives from it
-        if (localPaths(drag->mimeData()).isEmpty()) return false;
-        drag->setDropAction(Qt::CopyAction);
-        drag->accept();
-        return true;
-    }
-    case QEvent::Drop: {
-        auto* drop = static_cast<QDropEvent*>(event);
-        const QStringList paths = localPaths(drop->mimeData());
-        if (paths.isEmpty()) return false;
-        drop->setDropAction(Qt::CopyAction);
-        drop->accept();
-        Q_EMIT pathsDropped(paths, drop->position().toPoint());
-        return true;
-    }
-    default: return QObject::eventFilter(watched, event);
+        case QEvent::DragEnter:
+        case QEvent::DragMove: {
+            auto* drag = static_cast<QDragMoveEvent*>(event);  // QDragEnterEvent derives from it
+            if (localPaths(drag->mimeData()).isEmpty()) return false;
+            drag->setDropAction(Qt::CopyAction);
+            drag->accept();
+            return true;
+        }
+        case QEvent::Drop: {
+            auto* drop = static_cast<QDropEvent*>(event);
+            const QStringList paths = localPaths(drop->mimeData());
+            if (paths.isEmpty()) return false;
+            drop->setDropAction(Qt::CopyAction);
+            drop->accept();
+            Q_EMIT pathsDropped(paths, drop->position().toPoint());
+            return true;
+        }
+        default: return QObject::eventFilter(watched, event);
     }
 }
 

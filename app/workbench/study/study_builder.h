@@ -24,16 +24,16 @@ using project::SourceRole;  // engine/project/source_role.h
 
 /// One registered source: where it is, how it is read, and what loading it once showed.
 struct SourceRegistration {
-    data::SourceSpec source;      // path absolute; path-valued options as written (next to the path)
-    bool userLevel = false;       // sensitive only: the privacy unit is the user
-    project::SourceFacts facts;   // from the dialog's preview (the project re-loads on save)
-    std::string resize, colour;   // public images only: how they are fitted to the study's shape
+    data::SourceSpec source;     // path absolute; path-valued options as written (next to the path)
+    bool userLevel = false;      // sensitive only: the privacy unit is the user
+    project::SourceFacts facts;  // from the dialog's preview (the project re-loads on save)
+    std::string resize, colour;  // public images only: how they are fitted to the study's shape
 };
 
 struct StudyDraft {
     std::vector<SourceRegistration> publicSources;
     std::optional<SourceRegistration> sensitive;
-    std::vector<project::LabelTask> publicTasks;     // each names its public source (LabelTask::source)
+    std::vector<project::LabelTask> publicTasks;  // each names its public source (LabelTask::source)
     std::vector<project::LabelTask> sensitiveTasks;
     // A draft made from a project (Edit sources and tasks / Duplicate study): that project's spec.
     // What the window does not edit — the budget cap, PSG, stage details such as the fine-tuning
@@ -122,7 +122,8 @@ public:
     /// nothing is written (and an existing file is left as it was). An existing `path` is an
     /// error, unless `replaceRunless` and it is a writable project without any run (a study is
     /// editable until its first run). Returns the project's path.
-    virtual Result<QString> create(const QString& path, const project::ProjectSpec& spec, bool replaceRunless = false) = 0;
+    virtual Result<QString> create(const QString& path, const project::ProjectSpec& spec,
+                                   bool replaceRunless = false) = 0;
 };
 
 }  // namespace dpmix::workbench

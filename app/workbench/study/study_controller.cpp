@@ -94,7 +94,8 @@ SourceDialog* StudyController::openSourceDialog(SourceRole role, const data::Sou
     for (const auto& n : draft.sourceNames()) taken << QString::fromStdString(n);
     // The sensitive set is replaced by a new one, and an edited public source by its new version:
     // their own names stay free.
-    if (role == SourceRole::Sensitive && draft.sensitive) taken.removeAll(QString::fromStdString(draft.sensitive->source.name));
+    if (role == SourceRole::Sensitive && draft.sensitive)
+        taken.removeAll(QString::fromStdString(draft.sensitive->source.name));
     if (role == SourceRole::Public && !replaces.empty()) taken.removeAll(QString::fromStdString(replaces));
     auto* dialog = new SourceDialog(role, previewer_, taken, dialogParent_);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -118,9 +119,8 @@ SourceDialog* StudyController::editSource(SourceRole role, const std::string& na
     const SourceRegistration* registered = builder_->find(role, name);
     if (!registered) return nullptr;
     const SourceRegistration copy = *registered;  // the dialog outlives changes to the draft
-    SourceDialog* dialog = openSourceDialog(role, copy.source,
-                                            tr("Editing %1: OK replaces it.").arg(QString::fromStdString(name)),
-                                            copy.userLevel, name);
+    SourceDialog* dialog = openSourceDialog(
+        role, copy.source, tr("Editing %1: OK replaces it.").arg(QString::fromStdString(name)), copy.userLevel, name);
     if (dialog) dialog->setFit(copy.resize, copy.colour);
     return dialog;
 }
@@ -136,8 +136,9 @@ bool StudyController::removeSourceRow(QTreeWidgetItem* item) {
 QString StudyController::handleDrop(const QStringList& paths, const QPoint& position) {
     if (paths.isEmpty()) return {};
     if (!editable_) {
-        return tr("An open project's sources change through Study ▸ Edit sources and tasks… (until its first run) "
-                  "or Duplicate study with changes…; new studies start with File ▸ New.");
+        return tr(
+            "An open project's sources change through Study ▸ Edit sources and tasks… (until its first run) "
+            "or Duplicate study with changes…; new studies start with File ▸ New.");
     }
     SourceRole role = SourceRole::Public;
     if (tree_) {
@@ -152,7 +153,8 @@ QString StudyController::handleDrop(const QStringList& paths, const QPoint& posi
         const StudyDraft& draft = builder_->draft();
         QStringList taken;
         for (const auto& n : draft.sourceNames()) taken << QString::fromStdString(n);
-        if (role == SourceRole::Sensitive && draft.sensitive) taken.removeAll(QString::fromStdString(draft.sensitive->source.name));
+        if (role == SourceRole::Sensitive && draft.sensitive)
+            taken.removeAll(QString::fromStdString(draft.sensitive->source.name));
         guess.source.name = uniqueSourceName(QString::fromStdString(guess.source.name), taken).toStdString();
     }
     QString note = tr("Dropped %1: %2.").arg(QFileInfo(paths.first()).fileName(), guess.reason);
@@ -172,15 +174,16 @@ void StudyController::addDraftRows(QTreeWidgetItem* publicGroup, QTreeWidgetItem
         const auto count = static_cast<long long>(text ? f.domains.size() : f.labelNames.size());
         // "(not saved)" leads and the counts end the row: the tree elides the middle of a long
         // row, so at the dock's width both stay in sight; the tooltip holds the whole row.
-        QString line = tr("(not saved) %1 — %2, %3")
-                           .arg(QString::fromStdString(s.source.name), countOf(f.examples, tr("example"), tr("examples")),
-                                text ? countOf(count, tr("domain"), tr("domains")) : countOf(count, tr("class"), tr("classes")));
+        QString line =
+            tr("(not saved) %1 — %2, %3")
+                .arg(QString::fromStdString(s.source.name), countOf(f.examples, tr("example"), tr("examples")),
+                     text ? countOf(count, tr("domain"), tr("domains")) : countOf(count, tr("class"), tr("classes")));
         if (f.users > 0) line += QStringLiteral(", ") + countOf(f.users, tr("user"), tr("users"));
         if (s.userLevel) line += tr(" (user-level)");
         auto* item = new QTreeWidgetItem(group, {line});
         item->setToolTip(0, tr("%1\nloader: %2\npath: %3\ncontent hash (SHA-256): %4\ndouble-click to edit")
-                                .arg(line, QString::fromStdString(s.source.loader), QString::fromStdString(s.source.path),
-                                     QString::fromStdString(f.contentHash)));
+                                .arg(line, QString::fromStdString(s.source.loader),
+                                     QString::fromStdString(s.source.path), QString::fromStdString(f.contentHash)));
         item->setData(0, kDraftRoleData, static_cast<int>(role));
         item->setData(0, kDraftNameData, QString::fromStdString(s.source.name));
     };

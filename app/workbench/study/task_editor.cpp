@@ -110,7 +110,8 @@ void TaskEditor::rebuildList() {
     for (const auto& t : tasks_) {
         QStringList classes;
         for (const auto& c : t.classes) classes << QString::fromStdString(c);
-        const QString text = QStringLiteral("%1 = %2").arg(QString::fromStdString(t.name), classes.join(QStringLiteral(" | ")));
+        const QString text =
+            QStringLiteral("%1 = %2").arg(QString::fromStdString(t.name), classes.join(QStringLiteral(" | ")));
         auto* item = new QListWidgetItem(text, list_);
         item->setToolTip(text);
     }

@@ -15,10 +15,12 @@ const QString kParagon = QStringLiteral("paragon");
 
 // The private methods in the order the chart shows them: the method first, its ablations, then
 // the DP-GD baselines it is compared with.
-const QStringList kPrivateOrder = {QStringLiteral("adamix-r"), QStringLiteral("adamix-r-no-projection"),
+const QStringList kPrivateOrder = {QStringLiteral("adamix-r"),
+                                   QStringLiteral("adamix-r-no-projection"),
                                    QStringLiteral("adamix-r-fixed-clip"),
                                    QStringLiteral("adamix-r-no-public-gradient"),
-                                   QStringLiteral("dp-gd-warm-start"), QStringLiteral("dp-gd")};
+                                   QStringLiteral("dp-gd-warm-start"),
+                                   QStringLiteral("dp-gd")};
 
 int orderOf(const QString& method) {
     const auto i = kPrivateOrder.indexOf(method);
@@ -51,9 +53,10 @@ std::vector<std::pair<long long, long long>> adamixSettings(const AdamixExperime
 }
 
 QString adamixSettingLabel(long long shots, long long perClass) {
-    const QString priv = perClass > 0 ? QObject::tr("%1 private per class").arg(perClass)
-                                      : QObject::tr("all private examples");
-    const QString shotText = shots == 1 ? QObject::tr("1 shot per class, ") : QObject::tr("%1 shots per class, ").arg(shots);
+    const QString priv =
+        perClass > 0 ? QObject::tr("%1 private per class").arg(perClass) : QObject::tr("all private examples");
+    const QString shotText =
+        shots == 1 ? QObject::tr("1 shot per class, ") : QObject::tr("%1 shots per class, ").arg(shots);
     return shotText + priv;
 }
 
@@ -135,9 +138,9 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
 
     auto& data = chart.data;
     data.errorColumn = QStringLiteral("std");
-    const widgets::TidyFields setting{{QStringLiteral("shots"), QString::number(shots)},
-                                      {QStringLiteral("private_per_class"),
-                                       perClass > 0 ? QString::number(perClass) : QStringLiteral("all")}};
+    const widgets::TidyFields setting{
+        {QStringLiteral("shots"), QString::number(shots)},
+        {QStringLiteral("private_per_class"), perClass > 0 ? QString::number(perClass) : QStringLiteral("all")}};
     for (double eps : epsilons) {
         data.categories << QStringLiteral("ε = %1").arg(number(eps));
         data.categoryFields << widgets::TidyFields{{QStringLiteral("epsilon"), number(eps, 6)}};
@@ -149,17 +152,18 @@ AdamixIncreaseChart adamixIncreaseChart(const AdamixExperiment& experiment, long
     if (!publicIncrease.empty()) {
         const MeanStd inc = chartSpread(publicIncrease);
         widgets::ReferenceLine line;
-        line.name = QObject::tr("Public only (few-shot, no private data): %1 %")
-                        .arg(QString::number(inc.mean, 'f', 0));
+        line.name = QObject::tr("Public only (few-shot, no private data): %1 %").arg(QString::number(inc.mean, 'f', 0));
         line.value = inc.mean;
-        line.fields = widgets::withFields(setting, {{QStringLiteral("method"), kPublicOnly},
-                                                    {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
+        line.fields =
+            widgets::withFields(setting, {{QStringLiteral("method"), kPublicOnly},
+                                          {QStringLiteral("metric"), QStringLiteral("error_increase_percent")}});
         data.references << line;
     }
     QStringList notes;
     if (!paragonErrors.empty())
-        notes << QObject::tr("Error increase = (test error − paragon's) / paragon's, per seed. The paragon (non-private "
-                             "head on all the data) has test error %1.")
+        notes << QObject::tr(
+                     "Error increase = (test error − paragon's) / paragon's, per seed. The paragon (non-private "
+                     "head on all the data) has test error %1.")
                      .arg(percent(chartSpread(paragonErrors).mean));
     if (!publicErrors.empty())
         notes << QObject::tr("Public only: test error %1.").arg(percent(chartSpread(publicErrors).mean));
@@ -221,18 +225,21 @@ AdamixHistogram adamixEpsilonHistogram(const AdamixEstimates& estimates, int bin
     }
     const double median = quantileOf(values, 0.5);
     const auto belowHalf = std::count_if(values.begin(), values.end(), [top](double v) { return v < 0.5 * top; });
-    notes << QObject::tr("ε_i is an estimate measured on this run's realised trajectory, not a guarantee: the guarantee "
-                         "for every example is the dataset-level ε = %1 (δ = %2).")
+    notes << QObject::tr(
+                 "ε_i is an estimate measured on this run's realised trajectory, not a guarantee: the guarantee "
+                 "for every example is the dataset-level ε = %1 (δ = %2).")
                  .arg(number(top), number(estimates.delta));
-    notes << QObject::tr("Quantiles of ε_i over %1 examples: 10 % %2, median %3, 90 % %4, max %5; %6 % of them "
-                         "below ε/2.")
+    notes << QObject::tr(
+                 "Quantiles of ε_i over %1 examples: 10 % %2, median %3, 90 % %4, max %5; %6 % of them "
+                 "below ε/2.")
                  .arg(n)
                  .arg(number(quantileOf(values, 0.1)), number(median), number(quantileOf(values, 0.9)),
                       number(quantileOf(values, 1.0)))
                  .arg(QString::number(100.0 * static_cast<double>(belowHalf) / static_cast<double>(n), 'f', 0));
     if (!std::isnan(estimates.spearmanIsolation))
-        notes << QObject::tr("Rank correlation (Spearman) of ε_i with isolation (mean distance to the nearest same-class "
-                             "examples): %1; with the training loss: %2.")
+        notes << QObject::tr(
+                     "Rank correlation (Spearman) of ε_i with isolation (mean distance to the nearest same-class "
+                     "examples): %1; with the training loss: %2.")
                      .arg(number(estimates.spearmanIsolation, 2), number(estimates.spearmanLoss, 2));
     if (above > 0.0)
         notes << QObject::tr("%1 example(s) above the dataset-level ε: the stored estimates are inconsistent.")

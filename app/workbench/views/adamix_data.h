@@ -15,12 +15,12 @@ namespace dpmix::workbench {
 
 /// One trained head of the experiment's grid.
 struct AdamixCell {
-    QString method;         // "adamix-r", "dp-gd-warm-start", "public-only", "paragon", ...
+    QString method;  // "adamix-r", "dp-gd-warm-start", "public-only", "paragon", ...
     double epsilon = std::numeric_limits<double>::infinity();  // +inf: no privacy (paragon, public-only)
-    long long shots = 0;     // public examples per class
-    long long perClass = 0;  // private examples per class; 0 = all
+    long long shots = 0;                                       // public examples per class
+    long long perClass = 0;                                    // private examples per class; 0 = all
     long long seed = 0;
-    double testError = std::numeric_limits<double>::quiet_NaN();     // fraction in [0, 1]
+    double testError = std::numeric_limits<double>::quiet_NaN();      // fraction in [0, 1]
     double errorIncrease = std::numeric_limits<double>::quiet_NaN();  // % over the paragon of the same seed
 };
 

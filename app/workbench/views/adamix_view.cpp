@@ -18,9 +18,7 @@
 namespace dpmix::workbench {
 namespace {
 
-QString runTitle(const AdamixExperiment& e) {
-    return e.title.isEmpty() ? QObject::tr("run %1").arg(e.runId) : e.title;
-}
+QString runTitle(const AdamixExperiment& e) { return e.title.isEmpty() ? QObject::tr("run %1").arg(e.runId) : e.title; }
 
 QString estimateLabel(const AdamixEstimates& e) {
     return QObject::tr("ε = %1 · %2 · seed %3")
@@ -38,8 +36,10 @@ QImage exampleImage(const data::ImageDataset& d, std::size_t index) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const std::size_t at = static_cast<std::size_t>(y) * w + x;
-            if (c < 3) image.scanLine(y)[x] = static_cast<uchar>(byte(px[at]));
-            else image.setPixel(x, y, qRgb(byte(px[at]), byte(px[plane + at]), byte(px[2 * plane + at])));
+            if (c < 3)
+                image.scanLine(y)[x] = static_cast<uchar>(byte(px[at]));
+            else
+                image.setPixel(x, y, qRgb(byte(px[at]), byte(px[plane + at]), byte(px[2 * plane + at])));
         }
     return image;
 }
@@ -47,7 +47,10 @@ QImage exampleImage(const data::ImageDataset& d, std::size_t index) {
 }  // namespace
 
 AdamixView::AdamixView(std::vector<AdamixExperiment> experiments, QWidget* parent)
-    : ResultPageView(parent), experiments_(std::move(experiments)), runs_(new QComboBox), settings_(new QComboBox),
+    : ResultPageView(parent),
+      experiments_(std::move(experiments)),
+      runs_(new QComboBox),
+      settings_(new QComboBox),
       chart_(new widgets::BarChartWidget) {
     addControl(new QLabel(tr("Experiment:")));
     runs_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -63,8 +66,9 @@ AdamixView::AdamixView(std::vector<AdamixExperiment> experiments, QWidget* paren
     connect(runs_, &QComboBox::currentIndexChanged, this, &AdamixView::showRun);
     connect(settings_, &QComboBox::currentIndexChanged, this, &AdamixView::showSetting);
     if (experiments_.empty()) {
-        showEmptyState(tr("No AdaMix-R experiment in this project yet. It compares public-guided private fine-tuning "
-                          "with DP-GD and a public-only head, by ε (see Help ▸ Manual, \"AdaMix-R\")."));
+        showEmptyState(
+            tr("No AdaMix-R experiment in this project yet. It compares public-guided private fine-tuning "
+               "with DP-GD and a public-only head, by ε (see Help ▸ Manual, \"AdaMix-R\")."));
         return;
     }
     runs_->setCurrentIndex(static_cast<int>(experiments_.size()) - 1);  // the latest
@@ -156,8 +160,13 @@ ExampleImageLoader projectImageLoader(const ProjectSnapshot& project) {
 
 ExamplePrivacyView::ExamplePrivacyView(std::vector<AdamixExperiment> experiments, ExampleImageLoader images,
                                        AdamixEstimatesLoader examples, QWidget* parent)
-    : ResultPageView(parent), experiments_(std::move(experiments)), images_(std::move(images)),
-      examples_(std::move(examples)), runs_(new QComboBox), estimates_(new QComboBox), chart_(new widgets::BarChartWidget),
+    : ResultPageView(parent),
+      experiments_(std::move(experiments)),
+      images_(std::move(images)),
+      examples_(std::move(examples)),
+      runs_(new QComboBox),
+      estimates_(new QComboBox),
+      chart_(new widgets::BarChartWidget),
       gallery_(new widgets::ImageGridWidget) {
     addControl(new QLabel(tr("Experiment:")));
     runs_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -176,8 +185,9 @@ ExamplePrivacyView::ExamplePrivacyView(std::vector<AdamixExperiment> experiments
     const bool any = std::any_of(experiments_.begin(), experiments_.end(),
                                  [](const AdamixExperiment& e) { return !e.estimates.empty(); });
     if (!any) {
-        showEmptyState(tr("No per-example privacy estimates yet. A full-batch AdaMix-R run stores one estimate ε_i "
-                          "per private example (see Help ▸ Manual, \"AdaMix-R\")."));
+        showEmptyState(
+            tr("No per-example privacy estimates yet. A full-batch AdaMix-R run stores one estimate ε_i "
+               "per private example (see Help ▸ Manual, \"AdaMix-R\")."));
         return;
     }
     runs_->setCurrentIndex(static_cast<int>(experiments_.size()) - 1);
@@ -236,7 +246,7 @@ void ExamplePrivacyView::showEstimates(int index) {
     auto range = [](const std::vector<AdamixExampleEstimate>& row) {
         if (row.empty()) return QString();
         return QStringLiteral("%1 … %2").arg(QString::number(row.front().epsilon, 'g', 2),
-                                            QString::number(row.back().epsilon, 'g', 2));
+                                             QString::number(row.back().epsilon, 'g', 2));
     };
     const auto high = static_cast<qsizetype>(extremes.highest.size());
     gallery_->setImages({images.mid(0, high), images.mid(high)}, {tr("highest ε_i"), tr("lowest ε_i")},

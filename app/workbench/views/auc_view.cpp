@@ -207,8 +207,9 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
         if (gain && (method == methods::nameOf(methods::Method::RandomInit) || !chart.hasRandomInit)) continue;
         if (auto series = methodSeries(table, method, tasks, gain, epsilon, macros)) chart.data.series << *series;
     }
-    chart.title = gain ? QObject::tr("Relative gain in test AUC over Random Init (%), %1 — mean ± std over seeds").arg(at)
-                       : QObject::tr("Test AUC per task, %1 — mean ± std over seeds").arg(at);
+    chart.title =
+        gain ? QObject::tr("Relative gain in test AUC over Random Init (%), %1 — mean ± std over seeds").arg(at)
+             : QObject::tr("Test AUC per task, %1 — mean ± std over seeds").arg(at);
     chart.title += macroLines(macros, gain);
     // AUC 0.5 is a random guess: the axis starts there, so the differences between methods show.
     if (!gain) chart.data.axisFloor = 0.5;
@@ -216,8 +217,12 @@ AucChart aucChartData(const ProjectSnapshot& project, std::optional<double> epsi
 }
 
 AucView::AucView(ProjectSnapshot project, QWidget* parent)
-    : ResultPageView(parent), project_(std::move(project)), epsilons_(aucEpsilons(project_)), epsilon_(new QComboBox),
-      gain_(new QCheckBox(tr("Relative gain over Random Init"))), chart_(new widgets::BarChartWidget) {
+    : ResultPageView(parent),
+      project_(std::move(project)),
+      epsilons_(aucEpsilons(project_)),
+      epsilon_(new QComboBox),
+      gain_(new QCheckBox(tr("Relative gain over Random Init"))),
+      chart_(new widgets::BarChartWidget) {
     auto* label = new QLabel(tr("ε:"));
     addControl(label);
     addControl(epsilon_);
@@ -226,8 +231,9 @@ AucView::AucView(ProjectSnapshot project, QWidget* parent)
     // A selector with a single choice is noise: shown only when several ε are stored.
     label->setVisible(epsilons_.size() > 1);
     epsilon_->setVisible(epsilons_.size() > 1);
-    gain_->setToolTip(tr("(AUC − AUC of Random Init) / AUC of Random Init, in %, per seed then averaged: "
-                         "what pretraining on the public mixture adds (the paper's Figure 3)"));
+    gain_->setToolTip(
+        tr("(AUC − AUC of Random Init) / AUC of Random Init, in %, per seed then averaged: "
+           "what pretraining on the public mixture adds (the paper's Figure 3)"));
     chart_->setAxisLabels(tr("sensitive task"), tr("test AUC"));
     chart_->setAxisToolTips({}, glossaryToolTip(GlossaryTerm::Auc));
     label->setToolTip(glossaryToolTip(GlossaryTerm::Epsilon));
@@ -240,23 +246,28 @@ AucView::AucView(ProjectSnapshot project, QWidget* parent)
 
 void AucView::refresh() {
     std::optional<double> epsilon;
-    if (const int i = epsilon_->currentIndex(); i >= 0 && i < static_cast<int>(epsilons_.size())) epsilon = epsilons_[i];
+    if (const int i = epsilon_->currentIndex(); i >= 0 && i < static_cast<int>(epsilons_.size()))
+        epsilon = epsilons_[i];
     const bool wantGain = gain_->isChecked();
     AucChart result = aucChartData(project_, epsilon, wantGain ? AucMode::GainOverRandomInit : AucMode::Absolute);
     gain_->setEnabled(result.hasRandomInit || wantGain);
     if (result.data.series.isEmpty()) {
         setNote({});
         if (wantGain && !result.hasRandomInit)
-            showEmptyState(tr("No Random Init run at this ε: compare with baselines including Random Init to see the gain."));
+            showEmptyState(
+                tr("No Random Init run at this ε: compare with baselines including Random Init to see the gain."));
         else
-            showEmptyState(tr("No downstream test AUC in this project yet — run DP-MixMin with fine-tuning, or "
-                              "Compare with baselines, to fill this view."));
+            showEmptyState(
+                tr("No downstream test AUC in this project yet — run DP-MixMin with fine-tuning, or "
+                   "Compare with baselines, to fill this view."));
         return;
     }
     showChart();
     // AUC lives in [0, 1]; a gain in % has no fixed range.
-    if (wantGain) chart_->clearValueDomain();
-    else chart_->setValueDomain(0.0, 1.0);
+    if (wantGain)
+        chart_->clearValueDomain();
+    else
+        chart_->setValueDomain(0.0, 1.0);
     chart_->setTitle(result.title);
     chart_->setAxisLabels(tr("sensitive task"),
                           wantGain ? tr("gain over Random Init (%)") : tr("test AUC (axis from 0.5 = chance)"));

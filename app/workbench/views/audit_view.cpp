@@ -33,13 +33,16 @@ bool isControl(const RunResults& r, const project::AuditRecord& a) {
 bool sameEpsilon(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
 
 int kindRank(const std::string& name) {
-    static const std::vector<std::string> order = {"natural",           "max-clip",           "max-clip-raise",
-                                                   "natural-no-noise",  "max-clip-no-noise",  "max-clip-raise-no-noise"};
+    static const std::vector<std::string> order = {"natural",          "max-clip",          "max-clip-raise",
+                                                   "natural-no-noise", "max-clip-no-noise", "max-clip-raise-no-noise"};
     return static_cast<int>(std::find(order.begin(), order.end(), name) - order.begin());
 }
 
 QString rate(long long count, long long of) {
-    return of > 0 ? QStringLiteral("%1 (%2/%3)").arg(static_cast<double>(count) / static_cast<double>(of), 0, 'g', 3).arg(count).arg(of)
+    return of > 0 ? QStringLiteral("%1 (%2/%3)")
+                        .arg(static_cast<double>(count) / static_cast<double>(of), 0, 'g', 3)
+                        .arg(count)
+                        .arg(of)
                   : QStringLiteral("– (0 runs)");
 }
 
@@ -51,23 +54,25 @@ QString auditDetail(const RunResults& r, const project::AuditRecord& a) {
                        .arg(a.epsilonLowerBound, 0, 'g', 4)
                        .arg(a.confidence * 100.0, 0, 'g', 3)
                        .arg(a.delta, 0, 'g', 3);
-    text += QObject::tr("\nFPR %1, FNR %2").arg(rate(a.counts.falsePositives, a.counts.negatives),
-                                                rate(a.counts.falseNegatives, a.counts.positives));
+    text +=
+        QObject::tr("\nFPR %1, FNR %2")
+            .arg(rate(a.counts.falsePositives, a.counts.negatives), rate(a.counts.falseNegatives, a.counts.positives));
     if (details.contains("runs_per_world"))
         text += QObject::tr("\nruns: %1 per world (EVAL half: %2 without, %3 with the canary)")
                     .arg(details.value("runs_per_world").toInteger())
                     .arg(a.counts.negatives)
                     .arg(a.counts.positives);
     else
-        text += QObject::tr("\nEVAL runs: %1 without, %2 with the canary").arg(a.counts.negatives).arg(a.counts.positives);
+        text +=
+            QObject::tr("\nEVAL runs: %1 without, %2 with the canary").arg(a.counts.negatives).arg(a.counts.positives);
     return text;
 }
 
 }  // namespace
 
 QString auditKindLabel(const std::string& name) {
-    const bool control = name.size() > kNoNoise.size() &&
-                         name.compare(name.size() - kNoNoise.size(), kNoNoise.size(), kNoNoise) == 0;
+    const bool control =
+        name.size() > kNoNoise.size() && name.compare(name.size() - kNoNoise.size(), kNoNoise.size(), kNoNoise) == 0;
     const std::string kind = control ? name.substr(0, name.size() - kNoNoise.size()) : name;
     QString label = kind == "max-clip-raise" ? QObject::tr("max-clip canary (raising)")
                                              : QObject::tr("%1 canary").arg(QString::fromStdString(kind));
@@ -105,7 +110,8 @@ widgets::BarChartData auditChartData(const ProjectSnapshot& project, std::option
     if (byKind.empty()) return data;
     std::vector<std::string> kinds;
     for (const auto& [kind, tasks] : byKind) kinds.push_back(kind);
-    std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return kindRank(a) < kindRank(b); });
+    std::stable_sort(kinds.begin(), kinds.end(),
+                     [](const auto& a, const auto& b) { return kindRank(a) < kindRank(b); });
     std::vector<std::string> tasks;
     for (const auto& t : project.taskNames())
         for (const auto& [kind, byTask] : byKind)
@@ -148,14 +154,18 @@ widgets::BarChartData auditChartData(const ProjectSnapshot& project, std::option
     }
     data.valueLabels = true;  // ε_LB = 0 is the common, good outcome: a bar of height 0 must still read "0"
     if (claimedEpsilon)
-        data.references << widgets::ReferenceLine{QObject::tr("claimed ε = %1").arg(*claimedEpsilon), *claimedEpsilon,
+        data.references << widgets::ReferenceLine{QObject::tr("claimed ε = %1").arg(*claimedEpsilon),
+                                                  *claimedEpsilon,
                                                   {{QStringLiteral("epsilon"), numberCell(claimedEpsilon)},
                                                    {QStringLiteral("metric"), QStringLiteral("claimed_epsilon")}}};
     return data;
 }
 
 AuditView::AuditView(ProjectSnapshot project, QWidget* parent)
-    : ResultPageView(parent), project_(std::move(project)), epsilons_(auditEpsilons(project_)), epsilon_(new QComboBox),
+    : ResultPageView(parent),
+      project_(std::move(project)),
+      epsilons_(auditEpsilons(project_)),
+      epsilon_(new QComboBox),
       chart_(new widgets::BarChartWidget) {
     auto* label = new QLabel(tr("Claimed ε:"));
     addControl(label);
@@ -175,13 +185,15 @@ AuditView::AuditView(ProjectSnapshot project, QWidget* parent)
 
 void AuditView::refresh() {
     std::optional<double> epsilon;
-    if (const int i = epsilon_->currentIndex(); i >= 0 && i < static_cast<int>(epsilons_.size())) epsilon = epsilons_[i];
+    if (const int i = epsilon_->currentIndex(); i >= 0 && i < static_cast<int>(epsilons_.size()))
+        epsilon = epsilons_[i];
     const auto data = auditChartData(project_, epsilon);
     if (data.series.isEmpty()) {
         setNote({});
-        showEmptyState(tr("No audit runs in this project yet — run Audit… to measure an empirical lower bound on "
-                          "ε: the mixture step is re-run on neighbouring data sets with a canary, and how often "
-                          "the canary is detected bounds how much privacy the mechanism can really promise."));
+        showEmptyState(
+            tr("No audit runs in this project yet — run Audit… to measure an empirical lower bound on "
+               "ε: the mixture step is re-run on neighbouring data sets with a canary, and how often "
+               "the canary is detected bounds how much privacy the mechanism can really promise."));
         return;
     }
     showChart();

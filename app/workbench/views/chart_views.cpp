@@ -35,7 +35,10 @@ void showNote(QLabel* note, const QString& text) {
 }  // namespace
 
 LambdaView::LambdaView(ProjectSnapshot project, QWidget* parent)
-    : QWidget(parent), project_(std::move(project)), selector_(new QComboBox), note_(new QLabel),
+    : QWidget(parent),
+      project_(std::move(project)),
+      selector_(new QComboBox),
+      note_(new QLabel),
       chart_(new widgets::BarChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("mixture component"), tr("weight λ_j"));
@@ -54,9 +57,12 @@ LambdaView::LambdaView(ProjectSnapshot project, QWidget* parent)
         selector_->addItem(s.label());
     }
     connect(selector_, &QComboBox::currentIndexChanged, this, &LambdaView::showSelection);
-    if (selector_->count() == 0) showNote(note_, tr("No finished DP-MixMin run yet: run DP-MixMin to learn λ."));
-    else if (start == 0) showSelection(0);
-    else selector_->setCurrentIndex(start);
+    if (selector_->count() == 0)
+        showNote(note_, tr("No finished DP-MixMin run yet: run DP-MixMin to learn λ."));
+    else if (start == 0)
+        showSelection(0);
+    else
+        selector_->setCurrentIndex(start);
 }
 
 void LambdaView::showSelection(int index) {
@@ -67,7 +73,10 @@ void LambdaView::showSelection(int index) {
 }
 
 TrajectoryView::TrajectoryView(ProjectSnapshot project, QWidget* parent)
-    : QWidget(parent), project_(std::move(project)), selector_(new QComboBox), note_(new QLabel),
+    : QWidget(parent),
+      project_(std::move(project)),
+      selector_(new QComboBox),
+      note_(new QLabel),
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("DP run:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("EG step"), tr("weight λ_j"));
@@ -77,8 +86,10 @@ TrajectoryView::TrajectoryView(ProjectSnapshot project, QWidget* parent)
     chart_->setCsvXColumn(QStringLiteral("step"));
     for (const RunResults* r : trajectoryRuns(project_)) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &TrajectoryView::showRun);
-    if (selector_->count() == 0) showNote(note_, tr("No DP-MixMin run has stored its λ iterates yet."));
-    else showRun(0);
+    if (selector_->count() == 0)
+        showNote(note_, tr("No DP-MixMin run has stored its λ iterates yet."));
+    else
+        showRun(0);
 }
 
 void TrajectoryView::showRun(int index) {
@@ -89,14 +100,17 @@ void TrajectoryView::showRun(int index) {
 }
 
 TradeoffView::TradeoffView(ProjectSnapshot project, QWidget* parent)
-    : QWidget(parent), project_(std::move(project)), selector_(new QComboBox), note_(new QLabel),
+    : QWidget(parent),
+      project_(std::move(project)),
+      selector_(new QComboBox),
+      note_(new QLabel),
       chart_(new widgets::LineChartWidget) {
     frame(this, tr("Task:"), selector_, note_)->addWidget(chart_, 1);
     chart_->setAxisLabels(tr("privacy budget ε (log scale)"), tr("cosine similarity to λ*"));
     chart_->setAxisToolTips(glossaryToolTip(GlossaryTerm::Epsilon), glossaryToolTip(GlossaryTerm::Cosine));
     setWhatsThis(viewWhatsThis(ResultView::Tradeoff));
     chart_->setValueDomain(0.0, 1.0);  // λ ≥ 0, so the cosine of two weight vectors is in [0, 1]
-    chart_->setLogarithmicX(true);      // ε > 0, swept by factors (0.25 … 8)
+    chart_->setLogarithmicX(true);     // ε > 0, swept by factors (0.25 … 8)
     chart_->setCsvXColumn(QStringLiteral("epsilon"));
     selector_->addItem(tr("All tasks"));
     for (const auto& t : project_.taskNames())
@@ -113,7 +127,8 @@ void TradeoffView::showTask(int index) {
     const auto series = tradeoffSeries(project_, task);
     const auto epsilons = runEpsilons(project_);
     QString note;
-    if (series.isEmpty()) note = tr("No finished DP-MixMin run yet.");
+    if (series.isEmpty())
+        note = tr("No finished DP-MixMin run yet.");
     else if (epsilons.size() < 2)
         note = tr("Only one ε has been run (ε = %1): run several ε (Parameters ▸ ε, then Run) to see the "
                   "trade-off as a curve.")

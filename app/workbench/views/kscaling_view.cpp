@@ -61,8 +61,8 @@ KScalingChart kScalingChartData(const RunResults& run) {
     const double threshold = fitThreshold(run);
     const double slope = run.metric("slope");
     const double points = run.metric("slope-points");
-    measured.name = perTask.size() > 1 ? QObject::tr("mean excess ± std over %1 tasks").arg(perTask.size())
-                                       : QObject::tr("excess");
+    measured.name =
+        perTask.size() > 1 ? QObject::tr("mean excess ± std over %1 tasks").arg(perTask.size()) : QObject::tr("excess");
     if (!std::isnan(slope)) {
         measured.name += QObject::tr(" · slope %1 (k ≥ %2").arg(slope, 0, 'f', 2).arg(threshold);
         measured.name += std::isnan(points) ? QStringLiteral(")") : QObject::tr(", %1 points)").arg(points);
@@ -78,7 +78,8 @@ KScalingChart kScalingChartData(const RunResults& run) {
         widgets::LogLogSeries reference;
         reference.name = QObject::tr("∝ √k (slope 0.5) through k = %1").arg(k0);
         reference.reference = true;
-        reference.fields = widgets::withFields(runField, {{QStringLiteral("metric"), QStringLiteral("sqrt_k_reference")}});
+        reference.fields =
+            widgets::withFields(runField, {{QStringLiteral("metric"), QStringLiteral("sqrt_k_reference")}});
         for (double k : measured.x) {
             reference.x << k;
             reference.y << y0 * std::sqrt(k / k0);
@@ -98,7 +99,10 @@ KScalingChart kScalingChartData(const RunResults& run) {
 }
 
 KScalingView::KScalingView(ProjectSnapshot project, QWidget* parent)
-    : ResultPageView(parent), project_(std::move(project)), runs_(kScalingRuns(project_)), selector_(new QComboBox),
+    : ResultPageView(parent),
+      project_(std::move(project)),
+      runs_(kScalingRuns(project_)),
+      selector_(new QComboBox),
       chart_(new widgets::LogLogChartWidget) {
     addControl(new QLabel(tr("k-scaling run:")));
     selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -111,9 +115,10 @@ KScalingView::KScalingView(ProjectSnapshot project, QWidget* parent)
     for (const RunResults* r : runs_) selector_->addItem(runLabel(r->run));
     connect(selector_, &QComboBox::currentIndexChanged, this, &KScalingView::showRun);
     if (runs_.empty())
-        showEmptyState(tr("No k-scaling experiment in this project yet. It measures how DP-MixMin's excess error "
-                          "grows with the number of public sources k (the command-line tool runs it: see Help ▸ "
-                          "Manual for this view)."));
+        showEmptyState(
+            tr("No k-scaling experiment in this project yet. It measures how DP-MixMin's excess error "
+               "grows with the number of public sources k (the command-line tool runs it: see Help ▸ "
+               "Manual for this view)."));
     else if (runs_.size() == 1)
         showRun(0);
     else

@@ -19,7 +19,8 @@ LedgerEntryCells ledgerEntryCells(const privacy::LedgerEntry& e) {
     c.q = nonPrivate ? none : ledgerNumber(e.q);
     c.noise = e.mechanism == privacy::MechanismKind::SubsampledDirichlet
                   ? QStringLiteral("(%1, %2)").arg(ledgerNumber(e.dirichletAlpha), ledgerNumber(e.dirichletR))
-                  : nonPrivate ? none : ledgerNumber(e.sigma);
+              : nonPrivate ? none
+                           : ledgerNumber(e.sigma);
     c.steps = QString::number(e.steps);
     c.delta = nonPrivate ? none : ledgerNumber(e.delta);
     c.epsilon = nonPrivate ? QObject::tr("∞ (not private)") : ledgerNumber(e.epsilon);

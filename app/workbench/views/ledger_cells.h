@@ -13,8 +13,8 @@ QString ledgerNumber(double value);
 
 struct LedgerEntryCells {
     QString stage, mechanism, unit, split;
-    QString q;            // "—" for a non-private entry
-    QString noise;        // σ, or "(α, r)" for the Dirichlet mechanism; "—" for a non-private entry
+    QString q;      // "—" for a non-private entry
+    QString noise;  // σ, or "(α, r)" for the Dirichlet mechanism; "—" for a non-private entry
     QString steps;
     QString delta;        // "—" for a non-private entry
     QString epsilon;      // "∞ (not private)" for a non-private entry

@@ -33,7 +33,7 @@ public:
 private:
     void showRun(int index);
     ProjectSnapshot project_;
-    std::vector<const RunResults*> runs_;  // runs with a ledger, in selector order
+    std::vector<const RunResults*> runs_;              // runs with a ledger, in selector order
     std::vector<audit::StoredMechanismAudit> audits_;  // the project's audits of fine-tuning mechanisms
     QComboBox* selector_;
     QTableWidget* table_;

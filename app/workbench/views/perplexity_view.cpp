@@ -46,7 +46,8 @@ std::vector<PerplexitySelection> perplexitySelections(const ProjectSnapshot& pro
         std::vector<std::optional<double>> epsilons;
         for (const auto& r : project.runs) {
             if (!finished(r) || r.run.task != task || !perplexityCurve(r)) continue;
-            if (std::none_of(epsilons.begin(), epsilons.end(), [&](const auto& e) { return sameEpsilon(e, r.run.epsilon); }))
+            if (std::none_of(epsilons.begin(), epsilons.end(),
+                             [&](const auto& e) { return sameEpsilon(e, r.run.epsilon); }))
                 epsilons.push_back(r.run.epsilon);
         }
         std::sort(epsilons.begin(), epsilons.end());  // no ε first, then ascending
@@ -96,8 +97,11 @@ QList<widgets::LineSeries> perplexitySeries(const ProjectSnapshot& project, cons
 }
 
 PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
-    : ResultPageView(parent), project_(std::move(project)), selections_(perplexitySelections(project_)),
-      selector_(new QComboBox), chart_(new widgets::LineChartWidget) {
+    : ResultPageView(parent),
+      project_(std::move(project)),
+      selections_(perplexitySelections(project_)),
+      selector_(new QComboBox),
+      chart_(new widgets::LineChartWidget) {
     addControl(new QLabel(tr("Task:")));
     selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     addControl(selector_);
@@ -112,17 +116,18 @@ PerplexityView::PerplexityView(ProjectSnapshot project, QWidget* parent)
     for (const auto& s : selections_) selector_->addItem(s.label());
     connect(selector_, &QComboBox::currentIndexChanged, this, &PerplexityView::showSelection);
     if (selections_.empty())
-        showEmptyState(tr("No test perplexity curves in this project yet. They come from fine-tuning each method's "
-                          "language model on the sensitive text, which the command-line tool runs for a text study "
-                          "(see Help ▸ Manual for this view)."));
+        showEmptyState(
+            tr("No test perplexity curves in this project yet. They come from fine-tuning each method's "
+               "language model on the sensitive text, which the command-line tool runs for a text study "
+               "(see Help ▸ Manual for this view)."));
     else
         showSelection(0);
 }
 
 void PerplexityView::showSelection(int index) {
     if (index < 0 || index >= static_cast<int>(selections_.size())) return;
-    chart_->setTitle(tr("Test perplexity during fine-tuning — %1\n(mean over runs; band: min–max)")
-                         .arg(selections_[index].label()));
+    chart_->setTitle(
+        tr("Test perplexity during fine-tuning — %1\n(mean over runs; band: min–max)").arg(selections_[index].label()));
     setNote(chart_->setSeries(perplexitySeries(project_, selections_[index])));
 }
 

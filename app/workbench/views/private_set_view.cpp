@@ -83,7 +83,8 @@ std::vector<PsgAccuracyLine> psgAccuracyLines(const ProjectSnapshot& project, co
 std::vector<const RunResults*> privateSetRuns(const ProjectSnapshot& project) {
     std::vector<const RunResults*> out;
     for (const auto& r : project.runs)
-        if (r.run.method == "psg" && r.run.status == project::RunStatus::Done && !r.privateSet.empty()) out.push_back(&r);
+        if (r.run.method == "psg" && r.run.status == project::RunStatus::Done && !r.privateSet.empty())
+            out.push_back(&r);
     std::reverse(out.begin(), out.end());
     return out;
 }
@@ -117,7 +118,9 @@ QList<QList<QImage>> imageRowsOf(const PrivateSetImages& set) {
     if (!set.consistent()) return rows;
     const std::size_t plane = static_cast<std::size_t>(set.height) * set.width;
     const std::size_t imageSize = plane * set.channels;
-    auto byte = [](float x) { return static_cast<uchar>(std::lround(std::clamp(std::isfinite(x) ? x : 0.0f, 0.0f, 1.0f) * 255)); };
+    auto byte = [](float x) {
+        return static_cast<uchar>(std::lround(std::clamp(std::isfinite(x) ? x : 0.0f, 0.0f, 1.0f) * 255));
+    };
     for (int c = 0; c < set.classes; ++c) {
         QList<QImage> row;
         for (int i = 0; i < set.imagesPerClass; ++i) {
@@ -127,7 +130,8 @@ QList<QList<QImage>> imageRowsOf(const PrivateSetImages& set) {
                 uchar* line = image.scanLine(y);
                 for (int x = 0; x < set.width; ++x) {
                     const std::size_t p = static_cast<std::size_t>(y) * set.width + x;
-                    if (set.channels == 1) line[x] = byte(px[p]);
+                    if (set.channels == 1)
+                        line[x] = byte(px[p]);
                     else
                         for (int ch = 0; ch < 3; ++ch) line[3 * x + ch] = byte(px[ch * plane + p]);
                 }
@@ -157,8 +161,9 @@ PrivateSetView::PrivateSetView(ProjectSnapshot project, QWidget* parent)
     runLabel->setBuddy(runs_);
     exportGrid_ = new QPushButton(tr("Export grid as PNG…"), this);
     exportSet_ = new QPushButton(tr("Export set…"), this);
-    exportSet_->setToolTip(tr("Write S as a data source (IDX or PNG + CSV) that another study can register as public "
-                              "data: S is differentially private, so using it is post-processing"));
+    exportSet_->setToolTip(
+        tr("Write S as a data source (IDX or PNG + CSV) that another study can register as public "
+           "data: S is differentially private, so using it is post-processing"));
     top->addWidget(runLabel);
     top->addWidget(runs_, 1);
     top->addWidget(exportGrid_);
@@ -195,7 +200,8 @@ PrivateSetView::PrivateSetView(ProjectSnapshot project, QWidget* parent)
     connect(exportSet_, &QPushButton::clicked, this, &PrivateSetView::exportSetWithDialog);
     setWhatsThis(viewWhatsThis(ResultView::PrivateSet));
     const bool any = !psgRuns_.empty();
-    for (QWidget* w : std::initializer_list<QWidget*>{runs_, runLabel, exportGrid_, exportSet_, scroll, table_, privacy_})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{runs_, runLabel, exportGrid_, exportSet_, scroll, table_, privacy_})
         w->setVisible(any);
     empty_->setVisible(!any);
     if (any) showRun(0);
@@ -212,7 +218,8 @@ void PrivateSetView::showRun(int index) {
     const RunResults& run = *psgRuns_[static_cast<std::size_t>(index)];
     QString error;
     shown_ = privateSetImagesOf(run, &error);
-    if (shown_.empty()) grid_->clearImages(error);
+    if (shown_.empty())
+        grid_->clearImages(error);
     else
         grid_->setImages(imageRowsOf(shown_), shown_.classNames,
                          tr("S after %1 iterations: %2 images per class (rows: classes)")
@@ -263,8 +270,9 @@ void PrivateSetView::showLive(const PrivateSetImages& set) {
     for (QWidget* w : findChildren<QWidget*>()) w->setVisible(true);
     empty_->setVisible(false);
     grid_->setImages(imageRowsOf(set), set.classNames,
-                     set.iterations > 0 ? tr("Generating (live): S after %1 of %2 iterations").arg(set.iteration).arg(set.iterations)
-                                        : tr("Generating (live): S after %1 iterations").arg(set.iteration));
+                     set.iterations > 0
+                         ? tr("Generating (live): S after %1 of %2 iterations").arg(set.iteration).arg(set.iterations)
+                         : tr("Generating (live): S after %1 iterations").arg(set.iteration));
     grid_->resize(grid_->sizeHint());
     privacy_->setText(tr("A PSG job is running: the table and the exports fill in when it finishes."));
     exportSet_->setEnabled(false);
@@ -279,7 +287,8 @@ QString PrivateSetView::exportGridPng(const QString& path) const {
 QString PrivateSetView::exportSet(const QString& folder, const QString& format) const {
     if (shown_.empty()) return tr("There is no finished private set to export.");
     psg::SetExportFormat f;
-    if (!psg::parseSetExportFormat(format.toStdString(), f)) return tr("Unknown format %1: expected idx or png-csv.").arg(format);
+    if (!psg::parseSetExportFormat(format.toStdString(), f))
+        return tr("Unknown format %1: expected idx or png-csv.").arg(format);
     psg::PrivateSet set;
     set.classes = shown_.classes;
     set.imagesPerClass = shown_.imagesPerClass;
@@ -287,7 +296,8 @@ QString PrivateSetView::exportSet(const QString& folder, const QString& format) 
     set.height = shown_.height;
     set.width = shown_.width;
     set.pixels = shown_.pixels;
-    for (int c = 0; c < set.classes; ++c) set.labels.insert(set.labels.end(), static_cast<std::size_t>(set.imagesPerClass), c);
+    for (int c = 0; c < set.classes; ++c)
+        set.labels.insert(set.labels.end(), static_cast<std::size_t>(set.imagesPerClass), c);
     std::vector<std::string> names;
     for (const QString& n : shown_.classNames) names.push_back(n.toStdString());
     const auto id = shownRunId();
@@ -306,14 +316,16 @@ void PrivateSetView::exportGridWithDialog() {
 
 void PrivateSetView::exportSetWithDialog() {
     bool ok = false;
-    const QStringList formats{tr("idx (grey images, loader idx)"), tr("png-csv (PNG files + manifest.csv, loader csv-images)")};
-    const QString choice = QInputDialog::getItem(this, tr("Export set"), tr("Format:"), formats,
-                                                 shown_.channels == 1 ? 0 : 1, false, &ok);
+    const QStringList formats{tr("idx (grey images, loader idx)"),
+                              tr("png-csv (PNG files + manifest.csv, loader csv-images)")};
+    const QString choice =
+        QInputDialog::getItem(this, tr("Export set"), tr("Format:"), formats, shown_.channels == 1 ? 0 : 1, false, &ok);
     if (!ok) return;
     const QString parent = QFileDialog::getExistingDirectory(this, tr("Export set: folder to create it in"));
     if (parent.isEmpty()) return;
     const QString folder = QDir(parent).filePath(QStringLiteral("psg-run-%1").arg(shownRunId().value_or(0)));
-    const QString error = exportSet(folder, choice.startsWith("idx") ? QStringLiteral("idx") : QStringLiteral("png-csv"));
+    const QString error =
+        exportSet(folder, choice.startsWith("idx") ? QStringLiteral("idx") : QStringLiteral("png-csv"));
     Q_EMIT exported(error.isEmpty() ? tr("Set written to %1 (source.json there registers it as a source)").arg(folder)
                                     : error);
 }

@@ -39,7 +39,8 @@ QString row(const QStringList& cells, const char* tag = "td", int unbroken = 0) 
     QString html = QStringLiteral("<tr>");
     for (int i = 0; i < cells.size(); ++i)
         html += QStringLiteral("<%1%2>%3</%1>")
-                    .arg(QLatin1String(tag), i < unbroken ? QStringLiteral(" style='white-space:nowrap'") : QString(), cells[i]);
+                    .arg(QLatin1String(tag), i < unbroken ? QStringLiteral(" style='white-space:nowrap'") : QString(),
+                         cells[i]);
     return html + QStringLiteral("</tr>\n");
 }
 
@@ -62,15 +63,17 @@ QString verdictHtml(const privacy::LedgerEntry& e, const std::vector<audit::Stor
     const auto v = audit::entryVerdict(e, audits);
     if (!v) return {};
     const QString text = esc(audit::describe(*v, e.epsilon));
-    return QStringLiteral("; ") + (v->status == audit::ClaimStatus::Refuted ? QStringLiteral("<b>%1</b>").arg(text) : text);
+    return QStringLiteral("; ") +
+           (v->status == audit::ClaimStatus::Refuted ? QStringLiteral("<b>%1</b>").arg(text) : text);
 }
 
 QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit::StoredMechanismAudit>& audits) {
     auto ledger = privacy::ledgerFromJson(record.ledgerJson);
-    if (!ledger) return QStringLiteral("<p>Ledger %1 cannot be read: %2</p>").arg(record.id).arg(esc(ledger.error().message));
+    if (!ledger)
+        return QStringLiteral("<p>Ledger %1 cannot be read: %2</p>").arg(record.id).arg(esc(ledger.error().message));
     QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
-    html += row({"stage", "mechanism", "unit", "split", "q", "σ / (α, r)", "steps", "δ", "ε", "established", "accountant",
-                 "assumptions"},
+    html += row({"stage", "mechanism", "unit", "split", "q", "σ / (α, r)", "steps", "δ", "ε", "established",
+                 "accountant", "assumptions"},
                 "th", 10);
     for (const privacy::LedgerEntry& e : ledger->entries()) {
         const LedgerEntryCells c = ledgerEntryCells(e);
@@ -80,13 +83,15 @@ QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit:
     }
     html += QStringLiteral("</table>\n");
     const privacy::LedgerTotal total = ledger->total();
-    html += QStringLiteral("<p>Composed total (%1 composition): ε = %2, δ = %3%4; ε recorded by the run: %5; recorded %6.</p>\n")
-                .arg(esc(privacy::toString(total.composition)), ledgerNumber(total.epsilon), ledgerNumber(total.delta),
-                     QString(total.established ? QString() : QStringLiteral(" — rests on a claimed guarantee")) +
-                         (total.seeded ? QStringLiteral(" — <b>not a release</b>: seeded randomness, the seed is stored "
-                                                        "in the project")
-                                       : QString()),
-                     ledgerNumber(record.recordedEpsilon), esc(record.recordedAt));
+    html +=
+        QStringLiteral(
+            "<p>Composed total (%1 composition): ε = %2, δ = %3%4; ε recorded by the run: %5; recorded %6.</p>\n")
+            .arg(esc(privacy::toString(total.composition)), ledgerNumber(total.epsilon), ledgerNumber(total.delta),
+                 QString(total.established ? QString() : QStringLiteral(" — rests on a claimed guarantee")) +
+                     (total.seeded ? QStringLiteral(" — <b>not a release</b>: seeded randomness, the seed is stored "
+                                                    "in the project")
+                                   : QString()),
+                 ledgerNumber(record.recordedEpsilon), esc(record.recordedAt));
     return html;
 }
 
@@ -95,8 +100,10 @@ QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit:
 QString configHtml(const std::string& configJson) {
     const auto config = nlohmann::json::parse(configJson, nullptr, /*allow_exceptions=*/false);
     if (config.is_object() && config.empty()) return QStringLiteral("<p>Configuration: none recorded.</p>\n");
-    if (!config.is_object()) return QStringLiteral("<p>Configuration (not a JSON object): <code>%1</code></p>\n").arg(esc(configJson));
-    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"setting", "value"}, "th");
+    if (!config.is_object())
+        return QStringLiteral("<p>Configuration (not a JSON object): <code>%1</code></p>\n").arg(esc(configJson));
+    QString html =
+        QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"setting", "value"}, "th");
     for (const auto& [key, value] : config.items())
         html += row({esc(key), esc(value.is_string() ? value.get<std::string>() : value.dump())});
     return html + QStringLiteral("</table>\n");
@@ -105,25 +112,30 @@ QString configHtml(const std::string& configJson) {
 QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAudit>& audits) {
     const auto& run = r.run;
     QString html = QStringLiteral("<h3>Run %1: %2</h3>\n").arg(run.id).arg(esc(runLabel(run)));
-    html += QStringLiteral("<p>Status: %1%2. Created %3, finished %4, by dpmix %5.</p>\n")
-                .arg(esc(project::toString(run.status)),
-                     run.message.empty() ? QString() : QStringLiteral(" (%1)").arg(esc(run.message)), esc(run.createdAt),
-                     run.finishedAt.empty() ? QStringLiteral("—") : esc(run.finishedAt), esc(run.buildVersion));
+    html +=
+        QStringLiteral("<p>Status: %1%2. Created %3, finished %4, by dpmix %5.</p>\n")
+            .arg(esc(project::toString(run.status)),
+                 run.message.empty() ? QString() : QStringLiteral(" (%1)").arg(esc(run.message)), esc(run.createdAt),
+                 run.finishedAt.empty() ? QStringLiteral("—") : esc(run.finishedAt), esc(run.buildVersion));
     html += configHtml(run.configJson);
     if (!r.metrics.empty()) {
-        html += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"metric", "class", "value"}, "th");
+        html += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") +
+                row({"metric", "class", "value"}, "th");
         for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), ledgerNumber(m.value)}, "td", 3);
         html += QStringLiteral("</table>\n");
     }
     if (r.ledgers.empty()) {
-        html += QStringLiteral("<p>No privacy ledger: this run did not touch sensitive data through a recorded mechanism.</p>\n");
+        html += QStringLiteral(
+            "<p>No privacy ledger: this run did not touch sensitive data through a recorded mechanism.</p>\n");
         return html;
     }
     for (const auto& record : r.ledgers) html += ledgerHtml(record, audits);
     const RunLedgerCheck check = checkRunLedgers(r);
     html += QStringLiteral("<p>Verify: %1</p>\n")
-                .arg(check.ok ? ok(true, QStringLiteral("Verified: %1 ε recomputed from the recorded parameters and matching "
-                                                        "the record").arg(check.entriesChecked))
+                .arg(check.ok ? ok(true,
+                                   QStringLiteral("Verified: %1 ε recomputed from the recorded parameters and matching "
+                                                  "the record")
+                                       .arg(check.entriesChecked))
                               : ok(false, QStringLiteral("Discrepancy: ") + check.problems.join("; ")));
     return html;
 }
@@ -175,7 +187,8 @@ QString summaryHtml(const ProjectSnapshot& p) {
     for (const auto& r : p.runs) {
         QString composed = QStringLiteral("—");
         if (!r.ledgers.empty())
-            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson)) composed = ledgerNumber(ledger->total().epsilon);
+            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson))
+                composed = ledgerNumber(ledger->total().epsilon);
         QString verdict = QStringLiteral("no ledger");
         if (!r.ledgers.empty()) {
             const RunLedgerCheck check = checkRunLedgers(r);
@@ -211,8 +224,10 @@ QString releasesText(const ProjectSnapshot& p) {
         auto same = std::find_if(g->epsilons.begin(), g->epsilons.end(), [&](const auto& x) {
             return std::abs(x.first - e.epsilon) <= 1e-9 * std::max(1.0, e.epsilon);
         });
-        if (same == g->epsilons.end()) g->epsilons.push_back({e.epsilon, 1});
-        else ++same->second;
+        if (same == g->epsilons.end())
+            g->epsilons.push_back({e.epsilon, 1});
+        else
+            ++same->second;
     }
     if (groups.empty()) return QStringLiteral("no DP release yet");
     QStringList lines;
@@ -222,7 +237,8 @@ QString releasesText(const ProjectSnapshot& p) {
         for (const auto& [epsilon, count] : g.epsilons)
             parts << QStringLiteral("%1 ×%2").arg(QString::number(epsilon, 'g', 4)).arg(count);
         lines << QStringLiteral("%1, split %2: ε %3 at δ = %4")
-                     .arg(esc(g.stage), esc(g.split), parts.join(QStringLiteral(", ")), QString::number(g.delta, 'g', 3));
+                     .arg(esc(g.stage), esc(g.split), parts.join(QStringLiteral(", ")),
+                          QString::number(g.delta, 'g', 3));
     }
     return lines.join(QStringLiteral("<br>"));
 }
@@ -232,7 +248,8 @@ QString releasesText(const ProjectSnapshot& p) {
 QString chosenMixtureText(const ProjectSnapshot& p) {
     std::vector<std::string> tasks;
     for (const auto& r : p.runs)
-        if (isMethod(r.run, methods::Method::DpMixMin) && std::find(tasks.begin(), tasks.end(), r.run.task) == tasks.end())
+        if (isMethod(r.run, methods::Method::DpMixMin) &&
+            std::find(tasks.begin(), tasks.end(), r.run.task) == tasks.end())
             tasks.push_back(r.run.task);
     const std::optional<double> specEpsilon =
         p.spec.privacy.epsilons.empty() ? std::nullopt : std::optional<double>(p.spec.privacy.epsilons.front());
@@ -243,29 +260,35 @@ QString chosenMixtureText(const ProjectSnapshot& p) {
             if (r.run.task != task || !isMethod(r.run, methods::Method::DpMixMin) || !r.run.epsilon ||
                 r.run.status != project::RunStatus::Done || !r.lambda("private"))
                 continue;
-            const bool atSpec = specEpsilon && std::abs(*r.run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
-            const bool chosenAtSpec = chosen && specEpsilon &&
-                                      std::abs(*chosen->run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
-            if (!chosen || (atSpec && !chosenAtSpec) || (!chosenAtSpec && !atSpec && *r.run.epsilon > *chosen->run.epsilon))
+            const bool atSpec =
+                specEpsilon && std::abs(*r.run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
+            const bool chosenAtSpec =
+                chosen && specEpsilon &&
+                std::abs(*chosen->run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
+            if (!chosen || (atSpec && !chosenAtSpec) ||
+                (!chosenAtSpec && !atSpec && *r.run.epsilon > *chosen->run.epsilon))
                 chosen = &r;
         }
         if (!chosen) continue;
         const project::LambdaRecord& lambda = *chosen->lambda("private");
         std::vector<std::size_t> order(lambda.values.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lambda.values[a] > lambda.values[b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return lambda.values[a] > lambda.values[b]; });
         QStringList parts;
         double rest = 0.0;
         int others = 0;
         for (std::size_t i : order) {
             const QString name = i < lambda.names.size() ? esc(lambda.names[i]) : QString::number(i + 1);
-            if (lambda.values[i] >= 0.05 && parts.size() < 4) parts << QStringLiteral("%1 %2").arg(name, QString::number(lambda.values[i], 'f', 2));
+            if (lambda.values[i] >= 0.05 && parts.size() < 4)
+                parts << QStringLiteral("%1 %2").arg(name, QString::number(lambda.values[i], 'f', 2));
             else {
                 rest += lambda.values[i];
                 ++others;
             }
         }
-        if (others > 0) parts << QStringLiteral("%1 other(s) %2 together").arg(others).arg(QString::number(rest, 'f', 2));
+        if (others > 0)
+            parts << QStringLiteral("%1 other(s) %2 together").arg(others).arg(QString::number(rest, 'f', 2));
         lines << QStringLiteral("<b>%1</b> (ε = %2, seed %3, run %4): %5")
                      .arg(esc(task), ledgerNumber(*chosen->run.epsilon))
                      .arg(chosen->run.seed)
@@ -282,7 +305,8 @@ QString downstreamText(const ProjectSnapshot& p) {
     double epsilon = rows.back().epsilon;
     if (!p.spec.privacy.epsilons.empty())
         for (const auto& r : rows)
-            if (std::abs(r.epsilon - p.spec.privacy.epsilons.front()) <= 1e-12 * std::max(1.0, r.epsilon)) epsilon = r.epsilon;
+            if (std::abs(r.epsilon - p.spec.privacy.epsilons.front()) <= 1e-12 * std::max(1.0, r.epsilon))
+                epsilon = r.epsilon;
     bool auc = false;
     for (const auto& r : p.runs)
         for (const auto& m : r.metrics) auc |= m.name == "test-auc";
@@ -304,7 +328,8 @@ QString downstreamText(const ProjectSnapshot& p) {
 QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
     QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='4' width='100%'>\n");
     auto line = [&](const QString& key, const QString& value) {
-        html += QStringLiteral("<tr><th align='left' style='white-space:nowrap'>%1</th><td>%2</td></tr>\n").arg(key, value);
+        html +=
+            QStringLiteral("<tr><th align='left' style='white-space:nowrap'>%1</th><td>%2</td></tr>\n").arg(key, value);
     };
     QStringList publicNames, taskNames;
     for (const auto& s : p.spec.publicSources) publicNames << esc(s.written.name);
@@ -328,7 +353,9 @@ QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
                          .arg(sensitive->facts.users)
                          .arg(units)
                          .arg(sensitive->facts.examples)
-                   : QStringLiteral("one <b>example</b> of %1 (%2 examples)").arg(esc(sensitive->name)).arg(sensitive->facts.examples));
+                   : QStringLiteral("one <b>example</b> of %1 (%2 examples)")
+                         .arg(esc(sensitive->name))
+                         .arg(sensitive->facts.examples));
     }
     line(QStringLiteral("(ε, δ) per release"), releasesText(p));
     if (auto budget = budgetReadingOf(p))
@@ -337,7 +364,8 @@ QString atAGlanceHtml(const ProjectSnapshot& p, const QString& verification) {
                  .arg(std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3))
                  .arg(budget->delta, 0, 'g', 3)
                  .arg(budget->releases)
-                 .arg(budget->cap ? QStringLiteral(" (cap %1)").arg(ledgerNumber(*budget->cap)) : QStringLiteral(" (no cap)")));
+                 .arg(budget->cap ? QStringLiteral(" (cap %1)").arg(ledgerNumber(*budget->cap))
+                                  : QStringLiteral(" (no cap)")));
     if (!p.spec.publicSources.empty()) line(QStringLiteral("Chosen mixture (DP-MixMin λ)"), chosenMixtureText(p));
     line(QStringLiteral("Downstream vs baselines"), downstreamText(p));
     line(QStringLiteral("Verification"), verification);
@@ -406,17 +434,19 @@ QString trustAndBudgetHtml(const ProjectSnapshot& p) {
                      p.trust.headline.toHtmlEscaped());
     if (auto budget = budgetReadingOf(p)) {
         const QString spent = std::isinf(budget->spent) ? QStringLiteral("∞") : QString::number(budget->spent, 'f', 3);
-        html += QStringLiteral("<h2>Privacy budget</h2>\n<p><b>%1</b> (unit: %2): ε <b>%3</b> at δ = %4 over %5 DP "
-                               "release(s)%6, composed by the RDP accountant (releases on one split add; the two sides of a ρ "
-                               "split cost their larger; other splits add). Not counted: %7 run(s) that are no DP release "
-                               "(non-private baselines, audits) and the test-set metrics (for the analyst).</p>\n")
+        html += QStringLiteral(
+                    "<h2>Privacy budget</h2>\n<p><b>%1</b> (unit: %2): ε <b>%3</b> at δ = %4 over %5 DP "
+                    "release(s)%6, composed by the RDP accountant (releases on one split add; the two sides of a ρ "
+                    "split cost their larger; other splits add). Not counted: %7 run(s) that are no DP release "
+                    "(non-private baselines, audits) and the test-set metrics (for the analyst).</p>\n")
                     .arg(esc(p.spec.sensitive.written.name), budget->unit, spent)
                     .arg(budget->delta, 0, 'g', 3)
                     .arg(budget->releases)
                     .arg(budget->cap ? QStringLiteral(", against a cap of %1").arg(*budget->cap) : QString())
                     .arg(budget->notCounted);
     } else {
-        html += QStringLiteral("<h2>Privacy budget</h2>\n<p>%1</p>\n").arg(ok(false, QString::fromStdString(budget.error().message)));
+        html += QStringLiteral("<h2>Privacy budget</h2>\n<p>%1</p>\n")
+                    .arg(ok(false, QString::fromStdString(budget.error().message)));
     }
 
     return html;
@@ -470,7 +500,8 @@ QString plotsHtml(const QList<ReportPlot>& plots, PlotImages images) {
 QString runsHtml(const ProjectSnapshot& p) {
     QString html;
     html += QStringLiteral("<h2>Runs (%1)</h2>\n").arg(p.runs.size());
-    if (const auto pinned = p.pinnedBaselineRunId()) html += QStringLiteral("<p>Pinned baseline: run %1.</p>\n").arg(*pinned);
+    if (const auto pinned = p.pinnedBaselineRunId())
+        html += QStringLiteral("<p>Pinned baseline: run %1.</p>\n").arg(*pinned);
     html += summaryHtml(p);
     const auto audits = mechanismAudits(p);
     for (const auto& r : p.runs) html += runHtml(r, audits);
@@ -506,7 +537,8 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += plotsHtml(input.plots, images);
     html += runsHtml(p);
     html += QStringLiteral("<div style='page-break-before: always'></div>\n");
-    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n").arg(esc(compactJson(project::projectSpecToJson(p.spec, 2))));
+    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n")
+                .arg(esc(compactJson(project::projectSpecToJson(p.spec, 2))));
     html += QStringLiteral("</body></html>\n");
     return html;
 }
@@ -517,14 +549,17 @@ QString pdfPathFor(const QString& htmlPath) {
 }
 
 QString checkReportPath(const QString& htmlPath) {
-    if (htmlPath.trimmed().isEmpty()) return QStringLiteral("Report: no output file given; expected a path ending in .html");
+    if (htmlPath.trimmed().isEmpty())
+        return QStringLiteral("Report: no output file given; expected a path ending in .html");
     const QFileInfo info(htmlPath);
     const QString suffix = info.suffix().toLower();
     if (info.isDir()) return QStringLiteral("Report: %1 is a folder; expected an .html file path").arg(htmlPath);
     if (suffix != "html" && suffix != "htm")
-        return QStringLiteral("Report: %1 does not end in .html; expected e.g. report.html (the PDF goes next to it)").arg(htmlPath);
+        return QStringLiteral("Report: %1 does not end in .html; expected e.g. report.html (the PDF goes next to it)")
+            .arg(htmlPath);
     const QFileInfo folder(info.absolutePath());
-    if (!folder.exists()) return QStringLiteral("Report: the folder %1 does not exist; choose an existing folder").arg(folder.filePath());
+    if (!folder.exists())
+        return QStringLiteral("Report: the folder %1 does not exist; choose an existing folder").arg(folder.filePath());
     if (!folder.isDir()) return QStringLiteral("Report: %1 is not a folder").arg(folder.filePath());
     if (!folder.isWritable()) return QStringLiteral("Report: the folder %1 is not writable").arg(folder.filePath());
     return {};
@@ -540,7 +575,8 @@ QString writeReport(const ReportInput& original, const QString& htmlPath, bool w
     if (withPdf) {
         QTextDocument document;
         for (int i = 0; i < input.plots.size(); ++i)
-            document.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("plot-%1.png").arg(i)), input.plots[i].image);
+            document.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("plot-%1.png").arg(i)),
+                                 input.plots[i].image);
         document.setHtml(reportHtml(input, PlotImages::Resources));
         QPrinter printer(QPrinter::HighResolution);
         printer.setOutputFormat(QPrinter::PdfFormat);
@@ -568,7 +604,8 @@ QString writeReport(const ReportInput& original, const QString& htmlPath, bool w
         QFile::remove(pdfPath);
         if (!QFile::rename(pdfPart, pdfPath)) {
             QFile::remove(pdfPart);
-            return QStringLiteral("Report: wrote %1 but could not move the PDF into place at %2").arg(htmlPath, pdfPath);
+            return QStringLiteral("Report: wrote %1 but could not move the PDF into place at %2")
+                .arg(htmlPath, pdfPath);
         }
     }
     return {};

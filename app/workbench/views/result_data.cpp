@@ -60,8 +60,11 @@ std::vector<LambdaColumn> lambdaColumns(const std::vector<std::string>& names, b
         group = source;
         members.push_back(j);
         const QString task = QString::fromStdString(names[j].substr(cut + 3));
-        columns.push_back({task, full, {j},
-                           {{QStringLiteral("source"), QString::fromStdString(source)}, {QStringLiteral("component"), task}}});
+        columns.push_back(
+            {task,
+             full,
+             {j},
+             {{QStringLiteral("source"), QString::fromStdString(source)}, {QStringLiteral("component"), task}}});
     }
     if (severalSources) closeGroup();
     return columns;
@@ -107,7 +110,10 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         if (!t.lambdaKind.empty())
             shown.push_back({std::string(t.name), std::string(t.lambdaKind),
                              QCoreApplication::translate("methods", std::string(t.lambdaLabel).c_str()),
-                             t.choice == methods::Choice::Private, t.choice == methods::Choice::Private ? 0 : t.reference ? 1 : 2,
+                             t.choice == methods::Choice::Private,
+                             t.choice == methods::Choice::Private ? 0
+                             : t.reference                        ? 1
+                                                                  : 2,
                              t.choice});
     std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
     std::vector<std::string> names;
@@ -137,8 +143,8 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         widgets::BarSeries series;
         series.name = m->name;
         if (!c.cosines.empty())
-            series.name += QObject::tr(" · cos %1, L1 %2").arg(number(meanAndStd(c.cosines).first),
-                                                               number(meanAndStd(c.l1s).first));
+            series.name += QObject::tr(" · cos %1, L1 %2")
+                               .arg(number(meanAndStd(c.cosines).first), number(meanAndStd(c.l1s).first));
         // Runs, not seeds: a project run twice holds two runs of the same seed.
         if (c.vectors.size() > 1) series.name += QObject::tr(" (%1 runs)").arg(c.vectors.size());
         series.fields = {{QStringLiteral("task"), taskCell(selection.task)},
@@ -185,7 +191,8 @@ QString runLabel(const project::RunRecord& run) {
 
 QString honestMethodLabel(const std::string& method) {
     const auto m = methods::methodOfRun(method);
-    if (m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate) return methodLabel(method) + QObject::tr(", ε = ∞");
+    if (m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
+        return methodLabel(method) + QObject::tr(", ε = ∞");
     return methodLabel(method);
 }
 
@@ -216,7 +223,8 @@ QList<widgets::LineSeries> trajectorySeries(const RunResults& run) {
         widgets::LineSeries s;
         s.name = QString::fromStdString(component);
         s.fields = runFields(run.run);
-        s.fields << widgets::TidyFields{{QStringLiteral("component"), s.name}, {QStringLiteral("metric"), QStringLiteral("lambda")}};
+        s.fields << widgets::TidyFields{{QStringLiteral("component"), s.name},
+                                        {QStringLiteral("metric"), QStringLiteral("lambda")}};
         for (const auto& p : it->second) {
             s.x << static_cast<double>(p.step);
             s.mean << p.value;
@@ -257,7 +265,8 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
     const widgets::TidyFields common{{QStringLiteral("task"), task ? taskCell(*task) : QStringLiteral("all")},
                                      {QStringLiteral("metric"), QStringLiteral("cosine_to_lambda_star")}};
     widgets::LineSeries dp{QObject::tr("DP-MixMin"), {}, {}, {}, {}, {}};
-    dp.fields = widgets::withFields(common, {{QStringLiteral("method"), QString::fromStdString(methods::nameOf(methods::Method::DpMixMin))}});
+    dp.fields = widgets::withFields(
+        common, {{QStringLiteral("method"), QString::fromStdString(methods::nameOf(methods::Method::DpMixMin))}});
     for (double e : epsilons)
         if (auto v = cosines(methods::nameOf(methods::Method::DpMixMin), e); !v.empty()) addPoint(dp, e, v);
     if (!dp.x.isEmpty()) out << dp;
@@ -265,8 +274,9 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
     std::vector<const methods::MethodTraits*> others;
     for (const auto& t : methods::allMethods())
         if (!t.lambdaKind.empty() && !t.reference && t.choice != methods::Choice::Private) others.push_back(&t);
-    std::stable_sort(others.begin(), others.end(),
-                     [](const auto* a, const auto* b) { return methods::paperRank(a->method) < methods::paperRank(b->method); });
+    std::stable_sort(others.begin(), others.end(), [](const auto* a, const auto* b) {
+        return methods::paperRank(a->method) < methods::paperRank(b->method);
+    });
     for (const auto* t : others) {
         const std::string method(t->name);
         QString name = QCoreApplication::translate("methods", std::string(t->lambdaLabel).c_str());

@@ -12,8 +12,13 @@
 namespace dpmix::workbench {
 
 ResultPageView::ResultPageView(QWidget* parent)
-    : QWidget(parent), controls_(new QHBoxLayout), note_(new QLabel), emptyState_(new QLabel),
-      emptyButton_(new QPushButton), emptyPage_(new QWidget), stack_(new QStackedWidget) {
+    : QWidget(parent),
+      controls_(new QHBoxLayout),
+      note_(new QLabel),
+      emptyState_(new QLabel),
+      emptyButton_(new QPushButton),
+      emptyPage_(new QWidget),
+      stack_(new QStackedWidget) {
     auto* layout = new QVBoxLayout(this);
     controls_->addStretch(1);
     layout->addLayout(controls_);

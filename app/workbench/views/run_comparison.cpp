@@ -76,7 +76,8 @@ Result<RunComparison> compareRuns(const ProjectSnapshot& project, std::vector<lo
         if (method && methods::traitsOf(*method).choice == methods::Choice::NonPrivate)
             row("epsilon")[i] = QStringLiteral("∞, non-private baseline");  // whatever its fine-tuning spent
         else
-            row("epsilon")[i] = run.epsilon ? QString::number(*run.epsilon, 'g', 10) : QStringLiteral("none (not private)");
+            row("epsilon")[i] =
+                run.epsilon ? QString::number(*run.epsilon, 'g', 10) : QStringLiteral("none (not private)");
         row("seed")[i] = QString::number(run.seed);
         row("status")[i] = QString::fromStdString(project::toString(run.status));
         row("build")[i] = QString::fromStdString(run.buildVersion);
@@ -84,7 +85,8 @@ Result<RunComparison> compareRuns(const ProjectSnapshot& project, std::vector<lo
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(runs[i]->run.configJson));
         const QJsonObject config = doc.object();
-        for (auto it = config.begin(); it != config.end(); ++it) row(QStringLiteral("config.") + it.key())[i] = jsonText(it.value());
+        for (auto it = config.begin(); it != config.end(); ++it)
+            row(QStringLiteral("config.") + it.key())[i] = jsonText(it.value());
     }
     for (auto& [key, values] : rows) {
         ComparedParameter p;
@@ -97,7 +99,8 @@ Result<RunComparison> compareRuns(const ProjectSnapshot& project, std::vector<lo
     for (std::size_t i = 0; i < runs.size(); ++i)
         for (const auto& m : runs[i]->metrics) {
             const QString name = metricName(m);
-            auto it = std::find_if(c.metrics.begin(), c.metrics.end(), [&](const ComparedMetric& cm) { return cm.name == name; });
+            auto it = std::find_if(c.metrics.begin(), c.metrics.end(),
+                                   [&](const ComparedMetric& cm) { return cm.name == name; });
             if (it == c.metrics.end()) {
                 c.metrics.push_back({name, std::vector<double>(runs.size(), std::numeric_limits<double>::quiet_NaN())});
                 it = c.metrics.end() - 1;

@@ -30,7 +30,7 @@ struct RunComparison {
     std::optional<long long> baseline;  // the pinned baseline, when it is one of the runs
     std::vector<ComparedParameter> parameters;
     std::vector<ComparedMetric> metrics;
-    QStringList curveNames;             // union of the runs' curve names, sorted
+    QStringList curveNames;  // union of the runs' curve names, sorted
 
     /// The keys whose values differ between the runs.
     QStringList differingKeys() const;

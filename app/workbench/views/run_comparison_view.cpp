@@ -48,9 +48,11 @@ RunComparisonView::RunComparisonView(const ProjectSnapshot& project, RunComparis
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    const QString baseline = comparison_.baseline ? tr(" The pinned baseline (run %1) is the first column; metric cells "
-                                                       "show the difference to it.").arg(*comparison_.baseline)
-                                                  : QString();
+    const QString baseline = comparison_.baseline
+                                 ? tr(" The pinned baseline (run %1) is the first column; metric cells "
+                                      "show the difference to it.")
+                                       .arg(*comparison_.baseline)
+                                 : QString();
     auto* summary = new QLabel(tr("%n run(s) compared; %1 configuration key(s) differ (bold).", nullptr,
                                   static_cast<int>(comparison_.runIds.size()))
                                    .arg(comparison_.differingKeys().size()) +
@@ -136,7 +138,9 @@ void RunComparisonView::fillMetrics() {
             QString text = number(v);
             // Difference to the pinned baseline (column 0 when pinned).
             if (comparison_.baseline && c > 0 && !std::isnan(v) && !std::isnan(ms[r].values[0]))
-                text += QStringLiteral(" (Δ %1%2)").arg(v - ms[r].values[0] >= 0 ? "+" : "").arg(number(v - ms[r].values[0]));
+                text += QStringLiteral(" (Δ %1%2)")
+                            .arg(v - ms[r].values[0] >= 0 ? "+" : "")
+                            .arg(number(v - ms[r].values[0]));
             metrics_->setItem(r, c, new QTableWidgetItem(text));
         }
     }

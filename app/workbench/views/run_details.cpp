@@ -25,9 +25,12 @@ void flatten(const nlohmann::ordered_json& value, const QString& prefix, std::ve
         return;
     }
     QString shown;
-    if (value.is_string()) shown = text(value.get<std::string>());
-    else if (value.is_number_float()) shown = QString::number(value.get<double>(), 'g', 10);
-    else shown = text(value.dump());  // integers, booleans, null, arrays, {}
+    if (value.is_string())
+        shown = text(value.get<std::string>());
+    else if (value.is_number_float())
+        shown = QString::number(value.get<double>(), 'g', 10);
+    else
+        shown = text(value.dump());  // integers, booleans, null, arrays, {}
     out.emplace_back(prefix, shown);
 }
 
@@ -60,8 +63,9 @@ std::vector<DetailRow> configRows(const std::string& configJson) {
 LedgerDetails ledgerDetails(const RunResults& run) {
     LedgerDetails d;
     if (run.ledgers.empty()) {
-        d.note = QObject::tr("No privacy ledger: this run recorded no use of the sensitive data under a DP "
-                             "mechanism (nothing was spent by it).");
+        d.note = QObject::tr(
+            "No privacy ledger: this run recorded no use of the sensitive data under a DP "
+            "mechanism (nothing was spent by it).");
         return d;
     }
     const project::LedgerRecord& record = run.ledgers.back();
@@ -88,7 +92,8 @@ LedgerDetails ledgerDetails(const RunResults& run) {
                           QObject::tr("steps = %1").arg(c.steps)};
             if (e.clipNorm > 0) p << QStringLiteral("C = %1").arg(ledgerNumber(e.clipNorm));
             // Each "name = value" stays on one line; a narrow column wraps between them.
-            row.parameters = p.join(QStringLiteral(" · ")).replace(QStringLiteral(" = "), QStringLiteral("\u00a0=\u00a0"));
+            row.parameters =
+                p.join(QStringLiteral(" · ")).replace(QStringLiteral(" = "), QStringLiteral("\u00a0=\u00a0"));
         }
         row.accountant = c.accountant.isEmpty() ? kMissing : c.accountant;
         row.established = c.established;
@@ -96,8 +101,8 @@ LedgerDetails ledgerDetails(const RunResults& run) {
     }
     const privacy::LedgerTotal total = ledger->total();
     d.total = QObject::tr("Composed (%1): ε = %2, δ = %3 · ε recorded by the run: %4")
-                  .arg(text(privacy::toString(total.composition)), ledgerNumber(total.epsilon), ledgerNumber(total.delta),
-                       ledgerNumber(record.recordedEpsilon));
+                  .arg(text(privacy::toString(total.composition)), ledgerNumber(total.epsilon),
+                       ledgerNumber(total.delta), ledgerNumber(record.recordedEpsilon));
     if (!total.established) d.total += QObject::tr(" · rests on a claimed guarantee");
     if (total.seeded) d.total += QObject::tr(" · not a release (seeded randomness)");
     if (run.ledgers.size() > 1)
@@ -122,7 +127,8 @@ QString runTimeline(const project::RunRecord& run) {
     QString line = QObject::tr("Status: %1 · created %2 · started %3 · finished %4")
                        .arg(text(project::toString(run.status)), shownTime(run.createdAt), shownTime(run.startedAt),
                             shownTime(run.finishedAt));
-    if (const QString d = runDuration(run.startedAt, run.finishedAt); !d.isEmpty()) line += QStringLiteral(" (%1)").arg(d);
+    if (const QString d = runDuration(run.startedAt, run.finishedAt); !d.isEmpty())
+        line += QStringLiteral(" (%1)").arg(d);
     if (!run.buildVersion.empty()) line += QObject::tr(" · dpmix %1").arg(text(run.buildVersion));
     return line;
 }
@@ -130,8 +136,8 @@ QString runTimeline(const project::RunRecord& run) {
 std::vector<DetailRow> metricRows(const RunResults& run) {
     std::vector<DetailRow> rows;
     for (const auto& m : run.metrics) {
-        const QString name = m.className.empty() ? text(m.name)
-                                                 : QObject::tr("%1 (class %2)").arg(text(m.name), text(m.className));
+        const QString name =
+            m.className.empty() ? text(m.name) : QObject::tr("%1 (class %2)").arg(text(m.name), text(m.className));
         rows.emplace_back(name, ledgerNumber(m.value));
     }
     return rows;
@@ -185,8 +191,8 @@ QString byteSize(long long bytes) {
 std::vector<DetailRow> modelRows(const RunResults& run) {
     std::vector<DetailRow> rows;
     for (const auto& m : run.models)
-        rows.emplace_back(text(m.name), QObject::tr("%1 · sha256 %2…")
-                                            .arg(byteSize(m.bytes), text(m.contentHash.substr(0, 12))));
+        rows.emplace_back(text(m.name),
+                          QObject::tr("%1 · sha256 %2…").arg(byteSize(m.bytes), text(m.contentHash.substr(0, 12))));
     return rows;
 }
 

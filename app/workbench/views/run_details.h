@@ -44,8 +44,8 @@ std::vector<DetailRow> metricRows(const RunResults& run);
 
 /// The run's λ records as a component × kind table.
 struct LambdaTable {
-    QStringList kinds;       // columns: "private", "non-private", ...
-    QStringList components;  // rows, in first-seen order
+    QStringList kinds;                         // columns: "private", "non-private", ...
+    QStringList components;                    // rows, in first-seen order
     std::vector<std::vector<QString>> values;  // [component][kind], "—" where a record lacks it
 };
 LambdaTable lambdaTable(const RunResults& run);

@@ -63,18 +63,26 @@ std::vector<QStringList> cells(const std::vector<DetailRow>& rows) {
 }  // namespace
 
 RunDetailsView::RunDetailsView(QWidget* parent)
-    : QWidget(parent), stack_(new QStackedWidget), emptyState_(new QLabel), page_(new QWidget),
-      title_(new QLabel), timeline_(wrappedLabel()), message_(wrappedLabel()), ledgerTotal_(wrappedLabel()) {
-    setToolTip(tr("Everything stored for the run selected in the project tree: configuration, privacy ledger, "
-                  "metrics, λ, curves and models"));
-    setWhatsThis(tr("<b>Run details</b><p>One run of the project as it is stored: what it is (method, task, ε, "
-                    "seed), its status and times, the settings it really used, what it spent of the privacy "
-                    "budget (each use of the sensitive data with its split, ε, δ, accountant and mechanism "
-                    "parameters, then the composed total), the metrics it measured, the mixture weights λ it "
-                    "chose, the curves it recorded and the models it stored.</p><p>It follows the run selected "
-                    "in the project tree (double-click a run, press Enter on it, or choose <i>Show run "
-                    "details</i> in its context menu). It only reads the project, so it works on read-only "
-                    "projects and releases too.</p>"));
+    : QWidget(parent),
+      stack_(new QStackedWidget),
+      emptyState_(new QLabel),
+      page_(new QWidget),
+      title_(new QLabel),
+      timeline_(wrappedLabel()),
+      message_(wrappedLabel()),
+      ledgerTotal_(wrappedLabel()) {
+    setToolTip(
+        tr("Everything stored for the run selected in the project tree: configuration, privacy ledger, "
+           "metrics, λ, curves and models"));
+    setWhatsThis(
+        tr("<b>Run details</b><p>One run of the project as it is stored: what it is (method, task, ε, "
+           "seed), its status and times, the settings it really used, what it spent of the privacy "
+           "budget (each use of the sensitive data with its split, ε, δ, accountant and mechanism "
+           "parameters, then the composed total), the metrics it measured, the mixture weights λ it "
+           "chose, the curves it recorded and the models it stored.</p><p>It follows the run selected "
+           "in the project tree (double-click a run, press Enter on it, or choose <i>Show run "
+           "details</i> in its context menu). It only reads the project, so it works on read-only "
+           "projects and releases too.</p>"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(stack_);
@@ -109,8 +117,10 @@ RunDetailsView::RunDetailsView(QWidget* parent)
 // The page's sections: configuration, privacy ledger (with its composed total), metrics, λ,
 // curves, models.
 void RunDetailsView::buildSections() {
-    config_ = makeSection(tr("Configuration"), tr("The settings the run really used, as stored with it (nested settings "
-                                                  "as outer.inner)"), {tr("Setting"), tr("Value")});
+    config_ = makeSection(tr("Configuration"),
+                          tr("The settings the run really used, as stored with it (nested settings "
+                             "as outer.inner)"),
+                          {tr("Setting"), tr("Value")});
     ledger_ = makeSection(tr("Privacy ledger"),
                           tr("Each use of the sensitive data by this run: the stage, the split it touched, its ε and "
                              "δ, the accountant that certified ε, and the mechanism's parameters (q: sampling rate, "
@@ -127,8 +137,9 @@ void RunDetailsView::buildSections() {
                            {tr("Component")});
     curves_ = makeSection(tr("Curves"), tr("The series the run recorded step by step (the charts plot them)"),
                           {tr("Curve"), tr("Points")});
-    models_ = makeSection(tr("Models"), tr("The model weights the run stored next to the project (names and sizes; "
-                                           "the bytes stay in the project's .models folder)"),
+    models_ = makeSection(tr("Models"),
+                          tr("The model weights the run stored next to the project (names and sizes; "
+                             "the bytes stay in the project's .models folder)"),
                           {tr("Model"), tr("Size")});
     ledgerTotal_->setParent(ledger_.box);
     ledger_.box->layout()->addWidget(ledgerTotal_);
@@ -157,7 +168,8 @@ void RunDetailsView::layOutPage() {
     content->addStretch(1);
 }
 
-RunDetailsView::Section RunDetailsView::makeSection(const QString& title, const QString& tip, const QStringList& columns) {
+RunDetailsView::Section RunDetailsView::makeSection(const QString& title, const QString& tip,
+                                                    const QStringList& columns) {
     Section s;
     s.box = new QGroupBox(title);
     s.box->setToolTip(tip);
@@ -180,12 +192,12 @@ RunDetailsView::Section RunDetailsView::makeSection(const QString& title, const 
 
 const RunDetailsView::Section& RunDetailsView::section(RunDetailsPart part) const {
     switch (part) {
-    case RunDetailsPart::Config: return config_;
-    case RunDetailsPart::Ledger: return ledger_;
-    case RunDetailsPart::Metrics: return metrics_;
-    case RunDetailsPart::Lambdas: return lambdas_;
-    case RunDetailsPart::Curves: return curves_;
-    case RunDetailsPart::Models: return models_;
+        case RunDetailsPart::Config: return config_;
+        case RunDetailsPart::Ledger: return ledger_;
+        case RunDetailsPart::Metrics: return metrics_;
+        case RunDetailsPart::Lambdas: return lambdas_;
+        case RunDetailsPart::Curves: return curves_;
+        case RunDetailsPart::Models: return models_;
     }
     return config_;
 }
@@ -215,8 +227,8 @@ void RunDetailsView::fill(const Section& s, const std::vector<QStringList>& rows
     QList<int> stretch = s.stretch;
     if (stretch.isEmpty()) stretch << t->columnCount() - 1;
     for (int c = 0; c < t->columnCount(); ++c)
-        t->horizontalHeader()->setSectionResizeMode(c, stretch.contains(c) ? QHeaderView::Stretch
-                                                                           : QHeaderView::ResizeToContents);
+        t->horizontalHeader()->setSectionResizeMode(
+            c, stretch.contains(c) ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
     static_cast<FittedTable*>(t)->fitRows();
     t->setVisible(!rows.empty());
     s.note->setText(emptyNote);
@@ -244,8 +256,8 @@ void RunDetailsView::showRun(const ProjectSnapshot& project, long long runId) {
     const LedgerDetails ledger = ledgerDetails(*run);
     std::vector<QStringList> ledgerRows;
     for (const auto& e : ledger.rows)
-        ledgerRows.push_back({e.stage, e.split, e.mechanism, e.unit, e.epsilon, e.delta, e.parameters, e.accountant,
-                              e.established});
+        ledgerRows.push_back(
+            {e.stage, e.split, e.mechanism, e.unit, e.epsilon, e.delta, e.parameters, e.accountant, e.established});
     fill(ledger_, ledgerRows, ledger.note);
     ledger_.note->setVisible(!ledger.note.isEmpty());  // also "older ledgers exist" beside the table
     ledgerTotal_->setText(ledger.total);

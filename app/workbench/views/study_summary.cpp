@@ -60,7 +60,8 @@ long long splitAEstimate(const ProjectSnapshot& project) {
     return std::llround(static_cast<double>(units) * 0.8 * project.spec.privacy.rho);
 }
 
-const project::ResultSummaryRow* rowOf(const std::vector<project::ResultSummaryRow>& rows, methods::Method m, double e) {
+const project::ResultSummaryRow* rowOf(const std::vector<project::ResultSummaryRow>& rows, methods::Method m,
+                                       double e) {
     for (const auto& r : rows)
         if (r.method == methods::nameOf(m) && std::abs(r.epsilon - e) <= 1e-12 * std::max(1.0, e)) return &r;
     return nullptr;
@@ -116,8 +117,9 @@ QString studyVerdict(const ProjectSnapshot& project) {
     const bool mixtureStudy = !project.spec.publicSources.empty();
     const auto comparisons = mixtureComparisons(project);
     if (mixtureStudy && comparisons.empty())
-        sentences << QObject::tr("No mixture has been learned yet: Run ▸ Run DP-MixMin learns one on split A (about %1 "
-                                 "%2 at ρ = %3), and Compare with baselines adds the downstream models.")
+        sentences << QObject::tr(
+                         "No mixture has been learned yet: Run ▸ Run DP-MixMin learns one on split A (about %1 "
+                         "%2 at ρ = %3), and Compare with baselines adds the downstream models.")
                          .arg(splitAEstimate(project))
                          .arg(splitUnits(project))
                          .arg(project.spec.privacy.rho);
@@ -125,19 +127,22 @@ QString studyVerdict(const ProjectSnapshot& project) {
         const MixtureComparison& c = comparisons.back();  // the largest ε run
         const QString dp = pm(c.privateCosine, c.privateCosineStd, c.runs);
         if (!c.uniformCosine) {
-            sentences << QObject::tr("At ε = %1 DP-MixMin's mixture has cosine %2 to the non-private optimum λ* (%3 runs); "
-                                     "run Compare with baselines to see uniform weights beside it.")
+            sentences << QObject::tr(
+                             "At ε = %1 DP-MixMin's mixture has cosine %2 to the non-private optimum λ* (%3 runs); "
+                             "run Compare with baselines to see uniform weights beside it.")
                              .arg(eps(c.epsilon))
                              .arg(dp)
                              .arg(c.runs);
         } else if (c.privateCosine - c.privateCosineStd > *c.uniformCosine) {
-            sentences << QObject::tr("At ε = %1 DP-MixMin's mixture is closer to the non-private optimum λ* than uniform "
-                                     "weights are (cosine %2 vs %3): the private choice is worth its ε.")
+            sentences << QObject::tr(
+                             "At ε = %1 DP-MixMin's mixture is closer to the non-private optimum λ* than uniform "
+                             "weights are (cosine %2 vs %3): the private choice is worth its ε.")
                              .arg(eps(c.epsilon), dp, num(*c.uniformCosine));
         } else {
-            sentences << QObject::tr("At ε = %1 with split A of about %2 %3, DP-MixMin's mixture is no closer to λ* "
-                                     "than uniform weights (cosine %4 vs %5): raise ε or ρ, or pretrain on uniform "
-                                     "weights.")
+            sentences << QObject::tr(
+                             "At ε = %1 with split A of about %2 %3, DP-MixMin's mixture is no closer to λ* "
+                             "than uniform weights (cosine %4 vs %5): raise ε or ρ, or pretrain on uniform "
+                             "weights.")
                              .arg(eps(c.epsilon))
                              .arg(splitAEstimate(project))
                              .arg(splitUnits(project), dp, num(*c.uniformCosine));
@@ -147,27 +152,30 @@ QString studyVerdict(const ProjectSnapshot& project) {
     if (!rows.empty()) {
         const double e = rows.back().epsilon;
         QStringList parts;
-        for (methods::Method m : {methods::Method::DpMixMin, methods::Method::Uniform, methods::Method::NonPrivateMixMin,
-                                  methods::Method::RandomInit})
+        for (methods::Method m : {methods::Method::DpMixMin, methods::Method::Uniform,
+                                  methods::Method::NonPrivateMixMin, methods::Method::RandomInit})
             if (const auto* r = rowOf(rows, m, e))
                 parts << QStringLiteral("%1 %2").arg(methodLabel(r->method), pm(r->mean, r->std, r->seeds, 3));
         if (!parts.isEmpty())
             sentences << QObject::tr("Downstream at ε = %1 (macro test metric, mean ± std over seeds): %2.")
                              .arg(eps(e), parts.join(QStringLiteral(", ")));
     }
-    if (const QString psg = psgSentence(project); !psg.isEmpty()) sentences << psg;
+    if (const QString psg = psgSentence(project); !psg.isEmpty())
+        sentences << psg;
     else if (project.spec.psg && !mixtureStudy)
-        sentences << QObject::tr("No private set yet: Run ▸ Generate private set (PSG)… learns one from the sensitive "
-                                 "images.");
+        sentences << QObject::tr(
+            "No private set yet: Run ▸ Generate private set (PSG)… learns one from the sensitive "
+            "images.");
     return sentences.join(QLatin1Char(' '));
 }
 
 QString summaryTablesHtml(const ProjectSnapshot& project) {
     QString h;
     if (const auto comparisons = mixtureComparisons(project); !comparisons.empty()) {
-        h += QObject::tr("<h3>Mixture: cosine similarity to λ*</h3><table border='1' cellpadding='4' cellspacing='0'>"
-                         "<tr><th>ε</th><th>runs</th><th>DP-MixMin</th><th>uniform</th><th>random search (not "
-                         "private)</th></tr>");
+        h += QObject::tr(
+            "<h3>Mixture: cosine similarity to λ*</h3><table border='1' cellpadding='4' cellspacing='0'>"
+            "<tr><th>ε</th><th>runs</th><th>DP-MixMin</th><th>uniform</th><th>random search (not "
+            "private)</th></tr>");
         for (const auto& c : comparisons)
             h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
                      .arg(num(c.epsilon, 3))
@@ -178,8 +186,9 @@ QString summaryTablesHtml(const ProjectSnapshot& project) {
         h += QStringLiteral("</table>");
     }
     if (const auto rows = downstreamRows(project); !rows.empty()) {
-        h += QObject::tr("<h3>Downstream: macro test metric</h3><table border='1' cellpadding='4' cellspacing='0'>"
-                         "<tr><th>ε</th><th>method</th><th>mean ± std</th><th>seeds</th></tr>");
+        h += QObject::tr(
+            "<h3>Downstream: macro test metric</h3><table border='1' cellpadding='4' cellspacing='0'>"
+            "<tr><th>ε</th><th>method</th><th>mean ± std</th><th>seeds</th></tr>");
         for (const auto& r : rows)
             h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
                      .arg(num(r.epsilon, 3), methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
@@ -187,8 +196,9 @@ QString summaryTablesHtml(const ProjectSnapshot& project) {
         h += QStringLiteral("</table>");
     }
     if (const auto psg = privateSetRuns(project); !psg.empty()) {
-        h += QObject::tr("<h3>Private set (run %1)</h3><table border='1' cellpadding='4' cellspacing='0'>"
-                         "<tr><th>trained on</th><th>network</th><th>test accuracy</th></tr>")
+        h += QObject::tr(
+                 "<h3>Private set (run %1)</h3><table border='1' cellpadding='4' cellspacing='0'>"
+                 "<tr><th>trained on</th><th>network</th><th>test accuracy</th></tr>")
                  .arg(psg.front()->run.id);
         for (const auto& line : psgAccuracyLines(project, *psg.front()))
             h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
@@ -209,9 +219,10 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
         h += QObject::tr("<li>Sensitive: <b>%1</b>, %2 examples%3; the guarantee protects one <b>%4</b>.</li>")
                  .arg(html(s->name))
                  .arg(s->facts.examples)
-                 .arg(s->facts.users > 0 ? QObject::tr(" of %1 %2").arg(s->facts.users).arg(project.spec.sensitive.userLevel
-                                                                                    ? unitLabelOf(project.spec)
-                                                                                    : QObject::tr("users"))
+                 .arg(s->facts.users > 0 ? QObject::tr(" of %1 %2")
+                                               .arg(s->facts.users)
+                                               .arg(project.spec.sensitive.userLevel ? unitLabelOf(project.spec)
+                                                                                     : QObject::tr("users"))
                                          : QString())
                  .arg(project.spec.sensitive.userLevel ? unitLabelOf(project.spec).chopped(1) : QObject::tr("example"));
     }
@@ -220,7 +231,9 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
     } else {
         QStringList names;
         for (const auto& s : project.spec.publicSources) names << html(s.written.name);
-        h += QObject::tr("<li>Public: %1; k = %2 mixture components.</li>").arg(names.join(", ")).arg(project.spec.mixtureComponents(project::publicLabelCounts(project.sources)));
+        h += QObject::tr("<li>Public: %1; k = %2 mixture components.</li>")
+                 .arg(names.join(", "))
+                 .arg(project.spec.mixtureComponents(project::publicLabelCounts(project.sources)));
     }
     QStringList tasks;
     for (const auto& t : project.spec.sensitiveTasks) tasks << html(t.name);
@@ -240,11 +253,13 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
                  .arg(reading->dataset.toHtmlEscaped())
                  .arg(reading->cap ? QObject::tr(" (cap %1)").arg(num(*reading->cap, 3)) : QObject::tr(" (no cap)"));
         if (reading->notCounted > 0)
-            h += QObject::tr("<li>%1 run(s) are no DP release (non-private references, audits): keep them inside the "
-                             "trust boundary.</li>")
+            h += QObject::tr(
+                     "<li>%1 run(s) are no DP release (non-private references, audits): keep them inside the "
+                     "trust boundary.</li>")
                      .arg(reading->notCounted);
     }
-    if (!project.trust.headline.isEmpty()) h += QStringLiteral("<li>%1</li>").arg(project.trust.headline.toHtmlEscaped());
+    if (!project.trust.headline.isEmpty())
+        h += QStringLiteral("<li>%1</li>").arg(project.trust.headline.toHtmlEscaped());
     h += QStringLiteral("</ul>");
 
     h += summaryTablesHtml(project);
@@ -253,10 +268,14 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
 }
 
 StudySummaryView::StudySummaryView(ProjectSnapshot project, QWidget* parent)
-    : QWidget(parent), project_(std::move(project)), page_(new QTextBrowser), verify_(new QPushButton(tr("&Verify all"))),
+    : QWidget(parent),
+      project_(std::move(project)),
+      page_(new QTextBrowser),
+      verify_(new QPushButton(tr("&Verify all"))),
       result_(new QLabel) {
-    verify_->setToolTip(tr("Recompute the ε of every ledger entry of every run from its recorded parameters and "
-                           "recheck the project's hash chain"));
+    verify_->setToolTip(
+        tr("Recompute the ε of every ledger entry of every run from its recorded parameters and "
+           "recheck the project's hash chain"));
     setWhatsThis(viewWhatsThis(ResultView::StudySummary));
     result_->setWordWrap(true);
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -16,10 +16,10 @@ QString runEpsilonCell(const std::string& method, std::optional<double> epsilon)
 
 QString lambdaEpsilonCell(methods::Choice choice, double epsilon) {
     switch (choice) {
-    case methods::Choice::Private: return widgets::formatExact(epsilon);
-    case methods::Choice::NonPrivate: return QStringLiteral("inf");
-    case methods::Choice::Public:
-    case methods::Choice::None: return QStringLiteral("0");
+        case methods::Choice::Private: return widgets::formatExact(epsilon);
+        case methods::Choice::NonPrivate: return QStringLiteral("inf");
+        case methods::Choice::Public:
+        case methods::Choice::None: return QStringLiteral("0");
     }
     return {};
 }

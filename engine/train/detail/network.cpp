@@ -27,17 +27,17 @@ std::vector<LayerPtr> smallCnn(const ModelSpec& s, const InitOptions& init) {
         return block;
     };
     const int64_t flat = static_cast<int64_t>(s.convWidth2) * (s.height / 2 / 2) * (s.width / 2 / 2);
-    return {convBlock(s.channels, s.convWidth1), convBlock(s.convWidth1, s.convWidth2),
-            seq({std::make_shared<Flatten>(), std::make_shared<Linear>(flat, s.hidden, init),
-                 std::make_shared<ReLU>()}),
-            seq({std::make_shared<Linear>(s.hidden, s.outputs, init)})};
+    return {
+        convBlock(s.channels, s.convWidth1), convBlock(s.convWidth1, s.convWidth2),
+        seq({std::make_shared<Flatten>(), std::make_shared<Linear>(flat, s.hidden, init), std::make_shared<ReLU>()}),
+        seq({std::make_shared<Linear>(s.hidden, s.outputs, init)})};
 }
 
 LayerPtr basicBlock(int in, int out, int stride, int groups, const InitOptions& init) {
-    auto main = seq({std::make_shared<Conv2d>(in, out, 3, stride, 1, init, false),
-                     std::make_shared<GroupNorm>(groups, out, init), std::make_shared<ReLU>(),
-                     std::make_shared<Conv2d>(out, out, 3, 1, 1, init, false),
-                     std::make_shared<GroupNorm>(groups, out, init)});
+    auto main =
+        seq({std::make_shared<Conv2d>(in, out, 3, stride, 1, init, false),
+             std::make_shared<GroupNorm>(groups, out, init), std::make_shared<ReLU>(),
+             std::make_shared<Conv2d>(out, out, 3, 1, 1, init, false), std::make_shared<GroupNorm>(groups, out, init)});
     auto shortcut = seq({});
     if (stride != 1 || in != out) {
         shortcut->add(std::make_shared<Conv2d>(in, out, 1, stride, 0, init, false));
@@ -54,9 +54,9 @@ std::vector<LayerPtr> resnet18(const ModelSpec& s, const InitOptions& init) {
         blocks.push_back(seq({std::make_shared<Conv2d>(s.channels, w, 3, 1, 1, init, false),
                               std::make_shared<GroupNorm>(g, w, init), std::make_shared<ReLU>()}));
     } else {
-        blocks.push_back(seq({std::make_shared<Conv2d>(s.channels, w, 7, 2, 3, init, false),
-                              std::make_shared<GroupNorm>(g, w, init), std::make_shared<ReLU>(),
-                              std::make_shared<MaxPool2d>(2)}));
+        blocks.push_back(
+            seq({std::make_shared<Conv2d>(s.channels, w, 7, 2, 3, init, false), std::make_shared<GroupNorm>(g, w, init),
+                 std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}));
     }
     int in = w;
     for (int stage = 0; stage < 4; ++stage) {

@@ -12,7 +12,10 @@ namespace dpmix::train::detail {
 class SgdOptimizer {
 public:
     SgdOptimizer(std::vector<at::Tensor*> params, double lr, double momentum = 0.0, double weightDecay = 0.0)
-        : params_(std::move(params)), lr_(lr), momentum_(momentum), weightDecay_(weightDecay),
+        : params_(std::move(params)),
+          lr_(lr),
+          momentum_(momentum),
+          weightDecay_(weightDecay),
           buffers_(params_.size()) {}
 
     /// A step schedule (e.g. lr × 0.1 at half the epochs) keeps the momentum buffers.
@@ -26,8 +29,10 @@ public:
             at::Tensor d = p.grad();
             if (weightDecay_ != 0.0) d = d + weightDecay_ * p;
             if (momentum_ != 0.0) {
-                if (!buffers_[i].defined()) buffers_[i] = d.clone();
-                else buffers_[i].mul_(momentum_).add_(d);
+                if (!buffers_[i].defined())
+                    buffers_[i] = d.clone();
+                else
+                    buffers_[i].mul_(momentum_).add_(d);
                 d = buffers_[i];
             }
             p.sub_(d, lr_);

@@ -37,19 +37,21 @@ double trainSupervised(Network& net, at::Device device, const ImageView& images,
         double lossSum = 0.0;
         for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(params.batchSize)) {
             throwIfCancelled(cancel);
-            std::vector<int64_t> batch(order.begin() + static_cast<std::ptrdiff_t>(start),
-                                       order.begin() + static_cast<std::ptrdiff_t>(
-                                                           std::min(order.size(), start + params.batchSize)));
+            std::vector<int64_t> batch(
+                order.begin() + static_cast<std::ptrdiff_t>(start),
+                order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + params.batchSize)));
             at::Tensor l = loss(net.forward(gatherImages(images, batch, device)), batch);
             zeroGradients(trainable);
             l.backward();
-            if (params.optimizer == OptimizerKind::Sgd) sgd.step();
-            else adam.step();
+            if (params.optimizer == OptimizerKind::Sgd)
+                sgd.step();
+            else
+                adam.step();
             lossSum += l.item<double>() * static_cast<double>(batch.size());
             ++done;
             if (done % 20 == 0 || done == total)
-                report(progress, {stage, done, total, "epoch " + std::to_string(epoch + 1) + " loss " +
-                                                          std::to_string(l.item<double>())});
+                report(progress, {stage, done, total,
+                                  "epoch " + std::to_string(epoch + 1) + " loss " + std::to_string(l.item<double>())});
         }
         epochLoss = lossSum / static_cast<double>(order.size());
     }

@@ -38,7 +38,7 @@ Tensor LayerNorm::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
     const int64_t b = gradOutput.size(0), d = weight.size(0);
     Tensor g = gradOutput.reshape({b, -1, d});
     Tensor gw = (g * c.input.reshape({b, -1, d})).sum(1);  // ∇γ_b, (B, D)
-    Tensor gb = g.sum(1);                                   // ∇β_b, (B, D)
+    Tensor gb = g.sum(1);                                  // ∇β_b, (B, D)
     c.perExampleGrads = {gw, gb};
     return gw.pow(2).sum(1) + gb.pow(2).sum(1);
 }
@@ -65,8 +65,8 @@ PositionalEmbedding::PositionalEmbedding(int64_t positions, int64_t dim, const I
 Tensor PositionalEmbedding::forward(const Tensor& x, Tape* tape) {
     const int64_t t = x.size(1);
     if (t > weight.size(0))
-        throw std::invalid_argument("PositionalEmbedding: sequence of " + std::to_string(t) + " positions exceeds the context of " +
-                                    std::to_string(weight.size(0)));
+        throw std::invalid_argument("PositionalEmbedding: sequence of " + std::to_string(t) +
+                                    " positions exceeds the context of " + std::to_string(weight.size(0)));
     return record(tape, x, x + weight.narrow(0, 0, t).unsqueeze(0));
 }
 
@@ -93,7 +93,9 @@ std::vector<Tensor> PositionalEmbedding::perExampleGradients(Capture&, const Ten
 // ---- CausalSelfAttention -----------------------------------------------------------------------
 
 CausalSelfAttention::CausalSelfAttention(int64_t dim, int64_t heads, const InitOptions& init)
-    : heads_(heads), qkv_(std::make_shared<Linear>(dim, 3 * dim, init)), proj_(std::make_shared<Linear>(dim, dim, init)) {
+    : heads_(heads),
+      qkv_(std::make_shared<Linear>(dim, 3 * dim, init)),
+      proj_(std::make_shared<Linear>(dim, dim, init)) {
     if (heads < 1 || dim % heads != 0)
         throw std::invalid_argument("CausalSelfAttention: width " + std::to_string(dim) + " is not divisible by " +
                                     std::to_string(heads) + " heads");
@@ -129,7 +131,8 @@ std::vector<Layer*> CausalSelfAttention::children() { return {qkv_.get(), proj_.
 Tensor Gelu::forward(const Tensor& x, Tape*) { return at::gelu(x); }
 
 TransformerBlock::TransformerBlock(int64_t dim, int64_t heads, const InitOptions& init)
-    : ln1_(std::make_shared<LayerNorm>(dim, init)), ln2_(std::make_shared<LayerNorm>(dim, init)),
+    : ln1_(std::make_shared<LayerNorm>(dim, init)),
+      ln2_(std::make_shared<LayerNorm>(dim, init)),
       attention_(std::make_shared<CausalSelfAttention>(dim, heads, init)),
       mlp_(std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Linear>(dim, 4 * dim, init),
                                                               std::make_shared<Gelu>(),

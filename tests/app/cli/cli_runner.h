@@ -1,11 +1,11 @@
 #pragma once
 // Runs the built `dpmix` binary and captures what a user would see.
-#include "tests/support/test_support.h"
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include "tests/support/test_support.h"
 
 struct CliResult {
     int exitCode = -1;

@@ -120,12 +120,14 @@ private Q_SLOTS:
         expectBadInput(base + QStringList{"--canary", "large-norm", "--examples", "1"}, "--examples");
         expectBadInput(base + QStringList{"--canary", "large-norm", "--examples", "10", "--batch", "11"}, "--batch");
         expectBadInput(base + QStringList{"--canary", "large-norm", "--norm-multiple", "-1"}, "--norm-multiple");
-        expectBadInput({"audit", spec_, "--task", "is-a", "--mechanism", "sgd", "--canary", "large-norm", "--epsilon", "1"},
-                       "--epsilon");
+        expectBadInput(
+            {"audit", spec_, "--task", "is-a", "--mechanism", "sgd", "--canary", "large-norm", "--epsilon", "1"},
+            "--epsilon");
         expectBadInput({"audit", spec_, "--task", "is-a", "--mechanism", "bogus", "--canary", "large-norm"},
                        "--mechanism");
         expectBadInput({"audit", spec_, "--task", "is-a", "--canary", "max-clip", "--examples", "10"}, "--examples");
-        expectBadInput({"audit", spec_, "--task", "nope", "--mechanism", "dirichlet", "--canary", "large-norm"}, "--task");
+        expectBadInput({"audit", spec_, "--task", "nope", "--mechanism", "dirichlet", "--canary", "large-norm"},
+                       "--task");
     }
     void aTrainingAuditIsStoredAndJudgedInInspect() {
         // The study in its own folder (this one creates its project), with 80 varied images: enough
@@ -161,7 +163,8 @@ private Q_SLOTS:
         const auto stored = run["audits"].toArray()[0].toObject();
         QCOMPARE(stored["name"].toString(), QString("finetune-dirichlet-large-norm"));
         // The audit's own ledger says it released nothing.
-        const auto entry = run["ledgers"].toArray()[0].toObject()["ledger"].toObject()["entries"].toArray()[0].toObject();
+        const auto entry =
+            run["ledgers"].toArray()[0].toObject()["ledger"].toObject()["entries"].toArray()[0].toObject();
         QCOMPARE(entry["mechanism"].toString(), QString("non-private"));
     }
 };

@@ -14,10 +14,10 @@
 //    slurm`) merge into the runs the local experiments store (AdaMix-R: cells, per-example
 //    records and metrics bit for bit; its dry run lists seeds × private counts tasks).
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
-#include "tests/support/test_support.h"
-#include "tests/support/local_slurm.h"
 #include "cli_runner.h"
 #include "idx_fixture.h"
+#include "tests/support/local_slurm.h"
+#include "tests/support/test_support.h"
 
 #include "engine/project/project_file.h"
 

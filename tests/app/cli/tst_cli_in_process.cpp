@@ -91,11 +91,12 @@ private Q_SLOTS:
     // --device is checked with the other values, before a project is opened or created.
     void everyTrainingCommandChecksItsDeviceFirst() {
         const bool cuda = dpmix::runtime::probeRuntime().cudaAvailable;
-        const std::vector<std::vector<std::string>> commands{{"run", "no-such-spec.json"},
-                                                             {"audit", "no-such-spec.json", "--task", "t", "--canary", "natural"},
-                                                             {"psg", "no-such-spec.json"},
-                                                             {"experiment", "rho-sweep", "no-such-spec.json"},
-                                                             {"experiment", "k-scaling", "no-such-spec.json"}};
+        const std::vector<std::vector<std::string>> commands{
+            {"run", "no-such-spec.json"},
+            {"audit", "no-such-spec.json", "--task", "t", "--canary", "natural"},
+            {"psg", "no-such-spec.json"},
+            {"experiment", "rho-sweep", "no-such-spec.json"},
+            {"experiment", "k-scaling", "no-such-spec.json"}};
         for (auto command : commands) {
             auto unknown = command;
             unknown.insert(unknown.end(), {"--device", "gpu"});

@@ -56,7 +56,10 @@ private Q_SLOTS:
 
     void badInputWritesNothing() {
         const QStringList before = entries();
-        struct Case { QStringList args; const char* says; };
+        struct Case {
+            QStringList args;
+            const char* says;
+        };
         const QList<Case> cases{
             {{"--spc", "7"}, "images per class = 7"},
             {{"--epsilon", "0"}, "--epsilon = 0 is out of range"},
@@ -85,12 +88,12 @@ private Q_SLOTS:
         const QString project = j["project"].toString();
         const QString run = QString::number(j["run_id"].toInt());
 
-        const CliResult bad = runDpmix({"psg", "export", project, "--run", run, "--format", "jpeg", "-o",
-                                        dir_.filePath("set")});
+        const CliResult bad =
+            runDpmix({"psg", "export", project, "--run", run, "--format", "jpeg", "-o", dir_.filePath("set")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("--format = 'jpeg'"), qPrintable(bad.err));
-        const CliResult notPsg = runDpmix({"psg", "export", project, "--run", QString::number(j["dp_sgd_run_id"].toInt()),
-                                           "-o", dir_.filePath("set")});
+        const CliResult notPsg = runDpmix({"psg", "export", project, "--run",
+                                           QString::number(j["dp_sgd_run_id"].toInt()), "-o", dir_.filePath("set")});
         QCOMPARE(notPsg.exitCode, 2);
         QVERIFY2(notPsg.err.contains("not a PSG run"), qPrintable(notPsg.err));
         QVERIFY(!QFile::exists(dir_.filePath("set")));

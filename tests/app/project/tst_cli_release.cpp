@@ -1,9 +1,9 @@
 // `dpmix export-release` and the trust verdict of `dpmix inspect`, run as a user would, on a
 // tiny study whose IDX files the test writes itself and whose runs it stores through the API.
 #include "../cli/cli_runner.h"
-#include "tiny_cli_study.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
+#include "tiny_cli_study.h"
 
 #include <QDir>
 #include <QFile>
@@ -72,12 +72,13 @@ private Q_SLOTS:
     }
 
     void refusalsNameTheRunAndWriteNothing() {
-        for (const auto& [runs, why] : std::vector<std::pair<QString, QString>>{
-                 {QString::number(seededRun_), "reproducible mode"},
-                 {QString::number(starRun_), "not private"},
-                 {"2,x", "\"x\" is not a run id"},
-                 {"99", "no such run"}}) {
-            const auto r = runDpmix({"export-release", path("study.dpmix"), "--runs", runs, "-o", path("refused.dpmix")});
+        for (const auto& [runs, why] :
+             std::vector<std::pair<QString, QString>>{{QString::number(seededRun_), "reproducible mode"},
+                                                      {QString::number(starRun_), "not private"},
+                                                      {"2,x", "\"x\" is not a run id"},
+                                                      {"99", "no such run"}}) {
+            const auto r =
+                runDpmix({"export-release", path("study.dpmix"), "--runs", runs, "-o", path("refused.dpmix")});
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.err.contains(why), qPrintable(r.err));
             QVERIFY(!QFile::exists(path("refused.dpmix")));

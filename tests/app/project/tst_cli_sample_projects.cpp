@@ -1,7 +1,7 @@
 // The sample specs in projects/ create projects from the real data (scripts/fetch-data.sh);
 // skipped when the data is absent.
-#include "tests/support/test_support.h"
 #include "../cli/cli_runner.h"
+#include "tests/support/test_support.h"
 
 #include <QDir>
 #include <QFile>

@@ -59,8 +59,8 @@ inline AnalysisViewsProject generateAnalysisViewsProject(const QString& path) {
     //   task bd: DP-MixMin 0.88, 0.92; Uniform 0.84, 0.84; Random Init 0.80, 0.80
     // and at ε = 2 only DP-MixMin on task ac, seed 0: 0.70 (no Random Init there).
     const std::vector<std::tuple<std::string, std::string, double, double>> aucs = {
-        {"dp-mixmin", "ac", 0.60, 0.66},  {"uniform", "ac", 0.55, 0.66}, {"random-init", "ac", 0.50, 0.60},
-        {"dp-mixmin", "bd", 0.88, 0.92},  {"uniform", "bd", 0.84, 0.84}, {"random-init", "bd", 0.80, 0.80}};
+        {"dp-mixmin", "ac", 0.60, 0.66}, {"uniform", "ac", 0.55, 0.66}, {"random-init", "ac", 0.50, 0.60},
+        {"dp-mixmin", "bd", 0.88, 0.92}, {"uniform", "bd", 0.84, 0.84}, {"random-init", "bd", 0.80, 0.80}};
     for (const auto& [method, task, seed0, seed1] : aucs) {
         addAuc(file, method, task, 1.0, 0, seed0);
         addAuc(file, method, task, 1.0, 1, seed1);

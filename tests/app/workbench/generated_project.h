@@ -38,7 +38,7 @@ inline GeneratedProject generateProject(const QString& path) {
     GeneratedProject g;
     g.path = path;
     ProjectSpec spec = project::testing::tinySpec();
-    spec.mixture.batch = 2;  // split A holds round(0.1 · 40) = 4 examples; a batch must fit in it
+    spec.mixture.batch = 2;   // split A holds round(0.1 · 40) = 4 examples; a batch must fit in it
     spec.finetune.batch = 8;  // ... and split B about 29: fine-tuning's batch must fit in it too
     auto file = ProjectFile::create(path.toStdString(), spec, project::testing::tinyFacts(), true).value();
     // λ* per seed: (0.8, 0.2) and (0.6, 0.4).
@@ -68,7 +68,8 @@ inline GeneratedProject generateProject(const QString& path) {
         (void)file.addCurve(dpRun, "lambda/ab", {{0, 0.5}, {1, 0.6}, {2, dp[seed][0]}}).value();
         (void)file.addCurve(dpRun, "lambda/cd", {{0, 0.5}, {1, 0.4}, {2, dp[seed][1]}}).value();
         privacy::Ledger ledger;
-        ledger.record(privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.25, 1.5, 100, 1e-5, 13.0));
+        ledger.record(
+            privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.25, 1.5, 100, 1e-5, 13.0));
         (void)file.recordLedger(dpRun, ledger).value();
     }
     const long long dp2 = finishedRun(file, "dp-mixmin", 2.0, 0);

@@ -53,8 +53,8 @@ inline QString expectedIdxHash(int n, int h, int w, const QByteArray& pixels, co
         return b;
     };
     QByteArray m = "dpmix-images-v1";
-    for (std::uint64_t v : {std::uint64_t(n), std::uint64_t(1), std::uint64_t(h), std::uint64_t(w),
-                            std::uint64_t(classNames.size())})
+    for (std::uint64_t v :
+         {std::uint64_t(n), std::uint64_t(1), std::uint64_t(h), std::uint64_t(w), std::uint64_t(classNames.size())})
         m += u64(v);
     for (const QString& name : classNames) {
         const QByteArray utf8 = name.toUtf8();

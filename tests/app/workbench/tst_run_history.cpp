@@ -21,11 +21,11 @@
 #include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeWidget>
-#include <QStatusBar>
 #include <QtTest>
 
 #include <atomic>
@@ -93,7 +93,9 @@ class TstRunHistory : public QObject {
     Recorder recorder_;
     EngineRunController runs_{recorder_.studyFunction()};
 
-    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("torch-test"); }}; }
+    WorkbenchServices services() {
+        return {&runs_, &store_, [] { return QStringLiteral("torch-test"); }};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -110,10 +112,12 @@ private Q_SLOTS:
                           .value();
         (void)file.setRunStatus(mixtureRun_, dpmix::project::RunStatus::Running).value();
         (void)file.setRunStatus(mixtureRun_, dpmix::project::RunStatus::Done).value();
-        auditRun_ = file.addRun({"audit", "ac", 1.0, 3,
-                                 R"({"stage":"audit","canary":"natural","runs_per_world":50,"no_noise":false,)"
-                                 R"("claimed_epsilon":1.0,"delta":1e-05,"rho":0.1,"clip":13.0,"batch":2,"lr":1.0,"steps":100})"})
-                        .value();
+        auditRun_ =
+            file.addRun(
+                    {"audit", "ac", 1.0, 3,
+                     R"({"stage":"audit","canary":"natural","runs_per_world":50,"no_noise":false,)"
+                     R"("claimed_epsilon":1.0,"delta":1e-05,"rho":0.1,"clip":13.0,"batch":2,"lr":1.0,"steps":100})"})
+                .value();
         (void)file.setRunStatus(auditRun_, dpmix::project::RunStatus::Running).value();
         (void)file.setRunStatus(auditRun_, dpmix::project::RunStatus::Done).value();
     }
@@ -122,8 +126,8 @@ private Q_SLOTS:
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());
         QCOMPARE(analysisTabs(w)->currentWidget()->objectName(), QString("summaryView"));
-        analysisTabs(w)->setCurrentIndex(0);   // the calculator
-        w.refreshProject();                    // as after a job: the user's tab stays
+        analysisTabs(w)->setCurrentIndex(0);  // the calculator
+        w.refreshProject();                   // as after a job: the user's tab stays
         QCOMPARE(analysisTabs(w)->currentIndex(), 0);
     }
 
@@ -319,7 +323,8 @@ private Q_SLOTS:
         QCOMPARE(again.project()->pinnedBaselineRunId(), std::optional<long long>(generated_.randomSearchRun));
         std::unique_ptr<QMenu> menu(again.runActions()->contextMenuForRun(generated_.randomSearchRun));
         QVERIFY(actionNamed(menu.get(), "Unpin baseline"));
-        QCOMPARE(again.runActions()->compareRuns({generated_.dpRunEpsilon1Seed0, generated_.randomSearchRun}), QString());
+        QCOMPARE(again.runActions()->compareRuns({generated_.dpRunEpsilon1Seed0, generated_.randomSearchRun}),
+                 QString());
         auto* view = qobject_cast<RunComparisonView*>(analysisTabs(again)->currentWidget());
         QCOMPARE(view->comparison().runIds.front(), generated_.randomSearchRun);
         QCOMPARE(again.runActions()->unpinBaseline(), QString());

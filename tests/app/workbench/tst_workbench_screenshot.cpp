@@ -1,6 +1,6 @@
 // `dpmix-workbench --screenshot OUT.png [--view NAME]` renders and exits; a bad view is refused.
-#include "tests/support/test_support.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/support/test_support.h"
 
 #include <QImage>
 #include <QProcess>

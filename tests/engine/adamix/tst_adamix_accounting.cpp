@@ -3,11 +3,11 @@
 // again, and the exact analytic Gaussian mechanism (Balle & Wang 2018) for the PRV accountant —
 // the ledger entry recorded before the first private step, the count of mechanism invocations,
 // and the per-example ε_i estimate (<= the dataset ε, equal when every clipped norm is C_t).
+#include "adamix_fixtures.h"
 #include "engine/adamix/adamix_run.h"
 #include "engine/adamix/params.h"
 #include "engine/adamix/per_example_privacy.h"
 #include "engine/privacy/prv_accountant.h"
-#include "adamix_fixtures.h"
 
 #include "tests/support/unit_test.h"
 
@@ -50,7 +50,9 @@ double normalCdf(double x) { return 0.5 * boost::math::erfc(-x / std::sqrt(2.0))
 // δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), decreasing in ε; solved by bisection. T Gaussian
 // steps of multiplier σ compose to one with μ = sqrt(T)/σ.
 double analyticGaussianEpsilon(double mu, double delta) {
-    auto deltaAt = [mu](double eps) { return normalCdf(mu / 2.0 - eps / mu) - std::exp(eps) * normalCdf(-mu / 2.0 - eps / mu); };
+    auto deltaAt = [mu](double eps) {
+        return normalCdf(mu / 2.0 - eps / mu) - std::exp(eps) * normalCdf(-mu / 2.0 - eps / mu);
+    };
     double lo = 0.0, hi = 1.0;
     while (deltaAt(hi) > delta) hi *= 2.0;
     for (int i = 0; i < 200; ++i) {
@@ -68,7 +70,8 @@ private Q_SLOTS:
     void rdpCalibrationMatchesTheClosedFormForFullBatch() {
         for (double target : {0.5, 1.0, 3.0, 8.0})
             for (long long steps : {1LL, 50LL, 200LL}) {
-                const AdamixParams p = AdamixParamsBuilder::defaults().steps(steps).epsilon(target).build(1000, 20).value();
+                const AdamixParams p =
+                    AdamixParamsBuilder::defaults().steps(steps).epsilon(target).build(1000, 20).value();
                 QCOMPARE(p.q, 1.0);
                 const double byHand = rdpEpsilonByHand(steps, p.sigma, p.delta);
                 QVERIFY2(byHand <= target * (1.0 + 1e-12), str("eps ", byHand, " target ", target).c_str());
@@ -90,8 +93,12 @@ private Q_SLOTS:
     void prvCalibrationIsWithinItsErrorOfTheAnalyticGaussian() {
         for (double target : {1.0, 3.0, 8.0}) {
             const long long steps = 200;
-            const AdamixParams p = AdamixParamsBuilder::defaults().steps(steps).epsilon(target)
-                                       .accountant(privacy::Accountant::Prv).build(1000, 20).value();
+            const AdamixParams p = AdamixParamsBuilder::defaults()
+                                       .steps(steps)
+                                       .epsilon(target)
+                                       .accountant(privacy::Accountant::Prv)
+                                       .build(1000, 20)
+                                       .value();
             const double exact = analyticGaussianEpsilon(std::sqrt(static_cast<double>(steps)) / p.sigma, p.delta);
             // The certificate is an upper bound on the exact ε, at most the PRV accuracy (0.01 in
             // ε, plus the δ error's effect) above it; calibration puts it at the target.
@@ -99,7 +106,8 @@ private Q_SLOTS:
             QVERIFY2(exact <= p.epsilon + 1e-9, str("exact ", exact, " certified ", p.epsilon).c_str());
             QVERIFY2(p.epsilon - exact <= 0.02, str("exact ", exact, " certified ", p.epsilon).c_str());
             // The RDP calibration at the same target needs more noise.
-            const AdamixParams rdp = AdamixParamsBuilder::defaults().steps(steps).epsilon(target).build(1000, 20).value();
+            const AdamixParams rdp =
+                AdamixParamsBuilder::defaults().steps(steps).epsilon(target).build(1000, 20).value();
             QVERIFY(rdp.sigma >= p.sigma);
         }
     }
@@ -107,8 +115,13 @@ private Q_SLOTS:
     void theLedgerEntryIsRecordedBeforeTheFirstPrivateStep() {
         const auto pub = test::labelledBlobs(3, 8, 3, 1.0, 71);
         const auto priv = test::labelledBlobs(3, 8, 20, 1.0, 72);
-        const AdamixParams p = AdamixParamsBuilder::defaults().steps(10).epsilon(2.0).reproducible(5)
-                                   .split("fmnist-train").build(priv.examples(), pub.examples()).value();
+        const AdamixParams p = AdamixParamsBuilder::defaults()
+                                   .steps(10)
+                                   .epsilon(2.0)
+                                   .reproducible(5)
+                                   .split("fmnist-train")
+                                   .build(priv.examples(), pub.examples())
+                                   .value();
         privacy::Ledger ledger;
         dpmix::CancellationToken cancel;
         cancel.cancel();  // stop before step 0: the entry must already be there
@@ -139,8 +152,12 @@ private Q_SLOTS:
     void theZeroNoiseControlIsRecordedAsNonPrivate() {
         const auto pub = test::labelledBlobs(3, 8, 3, 1.0, 73);
         const auto priv = test::labelledBlobs(3, 8, 20, 1.0, 74);
-        const AdamixParams p = AdamixParamsBuilder::defaults().steps(5).epsilon(2.0).noise(NoiseMode::None)
-                                   .build(priv.examples(), pub.examples()).value();
+        const AdamixParams p = AdamixParamsBuilder::defaults()
+                                   .steps(5)
+                                   .epsilon(2.0)
+                                   .noise(NoiseMode::None)
+                                   .build(priv.examples(), pub.examples())
+                                   .value();
         privacy::Ledger ledger;
         const AdamixResult r = runAdamix(pub, priv, p, &ledger).value();
         QVERIFY(ledger.entries().front().mechanism == privacy::MechanismKind::NonPrivate);
@@ -150,18 +167,24 @@ private Q_SLOTS:
     void perExampleEpsilonIsAtMostTheDatasetEpsilon() {
         const auto pub = test::labelledBlobs(3, 8, 3, 1.0, 81);
         const auto priv = test::labelledBlobs(3, 8, 40, 1.5, 82);
-        const AdamixParams p = AdamixParamsBuilder::defaults().steps(30).epsilon(3.0).reproducible(9)
-                                   .build(priv.examples(), pub.examples()).value();
+        const AdamixParams p = AdamixParamsBuilder::defaults()
+                                   .steps(30)
+                                   .epsilon(3.0)
+                                   .reproducible(9)
+                                   .build(priv.examples(), pub.examples())
+                                   .value();
         const AdamixResult r = runAdamix(pub, priv, p).value();
         QCOMPARE(r.normRatioSums.size(), priv.examples());
-        const PerExampleEpsilon est = estimatePerExampleEpsilon(r.normRatioSums, p.steps, p.sigma, p.delta, p.accountant).value();
+        const PerExampleEpsilon est =
+            estimatePerExampleEpsilon(r.normRatioSums, p.steps, p.sigma, p.delta, p.accountant).value();
         DPMIX_COMPARE_NEAR(est.datasetEpsilon, r.epsilon, 1e-12);
         const std::vector<double> orders = ordersByHand();
         for (Eigen::Index i = 0; i < est.epsilon.size(); ++i) {
             QVERIFY(est.epsilon(i) <= est.datasetEpsilon);
             QVERIFY(r.normRatioSums(i) <= 30.0 + 1e-9);
             // RDP_i(α) = α S_i / (2σ²), converted as above.
-            const double byHand = std::max(0.0, balleConversion(r.normRatioSums(i) / (2.0 * p.sigma * p.sigma), p.delta, orders));
+            const double byHand =
+                std::max(0.0, balleConversion(r.normRatioSums(i) / (2.0 * p.sigma * p.sigma), p.delta, orders));
             DPMIX_COMPARE_NEAR(est.epsilon(i), std::min(byHand, est.datasetEpsilon), 1e-12);
         }
         QVERIFY(est.epsilon.minCoeff() < est.datasetEpsilon);  // some examples are clipped less than C_t

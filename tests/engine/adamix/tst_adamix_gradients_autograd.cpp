@@ -1,7 +1,7 @@
 // The closed-form per-example gradients of the softmax head, R_i ⊗ φ̃_i, against LibTorch's
 // autograd of the per-example cross-entropy, one backward pass per example, in double precision.
-#include "engine/adamix/softmax_head.h"
 #include "adamix_fixtures.h"
+#include "engine/adamix/softmax_head.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -22,7 +22,8 @@ private Q_SLOTS:
 
         const auto options = at::TensorOptions().dtype(at::kDouble);
         for (Eigen::Index i = 0; i < data.examples(); ++i) {
-            at::Tensor w = at::from_blob(const_cast<double*>(theta.data()), {k, p + 1}, options).clone().set_requires_grad(true);
+            at::Tensor w =
+                at::from_blob(const_cast<double*>(theta.data()), {k, p + 1}, options).clone().set_requires_grad(true);
             const Eigen::RowVectorXd phi = data.augmented.row(i);
             const at::Tensor x = at::from_blob(const_cast<double*>(phi.data()), {p + 1}, options).clone();
             const at::Tensor logits = at::matmul(w, x);  // W φ + b, the bias being the last column

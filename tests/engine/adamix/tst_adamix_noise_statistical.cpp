@@ -1,11 +1,11 @@
 // The Gaussian mechanism of a step adds N(0, σ²C_t² I_r) to the clipped sum in the r-dimensional
 // subspace: over many seeded draws, Σ ((s_t − Σĥ)/(σC_t))² is chi-square with (draws · r) degrees
 // of freedom.
+#include "adamix_fixtures.h"
 #include "engine/adamix/adamix_step.h"
 #include "engine/adamix/params.h"
 #include "engine/adamix/public_guidance.h"
 #include "engine/privacy/mechanism_random.h"
-#include "adamix_fixtures.h"
 
 #include "tests/support/unit_test.h"
 
@@ -54,8 +54,12 @@ private Q_SLOTS:
         const int k = 3, p = 8;
         const auto pub = test::labelledBlobs(k, p, 4, 1.0, 61);
         const auto priv = test::labelledBlobs(k, p, 10, 1.0, 62);
-        const AdamixParams params = AdamixParamsBuilder::defaults().sigma(2.0).variant(AdamixVariant::DpGdFromZero)
-                                        .fixedClip(0.5).build(priv.examples(), pub.examples()).value();
+        const AdamixParams params = AdamixParamsBuilder::defaults()
+                                        .sigma(2.0)
+                                        .variant(AdamixVariant::DpGdFromZero)
+                                        .fixedClip(0.5)
+                                        .build(priv.examples(), pub.examples())
+                                        .value();
         const HeadMatrix theta = test::randomHead(k, p + 1, 0.5, 63);
         const PublicGuidance g = publicGuidance(theta, pub, params);
         QCOMPARE(g.clip, 0.5);
@@ -69,7 +73,8 @@ private Q_SLOTS:
         }
         // ν = 54000, band ±6 sd as above (failure probability about 2e-9).
         const double nu = draws * 27.0;
-        QVERIFY2(std::abs(chiSquare - nu) < 6.0 * std::sqrt(2.0 * nu), str("chi-square ", chiSquare, ", df ", nu).c_str());
+        QVERIFY2(std::abs(chiSquare - nu) < 6.0 * std::sqrt(2.0 * nu),
+                 str("chi-square ", chiSquare, ", df ", nu).c_str());
     }
 };
 

@@ -79,7 +79,8 @@ private Q_SLOTS:
         expectFieldError(valid().build(0, 10), "private-examples");
         expectFieldError(valid().split("").build(500, 10), "split");
         expectFieldError(AdamixParamsBuilder::defaults().build(500, 10), "epsilon");  // neither epsilon nor sigma
-        expectFieldError(AdamixParamsBuilder::defaults().epsilon(1e-4).steps(200).build(500, 10), "epsilon");  // unreachable
+        expectFieldError(AdamixParamsBuilder::defaults().epsilon(1e-4).steps(200).build(500, 10),
+                         "epsilon");  // unreachable
     }
 
     void badDataNameTheField() {
@@ -89,7 +90,8 @@ private Q_SLOTS:
         auto r = makeLabelledFeatures(features, labels, 3, "private");
         QVERIFY(!r.ok());
         QCOMPARE(r.error().field, std::string("private-labels"));
-        QCOMPARE(makeLabelledFeatures(features, labels.head(2), 3, "public").error().field, std::string("public-labels"));
+        QCOMPARE(makeLabelledFeatures(features, labels.head(2), 3, "public").error().field,
+                 std::string("public-labels"));
         QCOMPARE(makeLabelledFeatures(features, labels, 1, "public").error().field, std::string("classes"));
     }
 };

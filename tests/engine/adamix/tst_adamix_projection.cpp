@@ -2,12 +2,12 @@
 // gradient matrix row by row (kron(R_i, φ̃_i)), the weighted gradient sum, the unprojected norms,
 // and the projection H = G_priv V_r computed without G_priv — through the basis, and through the
 // public gradients — against the explicit product.
+#include "adamix_fixtures.h"
 #include "engine/adamix/adamix_step.h"
 #include "engine/adamix/params.h"
 #include "engine/adamix/projected_gradients.h"
 #include "engine/adamix/public_guidance.h"
 #include "engine/adamix/softmax_head.h"
-#include "adamix_fixtures.h"
 
 #include "tests/support/unit_test.h"
 
@@ -51,7 +51,8 @@ private Q_SLOTS:
         const auto priv = test::labelledBlobs(k, p, 700, 1.0, 4);  // n = 3500 > one row block
         const auto pub = test::labelledBlobs(k, p, 4, 1.0, 5);
         const HeadMatrix theta = test::randomHead(k, p + 1, 0.5, 6);
-        const Eigen::MatrixXd basis = topRightSingularVectors(perExampleGradients(residuals(theta, pub), pub.augmented), 12);
+        const Eigen::MatrixXd basis =
+            topRightSingularVectors(perExampleGradients(residuals(theta, pub), pub.augmented), 12);
         QCOMPARE(basis.cols(), Eigen::Index{12});
         QVERIFY((basis.transpose() * basis - Eigen::MatrixXd::Identity(12, 12)).norm() < 1e-12);
 
@@ -109,8 +110,11 @@ private Q_SLOTS:
         pub.labels.conservativeResize(2 * m);
         pub.labels.tail(m) = pub.labels.head(m).eval();
         const auto priv = test::labelledBlobs(k, p, 40, 1.0, 19);
-        const AdamixParams params = AdamixParamsBuilder::defaults().sigma(1.0).rank(static_cast<int>(2 * m))
-                                        .build(priv.examples(), pub.examples()).value();
+        const AdamixParams params = AdamixParamsBuilder::defaults()
+                                        .sigma(1.0)
+                                        .rank(static_cast<int>(2 * m))
+                                        .build(priv.examples(), pub.examples())
+                                        .value();
         const HeadMatrix theta = test::randomHead(k, p + 1, 0.5, 20);
         const PublicGuidance g = publicGuidance(theta, pub, params);
         QCOMPARE(g.basis.cols(), 2 * m);

@@ -1,10 +1,10 @@
 // The clip norm C_t and the subspace V_r of a step are functions of θ_t and the public set only:
 // replacing or perturbing the private data at the same θ_t leaves them bit-for-bit unchanged,
 // while the private release does change (so the test can tell the two apart).
+#include "adamix_fixtures.h"
 #include "engine/adamix/adamix_step.h"
 #include "engine/adamix/params.h"
 #include "engine/adamix/public_guidance.h"
-#include "adamix_fixtures.h"
 
 #include "tests/support/unit_test.h"
 
@@ -70,7 +70,8 @@ private Q_SLOTS:
 
         // The floor c_min applies when the quantile is below it (gradient norms are at most
         // ‖R_i‖·‖φ̃_i‖ <= sqrt(2)·sqrt(2) = 2 on normalised features).
-        const AdamixParams floored = AdamixParamsBuilder::defaults().sigma(1.0).clipFloor(100.0).build(100, pub.examples()).value();
+        const AdamixParams floored =
+            AdamixParamsBuilder::defaults().sigma(1.0).clipFloor(100.0).build(100, pub.examples()).value();
         QCOMPARE(publicGuidance(theta, pub, floored).clip, 100.0);
     }
 
@@ -78,8 +79,11 @@ private Q_SLOTS:
         const int k = 3, p = 8;
         const auto pub = test::labelledBlobs(k, p, 3, 1.0, 41);
         const HeadMatrix theta = test::randomHead(k, p + 1, 0.8, 42);
-        const AdamixParams params = AdamixParamsBuilder::defaults().sigma(1.0).variant(AdamixVariant::NoProjection)
-                                        .build(100, pub.examples()).value();
+        const AdamixParams params = AdamixParamsBuilder::defaults()
+                                        .sigma(1.0)
+                                        .variant(AdamixVariant::NoProjection)
+                                        .build(100, pub.examples())
+                                        .value();
         const PublicGuidance g = publicGuidance(theta, pub, params);
         QVERIFY(g.identity);
         const Eigen::VectorXd norms = perExampleGradients(residuals(theta, pub), pub.augmented).rowwise().norm();

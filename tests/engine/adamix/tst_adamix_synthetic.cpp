@@ -1,10 +1,10 @@
 // End to end on a tiny synthetic problem (3 classes, Gaussian blobs, p = 8): with zero noise
 // AdaMix-R reaches the non-private head's accuracy within a few points, and every baseline and
 // ablation (full batch and Poisson minibatches) runs and accounts for T releases.
+#include "adamix_fixtures.h"
 #include "engine/adamix/adamix_run.h"
 #include "engine/adamix/params.h"
 #include "engine/adamix/softmax_head.h"
-#include "adamix_fixtures.h"
 
 #include "tests/support/unit_test.h"
 
@@ -24,7 +24,7 @@ LabelledFeatures concatenated(const LabelledFeatures& a, const LabelledFeatures&
 }
 
 struct Problem {
-    LabelledFeatures pub = test::labelledBlobs(3, 8, 2, 2.0, 101);    // 2 shots per class
+    LabelledFeatures pub = test::labelledBlobs(3, 8, 2, 2.0, 101);  // 2 shots per class
     LabelledFeatures priv = test::labelledBlobs(3, 8, 150, 2.0, 102);
     LabelledFeatures testSet = test::labelledBlobs(3, 8, 300, 2.0, 103);
 };
@@ -39,8 +39,13 @@ private Q_SLOTS:
         const HeadFit paragon = fitHead(concatenated(d.pub, d.priv), 1e-4);
         QVERIFY(paragon.converged);
         const double paragonAccuracy = accuracy(paragon.theta, d.testSet);
-        const AdamixParams p = AdamixParamsBuilder::defaults().steps(300).stepSize(2.0).epsilon(1.0)
-                                   .noise(NoiseMode::None).build(d.priv.examples(), d.pub.examples()).value();
+        const AdamixParams p = AdamixParamsBuilder::defaults()
+                                   .steps(300)
+                                   .stepSize(2.0)
+                                   .epsilon(1.0)
+                                   .noise(NoiseMode::None)
+                                   .build(d.priv.examples(), d.pub.examples())
+                                   .value();
         const AdamixResult r = runAdamix(d.pub, d.priv, p).value();
         const double adamixAccuracy = accuracy(r.theta, d.testSet);
         const double publicOnly = accuracy(r.theta0, d.testSet);
@@ -55,9 +60,11 @@ private Q_SLOTS:
         for (auto v : {AdamixVariant::AdamixR, AdamixVariant::NoProjection, AdamixVariant::FixedClip,
                        AdamixVariant::NoPublicGradient, AdamixVariant::DpGdFromZero, AdamixVariant::DpGdWarmStart})
             for (double q : {1.0, 0.2}) {
-                AdamixParamsBuilder b = AdamixParamsBuilder::defaults().steps(40).epsilon(8.0).samplingRate(q)
-                                            .variant(v).reproducible(3, toString(v));
-                if (v == AdamixVariant::FixedClip || v == AdamixVariant::DpGdFromZero || v == AdamixVariant::DpGdWarmStart)
+                AdamixParamsBuilder b =
+                    AdamixParamsBuilder::defaults().steps(40).epsilon(8.0).samplingRate(q).variant(v).reproducible(
+                        3, toString(v));
+                if (v == AdamixVariant::FixedClip || v == AdamixVariant::DpGdFromZero ||
+                    v == AdamixVariant::DpGdWarmStart)
                     b.fixedClip(0.5);
                 const AdamixParams p = b.build(d.priv.examples(), d.pub.examples()).value();
                 dpmix::privacy::Ledger ledger;
@@ -79,7 +86,8 @@ private Q_SLOTS:
         const AdamixParams p = AdamixParamsBuilder::defaults().epsilon(1.0).build(10, d.pub.examples()).value();
         QVERIFY(!runAdamix(d.pub, d.priv, p).ok());  // built for n = 10
         const auto other = test::labelledBlobs(4, 8, 10, 1.0, 5);
-        const AdamixParams q = AdamixParamsBuilder::defaults().epsilon(1.0).build(other.examples(), d.pub.examples()).value();
+        const AdamixParams q =
+            AdamixParamsBuilder::defaults().epsilon(1.0).build(other.examples(), d.pub.examples()).value();
         QVERIFY(!runAdamix(d.pub, other, q).ok());  // K = 3 public, 4 private
     }
 };

@@ -34,7 +34,7 @@ private Q_SLOTS:
         //   x3 P = (0.3, 0.2, 0.1), y 1: f 0.2, g = (−1.5, −1, −0.5)
         // Unclipped population variances per source: 0.4618, 0.2606, 0.6529 → source 1.
         Eigen::MatrixXd p(3, 3);
-        p << 0.5, 0.2, 0.8,  0.1, 0.2, 0.3,  0.3, 0.2, 0.1;
+        p << 0.5, 0.2, 0.8, 0.1, 0.2, 0.3, 0.3, 0.2, 0.1;
         const auto splitA = mixmin::makeBinaryObjective(p, {1, 0, 1}).value();
         const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(3, 1.0 / 3.0);
         QCOMPARE(quietestSource(splitA, uniform, 100.0, false), Eigen::Index{1});

@@ -27,11 +27,10 @@ constexpr int kK = 5;
 
 struct Fixture {
     testing::BinaryData data = testing::rareFindingData(kN + 1, kK, 2026);
-    mixmin::MixtureObjective splitA = mixmin::makeBinaryObjective(data.p.topRows(kN),
-        std::vector<int>(data.y.begin(), data.y.begin() + kN)).value();
+    mixmin::MixtureObjective splitA =
+        mixmin::makeBinaryObjective(data.p.topRows(kN), std::vector<int>(data.y.begin(), data.y.begin() + kN)).value();
     // The held-out last example is the natural canary.
-    mixmin::MixtureObjective heldOut =
-        makeNaturalCanary(data.p.row(kN).transpose(), data.y[kN]).value();
+    mixmin::MixtureObjective heldOut = makeNaturalCanary(data.p.row(kN).transpose(), data.y[kN]).value();
 };
 
 const Fixture& fixture() {
@@ -40,8 +39,9 @@ const Fixture& fixture() {
 }
 
 mixmin::DpMixMinParams params(bool noNoise) {
-    auto b = mixmin::DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(200).clipNorm(40.0)
-                 .stepSize(1.0).steps(100);
+    auto b =
+        mixmin::DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(200).clipNorm(40.0).stepSize(1.0).steps(
+            100);
     if (noNoise) b.noise(mixmin::NoiseMode::None);
     return b.build(kN).value();
 }
@@ -89,7 +89,8 @@ private Q_SLOTS:
         auto o = options(CanaryKind::MaxClip, 5, 101);
         o.keepScores = true;
         const auto r = runCanaryAudit(fixture().splitA, params(true), o).value();
-        std::set<long long> select(r.selectRuns.begin(), r.selectRuns.end()), eval(r.evalRuns.begin(), r.evalRuns.end());
+        std::set<long long> select(r.selectRuns.begin(), r.selectRuns.end()),
+            eval(r.evalRuns.begin(), r.evalRuns.end());
         QCOMPARE(select.size() + eval.size(), std::size_t(101));
         for (long long i : select) QVERIFY(!eval.count(i));
         QCOMPARE(r.evalIn + 0, static_cast<long long>(eval.size()));
@@ -137,9 +138,9 @@ private Q_SLOTS:
             }
         };
         // 2 × 100,000 runs would take minutes.
-        QVERIFY_THROWS_EXCEPTION(Cancelled, (void)runCanaryAudit(fixture().splitA, params(false),
-                                                                 options(CanaryKind::MaxClip, 1, 100000),
-                                                                 cancelOnFirstReport, token));
+        QVERIFY_THROWS_EXCEPTION(
+            Cancelled, (void)runCanaryAudit(fixture().splitA, params(false), options(CanaryKind::MaxClip, 1, 100000),
+                                            cancelOnFirstReport, token));
         QVERIFY(token.isCancelled());
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelledAt).count();
         QVERIFY2(s < 5.0, str("took ", s, " s after the cancel").c_str());
@@ -158,8 +159,15 @@ private Q_SLOTS:
         o.naturalExample.reset();
         r = runCanaryAudit(fixture().splitA, params(true), o);
         QVERIFY(!r && contains(r.error().message, "natural-canary"));
-        const auto wrongN = mixmin::DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(200).clipNorm(40.0)
-                                .stepSize(1.0).steps(100).build(kN + 1).value();
+        const auto wrongN = mixmin::DpMixMinParamsBuilder()
+                                .epsilon(1.0)
+                                .delta(1e-5)
+                                .expectedBatch(200)
+                                .clipNorm(40.0)
+                                .stepSize(1.0)
+                                .steps(100)
+                                .build(kN + 1)
+                                .value();
         r = runCanaryAudit(fixture().splitA, wrongN, options(CanaryKind::MaxClip, 1));
         QVERIFY(!r && contains(r.error().message, "2001"));
     }

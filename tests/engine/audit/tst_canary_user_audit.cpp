@@ -22,8 +22,8 @@ using dpmix::test_support::str;
 
 namespace {
 
-constexpr int kN = 2000;       // examples of split A
-constexpr int kPerUser = 8;    // 250 users of 8 examples
+constexpr int kN = 2000;     // examples of split A
+constexpr int kPerUser = 8;  // 250 users of 8 examples
 constexpr int kK = 5;
 constexpr long long kCanaryImages = 8;
 constexpr long long kRuns = 1000;
@@ -46,7 +46,11 @@ const Fixture& fixture() {
 // The same expected share of the data per step (q = 0.1) at both levels, C = 40, T = 100.
 mixmin::DpMixMinParams params(bool userLevel) {
     auto b = mixmin::DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).clipNorm(40.0).stepSize(1.0).steps(100);
-    if (userLevel) return b.expectedBatch(25).maxExamplesPerUser(kPerUser).build(kN / kPerUser, privacy::PrivacyUnit::User).value();
+    if (userLevel)
+        return b.expectedBatch(25)
+            .maxExamplesPerUser(kPerUser)
+            .build(kN / kPerUser, privacy::PrivacyUnit::User)
+            .value();
     return b.expectedBatch(200).build(kN).value();
 }
 

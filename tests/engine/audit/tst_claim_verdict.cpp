@@ -48,16 +48,14 @@ private Q_SLOTS:
         QVERIFY(v.strongest.has_value());
         QCOMPARE(v.strongest->runId, 7LL);
         DPMIX_COMPARE_NEAR(v.strongest->epsilonLB, perfectSeparationBound(500), 1e-9);
-        QCOMPARE(describe(v, 4.0),
-                 std::string("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
+        QCOMPARE(describe(v, 4.0), std::string("claim refuted by audit (ε_LB = 4.91 > ε = 4; audit run #7)"));
     }
 
     void aBoundBelowTheClaimDoesNotRefuteIt() {
         // The same perfect separation cannot refute ε = 5: 4.905 < 5.
         const auto v = claimVerdict("dirichlet", 5.0, kDelta, {audit(3, "dirichlet", 5.0, 0, 0, 500)});
         QCOMPARE(v.status, ClaimStatus::NotRefuted);
-        QCOMPARE(describe(v, 5.0),
-                 std::string("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
+        QCOMPARE(describe(v, 5.0), std::string("claimed, not refuted (best ε_LB = 4.91 in 1 audit; audit run #3)"));
     }
 
     void theStrongestOfSeveralAuditsDecides() {
@@ -88,9 +86,8 @@ private Q_SLOTS:
         QCOMPARE(v.status, ClaimStatus::NotAudited);
         QVERIFY(v.refutedElsewhere.has_value());
         QCOMPARE(v.refutedElsewhere->runId, 9LL);
-        QCOMPARE(describe(v, 0.5),
-                 std::string("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
-                             "(ε_LB = 4.91, audit run #9)"));
+        QCOMPARE(describe(v, 0.5), std::string("claimed, not audited; the same mechanism's claim ε = 4 was refuted "
+                                               "(ε_LB = 4.91, audit run #9)"));
     }
 
     void impossibleCountsAreNotEvidence() {
@@ -138,8 +135,7 @@ private Q_SLOTS:
         const auto other = dpmix::privacy::dirichletEntry("finetune", "B", 3.0, 0.6, 0.01, 100, kDelta);
         const auto lines = claimVerdictLines({a, b, other}, {audit(5, "dirichlet", a.epsilon, 0, 0, 500)});
         QCOMPARE(lines.size(), std::size_t(2));
-        QVERIFY2(startsWith(lines[0], "Dirichlet mechanism at ε = ") &&
-                     contains(lines[0], "claim refuted by audit"),
+        QVERIFY2(startsWith(lines[0], "Dirichlet mechanism at ε = ") && contains(lines[0], "claim refuted by audit"),
                  lines[0].c_str());
         QVERIFY2(contains(lines[1], "claimed, not audited"), lines[1].c_str());
         QVERIFY(claimVerdictLines({dpmix::privacy::nonPrivateEntry("audit", "A", "x")}, {}).empty());
@@ -151,7 +147,8 @@ private Q_SLOTS:
         QVERIFY(!refutedClaim({e}, {audit(1, "dirichlet", e.epsilon, 250, 250, 500)}));  // not refuted
         const auto why = refutedClaim({e}, {audit(6, "dirichlet", e.epsilon, 0, 0, 500)});
         QVERIFY(why.has_value());
-        QVERIFY2(why->rfind("its finetune mechanism: claim refuted by audit (ε_LB = 4.91 > ε = ", 0) == 0, why->c_str());
+        QVERIFY2(why->rfind("its finetune mechanism: claim refuted by audit (ε_LB = 4.91 > ε = ", 0) == 0,
+                 why->c_str());
     }
 };
 

@@ -38,8 +38,15 @@ Eigen::VectorXd handStep(const Eigen::MatrixXd& p, const std::vector<int>& y, co
 
 DpMixMinParams oneFullStep(long long n, double clip) {
     return DpMixMinParamsBuilder()
-        .epsilon(1.0).delta(1e-5).samplingRate(1.0).clipNorm(clip).stepSize(1.0).steps(1)
-        .noise(NoiseMode::None).build(n).value();
+        .epsilon(1.0)
+        .delta(1e-5)
+        .samplingRate(1.0)
+        .clipNorm(clip)
+        .stepSize(1.0)
+        .steps(1)
+        .noise(NoiseMode::None)
+        .build(n)
+        .value();
 }
 
 }  // namespace
@@ -55,12 +62,10 @@ private Q_SLOTS:
 
     void oneStepMatchesHandComputation() {
         Eigen::MatrixXd p(3, 3);
-        p << 0.2, 0.5, 0.8,
-             0.9, 0.1, 0.3,
-             0.05, 0.02, 0.4;
+        p << 0.2, 0.5, 0.8, 0.9, 0.1, 0.3, 0.05, 0.02, 0.4;
         const std::vector<int> y{1, 0, 1};
         const auto objective = makeBinaryObjective(p, y).value();
-        const double c = 2.0;  // example 3 (f ≈ 0.157, |g| ≈ 2.6) is clipped
+        const double c = 2.0;                     // example 3 (f ≈ 0.157, |g| ≈ 2.6) is clipped
         const Eigen::Vector3d v(0.0, -7.0, 0.0);  // extra unit above C: must be clipped to norm C
         ExtraUnit unit{[&](const Eigen::VectorXd&, Eigen::VectorXd& g) { g = v; }};
         const auto r = runDpMixMin(objective, oneFullStep(3, c), nullptr, {}, {}, &unit).value();
@@ -92,8 +97,16 @@ private Q_SLOTS:
         // Its own sampling stream: batches and noise of the same seed are untouched.
         const auto d = audit::testing::informativeSourceData(400, 4, 9);
         const auto objective = makeBinaryObjective(d.p, d.y).value();
-        auto params = DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).expectedBatch(40).clipNorm(5.0)
-                          .stepSize(1.0).steps(50).reproducible(123).build(400).value();
+        auto params = DpMixMinParamsBuilder()
+                          .epsilon(1.0)
+                          .delta(1e-5)
+                          .expectedBatch(40)
+                          .clipNorm(5.0)
+                          .stepSize(1.0)
+                          .steps(50)
+                          .reproducible(123)
+                          .build(400)
+                          .value();
         ExtraUnit zero{[](const Eigen::VectorXd&, Eigen::VectorXd& g) { g.setZero(); }};
         const auto a = runDpMixMin(objective, params).value();
         const auto b = runDpMixMin(objective, params, nullptr, {}, {}, &zero).value();
@@ -104,10 +117,21 @@ private Q_SLOTS:
         // Binomial(T, q) calls over many seeds: the mean must be T·q within 5 standard errors.
         const auto d = audit::testing::informativeSourceData(200, 3, 2);
         const auto objective = makeBinaryObjective(d.p, d.y).value();
-        auto params = DpMixMinParamsBuilder().epsilon(1.0).delta(1e-5).samplingRate(0.1).clipNorm(5.0)
-                          .stepSize(1.0).steps(200).noise(NoiseMode::None).build(200).value();
+        auto params = DpMixMinParamsBuilder()
+                          .epsilon(1.0)
+                          .delta(1e-5)
+                          .samplingRate(0.1)
+                          .clipNorm(5.0)
+                          .stepSize(1.0)
+                          .steps(200)
+                          .noise(NoiseMode::None)
+                          .build(200)
+                          .value();
         long long calls = 0;
-        ExtraUnit unit{[&](const Eigen::VectorXd&, Eigen::VectorXd& g) { ++calls; g.setZero(); }};
+        ExtraUnit unit{[&](const Eigen::VectorXd&, Eigen::VectorXd& g) {
+            ++calls;
+            g.setZero();
+        }};
         const int seeds = 50;
         for (int s = 0; s < seeds; ++s) {
             params.randomness = dpmix::privacy::RandomnessSource::seeded(static_cast<std::uint64_t>(s), "dp-mixmin");

@@ -87,7 +87,8 @@ private Q_SLOTS:
         for (int g = -10; g <= 2100; ++g) {
             const double t = g * 0.001;
             for (bool higher : {true, false})
-                best = std::max(best, privacy::auditEpsilonLowerBound(bruteCounts(in, out, t, higher), delta).epsilonLB);
+                best =
+                    std::max(best, privacy::auditEpsilonLowerBound(bruteCounts(in, out, t, higher), delta).epsilonLB);
         }
         const auto c = selectThreshold(in, out, delta);
         QVERIFY2(std::fabs(c.epsilonLB - best) < 1e-12, str("selected ", c.epsilonLB, ", brute force ", best).c_str());

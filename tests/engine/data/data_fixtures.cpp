@@ -20,7 +20,8 @@ void writeFile(const std::string& path, const std::string& bytes) {
 
 std::string gzipBytes(const std::string& bytes) {
     z_stream s{};
-    if (deflateInit2(&s, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+    if (deflateInit2(&s, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflateInit2");
     std::string out(deflateBound(&s, bytes.size()) + 32, '\0');
     s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
     s.avail_in = static_cast<uInt>(bytes.size());

@@ -31,9 +31,12 @@ private Q_SLOTS:
     }
     void paddingBoundaries() {
         // 55, 56 and 64 bytes need one, two and two padding blocks; compare against sha256sum values.
-        QCOMPARE(sha256Hex(std::string(55, 'a')), std::string("9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"));
-        QCOMPARE(sha256Hex(std::string(56, 'a')), std::string("b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"));
-        QCOMPARE(sha256Hex(std::string(64, 'a')), std::string("ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"));
+        QCOMPARE(sha256Hex(std::string(55, 'a')),
+                 std::string("9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"));
+        QCOMPARE(sha256Hex(std::string(56, 'a')),
+                 std::string("b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"));
+        QCOMPARE(sha256Hex(std::string(64, 'a')),
+                 std::string("ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"));
     }
     void textContentHashMatchesEncoding() {
         TextCorpus corpus;
@@ -45,7 +48,9 @@ private Q_SLOTS:
     }
     void imageContentHashMatchesEncoding() {
         ImageDataset d;
-        d.channels = 1; d.height = 1; d.width = 2;
+        d.channels = 1;
+        d.height = 1;
+        d.width = 2;
         d.pixels = {0.0f, 1.0f, 0.5f, 0.2f};
         d.labelNames = {"a", "bb"};
         d.labels = {1, 0, 0, 1};
@@ -61,7 +66,9 @@ private Q_SLOTS:
     }
     void emptyMaskEqualsAllKnown() {
         ImageDataset d;
-        d.channels = 1; d.height = 1; d.width = 1;
+        d.channels = 1;
+        d.height = 1;
+        d.width = 1;
         d.pixels = {0.3f};
         d.labelNames = {"x"};
         d.labels = {1};

@@ -94,7 +94,8 @@ private Q_SLOTS:
         QVERIFY(arr.ok() && arr->documents.size() == 2);
         fx::writeFile(path("sa-bad.json"), "[{\"id\": 1}]");
         auto bad = loadTextSource({"sa", "spam-assassin", path("sa-bad.json"), {}});
-        QVERIFY(!bad.ok() && bad.error().message.find("record 1: expected an object with a string field \"text\"") != std::string::npos);
+        QVERIFY(!bad.ok() && bad.error().message.find("record 1: expected an object with a string field \"text\"") !=
+                                 std::string::npos);
         auto none = loadTextSource({"sa", "spam-assassin", path("sa"), {{"groups", "spam-9"}}});
         QVERIFY(!none.ok() && none.error().message.find("empty data set") != std::string::npos);
     }

@@ -69,8 +69,10 @@ private Q_SLOTS:
         QCOMPARE(contentHash(*gz), contentHash(*raw));
     }
     void classNamesTasksAndLimit() {
-        auto d = loadImageSource(spec("img.idx", {{"labels", "lab.idx"}, {"classes", "shoe, bag, coat, hat"},
-                                                  {"tasks", "warm=coat|hat;carry=bag"}, {"limit", "2"}}));
+        auto d = loadImageSource(spec("img.idx", {{"labels", "lab.idx"},
+                                                  {"classes", "shoe, bag, coat, hat"},
+                                                  {"tasks", "warm=coat|hat;carry=bag"},
+                                                  {"limit", "2"}}));
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().message.c_str());
         QCOMPARE(d->size(), std::size_t(2));
         QCOMPARE(d->labelNames, (std::vector<std::string>{"warm", "carry"}));
@@ -96,20 +98,76 @@ private Q_SLOTS:
         QTest::addColumn<std::string>("extraValue");
         QTest::addColumn<std::string>("expected");
         using namespace std::string_literals;
-        QTest::newRow("wrong magic") << "badmagic.idx"s << ""s << ""s << ""s << "wrong magic number"s;
-        QTest::newRow("truncated data") << "truncated.idx"s << ""s << ""s << ""s << "truncated data"s;
-        QTest::newRow("truncated header") << "shortheader.idx"s << ""s << ""s << ""s << "truncated header"s;
-        QTest::newRow("dimensions overflow") << "overflow.idx"s << ""s << ""s << ""s << "dimensions overflow"s;
-        QTest::newRow("truncated gzip") << "truncated.idx.gz"s << ""s << ""s << ""s << "truncated gzip"s;
-        QTest::newRow("count mismatch") << "img.idx"s << "lab4.idx"s << ""s << ""s << "image/label count mismatch"s;
-        QTest::newRow("missing file") << "nothere.idx"s << ""s << ""s << ""s << "does not exist"s;
-        QTest::newRow("missing labels") << "img.idx"s << "nolabels.idx"s << ""s << ""s << "does not exist"s;
-        QTest::newRow("labels as images") << "lab.idx"s << ""s << ""s << ""s << "expected 3 (N×H×W)"s;
-        QTest::newRow("too few classes") << "img.idx"s << "lab.idx"s << "classes"s << "a,b"s << "one name per label value"s;
-        QTest::newRow("class named twice") << "img.idx"s << "lab.idx"s << "classes"s << "a,a,b"s << "names 'a' twice"s;
-        QTest::newRow("unknown task class") << "img.idx"s << "lab.idx"s << "tasks"s << "x=9"s << "unknown class '9'"s;
-        QTest::newRow("typo in option") << "img.idx"s << "lab.idx"s << "lables"s << "x"s << "unknown option 'lables'"s;
-        QTest::newRow("bad limit") << "img.idx"s << "lab.idx"s << "limit"s << "ten"s << "option 'limit' = 'ten'"s;
+        QTest::newRow("wrong magic") << "badmagic.idx"s
+                                     << ""s
+                                     << ""s
+                                     << ""s
+                                     << "wrong magic number"s;
+        QTest::newRow("truncated data") << "truncated.idx"s
+                                        << ""s
+                                        << ""s
+                                        << ""s
+                                        << "truncated data"s;
+        QTest::newRow("truncated header") << "shortheader.idx"s
+                                          << ""s
+                                          << ""s
+                                          << ""s
+                                          << "truncated header"s;
+        QTest::newRow("dimensions overflow") << "overflow.idx"s
+                                             << ""s
+                                             << ""s
+                                             << ""s
+                                             << "dimensions overflow"s;
+        QTest::newRow("truncated gzip") << "truncated.idx.gz"s
+                                        << ""s
+                                        << ""s
+                                        << ""s
+                                        << "truncated gzip"s;
+        QTest::newRow("count mismatch") << "img.idx"s
+                                        << "lab4.idx"s
+                                        << ""s
+                                        << ""s
+                                        << "image/label count mismatch"s;
+        QTest::newRow("missing file") << "nothere.idx"s
+                                      << ""s
+                                      << ""s
+                                      << ""s
+                                      << "does not exist"s;
+        QTest::newRow("missing labels") << "img.idx"s
+                                        << "nolabels.idx"s
+                                        << ""s
+                                        << ""s
+                                        << "does not exist"s;
+        QTest::newRow("labels as images") << "lab.idx"s
+                                          << ""s
+                                          << ""s
+                                          << ""s
+                                          << "expected 3 (N×H×W)"s;
+        QTest::newRow("too few classes") << "img.idx"s
+                                         << "lab.idx"s
+                                         << "classes"s
+                                         << "a,b"s
+                                         << "one name per label value"s;
+        QTest::newRow("class named twice") << "img.idx"s
+                                           << "lab.idx"s
+                                           << "classes"s
+                                           << "a,a,b"s
+                                           << "names 'a' twice"s;
+        QTest::newRow("unknown task class") << "img.idx"s
+                                            << "lab.idx"s
+                                            << "tasks"s
+                                            << "x=9"s
+                                            << "unknown class '9'"s;
+        QTest::newRow("typo in option") << "img.idx"s
+                                        << "lab.idx"s
+                                        << "lables"s
+                                        << "x"s
+                                        << "unknown option 'lables'"s;
+        QTest::newRow("bad limit") << "img.idx"s
+                                   << "lab.idx"s
+                                   << "limit"s
+                                   << "ten"s
+                                   << "option 'limit' = 'ten'"s;
     }
     void badInputs() {
         QFETCH(std::string, images);

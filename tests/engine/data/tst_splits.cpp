@@ -88,7 +88,8 @@ private Q_SLOTS:
             QCOMPARE(moved(base, sides(*rhoSplit(minusOne.size(), 0.1, seed, {{}, minusOne}), minusOne)), 0);
             const auto base3 = sides(*trainValidationTestSplit(keys.size(), seed, {{}, keys}), keys);
             QCOMPARE(moved(base3, sides(*trainValidationTestSplit(plusOne.size(), seed, {{}, plusOne}), plusOne)), 0);
-            QCOMPARE(moved(base3, sides(*trainValidationTestSplit(minusOne.size(), seed, {{}, minusOne}), minusOne)), 0);
+            QCOMPARE(moved(base3, sides(*trainValidationTestSplit(minusOne.size(), seed, {{}, minusOne}), minusOne)),
+                     0);
 
             std::vector<std::string> users;
             for (int u = 0; u < 800; ++u)
@@ -102,8 +103,10 @@ private Q_SLOTS:
             QCOMPARE(moved(ub, sides(*rhoSplit(moreUsers.size(), 0.3, seed, {moreUsers, {}}), moreUsers)), 0);
             QCOMPARE(moved(ub, sides(*rhoSplit(fewerUsers.size(), 0.3, seed, {fewerUsers, {}}), fewerUsers)), 0);
             const auto ub3 = sides(*trainValidationTestSplit(users.size(), seed, {users, {}}), users);
-            QCOMPARE(moved(ub3, sides(*trainValidationTestSplit(moreUsers.size(), seed, {moreUsers, {}}), moreUsers)), 0);
-            QCOMPARE(moved(ub3, sides(*trainValidationTestSplit(fewerUsers.size(), seed, {fewerUsers, {}}), fewerUsers)), 0);
+            QCOMPARE(moved(ub3, sides(*trainValidationTestSplit(moreUsers.size(), seed, {moreUsers, {}}), moreUsers)),
+                     0);
+            QCOMPARE(
+                moved(ub3, sides(*trainValidationTestSplit(fewerUsers.size(), seed, {fewerUsers, {}}), fewerUsers)), 0);
         }
     }
 
@@ -175,10 +178,12 @@ private Q_SLOTS:
         SplitGrouping emptyUser{{"a", "", "b"}, {}};
         QVERIFY(rhoSplit(3, 0.5, 1, emptyUser).error().message.find("example 1 has no user id") != std::string::npos);
         SplitGrouping oneUser{{"a", "a", "a"}, {}};
-        QVERIFY(rhoSplit(3, 0.5, 1, oneUser).error().message.find("users leaves one part without users") != std::string::npos);
+        QVERIFY(rhoSplit(3, 0.5, 1, oneUser).error().message.find("users leaves one part without users") !=
+                std::string::npos);
         SplitGrouping both{{"a", "b"}, {"k", "l"}};
         QVERIFY(rhoSplit(2, 0.5, 1, both).error().message.find("not both") == std::string::npos);
-        QVERIFY(rhoSplit(2, 0.5, 1, both).error().message.find("user ids (user level) or example keys") != std::string::npos);
+        QVERIFY(rhoSplit(2, 0.5, 1, both).error().message.find("user ids (user level) or example keys") !=
+                std::string::npos);
     }
 };
 

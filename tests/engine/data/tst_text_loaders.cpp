@@ -24,10 +24,10 @@ private Q_SLOTS:
         QVERIFY(isValidUtf8("h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));  // é € 😀
         QVERIFY(!isValidUtf8("ab\xff", &bad));
         QCOMPARE(bad, std::size_t(2));
-        QVERIFY(!isValidUtf8("\xc0\xaf"));              // overlong '/'
-        QVERIFY(!isValidUtf8("\xed\xa0\x80"));          // UTF-16 surrogate
-        QVERIFY(!isValidUtf8("\xf4\x90\x80\x80"));      // above U+10FFFF
-        QVERIFY(!isValidUtf8("\xe2\x82", &bad));        // truncated sequence
+        QVERIFY(!isValidUtf8("\xc0\xaf"));          // overlong '/'
+        QVERIFY(!isValidUtf8("\xed\xa0\x80"));      // UTF-16 surrogate
+        QVERIFY(!isValidUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+        QVERIFY(!isValidUtf8("\xe2\x82", &bad));    // truncated sequence
         QCOMPARE(bad, std::size_t(0));
         QCOMPARE(replaceInvalidUtf8("a\xffz"), std::string("a\xef\xbf\xbdz"));
     }
@@ -72,11 +72,12 @@ private Q_SLOTS:
         QVERIFY(err("bad3.jsonl").find("line 2: not valid JSON") != std::string::npos);
         QVERIFY(err("empty.jsonl").find("empty data set") != std::string::npos);
         QVERIFY(err("none.jsonl").find("does not exist") != std::string::npos);
-        QVERIFY(err("bad1.jsonl", {{"encodng_errors", "replace"}}).find("unknown option 'encodng_errors'") != std::string::npos);
+        QVERIFY(err("bad1.jsonl", {{"encodng_errors", "replace"}}).find("unknown option 'encodng_errors'") !=
+                std::string::npos);
         // An invalid policy is an error at once, also on a file whose text is all valid UTF-8.
         fx::writeFile(path("good.jsonl"), "{\"text\": \"ok\"}\n");
-        QVERIFY(err("good.jsonl", {{"encoding_errors", "ignore"}}).find("option 'encoding_errors' = 'ignore' is not valid") !=
-                std::string::npos);
+        QVERIFY(err("good.jsonl", {{"encoding_errors", "ignore"}})
+                    .find("option 'encoding_errors' = 'ignore' is not valid") != std::string::npos);
         auto replaced = loadTextSource({"src", "jsonl", path("bad1.jsonl"), {{"encoding_errors", "replace"}}});
         QVERIFY(replaced.ok());
         QCOMPARE(replaced->documents[1].text, std::string("x\xef\xbf\xbd"));
@@ -89,7 +90,8 @@ private Q_SLOTS:
         auto files = loadTextSource({"b", "text-folder", path("books"), {}});
         QVERIFY2(files.ok(), files.ok() ? "" : files.error().message.c_str());
         QCOMPARE(files->documents.size(), std::size_t(2));
-        QCOMPARE(files->documents[0].text, std::string("para one\nstill one\n\n\n  \npara two\r\n"));  // a/1.txt sorts first
+        QCOMPARE(files->documents[0].text,
+                 std::string("para one\nstill one\n\n\n  \npara two\r\n"));  // a/1.txt sorts first
         QCOMPARE(files->documents[1].domain, std::string("books"));
         auto blocks = loadTextSource({"b", "text-folder", path("books"), {{"split", "blank-line"}, {"domain", "lit"}}});
         QVERIFY(blocks.ok());
@@ -103,14 +105,16 @@ private Q_SLOTS:
     void textFolderCancellation() {
         LoadControl control;
         control.cancel.cancel();
-        QVERIFY_THROWS_EXCEPTION(dpmix::Cancelled, (void)loadTextSource({"b", "text-folder", path("books"), {}}, control));
+        QVERIFY_THROWS_EXCEPTION(dpmix::Cancelled,
+                                 (void)loadTextSource({"b", "text-folder", path("books"), {}}, control));
     }
 
     void textFolderBadInputs() {
         fx::writeFile(path("latin1/x.txt"), "ok\n\nna\xefve\n");
         auto c = loadTextSource({"t", "text-folder", path("latin1"), {{"split", "blank-line"}}});
         QVERIFY(!c.ok());
-        QVERIFY2(c.error().message.find("block at line 3: text is not valid UTF-8") != std::string::npos, c.error().message.c_str());
+        QVERIFY2(c.error().message.find("block at line 3: text is not valid UTF-8") != std::string::npos,
+                 c.error().message.c_str());
         auto f = loadTextSource({"t", "text-folder", path("latin1/x.txt"), {}});
         QVERIFY(!f.ok() && f.error().message.find("is not a folder") != std::string::npos);
         std::filesystem::create_directories(path("nothing"));

@@ -12,8 +12,8 @@
 #include "engine/executor/run_units.h"
 #include "engine/experiment_runs/adamix_experiment_stage.h"
 #include "engine/experiments/adamix_records.h"
-#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
+#include "unit_job_fixture.h"
 
 #include "tests/support/unit_test.h"
 

@@ -6,8 +6,8 @@
 #include "engine/executor/audit_units.h"
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
-#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
+#include "unit_job_fixture.h"
 
 #include <nlohmann/json.hpp>
 

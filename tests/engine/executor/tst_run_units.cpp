@@ -8,8 +8,8 @@
 #include "engine/executor/run_units.h"
 #include "engine/pipeline/study_runner.h"
 #include "engine/project/project_opener.h"
-#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
+#include "unit_job_fixture.h"
 
 #include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"

@@ -10,8 +10,8 @@
 #include "engine/executor/sweep_units.h"
 #include "engine/experiment_runs/mixture_experiment_runs.h"
 #include "engine/project/project_opener.h"
-#include "unit_job_fixture.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
+#include "unit_job_fixture.h"
 
 #include "tests/support/unit_test.h"
 

@@ -104,8 +104,8 @@ private Q_SLOTS:
         for (const auto& draw : plan.seeds) {
             std::set<Eigen::Index> shots;
             for (int c = 0; c < 3; ++c) {
-                QCOMPARE(draw.shots[c].size(), std::size_t(3));                  // the largest k
-                QCOMPARE(draw.privateRows[c].size(), std::size_t(12 - 3));        // "all": the rest of the class
+                QCOMPARE(draw.shots[c].size(), std::size_t(3));             // the largest k
+                QCOMPARE(draw.privateRows[c].size(), std::size_t(12 - 3));  // "all": the rest of the class
                 for (auto r : draw.shots[c]) {
                     QCOMPARE(pool.labels(r), c);
                     shots.insert(r);
@@ -204,7 +204,9 @@ private Q_SLOTS:
             QCOMPARE(a.privatePerClass, b.privatePerClass);
             QCOMPARE(a.perExample, b.perExample);
             QVERIFY(a.epsilon.has_value() == b.epsilon.has_value() && (!a.epsilon || same(*a.epsilon, *b.epsilon)));
-            for (auto [x, y] : {std::pair{a.testError, b.testError}, {a.errorIncrease, b.errorIncrease}, {a.sigma, b.sigma},
+            for (auto [x, y] : {std::pair{a.testError, b.testError},
+                                {a.errorIncrease, b.errorIncrease},
+                                {a.sigma, b.sigma},
                                 {a.certifiedEpsilon, b.certifiedEpsilon}})
                 QVERIFY2(same(x, y), ("cell " + std::to_string(i)).c_str());
         }
@@ -305,7 +307,8 @@ private Q_SLOTS:
                 double mean = 0.0;
                 for (std::size_t t = 0; t < take; ++t) mean += d[t];
                 mean /= static_cast<double>(take);
-                QVERIFY2(std::abs(got(i) - mean) < 1e-9, ("k " + std::to_string(k) + " row " + std::to_string(i)).c_str());
+                QVERIFY2(std::abs(got(i) - mean) < 1e-9,
+                         ("k " + std::to_string(k) + " row " + std::to_string(i)).c_str());
             }
         }
     }
@@ -345,7 +348,8 @@ private Q_SLOTS:
         auto project = project::ProjectFile::create(dir.filePath("p.dpmix"), spec(), facts()).value();
         const Blobs pool = blobs(3, 4, 12, 0.8, 1), test = blobs(3, 4, 10, 0.8, 2);
         auto o = smallOptions();
-        o.methods = {AdamixMethod::Paragon, AdamixMethod::PublicOnly, AdamixMethod::DpGdWarmStart, AdamixMethod::AdamixR};
+        o.methods = {AdamixMethod::Paragon, AdamixMethod::PublicOnly, AdamixMethod::DpGdWarmStart,
+                     AdamixMethod::AdamixR};
         const auto plan = planAdamixDraws(pool.labels, nullptr, kClasses, o).value();
         const auto result = runAdamixGrid(inputFor(pool, test), plan, o).value();
         AdamixExperimentSetup setup;

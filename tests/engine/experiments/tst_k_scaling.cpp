@@ -79,8 +79,7 @@ private Q_SLOTS:
             sumSq += s * s;
         }
         const double mean = sum / draws, sd = std::sqrt(sumSq / draws - mean * mean);
-        QVERIFY2(std::fabs(mean - 0.49) < 4.0 * sd / std::sqrt(double(draws)) + 1e-9,
-                 str(mean).c_str());
+        QVERIFY2(std::fabs(mean - 0.49) < 4.0 * sd / std::sqrt(double(draws)) + 1e-9, str(mean).c_str());
     }
 
     void nonPositiveExcessIsSkippedAndTooFewPointsFail() {

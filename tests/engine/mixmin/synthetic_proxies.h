@@ -9,7 +9,7 @@
 namespace dpmix::mixmin::testing {
 
 struct BinaryData {
-    Eigen::MatrixXd p;        // n × k, P(y = 1 | x) of each proxy
+    Eigen::MatrixXd p;  // n × k, P(y = 1 | x) of each proxy
     std::vector<int> y;
 };
 

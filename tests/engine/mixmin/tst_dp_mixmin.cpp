@@ -34,8 +34,8 @@ private Q_SLOTS:
             const auto o = makeBinaryObjective(d.p, d.y).value();
             const auto p = controlBuilder().samplingRate(1.0).steps(3000).reproducible(seed).build(200).value();
             const auto r = runDpMixMin(o, p).value();
-            const Eigen::Vector3d grid = testing::gridMinimiser3(
-                [&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 400);
+            const Eigen::Vector3d grid =
+                testing::gridMinimiser3([&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 400);
             QVERIFY2((r.lambdaLast - Eigen::VectorXd(grid)).cwiseAbs().maxCoeff() < 0.02,
                      str("seed ", seed, ": far from the brute-force optimum").c_str());
             const auto star = solveNonPrivateMixMin(o, {.gapTolerance = 1e-10}).value();
@@ -57,8 +57,15 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(200, 3, 8);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         const ExtraUnit poisoned{[](const Eigen::VectorXd&, Eigen::VectorXd& grad) { grad.setConstant(std::nan("")); }};
-        const auto p = DpMixMinParamsBuilder().epsilon(1).delta(1e-5).samplingRate(1.0).clipNorm(1.0).stepSize(1.0)
-                           .steps(20).build(200).value();
+        const auto p = DpMixMinParamsBuilder()
+                           .epsilon(1)
+                           .delta(1e-5)
+                           .samplingRate(1.0)
+                           .clipNorm(1.0)
+                           .stepSize(1.0)
+                           .steps(20)
+                           .build(200)
+                           .value();
         const auto r = runDpMixMin(o, p, nullptr, {}, {}, &poisoned).value();
         QVERIFY(r.lambda.allFinite());
         DPMIX_COMPARE_NEAR(r.lambda.sum(), 1.0, 1e-9);
@@ -71,13 +78,17 @@ private Q_SLOTS:
         const auto o = makeBinaryObjective(d.p, d.y).value();
         const auto star = solveNonPrivateMixMin(o).value();
         for (std::uint64_t seed = 0; seed < 5; ++seed) {
-            const auto p = controlBuilder().expectedBatch(200).stepSize(0.3).steps(1500).reproducible(seed).build(2000).value();
+            const auto p =
+                controlBuilder().expectedBatch(200).stepSize(0.3).steps(1500).reproducible(seed).build(2000).value();
             const auto r = runDpMixMin(o, p).value();
-            const double excess = testing::referenceBceLoss(d, r.lambdaAverage) - testing::referenceBceLoss(d, star.lambda);
+            const double excess =
+                testing::referenceBceLoss(d, r.lambdaAverage) - testing::referenceBceLoss(d, star.lambda);
             QVERIFY2(excess >= 0.0 && excess < 1e-3, str("seed ", seed, ": excess ", excess).c_str());
             QVERIFY(cosineSimilarity(r.lambdaAverage, star.lambda) > 0.99);
             // Far better than the start: F(uniform) − F(λ*) is much larger.
-            QVERIFY(testing::referenceBceLoss(d, Eigen::VectorXd::Constant(5, 0.2)) - testing::referenceBceLoss(d, star.lambda) > 10 * excess);
+            QVERIFY(testing::referenceBceLoss(d, Eigen::VectorXd::Constant(5, 0.2)) -
+                        testing::referenceBceLoss(d, star.lambda) >
+                    10 * excess);
         }
     }
 
@@ -99,9 +110,16 @@ private Q_SLOTS:
     void tangentProjectionIsInvisibleWithoutClippingAndNoise() {
         const auto d = testing::randomBinaryData(300, 4, 8);
         const auto o = makeBinaryObjective(d.p, d.y).value();
-        const auto raw = runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).reproducible(4).build(300).value()).value();
-        const auto tan = runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).reproducible(4)
-                                            .clippedGradient(ClippedGradient::TangentProjected).build(300).value()).value();
+        const auto raw =
+            runDpMixMin(o, controlBuilder().expectedBatch(50).steps(200).reproducible(4).build(300).value()).value();
+        const auto tan = runDpMixMin(o, controlBuilder()
+                                            .expectedBatch(50)
+                                            .steps(200)
+                                            .reproducible(4)
+                                            .clippedGradient(ClippedGradient::TangentProjected)
+                                            .build(300)
+                                            .value())
+                             .value();
         QVERIFY((raw.lambdaLast - tan.lambdaLast).cwiseAbs().maxCoeff() < 1e-12);
     }
 
@@ -145,7 +163,12 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(500, 4, 3);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         auto run = [&](std::uint64_t seed) {
-            return runDpMixMin(o, DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(50).reproducible(seed).build(500).value())
+            return runDpMixMin(o, DpMixMinParamsBuilder::imagingDefaults()
+                                      .epsilon(1)
+                                      .expectedBatch(50)
+                                      .reproducible(seed)
+                                      .build(500)
+                                      .value())
                 .value()
                 .lambda;
         };
@@ -156,8 +179,14 @@ private Q_SLOTS:
     void trajectoryAndReleasedIterate() {
         const auto d = testing::randomBinaryData(200, 3, 4);
         const auto o = makeBinaryObjective(d.p, d.y).value();
-        const auto p = DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(20).steps(25).trajectoryEvery(10)
-                           .release(ReleasedIterate::Average).build(200).value();
+        const auto p = DpMixMinParamsBuilder::imagingDefaults()
+                           .epsilon(1)
+                           .expectedBatch(20)
+                           .steps(25)
+                           .trajectoryEvery(10)
+                           .release(ReleasedIterate::Average)
+                           .build(200)
+                           .value();
         const auto r = runDpMixMin(o, p).value();
         std::vector<long long> steps;
         for (const auto& s : r.trajectory) steps.push_back(s.step);
@@ -171,7 +200,8 @@ private Q_SLOTS:
     void progressAndCancellation() {
         const auto d = testing::randomBinaryData(200, 3, 4);
         const auto o = makeBinaryObjective(d.p, d.y).value();
-        const auto p = DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(20).steps(300).build(200).value();
+        const auto p =
+            DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(20).steps(300).build(200).value();
         long long last = 0, total = 0;
         const auto r = runDpMixMin(o, p, nullptr, [&](const dpmix::ProgressEvent& e) {
             last = e.done;
@@ -185,7 +215,12 @@ private Q_SLOTS:
         dpmix::privacy::Ledger ledger;
         bool threw = false;
         try {
-            (void)runDpMixMin(o, p, &ledger, [&](const dpmix::ProgressEvent& e) { if (e.done >= 30) token.cancel(); }, token);
+            (void)runDpMixMin(
+                o, p, &ledger,
+                [&](const dpmix::ProgressEvent& e) {
+                    if (e.done >= 30) token.cancel();
+                },
+                token);
         } catch (const dpmix::Cancelled&) {
             threw = true;
         }
@@ -211,10 +246,12 @@ private Q_SLOTS:
             zOnly.exampleGradients(lambda, first, row);
             g = row.row(0).transpose();
         }};
-        const auto a = runDpMixMin(base, controlBuilder().samplingRate(1.0).steps(50).build(50).value(), nullptr, {}, {}, &extra)
-                           .value();
-        const auto b = runDpMixMin(withZ, controlBuilder().samplingRate(1.0).steps(50).stepSize(51.0 / 50.0).build(51).value())
-                           .value();
+        const auto a =
+            runDpMixMin(base, controlBuilder().samplingRate(1.0).steps(50).build(50).value(), nullptr, {}, {}, &extra)
+                .value();
+        const auto b =
+            runDpMixMin(withZ, controlBuilder().samplingRate(1.0).steps(50).stepSize(51.0 / 50.0).build(51).value())
+                .value();
         QVERIFY((a.lambdaLast - b.lambdaLast).cwiseAbs().maxCoeff() < 1e-12);
         const auto none = runDpMixMin(base, controlBuilder().samplingRate(1.0).steps(50).build(50).value()).value();
         QVERIFY((a.lambdaLast - none.lambdaLast).cwiseAbs().maxCoeff() > 1e-4);  // z matters

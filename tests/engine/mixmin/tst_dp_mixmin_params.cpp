@@ -32,9 +32,9 @@ private Q_SLOTS:
         QCOMPARE(p.steps, 100LL);
         QCOMPARE(p.delta, 1e-5);
         // ... and σ for (ε, δ, q, T) on the reference's order grid is the published one (3 decimals).
-        const auto cal = privacy::calibrateGaussianSigma(epsilon, p.delta, p.q, p.steps, privacy::integerOrders(2, 256)).value();
-        QVERIFY2(std::abs(cal.sigma - sigma) <= 1.5e-3,
-                 str("sigma ", cal.sigma, ", published ", sigma).c_str());
+        const auto cal =
+            privacy::calibrateGaussianSigma(epsilon, p.delta, p.q, p.steps, privacy::integerOrders(2, 256)).value();
+        QVERIFY2(std::abs(cal.sigma - sigma) <= 1.5e-3, str("sigma ", cal.sigma, ", published ", sigma).c_str());
         // The builder's σ (default Opacus grid, the one the ledger recomputes ε on) is within
         // 1% of it, and meets the target on that grid.
         QVERIFY(std::abs(p.sigma - sigma) <= 0.01 * sigma);
@@ -44,15 +44,19 @@ private Q_SLOTS:
     }
 
     void userLevelUsesTheUserSamplingRate() {
-        const auto p = DpMixMinParamsBuilder::languageDefaults(true).epsilon(1).expectedBatch(30)
-                           .build(150, privacy::PrivacyUnit::User).value();
+        const auto p = DpMixMinParamsBuilder::languageDefaults(true)
+                           .epsilon(1)
+                           .expectedBatch(30)
+                           .build(150, privacy::PrivacyUnit::User)
+                           .value();
         QCOMPARE(p.q, 0.2);
         QCOMPARE(p.clipNorm, 0.01);
         QCOMPARE(p.steps, 200LL);
         QCOMPARE(p.stepSize, 5.0);
         QCOMPARE(p.maxExamplesPerUser, 15LL);
         QVERIFY(p.unit == privacy::PrivacyUnit::User);
-        QCOMPARE(DpMixMinParamsBuilder::languageDefaults(false).epsilon(1).samplingRate(0.1).build(10).value().clipNorm, 0.2);
+        QCOMPARE(DpMixMinParamsBuilder::languageDefaults(false).epsilon(1).samplingRate(0.1).build(10).value().clipNorm,
+                 0.2);
     }
 
     void badParametersNameTheField_data() {
@@ -84,22 +88,34 @@ private Q_SLOTS:
         long long n = 1000;
         auto unit = privacy::PrivacyUnit::Example;
         switch (which) {
-        case 0: b.epsilon(0); break;
-        case 1: b.delta(1); break;
-        case 2: b.samplingRate(1.5); break;
-        case 3: b = DpMixMinParamsBuilder{}; b.epsilon(1).delta(1e-5).expectedBatch(2000).clipNorm(1).stepSize(1).steps(10); break;
-        case 4: b.clipNorm(-1); break;
-        case 5: b.stepSize(0); break;
-        case 6: b.steps(0); break;
-        case 7: n = 0; break;
-        case 8: b = DpMixMinParamsBuilder{}; b.delta(1e-5).samplingRate(0.1).clipNorm(1).stepSize(1).steps(10); break;
-        case 9: b.expectedBatch(10); break;
-        case 10: unit = privacy::PrivacyUnit::User; break;
-        case 11: unit = privacy::PrivacyUnit::User; b.maxExamplesPerUser(0); break;
-        case 12: b.maxExamplesPerUser(5); break;
-        case 13: b.epsilon(1e-8).samplingRate(1.0).steps(100000); break;
-        case 14: b.clipNorm(std::nan("")); break;
-        case 15: b = DpMixMinParamsBuilder{}; b.epsilon(1).delta(1e-5).clipNorm(1).stepSize(1).steps(10); break;
+            case 0: b.epsilon(0); break;
+            case 1: b.delta(1); break;
+            case 2: b.samplingRate(1.5); break;
+            case 3:
+                b = DpMixMinParamsBuilder{};
+                b.epsilon(1).delta(1e-5).expectedBatch(2000).clipNorm(1).stepSize(1).steps(10);
+                break;
+            case 4: b.clipNorm(-1); break;
+            case 5: b.stepSize(0); break;
+            case 6: b.steps(0); break;
+            case 7: n = 0; break;
+            case 8:
+                b = DpMixMinParamsBuilder{};
+                b.delta(1e-5).samplingRate(0.1).clipNorm(1).stepSize(1).steps(10);
+                break;
+            case 9: b.expectedBatch(10); break;
+            case 10: unit = privacy::PrivacyUnit::User; break;
+            case 11:
+                unit = privacy::PrivacyUnit::User;
+                b.maxExamplesPerUser(0);
+                break;
+            case 12: b.maxExamplesPerUser(5); break;
+            case 13: b.epsilon(1e-8).samplingRate(1.0).steps(100000); break;
+            case 14: b.clipNorm(std::nan("")); break;
+            case 15:
+                b = DpMixMinParamsBuilder{};
+                b.epsilon(1).delta(1e-5).clipNorm(1).stepSize(1).steps(10);
+                break;
         }
         const auto r = b.build(n, unit);
         QVERIFY(!r.ok());

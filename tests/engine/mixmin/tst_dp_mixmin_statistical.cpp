@@ -53,8 +53,16 @@ private Q_SLOTS:
         long long count = 0;
         DpMixMinParams p;
         for (std::uint64_t seed = 0; seed < 200; ++seed) {
-            p = DpMixMinParamsBuilder{}.epsilon(1).delta(1e-5).samplingRate(0.1).clipNorm(1.0).stepSize(1.0).steps(50)
-                    .reproducible(seed).build(n).value();
+            p = DpMixMinParamsBuilder{}
+                    .epsilon(1)
+                    .delta(1e-5)
+                    .samplingRate(0.1)
+                    .clipNorm(1.0)
+                    .stepSize(1.0)
+                    .steps(50)
+                    .reproducible(seed)
+                    .build(n)
+                    .value();
             const auto r = runDpMixMin(o, p).value();
             const Eigen::ArrayXd centred = r.lambdaLast.array().log() - r.lambdaLast.array().log().mean();
             sum += centred.sum();

@@ -36,8 +36,13 @@ private Q_SLOTS:
         const auto d = testing::randomBinaryData(820, 3, 6);
         const auto o = makeBinaryObjective(d.p, d.y).value();
         const long long G = 15;
-        const auto p = DpMixMinParamsBuilder::languageDefaults(true).epsilon(2).expectedBatch(20).steps(60)
-                           .maxExamplesPerUser(G).build(40, privacy::PrivacyUnit::User).value();
+        const auto p = DpMixMinParamsBuilder::languageDefaults(true)
+                           .epsilon(2)
+                           .expectedBatch(20)
+                           .steps(60)
+                           .maxExamplesPerUser(G)
+                           .build(40, privacy::PrivacyUnit::User)
+                           .value();
         long long calls = 0;
         bool allOk = true;
         std::map<Index, std::set<Index>> seen;  // examples of user 39 used over the run
@@ -67,7 +72,13 @@ private Q_SLOTS:
         const auto o = makeBinaryObjective(d.p, d.y).value();
         const auto star = solveNonPrivateMixMin(o, {.gapTolerance = 1e-10}, users.userMeanWeights()).value();
         DpMixMinParamsBuilder b;
-        b.epsilon(1).delta(1e-5).samplingRate(1.0).clipNorm(1e9).stepSize(1.0).steps(3000).maxExamplesPerUser(100)
+        b.epsilon(1)
+            .delta(1e-5)
+            .samplingRate(1.0)
+            .clipNorm(1e9)
+            .stepSize(1.0)
+            .steps(3000)
+            .maxExamplesPerUser(100)
             .noise(NoiseMode::None);
         const auto r = runUserLevelDpMixMin(o, users, b.build(12, privacy::PrivacyUnit::User).value()).value();
         QVERIFY2((r.lambdaLast - star.lambda).cwiseAbs().maxCoeff() < 1e-4,
@@ -81,8 +92,12 @@ private Q_SLOTS:
         const auto users = makeUserGroups(blocks(10), 55).value();
         const auto d = testing::randomBinaryData(55, 3, 2);
         const auto o = makeBinaryObjective(d.p, d.y).value();
-        const auto p = DpMixMinParamsBuilder::languageDefaults(true).epsilon(1).expectedBatch(4).maxExamplesPerUser(5)
-                           .build(10, privacy::PrivacyUnit::User).value();
+        const auto p = DpMixMinParamsBuilder::languageDefaults(true)
+                           .epsilon(1)
+                           .expectedBatch(4)
+                           .maxExamplesPerUser(5)
+                           .build(10, privacy::PrivacyUnit::User)
+                           .value();
         privacy::Ledger ledger;
         const auto r = runUserLevelDpMixMin(o, users, p, &ledger).value();
         const auto& e = ledger.entries().at(0);
@@ -96,7 +111,8 @@ private Q_SLOTS:
         const auto users = makeUserGroups(blocks(10), 55).value();
         const auto d = testing::randomBinaryData(55, 3, 2);
         const auto o = makeBinaryObjective(d.p, d.y).value();
-        const auto exampleLevel = DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(5).build(55).value();
+        const auto exampleLevel =
+            DpMixMinParamsBuilder::imagingDefaults().epsilon(1).expectedBatch(5).build(55).value();
         QVERIFY(contains(runUserLevelDpMixMin(o, users, exampleLevel).error().message,
                          "parameters were built for example-level"));
         QVERIFY(contains(makeUserGroups({{0, 1}, {1}}, 3).error().message, "example 1 belongs to user 0 and user 1"));

@@ -199,15 +199,24 @@ private Q_SLOTS:
     void badInputsNameTheField_data() {
         QTest::addColumn<std::string>("which");
         QTest::addColumn<std::string>("expected");
-        QTest::newRow("probability > 1") << "p"s << "proxy probabilities: entry (example 1, source 0) = 1.5"s;
-        QTest::newRow("one source") << "k1"s << "k >= 2"s;
-        QTest::newRow("label 2") << "label"s << "labels: label of example 0 = 2"s;
-        QTest::newRow("label count") << "count"s << "labels: 1 labels for 2 examples"s;
-        QTest::newRow("positive LL") << "ll"s << "sequence log-likelihoods: entry (example 0, source 1) = 3"s;
-        QTest::newRow("zero tokens") << "len"s << "token counts: count of sequence 0 = 0"s;
-        QTest::newRow("bad offsets") << "offsets"s << "sequence offsets: sequence 0 has 0 tokens"s;
-        QTest::newRow("logits") << "logits"s << "sums to 3"s;
-        QTest::newRow("no rows") << "empty"s << "at least one example"s;
+        QTest::newRow("probability > 1") << "p"s
+                                         << "proxy probabilities: entry (example 1, source 0) = 1.5"s;
+        QTest::newRow("one source") << "k1"s
+                                    << "k >= 2"s;
+        QTest::newRow("label 2") << "label"s
+                                 << "labels: label of example 0 = 2"s;
+        QTest::newRow("label count") << "count"s
+                                     << "labels: 1 labels for 2 examples"s;
+        QTest::newRow("positive LL") << "ll"s
+                                     << "sequence log-likelihoods: entry (example 0, source 1) = 3"s;
+        QTest::newRow("zero tokens") << "len"s
+                                     << "token counts: count of sequence 0 = 0"s;
+        QTest::newRow("bad offsets") << "offsets"s
+                                     << "sequence offsets: sequence 0 has 0 tokens"s;
+        QTest::newRow("logits") << "logits"s
+                                << "sums to 3"s;
+        QTest::newRow("no rows") << "empty"s
+                                 << "at least one example"s;
     }
     void badInputsNameTheField() {
         QFETCH(std::string, which);
@@ -218,7 +227,8 @@ private Q_SLOTS:
         ok << 0.1, 0.2, 0.3, 0.4;
         std::string message;
         if (which == "p") message = makeBinaryObjective(p2, {0, 1}).error().message;
-        if (which == "k1") message = makeBinaryObjective(Eigen::MatrixXd::Constant(3, 1, 0.5), {0, 1, 0}).error().message;
+        if (which == "k1")
+            message = makeBinaryObjective(Eigen::MatrixXd::Constant(3, 1, 0.5), {0, 1, 0}).error().message;
         if (which == "label") message = makeBinaryObjective(ok, {2, 0}).error().message;
         if (which == "count") message = makeBinaryObjective(ok, {1}).error().message;
         if (which == "ll") {
@@ -229,7 +239,8 @@ private Q_SLOTS:
         if (which == "len") message = makeSequenceObjective(-ok, {0, 1}).error().message;
         if (which == "offsets") message = makeTokenObjective(ok, {0, 0, 2}).error().message;
         if (which == "logits") {
-            std::vector<Eigen::MatrixXd> probs{Eigen::MatrixXd::Constant(2, 3, 1.0), Eigen::MatrixXd::Constant(2, 3, 1.0)};
+            std::vector<Eigen::MatrixXd> probs{Eigen::MatrixXd::Constant(2, 3, 1.0),
+                                               Eigen::MatrixXd::Constant(2, 3, 1.0)};
             message = trueClassProbabilities(probs, {0, 1}).error().message;
         }
         if (which == "empty") message = makeTrueClassObjective(Eigen::MatrixXd(0, 3)).error().message;

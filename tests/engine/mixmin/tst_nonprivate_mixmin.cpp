@@ -31,8 +31,8 @@ private Q_SLOTS:
             const auto o = makeBinaryObjective(d.p, d.y).value();
             const auto r = solveNonPrivateMixMin(o).value();
             QVERIFY(r.converged && r.gap <= 1e-6);
-            const Eigen::Vector3d grid = testing::gridMinimiser3(
-                [&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 400);
+            const Eigen::Vector3d grid =
+                testing::gridMinimiser3([&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 400);
             // λ* is at least as good as the best grid point, and the FW gap certifies it.
             QVERIFY(testing::referenceBceLoss(d, r.lambda) <= testing::referenceBceLoss(d, grid) + 1e-12);
             QVERIFY2((r.lambda - Eigen::VectorXd(grid)).cwiseAbs().maxCoeff() < 0.02,

@@ -24,8 +24,8 @@ private Q_SLOTS:
             const auto d = testing::informativeSourceData(500, 3, seed);
             const auto o = makeBinaryObjective(d.p, d.y).value();
             const auto r = randomSearch(o, {.candidates = 3000, .seed = seed}).value();
-            const Eigen::Vector3d grid = testing::gridMinimiser3(
-                [&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 300);
+            const Eigen::Vector3d grid =
+                testing::gridMinimiser3([&](const Eigen::VectorXd& l) { return testing::referenceBceLoss(d, l); }, 300);
             const double excess = r.loss - testing::referenceBceLoss(d, grid);
             QVERIFY2(excess < 2e-3, str("seed ", seed, ": excess ", excess).c_str());
             QVERIFY(r.loss <= testing::referenceBceLoss(d, Eigen::VectorXd::Constant(3, 1.0 / 3)));

@@ -27,7 +27,8 @@ private Q_SLOTS:
     }
 
     void mismatchedSizesThrow() {
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cosineSimilarity(Eigen::Vector2d(1, 0), Eigen::Vector3d(1, 0, 0)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 cosineSimilarity(Eigen::Vector2d(1, 0), Eigen::Vector3d(1, 0, 0)));
     }
 };
 

@@ -1,10 +1,10 @@
 #pragma once
 // A tiny generated image study for the pipeline's tests (no downloaded data): IDX files of 8×8
 // images in 4 classes, class c brightening quadrant c, so a proxy can tell them apart.
+#include "../data/data_fixtures.h"
 #include "engine/pipeline/proxy_stage.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/project/project_opener.h"
-#include "../data/data_fixtures.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -93,7 +93,7 @@ inline pipeline::ProxyOptions quickProxy() {
 /// Writes <dir>/<name>.json with `spec` and creates <dir>/<name>.dpmix from it with the data
 /// layer (a test fixture: any error ends the test program).
 inline project::ProjectFile createProjectFromSpecText(const std::string& dir, const std::string& name,
-                                                     const std::string& spec) {
+                                                      const std::string& spec) {
     std::ofstream(dir + "/" + name + ".json") << spec;
     auto created = project::createProjectFromSpecFile(dir + "/" + name + ".json", dir + "/" + name + ".dpmix",
                                                       dataLayerSummarizer());

@@ -28,7 +28,8 @@ data::ImageDataset images(int n, std::uint64_t seed, const std::vector<std::vect
         for (int y = 0; y < kSide; ++y)
             for (int x = 0; x < kSide; ++x) {
                 const int quadrant = (y >= kSide / 2) * 2 + (x >= kSide / 2);
-                d.pixels.push_back(static_cast<float>((quadrant == c ? 0.7 : 0.1) + 0.2 * static_cast<double>(rng() % 100) / 100.0));
+                d.pixels.push_back(
+                    static_cast<float>((quadrant == c ? 0.7 : 0.1) + 0.2 * static_cast<double>(rng() % 100) / 100.0));
             }
         for (const auto& classes : tasks)
             d.labels.push_back(std::find(classes.begin(), classes.end(), c) != classes.end() ? 1.0f : 0.0f);
@@ -141,7 +142,8 @@ private Q_SLOTS:
         lambda << 0.5, 0.3, 0.2;
         auto req = request(study, lambda);
         const double sigmaA = privacy::calibrateGaussianSigma(1.0, 0.5e-5, 0.2, 50)->sigma;
-        const auto mixture = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.2, sigmaA, 50, 0.5e-5, 13.0);
+        const auto mixture =
+            privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.2, sigmaA, 50, 0.5e-5, 13.0);
         req.spentBefore = {mixture};
         privacy::Ledger ledger(privacy::Composition::Sequential);
         ledger.record(mixture);
@@ -158,7 +160,8 @@ private Q_SLOTS:
         req.finetune.mechanism = methods::FinetuneMechanism::Dirichlet;
         privacy::Ledger refused(privacy::Composition::Sequential);
         auto d = runDownstream(study, req, refused);
-        QVERIFY(!d && d.error().message.find("sequential composition with the Dirichlet mechanism") != std::string::npos);
+        QVERIFY(!d &&
+                d.error().message.find("sequential composition with the Dirichlet mechanism") != std::string::npos);
     }
 };
 

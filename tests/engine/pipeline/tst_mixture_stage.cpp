@@ -1,9 +1,9 @@
 // The mixture stage on synthetic proxies whose best mixture is known by construction, and the
 // reviewer's attack on its releases (secret randomness, never the same noise twice).
-#include "engine/pipeline/mixture_stage.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/objective.h"
 #include "engine/mixmin/params.h"
+#include "engine/pipeline/mixture_stage.h"
 #include "engine/privacy/gaussian_accountant.h"
 
 #include "tests/support/unit_test.h"
@@ -142,8 +142,16 @@ private Q_SLOTS:
         const auto in = syntheticInputs(400, truth, 5);
         const auto objective = mixmin::makeBinaryObjective(in.proxyProbabilities, in.labels).value();
         auto release = [&](double eps) {
-            auto p = mixmin::DpMixMinParamsBuilder().epsilon(eps).delta(1e-5).samplingRate(1.0).clipNorm(1.0).stepSize(1.0)
-                         .steps(1).reproducible(0, "one identity for every epsilon").build(400).value();
+            auto p = mixmin::DpMixMinParamsBuilder()
+                         .epsilon(eps)
+                         .delta(1e-5)
+                         .samplingRate(1.0)
+                         .clipNorm(1.0)
+                         .stepSize(1.0)
+                         .steps(1)
+                         .reproducible(0, "one identity for every epsilon")
+                         .build(400)
+                         .value();
             return mixmin::runDpMixMin(objective, p).value();
         };
         const auto a = release(1.0), b = release(2.0);
@@ -162,14 +170,16 @@ private Q_SLOTS:
             const auto& a = out.privateLambdas[0];
             const auto& b = out.privateLambdas[1];
             QCOMPARE(a.ledgerEntry.q, 1.0);
-            QVERIFY(a.ledgerEntry.randomness == (reproducible ? privacy::RandomnessMode::Seeded : privacy::RandomnessMode::Secret));
+            QVERIFY(a.ledgerEntry.randomness ==
+                    (reproducible ? privacy::RandomnessMode::Seeded : privacy::RandomnessMode::Secret));
             const Eigen::VectorXd s = recoveredClippedSum(a.lambda, a.sigma, b.lambda, b.sigma, 400, 1.0);
             // Independent noise leaves an error of order σC per coordinate; P(all 3 free
             // coordinates within 1% of σ_min·C) is about 2e-7.
             const double error = (s - exact).cwiseAbs().maxCoeff();
             QVERIFY2(error > 0.01 * std::min(a.sigma, b.sigma),
-                     dpmix::test_support::str(reproducible ? "seeded" : "secret",
-                                              ": the noise cancelled (error ", error, ")").c_str());
+                     dpmix::test_support::str(reproducible ? "seeded" : "secret", ": the noise cancelled (error ",
+                                              error, ")")
+                         .c_str());
         }
     }
     void reRunningTheStoredConfigurationReproducesOnlySeededReleases() {

@@ -44,12 +44,15 @@ std::string specText(const std::string& noise, const std::string& rule, const st
   "name": "two-sources",
   "public_sources": [
     {"name": "pub", "loader": "idx", "path": "pub-images.idx", "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}},
-    {"name": "noise", "loader": "idx", "path": ")" + noise + R"(-images.idx",
-     "options": {"labels": ")" + noise + R"(-labels.idx", "classes": "x,y"})" + rule + R"(}
+    {"name": "noise", "loader": "idx", "path": ")" +
+           noise + R"(-images.idx",
+     "options": {"labels": ")" +
+           noise + R"(-labels.idx", "classes": "x,y"})" + rule + R"(}
   ],
   "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
                 "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
-  "tasks": {"public": )" + tasks + R"(,
+  "tasks": {"public": )" +
+           tasks + R"(,
             "sensitive": [{"name": "ab", "classes": ["a", "b"]}]},
   "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "composition": "parallel"},
   "stages": {"mixture": {"clip": 13, "batch": 1000, "lr": 1.0, "steps": 5},

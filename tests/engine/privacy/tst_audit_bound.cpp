@@ -33,9 +33,7 @@ private Q_SLOTS:
         QCOMPARE(b.fnrUpper, 1.0);
         QCOMPARE(b.epsilonLB, 0.0);
     }
-    void chanceLevelAttackGivesZero() {
-        QCOMPARE(auditEpsilonLowerBound({500, 500, 1000, 1000}, 1e-5).epsilonLB, 0.0);
-    }
+    void chanceLevelAttackGivesZero() { QCOMPARE(auditEpsilonLowerBound({500, 500, 1000, 1000}, 1e-5).epsilonLB, 0.0); }
     void usesTheBetterOfTheTwoDirections() {
         // Many false negatives but no false positives: the first term carries the bound.
         const auto b = auditEpsilonLowerBound({0, 600, 1000, 1000}, 1e-5);

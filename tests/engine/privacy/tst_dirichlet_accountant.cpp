@@ -38,7 +38,8 @@ private Q_SLOTS:
         const double q = 0.2, a = 3.0, r = 0.5;
         const double e2 = 0.5 * 0.49035775610023486;
         const double e3 = 0.75 * (std::numbers::pi * std::numbers::pi / 6 - 1);
-        const double A = (1 - q) * (1 - q) * (2 * q + 1) + 3 * q * q * (1 - q) * std::exp(e2) + 3 * q * q * q * std::exp(2 * e3);
+        const double A =
+            (1 - q) * (1 - q) * (2 * q + 1) + 3 * q * q * (1 - q) * std::exp(e2) + 3 * q * q * q * std::exp(2 * e3);
         DPMIX_COMPARE_NEAR(subsampledDirichletRdp(a, r, q, 3), std::log(A) / 2, 1e-13);
     }
     void fullSamplingIsTheBaseMechanism() {

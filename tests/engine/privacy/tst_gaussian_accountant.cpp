@@ -24,8 +24,12 @@ private Q_SLOTS:
         const long long steps = 10;
         double best = INFINITY, bestOrder = 0;
         for (double a : defaultRdpOrders()) {
-            const double e = steps * a / (2 * sigma * sigma) + std::log((a - 1) / a) - (std::log(delta) + std::log(a)) / (a - 1);
-            if (e < best) { best = e; bestOrder = a; }
+            const double e =
+                steps * a / (2 * sigma * sigma) + std::log((a - 1) / a) - (std::log(delta) + std::log(a)) / (a - 1);
+            if (e < best) {
+                best = e;
+                bestOrder = a;
+            }
         }
         const auto r = gaussianEpsilon({1.0, sigma, steps}, delta);
         DPMIX_COMPARE_NEAR(r.epsilon, best, 1e-12 * best);
@@ -45,7 +49,9 @@ private Q_SLOTS:
         const auto rows = readReferenceTable(DPMIX_PRIVACY_REFERENCE_DIR "/sigma_reference.csv");
         QVERIFY(rows.size() >= 8);
         for (const auto& row : rows) {
-            const auto c = calibrateGaussianSigma(row["epsilon"], row["delta"], row["q"], static_cast<long long>(row["steps"])).value();
+            const auto c =
+                calibrateGaussianSigma(row["epsilon"], row["delta"], row["q"], static_cast<long long>(row["steps"]))
+                    .value();
             QVERIFY2(c.sigma <= row["opacus_sigma"],
                      str("eps=", row["epsilon"], " q=", row["q"], ": ", c.sigma, " > ", row["opacus_sigma"]).c_str());
             QVERIFY(c.sigma > 0.9 * row["opacus_sigma"]);

@@ -1,5 +1,5 @@
-#include "engine/privacy/gaussian_rdp.h"
 #include "engine/privacy/gaussian_accountant.h"
+#include "engine/privacy/gaussian_rdp.h"
 #include "engine/privacy/rdp_orders.h"
 #include "reference_table.h"
 
@@ -12,14 +12,15 @@ using dpmix::test_support::str;
 
 namespace {
 bool relClose(double a, double b, double rtol) { return std::fabs(a - b) <= rtol * std::fabs(b); }
-}
+}  // namespace
 
 class TestGaussianRdp : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void fullBatchIsTheGaussianClosedForm() {
         for (double sigma : {0.5, 1.0, 3.7})
-            for (double a : {1.5, 2.0, 7.3, 63.0}) QCOMPARE(subsampledGaussianRdp(1.0, sigma, a), a / (2 * sigma * sigma));
+            for (double a : {1.5, 2.0, 7.3, 63.0})
+                QCOMPARE(subsampledGaussianRdp(1.0, sigma, a), a / (2 * sigma * sigma));
     }
     void orderTwoClosedForm() {
         // For α = 2 the binomial sum is (1-q)² + 2q(1-q) + q² e^{1/σ²} = 1 + q²(e^{1/σ²} - 1).
@@ -104,7 +105,8 @@ private Q_SLOTS:
         QVERIFY(rows.size() >= 50);
         int onLastOrder = 0;
         for (const auto& row : rows) {
-            const auto r = gaussianEpsilon({row["q"], row["sigma"], static_cast<long long>(row["steps"])}, row["delta"]);
+            const auto r =
+                gaussianEpsilon({row["q"], row["sigma"], static_cast<long long>(row["steps"])}, row["delta"]);
             using dpmix::test_support::Exact;
             const std::string where =
                 str("q=", row["q"], " sigma=", row["sigma"], " T=", row["steps"], " delta=", row["delta"], ": got ",

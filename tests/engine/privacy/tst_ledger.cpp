@@ -1,5 +1,5 @@
-#include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/dirichlet_accountant.h"
+#include "engine/privacy/gaussian_accountant.h"
 #include "engine/privacy/key_stream.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"

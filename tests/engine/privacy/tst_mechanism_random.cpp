@@ -4,8 +4,8 @@
 // (engine/privacy/key_stream) are checked against published test vectors: RFC 8439 A.1 for
 // ChaCha20 (whose first blocks, with a zero nonce, are those of the original 64-bit-nonce
 // variant), NIST SP 800-38A F.5.5 for AES-256-CTR and FIPS-197 C.3 for the AES-256 block.
-#include "engine/privacy/mechanism_random.h"
 #include "engine/data/poisson_sampler.h"
+#include "engine/privacy/mechanism_random.h"
 
 #include "tests/support/unit_test.h"
 

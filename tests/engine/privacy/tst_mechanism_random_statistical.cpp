@@ -51,7 +51,8 @@ private Q_SLOTS:
 
         // |z| > 5 is rare (p = 5.7e-7, about 11.5 of 2e7): Poisson bounds at 1e-6 in each tail.
         const boost::math::poisson tail5(nd * twoSidedTail(5.0));
-        const double lo = boost::math::quantile(tail5, 1e-6), hi = boost::math::quantile(boost::math::complement(tail5, 1e-6));
+        const double lo = boost::math::quantile(tail5, 1e-6),
+                     hi = boost::math::quantile(boost::math::complement(tail5, 1e-6));
         QVERIFY2(static_cast<double>(beyond5) >= std::floor(lo) && static_cast<double>(beyond5) <= std::ceil(hi),
                  str("|z| > 5: ", beyond5, ", expected in [", lo, ", ", hi, "]").c_str());
     }

@@ -9,7 +9,7 @@ using namespace dpmix::test_support;
 
 namespace {
 std::string message(const dpmix::Error& e) { return e.message; }
-}
+}  // namespace
 
 class TestParameters : public QObject {
     Q_OBJECT
@@ -21,7 +21,12 @@ private Q_SLOTS:
         QCOMPARE(r->delta, 1e-6);
     }
     void eachBadFieldIsNamedWithValueAndRange() {
-        struct Case { GaussianEpsilonQueryBuilder b; const char* field; const char* value; const char* range; };
+        struct Case {
+            GaussianEpsilonQueryBuilder b;
+            const char* field;
+            const char* value;
+            const char* range;
+        };
         const Case cases[] = {
             {GaussianEpsilonQueryBuilder().q(1.5).sigma(1).steps(1).delta(1e-5), "q", "1.5", "(0, 1]"},
             {GaussianEpsilonQueryBuilder().q(0).sigma(1).steps(1).delta(1e-5), "q", "0", "(0, 1]"},
@@ -56,7 +61,8 @@ private Q_SLOTS:
         QVERIFY(!r.ok());
         QVERIFY(startsWith(message(r.error()), "fp = 11"));
         QVERIFY(!AuditBoundQueryBuilder().fp(0).fn(-1).negatives(10).positives(10).delta(1e-5).build().ok());
-        QVERIFY(!AuditBoundQueryBuilder().fp(0).fn(0).negatives(10).positives(10).delta(1e-5).confidence(1.0).build().ok());
+        QVERIFY(
+            !AuditBoundQueryBuilder().fp(0).fn(0).negatives(10).positives(10).delta(1e-5).confidence(1.0).build().ok());
     }
 };
 

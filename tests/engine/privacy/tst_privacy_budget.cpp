@@ -29,7 +29,8 @@ BudgetRelease release(const std::string& partition, LedgerEntry e, long long run
 double continuousGaussianEpsilon(double sigma, double delta) {
     double best = std::numeric_limits<double>::infinity();
     for (double a = 1.001; a <= 1000.0; a += 1e-3)
-        best = std::min(best, a / (2 * sigma * sigma) + std::log((a - 1) / a) - (std::log(delta) + std::log(a)) / (a - 1));
+        best =
+            std::min(best, a / (2 * sigma * sigma) + std::log((a - 1) / a) - (std::log(delta) + std::log(a)) / (a - 1));
     return best;
 }
 
@@ -106,9 +107,9 @@ private Q_SLOTS:
         // A of seed 0 and A of seed 1 overlap (other cuts of the data), and "train" is everyone:
         // three releases at σ = √3·2 compose like one at σ = 2.
         const double s = 2.0 * std::sqrt(3.0);
-        const auto b = composeBudget({release(rhoPartition(0, 0.3), gaussian("A", s)),
-                                      release(rhoPartition(1, 0.3), gaussian("A", s)),
-                                      release("", gaussian("train", s))});
+        const auto b =
+            composeBudget({release(rhoPartition(0, 0.3), gaussian("A", s)),
+                           release(rhoPartition(1, 0.3), gaussian("A", s)), release("", gaussian("train", s))});
         DPMIX_COMPARE_NEAR(b.epsilon, recomputeEpsilon(gaussian("A", 2.0)), 1e-9);
         // Without a known ρ split, A and B are not known to be disjoint: they add (conservative).
         const auto unknown = composeBudget({release("", gaussian("A", s)), release("", gaussian("B", s))});

@@ -13,8 +13,8 @@ private Q_SLOTS:
     void rowHashEncoding() {
         // python3: hashlib.sha256(b'dpmix-row/1\n' + b'P64:' + b'0'*64 + b'S7:metrics' + b'I1:1' + b'I1:7'
         //          + b'T3:auc' + b'T4:Coat' + b'R4:0.75' + b'N0:').hexdigest()
-        const std::vector<SqlValue> values = {std::int64_t{1}, std::int64_t{7}, std::string("auc"), std::string("Coat"),
-                                              0.75, std::monostate{}};
+        const std::vector<SqlValue> values = {
+            std::int64_t{1}, std::int64_t{7}, std::string("auc"), std::string("Coat"), 0.75, std::monostate{}};
         QCOMPARE(rowHash(genesisHash(), "metrics", values),
                  std::string("f986210fcd55d893f1a64c8f592aac4e33782b4ead2c41d56d18a8c2938cd397"));
     }

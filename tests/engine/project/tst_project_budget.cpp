@@ -22,8 +22,8 @@ privacy::LedgerEntry mixtureEntry(double sigma) {
     return privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.05, sigma, 100, 1e-5, 13.0);
 }
 
-long long storeRun(ProjectFile& p, const std::string& method, std::optional<double> eps, long long seed, RunStatus status,
-                   const std::vector<privacy::LedgerEntry>& entries) {
+long long storeRun(ProjectFile& p, const std::string& method, std::optional<double> eps, long long seed,
+                   RunStatus status, const std::vector<privacy::LedgerEntry>& entries) {
     const long long id = p.addRun({method, "ac", eps, seed, R"({"stage":"mixture","rho":0.1})"}).value();
     privacy::Ledger ledger;
     for (const auto& e : entries) ledger.record(e);
@@ -57,7 +57,8 @@ private Q_SLOTS:
             sum += mixtureEntry(s).epsilon;
         }
         // Not counted: a non-private baseline and an audit; nothing for a run without a ledger.
-        storeRun(p, "non-private-mixmin", std::nullopt, 0, RunStatus::Done, {privacy::nonPrivateEntry("mixture", "A", "baseline")});
+        storeRun(p, "non-private-mixmin", std::nullopt, 0, RunStatus::Done,
+                 {privacy::nonPrivateEntry("mixture", "A", "baseline")});
         storeRun(p, "audit", 1.0, 0, RunStatus::Done, {privacy::nonPrivateEntry("audit", "A", "audit")});
         storeRun(p, "uniform", std::nullopt, 0, RunStatus::Done, {});
         const auto b = projectBudget(p).value();

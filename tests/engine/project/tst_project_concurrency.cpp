@@ -94,9 +94,9 @@ void report(const fs::path& file, const std::string& text) { std::ofstream(file)
 }
 
 struct TrialOutcome {
-    int lostRuns = 0;        // runs a child acknowledged (it exited 0) that are not in the file
-    int clearFailures = 0;   // children that failed with a clear busy message
-    int unclearFailures = 0; // children that failed with anything else
+    int lostRuns = 0;         // runs a child acknowledged (it exited 0) that are not in the file
+    int clearFailures = 0;    // children that failed with a clear busy message
+    int unclearFailures = 0;  // children that failed with anything else
     std::vector<std::string> messages;
 };
 
@@ -194,9 +194,10 @@ private Q_SLOTS:
             if (firstProblem.empty() && (o.lostRuns > 0 || o.unclearFailures > 0))
                 for (const auto& m : o.messages) firstProblem += m + "; ";
         }
-        qInfo("%d trials x %d processes x %d DP runs: %d trials lost acknowledged runs (%d runs lost); "
-              "%d processes failed with a clear busy message, %d with another message",
-              trials, kProcesses, kRunsPerProcess, trialsWithLoss, lostRuns, clear, unclear);
+        qInfo(
+            "%d trials x %d processes x %d DP runs: %d trials lost acknowledged runs (%d runs lost); "
+            "%d processes failed with a clear busy message, %d with another message",
+            trials, kProcesses, kRunsPerProcess, trialsWithLoss, lostRuns, clear, unclear);
         if (!firstProblem.empty()) qInfo("first problem: %s", firstProblem.c_str());
         QCOMPARE(trialsWithLoss, 0);
         QCOMPARE(unclear, 0);

@@ -11,17 +11,17 @@
 
 #include "engine/project/process_identity.h"
 
-#include <csignal>
-#include <filesystem>
-#include <fstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 
 using namespace dpmix::project;
 using namespace dpmix::project::testing;
-using dpmix::test_support::TempDir;
 using dpmix::test_support::str;
+using dpmix::test_support::TempDir;
 
 namespace {
 
@@ -55,7 +55,10 @@ class TestProjectDurability : public QObject {
 
     void killMidRun(int killAfter) {
         const std::string f = dir_.path() + "/killed-" + std::to_string(killAfter) + ".dpmix";
-        { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::create(f, tinySpec(), tinyFacts());
+            QVERIFY(p.ok());
+        }
         int fds[2];
         QVERIFY(pipe(fds) == 0);
         const pid_t child = fork();
@@ -141,7 +144,10 @@ private Q_SLOTS:
     // the next open marks it interrupted.
     void fullDiskDuringModelWriteLeavesNoTemporaryFile() {
         const std::string f = dir_.path() + "/full.dpmix";
-        { auto p = ProjectFile::create(f, tinySpec(), tinyFacts()); QVERIFY(p.ok()); }
+        {
+            auto p = ProjectFile::create(f, tinySpec(), tinyFacts());
+            QVERIFY(p.ok());
+        }
         const pid_t child = fork();
         QVERIFY(child >= 0);
         if (child == 0) {
@@ -188,18 +194,19 @@ private Q_SLOTS:
         const std::string live = temporarySuffix();  // this process
         auto touch = [](const fs::path& p) { std::ofstream(p) << "partial"; };
         const std::vector<fs::path> stale = {
-            f + ".tmp-" + deadPid,                                    // an older dpmix's name
+            f + ".tmp-" + deadPid,  // an older dpmix's name
             f + ".tmp-" + deadPid + "-wal",
             f + ".tmp-" + deadPid + "-123-0badb00t-" + currentProcess().host,
             models / ("ab12.bin.tmp-" + deadPid + "-123-0badb00t-" + currentProcess().host),
-            models / ("cd34.bin.tmp-" + std::to_string(::getpid()) + "-1-00000000-" + currentProcess().host),  // recycled pid
+            models / ("cd34.bin.tmp-" + std::to_string(::getpid()) + "-1-00000000-" +
+                      currentProcess().host),  // recycled pid
         };
         const std::vector<fs::path> kept = {
-            f + live,                                                  // a live creator
-            models / ("ef56.bin" + live),                              // a live model write
+            f + live,                                                             // a live creator
+            models / ("ef56.bin" + live),                                         // a live model write
             models / ("ab12.bin.tmp-" + deadPid + "-123-0badb00t-another-host"),  // cannot be checked
-            fs::path(dir_.path()) / ("other.dpmix.tmp-" + deadPid),  // another project's
-            models / "0123.bin",                                       // a model
+            fs::path(dir_.path()) / ("other.dpmix.tmp-" + deadPid),               // another project's
+            models / "0123.bin",                                                  // a model
         };
         for (const auto& p : stale) touch(p);
         for (const auto& p : kept) touch(p);

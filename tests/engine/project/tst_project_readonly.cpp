@@ -76,7 +76,8 @@ std::string readEverything(const fs::path& file, long long run) {
     EXPECT(project.readOnly(), "not opened read-only");
     EXPECT(project.spec().name == "tiny", "spec");
     auto runs = project.runs();
-    EXPECT(runs.ok() && runs->size() == 1, "runs: " + (runs.ok() ? std::to_string(runs->size()) : runs.error().message));
+    EXPECT(runs.ok() && runs->size() == 1,
+           "runs: " + (runs.ok() ? std::to_string(runs->size()) : runs.error().message));
     EXPECT(toString((*runs)[0].status) == "running", "status: " + toString((*runs)[0].status));  // no recovery
     auto ledgers = project.ledgers(run);
     EXPECT(ledgers.ok() && ledgers->size() == 1, "ledgers");
@@ -190,7 +191,8 @@ private Q_SLOTS:
                                   fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
         const std::string problem = asUnprivileged([&]() -> std::string {
             auto p = ProjectFile::open(copy / "study.dpmix");
-            std::fprintf(stderr, "pending -wal in a read-only folder: %s\n", p.ok() ? "read" : p.error().message.c_str());
+            std::fprintf(stderr, "pending -wal in a read-only folder: %s\n",
+                         p.ok() ? "read" : p.error().message.c_str());
             if (p.ok()) {
                 EXPECT(p->runs().ok() && p->runs()->size() == 2 && p->run(late).ok(), "the -wal's run is missing");
                 return {};

@@ -45,7 +45,8 @@ private Q_SLOTS:
         QCOMPARE(rows[2].seeds, 1);
         QVERIFY(summarizeResults({}).empty());
         // A seed that lacks a task is flagged: seed 1 has task a only.
-        const auto partial = summarizeResults({{"m", "a", 0, 1.0, 0.5, 1}, {"m", "b", 0, 1.0, 0.7, 2}, {"m", "a", 1, 1.0, 0.9, 3}});
+        const auto partial =
+            summarizeResults({{"m", "a", 0, 1.0, 0.5, 1}, {"m", "b", 0, 1.0, 0.7, 2}, {"m", "a", 1, 1.0, 0.9, 3}});
         QCOMPARE(partial[0].tasks, 2);
         QCOMPARE(partial[0].fewestTasksInASeed, 1);
         DPMIX_COMPARE_NEAR(partial[0].mean, (0.6 + 0.9) / 2, 1e-12);
@@ -67,7 +68,7 @@ private Q_SLOTS:
             }
         };
         addRun("dp-mixmin", 1.0, RunStatus::Done, 0.91);
-        addRun("uniform", 1.0, RunStatus::Failed, 0.50);   // not finished: left out
+        addRun("uniform", 1.0, RunStatus::Failed, 0.50);         // not finished: left out
         addRun("uniform", std::nullopt, RunStatus::Done, 0.50);  // no ε (a mixture-only run): left out
         addRun("random-init", 2.0, RunStatus::Done, 0.88);
         auto obs = storedResults(project, "test-auc");

@@ -36,9 +36,7 @@ struct ToyImages {
     std::vector<float> pixels;
     std::vector<int> labels;
     int side = 8;
-    train::ImageView view() const {
-        return {pixels, static_cast<std::int64_t>(labels.size()), 1, side, side};
-    }
+    train::ImageView view() const { return {pixels, static_cast<std::int64_t>(labels.size()), 1, side, side}; }
 };
 
 ToyImages toyImages(int n, unsigned seed) {
@@ -74,7 +72,8 @@ class TestPrivateSet : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void init() {
-        if (!dpmix::test_support::inThisTestPart({"realGradientNoiseHasTheCalibratedVariance", "learnedSetTeachesTheToyTask"}))
+        if (!dpmix::test_support::inThisTestPart(
+                {"realGradientNoiseHasTheCalibratedVariance", "learnedSetTeachesTheToyTask"}))
             QSKIP("runs in the other part of this executable (DPMIX_TEST_PART)");
     }
 
@@ -86,11 +85,13 @@ private Q_SLOTS:
         const Tensor biasS = at::tensor({1.0, 2.0}, at::kDouble), biasR = at::tensor({3.0, -4.0}, at::kDouble);
         const Tensor convS = at::tensor({3.0, 4.0, 0.0, 0.0}, at::kDouble).reshape({2, 1, 1, 2});
         const Tensor convR = at::tensor({3.0, 4.0, 1.0, 0.0}, at::kDouble).reshape({2, 1, 1, 2});
-        const double expected = (1 - 1 / (std::sqrt(2.0) + 1e-6)) + (1 + 2 / (2 + 1e-6)) + 0.0 + (1 - 25 / (25 + 1e-6)) + 1.0;
+        const double expected =
+            (1 - 1 / (std::sqrt(2.0) + 1e-6)) + (1 + 2 / (2 + 1e-6)) + 0.0 + (1 - 25 / (25 + 1e-6)) + 1.0;
         const double got = psg::detail::matchDistance({linS, biasS, convS}, {linR, biasR, convR}).item<double>();
         DPMIX_COMPARE_NEAR(got, expected, 1e-12);
         // Scale invariance per row: the DP gradient's normalisation does not matter.
-        const double scaled = psg::detail::matchDistance({linS, biasS, convS}, {linR * 7, biasR, convR * 0.01}).item<double>();
+        const double scaled =
+            psg::detail::matchDistance({linS, biasS, convS}, {linR * 7, biasR, convR * 0.01}).item<double>();
         DPMIX_COMPARE_NEAR(scaled, expected, 1e-5);  // up to the 1e-6 in the denominator
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, psg::detail::matchDistance({linS}, {linR, biasR}));
     }
@@ -102,7 +103,8 @@ private Q_SLOTS:
         const Tensor y = at::tensor({0, 1, 2, 0, 1, 2}, at::kLong);
         for (double clip : {0.1, 1.0, 1e9}) {
             privacy::MechanismRng noise(privacy::RandomnessSource::seeded(1, "zero"), "noise");
-            const std::vector<Tensor> dp = psg::detail::privateRealGradient(net, x, y, clip, /*noiseStd=*/0.0, 1.0, noise);
+            const std::vector<Tensor> dp =
+                psg::detail::privateRealGradient(net, x, y, clip, /*noiseStd=*/0.0, 1.0, noise);
             std::vector<double> norms;
             const std::vector<Tensor> expected = train::testing::naiveClippedSum(
                 net, 6,
@@ -117,7 +119,7 @@ private Q_SLOTS:
                                             std::max(1.0, expected[i].abs().max().item<double>()));
             QVERIFY2(worst < 1e-5, str("clip ", clip, ": max relative error ", worst).c_str());
             if (clip == 0.1) QVERIFY(*std::min_element(norms.begin(), norms.end()) > 0.1);  // every example clipped
-            for (Tensor* p : net.parameters()) QVERIFY(!p->grad().defined());  // nothing left behind
+            for (Tensor* p : net.parameters()) QVERIFY(!p->grad().defined());               // nothing left behind
         }
     }
 
@@ -130,7 +132,8 @@ private Q_SLOTS:
         double sum = 0, sumSq = 0;
         long long n = 0;
         for (int r = 0; r < 40; ++r)
-            for (const Tensor& g : psg::detail::privateRealGradient(net, Tensor(), Tensor(), 0.1, noiseStd, denominator, noise)) {
+            for (const Tensor& g :
+                 psg::detail::privateRealGradient(net, Tensor(), Tensor(), 0.1, noiseStd, denominator, noise)) {
                 sum += g.sum().item<double>();
                 sumSq += g.pow(2).sum().item<double>();
                 n += g.numel();
@@ -173,7 +176,10 @@ private Q_SLOTS:
             privacy::Ledger ledger;
             long long lastDone = 0, total = 0;
             PsgControl control;
-            control.progress = [&](const ProgressEvent& e) { lastDone = e.done; total = e.total; };
+            control.progress = [&](const ProgressEvent& e) {
+                lastDone = e.done;
+                total = e.total;
+            };
             auto r = generatePrivateSet(data.view(), data.labels, 2, params, ledger, control);
             QVERIFY2(r, r ? "" : r.error().message.c_str());
             const long long k = static_cast<long long>(iterations) * params.loops().outer * batchLoop;
@@ -221,9 +227,9 @@ private Q_SLOTS:
         control.progress = [&](const ProgressEvent& e) {
             if (e.done >= 2) cancel.cancel();
         };
-        QVERIFY_THROWS_EXCEPTION(Cancelled, (void)generatePrivateSet(data.view(), data.labels, 2, toyParams(1, 5, 2, 8),
-                                                                      ledger, control));
-        QCOMPARE(snapshots, 1);                           // one iteration finished, then the cancel
+        QVERIFY_THROWS_EXCEPTION(
+            Cancelled, (void)generatePrivateSet(data.view(), data.labels, 2, toyParams(1, 5, 2, 8), ledger, control));
+        QCOMPARE(snapshots, 1);                             // one iteration finished, then the cancel
         QCOMPARE(ledger.entries().size(), std::size_t(1));  // at most the planned cost was spent
         QCOMPARE(ledger.entries()[0].steps, 10LL);
     }

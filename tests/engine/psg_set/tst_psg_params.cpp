@@ -29,7 +29,10 @@ private Q_SLOTS:
     }
 
     void builderRefusesBadValuesNamingTheField() {
-        struct Case { PsgParamsBuilder builder; const char* field; };
+        struct Case {
+            PsgParamsBuilder builder;
+            const char* field;
+        };
         const std::vector<Case> cases{
             {PsgParamsBuilder().imagesPerClass(7), "images per class = 7"},
             {PsgParamsBuilder().epsilon(0), "epsilon = 0"},
@@ -71,7 +74,8 @@ private Q_SLOTS:
         // 1% less noise gives more than 10 (σ is the smallest that meets the target).
         auto epsAt = [&](double sigma) {
             std::vector<double> rdp;
-            for (double a : privacy::defaultRdpOrders()) rdp.push_back(500 * privacy::subsampledGaussianRdp(e->q, sigma, a));
+            for (double a : privacy::defaultRdpOrders())
+                rdp.push_back(500 * privacy::subsampledGaussianRdp(e->q, sigma, a));
             return privacy::rdpToEpsilon(privacy::defaultRdpOrders(), rdp, 1e-5).epsilon;
         };
         QVERIFY(epsAt(e->sigma) <= 10.0 + 1e-9);

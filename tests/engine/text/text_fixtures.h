@@ -13,21 +13,22 @@ namespace dpmix::text::testing {
 
 inline const std::vector<std::string>& petWords() {
     static const std::vector<std::string> words{
-        "the", "cat", "dog", "sleeps", "on", "a", "warm", "mat", "and", "barks", "at", "small", "birds",
-        "kitten", "plays", "with", "yarn", "puppy", "chews", "bone", "garden", "sunny", "morning", "purrs"};
+        "the",   "cat",    "dog",   "sleeps", "on",   "a",     "warm",  "mat",  "and",    "barks", "at",      "small",
+        "birds", "kitten", "plays", "with",   "yarn", "puppy", "chews", "bone", "garden", "sunny", "morning", "purrs"};
     return words;
 }
 
 inline const std::vector<std::string>& codeWords() {
-    static const std::vector<std::string> words{
-        "int", "main", "return", "void", "struct", "pointer", "malloc", "free", "include", "stdio",
-        "printf", "buffer", "size_t", "const", "char", "while", "for", "break", "static", "inline",
-        "header", "compile", "linker", "symbol"};
+    static const std::vector<std::string> words{"int",    "main",   "return",  "void",    "struct", "pointer",
+                                                "malloc", "free",   "include", "stdio",   "printf", "buffer",
+                                                "size_t", "const",  "char",    "while",   "for",    "break",
+                                                "static", "inline", "header",  "compile", "linker", "symbol"};
     return words;
 }
 
 /// `count` documents of 2–4 sentences, each sentence 4–12 words of `words`, ending with ".".
-inline std::vector<std::string> generateDocuments(const std::vector<std::string>& words, int count, std::uint64_t seed) {
+inline std::vector<std::string> generateDocuments(const std::vector<std::string>& words, int count,
+                                                  std::uint64_t seed) {
     std::mt19937_64 gen(seed);
     std::vector<std::string> docs;
     for (int d = 0; d < count; ++d) {

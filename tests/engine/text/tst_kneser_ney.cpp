@@ -28,11 +28,13 @@ public:
             seq.insert(seq.end(), doc.begin(), doc.end());
             seq.push_back(1);  // EOS = 1
             for (std::size_t p = static_cast<std::size_t>(n - 1); p < seq.size(); ++p)
-                ++counts_[n][std::vector<TokenId>(seq.begin() + static_cast<long>(p) - (n - 1), seq.begin() + static_cast<long>(p) + 1)];
+                ++counts_[n][std::vector<TokenId>(seq.begin() + static_cast<long>(p) - (n - 1),
+                                                  seq.begin() + static_cast<long>(p) + 1)];
         }
         for (int m = n - 1; m >= 1; --m) {  // continuation counts: distinct left neighbours
             std::map<std::vector<TokenId>, std::set<TokenId>> left;
-            for (const auto& [gram, c] : counts_[m + 1]) left[std::vector<TokenId>(gram.begin() + 1, gram.end())].insert(gram[0]);
+            for (const auto& [gram, c] : counts_[m + 1])
+                left[std::vector<TokenId>(gram.begin() + 1, gram.end())].insert(gram[0]);
             for (const auto& [gram, set] : left) counts_[m][gram] = set.size();
         }
         discounts_.resize(static_cast<std::size_t>(n + 1));
@@ -42,7 +44,8 @@ public:
                 if (c <= 4) r[c] += 1;
             if (r[1] > 0 && r[2] > 0 && r[3] > 0 && r[4] > 0) {
                 const double y = r[1] / (r[1] + 2 * r[2]);
-                discounts_[m] = {std::clamp(1 - 2 * y * r[2] / r[1], 0.0, 1.0), std::clamp(2 - 3 * y * r[3] / r[2], 0.0, 2.0),
+                discounts_[m] = {std::clamp(1 - 2 * y * r[2] / r[1], 0.0, 1.0),
+                                 std::clamp(2 - 3 * y * r[3] / r[2], 0.0, 2.0),
                                  std::clamp(3 - 4 * y * r[4] / r[3], 0.0, 3.0)};
             } else {
                 const double d = r[1] > 0 ? r[1] / (r[1] + 2 * r[2]) : 0.5;
@@ -99,13 +102,13 @@ private Q_SLOTS:
         QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
         const auto& longDoc = *std::find_if(docs.begin(), docs.end(), [](const auto& d) { return d.size() >= 2; });
         const std::vector<std::vector<TokenId>> contexts{
-            {},                            // no context: the lower orders only
-            {0, 0, 0},                     // start of a document
-            {docs[0][0]},                  // one seen token
-            {longDoc[0], longDoc[1]},      // a seen bigram
-            {5, 2, 3},                     // arbitrary, possibly unseen trigram context
-            {39, 39, 39},                  // never-seen ids
-            {2, 3, 4, 5, 2, 3},            // longer than any order needs
+            {},                        // no context: the lower orders only
+            {0, 0, 0},                 // start of a document
+            {docs[0][0]},              // one seen token
+            {longDoc[0], longDoc[1]},  // a seen bigram
+            {5, 2, 3},                 // arbitrary, possibly unseen trigram context
+            {39, 39, 39},              // never-seen ids
+            {2, 3, 4, 5, 2, 3},        // longer than any order needs
         };
         for (const auto& context : contexts) {
             const double sum = sumOverVocabulary(*model, context);
@@ -121,7 +124,8 @@ private Q_SLOTS:
         std::vector<std::vector<TokenId>> docs(400);
         for (auto& doc : docs) {
             const int length = static_cast<int>(gen() % 12);
-            for (int t = 0; t < length; ++t) doc.push_back(2 + static_cast<TokenId>(gen() % 3 == 0 ? gen() % 5 : gen() % 2));
+            for (int t = 0; t < length; ++t)
+                doc.push_back(2 + static_cast<TokenId>(gen() % 3 == 0 ? gen() % 5 : gen() % 2));
         }
         for (const int n : {3, 4}) {
             auto model = trainKneserNey(docs, {v, 0, 1}, {n});
@@ -134,7 +138,10 @@ private Q_SLOTS:
             // Every context over the 7 ids (7^(n−1) of them) and every outcome.
             for (long code = 0; code < static_cast<long>(std::pow(v, n - 1)); ++code) {
                 long rest = code;
-                for (auto& id : context) { id = static_cast<TokenId>(rest % v); rest /= v; }
+                for (auto& id : context) {
+                    id = static_cast<TokenId>(rest % v);
+                    rest /= v;
+                }
                 for (TokenId w = 0; w < v; ++w) {
                     const double expected = reference.p(n, context, w);
                     QVERIFY2(std::abs(model->probability(context, w) - expected) < 1e-12,

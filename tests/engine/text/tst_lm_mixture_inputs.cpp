@@ -5,8 +5,8 @@
 #include "engine/text/domain_proxies.h"
 #include "engine/text/lm_mixture_inputs.h"
 #include "engine/text/perplexity.h"
-#include "text_fixtures.h"
 #include "tests/support/unit_test.h"
+#include "text_fixtures.h"
 
 #include <cmath>
 #include <cstdio>
@@ -49,15 +49,18 @@ private Q_SLOTS:
         const auto seen = proxies_->tokenizer().encode("the cat sleeps");
         const int v = proxies_->tokenizer().vocabulary().size;
         for (std::size_t i = 0; i < 2; ++i)
-            for (const std::vector<TokenId>& context : {std::vector<TokenId>{1, 1}, seen, std::vector<TokenId>{v - 1, 5}}) {
+            for (const std::vector<TokenId>& context :
+                 {std::vector<TokenId>{1, 1}, seen, std::vector<TokenId>{v - 1, 5}}) {
                 double sum = 0.0;
                 for (TokenId w = 0; w < v; ++w) sum += proxies_->proxy(i).probability(context, w);
                 DPMIX_COMPARE_NEAR(sum, 1.0, 1e-9);
             }
         // Each proxy has the lower perplexity on held-out text of its own domain.
         std::vector<std::vector<TokenId>> pets, code;
-        for (const auto& t : testing::generateDocuments(testing::petWords(), 20, 99)) pets.push_back(proxies_->tokenizer().encode(t));
-        for (const auto& t : testing::generateDocuments(testing::codeWords(), 20, 98)) code.push_back(proxies_->tokenizer().encode(t));
+        for (const auto& t : testing::generateDocuments(testing::petWords(), 20, 99))
+            pets.push_back(proxies_->tokenizer().encode(t));
+        for (const auto& t : testing::generateDocuments(testing::codeWords(), 20, 98))
+            code.push_back(proxies_->tokenizer().encode(t));
         QVERIFY(*perplexity(proxies_->proxy(1), pets) < *perplexity(proxies_->proxy(0), pets));
         QVERIFY(*perplexity(proxies_->proxy(0), code) < *perplexity(proxies_->proxy(1), code));
     }
@@ -88,7 +91,8 @@ private Q_SLOTS:
                 const auto direct = positionProbabilities(proxies_->proxy(static_cast<std::size_t>(i)), tokens, 50);
                 double ll = 0.0;
                 for (std::size_t t = 0; t < direct.size(); ++t) {
-                    QCOMPARE(inputs->tokenProbabilities(inputs->offsets[j] + static_cast<Eigen::Index>(t), i), direct[t]);
+                    QCOMPARE(inputs->tokenProbabilities(inputs->offsets[j] + static_cast<Eigen::Index>(t), i),
+                             direct[t]);
                     ll += std::log(direct[t]);
                 }
                 DPMIX_COMPARE_NEAR(inputs->logLikelihoods(static_cast<Eigen::Index>(j), i), ll, 1e-9 * std::abs(ll));
@@ -117,7 +121,8 @@ private Q_SLOTS:
         // pooled perplexity is far below the wrong domain's.
         QVERIFY(tokenObjective->loss(tokenSolution->lambda) <= tokenObjective->loss(Eigen::Vector2d(0.0, 1.0)) + 1e-6);
         QVERIFY(tokenObjective->loss(tokenSolution->lambda) < tokenObjective->loss(Eigen::Vector2d(1.0, 0.0)));
-        QVERIFY(*mixturePerplexity(*inputs, tokenSolution->lambda) < *mixturePerplexity(*inputs, Eigen::Vector2d(1.0, 0.0)));
+        QVERIFY(*mixturePerplexity(*inputs, tokenSolution->lambda) <
+                *mixturePerplexity(*inputs, Eigen::Vector2d(1.0, 0.0)));
     }
 
     void userGroupsFollowTheUserField() {

@@ -13,9 +13,7 @@ using namespace dpmix::text;
 
 namespace {
 
-std::vector<std::string> sample() {
-    return tokenizerTrainingSample(testing::twoDomainCorpus(200, 11), {});
-}
+std::vector<std::string> sample() { return tokenizerTrainingSample(testing::twoDomainCorpus(200, 11), {}); }
 
 TokenizerOptions smallOptions(TokenizerModel model = TokenizerModel::Unigram) {
     TokenizerOptions options;
@@ -112,7 +110,11 @@ private Q_SLOTS:
     }
 
     void rejectsBadInputAndLeavesFilesAlone() {
-        auto tooSmall = trainTokenizer(sample(), [] { auto o = smallOptions(); o.vocabularySize = 100; return o; }());
+        auto tooSmall = trainTokenizer(sample(), [] {
+            auto o = smallOptions();
+            o.vocabularySize = 100;
+            return o;
+        }());
         QVERIFY(!tooSmall.ok());
         QVERIFY2(tooSmall.error().message.find("vocabulary size: got 100") != std::string::npos,
                  tooSmall.error().message.c_str());

@@ -17,8 +17,9 @@ using detail::Tensor;
 
 /// Σ_u min(1, C/‖∇L_u‖) ∇L_u over units u = 0..units−1, where `unitLoss(u)` is unit u's scalar
 /// loss from a forward pass of that unit's rows alone. `norms` (optional) gets the unclipped ‖∇L_u‖.
-inline std::vector<Tensor> naiveClippedSum(Network& net, std::int64_t units, const std::function<Tensor(std::int64_t)>& unitLoss,
-                                           double c, std::vector<double>* norms = nullptr) {
+inline std::vector<Tensor> naiveClippedSum(Network& net, std::int64_t units,
+                                           const std::function<Tensor(std::int64_t)>& unitLoss, double c,
+                                           std::vector<double>* norms = nullptr) {
     std::vector<Tensor*> params = net.trainableParameters();
     std::vector<Tensor> inputs, sum;
     for (Tensor* p : params) {

@@ -65,10 +65,10 @@ private Q_SLOTS:
             at::Tensor gMean = g.mean(0), gSe = (g.var(0) / n).sqrt();
             QVERIFY(g.abs().max().item<double>() > 0);  // the gradient flows through the sample
             for (int j = 0; j < d; ++j)
-                QVERIFY2(std::abs(gMean[j].item<double>() - expectedGrad[j].item<double>()) <
-                             5 * gSe[j].item<double>() + 1e-12,
-                         str("grad[", j, "] ", gMean[j].item<double>(), " vs ", expectedGrad[j].item<double>())
-                             .c_str());
+                QVERIFY2(
+                    std::abs(gMean[j].item<double>() - expectedGrad[j].item<double>()) <
+                        5 * gSe[j].item<double>() + 1e-12,
+                    str("grad[", j, "] ", gMean[j].item<double>(), " vs ", expectedGrad[j].item<double>()).c_str());
         }
     }
 

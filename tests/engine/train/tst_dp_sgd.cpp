@@ -24,9 +24,7 @@ ModelSpec linearModel(int side, int outputs) {
     return ModelSpecBuilder().kind(ModelKind::Mlp).input(1, side, side).outputs(outputs).mlpHidden({}).build().value();
 }
 
-ImageView viewOf(const testing::SyntheticImages& s) {
-    return ImageView{s.pixels, s.count, 1, s.side, s.side};
-}
+ImageView viewOf(const testing::SyntheticImages& s) { return ImageView{s.pixels, s.count, 1, s.side, s.side}; }
 
 std::vector<int> sourceLabels(const testing::SyntheticImages& s, int source) {
     std::vector<int> y(static_cast<std::size_t>(s.count));
@@ -110,8 +108,8 @@ void checkOneStep(int outputs) {
     Model model = Model::create(linearModel(4, outputs), 3, "cpu");
     const std::vector<float> before = model.parameters();
     const double c = 1.5, lr = 0.7;
-    auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(c).learningRate(lr).expectedBatchSize(40).steps(1)
-                      .build().value();
+    auto params =
+        DpSgdParamsBuilder().sigma(0.0).clipNorm(c).learningRate(lr).expectedBatchSize(40).steps(1).build().value();
     privacy::Ledger ledger;
     auto result = finetuneDpSgd(model, viewOf(data), y, params, ledger);
     QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
@@ -133,8 +131,14 @@ void checkNoiseIsStandardised(double expectedBatch,
         std::vector<float> runs[2];
         for (int noisy = 0; noisy < 2; ++noisy) {
             Model model = Model::create(linearModel(4, 1), 1, "cpu");
-            auto p = DpSgdParamsBuilder().sigma(noisy ? 2.0 : 0.0).clipNorm(0.3).learningRate(1.0).steps(1)
-                         .reproducible(seed).build().value();
+            auto p = DpSgdParamsBuilder()
+                         .sigma(noisy ? 2.0 : 0.0)
+                         .clipNorm(0.3)
+                         .learningRate(1.0)
+                         .steps(1)
+                         .reproducible(seed)
+                         .build()
+                         .value();
             privacy::Ledger ledger;
             QVERIFY(train(model, p, ledger));
             runs[noisy] = model.parameters();
@@ -154,7 +158,9 @@ class TestDpSgd : public QObject {
 private Q_SLOTS:
     // Monte-Carlo tests run under the `statistical` label, the rest under `unit` (one executable).
     void init() {
-        if (!dpmix::test_support::inThisTestPart({"noiseHasStdSigmaCOverExpectedBatch", "userLevelNoiseHasStdSigmaCOverExpectedUsers", "dpSgdLearnsASeparableTask", "dirichletRecordsClaimedEntryAndLearns"}))
+        if (!dpmix::test_support::inThisTestPart(
+                {"noiseHasStdSigmaCOverExpectedBatch", "userLevelNoiseHasStdSigmaCOverExpectedUsers",
+                 "dpSgdLearnsASeparableTask", "dirichletRecordsClaimedEntryAndLearns"}))
             QSKIP("runs in the other part of this executable (DPMIX_TEST_PART)");
     }
 
@@ -172,8 +178,14 @@ private Q_SLOTS:
         bad.pixels[20 * 16] = 3e38f;
         Model model = Model::create(linearModel(4, 1), 3, "cpu");
         const std::vector<float> before = model.parameters();
-        auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(1.5).learningRate(0.7).expectedBatchSize(40).steps(1)
-                          .build().value();
+        auto params = DpSgdParamsBuilder()
+                          .sigma(0.0)
+                          .clipNorm(1.5)
+                          .learningRate(0.7)
+                          .expectedBatchSize(40)
+                          .steps(1)
+                          .build()
+                          .value();
         privacy::Ledger ledger;
         QVERIFY(finetuneDpSgd(model, viewOf(bad), y, params, ledger).ok());
         std::vector<float> keptPixels;
@@ -211,8 +223,15 @@ private Q_SLOTS:
         const auto userOf = thirteenUsers();
         Model model = Model::create(linearModel(4, 1), 3, "cpu");
         const std::vector<float> before = model.parameters();
-        auto params = DpSgdParamsBuilder().sigma(0.0).clipNorm(0.3).learningRate(0.7).expectedBatchSize(13).steps(1)
-                          .maxExamplesPerUser(5).build().value();
+        auto params = DpSgdParamsBuilder()
+                          .sigma(0.0)
+                          .clipNorm(0.3)
+                          .learningRate(0.7)
+                          .expectedBatchSize(13)
+                          .steps(1)
+                          .maxExamplesPerUser(5)
+                          .build()
+                          .value();
         privacy::Ledger ledger;
         auto result = finetuneUserLevelDpSgd(model, viewOf(data), y, userOf, params, ledger);
         QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
@@ -234,8 +253,15 @@ private Q_SLOTS:
         std::vector<std::int64_t> userOf;
         for (std::int64_t j = 0; j < 1000; ++j) userOf.push_back(j % 250);
         Model model = Model::create(linearModel(4, 1), 1, "cpu");
-        auto p = DpSgdParamsBuilder().epsilon(2.0).delta(1e-5).clipNorm(1.5).expectedBatchSize(25).steps(20)
-                     .maxExamplesPerUser(2).build().value();
+        auto p = DpSgdParamsBuilder()
+                     .epsilon(2.0)
+                     .delta(1e-5)
+                     .clipNorm(1.5)
+                     .expectedBatchSize(25)
+                     .steps(20)
+                     .maxExamplesPerUser(2)
+                     .build()
+                     .value();
         privacy::Ledger ledger;
         auto r = finetuneUserLevelDpSgd(model, viewOf(data), sourceLabels(data, 0), userOf, p, ledger);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
@@ -260,7 +286,8 @@ private Q_SLOTS:
         QVERIFY(!tooMany.ok());
         QVERIFY(tooMany.error().message.find("13 fine-tuning users") != std::string::npos);
         std::vector<std::int64_t> gap = thirteenUsers();
-        for (auto& u : gap) if (u == 4) u = 12;  // user 4 owns nothing
+        for (auto& u : gap)
+            if (u == 4) u = 12;  // user 4 owns nothing
         p.expectedBatchSize = 2;
         QVERIFY(!finetuneUserLevelDpSgd(model, viewOf(data), y, gap, p, ledger).ok());
         QVERIFY(!finetuneUserLevelDpSgd(model, viewOf(data), y, std::vector<std::int64_t>(39, 0), p, ledger).ok());
@@ -284,8 +311,14 @@ private Q_SLOTS:
     void ledgerRecordsCalibratedGaussian() {
         auto data = testing::makeQuadrantImages(1000, 4, 1, 1.0f, 7);
         Model model = Model::create(linearModel(4, 1), 1, "cpu");
-        auto p = DpSgdParamsBuilder().epsilon(2.0).delta(1e-5).clipNorm(1.5).expectedBatchSize(100).epochs(2)
-                     .build().value();
+        auto p = DpSgdParamsBuilder()
+                     .epsilon(2.0)
+                     .delta(1e-5)
+                     .clipNorm(1.5)
+                     .expectedBatchSize(100)
+                     .epochs(2)
+                     .build()
+                     .value();
         privacy::Ledger ledger;
         auto r = finetuneDpSgd(model, viewOf(data), sourceLabels(data, 0), p, ledger);
         QVERIFY(r.ok());
@@ -304,12 +337,25 @@ private Q_SLOTS:
 
     void onlyLastBlocksChange() {
         auto data = testing::makeQuadrantImages(64, 8, 1, 1.0f, 8);
-        ModelSpec spec = ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1).convWidths(4, 4)
-                             .hidden(6).normGroups(2).build().value();
+        ModelSpec spec = ModelSpecBuilder()
+                             .kind(ModelKind::SmallCnn)
+                             .input(1, 8, 8)
+                             .outputs(1)
+                             .convWidths(4, 4)
+                             .hidden(6)
+                             .normGroups(2)
+                             .build()
+                             .value();
         Model model = Model::create(spec, 2, "cpu");
         const std::vector<float> before = model.parameters();
-        auto p = DpSgdParamsBuilder().sigma(1.0).learningRate(0.5).expectedBatchSize(16).steps(3).trainLastBlocks(1)
-                     .build().value();
+        auto p = DpSgdParamsBuilder()
+                     .sigma(1.0)
+                     .learningRate(0.5)
+                     .expectedBatchSize(16)
+                     .steps(3)
+                     .trainLastBlocks(1)
+                     .build()
+                     .value();
         privacy::Ledger ledger;
         QVERIFY(finetuneDpSgd(model, viewOf(data), sourceLabels(data, 0), p, ledger).ok());
         const std::vector<float> after = model.parameters();
@@ -359,10 +405,13 @@ private Q_SLOTS:
         privacy::Ledger ledger;
         bool cancelled = false;
         try {
-            (void)finetuneDpSgd(model, viewOf(data), sourceLabels(data, 0), p, ledger, [&](const ProgressEvent& e) {
-                ++reports;
-                if (e.done >= 21) token.cancel();
-            }, token);
+            (void)finetuneDpSgd(
+                model, viewOf(data), sourceLabels(data, 0), p, ledger,
+                [&](const ProgressEvent& e) {
+                    ++reports;
+                    if (e.done >= 21) token.cancel();
+                },
+                token);
         } catch (const Cancelled&) {
             cancelled = true;
         }
@@ -414,8 +463,15 @@ private Q_SLOTS:
             auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 100 + seed);
             auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 200 + seed);
             Model model = Model::create(linearModel(4, 1), seed, "cpu");
-            auto p = DpSgdParamsBuilder().epsilon(4.0).clipNorm(1.0).learningRate(2.0).expectedBatchSize(200)
-                         .epochs(10).reproducible(seed).build().value();
+            auto p = DpSgdParamsBuilder()
+                         .epsilon(4.0)
+                         .clipNorm(1.0)
+                         .learningRate(2.0)
+                         .expectedBatchSize(200)
+                         .epochs(10)
+                         .reproducible(seed)
+                         .build()
+                         .value();
             privacy::Ledger ledger;
             QVERIFY(finetuneDpSgd(model, viewOf(train), sourceLabels(train, 0), p, ledger).ok());
             std::vector<float> logits = model.logits(viewOf(test)).value();
@@ -429,8 +485,15 @@ private Q_SLOTS:
             auto train = testing::makeQuadrantImages(2000, 4, 1, 1.5f, 300 + seed);
             auto test = testing::makeQuadrantImages(500, 4, 1, 1.5f, 400 + seed);
             Model model = Model::create(linearModel(4, 2), seed, "cpu");
-            auto p = DirichletParamsBuilder().epsilon(4.0).alpha(3.0).learningRate(0.5).expectedBatchSize(100)
-                         .epochs(10).reproducible(seed).build().value();
+            auto p = DirichletParamsBuilder()
+                         .epsilon(4.0)
+                         .alpha(3.0)
+                         .learningRate(0.5)
+                         .expectedBatchSize(100)
+                         .epochs(10)
+                         .reproducible(seed)
+                         .build()
+                         .value();
             privacy::Ledger ledger;
             auto r = finetuneDirichlet(model, viewOf(train), sourceLabels(train, 0), p, ledger);
             QVERIFY(r.ok());

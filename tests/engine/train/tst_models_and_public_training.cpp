@@ -24,8 +24,15 @@ std::vector<int> column(const std::vector<float>& labels, int k, int i) {
 }
 
 ModelSpec tinyCnn(int side, int outputs = 1) {
-    return ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, side, side).outputs(outputs).convWidths(8, 8)
-        .hidden(16).normGroups(4).build().value();
+    return ModelSpecBuilder()
+        .kind(ModelKind::SmallCnn)
+        .input(1, side, side)
+        .outputs(outputs)
+        .convWidths(8, 8)
+        .hidden(16)
+        .normGroups(4)
+        .build()
+        .value();
 }
 
 }  // namespace
@@ -49,8 +56,8 @@ private Q_SLOTS:
 
     void specBuilderNamesTheBadField() {
         auto e1 = ModelSpecBuilder().kind(ModelKind::ResNet18).resnetWidth(20).normGroups(8).build();
-        QVERIFY(!e1.ok() && e1.error().message.find("normGroups = 8 does not divide resnetWidth = 20") !=
-                                std::string::npos);
+        QVERIFY(!e1.ok() &&
+                e1.error().message.find("normGroups = 8 does not divide resnetWidth = 20") != std::string::npos);
         auto e2 = ModelSpecBuilder().input(1, 2, 28).build();
         QVERIFY(!e2.ok() && e2.error().message.find("height = 2") != std::string::npos);
         ModelKind k;
@@ -119,8 +126,9 @@ private Q_SLOTS:
         auto r = trainProxy(viewOf(train), bad, 2, tinyCnn(8), params);
         QVERIFY(!r.ok() && r.error().message.find("image 3, source 1") != std::string::npos);
         long long total = 0;
-        QVERIFY(trainProxy(viewOf(train), train.labels, 2, tinyCnn(8), params,
-                           [&](const ProgressEvent& e) { total = e.total; }).ok());
+        QVERIFY(trainProxy(viewOf(train), train.labels, 2, tinyCnn(8), params, [&](const ProgressEvent& e) {
+                    total = e.total;
+                }).ok());
         QCOMPARE(total, 3LL);  // 30 subsampled examples / batch 10
         QVERIFY(SupervisedParamsBuilder().momentum(1.0).build().error().message.find("momentum = 1") !=
                 std::string::npos);
@@ -152,10 +160,12 @@ private Q_SLOTS:
         // λ off the simplex, wrong count, wrong head: errors naming the problem.
         std::vector<double> notSimplex{0.7, 0.7}, three{0.2, 0.3, 0.5};
         QVERIFY(pretrainOnMixture(viewOf(train), train.labels, 2, notSimplex, tinyCnn(8), params)
-                    .error().message.find("sums to 1.4") != std::string::npos);
+                    .error()
+                    .message.find("sums to 1.4") != std::string::npos);
         QVERIFY(!pretrainOnMixture(viewOf(train), train.labels, 2, three, tinyCnn(8), params).ok());
         QVERIFY(pretrainOnMixture(viewOf(train), train.labels, 2, lambda, tinyCnn(8, 2), params)
-                    .error().message.find("expected 1") != std::string::npos);
+                    .error()
+                    .message.find("expected 1") != std::string::npos);
     }
 };
 

@@ -1,9 +1,9 @@
 // Vectorised per-example clipping against the definition: a loop over examples, one backward
 // pass each, clip each gradient to C, sum. Double precision, every layer type and both norm
 // strategies (Gram trick and materialised per-example gradients).
+#include "clipping_reference.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
-#include "clipping_reference.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -37,7 +37,8 @@ using LossFn = std::function<Tensor(const Tensor& logits, const Tensor& targets)
 std::vector<Tensor> naiveClippedSum(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss, double c,
                                     std::vector<double>* norms = nullptr) {
     return testing::naiveClippedSum(
-        net, x.size(0), [&](int64_t b) { return loss(net.forward(x.narrow(0, b, 1)), y.narrow(0, b, 1)).sum(); }, c, norms);
+        net, x.size(0), [&](int64_t b) { return loss(net.forward(x.narrow(0, b, 1)), y.narrow(0, b, 1)).sum(); }, c,
+        norms);
 }
 
 using testing::maxRelativeError;
@@ -52,13 +53,12 @@ double vectorisedError(Network& net, const Tensor& x, const Tensor& y, const Los
     return maxRelativeError(net, expected);
 }
 
-
 // Checks C = median norm (half the examples clipped), a tiny C (all clipped), and C = ∞.
 void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const LossFn& loss) {
     std::vector<double> norms;
     naiveClippedSum(net, x, y, loss, INFINITY, &norms);
-    for (NormStrategy s : {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise,
-                           NormStrategy::MaterialiseGrouped}) {
+    for (NormStrategy s :
+         {NormStrategy::Auto, NormStrategy::Ghost, NormStrategy::Materialise, NormStrategy::MaterialiseGrouped}) {
         net.setNormStrategy(s);
         for (double c : {testing::medianOf(norms), 1e-3 * testing::medianOf(norms), static_cast<double>(INFINITY)}) {
             std::vector<Tensor> expected = naiveClippedSum(net, x, y, loss, c);
@@ -71,8 +71,12 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const Los
     }
 }
 
-LossFn multiclass() { return [](const Tensor& l, const Tensor& t) { return multiclassLossPerExample(l, t); }; }
-LossFn binary() { return [](const Tensor& l, const Tensor& t) { return binaryLossPerExample(l, t); }; }
+LossFn multiclass() {
+    return [](const Tensor& l, const Tensor& t) { return multiclassLossPerExample(l, t); };
+}
+LossFn binary() {
+    return [](const Tensor& l, const Tensor& t) { return binaryLossPerExample(l, t); };
+}
 
 }  // namespace
 
@@ -82,15 +86,16 @@ private Q_SLOTS:
     void convGroupNormLinear() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(11);
         InitOptions init{kDouble, &gen};
-        Network net({std::make_shared<Sequential>(std::vector<LayerPtr>{
-                         std::make_shared<Conv2d>(2, 4, 3, 1, 1, init), std::make_shared<GroupNorm>(2, 4, init),
-                         std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
-                     std::make_shared<Sequential>(std::vector<LayerPtr>{
-                         std::make_shared<Conv2d>(4, 6, 3, 2, 1, init), std::make_shared<GroupNorm>(3, 6, init),
-                         std::make_shared<ReLU>(), std::make_shared<Flatten>()}),
-                     std::make_shared<Sequential>(std::vector<LayerPtr>{
-                         std::make_shared<Linear>(24, 5, init), std::make_shared<ReLU>(),
-                         std::make_shared<Linear>(5, 3, init)})});
+        Network net(
+            {std::make_shared<Sequential>(std::vector<LayerPtr>{
+                 std::make_shared<Conv2d>(2, 4, 3, 1, 1, init), std::make_shared<GroupNorm>(2, 4, init),
+                 std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
+             std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Conv2d>(4, 6, 3, 2, 1, init),
+                                                                std::make_shared<GroupNorm>(3, 6, init),
+                                                                std::make_shared<ReLU>(), std::make_shared<Flatten>()}),
+             std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Linear>(24, 5, init),
+                                                                std::make_shared<ReLU>(),
+                                                                std::make_shared<Linear>(5, 3, init)})});
         // Non-trivial GroupNorm affine parameters, so their gradients are not degenerate.
         for (Tensor* p : net.parameters()) {
             at::NoGradGuard g;
@@ -120,8 +125,14 @@ private Q_SLOTS:
 
     void resnet18WithFrozenBlocks() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(13);
-        ModelSpec spec = ModelSpecBuilder().kind(ModelKind::ResNet18).input(3, 8, 8).outputs(2).resnetWidth(4)
-                             .normGroups(2).build().value();
+        ModelSpec spec = ModelSpecBuilder()
+                             .kind(ModelKind::ResNet18)
+                             .input(3, 8, 8)
+                             .outputs(2)
+                             .resnetWidth(4)
+                             .normGroups(2)
+                             .build()
+                             .value();
         Network net = buildNetwork(spec, gen, kDouble);
         Tensor x = at::randn({5, 3, 8, 8}, gen, kDouble);
         Tensor y = at::randint(0, 2, {5}, gen, at::TensorOptions().dtype(at::kLong));
@@ -136,13 +147,22 @@ private Q_SLOTS:
 
     void mlpAndSmallCnnFromSpecs() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(14);
-        Network mlp = buildNetwork(ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 4, 4).outputs(3)
-                                       .mlpHidden({6, 5}).build().value(), gen, kDouble);
+        Network mlp = buildNetwork(
+            ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 4, 4).outputs(3).mlpHidden({6, 5}).build().value(), gen,
+            kDouble);
         Tensor x = at::randn({6, 1, 4, 4}, gen, kDouble);
         Tensor y = at::randint(0, 3, {6}, gen, at::TensorOptions().dtype(at::kLong));
         checkAgainstNaive(mlp, x, y, multiclass());
-        Network cnn = buildNetwork(ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, 8, 8).outputs(1)
-                                       .convWidths(4, 4).hidden(5).normGroups(2).build().value(), gen, kDouble);
+        Network cnn = buildNetwork(ModelSpecBuilder()
+                                       .kind(ModelKind::SmallCnn)
+                                       .input(1, 8, 8)
+                                       .outputs(1)
+                                       .convWidths(4, 4)
+                                       .hidden(5)
+                                       .normGroups(2)
+                                       .build()
+                                       .value(),
+                                   gen, kDouble);
         Tensor yb = at::randint(0, 2, {6}, gen, kDouble);
         checkAgainstNaive(cnn, at::randn({6, 1, 8, 8}, gen, kDouble), yb, binary());
     }
@@ -150,8 +170,9 @@ private Q_SLOTS:
     void clippedContributionNeverExceedsC() {
         // With a single example the clipped sum is that example's clipped gradient: norm ≤ C.
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(15);
-        Network net = buildNetwork(ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 3, 3).outputs(2)
-                                       .mlpHidden({4}).build().value(), gen, kDouble);
+        Network net = buildNetwork(
+            ModelSpecBuilder().kind(ModelKind::Mlp).input(1, 3, 3).outputs(2).mlpHidden({4}).build().value(), gen,
+            kDouble);
         for (int trial = 0; trial < 20; ++trial) {
             Tape tape;
             Tensor x = at::randn({1, 1, 3, 3}, gen, kDouble) * 10;

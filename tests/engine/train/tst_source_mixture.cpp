@@ -20,8 +20,15 @@ namespace {
 ImageView viewOf(const testing::SyntheticImages& s) { return ImageView{s.pixels, s.count, 1, s.side, s.side}; }
 
 ModelSpec tinyCnn(int side, int outputs = 1) {
-    return ModelSpecBuilder().kind(ModelKind::SmallCnn).input(1, side, side).outputs(outputs).convWidths(8, 8)
-        .hidden(16).normGroups(4).build().value();
+    return ModelSpecBuilder()
+        .kind(ModelKind::SmallCnn)
+        .input(1, side, side)
+        .outputs(outputs)
+        .convWidths(8, 8)
+        .hidden(16)
+        .normGroups(4)
+        .build()
+        .value();
 }
 
 double bce(double f, double y) { return -(y * std::log(f) + (1.0 - y) * std::log(1.0 - f)); }
@@ -48,7 +55,7 @@ private Q_SLOTS:
     void targetsAndWeightsByHand() {
         // Source A: components 0, 1 and images 0–2; source B: component 2 and image 3.
         // λ = (0.2, 0.3, 0.5): Λ_A = Λ_B = 0.5, N = 4, N_A = 3, N_B = 1.
-        const std::vector<float> labels{1, 0, 0,   0, 1, 0,   1, 1, 0,   0, 0, 1};
+        const std::vector<float> labels{1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1};
         const std::vector<std::size_t> componentSource{0, 0, 1}, imageSource{0, 0, 0, 1};
         const std::vector<double> lambda{0.2, 0.3, 0.5};
         auto w = sourceMixtureTargets(labels, 3, componentSource, imageSource, lambda);

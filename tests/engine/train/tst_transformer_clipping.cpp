@@ -3,10 +3,10 @@
 // precision, for every norm strategy: LayerNorm with a sequence dimension, the positional
 // embedding, and the whole transformer (all units, and only the last blocks + head). Plus the
 // causal mask, the padding mask of short windows and the uniform-model perplexity (= V).
+#include "clipping_reference.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/transformer_layers.h"
-#include "clipping_reference.h"
 #include "engine/train/lm_training.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -127,7 +127,7 @@ private Q_SLOTS:
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(3);
         InitOptions init{kDouble, &gen};
         auto ln = std::make_shared<LayerNorm>(6, init);
-        {   // non-trivial γ, β so their gradients are not the identity case
+        {  // non-trivial γ, β so their gradients are not the identity case
             at::NoGradGuard g;
             ln->weight.uniform_(0.5, 1.5, gen);
             ln->bias.uniform_(-0.5, 0.5, gen);
@@ -166,7 +166,7 @@ private Q_SLOTS:
     void lastBlocksAndHeadOnly() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(9);
         Network net = buildCausalLm(tinySpec(), gen, kDouble);
-        FrozenBlocks frozen(net, 3);  // the paper's LM fine-tuning: last two blocks + head
+        FrozenBlocks frozen(net, 3);            // the paper's LM fine-tuning: last two blocks + head
         const std::size_t embeddingParams = 2;  // token table, positional table
         QCOMPARE(net.trainableParameters().size(), net.parameters().size() - embeddingParams);
         const WindowBatch wb = windowsOf(sampleStreams(13, 2), 6);

@@ -8,10 +8,10 @@
 // convolution routes) — with users of one and of several rows, unequal sizes (buckets with zero
 // padding), rows interleaved or ordered by user (the layout without a copy), and a user whose two
 // rows' gradients cancel exactly; they report the largest relative error per layer kind at the end.
+#include "clipping_reference.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
 #include "engine/train/detail/transformer_layers.h"
-#include "clipping_reference.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>

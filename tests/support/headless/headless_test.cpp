@@ -113,7 +113,8 @@ const std::any& cell(const char* column, const std::type_info& type) {
     for (std::size_t c = 0; c < s.columns.size(); ++c) {
         if (s.columns[c].name != column) continue;
         if (*s.columns[c].type != type)
-            throw std::logic_error(std::string("QFETCH of column '") + column + "' with another type than the column's");
+            throw std::logic_error(std::string("QFETCH of column '") + column +
+                                   "' with another type than the column's");
         const Row& row = s.rows.at(s.currentRow);
         if (c >= row.cells.size())
             throw std::logic_error("data row '" + row.tag + "' has no value for column '" + column + "'");

@@ -63,7 +63,9 @@ void info(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 // --- Printing compared values ---------------------------------------------------------------
 template <typename T>
-concept Streamable = requires(std::ostream& os, const T& v) { os << v; };
+concept Streamable = requires(std::ostream& os, const T& v) {
+    os << v;
+};
 
 template <typename T>
 std::string printable(const T& value) {
@@ -128,12 +130,11 @@ bool equalValues(const A& actual, const E& expected) {
 }
 
 template <typename A, typename E>
-bool compare(const A& actual, const E& expected, const char* actualText, const char* expectedText,
-             const char* file, int line) {
+bool compare(const A& actual, const E& expected, const char* actualText, const char* expectedText, const char* file,
+             int line) {
     if (equalValues(actual, expected)) return true;
-    reportFailure("Compared values are not the same\n   Actual   (" + std::string(actualText) +
-                      "): " + printable(actual) + "\n   Expected (" + std::string(expectedText) +
-                      "): " + printable(expected),
+    reportFailure("Compared values are not the same\n   Actual   (" + std::string(actualText) + "): " +
+                      printable(actual) + "\n   Expected (" + std::string(expectedText) + "): " + printable(expected),
                   file, line);
     return false;
 }
@@ -188,75 +189,74 @@ inline dpmix::headless::DataRow& newRow(const char* tag) { return dpmix::headles
 
 // The generated registry defines dpmixRegisterTests; Q_OBJECT declares it as a member so the
 // registry may name the class's private test functions.
-#define Q_OBJECT                                                                        \
-public:                                                                                 \
+#define Q_OBJECT                                                                       \
+public:                                                                                \
     static void dpmixRegisterTests(::dpmix::headless::TestTable& table, void* object); \
-                                                                                        \
+                                                                                       \
 private:
 #define Q_SLOTS
 
-#define QTEST_APPLESS_MAIN(TestClass)                          \
-    int main(int argc, char** argv) {                          \
-        TestClass object;                                      \
-        ::dpmix::headless::TestTable table(#TestClass);        \
-        TestClass::dpmixRegisterTests(table, &object);         \
-        return table.run(argc, argv);                          \
+#define QTEST_APPLESS_MAIN(TestClass)                   \
+    int main(int argc, char** argv) {                   \
+        TestClass object;                               \
+        ::dpmix::headless::TestTable table(#TestClass); \
+        TestClass::dpmixRegisterTests(table, &object);  \
+        return table.run(argc, argv);                   \
     }
 #define QTEST_GUILESS_MAIN(TestClass) QTEST_APPLESS_MAIN(TestClass)
 #define QTEST_MAIN(TestClass) QTEST_APPLESS_MAIN(TestClass)
 
-#define QVERIFY(statement)                                                                               \
-    do {                                                                                                 \
-        if (!::dpmix::headless::verify(static_cast<bool>(statement), #statement, nullptr, __FILE__, __LINE__)) \
-            return;                                                                                      \
+#define QVERIFY(statement)                                                                                             \
+    do {                                                                                                               \
+        if (!::dpmix::headless::verify(static_cast<bool>(statement), #statement, nullptr, __FILE__, __LINE__)) return; \
     } while (false)
 
-#define QVERIFY2(statement, description)                                                                 \
-    do {                                                                                                 \
-        if (statement) break;                                                                            \
-        ::dpmix::headless::verify(false, #statement, (description), __FILE__, __LINE__);                \
-        return;                                                                                          \
+#define QVERIFY2(statement, description)                                                 \
+    do {                                                                                 \
+        if (statement) break;                                                            \
+        ::dpmix::headless::verify(false, #statement, (description), __FILE__, __LINE__); \
+        return;                                                                          \
     } while (false)
 
-#define QCOMPARE(actual, expected)                                                                       \
-    do {                                                                                                 \
+#define QCOMPARE(actual, expected)                                                                         \
+    do {                                                                                                   \
         if (!::dpmix::headless::compare(actual, expected, #actual, #expected, __FILE__, __LINE__)) return; \
     } while (false)
 
 #define QFETCH(Type, name) Type name = ::dpmix::headless::fetch<Type>(#name)
 
-#define QSKIP(message)                                                 \
-    do {                                                               \
+#define QSKIP(message)                                                \
+    do {                                                              \
         ::dpmix::headless::reportSkip((message), __FILE__, __LINE__); \
-        return;                                                        \
+        return;                                                       \
     } while (false)
 
-#define QFAIL(message)                                                     \
-    do {                                                                   \
+#define QFAIL(message)                                                   \
+    do {                                                                 \
         ::dpmix::headless::reportFailure((message), __FILE__, __LINE__); \
-        return;                                                            \
+        return;                                                          \
     } while (false)
 
-#define QVERIFY_THROWS_EXCEPTION(ExceptionType, ...)                                                       \
-    do {                                                                                                   \
-        std::string dpmixProblem_;                                                                         \
-        try {                                                                                              \
-            try {                                                                                          \
-                __VA_ARGS__;                                                                               \
-                dpmixProblem_ = "Expected exception of type " #ExceptionType " to be thrown, but no exception was thrown"; \
-            } catch (const ExceptionType&) {                                                               \
-            }                                                                                              \
-        } catch (const std::exception& dpmixOther_) {                                                      \
-            dpmixProblem_ = std::string("Expected exception of type " #ExceptionType                       \
-                                        " to be thrown, but std::exception caught with message: ") +       \
-                            dpmixOther_.what();                                                            \
-        } catch (...) {                                                                                    \
-            dpmixProblem_ = "Expected exception of type " #ExceptionType " to be thrown, but another was"; \
-        }                                                                                                  \
-        if (!dpmixProblem_.empty()) {                                                                      \
-            ::dpmix::headless::reportFailure(dpmixProblem_, __FILE__, __LINE__);                           \
-            return;                                                                                        \
-        }                                                                                                  \
+#define QVERIFY_THROWS_EXCEPTION(ExceptionType, ...)                                                           \
+    do {                                                                                                       \
+        std::string dpmixProblem_;                                                                             \
+        try {                                                                                                  \
+            try {                                                                                              \
+                __VA_ARGS__;                                                                                   \
+                dpmixProblem_ =                                                                                \
+                    "Expected exception of type " #ExceptionType " to be thrown, but no exception was thrown"; \
+            } catch (const ExceptionType&) {}                                                                  \
+        } catch (const std::exception& dpmixOther_) {                                                          \
+            dpmixProblem_ = std::string("Expected exception of type " #ExceptionType                           \
+                                        " to be thrown, but std::exception caught with message: ") +           \
+                            dpmixOther_.what();                                                                \
+        } catch (...) {                                                                                        \
+            dpmixProblem_ = "Expected exception of type " #ExceptionType " to be thrown, but another was";     \
+        }                                                                                                      \
+        if (!dpmixProblem_.empty()) {                                                                          \
+            ::dpmix::headless::reportFailure(dpmixProblem_, __FILE__, __LINE__);                               \
+            return;                                                                                            \
+        }                                                                                                      \
     } while (false)
 
 #define qInfo ::dpmix::headless::info

@@ -42,7 +42,8 @@ std::string codeOnly(const std::string& text) {
             const std::size_t stop = end == std::string::npos ? n : end + closing.size();
             blank(i, stop);
             i = stop;
-        } else if (text[i] == '"' || (text[i] == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(text[i - 1]))))) {
+        } else if (text[i] == '"' ||
+                   (text[i] == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(text[i - 1]))))) {
             // A ' after a hex digit is a digit separator (1'000), not a character literal.
             const char quote = text[i];
             std::size_t k = i + 1;

@@ -16,9 +16,9 @@ private Q_SLOTS:
     void init() { ++initCalls_; }
 
     void doublesCompareAsQtTestDoes() {
-        QVERIFY(equalValues(1.0, 1.0 + 1e-13));    // within qFuzzyCompare's 1e-12 relative
-        QVERIFY(!equalValues(1.0, 1.0 + 1e-11));   // outside it
-        QVERIFY(equalValues(1e-13, 0.0));          // near zero: against zero
+        QVERIFY(equalValues(1.0, 1.0 + 1e-13));   // within qFuzzyCompare's 1e-12 relative
+        QVERIFY(!equalValues(1.0, 1.0 + 1e-11));  // outside it
+        QVERIFY(equalValues(1e-13, 0.0));         // near zero: against zero
         QVERIFY(!equalValues(1e-11, 0.0));
         const double inf = std::numeric_limits<double>::infinity();
         QVERIFY(equalValues(inf, inf));
@@ -66,9 +66,7 @@ private Q_SLOTS:
     // init() ran before each function above (rowsAreTyped once per row) and before this one.
     void initRunsBeforeEveryFunction() { QCOMPARE(initCalls_, 7); }
 
-    void exceptionsAreCheckedByType() {
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, (void)std::vector<int>{}.at(1));
-    }
+    void exceptionsAreCheckedByType() { QVERIFY_THROWS_EXCEPTION(std::out_of_range, (void)std::vector<int>{}.at(1)); }
 };
 
 QTEST_APPLESS_MAIN(TestHeadlessHarness)

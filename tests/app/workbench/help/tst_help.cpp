@@ -23,7 +23,9 @@ class TstHelp : public QObject {
     Q_OBJECT
     testing::MemoryProjectStore store_;
     testing::EndlessStageController runs_;
-    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+    WorkbenchServices services() {
+        return {&runs_, &store_, [] { return QStringLiteral("test"); }};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -42,8 +44,8 @@ private Q_SLOTS:
     void everyTopicsHeadingIsInItsDocument() {
         MainWindow w(services());
         HelpWindow help;
-        for (const char* view : {"lambdaView", "ledgerView", "auditView", "privatesetView", "calculatorView", "rundetailsView",
-                                 "unknown"}) {
+        for (const char* view : {"lambdaView", "ledgerView", "auditView", "privatesetView", "calculatorView",
+                                 "rundetailsView", "unknown"}) {
             const HelpTopic topic = helpTopicFor(view);
             QVERIFY2(help.showTopic(topic), view);
             QCOMPARE(help.currentDocument(), topic.document);

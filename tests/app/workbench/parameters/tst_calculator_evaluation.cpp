@@ -9,8 +9,8 @@
 #include <cmath>
 #include <limits>
 
-using dpmix::workbench::evaluateCalculator;
 using dpmix::widgets::CalculatorInputs;
+using dpmix::workbench::evaluateCalculator;
 
 namespace {
 
@@ -43,8 +43,9 @@ private Q_SLOTS:
         const auto r = evaluateCalculator(in);
         QVERIFY2(r.epsilonOk, qPrintable(r.epsilonError));
         const Best expected = plainGaussianEpsilon(2.5, 1e-5);
-        QVERIFY2(std::abs(r.epsilon - expected.epsilon) < 1e-9 * expected.epsilon,
-                 qPrintable(QString("got %1, expected %2").arg(r.epsilon, 0, 'g', 17).arg(expected.epsilon, 0, 'g', 17)));
+        QVERIFY2(
+            std::abs(r.epsilon - expected.epsilon) < 1e-9 * expected.epsilon,
+            qPrintable(QString("got %1, expected %2").arg(r.epsilon, 0, 'g', 17).arg(expected.epsilon, 0, 'g', 17)));
         QCOMPARE(r.epsilonOrder, expected.order);
     }
 
@@ -90,7 +91,8 @@ private Q_SLOTS:
         QCOMPARE(r.sigmaError, r.epsilonError);
 
         r = evaluateCalculator({"0.01", "1", "2.5", "1e-5", "2"});
-        QCOMPARE(r.epsilonError, QString("steps = \"2.5\" is not a whole number: expected a whole number of steps >= 1"));
+        QCOMPARE(r.epsilonError,
+                 QString("steps = \"2.5\" is not a whole number: expected a whole number of steps >= 1"));
 
         r = evaluateCalculator({"0.01", "", "100", "1e-5", "2"});
         QVERIFY(!r.epsilonOk);

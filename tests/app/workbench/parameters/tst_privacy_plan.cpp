@@ -47,9 +47,12 @@ private Q_SLOTS:
         QCOMPARE(*parseSeeds(" 0, 1 2,,3 "), (std::vector<long long>{0, 1, 2, 3}));
         QCOMPARE(QString::fromStdString(parseSeeds("").error().message),
                  QString("seeds: none given: expected at least one whole number >= 0, e.g. 0, 1, 2"));
-        QCOMPARE(QString::fromStdString(parseSeeds("1, x").error().message), QString("seeds: \"x\" is not a whole number >= 0"));
-        QCOMPARE(QString::fromStdString(parseSeeds("-1").error().message), QString("seeds: \"-1\" is not a whole number >= 0"));
-        QCOMPARE(QString::fromStdString(parseSeeds("4 4").error().message), QString("seeds: 4 appears twice: each seed should run once"));
+        QCOMPARE(QString::fromStdString(parseSeeds("1, x").error().message),
+                 QString("seeds: \"x\" is not a whole number >= 0"));
+        QCOMPARE(QString::fromStdString(parseSeeds("-1").error().message),
+                 QString("seeds: \"-1\" is not a whole number >= 0"));
+        QCOMPARE(QString::fromStdString(parseSeeds("4 4").error().message),
+                 QString("seeds: 4 appears twice: each seed should run once"));
     }
 
     void defaultsAreValidAndAskTheAccountantTheRightQuestion() {
@@ -58,7 +61,8 @@ private Q_SLOTS:
         // The paper's δ = 1e-5 with n = 89,696 is δ·n ≈ 0.9: valid, but not well below 1/n, so
         // the one message is that warning.
         QCOMPARE(plan.messages.size(), qsizetype(1));
-        QVERIFY(plan.messages.front().field == ParameterField::Delta && plan.messages.front().severity == MessageSeverity::Warning);
+        QVERIFY(plan.messages.front().field == ParameterField::Delta &&
+                plan.messages.front().severity == MessageSeverity::Warning);
         QVERIFY(plan.mixture.has_value());
         // q = B / n_A = 1000 / 8970, T = 100, target (ε, δ) = (2, 1e-5).
         QCOMPARE(plan.mixture->q, 1000.0 / 8970.0);
@@ -152,7 +156,8 @@ private Q_SLOTS:
         QVERIFY(!plan.valid);
         QCOMPARE(messagesOf(plan, ParameterField::Rho, MessageSeverity::Error),
                  QString("rho = 0 is out of range: expected a fraction in (0, 1)"));
-        QVERIFY(messagesOf(plan, ParameterField::SensitiveCount, MessageSeverity::Error).startsWith("n = 1 is out of range"));
+        QVERIFY(messagesOf(plan, ParameterField::SensitiveCount, MessageSeverity::Error)
+                    .startsWith("n = 1 is out of range"));
         QCOMPARE(messagesOf(plan, ParameterField::ClipNorm, MessageSeverity::Error),
                  QString("clip = 0 is out of range: expected a finite number > 0"));
         QCOMPARE(messagesOf(plan, ParameterField::LearningRate, MessageSeverity::Error),
@@ -191,7 +196,8 @@ private Q_SLOTS:
         QCOMPARE(plan.downstreamProblem,
                  QString("fine-tuning batch = 501 is larger than split B (n_B = 500): expected batch <= n_B; lower the "
                          "batch, or lower ρ or add data"));
-        QVERIFY(messagesOf(plan, ParameterField::FinetuneBatch, MessageSeverity::Warning).startsWith(plan.downstreamProblem));
+        QVERIFY(messagesOf(plan, ParameterField::FinetuneBatch, MessageSeverity::Warning)
+                    .startsWith(plan.downstreamProblem));
         p.finetuneBatch = 500;  // exactly split B is allowed
         const PrivacyPlan fits = planPrivacy(p);
         QVERIFY(fits.downstreamProblem.isEmpty());
@@ -206,8 +212,9 @@ private Q_SLOTS:
         p.batchSize = 1;
         p.rho = 0.04;  // round(0.4) = 0
         const PrivacyPlan plan = planPrivacy(p);
-        QCOMPARE(messagesOf(plan, ParameterField::Rho, MessageSeverity::Error),
-                 QString("rho = 0.04 leaves split A empty (n_A = 0, n_B = 10 of n = 10): move ρ towards 0.5 or add data"));
+        QCOMPARE(
+            messagesOf(plan, ParameterField::Rho, MessageSeverity::Error),
+            QString("rho = 0.04 leaves split A empty (n_A = 0, n_B = 10 of n = 10): move ρ towards 0.5 or add data"));
     }
 };
 

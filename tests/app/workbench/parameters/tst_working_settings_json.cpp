@@ -54,9 +54,9 @@ private Q_SLOTS:
     void unknownKeysAndWrongTypesAreSkippedAndNamed() {
         QJsonObject json;
         json.insert("epsilon", 4.0);
-        json.insert("steps", "many");          // a string where a whole number belongs
-        json.insert("finetune-batch", 12.5);   // not whole
-        json.insert("reproducible", 1);        // a number where true/false belongs
+        json.insert("steps", "many");         // a string where a whole number belongs
+        json.insert("finetune-batch", 12.5);  // not whole
+        json.insert("reproducible", 1);       // a number where true/false belongs
         json.insert("from-a-newer-dpmix", QJsonArray{1, 2});
         QStringList ignored;
         const RunParameters base;

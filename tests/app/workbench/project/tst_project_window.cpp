@@ -2,32 +2,32 @@
 // tasks and runs; the panel takes the spec's values; read-only disables running and saving
 // and says so in the title; Run goes through EngineRunController to an injected study
 // function on a worker thread, which Cancel stops, and the results are reread afterwards.
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/runs/engine_run_controller.h"
 #include "engine/project/spec_json.h"
 #include "tests/app/workbench/generated_project.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/parameter_panel.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTreeWidget>
 #include <QUndoStack>
-#include <QLineEdit>
-#include <QSpinBox>
-#include <QDoubleSpinBox>
-#include <QSlider>
-#include <QComboBox>
-#include <QStatusBar>
-#include <QFileInfo>
 #include <QtTest>
 
 #include "tests/app/workbench/window_parts.h"
@@ -60,8 +60,9 @@ struct FakeStudy {
     QThread* guiThread = nullptr;
 
     StudyFunction function() {
-        return [this](dpmix::project::ProjectFile& file, const StudyRequest& request, const dpmix::ProgressCallback& progress,
-                      const dpmix::CancellationToken& cancel, const StudyLog& log) -> std::optional<dpmix::Error> {
+        return [this](dpmix::project::ProjectFile& file, const StudyRequest& request,
+                      const dpmix::ProgressCallback& progress, const dpmix::CancellationToken& cancel,
+                      const StudyLog& log) -> std::optional<dpmix::Error> {
             ++calls;
             lastRequest = request;
             ranOffGuiThread = QThread::currentThread() != guiThread;
@@ -88,7 +89,9 @@ class TstProjectWindow : public QObject {
     FakeStudy study_;
     EngineRunController runs_{study_.function()};
 
-    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+    WorkbenchServices services() {
+        return {&runs_, &store_, [] { return QStringLiteral("test"); }};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -108,7 +111,8 @@ private Q_SLOTS:
         QVERIFY(sources);
         QCOMPARE(sources->text(0), QString("Public sources (k = 2 components)"));
         QCOMPARE(sources->childCount(), 1);
-        QVERIFY2(sources->child(0)->text(0).startsWith("public-images — 60 examples, 4 classes"), qPrintable(sources->child(0)->text(0)));
+        QVERIFY2(sources->child(0)->text(0).startsWith("public-images — 60 examples, 4 classes"),
+                 qPrintable(sources->child(0)->text(0)));
         QVERIFY(sources->child(0)->toolTip(0).contains(QString(64, 'a')));  // content hash
         // A row cut off at the dock's width is whole in its tooltip.
         QVERIFY(sources->child(0)->toolTip(0).startsWith(sources->child(0)->text(0) + "\n"));
@@ -153,7 +157,10 @@ private Q_SLOTS:
             QVERIFY2(!tabs->tabToolTip(i).isEmpty(), qPrintable(tabs->tabText(i)));  // the full title
         }
         QVERIFY2(tabs->tabBar()->sizeHint().width() <= tabs->width(),
-                 qPrintable(QString("%1 > %2: %3").arg(tabs->tabBar()->sizeHint().width()).arg(tabs->width()).arg(titles.join(" | "))));
+                 qPrintable(QString("%1 > %2: %3")
+                                .arg(tabs->tabBar()->sizeHint().width())
+                                .arg(tabs->width())
+                                .arg(titles.join(" | "))));
         QCOMPARE(tabs->tabToolTip(tabs->indexOf(w.findChild<QWidget*>("aucView"))), QString("Per-class AUC"));
     }
 
@@ -214,8 +221,9 @@ private Q_SLOTS:
         QCOMPARE(w.openFile(generated_.path), QString());
         QTRY_VERIFY(w.calculationsIdle());
         const QString first = parameterPanel(w)->rhoGuidance();
-        QVERIFY2(first.contains("k = 2") && first.contains("≈ 0.72 (split A of ≈ 23)") && first.contains("privacy-limited"),
-                 qPrintable(first));
+        QVERIFY2(
+            first.contains("k = 2") && first.contains("≈ 0.72 (split A of ≈ 23)") && first.contains("privacy-limited"),
+            qPrintable(first));
         w.document()->edit(dpmix::widgets::ParameterField::Epsilon, 10.0);  // n = 0.23: split A is past it
         QTRY_VERIFY(parameterPanel(w)->rhoGuidance().contains("statistics-limited"));
     }
@@ -261,12 +269,10 @@ private Q_SLOTS:
         QTRY_VERIFY(w.calculationsIdle());
         auto* panel = parameterPanel(w);
         QVERIFY(!panel->isEditable());
-        for (QWidget* editor : std::initializer_list<QWidget*>{panel->epsilonEditor(), panel->deltaEditor(),
-                                                              panel->countEditor(), panel->rhoSlider(), panel->rhoEditor(),
-                                                              panel->seedsEditor(), panel->compositionEditor(),
-                                                              panel->accountantEditor(), panel->clipEditor(),
-                                                              panel->batchEditor(), panel->learningRateEditor(),
-                                                              panel->stepsEditor()})
+        for (QWidget* editor : std::initializer_list<QWidget*>{
+                 panel->epsilonEditor(), panel->deltaEditor(), panel->countEditor(), panel->rhoSlider(),
+                 panel->rhoEditor(), panel->seedsEditor(), panel->compositionEditor(), panel->accountantEditor(),
+                 panel->clipEditor(), panel->batchEditor(), panel->learningRateEditor(), panel->stepsEditor()})
             QVERIFY2(!editor->isEnabled(), qPrintable(editor->objectName() + " " + editor->metaObject()->className()));
         // Typing into a locked field changes nothing: no "*", and quitting closes without a prompt.
         QTest::keyClicks(panel->seedsEditor(), "7");

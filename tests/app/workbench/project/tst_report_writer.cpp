@@ -13,9 +13,9 @@
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QDir>
 #include <QFile>
-#include <QAbstractTextDocumentLayout>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTextBlock>
@@ -92,11 +92,13 @@ private Q_SLOTS:
         const QString row = QStringLiteral("<td>0.25</td><td>1.5</td><td>100</td><td>1e-05</td><td>%1</td>")
                                 .arg(QString::number(epsilon, 'g', 6));
         QVERIFY2(html.contains(row), qPrintable(row));
-        QVERIFY(html.contains(QStringLiteral("ε recorded by the run: %1").arg(QString::number(dp->ledgers.front().recordedEpsilon, 'g', 6))));
+        QVERIFY(html.contains(QStringLiteral("ε recorded by the run: %1")
+                                  .arg(QString::number(dp->ledgers.front().recordedEpsilon, 'g', 6))));
         // The summary line of that run: its composed ε and the verdict.
-        const QString summary = QStringLiteral("<tr><td>%1</td><td>DP-MixMin</td><td>ac</td><td>1</td><td>0</td><td>done</td><td>%2</td>")
-                                    .arg(generated_.dpRunEpsilon1Seed0)
-                                    .arg(QString::number(ledger->total().epsilon, 'g', 6));
+        const QString summary =
+            QStringLiteral("<tr><td>%1</td><td>DP-MixMin</td><td>ac</td><td>1</td><td>0</td><td>done</td><td>%2</td>")
+                .arg(generated_.dpRunEpsilon1Seed0)
+                .arg(QString::number(ledger->total().epsilon, 'g', 6));
         QVERIFY2(html.contains(summary), qPrintable(summary));
         QVERIFY(html.contains("✔ verified"));
         // Random Search's non-private step is shown as such.
@@ -109,8 +111,10 @@ private Q_SLOTS:
         // against uniform's 0.50), the overall verification, then the rest after a page break.
         const int summaryAt = html.indexOf("<h2>Summary</h2>");
         QVERIFY(summaryAt > 0 && summaryAt < trustAt);
-        QVERIFY(html.indexOf("closer to the non-private optimum λ* than uniform weights are (cosine 0.95 vs 0.50)") > summaryAt);
-        QVERIFY(html.contains("✔ Every ledger verifies (4 ε recomputed from the recorded parameters); hash chain intact"));
+        QVERIFY(html.indexOf("closer to the non-private optimum λ* than uniform weights are (cosine 0.95 vs 0.50)") >
+                summaryAt);
+        QVERIFY(
+            html.contains("✔ Every ledger verifies (4 ε recomputed from the recorded parameters); hash chain intact"));
         // Page 1 is the summary; the details (trust boundary, budget) fill page 2, the rest follows.
         const int secondPage = html.indexOf("page-break-before: always");
         const int thirdPage = html.indexOf("page-break-before: always", secondPage + 1);
@@ -120,7 +124,8 @@ private Q_SLOTS:
         QVERIFY(!html.contains("Configuration: <code>{"));
         QVERIFY(html.contains("Configuration: none recorded."));  // the fixture's runs store "{}"
         // Software versions and the generation time.
-        for (const QString& v : {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9", "2026-01-02T03:04:05Z"})
+        for (const QString& v :
+             {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9", "2026-01-02T03:04:05Z"})
             QVERIFY2(html.contains(v), qPrintable(v));
     }
 
@@ -139,20 +144,25 @@ private Q_SLOTS:
             return s.role == dpmix::project::SourceRole::Sensitive;
         });
         QVERIFY2(rowOf("Study").contains("<b>tiny</b>"), qPrintable(rowOf("Study")));
-        QVERIFY(rowOf("Unit of privacy").contains(QStringLiteral("one <b>example</b> of private-images (%1 examples)")
-                                                      .arg(sensitive.facts.examples)));
+        QVERIFY(rowOf("Unit of privacy")
+                    .contains(QStringLiteral("one <b>example</b> of private-images (%1 examples)")
+                                  .arg(sensitive.facts.examples)));
         // (ε, δ) per release: the two DP-MixMin releases on split A, each ε as its ledger states it.
-        const auto ledger = dpmix::privacy::ledgerFromJson(in.project.findRun(generated_.dpRunEpsilon1Seed0)->ledgers.front().ledgerJson);
+        const auto ledger = dpmix::privacy::ledgerFromJson(
+            in.project.findRun(generated_.dpRunEpsilon1Seed0)->ledgers.front().ledgerJson);
         const QString perRelease = QStringLiteral("mixture, split A: ε %1 ×2 at δ = 1e-05")
                                        .arg(QString::number(ledger->entries().front().epsilon, 'g', 4));
         QVERIFY2(rowOf("(ε, δ) per release").contains(perRelease), qPrintable(rowOf("(ε, δ) per release")));
         // The total, as the budget meter composes it.
         const auto budget = budgetReadingOf(in.project).value();
-        QVERIFY(rowOf("Total spent").contains(QStringLiteral("ε = <b>%1</b> at δ = 1e-05 over 2 DP release(s)")
-                                                  .arg(budget.spent, 0, 'f', 3)));
+        QVERIFY(
+            rowOf("Total spent")
+                .contains(
+                    QStringLiteral("ε = <b>%1</b> at δ = 1e-05 over 2 DP release(s)").arg(budget.spent, 0, 'f', 3)));
         // The chosen mixture: DP-MixMin's λ at the spec's first ε (1), seed 0: (0.7, 0.3).
         QVERIFY2(rowOf("Chosen mixture (DP-MixMin λ)")
-                     .contains(QStringLiteral("<b>ac</b> (ε = 1, seed 0, run %1): ab 0.70 · cd 0.30").arg(generated_.dpRunEpsilon1Seed0)),
+                     .contains(QStringLiteral("<b>ac</b> (ε = 1, seed 0, run %1): ab 0.70 · cd 0.30")
+                                   .arg(generated_.dpRunEpsilon1Seed0)),
                  qPrintable(rowOf("Chosen mixture (DP-MixMin λ)")));
         QVERIFY(rowOf("Downstream vs baselines").contains("no downstream models yet"));
         QVERIFY(rowOf("Verification").contains("verified ✓</b></span> — every ledger's 4 ε recomputed"));
@@ -239,8 +249,14 @@ private Q_SLOTS:
             ledger.record(dpmix::privacy::dirichletEntry("finetune", "B", 3.0, r, 0.01, 100, 1e-5));
             (void)file.recordLedger(run, ledger).value();
             const long long audit = file.addRun({"audit", "ac", 1.0, 0, "{}"}).value();
-            (void)file.addAudit({audit, "finetune-dirichlet-large-norm", {0, 0, 500, 500}, 1e-5, 0.95, 4.9,
-                                 R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
+            (void)file
+                .addAudit({audit,
+                           "finetune-dirichlet-large-norm",
+                           {0, 0, 500, 500},
+                           1e-5,
+                           0.95,
+                           4.9,
+                           R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
                 .value();
         }
         const QString html = reportHtml(input(copy));

@@ -313,7 +313,7 @@ private Q_SLOTS:
         AuditDialog audit({"ac"});
         audit.offerCluster();
         QVERIFY(audit.clusterButton()->isEnabled());  // the mixture step
-        audit.mechanismBox()->setCurrentIndex(2);       // DP-SGD fine-tuning: runs here
+        audit.mechanismBox()->setCurrentIndex(2);     // DP-SGD fine-tuning: runs here
         QVERIFY(!audit.clusterButton()->isEnabled());
         audit.mechanismBox()->setCurrentIndex(0);
         audit.clusterButton()->click();

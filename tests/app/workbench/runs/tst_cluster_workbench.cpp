@@ -1,7 +1,7 @@
 // Run on cluster… walked in a real window on a real Slurm (label cluster: scripts/slurm-local.sh
 // starts a one-node one; docs/CLUSTER.md, "From the workbench"). A reproducible study is run
-// here first (Run DP-MixMin, seeds 0 and 1, an Advanced value other than the spec's); a copy of its project then submits the same study
-// from the window's Run on cluster…: one array task per seed, followed by the Cluster jobs dock,
+// here first (Run DP-MixMin, seeds 0 and 1, an Advanced value other than the spec's); a copy of its project then
+// submits the same study from the window's Run on cluster…: one array task per seed, followed by the Cluster jobs dock,
 // which stores the job in the project by itself when both tasks are done. The stored runs must
 // be the local ones — the same λ, metrics (bit for bit) and ledgers — and the dock must show the
 // job as stored. DPMIX_CLUSTER_SCREENSHOT=FILE.png saves the window with the dock at the end.
@@ -42,7 +42,8 @@ namespace {
 
 const std::string kSpec = R"({
   "name": "cluster-window",
-)" + dpmix::testing::tinyStudyData() + R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.3},
+)" + dpmix::testing::tinyStudyData() +
+                          R"(  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.3},
   "stages": {"mixture": {"clip": 13, "batch": 40, "lr": 1.0, "steps": 20}},
   "seeds": [0]
 })";
@@ -128,11 +129,13 @@ private Q_SLOTS:
             QSignalSpy finished(jobRunner(w), &JobRunner::finished);
             w.requestRun();
             QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
-            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+            QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded,
+                     qPrintable(finished[0][2].toString()));
         }
         const auto expected = dpMixMinRuns(local);
         QCOMPARE(expected.size(), std::size_t(2));
-        for (const auto& [seed, text] : expected) QVERIFY2(text.find(R"(\"steps\":12)") != std::string::npos, text.c_str());
+        for (const auto& [seed, text] : expected)
+            QVERIFY2(text.find(R"(\"steps\":12)") != std::string::npos, text.c_str());
 
         // 2. A copy of that project submits the same study: it reuses the same stored proxy, so the
         // only difference is where the seeds run.
@@ -156,8 +159,8 @@ private Q_SLOTS:
 
         // 3. The dock follows the array and stores the job by itself when both tasks are done.
         QTreeWidget* tree = clusterJobsView(w)->tree();
-        QTRY_VERIFY_WITH_TIMEOUT(tree->topLevelItemCount() == 1 && tree->topLevelItem(0)->text(7).startsWith("runs from"),
-                                 4 * 60 * 1000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            tree->topLevelItemCount() == 1 && tree->topLevelItem(0)->text(7).startsWith("runs from"), 4 * 60 * 1000);
         QCOMPARE(tree->topLevelItem(0)->text(0), job);
         QCOMPARE(tree->topLevelItem(0)->text(3), QString("2 / 2"));
         QCOMPARE(tree->topLevelItem(0)->text(2), QString("stored"));
@@ -167,7 +170,9 @@ private Q_SLOTS:
         QCOMPARE(stored.size(), std::size_t(2));
         for (const auto& [seed, text] : expected) {
             QVERIFY(stored.count(seed));
-            QVERIFY2(stored.at(seed) == text + text, (stored.at(seed) + "\nexpected twice:\n" + text).c_str());  // the copy's local run, then the merged one
+            QVERIFY2(
+                stored.at(seed) == text + text,
+                (stored.at(seed) + "\nexpected twice:\n" + text).c_str());  // the copy's local run, then the merged one
         }
         auto project = project::ProjectFile::open(cluster.toStdString(), project::OpenMode::ReadOnly);
         QVERIFY(project);

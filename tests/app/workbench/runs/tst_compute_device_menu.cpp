@@ -23,9 +23,7 @@ public:
     QStringList told;
 };
 
-QAction* action(ComputeDeviceMenu& menu, const QString& device) {
-    return menu.findChild<QAction*>("device_" + device);
-}
+QAction* action(ComputeDeviceMenu& menu, const QString& device) { return menu.findChild<QAction*>("device_" + device); }
 
 }  // namespace
 

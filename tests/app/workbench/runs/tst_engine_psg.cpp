@@ -63,7 +63,8 @@ private Q_SLOTS:
         const std::string d = dir_.path().toStdString();
         testing::writeStudyImages(d, "sens", 200, 2);
         std::ofstream(d + "/psg.json") << kSpec;
-        auto created = project::createProjectFromSpecFile(d + "/psg.json", d + "/psg.dpmix", testing::dataLayerSummarizer());
+        auto created =
+            project::createProjectFromSpecFile(d + "/psg.json", d + "/psg.dpmix", testing::dataLayerSummarizer());
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
         project_ = QString::fromStdString(d + "/psg.dpmix");
     }

@@ -148,8 +148,10 @@ private Q_SLOTS:
         QVERIFY(audit);
         QCOMPARE(audit->run.task, task.toStdString());
         QVERIFY(audit->run.status == dpmix::project::RunStatus::Done);
-        QVERIFY2(audit->run.configJson.find("\"runs_per_world\":20") != std::string::npos, audit->run.configJson.c_str());
-        QVERIFY2(audit->run.configJson.find("\"canary\":\"max-clip\"") != std::string::npos, audit->run.configJson.c_str());
+        QVERIFY2(audit->run.configJson.find("\"runs_per_world\":20") != std::string::npos,
+                 audit->run.configJson.c_str());
+        QVERIFY2(audit->run.configJson.find("\"canary\":\"max-clip\"") != std::string::npos,
+                 audit->run.configJson.c_str());
         QCOMPARE(audit->run.epsilon, std::optional<double>(w.document()->values().epsilon));
     }
 };

@@ -80,7 +80,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60 * 1000);
         QCOMPARE(finished[1][1].value<JobOutcome>(), JobOutcome::Cancelled);
         for (const auto& r : w.project()->runs)
-            QVERIFY(r.run.status != dpmix::project::RunStatus::Running && r.run.status != dpmix::project::RunStatus::Queued);
+            QVERIFY(r.run.status != dpmix::project::RunStatus::Running &&
+                    r.run.status != dpmix::project::RunStatus::Queued);
         for (std::size_t i = beforeCancel; i < w.project()->runs.size(); ++i)
             QVERIFY(w.project()->runs[i].run.status == dpmix::project::RunStatus::Cancelled ||
                     w.project()->runs[i].run.status == dpmix::project::RunStatus::Done);

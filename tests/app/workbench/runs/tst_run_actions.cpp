@@ -46,14 +46,15 @@ public:
     }
     dpmix::Result<QList<StageJob>> planAction(const RunAction& a) override {
         actions.push_back(a);
-        StageJob job{runKindLabel(a.kind) + QStringLiteral(" (fake)"),
-                     [](const dpmix::CancellationToken& token, const dpmix::ProgressCallback& progress) -> dpmix::Status {
-                         for (long long i = 0;; ++i) {
-                             dpmix::throwIfCancelled(token);
-                             dpmix::report(progress, {"stage", 1 + i % 99, 100, "fake step"});
-                             QThread::msleep(5);
-                         }
-                     }};
+        StageJob job{
+            runKindLabel(a.kind) + QStringLiteral(" (fake)"),
+            [](const dpmix::CancellationToken& token, const dpmix::ProgressCallback& progress) -> dpmix::Status {
+                for (long long i = 0;; ++i) {
+                    dpmix::throwIfCancelled(token);
+                    dpmix::report(progress, {"stage", 1 + i % 99, 100, "fake step"});
+                    QThread::msleep(5);
+                }
+            }};
         return QList<StageJob>{job};
     }
     std::vector<RunAction> actions;
@@ -72,7 +73,9 @@ class TstRunActions : public QObject {
     testing::MemoryProjectStore store_;
     RecordingController runs_;
 
-    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+    WorkbenchServices services() {
+        return {&runs_, &store_, [] { return QStringLiteral("test"); }};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -89,14 +92,16 @@ private Q_SLOTS:
         QVERIFY(actions);
         QMenu* run = menuNamed(w, "&Run");
         QVERIFY(run);
-        for (QAction* a : {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
+        for (QAction* a :
+             {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
             QVERIFY2(run->actions().contains(a), qPrintable(a->text()));
         QCOMPARE(run->actions().first(), runAction(w));  // Run DP-MixMin stays first
         for (QAction* a : {runAction(w), actions->compareAction(), actions->sweepAction(), actions->auditAction()})
             QVERIFY(actions->toolBar()->actions().contains(a));
         QVERIFY(menuNamed(w, "&File")->actions().contains(actions->exportReportAction()));
         // Every action is reachable from the keyboard.
-        for (QAction* a : {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
+        for (QAction* a :
+             {actions->compareAction(), actions->sweepAction(), actions->auditAction(), actions->compareRunsAction()})
             QVERIFY(!a->shortcut().isEmpty());
     }
 
@@ -104,12 +109,14 @@ private Q_SLOTS:
         MainWindow w(services());
         RunActions* actions = w.runActions();
         QTRY_VERIFY(runAction(w)->isEnabled());
-        QVERIFY(actions->compareAction()->isEnabled() && actions->sweepAction()->isEnabled() && actions->auditAction()->isEnabled());
+        QVERIFY(actions->compareAction()->isEnabled() && actions->sweepAction()->isEnabled() &&
+                actions->auditAction()->isEnabled());
         const auto before = runs_.actions.size();
 
         w.document()->edit(ParameterField::Epsilon, 0.0);  // ε must be > 0
         QTRY_VERIFY(!runAction(w)->isEnabled());
-        QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() && !actions->auditAction()->isEnabled());
+        QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() &&
+                !actions->auditAction()->isEnabled());
         QVERIFY(actions->startCompareWithBaselines().contains("Fix the highlighted parameters"));
         QVERIFY(actions->startEpsilonSweep({1, 2}, false).contains("Fix the highlighted parameters"));
         QCOMPARE(runs_.actions.size(), before);
@@ -120,7 +127,8 @@ private Q_SLOTS:
         QCOMPARE(w.openFile("/tmp/study.dpmix", true), QString());
         QTRY_VERIFY(w.calculationsIdle());
         QTest::qWait(50);
-        QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() && !actions->auditAction()->isEnabled());
+        QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() &&
+                !actions->auditAction()->isEnabled());
         QVERIFY(actions->startCompareWithBaselines().contains("read-only"));
         QVERIFY(actions->startAudit({"ac", false, 10, false, 0}).contains("read-only"));
         QVERIFY(actions->rerun(1).contains("read-only"));
@@ -167,9 +175,10 @@ private Q_SLOTS:
         QTRY_VERIFY(
             parameterPanel(w)->messageFor(ParameterField::FinetuneBatch).contains("larger than split B (n_B = 500)"));
         const auto before = runs_.actions.size();
-        QCOMPARE(w.runActions()->startCompareWithBaselines(),
-                 QString("Not started: fine-tuning batch = 600 is larger than split B (n_B = 500): expected batch <= n_B; "
-                         "lower the batch, or lower ρ or add data."));
+        QCOMPARE(
+            w.runActions()->startCompareWithBaselines(),
+            QString("Not started: fine-tuning batch = 600 is larger than split B (n_B = 500): expected batch <= n_B; "
+                    "lower the batch, or lower ρ or add data."));
         QVERIFY(w.runActions()->startEpsilonSweep({1, 2}, true).startsWith("Not started: fine-tuning batch = 600"));
         QCOMPARE(runs_.actions.size(), before);
         QCOMPARE(jobRunner(w)->runningCount(), 0);
@@ -182,7 +191,7 @@ private Q_SLOTS:
     void sweepDialogValidatesInPlace() {
         EpsilonSweepDialog dialog;
         QPushButton* ok = dialog.buttons()->button(QDialogButtonBox::Ok);
-        QVERIFY(ok->isEnabled());  // the default list is valid
+        QVERIFY(ok->isEnabled());                         // the default list is valid
         QVERIFY(!dialog.fullPipelineBox()->isChecked());  // the mixture stage by default
         dialog.epsilonEdit()->setText("1, x");
         QVERIFY(!ok->isEnabled());
@@ -212,7 +221,7 @@ private Q_SLOTS:
         AuditDialog dialog({"ac", "bd"});
         QVERIFY(dialog.buttons()->button(QDialogButtonBox::Ok)->isEnabled());
         QCOMPARE(dialog.settings(), (AuditSettings{"ac", false, 2000, false, 0}));  // max-clip, R = 2000 by default
-        dialog.canaryBox()->setCurrentIndex(1);  // max-clip at the quietest source
+        dialog.canaryBox()->setCurrentIndex(1);                                     // max-clip at the quietest source
         QCOMPARE(dialog.settings(), (AuditSettings{"ac", false, 2000, false, 0, true}));
         dialog.taskBox()->setCurrentIndex(1);
         dialog.canaryBox()->setCurrentIndex(2);  // natural
@@ -257,7 +266,8 @@ private Q_SLOTS:
         QCOMPARE(w.runActions()->startCompareWithBaselines(), QString());
         QCOMPARE(jobRunner(w)->runningCount(), 1);
         // The UI says so, in the status bar and on the Undo action.
-        QVERIFY2(w.statusBar()->currentMessage().contains("cannot be undone"), qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY2(w.statusBar()->currentMessage().contains("cannot be undone"),
+                 qPrintable(w.statusBar()->currentMessage()));
         QAction* undoAction = nullptr;
         for (QAction* a : menuNamed(w, "&Edit")->actions())
             if (a->shortcut() == QKeySequence(QKeySequence::Undo)) undoAction = a;

@@ -2,8 +2,8 @@
 // Advanced values travel with every study request, the comparison runs the five methods
 // downstream, the ε sweep parses and checks its list, the audit takes the panel's ε as the
 // claimed one, and a stored run's configuration becomes the request that repeats it.
-#include "engine/methods/method_plan.h"
 #include "app/workbench/runs/run_requests.h"
+#include "engine/methods/method_plan.h"
 
 #include <QtTest>
 
@@ -24,7 +24,8 @@ dpmix::widgets::RunParameters panel() {
     return p;
 }
 
-dpmix::project::RunRecord storedRun(const std::string& method, std::optional<double> epsilon, const std::string& config) {
+dpmix::project::RunRecord storedRun(const std::string& method, std::optional<double> epsilon,
+                                    const std::string& config) {
     dpmix::project::RunRecord r;
     r.id = 12;
     r.method = method;
@@ -61,8 +62,8 @@ private Q_SLOTS:
         const auto r = compareRequestFor(panel());
         QVERIFY(r);
         QCOMPARE(r->stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
-        QCOMPARE(r->methods, std::vector<std::string>({"dp-mixmin", "uniform", "random-search", "random-init",
-                                                       "non-private-mixmin"}));
+        QCOMPARE(r->methods, std::vector<std::string>(
+                                 {"dp-mixmin", "uniform", "random-search", "random-init", "non-private-mixmin"}));
         QCOMPARE(*r->mixture, (MixtureSettings{7.5, 64, 0.5, 40}));
         auto bad = panel();
         bad.seeds = "1, x";
@@ -164,9 +165,10 @@ private Q_SLOTS:
     }
 
     void rerunOfADownstreamRunKeepsMethodAndSteps() {
-        const auto run = storedRun("uniform", 1.0,
-                                   R"({"stage":"downstream","method":"uniform","rho":0.1,"delta":1e-05,)"
-                                   R"("finetune_split":"train","finetune_mechanism":"dp-sgd","finetune_steps":30,"pretrain_steps":20})");
+        const auto run = storedRun(
+            "uniform", 1.0,
+            R"({"stage":"downstream","method":"uniform","rho":0.1,"delta":1e-05,)"
+            R"("finetune_split":"train","finetune_mechanism":"dp-sgd","finetune_steps":30,"pretrain_steps":20})");
         const auto plan = rerunPlanFor(run, std::nullopt);
         QVERIFY(plan && plan->study);
         QCOMPARE(plan->study->stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
@@ -175,15 +177,17 @@ private Q_SLOTS:
         QCOMPARE(*plan->study->pretrainSteps, 20LL);
         QVERIFY(!plan->study->mixture);
         // Random Init records pretrain_steps 0: no pretraining override then.
-        const auto init = storedRun("random-init", 1.0,
-                                    R"({"stage":"downstream","method":"random-init","rho":0.1,"finetune_steps":30,"pretrain_steps":0})");
+        const auto init = storedRun(
+            "random-init", 1.0,
+            R"({"stage":"downstream","method":"random-init","rho":0.1,"finetune_steps":30,"pretrain_steps":0})");
         QVERIFY(!rerunPlanFor(init, std::nullopt)->study->pretrainSteps);
         QVERIFY(!rerunPlanFor(init, std::nullopt)->study->finetune);  // recorded before the stages' values were
         // A run that recorded its stages' values repeats them all.
-        const auto full = storedRun("dp-mixmin", 1.0,
-                                    R"({"stage":"downstream","method":"dp-mixmin","rho":0.1,"finetune_steps":30,)"
-                                    R"("finetune_clip":0.5,"finetune_batch":16,"finetune_lr":0.002,"pretrain_steps":20,)"
-                                    R"("pretrain_batch":8,"pretrain_lr":0.05})");
+        const auto full =
+            storedRun("dp-mixmin", 1.0,
+                      R"({"stage":"downstream","method":"dp-mixmin","rho":0.1,"finetune_steps":30,)"
+                      R"("finetune_clip":0.5,"finetune_batch":16,"finetune_lr":0.002,"pretrain_steps":20,)"
+                      R"("pretrain_batch":8,"pretrain_lr":0.05})");
         const auto again = rerunPlanFor(full, std::nullopt);
         QVERIFY(again && again->study && again->study->finetune && again->study->pretrain);
         QCOMPARE(*again->study->finetune, (FinetuneSettings{0.5, 16, 0.002, 30}));
@@ -191,9 +195,10 @@ private Q_SLOTS:
     }
 
     void rerunOfAnAuditRepeatsTheCanary() {
-        const auto run = storedRun("audit", 1.0,
-                                   R"({"stage":"audit","canary":"max-clip-raise","runs_per_world":300,"no_noise":false,)"
-                                   R"("claimed_epsilon":1.0,"delta":1e-05,"rho":0.1,"clip":13.0,"batch":2,"lr":1.0,"steps":100})");
+        const auto run =
+            storedRun("audit", 1.0,
+                      R"({"stage":"audit","canary":"max-clip-raise","runs_per_world":300,"no_noise":false,)"
+                      R"("claimed_epsilon":1.0,"delta":1e-05,"rho":0.1,"clip":13.0,"batch":2,"lr":1.0,"steps":100})");
         const auto plan = rerunPlanFor(run, 8);
         QVERIFY(plan && plan->audit && !plan->study);
         QCOMPARE(plan->audit->task, std::string("ac"));
@@ -204,14 +209,17 @@ private Q_SLOTS:
         QCOMPARE(plan->audit->seed, 8LL);
         QVERIFY(plan->audit->epsilon && *plan->audit->epsilon == 1.0);
         QCOMPARE(*plan->audit->mixture, (MixtureSettings{13.0, 2, 1.0, 100}));
-        const auto control = storedRun("audit", std::nullopt,
-                                       R"({"stage":"audit","canary":"natural-no-noise","runs_per_world":300,"no_noise":true})");
+        const auto control =
+            storedRun("audit", std::nullopt,
+                      R"({"stage":"audit","canary":"natural-no-noise","runs_per_world":300,"no_noise":true})");
         const auto c = rerunPlanFor(control, std::nullopt);
         QVERIFY(c->audit->naturalCanary && c->audit->noNoise && !c->audit->epsilon);
-        const auto quietest = storedRun("audit", std::nullopt,
-                                        R"({"stage":"audit","canary":"max-clip-quietest-raise-no-noise","runs_per_world":300,"no_noise":true})");
+        const auto quietest = storedRun(
+            "audit", std::nullopt,
+            R"({"stage":"audit","canary":"max-clip-quietest-raise-no-noise","runs_per_world":300,"no_noise":true})");
         const auto q = rerunPlanFor(quietest, std::nullopt);
-        QVERIFY(q && q->audit && !q->audit->naturalCanary && q->audit->quietestSource && q->audit->raiseTopSource && q->audit->noNoise);
+        QVERIFY(q && q->audit && !q->audit->naturalCanary && q->audit->quietestSource && q->audit->raiseTopSource &&
+                q->audit->noNoise);
     }
 
     void auditQuietestTargetOnlyForMaxClip() {
@@ -229,7 +237,8 @@ private Q_SLOTS:
         const auto sweep = rerunPlanFor(storedRun("epsilon-sweep", 1.0, R"({"stage":"epsilon-sweep"})"), std::nullopt);
         QVERIFY(!sweep && mentions(sweep.error(), "command line"));
         // An AdaMix-R experiment's config has a stage a study run also has; it is still refused.
-        const auto adamix = rerunPlanFor(storedRun("adamix-experiment", 1.0, R"({"stage":"downstream"})"), std::nullopt);
+        const auto adamix =
+            rerunPlanFor(storedRun("adamix-experiment", 1.0, R"({"stage":"downstream"})"), std::nullopt);
         QVERIFY(!adamix && mentions(adamix.error(), "dpmix experiment"));
         const auto broken = rerunPlanFor(storedRun("dp-mixmin", 1.0, "not json"), std::nullopt);
         QVERIFY(!broken && mentions(broken.error(), "run 12"));

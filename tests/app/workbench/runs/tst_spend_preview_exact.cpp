@@ -32,7 +32,8 @@ namespace {
 
 const std::string kSpec = R"({
   "name": "tiny-preview",
-)" + testing::tinyStudyData() + R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "accountant": "rdp"},
+)" + testing::tinyStudyData() +
+                          R"(  "privacy": {"epsilon": 2, "delta": 1e-5, "rho": 0.3, "accountant": "rdp"},
   "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 5},
              "pretrain": {"batch": 16, "lr": 0.1, "steps": 2},
              "finetune": {"clip": 2, "batch": 16, "lr": 0.001, "steps": 3}},
@@ -122,7 +123,8 @@ private Q_SLOTS:
         QVERIFY2(spent.ok(), spent.ok() ? "" : spent.error().message.c_str());
         QCOMPARE(static_cast<long long>(spent->releases.size()), preview.releases);
         QVERIFY2(std::fabs(spent->total.epsilon - preview.after) <= 1e-9 * preview.after,
-                 qPrintable(QStringLiteral("spent %1, previewed %2").arg(spent->total.epsilon, 0, 'g', 17)
+                 qPrintable(QStringLiteral("spent %1, previewed %2")
+                                .arg(spent->total.epsilon, 0, 'g', 17)
                                 .arg(preview.after, 0, 'g', 17)));
         for (std::size_t i = 0; i < spent->releases.size(); ++i)
             QVERIFY2(spent->releases[i].entry.epsilon > 0.0, spent->releases[i].label.c_str());

@@ -47,7 +47,9 @@ class TstStageQueue : public QObject {
 
     testing::MemoryProjectStore store_;
     testing::EndlessStageController runs_;
-    WorkbenchServices services() { return {&runs_, &store_, [] { return QStringLiteral("test"); }}; }
+    WorkbenchServices services() {
+        return {&runs_, &store_, [] { return QStringLiteral("test"); }};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -74,11 +76,11 @@ private Q_SLOTS:
         *release = true;
         QTRY_COMPARE_WITH_TIMEOUT(ranB->load(), 1, 5000);  // B ran although A failed
         QTRY_COMPARE_WITH_TIMEOUT(stageQueue(w)->runningJob(), 0, 5000);
-        QCOMPARE(ranA2->load(), 0);  // A's own later stage depends on A1: not started
+        QCOMPARE(ranA2->load(), 0);                             // A's own later stage depends on A1: not started
         QVERIFY(list->statusText(-2).contains("not started"));  // A2
         const QString log = logView(w)->toPlainText();
-        for (const char* line : {"Jobs: queued: B", "Jobs: started: A1", "Jobs: failed: A1: the stage failed on purpose",
-                                 "Jobs: started: B", "Jobs: done: B"})
+        for (const char* line : {"Jobs: queued: B", "Jobs: started: A1",
+                                 "Jobs: failed: A1: the stage failed on purpose", "Jobs: started: B", "Jobs: done: B"})
             QVERIFY2(log.contains(line), qPrintable(log));
     }
 

@@ -16,8 +16,8 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QScrollBar>
-#include <QTableWidget>
 #include <QSemaphore>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
@@ -43,7 +43,8 @@ public:
     mutable QSemaphore gate;
     mutable std::atomic<int> calls{0};
     mutable std::atomic<int> cancelledSeen{0};
-    dpmix::Result<SourcePreview> preview(const dpmix::data::SourceSpec& spec, const dpmix::CancellationToken& cancel) const override {
+    dpmix::Result<SourcePreview> preview(const dpmix::data::SourceSpec& spec,
+                                         const dpmix::CancellationToken& cancel) const override {
         ++calls;
         gate.acquire();
         if (cancel.isCancelled()) ++cancelledSeen;
@@ -267,10 +268,11 @@ private Q_SLOTS:
     void mailSnippetsShowTheSender() {
         QTemporaryDir dir;
         const QString file = dir.path() + "/inbox.mbox";
-        QVERIFY(testing::writeFile(file, "From alice@example.org Mon Jan  1 00:00:00 2024\n"
-                                         "From: Alice <alice@example.org>\nSubject: hi\n\nLunch at noon?\n\n"
-                                         "From bob@example.org Mon Jan  1 00:01:00 2024\n"
-                                         "From: bob@example.org\nSubject: re\n\nYes.\n"));
+        QVERIFY(testing::writeFile(file,
+                                   "From alice@example.org Mon Jan  1 00:00:00 2024\n"
+                                   "From: Alice <alice@example.org>\nSubject: hi\n\nLunch at noon?\n\n"
+                                   "From bob@example.org Mon Jan  1 00:01:00 2024\n"
+                                   "From: bob@example.org\nSubject: re\n\nYes.\n"));
         SourceDialog d(SourceRole::Sensitive, &previewer_, {});
         d.setSource({"inbox", "mbox", file.toStdString(), {}});
         QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
@@ -386,9 +388,10 @@ private Q_SLOTS:
     void textSourceShowsSnippetsWithDomainAndUser() {
         QTemporaryDir dir;
         const QString file = dir.path() + "/notes.jsonl";
-        QVERIFY(testing::writeFile(file, "{\"text\": \"hello   world\", \"user\": \"ann\", \"domain\": \"chat\"}\n"
-                                         "{\"text\": \"second\\nline\", \"user\": \"bob\"}\n"
-                                         "{\"text\": \"third\", \"user\": \"ann\", \"domain\": \"chat\"}\n"));
+        QVERIFY(testing::writeFile(file,
+                                   "{\"text\": \"hello   world\", \"user\": \"ann\", \"domain\": \"chat\"}\n"
+                                   "{\"text\": \"second\\nline\", \"user\": \"bob\"}\n"
+                                   "{\"text\": \"third\", \"user\": \"ann\", \"domain\": \"chat\"}\n"));
         SourceDialog d(SourceRole::Sensitive, &previewer_, {});
         dpmix::data::SourceSpec s{"notes", "jsonl", file.toStdString(), {}};
         d.setSource(s);

@@ -3,7 +3,6 @@
 // names and 32 thumbnails; saving a study with t10k public and the training images sensitive
 // records both with the previewed hashes. With DPMIX_SCREENSHOT_DIR set, the dialog is saved there as
 // source-dialog-fashion-mnist.png (docs/screenshots/ holds the committed one).
-#include "tests/support/test_support.h"
 #include "app/workbench/study/drop_source_guess.h"
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
@@ -11,6 +10,7 @@
 #include "app/workbench/study/source_preview_widget.h"
 #include "app/workbench/study/task_editor.h"
 #include "engine/project/project_file.h"
+#include "tests/support/test_support.h"
 
 #include <QComboBox>
 #include <QDir>

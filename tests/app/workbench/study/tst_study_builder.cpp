@@ -116,7 +116,7 @@ private Q_SLOTS:
         auto one = b.projectSpec("one", p);
         QVERIFY(one.ok());
         QVERIFY(one->publicTasks.at(0).source.empty());  // one source: written as before
-        stack.undo();  // the source comes back with its task
+        stack.undo();                                    // the source comes back with its task
         QCOMPARE(b.draft().tasksOf(SourceRole::Public, "digits").size(), std::size_t(1));
     }
 

@@ -20,8 +20,8 @@ using namespace dpmix::workbench;
 
 namespace {
 
-AdamixCell cell(const QString& method, double eps, long long seed, double error, double increase,
-                long long shots = 5, long long perClass = 50) {
+AdamixCell cell(const QString& method, double eps, long long seed, double error, double increase, long long shots = 5,
+                long long perClass = 50) {
     AdamixCell c;
     c.method = method;
     c.epsilon = eps;
@@ -43,9 +43,9 @@ AdamixExperiment experiment() {
                cell("public-only", inf, 0, 0.30, 200.0), cell("public-only", inf, 1, 0.40, 100.0),
                // DP-GD listed first and at ε = 3 before ε = 1: the chart orders both.
                cell("dp-gd", 3.0, 0, 0.25, 150.0), cell("dp-gd", 3.0, 1, 0.45, 125.0),
-               cell("dp-gd", 1.0, 0, 0.50, 400.0),
-               cell("adamix-r", 1.0, 0, 0.12, 20.0), cell("adamix-r", 1.0, 1, 0.26, 30.0),
-               cell("adamix-r", 3.0, 0, 0.11, 10.0), cell("adamix-r", 3.0, 1, 0.24, 20.0),
+               cell("dp-gd", 1.0, 0, 0.50, 400.0), cell("adamix-r", 1.0, 0, 0.12, 20.0),
+               cell("adamix-r", 1.0, 1, 0.26, 30.0), cell("adamix-r", 3.0, 0, 0.11, 10.0),
+               cell("adamix-r", 3.0, 1, 0.24, 20.0),
                cell("adamix-r", 1.0, 0, 0.2, 99.0, 10, 0)};  // another setting: not in the 5/50 chart
     AdamixEstimates est;
     est.epsilon = 2.0;
@@ -79,8 +79,9 @@ private Q_SLOTS:
         // DP-GD at ε = 1 has one seed: std 0 there, mean 400; test error 50 %, "1 seed".
         QCOMPARE(chart.data.series[1].values[0], 400.0);
         QCOMPARE(chart.data.series[1].errors[0], 0.0);
-        QVERIFY2(chart.data.series[1].details[0].contains("50.0 %") && chart.data.series[1].details[0].contains("1 seed"),
-                 qPrintable(chart.data.series[1].details[0]));
+        QVERIFY2(
+            chart.data.series[1].details[0].contains("50.0 %") && chart.data.series[1].details[0].contains("1 seed"),
+            qPrintable(chart.data.series[1].details[0]));
         // AdaMix-R's test errors at ε = 1: 12 % and 26 % → 19.0 % ± 9.9 (std of 0.12, 0.26 = 0.0990).
         QVERIFY2(chart.data.series[0].details[0].contains("19.0 % ± 9.9"), qPrintable(chart.data.series[0].details[0]));
         // Public only: one reference line at the mean increase (200 + 100) / 2.

@@ -24,8 +24,8 @@
 #include <QImage>
 #include <QLabel>
 #include <QSettings>
-#include <QTabWidget>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 #include <QPushButton>
@@ -46,14 +46,17 @@ const double kRoot2 = std::sqrt(2.0);
 /// RFC 4180 reader for the exported files (cells may be quoted: legend names hold commas).
 /// Every format writes a file of its kind; returns the CSV rows.
 QList<QStringList> exportAll(dpmix::widgets::ChartWidget* chart, const QString& stem) {
-    for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{
-             {"png", ExportFormat::Png}, {"pdf", ExportFormat::Pdf}, {"svg", ExportFormat::Svg}, {"csv", ExportFormat::Csv}}) {
+    for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{{"png", ExportFormat::Png},
+                                                                            {"pdf", ExportFormat::Pdf},
+                                                                            {"svg", ExportFormat::Svg},
+                                                                            {"csv", ExportFormat::Csv}}) {
         const QString path = stem + "." + suffix;
         const QString error = chart->exportTo(path, format);
         if (!error.isEmpty()) qWarning("%s", qPrintable(error));
         if (!error.isEmpty() || QFileInfo(path).size() == 0) return {};
     }
-    if (QImage(stem + ".png").isNull() || dpmix::test_support::fileHead(stem + ".pdf", 5) != "%PDF-" || !dpmix::test_support::fileHead(stem + ".svg", 4000).contains("<svg"))
+    if (QImage(stem + ".png").isNull() || dpmix::test_support::fileHead(stem + ".pdf", 5) != "%PDF-" ||
+        !dpmix::test_support::fileHead(stem + ".svg", 4000).contains("<svg"))
         return {};
     return dpmix::test_support::readCsvFile(stem + ".csv");
 }
@@ -99,7 +102,8 @@ private Q_SLOTS:
         const auto& ri = chart.data.series[2];
         QVERIFY(ri.name.startsWith("Random Init · macro 0.675"));  // (0.55 + 0.80) / 2
         QVERIFY(near(ri.values[0], 0.55) && near(ri.values[1], 0.80));
-        QVERIFY2(chart.title.contains("ε = 1") && chart.title.contains("macro AUC: DP-MixMin 0.765"), qPrintable(chart.title));
+        QVERIFY2(chart.title.contains("ε = 1") && chart.title.contains("macro AUC: DP-MixMin 0.765"),
+                 qPrintable(chart.title));
         QCOMPARE(dp.details[0], QString("seeds 0, 1"));
         QCOMPARE(chart.data.axisFloor, 0.5);  // the axis starts at chance level
     }

@@ -29,13 +29,19 @@ RunResults psgRun(long long id) {
     r.run.method = "psg";
     r.run.epsilon = 10.0;
     r.run.status = project::RunStatus::Done;
-    r.run.configJson = nlohmann::json{{"classes", {"a", "b", "c"}}, {"images_per_class", 2}, {"channels", 1},
-                                      {"height", 4}, {"width", 4}, {"iterations", 5}}
-                           .dump();
+    r.run.configJson = nlohmann::json{
+        {"classes", {"a", "b", "c"}},
+        {"images_per_class", 2},
+        {"channels", 1},
+        {"height", 4},
+        {"width", 4},
+        {"iterations", 5}}.dump();
     for (int i = 0; i < 96; ++i) r.privateSet.push_back(static_cast<float>(i) / 95.0f);
     r.privateSet[5] = -3.0f;
-    r.metrics = {{id, "accuracy-convnet", "training-1", 0.7}, {id, "accuracy-convnet", "training-2", 0.8},
-                 {id, "accuracy-mlp", "training-1", 0.5}, {id, "accuracy-noise-convnet", "training-1", 0.1}};
+    r.metrics = {{id, "accuracy-convnet", "training-1", 0.7},
+                 {id, "accuracy-convnet", "training-2", 0.8},
+                 {id, "accuracy-mlp", "training-1", 0.5},
+                 {id, "accuracy-noise-convnet", "training-1", 0.1}};
     privacy::Ledger ledger;
     ledger.record(privacy::gaussianEntry("psg", "train", privacy::PrivacyUnit::Example, 0.032, 0.68, 300, 1e-5, 0.1));
     r.ledgers = {{1, id, "", privacy::ledgerToJson(ledger), 10.0}};

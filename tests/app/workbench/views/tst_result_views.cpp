@@ -4,8 +4,8 @@
 // exports to PNG, PDF, SVG and a tidy CSV; every result view explains itself (What's This, axis and
 // header tooltips) and a non-private baseline is never labelled with a finite ε.
 #include "app/workbench/help/view_help.h"
-#include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/auc_view.h"
+#include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/chart_views.h"
 #include "app/workbench/views/kscaling_view.h"
 #include "app/workbench/views/ledger_view.h"
@@ -19,11 +19,11 @@
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/support/test_support.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 #include "widgets/plot_export.h"
 #include "widgets/qcp.h"
-#include "tests/support/test_support.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -98,7 +98,8 @@ private Q_SLOTS:
         QCOMPARE(data.categories, QStringList({"ab", "cd"}));
         QCOMPARE(data.series.size(), 4);
         const auto& dp = data.series[0];
-        QVERIFY2(dp.name.startsWith("λ_DP") && dp.name.contains("cos 0.8") && dp.name.contains("L1 0.2"), qPrintable(dp.name));
+        QVERIFY2(dp.name.startsWith("λ_DP") && dp.name.contains("cos 0.8") && dp.name.contains("L1 0.2"),
+                 qPrintable(dp.name));
         QVERIFY(near(dp.values[0], 0.6) && near(dp.values[1], 0.4));
         QVERIFY(near(dp.errors[0], kStd) && near(dp.errors[1], kStd));
         const auto& star = data.series[1];
@@ -147,7 +148,7 @@ private Q_SLOTS:
         QVERIFY(near(series[0].mean[0], 0.8) && near(series[0].mean[1], 0.95));
         QVERIFY(near(series[0].lower[0], 0.8 - kStd) && near(series[0].upper[0], 0.8 + kStd));
         QVERIFY(near(series[1].mean[0], 0.3) && series[1].x == QVector<double>({1.0, 2.0}));  // random search, flat
-        QVERIFY(near(series[2].mean[1], 0.5));                                                  // uniform, flat
+        QVERIFY(near(series[2].mean[1], 0.5));                                                // uniform, flat
         // The flat baselines are drawn as reference lines, not as bands over DP-MixMin's.
         QVERIFY(!series[0].reference && series[1].reference && series[2].reference);
         QVERIFY(view.note()->isHidden());  // two ε: no "run several ε" note
@@ -156,8 +157,8 @@ private Q_SLOTS:
     void ledgerTableShowsEntriesAndTotal() {
         LedgerView view(snapshot_);
         QVERIFY(view.selectRun(generated_.dpRunEpsilon1Seed0));
-        const auto entry = dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.25, 1.5,
-                                                         100, 1e-5, 13.0);
+        const auto entry = dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.25,
+                                                         1.5, 100, 1e-5, 13.0);
         QCOMPARE(view.table()->rowCount(), 1);
         QCOMPARE(view.table()->item(0, 0)->text(), QString("mixture"));
         QCOMPARE(view.table()->item(0, 4)->text(), QString("0.25"));
@@ -194,8 +195,14 @@ private Q_SLOTS:
                      qPrintable(before.table()->item(0, 9)->text()));
             // A hand-made audit at the same claim: no error in 500 + 500 runs, ε_LB = 4.91 > 1.
             auditRun = file.addRun({"audit", "ac", 1.0, 0, "{}"}).value();
-            (void)file.addAudit({auditRun, "finetune-dirichlet-large-norm", {0, 0, 500, 500}, 1e-5, 0.95, 4.9,
-                                 R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
+            (void)file
+                .addAudit({auditRun,
+                           "finetune-dirichlet-large-norm",
+                           {0, 0, 500, 500},
+                           1e-5,
+                           0.95,
+                           4.9,
+                           R"({"mechanism":"dirichlet","claimed_epsilon":1})"})
                 .value();
         }
         LedgerView view(reload());
@@ -235,7 +242,8 @@ private Q_SLOTS:
         // λ* fine-tuned with DP-SGD at ε = 1 beside DP-MixMin at ε = 1: the AUC chart at ε = 1,
         // its CSV and the comparison table say ε = ∞ for the baseline, never ε = 1.
         ProjectSnapshot p;
-        for (const auto& [id, method, auc] : {std::tuple{1LL, "dp-mixmin", 0.7}, std::tuple{2LL, "non-private-mixmin", 0.8}}) {
+        for (const auto& [id, method, auc] :
+             {std::tuple{1LL, "dp-mixmin", 0.7}, std::tuple{2LL, "non-private-mixmin", 0.8}}) {
             RunResults r;
             r.run.id = id;
             r.run.method = method;
@@ -255,7 +263,8 @@ private Q_SLOTS:
         const auto table = bars.plottedTable();
         QCOMPARE(table.rows[1].mid(0, 3), (QStringList{"ac", "inf", "non-private-mixmin"}));
         const auto compared = compareRuns(p, {1, 2}).value();
-        QCOMPARE(compared.runLabels[1], QString("#2 Non-private MixMin (λ*) · ac · ε = ∞, non-private baseline · seed 0"));
+        QCOMPARE(compared.runLabels[1],
+                 QString("#2 Non-private MixMin (λ*) · ac · ε = ∞, non-private baseline · seed 0"));
         for (const auto& parameter : compared.parameters)
             if (parameter.key == "epsilon") QCOMPARE(parameter.values[1], QString("∞, non-private baseline"));
     }
@@ -296,8 +305,8 @@ private Q_SLOTS:
         AuditView audit(snapshot_);
         KScalingView kscaling(snapshot_);
         LedgerView ledger(snapshot_);
-        RunComparisonView comparison(snapshot_, compareRuns(snapshot_, {generated_.dpRunEpsilon1Seed0,
-                                                                        generated_.randomSearchRun}).value());
+        RunComparisonView comparison(
+            snapshot_, compareRuns(snapshot_, {generated_.dpRunEpsilon1Seed0, generated_.randomSearchRun}).value());
         PrivateSetView privateSet(snapshot_);
         const QList<std::tuple<QWidget*, ResultView, QStringList>> views = {
             {&summary, ResultView::StudySummary, {"Study summary", "verdict", "λ*", "split A", "ρ"}},
@@ -316,7 +325,8 @@ private Q_SLOTS:
         for (const auto& [widget, kind, words] : views) {
             const QString text = widget->whatsThis();
             QCOMPARE(text, viewWhatsThis(kind));
-            for (const QString& word : words) QVERIFY2(text.contains(word.toHtmlEscaped()), qPrintable(word + " in " + text));
+            for (const QString& word : words)
+                QVERIFY2(text.contains(word.toHtmlEscaped()), qPrintable(word + " in " + text));
             for (GlossaryTerm term : viewTerms(kind))
                 QVERIFY2(text.contains(glossaryText(term).toHtmlEscaped()), qPrintable(glossaryName(term)));
             all += text;
@@ -342,7 +352,8 @@ private Q_SLOTS:
         QVERIFY(tradeoff.chart()->xAxisToolTip().contains("privacy budget"));
         QVERIFY(tradeoff.chart()->yAxisToolTip().contains("L1 0 means identical"));
         LedgerView ledger(snapshot_);
-        QVERIFY(ledger.table()->horizontalHeaderItem(9)->toolTip().contains("established when it follows from a proof"));
+        QVERIFY(
+            ledger.table()->horizontalHeaderItem(9)->toolTip().contains("established when it follows from a proof"));
         QVERIFY(ledger.table()->horizontalHeaderItem(8)->toolTip().contains("RDP order"));
         QVERIFY(ledger.table()->horizontalHeaderItem(3)->toolTip().contains("split A learns λ"));
         QVERIFY(ledger.table()->horizontalHeaderItem(7)->toolTip().contains("1/n"));
@@ -380,8 +391,10 @@ private Q_SLOTS:
         const QList<QPair<QString, dpmix::widgets::ChartWidget*>> charts = {
             {"lambda", lambda.chart()}, {"trajectory", trajectory.chart()}, {"tradeoff", tradeoff.chart()}};
         for (const auto& [name, chart] : charts) {
-            for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{
-                     {"png", ExportFormat::Png}, {"pdf", ExportFormat::Pdf}, {"svg", ExportFormat::Svg}, {"csv", ExportFormat::Csv}}) {
+            for (const auto& [suffix, format] : QList<QPair<QString, ExportFormat>>{{"png", ExportFormat::Png},
+                                                                                    {"pdf", ExportFormat::Pdf},
+                                                                                    {"svg", ExportFormat::Svg},
+                                                                                    {"csv", ExportFormat::Csv}}) {
                 const QString path = dir_.path() + "/" + name + "." + suffix;
                 QCOMPARE(chart->exportTo(path, format), QString());
                 QVERIFY2(QFileInfo(path).size() > 0, qPrintable(path));

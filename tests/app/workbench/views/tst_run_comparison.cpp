@@ -10,11 +10,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableWidget>
-#include <QLabel>
-#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -166,7 +166,8 @@ private Q_SLOTS:
         const auto bars = view.metricChart()->plottedTable();
         QCOMPARE(bars.columns, (QStringList{"task", "epsilon", "method", "run", "seed", "metric", "value"}));
         QCOMPARE(bars.rows.size(), 1);  // run 2 has no such metric: no bar, no row
-        QCOMPARE(bars.rows[0], (QStringList{"ac", "1", "dp-mixmin", "1", "0", view.comparison().metrics[1].name, "0.7"}));
+        QCOMPARE(bars.rows[0],
+                 (QStringList{"ac", "1", "dp-mixmin", "1", "0", view.comparison().metrics[1].name, "0.7"}));
         const auto curve = view.curveChart()->plottedTable();
         QCOMPARE(curve.columns, (QStringList{"task", "epsilon", "method", "run", "seed", "step", "metric", "value"}));
         QCOMPARE(curve.rows[2], (QStringList{"ac", "1", "dp-mixmin", "1", "0", "2", "lambda/ab", "0.7"}));

@@ -22,7 +22,9 @@ QStringList column(const QTableWidget* table, int c) {
     return out;
 }
 
-QString cell(const QTableWidget* table, int r, int c) { return table->item(r, c) ? table->item(r, c)->text() : QString(); }
+QString cell(const QTableWidget* table, int r, int c) {
+    return table->item(r, c) ? table->item(r, c)->text() : QString();
+}
 
 QStringList headers(const QTableWidget* table) {
     QStringList out;
@@ -53,7 +55,8 @@ private Q_SLOTS:
         (void)file.setRunStatus(configuredRun_, project::RunStatus::Done).value();
         failedRun_ = file.addRun({"dp-mixmin", "ac", 4.0, 0, "{}"}).value();
         (void)file.setRunStatus(failedRun_, project::RunStatus::Running).value();
-        (void)file.setRunStatus(failedRun_, project::RunStatus::Failed, "batch 64 is larger than split A (4 examples)").value();
+        (void)file.setRunStatus(failedRun_, project::RunStatus::Failed, "batch 64 is larger than split A (4 examples)")
+            .value();
         auto snapshot = loadProjectSnapshot(generated_.path);
         QVERIFY(snapshot);
         project_ = std::move(snapshot).value();
@@ -63,7 +66,8 @@ private Q_SLOTS:
     }
 
     void configurationIsKeyValueInStoredOrder() {
-        const auto rows = configRows(R"({"stage":"mixture","rho":0.15,"model":{"name":"cnn","width":64},"seeds":[0,1],"secret":false})");
+        const auto rows = configRows(
+            R"({"stage":"mixture","rho":0.15,"model":{"name":"cnn","width":64},"seeds":[0,1],"secret":false})");
         QCOMPARE(rows.size(), std::size_t(6));
         QCOMPARE(rows[0], DetailRow("stage", "mixture"));
         QCOMPARE(rows[1], DetailRow("rho", "0.15"));
@@ -107,7 +111,8 @@ private Q_SLOTS:
         const QTableWidget* ledger = view.table(RunDetailsPart::Ledger);
         QVERIFY(!ledger->isHidden());
         QCOMPARE(ledger->rowCount(), 1);
-        const auto entry = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.25, 1.5, 100, 1e-5, 13.0);
+        const auto entry =
+            privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.25, 1.5, 100, 1e-5, 13.0);
         const QStringList h = headers(ledger);
         QCOMPARE(cell(ledger, 0, h.indexOf("Stage")), QString("mixture"));
         QCOMPARE(cell(ledger, 0, h.indexOf("Split")), QString("A"));

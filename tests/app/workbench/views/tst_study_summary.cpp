@@ -66,7 +66,8 @@ private Q_SLOTS:
         const QString v = studyVerdict(s);
         QVERIFY2(v.contains("about 96 patients at ρ = 0.3"), qPrintable(v));
         const QString page = studySummaryHtml(s);
-        QVERIFY2(page.contains("800 examples of 400 patients; the guarantee protects one <b>patient</b>"), qPrintable(page));
+        QVERIFY2(page.contains("800 examples of 400 patients; the guarantee protects one <b>patient</b>"),
+                 qPrintable(page));
         // Nothing spent yet reads as such (not "0 DP release(s) spent ε = 0.000 at δ = 0").
         QVERIFY2(page.contains("No DP release yet: nothing spent on xrays (no cap)."), qPrintable(page));
         s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "cosine-to-lambda-star", "", 0.70}}),
@@ -109,8 +110,9 @@ private Q_SLOTS:
         QVERIFY(std::abs(rows[0].mean - 0.84) < 1e-12);  // seeds: (0.80 + 0.84)/2 = 0.82 and 0.86
         QCOMPARE(rows[0].seeds, 2);
         const QString v = studyVerdict(s);
-        QVERIFY2(v.contains("closer to the non-private optimum λ* than uniform weights are (cosine 0.94 ± 0.01 vs 0.70)"),
-                 qPrintable(v));
+        QVERIFY2(
+            v.contains("closer to the non-private optimum λ* than uniform weights are (cosine 0.94 ± 0.01 vs 0.70)"),
+            qPrintable(v));
         QVERIFY2(v.contains("Downstream at ε = 1 ("), qPrintable(v));  // ε's shortest exact form, not 1.000
         QVERIFY2(v.contains("DP-MixMin 0.840 ± 0.028"), qPrintable(v));
         QVERIFY2(v.contains("0.750"), qPrintable(v));
