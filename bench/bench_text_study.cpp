@@ -34,6 +34,47 @@ std::vector<std::string> splitList(const std::string& text) {
 
 std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
+// One JSON row per (task, seed, ε): the λ's, their distances to λ*, the noise and the perplexities.
+nlohmann::ordered_json tasksJson(const text_study::TextStudyReport& report) {
+    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < report.study.mixtures.size(); ++i) {
+        const auto& m = report.study.mixtures[i];
+        const auto& d = report.seeds[i];
+        const auto& o = m.outcome;
+        for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
+            const auto& p = o.privateLambdas[pi];
+            tasks.push_back({{"task", o.task},
+                             {"seed", p.seed},
+                             {"epsilon", p.epsilon},
+                             {"rho", m.rho},
+                             {"split_a", m.splitA},
+                             {"split_b", m.splitB},
+                             {"users_a", d.usersA},
+                             {"users_b", d.usersB},
+                             {"components", o.componentNames},
+                             {"lambda_dp", vec(p.lambda)},
+                             {"lambda_star", vec(o.lambdaStar)},
+                             {"lambda_uniform", vec(o.lambdaUniform)},
+                             {"lambda_random_search", vec(o.lambdaRandomSearch)},
+                             {"cos_dp", p.cosine},
+                             {"l1_dp", p.l1},
+                             {"cos_uniform", o.uniformCosine},
+                             {"l1_uniform", o.uniformL1},
+                             {"cos_random_search", o.randomSearchCosine},
+                             {"sigma", p.sigma},
+                             {"epsilon_spent", p.epsilonSpent},
+                             {"delta", p.delta},
+                             {"perplexity_dp", d.perplexityDp[pi]},
+                             {"perplexity_star", d.perplexityStar},
+                             {"perplexity_uniform", d.perplexityUniform},
+                             {"perplexity_random_search", d.perplexityRandomSearch},
+                             {"user_grad_norm_q10_50_90_uniform", d.userGradientNormQuantilesUniform},
+                             {"user_grad_norm_q10_50_90_star", d.userGradientNormQuantilesStar}});
+        }
+    }
+    return tasks;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,42 +121,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     const double totalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < report->study.mixtures.size(); ++i) {
-        const auto& m = report->study.mixtures[i];
-        const auto& d = report->seeds[i];
-        const auto& o = m.outcome;
-        for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
-            const auto& p = o.privateLambdas[pi];
-            tasks.push_back({{"task", o.task},
-                             {"seed", p.seed},
-                             {"epsilon", p.epsilon},
-                             {"rho", m.rho},
-                             {"split_a", m.splitA},
-                             {"split_b", m.splitB},
-                             {"users_a", d.usersA},
-                             {"users_b", d.usersB},
-                             {"components", o.componentNames},
-                             {"lambda_dp", vec(p.lambda)},
-                             {"lambda_star", vec(o.lambdaStar)},
-                             {"lambda_uniform", vec(o.lambdaUniform)},
-                             {"lambda_random_search", vec(o.lambdaRandomSearch)},
-                             {"cos_dp", p.cosine},
-                             {"l1_dp", p.l1},
-                             {"cos_uniform", o.uniformCosine},
-                             {"l1_uniform", o.uniformL1},
-                             {"cos_random_search", o.randomSearchCosine},
-                             {"sigma", p.sigma},
-                             {"epsilon_spent", p.epsilonSpent},
-                             {"delta", p.delta},
-                             {"perplexity_dp", d.perplexityDp[pi]},
-                             {"perplexity_star", d.perplexityStar},
-                             {"perplexity_uniform", d.perplexityUniform},
-                             {"perplexity_random_search", d.perplexityRandomSearch},
-                             {"user_grad_norm_q10_50_90_uniform", d.userGradientNormQuantilesUniform},
-                             {"user_grad_norm_q10_50_90_star", d.userGradientNormQuantilesStar}});
-        }
-    }
+    const nlohmann::ordered_json tasks = tasksJson(*report);
     nlohmann::ordered_json out{{"project", report->study.project},
                                {"vocabulary", report->vocabularySize},
                                {"test_documents", report->testDocuments},

@@ -25,6 +25,12 @@ summary() {
 trap summary EXIT
 scripts/setup.sh
 phase_done build
+# The house style (scripts/check-style.sh, seconds): every C++ file in engine/ app/ widgets/ tests/
+# bench/ as clang-format 14 writes it, and no function over 80 lines. Full runs only.
+if [ $# -eq 0 ]; then
+  scripts/check-style.sh
+  phase_done style
+fi
 # Without arguments every label runs but `journey` (the user journeys in a real window: minutes of
 # training on the demo project; scripts/run-journeys.sh runs them, or `scripts/run-tests.sh -L journey`).
 ctest_args=("$@")

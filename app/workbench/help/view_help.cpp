@@ -128,7 +128,10 @@ QString glossaryName(GlossaryTerm term) {
     return {};
 }
 
-QString glossaryText(GlossaryTerm term) {
+namespace {
+
+// The privacy terms: ε, δ, the splits, the noise, the accountant, what is established, the audit.
+QString privacyTermText(GlossaryTerm term) {
     switch (term) {
         case GlossaryTerm::Epsilon:
             return tr(
@@ -136,22 +139,6 @@ QString glossaryText(GlossaryTerm term) {
                 "result by at most a factor e^ε. Smaller is stronger privacy; ε = ∞ means no privacy guarantee.");
         case GlossaryTerm::Delta:
             return tr("The small probability with which the ε guarantee may fail; it should be far below 1/n.");
-        case GlossaryTerm::Lambda:
-            return tr(
-                "DP-MixMin pretrains on a mixture of k public data sets (components); λ gives each component its "
-                "weight. The weights are ≥ 0 and sum to 1.");
-        case GlossaryTerm::LambdaStar:
-            return tr(
-                "The mixture weights learned without privacy on the same data: the best the private method can "
-                "hope for. Shown for comparison only; never a release.");
-        case GlossaryTerm::LambdaDp:
-            return tr("The mixture weights DP-MixMin learned under differential privacy: the release.");
-        case GlossaryTerm::Cosine:
-            return tr("How close a mixture is to λ*: cosine 1 means the same direction, L1 0 means identical weights.");
-        case GlossaryTerm::EgStep:
-            return tr(
-                "One update of λ: λ is multiplied by e^(−η·gradient) and renormalised to sum to 1. η is the "
-                "step size.");
         case GlossaryTerm::SplitAB:
             return tr(
                 "The sensitive training data is split once: split A learns λ, split B fine-tunes the model. "
@@ -178,6 +165,29 @@ QString glossaryText(GlossaryTerm term) {
             return tr(
                 "An audit trains many times with and without a planted example (the canary) and tests how well "
                 "an attacker can tell: the empirical lower bound ε_LB. A claimed ε below ε_LB is refuted.");
+        default: return {};
+    }
+}
+
+// The mixture's and the results' terms.
+QString resultTermText(GlossaryTerm term) {
+    switch (term) {
+        case GlossaryTerm::Lambda:
+            return tr(
+                "DP-MixMin pretrains on a mixture of k public data sets (components); λ gives each component its "
+                "weight. The weights are ≥ 0 and sum to 1.");
+        case GlossaryTerm::LambdaStar:
+            return tr(
+                "The mixture weights learned without privacy on the same data: the best the private method can "
+                "hope for. Shown for comparison only; never a release.");
+        case GlossaryTerm::LambdaDp:
+            return tr("The mixture weights DP-MixMin learned under differential privacy: the release.");
+        case GlossaryTerm::Cosine:
+            return tr("How close a mixture is to λ*: cosine 1 means the same direction, L1 0 means identical weights.");
+        case GlossaryTerm::EgStep:
+            return tr(
+                "One update of λ: λ is multiplied by e^(−η·gradient) and renormalised to sum to 1. η is the "
+                "step size.");
         case GlossaryTerm::Auc:
             return tr(
                 "Area under the ROC curve on the held-out sensitive test split: 1 is perfect, 0.5 a random "
@@ -208,8 +218,16 @@ QString glossaryText(GlossaryTerm term) {
                 "How much one run could reveal about one example, measured on the trajectory it took: an "
                 "estimate, not a guarantee (the guarantee is the dataset-level ε). Isolation: the mean "
                 "distance to the example's nearest same-class neighbours in feature space.");
+
+        default: return {};
     }
-    return {};
+}
+
+}  // namespace
+
+QString glossaryText(GlossaryTerm term) {
+    const QString privacy = privacyTermText(term);
+    return privacy.isEmpty() ? resultTermText(term) : privacy;
 }
 
 QString glossaryToolTip(GlossaryTerm term) { return glossaryName(term) + QStringLiteral(": ") + glossaryText(term); }
