@@ -1,6 +1,7 @@
 #include "app/cli/argument_checks.h"
 #include "app/cli/command.h"
 #include "app/cli/terminal_safe.h"
+#include "app/cli/usage_hints.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
@@ -17,7 +18,7 @@ int runDpmix(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     dpmix::reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
-    CLI::App app{"dpmix — differentially private learning with public data (headless)"};
+    CLI::App app{"dpmix — differentially private learning with public data (headless)", "dpmix"};
     app.set_version_flag("--version", "dpmix " + dpmix::versionString());
     app.require_subcommand(1);
     // Torch defaults to one intra-op thread on small VMs; use every core unless told otherwise.
@@ -34,7 +35,12 @@ int runDpmix(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         const int rc = app.exit(e);
-        return rc == 0 ? 0 : 2;  // usage errors are bad input
+        if (rc == 0) return 0;
+        // The command or option a typo most likely meant ("did you mean 'inspect'?").
+        if (const std::string hint = dpmix::cli::usageHint(app, std::vector<std::string>(argv + 1, argv + argc));
+            !hint.empty())
+            std::cerr << hint << '\n';
+        return 2;  // usage errors are bad input
     }
     return ctx.exitCode;
 }

@@ -12,6 +12,7 @@
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/terminal_safe.h"
+#include "app/cli/usage_hints.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
@@ -166,7 +167,8 @@ int runTextMain(int argc, char** argv) {
     tuneMallocForTraining();
     reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
-    CLI::App app{"dpmix-text — the text (language-modelling) studies of dpmix; `dpmix run` calls it for text projects"};
+    CLI::App app{"dpmix-text — the text (language-modelling) studies of dpmix; `dpmix run` calls it for text projects",
+                 "dpmix-text"};
     app.set_version_flag("--version", "dpmix-text " + versionString());
     app.require_subcommand(1);
     TextArgs args;
@@ -192,7 +194,11 @@ int runTextMain(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
+        if (app.exit(e) == 0) return 0;
+        if (const std::string hint = cli::usageHint(app, std::vector<std::string>(argv + 1, argv + argc));
+            !hint.empty())
+            std::cerr << hint << '\n';
+        return 2;
     }
     return executeTextRun(args);
 }
