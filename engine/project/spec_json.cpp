@@ -361,12 +361,29 @@ fs::path defaultDataDir(const fs::path& specFile) {
     return fs::path(absolute ? *absolute : specFile.string()).parent_path().parent_path() / "data";
 }
 
+namespace {
+
+// A file given where a spec is expected that is plainly something else — a CSV manifest (a first
+// line of comma-separated names, as a clinician's label table has) — gets what to do with it.
+std::string notASpecHint(const std::string& text) {
+    const std::string first = text.substr(0, text.find('\n'));
+    const auto start = first.find_first_not_of(" \t\r\xEF\xBB\xBF");
+    if (start == std::string::npos || first[start] == '{' || first[start] == '[') return {};
+    if (first.find(',') == std::string::npos) return {};
+    return ". It looks like a CSV manifest (a header row of comma-separated names): a study is a JSON spec "
+           "that names it as a source, {\"name\": ..., \"loader\": \"csv-images\", \"path\": \"labels.csv\"} "
+           "(docs/DATA.md, \"Loaders\"; projects/ has specs to copy), or register it in the workbench "
+           "(Study ▸ Set sensitive data…)";
+}
+
+}  // namespace
+
 Result<ProjectSpec> parseProjectSpec(const std::string& text, const SpecLocation& where, const std::string& origin) {
     Json root;
     try {
         root = parseStrictJson(text);
     } catch (const nlohmann::json::exception& e) {  // syntax, and numbers beyond double range
-        return Error{origin + ": not valid JSON (" + e.what() + ")"};
+        return Error{origin + ": not valid JSON (" + e.what() + ")" + notASpecHint(text)};
     } catch (const StrictJsonError& e) {
         return Error{origin + ": not a valid spec: " + e.what()};
     }

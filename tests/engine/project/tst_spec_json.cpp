@@ -588,6 +588,21 @@ private Q_SLOTS:
         auto spec = parseProjectSpec("{\"name\": \"x\",}", where(), "broken.json");
         QVERIFY(!spec.ok());
         QVERIFY2(spec.error().message.find("broken.json: not valid JSON") == 0, spec.error().message.c_str());
+        QVERIFY(spec.error().message.find("CSV manifest") == std::string::npos);  // a broken spec, not a CSV
+    }
+
+    void aCsvManifestGivenAsASpecSaysWhatToDoWithIt() {
+        // `dpmix new labels.csv`: the parser's error, then what the file is and how a study uses it.
+        auto csv = parseProjectSpec("Path,Patient,Cardiomegaly\nimg0.png,p0,1\n", where(), "labels.csv");
+        QVERIFY(!csv.ok());
+        const std::string& m = csv.error().message;
+        QVERIFY2(m.find("labels.csv: not valid JSON") == 0, m.c_str());
+        QVERIFY2(m.find("looks like a CSV manifest") != std::string::npos, m.c_str());
+        QVERIFY2(m.find("\"loader\": \"csv-images\"") != std::string::npos, m.c_str());
+        // A text without commas on its first line is not taken for a CSV.
+        auto prose = parseProjectSpec("hello world\n", where(), "notes.txt");
+        QVERIFY(!prose.ok());
+        QVERIFY(prose.error().message.find("CSV manifest") == std::string::npos);
     }
 
     void loadsAFileWithTheDataDirFromTheEnvironment() {
