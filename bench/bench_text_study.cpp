@@ -6,6 +6,7 @@
 //                              [rho = spec's] [seeds = spec's, comma-separated]
 //                              [tokenizer sample bytes per domain = 262144]
 // PROJECT.dpmix is created from the spec (replaced if it exists).
+#include "app/cli/mixture_json.h"
 #include "engine/data/source_loader.h"
 #include "engine/project/project_opener.h"
 #include "engine/text_study/text_study.h"
@@ -32,8 +33,6 @@ std::vector<std::string> splitList(const std::string& text) {
     return out;
 }
 
-std::vector<double> vec(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
-
 // One JSON row per (task, seed, ε): the λ's, their distances to λ*, the noise and the perplexities.
 nlohmann::ordered_json tasksJson(const text_study::TextStudyReport& report) {
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
@@ -42,34 +41,17 @@ nlohmann::ordered_json tasksJson(const text_study::TextStudyReport& report) {
         const auto& d = report.seeds[i];
         const auto& o = m.outcome;
         for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
-            const auto& p = o.privateLambdas[pi];
-            tasks.push_back({{"task", o.task},
-                             {"seed", p.seed},
-                             {"epsilon", p.epsilon},
-                             {"rho", m.rho},
-                             {"split_a", m.splitA},
-                             {"split_b", m.splitB},
-                             {"users_a", d.usersA},
-                             {"users_b", d.usersB},
-                             {"components", o.componentNames},
-                             {"lambda_dp", vec(p.lambda)},
-                             {"lambda_star", vec(o.lambdaStar)},
-                             {"lambda_uniform", vec(o.lambdaUniform)},
-                             {"lambda_random_search", vec(o.lambdaRandomSearch)},
-                             {"cos_dp", p.cosine},
-                             {"l1_dp", p.l1},
-                             {"cos_uniform", o.uniformCosine},
-                             {"l1_uniform", o.uniformL1},
-                             {"cos_random_search", o.randomSearchCosine},
-                             {"sigma", p.sigma},
-                             {"epsilon_spent", p.epsilonSpent},
-                             {"delta", p.delta},
-                             {"perplexity_dp", d.perplexityDp[pi]},
-                             {"perplexity_star", d.perplexityStar},
-                             {"perplexity_uniform", d.perplexityUniform},
-                             {"perplexity_random_search", d.perplexityRandomSearch},
-                             {"user_grad_norm_q10_50_90_uniform", d.userGradientNormQuantilesUniform},
-                             {"user_grad_norm_q10_50_90_star", d.userGradientNormQuantilesStar}});
+            // The fields of `dpmix run --json` (app/cli/mixture_json.h), then the text study's own.
+            nlohmann::ordered_json row = cli::privateLambdaJson(m, o.privateLambdas[pi]);
+            row["users_a"] = d.usersA;
+            row["users_b"] = d.usersB;
+            row["perplexity_dp"] = d.perplexityDp[pi];
+            row["perplexity_star"] = d.perplexityStar;
+            row["perplexity_uniform"] = d.perplexityUniform;
+            row["perplexity_random_search"] = d.perplexityRandomSearch;
+            row["user_grad_norm_q10_50_90_uniform"] = d.userGradientNormQuantilesUniform;
+            row["user_grad_norm_q10_50_90_star"] = d.userGradientNormQuantilesStar;
+            tasks.push_back(std::move(row));
         }
     }
     return tasks;

@@ -97,11 +97,8 @@ class TestAdamixUnits : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path();
-        testing::writeStudyImages(d, "pub", 120, 1);
-        testing::writeStudyImages(d, "ext", 160, 3);
-        testing::writeStudyImages(d, "sens", 400, 2);
-        testing::installStandInSbatch(d, "4545");  // the units run here
+        testing::prepareJobFolder(dir_.path(), {{"pub", 120, 1}, {"ext", 160, 3}, {"sens", 400, 2}},
+                                  "4545");  // the units run here
     }
 
     void gridPartsMergeIntoTheLocalExperiment() {

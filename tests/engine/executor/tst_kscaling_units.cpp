@@ -78,10 +78,7 @@ class TestKScalingUnits : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path();
-        testing::writeStudyImages(d, "pub", 200, 1);
-        testing::writeStudyImages(d, "sens", 600, 2);
-        testing::installStandInSbatch(d, "4444");  // the units run here
+        testing::prepareJobFolder(dir_.path(), {{"pub", 200, 1}, {"sens", 600, 2}}, "4444");  // the units run here
     }
 
     void classUnitsMergeIntoTheLocalExperiment() {

@@ -155,10 +155,7 @@ private Q_SLOTS:
     void init() { dpmix::test_support::useOwnBudgetStore(dir_); }
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path();
-        testing::writeStudyImages(d, "pub", 200, 1);
-        testing::writeStudyImages(d, "sens", 600, 2);
-        testing::installStandInSbatch(d, "4242");  // the units run here
+        testing::prepareJobFolder(dir_.path(), {{"pub", 200, 1}, {"sens", 600, 2}}, "4242");  // the units run here
     }
 
     void gridUnitsMergeIntoTheLocalRuns() {

@@ -138,10 +138,7 @@ class TestSweepUnits : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string d = dir_.path();
-        testing::writeStudyImages(d, "pub", 200, 1);
-        testing::writeStudyImages(d, "sens", 600, 2);
-        testing::installStandInSbatch(d, "4343");  // the units run here
+        testing::prepareJobFolder(dir_.path(), {{"pub", 200, 1}, {"sens", 600, 2}}, "4343");  // the units run here
     }
 
     void epsilonSweepUnitsMergeIntoTheLocalSweep() {

@@ -6,6 +6,7 @@
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
 #include "engine/project/project_file.h"
+#include "tests/engine/pipeline/tiny_image_study.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +26,21 @@ inline void installStandInSbatch(const std::string& dir, const std::string& slur
     fs::permissions(dir + "/bin/sbatch", fs::perms::owner_all);
     const std::string path = dir + "/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "");
     ::setenv("PATH", path.c_str(), 1);
+}
+
+/// One generated image source of a test's folder (tiny_image_study.h): <stem>-images.idx and -labels.idx.
+struct GeneratedSource {
+    const char* stem;
+    int images;
+    std::uint64_t seed;
+};
+
+/// The folder a cluster-unit test's projects live in: its generated image sources, and the
+/// stand-in sbatch answering `slurmJobId` (the units then run in this process).
+inline void prepareJobFolder(const std::string& dir, std::initializer_list<GeneratedSource> sources,
+                             const std::string& slurmJobId) {
+    for (const auto& s : sources) writeStudyImages(dir, s.stem, s.images, s.seed);
+    installStandInSbatch(dir, slurmJobId);
 }
 
 /// The bits of `v` as a decimal number: equal texts mean equal doubles, NaNs and signed zeros included.
