@@ -15,6 +15,7 @@
 #include "app/workbench/runs/engine_study.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "tests/support/test_support.h"
@@ -60,10 +61,7 @@ class TstBudgetMeter : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_budget_meter");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_budget_meter");
         QVERIFY(dir_.isValid());
         const std::string d = dir_.path().toStdString();
         dpmix::testing::writeStudyImages(d, "pub", 200, 1);

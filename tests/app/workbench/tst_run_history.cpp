@@ -13,6 +13,7 @@
 #include "app/workbench/views/run_details_view.h"
 #include "engine/methods/method_plan.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
@@ -99,10 +100,7 @@ class TstRunHistory : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_run_history");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_run_history");
         generated_ = testing::generateProject(dir_.path() + "/study.dpmix");
         // Two runs with the configuration the study runner and the audit stage store.
         auto file = dpmix::project::ProjectFile::open(generated_.path.toStdString()).value();

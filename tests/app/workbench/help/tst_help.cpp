@@ -5,6 +5,7 @@
 #include "app/workbench/help/help_window.h"
 #include "app/workbench/main_window.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
@@ -28,12 +29,7 @@ class TstHelp : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_help");
-        QSettings().clear();
-    }
+    void initTestCase() { dpmix::workbench::test::isolateSettings("tst_help"); }
 
     void everyDocumentIsBundled() {
         MainWindow w(services());  // registers the program's resources

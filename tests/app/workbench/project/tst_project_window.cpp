@@ -30,6 +30,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "widgets/chart_widget.h"
 #include "widgets/log_slider_spin_box.h"
@@ -95,10 +96,7 @@ class TstProjectWindow : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_project_window");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_project_window");
         study_.guiThread = QThread::currentThread();
         generated_ = testing::generateProject(dir_.path() + "/study.dpmix");
     }

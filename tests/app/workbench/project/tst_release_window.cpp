@@ -9,6 +9,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "widgets/chart_widget.h"
 
@@ -70,10 +71,7 @@ class TstReleaseWindow : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_release_window");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_release_window");
         generated_ = testing::generateProject(dir_.path() + "/study.dpmix");
     }
 

@@ -13,6 +13,7 @@
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/runs/fake_cluster_backend.h"
 #include "tests/app/workbench/window_parts.h"
 
@@ -52,10 +53,7 @@ class TestClusterJobsView : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_cluster_jobs_view");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_cluster_jobs_view");
         QVERIFY(dir_.isValid());
     }
 

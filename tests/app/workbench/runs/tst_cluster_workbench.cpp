@@ -15,6 +15,7 @@
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/runs/job_runner.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "tests/support/local_slurm.h"
@@ -88,10 +89,7 @@ class TestClusterWorkbench : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         DPMIX_SKIP_WITHOUT_SLURM();
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_cluster_workbench");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_cluster_workbench");
         QVERIFY(dir_.isValid());
     }
 

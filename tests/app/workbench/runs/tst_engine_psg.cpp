@@ -13,6 +13,7 @@
 #include "app/workbench/runs/engine_study.h"
 #include "app/workbench/views/private_set_view.h"
 #include "engine/project/project_opener.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "widgets/image_grid_widget.h"
@@ -55,10 +56,7 @@ class TstEnginePsg : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_engine_psg");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_engine_psg");
         QVERIFY(dir_.isValid());
         const std::string d = dir_.path().toStdString();
         testing::writeStudyImages(d, "sens", 200, 2);

@@ -8,6 +8,7 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
 #include "tests/app/workbench/demo_project_copy.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 
 #include <QAction>
@@ -29,10 +30,7 @@ class TstEngineStudy : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_engine_study");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_engine_study");
         if (testing::demoProject().isEmpty()) QSKIP("needs the demo project projects/fashion-mnist.dpmix");
         project_ = testing::copyDemoProject(dir_.path());
         QVERIFY(!project_.isEmpty());

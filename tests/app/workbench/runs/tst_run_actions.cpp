@@ -10,6 +10,7 @@
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/parameter_panel.h"
@@ -79,10 +80,7 @@ class TstRunActions : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_run_actions");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_run_actions");
         store_.files.insert("/tmp/study.dpmix", dpmix::widgets::RunParameters{});
     }
 

@@ -13,6 +13,7 @@
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/runs/engine_study.h"
 #include "engine/project/project_budget.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
@@ -68,10 +69,7 @@ class TstSpendPreviewExact : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_spend_preview_exact");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_spend_preview_exact");
         QVERIFY(dir_.isValid());
         const std::string d = dir_.path().toStdString();
         testing::writeStudyImages(d, "pub", 200, 1);

@@ -5,6 +5,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "widgets/job_list_widget.h"
 
@@ -52,12 +53,7 @@ class TstStageQueue : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_stage_queue");
-        QSettings().clear();
-    }
+    void initTestCase() { dpmix::workbench::test::isolateSettings("tst_stage_queue"); }
 
     void aQueuedRequestSurvivesTheFailureBeforeIt() {
         MainWindow w(services());

@@ -12,6 +12,7 @@
 #include "app/workbench/study/task_editor.h"
 #include "engine/project/project_file.h"
 #include "tests/app/workbench/fake_backends.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/source_fixtures.h"
 #include "tests/app/workbench/window_parts.h"
 #include "widgets/parameter_panel.h"
@@ -110,12 +111,7 @@ class TstStudyWindow : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_study_window");
-        QSettings().clear();
-    }
+    void initTestCase() { dpmix::workbench::test::isolateSettings("tst_study_window"); }
 
     void dropOpensTheIdxDialogPrefilled() {
         QTemporaryDir dir;

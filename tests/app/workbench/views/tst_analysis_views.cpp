@@ -15,6 +15,7 @@
 #include "app/workbench/views/perplexity_view.h"
 #include "tests/app/workbench/analysis_views_project.h"
 #include "tests/app/workbench/generated_project.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
 #include "tests/support/test_support.h"
 #include "widgets/plot_export.h"
@@ -73,10 +74,7 @@ class TstAnalysisViews : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_analysis_views");
-        QSettings().clear();
+        dpmix::workbench::test::isolateSettings("tst_analysis_views");
         generated_ = testing::generateAnalysisViewsProject(dir_.path() + "/analysis.dpmix");
         snapshot_ = loadProjectSnapshot(generated_.path).value();
         const auto lambdaOnly = testing::generateProject(dir_.path() + "/lambda-only.dpmix");

@@ -5,6 +5,7 @@
 #include "app/workbench/project/pinned_baseline.h"
 #include "app/workbench/views/run_comparison.h"
 #include "app/workbench/views/run_comparison_view.h"
+#include "tests/app/workbench/isolated_settings.h"
 #include "widgets/bar_chart_widget.h"
 #include "widgets/line_chart_widget.h"
 
@@ -62,12 +63,7 @@ class TstRunComparison : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("dpmix-tests");
-        QCoreApplication::setApplicationName("tst_run_comparison");
-        QSettings().clear();
-    }
+    void initTestCase() { dpmix::workbench::test::isolateSettings("tst_run_comparison"); }
 
     void onlyTheDifferingKeysAreFlagged() {
         const auto c = compareRuns(project("/tmp/a.dpmix"), {1, 2});
