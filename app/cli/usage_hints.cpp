@@ -79,22 +79,23 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
 }
 
 std::vector<std::string> closestNames(const std::string& typed, const std::vector<std::string>& names) {
+    if (typed.empty()) return {};
     std::vector<std::string> best;
     std::size_t bestDistance = 0;
     for (const auto& name : names) {
         const std::size_t distance = editDistance(typed, name);
         const std::size_t allowed = name.size() <= 4 ? 1 : name.size() <= 8 ? 2 : 3;
-        if (typed.empty() || distance == 0 || distance > allowed) continue;
+        if (distance == 0 || distance > allowed) continue;
+        if (!best.empty() && distance > bestDistance) continue;
         if (best.empty() || distance < bestDistance) {
-            best = {name};
+            best.clear();
             bestDistance = distance;
-        } else if (distance == bestDistance && std::find(best.begin(), best.end(), name) == best.end()) {
-            best.push_back(name);
         }
+        if (std::find(best.begin(), best.end(), name) == best.end()) best.push_back(name);
     }
     if (!best.empty()) return best;
-    for (const auto& name : names)  // no typo that close: the names `typed` starts
-        if (!typed.empty() && name.size() > typed.size() && name.compare(0, typed.size(), typed) == 0 &&
+    for (const auto& name : names)  // no typo that close: the names `typed` is the start of
+        if (name.size() > typed.size() && name.compare(0, typed.size(), typed) == 0 &&
             std::find(best.begin(), best.end(), name) == best.end())
             best.push_back(name);
     return best;

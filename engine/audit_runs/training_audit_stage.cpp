@@ -8,6 +8,7 @@
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
 #include "engine/privacy/parameters.h"
+#include "engine/project/study_seed.h"
 #include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
@@ -240,7 +241,7 @@ Result<TrainingAuditStageReport> runTrainingAuditStage(project::ProjectFile& pro
     auto sources = project.sources();
     if (!sources) return sources.error();
     if (log) log("loading the study's images");
-    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    const std::uint64_t studySeed = project::studySeedOf(spec);
     auto study = pipeline::loadImageStudy(*sources, spec, studySeed);
     if (!study) return study.error();
     auto data = auditedData(*study, spec, requested);

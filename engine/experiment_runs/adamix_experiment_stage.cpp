@@ -5,6 +5,7 @@
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/sensitive_split.h"
 #include "engine/project/declared_labels.h"
+#include "engine/project/study_seed.h"
 #include "engine/train/feature_extractor.h"
 #include "engine/train/frozen_features.h"
 #include "engine/train/model_spec.h"
@@ -429,7 +430,7 @@ Result<PreparedAdamixExperiment> prepareAdamixExperiment(project::ProjectFile& p
     if (auto e = checkAdamixExperimentOptions(options)) return *e;
     if (auto e = train::checkDevice(options.device)) return *e;
     const auto& spec = project.spec();
-    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    const std::uint64_t studySeed = project::studySeedOf(spec);
     auto sources = project.sources();
     if (!sources) return sources.error();
     auto roles = resolveRoles(*sources, options);

@@ -12,6 +12,7 @@
 #include "engine/privacy/parameters.h"
 #include "engine/project/declared_labels.h"
 #include "engine/project/project_budget.h"
+#include "engine/project/study_seed.h"
 #include "engine/psg/set_evaluation.h"
 #include "engine/train/dp_sgd.h"
 #include "engine/train/evaluation.h"
@@ -449,7 +450,7 @@ Result<PsgStageReport> runPsgStage(project::ProjectFile& project, const PsgStage
     if (!params) return params.error();
     const project::PsgSection g = spec.psg.value_or(project::PsgSection{});
     if (log) log("loading the sensitive images");
-    const std::uint64_t studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    const std::uint64_t studySeed = project::studySeedOf(spec);
     auto data = loadClassified(project, studySeed, progress, cancel);
     if (!data) return data.error();
     PsgRun r{project,

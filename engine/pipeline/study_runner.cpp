@@ -12,6 +12,7 @@
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
 #include "engine/project/spec_json.h"
+#include "engine/project/study_seed.h"
 #include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
@@ -72,7 +73,7 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
     if (auto e = train::checkDevice(proxyOptions.device)) return *e;
     const auto& spec = project.spec();
     PreparedStudy prepared;
-    prepared.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    prepared.studySeed = project::studySeedOf(spec);
 
     auto sources = project.sources();
     if (!sources) return sources.error();
@@ -207,6 +208,22 @@ StudyRun resolveStudyRun(project::ProjectFile& project, const StudyRunOptions& o
     if (r.mixtureGroupSize) r.request.maxExamplesPerUser = *r.mixtureGroupSize;
     return r;
 }
+
+// One unit of privacy for every mechanism of the run: refused before anything runs (or is stored)
+// if a fine-tuning mechanism cannot honour it, rather than downgraded silently.
+Status refuseUnhonouredUnit(const StudyRun& run) {
+    return run.downstream ? finetuneUnitRefusal(run.userLevel, run.spec.finetune) : Status{};
+}
+
+// A run resolved only to be checked, planned or reserved, never executed: it reports no progress
+// and is never cancelled, and the callback and token its StudyRun refers to live beside it.
+struct PlanningRun {
+    ProgressCallback noProgress;
+    CancellationToken neverCancelled;
+    StudyRun run;
+    PlanningRun(project::ProjectFile& project, const StudyRunOptions& options, const LogSink& log)
+        : run(resolveStudyRun(project, options, noProgress, neverCancelled, log)) {}
+};
 
 // The tasks asked for, checked against the study's.
 Status chooseTasks(StudyRun& run, const ImageStudy& st) {
@@ -506,9 +523,9 @@ Status checkImageStudyRun(const project::ProjectSpec& spec, const StudyRunOption
 Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& options, const ImageStudy& study,
                          const LogSink& log) {
     if (auto err = checkImageStudyRun(project.spec(), options)) return err;
-    StudyRun run = resolveStudyRun(project, options, {}, {}, log);
-    if (run.downstream)
-        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    PlanningRun planning(project, options, log);
+    StudyRun& run = planning.run;
+    if (auto refusal = refuseUnhonouredUnit(run)) return refusal;
     if (auto e = chooseTasks(run, study)) return e;
     return preflight(run, study, /*reserve=*/false);
 }
@@ -516,16 +533,14 @@ Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& o
 Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFile& project,
                                                               const StudyRunOptions& options, const LogSink& log) {
     if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
-    StudyRun run = resolveStudyRun(project, options, {}, {}, log);
-    if (run.downstream)
-        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    PlanningRun planning(project, options, log);
+    StudyRun& run = planning.run;
+    if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
     if (!run.mixture) return std::vector<privacy::BudgetRelease>{};
     auto sources = project.sources();
     if (!sources) return sources.error();
-    const auto& spec = project.spec();
-    // The study seed prepareStudy loads with: the same splits, so the same planned entries.
-    const auto studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
-    auto study = loadImageStudy(*sources, spec, studySeed);
+    // Loaded with the study seed prepareStudy uses: the same splits, so the same planned entries.
+    auto study = loadImageStudy(*sources, project.spec(), project::studySeedOf(project.spec()));
     if (!study) return study.error();
     if (auto e = chooseTasks(run, *study)) return *e;
     return plannedReleases(*study, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
@@ -535,9 +550,9 @@ Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFi
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
                                                    const ImageStudy& study, const LogSink& log) {
     if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
-    StudyRun run = resolveStudyRun(project, options, {}, {}, log);
-    if (run.downstream)
-        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    PlanningRun planning(project, options, log);
+    StudyRun& run = planning.run;
+    if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
     if (auto e = chooseTasks(run, study)) return *e;
     if (auto e = preflight(run, study, /*reserve=*/true)) return *e;
     if (!run.reservation) return project::BudgetReservation();
@@ -557,10 +572,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                     "' is text): run it with "
                     "`dpmix run` (which hands it to dpmix-text, a process without LibTorch) or dpmix-text run PROJECT"};
     StudyRun run = resolveStudyRun(project, options, progress, cancel, log);
-    // One unit of privacy for every mechanism of the run: refuse before anything runs (or is
-    // stored) if one cannot honour it, rather than downgrade it silently.
-    if (run.downstream)
-        if (auto refusal = finetuneUnitRefusal(run.userLevel, run.spec.finetune)) return *refusal;
+    if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
 
     ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;

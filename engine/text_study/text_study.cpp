@@ -16,6 +16,7 @@
 #include "engine/mixmin/random_search.h"
 #include "engine/mixmin/weight_metrics.h"
 #include "engine/privacy/ledger.h"
+#include "engine/project/study_seed.h"
 #include "engine/text/domain_proxies.h"
 #include "engine/text/lm_mixture_inputs.h"
 #include "engine/text/perplexity.h"
@@ -174,7 +175,7 @@ TextStudyRun resolveTextStudyRun(project::ProjectFile& project, const pipeline::
     r.delta = choices.delta;
     r.reproducible = choices.reproducible;
     r.accountant = choices.accountant;
-    r.studySeed = spec.seeds.empty() ? 0 : static_cast<std::uint64_t>(spec.seeds.front());
+    r.studySeed = project::studySeedOf(spec);
     r.groupSize = spec.mixture.userGroupSize > 0 ? spec.mixture.userGroupSize : settings.defaultUserGroupSize;
     r.totalRuns = static_cast<long long>(r.seeds.size() * r.epsilons.size());
     return r;
@@ -392,11 +393,14 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
 }
 
 // The DP-MixMin runs of one seed whose mechanism started and that are not done: marked `status`
-// with `why`; each keeps the ledger stored when it started.
+// with `why`; each keeps the ledger stored when it started (a run already done stays done).
 void markStartedRuns(project::ProjectFile& project, const std::map<double, long long>& started,
                      project::RunStatus status, const std::string& why) {
-    for (const auto& [eps, id] : started)
-        if (id > 0) (void)project.setRunStatus(id, status, why);
+    for (const auto& [eps, id] : started) {
+        if (id <= 0) continue;  // its storage failed: startMechanismRun marked nothing to keep
+        if (auto r = project.run(id); r && r->status != project::RunStatus::Done)
+            (void)project.setRunStatus(id, status, why);
+    }
 }
 
 // Before the mechanism touches split A, it is reserved on the data set's budget (refused over the
@@ -524,10 +528,7 @@ Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const 
         return storeTextSeedRuns(run, o, seed, details, testInputs, started);
     };
     if (auto e = finish()) {
-        // A λ computed but not stored: its run keeps the ledger, marked failed (a done run stays done).
-        for (const auto& [eps, id] : started)
-            if (auto r = run.project.run(id); r && r->status != project::RunStatus::Done)
-                (void)run.project.setRunStatus(id, project::RunStatus::Failed, e->message);
+        markStartedRuns(run.project, started, project::RunStatus::Failed, e->message);  // λ computed, not stored
         return e;
     }
     run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +

@@ -16,6 +16,11 @@ QString listText(const std::vector<double>& values) {
     for (double v : values) parts << QString::number(v);
     return parts.join(", ");
 }
+// The request of a study action: DP-MixMin's (proxies → mixture) or Compare with baselines'
+// (the five methods downstream).
+Result<StudyRequest> studyActionRequest(const RunAction& action) {
+    return action.kind == RunKind::DpMixMin ? studyRequestFor(action.parameters) : compareRequestFor(action.parameters);
+}
 }  // namespace
 
 Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters) {
@@ -147,8 +152,7 @@ std::optional<Result<std::vector<privacy::BudgetRelease>>> EngineRunController::
     const RunAction& action) {
     if (!plan_ || project_.isEmpty()) return std::nullopt;
     if (action.kind != RunKind::DpMixMin && action.kind != RunKind::CompareBaselines) return std::nullopt;
-    auto request =
-        action.kind == RunKind::DpMixMin ? studyRequestFor(action.parameters) : compareRequestFor(action.parameters);
+    auto request = studyActionRequest(action);
     if (!request) return Result<std::vector<privacy::BudgetRelease>>(request.error());
     StudyRequest planned = std::move(request).value();
     planned.device = device_;
@@ -234,7 +238,7 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
     switch (action.kind) {
         case RunKind::DpMixMin:
         case RunKind::CompareBaselines: {
-            auto request = action.kind == RunKind::DpMixMin ? studyRequestFor(p) : compareRequestFor(p);
+            auto request = studyActionRequest(action);
             if (!request) return request.error();
             return QList<StageJob>{clusterStudyJob(tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed)")
                                                        .arg(label)
