@@ -4,6 +4,7 @@
 // with the chosen accountant on the way. Messages begin with the field's name (epsilon, delta, q,
 // steps, eta, rank, clip-quantile, ridge, public-ridge, clip-floor, clip, ...), and Error::field
 // carries it.
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 #include "engine/privacy/accountant.h"
 #include "engine/privacy/randomness_source.h"
@@ -78,98 +79,43 @@ struct AdamixParams {
 
 class AdamixParamsBuilder {
 public:
-    AdamixParamsBuilder& steps(long long v) {
-        steps_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& stepSize(double v) {
-        eta_ = v;
-        return *this;
-    }
+    AdamixParamsBuilder& steps(long long v) { return core::setField(*this, steps_, v); }
+    AdamixParamsBuilder& stepSize(double v) { return core::setField(*this, eta_, v); }
     /// Give either a target ε (σ is calibrated) or σ (ε is computed), not both.
-    AdamixParamsBuilder& epsilon(double v) {
-        epsilon_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& sigma(double v) {
-        sigma_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& delta(double v) {
-        delta_ = v;
-        return *this;
-    }
+    AdamixParamsBuilder& epsilon(double v) { return core::setField(*this, epsilon_, v); }
+    AdamixParamsBuilder& sigma(double v) { return core::setField(*this, sigma_, v); }
+    AdamixParamsBuilder& delta(double v) { return core::setField(*this, delta_, v); }
     /// Poisson rate; not given: full batch (q = 1).
-    AdamixParamsBuilder& samplingRate(double v) {
-        q_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& accountant(privacy::Accountant v) {
-        accountant_ = v;
-        return *this;
-    }
+    AdamixParamsBuilder& samplingRate(double v) { return core::setField(*this, q_, v); }
+    AdamixParamsBuilder& accountant(privacy::Accountant v) { return core::setField(*this, accountant_, v); }
     /// Not given: min(m, 64).
-    AdamixParamsBuilder& rank(int v) {
-        rank_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& clipQuantile(double v) {
-        tau_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& clipFloor(double v) {
-        cMin_ = v;
-        return *this;
-    }
+    AdamixParamsBuilder& rank(int v) { return core::setField(*this, rank_, v); }
+    AdamixParamsBuilder& clipQuantile(double v) { return core::setField(*this, tau_, v); }
+    AdamixParamsBuilder& clipFloor(double v) { return core::setField(*this, cMin_, v); }
     /// A fixed clip C: switches the clip rule to Fixed.
     AdamixParamsBuilder& fixedClip(double v) {
         fixedClip_ = v;
         clip_ = ClipRule::Fixed;
         return *this;
     }
-    AdamixParamsBuilder& ridge(double v) {
-        ridge_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& publicRidge(double v) {
-        publicRidge_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& projection(Projection v) {
-        projection_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& clipRule(ClipRule v) {
-        clip_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& publicGradientTerm(bool v) {
-        publicTerm_ = v;
-        return *this;
-    }
-    AdamixParamsBuilder& initialisation(Initialisation v) {
-        init_ = v;
-        return *this;
-    }
+    AdamixParamsBuilder& ridge(double v) { return core::setField(*this, ridge_, v); }
+    AdamixParamsBuilder& publicRidge(double v) { return core::setField(*this, publicRidge_, v); }
+    AdamixParamsBuilder& projection(Projection v) { return core::setField(*this, projection_, v); }
+    AdamixParamsBuilder& clipRule(ClipRule v) { return core::setField(*this, clip_, v); }
+    AdamixParamsBuilder& publicGradientTerm(bool v) { return core::setField(*this, publicTerm_, v); }
+    AdamixParamsBuilder& initialisation(Initialisation v) { return core::setField(*this, init_, v); }
     /// Sets projection, clip rule, public term and start of a named configuration (a fixed C must
     /// still be given for the variants that use one).
     AdamixParamsBuilder& variant(AdamixVariant v);
-    AdamixParamsBuilder& noise(NoiseMode v) {
-        noise_ = v;
-        return *this;
-    }
+    AdamixParamsBuilder& noise(NoiseMode v) { return core::setField(*this, noise_, v); }
     AdamixParamsBuilder& randomness(privacy::RandomnessSource v) {
-        randomness_ = std::move(v);
-        return *this;
+        return core::setField(*this, randomness_, std::move(v));
     }
     /// Seeded randomness: reproducible, and its ledger entry says it is no release.
     AdamixParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "adamix") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
     }
-    AdamixParamsBuilder& split(std::string v) {
-        split_ = std::move(v);
-        return *this;
-    }
+    AdamixParamsBuilder& split(std::string v) { return core::setField(*this, split_, std::move(v)); }
 
     /// The defaults of docs/ADAMIX.md: T = 200, η = 1, δ = 1e-5, τ = 0.5, λ = 1e-4, λ₀ = 1e-3,
     /// c_min = 1e-6, full batch. ε (or σ) must still be given.

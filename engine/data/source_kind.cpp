@@ -1,6 +1,6 @@
 #include "engine/data/source_kind.h"
 
-#include <stdexcept>
+#include "engine/core/kind_table.h"
 
 namespace dpmix::data {
 
@@ -13,18 +13,11 @@ const std::vector<SourceKindTraits>& allSourceKinds() {
 }
 
 std::string nameOf(SourceKind kind) {
-    for (const auto& t : allSourceKinds())
-        if (t.kind == kind) return std::string(t.name);
-    throw std::logic_error("data::nameOf: a SourceKind without a row in the table");
+    return std::string(core::rowOf(allSourceKinds(), &SourceKindTraits::kind, kind, "data::SourceKind").name);
 }
 
 Result<SourceKind> parseSourceKind(std::string_view name) {
-    for (const auto& t : allSourceKinds())
-        if (name == t.name) return t.kind;
-    std::string expected;
-    for (const auto& t : allSourceKinds())
-        expected += (expected.empty() ? "\"" : " or \"") + std::string(t.name) + "\"";
-    return Error{"\"" + std::string(name) + "\" is not a kind of source: expected " + expected};
+    return core::parseSpelling(allSourceKinds(), &SourceKindTraits::kind, name, "a kind of source");
 }
 
 }  // namespace dpmix::data

@@ -4,9 +4,9 @@
 // is. The worker and the merge parse the stored spelling once and switch on the enum; a kind this
 // dpmix does not know is an error there, naming it. Header-only: the workbench (which does not link
 // the torch side of engine/executor) reads job kinds too.
+#include "engine/core/kind_table.h"
 #include "engine/core/result.h"
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,22 +39,15 @@ inline const std::vector<JobKindTraits>& allJobKinds() {
 }
 
 inline const JobKindTraits& traitsOf(JobKind kind) {
-    for (const auto& t : allJobKinds())
-        if (t.kind == kind) return t;
-    throw std::logic_error("cluster::traitsOf: a JobKind without a row in the table");
+    return core::rowOf(allJobKinds(), &JobKindTraits::kind, kind, "cluster::JobKind");
 }
 
 inline std::string nameOf(JobKind kind) { return std::string(traitsOf(kind).name); }
 
 inline Result<JobKind> parseJobKind(std::string_view name) {
-    std::string expected;
-    const auto& all = allJobKinds();
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        if (name == all[i].name) return all[i].kind;
-        if (i > 0) expected += i + 1 == all.size() ? " or " : ", ";
-        expected += all[i].name;
-    }
-    return Error{"job kind '" + std::string(name) + "' is not one of " + expected};
+    for (const auto& t : allJobKinds())
+        if (name == t.name) return t.kind;
+    return Error{"job kind \'" + std::string(name) + "\' is not one of " + core::spellingList(allJobKinds(), false)};
 }
 
 /// Kinds whose units are stored together as one run once every unit is done.

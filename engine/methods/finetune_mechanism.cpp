@@ -1,6 +1,6 @@
 #include "engine/methods/finetune_mechanism.h"
 
-#include <stdexcept>
+#include "engine/core/kind_table.h"
 
 namespace dpmix::methods {
 
@@ -15,27 +15,16 @@ const std::vector<FinetuneMechanismTraits>& allFinetuneMechanisms() {
 }
 
 const FinetuneMechanismTraits& traitsOf(FinetuneMechanism m) {
-    for (const auto& t : allFinetuneMechanisms())
-        if (t.mechanism == m) return t;
-    throw std::logic_error("methods::traitsOf: a FinetuneMechanism without a row in the table");
+    return core::rowOf(allFinetuneMechanisms(), &FinetuneMechanismTraits::mechanism, m, "methods::FinetuneMechanism");
 }
 
 std::string nameOf(FinetuneMechanism m) { return std::string(traitsOf(m).name); }
 
 Result<FinetuneMechanism> parseFinetuneMechanism(std::string_view name) {
-    for (const auto& t : allFinetuneMechanisms())
-        if (name == t.name) return t.mechanism;
-    return Error{"\"" + std::string(name) + "\" is not a fine-tuning mechanism: expected " + finetuneMechanismList()};
+    return core::parseSpelling(allFinetuneMechanisms(), &FinetuneMechanismTraits::mechanism, name,
+                               "a fine-tuning mechanism");
 }
 
-std::string finetuneMechanismList() {
-    const auto& all = allFinetuneMechanisms();
-    std::string out;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        if (i > 0) out += i + 1 == all.size() ? " or " : ", ";
-        out += "\"" + std::string(all[i].name) + "\"";
-    }
-    return out;
-}
+std::string finetuneMechanismList() { return core::spellingList(allFinetuneMechanisms()); }
 
 }  // namespace dpmix::methods

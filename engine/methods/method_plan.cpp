@@ -1,7 +1,8 @@
 #include "engine/methods/method_plan.h"
 
+#include "engine/core/kind_table.h"
+
 #include <algorithm>
-#include <stdexcept>
 
 namespace dpmix::methods {
 
@@ -57,9 +58,7 @@ const std::vector<MethodTraits>& allMethods() {
 }
 
 const MethodTraits& traitsOf(Method m) {
-    for (const auto& t : allMethods())
-        if (t.method == m) return t;
-    throw std::logic_error("methods::traitsOf: a Method without a row in the table");
+    return core::rowOf(allMethods(), &MethodTraits::method, m, "methods::Method");
 }
 
 std::string nameOf(Method m) { return std::string(traitsOf(m).name); }

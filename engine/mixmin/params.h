@@ -3,6 +3,7 @@
 // into them, calibrating the noise multiplier σ for the target (ε, δ) on the way.
 // Field names in messages are those of the CLI flags (epsilon, delta, q, expected-batch, clip,
 // eta, steps, max-examples-per-user, ...).
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/randomness_source.h"
@@ -55,74 +56,31 @@ struct DpMixMinParams {
 
 class DpMixMinParamsBuilder {
 public:
-    DpMixMinParamsBuilder& epsilon(double v) {
-        epsilon_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& delta(double v) {
-        delta_ = v;
-        return *this;
-    }
+    DpMixMinParamsBuilder& epsilon(double v) { return core::setField(*this, epsilon_, v); }
+    DpMixMinParamsBuilder& delta(double v) { return core::setField(*this, delta_, v); }
     /// Give either q or the expected batch size B (then q = B / units).
-    DpMixMinParamsBuilder& samplingRate(double v) {
-        q_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& expectedBatch(double v) {
-        batch_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& clipNorm(double v) {
-        clip_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& stepSize(double v) {
-        eta_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& steps(long long v) {
-        steps_ = v;
-        return *this;
-    }
+    DpMixMinParamsBuilder& samplingRate(double v) { return core::setField(*this, q_, v); }
+    DpMixMinParamsBuilder& expectedBatch(double v) { return core::setField(*this, batch_, v); }
+    DpMixMinParamsBuilder& clipNorm(double v) { return core::setField(*this, clip_, v); }
+    DpMixMinParamsBuilder& stepSize(double v) { return core::setField(*this, eta_, v); }
+    DpMixMinParamsBuilder& steps(long long v) { return core::setField(*this, steps_, v); }
     /// Where sampling and noise come from; the default is secret OS randomness (a release).
     DpMixMinParamsBuilder& randomness(privacy::RandomnessSource v) {
-        randomness_ = std::move(v);
-        return *this;
+        return core::setField(*this, randomness_, std::move(v));
     }
     /// Seeded randomness keyed by (seed, invocation): reproducible, and its ledger entry says
     /// it is no release. For tests, audits and teaching.
     DpMixMinParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-mixmin") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
     }
-    DpMixMinParamsBuilder& noise(NoiseMode v) {
-        noise_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& clippedGradient(ClippedGradient v) {
-        clipped_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& release(ReleasedIterate v) {
-        release_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& trajectoryEvery(long long v) {
-        every_ = v;
-        return *this;
-    }
-    DpMixMinParamsBuilder& split(std::string v) {
-        split_ = std::move(v);
-        return *this;
-    }
-    DpMixMinParamsBuilder& accountant(privacy::Accountant v) {
-        accountant_ = v;
-        return *this;
-    }
+    DpMixMinParamsBuilder& noise(NoiseMode v) { return core::setField(*this, noise_, v); }
+    DpMixMinParamsBuilder& clippedGradient(ClippedGradient v) { return core::setField(*this, clipped_, v); }
+    DpMixMinParamsBuilder& release(ReleasedIterate v) { return core::setField(*this, release_, v); }
+    DpMixMinParamsBuilder& trajectoryEvery(long long v) { return core::setField(*this, every_, v); }
+    DpMixMinParamsBuilder& split(std::string v) { return core::setField(*this, split_, std::move(v)); }
+    DpMixMinParamsBuilder& accountant(privacy::Accountant v) { return core::setField(*this, accountant_, v); }
     /// User level (Algorithm 2): at most G examples of a sampled user per step.
-    DpMixMinParamsBuilder& maxExamplesPerUser(long long v) {
-        maxPerUser_ = v;
-        return *this;
-    }
+    DpMixMinParamsBuilder& maxExamplesPerUser(long long v) { return core::setField(*this, maxPerUser_, v); }
 
     /// Paper defaults for imaging (A.8): C = 13, B = 1000, η = 1, δ = 1e-5, T = 100 (T is not
     /// reported; 100 is the synthetic reference's). ε must still be given.

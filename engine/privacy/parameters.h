@@ -3,6 +3,7 @@
 // value comes back as an Error naming the field, the value and the allowed range, in words a
 // user can act on ("q = 1.5 is out of range: expected a sampling rate in (0, 1]").
 // Field names are those of the CLI flags and CSV columns (q, sigma, steps, delta, ...).
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 #include "engine/privacy/audit_bound.h"
 #include "engine/privacy/dirichlet_accountant.h"
@@ -34,22 +35,10 @@ struct GaussianEpsilonQuery {
 
 class GaussianEpsilonQueryBuilder {
 public:
-    GaussianEpsilonQueryBuilder& q(double v) {
-        q_ = v;
-        return *this;
-    }
-    GaussianEpsilonQueryBuilder& sigma(double v) {
-        sigma_ = v;
-        return *this;
-    }
-    GaussianEpsilonQueryBuilder& steps(long long v) {
-        steps_ = v;
-        return *this;
-    }
-    GaussianEpsilonQueryBuilder& delta(double v) {
-        delta_ = v;
-        return *this;
-    }
+    GaussianEpsilonQueryBuilder& q(double v) { return core::setField(*this, q_, v); }
+    GaussianEpsilonQueryBuilder& sigma(double v) { return core::setField(*this, sigma_, v); }
+    GaussianEpsilonQueryBuilder& steps(long long v) { return core::setField(*this, steps_, v); }
+    GaussianEpsilonQueryBuilder& delta(double v) { return core::setField(*this, delta_, v); }
     Result<GaussianEpsilonQuery> build() const;
 
 private:
@@ -66,22 +55,10 @@ struct SigmaQuery {
 
 class SigmaQueryBuilder {
 public:
-    SigmaQueryBuilder& epsilon(double v) {
-        epsilon_ = v;
-        return *this;
-    }
-    SigmaQueryBuilder& delta(double v) {
-        delta_ = v;
-        return *this;
-    }
-    SigmaQueryBuilder& q(double v) {
-        q_ = v;
-        return *this;
-    }
-    SigmaQueryBuilder& steps(long long v) {
-        steps_ = v;
-        return *this;
-    }
+    SigmaQueryBuilder& epsilon(double v) { return core::setField(*this, epsilon_, v); }
+    SigmaQueryBuilder& delta(double v) { return core::setField(*this, delta_, v); }
+    SigmaQueryBuilder& q(double v) { return core::setField(*this, q_, v); }
+    SigmaQueryBuilder& steps(long long v) { return core::setField(*this, steps_, v); }
     Result<SigmaQuery> build() const;
 
 private:
@@ -99,26 +76,11 @@ struct DirichletRQuery {
 
 class DirichletRQueryBuilder {
 public:
-    DirichletRQueryBuilder& epsilon(double v) {
-        epsilon_ = v;
-        return *this;
-    }
-    DirichletRQueryBuilder& delta(double v) {
-        delta_ = v;
-        return *this;
-    }
-    DirichletRQueryBuilder& alpha(double v) {
-        alpha_ = v;
-        return *this;
-    }
-    DirichletRQueryBuilder& q(double v) {
-        q_ = v;
-        return *this;
-    }
-    DirichletRQueryBuilder& steps(long long v) {
-        steps_ = v;
-        return *this;
-    }
+    DirichletRQueryBuilder& epsilon(double v) { return core::setField(*this, epsilon_, v); }
+    DirichletRQueryBuilder& delta(double v) { return core::setField(*this, delta_, v); }
+    DirichletRQueryBuilder& alpha(double v) { return core::setField(*this, alpha_, v); }
+    DirichletRQueryBuilder& q(double v) { return core::setField(*this, q_, v); }
+    DirichletRQueryBuilder& steps(long long v) { return core::setField(*this, steps_, v); }
     Result<DirichletRQuery> build() const;
 
 private:
@@ -129,22 +91,10 @@ private:
 /// A Dirichlet mechanism with a given scale r (for ledger entries and ε queries).
 class DirichletMechanismBuilder {
 public:
-    DirichletMechanismBuilder& alpha(double v) {
-        alpha_ = v;
-        return *this;
-    }
-    DirichletMechanismBuilder& r(double v) {
-        r_ = v;
-        return *this;
-    }
-    DirichletMechanismBuilder& q(double v) {
-        q_ = v;
-        return *this;
-    }
-    DirichletMechanismBuilder& steps(long long v) {
-        steps_ = v;
-        return *this;
-    }
+    DirichletMechanismBuilder& alpha(double v) { return core::setField(*this, alpha_, v); }
+    DirichletMechanismBuilder& r(double v) { return core::setField(*this, r_, v); }
+    DirichletMechanismBuilder& q(double v) { return core::setField(*this, q_, v); }
+    DirichletMechanismBuilder& steps(long long v) { return core::setField(*this, steps_, v); }
     Result<DirichletMechanism> build() const;
 
 private:
@@ -160,30 +110,12 @@ struct AuditBoundQuery {
 
 class AuditBoundQueryBuilder {
 public:
-    AuditBoundQueryBuilder& fp(long long v) {
-        fp_ = v;
-        return *this;
-    }
-    AuditBoundQueryBuilder& fn(long long v) {
-        fn_ = v;
-        return *this;
-    }
-    AuditBoundQueryBuilder& negatives(long long v) {
-        negatives_ = v;
-        return *this;
-    }
-    AuditBoundQueryBuilder& positives(long long v) {
-        positives_ = v;
-        return *this;
-    }
-    AuditBoundQueryBuilder& delta(double v) {
-        delta_ = v;
-        return *this;
-    }
-    AuditBoundQueryBuilder& confidence(double v) {
-        confidence_ = v;
-        return *this;
-    }
+    AuditBoundQueryBuilder& fp(long long v) { return core::setField(*this, fp_, v); }
+    AuditBoundQueryBuilder& fn(long long v) { return core::setField(*this, fn_, v); }
+    AuditBoundQueryBuilder& negatives(long long v) { return core::setField(*this, negatives_, v); }
+    AuditBoundQueryBuilder& positives(long long v) { return core::setField(*this, positives_, v); }
+    AuditBoundQueryBuilder& delta(double v) { return core::setField(*this, delta_, v); }
+    AuditBoundQueryBuilder& confidence(double v) { return core::setField(*this, confidence_, v); }
     Result<AuditBoundQuery> build() const;
 
 private:

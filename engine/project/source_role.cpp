@@ -1,6 +1,6 @@
 #include "engine/project/source_role.h"
 
-#include <stdexcept>
+#include "engine/core/kind_table.h"
 
 namespace dpmix::project {
 
@@ -13,18 +13,11 @@ const std::vector<SourceRoleTraits>& allSourceRoles() {
 }
 
 std::string nameOf(SourceRole role) {
-    for (const auto& t : allSourceRoles())
-        if (t.role == role) return std::string(t.name);
-    throw std::logic_error("project::nameOf: a SourceRole without a row in the table");
+    return std::string(core::rowOf(allSourceRoles(), &SourceRoleTraits::role, role, "project::SourceRole").name);
 }
 
 Result<SourceRole> parseSourceRole(std::string_view name) {
-    for (const auto& t : allSourceRoles())
-        if (name == t.name) return t.role;
-    std::string expected;
-    for (const auto& t : allSourceRoles())
-        expected += (expected.empty() ? "\"" : " or \"") + std::string(t.name) + "\"";
-    return Error{"\"" + std::string(name) + "\" is not a source role: expected " + expected};
+    return core::parseSpelling(allSourceRoles(), &SourceRoleTraits::role, name, "a source role");
 }
 
 }  // namespace dpmix::project

@@ -1,6 +1,7 @@
 #pragma once
 // Parameters of Private Set Generation (PSG; Chen, Kerkouche & Fritz, NeurIPS 2022), with a
 // validating builder, and the privacy cost they imply (docs/PSG.md). Plain C++, no torch.
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 #include "engine/privacy/accountant.h"
 #include "engine/privacy/ledger.h"
@@ -58,58 +59,19 @@ struct PsgParams {
 
 class PsgParamsBuilder {
 public:
-    PsgParamsBuilder& imagesPerClass(int v) {
-        p_.imagesPerClass = v;
-        return *this;
-    }
-    PsgParamsBuilder& iterations(int v) {
-        p_.iterations = v;
-        return *this;
-    }
-    PsgParamsBuilder& batchLoop(int v) {
-        p_.batchLoop = v;
-        return *this;
-    }
-    PsgParamsBuilder& epsilon(double v) {
-        p_.epsilon = v;
-        return *this;
-    }
-    PsgParamsBuilder& delta(double v) {
-        p_.delta = v;
-        return *this;
-    }
-    PsgParamsBuilder& sigma(double v) {
-        p_.sigma = v;
-        return *this;
-    }
-    PsgParamsBuilder& accountant(privacy::Accountant v) {
-        p_.accountant = v;
-        return *this;
-    }
-    PsgParamsBuilder& clipNorm(double v) {
-        p_.clipNorm = v;
-        return *this;
-    }
-    PsgParamsBuilder& expectedBatchSize(int v) {
-        p_.expectedBatchSize = v;
-        return *this;
-    }
-    PsgParamsBuilder& imageLearningRate(double v) {
-        p_.imageLearningRate = v;
-        return *this;
-    }
-    PsgParamsBuilder& imageMomentum(double v) {
-        p_.imageMomentum = v;
-        return *this;
-    }
-    PsgParamsBuilder& networkLearningRate(double v) {
-        p_.networkLearningRate = v;
-        return *this;
-    }
-    PsgParamsBuilder& networkBatchSize(int v) {
-        p_.networkBatchSize = v;
-        return *this;
-    }
+    PsgParamsBuilder& imagesPerClass(int v) { return core::setField(*this, p_.imagesPerClass, v); }
+    PsgParamsBuilder& iterations(int v) { return core::setField(*this, p_.iterations, v); }
+    PsgParamsBuilder& batchLoop(int v) { return core::setField(*this, p_.batchLoop, v); }
+    PsgParamsBuilder& epsilon(double v) { return core::setField(*this, p_.epsilon, v); }
+    PsgParamsBuilder& delta(double v) { return core::setField(*this, p_.delta, v); }
+    PsgParamsBuilder& sigma(double v) { return core::setField(*this, p_.sigma, v); }
+    PsgParamsBuilder& accountant(privacy::Accountant v) { return core::setField(*this, p_.accountant, v); }
+    PsgParamsBuilder& clipNorm(double v) { return core::setField(*this, p_.clipNorm, v); }
+    PsgParamsBuilder& expectedBatchSize(int v) { return core::setField(*this, p_.expectedBatchSize, v); }
+    PsgParamsBuilder& imageLearningRate(double v) { return core::setField(*this, p_.imageLearningRate, v); }
+    PsgParamsBuilder& imageMomentum(double v) { return core::setField(*this, p_.imageMomentum, v); }
+    PsgParamsBuilder& networkLearningRate(double v) { return core::setField(*this, p_.networkLearningRate, v); }
+    PsgParamsBuilder& networkBatchSize(int v) { return core::setField(*this, p_.networkBatchSize, v); }
     PsgParamsBuilder& network(int width, int depth) {
         p_.networkWidth = width;
         p_.networkDepth = depth;
@@ -120,18 +82,11 @@ public:
         p_.pixelStd = std;
         return *this;
     }
-    PsgParamsBuilder& seed(std::uint64_t v) {
-        p_.seed = v;
-        return *this;
-    }
+    PsgParamsBuilder& seed(std::uint64_t v) { return core::setField(*this, p_.seed, v); }
     PsgParamsBuilder& randomness(privacy::RandomnessSource v) {
-        p_.randomness = std::move(v);
-        return *this;
+        return core::setField(*this, p_.randomness, std::move(v));
     }
-    PsgParamsBuilder& split(std::string v) {
-        p_.split = std::move(v);
-        return *this;
-    }
+    PsgParamsBuilder& split(std::string v) { return core::setField(*this, p_.split, std::move(v)); }
     /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
     PsgParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "psg") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));

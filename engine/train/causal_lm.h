@@ -4,6 +4,7 @@
 // self-attention, GELU MLP of width 4·D) → final LayerNorm → untied LM head (no bias).
 // Built from the same Layer/Tape wrappers as the image models, so DP-SGD's vectorised
 // per-example clipping covers every parameter (detail/transformer_layers.h).
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 
 #include <cstdint>
@@ -28,26 +29,11 @@ struct TransformerSpec {
 /// Validating builder: every size >= 1, heads divide the width.
 class TransformerSpecBuilder {
 public:
-    TransformerSpecBuilder& vocabulary(int v) {
-        s_.vocabulary = v;
-        return *this;
-    }
-    TransformerSpecBuilder& layers(int v) {
-        s_.layers = v;
-        return *this;
-    }
-    TransformerSpecBuilder& width(int v) {
-        s_.width = v;
-        return *this;
-    }
-    TransformerSpecBuilder& heads(int v) {
-        s_.heads = v;
-        return *this;
-    }
-    TransformerSpecBuilder& context(int v) {
-        s_.context = v;
-        return *this;
-    }
+    TransformerSpecBuilder& vocabulary(int v) { return core::setField(*this, s_.vocabulary, v); }
+    TransformerSpecBuilder& layers(int v) { return core::setField(*this, s_.layers, v); }
+    TransformerSpecBuilder& width(int v) { return core::setField(*this, s_.width, v); }
+    TransformerSpecBuilder& heads(int v) { return core::setField(*this, s_.heads, v); }
+    TransformerSpecBuilder& context(int v) { return core::setField(*this, s_.context, v); }
     Result<TransformerSpec> build() const;
 
 private:

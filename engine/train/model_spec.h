@@ -3,6 +3,7 @@
 //
 // Every model normalises with GroupNorm, never BatchNorm: BatchNorm couples the examples of a
 // batch, so per-example clipping in DP-SGD would no longer bound one example's influence.
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 
 #include <cstdint>
@@ -47,45 +48,24 @@ struct ModelSpec {
 /// Validating builder: sizes ≥ 1, GroupNorm groups dividing each width, input large enough.
 class ModelSpecBuilder {
 public:
-    ModelSpecBuilder& kind(ModelKind v) {
-        spec_.kind = v;
-        return *this;
-    }
+    ModelSpecBuilder& kind(ModelKind v) { return core::setField(*this, spec_.kind, v); }
     ModelSpecBuilder& input(int channels, int height, int width) {
         spec_.channels = channels;
         spec_.height = height;
         spec_.width = width;
         return *this;
     }
-    ModelSpecBuilder& outputs(int v) {
-        spec_.outputs = v;
-        return *this;
-    }
+    ModelSpecBuilder& outputs(int v) { return core::setField(*this, spec_.outputs, v); }
     ModelSpecBuilder& convWidths(int c1, int c2) {
         spec_.convWidth1 = c1;
         spec_.convWidth2 = c2;
         return *this;
     }
-    ModelSpecBuilder& hidden(int v) {
-        spec_.hidden = v;
-        return *this;
-    }
-    ModelSpecBuilder& groupNorm(bool v) {
-        spec_.groupNorm = v;
-        return *this;
-    }
-    ModelSpecBuilder& resnetWidth(int v) {
-        spec_.resnetWidth = v;
-        return *this;
-    }
-    ModelSpecBuilder& normGroups(int v) {
-        spec_.normGroups = v;
-        return *this;
-    }
-    ModelSpecBuilder& mlpHidden(std::vector<int> v) {
-        spec_.mlpHidden = std::move(v);
-        return *this;
-    }
+    ModelSpecBuilder& hidden(int v) { return core::setField(*this, spec_.hidden, v); }
+    ModelSpecBuilder& groupNorm(bool v) { return core::setField(*this, spec_.groupNorm, v); }
+    ModelSpecBuilder& resnetWidth(int v) { return core::setField(*this, spec_.resnetWidth, v); }
+    ModelSpecBuilder& normGroups(int v) { return core::setField(*this, spec_.normGroups, v); }
+    ModelSpecBuilder& mlpHidden(std::vector<int> v) { return core::setField(*this, spec_.mlpHidden, std::move(v)); }
     ModelSpecBuilder& convNet(int width, int depth) {
         spec_.convNetWidth = width;
         spec_.convNetDepth = depth;

@@ -1,6 +1,7 @@
 #pragma once
 // Parameters of the training stages, with validating builders (plain C++, no torch).
 // Field names match the CLI flags / spec keys (epochs, batchSize, learningRate, ...).
+#include "engine/core/builder_setter.h"
 #include "engine/core/result.h"
 #include "engine/privacy/accountant.h"
 #include "engine/privacy/randomness_source.h"
@@ -30,42 +31,15 @@ struct SupervisedParams {
 
 class SupervisedParamsBuilder {
 public:
-    SupervisedParamsBuilder& epochs(int v) {
-        p_.epochs = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& batchSize(int v) {
-        p_.batchSize = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& learningRate(double v) {
-        p_.learningRate = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& optimizer(OptimizerKind v) {
-        p_.optimizer = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& momentum(double v) {
-        p_.momentum = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& weightDecay(double v) {
-        p_.weightDecay = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& maxExamples(std::int64_t v) {
-        p_.maxExamples = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& seed(std::uint64_t v) {
-        p_.seed = v;
-        return *this;
-    }
-    SupervisedParamsBuilder& device(std::string v) {
-        p_.device = std::move(v);
-        return *this;
-    }
+    SupervisedParamsBuilder& epochs(int v) { return core::setField(*this, p_.epochs, v); }
+    SupervisedParamsBuilder& batchSize(int v) { return core::setField(*this, p_.batchSize, v); }
+    SupervisedParamsBuilder& learningRate(double v) { return core::setField(*this, p_.learningRate, v); }
+    SupervisedParamsBuilder& optimizer(OptimizerKind v) { return core::setField(*this, p_.optimizer, v); }
+    SupervisedParamsBuilder& momentum(double v) { return core::setField(*this, p_.momentum, v); }
+    SupervisedParamsBuilder& weightDecay(double v) { return core::setField(*this, p_.weightDecay, v); }
+    SupervisedParamsBuilder& maxExamples(std::int64_t v) { return core::setField(*this, p_.maxExamples, v); }
+    SupervisedParamsBuilder& seed(std::uint64_t v) { return core::setField(*this, p_.seed, v); }
+    SupervisedParamsBuilder& device(std::string v) { return core::setField(*this, p_.device, std::move(v)); }
     Result<SupervisedParams> build() const;
 
 private:
@@ -95,62 +69,22 @@ struct DpSgdParams {
 
 class DpSgdParamsBuilder {
 public:
-    DpSgdParamsBuilder& epsilon(double v) {
-        p_.epsilon = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& delta(double v) {
-        p_.delta = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& sigma(double v) {
-        p_.sigma = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& accountant(privacy::Accountant v) {
-        p_.accountant = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& clipNorm(double v) {
-        p_.clipNorm = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& learningRate(double v) {
-        p_.learningRate = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& momentum(double v) {
-        p_.momentum = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& expectedBatchSize(int v) {
-        p_.expectedBatchSize = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& epochs(int v) {
-        p_.epochs = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& steps(long long v) {
-        p_.steps = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& trainLastBlocks(int v) {
-        p_.trainLastBlocks = v;
-        return *this;
-    }
-    DpSgdParamsBuilder& split(std::string v) {
-        p_.split = std::move(v);
-        return *this;
-    }
+    DpSgdParamsBuilder& epsilon(double v) { return core::setField(*this, p_.epsilon, v); }
+    DpSgdParamsBuilder& delta(double v) { return core::setField(*this, p_.delta, v); }
+    DpSgdParamsBuilder& sigma(double v) { return core::setField(*this, p_.sigma, v); }
+    DpSgdParamsBuilder& accountant(privacy::Accountant v) { return core::setField(*this, p_.accountant, v); }
+    DpSgdParamsBuilder& clipNorm(double v) { return core::setField(*this, p_.clipNorm, v); }
+    DpSgdParamsBuilder& learningRate(double v) { return core::setField(*this, p_.learningRate, v); }
+    DpSgdParamsBuilder& momentum(double v) { return core::setField(*this, p_.momentum, v); }
+    DpSgdParamsBuilder& expectedBatchSize(int v) { return core::setField(*this, p_.expectedBatchSize, v); }
+    DpSgdParamsBuilder& epochs(int v) { return core::setField(*this, p_.epochs, v); }
+    DpSgdParamsBuilder& steps(long long v) { return core::setField(*this, p_.steps, v); }
+    DpSgdParamsBuilder& trainLastBlocks(int v) { return core::setField(*this, p_.trainLastBlocks, v); }
+    DpSgdParamsBuilder& split(std::string v) { return core::setField(*this, p_.split, std::move(v)); }
     DpSgdParamsBuilder& randomness(privacy::RandomnessSource v) {
-        p_.randomness = std::move(v);
-        return *this;
+        return core::setField(*this, p_.randomness, std::move(v));
     }
-    DpSgdParamsBuilder& maxExamplesPerUser(long long v) {
-        p_.maxExamplesPerUser = v;
-        return *this;
-    }
+    DpSgdParamsBuilder& maxExamplesPerUser(long long v) { return core::setField(*this, p_.maxExamplesPerUser, v); }
     /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
     DpSgdParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-sgd") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));
@@ -180,53 +114,19 @@ struct DirichletParams {
 
 class DirichletParamsBuilder {
 public:
-    DirichletParamsBuilder& epsilon(double v) {
-        p_.epsilon = v;
-        return *this;
-    }
-    DirichletParamsBuilder& delta(double v) {
-        p_.delta = v;
-        return *this;
-    }
-    DirichletParamsBuilder& alpha(double v) {
-        p_.alpha = v;
-        return *this;
-    }
-    DirichletParamsBuilder& r(double v) {
-        p_.r = v;
-        return *this;
-    }
-    DirichletParamsBuilder& learningRate(double v) {
-        p_.learningRate = v;
-        return *this;
-    }
-    DirichletParamsBuilder& optimizer(OptimizerKind v) {
-        p_.optimizer = v;
-        return *this;
-    }
-    DirichletParamsBuilder& expectedBatchSize(int v) {
-        p_.expectedBatchSize = v;
-        return *this;
-    }
-    DirichletParamsBuilder& epochs(int v) {
-        p_.epochs = v;
-        return *this;
-    }
-    DirichletParamsBuilder& steps(long long v) {
-        p_.steps = v;
-        return *this;
-    }
-    DirichletParamsBuilder& trainLastBlocks(int v) {
-        p_.trainLastBlocks = v;
-        return *this;
-    }
-    DirichletParamsBuilder& split(std::string v) {
-        p_.split = std::move(v);
-        return *this;
-    }
+    DirichletParamsBuilder& epsilon(double v) { return core::setField(*this, p_.epsilon, v); }
+    DirichletParamsBuilder& delta(double v) { return core::setField(*this, p_.delta, v); }
+    DirichletParamsBuilder& alpha(double v) { return core::setField(*this, p_.alpha, v); }
+    DirichletParamsBuilder& r(double v) { return core::setField(*this, p_.r, v); }
+    DirichletParamsBuilder& learningRate(double v) { return core::setField(*this, p_.learningRate, v); }
+    DirichletParamsBuilder& optimizer(OptimizerKind v) { return core::setField(*this, p_.optimizer, v); }
+    DirichletParamsBuilder& expectedBatchSize(int v) { return core::setField(*this, p_.expectedBatchSize, v); }
+    DirichletParamsBuilder& epochs(int v) { return core::setField(*this, p_.epochs, v); }
+    DirichletParamsBuilder& steps(long long v) { return core::setField(*this, p_.steps, v); }
+    DirichletParamsBuilder& trainLastBlocks(int v) { return core::setField(*this, p_.trainLastBlocks, v); }
+    DirichletParamsBuilder& split(std::string v) { return core::setField(*this, p_.split, std::move(v)); }
     DirichletParamsBuilder& randomness(privacy::RandomnessSource v) {
-        p_.randomness = std::move(v);
-        return *this;
+        return core::setField(*this, p_.randomness, std::move(v));
     }
     /// Seeded sampling and Gamma draws keyed by (seed, invocation): reproducible, marked as no release.
     DirichletParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dirichlet") {

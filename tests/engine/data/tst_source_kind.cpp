@@ -3,6 +3,7 @@
 // accepted ones.
 #include "engine/data/source_kind.h"
 
+#include "tests/support/kind_table_checks.h"
 #include "tests/support/unit_test.h"
 
 #include <set>
@@ -15,14 +16,9 @@ class TestSourceKind : public QObject {
 private Q_SLOTS:
     void everyKindRoundTrips() {
         std::set<std::string> names;
-        for (const auto& t : data::allSourceKinds()) {
-            const std::string name = data::nameOf(t.kind);
-            QVERIFY2(names.insert(name).second, name.c_str());
-            const auto parsed = data::parseSourceKind(name);
-            QVERIFY2(parsed, name.c_str());
-            QVERIFY(*parsed == t.kind);
-            QCOMPARE(data::nameOf(*parsed), name);
-        }
+        testing::checkSpellingsRoundTrip(
+            data::allSourceKinds(), &data::SourceKindTraits::kind, [](auto k) { return data::nameOf(k); },
+            [](const std::string& n) { return data::parseSourceKind(n); }, names);
         QVERIFY(names == (std::set<std::string>{"images", "text"}));
         QCOMPARE(data::nameOf(SourceKind::Images), std::string("images"));
         QCOMPARE(data::nameOf(SourceKind::Text), std::string("text"));

@@ -34,13 +34,8 @@ namespace {
 // frozen extractor.
 const std::string kSpec = R"({
   "name": "tiny-adamix",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}},
-                     {"name": "ext", "loader": "idx", "path": "ext-images.idx",
-                      "options": {"labels": "ext-labels.idx", "classes": "w,x,y,z"}}],
-  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
-                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}},
-  "tasks": {
+)" + testing::tinyStudySources(true) +
+                          R"(  "tasks": {
     "public": [{"name": "a", "classes": ["a"], "source": "pub"}, {"name": "b", "classes": ["b"], "source": "pub"}],
     "sensitive": [{"name": "ab", "classes": ["a", "b"]}]
   },

@@ -4,6 +4,7 @@
 // one run are the audit, the k-scaling and the AdaMix-R experiment (docs/CLUSTER.md).
 #include "engine/executor/cluster_job_kind.h"
 
+#include "tests/support/kind_table_checks.h"
 #include "tests/support/unit_test.h"
 
 #include <set>
@@ -16,14 +17,10 @@ class TestClusterJobKind : public QObject {
 private Q_SLOTS:
     void everyKindRoundTrips() {
         std::set<std::string> names;
-        for (const auto& t : executor::cluster::allJobKinds()) {
-            const std::string name = executor::cluster::nameOf(t.kind);
-            QVERIFY2(names.insert(name).second, name.c_str());
-            const auto parsed = executor::cluster::parseJobKind(name);
-            QVERIFY2(parsed, name.c_str());
-            QVERIFY(*parsed == t.kind);
-            QCOMPARE(executor::cluster::nameOf(*parsed), name);
-        }
+        testing::checkSpellingsRoundTrip(
+            executor::cluster::allJobKinds(), &executor::cluster::JobKindTraits::kind,
+            [](auto k) { return executor::cluster::nameOf(k); },
+            [](const std::string& n) { return executor::cluster::parseJobKind(n); }, names);
         QVERIFY(names == (std::set<std::string>{"audit", "run", "sweep", "kscaling", "adamix"}));
     }
 

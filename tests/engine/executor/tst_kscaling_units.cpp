@@ -28,11 +28,8 @@ namespace {
 // k-scaling derives its class proxy from single-class public tasks: one per class.
 const std::string kSpec = R"({
   "name": "tiny-k-scaling",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
-  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
-                "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}},
-  "tasks": {
+)" + testing::tinyStudySources() +
+                          R"(  "tasks": {
     "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "c", "classes": ["c"]},
                {"name": "d", "classes": ["d"]}],
     "sensitive": [{"name": "ab", "classes": ["a", "b"]}]

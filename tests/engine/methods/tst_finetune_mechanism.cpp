@@ -3,6 +3,7 @@
 // spellings are the ones project files were written with (docs/PROJECT_FILE.md, "stages").
 #include "engine/methods/finetune_mechanism.h"
 
+#include "tests/support/kind_table_checks.h"
 #include "tests/support/unit_test.h"
 
 #include <set>
@@ -15,14 +16,10 @@ class TestFinetuneMechanism : public QObject {
 private Q_SLOTS:
     void everyMechanismRoundTrips() {
         std::set<std::string> names;
-        for (const auto& t : methods::allFinetuneMechanisms()) {
-            const std::string name = methods::nameOf(t.mechanism);
-            QVERIFY2(names.insert(name).second, name.c_str());
-            const auto parsed = methods::parseFinetuneMechanism(name);
-            QVERIFY2(parsed, name.c_str());
-            QVERIFY(*parsed == t.mechanism);
-            QCOMPARE(methods::nameOf(*parsed), name);
-        }
+        testing::checkSpellingsRoundTrip(
+            methods::allFinetuneMechanisms(), &methods::FinetuneMechanismTraits::mechanism,
+            [](auto k) { return methods::nameOf(k); },
+            [](const std::string& n) { return methods::parseFinetuneMechanism(n); }, names);
         QCOMPARE(names.size(), std::size_t{3});
     }
 

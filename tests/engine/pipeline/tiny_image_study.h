@@ -61,22 +61,32 @@ inline void writeUserLevelImages(const std::string& dir, const std::string& stem
     fx::writeFile(dir + "/" + stem + "/manifest.csv", csv);
 }
 
-/// The spec members of the generated study's data (writeStudyImages "pub" and "sens"): the
-/// public IDX source, the sensitive one (named `sensitive`), and the tasks — public a, b, cd;
-/// sensitive ab, ac. Each test adds its name, privacy targets, stages and seeds around it.
-inline std::string tinyStudyData(const std::string& sensitive = "sens") {
-    std::string data = R"(  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
-                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}}],
-  "sensitive": {"name": "sens", "loader": "idx", "path": "sens-images.idx",
+/// The generated study's sources as spec members (writeStudyImages "pub", "sens" and, with
+/// `extractor`, "ext"): the public IDX source "pub" (classes a–d), "ext" (classes w–z, which
+/// trains the AdaMix-R experiment's frozen extractor) and the sensitive IDX source named
+/// `sensitive` (classes a–d, example-level).
+inline std::string tinyStudySources(bool extractor = false, const std::string& sensitive = "sens") {
+    std::string sources = R"(  "public_sources": [{"name": "pub", "loader": "idx", "path": "pub-images.idx",
+                      "options": {"labels": "pub-labels.idx", "classes": "a,b,c,d"}})";
+    if (extractor)
+        sources += R"(,
+                     {"name": "ext", "loader": "idx", "path": "ext-images.idx",
+                      "options": {"labels": "ext-labels.idx", "classes": "w,x,y,z"}})";
+    return sources + R"(],
+  "sensitive": {"name": ")" +
+           sensitive + R"(", "loader": "idx", "path": "sens-images.idx",
                 "options": {"labels": "sens-labels.idx", "classes": "a,b,c,d"}, "user_level": false},
-  "tasks": {
+)";
+}
+
+/// The spec members of the generated study's data: tinyStudySources and the tasks — public a, b,
+/// cd; sensitive ab, ac. Each test adds its name, privacy targets, stages and seeds around it.
+inline std::string tinyStudyData(const std::string& sensitive = "sens") {
+    return tinyStudySources(false, sensitive) + R"(  "tasks": {
     "public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}, {"name": "cd", "classes": ["c", "d"]}],
     "sensitive": [{"name": "ab", "classes": ["a", "b"]}, {"name": "ac", "classes": ["a", "c"]}]
   },
 )";
-    const std::string name = R"("name": "sens", "loader")";
-    data.replace(data.find(name), name.size(), R"("name": ")" + sensitive + R"(", "loader")");
-    return data;
 }
 
 /// The data layer's summary of a source, as the CLI gives it to project creation.

@@ -3,6 +3,7 @@
 // refused with the accepted ones.
 #include "engine/project/source_role.h"
 
+#include "tests/support/kind_table_checks.h"
 #include "tests/support/unit_test.h"
 
 #include <set>
@@ -15,14 +16,9 @@ class TestSourceRole : public QObject {
 private Q_SLOTS:
     void everyRoleRoundTrips() {
         std::set<std::string> names;
-        for (const auto& t : project::allSourceRoles()) {
-            const std::string name = project::nameOf(t.role);
-            QVERIFY2(names.insert(name).second, name.c_str());
-            const auto parsed = project::parseSourceRole(name);
-            QVERIFY2(parsed, name.c_str());
-            QVERIFY(*parsed == t.role);
-            QCOMPARE(project::nameOf(*parsed), name);
-        }
+        testing::checkSpellingsRoundTrip(
+            project::allSourceRoles(), &project::SourceRoleTraits::role, [](auto k) { return project::nameOf(k); },
+            [](const std::string& n) { return project::parseSourceRole(n); }, names);
         QVERIFY(names == (std::set<std::string>{"public", "sensitive"}));
         QCOMPARE(project::nameOf(SourceRole::Public), std::string("public"));
         QCOMPARE(project::nameOf(SourceRole::Sensitive), std::string("sensitive"));

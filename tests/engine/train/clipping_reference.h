@@ -58,4 +58,18 @@ inline double medianOf(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+/// The small GroupNorm CNN the clipping tests check on 8×8 single-channel images: two 4-channel
+/// convolutions, 5 hidden units, one output (a binary task).
+inline ModelSpec tinyGroupNormCnn() {
+    return ModelSpecBuilder()
+        .kind(ModelKind::SmallCnn)
+        .input(1, 8, 8)
+        .outputs(1)
+        .convWidths(4, 4)
+        .hidden(5)
+        .normGroups(2)
+        .build()
+        .value();
+}
+
 }  // namespace dpmix::train::testing

@@ -153,16 +153,7 @@ private Q_SLOTS:
         Tensor x = at::randn({6, 1, 4, 4}, gen, kDouble);
         Tensor y = at::randint(0, 3, {6}, gen, at::TensorOptions().dtype(at::kLong));
         checkAgainstNaive(mlp, x, y, multiclass());
-        Network cnn = buildNetwork(ModelSpecBuilder()
-                                       .kind(ModelKind::SmallCnn)
-                                       .input(1, 8, 8)
-                                       .outputs(1)
-                                       .convWidths(4, 4)
-                                       .hidden(5)
-                                       .normGroups(2)
-                                       .build()
-                                       .value(),
-                                   gen, kDouble);
+        Network cnn = buildNetwork(testing::tinyGroupNormCnn(), gen, kDouble);
         Tensor yb = at::randint(0, 2, {6}, gen, kDouble);
         checkAgainstNaive(cnn, at::randn({6, 1, 8, 8}, gen, kDouble), yb, binary());
     }

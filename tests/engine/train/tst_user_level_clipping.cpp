@@ -453,16 +453,7 @@ private Q_SLOTS:
 
     void smallCnnAndResNetFromSpecsMatchTheDefinition() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(22);
-        Network cnn = buildNetwork(ModelSpecBuilder()
-                                       .kind(ModelKind::SmallCnn)
-                                       .input(1, 8, 8)
-                                       .outputs(1)
-                                       .convWidths(4, 4)
-                                       .hidden(5)
-                                       .normGroups(2)
-                                       .build()
-                                       .value(),
-                                   gen, kDouble);
+        Network cnn = buildNetwork(testing::tinyGroupNormCnn(), gen, kDouble);
         checkAgainstNaive(cnn, at::randn({9, 1, 8, 8}, gen, kDouble), at::randint(0, 2, {9}, gen, kDouble),
                           interleavedUsers(9, 3), 3, binary());
         Network resnet = buildNetwork(ModelSpecBuilder()
