@@ -6,6 +6,7 @@
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
+#include "engine/runtime/large_block_cache.h"
 #include "engine/runtime/runtime_info.h"
 
 #include <thread>
@@ -16,6 +17,7 @@ namespace {
 
 int runDpmix(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
+    dpmix::runtime::installLargeBlockCache();  // a training step's large activations, reused between steps
     dpmix::reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
     CLI::App app{"dpmix — differentially private learning with public data (headless)", "dpmix"};

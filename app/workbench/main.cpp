@@ -16,6 +16,7 @@
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/project/schema.h"
+#include "engine/runtime/large_block_cache.h"
 #include "engine/runtime/runtime_info.h"
 
 #include <QApplication>
@@ -58,6 +59,7 @@ bool confirmSpendInDialog(const dpmix::workbench::SpendPreview& preview) {
 
 int runWorkbench(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
+    dpmix::runtime::installLargeBlockCache();  // a training step's large activations, reused between steps
     dpmix::reportFileSizeLimitAsError();
     preferOffscreenForScreenshots(argc, argv);
     QApplication app(argc, argv);
