@@ -12,6 +12,7 @@
 #include "app/workbench/views/ledger_view.h"
 #include "app/workbench/views/perplexity_view.h"
 #include "app/workbench/views/private_set_view.h"
+#include "app/workbench/views/result_data.h"
 #include "app/workbench/views/study_summary.h"
 #include "widgets/chart_widget.h"
 
@@ -72,27 +73,38 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
     if (mixtureStudy) add("lambda", new LambdaView(*project_), tr("λ by task"), tr("λ by task"));
     add("ledger", new LedgerView(*project_), tr("Ledger"), tr("Privacy ledger"));
     if (mixtureStudy) {
-        add("trajectory", new TrajectoryView(*project_), tr("Trajectory"), tr("λ trajectory"));
-        add("tradeoff", new TradeoffView(*project_), tr("Trade-off"), tr("Privacy–utility"));
+        // A DP release holds DP-MixMin's λ and ledger but no λ*, baselines or sensitive-data
+        // experiments: a page that could only say "nothing here" is left out of a release, and
+        // the Summary says what a release leaves out and why.
+        const bool release = project_->trust.release;
+        auto addUnlessEmptyInRelease = [&](const QString& name, ResultPageView* page, const QString& title,
+                                           const QString& fullTitle) {
+            if (release && page->showsEmptyState())
+                delete page;
+            else
+                add(name, page, title, fullTitle);
+        };
+        if (!release || !trajectoryRuns(*project_).empty())
+            add("trajectory", new TrajectoryView(*project_), tr("Trajectory"), tr("λ trajectory"));
+        if (!release || !tradeoffSeries(*project_, std::nullopt).isEmpty())
+            add("tradeoff", new TradeoffView(*project_), tr("Trade-off"), tr("Privacy–utility"));
         // Image studies are read by AUC, text studies by perplexity: the other tab shows only
         // when the project holds such results anyway.
-        const bool textStudy =
-            std::any_of(project_->sources.begin(), project_->sources.end(),
-                        [](const project::SourceRecord& s) { return s.facts.kind == data::SourceKind::Text; });
+        const bool textStudy = project::isTextStudy(project_->sources);
         auto* auc = new AucView(*project_);
         if (!textStudy || !auc->showsEmptyState())
-            add("auc", auc, tr("AUC"), tr("Per-class AUC"));
+            addUnlessEmptyInRelease("auc", auc, tr("AUC"), tr("Per-class AUC"));
         else
             delete auc;
         auto* perplexity = new PerplexityView(*project_);
         if (textStudy || !perplexity->showsEmptyState())
-            add("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
+            addUnlessEmptyInRelease("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
         else
             delete perplexity;
         auto* audit = new AuditView(*project_);
         if (runActions_) audit->setEmptyStateAction(runActions_->auditAction());  // its empty state offers Audit…
-        add("audit", audit, tr("Audit"), tr("Audit"));
-        add("kscaling", new KScalingView(*project_), tr("k-scaling"), tr("k-scaling"));
+        addUnlessEmptyInRelease("audit", audit, tr("Audit"), tr("Audit"));
+        addUnlessEmptyInRelease("kscaling", new KScalingView(*project_), tr("k-scaling"), tr("k-scaling"));
     }
     // AdaMix-R's experiment: only in projects that ran one.
     if (!project_->adamix.empty()) {

@@ -246,53 +246,14 @@ QString releasesText(const ProjectSnapshot& p) {
 // The mixture the study chose per task: DP-MixMin's λ at the spec's first ε (else the largest
 // ε run), its first seed; the components of weight ≥ 0.05, the rest summed.
 QString chosenMixtureText(const ProjectSnapshot& p) {
-    std::vector<std::string> tasks;
-    for (const auto& r : p.runs)
-        if (isMethod(r.run, methods::Method::DpMixMin) &&
-            std::find(tasks.begin(), tasks.end(), r.run.task) == tasks.end())
-            tasks.push_back(r.run.task);
-    const std::optional<double> specEpsilon =
-        p.spec.privacy.epsilons.empty() ? std::nullopt : std::optional<double>(p.spec.privacy.epsilons.front());
     QStringList lines;
-    for (const auto& task : tasks) {
-        const RunResults* chosen = nullptr;
-        for (const auto& r : p.runs) {
-            if (r.run.task != task || !isMethod(r.run, methods::Method::DpMixMin) || !r.run.epsilon ||
-                r.run.status != project::RunStatus::Done || !r.lambda("private"))
-                continue;
-            const bool atSpec =
-                specEpsilon && std::abs(*r.run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
-            const bool chosenAtSpec =
-                chosen && specEpsilon &&
-                std::abs(*chosen->run.epsilon - *specEpsilon) <= 1e-12 * std::max(1.0, *specEpsilon);
-            if (!chosen || (atSpec && !chosenAtSpec) ||
-                (!chosenAtSpec && !atSpec && *r.run.epsilon > *chosen->run.epsilon))
-                chosen = &r;
-        }
-        if (!chosen) continue;
-        const project::LambdaRecord& lambda = *chosen->lambda("private");
-        std::vector<std::size_t> order(lambda.values.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::size_t a, std::size_t b) { return lambda.values[a] > lambda.values[b]; });
+    for (const ChosenMixture& m : chosenMixtures(p)) {
         QStringList parts;
-        double rest = 0.0;
-        int others = 0;
-        for (std::size_t i : order) {
-            const QString name = i < lambda.names.size() ? esc(lambda.names[i]) : QString::number(i + 1);
-            if (lambda.values[i] >= 0.05 && parts.size() < 4)
-                parts << QStringLiteral("%1 %2").arg(name, QString::number(lambda.values[i], 'f', 2));
-            else {
-                rest += lambda.values[i];
-                ++others;
-            }
-        }
-        if (others > 0)
-            parts << QStringLiteral("%1 other(s) %2 together").arg(others).arg(QString::number(rest, 'f', 2));
+        for (const QString& part : m.parts) parts << esc(part);
         lines << QStringLiteral("<b>%1</b> (ε = %2, seed %3, run %4): %5")
-                     .arg(esc(task), ledgerNumber(*chosen->run.epsilon))
-                     .arg(chosen->run.seed)
-                     .arg(chosen->run.id)
+                     .arg(esc(m.task), ledgerNumber(*m.run->run.epsilon))
+                     .arg(m.run->run.seed)
+                     .arg(m.run->run.id)
                      .arg(parts.join(QStringLiteral(" · ")));
     }
     return lines.isEmpty() ? QStringLiteral("no DP-MixMin mixture yet") : lines.join(QStringLiteral("<br>"));

@@ -7,6 +7,7 @@
 #include "app/workbench/views/private_set_view.h"
 #include "app/workbench/views/result_data.h"
 #include "engine/methods/method_plan.h"
+#include "engine/privacy/ledger_json.h"
 
 #include <QLabel>
 #include <QLocale>
@@ -112,11 +113,96 @@ std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& pro
     return {};
 }
 
+int seededRunCount(const ProjectSnapshot& project) {
+    int seeded = 0;
+    for (const auto& r : project.runs)
+        if (!r.ledgers.empty())
+            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson); ledger && ledger->total().seeded)
+                ++seeded;
+    return seeded;
+}
+
+std::vector<ChosenMixture> chosenMixtures(const ProjectSnapshot& project) {
+    std::vector<std::string> tasks;
+    for (const auto& r : project.runs)
+        if (isMethod(r.run, methods::Method::DpMixMin) &&
+            std::find(tasks.begin(), tasks.end(), r.run.task) == tasks.end())
+            tasks.push_back(r.run.task);
+    const auto& specEpsilons = project.spec.privacy.epsilons;
+    auto atSpec = [&](const RunResults* r) {
+        return !specEpsilons.empty() && sameEpsilon(r->run.epsilon, specEpsilons.front());
+    };
+    std::vector<ChosenMixture> out;
+    for (const auto& task : tasks) {
+        const RunResults* chosen = nullptr;
+        for (const auto& r : project.runs) {
+            if (r.run.task != task || !isMethod(r.run, methods::Method::DpMixMin) || !r.run.epsilon || !finished(r) ||
+                !r.lambda("private"))
+                continue;
+            if (!chosen || (atSpec(&r) && !atSpec(chosen)) ||
+                (!atSpec(chosen) && !atSpec(&r) && *r.run.epsilon > *chosen->run.epsilon))
+                chosen = &r;
+        }
+        if (!chosen) continue;
+        const project::LambdaRecord& lambda = *chosen->lambda("private");
+        std::vector<std::size_t> order(lambda.values.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return lambda.values[a] > lambda.values[b]; });
+        ChosenMixture m{task, chosen, {}};
+        double rest = 0.0;
+        int others = 0;
+        for (std::size_t i : order) {
+            const QString name =
+                i < lambda.names.size() ? QString::fromStdString(lambda.names[i]) : QString::number(i + 1);
+            if (lambda.values[i] >= 0.05 && m.parts.size() < 4) {
+                m.parts << QStringLiteral("%1 %2").arg(name, num(lambda.values[i]));
+            } else {
+                rest += lambda.values[i];
+                ++others;
+            }
+        }
+        if (others > 0) m.parts << QObject::tr("%1 other(s) %2 together").arg(others).arg(num(rest));
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+namespace {
+
+// A DP release holds DP-MixMin's λ and its ledger but rightly not λ* or the baselines (computed on
+// the sensitive data without privacy), so it is read by what it holds, not by a comparison.
+QStringList releaseSentences(const ProjectSnapshot& project) {
+    QStringList sentences;
+    const auto mixtures = chosenMixtures(project);
+    if (mixtures.empty()) {
+        sentences << QObject::tr("This DP release holds no finished DP-MixMin mixture.");
+        return sentences;
+    }
+    for (const ChosenMixture& m : mixtures) {
+        const QString task =
+            m.task.empty() ? QString() : QObject::tr(" for task %1").arg(QString::fromStdString(m.task));
+        sentences << QObject::tr("This DP release holds DP-MixMin's mixture%1 at ε = %2 (run %3): %4.")
+                         .arg(task, eps(*m.run->run.epsilon))
+                         .arg(m.run->run.id)
+                         .arg(m.parts.join(QStringLiteral(", ")));
+    }
+    sentences << QObject::tr(
+        "Pretrain on the public data in these proportions. A release leaves out λ* and the baselines (they are "
+        "computed on the sensitive data without privacy), so how close the mixture is to the non-private "
+        "optimum is read in the data owner's project, not here.");
+    return sentences;
+}
+
+}  // namespace
+
 QString studyVerdict(const ProjectSnapshot& project) {
     QStringList sentences;
     const bool mixtureStudy = !project.spec.publicSources.empty();
     const auto comparisons = mixtureComparisons(project);
-    if (mixtureStudy && comparisons.empty())
+    if (mixtureStudy && comparisons.empty() && project.trust.release)
+        sentences << releaseSentences(project);
+    else if (mixtureStudy && comparisons.empty())
         sentences << QObject::tr(
                          "No mixture has been learned yet: Run ▸ Run DP-MixMin learns one on split A (about %1 "
                          "%2 at ρ = %3), and Compare with baselines adds the downstream models.")
@@ -252,6 +338,13 @@ QString studySummaryHtml(const ProjectSnapshot& project) {
                  .arg(reading->delta, 0, 'g', 3)
                  .arg(reading->dataset.toHtmlEscaped())
                  .arg(reading->cap ? QObject::tr(" (cap %1)").arg(num(*reading->cap, 3)) : QObject::tr(" (no cap)"));
+        // Seeded runs spend budget (their mechanism ran on the data) but release nothing: say so
+        // beside the count, so "5 DP releases" never stands for 1 release and 4 reproducible runs.
+        if (const int seeded = seededRunCount(project); seeded > 0)
+            h += QObject::tr(
+                     "<li>%1 of them ran in reproducible mode (seeded randomness): no release — their noise can "
+                     "be re-derived from the seed stored in this file — though the budget counts what they spent.</li>")
+                     .arg(seeded);
         if (reading->notCounted > 0)
             h += QObject::tr(
                      "<li>%1 run(s) are no DP release (non-private references, audits): keep them inside the "

@@ -7,6 +7,7 @@
 #include "app/workbench/project/project_snapshot.h"
 #include "engine/project/result_summary.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <optional>
@@ -31,6 +32,20 @@ std::vector<MixtureComparison> mixtureComparisons(const ProjectSnapshot& project
 /// The downstream table as `dpmix results` computes it (macro test AUC, or test perplexity for a
 /// text study, per ε and method: mean over tasks per seed, then mean ± std over seeds).
 std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& project);
+
+/// The DP-MixMin mixture shown for one task (the report's "Chosen mixture", a release's verdict):
+/// the finished run at the spec's ε, else at the largest ε, and its λ's largest weights as
+/// "Ankle boot 0.50" (at most four of at least 0.05, then "3 other(s) 0.12 together").
+struct ChosenMixture {
+    std::string task;
+    const RunResults* run = nullptr;  // into the snapshot
+    QStringList parts;
+};
+std::vector<ChosenMixture> chosenMixtures(const ProjectSnapshot& project);
+
+/// Runs whose DP mechanism drew seeded randomness (reproducible mode): the budget counts what they
+/// spent, but they are no release — their noise can be re-derived from the seed stored in the file.
+int seededRunCount(const ProjectSnapshot& project);
 
 /// One or more plain-language sentences: what the study shows so far, or what to run first.
 QString studyVerdict(const ProjectSnapshot& project);

@@ -5,6 +5,7 @@
 #include "app/workbench/project/engine_project_store.h"
 #include "app/workbench/project/release_dialog.h"
 #include "app/workbench/runs/engine_run_controller.h"
+#include "app/workbench/views/study_summary.h"
 #include "engine/privacy/dirichlet_accountant.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
@@ -205,6 +206,36 @@ private Q_SLOTS:
         QCOMPARE(w.project()->runs[0].run.id, dpRun);
         QVERIFY(w.project()->runs[0].lambda("non-private") == nullptr);  // λ* stays home
         QVERIFY(w.exportRelease(dir_.path() + "/again.dpmix", {{dpRun}}).contains("release already"));
+    }
+
+    // A reviewer opening the release reads what it holds: the Summary (and the report's first page)
+    // names DP-MixMin's λ and says why λ* and the baselines are not in it, instead of "No mixture
+    // has been learned yet: Run ▸ …" (Run is disabled in a release); pages that could only say
+    // "nothing here" (the trade-off against λ*, AUC, Audit, k-scaling) are left out.
+    void theReleaseReadsAsARelease() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(dir_.path() + "/release.dpmix"), QString());
+        const QString verdict = studyVerdict(*w.project());
+        QVERIFY2(!verdict.contains("No mixture has been learned yet"), qPrintable(verdict));
+        QVERIFY2(verdict.contains("This DP release holds DP-MixMin's mixture"), qPrintable(verdict));
+        QVERIFY2(verdict.contains("A release leaves out λ* and the baselines"), qPrintable(verdict));
+        const auto mixtures = chosenMixtures(*w.project());
+        QCOMPARE(mixtures.size(), std::size_t(1));
+        QVERIFY2(
+            verdict.contains(QStringLiteral("(run %1): ").arg(mixtures[0].run->run.id) + mixtures[0].parts.first()),
+            qPrintable(verdict));
+        QStringList tabs;
+        for (int i = 0; i < analysisTabs(w)->count(); ++i) tabs << analysisTabs(w)->tabText(i);
+        for (const char* shown : {"Summary", "λ by task", "Ledger"})
+            QVERIFY2(tabs.contains(shown), qPrintable(tabs.join(", ")));
+        for (const char* left : {"Trade-off", "AUC", "Audit", "k-scaling"})
+            QVERIFY2(!tabs.contains(left), qPrintable(tabs.join(", ")));
+        QVERIFY(!w.showView("tradeoff"));
+        // The study it came from keeps every page.
+        MainWindow study(services());
+        QCOMPARE(study.openFile(generated_.path), QString());
+        QVERIFY(study.showView("tradeoff"));
+        QVERIFY(study.showView("audit"));
     }
 };
 

@@ -3,6 +3,8 @@
 // as `dpmix results` computes it, and Verify all on a real project file (✔) and on a missing one (✘).
 // A user-level study counts split A and its users in the spec's name for them ("patients").
 #include "app/workbench/views/study_summary.h"
+#include "engine/privacy/ledger.h"
+#include "engine/privacy/ledger_json.h"
 #include "tests/app/workbench/generated_project.h"
 
 #include <QLabel>
@@ -140,6 +142,31 @@ private Q_SLOTS:
         QVERIFY2(v.contains("No private set yet"), qPrintable(v));
         QVERIFY2(!v.contains("No mixture"), qPrintable(v));
         QVERIFY(studySummaryHtml(s).contains("No public data"));
+    }
+
+    // Seeded runs (reproducible mode) are counted by the budget but are no release: the Summary
+    // says how many of the counted runs are seeded instead of calling them all DP releases.
+    void seededRunsAreNotCalledReleases() {
+        ProjectSnapshot s = mixtureStudy();
+        auto ledgerOf = [](privacy::RandomnessMode mode) {
+            auto e = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 13.0);
+            privacy::setRandomness(e, mode);
+            privacy::Ledger ledger;
+            ledger.record(e);
+            return project::LedgerRecord{1, 0, "now", privacy::ledgerToJson(ledger), 1.0, 1e-6};
+        };
+        s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {}), run(2, "dp-mixmin", 1.0, 1, "t", {}),
+                  run(3, "dp-mixmin", 1.0, 2, "t", {}), run(4, "uniform", std::nullopt, 0, "t", {})};
+        s.runs[0].ledgers = {ledgerOf(privacy::RandomnessMode::Seeded)};
+        s.runs[1].ledgers = {ledgerOf(privacy::RandomnessMode::Seeded)};
+        s.runs[2].ledgers = {ledgerOf(privacy::RandomnessMode::Secret)};
+        QCOMPARE(seededRunCount(s), 2);
+        const QString page = studySummaryHtml(s);
+        QVERIFY2(page.contains("2 of them ran in reproducible mode (seeded randomness): no release"), qPrintable(page));
+        s.runs[0].ledgers = {ledgerOf(privacy::RandomnessMode::Secret)};
+        s.runs[1].ledgers = {};
+        QCOMPARE(seededRunCount(s), 0);
+        QVERIFY(!studySummaryHtml(s).contains("reproducible mode"));
     }
 
     void verifyAllChecksLedgersAndTheChain() {
