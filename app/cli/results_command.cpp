@@ -4,6 +4,7 @@
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/terminal_safe.h"
+#include "engine/project/project_records.h"
 #include "engine/project/result_summary.h"
 
 #include <nlohmann/json.hpp>
@@ -91,12 +92,16 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 2;
             return;
         }
-        std::string name = args->metric.empty() ? "test-auc" : args->metric;
-        auto observations = project::storedResults(*project, name);
-        if (observations && observations->empty() && args->metric.empty()) {
-            name = "test-perplexity";
-            observations = project::storedResults(*project, name);
+        // The study's own metric by default: an image study is read by AUC, a text study by perplexity.
+        auto sources = project->sources();
+        if (!sources) {
+            std::cerr << "dpmix results: " << sources.error().message << '\n';
+            ctx.exitCode = 2;
+            return;
         }
+        const std::string studyMetric = project::isTextStudy(*sources) ? "test-perplexity" : "test-auc";
+        const std::string name = args->metric.empty() ? studyMetric : args->metric;
+        auto observations = project::storedResults(*project, name);
         if (!observations) {
             std::cerr << "dpmix results: " << observations.error().message << '\n';
             ctx.exitCode = 1;
@@ -105,9 +110,11 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
         const auto integrity = checkIntegrity(*project);
         if (observations->empty()) {
             std::cerr << "dpmix results: " << project->path().string() << " has no finished run with the metric '"
-                      << name
-                      << "' (downstream runs store test-auc or test-perplexity: dpmix run --stages "
-                         "...,pretrain,finetune,evaluate)\n";
+                      << name << "' (";
+            if (name != studyMetric)
+                std::cerr << (studyMetric == "test-auc" ? "an image" : "a text") << " study's downstream runs store "
+                          << studyMetric << "; ";
+            std::cerr << "they are stored by dpmix run --stages ...,pretrain,finetune,evaluate)\n";
             // An altered file is said to be so even when there is no table to show.
             if (!integrity.ok) std::cerr << "dpmix results: " << oneLine(integrity.line) << '\n';
             ctx.exitCode = 1;

@@ -200,11 +200,8 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline
             "the Slurm executor runs reproducible runs only (a reproducible run, or privacy.reproducible in the "
             "spec): a unit's DP noise must derive from the run seed so the merged runs are the local ones; a run "
             "with secret randomness runs here (the local executor)"};
-    if (auto srcs = project.sources(); srcs)
-        for (const auto& s : *srcs)
-            if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text)
-                return Error{"the Slurm executor runs image studies; '" + project.path().string() +
-                             "' is a text study"};
+    if (auto srcs = project.sources(); srcs && project::isTextStudy(*srcs))
+        return Error{"the Slurm executor runs image studies; '" + project.path().string() + "' is a text study"};
     options.seeds = choices.seeds;
     pipeline::ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;

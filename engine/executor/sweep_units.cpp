@@ -73,10 +73,8 @@ Result<std::string> freezeSweep(project::ProjectFile& project, SweepKind kind,
                                 const experiment_runs::SweepStageOptions& options, const ProgressCallback& progress,
                                 const CancellationToken& cancel, const pipeline::LogSink& log) {
     if (auto e = checkSweep(kind, options)) return *e;
-    if (auto srcs = project.sources(); srcs)
-        for (const auto& s : *srcs)
-            if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text)
-                return Error{"a sweep runs on image studies; '" + project.path().string() + "' is a text study"};
+    if (auto srcs = project.sources(); srcs && project::isTextStudy(*srcs))
+        return Error{"a sweep runs on image studies; '" + project.path().string() + "' is a text study"};
     // The proxy is obtained here, once, so every unit's snapshot holds it (a unit never trains one).
     auto prepared = pipeline::prepareStudy(project, options.proxy, progress, cancel, log);
     if (!prepared) return prepared.error();

@@ -219,7 +219,12 @@ nlohmann::json paramsJson(const psg::PsgParams& p, const ClassifiedImages& data)
 Status checkPsgValues(const PsgStageOptions& o) {
     if (auto e = train::checkDevice(o.device)) return e;
     if (o.imagesPerClass) {
-        if (auto l = psg::loopsForImagesPerClass(*o.imagesPerClass); !l) return Error{l.error().message, "spc"};
+        // The field leads the message (the CLI prints "--spc = 7 …"); the set's own check words it for the spec.
+        if (!psg::loopsForImagesPerClass(*o.imagesPerClass))
+            return Error{"spc = " + std::to_string(*o.imagesPerClass) +
+                             " is not supported: expected 1, 10, 20 or 50 images per class (the values the method "
+                             "defines its loops for)",
+                         "spc"};
     }
     if (o.iterations && (*o.iterations < 1 || *o.iterations > 1'000'000))
         return Error{"iterations = " + std::to_string(*o.iterations) + " is out of range: expected 1 to 1e6",

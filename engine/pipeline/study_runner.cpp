@@ -564,13 +564,11 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
     if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
     // A text study (sensitive source of kind "text") runs in engine/text_study/text_study.h, which cannot share a
     // process with LibTorch (sentencepiece's embedded protobuf 3.14 vs LibTorch's 3.21 abort at start-up).
-    if (auto srcs = project.sources(); srcs)
-        for (const auto& s : *srcs)
-            if (s.role == project::SourceRole::Sensitive && s.facts.kind == data::SourceKind::Text)
-                return Error{
-                    "'" + project.path().string() + "' is a text study (sensitive source '" + s.name +
-                    "' is text): run it with "
-                    "`dpmix run` (which hands it to dpmix-text, a process without LibTorch) or dpmix-text run PROJECT"};
+    if (auto srcs = project.sources(); srcs && project::isTextStudy(*srcs))
+        return Error{"'" + project.path().string() + "' is a text study (sensitive source '" +
+                     project::sensitiveSourceOf(*srcs)->name +
+                     "' is text): run it with `dpmix run` (which hands it to dpmix-text, a process without LibTorch) "
+                     "or dpmix-text run PROJECT"};
     StudyRun run = resolveStudyRun(project, options, progress, cancel, log);
     if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
 

@@ -106,8 +106,8 @@ Result<DiscretisedPrv> discretisePrv(const SubsampledGaussianPrv& prv, double h,
     const double yHigh = remove ? prv.lossAt(xHigh) : prv.lossAt(xLow);
     if (!((yHigh - yLow) / h < static_cast<double>(maxBins)))
         return Error{"the PRV accountant would need more than " + std::to_string(maxBins) +
-                     " grid points for one step at this accuracy (q = " + formatNumber(prv.q()) + ", sigma = " +
-                     formatNumber(1.0 / prv.mu()) + "): raise the epsilon error or use the RDP accountant"};
+                     " grid points for one step at this accuracy (q = " + formatNumber(prv.q()) +
+                     ", sigma = " + formatNumber(1.0 / prv.mu()) + "): use the RDP accountant for it"};
     const long long jLow = static_cast<long long>(std::floor(yLow / h + 0.5));
     const long long jHigh = static_cast<long long>(std::floor(yHigh / h + 0.5));
     out.firstIndex = jLow;

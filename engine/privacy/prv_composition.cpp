@@ -136,7 +136,7 @@ Result<ComposedPrv> composePrvs(const std::vector<PrvComponent>& components, dou
     if (!(needed <= static_cast<double>(maxGridPoints)))
         return Error{"the PRV accountant would need a grid of " + formatNumber(needed) +
                      " points (more than its limit of " + std::to_string(maxGridPoints) +
-                     ") for this composition at this accuracy: raise the epsilon error or use the RDP accountant"};
+                     ") for this composition at this accuracy: use the RDP accountant for it"};
     const long long n = fastFftSize(static_cast<long long>(needed));
     out.gridPoints = n;
     out.firstIndex = static_cast<long long>(std::floor((window.low - out.shift) / h));

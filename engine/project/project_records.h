@@ -33,6 +33,20 @@ struct SourceRecord {
     SourceFacts facts;
 };
 
+/// The sensitive source's record; nullptr while the project has none.
+inline const SourceRecord* sensitiveSourceOf(const std::vector<SourceRecord>& sources) {
+    for (const auto& s : sources)
+        if (s.role == SourceRole::Sensitive) return &s;
+    return nullptr;
+}
+
+/// A text study: its sensitive source holds text (read by perplexity, run by dpmix-text, never
+/// beside LibTorch).
+inline bool isTextStudy(const std::vector<SourceRecord>& sources) {
+    const SourceRecord* sensitive = sensitiveSourceOf(sources);
+    return sensitive && sensitive->facts.kind == data::SourceKind::Text;
+}
+
 /// The label count of each public source's images, in registration order (0 for text), for
 /// ProjectSpec::mixtureComponents.
 inline std::vector<std::size_t> publicLabelCounts(const std::vector<SourceRecord>& sources) {

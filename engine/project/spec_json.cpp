@@ -372,7 +372,9 @@ std::string notASpecHint(const std::string& text) {
     if (first.find(',') == std::string::npos) return {};
     return ". It looks like a CSV manifest (a header row of comma-separated names): a study is a JSON spec "
            "that names it as a source, {\"name\": ..., \"loader\": \"csv-images\", \"path\": \"labels.csv\"} "
-           "(docs/DATA.md, \"Loaders\"; projects/ has specs to copy), or register it in the workbench "
+           "(docs/DATA.md, \"Loaders\"). The command line writes that spec for you from the manifest and the "
+           "public data of a spec in projects/: dpmix new --from-csv labels.csv --public-from SPEC.json -o "
+           "study.dpmix (docs/DATA.md, \"A study from a CSV manifest\"); or register it in the workbench "
            "(Study ▸ Set sensitive data…)";
 }
 

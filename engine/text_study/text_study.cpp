@@ -118,12 +118,6 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
     return q;
 }
 
-bool isTextStudy(const std::vector<project::SourceRecord>& sources) {
-    for (const auto& s : sources)
-        if (s.role == project::SourceRole::Sensitive) return s.facts.kind == data::SourceKind::Text;
-    return false;
-}
-
 namespace {
 
 // The plan's checks (the same as the image study's: ε in range and each once, ...), then the

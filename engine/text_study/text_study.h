@@ -70,9 +70,6 @@ std::vector<double> userGradientNormQuantiles(const mixmin::MixtureObjective& ob
                                               const std::optional<mixmin::UserGroups>& users, long long groupSize,
                                               const Eigen::VectorXd& lambda);
 
-/// True when the project's sensitive source is text (its facts' kind is "text").
-bool isTextStudy(const std::vector<project::SourceRecord>& sources);
-
 /// Runs the text study's proxies and mixture stages and stores every run in the project.
 /// `options.stages`: "proxies" and/or "mixture" (anything else is refused before anything is
 /// stored). The proxies are always built (the mixture needs them; they are not reused from an

@@ -61,7 +61,7 @@ private Q_SLOTS:
             const char* says;
         };
         const QList<Case> cases{
-            {{"--spc", "7"}, "images per class = 7"},
+            {{"--spc", "7"}, "--spc = 7 is not supported: expected 1, 10, 20 or 50 images per class"},
             {{"--epsilon", "0"}, "--epsilon = 0 is out of range"},
             {{"--iterations", "0"}, "--iterations = 0 is out of range"},
             {{"--evaluations", "abc"}, "--evaluations"},

@@ -71,6 +71,19 @@ private Q_SLOTS:
         QCOMPARE(j["integrity"].toObject()["hash_chain_ok"].toBool(), true);
     }
 
+    // An image study without downstream runs is read by AUC: `results` names test-auc (it once fell
+    // through to a text study's test-perplexity), and an asked-for other metric says which one the
+    // study's runs store.
+    void resultsOfAnImageStudyWithoutRunsNamesItsOwnMetric() {
+        const auto r = runDpmix({"results", path("study.dpmix")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("has no finished run with the metric 'test-auc'"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("perplexity"), qPrintable(r.err));
+        const auto other = runDpmix({"results", path("study.dpmix"), "--metric", "test-perplexity"});
+        QCOMPARE(other.exitCode, 1);
+        QVERIFY2(other.err.contains("an image study's downstream runs store test-auc"), qPrintable(other.err));
+    }
+
     void inspectRecomputesTheLedger() {
         // A run with the published example ε(q = 0.01, σ = 1, T = 1000, δ = 1e-6) = 2.43669380
         // (Opacus RDP accountant; also used by tst_cli_privacy).

@@ -180,7 +180,7 @@ private Q_SLOTS:
         bad.imagesPerClass = 7;
         r = runPsgStage(multi, bad);
         QVERIFY(!r);
-        QVERIFY2(r.error().message.find("images per class = 7") != std::string::npos, r.error().message.c_str());
+        QVERIFY2(r.error().message.find("spc = 7 is not supported") != std::string::npos, r.error().message.c_str());
         bad = {};
         bad.epsilon = 0.0;
         QVERIFY(!runPsgStage(multi, bad));

@@ -356,7 +356,11 @@ private Q_SLOTS:
         QVERIFY(message(prvEpsilon({}, 1e-5)).find("at least one") != std::string::npos);
         PrvAccuracy small;
         small.maxGridPoints = 1000;
-        QVERIFY(message(prvEpsilon({{0.01, 1.0, 1000}}, 1e-5, small)).find("grid") != std::string::npos);
+        // The refusal's advice is one a user can follow: no front end sets the accountant's ε error.
+        const std::string tooLarge = message(prvEpsilon({{0.01, 1.0, 1000}}, 1e-5, small));
+        QVERIFY2(tooLarge.find("grid") != std::string::npos, tooLarge.c_str());
+        QVERIFY2(tooLarge.find("use the RDP accountant for it") != std::string::npos, tooLarge.c_str());
+        QVERIFY2(tooLarge.find("raise the epsilon error") == std::string::npos, tooLarge.c_str());
         PrvAccuracy noError;
         noError.epsilonError = 0.0;
         QVERIFY(message(prvEpsilon({{0.01, 1.0, 10}}, 1e-5, noError)).find("epsilon error") != std::string::npos);

@@ -599,6 +599,7 @@ private Q_SLOTS:
         QVERIFY2(m.find("labels.csv: not valid JSON") == 0, m.c_str());
         QVERIFY2(m.find("looks like a CSV manifest") != std::string::npos, m.c_str());
         QVERIFY2(m.find("\"loader\": \"csv-images\"") != std::string::npos, m.c_str());
+        QVERIFY2(m.find("dpmix new --from-csv labels.csv --public-from SPEC.json") != std::string::npos, m.c_str());
         // A text without commas on its first line is not taken for a CSV.
         auto prose = parseProjectSpec("hello world\n", where(), "notes.txt");
         QVERIFY(!prose.ok());

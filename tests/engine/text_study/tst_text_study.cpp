@@ -121,7 +121,7 @@ private Q_SLOTS:
         project::ProjectFile proj = std::move(created).value();
         auto sources = proj.sources();
         QVERIFY(sources.ok());
-        QVERIFY(isTextStudy(*sources));
+        QVERIFY(project::isTextStudy(*sources));
 
         StudyRunOptions options;
         options.randomSearchCandidates = 20;
