@@ -196,6 +196,57 @@ QStringList releaseSentences(const ProjectSnapshot& project) {
 
 }  // namespace
 
+namespace {
+
+// A method whose λ was chosen on the sensitive data without DP (λ*, Random Search): its model is
+// fine-tuned at the run's ε, but the whole pipeline's guarantee is ε = ∞.
+bool nonPrivateChoice(const std::string& method) {
+    const auto m = methods::methodOfRun(method);
+    return m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate;
+}
+
+// The downstream comparison at the largest ε: the DP methods side by side, then the non-private
+// references apart with their ε = ∞, and said when one of them did better than DP-MixMin (it is
+// an upper reference, not a result that could be released).
+QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows) {
+    if (rows.empty()) return {};
+    const double e = rows.back().epsilon;
+    QStringList dp, references;
+    const project::ResultSummaryRow* dpMixMin = rowOf(rows, methods::Method::DpMixMin, e);
+    const project::ResultSummaryRow* bestReference = nullptr;
+    for (methods::Method m : {methods::Method::DpMixMin, methods::Method::Uniform, methods::Method::RandomInit,
+                              methods::Method::NonPrivateMixMin, methods::Method::RandomSearch}) {
+        const auto* r = rowOf(rows, m, e);
+        if (!r) continue;
+        const QString part = QStringLiteral("%1 %2").arg(methodLabel(r->method), pm(r->mean, r->std, r->seeds, 3));
+        if (nonPrivateChoice(r->method)) {
+            references << part;
+            if (!bestReference || r->mean > bestReference->mean) bestReference = r;
+        } else {
+            dp << part;
+        }
+    }
+    QString sentence;
+    if (!dp.isEmpty())
+        sentence = QObject::tr("Downstream at ε = %1 (macro test metric, mean ± std over seeds): %2.")
+                       .arg(eps(e), dp.join(QStringLiteral(", ")));
+    if (!references.isEmpty())
+        sentence += (sentence.isEmpty() ? QString() : QStringLiteral(" ")) +
+                    QObject::tr(
+                        "Non-private references (ε = ∞: their λ was chosen on the sensitive data without "
+                        "privacy; fine-tuned at ε = %1): %2.")
+                        .arg(eps(e), references.join(QStringLiteral(", ")));
+    if (dpMixMin && bestReference && bestReference->mean > dpMixMin->mean)
+        sentence += QStringLiteral(" ") +
+                    QObject::tr(
+                        "%1 did better than DP-MixMin (%2 vs %3), but it is no DP "
+                        "result: it shows what choosing λ without privacy would gain.")
+                        .arg(methodLabel(bestReference->method), num(bestReference->mean, 3), num(dpMixMin->mean, 3));
+    return sentence;
+}
+
+}  // namespace
+
 QString studyVerdict(const ProjectSnapshot& project) {
     QStringList sentences;
     const bool mixtureStudy = !project.spec.publicSources.empty();
@@ -234,18 +285,8 @@ QString studyVerdict(const ProjectSnapshot& project) {
                              .arg(splitUnits(project), dp, num(*c.uniformCosine));
         }
     }
-    const auto rows = downstreamRows(project);
-    if (!rows.empty()) {
-        const double e = rows.back().epsilon;
-        QStringList parts;
-        for (methods::Method m : {methods::Method::DpMixMin, methods::Method::Uniform,
-                                  methods::Method::NonPrivateMixMin, methods::Method::RandomInit})
-            if (const auto* r = rowOf(rows, m, e))
-                parts << QStringLiteral("%1 %2").arg(methodLabel(r->method), pm(r->mean, r->std, r->seeds, 3));
-        if (!parts.isEmpty())
-            sentences << QObject::tr("Downstream at ε = %1 (macro test metric, mean ± std over seeds): %2.")
-                             .arg(eps(e), parts.join(QStringLiteral(", ")));
-    }
+    if (const QString downstream = downstreamSentence(downstreamRows(project)); !downstream.isEmpty())
+        sentences << downstream;
     if (const QString psg = psgSentence(project); !psg.isEmpty())
         sentences << psg;
     else if (project.spec.psg && !mixtureStudy)
@@ -275,9 +316,12 @@ QString summaryTablesHtml(const ProjectSnapshot& project) {
         h += QObject::tr(
             "<h3>Downstream: macro test metric</h3><table border='1' cellpadding='4' cellspacing='0'>"
             "<tr><th>ε</th><th>method</th><th>mean ± std</th><th>seeds</th></tr>");
+        // A non-private choice of λ makes the pipeline's ε infinite, whatever its fine-tuning's.
         for (const auto& r : rows)
             h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
-                     .arg(num(r.epsilon, 3), methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
+                     .arg(nonPrivateChoice(r.method) ? QObject::tr("∞ (fine-tuned at %1)").arg(num(r.epsilon, 3))
+                                                     : num(r.epsilon, 3),
+                          methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
                      .arg(r.seeds);
         h += QStringLiteral("</table>");
     }

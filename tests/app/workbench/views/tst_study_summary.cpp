@@ -121,6 +121,35 @@ private Q_SLOTS:
         QVERIFY(studySummaryHtml(s).contains("Downstream: macro test metric"));
     }
 
+    // λ* and Random Search chose λ on the sensitive data without privacy: the verdict sets them
+    // apart at ε = ∞ (they were listed with the DP methods at ε = 1), the table marks their ε as ∞,
+    // and a reference that did better than DP-MixMin is said to be so, as no DP result.
+    void nonPrivateReferencesStandApartAtInfinity() {
+        ProjectSnapshot s = mixtureStudy();
+        s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "test-auc", "t", 0.90}}),
+                  run(2, "uniform", 1.0, 0, "t", {{0, "test-auc", "t", 0.85}}),
+                  run(3, "random-search", 1.0, 0, "t", {{0, "test-auc", "t", 0.93}}),
+                  run(4, "non-private-mixmin", 1.0, 0, "t", {{0, "test-auc", "t", 0.91}}),
+                  run(5, "random-init", 1.0, 0, "t", {{0, "test-auc", "t", 0.88}})};
+        const QString v = studyVerdict(s);
+        QVERIFY2(v.contains("Downstream at ε = 1 (macro test metric, mean ± std over seeds): DP-MixMin 0.900, "
+                            "Uniform 0.850, Random Init 0.880."),
+                 qPrintable(v));
+        QVERIFY2(v.contains("Non-private references (ε = ∞"), qPrintable(v));
+        QVERIFY2(v.contains("Random search 0.930"), qPrintable(v));
+        QVERIFY2(v.contains("Random search did better than DP-MixMin (0.930 vs 0.900), but it is no DP result"),
+                 qPrintable(v));
+        const QString page = studySummaryHtml(s);
+        QVERIFY2(page.contains("<td>∞ (fine-tuned at 1.000)</td><td>Random search</td>"), qPrintable(page));
+        QVERIFY2(page.contains("<td>1.000</td><td>DP-MixMin</td>"), qPrintable(page));
+        // λ* above DP-MixMin is said too; with no reference above it, nothing is.
+        s.runs[2].metrics[0].value = 0.89;
+        QVERIFY2(studyVerdict(s).contains("Non-private MixMin (λ*) did better than DP-MixMin (0.910 vs 0.900)"),
+                 qPrintable(studyVerdict(s)));
+        s.runs[3].metrics[0].value = 0.895;
+        QVERIFY(!studyVerdict(s).contains("did better than DP-MixMin"));
+    }
+
     void theVerdictWritesEpsilonInItsShortestExactForm() {
         ProjectSnapshot s = mixtureStudy();
         for (const double e : {4.0, 0.25, 1.5}) {
