@@ -2,6 +2,7 @@
 
 #include "engine/data/file_bytes.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -14,6 +15,17 @@ std::string hexByte(unsigned char b) {
     return text;
 }
 
+// A text file with commas on its first line, given where an IDX file was expected: usually the
+// CSV manifest of a folder of images (labels.csv), which the csv-images loader reads.
+std::string csvHint(const std::string& bytes) {
+    const std::string first = bytes.substr(0, std::min(bytes.find('\n'), std::size_t(4096)));
+    if (first.find(',') == std::string::npos) return {};
+    for (unsigned char c : first)
+        if (c < 0x20 && c != '\t' && c != '\r') return {};
+    return ": it looks like a CSV file (text with commas on its first line); a CSV manifest of images is read by "
+           "the csv-images loader, not idx";
+}
+
 }  // namespace
 
 Result<IdxArray> parseIdx(std::string bytes, const std::string& path) {
@@ -23,7 +35,7 @@ Result<IdxArray> parseIdx(std::string bytes, const std::string& path) {
                      " bytes, expected at least 4)"};
     if (at(0) != 0 || at(1) != 0)
         return Error{"IDX file '" + path + "': wrong magic number (first bytes " + hexByte(at(0)) + " " +
-                     hexByte(at(1)) + ", expected 0x00 0x00)"};
+                     hexByte(at(1)) + ", expected 0x00 0x00)" + csvHint(bytes)};
     if (at(2) != 0x08)
         return Error{"IDX file '" + path + "': data type " + hexByte(at(2)) +
                      " is not supported, expected 0x08 (unsigned byte)"};

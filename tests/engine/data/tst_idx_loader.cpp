@@ -39,6 +39,7 @@ private Q_SLOTS:
         fx::writeFile(path("lab.idx.gz"), fx::gzipBytes(labels));
         fx::writeFile(path("lab4.idx"), fx::idxBytes({4}, {0, 1, 2, 3}));
         fx::writeFile(path("badmagic.idx"), std::string("\x00\x01\x08\x03", 4) + images.substr(4));
+        fx::writeFile(path("labels.csv"), "Path,Patient,Effusion\nimg0.png,p0,1\n");
         fx::writeFile(path("truncated.idx"), images.substr(0, images.size() - 1));
         fx::writeFile(path("truncated.idx.gz"), fx::gzipBytes(images).substr(0, 20));
         fx::writeFile(path("shortheader.idx"), images.substr(0, 9));
@@ -103,6 +104,14 @@ private Q_SLOTS:
                                      << ""s
                                      << ""s
                                      << "wrong magic number"s;
+        // A CSV manifest chosen with the default (IDX) loader: the message says what the file is.
+        QTest::newRow("a CSV manifest") << "labels.csv"s
+                                        << ""s
+                                        << ""s
+                                        << ""s
+                                        << "wrong magic number (first bytes 0x50 0x61, expected 0x00 0x00): it "
+                                           "looks like a CSV file (text with commas on its first line); a CSV "
+                                           "manifest of images is read by the csv-images loader"s;
         QTest::newRow("truncated data") << "truncated.idx"s
                                         << ""s
                                         << ""s
