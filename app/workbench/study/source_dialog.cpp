@@ -64,6 +64,7 @@ SourceDialog::SourceDialog(SourceRole role, const SourcePreviewer* previewer, QS
     debounce_->setSingleShot(true);
     debounce_->setInterval(kTypingPauseMs);
 
+    note_->setObjectName("sourceNote");
     note_->setWordWrap(true);
     note_->setVisible(false);
     name_->setObjectName("sourceName");
@@ -285,14 +286,31 @@ void SourceDialog::onEdited() {
 void SourceDialog::browsePath(bool folder) {
     const LoaderInfo* info = findLoader(loader_->currentData().toString());
     const QString start = path_->text().trimmed();
+    // Every file shows first: a loader's own filter would hide the file the user came for (a
+    // manifest labels.csv under the default IDX loader); choosePath then picks the loader for it.
+    const QString filter = tr("All files (*)") + (info && !info->fileFilter.isEmpty() ? ";;" + info->fileFilter : "");
     const QString chosen = folder ? QFileDialog::getExistingDirectory(this, tr("Choose the data folder"), start)
-                                  : QFileDialog::getOpenFileName(this, tr("Choose the data file"), start,
-                                                                 info ? info->fileFilter : QString());
-    if (chosen.isEmpty()) return;
+                                  : QFileDialog::getOpenFileName(this, tr("Choose the data file"), start, filter);
+    if (!chosen.isEmpty()) choosePath(chosen);
+}
+
+void SourceDialog::choosePath(const QString& chosen) {
+    const SourceGuess guess = guessSource(chosen);
+    const QString guessed = QString::fromStdString(guess.source.loader);
+    if (!guessed.isEmpty() && guessed != loader_->currentData().toString()) {
+        if (const int index = loader_->findData(guessed); index >= 0) {
+            const QString before = loader_->currentText();
+            loader_->setCurrentIndex(index);
+            setNote(tr("%1 is not read by “%2”: the loader is now “%3” (%4).")
+                        .arg(QFileInfo(chosen).fileName(), before, loader_->currentText(), guess.reason));
+        } else {
+            setNote(tr("%1 looks like data for another kind of source (%2); this source's loaders cannot read it.")
+                        .arg(QFileInfo(chosen).fileName(), guess.reason));
+        }
+    }
     path_->setText(chosen);
     // Options the guess knows for this loader (the IDX label file next to the images) fill
     // fields the user left empty.
-    const SourceGuess guess = guessSource(chosen);
     if (guess.source.loader == loader_->currentData().toString().toStdString())
         for (const auto& [key, value] : guess.source.options)
             if (QLineEdit* field = options_.value(QString::fromStdString(key));

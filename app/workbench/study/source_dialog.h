@@ -51,6 +51,10 @@ public:
     void setTasks(const std::vector<project::LabelTask>& tasks);
     /// Shown above the form (e.g. why a dropped file got this loader).
     void setNote(const QString& note);
+    /// A data file or folder the user picked (File… / Folder…): fills the path, and when the file is
+    /// of another kind than the chosen loader reads (a CSV manifest under "IDX images"), switches to
+    /// the loader that reads it and says so in the note.
+    void choosePath(const QString& path);
     /// Public sources: how their images are fitted to the study's shape ("" = as they are;
     /// "bilinear"; "replicate" / "luminance"), docs/METHODS.md "Several public sources".
     void setFit(const std::string& resize, const std::string& colour);

@@ -340,6 +340,37 @@ private Q_SLOTS:
         QCOMPARE(d.nameField()->text(), QString("ward-7"));
     }
 
+    // A CSV manifest picked while the loader is the default "IDX images" (once hidden by the IDX
+    // filter, then "wrong magic number (first bytes 0x50 0x61 …)"): the dialog switches to the CSV
+    // loader, says why, and the manifest previews.
+    void aCsvManifestPickedUnderIdxSwitchesTheLoader() {
+        QTemporaryDir dir;
+        QImage red(8, 8, QImage::Format_RGB32);
+        red.fill(qRgb(255, 0, 0));
+        QVERIFY(red.save(dir.path() + "/red.png"));
+        const QString csv = dir.path() + "/labels.csv";
+        QVERIFY(testing::writeFile(csv, "Path,Warm\nred.png,1\n"));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        QCOMPARE(d.loaderBox()->currentData().toString(), QString("idx"));  // the default
+        d.choosePath(csv);
+        QCOMPARE(d.loaderBox()->currentData().toString(), QString("csv-images"));
+        QCOMPARE(d.pathField()->text(), csv);
+        auto* note = d.findChild<QLabel*>("sourceNote");
+        QVERIFY(note && !note->isHidden());
+        QVERIFY2(
+            note->text().startsWith(QString::fromUtf8("labels.csv is not read by “IDX images (MNIST, Fashion-MNIST)”: "
+                                                      "the loader is now “CSV manifest + images”")),
+            qPrintable(note->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        QVERIFY2(d.okButton()->isEnabled(), qPrintable(d.previewWidget()->statusLabel()->text()));
+        // A file the chosen loader reads keeps it, with no note.
+        SourceDialog csvDialog(SourceRole::Public, &previewer_, {});
+        csvDialog.loaderBox()->setCurrentIndex(csvDialog.loaderBox()->findData("csv-images"));
+        csvDialog.choosePath(csv);
+        QCOMPARE(csvDialog.loaderBox()->currentData().toString(), QString("csv-images"));
+        QVERIFY(csvDialog.findChild<QLabel*>("sourceNote")->isHidden());
+    }
+
     void thumbnailGridStartsAtTheTop() {
         SourcePreviewWidget w;
         w.resize(300, 200);
