@@ -99,7 +99,8 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = 2;
             return;
         }
-        const std::string studyMetric = project::isTextStudy(*sources) ? "test-perplexity" : "test-auc";
+        const bool textStudy = project::isTextStudy(*sources);
+        const std::string studyMetric = textStudy ? "test-perplexity" : "test-auc";
         const std::string name = args->metric.empty() ? studyMetric : args->metric;
         auto observations = project::storedResults(*project, name);
         if (!observations) {
@@ -112,8 +113,8 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             std::cerr << "dpmix results: " << project->path().string() << " has no finished run with the metric '"
                       << name << "' (";
             if (name != studyMetric)
-                std::cerr << (studyMetric == "test-auc" ? "an image" : "a text") << " study's downstream runs store "
-                          << studyMetric << "; ";
+                std::cerr << (textStudy ? "a text" : "an image") << " study's downstream runs store " << studyMetric
+                          << "; ";
             std::cerr << "they are stored by dpmix run --stages ...,pretrain,finetune,evaluate)\n";
             // An altered file is said to be so even when there is no table to show.
             if (!integrity.ok) std::cerr << "dpmix results: " << oneLine(integrity.line) << '\n';

@@ -1,5 +1,6 @@
 #include "engine/data/label_tasks.h"
 
+#include "engine/core/joined_list.h"
 #include "engine/data/loader_options.h"
 
 #include <algorithm>
@@ -50,10 +51,8 @@ Result<LabelMatrix> taskTargets(const std::vector<int>& classIds, const std::vec
         for (const auto& cls : tasks[j].classes) {
             const auto it = std::find(classNames.begin(), classNames.end(), cls);
             if (it == classNames.end()) {
-                std::string known;
-                for (const auto& c : classNames) known += (known.empty() ? "" : ", ") + c;
-                return Error{"label task '" + tasks[j].name + "': unknown class '" + cls + "' (classes: " + known +
-                             ")"};
+                return Error{"label task '" + tasks[j].name + "': unknown class '" + cls +
+                             "' (classes: " + core::joinedList(classNames) + ")"};
             }
             member[static_cast<std::size_t>(it - classNames.begin()) * t + j] = 1;
         }

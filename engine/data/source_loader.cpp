@@ -1,6 +1,7 @@
 // Dispatch from SourceSpec::loader to the loaders, and the summary a project file records.
 #include "engine/data/source_loader.h"
 
+#include "engine/core/joined_list.h"
 #include "engine/data/image_loaders.h"
 #include "engine/data/loader_options.h"
 #include "engine/data/text_loaders.h"
@@ -14,12 +15,7 @@ namespace {
 const std::vector<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images"};
 const std::vector<std::string> kTextLoaders = {"jsonl", "text-folder", "spam-assassin", "mbox", "maildir"};
 
-std::string knownLoaders() {
-    std::string list;
-    for (const auto& l : kImageLoaders) list += (list.empty() ? "" : ", ") + l;
-    for (const auto& l : kTextLoaders) list += ", " + l;
-    return list;
-}
+std::string knownLoaders() { return core::joinedList(kImageLoaders) + ", " + core::joinedList(kTextLoaders); }
 
 long long distinctUsers(const std::vector<std::string>& users) {
     std::set<std::string> distinct;

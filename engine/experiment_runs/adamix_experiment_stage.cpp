@@ -1,5 +1,6 @@
 #include "engine/experiment_runs/adamix_experiment_stage.h"
 
+#include "engine/core/joined_list.h"
 #include "engine/data/source_loader.h"
 #include "engine/data/splits.h"
 #include "engine/pipeline/run_storage.h"
@@ -35,12 +36,6 @@ bool disjoint(const std::set<std::string>& a, const std::set<std::string>& b) {
     for (const auto& x : a)
         if (b.count(x)) return false;
     return true;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
 }
 
 Result<LabelledSource> loadLabelled(const project::SourceRecord& record, const project::ProjectSpec& spec,
@@ -182,7 +177,7 @@ Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sourc
             names.push_back("'" + p->name + "'");
         }
         return Error{field + ": '" + name + "' is not a registered public image source of this project (it has " +
-                         (names.empty() ? std::string("none") : joined(names)) + ")",
+                         (names.empty() ? std::string("none") : core::joinedList(names)) + ")",
                      field};
     };
     auto disjointFrom = [&](const project::SourceRecord& of) -> const project::SourceRecord* {
@@ -207,8 +202,8 @@ Result<AdamixRoles> resolveRoles(const std::vector<project::SourceRecord>& sourc
         r.shotsSource = *named;
         if (r.shotsSource == r.privateSource || labelSet(*r.shotsSource) != labelSet(*r.privateSource))
             return Error{"shots-source: '" + r.shotsSource->name + "' does not have the private task's classes (" +
-                             joined(r.privateSource->facts.labelNames) + "): it has " +
-                             joined(r.shotsSource->facts.labelNames),
+                             core::joinedList(r.privateSource->facts.labelNames) + "): it has " +
+                             core::joinedList(r.shotsSource->facts.labelNames),
                          "shots-source"};
     }
     if (!options.extractorSource.empty()) {

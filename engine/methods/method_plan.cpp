@@ -83,6 +83,11 @@ std::optional<Method> methodOfRun(std::string_view storedName) {
     return std::nullopt;
 }
 
+bool isNonPrivateChoice(std::string_view storedName) {
+    const auto m = methodOfRun(storedName);
+    return m && traitsOf(*m).choice == Choice::NonPrivate;
+}
+
 std::optional<Method> methodOfLambdaKind(std::string_view kind) {
     if (kind.empty()) return std::nullopt;
     for (const auto& t : allMethods())

@@ -58,6 +58,9 @@ std::vector<std::string> allMethodNames();
 Result<Method> parseMethod(std::string_view spelling);
 /// The method of a stored run row, or none (proxy, audit, experiment and other rows).
 std::optional<Method> methodOfRun(std::string_view storedName);
+/// Whether a stored run row's λ was chosen on the sensitive data without DP (λ*, Random Search):
+/// its model is fine-tuned at the run's ε, but the pipeline as a whole has ε = ∞.
+bool isNonPrivateChoice(std::string_view storedName);
 /// The method whose runs store λ records of this kind, or none.
 std::optional<Method> methodOfLambdaKind(std::string_view kind);
 /// "dpmixmin, uniform, random-search, random-init or nonprivate".

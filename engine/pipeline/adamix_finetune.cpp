@@ -2,6 +2,7 @@
 
 #include "engine/adamix/labelled_features.h"
 #include "engine/adamix/softmax_head.h"
+#include "engine/core/joined_list.h"
 #include "engine/core/seed_derivation.h"
 #include "engine/data/portable_random.h"
 #include "engine/data/source_loader.h"
@@ -21,11 +22,7 @@ namespace {
 const char* const kShotsField = "stages.finetune.shots_source";
 const char* const kShotsCountField = "stages.finetune.public_shots";
 
-std::string quoted(const std::vector<std::string>& names) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
-    return list.empty() ? "none" : list;
-}
+std::string quoted(const std::vector<std::string>& names) { return names.empty() ? "none" : core::quotedList(names); }
 
 // The classes each sensitive task is over: the spec's tasks, or (without tasks) each sensitive
 // label as a task of its own name.

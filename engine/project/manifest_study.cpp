@@ -1,6 +1,7 @@
 #include "engine/project/manifest_study.h"
 
 #include "engine/core/file_door.h"
+#include "engine/core/joined_list.h"
 #include "engine/data/csv_table.h"
 #include "engine/privacy/parameters.h"
 
@@ -20,12 +21,6 @@ namespace manifest_study_parts {
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
-}
-
-std::string quotedList(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
-    return out;
 }
 
 // The first header column whose name (case aside) is one of `names`; empty when none is.
@@ -49,13 +44,7 @@ Status requireColumn(const data::CsvTable& table, const std::string& column, con
                      const fs::path& manifest) {
     if (table.column(column) >= 0) return std::nullopt;
     return Error{option + " = \"" + column + "\" is not a column of " + manifest.string() + ": expected one of " +
-                 quotedList(table.header)};
-}
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
-    return out;
+                 core::quotedList(table.header)};
 }
 
 // The manifest's path as the spec stores it: relative below the spec's folder, else absolute.
@@ -90,7 +79,7 @@ Result<Columns> chooseColumns(const data::CsvTable& table, const ManifestStudyCh
         if (out.path.empty())
             return Error{"--path-column: no column of " + manifest.string() +
                          " is named like one of image paths (Path, Image, File…): name it, one of " +
-                         quotedList(table.header)};
+                         core::quotedList(table.header)};
         notes.push_back("image paths: column \"" + out.path + "\"");
     } else if (auto e = requireColumn(table, out.path, "--path-column", manifest)) {
         return *e;
@@ -134,12 +123,12 @@ Result<Columns> chooseColumns(const data::CsvTable& table, const ManifestStudyCh
         }
         if (out.labels.empty())
             return Error{"--labels: no column of " + manifest.string() + " is left for labels (columns " +
-                         quotedList(table.header) + ")"};
-        notes.push_back("labels: " + quotedList(out.labels) +
+                         core::quotedList(table.header) + ")"};
+        notes.push_back("labels: " + core::quotedList(out.labels) +
                         " — every other column, named from the header alone (the values are not read: a label set "
                         "read from the data would reveal which findings occur); one sensitive task each");
         if (!out.ignored.empty())
-            notes.push_back("not labels (they describe the image or patient): " + quotedList(out.ignored));
+            notes.push_back("not labels (they describe the image or patient): " + core::quotedList(out.ignored));
     }
     for (const auto& i : c.ignore) out.ignored.push_back(i);
     return out;
@@ -189,8 +178,9 @@ Result<ManifestStudy> studyFromManifest(const fs::path& manifest, const ProjectS
     sensitive.written.loader = "csv-images";
     sensitive.written.path = parts::storedPath(manifest, specDir);
     sensitive.written.options["path_column"] = columns->path;
-    sensitive.written.options["labels"] = parts::joined(columns->labels);
-    if (!columns->ignored.empty()) sensitive.written.options["ignore_columns"] = parts::joined(columns->ignored);
+    sensitive.written.options["labels"] = core::joinedList(columns->labels, ",");
+    if (!columns->ignored.empty())
+        sensitive.written.options["ignore_columns"] = core::joinedList(columns->ignored, ",");
     if (!columns->user.empty()) sensitive.written.options["user_column"] = columns->user;
     sensitive.userLevel = !columns->user.empty();
     if (!choices.size.empty())

@@ -1,5 +1,6 @@
 #include "engine/project/spec_fact_checks.h"
 
+#include "engine/core/joined_list.h"
 #include "engine/data/image_fit.h"
 
 #include <set>
@@ -11,18 +12,13 @@ namespace {
 // Checks that every task class is a label of the data it is defined over: a public task's
 // classes are labels of its own source (of the only one, when it names none).
 Status checkTasksAgainstFacts(const ProjectSpec& spec, const std::vector<SourceFacts>& facts) {
-    auto labelList = [](const std::set<std::string>& labels) {
-        std::string list;
-        for (const auto& l : labels) list += (list.empty() ? "" : ", ") + ("\"" + l + "\"");
-        return list;
-    };
     auto checkTask = [&](const LabelTask& task, std::size_t t, const std::set<std::string>& labels,
                          const std::string& scope, const std::string& what) -> Status {
         for (std::size_t c = 0; c < task.classes.size(); ++c)
             if (!labels.count(task.classes[c]))
                 return Error{"tasks." + scope + "[" + std::to_string(t) + "].classes[" + std::to_string(c) + "]: \"" +
                              task.classes[c] + "\" is not a label of " + what +
-                             (labels.empty() ? " (it has no labels)" : " (labels: " + labelList(labels) + ")")};
+                             (labels.empty() ? " (it has no labels)" : " (labels: " + core::quotedList(labels) + ")")};
         return std::nullopt;
     };
     for (std::size_t t = 0; t < spec.publicTasks.size(); ++t) {
@@ -73,11 +69,10 @@ Status checkShotsSource(const ProjectSpec& spec, const std::vector<SourceFacts>&
         needed = facts.back().labelNames;
     }
     const std::set<std::string> labels(f.labelNames.begin(), f.labelNames.end());
-    std::string missing, list;
+    std::vector<std::string> lacking;
     for (const auto& c : needed)
-        if (!labels.count(c) && missing.find("\"" + c + "\"") == std::string::npos)
-            missing += (missing.empty() ? "\"" : ", \"") + c + "\"";
-    for (const auto& l : f.labelNames) list += (list.empty() ? "\"" : ", \"") + l + "\"";
+        if (!labels.count(c) && std::find(lacking.begin(), lacking.end(), c) == lacking.end()) lacking.push_back(c);
+    const std::string missing = core::quotedList(lacking), list = core::quotedList(f.labelNames);
     if (!missing.empty())
         return Error{field + ": public source \"" + spec.finetune.shotsSource + "\" lacks the sensitive labels " +
                          missing + " (its labels: " + (list.empty() ? "none" : list) +

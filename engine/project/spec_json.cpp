@@ -1,4 +1,5 @@
 #include "engine/project/spec_json.h"
+#include "engine/core/joined_list.h"
 #include "engine/project/spec_json_parts.h"
 #include "engine/project/strict_json.h"
 
@@ -63,10 +64,8 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
     s.written.name = requireString(v, path, "name");
     s.written.loader = requireString(v, path, "loader");
     if (!kLoaders.count(s.written.loader)) {
-        std::string list;
-        for (const auto& l : kLoaders) list += (list.empty() ? "" : ", ") + l;
-        fail(child(path, "loader"),
-             "\"" + s.written.loader + "\" is not a known loader (expected one of: " + list + ")");
+        fail(child(path, "loader"), "\"" + s.written.loader + "\" is not a known loader (expected one of: " +
+                                        core::joinedList(kLoaders) + ")");
     }
     s.written.path = requireString(v, path, "path");
     if (v.contains("options")) {

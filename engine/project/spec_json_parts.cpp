@@ -1,5 +1,6 @@
 // The spec reader's typed getters and range checks (spec_json_parts.h).
 #include "engine/project/spec_json_parts.h"
+#include "engine/core/joined_list.h"
 
 #include <cmath>
 
@@ -39,9 +40,7 @@ void checkKeys(const Json& object, const std::string& path, const std::vector<st
         bool known = false;
         for (const auto& a : allowed) known = known || item.key() == a;
         if (!known) {
-            std::string list;
-            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-            fail(child(path, item.key()), "unknown key (expected one of: " + list + ")");
+            fail(child(path, item.key()), "unknown key (expected one of: " + core::joinedList(allowed) + ")");
         }
     }
 }

@@ -245,8 +245,7 @@ Result<TrustVerdict> trustVerdict(const ProjectFile& project) {
             found.add(5, "audits", run.id);
         else if (kDiagnosticMethods.count(run.method))
             found.add(6, "experiments (sweeps, k-scaling, AdaMix-R)", run.id);
-        else if (auto m = methods::methodOfRun(run.method);
-                 m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
+        else if (methods::isNonPrivateChoice(run.method))
             found.add(3, "non-private baselines", run.id);
 
         if (auto e = findInRunRecords(project, run, runClass, v, found)) return *e;

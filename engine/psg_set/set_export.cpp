@@ -1,5 +1,7 @@
 #include "engine/psg_set/set_export.h"
 
+#include "engine/core/joined_list.h"
+
 // Static: the writer stays private to this file (the test fixtures compile their own copy).
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_STATIC
@@ -32,12 +34,6 @@ Status writeFile(const fs::path& file, const std::string& bytes) {
     out.close();
     if (!out) return Error{file.string() + ": cannot write the file (disk full or no permission?)"};
     return std::nullopt;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
-    return out;
 }
 
 // The image's pixels as bytes in the order PNG wants: rows of pixels, channels interleaved.
@@ -146,11 +142,11 @@ Result<SetExportResult> exportPrivateSet(const PrivateSet& set, const std::vecto
     if (format == SetExportFormat::Idx) {
         source["loader"] = "idx";
         source["path"] = (absolute / "images-idx3-ubyte").string();
-        source["options"] = {{"labels", "labels-idx1-ubyte"}, {"classes", joined(classNames)}};
+        source["options"] = {{"labels", "labels-idx1-ubyte"}, {"classes", core::joinedList(classNames, ",")}};
     } else {
         source["loader"] = "csv-images";
         source["path"] = (absolute / "manifest.csv").string();
-        source["options"] = {{"labels", joined(classNames)},
+        source["options"] = {{"labels", core::joinedList(classNames, ",")},
                              {"size", std::to_string(set.height) + "x" + std::to_string(set.width)},
                              {"channels", std::to_string(set.channels)}};
     }

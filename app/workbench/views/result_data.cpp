@@ -177,8 +177,7 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
 QString runLabel(const project::RunRecord& run) {
     QString text = QStringLiteral("#%1 %2").arg(run.id).arg(methodLabel(run.method));
     if (!run.task.empty()) text += QStringLiteral(" · ") + QString::fromStdString(run.task);
-    const auto method = methods::methodOfRun(run.method);
-    if (method && methods::traitsOf(*method).choice == methods::Choice::NonPrivate) {
+    if (methods::isNonPrivateChoice(run.method)) {
         // Its λ was chosen on sensitive data without DP: the run as a whole has no finite ε,
         // whatever its fine-tuning spent (that ε is in its ledger).
         text += QObject::tr(" · ε = ∞, non-private baseline");
@@ -190,9 +189,7 @@ QString runLabel(const project::RunRecord& run) {
 }
 
 QString honestMethodLabel(const std::string& method) {
-    const auto m = methods::methodOfRun(method);
-    if (m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate)
-        return methodLabel(method) + QObject::tr(", ε = ∞");
+    if (methods::isNonPrivateChoice(method)) return methodLabel(method) + QObject::tr(", ε = ∞");
     return methodLabel(method);
 }
 

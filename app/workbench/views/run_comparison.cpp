@@ -72,8 +72,7 @@ Result<RunComparison> compareRuns(const ProjectSnapshot& project, std::vector<lo
         const auto& run = runs[i]->run;
         row("method")[i] = QString::fromStdString(run.method);
         row("task")[i] = QString::fromStdString(run.task);
-        const auto method = methods::methodOfRun(run.method);
-        if (method && methods::traitsOf(*method).choice == methods::Choice::NonPrivate)
+        if (methods::isNonPrivateChoice(run.method))
             row("epsilon")[i] = QStringLiteral("∞, non-private baseline");  // whatever its fine-tuning spent
         else
             row("epsilon")[i] =

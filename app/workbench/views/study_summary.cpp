@@ -194,17 +194,6 @@ QStringList releaseSentences(const ProjectSnapshot& project) {
     return sentences;
 }
 
-}  // namespace
-
-namespace {
-
-// A method whose λ was chosen on the sensitive data without DP (λ*, Random Search): its model is
-// fine-tuned at the run's ε, but the whole pipeline's guarantee is ε = ∞.
-bool nonPrivateChoice(const std::string& method) {
-    const auto m = methods::methodOfRun(method);
-    return m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate;
-}
-
 // The downstream comparison at the largest ε: the DP methods side by side, then the non-private
 // references apart with their ε = ∞, and said when one of them did better than DP-MixMin (it is
 // an upper reference, not a result that could be released).
@@ -219,7 +208,7 @@ QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows) {
         const auto* r = rowOf(rows, m, e);
         if (!r) continue;
         const QString part = QStringLiteral("%1 %2").arg(methodLabel(r->method), pm(r->mean, r->std, r->seeds, 3));
-        if (nonPrivateChoice(r->method)) {
+        if (methods::isNonPrivateChoice(r->method)) {
             references << part;
             if (!bestReference || r->mean > bestReference->mean) bestReference = r;
         } else {
@@ -319,8 +308,9 @@ QString summaryTablesHtml(const ProjectSnapshot& project) {
         // A non-private choice of λ makes the pipeline's ε infinite, whatever its fine-tuning's.
         for (const auto& r : rows)
             h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
-                     .arg(nonPrivateChoice(r.method) ? QObject::tr("∞ (fine-tuned at %1)").arg(num(r.epsilon, 3))
-                                                     : num(r.epsilon, 3),
+                     .arg(methods::isNonPrivateChoice(r.method)
+                              ? QObject::tr("∞ (fine-tuned at %1)").arg(num(r.epsilon, 3))
+                              : num(r.epsilon, 3),
                           methodLabel(r.method).toHtmlEscaped(), pm(r.mean, r.std, r.seeds, 3))
                      .arg(r.seeds);
         h += QStringLiteral("</table>");

@@ -9,8 +9,7 @@ QString taskCell(const std::string& task) { return QString::fromStdString(task);
 QString numberCell(std::optional<double> value) { return value ? widgets::formatExact(*value) : QString(); }
 
 QString runEpsilonCell(const std::string& method, std::optional<double> epsilon) {
-    const auto m = methods::methodOfRun(method);
-    if (m && methods::traitsOf(*m).choice == methods::Choice::NonPrivate) return QStringLiteral("inf");
+    if (methods::isNonPrivateChoice(method)) return QStringLiteral("inf");
     return numberCell(epsilon);
 }
 

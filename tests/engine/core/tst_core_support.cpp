@@ -1,8 +1,9 @@
 // The small shared pieces of engine/core: cancellation, progress, version, the file-size limit,
-// the one rule for numbers typed by users.
+// the one rule for numbers typed by users, the one list form of messages.
 #include "engine/core/cancellation.h"
 #include "engine/core/double_bits.h"
 #include "engine/core/file_size_limit.h"
+#include "engine/core/joined_list.h"
 #include "engine/core/mean_std.h"
 #include "engine/core/number_text.h"
 #include "engine/core/progress.h"
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -110,6 +112,20 @@ private Q_SLOTS:
         const auto none = dpmix::meanStd(std::vector<double>{});
         QCOMPARE(none.count, 0LL);
         QCOMPARE(none.mean, 0.0);
+    }
+
+    // Lists in messages and stored options: written out by hand, for each container and form.
+    void listsJoinOneWay() {
+        const std::vector<std::string> names{"idx", "csv-images", "jsonl"};
+        QCOMPARE(dpmix::core::joinedList(names), std::string("idx, csv-images, jsonl"));
+        QCOMPARE(dpmix::core::joinedList(names, ","), std::string("idx,csv-images,jsonl"));
+        QCOMPARE(dpmix::core::quotedList(names), std::string("\"idx\", \"csv-images\", \"jsonl\""));
+        const std::set<std::string> sorted{"b", "a"};
+        QCOMPARE(dpmix::core::quotedList(sorted), std::string("\"a\", \"b\""));
+        const std::vector<const char*> literals{"x"};
+        QCOMPARE(dpmix::core::joinedList(literals, " | ", dpmix::core::Quoted::Yes), std::string("\"x\""));
+        QCOMPARE(dpmix::core::quotedList(std::vector<std::string>{}), std::string());
+        QCOMPARE(dpmix::core::joinedList(std::vector<std::string>{""}), std::string());  // one empty name
     }
 };
 
