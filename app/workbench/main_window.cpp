@@ -282,6 +282,8 @@ QString MainWindow::openFile(const QString& path, bool readOnly) {
     }
     currentFile_ = QFileInfo(path).absoluteFilePath();
     draftReplaces_.clear();
+    // Finished rows were the previous project's runs; running and queued ones stay until they end.
+    if (currentFile_ != previous) jobs_->clearFinished();
     readOnly_ = readOnly;
     study_->clear();  // a project's sources change only through Study ▸ Edit / Duplicate
     study_->setEditable(false);
@@ -450,6 +452,10 @@ void MainWindow::showAbout() { QMessageBox::about(this, tr("About dpmix workbenc
 void MainWindow::requestRun() {
     if (readOnly_) {
         statusBar()->showMessage(tr("This project is open read-only: runs are disabled."), 5000);
+        return;
+    }
+    if (const QString refusal = unsavedDraftRefusal(); !refusal.isEmpty()) {
+        statusBar()->showMessage(refusal, 15000);
         return;
     }
     const PrivacyPlan plan = planPrivacy(document_->values());

@@ -124,6 +124,9 @@ public:
     QString duplicateStudy();
     /// A new, edited or duplicated study that is not saved yet.
     bool hasUnsavedDraft() const;
+    /// Why Run cannot start on an unsaved draft (every run records into the project file Save
+    /// writes); empty when there is no such draft.
+    QString unsavedDraftRefusal() const;
 
     /// Queues the jobs of one request (a run, a sweep, an audit): they run one after another, each
     /// when the previous one succeeded; other requests wait their turn and never share its fate.
@@ -156,9 +159,8 @@ public:
     /// through WorkbenchServices::confirmSpend — the engine's plan when the run controller has one,
     /// else the panel's estimate; false when declined or over the cap.
     bool confirmSpending(const RunAction& action, const PrivacyPlan& plan);
-    /// The same before an ε sweep: every ε's DP-MixMin releases.
-    bool confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons,
-                              bool fullPipeline);
+    /// The same before an ε sweep: every ε's DP-MixMin releases on the chosen tasks.
+    bool confirmSweepSpending(const widgets::RunParameters& values, const SweepScope& scope);
     /// The same before Generate private set (PSG): PSG's release and its DP-SGD reference's.
     bool confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings);
 
@@ -231,6 +233,7 @@ private:
     QString currentFile_;
     long long planComponents_ = -1;  // the k the panel's last plan was computed with
     QString draftReplaces_;          // the runless project an edited draft replaces on Save ("" otherwise)
+    QString lastSaveTyped_;          // a new study's path whose Save failed: proposed again, not forgotten
     QAction* editStudyAction_ = nullptr;
     QAction* duplicateStudyAction_ = nullptr;
     StageQueue* queue_ = nullptr;

@@ -48,10 +48,9 @@ bool MainWindow::confirmSpending(const RunAction& action, const PrivacyPlan& pla
     return confirmPreview(previewSpend(*project_, action.parameters, plan, action.kind == RunKind::CompareBaselines));
 }
 
-bool MainWindow::confirmSweepSpending(const widgets::RunParameters& values, const std::vector<double>& epsilons,
-                                      bool fullPipeline) {
+bool MainWindow::confirmSweepSpending(const widgets::RunParameters& values, const SweepScope& scope) {
     if (!project_) return true;
-    return confirmPreview(previewSweepSpend(*project_, values, epsilons, fullPipeline));
+    return confirmPreview(previewSweepSpend(*project_, values, scope));
 }
 
 bool MainWindow::confirmPrivateSetSpending(const widgets::RunParameters& values, const PsgSettings& settings) {

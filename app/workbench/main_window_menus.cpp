@@ -7,6 +7,7 @@
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/parameters/privacy_plan.h"
 #include "app/workbench/parameters/rho_guidance_text.h"
+#include "app/workbench/project/project_paths.h"
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/run_actions.h"
 #include "app/workbench/runs/cluster_jobs_view.h"
@@ -158,14 +159,15 @@ QAction* MainWindow::buildFileMenu(QMenu* file) {
     });
     file->addAction(tr("New from &spec…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N), this, [this] {
         if (!maybeSave()) return;
-        const QString spec = QFileDialog::getOpenFileName(this, tr("New project from spec"), QString(), kSpecFilter);
+        const QString spec = QFileDialog::getOpenFileName(this, tr("New project from spec"),
+                                                          projectDialogFolder(recentFiles()), kSpecFilter);
         if (spec.isEmpty()) return;
         if (QString e = newFromSpec(spec); !e.isEmpty()) QMessageBox::warning(this, tr("New project from spec"), e);
     });
     file->addAction(tr("Open &read-only…"), this, [this] {
         if (!maybeSave()) return;
-        const QString path =
-            QFileDialog::getOpenFileName(this, tr("Open project read-only"), QString(), kProjectFilter);
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open project read-only"),
+                                                          projectDialogFolder(recentFiles()), kProjectFilter);
         if (path.isEmpty()) return;
         if (QString e = openFile(path, true); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
     });
@@ -283,7 +285,8 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::openWithDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(), kProjectFilter);
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open project"), projectDialogFolder(recentFiles()), kProjectFilter);
     if (path.isEmpty()) return;
     if (QString e = openFile(path); !e.isEmpty()) QMessageBox::warning(this, tr("Open project"), e);
 }

@@ -6,6 +6,7 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/parameters/parameter_document.h"
+#include "app/workbench/project/project_paths.h"
 #include "app/workbench/project/project_store.h"
 #include "app/workbench/runs/run_controller.h"
 #include "app/workbench/study/study_controller.h"
@@ -27,6 +28,8 @@ const QString kSaveFilter = QStringLiteral("dpmix project (*.dpmix)");
 }  // namespace
 
 void MainWindow::addStudyActions(QMenu* study) {
+    // A disabled entry says why on hover and in the status bar, not only in a tooltip menus hide.
+    study->setToolTipsVisible(true);
     study->addSeparator();
     editStudyAction_ = study->addAction(tr("&Edit sources and tasks…"), this, [this] { editStudySources(); });
     editStudyAction_->setObjectName("editStudySources");
@@ -44,11 +47,13 @@ void MainWindow::updateStudyActions() {
     const bool writable = project_ && !readOnly_ && !project_->trust.release;
     const bool runless = project_ && project_->runs.empty();
     editStudyAction_->setEnabled(writable && runless);
-    editStudyAction_->setToolTip(!project_   ? tr("Open a project first")
-                                 : !writable ? tr("The project is open read-only")
-                                 : runless   ? tr("Change its sources and tasks; Save replaces the project")
-                                             : tr("The project has runs, so its sources and tasks are fixed: use "
-                                                    "Duplicate study with changes…"));
+    const QString why = !project_   ? tr("Open a project first")
+                        : !writable ? tr("The project is open read-only")
+                        : runless   ? tr("Change its sources and tasks; Save replaces the project")
+                                    : tr("The project has runs, so its sources and tasks are fixed: use "
+                                           "Duplicate study with changes…");
+    editStudyAction_->setToolTip(why);
+    editStudyAction_->setStatusTip(why);
     duplicateStudyAction_->setEnabled(project_.has_value());
 }
 
@@ -96,6 +101,13 @@ void MainWindow::turnProjectIntoDraft(const QString& replaces) {
 
 bool MainWindow::hasUnsavedDraft() const { return currentFile_.isEmpty() && !study_->builder()->draft().empty(); }
 
+QString MainWindow::unsavedDraftRefusal() const {
+    if (!hasUnsavedDraft()) return {};
+    return tr(
+        "Not started: the study is not saved yet. File ▸ Save (Ctrl+S) writes its project file, which every "
+        "run records its results and privacy ledger into; then Run again.");
+}
+
 QString MainWindow::saveTo(const QString& path) {
     if (readOnly_) {
         const QString message = tr("%1 is open read-only: nothing was saved.").arg(currentFile_);
@@ -135,14 +147,20 @@ bool MainWindow::saveWithDialog(bool forceDialog) {
     // An edited project saves back to its file; a new or duplicated study asks for a name.
     QString path = currentFile_.isEmpty() ? draftReplaces_ : currentFile_;
     if (forceDialog || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save project"), path, kSaveFilter);
+        const StudyDraft& draft = study_->builder()->draft();
+        const std::string name = draft.sensitive ? draft.sensitive->source.name : draft.basis ? draft.basis->name : "";
+        const QString start =
+            path.isEmpty() ? proposedProjectPath(lastSaveTyped_, QString::fromStdString(name), recentFiles()) : path;
+        path = QFileDialog::getSaveFileName(this, tr("Save project"), start, kSaveFilter);
         if (path.isEmpty()) return false;
         if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".dpmix");
     }
     if (QString e = saveTo(path); !e.isEmpty()) {
+        if (currentFile_.isEmpty()) lastSaveTyped_ = path;  // proposed again by the next Save
         QMessageBox::warning(this, tr("Save project"), e);
         return false;
     }
+    lastSaveTyped_.clear();
     return true;
 }
 

@@ -5,6 +5,7 @@
 #include "app/workbench/help/help_window.h"
 #include "app/workbench/run_actions.h"
 #include "app/workbench/views/adamix_view.h"
+#include "app/workbench/views/auc_epsilon_view.h"
 #include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/chart_views.h"
@@ -28,8 +29,8 @@
 namespace dpmix::workbench {
 
 namespace {
-const QStringList kResultViews = {"summary",    "lambda", "ledger",   "trajectory", "tradeoff",      "auc",
-                                  "perplexity", "audit",  "kscaling", "adamix",     "exampleprivacy"};
+const QStringList kResultViews = {"summary",    "lambda",     "ledger", "trajectory", "tradeoff", "auc",
+                                  "aucepsilon", "perplexity", "audit",  "kscaling",   "adamix",   "exampleprivacy"};
 }  // namespace
 
 void MainWindow::rebuildResultTabs() {
@@ -86,8 +87,11 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
         };
         if (!release || !trajectoryRuns(*project_).empty())
             add("trajectory", new TrajectoryView(*project_), tr("Trajectory"), tr("λ trajectory"));
-        if (!release || !tradeoffSeries(*project_, std::nullopt).isEmpty())
-            add("tradeoff", new TradeoffView(*project_), tr("Trade-off"), tr("Privacy–utility"));
+        auto* tradeoff = new TradeoffView(*project_);
+        if (!release || tradeoff->hasSeries())
+            add("tradeoff", tradeoff, tr("Trade-off"), tr("Privacy–utility"));
+        else
+            delete tradeoff;
         // Image studies are read by AUC, text studies by perplexity: the other tab shows only
         // when the project holds such results anyway.
         const bool textStudy = project::isTextStudy(project_->sources);
@@ -96,6 +100,15 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
             addUnlessEmptyInRelease("auc", auc, tr("AUC"), tr("Per-class AUC"));
         else
             delete auc;
+        // The teacher's picture, AUC against ε with every method a line: once the study holds a
+        // fine-tuned model's AUC (at one ε it offers the sweep that adds more).
+        auto* aucEpsilon = new AucEpsilonView(*project_);
+        if (!textStudy && aucEpsilon->hasAucResults()) {
+            if (runActions_) aucEpsilon->setEmptyStateAction(runActions_->sweepAction());
+            addUnlessEmptyInRelease("aucepsilon", aucEpsilon, tr("AUC vs ε"), tr("AUC against ε"));
+        } else {
+            delete aucEpsilon;
+        }
         auto* perplexity = new PerplexityView(*project_);
         if (textStudy || !perplexity->showsEmptyState())
             addUnlessEmptyInRelease("perplexity", perplexity, tr("Perplexity"), tr("Perplexity"));
@@ -104,7 +117,12 @@ QList<MainWindow::ResultPage> MainWindow::resultPages(bool mixtureStudy) {
         auto* audit = new AuditView(*project_);
         if (runActions_) audit->setEmptyStateAction(runActions_->auditAction());  // its empty state offers Audit…
         addUnlessEmptyInRelease("audit", audit, tr("Audit"), tr("Audit"));
-        addUnlessEmptyInRelease("kscaling", new KScalingView(*project_), tr("k-scaling"), tr("k-scaling"));
+        // k-scaling is a command-line experiment (no Run action fills it): its tab only where it ran.
+        auto* kscaling = new KScalingView(*project_);
+        if (!kscaling->showsEmptyState())
+            add("kscaling", kscaling, tr("k-scaling"), tr("k-scaling"));
+        else
+            delete kscaling;
     }
     // AdaMix-R's experiment: only in projects that ran one.
     if (!project_->adamix.empty()) {

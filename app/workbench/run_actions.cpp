@@ -123,6 +123,10 @@ QString RunActions::start(const RunAction& action) {
         showStatus(message);
         return message;
     }
+    if (const QString refusal = window_->unsavedDraftRefusal(); !refusal.isEmpty()) {
+        showStatus(refusal, 15000);
+        return refusal;
+    }
     // PSG uses the panel's ε, δ and accountant but none of the mixture stage's values, so a
     // mixture setting that does not fit the data does not block it (the engine checks ε).
     const bool checksPanel = action.kind != RunKind::Rerun && action.kind != RunKind::PrivateSet;
@@ -133,7 +137,7 @@ QString RunActions::start(const RunAction& action) {
         return message;
     }
     const bool fineTunes =
-        action.kind == RunKind::CompareBaselines || (action.kind == RunKind::EpsilonSweep && action.sweepFullPipeline);
+        action.kind == RunKind::CompareBaselines || (action.kind == RunKind::EpsilonSweep && action.sweep.fullPipeline);
     if (checksPanel && fineTunes && !plan.downstreamProblem.isEmpty()) {
         const QString message = tr("Not started: %1.").arg(plan.downstreamProblem);
         showStatus(message, 15000);
@@ -144,8 +148,7 @@ QString RunActions::start(const RunAction& action) {
     if ((action.kind == RunKind::DpMixMin || action.kind == RunKind::CompareBaselines) &&
         !window_->confirmSpending(action, plan))
         return tr("Not started: the privacy budget was not confirmed.");
-    if (action.kind == RunKind::EpsilonSweep &&
-        !window_->confirmSweepSpending(action.parameters, action.sweepEpsilons, action.sweepFullPipeline))
+    if (action.kind == RunKind::EpsilonSweep && !window_->confirmSweepSpending(action.parameters, action.sweep))
         return tr("Not started: the privacy budget was not confirmed.");
     if (action.kind == RunKind::PrivateSet && !window_->confirmPrivateSetSpending(action.parameters, action.psg))
         return tr("Not started: the privacy budget was not confirmed.");
@@ -166,12 +169,11 @@ QString RunActions::startCompareWithBaselines() {
     return start(action);
 }
 
-QString RunActions::startEpsilonSweep(const std::vector<double>& epsilons, bool fullPipeline) {
+QString RunActions::startEpsilonSweep(const SweepScope& scope) {
     RunAction action;
     action.kind = RunKind::EpsilonSweep;
     action.parameters = window_->document()->values();
-    action.sweepEpsilons = epsilons;
-    action.sweepFullPipeline = fullPipeline;
+    action.sweep = scope;
     return start(action);
 }
 
@@ -287,14 +289,18 @@ void RunActions::onTreeContextMenu(const QPoint& pos) {
 }
 
 void RunActions::runSweepDialog() {
-    EpsilonSweepDialog dialog(window_);
+    QStringList tasks;
+    if (const ProjectSnapshot* project = window_->project())
+        for (const auto& t : project->taskNames())
+            if (!t.empty()) tasks << QString::fromStdString(t);
+    EpsilonSweepDialog dialog(tasks, window_);
     dialog.offerCluster(clusterUnavailable());
     if (dialog.exec() != QDialog::Accepted) return;
     if (!dialog.runsOnCluster()) {
-        startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline());
+        if (const QString error = startEpsilonSweep(dialog.scope()); !error.isEmpty()) showStatus(error, 15000);
         return;
     }
-    runSweepOnClusterDialog(dialog.epsilons(), dialog.fullPipeline());
+    runSweepOnClusterDialog(dialog.scope());
 }
 
 QString RunActions::startPrivateSet(const PsgSettings& settings) {

@@ -66,15 +66,14 @@ public:
     /// and, except for re-runs, while the panel's values are invalid).
     QString start(const RunAction& action);
     QString startCompareWithBaselines();
-    QString startEpsilonSweep(const std::vector<double>& epsilons, bool fullPipeline);
+    QString startEpsilonSweep(const SweepScope& scope);
     QString startAudit(const AuditSettings& settings);
     QString startPrivateSet(const PsgSettings& settings);
     /// Run on cluster (run_actions_cluster.cpp): Run DP-MixMin or Compare with baselines with the
     /// panel's values, or a mixture audit, submitted to Slurm as one job array.
     QString startOnCluster(RunKind kind, const ClusterSubmission& submission);
     QString startAuditOnCluster(const AuditSettings& settings, const ClusterSubmission& submission);
-    QString startEpsilonSweepOnCluster(const std::vector<double>& epsilons, bool fullPipeline,
-                                       const ClusterSubmission& submission);
+    QString startEpsilonSweepOnCluster(const SweepScope& scope, const ClusterSubmission& submission);
     /// Why this host cannot submit (empty: it can).
     QString clusterUnavailable() const;
     /// Repeats a stored run with its stored configuration, on `newSeed` if given.
@@ -105,7 +104,7 @@ private:
     void runSweepDialog();
     void runAuditDialog();
     void runClusterDialog();
-    void runSweepOnClusterDialog(const std::vector<double>& epsilons, bool fullPipeline);
+    void runSweepOnClusterDialog(const SweepScope& scope);
     void updateClusterEnabled(bool canRun);
     void runPsgDialog();
     void exportReportWithDialog();

@@ -46,29 +46,24 @@ QString RunActions::startAuditOnCluster(const AuditSettings& settings, const Clu
     return start(action);
 }
 
-QString RunActions::startEpsilonSweepOnCluster(const std::vector<double>& epsilons, bool fullPipeline,
-                                               const ClusterSubmission& submission) {
+QString RunActions::startEpsilonSweepOnCluster(const SweepScope& scope, const ClusterSubmission& submission) {
     RunAction action;
     action.kind = RunKind::EpsilonSweep;
     action.parameters = window_->document()->values();
-    action.sweepEpsilons = epsilons;
-    action.sweepFullPipeline = fullPipeline;
+    action.sweep = scope;
     action.cluster = submission;
     return start(action);
 }
 
-void RunActions::runSweepOnClusterDialog(const std::vector<double>& epsilons, bool fullPipeline) {
-    QStringList values;
-    for (double e : epsilons) values << QString::number(e);
+void RunActions::runSweepOnClusterDialog(const SweepScope& scope) {
     const widgets::RunParameters p = window_->document()->values();
-    QString what =
-        tr("<b>ε sweep</b> of the panel's study (%1) at ε = %2 with seeds %3: one array task per seed, "
-           "each running every ε of its seed exactly as a local sweep does.")
-            .arg(fullPipeline ? tr("full pipeline") : tr("mixture stage"), values.join(", "), p.seeds.toHtmlEscaped());
+    QString what = tr("<b>ε sweep</b> of the panel's study (%1) with seeds %2: one array task per seed, "
+                      "each running every ε of its seed exactly as a local sweep does.")
+                       .arg(sweepScopeText(scope).toHtmlEscaped(), p.seeds.toHtmlEscaped());
     ClusterRunDialog dialog(what, 0, window_);
     dialog.hideStudyKind();  // the sweep is chosen already
     if (dialog.exec() != QDialog::Accepted) return;
-    if (QString e = startEpsilonSweepOnCluster(epsilons, fullPipeline, dialog.submission()); !e.isEmpty())
+    if (QString e = startEpsilonSweepOnCluster(scope, dialog.submission()); !e.isEmpty())
         QMessageBox::warning(window_, tr("Run on cluster"), e);
 }
 

@@ -231,6 +231,18 @@ Result<LabelColumns> labelColumns(const SourceSpec& spec, const CsvTable& csv,
     return out;
 }
 
+// Without a "labels" option every column but the path and the user is read as a label, so a
+// patient id or an age column fails here: say how to read it as what it is.
+std::string notALabelColumnHint(const SourceSpec& spec, const std::string& column) {
+    if (spec.options.count("labels")) return {};
+    return ". Every column but the image path (and the user column) is read as a label unless the labels "
+           "are named: if '" +
+           column +
+           "' says whose image it is, choose it as the user column (User column in the source dialog, option "
+           "user_column), which user-level privacy needs; otherwise leave it out with option ignore_columns "
+           "(or name the label columns with option labels)";
+}
+
 // One label cell: 1 or 0 as they are, -1 (uncertain) and blank by their column's policy (a masked
 // cell sets `mask` to 0 and `masked`).
 Status readLabelCell(const SourceSpec& spec, const std::string& where, const std::string& column,
@@ -246,7 +258,8 @@ Status readLabelCell(const SourceSpec& spec, const std::string& where, const std
         const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
         if (ec != std::errc() || end != cell.data() + cell.size() || (value != 1 && value != 0 && value != -1))
             return Error{sourceContext(spec) + where + ", column '" + column + "': value '" + cell +
-                         "' is not a label, expected 1, 0, -1 (uncertain) or blank"};
+                         "' is not a label, expected 1, 0, -1 (uncertain) or blank" +
+                         notALabelColumnHint(spec, column)};
         if (value == -1) {
             policy = uncertain;
         } else {

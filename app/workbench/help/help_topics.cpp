@@ -5,7 +5,8 @@
 namespace dpmix::workbench {
 
 QList<HelpDocument> manualDocuments() {
-    return {{QStringLiteral("WORKBENCH.md"), QStringLiteral("The workbench")},
+    return {{QStringLiteral("MANUAL.md"), QStringLiteral("User manual")},
+            {QStringLiteral("WORKBENCH.md"), QStringLiteral("The workbench (reference)")},
             {QStringLiteral("GLOSSARY.md"), QStringLiteral("Glossary")},
             {QStringLiteral("METHODS.md"), QStringLiteral("Methods and baselines")},
             {QStringLiteral("PRIVACY.md"), QStringLiteral("Privacy accounting")},
@@ -19,25 +20,28 @@ QList<HelpDocument> manualDocuments() {
 QString manualUrl(const QString& document) { return QStringLiteral("qrc:/dpmix/manual/") + document; }
 
 HelpTopic helpTopicFor(const QString& viewObjectName) {
-    const QString views = QStringLiteral("Result views (central tabs)");
-    static const QHash<QString, HelpTopic> topics{
-        {QStringLiteral("lambdaView"), {QStringLiteral("WORKBENCH.md"), views}},
-        {QStringLiteral("trajectoryView"), {QStringLiteral("WORKBENCH.md"), views}},
-        {QStringLiteral("tradeoffView"), {QStringLiteral("WORKBENCH.md"), views}},
-        {QStringLiteral("aucView"), {QStringLiteral("WORKBENCH.md"), views}},
-        {QStringLiteral("perplexityView"), {QStringLiteral("WORKBENCH.md"), views}},
-        {QStringLiteral("kscalingView"), {QStringLiteral("WORKBENCH.md"), views}},
-        {QStringLiteral("ledgerView"), {QStringLiteral("PRIVACY.md"), QStringLiteral("The ledger")}},
-        {QStringLiteral("auditView"), {QStringLiteral("AUDIT.md"), QStringLiteral("Audits in a project")}},
-        {QStringLiteral("rundetailsView"), {QStringLiteral("WORKBENCH.md"), QStringLiteral("Run details")}},
-        {QStringLiteral("privatesetView"), {QStringLiteral("PSG.md"), QStringLiteral("Workbench")}},
-        {QStringLiteral("adamixView"), {QStringLiteral("ADAMIX.md"), QStringLiteral("The experiment")}},
-        {QStringLiteral("exampleprivacyView"),
-         {QStringLiteral("ADAMIX.md"), QStringLiteral("Per-example privacy: an estimate")}},
-        {QStringLiteral("calculatorView"),
-         {QStringLiteral("WORKBENCH.md"), QStringLiteral("Live privacy calculation")}},
+    // F1 answers in the user manual, in plain words; the reference documents stay in the list.
+    auto manual = [](const char* heading) {
+        return HelpTopic{QStringLiteral("MANUAL.md"), QString::fromUtf8(heading)};
     };
-    return topics.value(viewObjectName, HelpTopic{QStringLiteral("WORKBENCH.md"), QStringLiteral("The window")});
+    static const QHash<QString, HelpTopic> topics{
+        {QStringLiteral("summaryView"), manual("Summary")},
+        {QStringLiteral("lambdaView"), manual("λ by task")},
+        {QStringLiteral("ledgerView"), manual("Ledger")},
+        {QStringLiteral("trajectoryView"), manual("Trajectory")},
+        {QStringLiteral("tradeoffView"), manual("Trade-off")},
+        {QStringLiteral("aucView"), manual("AUC")},
+        {QStringLiteral("aucepsilonView"), manual("AUC vs ε")},
+        {QStringLiteral("perplexityView"), manual("Perplexity")},
+        {QStringLiteral("auditView"), manual("Audit results")},
+        {QStringLiteral("kscalingView"), manual("k-scaling")},
+        {QStringLiteral("privatesetView"), manual("Private set")},
+        {QStringLiteral("adamixView"), manual("AdaMix-R and Who pays")},
+        {QStringLiteral("exampleprivacyView"), manual("AdaMix-R and Who pays")},
+        {QStringLiteral("rundetailsView"), manual("Reading the results")},
+        {QStringLiteral("calculatorView"), manual("Choosing the privacy settings")},
+    };
+    return topics.value(viewObjectName, manual("The window"));
 }
 
 }  // namespace dpmix::workbench

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QListWidget>
 #include <QScrollBar>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTextBlock>
 #include <QTextBrowser>
@@ -32,6 +33,12 @@ HelpWindow::HelpWindow(QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
+    // Closed as any document window is: Esc or Ctrl+W (Cmd+W).
+    for (const QKeySequence& keys : {QKeySequence(QKeySequence::Close), QKeySequence(Qt::Key_Escape)}) {
+        auto* close = new QShortcut(keys, this);
+        close->setContext(Qt::WindowShortcut);
+        connect(close, &QShortcut::activated, this, &QWidget::close);
+    }
     connect(documents_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         showTopic({item->data(Qt::UserRole).toString(), {}});
     });
@@ -42,7 +49,7 @@ HelpWindow::HelpWindow(QWidget* parent)
 
 bool HelpWindow::showTopic(const HelpTopic& topic) {
     const bool known = QFile::exists(QStringLiteral(":/dpmix/manual/") + topic.document);
-    document_ = known ? topic.document : QStringLiteral("WORKBENCH.md");
+    document_ = known ? topic.document : QStringLiteral("MANUAL.md");
     browser_->setSource(QUrl(manualUrl(document_)), QTextDocument::MarkdownResource);
     for (int i = 0; i < documents_->count(); ++i)
         if (documents_->item(i)->data(Qt::UserRole).toString() == document_) documents_->setCurrentRow(i);

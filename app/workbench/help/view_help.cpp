@@ -47,6 +47,13 @@ constexpr ViewText kViewTexts[] = {
      "Higher is better; 0.5 is a random guess, so the axis starts there. Bars are means over seeds "
      "with ± one standard deviation; the legend gives each method's macro AUC (the mean over tasks). "
      "A method marked ε = ∞ is a non-private baseline, shown for comparison only."},
+    {ResultView::AucAgainstEpsilon, "AUC against ε",
+     "The privacy–utility trade-off downstream: each method's test AUC (the mean over the chosen tasks) "
+     "against the privacy budget ε its model was trained at, one line per method.",
+     "Higher is better; ε is on a logarithmic axis, and smaller ε means more noise. Where the DP-MixMin "
+     "line stays above Random Init's, pretraining on the privately chosen public mixture pays at that "
+     "ε. The band is ± one standard deviation over seeds. λ* and Random Search chose their mixture "
+     "without privacy (ε = ∞): their points sit at the ε of their fine-tuning, as references only."},
     {ResultView::Perplexity, "Perplexity",
      "The test perplexity of the text models during fine-tuning, one line per method, for one task "
      "and ε.",
@@ -241,6 +248,7 @@ QList<GlossaryTerm> viewTerms(ResultView view) {
         case ResultView::Trajectory: return {T::Lambda, T::EgStep, T::SplitAB};
         case ResultView::Tradeoff: return {T::Epsilon, T::Cosine, T::LambdaStar, T::Rho, T::Baselines};
         case ResultView::Auc: return {T::Auc, T::Baselines, T::Epsilon};
+        case ResultView::AucAgainstEpsilon: return {T::Auc, T::Epsilon, T::Baselines};
         case ResultView::Perplexity: return {T::Perplexity, T::Baselines, T::Epsilon};
         case ResultView::Audit: return {T::Canary, T::Epsilon, T::Delta, T::Established};
         case ResultView::KScaling: return {T::ExcessError, T::Lambda, T::LambdaStar};

@@ -45,6 +45,7 @@ enum class ResultView {
     Trajectory,
     Tradeoff,
     Auc,
+    AucAgainstEpsilon,
     Perplexity,
     Audit,
     KScaling,

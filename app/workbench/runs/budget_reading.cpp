@@ -96,13 +96,15 @@ SpendPreview previewOf(const ProjectSnapshot& snapshot, const project::ProjectBu
 }
 }  // namespace
 
-// One DP-MixMin release per seed and task at the plan's σ, on each seed's split A.
+// One DP-MixMin release per seed and task at the plan's σ, on each seed's split A; `tasks` 0:
+// every task of the study.
 Status addPlannedMixtureReleases(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
-                                 const PrivacyPlan& plan, std::vector<privacy::BudgetRelease>& planned) {
+                                 const PrivacyPlan& plan, std::vector<privacy::BudgetRelease>& planned,
+                                 std::size_t tasks = 0) {
     if (!plan.mixture) return Error{"the parameters do not give a mixture stage to preview"};
     auto seeds = parseSeeds(p.seeds);
     if (!seeds) return seeds.error();
-    const std::size_t tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
+    if (tasks == 0) tasks = std::max<std::size_t>(1, snapshot.taskNames().size());
     const bool parallel = p.composition == widgets::CompositionMode::Parallel;
     for (long long seed : *seeds) {
         auto entry = privacy::gaussianEntry(
@@ -147,18 +149,24 @@ Result<SpendPreview> previewPlannedSpend(const ProjectSnapshot& snapshot, const 
 }
 
 Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,
-                                       const std::vector<double>& epsilons, bool fullPipeline) {
+                                       const SweepScope& scope) {
     auto current = budgetOfSnapshot(snapshot);
     if (!current) return current.error();
     std::vector<privacy::BudgetRelease> planned;
-    for (double epsilon : epsilons) {
+    for (double epsilon : scope.epsilons) {
         widgets::RunParameters atEpsilon = p;
         atEpsilon.epsilon = epsilon;
-        if (auto e = addPlannedMixtureReleases(snapshot, atEpsilon, planPrivacy(atEpsilon), planned)) return *e;
+        if (auto e =
+                addPlannedMixtureReleases(snapshot, atEpsilon, planPrivacy(atEpsilon), planned, scope.tasks.size()))
+            return *e;
     }
     const QString why =
-        QObject::tr("one DP-MixMin λ per ε of the sweep (%1), sensitive task and seed").arg(epsilons.size());
-    return previewOf(snapshot, *current, planned, fullPipeline, p, why);
+        scope.tasks.empty()
+            ? QObject::tr("one DP-MixMin λ per ε of the sweep (%1), sensitive task and seed").arg(scope.epsilons.size())
+            : QObject::tr("one DP-MixMin λ per ε of the sweep (%1), chosen task (%2) and seed")
+                  .arg(scope.epsilons.size())
+                  .arg(scope.tasks.size());
+    return previewOf(snapshot, *current, planned, scope.fullPipeline, p, why);
 }
 
 Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& p,

@@ -49,10 +49,11 @@ Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets
 Result<SpendPreview> previewPlannedSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
                                          const std::vector<privacy::BudgetRelease>& planned);
 
-/// What an ε sweep would spend: the DP-MixMin releases of every ε (each planned as the panel
-/// plans one run at that ε); with `fullPipeline`, fine-tuning spends more, which the engine adds.
+/// What an ε sweep would spend: the DP-MixMin releases of every ε on the scope's tasks (each
+/// planned as the panel plans one run at that ε); with the full pipeline, fine-tuning spends
+/// more, which the engine adds.
 Result<SpendPreview> previewSweepSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
-                                       const std::vector<double>& epsilons, bool fullPipeline);
+                                       const SweepScope& scope);
 
 /// What "Generate private set (PSG)" with these settings would spend: PSG's release and, with the
 /// references, the direct DP-SGD reference's, both on the whole training split (estimated as 80% of

@@ -11,11 +11,6 @@
 namespace dpmix::workbench {
 
 namespace {
-QString listText(const std::vector<double>& values) {
-    QStringList parts;
-    for (double v : values) parts << QString::number(v);
-    return parts.join(", ");
-}
 // The request of a study action: DP-MixMin's (proxies → mixture) or Compare with baselines'
 // (the five methods downstream).
 Result<StudyRequest> studyActionRequest(const RunAction& action) {
@@ -93,13 +88,10 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
                          *request)};
         }
         case RunKind::EpsilonSweep: {
-            auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
+            auto request = sweepRequestFor(p, action.sweep);
             if (!request) return request.error();
             return QList<StageJob>{
-                studyJob(tr("ε sweep (%1): ε = %2, seeds %3")
-                             .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
-                                  listText(action.sweepEpsilons), p.seeds),
-                         *request)};
+                studyJob(tr("ε sweep (%1), seeds %2").arg(sweepScopeText(action.sweep), p.seeds), *request)};
         }
         case RunKind::Audit: {
             if (!audit_) return Error{"Audit: this workbench was started without the audit stage (no audit function)."};
@@ -247,12 +239,11 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
                                                    *request, *action.cluster)};
         }
         case RunKind::EpsilonSweep: {
-            auto request = sweepRequestFor(p, action.sweepEpsilons, action.sweepFullPipeline);
+            auto request = sweepRequestFor(p, action.sweep);
             if (!request) return request.error();
             return QList<StageJob>{
-                clusterStudyJob(tr("Submit to Slurm: ε sweep (%1) at ε = %2, seeds %3; one array task per seed")
-                                    .arg(action.sweepFullPipeline ? tr("full pipeline") : tr("mixture stage"),
-                                         listText(action.sweepEpsilons), p.seeds),
+                clusterStudyJob(tr("Submit to Slurm: ε sweep (%1), seeds %2; one array task per seed")
+                                    .arg(sweepScopeText(action.sweep), p.seeds),
                                 *request, *action.cluster)};
         }
         case RunKind::Audit: {

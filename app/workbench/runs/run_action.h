@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace dpmix::workbench {
@@ -56,11 +57,29 @@ struct ClusterSubmission {
     long long auditUnits = 8;  // the audit's array tasks (even: each world's runs in units/2 blocks)
 };
 
+/// The ε sweep's choices (the teaching demo): the ε values, whether every method runs through
+/// pretraining, fine-tuning and evaluation, and which tasks and methods, so a class can see
+/// utility against ε for one task and three methods in minutes instead of the whole study.
+struct SweepScope {
+    std::vector<double> epsilons;      // at least two
+    bool fullPipeline = false;         // also pretrain, fine-tune and evaluate
+    std::vector<std::string> tasks;    // sensitive tasks; empty: every task
+    std::vector<std::string> methods;  // full pipeline: the downstream methods; empty: all five
+    // Full pipeline: pretraining and fine-tuning steps for every cell (the teacher's short
+    // training, as the demo runs it); unset: the panel's Advanced values.
+    std::optional<long long> trainingSteps;
+
+    bool operator==(const SweepScope&) const = default;
+};
+
+/// "full pipeline at ε = 0.5, 1, 2; task warm clothing; DP-MixMin, Uniform, Random Init" (job
+/// names, the cluster dialog): what the sweep will run, with "every task" / "all five methods".
+QString sweepScopeText(const SweepScope& scope);
+
 struct RunAction {
     RunKind kind = RunKind::DpMixMin;
     widgets::RunParameters parameters;         // the panel's values (every kind but Rerun)
-    std::vector<double> sweepEpsilons;         // EpsilonSweep: the ε values, at least two
-    bool sweepFullPipeline = false;            // EpsilonSweep: also pretrain, fine-tune, evaluate
+    SweepScope sweep;                          // EpsilonSweep
     AuditSettings audit;                       // Audit
     PsgSettings psg;                           // PrivateSet
     std::optional<project::RunRecord> rerun;   // Rerun: the stored run to repeat

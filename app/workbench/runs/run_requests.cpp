@@ -65,6 +65,29 @@ QString runKindLabel(RunKind kind) {
     return {};
 }
 
+QString sweepScopeText(const SweepScope& scope) {
+    QStringList epsilons, tasks, names;
+    for (double e : scope.epsilons) epsilons << QString::number(e);
+    for (const auto& t : scope.tasks) tasks << QString::fromStdString(t);
+    for (const auto& m : scope.methods) {
+        const auto method = methods::methodOfRun(m);
+        names << (method ? QString::fromUtf8(methods::traitsOf(*method).label.data(),
+                                             static_cast<qsizetype>(methods::traitsOf(*method).label.size()))
+                         : QString::fromStdString(m));
+    }
+    QString text = QObject::tr("%1 at ε = %2")
+                       .arg(scope.fullPipeline ? QObject::tr("full pipeline") : QObject::tr("mixture stage"),
+                            epsilons.join(QStringLiteral(", ")));
+    text += tasks.isEmpty() ? QObject::tr("; every task")
+                            : (tasks.size() == 1 ? QObject::tr("; task %1") : QObject::tr("; tasks %1"))
+                                  .arg(tasks.join(QStringLiteral(", ")));
+    if (scope.fullPipeline)
+        text += names.isEmpty() ? QObject::tr("; all five methods") : QStringLiteral("; ") + names.join(", ");
+    if (scope.fullPipeline && scope.trainingSteps)
+        text += QObject::tr("; %1 pretraining and fine-tuning steps").arg(*scope.trainingSteps);
+    return text;
+}
+
 const std::vector<std::string>& comparisonMethods() {
     static const std::vector<std::string> names = methods::allMethodNames();
     return names;
@@ -101,13 +124,30 @@ Result<std::vector<double>> parseEpsilonList(const QString& text) {
     return values;
 }
 
-Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, const std::vector<double>& epsilons,
-                                     bool fullPipeline) {
-    if (epsilons.size() < 2) return fieldError(QStringLiteral("ε values: a sweep needs at least two"));
-    auto built = fullPipeline ? compareRequestFor(parameters) : studyRequestFor(parameters);
+Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, const SweepScope& scope) {
+    if (scope.epsilons.size() < 2) return fieldError(QStringLiteral("ε values: a sweep needs at least two"));
+    if (!scope.methods.empty() && !scope.fullPipeline)
+        return fieldError(
+            QStringLiteral("methods: only the full pipeline runs methods; the mixture stage is "
+                           "DP-MixMin's alone"));
+    for (const auto& m : scope.methods)
+        if (!methods::methodOfRun(m))
+            return fieldError(QStringLiteral("methods: \"%1\" is not a method (expected %2)")
+                                  .arg(QString::fromStdString(m), QString::fromStdString(methods::shortNameList())));
+    auto built = scope.fullPipeline ? compareRequestFor(parameters) : studyRequestFor(parameters);
     if (!built) return built.error();
     StudyRequest request = std::move(built).value();
-    request.epsilons = epsilons;
+    request.epsilons = scope.epsilons;
+    request.tasks = scope.tasks;
+    if (!scope.methods.empty()) request.methods = scope.methods;
+    if (scope.trainingSteps) {
+        if (!scope.fullPipeline || *scope.trainingSteps < 1)
+            return fieldError(QStringLiteral("training steps: %1 applies to the full pipeline only, as a whole "
+                                             "number >= 1")
+                                  .arg(*scope.trainingSteps));
+        request.pretrainSteps = *scope.trainingSteps;
+        request.finetuneSteps = *scope.trainingSteps;
+    }
     return request;
 }
 

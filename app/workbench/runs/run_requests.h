@@ -21,9 +21,9 @@ Result<StudyRequest> compareRequestFor(const widgets::RunParameters& parameters)
 /// The Error names the field ("ε values") and the offending text.
 Result<std::vector<double>> parseEpsilonList(const QString& text);
 
-/// ε sweep: the panel's study at each ε; the mixture stage only, or the full pipeline.
-Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, const std::vector<double>& epsilons,
-                                     bool fullPipeline);
+/// ε sweep: the panel's study at each ε of `scope`, on its tasks; the mixture stage only, or the
+/// full pipeline for its methods. The Error names the field (ε values, tasks, methods).
+Result<StudyRequest> sweepRequestFor(const widgets::RunParameters& parameters, const SweepScope& scope);
 
 /// Audit: the dialog's choices with the panel's ε as the claimed ε (none for the no-noise
 /// control). The Error names the field (task, runs, seed).

@@ -125,6 +125,7 @@ void TradeoffView::showTask(int index) {
     if (index > 0 && index <= static_cast<int>(tasks.size())) task = tasks[index - 1];
     chart_->setTitle(tr("Privacy–utility: cosine similarity of λ to λ* (mean ± std over runs)"));
     const auto series = tradeoffSeries(project_, task);
+    if (!task) hasSeries_ = !series.isEmpty();
     const auto epsilons = runEpsilons(project_);
     QString note;
     if (series.isEmpty())

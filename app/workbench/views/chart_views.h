@@ -55,10 +55,13 @@ public:
     QComboBox* selector() const { return selector_; }
     widgets::LineChartWidget* chart() const { return chart_; }
     QLabel* note() const { return note_; }
+    /// Whether any task has a DP-MixMin curve: a release without one leaves the page out.
+    bool hasSeries() const { return hasSeries_; }
 
 private:
     void showTask(int index);
     ProjectSnapshot project_;
+    bool hasSeries_ = false;
     QComboBox* selector_;
     QLabel* note_;
     widgets::LineChartWidget* chart_;

@@ -180,7 +180,7 @@ private Q_SLOTS:
         QTRY_VERIFY(runAction(w)->isEnabled());
         const double before = budgetReadingOf(*w.project()).value().spent;
         QSignalSpy started(jobRunner(w), &JobRunner::started);
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5}, false),
+        QCOMPARE(w.runActions()->startEpsilonSweep({.epsilons = {0.25, 0.5}, .fullPipeline = false}),
                  QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked.size(), 1);
         QCOMPARE(asked[0].releases, 4LL);  // 2 ε × 1 seed × 2 tasks
@@ -188,13 +188,13 @@ private Q_SLOTS:
         QVERIFY(asked[0].after > before);
         QVERIFY(!asked[0].fineTuningNotShown && !asked[0].overCap);
         // The same sweep at more ε spends more.
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.25, 0.5, 1.0}, true),
+        QCOMPARE(w.runActions()->startEpsilonSweep({.epsilons = {0.25, 0.5, 1.0}, .fullPipeline = true}),
                  QString("Not started: the privacy budget was not confirmed."));
         QCOMPARE(asked[1].releases, 6LL);
         QVERIFY(asked[1].after > asked[0].after);
         QVERIFY(asked[1].fineTuningNotShown);  // the full pipeline also fine-tunes
         // Over the cap of 6: refused, whatever the answer.
-        QVERIFY(!w.runActions()->startEpsilonSweep({5.0, 7.0}, false).isEmpty());
+        QVERIFY(!w.runActions()->startEpsilonSweep({.epsilons = {5.0, 7.0}, .fullPipeline = false}).isEmpty());
         QVERIFY(asked.back().overCap);
         QTest::qWait(100);
         QCOMPARE(started.count(), 0);

@@ -191,6 +191,21 @@ private Q_SLOTS:
                                            << ""s
                                            << ""s
                                            << "line 2, column 'Edema': value 'yes'"s;
+        // A patient column read as a label (no "labels" option) points to the user column (#45 item 4).
+        QTest::newRow("patient column as a label") << "Path,Patient,Edema\nimages/p1/a.png,p001,1\n"s
+                                                   << ""s
+                                                   << ""s
+                                                   << "column 'Patient': value 'p001' is not a label, expected 1, 0, "
+                                                      "-1 (uncertain) or blank. Every column but the image path (and "
+                                                      "the user column) is read as a label unless the labels are "
+                                                      "named: if 'Patient' says whose image it is, choose it as the "
+                                                      "user column (User column in the source dialog, option "
+                                                      "user_column)"s;
+        QTest::newRow("named label not a label")
+            << "Path,Edema\nimages/p1/a.png,yes\n"s
+            << "labels"s
+            << "Edema"s
+            << "value 'yes' is not a label, expected 1, 0, -1 (uncertain) or blank"s;
         QTest::newRow("label out of range") << "Path,Edema\nimages/p1/a.png,2\n"s
                                             << ""s
                                             << ""s

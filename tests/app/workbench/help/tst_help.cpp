@@ -11,6 +11,7 @@
 #include <QAction>
 #include <QFile>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -40,15 +41,16 @@ private Q_SLOTS:
     void everyTopicsHeadingIsInItsDocument() {
         MainWindow w(services());
         HelpWindow help;
-        for (const char* view : {"lambdaView", "ledgerView", "auditView", "privatesetView", "calculatorView",
-                                 "rundetailsView", "unknown"}) {
+        for (const char* view : {"summaryView", "lambdaView", "ledgerView", "trajectoryView", "tradeoffView", "aucView",
+                                 "aucepsilonView", "perplexityView", "auditView", "kscalingView", "privatesetView",
+                                 "adamixView", "exampleprivacyView", "calculatorView", "rundetailsView", "unknown"}) {
             const HelpTopic topic = helpTopicFor(view);
             QVERIFY2(help.showTopic(topic), view);
             QCOMPARE(help.currentDocument(), topic.document);
             QVERIFY2(help.currentHeading().startsWith(topic.heading), qPrintable(help.currentHeading()));
         }
         QVERIFY(!help.showTopic({"NOPE.md", "x"}));
-        QCOMPARE(help.currentDocument(), QString("WORKBENCH.md"));
+        QCOMPARE(help.currentDocument(), QString("MANUAL.md"));
         QVERIFY(!help.showTopic({"PSG.md", "No such heading"}));
     }
 
@@ -66,11 +68,42 @@ private Q_SLOTS:
         manual->trigger();
         auto* help = w.findChild<HelpWindow*>();
         QVERIFY(help && help->isVisible());
-        QCOMPARE(help->currentDocument(), QString("WORKBENCH.md"));
-        QCOMPARE(help->currentHeading(), QString("Live privacy calculation"));
+        QCOMPARE(help->currentDocument(), QString("MANUAL.md"));
+        QCOMPARE(help->currentHeading(), QString("Choosing the privacy settings"));
         QTest::qWait(50);  // the heading is scrolled to the top once the window is laid out
         if (const QString shots = qEnvironmentVariable("DPMIX_SCREENSHOT_DIR"); !shots.isEmpty())
             QVERIFY(help->grab().save(shots + "/help-manual.png"));
+    }
+
+    // F1 opens a manual for users (#45 item 5): first in the list, every view's section in it, no
+    // source paths or class names, every image it shows bundled (no broken-image icons), and the
+    // window closes with Esc or Ctrl+W.
+    void theManualIsWrittenForUsers() {
+        MainWindow w(services());
+        QCOMPARE(manualDocuments().front().file, QString("MANUAL.md"));
+        QFile file(":/dpmix/manual/MANUAL.md");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        const QRegularExpression code(QStringLiteral(R"(\b\w+\.(h|cpp)\b|\w::\w|QThreadPool|MainWindow)"));
+        QVERIFY2(!code.match(text).hasMatch(), qPrintable(code.match(text).captured(0)));
+        const QRegularExpression image(QStringLiteral(R"(!\[[^\]]*\]\(([^)\s]+)\))"));
+        int images = 0;
+        for (auto it = image.globalMatch(text); it.hasNext(); ++images) {
+            const QString path = it.next().captured(1);
+            QVERIFY2(QFile::exists(":/dpmix/manual/" + path), qPrintable(path + " is not bundled"));
+        }
+        QVERIFY(images > 0);
+
+        HelpWindow help;
+        QVERIFY(help.showTopic({"MANUAL.md", "AUC vs ε"}));
+        QVERIFY(help.isVisible());
+        QVERIFY(QTest::qWaitForWindowActive(&help));
+        QTest::keyClick(&help, Qt::Key_Escape);
+        QVERIFY(!help.isVisible());
+        QVERIFY(help.showTopic({"MANUAL.md", {}}));
+        QVERIFY(QTest::qWaitForWindowActive(&help));
+        QTest::keySequence(&help, QKeySequence::Close);
+        QVERIFY(!help.isVisible());
     }
 
     void theGlossaryExplainsTheWorkbenchsWords() {

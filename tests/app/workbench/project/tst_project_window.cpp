@@ -5,6 +5,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/project/project_paths.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "engine/project/spec_json.h"
 #include "tests/app/workbench/generated_project.h"
@@ -13,7 +14,9 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -160,6 +163,43 @@ private Q_SLOTS:
                                 .arg(tabs->width())
                                 .arg(titles.join(" | "))));
         QCOMPARE(tabs->tabToolTip(tabs->indexOf(w.findChild<QWidget*>("aucView"))), QString("Per-class AUC"));
+    }
+
+    // Project dialogs start where projects live, not in the patient-data folder a source dialog
+    // visited last; a new study is proposed under its own name, and the name typed into a Save
+    // that failed is proposed again (#45 item 4).
+    void projectDialogsStartWhereProjectsLive() {
+        QTemporaryDir dir;
+        const QString recent = dir.path() + "/old.dpmix";
+        QFile file(recent);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QString folder = QFileInfo(recent).absolutePath();
+        QCOMPARE(projectDialogFolder({dir.path() + "/gone.dpmix", recent}), folder);  // the first that exists
+        QCOMPARE(proposedProjectPath({}, "clinic x-ray", {recent}), QDir(folder).filePath("clinic x-ray.dpmix"));
+        QCOMPARE(proposedProjectPath({}, "a/b:c", {recent}), QDir(folder).filePath("a-b-c.dpmix"));
+        QCOMPARE(proposedProjectPath({}, " ", {recent}), QDir(folder).filePath("study.dpmix"));
+        QCOMPARE(proposedProjectPath("/elsewhere/typed.dpmix", "clinic", {recent}), QString("/elsewhere/typed.dpmix"));
+        QVERIFY(QFileInfo(projectDialogFolder({})).isDir());  // documents, else home
+    }
+
+    // Opening another project leaves the previous one's finished jobs behind; a job still running
+    // keeps its row (and its Cancel) until it ends (#45 item 7).
+    void openingAnotherProjectClearsTheFinishedJobs() {
+        MainWindow w(services());
+        QCOMPARE(w.openFile(generated_.path), QString());
+        auto* jobs = w.findChild<dpmix::widgets::JobListWidget*>("jobList");
+        QVERIFY(jobs);
+        jobs->addJob(901, "an earlier run");
+        jobs->setFinished(901, dpmix::widgets::JobState::Succeeded, "done");
+        jobs->addJob(902, "still running");
+        QCOMPARE(w.openFile(generated_.path), QString());  // the same project again: its history stays
+        QVERIFY(jobs->rowOf(901) >= 0);
+        const QString other = dir_.path() + "/other-study.dpmix";
+        testing::generateProject(other);
+        QCOMPARE(w.openFile(other), QString());
+        QCOMPARE(jobs->rowOf(901), -1);
+        QVERIFY(jobs->rowOf(902) >= 0);
     }
 
     void readOnlyDisablesRunningAndSaysSo() {

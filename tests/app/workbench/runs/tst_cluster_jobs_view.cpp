@@ -236,7 +236,7 @@ private Q_SLOTS:
         // The ε sweep of the panel's study goes as a run grid too (one task per seed, every ε).
         RunAction sweep = action;
         sweep.kind = RunKind::EpsilonSweep;
-        sweep.sweepEpsilons = {0.5, 2.0};
+        sweep.sweep.epsilons = {0.5, 2.0};
         auto sweepStages = runs.planAction(sweep);
         QVERIFY2(sweepStages, sweepStages ? "" : sweepStages.error().message.c_str());
         QVERIFY(sweepStages->front().stage.contains("ε sweep"));

@@ -124,7 +124,7 @@ private Q_SLOTS:
         QTRY_VERIFY(w.runActions()->sweepAction()->isEnabled());
         const int tasks = static_cast<int>(w.project()->spec.sensitiveTasks.size());
         QVERIFY(tasks > 0);
-        QCOMPARE(w.runActions()->startEpsilonSweep({0.5, 4.0}, false), QString());
+        QCOMPARE(w.runActions()->startEpsilonSweep({.epsilons = {0.5, 4.0}, .fullPipeline = false}), QString());
         const auto [outcome, message] = waitForJob(w);
         QVERIFY2(outcome == JobOutcome::Succeeded, qPrintable(message));
         QCOMPARE(countRuns(*w.project(), "dp-mixmin", 11, 0.5), tasks);

@@ -9,6 +9,7 @@
 #include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
 #include "app/workbench/runs/stage_queue.h"
+#include "engine/methods/method_plan.h"
 #include "tests/app/workbench/fake_backends.h"
 #include "tests/app/workbench/isolated_settings.h"
 #include "tests/app/workbench/window_parts.h"
@@ -21,6 +22,7 @@
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
@@ -116,7 +118,8 @@ private Q_SLOTS:
         QVERIFY(!actions->compareAction()->isEnabled() && !actions->sweepAction()->isEnabled() &&
                 !actions->auditAction()->isEnabled());
         QVERIFY(actions->startCompareWithBaselines().contains("Fix the highlighted parameters"));
-        QVERIFY(actions->startEpsilonSweep({1, 2}, false).contains("Fix the highlighted parameters"));
+        QVERIFY(actions->startEpsilonSweep({.epsilons = {1, 2}, .fullPipeline = false})
+                    .contains("Fix the highlighted parameters"));
         QCOMPARE(runs_.actions.size(), before);
         QCOMPARE(jobRunner(w)->runningCount(), 0);
         w.document()->edit(ParameterField::Epsilon, 2.0);
@@ -177,10 +180,13 @@ private Q_SLOTS:
             w.runActions()->startCompareWithBaselines(),
             QString("Not started: fine-tuning batch = 600 is larger than split B (n_B = 500): expected batch <= n_B; "
                     "lower the batch, or lower ρ or add data."));
-        QVERIFY(w.runActions()->startEpsilonSweep({1, 2}, true).startsWith("Not started: fine-tuning batch = 600"));
+        QVERIFY(w.runActions()
+                    ->startEpsilonSweep({.epsilons = {1, 2}, .fullPipeline = true})
+                    .startsWith("Not started: fine-tuning batch = 600"));
         QCOMPARE(runs_.actions.size(), before);
         QCOMPARE(jobRunner(w)->runningCount(), 0);
-        QCOMPARE(w.runActions()->startEpsilonSweep({1, 2}, false), QString());  // the mixture stage only
+        QCOMPARE(w.runActions()->startEpsilonSweep({.epsilons = {1, 2}, .fullPipeline = false}),
+                 QString());  // the mixture stage only
         QCOMPARE(runs_.actions.back().kind, RunKind::EpsilonSweep);
         stageQueue(w)->cancelAll();
         jobRunner(w)->waitForAll();
@@ -203,14 +209,51 @@ private Q_SLOTS:
 
         MainWindow w(services());
         QTRY_VERIFY(w.runActions()->sweepAction()->isEnabled());
-        QCOMPARE(w.runActions()->startEpsilonSweep(dialog.epsilons(), dialog.fullPipeline()), QString());
+        QCOMPARE(w.runActions()->startEpsilonSweep(dialog.scope()), QString());
         const RunAction& asked = runs_.actions.back();
         QCOMPARE(asked.kind, RunKind::EpsilonSweep);
-        QCOMPARE(asked.sweepEpsilons, std::vector<double>({0.5, 4.0}));
-        QVERIFY(asked.sweepFullPipeline);
+        QCOMPARE(asked.sweep.epsilons, std::vector<double>({0.5, 4.0}));
+        QVERIFY(asked.sweep.fullPipeline);
         QCOMPARE(jobRunner(w)->runningCount(), 1);
         jobRunner(w)->cancelAll();
         jobRunner(w)->waitForAll();
+    }
+
+    // The teacher limits the sweep to one task and three methods in the dialog; unticking every
+    // task (or, with the full pipeline, every method) says why OK is disabled (#45 item 3).
+    void sweepDialogChoosesTasksAndMethods() {
+        EpsilonSweepDialog dialog({"warm clothing", "summer wear"});
+        QPushButton* ok = dialog.buttons()->button(QDialogButtonBox::Ok);
+        QCOMPARE(dialog.taskList()->count(), 2);
+        QCOMPARE(dialog.methodList()->count(), static_cast<int>(dpmix::methods::allMethods().size()));
+        QVERIFY(!dialog.methodList()->isEnabled());  // the mixture stage is DP-MixMin's alone
+        QVERIFY(dialog.scope().tasks.empty());       // all ticked: every task
+        dialog.taskList()->item(1)->setCheckState(Qt::Unchecked);
+        QCOMPARE(dialog.scope().tasks, std::vector<std::string>({"warm clothing"}));
+        dialog.taskList()->item(0)->setCheckState(Qt::Unchecked);
+        QVERIFY(!ok->isEnabled());
+        QVERIFY2(dialog.errorLabel()->text().contains("at least one task"), qPrintable(dialog.errorLabel()->text()));
+        dialog.taskList()->item(0)->setCheckState(Qt::Checked);
+        QVERIFY(ok->isEnabled());
+
+        QVERIFY(!dialog.scope().trainingSteps);  // the mixture stage trains nothing
+        dialog.fullPipelineBox()->setChecked(true);
+        QVERIFY(dialog.methodList()->isEnabled());
+        QVERIFY(dialog.scope().methods.empty());                                // all five
+        QCOMPARE(dialog.scope().trainingSteps, std::optional<long long>(100));  // the teacher's short training
+        dialog.shortTrainingBox()->setChecked(false);
+        QVERIFY(!dialog.scope().trainingSteps);  // the panel's Advanced steps
+        dialog.shortTrainingBox()->setChecked(true);
+        for (int i = 0; i < dialog.methodList()->count(); ++i) {
+            const QString name = dialog.methodList()->item(i)->data(Qt::UserRole).toString();
+            const bool keep = name == "dp-mixmin" || name == "uniform" || name == "random-init";
+            dialog.methodList()->item(i)->setCheckState(keep ? Qt::Checked : Qt::Unchecked);
+        }
+        QCOMPARE(dialog.scope().methods, std::vector<std::string>({"dp-mixmin", "uniform", "random-init"}));
+        for (int i = 0; i < dialog.methodList()->count(); ++i)
+            dialog.methodList()->item(i)->setCheckState(Qt::Unchecked);
+        QVERIFY(!ok->isEnabled());
+        QVERIFY2(dialog.errorLabel()->text().contains("at least one method"), qPrintable(dialog.errorLabel()->text()));
     }
 
     void auditDialogCollectsTheChoices() {

@@ -95,17 +95,46 @@ private Q_SLOTS:
     }
 
     void sweepIsTheMixtureStageOrTheFullPipeline() {
-        const auto mixture = sweepRequestFor(panel(), {0.5, 1, 2}, false);
+        const auto mixture = sweepRequestFor(panel(), {.epsilons = {0.5, 1, 2}, .fullPipeline = false});
         QVERIFY(mixture);
         QCOMPARE(mixture->epsilons, std::vector<double>({0.5, 1, 2}));
         QCOMPARE(mixture->stages, std::vector<std::string>({"proxies", "mixture"}));
         QVERIFY(mixture->methods.empty());
-        const auto full = sweepRequestFor(panel(), {0.5, 1, 2}, true);
+        const auto full = sweepRequestFor(panel(), {.epsilons = {0.5, 1, 2}, .fullPipeline = true});
         QVERIFY(full);
         QCOMPARE(full->epsilons, std::vector<double>({0.5, 1, 2}));
         QCOMPARE(full->stages, std::vector<std::string>({"proxies", "mixture", "downstream"}));
         QCOMPARE(full->methods.size(), dpmix::methods::allMethods().size());  // every method
-        QVERIFY(!sweepRequestFor(panel(), {1.0}, false));
+        QVERIFY(!sweepRequestFor(panel(), {.epsilons = {1.0}, .fullPipeline = false}));
+    }
+
+    // The teacher's sweep: one task and three methods reach the engine as such (#45 item 3; the
+    // old request ran every task and all five methods whatever was wanted).
+    void aSweepRunsOnlyTheChosenTasksAndMethods() {
+        const SweepScope scope{.epsilons = {0.5, 2},
+                               .fullPipeline = true,
+                               .tasks = {"warm clothing"},
+                               .methods = {"dp-mixmin", "uniform", "random-init"}};
+        const auto request = sweepRequestFor(panel(), scope);
+        QVERIFY(request);
+        QCOMPARE(request->tasks, std::vector<std::string>({"warm clothing"}));
+        QCOMPARE(request->methods, std::vector<std::string>({"dp-mixmin", "uniform", "random-init"}));
+        QCOMPARE(sweepScopeText(scope),
+                 QString("full pipeline at ε = 0.5, 2; task warm clothing; DP-MixMin, Uniform, Random Init"));
+        const auto typo =
+            sweepRequestFor(panel(), {.epsilons = {0.5, 2}, .fullPipeline = true, .methods = {"unifrom"}});
+        QVERIFY(!typo && mentions(typo.error(), "\"unifrom\" is not a method"));
+        const auto mixtureOnly = sweepRequestFor(panel(), {.epsilons = {0.5, 2}, .methods = {"uniform"}});
+        QVERIFY(!mixtureOnly && mentions(mixtureOnly.error(), "only the full pipeline runs methods"));
+        QCOMPARE(sweepScopeText({.epsilons = {1, 4}}), QString("mixture stage at ε = 1, 4; every task"));
+        QVERIFY(!request->pretrainSteps && !request->finetuneSteps);  // the panel's
+        SweepScope quick = scope;
+        quick.trainingSteps = 100;
+        const auto shortRequest = sweepRequestFor(panel(), quick);
+        QVERIFY(shortRequest);
+        QCOMPARE(shortRequest->pretrainSteps, std::optional<long long>(100));
+        QCOMPARE(shortRequest->finetuneSteps, std::optional<long long>(100));
+        QVERIFY(sweepScopeText(quick).endsWith("; 100 pretraining and fine-tuning steps"));
     }
 
     void auditTakesThePanelEpsilonAsTheClaim() {

@@ -5,6 +5,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/parameters/parameter_document.h"
 #include "app/workbench/project/engine_project_store.h"
+#include "app/workbench/run_actions.h"
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
 #include "app/workbench/study/source_dialog.h"
@@ -17,10 +18,12 @@
 #include "tests/app/workbench/window_parts.h"
 #include "widgets/parameter_panel.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
@@ -182,6 +185,26 @@ private Q_SLOTS:
         w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
         QCOMPARE(w.document()->values().sensitiveCount, 40LL);
         QCOMPARE(parameterPanel(w)->unitName(), QString("users"));
+    }
+
+    // Run on a study that is not saved yet says to save it, instead of "No project is open … create
+    // one from a spec" (#45 item 4); nothing is planned.
+    void runOnAnUnsavedDraftSaysToSaveFirst() {
+        MainWindow w(services());
+        SourceRegistration reg;
+        reg.source = {"clinic", "idx", "/nowhere/images.idx", {}};
+        reg.facts.kind = dpmix::data::SourceKind::Images;
+        reg.facts.examples = 1000;
+        w.study()->builder()->registerSource(SourceRole::Sensitive, reg, {});
+        QVERIFY(w.hasUnsavedDraft());
+        const int planned = runs_.runs;
+        w.requestRun();
+        const QString shown = w.statusBar()->currentMessage();
+        QVERIFY2(shown.contains("the study is not saved yet") && shown.contains("File ▸ Save"), qPrintable(shown));
+        QVERIFY2(!shown.contains("No project is open"), qPrintable(shown));
+        const QString refused = w.runActions()->startCompareWithBaselines();
+        QCOMPARE(refused, w.unsavedDraftRefusal());
+        QCOMPARE(runs_.runs, planned);  // nothing planned
     }
 
     void draftRowsKeepTheirMarkerAndCountsInANarrowDock() {
@@ -347,6 +370,11 @@ private Q_SLOTS:
         }
         w.refreshProject();
         QVERIFY(!w.findChild<QAction*>("editStudySources")->isEnabled());
+        // Disabled with its reason where a menu shows it: on hover and in the status bar (#45 item 7).
+        QVERIFY(w.findChild<QAction*>("editStudySources")->statusTip().contains("has runs"));
+        QVERIFY(w.findChild<QAction*>("editStudySources")->toolTip().contains("Duplicate study with changes"));
+        auto* studyMenu = qobject_cast<QMenu*>(w.findChild<QAction*>("editStudySources")->parent());
+        QVERIFY(studyMenu && studyMenu->toolTipsVisible());
         QVERIFY(w.findChild<QAction*>("duplicateStudy")->isEnabled());
         QVERIFY(w.editStudySources().contains("Duplicate study with changes"));
         QVERIFY(!w.hasUnsavedDraft());

@@ -9,6 +9,7 @@
 #include "app/workbench/run_actions.h"
 #include "app/workbench/runs/engine_run_controller.h"
 #include "app/workbench/screenshot.h"
+#include "app/workbench/views/auc_epsilon_view.h"
 #include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/kscaling_view.h"
@@ -146,6 +147,53 @@ private Q_SLOTS:
         QVERIFY(!view.gainToggle()->isEnabled());
         QVERIFY(!view.showsEmptyState());
         QVERIFY(near(view.chart()->data().series[0].values[0], 0.70));
+    }
+
+    // --- AUC against ε (the teacher's plot, #45 item 3) -------------------------------------
+
+    // Per ε and method the macro over tasks within each seed, then mean ± std over seeds — the
+    // numbers worked by hand from the generated project's table above.
+    void aucAgainstEpsilonIsTheResultsTableAsCurves() {
+        const AucEpsilonCurves all = aucEpsilonCurves(snapshot_, std::nullopt);
+        QCOMPARE(all.epsilons, 2);
+        QVERIFY(!all.nonPrivateReferences);
+        QCOMPARE(all.series.size(), 3);
+        const auto& dp = all.series[0];
+        QVERIFY2(dp.name.startsWith("DP-MixMin"), qPrintable(dp.name));
+        QCOMPARE(dp.x, QVector<double>({1.0, 2.0}));
+        // ε = 1: seed 0 (0.60 + 0.88) / 2 = 0.74, seed 1 (0.66 + 0.92) / 2 = 0.79; ε = 2: one seed, task ac.
+        QVERIFY(near(dp.mean[0], 0.765) && near(dp.mean[1], 0.70));
+        QVERIFY(near(dp.upper[0] - dp.mean[0], 0.05 / kRoot2) && near(dp.lower[0], 0.765 - 0.05 / kRoot2));
+        QVERIFY(near(dp.lower[1], 0.70) && near(dp.upper[1], 0.70));  // one seed: no spread
+        QVERIFY(all.series[1].name.startsWith("Uniform"));
+        QCOMPARE(all.series[1].x, QVector<double>({1.0}));
+        QVERIFY(near(all.series[1].mean[0], (0.695 + 0.75) / 2));
+        QVERIFY(all.series[2].name.startsWith("Random Init"));
+        QVERIFY(near(all.series[2].mean[0], 0.675));
+        QCOMPARE(all.series[2].fields, (dpmix::widgets::TidyFields{{"method", "random-init"}}));
+
+        const AucEpsilonCurves ac = aucEpsilonCurves(snapshot_, std::string("ac"));
+        QVERIFY(near(ac.series[0].mean[0], 0.63) && near(ac.series[0].mean[1], 0.70));
+        QCOMPARE(aucEpsilonCurves(snapshot_, std::string("bd")).epsilons, 1);  // bd ran at ε = 1 only
+    }
+
+    void aucAgainstEpsilonViewNeedsTwoEpsilons() {
+        AucEpsilonView view(snapshot_);
+        QVERIFY(!view.showsEmptyState());
+        QCOMPARE(view.taskSelector()->count(), 3);  // all tasks, ac, bd
+        QVERIFY(view.chart()->logarithmicX());
+        view.taskSelector()->setCurrentIndex(2);  // bd: one ε, no curve
+        QVERIFY(view.showsEmptyState());
+        QVERIFY2(view.emptyState()->text().contains("needs two ε or more"), qPrintable(view.emptyState()->text()));
+        view.taskSelector()->setCurrentIndex(1);
+        QVERIFY(!view.showsEmptyState());
+
+        QVERIFY(view.hasAucResults());
+        AucEpsilonView empty(emptySnapshot_);
+        QVERIFY(!empty.hasAucResults());  // the window leaves the tab out
+        QVERIFY(empty.showsEmptyState());
+        QVERIFY2(empty.emptyState()->text().contains("ε sweep… with the full pipeline"),
+                 qPrintable(empty.emptyState()->text()));
     }
 
     // --- Perplexity ---------------------------------------------------------------------
@@ -340,7 +388,7 @@ private Q_SLOTS:
         });
         MainWindow window({&runs, &store, [] { return QStringLiteral("test"); }});
         QCOMPARE(window.openFile(generated_.path, true), QString());
-        for (const QString view : {"auc", "perplexity", "audit", "kscaling"}) {
+        for (const QString view : {"auc", "aucepsilon", "perplexity", "audit", "kscaling"}) {
             QVERIFY(MainWindow::viewNames().contains(view));
             QVERIFY(window.showView(view));
             QVERIFY2(window.findChild<QWidget*>(view + "View"), qPrintable(view));

@@ -4,6 +4,7 @@
 // exports to PNG, PDF, SVG and a tidy CSV; every result view explains itself (What's This, axis and
 // header tooltips) and a non-private baseline is never labelled with a finite ε.
 #include "app/workbench/help/view_help.h"
+#include "app/workbench/views/auc_epsilon_view.h"
 #include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/audit_view.h"
 #include "app/workbench/views/chart_views.h"
@@ -301,6 +302,7 @@ private Q_SLOTS:
         TrajectoryView trajectory(snapshot_);
         TradeoffView tradeoff(snapshot_);
         AucView auc(snapshot_);
+        AucEpsilonView aucEpsilon(snapshot_);
         PerplexityView perplexity(snapshot_);
         AuditView audit(snapshot_);
         KScalingView kscaling(snapshot_);
@@ -314,6 +316,7 @@ private Q_SLOTS:
             {&trajectory, ResultView::Trajectory, {"λ trajectory", "EG step"}},
             {&tradeoff, ResultView::Tradeoff, {"Privacy–utility", "cosine", "ε"}},
             {&auc, ResultView::Auc, {"Per-class AUC", "AUC", "random guess"}},
+            {&aucEpsilon, ResultView::AucAgainstEpsilon, {"AUC against ε", "Random Init", "ε = ∞"}},
             {&perplexity, ResultView::Perplexity, {"Perplexity", "perplexity"}},
             {&audit, ResultView::Audit, {"Audit", "ε_LB", "canary"}},
             {&kscaling, ResultView::KScaling, {"k-scaling", "excess error", "√k"}},
