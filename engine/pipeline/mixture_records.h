@@ -84,11 +84,32 @@ inline methods::MixtureChoices choicesOf(const MixtureOutcome& o, const PrivateL
 using BaselineMetrics =
     std::function<Result<std::vector<project::MetricRecord>>(const std::vector<double>& lambda, long long runId)>;
 
+/// Whether the project already holds a finished run of `run` (method, task, seed, configuration,
+/// no ε) whose λ record of `kind` is `lambda`, value for value: storing it again would add a row
+/// that says nothing new. A different λ (say, after the proxy was retrained) is a new result.
+inline bool sameBaselineStored(const project::ProjectFile& project, const project::NewRun& run, const std::string& kind,
+                               const std::vector<double>& lambda) {
+    const auto runs = project.runs();
+    if (!runs) return false;  // unknown: store it
+    for (const auto& r : *runs) {
+        if (r.status != project::RunStatus::Done || r.method != run.method || r.task != run.task ||
+            r.seed != run.seed || r.epsilon || r.configJson != run.configJson)
+            continue;
+        const auto stored = project.lambdas(r.id);
+        if (!stored) continue;
+        for (const auto& l : *stored)
+            if (l.kind == kind && l.values == lambda) return true;
+    }
+    return false;
+}
+
 /// Stores a mixture-only (seed, task)'s baselines as runs of their own: every method the table
 /// marks as a mixture-stage run whose λ is not a DP release — the reference λ* first, then the
 /// others in table order, each measured against it — with its ledger (the plan's entries), its λ
-/// record and its distances to λ* (λ*: its Frank–Wolfe gap). DP-MixMin's runs are stored by the
-/// caller, which started them before their mechanism ran.
+/// record and its distances to λ* (λ*: its Frank–Wolfe gap). A baseline the project already holds
+/// with the same configuration and the same λ is not stored again (every Run of DP-MixMin would
+/// otherwise add λ*, uniform and random search rows). DP-MixMin's runs are stored by the caller,
+/// which started them before their mechanism ran.
 inline Status storeMixtureBaselines(project::ProjectFile& project, const MixtureOutcome& o, long long seed,
                                     privacy::Composition composition,
                                     const std::function<std::string(const std::string& method)>& config,
@@ -101,7 +122,9 @@ inline Status storeMixtureBaselines(project::ProjectFile& project, const Mixture
     for (const auto* t : baselines) {
         const methods::MethodPlan plan = methods::planMethod(t->method, choices);
         const std::string name(t->name);
-        auto stored = storedRun(project, {name, o.task, std::nullopt, seed, config(name)}, [&](long long id) -> Status {
+        const project::NewRun run{name, o.task, std::nullopt, seed, config(name)};
+        if (plan.lambda && sameBaselineStored(project, run, std::string(plan.lambdaKind), *plan.lambda)) continue;
+        auto stored = storedRun(project, run, [&](long long id) -> Status {
             privacy::Ledger ledger(composition);
             for (const auto& e : plan.mixtureEntries) ledger.record(e);
             if (auto e = errorOf(project.recordLedger(id, ledger))) return e;
