@@ -219,6 +219,12 @@ QString methodLabel(const std::string& method) {
 
 bool isMethod(const project::RunRecord& run, methods::Method m) { return methods::methodOfRun(run.method) == m; }
 
+bool isSeededRun(const RunResults& run) {
+    if (run.ledgers.empty()) return false;
+    const auto ledger = privacy::ledgerFromJson(run.ledgers.back().ledgerJson);
+    return ledger && ledger->total().seeded;
+}
+
 std::vector<audit::StoredMechanismAudit> mechanismAudits(const ProjectSnapshot& project) {
     std::vector<audit::StoredMechanismAudit> out;
     for (const auto& r : project.runs)

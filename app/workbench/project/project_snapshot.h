@@ -87,5 +87,7 @@ std::vector<audit::StoredMechanismAudit> mechanismAudits(const ProjectSnapshot& 
 QString methodLabel(const std::string& method);
 /// Whether a stored run is one of method `m`'s.
 bool isMethod(const project::RunRecord& run, methods::Method m);
+/// Whether a run's DP noise was seeded (reproducible, so never a release), as its last ledger says.
+bool isSeededRun(const RunResults& run);
 
 }  // namespace dpmix::workbench

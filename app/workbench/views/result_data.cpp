@@ -117,9 +117,14 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
                              t.choice});
     std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
     std::vector<std::string> names;
-    std::vector<std::pair<const Method*, Collected>> collected;
+    struct Group {
+        const Method* method;
+        QString suffix;  // the private λ: which of a release and seeded runs the bar averages
+        Collected runs;
+    };
+    std::vector<Group> collected;
     for (const Method& m : shown) {
-        Collected c;
+        Collected c, seeded;  // seeded: DP-MixMin's reproducible runs, never averaged with a release
         for (const auto& r : project.runs) {
             if (!finished(r) || r.run.method != m.method || r.run.task != selection.task) continue;
             if (m.atEpsilon && !sameEpsilon(r.run.epsilon, selection.epsilon)) continue;
@@ -127,11 +132,17 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
             if (!l) continue;
             if (names.empty()) names = l->names;
             if (l->names != names) continue;  // a run over other components cannot share the bars
-            c.vectors.push_back(l->values);
-            if (double cos = r.metric("cosine-to-lambda-star"); !std::isnan(cos)) c.cosines.push_back(cos);
-            if (double l1 = r.metric("l1-to-lambda-star"); !std::isnan(l1)) c.l1s.push_back(l1);
+            Collected& into = m.atEpsilon && isSeededRun(r) ? seeded : c;
+            into.vectors.push_back(l->values);
+            if (double cos = r.metric("cosine-to-lambda-star"); !std::isnan(cos)) into.cosines.push_back(cos);
+            if (double l1 = r.metric("l1-to-lambda-star"); !std::isnan(l1)) into.l1s.push_back(l1);
         }
-        if (!c.vectors.empty()) collected.emplace_back(&m, std::move(c));
+        // A DP release and seeded runs (reproducible, so no release) are different things: with
+        // both at this ε they are two bars, so the release's λ is never blurred into the others.
+        const bool both = !c.vectors.empty() && !seeded.vectors.empty();
+        if (!c.vectors.empty()) collected.push_back({&m, both ? QObject::tr(" — release") : QString(), std::move(c)});
+        if (!seeded.vectors.empty())
+            collected.push_back({&m, both ? QObject::tr(" — seeded, not a release") : QString(), std::move(seeded)});
     }
     // Image components of several sources are named "source / task"; a text study's are domains.
     const bool severalSources = project.spec.publicSources.size() > 1 && !names.empty() &&
@@ -139,9 +150,9 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
                                             [](const std::string& n) { return n.find(" / ") != std::string::npos; });
     const std::vector<LambdaColumn> columns = lambdaColumns(names, severalSources);
     widgets::BarChartData data;
-    for (const auto& [m, c] : collected) {
+    for (const auto& [m, suffix, c] : collected) {
         widgets::BarSeries series;
-        series.name = m->name;
+        series.name = m->name + suffix;
         if (!c.cosines.empty())
             series.name += QObject::tr(" · cos %1, L1 %2")
                                .arg(number(meanAndStd(c.cosines).first), number(meanAndStd(c.l1s).first));
@@ -152,6 +163,10 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
                          {QStringLiteral("method"), QString::fromStdString(m->method)},
                          {QStringLiteral("metric"), QStringLiteral("lambda")},
                          {QStringLiteral("runs"), QString::number(c.vectors.size())}};
+        if (!suffix.isEmpty())
+            series.fields.append({QStringLiteral("randomness"), suffix.contains(QStringLiteral("seeded"))
+                                                                    ? QStringLiteral("seeded")
+                                                                    : QStringLiteral("secret")});
         for (const LambdaColumn& column : columns) {
             std::vector<double> sums;
             for (const auto& v : c.vectors) {

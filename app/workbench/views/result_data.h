@@ -19,9 +19,11 @@ std::vector<LambdaSelection> lambdaSelections(const ProjectSnapshot& project);
 
 /// Grouped bars over the k components: λ_DP (DP-MixMin runs at ε), λ* (non-private MixMin),
 /// uniform and random search for `task`; values are means over seeds, error bars the sample
-/// standard deviation when there are several seeds. Legend entries carry the mean cosine
-/// similarity and L1 distance to λ*. A study with several public sources groups the bars by
-/// source, each group followed by the source's total λ mass ("Σ source").
+/// standard deviation when there are several seeds. DP-MixMin's release(s) and its seeded runs
+/// at the same ε are two bars (" — release", " — seeded, not a release"), never one average.
+/// Legend entries carry the mean cosine similarity and L1 distance to λ*. A study with several
+/// public sources groups the bars by source, each group followed by the source's total λ mass
+/// ("Σ source").
 widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const LambdaSelection& selection);
 
 /// The DP-MixMin runs that stored λ iterates ("lambda/<component>" curves).

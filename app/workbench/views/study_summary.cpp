@@ -7,7 +7,6 @@
 #include "app/workbench/views/private_set_view.h"
 #include "app/workbench/views/result_data.h"
 #include "engine/methods/method_plan.h"
-#include "engine/privacy/ledger_json.h"
 
 #include <QLabel>
 #include <QLocale>
@@ -115,10 +114,7 @@ std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& pro
 
 int seededRunCount(const ProjectSnapshot& project) {
     int seeded = 0;
-    for (const auto& r : project.runs)
-        if (!r.ledgers.empty())
-            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson); ledger && ledger->total().seeded)
-                ++seeded;
+    for (const auto& r : project.runs) seeded += isSeededRun(r) ? 1 : 0;
     return seeded;
 }
 

@@ -2,6 +2,7 @@
 // against uniform weights, both ways; the downstream table; the private set), the downstream table
 // as `dpmix results` computes it, and Verify all on a real project file (✔) and on a missing one (✘).
 // A user-level study counts split A and its users in the spec's name for them ("patients").
+#include "app/workbench/views/result_data.h"
 #include "app/workbench/views/study_summary.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/ledger_json.h"
@@ -11,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace dpmix;
 using namespace dpmix::workbench;
@@ -196,6 +199,40 @@ private Q_SLOTS:
         s.runs[1].ledgers = {};
         QCOMPARE(seededRunCount(s), 0);
         QVERIFY(!studySummaryHtml(s).contains("reproducible mode"));
+    }
+
+    // The demo's λ bars averaged its four seeded runs with the secret release (#45 item 6): at one
+    // (task, ε) the release and the seeded runs are two bars, each the mean of its own runs.
+    void theReleasesLambdaIsNotAveragedWithSeededRuns() {
+        ProjectSnapshot s = mixtureStudy();
+        auto ledgerOf = [](privacy::RandomnessMode mode) {
+            auto e = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 13.0);
+            privacy::setRandomness(e, mode);
+            privacy::Ledger ledger;
+            ledger.record(e);
+            return project::LedgerRecord{1, 0, "now", privacy::ledgerToJson(ledger), 1.0, 1e-6};
+        };
+        auto withLambda = [](RunResults r, std::vector<double> values) {
+            r.lambdas = {{r.run.id, "private", {"a", "b"}, std::move(values)}};
+            return r;
+        };
+        s.runs = {withLambda(run(1, "dp-mixmin", 1.0, 0, "t", {}), {0.2, 0.8}),
+                  withLambda(run(2, "dp-mixmin", 1.0, 1, "t", {}), {0.4, 0.6}),
+                  withLambda(run(3, "dp-mixmin", 1.0, 0, "t", {}), {0.9, 0.1})};
+        s.runs[0].ledgers = {ledgerOf(privacy::RandomnessMode::Seeded)};
+        s.runs[1].ledgers = {ledgerOf(privacy::RandomnessMode::Seeded)};
+        s.runs[2].ledgers = {ledgerOf(privacy::RandomnessMode::Secret)};
+        const auto bars = lambdaChartData(s, {"t", 1.0});
+        QCOMPARE(bars.series.size(), 2);
+        QVERIFY2(bars.series[0].name.contains(" — release"), qPrintable(bars.series[0].name));
+        QCOMPARE(bars.series[0].values[0], 0.9);  // the release alone
+        QVERIFY2(bars.series[1].name.contains(" — seeded, not a release (2 runs)"), qPrintable(bars.series[1].name));
+        QVERIFY(std::abs(bars.series[1].values[0] - 0.3) < 1e-12);  // (0.2 + 0.4) / 2
+        // Only seeded runs (or only releases): one bar, named as before.
+        s.runs.pop_back();
+        const auto seededOnly = lambdaChartData(s, {"t", 1.0});
+        QCOMPARE(seededOnly.series.size(), 1);
+        QVERIFY(!seededOnly.series[0].name.contains("release"));
     }
 
     void verifyAllChecksLedgersAndTheChain() {
