@@ -96,16 +96,20 @@ std::vector<LambdaSelection> lambdaSelections(const ProjectSnapshot& project) {
     return out;
 }
 
-widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const LambdaSelection& selection) {
-    struct Method {
-        std::string method, kind;
-        QString name;
-        bool atEpsilon;
-        int rank;
-        methods::Choice choice;
-    };
-    // The private λ first, then the reference λ*, then the others in the table's order.
-    std::vector<Method> shown;
+namespace {
+
+// A method whose λ the chart shows, in the chart's order.
+struct LambdaMethod {
+    std::string method, kind;
+    QString name;
+    bool atEpsilon;
+    int rank;
+    methods::Choice choice;
+};
+
+// The private λ first, then the reference λ*, then the others in the table's order.
+std::vector<LambdaMethod> lambdaMethods() {
+    std::vector<LambdaMethod> shown;
     for (const auto& t : methods::allMethods())
         if (!t.lambdaKind.empty())
             shown.push_back({std::string(t.name), std::string(t.lambdaKind),
@@ -115,15 +119,23 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
                              : t.reference                        ? 1
                                                                   : 2,
                              t.choice});
-    std::stable_sort(shown.begin(), shown.end(), [](const Method& a, const Method& b) { return a.rank < b.rank; });
-    std::vector<std::string> names;
-    struct Group {
-        const Method* method;
-        QString suffix;  // the private λ: which of a release and seeded runs the bar averages
-        Collected runs;
-    };
-    std::vector<Group> collected;
-    for (const Method& m : shown) {
+    std::stable_sort(shown.begin(), shown.end(),
+                     [](const LambdaMethod& a, const LambdaMethod& b) { return a.rank < b.rank; });
+    return shown;
+}
+
+// One bar series' runs: a method's, or of the private λ the release's or the seeded runs'.
+struct LambdaGroup {
+    const LambdaMethod* method;
+    QString suffix;  // the private λ: which of a release and seeded runs the bar averages
+    Collected runs;
+};
+
+// The runs behind each series at `selection`; `names` becomes the components of the first λ.
+std::vector<LambdaGroup> lambdaGroups(const ProjectSnapshot& project, const LambdaSelection& selection,
+                                      const std::vector<LambdaMethod>& shown, std::vector<std::string>& names) {
+    std::vector<LambdaGroup> collected;
+    for (const LambdaMethod& m : shown) {
         Collected c, seeded;  // seeded: DP-MixMin's reproducible runs, never averaged with a release
         for (const auto& r : project.runs) {
             if (!finished(r) || r.run.method != m.method || r.run.task != selection.task) continue;
@@ -144,6 +156,15 @@ widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const Lamb
         if (!seeded.vectors.empty())
             collected.push_back({&m, both ? QObject::tr(" — seeded, not a release") : QString(), std::move(seeded)});
     }
+    return collected;
+}
+
+}  // namespace
+
+widgets::BarChartData lambdaChartData(const ProjectSnapshot& project, const LambdaSelection& selection) {
+    std::vector<std::string> names;
+    const std::vector<LambdaMethod> shown = lambdaMethods();
+    const std::vector<LambdaGroup> collected = lambdaGroups(project, selection, shown, names);
     // Image components of several sources are named "source / task"; a text study's are domains.
     const bool severalSources = project.spec.publicSources.size() > 1 && !names.empty() &&
                                 std::all_of(names.begin(), names.end(),
