@@ -25,8 +25,7 @@ std::optional<long long> runIdOf(const QTreeWidgetItem* item) {
 /// else the newest run.
 std::optional<long long> defaultRun(const ProjectSnapshot& project) {
     for (auto it = project.runs.rbegin(); it != project.runs.rend(); ++it)
-        if (isMethod(it->run, methods::Method::DpMixMin) && it->run.status == project::RunStatus::Done)
-            return it->run.id;
+        if (isMethod(it->run, methods::Method::DpMixMin) && it->done()) return it->run.id;
     if (!project.runs.empty()) return project.runs.back().run.id;
     return std::nullopt;
 }

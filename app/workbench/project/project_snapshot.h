@@ -31,6 +31,8 @@ struct RunResults {
 
     /// The λ record of `kind` ("private", "non-private", "uniform", "random-search"), or null.
     const project::LambdaRecord* lambda(const std::string& kind) const;
+    /// Whether the run finished (status done): the runs every view reads results from.
+    bool done() const { return run.status == project::RunStatus::Done; }
     /// The first whole-task metric called `name`, or NaN.
     double metric(const std::string& name) const;
 };

@@ -28,7 +28,7 @@ std::vector<project::ResultObservation> observations(const ProjectSnapshot& proj
     std::vector<project::ResultObservation> out;
     for (const auto& r : project.runs) {
         const auto auc = testAucOf(r);
-        if (r.run.status != project::RunStatus::Done || !auc || !r.run.epsilon) continue;
+        if (!r.done() || !auc || !r.run.epsilon) continue;
         if (!methods::methodOfRun(r.run.method) || (task && r.run.task != *task)) continue;
         out.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, *auc, r.run.id});
     }

@@ -18,8 +18,6 @@
 namespace dpmix::workbench {
 namespace {
 
-bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
-
 bool sameEpsilon(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
 
 /// The run's downstream test AUC (stored with the task as class name), or NaN.
@@ -59,7 +57,7 @@ double average(const std::vector<double>& v) {
 std::vector<double> aucEpsilons(const ProjectSnapshot& project) {
     std::vector<double> out;
     for (const auto& r : project.runs) {
-        if (!finished(r) || !r.run.epsilon || std::isnan(testAuc(r))) continue;
+        if (!r.done() || !r.run.epsilon || std::isnan(testAuc(r))) continue;
         if (std::none_of(out.begin(), out.end(), [&](double e) { return sameEpsilon(e, *r.run.epsilon); }))
             out.push_back(*r.run.epsilon);
     }
@@ -74,7 +72,7 @@ AucTable aucTable(const ProjectSnapshot& project, std::optional<double> epsilon)
     AucTable table;
     for (const auto& r : project.runs) {
         const double auc = testAuc(r);
-        if (!finished(r) || std::isnan(auc) || !atEpsilon(r, epsilon)) continue;
+        if (!r.done() || std::isnan(auc) || !atEpsilon(r, epsilon)) continue;
         table[r.run.method][r.run.task][r.run.seed].push_back(auc);
     }
     return table;

@@ -20,9 +20,7 @@ namespace {
 
 const std::string kNoNoise = "-no-noise";
 
-bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
-
-bool isAudit(const RunResults& r) { return finished(r) && r.run.method == "audit" && !r.audits.empty(); }
+bool isAudit(const RunResults& r) { return r.done() && r.run.method == "audit" && !r.audits.empty(); }
 
 bool isControl(const RunResults& r, const project::AuditRecord& a) {
     // The stage stores a control without an ε and names it "...-no-noise"; either marks it.

@@ -28,9 +28,7 @@ std::vector<const RunResults*> kScalingRuns(const ProjectSnapshot& project) {
     std::vector<const RunResults*> out;
     for (const auto& r : project.runs) {
         const auto it = r.curves.find(kExcess);
-        if (r.run.method == "k-scaling" && r.run.status == project::RunStatus::Done && it != r.curves.end() &&
-            !it->second.empty())
-            out.push_back(&r);
+        if (r.run.method == "k-scaling" && r.done() && it != r.curves.end() && !it->second.empty()) out.push_back(&r);
     }
     return out;
 }

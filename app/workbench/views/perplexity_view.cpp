@@ -16,8 +16,6 @@ namespace {
 
 const std::string kCurve = "test-perplexity";
 
-bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
-
 const std::vector<project::CurvePoint>* perplexityCurve(const RunResults& r) {
     const auto it = r.curves.find(kCurve);
     return it == r.curves.end() || it->second.empty() ? nullptr : &it->second;
@@ -45,7 +43,7 @@ std::vector<PerplexitySelection> perplexitySelections(const ProjectSnapshot& pro
     for (const auto& task : project.taskNames()) {
         std::vector<std::optional<double>> epsilons;
         for (const auto& r : project.runs) {
-            if (!finished(r) || r.run.task != task || !perplexityCurve(r)) continue;
+            if (!r.done() || r.run.task != task || !perplexityCurve(r)) continue;
             if (std::none_of(epsilons.begin(), epsilons.end(),
                              [&](const auto& e) { return sameEpsilon(e, r.run.epsilon); }))
                 epsilons.push_back(r.run.epsilon);
@@ -62,7 +60,7 @@ QList<widgets::LineSeries> perplexitySeries(const ProjectSnapshot& project, cons
     std::map<std::string, int> runs;
     for (const auto& r : project.runs) {
         const auto* curve = perplexityCurve(r);
-        if (!finished(r) || !curve || r.run.task != selection.task || !sameEpsilon(r.run.epsilon, selection.epsilon))
+        if (!r.done() || !curve || r.run.task != selection.task || !sameEpsilon(r.run.epsilon, selection.epsilon))
             continue;
         ++runs[r.run.method];
         for (const auto& p : *curve) byMethod[r.run.method][p.step].push_back(p.value);

@@ -67,8 +67,7 @@ std::vector<PsgAccuracyLine> psgAccuracyLines(const ProjectSnapshot& project, co
             source = &psgRun;
         } else {
             for (const auto& r : project.runs)  // the newest reference made for this PSG run
-                if (r.run.method == kind.method && r.run.status == project::RunStatus::Done &&
-                    configOf(r).value("psg_run", 0LL) == psgRun.run.id)
+                if (r.run.method == kind.method && r.done() && configOf(r).value("psg_run", 0LL) == psgRun.run.id)
                     source = &r;
         }
         if (!source) continue;
@@ -83,8 +82,7 @@ std::vector<PsgAccuracyLine> psgAccuracyLines(const ProjectSnapshot& project, co
 std::vector<const RunResults*> privateSetRuns(const ProjectSnapshot& project) {
     std::vector<const RunResults*> out;
     for (const auto& r : project.runs)
-        if (r.run.method == "psg" && r.run.status == project::RunStatus::Done && !r.privateSet.empty())
-            out.push_back(&r);
+        if (r.run.method == "psg" && r.done() && !r.privateSet.empty()) out.push_back(&r);
     std::reverse(out.begin(), out.end());
     return out;
 }

@@ -13,8 +13,6 @@
 namespace dpmix::workbench {
 namespace {
 
-bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
-
 bool sameEpsilon(const std::optional<double>& a, double b) { return a && std::abs(*a - b) <= 1e-12 * std::max(1.0, b); }
 
 QString number(double v) { return QString::number(v, 'g', 3); }
@@ -88,7 +86,7 @@ std::vector<LambdaSelection> lambdaSelections(const ProjectSnapshot& project) {
     for (const std::string& task : project.taskNames()) {
         std::set<double> epsilons;
         for (const auto& r : project.runs)
-            if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && r.run.task == task && r.run.epsilon &&
+            if (r.done() && isMethod(r.run, methods::Method::DpMixMin) && r.run.task == task && r.run.epsilon &&
                 r.lambda(std::string(methods::traitsOf(methods::Method::DpMixMin).lambdaKind)))
                 epsilons.insert(*r.run.epsilon);
         for (double e : epsilons) out.push_back({task, e});
@@ -138,7 +136,7 @@ std::vector<LambdaGroup> lambdaGroups(const ProjectSnapshot& project, const Lamb
     for (const LambdaMethod& m : shown) {
         Collected c, seeded;  // seeded: DP-MixMin's reproducible runs, never averaged with a release
         for (const auto& r : project.runs) {
-            if (!finished(r) || r.run.method != m.method || r.run.task != selection.task) continue;
+            if (!r.done() || r.run.method != m.method || r.run.task != selection.task) continue;
             if (m.atEpsilon && !sameEpsilon(r.run.epsilon, selection.epsilon)) continue;
             const project::LambdaRecord* l = r.lambda(m.kind);
             if (!l) continue;
@@ -270,7 +268,7 @@ QList<widgets::LineSeries> trajectorySeries(const RunResults& run) {
 std::vector<double> runEpsilons(const ProjectSnapshot& project) {
     std::set<double> e;
     for (const auto& r : project.runs)
-        if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && r.run.epsilon) e.insert(*r.run.epsilon);
+        if (r.done() && isMethod(r.run, methods::Method::DpMixMin) && r.run.epsilon) e.insert(*r.run.epsilon);
     return {e.begin(), e.end()};
 }
 
@@ -280,7 +278,7 @@ QList<widgets::LineSeries> tradeoffSeries(const ProjectSnapshot& project, const 
     auto cosines = [&](const std::string& method, std::optional<double> epsilon) {
         std::vector<double> out;
         for (const auto& r : project.runs) {
-            if (!finished(r) || r.run.method != method || (task && r.run.task != *task)) continue;
+            if (!r.done() || r.run.method != method || (task && r.run.task != *task)) continue;
             if (epsilon && !sameEpsilon(r.run.epsilon, *epsilon)) continue;
             if (double c = r.metric("cosine-to-lambda-star"); !std::isnan(c)) out.push_back(c);
         }

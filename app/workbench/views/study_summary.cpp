@@ -20,7 +20,6 @@
 namespace dpmix::workbench {
 namespace {
 
-bool finished(const RunResults& r) { return r.run.status == project::RunStatus::Done; }
 bool sameEpsilon(const std::optional<double>& a, double b) { return a && std::abs(*a - b) <= 1e-12 * std::max(1.0, b); }
 
 QString num(double v, int decimals = 2) { return QString::number(v, 'f', decimals); }
@@ -34,7 +33,7 @@ QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEsca
 std::optional<double> meanCosineOf(const ProjectSnapshot& project, methods::Method m) {
     std::vector<double> values;
     for (const auto& r : project.runs)
-        if (finished(r) && isMethod(r.run, m))
+        if (r.done() && isMethod(r.run, m))
             if (double c = r.metric("cosine-to-lambda-star"); !std::isnan(c)) values.push_back(c);
     if (values.empty()) return std::nullopt;
     return meanAndStd(values).first;
@@ -89,7 +88,7 @@ std::vector<MixtureComparison> mixtureComparisons(const ProjectSnapshot& project
     for (double e : runEpsilons(project)) {
         std::vector<double> values;
         for (const auto& r : project.runs)
-            if (finished(r) && isMethod(r.run, methods::Method::DpMixMin) && sameEpsilon(r.run.epsilon, e))
+            if (r.done() && isMethod(r.run, methods::Method::DpMixMin) && sameEpsilon(r.run.epsilon, e))
                 if (double c = r.metric("cosine-to-lambda-star"); !std::isnan(c)) values.push_back(c);
         if (values.empty()) continue;
         const auto [mean, sd] = meanAndStd(values);
@@ -102,7 +101,7 @@ std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& pro
     for (const char* metric : {"test-auc", "test-perplexity"}) {
         std::vector<project::ResultObservation> observations;
         for (const auto& r : project.runs) {
-            if (!finished(r) || !r.run.epsilon) continue;
+            if (!r.done() || !r.run.epsilon) continue;
             for (const auto& m : r.metrics)
                 if (m.name == metric && (m.className.empty() || m.className == r.run.task))
                     observations.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, m.value, r.run.id});
@@ -132,7 +131,7 @@ std::vector<ChosenMixture> chosenMixtures(const ProjectSnapshot& project) {
     for (const auto& task : tasks) {
         const RunResults* chosen = nullptr;
         for (const auto& r : project.runs) {
-            if (r.run.task != task || !isMethod(r.run, methods::Method::DpMixMin) || !r.run.epsilon || !finished(r) ||
+            if (r.run.task != task || !isMethod(r.run, methods::Method::DpMixMin) || !r.run.epsilon || !r.done() ||
                 !r.lambda("private"))
                 continue;
             if (!chosen || (atSpec(&r) && !atSpec(chosen)) ||

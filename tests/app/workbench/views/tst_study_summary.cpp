@@ -34,6 +34,15 @@ RunResults run(long long id, const std::string& method, std::optional<double> ep
     return r;
 }
 
+// A stored ledger of one mixture release whose noise was `mode` (seeded: reproducible, no release).
+project::LedgerRecord ledgerOf(privacy::RandomnessMode mode) {
+    auto e = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 13.0);
+    privacy::setRandomness(e, mode);
+    privacy::Ledger ledger;
+    ledger.record(e);
+    return project::LedgerRecord{1, 0, "now", privacy::ledgerToJson(ledger), 1.0, 1e-6};
+}
+
 ProjectSnapshot mixtureStudy() {
     ProjectSnapshot s;
     s.spec.name = "clinic";
@@ -180,13 +189,6 @@ private Q_SLOTS:
     // says how many of the counted runs are seeded instead of calling them all DP releases.
     void seededRunsAreNotCalledReleases() {
         ProjectSnapshot s = mixtureStudy();
-        auto ledgerOf = [](privacy::RandomnessMode mode) {
-            auto e = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 13.0);
-            privacy::setRandomness(e, mode);
-            privacy::Ledger ledger;
-            ledger.record(e);
-            return project::LedgerRecord{1, 0, "now", privacy::ledgerToJson(ledger), 1.0, 1e-6};
-        };
         s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {}), run(2, "dp-mixmin", 1.0, 1, "t", {}),
                   run(3, "dp-mixmin", 1.0, 2, "t", {}), run(4, "uniform", std::nullopt, 0, "t", {})};
         s.runs[0].ledgers = {ledgerOf(privacy::RandomnessMode::Seeded)};
@@ -205,13 +207,6 @@ private Q_SLOTS:
     // (task, ε) the release and the seeded runs are two bars, each the mean of its own runs.
     void theReleasesLambdaIsNotAveragedWithSeededRuns() {
         ProjectSnapshot s = mixtureStudy();
-        auto ledgerOf = [](privacy::RandomnessMode mode) {
-            auto e = privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 2.0, 10, 1e-6, 13.0);
-            privacy::setRandomness(e, mode);
-            privacy::Ledger ledger;
-            ledger.record(e);
-            return project::LedgerRecord{1, 0, "now", privacy::ledgerToJson(ledger), 1.0, 1e-6};
-        };
         auto withLambda = [](RunResults r, std::vector<double> values) {
             r.lambdas = {{r.run.id, "private", {"a", "b"}, std::move(values)}};
             return r;
