@@ -38,6 +38,8 @@ IFS=',' read -ra chosen <<< "${JOURNEYS:-reviewer,clinician,teacher}"
 for j in "${chosen[@]}"; do functions+=("$j"); done
 export DPMIX_DATA_DIR="$root/data" DPMIX_JOURNEY_SHOTS="$out" DPMIX_JOURNEY_WORK="$work" DPMIX_JOURNEY_DEMO="$demo"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}" QT_QPA_PLATFORM=xcb
+# A journey trains models (the teacher's full-pipeline sweep: minutes): past Qt Test's 5-minute default.
+export QTEST_FUNCTION_TIMEOUT="${QTEST_FUNCTION_TIMEOUT:-1500000}"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$test" "${functions[@]}" 2>&1 | tee "$work/journeys.log"
 status=${PIPESTATUS[0]}
 

@@ -67,6 +67,8 @@ EpsilonSweepDialog::EpsilonSweepDialog(const QStringList& tasks, QWidget* parent
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
     setWindowTitle(tr("ε sweep"));
     epsilons_->setObjectName("sweepEpsilons");
+    fullPipeline_->setObjectName("sweepFullPipeline");
+    shortTraining_->setObjectName("sweepShortTraining");
     epsilons_->setToolTip(
         tr("The privacy budgets to run the same study at, e.g. \"0.5, 1, 2, 4\". Smaller ε means "
            "more noise: the sweep shows how much utility each unit of privacy buys."));

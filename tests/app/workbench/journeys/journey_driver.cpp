@@ -171,6 +171,8 @@ void Journey::answerFileDialog(QWidget* dialog, const QString& path) {
         qWarning("[%s] the file dialog has no file-name field", qPrintable(name_));
         return;
     }
+    // Save proposes a name (the study's, in the last project folder): replaced as a user would.
+    if (!edit->text().isEmpty()) key(edit, Qt::Key_A, Qt::ControlModifier);
     type(edit, path);
     key(edit, Qt::Key_Return);
     // A completion popup that was open takes the first Return; the dialog then needs another.

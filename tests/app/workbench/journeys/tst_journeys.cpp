@@ -19,6 +19,7 @@
 #include "app/workbench/runs/stage_queue.h"
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
+#include "app/workbench/views/auc_epsilon_view.h"
 #include "engine/privacy/ledger_json.h"
 #include "tests/app/workbench/demo_project_copy.h"
 #include "tests/app/workbench/journeys/journey_driver.h"
@@ -302,6 +303,11 @@ private Q_SLOTS:
                 auto* users = dialog->findChild<QLineEdit*>("option_user_column");
                 j.click(users);
                 j.type(users, "Patient");
+                // A sensitive source declares its label set: it is never read from the data.
+                auto* labels = dialog->findChild<QLineEdit*>("option_labels");
+                if (!labels) return why("label columns field");
+                j.click(labels);
+                j.type(labels, "Effusion,Nodule,Cardiomegaly,Edema");
                 auto* userLevel = dialog->findChild<QCheckBox*>("userLevel");
                 j.click(userLevel);
                 if (!userLevel->isChecked()) return why("user-level box");
@@ -335,7 +341,8 @@ private Q_SLOTS:
             {{"Effusion", {"Effusion"}}, {"Nodule", {"Nodule"}}, {"heart or oedema", {"Cardiomegaly", "Edema"}}},
             "public"));
         j.note(
-            "Study ▸ Set sensitive data…: CSV manifest, path, name, resolution 28, user column Patient, user-level, "
+            "Study ▸ Set sensitive data…: CSV manifest, path, name, resolution 28, user column Patient, label columns, "
+            "user-level, "
             "two tasks, OK");
         QVERIFY(registerSource("Set sensitive data", data + "/hospital/manifest.csv", "hospital", true,
                                {{"fluid", {"Effusion", "Edema"}}, {"mass", {"Nodule", "Cardiomegaly"}}}, "sensitive"));
@@ -471,6 +478,57 @@ private Q_SLOTS:
         auto* chart = tradeoff->findChild<dpmix::widgets::ChartWidget*>();
         QVERIFY(chart && chart->plottedTable().rows.size() >= 6);
         j.shot(&w, "tradeoff");
+
+        // The question a class asks next: does the model get better with ε too? (#45 item 3) One
+        // seed keeps it to minutes (the demo copy's panel has seeds 0, 1, 2).
+        j.note("Panel: seeds 0");
+        auto* seeds = panelEditor<QLineEdit>(parameterPanel(w), "seeds");
+        QVERIFY(seeds);
+        scrollTo(seeds);
+        j.replaceText(seeds, "0");
+        QVERIFY(waitFor(
+            j, [&] { return w.calculationsIdle() && runAction(w)->isEnabled(); }, 30000));
+        j.note(
+            "Run ▸ ε sweep… again: ε 0.5, 1, 4; only warm clothing; full pipeline with DP-MixMin, Uniform and "
+            "Random Init; Short training kept; OK; OK in the spend preview");
+        modals.then([&](QWidget* d) {
+            j.replaceText(d->findChild<QLineEdit*>("sweepEpsilons"), "0.5, 1, 4");
+            auto* tasks = d->findChild<QListWidget*>("sweepTasks");
+            QVERIFY(tasks);
+            for (const char* other : {"summer wear", "office wear", "casual wear"}) QVERIFY(j.tick(tasks, other));
+            j.click(d->findChild<QCheckBox*>("sweepFullPipeline"));
+            auto* methodList = d->findChild<QListWidget*>("sweepMethods");
+            QVERIFY(methodList && methodList->isEnabled());
+            for (const char* other : {"Random search", "Non-private MixMin (λ*)"}) QVERIFY(j.tick(methodList, other));
+            QVERIFY(d->findChild<QCheckBox*>("sweepShortTraining")->isChecked());
+            j.shot(d, "sweep-full-pipeline");
+            j.click(dialogButton(d, QDialogButtonBox::Ok));
+        });
+        modals.then([&](QWidget* box) {
+            auto* mb = qobject_cast<QMessageBox*>(box);
+            QVERIFY(mb && mb->text().contains("DP release"));
+            j.click(static_cast<QWidget*>(mb->button(QMessageBox::Ok)));
+        });
+        QSignalSpy fullEnded(stageQueue(w), &StageQueue::stageEnded);
+        QVERIFY(j.pickMenu(&w, "Run", "ε sweep"));
+        QVERIFY(modals.done());
+        QVERIFY(waitFor(
+            j, [&] { return fullEnded.count() > 0 && jobsIdle(w); }, kJobTimeoutMs));
+
+        j.note("AUC vs ε tab");
+        QVERIFY(j.clickTab(analysisTabs(w), "AUC vs ε"));
+        auto* aucEpsilon = qobject_cast<AucEpsilonView*>(analysisTabs(w)->currentWidget());
+        QVERIFY(aucEpsilon && !aucEpsilon->showsEmptyState());
+        for (const char* method : {"DP-MixMin", "Uniform", "Random Init"}) {
+            bool found = false;
+            for (const auto& s : aucEpsilon->chart()->series())
+                if (s.name.startsWith(method)) {
+                    found = true;
+                    for (double e : {0.5, 1.0, 4.0}) QVERIFY2(s.x.contains(e), qPrintable(s.name));
+                }
+            QVERIFY2(found, method);
+        }
+        j.shot(&w, "auc-vs-epsilon");
         appendSummary(shots_, j);
     }
 };
