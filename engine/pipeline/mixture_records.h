@@ -84,14 +84,12 @@ inline methods::MixtureChoices choicesOf(const MixtureOutcome& o, const PrivateL
 using BaselineMetrics =
     std::function<Result<std::vector<project::MetricRecord>>(const std::vector<double>& lambda, long long runId)>;
 
-/// Whether the project already holds a finished run of `run` (method, task, seed, configuration,
+/// Whether `runs` (the project's) hold a finished run of `run` (method, task, seed, configuration,
 /// no ε) whose λ record of `kind` is `lambda`, value for value: storing it again would add a row
 /// that says nothing new. A different λ (say, after the proxy was retrained) is a new result.
-inline bool sameBaselineStored(const project::ProjectFile& project, const project::NewRun& run, const std::string& kind,
-                               const std::vector<double>& lambda) {
-    const auto runs = project.runs();
-    if (!runs) return false;  // unknown: store it
-    for (const auto& r : *runs) {
+inline bool sameBaselineStored(const project::ProjectFile& project, const std::vector<project::RunRecord>& runs,
+                               const project::NewRun& run, const std::string& kind, const std::vector<double>& lambda) {
+    for (const auto& r : runs) {
         if (r.status != project::RunStatus::Done || r.method != run.method || r.task != run.task ||
             r.seed != run.seed || r.epsilon || r.configJson != run.configJson)
             continue;
@@ -119,11 +117,17 @@ inline Status storeMixtureBaselines(project::ProjectFile& project, const Mixture
         if (t.mixtureStageRun && t.choice != methods::Choice::Private) baselines.push_back(&t);
     std::stable_partition(baselines.begin(), baselines.end(), [](const auto* t) { return t->reference; });
     const methods::MixtureChoices choices = choicesOf(o, nullptr);
+    // Read once for every baseline (a run stored below is new, so it need not be seen); runs that
+    // cannot be read count as none, so the baseline is stored.
+    const auto existing = project.runs();
+    const std::vector<project::RunRecord> none;
     for (const auto* t : baselines) {
         const methods::MethodPlan plan = methods::planMethod(t->method, choices);
         const std::string name(t->name);
         const project::NewRun run{name, o.task, std::nullopt, seed, config(name)};
-        if (plan.lambda && sameBaselineStored(project, run, std::string(plan.lambdaKind), *plan.lambda)) continue;
+        if (plan.lambda &&
+            sameBaselineStored(project, existing ? *existing : none, run, std::string(plan.lambdaKind), *plan.lambda))
+            continue;
         auto stored = storedRun(project, run, [&](long long id) -> Status {
             privacy::Ledger ledger(composition);
             for (const auto& e : plan.mixtureEntries) ledger.record(e);

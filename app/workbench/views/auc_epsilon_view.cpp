@@ -1,6 +1,7 @@
 #include "app/workbench/views/auc_epsilon_view.h"
 
 #include "app/workbench/help/view_help.h"
+#include "app/workbench/views/auc_view.h"
 #include "app/workbench/views/result_data.h"
 #include "engine/methods/method_plan.h"
 #include "engine/project/result_summary.h"
@@ -16,21 +17,15 @@
 namespace dpmix::workbench {
 namespace {
 
-std::optional<double> testAucOf(const RunResults& r) {
-    for (const auto& m : r.metrics)
-        if (m.name == "test-auc" && std::isfinite(m.value)) return m.value;
-    return std::nullopt;
-}
-
 // Finished runs with an ε and a test AUC, at `task` when set: what `dpmix results` reads.
 std::vector<project::ResultObservation> observations(const ProjectSnapshot& project,
                                                      const std::optional<std::string>& task) {
     std::vector<project::ResultObservation> out;
     for (const auto& r : project.runs) {
-        const auto auc = testAucOf(r);
-        if (!r.done() || !auc || !r.run.epsilon) continue;
+        const double auc = downstreamTestAuc(r);
+        if (!r.done() || !std::isfinite(auc) || !r.run.epsilon) continue;
         if (!methods::methodOfRun(r.run.method) || (task && r.run.task != *task)) continue;
-        out.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, *auc, r.run.id});
+        out.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, auc, r.run.id});
     }
     return out;
 }

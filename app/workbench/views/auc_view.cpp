@@ -20,13 +20,6 @@ namespace {
 
 bool sameEpsilon(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
 
-/// The run's downstream test AUC (stored with the task as class name), or NaN.
-double testAuc(const RunResults& r) {
-    for (const auto& m : r.metrics)
-        if (m.name == "test-auc") return m.value;
-    return std::nan("");
-}
-
 bool atEpsilon(const RunResults& r, std::optional<double> epsilon) {
     return !epsilon || !r.run.epsilon || sameEpsilon(*r.run.epsilon, *epsilon);
 }
@@ -54,10 +47,16 @@ double average(const std::vector<double>& v) {
 
 }  // namespace
 
+double downstreamTestAuc(const RunResults& run) {
+    for (const auto& m : run.metrics)
+        if (m.name == "test-auc") return m.value;
+    return std::nan("");
+}
+
 std::vector<double> aucEpsilons(const ProjectSnapshot& project) {
     std::vector<double> out;
     for (const auto& r : project.runs) {
-        if (!r.done() || !r.run.epsilon || std::isnan(testAuc(r))) continue;
+        if (!r.done() || !r.run.epsilon || std::isnan(downstreamTestAuc(r))) continue;
         if (std::none_of(out.begin(), out.end(), [&](double e) { return sameEpsilon(e, *r.run.epsilon); }))
             out.push_back(*r.run.epsilon);
     }
@@ -71,7 +70,7 @@ namespace {
 AucTable aucTable(const ProjectSnapshot& project, std::optional<double> epsilon) {
     AucTable table;
     for (const auto& r : project.runs) {
-        const double auc = testAuc(r);
+        const double auc = downstreamTestAuc(r);
         if (!r.done() || std::isnan(auc) || !atEpsilon(r, epsilon)) continue;
         table[r.run.method][r.run.task][r.run.seed].push_back(auc);
     }

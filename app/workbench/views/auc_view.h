@@ -14,6 +14,9 @@ class QComboBox;
 
 namespace dpmix::workbench {
 
+/// The run's downstream test AUC (stored with the task as class name), or NaN.
+double downstreamTestAuc(const RunResults& run);
+
 /// The distinct ε of finished runs with a "test-auc" metric, ascending. Runs without an ε are
 /// shown at every ε; when no run has an ε the list is empty and the view shows them all.
 std::vector<double> aucEpsilons(const ProjectSnapshot& project);
