@@ -5,10 +5,8 @@
 #include "engine/core/mean_std.h"
 #include "engine/core/seed_derivation.h"
 #include "engine/privacy/parameters.h"
-#include "engine/train/dirichlet_training.h"
-#include "engine/train/dp_sgd.h"
 #include "engine/train/model.h"
-#include "engine/train/training_params.h"
+#include "engine/training_audit/audit_trainer.h"
 
 #include <cmath>
 #include <limits>
@@ -19,10 +17,6 @@ namespace {
 constexpr std::uint64_t kOutWorld = 0;
 constexpr std::uint64_t kInWorld = 1;
 constexpr std::uint64_t kInitialisation = 2;
-
-// Non-private SGD through DP-SGD's code: no noise, and a clipping norm no gradient of a
-// logistic-regression head on these images reaches.
-constexpr double kNoClipping = 1e12;
 
 Status checkOptions(const TrainingAuditOptions& o) {
     using privacy::formatNumber;
@@ -61,93 +55,6 @@ Status checkData(const TrainingAuditData& d) {
     return std::nullopt;
 }
 
-double defaultLearningRate(AuditedMechanism m) { return m == AuditedMechanism::Dirichlet ? 0.1 : 0.5; }
-
-/// Binary cross-entropy of one logit, computed without overflow.
-double canaryLoss(double logit, int label) {
-    const double z = label == 1 ? -logit : logit;  // loss = log(1 + e^z)
-    return z > 0.0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z));
-}
-
-/// One training of the audited mechanism, parameters fixed except the run's randomness.
-class Trainer {
-public:
-    static Result<Trainer> make(const TrainingAuditOptions& o, std::int64_t n) {
-        Trainer t;
-        t.mechanism_ = o.mechanism;
-        t.learningRate_ = o.learningRate.value_or(defaultLearningRate(o.mechanism));
-        if (o.mechanism == AuditedMechanism::Dirichlet) {
-            auto p = train::DirichletParamsBuilder()
-                         .epsilon(o.epsilon)
-                         .delta(o.delta)
-                         .alpha(o.alpha)
-                         .learningRate(t.learningRate_)
-                         .expectedBatchSize(o.expectedBatchSize)
-                         .steps(o.steps)
-                         .split("audit")
-                         .build();
-            if (!p) return p.error();
-            auto planned = train::plannedDirichletEntry(*p, n);  // r* for |D|, as a run on D would use
-            if (!planned) return planned.error();
-            t.dirichlet_ = *p;
-            t.dirichlet_.r = planned->dirichletR;
-            t.noise_ = planned->dirichletR;
-            t.q_ = planned->q;
-        } else {
-            train::DpSgdParamsBuilder b;
-            b.delta(o.delta)
-                .learningRate(t.learningRate_)
-                .expectedBatchSize(o.expectedBatchSize)
-                .steps(o.steps)
-                .split("audit")
-                .accountant(o.accountant);
-            if (o.mechanism == AuditedMechanism::Sgd)
-                b.sigma(0.0).clipNorm(kNoClipping);
-            else
-                b.epsilon(o.epsilon).clipNorm(o.clipNorm);
-            auto p = b.build();
-            if (!p) return p.error();
-            auto planned = train::plannedDpSgdEntry(*p, n, privacy::PrivacyUnit::Example);
-            if (!planned) return planned.error();
-            t.dpSgd_ = *p;
-            t.dpSgd_.sigma = planned->sigma;
-            t.noise_ = planned->sigma;
-            t.q_ = planned->q;
-        }
-        return t;
-    }
-
-    Status train(train::Model& model, const train::ImageView& images, std::span<const int> labels, std::uint64_t seed,
-                 const CancellationToken& cancel) const {
-        // An audit is a simulation by the data owner, not a release: its runs are seeded so that
-        // the audit can be re-run and checked.
-        const auto randomness = privacy::RandomnessSource::seeded(seed, "training-audit");
-        privacy::Ledger ledger;  // each run's own; an audit releases nothing
-        Result<train::FinetuneResult> r = Error{""};
-        if (mechanism_ == AuditedMechanism::Dirichlet) {
-            train::DirichletParams p = dirichlet_;
-            p.randomness = randomness;
-            r = train::finetuneDirichlet(model, images, labels, p, ledger, {}, cancel);
-        } else {
-            train::DpSgdParams p = dpSgd_;
-            p.randomness = randomness;
-            r = train::finetuneDpSgd(model, images, labels, p, ledger, {}, cancel);
-        }
-        if (!r) return r.error();
-        return std::nullopt;
-    }
-
-    double noise() const { return noise_; }
-    double q() const { return q_; }
-    double learningRate() const { return learningRate_; }
-
-private:
-    AuditedMechanism mechanism_ = AuditedMechanism::Dirichlet;
-    train::DirichletParams dirichlet_;
-    train::DpSgdParams dpSgd_;
-    double noise_ = 0.0, q_ = 0.0, learningRate_ = 0.0;
-};
-
 }  // namespace
 
 const char* toString(AuditedMechanism m) {
@@ -173,7 +80,8 @@ namespace {
 // The audit's outcome: the attack judged on the canary's losses in both worlds (the lower bound on
 // ε and its error rates), what it audited and how, and the scores' summaries.
 TrainingAuditResult auditResult(const TrainingAuditData& data, const TrainingAuditOptions& options,
-                                const Trainer& trainer, std::vector<double> scoresIn, std::vector<double> scoresOut) {
+                                const AuditTrainer& trainer, std::vector<double> scoresIn,
+                                std::vector<double> scoresOut) {
     const long long R = options.runsPerWorld;
     const std::int64_t n = data.images.count;
     TrainingAuditResult res;
@@ -227,7 +135,7 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
         return Error{"batch = " + std::to_string(options.expectedBatchSize) + " is larger than the " +
                          std::to_string(n) + " audited images",
                      "batch"};
-    auto trainer = Trainer::make(options, n);
+    auto trainer = AuditTrainer::make(options, n);
     if (!trainer) return trainer.error();
 
     // The "in" world: D followed by the canary.
@@ -240,12 +148,7 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
     const train::ImageView canaryView{data.canary.pixels, 1, data.images.channels, data.images.height,
                                       data.images.width};
 
-    auto spec = train::ModelSpecBuilder()
-                    .kind(train::ModelKind::Mlp)
-                    .mlpHidden({})
-                    .input(data.images.channels, data.images.height, data.images.width)
-                    .outputs(1)
-                    .build();
+    auto spec = logisticHeadSpec(data.images);
     if (!spec) return spec.error();
     const train::Model initial =
         train::Model::create(*spec, seeds::derive(options.seed, kInitialisation, 0), options.device);
@@ -258,8 +161,11 @@ Result<TrainingAuditResult> runTrainingAudit(const TrainingAuditData& data, cons
         const long long run = in ? jobIndex - R : jobIndex;
         train::Model model = initial.clone();
         const auto seed = seeds::derive(options.seed, in ? kInWorld : kOutWorld, static_cast<std::uint64_t>(run));
+        // An audit is a simulation by the data owner, not a release: its runs are seeded so that
+        // the audit can be re-run and checked.
+        const auto randomness = privacy::RandomnessSource::seeded(seed, "training-audit");
         if (auto e = trainer->train(model, in ? inView : outView, in ? std::span<const int>(inLabels) : data.labels,
-                                    seed, cancel))
+                                    randomness, {}, cancel))
             return Error{"audit run " + std::to_string(run) + (in ? " (in)" : " (out)") + ": " + e->message};
         auto logits = model.logits(canaryView);
         if (!logits) return logits.error();

@@ -1,0 +1,160 @@
+// The one-run audit (engine/training_audit/one_run_audit.h) beside the R-run canary audit
+// (training_audit.h) on the same logistic head: Fashion-MNIST, task "warm clothing" (Pullover,
+// Coat, Ankle boot), D = the first |D| training images, q = B/|D|, T = 50, C = 1, δ = 1e-5,
+// large-norm canaries (10× D's mean image norm). Cells: Dirichlet and DP-SGD at ε ∈ {1, 4, 8}
+// and the non-private SGD control. docs/AUDIT.md, "One-run audits", has the table and commands.
+//
+//   bench_one_run_audit [--data DIR] [--examples N] [--canaries M] [--guess-fraction F] [--runs R]
+//                       [--threads T] [--seed S] [--only one-run|r-run]
+#include "engine/core/program_guard.h"
+#include "engine/data/idx_file.h"
+#include "engine/train/model.h"
+#include "engine/training_audit/one_run_audit.h"
+#include "engine/training_audit/training_audit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace dpmix;
+using namespace dpmix::training_audit;
+
+namespace {
+
+struct Args {
+    std::string data = "data/fashion-mnist";
+    long long examples = 1000, canaries = 1000, runs = 1000;
+    double guessFraction = 0.1;
+    int threads = 2;
+    std::uint64_t seed = 0;
+    std::string only;
+};
+
+Args parse(int argc, char** argv) {
+    Args a;
+    if (const char* env = std::getenv("DPMIX_DATA_DIR")) a.data = std::string(env) + "/fashion-mnist";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string k = argv[i], v = argv[i + 1];
+        if (k == "--data")
+            a.data = v;
+        else if (k == "--examples")
+            a.examples = std::stoll(v);
+        else if (k == "--canaries")
+            a.canaries = std::stoll(v);
+        else if (k == "--guess-fraction")
+            a.guessFraction = std::stod(v);
+        else if (k == "--runs")
+            a.runs = std::stoll(v);
+        else if (k == "--threads")
+            a.threads = std::stoi(v);
+        else if (k == "--seed")
+            a.seed = std::stoull(v);
+        else if (k == "--only")
+            a.only = v;
+    }
+    return a;
+}
+
+struct Data {
+    std::vector<float> pixels;
+    std::vector<int> labels;
+    long long count = 0;
+    train::ImageView view() const { return {pixels, count, 1, 28, 28}; }
+};
+
+Result<Data> loadData(const Args& a) {
+    auto images = data::readIdxFile(a.data + "/train-images-idx3-ubyte.gz");
+    if (!images) return images.error();
+    auto labels = data::readIdxFile(a.data + "/train-labels-idx1-ubyte.gz");
+    if (!labels) return labels.error();
+    Data d;
+    d.count = std::min<long long>(a.examples, static_cast<long long>(images->dims[0]));
+    for (long long i = 0; i < d.count * 784; ++i) d.pixels.push_back(static_cast<float>(images->data()[i]) / 255.0f);
+    for (long long i = 0; i < d.count; ++i) {
+        const int c = labels->data()[i];
+        d.labels.push_back(c == 2 || c == 4 || c == 9 ? 1 : 0);  // warm clothing
+    }
+    return d;
+}
+
+double seconds(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Cell {
+    AuditedMechanism mechanism;
+    double epsilon;
+};
+
+void oneRun(const Args& a, const Data& d, const Cell& c) {
+    OneRunAuditOptions o;
+    o.mechanism = c.mechanism;
+    o.epsilon = c.epsilon;
+    o.canaries = a.canaries;
+    o.guessFraction = a.guessFraction;
+    o.seed = a.seed;
+    OneRunAuditData data;
+    data.images = d.view();
+    data.labels = d.labels;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = runOneRunAudit(data, o);
+    const double s = seconds(t0);
+    if (!r) return (void)std::printf("one-run %s: %s\n", toString(c.mechanism), r.error().message.c_str());
+    std::printf("| one-run | %s | %g | %.3f | m %lld (%lld in) | %lld | %lld | noise %.4g | %.2f s |\n",
+                toString(c.mechanism), c.epsilon, r->epsilonLB, r->canaries, r->included, r->guesses, r->correct,
+                r->noise, s);
+}
+
+void rRun(const Args& a, const Data& d, const Cell& c) {
+    TrainingAuditOptions o;
+    o.mechanism = c.mechanism;
+    o.epsilon = c.epsilon;
+    o.runsPerWorld = a.runs;
+    o.threads = a.threads;
+    o.seed = a.seed;
+    const long long ones = std::count(d.labels.begin(), d.labels.end(), 1);
+    auto canary = largeNormCanary(d.view(), 10.0, 2 * ones < d.count ? 1 : 0);  // the minority label
+    if (!canary) return (void)std::printf("canary: %s\n", canary.error().message.c_str());
+    TrainingAuditData data{d.view(), d.labels, *canary};
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = runTrainingAudit(data, o);
+    const double s = seconds(t0);
+    if (!r) return (void)std::printf("r-run %s: %s\n", toString(c.mechanism), r.error().message.c_str());
+    std::printf(
+        "| r-run | %s | %g | %.3f | R %lld per world | FP %lld / FN %lld of %lld + %lld | noise %.4g | %.1f s |\n",
+        toString(c.mechanism), c.epsilon, r->epsilonLB, r->runsPerWorld, r->falsePositives, r->falseNegatives,
+        r->evalOut, r->evalIn, r->noise, s);
+}
+
+int run(int argc, char** argv) {
+    const Args a = parse(argc, argv);
+    const auto d = loadData(a);
+    if (!d) {
+        std::fprintf(stderr, "%s\n", d.error().message.c_str());
+        return 1;
+    }
+    std::vector<Cell> cells;
+    for (auto m : {AuditedMechanism::Dirichlet, AuditedMechanism::DpSgd})
+        for (double eps : {1.0, 4.0, 8.0}) cells.push_back({m, eps});
+    cells.push_back({AuditedMechanism::Sgd, 0.0});
+    std::printf("|D| = %lld, m = %lld, guess fraction %g, R = %lld, seed %llu\n", d->count, a.canaries, a.guessFraction,
+                a.runs, static_cast<unsigned long long>(a.seed));
+    if (a.only != "r-run") {
+        train::setTorchThreads(a.threads);  // one training: LibTorch uses the cores inside it
+        for (const auto& c : cells) oneRun(a, *d, c);
+    }
+    if (a.only != "one-run") {
+        train::setTorchThreads(1);  // R-run: the trainings are spread over the cores instead
+        for (const auto& c : cells) rRun(a, *d, c);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return guardedMain("bench_one_run_audit", [&] { return run(argc, argv); });
+}
