@@ -79,8 +79,8 @@ private Q_SLOTS:
     void theNonPrivateControlFindsTheCanaries() {
         // Without noise or clipping a canary of 10× the images' norm is fitted whenever it is
         // sampled (P(never in 50 steps at q ≈ 0.12) ≈ 2e-3), and orthogonal canaries do not move
-        // each other's logits: the 32 lowest losses are included canaries and the 32 highest are
-        // not. All 64 right gives ε_LB = logit(0.05^{1/64}) = 3.04 (δ = 0); at least 60 right
+        // each other's logits: the 32 largest margin gains are included canaries and the 32
+        // smallest are not. All 64 right gives ε_LB = logit(0.05^{1/64}) = 3.04 (δ = 0); at least 60 right
         // still gives more than 2. Three seeds: the property holds for each, not for one.
         for (std::uint64_t seed : {1u, 2u, 3u}) {
             const auto r = runOneRunAudit(f_.data(), quick(AuditedMechanism::Sgd, seed)).value();
@@ -95,9 +95,10 @@ private Q_SLOTS:
 
     void dpSgdStaysBelowItsClaim() {
         // A correct (ε, δ)-DP mechanism gives ε_LB > ε with probability at most β. At the
-        // default β = 0.05 three seeds would fail together-or-alone 14% of the time even for a
+        // default β = 0.05 at least one of three seeds could fail up to 14% of the time even for a
         // correct implementation; at β = 0.001 each seed fails with probability ≤ 0.001, so a
-        // failure here is a bug, not bad luck. (The 95% bound is checked to be no larger.)
+        // failure here is a bug, not bad luck. (The 95% bound of the same counts is at least as
+        // large: a stricter test certifies less.)
         for (std::uint64_t seed : {1u, 2u, 3u}) {
             auto o = quick(AuditedMechanism::DpSgd, seed);
             o.confidence = 0.999;
