@@ -301,6 +301,7 @@ void printLedger(TextOut& out, const LedgerCheck& l, const std::vector<audit::St
         out << "  ε " << eps(e.epsilon);
         if (e.mechanism != privacy::MechanismKind::NonPrivate)
             out << "  randomness " << privacy::toString(e.randomness);
+        if (e.spentInRun > 0) out << "  [run " << e.spentInRun << "'s release, reused here: counted there]";
         out << "\n";
         if (const auto v = audit::entryVerdict(e, audits))
             out << "          audit verdict: " << audit::describe(*v, e.epsilon) << "\n";

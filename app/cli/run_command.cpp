@@ -69,6 +69,7 @@ struct RunArgs {
     bool json = false;
     bool reproducible = false;
     bool keepTokens = false;
+    bool relearnMixture = false;
     std::string accountant;  // empty: the spec's
     std::string device = "auto";
     ExecutorArgs cluster;
@@ -127,6 +128,7 @@ Result<pipeline::StudyRunOptions> studyRunOptions(const RunArgs& args, std::stri
     if (args.finetuneSteps != RunArgs::kNotGiven) options.finetuneSteps = args.finetuneSteps;
     options.proxy.maxExamples = args.proxyExamples;
     if (args.reproducible) options.reproducible = true;
+    options.relearnMixture = args.relearnMixture;
     if (!args.accountant.empty()) {
         privacy::Accountant accountant;
         privacy::parseAccountant(args.accountant, accountant);  // CLI11 admitted only rdp and prv
@@ -323,6 +325,10 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                     "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger "
                     "entry (default: the spec's privacy.accountant)")
         ->check(CLI::IsMember({"rdp", "prv"}));
+    run->add_flag("--relearn-mixture", args->relearnMixture,
+                  "image studies, downstream stages with dp-mixmin: learn DP-MixMin's lambda again (and spend "
+                  "again) even where the project already released it for the same seed, task, epsilon and "
+                  "settings (default: that release is reused, no second spend)");
     run->add_flag("--keep-tokens", args->keepTokens,
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "
                   "language-model stages (default: removed; it is sensitive data)");

@@ -52,7 +52,7 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(
     const ImageStudy& study, const std::vector<std::uint64_t>& seeds, const std::vector<std::size_t>& tasks,
     const std::vector<double>& epsilons, const std::vector<methods::Method>& chosen, bool downstream,
     const MixtureRequest& request, double rho, const project::ProjectSpec& spec,
-    const study_plan::StudyRunOptions& options, bool reproducible) {
+    const study_plan::StudyRunOptions& options, bool reproducible, const StoredMixtures& reused) {
     const bool sequential = spec.privacy.composition == privacy::Composition::Sequential;
     std::vector<privacy::BudgetRelease> out;
     for (auto seed : seeds) {
@@ -82,7 +82,9 @@ Result<std::vector<privacy::BudgetRelease>> plannedReleases(
                     DownstreamRequest req =
                         downstreamRequest(method, t, task, eps, seed, *split, wholeTrain, spec, options, reproducible);
                     if (traits.choice == methods::Choice::Private) {
-                        out.push_back({0, name + " " + what + " (planned)", partition, mixture});
+                        const auto stored = reused.find({seed, task, eps});
+                        if (stored == reused.end())
+                            out.push_back({0, name + " " + what + " (planned)", partition, mixture});
                         if (sequential) req.spentBefore = {mixture};
                     }
                     auto plan = planFinetune(study, req);

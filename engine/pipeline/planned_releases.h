@@ -7,6 +7,7 @@
 #include "engine/methods/method_plan.h"
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/pipeline/image_study.h"
+#include "engine/pipeline/mixture_reuse.h"
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_spec.h"
@@ -33,11 +34,12 @@ long long distinctUsers(const ImageStudy& study, const std::vector<std::size_t>&
 
 /// Every DP release of the run, with the exact ledger entries its mechanisms will record:
 /// DP-MixMin's λ for each (seed, task, ε), and each method's fine-tuned model (Random Search and
-/// λ* runs are not private: they are never releases and are not counted).
+/// λ* runs are not private: they are never releases and are not counted). A DP-MixMin λ in
+/// `reused` is a stored run's release: not planned again (its fine-tuning still is).
 Result<std::vector<privacy::BudgetRelease>> plannedReleases(
     const ImageStudy& study, const std::vector<std::uint64_t>& seeds, const std::vector<std::size_t>& tasks,
     const std::vector<double>& epsilons, const std::vector<methods::Method>& chosen, bool downstream,
     const MixtureRequest& request, double rho, const project::ProjectSpec& spec,
-    const study_plan::StudyRunOptions& options, bool reproducible);
+    const study_plan::StudyRunOptions& options, bool reproducible, const StoredMixtures& reused = {});
 
 }  // namespace dpmix::pipeline

@@ -163,6 +163,8 @@ struct StudyRun {
     std::optional<long long> mixtureGroupSize;  // G_ULS at user level
     MixtureRequest request;
     long long totalRuns = 0, doneRuns = 0;
+    // DP-MixMin releases the project already holds that this downstream run reuses (mixture_reuse.h).
+    StoredMixtures reused;
     // The run's hold on the data set's budget, taken before any private computation and settled
     // when the run ends (when this object goes, whatever the way out).
     std::optional<project::BudgetReservation> reservation;
@@ -242,6 +244,39 @@ Status chooseTasks(StudyRun& run, const ImageStudy& st) {
     return std::nullopt;
 }
 
+// The stored DP-MixMin releases this downstream run can reuse instead of learning λ again: for
+// every (seed, task, ε), the newest finished mixture-only run with the same configuration whose one
+// ledger entry is what DP-MixMin would record now on the seed's split A.
+Status findReusableMixtures(StudyRun& run, const ImageStudy& st) {
+    run.reused.clear();
+    if (!run.downstream || run.options.relearnMixture ||
+        std::find(run.methods.begin(), run.methods.end(), methods::Method::DpMixMin) == run.methods.end())
+        return std::nullopt;
+    const auto runs = run.project.runs();
+    if (!runs) return runs.error();
+    for (auto seed : run.seeds) {
+        auto split = splitForRun(st, run.rho, seed);
+        if (!split) return split.error();
+        const long long unitsA = st.userLevel() ? distinctUsers(st, split->a) : static_cast<long long>(split->a.size());
+        for (std::size_t t : run.tasks)
+            for (double eps : run.epsilons) {
+                auto params = dpMixMinParams(run.request, unitsA, st.userLevel(), st.taskNames[t], eps, seed);
+                if (!params) return params.error();
+                const MixtureReuseQuery query{seed,
+                                              st.taskNames[t],
+                                              eps,
+                                              eps * run.request.budgetShare,
+                                              run.mixtureConfig("dp-mixmin", run.reproducible),
+                                              run.spec.privacy.composition,
+                                              mixmin::plannedLedgerEntry(*params),
+                                              st.componentNames};
+                if (auto stored = findStoredMixture(run.project, *runs, query))
+                    run.reused.emplace(std::make_tuple(seed, st.taskNames[t], eps), std::move(*stored));
+            }
+    }
+    return std::nullopt;
+}
+
 // Before anything runs or is stored, the whole run is planned: every DP mechanism's parameters
 // on the realised splits of every seed (a batch larger than its split, a budget no noise can
 // meet), so a bad setting fails now and not after minutes of proxies or pretraining. The planned
@@ -250,8 +285,9 @@ Status chooseTasks(StudyRun& run, const ImageStudy& st) {
 // them with what is spent and refuses alike but stores nothing.
 Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
     if (!run.mixture) return std::nullopt;
+    if (auto e = findReusableMixtures(run, st)) return e;
     auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
-                                   run.rho, run.spec, run.options, run.reproducible);
+                                   run.rho, run.spec, run.options, run.reproducible, run.reused);
     if (!planned) return planned.error();
     auto current = project::projectBudget(run.project);
     if (!current) return current.error();
@@ -290,6 +326,26 @@ MixtureInputs mixtureInputs(const StudyRun& run, const ImageStudy& study, const 
     return in;
 }
 
+// The released λ of every ε in the run's order: learned now (`learnedNow` holds those, in
+// order), or reused from its stored run.
+MixtureOutcome withReusedLambdas(const StudyRun& run, const std::string& task, std::uint64_t seed,
+                                 MixtureOutcome learnedNow) {
+    std::vector<PrivateLambda> all;
+    std::size_t learned = 0;
+    for (double eps : run.epsilons) {
+        if (auto stored = run.reused.find({seed, task, eps}); stored != run.reused.end()) {
+            run.say("task '" + task + "', eps " + privacy::formatNumber(eps) + ", seed " + std::to_string(seed) +
+                    ": DP-MixMin's lambda reused from run " + std::to_string(stored->second.runId) +
+                    " (released there: no second spend on split A; --relearn-mixture learns it again)");
+            all.push_back(reusedPrivateLambda(stored->second, eps, seed, learnedNow.lambdaStar));
+        } else if (learned < learnedNow.privateLambdas.size()) {
+            all.push_back(std::move(learnedNow.privateLambdas[learned++]));
+        }
+    }
+    learnedNow.privateLambdas = std::move(all);
+    return learnedNow;
+}
+
 // DP-MixMin on split A for every ε of one (seed, task). In a mixture-only run each DP-MixMin run
 // is stored with its conservative ledger before its mechanism touches split A (`started`: ε →
 // run id), so a run cancelled, failed or killed midway keeps the entry it may have spent; runs
@@ -299,6 +355,11 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
     auto& project = run.project;
     const long long s = static_cast<long long>(seed);
     run.request.seeds = {seed};
+    // A λ the project already released for this (seed, task, ε) is reused, not learned again.
+    auto reusedAt = [&](double eps) { return run.reused.find({seed, in.task, eps}); };
+    run.request.epsilons.clear();
+    for (double eps : run.epsilons)
+        if (reusedAt(eps) == run.reused.end()) run.request.epsilons.push_back(eps);
     // In a downstream run the λ feeds the DP-MixMin method's run, stored after fine-tuning; what
     // each mechanism was about to spend is remembered, so a cancelled or failed mixture stage
     // still charges it (a kill midway cannot: docs/PRIVACY.md, "Cancelled, failed and interrupted runs").
@@ -336,7 +397,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
             "cancelled by the user during mixture learning on split A; the mechanism had started, "
             "so its ledger is kept; no lambda was released";
         keepSpent(project::RunStatus::Cancelled, kept);
-        for (double eps : run.epsilons) {
+        for (double eps : run.request.epsilons) {
             if (auto it = started.find(eps); it != started.end() && it->second > 0)
                 (void)project.setRunStatus(it->second, project::RunStatus::Cancelled, kept);
             else if (!spending.count(eps))
@@ -354,7 +415,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
         return outcome.error();
     }
     run.doneRuns += static_cast<long long>(run.epsilons.size());
-    return outcome;
+    return withReusedLambdas(run, in.task, seed, std::move(outcome).value());
 }
 
 // A mixture-only (seed, task): the baselines as runs of their own, and the DP-MixMin runs
@@ -543,8 +604,9 @@ Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFi
     auto study = loadImageStudy(*sources, project.spec(), project::studySeedOf(project.spec()));
     if (!study) return study.error();
     if (auto e = chooseTasks(run, *study)) return *e;
+    if (auto e = findReusableMixtures(run, *study)) return *e;
     return plannedReleases(*study, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
-                           run.rho, run.spec, run.options, run.reproducible);
+                           run.rho, run.spec, run.options, run.reproducible, run.reused);
 }
 
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,

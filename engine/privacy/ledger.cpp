@@ -87,6 +87,16 @@ bool isSeededRelease(const LedgerEntry& entry) {
     return entry.mechanism != MechanismKind::NonPrivate && entry.randomness == RandomnessMode::Seeded;
 }
 
+bool sameRelease(const LedgerEntry& a, const LedgerEntry& b) {
+    // Numbers compared exactly: a carried entry is a copy of the stored one, read back from the
+    // same JSON, so an entry that differs in any digit is another release.
+    return a.stage == b.stage && a.mechanism == b.mechanism && a.unit == b.unit && a.split == b.split && a.q == b.q &&
+           a.steps == b.steps && a.sigma == b.sigma && a.clipNorm == b.clipNorm &&
+           a.dirichletAlpha == b.dirichletAlpha && a.dirichletR == b.dirichletR && a.delta == b.delta &&
+           a.epsilon == b.epsilon && a.accounting == b.accounting && a.established == b.established &&
+           a.randomness == b.randomness;
+}
+
 std::string toString(MechanismKind kind) {
     switch (kind) {
         case MechanismKind::SubsampledGaussian: return "subsampled-gaussian";

@@ -54,7 +54,15 @@ struct LedgerEntry {
     std::string assumptions;                  // plain-language assumptions the guarantee rests on
     RandomnessMode randomness = RandomnessMode::Secret;  // seeded: regenerable from the stored seed, no release
     std::string keyStream;  // the randomness's key stream in words (describeKeyStream); empty: not recorded
+    // > 0: this release was made (and is counted) by that run of the same project — a released λ
+    // reused by a downstream run, whose ledger carries the entry because the model's guarantee
+    // includes it, but whose budget must not count it twice (project_budget.h, releasesOf).
+    long long spentInRun = 0;
 };
+
+/// Whether two entries describe the same release: every field of the mechanism and its
+/// accounting equal (spentInRun and the key stream's wording aside).
+bool sameRelease(const LedgerEntry& a, const LedgerEntry& b);
 
 /// What a ledger says of an entry (and a run) whose mechanism drew seeded randomness.
 extern const char* const kSeededRandomnessNotice;

@@ -89,6 +89,7 @@ std::string ledgerToJson(const Ledger& ledger, int indent) {
                            {"assumptions", e.assumptions},
                            {"randomness", toString(e.randomness)}});
         if (!e.keyStream.empty()) entries.back()["key_stream"] = e.keyStream;
+        if (e.spentInRun > 0) entries.back()["spent_in_run"] = e.spentInRun;
     }
     json j{{"format", "dpmix-ledger/1"}, {"composition", toString(ledger.composition())}, {"entries", entries}};
     return j.dump(indent);
@@ -150,6 +151,11 @@ Result<Ledger> ledgerFromJson(const std::string& text) {
         if (je.contains("accounting") &&
             (!je["accounting"].is_string() || !parseAccountant(je["accounting"], e.accounting)))
             return Error{where + ": 'accounting' must be \"rdp\" or \"prv\""};
+        if (je.contains("spent_in_run")) {
+            if (!je["spent_in_run"].is_number_integer() || je["spent_in_run"].get<long long>() < 1)
+                return Error{where + ": 'spent_in_run' must be a run id (an integer >= 1)"};
+            e.spentInRun = je["spent_in_run"].get<long long>();
+        }
         ledger.record(std::move(e));
     }
     return ledger;

@@ -52,7 +52,7 @@ ProjectCharges projectCharges(const std::string& key, const std::string& path, c
         if (records.empty() || run.method == "audit") continue;  // audits: docs/PRIVACY.md, "Audits and experiments"
         auto ledger = privacy::ledgerFromJson(records.back().ledgerJson);
         if (!ledger || ledger->entries().empty()) continue;  // unreadable ledgers are reported by the budget itself
-        auto released = releasesOf(run, *ledger);
+        auto released = releasesOf(run, *ledger, runs);
         if (released.empty()) continue;
         out.runs.push_back({run.id, run.owner, std::move(released)});
     }

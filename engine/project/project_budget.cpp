@@ -31,11 +31,35 @@ std::string labelOf(const RunRecord& run, const privacy::LedgerEntry& e) {
 
 }  // namespace
 
-std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger) {
+std::vector<const privacy::LedgerEntry*> carriedReleases(const privacy::Ledger& ledger,
+                                                         const std::vector<RunLedgers>& runs) {
+    std::vector<const privacy::LedgerEntry*> carried;
+    for (const auto& e : ledger.entries()) {
+        if (e.spentInRun <= 0) continue;
+        const auto source = std::find_if(runs.begin(), runs.end(), [&](const RunLedgers& r) {
+            return r.run.id == e.spentInRun && r.run.method != "audit" && !r.ledgers.empty();
+        });
+        if (source == runs.end()) continue;  // the run is not in this file (say, a release export)
+        const auto there = privacy::ledgerFromJson(source->ledgers.back().ledgerJson);
+        if (!there || !std::isfinite(there->total().epsilon)) continue;
+        for (const auto& spent : there->entries())
+            if (spent.spentInRun == 0 && privacy::sameRelease(spent, e)) {
+                carried.push_back(&e);
+                break;
+            }
+    }
+    return carried;
+}
+
+std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger,
+                                               const std::vector<RunLedgers>& runs) {
     std::vector<privacy::BudgetRelease> out;
     if (!std::isfinite(ledger.total().epsilon)) return out;
     const std::string partition = partitionOf(run, ledger);
-    for (const auto& e : ledger.entries()) out.push_back({run.id, labelOf(run, e), partition, e});
+    const auto carried = carriedReleases(ledger, runs);
+    for (const auto& e : ledger.entries())
+        if (std::find(carried.begin(), carried.end(), &e) == carried.end())
+            out.push_back({run.id, labelOf(run, e), partition, e});
     return out;
 }
 
@@ -53,8 +77,8 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
             b.uncounted.push_back({run.id, run.method, "an audit: an experiment on the mechanism, not a release"});
             continue;
         }
-        auto released = releasesOf(run, *ledger);
-        if (released.empty()) {
+        auto released = releasesOf(run, *ledger, runs);
+        if (!std::isfinite(ledger->total().epsilon)) {
             b.uncounted.push_back(
                 {run.id, run.method, "not private (epsilon = inf): computed for the analyst, never to be released"});
             continue;

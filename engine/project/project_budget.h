@@ -54,8 +54,16 @@ Result<ProjectBudget> budgetOf(const ProjectSpec& spec, const std::vector<RunLed
 /// Every run of the project with its ledgers, in run order.
 Result<std::vector<RunLedgers>> runLedgersOf(const ProjectFile& project);
 
-/// The releases of one run's ledger (empty when the ledger is not private: see uncounted).
-std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger);
+/// The releases of one run's ledger (empty when the ledger is not private: see uncounted). An
+/// entry the ledger carries from another run (LedgerEntry::spentInRun: a downstream run reusing a
+/// stored DP-MixMin λ) is that run's release and is left out here — but only when `runs` (the
+/// file's) hold that run with the same entry in its last ledger; otherwise it counts here.
+std::vector<privacy::BudgetRelease> releasesOf(const RunRecord& run, const privacy::Ledger& ledger,
+                                               const std::vector<RunLedgers>& runs);
+
+/// The entries of `ledger` that are another run's releases, counted there (see releasesOf).
+std::vector<const privacy::LedgerEntry*> carriedReleases(const privacy::Ledger& ledger,
+                                                         const std::vector<RunLedgers>& runs);
 
 /// The budget after adding `planned` releases, and whether that exceeds the cap: an error with
 /// the figures (spent so far, this run, after, cap) when it would.

@@ -60,6 +60,10 @@ struct StudyRunOptions {
     ProxyOptions proxy;  // its device is replaced by `device`
     long long randomSearchCandidates = 100;
     std::string device = "cpu";  // every model of the run: proxy, pretraining, fine-tuning
+    // A downstream run reuses DP-MixMin's λ where the project already released it for the same
+    // (seed, task, ε) and configuration — no second spend on split A (image studies;
+    // pipeline/mixture_reuse.h). True learns (and spends) it again (`dpmix run --relearn-mixture`).
+    bool relearnMixture = false;
 };
 
 /// Which study the options are for: the stages each one has differ.

@@ -25,7 +25,9 @@ LedgerEntryCells ledgerEntryCells(const privacy::LedgerEntry& e) {
     c.delta = nonPrivate ? none : ledgerNumber(e.delta);
     c.epsilon = nonPrivate ? QObject::tr("∞ (not private)") : ledgerNumber(e.epsilon);
     c.established = (e.established ? QObject::tr("yes") : QObject::tr("no (claimed)")) +
-                    (privacy::isSeededRelease(e) ? QObject::tr("; seeded: not a release") : QString());
+                    (privacy::isSeededRelease(e) ? QObject::tr("; seeded: not a release") : QString()) +
+                    (e.spentInRun > 0 ? QObject::tr("; run %1's release, reused here (counted there)").arg(e.spentInRun)
+                                      : QString());
     c.accountant = QString::fromStdString(e.accountant);
     c.assumptions = QString::fromStdString(e.assumptions);
     return c;

@@ -18,7 +18,7 @@ struct LedgerEntryCells {
     QString steps;
     QString delta;        // "—" for a non-private entry
     QString epsilon;      // "∞ (not private)" for a non-private entry
-    QString established;  // "yes" / "no (claimed)", and "; seeded: not a release"
+    QString established;  // "yes" / "no (claimed)", "; seeded: not a release", "; run N's release, reused here"
     QString accountant, assumptions;
 };
 

@@ -197,6 +197,135 @@ private Q_SLOTS:
         }
     }
 
+    // #45 item 2: a downstream run (Compare with baselines) reuses the DP-MixMin λ the project
+    // already released for the same (seed, task, ε) and settings: no second mechanism on split A,
+    // the stored entry carried in its ledger marked with the run that spent it, the budget counting
+    // it once; --relearn-mixture learns and spends again. Fails on the old code, which re-learned
+    // and re-spent (three mixture releases in the budget instead of two).
+    void compareReusesTheReleasedMixture_data() {
+        QTest::addColumn<QString>("composition");
+        QTest::newRow("parallel") << "parallel";
+        QTest::newRow("sequential") << "sequential";
+    }
+    void compareReusesTheReleasedMixture() {
+        QFETCH(QString, composition);
+        auto p = freshProject("reuse-" + composition.toStdString(), composition.toStdString());
+        auto mixtureOnly = quick({"proxies", "mixture"});
+        mixtureOnly.tasks = {"ab"};
+        mixtureOnly.methods = {"dpmixmin"};
+        QVERIFY(runStudy(p, mixtureOnly).ok());
+        long long released = 0;
+        for (const auto& r : p.runs().value())
+            if (r.method == "dp-mixmin") released = r.id;
+        QVERIFY(released > 0);
+        const auto releasedEntry = onlyLedger(p, released).entries().at(0);
+        std::vector<double> releasedLambda;
+        for (const auto& l : p.lambdas(released).value())
+            if (l.kind == std::string(methods::traitsOf(methods::Method::DpMixMin).lambdaKind))
+                releasedLambda = l.values;
+        auto budgetReleases = [&] {
+            auto budget = project::projectBudget(p);
+            if (!budget) fatal(budget.error().message);
+            return budget->releases.size();
+        };
+        QCOMPARE(budgetReleases(), std::size_t(1));
+
+        auto compare = quick({"proxies", "mixture", "downstream"});
+        compare.tasks = {"ab"};
+        compare.methods = {"dpmixmin", "random-init"};
+        // The plan (the workbench's spend preview) has the two fine-tunings and no mixture.
+        const auto planned = planStudyReleases(p, compare).value();
+        QCOMPARE(planned.size(), std::size_t(2));
+        for (const auto& r : planned) QVERIFY2(r.entry.split != "A", r.label.c_str());
+        std::vector<std::string> said;
+        auto report = runStudy(p, compare, {}, {}, [&](const std::string& line) { said.push_back(line); });
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        long long dpRun = 0;
+        for (const auto& d : report->downstream)
+            if (d.method == "dp-mixmin") dpRun = d.runId;
+        const auto ledger = onlyLedger(p, dpRun);
+        QCOMPARE(ledger.entries().size(), std::size_t(2));
+        QCOMPARE(ledger.entries()[0].spentInRun, released);
+        QVERIFY(privacy::sameRelease(ledger.entries()[0], releasedEntry));
+        QCOMPARE(ledger.entries()[1].spentInRun, 0LL);
+        bool lambdaSame = false;
+        for (const auto& l : p.lambdas(dpRun).value())
+            if (l.kind == std::string(methods::traitsOf(methods::Method::DpMixMin).lambdaKind))
+                lambdaSame = l.values == releasedLambda;
+        QVERIFY(lambdaSame);
+        bool toldTheUser = false;
+        for (const auto& line : said)
+            toldTheUser |= line.find("reused from run " + std::to_string(released)) != std::string::npos;
+        QVERIFY(toldTheUser);
+        // The budget: the mixture once, plus two fine-tunings.
+        QCOMPARE(budgetReleases(), std::size_t(3));
+        // Split A was touched by one mechanism only: the release's.
+        auto mechanismsOnA = [&] {
+            int n = 0;
+            for (const auto& r : p.runs().value()) {
+                const auto records = p.ledgers(r.id).value();
+                if (records.empty()) continue;
+                const auto ledger = privacy::ledgerFromJson(records.back().ledgerJson).value();
+                for (const auto& e : ledger.entries())
+                    n += e.split == "A" && e.spentInRun == 0 && e.mechanism != privacy::MechanismKind::NonPrivate;
+            }
+            return n;
+        };
+        QCOMPARE(mechanismsOnA(), 1);
+
+        // Asked to learn again: a new mechanism on split A, counted.
+        compare.relearnMixture = true;
+        QCOMPARE(planStudyReleases(p, compare).value().size(), std::size_t(3));
+        auto again = runStudy(p, compare);
+        QVERIFY(again.ok());
+        for (const auto& d : again->downstream)
+            if (d.method == "dp-mixmin") QCOMPARE(onlyLedger(p, d.runId).entries()[0].spentInRun, 0LL);
+        QCOMPARE(budgetReleases(), std::size_t(3 + 3));
+        QCOMPARE(mechanismsOnA(), 2);
+    }
+
+    // A carried entry counts in the budget unless the run it names holds the same release: a
+    // dangling or altered reference must not hide a spend.
+    void aCarriedEntryCountsUnlessItsRunHoldsIt() {
+        project::RunRecord spender;
+        spender.id = 3;
+        spender.method = "dp-mixmin";
+        spender.configJson = R"({"rho":0.3})";
+        project::RunRecord reuser = spender;
+        reuser.id = 7;
+        privacy::LedgerEntry mixture =
+            privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::Example, 0.1, 1.2, 50, 1e-5, 1.0);
+        privacy::Ledger spent;
+        spent.record(mixture);
+        privacy::Ledger carrying;
+        privacy::LedgerEntry carried = mixture;
+        carried.spentInRun = 3;
+        carrying.record(carried);
+        carrying.record(
+            privacy::gaussianEntry("finetune", "B", privacy::PrivacyUnit::Example, 0.01, 1.0, 20, 1e-5, 1.0));
+        auto record = [](long long run, const privacy::Ledger& l) {
+            project::LedgerRecord r;
+            r.runId = run;
+            r.ledgerJson = privacy::ledgerToJson(l);
+            return r;
+        };
+        const std::vector<project::RunLedgers> both{{spender, {record(3, spent)}}, {reuser, {record(7, carrying)}}};
+        QCOMPARE(project::releasesOf(reuser, carrying, both).size(), std::size_t(1));  // the fine-tuning only
+        const std::vector<project::RunLedgers> alone{{reuser, {record(7, carrying)}}};
+        QCOMPARE(project::releasesOf(reuser, carrying, alone).size(), std::size_t(2));  // run 3 absent: counted here
+        privacy::Ledger other;
+        privacy::LedgerEntry different = mixture;
+        different.sigma = 0.9;
+        other.record(different);
+        const std::vector<project::RunLedgers> altered{{spender, {record(3, other)}}, {reuser, {record(7, carrying)}}};
+        QCOMPARE(project::releasesOf(reuser, carrying, altered).size(), std::size_t(2));  // not the same release
+        // The field survives the ledger's JSON.
+        QCOMPARE(privacy::ledgerFromJson(privacy::ledgerToJson(carrying)).value().entries()[0].spentInRun, 3LL);
+        QVERIFY(
+            !privacy::ledgerFromJson(R"({"entries":[{"mechanism":"non-private","epsilon":"inf","spent_in_run":0}]})")
+                 .ok());
+    }
+
     void sequentialCompositionMeetsTheTarget() {
         auto p = freshProject("sequential", "sequential");
         auto o = quick({"proxies", "mixture", "downstream"});
