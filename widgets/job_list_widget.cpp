@@ -7,6 +7,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace dpmix::widgets {
 namespace {
 enum Column { kStage, kProgress, kElapsed, kEta, kStatus, kCancel, kColumns };
@@ -104,14 +106,22 @@ void JobListWidget::removeJob(int jobId) {
     rows_.remove(jobId);
 }
 
-void JobListWidget::setProgress(int jobId, long long done, long long total, const QString& message) {
+void JobListWidget::setProgress(int jobId, long long done, long long total, const QString& message,
+                                double jobFraction) {
     auto it = rows_.find(jobId);
     if (it == rows_.end() || it->state != JobState::Running) return;
     it->done = done;
     it->total = total;
+    it->jobFraction = jobFraction;
     const int row = rowOf(jobId);
     if (auto* bar = progressBar(jobId)) {
-        if (total > 0) {
+        if (jobFraction >= 0.0) {
+            // One bar for the whole job; the stage's own count beside its share.
+            bar->setRange(0, 1000);
+            bar->setValue(static_cast<int>(1000.0 * std::min(1.0, jobFraction)));
+            const QString share = tr("%1% of the job").arg(static_cast<int>(100.0 * std::min(1.0, jobFraction)));
+            bar->setFormat(total > 0 ? QStringLiteral("%1 · %2 / %3").arg(share).arg(done).arg(total) : share);
+        } else if (total > 0) {
             // QProgressBar is int-based: scale to per-mille so long counts do not overflow.
             bar->setRange(0, 1000);
             bar->setValue(static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)));
@@ -205,7 +215,10 @@ void JobListWidget::refreshRow(int jobId) {
     table_->item(row, kElapsed)->setText(formatDuration(elapsed));
     QString eta = QStringLiteral("–");
     if (r.state == JobState::Running) {
-        const qint64 remaining = estimateRemainingMs(elapsed, r.done, r.total);
+        // The whole job's share when known (10,000ths), else the stage's own count.
+        const qint64 remaining = r.jobFraction >= 0.0
+                                     ? estimateRemainingMs(elapsed, std::llround(10000.0 * r.jobFraction), 10000)
+                                     : estimateRemainingMs(elapsed, r.done, r.total);
         if (remaining >= 0) eta = formatDuration(remaining);
     }
     table_->item(row, kEta)->setText(eta);

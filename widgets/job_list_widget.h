@@ -35,7 +35,10 @@ public:
     void addQueuedJob(int jobId, const QString& stage);
     /// Removes a row (a queued job that has started under another id).
     void removeJob(int jobId);
-    void setProgress(int jobId, long long done, long long total, const QString& message);
+    /// The current stage's done/total; `jobFraction` in [0, 1] is the whole job's share when the
+    /// job knows its plan (-1: it does not) — then the bar and the ETA follow the whole job, and
+    /// the stage's own count stays in the bar's text.
+    void setProgress(int jobId, long long done, long long total, const QString& message, double jobFraction = -1.0);
     void setFinished(int jobId, JobState state, const QString& message);
     /// Removes finished rows (running and queued jobs stay).
     void clearFinished();
@@ -59,6 +62,7 @@ private:
         qint64 finishedMs = -1;
         long long done = 0;
         long long total = 0;
+        double jobFraction = -1.0;
     };
     void refreshTimes();
     void refreshRow(int jobId);

@@ -1,5 +1,8 @@
 #include "app/cli/cli_support.h"
 
+#include <chrono>
+#include <cstdio>
+
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -39,14 +42,32 @@ InterruptCancels::~InterruptCancels() {
     gInterruptToken = nullptr;
 }
 
+std::string jobProgressText(double fraction, double elapsedSeconds) {
+    if (fraction < 0.0) return {};
+    std::string text = "  [job " + std::to_string(static_cast<int>(100.0 * fraction)) + "%";
+    // Extrapolated from the time spent so far; too early (under 2% or 10 s) it says nothing useful.
+    if (fraction >= 0.02 && fraction < 1.0 && elapsedSeconds >= 10.0) {
+        const auto left = static_cast<long long>(elapsedSeconds * (1.0 - fraction) / fraction + 0.5);
+        char buf[32];
+        if (left >= 3600)
+            std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", left / 3600, left / 60 % 60, left % 60);
+        else
+            std::snprintf(buf, sizeof buf, "%lld:%02lld", left / 60, left % 60);
+        text += ", about " + std::string(buf) + " left";
+    }
+    return text + "]";
+}
+
 ProgressCallback stderrProgress() {
     auto last = std::make_shared<std::pair<int, std::string>>(-1, "");
-    return [last](const ProgressEvent& e) {
+    const auto start = std::chrono::steady_clock::now();
+    return [last, start](const ProgressEvent& e) {
         const int percent = e.total > 0 ? static_cast<int>(100 * e.done / e.total) : -1;
         if (percent == last->first && e.stage == last->second) return;
         *last = {percent, e.stage};
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << (e.message.empty() ? "" : "  " + e.message)
-                  << '\n';
+                  << jobProgressText(e.jobFraction, elapsed) << '\n';
     };
 }
 

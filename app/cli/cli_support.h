@@ -34,8 +34,13 @@ private:
 /// engine names get the flag that chooses them ("the local executor" → "--executor local").
 std::string cliMessage(const Error& e);
 
-/// Progress to stderr as "[stage] done/total  message", one line per whole percent.
+/// Progress to stderr as "[stage] done/total  message", one line per whole percent, with the
+/// whole job's share and time left when the job knows its plan (ProgressEvent::jobFraction).
 ProgressCallback stderrProgress();
+
+/// "  [job 34%, about 3:12 left]" from the job's completed share and the seconds since it began;
+/// without the time until 2% and 10 s are behind it; empty when the share is unknown (< 0).
+std::string jobProgressText(double fraction, double elapsedSeconds);
 
 /// Runs one long stage the way every command does: Ctrl-C cancels `cancel`, its log lines go to
 /// stderr as "<command>: line". Returns 0 with the stage's value in `out`; 130 after

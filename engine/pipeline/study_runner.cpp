@@ -1,5 +1,6 @@
 #include "engine/pipeline/study_runner.h"
 
+#include "engine/core/job_meter.h"
 #include "engine/methods/method_plan.h"
 #include "engine/mixmin/dp_mixmin.h"
 #include "engine/pipeline/downstream_stage.h"
@@ -13,6 +14,7 @@
 #include "engine/project/project_budget.h"
 #include "engine/project/spec_json.h"
 #include "engine/project/study_seed.h"
+#include "engine/study_plan/study_work.h"
 #include "engine/train/model.h"
 
 #include <nlohmann/json.hpp>
@@ -165,6 +167,11 @@ struct StudyRun {
     long long totalRuns = 0, doneRuns = 0;
     // DP-MixMin releases the project already holds that this downstream run reuses (mixture_reuse.h).
     StoredMixtures reused;
+    // The whole run's progress (one bar, one ETA); none when only planning.
+    JobMeter* meter = nullptr;
+    ProgressCallback phase(double cost, std::vector<JobMeter::Part> parts = {}) const {
+        return meter ? meter->phase(cost, std::move(parts)) : progress;
+    }
     // The run's hold on the data set's budget, taken before any private computation and settled
     // when the run ends (when this object goes, whatever the way out).
     std::optional<project::BudgetReservation> reservation;
@@ -385,11 +392,13 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
                                  run.spec.privacy.composition, entry, status, why);
     };
     Result<MixtureOutcome> outcome = Error{""};
+    const ProgressCallback progress = run.phase(study_plan::mixtureWork(
+        static_cast<long long>(in.labels.size()), static_cast<long long>(run.request.epsilons.size())));
     try {
         outcome = runMixtureStage(
             in, run.request,
             [&](const ProgressEvent& e) {
-                dpmix::report(run.progress, {"mixture", run.doneRuns + e.done, run.totalRuns, e.message});
+                dpmix::report(progress, {"mixture", run.doneRuns + e.done, run.totalRuns, e.message});
             },
             run.cancel);
     } catch (const Cancelled&) {
@@ -481,6 +490,54 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
     return j.dump();
 }
 
+// One method's downstream run as the job meter weighs it: pretraining (unless the cache holds
+// the model), private fine-tuning and the evaluations, as the parts its stages report.
+std::vector<JobMeter::Part> downstreamParts(const StudyRun& run, const DownstreamRequest& req, bool pretrains) {
+    return {{"pretrain", pretrains ? study_plan::pretrainWork(req.pretrain) : 0.0},
+            {"finetune", study_plan::finetuneWork(req.finetune, run.userLevel)}};
+}
+
+double downstreamWork(const StudyRun& run, const DownstreamRequest& req, const ImageStudy& study, bool pretrains) {
+    double work =
+        study_plan::evaluationWork(static_cast<long long>(study.sensitiveSplit.test.size()), req.lambda.has_value());
+    for (const auto& part : downstreamParts(run, req, pretrains)) work += part.cost;
+    return work;
+}
+
+// The whole run's estimated cost, phase by phase as runStudy will go (study_plan/study_work.h):
+// the proxy, each (seed, task)'s mixture stage, each method's downstream run, with one pretraining
+// per model the cache will hold — uniform once per seed, λ* and Random Search once per (seed,
+// task), DP-MixMin once per (seed, task, ε).
+Result<double> plannedWork(const StudyRun& run, const ImageStudy& st, const ProxyOptions& proxy) {
+    double total = study_plan::proxyWork(static_cast<long long>(st.publicImages.size()), proxy);
+    if (!run.mixture) return total;
+    std::set<std::string> pretrained;
+    for (auto seed : run.seeds) {
+        auto split = splitForRun(st, run.rho, seed);
+        if (!split) return split.error();
+        const auto wholeTrain = wholeTrainOf(*split);
+        for (std::size_t t : run.tasks) {
+            long long learned = 0;
+            for (double eps : run.epsilons) learned += run.reused.count({seed, st.taskNames[t], eps}) ? 0 : 1;
+            total += study_plan::mixtureWork(static_cast<long long>(split->a.size()), learned);
+            if (!run.downstream) continue;
+            for (std::size_t e = 0; e < run.epsilons.size(); ++e)
+                for (const auto m : run.methods) {
+                    const auto& traits = methods::traitsOf(m);
+                    DownstreamRequest req = downstreamRequest(m, t, st.taskNames[t], run.epsilons[e], seed, *split,
+                                                              wholeTrain, run.spec, run.options, run.reproducible);
+                    std::string key = std::string(traits.name) + "|" + std::to_string(seed);
+                    if (traits.choice != methods::Choice::None) key += "|" + std::to_string(t);
+                    if (traits.choice == methods::Choice::Private) key += "|" + std::to_string(e);
+                    const bool withLambda = !traits.lambdaKind.empty();
+                    if (withLambda) req.lambda = Eigen::VectorXd::Ones(1);  // any λ: only its presence counts
+                    total += downstreamWork(run, req, st, withLambda && pretrained.insert(key).second);
+                }
+        }
+    }
+    return total;
+}
+
 // One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
 // store. A cancelled or failed run keeps what its mechanisms recorded before touching the data.
 Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o, const RhoSplit& split,
@@ -507,6 +564,9 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
                                  std::to_string(req.finetuneIndices.size()) + " images)"
                            : std::to_string(req.finetuneIndices.size()) + " examples"));
     DownstreamOutcome result;
+    const bool pretrains = req.lambda && !pretrainCache.find(PretrainCache::key(*req.lambda, seed, req.pretrain, {}));
+    const ProgressCallback progress =
+        run.phase(downstreamWork(run, req, study, pretrains), downstreamParts(run, req, pretrains));
     auto stored = storedRun(
         project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req, study)},
         [&](long long id) -> Status {
@@ -515,7 +575,7 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
                 return errorOf(project.recordLedger(id, planned));
             };
             try {
-                r = runDownstream(study, req, ledger, run.progress, run.cancel);
+                r = runDownstream(study, req, ledger, progress, run.cancel);
             } catch (const Cancelled&) {
                 if (!ledger.entries().empty()) (void)project.recordLedger(id, ledger);
                 throw;
@@ -633,13 +693,25 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
                      "or dpmix-text run PROJECT"};
     StudyRun run = resolveStudyRun(project, options, progress, cancel, log);
     if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
+    JobMeter meter(progress);
+    run.meter = &meter;
 
     ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;
-    auto prepared = prepareStudy(project, proxyOptions, progress, cancel, log, [&](const ImageStudy& st) {
-        if (auto e = chooseTasks(run, st)) return e;
-        return preflight(run, st, /*reserve=*/true);
-    });
+    // Loading reports as it goes; the proxy's phase begins once the plan is known.
+    ProgressCallback proxyProgress = progress;
+    auto prepared = prepareStudy(
+        project, proxyOptions, [&](const ProgressEvent& e) { dpmix::report(proxyProgress, e); }, cancel, log,
+        [&](const ImageStudy& st) -> Status {
+            if (auto e = chooseTasks(run, st)) return e;
+            if (auto e = preflight(run, st, /*reserve=*/true)) return e;
+            auto work = plannedWork(run, st, proxyOptions);
+            if (!work) return work.error();
+            meter.setTotal(*work);
+            proxyProgress =
+                meter.phase(study_plan::proxyWork(static_cast<long long>(st.publicImages.size()), proxyOptions));
+            return std::nullopt;
+        });
     if (!prepared) return prepared.error();
     const ImageStudy& study = prepared->study;
     const Proxy& proxy = prepared->proxy;

@@ -59,6 +59,23 @@ private Q_SLOTS:
         QCOMPARE(list.rowOf(9), 0);
     }
 
+    // #45 item 2: a job that knows its plan shows one bar for the whole job — a new stage starting
+    // at 0 / 100 does not send it back to 0 (the dock used to show 60/60 "ETA 0:00" at the end of
+    // each stage and restart), and the stage's own count stays in the text.
+    void aJobShareDrivesTheBarAcrossStages() {
+        JobListWidget list;
+        list.addJob(3, "Compare with baselines");
+        list.setProgress(3, 60, 60, "pretrain", 0.25);
+        QCOMPARE(list.progressBar(3)->value(), 250);
+        QCOMPARE(list.progressBar(3)->text(), QString("25% of the job · 60 / 60"));
+        list.setProgress(3, 0, 100, "finetune", 0.30);
+        QCOMPARE(list.progressBar(3)->value(), 300);  // not 0: the job goes on
+        QCOMPARE(list.progressBar(3)->text(), QString("30% of the job · 0 / 100"));
+        list.setProgress(3, 5, 0, "", 0.31);  // a stage without a total still shows the job's share
+        QCOMPARE(list.progressBar(3)->text(), QString("31% of the job"));
+        QCOMPARE(list.progressBar(3)->maximum(), 1000);  // not the busy indicator
+    }
+
     void queuedRowsWaitWithTheirOwnCancelAndSurviveClearing() {
         JobListWidget list;
         list.addJob(1, "running");

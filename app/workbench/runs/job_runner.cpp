@@ -48,7 +48,7 @@ int JobRunner::start(const QString& stage, JobWork work) {
             sinceLast.restart();
             const QString message = QString::fromStdString(e.message);
             post([id, e, message](JobRunner& r) {
-                if (r.jobs_.contains(id)) Q_EMIT r.progressed(id, e.done, e.total, message);
+                if (r.jobs_.contains(id)) Q_EMIT r.progressed(id, e.done, e.total, message, e.jobFraction);
             });
         };
         JobOutcome outcome = JobOutcome::Succeeded;

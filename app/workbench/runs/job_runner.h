@@ -46,7 +46,8 @@ public:
 
 Q_SIGNALS:
     void started(int jobId, const QString& stage);
-    void progressed(int jobId, long long done, long long total, const QString& message);
+    /// The stage's done/total and message, and the whole job's share (-1: unknown; ProgressEvent).
+    void progressed(int jobId, long long done, long long total, const QString& message, double jobFraction);
     /// `message`: the error for Failed, empty otherwise.
     void finished(int jobId, dpmix::workbench::JobOutcome outcome, const QString& message);
 

@@ -3,6 +3,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/double_bits.h"
 #include "engine/core/file_size_limit.h"
+#include "engine/core/job_meter.h"
 #include "engine/core/joined_list.h"
 #include "engine/core/mean_std.h"
 #include "engine/core/number_text.h"
@@ -49,6 +50,43 @@ private Q_SLOTS:
         QCOMPARE(seen[0].done, 3LL);
         QCOMPARE(seen[0].total, 10LL);
         QCOMPARE(seen[0].message, std::string("loss 0.5"));
+    }
+
+    // #45 item 2: one bar for the whole job. Phases of cost 10 (reports nothing: a reused proxy),
+    // 30 and 60 out of 100; the fractions are worked out by hand from those costs.
+    void aJobMeterWeighsEachPhaseByItsCost() {
+        std::vector<double> seen;
+        dpmix::JobMeter meter([&](const dpmix::ProgressEvent& e) { seen.push_back(e.jobFraction); });
+        auto early = meter.phase(10);
+        dpmix::report(early, {"load", 1, 2, ""});
+        QCOMPARE(seen.back(), -1.0);  // no plan yet: unknown, not a guess
+        meter.setTotal(100);
+        auto mixture = meter.phase(30);  // the first phase (cost 10) now counts as done
+        dpmix::report(mixture, {"mixture", 1, 3, ""});
+        QVERIFY(std::abs(seen.back() - 0.20) < 1e-12);  // (10 + 30 · 1/3) / 100
+        auto finetune = meter.phase(60);
+        dpmix::report(finetune, {"finetune", 0, 100, ""});
+        QVERIFY(std::abs(seen.back() - 0.40) < 1e-12);  // (10 + 30) / 100
+        dpmix::report(mixture, {"mixture", 3, 3, ""});  // a late event of an earlier phase moves nothing
+        QVERIFY(std::abs(seen.back() - 0.40) < 1e-12);
+        dpmix::report(finetune, {"finetune", 50, 100, ""});
+        QVERIFY(std::abs(seen.back() - 0.70) < 1e-12);
+        dpmix::report(finetune, {"finetune", 20, 100, ""});  // never backwards
+        QVERIFY(std::abs(seen.back() - 0.70) < 1e-12);
+        dpmix::report(finetune, {"finetune", 100, 100, ""});
+        QCOMPARE(seen.back(), 1.0);
+        // Parts: a phase of 40 whose "pretrain" is 10 and "finetune" 20 (the rest, 10, reports nothing).
+        meter.setTotal(200);
+        auto staged = meter.phase(40, {{"pretrain", 10}, {"finetune", 20}});
+        dpmix::report(staged, {"pretrain", 1, 1, ""});
+        QVERIFY(std::abs(seen.back() - 110.0 / 200) < 1e-12);  // 100 before it + 10
+        dpmix::report(staged, {"finetune", 1, 2, ""});
+        QVERIFY(std::abs(seen.back() - 120.0 / 200) < 1e-12);  // + 10 + 20 · 1/2
+        dpmix::report(staged, {"other", 1, 4, ""});            // not a part: a share of the whole phase
+        QVERIFY(std::abs(seen.back() - 120.0 / 200) < 1e-12);  // 40 · 1/4 = 10 < 20 done: unchanged
+        meter.setTotal(50);                                    // an estimate that was too small: clamped, never past 1
+        dpmix::report(finetune, {"finetune", 100, 100, ""});
+        QCOMPARE(seen.back(), 1.0);
     }
 
     void theVersionIsTheProjects() { QCOMPARE(dpmix::versionString(), std::string(DPMIX_EXPECTED_VERSION)); }

@@ -284,6 +284,31 @@ private Q_SLOTS:
         QCOMPARE(mechanismsOnA(), 2);
     }
 
+    // #45 item 2: the run reports one share of the whole job, not each stage's own done/total:
+    // never backwards across stages, and at its end the plan is used up (the plan counts what
+    // the run does: one pretraining per cached model, the proxy, every mixture and method). Fails
+    // on the old code, which reported no job share at all (-1 throughout).
+    void theWholeRunReportsOneJobShare() {
+        auto p = freshProject("job-share", "parallel");
+        auto o = quick({"proxies", "mixture", "downstream"});
+        o.methods = {"dpmixmin", "uniform", "random-init"};
+        o.epsilons = {1.0, 2.0};
+        std::vector<std::pair<std::string, double>> seen;
+        auto report = runStudy(p, o, [&](const ProgressEvent& e) { seen.push_back({e.stage, e.jobFraction}); });
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+        double last = 0.0;
+        std::set<std::string> stages;
+        for (const auto& [stage, share] : seen) {
+            if (share < 0.0) continue;  // loading, before the plan is known
+            QVERIFY2(share >= last, stage.c_str());
+            last = share;
+            stages.insert(stage);
+        }
+        QVERIFY(stages.count("mixture") && stages.count("pretrain") && stages.count("finetune"));
+        // The last evaluation reports nothing, so the share ends just short of 1 — not far.
+        QVERIFY2(last > 0.9 && last <= 1.0, std::to_string(last).c_str());
+    }
+
     // A carried entry counts in the budget unless the run it names holds the same release: a
     // dangling or altered reference must not hide a spend.
     void aCarriedEntryCountsUnlessItsRunHoldsIt() {
