@@ -18,8 +18,23 @@ std::string number(double v) {
     return buf;
 }
 
+/// A one-run audit's ε_LB from m, r, v, δ and confidence, or nothing when they cannot be a valid
+/// audit or disagree with the record's confusion matrix of the guesses.
+std::optional<double> oneRunBound(const StoredMechanismAudit& a) {
+    const auto& c = a.counts;
+    const auto& o = *a.oneRun;
+    if (c.falsePositives < 0 || c.falseNegatives < 0 || c.falsePositives > c.negatives ||
+        c.falseNegatives > c.positives || o.guesses != c.negatives + c.positives ||
+        o.correct != o.guesses - c.falsePositives - c.falseNegatives)
+        return std::nullopt;
+    auto bound = privacy::oneRunEpsilonLowerBound(o, a.delta, a.confidence);
+    if (!bound) return std::nullopt;
+    return *bound;
+}
+
 /// ε_LB from the stored counts, or nothing when the counts cannot be a valid audit.
 std::optional<double> recomputedBound(const StoredMechanismAudit& a) {
+    if (a.oneRun) return oneRunBound(a);
     const auto& c = a.counts;
     if (c.negatives < 1 || c.positives < 1 || c.falsePositives < 0 || c.falseNegatives < 0 ||
         c.falsePositives > c.negatives || c.falseNegatives > c.positives || !(a.delta >= 0.0 && a.delta < 1.0) ||
@@ -68,6 +83,12 @@ std::optional<StoredMechanismAudit> mechanismAuditFrom(long long runId, const st
     a.delta = delta;
     a.confidence = confidence;
     a.counts = counts;
+    if (details.contains("kind") && details["kind"].is_string() && details["kind"].get<std::string>() == "one-run") {
+        for (const char* key : {"canaries", "guesses", "correct"})
+            if (!details.contains(key) || !details[key].is_number_integer()) return std::nullopt;
+        a.oneRun = privacy::OneRunCounts{details["canaries"].get<long long>(), details["guesses"].get<long long>(),
+                                         details["correct"].get<long long>()};
+    }
     return a;
 }
 

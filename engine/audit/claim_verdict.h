@@ -11,6 +11,7 @@
 //     claim are reported beside it, since they show the mechanism's analysis failing somewhere.
 #include "engine/privacy/audit_bound.h"
 #include "engine/privacy/ledger.h"
+#include "engine/privacy/one_run_bound.h"
 
 #include <optional>
 #include <string>
@@ -27,6 +28,11 @@ struct StoredMechanismAudit {
     double delta = 0.0;
     double confidence = 0.95;
     privacy::AuditCounts counts;
+    // A one-run audit (details "kind": "one-run"): m, r and v from its details. Its ε_LB is
+    // privacy::oneRunEpsilonLowerBound of them (one comparison: k₊ = k₋ fixed in advance), and
+    // `counts` must be the confusion matrix of its guesses (r = N0 + N1, v = r − FP − FN) —
+    // a record where the two disagree is not evidence.
+    std::optional<privacy::OneRunCounts> oneRun;
 };
 
 enum class ClaimStatus { NotAudited, NotRefuted, Refuted };
@@ -52,8 +58,9 @@ ClaimVerdict claimVerdict(const std::string& mechanism, double claimedEpsilon, d
                           const std::vector<StoredMechanismAudit>& audits);
 
 /// The audit of a mechanism that a stored audit record describes: its details JSON names a
-/// "mechanism" and its "claimed_epsilon" (a training audit, engine/training_audit). Nothing for
-/// a mixture audit, a non-private control or details that do not parse.
+/// "mechanism" and its "claimed_epsilon" (a training audit, engine/training_audit), and for
+/// "kind": "one-run" also the integers "canaries", "guesses" and "correct". Nothing for a mixture
+/// audit, a non-private control or details that do not parse.
 std::optional<StoredMechanismAudit> mechanismAuditFrom(long long runId, const std::string& name,
                                                        const std::string& detailsJson,
                                                        const privacy::AuditCounts& counts, double delta,

@@ -3,11 +3,17 @@
 // impossible counts are ignored. ε_LB is recomputed from the counts, so the expected bounds here
 // are derived by hand from the Clopper–Pearson closed form for zero errors:
 //   upper(0 of n) = 1 − (α/2)^(1/n),  ε_LB = log((1 − δ − upper_FN) / upper_FP).
+// A one-run audit's record (details "kind": "one-run") is judged by the one-run bound; with δ = 0
+// and every one of r guesses correct it has the closed form ε_LB = logit(β^(1/r)), β = 0.05
+// (docs/AUDIT.md, "The bound").
 #include "engine/audit/claim_verdict.h"
 
 #include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace dpmix::audit;
 using namespace dpmix::test_support;
@@ -32,6 +38,20 @@ StoredMechanismAudit audit(long long runId, const std::string& mechanism, double
     a.delta = delta;
     a.counts = {fp, fn, n, n};
     return a;
+}
+
+/// ε_LB of a one-run audit with δ = 0 whose r guesses are all correct, at 95% (one-sided).
+double allCorrectOneRunBound(long long r) {
+    const double p = std::pow(0.05, 1.0 / static_cast<double>(r));
+    return std::log(p / (1.0 - p));
+}
+
+/// A stored one-run audit of DP-SGD at claimed ε, with m canaries, r guesses (r/2 each way, the
+/// included ones among them `included`) and v correct, its confusion matrix `counts`.
+std::string oneRunDetails(double claimed, long long m, long long r, long long v) {
+    return R"({"audit":"training","kind":"one-run","mechanism":"dp-sgd","claimed_epsilon":)" + std::to_string(claimed) +
+           R"(,"canaries":)" + std::to_string(m) + R"(,"guesses":)" + std::to_string(r) + R"(,"correct":)" +
+           std::to_string(v) + R"(,"epsilon_lb":99})";
 }
 
 }  // namespace
@@ -149,6 +169,55 @@ private Q_SLOTS:
         QVERIFY(why.has_value());
         QVERIFY2(why->rfind("its finetune mechanism: claim refuted by audit (ε_LB = 4.91 > ε = ", 0) == 0,
                  why->c_str());
+    }
+
+    void aOneRunRecordIsJudgedByTheOneRunBound() {
+        // r = 200 guesses, all correct, δ = 0: ε_LB = logit(0.05^(1/200)) = 4.194 (by hand: p = 0.985133).
+        DPMIX_COMPARE_NEAR(allCorrectOneRunBound(200), 4.194, 1e-3);
+        const auto a = mechanismAuditFrom(9, "finetune-one-run-dp-sgd-large-norm", oneRunDetails(1.0, 1000, 200, 200),
+                                          {0, 0, 100, 100}, 0.0, 0.95);
+        QVERIFY(a.has_value());
+        QVERIFY(a->oneRun.has_value());
+        QCOMPARE(a->oneRun->canaries, 1000LL);
+        const auto v = claimVerdict("dp-sgd", 1.0, 0.0, {*a});
+        QCOMPARE(v.status, ClaimStatus::Refuted);
+        // Recomputed from m, r, v — the details' "epsilon_lb": 99 is never read.
+        DPMIX_COMPARE_NEAR(v.strongest->epsilonLB, allCorrectOneRunBound(200), 1e-6);
+        QCOMPARE(describe(v, 1.0), std::string("claim refuted by audit (ε_LB = 4.19 > ε = 1; audit run #9)"));
+        // The same counts do not refute ε = 5.
+        const auto b = mechanismAuditFrom(9, "x", oneRunDetails(5.0, 1000, 200, 200), {0, 0, 100, 100}, 0.0, 0.95);
+        QCOMPARE(claimVerdict("dp-sgd", 5.0, 0.0, {*b}).status, ClaimStatus::NotRefuted);
+    }
+
+    void aOneRunRecordAtChanceIsNotARefutation() {
+        // 117 of 200 correct (the logistic head's DP-SGD at ε = 1): ε_LB ≈ 0.1, below the claim.
+        const auto a = mechanismAuditFrom(4, "x", oneRunDetails(1.0, 1000, 200, 117), {40, 43, 98, 102}, 1e-5, 0.95);
+        QVERIFY(a.has_value());
+        const auto v = claimVerdict("dp-sgd", 1.0, 1e-5, {*a});
+        QCOMPARE(v.status, ClaimStatus::NotRefuted);
+        QVERIFY(v.strongest->epsilonLB < 1.0);
+    }
+
+    void aOneRunRecordWhoseCountsDisagreeIsNotEvidence() {
+        // r = 200 in the details, but the confusion matrix holds 150 guesses; v = 200 with 3 errors;
+        // v > r; m < r: none of them is an audit.
+        for (const auto& [details, counts] : std::vector<std::pair<std::string, dpmix::privacy::AuditCounts>>{
+                 {oneRunDetails(1.0, 1000, 200, 200), {0, 0, 75, 75}},
+                 {oneRunDetails(1.0, 1000, 200, 200), {1, 2, 100, 100}},
+                 {oneRunDetails(1.0, 1000, 200, 201), {0, 0, 100, 100}},
+                 {oneRunDetails(1.0, 100, 200, 200), {0, 0, 100, 100}}}) {
+            const auto a = mechanismAuditFrom(2, "x", details, counts, 0.0, 0.95);
+            QVERIFY(a.has_value());
+            QCOMPARE(claimVerdict("dp-sgd", 1.0, 0.0, {*a}).status, ClaimStatus::NotAudited);
+        }
+        // Without its counts in the details a one-run record is not read as an audit at all.
+        QVERIFY(!mechanismAuditFrom(
+            2, "x", R"({"kind":"one-run","mechanism":"dp-sgd","claimed_epsilon":1,"canaries":10,"guesses":2})",
+            {0, 0, 1, 1}, 0.0, 0.95));
+        QVERIFY(!mechanismAuditFrom(
+            2, "x",
+            R"({"kind":"one-run","mechanism":"dp-sgd","claimed_epsilon":1,"canaries":10,"guesses":2,"correct":1.5})",
+            {0, 0, 1, 1}, 0.0, 0.95));
     }
 };
 
