@@ -70,6 +70,7 @@ struct RunArgs {
     bool reproducible = false;
     bool keepTokens = false;
     bool relearnMixture = false;
+    bool estimate = false;
     std::string accountant;  // empty: the spec's
     std::string device = "auto";
     ExecutorArgs cluster;
@@ -249,6 +250,22 @@ int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const p
     return 0;
 }
 
+// --estimate: the run's time on this machine from its planned work and a step timed now; runs nothing.
+int printEstimate(project::ProjectFile& project, const pipeline::StudyRunOptions& options) {
+    if (isTextProject(project)) return badRunInput("--estimate times image studies; a text study has no estimate yet");
+    auto estimate = pipeline::estimateStudyRun(
+        project, options, [](const std::string& line) { std::cerr << "dpmix run: " << line << '\n'; });
+    if (!estimate) return badRunInput(estimate.error().message);
+    const auto minutes = estimate->seconds / 60.0;
+    std::cout << "estimated time on this machine: about "
+              << (minutes < 1.0 ? std::to_string(static_cast<int>(estimate->seconds + 0.5)) + " s"
+                                : std::to_string(static_cast<int>(minutes + 0.5)) + " min")
+              << " (planned work " << static_cast<long long>(estimate->work)
+              << " examples through the network; a training step of " << estimate->batch << " measured at "
+              << static_cast<int>(estimate->stepMilliseconds + 0.5) << " ms just now). Nothing was run.\n";
+    return 0;
+}
+
 // `dpmix run` once its arguments are parsed; returns the exit code.
 int executeRun(const RunArgs& args) {
     std::string spelledSeeds;
@@ -272,6 +289,7 @@ int executeRun(const RunArgs& args) {
     if (slurm && isTextProject(project))
         return badRunInput("--executor slurm runs image studies; a text study runs here");
     if (slurm) return submitRunToSlurm(args, project, *options);
+    if (args.estimate) return printEstimate(project, *options);
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
     // Ctrl-C stops the stage in flight; its run is marked cancelled.
@@ -325,6 +343,9 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                     "rdp or prv: the accountant that calibrates every DP mechanism's noise and certifies its ledger "
                     "entry (default: the spec's privacy.accountant)")
         ->check(CLI::IsMember({"rdp", "prv"}));
+    run->add_flag("--estimate", args->estimate,
+                  "print how long the run would take on this machine (its planned work times a training step timed "
+                  "now on random pixels) and run nothing");
     run->add_flag("--relearn-mixture", args->relearnMixture,
                   "image studies, downstream stages with dp-mixmin: learn DP-MixMin's lambda again (and spend "
                   "again) even where the project already released it for the same seed, task, epsilon and "

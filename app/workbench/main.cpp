@@ -86,6 +86,7 @@ int runWorkbench(int argc, char** argv) {
     cli.process(app);
 
     dpmix::workbench::EngineRunController runs(dpmix::workbench::runStudyWithEngine);
+    runs.setEstimateFunction(dpmix::workbench::estimateStudyWithEngine);
     runs.setAuditFunction(dpmix::workbench::runAuditWithEngine);
     runs.setPsgFunction(dpmix::workbench::runPsgWithEngine);
     runs.setSpendPlanFunction(dpmix::workbench::planStudySpendWithEngine);  // exact spend previews

@@ -159,6 +159,8 @@ public:
     /// through WorkbenchServices::confirmSpend — the engine's plan when the run controller has one,
     /// else the panel's estimate; false when declined or over the cap.
     bool confirmSpending(const RunAction& action, const PrivacyPlan& plan);
+    /// The confirm dialog's line on how long `action` would take here (empty: no estimate).
+    QString estimatedDuration(const RunAction& action);
     /// The same before an ε sweep: every ε's DP-MixMin releases on the chosen tasks.
     bool confirmSweepSpending(const widgets::RunParameters& values, const SweepScope& scope);
     /// The same before Generate private set (PSG): PSG's release and its DP-SGD reference's.

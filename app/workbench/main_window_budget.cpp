@@ -43,9 +43,23 @@ bool MainWindow::confirmSpending(const RunAction& action, const PrivacyPlan& pla
     statusBar()->clearMessage();
     if (planned) {
         if (!*planned) return true;  // the engine refuses this run when it starts, with this message
-        return confirmPreview(previewPlannedSpend(*project_, action.parameters, **planned));
+        const auto preview = previewPlannedSpend(*project_, action.parameters, **planned);
+        if (!preview) return confirmPreview(preview);
+        SpendPreview withTime = *preview;
+        withTime.duration = estimatedDuration(action);
+        return confirmPreview(withTime);
     }
     return confirmPreview(previewSpend(*project_, action.parameters, plan, action.kind == RunKind::CompareBaselines));
+}
+
+QString MainWindow::estimatedDuration(const RunAction& action) {
+    statusBar()->showMessage(tr("Timing a training step to estimate the run's duration…"));
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const auto estimate = services_.runs->estimatedTime(action);
+    QApplication::restoreOverrideCursor();
+    statusBar()->clearMessage();
+    if (!estimate || !*estimate) return {};  // no estimate: the dialog says nothing about time
+    return estimatedDurationText((*estimate)->seconds, (*estimate)->stepMilliseconds, (*estimate)->batch);
 }
 
 bool MainWindow::confirmSweepSpending(const widgets::RunParameters& values, const SweepScope& scope) {

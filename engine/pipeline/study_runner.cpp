@@ -8,6 +8,7 @@
 #include "engine/pipeline/planned_releases.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/pipeline/step_calibration.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/privacy_budget.h"
@@ -667,6 +668,28 @@ Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFi
     if (auto e = findReusableMixtures(run, *study)) return *e;
     return plannedReleases(*study, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
                            run.rho, run.spec, run.options, run.reproducible, run.reused);
+}
+
+Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
+                                          const LogSink& log) {
+    if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
+    PlanningRun planning(project, options, log);
+    StudyRun& run = planning.run;
+    if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
+    auto sources = project.sources();
+    if (!sources) return sources.error();
+    auto study = loadImageStudy(*sources, project.spec(), project::studySeedOf(project.spec()));
+    if (!study) return study.error();
+    if (auto e = chooseTasks(run, *study)) return *e;
+    if (auto e = findReusableMixtures(run, *study)) return *e;
+    ProxyOptions proxy = options.proxy;
+    proxy.device = options.device;
+    auto work = plannedWork(run, *study, proxy);
+    if (!work) return work.error();
+    const long long batch = run.downstream ? run.spec.finetune.batch : proxy.batch;
+    auto step = calibrateTrainingStep(*study, static_cast<int>(std::min<long long>(batch, 512)), options.device);
+    if (!step) return step.error();
+    return StudyRunEstimate{*work * step->secondsPerExample, *work, 1000.0 * step->stepSeconds, step->batch};
 }
 
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,

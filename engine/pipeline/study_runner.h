@@ -86,6 +86,20 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
 Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFile& project,
                                                               const StudyRunOptions& options, const LogSink& log = {});
 
+/// How long the run would take on this machine, estimated before it starts: its planned work
+/// (study_plan/study_work.h, as the job meter weighs its phases) times the seconds per example of a
+/// training step of the downstream network measured now (step_calibration.h). Loads the data like
+/// planStudyReleases; trains a throw-away network on random pixels for a second or two; stores
+/// nothing. An estimate, not a promise: the proxy may be reused, other work may share the machine.
+struct StudyRunEstimate {
+    double seconds = 0.0;
+    double work = 0.0;              // examples through the network, weighted
+    double stepMilliseconds = 0.0;  // one measured training step of `batch` examples
+    int batch = 0;
+};
+Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
+                                          const LogSink& log = {});
+
 /// preflightStudyRun, then the planned releases reserved on the data set's budget: for a run whose
 /// units execute elsewhere (a Slurm grid), which keeps the reservation open until its merge.
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,

@@ -207,6 +207,23 @@ Result<SpendPreview> previewPsgSpend(const ProjectSnapshot& snapshot, const widg
     return previewOf(snapshot, *current, planned, false, p, why);
 }
 
+QString estimatedDurationText(double seconds, double stepMilliseconds, int batch) {
+    const auto s = static_cast<long long>(std::llround(std::max(0.0, seconds)));
+    QString about;
+    if (s < 60)
+        about = QObject::tr("%1 s").arg(s);
+    else if (s < 3600)
+        about = QObject::tr("%1 min").arg(std::llround(seconds / 60.0));
+    else
+        about = QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600 + 30) / 60);
+    return QObject::tr(
+               "Estimated time on this machine: about %1 (a training step of %2 images measured at %3 ms "
+               "just now, times the run's planned steps; other work on the machine slows it).")
+        .arg(about)
+        .arg(batch)
+        .arg(std::llround(stepMilliseconds));
+}
+
 QString spendPreviewText(const SpendPreview& s) {
     QString text = QObject::tr("<p>This run makes <b>%1 DP release(s)</b> on <b>%2</b> (unit: %3)")
                        .arg(s.releases)
@@ -231,6 +248,7 @@ QString spendPreviewText(const SpendPreview& s) {
                     : QObject::tr(
                           "<p>Releases are composed, not added up. Estimated from the panel (split A ≈ round(ρ·n)); "
                           "the ledger records the realised figures.</p>");
+    if (!s.duration.isEmpty()) text += QStringLiteral("<p>%1</p>").arg(s.duration.toHtmlEscaped());
     if (s.overCap)
         text += QObject::tr(
             "<p><b>Over the cap: nothing will be run.</b> Raise “Data set's total cap ε” in the privacy "

@@ -39,7 +39,13 @@ struct SpendPreview {
     bool overCap = false;
     bool fineTuningNotShown = false;  // the run also fine-tunes: `after` is a lower bound
     bool exact = false;               // planned by the engine on the realised splits: what the run reserves
+    // How long the run would take here, from a training step timed just now (empty: not estimated).
+    QString duration;
 };
+
+/// "about 14 min" (seconds under a minute, hours and minutes over an hour) and how it was
+/// measured, for the confirm dialog: a quick calibration of the step time, not a promise.
+QString estimatedDurationText(double seconds, double stepMilliseconds, int batch);
 Result<SpendPreview> previewSpend(const ProjectSnapshot& snapshot, const widgets::RunParameters& parameters,
                                   const PrivacyPlan& plan, bool alsoFineTunes);
 

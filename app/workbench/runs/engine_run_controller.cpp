@@ -155,6 +155,19 @@ std::optional<Result<std::vector<privacy::BudgetRelease>>> EngineRunController::
     return plan_(project, planned);
 }
 
+std::optional<Result<RunTimeEstimate>> EngineRunController::estimatedTime(const RunAction& action) {
+    if (!estimate_ || project_.isEmpty()) return std::nullopt;
+    if (action.kind != RunKind::DpMixMin && action.kind != RunKind::CompareBaselines) return std::nullopt;
+    auto request = studyActionRequest(action);
+    if (!request) return Result<RunTimeEstimate>(request.error());
+    StudyRequest estimated = std::move(request).value();
+    estimated.device = device_;
+    auto file = project::ProjectFile::open(project_.toStdString());  // the GUI thread's own handle
+    if (!file) return Result<RunTimeEstimate>(file.error());
+    project::ProjectFile project = std::move(file).value();
+    return estimate_(project, estimated);
+}
+
 StageJob EngineRunController::projectJob(const QString& name, const std::string& finished, ProjectWork work) {
     StageJob job;
     job.stage = name;

@@ -131,6 +131,9 @@ using PsgFunction =
 using SpendPlanFunction =
     std::function<Result<std::vector<privacy::BudgetRelease>>(project::ProjectFile&, const StudyRequest&)>;
 
+/// How long a study request would take on this machine (estimateStudyWithEngine); nothing runs.
+using EstimateFunction = std::function<Result<RunTimeEstimate>(project::ProjectFile&, const StudyRequest&)>;
+
 /// The request for the panel's values (ε, ρ, seeds and the Advanced mixture values); an Error
 /// names the field (seeds) when they do not parse.
 Result<StudyRequest> studyRequestFor(const widgets::RunParameters& parameters);
@@ -152,6 +155,9 @@ public:
     /// The engine's planner of a study run's releases: with it, DP-MixMin and Compare with
     /// baselines are previewed exactly (plannedReleases); unset, from the panel's values.
     void setSpendPlanFunction(SpendPlanFunction plan) { plan_ = std::move(plan); }
+    /// The engine's time estimate of DP-MixMin and Compare with baselines (the confirm dialog's).
+    void setEstimateFunction(EstimateFunction estimate) { estimate_ = std::move(estimate); }
+    std::optional<Result<RunTimeEstimate>> estimatedTime(const RunAction& action) override;
     std::optional<Result<std::vector<privacy::BudgetRelease>>> plannedReleases(const RunAction& action) override;
     /// Where "Run on cluster…" submits (not owned; must outlive the controller). Unset: an
     /// action with a cluster submission is refused.
@@ -189,6 +195,7 @@ private:
     AuditFunction audit_;
     PsgFunction psg_;
     SpendPlanFunction plan_;
+    EstimateFunction estimate_;
     ClusterBackend* cluster_ = nullptr;
     QString project_;
     bool readOnly_ = false;

@@ -87,6 +87,14 @@ Result<std::vector<privacy::BudgetRelease>> planStudySpendWithEngine(project::Pr
     return pipeline::planStudyReleases(project, *options);
 }
 
+Result<RunTimeEstimate> estimateStudyWithEngine(project::ProjectFile& project, const StudyRequest& request) {
+    auto options = studyRunOptionsFor(project, request);
+    if (!options) return options.error();
+    auto estimate = pipeline::estimateStudyRun(project, *options);
+    if (!estimate) return estimate.error();
+    return RunTimeEstimate{estimate->seconds, estimate->stepMilliseconds, estimate->batch};
+}
+
 Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request, const ProgressCallback& progress,
                           const CancellationToken& cancel, const StudyLog& log) {
     auto options = studyRunOptionsFor(project, request);

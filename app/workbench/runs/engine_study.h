@@ -25,6 +25,10 @@ Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::Projec
 Result<std::vector<privacy::BudgetRelease>> planStudySpendWithEngine(project::ProjectFile& project,
                                                                      const StudyRequest& request);
 
+/// How long runStudyWithEngine would take for `request` here (pipeline::estimateStudyRun: the
+/// planned work times a training step timed now): the confirm dialog's time estimate.
+Result<RunTimeEstimate> estimateStudyWithEngine(project::ProjectFile& project, const StudyRequest& request);
+
 /// pipeline::runStudy with the request's stages, methods, tasks, ε, ρ, seeds, step counts and
 /// mixture values (the panel's Advanced values) overriding the spec; the stored runs record them.
 Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& request, const ProgressCallback& progress,

@@ -21,6 +21,13 @@ struct StageJob {
     JobWork work;
 };
 
+/// A run's estimated duration and the step timing it rests on.
+struct RunTimeEstimate {
+    double seconds = 0.0;
+    double stepMilliseconds = 0.0;
+    int batch = 0;
+};
+
 class RunController {
 public:
     virtual ~RunController() = default;
@@ -39,6 +46,12 @@ public:
     /// cannot plan the action (the window then previews from the panel's values, a lower bound);
     /// an Error when the engine would refuse the run.
     virtual std::optional<Result<std::vector<privacy::BudgetRelease>>> plannedReleases(const RunAction& action) {
+        (void)action;
+        return std::nullopt;
+    }
+    /// How long `action` would take on this machine (pipeline::estimateStudyRun): none when this
+    /// controller cannot estimate it; an Error when the engine would refuse the run.
+    virtual std::optional<Result<RunTimeEstimate>> estimatedTime(const RunAction& action) {
         (void)action;
         return std::nullopt;
     }

@@ -267,6 +267,18 @@ private Q_SLOTS:
                  qPrintable(budgetMeter(other)->text()));
     }
 
+    // #45 item 2: the confirm dialog's time line, in the units a person reads.
+    void theEstimatedDurationReadsAsAPersonWouldSayIt() {
+        QVERIFY(estimatedDurationText(42.4, 85.2, 256).startsWith("Estimated time on this machine: about 42 s ("));
+        QVERIFY(estimatedDurationText(14 * 60 + 20, 85, 256).contains("about 14 min ("));
+        QVERIFY(estimatedDurationText(3600 + 12 * 60 + 10, 85, 256).contains("about 1 h 12 min ("));
+        QVERIFY(estimatedDurationText(100, 85.4, 64).contains("a training step of 64 images measured at 85 ms"));
+        SpendPreview withTime;
+        withTime.duration = estimatedDurationText(100, 85, 64);
+        QVERIFY(spendPreviewText(withTime).contains("about 2 min"));
+        QVERIFY(!spendPreviewText(SpendPreview()).contains("Estimated time"));  // none: not a word
+    }
+
     void theUnitIsNamedFromTheSpec() {
         project::ProjectSpec spec;
         QCOMPARE(unitLabelOf(spec), QStringLiteral("examples"));

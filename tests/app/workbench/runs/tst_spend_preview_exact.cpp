@@ -82,6 +82,7 @@ private Q_SLOTS:
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
         runs.setSpendPlanFunction(planStudySpendWithEngine);
+        runs.setEstimateFunction(estimateStudyWithEngine);
         QList<SpendPreview> asked;
         WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
         services.confirmSpend = [&](const SpendPreview& p) {
@@ -111,6 +112,9 @@ private Q_SLOTS:
         // (Random Search and λ* are not private: no release).
         QCOMPARE(preview.releases, 16LL);
         QVERIFY(spendPreviewText(preview).contains("what the run reserves"));
+        // #45 item 2: the dialog says how long the run would take here, from a step timed now.
+        QVERIFY2(preview.duration.startsWith("Estimated time on this machine: about "), qPrintable(preview.duration));
+        QVERIFY(spendPreviewText(preview).contains("measured at"));
         QVERIFY(preview.after > estimate->after);
 
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 10 * 60 * 1000);
