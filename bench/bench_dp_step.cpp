@@ -26,7 +26,7 @@
 // clipping (per-example gradients materialised and averaged by a users × B matrix; kept here for
 // timing only; docs/TRAINING.md, "User-level clipping"), interleaved; --user-reference 0 leaves the last one out.
 // Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|resnet18|transformer] [--device D]
-//                      [--proxy EPOCHS] [--noise P] [--user-level K [--user-reference 0|1]]
+//                      [--proxy EPOCHS] [--noise P] [--user-level K [--user-reference 0|1]] [--phases 1]
 #include "engine/core/malloc_tuning.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/causal_lm_impl.h"
@@ -45,6 +45,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 #include <span>
 #include <string>
@@ -387,6 +388,76 @@ void measureProxyTraining(int proxyEpochs, int batch, int threads) {
         k, n, proxyEpochs, batch, threads, trainS, n, msSince(t0) / 1000.0);
 }
 
+// --phases: the DP step of each model cut into its phases (taped forward, the backward pass to the
+// layers' outputs, each layer's per-example norms and reweighted gradients, the secret noise, the
+// update) beside the plain step's forward and backward, ms, median (fastest) of `steps`. Says
+// where the DP step's extra time goes (docs/BENCHMARKS.md).
+void measurePhases(const char* name, const ModelSpec& spec, int batch, int steps) {
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    Network net = buildNetworkOn(spec, gen, gDevice);
+    std::vector<Tensor*> params = net.trainableParameters();
+    SgdOptimizer opt(params, 0.01);
+    dpmix::privacy::MechanismRng secret(dpmix::privacy::RandomnessSource::secret(), "noise");
+    Tensor x = at::rand({batch, spec.channels, spec.height, spec.width}, gen).to(gDevice);
+    Tensor y = at::randint(0, spec.outputs, {batch}, gen, at::TensorOptions().dtype(at::kLong)).to(gDevice);
+    std::map<std::string, std::vector<double>> ms;
+    std::vector<std::string> order;
+    auto lap = [&](const std::string& phase, Clock::time_point& t0) {
+        syncDevice();
+        if (!ms.count(phase)) order.push_back(phase);
+        if (!ms.count(phase) || ms[phase].size() < static_cast<std::size_t>(steps) + 3)
+            ms[phase].push_back(msSince(t0));
+        t0 = Clock::now();
+    };
+    for (int i = 0; i < steps + 3; ++i) {  // the first three are warm-up, dropped below
+        auto t0 = Clock::now();
+        zeroGradients(params);
+        Tensor loss = at::nll_loss(at::log_softmax(net.forward(x), 1), y);
+        lap("plain: forward", t0);
+        loss.backward();
+        lap("plain: backward", t0);
+        opt.step();
+        lap("plain: update", t0);
+        Tape tape;
+        Tensor perExample = multiclassLossPerExample(net.forward(x, &tape), y);
+        lap("DP: taped forward", t0);
+        std::vector<Tensor> outputs;
+        for (const Capture& c : tape.captures) outputs.push_back(c.output);
+        std::vector<Tensor> gradOutputs = torch::autograd::grad({perExample.sum()}, outputs, {}, false, false, true);
+        lap("DP: backward to layer outputs", t0);
+        at::NoGradGuard noGrad;
+        Tensor squared = at::zeros_like(perExample);
+        for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+            squared = squared + tape.captures[l].layer->perExampleSquaredNorms(tape.captures[l], gradOutputs[l]);
+            lap("DP: norms, layer " + std::to_string(l) + " " + tape.captures[l].layer->name(), t0);
+        }
+        Tensor weights = (1.0 / squared.sqrt().clamp_min(1e-12)).clamp_max(1.0);
+        (void)weights.isfinite().all().item<bool>();  // the engine's finiteness check
+        lap("DP: clip factors", t0);
+        for (std::size_t l = 0; l < tape.captures.size(); ++l) {
+            Capture& c = tape.captures[l];
+            std::vector<Tensor*> layerParams = c.layer->parameters();
+            std::vector<Tensor> grads = c.layer->weightedGradients(c, gradOutputs[l], weights);
+            for (std::size_t j = 0; j < layerParams.size(); ++j) layerParams[j]->mutable_grad() = grads[j];
+            c.perExampleGrads.clear();
+            lap("DP: clipped sum, layer " + std::to_string(l) + " " + c.layer->name(), t0);
+        }
+        privatiseGradients(params, 1.0, 1.0, static_cast<double>(batch), secret);
+        lap("DP: secret noise", t0);
+        opt.step();
+        lap("DP: update", t0);
+    }
+    std::printf("%s, batch %d: phases, ms, median (fastest) of %d steps\n", name, batch, steps);
+    double plainSum = 0, dpSum = 0;
+    for (const std::string& phase : order) {
+        std::vector<double> v(ms[phase].begin() + 3, ms[phase].end());
+        std::printf("  %-44s %8.2f (%6.2f)\n", phase.c_str(), median(v), minimum(v));
+        (phase.rfind("plain", 0) == 0 ? plainSum : dpSum) += median(v);
+    }
+    std::printf("  %-44s %8.2f\n  %-44s %8.2f\n", "plain step, sum of medians", plainSum, "DP step, sum of medians",
+                dpSum);
+}
+
 // The models to time: the CNN and the MLP, or with --model demo the demo's models as the pipeline
 // builds them, or with --model resnet18 a full-width ResNet-18.
 std::vector<std::pair<const char*, ModelSpec>> modelsNamed(const std::string& model) {
@@ -419,7 +490,7 @@ std::vector<std::pair<const char*, ModelSpec>> modelsNamed(const std::string& mo
 int main(int argc, char** argv) {
     dpmix::tuneMallocForTraining();
     int threads = 2, batch = 256, steps = 30, proxyEpochs = 0, rowsPerUser = 0;
-    bool userReference = true;
+    bool userReference = true, phases = false;
     long long noiseCount = 0;
     std::string model;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -441,6 +512,8 @@ int main(int argc, char** argv) {
             rowsPerUser = std::stoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--user-reference"))
             userReference = std::stoi(argv[i + 1]) != 0;
+        else if (!std::strcmp(argv[i], "--phases"))
+            phases = std::stoi(argv[i + 1]) != 0;
     }
     at::set_num_threads(threads);
     if (noiseCount > 0) {
@@ -462,6 +535,10 @@ int main(int argc, char** argv) {
     }
 
     const auto models = modelsNamed(model);
+    if (phases) {
+        for (const auto& [name, spec] : models) measurePhases(name, spec, batch, steps);
+        return 0;
+    }
     if (rowsPerUser > 0) {
         std::printf("user level: users of %d rows (%d users per batch of %d images)\n", rowsPerUser,
                     (batch + rowsPerUser - 1) / rowsPerUser, batch);
