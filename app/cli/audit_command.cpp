@@ -1,7 +1,8 @@
 // `dpmix audit SPEC_OR_PROJECT --task T --canary natural|max-clip [--runs R] [--no-noise]
 //  [--epsilon E] [--seed S] [--threads N] [--json]`: the canary audit of the mixture step on
 // the study's split A (docs/AUDIT.md); with --mechanism dirichlet|dp-sgd|sgd the audit of a
-// fine-tuning mechanism instead (training_audit_command.h). The mixture audit prints ε_LB, FPR, FNR and the threshold
+// fine-tuning mechanism instead (training_audit_command.h), and with --one-run the one-run audit of
+// the study's own fine-tuning (one_run_audit_command.h). The mixture audit prints ε_LB, FPR, FNR and the threshold
 // and stores the audit in the project as a run of method "audit". Progress goes to stderr.
 #include "app/cli/audit_json.h"
 #include "app/cli/cli_support.h"
@@ -9,6 +10,7 @@
 #include "app/cli/device_option.h"
 #include "app/cli/executor_options.h"
 #include "app/cli/number_parsing.h"
+#include "app/cli/one_run_audit_command.h"
 #include "app/cli/project_commands.h"
 #include "app/cli/training_audit_command.h"
 #include "engine/audit_runs/audit_stage.h"
@@ -52,6 +54,9 @@ struct AuditArgs {
     long long units = 8;
     // Training audits (--mechanism dirichlet|dp-sgd|sgd) only.
     std::string examples, steps = "50", batch, lr, normMultiple = "10";  // empty examples/batch: automatic
+    // The one-run audit of the study's fine-tuning (--one-run) only.
+    bool oneRun = false;
+    std::string canaries = "1000", guesses;  // empty guesses: round(0.1 m) each way
 };
 
 int badInput(const std::string& message) {
@@ -190,8 +195,59 @@ void printAuditText(const project::ProjectFile& project, const audit_runs::Audit
 const char* const kMixtureOnlyFlags[] = {"--no-noise",        "--canary-examples", "--max-clip-sign",
                                          "--max-clip-target", "--proxy-epochs",    "--proxy-examples"};
 const char* const kTrainingOnlyFlags[] = {"--examples", "--steps", "--batch", "--lr", "--norm-multiple"};
+// The one-run audit takes the study's own batch, learning rate and data, and trains once.
+const char* const kNotOneRunFlags[] = {"--no-noise",
+                                       "--canary-examples",
+                                       "--max-clip-sign",
+                                       "--max-clip-target",
+                                       "--proxy-epochs",
+                                       "--proxy-examples",
+                                       "--examples",
+                                       "--batch",
+                                       "--lr",
+                                       "--runs",
+                                       "--threads",
+                                       "--executor",
+                                       "--units"};
+const char* const kOneRunOnlyFlags[] = {"--canaries", "--guesses"};
+
+std::optional<std::string> misplacedOneRunFlag(const CLI::App& cmd, const AuditArgs& args) {
+    if (args.oneRun) {
+        for (const char* flag : kNotOneRunFlags)
+            if (cmd.count(flag) > 0)
+                return std::string(flag) +
+                       " does not belong to a one-run audit (--one-run), which trains once with "
+                       "the study's own fine-tuning settings";
+        return std::nullopt;
+    }
+    for (const char* flag : kOneRunOnlyFlags)
+        if (cmd.count(flag) > 0) return std::string(flag) + " belongs to a one-run audit (--one-run)";
+    if (cmd.count("--canary") == 0) return std::string("--canary is required (unless --one-run)");
+    return std::nullopt;
+}
+
+int executeOneRunAuditCommand(const CLI::App& cmd, const AuditArgs& a) {
+    if (auto missing = taskMissingFromSpec(a.project, a.task)) return badInput(*missing);
+    OneRunAuditCliArgs o;
+    o.project = a.project;
+    o.task = a.task;
+    o.mechanism = a.mechanism;
+    o.canary = a.canary;
+    o.canaries = a.canaries;
+    o.guesses = a.guesses;
+    o.epsilon = a.epsilon;
+    o.accountant = a.accountant;
+    o.seed = a.seed;
+    if (cmd.count("--steps") > 0) o.steps = a.steps;  // unset: the spec's fine-tuning steps
+    o.normMultiple = a.normMultiple;
+    o.device = a.device;
+    o.json = a.json;
+    return executeOneRunAudit(o);
+}
 
 std::optional<std::string> misplacedFlag(const CLI::App& cmd, const AuditArgs& args) {
+    if (auto flag = misplacedOneRunFlag(cmd, args)) return flag;
+    if (args.oneRun) return std::nullopt;
     const bool mixture = args.mechanism == "mixture";
     for (const char* flag :
          mixture ? std::span<const char* const>(kTrainingOnlyFlags) : std::span<const char* const>(kMixtureOnlyFlags))
@@ -277,6 +333,17 @@ int executeAudit(const AuditArgs& args) {
     return 0;
 }
 
+// The one-run audit's own flags (--one-run, --canaries, --guesses).
+void addOneRunOptions(CLI::App& cmd, AuditArgs& args) {
+    cmd.add_flag("--one-run", args.oneRun,
+                 "one-run audit of the study's own fine-tuning (its model, steps, batch, clip, lr; sigma calibrated "
+                 "as a run would): one training on split B with --canaries canaries, each in by a fair coin");
+    cmd.add_option("--canaries", args.canaries, "one-run audit: canaries m (default 1000)");
+    cmd.add_option("--guesses", args.guesses,
+                   "one-run audit: guesses k each way, fixed in advance: the k highest scores 'in', the k lowest "
+                   "'out' (default: round(0.1 m))");
+}
+
 }  // namespace
 
 void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
@@ -290,8 +357,8 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--task", args->task, "the sensitive task to audit")->required();
     cmd->add_option("--canary", args->canary,
                     "mixture audit: natural (a held-out example of split B) or max-clip (a gradient of norm C); "
-                    "training audit: flipped-label, large-norm or gradient-aligned (docs/AUDIT.md)")
-        ->required();
+                    "training audit: flipped-label, large-norm or gradient-aligned (docs/AUDIT.md); required unless "
+                    "--one-run (default there: large-norm)");
     cmd->add_option("--canary-examples", args->canaryExamples,
                     "max-clip canary: images of the canary user (default 1); at user level the mechanism clips the "
                     "user once, at example level each image counts on its own");
@@ -325,12 +392,15 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         ->check(CLI::IsMember({"mixture", "dirichlet", "dp-sgd", "sgd"}));
     cmd->add_option("--examples", args->examples,
                     "training audit: images of split B the mechanism trains on (default: 1000, or split B if smaller)");
-    cmd->add_option("--steps", args->steps, "training audit: steps of each training (default 50)");
+    cmd->add_option("--steps", args->steps,
+                    "training audit: steps of each training (default 50); one-run audit: the fine-tuning's steps "
+                    "(default: the spec's stages.finetune.steps)");
     cmd->add_option("--batch", args->batch,
                     "training audit: expected batch size, q = batch / examples (default: examples / 10)");
     cmd->add_option("--lr", args->lr, "training audit: learning rate (default 0.1 Dirichlet, 0.5 DP-SGD and SGD)");
     cmd->add_option("--norm-multiple", args->normMultiple,
                     "training audit, large-norm canary: its norm in mean image norms (default 10)");
+    addOneRunOptions(*cmd, *args);
     cmd->callback([&ctx, args, cmd] {
         if (auto flag = misplacedFlag(*cmd, *args)) {
             ctx.exitCode = badInput(*flag);
@@ -338,6 +408,10 @@ void registerAuditCommand(CLI::App& app, CommandContext& ctx) {
         }
         if (auto flag = misplacedSlurmFlag(*cmd, args->cluster, {"--units"})) {
             ctx.exitCode = badInput(*flag);
+            return;
+        }
+        if (args->oneRun) {
+            ctx.exitCode = executeOneRunAuditCommand(*cmd, *args);
             return;
         }
         if (args->cluster.executor == "slurm" && args->mechanism != "mixture") {

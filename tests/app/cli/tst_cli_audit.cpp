@@ -167,6 +167,66 @@ private Q_SLOTS:
             run["ledgers"].toArray()[0].toObject()["ledger"].toObject()["entries"].toArray()[0].toObject();
         QCOMPARE(entry["mechanism"].toString(), QString("non-private"));
     }
+    void oneRunAuditFlags() {
+        const QStringList base{"audit", spec_, "--task", "is-a", "--one-run"};
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--canaries", "1"}, "--canaries");
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--canaries", "ten"}, "--canaries");
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--guesses", "0"}, "--guesses");
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--canaries", "10", "--guesses", "6"}, "--guesses");
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--steps", "0"}, "--steps");
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--canary", "max-clip"}, "--canary");
+        expectBadInput(base + QStringList{"--mechanism", "sgd", "--epsilon", "1"}, "--epsilon");
+        expectBadInput(base, "--mechanism");  // the mixture step is not a fine-tuning
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--runs", "10"}, "--runs");
+        expectBadInput(base + QStringList{"--mechanism", "dp-sgd", "--batch", "10"}, "--batch");
+        expectBadInput(
+            {"audit", spec_, "--task", "is-a", "--mechanism", "dp-sgd", "--canary", "large-norm", "--canaries", "10"},
+            "--canaries");
+        expectBadInput({"audit", spec_, "--task", "is-a", "--mechanism", "dp-sgd"}, "--canary");
+        expectBadInput({"audit", spec_, "--task", "nope", "--one-run", "--mechanism", "dp-sgd"}, "--task");
+    }
+    void aOneRunAuditIsStoredAndJudgedInInspect() {
+        // Its own study of 80 varied images, fine-tuned with 4-image batches for 3 steps.
+        QTemporaryDir work;
+        QByteArray pixels, labels;
+        for (int i = 0; i < 80; ++i) {
+            labels.append(char(i % 2));
+            for (int j = 0; j < 64; ++j) pixels.append(char((i * 37 + j * 11 + (i % 2) * 90) % 256));
+        }
+        writeIdx(work.filePath("images.idx"), {80, 8, 8}, pixels);
+        writeIdx(work.filePath("labels.idx"), {80}, labels);
+        QByteArray spec(kSpec);
+        spec.replace(R"("seeds": [0])",
+                     R"("stages": {"finetune": {"clip": 1, "batch": 4, "lr": 0.5, "steps": 3}}, "seeds": [0])");
+        QFile f(work.filePath("spec.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(spec);
+        f.close();
+        const auto r = runDpmix({"audit", work.filePath("spec.json"), "--task", "is-a", "--one-run", "--mechanism",
+                                 "dp-sgd", "--canaries", "8", "--guesses", "2", "--device", "cpu", "--json"},
+                                work.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("[one-run audit]"), qPrintable(r.err));  // progress lines
+        const auto audit = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(audit["kind"].toString(), QString("one-run"));
+        QCOMPARE(audit["mechanism"].toString(), QString("dp-sgd"));
+        QCOMPARE(audit["claimed_epsilon"].toDouble(), 1.0);
+        QCOMPARE(audit["canaries"].toInt(), 8);
+        QCOMPARE(audit["guesses"].toInt(), 4);
+        QCOMPARE(audit["steps"].toInt(), 3);
+        QVERIFY(audit["epsilon_lb"].toDouble() >= 0.0);
+        QVERIFY2(audit["verdict"].toString().contains("audit run #1"), qPrintable(audit["verdict"].toString()));
+
+        const auto shown = runDpmix({"inspect", work.filePath("spec.dpmix"), "--json"}, work.path());
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err));
+        const auto run = QJsonDocument::fromJson(shown.out.toUtf8()).object()["runs"].toArray()[0].toObject();
+        QCOMPARE(run["method"].toString(), QString("audit"));
+        QCOMPARE(run["audits"].toArray()[0].toObject()["name"].toString(),
+                 QString("finetune-one-run-dp-sgd-large-norm"));
+        const auto entry =
+            run["ledgers"].toArray()[0].toObject()["ledger"].toObject()["entries"].toArray()[0].toObject();
+        QCOMPARE(entry["mechanism"].toString(), QString("non-private"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliAudit)
