@@ -38,15 +38,19 @@ Result<StepCalibration> calibrateTrainingStep(const ImageStudy& study, int batch
         if (!model) return model.error();
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
+    // The first training of a process pays LibTorch's and the BLAS's start-up (thread pools,
+    // first allocations): a warm-up run, not timed.
+    if (auto warm = timed(1); !warm) return warm.error();
     auto one = timed(1);
     if (!one) return one.error();
     auto five = timed(5);
     if (!five) return five.error();
     StepCalibration c;
     c.batch = batch;
-    // Never below a tenth of the one-step run's time per step: a noisy machine can make the
-    // difference tiny or negative.
-    c.stepSeconds = std::max((*five - *one) / 4.0, *one / 10.0);
+    // A noisy machine can make the difference tiny or negative: then the five-step run's mean,
+    // which still holds the model's creation (an overestimate, the safe side for a user waiting).
+    const double difference = (*five - *one) / 4.0;
+    c.stepSeconds = difference > 0.05 * (*five / 5.0) ? difference : *five / 5.0;
     c.secondsPerExample = c.stepSeconds / batch;
     return c;
 }

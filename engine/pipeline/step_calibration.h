@@ -16,8 +16,8 @@ struct StepCalibration {
     double stepSeconds = 0.0;        // one step of that batch
 };
 
-/// Times pretraining of the downstream small CNN on random images of `study`'s shape: one step,
-/// then five, the difference over four steps (model creation and first-call costs cancel).
+/// Times pretraining of the downstream small CNN on random images of `study`'s shape: a warm-up
+/// step, then one step and five, the difference over four steps (model creation cancels).
 Result<StepCalibration> calibrateTrainingStep(const ImageStudy& study, int batch, const std::string& device);
 
 }  // namespace dpmix::pipeline
