@@ -11,13 +11,18 @@
 namespace dpmix::pipeline {
 
 struct StepCalibration {
-    double secondsPerExample = 0.0;  // one example forward and backward in a plain training step
-    int batch = 0;                   // the batch it was measured at
-    double stepSeconds = 0.0;        // one step of that batch
+    double secondsPerExample = 0.0;  // each example of a step's batch, forward and backward
+    double secondsPerStep = 0.0;     // a step's fixed cost, whatever its batch
+    double stepSeconds(int batch) const { return secondsPerStep + batch * secondsPerExample; }
+    /// The fixed cost in examples (study_plan/study_work.h's step overhead).
+    double stepOverheadExamples() const { return secondsPerExample > 0.0 ? secondsPerStep / secondsPerExample : 0.0; }
 };
 
-/// Times pretraining of the downstream small CNN on random images of `study`'s shape: a warm-up
-/// step, then one step and five, the difference over four steps (model creation cancels).
-Result<StepCalibration> calibrateTrainingStep(const ImageStudy& study, int batch, const std::string& device);
+/// Times pretraining of the downstream small CNN on random images of `study`'s shape at two batch
+/// sizes (16 and 128), each as a one-step and a five-step training after a warm-up (the fastest of
+/// three each: other work only adds time) — the difference over four steps, so model creation
+/// cancels — and splits a step's time into a fixed part and a part per example: at a patient
+/// study's small batches the fixed part dominates.
+Result<StepCalibration> calibrateTrainingStep(const ImageStudy& study, const std::string& device);
 
 }  // namespace dpmix::pipeline

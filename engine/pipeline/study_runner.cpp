@@ -493,15 +493,17 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
 
 // One method's downstream run as the job meter weighs it: pretraining (unless the cache holds
 // the model), private fine-tuning and the evaluations, as the parts its stages report.
-std::vector<JobMeter::Part> downstreamParts(const StudyRun& run, const DownstreamRequest& req, bool pretrains) {
-    return {{"pretrain", pretrains ? study_plan::pretrainWork(req.pretrain) : 0.0},
-            {"finetune", study_plan::finetuneWork(req.finetune, run.userLevel)}};
+std::vector<JobMeter::Part> downstreamParts(const StudyRun& run, const DownstreamRequest& req, bool pretrains,
+                                            double stepOverhead = study_plan::kDefaultStepOverhead) {
+    return {{"pretrain", pretrains ? study_plan::pretrainWork(req.pretrain, stepOverhead) : 0.0},
+            {"finetune", study_plan::finetuneWork(req.finetune, run.userLevel, stepOverhead)}};
 }
 
-double downstreamWork(const StudyRun& run, const DownstreamRequest& req, const ImageStudy& study, bool pretrains) {
+double downstreamWork(const StudyRun& run, const DownstreamRequest& req, const ImageStudy& study, bool pretrains,
+                      double stepOverhead = study_plan::kDefaultStepOverhead) {
     double work =
         study_plan::evaluationWork(static_cast<long long>(study.sensitiveSplit.test.size()), req.lambda.has_value());
-    for (const auto& part : downstreamParts(run, req, pretrains)) work += part.cost;
+    for (const auto& part : downstreamParts(run, req, pretrains, stepOverhead)) work += part.cost;
     return work;
 }
 
@@ -509,8 +511,9 @@ double downstreamWork(const StudyRun& run, const DownstreamRequest& req, const I
 // the proxy, each (seed, task)'s mixture stage, each method's downstream run, with one pretraining
 // per model the cache will hold — uniform once per seed, λ* and Random Search once per (seed,
 // task), DP-MixMin once per (seed, task, ε).
-Result<double> plannedWork(const StudyRun& run, const ImageStudy& st, const ProxyOptions& proxy) {
-    double total = study_plan::proxyWork(static_cast<long long>(st.publicImages.size()), proxy);
+Result<double> plannedWork(const StudyRun& run, const ImageStudy& st, const ProxyOptions& proxy,
+                           double stepOverhead = study_plan::kDefaultStepOverhead) {
+    double total = study_plan::proxyWork(static_cast<long long>(st.publicImages.size()), proxy, stepOverhead);
     if (!run.mixture) return total;
     std::set<std::string> pretrained;
     for (auto seed : run.seeds) {
@@ -532,7 +535,7 @@ Result<double> plannedWork(const StudyRun& run, const ImageStudy& st, const Prox
                     if (traits.choice == methods::Choice::Private) key += "|" + std::to_string(e);
                     const bool withLambda = !traits.lambdaKind.empty();
                     if (withLambda) req.lambda = Eigen::VectorXd::Ones(1);  // any λ: only its presence counts
-                    total += downstreamWork(run, req, st, withLambda && pretrained.insert(key).second);
+                    total += downstreamWork(run, req, st, withLambda && pretrained.insert(key).second, stepOverhead);
                 }
         }
     }
@@ -684,12 +687,13 @@ Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const S
     if (auto e = findReusableMixtures(run, *study)) return *e;
     ProxyOptions proxy = options.proxy;
     proxy.device = options.device;
-    auto work = plannedWork(run, *study, proxy);
-    if (!work) return work.error();
-    const long long batch = run.downstream ? run.spec.finetune.batch : proxy.batch;
-    auto step = calibrateTrainingStep(*study, static_cast<int>(std::min<long long>(batch, 512)), options.device);
+    auto step = calibrateTrainingStep(*study, options.device);
     if (!step) return step.error();
-    return StudyRunEstimate{*work * step->secondsPerExample, *work, 1000.0 * step->stepSeconds, step->batch};
+    auto work = plannedWork(run, *study, proxy, step->stepOverheadExamples());
+    if (!work) return work.error();
+    const int batch =
+        static_cast<int>(std::clamp<long long>(run.downstream ? run.spec.finetune.batch : proxy.batch, 1, 4096));
+    return StudyRunEstimate{*work * step->secondsPerExample, *work, 1000.0 * step->stepSeconds(batch), batch};
 }
 
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
