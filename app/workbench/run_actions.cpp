@@ -39,6 +39,7 @@ RunActions::RunActions(MainWindow* window, WindowParts parts, RunController* run
       parts_(parts),
       runs_(runs),
       compare_(new QAction(tr("Compare with &baselines"), this)),
+      relearnMixture_(new QAction(tr("Learn the &mixture again in comparisons"), this)),
       sweep_(new QAction(tr("ε &sweep…"), this)),
       audit_(new QAction(tr("&Audit…"), this)),
       psg_(new QAction(tr("Generate &private set (PSG)…"), this)),
@@ -49,6 +50,13 @@ RunActions::RunActions(MainWindow* window, WindowParts parts, RunController* run
     compare_->setToolTip(
         tr("Run DP-MixMin and the four baselines (Uniform, Random Search, Random Init, non-private "
            "MixMin) through pretraining, private fine-tuning and evaluation"));
+    relearnMixture_->setCheckable(true);
+    relearnMixture_->setObjectName("relearnMixture");
+    relearnMixture_->setToolTip(
+        tr("Off (the default): Compare with baselines reuses the DP-MixMin mixture this project already released "
+           "with the same settings, and spends nothing again on split A. On: it learns the mixture again, a new "
+           "release that spends privacy again"));
+    relearnMixture_->setStatusTip(relearnMixture_->toolTip());
     sweep_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     sweep_->setToolTip(tr("Run the same study at several ε and plot utility against ε (the teaching demo)"));
     audit_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
@@ -91,7 +99,7 @@ void RunActions::addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMe
     fileMenu->insertSeparator(beforeInFile);
     const QList<QAction*> existing = runMenu->actions();
     QAction* before = existing.size() > 1 ? existing[1] : nullptr;  // after "Run DP-MixMin"
-    runMenu->insertActions(before, {compare_, sweep_, audit_, psg_});
+    runMenu->insertActions(before, {compare_, relearnMixture_, sweep_, audit_, psg_});
     runMenu->insertSeparator(before);
     runMenu->insertAction(before, cluster_);
     runMenu->insertSeparator(before);
@@ -166,6 +174,7 @@ QString RunActions::startCompareWithBaselines() {
     RunAction action;
     action.kind = RunKind::CompareBaselines;
     action.parameters = window_->document()->values();
+    action.relearnMixture = relearnMixture_->isChecked();
     return start(action);
 }
 

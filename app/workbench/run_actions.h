@@ -53,6 +53,8 @@ public:
     void addToMenus(QMenu* fileMenu, QAction* beforeInFile, QMenu* runMenu);
 
     QAction* compareAction() const { return compare_; }
+    /// Checked: Compare with baselines learns DP-MixMin's λ again instead of reusing the project's release.
+    QAction* relearnMixtureAction() const { return relearnMixture_; }
     QAction* sweepAction() const { return sweep_; }
     QAction* auditAction() const { return audit_; }
     QAction* privateSetAction() const { return psg_; }
@@ -113,6 +115,7 @@ private:
     WindowParts parts_;
     RunController* runs_;
     QAction* compare_;
+    QAction* relearnMixture_;
     QAction* sweep_;
     QAction* audit_;
     QAction* psg_;

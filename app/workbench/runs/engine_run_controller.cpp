@@ -14,7 +14,12 @@ namespace {
 // The request of a study action: DP-MixMin's (proxies → mixture) or Compare with baselines'
 // (the five methods downstream).
 Result<StudyRequest> studyActionRequest(const RunAction& action) {
-    return action.kind == RunKind::DpMixMin ? studyRequestFor(action.parameters) : compareRequestFor(action.parameters);
+    if (action.kind == RunKind::DpMixMin) return studyRequestFor(action.parameters);
+    auto request = compareRequestFor(action.parameters);
+    if (!request) return request;
+    StudyRequest compare = std::move(request).value();
+    compare.relearnMixture = action.relearnMixture;
+    return compare;
 }
 }  // namespace
 
@@ -78,7 +83,7 @@ Result<QList<StageJob>> EngineRunController::planAction(const RunAction& action)
                 *request)};
         }
         case RunKind::CompareBaselines: {
-            auto request = compareRequestFor(p);
+            auto request = studyActionRequest(action);
             if (!request) return request.error();
             return QList<StageJob>{
                 studyJob(tr("Compare with baselines: 5 methods through pretrain → finetune → evaluate "

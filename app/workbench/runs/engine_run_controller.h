@@ -76,6 +76,7 @@ struct StudyRequest {
     std::optional<privacy::Accountant> accountant;  // certifies every DP mechanism; unset: the spec's
     std::optional<double> budgetCap;  // the panel's cap on the data set's total (StudyRunOptions::budgetCap)
     std::string device = "auto";      // where the models train: auto, cpu, cuda (Run ▸ Compute device)
+    bool relearnMixture = false;      // StudyRunOptions::relearnMixture
 };
 
 /// What the Audit dialog asks the audit stage for (engine/audit_runs/audit_stage.h).

@@ -73,6 +73,7 @@ Result<pipeline::StudyRunOptions> studyRunOptionsFor(const project::ProjectFile&
     options.reproducible = request.reproducible;
     options.accountant = request.accountant;
     options.budgetCap = request.budgetCap;
+    options.relearnMixture = request.relearnMixture;
     auto device = runtime::chooseDevice(request.device);
     if (!device) return device.error();
     options.device = *device;

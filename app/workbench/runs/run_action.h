@@ -85,6 +85,9 @@ struct RunAction {
     std::optional<project::RunRecord> rerun;   // Rerun: the stored run to repeat
     std::optional<long long> rerunSeed;        // Rerun: a new seed (unset: the run's own)
     std::optional<ClusterSubmission> cluster;  // set: submitted to Slurm, not run here
+    // CompareBaselines: learn (and spend) DP-MixMin's λ again even where the project released it
+    // for the same settings (StudyRunOptions::relearnMixture; Run ▸ Learn the mixture again).
+    bool relearnMixture = false;
 };
 
 }  // namespace dpmix::workbench

@@ -156,6 +156,42 @@ private Q_SLOTS:
         QVERIFY(w.confirmSpending(action, planPrivacy(values)));  // the engine's refusal stands at start
         QCOMPARE(asked, 0);
     }
+
+    // #45 item 2: after Run DP-MixMin, Compare with baselines reuses the released λ — its preview
+    // counts the fine-tunings only — unless Run ▸ Learn the mixture again is checked, which plans
+    // (and spends) the mixtures again. Fails on the old code, which always planned them.
+    void compareReusesTheReleasedMixtureUnlessAsked() {
+        const std::string d = dir_.path().toStdString();
+        testing::createProjectFromSpecText(d, "reuse", kSpec);
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        runs.setSpendPlanFunction(planStudySpendWithEngine);
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        services.confirmSpend = [](const SpendPreview&) { return true; };
+        MainWindow w(services);
+        QCOMPARE(w.openFile(QString::fromStdString(d + "/reuse.dpmix")), QString());
+        const auto values = quickComparison(w.document()->values());
+        w.document()->reset(values);
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
+        w.requestRun();  // Run DP-MixMin: the λ of 2 seeds × 2 tasks, released
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
+        QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+
+        RunAction compare;
+        compare.kind = RunKind::CompareBaselines;
+        compare.parameters = values;
+        auto reused = runs.plannedReleases(compare);
+        QVERIFY(reused && reused->ok());
+        QCOMPARE(static_cast<long long>((*reused)->size()), 12LL);  // 3 private fine-tunings × 2 seeds × 2 tasks
+        for (const auto& r : **reused) QVERIFY2(r.entry.split != "A", r.label.c_str());
+        QVERIFY(!w.runActions()->relearnMixtureAction()->isChecked());  // reuse is the default
+
+        w.runActions()->relearnMixtureAction()->setChecked(true);
+        compare.relearnMixture = true;
+        auto again = runs.plannedReleases(compare);
+        QVERIFY(again && again->ok());
+        QCOMPARE(static_cast<long long>((*again)->size()), 16LL);  // and the 4 mixtures again
+    }
 };
 
 QTEST_MAIN(TstSpendPreviewExact)
