@@ -55,7 +55,7 @@ struct AuditArgs {
     // Training audits (--mechanism dirichlet|dp-sgd|sgd) only.
     std::string examples, steps = "50", batch, lr, normMultiple = "10";  // empty examples/batch: automatic
     // The one-run audit of the study's fine-tuning (--one-run) only.
-    bool oneRun = false;
+    bool oneRun = false, whiteBox = false;
     std::string canaries = "1000", guesses;  // empty guesses: round(0.1 m) each way
 };
 
@@ -209,7 +209,9 @@ const char* const kNotOneRunFlags[] = {"--no-noise",
                                        "--threads",
                                        "--executor",
                                        "--units"};
-const char* const kOneRunOnlyFlags[] = {"--canaries", "--guesses"};
+const char* const kOneRunOnlyFlags[] = {"--canaries", "--guesses", "--white-box"};
+// A white-box audit's canaries are Dirac gradients of norm C: no canary image to choose or scale.
+const char* const kNotWhiteBoxFlags[] = {"--canary", "--norm-multiple"};
 
 std::optional<std::string> misplacedOneRunFlag(const CLI::App& cmd, const AuditArgs& args) {
     if (args.oneRun) {
@@ -218,6 +220,12 @@ std::optional<std::string> misplacedOneRunFlag(const CLI::App& cmd, const AuditA
                 return std::string(flag) +
                        " does not belong to a one-run audit (--one-run), which trains once with "
                        "the study's own fine-tuning settings";
+        if (args.whiteBox)
+            for (const char* flag : kNotWhiteBoxFlags)
+                if (cmd.count(flag) > 0)
+                    return std::string(flag) +
+                           " does not belong to a white-box audit (--white-box), whose canaries are Dirac "
+                           "gradients of norm C";
         return std::nullopt;
     }
     for (const char* flag : kOneRunOnlyFlags)
@@ -242,6 +250,7 @@ int executeOneRunAuditCommand(const CLI::App& cmd, const AuditArgs& a) {
     o.normMultiple = a.normMultiple;
     o.device = a.device;
     o.json = a.json;
+    o.whiteBox = a.whiteBox;
     return executeOneRunAudit(o);
 }
 
@@ -333,7 +342,7 @@ int executeAudit(const AuditArgs& args) {
     return 0;
 }
 
-// The one-run audit's own flags (--one-run, --canaries, --guesses).
+// The one-run audit's own flags (--one-run, --canaries, --guesses, --white-box).
 void addOneRunOptions(CLI::App& cmd, AuditArgs& args) {
     cmd.add_flag("--one-run", args.oneRun,
                  "one-run audit of the study's own fine-tuning (its model, steps, batch, clip, lr; sigma calibrated "
@@ -342,6 +351,9 @@ void addOneRunOptions(CLI::App& cmd, AuditArgs& args) {
     cmd.add_option("--guesses", args.guesses,
                    "one-run audit: guesses k each way, fixed in advance: the k highest scores 'in', the k lowest "
                    "'out' (default: round(0.1 m))");
+    cmd.add_flag("--white-box", args.whiteBox,
+                 "one-run audit of DP-SGD (dp-sgd or sgd) with Dirac canary gradients inserted as extra examples, "
+                 "scored from every step's noisy sum (docs/AUDIT.md, 'The white-box one-run audit')");
 }
 
 }  // namespace

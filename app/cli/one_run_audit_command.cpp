@@ -30,6 +30,7 @@ Result<long long> integerFlag(const std::string& text, const char* flag) { retur
 Result<audit_runs::OneRunAuditStageOptions> stageOptions(const OneRunAuditCliArgs& a) {
     audit_runs::OneRunAuditStageOptions o;
     o.task = a.task;
+    o.whiteBox = a.whiteBox;
     if (a.mechanism == "mixture" || !training_audit::parseAuditedMechanism(a.mechanism, o.mechanism))
         return Error{"--mechanism = '" + a.mechanism +
                      "': a one-run audit audits a fine-tuning mechanism: expected dp-sgd, dirichlet or sgd"};
@@ -97,8 +98,9 @@ void printJson(const project::ProjectFile& project, const audit_runs::OneRunAudi
         {"task", r.task},
         {"audit", r.name},
         {"kind", "one-run"},
+        {"variant", r.whiteBox ? "white-box" : "black-box"},
         {"mechanism", training_audit::toString(r.mechanism)},
-        {"canary", training_audit::toString(r.canary)},
+        {"canary", audit_runs::oneRunCanaryName(r)},
         {"claimed_epsilon",
          std::isfinite(r.claimedEpsilon) ? nlohmann::ordered_json(r.claimedEpsilon) : nlohmann::ordered_json("none")},
         {"delta", r.delta},
@@ -129,12 +131,12 @@ void printJson(const project::ProjectFile& project, const audit_runs::OneRunAudi
 void printText(const project::ProjectFile& project, const audit_runs::OneRunAuditStageReport& r) {
     const std::string claimed =
         std::isfinite(r.claimedEpsilon) ? privacy::formatNumber(r.claimedEpsilon) : std::string("none (sigma 0)");
-    std::cout << "one-run audit " << r.name << " of task '" << r.task << "' (run " << r.runId << " in "
-              << project.path().string() << ")\n"
+    std::cout << (r.whiteBox ? "white-box " : "") << "one-run audit " << r.name << " of task '" << r.task << "' (run "
+              << r.runId << " in " << project.path().string() << ")\n"
               << "  mechanism " << training_audit::toString(r.mechanism) << ", claimed epsilon " << claimed
               << ", delta " << r.delta << ", " << noiseName(r) << " " << r.noise << ", clip " << r.clip << ", q " << r.q
               << ", T " << r.steps << ", batch " << r.batch << ", lr " << r.learningRate << "\n"
-              << "  canaries " << r.canaries << " " << training_audit::toString(r.canary) << " (" << r.included
+              << "  canaries " << r.canaries << " " << audit_runs::oneRunCanaryName(r) << " (" << r.included
               << " included); split B " << r.splitB << " images, trained on " << r.trainingSize << "\n"
               << "  guesses " << r.guessesIn << " in + " << r.guessesOut << " out, correct " << r.correct << " of "
               << r.guesses << "\n"

@@ -83,6 +83,8 @@ std::optional<StoredMechanismAudit> mechanismAuditFrom(long long runId, const st
     a.delta = delta;
     a.confidence = confidence;
     a.counts = counts;
+    // Black-box and white-box one-run records ("variant") are judged alike: DP-SGD's ε covers every
+    // released step, so either audit's ε_LB, recomputed from m, r and v, can refute the claim.
     if (details.contains("kind") && details["kind"].is_string() && details["kind"].get<std::string>() == "one-run") {
         for (const char* key : {"canaries", "guesses", "correct"})
             if (!details.contains(key) || !details[key].is_number_integer()) return std::nullopt;

@@ -3,6 +3,7 @@
 #include "engine/audit_runs/audit_stage.h"
 #include "engine/audit_runs/one_run_audit_storage.h"
 #include "engine/audit_runs/one_run_finetune.h"
+#include "engine/audit_runs/one_run_white_box.h"
 #include "engine/pipeline/audit_records.h"
 #include "engine/pipeline/image_study.h"
 #include "engine/pipeline/run_storage.h"
@@ -62,6 +63,7 @@ Result<OneRunData> oneRunData(const pipeline::ImageStudy& study, const project::
     if (spec.finetune.batch > static_cast<long long>(out.splitB.size()))
         return Error{"stages.finetune.batch = " + std::to_string(spec.finetune.batch) + " exceeds split B's " +
                      std::to_string(out.splitB.size()) + " images (seed " + std::to_string(o.seed) + ")"};
+    if (o.whiteBox) return out;  // its canaries are gradients, made with the model
     const auto& images = study.sensitiveImages;
     const auto& held = study.sensitiveSplit.validation;
     if (o.canary == TrainingCanaryKind::FlippedLabel && static_cast<long long>(held.size()) < o.canaries)
@@ -114,8 +116,14 @@ pipeline::DownstreamRequest fineTuningRequest(const project::ProjectSpec& spec, 
 }  // namespace
 
 std::string oneRunAuditName(const OneRunAuditStageOptions& o) {
+    if (o.whiteBox)
+        return std::string("finetune-one-run-white-box-") + training_audit::toString(o.mechanism) + "-dirac-gradient";
     return std::string("finetune-one-run-") + training_audit::toString(o.mechanism) + "-" +
            training_audit::toString(o.canary);
+}
+
+std::string oneRunCanaryName(const OneRunAuditStageReport& r) {
+    return r.whiteBox ? std::string("dirac-gradient") : std::string(training_audit::toString(r.canary));
 }
 
 Status checkOneRunAuditValues(const OneRunAuditStageOptions& o) {
@@ -135,6 +143,11 @@ Status checkOneRunAuditValues(const OneRunAuditStageOptions& o) {
     if (o.epsilon && o.mechanism == AuditedMechanism::Sgd)
         return Error{"epsilon: non-private SGD claims no epsilon (it is the control that must find leakage)",
                      "epsilon"};
+    if (o.whiteBox && o.mechanism == AuditedMechanism::Dirichlet)
+        return Error{
+            "white-box: gradient canaries audit DP-SGD (dp-sgd, or sgd for the control); the Dirichlet "
+            "mechanism clips no gradient and releases no noisy sum",
+            "white-box"};
     if (o.steps && (*o.steps < 1 || *o.steps > 1000000))
         return Error{"steps = " + std::to_string(*o.steps) + " is out of range: expected 1 to 1000000", "steps"};
     if (!(o.normMultiple > 0.0 && o.normMultiple <= 1e6))
@@ -196,6 +209,7 @@ OneRunAuditStageReport plannedReport(const project::ProjectSpec& spec, const One
     r.clip = spec.finetune.clip;
     r.learningRate = spec.finetune.lr;
     r.seed = o.seed;
+    r.whiteBox = o.whiteBox;
     return r;
 }
 
@@ -232,13 +246,37 @@ Status judge(OneRunAuditStageReport& r, const std::vector<double>& scores, const
 }
 
 std::string auditLine(const OneRunAuditStageReport& r) {
-    return "one-run audit of " + std::string(training_audit::toString(r.mechanism)) +
+    return std::string(r.whiteBox ? "white-box " : "") + "one-run audit of " +
+           std::string(training_audit::toString(r.mechanism)) +
            (std::isfinite(r.claimedEpsilon) ? " at claimed epsilon " + privacy::formatNumber(r.claimedEpsilon)
                                             : std::string(" (non-private control, sigma 0)")) +
-           " on task '" + r.task + "': " + std::to_string(r.canaries) + " " + training_audit::toString(r.canary) +
+           " on task '" + r.task + "': " + std::to_string(r.canaries) + " " + oneRunCanaryName(r) +
            " canaries, split B of " + std::to_string(r.splitB) + " images, " + std::to_string(r.steps) +
            " steps of batch " + std::to_string(r.batch) + ", guessing " + std::to_string(r.guessesIn) + " in and " +
            std::to_string(r.guessesOut) + " out";
+}
+
+/// The one training and each canary's score: black-box, the label-centred margin gain of the
+/// canary images; white-box, the gradient canaries' score (one_run_white_box.h).
+Result<ScoredTraining> trainAndScore(pipeline::ImageStudy& study, OneRunData data, const OneRunAuditStageOptions& o,
+                                     const std::vector<std::uint8_t>& included, pipeline::DownstreamRequest request,
+                                     const ProgressCallback& progress, const CancellationToken& cancel) {
+    const bool noiseless = o.mechanism == AuditedMechanism::Sgd;
+    if (o.whiteBox) {
+        // The canaries' coordinates: public, from the seed, independent of the coins' stream.
+        const std::uint64_t coordinateSeed = o.seed ^ 0x9e3779b97f4a7c15ULL;
+        WhiteBoxInput in{std::move(data.splitB), included, coordinateSeed, std::move(request), noiseless};
+        return finetuneWithGradientCanaries(study, std::move(in), progress, cancel);
+    }
+    std::vector<int> labels;
+    for (const auto& c : data.canaries) labels.push_back(c.label);
+    OneRunFinetuneInput in{std::move(data.splitB), std::move(data.canaries), included, std::move(request), noiseless};
+    auto ft = finetuneWithCanaries(study, std::move(in), progress, cancel);
+    if (!ft) return ft.error();
+    ScoredTraining out;
+    out.score = labelCentred(ft->marginGain, labels);
+    out.run = std::move(ft).value();
+    return out;
 }
 
 }  // namespace
@@ -274,21 +312,18 @@ Result<OneRunAuditStageReport> runOneRunAuditStage(project::ProjectFile& project
     auto work = [&](long long id) -> Status {
         report.runId = id;
         dpmix::report(progress, {"one-run audit", 0, 1, "fine-tuning once with the canaries"});
-        std::vector<int> labels;
-        for (const auto& c : data->canaries) labels.push_back(c.label);
-        OneRunFinetuneInput in{std::move(data->splitB), std::move(data->canaries), included,
-                               fineTuningRequest(spec, options, data->task, epsilon, source),
-                               options.mechanism == AuditedMechanism::Sgd};
-        auto ft = finetuneWithCanaries(study, std::move(in), progress, cancel);
-        if (!ft) return ft.error();
-        report.trainingSize = ft->trainingSize;
-        report.steps = ft->steps;
-        report.q = ft->q;
-        report.noise = ft->noise;
-        report.testAuc = ft->testAuc;
-        report.trainSeconds = ft->trainSeconds;
+        auto request = fineTuningRequest(spec, options, data->task, epsilon, source);
+        auto trained = trainAndScore(study, std::move(*data), options, included, std::move(request), progress, cancel);
+        if (!trained) return trained.error();
+        const OneRunFinetuneOutcome& ft = trained->run;
+        report.trainingSize = ft.trainingSize;
+        report.steps = ft.steps;
+        report.q = ft.q;
+        report.noise = ft.noise;
+        report.testAuc = ft.testAuc;
+        report.trainSeconds = ft.trainSeconds;
         privacy::AuditCounts counts;
-        if (auto e = judge(report, labelCentred(ft->marginGain, labels), included, counts)) return e;
+        if (auto e = judge(report, trained->score, included, counts)) return e;
         report.wallSeconds = secondsSince(start);
         dpmix::report(progress, {"one-run audit", 1, 1, "epsilon_LB " + privacy::formatNumber(report.epsilonLB)});
         return storeOneRunAudit(project, report, counts, options.device);

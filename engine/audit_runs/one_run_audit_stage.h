@@ -10,6 +10,11 @@
 // (privacy::oneRunEpsilonLowerBound). Why: the R-run training audit needs 2R trainings, affordable
 // on a logistic head only; this one costs one fine-tuning of the network the study releases.
 //
+// White-box (options.whiteBox, DP-SGD and its σ = 0 control only; one_run_white_box.h): the
+// canaries are Dirac canary GRADIENTS inserted into the same fine-tuning as extra examples, and
+// each is scored by the noisy sums the steps release at its coordinate — the auditor of DP-SGD's
+// threat model, who sees every step. Same guesses, bound and storage ("variant": "white-box").
+//
 // Stored like the other audits of a study (training_audit_stage.h): a run of method "audit" with
 // one NonPrivate ledger entry and an AuditRecord whose details name "kind": "one-run", the
 // mechanism and its claim, so audit::claimVerdict shows it beside the ledger entry it audits.
@@ -45,17 +50,20 @@ struct OneRunAuditStageOptions {
     // audit can be re-run and checked; Secret: from the operating system.
     privacy::RandomnessMode randomness = privacy::RandomnessMode::Seeded;
     std::string device = "cpu";
+    // White-box: Dirac canary gradients (canary and normMultiple unused); DP-SGD and SGD only.
+    bool whiteBox = false;
 };
 
 /// The values alone, before any project is opened (messages name the option: canaries, guesses,
-/// epsilon, steps, norm-multiple, confidence, device).
+/// epsilon, steps, norm-multiple, confidence, device, white-box).
 Status checkOneRunAuditValues(const OneRunAuditStageOptions& options);
 
 /// checkOneRunAuditValues, the task, that the study is an example-level image study and that its
 /// fine-tuning is not AdaMix-R (a head on frozen features: another mechanism).
 Status checkOneRunAuditStageOptions(const project::ProjectFile& project, const OneRunAuditStageOptions& options);
 
-/// The AuditRecord name: "finetune-one-run-<mechanism>-<canary>".
+/// The AuditRecord name: "finetune-one-run-<mechanism>-<canary>", white-box
+/// "finetune-one-run-white-box-<mechanism>-dirac-gradient".
 std::string oneRunAuditName(const OneRunAuditStageOptions& options);
 
 struct OneRunAuditStageReport {
@@ -73,7 +81,11 @@ struct OneRunAuditStageReport {
     double testAuc = 0.0;                                         // the audited model on the study's test split
     double trainSeconds = 0.0, wallSeconds = 0.0;                 // the fine-tuning; the whole audit
     std::uint64_t seed = 0;
+    bool whiteBox = false;  // Dirac canary gradients (canary is then meaningless)
 };
+
+/// The canaries' name: the canary kind, or "dirac-gradient" for a white-box audit.
+std::string oneRunCanaryName(const OneRunAuditStageReport& report);
 
 /// Loads the study's images (no proxies), trains once, scores, guesses, bounds and stores.
 /// Progress: "one-run audit" around the fine-tuning's own "finetune" events.

@@ -16,15 +16,21 @@ const char* const kScore =
     "the margin the training added to the canary, (2y - 1) * (logit after - logit at the initialisation), less "
     "the median of that gain over the canaries with the same label";
 
+const char* const kWhiteBoxScore =
+    "the largest noisy clipped sum a step released at the canary's coordinate, less the mean of those sums over the "
+    "steps";
+
 /// What was audited and how: the settings of the training.
 nlohmann::json trainingDetails(const OneRunAuditStageReport& r) {
     nlohmann::json d;
     d["audit"] = "training";
     d["kind"] = "one-run";
+    d["variant"] = r.whiteBox ? "white-box" : "black-box";
     d["mechanism"] = training_audit::toString(r.mechanism);
     if (std::isfinite(r.claimedEpsilon)) d["claimed_epsilon"] = r.claimedEpsilon;
-    d["canary"] = training_audit::toString(r.canary);
-    d["neighbouring"] = "add/remove one labelled image (x, y)";
+    d["canary"] = oneRunCanaryName(r);
+    d["neighbouring"] = r.whiteBox ? "add/remove one example whose clipped gradient is a Dirac canary C * e_j"
+                                   : "add/remove one labelled image (x, y)";
     d["model"] = "the study's downstream model (small CNN), random initialisation of the run seed";
     d["task"] = r.task;
     d["split_b"] = r.splitB;
@@ -49,7 +55,8 @@ nlohmann::json auditDetails(const OneRunAuditStageReport& r) {
     d["correct"] = r.correct;
     d["comparisons"] = 1;  // k₊ = k₋ fixed before the training: no union bound
     d["epsilon_lb"] = r.epsilonLB;
-    d["score"] = kScore;
+    d["score"] = r.whiteBox ? kWhiteBoxScore : kScore;
+    if (r.whiteBox) d["observed"] = "every step's noisy clipped sum at each canary's coordinate";
     d["test_auc"] = r.testAuc;
     d["train_seconds"] = r.trainSeconds;
     d["wall_seconds"] = r.wallSeconds;
@@ -63,9 +70,10 @@ std::string oneRunConfigJson(const OneRunAuditStageOptions& o, const OneRunAudit
     j["stage"] = "audit";
     j["audit"] = "training";
     j["kind"] = "one-run";
+    j["variant"] = o.whiteBox ? "white-box" : "black-box";
     j["name"] = r.name;
     j["mechanism"] = training_audit::toString(o.mechanism);
-    j["canary"] = training_audit::toString(o.canary);
+    j["canary"] = oneRunCanaryName(r);
     if (std::isfinite(r.claimedEpsilon)) j["claimed_epsilon"] = r.claimedEpsilon;
     j["canaries"] = o.canaries;
     j["guesses_each_way"] = r.guessesIn;
@@ -74,7 +82,7 @@ std::string oneRunConfigJson(const OneRunAuditStageOptions& o, const OneRunAudit
     j["confidence"] = o.confidence;
     j["randomness"] = privacy::toString(o.randomness);
     j["device"] = o.device;
-    if (o.canary == training_audit::TrainingCanaryKind::LargeNorm) j["norm_multiple"] = o.normMultiple;
+    if (!o.whiteBox && o.canary == training_audit::TrainingCanaryKind::LargeNorm) j["norm_multiple"] = o.normMultiple;
     return j.dump();
 }
 
@@ -95,9 +103,10 @@ Status storeOneRunAudit(project::ProjectFile& project, const OneRunAuditStageRep
     privacy::Ledger ledger(project.spec().privacy.composition);
     ledger.record(privacy::nonPrivateEntry(
         "audit", "B",
-        "one-run audit training of the " + std::string(training_audit::toString(r.mechanism)) +
-            " fine-tuning on split B (" + std::to_string(r.splitB) + " images) plus " + std::to_string(r.included) +
-            " canaries; results are empirical bounds, not releases"));
+        std::string(r.whiteBox ? "white-box " : "") + "one-run audit training of the " +
+            std::string(training_audit::toString(r.mechanism)) + " fine-tuning on split B (" +
+            std::to_string(r.splitB) + " images) plus " + std::to_string(r.included) + " " +
+            (r.whiteBox ? "gradient " : "") + "canaries; results are empirical bounds, not releases"));
     if (auto s = project.recordLedger(r.runId, ledger); !s) return s.error();
     nlohmann::json details = auditDetails(r);
     details["device"] = device;

@@ -31,18 +31,6 @@ std::vector<std::size_t> appendCanaries(pipeline::ImageStudy& study, const OneRu
     return indices;
 }
 
-train::ImageView viewOf(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count) {
-    return {pixels, static_cast<std::int64_t>(count), like.channels, like.height, like.width};
-}
-
-std::vector<int> taskLabels(const pipeline::ImageStudy& study, const std::vector<std::size_t>& indices,
-                            std::size_t task) {
-    std::vector<int> labels;
-    labels.reserve(indices.size());
-    for (auto i : indices) labels.push_back(study.sensitiveLabel(i, task) > 0.5f ? 1 : 0);
-    return labels;
-}
-
 /// Each canary's logit signed by its label (> 0: classified as labelled).
 Result<std::vector<double>> canaryMargins(const train::Model& model, const train::ImageView& view,
                                           const std::vector<training_audit::TrainingCanary>& canaries) {
@@ -55,15 +43,6 @@ Result<std::vector<double>> canaryMargins(const train::Model& model, const train
             return Error{"the model's logit on canary " + std::to_string(i) + " is not finite (the training diverged)"};
     }
     return margins;
-}
-
-Result<double> testAuc(const train::Model& model, const pipeline::ImageStudy& study, std::size_t task) {
-    const auto& test = study.sensitiveSplit.test;
-    const auto pixels = pipeline::gatherImages(study.sensitiveImages, test);
-    auto logits = model.logits(viewOf(pixels, study.sensitiveImages, test.size()));
-    if (!logits) return logits.error();
-    const std::vector<double> scores(logits->begin(), logits->end());
-    return train::rocAuc(scores, taskLabels(study, test, task));
 }
 
 /// The fine-tuning runDownstream runs (its model, mechanism calls and progress stage), without
@@ -80,16 +59,42 @@ Result<train::FinetuneResult> fineTune(train::Model& model, const train::ImageVi
 
 }  // namespace
 
-Result<OneRunFinetuneOutcome> finetuneWithCanaries(pipeline::ImageStudy& study, OneRunFinetuneInput in,
-                                                   const ProgressCallback& progress, const CancellationToken& cancel) {
+train::ImageView oneRunImageView(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count) {
+    return {pixels, static_cast<std::int64_t>(count), like.channels, like.height, like.width};
+}
+
+std::vector<int> oneRunTaskLabels(const pipeline::ImageStudy& study, const std::vector<std::size_t>& indices,
+                                  std::size_t task) {
+    std::vector<int> labels;
+    labels.reserve(indices.size());
+    for (auto i : indices) labels.push_back(study.sensitiveLabel(i, task) > 0.5f ? 1 : 0);
+    return labels;
+}
+
+Result<train::ModelSpec> downstreamModelSpec(const pipeline::ImageStudy& study) {
     const auto& pub = study.publicImages;
-    // The study's downstream model, as runDownstream builds it.
     auto spec = train::ModelSpecBuilder()
                     .kind(train::ModelKind::SmallCnn)
                     .input(pub.channels, pub.height, pub.width)
                     .outputs(1)
                     .build();
     if (!spec) return Error{"downstream model: " + spec.error().message};
+    return spec;
+}
+
+Result<double> oneRunTestAuc(const train::Model& model, const pipeline::ImageStudy& study, std::size_t task) {
+    const auto& test = study.sensitiveSplit.test;
+    const auto pixels = pipeline::gatherImages(study.sensitiveImages, test);
+    auto logits = model.logits(oneRunImageView(pixels, study.sensitiveImages, test.size()));
+    if (!logits) return logits.error();
+    const std::vector<double> scores(logits->begin(), logits->end());
+    return train::rocAuc(scores, oneRunTaskLabels(study, test, task));
+}
+
+Result<OneRunFinetuneOutcome> finetuneWithCanaries(pipeline::ImageStudy& study, OneRunFinetuneInput in,
+                                                   const ProgressCallback& progress, const CancellationToken& cancel) {
+    auto spec = downstreamModelSpec(study);
+    if (!spec) return spec.error();
     in.request.finetuneIndices = appendCanaries(study, in);
     auto planned = pipeline::planFinetune(study, in.request);
     if (!planned) return planned.error();
@@ -98,7 +103,7 @@ Result<OneRunFinetuneOutcome> finetuneWithCanaries(pipeline::ImageStudy& study, 
 
     std::vector<float> canaryPixels;
     for (const auto& c : in.canaries) canaryPixels.insert(canaryPixels.end(), c.pixels.begin(), c.pixels.end());
-    const auto canaryView = viewOf(canaryPixels, study.sensitiveImages, in.canaries.size());
+    const auto canaryView = oneRunImageView(canaryPixels, study.sensitiveImages, in.canaries.size());
     train::Model model = train::Model::create(*spec, in.request.seed, in.request.device);
     // The initialisation is fixed before the data, so subtracting its margin is post-processing.
     auto before = canaryMargins(model, canaryView, in.canaries);
@@ -106,9 +111,10 @@ Result<OneRunFinetuneOutcome> finetuneWithCanaries(pipeline::ImageStudy& study, 
 
     const auto& indices = in.request.finetuneIndices;
     const auto pixels = pipeline::gatherImages(study.sensitiveImages, indices);
-    const auto labels = taskLabels(study, indices, in.request.task);
+    const auto labels = oneRunTaskLabels(study, indices, in.request.task);
     const auto start = std::chrono::steady_clock::now();
-    auto ft = fineTune(model, viewOf(pixels, study.sensitiveImages, indices.size()), labels, plan, progress, cancel);
+    auto ft =
+        fineTune(model, oneRunImageView(pixels, study.sensitiveImages, indices.size()), labels, plan, progress, cancel);
     if (!ft) return Error{"fine-tuning: " + ft.error().message};
     OneRunFinetuneOutcome out;
     out.trainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -120,7 +126,7 @@ Result<OneRunFinetuneOutcome> finetuneWithCanaries(pipeline::ImageStudy& study, 
     out.steps = ft->steps;
     out.q = ft->q;
     out.noise = ft->noise;
-    auto auc = testAuc(model, study, in.request.task);
+    auto auc = oneRunTestAuc(model, study, in.request.task);
     if (!auc) return Error{"evaluation: " + auc.error().message};
     out.testAuc = *auc;
     return out;

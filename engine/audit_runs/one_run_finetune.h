@@ -10,6 +10,8 @@
 #include "engine/core/result.h"
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/pipeline/image_study.h"
+#include "engine/train/model.h"
+#include "engine/train/model_spec.h"
 #include "engine/training_audit/training_canary.h"
 
 #include <cstdint>
@@ -35,6 +37,15 @@ struct OneRunFinetuneOutcome {
     double testAuc = 0.0;  // the audited model on the study's test split
     double trainSeconds = 0.0;
 };
+
+/// The study's downstream model, as runDownstream builds it (the small CNN, one logit).
+Result<train::ModelSpec> downstreamModelSpec(const pipeline::ImageStudy& study);
+/// The audited model's AUC on the study's test split for `task`.
+Result<double> oneRunTestAuc(const train::Model& model, const pipeline::ImageStudy& study, std::size_t task);
+/// `task`'s 0/1 labels of the sensitive images `indices`; a view of gathered pixels.
+std::vector<int> oneRunTaskLabels(const pipeline::ImageStudy& study, const std::vector<std::size_t>& indices,
+                                  std::size_t task);
+train::ImageView oneRunImageView(const std::vector<float>& pixels, const data::ImageDataset& like, std::size_t count);
 
 /// Appends the canaries to `study`'s sensitive images (the study is the audit's own copy) and
 /// fine-tunes once. Progress: the fine-tuning's "finetune" events. Throws dpmix::Cancelled.

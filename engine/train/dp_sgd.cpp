@@ -4,14 +4,18 @@
 #include "engine/privacy/accountant.h"
 #include "engine/privacy/mechanism_random.h"
 #include "engine/train/detail/ghost_clipping.h"
+#include "engine/train/detail/gradient_canaries.h"
 #include "engine/train/detail/model_impl.h"
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/detail/poisson_sampler.h"
+#include "engine/train/gradient_canaries.h"
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace dpmix::train {
@@ -35,10 +39,13 @@ Result<double> noiseMultiplier(const DpSgdParams& params, double q, long long st
 // The loop both units share: Poisson-sample `units` at rate q; `clip(batch)` puts the
 // clipped sum of the sampled units' gradients into .grad(); then noise σC, divide by q·units, step.
 // The ledger entry is recorded before the first step (a cancelled run has spent at most T steps).
+// `canaries` (the white-box audit only; null otherwise): `units` counts the included canaries too,
+// a sampled canary adds its gradient to the clipped sum before the noise, and the noisy sum is
+// read back at the canaries' coordinates before the step.
 template <typename ClipBatch>
 Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::int64_t units, privacy::PrivacyUnit unit,
                                 ClipBatch&& clip, const ProgressCallback& progress, const CancellationToken& cancel,
-                                privacy::Ledger& ledger) {
+                                privacy::Ledger& ledger, detail::GradientCanarySteps* canaries = nullptr) {
     auto& impl = model.impl();
     auto planned = plannedDpSgdEntry(params, units, unit);
     if (!planned) return planned.error();
@@ -66,6 +73,7 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
         throwIfCancelled(cancel);
         std::vector<std::int64_t> batch = sampler.next();
         detail::zeroGradients(trainable);  // no stale gradient can survive into this step
+        if (canaries) canaries->takeSampledCanaries(batch);
         if (batch.empty()) {
             // An empty Poisson batch still releases noise: the mechanism runs every step.
             result.stepLoss.push_back(std::numeric_limits<double>::quiet_NaN());
@@ -75,7 +83,9 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
             sampled += step.units;
             clipped += step.clipped;
         }
+        if (canaries) canaries->addSampledCanaries();
         detail::privatiseGradients(trainable, *sigma * params.clipNorm, params.clipNorm, expectedBatch, noiseGen);
+        if (canaries) canaries->observe(t, expectedBatch);
         optimizer.step();
         if (t % 10 == 0 || t + 1 == steps)
             report(progress, {"finetune", t + 1, steps, "DP-SGD loss " + std::to_string(result.stepLoss.back())});
@@ -94,6 +104,19 @@ at::Tensor batchLosses(Model::Impl& impl, const ImageView& images, std::span<con
     at::Tensor logits = impl.network.forward(x, &tape);
     return impl.spec.outputs == 1 ? detail::binaryLossPerExample(logits, target.to(at::kFloat))
                                   : detail::multiclassLossPerExample(logits, target);
+}
+
+// One step's clipped sum over sampled examples (finetuneDpSgd and its white-box audit).
+auto exampleClipper(Model::Impl& impl, const ImageView& images, std::span<const int> labels,
+                    const DpSgdParams& params) {
+    return [&impl, &images, labels, &params](const std::vector<std::int64_t>& batch) {
+        detail::Tape tape;
+        at::Tensor perExample = batchLosses(impl, images, labels, batch, tape);
+        ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(batch.size()), 0};
+        at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
+        step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
+        return step;
+    };
 }
 
 }  // namespace
@@ -117,15 +140,37 @@ Result<FinetuneResult> finetuneDpSgd(Model& model, const ImageView& images, std:
     auto& impl = model.impl();
     if (auto e = checkFinetuneInputs(impl.spec, images, labels, params.expectedBatchSize, params.trainLastBlocks))
         return *e;
-    auto clipExamples = [&](const std::vector<std::int64_t>& batch) {
-        detail::Tape tape;
-        at::Tensor perExample = batchLosses(impl, images, labels, batch, tape);
-        ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(batch.size()), 0};
-        at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
-        step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
-        return step;
-    };
-    return runDpSgd(model, params, images.count, privacy::PrivacyUnit::Example, clipExamples, progress, cancel, ledger);
+    return runDpSgd(model, params, images.count, privacy::PrivacyUnit::Example,
+                    exampleClipper(impl, images, labels, params), progress, cancel, ledger);
+}
+
+Result<FinetuneResult> finetuneDpSgdWithGradientCanaries(Model& model, const ImageView& images,
+                                                         std::span<const int> labels, const DpSgdParams& params,
+                                                         const GradientCanaries& canaries, privacy::Ledger& ledger,
+                                                         const ProgressCallback& progress,
+                                                         const CancellationToken& cancel) {
+    auto& impl = model.impl();
+    if (auto e = checkFinetuneInputs(impl.spec, images, labels, params.expectedBatchSize, params.trainLastBlocks))
+        return *e;
+    if (auto e = detail::checkGradientCanaries(impl.network, params.trainLastBlocks, canaries)) return *e;
+    // The included canaries are examples to the mechanism: the sampler, q = B/(N + included), σ's
+    // calibration and the ledger entry all count them (units()).
+    detail::GradientCanarySteps steps(impl.network, canaries, images.count, params.clipNorm);
+    return runDpSgd(model, params, steps.units(), privacy::PrivacyUnit::Example,
+                    exampleClipper(impl, images, labels, params), progress, cancel, ledger, &steps);
+}
+
+std::vector<std::int64_t> spreadCanaryCoordinates(std::int64_t parameterCount, long long m, std::uint64_t seed) {
+    if (m < 0 || m > parameterCount) return {};
+    std::mt19937_64 gen(seed);
+    std::unordered_set<std::int64_t> taken;
+    std::vector<std::int64_t> out;
+    out.reserve(static_cast<std::size_t>(m));
+    while (static_cast<long long>(out.size()) < m) {
+        const auto c = static_cast<std::int64_t>(data::uniformBelow(gen, static_cast<std::uint64_t>(parameterCount)));
+        if (taken.insert(c).second) out.push_back(c);
+    }
+    return out;
 }
 
 Result<FinetuneResult> finetuneUserLevelDpSgd(Model& model, const ImageView& images, std::span<const int> labels,

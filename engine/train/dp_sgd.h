@@ -5,7 +5,8 @@
 // SGD (optionally with momentum, which is post-processing). σ is calibrated to (ε, δ, q, T) by
 // privacy::calibrateGaussianSigma; the mechanism is recorded in the ledger as
 // gaussianEntry("finetune", split) before the first step, with the planned T (a cancelled run
-// has spent at most that).
+// has spent at most that). The white-box audit's variant with gradient canaries is a separate entry
+// point (gradient_canaries.h), so that no caller of finetuneDpSgd can switch canaries on.
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"

@@ -189,12 +189,35 @@ QStringList releaseSentences(const ProjectSnapshot& project) {
     return sentences;
 }
 
-// The downstream comparison at the largest ε: the DP methods side by side, then the non-private
+// The ε a verdict speaks of, among those with results (ascending): the study's own target (the
+// spec's first ε) when it has results — a sweep's largest ε is not the study's answer — else the
+// largest. With others beside it, the sentence says where they are read.
+double verdictEpsilon(const std::vector<double>& available, const project::ProjectSpec& spec) {
+    if (!spec.privacy.epsilons.empty()) {
+        const double target = spec.privacy.epsilons.front();
+        for (double e : available)
+            if (std::abs(e - target) <= 1e-9 * std::max(1.0, target)) return e;
+    }
+    return available.back();
+}
+
+QString otherEpsilonsNote(std::size_t available) {
+    return available > 1 ? QObject::tr(" (results at %1 values of ε: the Trade-off and AUC vs ε tabs show them all)")
+                               .arg(available)
+                         : QString();
+}
+
+// The downstream comparison at the verdict's ε: the DP methods side by side, then the non-private
 // references apart with their ε = ∞, and said when one of them did better than DP-MixMin (it is
 // an upper reference, not a result that could be released).
-QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows) {
+QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows, const project::ProjectSpec& spec) {
     if (rows.empty()) return {};
-    const double e = rows.back().epsilon;
+    std::vector<double> available;
+    for (const auto& r : rows)
+        if (available.empty() || r.epsilon != available.back()) available.push_back(r.epsilon);
+    std::sort(available.begin(), available.end());
+    available.erase(std::unique(available.begin(), available.end()), available.end());
+    const double e = verdictEpsilon(available, spec);
     QStringList dp, references;
     const project::ResultSummaryRow* dpMixMin = rowOf(rows, methods::Method::DpMixMin, e);
     const project::ResultSummaryRow* bestReference = nullptr;
@@ -212,8 +235,8 @@ QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows) {
     }
     QString sentence;
     if (!dp.isEmpty())
-        sentence = QObject::tr("Downstream at ε = %1 (macro test metric, mean ± std over seeds): %2.")
-                       .arg(eps(e), dp.join(QStringLiteral(", ")));
+        sentence = QObject::tr("Downstream at ε = %1%3 (macro test metric, mean ± std over seeds): %2.")
+                       .arg(eps(e), dp.join(QStringLiteral(", ")), otherEpsilonsNote(available.size()));
     if (!references.isEmpty())
         sentence += (sentence.isEmpty() ? QString() : QStringLiteral(" ")) +
                     QObject::tr(
@@ -245,7 +268,11 @@ QString studyVerdict(const ProjectSnapshot& project) {
                          .arg(splitUnits(project))
                          .arg(project.spec.privacy.rho);
     if (!comparisons.empty()) {
-        const MixtureComparison& c = comparisons.back();  // the largest ε run
+        std::vector<double> available;
+        for (const auto& m : comparisons) available.push_back(m.epsilon);
+        const double at = verdictEpsilon(available, project.spec);
+        const MixtureComparison& c =
+            *std::find_if(comparisons.begin(), comparisons.end(), [&](const auto& m) { return m.epsilon == at; });
         const QString dp = pm(c.privateCosine, c.privateCosineStd, c.runs);
         if (!c.uniformCosine) {
             sentences << QObject::tr(
@@ -269,7 +296,10 @@ QString studyVerdict(const ProjectSnapshot& project) {
                              .arg(splitUnits(project), dp, num(*c.uniformCosine));
         }
     }
-    if (const QString downstream = downstreamSentence(downstreamRows(project)); !downstream.isEmpty())
+    if (comparisons.size() > 1)
+        sentences << QObject::tr("Mixtures were learned at %1 values of ε; the Trade-off tab plots them all.")
+                         .arg(comparisons.size());
+    if (const QString downstream = downstreamSentence(downstreamRows(project), project.spec); !downstream.isEmpty())
         sentences << downstream;
     if (const QString psg = psgSentence(project); !psg.isEmpty())
         sentences << psg;

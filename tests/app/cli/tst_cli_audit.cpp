@@ -184,6 +184,15 @@ private Q_SLOTS:
             "--canaries");
         expectBadInput({"audit", spec_, "--task", "is-a", "--mechanism", "dp-sgd"}, "--canary");
         expectBadInput({"audit", spec_, "--task", "nope", "--one-run", "--mechanism", "dp-sgd"}, "--task");
+        // White-box: DP-SGD only, Dirac gradients (no canary image), and only beside --one-run.
+        expectBadInput(base + QStringList{"--white-box", "--mechanism", "dirichlet"}, "white-box");
+        expectBadInput(base + QStringList{"--white-box", "--mechanism", "dp-sgd", "--canary", "large-norm"},
+                       "--canary");
+        expectBadInput(base + QStringList{"--white-box", "--mechanism", "sgd", "--norm-multiple", "5"},
+                       "--norm-multiple");
+        expectBadInput(
+            {"audit", spec_, "--task", "is-a", "--mechanism", "dp-sgd", "--canary", "large-norm", "--white-box"},
+            "--white-box");
     }
     void aOneRunAuditIsStoredAndJudgedInInspect() {
         // Its own study of 80 varied images, fine-tuned with 4-image batches for 3 steps.
@@ -226,6 +235,19 @@ private Q_SLOTS:
         const auto entry =
             run["ledgers"].toArray()[0].toObject()["ledger"].toObject()["entries"].toArray()[0].toObject();
         QCOMPARE(entry["mechanism"].toString(), QString("non-private"));
+
+        const auto white =
+            runDpmix({"audit", work.filePath("spec.dpmix"), "--task", "is-a", "--one-run", "--white-box", "--mechanism",
+                      "dp-sgd", "--canaries", "8", "--guesses", "2", "--device", "cpu", "--json"},
+                     work.path());
+        QVERIFY2(white.exitCode == 0, qPrintable(white.err));
+        const auto w = QJsonDocument::fromJson(white.out.toUtf8()).object();
+        QCOMPARE(w["variant"].toString(), QString("white-box"));
+        QCOMPARE(w["canary"].toString(), QString("dirac-gradient"));
+        QCOMPARE(w["audit"].toString(), QString("finetune-one-run-white-box-dp-sgd-dirac-gradient"));
+        QCOMPARE(w["guesses"].toInt(), 4);
+        QVERIFY2(w["verdict"].toString().contains("in 2 audits"),
+                 qPrintable(w["verdict"].toString()));  // judged beside the black-box one
     }
 };
 

@@ -164,7 +164,72 @@ private Q_SLOTS:
         o = quick(AuditedMechanism::DpSgd);
         o.canary = training_audit::TrainingCanaryKind::FlippedLabel;  // 128 > the ≈ 30 validation images
         refused(o, "canaries");
+        o = quick(AuditedMechanism::Dirichlet);
+        o.whiteBox = true;  // gradient canaries audit DP-SGD only
+        refused(o, "white-box");
         QCOMPARE(project.runs().value().size(), before);
+    }
+
+    // White-box (Dirac canary gradients), in a project of its own so that the counts of the
+    // black-box audits above stay theirs.
+    void theWhiteBoxControlFindsLeakageAndIsStored() {
+        auto project = whiteBoxProject();
+        for (std::uint64_t seed : {1, 2}) {
+            auto o = quick(AuditedMechanism::Sgd, seed);
+            o.whiteBox = true;
+            const auto r = runOneRunAuditStage(project, o).value();
+            qInfo("white-box sgd seed %d: %lld of %lld correct, epsilon_LB %.3f", int(seed), r.correct, r.guesses,
+                  r.epsilonLB);
+            QVERIFY2(r.epsilonLB > 1.0, str("seed ", seed, ": ", r.correct, " of ", r.guesses).c_str());
+            QCOMPARE(r.name, std::string("finetune-one-run-white-box-sgd-dirac-gradient"));
+            QCOMPARE(r.noise, 0.0);
+            QCOMPARE(r.trainingSize, r.splitB + r.included);  // the included gradients count as examples
+            QCOMPARE(r.q, 30.0 / static_cast<double>(r.trainingSize));
+            const auto ledgers = project.ledgers(r.runId).value();
+            QCOMPARE(ledgers.size(), std::size_t(1));
+            QVERIFY(ledgers[0].ledgerJson.find("non-private") != std::string::npos);
+            const auto a = project.audits(r.runId).value().at(0);
+            const auto details = nlohmann::json::parse(a.detailsJson);
+            QCOMPARE(details["kind"].get<std::string>(), std::string("one-run"));
+            QCOMPARE(details["variant"].get<std::string>(), std::string("white-box"));
+            QCOMPARE(details["canary"].get<std::string>(), std::string("dirac-gradient"));
+            QCOMPARE(32 - a.counts.falsePositives - a.counts.falseNegatives, r.correct);
+            QCOMPARE(a.epsilonLowerBound, privacy::oneRunEpsilonLowerBound({128, 32, r.correct}, 1e-5, 0.95).value());
+        }
+    }
+
+    void whiteBoxDpSgdStaysBelowItsClaimAndIsJudged() {
+        auto project = whiteBoxProject();
+        for (std::uint64_t seed : {1, 2}) {
+            auto o = quick(AuditedMechanism::DpSgd, seed);
+            o.whiteBox = true;
+            o.epsilon = 1.0;
+            o.confidence = 0.999;
+            const auto r = runOneRunAuditStage(project, o).value();
+            qInfo("white-box dp-sgd seed %d: %lld of %lld correct, epsilon_LB %.3f, sigma %.3f", int(seed), r.correct,
+                  r.guesses, r.epsilonLB, r.noise);
+            QVERIFY2(r.epsilonLB <= 1.0, str("seed ", seed, ": epsilon_LB ", r.epsilonLB).c_str());
+            QVERIFY(r.noise > 0.0);
+        }
+        // A white-box record is judged as any one-run record: ε_LB recomputed from m, r and v.
+        const auto audits = storedMechanismAudits(project).value();
+        long long whiteBox = 0;
+        for (const auto& a : audits) whiteBox += a.oneRun.has_value() && a.mechanism == "dp-sgd";
+        QCOMPARE(whiteBox, 2LL);
+        const auto v = audit::claimVerdict("dp-sgd", 1.0, 1e-5, audits);
+        QCOMPARE(v.audits, 2);
+        QCOMPARE(v.status, audit::ClaimStatus::NotRefuted);
+    }
+
+private:
+    project::ProjectFile whiteBoxProject() {
+        const std::string path = dir_.path() + "/white-box.dpmix";
+        if (!std::ifstream(path).good()) {
+            auto created =
+                project::createProjectFromSpecFile(dir_.path() + "/tiny.json", path, testing::dataLayerSummarizer());
+            if (!created.ok()) qFatal("%s", created.error().message.c_str());
+        }
+        return project::ProjectFile::open(path).value();
     }
 };
 
