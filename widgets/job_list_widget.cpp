@@ -143,6 +143,8 @@ void JobListWidget::setFinished(int jobId, JobState state, const QString& messag
     if (auto* bar = progressBar(jobId)) {
         if (bar->maximum() == 0) bar->setRange(0, 1000);
         if (state == JobState::Succeeded) bar->setValue(bar->maximum());
+        // The plan's last part (an evaluation) reports nothing: a finished job is all of it.
+        if (state == JobState::Succeeded && it->jobFraction >= 0.0) bar->setFormat(tr("100% of the job"));
     }
     QString text = toDisplayString(state);
     if (!message.isEmpty()) text += QStringLiteral(": ") + message;

@@ -73,7 +73,10 @@ private Q_SLOTS:
         QCOMPARE(list.progressBar(3)->text(), QString("30% of the job · 0 / 100"));
         list.setProgress(3, 5, 0, "", 0.31);  // a stage without a total still shows the job's share
         QCOMPARE(list.progressBar(3)->text(), QString("31% of the job"));
-        QCOMPARE(list.progressBar(3)->maximum(), 1000);  // not the busy indicator
+        QCOMPARE(list.progressBar(3)->maximum(), 1000);       // not the busy indicator
+        list.setFinished(3, JobState::Succeeded, QString());  // the unreported last part is done too
+        QCOMPARE(list.progressBar(3)->value(), 1000);
+        QCOMPARE(list.progressBar(3)->text(), QString("100% of the job"));
     }
 
     void queuedRowsWaitWithTheirOwnCancelAndSurviveClearing() {

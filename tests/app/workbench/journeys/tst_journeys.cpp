@@ -33,12 +33,14 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -139,6 +141,9 @@ class TstJourneys : public QObject {
     WorkbenchServices services() {
         runs_.setAuditFunction(runAuditWithEngine);
         runs_.setPsgFunction(runPsgWithEngine);
+        // As the workbench: the engine's exact spend preview and its time estimate.
+        runs_.setSpendPlanFunction(planStudySpendWithEngine);
+        runs_.setEstimateFunction(estimateStudyWithEngine);
         WorkbenchServices s{&runs_, &projects_, [] { return QStringLiteral("journeys"); }};
         s.sources = &previews_;
         s.studies = &studies_;
@@ -415,7 +420,76 @@ private Q_SLOTS:
         j.note("λ by task");
         QVERIFY(j.clickTab(analysisTabs(w), "λ by task"));
         j.shot(&w, "lambda");
+        QVERIFY(compareAfterTheMixture(w, j, modals));
         appendSummary(shots_, j);
+    }
+
+    // The clinician goes on to the downstream comparison: short pretraining and fine-tuning with a
+    // batch split B holds, Run ▸ Compare with baselines, and the confirm dialog's time estimate and
+    // releases — the fine-tunings only, as DP-MixMin's mixture is the one just released (#45 item 2).
+    bool compareAfterTheMixture(MainWindow& w, Journey& j, ModalScript& modals) {
+        auto fail = [](const QString& why) {
+            qWarning("compare: %s", qPrintable(why));
+            return false;
+        };
+        j.note("Panel: pretraining steps 40, fine-tuning batch 32 and steps 40");
+        dpmix::widgets::ParameterPanel* panel = parameterPanel(w);
+        auto* pretrainSteps = panelEditor<QSpinBox>(panel, "pretrain-steps");
+        auto* finetuneBatch = panelEditor<QSpinBox>(panel, "finetune-batch");
+        auto* finetuneSteps = panelEditor<QSpinBox>(panel, "finetune-steps");
+        if (!pretrainSteps || !finetuneBatch || !finetuneSteps) return fail("stage fields");
+        scrollTo(pretrainSteps);
+        j.replaceText(pretrainSteps, "40");
+        scrollTo(finetuneBatch);
+        j.replaceText(finetuneBatch, "32");
+        j.replaceText(finetuneSteps, "40");
+        if (!waitFor(
+                j, [&] { return w.calculationsIdle() && runAction(w)->isEnabled(); }, 30000))
+            return fail("panel not idle");
+        j.note("Run ▸ Compare with baselines; the confirm dialog: releases, ε and the time estimate; OK");
+        QString preview;
+        modals.then([&](QWidget* box) {
+            auto* mb = qobject_cast<QMessageBox*>(box);
+            preview = mb ? mb->text() : QString();
+            j.shot(box, "compare-spend-preview");
+            j.click(mb ? static_cast<QWidget*>(mb->button(QMessageBox::Ok)) : box);
+        });
+        QSignalSpy ended(stageQueue(w), &StageQueue::stageEnded);
+        QElapsedTimer clock;
+        clock.start();
+        if (!j.pickMenu(&w, "Run", "Compare with baselines") || !modals.done()) return fail("menu or dialog");
+        if (!preview.contains("Estimated time on this machine: about")) return fail("no estimate: " + preview);
+        // 3 private fine-tunings (DP-MixMin, Uniform, Random Init) × 2 tasks; the 2 mixtures are reused.
+        if (!preview.contains("<b>6 DP release(s)</b>")) return fail("releases: " + preview);
+        if (!waitFor(
+                j, [&] { return jobList(w)->rowCount() > 0 && jobsIdle(w) == false; }, 10000))
+            return fail("no job");
+        // One bar for the whole job (a stage's own count beside it).
+        waitFor(
+            j,
+            [&] {
+                for (int id = 0; id < 256; ++id)
+                    if (auto* bar = jobList(w)->progressBar(id);
+                        bar && jobList(w)->state(id) == dpmix::widgets::JobState::Running &&
+                        bar->text().contains("of the job"))
+                        return true;
+                return false;
+            },
+            120000);
+        j.shot(&w, "compare-running");
+        if (!waitFor(
+                j, [&] { return ended.count() > 0 && jobsIdle(w); }, kJobTimeoutMs))
+            return fail("the comparison did not end");
+        j.note(QStringLiteral("the comparison took %1 s in the window").arg(clock.elapsed() / 1000));
+        bool reused = false;
+        for (const auto& r : w.project()->runs)
+            if (r.run.method == "dp-mixmin" && r.run.epsilon && !r.ledgers.empty())
+                if (auto ledger = dpmix::privacy::ledgerFromJson(r.ledgers.back().ledgerJson))
+                    for (const auto& e : ledger->entries()) reused |= e.spentInRun > 0;
+        if (!reused) return fail("no downstream DP-MixMin run carries the released mixture");
+        if (!j.clickTab(analysisTabs(w), "AUC")) return fail("AUC tab");
+        j.shot(&w, "compare-auc");
+        return true;
     }
 
     void teacher() {
