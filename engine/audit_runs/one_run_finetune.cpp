@@ -71,17 +71,6 @@ std::vector<int> oneRunTaskLabels(const pipeline::ImageStudy& study, const std::
     return labels;
 }
 
-Result<train::ModelSpec> downstreamModelSpec(const pipeline::ImageStudy& study) {
-    const auto& pub = study.publicImages;
-    auto spec = train::ModelSpecBuilder()
-                    .kind(train::ModelKind::SmallCnn)
-                    .input(pub.channels, pub.height, pub.width)
-                    .outputs(1)
-                    .build();
-    if (!spec) return Error{"downstream model: " + spec.error().message};
-    return spec;
-}
-
 Result<double> oneRunTestAuc(const train::Model& model, const pipeline::ImageStudy& study, std::size_t task) {
     const auto& test = study.sensitiveSplit.test;
     const auto pixels = pipeline::gatherImages(study.sensitiveImages, test);
@@ -93,7 +82,7 @@ Result<double> oneRunTestAuc(const train::Model& model, const pipeline::ImageStu
 
 Result<OneRunFinetuneOutcome> finetuneWithCanaries(pipeline::ImageStudy& study, OneRunFinetuneInput in,
                                                    const ProgressCallback& progress, const CancellationToken& cancel) {
-    auto spec = downstreamModelSpec(study);
+    auto spec = pipeline::downstreamModelSpec(study);
     if (!spec) return spec.error();
     in.request.finetuneIndices = appendCanaries(study, in);
     auto planned = pipeline::planFinetune(study, in.request);

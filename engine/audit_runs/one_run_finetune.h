@@ -38,8 +38,6 @@ struct OneRunFinetuneOutcome {
     double trainSeconds = 0.0;
 };
 
-/// The study's downstream model, as runDownstream builds it (the small CNN, one logit).
-Result<train::ModelSpec> downstreamModelSpec(const pipeline::ImageStudy& study);
 /// The audited model's AUC on the study's test split for `task`.
 Result<double> oneRunTestAuc(const train::Model& model, const pipeline::ImageStudy& study, std::size_t task);
 /// `task`'s 0/1 labels of the sensitive images `indices`; a view of gathered pixels.

@@ -40,7 +40,7 @@ private:
 
 Result<ScoredTraining> finetuneWithGradientCanaries(const pipeline::ImageStudy& study, WhiteBoxInput in,
                                                     const ProgressCallback& progress, const CancellationToken& cancel) {
-    auto spec = downstreamModelSpec(study);
+    auto spec = pipeline::downstreamModelSpec(study);
     if (!spec) return spec.error();
     in.request.finetuneIndices = in.splitB;  // the canaries are gradients, not images
     auto planned = pipeline::planFinetune(study, in.request);

@@ -275,8 +275,7 @@ Result<DownstreamOutcome> finishWithAdamix(train::Model& model, const ImageStudy
 
 }  // namespace
 
-Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
-                                        const ProgressCallback& progress, const CancellationToken& cancel) {
+Result<train::ModelSpec> downstreamModelSpec(const ImageStudy& study) {
     const auto& pub = study.publicImages;
     auto spec = train::ModelSpecBuilder()
                     .kind(train::ModelKind::SmallCnn)
@@ -284,6 +283,14 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
                     .outputs(1)
                     .build();
     if (!spec) return Error{"downstream model: " + spec.error().message};
+    return spec;
+}
+
+Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const DownstreamRequest& req, privacy::Ledger& ledger,
+                                        const ProgressCallback& progress, const CancellationToken& cancel) {
+    const auto& pub = study.publicImages;
+    auto spec = downstreamModelSpec(study);
+    if (!spec) return spec.error();
 
     // The fine-tuning mechanism and its ledger entry are settled before any work: a refusal
     // (unit, budget) costs nothing.

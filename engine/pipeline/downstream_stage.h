@@ -114,6 +114,10 @@ struct FinetunePlan {
 };
 Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& request);
 
+/// The downstream network of every method: the small CNN on the public images' shape, one logit.
+/// (The one-run audit and the step calibration train the same network.)
+Result<train::ModelSpec> downstreamModelSpec(const ImageStudy& study);
+
 /// At user level (study.userLevel()) fine-tuning is user-level DP-SGD over the users of
 /// finetuneIndices (finetune.batch counts users; at most finetune.userGroupSize images of a
 /// sampled user per step, kDefaultUserGroupSize when 0).

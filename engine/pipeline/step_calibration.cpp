@@ -1,5 +1,7 @@
 #include "engine/pipeline/step_calibration.h"
 
+#include "engine/pipeline/downstream_stage.h"
+
 #include "engine/train/pretrain.h"
 
 #include <algorithm>
@@ -60,13 +62,8 @@ Result<double> secondsPerStep(const ImageStudy& study, const train::ModelSpec& s
 }  // namespace
 
 Result<StepCalibration> calibrateTrainingStep(const ImageStudy& study, const std::string& device) {
-    const auto& shape = study.publicImages;
-    auto spec = train::ModelSpecBuilder()
-                    .kind(train::ModelKind::SmallCnn)
-                    .input(shape.channels, shape.height, shape.width)
-                    .outputs(1)
-                    .build();
-    if (!spec) return Error{"downstream model: " + spec.error().message};
+    auto spec = downstreamModelSpec(study);
+    if (!spec) return spec.error();
     // The first training of a process pays LibTorch's and the BLAS's start-up (thread pools,
     // first allocations): a warm-up, not timed.
     if (auto warm = timedTraining(study, *spec, 16, 1, device); !warm) return warm.error();
