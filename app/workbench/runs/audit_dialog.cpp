@@ -25,6 +25,9 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
       runs_(new QSpinBox),
       noNoise_(new QCheckBox(tr("No-noise control (σ = 0: the audit must find a large ε)"))),
       seed_(new QSpinBox),
+      oneRun_(new QCheckBox(tr("&One training of the study's own fine-tuning (a one-run audit)"))),
+      whiteBox_(new QCheckBox(tr("&White-box: canary gradients (DP-SGD and SGD)"))),
+      canaries_(new QSpinBox),
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
     setWindowTitle(tr("Audit a mechanism"));
     mechanism_->addItem(tr("the mixture step of DP-MixMin"), QString());
@@ -47,6 +50,20 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
     seed_->setRange(0, 1000000000);
     seed_->setToolTip(tr("Seed of the ρ split, the natural canary's choice and the audit's runs"));
     noNoise_->setToolTip(tr("Runs the same audit without noise: a sanity check that the attack would detect a leak."));
+    oneRun_->setObjectName("auditOneRun");
+    oneRun_->setToolTip(
+        tr("Audit the fine-tuning this study runs (its network, steps, batch, clip and σ) in one training on split "
+           "B with m canaries, each put in with probability 1/2, instead of many trainings of a small "
+           "logistic-regression head: it costs about one fine-tuning (docs/AUDIT.md, \"One-run audits\")."));
+    whiteBox_->setObjectName("auditWhiteBox");
+    whiteBox_->setToolTip(
+        tr("Insert canary gradients into DP-SGD's noisy sums and read every step: detects a mechanism that lost "
+           "its noise where canary images cannot, but tests only the noise and its accounting."));
+    canaries_->setObjectName("auditCanaries");
+    canaries_->setRange(10, 100000);
+    canaries_->setValue(1000);
+    canaries_->setToolTip(tr("How many canaries the one training holds (m); a tenth are guessed in and a tenth out"));
+    connect(oneRun_, &QCheckBox::toggled, this, &AuditDialog::updateOneRun);
     auto* explanation =
         new QLabel(tr("The audit runs the mechanism many times with and without a canary and "
                       "reports an empirical lower bound ε_LB, to compare with the claimed ε."));
@@ -57,6 +74,9 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
     form->addRow(tr("&Canary:"), canary_);
     form->addRow(tr("&Runs per world:"), runs_);
     form->addRow(tr("&Seed:"), seed_);
+    form->addRow(QString(), oneRun_);
+    form->addRow(QString(), whiteBox_);
+    form->addRow(tr("Ca&naries m:"), canaries_);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(explanation);
     layout->addLayout(form);
@@ -65,8 +85,10 @@ AuditDialog::AuditDialog(const QStringList& tasks, QWidget* parent)
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(!tasks.isEmpty());
     connect(mechanism_, &QComboBox::currentIndexChanged, this, [this] {
         fillCanaries();
+        updateOneRun();
         updateClusterButton();
     });
+    updateOneRun();
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
@@ -101,6 +123,20 @@ void AuditDialog::fillCanaries() {
     noNoise_->setVisible(!training);
 }
 
+void AuditDialog::updateOneRun() {
+    const QString mechanism = mechanism_->currentData().toString();
+    const bool training = !mechanism.isEmpty();
+    oneRun_->setVisible(training);
+    if (!training) oneRun_->setChecked(false);
+    const bool oneRun = oneRun_->isChecked();
+    // White-box canaries are gradients added to DP-SGD's clipped sum: the Dirichlet mechanism has none.
+    whiteBox_->setVisible(oneRun);
+    whiteBox_->setEnabled(mechanism != QStringLiteral("dirichlet"));
+    if (!whiteBox_->isEnabled()) whiteBox_->setChecked(false);
+    canaries_->setEnabled(oneRun);
+    runs_->setEnabled(!oneRun);  // one training: no runs per world
+}
+
 void AuditDialog::offerCluster(const QString& why) {
     clusterUnavailable_ = why;
     if (!cluster_) cluster_ = addRunOnClusterButton(this, buttons_, why, &onCluster_);
@@ -126,6 +162,9 @@ AuditSettings AuditDialog::settings() const {
         s.trainingCanary = canary_->currentData().toString();
         s.runs = runs_->value();
         s.seed = seed_->value();
+        s.oneRun = oneRun_->isChecked();
+        s.whiteBox = s.oneRun && whiteBox_->isChecked();
+        s.canaries = canaries_->value();
         return s;
     }
     const auto choice = static_cast<CanaryChoice>(canary_->currentData().toInt());

@@ -96,6 +96,11 @@ struct AuditRequest {
     std::string mechanism;
     std::string trainingCanary;
     std::string device = "auto";  // where the proxy and the audited trainings run
+    // A fine-tuning mechanism audited in one training of the study's fine-tuning
+    // (engine/audit_runs/one_run_audit_stage.h): m canaries, canary gradients when white-box.
+    bool oneRun = false;
+    bool whiteBox = false;
+    long long canaries = 1000;
 };
 
 /// What the Private set dialog and the panel ask the PSG stage for (engine/experiment_runs/psg_stage.h).

@@ -1,6 +1,7 @@
 #include "app/workbench/runs/engine_study.h"
 
 #include "engine/audit_runs/audit_stage.h"
+#include "engine/audit_runs/one_run_audit_stage.h"
 #include "engine/audit_runs/training_audit_stage.h"
 #include "engine/data/source_loader.h"
 #include "engine/experiment_runs/psg_stage.h"
@@ -107,6 +108,35 @@ Status runStudyWithEngine(project::ProjectFile& project, const StudyRequest& req
 
 namespace {
 
+// The study's own fine-tuning audited in one training (docs/AUDIT.md, "One-run audits"); stored
+// as an audit run whose verdict the ledger views show beside the entry it audits.
+Status runOneRunAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
+                                const ProgressCallback& progress, const CancellationToken& cancel,
+                                const StudyLog& log) {
+    audit_runs::OneRunAuditStageOptions options;
+    options.task = request.task;
+    if (!training_audit::parseAuditedMechanism(request.mechanism, options.mechanism))
+        return Error{"mechanism: '" + request.mechanism + "' is not an audited mechanism", "mechanism"};
+    options.whiteBox = request.whiteBox;
+    if (!request.whiteBox && !training_audit::parseTrainingCanaryKind(request.trainingCanary, options.canary))
+        return Error{"canary: '" + request.trainingCanary + "' is not a canary of a one-run audit", "canary"};
+    options.canaries = request.canaries;
+    options.epsilon = request.epsilon;
+    options.accountant = request.accountant;
+    options.seed = static_cast<std::uint64_t>(request.seed);
+    auto device = runtime::chooseDevice(request.device);
+    if (!device) return device.error();
+    options.device = *device;
+    if (auto error = audit_runs::checkOneRunAuditStageOptions(project, options)) return error;
+    auto report = audit_runs::runOneRunAuditStage(project, options, progress, cancel, log);
+    if (!report) return report.error();
+    if (log)
+        log("one-run audit '" + report->name + "' of task '" + report->task + "': " + std::to_string(report->correct) +
+            " of " + std::to_string(report->guesses) + " guesses right among " + std::to_string(report->canaries) +
+            " canaries, empirical ε lower bound " + std::to_string(report->epsilonLB));
+    return std::nullopt;
+}
+
 Status runTrainingAuditWithEngine(project::ProjectFile& project, const AuditRequest& request,
                                   const ProgressCallback& progress, const CancellationToken& cancel,
                                   const StudyLog& log) {
@@ -168,6 +198,8 @@ Result<audit_runs::AuditStageOptions> auditStageOptionsFor(const project::Projec
 
 Status runAuditWithEngine(project::ProjectFile& project, const AuditRequest& request, const ProgressCallback& progress,
                           const CancellationToken& cancel, const StudyLog& log) {
+    if (!request.mechanism.empty() && request.oneRun)
+        return runOneRunAuditWithEngine(project, request, progress, cancel, log);
     if (!request.mechanism.empty()) return runTrainingAuditWithEngine(project, request, progress, cancel, log);
     auto options = auditStageOptionsFor(project, request);
     if (!options) return options.error();

@@ -31,6 +31,11 @@ struct AuditSettings {
     // mechanism, audited with `trainingCanary` (docs/AUDIT.md, "Auditing fine-tuning mechanisms").
     QString mechanism;
     QString trainingCanary = QStringLiteral("large-norm");  // flipped-label, large-norm, gradient-aligned
+    // A fine-tuning mechanism audited in one training of the study's own fine-tuning (m canaries,
+    // each in with probability 1/2) instead of `runs` trainings of a logistic head per world.
+    bool oneRun = false;
+    bool whiteBox = false;      // one run: canary gradients (DP-SGD and SGD only) instead of canary images
+    long long canaries = 1000;  // one run: m
 
     bool operator==(const AuditSettings&) const = default;
 };

@@ -166,6 +166,9 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
         request.mechanism = settings.mechanism.toStdString();
         request.trainingCanary = settings.trainingCanary.toStdString();
         request.runs = settings.runs;
+        request.oneRun = settings.oneRun;
+        request.whiteBox = settings.oneRun && settings.whiteBox;
+        request.canaries = settings.canaries;
         request.seed = settings.seed;
         if (settings.mechanism != QStringLiteral("sgd")) request.epsilon = parameters.epsilon;
         request.accountant = engineAccountant(parameters.accountant);

@@ -44,6 +44,18 @@ QString rate(long long count, long long of) {
                   : QStringLiteral("– (0 runs)");
 }
 
+const std::string kOneRun = "finetune-one-run-";
+
+/// A one-run audit's tooltip paragraph: one training, its canaries, the guesses made and right.
+QString oneRunDetail(const QJsonObject& details) {
+    return QObject::tr("\none training of the study's fine-tuning (%1): %2 canaries, %3 put in; %4 guesses, %5 right")
+        .arg(details.value("variant").toString(QStringLiteral("black-box")))
+        .arg(details.value("canaries").toInteger())
+        .arg(details.value("included").toInteger())
+        .arg(details.value("guesses").toInteger())
+        .arg(details.value("correct").toInteger());
+}
+
 /// One tooltip paragraph: the bound, the attack's error rates on the EVAL half, the runs.
 QString auditDetail(const RunResults& r, const project::AuditRecord& a) {
     const QJsonObject details = QJsonDocument::fromJson(QByteArray::fromStdString(a.detailsJson)).object();
@@ -52,6 +64,7 @@ QString auditDetail(const RunResults& r, const project::AuditRecord& a) {
                        .arg(a.epsilonLowerBound, 0, 'g', 4)
                        .arg(a.confidence * 100.0, 0, 'g', 3)
                        .arg(a.delta, 0, 'g', 3);
+    if (details.value("kind").toString() == QStringLiteral("one-run")) return text + oneRunDetail(details);
     text +=
         QObject::tr("\nFPR %1, FNR %2")
             .arg(rate(a.counts.falsePositives, a.counts.negatives), rate(a.counts.falseNegatives, a.counts.positives));
@@ -69,6 +82,8 @@ QString auditDetail(const RunResults& r, const project::AuditRecord& a) {
 }  // namespace
 
 QString auditKindLabel(const std::string& name) {
+    if (name.rfind(kOneRun, 0) == 0)  // "finetune-one-run-[white-box-]<mechanism>-<canary>"
+        return QObject::tr("one-run audit: %1").arg(QString::fromStdString(name.substr(kOneRun.size())));
     const bool control =
         name.size() > kNoNoise.size() && name.compare(name.size() - kNoNoise.size(), kNoNoise.size(), kNoNoise) == 0;
     const std::string kind = control ? name.substr(0, name.size() - kNoNoise.size()) : name;

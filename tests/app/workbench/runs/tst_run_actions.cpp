@@ -8,6 +8,7 @@
 #include "app/workbench/run_actions.h"
 #include "app/workbench/runs/audit_dialog.h"
 #include "app/workbench/runs/epsilon_sweep_dialog.h"
+#include "app/workbench/runs/run_requests.h"
 #include "app/workbench/runs/stage_queue.h"
 #include "engine/methods/method_plan.h"
 #include "tests/app/workbench/fake_backends.h"
@@ -286,6 +287,29 @@ private Q_SLOTS:
         QCOMPARE(training.canaryBox()->count(), 3);
         QVERIFY(!training.noNoiseBox()->isHidden());
         QVERIFY(training.settings().mechanism.isEmpty());
+
+        // #48: a fine-tuning mechanism can be audited in one training of the study's own fine-tuning;
+        // runs per world then do not apply, white-box canary gradients only for DP-SGD and SGD.
+        QVERIFY(training.oneRunBox()->isHidden());    // the mixture step: no one-run audit
+        training.mechanismBox()->setCurrentIndex(2);  // DP-SGD
+        QVERIFY(!training.oneRunBox()->isHidden());
+        training.oneRunBox()->setChecked(true);
+        QVERIFY(!training.runsBox()->isEnabled());
+        training.whiteBoxBox()->setChecked(true);
+        training.canariesBox()->setValue(500);
+        AuditSettings oneRun = training.settings();
+        QVERIFY(oneRun.oneRun && oneRun.whiteBox);
+        QCOMPARE(oneRun.canaries, 500LL);
+        QCOMPARE(oneRun.mechanism, QString("dp-sgd"));
+        training.mechanismBox()->setCurrentIndex(1);  // the Dirichlet mechanism: no canary gradients
+        QVERIFY(!training.whiteBoxBox()->isEnabled());
+        QVERIFY(!training.settings().whiteBox);
+        QVERIFY(training.settings().oneRun);
+        const auto request = auditRequestFor(dpmix::widgets::RunParameters(), oneRun);
+        QVERIFY(request.ok());
+        QVERIFY(request->oneRun && request->whiteBox);
+        QCOMPARE(request->canaries, 500LL);
+        QCOMPARE(request->mechanism, std::string("dp-sgd"));
 
         MainWindow w(services());
         QTRY_VERIFY(w.runActions()->auditAction()->isEnabled());
