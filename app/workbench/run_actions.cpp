@@ -13,11 +13,16 @@
 #include "widgets/chart_widget.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -194,6 +199,65 @@ QString RunActions::startAudit(const AuditSettings& settings) {
     return start(action);
 }
 
+namespace {
+// The fine-tuning mechanism a downstream run's config names ("dp-sgd", "dirichlet", "adamix-r"), or empty.
+QString finetuneMechanismOf(const project::RunRecord& run) {
+    const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson)).object();
+    return config.value("finetune_mechanism").toString();
+}
+}  // namespace
+
+QString RunActions::oneRunAuditRefusal(long long runId) const {
+    const ProjectSnapshot* project = window_->project();
+    const RunResults* r = project ? project->findRun(runId) : nullptr;
+    if (!r) return tr("Audit: run %1 is not in the open project.").arg(runId);
+    const QString mechanism = finetuneMechanismOf(r->run);
+    if (mechanism.isEmpty() || !r->run.epsilon)
+        return tr("Run %1 fine-tuned nothing privately: only a downstream run's fine-tuning can be audited in one "
+                  "training.")
+            .arg(runId);
+    if (mechanism != QStringLiteral("dp-sgd") && mechanism != QStringLiteral("dirichlet"))
+        return tr("Run %1 fine-tuned with %2, a head on frozen features: the one-run audit audits DP-SGD and the "
+                  "Dirichlet mechanism.")
+            .arg(runId)
+            .arg(mechanism);
+    if (!r->done()) return tr("Run %1 has not finished.").arg(runId);
+    return {};
+}
+
+QString RunActions::startOneRunAuditOf(long long runId, const AuditSettings& settings) {
+    if (const QString why = oneRunAuditRefusal(runId); !why.isEmpty()) return why;
+    const RunResults* r = window_->project()->findRun(runId);
+    RunAction action;
+    action.kind = RunKind::Audit;
+    action.parameters = window_->document()->values();
+    action.parameters.epsilon = *r->run.epsilon;  // the claim is the audited run's ε, not the panel's
+    action.audit = settings;
+    action.audit.task = QString::fromStdString(r->run.task);
+    action.audit.mechanism = finetuneMechanismOf(r->run);
+    action.audit.seed = r->run.seed;
+    action.audit.oneRun = true;
+    return start(action);
+}
+
+void RunActions::runOneRunAuditDialog(long long runId) {
+    if (const QString why = oneRunAuditRefusal(runId); !why.isEmpty()) {
+        showStatus(why, 15000);
+        return;
+    }
+    const RunResults* r = window_->project()->findRun(runId);
+    AuditDialog dialog(QStringList{QString::fromStdString(r->run.task)}, window_);
+    dialog.setWindowTitle(tr("Audit the fine-tuning of run %1 in one training").arg(runId));
+    dialog.mechanismBox()->setCurrentIndex(dialog.mechanismBox()->findData(finetuneMechanismOf(r->run)));
+    dialog.mechanismBox()->setEnabled(false);
+    dialog.oneRunBox()->setChecked(true);
+    dialog.oneRunBox()->setEnabled(false);
+    dialog.seedBox()->setValue(static_cast<int>(r->run.seed));
+    dialog.seedBox()->setEnabled(false);
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (const QString e = startOneRunAuditOf(runId, dialog.settings()); !e.isEmpty()) showStatus(e, 15000);
+}
+
 QString RunActions::rerun(long long runId, std::optional<long long> newSeed) {
     if (window_->isReadOnly()) {
         const QString message = tr("This project is open read-only: runs are disabled.");
@@ -277,6 +341,13 @@ QMenu* RunActions::contextMenuForRun(long long runId) {
     });
     same->setEnabled(writable);
     newSeed->setEnabled(writable);
+    QAction* oneRun =
+        menu->addAction(tr("&Audit this fine-tuning (one run)…"), this, [this, runId] { runOneRunAuditDialog(runId); });
+    const QString refusal = oneRunAuditRefusal(runId);
+    oneRun->setEnabled(writable && refusal.isEmpty());
+    oneRun->setToolTip(refusal.isEmpty() ? tr("Train this run's fine-tuning once more with canaries and bound its ε "
+                                              "from the guesses (docs/AUDIT.md, \"One-run audits\")")
+                                         : refusal);
     menu->addSeparator();
     const bool pinned = project && project->pinnedBaselineRunId() == runId;
     if (pinned)

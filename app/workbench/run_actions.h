@@ -70,6 +70,12 @@ public:
     QString startCompareWithBaselines();
     QString startEpsilonSweep(const SweepScope& scope);
     QString startAudit(const AuditSettings& settings);
+    /// A one-run audit of a stored downstream run's fine-tuning: the run's mechanism, task, seed
+    /// and ε (the claim), the dialog's canaries. An error names why the run cannot be audited so.
+    QString startOneRunAuditOf(long long runId, const AuditSettings& settings);
+    /// The Audit dialog preset for a downstream run's fine-tuning in one training (its context menu's
+    /// "Audit this fine-tuning (one run)…"); empty when the run has no auditable fine-tuning, else why not.
+    QString oneRunAuditRefusal(long long runId) const;
     QString startPrivateSet(const PsgSettings& settings);
     /// Run on cluster (run_actions_cluster.cpp): Run DP-MixMin or Compare with baselines with the
     /// panel's values, or a mixture audit, submitted to Slurm as one job array.
@@ -105,6 +111,7 @@ private:
     void onTreeContextMenu(const QPoint& pos);
     void runSweepDialog();
     void runAuditDialog();
+    void runOneRunAuditDialog(long long runId);
     void runClusterDialog();
     void runSweepOnClusterDialog(const SweepScope& scope);
     void updateClusterEnabled(bool canRun);

@@ -132,6 +132,41 @@ private Q_SLOTS:
             QVERIFY2(spent->releases[i].entry.epsilon > 0.0, spent->releases[i].label.c_str());
     }
 
+    // #48 item 4: a downstream run's context menu audits its fine-tuning in one training — the run's
+    // mechanism, task, seed and ε as the claim (not the panel's), stored as a one-run audit; runs that
+    // fine-tuned nothing are refused with the reason. Runs after thePreviewIsWhatTheRunCharges.
+    void aDownstreamRunsFineTuningIsAuditedInOneTraining() {
+        EngineProjectStore store(summarizeWithDataLayer);
+        EngineRunController runs(runStudyWithEngine);
+        runs.setAuditFunction(runAuditWithEngine);
+        WorkbenchServices services{&runs, &store, [] { return QStringLiteral("test"); }};
+        MainWindow w(services);
+        QCOMPARE(w.openFile(project_), QString());
+        long long downstream = 0, proxy = 0;
+        for (const auto& r : w.project()->runs) {
+            if (r.run.method == "proxy") proxy = r.run.id;
+            if (r.run.method == "dp-mixmin" && r.run.configJson.find("finetune_mechanism") != std::string::npos)
+                downstream = r.run.id;
+        }
+        QVERIFY(downstream > 0 && proxy > 0);
+        QVERIFY(w.runActions()->oneRunAuditRefusal(proxy).contains("fine-tuned nothing privately"));
+        QCOMPARE(w.runActions()->oneRunAuditRefusal(downstream), QString());
+        w.document()->edit(widgets::ParameterField::Epsilon, 5.0);  // the panel says otherwise: not the claim
+        AuditSettings settings;
+        settings.canaries = 40;
+        QSignalSpy finished(jobRunner(w), &JobRunner::finished);
+        QCOMPARE(w.runActions()->startOneRunAuditOf(downstream, settings), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5 * 60 * 1000);
+        QVERIFY2(finished[0][1].value<JobOutcome>() == JobOutcome::Succeeded, qPrintable(finished[0][2].toString()));
+        auto file = project::ProjectFile::open(project_.toStdString()).value();
+        const auto all = file.runs().value();
+        QCOMPARE(all.back().method, std::string("audit"));
+        const auto record = file.audits(all.back().id).value().at(0);
+        QCOMPARE(record.name, std::string("finetune-one-run-dp-sgd-large-norm"));
+        QVERIFY2(record.detailsJson.find("\"kind\":\"one-run\"") != std::string::npos, record.detailsJson.c_str());
+        QVERIFY(all.back().epsilon && std::abs(*all.back().epsilon - 2.0) < 1e-12);  // the audited run's ε
+    }
+
     void aRunTheEngineRefusesIsNotPreviewedAsASpend() {
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
