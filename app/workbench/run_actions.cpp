@@ -237,6 +237,12 @@ QString RunActions::startOneRunAuditOf(long long runId, const AuditSettings& set
     action.audit.mechanism = finetuneMechanismOf(r->run);
     action.audit.seed = r->run.seed;
     action.audit.oneRun = true;
+    // The fine-tuning as the run ran it (its stored configuration), not the spec's defaults.
+    const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(r->run.configJson)).object();
+    if (config.contains("finetune_steps") && config.contains("finetune_batch"))
+        action.audit.finetune = AuditSettings::Finetune{
+            config.value("finetune_clip").toDouble(), config.value("finetune_batch").toInteger(),
+            config.value("finetune_lr").toDouble(), config.value("finetune_steps").toInteger()};
     return start(action);
 }
 

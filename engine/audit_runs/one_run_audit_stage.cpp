@@ -26,6 +26,11 @@
 namespace dpmix::audit_runs {
 namespace {
 
+// The fine-tuning audited: the options' (a stored run's values) or the spec's.
+const project::FinetuneStage& finetuneOf(const project::ProjectSpec& spec, const OneRunAuditStageOptions& o) {
+    return o.finetune ? *o.finetune : spec.finetune;
+}
+
 using training_audit::AuditedMechanism;
 using training_audit::TrainingCanaryKind;
 
@@ -60,8 +65,8 @@ Result<OneRunData> oneRunData(const pipeline::ImageStudy& study, const project::
     auto split = pipeline::splitForRun(study, spec.privacy.rho, o.seed);
     if (!split) return split.error();
     out.splitB = std::move(split->b);
-    if (spec.finetune.batch > static_cast<long long>(out.splitB.size()))
-        return Error{"stages.finetune.batch = " + std::to_string(spec.finetune.batch) + " exceeds split B's " +
+    if (finetuneOf(spec, o).batch > static_cast<long long>(out.splitB.size()))
+        return Error{"stages.finetune.batch = " + std::to_string(finetuneOf(spec, o).batch) + " exceeds split B's " +
                      std::to_string(out.splitB.size()) + " images (seed " + std::to_string(o.seed) + ")"};
     if (o.whiteBox) return out;  // its canaries are gradients, made with the model
     const auto& images = study.sensitiveImages;
@@ -105,7 +110,7 @@ pipeline::DownstreamRequest fineTuningRequest(const project::ProjectSpec& spec, 
     r.seed = o.seed;
     r.device = o.device;
     r.accountant = o.accountant.value_or(spec.privacy.accountant);
-    r.finetune = spec.finetune;
+    r.finetune = finetuneOf(spec, o);
     if (o.steps) r.finetune.steps = *o.steps;
     r.finetune.mechanism = o.mechanism == AuditedMechanism::Dirichlet ? methods::FinetuneMechanism::Dirichlet
                                                                       : methods::FinetuneMechanism::DpSgd;
@@ -204,10 +209,11 @@ OneRunAuditStageReport plannedReport(const project::ProjectSpec& spec, const One
     r.canaries = o.canaries;
     r.guessesIn = r.guessesOut = guessesEachWay(o);
     r.splitB = static_cast<long long>(data.splitB.size());
-    r.steps = o.steps.value_or(spec.finetune.steps);
-    r.batch = spec.finetune.batch;
-    r.clip = spec.finetune.clip;
-    r.learningRate = spec.finetune.lr;
+    const project::FinetuneStage& stage = finetuneOf(spec, o);
+    r.steps = o.steps.value_or(stage.steps);
+    r.batch = stage.batch;
+    r.clip = stage.clip;
+    r.learningRate = stage.lr;
     r.seed = o.seed;
     r.whiteBox = o.whiteBox;
     return r;

@@ -44,7 +44,11 @@ struct OneRunAuditStageOptions {
     std::optional<privacy::Accountant> accountant;  // DP-SGD's σ; unset: the spec's
     std::uint64_t seed = 0;                         // run seed (split B, initialisation), canaries, coins
     std::optional<long long> steps;                 // T; unset: the spec's stages.finetune.steps
-    double normMultiple = 10.0;                     // large-norm canaries: × the mean image norm of split B
+    // The fine-tuning's clip, batch, learning rate and steps when they are not the spec's (a stored
+    // run that ran with the workbench's Advanced values); `steps` above still wins. Its mechanism is
+    // `mechanism`'s.
+    std::optional<project::FinetuneStage> finetune;
+    double normMultiple = 10.0;  // large-norm canaries: × the mean image norm of split B
     double confidence = 0.95;
     // Seeded (default): the coins and the training's sampling and noise follow the seed, so the
     // audit can be re-run and checked; Secret: from the operating system.

@@ -101,6 +101,7 @@ struct AuditRequest {
     bool oneRun = false;
     bool whiteBox = false;
     long long canaries = 1000;
+    std::optional<FinetuneSettings> finetune;  // one run of a stored run: its values (unset: the spec's)
 };
 
 /// What the Private set dialog and the panel ask the PSG stage for (engine/experiment_runs/psg_stage.h).

@@ -121,6 +121,14 @@ Status runOneRunAuditWithEngine(project::ProjectFile& project, const AuditReques
     if (!request.whiteBox && !training_audit::parseTrainingCanaryKind(request.trainingCanary, options.canary))
         return Error{"canary: '" + request.trainingCanary + "' is not a canary of a one-run audit", "canary"};
     options.canaries = request.canaries;
+    if (request.finetune) {  // the audited run's own values, on the spec's mechanism and unit
+        project::FinetuneStage stage = project.spec().finetune;
+        stage.clip = request.finetune->clip;
+        stage.batch = request.finetune->batch;
+        stage.lr = request.finetune->lr;
+        stage.steps = request.finetune->steps;
+        options.finetune = stage;
+    }
     options.epsilon = request.epsilon;
     options.accountant = request.accountant;
     options.seed = static_cast<std::uint64_t>(request.seed);

@@ -36,6 +36,15 @@ struct AuditSettings {
     bool oneRun = false;
     bool whiteBox = false;      // one run: canary gradients (DP-SGD and SGD only) instead of canary images
     long long canaries = 1000;  // one run: m
+    // One run of a stored run's fine-tuning: the values it ran with (unset: the spec's).
+    struct Finetune {
+        double clip = 0.0;
+        long long batch = 0;
+        double lr = 0.0;
+        long long steps = 0;
+        bool operator==(const Finetune&) const = default;
+    };
+    std::optional<Finetune> finetune;
 
     bool operator==(const AuditSettings&) const = default;
 };

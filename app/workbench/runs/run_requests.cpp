@@ -169,6 +169,9 @@ Result<AuditRequest> auditRequestFor(const widgets::RunParameters& parameters, c
         request.oneRun = settings.oneRun;
         request.whiteBox = settings.oneRun && settings.whiteBox;
         request.canaries = settings.canaries;
+        if (settings.finetune)
+            request.finetune = FinetuneSettings{settings.finetune->clip, settings.finetune->batch,
+                                                settings.finetune->lr, settings.finetune->steps};
         request.seed = settings.seed;
         if (settings.mechanism != QStringLiteral("sgd")) request.epsilon = parameters.epsilon;
         request.accountant = engineAccountant(parameters.accountant);

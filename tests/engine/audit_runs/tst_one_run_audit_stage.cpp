@@ -138,6 +138,25 @@ private Q_SLOTS:
         QVERIFY(details["r"].get<double>() > 0.0);
     }
 
+    // A stored run's own fine-tuning values (the workbench's Advanced section) replace the spec's:
+    // the audit trains what the run trained.
+    void aRunsOwnFineTuningValuesReplaceTheSpecs() {
+        auto project = project::ProjectFile::open(projectFile_).value();
+        auto o = quick(AuditedMechanism::DpSgd);
+        project::FinetuneStage stage = project.spec().finetune;
+        stage.batch = stage.batch / 2;
+        stage.clip = 0.5;
+        stage.lr = 0.02;
+        stage.steps = 7;
+        o.finetune = stage;
+        const auto r = runOneRunAuditStage(project, o).value();
+        QCOMPARE(r.steps, 7LL);
+        QCOMPARE(r.batch, stage.batch);
+        QCOMPARE(r.clip, 0.5);
+        QCOMPARE(r.learningRate, 0.02);
+        QVERIFY(r.batch != project.spec().finetune.batch);
+    }
+
     void refusalsStoreNothing() {
         auto project = project::ProjectFile::open(projectFile_).value();
         const auto before = project.runs().value().size();
