@@ -140,9 +140,14 @@ Result<SpendPreview> previewPlannedSpend(const ProjectSnapshot& snapshot, const 
     for (const auto& r : planned)
         if (r.entry.stage == "mixture") ++lambdas;
     const long long models = static_cast<long long>(planned.size()) - lambdas;
+    // A comparison that plans no λ reuses the ones the project released (pipeline/mixture_reuse.h).
     const QString why =
-        models == 0 ? QObject::tr("%1 DP-MixMin λ(s), one per sensitive task, ε and seed").arg(lambdas)
-                    : QObject::tr("%1 DP-MixMin λ(s) and %2 privately fine-tuned model(s)").arg(lambdas).arg(models);
+        models == 0    ? QObject::tr("%1 DP-MixMin λ(s), one per sensitive task, ε and seed").arg(lambdas)
+        : lambdas == 0 ? QObject::tr(
+                             "%1 privately fine-tuned model(s); no new DP-MixMin λ: the comparison reuses "
+                             "the λ this project already released, without a second spend")
+                             .arg(models)
+                       : QObject::tr("%1 DP-MixMin λ(s) and %2 privately fine-tuned model(s)").arg(lambdas).arg(models);
     SpendPreview out = previewOf(snapshot, *current, planned, false, p, why);
     out.exact = true;
     return out;

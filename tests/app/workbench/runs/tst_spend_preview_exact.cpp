@@ -218,6 +218,10 @@ private Q_SLOTS:
         auto reused = runs.plannedReleases(compare);
         QVERIFY(reused && reused->ok());
         QCOMPARE(static_cast<long long>((*reused)->size()), 12LL);  // 3 private fine-tunings × 2 seeds × 2 tasks
+        const auto said = previewPlannedSpend(*w.project(), values, **reused);
+        QVERIFY(said.ok());
+        QVERIFY2(said->why.contains("12 privately fine-tuned model(s); no new DP-MixMin λ: the comparison reuses"),
+                 qPrintable(said->why));
         for (const auto& r : **reused) QVERIFY2(r.entry.split != "A", r.label.c_str());
         QVERIFY(!w.runActions()->relearnMixtureAction()->isChecked());  // reuse is the default
 
