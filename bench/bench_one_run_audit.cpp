@@ -31,6 +31,7 @@ struct Args {
     int threads = 2;
     std::uint64_t seed = 0;
     std::string only;
+    std::string canary = "large-norm";  // the one-run audit's canaries: large-norm, flipped-label, gradient-aligned
 };
 
 Args parse(int argc, char** argv) {
@@ -54,6 +55,8 @@ Args parse(int argc, char** argv) {
             a.seed = std::stoull(v);
         else if (k == "--only")
             a.only = v;
+        else if (k == "--canary")
+            a.canary = v;
     }
     return a;
 }
@@ -63,7 +66,24 @@ struct Data {
     std::vector<int> labels;
     long long count = 0;
     train::ImageView view() const { return {pixels, count, 1, 28, 28}; }
+    // Flipped-label canaries: the training images after D (never in it); gradient-aligned: the
+    // public t10k images.
+    std::vector<float> heldOutPixels, publicPixels;
+    std::vector<int> heldOutLabels;
+    long long heldOutCount = 0, publicCount = 0;
 };
+
+// `count` images from `first` of an IDX pair, with the warm-clothing label.
+void appendImages(const data::IdxArray& images, const data::IdxArray& labels, long long first, long long count,
+                  std::vector<float>& pixels, std::vector<int>* binary) {
+    for (long long i = first * 784; i < (first + count) * 784; ++i)
+        pixels.push_back(static_cast<float>(images.data()[i]) / 255.0f);
+    if (binary)
+        for (long long i = first; i < first + count; ++i) {
+            const int c = labels.data()[i];
+            binary->push_back(c == 2 || c == 4 || c == 9 ? 1 : 0);  // warm clothing
+        }
+}
 
 Result<Data> loadData(const Args& a) {
     auto images = data::readIdxFile(a.data + "/train-images-idx3-ubyte.gz");
@@ -71,12 +91,15 @@ Result<Data> loadData(const Args& a) {
     auto labels = data::readIdxFile(a.data + "/train-labels-idx1-ubyte.gz");
     if (!labels) return labels.error();
     Data d;
-    d.count = std::min<long long>(a.examples, static_cast<long long>(images->dims[0]));
-    for (long long i = 0; i < d.count * 784; ++i) d.pixels.push_back(static_cast<float>(images->data()[i]) / 255.0f);
-    for (long long i = 0; i < d.count; ++i) {
-        const int c = labels->data()[i];
-        d.labels.push_back(c == 2 || c == 4 || c == 9 ? 1 : 0);  // warm clothing
-    }
+    const auto n = static_cast<long long>(images->dims[0]);
+    d.count = std::min<long long>(a.examples, n);
+    appendImages(*images, *labels, 0, d.count, d.pixels, &d.labels);
+    d.heldOutCount = std::min<long long>(a.canaries, n - d.count);
+    appendImages(*images, *labels, d.count, d.heldOutCount, d.heldOutPixels, &d.heldOutLabels);
+    auto pub = data::readIdxFile(a.data + "/t10k-images-idx3-ubyte.gz");
+    if (!pub) return pub.error();
+    d.publicCount = std::min<long long>(2000, static_cast<long long>(pub->dims[0]));
+    appendImages(*pub, *labels, 0, d.publicCount, d.publicPixels, nullptr);
     return d;
 }
 
@@ -96,16 +119,22 @@ void oneRun(const Args& a, const Data& d, const Cell& c) {
     o.canaries = a.canaries;
     o.guessFraction = a.guessFraction;
     o.seed = a.seed;
+    if (!parseTrainingCanaryKind(a.canary, o.canary))
+        return (void)std::printf("--canary %s: expected large-norm, flipped-label or gradient-aligned\n",
+                                 a.canary.c_str());
     OneRunAuditData data;
     data.images = d.view();
     data.labels = d.labels;
+    data.heldOut = {d.heldOutPixels, d.heldOutCount, 1, 28, 28};
+    data.heldOutLabels = d.heldOutLabels;
+    data.publicImages = {d.publicPixels, d.publicCount, 1, 28, 28};
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = runOneRunAudit(data, o);
     const double s = seconds(t0);
     if (!r) return (void)std::printf("one-run %s: %s\n", toString(c.mechanism), r.error().message.c_str());
-    std::printf("| one-run | %s | %g | %.3f | m %lld (%lld in) | %lld | %lld | noise %.4g | %.2f s |\n",
-                toString(c.mechanism), c.epsilon, r->epsilonLB, r->canaries, r->included, r->guesses, r->correct,
-                r->noise, s);
+    std::printf("| one-run | %s | %s | %g | %.3f | m %lld (%lld in) | %lld | %lld | noise %.4g | %.2f s |\n",
+                toString(c.mechanism), a.canary.c_str(), c.epsilon, r->epsilonLB, r->canaries, r->included, r->guesses,
+                r->correct, r->noise, s);
 }
 
 void rRun(const Args& a, const Data& d, const Cell& c) {
