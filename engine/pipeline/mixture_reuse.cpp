@@ -1,8 +1,11 @@
 #include "engine/pipeline/mixture_reuse.h"
 
 #include "engine/methods/method_plan.h"
+#include "engine/mixmin/dp_mixmin.h"
 #include "engine/mixmin/weight_metrics.h"
+#include "engine/pipeline/planned_releases.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/privacy/parameters.h"
 
 #include <cmath>
 
@@ -70,6 +73,56 @@ PrivateLambda reusedPrivateLambda(const StoredMixture& stored, double epsilon, s
     p.cosine = q.cosine;
     p.l1 = q.l1;
     return p;
+}
+
+Result<StoredMixtures> findReusableMixtures(const project::ProjectFile& project, const ImageStudy& study,
+                                            const MixtureReuseScope& scope) {
+    StoredMixtures reused;
+    const auto runs = project.runs();
+    if (!runs) return runs.error();
+    for (auto seed : scope.seeds) {
+        auto split = splitForRun(study, scope.rho, seed);
+        if (!split) return split.error();
+        const long long unitsA =
+            study.userLevel() ? distinctUsers(study, split->a) : static_cast<long long>(split->a.size());
+        for (std::size_t t : scope.tasks)
+            for (double eps : scope.epsilons) {
+                const std::string& task = study.taskNames[t];
+                auto params = dpMixMinParams(*scope.request, unitsA, study.userLevel(), task, eps, seed);
+                if (!params) return params.error();
+                const MixtureReuseQuery query{seed,
+                                              task,
+                                              eps,
+                                              eps * scope.request->budgetShare,
+                                              scope.configJson,
+                                              scope.composition,
+                                              mixmin::plannedLedgerEntry(*params),
+                                              study.componentNames};
+                if (auto stored = findStoredMixture(project, *runs, query))
+                    reused.emplace(std::make_tuple(seed, task, eps), std::move(*stored));
+            }
+    }
+    return reused;
+}
+
+MixtureOutcome withReusedLambdas(const StoredMixtures& reused, const std::vector<double>& epsilons,
+                                 const std::string& task, std::uint64_t seed, MixtureOutcome learnedNow,
+                                 const std::function<void(const std::string&)>& say) {
+    std::vector<PrivateLambda> all;
+    std::size_t learned = 0;
+    for (double eps : epsilons) {
+        if (auto stored = reused.find({seed, task, eps}); stored != reused.end()) {
+            if (say)
+                say("task '" + task + "', eps " + privacy::formatNumber(eps) + ", seed " + std::to_string(seed) +
+                    ": DP-MixMin's lambda reused from run " + std::to_string(stored->second.runId) +
+                    " (released there: no second spend on split A; --relearn-mixture learns it again)");
+            all.push_back(reusedPrivateLambda(stored->second, eps, seed, learnedNow.lambdaStar));
+        } else if (learned < learnedNow.privateLambdas.size()) {
+            all.push_back(std::move(learnedNow.privateLambdas[learned++]));
+        }
+    }
+    learnedNow.privateLambdas = std::move(all);
+    return learnedNow;
 }
 
 }  // namespace dpmix::pipeline

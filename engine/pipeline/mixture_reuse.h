@@ -5,6 +5,7 @@
 // workbench's Compare with baselines) takes the stored λ instead of running the mechanism on split
 // A again — no second spend. Its ledger carries the stored entry (the released model's guarantee
 // includes it) marked with the run that spent it, and the budget counts it once, there.
+#include "engine/pipeline/image_study.h"
 #include "engine/pipeline/mixture_stage.h"
 #include "engine/privacy/ledger.h"
 #include "engine/project/project_file.h"
@@ -49,6 +50,29 @@ struct MixtureReuseQuery {
 std::optional<StoredMixture> findStoredMixture(const project::ProjectFile& project,
                                                const std::vector<project::RunRecord>& runs,
                                                const MixtureReuseQuery& query);
+
+/// What a downstream run looks up (study_runner.cpp): its seeds, tasks and ε, the mixture request
+/// DP-MixMin would run with, and the configuration and composition its runs store.
+struct MixtureReuseScope {
+    std::vector<std::uint64_t> seeds;
+    std::vector<std::size_t> tasks;
+    std::vector<double> epsilons;
+    double rho = 0.0;
+    const MixtureRequest* request = nullptr;
+    std::string configJson;
+    privacy::Composition composition = privacy::Composition::Parallel;
+};
+
+/// For every (seed, task, ε) of the scope, the newest finished mixture-only run of `project` whose
+/// one ledger entry is what DP-MixMin would record now on the seed's split A (findStoredMixture).
+Result<StoredMixtures> findReusableMixtures(const project::ProjectFile& project, const ImageStudy& study,
+                                            const MixtureReuseScope& scope);
+
+/// The released λ of every ε of `epsilons`, in order: learned now (`learnedNow.privateLambdas`
+/// holds those, in order) or taken from its stored run (each said to `say`).
+MixtureOutcome withReusedLambdas(const StoredMixtures& reused, const std::vector<double>& epsilons,
+                                 const std::string& task, std::uint64_t seed, MixtureOutcome learnedNow,
+                                 const std::function<void(const std::string&)>& say);
 
 /// The stored release as the mixture stage's outcome would hold it, measured against `lambdaStar`.
 PrivateLambda reusedPrivateLambda(const StoredMixture& stored, double epsilon, std::uint64_t seed,

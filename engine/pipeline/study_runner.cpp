@@ -7,8 +7,10 @@
 #include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/planned_releases.h"
 #include "engine/pipeline/release_randomness.h"
+#include "engine/pipeline/run_configs.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/pipeline/step_calibration.h"
+#include "engine/pipeline/study_work_plan.h"
 #include "engine/privacy/ledger.h"
 #include "engine/privacy/parameters.h"
 #include "engine/privacy/privacy_budget.h"
@@ -27,45 +29,6 @@
 #include <set>
 
 namespace dpmix::pipeline {
-namespace {
-
-std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
-                              std::optional<bool> reproducible, std::optional<long long> userGroupSize,
-                              privacy::Accountant accountant) {
-    nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},
-                             {"delta", delta},     {"clip", m.clip},   {"batch", m.batch},
-                             {"lr", m.lr},         {"steps", m.steps}, {"released_iterate", "last"}};
-    if (reproducible) {  // DP runs only
-        j["randomness"] = *reproducible ? "seeded" : "secret";
-        j["accountant"] = privacy::toString(accountant);
-    }
-    // The unit every mechanism of the run protects (docs/PRIVACY.md, "Unit of privacy").
-    j["privacy_unit"] = userGroupSize ? "user" : "example";
-    if (userGroupSize) j["user_group_size"] = *userGroupSize;
-    return j.dump();
-}
-
-// What makes a stored proxy reusable: its settings. The device it trained on is recorded beside
-// them but is not part of the key — weights move between devices.
-nlohmann::json proxySettings(const ProxyOptions& o) {
-    return nlohmann::json{{"stage", "proxies"}, {"model", "small-cnn"}, {"epochs", o.epochs},
-                          {"batch", o.batch},   {"lr", o.lr},           {"max_examples", o.maxExamples}};
-}
-
-std::string proxyConfigJson(const ProxyOptions& o) {
-    nlohmann::json j = proxySettings(o);
-    j["device"] = o.device;
-    return j.dump();
-}
-
-bool sameProxySettings(const std::string& storedConfig, const ProxyOptions& o) {
-    nlohmann::json stored = nlohmann::json::parse(storedConfig, nullptr, /*allow_exceptions=*/false);
-    if (!stored.is_object()) return false;
-    stored.erase("device");
-    return stored == proxySettings(o);
-}
-
-}  // namespace
 
 Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOptions& proxyOptions,
                                    const ProgressCallback& progress, const CancellationToken& cancel,
@@ -252,36 +215,19 @@ Status chooseTasks(StudyRun& run, const ImageStudy& st) {
     return std::nullopt;
 }
 
-// The stored DP-MixMin releases this downstream run can reuse instead of learning λ again: for
-// every (seed, task, ε), the newest finished mixture-only run with the same configuration whose one
-// ledger entry is what DP-MixMin would record now on the seed's split A.
+// The stored DP-MixMin releases this downstream run can reuse instead of learning λ again
+// (mixture_reuse.h); none when it does not run DP-MixMin or is asked to learn λ again.
 Status findReusableMixtures(StudyRun& run, const ImageStudy& st) {
     run.reused.clear();
     if (!run.downstream || run.options.relearnMixture ||
         std::find(run.methods.begin(), run.methods.end(), methods::Method::DpMixMin) == run.methods.end())
         return std::nullopt;
-    const auto runs = run.project.runs();
-    if (!runs) return runs.error();
-    for (auto seed : run.seeds) {
-        auto split = splitForRun(st, run.rho, seed);
-        if (!split) return split.error();
-        const long long unitsA = st.userLevel() ? distinctUsers(st, split->a) : static_cast<long long>(split->a.size());
-        for (std::size_t t : run.tasks)
-            for (double eps : run.epsilons) {
-                auto params = dpMixMinParams(run.request, unitsA, st.userLevel(), st.taskNames[t], eps, seed);
-                if (!params) return params.error();
-                const MixtureReuseQuery query{seed,
-                                              st.taskNames[t],
-                                              eps,
-                                              eps * run.request.budgetShare,
-                                              run.mixtureConfig("dp-mixmin", run.reproducible),
-                                              run.spec.privacy.composition,
-                                              mixmin::plannedLedgerEntry(*params),
-                                              st.componentNames};
-                if (auto stored = findStoredMixture(run.project, *runs, query))
-                    run.reused.emplace(std::make_tuple(seed, st.taskNames[t], eps), std::move(*stored));
-            }
-    }
+    auto reused = pipeline::findReusableMixtures(
+        run.project, st,
+        {run.seeds, run.tasks, run.epsilons, run.rho, &run.request, run.mixtureConfig("dp-mixmin", run.reproducible),
+         run.spec.privacy.composition});
+    if (!reused) return reused.error();
+    run.reused = std::move(reused).value();
     return std::nullopt;
 }
 
@@ -332,26 +278,6 @@ MixtureInputs mixtureInputs(const StudyRun& run, const ImageStudy& study, const 
     if (run.userLevel)
         for (auto i : split.a) in.users.push_back(study.grouping.users[i]);
     return in;
-}
-
-// The released λ of every ε in the run's order: learned now (`learnedNow` holds those, in
-// order), or reused from its stored run.
-MixtureOutcome withReusedLambdas(const StudyRun& run, const std::string& task, std::uint64_t seed,
-                                 MixtureOutcome learnedNow) {
-    std::vector<PrivateLambda> all;
-    std::size_t learned = 0;
-    for (double eps : run.epsilons) {
-        if (auto stored = run.reused.find({seed, task, eps}); stored != run.reused.end()) {
-            run.say("task '" + task + "', eps " + privacy::formatNumber(eps) + ", seed " + std::to_string(seed) +
-                    ": DP-MixMin's lambda reused from run " + std::to_string(stored->second.runId) +
-                    " (released there: no second spend on split A; --relearn-mixture learns it again)");
-            all.push_back(reusedPrivateLambda(stored->second, eps, seed, learnedNow.lambdaStar));
-        } else if (learned < learnedNow.privateLambdas.size()) {
-            all.push_back(std::move(learnedNow.privateLambdas[learned++]));
-        }
-    }
-    learnedNow.privateLambdas = std::move(all);
-    return learnedNow;
 }
 
 // DP-MixMin on split A for every ε of one (seed, task). In a mixture-only run each DP-MixMin run
@@ -425,7 +351,7 @@ Result<MixtureOutcome> learnMixtures(StudyRun& run, const MixtureInputs& in, std
         return outcome.error();
     }
     run.doneRuns += static_cast<long long>(run.epsilons.size());
-    return withReusedLambdas(run, in.task, seed, std::move(outcome).value());
+    return withReusedLambdas(run.reused, run.epsilons, in.task, seed, std::move(outcome).value(), run.say);
 }
 
 // A mixture-only (seed, task): the baselines as runs of their own, and the DP-MixMin runs
@@ -491,55 +417,10 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
     return j.dump();
 }
 
-// One method's downstream run as the job meter weighs it: pretraining (unless the cache holds
-// the model), private fine-tuning and the evaluations, as the parts its stages report.
-std::vector<JobMeter::Part> downstreamParts(const StudyRun& run, const DownstreamRequest& req, bool pretrains,
-                                            double stepOverhead = study_plan::kDefaultStepOverhead) {
-    return {{"pretrain", pretrains ? study_plan::pretrainWork(req.pretrain, stepOverhead) : 0.0},
-            {"finetune", study_plan::finetuneWork(req.finetune, run.userLevel, stepOverhead)}};
-}
-
-double downstreamWork(const StudyRun& run, const DownstreamRequest& req, const ImageStudy& study, bool pretrains,
-                      double stepOverhead = study_plan::kDefaultStepOverhead) {
-    double work =
-        study_plan::evaluationWork(static_cast<long long>(study.sensitiveSplit.test.size()), req.lambda.has_value());
-    for (const auto& part : downstreamParts(run, req, pretrains, stepOverhead)) work += part.cost;
-    return work;
-}
-
-// The whole run's estimated cost, phase by phase as runStudy will go (study_plan/study_work.h):
-// the proxy, each (seed, task)'s mixture stage, each method's downstream run, with one pretraining
-// per model the cache will hold — uniform once per seed, λ* and Random Search once per (seed,
-// task), DP-MixMin once per (seed, task, ε).
-Result<double> plannedWork(const StudyRun& run, const ImageStudy& st, const ProxyOptions& proxy,
-                           double stepOverhead = study_plan::kDefaultStepOverhead) {
-    double total = study_plan::proxyWork(static_cast<long long>(st.publicImages.size()), proxy, stepOverhead);
-    if (!run.mixture) return total;
-    std::set<std::string> pretrained;
-    for (auto seed : run.seeds) {
-        auto split = splitForRun(st, run.rho, seed);
-        if (!split) return split.error();
-        const auto wholeTrain = wholeTrainOf(*split);
-        for (std::size_t t : run.tasks) {
-            long long learned = 0;
-            for (double eps : run.epsilons) learned += run.reused.count({seed, st.taskNames[t], eps}) ? 0 : 1;
-            total += study_plan::mixtureWork(static_cast<long long>(split->a.size()), learned);
-            if (!run.downstream) continue;
-            for (std::size_t e = 0; e < run.epsilons.size(); ++e)
-                for (const auto m : run.methods) {
-                    const auto& traits = methods::traitsOf(m);
-                    DownstreamRequest req = downstreamRequest(m, t, st.taskNames[t], run.epsilons[e], seed, *split,
-                                                              wholeTrain, run.spec, run.options, run.reproducible);
-                    std::string key = std::string(traits.name) + "|" + std::to_string(seed);
-                    if (traits.choice != methods::Choice::None) key += "|" + std::to_string(t);
-                    if (traits.choice == methods::Choice::Private) key += "|" + std::to_string(e);
-                    const bool withLambda = !traits.lambdaKind.empty();
-                    if (withLambda) req.lambda = Eigen::VectorXd::Ones(1);  // any λ: only its presence counts
-                    total += downstreamWork(run, req, st, withLambda && pretrained.insert(key).second, stepOverhead);
-                }
-        }
-    }
-    return total;
+// The run as the work plan reads it (study_work_plan.h).
+StudyWorkScope workScope(const StudyRun& run) {
+    return {run.seeds,     run.tasks,        run.epsilons, run.methods, run.mixture,  run.downstream,
+            run.userLevel, run.reproducible, run.rho,      &run.spec,   &run.options, &run.reused};
 }
 
 // One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
@@ -570,7 +451,7 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
     DownstreamOutcome result;
     const bool pretrains = req.lambda && !pretrainCache.find(PretrainCache::key(*req.lambda, seed, req.pretrain, {}));
     const ProgressCallback progress =
-        run.phase(downstreamWork(run, req, study, pretrains), downstreamParts(run, req, pretrains));
+        run.phase(downstreamWork(req, study, run.userLevel, pretrains), downstreamParts(req, run.userLevel, pretrains));
     auto stored = storedRun(
         project, {method, o.task, eps, static_cast<long long>(seed), downstreamConfigJson(run, method, req, study)},
         [&](long long id) -> Status {
@@ -689,7 +570,7 @@ Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const S
     proxy.device = options.device;
     auto step = calibrateTrainingStep(*study, options.device);
     if (!step) return step.error();
-    auto work = plannedWork(run, *study, proxy, step->stepOverheadExamples());
+    auto work = plannedStudyWork(workScope(run), *study, proxy, step->stepOverheadExamples());
     if (!work) return work.error();
     const int batch =
         static_cast<int>(std::clamp<long long>(run.downstream ? run.spec.finetune.batch : proxy.batch, 1, 4096));
@@ -732,7 +613,7 @@ Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOpt
         [&](const ImageStudy& st) -> Status {
             if (auto e = chooseTasks(run, st)) return e;
             if (auto e = preflight(run, st, /*reserve=*/true)) return e;
-            auto work = plannedWork(run, st, proxyOptions);
+            auto work = plannedStudyWork(workScope(run), st, proxyOptions);
             if (!work) return work.error();
             meter.setTotal(*work);
             proxyProgress =
