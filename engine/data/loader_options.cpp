@@ -1,5 +1,7 @@
 #include "engine/data/loader_options.h"
 
+#include "engine/data/source_loader.h"
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
@@ -39,14 +41,17 @@ Result<std::size_t> limitOption(const SourceSpec& spec) {
 
 Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
                          const std::vector<std::string>& prefixes) {
+    // Every loader keeps "limit"; every image loader also "shift", which loadImageSource applies.
+    const bool images = isImageLoader(spec.loader);
     for (const auto& option : spec.options) {
         const std::string& key = option.first;  // a plain reference: clang 14 cannot capture a structured binding
-        if (key == "limit" || std::find(known.begin(), known.end(), key) != known.end()) continue;
+        if (key == "limit" || (images && key == "shift")) continue;
+        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
         const bool prefixed = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
             return key.size() > p.size() && key.compare(0, p.size(), p) == 0;
         });
         if (prefixed) continue;
-        std::string list = "limit";
+        std::string list = images ? "limit, shift" : "limit";
         for (const auto& k : known) list += ", " + k;
         for (const auto& p : prefixes) list += ", " + p + "<label>";
         return Error{sourceContext(spec) + "unknown option '" + key + "' (known options: " + list + ")"};

@@ -21,7 +21,8 @@ Result<std::size_t> limitOption(const SourceSpec& spec);
 Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback, long long minimum,
                                 long long maximum);
 
-/// Rejects options the loader does not know (catches typos such as "lables").
+/// Rejects options the loader does not know (catches typos such as "lables"). "limit" is always
+/// known, and "shift" for an image loader (image_shift.h).
 /// `prefixes` lists families such as "uncertain." that accept any suffix.
 Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
                          const std::vector<std::string>& prefixes = {});

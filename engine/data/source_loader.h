@@ -5,6 +5,10 @@
 // "limit" = maximum number of examples to keep (the first ones in file order; default: all).
 //
 // Image loaders (give an ImageDataset, pixels float in [0,1], layout N×C×H×W):
+//   Every image loader: "shift" = an acquisition shift, steps joined by '+' and applied left to
+//                  right to the loaded images (image_shift.h): invert, lowres:R, blur:S, noise:S,
+//                  rotate:D, gamma:G, contrast:C. Public sources only (the spec refuses it on the
+//                  sensitive source).
 //   "idx"          path = IDX image file (raw or .gz, magic 0x00000803, u8 pixels).
 //                  "labels"  = path of the IDX label file (raw or .gz, magic 0x00000801; relative
 //                              paths are next to the image file); optional.

@@ -84,6 +84,12 @@ SpecSource readSource(const Json& v, const std::string& path, const SpecLocation
     // the stages that read the sensitive data refuse it then.
     if (sensitive && where.checkRanges)
         if (auto undeclared = refuseUndeclaredLabels(s.written, path)) throw SpecError(undeclared->message);
+    // Acquisition-shifted copies (data/image_shift.h) widen the public pool from public data only:
+    // nothing may derive from the sensitive source. A stored spec is refused too: no dpmix ever
+    // loaded a shifted sensitive source, so no project holds one.
+    if (sensitive && s.written.options.count("shift"))
+        fail(child(child(path, "options"), "shift"),
+             "not allowed: acquisition-shifted copies are a public-data tool; the sensitive data set is used as it is");
     if (v.contains("user_level")) {
         if (!v.at("user_level").is_boolean()) wrongType(child(path, "user_level"), v.at("user_level"), "true or false");
         s.userLevel = v.at("user_level").get<bool>();

@@ -563,6 +563,29 @@ private Q_SLOTS:
                  declared.ok() ? "" : declared.error().message.c_str());
     }
 
+    // Acquisition-shifted copies (the image loaders' "shift" option) are a public-data tool: the
+    // sensitive source is refused one, in a new spec and in a stored one; a public source may have one.
+    void sensitiveSourceRefusesShift() {
+        Json j = validSpec();
+        j["sensitive"]["options"]["shift"] = "invert";
+        auto refused = parse(j);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("sensitive.options.shift: not allowed: acquisition-shifted copies are a "
+                                              "public-data tool; the sensitive data set is used as it is") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+        SpecLocation stored = where();
+        stored.checkFiles = false;
+        stored.checkRanges = false;
+        QVERIFY(!parseProjectSpec(j.dump(), stored, "stored").ok());
+
+        Json publicShift = validSpec();
+        publicShift["public_sources"][0]["options"]["shift"] = "invert+lowres:14";
+        auto accepted = parse(publicShift);
+        QVERIFY2(accepted.ok(), accepted.ok() ? "" : accepted.error().message.c_str());
+        QCOMPARE(accepted->publicSources[0].written.options.at("shift"), "invert+lowres:14"s);
+    }
+
     void sampleSpecsAreValid() {
         // The specs users open first must parse (files are checked by tst_cli_sample_projects).
         for (const char* name : {"fashion-mnist.json", "spam-mail.json", "fashion-plus-digits.json"}) {
