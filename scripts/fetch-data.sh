@@ -128,10 +128,41 @@ for entry in "${domains[@]}"; do
     mv "$out.tmp" "$out"
 done
 
+# --- Fonts (one Debian package each) -> data/fonts/<package>/ (the "glyphs" loader) ----------
+# Each package's .ttf/.otf files and its copyright file beside them. A package the archive does
+# not have is logged and skipped: the other fonts still make a source.
+font_packages=(fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-freefont-ttf
+               fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35)
+for pkg in "${font_packages[@]}"; do
+    out="$data/fonts/$pkg"
+    [[ -f "$out/.complete" ]] && continue
+    root=$(deb_root "$pkg") || { log "skipping the fonts of $pkg"; continue; }
+    rm -rf "$out" && mkdir -p "$out"
+    find "$root" -type f \( -iname '*.ttf' -o -iname '*.otf' \) -exec cp {} "$out/" \;
+    cp "$root/usr/share/doc/$pkg/copyright" "$out/copyright" || log "WARNING: $pkg has no copyright file"
+    log "fonts/$pkg: $(find "$out" -type f \( -iname '*.ttf' -o -iname '*.otf' \) | wc -l) font files"
+    touch "$out/.complete"
+done
+
+# --- Adwaita icon theme -> data/icons/Adwaita/ (the "icon-theme" loader) ----------------------
+# Only the <size>x<size>/<context>/*.png folders (no SVGs, cursors or caches), and the copyright.
+if [[ ! -f "$data/icons/Adwaita/.complete" ]]; then
+    if root=$(deb_root adwaita-icon-theme); then
+        rm -rf "$data/icons/Adwaita" && mkdir -p "$data/icons/Adwaita"
+        (cd "$root/usr/share/icons/Adwaita" &&
+            find . -type f -path './[0-9]*x[0-9]*/*' -name '*.png' -print0 |
+            xargs -0 -r cp --parents -t "$data/icons/Adwaita/")
+        cp "$root/usr/share/doc/adwaita-icon-theme/copyright" "$data/icons/Adwaita/copyright"
+        touch "$data/icons/Adwaita/.complete"
+    else
+        log "skipping the Adwaita icon theme"
+    fi
+fi
+
 # --- Report -----------------------------------------------------------------------------------
 log "files in $data (size, sha256):"
 (cd "$data" && find . -path ./cache -prune -o -type f ! -name '.complete' -print | sort |
-    grep -v '^./email/spam-assassin/.*/' | while read -r f; do
+    { grep -v -e '^./email/spam-assassin/.*/' -e '^./fonts/.*/' -e '^./icons/' || true; } | while read -r f; do
         printf '%10s  %s  %s\n' "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-64)" "${f#./}"
     done)
 if [[ -d "$data/email/spam-assassin" ]]; then
@@ -140,3 +171,17 @@ if [[ -d "$data/email/spam-assassin" ]]; then
     sum=$(cd "$data/email/spam-assassin" && find . -name '*.json' | sort | xargs cat | sha256sum | cut -c1-64)
     printf '%10s  %s  %s\n' "$size" "$sum" "email/spam-assassin/ ($n JSON records, hash of their sorted concatenation)"
 fi
+# Fonts and icons: one line per folder (thousands of files), like the e-mail corpus above.
+tree_line() {  # FOLDER WHAT PATTERN...
+    local dir="$1" what="$2"
+    shift 2
+    [[ -d "$data/$dir" ]] || return 0
+    local n size sum
+    n=$(find "$data/$dir" -type f \( "$@" \) | wc -l)
+    size=$(du -sb "$data/$dir" | cut -f1)
+    sum=$(cd "$data/$dir" && find . -type f \( "$@" \) -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum |
+        cut -c1-64)
+    printf '%10s  %s  %s\n' "$size" "$sum" "$dir/ ($n $what, hash of their sorted concatenation)"
+}
+tree_line fonts "font files" -iname '*.ttf' -o -iname '*.otf'
+tree_line icons/Adwaita "PNG icons" -name '*.png'

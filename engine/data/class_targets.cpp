@@ -28,6 +28,11 @@ Status attachClassTargets(const SourceSpec& spec, const std::vector<int>& classI
         return Error{sourceContext(spec) + "option 'classes' names " + std::to_string(classNames.size()) +
                      " classes but the labels go up to " + std::to_string(maxId) +
                      ", expected one name per label value"};
+    return attachNamedClassTargets(spec, classIds, classNames, dataset);
+}
+
+Status attachNamedClassTargets(const SourceSpec& spec, const std::vector<int>& classIds,
+                               const std::vector<std::string>& classNames, ImageDataset& dataset) {
     Result<LabelMatrix> targets = LabelMatrix{};
     if (spec.options.count("tasks")) {
         auto tasks = parseLabelTasks(spec.options.at("tasks"));

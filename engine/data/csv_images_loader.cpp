@@ -29,21 +29,6 @@ Result<Policy> parsePolicy(const SourceSpec& spec, const std::string& key, const
                  "' is not valid, expected zero, one or mask"};
 }
 
-Result<std::pair<int, int>> parseSize(const SourceSpec& spec) {
-    const std::string text = trim(optionOr(spec, "size", "64"));
-    const auto x = text.find_first_of("xX");
-    const std::string hText = x == std::string::npos ? text : text.substr(0, x);
-    const std::string wText = x == std::string::npos ? text : text.substr(x + 1);
-    int h = 0, w = 0;
-    const auto rh = std::from_chars(hText.data(), hText.data() + hText.size(), h);
-    const auto rw = std::from_chars(wText.data(), wText.data() + wText.size(), w);
-    if (rh.ec != std::errc() || rw.ec != std::errc() || rh.ptr != hText.data() + hText.size() ||
-        rw.ptr != wText.data() + wText.size() || h < 1 || w < 1 || h > 4096 || w > 4096)
-        return Error{sourceContext(spec) + "option 'size' = '" + text +
-                     "' is not valid, expected H or HxW with sides in 1..4096"};
-    return std::pair{h, w};
-}
-
 // NIH ChestX-ray14's Data_Entry_2017.csv lists findings in one column ("Effusion|Mass", or
 // "No Finding"): turn it into one 0/1 column per finding, appended to the table. The findings
 // are the "labels" option, or else every finding that occurs, sorted.
@@ -288,7 +273,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
         return *unknown;
     auto limit = limitOption(spec);
     if (!limit) return limit.error();
-    auto size = parseSize(spec);
+    auto size = sizeOption(spec, "64");
     if (!size) return size.error();
     auto channels = integerOption(spec, "channels", 1, 1, 3);
     if (!channels) return channels.error();

@@ -13,7 +13,8 @@ struct DecodedImage {
     std::vector<float> pixels;
 };
 
-/// Decodes a PNG/JPEG/BMP file to `channels` (1 = grey by stb's luminance formula, 3 = RGB).
+/// Decodes a PNG/JPEG/BMP file to `channels` (1 = grey by stb's luminance formula, 2 = that grey
+/// and alpha, 3 = RGB).
 Result<DecodedImage> decodeImageFile(const std::string& path, int channels);
 
 /// Resamples C×H×W to C×outH×outW with a separable triangle (bilinear) filter whose support

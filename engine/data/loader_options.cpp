@@ -39,6 +39,21 @@ Result<std::size_t> limitOption(const SourceSpec& spec) {
     return static_cast<std::size_t>(*limit);
 }
 
+Result<std::pair<int, int>> sizeOption(const SourceSpec& spec, const std::string& fallback) {
+    const std::string text = trim(optionOr(spec, "size", fallback));
+    const auto x = text.find_first_of("xX");
+    const std::string hText = x == std::string::npos ? text : text.substr(0, x);
+    const std::string wText = x == std::string::npos ? text : text.substr(x + 1);
+    int h = 0, w = 0;
+    const auto rh = std::from_chars(hText.data(), hText.data() + hText.size(), h);
+    const auto rw = std::from_chars(wText.data(), wText.data() + wText.size(), w);
+    if (rh.ec != std::errc() || rw.ec != std::errc() || rh.ptr != hText.data() + hText.size() ||
+        rw.ptr != wText.data() + wText.size() || h < 1 || w < 1 || h > 4096 || w > 4096)
+        return Error{sourceContext(spec) + "option 'size' = '" + text +
+                     "' is not valid, expected H or HxW with sides in 1..4096"};
+    return std::pair{h, w};
+}
+
 Status checkKnownOptions(const SourceSpec& spec, const std::vector<std::string>& known,
                          const std::vector<std::string>& prefixes) {
     // Every loader keeps "limit"; every image loader also "shift", which loadImageSource applies.

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dpmix::data {
@@ -20,6 +21,9 @@ Result<std::size_t> limitOption(const SourceSpec& spec);
 /// A positive integer option; errors say which option and what was expected.
 Result<long long> integerOption(const SourceSpec& spec, const std::string& key, long long fallback, long long minimum,
                                 long long maximum);
+
+/// "size": the model resolution "H" or "HxW" (sides 1..4096) as {height, width}; `fallback` when absent.
+Result<std::pair<int, int>> sizeOption(const SourceSpec& spec, const std::string& fallback);
 
 /// Rejects options the loader does not know (catches typos such as "lables"). "limit" is always
 /// known, and "shift" for an image loader (image_shift.h).

@@ -40,6 +40,25 @@
 //                  one 0/1 column per finding, and these are the labels ("labels" if given, else
 //                  all findings that occur, sorted; other columns are ignored).
 //                  "finding_separator" (default "|"), "no_finding" (default "No Finding").
+//   "glyphs"       path = folder of TrueType/OpenType fonts (.ttf, .otf; recursive, sorted paths;
+//                  other files ignored). One grey image per (font, character), white glyph on
+//                  black as in MNIST: antialiased, scaled to fit 20/28 of each side and centred by
+//                  its bounding box. Face 0 of each font only. Fonts stb_truetype cannot read and
+//                  characters a font has no glyph for are skipped and counted (the last progress
+//                  event says how many); a folder with no usable font is an error.
+//                  "characters" = the characters to draw, each one a class named by it (default
+//                                 "ABCDEFGHIJ", notMNIST's letters); order: fonts, then characters.
+//                  "size"       = "H" or "HxW" (default 28). "tasks" as for idx.
+//   "icon-theme"   path = a freedesktop icon theme folder (<n>x<n>/<context>/<name>.png, e.g.
+//                  /usr/share/icons/Adwaita). Each PNG in grey (stb's luminance) times its alpha
+//                  (transparent = black), resized with the antialiased filter; label = its context
+//                  folder (actions, devices, places, ...). Symbolic icons (<name>-symbolic, Adwaita's
+//                  <name>.symbolic.png) and SVGs are not read; order: sorted paths.
+//                  "sizes"      = comma list of the icon sizes to read (default "32,48,64"; a size
+//                                 the theme lacks is skipped, no PNG at all is an error).
+//                  "contexts"   = comma list of the contexts to keep, in class order (default: every
+//                                 context holding PNGs, sorted); each must hold PNGs.
+//                  "size"       = "H" or "HxW" (default 28). "tasks" as for idx.
 // Text loaders (give a TextCorpus of UTF-8 documents):
 //   "jsonl"        path = file (raw or .gz) of one JSON object per line {"text":…, "user":…,
 //                  "domain":…}; user/domain may be strings or integers, or absent;

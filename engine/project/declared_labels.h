@@ -12,7 +12,9 @@
 namespace dpmix::project {
 
 /// The option that declares a sensitive image source's label set: "classes" (idx, mnist-json),
-/// "labels" (csv-images); empty for a loader whose data has no labels (text, idx without a label file).
+/// "labels" (csv-images), "contexts" (icon-theme); empty for a loader whose data has no labels
+/// (text, idx without a label file) or whose classes never come from the data (glyphs: its
+/// characters, "ABCDEFGHIJ" by default).
 std::string declaredLabelOption(const data::SourceSpec& source);
 
 /// An error naming the field to set (`<path>.options.classes`, for `path` "sensitive") when the

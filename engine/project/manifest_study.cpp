@@ -3,6 +3,7 @@
 #include "engine/core/file_door.h"
 #include "engine/core/joined_list.h"
 #include "engine/data/csv_table.h"
+#include "engine/data/source_loader.h"
 #include "engine/privacy/parameters.h"
 
 #include <algorithm>
@@ -162,8 +163,7 @@ Result<ManifestStudy> studyFromManifest(const fs::path& manifest, const ProjectS
         copy.written = source.resolved.path.empty() ? source.written : source.resolved;
         copy.resolved = source.resolved;
         copy.colour = source.colour;
-        const bool images =
-            copy.written.loader == "idx" || copy.written.loader == "mnist-json" || copy.written.loader == "csv-images";
+        const bool images = data::isImageLoader(copy.written.loader);
         copy.resize = images ? "bilinear" : source.resize;
         publicNames.insert(copy.written.name);
         spec.publicSources.push_back(std::move(copy));

@@ -68,7 +68,8 @@ ProjectSpec releasedSpec(const ProjectSpec& spec) {
 // else the classes its sensitive tasks name (in the spec too) — never one read from the data.
 std::vector<std::string> declaredSensitiveLabels(const ProjectSpec& spec) {
     const auto& options = spec.sensitive.written.options;
-    const char* key = spec.sensitive.written.loader == "csv-images" ? "labels" : "classes";
+    const std::string& loader = spec.sensitive.written.loader;
+    const char* key = loader == "csv-images" ? "labels" : loader == "icon-theme" ? "contexts" : "classes";
     if (auto it = options.find(key); it != options.end()) return splitCommaList(it->second);
     std::set<std::string> named;
     for (const auto& t : spec.sensitiveTasks) named.insert(t.classes.begin(), t.classes.end());

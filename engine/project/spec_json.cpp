@@ -22,8 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace spec_reading;
 
-const std::set<std::string> kLoaders = {"idx",         "mnist-json",    "csv-images", "jsonl",
-                                        "text-folder", "spam-assassin", "mbox",       "maildir"};
+const std::set<std::string> kLoaders = {"idx",   "mnist-json",  "csv-images",    "glyphs", "icon-theme",
+                                        "jsonl", "text-folder", "spam-assassin", "mbox",   "maildir"};
 
 // A relative path is looked up in each folder of `bases` in turn (the first that has it wins).
 std::string resolvePath(const std::string& written, const std::string& path, const std::vector<fs::path>& bases) {

@@ -12,7 +12,7 @@ namespace {
 constexpr IntegerRange kPublicShots{1, 100'000, "1e5", "a number of labelled public images per class"};
 constexpr IntegerRange kAdamixRank{1, 100'000, "1e5", "a subspace rank"};
 
-const std::set<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images"};
+const std::set<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images", "glyphs", "icon-theme"};
 
 // AdaMix-R's keys of stages.finetune (docs/ADAMIX.md, "As a study's fine-tuning mechanism"),
 // and the keys it does not use. The sources and the unit of privacy are read before the stages.
@@ -38,7 +38,8 @@ void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
         fail(child(path, "mechanism"),
              "\"adamix-r\" trains a head on an image model's frozen features: the "
              "sensitive source's loader \"" +
-                 spec.sensitive.written.loader + "\" is not an image loader (idx, mnist-json or csv-images)");
+                 spec.sensitive.written.loader +
+                 "\" is not an image loader (idx, mnist-json, csv-images, glyphs or icon-theme)");
     if (f.contains("clip"))
         fail(child(path, "clip"),
              "is not used by \"adamix-r\": its clip norm adapts every step (the quantile "

@@ -544,6 +544,44 @@ private Q_SLOTS:
                  accepted.ok() ? "" : accepted.error().message.c_str());
     }
 
+    // The public sources unrelated to the task (docs/DATA.md): a spec may name the "glyphs" and
+    // "icon-theme" loaders; a sensitive icon theme declares its contexts (its folders would reveal
+    // them), a glyphs source's classes are its characters, never the data's.
+    void glyphAndIconThemeSources() {
+        fs::create_directories(dataDir_ / "fonts");
+        fs::create_directories(dataDir_ / "icons");
+        Json j = validSpec();
+        j["public_sources"].push_back(Json{{"name", "letters"}, {"loader", "glyphs"}, {"path", "fonts"}});
+        j["public_sources"].push_back(
+            Json{{"name", "icons"}, {"loader", "icon-theme"}, {"path", "icons"}, {"options", {{"sizes", "32,48"}}}});
+        j["tasks"]["public"][0]["source"] = "pub";
+        j["tasks"]["public"][1]["source"] = "pub";
+        j["tasks"]["public"].push_back(Json{{"name", "A"}, {"classes", {"A"}}, {"source", "letters"}});
+        j["tasks"]["public"].push_back(Json{{"name", "devices"}, {"classes", {"devices"}}, {"source", "icons"}});
+        auto accepted = parse(j);
+        QVERIFY2(accepted.ok(), accepted.ok() ? "" : accepted.error().message.c_str());
+        QCOMPARE(accepted->publicSources.size(), std::size_t(3));
+        QCOMPARE(accepted->publicSources[2].written.loader, "icon-theme"s);
+
+        Json icons = validSpec();
+        icons["sensitive"] = Json{{"name", "priv"}, {"loader", "icon-theme"}, {"path", "icons"}};
+        auto refused = parse(icons);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("sensitive.options.contexts: missing: the sensitive icon-theme source "
+                                              "'priv' must declare its label set (the comma-separated icon "
+                                              "contexts") != std::string::npos,
+                 refused.error().message.c_str());
+        icons["sensitive"]["options"] = Json{{"contexts", "devices,places"}};
+        auto declared = parse(icons);
+        QVERIFY2(declared.ok() || declared.error().message.find("must declare its label set") == std::string::npos,
+                 declared.ok() ? "" : declared.error().message.c_str());
+        Json letters = validSpec();
+        letters["sensitive"] = Json{{"name", "priv"}, {"loader", "glyphs"}, {"path", "fonts"}};
+        auto drawn = parse(letters);
+        QVERIFY2(drawn.ok() || drawn.error().message.find("must declare its label set") == std::string::npos,
+                 drawn.ok() ? "" : drawn.error().message.c_str());
+    }
+
     void sensitiveFindingsMustBeDeclared() {
         // The label set of a sensitive finding column is not read from the data (it would reveal
         // which findings occur); a public one may be.
