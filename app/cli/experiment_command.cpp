@@ -10,6 +10,7 @@
 #include "app/cli/experiment_tables.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/regime_map_command.h"
 #include "engine/executor/adamix_units.h"
 #include "engine/executor/cluster_submission.h"
 #include "engine/experiment_runs/adamix_experiment_stage.h"
@@ -525,13 +526,14 @@ void registerAdamix(CLI::App& parent, CommandContext& ctx) {
 }  // namespace
 
 void registerExperimentCommand(CLI::App& app, CommandContext& ctx) {
-    auto* cmd =
-        app.add_subcommand("experiment", "Study-level experiments: k-scaling, rho-sweep, epsilon-sweep, adamix");
+    auto* cmd = app.add_subcommand("experiment",
+                                   "Study-level experiments: k-scaling, rho-sweep, epsilon-sweep, adamix, regime-map");
     cmd->require_subcommand(1);
     registerKScaling(*cmd, ctx);
     registerSweep(*cmd, ctx, true);
     registerSweep(*cmd, ctx, false);
     registerAdamix(*cmd, ctx);
+    registerRegimeMap(*cmd, ctx);
 }
 
 }  // namespace dpmix::cli

@@ -1,0 +1,60 @@
+#include "engine/experiments/regime_grid.h"
+
+#include "engine/project/spec_json.h"
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+namespace dpmix::experiments {
+
+Status checkRegimeGrid(const RegimeGrid& grid) {
+    if (grid.sizes.empty()) return Error{"--sizes: give at least one sensitive set size (0 = all)"};
+    std::set<long long> sizes;
+    for (const long long n : grid.sizes) {
+        if (n < 0)
+            return Error{"--sizes: " + std::to_string(n) + " is negative; expected a count of examples, or 0 for all"};
+        if (!sizes.insert(n).second) return Error{"--sizes: " + std::to_string(n) + " is given twice"};
+    }
+    if (grid.epsilons.empty()) return Error{"--epsilons: give at least one ε"};
+    std::set<double> epsilons;
+    for (const double e : grid.epsilons) {
+        if (!(e >= project::kMinEpsilon && e <= project::kMaxEpsilon))
+            return Error{"--epsilons: " + std::to_string(e) + " is out of range; expected a finite ε > 0"};
+        if (!epsilons.insert(e).second) return Error{"--epsilons: " + std::to_string(e) + " is given twice"};
+    }
+    if (grid.seeds.empty()) return Error{"--seeds: give at least one seed"};
+    if (std::set<std::uint64_t>(grid.seeds.begin(), grid.seeds.end()).size() != grid.seeds.size())
+        return Error{"--seeds: a seed is given twice"};
+    return std::nullopt;
+}
+
+std::string regimeStudyName(const std::string& pool, long long n) {
+    return pool + (n > 0 ? "-n" + std::to_string(n) : "-all");
+}
+
+Result<project::ProjectSpec> regimeStudySpec(const project::ProjectSpec& pool, long long n) {
+    project::ProjectSpec spec = pool;
+    if (pool.sensitive.written.options.count("limit"))
+        return Error{"spec '" + pool.name +
+                     "': sensitive.options.limit is set; the regime map sets the sensitive set "
+                     "size itself (--sizes): remove it from the pool's spec"};
+    spec.name = regimeStudyName(pool.name, n);
+    // The study's spec is written into the map's folder, not the pool's: its sources keep the
+    // pool's resolved (absolute) paths so it reads the same files.
+    for (auto* source : std::vector<project::SpecSource*>{&spec.sensitive})
+        if (!source->resolved.path.empty()) source->written = source->resolved;
+    for (auto& source : spec.publicSources)
+        if (!source.resolved.path.empty()) source.written = source.resolved;
+    if (n > 0) {
+        spec.sensitive.written.options["limit"] = std::to_string(n);
+        spec.sensitive.resolved.options["limit"] = std::to_string(n);
+        const double wellBelow = std::pow(10.0, std::floor(std::log10(1.0 / (10.0 * static_cast<double>(n)))));
+        spec.privacy.delta = std::min(spec.privacy.delta, wellBelow);
+        spec.description = "The study '" + pool.name + "' on the first " + std::to_string(n) +
+                           " sensitive examples (regime map). " + pool.description;
+    }
+    return spec;
+}
+
+}  // namespace dpmix::experiments
