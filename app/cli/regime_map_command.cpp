@@ -15,6 +15,7 @@
 #include "engine/executor/cluster_submission.h"
 #include "engine/experiment_runs/regime_map_runs.h"
 #include "engine/experiments/regime_advice.h"
+#include "engine/experiments/source_weights.h"
 #include "engine/project/project_file.h"
 
 #include <cstdio>
@@ -105,6 +106,34 @@ void printMap(const experiments::RegimeMap& map) {
     }
 }
 
+// Per study with several public sources: λ_DP's and λ*'s weight per source (mean over seeds), and
+// λ_DP's total on the sources λ* gives less than 0.02 (mean and largest over seeds).
+int printSourceWeights(const std::vector<experiment_runs::RegimeStudy>& studies) {
+    char line[256];
+    for (const auto& study : studies) {
+        if (study.kind != experiments::PoolKind::Heterogeneous) continue;
+        auto project = project::ProjectFile::open(study.project, project::OpenMode::ReadOnly);
+        if (!project) return badMapInput(project.error().message);
+        auto rows = experiments::storedSourceWeights(*project);
+        if (!rows) return badMapInput(rows.error().message);
+        std::cout << "source weights of " << oneLine(experiments::regimeStudyName(study.pool, study.n))
+                  << " (λ_DP / λ*, mean over seeds)\n";
+        for (const auto& r : *rows) {
+            std::snprintf(line, sizeof line, "  %-16s eps %-4g", oneLine(r.task).c_str(), r.epsilon);
+            std::cout << line;
+            for (std::size_t i = 0; i < r.sources.size(); ++i) {
+                std::snprintf(line, sizeof line, "  %s %.3f/%.3f", oneLine(r.sources[i]).c_str(), r.dp[i], r.star[i]);
+                std::cout << line;
+            }
+            std::snprintf(line, sizeof line,
+                          "\n      λ_DP on sources λ* gives < 0.02: mean %.3f, largest %.3f (%d seeds)\n",
+                          r.dpOnNeglectedMean, r.dpOnNeglectedMax, r.seeds);
+            std::cout << line;
+        }
+    }
+    return 0;
+}
+
 int writeMapFile(const experiments::RegimeMap& map, const std::string& file) {
     std::ofstream out(file, std::ios::binary);
     out << experiments::regimeMapToJson(map);
@@ -170,8 +199,10 @@ int runRegimeMapCommand(const CLI::App& cmd, const RegimeMapArgs& args) {
     if (!map) return badMapInput(map.error().message);
     if (args.json)
         std::cout << experiments::regimeMapToJson(*map);
-    else
+    else {
         printMap(*map);
+        if (const int code = printSourceWeights(studies); code != 0) return code;
+    }
     return args.writeMap.empty() ? 0 : writeMapFile(*map, args.writeMap);
 }
 

@@ -6,8 +6,11 @@
 #include "engine/experiments/regime_advice.h"
 #include "engine/experiments/regime_grid.h"
 #include "engine/experiments/regime_map.h"
+#include "engine/experiments/source_weights.h"
 #include "tests/engine/project/project_fixture.h"
 #include "tests/support/unit_test.h"
+
+#include <QTemporaryDir>
 
 #include <cmath>
 
@@ -195,6 +198,46 @@ private Q_SLOTS:
         auto noSeeds = grid;
         noSeeds.seeds.clear();
         QVERIFY(checkRegimeGrid(noSeeds)->message.find("--seeds") != std::string::npos);
+    }
+
+    void weightsAddUpPerSource() {
+        const auto w = weightBySource({"fashion / a", "digits / 1", "fashion / b", "digits / 2"}, {0.5, 0.1, 0.3, 0.1});
+        QCOMPARE(w.size(), std::size_t(2));
+        QCOMPARE(w[0].first, std::string("fashion"));
+        QVERIFY(std::abs(w[0].second - 0.8) < 1e-15);
+        QVERIFY(std::abs(w[1].second - 0.2) < 1e-15);
+        QCOMPARE(weightBySource({"a", "b"}, {0.4, 0.6}).at(0).first, std::string("the public source"));
+    }
+
+    void storedWeightsJoinTheDpRunWithTheLambdaStarOfItsSeed() {
+        QTemporaryDir dir;
+        auto p = project::ProjectFile::create(dir.filePath("w.dpmix").toStdString(), project::testing::tinySpec(),
+                                              project::testing::tinyFacts())
+                     .value();
+        const std::vector<std::string> names{"fashion / a", "fashion / b", "digits / 1"};
+        const auto store = [&](const std::string& method, long long seed, const std::string& kind,
+                               std::vector<double> values) {
+            const long long id = p.addRun({method, "ac", 1.0, seed, "{}"}).value();
+            (void)p.addLambda({id, kind, names, std::move(values)}).value();
+            (void)p.setRunStatus(id, project::RunStatus::Running).value();
+            (void)p.setRunStatus(id, project::RunStatus::Done).value();
+        };
+        // Seed 0: λ* ignores digits (0.01 < 0.02), λ_DP gives them 0.05. Seed 1: λ* wants digits.
+        store("dp-mixmin", 0, "private", {0.60, 0.35, 0.05});
+        store("non-private-mixmin", 0, "non-private", {0.70, 0.29, 0.01});
+        store("dp-mixmin", 1, "private", {0.50, 0.20, 0.30});
+        store("non-private-mixmin", 1, "non-private", {0.40, 0.20, 0.40});
+        store("dp-mixmin", 2, "private", {1.0, 0.0, 0.0});  // no λ* of seed 2: left out
+        const auto rows = storedSourceWeights(p).value();
+        QCOMPARE(rows.size(), std::size_t(1));
+        const auto& r = rows[0];
+        QCOMPARE(r.seeds, 2);
+        QCOMPARE(r.sources, (std::vector<std::string>{"fashion", "digits"}));
+        QVERIFY(std::abs(r.dp[0] - (0.95 + 0.70) / 2) < 1e-12);
+        QVERIFY(std::abs(r.star[1] - (0.01 + 0.40) / 2) < 1e-12);
+        QVERIFY(std::abs(r.dpOnNeglectedMean - 0.05 / 2) < 1e-12);
+        QVERIFY(std::abs(r.dpOnNeglectedMax - 0.05) < 1e-12);
+        QVERIFY(r.neglectedEverySeed.empty());  // digits are wanted on seed 1
     }
 };
 
