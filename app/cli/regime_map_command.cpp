@@ -10,6 +10,7 @@
 #include "app/cli/device_option.h"
 #include "app/cli/executor_options.h"
 #include "app/cli/number_parsing.h"
+#include "app/cli/source_weights_table.h"
 #include "app/cli/terminal_safe.h"
 #include "engine/core/joined_list.h"
 #include "engine/executor/cluster_submission.h"
@@ -106,30 +107,15 @@ void printMap(const experiments::RegimeMap& map) {
     }
 }
 
-// Per study with several public sources: λ_DP's and λ*'s weight per source (mean over seeds), and
-// λ_DP's total on the sources λ* gives less than 0.02 (mean and largest over seeds).
+// Per study with several public sources: λ_DP's and λ*'s weight per source.
 int printSourceWeights(const std::vector<experiment_runs::RegimeStudy>& studies) {
-    char line[256];
     for (const auto& study : studies) {
         if (study.kind != experiments::PoolKind::Heterogeneous) continue;
         auto project = project::ProjectFile::open(study.project, project::OpenMode::ReadOnly);
         if (!project) return badMapInput(project.error().message);
         auto rows = experiments::storedSourceWeights(*project);
         if (!rows) return badMapInput(rows.error().message);
-        std::cout << "source weights of " << oneLine(experiments::regimeStudyName(study.pool, study.n))
-                  << " (λ_DP / λ*, mean over seeds)\n";
-        for (const auto& r : *rows) {
-            std::snprintf(line, sizeof line, "  %-16s eps %-4g", oneLine(r.task).c_str(), r.epsilon);
-            std::cout << line;
-            for (std::size_t i = 0; i < r.sources.size(); ++i) {
-                std::snprintf(line, sizeof line, "  %s %.3f/%.3f", oneLine(r.sources[i]).c_str(), r.dp[i], r.star[i]);
-                std::cout << line;
-            }
-            std::snprintf(line, sizeof line,
-                          "\n      λ_DP on sources λ* gives < 0.02: mean %.3f, largest %.3f (%d seeds)\n",
-                          r.dpOnNeglectedMean, r.dpOnNeglectedMax, r.seeds);
-            std::cout << line;
-        }
+        printSourceWeightRows(experiments::regimeStudyName(study.pool, study.n), *rows);
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 // method, the mean over tasks within each seed, then mean ± sample std over seeds. Reads only.
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/source_weights_table.h"
 #include "app/cli/terminal_safe.h"
 #include "engine/project/project_records.h"
 #include "engine/project/result_summary.h"
@@ -23,6 +24,7 @@ struct ResultsArgs {
     std::string metric;
     std::string methodFilter;
     bool json = false;
+    bool sourceWeights = false;
 };
 
 void printResultsJson(const project::ProjectFile& project, const std::string& metric,
@@ -73,6 +75,22 @@ void printResultsTable(const project::ProjectFile& project, const std::string& m
     std::cout.flush();
 }
 
+int printStoredSourceWeights(const project::ProjectFile& project) {
+    auto rows = experiments::storedSourceWeights(project);
+    if (!rows) {
+        std::cerr << "dpmix results: " << oneLine(rows.error().message) << '\n';
+        return 1;
+    }
+    if (rows->empty()) {
+        std::cerr
+            << "dpmix results: " << oneLine(project.path().string())
+            << " has no finished DP-MixMin run with its lambda* to compare (dpmix run --stages proxies,mixture)\n";
+        return 1;
+    }
+    printSourceWeightRows(project.path().filename().string(), *rows);
+    return 0;
+}
+
 }  // namespace
 
 void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
@@ -85,11 +103,17 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--metric", args->metric,
                     "the stored per-run metric to summarise (default: test-auc, or test-perplexity for a text study)");
     cmd->add_flag("--json", args->json, "print the table as one JSON object");
+    cmd->add_flag("--source-weights", args->sourceWeights,
+                  "instead: DP-MixMin's weight per public source against lambda*'s, per task and epsilon");
     cmd->callback([&ctx, args] {
         auto project = openProjectToRead(args->projectPath);
         if (!project) {
             std::cerr << "dpmix results: " << project.error().message << '\n';
             ctx.exitCode = 2;
+            return;
+        }
+        if (args->sourceWeights) {
+            ctx.exitCode = printStoredSourceWeights(*project);
             return;
         }
         // The study's own metric by default: an image study is read by AUC, a text study by perplexity.
