@@ -1,6 +1,7 @@
 #include "widgets/parameter_panel.h"
 
 #include "widgets/log_slider_spin_box.h"
+#include "widgets/public_data_advice_box.h"
 
 #include <QAbstractSpinBox>
 #include <QCheckBox>
@@ -244,6 +245,8 @@ void ParameterPanel::buildRunSection(QVBoxLayout* layout) {
     calcLayout->addWidget(computingNote_);
     calcLayout->addWidget(summary_);
     layout->addWidget(calculator);
+    advice_ = new PublicDataAdviceBox;
+    layout->addWidget(advice_);
     run_->setToolTip(
         tr("Train the proxies (public data) and learn the mixture λ on split A with these parameters. "
            "Run ▸ Compare with baselines also pretrains and fine-tunes every method."));

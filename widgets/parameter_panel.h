@@ -26,6 +26,7 @@ class QSpinBox;
 namespace dpmix::widgets {
 
 class LogSliderSpinBox;
+class PublicDataAdviceBox;
 
 enum class MessageSeverity { Warning, Error };
 
@@ -100,6 +101,9 @@ public:
     /// Under ρ: how much of the data split A needs for this ε and k (rich text; empty hides it).
     void setRhoGuidance(const QString& html);
     QString rhoGuidance() const;
+    /// Under "Privacy of this run": "Will public data help?" — the regime map's advice for this
+    /// study's pool kind, n and ε, which the owner computes and sets (hidden until it does).
+    PublicDataAdviceBox* publicDataAdvice() const { return advice_; }
 
 Q_SIGNALS:
     void fieldEdited(dpmix::widgets::ParameterField field, const QVariant& value);
@@ -160,6 +164,7 @@ private:
     QMap<QString, QLabel*> adamixSpecLabels_;  // "shots", "source", "rank", "clip-quantile", "q"
     QLabel* rhoGuidance_ = nullptr;
     QLabel* summary_;
+    PublicDataAdviceBox* advice_ = nullptr;
     QPushButton* run_;
     QMap<ParameterField, QLabel*> messageLabels_;
 };

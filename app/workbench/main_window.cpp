@@ -149,6 +149,8 @@ void MainWindow::buildStudyController() {
         if (project_) return;
         populateTree();
         if (studyComponents() != planComponents_) onParametersChanged();  // k changed: new ρ guidance
+        // The draft's pool kind or n may have changed: "Will public data help?" follows.
+        updatePublicDataAdvice();
         // The panel plans with the registered sensitive data as soon as it is registered: n is its
         // training part (80% of the examples, or of the users at user level), in its unit. Applied
         // as a consequence of the registration, not as an edit of its own (Undo undoes the
@@ -198,6 +200,8 @@ MainWindow::~MainWindow() {
 void MainWindow::onParametersChanged() {
     parameters_->setValues(document_->values());
     updateBudgetMeter();  // the panel's cap is part of the reading
+    // "Will public data help?" follows ε.
+    updatePublicDataAdvice();
     // Until the new plan is computed the shown summary is stale: Run waits for it, and when the
     // computation takes long enough to notice, the summary says "computing…".
     parameters_->setRunEnabled(false);
@@ -330,6 +334,8 @@ void MainWindow::refreshProject() {
     // A study without public data has no mixture to set up (it runs PSG only).
     parameters_->setMixtureShown(!project_ || !project_->spec.publicSources.empty());
     if (studyComponents() != planComponents_) onParametersChanged();  // the ρ guidance follows the study's k
+    // Another study: "Will public data help?" for its pool kind and n.
+    updatePublicDataAdvice();
 }
 
 long long MainWindow::studyComponents() const {

@@ -9,6 +9,8 @@
 #include "app/workbench/runs/job_runner.h"
 #include "app/workbench/runs/private_set_images.h"
 #include "app/workbench/runs/run_action.h"
+#include "engine/core/result.h"
+#include "engine/experiments/regime_map.h"
 #include "widgets/run_parameters.h"
 
 #include <QMainWindow>
@@ -45,6 +47,7 @@ namespace dpmix::workbench {
 class LatestResultRunner;
 class RunActions;
 class PrivateSetView;
+class RegimeMapDialog;
 class RunDetailsView;
 class HelpWindow;
 class ParameterDocument;
@@ -74,6 +77,10 @@ struct WorkbenchServices {
     /// Slurm (Run on cluster…, the Cluster jobs dock); not owned, must outlive the window. Null:
     /// the dock says the build has no cluster executor and Run on cluster… is disabled.
     ClusterBackend* cluster = nullptr;
+    /// The regime map the panel's "Will public data help?" and Help ▸ Where public data pays read;
+    /// not owned, must outlive the window. Null: the reference map bundled with the program
+    /// (parameters/regime_reference.h).
+    const Result<experiments::RegimeMap>* regimeMap = nullptr;
 };
 
 class MainWindow : public QMainWindow {
@@ -146,6 +153,9 @@ public:
     /// shows, else the newest finished DP-MixMin run. Double-click or Enter on a run of the tree
     /// and its context menu's "Show run details" open it; while open it follows the tree.
     RunDetailsView* showRunDetails(std::optional<long long> runId = std::nullopt);
+    /// Help ▸ Where public data pays (regime map)… (main_window_regime.cpp): the heat map of the
+    /// regime map, opened on the open study's pool kind; made once, then raised.
+    RegimeMapDialog* showRegimeMap();
     /// Adds a closable tab to the analysis area and shows it.
     void addAnalysisTab(QWidget* page, const QString& title);
 
@@ -189,6 +199,9 @@ private:
     void restoreWindowState();
     void saveWindowState();
     void onParametersChanged();
+    /// "Will public data help?" for the open study and the panel's ε (main_window_regime.cpp).
+    void updatePublicDataAdvice();
+    const Result<experiments::RegimeMap>& regimeMap() const;
     /// k of the open project, or of the draft (the ρ guidance depends on it).
     long long studyComponents() const;
     void onCalculatorInputs();
@@ -252,6 +265,7 @@ private:
     QPlainTextEdit* log_ = nullptr;
     StudyController* study_ = nullptr;
     ClusterJobsView* clusterJobs_ = nullptr;
+    RegimeMapDialog* regimeMapDialog_ = nullptr;
 };
 
 }  // namespace dpmix::workbench

@@ -231,6 +231,11 @@ void MainWindow::buildHelpMenu() {
     manual->setToolTip(tr("Open the manual at the section that explains the current view"));
     help->addAction(tr("&Glossary"), this, [this] { showHelp(HelpTopic{QStringLiteral("GLOSSARY.md"), {}}); });
     help->addAction(QWhatsThis::createAction(this));  // Shift+F1, then click a field
+    QAction* regime = help->addAction(tr("Where public data &pays (regime map)…"), this, [this] { showRegimeMap(); });
+    regime->setObjectName("showRegimeMap");
+    regime->setStatusTip(
+        tr("Where pretraining on privately chosen public data beat training from scratch and equal weights, by "
+           "data set size and ε, on reference data"));
     help->addSeparator();
     QAction* about = help->addAction(tr("&About dpmix workbench"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);

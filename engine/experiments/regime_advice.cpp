@@ -34,9 +34,10 @@ double distance(const RegimeCell& cell, long long n, double epsilon) {
 }
 
 std::string clause(const std::string& baseline, const PairedDifference& d) {
-    if (d.seeds == 0) return "no " + baseline + " result to compare with";
+    if (d.seeds == 0) return "had no " + baseline + " result to compare with";
     if (!d.hasInterval())
-        return "one seed against " + baseline + " (" + signedNumber(d.mean) + " AUC): no claim without 2 or more seeds";
+        return "had one seed against " + baseline + " (" + signedNumber(d.mean) +
+               " AUC): no claim without 2 or more seeds";
     const std::string numbers = differenceText(d) + " AUC, " + std::to_string(d.seeds) + " seeds";
     if (d.aheadBeyondNoise()) return "beat " + baseline + " (" + numbers + ")";
     if (d.behindBeyondNoise()) return "lost to " + baseline + " (" + numbers + ")";

@@ -5,6 +5,7 @@
 #include "app/workbench/project/ledger_check.h"
 #include "app/workbench/runs/budget_reading.h"
 #include "app/workbench/views/private_set_view.h"
+#include "app/workbench/views/regime_verdict.h"
 #include "app/workbench/views/result_data.h"
 #include "engine/methods/method_plan.h"
 
@@ -209,8 +210,11 @@ QString otherEpsilonsNote(std::size_t available) {
 
 // The downstream comparison at the verdict's ε: the DP methods side by side, then the non-private
 // references apart with their ε = ∞, and said when one of them did better than DP-MixMin (it is
-// an upper reference, not a result that could be released).
-QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows, const project::ProjectSpec& spec) {
+// an upper reference, not a result that could be released). Beside the DP methods, whether
+// DP-MixMin beat each baseline beyond seed noise (regime_verdict.h).
+QString downstreamSentence(const ProjectSnapshot& project) {
+    const std::vector<project::ResultSummaryRow> rows = downstreamRows(project);
+    const project::ProjectSpec& spec = project.spec;
     if (rows.empty()) return {};
     std::vector<double> available;
     for (const auto& r : rows)
@@ -237,6 +241,8 @@ QString downstreamSentence(const std::vector<project::ResultSummaryRow>& rows, c
     if (!dp.isEmpty())
         sentence = QObject::tr("Downstream at ε = %1%3 (macro test metric, mean ± std over seeds): %2.")
                        .arg(eps(e), dp.join(QStringLiteral(", ")), otherEpsilonsNote(available.size()));
+    if (const QString verdict = baselineVerdictAt(project, e); !verdict.isEmpty())
+        sentence += (sentence.isEmpty() ? QString() : QStringLiteral(" ")) + verdict;
     if (!references.isEmpty())
         sentence += (sentence.isEmpty() ? QString() : QStringLiteral(" ")) +
                     QObject::tr(
@@ -299,8 +305,7 @@ QString studyVerdict(const ProjectSnapshot& project) {
     if (comparisons.size() > 1)
         sentences << QObject::tr("Mixtures were learned at %1 values of ε; the Trade-off tab plots them all.")
                          .arg(comparisons.size());
-    if (const QString downstream = downstreamSentence(downstreamRows(project), project.spec); !downstream.isEmpty())
-        sentences << downstream;
+    if (const QString downstream = downstreamSentence(project); !downstream.isEmpty()) sentences << downstream;
     if (const QString psg = psgSentence(project); !psg.isEmpty())
         sentences << psg;
     else if (project.spec.psg && !mixtureStudy)
