@@ -1,5 +1,6 @@
 #include "engine/experiment_runs/regime_map_runs.h"
 
+#include "engine/core/file_door.h"
 #include "engine/methods/method_plan.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/project/project_opener.h"
@@ -7,35 +8,27 @@
 #include "engine/project/result_summary.h"
 #include "engine/project/spec_json.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace dpmix::experiment_runs {
 namespace {
 
-std::string readText(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+constexpr std::uint64_t kMaxSpecBytes = 16u << 20;  // a spec is a few kB; anything larger is not one
 
 // Writes the study's spec, or checks that the one already there is the same (a map resumed with
 // other pool settings would mix two studies under one name).
 Status writeStudySpec(const project::ProjectSpec& spec, const std::filesystem::path& file) {
     const std::string text = project::projectSpecToJson(spec) + "\n";
-    if (std::filesystem::exists(file)) {
-        if (readText(file) == text) return std::nullopt;
+    if (files::exists(file.string())) {
+        auto there = files::readRegularFile(file.string(), "the study's spec", kMaxSpecBytes);
+        if (!there) return there.error();
+        if (*there == text) return std::nullopt;
         return Error{file.string() +
                      ": a different study spec of that name is already there (another pool or grid "
                      "ran in this folder); choose another --out folder or remove it"};
     }
-    std::ofstream out(file, std::ios::binary);
-    out << text;
-    if (!out) return Error{file.string() + ": cannot write the study's spec"};
-    return std::nullopt;
+    return files::writeNewFile(file.string(), text, 0644);
 }
 
 Result<long long> sensitiveUnits(const project::ProjectFile& project) {
@@ -60,9 +53,8 @@ Result<std::vector<RegimeStudy>> prepareRegimeStudies(const std::vector<std::fil
                                                       const std::filesystem::path& folder,
                                                       const pipeline::LogSink& log) {
     if (auto bad = experiments::checkRegimeGrid(grid)) return *bad;
-    std::error_code ec;
-    std::filesystem::create_directories(folder, ec);
-    if (ec) return Error{folder.string() + ": cannot create the map's folder (" + ec.message() + ")"};
+    if (auto bad = files::createDirectories(folder.string()))
+        return Error{folder.string() + ": cannot create the map's folder (" + bad->message + ")"};
     std::vector<RegimeStudy> studies;
     std::set<std::string> pools;
     for (const auto& poolSpec : poolSpecs) {

@@ -10,8 +10,6 @@
 #include "tests/engine/project/project_fixture.h"
 #include "tests/support/unit_test.h"
 
-#include <QTemporaryDir>
-
 #include <cmath>
 
 using namespace dpmix;
@@ -210,8 +208,8 @@ private Q_SLOTS:
     }
 
     void storedWeightsJoinTheDpRunWithTheLambdaStarOfItsSeed() {
-        QTemporaryDir dir;
-        auto p = project::ProjectFile::create(dir.filePath("w.dpmix").toStdString(), project::testing::tinySpec(),
+        test_support::TempDir dir;
+        auto p = project::ProjectFile::create(dir.filePath("w.dpmix"), project::testing::tinySpec(),
                                               project::testing::tinyFacts())
                      .value();
         const std::vector<std::string> names{"fashion / a", "fashion / b", "digits / 1"};
