@@ -159,6 +159,7 @@ Result<mixmin::DpMixMinParams> auditMechanism(const project::MixtureStage& mixtu
         .clipNorm(mixture.clip)
         .stepSize(mixture.lr)
         .steps(mixture.steps)
+        .release(mixture.releaseAverage ? mixmin::ReleasedIterate::Average : mixmin::ReleasedIterate::Last)
         .split("A")
         .accountant(accountant)
         .noise(options.noNoise ? mixmin::NoiseMode::None : mixmin::NoiseMode::Gaussian);

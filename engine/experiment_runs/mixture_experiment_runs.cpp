@@ -43,6 +43,7 @@ mixmin::DpMixMinParamsBuilder baseBuilder(const project::MixtureStage& mixture, 
         .clipNorm(mixture.clip)
         .stepSize(mixture.lr)
         .steps(mixture.steps)
+        .release(mixture.releaseAverage ? mixmin::ReleasedIterate::Average : mixmin::ReleasedIterate::Last)
         .accountant(accountant)
         .split("A");
 }

@@ -46,6 +46,7 @@ Result<mixmin::DpMixMinParams> dpMixMinParams(const MixtureRequest& request, lon
         .clipNorm(request.stage.clip)
         .stepSize(request.stage.lr)
         .steps(request.stage.steps)
+        .release(request.stage.releaseAverage ? mixmin::ReleasedIterate::Average : mixmin::ReleasedIterate::Last)
         .randomness(
             releaseRandomness(request.reproducible, seed, releaseIdentity("mixture", "dp-mixmin", task, epsilon, seed)))
         .accountant(request.accountant)

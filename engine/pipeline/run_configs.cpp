@@ -11,7 +11,7 @@ std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double
                               privacy::Accountant accountant) {
     nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},
                              {"delta", delta},     {"clip", m.clip},   {"batch", m.batch},
-                             {"lr", m.lr},         {"steps", m.steps}, {"released_iterate", "last"}};
+                             {"lr", m.lr},         {"steps", m.steps}, {"released_iterate", m.releaseAverage ? "average" : "last"}};
     if (reproducible) {  // DP runs only
         j["randomness"] = *reproducible ? "seeded" : "secret";
         j["accountant"] = privacy::toString(accountant);

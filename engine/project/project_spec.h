@@ -53,6 +53,10 @@ struct MixtureStage {
     double lr = 1.0;         // EG step size η
     long long steps = 100;
     long long userGroupSize = 0;  // G_ULS for user-level data; 0 = not given
+    // stages.mixture.release: the released λ is the last iterate λ_T ("last", the paper's) or the
+    // average of λ_1..λ_T ("average": the same privacy — post-processing of the noisy iterates — and
+    // steadier when split A is small and the noise large; docs/RESULTS.md, "The regime map").
+    bool releaseAverage = false;
 };
 
 struct FinetuneStage {

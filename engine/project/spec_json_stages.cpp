@@ -100,12 +100,19 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
     if (stages.contains("mixture")) {
         const std::string path = "stages.mixture";
         const Json& m = requireObject(stages, "stages", "mixture");
-        checkKeys(m, path, {"clip", "batch", "lr", "steps", "user_group_size"});
+        checkKeys(m, path, {"clip", "batch", "lr", "steps", "user_group_size", "release"});
         readPositive(m, path, "clip", kClip, checkRanges, spec.mixture.clip);
         readInteger(m, path, "batch", kBatch, checkRanges, spec.mixture.batch);
         readPositive(m, path, "lr", kLearningRate, checkRanges, spec.mixture.lr);
         readInteger(m, path, "steps", kSteps, checkRanges, spec.mixture.steps);
         readInteger(m, path, "user_group_size", kUserGroupSize, checkRanges, spec.mixture.userGroupSize);
+        if (m.contains("release")) {
+            const Json& release = m["release"];
+            if (!release.is_string() || (release != "last" && release != "average"))
+                fail(child(path, "release"), "expected \"last\" (the last iterate, the default) or \"average\" (the "
+                                             "average of the iterates)");
+            spec.mixture.releaseAverage = release == "average";
+        }
     }
     if (stages.contains("finetune")) {
         const std::string path = "stages.finetune";

@@ -62,6 +62,7 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
                  {"lr", spec.mixture.lr},
                  {"steps", spec.mixture.steps}};
     if (spec.mixture.userGroupSize > 0) mixture["user_group_size"] = spec.mixture.userGroupSize;
+    if (spec.mixture.releaseAverage) mixture["release"] = "average";  // absent means the last iterate
     Json finetune;
     if (spec.finetune.adamix()) {
         // AdaMix-R uses neither a fixed clip nor a batch (the parser refuses them).

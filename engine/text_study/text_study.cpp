@@ -81,7 +81,7 @@ std::string mixtureConfigJson(const project::MixtureStage& m, long long groupSiz
                              {"batch", m.batch},
                              {"lr", m.lr},
                              {"steps", m.steps},
-                             {"released_iterate", "last"},
+                             {"released_iterate", m.releaseAverage ? "average" : "last"},
                              {"max_tokens_per_document", s.maxTokensPerDocument}};
     if (userLevel) j["user_group_size"] = groupSize;
     return j.dump();
@@ -373,6 +373,7 @@ Result<mixmin::DpMixMinParams> textMixtureParams(const TextStudyRun& run, const 
         .clipNorm(run.spec.mixture.clip)
         .stepSize(run.spec.mixture.lr)
         .steps(run.spec.mixture.steps)
+        .release(run.spec.mixture.releaseAverage ? mixmin::ReleasedIterate::Average : mixmin::ReleasedIterate::Last)
         .randomness(pipeline::releaseRandomness(run.reproducible, seed,
                                                 pipeline::releaseIdentity("mixture", method, task, eps, seed)))
         // λ·∇ℓ_j = −1/L_j for every sequence: the raw gradient always carries that

@@ -152,6 +152,22 @@ private Q_SLOTS:
                  repeated.error().message.c_str());
     }
 
+    void theMixtureReleasesTheLastIterateOrTheAverage() {
+        Json j = validSpec();
+        QVERIFY(!parse(j)->mixture.releaseAverage);  // the paper's: the last iterate
+        QVERIFY(Json::parse(projectSpecToJson(*parse(j)))["stages"]["mixture"].count("release") == 0);
+        j["stages"]["mixture"]["release"] = "average";
+        auto spec = parse(j);
+        QVERIFY(spec.ok() && spec->mixture.releaseAverage);
+        QCOMPARE(Json::parse(projectSpecToJson(*spec))["stages"]["mixture"]["release"], Json("average"));
+        j["stages"]["mixture"]["release"] = "mean";
+        auto bad = parse(j);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.find("stages.mixture.release") != std::string::npos &&
+                     bad.error().message.find("\"average\"") != std::string::npos,
+                 bad.error().message.c_str());
+    }
+
     void stagesHaveDefaults() {
         Json j = validSpec();
         j.erase("stages");
