@@ -9,9 +9,10 @@ using study_plan::ProxyOptions;
 std::string mixtureConfigJson(const project::MixtureStage& m, double rho, double delta, const std::string& method,
                               std::optional<bool> reproducible, std::optional<long long> userGroupSize,
                               privacy::Accountant accountant) {
-    nlohmann::ordered_json j{{"stage", "mixture"}, {"method", method}, {"rho", rho},
-                             {"delta", delta},     {"clip", m.clip},   {"batch", m.batch},
-                             {"lr", m.lr},         {"steps", m.steps}, {"released_iterate", m.releaseAverage ? "average" : "last"}};
+    nlohmann::ordered_json j{
+        {"stage", "mixture"}, {"method", method}, {"rho", rho},
+        {"delta", delta},     {"clip", m.clip},   {"batch", m.batch},
+        {"lr", m.lr},         {"steps", m.steps}, {"released_iterate", m.releaseAverage ? "average" : "last"}};
     if (reproducible) {  // DP runs only
         j["randomness"] = *reproducible ? "seeded" : "secret";
         j["accountant"] = privacy::toString(accountant);

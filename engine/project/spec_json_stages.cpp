@@ -109,8 +109,9 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
         if (m.contains("release")) {
             const Json& release = m["release"];
             if (!release.is_string() || (release != "last" && release != "average"))
-                fail(child(path, "release"), "expected \"last\" (the last iterate, the default) or \"average\" (the "
-                                             "average of the iterates)");
+                fail(child(path, "release"),
+                     "expected \"last\" (the last iterate, the default) or \"average\" (the "
+                     "average of the iterates)");
             spec.mixture.releaseAverage = release == "average";
         }
     }
