@@ -14,6 +14,7 @@
 #include "app/cli/terminal_safe.h"
 #include "engine/core/joined_list.h"
 #include "engine/executor/cluster_submission.h"
+#include "engine/executor/run_units.h"
 #include "engine/experiment_runs/regime_map_runs.h"
 #include "engine/experiments/regime_advice.h"
 #include "engine/experiments/source_weights.h"
@@ -131,25 +132,32 @@ int writeMapFile(const experiments::RegimeMap& map, const std::string& file) {
     return 0;
 }
 
+// One Slurm array per (pool, n), one task per seed (each covering every ε); --dry-run prints each
+// job's script and submits nothing.
 int submitToSlurm(const std::vector<experiment_runs::RegimeStudy>& studies, const experiments::RegimeGrid& grid,
                   const RegimeMapArgs& args, const pipeline::ProxyOptions& proxy, const std::string& device) {
-    if (auto bad = executor::checkSlurmOptions(args.cluster.slurm)) return badMapInput(cliMessage(*bad));
     for (const auto& study : studies) {
         auto opened = project::ProjectFile::open(study.project);
         if (!opened) return badMapInput(opened.error().message);
         project::ProjectFile project = std::move(opened).value();
-        {
-            auto options = experiment_runs::regimeRunOptions(grid, 0, proxy, device);
-            options.seeds = grid.seeds;  // one array task per seed
-            executor::cluster::SubmitReport report;
-            const int code = runInterruptible(
-                "dpmix experiment regime-map", "nothing more was submitted", CancellationToken{}, stderrProgress(),
-                report, [&](const auto& progress, const auto& cancel, const auto& log) {
-                    return executor::submitStudyRunToSlurm(project, options, args.cluster.slurm, progress, cancel, log);
-                });
-            if (code != 0) return code;
-            printSubmitted(project, report, args.json, "the regime map's runs");
+        auto options = experiment_runs::regimeRunOptions(grid, 0, proxy, device);
+        options.seeds = grid.seeds;
+        if (args.cluster.dryRun) {
+            auto report =
+                executor::cluster::submitJob(project, executor::cluster::JobKind::Run, "{}",
+                                             executor::studyRunWorkUnits(grid.seeds), args.cluster.slurm, true);
+            if (!report) return badMapInput(report.error().message);
+            printDryRun(*report);
+            continue;
         }
+        executor::cluster::SubmitReport report;
+        const int code = runInterruptible(
+            "dpmix experiment regime-map", "nothing more was submitted", CancellationToken{}, stderrProgress(), report,
+            [&](const auto& progress, const auto& cancel, const auto& log) {
+                return executor::submitStudyRunToSlurm(project, options, args.cluster.slurm, progress, cancel, log);
+            });
+        if (code != 0) return code;
+        printSubmitted(project, report, args.json, "the regime map's runs");
     }
     return 0;
 }
@@ -160,6 +168,15 @@ int runRegimeMapCommand(const CLI::App& cmd, const RegimeMapArgs& args) {
     if (auto misplaced = misplacedSlurmFlag(cmd, args.cluster)) return badMapInput(*misplaced);
     auto device = commandDevice(args.device);
     if (!device) return badMapInput(device.error().message);
+    const bool slurm = args.cluster.executor == "slurm";
+    if (slurm) {
+        if (auto bad = executor::checkSlurmOptions(args.cluster.slurm)) return badMapInput(cliMessage(*bad));
+        // A host that cannot submit changes nothing (no study written, no proxy trained).
+        if (auto e = executor::cluster::checkCanSubmit(); e && !args.cluster.dryRun) {
+            std::cerr << "dpmix experiment regime-map: " << cliMessage(*e) << '\n';
+            return 1;
+        }
+    }
     std::vector<std::filesystem::path> pools(args.pools.begin(), args.pools.end());
     std::vector<experiment_runs::RegimeStudy> studies;
     const auto log = [](const std::string& line) { std::cerr << "dpmix experiment regime-map: " << line << '\n'; };
@@ -169,7 +186,7 @@ int runRegimeMapCommand(const CLI::App& cmd, const RegimeMapArgs& args) {
     pipeline::ProxyOptions proxy;
     proxy.epochs = args.proxyEpochs;
     proxy.maxExamples = args.proxyExamples;
-    if (args.cluster.executor == "slurm") return submitToSlurm(studies, *grid, args, proxy, *device);
+    if (slurm) return submitToSlurm(studies, *grid, args, proxy, *device);
     if (!args.reportOnly) {
         experiment_runs::RegimeRunCounts counts;
         const int code = runInterruptible(
