@@ -91,7 +91,62 @@ private Q_SLOTS:
         expectBadInput({"experiment", "adamix", spec_, "--shots", "0"}, "--shots");
         expectBadInput({"experiment", "adamix", spec_, "--private-per-class", "50,most"}, "--private-per-class");
         expectBadInput({"experiment", "adamix", spec_, "--seeds", "0"}, "--seeds");
+        const QString out = dir_.filePath("map");
+        expectBadInput({"experiment", "regime-map", spec_, "--sizes", "10,10", "--out", out}, "--sizes");
+        expectBadInput({"experiment", "regime-map", spec_, "--sizes", "ten", "--out", out}, "--sizes");
+        expectBadInput({"experiment", "regime-map", spec_, "--epsilons", "1,-1", "--out", out}, "--epsilons");
+        expectBadInput({"experiment", "regime-map", spec_, "--seeds", "0,0", "--out", out}, "--seeds");
+        QVERIFY2(!QFile::exists(out), "bad regime-map input must not create the map's folder");
     }
+    // A whole regime map on a tiny study: two sizes, two seeds, every method; stored, printed,
+    // written as a map, and resumed without running anything again.
+    void aTinyRegimeMapRunsStoresAndResumes() {
+        QByteArray pixels, labels;
+        for (int i = 0; i < 80; ++i) {
+            labels.append(char(i % 2));
+            for (int p = 0; p < 28 * 28; ++p) pixels.append(char((i % 2 ? 180 : 60) + (p * 7 + i * 13) % 50));
+        }
+        writeIdx(dir_.filePath("map-images.idx"), {80, 28, 28}, pixels);
+        writeIdx(dir_.filePath("map-labels.idx"), {80}, labels);
+        QByteArray spec(kSpec);
+        spec.replace("\"images.idx\"", "\"map-images.idx\"").replace("\"labels.idx\"", "\"map-labels.idx\"");
+        spec.replace("\"seeds\": [0]",
+                     "\"stages\": {\"mixture\": {\"batch\": 8, \"steps\": 5}, \"finetune\": "
+                     "{\"batch\": 8, \"steps\": 2}, \"pretrain\": {\"batch\": 8, \"steps\": 2}}, \"seeds\": [0]");
+        QFile f(dir_.filePath("pool.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(spec);
+        f.close();
+        const QStringList args{"experiment",
+                               "regime-map",
+                               dir_.filePath("pool.json"),
+                               "--sizes",
+                               "40,all",
+                               "--epsilons",
+                               "1",
+                               "--seeds",
+                               "0,1",
+                               "--proxy-epochs",
+                               "1",
+                               "--out",
+                               dir_.filePath("tiny-map"),
+                               "--write-map",
+                               dir_.filePath("tiny-map.json")};
+        const auto first = runDpmix(args, dir_.path());
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        QVERIFY2(first.out.contains("n 40 ") && first.out.contains("n 80 "), qPrintable(first.out));
+        QVERIFY(first.out.contains("DP-MixMin − Random Init"));
+        QVERIFY(first.err.contains("4 run(s) made, 0 already stored"));
+        QVERIFY(QFile::exists(dir_.filePath("tiny-map/cli-audit-n40.dpmix")));
+        QFile map(dir_.filePath("tiny-map.json"));
+        QVERIFY(map.open(QIODevice::ReadOnly));
+        const QByteArray json = map.readAll();
+        QVERIFY(json.contains("dpmix-regime-map-v1") && json.contains("\"n\": 40") && json.contains("\"n\": 80"));
+        const auto again = runDpmix(args, dir_.path());
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QVERIFY2(again.err.contains("0 run(s) made, 4 already stored"), qPrintable(again.err));
+    }
+
     void adamixChecksTheSourcesAgainstTheDataBeforeStoringARun() {
         // Public and sensitive data share their classes: no source to train an extractor on, and a
         // shots source that is not registered. Each refusal names the flag and stores no run.
