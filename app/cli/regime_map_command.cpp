@@ -116,7 +116,7 @@ int printSourceWeights(const std::vector<experiment_runs::RegimeStudy>& studies)
         if (!project) return badMapInput(project.error().message);
         auto rows = experiments::storedSourceWeights(*project);
         if (!rows) return badMapInput(rows.error().message);
-        printSourceWeightRows(experiments::regimeStudyName(study.pool, study.n), *rows);
+        printSourceWeightRows(study.name, *rows);
     }
     return 0;
 }
@@ -140,8 +140,7 @@ int submitToSlurm(const std::vector<experiment_runs::RegimeStudy>& studies, cons
         auto opened = project::ProjectFile::open(study.project);
         if (!opened) return badMapInput(opened.error().message);
         project::ProjectFile project = std::move(opened).value();
-        auto options = experiment_runs::regimeRunOptions(grid, 0, proxy, device);
-        options.seeds = grid.seeds;
+        const auto options = experiment_runs::regimeRunOptions(grid, grid.seeds, proxy, device);  // a task per seed
         if (args.cluster.dryRun) {
             auto report =
                 executor::cluster::submitJob(project, executor::cluster::JobKind::Run, "{}",

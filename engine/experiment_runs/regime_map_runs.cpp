@@ -65,7 +65,8 @@ Result<std::vector<RegimeStudy>> prepareRegimeStudies(const std::vector<std::fil
         for (const long long n : grid.sizes) {
             auto spec = experiments::regimeStudySpec(*pool, n);
             if (!spec) return spec.error();
-            RegimeStudy study{pool->name,
+            RegimeStudy study{spec->name,
+                              pool->name,
                               experiments::poolKindOf(pool->publicSources.size()),
                               n,
                               folder / (spec->name + ".json"),
@@ -86,14 +87,14 @@ Result<std::vector<RegimeStudy>> prepareRegimeStudies(const std::vector<std::fil
     return studies;
 }
 
-pipeline::StudyRunOptions regimeRunOptions(const experiments::RegimeGrid& grid, std::uint64_t seed,
+pipeline::StudyRunOptions regimeRunOptions(const experiments::RegimeGrid& grid, std::vector<std::uint64_t> seeds,
                                            const pipeline::ProxyOptions& proxy, const std::string& device) {
     pipeline::StudyRunOptions options;
     options.stages = {"proxies", "mixture", "downstream"};
     if (!grid.methods.empty()) options.methods = grid.methods;
     options.tasks = grid.tasks;
     options.epsilons = grid.epsilons;
-    options.seeds = {seed};
+    options.seeds = std::move(seeds);
     options.rho = grid.rho;
     options.pretrainSteps = grid.pretrainSteps;
     options.finetuneSteps = grid.finetuneSteps;
@@ -133,9 +134,8 @@ Result<RegimeRunCounts> runRegimeMap(const std::vector<RegimeStudy>& studies, co
         project::ProjectFile project = std::move(opened).value();
         for (const auto seed : grid.seeds) {
             throwIfCancelled(cancel);
-            const auto options = regimeRunOptions(grid, seed, proxy, device);
-            const std::string what =
-                experiments::regimeStudyName(study.pool, study.n) + ", seed " + std::to_string(seed);
+            const auto options = regimeRunOptions(grid, {seed}, proxy, device);
+            const std::string what = study.name + ", seed " + std::to_string(seed);
             report(progress, {"regime-map", done, total, what});
             auto finished = regimeRunDone(project, options);
             if (!finished) return finished.error();

@@ -20,6 +20,7 @@ namespace dpmix::experiment_runs {
 
 /// One study of the map: a pool at one sensitive set size.
 struct RegimeStudy {
+    std::string name;  // the study's name: "<pool>-n<N>", or "<pool>-all"
     std::string pool;  // the pool spec's name
     experiments::PoolKind kind = experiments::PoolKind::OneSource;
     long long n = 0;  // 0 until the project is created: then the examples the sensitive source holds
@@ -33,10 +34,10 @@ Result<std::vector<RegimeStudy>> prepareRegimeStudies(const std::vector<std::fil
                                                       const std::filesystem::path& folder,
                                                       const pipeline::LogSink& log = {});
 
-/// The run options of one (study, seed) of the grid: every stage at every ε of the grid (one run, so
-/// the pretrained models of the uniform, λ* and Random Search mixtures serve every ε), the grid's
-/// methods, tasks, steps and ρ, seeded randomness.
-pipeline::StudyRunOptions regimeRunOptions(const experiments::RegimeGrid& grid, std::uint64_t seed,
+/// The run options of a study's `seeds` (one seed for a local run, all of them for a Slurm array):
+/// every stage at every ε of the grid (one run per seed, so the pretrained models of the uniform, λ*
+/// and Random Search mixtures serve every ε), the grid's methods, tasks, steps and ρ, seeded randomness.
+pipeline::StudyRunOptions regimeRunOptions(const experiments::RegimeGrid& grid, std::vector<std::uint64_t> seeds,
                                            const pipeline::ProxyOptions& proxy, const std::string& device);
 
 /// Whether the project already holds a finished test AUC of every method and task the options ask for.
