@@ -9,6 +9,7 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -231,6 +232,19 @@ std::vector<audit::StoredMechanismAudit> mechanismAudits(const ProjectSnapshot& 
         for (const auto& a : r.audits)
             if (auto m = audit::mechanismAuditFrom(a.runId, a.name, a.detailsJson, a.counts, a.delta, a.confidence))
                 out.push_back(std::move(*m));
+    return out;
+}
+
+std::vector<project::ResultObservation> storedResultsOf(const ProjectSnapshot& project, const std::string& metric) {
+    std::vector<project::ResultObservation> out;
+    for (const auto& r : project.runs) {
+        if (!r.done() || !r.run.epsilon) continue;
+        const auto found = std::find_if(r.metrics.begin(), r.metrics.end(), [&](const project::MetricRecord& m) {
+            return m.name == metric && (m.className.empty() || m.className == r.run.task);
+        });
+        if (found != r.metrics.end())
+            out.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, found->value, r.run.id});
+    }
     return out;
 }
 

@@ -9,6 +9,7 @@
 #include "engine/project/dataset_budget.h"
 #include "engine/project/project_records.h"
 #include "engine/project/project_spec.h"
+#include "engine/project/result_summary.h"
 
 #include <QString>
 
@@ -91,5 +92,10 @@ QString methodLabel(const std::string& method);
 bool isMethod(const project::RunRecord& run, methods::Method m);
 /// Whether a run's DP noise was seeded (reproducible, so never a release), as its last ledger says.
 bool isSeededRun(const RunResults& run);
+
+/// Every finished run's stored `metric` ("test-auc", "test-perplexity"), as project::storedResults
+/// reads it from the project file: runs done with an ε, their first metric of that name for their
+/// task or for no class — so the Summary's numbers are `dpmix results`'s.
+std::vector<project::ResultObservation> storedResultsOf(const ProjectSnapshot& project, const std::string& metric);
 
 }  // namespace dpmix::workbench

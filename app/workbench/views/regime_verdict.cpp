@@ -11,16 +11,7 @@
 namespace dpmix::workbench {
 
 std::vector<project::ResultObservation> storedTestAuc(const ProjectSnapshot& project) {
-    std::vector<project::ResultObservation> out;
-    for (const auto& r : project.runs) {
-        if (!r.done() || !r.run.epsilon) continue;
-        const auto metric = std::find_if(r.metrics.begin(), r.metrics.end(), [&](const project::MetricRecord& m) {
-            return m.name == "test-auc" && (m.className.empty() || m.className == r.run.task);
-        });
-        if (metric != r.metrics.end())
-            out.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, metric->value, r.run.id});
-    }
-    return out;
+    return storedResultsOf(project, "test-auc");
 }
 
 namespace {

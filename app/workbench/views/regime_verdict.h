@@ -13,8 +13,7 @@
 
 namespace dpmix::workbench {
 
-/// Every finished run's stored test AUC, as project::storedResults(file, "test-auc") reads it from
-/// the project file: runs done with an ε, their first metric "test-auc" of their task or of no class.
+/// Every finished run's stored test AUC (storedResultsOf(project, "test-auc")).
 std::vector<project::ResultObservation> storedTestAuc(const ProjectSnapshot& project);
 
 /// The sentence at `epsilon`, each baseline paired with DP-MixMin over the seeds both hold (per seed

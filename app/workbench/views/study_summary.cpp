@@ -100,13 +100,7 @@ std::vector<MixtureComparison> mixtureComparisons(const ProjectSnapshot& project
 
 std::vector<project::ResultSummaryRow> downstreamRows(const ProjectSnapshot& project) {
     for (const char* metric : {"test-auc", "test-perplexity"}) {
-        std::vector<project::ResultObservation> observations;
-        for (const auto& r : project.runs) {
-            if (!r.done() || !r.run.epsilon) continue;
-            for (const auto& m : r.metrics)
-                if (m.name == metric && (m.className.empty() || m.className == r.run.task))
-                    observations.push_back({r.run.method, r.run.task, r.run.seed, *r.run.epsilon, m.value, r.run.id});
-        }
+        const auto observations = storedResultsOf(project, metric);
         if (!observations.empty()) return project::summarizeResults(observations);
     }
     return {};
