@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
     buffer << in.rdbuf();
     const std::string code = codeOnly(buffer.str());
 
-    const std::regex classHead(R"((class|struct)\s+(\w+)\s*(final\s*)?:\s*public\s+QObject\s*\{)");
+    // QObject first, then optionally a test fixture or two (`: public QObject, SpecJsonFixture`).
+    const std::regex classHead(
+        R"((class|struct)\s+(\w+)\s*(final\s*)?:\s*public\s+QObject\s*(,\s*((public|protected|private)\s+)?[\w:]+\s*)*\{)");
     std::smatch head;
     if (!std::regex_search(code, head, classHead)) {
         std::cerr << argv[1] << ": no class deriving from QObject (the test class) was found\n";
