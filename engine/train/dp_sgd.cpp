@@ -8,10 +8,13 @@
 #include "engine/train/detail/model_impl.h"
 #include "engine/train/detail/optimizer.h"
 #include "engine/train/detail/poisson_sampler.h"
+#include "engine/train/detail/rank_exchange.h"
 #include "engine/train/gradient_canaries.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -36,6 +39,33 @@ Result<double> noiseMultiplier(const DpSgdParams& params, double q, long long st
     return calibrated->sigma;
 }
 
+// One step of one rank (detail/rank_exchange.h): the clipped sum over the sampled units it owns
+// (`clip` keeps them), then the all-reduce that carries rank 0's noise; .grad() ends as the noisy
+// sum over every rank divided by q·N. Returns the mean loss over every rank's sampled units.
+template <typename ClipBatch>
+double rankStep(ClipBatch& clip, const std::vector<std::int64_t>& batch, const std::vector<at::Tensor*>& trainable,
+                double noiseStd, double clipNorm, double expectedBatch, std::optional<privacy::MechanismRng>& noise,
+                detail::RankExchange& ranks, long long& sampled, long long& clipped) {
+    const ClippedStep own = clip(batch);
+    const auto units = static_cast<double>(own.units);
+    std::array<double, 3> stats{own.units > 0 ? own.meanLoss * units : 0.0, units, static_cast<double>(own.clipped)};
+    detail::sumNoisyGradientsAcrossRanks(trainable, noiseStd, clipNorm, expectedBatch, noise ? &*noise : nullptr, ranks,
+                                         stats);
+    sampled += std::llround(stats[1]);
+    clipped += std::llround(stats[2]);
+    return stats[1] > 0 ? stats[0] / stats[1] : std::numeric_limits<double>::quiet_NaN();
+}
+
+// The units of a sampled batch this process computes on: all of them, or across ranks those of
+// its shard (unit u on rank u mod W).
+std::vector<std::int64_t> ownUnits(const std::vector<std::int64_t>& batch, const detail::RankExchange* ranks) {
+    if (!ranks) return batch;
+    std::vector<std::int64_t> own;
+    for (std::int64_t u : batch)
+        if (ranks->owns(u)) own.push_back(u);
+    return own;
+}
+
 // The loop both units share: Poisson-sample `units` at rate q; `clip(batch)` puts the
 // clipped sum of the sampled units' gradients into .grad(); then noise σC, divide by q·units, step.
 // The ledger entry is recorded before the first step (a cancelled run has spent at most T steps).
@@ -45,7 +75,8 @@ Result<double> noiseMultiplier(const DpSgdParams& params, double q, long long st
 template <typename ClipBatch>
 Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::int64_t units, privacy::PrivacyUnit unit,
                                 ClipBatch&& clip, const ProgressCallback& progress, const CancellationToken& cancel,
-                                privacy::Ledger& ledger, detail::GradientCanarySteps* canaries = nullptr) {
+                                privacy::Ledger& ledger, detail::GradientCanarySteps* canaries = nullptr,
+                                detail::RankExchange* ranks = nullptr) {
     auto& impl = model.impl();
     auto planned = plannedDpSgdEntry(params, units, unit);
     if (!planned) return planned.error();
@@ -57,13 +88,16 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
     const long long steps = result.steps;
     const double q = result.q;
     const double* sigma = &result.noise;
-    ledger.record(result.entry);
+    const bool drawsNoise = !ranks || ranks->drawsNoise();
+    if (drawsNoise) ledger.record(result.entry);  // across ranks: once, by rank 0
 
     detail::Network& net = impl.network;
     detail::FrozenBlocks frozen(net, params.trainLastBlocks);
     std::vector<at::Tensor*> trainable = net.trainableParameters();
     detail::SgdOptimizer optimizer(trainable, params.learningRate, params.momentum);
-    privacy::MechanismRng noiseGen(params.randomness, "noise");
+    // Only the rank that adds the noise holds its stream (docs/PRIVACY.md, "Data-parallel DP-SGD").
+    std::optional<privacy::MechanismRng> noiseGen;
+    if (drawsNoise) noiseGen.emplace(params.randomness, "noise");
     detail::PoissonSampler sampler(units, q, params.randomness);
     const double expectedBatch = q * static_cast<double>(units);
     long long sampled = 0, clipped = 0;
@@ -73,6 +107,15 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
         throwIfCancelled(cancel);
         std::vector<std::int64_t> batch = sampler.next();
         detail::zeroGradients(trainable);  // no stale gradient can survive into this step
+        if (ranks) {
+            result.stepLoss.push_back(rankStep(clip, batch, trainable, *sigma * params.clipNorm, params.clipNorm,
+                                               expectedBatch, noiseGen, *ranks, sampled, clipped));
+            optimizer.step();
+            ranks->afterStep(t + 1, trainable, optimizer.momentumBuffers());
+            if (t % 10 == 0 || t + 1 == steps)
+                report(progress, {"finetune", t + 1, steps, "DP-SGD loss " + std::to_string(result.stepLoss.back())});
+            continue;
+        }
         if (canaries) canaries->takeSampledCanaries(batch);
         if (batch.empty()) {
             // An empty Poisson batch still releases noise: the mechanism runs every step.
@@ -84,7 +127,7 @@ Result<FinetuneResult> runDpSgd(Model& model, const DpSgdParams& params, std::in
             clipped += step.clipped;
         }
         if (canaries) canaries->addSampledCanaries();
-        detail::privatiseGradients(trainable, *sigma * params.clipNorm, params.clipNorm, expectedBatch, noiseGen);
+        detail::privatiseGradients(trainable, *sigma * params.clipNorm, params.clipNorm, expectedBatch, *noiseGen);
         if (canaries) canaries->observe(t, expectedBatch);
         optimizer.step();
         if (t % 10 == 0 || t + 1 == steps)
@@ -107,13 +150,79 @@ at::Tensor batchLosses(Model::Impl& impl, const ImageView& images, std::span<con
 }
 
 // One step's clipped sum over sampled examples (finetuneDpSgd and its white-box audit).
-auto exampleClipper(Model::Impl& impl, const ImageView& images, std::span<const int> labels,
-                    const DpSgdParams& params) {
-    return [&impl, &images, labels, &params](const std::vector<std::int64_t>& batch) {
+// Across ranks, only the sampled examples of this rank's shard (none: nothing computed).
+auto exampleClipper(Model::Impl& impl, const ImageView& images, std::span<const int> labels, const DpSgdParams& params,
+                    const detail::RankExchange* ranks = nullptr) {
+    return [&impl, &images, labels, &params, ranks](const std::vector<std::int64_t>& sampled) {
+        const std::vector<std::int64_t> batch = ownUnits(sampled, ranks);
+        if (batch.empty()) return ClippedStep{};
         detail::Tape tape;
         at::Tensor perExample = batchLosses(impl, images, labels, batch, tape);
         ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(batch.size()), 0};
         at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
+        step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
+        return step;
+    };
+}
+
+// The images of each user 0..m−1, after the checks of finetuneUserLevelDpSgd (every user owns an
+// image, q = B/m <= 1, the images fit the model).
+Result<std::vector<std::vector<std::int64_t>>> imagesOfUsers(Model::Impl& impl, const ImageView& images,
+                                                             std::span<const int> labels,
+                                                             std::span<const std::int64_t> userOfImage,
+                                                             const DpSgdParams& params) {
+    if (static_cast<std::int64_t>(userOfImage.size()) != images.count)
+        return Error{"user-level DP-SGD: " + std::to_string(userOfImage.size()) + " user ids for " +
+                     std::to_string(images.count) + " images; expected one user per image"};
+    std::vector<std::vector<std::int64_t>> imagesOf;
+    for (std::size_t i = 0; i < userOfImage.size(); ++i) {
+        const std::int64_t u = userOfImage[i];
+        if (u < 0 || u >= images.count)
+            return Error{"user-level DP-SGD: user id " + std::to_string(u) + " of image " + std::to_string(i) +
+                         " is out of range: expected users numbered 0..m-1"};
+        if (static_cast<std::size_t>(u) >= imagesOf.size()) imagesOf.resize(static_cast<std::size_t>(u) + 1);
+        imagesOf[static_cast<std::size_t>(u)].push_back(static_cast<std::int64_t>(i));
+    }
+    for (std::size_t u = 0; u < imagesOf.size(); ++u)
+        if (imagesOf[u].empty())
+            return Error{"user-level DP-SGD: user " + std::to_string(u) +
+                         " owns no image; expected users numbered 0..m-1"};
+    const auto users = static_cast<std::int64_t>(imagesOf.size());
+    if (users == 0) return Error{"user-level DP-SGD: no users to fine-tune on"};
+    if (params.expectedBatchSize > users)
+        return Error{"expectedBatchSize = " + std::to_string(params.expectedBatchSize) + " users exceeds the " +
+                     std::to_string(users) + " fine-tuning users: the sampling rate q = B/m must be <= 1"};
+    if (auto e = checkFinetuneInputs(impl.spec, images, labels, params.expectedBatchSize, params.trainLastBlocks))
+        return *e;
+    return imagesOf;
+}
+
+// One step's clipped sum over sampled users: each contributes the mean gradient of at most
+// maxExamplesPerUser of its images, clipped as one unit. Across ranks, the images of every sampled
+// user are still drawn (in the batch's order, so the stream matches a 1-rank run) but only the
+// users of this rank's shard are computed on.
+auto userClipper(Model::Impl& impl, const ImageView& images, std::span<const int> labels, const DpSgdParams& params,
+                 std::vector<std::vector<std::int64_t>> imagesOf, const detail::RankExchange* ranks = nullptr) {
+    // The images of a sampled user come from the mechanism's own stream (which images a user
+    // contributed is as secret as whether the user was sampled).
+    return [&impl, &images, labels, &params, ranks, imagesOf = std::move(imagesOf),
+            chooseRng = privacy::MechanismRng(params.randomness, "user images"),
+            chosen = std::vector<std::int64_t>()](const std::vector<std::int64_t>& sampledUsers) mutable {
+        const auto cap = static_cast<std::size_t>(params.maxExamplesPerUser);
+        std::vector<std::int64_t> rows, rowUser;
+        std::int64_t own = 0;
+        for (const std::int64_t user : sampledUsers) {
+            data::sampleWithoutReplacement(imagesOf[static_cast<std::size_t>(user)], cap, chooseRng, chosen);
+            if (ranks && !ranks->owns(user)) continue;
+            rows.insert(rows.end(), chosen.begin(), chosen.end());
+            rowUser.insert(rowUser.end(), chosen.size(), own++);
+        }
+        if (own == 0) return ClippedStep{};
+        detail::Tape tape;
+        at::Tensor perExample = batchLosses(impl, images, labels, rows, tape);
+        ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(own), 0};
+        at::Tensor norms =
+            detail::clipAndSumUserGradients(tape, perExample, at::tensor(rowUser, at::kLong), own, params.clipNorm);
         step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
         return step;
     };
@@ -131,6 +240,11 @@ Result<privacy::LedgerEntry> plannedDpSgdEntry(const DpSgdParams& params, std::i
     privacy::LedgerEntry e = privacy::gaussianEntry("finetune", params.split, unit, q, *sigma, steps, params.delta,
                                                     params.clipNorm, params.accountant);
     privacy::setRandomness(e, params.randomness.mode);
+    if (params.ranks > 1)
+        e.assumptions += "; data-parallel over " + std::to_string(params.ranks) +
+                         " ranks (c10d, Gloo): the Gaussian noise drawn once, by rank 0, and carried by the all-reduce "
+                         "of the ranks' clipped sums; every rank and the network between them inside the data owner's "
+                         "trust boundary (they exchange un-noised partial sums)";
     return e;
 }
 
@@ -178,52 +292,39 @@ Result<FinetuneResult> finetuneUserLevelDpSgd(Model& model, const ImageView& ima
                                               privacy::Ledger& ledger, const ProgressCallback& progress,
                                               const CancellationToken& cancel) {
     auto& impl = model.impl();
-    if (static_cast<std::int64_t>(userOfImage.size()) != images.count)
-        return Error{"user-level DP-SGD: " + std::to_string(userOfImage.size()) + " user ids for " +
-                     std::to_string(images.count) + " images; expected one user per image"};
-    std::vector<std::vector<std::int64_t>> imagesOf;
-    for (std::size_t i = 0; i < userOfImage.size(); ++i) {
-        const std::int64_t u = userOfImage[i];
-        if (u < 0 || u >= images.count)
-            return Error{"user-level DP-SGD: user id " + std::to_string(u) + " of image " + std::to_string(i) +
-                         " is out of range: expected users numbered 0..m-1"};
-        if (static_cast<std::size_t>(u) >= imagesOf.size()) imagesOf.resize(static_cast<std::size_t>(u) + 1);
-        imagesOf[static_cast<std::size_t>(u)].push_back(static_cast<std::int64_t>(i));
-    }
-    for (std::size_t u = 0; u < imagesOf.size(); ++u)
-        if (imagesOf[u].empty())
-            return Error{"user-level DP-SGD: user " + std::to_string(u) +
-                         " owns no image; expected users numbered 0..m-1"};
-    const auto users = static_cast<std::int64_t>(imagesOf.size());
-    if (users == 0) return Error{"user-level DP-SGD: no users to fine-tune on"};
-    if (params.expectedBatchSize > users)
-        return Error{"expectedBatchSize = " + std::to_string(params.expectedBatchSize) + " users exceeds the " +
-                     std::to_string(users) + " fine-tuning users: the sampling rate q = B/m must be <= 1"};
-    if (auto e = checkFinetuneInputs(impl.spec, images, labels, params.expectedBatchSize, params.trainLastBlocks))
-        return *e;
-
-    // The images of a sampled user come from the mechanism's own stream (which images a user
-    // contributed is as secret as whether the user was sampled).
-    privacy::MechanismRng chooseRng(params.randomness, "user images");
-    const auto cap = static_cast<std::size_t>(params.maxExamplesPerUser);
-    std::vector<std::int64_t> chosen;
-    auto clipUsers = [&](const std::vector<std::int64_t>& sampledUsers) {
-        std::vector<std::int64_t> rows, rowUser;
-        for (std::size_t r = 0; r < sampledUsers.size(); ++r) {
-            data::sampleWithoutReplacement(imagesOf[static_cast<std::size_t>(sampledUsers[r])], cap, chooseRng, chosen);
-            rows.insert(rows.end(), chosen.begin(), chosen.end());
-            rowUser.insert(rowUser.end(), chosen.size(), static_cast<std::int64_t>(r));
-        }
-        detail::Tape tape;
-        at::Tensor perExample = batchLosses(impl, images, labels, rows, tape);
-        ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(sampledUsers.size()), 0};
-        at::Tensor norms =
-            detail::clipAndSumUserGradients(tape, perExample, at::tensor(rowUser, at::kLong),
-                                            static_cast<std::int64_t>(sampledUsers.size()), params.clipNorm);
-        step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
-        return step;
-    };
-    return runDpSgd(model, params, users, privacy::PrivacyUnit::User, clipUsers, progress, cancel, ledger);
+    auto imagesOf = imagesOfUsers(impl, images, labels, userOfImage, params);
+    if (!imagesOf) return imagesOf.error();
+    const auto users = static_cast<std::int64_t>(imagesOf->size());
+    return runDpSgd(model, params, users, privacy::PrivacyUnit::User,
+                    userClipper(impl, images, labels, params, *imagesOf), progress, cancel, ledger);
 }
+
+namespace detail {
+
+Result<FinetuneResult> finetuneDpSgdOnRank(Model& model, const ImageView& images, std::span<const int> labels,
+                                           std::span<const std::int64_t> userOfImage, const DpSgdParams& params,
+                                           privacy::Ledger& ledger, RankExchange& ranks,
+                                           const ProgressCallback& progress, const CancellationToken& cancel) {
+    // The ledger entry names the world size (plannedDpSgdEntry): it must be this group's.
+    if (params.ranks != ranks.world())
+        return Error{"data-parallel DP-SGD: the parameters say ranks = " + std::to_string(params.ranks) +
+                     " but the process group has " + std::to_string(ranks.world()) + " ranks"};
+    auto& impl = model.impl();
+    if (userOfImage.empty()) {
+        if (auto e = checkFinetuneInputs(impl.spec, images, labels, params.expectedBatchSize, params.trainLastBlocks))
+            return *e;
+        return runDpSgd(model, params, images.count, privacy::PrivacyUnit::Example,
+                        exampleClipper(impl, images, labels, params, &ranks), progress, cancel, ledger, nullptr,
+                        &ranks);
+    }
+    auto imagesOf = imagesOfUsers(impl, images, labels, userOfImage, params);
+    if (!imagesOf) return imagesOf.error();
+    const auto users = static_cast<std::int64_t>(imagesOf->size());
+    return runDpSgd(model, params, users, privacy::PrivacyUnit::User,
+                    userClipper(impl, images, labels, params, *imagesOf, &ranks), progress, cancel, ledger, nullptr,
+                    &ranks);
+}
+
+}  // namespace detail
 
 }  // namespace dpmix::train

@@ -64,11 +64,11 @@ Result<SupervisedParams> SupervisedParamsBuilder::build() const {
 }
 
 Result<DpSgdParams> DpSgdParamsBuilder::build() const {
-    if (auto e =
-            firstError({checkPositive("epsilon", p_.epsilon), checkDelta("delta", p_.delta),
-                        checkPositive("clipNorm", p_.clipNorm), checkPositive("learningRate", p_.learningRate),
-                        inUnitInterval("momentum", p_.momentum), atLeastOne("expectedBatchSize", p_.expectedBatchSize),
-                        atLeastOne("epochs", p_.epochs), nonNegative("trainLastBlocks", p_.trainLastBlocks)}))
+    if (auto e = firstError({checkPositive("epsilon", p_.epsilon), checkDelta("delta", p_.delta),
+                             checkPositive("clipNorm", p_.clipNorm), checkPositive("learningRate", p_.learningRate),
+                             inUnitInterval("momentum", p_.momentum),
+                             atLeastOne("expectedBatchSize", p_.expectedBatchSize), atLeastOne("epochs", p_.epochs),
+                             nonNegative("trainLastBlocks", p_.trainLastBlocks), atLeastOne("ranks", p_.ranks)}))
         return *e;
     if (p_.steps < 0)
         return Error{"steps = " + std::to_string(p_.steps) + " is out of range: expected 0 (from epochs) or >= 1"};

@@ -65,6 +65,8 @@ struct DpSgdParams {
     // User level only (finetuneUserLevelDpSgd): at most this many images of a sampled user enter
     // a step (G); expectedBatchSize then counts users.
     long long maxExamplesPerUser = 15;
+    // Data-parallel ranks (engine/distributed) the mechanism runs on; > 1 is said in the ledger entry.
+    int ranks = 1;
 };
 
 class DpSgdParamsBuilder {
@@ -85,6 +87,7 @@ public:
         return core::setField(*this, p_.randomness, std::move(v));
     }
     DpSgdParamsBuilder& maxExamplesPerUser(long long v) { return core::setField(*this, p_.maxExamplesPerUser, v); }
+    DpSgdParamsBuilder& ranks(int v) { return core::setField(*this, p_.ranks, v); }
     /// Seeded sampling and noise keyed by (seed, invocation): reproducible, marked as no release.
     DpSgdParamsBuilder& reproducible(std::uint64_t seed, std::string invocation = "dp-sgd") {
         return randomness(privacy::RandomnessSource::seeded(seed, std::move(invocation)));

@@ -20,6 +20,9 @@ public:
 
     /// A step schedule (e.g. lr × 0.1 at half the epochs) keeps the momentum buffers.
     void setLearningRate(double lr) { lr_ = lr; }
+    /// The momentum buffers (undefined until a parameter's first step): part of the state that
+    /// data-parallel ranks keep identical.
+    const std::vector<at::Tensor>& momentumBuffers() const { return buffers_; }
 
     void step() {
         at::NoGradGuard noGrad;

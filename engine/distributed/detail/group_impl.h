@@ -1,0 +1,32 @@
+#pragma once
+// Internal (torch) header: what RankStore and RankGroup hold — c10d's store and Gloo group.
+#include "engine/distributed/rank_group.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+namespace dpmix::distributed {
+
+struct RankStore::Impl {
+    c10::intrusive_ptr<c10d::TCPStore> store;
+    std::chrono::milliseconds timeout;
+    std::string host;
+};
+
+struct RankGroup::Impl {
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+    std::chrono::milliseconds timeout;
+    int rank = 0, world = 1;
+};
+
+namespace detail {
+
+/// Sums `values` (CPU) over the group in place; throws std::runtime_error naming the rank and the
+/// cause when the collective fails or passes the group's timeout.
+void allreduceSum(RankGroup::Impl& group, at::Tensor& values);
+/// Rank `root`'s `values` on every rank (same shape and dtype everywhere); throws as allreduceSum.
+void broadcastFrom(RankGroup::Impl& group, at::Tensor& values, int root);
+
+}  // namespace detail
+
+}  // namespace dpmix::distributed
