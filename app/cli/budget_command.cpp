@@ -51,12 +51,21 @@ nlohmann::ordered_json budgetJson(const project::ProjectFile& project, const pro
         out["counted"].push_back({{"run_id", r.runId}, {"what", r.label}, {"epsilon", number(r.entry.epsilon)}});
     for (const auto& u : b.uncounted)
         out["not_counted"].push_back({{"run_id", u.runId}, {"method", u.method}, {"why", u.why}});
-    for (const auto& r : b.reservations)
-        out["open_reservations"].push_back({{"id", r.id},
-                                            {"what", r.what},
-                                            {"project", r.projectPath},
-                                            {"planned_releases", r.planned.size()},
-                                            {"process_ended", r.ownerLiveness == project::Liveness::Dead}});
+    for (const auto& r : b.reservations) {
+        nlohmann::ordered_json reservation{{"id", r.id},
+                                           {"what", r.what},
+                                           {"project", r.projectPath},
+                                           {"planned_releases", r.planned.size()},
+                                           {"process_ended", r.ownerLiveness == project::Liveness::Dead},
+                                           {"attempts_started", r.attemptsStarted}};
+        if (r.attempt)  // a cluster unit's later attempt: a release of its own (docs/CLUSTER.md)
+            reservation["attempt"] = {{"grid_reservation", r.attempt->gridReservation},
+                                      {"unit", r.attempt->unit},
+                                      {"attempt", r.attempt->attempt},
+                                      {"slurm", r.attempt->slurm},
+                                      {"kept", r.attempt->kept}};
+        out["open_reservations"].push_back(reservation);
+    }
     return out;
 }
 

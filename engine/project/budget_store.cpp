@@ -16,7 +16,8 @@ namespace {
 
 // "DPMB": a budget store, not a project ("DPMX"), so neither is opened as the other.
 constexpr std::int64_t kStoreApplicationId = 0x44504D42;
-constexpr std::int64_t kStoreSchemaVersion = 1;
+// Version 2 adds the attempts of cluster units (a v1 store gains the table when written).
+constexpr std::int64_t kStoreSchemaVersion = 2;
 
 // Spends are kept per release (one ledger entry each) with the process that ran them, so a
 // reading can tell the runs an open reservation already covers.
@@ -58,6 +59,16 @@ CREATE TABLE IF NOT EXISTS spent(
   partition TEXT NOT NULL,
   entry_json TEXT NOT NULL,
   recorded_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts(
+  id INTEGER PRIMARY KEY,
+  grid_reservation INTEGER NOT NULL REFERENCES reservations(id),
+  unit INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  reservation_id INTEGER REFERENCES reservations(id),
+  slurm TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  kept_at TEXT,
+  UNIQUE(grid_reservation, unit, attempt));
 CREATE INDEX IF NOT EXISTS spent_run ON spent(dataset_id, project_key, run_id);
 CREATE INDEX IF NOT EXISTS reservations_open ON reservations(dataset_id, settled_at);
 )SQL";
@@ -93,6 +104,26 @@ std::int64_t datasetId(Database& db, const DatasetKey& key, bool create) {
     s.bind(1, key.contentHash).bind(2, key.unit).bind(3, utcTimestamp());
     s.run();
     return db.lastInsertRowId();
+}
+
+bool hasAttemptsTable(Database& db) {
+    Statement s(db.handle(), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attempts'");
+    return s.step();
+}
+
+// Which reservations are a cluster unit's later attempt, and how many attempts each grid's units
+// started (a version-1 store, read without writing, has none).
+void readAttempts(Database& db, std::vector<StoredReservation>& reservations) {
+    if (!hasAttemptsTable(db)) return;
+    for (auto& r : reservations) {
+        Statement a(db.handle(),
+                    "SELECT grid_reservation, unit, attempt, slurm, kept_at FROM attempts WHERE reservation_id = ?");
+        a.bind(1, static_cast<std::int64_t>(r.id));
+        if (a.step()) r.attempt = AttemptOf{a.integer(0), a.integer(1), a.integer(2), a.text(3), !a.isNull(4)};
+        Statement n(db.handle(), "SELECT count(*) FROM attempts WHERE grid_reservation = ?");
+        n.bind(1, static_cast<std::int64_t>(r.id));
+        if (n.step()) r.attemptsStarted = n.integer(0);
+    }
 }
 
 DatasetCharges readCharges(Database& db, const DatasetKey& key, const std::string& storePath) {
@@ -143,6 +174,7 @@ DatasetCharges readCharges(Database& db, const DatasetKey& key, const std::strin
         s.bind(1, static_cast<std::int64_t>(r.id));
         while (s.step()) r.planned.push_back({0, s.text(0), s.text(1), entryFrom(s.text(2), storePath)});
     }
+    readAttempts(db, out.reservations);
     return out;
 }
 
@@ -190,6 +222,28 @@ Error storeError(const fs::path& file, const std::string& action, const std::exc
 
 std::string shortHash(const std::string& hash) { return hash.size() > 12 ? hash.substr(0, 12) + "..." : hash; }
 
+// Stores an open reservation of `planned`, owned by this process; returns its id.
+long long insertReservation(Database& db, std::int64_t dataset, const std::string& projectKey,
+                            const std::string& projectPath, const std::string& what,
+                            const std::vector<privacy::BudgetRelease>& planned) {
+    const ProcessIdentity me = currentProcess();
+    Statement r(db.handle(),
+                "INSERT INTO reservations(dataset_id, project_key, project_path, what, created_at, owner_host, "
+                "owner_pid, owner_start) VALUES(?,?,?,?,?,?,?,?)");
+    r.bind(1, dataset).bind(2, projectKey).bind(3, projectPath).bind(4, what).bind(5, utcTimestamp());
+    r.bind(6, me.host).bind(7, static_cast<std::int64_t>(me.pid)).bind(8, me.start);
+    r.run();
+    const long long reservation = db.lastInsertRowId();
+    Statement p(db.handle(), "INSERT INTO planned(reservation_id, label, partition, entry_json) VALUES(?,?,?,?)");
+    for (const auto& release : planned) {
+        p.reset();
+        p.bind(1, static_cast<std::int64_t>(reservation)).bind(2, release.label).bind(3, release.partition);
+        p.bind(4, entryJson(release.entry));
+        p.run();
+    }
+    return reservation;
+}
+
 }  // namespace
 
 std::vector<privacy::BudgetRelease> countedReleases(const DatasetCharges& charges, const ProjectCharges* project,
@@ -231,6 +285,30 @@ CapCheck checkAgainstCap(const std::vector<privacy::BudgetRelease>& counted,
     all.insert(all.end(), planned.begin(), planned.end());
     return {privacy::composeBudget(counted).epsilon, privacy::composeBudget(all).epsilon};
 }
+
+namespace {
+
+// The refusal of `planned` when it would bring the data set's total over the smaller of the
+// store's cap and `runCap` (nullopt: within it, or no cap).
+std::optional<Error> overCap(const DatasetCharges& charges, const ProjectCharges* project,
+                             const std::vector<privacy::BudgetRelease>& planned, std::optional<double> runCap,
+                             const DatasetKey& dataset, const fs::path& store, const std::string& who) {
+    std::optional<double> cap = charges.cap;
+    if (runCap && (!cap || *runCap < *cap)) cap = runCap;
+    if (!cap || planned.empty()) return std::nullopt;
+    const CapCheck check = checkAgainstCap(countedReleases(charges, project), planned);
+    if (check.after <= *cap * (1.0 + 1e-12)) return std::nullopt;
+    return Error{"privacy budget cap " + privacy::formatNumber(*cap) + ": " + who +
+                 " would bring the sensitive data set's total (data set " + shortHash(dataset.contentHash) + ", unit " +
+                 dataset.unit + ", budget store " + store.string() + ") from epsilon " +
+                 privacy::formatNumber(check.before) + " to " + privacy::formatNumber(check.after) + " (" +
+                 std::to_string(planned.size()) +
+                 " DP release(s)), over the cap; nothing was run. The total counts every project on this data set "
+                 "and every run still in progress. Raise the cap, or spend less (fewer epsilons, seeds or tasks, or "
+                 "smaller epsilons)"};
+}
+
+}  // namespace
 
 BudgetStore::BudgetStore(fs::path path, std::unique_ptr<Database> db) : path_(std::move(path)), db_(std::move(db)) {}
 BudgetStore::BudgetStore(BudgetStore&&) noexcept = default;
@@ -318,44 +396,75 @@ Result<long long> BudgetStore::reserve(const DatasetKey& dataset, const ProjectC
         const auto id = datasetId(*db_, dataset, true);
         recordRuns(*db_, id, project);
         const DatasetCharges charges = readCharges(*db_, dataset, path_.string());
-        std::optional<double> cap = charges.cap;
-        if (runCap && (!cap || *runCap < *cap)) cap = runCap;
-        if (cap && !planned.empty()) {
-            const CapCheck check = checkAgainstCap(countedReleases(charges, &project), planned);
-            if (check.after > *cap * (1.0 + 1e-12))
-                return Error{"privacy budget cap " + privacy::formatNumber(*cap) +
-                             ": this run would bring the "
-                             "sensitive data set's total (data set " +
-                             shortHash(dataset.contentHash) + ", unit " + dataset.unit + ", budget store " +
-                             path_.string() + ") from epsilon " + privacy::formatNumber(check.before) + " to " +
-                             privacy::formatNumber(check.after) + " (" + std::to_string(planned.size()) +
-                             " DP release(s)), over the cap; nothing was run. The "
-                             "total counts every project on this data set and every run still in progress. Raise "
-                             "the cap, or spend less (fewer epsilons, seeds or tasks, or smaller epsilons)"};
-        }
+        if (auto refusal = overCap(charges, &project, planned, runCap, dataset, path_, "this run")) return *refusal;
         long long reservation = 0;
-        if (!planned.empty()) {
-            const ProcessIdentity me = currentProcess();
-            Statement r(db_->handle(),
-                        "INSERT INTO reservations(dataset_id, project_key, project_path, what, created_at, owner_host, "
-                        "owner_pid, owner_start) VALUES(?,?,?,?,?,?,?,?)");
-            r.bind(1, id).bind(2, project.key).bind(3, project.path).bind(4, what).bind(5, utcTimestamp());
-            r.bind(6, me.host).bind(7, static_cast<std::int64_t>(me.pid)).bind(8, me.start);
-            r.run();
-            reservation = db_->lastInsertRowId();
-            Statement p(db_->handle(),
-                        "INSERT INTO planned(reservation_id, label, partition, entry_json) VALUES(?,?,?,?)");
-            for (const auto& release : planned) {
-                p.reset();
-                p.bind(1, static_cast<std::int64_t>(reservation)).bind(2, release.label).bind(3, release.partition);
-                p.bind(4, entryJson(release.entry));
-                p.run();
-            }
-        }
+        if (!planned.empty()) reservation = insertReservation(*db_, id, project.key, project.path, what, planned);
         t.commit();
         return reservation;
     } catch (const std::exception& e) {
         return storeError(path_, "reserve this run's budget", e);
+    }
+}
+
+Result<AttemptGrant> BudgetStore::reserveAttempt(const DatasetKey& dataset, const AttemptRequest& request,
+                                                 std::optional<double> runCap) {
+    const std::string grid = "reservation " + std::to_string(request.gridReservation);
+    try {
+        Transaction t(*db_);  // BEGIN IMMEDIATE: two attempts of one unit get different numbers
+        const auto id = datasetId(*db_, dataset, false);
+        std::string projectKey, projectPath;
+        {
+            Statement s(db_->handle(),
+                        "SELECT project_key, project_path, settled_at FROM reservations WHERE id = ? AND "
+                        "dataset_id = ?");
+            s.bind(1, static_cast<std::int64_t>(request.gridReservation)).bind(2, id);
+            if (!s.step())
+                return Error{"budget store " + path_.string() + " has no " + grid + " for this data set (data set " +
+                             shortHash(dataset.contentHash) +
+                             "): the unit cannot run under a reservation it cannot find; nothing was run"};
+            if (!s.isNull(2))
+                return Error{"budget store " + path_.string() + ": " + grid +
+                             " was settled by the job's merge; another attempt would be a release the project never "
+                             "counts; nothing was run"};
+            projectKey = s.text(0);
+            projectPath = s.text(1);
+        }
+        AttemptGrant grant;
+        {
+            Statement n(db_->handle(), "SELECT count(*) FROM attempts WHERE grid_reservation = ? AND unit = ?");
+            n.bind(1, static_cast<std::int64_t>(request.gridReservation))
+                .bind(2, static_cast<std::int64_t>(request.unit));
+            n.step();
+            grant.attempt = n.integer(0) + 1;
+        }
+        if (grant.attempt > 1) {
+            const DatasetCharges charges = readCharges(*db_, dataset, path_.string());
+            if (auto refusal = overCap(charges, nullptr, request.planned, runCap, dataset, path_,
+                                       "attempt " + std::to_string(grant.attempt) + " of unit " +
+                                           std::to_string(request.unit) + " (a release of its own)"))
+                return *refusal;
+            if (!request.planned.empty())
+                grant.reservation = insertReservation(*db_, id, projectKey, projectPath,
+                                                      "cluster " + grid + ", unit " + std::to_string(request.unit) +
+                                                          ", attempt " + std::to_string(grant.attempt),
+                                                      request.planned);
+        }
+        Statement a(db_->handle(),
+                    "INSERT INTO attempts(grid_reservation, unit, attempt, reservation_id, slurm, started_at) "
+                    "VALUES(?,?,?,?,?,?)");
+        a.bind(1, static_cast<std::int64_t>(request.gridReservation))
+            .bind(2, static_cast<std::int64_t>(request.unit))
+            .bind(3, static_cast<std::int64_t>(grant.attempt));
+        if (grant.reservation != 0)
+            a.bind(4, static_cast<std::int64_t>(grant.reservation));
+        else
+            a.bindNull(4);
+        a.bind(5, request.slurm).bind(6, utcTimestamp());
+        a.run();
+        t.commit();
+        return grant;
+    } catch (const std::exception& e) {
+        return storeError(path_, "reserve unit " + std::to_string(request.unit) + "'s attempt", e);
     }
 }
 
@@ -371,9 +480,14 @@ Status BudgetStore::settle(long long reservationId, const ProjectCharges& projec
             dataset = s.integer(0);
         }
         recordRuns(*db_, dataset, project);
+        const std::string now = utcTimestamp();
         Statement s(db_->handle(), "UPDATE reservations SET settled_at = ? WHERE id = ? AND settled_at IS NULL");
-        s.bind(1, utcTimestamp()).bind(2, static_cast<std::int64_t>(reservationId));
+        s.bind(1, now).bind(2, static_cast<std::int64_t>(reservationId));
         s.run();
+        // The grid's merged runs replace its plan; its units' later attempts stay counted for good.
+        Statement k(db_->handle(), "UPDATE attempts SET kept_at = ? WHERE grid_reservation = ? AND kept_at IS NULL");
+        k.bind(1, now).bind(2, static_cast<std::int64_t>(reservationId));
+        k.run();
         t.commit();
         return std::nullopt;
     } catch (const std::exception& e) {

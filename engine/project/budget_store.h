@@ -12,6 +12,13 @@
 // recorded in the project replace the plan. A reservation that is never settled (its process was
 // killed) stays counted in full.
 //
+// A Slurm grid with secret randomness adds attempts (docs/CLUSTER.md, "Secret runs"): each start
+// of a unit's worker — the first, a resubmission, a requeue — is a release of its own, recorded
+// here before its mechanism runs. The first attempt of a unit runs under the grid's reservation;
+// every later one reserves the unit's releases again. When the merge settles the grid, the later
+// attempts' reservations are kept: counted for good, since an attempt whose runs were not merged
+// may still have released something.
+//
 // Torch-free and Qt-free, like the rest of engine/project.
 #include "engine/core/result.h"
 #include "engine/privacy/privacy_budget.h"
@@ -48,6 +55,15 @@ struct ProjectCharges {
     std::vector<RunCharge> runs;
 };
 
+/// A later attempt of a cluster unit, as its reservation records it (none for other reservations).
+struct AttemptOf {
+    long long gridReservation = 0;  // the submission's reservation the unit belongs to
+    long long unit = 0;
+    long long attempt = 0;  // 2, 3, …: the first attempt runs under the grid's reservation
+    std::string slurm;      // the Slurm task that started it, for listings
+    bool kept = false;      // its job was merged: counted for good (it may have released something)
+};
+
 /// A reservation as stored: open until its run settles it.
 struct StoredReservation {
     long long id = 0;
@@ -56,6 +72,23 @@ struct StoredReservation {
     ProcessIdentity owner;
     Liveness ownerLiveness = Liveness::Unknown;  // as checked when read
     std::vector<privacy::BudgetRelease> planned;
+    std::optional<AttemptOf> attempt;  // a cluster unit's later attempt
+    long long attemptsStarted = 0;     // a grid's: the attempts of its units recorded so far
+};
+
+/// A cluster unit's attempt to reserve before its mechanism runs: which grid reservation it
+/// runs under, and the releases of its own part of the grid (its seed's).
+struct AttemptRequest {
+    long long gridReservation = 0;
+    long long unit = 0;
+    std::string slurm;  // the Slurm task starting it ("Slurm job 42_1, restart 0"), for listings
+    std::vector<privacy::BudgetRelease> planned;
+};
+
+/// What an attempt was granted: its number and, from the second on, its own reservation.
+struct AttemptGrant {
+    long long attempt = 0;
+    long long reservation = 0;  // 0: the first attempt, covered by the grid's reservation
 };
 
 /// A release spent by a project's run, as stored.
@@ -111,11 +144,19 @@ public:
                               const std::string& what);
 
     /// In one transaction: records the project's runs (what was really spent) and closes the
-    /// reservation, whose plan then no longer counts.
+    /// reservation, whose plan then no longer counts. The later attempts of a grid's units keep
+    /// their reservations, counted for good.
     Status settle(long long reservationId, const ProjectCharges& project);
 
     /// Records the project's runs without a reservation (a merge of cluster runs, an import).
     Status record(const DatasetKey& dataset, const ProjectCharges& project);
+
+    /// In one transaction, before a cluster unit's mechanism runs: records the unit's next
+    /// attempt under the open grid reservation. The first is covered by the grid's plan; a later
+    /// one reserves `planned` again, refused over the smaller of the store's cap and `runCap`.
+    /// Refused as well when the grid reservation is unknown, of another data set or settled.
+    Result<AttemptGrant> reserveAttempt(const DatasetKey& dataset, const AttemptRequest& request,
+                                        std::optional<double> runCap);
 
 private:
     BudgetStore(std::filesystem::path path, std::unique_ptr<Database> db);

@@ -143,6 +143,25 @@ Status refuseOverBudget(const ProjectBudget& current, const std::vector<privacy:
                  "tasks, or smaller epsilons)"};
 }
 
+namespace {
+
+// How an open reservation counts, in words: a run in progress or killed, a cluster grid with the
+// attempts its units started, or a unit's later attempt (docs/CLUSTER.md, "Secret runs").
+std::string reservationState(const StoredReservation& r) {
+    if (r.attempt)
+        return "attempt " + std::to_string(r.attempt->attempt) + " of unit " + std::to_string(r.attempt->unit) +
+               " of the cluster grid of reservation " + std::to_string(r.attempt->gridReservation) +
+               (r.attempt->slurm.empty() ? std::string() : " (" + r.attempt->slurm + ")") + ", a release of its own: " +
+               (r.attempt->kept ? "its job is merged, counted for good" : "counted in full, and for good once merged");
+    const std::string grid =
+        r.attemptsStarted > 0 ? "; its units started " + std::to_string(r.attemptsStarted) + " attempt(s)" : "";
+    return (r.ownerLiveness == Liveness::Dead ? "its process ended without settling it: counted in full"
+                                              : "in progress: counted in full until it settles") +
+           grid;
+}
+
+}  // namespace
+
 std::string describeBudget(const ProjectBudget& b) {
     auto fixed = [](double v) {
         if (std::isinf(v)) return std::string("inf");
@@ -175,10 +194,7 @@ std::string describeBudget(const ProjectBudget& b) {
                 "store, user or machine, or a copy of the data under another content) is not seen here\n";
         for (const auto& r : b.reservations)
             out += "  reservation " + std::to_string(r.id) + " (" + r.what + ", " + std::to_string(r.planned.size()) +
-                   " planned release(s), " + r.projectPath + "): " +
-                   (r.ownerLiveness == Liveness::Dead ? "its process ended without settling it: counted in full"
-                                                      : "in progress: counted in full until it settles") +
-                   "\n";
+                   " planned release(s), " + r.projectPath + "): " + reservationState(r) + "\n";
     }
     out +=
         "  composed by the RDP accountant (and, when every release is certified by PRV, also by PRV, keeping the "
