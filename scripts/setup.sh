@@ -18,6 +18,7 @@ PACKAGES=(
   libsodium-dev                              # ChaCha20 + OS entropy: the secret randomness of DP mechanisms
   libssl-dev                                 # AES-256-CTR (libcrypto): the secret key stream with AES-NI
   libfftw3-dev                               # FFT convolutions of the PRV accountant
+  libgdcm-dev                                # DICOM files and their codecs: the dicom loader (docs/DATA.md)
   libgloo-dev                                # the headers of c10d's Gloo process group: data-parallel DP-SGD (engine/distributed)
   xvfb xauth fonts-dejavu-core               # headless GUI tests and screenshots with real glyphs
   file dpkg-dev                              # cpack -G DEB

@@ -5,6 +5,7 @@
 #include "engine/data/file_bytes.h"
 #include "engine/data/image_file.h"
 #include "engine/data/image_loaders.h"
+#include "engine/data/label_cells.h"
 #include "engine/data/loader_options.h"
 
 #include <algorithm>
@@ -17,17 +18,6 @@
 
 namespace dpmix::data {
 namespace {
-
-enum class Policy { Zero, One, Mask };
-
-Result<Policy> parsePolicy(const SourceSpec& spec, const std::string& key, const std::string& fallback) {
-    const std::string value = optionOr(spec, key, fallback);
-    if (value == "zero") return Policy::Zero;
-    if (value == "one") return Policy::One;
-    if (value == "mask") return Policy::Mask;
-    return Error{sourceContext(spec) + "option '" + key + "' = '" + value +
-                 "' is not valid, expected zero, one or mask"};
-}
 
 // NIH ChestX-ray14's Data_Entry_2017.csv lists findings in one column ("Effusion|Mass", or
 // "No Finding"): turn it into one 0/1 column per finding, appended to the table. The findings
@@ -178,44 +168,6 @@ std::vector<std::string> labelColumnNames(const SourceSpec& spec, const CsvTable
     return labelNames;
 }
 
-// Each label column's index and its policies for uncertain (-1) and blank cells (the column's own
-// option, else the default); an uncertain./blank. option naming no label column is refused.
-struct LabelColumns {
-    std::vector<int> labelIndex;
-    std::vector<Policy> uncertainPolicy, blankPolicy;
-};
-
-Result<LabelColumns> labelColumns(const SourceSpec& spec, const CsvTable& csv,
-                                  const std::vector<std::string>& labelNames) {
-    const CsvTable* table = &csv;
-    LabelColumns out;
-    auto& [labelIndex, uncertainPolicy, blankPolicy] = out;
-    auto uncertainDefault = parsePolicy(spec, "uncertain", "zero");
-    if (!uncertainDefault) return uncertainDefault.error();
-    auto blankDefault = parsePolicy(spec, "blank", "zero");
-    if (!blankDefault) return blankDefault.error();
-    for (const auto& name : labelNames) {
-        const int index = table->column(name);
-        if (index < 0)
-            return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no label column '" + name + "'"};
-        labelIndex.push_back(index);
-        auto u = spec.options.count("uncertain." + name) ? parsePolicy(spec, "uncertain." + name, "")
-                                                         : Result<Policy>(*uncertainDefault);
-        auto b = spec.options.count("blank." + name) ? parsePolicy(spec, "blank." + name, "")
-                                                     : Result<Policy>(*blankDefault);
-        if (!u) return u.error();
-        if (!b) return b.error();
-        uncertainPolicy.push_back(*u);
-        blankPolicy.push_back(*b);
-    }
-    for (const auto& [key, value] : spec.options)
-        for (const char* prefix : {"uncertain.", "blank."})
-            if (key.rfind(prefix, 0) == 0 && std::find(labelNames.begin(), labelNames.end(),
-                                                       key.substr(std::string(prefix).size())) == labelNames.end())
-                return Error{sourceContext(spec) + "option '" + key + "' names no label column"};
-    return out;
-}
-
 // Without a "labels" option every column but the path and the user is read as a label, so a
 // patient id or an age column fails here: say how to read it as what it is.
 std::string notALabelColumnHint(const SourceSpec& spec, const std::string& column) {
@@ -226,40 +178,6 @@ std::string notALabelColumnHint(const SourceSpec& spec, const std::string& colum
            "' says whose image it is, choose it as the user column (User column in the source dialog, option "
            "user_column), which user-level privacy needs; otherwise leave it out with option ignore_columns "
            "(or name the label columns with option labels)";
-}
-
-// One label cell: 1 or 0 as they are, -1 (uncertain) and blank by their column's policy (a masked
-// cell sets `mask` to 0 and `masked`).
-Status readLabelCell(const SourceSpec& spec, const std::string& where, const std::string& column,
-                     const std::string& text, Policy uncertain, Policy blank, float& label, unsigned char& mask,
-                     bool& masked) {
-    const std::string cell = trim(text);
-    Policy policy = Policy::Zero;
-    bool usePolicy = true;
-    if (cell.empty()) {
-        policy = blank;
-    } else {
-        double value = 0;
-        const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-        if (ec != std::errc() || end != cell.data() + cell.size() || (value != 1 && value != 0 && value != -1))
-            return Error{sourceContext(spec) + where + ", column '" + column + "': value '" + cell +
-                         "' is not a label, expected 1, 0, -1 (uncertain) or blank" +
-                         notALabelColumnHint(spec, column)};
-        if (value == -1) {
-            policy = uncertain;
-        } else {
-            label = static_cast<float>(value);
-            usePolicy = false;
-        }
-    }
-    if (usePolicy) {
-        if (policy == Policy::One) label = 1.0f;
-        if (policy == Policy::Mask) {
-            mask = 0;
-            masked = true;
-        }
-    }
-    return std::nullopt;
 }
 
 }  // namespace
@@ -304,7 +222,7 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
         labelNames = labelColumnNames(spec, csv, pathColumn, userColumn);
     }
     if (labelNames.empty()) return Error{sourceContext(spec) + "CSV file '" + spec.path + "' has no label columns"};
-    auto columns = labelColumns(spec, *table, labelNames);
+    auto columns = labelColumns(spec, *table, spec.path, labelNames);
     if (!columns) return columns.error();
     const auto& [labelIndex, uncertainPolicy, blankPolicy] = *columns;
     const std::size_t n = std::min(table->rows.size(), *limit);
@@ -325,11 +243,11 @@ Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadContr
     for (std::size_t i = 0; i < n; ++i) {  // pass 1: labels, users, paths (cheap, sequential)
         const auto& row = table->rows[i];
         const std::string where = "CSV file '" + spec.path + "', line " + std::to_string(table->rowLines[i]);
-        for (std::size_t j = 0; j < l; ++j) {
+        for (std::size_t j = 0; j < l; ++j)
             if (auto bad = readLabelCell(spec, where, labelNames[j], row[labelIndex[j]], uncertainPolicy[j],
-                                         blankPolicy[j], out.labels[i * l + j], out.labelMask[i * l + j], anyMasked))
+                                         blankPolicy[j], out.labels[i * l + j], out.labelMask[i * l + j], anyMasked,
+                                         notALabelColumnHint(spec, labelNames[j])))
                 return *bad;
-        }
         auto imageFile = imageFileOf(spec, where, row[pathIndex], imageRoot);
         if (!imageFile) return imageFile.error();
         imageFiles[i] = *imageFile;

@@ -13,6 +13,7 @@ Result<ImageDataset> loadMnistJsonSource(const SourceSpec& spec);
 Result<ImageDataset> loadCsvImagesSource(const SourceSpec& spec, const LoadControl& control = {});
 Result<ImageDataset> loadGlyphsSource(const SourceSpec& spec, const LoadControl& control = {});
 Result<ImageDataset> loadIconThemeSource(const SourceSpec& spec, const LoadControl& control = {});
+Result<ImageDataset> loadDicomSource(const SourceSpec& spec, const LoadControl& control = {});
 
 /// Sets labelNames/labels from class ids using the "classes" and "tasks" options
 /// (shared by the class-labelled loaders idx and mnist-json). Without "classes" the names are

@@ -13,7 +13,7 @@
 namespace dpmix::data {
 namespace {
 
-const std::vector<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images", "glyphs", "icon-theme"};
+const std::vector<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images", "glyphs", "icon-theme", "dicom"};
 const std::vector<std::string> kTextLoaders = {"jsonl", "text-folder", "spam-assassin", "mbox", "maildir"};
 
 std::string knownLoaders() { return core::joinedList(kImageLoaders) + ", " + core::joinedList(kTextLoaders); }
@@ -88,6 +88,8 @@ Result<ImageDataset> loadImageSource(const SourceSpec& spec, const LoadControl& 
         loaded = loadGlyphsSource(spec, control);
     else if (spec.loader == "icon-theme")
         loaded = loadIconThemeSource(spec, control);
+    else if (spec.loader == "dicom")
+        loaded = loadDicomSource(spec, control);
     else if (isTextLoader(spec.loader))
         return Error{sourceContext(spec) + "'" + spec.loader + "' loads text, expected an image loader (" +
                      core::joinedList(kImageLoaders) + ")"};

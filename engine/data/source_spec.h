@@ -8,7 +8,7 @@ namespace dpmix::data {
 
 struct SourceSpec {
     std::string name;                            // user-facing name, unique in a project
-    std::string loader;                          // "idx", "mnist-json", "csv-images", "glyphs", "icon-theme",
+    std::string loader;                          // "idx", "mnist-json", "csv-images", "glyphs", "icon-theme", "dicom",
                                                  // "jsonl", "text-folder", "spam-assassin", "mbox", "maildir"
     std::string path;                            // file or folder (absolute once resolved)
     std::map<std::string, std::string> options;  // loader-specific, e.g. {"labels": "...idx1-ubyte.gz"}

@@ -7,6 +7,7 @@ std::string declaredLabelOption(const data::SourceSpec& source) {
     if (source.loader == "mnist-json") return "classes";
     if (source.loader == "csv-images") return "labels";
     if (source.loader == "icon-theme") return "contexts";
+    if (source.loader == "dicom") return source.options.count("label_tag") ? "classes" : "labels";
     return "";  // text loaders: no labels; glyphs: its classes are its characters, never the data's
 }
 
@@ -17,6 +18,8 @@ Status refuseUndeclaredLabels(const data::SourceSpec& source, const std::string&
     const std::string expected =
         key == "labels" ? "the comma-separated label columns (or, with a finding_column, findings) the study may use"
         : key == "contexts" ? "the comma-separated icon contexts the study may use, e.g. \"actions,devices,places\""
+        : source.loader == "dicom"
+            ? "the comma-separated values of the label tag the study may use, e.g. \"CHEST,HAND\""
         : source.loader == "mnist-json"
             ? "the ten digits' names, e.g. \"0,1,2,3,4,5,6,7,8,9\""
             : "comma-separated class names, one per label value 0..K-1, or \"fashion-mnist\"";

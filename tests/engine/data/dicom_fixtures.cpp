@@ -1,0 +1,213 @@
+// DICOM fixtures written with GDCM: a data set built element by element (so the header says
+// exactly what a test wants, rescale and window included), written uncompressed, then compressed
+// by GDCM's own codecs when asked.
+#include "dicom_fixtures.h"
+
+#include <gdcmDataElement.h>
+#include <gdcmImageChangeTransferSyntax.h>
+#include <gdcmImageReader.h>
+#include <gdcmImageWriter.h>
+#include <gdcmSequenceOfFragments.h>
+#include <gdcmTrace.h>
+#include <gdcmWriter.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace dpmix::data::fixtures {
+namespace {
+
+void put(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr, std::string value) {
+    if (value.size() % 2) value += vr == gdcm::VR::UI ? '\0' : ' ';
+    gdcm::DataElement de(gdcm::Tag(group, element));
+    de.SetVR(vr);
+    de.SetByteValue(value.data(), static_cast<std::uint32_t>(value.size()));
+    ds.Insert(de);
+}
+
+void putUs(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, int value) {
+    const auto v = static_cast<std::uint16_t>(value);
+    gdcm::DataElement de(gdcm::Tag(group, element));
+    de.SetVR(gdcm::VR::US);
+    de.SetByteValue(reinterpret_cast<const char*>(&v), 2);
+    ds.Insert(de);
+}
+
+std::string number(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+int samplesOf(const DicomFixture& f) { return f.photometric == "RGB" ? 3 : 1; }
+
+std::string pixelBytes(const DicomFixture& f) {
+    const std::size_t count = std::size_t(f.rows) * f.columns * f.frames * samplesOf(f);
+    if (f.stored.size() != count) throw std::runtime_error("fixture: stored values do not fill the image");
+    std::string bytes;
+    for (const auto v : f.stored) {
+        if (f.bitsAllocated == 8) {
+            bytes += static_cast<char>(v & 0xff);
+        } else {
+            const auto u = static_cast<std::uint16_t>(v & 0xffff);
+            bytes += static_cast<char>(u & 0xff);
+            bytes += static_cast<char>(u >> 8);
+        }
+    }
+    if (bytes.size() % 2) bytes += '\0';
+    return bytes;
+}
+
+void putIdentity(gdcm::DataSet& ds, const DicomFixture& f) {
+    put(ds, 0x0008, 0x0016, gdcm::VR::UI,
+        f.frames > 1 ? "1.2.840.10008.5.1.4.1.1.7.3" : "1.2.840.10008.5.1.4.1.1.7");  // (multi-frame) secondary capture
+    put(ds, 0x0008, 0x0018, gdcm::VR::UI, f.sopUid);
+    put(ds, 0x0008, 0x0020, gdcm::VR::DA, f.studyDate);
+    put(ds, 0x0008, 0x0050, gdcm::VR::SH, f.accession);
+    put(ds, 0x0008, 0x0060, gdcm::VR::CS, "OT");
+    put(ds, 0x0010, 0x0010, gdcm::VR::PN, f.patientName);
+    if (f.withPatientId) put(ds, 0x0010, 0x0020, gdcm::VR::LO, f.patientId);
+    put(ds, 0x0010, 0x0030, gdcm::VR::DA, f.birthDate);
+    if (!f.bodyPart.empty()) put(ds, 0x0018, 0x0015, gdcm::VR::CS, f.bodyPart);
+    put(ds, 0x0020, 0x000d, gdcm::VR::UI, f.studyUid);
+    put(ds, 0x0020, 0x000e, gdcm::VR::UI, f.seriesUid);
+    put(ds, 0x0020, 0x0013, gdcm::VR::IS, std::to_string(f.instanceNumber));
+}
+
+void putImagePixel(gdcm::DataSet& ds, const DicomFixture& f) {
+    putUs(ds, 0x0028, 0x0002, samplesOf(f));
+    put(ds, 0x0028, 0x0004, gdcm::VR::CS, f.photometric);
+    if (samplesOf(f) == 3) putUs(ds, 0x0028, 0x0006, 0);
+    if (f.frames > 1) put(ds, 0x0028, 0x0008, gdcm::VR::IS, std::to_string(f.frames));
+    putUs(ds, 0x0028, 0x0010, f.rows);
+    putUs(ds, 0x0028, 0x0011, f.columns);
+    putUs(ds, 0x0028, 0x0100, f.bitsAllocated);
+    putUs(ds, 0x0028, 0x0101, f.bitsStored);
+    putUs(ds, 0x0028, 0x0102, f.bitsStored - 1);
+    putUs(ds, 0x0028, 0x0103, f.isSigned ? 1 : 0);
+    if (f.windowCentre) put(ds, 0x0028, 0x1050, gdcm::VR::DS, number(*f.windowCentre));
+    if (f.windowWidth) put(ds, 0x0028, 0x1051, gdcm::VR::DS, number(*f.windowWidth));
+    if (f.intercept) put(ds, 0x0028, 0x1052, gdcm::VR::DS, number(*f.intercept));
+    if (f.slope) put(ds, 0x0028, 0x1053, gdcm::VR::DS, number(*f.slope));
+}
+
+void putPixelData(gdcm::DataSet& ds, const DicomFixture& f) {
+    const std::string bytes = pixelBytes(f);
+    gdcm::DataElement pixels(gdcm::Tag(0x7fe0, 0x0010));
+    if (f.transferSyntaxUid.empty()) {
+        pixels.SetVR(f.bitsAllocated == 8 ? gdcm::VR::OB : gdcm::VR::OW);
+        pixels.SetByteValue(bytes.data(), static_cast<std::uint32_t>(bytes.size()));
+    } else {  // encapsulated: an empty offset table and one fragment of bytes no codec will read
+        gdcm::SmartPointer<gdcm::SequenceOfFragments> fragments = new gdcm::SequenceOfFragments;
+        gdcm::Fragment fragment;
+        fragment.SetByteValue(bytes.data(), static_cast<std::uint32_t>(bytes.size()));
+        fragments->AddFragment(fragment);
+        pixels.SetVR(gdcm::VR::OB);
+        pixels.SetValue(*fragments);
+    }
+    ds.Insert(pixels);
+}
+
+void compress(const std::string& path, DicomCompression compression) {
+    gdcm::ImageReader reader;
+    reader.SetFileName(path.c_str());
+    if (!reader.Read()) throw std::runtime_error("fixture: GDCM cannot read back " + path);
+    gdcm::ImageChangeTransferSyntax change;
+    change.SetTransferSyntax(compression == DicomCompression::JpegLossless
+                                 ? gdcm::TransferSyntax::JPEGLosslessProcess14_1
+                             : compression == DicomCompression::JpegLs ? gdcm::TransferSyntax::JPEGLSLossless
+                                                                       : gdcm::TransferSyntax::RLELossless);
+    change.SetInput(reader.GetImage());
+    if (!change.Change()) throw std::runtime_error("fixture: GDCM cannot compress " + path);
+    gdcm::ImageWriter writer;
+    writer.SetFileName(path.c_str());
+    writer.SetFile(reader.GetFile());
+    writer.SetImage(change.GetOutput());
+    if (!writer.Write()) throw std::runtime_error("fixture: GDCM cannot write compressed " + path);
+}
+
+}  // namespace
+
+void writeDicom(const std::string& path, const DicomFixture& f) {
+    gdcm::Trace::SetWarning(false);
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    gdcm::Writer writer;
+    gdcm::DataSet& ds = writer.GetFile().GetDataSet();
+    putIdentity(ds, f);
+    putImagePixel(ds, f);
+    putPixelData(ds, f);
+    const auto syntax = f.transferSyntaxUid.empty()
+                            ? gdcm::TransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian)
+                            : gdcm::TransferSyntax(gdcm::TransferSyntax::GetTSType(f.transferSyntaxUid.c_str()));
+    writer.GetFile().GetHeader().SetDataSetTransferSyntax(syntax);
+    writer.SetFileName(path.c_str());
+    if (!writer.Write()) throw std::runtime_error("fixture: GDCM cannot write " + path);
+    if (f.compression != DicomCompression::None) compress(path, f.compression);
+}
+
+// Explicit VR little endian by hand (PS3.10 / PS3.5 7.5): the meta group, then the directory
+// records as items of undefined length in a sequence of undefined length.
+std::string le16(int v) { return std::string{static_cast<char>(v & 0xff), static_cast<char>((v >> 8) & 0xff)}; }
+std::string le32(std::uint32_t v) { return le16(static_cast<int>(v & 0xffff)) + le16(static_cast<int>(v >> 16)); }
+
+std::string shortElement(int group, int element, const char* vr, std::string value, char pad) {
+    if (value.size() % 2) value += pad;
+    return le16(group) + le16(element) + vr + le16(static_cast<int>(value.size())) + value;
+}
+
+void writeDicomDir(const std::string& path, const std::vector<std::string>& files) {
+    std::string meta = le16(2) + le16(1) + "OB" + std::string(2, '\0') + le32(2) + std::string("\0\1", 2);
+    meta += shortElement(2, 2, "UI", "1.2.840.10008.1.3.10", '\0');
+    meta += shortElement(2, 3, "UI", "2.25.1001", '\0');
+    meta += shortElement(2, 0x10, "UI", "1.2.840.10008.1.2.1", '\0');
+    std::string out = std::string(128, '\0') + "DICM" + le16(2) + le16(0) + "UL" + le16(4) +
+                      le32(static_cast<std::uint32_t>(meta.size())) + meta;
+    out += le16(4) + le16(0x1220) + "SQ" + std::string(2, '\0') + le32(0xffffffff);
+    for (const auto& file : files) {
+        std::string id = file;
+        std::replace(id.begin(), id.end(), '/', '\\');
+        out += le16(0xfffe) + le16(0xe000) + le32(0xffffffff);
+        out += shortElement(4, 0x1430, "CS", "IMAGE", ' ') + shortElement(4, 0x1500, "CS", id, ' ');
+        out += le16(0xfffe) + le16(0xe00d) + le32(0);
+    }
+    out += le16(0xfffe) + le16(0xe0dd) + le32(0);
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << out;
+}
+
+std::vector<std::string> writeDicomStudy(const std::string& folder, const std::string& labelsCsv, int patients,
+                                         int imagesPerPatient, int tag) {
+    std::vector<std::string> ids;
+    std::ofstream csv(labelsCsv);
+    csv << "SOPInstanceUID,Finding\n";
+    const std::string root = "2.25." + std::to_string(tag) + ".";
+    for (int p = 0; p < patients; ++p) {
+        DicomFixture f;
+        f.patientId = "PID" + std::to_string(tag) + "-" + std::to_string(p);
+        f.patientName = "Name" + std::to_string(tag) + "^P" + std::to_string(p);
+        f.birthDate = "19" + std::to_string(10 + p % 90) + "0315";
+        f.studyUid = root + std::to_string(p + 1);
+        f.seriesUid = f.studyUid + ".1";
+        f.accession = "A" + std::to_string(tag) + "X" + std::to_string(p);
+        f.rows = f.columns = 16;
+        f.bitsStored = 12;
+        ids.push_back(f.patientId);
+        const bool finding = p % 2 == 1;
+        for (int i = 0; i < imagesPerPatient; ++i) {
+            f.sopUid = f.seriesUid + "." + std::to_string(i + 1);
+            f.instanceNumber = i + 1;
+            f.stored.assign(16 * 16, 0);
+            for (int k = 0; k < 16 * 16; ++k)  // a patient's images: a ramp, brighter with a finding
+                f.stored[k] = (finding ? 1500 : 500) + ((k * 7 + p * 13 + i * 31) % 1000);
+            writeDicom(folder + "/case" + std::to_string(p + 1) + "/" + std::to_string(i + 1) + ".dcm", f);
+            csv << f.sopUid << "," << (finding ? 1 : 0) << "\n";
+        }
+    }
+    return ids;
+}
+
+}  // namespace dpmix::data::fixtures

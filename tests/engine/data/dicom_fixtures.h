@@ -1,0 +1,47 @@
+#pragma once
+// Small DICOM files written with GDCM at test run time (never committed): the tests of the dicom
+// loader, the CLI's DICOM study and the fuzz corpus build their studies from these. Nothing here
+// calls the code under test. Pixel values are given as stored integers, so a test computes the
+// display values it expects by hand from them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpmix::data::fixtures {
+
+enum class DicomCompression { None, JpegLossless, JpegLs, Rle };
+
+struct DicomFixture {
+    std::string patientId = "PAT-0001", patientName = "Doe^Jane", birthDate = "19700101", studyDate = "20240102";
+    bool withPatientId = true;
+    std::string studyUid = "1.2.826.0.1.3680043.2.1125.1", seriesUid = "1.2.826.0.1.3680043.2.1125.1.1";
+    std::string sopUid = "1.2.826.0.1.3680043.2.1125.1.1.1", accession = "ACC0001";
+    std::string bodyPart;  // BodyPartExamined, when set
+    int instanceNumber = 1;
+    int rows = 4, columns = 4, frames = 1;
+    int bitsAllocated = 16, bitsStored = 16;
+    bool isSigned = false;
+    std::string photometric = "MONOCHROME2";  // MONOCHROME1, MONOCHROME2 or RGB (3 samples, interleaved)
+    std::vector<std::int32_t> stored;         // rows·columns·frames·samples values as stored (raw bits)
+    std::optional<double> slope, intercept, windowCentre, windowWidth;
+    DicomCompression compression = DicomCompression::None;
+    std::string transferSyntaxUid;  // overrides the syntax written in the header (a syntax no codec reads)
+};
+
+/// Writes `f` as a Part 10 file at `path` (parent folders made); throws std::runtime_error when
+/// GDCM cannot write or compress it.
+void writeDicom(const std::string& path, const DicomFixture& f);
+
+/// A DICOMDIR at `path` whose image records reference `files` (relative, '/'-separated).
+void writeDicomDir(const std::string& path, const std::vector<std::string>& files);
+
+/// A study of `patients` × `imagesPerPatient` 16×16 16-bit MONOCHROME2 images under `folder`
+/// (<folder>/case<p>/<n>.dcm: no identifier in a path) with a label CSV at `labelsCsv` keyed by SOPInstanceUID,
+/// columns SOPInstanceUID,Finding (1 for odd patients, whose images are brighter). Identifiers
+/// are made from `tag` ("PID<tag>-<p>", "Name<tag>^<p>", UIDs 2.25.<tag>...). Returns the
+/// patient ids written.
+std::vector<std::string> writeDicomStudy(const std::string& folder, const std::string& labelsCsv, int patients,
+                                         int imagesPerPatient, int tag = 47);
+
+}  // namespace dpmix::data::fixtures
