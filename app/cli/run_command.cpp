@@ -1,8 +1,8 @@
 // `dpmix run SPEC_OR_PROJECT [--stages proxies,mixture[,pretrain,finetune,evaluate]] [--methods ...]
 //  [--tasks ...] [--epsilon E[,E...]] [--rho R] [--seed S[,S...]] [--json]`: runs the study's stages,
 // stores every result in the project and prints λ against λ* (and the downstream AUCs). With
-// --executor slurm (reproducible runs only) each seed is one array task of a Slurm job and
-// `dpmix jobs merge` stores the runs (docs/CLUSTER.md, "The run grid").
+// --executor slurm each seed is one array task of a Slurm job and `dpmix jobs merge` stores the
+// runs (docs/CLUSTER.md, "The run grid"; with secret randomness each attempt is a release, "Secret runs").
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/device_option.h"
@@ -10,6 +10,7 @@
 #include "app/cli/mixture_json.h"
 #include "app/cli/number_parsing.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/ranks_option.h"
 #include "app/cli/run_text_study.h"
 #include "engine/executor/cluster_submission.h"
 #include "engine/executor/run_units.h"
@@ -73,6 +74,7 @@ struct RunArgs {
     bool estimate = false;
     std::string accountant;  // empty: the spec's
     std::string device = "auto";
+    int ranks = 1;  // --ranks: DP-SGD on this many local processes (ranks_option.h)
     ExecutorArgs cluster;
 };
 
@@ -208,25 +210,6 @@ int badRunInput(const std::string& message) {
     return 2;
 }
 
-// --executor slurm without --reproducible: the spec (a spec JSON, or the project's stored one)
-// must ask for seeded randomness. Checked before anything is opened, so a refusal writes nothing.
-std::optional<std::string> secretRandomness(const RunArgs& args) {
-    if (args.reproducible) return std::nullopt;
-    const std::string& path = args.project;
-    Result<project::ProjectSpec> spec = Error{""};
-    if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
-        spec = project::loadProjectSpecFile(path);
-    } else {
-        auto opened = project::ProjectFile::open(path, project::OpenMode::ReadOnly);
-        if (!opened) return std::nullopt;  // the opener reports it
-        spec = opened->spec();
-    }
-    if (!spec || spec->privacy.reproducible) return std::nullopt;
-    return "--executor slurm runs reproducible runs only: add --reproducible (or set privacy.reproducible in " + path +
-           "'s spec), so every unit's DP noise derives from its run seed and the merged runs equal a local run's; a "
-           "run with secret randomness runs here (--executor local). Nothing was written";
-}
-
 // --executor slurm: the proxy obtained here, the project copied into a job directory next to it
 // and one array task per seed submitted; `dpmix jobs merge` stores the runs later.
 int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const pipeline::StudyRunOptions& options) {
@@ -246,6 +229,10 @@ int submitRunToSlurm(const RunArgs& args, project::ProjectFile& project, const p
                                                                                  progress, cancel, log);
                                       });
     if (code != 0) return code;
+    if (!study_plan::resolveRunChoices(project.spec(), options).reproducible)
+        std::cerr << "dpmix run: secret randomness: every attempt at a unit (its first start, dpmix jobs resubmit, a "
+                     "Slurm requeue) is a release of its own, reserved in the budget store before it runs "
+                     "(docs/CLUSTER.md, \"Secret runs\")\n";
     printSubmitted(project, report, args.json, "the runs");
     return 0;
 }
@@ -273,13 +260,13 @@ int executeRun(const RunArgs& args) {
     if (!options) return badRunInput(options.error().message);
     const bool slurm = args.cluster.executor == "slurm";
     if (slurm) {
-        if (auto refusal = secretRandomness(args)) return badRunInput(*refusal);
         // A host that cannot submit changes nothing (no project created, no proxy trained).
         if (auto e = executor::cluster::checkCanSubmit(); e && !args.cluster.dryRun) {
             std::cerr << "dpmix run: " << cliMessage(*e) << '\n';
             return 1;
         }
     }
+    if (auto bad = ranksOutOfRange(args.ranks)) return badRunInput(*bad);
     auto opened = openProjectForRuns(args.project);
     if (!opened) {
         std::cerr << "dpmix run: " << opened.error().message << '\n';
@@ -288,10 +275,13 @@ int executeRun(const RunArgs& args) {
     project::ProjectFile project = std::move(opened).value();
     if (slurm && isTextProject(project))
         return badRunInput("--executor slurm runs image studies; a text study runs here");
+    if (auto refusal = ranksRefusal(args.ranks, slurm, isTextProject(project), project.spec(), *options))
+        return badRunInput(*refusal);
     if (slurm) return submitRunToSlurm(args, project, *options);
     if (args.estimate) return printEstimate(project, *options);
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});
+    const auto onRanks = installLocalRanks(args.ranks);
     // Ctrl-C stops the stage in flight; its run is marked cancelled.
     pipeline::StudyRunReport report;
     const int code = runInterruptible(
@@ -354,6 +344,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "text studies: keep <project>.tokens/ (the tokenised sensitive text, with user ids) after the "
                   "language-model stages (default: removed; it is sensitive data)");
     addDeviceOption(*run, args->device);
+    addRanksOption(*run, args->ranks);
     addExecutorOptions(*run, args->cluster, "the whole grid in this process");
     run->callback([&ctx, args, run] {
         if (auto flag = misplacedSlurmFlag(*run, args->cluster)) {

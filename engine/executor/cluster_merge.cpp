@@ -10,6 +10,7 @@
 #include "engine/executor/run_units.h"
 #include "engine/project/dataset_budget.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dpmix::executor::cluster {
@@ -123,10 +124,43 @@ Status mergeAdamixJob(project::ProjectFile& project, const Job& job,
     return std::nullopt;
 }
 
+// Every run of the project merged from `job` (by this merge or an earlier one): what settles
+// the grid's reservation.
+Result<std::vector<long long>> runsMergedFrom(const project::ProjectFile& project, const Job& job) {
+    const std::string prefix = provenanceLine(job) + " unit ";
+    auto runs = project.runs();
+    if (!runs) return runs.error();
+    std::vector<long long> out;
+    for (const auto& r : *runs) {
+        auto logs = project.logs(r.id);
+        if (!logs) return logs.error();
+        if (std::any_of(logs->begin(), logs->end(),
+                        [&](const project::LogRecord& l) { return l.message.rfind(prefix, 0) == 0; }))
+            out.push_back(r.id);
+    }
+    return out;
+}
+
+// A run grid reserved its releases at submission: once every unit is stored, the merged runs
+// settle it (refused when they spend more than was reserved; it then stays counted in full),
+// and its units' later attempts stay counted for good (budget_store.h). Before that the
+// reservation stays open: the units still missing may be running.
+Status settleGridReservation(project::ProjectFile& project, const Job& job) {
+    const json frozen = json::parse(job.spec, nullptr, /*allow_exceptions=*/false);
+    if (!frozen.is_object() || !frozen.contains("budget_reservation") ||
+        !frozen.at("budget_reservation").is_number_integer())
+        return std::nullopt;
+    auto merged = runsMergedFrom(project, job);
+    if (!merged) return merged.error();
+    if (auto e = project::settleReservation(project, frozen.at("budget_reservation").get<long long>(), *merged))
+        return Error{"job " + job.id() + ": " + e->message};
+    return std::nullopt;
+}
+
 // A run grid or a sweep: each unit's runs, in unit order (seeds, sweep points); a run merged
-// before is not merged again.
+// before is not merged again. `complete`: every unit of the job is among `results`.
 Status mergeRunJob(project::ProjectFile& project, const Job& job,
-                   const std::vector<std::pair<long long, json>>& results, MergeReport& m) {
+                   const std::vector<std::pair<long long, json>>& results, bool complete, MergeReport& m) {
     long long total = 0;
     for (const auto& [id, result] : results) {
         const std::string provenance = provenanceLine(job) + " unit " + std::to_string(id);
@@ -137,13 +171,8 @@ Status mergeRunJob(project::ProjectFile& project, const Job& job,
     }
     m.imported = !m.runIds.empty();
     m.alreadyMerged = m.runIds.empty();
-    // A run grid reserved its releases at submission: the merged runs settle it (refused when they
-    // spend more than was reserved; the reservation then stays counted in full).
-    const json frozen = json::parse(job.spec, nullptr, /*allow_exceptions=*/false);
-    if (m.imported && frozen.is_object() && frozen.contains("budget_reservation") &&
-        frozen.at("budget_reservation").is_number_integer())
-        if (auto e = project::settleReservation(project, frozen.at("budget_reservation").get<long long>(), m.runIds))
-            return Error{"job " + job.id() + ": " + e->message};
+    if (complete)
+        if (auto e = settleGridReservation(project, job)) return e;
     const std::string units = " " + std::string(traitsOf(m.kind).units);
     m.summary = m.imported ? "stored " + std::to_string(m.runIds.size()) + " run(s) of " +
                                  std::to_string(results.size()) + units
@@ -175,7 +204,7 @@ Status mergeCompleteJob(project::ProjectFile& project, const Job& job,
         case JobKind::KScaling: return mergeKScalingJob(project, job, results, m);
         case JobKind::Adamix: return mergeAdamixJob(project, job, results, m);
         case JobKind::Run:
-        case JobKind::Sweep: return mergeRunJob(project, job, results, m);
+        case JobKind::Sweep: return mergeRunJob(project, job, results, /*complete=*/true, m);
     }
     return Error{"job " + job.id() + ": a job kind without a merge"};  // not reached: every kind is a case
 }
@@ -234,7 +263,7 @@ Result<std::vector<MergeReport>> mergeJobs(project::ProjectFile& project, const 
                 if (r.first != static_cast<long long>(prefix.size())) break;
                 prefix.push_back(r);
             }
-            if (auto e = mergeRunJob(project, job, prefix, m)) return *e;
+            if (auto e = mergeRunJob(project, job, prefix, /*complete=*/false, m)) return *e;
             m.alreadyMerged = false;
             m.summary = done + "; " +
                         (m.runIds.empty() ? "nothing new to store"

@@ -6,14 +6,17 @@
 
 #include "engine/data/sha256.h"
 #include "engine/executor/cluster_private_files.h"
+#include "engine/executor/unit_attempts.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/dataset_budget.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -34,7 +37,7 @@ json optionsJson(const pipeline::StudyRunOptions& o) {
            {"tasks", o.tasks},
            {"epsilons", eps},
            {"seeds", o.seeds},
-           {"reproducible", true},
+           {"reproducible", o.reproducible.value_or(false)},
            {"proxy",
             {{"epochs", o.proxy.epochs},
              {"batch", o.proxy.batch},
@@ -126,6 +129,7 @@ Result<pipeline::StudyRunOptions> optionsOf(const json& j) {
 struct FrozenRun {
     pipeline::StudyRunOptions options;
     long long afterRun = 0;
+    std::optional<UnitBudget> unitBudget;  // a grid with secret randomness: how its attempts reserve
 };
 
 Result<FrozenRun> parseFrozenRun(const std::string& text) {
@@ -133,7 +137,49 @@ Result<FrozenRun> parseFrozenRun(const std::string& text) {
     if (!j.is_object() || j.value("format", "") != kRunGridFormat) return Error{"not a frozen dpmix run grid"};
     auto options = optionsOf(j.value("options", json::object()));
     if (!options) return options.error();
-    return FrozenRun{std::move(options).value(), j.value("after_run", 0LL)};
+    FrozenRun frozen{std::move(options).value(), j.value("after_run", 0LL), std::nullopt};
+    if (!frozen.options.reproducible.value_or(false)) {
+        // Secret randomness runs only under a reservation of each attempt: no budget, no run.
+        if (!j.contains("unit_budget")) return Error{"frozen run: secret randomness without a unit budget"};
+        auto budget = unitBudgetFromJson(j["unit_budget"].dump());
+        if (!budget) return budget.error();
+        frozen.unitBudget = std::move(budget).value();
+    }
+    return frozen;
+}
+
+// Each seed's own releases, planned on the loaded study as the grid's reservation plans them:
+// what a unit's later attempt reserves again.
+Result<std::map<std::uint64_t, std::vector<privacy::BudgetRelease>>> unitPlans(project::ProjectFile& project,
+                                                                               const pipeline::StudyRunOptions& options,
+                                                                               const pipeline::ImageStudy& study) {
+    std::map<std::uint64_t, std::vector<privacy::BudgetRelease>> plans;
+    for (auto seed : options.seeds) {
+        pipeline::StudyRunOptions one = options;
+        one.seeds = {seed};
+        auto planned = pipeline::planStudyReleasesOn(project, one, study);
+        if (!planned) return planned.error();
+        plans[seed] = std::move(planned).value();
+    }
+    return plans;
+}
+
+// The frozen unit budget of a secret grid: where and under which reservation its attempts reserve.
+Result<UnitBudget> freezeUnitBudget(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
+                                    long long gridReservation,
+                                    std::map<std::uint64_t, std::vector<privacy::BudgetRelease>> plans) {
+    auto location = project::budgetStoreLocation(project.spec(), project.path());
+    if (!location) return location.error();
+    auto dataset = project::datasetKeyOf(project);
+    if (!dataset) return dataset.error();
+    UnitBudget b;
+    b.store = fs::absolute(location->path).lexically_normal();
+    b.dataset = *dataset;
+    b.gridReservation = gridReservation;
+    b.cap = options.budgetCap;
+    if (const auto& spec = project.spec().privacy.budget; spec && (!b.cap || *spec < *b.cap)) b.cap = spec;
+    b.unitPlans = std::move(plans);
+    return b;
 }
 
 // A project's file, its write-ahead log and its models folder (hard links: model files are
@@ -195,32 +241,40 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline
     if (auto e = pipeline::checkImageStudyRun(project.spec(), given)) return *e;
     pipeline::StudyRunOptions options = given;
     const pipeline::RunChoices choices = study_plan::resolveRunChoices(project.spec(), options);
-    if (!choices.reproducible)
-        return Error{
-            "the Slurm executor runs reproducible runs only (a reproducible run, or privacy.reproducible in the "
-            "spec): a unit's DP noise must derive from the run seed so the merged runs are the local ones; a run "
-            "with secret randomness runs here (the local executor)"};
     if (auto srcs = project.sources(); srcs && project::isTextStudy(*srcs))
         return Error{"the Slurm executor runs image studies; '" + project.path().string() + "' is a text study"};
     options.seeds = choices.seeds;
+    options.reproducible = choices.reproducible;
     pipeline::ProxyOptions proxyOptions = options.proxy;
     proxyOptions.device = options.device;
     // The whole grid is checked as one local run would be, and its releases are reserved on the
     // data set's budget now (refused over the cap): a unit sees only its own seed and the
     // snapshot, so it cannot. The reservation stays open, counted in full, until the merge settles it.
+    // With secret randomness each unit's own releases are planned too: its later attempts reserve them again.
     std::optional<project::BudgetReservation> reservation;
+    std::map<std::uint64_t, std::vector<privacy::BudgetRelease>> plans;
     auto prepared = pipeline::prepareStudy(project, proxyOptions, progress, cancel, log,
                                            [&](const pipeline::ImageStudy& st) -> Status {
                                                auto held = pipeline::reserveStudyRun(project, options, st, log);
                                                if (!held) return held.error();
                                                reservation.emplace(std::move(held).value());
+                                               if (choices.reproducible) return std::nullopt;
+                                               auto planned = unitPlans(project, options, st);
+                                               if (!planned) return planned.error();
+                                               plans = std::move(planned).value();
                                                return std::nullopt;
                                            });
     if (!prepared) return prepared.error();
     auto after = lastRunId(project);
     if (!after) return after.error();
     json frozen{{"format", kRunGridFormat}, {"after_run", *after}, {"options", optionsJson(options)}};
-    if (reservation && reservation->id() != 0) frozen["budget_reservation"] = reservation->keepOpen();
+    const long long grid = reservation ? reservation->id() : 0;
+    if (!choices.reproducible) {
+        auto budget = freezeUnitBudget(project, options, grid, std::move(plans));
+        if (!budget) return budget.error();  // the reservation settles as this call returns: nothing ran
+        frozen["unit_budget"] = json::parse(unitBudgetJson(*budget));
+    }
+    if (grid != 0) frozen["budget_reservation"] = reservation->keepOpen();
     return frozen.dump(1);
 }
 
@@ -271,6 +325,17 @@ Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& froz
     if (!frozen) return frozen.error();
     pipeline::StudyRunOptions options = frozen->options;
     options.seeds = {seed};
+    // Secret randomness: this attempt is a release of its own, recorded in the data owner's
+    // store before anything of the unit runs (unit_attempts.h); the runner then reserves nothing.
+    project::AttemptGrant attempt;
+    if (frozen->unitBudget) {
+        auto granted = reserveUnitAttempt(*frozen->unitBudget, unit, seed);
+        if (!granted)
+            return Error{"unit " + std::to_string(unit) + " (seed " + std::to_string(seed) +
+                         "): " + granted.error().message};
+        attempt = *granted;
+        options.budgetReservedByCaller = true;
+    }
     auto done = runOnScratchCopy(jobDir, unit, frozen->afterRun, [&](project::ProjectFile& scratch) -> Status {
         auto report = pipeline::runStudy(scratch, options);
         if (!report) return Error{"seed " + std::to_string(seed) + ": " + report.error().message};
@@ -279,6 +344,7 @@ Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& froz
     if (!done) return done.error();
     json result = json::parse(*done);
     result["seed"] = seed;
+    if (frozen->unitBudget) result["attempt"] = attempt.attempt;
     return result.dump();
 }
 

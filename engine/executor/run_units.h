@@ -4,8 +4,10 @@
 // project (made at submission, the proxy already in it), and the merge copies the runs the unit
 // added into the project through ProjectFile's normal API, so the hash chain stays valid.
 //
-// Reproducible runs only: every DP mechanism is seeded from the run seed, so a unit's runs are
-// the local run's, bit for bit; a run with secret randomness cannot be repeated and is refused.
+// A reproducible grid seeds every DP mechanism from the run seed, so a unit's runs are the local
+// run's, bit for bit, and running a unit again releases nothing new. A grid with secret
+// randomness is a release: each attempt at a unit draws new noise, so each reserves its releases
+// in the data owner's budget store before it runs (unit_attempts.h; docs/CLUSTER.md, "Secret runs").
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
@@ -20,10 +22,11 @@
 
 namespace dpmix::executor {
 
-/// Checks the options for a cluster run (reproducible; an image study), obtains the study's
-/// proxy in `project` exactly as a local run would first, and returns the frozen run: the
-/// options, stage values included, as JSON (numbers as the hex of their IEEE-754 bits) and the
-/// project's last run id, after which a unit's runs begin.
+/// Checks the options for a cluster run (an image study), obtains the study's proxy in `project`
+/// exactly as a local run would first, reserves the whole grid's releases, and returns the frozen
+/// run: the options, stage values included, as JSON (numbers as the hex of their IEEE-754 bits),
+/// the project's last run id, after which a unit's runs begin, the reservation and — with secret
+/// randomness — the unit budget its attempts reserve with (unit_attempts.h).
 Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline::StudyRunOptions& options,
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                    const pipeline::LogSink& log = {});
@@ -38,7 +41,8 @@ Status snapshotProject(const project::ProjectFile& project, const std::filesyste
 
 /// The worker: runs the unit's seed with runStudy on a fresh scratch copy of the snapshot,
 /// <jobDir>/work/unit-N/, and returns the unit's result (JSON): the scratch file, its SHA-256,
-/// and the ids of the runs the unit added.
+/// and the ids of the runs the unit added. With secret randomness the attempt is reserved first;
+/// refused, nothing runs.
 Result<std::string> runStudyUnit(const std::filesystem::path& jobDir, const std::string& frozenJson, long long unit,
                                  std::uint64_t seed);
 

@@ -243,6 +243,7 @@ Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
     auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
                                    run.rho, run.spec, run.options, run.reproducible, run.reused);
     if (!planned) return planned.error();
+    if (run.options.budgetReservedByCaller) return std::nullopt;  // a cluster unit's attempt holds them
     auto current = project::projectBudget(run.project);
     if (!current) return current.error();
     std::optional<double> cap = current->cap;
@@ -539,19 +540,31 @@ Status preflightStudyRun(project::ProjectFile& project, const StudyRunOptions& o
 Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFile& project,
                                                               const StudyRunOptions& options, const LogSink& log) {
     if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
-    PlanningRun planning(project, options, log);
-    StudyRun& run = planning.run;
-    if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
-    if (!run.mixture) return std::vector<privacy::BudgetRelease>{};
+    {  // refusals and a run without private stages need no data
+        PlanningRun planning(project, options, log);
+        if (auto refusal = refuseUnhonouredUnit(planning.run)) return *refusal;
+        if (!planning.run.mixture) return std::vector<privacy::BudgetRelease>{};
+    }
     auto sources = project.sources();
     if (!sources) return sources.error();
     // Loaded with the study seed prepareStudy uses: the same splits, so the same planned entries.
     auto study = loadImageStudy(*sources, project.spec(), project::studySeedOf(project.spec()));
     if (!study) return study.error();
-    if (auto e = chooseTasks(run, *study)) return *e;
-    if (auto e = findReusableMixtures(run, *study)) return *e;
-    return plannedReleases(*study, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
-                           run.rho, run.spec, run.options, run.reproducible, run.reused);
+    return planStudyReleasesOn(project, options, *study, log);
+}
+
+Result<std::vector<privacy::BudgetRelease>> planStudyReleasesOn(project::ProjectFile& project,
+                                                                const StudyRunOptions& options, const ImageStudy& study,
+                                                                const LogSink& log) {
+    if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
+    PlanningRun planning(project, options, log);
+    StudyRun& run = planning.run;
+    if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
+    if (!run.mixture) return std::vector<privacy::BudgetRelease>{};
+    if (auto e = chooseTasks(run, study)) return *e;
+    if (auto e = findReusableMixtures(run, study)) return *e;
+    return plannedReleases(study, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request, run.rho,
+                           run.spec, run.options, run.reproducible, run.reused);
 }
 
 Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const StudyRunOptions& options,

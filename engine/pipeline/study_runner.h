@@ -85,6 +85,10 @@ Result<PreparedStudy> prepareStudy(project::ProjectFile& project, const ProxyOpt
 /// Loads the data but trains no proxy and stores nothing (the workbench's spend preview).
 Result<std::vector<privacy::BudgetRelease>> planStudyReleases(project::ProjectFile& project,
                                                               const StudyRunOptions& options, const LogSink& log = {});
+/// The same on a study already loaded (a Slurm grid plans each unit's part at submission).
+Result<std::vector<privacy::BudgetRelease>> planStudyReleasesOn(project::ProjectFile& project,
+                                                                const StudyRunOptions& options, const ImageStudy& study,
+                                                                const LogSink& log = {});
 
 /// How long the run would take on this machine, estimated before it starts: its planned work
 /// (study_plan/study_work.h, as the job meter weighs its phases) times the seconds per example of a

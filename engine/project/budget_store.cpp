@@ -249,9 +249,10 @@ long long insertReservation(Database& db, std::int64_t dataset, const std::strin
 std::vector<privacy::BudgetRelease> countedReleases(const DatasetCharges& charges, const ProjectCharges* project,
                                                     CountedParts* parts) {
     CountedParts counts;
+    // A cluster unit's later attempt covers no run: its plan is a release beside the merged runs.
     auto covered = [&](const std::string& projectKey, const ProcessIdentity& owner) {
         return std::any_of(charges.reservations.begin(), charges.reservations.end(), [&](const StoredReservation& r) {
-            return r.projectKey == projectKey && sameProcess(r.owner, owner);
+            return !r.attempt && r.projectKey == projectKey && sameProcess(r.owner, owner);
         });
     };
     auto inProject = [&](long long runId) {

@@ -3,7 +3,7 @@
 // is compared with a local runStudy on a copy of the same project — same run rows, metrics bit
 // for bit, the same λ records, ledgers and models; a second merge imports nothing; the hash
 // chain verifies; stage values other than the spec's reach every unit (runs and ledgers record
-// them); a damaged scratch project and a non-reproducible run are refused.
+// them); a damaged scratch project is refused. A grid with secret randomness: tst_secret_units.
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
 #include "engine/pipeline/study_runner.h"
@@ -256,19 +256,6 @@ private Q_SLOTS:
         ao.methods = {"uniform"};
         ao.adamix = AdamixStageValues{4, 0.5};
         QVERIFY(clusterEqualsLocal(a, ao, "staged-adamix-local").size() >= 1);
-    }
-
-    void secretRandomnessIsRefused() {
-        auto p = freshProject("secret", false);
-        auto frozen = freezeStudyRun(p, gridOptions());
-        QVERIFY(!frozen.ok());
-        QVERIFY2(frozen.error().message.find("reproducible") != std::string::npos, frozen.error().message.c_str());
-        QVERIFY(p.runs().value().empty());  // refused before any proxy was trained
-        // The same project with --reproducible is accepted.
-        auto o = gridOptions();
-        o.reproducible = true;
-        o.stages = {"proxies", "mixture"};
-        QVERIFY(freezeStudyRun(p, o).ok());
     }
 
     void aGridOverTheBudgetCapIsRefusedAsAWhole() {
