@@ -1,4 +1,5 @@
 #include "app/cli/command.h"
+#include "app/cli/ranks_option.h"
 
 namespace dpmix::cli {
 
@@ -18,6 +19,7 @@ void registerCommands(CLI::App& app, CommandContext& ctx) {
     registerKeysCommand(app, ctx);
     registerSignCommands(app, ctx);
     registerJobsCommands(app, ctx);
+    registerRankCommand(app, ctx);  // hidden: what `dpmix run --ranks N` starts
 }
 
 }  // namespace dpmix::cli

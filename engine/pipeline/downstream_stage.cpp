@@ -1,5 +1,6 @@
 #include "engine/pipeline/downstream_stage.h"
 
+#include "engine/pipeline/dp_sgd_on_ranks.h"
 #include "engine/pipeline/run_storage.h"
 #include "engine/privacy/parameters.h"
 
@@ -128,6 +129,17 @@ Result<FinetunePlan> withAdamixPlan(const ImageStudy& study, const DownstreamReq
     return plan;
 }
 
+// Across ranks (dp_sgd_on_ranks.h) only DP-SGD runs: the Dirichlet mechanism's and AdaMix-R's
+// steps have no data-parallel form in the engine (their noise is not one sum's).
+Status rankRefusal(const project::FinetuneStage& finetune) {
+    const DpSgdOnRanks* onRanks = installedDpSgdOnRanks();
+    if (!onRanks || finetune.mechanism == methods::FinetuneMechanism::DpSgd) return std::nullopt;
+    return Error{"fine-tuning: --ranks " + std::to_string(onRanks->ranks) + " runs DP-SGD only; " +
+                 std::string(methods::traitsOf(finetune.mechanism).label) +
+                 " has no data-parallel form (choose stages.finetune.mechanism = \"dp-sgd\", or run "
+                 "without --ranks)"};
+}
+
 // DP-SGD, example- or user-level, its σ calibrated on the whole budget or (sequential
 // composition) on what the earlier stage left.
 Result<FinetunePlan> withDpSgdPlan(const ImageStudy& study, const DownstreamRequest& req, std::int64_t units,
@@ -143,6 +155,8 @@ Result<FinetunePlan> withDpSgdPlan(const ImageStudy& study, const DownstreamRequ
         .randomness(req.finetuneRandomness)
         .accountant(req.accountant)
         .maxExamplesPerUser(req.finetune.userGroupSize > 0 ? req.finetune.userGroupSize : kDefaultUserGroupSize);
+    // Across ranks the entry names the world size, before anything runs (dp_sgd_on_ranks.h).
+    if (const DpSgdOnRanks* onRanks = installedDpSgdOnRanks()) builder.ranks(onRanks->ranks);
     if (!req.spentBefore.empty()) {
         // Sequential composition: the rest of the budget after the earlier stage, by the run's accountant.
         const double q = static_cast<double>(req.finetune.batch) / static_cast<double>(units);
@@ -174,6 +188,7 @@ Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamReque
             : static_cast<std::int64_t>(req.finetuneIndices.size());
     if (units == 0)
         return Error{"fine-tuning: the split has no " + std::string(study.userLevel() ? "user" : "example")};
+    if (auto refusal = rankRefusal(req.finetune)) return *refusal;
     if (req.finetune.adamix()) return withAdamixPlan(study, req, units, std::move(plan));
     if (req.finetune.batch > units)
         return Error{"stages.finetune.batch = " + std::to_string(req.finetune.batch) + " exceeds the " +
@@ -343,6 +358,8 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
     Result<train::FinetuneResult> ft = Error{""};
     if (plan->dirichlet)
         ft = train::finetuneDirichlet(model, ftView, ftLabels, *plan->dirichlet, ledger, ftProgress, cancel);
+    else if (const DpSgdOnRanks* onRanks = installedDpSgdOnRanks())
+        ft = onRanks->finetune(model, ftView, ftLabels, plan->userOfImage, *plan->dpSgd, ledger, ftProgress, cancel);
     else if (study.userLevel())
         ft = train::finetuneUserLevelDpSgd(model, ftView, ftLabels, plan->userOfImage, *plan->dpSgd, ledger, ftProgress,
                                            cancel);

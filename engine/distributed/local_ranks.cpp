@@ -1,0 +1,96 @@
+#include "engine/distributed/local_ranks.h"
+
+#include "engine/distributed/child_ranks.h"
+#include "engine/distributed/distributed_dp_sgd.h"
+#include "engine/distributed/rank_job.h"
+
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace dpmix::distributed {
+namespace {
+
+std::vector<std::string> rankArguments(int port, int rank, int world, std::chrono::milliseconds timeout) {
+    return {"rank",
+            "--port",
+            std::to_string(port),
+            "--rank",
+            std::to_string(rank),
+            "--ranks",
+            std::to_string(world),
+            "--timeout-ms",
+            std::to_string(timeout.count())};
+}
+
+// Rank 0's error, with what became of the children when one of them ended first (the cause a
+// user acts on: "rank 1 was killed by signal 9").
+Error withChildren(const Error& e, ChildRanks& children) {
+    const std::string ended = children.whatEnded(std::chrono::seconds(2));
+    return Error{ended.empty() ? e.message : e.message + " [" + ended + "]"};
+}
+
+RankJob jobOf(const train::Model& model, const train::ImageView& images, std::span<const int> labels,
+              std::span<const std::int64_t> userOfImage, const train::DpSgdParams& params) {
+    RankJob job;
+    job.spec = model.spec();
+    job.device = model.device();
+    job.params = params;
+    job.pixels.assign(images.pixels.begin(), images.pixels.end());
+    job.count = images.count;
+    job.labels.assign(labels.begin(), labels.end());
+    job.userOfImage.assign(userOfImage.begin(), userOfImage.end());
+    return job;
+}
+
+}  // namespace
+
+Result<train::FinetuneResult> finetuneOnLocalRanks(const LocalRankSettings& settings, train::Model& model,
+                                                   const train::ImageView& images, std::span<const int> labels,
+                                                   std::span<const std::int64_t> userOfImage,
+                                                   const train::DpSgdParams& params, privacy::Ledger& ledger,
+                                                   const ProgressCallback& progress, const CancellationToken& cancel) {
+    RankAddress address;
+    address.timeout = settings.timeout;
+    auto hosted = RankStore::host(address, settings.ranks);
+    if (!hosted) return hosted.error();
+    RankStore store = *hosted;  // a handle: the copy shares the store
+    ChildRanks children;        // killed and reaped on every way out, a cancellation included
+    for (int r = 1; r < settings.ranks; ++r)
+        if (auto e =
+                children.start(r, settings.program, rankArguments(store.port(), r, settings.ranks, settings.timeout)))
+            return *e;
+    auto joined = RankGroup::join(store, 0, settings.ranks);
+    if (!joined) return withChildren(joined.error(), children);
+    RankGroup group = *joined;
+    if (auto e = sendRankJob(store, group, jobOf(model, images, labels, userOfImage, params)))
+        return withChildren(*e, children);
+    auto result =
+        finetuneDpSgdAcrossRanks(group, model, images, labels, userOfImage, params, ledger, {}, progress, cancel);
+    if (!result) return withChildren(result.error(), children);
+    if (auto e = children.finish(settings.timeout)) return Error{"data-parallel DP-SGD: " + e->message};
+    return result;
+}
+
+Status runRank(const RankAddress& address, int rank, int world) {
+    auto connected = RankStore::connect(address);
+    if (!connected) return connected.error();
+    RankStore store = *connected;
+    auto joined = RankGroup::join(store, rank, world);
+    if (!joined) return joined.error();
+    RankGroup group = *joined;
+    auto job = receiveRankJob(store, group);
+    if (!job) return job.error();
+    try {
+        train::Model model = train::Model::create(job->spec, 0, job->device);  // rank 0's weights follow
+        privacy::Ledger notRecorded;                                           // rank 0 keeps the ledger
+        auto r = finetuneDpSgdAcrossRanks(group, model, job->images(), job->intLabels(), job->userOfImage, job->params,
+                                          notRecorded);
+        if (!r) return r.error();
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return Error{"rank " + std::to_string(rank) + ": " + e.what()};
+    }
+}
+
+}  // namespace dpmix::distributed
