@@ -1,5 +1,7 @@
 #include "app/workbench/views/report_writer.h"
 #include "app/workbench/views/ledger_cells.h"
+#include "app/workbench/views/report_html.h"
+#include "app/workbench/views/report_runs.h"
 
 #include "app/workbench/runs/budget_reading.h"
 
@@ -30,24 +32,9 @@
 namespace dpmix::workbench {
 
 namespace {
-QString esc(const QString& s) { return s.toHtmlEscaped(); }
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-
-// A table row; the first `unbroken` cells are kept on one line (identifiers and numbers that a
-// narrow PDF column would otherwise break mid-word), the others wrap.
-QString row(const QStringList& cells, const char* tag = "td", int unbroken = 0) {
-    QString html = QStringLiteral("<tr>");
-    for (int i = 0; i < cells.size(); ++i)
-        html += QStringLiteral("<%1%2>%3</%1>")
-                    .arg(QLatin1String(tag), i < unbroken ? QStringLiteral(" style='white-space:nowrap'") : QString(),
-                         cells[i]);
-    return html + QStringLiteral("</tr>\n");
-}
-
-QString ok(bool good, const QString& text) {
-    return good ? QStringLiteral("<span class='ok' style='color:#1a7f37'>✔ %1</span>").arg(esc(text))
-                : QStringLiteral("<span class='bad' style='color:#b42318'>✘ %1</span>").arg(esc(text));
-}
+using report::esc;
+using report::ok;
+using report::row;
 
 QString imageSource(const ReportPlot& plot, int index, PlotImages images) {
     if (images == PlotImages::Resources) return QStringLiteral("plot-%1.png").arg(index);
@@ -58,87 +45,6 @@ QString imageSource(const ReportPlot& plot, int index, PlotImages images) {
     return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
 }
 
-/// "; claim refuted by audit (…)" and the like, for the entries an audit speaks to.
-QString verdictHtml(const privacy::LedgerEntry& e, const std::vector<audit::StoredMechanismAudit>& audits) {
-    const auto v = audit::entryVerdict(e, audits);
-    if (!v) return {};
-    const QString text = esc(audit::describe(*v, e.epsilon));
-    return QStringLiteral("; ") +
-           (v->status == audit::ClaimStatus::Refuted ? QStringLiteral("<b>%1</b>").arg(text) : text);
-}
-
-QString ledgerHtml(const project::LedgerRecord& record, const std::vector<audit::StoredMechanismAudit>& audits) {
-    auto ledger = privacy::ledgerFromJson(record.ledgerJson);
-    if (!ledger)
-        return QStringLiteral("<p>Ledger %1 cannot be read: %2</p>").arg(record.id).arg(esc(ledger.error().message));
-    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
-    html += row({"stage", "mechanism", "unit", "split", "q", "σ / (α, r)", "steps", "δ", "ε", "established",
-                 "accountant", "assumptions"},
-                "th", 10);
-    for (const privacy::LedgerEntry& e : ledger->entries()) {
-        const LedgerEntryCells c = ledgerEntryCells(e);
-        html += row({esc(c.stage), esc(c.mechanism), esc(c.unit), esc(c.split), c.q, c.noise, c.steps, c.delta,
-                     c.epsilon, c.established + verdictHtml(e, audits), esc(c.accountant), esc(c.assumptions)},
-                    "td", 9);
-    }
-    html += QStringLiteral("</table>\n");
-    const privacy::LedgerTotal total = ledger->total();
-    html +=
-        QStringLiteral(
-            "<p>Composed total (%1 composition): ε = %2, δ = %3%4; ε recorded by the run: %5; recorded %6.</p>\n")
-            .arg(esc(privacy::toString(total.composition)), ledgerNumber(total.epsilon), ledgerNumber(total.delta),
-                 QString(total.established ? QString() : QStringLiteral(" — rests on a claimed guarantee")) +
-                     (total.seeded ? QStringLiteral(" — <b>not a release</b>: seeded randomness, the seed is stored "
-                                                    "in the project")
-                                   : QString()),
-                 ledgerNumber(record.recordedEpsilon), esc(record.recordedAt));
-    return html;
-}
-
-// A run's configuration as a key/value table (nested values as compact JSON): a reviewer reads it,
-// and a PDF does not break it mid-number as it would one long line of JSON.
-QString configHtml(const std::string& configJson) {
-    const auto config = nlohmann::json::parse(configJson, nullptr, /*allow_exceptions=*/false);
-    if (config.is_object() && config.empty()) return QStringLiteral("<p>Configuration: none recorded.</p>\n");
-    if (!config.is_object())
-        return QStringLiteral("<p>Configuration (not a JSON object): <code>%1</code></p>\n").arg(esc(configJson));
-    QString html =
-        QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") + row({"setting", "value"}, "th");
-    for (const auto& [key, value] : config.items())
-        html += row({esc(key), esc(value.is_string() ? value.get<std::string>() : value.dump())});
-    return html + QStringLiteral("</table>\n");
-}
-
-QString runHtml(const RunResults& r, const std::vector<audit::StoredMechanismAudit>& audits) {
-    const auto& run = r.run;
-    QString html = QStringLiteral("<h3>Run %1: %2</h3>\n").arg(run.id).arg(esc(runLabel(run)));
-    html +=
-        QStringLiteral("<p>Status: %1%2. Created %3, finished %4, by dpmix %5.</p>\n")
-            .arg(esc(project::toString(run.status)),
-                 run.message.empty() ? QString() : QStringLiteral(" (%1)").arg(esc(run.message)), esc(run.createdAt),
-                 run.finishedAt.empty() ? QStringLiteral("—") : esc(run.finishedAt), esc(run.buildVersion));
-    html += configHtml(run.configJson);
-    if (!r.metrics.empty()) {
-        html += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n") +
-                row({"metric", "class", "value"}, "th");
-        for (const auto& m : r.metrics) html += row({esc(m.name), esc(m.className), ledgerNumber(m.value)}, "td", 3);
-        html += QStringLiteral("</table>\n");
-    }
-    if (r.ledgers.empty()) {
-        html += QStringLiteral(
-            "<p>No privacy ledger: this run did not touch sensitive data through a recorded mechanism.</p>\n");
-        return html;
-    }
-    for (const auto& record : r.ledgers) html += ledgerHtml(record, audits);
-    const RunLedgerCheck check = checkRunLedgers(r);
-    html += QStringLiteral("<p>Verify: %1</p>\n")
-                .arg(check.ok ? ok(true,
-                                   QStringLiteral("Verified: %1 ε recomputed from the recorded parameters and matching "
-                                                  "the record")
-                                       .arg(check.entriesChecked))
-                              : ok(false, QStringLiteral("Discrepancy: ") + check.problems.join("; ")));
-    return html;
-}
 // JSON indented by object, with every value whose one-line form is short kept on one line (a
 // task's class list, a source's options): the spec reads as a hand-written one, in a few pages.
 std::string oneLine(const nlohmann::ordered_json& value) {
@@ -181,27 +87,6 @@ QString compactJson(const std::string& text) {
 }
 
 /// One line per run: what it is, the ε its ledger composes to, and whether that verifies.
-QString summaryHtml(const ProjectSnapshot& p) {
-    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'>\n");
-    html += row({"run", "method", "task", "target ε", "seed", "status", "ledger ε (composed)", "verify"}, "th");
-    for (const auto& r : p.runs) {
-        QString composed = QStringLiteral("—");
-        if (!r.ledgers.empty())
-            if (auto ledger = privacy::ledgerFromJson(r.ledgers.back().ledgerJson))
-                composed = ledgerNumber(ledger->total().epsilon);
-        QString verdict = QStringLiteral("no ledger");
-        if (!r.ledgers.empty()) {
-            const RunLedgerCheck check = checkRunLedgers(r);
-            verdict = check.ok ? ok(true, QStringLiteral("verified")) : ok(false, QStringLiteral("discrepancy"));
-        }
-        html += row({QString::number(r.run.id), esc(methodLabel(r.run.method)), esc(r.run.task),
-                     r.run.epsilon ? ledgerNumber(*r.run.epsilon) : QStringLiteral("—"), QString::number(r.run.seed),
-                     esc(project::toString(r.run.status)), composed, verdict},
-                    "td", 8);
-    }
-    return html + QStringLiteral("</table>\n");
-}
-
 // "(ε, δ) per release": the counted DP releases grouped by stage, split and δ, each with its ε's
 // and how many releases had it ("mixture, split A: ε 0.25 ×4, 1 ×5 at δ = 1e-05").
 QString releasesText(const ProjectSnapshot& p) {
@@ -457,18 +342,6 @@ QString plotsHtml(const QList<ReportPlot>& plots, PlotImages images) {
     return html;
 }
 
-// The runs: the pinned baseline, the summary and each run with its ledgers and audits.
-QString runsHtml(const ProjectSnapshot& p) {
-    QString html;
-    html += QStringLiteral("<h2>Runs (%1)</h2>\n").arg(p.runs.size());
-    if (const auto pinned = p.pinnedBaselineRunId())
-        html += QStringLiteral("<p>Pinned baseline: run %1.</p>\n").arg(*pinned);
-    html += summaryHtml(p);
-    const auto audits = mechanismAudits(p);
-    for (const auto& r : p.runs) html += runHtml(r, audits);
-    return html;
-}
-
 }  // namespace
 
 QString reportHtml(const ReportInput& input, PlotImages images) {
@@ -496,9 +369,11 @@ QString reportHtml(const ReportInput& input, PlotImages images) {
     html += QStringLiteral("<div style='page-break-before: always'></div>\n");
     html += softwareAndSourcesHtml(input, verification.chain);
     html += plotsHtml(input.plots, images);
-    html += runsHtml(p);
+    html += reportRunsTableHtml(p);
     html += QStringLiteral("<div style='page-break-before: always'></div>\n");
-    html += QStringLiteral("<h2>Appendix: the study's spec</h2>\n<pre>%1</pre>\n")
+    html += reportRunDetailsHtml(p);
+    html += QStringLiteral("<div style='page-break-before: always'></div>\n");
+    html += QStringLiteral("<h2>Appendix B: the study's spec</h2>\n<pre>%1</pre>\n")
                 .arg(esc(compactJson(project::projectSpecToJson(p.spec, 2))));
     html += QStringLiteral("</body></html>\n");
     return html;

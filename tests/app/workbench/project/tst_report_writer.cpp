@@ -81,7 +81,7 @@ private Q_SLOTS:
         QVERIFY(html.contains("Keep this file and this report inside the data owner's trust boundary."));
         QVERIFY(html.contains("lambda* (non-private MixMin)"));
         // Every run is listed (9 in the fixture).
-        QCOMPARE(html.count(QRegularExpression("<h3>Run \\d+: ")), 9);
+        QCOMPARE(html.count(QRegularExpression("<h3[^>]*>Run \\d+: ")), 9);
         // The DP run's ledger as the fixture recorded it: q = 0.25, σ = 1.5, 100 steps, δ = 1e-5,
         // and the ε stored in its ledger (compared with the stored JSON, not recomputed here).
         const RunResults* dp = in.project.findRun(generated_.dpRunEpsilon1Seed0);
@@ -121,9 +121,9 @@ private Q_SLOTS:
         const int thirdPage = html.indexOf("page-break-before: always", secondPage + 1);
         QVERIFY(secondPage > summaryAt && secondPage < trustAt);
         QVERIFY(thirdPage > budgetAt && thirdPage < html.indexOf("<h2>Software</h2>"));
-        // Run configurations are tables, not one line of JSON that a PDF page would cut.
-        QVERIFY(!html.contains("Configuration: <code>{"));
-        QVERIFY(html.contains("Configuration: none recorded."));  // the fixture's runs store "{}"
+        // Run settings are "key value" pairs, not one line of JSON that a PDF page would cut.
+        QVERIFY(!html.contains("Settings: <code>{"));
+        QVERIFY(html.contains("Settings: none recorded."));  // the fixture's runs store "{}"
         // Software versions and the generation time.
         for (const QString& v :
              {"dpmix-test-1.2", "qt-test-6.4", "torch-test-1.13", "schema-test-9", "2026-01-02T03:04:05Z"})
@@ -189,16 +189,67 @@ private Q_SLOTS:
         // Every plot's heading starts a page (the first under the "Plots" heading, which does).
         QVERIFY(html.contains("<h2 style='page-break-before: always'>Plots</h2>\n<h3>λ by task</h3>\n<p><img"));
         QVERIFY(html.contains("<h3 style='page-break-before: always'>λ trajectory</h3>\n<p><img"));
-        // A ledger row keeps its identifiers and numbers on one line; the assumptions wrap.
+        // A ledger row keeps its identifiers and numbers on one line; the accountant and the
+        // assumptions, the same in both DP runs, are printed once as notes the rows cite.
         QVERIFY(html.contains("<td style='white-space:nowrap'>subsampled-gaussian</td>"));
         QVERIFY(html.contains("<td style='white-space:nowrap'>1e-05</td>"));
-        QVERIFY(!html.contains("<td style='white-space:nowrap'>add/remove"));
-        // The spec appendix: short lists stay on one line.
-        const int appendix = html.indexOf("<h2>Appendix: the study's spec</h2>");
-        QVERIFY(appendix > html.indexOf("<h2>Runs"));
+        QCOMPARE(html.count("add/remove of one example"), 1);
+        QVERIFY(html.indexOf("add/remove of one example") > html.indexOf("<b>Ledger notes</b>"));
+        // Every ledger row (two DP-MixMin, two Random Search) cites its accountant and assumptions.
+        QCOMPARE(html.count(QRegularExpression("<td>\\[\\d+\\] \\[\\d+\\]</td></tr>")), 4);
+        // The runs' details follow the runs table, as Appendix A; the spec is Appendix B.
+        const int details = html.indexOf("<h2>Appendix A: each run in detail</h2>");
+        const int appendix = html.indexOf("<h2>Appendix B: the study's spec</h2>");
+        QVERIFY(details > html.indexOf("<h2>Runs") && appendix > details);
         const QRegularExpression task("\\{[^\n{}]*&quot;ac&quot;[^\n{}]*\\[&quot;a&quot;, &quot;c&quot;\\][^\n{}]*\\}");
         QVERIFY2(task.match(html, appendix).hasMatch(), qPrintable(html.mid(appendix, 1500)));
         QVERIFY(html.mid(appendix).count('\n') < 40);  // the tiny spec in fewer than 40 lines
+    }
+
+    // A study of a few dozen runs prints each run's details in a few lines, not a page per run
+    // (the journeys' reviewer copy, 38 runs, printed 55 pages when each run had its tables).
+    void aStudyOfManyRunsPrintsInFewPages() {
+        const QString copy = dir_.path() + "/many.dpmix";
+        (void)testing::generateProject(copy);
+        const int added = 36;
+        {
+            auto file = dpmix::project::ProjectFile::open(copy.toStdString()).value();
+            // What a fine-tuned DP-MixMin run stores: 12 settings, a per-class AUC over 10 classes
+            // and 4 whole-task metrics, a ledger of two DP entries.
+            const std::string config =
+                R"({"accountant":"rdp","batch":1000,"clip":13.0,"delta":1e-05,"lr":1.0,"method":"dp-mixmin",)"
+                R"("privacy_unit":"example","randomness":"secret","released_iterate":"last","rho":0.1,)"
+                R"("stage":"downstream","steps":100})";
+            for (int i = 0; i < added; ++i) {
+                const long long run = file.addRun({"dp-mixmin", "ac", 1.0 + i, 0, config}).value();
+                (void)file.setRunStatus(run, dpmix::project::RunStatus::Running).value();
+                (void)file.setRunStatus(run, dpmix::project::RunStatus::Done).value();
+                std::vector<dpmix::project::MetricRecord> metrics;
+                for (int c = 0; c < 10; ++c)
+                    metrics.push_back({run, "test-auc", "class " + std::to_string(c), 0.9 + 0.001 * c});
+                for (const char* name : {"macro-auc", "cosine-to-lambda-star", "l1-to-lambda-star", "sigma"})
+                    metrics.push_back({run, name, "", 0.5});
+                (void)file.addMetrics(metrics).value();
+                dpmix::privacy::Ledger ledger;
+                ledger.record(dpmix::privacy::gaussianEntry("mixture", "A", dpmix::privacy::PrivacyUnit::Example, 0.2,
+                                                            8.7, 100, 1e-5, 13.0));
+                ledger.record(dpmix::privacy::gaussianEntry("finetune", "B", dpmix::privacy::PrivacyUnit::Example, 0.01,
+                                                            1.1, 100, 1e-5, 1.0));
+                (void)file.recordLedger(run, ledger).value();
+            }
+        }
+        const ReportInput in = input(copy);
+        QCOMPARE(static_cast<int>(in.project.runs.size()), 9 + added);
+        // The PDF as File ▸ Export report writes it, its pages counted from its page objects:
+        // three or four runs a page in the appendix, beside the body, the plot and the runs table
+        // (78 pages when each run printed its settings and metrics as tables, 21 now).
+        const QString html = dir_.path() + "/many-report.html";
+        QCOMPARE(writeReport(in, html, true), QString());
+        QFile pdf(pdfPathFor(html));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        const int pages =
+            static_cast<int>(QString::fromLatin1(pdf.readAll()).count(QRegularExpression("/Type\\s*/Page(?!s)")));
+        QVERIFY2(pages >= 10 && pages <= 30, qPrintable(QString::number(pages)));
     }
 
     void plotsAreInlinedAsPng() {
