@@ -9,7 +9,11 @@
 //    clear errors that leave no job directory.
 //  - `dpmix run --executor slurm` of 2 seeds × 2 methods (tiny steps) merges into the runs a local
 //    `dpmix run` stores on a copy of the project: same rows, metrics bit for bit, λ, ledgers;
-//    merging twice stores nothing twice; a run with secret randomness is refused.
+//    merging twice stores nothing twice;
+//  - the same grid with secret randomness (no --reproducible): unit 0's first attempt reserves and
+//    then fails before its mechanism runs, `dpmix jobs resubmit` runs it again as a second release;
+//    `dpmix budget` counts the grid, then the second attempt beside it, and after the merge the
+//    merged runs (ledger `secret`) with the second attempt kept for good.
 //  - the sweeps, the k-scaling and the AdaMix-R experiment (`dpmix experiment … --executor
 //    slurm`) merge into the runs the local experiments store (AdaMix-R: cells, per-example
 //    records and metrics bit for bit; its dry run lists seeds × private counts tasks).
@@ -182,6 +186,23 @@ class TestCliCluster : public QObject {
             QThread::msleep(500);
         }
         return s;
+    }
+
+    // The secret grid's study: other images than the run grid's, so a data set of its own in the store.
+    bool writeSecretStudy() {
+        QByteArray pixels, labels;
+        QRandomGenerator rng(12);
+        for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
+        for (int i = 0; i < 200; ++i) labels.append(char(i % 2));
+        writeIdx(dir_.filePath("secret-images.idx"), {200, 8, 8}, pixels);
+        writeIdx(dir_.filePath("secret-labels.idx"), {200}, labels);
+        QFile f(dir_.filePath("secret.json"));
+        return f.open(QIODevice::WriteOnly) && f.write(gridSpecText().replace("grid-", "secret-").toUtf8()) > 0;
+    }
+
+    QJsonObject budgetOf(const QString& project) {
+        const auto r = runDpmix({"budget", project, "--json"}, dir_.path());
+        return r.exitCode == 0 ? r.json() : QJsonObject{{"error", r.err}};
     }
 
 private Q_SLOTS:
@@ -408,13 +429,6 @@ private Q_SLOTS:
                                   "--methods",      "dp-mixmin,uniform",
                                   "--seed",         "0,1",
                                   "--proxy-epochs", "1"};
-        // Secret randomness cannot be repeated by a unit: refused, nothing written.
-        auto refused = runDpmix(QStringList{"run", grid, "--executor", "slurm"} + grid2x2, dir_.path());
-        QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains("reproducible"), qPrintable(refused.err));
-        QVERIFY(!QDir(grid + ".jobs").exists());
-        QCOMPARE(runCount(grid), 1LL);
-
         const auto submit = runDpmix(
             QStringList{"run", grid, "--executor", "slurm", "--reproducible", "--json"} + grid2x2, dir_.path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
@@ -447,6 +461,77 @@ private Q_SLOTS:
         QVERIFY(project);
         auto chain = project->verifyChain();
         QVERIFY(chain && chain->ok);
+    }
+
+    void slurmSecretGridCountsEveryAttempt() {
+        QVERIFY(writeSecretStudy());
+        const QString secret = dir_.filePath("secret.dpmix");
+        auto proxy =
+            runDpmix({"run", dir_.filePath("secret.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
+        // Unit 0's first attempt reserves, then fails before its mechanism runs: its setup line
+        // puts a file where the job's work folder goes (once; unit 1's setup takes it away).
+        const QString failOnce =
+            "J=\"$PWD/secret.dpmix.jobs/${SLURM_JOB_NAME#dpmix-}\"; "
+            "if [ \"$SLURM_ARRAY_TASK_ID\" = 0 ] && [ ! -e \"$J/.failed-once\" ]; then touch \"$J/.failed-once\"; "
+            "rm -rf \"$J/work\"; touch \"$J/work\"; elif [ -f \"$J/work\" ]; then rm -f \"$J/work\"; fi";
+        const auto submit = runDpmix(
+            {"run", secret, "--executor", "slurm", "--json", "--max-parallel", "1", "--setup", failOnce, "--stages",
+             "proxies,mixture,downstream", "--methods", "dp-mixmin,uniform", "--seed", "0,1", "--proxy-epochs", "1"},
+            dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        QVERIFY2(submit.err.contains("a release of its own"), qPrintable(submit.err));
+        const QString job = submit.json()["job"].toString();
+        const QJsonObject grid = budgetOf(secret);
+        QCOMPARE(grid["releases"].toInt(), 6);  // 2 seeds x (DP-MixMin's λ and model, Uniform's model)
+        const double gridEpsilon = grid["epsilon"].toDouble();
+
+        QJsonObject status = waitForJob(job, 120, secret);
+        QCOMPARE(status["done"].toInt(), 1);
+        QCOMPARE(status["failed"].toInt(), 1);
+        const QJsonObject failed = budgetOf(secret);
+        QCOMPARE(failed["releases"].toInt(), 6);  // the failed first attempt ran under the grid's reservation
+        QCOMPARE(failed["open_reservations"].toArray().at(0).toObject()["attempts_started"].toInt(), 2);
+
+        const auto resubmit = runDpmix({"jobs", "resubmit", secret, "--job", job}, dir_.path());
+        QVERIFY2(resubmit.exitCode == 0, qPrintable(resubmit.err));
+        status = waitForJob(job, 120, secret);
+        QCOMPARE(status["done"].toInt(), 2);
+        const QJsonObject second = budgetOf(secret);
+        QCOMPARE(second["releases"].toInt(), 9);  // the resubmitted attempt: seed 0's 3 releases again
+        const double withAttempt = second["epsilon"].toDouble();
+        QVERIFY(withAttempt > gridEpsilon);
+
+        const auto merge = runDpmix({"jobs", "merge", secret, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 4);
+        const QJsonObject merged = budgetOf(secret);
+        QCOMPARE(merged["releases"].toInt(), 9);  // 6 merged, 3 of the second attempt kept for good
+        QCOMPARE(merged["releases_from_this_file"].toInt(), 6);
+        QVERIFY(qAbs(merged["epsilon"].toDouble() - withAttempt) <= 1e-9 * withAttempt);
+        const QJsonArray open = merged["open_reservations"].toArray();
+        QCOMPARE(open.size(), 1);
+        const QJsonObject attempt = open.at(0).toObject()["attempt"].toObject();
+        QCOMPARE(attempt["unit"].toInt(), 0);
+        QCOMPARE(attempt["attempt"].toInt(), 2);
+        QVERIFY(attempt["kept"].toBool());
+        qInfo(
+            "secret grid on Slurm: epsilon %.6f after submission (6 releases), %.6f after the resubmitted attempt "
+            "(9), %.6f after the merge (9: 6 merged + 3 kept)",
+            gridEpsilon, withAttempt, merged["epsilon"].toDouble());
+
+        auto project = dpmix::project::ProjectFile::open(secret.toStdString(), dpmix::project::OpenMode::ReadOnly);
+        QVERIFY(project);
+        for (const auto& r : project->runs().value()) {
+            if (r.method == "proxy") continue;
+            const std::string ledger = project->ledgers(r.id).value().back().ledgerJson;
+            QVERIFY2(ledger.find("\"randomness\":\"secret\"") != std::string::npos, ledger.c_str());
+            QVERIFY2(ledger.find("seeded") == std::string::npos, ledger.c_str());
+        }
+        QVERIFY(project->verifyChain().value().ok);
+        const auto text = runDpmix({"budget", secret}, dir_.path());
+        QVERIFY2(text.out.contains("attempt 2 of unit 0") && text.out.contains("counted for good"),
+                 qPrintable(text.out));
     }
 
     void slurmSweepEqualsTheLocalSweep() {
