@@ -24,7 +24,8 @@ void RunActions::updateClusterEnabled(bool canRun) {
     const QString why = clusterUnavailable();
     cluster_->setEnabled(canRun && why.isEmpty());
     cluster_->setToolTip(why.isEmpty() ? tr("Submit Run DP-MixMin or Compare with baselines to Slurm as one job array, "
-                                            "one array task per seed (reproducible runs only; docs/CLUSTER.md)")
+                                            "one array task per seed (with secret randomness every attempt at a task "
+                                            "is a release of its own; docs/CLUSTER.md)")
                                        : why);
     cluster_->setStatusTip(cluster_->toolTip());
 }
@@ -55,11 +56,37 @@ QString RunActions::startEpsilonSweepOnCluster(const SweepScope& scope, const Cl
     return start(action);
 }
 
+namespace {
+
+// What a cluster run costs, by its randomness (docs/CLUSTER.md, "Secret runs"): a secret one is a
+// release and every attempt at a task is counted; a reproducible one is repeated for free.
+QString randomnessNote(bool reproducible) {
+    if (reproducible)
+        return "<p>" +
+               QObject::tr(
+                   "<b>Reproducible:</b> every task's DP noise derives from its seed, so the runs are not a "
+                   "release, and a task run again (Resubmit failed, a Slurm requeue) repeats them and costs "
+                   "nothing more.") +
+               "</p>";
+    return "<p>" +
+           QObject::tr(
+               "<b>Secret randomness: this is a release.</b> The whole grid's releases are reserved on the "
+               "data set's budget when you submit (refused over its cap). <b>Every attempt at a task is a "
+               "release of its own:</b> a task that is resubmitted (Resubmit failed) or requeued by Slurm "
+               "reserves its seed's releases again before it runs — refused over the cap — and they stay "
+               "counted even if its runs are never stored. The budget store must be on a file system the "
+               "nodes share; <i>dpmix budget</i> lists every attempt.") +
+           "</p>";
+}
+
+}  // namespace
+
 void RunActions::runSweepOnClusterDialog(const SweepScope& scope) {
     const widgets::RunParameters p = window_->document()->values();
     QString what = tr("<b>ε sweep</b> of the panel's study (%1) with seeds %2: one array task per seed, "
                       "each running every ε of its seed exactly as a local sweep does.")
-                       .arg(sweepScopeText(scope).toHtmlEscaped(), p.seeds.toHtmlEscaped());
+                       .arg(sweepScopeText(scope).toHtmlEscaped(), p.seeds.toHtmlEscaped()) +
+                   randomnessNote(p.reproducible);
     ClusterRunDialog dialog(what, 0, window_);
     dialog.hideStudyKind();  // the sweep is chosen already
     if (dialog.exec() != QDialog::Accepted) return;
@@ -73,11 +100,7 @@ void RunActions::runClusterDialog() {
                       "task, ε and method of its seed exactly as a local run does.")
                        .arg(p.epsilon)
                        .arg(p.seeds.toHtmlEscaped());
-    if (!p.reproducible)
-        what += "<p><b>" + tr("Tick \"Reproducible\" in the panel first:") + "</b> " +
-                tr("a cluster run's DP noise must derive from its seed so that a requeued task repeats it. Such runs "
-                   "are never releases.") +
-                "</p>";
+    what += randomnessNote(p.reproducible);
     ClusterRunDialog dialog(what, 0, window_);
     if (dialog.exec() != QDialog::Accepted) return;
     if (QString e = startOnCluster(dialog.studyKind(), dialog.submission()); !e.isEmpty())

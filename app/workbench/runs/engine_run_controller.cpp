@@ -237,31 +237,27 @@ Result<QList<StageJob>> EngineRunController::planClusterAction(const RunAction& 
                       "\" runs here only: Run on cluster takes Run DP-MixMin, Compare with baselines, "
                       "the ε sweep and the mixture audit.")
                          .toStdString()};
-    // A study run's secret DP randomness can be neither repeated by a requeued task nor recorded
-    // by the project, so a cluster run is seeded (and therefore never a release; docs/PRIVACY.md).
-    // The mixture audit is seeded by its own seed either way.
-    if (study && !p.reproducible)
-        return Error{
-            "Run on cluster runs reproducible runs only: tick \"Reproducible\" in the panel, so every array "
-            "task's DP noise derives from its run seed and the merged runs equal a local run's. A run with "
-            "secret randomness (a release) runs here."};
+    // A study run with secret randomness is a release: the engine reserves the grid at submission
+    // and every attempt at a task before it runs (docs/CLUSTER.md, "Secret runs"); the stage says so.
+    const QString randomness = p.reproducible ? QString() : tr("; secret randomness: every attempt is a release");
     switch (action.kind) {
         case RunKind::DpMixMin:
         case RunKind::CompareBaselines: {
             auto request = studyActionRequest(action);
             if (!request) return request.error();
-            return QList<StageJob>{clusterStudyJob(tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed)")
-                                                       .arg(label)
-                                                       .arg(p.epsilon)
-                                                       .arg(p.seeds),
-                                                   *request, *action.cluster)};
+            return QList<StageJob>{
+                clusterStudyJob(tr("Submit to Slurm: %1 (ε = %2, seeds %3; one array task per seed%4)")
+                                    .arg(label)
+                                    .arg(p.epsilon)
+                                    .arg(p.seeds, randomness),
+                                *request, *action.cluster)};
         }
         case RunKind::EpsilonSweep: {
             auto request = sweepRequestFor(p, action.sweep);
             if (!request) return request.error();
             return QList<StageJob>{
-                clusterStudyJob(tr("Submit to Slurm: ε sweep (%1), seeds %2; one array task per seed")
-                                    .arg(sweepScopeText(action.sweep), p.seeds),
+                clusterStudyJob(tr("Submit to Slurm: ε sweep (%1), seeds %2; one array task per seed%3")
+                                    .arg(sweepScopeText(action.sweep), p.seeds, randomness),
                                 *request, *action.cluster)};
         }
         case RunKind::Audit: {

@@ -64,8 +64,8 @@ struct PsgSettings {
 };
 
 /// "Run on cluster…": the action goes to Slurm as one job array instead of running here
-/// (docs/CLUSTER.md, "From the workbench"); Run DP-MixMin, Compare with baselines and the
-/// mixture audit only, and reproducible runs only.
+/// (docs/CLUSTER.md, "From the workbench"); Run DP-MixMin, Compare with baselines, the ε sweep
+/// and the mixture audit only. With secret randomness every attempt at a task is a release.
 struct ClusterSubmission {
     executor::cluster::SlurmOptions slurm;
     long long auditUnits = 8;  // the audit's array tasks (even: each world's runs in units/2 blocks)
