@@ -32,10 +32,10 @@ fi
 out="$root/docs/screenshots/journeys"
 work="$build/journeys"
 mkdir -p "$out" "$work"
-rm -f "$out"/reviewer-*.png "$out"/clinician-*.png "$out"/teacher-*.png
 functions=()
 IFS=',' read -ra chosen <<< "${JOURNEYS:-reviewer,clinician,teacher}"
-for j in "${chosen[@]}"; do functions+=("$j"); done
+# Only the walked journeys' screenshots are replaced (and their rows of summary.md).
+for j in "${chosen[@]}"; do functions+=("$j"); rm -f "$out/$j"-*.png; done
 export DPMIX_DATA_DIR="$root/data" DPMIX_JOURNEY_SHOTS="$out" DPMIX_JOURNEY_WORK="$work" DPMIX_JOURNEY_DEMO="$demo"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}" QT_QPA_PLATFORM=xcb
 # A journey trains models (the teacher's full-pipeline sweep: minutes): past Qt Test's 5-minute default.

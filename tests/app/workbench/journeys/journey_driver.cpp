@@ -208,15 +208,28 @@ bool waitFor(Journey& journey, const std::function<bool()>& done, int timeoutMs)
 
 void appendSummary(const QString& dir, const Journey& journey) {
     if (dir.isEmpty()) return;
+    // The journey's row replaces its earlier one; the other journeys' rows stay, so walking one
+    // journey again (JOURNEYS=clinician) keeps the table whole.
     QFile file(dir + QStringLiteral("/summary.md"));
-    const bool fresh = !file.exists();
-    if (!file.open(QIODevice::Append | QIODevice::Text)) return;
+    QStringList rows;
+    if (file.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        const QString prefix = QStringLiteral("| ") + journey.name() + QStringLiteral(" |");
+        for (const QString& line : QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts))
+            if (line.startsWith(QStringLiteral("| ")) && !line.startsWith(QStringLiteral("| journey |")) &&
+                !line.startsWith(prefix))
+                rows << line;
+        file.close();
+    }
+    rows << QStringLiteral("| %1 | %2 | %3 | %4 | %5 |")
+                .arg(journey.name())
+                .arg(journey.actions())
+                .arg(QString::number(journey.seconds(), 'f', 1), QString::number(journey.waitedSeconds(), 'f', 1))
+                .arg(journey.screenshots().size());
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) return;
     QTextStream out(&file);
-    if (fresh)
-        out << "| journey | user actions | wall time (s) | of which waiting for jobs/previews (s) | screenshots |\n"
-               "|---|---|---|---|---|\n";
-    out << "| " << journey.name() << " | " << journey.actions() << " | " << QString::number(journey.seconds(), 'f', 1)
-        << " | " << QString::number(journey.waitedSeconds(), 'f', 1) << " | " << journey.screenshots().size() << " |\n";
+    out << "| journey | user actions | wall time (s) | of which waiting for jobs/previews (s) | screenshots |\n"
+           "|---|---|---|---|---|\n";
+    for (const QString& row : rows) out << row << '\n';
 }
 
 }  // namespace dpmix::workbench::journeys

@@ -96,7 +96,8 @@ QString plainText(QString text);
 /// Waits until `done` holds (processing events), at most `timeoutMs`; adds the wait to the journey.
 bool waitFor(Journey& journey, const std::function<bool()>& done, int timeoutMs);
 
-/// Appends one journey's line to <dir>/summary.md (the table docs/WORKBENCH.md quotes).
+/// Writes one journey's row of <dir>/summary.md (the table docs/WORKBENCH.md quotes), replacing
+/// its earlier row and keeping the other journeys' rows.
 void appendSummary(const QString& dir, const Journey& journey);
 
 }  // namespace dpmix::workbench::journeys

@@ -185,10 +185,7 @@ private Q_SLOTS:
         work_ = qEnvironmentVariable("DPMIX_JOURNEY_WORK", scratch_.path());
         QVERIFY(QDir().mkpath(work_));
         shots_ = qEnvironmentVariable("DPMIX_JOURNEY_SHOTS");
-        if (!shots_.isEmpty()) {
-            QVERIFY(QDir().mkpath(shots_));
-            QFile::remove(shots_ + "/summary.md");
-        }
+        if (!shots_.isEmpty()) QVERIFY(QDir().mkpath(shots_));
     }
 
     void reviewer() {
@@ -269,7 +266,7 @@ private Q_SLOTS:
         const QString data = work_ + "/clinic-data";
         QDir(data).removeRecursively();
         QVERIFY(writeManifest(data + "/public-xrays", 400, 0, 1));
-        QVERIFY(writeManifest(data + "/hospital", 800, 2, 2));  // 400 patients, 2 images each
+        QVERIFY(writeManifest(data + "/hospital", 600, 3, 2));  // 200 patients, 3 images each
         const QString project = work_ + "/clinic-study.dpmix";
         QFile::remove(project);
         QDir(work_ + "/clinic-study.models").removeRecursively();
@@ -351,11 +348,11 @@ private Q_SLOTS:
             "two tasks, OK");
         QVERIFY(registerSource("Set sensitive data", data + "/hospital/manifest.csv", "hospital", true,
                                {{"fluid", {"Effusion", "Edema"}}, {"mass", {"Nodule", "Cardiomegaly"}}}, "sensitive"));
-        // The panel plans with the registered data at once: 80% of the 400 patients.
+        // The panel plans with the registered data at once: 80% of the 200 patients.
         dpmix::widgets::ParameterPanel* panel = parameterPanel(w);
         auto* n = panelEditor<QSpinBox>(panel, "n");
         QVERIFY(n);
-        QCOMPARE(n->value(), 320);
+        QCOMPARE(n->value(), 160);
         j.shot(&w, "registered");
 
         j.note("Panel: ε 1, ρ 0.3, seed 0, batch 32, 40 steps");
@@ -387,7 +384,7 @@ private Q_SLOTS:
         QCOMPARE(w.currentFile(), QFileInfo(project).absoluteFilePath());
         bool userLevel = false;
         for (const auto& s : w.project()->sources)
-            if (s.role == dpmix::project::SourceRole::Sensitive) userLevel = s.userLevel && s.facts.users == 400;
+            if (s.role == dpmix::project::SourceRole::Sensitive) userLevel = s.userLevel && s.facts.users == 200;
         QVERIFY(userLevel);
         j.shot(&w, "saved");
 
