@@ -4,6 +4,7 @@
 #include "engine/pipeline/mixture_records.h"
 #include "engine/pipeline/release_randomness.h"
 #include "engine/pipeline/run_storage.h"
+#include "engine/pipeline/stored_mixture.h"
 #include "engine/privacy/privacy_budget.h"
 #include "engine/project/project_budget.h"
 
@@ -411,13 +412,40 @@ Status reserveMixtureBudget(TextStudyRun& run, const pipeline::MixtureOutcome& o
     return std::nullopt;
 }
 
-// DP-MixMin on split A for every ε of one seed. Each run is stored with its ledger before its
-// mechanism starts (`started`: ε → run id) and completed with its λ after the loop; if it stops
-// (cancelled, or a later step fails), each run that had started is marked cancelled or failed and
-// keeps its ledger, so the budget counts what was spent.
+// The stored DP-MixMin releases of one seed that this downstream run reuses instead of learning
+// λ again: the image study's rule (pipeline/stored_mixture.h) on this seed's split A. None in a
+// mixture-only run or when asked to learn λ again.
+Result<pipeline::StoredMixtures> reusableMixtures(const TextStudyRun& run, const SeedObjective& so,
+                                                  const pipeline::MixtureOutcome& o, std::uint64_t seed) {
+    pipeline::StoredMixtures reused;
+    if (!run.settings.downstream || run.options.relearnMixture) return reused;
+    const auto runs = run.project.runs();
+    if (!runs) return runs.error();
+    const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
+    for (double eps : run.epsilons) {
+        auto params = textMixtureParams(run, so, o.task, eps, seed);
+        if (!params) return params.error();
+        // Text studies refuse sequential composition: the mixture spends the whole ε.
+        const pipeline::MixtureReuseQuery query{seed,
+                                                o.task,
+                                                eps,
+                                                eps,
+                                                run.mixtureConfig(dpName),
+                                                run.spec.privacy.composition,
+                                                pipeline::withSenderAddressUnit(mixmin::plannedLedgerEntry(*params)),
+                                                o.componentNames};
+        if (auto stored = pipeline::findStoredMixture(run.project, *runs, query))
+            reused.emplace(std::make_tuple(seed, o.task, eps), std::move(*stored));
+    }
+    return reused;
+}
+
+// DP-MixMin on split A for every ε of one seed that `reused` does not hold. Each run is stored
+// with its ledger before its mechanism starts (`started`: ε → run id) and completed with its λ
+// after the loop; if it stops (cancelled, or a later step fails), each run that had started is
+// marked cancelled or failed and keeps its ledger, so the budget counts what was spent.
 Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint64_t seed,
-                           const std::function<Result<double>(const Eigen::VectorXd&)>& testPerplexity,
-                           pipeline::MixtureOutcome& o, TextSeedDetails& details,
+                           const pipeline::StoredMixtures& reused, pipeline::MixtureOutcome& o,
                            std::map<double, long long>& started) {
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
     auto keepSpent = [&](project::RunStatus status, const std::string& why) {
@@ -426,6 +454,10 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
     auto learnPrivately = [&]() -> Status {
         for (double eps : run.epsilons) {
             throwIfCancelled(run.cancel);
+            if (reused.count({seed, o.task, eps})) {  // released by a stored run: nothing runs on split A
+                report(run.progress, {"mixture", ++run.doneRuns, run.totalRuns, "task " + o.task});
+                continue;
+            }
             auto params = textMixtureParams(run, so, o.task, eps, seed);
             if (!params) return params.error();
             const privacy::LedgerEntry planned = pipeline::withSenderAddressUnit(mixmin::plannedLedgerEntry(*params));
@@ -442,9 +474,6 @@ Status learnPrivateLambdas(TextStudyRun& run, const SeedObjective& so, std::uint
             if (!dp) return Error{"task '" + o.task + "', DP-MixMin: " + dp.error().message};
             pipeline::PrivateLambda p = pipeline::privateLambdaFrom(*dp, eps, seed, o.lambdaStar);
             p.ledgerEntry = pipeline::withSenderAddressUnit(p.ledgerEntry);
-            auto ppl = testPerplexity(p.lambda);
-            if (!ppl) return ppl.error();
-            details.perplexityDp.push_back(*ppl);
             o.privateLambdas.push_back(std::move(p));
             report(run.progress, {"mixture", ++run.doneRuns, run.totalRuns, "task " + o.task});
         }
@@ -483,10 +512,13 @@ Status storeTextSeedRuns(const TextStudyRun& run, const pipeline::MixtureOutcome
     if (auto e = pipeline::storeMixtureBaselines(project, o, s, run.spec.privacy.composition, config, perplexityOf))
         return e;
     const std::string dpName = methods::nameOf(methods::Method::DpMixMin);
-    // The DP-MixMin runs were stored with their ledger when their mechanism started: completed here.
+    // The DP-MixMin runs were stored with their ledger when their mechanism started: completed here
+    // (a reused λ is its own run's, stored there).
     for (std::size_t pi = 0; pi < o.privateLambdas.size(); ++pi) {
         const auto& p = o.privateLambdas[pi];
-        const long long id = started.at(p.epsilon);
+        const auto startedHere = started.find(p.epsilon);
+        if (startedHere == started.end()) continue;
+        const long long id = startedHere->second;
         if (auto e = pipeline::storePrivateLambda(project, id, o, p,
                                                   {{id, "test-perplexity", "", details.perplexityDp[pi]}}))
             return e;
@@ -510,8 +542,11 @@ Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const 
     auto testPerplexity = [&](const Eigen::VectorXd& lambda) -> Result<double> {
         return text::mixturePerplexity(testInputs, lambda);
     };
+    auto reused = reusableMixtures(run, *so, o, seed);
+    if (!reused) return reused.error();
     std::map<double, long long> started;  // ε → the DP-MixMin run stored when its mechanism started
-    if (auto e = learnPrivateLambdas(run, *so, seed, testPerplexity, o, details, started)) return e;
+    if (auto e = learnPrivateLambdas(run, *so, seed, *reused, o, started)) return e;
+    o = pipeline::withReusedLambdas(*reused, run.epsilons, d.task, seed, std::move(o), run.say);
     auto finish = [&]() -> Status {
         for (auto [lambda, target] : {std::pair{&o.lambdaStar, &details.perplexityStar},
                                       std::pair{&o.lambdaUniform, &details.perplexityUniform},
@@ -520,12 +555,22 @@ Status runTextSeed(TextStudyRun& run, const text::DomainProxies& proxies, const 
             if (!ppl) return ppl.error();
             *target = *ppl;
         }
+        for (const auto& p : o.privateLambdas) {
+            auto ppl = testPerplexity(p.lambda);
+            if (!ppl) return ppl.error();
+            details.perplexityDp.push_back(*ppl);
+        }
         return storeTextSeedRuns(run, o, seed, details, testInputs, started);
     };
     if (auto e = finish()) {
         markStartedRuns(run.project, started, project::RunStatus::Failed, e->message);  // λ computed, not stored
         return e;
     }
+    // The language-model stages' DP-MixMin runs carry each λ's entry marked with the run that
+    // released it — stored just now, or reused — so the budget counts it there, once.
+    if (run.settings.downstream)
+        for (auto& p : o.privateLambdas)
+            if (auto here = started.find(p.epsilon); here != started.end()) p.ledgerEntry.spentInRun = here->second;
     run.say("task '" + d.task + "', seed " + std::to_string(seed) + ": test perplexity lambda* " +
             std::to_string(details.perplexityStar) + ", uniform " + std::to_string(details.perplexityUniform) +
             ", random search " + std::to_string(details.perplexityRandomSearch));

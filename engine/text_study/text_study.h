@@ -36,6 +36,13 @@ struct TextStudySettings {
     std::size_t maxTrainingBytesPerDomain = 0;         // cap on each proxy's training text (0 = all)
     std::size_t maxTokensPerDocument = 256;            // scored positions per document (objective and perplexity)
     long long defaultUserGroupSize = 15;               // G_ULS when the spec gives none (the paper's value)
+    // The mixture feeds the language-model stages (dpmix-text --export-tokens). A DP-MixMin λ the
+    // project already released for the same seed, ε and settings is then reused instead of learned
+    // (and spent) again — the image study's rule, pipeline/stored_mixture.h — unless
+    // StudyRunOptions::relearnMixture; every λ's entry is marked with the run that released it, so
+    // the language-model run that carries it is not counted again (docs/PRIVACY.md, "Reusing a
+    // released mixture").
+    bool downstream = false;
 };
 
 /// What one run seed produced beyond the common MixtureOutcome.

@@ -13,6 +13,7 @@
 #include "tests/support/own_budget_store.h"
 #include "tests/support/unit_test.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -104,6 +105,52 @@ TextStudySettings tinySettings() {
     s.tokenizerBytesPerDomain = 1 << 20;
     s.maxTokensPerDocument = 64;
     return s;
+}
+
+// The mixture of a downstream run (dpmix-text --export-tokens).
+TextStudySettings downstreamSettings() {
+    TextStudySettings s = tinySettings();
+    s.downstream = true;
+    return s;
+}
+
+[[noreturn]] void fatal(const std::string& message) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::abort();
+}
+
+std::vector<long long> dpMixMinRuns(const project::ProjectFile& p) {
+    std::vector<long long> ids;
+    for (const auto& r : p.runs().value())
+        if (r.method == "dp-mixmin") ids.push_back(r.id);
+    return ids;
+}
+
+privacy::LedgerEntry onlyEntry(const project::ProjectFile& p, long long run) {
+    const auto records = p.ledgers(run).value();
+    if (records.empty()) fatal(dpmix::test_support::str("run ", run, " has no ledger"));
+    const auto ledger = privacy::ledgerFromJson(records.back().ledgerJson).value();
+    if (ledger.entries().size() != 1) fatal(dpmix::test_support::str("run ", run, ": not one entry"));
+    return ledger.entries().front();
+}
+
+std::vector<double> privateLambda(const project::ProjectFile& p, long long run) {
+    for (const auto& l : p.lambdas(run).value())
+        if (l.kind == "private") return l.values;  // DP-MixMin's λ
+    fatal(dpmix::test_support::str("run ", run, " stores no private lambda"));
+}
+
+std::size_t budgetReleases(const project::ProjectFile& p) { return project::projectBudget(p).value().releases.size(); }
+
+std::vector<double> asVector(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
+
+// A mixture-only run of seed 0 at ε = 1, then its release: the one DP-MixMin run.
+long long releaseOneMixture(project::ProjectFile& proj, const StudyRunOptions& options) {
+    auto first = runTextStudy(proj, options, tinySettings());
+    if (!first) fatal(first.error().message);
+    const auto ids = dpMixMinRuns(proj);
+    if (ids.size() != 1) fatal("the mixture-only run stored no single DP-MixMin run");
+    return ids.front();
 }
 
 }  // namespace
@@ -215,6 +262,91 @@ private Q_SLOTS:
         }
         QCOMPARE(dpRuns, 2);
         QCOMPARE(proxyRuns, 1);
+    }
+
+    // #45 item 2, text studies: the mixture of a downstream run (dpmix-text --export-tokens)
+    // reuses the DP-MixMin λ a mixture-only run released for the same seed, ε and settings — bit
+    // for bit, no second mechanism on split A, its entry carried marked with the run that spent
+    // it, the budget counting one release; --relearn-mixture learns and spends again (marked with
+    // its own new run). Fails on the old code, which learned, stored and charged a second
+    // DP-MixMin run.
+    void aDownstreamMixtureReusesTheReleasedLambda() {
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
+        auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
+        QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.seeds = {0};
+        options.randomSearchCandidates = 5;
+        const long long released = releaseOneMixture(proj, options);
+        const privacy::LedgerEntry releasedEntry = onlyEntry(proj, released);
+        const std::vector<double> releasedLambda = privateLambda(proj, released);
+        QCOMPARE(budgetReleases(proj), std::size_t(1));
+
+        std::vector<std::string> said;
+        auto reusing = runTextStudy(proj, options, downstreamSettings(), {}, {},
+                                    [&](const std::string& line) { said.push_back(line); });
+        QVERIFY2(reusing.ok(), reusing.ok() ? "" : reusing.error().message.c_str());
+        const auto& p = reusing->study.mixtures.at(0).outcome.privateLambdas.at(0);
+        QCOMPARE(asVector(p.lambda), releasedLambda);  // bit for bit
+        QCOMPARE(p.ledgerEntry.spentInRun, released);
+        QVERIFY(privacy::sameRelease(p.ledgerEntry, releasedEntry));
+        QCOMPARE(reusing->seeds.at(0).perplexityDp.size(), std::size_t(1));
+        QCOMPARE(dpMixMinRuns(proj), std::vector<long long>{released});  // no second mechanism
+        bool toldTheUser = false;
+        for (const auto& line : said)
+            toldTheUser |= line.find("reused from run " + std::to_string(released)) != std::string::npos;
+        QVERIFY(toldTheUser);
+        QCOMPARE(budgetReleases(proj), std::size_t(1));
+
+        // Asked to learn again: a new mechanism on split A, its own run, counted.
+        options.relearnMixture = true;
+        auto relearned = runTextStudy(proj, options, downstreamSettings());
+        QVERIFY2(relearned.ok(), relearned.ok() ? "" : relearned.error().message.c_str());
+        const auto ids = dpMixMinRuns(proj);
+        QCOMPARE(ids.size(), std::size_t(2));
+        const auto& again = relearned->study.mixtures.at(0).outcome.privateLambdas.at(0);
+        QCOMPARE(again.ledgerEntry.spentInRun, ids.back());  // the language-model run carries it: counted there
+        QCOMPARE(asVector(again.lambda), privateLambda(proj, ids.back()));
+        QCOMPARE(budgetReleases(proj), std::size_t(2));
+    }
+
+    // A stored release is reused only when it is the mechanism DP-MixMin would run now: another ρ
+    // (another configuration and split A), another accountant (another entry under the same
+    // configuration), or a stored entry altered in one number, and λ is learned and spent again.
+    void aMismatchedReleaseIsNotReused_data() {
+        QTest::addColumn<QString>("change");
+        QTest::newRow("rho") << "rho";
+        QTest::newRow("accountant") << "accountant";
+        QTest::newRow("altered entry") << "altered entry";
+    }
+    void aMismatchedReleaseIsNotReused() {
+        QFETCH(QString, change);
+        dpmix::test_support::TempDir dir;
+        const fs::path root = dir.path();
+        auto created = project::createProjectFromSpecFile(writeProject(root), root / "tiny.dpmix", summarizer());
+        QVERIFY(created.ok());
+        project::ProjectFile proj = std::move(created).value();
+        StudyRunOptions options;
+        options.seeds = {0};
+        options.randomSearchCandidates = 5;
+        const long long released = releaseOneMixture(proj, options);
+        if (change == "rho") options.rho = 0.4;
+        if (change == "accountant") options.accountant = privacy::Accountant::Rdp;  // the spec's is PRV
+        if (change == "altered entry") {
+            privacy::LedgerEntry altered = onlyEntry(proj, released);
+            altered.sigma *= 1.0 + 1e-9;
+            privacy::Ledger ledger(privacy::Composition::Parallel);
+            ledger.record(altered);
+            QVERIFY(proj.recordLedger(released, ledger).ok());
+        }
+        auto learned = runTextStudy(proj, options, downstreamSettings());
+        QVERIFY2(learned.ok(), learned.ok() ? "" : learned.error().message.c_str());
+        const auto ids = dpMixMinRuns(proj);
+        QCOMPARE(ids.size(), std::size_t(2));
+        QCOMPARE(learned->study.mixtures.at(0).outcome.privateLambdas.at(0).ledgerEntry.spentInRun, ids.back());
+        QCOMPARE(budgetReleases(proj), std::size_t(2));
     }
 
     void theBudgetCapStopsTheSecondSeedBeforeItsMechanism() {
