@@ -337,7 +337,7 @@ void registerRunCommand(CLI::App& app, CommandContext& ctx) {
                   "print how long the run would take on this machine (its planned work times a training step timed "
                   "now on random pixels) and run nothing");
     run->add_flag("--relearn-mixture", args->relearnMixture,
-                  "image studies, downstream stages with dp-mixmin: learn DP-MixMin's lambda again (and spend "
+                  "downstream stages (image and text studies): learn DP-MixMin's lambda again (and spend "
                   "again) even where the project already released it for the same seed, task, epsilon and "
                   "settings (default: that release is reused, no second spend)");
     run->add_flag("--keep-tokens", args->keepTokens,

@@ -122,9 +122,10 @@ std::vector<std::string> textChildArguments(const project::ProjectFile& project,
     if (!given.seeds.empty()) args.insert(args.end(), {"--seed", given.seeds});
     if (options.reproducible.value_or(false)) args.emplace_back("--reproducible");
     if (options.accountant) args.insert(args.end(), {"--accountant", privacy::toString(*options.accountant)});
-    if (downstream)
-        args.emplace_back("--export-tokens");
-    else if (given.json)
+    if (downstream) {
+        args.emplace_back("--export-tokens");  // the mixture reuses a released λ unless told otherwise
+        if (options.relearnMixture) args.emplace_back("--relearn-mixture");
+    } else if (given.json)
         args.emplace_back("--json");
     return args;
 }

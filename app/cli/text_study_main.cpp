@@ -3,9 +3,11 @@
 // (3.14) and exports its symbols, while LibTorch loads the system protobuf (3.21): one process
 // holding both aborts at start-up. This program links no LibTorch.
 //   dpmix-text run SPEC_OR_PROJECT [--stages proxies,mixture] [--epsilon E,...] [--rho R]
-//                  [--seed S,...] [--json] [--export-tokens]
+//                  [--seed S,...] [--json] [--export-tokens] [--relearn-mixture]
 // --export-tokens writes the token cache <project>.tokens/ (text_downstream_tokens.h) that the
-// LibTorch process (`dpmix run ... --stages ...,pretrain,finetune,evaluate`) trains the LM from.
+// LibTorch process (`dpmix run ... --stages ...,pretrain,finetune,evaluate`) trains the LM from;
+// its mixture then reuses a DP-MixMin λ the project already released (TextStudySettings::downstream)
+// unless --relearn-mixture.
 #include "app/cli/argument_checks.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/mixture_json.h"
@@ -33,7 +35,7 @@ namespace {
 
 struct TextArgs {
     std::string project, stages = "proxies,mixture", epsilons, rho, seeds;
-    bool json = false, exportTokens = false, reproducible = false;
+    bool json = false, exportTokens = false, reproducible = false, relearnMixture = false;
     std::string accountant;  // empty: the spec's
 };
 
@@ -41,6 +43,7 @@ Result<pipeline::StudyRunOptions> textStudyOptions(const TextArgs& args) {
     pipeline::StudyRunOptions options;
     options.stages = cli::splitList(args.stages);
     if (args.reproducible) options.reproducible = true;
+    options.relearnMixture = args.relearnMixture;
     if (!args.accountant.empty()) {
         privacy::Accountant accountant;
         privacy::parseAccountant(args.accountant, accountant);  // CLI11 admitted only rdp and prv
@@ -145,12 +148,14 @@ int executeTextRun(const TextArgs& args) {
         if (e.total > 0 && (e.done == e.total || e.done % std::max<long long>(1, e.total / 10) == 0))
             std::cerr << "[" << e.stage << "] " << e.done << "/" << e.total << '\n';
     };
+    text_study::TextStudySettings settings;
+    settings.downstream = args.exportTokens;  // the language-model stages follow: a released λ is reused
     text_study::TextStudyReport report;
-    const int code = cli::runInterruptible(
-        "dpmix run", "the run in flight is marked cancelled in " + project.path().string(), cancel, progress, report,
-        [&](const auto& p, const auto& c, const auto& log) {
-            return text_study::runTextStudy(project, *options, text_study::TextStudySettings{}, p, c, log);
-        });
+    const int code =
+        cli::runInterruptible("dpmix run", "the run in flight is marked cancelled in " + project.path().string(),
+                              cancel, progress, report, [&](const auto& p, const auto& c, const auto& log) {
+                                  return text_study::runTextStudy(project, *options, settings, p, c, log);
+                              });
     if (code != 0) return code;
     std::string tokenCache;
     if (args.exportTokens) {
@@ -189,7 +194,11 @@ int runTextMain(int argc, char** argv) {
         ->check(CLI::IsMember({"rdp", "prv"}));
     run->add_flag("--export-tokens", args.exportTokens,
                   "after the mixture stage, write the tokenised corpora, splits and lambdas to <project>.tokens/ "
-                  "for the language-model stages of `dpmix run`");
+                  "for the language-model stages of `dpmix run`; a DP-MixMin lambda the project already released "
+                  "for the same seed, epsilon and settings is then reused (no second spend)");
+    run->add_flag("--relearn-mixture", args.relearnMixture,
+                  "with --export-tokens: learn DP-MixMin's lambda again (and spend again) even where the project "
+                  "already released it");
     cli::addSharedChecks(app);
     try {
         app.parse(argc, argv);

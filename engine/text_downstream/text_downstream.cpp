@@ -22,14 +22,19 @@ namespace {
 // One text downstream run's releases (its λ's entries and its planned fine-tuning) reserved on
 // the data set's budget before anything is stored; refused over the cap. Counted as the stored
 // run will be: its config names no ρ split, so its entries count against everyone
-// (conservative). A run with a non-private step is no release: nothing is reserved.
+// (conservative), and a λ's entry carried from the run that released it (spent_in_run) is not
+// planned again when that run holds it (project::carriedReleases, as the budget reads it). A run
+// with a non-private step is no release: nothing is reserved.
 Result<project::BudgetReservation> reserveTextRunBudget(project::ProjectFile& project, const privacy::Ledger& ledger,
                                                         const privacy::LedgerEntry& finetune) {
+    auto runs = project::runLedgersOf(project);
+    if (!runs) return runs.error();
+    const auto carried = project::carriedReleases(ledger, *runs);
     std::vector<privacy::BudgetRelease> planned;
     for (const auto& e : ledger.entries()) {
         if (e.mechanism == privacy::MechanismKind::NonPrivate)
             return project::reserveBudget(project, {}, std::nullopt, "");
-        planned.push_back({0, "planned", "", e});
+        if (std::find(carried.begin(), carried.end(), &e) == carried.end()) planned.push_back({0, "planned", "", e});
     }
     planned.push_back({0, "planned", "", pipeline::withSenderAddressUnit(finetune)});
     return project::reserveBudget(project, planned, std::nullopt, "dpmix-text run: downstream");
@@ -251,9 +256,12 @@ Status runTextMethod(TextDownstreamContext& c, SeedData& seed, const text_tokens
     if (!fine) return Error{method + ", eps " + std::to_string(eps) + ": " + fine.error().message};
     auto reservation = reserveTextRunBudget(c.project, ledger, *fine);
     if (!reservation) return reservation.error();
+    std::string released;  // the λ's release, when a run of its own made it
+    for (const auto& e : plan->mixtureEntries)
+        if (e.spentInRun > 0) released = " (lambda: run " + std::to_string(e.spentInRun) + "'s release, reused here)";
     c.say(method + ", eps " + std::to_string(eps) + ", seed " + std::to_string(seed.mixtures.seed) + ": " +
-          (plan->lambda ? "pretraining on the mixture, " : "no pretraining, ") + "user-level DP fine-tuning on " +
-          std::to_string(users.size()) + " users (split " + ft.split + ")");
+          (plan->lambda ? "pretraining on the mixture" + released + ", " : "no pretraining, ") +
+          "user-level DP fine-tuning on " + std::to_string(users.size()) + " users (split " + ft.split + ")");
     TextDownstreamRun out;
     out.method = method;
     out.seed = seed.mixtures.seed;

@@ -4,6 +4,7 @@
 // with another tokenizer is refused before anything is stored.
 #include "engine/data/sha256.h"
 #include "engine/privacy/ledger_json.h"
+#include "engine/project/project_budget.h"
 #include "engine/text_downstream/text_downstream.h"
 
 #include "tests/support/unit_test.h"
@@ -46,6 +47,11 @@ std::vector<project::SourceFacts> textFacts() {
     return {pub, pub, priv};
 }
 
+// The mixture mechanism whose λ the tiny cache holds.
+privacy::LedgerEntry tinyMixtureEntry() {
+    return privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::User, 0.5, 3.0, 10, 1e-5, 0.01);
+}
+
 TokenCache tinyCache(const std::string& tokenizerHash) {
     TokenCache c;
     c.task = "mail";
@@ -69,7 +75,7 @@ TokenCache tinyCache(const std::string& tokenizerHash) {
     s.lambdaUniform = {0.5, 0.5};
     s.lambdaRandomSearch = {0.7, 0.3};
     privacy::Ledger mixture;
-    mixture.record(privacy::gaussianEntry("mixture", "A", privacy::PrivacyUnit::User, 0.5, 3.0, 10, 1e-5, 0.01));
+    mixture.record(tinyMixtureEntry());
     s.privateLambdas.push_back({1.0, {0.8, 0.2}, privacy::ledgerToJson(mixture)});
     c.seeds.push_back(s);
     return c;
@@ -101,6 +107,19 @@ privacy::Ledger storedLedger(project::ProjectFile& p, long long run) {
     if (!ledgers || ledgers->empty()) fatal(dpmix::test_support::str("run ", run, " has no ledger"));
     return privacy::ledgerFromJson(ledgers->back().ledgerJson).value();
 }
+
+// The tiny cache with its λ's entry carried from run `released` (as dpmix-text exports a λ that
+// run released), the entry being `entry`.
+TokenCache cacheCarrying(long long released, privacy::LedgerEntry entry) {
+    TokenCache c = tinyCache(data::sha256Hex(kTokenizerBytes));
+    entry.spentInRun = released;
+    privacy::Ledger mixture;
+    mixture.record(entry);
+    c.seeds.at(0).privateLambdas.at(0).ledgerJson = privacy::ledgerToJson(mixture);
+    return c;
+}
+
+std::size_t budgetReleases(const project::ProjectFile& p) { return project::projectBudget(p).value().releases.size(); }
 
 }  // namespace
 
@@ -181,6 +200,52 @@ private Q_SLOTS:
         QVERIFY(std::isinf(r->runs[2].ledgerEpsilon));
         QVERIFY(!std::isinf(r->runs[1].ledgerEpsilon));
         QVERIFY(r->runs[1].ledgerEpsilon <= 1.0 + 1e-6);
+    }
+
+    // #45 item 2, text studies: a λ the mixture stage took from the run that released it (its entry
+    // marked spent_in_run) is carried into the DP-MixMin run's ledger and counted once, in that
+    // run: the run's reservation plans only its fine-tuning, and the budget grows by that alone.
+    // An entry that is not the release that run holds (altered) is counted here. Fails on the old
+    // code, which reserved the mixture again with the fine-tuning.
+    void aReusedLambdaIsCountedInTheRunThatReleasedIt() {
+        auto release = project_->addRun({"dp-mixmin", "mail", 1.0, 0, R"({"stage":"mixture","rho":0.5})"});
+        QVERIFY(release.ok());
+        QVERIFY(project_->setRunStatus(*release, project::RunStatus::Running).ok());
+        privacy::Ledger spent;
+        spent.record(tinyMixtureEntry());
+        QVERIFY(project_->recordLedger(*release, spent).ok());
+        QVERIFY(project_->addLambda({*release, "private", {"news", "code"}, {0.8, 0.2}}).ok());
+        QVERIFY(project_->setRunStatus(*release, project::RunStatus::Done).ok());
+        const std::size_t before = budgetReleases(*project_);
+
+        std::vector<std::vector<privacy::BudgetRelease>> reserved;  // the open reservations, mid-run
+        auto progress = [&](const ProgressEvent&) {
+            if (!reserved.empty()) return;
+            for (const auto& r : project::projectBudget(*project_).value().reservations)
+                if (r.open) reserved.push_back(r.planned);
+        };
+        auto r = runTextDownstream(*project_, cacheCarrying(*release, tinyMixtureEntry()), {"dp-mixmin"}, {1.0},
+                                   tinySettings(), progress);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        const auto ledger = storedLedger(*project_, r->runs.at(0).runId);
+        QCOMPARE(ledger.entries().size(), std::size_t(2));
+        QCOMPARE(ledger.entries()[0].spentInRun, *release);
+        QVERIFY(privacy::sameRelease(ledger.entries()[0], tinyMixtureEntry()));
+        QCOMPARE(ledger.entries()[1].stage, std::string("finetune"));
+        QCOMPARE(reserved.size(), std::size_t(1));
+        QCOMPARE(reserved[0].size(), std::size_t(1));
+        QCOMPARE(reserved[0][0].entry.stage, std::string("finetune"));
+        QCOMPARE(budgetReleases(*project_), before + 1);
+
+        // The same reference on an entry that differs in one number: not that run's release.
+        privacy::LedgerEntry altered = tinyMixtureEntry();
+        altered.sigma = 3.5;
+        reserved.clear();
+        auto counted = runTextDownstream(*project_, cacheCarrying(*release, altered), {"dp-mixmin"}, {1.0},
+                                         tinySettings(), progress);
+        QVERIFY2(counted.ok(), counted.ok() ? "" : counted.error().message.c_str());
+        QCOMPARE(reserved.at(0).size(), std::size_t(2));
+        QCOMPARE(budgetReleases(*project_), before + 1 + 2);
     }
 
 private:
