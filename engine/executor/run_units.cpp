@@ -326,7 +326,9 @@ Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& froz
     pipeline::StudyRunOptions options = frozen->options;
     options.seeds = {seed};
     // Secret randomness: this attempt is a release of its own, recorded in the data owner's
-    // store before anything of the unit runs (unit_attempts.h); the runner then reserves nothing.
+    // store before anything of the unit runs (unit_attempts.h). Seeded: the grid's reservation
+    // holds the unit's releases, and running it again releases nothing new. Either way the runner
+    // reserves nothing more (a second reservation of the same releases could refuse a grid at its cap).
     project::AttemptGrant attempt;
     if (frozen->unitBudget) {
         auto granted = reserveUnitAttempt(*frozen->unitBudget, unit, seed);
@@ -334,8 +336,8 @@ Result<std::string> runStudyUnit(const fs::path& jobDir, const std::string& froz
             return Error{"unit " + std::to_string(unit) + " (seed " + std::to_string(seed) +
                          "): " + granted.error().message};
         attempt = *granted;
-        options.budgetReservedByCaller = true;
     }
+    options.budgetReservedByCaller = true;
     auto done = runOnScratchCopy(jobDir, unit, frozen->afterRun, [&](project::ProjectFile& scratch) -> Status {
         auto report = pipeline::runStudy(scratch, options);
         if (!report) return Error{"seed " + std::to_string(seed) + ": " + report.error().message};

@@ -57,9 +57,10 @@ struct StudyRunOptions {
     // run is refused when the data set's total would exceed it, the spec's privacy.budget or the
     // budget store's cap, whichever is smallest.
     std::optional<double> budgetCap;
-    // The caller holds the run's reservation already (a Slurm unit's attempt, reserved in the data
-    // owner's store before it starts: engine/executor/unit_attempts.h): the runner plans and checks
-    // the mechanisms as always but neither reserves nor settles. Never set from user input.
+    // The caller holds the run's reservation already (a Slurm unit: its grid's reservation, and
+    // with secret randomness its attempt's, reserved before it starts: engine/executor/unit_attempts.h):
+    // the runner plans and checks the mechanisms as always but neither reserves nor settles.
+    // Never set from user input.
     bool budgetReservedByCaller = false;
     ProxyOptions proxy;  // its device is replaced by `device`
     long long randomSearchCandidates = 100;

@@ -7,6 +7,7 @@
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
 #include "engine/pipeline/study_runner.h"
+#include "engine/project/project_budget.h"
 #include "engine/project/project_opener.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 #include "unit_job_fixture.h"
@@ -256,6 +257,29 @@ private Q_SLOTS:
         ao.methods = {"uniform"};
         ao.adamix = AdamixStageValues{4, 0.5};
         QVERIFY(clusterEqualsLocal(a, ao, "staged-adamix-local").size() >= 1);
+    }
+
+    void aGridAtItsCapRunsItsUnits() {
+        // The grid's reservation holds its units' releases: a unit does not reserve them a second
+        // time (which, composed with the grid's own plan, would pass the cap and refuse the unit).
+        auto p = freshProject("at-cap", true, "3");
+        auto o = gridOptions();
+        o.seeds = {1};  // ε ≈ 2.68 of a cap of 3 (below); twice that is over it
+        auto frozen = freezeStudyRun(p, o);
+        QVERIFY2(frozen.ok(), frozen.ok() ? "" : frozen.error().message.c_str());
+        const auto units = studyRunWorkUnits({1});
+        auto job = cluster::submitJob(p, cluster::JobKind::Run, *frozen, units, {}, false,
+                                      [&](const fs::path& d) { return snapshotProject(p, d); });
+        QVERIFY(job.ok());
+        auto e = cluster::runWorkerUnit(job->dir, 0, 1);
+        QVERIFY2(!e, e ? e->message.c_str() : "");
+        auto merged = cluster::mergeJobs(p);
+        QVERIFY2(merged.ok(), merged.ok() ? "" : merged.error().message.c_str());
+        QCOMPARE(merged->front().runIds.size(), std::size_t{2});
+        const auto budget = project::projectBudget(p).value();
+        QVERIFY(budget.reservations.empty());  // settled by the merge
+        QCOMPARE(budget.total.releases, 3LL);
+        QVERIFY(budget.total.epsilon <= 3.0);
     }
 
     void aGridOverTheBudgetCapIsRefusedAsAWhole() {
