@@ -3,8 +3,10 @@
 #include "app/cli/command.h"
 #include "engine/distributed/local_ranks.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 namespace dpmix::cli {
 namespace {
@@ -56,6 +58,8 @@ std::unique_ptr<pipeline::ScopedDpSgdOnRanks> installLocalRanks(int ranks) {
     distributed::LocalRankSettings settings;
     settings.program = thisProgram();
     settings.ranks = ranks;
+    // The children share this machine's cores (rank 0 keeps --threads).
+    settings.threadsPerRank = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks);
     pipeline::DpSgdOnRanks runner;
     runner.ranks = ranks;
     runner.finetune = [settings](train::Model& model, const train::ImageView& images, std::span<const int> labels,

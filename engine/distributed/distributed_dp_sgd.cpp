@@ -27,7 +27,7 @@ std::string digestOf(const std::vector<const at::Tensor*>& tensors) {
 // The group as the training loop sees it (train/detail/rank_exchange.h).
 class GroupExchange final : public train::detail::RankExchange {
 public:
-    GroupExchange(RankGroup& group, long long checkEvery) : group_(group.impl()), checkEvery_(checkEvery) {}
+    GroupExchange(RankGroup& group, const RankedRunChecks& checks) : group_(group.impl()), checks_(checks) {}
 
     int rank() const override { return group_.rank; }
     int world() const override { return group_.world; }
@@ -35,10 +35,12 @@ public:
 
     void afterStep(long long t, const std::vector<at::Tensor*>& params,
                    const std::vector<at::Tensor>& buffers) override {
-        if (checkEvery_ <= 0 || t % checkEvery_ != 0) return;
-        std::vector<const at::Tensor*> state(params.begin(), params.end());
-        for (const at::Tensor& b : buffers) state.push_back(&b);
-        checkSameOnEveryRank(digestOf(state), t);
+        if (checks_.stateCheckEvery > 0 && t % checks_.stateCheckEvery == 0) {
+            std::vector<const at::Tensor*> state(params.begin(), params.end());
+            for (const at::Tensor& b : buffers) state.push_back(&b);
+            checkSameOnEveryRank(digestOf(state), t);
+        }
+        if (checks_.afterEachStep) checks_.afterEachStep(t);
     }
 
 private:
@@ -60,7 +62,7 @@ private:
     }
 
     RankGroup::Impl& group_;
-    long long checkEvery_;
+    const RankedRunChecks& checks_;
 };
 
 // Every rank starts from rank 0's parameters (initialisation or pretraining may differ by rank).
@@ -80,7 +82,7 @@ Result<train::FinetuneResult> finetuneDpSgdAcrossRanks(RankGroup& group, train::
                                                        const RankedRunChecks& checks, const ProgressCallback& progress,
                                                        const CancellationToken& cancel) {
     if (auto e = startFromRankZero(group, model)) return *e;
-    GroupExchange exchange(group, checks.stateCheckEvery);
+    GroupExchange exchange(group, checks);
     try {
         return train::detail::finetuneDpSgdOnRank(model, images, labels, userOfImage, params, ledger, exchange,
                                                   progress, cancel);

@@ -16,6 +16,7 @@
 #include "engine/train/model.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -25,6 +26,9 @@ struct RankedRunChecks {
     // > 0: every this many steps the ranks compare a SHA-256 of their parameters and momentum
     // buffers, and the run fails on a difference (tests; a few ms per check on small models).
     long long stateCheckEvery = 0;
+    // Called on this rank after each step t (1-based), once the update is applied: per-step timing
+    // (bench/bench_ddp_step). Empty: nothing.
+    std::function<void(long long)> afterEachStep;
 };
 
 /// One rank's part of the run. `userOfImage` empty: example level; else user level (a user's

@@ -11,16 +11,14 @@
 namespace dpmix::distributed {
 namespace {
 
-std::vector<std::string> rankArguments(int port, int rank, int world, std::chrono::milliseconds timeout) {
-    return {"rank",
-            "--port",
-            std::to_string(port),
-            "--rank",
-            std::to_string(rank),
-            "--ranks",
-            std::to_string(world),
-            "--timeout-ms",
-            std::to_string(timeout.count())};
+std::vector<std::string> rankArguments(const LocalRankSettings& settings, int port, int rank) {
+    std::vector<std::string> args;
+    if (settings.threadsPerRank > 0) args = {"--threads", std::to_string(settings.threadsPerRank)};
+    for (std::string a : {std::string("rank"), std::string("--port"), std::to_string(port), std::string("--rank"),
+                          std::to_string(rank), std::string("--ranks"), std::to_string(settings.ranks),
+                          std::string("--timeout-ms"), std::to_string(settings.timeout.count())})
+        args.push_back(std::move(a));
+    return args;
 }
 
 // Rank 0's error, with what became of the children when one of them ended first (the cause a
@@ -57,16 +55,14 @@ Result<train::FinetuneResult> finetuneOnLocalRanks(const LocalRankSettings& sett
     RankStore store = *hosted;  // a handle: the copy shares the store
     ChildRanks children;        // killed and reaped on every way out, a cancellation included
     for (int r = 1; r < settings.ranks; ++r)
-        if (auto e =
-                children.start(r, settings.program, rankArguments(store.port(), r, settings.ranks, settings.timeout)))
-            return *e;
+        if (auto e = children.start(r, settings.program, rankArguments(settings, store.port(), r))) return *e;
     auto joined = RankGroup::join(store, 0, settings.ranks);
     if (!joined) return withChildren(joined.error(), children);
     RankGroup group = *joined;
     if (auto e = sendRankJob(store, group, jobOf(model, images, labels, userOfImage, params)))
         return withChildren(*e, children);
-    auto result =
-        finetuneDpSgdAcrossRanks(group, model, images, labels, userOfImage, params, ledger, {}, progress, cancel);
+    auto result = finetuneDpSgdAcrossRanks(group, model, images, labels, userOfImage, params, ledger, settings.checks,
+                                           progress, cancel);
     if (!result) return withChildren(result.error(), children);
     if (auto e = children.finish(settings.timeout)) return Error{"data-parallel DP-SGD: " + e->message};
     return result;

@@ -8,6 +8,7 @@
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
+#include "engine/distributed/distributed_dp_sgd.h"
 #include "engine/distributed/rank_group.h"
 #include "engine/privacy/ledger.h"
 #include "engine/train/dp_sgd.h"
@@ -30,6 +31,9 @@ struct LocalRankSettings {
     std::string program;  // this program's path (/proc/self/exe), run as `program rank …`
     int ranks = 2;
     std::chrono::milliseconds timeout = kRankTimeout;
+    // > 0: torch threads of each child rank (`program --threads N rank …`); rank 0 keeps its own.
+    int threadsPerRank = 0;
+    RankedRunChecks checks;  // rank 0's (state digests, per-step timing)
 };
 
 /// One fine-tuning across `settings.ranks` local ranks, this process as rank 0 (the arguments as
