@@ -118,7 +118,8 @@ inline PrivateLambda reusedPrivateLambda(const StoredMixture& stored, double eps
 }
 
 /// The released λ of every ε of `epsilons`, in order: learned now (`learnedNow.privateLambdas`
-/// holds those, in order) or taken from its stored run (each said to `say`).
+/// holds those, in order) or taken from its stored run (each said to `say`). `task` must not refer
+/// into the outcome moved in as `learnedNow` (moving it empties that string before it is read).
 inline MixtureOutcome withReusedLambdas(const StoredMixtures& reused, const std::vector<double>& epsilons,
                                         const std::string& task, std::uint64_t seed, MixtureOutcome learnedNow,
                                         const std::function<void(const std::string&)>& say) {
