@@ -28,6 +28,9 @@ namespace {
 
 constexpr const char* kRunGridFormat = "dpmix-run-grid/1";
 constexpr const char* kProjectName = "project.dpmix";
+// How a grid's reservation reads in the store's listings (dpmix budget): its submitting process
+// ends at once, and the merge settles it.
+constexpr const char* kGridReservation = "Slurm run grid, settled by dpmix jobs merge";
 
 json optionsJson(const pipeline::StudyRunOptions& o) {
     json eps = json::array();
@@ -253,17 +256,17 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline
     // With secret randomness each unit's own releases are planned too: its later attempts reserve them again.
     std::optional<project::BudgetReservation> reservation;
     std::map<std::uint64_t, std::vector<privacy::BudgetRelease>> plans;
-    auto prepared = pipeline::prepareStudy(project, proxyOptions, progress, cancel, log,
-                                           [&](const pipeline::ImageStudy& st) -> Status {
-                                               auto held = pipeline::reserveStudyRun(project, options, st, log);
-                                               if (!held) return held.error();
-                                               reservation.emplace(std::move(held).value());
-                                               if (choices.reproducible) return std::nullopt;
-                                               auto planned = unitPlans(project, options, st);
-                                               if (!planned) return planned.error();
-                                               plans = std::move(planned).value();
-                                               return std::nullopt;
-                                           });
+    auto prepared = pipeline::prepareStudy(
+        project, proxyOptions, progress, cancel, log, [&](const pipeline::ImageStudy& st) -> Status {
+            auto held = pipeline::reserveStudyRun(project, options, st, log, kGridReservation);
+            if (!held) return held.error();
+            reservation.emplace(std::move(held).value());
+            if (choices.reproducible) return std::nullopt;
+            auto planned = unitPlans(project, options, st);
+            if (!planned) return planned.error();
+            plans = std::move(planned).value();
+            return std::nullopt;
+        });
     if (!prepared) return prepared.error();
     auto after = lastRunId(project);
     if (!after) return after.error();

@@ -237,7 +237,7 @@ Status findReusableMixtures(StudyRun& run, const ImageStudy& st) {
 // releases are then reserved on the data set's budget (dataset_budget.h) — refused over its cap —
 // unless this is only a check for a run that executes elsewhere (`reserve` false), which composes
 // them with what is spent and refuses alike but stores nothing.
-Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
+Status preflight(StudyRun& run, const ImageStudy& st, bool reserve, const std::string& who = "dpmix run") {
     if (!run.mixture) return std::nullopt;
     if (auto e = findReusableMixtures(run, st)) return e;
     auto planned = plannedReleases(st, run.seeds, run.tasks, run.epsilons, run.methods, run.downstream, run.request,
@@ -262,7 +262,7 @@ Status preflight(StudyRun& run, const ImageStudy& st, bool reserve) {
         return project::refuseOverBudget(capped, *planned);
     }
     auto held = project::reserveBudget(run.project, *planned, run.options.budgetCap,
-                                       "dpmix run: " + std::to_string(planned->size()) + " planned release(s)");
+                                       who + ": " + std::to_string(planned->size()) + " planned release(s)");
     if (!held) return held.error();
     run.reservation.emplace(std::move(held).value());
     return std::nullopt;
@@ -591,13 +591,14 @@ Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const S
 }
 
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
-                                                   const ImageStudy& study, const LogSink& log) {
+                                                   const ImageStudy& study, const LogSink& log,
+                                                   const std::string& who) {
     if (auto err = checkImageStudyRun(project.spec(), options)) return *err;
     PlanningRun planning(project, options, log);
     StudyRun& run = planning.run;
     if (auto refusal = refuseUnhonouredUnit(run)) return *refusal;
     if (auto e = chooseTasks(run, study)) return *e;
-    if (auto e = preflight(run, study, /*reserve=*/true)) return *e;
+    if (auto e = preflight(run, study, /*reserve=*/true, who)) return *e;
     if (!run.reservation) return project::BudgetReservation();
     return std::move(*run.reservation);
 }

@@ -106,8 +106,10 @@ Result<StudyRunEstimate> estimateStudyRun(project::ProjectFile& project, const S
 
 /// preflightStudyRun, then the planned releases reserved on the data set's budget: for a run whose
 /// units execute elsewhere (a Slurm grid), which keeps the reservation open until its merge.
+/// `who` names the reservation in the store's listings ("<who>: N planned release(s)").
 Result<project::BudgetReservation> reserveStudyRun(project::ProjectFile& project, const StudyRunOptions& options,
-                                                   const ImageStudy& study, const LogSink& log = {});
+                                                   const ImageStudy& study, const LogSink& log = {},
+                                                   const std::string& who = "dpmix run");
 
 Result<StudyRunReport> runStudy(project::ProjectFile& project, const StudyRunOptions& options,
                                 const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
