@@ -176,7 +176,9 @@ Result<UnitBudget> freezeUnitBudget(project::ProjectFile& project, const pipelin
     auto dataset = project::datasetKeyOf(project);
     if (!dataset) return dataset.error();
     UnitBudget b;
-    b.store = fs::absolute(location->path).lexically_normal();
+    std::error_code ec;
+    b.store = fs::absolute(location->path, ec).lexically_normal();  // the nodes share no working folder
+    if (ec) return Error{"cannot name the budget store " + location->path.string() + ": " + ec.message()};
     b.dataset = *dataset;
     b.gridReservation = gridReservation;
     b.cap = options.budgetCap;
