@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS attempts(
   started_at TEXT NOT NULL,
   kept_at TEXT,
   UNIQUE(grid_reservation, unit, attempt));
+CREATE INDEX IF NOT EXISTS attempts_reservation ON attempts(reservation_id);
 CREATE INDEX IF NOT EXISTS spent_run ON spent(dataset_id, project_key, run_id);
 CREATE INDEX IF NOT EXISTS reservations_open ON reservations(dataset_id, settled_at);
 )SQL";
