@@ -5,7 +5,7 @@
 # harness: executions, seconds, and the outcome (clean, or the crash/leak/timeout artifact).
 #
 #   scripts/fuzz-campaign.sh [RUNS] [BUILD_DIR] [HARNESS...]
-#   scripts/fuzz-campaign.sh 1000000                       # all six, 10^6 each
+#   scripts/fuzz-campaign.sh 1000000                       # all seven, 10^6 each
 #   scripts/fuzz-campaign.sh 200000 build-fuzz fuzz_csv    # one harness
 #
 # Needs a configured and built sanitizer tree (docs/DEVELOPING.md, "Fuzzing and sanitizers").
@@ -16,12 +16,12 @@ runs=${1:-1000000}
 build=${2:-build-fuzz}
 shift $(($# > 2 ? 2 : $#))
 harnesses=("$@")
-[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(fuzz_project_open fuzz_spec_json fuzz_idx fuzz_csv fuzz_jsonl fuzz_email)
+[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(fuzz_project_open fuzz_spec_json fuzz_idx fuzz_csv fuzz_jsonl fuzz_email fuzz_dicom)
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
 declare -A corpus=([fuzz_spec_json]=spec_json [fuzz_idx]=idx [fuzz_csv]=csv [fuzz_jsonl]=jsonl
-                   [fuzz_email]=email [fuzz_project_open]=project)
+                   [fuzz_email]=email [fuzz_project_open]=project [fuzz_dicom]=dicom)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

@@ -9,6 +9,7 @@
 #include "engine/data/image_file.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ struct DicomInstance {
 /// hanging on damaged data: it runs in a child process (isolated_call.h).
 Result<DicomInstance> readDicomBytes(const std::string& bytes, const std::vector<DicomTag>& tags,
                                      const DicomReadRules& rules, bool withPixels = true);
+/// Reads the files `paths` (through the file door) with readDicomBytes's rules, all in one child
+/// process while it lives, handing each file's result to `take` in order (false stops).
+Status readDicomFiles(const std::vector<std::string>& paths, const std::vector<DicomTag>& tags,
+                      const DicomReadRules& rules, const std::function<bool(std::size_t, Result<DicomInstance>)>& take);
 /// The same in this process: a damaged file may abort the program inside GDCM (for the fuzz
 /// harness that measures how often, and for the child).
 Result<DicomInstance> readDicomBytesInProcess(const std::string& bytes, const std::vector<DicomTag>& tags,

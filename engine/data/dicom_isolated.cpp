@@ -2,6 +2,7 @@
 // bytes — frames as floats, header values, the tags present — in this process's own layout
 // (parent and child are the same program).
 #include "engine/data/dicom_file.h"
+#include "engine/data/file_bytes.h"
 #include "engine/data/isolated_call.h"
 
 #include <cstring>
@@ -104,6 +105,24 @@ Result<DicomInstance> readDicomBytes(const std::string& bytes, const std::vector
         kSecondsPerFile);
     if (!answer) return answer.error();
     return decode(*answer);
+}
+
+Status readDicomFiles(const std::vector<std::string>& paths, const std::vector<DicomTag>& tags,
+                      const DicomReadRules& rules,
+                      const std::function<bool(std::size_t, Result<DicomInstance>)>& take) {
+    return runIsolatedEach(
+        paths.size(),
+        [&](std::size_t i) -> Result<std::string> {
+            auto bytes = readFileRaw(paths[i]);
+            if (!bytes) return bytes.error();
+            auto instance = readDicomBytesInProcess(*bytes, tags, rules, true);
+            if (!instance) return instance.error();
+            return encode(*instance);
+        },
+        kSecondsPerFile,
+        [&](std::size_t i, Result<std::string> answer) {
+            return take(i, answer ? decode(*answer) : Result<DicomInstance>(answer.error()));
+        });
 }
 
 Result<std::vector<std::string>> dicomDirFiles(const std::string& bytes) {

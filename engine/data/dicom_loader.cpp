@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 
 namespace dpmix::data {
 namespace {
@@ -81,14 +82,16 @@ Result<ReadFiles> readAll(const SourceSpec& spec, const DicomOptions& o, const s
                           const std::string& key, const LoadControl& control) {
     ReadFiles read;
     std::size_t images = 0;
-    for (std::size_t f = 0; f < files.size() && (o.perSeries || images < o.limit); ++f) {
-        loadStep(spec, control, f, files.size(), 16);
-        auto readable = readDicomRecord(files[f], o, key);
+    std::optional<Error> failed;
+    auto stopped = readDicomRecords(spec, files, o, key, control, [&](std::size_t f, Result<DicomRecord> readable) {
         if (!readable && o.skipBadFiles) {
             ++read.badFiles;
-            continue;
+            return true;
         }
-        if (!readable) return Error{sourceContext(spec) + "DICOM file '" + files[f] + "': " + readable.error().message};
+        if (!readable) {
+            failed = Error{sourceContext(spec) + "DICOM file '" + files[f] + "': " + readable.error().message};
+            return false;
+        }
         DicomRecord record = std::move(readable).value();
         if (o.userTag && record.user.empty()) {
             if (!o.missingUserOneUnit) read.withoutUser.push_back(files[f]);
@@ -96,9 +99,26 @@ Result<ReadFiles> readAll(const SourceSpec& spec, const DicomOptions& o, const s
         }
         images += record.frames.size();
         read.records.push_back(std::move(record));
-    }
-    loadStep(spec, control, files.size(), files.size(), 16);
+        return o.perSeries || images < o.limit;
+    });
+    if (stopped) return Error{sourceContext(spec) + stopped->message};
+    if (failed) return *failed;
     return read;
+}
+
+DicomRecord recordOf(const std::string& path, DicomInstance instance, const DicomOptions& o, const std::string& key) {
+    DicomRecord record;
+    record.path = path;
+    for (const auto& frame : instance.frames) record.frames.push_back(resizeImage(frame, o.height, o.width));
+    const std::string user = valueOf(instance, o.userTag);
+    if (!user.empty() && !key.empty()) record.user = dicomPseudonym(key, user);
+    record.study = valueOf(instance, kStudyUid);
+    record.series = valueOf(instance, kSeriesUid);
+    record.instanceNumber = instanceNumberOf(instance);
+    record.labelKey = valueOf(instance, o.labelKeyTag);
+    record.labelValue = valueOf(instance, o.labelTag);
+    record.present = std::move(instance.present);
+    return record;
 }
 
 ImageDataset assemble(const DicomOptions& o, const std::vector<DicomRecord>& records,
@@ -118,23 +138,25 @@ ImageDataset assemble(const DicomOptions& o, const std::vector<DicomRecord>& rec
 
 }  // namespace
 
-Result<DicomRecord> readDicomRecord(const std::string& path, const DicomOptions& o, const std::string& key) {
-    auto bytes = readFileRaw(path);
-    if (!bytes) return bytes.error();
-    auto instance = readDicomBytes(*bytes, tagsToRead(o), o.rules);
-    if (!instance) return instance.error();
-    DicomRecord record;
-    record.path = path;
-    for (const auto& frame : instance->frames) record.frames.push_back(resizeImage(frame, o.height, o.width));
-    const std::string user = valueOf(*instance, o.userTag);
-    if (!user.empty() && !key.empty()) record.user = dicomPseudonym(key, user);
-    record.study = valueOf(*instance, kStudyUid);
-    record.series = valueOf(*instance, kSeriesUid);
-    record.instanceNumber = instanceNumberOf(*instance);
-    record.labelKey = valueOf(*instance, o.labelKeyTag);
-    record.labelValue = valueOf(*instance, o.labelTag);
-    record.present = std::move(instance->present);
-    return record;
+Status readDicomRecords(const SourceSpec& spec, const std::vector<std::string>& paths, const DicomOptions& options,
+                        const std::string& key, const LoadControl& control,
+                        const std::function<bool(std::size_t, Result<DicomRecord>)>& take) {
+    bool cancelled = false;
+    auto started =
+        readDicomFiles(paths, tagsToRead(options), options.rules, [&](std::size_t i, Result<DicomInstance> instance) {
+            if (control.cancel.isCancelled()) {
+                cancelled = true;
+                return false;
+            }
+            const std::size_t done = i + 1;  // loadStep would throw from here
+            if (control.progress && (done % 16 == 0 || done == paths.size()))
+                report(control.progress,
+                       {"load " + spec.name, static_cast<long long>(done), static_cast<long long>(paths.size()), ""});
+            if (!instance) return take(i, instance.error());
+            return take(i, recordOf(paths[i], std::move(instance).value(), options, key));
+        });
+    if (cancelled) throwIfCancelled(control.cancel);
+    return started;
 }
 
 Result<ImageDataset> loadDicomSource(const SourceSpec& spec, const LoadControl& control) {

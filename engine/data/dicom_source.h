@@ -8,6 +8,7 @@
 #include "engine/data/source_loader.h"
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,9 +46,12 @@ Result<DicomOptions> dicomOptions(const SourceSpec& spec, bool requireLabels = t
 /// at offset 128 and files named DICOMDIR skipped, `skipped` counts them), or a DICOMDIR's files.
 Result<std::vector<std::string>> dicomSourceFiles(const SourceSpec& spec, std::size_t* skipped = nullptr);
 
-/// Reads one file into a record; `key` is the pseudonym key ("" to leave `user` empty). The error
-/// says what is wrong with the file, without its path.
-Result<DicomRecord> readDicomRecord(const std::string& path, const DicomOptions& options, const std::string& key);
+/// Reads the files into records, in order, handing each to `take` (false stops); `key` is the
+/// pseudonym key ("" leaves `user` empty). A file's error says what is wrong with it, without its
+/// path. Progress and cancellation through `control`.
+Status readDicomRecords(const SourceSpec& spec, const std::vector<std::string>& paths, const DicomOptions& options,
+                        const std::string& key, const LoadControl& control,
+                        const std::function<bool(std::size_t, Result<DicomRecord>)>& take);
 
 /// Sets the labels of `out` (one image per entry of `recordOf`, the record it comes from): from
 /// the label CSV (labels_csv) or the header tag (label_tag).

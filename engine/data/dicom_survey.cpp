@@ -32,22 +32,23 @@ Result<DicomSurvey> surveyDicomSource(const SourceSpec& spec, std::size_t previe
     survey.files = static_cast<long long>(files->size());
     std::set<std::string> patients, studies, series;
     std::set<DicomTag> tags;
-    for (std::size_t f = 0; f < files->size(); ++f) {
-        loadStep(spec, control, f, files->size(), 16);
-        auto record = readDicomRecord((*files)[f], *options, key);
-        if (!record) {
-            survey.errors.push_back({(*files)[f], record.error().message});
-            continue;
-        }
-        if (options->userTag && record->user.empty()) ++survey.withoutUser;
-        if (!record->user.empty()) patients.insert(record->user);
-        if (!record->study.empty()) studies.insert(record->study);
-        if (!record->series.empty()) series.insert(record->series);
-        tags.insert(record->present.begin(), record->present.end());
-        survey.images += static_cast<long long>(record->frames.size());
-        for (auto& frame : record->frames)
-            if (survey.preview.size() < previewImages) survey.preview.push_back(std::move(frame));
-    }
+    auto stopped =
+        readDicomRecords(spec, *files, *options, key, control, [&](std::size_t f, Result<DicomRecord> record) {
+            if (!record) {
+                survey.errors.push_back({(*files)[f], record.error().message});
+                return true;
+            }
+            if (options->userTag && record->user.empty()) ++survey.withoutUser;
+            if (!record->user.empty()) patients.insert(record->user);
+            if (!record->study.empty()) studies.insert(record->study);
+            if (!record->series.empty()) series.insert(record->series);
+            tags.insert(record->present.begin(), record->present.end());
+            survey.images += static_cast<long long>(record->frames.size());
+            for (const auto& frame : record->frames)
+                if (survey.preview.size() < previewImages) survey.preview.push_back(frame);
+            return true;
+        });
+    if (stopped) return Error{sourceContext(spec) + stopped->message};
     survey.patients = static_cast<long long>(patients.size());
     survey.studies = static_cast<long long>(studies.size());
     survey.series = static_cast<long long>(series.size());

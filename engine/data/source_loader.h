@@ -59,6 +59,29 @@
 //                  "contexts"   = comma list of the contexts to keep, in class order (default: every
 //                                 context holding PNGs, sorted); each must hold PNGs.
 //                  "size"       = "H" or "HxW" (default 28). "tasks" as for idx.
+//   "dicom"        path = a folder of DICOM files (recursive, sorted paths; files without "DICM" at
+//                  byte 128 and files named DICOMDIR are skipped) or a DICOMDIR (its records' files).
+//                  One grey image per SOP instance: stored bits -> rescale slope/intercept -> linear
+//                  VOI window -> MONOCHROME1 inverted -> [0,1], resized as csv-images does. GDCM
+//                  decodes raw, JPEG, JPEG-LS, JPEG 2000 and RLE in a child process (dicom_file.h).
+//                  "size"       = "H" or "HxW" (default 64).
+//                  "window"     = "file" (default: the file's first window, else the image's
+//                                 range), "minmax" or "CENTRE,WIDTH" in rescaled units.
+//                  "per"        = "instance" (default) or "series" (the series' middle instance).
+//                  "frames"     = "refuse" (default) or "split" (a multi-frame file: one image per frame).
+//                  "colour"     = "refuse" (default) or "luminance" (RGB/YBR: the BT.601 luma).
+//                  "user_tag"   = the tag whose value is the user (default PatientID; "none": no
+//                                 users); kept only as a keyed pseudonym (dicom_pseudonym.h).
+//                  "missing_user" = "refuse" (default: files without it are named) or "one-unit".
+//                  "pseudonym_key" = the key file (default: dicom-pseudonym.key in the owner's key folder).
+//                  "bad_files"  = "error" (default) or "skip" (an unreadable file is left out).
+//                  Labels, one of: "labels_csv" = a CSV (relative paths next to the source's path)
+//                  keyed by "label_key" = SOPInstanceUID (default), StudyInstanceUID or
+//                  AccessionNumber, in column "key_column" (default: the key's name); label columns,
+//                  "labels", "ignore_columns", "uncertain", "blank", "uncertain.<Label>",
+//                  "blank.<Label>" as csv-images; "unlabelled" = "error" (default) or "skip".
+//                  Or "label_tag" = a header tag (e.g. BodyPartExamined) whose values are the
+//                  classes, "classes" = their list (default: the values found, sorted), "tasks".
 // Text loaders (give a TextCorpus of UTF-8 documents):
 //   "jsonl"        path = file (raw or .gz) of one JSON object per line {"text":…, "user":…,
 //                  "domain":…}; user/domain may be strings or integers, or absent;

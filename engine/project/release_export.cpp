@@ -68,9 +68,8 @@ ProjectSpec releasedSpec(const ProjectSpec& spec) {
 // else the classes its sensitive tasks name (in the spec too) — never one read from the data.
 std::vector<std::string> declaredSensitiveLabels(const ProjectSpec& spec) {
     const auto& options = spec.sensitive.written.options;
-    const std::string& loader = spec.sensitive.written.loader;
-    const char* key = loader == "csv-images" ? "labels" : loader == "icon-theme" ? "contexts" : "classes";
-    if (auto it = options.find(key); it != options.end()) return splitCommaList(it->second);
+    const std::string key = declaredLabelOption(spec.sensitive.written);
+    if (auto it = options.find(key.empty() ? "classes" : key); it != options.end()) return splitCommaList(it->second);
     std::set<std::string> named;
     for (const auto& t : spec.sensitiveTasks) named.insert(t.classes.begin(), t.classes.end());
     return {named.begin(), named.end()};

@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace spec_reading;
 
-const std::set<std::string> kLoaders = {"idx",   "mnist-json",  "csv-images",    "glyphs", "icon-theme",
+const std::set<std::string> kLoaders = {"idx",   "mnist-json",  "csv-images",    "glyphs", "icon-theme", "dicom",
                                         "jsonl", "text-folder", "spam-assassin", "mbox",   "maildir"};
 
 // A relative path is looked up in each folder of `bases` in turn (the first that has it wins).
@@ -357,6 +357,7 @@ Status checkStageValue(const std::string& path, const std::string& key, double v
 std::set<std::string> pathOptionsOf(const std::string& loader) {
     if (loader == "idx") return {"labels"};
     if (loader == "csv-images") return {"image_root"};
+    if (loader == "dicom") return {"labels_csv", "pseudonym_key"};
     return {};
 }
 

@@ -12,7 +12,7 @@ namespace {
 constexpr IntegerRange kPublicShots{1, 100'000, "1e5", "a number of labelled public images per class"};
 constexpr IntegerRange kAdamixRank{1, 100'000, "1e5", "a subspace rank"};
 
-const std::set<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images", "glyphs", "icon-theme"};
+const std::set<std::string> kImageLoaders = {"idx", "mnist-json", "csv-images", "glyphs", "icon-theme", "dicom"};
 
 // AdaMix-R's keys of stages.finetune (docs/ADAMIX.md, "As a study's fine-tuning mechanism"),
 // and the keys it does not use. The sources and the unit of privacy are read before the stages.

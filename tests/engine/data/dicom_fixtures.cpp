@@ -181,7 +181,8 @@ void writeDicomDir(const std::string& path, const std::vector<std::string>& file
 
 std::vector<std::string> writeDicomStudy(const std::string& folder, const std::string& labelsCsv, int patients,
                                          int imagesPerPatient, int tag) {
-    std::vector<std::string> ids;
+    std::vector<std::string> ids, others;
+    std::filesystem::create_directories(std::filesystem::path(labelsCsv).parent_path());
     std::ofstream csv(labelsCsv);
     csv << "SOPInstanceUID,Finding\n";
     const std::string root = "2.25." + std::to_string(tag) + ".";
@@ -189,13 +190,15 @@ std::vector<std::string> writeDicomStudy(const std::string& folder, const std::s
         DicomFixture f;
         f.patientId = "PID" + std::to_string(tag) + "-" + std::to_string(p);
         f.patientName = "Name" + std::to_string(tag) + "^P" + std::to_string(p);
-        f.birthDate = "19" + std::to_string(10 + p % 90) + "0315";
+        f.birthDate = std::to_string(1920 + p % 80) + "0315";
+        f.studyDate = "2023" + std::to_string(10 + p % 3) + "1" + std::to_string(p % 10);
         f.studyUid = root + std::to_string(p + 1);
         f.seriesUid = f.studyUid + ".1";
         f.accession = "A" + std::to_string(tag) + "X" + std::to_string(p);
         f.rows = f.columns = 16;
         f.bitsStored = 12;
         ids.push_back(f.patientId);
+        others.insert(others.end(), {f.patientName, f.birthDate, f.studyDate, f.studyUid, f.seriesUid, f.accession});
         const bool finding = p % 2 == 1;
         for (int i = 0; i < imagesPerPatient; ++i) {
             f.sopUid = f.seriesUid + "." + std::to_string(i + 1);
@@ -205,9 +208,28 @@ std::vector<std::string> writeDicomStudy(const std::string& folder, const std::s
                 f.stored[k] = (finding ? 1500 : 500) + ((k * 7 + p * 13 + i * 31) % 1000);
             writeDicom(folder + "/case" + std::to_string(p + 1) + "/" + std::to_string(i + 1) + ".dcm", f);
             csv << f.sopUid << "," << (finding ? 1 : 0) << "\n";
+            others.push_back(f.sopUid);
         }
     }
+    ids.insert(ids.end(), others.begin(), others.end());
     return ids;
+}
+
+void writePublicDicomSet(const std::string& folder, int images) {
+    for (int i = 0; i < images; ++i) {
+        DicomFixture f;
+        f.patientId = "ANON" + std::to_string(i);
+        f.sopUid = "2.25.9." + std::to_string(i + 1);
+        f.bodyPart = i % 2 == 0 ? "CHEST" : "HAND";
+        f.rows = f.columns = 16;
+        f.bitsAllocated = f.bitsStored = 8;
+        for (int y = 0; y < 16; ++y)
+            for (int x = 0; x < 16; ++x) {
+                const bool inDisc = (x - 8) * (x - 8) + (y - 8) * (y - 8) < 16 + i % 20;
+                f.stored.push_back(inDisc ? (i % 2 == 0 ? 230 : 60) : 20 + (x * y + i) % 30);
+            }
+        writeDicom(folder + "/" + std::to_string(i + 1) + ".dcm", f);
+    }
 }
 
 }  // namespace dpmix::data::fixtures

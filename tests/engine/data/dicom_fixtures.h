@@ -36,12 +36,17 @@ void writeDicom(const std::string& path, const DicomFixture& f);
 /// A DICOMDIR at `path` whose image records reference `files` (relative, '/'-separated).
 void writeDicomDir(const std::string& path, const std::vector<std::string>& files);
 
-/// A study of `patients` × `imagesPerPatient` 16×16 16-bit MONOCHROME2 images under `folder`
-/// (<folder>/case<p>/<n>.dcm: no identifier in a path) with a label CSV at `labelsCsv` keyed by SOPInstanceUID,
-/// columns SOPInstanceUID,Finding (1 for odd patients, whose images are brighter). Identifiers
-/// are made from `tag` ("PID<tag>-<p>", "Name<tag>^<p>", UIDs 2.25.<tag>...). Returns the
-/// patient ids written.
+/// A study of `patients` × `imagesPerPatient` 16×16 12-bit MONOCHROME2 images under `folder`
+/// (<folder>/case<p>/<n>.dcm: no identifier in a path) with a label CSV at `labelsCsv` keyed by
+/// SOPInstanceUID, columns SOPInstanceUID,Finding (1 for odd patients, whose images are
+/// brighter). Identifiers are made from `tag` ("PID<tag>-<p>", "Name<tag>^P<p>", UIDs
+/// 2.25.<tag>..., accession "A<tag>X<p>"). Returns every identifier written (patient ids first,
+/// then names, birth dates, study dates, UIDs and accession numbers), for a test to grep for.
 std::vector<std::string> writeDicomStudy(const std::string& folder, const std::string& labelsCsv, int patients,
                                          int imagesPerPatient, int tag = 47);
+
+/// A public set of `images` 16×16 8-bit images under `folder`, BodyPartExamined CHEST (even i:
+/// a bright disc) or HAND (odd i: a dark one), one anonymous patient each ("ANON<i>").
+void writePublicDicomSet(const std::string& folder, int images);
 
 }  // namespace dpmix::data::fixtures

@@ -8,6 +8,7 @@
 #include "dicom_fixtures.h"
 #include "engine/data/dicom_pseudonym.h"
 #include "engine/data/dicom_source.h"
+#include "engine/data/isolated_call.h"
 #include "engine/data/source_loader.h"
 
 #include "tests/support/unit_test.h"
@@ -68,6 +69,30 @@ private Q_SLOTS:
                  std::string("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"));
         QCOMPARE(hmacSha256Hex("Jefe", "what do ya want for nothing?"),
                  std::string("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
+    }
+
+    void aChildThatDiesOrHangsCostsOnlyItsItem() {
+        // Item 1 aborts (as GDCM's assertions do), item 3 hangs past the 1 s limit; the others answer.
+        std::vector<std::string> answers;
+        auto started = runIsolatedEach(
+            5,
+            [](std::size_t i) -> dpmix::Result<std::string> {
+                if (i == 1) std::abort();
+                if (i == 3) ::sleep(5);
+                if (i == 4) return dpmix::Error{"four is refused"};
+                return "item " + std::to_string(i);
+            },
+            1,
+            [&](std::size_t i, dpmix::Result<std::string> r) {
+                answers.push_back(std::to_string(i) + ": " + (r ? *r : r.error().message));
+                return true;
+            });
+        QVERIFY(!started);
+        QCOMPARE(answers, (std::vector<std::string>{"0: item 0",
+                                                    "1: the DICOM library aborted (SIGABRT: an assertion of the "
+                                                    "library) reading it",
+                                                    "2: item 2", "3: the reader ran past 1 s and was stopped",
+                                                    "4: four is refused"}));
     }
 
     void rescaleThenTheFilesWindow() {
