@@ -75,16 +75,15 @@ Status startFromRankZero(RankGroup& group, train::Model& model) {
 
 }  // namespace
 
-Result<train::FinetuneResult> finetuneDpSgdAcrossRanks(RankGroup& group, train::Model& model,
-                                                       const train::ImageView& images, std::span<const int> labels,
-                                                       std::span<const std::int64_t> userOfImage,
+Result<train::FinetuneResult> finetuneDpSgdAcrossRanks(RankGroup& group, train::Model& model, const RankShard& shard,
                                                        const train::DpSgdParams& params, privacy::Ledger& ledger,
                                                        const RankedRunChecks& checks, const ProgressCallback& progress,
                                                        const CancellationToken& cancel) {
     if (auto e = startFromRankZero(group, model)) return *e;
     GroupExchange exchange(group, checks);
+    const train::detail::ShardUnits units{shard.units, shard.unitOfImage, shard.imagesPerUser};
     try {
-        return train::detail::finetuneDpSgdOnRank(model, images, labels, userOfImage, params, ledger, exchange,
+        return train::detail::finetuneDpSgdOnRank(model, shard.images(), shard.labels, units, params, ledger, exchange,
                                                   progress, cancel);
     } catch (const Cancelled&) {
         throw;

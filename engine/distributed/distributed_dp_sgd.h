@@ -1,15 +1,16 @@
 #pragma once
 // Data-parallel DP-SGD over a RankGroup (docs/PRIVACY.md, "Data-parallel DP-SGD"; docs/CLUSTER.md,
-// "Ranks"): every rank calls the same function with the same model spec, fine-tuning set and
-// parameters; rank 0's model is broadcast first, each rank computes the clipped sum of the sampled
-// units of its shard (unit u on rank u mod W), rank 0 adds the Gaussian noise once, and the
+// "Ranks"): every rank calls the same function with the same model spec and parameters, and its
+// own shard of the fine-tuning set; rank 0's model is broadcast first, each rank computes the
+// clipped sum of the sampled units of its shard (unit u on rank u mod W), rank 0 adds the Gaussian noise once, and the
 // all-reduced noisy sum steps every rank's copy of the model. Rank 0 alone records the ledger
 // entry (with the world size), before the first step. The Dirichlet mechanism and AdaMix-R have
-// no data-parallel form: callers refuse them (refusalForRanks).
+// no data-parallel form: the pipeline refuses them (pipeline/dp_sgd_on_ranks.h).
 #include "engine/core/cancellation.h"
 #include "engine/core/progress.h"
 #include "engine/core/result.h"
 #include "engine/distributed/rank_group.h"
+#include "engine/distributed/rank_shard.h"
 #include "engine/privacy/ledger.h"
 #include "engine/train/dp_sgd.h"
 #include "engine/train/images.h"
@@ -31,14 +32,15 @@ struct RankedRunChecks {
     std::function<void(long long)> afterEachStep;
 };
 
-/// One rank's part of the run. `userOfImage` empty: example level; else user level (a user's
-/// images all on the rank that owns the user). params.ranks must equal group.world(). Errors: the
-/// 1-process checks (dp_sgd.h), a rank that ends or does not answer within the group's timeout
-/// (the message names the rank), a state digest that differs between ranks.
-Result<train::FinetuneResult> finetuneDpSgdAcrossRanks(
-    RankGroup& group, train::Model& model, const train::ImageView& images, std::span<const int> labels,
-    std::span<const std::int64_t> userOfImage, const train::DpSgdParams& params, privacy::Ledger& ledger,
-    const RankedRunChecks& checks = {}, const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+/// One rank's part of the run, on its shard (rank_shard.h). params.ranks must equal
+/// group.world(). Errors: the 1-process checks (dp_sgd.h), a shard that is not this rank's, a rank
+/// that ends or does not answer within the group's timeout (the message names the rank), a state
+/// digest that differs between ranks.
+Result<train::FinetuneResult> finetuneDpSgdAcrossRanks(RankGroup& group, train::Model& model, const RankShard& shard,
+                                                       const train::DpSgdParams& params, privacy::Ledger& ledger,
+                                                       const RankedRunChecks& checks = {},
+                                                       const ProgressCallback& progress = {},
+                                                       const CancellationToken& cancel = {});
 
 /// SHA-256 (hex) of a model's parameters: what the ranks compare.
 std::string parameterDigest(const train::Model& model);

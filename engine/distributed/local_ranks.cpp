@@ -28,17 +28,12 @@ Error withChildren(const Error& e, ChildRanks& children) {
     return Error{ended.empty() ? e.message : e.message + " [" + ended + "]"};
 }
 
-RankJob jobOf(const train::Model& model, const train::ImageView& images, std::span<const int> labels,
-              std::span<const std::int64_t> userOfImage, const train::DpSgdParams& params) {
-    RankJob job;
-    job.spec = model.spec();
-    job.device = model.device();
-    job.params = params;
-    job.pixels.assign(images.pixels.begin(), images.pixels.end());
-    job.count = images.count;
-    job.labels.assign(labels.begin(), labels.end());
-    job.userOfImage.assign(userOfImage.begin(), userOfImage.end());
-    return job;
+// Every rank's shard (rank 0 keeps shards[0]).
+std::vector<RankShard> shardsOf(const train::ImageView& images, std::span<const int> labels,
+                                std::span<const std::int64_t> userOfImage, int world) {
+    std::vector<RankShard> shards;
+    for (int r = 0; r < world; ++r) shards.push_back(cutShard(images, labels, userOfImage, r, world));
+    return shards;
 }
 
 }  // namespace
@@ -59,10 +54,10 @@ Result<train::FinetuneResult> finetuneOnLocalRanks(const LocalRankSettings& sett
     auto joined = RankGroup::join(store, 0, settings.ranks);
     if (!joined) return withChildren(joined.error(), children);
     RankGroup group = *joined;
-    if (auto e = sendRankJob(store, group, jobOf(model, images, labels, userOfImage, params)))
-        return withChildren(*e, children);
-    auto result = finetuneDpSgdAcrossRanks(group, model, images, labels, userOfImage, params, ledger, settings.checks,
-                                           progress, cancel);
+    const std::vector<RankShard> shards = shardsOf(images, labels, userOfImage, settings.ranks);
+    const RankJob job{model.spec(), model.device(), params, shards[0]};
+    if (auto e = sendRankJobs(store, group, job, shards)) return withChildren(*e, children);
+    auto result = finetuneDpSgdAcrossRanks(group, model, shards[0], params, ledger, settings.checks, progress, cancel);
     if (!result) return withChildren(result.error(), children);
     if (auto e = children.finish(settings.timeout)) return Error{"data-parallel DP-SGD: " + e->message};
     return result;
@@ -80,8 +75,7 @@ Status runRank(const RankAddress& address, int rank, int world) {
     try {
         train::Model model = train::Model::create(job->spec, 0, job->device);  // rank 0's weights follow
         privacy::Ledger notRecorded;                                           // rank 0 keeps the ledger
-        auto r = finetuneDpSgdAcrossRanks(group, model, job->images(), job->intLabels(), job->userOfImage, job->params,
-                                          notRecorded);
+        auto r = finetuneDpSgdAcrossRanks(group, model, job->shard, job->params, notRecorded);
         if (!r) return r.error();
         return std::nullopt;
     } catch (const std::exception& e) {

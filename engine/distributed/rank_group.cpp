@@ -128,6 +128,26 @@ void broadcastFrom(RankGroup::Impl& group, at::Tensor& values, int root) {
     }
 }
 
+void sendTo(RankGroup::Impl& group, at::Tensor& values, int to, int tag) {
+    std::vector<at::Tensor> one{values};
+    try {
+        group.group->send(one, to, tag)->wait();
+    } catch (const std::exception& e) {
+        throw std::runtime_error(
+            groupError("sending to rank " + std::to_string(to), group.rank, group.timeout, e).message);
+    }
+}
+
+void receiveFrom(RankGroup::Impl& group, at::Tensor& values, int from, int tag) {
+    std::vector<at::Tensor> one{values};
+    try {
+        group.group->recv(one, from, tag)->wait();
+    } catch (const std::exception& e) {
+        throw std::runtime_error(
+            groupError("receiving from rank " + std::to_string(from), group.rank, group.timeout, e).message);
+    }
+}
+
 }  // namespace detail
 
 namespace {
@@ -148,7 +168,50 @@ Status broadcastVector(RankGroup::Impl& group, std::vector<T>& values, int root,
     }
 }
 
+// Length first (tag), then the values (tag + 1).
+template <typename T>
+Status sendVector(RankGroup::Impl& group, const std::vector<T>& values, int to, int tag, at::ScalarType dtype) {
+    try {
+        at::Tensor length = at::tensor({static_cast<std::int64_t>(values.size())}, at::kLong);
+        detail::sendTo(group, length, to, tag);
+        if (values.empty()) return std::nullopt;
+        at::Tensor t = at::from_blob(const_cast<T*>(values.data()), {static_cast<std::int64_t>(values.size())}, dtype);
+        detail::sendTo(group, t, to, tag + 1);
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return Error{e.what()};
+    }
+}
+
+template <typename T>
+Status receiveVector(RankGroup::Impl& group, std::vector<T>& values, int from, int tag, at::ScalarType dtype) {
+    try {
+        at::Tensor length = at::zeros({1}, at::kLong);
+        detail::receiveFrom(group, length, from, tag);
+        values.resize(static_cast<std::size_t>(length.item<std::int64_t>()));
+        if (values.empty()) return std::nullopt;
+        at::Tensor t = at::from_blob(values.data(), {static_cast<std::int64_t>(values.size())}, dtype);
+        detail::receiveFrom(group, t, from, tag + 1);
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return Error{e.what()};
+    }
+}
+
 }  // namespace
+
+Status RankGroup::send(const std::vector<float>& values, int to, int tag) {
+    return sendVector(*impl_, values, to, tag, at::kFloat);
+}
+Status RankGroup::send(const std::vector<std::int64_t>& values, int to, int tag) {
+    return sendVector(*impl_, values, to, tag, at::kLong);
+}
+Status RankGroup::receive(std::vector<float>& values, int from, int tag) {
+    return receiveVector(*impl_, values, from, tag, at::kFloat);
+}
+Status RankGroup::receive(std::vector<std::int64_t>& values, int from, int tag) {
+    return receiveVector(*impl_, values, from, tag, at::kLong);
+}
 
 Status RankGroup::broadcast(std::vector<float>& values, int root) {
     return broadcastVector(*impl_, values, root, at::kFloat);

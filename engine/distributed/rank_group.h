@@ -59,6 +59,12 @@ public:
     /// which they learn first). Errors name the rank and the cause (a rank gone, a timeout).
     Status broadcast(std::vector<float>& values, int root = 0);
     Status broadcast(std::vector<std::int64_t>& values, int root = 0);
+    /// Point to point: `values` to rank `to`, or rank `from`'s into `values` (resized to its
+    /// length, which comes first); both sides name the same `tag` and call in the same order.
+    Status send(const std::vector<float>& values, int to, int tag);
+    Status send(const std::vector<std::int64_t>& values, int to, int tag);
+    Status receive(std::vector<float>& values, int from, int tag);
+    Status receive(std::vector<std::int64_t>& values, int from, int tag);
     /// Sum over the ranks, in place.
     Status sum(std::vector<double>& values);
 

@@ -88,7 +88,10 @@ Status readParams(const nlohmann::json& j, train::DpSgdParams& p) {
 }  // namespace
 
 std::string rankJobSettings(const RankJob& job) {
-    return nlohmann::json{{"spec", specJson(job.spec)}, {"device", job.device}, {"params", paramsJson(job.params)}}
+    return nlohmann::json{{"spec", specJson(job.spec)},
+                          {"device", job.device},
+                          {"params", paramsJson(job.params)},
+                          {"units", job.shard.units}}
         .dump();
 }
 
@@ -98,19 +101,26 @@ Status readRankJobSettings(const std::string& text, RankJob& job) {
         if (auto e = readSpec(j.at("spec"), job.spec)) return e;
         if (auto e = readParams(j.at("params"), job.params)) return e;
         job.device = j.at("device");
+        job.shard.units = j.at("units");
+        job.shard.channels = job.spec.channels;
+        job.shard.height = job.spec.height;
+        job.shard.width = job.spec.width;
         return std::nullopt;
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("rank job: the settings from rank 0 do not read: ") + e.what()};
     }
 }
 
-Status sendRankJob(RankStore& store, RankGroup& group, const RankJob& job) {
+Status sendRankJobs(RankStore& store, RankGroup& group, const RankJob& job, const std::vector<RankShard>& shards) {
     if (auto e = store.put(kJobKey, rankJobSettings(job))) return e;
-    std::vector<float> pixels = job.pixels;
-    std::vector<std::int64_t> labels = job.labels, users = job.userOfImage;
-    if (auto e = group.broadcast(pixels, 0)) return e;
-    if (auto e = group.broadcast(labels, 0)) return e;
-    return group.broadcast(users, 0);
+    for (int r = 1; r < group.world(); ++r) {
+        const RankShard& s = shards.at(static_cast<std::size_t>(r));
+        if (auto e = group.send(s.pixels, r, 10)) return e;
+        if (auto e = group.send(std::vector<std::int64_t>(s.labels.begin(), s.labels.end()), r, 20)) return e;
+        if (auto e = group.send(s.unitOfImage, r, 30)) return e;
+        if (auto e = group.send(s.imagesPerUser, r, 40)) return e;
+    }
+    return std::nullopt;
 }
 
 Result<RankJob> receiveRankJob(RankStore& store, RankGroup& group) {
@@ -118,11 +128,14 @@ Result<RankJob> receiveRankJob(RankStore& store, RankGroup& group) {
     auto settings = store.get(kJobKey);
     if (!settings) return settings.error();
     if (auto e = readRankJobSettings(*settings, job)) return *e;
-    if (auto e = group.broadcast(job.pixels, 0)) return *e;
-    if (auto e = group.broadcast(job.labels, 0)) return *e;
-    if (auto e = group.broadcast(job.userOfImage, 0)) return *e;
-    const std::int64_t imageSize = static_cast<std::int64_t>(job.spec.channels) * job.spec.height * job.spec.width;
-    job.count = imageSize > 0 ? static_cast<std::int64_t>(job.pixels.size()) / imageSize : 0;
+    RankShard& s = job.shard;
+    std::vector<std::int64_t> labels;
+    if (auto e = group.receive(s.pixels, 0, 10)) return *e;
+    if (auto e = group.receive(labels, 0, 20)) return *e;
+    if (auto e = group.receive(s.unitOfImage, 0, 30)) return *e;
+    if (auto e = group.receive(s.imagesPerUser, 0, 40)) return *e;
+    s.labels.assign(labels.begin(), labels.end());
+    s.count = static_cast<std::int64_t>(s.unitOfImage.size());
     return job;
 }
 

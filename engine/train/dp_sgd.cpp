@@ -11,6 +11,7 @@
 #include "engine/train/detail/rank_exchange.h"
 #include "engine/train/gradient_canaries.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -150,19 +151,23 @@ at::Tensor batchLosses(Model::Impl& impl, const ImageView& images, std::span<con
 }
 
 // One step's clipped sum over sampled examples (finetuneDpSgd and its white-box audit).
-// Across ranks, only the sampled examples of this rank's shard (none: nothing computed).
+// Across ranks, only the sampled examples of this rank's shard (none: nothing computed), at their
+// rows in the shard (`rowOf`: example → held row).
 auto exampleClipper(Model::Impl& impl, const ImageView& images, std::span<const int> labels, const DpSgdParams& params,
-                    const detail::RankExchange* ranks = nullptr) {
-    return [&impl, &images, labels, &params, ranks](const std::vector<std::int64_t>& sampled) {
-        const std::vector<std::int64_t> batch = ownUnits(sampled, ranks);
-        if (batch.empty()) return ClippedStep{};
-        detail::Tape tape;
-        at::Tensor perExample = batchLosses(impl, images, labels, batch, tape);
-        ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(batch.size()), 0};
-        at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
-        step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
-        return step;
-    };
+                    const detail::RankExchange* ranks = nullptr, std::vector<std::int64_t> rowOf = {}) {
+    return
+        [&impl, &images, labels, &params, ranks, rowOf = std::move(rowOf)](const std::vector<std::int64_t>& sampled) {
+            std::vector<std::int64_t> batch = ownUnits(sampled, ranks);
+            if (batch.empty()) return ClippedStep{};
+            if (ranks)
+                for (std::int64_t& u : batch) u = rowOf[static_cast<std::size_t>(u)];
+            detail::Tape tape;
+            at::Tensor perExample = batchLosses(impl, images, labels, batch, tape);
+            ClippedStep step{perExample.detach().mean().item<double>(), static_cast<long long>(batch.size()), 0};
+            at::Tensor norms = detail::clipAndSumGradients(tape, perExample, params.clipNorm);
+            step.clipped = norms.gt(params.clipNorm).sum().item<int64_t>();
+            return step;
+        };
 }
 
 // The images of each user 0..m−1, after the checks of finetuneUserLevelDpSgd (every user owns an
@@ -302,27 +307,22 @@ Result<FinetuneResult> finetuneUserLevelDpSgd(Model& model, const ImageView& ima
 namespace detail {
 
 Result<FinetuneResult> finetuneDpSgdOnRank(Model& model, const ImageView& images, std::span<const int> labels,
-                                           std::span<const std::int64_t> userOfImage, const DpSgdParams& params,
-                                           privacy::Ledger& ledger, RankExchange& ranks,
-                                           const ProgressCallback& progress, const CancellationToken& cancel) {
-    // The ledger entry names the world size (plannedDpSgdEntry): it must be this group's.
-    if (params.ranks != ranks.world())
-        return Error{"data-parallel DP-SGD: the parameters say ranks = " + std::to_string(params.ranks) +
-                     " but the process group has " + std::to_string(ranks.world()) + " ranks"};
+                                           const ShardUnits& shard, const DpSgdParams& params, privacy::Ledger& ledger,
+                                           RankExchange& ranks, const ProgressCallback& progress,
+                                           const CancellationToken& cancel) {
+    auto rows = shardRows(images, shard, params, ranks);
+    if (!rows) return rows.error();
     auto& impl = model.impl();
-    if (userOfImage.empty()) {
-        if (auto e = checkFinetuneInputs(impl.spec, images, labels, params.expectedBatchSize, params.trainLastBlocks))
-            return *e;
-        return runDpSgd(model, params, images.count, privacy::PrivacyUnit::Example,
-                        exampleClipper(impl, images, labels, params, &ranks), progress, cancel, ledger, nullptr,
-                        &ranks);
-    }
-    auto imagesOf = imagesOfUsers(impl, images, labels, userOfImage, params);
-    if (!imagesOf) return imagesOf.error();
-    const auto users = static_cast<std::int64_t>(imagesOf->size());
-    return runDpSgd(model, params, users, privacy::PrivacyUnit::User,
-                    userClipper(impl, images, labels, params, *imagesOf, &ranks), progress, cancel, ledger, nullptr,
-                    &ranks);
+    // q = B/units is checked against every rank's units above; the held images only need to fit.
+    const int heldBatch = static_cast<int>(std::min<std::int64_t>(params.expectedBatchSize, images.count));
+    if (auto e = checkFinetuneInputs(impl.spec, images, labels, heldBatch, params.trainLastBlocks)) return *e;
+    if (!shard.userLevel())
+        return runDpSgd(model, params, shard.units, privacy::PrivacyUnit::Example,
+                        exampleClipper(impl, images, labels, params, &ranks, std::move(rows).value()), progress, cancel,
+                        ledger, nullptr, &ranks);
+    return runDpSgd(model, params, shard.units, privacy::PrivacyUnit::User,
+                    userClipper(impl, images, labels, params, shardImagesOfUsers(shard), &ranks), progress, cancel,
+                    ledger, nullptr, &ranks);
 }
 
 }  // namespace detail

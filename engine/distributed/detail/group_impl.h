@@ -24,6 +24,9 @@ namespace detail {
 /// Sums `values` (CPU) over the group in place; throws std::runtime_error naming the rank and the
 /// cause when the collective fails or passes the group's timeout.
 void allreduceSum(RankGroup::Impl& group, at::Tensor& values);
+/// `values` to rank `to` / from rank `from` (same shape and dtype on both sides); throws as allreduceSum.
+void sendTo(RankGroup::Impl& group, at::Tensor& values, int to, int tag);
+void receiveFrom(RankGroup::Impl& group, at::Tensor& values, int from, int tag);
 /// Rank `root`'s `values` on every rank (same shape and dtype everywhere); throws as allreduceSum.
 void broadcastFrom(RankGroup::Impl& group, at::Tensor& values, int root);
 

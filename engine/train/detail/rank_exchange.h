@@ -51,14 +51,37 @@ void sumNoisyGradientsAcrossRanks(const std::vector<at::Tensor*>& params, double
                                   double denominator, privacy::MechanismRng* noise, RankExchange& ranks,
                                   std::array<double, 3>& stats);
 
-/// One rank's DP-SGD on the fine-tuning set (every rank passes the same images, labels and
-/// parameters; it computes only on the units it owns). `userOfImage` empty: example level, else
-/// user level as finetuneUserLevelDpSgd. Rank 0 records the ledger entry before the first step;
-/// the other ranks leave `ledger` unchanged. Errors as the 1-process entry points; throws what
-/// RankExchange throws.
+/// The units of one rank's shard (engine/distributed/rank_shard.h cuts them). The rank holds only
+/// the images of the units it owns (unit u on rank u mod W); of the others it knows how many units
+/// there are and, at user level, how many images each user has — the draw of at most G images is
+/// made for every sampled user, in batch order, so that the streams match a 1-rank run.
+struct ShardUnits {
+    std::int64_t units = 0;                       // every rank's examples (example level) or users
+    std::span<const std::int64_t> unitOfImage;    // each held image's example index, or its user
+    std::span<const std::int64_t> imagesPerUser;  // user level: every user's image count; empty: example level
+    bool userLevel() const { return !imagesPerUser.empty(); }
+};
+
+/// Checks that `shard` is this rank's — params.ranks is the group's world size, every held image's
+/// unit is owned by this rank and each held example once, q = B/units <= 1, at user level every
+/// user's image count given and the held users' counts complete — and returns, at example level,
+/// each example's held row (−1: another rank's); at user level an empty vector.
+Result<std::vector<std::int64_t>> shardRows(const ImageView& images, const ShardUnits& shard, const DpSgdParams& params,
+                                            const RankExchange& ranks);
+
+/// Every user's images for the user-level clipper: this rank's users' held rows (in the order the
+/// shard holds them, the order of the whole split), and for the other users placeholders of the
+/// right count (drawn from, to keep the stream, never read).
+std::vector<std::vector<std::int64_t>> shardImagesOfUsers(const ShardUnits& shard);
+
+/// One rank's DP-SGD on its shard (`images`, `labels`: the held images). Every rank passes the
+/// same parameters and unit counts. Rank 0 records the ledger entry before the first step; the
+/// other ranks leave `ledger` unchanged. Errors (nothing trained, ledger unchanged) as the
+/// 1-process entry points, and for a shard that is not this rank's; throws what RankExchange
+/// throws.
 Result<FinetuneResult> finetuneDpSgdOnRank(Model& model, const ImageView& images, std::span<const int> labels,
-                                           std::span<const std::int64_t> userOfImage, const DpSgdParams& params,
-                                           privacy::Ledger& ledger, RankExchange& ranks,
-                                           const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+                                           const ShardUnits& shard, const DpSgdParams& params, privacy::Ledger& ledger,
+                                           RankExchange& ranks, const ProgressCallback& progress = {},
+                                           const CancellationToken& cancel = {});
 
 }  // namespace dpmix::train::detail

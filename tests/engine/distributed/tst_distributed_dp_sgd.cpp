@@ -78,7 +78,8 @@ std::vector<RankOutcome> runOnRanks(int world, const train::testing::SyntheticIm
     rank_threads::onRanks(world, [&](RankGroup& group) {
         RankOutcome& o = out[static_cast<std::size_t>(group.rank())];
         Model model = Model::create(smallMlp(), 100 + static_cast<std::uint64_t>(group.rank()), "cpu");
-        auto r = finetuneDpSgdAcrossRanks(group, model, viewOf(data), y, userOf, params, o.ledger, {5});
+        const RankShard shard = cutShard(viewOf(data), y, userOf, group.rank(), world);
+        auto r = finetuneDpSgdAcrossRanks(group, model, shard, params, o.ledger, {5});
         if (!r)
             o.error = r.error().message;
         else
@@ -168,6 +169,39 @@ private Q_SLOTS:
         QVERIFY(ranks[0].ledger.entries().empty());
     }
 
+    void eachRankHoldsOnlyItsShard() {
+        // Example level: rank r holds the examples r, r + W, ...; user level: every image of the
+        // users r, r + W, ..., in the set's order, and every user's image count.
+        auto data = train::testing::makeQuadrantImages(10, 4, 1, 1.0f, 5);
+        const std::vector<int> y = firstLabels(data);
+        const RankShard examples = cutShard(viewOf(data), y, {}, 1, 3);
+        QCOMPARE(examples.unitOfImage, (std::vector<std::int64_t>{1, 4, 7}));
+        QCOMPARE(examples.units, std::int64_t(10));
+        QCOMPARE(examples.pixels.size(), std::size_t(3 * 16));
+        QCOMPARE(examples.pixels[16], data.pixels[4 * 16]);
+        QVERIFY(examples.imagesPerUser.empty());
+        const std::vector<std::int64_t> userOf{0, 1, 2, 1, 0, 1, 2, 0, 1, 1};
+        const RankShard users = cutShard(viewOf(data), y, userOf, 1, 2);
+        QCOMPARE(users.unitOfImage, (std::vector<std::int64_t>{1, 1, 1, 1, 1}));
+        QCOMPARE(users.labels, (std::vector<int>{y[1], y[3], y[5], y[8], y[9]}));
+        QCOMPARE(users.imagesPerUser, (std::vector<std::int64_t>{3, 5, 2}));
+        QCOMPARE(users.units, std::int64_t(3));
+    }
+
+    void aShardThatIsNotTheRanksIsRefused() {
+        auto data = train::testing::makeQuadrantImages(64, 4, 1, 1.0f, 5);
+        const std::vector<int> y = firstLabels(data);
+        std::string error;
+        rank_threads::onRanks(2, [&](RankGroup& group) {
+            Model model = Model::create(smallMlp(), 1, "cpu");
+            privacy::Ledger ledger;
+            const RankShard rankZeros = cutShard(viewOf(data), y, {}, 0, 2);  // on both ranks
+            auto r = finetuneDpSgdAcrossRanks(group, model, rankZeros, seededParams(2, 3), ledger);
+            if (group.rank() == 1 && !r) error = r.error().message;
+        });
+        QVERIFY2(error.find("is of unit 0, which is not rank 1's") != std::string::npos, error.c_str());
+    }
+
     void aRankThatLeavesEndsTheRunWithAnError() {
         auto data = train::testing::makeQuadrantImages(64, 4, 1, 1.0f, 5);
         const std::vector<int> y = firstLabels(data);
@@ -185,7 +219,8 @@ private Q_SLOTS:
                     return;
                 }
                 Model model = Model::create(smallMlp(), 1, "cpu");
-                auto r = finetuneDpSgdAcrossRanks(group, model, viewOf(data), y, {}, seededParams(2, 50), zero.ledger);
+                const RankShard shard = cutShard(viewOf(data), y, {}, 0, 2);
+                auto r = finetuneDpSgdAcrossRanks(group, model, shard, seededParams(2, 50), zero.ledger);
                 if (!r) zero.error = r.error().message;
             },
             std::chrono::seconds(2));
@@ -212,7 +247,8 @@ private Q_SLOTS:
                     auto built = p.expectedBatchSize(20).steps(1).ranks(2).build().value();
                     Model model = Model::create(smallMlp(), static_cast<std::uint64_t>(run), "cpu");
                     privacy::Ledger ledger;
-                    if (!finetuneDpSgdAcrossRanks(group, model, viewOf(data), y, {}, built, ledger)) return;
+                    const RankShard shard = cutShard(viewOf(data), y, {}, group.rank(), 2);
+                    if (!finetuneDpSgdAcrossRanks(group, model, shard, built, ledger)) return;
                     params[noisy] = model.parameters();
                 }
                 if (group.rank() != 0) continue;
