@@ -25,8 +25,14 @@ Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& projec
     auto frozen = freezeStudyRun(project, options, progress, cancel, log);
     if (!frozen) return frozen.error();
     const auto units = studyRunWorkUnits(study_plan::resolveRunChoices(project.spec(), options).seeds);
-    return cluster::submitJob(project, cluster::JobKind::Run, *frozen, units, slurm, false,
-                              [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
+    auto report = cluster::submitJob(project, cluster::JobKind::Run, *frozen, units, slurm, false,
+                                     [&](const std::filesystem::path& dir) { return snapshotProject(project, dir); });
+    if (report) return report;
+    // Nothing was submitted: the grid's reservation goes with it (a failure to settle it leaves
+    // it counted, the safe side, and is said after the submission's own error).
+    if (auto e = releaseUnsubmittedRun(project, *frozen))
+        return Error{report.error().message + "; the grid's budget reservation stays counted: " + e->message};
+    return report.error();
 }
 
 Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project,

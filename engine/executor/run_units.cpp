@@ -283,6 +283,14 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline
     return frozen.dump(1);
 }
 
+Status releaseUnsubmittedRun(project::ProjectFile& project, const std::string& frozenJson) {
+    const json frozen = json::parse(frozenJson, nullptr, /*allow_exceptions=*/false);
+    if (!frozen.is_object() || !frozen.contains("budget_reservation") ||
+        !frozen.at("budget_reservation").is_number_integer())
+        return std::nullopt;
+    return project::settleReservation(project, frozen.at("budget_reservation").get<long long>(), {});
+}
+
 std::vector<cluster::WorkUnit> studyRunWorkUnits(const std::vector<std::uint64_t>& seeds) {
     std::vector<cluster::WorkUnit> units;
     for (auto seed : seeds) {

@@ -31,6 +31,10 @@ Result<std::string> freezeStudyRun(project::ProjectFile& project, const pipeline
                                    const ProgressCallback& progress = {}, const CancellationToken& cancel = {},
                                    const pipeline::LogSink& log = {});
 
+/// Settles the reservation a frozen run holds when its job was never submitted (sbatch refused
+/// it, the job folder was removed): nothing can run under it, so it no longer counts.
+Status releaseUnsubmittedRun(project::ProjectFile& project, const std::string& frozenJson);
+
 /// One unit per seed (resolveRunChoices(spec, options).seeds: what freezeStudyRun freezes), in
 /// the order a local run takes them; params {"seed": s}.
 std::vector<cluster::WorkUnit> studyRunWorkUnits(const std::vector<std::uint64_t>& seeds);

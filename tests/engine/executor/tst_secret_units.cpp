@@ -5,8 +5,10 @@
 // counted, the next attempt reserves again; a partial merge leaves the grid's reservation open;
 // the merged runs are releases (ledger `secret`); after the merge the budget counts the merged
 // runs and every later attempt; an attempt over the cap and one whose store the node cannot see
-// run nothing; two attempts at one unit draw different noise.
+// run nothing; a grid sbatch refuses keeps no reservation; two attempts at one unit draw
+// different noise.
 #include "engine/executor/cluster_jobs.h"
+#include "engine/executor/cluster_submission.h"
 #include "engine/executor/run_units.h"
 #include "engine/executor/unit_attempts.h"
 #include "engine/pipeline/study_runner.h"
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -215,6 +218,27 @@ private Q_SLOTS:
         QVERIFY(!reserveUnitAttempt(b, 1, 7).ok());
         b.unitPlans[0].clear();
         QCOMPARE(reserveUnitAttempt(b, 0, 0).value().attempt, 0LL);
+    }
+
+    void aGridSbatchRefusesReservesNothing() {
+        // An sbatch that refuses the job (first on PATH for this call only): nothing was
+        // submitted, so the grid's reservation is settled again and nothing stays counted.
+        const std::string bin = dir_.filePath("refusing-bin");
+        fs::create_directories(bin);
+        std::ofstream(bin + "/sbatch") << "#!/bin/sh\necho 'sbatch: error: invalid partition' >&2\nexit 1\n";
+        fs::permissions(bin + "/sbatch", fs::perms::owner_all);
+        const std::string path = std::getenv("PATH");
+        ::setenv("PATH", (bin + ":" + path).c_str(), 1);
+        auto p = freshProject("refused");
+        auto report = submitStudyRunToSlurm(p, gridOptions(), {});
+        ::setenv("PATH", path.c_str(), 1);
+        QVERIFY(!report.ok());
+        QVERIFY2(report.error().message.find("sbatch failed") != std::string::npos, report.error().message.c_str());
+        QVERIFY2(report.error().message.find("stays counted") == std::string::npos, report.error().message.c_str());
+        const auto budget = project::projectBudget(p).value();
+        QVERIFY(budget.reservations.empty());
+        QCOMPARE(budget.total.releases, 0LL);
+        QVERIFY(!fs::exists(cluster::jobsRoot(p.path())) || fs::is_empty(cluster::jobsRoot(p.path())));
     }
 
     void twoAttemptsAtOneUnitDrawDifferentNoise() {
