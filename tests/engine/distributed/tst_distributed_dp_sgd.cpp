@@ -188,6 +188,27 @@ private Q_SLOTS:
         QCOMPARE(users.units, std::int64_t(3));
     }
 
+    void ranksWhoseStatesDivergeAreStoppedByTheDigestCheck() {
+        // Rank 1 steps with another learning rate: the update differs, and the state digests
+        // compared every 5 steps stop both ranks at step 5.
+        auto data = train::testing::makeQuadrantImages(64, 4, 1, 1.0f, 5);
+        const std::vector<int> y = firstLabels(data);
+        std::string errors[2];
+        rank_threads::onRanks(2, [&](RankGroup& group) {
+            Model model = Model::create(smallMlp(), 1, "cpu");
+            privacy::Ledger ledger;
+            auto params = seededParams(2, 20);
+            if (group.rank() == 1) params.learningRate = 0.4;
+            const RankShard shard = cutShard(viewOf(data), y, {}, group.rank(), 2);
+            auto r = finetuneDpSgdAcrossRanks(group, model, shard, params, ledger, {5});
+            if (!r) errors[group.rank()] = r.error().message;
+        });
+        for (const auto& e : errors)
+            QVERIFY2(e.find("after step 5, 1 rank(s) hold a model or optimizer state that differs from rank 0's") !=
+                         std::string::npos,
+                     e.c_str());
+    }
+
     void aShardThatIsNotTheRanksIsRefused() {
         auto data = train::testing::makeQuadrantImages(64, 4, 1, 1.0f, 5);
         const std::vector<int> y = firstLabels(data);
