@@ -6,9 +6,12 @@
 namespace dpmix::cli {
 namespace {
 
+// The commands `dpmix --help` lists: a hidden one (no group, e.g. `rank`, which `dpmix run --ranks`
+// starts) is never offered as the command a typo meant.
 std::vector<std::string> subcommandNames(CLI::App& app) {
     std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        if (!sub->get_group().empty()) names.push_back(sub->get_name());
     return names;
 }
 
