@@ -38,6 +38,18 @@ std::vector<RankShard> shardsOf(const train::ImageView& images, std::span<const 
 
 }  // namespace
 
+Result<train::FinetuneResult> finetuneAsRankZero(RankStore& store, RankGroup& group, train::Model& model,
+                                                 const train::ImageView& images, std::span<const int> labels,
+                                                 std::span<const std::int64_t> userOfImage,
+                                                 const train::DpSgdParams& params, privacy::Ledger& ledger,
+                                                 const RankedRunChecks& checks, const ProgressCallback& progress,
+                                                 const CancellationToken& cancel) {
+    const std::vector<RankShard> shards = shardsOf(images, labels, userOfImage, group.world());
+    const RankJob job{model.spec(), model.device(), params, shards[0]};
+    if (auto e = sendRankJobs(store, group, job, shards)) return *e;
+    return finetuneDpSgdAcrossRanks(group, model, shards[0], params, ledger, checks, progress, cancel);
+}
+
 Result<train::FinetuneResult> finetuneOnLocalRanks(const LocalRankSettings& settings, train::Model& model,
                                                    const train::ImageView& images, std::span<const int> labels,
                                                    std::span<const std::int64_t> userOfImage,
@@ -54,10 +66,8 @@ Result<train::FinetuneResult> finetuneOnLocalRanks(const LocalRankSettings& sett
     auto joined = RankGroup::join(store, 0, settings.ranks);
     if (!joined) return withChildren(joined.error(), children);
     RankGroup group = *joined;
-    const std::vector<RankShard> shards = shardsOf(images, labels, userOfImage, settings.ranks);
-    const RankJob job{model.spec(), model.device(), params, shards[0]};
-    if (auto e = sendRankJobs(store, group, job, shards)) return withChildren(*e, children);
-    auto result = finetuneDpSgdAcrossRanks(group, model, shards[0], params, ledger, settings.checks, progress, cancel);
+    auto result = finetuneAsRankZero(store, group, model, images, labels, userOfImage, params, ledger, settings.checks,
+                                     progress, cancel);
     if (!result) return withChildren(result.error(), children);
     if (auto e = children.finish(settings.timeout)) return Error{"data-parallel DP-SGD: " + e->message};
     return result;

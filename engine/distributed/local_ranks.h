@@ -44,6 +44,17 @@ Result<train::FinetuneResult> finetuneOnLocalRanks(const LocalRankSettings& sett
                                                    const train::DpSgdParams& params, privacy::Ledger& ledger,
                                                    const ProgressCallback& progress, const CancellationToken& cancel);
 
+/// Rank 0's part once the group has formed (however its ranks were started): cuts every rank's
+/// shard, sends each its job (rank_job.h) and fine-tunes its own shard. The other ranks are in
+/// runRank.
+Result<train::FinetuneResult> finetuneAsRankZero(RankStore& store, RankGroup& group, train::Model& model,
+                                                 const train::ImageView& images, std::span<const int> labels,
+                                                 std::span<const std::int64_t> userOfImage,
+                                                 const train::DpSgdParams& params, privacy::Ledger& ledger,
+                                                 const RankedRunChecks& checks = {},
+                                                 const ProgressCallback& progress = {},
+                                                 const CancellationToken& cancel = {});
+
 /// What `dpmix rank` does as rank `rank` of `world`: connects to rank 0's store, joins, receives the
 /// job, fine-tunes its shard, and returns (its model is rank 0's; rank 0 stores it).
 Status runRank(const RankAddress& address, int rank, int world);

@@ -4,6 +4,7 @@
 // a rank that leaves or stops answering ending the others' run with an error, not a hang. The
 // ranks run on threads of this process over loopback (rank_threads.h).
 #include "engine/distributed/distributed_dp_sgd.h"
+#include "engine/distributed/local_ranks.h"
 #include "engine/train/evaluation.h"
 #include "rank_threads.h"
 #include "tests/engine/train/synthetic_images.h"
@@ -147,6 +148,37 @@ private Q_SLOTS:
         QVERIFY(ranks[0].parameters == ranks[1].parameters);
         const double d = largestDifference(ranks[0].parameters, alone);
         QVERIFY2(d <= kReductionOrderTolerance, str("largest parameter difference ", d).c_str());
+    }
+
+    void theJobReachesTheOtherRanksUserLevel() {
+        // What `dpmix run --ranks 2` does, the child on a thread: rank 0 cuts the shards and sends
+        // rank 1 its job (settings through the store, its shard alone); rank 1 is runRank.
+        auto data = train::testing::makeQuadrantImages(96, 4, 1, 1.0f, 4);
+        const auto userOf = usersOf(96, 30);
+        auto params = seededParams(1, 20);
+        params.maxExamplesPerUser = 2;
+        const auto alone = runInOneProcess(data, userOf, params);
+        params.ranks = 2;
+        auto hosted = RankStore::host(rank_threads::loopback(), 2);
+        QVERIFY2(hosted.ok(), hosted.ok() ? "" : hosted.error().message.c_str());
+        RankStore store = *hosted;
+        RankAddress address = rank_threads::loopback();
+        address.port = store.port();
+        Status rankOne;
+        std::thread child([&] { rankOne = runRank(address, 1, 2); });
+        Model model = Model::create(smallMlp(), 100, "cpu");
+        privacy::Ledger ledger;
+        Result<FinetuneResult> r = Error{"the group did not form"};
+        if (auto group = RankGroup::join(store, 0, 2)) {
+            RankGroup joined = *group;
+            r = finetuneAsRankZero(store, joined, model, viewOf(data), firstLabels(data), userOf, params, ledger);
+        }
+        child.join();
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QVERIFY2(!rankOne, rankOne ? rankOne->message.c_str() : "");
+        const double d = largestDifference(model.parameters(), alone);
+        QVERIFY2(d <= kReductionOrderTolerance, str("largest parameter difference ", d).c_str());
+        QCOMPARE(ledger.entries().size(), std::size_t(1));
     }
 
     void rankZeroAloneWritesTheLedgerWithTheWorldSize() {
