@@ -1,10 +1,12 @@
 #include "app/workbench/study/engine_source_preview.h"
 
+#include "engine/data/dicom_source.h"
 #include "engine/data/source_loader.h"
 
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace dpmix::workbench {
@@ -62,10 +64,63 @@ QString snippetText(const std::string& text) {
     return s;
 }
 
+QImage greyImage(const data::DecodedImage& image) {
+    data::ImageDataset one;
+    one.height = image.height;
+    one.width = image.width;
+    one.pixels = image.pixels;
+    return exampleImage(one, 0);
+}
+
+// The survey's lines: counts, then the tags found (names only, never values).
+QStringList dicomOverviewLines(const data::DicomSurvey& s) {
+    QStringList lines;
+    lines << QObject::tr("%1 · %2 · %3 · %4 in %5")
+                 .arg(countOf(s.patients, QObject::tr("patient"), QObject::tr("patients")),
+                      countOf(s.studies, QObject::tr("study"), QObject::tr("studies")),
+                      countOf(s.series, QObject::tr("series"), QObject::tr("series")),
+                      countOf(s.images, QObject::tr("image"), QObject::tr("images")),
+                      countOf(s.files, QObject::tr("DICOM file"), QObject::tr("DICOM files")));
+    if (s.skippedFiles > 0)
+        lines << QObject::tr("%1 other files skipped (not DICOM)").arg(groupedNumber(s.skippedFiles));
+    if (s.withoutUser > 0) lines << QObject::tr("%1 without the user tag").arg(groupedNumber(s.withoutUser));
+    QStringList tags;
+    for (const auto& t : s.tags) tags << QString::fromStdString(t);
+    lines << QObject::tr("Tags found (%1): %2").arg(tags.size()).arg(tags.join(QStringLiteral(", ")));
+    return lines;
+}
+
+// A DICOM folder: the survey (always shown), then the load that gives the facts; a load that
+// fails (no labels chosen yet, a bad file) leaves the survey shown and the source unregistrable.
+Result<SourcePreview> dicomPreview(const data::SourceSpec& spec, const CancellationToken& cancel,
+                                   const std::function<Result<SourcePreview>()>& load) {
+    auto survey = data::surveyDicomSource(spec, kPreviewExamples, data::LoadControl{{}, cancel});
+    if (!survey) return survey.error();
+    auto loaded = load();
+    SourcePreview out = loaded ? std::move(loaded).value() : SourcePreview{};
+    out.dicomOverview = dicomOverviewLines(*survey);
+    for (const auto& e : survey->errors)
+        out.dicomErrors << QString::fromStdString(e.path) + QStringLiteral(": ") + QString::fromStdString(e.reason);
+    if (loaded) return out;
+    out.loadError = QString::fromStdString(loaded.error().message);
+    out.facts.kind = data::SourceKind::Images;
+    for (const auto& image : survey->preview) {
+        out.thumbnails << greyImage(image);
+        out.thumbnailLabels << QStringLiteral("—");
+    }
+    return out;
+}
+
 }  // namespace
 
 Result<SourcePreview> EngineSourcePreviewer::preview(const data::SourceSpec& spec,
                                                      const CancellationToken& cancel) const {
+    if (spec.loader == "dicom") return dicomPreview(spec, cancel, [&] { return loadPreview(spec, cancel); });
+    return loadPreview(spec, cancel);
+}
+
+Result<SourcePreview> EngineSourcePreviewer::loadPreview(const data::SourceSpec& spec,
+                                                         const CancellationToken& cancel) {
     const data::LoadControl control{{}, cancel};
     SourcePreview out;
     project::SourceFacts& facts = out.facts;

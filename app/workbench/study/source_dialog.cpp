@@ -266,6 +266,8 @@ void SourceDialog::rebuildOptionForm() {
 void SourceDialog::onLoaderChanged() {
     extraOptions_.clear();
     rebuildOptionForm();
+    // A DICOM folder names each image's patient: user level is proposed (docs/DATA.md, "DICOM studies").
+    if (userLevel_ && loader_->currentData().toString() == QLatin1String("dicom")) userLevel_->setChecked(true);
     onEdited();
 }
 
@@ -410,7 +412,7 @@ void SourceDialog::onPreviewDone() {
 bool SourceDialog::previewPending() const { return loading_ || debounce_->isActive(); }
 
 bool SourceDialog::canAccept() const {
-    if (!shown_ || !previewedSpec_ || previewPending()) return false;
+    if (!shown_ || !previewedSpec_ || previewPending() || !shown_->loadError.isEmpty()) return false;
     const data::SourceSpec spec = currentSpec();
     return !spec.name.empty() && !takenNames_.contains(QString::fromStdString(spec.name)) &&
            sameData(spec, *previewedSpec_);

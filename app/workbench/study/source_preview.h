@@ -23,6 +23,12 @@ struct SourcePreview {
     QStringList thumbnailLabels;  // one per thumbnail: its positive labels, "|"-joined
     QList<TextSnippet> snippets;  // text: the first documents (at most kPreviewExamples)
     QString userColumn;           // the column naming the users ("Patient"), when the spec names one
+    // A DICOM folder (loader dicom): what its files hold, read before the source can load — the
+    // counts of patients, studies, series and images, the tags found, and each unreadable file
+    // with its reason. Never a header value (docs/PRIVACY.md, "DICOM sources").
+    QStringList dicomOverview;
+    QStringList dicomErrors;  // "path: reason", one per file
+    QString loadError;        // the source cannot be registered yet (e.g. no labels chosen): why
 };
 
 /// How many examples a preview shows.

@@ -43,6 +43,7 @@ SourcePreviewWidget::SourcePreviewWidget(QWidget* parent)
       status_(new QLabel),
       labels_(new QLabel),
       hash_(new QLabel),
+      dicom_(new QLabel),
       examples_(new QStackedWidget),
       thumbnails_(new QListWidget),
       snippets_(new QTableWidget(0, 3)) {
@@ -60,6 +61,10 @@ SourcePreviewWidget::SourcePreviewWidget(QWidget* parent)
         tr("SHA-256 over the decoded examples: the project file records it, so a reviewer can tell "
            "whether the data changed."));
 
+    dicom_->setObjectName("previewDicom");
+    dicom_->setWordWrap(true);
+    dicom_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    dicom_->setVisible(false);
     thumbnails_->setObjectName("previewThumbnails");
     thumbnails_->setViewMode(QListView::IconMode);
     thumbnails_->setIconSize(QSize(kThumbnailSide, kThumbnailSide));
@@ -84,6 +89,7 @@ SourcePreviewWidget::SourcePreviewWidget(QWidget* parent)
     layout->addWidget(status_);
     layout->addWidget(labels_);
     layout->addWidget(hash_);
+    layout->addWidget(dicom_);
     layout->addWidget(examples_, 1);
     clear(tr("Choose a loader and a path to see a preview."));
 }
@@ -93,6 +99,8 @@ void SourcePreviewWidget::clear(const QString& hint) {
     status_->setStyleSheet({});
     labels_->clear();
     hash_->clear();
+    dicom_->clear();
+    dicom_->setVisible(false);
     thumbnails_->clear();
     snippets_->setRowCount(0);
 }
@@ -122,6 +130,7 @@ void SourcePreviewWidget::showPreview(const SourcePreview& preview) {
         labels_->setText(countOf(static_cast<long long>(f.domains.size()), tr("domain"), tr("domains")) + ": " +
                          joined(f.domains, 20));
     hash_->setText(tr("Content hash: %1").arg(QString::fromStdString(f.contentHash)));
+    showDicomOverview(preview);
 
     examples_->setCurrentWidget(images ? static_cast<QWidget*>(thumbnails_) : snippets_);
     for (int i = 0; i < preview.thumbnails.size(); ++i) {
@@ -147,6 +156,26 @@ void SourcePreviewWidget::showPreview(const SourcePreview& preview) {
     thumbnails_->doItemsLayout();
     thumbnails_->scrollToTop();
     snippets_->scrollToTop();
+}
+
+// A DICOM folder: its counts and tags, each unreadable file in red, and, when the source cannot
+// load yet, why (the status line says it; the thumbnails are the survey's windowed images).
+void SourcePreviewWidget::showDicomOverview(const SourcePreview& preview) {
+    if (preview.dicomOverview.isEmpty()) return;
+    QStringList html;
+    for (const auto& line : preview.dicomOverview) html << line.toHtmlEscaped();
+    const int shownErrors = 8;
+    for (int i = 0; i < preview.dicomErrors.size() && i < shownErrors; ++i)
+        html << QStringLiteral("<span style=\"color:#b00020\">%1</span>").arg(preview.dicomErrors[i].toHtmlEscaped());
+    if (preview.dicomErrors.size() > shownErrors)
+        html << tr("… and %1 more unreadable files").arg(preview.dicomErrors.size() - shownErrors);
+    dicom_->setText(html.join(QStringLiteral("<br>")));
+    dicom_->setVisible(true);
+    if (preview.loadError.isEmpty()) return;
+    status_->setText(tr("Not registrable yet: %1").arg(preview.loadError));
+    status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+    labels_->clear();
+    hash_->clear();
 }
 
 }  // namespace dpmix::workbench

@@ -28,13 +28,17 @@ public:
     QLabel* statusLabel() const { return status_; }
     QLabel* labelsLabel() const { return labels_; }
     QLabel* hashLabel() const { return hash_; }
+    QLabel* dicomLabel() const { return dicom_; }
     QListWidget* thumbnails() const { return thumbnails_; }
     QTableWidget* snippets() const { return snippets_; }
 
 private:
+    void showDicomOverview(const SourcePreview& preview);
+
     QLabel* status_;
     QLabel* labels_;
     QLabel* hash_;
+    QLabel* dicom_;  // a DICOM folder's counts, tags and file errors
     QStackedWidget* examples_;
     QListWidget* thumbnails_;
     QTableWidget* snippets_;
