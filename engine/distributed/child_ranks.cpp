@@ -42,6 +42,8 @@ Status ChildRanks::start(int rank, const std::string& program, const std::vector
     if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+        // Only stdin, stdout and stderr go on: not the project file's, the store's or Gloo's sockets.
+        ::close_range(3, ~0U, 0);
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }
