@@ -8,6 +8,7 @@ mkdir -p .gpu-deps
 packages=(libeigen3-dev libsqlite3-dev libsqlite3-0 libboost1.74-dev nlohmann-json3-dev libcli11-dev libstb-dev libstb0
           libsentencepiece-dev libsentencepiece0 libprotobuf-lite32 libsodium-dev libsodium23 libssl-dev libssl3
           libfftw3-dev libfftw3-double3 libfftw3-single3 libfftw3-long3 libfftw3-quad3 libfftw3-bin zlib1g-dev
-          libgdcm-dev libgdcm3.0 libcharls2 libjson-c5 libopenjp2-7 libsocket++1)
+          libgdcm-dev libgdcm3.0 libcharls2 libjson-c5 libopenjp2-7 libsocket++1
+          libgloo-dev)  # Gloo's headers for engine/distributed (its code comes with LibTorch)
 (cd .gpu-deps && apt-get download "${packages[@]}")
 du -sh .gpu-deps
