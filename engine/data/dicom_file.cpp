@@ -56,6 +56,40 @@ std::optional<double> firstNumber(const std::map<DicomTag, std::string>& values,
     return value;
 }
 
+// The Part 10 file meta group (0002,xxxx after "DICM"), walked before GDCM sees it: GDCM's
+// reader asserts on a damaged one (gdcmFileMetaInformation.cxx, three sites found by fuzz_dicom),
+// which ends the (child) process. Explicit VR little endian, as PS3.10 7.1 requires: each element
+// a tag of group 2, a VR of two capital letters and a length that stays inside the file.
+Status checkFileMetaGroup(const std::string& bytes) {
+    if (!looksLikeDicomFile(bytes)) return std::nullopt;  // no meta group: GDCM reads a bare data set
+    auto u16 = [&](std::size_t at) {
+        return static_cast<unsigned>(static_cast<unsigned char>(bytes[at])) |
+               static_cast<unsigned>(static_cast<unsigned char>(bytes[at + 1])) << 8;
+    };
+    std::size_t at = 132;
+    int elements = 0;
+    while (at + 8 <= bytes.size() && u16(at) == 0x0002) {
+        const char v0 = bytes[at + 4], v1 = bytes[at + 5];
+        if (v0 < 'A' || v0 > 'Z' || v1 < 'A' || v1 > 'Z')
+            return Error{"its file meta information is damaged (an element without a VR)"};
+        const std::string vr{v0, v1};
+        const bool longForm = vr == "OB" || vr == "OW" || vr == "OF" || vr == "SQ" || vr == "UT" || vr == "UN";
+        std::uint64_t length = u16(at + 6), header = 8;
+        if (longForm) {
+            if (at + 12 > bytes.size()) break;
+            length = u16(at + 8) | static_cast<std::uint64_t>(u16(at + 10)) << 16;
+            header = 12;
+        }
+        if (length == 0xffffffff || at + header + length > bytes.size())
+            return Error{"its file meta information is damaged (an element runs past the end of the file)"};
+        at += header + length;
+        ++elements;
+    }
+    if (elements == 0) return Error{"its file meta information is missing after 'DICM'"};
+    if (at + 8 > bytes.size()) return Error{"it ends after its file meta information (no data set)"};
+    return std::nullopt;
+}
+
 std::string transferSyntaxName(const gdcm::TransferSyntax& syntax) {
     const char* uid = syntax.GetString();
     if (!uid) return "an unknown transfer syntax";
@@ -254,6 +288,7 @@ std::vector<std::string> referencedFiles(const gdcm::DataSet& dataSet) {
 
 Result<std::vector<std::string>> dicomDirFilesInProcess(const std::string& bytes) {
     silenceGdcm();
+    if (auto damaged = checkFileMetaGroup(bytes)) return *damaged;
     try {
         std::istringstream stream(bytes);
         gdcm::Reader reader;
@@ -328,6 +363,7 @@ std::vector<float> dicomDisplayValues(const std::vector<double>& stored, double 
 Result<DicomInstance> readDicomBytesInProcess(const std::string& bytes, const std::vector<DicomTag>& tags,
                                               const DicomReadRules& rules, bool withPixels) {
     silenceGdcm();
+    if (auto damaged = checkFileMetaGroup(bytes)) return *damaged;
     try {
         std::istringstream stream(bytes);
         gdcm::Reader reader;

@@ -48,6 +48,7 @@ struct DicomReadRules {
     DicomColour colour = DicomColour::Refuse;
     DicomWindow window;
     std::uint64_t maxPixelBytes = std::uint64_t(1) << 30;  // a forged header cannot make us allocate more
+    int secondsPerFile = 120;  // in the child process: a JPEG 2000 image decodes in seconds, a hang is stopped
 };
 
 /// One file: its frames as 1×H×W grey images in [0,1] (empty when pixels were not asked for) and

@@ -10,7 +10,7 @@
 namespace dpmix::data {
 namespace {
 
-constexpr int kSecondsPerFile = 120;  // a large JPEG 2000 image decodes in seconds; a hang is stopped
+constexpr int kSecondsPerDicomDir = 120;
 
 template <typename T>
 void putRaw(std::string& out, const T& value) {
@@ -102,7 +102,7 @@ Result<DicomInstance> readDicomBytes(const std::string& bytes, const std::vector
             if (!instance) return instance.error();
             return encode(*instance);
         },
-        kSecondsPerFile);
+        rules.secondsPerFile);
     if (!answer) return answer.error();
     return decode(*answer);
 }
@@ -119,7 +119,7 @@ Status readDicomFiles(const std::vector<std::string>& paths, const std::vector<D
             if (!instance) return instance.error();
             return encode(*instance);
         },
-        kSecondsPerFile,
+        rules.secondsPerFile,
         [&](std::size_t i, Result<std::string> answer) {
             return take(i, answer ? decode(*answer) : Result<DicomInstance>(answer.error()));
         });
@@ -134,7 +134,7 @@ Result<std::vector<std::string>> dicomDirFiles(const std::string& bytes) {
             for (const auto& f : *files) putText(out, f);
             return out;
         },
-        kSecondsPerFile);
+        kSecondsPerDicomDir);
     if (!answer) return answer.error();
     Reader in{*answer};
     std::vector<std::string> files;

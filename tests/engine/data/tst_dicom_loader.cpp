@@ -318,6 +318,13 @@ private Q_SLOTS:
             QVERIFY2(contains(m, "DICOM file '"), m.c_str());
             QVERIFY2(!quotesAnIdentifier(m), m.c_str());
         }
+        std::string damagedMeta = bytes;
+        damagedMeta[132 + 4] = 'x';  // the first file meta element's VR: GDCM would assert on it
+        fx::writeFile(path("corrupt3/d.dcm"), damagedMeta);
+        auto meta = load("corrupt3");
+        QVERIFY2(contains(messageOf(meta), path("corrupt3/d.dcm")) &&
+                     contains(messageOf(meta), "its file meta information is damaged"),
+                 messageOf(meta).c_str());
         auto skipped = load("corrupt", {{"bad_files", "skip"}});
         QVERIFY2(skipped.ok(), messageOf(skipped).c_str());
         QCOMPARE(skipped->size(), std::size_t(1));
