@@ -16,10 +16,11 @@ Status refuseUndeclaredLabels(const data::SourceSpec& source, const std::string&
     if (key.empty() || source.options.count(key)) return std::nullopt;
     const std::string field = path + ".options." + key;
     const std::string expected =
-        key == "labels" ? "the comma-separated label columns (or, with a finding_column, findings) the study may use"
+        source.loader == "dicom"
+            ? (key == "labels" ? "the comma-separated columns of its label CSV the study may use"
+                               : "the comma-separated values of its label tag the study may use, e.g. \"CHEST,HAND\"")
+        : key == "labels" ? "the comma-separated label columns (or, with a finding_column, findings) the study may use"
         : key == "contexts" ? "the comma-separated icon contexts the study may use, e.g. \"actions,devices,places\""
-        : source.loader == "dicom"
-            ? "the comma-separated values of the label tag the study may use, e.g. \"CHEST,HAND\""
         : source.loader == "mnist-json"
             ? "the ten digits' names, e.g. \"0,1,2,3,4,5,6,7,8,9\""
             : "comma-separated class names, one per label value 0..K-1, or \"fashion-mnist\"";

@@ -146,6 +146,17 @@ private Q_SLOTS:
         QVERIFY2(noPatient.err.contains("have no PatientID") && noPatient.err.contains(path("bad/scans/c.dcm")),
                  qPrintable(noPatient.err));
         QVERIFY(!QFile::exists(path("bad.dpmix")));
+        // A sensitive DICOM source declares its label set.
+        QFile undeclared(path("undeclared.json"));
+        QVERIFY(undeclared.open(QIODevice::WriteOnly));
+        undeclared.write(QByteArray(kSpec).replace("SCANS", "scans").replace(R"("labels": "Finding", )", ""));
+        undeclared.close();
+        const auto refusedLabels = dpmix({"new", path("undeclared.json"), "-o", path("bad.dpmix")});
+        QVERIFY(refusedLabels.exitCode > 0);
+        QVERIFY2(refusedLabels.err.contains("sensitive.options.labels: missing: the sensitive dicom source 'scans' "
+                                            "must declare its label set (the comma-separated columns of its label CSV"),
+                 qPrintable(refusedLabels.err));
+        QVERIFY(!QFile::exists(path("bad.dpmix")));
         QVERIFY2(identifiersIn(printed_.join("\n").toUtf8()).isEmpty(), "an error quoted an identifier");
     }
 };
