@@ -1,5 +1,6 @@
 // Cluster jobs (docs/CLUSTER.md):
 //   dpmix worker JOBDIR --unit N [--threads T]      one array task: runs unit N, writes its result file
+//                [--ranks R]                         (under srun: this Slurm task's rank of its fine-tunings)
 //   dpmix jobs status PROJECT [--job ID] [--json]   units done / pending / running / failed (+ Slurm state, log)
 //   dpmix jobs merge PROJECT [--job ID] [--json] [--keep-job-files]
 //                                                   the single writer: stores finished jobs (idempotent) and
@@ -9,6 +10,7 @@
 #include "app/cli/cli_support.h"
 #include "app/cli/command.h"
 #include "app/cli/project_commands.h"
+#include "app/cli/worker_ranks.h"
 #include "engine/core/file_door.h"
 #include "engine/executor/cluster_jobs.h"
 #include "engine/project/project_file.h"
@@ -29,6 +31,7 @@ struct JobsArgs {
     long long unit = -1;
     long long maxParallel = -1;
     int threads = 1;
+    int ranks = 1;
     bool json = false;
     bool keepJobFiles = false;
 };
@@ -162,9 +165,16 @@ void registerJobsCommands(CLI::App& app, CommandContext& ctx) {
     worker->add_option("jobdir", args->jobDir, "the job directory (PROJECT.jobs/JOB-ID)")->required();
     worker->add_option("--unit", args->unit, "the unit to run ($SLURM_ARRAY_TASK_ID)")->required();
     worker->add_option("--threads", args->threads, "threads for the unit's runs (default 1)");
+    worker->add_option("--ranks", args->ranks,
+                       "under srun: the unit's DP-SGD fine-tunings on this many Slurm tasks, SLURM_PROCID 0 as rank 0 "
+                       "(default 1)");
     worker->callback([&ctx, args] {
-        if (args->threads < 1) {
-            ctx.exitCode = fail("worker", "--threads must be >= 1", 2);
+        if (args->threads < 1 || args->ranks < 1) {
+            ctx.exitCode = fail("worker", "--threads and --ranks must be >= 1", 2);
+            return;
+        }
+        if (args->ranks > 1) {
+            ctx.exitCode = runWorkerOnSlurmRanks(args->jobDir, args->unit, args->threads, args->ranks);
             return;
         }
         if (auto e = cluster::runWorkerUnit(args->jobDir, args->unit, args->threads)) {

@@ -24,7 +24,8 @@ std::string thisProgram() {
 
 void addRanksOption(CLI::App& run, int& ranks) {
     run.add_option("--ranks", ranks,
-                   "DP-SGD fine-tuning data-parallel on N local processes (rank 0 adds the noise once; the "
+                   "DP-SGD fine-tuning data-parallel on N local processes, or with --executor slurm on N Slurm tasks "
+                   "per unit (rank 0 adds the noise once; the "
                    "model equals the 1-rank one up to float rounding in --reproducible mode; docs/CLUSTER.md, "
                    "\"Ranks\") (default 1)");
 }
@@ -35,14 +36,10 @@ std::optional<std::string> ranksOutOfRange(int ranks) {
            " local processes";
 }
 
-std::optional<std::string> ranksRefusal(int ranks, bool slurm, bool textStudy, const project::ProjectSpec& spec,
+std::optional<std::string> ranksRefusal(int ranks, bool textStudy, const project::ProjectSpec& spec,
                                         const study_plan::StudyRunOptions& options) {
     if (ranks <= 1) return ranksOutOfRange(ranks);
     const std::string why = "--ranks " + std::to_string(ranks) + ": ";
-    if (slurm)
-        return why +
-               "ranks across Slurm tasks are not supported yet; run the ranks here (--executor local), or "
-               "submit without --ranks. Nothing was written";
     if (textStudy) return why + "a text study's fine-tuning runs in one process (dpmix-text). Nothing was written";
     const auto mechanism = study_plan::withStageOptions(spec, options).finetune.mechanism;
     if (mechanism != methods::FinetuneMechanism::DpSgd)

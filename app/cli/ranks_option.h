@@ -23,7 +23,7 @@ std::optional<std::string> ranksOutOfRange(int ranks);
 
 /// Why this run cannot take --ranks N (a message naming what is not supported), or nothing.
 /// Checked before any stage runs.
-std::optional<std::string> ranksRefusal(int ranks, bool slurm, bool textStudy, const project::ProjectSpec& spec,
+std::optional<std::string> ranksRefusal(int ranks, bool textStudy, const project::ProjectSpec& spec,
                                         const study_plan::StudyRunOptions& options);
 
 /// For ranks > 1: the runner every DP-SGD fine-tuning of this process uses until the returned

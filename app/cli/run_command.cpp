@@ -275,9 +275,13 @@ int executeRun(const RunArgs& args) {
     project::ProjectFile project = std::move(opened).value();
     if (slurm && isTextProject(project))
         return badRunInput("--executor slurm runs image studies; a text study runs here");
-    if (auto refusal = ranksRefusal(args.ranks, slurm, isTextProject(project), project.spec(), *options))
+    if (auto refusal = ranksRefusal(args.ranks, isTextProject(project), project.spec(), *options))
         return badRunInput(*refusal);
-    if (slurm) return submitRunToSlurm(args, project, *options);
+    if (slurm) {
+        RunArgs onSlurm = args;
+        onSlurm.cluster.slurm.ranks = args.ranks;  // each array task asks for the ranks as Slurm tasks
+        return submitRunToSlurm(onSlurm, project, *options);
+    }
     if (args.estimate) return printEstimate(project, *options);
     if (isTextProject(project))
         return runTextProject(project, *options, {args.epsilons, args.rho, spelledSeeds, args.json, args.keepTokens});

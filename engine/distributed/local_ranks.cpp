@@ -77,6 +77,10 @@ Status runRank(const RankAddress& address, int rank, int world) {
     auto connected = RankStore::connect(address);
     if (!connected) return connected.error();
     RankStore store = *connected;
+    return runRankOn(store, rank, world);
+}
+
+Status runRankOn(RankStore& store, int rank, int world) {
     auto joined = RankGroup::join(store, rank, world);
     if (!joined) return joined.error();
     RankGroup group = *joined;

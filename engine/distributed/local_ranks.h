@@ -58,5 +58,7 @@ Result<train::FinetuneResult> finetuneAsRankZero(RankStore& store, RankGroup& gr
 /// What `dpmix rank` does as rank `rank` of `world`: connects to rank 0's store, joins, receives the
 /// job, fine-tunes its shard, and returns (its model is rank 0's; rank 0 stores it).
 Status runRank(const RankAddress& address, int rank, int world);
+/// runRank's part once connected to the store.
+Status runRankOn(RankStore& store, int rank, int world);
 
 }  // namespace dpmix::distributed

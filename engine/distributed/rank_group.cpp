@@ -57,7 +57,10 @@ Result<RankStore> RankStore::host(const RankAddress& address, int world) {
 
 Result<RankStore> RankStore::connect(const RankAddress& address) { return open(address, false, 0); }
 
-int RankStore::port() const { return impl_->store->getPort(); }
+int RankStore::port() const {
+    auto* tcp = dynamic_cast<c10d::TCPStore*>(impl_->store.get());
+    return tcp ? tcp->getPort() : 0;
+}
 std::chrono::milliseconds RankStore::timeout() const { return impl_->timeout; }
 
 Status RankStore::put(const std::string& key, const std::string& value) {
@@ -76,6 +79,20 @@ Result<std::string> RankStore::get(const std::string& key) {
     } catch (const std::exception& e) {
         return groupError("reading '" + key + "' from the rank store", -1, impl_->timeout, e);
     }
+}
+
+Result<bool> RankStore::has(const std::string& key) {
+    try {
+        return impl_->store->check({key});
+    } catch (const std::exception& e) {
+        return groupError("asking the rank store for '" + key + "'", -1, impl_->timeout, e);
+    }
+}
+
+RankStore RankStore::prefixed(const std::string& prefix) const {
+    auto impl = std::make_shared<Impl>(*impl_);
+    impl->store = c10::make_intrusive<c10d::PrefixStore>(prefix, impl_->store);
+    return RankStore(std::move(impl));
 }
 
 Result<RankGroup> RankGroup::join(const RankStore& store, int rank, int world) {

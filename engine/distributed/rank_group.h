@@ -36,6 +36,11 @@ public:
     /// to the timeout for the key).
     Status put(const std::string& key, const std::string& value);
     Result<std::string> get(const std::string& key);
+    /// Whether `key` is set now (no wait); an error when rank 0's store is gone.
+    Result<bool> has(const std::string& key);
+    /// The same store seen under `prefix` (its keys apart from the others'): one group per
+    /// fine-tuning when the ranks outlive it (slurm_ranks.h).
+    RankStore prefixed(const std::string& prefix) const;
 
     struct Impl;
     Impl& impl() const { return *impl_; }

@@ -58,6 +58,9 @@ struct SlurmOptions {
     int gpusPerTask = 0;
     std::string setup;    // shell lines run before the worker (e.g. "module load dpmix")
     std::string program;  // the dpmix the tasks run; empty: this process's executable
+    // > 1: each array task asks for this many Slurm tasks, and srun runs the worker as every one
+    // of them: the data-parallel ranks of its DP-SGD fine-tunings (distributed/slurm_ranks.h).
+    int ranks = 1;
 };
 
 /// Whether this host can submit: sbatch on PATH (checked before any work is frozen).

@@ -37,6 +37,19 @@ Result<std::vector<WorkUnit>> auditWorkUnits(long long runsPerWorld, long long u
     return out;
 }
 
+namespace {
+
+// With ranks, srun runs the worker as each of the array task's Slurm tasks (SLURM_PROCID 0 is rank
+// 0). --wait: once one task has ended, the rest get 60 s before Slurm ends them, a backstop should
+// rank 0 vanish without closing its store.
+std::string workerLauncher(const SlurmOptions& o) {
+    if (o.ranks <= 1) return {};
+    return "srun --ntasks=" + std::to_string(o.ranks) +
+           " --cpus-per-task=" + std::to_string(std::max(1, o.cpusPerTask)) + " --wait=60 ";
+}
+
+}  // namespace
+
 std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const SlurmOptions& o) {
     const std::string program = o.program.empty() ? selfExecutable().string() : o.program;
     std::ostringstream s;
@@ -44,7 +57,7 @@ std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const
       << "# dpmix cluster job " << jobId << " (docs/CLUSTER.md): one array task per work unit.\n"
       << "#SBATCH --job-name=dpmix-" << jobId << "\n"
       << "#SBATCH --output=" << (jobDir / "logs" / "unit-%a.%A.log").string() << "\n"
-      << "#SBATCH --ntasks=1\n"
+      << "#SBATCH --ntasks=" << std::max(1, o.ranks) << "\n"
       << "#SBATCH --cpus-per-task=" << std::max(1, o.cpusPerTask) << "\n";
     if (o.gpusPerTask > 0) s << "#SBATCH --gpus-per-task=" << o.gpusPerTask << "\n";
     if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
@@ -53,8 +66,10 @@ std::string sbatchScript(const fs::path& jobDir, const std::string& jobId, const
     s << "set -euo pipefail\n";
     if (!o.setup.empty()) s << o.setup << "\n";
     s << "echo \"[dpmix] unit ${SLURM_ARRAY_TASK_ID} of job " << jobId << " on $(hostname) at $(date -u +%FT%TZ)\"\n"
-      << "exec " << shellQuote(program) << " worker " << shellQuote(jobDir.string())
-      << " --unit \"${SLURM_ARRAY_TASK_ID}\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"\n";
+      << "exec " << workerLauncher(o) << shellQuote(program) << " worker " << shellQuote(jobDir.string())
+      << " --unit \"${SLURM_ARRAY_TASK_ID}\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"";
+    if (o.ranks > 1) s << " --ranks " << o.ranks;
+    s << "\n";
     return s.str();
 }
 

@@ -2,13 +2,14 @@
 // Internal (torch) header: what RankStore and RankGroup hold — c10d's store and Gloo group.
 #include "engine/distributed/rank_group.h"
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 namespace dpmix::distributed {
 
 struct RankStore::Impl {
-    c10::intrusive_ptr<c10d::TCPStore> store;
+    c10::intrusive_ptr<c10d::Store> store;  // the TCPStore, or a PrefixStore over it
     std::chrono::milliseconds timeout;
     std::string host;
 };

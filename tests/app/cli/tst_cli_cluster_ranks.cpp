@@ -1,0 +1,201 @@
+// `dpmix run … --executor slurm --ranks 2` on a real (single-node) Slurm — label `cluster`
+// (scripts/slurm-local.sh starts one; docs/CLUSTER.md, "Ranks"):
+//  - in reproducible mode the unit's 2 Slurm tasks store the model a 1-rank local run stores (to
+//    within float32 reduction order: 1e-5 per parameter, as tst_cli_ranks), and the merged ledger
+//    names 2 ranks;
+//  - with secret randomness, rank 1 killed mid-fine-tuning ends the unit within 60 s with an error
+//    naming the failed all-reduce, and the attempt stays counted in the budget store.
+// Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
+#include "cli_runner.h"
+#include "idx_fixture.h"
+#include "tests/support/local_slurm.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+using dpmix::test_support::writeIdx;
+
+namespace {
+
+const char* kSpec = R"({
+  "name": "cluster-ranks",
+  "public_sources": [{"name": "pub", "loader": "idx", "path": "images.idx",
+                      "options": {"labels": "labels.idx", "classes": "a,b"}}],
+  "sensitive": {"name": "sens", "loader": "idx", "path": "images.idx",
+                "options": {"labels": "labels.idx", "classes": "a,b"}},
+  "tasks": {"public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}],
+            "sensitive": [{"name": "is-a", "classes": ["a"]}]},
+  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.5},
+  "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 20},
+             "pretrain": {"batch": 16, "lr": 0.1, "steps": 2},
+             "finetune": {"mechanism": "dp-sgd", "batch": 8, "lr": 0.05, "steps": 20, "clip": 1.0}},
+  "seeds": [0]
+})";
+
+// The fine-tuned model a project stored: the file of its .models folder that the proxy-only copy
+// does not hold.
+std::vector<float> finetunedWeights(const QString& modelsDir, const QStringList& proxyFiles) {
+    for (const QString& name : QDir(modelsDir).entryList(QDir::Files)) {
+        if (proxyFiles.contains(name)) continue;
+        QFile f(QDir(modelsDir).filePath(name));
+        if (!f.open(QIODevice::ReadOnly)) return {};
+        const QByteArray bytes = f.readAll();
+        std::vector<float> values(static_cast<std::size_t>(bytes.size()) / sizeof(float));
+        std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+        return values;
+    }
+    return {};
+}
+
+// The pid of the Slurm task with SLURM_PROCID `rank` whose command line names `jobsDir` (0: none yet).
+qint64 slurmTask(const QString& jobsDir, int rank) {
+    const QByteArray procid = "SLURM_PROCID=" + QByteArray::number(rank);
+    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
+        bool number = false;
+        const qint64 pid = entry.toLongLong(&number);
+        if (!number) continue;
+        QFile cmd("/proc/" + entry + "/cmdline"), env("/proc/" + entry + "/environ");
+        if (!cmd.open(QIODevice::ReadOnly) || !env.open(QIODevice::ReadOnly)) continue;
+        const QByteArray args = cmd.readAll();
+        if (!args.startsWith(QFile::encodeName(dpmix::test_support::binaryPath("/bin/dpmix"))) ||
+            !args.contains("worker") || !args.contains(QFile::encodeName(jobsDir)))
+            continue;
+        if (env.readAll().split('\0').contains(procid)) return pid;
+    }
+    return 0;
+}
+
+QJsonObject firstJob(const CliResult& r) { return QJsonDocument::fromJson(r.out.toUtf8()).array().at(0).toObject(); }
+
+}  // namespace
+
+class TestCliClusterRanks : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QStringList proxyFiles_;
+
+    // A copy of the project that holds the proxy only (trained once for every test).
+    QString projectCopy(const QString& name) {
+        const QString to = dir_.filePath(name + ".dpmix");
+        QFile::copy(dir_.filePath("base.dpmix"), to);
+        QDir().mkpath(dir_.filePath(name + ".models"));
+        for (const QString& f : proxyFiles_)
+            QFile::copy(dir_.filePath("base.models/" + f), dir_.filePath(name + ".models/" + f));
+        return to;
+    }
+
+    // Polls `dpmix jobs status` until no unit is pending or running.
+    QJsonObject waitForJob(const QString& project, int seconds) {
+        QElapsedTimer t;
+        t.start();
+        QJsonObject s;
+        while (t.elapsed() < seconds * 1000) {
+            const auto r = runDpmix({"jobs", "status", project, "--json"}, dir_.path());
+            s = firstJob(r);
+            if (r.exitCode == 0 && s["pending"].toInt() == 0 && s["running"].toInt() == 0) return s;
+            QThread::msleep(300);
+        }
+        return s;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        DPMIX_SKIP_WITHOUT_SLURM();
+        QVERIFY(dir_.isValid());
+        QByteArray pixels, labels;
+        QRandomGenerator rng(11);
+        for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
+        for (int i = 0; i < 200; ++i) labels.append(char(i % 2));
+        writeIdx(dir_.filePath("images.idx"), {200, 8, 8}, pixels);
+        writeIdx(dir_.filePath("labels.idx"), {200}, labels);
+        QFile f(dir_.filePath("base.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(kSpec) > 0);
+        f.close();
+        const auto proxy =
+            runDpmix({"run", dir_.filePath("base.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
+        QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
+        proxyFiles_ = QDir(dir_.filePath("base.models")).entryList(QDir::Files);
+        QCOMPARE(proxyFiles_.size(), 1);
+    }
+
+    void twoSlurmRanksStoreTheOneRankModel() {
+        const QStringList downstream{"--stages",       "downstream", "--methods",      "random-init",
+                                     "--proxy-epochs", "1",          "--reproducible", "--json"};
+        const QString two = projectCopy("two");
+        const auto submit =
+            runDpmix(QStringList{"run", two, "--executor", "slurm", "--ranks", "2"} + downstream, dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        const auto one = runDpmix(QStringList{"run", projectCopy("one")} + downstream, dir_.path());
+        QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+        QCOMPARE(waitForJob(two, 90)["done"].toInt(), 1);
+        const auto merge = runDpmix({"jobs", "merge", two, "--json"}, dir_.path());
+        QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
+        QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 1);
+
+        const auto a = finetunedWeights(dir_.filePath("one.models"), proxyFiles_);
+        const auto b = finetunedWeights(dir_.filePath("two.models"), proxyFiles_);
+        QVERIFY(!a.empty() && a.size() == b.size());
+        double worst = 0.0;
+        for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+        QVERIFY2(worst <= 1e-5, qPrintable(QString("largest weight difference %1").arg(worst)));  // measured 1.2e-7
+        qInfo("2 Slurm ranks vs 1 local rank: largest weight difference %g over %zu parameters", worst, a.size());
+        const auto ledger = runDpmix({"inspect", two, "--json"}, dir_.path());
+        QVERIFY2(ledger.out.contains("data-parallel over 2 ranks"), qPrintable(ledger.out.left(2000)));
+    }
+
+    void aKilledSlurmRankEndsTheUnitWithAClearError() {
+        const QString killed = projectCopy("killed");
+        const auto submit =
+            runDpmix({"run", killed, "--executor", "slurm", "--ranks", "2", "--stages", "downstream", "--methods",
+                      "random-init", "--proxy-epochs", "1", "--finetune-steps", "1000000", "--json"},
+                     dir_.path());
+        QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
+        QElapsedTimer wait;
+        wait.start();
+        qint64 rank1 = 0;
+        while (rank1 == 0 && wait.elapsed() < 60000) {
+            QThread::msleep(200);
+            rank1 = slurmTask(killed + ".jobs", 1);
+        }
+        QVERIFY2(rank1 > 0, "rank 1's Slurm task did not start");
+        QThread::sleep(8);  // the fine-tuning's steps run (rank 0 loads the data and pretrains first)
+        QElapsedTimer ending;
+        ending.start();
+        QCOMPARE(::kill(static_cast<pid_t>(rank1), SIGKILL), 0);
+        const QJsonObject status = waitForJob(killed, 60);
+        QVERIFY2(ending.elapsed() < 60000, qPrintable(QString::number(ending.elapsed())));
+        qInfo("the unit ended %lld ms after rank 1 was killed", static_cast<long long>(ending.elapsed()));
+        QCOMPARE(status["failed"].toInt(), 1);
+        const QString logPath = status["units"].toArray().at(0).toObject()["log"].toString();
+        QFile log(QDir::isAbsolutePath(logPath) ? logPath : dir_.filePath(logPath));
+        QVERIFY2(log.open(QIODevice::ReadOnly), qPrintable(logPath));
+        const QString text = QString::fromUtf8(log.readAll());
+        qInfo("%s", qPrintable(text));
+        // Rank 0's error (the all-reduce's, or the join's when it had not reached the steps) and srun's.
+        QVERIFY2(text.contains("data-parallel DP-SGD: rank 0: ") &&
+                     text.contains("failed (another rank ended, or did not answer within 30.00 s)") &&
+                     text.contains("task 1: Killed"),
+                 qPrintable(text));
+        // The attempt reserved before its mechanism ran: the spend stays counted.
+        const auto budget = runDpmix({"budget", killed, "--json"}, dir_.path());
+        QCOMPARE(budget.exitCode, 0);
+        const QJsonObject open = budget.json()["open_reservations"].toArray().at(0).toObject();
+        QCOMPARE(open["attempts_started"].toInt(), 1);
+        QCOMPARE(open["planned_releases"].toInt(), 1);
+    }
+};
+
+QTEST_MAIN(TestCliClusterRanks)
+#include "tst_cli_cluster_ranks.moc"
