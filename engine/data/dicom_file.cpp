@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 namespace dpmix::data {
@@ -56,37 +57,59 @@ std::optional<double> firstNumber(const std::map<DicomTag, std::string>& values,
     return value;
 }
 
-// The Part 10 file meta group (0002,xxxx after "DICM"), walked before GDCM sees it: GDCM's
-// reader asserts on a damaged one (gdcmFileMetaInformation.cxx, three sites found by fuzz_dicom),
-// which ends the (child) process. Explicit VR little endian, as PS3.10 7.1 requires: each element
-// a tag of group 2, a VR of two capital letters and a length that stays inside the file.
+// The Part 10 file meta group (0002,xxxx after "DICM") and the data set's first element, walked
+// before GDCM sees them: GDCM's reader asserts on damaged ones (gdcmFileMetaInformation.cxx, found
+// by fuzz_dicom), which ends the (child) process. Explicit VR little endian, as PS3.10 7.1
+// requires: each element a VR of two capital letters and a length that stays inside the file.
+struct ElementWalk {
+    const std::string& bytes;
+    std::uint32_t u16(std::size_t at) const {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at])) |
+               static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 8;
+    }
+    // The explicit-VR element at `at`: its header and value length, or nullopt when damaged.
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> element(std::size_t at) const {
+        if (at + 8 > bytes.size()) return std::nullopt;
+        const char v0 = bytes[at + 4], v1 = bytes[at + 5];
+        if (v0 < 'A' || v0 > 'Z' || v1 < 'A' || v1 > 'Z') return std::nullopt;
+        const std::string vr{v0, v1};
+        if (vr != "OB" && vr != "OW" && vr != "OF" && vr != "SQ" && vr != "UT" && vr != "UN")
+            return at + 8 + u16(at + 6) <= bytes.size()
+                       ? std::optional{std::pair<std::uint64_t, std::uint64_t>{8, u16(at + 6)}}
+                       : std::nullopt;
+        if (at + 12 > bytes.size()) return std::nullopt;
+        const std::uint64_t length = u16(at + 8) | static_cast<std::uint64_t>(u16(at + 10)) << 16;
+        if (length == 0xffffffff) return std::pair<std::uint64_t, std::uint64_t>{12, 0};  // undefined: items follow
+        if (at + 12 + length > bytes.size()) return std::nullopt;
+        return std::pair<std::uint64_t, std::uint64_t>{12, length};
+    }
+};
+
 Status checkFileMetaGroup(const std::string& bytes) {
     if (!looksLikeDicomFile(bytes)) return std::nullopt;  // no meta group: GDCM reads a bare data set
-    auto u16 = [&](std::size_t at) {
-        return static_cast<unsigned>(static_cast<unsigned char>(bytes[at])) |
-               static_cast<unsigned>(static_cast<unsigned char>(bytes[at + 1])) << 8;
-    };
+    const ElementWalk walk{bytes};
     std::size_t at = 132;
     int elements = 0;
-    while (at + 8 <= bytes.size() && u16(at) == 0x0002) {
-        const char v0 = bytes[at + 4], v1 = bytes[at + 5];
-        if (v0 < 'A' || v0 > 'Z' || v1 < 'A' || v1 > 'Z')
-            return Error{"its file meta information is damaged (an element without a VR)"};
-        const std::string vr{v0, v1};
-        const bool longForm = vr == "OB" || vr == "OW" || vr == "OF" || vr == "SQ" || vr == "UT" || vr == "UN";
-        std::uint64_t length = u16(at + 6), header = 8;
-        if (longForm) {
-            if (at + 12 > bytes.size()) break;
-            length = u16(at + 8) | static_cast<std::uint64_t>(u16(at + 10)) << 16;
-            header = 12;
-        }
-        if (length == 0xffffffff || at + header + length > bytes.size())
-            return Error{"its file meta information is damaged (an element runs past the end of the file)"};
-        at += header + length;
+    std::optional<std::uint64_t> groupLength;
+    std::string syntax;
+    while (at + 8 <= bytes.size() && walk.u16(at) == 0x0002) {
+        const auto e = walk.element(at);
+        if (!e || e->second == 0xffffffff)
+            return Error{"its file meta information is damaged (an element without a VR, or running past the end)"};
+        if (walk.u16(at + 2) == 0x0000 && e->second == 4)
+            groupLength = walk.u16(at + 8) | static_cast<std::uint64_t>(walk.u16(at + 10)) << 16;
+        if (walk.u16(at + 2) == 0x0010) syntax = bytes.substr(at + e->first, e->second);
+        at += e->first + e->second;
         ++elements;
     }
     if (elements == 0) return Error{"its file meta information is missing after 'DICM'"};
+    if (groupLength && 132 + 12 + *groupLength != at)
+        return Error{"its file meta information is damaged (its group length disagrees with its elements)"};
     if (at + 8 > bytes.size()) return Error{"it ends after its file meta information (no data set)"};
+    const bool implicitVr = syntax.rfind("1.2.840.10008.1.2", 0) == 0 && syntax.size() <= 18;  // "…1.2" + pad
+    const bool bigEndian = syntax.rfind("1.2.840.10008.1.2.2", 0) == 0;  // retired; GDCM judges it
+    if (!implicitVr && !bigEndian && !walk.element(at))
+        return Error{"its data set is damaged at its first element (no VR, or a length past the end of the file)"};
     return std::nullopt;
 }
 
