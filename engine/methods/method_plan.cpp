@@ -116,16 +116,19 @@ int paperRank(Method m) {
     return 5;
 }
 
-privacy::LedgerEntry lambdaStarEntry() {
-    return privacy::nonPrivateEntry(
+privacy::LedgerEntry lambdaStarEntry(privacy::PrivacyUnit unit) {
+    auto e = privacy::nonPrivateEntry(
         "mixture", "A", "lambda* is fitted on split A without differential privacy (the upper-bound baseline)");
+    e.unit = unit;
+    return e;
 }
 
-privacy::LedgerEntry randomSearchEntry() {
-    return privacy::nonPrivateEntry(
-        "random-search", "A",
-        "the best of the random mixtures is chosen on split A without differential privacy, "
-        "as in the paper's baseline");
+privacy::LedgerEntry randomSearchEntry(privacy::PrivacyUnit unit) {
+    auto e = privacy::nonPrivateEntry("random-search", "A",
+                                      "the best of the random mixtures is chosen on split A without differential "
+                                      "privacy, as in the paper's baseline");
+    e.unit = unit;
+    return e;
 }
 
 MethodPlan planMethod(Method m, const MixtureChoices& c) {
@@ -144,11 +147,11 @@ MethodPlan planMethod(Method m, const MixtureChoices& c) {
         case Method::Uniform: plan.lambda = c.lambdaUniform; break;
         case Method::RandomSearch:
             plan.lambda = c.lambdaRandomSearch;
-            plan.mixtureEntries = {randomSearchEntry()};
+            plan.mixtureEntries = {randomSearchEntry(c.unit)};
             break;
         case Method::NonPrivateMixMin:
             plan.lambda = c.lambdaStar;
-            plan.mixtureEntries = {lambdaStarEntry()};
+            plan.mixtureEntries = {lambdaStarEntry(c.unit)};
             break;
         case Method::RandomInit: break;  // no pretraining
     }

@@ -70,17 +70,19 @@ std::string shortNameList();
 int paperRank(Method m);
 
 /// The ledger entries of the two non-private choices, one wording everywhere: λ* (the upper
-/// bound) and Random Search's pick, both made on split A without differential privacy.
-privacy::LedgerEntry lambdaStarEntry();
-privacy::LedgerEntry randomSearchEntry();
+/// bound) and Random Search's pick, both made on split A without differential privacy. Their unit
+/// is the study's (a user-level study's every ledger entry names the user, ε = ∞ included).
+privacy::LedgerEntry lambdaStarEntry(privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example);
+privacy::LedgerEntry randomSearchEntry(privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example);
 
 /// What one (seed, task, ε) of the mixture stage produced, as plain vectors.
 struct MixtureChoices {
     std::vector<double> lambdaStar;
     std::vector<double> lambdaUniform;
     std::vector<double> lambdaRandomSearch;
-    std::vector<double> lambdaPrivate;                 // DP-MixMin's release at this ε
-    std::vector<privacy::LedgerEntry> privateEntries;  // what releasing it spent
+    std::vector<double> lambdaPrivate;                          // DP-MixMin's release at this ε
+    std::vector<privacy::LedgerEntry> privateEntries;           // what releasing it spent
+    privacy::PrivacyUnit unit = privacy::PrivacyUnit::Example;  // the study's, named by every entry
 };
 
 /// One method's downstream run: what it pretrains on and what its ledger starts with.

@@ -72,6 +72,7 @@ inline methods::MixtureChoices choicesOf(const MixtureOutcome& o, const PrivateL
     c.lambdaStar = toStdVector(o.lambdaStar);
     c.lambdaUniform = toStdVector(o.lambdaUniform);
     c.lambdaRandomSearch = toStdVector(o.lambdaRandomSearch);
+    c.unit = o.users > 0 ? privacy::PrivacyUnit::User : privacy::PrivacyUnit::Example;
     if (p) {
         c.lambdaPrivate = toStdVector(p->lambda);
         c.privateEntries = {p->ledgerEntry};

@@ -168,6 +168,7 @@ Result<methods::MethodPlan> textMethodPlan(methods::Method m, const text_tokens:
     choices.lambdaStar = mix.lambdaStar;
     choices.lambdaUniform = mix.lambdaUniform;
     choices.lambdaRandomSearch = mix.lambdaRandomSearch;
+    choices.unit = privacy::PrivacyUnit::User;  // the language-model stages run at user level only
     if (methods::traitsOf(m).choice == methods::Choice::Private) {
         auto mixLedger = privacy::ledgerFromJson(priv.ledgerJson);
         if (!mixLedger)

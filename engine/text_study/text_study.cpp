@@ -335,6 +335,7 @@ Result<pipeline::MixtureOutcome> baselineMixtures(const TextStudyRun& run, const
     o.task = task;
     o.componentNames = componentNames;
     o.examples = objective.examples();
+    if (run.userLevel) o.users = so.inputs.users->users();  // the baselines' entries name the unit
     const auto k = objective.sources();
     auto star = mixmin::solveNonPrivateMixMin(objective, {}, so.weights, {}, run.cancel);
     if (!star) return Error{"task '" + task + "', non-private MixMin: " + star.error().message};

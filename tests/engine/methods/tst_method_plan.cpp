@@ -123,6 +123,19 @@ private Q_SLOTS:
         }
     }
 
+    void aNonPrivateChoiceNamesTheStudysUnit() {
+        for (auto unit : {privacy::PrivacyUnit::Example, privacy::PrivacyUnit::User}) {
+            methods::MixtureChoices c = sampleChoices();
+            c.unit = unit;
+            for (Method m : {Method::RandomSearch, Method::NonPrivateMixMin}) {
+                const auto entries = methods::planMethod(m, c).mixtureEntries;
+                QCOMPARE(entries.size(), std::size_t{1});
+                QVERIFY(entries.front().unit == unit);
+                QVERIFY(entries.front().mechanism == privacy::MechanismKind::NonPrivate);
+            }
+        }
+    }
+
     void thePapersOrder() {
         std::vector<Method> all;
         for (const auto& t : methods::allMethods()) all.push_back(t.method);

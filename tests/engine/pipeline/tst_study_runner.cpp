@@ -433,6 +433,18 @@ private Q_SLOTS:
         int expected = 0;
         for (const auto& t : methods::allMethods()) expected += t.choice == methods::Choice::Private ? 2 : 1;
         QCOMPARE(gaussian, expected);
+        // Every entry of every stored ledger names the patient: the non-private λ* and Random
+        // Search (ε = ∞) too, in their mixture-only runs and in the downstream runs they start.
+        int nonPrivate = 0;
+        for (const auto& run : p.runs().value())
+            for (const auto& record : p.ledgers(run.id).value()) {
+                const privacy::Ledger ledger = privacy::ledgerFromJson(record.ledgerJson).value();
+                for (const auto& e : ledger.entries()) {
+                    QVERIFY2(e.unit == privacy::PrivacyUnit::User, (run.method + " " + e.stage).c_str());
+                    nonPrivate += e.mechanism == privacy::MechanismKind::NonPrivate;
+                }
+            }
+        QVERIFY(nonPrivate >= 4);  // λ* and Random Search, each as a baseline and before fine-tuning
     }
 
     void userLevelDirichletIsRefusedBeforeAnythingIsStored() {
