@@ -2,6 +2,7 @@
 
 #include "app/cli/command.h"
 #include "engine/distributed/local_ranks.h"
+#include "engine/study_plan/data_parallel.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,7 +13,7 @@ namespace dpmix::cli {
 namespace {
 
 // More ranks than this on one machine only oversubscribe it; a cluster's ranks come from Slurm.
-constexpr int kMostLocalRanks = 64;
+constexpr int kMostLocalRanks = study_plan::kMostRanks;
 
 std::string thisProgram() {
     std::error_code ec;
@@ -39,15 +40,9 @@ std::optional<std::string> ranksOutOfRange(int ranks) {
 std::optional<std::string> ranksRefusal(int ranks, bool textStudy, const project::ProjectSpec& spec,
                                         const study_plan::StudyRunOptions& options) {
     if (ranks <= 1) return ranksOutOfRange(ranks);
-    const std::string why = "--ranks " + std::to_string(ranks) + ": ";
-    if (textStudy) return why + "a text study's fine-tuning runs in one process (dpmix-text). Nothing was written";
-    const auto mechanism = study_plan::withStageOptions(spec, options).finetune.mechanism;
-    if (mechanism != methods::FinetuneMechanism::DpSgd)
-        return why + "only DP-SGD fine-tuning runs on ranks; this study fine-tunes with " +
-               std::string(methods::traitsOf(mechanism).label) +
-               ", which has no data-parallel form here (its noise is not added once to a sum of clipped "
-               "gradients)";
-    return std::nullopt;
+    auto why = study_plan::dataParallelRefusal(ranks, textStudy, spec, options);
+    if (!why) return std::nullopt;
+    return "--ranks " + std::to_string(ranks) + ": " + *why + (textStudy ? ". Nothing was written" : "");
 }
 
 std::unique_ptr<pipeline::ScopedDpSgdOnRanks> installLocalRanks(int ranks) {

@@ -4,6 +4,7 @@
 #include "engine/executor/audit_units.h"
 #include "engine/executor/cluster_process.h"
 #include "engine/executor/run_units.h"
+#include "engine/study_plan/data_parallel.h"
 
 namespace dpmix::executor {
 
@@ -20,6 +21,11 @@ Result<cluster::SubmitReport> submitStudyRunToSlurm(project::ProjectFile& projec
                                                     const ProgressCallback& progress, const CancellationToken& cancel,
                                                     const pipeline::LogSink& log) {
     if (auto e = checkSlurmOptions(slurm)) return *e;
+    const auto sources = project.sources();
+    if (!sources) return sources.error();
+    if (auto why =
+            study_plan::dataParallelRefusal(slurm.ranks, project::isTextStudy(*sources), project.spec(), options))
+        return Error{"ranks " + std::to_string(slurm.ranks) + ": " + *why + ". Nothing was submitted", "ranks"};
     // A host that cannot submit changes nothing: no proxy is trained for a job that cannot start.
     if (auto e = cluster::checkCanSubmit()) return *e;
     auto frozen = freezeStudyRun(project, options, progress, cancel, log);
@@ -39,6 +45,7 @@ Result<cluster::SubmitReport> submitAuditToSlurm(project::ProjectFile& project,
                                                  const audit_runs::AuditStageOptions& options, long long units,
                                                  const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
                                                  const CancellationToken& cancel, const pipeline::LogSink& log) {
+    if (slurm.ranks != 1) return Error{"ranks: a mixture audit runs in one process per array task", "ranks"};
     auto workUnits = cluster::auditWorkUnits(options.runs, units, options.seed);
     if (!workUnits) return workUnits.error();
     if (auto e = checkSlurmOptions(slurm)) return *e;
@@ -52,6 +59,7 @@ Result<cluster::SubmitReport> submitSweepToSlurm(project::ProjectFile& project, 
                                                  const experiment_runs::SweepStageOptions& options,
                                                  const cluster::SlurmOptions& slurm, const ProgressCallback& progress,
                                                  const CancellationToken& cancel, const pipeline::LogSink& log) {
+    if (slurm.ranks != 1) return Error{"ranks: a sweep's runs go one process per array task", "ranks"};
     if (auto e = checkSlurmOptions(slurm)) return *e;
     if (auto e = cluster::checkCanSubmit()) return *e;
     auto frozen = freezeSweep(project, kind, options, progress, cancel, log);

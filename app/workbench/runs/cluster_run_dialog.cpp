@@ -1,5 +1,7 @@
 #include "app/workbench/runs/cluster_run_dialog.h"
 
+#include "engine/study_plan/data_parallel.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -81,6 +83,23 @@ void ClusterRunDialog::addWorkRow(long long auditRunsPerWorld) {
         kind_->addItem(tr("Compare with baselines (5 methods, pretrain → fine-tune → evaluate)"),
                        static_cast<int>(RunKind::CompareBaselines));
         form->addRow(tr("&Run:"), kind_);
+        // Data-parallel fine-tuning (docs/CLUSTER.md, "Ranks"): only Compare fine-tunes.
+        ranks_ = new QSpinBox;
+        ranks_->setObjectName("clusterRanks");
+        ranks_->setRange(1, study_plan::kMostRanks);
+        ranks_->setValue(1);
+        ranks_->setToolTip(
+            tr("Slurm tasks per array task: each DP-SGD fine-tuning runs data-parallel on this many "
+               "ranks (rank 0 adds the noise once; every rank and the network between them must be "
+               "inside the data owner's trust boundary). 1: one process."));
+        form->addRow(tr("&Ranks per fine-tuning:"), ranks_);
+        auto fineTunes = [this] {
+            const bool compare = studyKind() == RunKind::CompareBaselines;
+            ranks_->setEnabled(compare);
+            if (!compare) ranks_->setValue(1);
+        };
+        connect(kind_, &QComboBox::currentIndexChanged, this, fineTunes);
+        fineTunes();
     }
 }
 
@@ -132,11 +151,17 @@ ClusterSubmission ClusterRunDialog::submission() const {
     s.slurm.account = account_->text().trimmed().toStdString();
     s.slurm.setup = setup_->toPlainText().trimmed().toStdString();
     if (units_) s.auditUnits = units_->value() - units_->value() % 2;
+    if (ranks_ && ranks_->isEnabled()) s.slurm.ranks = ranks_->value();
     return s;
 }
 
 void ClusterRunDialog::hideStudyKind() {
     if (kind_) form_->setRowVisible(kind_, false);
+    if (ranks_) {  // a sweep's runs go one process per array task
+        ranks_->setValue(1);
+        ranks_->setEnabled(false);
+        form_->setRowVisible(ranks_, false);
+    }
 }
 
 RunKind ClusterRunDialog::studyKind() const {

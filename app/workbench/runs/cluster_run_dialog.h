@@ -1,7 +1,8 @@
 #pragma once
 // Run on cluster…: where and how a run or a mixture audit goes to Slurm as one job array — the
 // partition, time limit, CPUs and GPUs per array task, account, setup lines, how many tasks run
-// at once and (audit) how many array tasks the runs are split into. Slurm's own defaults apply
+// at once, (audit) how many array tasks the runs are split into and (Compare with baselines) on
+// how many Slurm tasks each DP-SGD fine-tuning runs data-parallel. Slurm's own defaults apply
 // to what is left empty. The last values are remembered (QSettings group "cluster").
 #include "app/workbench/runs/run_action.h"
 
@@ -33,6 +34,8 @@ public:
     /// A study run's choice between Run DP-MixMin and Compare with baselines (null for an audit).
     QComboBox* kindBox() const { return kind_; }
     QSpinBox* unitsBox() const { return units_; }
+    /// Compare with baselines: the data-parallel ranks (Slurm tasks) of each DP-SGD fine-tuning.
+    QSpinBox* ranksBox() const { return ranks_; }
     QSpinBox* maxParallelBox() const { return maxParallel_; }
     QLineEdit* partitionEdit() const { return partition_; }
     QLineEdit* timeEdit() const { return time_; }
@@ -55,6 +58,7 @@ private:
     QFormLayout* form_;
     QComboBox* kind_ = nullptr;
     QSpinBox* units_ = nullptr;
+    QSpinBox* ranks_ = nullptr;
     QSpinBox* maxParallel_;
     QLineEdit* partition_;
     QLineEdit* time_;

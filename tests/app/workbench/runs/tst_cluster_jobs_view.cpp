@@ -308,6 +308,31 @@ private Q_SLOTS:
         QCOMPARE(backend.submissions[1].auditUnits, 16LL);
     }
 
+    // Compare with baselines may run each DP-SGD fine-tuning on several Slurm tasks (docs/CLUSTER.md,
+    // "Ranks"); Run DP-MixMin fine-tunes nothing and a sweep runs one process per task, so their
+    // submissions carry one rank whatever the box held.
+    void theRanksRowReachesTheSubmissionOnlyForCompare() {
+        ClusterRunDialog dialog("the study");
+        QSpinBox* ranks = dialog.ranksBox();
+        QVERIFY(ranks);
+        QCOMPARE(ranks->maximum(), 64);
+        QVERIFY(dialog.studyKind() == RunKind::DpMixMin);
+        QVERIFY(!ranks->isEnabled());
+        QCOMPARE(dialog.submission().slurm.ranks, 1);
+        dialog.kindBox()->setCurrentIndex(dialog.kindBox()->findData(static_cast<int>(RunKind::CompareBaselines)));
+        QVERIFY(ranks->isEnabled());
+        ranks->setValue(4);
+        QCOMPARE(dialog.submission().slurm.ranks, 4);
+        dialog.kindBox()->setCurrentIndex(dialog.kindBox()->findData(static_cast<int>(RunKind::DpMixMin)));
+        QCOMPARE(dialog.submission().slurm.ranks, 1);
+
+        ClusterRunDialog sweep("the sweep");
+        sweep.kindBox()->setCurrentIndex(sweep.kindBox()->findData(static_cast<int>(RunKind::CompareBaselines)));
+        sweep.ranksBox()->setValue(3);
+        sweep.hideStudyKind();
+        QCOMPARE(sweep.submission().slurm.ranks, 1);
+    }
+
     void theRunDialogsOfferTheCluster() {
         AuditDialog audit({"ac"});
         audit.offerCluster();
