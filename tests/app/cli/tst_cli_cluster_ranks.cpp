@@ -7,7 +7,7 @@
 //    naming the failed all-reduce, and the attempt stays counted in the budget store.
 // Without Slurm the test skips, unless DPMIX_REQUIRE_SLURM=1 (scripts/run-tests.sh), where it fails.
 #include "cli_runner.h"
-#include "idx_fixture.h"
+#include "ranks_fixture.h"
 #include "tests/support/local_slurm.h"
 
 #include <QDir>
@@ -16,7 +16,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
@@ -25,40 +24,9 @@
 #include <cstring>
 #include <vector>
 
-using dpmix::test_support::writeIdx;
+using dpmix::test_support::finetunedModels;
 
 namespace {
-
-const char* kSpec = R"({
-  "name": "cluster-ranks",
-  "public_sources": [{"name": "pub", "loader": "idx", "path": "images.idx",
-                      "options": {"labels": "labels.idx", "classes": "a,b"}}],
-  "sensitive": {"name": "sens", "loader": "idx", "path": "images.idx",
-                "options": {"labels": "labels.idx", "classes": "a,b"}},
-  "tasks": {"public": [{"name": "a", "classes": ["a"]}, {"name": "b", "classes": ["b"]}],
-            "sensitive": [{"name": "is-a", "classes": ["a"]}]},
-  "privacy": {"epsilon": 1, "delta": 1e-5, "rho": 0.5},
-  "stages": {"mixture": {"clip": 13, "batch": 20, "lr": 1.0, "steps": 20},
-             "pretrain": {"batch": 16, "lr": 0.1, "steps": 2},
-             "finetune": {"mechanism": "dp-sgd", "batch": 8, "lr": 0.05, "steps": 20, "clip": 1.0}},
-  "seeds": [0]
-})";
-
-// The fine-tuned models a project stored: the files of its .models folder that the proxy-only
-// copy does not hold (named by their content's hash, so in no order of the runs).
-std::vector<std::vector<float>> finetunedModels(const QString& modelsDir, const QStringList& proxyFiles) {
-    std::vector<std::vector<float>> models;
-    for (const QString& name : QDir(modelsDir).entryList(QDir::Files)) {
-        if (proxyFiles.contains(name)) continue;
-        QFile f(QDir(modelsDir).filePath(name));
-        if (!f.open(QIODevice::ReadOnly)) return {};
-        const QByteArray bytes = f.readAll();
-        std::vector<float> values(static_cast<std::size_t>(bytes.size()) / sizeof(float));
-        std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
-        models.push_back(std::move(values));
-    }
-    return models;
-}
 
 // The largest weight difference between `a` and the model of `others` nearest to it.
 double nearestDifference(const std::vector<float>& a, const std::vector<std::vector<float>>& others) {
@@ -96,18 +64,7 @@ QJsonObject firstJob(const CliResult& r) { return QJsonDocument::fromJson(r.out.
 
 class TestCliClusterRanks : public QObject {
     Q_OBJECT
-    QTemporaryDir dir_;
-    QStringList proxyFiles_;
-
-    // A copy of the project that holds the proxy only (trained once for every test).
-    QString projectCopy(const QString& name) {
-        const QString to = dir_.filePath(name + ".dpmix");
-        QFile::copy(dir_.filePath("base.dpmix"), to);
-        QDir().mkpath(dir_.filePath(name + ".models"));
-        for (const QString& f : proxyFiles_)
-            QFile::copy(dir_.filePath("base.models/" + f), dir_.filePath(name + ".models/" + f));
-        return to;
-    }
+    dpmix::test_support::RanksProject ranks_;
 
     // Polls `dpmix jobs status` until no unit is pending or running.
     QJsonObject waitForJob(const QString& project, int seconds) {
@@ -115,7 +72,7 @@ class TestCliClusterRanks : public QObject {
         t.start();
         QJsonObject s;
         while (t.elapsed() < seconds * 1000) {
-            const auto r = runDpmix({"jobs", "status", project, "--json"}, dir_.path());
+            const auto r = runDpmix({"jobs", "status", project, "--json"}, ranks_.dir().path());
             s = firstJob(r);
             if (r.exitCode == 0 && s["pending"].toInt() == 0 && s["running"].toInt() == 0) return s;
             QThread::msleep(300);
@@ -126,40 +83,26 @@ class TestCliClusterRanks : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         DPMIX_SKIP_WITHOUT_SLURM();
-        QVERIFY(dir_.isValid());
-        QByteArray pixels, labels;
-        QRandomGenerator rng(11);
-        for (int i = 0; i < 200 * 64; ++i) pixels.append(char(rng.bounded(256)));
-        for (int i = 0; i < 200; ++i) labels.append(char(i % 2));
-        writeIdx(dir_.filePath("images.idx"), {200, 8, 8}, pixels);
-        writeIdx(dir_.filePath("labels.idx"), {200}, labels);
-        QFile f(dir_.filePath("base.json"));
-        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(kSpec) > 0);
-        f.close();
-        const auto proxy =
-            runDpmix({"run", dir_.filePath("base.json"), "--stages", "proxies", "--proxy-epochs", "1"}, dir_.path());
-        QVERIFY2(proxy.exitCode == 0, qPrintable(proxy.err));
-        proxyFiles_ = QDir(dir_.filePath("base.models")).entryList(QDir::Files);
-        QCOMPARE(proxyFiles_.size(), 1);
+        QCOMPARE(ranks_.prepare("cluster-ranks"), QString());
     }
 
     void twoSlurmRanksStoreTheOneRankModel() {
         const QStringList downstream{"--stages", "downstream",     "--methods", "random-init,uniform", "--epsilons",
                                      "1,2",      "--proxy-epochs", "1",         "--reproducible",      "--json"};
-        const QString two = projectCopy("two");
+        const QString two = ranks_.copy("two");
         const auto submit =
-            runDpmix(QStringList{"run", two, "--executor", "slurm", "--ranks", "2"} + downstream, dir_.path());
+            runDpmix(QStringList{"run", two, "--executor", "slurm", "--ranks", "2"} + downstream, ranks_.dir().path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
-        const auto one = runDpmix(QStringList{"run", projectCopy("one")} + downstream, dir_.path());
+        const auto one = runDpmix(QStringList{"run", ranks_.copy("one")} + downstream, ranks_.dir().path());
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
         QCOMPARE(waitForJob(two, 90)["done"].toInt(), 1);
-        const auto merge = runDpmix({"jobs", "merge", two, "--json"}, dir_.path());
+        const auto merge = runDpmix({"jobs", "merge", two, "--json"}, ranks_.dir().path());
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err + merge.out));
         QCOMPARE(firstJob(merge)["run_ids"].toArray().size(), 4);
 
         // 2 ε × 2 methods: four fine-tunings in the unit, one after the other on the same ranks.
-        const auto ones = finetunedModels(dir_.filePath("one.models"), proxyFiles_);
-        const auto twos = finetunedModels(dir_.filePath("two.models"), proxyFiles_);
+        const auto ones = finetunedModels(ranks_.dir().filePath("one.models"), ranks_.proxyFiles());
+        const auto twos = finetunedModels(ranks_.dir().filePath("two.models"), ranks_.proxyFiles());
         QCOMPARE(ones.size(), std::size_t(4));
         QCOMPARE(twos.size(), ones.size());
         double worst = 0.0;
@@ -167,16 +110,16 @@ private Q_SLOTS:
         QVERIFY2(worst <= 1e-5, qPrintable(QString("largest weight difference %1").arg(worst)));  // measured 2.4e-7
         qInfo("2 Slurm ranks vs 1 local rank, 4 fine-tunings: largest weight difference %g over %zu parameters each",
               worst, ones.front().size());
-        const auto ledger = runDpmix({"inspect", two, "--json"}, dir_.path());
+        const auto ledger = runDpmix({"inspect", two, "--json"}, ranks_.dir().path());
         QVERIFY2(ledger.out.contains("data-parallel over 2 ranks"), qPrintable(ledger.out.left(2000)));
     }
 
     void aKilledSlurmRankEndsTheUnitWithAClearError() {
-        const QString killed = projectCopy("killed");
+        const QString killed = ranks_.copy("killed");
         const auto submit =
             runDpmix({"run", killed, "--executor", "slurm", "--ranks", "2", "--stages", "downstream", "--methods",
                       "random-init", "--proxy-epochs", "1", "--finetune-steps", "1000000", "--json"},
-                     dir_.path());
+                     ranks_.dir().path());
         QVERIFY2(submit.exitCode == 0, qPrintable(submit.err + submit.out));
         QElapsedTimer wait;
         wait.start();
@@ -195,7 +138,7 @@ private Q_SLOTS:
         qInfo("the unit ended %lld ms after rank 1 was killed", static_cast<long long>(ending.elapsed()));
         QCOMPARE(status["failed"].toInt(), 1);
         const QString logPath = status["units"].toArray().at(0).toObject()["log"].toString();
-        QFile log(QDir::isAbsolutePath(logPath) ? logPath : dir_.filePath(logPath));
+        QFile log(QDir::isAbsolutePath(logPath) ? logPath : ranks_.dir().filePath(logPath));
         QVERIFY2(log.open(QIODevice::ReadOnly), qPrintable(logPath));
         const QString text = QString::fromUtf8(log.readAll());
         qInfo("%s", qPrintable(text));
@@ -205,7 +148,7 @@ private Q_SLOTS:
                      text.contains("task 1: Killed"),
                  qPrintable(text));
         // The attempt reserved before its mechanism ran: the spend stays counted.
-        const auto budget = runDpmix({"budget", killed, "--json"}, dir_.path());
+        const auto budget = runDpmix({"budget", killed, "--json"}, ranks_.dir().path());
         QCOMPARE(budget.exitCode, 0);
         const QJsonObject open = budget.json()["open_reservations"].toArray().at(0).toObject();
         QCOMPARE(open["attempts_started"].toInt(), 1);
