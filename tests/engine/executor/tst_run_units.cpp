@@ -44,17 +44,6 @@ std::string specText(bool reproducible, const std::string& budget = "", const st
 })";
 }
 
-StudyRunOptions gridOptions() {
-    StudyRunOptions o;
-    o.stages = {"proxies", "mixture", "downstream"};
-    o.methods = {"dp-mixmin", "uniform"};
-    o.tasks = {"ab"};
-    o.seeds = {0, 1};
-    o.proxy = testing::quickProxy();
-    o.randomSearchCandidates = 5;
-    return o;
-}
-
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 std::vector<project::RunRecord> runsAfter(const project::ProjectFile& p, long long after) {
@@ -161,7 +150,7 @@ private Q_SLOTS:
 
     void gridUnitsMergeIntoTheLocalRuns() {
         auto p = freshProject("grid", true);
-        const auto options = gridOptions();
+        const auto options = testing::gridOptions();
         auto frozen = freezeStudyRun(p, options);
         QVERIFY2(frozen.ok(), frozen.ok() ? "" : frozen.error().message.c_str());
         const long long after = p.runs().value().back().id;  // the proxy, trained once at submission
@@ -222,7 +211,7 @@ private Q_SLOTS:
         // Values other than the spec's (the workbench's Advanced values) reach every unit: the
         // merged runs equal a local run given the same values, and the runs record them.
         auto p = freshProject("staged", true);
-        auto o = gridOptions();
+        auto o = testing::gridOptions();
         o.seeds = {3};
         o.mixture = project::MixtureStage{7.5, 400, 0.7, 3, 0};
         o.pretrain = project::PretrainStage{16, 0.05, 3};
@@ -252,7 +241,7 @@ private Q_SLOTS:
         auto a = freshProject(
             "staged-adamix", true, "",
             R"({"mechanism": "adamix-r", "public_shots": 2, "shots_source": "pub", "steps": 6, "lr": 1.0, "rank": 3})");
-        auto ao = gridOptions();
+        auto ao = testing::gridOptions();
         ao.seeds = {3};
         ao.methods = {"uniform"};
         ao.adamix = AdamixStageValues{4, 0.5};
@@ -263,7 +252,7 @@ private Q_SLOTS:
         // The grid's reservation holds its units' releases: a unit does not reserve them a second
         // time (which, composed with the grid's own plan, would pass the cap and refuse the unit).
         auto p = freshProject("at-cap", true, "3");
-        auto o = gridOptions();
+        auto o = testing::gridOptions();
         o.seeds = {1};  // ε ≈ 2.68 of a cap of 3 (below); twice that is over it
         auto frozen = freezeStudyRun(p, o);
         QVERIFY2(frozen.ok(), frozen.ok() ? "" : frozen.error().message.c_str());
@@ -289,17 +278,17 @@ private Q_SLOTS:
         // compose to ε ≈ 2.68 (the accountant's figure in the refusal at a smaller cap); a second
         // seed's, on another ρ split, add to that.
         auto p = freshProject("capped", true, "3");
-        auto one = gridOptions();
+        auto one = testing::gridOptions();
         one.seeds = {1};
         auto single = freezeStudyRun(p, one);
         QVERIFY2(single.ok(), single.ok() ? "" : single.error().message.c_str());
         const auto runsBefore = p.runs().value().size();
-        auto whole = freezeStudyRun(p, gridOptions());
+        auto whole = freezeStudyRun(p, testing::gridOptions());
         QVERIFY(!whole.ok());
         QVERIFY2(whole.error().message.find("over the cap") != std::string::npos, whole.error().message.c_str());
         QCOMPARE(p.runs().value().size(), runsBefore);  // nothing stored
         // The local runner refuses the same grid with the same message.
-        auto local = runStudy(p, gridOptions());
+        auto local = runStudy(p, testing::gridOptions());
         QVERIFY(!local.ok());
         QCOMPARE(local.error().message, whole.error().message);
     }

@@ -48,17 +48,6 @@ std::string specText() {
 })";
 }
 
-StudyRunOptions gridOptions() {
-    StudyRunOptions o;
-    o.stages = {"proxies", "mixture", "downstream"};
-    o.methods = {"dp-mixmin", "uniform"};
-    o.tasks = {"ab"};
-    o.seeds = {0, 1};
-    o.proxy = testing::quickProxy();
-    o.randomSearchCandidates = 5;
-    return o;
-}
-
 double composed(const std::vector<privacy::BudgetRelease>& releases) {
     return privacy::composeBudget(releases).epsilon;
 }
@@ -106,7 +95,7 @@ class TestSecretUnits : public QObject {
     }
 
     static std::vector<privacy::BudgetRelease> plan(project::ProjectFile& p, std::vector<std::uint64_t> seeds) {
-        auto o = gridOptions();
+        auto o = testing::gridOptions();
         o.seeds = std::move(seeds);
         return planStudyReleases(p, o).value();
     }
@@ -120,7 +109,7 @@ private Q_SLOTS:
 
     void aSecretGridCountsEveryAttemptAndMergesAsReleases() {
         auto p = freshProject("secret");
-        const auto [frozen, job] = submit(p, gridOptions());
+        const auto [frozen, job] = submit(p, testing::gridOptions());
         QVERIFY(!job.dir.empty());
         const auto frozenJson = nlohmann::json::parse(frozen);
         QCOMPARE(frozenJson.at("options").at("reproducible").get<bool>(), false);
@@ -187,7 +176,7 @@ private Q_SLOTS:
 
     void aLaterAttemptOverTheCapRunsNothing() {
         auto q = freshProject("capped");
-        auto o = gridOptions();
+        auto o = testing::gridOptions();
         const double grid = composed(plan(q, {0, 1})), more = composed(joined(plan(q, {0, 1}), plan(q, {0})));
         o.budgetCap = (grid + more) / 2;
         const auto [frozen, job] = submit(q, o);
@@ -230,7 +219,7 @@ private Q_SLOTS:
         const std::string path = std::getenv("PATH");
         ::setenv("PATH", (bin + ":" + path).c_str(), 1);
         auto p = freshProject("refused");
-        auto report = submitStudyRunToSlurm(p, gridOptions(), {});
+        auto report = submitStudyRunToSlurm(p, testing::gridOptions(), {});
         ::setenv("PATH", path.c_str(), 1);
         QVERIFY(!report.ok());
         QVERIFY2(report.error().message.find("sbatch failed") != std::string::npos, report.error().message.c_str());
@@ -243,7 +232,7 @@ private Q_SLOTS:
 
     void twoAttemptsAtOneUnitDrawDifferentNoise() {
         auto p = freshProject("fresh-noise");
-        auto o = gridOptions();
+        auto o = testing::gridOptions();
         o.seeds = {0};
         o.methods = {"dp-mixmin"};
         o.stages = {"proxies", "mixture"};

@@ -6,6 +6,7 @@
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
 #include "engine/project/project_file.h"
+#include "engine/study_plan/run_options.h"
 #include "tests/engine/pipeline/tiny_image_study.h"
 
 #include <cstdint>
@@ -72,6 +73,19 @@ inline std::optional<std::string> mergeWaitsForOneUnit(project::ProjectFile& p, 
     const auto last = executor::lastRunId(p);
     if (!last.ok() || *last != lastRunBefore) return std::string("the merge stored a run with a unit missing");
     return std::nullopt;
+}
+
+/// A run grid of two seeds: DP-MixMin and Uniform through proxies, mixture and downstream on task
+/// "ab" of the tiny image study, with a quick proxy (the grid tst_run_units and tst_secret_units run).
+inline study_plan::StudyRunOptions gridOptions() {
+    study_plan::StudyRunOptions o;
+    o.stages = {"proxies", "mixture", "downstream"};
+    o.methods = {"dp-mixmin", "uniform"};
+    o.tasks = {"ab"};
+    o.seeds = {0, 1};
+    o.proxy = quickProxy();
+    o.randomSearchCandidates = 5;
+    return o;
 }
 
 }  // namespace dpmix::testing
