@@ -1,4 +1,4 @@
-// A clinic's DICOM study through the dpmix binary (issue #47's acceptance at a small size): a
+// A clinic's DICOM study through the dpmix binary (docs/DATA.md's acceptance run, at a small size): a
 // generated study of 30 patients × 3 images with a label CSV keyed by SOPInstanceUID as the
 // sensitive source at user level, a generated public DICOM set labelled by BodyPartExamined;
 // `dpmix new`, `run --stages proxies,mixture`, `inspect`, `budget` and `export-release`: every DP

@@ -202,8 +202,8 @@ private Q_SLOTS:
         QVERIFY(r->runs[1].ledgerEpsilon <= 1.0 + 1e-6);
     }
 
-    // #45 item 2, text studies: a λ the mixture stage took from the run that released it (its entry
-    // marked spent_in_run) is carried into the DP-MixMin run's ledger and counted once, in that
+    // Text studies (docs/PRIVACY.md, "Reusing a released mixture"): a λ the mixture stage took from the run that
+    // released it (its entry marked spent_in_run) is carried into the DP-MixMin run's ledger and counted once, in that
     // run: the run's reservation plans only its fine-tuning, and the budget grows by that alone.
     // An entry that is not the release that run holds (altered) is counted here. Fails on the old
     // code, which reserved the mixture again with the fine-tuning.

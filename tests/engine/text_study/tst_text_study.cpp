@@ -264,12 +264,11 @@ private Q_SLOTS:
         QCOMPARE(proxyRuns, 1);
     }
 
-    // #45 item 2, text studies: the mixture of a downstream run (dpmix-text --export-tokens)
-    // reuses the DP-MixMin λ a mixture-only run released for the same seed, ε and settings — bit
-    // for bit, no second mechanism on split A, its entry carried marked with the run that spent
-    // it, the budget counting one release; --relearn-mixture learns and spends again (marked with
-    // its own new run). Fails on the old code, which learned, stored and charged a second
-    // DP-MixMin run.
+    // Text studies (docs/PRIVACY.md, "Reusing a released mixture"): the mixture of a downstream run (dpmix-text
+    // --export-tokens) reuses the DP-MixMin λ a mixture-only run released for the same seed, ε and settings — bit for
+    // bit, no second mechanism on split A, its entry carried marked with the run that spent it, the budget counting one
+    // release; --relearn-mixture learns and spends again (marked with its own new run). Fails on the old code, which
+    // learned, stored and charged a second DP-MixMin run.
     void aDownstreamMixtureReusesTheReleasedLambda() {
         dpmix::test_support::TempDir dir;
         const fs::path root = dir.path();

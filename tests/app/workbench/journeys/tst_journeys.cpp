@@ -423,7 +423,8 @@ private Q_SLOTS:
 
     // The clinician goes on to the downstream comparison: short pretraining and fine-tuning with a
     // batch split B holds, Run ▸ Compare with baselines, and the confirm dialog's time estimate and
-    // releases — the fine-tunings only, as DP-MixMin's mixture is the one just released (#45 item 2).
+    // releases — the fine-tunings only, as DP-MixMin's mixture is the one just released (docs/PRIVACY.md, "Reusing a
+    // released mixture").
     bool compareAfterTheMixture(MainWindow& w, Journey& j, ModalScript& modals) {
         auto fail = [](const QString& why) {
             qWarning("compare: %s", qPrintable(why));

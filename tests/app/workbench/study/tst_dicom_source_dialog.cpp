@@ -1,8 +1,7 @@
-// The source dialog's "DICOM folder" (issue #47): a folder of DICOM files written by GDCM at run
-// time previews as a grid of windowed images with the counts of patients, studies and images,
-// the tags found and each unreadable file's reason, before labels are chosen (OK stays disabled
-// and says why); once labelled it registers with the patients as its users. With
-// DPMIX_SCREENSHOT_DIR set, the dialog is saved there as dicom-source-dialog.png
+// The source dialog's "DICOM folder" (docs/WORKBENCH.md, "A DICOM folder"): a folder of DICOM files written by GDCM at
+// run time previews as a grid of windowed images with the counts of patients, studies and images, the tags found and
+// each unreadable file's reason, before labels are chosen (OK stays disabled and says why); once labelled it registers
+// with the patients as its users. With DPMIX_SCREENSHOT_DIR set, the dialog is saved there as dicom-source-dialog.png
 // (docs/screenshots/ holds the committed one).
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/source_dialog.h"
