@@ -263,11 +263,9 @@ Status checkStoredLength(const std::string& bytes, const gdcm::File& file, const
     return std::nullopt;
 }
 
-Status readPixels(const std::string& bytes, const DicomReadRules& rules, DicomInstance& out) {
-    std::istringstream stream(bytes);
-    gdcm::ImageReader reader;
-    reader.SetStream(stream);
-    if (!reader.Read()) return Error{"its pixel data cannot be read (damaged, or not an image GDCM knows)"};
+// The pixels of a file `reader` has read (an ImageReader: one parse gives the tags and the image).
+Status readPixels(const std::string& bytes, const gdcm::ImageReader& reader, const DicomReadRules& rules,
+                  DicomInstance& out) {
     const gdcm::Image& image = reader.GetImage();
     auto layout = layoutOf(image, rules);
     if (!layout) return layout.error();
@@ -388,18 +386,31 @@ Result<DicomInstance> readDicomBytesInProcess(const std::string& bytes, const st
     silenceGdcm();
     if (auto damaged = checkFileMetaGroup(bytes)) return *damaged;
     try {
+        // One parse: an ImageReader reads the data set and the image together. Only when it
+        // fails is the file parsed again, as a plain data set, to say why.
         std::istringstream stream(bytes);
-        gdcm::Reader reader;
+        gdcm::ImageReader imageReader;
+        gdcm::Reader tagReader;
+        gdcm::Reader& reader = withPixels ? static_cast<gdcm::Reader&>(imageReader) : tagReader;
         reader.SetStream(stream);
-        if (!reader.Read()) return Error{"it is not a readable DICOM file (damaged, truncated or another format)"};
+        const bool imageRead = reader.Read();
+        if (!imageRead && withPixels) {
+            std::istringstream again(bytes);
+            tagReader.SetStream(again);
+            if (!tagReader.Read())
+                return Error{"it is not a readable DICOM file (damaged, truncated or another format)"};
+        } else if (!imageRead) {
+            return Error{"it is not a readable DICOM file (damaged, truncated or another format)"};
+        }
         DicomInstance out;
         std::vector<DicomTag> asked = tags;
         for (const auto& t : {kRescaleIntercept, kRescaleSlope, kWindowCentre, kWindowWidth}) asked.push_back(t);
-        readValues(reader.GetFile(), asked, out);
+        readValues(imageRead ? reader.GetFile() : tagReader.GetFile(), asked, out);
         const bool hasPixels = std::find(out.present.begin(), out.present.end(), kPixelData) != out.present.end();
         if (!hasPixels) return Error{"it holds no pixel data (a report, a DICOMDIR or another non-image object)"};
-        if (withPixels)
-            if (auto bad = readPixels(bytes, rules, out)) return *bad;
+        if (!withPixels) return out;
+        if (!imageRead) return Error{"its pixel data cannot be read (damaged, or not an image GDCM knows)"};
+        if (auto bad = readPixels(bytes, imageReader, rules, out)) return *bad;
         return out;
     } catch (const std::bad_alloc&) {
         return Error{"reading it ran out of memory (a damaged header declaring huge sizes?)"};
