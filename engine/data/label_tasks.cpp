@@ -38,13 +38,18 @@ Result<LabelMatrix> oneHotTargets(const std::vector<int>& classIds, const std::v
     return m;
 }
 
-Result<LabelMatrix> taskTargets(const std::vector<int>& classIds, const std::vector<std::string>& classNames,
-                                const std::vector<LabelTask>& tasks) {
+namespace {
+
+// Which classes each task holds: member[c * t + j] is 1 when class c belongs to task j.
+struct TaskMembership {
+    std::vector<std::string> names;
+    std::vector<unsigned char> member;
+};
+
+Result<TaskMembership> taskMembership(const std::vector<std::string>& classNames, const std::vector<LabelTask>& tasks) {
     const std::size_t k = classNames.size(), t = tasks.size();
-    // member[c * t + j]: does class c belong to task j?
-    std::vector<unsigned char> member(k * t, 0);
+    TaskMembership m{{}, std::vector<unsigned char>(k * t, 0)};
     std::set<std::string> seen;
-    LabelMatrix m;
     for (std::size_t j = 0; j < t; ++j) {
         if (!seen.insert(tasks[j].name).second) return Error{"label task '" + tasks[j].name + "' is defined twice"};
         m.names.push_back(tasks[j].name);
@@ -54,45 +59,52 @@ Result<LabelMatrix> taskTargets(const std::vector<int>& classIds, const std::vec
                 return Error{"label task '" + tasks[j].name + "': unknown class '" + cls +
                              "' (classes: " + core::joinedList(classNames) + ")"};
             }
-            member[static_cast<std::size_t>(it - classNames.begin()) * t + j] = 1;
+            m.member[static_cast<std::size_t>(it - classNames.begin()) * t + j] = 1;
         }
     }
-    m.values.assign(classIds.size() * t, 0.0f);
+    return m;
+}
+
+}  // namespace
+
+Result<LabelMatrix> taskTargets(const std::vector<int>& classIds, const std::vector<std::string>& classNames,
+                                const std::vector<LabelTask>& tasks) {
+    const std::size_t k = classNames.size(), t = tasks.size();
+    auto membership = taskMembership(classNames, tasks);
+    if (!membership) return membership.error();
+    LabelMatrix m{membership->names, std::vector<float>(classIds.size() * t, 0.0f)};
     for (std::size_t i = 0; i < classIds.size(); ++i) {
         if (classIds[i] < 0 || static_cast<std::size_t>(classIds[i]) >= k)
             return Error{"example " + std::to_string(i) + " has class " + std::to_string(classIds[i]) +
                          ", expected 0.." + std::to_string(int(k) - 1)};
         const std::size_t c = static_cast<std::size_t>(classIds[i]);
-        for (std::size_t j = 0; j < t; ++j) m.values[i * t + j] = member[c * t + j];
+        for (std::size_t j = 0; j < t; ++j) m.values[i * t + j] = membership->member[c * t + j];
     }
     return m;
 }
 
-Result<LabelMatrix> labelTaskTargets(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks) {
-    const std::size_t n = singleLabel.size(), k = singleLabel.numLabels();
-    std::vector<int> classIds(n, -1);
-    for (std::size_t i = 0; i < n; ++i) {
-        int positives = 0;
-        for (std::size_t c = 0; c < k; ++c) {
-            if (!singleLabel.labelMask.empty() && !singleLabel.labelMask[i * k + c])
-                return Error{"example " + std::to_string(i) + " has a missing label '" + singleLabel.labelNames[c] +
-                             "'; label tasks need a fully labelled single-label data set"};
-            if (singleLabel.labels[i * k + c] > 0.5f) {
-                ++positives;
-                classIds[i] = static_cast<int>(c);
+Result<LabelMatrix> labelTaskTargets(const ImageDataset& labelled, const std::vector<LabelTask>& tasks) {
+    const std::size_t n = labelled.size(), k = labelled.numLabels(), t = tasks.size();
+    auto membership = taskMembership(labelled.labelNames, tasks);
+    if (!membership) return membership.error();
+    LabelMatrix m{membership->names, std::vector<float>(n * t, 0.0f)};
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c)
+            for (std::size_t j = 0; j < t; ++j) {
+                if (!membership->member[c * t + j]) continue;
+                // A task's target is only known when every one of its classes is.
+                if (!labelled.labelMask.empty() && !labelled.labelMask[i * k + c])
+                    return Error{"example " + std::to_string(i) + " has a missing label '" + labelled.labelNames[c] +
+                                 "', which task '" + tasks[j].name + "' needs; label tasks need those labels known"};
+                if (labelled.labels[i * k + c] > 0.5f) m.values[i * t + j] = 1.0f;
             }
-        }
-        if (positives != 1)
-            return Error{"example " + std::to_string(i) + " has " + std::to_string(positives) +
-                         " positive labels; label tasks need a single-label data set (exactly one)"};
-    }
-    return taskTargets(classIds, singleLabel.labelNames, tasks);
+    return m;
 }
 
-Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks) {
-    auto targets = labelTaskTargets(singleLabel, tasks);
+Result<ImageDataset> applyLabelTasks(const ImageDataset& labelled, const std::vector<LabelTask>& tasks) {
+    auto targets = labelTaskTargets(labelled, tasks);
     if (!targets) return targets.error();
-    ImageDataset out = singleLabel;
+    ImageDataset out = labelled;
     out.labelNames = targets->names;
     out.labels = std::move(targets).value().values;
     out.labelMask.clear();

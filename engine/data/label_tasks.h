@@ -1,7 +1,11 @@
 #pragma once
-// Label tasks: turning single-label class data into multi-label targets.
+// Label tasks: turning labelled data into binary task targets.
 // A public image set with L labels gives k = L sources (one per column); a derived binary task is
-// the union of base classes, e.g. Fashion-MNIST "footwear" = Sandal ∪ Sneaker ∪ Ankle boot.
+// the union of base classes, e.g. Fashion-MNIST "footwear" = Sandal ∪ Sneaker ∪ Ankle boot: an
+// example is positive for a task when any of the task's classes is positive. On single-label data
+// (one class per example) that is "its class is one of them"; on multi-label data, such as a
+// clinic's findings (none, one or several per image), "it has one of them" (docs/DATA.md,
+// "Label tasks").
 #include "engine/core/result.h"
 #include "engine/data/source_loader.h"
 
@@ -33,13 +37,13 @@ Result<LabelMatrix> oneHotTargets(const std::vector<int>& classIds, const std::v
 Result<LabelMatrix> taskTargets(const std::vector<int>& classIds, const std::vector<std::string>& classNames,
                                 const std::vector<LabelTask>& tasks);
 
-/// The task targets of a loaded single-label data set (each row of `labels` has exactly one 1),
-/// without copying its pixels.
-Result<LabelMatrix> labelTaskTargets(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks);
+/// The task targets of a loaded data set (any number of 1s per row of `labels`): column t is 1
+/// where any class of tasks[t] is 1. Every class a task names must be known for every example
+/// (labelMask); the error names the example, the label and the task. Without copying the pixels.
+Result<LabelMatrix> labelTaskTargets(const ImageDataset& labelled, const std::vector<LabelTask>& tasks);
 
-/// The same for a loaded single-label data set (each row of `labels` has exactly one 1):
-/// returns a copy whose labels are the task targets.
-Result<ImageDataset> applyLabelTasks(const ImageDataset& singleLabel, const std::vector<LabelTask>& tasks);
+/// The same, returning a copy whose labels are the task targets.
+Result<ImageDataset> applyLabelTasks(const ImageDataset& labelled, const std::vector<LabelTask>& tasks);
 
 /// Keeps only the given label columns (e.g. one column per public source, k = L sources).
 Result<ImageDataset> selectLabelColumns(const ImageDataset& dataset, const std::vector<std::size_t>& columns);

@@ -53,14 +53,42 @@ private Q_SLOTS:
         QCOMPARE(t->labels, (std::vector<float>{0, 1, 1, 0, 1, 0}));
         QCOMPARE(t->pixels, d.pixels);
         QCOMPARE(t->users, d.users);
-        d.labels[0] = 1;  // row 0 now has two positives
-        auto multi = applyLabelTasks(d, {{"ab", {"a", "b"}}});
-        QVERIFY(!multi.ok() && multi.error().message.find("example 0 has 2 positive labels") != std::string::npos);
+        d.labels[0] = 1;  // row 0 now has two positives (a and c)
+        auto multi = applyLabelTasks(d, {{"ab", {"a", "b"}}, {"c", {"c"}}});
+        QVERIFY(multi.ok());
+        QCOMPARE(multi->labels, (std::vector<float>{1, 1, 1, 0, 1, 0}));
         auto cols = selectLabelColumns(d, {2, 0});
         QVERIFY(cols.ok());
         QCOMPARE(cols->labelNames, (std::vector<std::string>{"c", "a"}));
         QCOMPARE(cols->labels, (std::vector<float>{1, 1, 0, 1, 0, 0}));
         QVERIFY(!selectLabelColumns(d, {3}).ok());
+    }
+    // A clinic's findings: an image may have none, one or several; a task is positive when the
+    // image has any of its findings, and needs those findings known.
+    void multiLabelFindingsGiveUnionTargets() {
+        ImageDataset d;
+        d.height = d.width = 1;
+        d.pixels = {0.1f, 0.2f, 0.3f, 0.4f};
+        d.labelNames = {"Effusion", "Edema", "Nodule"};
+        d.labels = {0, 0, 0,  // no finding
+                    1, 1, 0,  // effusion and oedema
+                    0, 0, 1,  // a nodule
+                    1, 0, 1};
+        auto t = labelTaskTargets(d, {{"fluid", {"Effusion", "Edema"}}, {"nodule", {"Nodule"}}});
+        QVERIFY(t.ok());
+        QCOMPARE(t->names, (std::vector<std::string>{"fluid", "nodule"}));
+        QCOMPARE(t->values, (std::vector<float>{0, 0, 1, 0, 0, 1, 1, 1}));
+        // Image 2's oedema is unknown: "nodule" does not need it, "fluid" does.
+        d.labelMask = {1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
+        auto nodule = labelTaskTargets(d, {{"nodule", {"Nodule"}}});
+        QVERIFY(nodule.ok());
+        QCOMPARE(nodule->values, (std::vector<float>{0, 0, 1, 1}));
+        auto fluid = labelTaskTargets(d, {{"fluid", {"Effusion", "Edema"}}});
+        QVERIFY(!fluid.ok());
+        QVERIFY2(fluid.error().message.find("example 2 has a missing label 'Edema'") != std::string::npos &&
+                     fluid.error().message.find("task 'fluid'") != std::string::npos,
+                 fluid.error().message.c_str());
+        QVERIFY(!labelTaskTargets(d, {{"x", {"Cardiomegaly"}}}).ok());  // an unknown class
     }
 };
 
