@@ -12,6 +12,7 @@
 #include <gdcmWriter.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -230,6 +231,59 @@ void writePublicDicomSet(const std::string& folder, int images) {
             }
         writeDicom(folder + "/" + std::to_string(i + 1) + ".dcm", f);
     }
+}
+
+DicomFixture chestLikeImage(int patient, int image, bool nodule) {
+    DicomFixture f;
+    f.rows = f.columns = 64;
+    f.bitsStored = 12;
+    f.windowCentre = 2048;
+    f.windowWidth = 4096;
+    f.instanceNumber = image + 1;
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 64; ++x) {
+            const auto inside = [&](double cx, double cy, double rx, double ry) {
+                return std::pow((x - cx) / rx, 2) + std::pow((y - cy) / ry, 2) < 1;
+            };
+            int v = inside(32, 34, 28 + patient % 3, 30) ? 3000 : 300;
+            if (inside(20, 32, 9, 20 + image % 4) || inside(44, 32, 9, 20 + image % 4)) v = 900 + 40 * (patient % 16);
+            if (nodule && inside(45, 26 + 2 * (image % 4), 4, 4)) v = 3600;
+            f.stored.push_back(v + (x * 13 + y * 7 + patient) % 60);
+        }
+    return f;
+}
+
+std::vector<std::string> writeChestStudy(const std::string& folder, const std::string& labelsCsv, int patients,
+                                         int imagesPerPatient, int tag) {
+    std::vector<std::string> ids, others;
+    std::filesystem::create_directories(std::filesystem::path(labelsCsv).parent_path());
+    std::ofstream csv(labelsCsv);
+    csv << "SOPInstanceUID,Nodule\n";
+    const std::string root = "2.25." + std::to_string(tag) + ".";
+    for (int p = 0; p < patients; ++p) {
+        const bool nodule = p % 2 == 1;
+        for (int i = 0; i < imagesPerPatient; ++i) {
+            DicomFixture f = chestLikeImage(p, i, nodule);
+            f.patientId = "PID" + std::to_string(tag) + "-" + std::to_string(p);
+            f.patientName = "Name" + std::to_string(tag) + "^P" + std::to_string(p);
+            f.birthDate = std::to_string(1920 + p % 80) + "0315";
+            f.studyDate = "2023" + std::to_string(10 + p % 3) + "1" + std::to_string(p % 10);
+            f.studyUid = root + std::to_string(p + 1);
+            f.seriesUid = f.studyUid + ".1";
+            f.sopUid = f.seriesUid + "." + std::to_string(i + 1);
+            f.accession = "A" + std::to_string(tag) + "X" + std::to_string(p);
+            if (i == 0) {
+                ids.push_back(f.patientId);
+                others.insert(others.end(),
+                              {f.patientName, f.birthDate, f.studyDate, f.studyUid, f.seriesUid, f.accession});
+            }
+            writeDicom(folder + "/case" + std::to_string(p + 1) + "/" + std::to_string(i + 1) + ".dcm", f);
+            csv << f.sopUid << "," << (nodule ? 1 : 0) << "\n";
+            others.push_back(f.sopUid);
+        }
+    }
+    ids.insert(ids.end(), others.begin(), others.end());
+    return ids;
 }
 
 }  // namespace dpmix::data::fixtures

@@ -49,4 +49,17 @@ std::vector<std::string> writeDicomStudy(const std::string& folder, const std::s
 /// a bright disc) or HAND (odd i: a dark one), one anonymous patient each ("ANON<i>").
 void writePublicDicomSet(const std::string& folder, int images);
 
+/// Image `image` of patient `patient` as a 64×64 12-bit chest-like picture: a bright body, two dark
+/// lung fields (their size varies with the image, their grey with the patient) and, when
+/// `nodule`, a bright disc in the right lung; the file's window (C 2048, W 4096) shows it. The
+/// identifiers are the struct's defaults: the caller sets them.
+DicomFixture chestLikeImage(int patient, int image, bool nodule);
+
+/// A study of `patients` × `imagesPerPatient` chest-like images (chestLikeImage) under `folder`
+/// (<folder>/case<p>/<n>.dcm), with a label CSV at `labelsCsv` keyed by SOPInstanceUID, columns
+/// SOPInstanceUID,Nodule (1 for odd patients). Identifiers as writeDicomStudy makes them from
+/// `tag`; returns every identifier written, for a test to grep for.
+std::vector<std::string> writeChestStudy(const std::string& folder, const std::string& labelsCsv, int patients,
+                                         int imagesPerPatient, int tag = 48);
+
 }  // namespace dpmix::data::fixtures

@@ -11,18 +11,13 @@
 // DPMIX_JOURNEY_WORK (where the report and the studies are written, default a temporary folder),
 // DPMIX_JOURNEY_DEMO (the reviewer's project, default build/screenshots-demo or the demo).
 #include "app/workbench/main_window.h"
-#include "app/workbench/project/engine_project_store.h"
-#include "app/workbench/runs/budget_reading.h"
-#include "app/workbench/runs/engine_run_controller.h"
-#include "app/workbench/runs/engine_study.h"
 #include "app/workbench/runs/job_runner.h"
 #include "app/workbench/runs/stage_queue.h"
-#include "app/workbench/study/engine_source_preview.h"
-#include "app/workbench/study/engine_study_creator.h"
 #include "app/workbench/views/auc_epsilon_view.h"
 #include "engine/privacy/ledger_json.h"
 #include "tests/app/workbench/demo_project_copy.h"
 #include "tests/app/workbench/journeys/journey_driver.h"
+#include "tests/app/workbench/journeys/journey_window.h"
 #include "tests/app/workbench/window_parts.h"
 #include "tests/support/test_support.h"
 #include "widgets/chart_widget.h"
@@ -94,36 +89,6 @@ bool writeManifest(const QString& dir, int images, int perPatient, std::uint64_t
     return f.open(QIODevice::WriteOnly) && f.write(csv.toUtf8()) == csv.toUtf8().size();
 }
 
-// The editor of one panel field: the widget of type T beside the field's message label.
-template <typename T>
-T* panelEditor(dpmix::widgets::ParameterPanel* panel, const QString& key) {
-    auto* message = panel->findChild<QLabel*>(QStringLiteral("message_") + key);
-    return message && message->parentWidget() ? message->parentWidget()->findChild<T*>() : nullptr;
-}
-
-QPushButton* buttonWithText(QWidget* parent, const QString& text) {
-    for (auto* b : parent->findChildren<QPushButton*>())
-        if (plainText(b->text()) == text && b->isVisible()) return b;
-    return nullptr;
-}
-
-QPushButton* dialogButton(QWidget* dialog, QDialogButtonBox::StandardButton which) {
-    auto* box = dialog->findChild<QDialogButtonBox*>();
-    return box ? box->button(which) : nullptr;
-}
-
-bool jobsIdle(MainWindow& w) { return jobRunner(w)->runningCount() == 0 && stageQueue(w)->queuedCount() == 0; }
-
-// Scrolls the parameter dock to `widget`, as a user would with the wheel (not counted as a click).
-void scrollTo(QWidget* widget) {
-    for (QWidget* p = widget->parentWidget(); p; p = p->parentWidget())
-        if (auto* area = qobject_cast<QScrollArea*>(p)) {
-            area->ensureWidgetVisible(widget, 20, 40);
-            QTest::qWait(50);
-            return;
-        }
-}
-
 }  // namespace
 
 class TstJourneys : public QObject {
@@ -132,41 +97,8 @@ class TstJourneys : public QObject {
     QTemporaryDir scratch_;
     QString work_, shots_;
 
-    // The program's services (app/workbench/main.cpp), with the same spend confirmation box.
-    EngineRunController runs_{runStudyWithEngine};
-    EngineProjectStore projects_{summarizeWithDataLayer};
-    EngineSourcePreviewer previews_;
-    EngineStudyCreator studies_{summarizeWithDataLayer};
-
-    WorkbenchServices services() {
-        runs_.setAuditFunction(runAuditWithEngine);
-        runs_.setPsgFunction(runPsgWithEngine);
-        // As the workbench: the engine's exact spend preview and its time estimate.
-        runs_.setSpendPlanFunction(planStudySpendWithEngine);
-        runs_.setEstimateFunction(estimateStudyWithEngine);
-        WorkbenchServices s{&runs_, &projects_, [] { return QStringLiteral("journeys"); }};
-        s.sources = &previews_;
-        s.studies = &studies_;
-        s.confirmSpend = [](const SpendPreview& preview) {
-            QWidget* parent = QApplication::activeWindow();
-            const QString text = spendPreviewText(preview);
-            if (preview.overCap) {
-                QMessageBox::warning(parent, QObject::tr("Privacy budget exceeded"), text);
-                return false;
-            }
-            return QMessageBox::question(parent, QObject::tr("Spend privacy budget?"), text,
-                                         QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Ok) == QMessageBox::Ok;
-        };
-        return s;
-    }
-
-    static bool showWindow(MainWindow& w) {
-        w.resize(1440, 900);
-        w.move(0, 0);
-        w.show();
-        w.activateWindow();
-        return QTest::qWaitForWindowExposed(&w);
-    }
+    JourneyServices engine_;
+    WorkbenchServices services() { return engine_.services(); }
 
     QString reviewerProject() const {
         if (const QString given = qEnvironmentVariable("DPMIX_JOURNEY_DEMO"); !given.isEmpty()) return given;

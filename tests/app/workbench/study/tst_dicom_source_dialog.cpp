@@ -19,8 +19,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <cmath>
-
 using namespace dpmix::workbench;
 namespace fx = dpmix::data::fixtures;
 
@@ -28,30 +26,14 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 60000;
 
-// A 64×64 12-bit chest-like image: a bright body, two dark lung fields, for patient p a nodule
-// in the right lung when `finding`; the file's window (C 2048, W 4096) shows it.
+// A chest-like image (chestLikeImage) of patient p with its identifiers.
 fx::DicomFixture chestImage(int p, int i, bool finding) {
-    fx::DicomFixture f;
+    fx::DicomFixture f = fx::chestLikeImage(p, i, finding);
     f.patientId = "PAT-" + std::to_string(p);
     f.patientName = "Doe^Patient" + std::to_string(p);
     f.studyUid = "1.2.826.0.1.3680043.2.1125.47." + std::to_string(p);
     f.seriesUid = f.studyUid + ".1";
     f.sopUid = f.seriesUid + "." + std::to_string(i + 1);
-    f.rows = f.columns = 64;
-    f.bitsStored = 12;
-    f.windowCentre = 2048;
-    f.windowWidth = 4096;
-    f.instanceNumber = i + 1;
-    for (int y = 0; y < 64; ++y)
-        for (int x = 0; x < 64; ++x) {
-            const auto inside = [&](double cx, double cy, double rx, double ry) {
-                return std::pow((x - cx) / rx, 2) + std::pow((y - cy) / ry, 2) < 1;
-            };
-            int v = inside(32, 34, 28 + p % 3, 30) ? 3000 : 300;
-            if (inside(20, 32, 9, 20 + i) || inside(44, 32, 9, 20 + i)) v = 900 + 40 * p;
-            if (finding && inside(45, 26 + 2 * i, 4, 4)) v = 3600;
-            f.stored.push_back(v + (x * 13 + y * 7 + p) % 60);
-        }
     return f;
 }
 
