@@ -1,6 +1,6 @@
 #pragma once
-// What every program's `main` shares so that no input ends it in a signal (issue 43: uncaught
-// std::filesystem_error and std::bad_alloc ended `dpmix` in SIGABRT): `guardedMain` runs the
+// What every program's `main` shares so that no input ends it in a signal (uncaught std::filesystem_error and
+// std::bad_alloc once ended `dpmix` in SIGABRT; docs/RELIABILITY.md): `guardedMain` runs the
 // program's body and turns an exception that escapes it into one line on stderr and exit status
 // 2, and a terminate handler does the same for an exception escaping a thread or a noexcept
 // function. Used by dpmix, dpmix-text and dpmix-workbench.

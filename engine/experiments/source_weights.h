@@ -1,7 +1,7 @@
 #pragma once
 // Where a mixture puts its weight, per public source rather than per component: the check that
-// DP-MixMin leaves alone the sources the non-private optimum λ* does not want (issue-level
-// acceptance of the heterogeneous pool; docs/RESULTS.md, "The regime map"). A component named
+// DP-MixMin leaves alone the sources the non-private optimum λ* does not want (the acceptance check of the
+// heterogeneous pool; docs/RESULTS.md, "The regime map"). A component named
 // "source / task" (a study with several public sources) belongs to `source`; a study with one
 // public source has one source, its components' names carry no prefix.
 #include "engine/core/result.h"

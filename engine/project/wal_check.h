@@ -1,9 +1,9 @@
 #pragma once
-// What lies beside a project file F before SQLite is let near it. F-wal (its write-ahead log)
-// holds commits not yet in F, and SQLite replays it into F when a read-write connection reads or
-// closes, with no way to tell whether the -wal is F's: a -wal of another database left beside F
-// (a copied or restored folder, a file renamed over another) was replayed into the project and
-// destroyed it — 122,880 bytes became 8,192, every run and ledger gone (issue 43). So:
+// What lies beside a project file F before SQLite is let near it (docs/PROJECT_FILE.md, "Read-only open"). F-wal
+// (its write-ahead log) holds commits not yet in F, and SQLite replays it into F when a read-write connection reads or
+// closes, with no way to tell whether the -wal is F's: a -wal of another database left beside F (a copied or restored
+// folder, a file renamed over another) was replayed into the project and destroyed it — 122,880 bytes became 8,192,
+// every run and ledger gone. So:
 //   * side files (-wal, -shm, -journal), when present, must be regular files — not links, FIFOs
 //     or devices (SQLite would block on a FIFO, or write through a link);
 //   * a -wal that a connection is using now (another process holds the lock every SQLite

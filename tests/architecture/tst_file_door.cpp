@@ -1,4 +1,4 @@
-// One door to the file system (engine/core/file_door.h, issue 43): no engine or program code
+// One door to the file system (engine/core/file_door.h; docs/RELIABILITY.md): no engine or program code
 // calls a throwing std::filesystem overload (a path too long or a loop of links then ends the
 // program in std::filesystem_error), and no code opens files with fopen, open or std::ifstream
 // (which block on a FIFO and read /dev/zero without end) except the door itself and the few

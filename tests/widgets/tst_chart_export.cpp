@@ -182,8 +182,8 @@ private Q_SLOTS:
         QVERIFY(chart.series().isEmpty());
     }
 
-    // Which side of the trust boundary the numbers are on travels with every export (issue
-    // #42): the CSV's first line, the SVG's description and a line under the images; the chart
+    // Which side of the trust boundary the numbers are on travels with every export (docs/PRIVACY.md, "Trust
+    // boundary"): the CSV's first line, the SVG's description and a line under the images; the chart
     // reads it from its window (a dialog's chart from the dialog's parent window) and leaves its
     // layout as it was.
     void exportsCarryTheTrustBoundaryLabel() {

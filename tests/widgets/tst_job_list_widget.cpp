@@ -59,7 +59,7 @@ private Q_SLOTS:
         QCOMPARE(list.rowOf(9), 0);
     }
 
-    // #45 item 2: a job that knows its plan shows one bar for the whole job — a new stage starting
+    // A job that knows its plan shows one bar for the whole job (docs/MANUAL.md, "Running") — a new stage starting
     // at 0 / 100 does not send it back to 0 (the dock used to show 60/60 "ETA 0:00" at the end of
     // each stage and restart), and the stage's own count stays in the text.
     void aJobShareDrivesTheBarAcrossStages() {

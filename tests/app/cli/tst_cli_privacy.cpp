@@ -225,8 +225,8 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         if (QString(QTest::currentDataTag()) != "row longer than the header") QVERIFY(r.out.isEmpty());
     }
-    // Issue 43, item 5: a byte-order mark and quoted header cells (what spreadsheets write) are
-    // read as the plain header; item 1: a FIFO or /dev/zero as --csv is refused, not read forever.
+    // A byte-order mark and quoted header cells (what spreadsheets write) are read as the plain header; a FIFO or
+    // /dev/zero as --csv is refused, not read forever (docs/RELIABILITY.md, "one door to the file system").
     void csvFromASpreadsheetIsRead_data() {
         QTest::addColumn<QByteArray>("csv");
         QTest::newRow("byte-order mark") << QByteArray("\xEF\xBB\xBFq,sigma,steps,delta\n0.01,1.0,1000,1e-6\n");

@@ -261,10 +261,10 @@ private Q_SLOTS:
         QVERIFY(!j.out.contains(QChar(0x1b)));  // JSON escapes it as \u001b
     }
 
-    // Issue 43, item 0: a -wal of another database beside a project (a copied or restored
+    // A -wal of another database beside a project (a copied or restored
     // folder) was replayed into it by the first read-write open. Every command that reads opens
     // read-only and refuses a -wal that is not the file's: the file stays byte-identical and the
-    // message says what to do.
+    // message says what to do (docs/PROJECT_FILE.md, "Read-only open").
     void aForeignWalIsRefusedByEveryReadingCommand() {
         QVERIFY(QFile::copy(path("again.dpmix"), path("walled.dpmix")));
         {
@@ -301,8 +301,8 @@ private Q_SLOTS:
         QCOMPARE(runDpmix({"inspect", path("walled.dpmix")}).exitCode, 0);
     }
 
-    // Issue 43, item 4b: a newline or a bidirectional override in a stored name cannot print a
-    // line of its own or reorder one.
+    // A newline or a bidirectional override in a stored name cannot print a line of its own or reorder one
+    // (docs/RELIABILITY.md, "read-only means read-only, one door to the file system", 4b).
     void storedNamesCannotForgeLines() {
         QVERIFY(QFile::copy(path("again.dpmix"), path("names.dpmix")));
         {
@@ -320,8 +320,8 @@ private Q_SLOTS:
         QVERIFY(!r.out.contains(QChar(0x202e)));
     }
 
-    // Issue 43, items 1 and 2: paths that are not files, and arguments out of range, are one
-    // clear line and exit 2 — never a hang, a signal or a silent default.
+    // Paths that are not files, and arguments out of range, are one clear line and exit 2 — never a hang, a signal
+    // or a silent default (docs/RELIABILITY.md, "read-only means read-only, one door to the file system").
     void hostilePathsAndArgumentsAreRefused_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
@@ -362,7 +362,7 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path("x.dpmix")));
     }
 
-    // Issue 43, item 2: an escaped NUL in a name, and ε = 1e-320, in a spec.
+    // An escaped NUL in a name, and ε = 1e-320, in a spec (docs/PROJECT_FILE.md, "The spec").
     void specValuesThatCutOrUnderflowAreRefused() {
         writeSpec("nul.json", QByteArray(kSpec).replace("\"name\": \"tiny\"", "\"name\": \"ti\\u0000ny\""));
         auto r = runDpmix({"new", path("nul.json"), "-o", path("nul.dpmix")});

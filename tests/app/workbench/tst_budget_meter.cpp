@@ -267,7 +267,7 @@ private Q_SLOTS:
                  qPrintable(budgetMeter(other)->text()));
     }
 
-    // #45 item 2: the confirm dialog's time line, in the units a person reads.
+    // The confirm dialog's time line, in the units a person reads (docs/MANUAL.md, "Running").
     void theEstimatedDurationReadsAsAPersonWouldSayIt() {
         QVERIFY(estimatedDurationText(42.4, 85.2, 256).startsWith("Estimated time on this machine: about 42 s ("));
         QVERIFY(estimatedDurationText(14 * 60 + 20, 85, 256).contains("about 14 min ("));

@@ -1,5 +1,5 @@
-// "Will public data help?" (#49): the panel's advice from a small stored map written by the test
-// (regime_map_fixture.h), for a given pool kind, n and ε — the nearest measured regime of the
+// "Will public data help?" (docs/MANUAL.md, "Will public data help?"): the panel's advice from a small stored map
+// written by the test (regime_map_fixture.h), for a given pool kind, n and ε — the nearest measured regime of the
 // study's kind, labelled an empirical estimate — and why there is none (a text study, an unreadable
 // or empty map). In the window: the advice of the open study shows under "Privacy of this run",
 // follows ε as it is edited and the study as another opens, and Help ▸ Where public data pays

@@ -52,7 +52,7 @@ private Q_SLOTS:
         QCOMPARE(seen[0].message, std::string("loss 0.5"));
     }
 
-    // #45 item 2: one bar for the whole job. Phases of cost 10 (reports nothing: a reused proxy),
+    // One bar for the whole job (docs/MANUAL.md, "Running"). Phases of cost 10 (reports nothing: a reused proxy),
     // 30 and 60 out of 100; the fractions are worked out by hand from those costs.
     void aJobMeterWeighsEachPhaseByItsCost() {
         std::vector<double> seen;

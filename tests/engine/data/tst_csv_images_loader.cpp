@@ -191,7 +191,8 @@ private Q_SLOTS:
                                            << ""s
                                            << ""s
                                            << "line 2, column 'Edema': value 'yes'"s;
-        // A patient column read as a label (no "labels" option) points to the user column (#45 item 4).
+        // A patient column read as a label (no "labels" option) points to the user column (docs/MANUAL.md, "Building
+        // a study from your own images").
         QTest::newRow("patient column as a label") << "Path,Patient,Edema\nimages/p1/a.png,p001,1\n"s
                                                    << ""s
                                                    << ""s

@@ -58,7 +58,7 @@ private Q_SLOTS:
 
     void devicesLinkedFifosAndHugeSparseFilesAreRefused() {
         // /dev/zero reads without end; a link to a FIFO blocks like the FIFO; a sparse 40 GiB
-        // file once ended in std::bad_alloc before any size check (issue 43).
+        // file once ended in std::bad_alloc before any size check.
         auto zero = readFileRaw("/dev/zero");
         QVERIFY(!zero.ok());
         QVERIFY2(zero.error().message.find("a device") != std::string::npos, zero.error().message.c_str());

@@ -156,8 +156,8 @@ private Q_SLOTS:
             }
         }
         // A second call trains no new proxy, and the baselines it computes again — the same split A,
-        // the same proxy, so the same λ — are not recorded a second time (#45 item 7: every Run
-        // used to add λ*, uniform and random search rows); DP-MixMin's new releases are.
+        // the same proxy, so the same λ — are not recorded a second time (every Run used to add λ*, uniform and random
+        // search rows; docs/WORKBENCH.md, "The engine behind the window"); DP-MixMin's new releases are.
         auto again = runStudy(p, quick({"proxies", "mixture"}));
         QVERIFY(again.ok());
         n = countByMethod(p.runs().value());
@@ -197,8 +197,8 @@ private Q_SLOTS:
         }
     }
 
-    // #45 item 2: a downstream run (Compare with baselines) reuses the DP-MixMin λ the project
-    // already released for the same (seed, task, ε) and settings: no second mechanism on split A,
+    // A downstream run (Compare with baselines) reuses the DP-MixMin λ the project already released for the same
+    // (seed, task, ε) and settings (docs/PRIVACY.md, "Reusing a released mixture"): no second mechanism on split A,
     // the stored entry carried in its ledger marked with the run that spent it, the budget counting
     // it once; --relearn-mixture learns and spends again. Fails on the old code, which re-learned
     // and re-spent (three mixture releases in the budget instead of two).
@@ -284,7 +284,7 @@ private Q_SLOTS:
         QCOMPARE(mechanismsOnA(), 2);
     }
 
-    // #45 item 2: the run reports one share of the whole job, not each stage's own done/total:
+    // The run reports one share of the whole job (docs/MANUAL.md, "Running"), not each stage's own done/total:
     // never backwards across stages, and at its end the plan is used up (the plan counts what
     // the run does: one pretraining per cached model, the proxy, every mixture and method). Fails
     // on the old code, which reported no job share at all (-1 throughout).

@@ -156,8 +156,8 @@ private Q_SLOTS:
         QVERIFY(p.addRun({"dp-mixmin", "ac", 1.0, 0, "{}"}).ok());  // and free again
     }
 
-    // Issue 13, item 4: a NaN or infinite λ weight, metric or model weight is refused with an
-    // error naming it; the run is marked failed and can never become done.
+    // A NaN or infinite λ weight, metric or model weight is refused with an error naming it; the run is marked failed
+    // and can never become done (docs/PROJECT_FILE.md, "Finite results").
     void nonFiniteResultsAreRefused() {
         auto p = makeProject("nonfinite.dpmix");
         auto started = [&](long long seed) {

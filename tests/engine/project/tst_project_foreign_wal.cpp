@@ -1,4 +1,4 @@
-// A -wal beside a project that is not the project's own (issue 43, item 0): SQLite replays any
+// A -wal beside a project that is not the project's own (docs/PROJECT_FILE.md, "Read-only open"): SQLite replays any
 // -wal it finds into the file on a read-write open, and it has no way to tell whose it is — a
 // -wal of another database once turned a 122,880-byte project into an 8,192-byte one, every run
 // and ledger gone. Now every open looks first: a foreign -wal is refused with what to do and the

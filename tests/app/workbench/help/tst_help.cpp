@@ -75,7 +75,7 @@ private Q_SLOTS:
             QVERIFY(help->grab().save(shots + "/help-manual.png"));
     }
 
-    // F1 opens a manual for users (#45 item 5): first in the list, every view's section in it, no
+    // F1 opens a manual for users (docs/MANUAL.md): first in the list, every view's section in it, no
     // source paths or class names, every image it shows bundled (no broken-image icons), and the
     // window closes with Esc or Ctrl+W.
     void theManualIsWrittenForUsers() {

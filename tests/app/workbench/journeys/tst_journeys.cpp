@@ -483,8 +483,8 @@ private Q_SLOTS:
         QVERIFY(chart && chart->plottedTable().rows.size() >= 6);
         j.shot(&w, "tradeoff");
 
-        // The question a class asks next: does the model get better with ε too? (#45 item 3) One
-        // seed keeps it to minutes (the demo copy's panel has seeds 0, 1, 2).
+        // The question a class asks next: does the model get better with ε too? (docs/WORKBENCH.md, "Teacher: an ε
+        // sweep…") One seed keeps it to minutes (the demo copy's panel has seeds 0, 1, 2).
         j.note("Panel: seeds 0");
         auto* seeds = panelEditor<QLineEdit>(parameterPanel(w), "seeds");
         QVERIFY(seeds);

@@ -167,7 +167,7 @@ private Q_SLOTS:
 
     // Project dialogs start where projects live, not in the patient-data folder a source dialog
     // visited last; a new study is proposed under its own name, and the name typed into a Save
-    // that failed is proposed again (#45 item 4).
+    // that failed is proposed again (docs/WORKBENCH.md, "The window").
     void projectDialogsStartWhereProjectsLive() {
         QTemporaryDir dir;
         const QString recent = dir.path() + "/old.dpmix";
@@ -184,7 +184,7 @@ private Q_SLOTS:
     }
 
     // Opening another project leaves the previous one's finished jobs behind; a job still running
-    // keeps its row (and its Cancel) until it ends (#45 item 7).
+    // keeps its row (and its Cancel) until it ends (docs/WORKBENCH.md, "The window", Jobs dock).
     void openingAnotherProjectClearsTheFinishedJobs() {
         MainWindow w(services());
         QCOMPARE(w.openFile(generated_.path), QString());

@@ -62,8 +62,9 @@ private Q_SLOTS:
         QCOMPARE(details["q"].get<double>(), double(examples / 10) / double(examples));     // batch |D| / 10
     }
 
-    // #48: the dialog's one-run audit reaches the one-run stage (not the R-run training audit), is
-    // stored with its canaries, guesses and correct guesses, and the Audit view names it and says so.
+    // The dialog's one-run audit (docs/AUDIT.md, "The one-run audit of a study's fine-tuning") reaches the one-run
+    // stage (not the R-run training audit), is stored with its canaries, guesses and correct guesses, and the Audit
+    // view names it and says so.
     void aOneRunAuditRunsFromTheDialogsRequest() {
         auto file = project::ProjectFile::open(project_).value();
         AuditRequest request;

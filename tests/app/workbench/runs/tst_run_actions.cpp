@@ -221,7 +221,8 @@ private Q_SLOTS:
     }
 
     // The teacher limits the sweep to one task and three methods in the dialog; unticking every
-    // task (or, with the full pipeline, every method) says why OK is disabled (#45 item 3).
+    // task (or, with the full pipeline, every method) says why OK is disabled (docs/WORKBENCH.md, "Run actions,
+    // comparison, re-run, report", ε sweep).
     void sweepDialogChoosesTasksAndMethods() {
         EpsilonSweepDialog dialog({"warm clothing", "summer wear"});
         QPushButton* ok = dialog.buttons()->button(QDialogButtonBox::Ok);
@@ -288,8 +289,9 @@ private Q_SLOTS:
         QVERIFY(!training.noNoiseBox()->isHidden());
         QVERIFY(training.settings().mechanism.isEmpty());
 
-        // #48: a fine-tuning mechanism can be audited in one training of the study's own fine-tuning;
-        // runs per world then do not apply, white-box canary gradients only for DP-SGD and SGD.
+        // A fine-tuning mechanism can be audited in one training of the study's own fine-tuning (docs/AUDIT.md, "The
+        // one-run audit of a study's fine-tuning"); runs per world then do not apply, white-box canary gradients only
+        // for DP-SGD and SGD.
         QVERIFY(training.oneRunBox()->isHidden());    // the mixture step: no one-run audit
         training.mechanismBox()->setCurrentIndex(2);  // DP-SGD
         QVERIFY(!training.oneRunBox()->isHidden());

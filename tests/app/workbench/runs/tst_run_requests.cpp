@@ -108,8 +108,8 @@ private Q_SLOTS:
         QVERIFY(!sweepRequestFor(panel(), {.epsilons = {1.0}, .fullPipeline = false}));
     }
 
-    // The teacher's sweep: one task and three methods reach the engine as such (#45 item 3; the
-    // old request ran every task and all five methods whatever was wanted).
+    // The teacher's sweep: one task and three methods reach the engine as such (docs/WORKBENCH.md, "Teacher: an ε
+    // sweep…"; the old request ran every task and all five methods whatever was wanted).
     void aSweepRunsOnlyTheChosenTasksAndMethods() {
         const SweepScope scope{.epsilons = {0.5, 2},
                                .fullPipeline = true,

@@ -112,7 +112,7 @@ private Q_SLOTS:
         // (Random Search and λ* are not private: no release).
         QCOMPARE(preview.releases, 16LL);
         QVERIFY(spendPreviewText(preview).contains("what the run reserves"));
-        // #45 item 2: the dialog says how long the run would take here, from a step timed now.
+        // The dialog says how long the run would take here, from a step timed now (docs/MANUAL.md, "Running").
         QVERIFY2(preview.duration.startsWith("Estimated time on this machine: about "), qPrintable(preview.duration));
         QVERIFY(spendPreviewText(preview).contains("measured at"));
         QVERIFY(preview.after > estimate->after);
@@ -132,9 +132,9 @@ private Q_SLOTS:
             QVERIFY2(spent->releases[i].entry.epsilon > 0.0, spent->releases[i].label.c_str());
     }
 
-    // #48 item 4: a downstream run's context menu audits its fine-tuning in one training — the run's
-    // mechanism, task, seed and ε as the claim (not the panel's), stored as a one-run audit; runs that
-    // fine-tuned nothing are refused with the reason. Runs after thePreviewIsWhatTheRunCharges.
+    // A downstream run's context menu audits its fine-tuning in one training — the run's mechanism, task, seed and ε
+    // as the claim (not the panel's), stored as a one-run audit; runs that fine-tuned nothing are refused with the
+    // reason (docs/AUDIT.md, "The one-run audit of a study's fine-tuning"). Runs after thePreviewIsWhatTheRunCharges.
     void aDownstreamRunsFineTuningIsAuditedInOneTraining() {
         EngineProjectStore store(summarizeWithDataLayer);
         EngineRunController runs(runStudyWithEngine);
@@ -192,9 +192,9 @@ private Q_SLOTS:
         QCOMPARE(asked, 0);
     }
 
-    // #45 item 2: after Run DP-MixMin, Compare with baselines reuses the released λ — its preview
-    // counts the fine-tunings only — unless Run ▸ Learn the mixture again is checked, which plans
-    // (and spends) the mixtures again. Fails on the old code, which always planned them.
+    // After Run DP-MixMin, Compare with baselines reuses the released λ (docs/PRIVACY.md, "Reusing a released
+    // mixture") — its preview counts the fine-tunings only — unless Run ▸ Learn the mixture again is checked, which
+    // plans (and spends) the mixtures again. Fails on the old code, which always planned them.
     void compareReusesTheReleasedMixtureUnlessAsked() {
         const std::string d = dir_.path().toStdString();
         testing::createProjectFromSpecText(d, "reuse", kSpec);

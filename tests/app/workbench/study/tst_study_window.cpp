@@ -188,7 +188,7 @@ private Q_SLOTS:
     }
 
     // Run on a study that is not saved yet says to save it, instead of "No project is open … create
-    // one from a spec" (#45 item 4); nothing is planned.
+    // one from a spec" (docs/WORKBENCH.md, "The window"); nothing is planned.
     void runOnAnUnsavedDraftSaysToSaveFirst() {
         MainWindow w(services());
         SourceRegistration reg;
@@ -370,7 +370,8 @@ private Q_SLOTS:
         }
         w.refreshProject();
         QVERIFY(!w.findChild<QAction*>("editStudySources")->isEnabled());
-        // Disabled with its reason where a menu shows it: on hover and in the status bar (#45 item 7).
+        // Disabled with its reason where a menu shows it: on hover and in the status bar (docs/WORKBENCH.md, "The
+        // window").
         QVERIFY(w.findChild<QAction*>("editStudySources")->statusTip().contains("has runs"));
         QVERIFY(w.findChild<QAction*>("editStudySources")->toolTip().contains("Duplicate study with changes"));
         auto* studyMenu = qobject_cast<QMenu*>(w.findChild<QAction*>("editStudySources")->parent());

@@ -149,7 +149,7 @@ private Q_SLOTS:
         QVERIFY(near(view.chart()->data().series[0].values[0], 0.70));
     }
 
-    // --- AUC against ε (the teacher's plot, #45 item 3) -------------------------------------
+    // --- AUC against ε (the teacher's plot, docs/MANUAL.md "AUC vs ε") ------------------------
 
     // Per ε and method the macro over tasks within each seed, then mean ± std over seeds — the
     // numbers worked by hand from the generated project's table above.

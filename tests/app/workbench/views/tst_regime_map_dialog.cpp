@@ -1,8 +1,8 @@
-// Help ▸ Where public data pays (#49): the heat map's cells from a small stored map written by
-// the test (regime_map_fixture.h) per pool kind and baseline, the selectors, the caption in plain
-// words, Open map… with a good and a broken file, and the reference map bundled with the
-// workbench (it parses and holds regimes). With DPMIX_SCREENSHOT_DIR set, the dialog on the
-// bundled map is saved there as regime-map.png (docs/screenshots/regime-map.png).
+// Help ▸ Where public data pays (docs/WORKBENCH.md, "Where public data pays (the regime map)"): the heat map's cells
+// from a small stored map written by the test (regime_map_fixture.h) per pool kind and baseline, the selectors, the
+// caption in plain words, Open map… with a good and a broken file, and the reference map bundled with the workbench (it
+// parses and holds regimes). With DPMIX_SCREENSHOT_DIR set, the dialog on the bundled map is saved there as
+// regime-map.png (docs/screenshots/regime-map.png).
 #include "app/workbench/parameters/regime_reference.h"
 #include "app/workbench/views/regime_map_dialog.h"
 #include "tests/app/workbench/regime_map_fixture.h"

@@ -164,9 +164,9 @@ private Q_SLOTS:
         QVERIFY(!studyVerdict(s).contains("did better than DP-MixMin"));
     }
 
-    // #49: beside the downstream numbers, whether DP-MixMin beat each baseline beyond seed noise,
-    // paired over seeds with 95% intervals, at the verdict's ε. Worked by hand: DP-MixMin − Random
-    // Init per seed 0.10, 0.11, 0.08 (mean 0.097, t(2) · sd/√3 = 0.038); − Uniform 0.01, 0.02, −0.01.
+    // Beside the downstream numbers, whether DP-MixMin beat each baseline beyond seed noise, paired over seeds with 95%
+    // intervals, at the verdict's ε (docs/WORKBENCH.md, "Result views", Study summary). Worked by hand: DP-MixMin −
+    // Random Init per seed 0.10, 0.11, 0.08 (mean 0.097, t(2) · sd/√3 = 0.038); − Uniform 0.01, 0.02, −0.01.
     void theVerdictSaysWhetherDpMixMinBeatTheBaselines() {
         ProjectSnapshot s = mixtureStudy();
         s.spec.privacy.epsilons = {1.0};
@@ -214,7 +214,7 @@ private Q_SLOTS:
         QVERIFY2(!studyVerdict(s).contains("Random Init ("), qPrintable(studyVerdict(s)));
     }
 
-    // #45 item 6: after an ε sweep the verdict speaks of the study's own ε (the spec's first), not
+    // After an ε sweep the verdict speaks of the study's own ε (the spec's first), not
     // of the sweep's largest, and says the other values are on the Trade-off and AUC vs ε tabs.
     // Fails on the old code, which read ε = 4 here.
     void theVerdictSpeaksOfTheStudysOwnEpsilon() {
@@ -281,8 +281,8 @@ private Q_SLOTS:
         QVERIFY(!studySummaryHtml(s).contains("reproducible mode"));
     }
 
-    // The demo's λ bars averaged its four seeded runs with the secret release (#45 item 6): at one
-    // (task, ε) the release and the seeded runs are two bars, each the mean of its own runs.
+    // The demo's λ bars averaged its four seeded runs with the secret release: at one (task, ε) the release and the
+    // seeded runs are two bars, each the mean of its own runs (docs/WORKBENCH.md, "Result views", λ by task).
     void theReleasesLambdaIsNotAveragedWithSeededRuns() {
         ProjectSnapshot s = mixtureStudy();
         auto withLambda = [](RunResults r, std::vector<double> values) {
