@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -307,13 +309,28 @@ Status snapshotProject(const project::ProjectFile& project, const fs::path& jobD
     return copyProject(project.path(), project.modelsDir(), jobDir / "snapshot");
 }
 
+namespace {
+
+// A name no other attempt of the unit uses: 128 bits from the OS's entropy source.
+std::string attemptFolderName() {
+    std::random_device entropy;
+    std::ostringstream name;
+    name << "attempt-" << std::hex << std::setfill('0');
+    for (int i = 0; i < 4; ++i) name << std::setw(8) << static_cast<std::uint32_t>(entropy());
+    return name.str();
+}
+
+}  // namespace
+
 Result<std::string> runOnScratchCopy(const fs::path& jobDir, long long unit, long long afterRun,
                                      const std::function<Status(project::ProjectFile&)>& body) {
-    const std::string rel = "work/unit-" + std::to_string(unit);
+    // Each attempt works in a folder of its own, <jobDir>/work/unit-N/<attempt>/: two attempts of
+    // one unit may overlap (a resubmission while a lost task still runs), and neither may delete
+    // or write the other's scratch project. A later attempt starts again from the snapshot.
+    const std::string rel = "work/unit-" + std::to_string(unit) + "/" + attemptFolderName();
     const fs::path work = jobDir / rel;
-    std::error_code ec;
-    fs::remove_all(work, ec);  // an attempt that died midway starts again from the snapshot
     if (auto e = cluster::makePrivateDirectory(jobDir / "work")) return *e;
+    if (auto e = cluster::makePrivateDirectory(work.parent_path())) return *e;
     const fs::path snapshot = jobDir / "snapshot";
     if (auto e = copyProject(snapshot / kProjectName, snapshot / "project.models", work)) return *e;
     json runs = json::array();

@@ -44,15 +44,17 @@ std::vector<cluster::WorkUnit> studyRunWorkUnits(const std::vector<std::uint64_t
 Status snapshotProject(const project::ProjectFile& project, const std::filesystem::path& jobDir);
 
 /// The worker: runs the unit's seed with runStudy on a fresh scratch copy of the snapshot,
-/// <jobDir>/work/unit-N/, and returns the unit's result (JSON): the scratch file, its SHA-256,
-/// and the ids of the runs the unit added. With secret randomness the attempt is reserved first;
-/// refused, nothing runs.
+/// <jobDir>/work/unit-N/attempt-…/ (one folder per attempt), and returns the unit's result (JSON): the scratch file,
+/// its SHA-256, and the ids of the runs the unit added. With secret randomness the attempt is reserved first; refused,
+/// nothing runs.
 Result<std::string> runStudyUnit(const std::filesystem::path& jobDir, const std::string& frozenJson, long long unit,
                                  std::uint64_t seed);
 
 /// A unit that stores runs (the run grid's, a sweep's): runs `body` on a fresh scratch copy of
-/// the snapshot, <jobDir>/work/unit-N/, and returns the unit's result (JSON): the scratch file,
-/// its SHA-256 and the ids of the runs `body` added after `afterRun` — what importStudyUnit merges.
+/// the snapshot, <jobDir>/work/unit-N/attempt-<128 random bits>/, and returns the unit's result
+/// (JSON): the scratch file, its SHA-256 and the ids of the runs `body` added after `afterRun` —
+/// what importStudyUnit merges. Each call has a folder of its own, so attempts of one unit that
+/// overlap in time never touch each other's scratch project.
 Result<std::string> runOnScratchCopy(const std::filesystem::path& jobDir, long long unit, long long afterRun,
                                      const std::function<Status(project::ProjectFile&)>& body);
 

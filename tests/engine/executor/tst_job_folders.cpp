@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 using namespace dpmix;
@@ -99,7 +100,11 @@ private Q_SLOTS:
         QCOMPARE(mode(job->dir / "units" / "unit-0.json"), 0600u);
         QCOMPARE(mode(job->dir / "work"), 0700u);
         QCOMPARE(mode(job->dir / "work" / "unit-0"), 0700u);
-        QCOMPARE(mode(job->dir / "work" / "unit-0" / "project.dpmix"), 0600u);
+        // The attempt's own folder, named in the unit's result.
+        std::ifstream resultFile(job->dir / "units" / "unit-0.json");
+        const auto scratch = job->dir / nlohmann::json::parse(resultFile).at("result").at("scratch").get<std::string>();
+        QCOMPARE(mode(scratch.parent_path()), 0700u);
+        QCOMPARE(mode(scratch), 0600u);
         for (const auto& entry : fs::recursive_directory_iterator(job->dir)) {
             const unsigned m = mode(entry.path());
             // A hard link to one of the project's model files keeps the project's mode.

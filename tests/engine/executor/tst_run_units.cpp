@@ -4,6 +4,7 @@
 // for bit, the same λ records, ledgers and models; a second merge imports nothing; the hash
 // chain verifies; stage values other than the spec's reach every unit (runs and ledgers record
 // them); a damaged scratch project is refused. A grid with secret randomness: tst_secret_units.
+#include "engine/data/sha256.h"
 #include "engine/executor/cluster_jobs.h"
 #include "engine/executor/run_units.h"
 #include "engine/pipeline/study_runner.h"
@@ -19,6 +20,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 
 using namespace dpmix;
 using namespace dpmix::pipeline;
@@ -42,6 +45,24 @@ std::string specText(bool reproducible, const std::string& budget = "", const st
            finetune + R"(},
   "seeds": [0]
 })";
+}
+
+// The one scratch project under a unit's folder (its attempt's folder is named at random).
+fs::path onlyScratchProject(const fs::path& unitDir) {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(unitDir))
+        if (e.path().filename() == "project.dpmix") found.push_back(e.path());
+    return found.size() == 1 ? found.front() : fs::path{};
+}
+
+// The bytes of a scratch project as the unit's checksum covers them: the file, then its log.
+std::string scratchSha256(const fs::path& file) {
+    std::string bytes;
+    for (const fs::path& part : {file, fs::path(file.string() + "-wal")}) {
+        std::ifstream in(part, std::ios::binary);
+        bytes += std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    return data::sha256Hex(bytes);
 }
 
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -198,13 +219,46 @@ private Q_SLOTS:
         QVERIFY(chain.ok() && chain->ok);
 
         // A damaged scratch project is refused, naming the file; nothing is stored.
-        const fs::path scratch = job->dir / "work" / "unit-1" / "project.dpmix";
+        const fs::path scratch = onlyScratchProject(job->dir / "work" / "unit-1");
+        QVERIFY(!scratch.empty());
         std::ofstream(scratch, std::ios::app) << 'x';
         auto damaged = cluster::mergeJobs(p);
         QVERIFY(!damaged.ok());
         QVERIFY2(damaged.error().message.find(scratch.string()) != std::string::npos, damaged.error().message.c_str());
         QVERIFY2(damaged.error().message.find("damaged") != std::string::npos, damaged.error().message.c_str());
         QCOMPARE(runsAfter(p, after).size(), localRuns.size());
+    }
+
+    // Two attempts of one unit that overlap in time (a resubmission while a lost task still
+    // runs): each works on a scratch copy of its own, so the later one neither deletes nor
+    // overwrites the earlier one's project, and each result names a file that matches its checksum
+    // and holds that attempt's runs alone (docs/CLUSTER.md, "Secret runs").
+    void overlappingAttemptsKeepTheirOwnScratchProjects() {
+        auto p = freshProject("overlap.dpmix", true);
+        const fs::path jobDir = fs::path(dir_.path()) / "overlap-job";
+        QVERIFY(!snapshotProject(p, jobDir));
+        const long long after = lastRunId(p).value();
+        Result<std::string> later = Error{"not run"};
+        auto earlier = runOnScratchCopy(jobDir, 0, after, [&](project::ProjectFile& scratch) -> Status {
+            later = runOnScratchCopy(jobDir, 0, after, [](project::ProjectFile& second) -> Status {
+                return second.addRun({"uniform", "", 2.0, 0, "{}"}).ok() ? Status{} : Error{"add"};
+            });
+            return scratch.addRun({"dp-mixmin", "", 2.0, 0, "{}"}).ok() ? Status{} : Error{"add"};
+        });
+        QVERIFY2(earlier.ok(), earlier.ok() ? "" : earlier.error().message.c_str());
+        QVERIFY2(later.ok(), later.ok() ? "" : later.error().message.c_str());
+        const auto first = nlohmann::json::parse(*earlier), second = nlohmann::json::parse(*later);
+        QVERIFY(first["scratch"] != second["scratch"]);
+        for (const auto& [result, method] : {std::pair{first, "dp-mixmin"}, std::pair{second, "uniform"}}) {
+            const fs::path file = jobDir / result["scratch"].get<std::string>();
+            QCOMPARE(scratchSha256(file), result["sha256"].get<std::string>());
+            auto opened = project::ProjectFile::open(file, project::OpenMode::ReadOnly);
+            QVERIFY(opened.ok());
+            const auto runs = runsAfter(*opened, after);
+            QCOMPARE(runs.size(), std::size_t{1});
+            QCOMPARE(runs.front().method, std::string(method));
+            QCOMPARE(result["runs"].size(), std::size_t{1});
+        }
     }
 
     void stageValuesTravelWithTheGrid() {

@@ -239,9 +239,11 @@ private Q_SLOTS:
         const auto [frozen, job] = submit(p, o);
         QVERIFY(!job.dir.empty());
         auto lambdaOf = [&]() {
-            auto scratch =
-                project::ProjectFile::open(job.dir / "work" / "unit-0" / "project.dpmix", project::OpenMode::ReadOnly)
-                    .value();
+            // The scratch project the unit's result names (each attempt has a folder of its own).
+            const auto result = nlohmann::json::parse(fileText(job.dir / "units" / "unit-0.json")).at("result");
+            auto scratch = project::ProjectFile::open(job.dir / result.at("scratch").get<std::string>(),
+                                                      project::OpenMode::ReadOnly)
+                               .value();
             for (const auto& r : scratch.runs().value())
                 if (r.method == "dp-mixmin") return scratch.lambdas(r.id).value().front().values;
             return std::vector<double>{};
