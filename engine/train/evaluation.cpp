@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -72,6 +73,35 @@ Result<MacroAuc> macroAuc(std::span<const double> scores, std::span<const int> l
     if (out.classesUsed == 0) return Error{"macro AUC: no class has both positive and negative labels"};
     out.macro = sum / out.classesUsed;
     return out;
+}
+
+std::string collapsedOutputs(std::span<const float> logits) {
+    if (logits.empty()) return {};
+    const std::string n = std::to_string(logits.size());
+    std::size_t nonFinite = 0, saturated = 0;
+    double sum = 0.0;
+    for (float z : logits) {
+        if (!std::isfinite(z)) {
+            ++nonFinite;
+            continue;
+        }
+        sum += z;
+        const float p = 1.0f / (1.0f + std::exp(-z));  // the probability as a float model output gives it
+        if (p == 0.0f || p == 1.0f) ++saturated;
+    }
+    if (nonFinite > 0)
+        return "non-finite outputs: " + std::to_string(nonFinite) + " of " + n + " logits NaN or infinite";
+    const double mean = sum / static_cast<double>(logits.size());
+    double squares = 0.0;
+    for (float z : logits) squares += (z - mean) * (z - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(logits.size()));
+    char text[160];
+    if (logits.size() > 1 && sd <= kConstantLogitStd) {
+        std::snprintf(text, sizeof text, " logits all %.4g (standard deviation %.2g)", mean, sd);
+        return "constant outputs: " + n + text;
+    }
+    if (saturated == logits.size()) return "saturated outputs: all " + n + " probabilities exactly 0 or 1 in float";
+    return {};
 }
 
 Result<MeanStd> meanAndStd(std::span<const double> values) {

@@ -4,6 +4,7 @@
 #include "engine/core/result.h"
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace dpmix::train {
@@ -23,6 +24,13 @@ struct MacroAuc {
 /// Per-class AUC and their mean for n × c row-major scores and 0/1 labels. Error on size
 /// mismatch or when no class has both positives and negatives.
 Result<MacroAuc> macroAuc(std::span<const double> scores, std::span<const int> labels, int classes);
+
+/// Logits that cannot rank anything (docs/RESULTS.md, "The collapsed pretraining"): why, or empty
+/// when they can (and for none). Collapsed: a logit is not finite; the logits are constant (their
+/// standard deviation at most kConstantLogitStd); or every probability σ(z) is exactly 0 or 1 in
+/// float, so scores on probabilities would all tie.
+inline constexpr double kConstantLogitStd = 1e-3;
+std::string collapsedOutputs(std::span<const float> logits);
 
 /// Across-seed summary of a metric (engine/core/mean_std.h). Error for an empty list or a non-finite value.
 Result<MeanStd> meanAndStd(std::span<const double> values);

@@ -3,6 +3,7 @@
 #include "engine/privacy/parameters.h"
 #include "engine/train/detail/model_impl.h"
 #include "engine/train/detail/plain_training.h"
+#include "engine/train/evaluation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,6 +132,22 @@ Result<Model> pretrainOnSourceMixture(const ImageView& images, std::span<const f
     auto weighted = sourceMixtureTargets(labels, components, componentSource, imageSource, lambda);
     if (!weighted) return weighted.error();
     return pretrainOnTargets(images, weighted->targets, &weighted->weights, architecture, params, progress, cancel);
+}
+
+Result<std::string> pretrainingCollapse(const Model& model, const ImageView& images, std::int64_t maxImages) {
+    const std::int64_t count = std::min(images.count, std::max<std::int64_t>(1, maxImages));
+    if (count <= 0) return std::string();
+    const auto size = static_cast<std::size_t>(images.imageSize());
+    std::vector<float> pixels;
+    pixels.reserve(static_cast<std::size_t>(count) * size);
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto row = static_cast<std::size_t>(i * images.count / count);  // evenly spaced
+        pixels.insert(pixels.end(), images.pixels.begin() + static_cast<std::ptrdiff_t>(row * size),
+                      images.pixels.begin() + static_cast<std::ptrdiff_t>((row + 1) * size));
+    }
+    auto logits = model.logits({pixels, count, images.channels, images.height, images.width});
+    if (!logits) return Error{"pretraining check: " + logits.error().message};
+    return collapsedOutputs(*logits);
 }
 
 }  // namespace dpmix::train

@@ -11,7 +11,9 @@
 #include "engine/train/model.h"
 #include "engine/train/training_params.h"
 
+#include <cstdint>
 #include <span>
+#include <string>
 
 namespace dpmix::train {
 
@@ -47,5 +49,12 @@ Result<Model> pretrainOnSourceMixture(const ImageView& images, std::span<const f
                                       std::span<const std::size_t> imageSource, std::span<const double> lambda,
                                       const ModelSpec& architecture, const SupervisedParams& params,
                                       const ProgressCallback& progress = {}, const CancellationToken& cancel = {});
+
+/// Whether a pretrained model collapsed (docs/RESULTS.md, "The collapsed pretraining"): its logits
+/// on up to `maxImages` of `images` (evenly spaced; public images, so no privacy cost) checked by
+/// collapsedOutputs (engine/train/evaluation.h). Empty when they can rank the images.
+inline constexpr std::int64_t kCollapseCheckImages = 2000;
+Result<std::string> pretrainingCollapse(const Model& model, const ImageView& images,
+                                        std::int64_t maxImages = kCollapseCheckImages);
 
 }  // namespace dpmix::train

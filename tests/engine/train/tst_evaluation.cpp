@@ -5,7 +5,9 @@
 #include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
+#include <string>
 
 using namespace dpmix::train;
 
@@ -76,6 +78,25 @@ private Q_SLOTS:
         QVERIFY(std::isnan(m->perClass[2]));
         QCOMPARE(m->macro, 0.875);
         QVERIFY(!macroAuc(s, y, 5).ok());
+    }
+
+    void collapsedOutputsAreNamed() {
+        QCOMPARE(collapsedOutputs(std::vector<float>{}), std::string());
+        QCOMPARE(collapsedOutputs(std::vector<float>{0.3f}), std::string());  // one logit: nothing to compare
+        // Standard deviation of {1, 2}: 0.5; of {0, 0.001}: 0.0005 (at most kConstantLogitStd = 0.001).
+        QCOMPARE(collapsedOutputs(std::vector<float>{1.0f, 2.0f}), std::string());
+        QCOMPARE(collapsedOutputs(std::vector<float>{-1.5f, -1.5f, -1.5f}),
+                 std::string("constant outputs: 3 logits all -1.5 (standard deviation 0)"));
+        QCOMPARE(collapsedOutputs(std::vector<float>{0.0f, 0.001f}),
+                 std::string("constant outputs: 2 logits all 0.0005 (standard deviation 0.0005)"));
+        QCOMPARE(collapsedOutputs(std::vector<float>{0.0f, 0.01f}), std::string());
+        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        QCOMPARE(collapsedOutputs(std::vector<float>{1.0f, nan, 2.0f, -inf}),
+                 std::string("non-finite outputs: 2 of 4 logits NaN or infinite"));
+        // σ(40) = 1 − 4e-18 and σ(−200) = 1e-87: exactly 1 and 0 in float; σ(5) = 0.9933 is not.
+        QCOMPARE(collapsedOutputs(std::vector<float>{40.0f, -200.0f, 60.0f}),
+                 std::string("saturated outputs: all 3 probabilities exactly 0 or 1 in float"));
+        QCOMPARE(collapsedOutputs(std::vector<float>{40.0f, -200.0f, 5.0f}), std::string());
     }
 
     void meanStdAndPerplexity() {

@@ -10,6 +10,7 @@
 #include "tests/support/unit_test.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace dpmix;
@@ -177,11 +178,32 @@ private Q_SLOTS:
         }
         QVERIFY(*rocAuc(s, y0) > 0.95);
         DPMIX_COMPARE_NEAR(*rocAuc(s, y2), 0.5, 0.1);
+        QCOMPARE(pretrainingCollapse(*model, viewOf(test)).value(), std::string());  // a working model
         // An image-source list of the wrong length is refused.
         auto bad = pretrainOnSourceMixture(viewOf(train), train.labels, 3, layout.componentSource,
                                            std::vector<std::size_t>(10, 0), std::vector<double>{1.0, 0.0, 0.0},
                                            tinyCnn(8), params);
         QVERIFY(!bad.ok() && bad.error().message.find("10 image sources") != std::string::npos);
+    }
+
+    void aCollapsedPretrainingIsDetected() {
+        // A network whose parameters are all 0 outputs logit 0 on every image (docs/RESULTS.md,
+        // "The collapsed pretraining": a pretraining whose hidden units all died gives such a model).
+        auto images = testing::makeQuadrantImages(400, 8, 3, 1.0f, 43);
+        Model model = Model::create(tinyCnn(8), 5, "cpu");
+        QCOMPARE(pretrainingCollapse(model, viewOf(images)).value(), std::string());  // initialised: it varies
+        std::vector<float> zero(model.parameters().size(), 0.0f);
+        QVERIFY(!model.setParameters(zero));
+        QCOMPARE(pretrainingCollapse(model, viewOf(images)).value(),
+                 std::string("constant outputs: 400 logits all 0 (standard deviation 0)"));
+        // Up to maxImages of them, evenly spaced.
+        QCOMPARE(pretrainingCollapse(model, viewOf(images), 100).value(),
+                 std::string("constant outputs: 100 logits all 0 (standard deviation 0)"));
+        // A NaN parameter: every logit NaN (0 · NaN is NaN).
+        zero.back() = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(!model.setParameters(zero));
+        QCOMPARE(pretrainingCollapse(model, viewOf(images)).value(),
+                 std::string("non-finite outputs: 400 of 400 logits NaN or infinite"));
     }
 };
 
