@@ -36,6 +36,8 @@ struct RegimeMapArgs {
     std::string methods, tasks;
     long long pretrainSteps = 0, finetuneSteps = 0;
     double rho = 0.0;
+    std::string model;
+    long long resnetWidth = 0;
     std::string out = "regime-map";
     std::string writeMap;
     std::string reference;
@@ -79,6 +81,8 @@ Result<experiments::RegimeGrid> gridOf(const RegimeMapArgs& args) {
     if (args.pretrainSteps > 0) grid.pretrainSteps = args.pretrainSteps;
     if (args.finetuneSteps > 0) grid.finetuneSteps = args.finetuneSteps;
     if (args.rho > 0.0) grid.rho = args.rho;
+    if (!args.model.empty()) grid.model = args.model;
+    if (args.resnetWidth != 0) grid.resnetWidth = args.resnetWidth;
     if (auto bad = experiments::checkRegimeGrid(grid)) return *bad;
     return grid;
 }
@@ -196,7 +200,10 @@ int runRegimeMapCommand(const CLI::App& cmd, const RegimeMapArgs& args) {
         if (code != 0) return code;
         log(std::to_string(counts.ran) + " run(s) made, " + std::to_string(counts.skipped) + " already stored");
     }
-    const std::string reference = args.reference.empty() ? "the pools " + core::joinedList(args.pools) : args.reference;
+    std::string reference = args.reference;
+    if (reference.empty())
+        reference = "the pools " + core::joinedList(args.pools) + (args.model.empty() ? "" : ", model " + args.model) +
+                    (args.resnetWidth != 0 ? ", width " + std::to_string(args.resnetWidth) : "");
     auto map = experiment_runs::collectRegimeMap(studies, reference);
     if (!map) return badMapInput(map.error().message);
     if (args.json)
@@ -229,6 +236,12 @@ void registerRegimeMap(CLI::App& experiment, CommandContext& ctx) {
     cmd->add_option("--pretrain-steps", args->pretrainSteps, "override each pool spec's pretraining steps");
     cmd->add_option("--finetune-steps", args->finetuneSteps, "override each pool spec's fine-tuning steps");
     cmd->add_option("--rho", args->rho, "override each pool spec's rho");
+    cmd->add_option("--model", args->model,
+                    "the network pretrained and fine-tuned: small-cnn or resnet18 (default: each pool spec's "
+                    "stages.finetune.model); another model than the pool's runs in studies of its own (NAME-MODEL)");
+    cmd->add_option("--resnet-width", args->resnetWidth,
+                    "ResNet-18's first stage width, a multiple of 8 (default: the pool spec's, else 64); "
+                    "another width than the pool's runs in studies of its own (NAME-resnet18-wW)");
     cmd->add_option("--out", args->out, "folder for the studies' specs and projects (default regime-map)");
     cmd->add_option("--write-map", args->writeMap, "also store the map as JSON (the workbench's advice reads it)");
     cmd->add_option("--reference", args->reference, "what the map was measured on, in words (stored in the map)");

@@ -63,7 +63,7 @@ Result<std::vector<RegimeStudy>> prepareRegimeStudies(const std::vector<std::fil
         if (!pools.insert(pool->name).second)
             return Error{poolSpec.string() + ": a pool named '" + pool->name + "' is already in the map"};
         for (const long long n : grid.sizes) {
-            auto spec = experiments::regimeStudySpec(*pool, n);
+            auto spec = experiments::regimeStudySpec(*pool, n, grid.model, grid.resnetWidth);
             if (!spec) return spec.error();
             RegimeStudy study{spec->name,
                               pool->name,

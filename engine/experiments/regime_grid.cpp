@@ -1,7 +1,9 @@
 #include "engine/experiments/regime_grid.h"
 
+#include "engine/core/joined_list.h"
 #include "engine/project/spec_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -26,20 +28,42 @@ Status checkRegimeGrid(const RegimeGrid& grid) {
     if (grid.seeds.empty()) return Error{"--seeds: give at least one seed"};
     if (std::set<std::uint64_t>(grid.seeds.begin(), grid.seeds.end()).size() != grid.seeds.size())
         return Error{"--seeds: a seed is given twice"};
+    const auto& models = project::kDownstreamModels;
+    if (grid.model && std::find(models.begin(), models.end(), *grid.model) == models.end())
+        return Error{"--model: " + *grid.model + " is not a downstream model; expected " +
+                     core::joinedList(models, " or ")};
+    if (grid.resnetWidth && (*grid.resnetWidth < 8 || *grid.resnetWidth > 512 || *grid.resnetWidth % 8 != 0))
+        return Error{"--resnet-width: " + std::to_string(*grid.resnetWidth) +
+                     " is out of range; expected a multiple of 8 in [8, 512]"};
     return std::nullopt;
 }
 
-std::string regimeStudyName(const std::string& pool, long long n) {
-    return pool + (n > 0 ? "-n" + std::to_string(n) : "-all");
+std::string regimeStudyName(const std::string& pool, long long n, const std::string& otherModel) {
+    return pool + (n > 0 ? "-n" + std::to_string(n) : "-all") + (otherModel.empty() ? "" : "-" + otherModel);
 }
 
-Result<project::ProjectSpec> regimeStudySpec(const project::ProjectSpec& pool, long long n) {
+Result<project::ProjectSpec> regimeStudySpec(const project::ProjectSpec& pool, long long n,
+                                             const std::optional<std::string>& model,
+                                             std::optional<long long> resnetWidth) {
     project::ProjectSpec spec = pool;
     if (pool.sensitive.written.options.count("limit"))
         return Error{"spec '" + pool.name +
                      "': sensitive.options.limit is set; the regime map sets the sensitive set "
                      "size itself (--sizes): remove it from the pool's spec"};
-    spec.name = regimeStudyName(pool.name, n);
+    if (model) spec.finetune.model = *model;
+    if (resnetWidth) {
+        if (spec.finetune.model != "resnet18")
+            return Error{"--resnet-width: the model is " + spec.finetune.model + "; a width needs --model resnet18"};
+        spec.finetune.resnetWidth = *resnetWidth;
+    }
+    if (spec.finetune.model != "resnet18") spec.finetune.resnetWidth = project::kDefaultResnetWidth;
+    std::string otherModel;
+    if (spec.finetune.model != pool.finetune.model || spec.finetune.resnetWidth != pool.finetune.resnetWidth) {
+        otherModel = spec.finetune.model;
+        if (spec.finetune.resnetWidth != project::kDefaultResnetWidth)
+            otherModel += "-w" + std::to_string(spec.finetune.resnetWidth);
+    }
+    spec.name = regimeStudyName(pool.name, n, otherModel);
     // The study's spec is written into the map's folder, not the pool's: its sources keep the
     // pool's resolved (absolute) paths so it reads the same files.
     for (auto* source : std::vector<project::SpecSource*>{&spec.sensitive})

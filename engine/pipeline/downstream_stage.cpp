@@ -292,11 +292,13 @@ Result<DownstreamOutcome> finishWithAdamix(train::Model& model, const ImageStudy
 
 Result<train::ModelSpec> downstreamModelSpec(const ImageStudy& study) {
     const auto& pub = study.publicImages;
-    auto spec = train::ModelSpecBuilder()
-                    .kind(train::ModelKind::SmallCnn)
-                    .input(pub.channels, pub.height, pub.width)
-                    .outputs(1)
-                    .build();
+    train::ModelKind kind = train::ModelKind::SmallCnn;
+    if (!train::parseModelKind(study.downstreamModel, kind))
+        return Error{"downstream model: \"" + study.downstreamModel + "\" is not a model kind"};
+    train::ModelSpecBuilder builder;
+    builder.kind(kind).input(pub.channels, pub.height, pub.width).outputs(1);
+    if (kind == train::ModelKind::ResNet18) builder.resnetWidth(study.resnetWidth);
+    auto spec = builder.build();
     if (!spec) return Error{"downstream model: " + spec.error().message};
     return spec;
 }

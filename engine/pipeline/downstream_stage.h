@@ -114,7 +114,9 @@ struct FinetunePlan {
 };
 Result<FinetunePlan> planFinetune(const ImageStudy& study, const DownstreamRequest& request);
 
-/// The downstream network of every method: the small CNN on the public images' shape, one logit.
+/// The downstream network of every method: the spec's stages.finetune.model (study.downstreamModel:
+/// the small CNN by default, or ResNet-18 with GroupNorm at study.resnetWidth) on the public images'
+/// shape, one logit.
 /// (The one-run audit and the step calibration train the same network.)
 Result<train::ModelSpec> downstreamModelSpec(const ImageStudy& study);
 

@@ -102,6 +102,8 @@ Result<ImageStudy> loadImageStudy(const std::vector<project::SourceRecord>& sour
     study.componentDefined = std::move(joined->defined);
     study.componentNames = study.publicImages.labelNames;
     study.taskNames = study.sensitiveImages.labelNames;
+    study.downstreamModel = spec.finetune.model;
+    study.resnetWidth = static_cast<int>(spec.finetune.resnetWidth);
     if (study.components() < 2)
         return Error{"the public data gives " + std::to_string(study.components()) +
                      " component(s): mixing needs at least 2 (label tasks of a source, or several sources)"};

@@ -42,6 +42,8 @@ struct ImageStudy {
     data::SplitGrouping grouping;                 // users of the sensitive data (empty: example level)
     data::ThreeWaySplit sensitiveSplit;           // train / validation / test indices into sensitiveImages
     std::optional<ShotPool> shotPool;             // AdaMix-R fine-tuning only
+    std::string downstreamModel = "small-cnn";    // the spec's stages.finetune.model
+    int resnetWidth = 64;                         // the spec's stages.finetune.resnet_width
 
     /// User-level DP: every mechanism's unit is the user (grouping.users holds each image's user).
     bool userLevel() const { return !grouping.users.empty(); }

@@ -391,7 +391,9 @@ std::string downstreamConfigJson(const StudyRun& run, const std::string& method,
                              {"pretrain_steps", req.lambda ? req.pretrain.steps : 0},
                              {"pretrain_batch", req.pretrain.batch},
                              {"pretrain_lr", req.pretrain.lr},
+                             {"model", study.downstreamModel},
                              {"device", req.device}};
+    if (study.downstreamModel == "resnet18") j["resnet_width"] = study.resnetWidth;
     if (req.finetune.adamix()) {
         // AdaMix-R's parameters (a rerun repeats them: the spec's, with T and η as finetune_steps
         // and finetune_lr); σ is in the ledger entry.

@@ -59,6 +59,9 @@ struct MixtureStage {
     bool releaseAverage = false;
 };
 
+/// ResNet-18's first stage width by default: the standard network (about 11 M parameters).
+inline constexpr long long kDefaultResnetWidth = 64;
+
 struct FinetuneStage {
     methods::FinetuneMechanism mechanism = methods::FinetuneMechanism::DpSgd;
     double clip = 2.0;       // not used by adamix-r (its clip adapts)
@@ -74,9 +77,18 @@ struct FinetuneStage {
     std::optional<long long> rank;  // r (stages.finetune.rank); unset: min(m, 64)
     double clipQuantile = 0.5;      // τ (stages.finetune.clip_quantile)
     double adamixQ = 1.0;           // Poisson rate q (stages.finetune.q); 1 = full batch
+    // The image network pretrained on the public mixture and fine-tuned (stages.finetune.model):
+    // one of kDownstreamModels (docs/PROJECT_FILE.md, "Stages"; docs/TRAINING.md, "Models").
+    std::string model = "small-cnn";
+    // ResNet-18's stage widths w, 2w, 4w, 8w (stages.finetune.resnet_width; model "resnet18" only).
+    long long resnetWidth = kDefaultResnetWidth;
 
     bool adamix() const { return mechanism == methods::FinetuneMechanism::AdamixR; }
 };
+
+/// The downstream image networks a spec can name: the small GroupNorm CNN (the default) and
+/// ResNet-18 with GroupNorm.
+inline const std::vector<std::string> kDownstreamModels = {"small-cnn", "resnet18"};
 
 /// AdaMix-R's defaults for the shared keys `steps` (T) and `lr` (η) when a spec with mechanism
 /// "adamix-r" does not give them (engine/adamix AdamixParamsBuilder::defaults()).

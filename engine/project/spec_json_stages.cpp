@@ -2,8 +2,10 @@
 // section (docs/PROJECT_FILE.md, "Stages"; docs/ADAMIX.md; docs/PSG.md).
 #include "engine/project/spec_json_parts.h"
 
+#include "engine/core/joined_list.h"
 #include "engine/methods/finetune_mechanism.h"
 
+#include <algorithm>
 #include <set>
 
 namespace dpmix::project::spec_reading {
@@ -91,6 +93,34 @@ void readAdamix(const Json& f, ProjectSpec& spec, bool checkRanges) {
     (void)checkRanges;
 }
 
+// stages.finetune.model: the image network pretrained and fine-tuned.
+void readModel(const Json& f, ProjectSpec& spec) {
+    if (!f.contains("model")) return;
+    const std::string path = "stages.finetune.model";
+    const Json& m = f.at("model");
+    if (!m.is_string() ||
+        std::find(kDownstreamModels.begin(), kDownstreamModels.end(), m.get<std::string>()) == kDownstreamModels.end())
+        fail(path,
+             show(m) + " is not allowed: expected " + core::joinedList(kDownstreamModels, " or ", core::Quoted::Yes));
+    if (!kImageLoaders.count(spec.sensitive.written.loader))
+        fail(path, "names an image network, but the sensitive source's loader \"" + spec.sensitive.written.loader +
+                       "\" is not an image loader; remove it");
+    spec.finetune.model = m.get<std::string>();
+}
+
+// stages.finetune.resnet_width: ResNet-18's first stage width (GroupNorm's 8 groups divide it).
+void readResnetWidth(const Json& f, ProjectSpec& spec) {
+    if (!f.contains("resnet_width")) return;
+    const std::string path = "stages.finetune.resnet_width";
+    if (spec.finetune.model != "resnet18")
+        fail(path, "is used only by model \"resnet18\" (this stage's model is \"" + spec.finetune.model +
+                       "\"): remove it or set stages.finetune.model");
+    const long long w = integerValue(f.at("resnet_width"), path);
+    if (w < 8 || w > 512 || w % 8 != 0)
+        fail(path, show(f.at("resnet_width")) + " is out of range: expected a multiple of 8 in [8, 512]");
+    spec.finetune.resnetWidth = w;
+}
+
 }  // namespace
 
 void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
@@ -120,7 +150,7 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
         const Json& f = requireObject(stages, "stages", "finetune");
         checkKeys(f, path,
                   {"mechanism", "clip", "batch", "lr", "steps", "user_group_size", "public_shots", "shots_source",
-                   "rank", "clip_quantile", "q"});
+                   "rank", "clip_quantile", "q", "model", "resnet_width"});
         if (f.contains("mechanism")) {
             const Json& m = f.at("mechanism");
             const auto mechanism = m.is_string() ? methods::parseFinetuneMechanism(m.get<std::string>())
@@ -136,6 +166,8 @@ void readStages(const Json& root, ProjectSpec& spec, bool checkRanges) {
         readPositive(f, path, "lr", kLearningRate, checkRanges, spec.finetune.lr);
         readInteger(f, path, "steps", kSteps, checkRanges, spec.finetune.steps);
         readInteger(f, path, "user_group_size", kUserGroupSize, checkRanges, spec.finetune.userGroupSize);
+        readModel(f, spec);
+        readResnetWidth(f, spec);
     }
     if (stages.contains("pretrain")) {
         const std::string path = "stages.pretrain";

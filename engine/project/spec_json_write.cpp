@@ -83,6 +83,8 @@ std::string projectSpecToJson(const ProjectSpec& spec, int indent) {
                         {"steps", spec.finetune.steps}};
         if (spec.finetune.userGroupSize > 0) finetune["user_group_size"] = spec.finetune.userGroupSize;
     }
+    if (spec.finetune.model != FinetuneStage{}.model) finetune["model"] = spec.finetune.model;  // absent: the default
+    if (spec.finetune.resnetWidth != kDefaultResnetWidth) finetune["resnet_width"] = spec.finetune.resnetWidth;
     Json pretrain{{"batch", spec.pretrain.batch}, {"lr", spec.pretrain.lr}, {"steps", spec.pretrain.steps}};
     root["stages"] = Json{{"mixture", mixture}, {"finetune", finetune}, {"pretrain", pretrain}};
     if (spec.psg) {

@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -39,6 +40,25 @@ class TestCliAudit : public QObject {
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(flag), qPrintable(r.err));
         QVERIFY2(!QFile::exists(dir_.filePath("spec.dpmix")), "bad input must not create the project");
+    }
+
+    // POOL.json: the spec on 80 side×side images of two classes, with short stages (the regime maps' pool).
+    bool writeTinyPool(const QString& pool, int side) {
+        QByteArray pixels, labels;
+        for (int i = 0; i < 80; ++i) {
+            labels.append(char(i % 2));
+            for (int p = 0; p < side * side; ++p) pixels.append(char((i % 2 ? 180 : 60) + (p * 7 + i * 13) % 50));
+        }
+        writeIdx(dir_.filePath(pool + "-images.idx"), {80, quint32(side), quint32(side)}, pixels);
+        writeIdx(dir_.filePath(pool + "-labels.idx"), {80}, labels);
+        QByteArray spec(kSpec);
+        spec.replace("\"images.idx\"", ("\"" + pool + "-images.idx\"").toUtf8())
+            .replace("\"labels.idx\"", ("\"" + pool + "-labels.idx\"").toUtf8());
+        spec.replace("\"seeds\": [0]",
+                     "\"stages\": {\"mixture\": {\"batch\": 8, \"steps\": 5}, \"finetune\": "
+                     "{\"batch\": 8, \"steps\": 2}, \"pretrain\": {\"batch\": 8, \"steps\": 2}}, \"seeds\": [0]");
+        QFile f(dir_.filePath(pool + ".json"));
+        return f.open(QIODevice::WriteOnly) && f.write(spec) == spec.size();
     }
 
 private Q_SLOTS:
@@ -96,27 +116,15 @@ private Q_SLOTS:
         expectBadInput({"experiment", "regime-map", spec_, "--sizes", "ten", "--out", out}, "--sizes");
         expectBadInput({"experiment", "regime-map", spec_, "--epsilons", "1,-1", "--out", out}, "--epsilons");
         expectBadInput({"experiment", "regime-map", spec_, "--seeds", "0,0", "--out", out}, "--seeds");
+        expectBadInput({"experiment", "regime-map", spec_, "--model", "vgg16", "--out", out}, "--model");
+        expectBadInput({"experiment", "regime-map", spec_, "--model", "resnet18", "--resnet-width", "12", "--out", out},
+                       "--resnet-width");
         QVERIFY2(!QFile::exists(out), "bad regime-map input must not create the map's folder");
     }
     // A whole regime map on a tiny study: two sizes, two seeds, every method; stored, printed,
     // written as a map, and resumed without running anything again.
     void aTinyRegimeMapRunsStoresAndResumes() {
-        QByteArray pixels, labels;
-        for (int i = 0; i < 80; ++i) {
-            labels.append(char(i % 2));
-            for (int p = 0; p < 28 * 28; ++p) pixels.append(char((i % 2 ? 180 : 60) + (p * 7 + i * 13) % 50));
-        }
-        writeIdx(dir_.filePath("map-images.idx"), {80, 28, 28}, pixels);
-        writeIdx(dir_.filePath("map-labels.idx"), {80}, labels);
-        QByteArray spec(kSpec);
-        spec.replace("\"images.idx\"", "\"map-images.idx\"").replace("\"labels.idx\"", "\"map-labels.idx\"");
-        spec.replace("\"seeds\": [0]",
-                     "\"stages\": {\"mixture\": {\"batch\": 8, \"steps\": 5}, \"finetune\": "
-                     "{\"batch\": 8, \"steps\": 2}, \"pretrain\": {\"batch\": 8, \"steps\": 2}}, \"seeds\": [0]");
-        QFile f(dir_.filePath("pool.json"));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(spec);
-        f.close();
+        QVERIFY(writeTinyPool("pool", 28));
         const QStringList args{"experiment",
                                "regime-map",
                                dir_.filePath("pool.json"),
@@ -145,6 +153,33 @@ private Q_SLOTS:
         const auto again = runDpmix(args, dir_.path());
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QVERIFY2(again.err.contains("0 run(s) made, 4 already stored"), qPrintable(again.err));
+    }
+    // --model resnet18 --resnet-width 16 on a pool whose spec names no model: the studies of their own
+    // pretrain and fine-tune ResNet-18 at width 16 (about 0.7 M float parameters, 1/16 of width 64's
+    // 11.2 M: its stored models are 2-4 MB; the small CNN's on 8×8 images well under 1 MB).
+    void aRegimeMapOfAnotherModelRunsInStudiesOfItsOwn() {
+        QVERIFY(writeTinyPool("pool8", 8));  // 8×8 images keep ResNet-18 cheap
+        const auto r = runDpmix({"experiment", "regime-map", dir_.filePath("pool8.json"), "--sizes", "40", "--epsilons",
+                                 "1", "--seeds", "0", "--methods", "dp-mixmin,random-init", "--proxy-epochs", "1",
+                                 "--model", "resnet18", "--resnet-width", "16", "--out", dir_.filePath("resnet-map")},
+                                dir_.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("model resnet18, width 16") && r.out.contains("n 40 "), qPrintable(r.out));
+        const QString project = dir_.filePath("resnet-map/cli-audit-n40-resnet18-w16.dpmix");
+        QVERIFY(QFile::exists(project));
+        QFile spec(dir_.filePath("resnet-map/cli-audit-n40-resnet18-w16.json"));
+        QVERIFY(spec.open(QIODevice::ReadOnly));
+        const QByteArray written = spec.readAll();
+        QVERIFY(written.contains("\"model\": \"resnet18\"") && written.contains("\"resnet_width\": 16"));
+        const auto inspected = runDpmix({"inspect", project}, dir_.path());
+        QVERIFY2(inspected.exitCode == 0, qPrintable(inspected.err));
+        const QRegularExpression finetuned("model finetuned: \\w+\\.bin \\((\\d+) bytes\\)");
+        int models = 0;
+        for (auto it = finetuned.globalMatch(inspected.out); it.hasNext(); ++models) {
+            const long long bytes = it.next().captured(1).toLongLong();
+            QVERIFY2(bytes > 2'000'000 && bytes < 4'000'000, qPrintable(inspected.out));
+        }
+        QCOMPARE(models, 2);  // DP-MixMin's and Random Init's
     }
 
     void adamixChecksTheSourcesAgainstTheDataBeforeStoringARun() {

@@ -7,6 +7,7 @@
 #include "engine/experiments/regime_grid.h"
 #include "engine/experiments/regime_map.h"
 #include "engine/experiments/source_weights.h"
+#include "engine/project/spec_json.h"
 #include "tests/engine/project/project_fixture.h"
 #include "tests/support/unit_test.h"
 
@@ -185,7 +186,7 @@ private Q_SLOTS:
     }
 
     void theGridNamesTheFlagItRefuses() {
-        RegimeGrid grid{{500, 2000}, {1.0, 4.0}, {0, 1, 2}, {}, {}, {}, {}, {}};
+        RegimeGrid grid{{500, 2000}, {1.0, 4.0}, {0, 1, 2}, {}, {}, {}, {}, {}, {}};
         QVERIFY(!checkRegimeGrid(grid));
         auto twice = grid;
         twice.sizes = {500, 500};
@@ -196,6 +197,34 @@ private Q_SLOTS:
         auto noSeeds = grid;
         noSeeds.seeds.clear();
         QVERIFY(checkRegimeGrid(noSeeds)->message.find("--seeds") != std::string::npos);
+        auto resnet = grid;
+        resnet.model = "resnet18";
+        QVERIFY(!checkRegimeGrid(resnet));
+        auto unknown = grid;
+        unknown.model = "vgg16";
+        QVERIFY(checkRegimeGrid(unknown)->message.find("--model: vgg16") != std::string::npos);
+        auto oddWidth = resnet;
+        oddWidth.resnetWidth = 20;
+        QVERIFY(checkRegimeGrid(oddWidth)->message.find("--resnet-width: 20") != std::string::npos);
+    }
+
+    void anotherModelThanThePoolsRunsInAStudyOfItsOwn() {
+        auto pool = project::testing::tinySpec();
+        QCOMPARE(pool.finetune.model, std::string("small-cnn"));
+        auto resnet = regimeStudySpec(pool, 500, std::string("resnet18")).value();
+        QCOMPARE(resnet.name, std::string("tiny-n500-resnet18"));
+        QCOMPARE(resnet.finetune.model, std::string("resnet18"));
+        QCOMPARE(resnet.sensitive.written.options.at("limit"), std::string("500"));
+        // The pool's own model, given or not, keeps the study's name and spec.
+        auto same = regimeStudySpec(pool, 500, std::string("small-cnn")).value();
+        QCOMPARE(same.name, std::string("tiny-n500"));
+        QCOMPARE(project::projectSpecToJson(same), project::projectSpecToJson(regimeStudySpec(pool, 500).value()));
+        QCOMPARE(regimeStudySpec(pool, 0, std::string("resnet18"))->name, std::string("tiny-all-resnet18"));
+        auto narrow = regimeStudySpec(pool, 500, std::string("resnet18"), 16).value();
+        QCOMPARE(narrow.name, std::string("tiny-n500-resnet18-w16"));
+        QCOMPARE(narrow.finetune.resnetWidth, 16LL);
+        QVERIFY(regimeStudySpec(pool, 500, std::nullopt, 16).error().message.find("needs --model resnet18") !=
+                std::string::npos);
     }
 
     void weightsAddUpPerSource() {

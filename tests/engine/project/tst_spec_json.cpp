@@ -128,6 +128,45 @@ private Q_SLOTS:
                  bad.error().message.c_str());
     }
 
+    void theFinetuneModelIsTheSmallCnnOrResNet18() {
+        Json j = validSpec();
+        QCOMPARE(parse(j)->finetune.model, "small-cnn"s);  // the default, not written back
+        QVERIFY(Json::parse(projectSpecToJson(*parse(j)))["stages"]["finetune"].count("model") == 0);
+        j["stages"]["finetune"]["model"] = "resnet18";
+        auto spec = parse(j);
+        QVERIFY(spec.ok());
+        QCOMPARE(spec->finetune.model, "resnet18"s);
+        QCOMPARE(Json::parse(projectSpecToJson(*spec))["stages"]["finetune"]["model"], Json("resnet18"));
+        QCOMPARE(parse(Json::parse(projectSpecToJson(*spec)))->finetune.model, "resnet18"s);
+        for (const Json& bad : {Json("vgg16"), Json(18)}) {
+            j["stages"]["finetune"]["model"] = bad;
+            auto refused = parse(j);
+            QVERIFY(!refused.ok());
+            QVERIFY2(refused.error().message.find("stages.finetune.model") != std::string::npos &&
+                         refused.error().message.find("\"small-cnn\" or \"resnet18\"") != std::string::npos,
+                     refused.error().message.c_str());
+        }
+        j["stages"]["finetune"]["model"] = "resnet18";
+        QCOMPARE(parse(j)->finetune.resnetWidth, 64LL);  // the standard ResNet-18, not written back
+        QVERIFY(Json::parse(projectSpecToJson(*parse(j)))["stages"]["finetune"].count("resnet_width") == 0);
+        j["stages"]["finetune"]["resnet_width"] = 16;
+        QCOMPARE(parse(j)->finetune.resnetWidth, 16LL);
+        QCOMPARE(Json::parse(projectSpecToJson(*parse(j)))["stages"]["finetune"]["resnet_width"], Json(16));
+        j["stages"]["finetune"]["resnet_width"] = 12;  // GroupNorm's 8 groups must divide it
+        QVERIFY(parse(j).error().message.find("stages.finetune.resnet_width: 12 is out of range") != std::string::npos);
+        j["stages"]["finetune"]["resnet_width"] = 16;
+        j["stages"]["finetune"]["model"] = "small-cnn";
+        QVERIFY(parse(j).error().message.find("is used only by model \"resnet18\"") != std::string::npos);
+        j["stages"]["finetune"].erase("resnet_width");
+        j["stages"]["finetune"]["model"] = "resnet18";
+        j["sensitive"]["loader"] = "spam-assassin";  // a text study has no image network to choose
+        auto text = parse(j);
+        QVERIFY(!text.ok());
+        QVERIFY2(text.error().message.find("stages.finetune.model") != std::string::npos &&
+                     text.error().message.find("not an image loader") != std::string::npos,
+                 text.error().message.c_str());
+    }
+
     void stagesHaveDefaults() {
         Json j = validSpec();
         j.erase("stages");
