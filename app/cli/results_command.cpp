@@ -29,7 +29,8 @@ struct ResultsArgs {
 
 void printResultsJson(const project::ProjectFile& project, const std::string& metric,
                       const std::vector<project::ResultObservation>& observations, const IntegrityVerdict& integrity,
-                      const std::vector<project::ResultSummaryRow>& rows) {
+                      const std::vector<project::ResultSummaryRow>& rows,
+                      const std::vector<project::ResultObservation>& collapsed) {
     nlohmann::ordered_json out{{"project", project.path().string()},
                                {"metric", metric},
                                {"runs", observations.size()},
@@ -46,6 +47,9 @@ void printResultsJson(const project::ProjectFile& project, const std::string& me
                                   {"seeds", r.seeds},
                                   {"tasks", r.tasks},
                                   {"every_seed_has_every_task", r.fewestTasksInASeed == r.tasks}});
+    // Runs whose pretrained model collapsed (constant, saturated or non-finite on public images).
+    out["collapsed_pretraining_runs"] = nlohmann::ordered_json::array();
+    for (const auto& c : collapsed) out["collapsed_pretraining_runs"].push_back(c.runId);
     std::cout << out.dump(2) << '\n';
 }
 
@@ -71,6 +75,20 @@ void printResultsTable(const project::ProjectFile& project, const std::string& m
         std::string method = oneLine(r.method);
         if (method.size() < 20) method.resize(20, ' ');
         std::cout << "  " << method << ' ' << line;
+    }
+    std::cout.flush();
+}
+
+// Runs whose pretrained model collapsed (the metric pretraining-collapsed; docs/RESULTS.md, "The
+// collapsed pretraining"): their result measures a failed pretraining, not their λ.
+void printCollapsedPretrainings(const std::vector<project::ResultObservation>& collapsed) {
+    char line[512];
+    for (const auto& c : collapsed) {  // through std::cout, whose filter escapes control characters
+        std::snprintf(line, sizeof line, "warning: run %lld (%s, task '%s', eps %g, seed %lld): ", c.runId,
+                      oneLine(c.method).c_str(), oneLine(c.task).c_str(), c.epsilon, c.seed);
+        std::cout << line
+                  << "its pretraining collapsed (constant, saturated or non-finite outputs on public images; "
+                     "dpmix inspect shows its log): its result measures that failure, not its lambda\n";
     }
     std::cout.flush();
 }
@@ -146,10 +164,18 @@ void registerResultsCommand(CLI::App& app, CommandContext& ctx) {
             return;
         }
         const auto rows = project::summarizeResults(*observations);
-        if (args->json)
-            printResultsJson(*project, name, *observations, integrity, rows);
-        else
+        auto collapsed = project::storedResults(*project, "pretraining-collapsed");
+        if (!collapsed) {
+            std::cerr << "dpmix results: " << collapsed.error().message << '\n';
+            ctx.exitCode = 1;
+            return;
+        }
+        if (args->json) {
+            printResultsJson(*project, name, *observations, integrity, rows, *collapsed);
+        } else {
             printResultsTable(*project, name, *observations, integrity, rows);
+            printCollapsedPretrainings(*collapsed);
+        }
         ctx.exitCode = integrity.ok ? 0 : 1;
     });
 }

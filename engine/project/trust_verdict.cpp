@@ -21,8 +21,9 @@ const std::set<std::string> kTestMetrics = {"test-auc", "pretrained-test-auc", "
 // Figures a DP run reports that are set by public parameters and the ledger (σ is calibrated
 // from ε, δ, q and T; q from the split sizes the ledger treats as public).
 const std::set<std::string> kDpFigures = {"sigma", "epsilon-spent", "finetune-noise"};
-// Figures of public data only.
-const std::set<std::string> kPublicFigures = {"public-validation-auc", "vocabulary-size"};
+// Figures of public data only (the collapse check: the pretrained model, a function of the run's
+// stored λ, on public images).
+const std::set<std::string> kPublicFigures = {"public-validation-auc", "vocabulary-size", "pretraining-collapsed"};
 const std::set<std::string> kDiagnosticMethods = {"audit", "epsilon-sweep", "rho-sweep", "k-scaling",
                                                   "adamix-experiment"};
 

@@ -252,6 +252,22 @@ QString downstreamSentence(const ProjectSnapshot& project) {
     return sentence;
 }
 
+// Runs whose pretrained model collapsed before fine-tuning (their metric pretraining-collapsed;
+// docs/RESULTS.md, "The collapsed pretraining"): their downstream result says nothing of their λ.
+QString collapsedPretrainingSentence(const ProjectSnapshot& project) {
+    QStringList ids;
+    for (const auto& r : project.runs)
+        if (r.done() && std::any_of(r.metrics.begin(), r.metrics.end(),
+                                    [](const auto& m) { return m.name == "pretraining-collapsed"; }))
+            ids << QString::number(r.run.id);
+    if (ids.isEmpty()) return {};
+    return QObject::tr(
+               "Pretraining collapsed in run(s) %1: the pretrained model's outputs on public images were "
+               "constant, saturated or not finite, so the downstream result measures that failure, not the "
+               "mixture.")
+        .arg(ids.join(QStringLiteral(", ")));
+}
+
 }  // namespace
 
 QString studyVerdict(const ProjectSnapshot& project) {
@@ -300,6 +316,7 @@ QString studyVerdict(const ProjectSnapshot& project) {
         sentences << QObject::tr("Mixtures were learned at %1 values of ε; the Trade-off tab plots them all.")
                          .arg(comparisons.size());
     if (const QString downstream = downstreamSentence(project); !downstream.isEmpty()) sentences << downstream;
+    if (const QString collapsed = collapsedPretrainingSentence(project); !collapsed.isEmpty()) sentences << collapsed;
     if (const QString psg = psgSentence(project); !psg.isEmpty())
         sentences << psg;
     else if (project.spec.psg && !mixtureStudy)

@@ -84,6 +84,32 @@ private Q_SLOTS:
         QVERIFY2(other.err.contains("an image study's downstream runs store test-auc"), qPrintable(other.err));
     }
 
+    // A run whose pretraining collapsed (the runner's metric pretraining-collapsed) is named under
+    // the table, and listed in --json; the others are not.
+    void resultsNameACollapsedPretraining() {
+        QCOMPARE(runDpmix({"new", spec_, "-o", path("collapse.dpmix")}).exitCode, 0);
+        {
+            project::ProjectFile p = project::ProjectFile::open(path("collapse.dpmix").toStdString()).value();
+            for (long long seed : {1LL, 2LL}) {
+                const long long run = *p.addRun({"dp-mixmin", "ac", 4.0, seed, "{}"});
+                QVERIFY(p.setRunStatus(run, project::RunStatus::Running).ok());
+                std::vector<project::MetricRecord> metrics{{run, "test-auc", "ac", seed == 1 ? 0.93 : 0.53}};
+                if (seed == 2) metrics.push_back({run, "pretraining-collapsed", "ac", 1.0});
+                QVERIFY(p.addMetrics(metrics).ok());
+                QVERIFY(p.setRunStatus(run, project::RunStatus::Done).ok());
+            }
+        }
+        const auto r = runDpmix({"results", path("collapse.dpmix")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("0.7300 ± 0.2828  (2 seeds, 1 task)"), qPrintable(r.out));  // (0.93 + 0.53) / 2
+        QVERIFY2(r.out.contains("warning: run 2 (dp-mixmin, task 'ac', eps 4, seed 2): its pretraining collapsed"),
+                 qPrintable(r.out));
+        QVERIFY2(!r.out.contains("warning: run 1 "), qPrintable(r.out));
+        const auto j = runDpmix({"results", path("collapse.dpmix"), "--json"});
+        QVERIFY2(j.exitCode == 0, qPrintable(j.err));
+        QCOMPARE(j.json()["collapsed_pretraining_runs"].toArray(), QJsonArray({2}));
+    }
+
     void inspectRecomputesTheLedger() {
         // A run with the published example ε(q = 0.01, σ = 1, T = 1000, δ = 1e-6) = 2.43669380
         // (Opacus RDP accountant; also used by tst_cli_privacy).

@@ -108,6 +108,20 @@ private Q_SLOTS:
         QVERIFY2(v.contains("about 800 examples"), qPrintable(v));
     }
 
+    void aCollapsedPretrainingIsSaid() {
+        // Run 27's pretrained model collapsed (the runner stored pretraining-collapsed): the verdict
+        // names it beside the downstream table; without the metric, nothing is said.
+        ProjectSnapshot s = mixtureStudy();
+        s.runs = {run(26, "dp-mixmin", 4.0, 1, "t", {{0, "test-auc", "t", 0.93}}),
+                  run(27, "dp-mixmin", 4.0, 2, "t", {{0, "test-auc", "t", 0.53}})};
+        QVERIFY2(!studyVerdict(s).contains("collapsed"), qPrintable(studyVerdict(s)));
+        s.runs[1].metrics.push_back({27, "pretraining-collapsed", "t", 1.0});
+        const QString v = studyVerdict(s);
+        QVERIFY2(v.contains("Pretraining collapsed in run(s) 27: the pretrained model's outputs on public images "
+                            "were constant, saturated or not finite"),
+                 qPrintable(v));
+    }
+
     void aBetterMixtureAndTheDownstreamTableAreStated() {
         ProjectSnapshot s = mixtureStudy();
         s.runs = {run(1, "dp-mixmin", 1.0, 0, "t", {{0, "cosine-to-lambda-star", "", 0.93}}),
