@@ -288,6 +288,17 @@ Result<DownstreamOutcome> finishWithAdamix(train::Model& model, const ImageStudy
     return out;
 }
 
+// Whether the pretrained model collapsed (train::pretrainingCollapse on the public images: no
+// privacy cost), into out; an error when its outputs are not finite (nothing to fine-tune from).
+Status checkPretrained(const train::Model& model, const data::ImageDataset& pub, DownstreamOutcome& out) {
+    auto collapse = train::pretrainingCollapse(model, view(pub.pixels, pub, pub.size()));
+    if (!collapse) return collapse.error();
+    out.pretrainingCollapse = std::move(collapse).value();
+    if (out.pretrainingCollapse.rfind("non-finite", 0) == 0)
+        return Error{"pretraining diverged (" + out.pretrainingCollapse + "): lower stages.pretrain.lr"};
+    return std::nullopt;
+}
+
 }  // namespace
 
 Result<train::ModelSpec> downstreamModelSpec(const ImageStudy& study) {
@@ -346,6 +357,7 @@ Result<DownstreamOutcome> runDownstream(const ImageStudy& study, const Downstrea
             model = std::move(pretrained).value();
             if (req.pretrainCache) req.pretrainCache->store(cacheKey, model.parameters());
         }
+        if (auto err = checkPretrained(model, pub, out)) return *err;
         auto auc = testAuc(model, testPixels, study, testLabels);
         if (auc) out.pretrainedTestAuc = *auc;
     }

@@ -76,6 +76,9 @@ struct DownstreamOutcome {
     double testAuc = 0.0;
     double pretrainedTestAuc = 0.0;  // AUC before fine-tuning (NaN for Random Init)
     bool pretrainingReused = false;  // the pretrained model came from the cache
+    // Why the pretrained model collapsed (train::pretrainingCollapse on public images, checked
+    // before fine-tuning), or empty: its fine-tuned AUC then says nothing about its λ.
+    std::string pretrainingCollapse;
     long long finetuneSteps = 0;
     double noise = 0.0;  // σ (DP-SGD) or r (Dirichlet)
     double clippedFraction = 0.0;

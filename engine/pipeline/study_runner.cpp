@@ -426,6 +426,24 @@ StudyWorkScope workScope(const StudyRun& run) {
             run.userLevel, run.reproducible, run.rho,      &run.spec,   &run.options, &run.reused};
 }
 
+std::string collapseNote(const DownstreamOutcome& r) {
+    return "pretraining collapsed on public images, " + r.pretrainingCollapse + "; fine-tuning started from it";
+}
+
+// A downstream run's metrics, and a collapsed pretraining's warning in its log (public images
+// only: no privacy cost). Not stored: the fraction of clipped gradients is a non-private
+// statistic of split B (docs/PRIVACY.md).
+Status storeDownstreamFigures(project::ProjectFile& project, long long id, const std::string& task,
+                              const DownstreamOutcome& r) {
+    std::vector<project::MetricRecord> metrics{{id, "test-auc", task, r.testAuc}, {id, "finetune-noise", "", r.noise}};
+    if (std::isfinite(r.pretrainedTestAuc)) metrics.push_back({id, "pretrained-test-auc", task, r.pretrainedTestAuc});
+    if (!r.pretrainingCollapse.empty()) {
+        metrics.push_back({id, "pretraining-collapsed", task, 1.0});
+        if (auto err = errorOf(project.addLog(id, "warning", collapseNote(r)))) return err;
+    }
+    return errorOf(project.addMetrics(metrics));
+}
+
 // One method's downstream run for (seed, task, ε): pretrain on its λ, DP fine-tune, evaluate,
 // store. A cancelled or failed run keeps what its mechanisms recorded before touching the data.
 Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const MixtureOutcome& o, const RhoSplit& split,
@@ -477,13 +495,7 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
             if (!plan.lambdaKind.empty() && plan.lambda)
                 if (auto err = errorOf(project.addLambda({id, plan.lambdaKind, o.componentNames, *plan.lambda})))
                     return err;
-            // Not stored: the fraction of clipped gradients is a non-private
-            // statistic of split B (docs/PRIVACY.md).
-            std::vector<project::MetricRecord> metrics{{id, "test-auc", o.task, result.testAuc},
-                                                       {id, "finetune-noise", "", result.noise}};
-            if (std::isfinite(result.pretrainedTestAuc))
-                metrics.push_back({id, "pretrained-test-auc", o.task, result.pretrainedTestAuc});
-            if (auto err = errorOf(project.addMetrics(metrics))) return err;
+            if (auto err = storeDownstreamFigures(project, id, o.task, result)) return err;
             if (req.finetune.adamix()) {
                 // The fine-tuned model is the frozen extractor with AdaMix-R's head.
                 auto extractor = project.storeWeights(id, "frozen-extractor", result.weights);
@@ -502,7 +514,7 @@ Status runMethodDownstream(StudyRun& run, const ImageStudy& study, const Mixture
                                  total.established, *stored});
     run.say("  test AUC " + std::to_string(result.testAuc) +
             (result.pretrainingReused ? " (pretrained model reused from an earlier run of this study)" : "") +
-            " (ledger epsilon " +
+            (result.pretrainingCollapse.empty() ? "" : " (" + collapseNote(result) + ")") + " (ledger epsilon " +
             (std::isinf(total.epsilon) ? std::string("inf: a step was non-private") : std::to_string(total.epsilon)) +
             ")");
     return std::nullopt;

@@ -1,6 +1,6 @@
 // The downstream stage's pretraining cache: a cached pretrained model must give exactly the run
 // a fresh pretraining gives (same fine-tuned weights, same AUC), and only bit-identical λ, seed
-// and pretraining settings may share a cache entry.
+// and pretraining settings may share a cache entry. A collapsed pretrained model is named.
 #include "engine/pipeline/downstream_stage.h"
 #include "engine/privacy/gaussian_accountant.h"
 
@@ -102,6 +102,35 @@ private Q_SLOTS:
         QCOMPARE(second->pretrainedTestAuc, plain->pretrainedTestAuc);
         // Each run still records its own fine-tuning mechanism.
         QCOMPARE(l2.entries().size(), plainLedger.entries().size());
+    }
+
+    void aCollapsedPretrainingIsNamedBeforeFineTuning() {
+        // A working pretraining is not flagged; a collapsed one (here the cached model's parameters
+        // all 0, so every logit is 0 on the 96 public images) is, and its pretrained AUC is ½: every score ties.
+        const auto study = tinyStudy();
+        Eigen::VectorXd lambda(3);
+        lambda << 0.5, 0.3, 0.2;
+        PretrainCache cache;
+        auto req = request(study, lambda);
+        req.pretrainCache = &cache;
+        privacy::Ledger l1(privacy::Composition::Parallel), l2(privacy::Composition::Parallel);
+        auto working = runDownstream(study, req, l1);
+        QVERIFY2(working, working ? "" : working.error().message.c_str());
+        QCOMPARE(working->pretrainingCollapse, std::string());
+        const std::string key = PretrainCache::key(lambda, req.seed, req.pretrain);
+        cache.store(key, std::vector<float>(cache.find(key)->weights.size(), 0.0f));
+        auto collapsed = runDownstream(study, req, l2);
+        QVERIFY2(collapsed, collapsed ? "" : collapsed.error().message.c_str());
+        QVERIFY(collapsed->pretrainingReused);
+        QCOMPARE(collapsed->pretrainingCollapse,
+                 std::string("constant outputs: 96 logits all 0 (standard deviation 0)"));
+        QCOMPARE(collapsed->pretrainedTestAuc, 0.5);
+        // Random Init pretrains nothing, so there is nothing to check.
+        req.lambda.reset();
+        privacy::Ledger l3(privacy::Composition::Parallel);
+        auto randomInit = runDownstream(study, req, l3);
+        QVERIFY(randomInit);
+        QCOMPARE(randomInit->pretrainingCollapse, std::string());
     }
 
     void anotherLambdaOrSeedIsAMiss() {

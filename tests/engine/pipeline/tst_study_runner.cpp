@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -541,6 +542,51 @@ private Q_SLOTS:
         QVERIFY2(r.error().message.find("stages.finetune.batch = 100000 exceeds") != std::string::npos,
                  r.error().message.c_str());
         QVERIFY(q.runs().value().empty());
+    }
+
+    void aCollapsedPretrainingIsLoggedAndStored() {
+        // Pretraining at lr 2 diverges (docs/RESULTS.md, "The collapsed pretraining"): on the 200
+        // public images every probability is exactly 0 or 1. The run still finishes, and says so in
+        // its line, a stored metric and a warning in its log; at lr 0.1 nothing is said.
+        auto p = freshProject("collapse", "parallel");
+        auto o = quick({"proxies", "mixture", "downstream"});
+        o.tasks = {"ab"};
+        o.methods = {"uniform"};
+        o.reproducible = true;
+        std::vector<std::string> said;
+        auto sink = [&](const std::string& line) { said.push_back(line); };
+        for (double lr : {0.1, 2.0}) {
+            o.pretrain = project::PretrainStage{32, lr, 4};
+            said.clear();
+            auto report = runStudy(p, o, {}, {}, sink);
+            QVERIFY2(report.ok(), report.ok() ? "" : report.error().message.c_str());
+            const long long id = report->downstream.at(0).runId;
+            QVERIFY(p.run(id).value().status == project::RunStatus::Done);
+            const auto metrics = p.metrics(id).value();
+            const bool stored = std::any_of(metrics.begin(), metrics.end(), [](const auto& m) {
+                return m.name == "pretraining-collapsed" && m.className == "ab" && m.value == 1.0;
+            });
+            const auto logs = p.logs(id).value();
+            const bool logged = std::any_of(logs.begin(), logs.end(), [](const auto& l) {
+                return l.level == "warning" && l.message ==
+                                                   "pretraining collapsed on public images, saturated outputs: all 200 "
+                                                   "probabilities exactly 0 or 1 in float; fine-tuning started from it";
+            });
+            const bool line = std::any_of(said.begin(), said.end(), [](const std::string& l) {
+                return l.find("test AUC") != std::string::npos && l.find("pretraining collapsed") != std::string::npos;
+            });
+            QCOMPARE(stored, lr > 1.0);
+            QCOMPARE(logged, lr > 1.0);
+            QCOMPARE(line, lr > 1.0);
+        }
+        // At lr 1000 its outputs are NaN: the run stops before fine-tuning and says why (the old
+        // code fine-tuned the NaN model and failed in evaluation: "AUC: score at index 0 is NaN").
+        o.pretrain = project::PretrainStage{32, 1000.0, 4};
+        auto diverged = runStudy(p, o);
+        QVERIFY(!diverged.ok());
+        QVERIFY2(diverged.error().message.find("pretraining diverged (non-finite outputs: 200 of 200 logits") !=
+                     std::string::npos,
+                 diverged.error().message.c_str());
     }
 
     void pretrainingAndFineTuningOptionsReplaceTheSpecsValues() {
