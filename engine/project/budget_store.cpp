@@ -324,10 +324,14 @@ Result<BudgetStore> BudgetStore::open(const fs::path& file) {
         const bool existed = fs::exists(file, ec);
         auto db = std::make_unique<Database>(file.string(), Database::Mode::ReadWriteCreate);
         if (!existed) ::chmod(file.c_str(), 0600);  // SQLite gives its journal the same mode
+        // The header is read and the schema made in one write transaction: two processes that
+        // open a new store at once take turns, and neither reads the header half written (an
+        // application_id from before the other's commit and a version from after it).
+        Transaction t(*db);
         const auto applicationId = db->pragmaInteger("application_id");
         const auto version = db->pragmaInteger("user_version");
-        if (existed && !(applicationId == 0 && version == 0) &&
-            (applicationId != kStoreApplicationId || version > kStoreSchemaVersion))
+        const bool blank = applicationId == 0 && version == 0;
+        if (!blank && (applicationId != kStoreApplicationId || version > kStoreSchemaVersion))
             return Error{"budget store " + file.string() +
                          ": not a dpmix budget store of a version this dpmix reads "
                          "(application_id " +
@@ -335,12 +339,11 @@ Result<BudgetStore> BudgetStore::open(const fs::path& file) {
                          "); the file was not changed. Name another store (privacy.budget_store in the spec, or "
                          "DPMIX_BUDGET_STORE)"};
         if (version < kStoreSchemaVersion) {
-            Transaction t(*db);
             db->exec(kStoreSchema);
             db->exec("PRAGMA application_id = " + std::to_string(kStoreApplicationId));
             db->exec("PRAGMA user_version = " + std::to_string(kStoreSchemaVersion));
-            t.commit();
         }
+        t.commit();
         return BudgetStore(file, std::move(db));
     } catch (const std::exception& e) {
         return storeError(file, "open it", e);
@@ -352,9 +355,13 @@ Result<std::optional<BudgetStore>> BudgetStore::openForReading(const fs::path& f
     if (!fs::exists(file, ec)) return std::optional<BudgetStore>();
     try {
         auto db = std::make_unique<Database>(file.string(), Database::Mode::ReadOnly);
+        // Both header fields from one snapshot (a creator may commit between two reads).
+        db->exec("BEGIN");
         const auto applicationId = db->pragmaInteger("application_id");
+        const auto version = db->pragmaInteger("user_version");
+        db->exec("COMMIT");
         // An empty file is a store another process is creating right now: nothing charged yet.
-        if (applicationId == 0 && db->pragmaInteger("user_version") == 0) return std::optional<BudgetStore>();
+        if (applicationId == 0 && version == 0) return std::optional<BudgetStore>();
         if (applicationId != kStoreApplicationId)
             return Error{"budget store " + file.string() + ": not a dpmix budget store (application_id " +
                          std::to_string(applicationId) +

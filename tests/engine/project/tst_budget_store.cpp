@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 using namespace dpmix;
@@ -88,6 +90,42 @@ private Q_SLOTS:
             QCOMPARE(passed.load(), 1);
             QCOMPARE(testing::rawInteger(path, "SELECT count(*) FROM reservations"), 1LL);
         }
+    }
+
+    // Processes that open a store nobody has made yet, all at once (two `dpmix run` started
+    // together on a new data set): every opener and every reader sees a dpmix store, never a
+    // header half written by another's creation. Openers and readers race on fresh files.
+    void openersAndReadersRacingOnANewStoreAllSucceed() {
+        int failures = 0;
+        std::string firstError;
+        for (int trial = 0; trial < 150; ++trial) {
+            const std::string path = storePath();
+            std::atomic<int> ready{0};
+            std::atomic<int> failed{0};
+            std::mutex lock;
+            auto race = [&](bool writer) {
+                ++ready;
+                while (ready.load() < 6) std::this_thread::yield();
+                for (int k = 0; k < 5; ++k) {
+                    std::optional<std::string> error;
+                    if (writer) {
+                        if (auto s = BudgetStore::open(path); !s) error = s.error().message;
+                    } else if (auto r = BudgetStore::openForReading(path); !r) {
+                        error = r.error().message;
+                    }
+                    if (error) {
+                        ++failed;
+                        std::lock_guard<std::mutex> g(lock);
+                        if (firstError.empty()) firstError = *error;
+                    }
+                }
+            };
+            std::vector<std::thread> threads;
+            for (int i = 0; i < 6; ++i) threads.emplace_back(race, i % 2 == 0);
+            for (auto& t : threads) t.join();
+            failures += failed.load();
+        }
+        QVERIFY2(failures == 0, (std::to_string(failures) + " failed opens, e.g. " + firstError).c_str());
     }
 
     void settlingReplacesThePlanByWhatTheRunsSpent() {
