@@ -180,22 +180,30 @@ void writeDicomDir(const std::string& path, const std::vector<std::string>& file
     std::ofstream(path, std::ios::binary) << out;
 }
 
+namespace {
+
+// Patient p's identifiers in a generated study made from `tag` (the ones a test greps for).
+void identifyPatient(DicomFixture& f, int tag, int p) {
+    f.patientId = "PID" + std::to_string(tag) + "-" + std::to_string(p);
+    f.patientName = "Name" + std::to_string(tag) + "^P" + std::to_string(p);
+    f.birthDate = std::to_string(1920 + p % 80) + "0315";
+    f.studyDate = "2023" + std::to_string(10 + p % 3) + "1" + std::to_string(p % 10);
+    f.studyUid = "2.25." + std::to_string(tag) + "." + std::to_string(p + 1);
+    f.seriesUid = f.studyUid + ".1";
+    f.accession = "A" + std::to_string(tag) + "X" + std::to_string(p);
+}
+
+}  // namespace
+
 std::vector<std::string> writeDicomStudy(const std::string& folder, const std::string& labelsCsv, int patients,
                                          int imagesPerPatient, int tag) {
     std::vector<std::string> ids, others;
     std::filesystem::create_directories(std::filesystem::path(labelsCsv).parent_path());
     std::ofstream csv(labelsCsv);
     csv << "SOPInstanceUID,Finding\n";
-    const std::string root = "2.25." + std::to_string(tag) + ".";
     for (int p = 0; p < patients; ++p) {
         DicomFixture f;
-        f.patientId = "PID" + std::to_string(tag) + "-" + std::to_string(p);
-        f.patientName = "Name" + std::to_string(tag) + "^P" + std::to_string(p);
-        f.birthDate = std::to_string(1920 + p % 80) + "0315";
-        f.studyDate = "2023" + std::to_string(10 + p % 3) + "1" + std::to_string(p % 10);
-        f.studyUid = root + std::to_string(p + 1);
-        f.seriesUid = f.studyUid + ".1";
-        f.accession = "A" + std::to_string(tag) + "X" + std::to_string(p);
+        identifyPatient(f, tag, p);
         f.rows = f.columns = 16;
         f.bitsStored = 12;
         ids.push_back(f.patientId);
@@ -259,19 +267,12 @@ std::vector<std::string> writeChestStudy(const std::string& folder, const std::s
     std::filesystem::create_directories(std::filesystem::path(labelsCsv).parent_path());
     std::ofstream csv(labelsCsv);
     csv << "SOPInstanceUID,Nodule\n";
-    const std::string root = "2.25." + std::to_string(tag) + ".";
     for (int p = 0; p < patients; ++p) {
         const bool nodule = p % 2 == 1;
         for (int i = 0; i < imagesPerPatient; ++i) {
             DicomFixture f = chestLikeImage(p, i, nodule);
-            f.patientId = "PID" + std::to_string(tag) + "-" + std::to_string(p);
-            f.patientName = "Name" + std::to_string(tag) + "^P" + std::to_string(p);
-            f.birthDate = std::to_string(1920 + p % 80) + "0315";
-            f.studyDate = "2023" + std::to_string(10 + p % 3) + "1" + std::to_string(p % 10);
-            f.studyUid = root + std::to_string(p + 1);
-            f.seriesUid = f.studyUid + ".1";
+            identifyPatient(f, tag, p);
             f.sopUid = f.seriesUid + "." + std::to_string(i + 1);
-            f.accession = "A" + std::to_string(tag) + "X" + std::to_string(p);
             if (i == 0) {
                 ids.push_back(f.patientId);
                 others.insert(others.end(),

@@ -7,9 +7,12 @@
 #include "tests/app/workbench/window_parts.h"
 
 #include <QApplication>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QtTest>
 
 namespace dpmix::workbench::journeys {
@@ -57,6 +60,23 @@ QPushButton* dialogButton(QWidget* dialog, QDialogButtonBox::StandardButton whic
 
 bool jobsIdle(MainWindow& w) {
     return test::jobRunner(w)->runningCount() == 0 && test::stageQueue(w)->queuedCount() == 0;
+}
+
+bool fillMixturePanel(Journey& j, widgets::ParameterPanel* panel, const MixtureFields& fields) {
+    auto* epsilon = panelEditor<QDoubleSpinBox>(panel, "epsilon");
+    auto* rho = panelEditor<QDoubleSpinBox>(panel, "rho");
+    auto* seeds = panelEditor<QLineEdit>(panel, "seeds");
+    auto* batch = panelEditor<QSpinBox>(panel, "batch");
+    auto* steps = panelEditor<QSpinBox>(panel, "steps");
+    if (!epsilon || !rho || !seeds || !batch || !steps) return false;
+    j.replaceText(epsilon, fields.epsilon);
+    scrollTo(rho);
+    j.replaceText(rho, fields.rho);
+    j.replaceText(seeds, fields.seeds);
+    scrollTo(steps);
+    j.replaceText(batch, fields.batch);
+    j.replaceText(steps, fields.steps);
+    return true;
 }
 
 void scrollTo(QWidget* widget) {

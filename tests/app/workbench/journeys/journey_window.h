@@ -52,6 +52,14 @@ QPushButton* dialogButton(QWidget* dialog, QDialogButtonBox::StandardButton whic
 /// No job running and none queued.
 bool jobsIdle(MainWindow& w);
 
+/// The mixture stage's panel fields as a user types them: ε, ρ, seeds, batch and steps (10
+/// actions); true when every field was found.
+struct MixtureFields {
+    QString epsilon, rho, seeds, batch, steps;
+};
+class Journey;
+bool fillMixturePanel(Journey& j, widgets::ParameterPanel* panel, const MixtureFields& fields);
+
 /// Scrolls the parameter dock to `widget`, as a user would with the wheel (not counted as a click).
 void scrollTo(QWidget* widget);
 

@@ -288,19 +288,7 @@ private Q_SLOTS:
         j.shot(&w, "registered");
 
         j.note("Panel: ε 1, ρ 0.3, seed 0, batch 32, 40 steps");
-        auto* epsilon = panelEditor<QDoubleSpinBox>(panel, "epsilon");
-        auto* rho = panelEditor<QDoubleSpinBox>(panel, "rho");
-        auto* seeds = panelEditor<QLineEdit>(panel, "seeds");
-        auto* batch = panelEditor<QSpinBox>(panel, "batch");
-        auto* steps = panelEditor<QSpinBox>(panel, "steps");
-        QVERIFY(epsilon && rho && seeds && batch && steps);
-        j.replaceText(epsilon, "1");
-        scrollTo(rho);
-        j.replaceText(rho, "0.3");
-        j.replaceText(seeds, "0");
-        scrollTo(steps);
-        j.replaceText(batch, "32");
-        j.replaceText(steps, "40");
+        QVERIFY(fillMixturePanel(j, panel, {"1", "0.3", "0", "32", "40"}));
         QPushButton* run = buttonWithText(panel, "Run DP-MixMin");
         QVERIFY(run);
         scrollTo(run);
