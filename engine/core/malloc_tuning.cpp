@@ -1,5 +1,9 @@
 #include "engine/core/malloc_tuning.h"
 
+// A C library header first: it defines __GLIBC__, which the test below needs. (Testing it before
+// any such include compiled this function to `return false` on glibc too, unnoticed for weeks.)
+#include <cstddef>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

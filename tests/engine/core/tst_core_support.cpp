@@ -1,10 +1,11 @@
 // The small shared pieces of engine/core: cancellation, progress, version, the file-size limit,
-// the one rule for numbers typed by users, the one list form of messages.
+// the one rule for numbers typed by users, the one list form of messages, the heap tuning.
 #include "engine/core/cancellation.h"
 #include "engine/core/double_bits.h"
 #include "engine/core/file_size_limit.h"
 #include "engine/core/job_meter.h"
 #include "engine/core/joined_list.h"
+#include "engine/core/malloc_tuning.h"
 #include "engine/core/mean_std.h"
 #include "engine/core/number_text.h"
 #include "engine/core/progress.h"
@@ -87,6 +88,16 @@ private Q_SLOTS:
         meter.setTotal(50);                                    // an estimate that was too small: clamped, never past 1
         dpmix::report(finetune, {"finetune", 100, 100, ""});
         QCOMPARE(seen.back(), 1.0);
+    }
+
+    void theHeapTuningTakesEffectOnGlibc() {
+        // Training frees and re-allocates large tensors every step; untuned, glibc returns them to
+        // the kernel and page-faults them back (docs/DEVELOPING.md, "BLAS and malloc").
+#if defined(__GLIBC__)
+        QVERIFY(dpmix::tuneMallocForTraining());
+#else
+        QVERIFY(!dpmix::tuneMallocForTraining());
+#endif
     }
 
     void theVersionIsTheProjects() { QCOMPARE(dpmix::versionString(), std::string(DPMIX_EXPECTED_VERSION)); }
