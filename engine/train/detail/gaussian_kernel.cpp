@@ -79,17 +79,6 @@ inline V vsqrt(V v) { return (V)_mm512_maskz_sqrt_ps(static_cast<__mmask16>(0xFF
 
 }  // namespace
 
-SimdLevel bestSimdLevel() {
-#ifdef DPMIX_KERNEL_X86
-    static const SimdLevel level = __builtin_cpu_supports("avx512f") ? SimdLevel::Avx512
-                                   : __builtin_cpu_supports("avx2")  ? SimdLevel::Avx2
-                                                                     : SimdLevel::Portable;
-    return level;
-#else
-    return SimdLevel::Portable;
-#endif
-}
-
 void gaussianFromWords(SimdLevel level, const std::uint32_t* words, std::int64_t n, std::int64_t count, float* out) {
 #ifdef DPMIX_KERNEL_X86
     if (level == SimdLevel::Avx512) return avx512::gaussianFromWords(words, n, count, out);

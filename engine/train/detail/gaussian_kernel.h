@@ -9,12 +9,9 @@
 // and a seeded run draws the same noise on every machine.
 #include <cstdint>
 
+#include "engine/train/detail/simd_level.h"
+
 namespace dpmix::train::detail {
-
-enum class SimdLevel { Portable, Avx2, Avx512 };
-
-/// The widest level this CPU runs (AVX-512F, AVX2, else the portable 4-lane build).
-SimdLevel bestSimdLevel();
 
 /// Standard-normal float32 values out[0, count) of a chunk of n outputs (n a multiple of 16,
 /// count ≤ n) from its 4n key-stream words: words j and n + j are the radius uniforms of the

@@ -4,10 +4,15 @@
 // Because the loss is a sum of per-example losses, example b's gradient involves only a_b, g_b.
 #include "engine/train/detail/layers.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <stdexcept>
+
+#include "engine/train/detail/conv_example_kernel.h"
+#include "engine/train/detail/parallel_ranges.h"
 
 namespace dpmix::train::detail {
 
@@ -321,23 +326,24 @@ Tensor Conv2d::perExampleSquaredNorms(Capture& c, const Tensor& gradOutput) {
     const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0);
     Tensor g = gradOutput.reshape({b, out, -1});
     const double d = static_cast<double>(in * kernel * kernel), l = static_cast<double>(g.size(2));
-    Tensor n;
     if (useGhost(strategy_, l * l * (d + static_cast<double>(out)), static_cast<double>(out) * d * l)) {
         // With the patches U_b (L × C_in·k²), ∇W_b = g_b U_b and
         // ‖∇W_b‖² = Σ_{p,q} (U_b U_bᵀ)_{pq} (g_bᵀ g_b)_{pq}: cheap when L is small.
         Tensor u = patches(c.input);
-        n = (at::bmm(u, u.transpose(1, 2)) * at::bmm(g.transpose(1, 2), g)).sum({1, 2});
-    } else {
-        Tensor perExample = perExampleWeightGradients(c, gradOutput);
-        n = perExample.pow(2).sum({1, 2});
-        c.perExampleGrads = {perExample};
+        Tensor n = (at::bmm(u, u.transpose(1, 2)) * at::bmm(g.transpose(1, 2), g)).sum({1, 2});
+        if (bias.defined()) n = n + g.sum(2).pow(2).sum(1);
+        return n;
     }
-    if (bias.defined()) n = n + g.sum(2).pow(2).sum(1);
+    c.perExampleGrads = perExampleGradients(c, gradOutput);  // weight and bias, (B, ·) each
+    Tensor n = c.perExampleGrads[0].pow(2).sum(1);
+    if (bias.defined()) n = n + c.perExampleGrads[1].pow(2).sum(1);
     return n;
 }
 
 Tensor Conv2d::perExampleWeightGradients(const Capture& c, const Tensor& gradOutput) const {
     const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0);
+    if (std::vector<Tensor> grads = kernelExampleGradients(c, gradOutput); !grads.empty())
+        return grads[0].view({b, out, in * kernel * kernel});
     if (in * kernel * kernel <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
         // Few input channels (e.g. the first layer on grey images): the patches are small, and
         // one batched product g_b U_b is cheap. (The grouped convolution below was measured
@@ -402,7 +408,43 @@ Tensor Conv2d::perUserSquaredNorms(Capture& c, const Tensor& gradOutput, const U
     return n;
 }
 
+std::vector<Tensor> Conv2d::kernelExampleGradients(const Capture& c, const Tensor& gradOutput) const {
+    const Tensor& x = c.input;
+    if (stride != 1 || strategy_ == NormStrategy::MaterialiseGrouped || x.dim() != 4 || !x.device().is_cpu() ||
+        x.scalar_type() != at::kFloat || gradOutput.scalar_type() != at::kFloat)
+        return {};
+    const ConvExampleShape shape{x.size(1), x.size(2), x.size(3), weight.size(0), kernel, padding};
+    const int64_t b = x.size(0), d = shape.channels * kernel * kernel;
+    SimdLevel level = SimdLevel::Portable;
+    // Many input channels: the grouped convolution's large products are faster (see below).
+    if (d > 64 || !convExampleKernelLevel(shape, &level)) return {};
+    if (gradOutput.sizes() != at::IntArrayRef{b, shape.outChannels, shape.outHeight(), shape.outWidth()})
+        throw std::logic_error("Conv2d: output gradient of shape " + c10::str(gradOutput.sizes()) +
+                               " does not match the layer's output");
+    const Tensor xs = x.contiguous(), gs = gradOutput.contiguous();
+    Tensor weightGrads = at::empty({b, shape.outChannels * d}, xs.options());
+    Tensor biasGrads = bias.defined() ? at::empty({b, shape.outChannels}, xs.options()) : Tensor();
+    const float* xData = xs.data_ptr<float>();
+    const float* gData = gs.data_ptr<float>();
+    float* wData = weightGrads.data_ptr<float>();
+    float* bData = bias.defined() ? biasGrads.data_ptr<float>() : nullptr;
+    const int64_t xStride = shape.channels * shape.height * shape.width;
+    const int64_t gStride = shape.outChannels * shape.outHeight() * shape.outWidth();
+    // Examples are independent: each thread takes a contiguous range with its own scratch.
+    parallelRanges(b, at::get_num_threads(), [&](int64_t begin, int64_t end) {
+        std::vector<float> scratch(static_cast<std::size_t>(convExampleScratchFloats(shape)));
+        for (int64_t i = begin; i < end; ++i)
+            convExampleGradients(level, shape, xData + i * xStride, gData + i * gStride, scratch.data(),
+                                 wData + i * shape.outChannels * d,
+                                 bData == nullptr ? nullptr : bData + i * shape.outChannels);
+    });
+    std::vector<Tensor> grads{weightGrads};
+    if (bias.defined()) grads.push_back(biasGrads);
+    return grads;
+}
+
 std::vector<Tensor> Conv2d::perExampleGradients(Capture& c, const Tensor& gradOutput) {
+    if (std::vector<Tensor> grads = kernelExampleGradients(c, gradOutput); !grads.empty()) return grads;
     const int64_t b = c.input.size(0), out = weight.size(0);
     std::vector<Tensor> grads{perExampleWeightGradients(c, gradOutput).reshape({b, -1})};
     if (bias.defined()) grads.push_back(gradOutput.reshape({b, out, -1}).sum(2));
@@ -424,7 +466,7 @@ std::vector<Tensor> Conv2d::weightedGradients(Capture& c, const Tensor& gradOutp
     std::vector<Tensor> grads;
     if (!c.perExampleGrads.empty()) {
         grads.push_back(weightedSum(w, c.perExampleGrads[0], weight));
-        if (bias.defined()) grads.push_back(w.unsqueeze(0).mm(gradOutput.sum({2, 3})).reshape({-1}));
+        if (bias.defined()) grads.push_back(weightedSum(w, c.perExampleGrads.at(1), bias));
         return grads;
     }
     // Ghost path: the native convolution weight gradient of the reweighted output gradient.

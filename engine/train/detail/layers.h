@@ -180,8 +180,12 @@ public:
     std::string name() const override { return "Conv2d"; }
     /// Unfolded input patches, (B, L, C_in·k²), columns in the weight's (C_in, k, k) order.
     Tensor patches(const Tensor& x) const;
-    /// Each example's weight gradient, (B, C_out, C_in·k²), by the cheaper of two routes.
+    /// Each example's weight gradient, (B, C_out, C_in·k²), by the cheapest route that applies.
     Tensor perExampleWeightGradients(const Capture& capture, const Tensor& gradOutput) const;
+    /// Each example's weight gradient (B, C_out·C_in·k²) and, with a bias, bias gradient
+    /// (B, C_out) from the few-channel kernel (conv_example_kernel.h); empty where it does not
+    /// apply (stride ≠ 1, many input channels, not float32 on the CPU, other kernel sizes).
+    std::vector<Tensor> kernelExampleGradients(const Capture& capture, const Tensor& gradOutput) const;
     /// Each user's summed weight gradient Σ_{b∈u} ∇W_b, (users, C_out·C_in·k²), by the same two
     /// routes with the users' rows grouped.
     Tensor perUserWeightGradients(const Capture& capture, const Tensor& gradOutput, const UserRows& users) const;

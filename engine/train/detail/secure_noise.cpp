@@ -1,6 +1,7 @@
 #include "engine/train/detail/secure_noise.h"
 
 #include "engine/train/detail/gaussian_kernel.h"
+#include "engine/train/detail/parallel_ranges.h"
 
 #include <ATen/Parallel.h>
 
@@ -86,7 +87,7 @@ void sample(privacy::MechanismRng& rng, std::int64_t m, T* out) {
     const std::int64_t blocks =
         (chunks - 1) * kBlocksPerChunk + padded(last) * 4 * static_cast<std::int64_t>(sizeof(T)) / 64;
     const auto run = rng.reserveKeyStream(static_cast<std::uint64_t>(blocks));
-    at::parallel_for(0, chunks, 1, [&](std::int64_t begin, std::int64_t end) {
+    parallelRanges(chunks, at::get_num_threads(), [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t c = begin; c < end; ++c)
             sampleChunk<T>(run, static_cast<std::uint64_t>(c * kBlocksPerChunk), std::min(kChunk, m - c * kChunk),
                            out + c * kChunk);

@@ -1,7 +1,9 @@
 // Vectorised per-example clipping against the definition: a loop over examples, one backward
 // pass each, clip each gradient to C, sum. Double precision, every layer type and both norm
-// strategies (Gram trick and materialised per-example gradients).
+// strategies (Gram trick and materialised per-example gradients); and, in float32, the
+// few-channel convolution kernel (conv_example_kernel.h) at every vector width this CPU runs.
 #include "clipping_reference.h"
+#include "engine/train/detail/conv_example_kernel.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
 
@@ -69,6 +71,29 @@ void checkAgainstNaive(Network& net, const Tensor& x, const Tensor& y, const Los
                 QVERIFY(std::abs(got[static_cast<int64_t>(b)].item<double>() - norms[b]) <= 1e-8 * (1 + norms[b]));
         }
     }
+}
+
+// One example's weight (O × C·k·k) and bias (O) gradients of Σ g ⊙ conv(x) by autograd in double:
+// the definition, independent of the kernel and of ATen's float convolution backward.
+std::pair<Tensor, Tensor> convExampleReference(const Tensor& x, const Tensor& g, int64_t out, int64_t k,
+                                               int64_t padding) {
+    Tensor w = at::zeros({out, x.size(0), k, k}, kDouble).set_requires_grad(true);
+    Tensor b = at::zeros({out}, kDouble).set_requires_grad(true);
+    Tensor y = at::conv2d(x.to(at::kDouble).unsqueeze(0), w, b, {1, 1}, {padding, padding});
+    auto grads = torch::autograd::grad({(y * g.to(at::kDouble).unsqueeze(0)).sum()}, {w, b});
+    return {grads[0].reshape({out, -1}), grads[1]};
+}
+
+std::vector<SimdLevel> runnableLevels() {
+    std::vector<SimdLevel> levels{SimdLevel::Portable};
+    if (bestSimdLevel() != SimdLevel::Portable && cpuHasFma()) levels.push_back(SimdLevel::Avx2);
+    if (bestSimdLevel() == SimdLevel::Avx512) levels.push_back(SimdLevel::Avx512);
+    return levels;
+}
+
+double relativeError(const Tensor& got, const Tensor& expected) {
+    return (got.to(at::kDouble) - expected).abs().max().item<double>() /
+           std::max(1.0, expected.abs().max().item<double>());
 }
 
 LossFn multiclass() {
@@ -156,6 +181,71 @@ private Q_SLOTS:
         Network cnn = buildNetwork(testing::tinyGroupNormCnn(), gen, kDouble);
         Tensor yb = at::randint(0, 2, {6}, gen, kDouble);
         checkAgainstNaive(cnn, at::randn({6, 1, 8, 8}, gen, kDouble), yb, binary());
+    }
+
+    void fewChannelConvolutionKernelMatchesTheDefinitionAtEveryWidth() {
+        // Shapes: the reference CNN's first layer; colour input without padding; a 5 × 5 kernel;
+        // output rows narrower than 8 and 16 lanes (the narrow levels only); rows a multiple of
+        // the lanes (no tail); one tail lane.
+        const std::vector<ConvExampleShape> shapes{{1, 28, 28, 5, 3, 1}, {3, 9, 13, 4, 3, 0}, {2, 7, 21, 3, 5, 2},
+                                                   {1, 5, 4, 2, 3, 2},   {7, 4, 16, 2, 3, 1}, {1, 3, 17, 3, 3, 1}};
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(21);
+        int checked = 0;
+        for (const ConvExampleShape& shape : shapes) {
+            Tensor x = at::randn({shape.channels, shape.height, shape.width}, gen, at::kFloat);
+            Tensor g = at::randn({shape.outChannels, shape.outHeight(), shape.outWidth()}, gen, at::kFloat);
+            const auto [weightRef, biasRef] =
+                convExampleReference(x, g, shape.outChannels, shape.kernel, shape.padding);
+            for (SimdLevel level : runnableLevels()) {
+                if (!convExampleKernelFits(level, shape)) continue;
+                std::vector<float> scratch(static_cast<std::size_t>(convExampleScratchFloats(shape)));
+                Tensor weight = at::full({shape.outChannels, shape.channels * shape.kernel * shape.kernel}, NAN);
+                Tensor bias = at::full({shape.outChannels}, NAN);
+                convExampleGradients(level, shape, x.data_ptr<float>(), g.data_ptr<float>(), scratch.data(),
+                                     weight.data_ptr<float>(), bias.data_ptr<float>());
+                const double we = relativeError(weight, weightRef), be = relativeError(bias, biasRef);
+                QVERIFY2(we < 1e-5 && be < 1e-5,
+                         str("C ", shape.channels, " ", shape.height, "×", shape.width, " k ", shape.kernel, " p ",
+                             shape.padding, ", level ", int(level), ": weight error ", we, ", bias error ", be)
+                             .c_str());
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= static_cast<int>(shapes.size()));
+        // Where it does not apply it says so: kernel 7, an output row of 3 columns.
+        SimdLevel level;
+        QVERIFY(!convExampleKernelLevel({1, 28, 28, 4, 7, 3}, &level));
+        QVERIFY(!convExampleKernelLevel({1, 3, 3, 4, 3, 0}, &level));
+    }
+
+    void floatCnnClipsThroughTheKernelAsByTheDefinition() {
+        // The float32 first convolution takes the kernel inside clipAndSumGradients; the result
+        // equals the float32 one-example-at-a-time reference (ATen's own convolution backward).
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(22);
+        InitOptions init{at::TensorOptions().dtype(at::kFloat), &gen};
+        auto conv = std::make_shared<Conv2d>(1, 4, 3, 1, 1, init);
+        Network net({std::make_shared<Sequential>(
+                         std::vector<LayerPtr>{conv, std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{
+                         std::make_shared<Conv2d>(4, 24, 3, 1, 1, init), std::make_shared<ReLU>(),
+                         std::make_shared<Flatten>(), std::make_shared<Linear>(24 * 36, 3, init)})});
+        Tensor x = at::randn({9, 1, 12, 12}, gen, at::kFloat);
+        Tensor y = at::randint(0, 3, {9}, gen, at::TensorOptions().dtype(at::kLong));
+        Tape tape;
+        net.forward(x, &tape);
+        Capture& first = tape.captures.at(0);
+        QCOMPARE(first.layer, static_cast<TrainableLayer*>(conv.get()));
+        QVERIFY(!conv->kernelExampleGradients(first, at::randn({9, 4, 12, 12}, gen, at::kFloat)).empty());
+        std::vector<double> norms;
+        naiveClippedSum(net, x, y, multiclass(), INFINITY, &norms);
+        for (double c : {testing::medianOf(norms), static_cast<double>(INFINITY)}) {
+            std::vector<Tensor> expected = naiveClippedSum(net, x, y, multiclass(), c);
+            Tensor got;
+            const double err = vectorisedError(net, x, y, multiclass(), c, expected, &got);
+            QVERIFY2(err < 1e-5, str("C ", c, ": max relative error ", err).c_str());
+            for (std::size_t b = 0; b < norms.size(); ++b)
+                QVERIFY(std::abs(got[static_cast<int64_t>(b)].item<double>() - norms[b]) <= 1e-5 * (1 + norms[b]));
+        }
     }
 
     void clippedContributionNeverExceedsC() {
