@@ -134,7 +134,9 @@ function(dpmix_add_qtest name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  set(_env "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data"
+  # OPENBLAS_THREAD_TIMEOUT as dpmix sets it for itself (engine/runtime/blas_threads.h): tests that
+  # train in their own process get the same quiet OpenBLAS, and the dpmix they start needs no restart.
+  set(_env "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=/tmp;DPMIX_DATA_DIR=${PROJECT_SOURCE_DIR}/data;OPENBLAS_THREAD_TIMEOUT=4"
            "DPMIX_TEST_SOURCE_DIR=${PROJECT_SOURCE_DIR};DPMIX_TEST_BINARY_DIR=${CMAKE_BINARY_DIR}")
   # Each test charges a budget store of its own (docs/PRIVACY.md, "The budget store"), emptied
   # before every ctest run, never the user's: tests on one fixture data set must not see another

@@ -1,6 +1,7 @@
 // `dpmix doctor`: what the engine will compute with (LibTorch, BLAS, threads, CUDA).
 #include "app/cli/command.h"
 #include "engine/core/version.h"
+#include "engine/runtime/blas_threads.h"
 #include "engine/runtime/runtime_info.h"
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,7 @@ void registerDoctorCommand(CLI::App& app, CommandContext& ctx) {
                                      {"blas_path", info.blasPath},
                                      {"threads", info.threads},
                                      {"parallel_backend", info.parallelBackend},
+                                     {"blas_thread_timeout", runtime::blasThreadTimeout()},
                                      {"cuda_available", info.cudaAvailable},
                                      {"cuda_devices", info.cudaDevices},
                                      {"matmul_512_ms", info.matmulMs},
@@ -45,6 +47,8 @@ void registerDoctorCommand(CLI::App& app, CommandContext& ctx) {
                       << "BLAS             " << info.blasName
                       << (info.blasPath.empty() ? "" : "  (" + info.blasPath + ")") << '\n'
                       << "threads          " << info.threads << "  (" << info.parallelBackend << ")\n"
+                      << "OpenBLAS spin    " << runtime::kBlasThreadTimeoutVariable << "="
+                      << runtime::blasThreadTimeout() << '\n'
                       << "CUDA             "
                       << (info.cudaAvailable ? "available, " + std::to_string(info.cudaDevices) + " device(s)"
                                              : "not available")

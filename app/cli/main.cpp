@@ -6,9 +6,11 @@
 #include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
+#include "engine/runtime/blas_threads.h"
 #include "engine/runtime/large_block_cache.h"
 #include "engine/runtime/runtime_info.h"
 
+#include <string>
 #include <thread>
 
 #include <iostream>
@@ -47,8 +49,16 @@ int runDpmix(int argc, char** argv) {
     return ctx.exitCode;
 }
 
+// Help and the version touch no BLAS: not worth the restart (about 0.4 s, loading LibTorch again).
+bool justAsking(int argc, char** argv) {
+    if (argc < 2) return true;
+    const std::string first = argv[1];
+    return argc == 2 && (first == "--help" || first == "-h" || first == "--version");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (!justAsking(argc, argv)) dpmix::runtime::relaunchWithQuietBlasThreads(argv);  // first: it may restart
     return dpmix::guardedMain("dpmix", [&] { return runDpmix(argc, argv); });
 }

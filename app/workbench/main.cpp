@@ -16,6 +16,7 @@
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/project/schema.h"
+#include "engine/runtime/blas_threads.h"
 #include "engine/runtime/large_block_cache.h"
 #include "engine/runtime/runtime_info.h"
 
@@ -133,6 +134,7 @@ int runWorkbench(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    dpmix::runtime::relaunchWithQuietBlasThreads(argv);  // before anything else: it may restart the program
     // An exception escaping the program (or the event loop, or a thread) is one line and exit 2.
     return dpmix::guardedMain("dpmix-workbench", [&] { return runWorkbench(argc, argv); });
 }

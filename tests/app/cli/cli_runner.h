@@ -14,9 +14,11 @@ struct CliResult {
     QJsonObject json() const { return QJsonDocument::fromJson(out.toUtf8()).object(); }
 };
 
-inline CliResult runDpmix(const QStringList& args, const QString& workDir = {}) {
+inline CliResult runDpmix(const QStringList& args, const QString& workDir = {},
+                          const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
     if (!workDir.isEmpty()) p.setWorkingDirectory(workDir);
+    p.setProcessEnvironment(env);
     p.start(dpmix::test_support::binaryPath("/bin/dpmix"), args);
     CliResult r;
     if (!p.waitForFinished(120000)) return r;

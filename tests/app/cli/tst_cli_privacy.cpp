@@ -271,6 +271,20 @@ private Q_SLOTS:
         QVERIFY(j["threads"].toInt() >= 1);
         QVERIFY(j.contains("cuda_available"));
     }
+    void dpmixRestartsItselfWithQuietBlasThreadsUnlessTheUserChose() {
+        // OpenBLAS reads OPENBLAS_THREAD_TIMEOUT only when it is loaded: dpmix sets it and restarts
+        // itself where it is unset (docs/DEVELOPING.md, "BLAS and malloc"), and keeps a user's value.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("OPENBLAS_THREAD_TIMEOUT"));
+        const auto unset = runDpmix({"doctor", "--json"}, {}, env);
+        QCOMPARE(unset.exitCode, 0);
+        QCOMPARE(unset.json()["blas_thread_timeout"].toString(), QStringLiteral("4"));
+        env.insert(QStringLiteral("OPENBLAS_THREAD_TIMEOUT"), QStringLiteral("12"));
+        const auto chosen = runDpmix({"doctor", "--json"}, {}, env);
+        QCOMPARE(chosen.exitCode, 0);
+        QCOMPARE(chosen.json()["blas_thread_timeout"].toString(), QStringLiteral("12"));
+        QVERIFY2(chosen.err.isEmpty(), qPrintable(chosen.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliPrivacy)
