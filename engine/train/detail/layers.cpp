@@ -364,6 +364,9 @@ Tensor Conv2d::perExampleWeightGradients(const Capture& c, const Tensor& gradOut
 
 Tensor Conv2d::perUserWeightGradients(const Capture& c, const Tensor& gradOutput, const UserRows& users) const {
     const int64_t b = c.input.size(0), in = c.input.size(1), out = weight.size(0), d = in * kernel * kernel;
+    // Few channels: each example's gradient by the kernel (B × C_out·d numbers), summed by user.
+    if (std::vector<Tensor> grads = kernelExampleGradients(c, gradOutput); !grads.empty())
+        return users.sumByUser(grads[0]);
     if (d <= 64 && strategy_ != NormStrategy::MaterialiseGrouped) {
         // As perExampleWeightGradients: one batched product, here over each user's rows' patches.
         Tensor g = gradOutput.reshape({b, out, -1}).transpose(1, 2);  // (B, L, C_out)

@@ -451,6 +451,35 @@ private Q_SLOTS:
         checkAgainstNaive(net, x, y, interleavedUsers(11, 4), 4, multiclass());
     }
 
+    void floatFirstConvolutionByTheKernelMatchesTheDefinition() {
+        // In float32 the first convolution's per-user sums come from the per-example kernel
+        // (conv_example_kernel.h); against the float32 one-user-at-a-time reference.
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(24);
+        InitOptions init{at::TensorOptions().dtype(at::kFloat), &gen};
+        auto conv = std::make_shared<Conv2d>(1, 4, 3, 1, 1, init);
+        Network net({std::make_shared<Sequential>(
+                         std::vector<LayerPtr>{conv, std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2)}),
+                     std::make_shared<Sequential>(std::vector<LayerPtr>{std::make_shared<Flatten>(),
+                                                                        std::make_shared<Linear>(4 * 36, 3, init)})});
+        Tensor x = at::randn({11, 1, 12, 12}, gen, at::kFloat);
+        Tensor y = at::randint(0, 3, {11}, gen, kLong);
+        Tape tape;
+        net.forward(x, &tape);
+        QVERIFY(
+            !conv->kernelExampleGradients(tape.captures.at(0), at::randn({11, 4, 12, 12}, gen, at::kFloat)).empty());
+        const std::vector<int64_t> userOf = interleavedUsers(11, 4);
+        std::vector<double> norms;
+        naiveUserClippedSum(net, x, y, userOf, 4, multiclass(), INFINITY, &norms);
+        for (double c : {testing::medianOf(norms), static_cast<double>(INFINITY)}) {
+            const auto expected = naiveUserClippedSum(net, x, y, userOf, 4, multiclass(), c);
+            Tensor got = vectorisedUserSum(net, x, y, userOf, 4, multiclass(), c);
+            const double err = maxRelativeError(net, expected);
+            QVERIFY2(err < 1e-5, str("C ", c, ": max relative error ", err).c_str());
+            for (int64_t u = 0; u < 4; ++u)
+                QVERIFY(std::abs(got[u].item<double>() - norms[static_cast<std::size_t>(u)]) <= 1e-5 * (1 + norms[u]));
+        }
+    }
+
     void smallCnnAndResNetFromSpecsMatchTheDefinition() {
         at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(22);
         Network cnn = buildNetwork(testing::tinyGroupNormCnn(), gen, kDouble);
