@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/train/detail/simd_regions.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define DPMIX_CONV_KERNEL_X86 1
 #endif
@@ -22,37 +24,22 @@ typedef std::int32_t I __attribute__((vector_size(16)));
 
 #ifdef DPMIX_CONV_KERNEL_X86
 // AVX2 with FMA (8 lanes) and AVX-512F (16 lanes), chosen at run time.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+DPMIX_SIMD_REGION_BEGIN("avx2,fma")
 namespace avx2 {
 constexpr int W = 8;
 typedef float V __attribute__((vector_size(32)));
 typedef std::int32_t I __attribute__((vector_size(32)));
 #include "engine/train/detail/conv_example_kernel_body.h"
 }  // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f,fma")
-#endif
+DPMIX_SIMD_REGION_END
+DPMIX_SIMD_REGION_BEGIN("avx512f,fma")
 namespace avx512 {
 constexpr int W = 16;
 typedef float V __attribute__((vector_size(64)));
 typedef std::int32_t I __attribute__((vector_size(64)));
 #include "engine/train/detail/conv_example_kernel_body.h"
 }  // namespace avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+DPMIX_SIMD_REGION_END
 #endif
 
 int lanes(SimdLevel level) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "engine/train/detail/simd_regions.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define DPMIX_KERNEL_X86 1
@@ -40,12 +42,7 @@ inline V vsqrt(V v) {
 
 #ifdef DPMIX_KERNEL_X86
 // AVX2 (8 lanes) and AVX-512F (16 lanes), chosen at run time.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+DPMIX_SIMD_REGION_BEGIN("avx2")
 namespace avx2 {
 constexpr int W = 8;
 typedef float V __attribute__((vector_size(32)));
@@ -54,14 +51,8 @@ typedef std::uint32_t U __attribute__((vector_size(32)));
 inline V vsqrt(V v) { return (V)_mm256_sqrt_ps((__m256)v); }
 #include "engine/train/detail/gaussian_kernel_body.h"
 }  // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#endif
+DPMIX_SIMD_REGION_END
+DPMIX_SIMD_REGION_BEGIN("avx512f")
 namespace avx512 {
 constexpr int W = 16;
 typedef float V __attribute__((vector_size(64)));
@@ -70,11 +61,7 @@ typedef std::uint32_t U __attribute__((vector_size(64)));
 inline V vsqrt(V v) { return (V)_mm512_maskz_sqrt_ps(static_cast<__mmask16>(0xFFFF), (__m512)v); }
 #include "engine/train/detail/gaussian_kernel_body.h"
 }  // namespace avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+DPMIX_SIMD_REGION_END
 #endif
 
 }  // namespace
