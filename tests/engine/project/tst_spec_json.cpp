@@ -316,7 +316,7 @@ private Q_SLOTS:
         QTest::newRow("epsilon zero") << "/privacy/epsilon"s
                                       << "0"s
                                       << "privacy.epsilon: 0 is out of range: expected ε in [1e-9, 1e6]"s;
-        // Issue 43: a subnormal ε (1e-320) was accepted; 1e308 ended `dpmix run` in SIGABRT.
+        // Once a subnormal ε (1e-320) was accepted and 1e308 ended `dpmix run` in SIGABRT.
         QTest::newRow("epsilon subnormal") << "/privacy/epsilon"s
                                            << "1e-320"s
                                            << "is out of range: expected ε in [1e-9, 1e6]"s;
