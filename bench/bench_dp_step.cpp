@@ -27,10 +27,8 @@
 // timing only; docs/TRAINING.md, "User-level clipping"), interleaved; --user-reference 0 leaves the last one out.
 // Usage: bench_dp_step [--threads N] [--batch B] [--steps S] [--model demo|resnet18|transformer] [--device D]
 //                      [--proxy EPOCHS] [--noise P] [--user-level K [--user-reference 0|1]] [--phases 1]
-#include "engine/core/malloc_tuning.h"
 #include "engine/privacy/mechanism_random.h"
-#include "engine/runtime/blas_threads.h"
-#include "engine/runtime/large_block_cache.h"
+#include "engine/runtime/training_process.h"
 #include "engine/train/detail/causal_lm_impl.h"
 #include "engine/train/detail/ghost_clipping.h"
 #include "engine/train/detail/network.h"
@@ -490,12 +488,9 @@ std::vector<std::pair<const char*, ModelSpec>> modelsNamed(const std::string& mo
 }  // namespace
 
 int main(int argc, char** argv) {
-    // As dpmix and the workbench run training: OpenBLAS's workers not spinning, the tuned heap and
-    // LibTorch's CPU allocator keeping large blocks (docs/BENCHMARKS.md, "OpenBLAS's spinning
-    // threads", "Large CPU blocks"); plain and DP steps get them alike.
-    dpmix::runtime::relaunchWithQuietBlasThreads(argv);
-    dpmix::tuneMallocForTraining();
-    dpmix::runtime::installLargeBlockCache();
+    // The process as dpmix and the workbench train in it (docs/BENCHMARKS.md, "OpenBLAS's
+    // spinning threads", "Large CPU blocks"); plain and DP steps get it alike.
+    dpmix::runtime::setUpForTraining(argv);
     int threads = 2, batch = 256, steps = 30, proxyEpochs = 0, rowsPerUser = 0;
     bool userReference = true, phases = false;
     long long noiseCount = 0;

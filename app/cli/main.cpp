@@ -3,12 +3,10 @@
 #include "app/cli/terminal_safe.h"
 #include "app/cli/usage_hints.h"
 #include "engine/core/file_size_limit.h"
-#include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
-#include "engine/runtime/blas_threads.h"
-#include "engine/runtime/large_block_cache.h"
 #include "engine/runtime/runtime_info.h"
+#include "engine/runtime/training_process.h"
 
 #include <string>
 #include <thread>
@@ -18,8 +16,6 @@
 namespace {
 
 int runDpmix(int argc, char** argv) {
-    dpmix::tuneMallocForTraining();
-    dpmix::runtime::installLargeBlockCache();  // a training step's large activations, reused between steps
     dpmix::reportFileSizeLimitAsError();
     dpmix::cli::installTerminalSafeOutput();
     CLI::App app{"dpmix — differentially private learning with public data (headless)", "dpmix"};
@@ -59,6 +55,6 @@ bool justAsking(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (!justAsking(argc, argv)) dpmix::runtime::relaunchWithQuietBlasThreads(argv);  // first: it may restart
+    if (!justAsking(argc, argv)) dpmix::runtime::setUpForTraining(argv);  // first: it may restart the program
     return dpmix::guardedMain("dpmix", [&] { return runDpmix(argc, argv); });
 }

@@ -12,13 +12,11 @@
 #include "app/workbench/study/engine_source_preview.h"
 #include "app/workbench/study/engine_study_creator.h"
 #include "engine/core/file_size_limit.h"
-#include "engine/core/malloc_tuning.h"
 #include "engine/core/program_guard.h"
 #include "engine/core/version.h"
 #include "engine/project/schema.h"
-#include "engine/runtime/blas_threads.h"
-#include "engine/runtime/large_block_cache.h"
 #include "engine/runtime/runtime_info.h"
+#include "engine/runtime/training_process.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -59,8 +57,6 @@ bool confirmSpendInDialog(const dpmix::workbench::SpendPreview& preview) {
 }
 
 int runWorkbench(int argc, char** argv) {
-    dpmix::tuneMallocForTraining();
-    dpmix::runtime::installLargeBlockCache();  // a training step's large activations, reused between steps
     dpmix::reportFileSizeLimitAsError();
     preferOffscreenForScreenshots(argc, argv);
     QApplication app(argc, argv);
@@ -134,7 +130,7 @@ int runWorkbench(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    dpmix::runtime::relaunchWithQuietBlasThreads(argv);  // before anything else: it may restart the program
+    dpmix::runtime::setUpForTraining(argv);  // before anything else: it may restart the program
     // An exception escaping the program (or the event loop, or a thread) is one line and exit 2.
     return dpmix::guardedMain("dpmix-workbench", [&] { return runWorkbench(argc, argv); });
 }

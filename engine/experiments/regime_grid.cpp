@@ -28,13 +28,12 @@ Status checkRegimeGrid(const RegimeGrid& grid) {
     if (grid.seeds.empty()) return Error{"--seeds: give at least one seed"};
     if (std::set<std::uint64_t>(grid.seeds.begin(), grid.seeds.end()).size() != grid.seeds.size())
         return Error{"--seeds: a seed is given twice"};
-    const auto& models = project::kDownstreamModels;
-    if (grid.model && std::find(models.begin(), models.end(), *grid.model) == models.end())
+    if (grid.model && !project::isDownstreamModel(*grid.model))
         return Error{"--model: " + *grid.model + " is not a downstream model; expected " +
-                     core::joinedList(models, " or ")};
-    if (grid.resnetWidth && (*grid.resnetWidth < 8 || *grid.resnetWidth > 512 || *grid.resnetWidth % 8 != 0))
-        return Error{"--resnet-width: " + std::to_string(*grid.resnetWidth) +
-                     " is out of range; expected a multiple of 8 in [8, 512]"};
+                     core::joinedList(project::kDownstreamModels, " or ")};
+    if (grid.resnetWidth && !project::isResnetWidth(*grid.resnetWidth))
+        return Error{"--resnet-width: " + std::to_string(*grid.resnetWidth) + " is out of range; expected " +
+                     project::kResnetWidthRule};
     return std::nullopt;
 }
 

@@ -294,7 +294,7 @@ Status checkPretrained(const train::Model& model, const data::ImageDataset& pub,
     auto collapse = train::pretrainingCollapse(model, view(pub.pixels, pub, pub.size()));
     if (!collapse) return collapse.error();
     out.pretrainingCollapse = std::move(collapse).value();
-    if (out.pretrainingCollapse.rfind("non-finite", 0) == 0)
+    if (out.pretrainingCollapse.rfind(train::kNonFiniteOutputs, 0) == 0)
         return Error{"pretraining diverged (" + out.pretrainingCollapse + "): lower stages.pretrain.lr"};
     return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include "engine/methods/finetune_mechanism.h"
 #include "engine/privacy/ledger.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,14 @@ struct FinetuneStage {
 /// The downstream image networks a spec can name: the small GroupNorm CNN (the default) and
 /// ResNet-18 with GroupNorm.
 inline const std::vector<std::string> kDownstreamModels = {"small-cnn", "resnet18"};
+inline bool isDownstreamModel(const std::string& model) {
+    return std::find(kDownstreamModels.begin(), kDownstreamModels.end(), model) != kDownstreamModels.end();
+}
+
+/// ResNet-18's first stage widths a spec or `--resnet-width` may give: GroupNorm's 8 groups divide
+/// every stage, and 512 (8× the standard network) bounds its size.
+inline constexpr const char* kResnetWidthRule = "a multiple of 8 in [8, 512]";
+inline bool isResnetWidth(long long width) { return width >= 8 && width <= 512 && width % 8 == 0; }
 
 /// AdaMix-R's defaults for the shared keys `steps` (T) and `lr` (η) when a spec with mechanism
 /// "adamix-r" does not give them (engine/adamix AdamixParamsBuilder::defaults()).

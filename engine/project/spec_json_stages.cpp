@@ -5,7 +5,6 @@
 #include "engine/core/joined_list.h"
 #include "engine/methods/finetune_mechanism.h"
 
-#include <algorithm>
 #include <set>
 
 namespace dpmix::project::spec_reading {
@@ -98,8 +97,7 @@ void readModel(const Json& f, ProjectSpec& spec) {
     if (!f.contains("model")) return;
     const std::string path = "stages.finetune.model";
     const Json& m = f.at("model");
-    if (!m.is_string() ||
-        std::find(kDownstreamModels.begin(), kDownstreamModels.end(), m.get<std::string>()) == kDownstreamModels.end())
+    if (!m.is_string() || !isDownstreamModel(m.get<std::string>()))
         fail(path,
              show(m) + " is not allowed: expected " + core::joinedList(kDownstreamModels, " or ", core::Quoted::Yes));
     if (!kImageLoaders.count(spec.sensitive.written.loader))
@@ -116,8 +114,7 @@ void readResnetWidth(const Json& f, ProjectSpec& spec) {
         fail(path, "is used only by model \"resnet18\" (this stage's model is \"" + spec.finetune.model +
                        "\"): remove it or set stages.finetune.model");
     const long long w = integerValue(f.at("resnet_width"), path);
-    if (w < 8 || w > 512 || w % 8 != 0)
-        fail(path, show(f.at("resnet_width")) + " is out of range: expected a multiple of 8 in [8, 512]");
+    if (!isResnetWidth(w)) fail(path, show(f.at("resnet_width")) + " is out of range: expected " + kResnetWidthRule);
     spec.finetune.resnetWidth = w;
 }
 

@@ -90,7 +90,8 @@ std::string collapsedOutputs(std::span<const float> logits) {
         if (p == 0.0f || p == 1.0f) ++saturated;
     }
     if (nonFinite > 0)
-        return "non-finite outputs: " + std::to_string(nonFinite) + " of " + n + " logits NaN or infinite";
+        return std::string(kNonFiniteOutputs) + ": " + std::to_string(nonFinite) + " of " + n +
+               " logits NaN or infinite";
     const double mean = sum / static_cast<double>(logits.size());
     double squares = 0.0;
     for (float z : logits) squares += (z - mean) * (z - mean);

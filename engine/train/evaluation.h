@@ -31,6 +31,8 @@ Result<MacroAuc> macroAuc(std::span<const double> scores, std::span<const int> l
 /// float, so scores on probabilities would all tie.
 inline constexpr double kConstantLogitStd = 1e-3;
 std::string collapsedOutputs(std::span<const float> logits);
+/// How collapsedOutputs' answer begins when a logit is not finite (nothing to fine-tune from).
+inline constexpr const char* kNonFiniteOutputs = "non-finite outputs";
 
 /// Across-seed summary of a metric (engine/core/mean_std.h). Error for an empty list or a non-finite value.
 Result<MeanStd> meanAndStd(std::span<const double> values);
